@@ -1,0 +1,15 @@
+"""mlcheck: validate and score MLPerf Training logs before anyone else does.
+
+Library use::
+
+    from mlcheck import check
+    result = check(["results/ipu-pod16/resnet"], ruleset="2.0.0")
+"""
+
+from __future__ import annotations
+
+__version__ = "0.1.0"
+
+from mlcheck.checker import check  # noqa: E402
+
+__all__ = ["check", "__version__"]

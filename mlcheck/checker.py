@@ -1,0 +1,213 @@
+"""The library entry point: ``check(paths) -> CheckResult`` (read, judge, score)."""
+
+from __future__ import annotations
+
+import datetime as dt
+import json
+import os
+import re
+from collections import defaultdict
+from dataclasses import dataclass
+from typing import Callable, Iterable, Sequence
+
+from mlcheck.discover import LogRef, discover
+from mlcheck.model import BenchmarkResult, CheckResult, Finding, Run, RunResult, Score
+from mlcheck.reader import read_mllog
+from mlcheck.rules import RUN_CHECKS
+from mlcheck.rules import package as package_rules
+from mlcheck.rules.base import RunContext
+from mlcheck.rules.convergence import first_reaching
+from mlcheck.rules.internal import RULE_CRASHED
+from mlcheck.rules.selection import RULESET_NOT_INFERRED, UNKNOWN_BENCHMARK
+from mlcheck.rulesets import (SUPPORTED_RULESETS, BenchmarkFacts, Ruleset, RulesetError,
+                              load_ruleset, normalise_version, ruleset_for_date)
+from mlcheck.scoring import olympic_score, time_to_train_min
+
+_PATH_ROUND = re.compile(r"(?:training[-_](?:results[-_])?v?|^v)(\d+\.\d+)(?:\.\d+)?$", re.IGNORECASE)
+
+Progress = Callable[[str], None]
+
+
+@dataclass(frozen=True)
+class RulesetChoice:
+    ruleset: Ruleset
+    source: str
+    finding: Finding | None = None
+
+
+def check(paths: Sequence[str], ruleset: str | None = None,
+          progress: Progress | None = None) -> CheckResult:
+    """Check and score every log found under ``paths``.
+
+    ``ruleset`` forces a round (``2.0.0``); when None the round is inferred per file.
+    Raises ``RulesetError`` for an unknown ruleset and ``DiscoveryError`` for a missing path.
+    """
+    forced = load_ruleset(normalise_version(ruleset)) if ruleset else None
+    refs, empty = discover(list(paths))
+    run_results: list[RunResult] = []
+    refs_by_path = {ref.path: ref for ref in refs}
+    for ref in refs:
+        if progress is not None:
+            progress(ref.path)
+        run_results.extend(check_log(ref, forced))
+    top = [package_rules.NO_LOGS.at(folder.path, None,
+                                     "no MLPerf log found here; expected result_<i>.txt files under "
+                                     "<org>/results/<system>/<benchmark>/ or log files")
+           for folder in empty]
+    benchmarks = score_benchmarks(run_results, refs_by_path)
+    return CheckResult(runs=tuple(run_results), benchmarks=tuple(benchmarks), findings=tuple(top))
+
+
+def check_log(ref: LogRef, forced: Ruleset | None) -> list[RunResult]:
+    """Read one log and judge each run in it."""
+    from mlcheck.runs import assign_findings, split_runs
+
+    runs, reading = split_runs(read_mllog(ref.path), ref.path)
+    by_run = assign_findings(runs, reading)
+    if not runs:
+        return [RunResult(run=None, path=ref.path, index=0, org=ref.org, system=ref.system,
+                          benchmark=ref.benchmark, division=None,
+                          ruleset=forced.version if forced else None,
+                          ruleset_source="--ruleset" if forced else None, status=None,
+                          converged=False, time_to_train_min=None, duration_min=None,
+                          findings=tuple(sorted(by_run.get(0, []), key=Finding.sort_key)))]
+    return [judge_run(run, ref, forced, by_run.get(run.index, [])) for run in runs]
+
+
+def judge_run(run: Run, ref: LogRef, forced: Ruleset | None, reading: Iterable[Finding]) -> RunResult:
+    """Apply every run rule to one run and derive its time-to-train."""
+    choice = choose_ruleset(run, ref, forced)
+    findings = list(reading)
+    if choice.finding is not None:
+        findings.append(choice.finding)
+    benchmark = run.benchmark or ref.benchmark
+    facts = _facts(choice.ruleset, benchmark)
+    if facts is None:
+        findings.append(_unknown_benchmark(run, benchmark, choice.ruleset))
+    ctx = RunContext(run=run, ruleset=choice.ruleset, facts=facts)
+    for name, rule_check in RUN_CHECKS:
+        try:
+            findings.extend(rule_check(ctx))
+        except Exception as error:  # a crashing rule must not stop the others
+            findings.append(ctx.at(RULE_CRASHED, None, f"rule module {name} failed: "
+                                   f"{type(error).__name__}: {error}"))
+    minutes = converged_minutes(run, facts)
+    duration = run.duration_ms
+    return RunResult(
+        run=run, path=run.path, index=run.index, org=ref.org or run.org,
+        system=ref.system or run.platform, benchmark=benchmark, division=run.division,
+        ruleset=choice.ruleset.version, ruleset_source=choice.source, status=run.status,
+        converged=minutes is not None, time_to_train_min=minutes,
+        duration_min=None if duration is None else time_to_train_min(0.0, duration),
+        findings=tuple(sorted(findings, key=Finding.sort_key)))
+
+
+def converged_minutes(run: Run, facts: BenchmarkFacts | None) -> float | None:
+    """Time-to-train of a run that succeeded (and, in the closed division, reached the target)."""
+    start, stop = run.run_start, run.run_stop
+    if start is None or stop is None or stop.time_ms < start.time_ms or run.status != "success":
+        return None
+    if run.division != "open":
+        if facts is None or first_reaching(run.evaluations, facts.target) is None:
+            return None
+    return time_to_train_min(start.time_ms, stop.time_ms)
+
+
+def _facts(ruleset: Ruleset, benchmark: str | None) -> BenchmarkFacts | None:
+    if benchmark is None:
+        return None
+    try:
+        return ruleset.facts(benchmark)
+    except RulesetError:
+        return None
+
+
+def _unknown_benchmark(run: Run, benchmark: str | None, ruleset: Ruleset) -> Finding:
+    valid = ", ".join(sorted(ruleset.benchmarks))
+    event = run.first("submission_benchmark")
+    line = event.line if event is not None else run.first_line
+    if benchmark is None:
+        message = f"the run logs no submission_benchmark; valid benchmarks of {ruleset.version}: {valid}"
+    else:
+        message = f"{benchmark!r} is not a benchmark of training {ruleset.version}; valid: {valid}"
+    return UNKNOWN_BENCHMARK.at(run.path, line, message, run_index=run.index)
+
+
+def choose_ruleset(run: Run, ref: LogRef, forced: Ruleset | None) -> RulesetChoice:
+    """The forced ruleset, else the round whose period holds the run date, else a path hint."""
+    if forced is not None:
+        return RulesetChoice(forced, "--ruleset")
+    anchor = run.run_start or (run.events[0] if run.events else None)
+    if anchor is not None:
+        when = dt.datetime.fromtimestamp(anchor.time_ms / 1000, tz=dt.timezone.utc).date()
+        by_date = ruleset_for_date(when)
+        if by_date is not None:
+            return RulesetChoice(by_date, f"run date {when.isoformat()} falls in the {by_date.round} "
+                                 f"period ({by_date.first_run_date} to {by_date.results_published})")
+    hinted = _ruleset_from_path(ref.path)
+    if hinted is not None:
+        return RulesetChoice(hinted, f"path names round {hinted.round}")
+    fallback = load_ruleset(SUPPORTED_RULESETS[-1])
+    note = RULESET_NOT_INFERRED.at(
+        run.path, anchor.line if anchor else None,
+        f"the run date and path do not tell the round; judged under {fallback.version}. Pass "
+        f"--ruleset ({', '.join(SUPPORTED_RULESETS)}) to choose", run_index=run.index)
+    return RulesetChoice(fallback, "default (not inferred)", note)
+
+
+def _ruleset_from_path(path: str) -> Ruleset | None:
+    for part in reversed(os.path.abspath(path).split(os.sep)):
+        match = _PATH_ROUND.search(part)
+        if match:
+            try:
+                return load_ruleset(normalise_version(match.group(1)))
+            except RulesetError:
+                return None
+    return None
+
+
+def score_benchmarks(runs: list[RunResult], refs: dict[str, LogRef]) -> list[BenchmarkResult]:
+    """Group runs by (org, system, benchmark, folder) and score each group."""
+    groups: dict[tuple[str, str, str, str], list[RunResult]] = defaultdict(list)
+    for result in runs:
+        if result.run is None:
+            continue
+        ref = refs.get(result.path)
+        folder = ref.folder if ref and ref.folder else os.path.dirname(result.path)
+        key = (result.org or "", result.system or "", result.benchmark or "", folder)
+        groups[key].append(result)
+    return [_score_group(key, members) for key, members in sorted(groups.items())]
+
+
+def _score_group(key: tuple[str, str, str, str], members: list[RunResult]) -> BenchmarkResult:
+    org, system, benchmark, folder = key
+    members = sorted(members, key=lambda r: (r.path, r.index))
+    first = members[0]
+    ruleset = load_ruleset(first.ruleset) if first.ruleset else None
+    facts = _facts(ruleset, benchmark) if ruleset else None
+    findings: list[Finding] = []
+    factor: float | None = None
+    scaling_path = os.path.join(folder, "scaling.json")
+    if os.path.exists(scaling_path):
+        loaded, error = _read_json(scaling_path)
+        factor, scaling_findings = package_rules.scaling_factor(scaling_path, loaded, error)
+        findings.extend(scaling_findings)
+    if facts is None:
+        score = Score(None, False, f"benchmark {benchmark or '(unknown)'} is not part of the round")
+    else:
+        times = [r.time_to_train_min if r.converged else None for r in members]
+        score = olympic_score(times, facts, factor)
+        findings.extend(package_rules.check_score(folder, facts, score, members))
+    division = next((r.division for r in members if r.division), None)
+    return BenchmarkResult(org=org or None, system=system or None, benchmark=benchmark or None,
+                           division=division, ruleset=first.ruleset, folder=folder,
+                           runs=tuple(members), score=score,
+                           findings=tuple(sorted(findings, key=Finding.sort_key)))
+
+
+def _read_json(path: str) -> tuple[object, str | None]:
+    try:
+        with open(path, encoding="utf-8") as handle:
+            return json.load(handle), None
+    except (OSError, ValueError) as error:
+        return None, str(error)

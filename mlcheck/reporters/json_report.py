@@ -1,0 +1,75 @@
+"""The versioned JSON report (``mlcheck-report/1``); its schema is ``schemas/report.schema.json``."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from mlcheck import __version__
+from mlcheck.model import BenchmarkResult, CheckResult, Finding, RunResult, Severity
+
+SCHEMA_ID = "mlcheck-report/1"
+
+
+def finding_dict(found: Finding) -> dict[str, Any]:
+    """A finding as a JSON object."""
+    return {"code": found.code, "name": found.name, "severity": found.severity.label,
+            "message": found.message, "path": found.path, "line": found.line,
+            "official": found.official, "run_index": found.run_index}
+
+
+def run_dict(run: RunResult) -> dict[str, Any]:
+    """A run as a JSON object."""
+    return {"path": run.path, "index": run.index, "org": run.org, "system": run.system,
+            "benchmark": run.benchmark, "division": run.division, "ruleset": run.ruleset,
+            "ruleset_source": run.ruleset_source, "status": run.status, "converged": run.converged,
+            "time_to_train_min": run.time_to_train_min, "duration_min": run.duration_min,
+            "verdict": run.verdict,
+            "official_verdict": run.official_verdict,
+            "lines": [run.run.first_line, run.run.last_line] if run.run is not None else None,
+            "findings": [finding_dict(f) for f in run.findings]}
+
+
+def benchmark_dict(bench: BenchmarkResult) -> dict[str, Any]:
+    """A benchmark folder and its score as a JSON object."""
+    score = bench.score
+    return {"org": bench.org, "system": bench.system, "benchmark": bench.benchmark,
+            "division": bench.division, "ruleset": bench.ruleset, "folder": bench.folder,
+            "score_min": score.score_min, "valid": score.valid, "reason": score.reason,
+            "runs_counted": [_run_label(bench, i) for i in score.runs_counted],
+            "runs_dropped": [_run_label(bench, i) for i in score.runs_dropped],
+            "scaling_factor": score.scaling_factor, "unscaled_score_min": score.unscaled_min,
+            "findings": [finding_dict(f) for f in bench.findings]}
+
+
+def _run_label(bench: BenchmarkResult, position: int) -> dict[str, Any]:
+    run = bench.runs[position]
+    return {"path": run.path, "index": run.index, "time_to_train_min": run.time_to_train_min,
+            "converged": run.converged}
+
+
+def summary_dict(result: CheckResult, fail_level: Severity = Severity.ERROR) -> dict[str, Any]:
+    """Counts and the overall verdict."""
+    found = result.all_findings()
+    counts = {level.label: sum(1 for f in found if f.severity is level) for level in Severity}
+    failing = any(f.severity >= fail_level for f in found)
+    return {"files": len({r.path for r in result.runs}), "runs": len(result.runs),
+            "runs_failed": sum(1 for r in result.runs if r.verdict == "fail"),
+            "runs_official_failed": sum(1 for r in result.runs if r.official_verdict == "fail"),
+            "benchmarks": len(result.benchmarks),
+            "benchmarks_valid": sum(1 for b in result.benchmarks if b.score.valid),
+            "findings": counts, "verdict": "fail" if failing else "pass"}
+
+
+def report_dict(result: CheckResult, fail_level: Severity = Severity.ERROR) -> dict[str, Any]:
+    """The whole report as plain JSON-ready data."""
+    return {"schema": SCHEMA_ID, "tool": {"name": "mlcheck", "version": __version__},
+            "runs": [run_dict(r) for r in result.runs],
+            "benchmarks": [benchmark_dict(b) for b in result.benchmarks],
+            "findings": [finding_dict(f) for f in result.all_findings()],
+            "summary": summary_dict(result, fail_level)}
+
+
+def render_json(result: CheckResult, fail_level: Severity = Severity.ERROR) -> str:
+    """The report as deterministic JSON text."""
+    return json.dumps(report_dict(result, fail_level), indent=2, allow_nan=False) + "\n"

@@ -1,0 +1,97 @@
+"""The human report: a rich table per benchmark folder, its score, then the findings."""
+
+from __future__ import annotations
+
+from rich.console import Console
+from rich.table import Table
+from rich.text import Text
+
+from mlcheck.model import BenchmarkResult, CheckResult, Finding, RunResult, Severity
+
+_STYLE = {Severity.ERROR: "bold red", Severity.WARNING: "yellow", Severity.INFO: "cyan"}
+
+
+def format_minutes(minutes: float | None) -> str:
+    """Minutes rounded to two decimals, as MLCommons publishes them."""
+    return "—" if minutes is None else f"{minutes:.2f}"
+
+
+def score_text(bench: BenchmarkResult) -> Text:
+    """``28.33 min (valid: mean of 3 of 5 runs ...)``."""
+    score = bench.score
+    text = Text()
+    if score.score_min is not None:
+        text.append(f"{format_minutes(score.score_min)} min", style="bold green" if score.valid else "bold red")
+    else:
+        text.append("no score", style="bold red")
+    text.append("  valid" if score.valid else "  INVALID", style="green" if score.valid else "red")
+    text.append(f": {score.reason}")
+    if score.scaling_factor is not None:
+        text.append(f" (scaled by {score.scaling_factor:g} from {format_minutes(score.unscaled_min)} min)")
+    return text
+
+
+def _run_table(bench: BenchmarkResult) -> Table:
+    title = f"{bench.org or '?'} / {bench.system or '?'} / {bench.benchmark or '?'}"
+    caption = f"{bench.division or 'unknown'} division, training {bench.ruleset or '?'}; * = counted in the score"
+    table = Table(title=title, caption=caption, title_justify="left", caption_justify="left")
+    for column, justify in (("run", "left"), ("minutes", "right"), ("status", "left"),
+                            ("converged", "left"), ("verdict", "left"), ("findings", "left")):
+        table.add_column(column, justify=justify)  # type: ignore[arg-type]
+    counted = set(bench.score.runs_counted)
+    for position, run in enumerate(bench.runs):
+        label = _run_label(run) + (" *" if position in counted else "")
+        minutes = run.time_to_train_min if run.converged else run.duration_min
+        table.add_row(label, format_minutes(minutes), run.status or "—",
+                      "yes" if run.converged else "no",
+                      Text(run.verdict, style="green" if run.verdict == "pass" else "red"),
+                      ", ".join(sorted({f.code for f in run.findings})) or "")
+    return table
+
+
+def _run_label(run: RunResult) -> str:
+    name = run.path.replace("\\", "/").rsplit("/", 1)[-1]
+    return name if run.index == 0 else f"{name} #{run.index}"
+
+
+def _finding_line(found: Finding) -> Text:
+    where = found.path + (f":{found.line}" if found.line is not None else "")
+    text = Text(f"{where}: ")
+    text.append(f"{found.severity.label} {found.code} {found.name}", style=_STYLE[found.severity])
+    text.append(f": {found.message}")
+    if found.official:
+        text.append(" [official checker agrees]", style="dim")
+    return text
+
+
+def render_text(result: CheckResult, console: Console, min_severity: Severity = Severity.INFO,
+                scores_only: bool = False) -> None:
+    """Print the report to ``console``."""
+    for bench in result.benchmarks:
+        if not scores_only:
+            console.print(_run_table(bench))
+        else:
+            console.print(Text(f"{bench.org or '?'} / {bench.system or '?'} / {bench.benchmark or '?'} "
+                               f"({bench.division or '?'}, {bench.ruleset or '?'}): ", style="bold"),
+                          end="")
+        console.print(score_text(bench), soft_wrap=True)
+        if not scores_only:
+            console.print()
+    if scores_only:
+        return
+    findings = [f for f in result.all_findings() if f.severity >= min_severity]
+    if findings:
+        console.print(Text("Findings", style="bold"))
+        for found in findings:
+            console.print(_finding_line(found), soft_wrap=True)
+
+
+def summary_line(result: CheckResult) -> str:
+    """One line for stderr: counts and the verdict."""
+    found = result.all_findings()
+    errors = sum(1 for f in found if f.severity is Severity.ERROR)
+    warnings = sum(1 for f in found if f.severity is Severity.WARNING)
+    failed = sum(1 for r in result.runs if r.verdict == "fail")
+    valid = sum(1 for b in result.benchmarks if b.score.valid)
+    return (f"mlcheck: {len(result.runs)} runs ({failed} failing), {len(result.benchmarks)} benchmarks "
+            f"({valid} with a valid score), {errors} errors, {warnings} warnings")

@@ -1,0 +1,57 @@
+"""What every rule module shares: the :class:`Rule` description and the contexts rules look at."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from mlcheck.model import Finding, Severity
+
+if TYPE_CHECKING:
+    from mlcheck.model import Run
+    from mlcheck.rulesets import BenchmarkFacts, Ruleset
+
+
+@dataclass(frozen=True)
+class Rule:
+    """A stable code, a kebab-case name and a one-line summary; ``official`` tells whether the
+    round's official checker of record flags the same problem (as a failure)."""
+
+    code: str
+    name: str
+    severity: Severity
+    summary: str
+    official: bool = False
+
+    def at(self, path: str, line: int | None, message: str, *, severity: Severity | None = None,
+           official: bool | None = None, run_index: int | None = None) -> Finding:
+        """A finding of this rule at ``path:line``."""
+        return Finding(code=self.code, name=self.name,
+                       severity=self.severity if severity is None else severity,
+                       message=message, path=path, line=line,
+                       official=self.official if official is None else official,
+                       run_index=run_index)
+
+
+@dataclass(frozen=True)
+class RunContext:
+    """What a run rule may look at: the run, the ruleset it is judged under and the benchmark's
+    facts in that ruleset (None when the benchmark is unknown to the round)."""
+
+    run: Run
+    ruleset: Ruleset
+    facts: BenchmarkFacts | None
+
+    @property
+    def path(self) -> str:
+        return self.run.path
+
+    @property
+    def closed(self) -> bool:
+        return self.run.division != "open"
+
+    def at(self, rule: Rule, line: int | None, message: str, *, severity: Severity | None = None,
+           official: bool | None = None) -> Finding:
+        """A finding of ``rule`` about this run."""
+        return rule.at(self.run.path, line, message, severity=severity, official=official,
+                       run_index=self.run.index)

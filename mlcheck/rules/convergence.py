@@ -1,0 +1,111 @@
+"""Convergence: the quality target of the round and its agreement with ``run_stop`` (family MLC3xx).
+
+Rules text: training_rules.adoc §Closed Division (quality targets per benchmark) and §Quality
+measure; checker: ``ATLEAST_ONE_CHECK`` on ``eval_accuracy`` in training_X.Y.Z/closed_<bm>.yaml.
+The official checker only asks that *some* eval anywhere in the log reaches the target; it does
+not compare it with ``run_stop``'s status, nor with the time of ``run_stop``.
+
+- MLC301 target-not-reached: no ``eval_accuracy`` of a closed-division run reaches the round's
+  target (WER for RNN-T, where lower is better; box *and* mask AP for Mask R-CNN). The run is
+  non-converged.
+- MLC302 aborted-run-reached-target: ``run_stop`` says ``aborted`` although an eval reached the
+  target. The official checker passes the file and the summarizer times it as a success while
+  the RCP checker counts it as non-converged: fix the status (or the eval) before submitting.
+- MLC303 run-aborted: ``run_stop`` status is ``aborted``; the run counts as non-converged (at most
+  one per benchmark, four for U-Net3D).
+- MLC304 eval-value-invalid: an ``eval_accuracy`` value is not a number (or not a BBOX/SEGM object
+  for Mask R-CNN); the official checker crashes on it.
+- MLC305 target-reached-after-run-stop: the first eval that reaches the target is logged after
+  ``run_stop``; the clock must stop when the target is reached (§Quality measure).
+"""
+
+from __future__ import annotations
+
+from typing import Iterator
+
+from mlcheck.model import Evaluation, Finding, Severity
+from mlcheck.rules.base import Rule, RunContext
+from mlcheck.rulesets import Target
+
+TARGET_NOT_REACHED = Rule("MLC301", "target-not-reached", Severity.ERROR,
+                          "no eval reaches the round's quality target", official=True)
+ABORTED_RUN_REACHED_TARGET = Rule("MLC302", "aborted-run-reached-target", Severity.ERROR,
+                                  "run_stop says aborted but the target was reached")
+RUN_ABORTED = Rule("MLC303", "run-aborted", Severity.INFO,
+                   "the run was aborted and counts as non-converged")
+EVAL_VALUE_INVALID = Rule("MLC304", "eval-value-invalid", Severity.ERROR,
+                          "an eval_accuracy value is not a number", official=True)
+TARGET_AFTER_RUN_STOP = Rule("MLC305", "target-reached-after-run-stop", Severity.ERROR,
+                             "the target is first reached after run_stop")
+
+RULES = (TARGET_NOT_REACHED, ABORTED_RUN_REACHED_TARGET, RUN_ABORTED, EVAL_VALUE_INVALID,
+         TARGET_AFTER_RUN_STOP)
+
+
+def first_reaching(evals: tuple[Evaluation, ...], target: Target) -> Evaluation | None:
+    """The first eval whose value reaches the target."""
+    return next((e for e in evals if target.reached_by(e.value)), None)
+
+
+def best_eval(evals: tuple[Evaluation, ...], target: Target) -> Evaluation | None:
+    """The eval closest to the target (highest, or lowest for error rates)."""
+    comparable = [e for e in evals if target.reached_by(e.value) is not None and
+                  isinstance(e.value, (int, float))]
+    if not comparable:
+        return None
+    pick = min if target.lower_is_better else max
+    return pick(comparable, key=lambda e: float(e.value))
+
+
+def describe_eval(evaluation: Evaluation) -> str:
+    """``0.7585 at epoch 38 (line 137)``."""
+    where = ""
+    if evaluation.epoch_num is not None:
+        where = f" at epoch {evaluation.epoch_num:g}"
+    elif evaluation.samples_count is not None:
+        where = f" at {evaluation.samples_count:g} samples"
+    value = f"{evaluation.value:.4g}" if isinstance(evaluation.value, float) else repr(evaluation.value)
+    return f"{value}{where} (line {evaluation.line})"
+
+
+def check(ctx: RunContext) -> Iterator[Finding]:
+    """Findings about the quality target and run_stop's status."""
+    run, facts = ctx.run, ctx.facts
+    status = run.status
+    stop = run.run_stop
+    if status == "aborted" and stop is not None:
+        yield ctx.at(RUN_ABORTED, stop.line, "run_stop status is 'aborted'; the run counts as non-converged")
+    if facts is None:
+        return
+    target = facts.target
+    for evaluation in run.evaluations:
+        if target.reached_by(evaluation.value) is None:
+            yield ctx.at(EVAL_VALUE_INVALID, evaluation.line,
+                         f"eval_accuracy value {evaluation.value!r} cannot be compared with the target "
+                         f"({target.text})", official=ctx.closed)
+    reached = first_reaching(run.evaluations, target)
+    if reached is None:
+        if ctx.closed:
+            yield _not_reached(ctx, target)
+        return
+    if status == "aborted" and stop is not None:
+        yield ctx.at(ABORTED_RUN_REACHED_TARGET, stop.line,
+                     f"run_stop says 'aborted' but eval_accuracy {describe_eval(reached)} reached the "
+                     f"target ({target.text}); log status 'success' if the run converged")
+    if stop is not None and reached.time_ms > stop.time_ms and ctx.closed:
+        yield ctx.at(TARGET_AFTER_RUN_STOP, reached.line,
+                     f"the target is first reached at line {reached.line}, after run_stop (line "
+                     f"{stop.line}); the clock must stop when the target is reached")
+
+
+def _not_reached(ctx: RunContext, target: Target) -> Finding:
+    run = ctx.run
+    best = best_eval(run.evaluations, target)
+    line = run.run_stop.line if run.run_stop is not None else run.last_line
+    claim = " although run_stop claims success" if run.status == "success" else ""
+    if best is None:
+        return ctx.at(TARGET_NOT_REACHED, line,
+                      f"target {target.text} not reached: the run logs no comparable eval_accuracy{claim}")
+    return ctx.at(TARGET_NOT_REACHED, line,
+                  f"target {target.text} not reached: best eval_accuracy {describe_eval(best)}, "
+                  f"{run.count('eval_accuracy')} evals{claim}")

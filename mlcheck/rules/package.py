@@ -1,0 +1,67 @@
+"""Benchmark folders and packages: run counts, non-converged runs, committee scaling (family MLC5xx).
+
+Rules text: training_rules.adoc §Benchmark Results (number of runs, dropping, non-converged runs)
+and §Score scaling (``scaling.json`` in the benchmark folder). The official package checker
+requires exactly the round's number of ``result_<i>.txt`` files.
+
+- MLC501 no-logs: a folder given on the command line holds no MLPerf log. Fix: point mlcheck at a
+  result file, a ``results/<system>/<benchmark>`` folder or an ``<org>`` package.
+- MLC502 wrong-run-count: a benchmark folder does not hold the round's number of runs (5 for
+  ResNet, 10 for BERT and RNN-T, 40 for U-Net3D...). The score is shown but marked invalid.
+- MLC503 too-many-non-converged: more runs failed to converge than the round tolerates (one; four
+  for U-Net3D); the benchmark result is invalid. The official summarizer prints "CRITICAL ERROR"
+  and no score.
+- MLC504 scaling-json-invalid: ``scaling.json`` cannot be read or has no positive numeric
+  ``scaling_factor``; the score is left unscaled.
+- MLC505 scaling-applied: a committee ``scaling.json`` was found and multiplied into the score.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Iterator, Sequence
+
+from mlcheck.model import Finding, RunResult, Score, Severity
+from mlcheck.rules.base import Rule
+from mlcheck.rulesets import BenchmarkFacts
+
+NO_LOGS = Rule("MLC501", "no-logs", Severity.ERROR, "a given folder holds no MLPerf log")
+WRONG_RUN_COUNT = Rule("MLC502", "wrong-run-count", Severity.ERROR,
+                       "the benchmark folder does not hold the round's number of runs", official=True)
+TOO_MANY_NON_CONVERGED = Rule("MLC503", "too-many-non-converged", Severity.ERROR,
+                              "more runs failed to converge than the round tolerates", official=True)
+SCALING_JSON_INVALID = Rule("MLC504", "scaling-json-invalid", Severity.ERROR,
+                            "scaling.json has no usable scaling_factor")
+SCALING_APPLIED = Rule("MLC505", "scaling-applied", Severity.INFO,
+                       "a committee scaling.json was applied to the score")
+
+RULES = (NO_LOGS, WRONG_RUN_COUNT, TOO_MANY_NON_CONVERGED, SCALING_JSON_INVALID, SCALING_APPLIED)
+
+
+def scaling_factor(scaling_path: str, loaded: object, error: str | None) -> tuple[float | None, list[Finding]]:
+    """The factor of a parsed ``scaling.json`` (``loaded``), or the finding that explains why not."""
+    if error is not None:
+        return None, [SCALING_JSON_INVALID.at(scaling_path, None, f"cannot read scaling.json: {error}")]
+    factor = loaded.get("scaling_factor") if isinstance(loaded, dict) else None
+    if isinstance(factor, bool) or not isinstance(factor, (int, float)) or not math.isfinite(factor) \
+            or factor <= 0:
+        return None, [SCALING_JSON_INVALID.at(
+            scaling_path, None, f"scaling.json has scaling_factor {factor!r}; expected a positive number "
+            "such as {\"scaling_factor\": 1.05}")]
+    return float(factor), [SCALING_APPLIED.at(
+        scaling_path, None, f"committee scaling_factor {factor:g} multiplied into the score")]
+
+
+def check_score(folder: str, facts: BenchmarkFacts, score: Score,
+                runs: Sequence[RunResult]) -> Iterator[Finding]:
+    """Findings about the run count and non-converged runs of one benchmark folder."""
+    if len(runs) != facts.result_files:
+        yield WRONG_RUN_COUNT.at(folder, None,
+                                 f"{len(runs)} runs found; training {runs[0].ruleset} {facts.name} requires "
+                                 f"{facts.result_files} result files")
+    failed = [r for r in runs if not r.converged]
+    if len(failed) > facts.max_non_converged:
+        names = ", ".join(f"{r.path}" + (f"#{r.index}" if r.index else "") for r in failed)
+        yield TOO_MANY_NON_CONVERGED.at(folder, None,
+                                        f"{len(failed)} of {len(runs)} runs did not converge ({names}); at "
+                                        f"most {facts.max_non_converged} may, so the result is invalid")

@@ -1,0 +1,54 @@
+"""Reading: problems met while reading a log, before any rule looks at it (family MLC0xx).
+
+The reader streams the file line by line; every ``:::MLLOG`` occurrence on a physical line is a
+record. Each problem is reported at its physical 1-based line and reading goes on, so one bad line
+never hides the rest of the log.
+
+- MLC001 file-unreadable: the file cannot be opened, or its gzip archive is damaged.
+  Fix: check the path and permissions; re-copy the file.
+- MLC002 no-records: the file is empty or holds no ``:::MLLOG`` record.
+- MLC003 invalid-json: the text after ``:::MLLOG`` is not valid JSON. The message gives the column.
+  The official checker reports "Log lines had parsing errors" without the file line.
+- MLC004 truncated-record: the file ends in the middle of a record (the job was killed while
+  writing). The run has no complete end; re-run or restore the full log.
+- MLC005 record-not-object: the JSON is an array, string or number instead of an object.
+- MLC006 record-key-invalid: ``key`` is missing or not a non-empty string; the record is skipped.
+- MLC007 record-time-invalid: ``time_ms`` is missing, null, not a number, NaN or infinite; the
+  record is skipped (the official checker crashes with a TypeError).
+- MLC008 record-metadata-invalid: ``metadata`` is missing or not an object; the record is kept with
+  empty metadata (the official checker crashes with a KeyError).
+- MLC009 invalid-utf8: the line has bytes that are not UTF-8; they are replaced and reading goes on.
+- MLC010 glued-records: two or more records share one physical line (two processes writing to one
+  stream). mlcheck reads every record; the official parser silently keeps only the last one, so a
+  record hidden this way is missing for it.
+"""
+
+from __future__ import annotations
+
+from mlcheck.model import Severity
+from mlcheck.rules.base import Rule
+
+FILE_UNREADABLE = Rule("MLC001", "file-unreadable", Severity.ERROR,
+                       "the log cannot be opened or decompressed", official=True)
+NO_RECORDS = Rule("MLC002", "no-records", Severity.ERROR,
+                  "the log is empty or holds no :::MLLOG record", official=True)
+INVALID_JSON = Rule("MLC003", "invalid-json", Severity.ERROR,
+                    "a :::MLLOG record is not valid JSON", official=True)
+TRUNCATED_RECORD = Rule("MLC004", "truncated-record", Severity.ERROR,
+                        "the file ends in the middle of a record", official=True)
+RECORD_NOT_OBJECT = Rule("MLC005", "record-not-object", Severity.ERROR,
+                         "a record is valid JSON but not an object", official=True)
+RECORD_KEY_INVALID = Rule("MLC006", "record-key-invalid", Severity.ERROR,
+                          "a record's key is missing or not a string", official=True)
+RECORD_TIME_INVALID = Rule("MLC007", "record-time-invalid", Severity.ERROR,
+                           "a record's time_ms is missing or not a finite number", official=True)
+RECORD_METADATA_INVALID = Rule("MLC008", "record-metadata-invalid", Severity.ERROR,
+                               "a record's metadata is missing or not an object", official=True)
+INVALID_UTF8 = Rule("MLC009", "invalid-utf8", Severity.WARNING,
+                    "a line is not valid UTF-8")
+GLUED_RECORDS = Rule("MLC010", "glued-records", Severity.ERROR,
+                     "several records share one physical line")
+
+RULES = (FILE_UNREADABLE, NO_RECORDS, INVALID_JSON, TRUNCATED_RECORD, RECORD_NOT_OBJECT,
+         RECORD_KEY_INVALID, RECORD_TIME_INVALID, RECORD_METADATA_INVALID, INVALID_UTF8,
+         GLUED_RECORDS)

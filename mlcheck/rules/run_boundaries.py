@@ -1,0 +1,66 @@
+"""Log structure: the run's boundaries (family MLC1xx).
+
+A run is scored from ``run_start`` to ``run_stop``; each must appear exactly once, and
+``run_stop`` must say in its metadata whether the run succeeded.
+
+- MLC101 run-start-missing: no ``run_start``; the run cannot be timed. Official checker: "Required
+  EXACTLY_ONE occurrence of 'run_start'".
+- MLC102 run-stop-missing: no ``run_stop`` (the job crashed or the log was cut); the run cannot be
+  timed and counts as non-converged.
+- MLC103 run-stop-status-missing: ``run_stop`` has no ``status`` in its metadata (or a status
+  other than ``success`` / ``aborted``). Fix: log ``run_stop`` with
+  ``metadata={'status': 'success'}`` or ``'aborted'``.
+- MLC104 run-boundary-repeated: ``run_start`` or ``run_stop`` appears more than once; the official
+  checker requires exactly one and scores from the first.
+
+Rules text: training_rules.adoc §Run results ("wall-clock timing measurement for a contiguous
+period"); checker: training_X.Y.Z/common.yaml (``run_start``/``run_stop`` EXACTLY_ONE, status in
+metadata).
+"""
+
+from __future__ import annotations
+
+from typing import Iterator
+
+from mlcheck.model import Finding, Severity
+from mlcheck.rules.base import Rule, RunContext
+
+RUN_START_MISSING = Rule("MLC101", "run-start-missing", Severity.ERROR,
+                         "the run has no run_start", official=True)
+RUN_STOP_MISSING = Rule("MLC102", "run-stop-missing", Severity.ERROR,
+                        "the run has no run_stop", official=True)
+RUN_STOP_STATUS_MISSING = Rule("MLC103", "run-stop-status-missing", Severity.ERROR,
+                               "run_stop has no success/aborted status", official=True)
+RUN_BOUNDARY_REPEATED = Rule("MLC104", "run-boundary-repeated", Severity.ERROR,
+                             "run_start or run_stop appears more than once", official=True)
+
+RULES = (RUN_START_MISSING, RUN_STOP_MISSING, RUN_STOP_STATUS_MISSING, RUN_BOUNDARY_REPEATED)
+
+_STATUSES = ("success", "aborted")
+
+
+def check(ctx: RunContext) -> Iterator[Finding]:
+    """Findings about the presence and shape of run_start / run_stop."""
+    run = ctx.run
+    if run.run_start is None:
+        yield ctx.at(RUN_START_MISSING, run.first_line,
+                     "the run has no run_start; it cannot be timed (log run_start when the clock starts)")
+    stop = run.run_stop
+    if stop is None:
+        yield ctx.at(RUN_STOP_MISSING, run.last_line,
+                     f"the run has no run_stop (last record at line {run.last_line}); the job may have "
+                     "crashed or the log was cut, so the run counts as non-converged")
+    elif "status" not in stop.metadata:
+        yield ctx.at(RUN_STOP_STATUS_MISSING, stop.line,
+                     "run_stop has no 'status' in its metadata; expected 'success' or 'aborted'")
+    elif stop.metadata["status"] not in _STATUSES:
+        yield ctx.at(RUN_STOP_STATUS_MISSING, stop.line,
+                     f"run_stop status is {stop.metadata['status']!r}; expected 'success' or 'aborted'",
+                     official=False)
+    for key in ("run_start", "run_stop"):
+        events = run.occurrences(key)
+        if len(events) > 1:
+            lines = ", ".join(str(e.line) for e in events)
+            yield ctx.at(RUN_BOUNDARY_REPEATED, events[1].line,
+                         f"{key} appears {run.count(key)} times (lines {lines}); exactly one is allowed "
+                         "and the run is timed from the first")

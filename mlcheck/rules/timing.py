@@ -1,0 +1,78 @@
+"""Timing: initialisation limit and the order of the run's clock events (family MLC4xx).
+
+Rules text: training_rules.adoc §Timing (maximum untimed initialisation: 30 min in v1.0, 20 min in
+v1.1, 30 min closed / 4 h open from v2.0); checker: training_X.Y.Z/common.yaml, which measures
+``init_stop`` minus the first ``init_start`` and allowed 30 min in 1.0.0 and 1.1.0.
+
+- MLC401 init-time-exceeded: initialisation took longer than the checker of record allows.
+  On IPU systems graph compilation counts towards init. Fix: cache the compiled executable, or
+  start the clock (``run_start``) when the limit is reached.
+- MLC402 init-time-over-rules-limit: init stays within the checker's limit but exceeds the rules
+  text of the round (v1.1: 20 min). A warning: results were accepted under the checker.
+- MLC403 run-stop-before-run-start: ``run_stop`` is earlier than ``run_start``; the time-to-train
+  would be negative. The official tools accept it and score a negative time.
+- MLC404 clock-order: ``init_start``, ``init_stop``, ``run_start`` and ``run_stop`` are not logged in
+  this order.
+"""
+
+from __future__ import annotations
+
+from typing import Iterator
+
+from mlcheck.model import Finding, Severity
+from mlcheck.rules.base import Rule, RunContext
+
+INIT_TIME_EXCEEDED = Rule("MLC401", "init-time-exceeded", Severity.ERROR,
+                          "initialisation took longer than the round allows", official=True)
+INIT_OVER_RULES_LIMIT = Rule("MLC402", "init-time-over-rules-limit", Severity.WARNING,
+                             "initialisation exceeds the rules text, not the checker of record")
+RUN_STOP_BEFORE_START = Rule("MLC403", "run-stop-before-run-start", Severity.ERROR,
+                             "run_stop is earlier than run_start")
+CLOCK_ORDER = Rule("MLC404", "clock-order", Severity.ERROR,
+                   "init_start, init_stop, run_start, run_stop are out of order", official=True)
+
+RULES = (INIT_TIME_EXCEEDED, INIT_OVER_RULES_LIMIT, RUN_STOP_BEFORE_START, CLOCK_ORDER)
+
+_CLOCK_KEYS = ("init_start", "init_stop", "run_start", "run_stop")
+
+
+def check(ctx: RunContext) -> Iterator[Finding]:
+    """Findings about init duration and clock order."""
+    yield from _init_time(ctx)
+    run = ctx.run
+    start, stop = run.run_start, run.run_stop
+    if start is not None and stop is not None and stop.time_ms < start.time_ms:
+        yield ctx.at(RUN_STOP_BEFORE_START, stop.line,
+                     f"run_stop (line {stop.line}) is {(start.time_ms - stop.time_ms) / 1000:.3f} s before "
+                     f"run_start (line {start.line}); the time-to-train would be negative")
+    yield from _order(ctx)
+
+
+def _init_time(ctx: RunContext) -> Iterator[Finding]:
+    run = ctx.run
+    duration = run.init_duration_ms
+    stop = run.first("init_stop")
+    if duration is None or stop is None:
+        return
+    division = "open" if run.division == "open" else "closed"
+    minutes = duration / 60000
+    checker_limit = ctx.ruleset.init_limit_checker[division]
+    rules_limit = ctx.ruleset.init_limit_rules[division]
+    if minutes >= checker_limit:
+        yield ctx.at(INIT_TIME_EXCEEDED, stop.line,
+                     f"init took {minutes:.1f} min; the {ctx.ruleset.round} {division} division allows "
+                     f"{checker_limit:g} min")
+    elif minutes >= rules_limit:
+        yield ctx.at(INIT_OVER_RULES_LIMIT, stop.line,
+                     f"init took {minutes:.1f} min; the {ctx.ruleset.round} rules text allows {rules_limit:g} "
+                     f"min (training_rules §Timing) while its checker of record allowed {checker_limit:g}")
+
+
+def _order(ctx: RunContext) -> Iterator[Finding]:
+    firsts = [(key, ctx.run.first(key)) for key in _CLOCK_KEYS]
+    present = [(key, event) for key, event in firsts if event is not None]
+    for (key_a, a), (key_b, b) in zip(present, present[1:]):
+        if b.line < a.line:
+            yield ctx.at(CLOCK_ORDER, b.line,
+                         f"{key_b} (line {b.line}) is logged before {key_a} (line {a.line}); expected "
+                         f"{' < '.join(_CLOCK_KEYS)}")

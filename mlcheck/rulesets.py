@@ -1,0 +1,169 @@
+"""Round-specific facts (targets, limits, scoring) loaded from ``schemas/rulesets/<X.Y.Z>/`` and
+validated with their JSON Schema; run counts come from ``mlperf_logging.benchmark_meta``."""
+
+from __future__ import annotations
+
+import datetime as dt
+import json
+import math
+import operator
+from dataclasses import dataclass
+from functools import lru_cache
+from importlib import resources
+from typing import Any, Callable, Mapping
+
+import jsonschema
+
+SUPPORTED_RULESETS = ("1.0.0", "1.1.0", "2.0.0", "2.1.0")
+
+_OPERATORS: Mapping[str, Callable[[float, float], bool]] = {
+    ">=": operator.ge, ">": operator.gt, "<=": operator.le, "<": operator.lt,
+}
+
+
+class RulesetError(ValueError):
+    """An unknown ruleset or benchmark, with a message that lists the valid ones."""
+
+
+@dataclass(frozen=True)
+class Condition:
+    """One comparison on an eval value (or on one field of it, e.g. Mask R-CNN ``BBOX``)."""
+
+    op: str
+    value: float
+    field: str | None = None
+    bound: bool = False
+
+    def holds(self, observed: Any) -> bool | None:
+        """True/False, or None when the observed value has the wrong shape to compare."""
+        if self.field is not None:
+            if not isinstance(observed, Mapping) or self.field not in observed:
+                return None
+            observed = observed[self.field]
+        if isinstance(observed, bool) or not isinstance(observed, (int, float)) or math.isnan(observed):
+            return None
+        return _OPERATORS[self.op](float(observed), self.value)
+
+
+@dataclass(frozen=True)
+class Target:
+    """The quality target of a benchmark: every condition must hold on one eval."""
+
+    metric: str
+    text: str
+    conditions: tuple[Condition, ...]
+
+    def reached_by(self, observed: Any) -> bool | None:
+        """Whether an eval value reaches the target; None when it cannot be compared."""
+        results = [c.holds(observed) for c in self.conditions]
+        if any(r is None for r in results):
+            return None
+        return all(results)
+
+    @property
+    def lower_is_better(self) -> bool:
+        return any(c.op in ("<=", "<") and not c.bound for c in self.conditions)
+
+
+@dataclass(frozen=True)
+class BenchmarkFacts:
+    """What a round says about one benchmark."""
+
+    name: str
+    model: str
+    target: Target
+    result_files: int
+    drop_fastest: int
+    drop_slowest: int
+    max_non_converged: int
+    source: str
+
+
+@dataclass(frozen=True)
+class Ruleset:
+    """The facts of one MLPerf Training round."""
+
+    version: str
+    round: str
+    first_run_date: dt.date
+    results_published: dt.date
+    init_limit_checker: Mapping[str, float]
+    init_limit_rules: Mapping[str, float]
+    init_limit_source: str
+    normalise_to_rcp: bool
+    benchmarks: Mapping[str, BenchmarkFacts]
+    checker_of_record: str
+
+    def facts(self, benchmark: str) -> BenchmarkFacts:
+        try:
+            return self.benchmarks[benchmark]
+        except KeyError:
+            valid = ", ".join(sorted(self.benchmarks))
+            raise RulesetError(f"{benchmark!r} is not a benchmark of training {self.version}; "
+                               f"valid benchmarks: {valid}") from None
+
+
+def _schema() -> dict[str, Any]:
+    text = resources.files("mlcheck.schemas").joinpath("ruleset.schema.json").read_text("utf-8")
+    loaded: dict[str, Any] = json.loads(text)
+    return loaded
+
+
+@lru_cache(maxsize=None)
+def load_ruleset(version: str) -> Ruleset:
+    """Load and validate the facts of a ruleset such as ``2.0.0`` (``2.0`` is accepted too)."""
+    version = normalise_version(version)
+    if version not in SUPPORTED_RULESETS:
+        raise RulesetError(f"unknown ruleset {version!r}; valid rulesets: {', '.join(SUPPORTED_RULESETS)}")
+    path = resources.files("mlcheck.schemas").joinpath("rulesets").joinpath(version).joinpath("ruleset.json")
+    data = json.loads(path.read_text("utf-8"))
+    jsonschema.validate(data, _schema())
+    return _build(data)
+
+
+def normalise_version(version: str) -> str:
+    """``2.0`` → ``2.0.0``; ``v1.1`` → ``1.1.0``."""
+    text = version.strip().lstrip("vV")
+    parts = text.split(".")
+    if len(parts) == 2 and all(p.isdigit() for p in parts):
+        return f"{text}.0"
+    return text
+
+
+def _build(data: Mapping[str, Any]) -> Ruleset:
+    from mlperf_logging import benchmark_meta  # imported late: it is slow to import
+
+    counts = benchmark_meta.get_result_file_counts("training")
+    scoring = data["scoring"]
+    benchmarks = {}
+    for name, raw in data["benchmarks"].items():
+        own = raw.get("scoring", {})
+        target = raw["target"]
+        benchmarks[name] = BenchmarkFacts(
+            name=name, model=raw["model"],
+            target=Target(target["metric"], target["text"],
+                          tuple(Condition(c["op"], float(c["value"]), c.get("field"), c.get("bound", False))
+                                for c in target["conditions"])),
+            result_files=int(counts[name]),
+            drop_fastest=own.get("drop_fastest", scoring["drop_fastest"]),
+            drop_slowest=own.get("drop_slowest", scoring["drop_slowest"]),
+            max_non_converged=own.get("max_non_converged", scoring["max_non_converged"]),
+            source=raw["source"])
+    return Ruleset(
+        version=data["ruleset"], round=data["round"],
+        first_run_date=dt.date.fromisoformat(data["period"]["first_run_date"]),
+        results_published=dt.date.fromisoformat(data["period"]["results_published"]),
+        init_limit_checker=data["init_limit_min"]["checker"],
+        init_limit_rules=data["init_limit_min"]["rules"],
+        init_limit_source=data["init_limit_min"]["source"],
+        normalise_to_rcp=bool(scoring.get("normalise_to_rcp", False)),
+        benchmarks=benchmarks, checker_of_record=data["sources"]["checker_of_record"])
+
+
+def ruleset_for_date(when: dt.date) -> Ruleset | None:
+    """The supported round whose submission period contains ``when``, or None."""
+    for version in SUPPORTED_RULESETS:
+        ruleset = load_ruleset(version)
+        if ruleset.first_run_date <= when < ruleset.results_published:
+            return ruleset
+    return None

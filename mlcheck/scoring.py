@@ -1,0 +1,60 @@
+"""Time-to-train per run and the benchmark result, as the round's rules define them.
+
+Rules text: training_rules.adoc §Benchmark Results — the result is the mean of the N runs after
+dropping the fastest and the slowest (U-Net3D: 4 and 4); a non-converging run may be treated as
+the slowest; more non-converging runs than that makes the result invalid. §Score scaling: a
+committee ``scaling.json`` multiplies the score.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Sequence
+
+from mlcheck.model import Score
+from mlcheck.rulesets import BenchmarkFacts
+
+
+def time_to_train_min(run_start_ms: float, run_stop_ms: float) -> float:
+    """Minutes between run_start and run_stop, unrounded."""
+    return (run_stop_ms - run_start_ms) / 60000.0
+
+
+def olympic_score(times: Sequence[float | None], facts: BenchmarkFacts,
+                  scaling_factor: float | None = None) -> Score:
+    """The benchmark result from per-run minutes (None = non-converged), indexed by position.
+
+    Non-converged runs sort as the slowest. The result is invalid when the number of runs is not
+    the round's, or when more runs failed to converge than the round tolerates.
+    """
+    required = facts.result_files
+    failed = [i for i, t in enumerate(times) if t is None]
+    ranked = sorted(range(len(times)), key=lambda i: (math.inf if times[i] is None else times[i], i))
+    low, high = facts.drop_fastest, facts.drop_slowest
+    if len(times) <= low + high:
+        return Score(None, False, f"{len(times)} runs; {facts.name} needs {required}, of which "
+                     f"{low + high} are dropped", scaling_factor=scaling_factor)
+    kept = ranked[low:len(ranked) - high]
+    dropped = tuple(sorted(ranked[:low] + ranked[len(ranked) - high:]))
+    reasons = []
+    if len(times) != required:
+        reasons.append(f"{len(times)} runs found; the round requires {required}")
+    if len(failed) > facts.max_non_converged:
+        reasons.append(f"{len(failed)} runs did not converge; at most {facts.max_non_converged} may")
+    kept_times = [times[i] for i in kept]
+    if any(t is None for t in kept_times):
+        return Score(None, False, "; ".join(reasons) or "non-converged runs among the counted runs",
+                     tuple(sorted(kept)), dropped, scaling_factor)
+    mean = sum(t for t in kept_times if t is not None) / len(kept_times)
+    scaled = mean * scaling_factor if scaling_factor is not None else mean
+    valid = not reasons
+    reason = "; ".join(reasons) if reasons else _valid_reason(len(times), len(failed), low, high)
+    return Score(scaled, valid, reason, tuple(sorted(kept)), dropped, scaling_factor,
+                 mean if scaling_factor is not None else None)
+
+
+def _valid_reason(runs: int, failed: int, low: int, high: int) -> str:
+    text = f"mean of {runs - low - high} of {runs} runs after dropping the {low} fastest and {high} slowest"
+    if failed:
+        text += f" ({failed} non-converged run{'s' if failed > 1 else ''} counted as slowest)"
+    return text
