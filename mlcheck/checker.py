@@ -12,6 +12,9 @@ from typing import Callable, Iterable, Sequence
 
 from mlcheck.discover import LogRef, discover
 from mlcheck.model import BenchmarkResult, CheckResult, Finding, Run, RunResult, Score
+from mlcheck.package import rcp_bypass_file
+from mlcheck.package_check import check_packages
+from mlcheck.rcp import rcp_for_runs
 from mlcheck.reader import read_mllog
 from mlcheck.rules import RUN_CHECKS
 from mlcheck.rules import package as package_rules
@@ -21,7 +24,9 @@ from mlcheck.rules.internal import RULE_CRASHED
 from mlcheck.rules.selection import RULESET_NOT_INFERRED, UNKNOWN_BENCHMARK
 from mlcheck.rulesets import (SUPPORTED_RULESETS, BenchmarkFacts, Ruleset, RulesetError,
                               load_ruleset, normalise_version, ruleset_for_date)
-from mlcheck.scoring import olympic_score, time_to_train_min
+from mlcheck.rules.package_runs import check_runs, non_compliant, non_compliant_findings
+from mlcheck.rules.rcp_check import rcp_findings
+from mlcheck.scoring import folder_score, time_to_train_min
 
 _PATH_ROUND = re.compile(r"(?:training[-_](?:results[-_])?v?|^v)(\d+\.\d+)(?:\.\d+)?$", re.IGNORECASE)
 
@@ -55,6 +60,8 @@ def check(paths: Sequence[str], ruleset: str | None = None,
                                      "<org>/results/<system>/<benchmark>/ or log files")
            for folder in empty]
     benchmarks = score_benchmarks(run_results, refs_by_path)
+    package_findings, benchmarks = check_packages(list(paths), benchmarks, forced)
+    top.extend(package_findings)
     return CheckResult(runs=tuple(run_results), benchmarks=tuple(benchmarks), findings=tuple(top))
 
 
@@ -176,10 +183,14 @@ def score_benchmarks(runs: list[RunResult], refs: dict[str, LogRef]) -> list[Ben
         folder = ref.folder if ref and ref.folder else os.path.dirname(result.path)
         key = (result.org or "", result.system or "", result.benchmark or "", folder)
         groups[key].append(result)
-    return [_score_group(key, members) for key, members in sorted(groups.items())]
+    # Folder-level checks (run count, non-converged runs) only judge folders the user gave: a
+    # result file named on its own is one run of a folder, not a folder with one run.
+    return [_score_group(key, members, any(refs[r.path].walked for r in members if r.path in refs))
+            for key, members in sorted(groups.items())]
 
 
-def _score_group(key: tuple[str, str, str, str], members: list[RunResult]) -> BenchmarkResult:
+def _score_group(key: tuple[str, str, str, str], members: list[RunResult],
+                 whole_folder: bool = True) -> BenchmarkResult:
     org, system, benchmark, folder = key
     members = sorted(members, key=lambda r: (r.path, r.index))
     first = members[0]
@@ -192,17 +203,30 @@ def _score_group(key: tuple[str, str, str, str], members: list[RunResult]) -> Be
         loaded, error = _read_json(scaling_path)
         factor, scaling_findings = package_rules.scaling_factor(scaling_path, loaded, error)
         findings.extend(scaling_findings)
+    division = next((r.division for r in members if r.division), None)
+    rcp = None
     if facts is None:
         score = Score(None, False, f"benchmark {benchmark or '(unknown)'} is not part of the round")
     else:
+        runs = [r.run for r in members if r.run is not None]
+        # The RCP test and the cross-run checks need the whole folder, like the run count.
+        if whole_folder:
+            rcp = rcp_for_runs(benchmark, division, first.ruleset, runs, facts.result_files)
+        normalise = ruleset is not None and ruleset.normalise_to_rcp and factor is None
         times = [r.time_to_train_min if r.converged else None for r in members]
-        score = olympic_score(times, facts, factor)
-        findings.extend(package_rules.check_score(folder, facts, score, members))
-    division = next((r.division for r in members if r.division), None)
+        score, official = folder_score(times, [not non_compliant(r) for r in members], facts, factor,
+                                       rcp.normalization_factor if normalise and rcp else None)
+        findings.extend(non_compliant_findings(folder, [r for r in members if non_compliant(r)],
+                                               official.score_min if official else None))
+        if whole_folder and rcp is not None:
+            findings.extend(package_rules.check_score(folder, facts, score, members))
+            findings.extend(rcp_findings(folder, rcp, normalised=normalise,
+                                         bypass=rcp_bypass_file(folder)))
+            findings.extend(check_runs(folder, runs, closed=division != "open"))
     return BenchmarkResult(org=org or None, system=system or None, benchmark=benchmark or None,
                            division=division, ruleset=first.ruleset, folder=folder,
                            runs=tuple(members), score=score,
-                           findings=tuple(sorted(findings, key=Finding.sort_key)))
+                           findings=tuple(sorted(findings, key=Finding.sort_key)), rcp=rcp)
 
 
 def _read_json(path: str) -> tuple[object, str | None]:

@@ -7,17 +7,25 @@ ruleset, internal error).
 
 from __future__ import annotations
 
+import os
 import sys
-from typing import Sequence
+from collections import Counter
+from typing import Any, Callable, Sequence
 
 import click
 from rich.console import Console
 
 from mlcheck import __version__
-from mlcheck.checker import check
+from mlcheck.checker import Progress, check
+from mlcheck.config import COLORS, FORMATS, Settings, load_settings
 from mlcheck.discover import DiscoveryError
+from mlcheck.gate import (benchmark_folders, exit_code, fail_level, input_digests, parse_output,
+                         postprocess, write_outputs)
 from mlcheck.model import CheckResult, Severity
+from mlcheck.progress import progress_bar
+from mlcheck.reporters import ReportOptions, render, render_waived_text, resolve_format
 from mlcheck.reporters.json_report import render_json
+from mlcheck.reporters.results_table import TABLE_FORMATS, render_table_text, table_text
 from mlcheck.reporters.text import render_text, summary_line
 from mlcheck.rules import all_rules, find_rule
 from mlcheck.rulesets import SUPPORTED_RULESETS, RulesetError
@@ -32,9 +40,18 @@ def _console(stderr: bool = False) -> Console:
     return Console(stderr=stderr, highlight=False)
 
 
-def _run_check(paths: Sequence[str], ruleset: str | None) -> CheckResult:
+def _color_console(color: str) -> Console:
+    """stdout console: ``never`` and ``always`` beat NO_COLOR and the terminal test; ``auto`` follows them."""
+    if color == "never":
+        return Console(highlight=False, no_color=True, color_system=None)
+    if color == "always":
+        return Console(highlight=False, force_terminal=True, no_color=False)
+    return _console()
+
+
+def _run_check(paths: Sequence[str], ruleset: str | None, progress: Progress | None = None) -> CheckResult:
     try:
-        return check(list(paths), ruleset=ruleset)
+        return check(list(paths), ruleset=ruleset, progress=progress)
     except (RulesetError, DiscoveryError) as error:
         click.echo(f"mlcheck: error: {error}", err=True)
         sys.exit(EXIT_ERROR)
@@ -56,45 +73,168 @@ def main() -> None:
     Examples:
       mlcheck check results/ipu-pod16-TF1/resnet
       mlcheck check Graphcore/ --ruleset 2.0.0 --format json > report.json
+      mlcheck check Graphcore/ -o sarif:mlcheck.sarif -o junit:junit.xml
+      mlcheck report Graphcore/ -o report.html
       mlcheck score Graphcore/
       mlcheck explain MLC301
     """
 
 
+_FORMAT_CHOICE = click.Choice(list(FORMATS))
+
+
+def _gate_options(command: Callable[..., None]) -> Callable[..., None]:
+    """The options shared by ``check`` and ``report``: configuration, strictness, selection."""
+    options = [
+        click.option("--ruleset", "-r", metavar="X.Y.Z", help=_RULESET_HELP),
+        click.option("--config", "config_path", type=click.Path(dir_okay=False), metavar="FILE",
+                     help="Config file (TOML). Default: .mlcheck.toml or [tool.mlcheck] in pyproject.toml, "
+                     "searched from the working directory upwards; MLCHECK_* variables override it."),
+        click.option("--strict/--no-strict", default=None, help="Warnings fail too (exit 1)."),
+        click.option("--exit-zero", "exit_zero", flag_value=True, default=None,
+                     help="Exit 0 even when findings fail (still 2 on usage errors)."),
+        click.option("--select", multiple=True, metavar="PREFIX",
+                     help="Report only codes starting with PREFIX (repeatable, or comma-separated)."),
+        click.option("--ignore", multiple=True, metavar="PREFIX",
+                     help="Drop codes starting with PREFIX (repeatable, or comma-separated)."),
+        click.option("--no-progress", "no_progress", is_flag=True,
+                     help="No progress bar (it is only drawn when stderr is a terminal)."),
+        click.option("--quiet", "-q", is_flag=True, help="Only errors in human output; no progress bar."),
+        click.option("--verbose", "-v", is_flag=True,
+                     help="Say on stderr which config file, waivers and rounds were used."),
+    ]
+    for option in reversed(options):
+        command = option(command)
+    return command
+
+
+def _settings(config_path: str | None, **given: Any) -> Settings:
+    if config_path is not None and not os.path.isfile(config_path):
+        click.echo(f"mlcheck: error: --config {config_path}: no such file", err=True)
+        sys.exit(EXIT_ERROR)
+    if given.pop("no_progress", False):
+        given["progress"] = False
+    return load_settings(given, config=config_path)
+
+
+def _checked(paths: Sequence[str], settings: Settings, quiet: bool, verbose: bool) -> CheckResult:
+    with progress_bar(paths, enabled=settings.progress and not quiet) as progress:
+        result = _run_check(paths, settings.ruleset, progress)
+    result = postprocess(result, settings)
+    if verbose:
+        chatter = _console(stderr=True)
+        chatter.print(f"mlcheck: config: {settings.config_path or 'none found'}", soft_wrap=True)
+        rounds = Counter(r.ruleset or "?" for r in result.runs)
+        for version, count in sorted(rounds.items()):
+            source = next(r.ruleset_source for r in result.runs if (r.ruleset or "?") == version)
+            chatter.print(f"mlcheck: round {version} for {count} runs (first: {source})", soft_wrap=True)
+        if settings.waivers:
+            chatter.print(f"mlcheck: {len(settings.waivers)} waivers, {len(result.waived)} findings "
+                          "waived", soft_wrap=True)
+    return result
+
+
+def _report_options(settings: Settings, quiet: bool, digests: bool = False,
+                    result: CheckResult | None = None) -> ReportOptions:
+    return ReportOptions(fail_level=fail_level(settings),
+                         min_severity=Severity.ERROR if quiet else Severity.INFO,
+                         input_digests=input_digests(result) if digests and result else {})
+
+
 @main.command("check")
 @click.argument("paths", nargs=-1, required=True, metavar="PATH...")
-@click.option("--ruleset", "-r", metavar="X.Y.Z", help=_RULESET_HELP)
-@click.option("--format", "-f", "output_format", type=click.Choice(["text", "json"]), default="text",
-              show_default=True, help="Report format on stdout.")
-@click.option("--strict", is_flag=True, help="Warnings fail too (exit 1).")
-@click.option("--exit-zero", is_flag=True, help="Exit 0 even when findings fail (still 2 on usage errors).")
-@click.option("--quiet", "-q", is_flag=True, help="Text format: show only errors in the findings list.")
-def check_command(paths: tuple[str, ...], ruleset: str | None, output_format: str, strict: bool,
-                  exit_zero: bool, quiet: bool) -> None:
+@_gate_options
+@click.option("--format", "-f", "output_format", type=_FORMAT_CHOICE, default=None,
+              help="Report format on stdout. Default: auto (github inside GitHub Actions, else text).")
+@click.option("--output", "-o", "outputs", multiple=True, metavar="FORMAT:PATH",
+              help="Also write a report to a file (repeatable), e.g. -o sarif:mlcheck.sarif -o junit:junit.xml.")
+@click.option("--color", type=click.Choice(list(COLORS)), default=None,
+              help="Colour in the text report: auto (terminal, honours NO_COLOR), always, never.")
+@click.option("--whole-folder", is_flag=True,
+              help="Check the whole folder of each given file (pre-commit passes changed result files).")
+def check_command(paths: tuple[str, ...], ruleset: str | None, config_path: str | None,
+                  strict: bool | None, exit_zero: bool | None, select: tuple[str, ...],
+                  ignore: tuple[str, ...], no_progress: bool, quiet: bool, verbose: bool,
+                  output_format: str | None, outputs: tuple[str, ...], color: str | None,
+                  whole_folder: bool) -> None:
     """Check logs: structure, round rules, convergence, timing; and score them.
 
     Exit 0 when no error is found, 1 when one is (with --strict: or a warning), 2 when mlcheck
-    could not run.
+    could not run. Machine output goes to stdout, the summary and progress to stderr.
     """
-    result = _run_check(paths, ruleset)
-    fail_level = Severity.WARNING if strict else Severity.ERROR
-    if output_format == "json":
-        click.echo(render_json(result, fail_level), nl=False)
+    settings = _settings(config_path, ruleset=ruleset, strict=strict, exit_zero=exit_zero, select=select,
+                         ignore=ignore, no_progress=no_progress, format=output_format, outputs=outputs,
+                         color=color)
+    for spec in settings.outputs:
+        try:
+            parse_output(spec)
+        except ValueError as error:
+            raise click.UsageError(str(error)) from None
+    result = _checked(benchmark_folders(paths) if whole_folder else paths, settings, quiet, verbose)
+    wants_html = settings.format == "html" or any(s.lower().startswith("html:") for s in settings.outputs)
+    options = _report_options(settings, quiet, wants_html, result)
+    chosen = resolve_format(settings.format)
+    if chosen == "text":
+        console = _color_console(settings.color)
+        render_text(result, console, min_severity=options.min_severity)
+        render_waived_text(result, console)
     else:
-        render_text(result, _console(), min_severity=Severity.ERROR if quiet else Severity.INFO)
+        click.echo(render(chosen, result, options), nl=False)
+    try:
+        write_outputs(settings.outputs, result, options)
+    except OSError as error:
+        click.echo(f"mlcheck: error: cannot write a report: {error}", err=True)
+        sys.exit(EXIT_ERROR)
     _console(stderr=True).print(summary_line(result), soft_wrap=True)
-    worst = result.worst_severity()
-    failing = worst is not None and worst >= fail_level
-    sys.exit(EXIT_FINDINGS if failing and not exit_zero else EXIT_OK)
+    sys.exit(exit_code(result, settings))
+
+
+@main.command("report")
+@click.argument("paths", nargs=-1, required=True, metavar="PATH...")
+@_gate_options
+@click.option("--output", "-o", "output_path", required=True, type=click.Path(dir_okay=False),
+              metavar="FILE", help="The HTML file to write (one self-contained file).")
+def report_command(paths: tuple[str, ...], ruleset: str | None, config_path: str | None,
+                   strict: bool | None, exit_zero: bool | None, select: tuple[str, ...],
+                   ignore: tuple[str, ...], no_progress: bool, quiet: bool, verbose: bool,
+                   output_path: str) -> None:
+    """Write a self-contained HTML report: scores, runs, convergence curves, findings.
+
+    Exit codes as for `check` (0 pass, 1 failing findings, 2 mlcheck could not run).
+    """
+    settings = _settings(config_path, ruleset=ruleset, strict=strict, exit_zero=exit_zero,
+                         select=select, ignore=ignore, no_progress=no_progress)
+    result = _checked(paths, settings, quiet, verbose)
+    try:
+        write_outputs([f"html:{output_path}"], result, _report_options(settings, quiet, True, result))
+    except OSError as error:
+        click.echo(f"mlcheck: error: cannot write {output_path}: {error}", err=True)
+        sys.exit(EXIT_ERROR)
+    chatter = _console(stderr=True)
+    chatter.print(summary_line(result), soft_wrap=True)
+    if not quiet:
+        chatter.print(f"mlcheck: report written to {output_path}", soft_wrap=True)
+    sys.exit(exit_code(result, settings))
 
 
 @main.command("score")
 @click.argument("paths", nargs=-1, required=True, metavar="PATH...")
 @click.option("--ruleset", "-r", metavar="X.Y.Z", help=_RULESET_HELP)
 @click.option("--format", "-f", "output_format", type=click.Choice(["text", "json"]), default="text",
-              show_default=True, help="Output format on stdout.")
-def score_command(paths: tuple[str, ...], ruleset: str | None, output_format: str) -> None:
-    """Print the official time-to-train of each benchmark folder (minutes, two decimals).
+              show_default=True, help="text: the results table and each folder's score; json: the full "
+              "JSON report (schemas/report.schema.json) instead.")
+@click.option("--table-format", "-t", "table_format", type=click.Choice(list(TABLE_FORMATS)),
+              default="text", show_default=True,
+              help="Format of the results table: text (on the terminal), csv, markdown or json "
+              "(mlcheck-results-table/1). With csv/markdown/json only the table is printed.")
+@click.option("--table-output", "table_output", type=click.Path(dir_okay=False, writable=True),
+              metavar="FILE", help="Write the results table to FILE (in --table-format; text is "
+              "written without colour) instead of printing it.")
+def score_command(paths: tuple[str, ...], ruleset: str | None, output_format: str, table_format: str,
+                  table_output: str | None) -> None:
+    """Print the results table (MLCommons style: one row per system, one column per benchmark in
+    minutes with two decimals, the RCP status, accelerators and framework from systems/*.json) and
+    the official time-to-train of each benchmark folder.
 
     Exit 0 when every benchmark result is valid, 1 when one is not, 2 when mlcheck could not run.
     """
@@ -102,7 +242,20 @@ def score_command(paths: tuple[str, ...], ruleset: str | None, output_format: st
     if output_format == "json":
         click.echo(render_json(result), nl=False)
     else:
-        render_text(result, _console(), scores_only=True)
+        table = table_text(result, table_format)
+        if table_output is not None:
+            try:
+                with open(table_output, "w", encoding="utf-8") as handle:
+                    handle.write(table)
+            except OSError as error:
+                click.echo(f"mlcheck: error: cannot write {table_output}: {error}", err=True)
+                sys.exit(EXIT_ERROR)
+        elif table_format == "text":
+            render_table_text(result, _console())
+        else:
+            click.echo(table, nl=False)
+        if table_format == "text" or table_output is not None:
+            render_text(result, _console(), scores_only=True)
     _console(stderr=True).print(summary_line(result), soft_wrap=True)
     invalid = not result.benchmarks or any(not b.score.valid for b in result.benchmarks)
     sys.exit(EXIT_FINDINGS if invalid else EXIT_OK)
@@ -127,3 +280,10 @@ def explain_command(code: str) -> None:
     rule, module = found
     click.echo(f"{rule.code} {rule.name} ({rule.severity.label}): {rule.summary}\n")
     click.echo((module.__doc__ or "").strip())
+
+
+# Raw job output (issue 5): defined in cli_raw to keep this module small.
+from mlcheck.cli_raw import split_command, watch_command  # noqa: E402
+
+main.add_command(split_command)
+main.add_command(watch_command)

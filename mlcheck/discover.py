@@ -11,6 +11,7 @@ from pathlib import Path
 _RESULT_FILE = re.compile(r"^result_\d+\.txt(\.gz)?$")
 _LOG_FILE = re.compile(r"\.(log|out|txt)(\.gz)?$")
 _NOT_LOGS = frozenset({"benchmarks", "systems", "power"})
+_RANK_DIR = re.compile(r"^rank\.(\d+)$")
 
 
 class DiscoveryError(Exception):
@@ -28,6 +29,9 @@ class LogRef:
     benchmark: str | None = None
     folder: str | None = None
     """The benchmark folder (``.../results/<system>/<benchmark>``) the log belongs to."""
+    walked: bool = False
+    """Found by walking a folder the user gave (not named on the command line): only then do
+    folder-level checks such as the run count apply."""
 
 
 @dataclass(frozen=True)
@@ -67,26 +71,42 @@ def _walk(top: str) -> list[LogRef]:
     """Result files under ``top``; when there are none, any other log-like file (raw job output)."""
     results: list[LogRef] = []
     others: list[LogRef] = []
+    per_rank: dict[str, list[tuple[int, int, str]]] = {}
     for root, dirs, files in os.walk(top):
         dirs[:] = sorted(d for d in dirs if not d.startswith(".") and d not in _NOT_LOGS)
+        rank = _RANK_DIR.match(os.path.basename(root))
         for name in files:
             path = os.path.join(root, name)
             if _RESULT_FILE.match(name):
-                results.append(_ref_for_file(path))
+                results.append(_ref_for_file(path, walked=True))
             elif _LOG_FILE.search(name):
-                others.append(_ref_for_file(path))
+                others.append(_ref_for_file(path, walked=True))
+            elif rank is not None and name in ("stdout", "stderr"):
+                # mpirun --output-filename DIR: DIR/1/rank.N/stdout; every rank holds copies
+                preference = 0 if name == "stdout" and _size(path) else 1
+                per_rank.setdefault(os.path.dirname(root), []).append(
+                    (int(rank.group(1)), preference, path))
+    others.extend(_ref_for_file(min(found)[2], walked=True) for _, found in sorted(per_rank.items()))
     return results or others
 
 
-def _ref_for_file(path: str) -> LogRef:
+def _size(path: str) -> int:
+    try:
+        return os.path.getsize(path)
+    except OSError:
+        return 0
+
+
+def _ref_for_file(path: str, walked: bool = False) -> LogRef:
     parts = Path(path).parts
     if len(parts) >= 4 and parts[-4] == "results":
         org = parts[-5] if len(parts) >= 5 else None
         folder = str(Path(*parts[:-1]))
-        return LogRef(path, org=org, system=parts[-3], benchmark=parts[-2], folder=folder)
+        return LogRef(path, org=org, system=parts[-3], benchmark=parts[-2], folder=folder,
+                      walked=walked)
     if _RESULT_FILE.match(parts[-1]) and len(parts) >= 2:
-        return LogRef(path, benchmark=parts[-2], folder=str(Path(*parts[:-1])))
-    return LogRef(path)
+        return LogRef(path, benchmark=parts[-2], folder=str(Path(*parts[:-1])), walked=walked)
+    return LogRef(path, walked=walked)
 
 
 def systems_file(ref: LogRef) -> str | None:

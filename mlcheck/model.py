@@ -207,6 +207,45 @@ class Score:
 
 
 @dataclass(frozen=True)
+class RcpResult:
+    """The RCP test of a benchmark folder, as the round's record checker computes it.
+
+    ``verdict`` is ``pass``, ``fail``, ``missing`` (no usable reference for the batch size) or
+    ``skipped`` (open division, MiniGo, a round or benchmark without RCPs). Means are in the
+    benchmark's convergence unit (epochs, or samples for BERT); ``margin_pct`` is how far the
+    submission mean lies above (+) or below (-) the minimum acceptable mean.
+    """
+
+    verdict: str
+    reason: str
+    unit: str = "epochs"
+    batch_size: int | None = None
+    reference: str | None = None
+    reference_batch_sizes: tuple[int, ...] = ()
+    reference_mean: float | None = None
+    min_acceptable_mean: float | None = None
+    submission_mean: float | None = None
+    margin_pct: float | None = None
+    normalization_factor: float | None = None
+    source: str | None = None
+
+
+@dataclass(frozen=True)
+class SystemInfo:
+    """The fields of a system description the results table shows."""
+
+    path: str
+    system_name: str | None = None
+    submitter: str | None = None
+    division: str | None = None
+    status: str | None = None
+    accelerator_model_name: str | None = None
+    accelerators: int | None = None
+    host_processor_model_name: str | None = None
+    framework: str | None = None
+
+
+@dataclass(frozen=True)
 class BenchmarkResult:
     """A group of runs sharing (org, system, benchmark), its score and folder-level findings."""
 
@@ -219,15 +258,35 @@ class BenchmarkResult:
     runs: tuple[RunResult, ...]
     score: Score
     findings: tuple[Finding, ...] = field(default=())
+    rcp: RcpResult | None = None
+    """The reference-convergence-point test of the folder (None when not run, e.g. no ruleset)."""
+    system_info: SystemInfo | None = None
+    """What ``systems/<system>.json`` says, for the results table (None outside a package)."""
+
+
+@dataclass(frozen=True, slots=True)
+class WaivedFinding:
+    """A finding moved out of the verdict by a configured waiver (``mlcheck.waivers``)."""
+
+    finding: Finding
+    reason: str
+    waiver: str
+    """Where the waiver is written, ``path:line`` of the config file."""
+    expires: str | None = None
 
 
 @dataclass(frozen=True)
 class CheckResult:
-    """Everything a reporter needs: runs, benchmarks, findings that belong to neither."""
+    """Everything a reporter needs: runs, benchmarks, findings that belong to neither.
+
+    ``waived`` holds the findings that waivers took out of the verdict (none unless
+    :func:`mlcheck.waivers.apply_waivers` was applied).
+    """
 
     runs: tuple[RunResult, ...]
     benchmarks: tuple[BenchmarkResult, ...]
     findings: tuple[Finding, ...]
+    waived: tuple[WaivedFinding, ...] = ()
 
     def all_findings(self) -> tuple[Finding, ...]:
         """Every finding once: run, benchmark and top-level ones, sorted."""

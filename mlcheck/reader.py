@@ -3,32 +3,61 @@
 The reader never raises on bad input: an unreadable file, a malformed line, a record of the wrong
 shape or a file that ends mid-record each become a :class:`~mlcheck.model.Finding` with the physical
 1-based line, and reading goes on. Memory does not depend on the size of the file.
+
+Raw job output is read here too (see ``mlcheck.rules.raw_output`` for the rules): rank tags,
+timestamps, progress-bar text and colour codes in front of a record are removed, copies printed by
+other ranks are dropped (``mlcheck.rank_copies``), lines without a record are skipped, and one
+MLC020 finding accounts for all of it. A clean result file takes the fast path: a line that starts
+with ``:::MLLOG`` and holds one record is parsed exactly as before.
 """
 
 from __future__ import annotations
 
 import gzip
 import json
-import math
+import re
 import sys
 import zlib
-from typing import IO, Iterator, Union
+from dataclasses import dataclass
+from typing import IO, Generator, Iterator, Union, cast
 
-from mlcheck.model import Event, Finding, Severity
+from mlcheck.model import Event, Finding
+from mlcheck.rank_copies import RankCopies
+from mlcheck.rawlog import (ANSI, TAG, Prefix, RawStats, Source, logging_ranks, per_rank_note,
+                            read_prefix)
+from mlcheck.record_shape import validate_record
+from mlcheck.rules import raw_output
 from mlcheck.rules import reading as rules
 
 MARKER = ":::MLLOG"
-_MARKER_BYTES = MARKER.encode()
+MARKER_BYTES = _MARKER_BYTES = MARKER.encode()
 _GZIP_MAGIC = b"\x1f\x8b"
 _DECODER = json.JSONDecoder()
+_LOOKAHEAD_LINES = 4000
+_ANSI_BYTES = re.compile(ANSI.pattern.encode())
+
+
+@dataclass(frozen=True, slots=True)
+class RecordText:
+    """A kept event with the exact text of its record (``:::MLLOG {...}``, without tag or line end)."""
+
+    event: Event
+    text: str
+
 
 LogItem = Union[Event, Finding]
+RawItem = Union[RecordText, Finding]
+AnyItem = Union[Event, RecordText, Finding]
 
 
 def open_log(path: str) -> IO[bytes]:
     """Open a log for binary reading: ``-`` is stdin, gzip is recognised by its magic bytes."""
     if path == "-":
-        return sys.stdin.buffer
+        stdin = sys.stdin.buffer
+        peek = getattr(stdin, "peek", None)  # a pipe or terminal is buffered; test doubles may not be
+        if peek is not None and peek(2)[:2] == _GZIP_MAGIC:
+            return gzip.GzipFile(fileobj=stdin, mode="rb")  # type: ignore[return-value]
+        return stdin
     handle = open(path, "rb")
     if handle.peek(2)[:2] == _GZIP_MAGIC:
         handle.close()
@@ -41,6 +70,15 @@ def read_mllog(path: str, display: str | None = None) -> Iterator[LogItem]:
 
     ``display`` is the path written into findings (the path as the user gave it).
     """
+    return cast(Iterator[LogItem], _read(path, display, keep_text=False))
+
+
+def read_records(path: str, display: str | None = None) -> Iterator[RawItem]:
+    """Like :func:`read_mllog`, with the text of each kept record (what ``mlcheck split`` writes)."""
+    return cast(Iterator[RawItem], _read(path, display, keep_text=True))
+
+
+def _read(path: str, display: str | None, keep_text: bool) -> Iterator[AnyItem]:
     shown = display or path
     try:
         stream = open_log(path)
@@ -49,117 +87,222 @@ def read_mllog(path: str, display: str | None = None) -> Iterator[LogItem]:
                       "check the path and its permissions")
         return
     try:
-        yield from _read_stream(stream, shown)
+        note = per_rank_note(path, shown)
+        if note is not None:
+            yield note
+        yield from _read_stream(stream, shown, keep_text)
     finally:
         if stream is not sys.stdin.buffer:
             stream.close()
 
 
-def _read_stream(stream: IO[bytes], path: str) -> Iterator[LogItem]:
+def _read_stream(stream: IO[bytes], path: str, keep_text: bool) -> Iterator[AnyItem]:
+    ahead: list[bytes] = []
+    reader: LineReader | None = None
     line_no = 0
-    records = 0
     try:
         for raw in stream:
-            line_no += 1
-            if _MARKER_BYTES not in raw:
+            if reader is None:
+                ahead.append(raw)
+                if len(ahead) < _LOOKAHEAD_LINES:
+                    continue
+                reader = LineReader(path, logging_ranks(ahead), keep_text)
+                for early in ahead:
+                    line_no += 1
+                    yield from reader.feed(early)
+                ahead = []
                 continue
-            # A line without its newline can only be the last one: a record cut there is truncated.
-            for item in _read_line(raw.rstrip(b"\r\n"), line_no, path, not raw.endswith(b"\n")):
-                if isinstance(item, Event):
-                    records += 1
-                yield item
+            line_no += 1
+            yield from reader.feed(raw)
+        if reader is None:
+            reader = LineReader(path, logging_ranks(ahead), keep_text)
+            for early in ahead:
+                line_no += 1
+                yield from reader.feed(early)
     except (OSError, EOFError, zlib.error) as error:
+        if reader is None:  # the damage came within the lookahead: read what came before it
+            reader = LineReader(path, logging_ranks(ahead), keep_text)
+            for early in ahead:
+                line_no += 1
+                yield from reader.feed(early)
         yield rules.FILE_UNREADABLE.at(path, line_no + 1,
                       f"reading stopped after line {line_no}: {error}; the file (or its gzip archive) "
                       "is damaged or truncated")
-    if line_no == 0:
-        yield rules.NO_RECORDS.at(path, None, "the log is empty; expected :::MLLOG records")
-    elif records == 0:
-        yield rules.NO_RECORDS.at(path, None,
-                      f"no :::MLLOG record found in {line_no} lines; is this an MLPerf log?")
+    yield from reader.finish()
 
 
-def _read_line(raw: bytes, line_no: int, path: str, unterminated: bool) -> Iterator[LogItem]:
-    try:
-        text = raw.decode("utf-8")
-    except UnicodeDecodeError as error:
-        text = raw.decode("utf-8", errors="replace")
-        yield rules.INVALID_UTF8.at(path, line_no,
-                      f"line is not valid UTF-8 (byte {error.start + 1}); undecodable bytes were "
-                      "replaced with U+FFFD")
-    segments = text.split(MARKER)
-    prefix_len = len(segments[0])
-    if len(segments) > 2:
-        yield rules.GLUED_RECORDS.at(path, line_no,
-                      f"{len(segments) - 1} :::MLLOG records share this line; each was read, but the "
-                      "official parser keeps only the last one. Write one record per line")
-    column = prefix_len + len(MARKER)
-    for number, segment in enumerate(segments[1:], start=1):
-        is_last_segment = number == len(segments) - 1
-        yield from _read_record(segment, line_no, column, path,
-                                truncated=is_last_segment and unterminated)
-        column += len(segment) + len(MARKER)
+class LineReader:
+    """Reads a log one physical line at a time (the batch reader and ``mlcheck watch`` share it)."""
+
+    def __init__(self, path: str, ranks: dict[int, set[int]] | None = None,
+                 keep_text: bool = False) -> None:
+        self.path = path
+        self.keep_text = keep_text
+        """Yield :class:`RecordText` (event and text) instead of the bare :class:`Event`."""
+        self.line_no = 0
+        self.stats = RawStats()
+        self.copies = RankCopies(path, ranks)
+        self._tags_seen = False
+        self._prefixes: dict[bytes, tuple[Prefix, bool]] = {}
+
+    def feed(self, raw: bytes) -> Iterator[AnyItem]:
+        """Read one physical line (with its line end; without one it is the file's last line)."""
+        self.line_no += 1
+        self.stats.lines += 1
+        at = raw.find(_MARKER_BYTES)
+        if at < 0:
+            if raw.strip():
+                self.stats.noise_lines += 1
+            return
+        unterminated = not raw.endswith(b"\n")
+        if raw.endswith(b"\r\n"):
+            self.stats.crlf_lines += 1
+        line = raw.rstrip(b"\r\n")
+        if at and b"\x1b" in line:  # (a line that starts with the record: _read_line does it)
+            line = _ANSI_BYTES.sub(b"", line)
+            self.stats.colour_lines += 1
+            at = line.find(_MARKER_BYTES)
+        if not at or line.find(_MARKER_BYTES, at + 8) >= 0:
+            yield from self._read_line(line, unterminated)
+            return
+        # The common line of raw output: a prefix (a rank tag, mostly) and one record.
+        prefix, kept = self._prefixes.get(line[:at]) or self._new_prefix(line[:at])
+        self.stats.records += 1
+        source = prefix.source
+        if source is not None:
+            self._tags_seen = True
+            self.stats.tagged_records += 1
+        if prefix.timestamp or prefix.extra_text:
+            self._count_prefix(prefix, 1, tag=False)
+        if not kept:
+            assert source is not None  # untagged records are always kept
+            conflict = self.copies.copy(source, line[at:], self.line_no)
+            if conflict is not None:
+                yield conflict
+            return
+        try:
+            segment = line[at + 8:].decode("utf-8")
+        except UnicodeDecodeError:
+            self.stats.records -= 1
+            yield from self._read_line(line, unterminated)  # reports the bad bytes
+            return
+        yield from self._record(segment, source, at + len(MARKER), unterminated)
+
+    def _new_prefix(self, text: bytes) -> tuple[Prefix, bool]:
+        prefix = read_prefix(text.decode("utf-8", errors="replace"))
+        # The logging rank of a job never changes once chosen, so the decision can be kept.
+        known = (prefix, self.copies.is_kept(prefix.source))
+        if len(self._prefixes) < 4096:  # tags repeat; timestamps and progress bars do not
+            self._prefixes[text] = known
+        return known
+
+    def finish(self) -> Iterator[Finding]:
+        """The end-of-file findings: no records at all, or the summary of raw output."""
+        stats = self.stats
+        if stats.lines == 0:
+            yield rules.NO_RECORDS.at(self.path, None, "the log is empty; expected :::MLLOG records")
+        elif stats.records == 0:
+            yield rules.NO_RECORDS.at(self.path, None,
+                          f"no :::MLLOG record found in {stats.lines} lines; is this an MLPerf log?")
+        if stats.is_raw or self.copies.copies:
+            yield raw_output.RAW_OUTPUT_READ.at(self.path, None, stats.describe(self.copies.describe()))
+
+    def _read_line(self, raw: bytes, unterminated: bool) -> Iterator[AnyItem]:
+        line_no = self.line_no
+        try:
+            text = raw.decode("utf-8")
+        except UnicodeDecodeError as error:
+            text = raw.decode("utf-8", errors="replace")
+            yield rules.INVALID_UTF8.at(self.path, line_no,
+                          f"line is not valid UTF-8 (byte {error.start + 1}); undecodable bytes were "
+                          "replaced with U+FFFD")
+        if "\x1b" in text:
+            text = ANSI.sub("", text)
+            self.stats.colour_lines += 1
+        segments = text.split(MARKER)
+        count = len(segments) - 1
+        self.stats.records += count
+        if count == 1 and not segments[0]:
+            yield from self._record(segments[1], None, len(MARKER), unterminated)
+            return
+        raw_line = self._tags_seen or TAG.search(text) is not None
+        if count > 1:
+            if raw_line:
+                self.stats.shared_lines += 1
+            else:
+                yield rules.GLUED_RECORDS.at(self.path, line_no,
+                              f"{count} :::MLLOG records share this line; each was read, but the "
+                              "official parser keeps only the last one. Write one record per line")
+        before = segments[0]
+        line_source: Source | None = None
+        column = len(segments[0]) + len(MARKER)
+        for number, segment in enumerate(segments[1:], start=1):
+            prefix = read_prefix(before)
+            source = prefix.source if prefix.source is not None else line_source
+            if number == 1:
+                line_source = source
+            self._count_prefix(prefix, number)
+            last = number == count
+            if self.copies.is_kept(source):
+                end = yield from self._record(segment, source, column, last and unterminated)
+                before = segment if end is None else segment[end:]
+            else:
+                assert source is not None  # untagged records are always kept
+                conflict = self.copies.copy(source, (MARKER + segment).encode("utf-8"), line_no)
+                if conflict is not None:
+                    yield conflict
+                before = segment  # only its last tag matters for the next record
+            column += len(segment) + len(MARKER)
+
+    def _count_prefix(self, prefix: Prefix, number: int, tag: bool = True) -> None:
+        if tag and prefix.source is not None:
+            self._tags_seen = True
+            self.stats.tagged_records += 1
+        if prefix.timestamp:
+            self.stats.timestamp_records += 1
+        if prefix.extra_text and number == 1:
+            self.stats.spliced_records += 1
+
+    def _record(self, segment: str, source: Source | None, column: int,
+                truncated: bool) -> Generator[AnyItem, None, int | None]:
+        """Parse one record; yields its items and returns where its JSON ends in ``segment``."""
+        body = segment.lstrip()
+        lead = len(segment) - len(body)
+        line_no = self.line_no
+        try:
+            record, end = _DECODER.raw_decode(body)
+        except json.JSONDecodeError as error:
+            if truncated:
+                yield rules.TRUNCATED_RECORD.at(self.path, line_no,
+                              "the file ends in the middle of this record (the job was probably killed "
+                              "while writing); the run has no complete end")
+            elif (self._tags_seen or self.stats.is_raw) and _looks_cut(body, error):
+                yield raw_output.RECORD_CUT.at(self.path, line_no,
+                              "this record is cut (the process stopped while writing it) and the output "
+                              "goes on after it; look at the launcher's lines that follow")
+            else:
+                snippet = body[:60] + ("…" if len(body) > 60 else "")
+                yield rules.INVALID_JSON.at(self.path, line_no,
+                              f"invalid JSON at column {column + lead + 1 + error.pos}: {error.msg} "
+                              f"in {snippet!r}")
+            return None
+        for item in validate_record(record, line_no, self.path):
+            if isinstance(item, Event):
+                self.stats.kept += 1
+                if source is None and not self.keep_text:  # a clean result file: the fast path
+                    yield item
+                    continue
+                text = MARKER + segment[:lead + end]
+                yield RecordText(item, text) if self.keep_text else item
+                if source is not None:
+                    self.stats.kept_sources[source] = self.stats.kept_sources.get(source, 0) + 1
+                    yield from self.copies.kept(source, item.key, text, line_no)
+            else:
+                yield item
+        return lead + end
 
 
-def _read_record(segment: str, line_no: int, column: int, path: str,
-                 truncated: bool) -> Iterator[LogItem]:
-    body = segment.lstrip()
-    offset = column + (len(segment) - len(body)) + 1
-    try:
-        record, _end = _DECODER.raw_decode(body)
-    except json.JSONDecodeError as error:
-        if truncated:
-            yield rules.TRUNCATED_RECORD.at(path, line_no,
-                          "the file ends in the middle of this record (the job was probably killed "
-                          "while writing); the run has no complete end")
-        else:
-            snippet = body[:60] + ("…" if len(body) > 60 else "")
-            yield rules.INVALID_JSON.at(path, line_no,
-                          f"invalid JSON at column {offset + error.pos}: {error.msg} in {snippet!r}")
-        return
-    yield from _validate_record(record, line_no, path)
-
-
-def _validate_record(record: object, line_no: int, path: str) -> Iterator[LogItem]:
-    if not isinstance(record, dict):
-        yield rules.RECORD_NOT_OBJECT.at(path, line_no,
-                      f"the record is a JSON {_json_type(record)}, not an object with key, value, "
-                      "time_ms and metadata")
-        return
-    key = record.get("key")
-    if not isinstance(key, str) or not key:
-        shown = "missing" if "key" not in record else f"{_json_type(key)} {key!r}"
-        yield rules.RECORD_KEY_INVALID.at(path, line_no, f"'key' is {shown}; expected a non-empty string")
-        return
-    time_ms = record.get("time_ms")
-    if isinstance(time_ms, bool) or not isinstance(time_ms, (int, float)) or not math.isfinite(time_ms):
-        shown = "missing" if "time_ms" not in record else f"{_json_type(time_ms)} {time_ms!r}"
-        yield rules.RECORD_TIME_INVALID.at(path, line_no,
-                      f"'time_ms' of {key} is {shown}; expected milliseconds since the epoch as a number")
-        return
-    metadata = record.get("metadata")
-    if not isinstance(metadata, dict):
-        shown = "missing" if "metadata" not in record else f"a JSON {_json_type(metadata)}"
-        yield rules.RECORD_METADATA_INVALID.at(path, line_no,
-                      f"'metadata' of {key} is {shown}; expected an object (the record is kept with "
-                      "empty metadata, the official checker crashes on it)")
-        metadata = {}
-    event_type = record.get("event_type")
-    namespace = record.get("namespace")
-    yield Event(key=key, value=record.get("value"), metadata=metadata, time_ms=float(time_ms),
-                line=line_no, event_type=event_type if isinstance(event_type, str) else None,
-                namespace=namespace if isinstance(namespace, str) else None)
-
-
-def _json_type(value: object) -> str:
-    if value is None:
-        return "null"
-    if isinstance(value, bool):
-        return "boolean"
-    if isinstance(value, (int, float)):
-        return "number"
-    if isinstance(value, str):
-        return "string"
-    if isinstance(value, list):
-        return "array"
-    return "object"
+def _looks_cut(body: str, error: json.JSONDecodeError) -> bool:
+    """A record that stops before its JSON is complete (rather than one that is malformed)."""
+    return (error.pos >= len(body.rstrip()) or error.msg.startswith("Unterminated string")
+            or TAG.search(body) is not None)

@@ -1,20 +1,25 @@
 """Turn the stream of events of one file into runs, keeping memory bounded.
 
 A file usually holds one run. A new run begins when, after a ``run_stop``, the log opens another
-block (``init_start``, ``cache_clear`` or a ``submission_*`` key), or when an ``init_start`` follows a
-``run_start`` that never stopped (a run cut off by the next one).
+block (``init_start``, ``cache_clear`` or a ``submission_*`` key), when an ``init_start`` or a
+``cache_clear`` follows a ``run_start`` that never stopped (a run cut off by the next one), or when a
+second ``cache_clear`` or ``submission_benchmark`` comes before any ``run_start`` (a run cut off
+during init). A ``submission_*`` key after a ``run_start`` without ``run_stop`` stays in the run:
+that is one run written by two processes (e.g. RNN-T training, then evaluation in a new process
+that logs its identity again).
 """
 
 from __future__ import annotations
 
 from collections import Counter
 from dataclasses import dataclass, field
-from typing import Iterable
+from typing import Iterable, Mapping
 
 from mlcheck.model import Evaluation, Event, Finding, Run
 from mlcheck.reader import LogItem
 
 _OPENING_KEYS = frozenset({"init_start", "cache_clear"})
+_REPEAT_OPENS = frozenset({"cache_clear", "submission_benchmark"})
 
 
 def _number(value: object) -> float | None:
@@ -24,7 +29,9 @@ def _number(value: object) -> float | None:
 
 
 @dataclass
-class _RunBuilder:
+class RunBuilder:
+    """Collects the events of one run (at most ``Run.KEEP_PER_KEY`` of each key) and builds it."""
+
     path: str
     index: int
     events: list[Event] = field(default_factory=list)
@@ -47,12 +54,7 @@ class _RunBuilder:
                 samples_count=_number(event.metadata.get("samples_count"))))
 
     def opens_new_run(self, event: Event) -> bool:
-        if not self.counts:
-            return False
-        opening = event.key in _OPENING_KEYS or event.key.startswith("submission_")
-        if self.counts["run_stop"]:
-            return opening
-        return event.key == "init_start" and self.counts["run_start"] > 0
+        return opens_new_run(self.counts, event.key)
 
     def build(self) -> Run:
         return Run(path=self.path, index=self.index, events=tuple(self.events),
@@ -60,18 +62,29 @@ class _RunBuilder:
                    first_line=self.first_line, last_line=self.last_line)
 
 
+def opens_new_run(counts: Mapping[str, int], key: str) -> bool:
+    """True when an event with ``key`` begins a new run, given the key counts of the current run."""
+    if not counts:
+        return False
+    if counts.get("run_stop"):
+        return key in _OPENING_KEYS or key.startswith("submission_")
+    if counts.get("run_start"):
+        return key in _OPENING_KEYS
+    return key in _REPEAT_OPENS and counts.get(key, 0) > 0
+
+
 def split_runs(items: Iterable[LogItem], path: str) -> tuple[list[Run], list[Finding]]:
     """Group the events of a file into runs; return the runs and the file's reading findings."""
     runs: list[Run] = []
     findings: list[Finding] = []
-    current = _RunBuilder(path, 0)
+    current = RunBuilder(path, 0)
     for item in items:
         if isinstance(item, Finding):
             findings.append(item)
             continue
         if current.opens_new_run(item):
             runs.append(current.build())
-            current = _RunBuilder(path, len(runs))
+            current = RunBuilder(path, len(runs))
         current.add(item)
     if current.counts:
         runs.append(current.build())

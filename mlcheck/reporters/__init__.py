@@ -1,1 +1,124 @@
-"""Renderers of a :class:`~mlcheck.model.CheckResult`; none of them looks at raw events."""
+"""Renderers of a :class:`~mlcheck.model.CheckResult`; none of them looks at raw events.
+
+Every format is a function ``(result, options) -> str`` in :data:`REPORTERS`, so the CLI can write
+several formats from one check (``--output sarif:out.sarif --output junit:out.xml``).
+"""
+
+from __future__ import annotations
+
+import io
+import os
+import re
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Callable, Mapping
+
+from mlcheck.model import CheckResult, Severity
+
+if TYPE_CHECKING:
+    from rich.console import Console
+
+
+@dataclass(frozen=True)
+class ReportOptions:
+    """What a reporter may take besides the result."""
+
+    fail_level: Severity = Severity.ERROR
+    """Findings at or above it fail (``--strict``: warnings)."""
+    min_severity: Severity = Severity.INFO
+    """The least severe finding a human-facing list shows (``-q``: errors only)."""
+    color: bool = False
+    root: str = "."
+    """Paths in SARIF, JUnit and annotations are made relative to this folder."""
+    input_digests: Mapping[str, str] = field(default_factory=dict)
+    """sha256 of each input file (the HTML report lists them)."""
+    width: int = 120
+
+
+Renderer = Callable[[CheckResult, ReportOptions], str]
+
+
+def _text(result: CheckResult, options: ReportOptions) -> str:
+    from rich.console import Console
+
+    from mlcheck.reporters.text import render_text
+    buffer = io.StringIO()
+    console = Console(file=buffer, width=options.width, force_terminal=options.color,
+                      color_system="standard" if options.color else None, highlight=False)
+    render_text(result, console, min_severity=options.min_severity)
+    render_waived_text(result, console)
+    return buffer.getvalue()
+
+
+def render_waived_text(result: CheckResult, console: Console) -> None:
+    """The "Waived" section of the text report (nothing when no finding was waived)."""
+    from rich.text import Text
+    if not result.waived:
+        return
+    console.print(Text("Waived", style="bold"))
+    for waived in result.waived:
+        found = waived.finding
+        where = found.path + (f":{found.line}" if found.line is not None else "")
+        line = Text(f"{where}: ")
+        line.append(f"waived {found.code} {found.name}", style="dim")
+        line.append(f": {found.message} (reason: {waived.reason}; {waived.waiver}"
+                    + (f", expires {waived.expires})" if waived.expires else ")"))
+        console.print(line, soft_wrap=True)
+
+
+def _json(result: CheckResult, options: ReportOptions) -> str:
+    from mlcheck.reporters.json_report import render_json
+    return render_json(result, options.fail_level)
+
+
+def _lazy(module: str, function: str) -> Renderer:
+    def render(result: CheckResult, options: ReportOptions) -> str:
+        import importlib
+        rendered: str = getattr(importlib.import_module(module), function)(result, options)
+        return rendered
+    return render
+
+
+REPORTERS: dict[str, Renderer] = {
+    "text": _text,
+    "json": _json,
+    "sarif": _lazy("mlcheck.reporters.sarif", "render_sarif"),
+    "junit": _lazy("mlcheck.reporters.junit", "render_junit"),
+    "github": _lazy("mlcheck.reporters.github", "render_github"),
+    "markdown": _lazy("mlcheck.reporters.markdown", "render_markdown"),
+    "html": _lazy("mlcheck.reporters.html", "render_html"),
+}
+
+
+def resolve_format(name: str, environ: Mapping[str, str] | None = None) -> str:
+    """``auto`` is ``github`` inside GitHub Actions (``GITHUB_ACTIONS=true``), else ``text``."""
+    environ = os.environ if environ is None else environ
+    if name == "auto":
+        return "github" if environ.get("GITHUB_ACTIONS") == "true" else "text"
+    return name
+
+
+def render(name: str, result: CheckResult, options: ReportOptions | None = None) -> str:
+    """The report in format ``name`` (one of :data:`REPORTERS`, or ``auto``)."""
+    return REPORTERS[resolve_format(name)](result, options or ReportOptions())
+
+
+def relative_path(path: str, root: str) -> str:
+    """``path`` relative to ``root`` with ``/`` separators (as given when it is not a file path)."""
+    if path in ("-", "", "environment"):
+        return path
+    return os.path.relpath(os.path.abspath(path), os.path.abspath(root)).replace("\\", "/")
+
+
+def rule_help(code: str) -> str:
+    """The paragraph of a rule module's docstring that documents ``code`` (or its summary)."""
+    from mlcheck.rules import find_rule
+    found = find_rule(code)
+    if found is None:
+        return ""
+    rule, module = found
+    doc = module.__doc__ or ""
+    match = re.search(rf"^- {re.escape(rule.code)} [a-z0-9-]+: (.*?)(?=^- MLC\d{{3}} |^\S|\Z)", doc,
+                      re.M | re.S)
+    if match is None:
+        return rule.summary
+    return " ".join(match.group(1).split()).replace("``", "`")

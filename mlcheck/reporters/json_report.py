@@ -6,7 +6,7 @@ import json
 from typing import Any
 
 from mlcheck import __version__
-from mlcheck.model import BenchmarkResult, CheckResult, Finding, RunResult, Severity
+from mlcheck.model import BenchmarkResult, CheckResult, Finding, RcpResult, RunResult, Severity
 
 SCHEMA_ID = "mlcheck-report/1"
 
@@ -39,7 +39,19 @@ def benchmark_dict(bench: BenchmarkResult) -> dict[str, Any]:
             "runs_counted": [_run_label(bench, i) for i in score.runs_counted],
             "runs_dropped": [_run_label(bench, i) for i in score.runs_dropped],
             "scaling_factor": score.scaling_factor, "unscaled_score_min": score.unscaled_min,
+            "rcp": rcp_dict(bench.rcp),
             "findings": [finding_dict(f) for f in bench.findings]}
+
+
+def rcp_dict(rcp: RcpResult | None) -> dict[str, Any] | None:
+    """The RCP test of a benchmark folder as a JSON object (None when it was not computed)."""
+    if rcp is None:
+        return None
+    return {"verdict": rcp.verdict, "reason": rcp.reason, "unit": rcp.unit, "batch_size": rcp.batch_size,
+            "reference": rcp.reference, "reference_batch_sizes": list(rcp.reference_batch_sizes),
+            "reference_mean": rcp.reference_mean, "min_acceptable_mean": rcp.min_acceptable_mean,
+            "submission_mean": rcp.submission_mean, "margin_pct": rcp.margin_pct,
+            "normalization_factor": rcp.normalization_factor, "source": rcp.source}
 
 
 def _run_label(bench: BenchmarkResult, position: int) -> dict[str, Any]:
@@ -67,6 +79,8 @@ def report_dict(result: CheckResult, fail_level: Severity = Severity.ERROR) -> d
             "runs": [run_dict(r) for r in result.runs],
             "benchmarks": [benchmark_dict(b) for b in result.benchmarks],
             "findings": [finding_dict(f) for f in result.all_findings()],
+            "waived": [dict(finding_dict(w.finding), reason=w.reason, waiver=w.waiver, expires=w.expires)
+                       for w in result.waived],
             "summary": summary_dict(result, fail_level)}
 
 

@@ -7,17 +7,26 @@ from typing import Callable, Iterable
 
 from mlcheck.model import Finding
 from mlcheck.rules import convergence, internal, package, reading, run_boundaries, selection, timing
+from mlcheck.rules import config_rules, raw_output
+from mlcheck.rules import hyperparameters, required_keys, weight_init
+from mlcheck.rules import package_layout, package_runs, package_system, rcp_check
 from mlcheck.rules.base import Rule, RunContext
 
 RunCheck = Callable[[RunContext], Iterable[Finding]]
 
 #: Every module that documents rules, in code order.
-RULE_MODULES: tuple[ModuleType, ...] = (internal, reading, selection, run_boundaries, convergence,
-                                        timing, package)
+RULE_MODULES: tuple[ModuleType, ...] = (internal, reading, raw_output, selection, config_rules,
+                                        run_boundaries, required_keys,
+                                        hyperparameters, weight_init,
+                                        convergence, timing, package, package_layout,
+                                        package_system, package_runs, rcp_check)
 
 #: The checks that look at one run.
 RUN_CHECKS: tuple[tuple[str, RunCheck], ...] = (
     ("run_boundaries", run_boundaries.check),
+    ("required_keys", required_keys.check),
+    ("hyperparameters", hyperparameters.check),
+    ("weight_init", weight_init.check),
     ("convergence", convergence.check),
     ("timing", timing.check),
 )

@@ -17,6 +17,9 @@ not compare it with ``run_stop``'s status, nor with the time of ``run_stop``.
   for Mask R-CNN); the official checker crashes on it.
 - MLC305 target-reached-after-run-stop: the first eval that reaches the target is logged after
   ``run_stop``; the clock must stop when the target is reached (§Quality measure).
+- MLC306 open-eval-not-below-one: an open-division run logs evals but none is below 1.0 (for
+  Mask R-CNN: BBOX and SEGM below 1.0); ``training_X.Y.Z/open_<bm>.yaml`` requires at least one
+  (a sanity bound: accuracies are fractions, not percentages). Fix: log fractions.
 """
 
 from __future__ import annotations
@@ -38,8 +41,11 @@ EVAL_VALUE_INVALID = Rule("MLC304", "eval-value-invalid", Severity.ERROR,
 TARGET_AFTER_RUN_STOP = Rule("MLC305", "target-reached-after-run-stop", Severity.ERROR,
                              "the target is first reached after run_stop")
 
+OPEN_EVAL_NOT_BELOW_ONE = Rule("MLC306", "open-eval-not-below-one", Severity.ERROR,
+                               "no eval of an open-division run is below 1.0", official=True)
+
 RULES = (TARGET_NOT_REACHED, ABORTED_RUN_REACHED_TARGET, RUN_ABORTED, EVAL_VALUE_INVALID,
-         TARGET_AFTER_RUN_STOP)
+         TARGET_AFTER_RUN_STOP, OPEN_EVAL_NOT_BELOW_ONE)
 
 
 def first_reaching(evals: tuple[Evaluation, ...], target: Target) -> Evaluation | None:
@@ -82,7 +88,14 @@ def check(ctx: RunContext) -> Iterator[Finding]:
         if target.reached_by(evaluation.value) is None:
             yield ctx.at(EVAL_VALUE_INVALID, evaluation.line,
                          f"eval_accuracy value {evaluation.value!r} cannot be compared with the target "
-                         f"({target.text})", official=ctx.closed)
+                         f"({target.text})")
+    if not ctx.closed and run.evaluations and not any(_below_one(e.value, target)
+                                                      for e in run.evaluations):
+        last = run.evaluations[-1]
+        yield ctx.at(OPEN_EVAL_NOT_BELOW_ONE, last.line,
+                     f"none of the {run.count('eval_accuracy')} eval_accuracy values is below 1.0 (last: "
+                     f"{describe_eval(last)}); the open division requires at least one (open_<benchmark>.yaml). "
+                     "Log accuracies as fractions")
     reached = first_reaching(run.evaluations, target)
     if reached is None:
         if ctx.closed:
@@ -96,6 +109,17 @@ def check(ctx: RunContext) -> Iterator[Finding]:
         yield ctx.at(TARGET_AFTER_RUN_STOP, reached.line,
                      f"the target is first reached at line {reached.line}, after run_stop (line "
                      f"{stop.line}); the clock must stop when the target is reached")
+
+
+def _below_one(value: object, target: Target) -> bool:
+    fields = [c.field for c in target.conditions if c.field is not None]
+    if fields:
+        return isinstance(value, dict) and all(_number_below_one(value.get(f)) for f in set(fields))
+    return _number_below_one(value)
+
+
+def _number_below_one(value: object) -> bool:
+    return isinstance(value, (int, float)) and not isinstance(value, bool) and value < 1.0
 
 
 def _not_reached(ctx: RunContext, target: Target) -> Finding:

@@ -12,7 +12,7 @@ v1.1, 30 min closed / 4 h open from v2.0); checker: training_X.Y.Z/common.yaml, 
 - MLC403 run-stop-before-run-start: ``run_stop`` is earlier than ``run_start``; the time-to-train
   would be negative. The official tools accept it and score a negative time.
 - MLC404 clock-order: ``init_start``, ``init_stop``, ``run_start`` and ``run_stop`` are not logged in
-  this order.
+  this order (by line, as the checker reads them), or an ``init_start`` is logged after ``init_stop``.
 """
 
 from __future__ import annotations
@@ -76,3 +76,11 @@ def _order(ctx: RunContext) -> Iterator[Finding]:
             yield ctx.at(CLOCK_ORDER, b.line,
                          f"{key_b} (line {b.line}) is logged before {key_a} (line {a.line}); expected "
                          f"{' < '.join(_CLOCK_KEYS)}")
+    # common.yaml: every init_start (not only the first) must come before init_stop.
+    stop = ctx.run.first("init_stop")
+    if stop is None:
+        return
+    for late in (e for e in ctx.run.occurrences("init_start") if e.line > stop.line):
+        yield ctx.at(CLOCK_ORDER, late.line,
+                     f"init_start (line {late.line}) is logged again after init_stop (line {stop.line}); "
+                     "every init_start must come before init_stop")

@@ -1,0 +1,109 @@
+"""The ``split`` and ``watch`` commands (raw job output), registered on the main group by ``cli``.
+
+Thin wrappers: options to arguments, call :mod:`mlcheck.split` / :mod:`mlcheck.watch`, print,
+pick the exit code (0 clean, 1 findings that fail, 2 mlcheck could not do its job).
+"""
+
+from __future__ import annotations
+
+import sys
+
+import click
+
+from mlcheck.model import Finding, Severity
+from mlcheck.rulesets import RulesetError, load_ruleset, normalise_version
+from mlcheck.split import SplitError, split_log
+from mlcheck.watch import StopWatching, watch
+
+EXIT_OK, EXIT_FINDINGS, EXIT_ERROR = 0, 1, 2
+
+
+def _line(found: Finding) -> str:
+    where = f"{found.path}:{found.line}" if found.line is not None else found.path
+    return f"{where}: {found.severity.label} {found.code} {found.name}: {found.message}"
+
+
+@click.command("split")
+@click.argument("raw", metavar="RAW")
+@click.option("--output-dir", "-o", "out_dir", required=True, type=click.Path(file_okay=False),
+              metavar="DIR", help="Folder to write result_<i>.txt into (created if needed).")
+@click.option("--start-index", type=click.IntRange(min=0), default=0, show_default=True,
+              help="Number of the first file written (result_<start>.txt).")
+@click.option("--force", is_flag=True, help="Overwrite result files that exist.")
+def split_command(raw: str, out_dir: str, start_index: int, force: bool) -> None:
+    """Write the runs of raw job output (poprun/MPI console, gzip, - for stdin) as result files.
+
+    Each result_<i>.txt holds exactly the :::MLLOG lines of one run, as the logging rank printed
+    them, without rank tags, timestamps or colour codes. What was dropped is reported on stderr.
+    Exit 0 when written, 1 when a record was damaged (a cut run), 2 when nothing could be written.
+    """
+    try:
+        result = split_log(raw, out_dir, start_index, force)
+    except SplitError as error:
+        click.echo(f"mlcheck: error: {error}", err=True)
+        sys.exit(EXIT_ERROR)
+    for found in result.findings:
+        click.echo(_line(found), err=True)
+    for path, count in zip(result.written, result.records):
+        click.echo(f"{path}: {count} records")
+    if not result.written:
+        click.echo(f"mlcheck: error: no :::MLLOG record in {raw}; nothing written", err=True)
+        sys.exit(EXIT_ERROR)
+    damaged = any(f.severity is Severity.ERROR for f in result.findings)
+    sys.exit(EXIT_FINDINGS if damaged else EXIT_OK)
+
+
+@click.command("watch")
+@click.argument("log", metavar="LOG")
+@click.option("--ruleset", "-r", metavar="X.Y.Z", help="Round to judge under. Default: inferred.")
+@click.option("--fail-fast", is_flag=True, help="Exit 1 at the first error, without waiting for run_stop.")
+@click.option("--runs", type=click.IntRange(min=1), default=1, show_default=True,
+              help="End after this many runs have stopped.")
+@click.option("--format", "-f", "output_format", type=click.Choice(["text", "json"]), default="text",
+              show_default=True, help="Format of the final report on stdout.")
+@click.option("--poll", type=click.FloatRange(min=0.01), default=0.1, show_default=True,
+              metavar="SECONDS", help="How often to look for new lines.")
+@click.option("--idle-timeout", type=click.FloatRange(min=0.0), default=None, metavar="SECONDS",
+              help="End (with the report so far) when no line arrived for this long. Default: wait.")
+@click.option("--no-progress", is_flag=True, help="Do not print progress lines on stderr.")
+def watch_command(log: str, ruleset: str | None, fail_fast: bool, runs: int, output_format: str,
+                  poll: float, idle_timeout: float | None, no_progress: bool) -> None:
+    """Follow a log while the job writes it; report each problem as soon as it is certain.
+
+    Findings and progress (elapsed, last eval, projected time-to-train) go to stderr as they
+    come; at the run_stop of the last run (--runs) the report `check` gives goes to stdout and
+    the exit code is check's. With --fail-fast the first error ends the watch with exit 1.
+    """
+    if log == "-":
+        click.echo("mlcheck: error: watch follows a file; to read stdin once use `mlcheck check -`",
+                   err=True)
+        sys.exit(EXIT_ERROR)
+    try:
+        forced = load_ruleset(normalise_version(ruleset)) if ruleset else None
+    except RulesetError as error:
+        click.echo(f"mlcheck: error: {error}", err=True)
+        sys.exit(EXIT_ERROR)
+
+    def on_finding(found: Finding) -> None:
+        click.echo(_line(found), err=True)
+        if fail_fast and found.severity is Severity.ERROR:
+            raise StopWatching
+
+    def on_progress(text: str) -> None:
+        if not no_progress:
+            click.echo(f"mlcheck: {text}", err=True)
+
+    try:
+        outcome = watch(log, on_finding, on_progress, forced, runs, poll, idle_timeout)
+    except KeyboardInterrupt:
+        click.echo("mlcheck: interrupted", err=True)
+        sys.exit(130)
+    if outcome.reason == "stopped":
+        click.echo(f"mlcheck: --fail-fast: stopped at line {outcome.lines}", err=True)
+        sys.exit(EXIT_FINDINGS)
+    if outcome.reason == "missing":
+        click.echo(f"mlcheck: error: {log} did not appear within --idle-timeout", err=True)
+        sys.exit(EXIT_ERROR)
+    from mlcheck.cli import check_command
+    args = [log, "--format", output_format, "--no-progress"] + (["--ruleset", ruleset] if ruleset else [])
+    check_command.main(args=args, prog_name="mlcheck check", standalone_mode=True)

@@ -1,0 +1,246 @@
+"""Settings from a config file, ``MLCHECK_*`` environment variables and the command line.
+
+Precedence, lowest first: ``[tool.mlcheck]`` in ``pyproject.toml`` or a ``.mlcheck.toml`` (the
+first of them found in the working directory or a folder above it; ``--config`` / ``MLCHECK_CONFIG``
+name one explicitly), then the environment, then the command line. A bad part of the configuration
+never stops mlcheck: it becomes an MLC041 finding and is ignored.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import datetime as dt
+import os
+import re
+import importlib
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Callable, Mapping
+
+from mlcheck.model import Finding
+from mlcheck.rules.config_rules import CONFIG_INVALID
+
+FORMATS = ("auto", "text", "json", "sarif", "junit", "github", "markdown", "html")
+COLORS = ("auto", "always", "never")
+CONFIG_NAMES = (".mlcheck.toml", "pyproject.toml")
+
+
+def _toml_reader() -> tuple[Callable[[str], dict[str, Any]] | None, type[Exception]]:
+    # tomllib is standard from Python 3.11; on 3.10 the same parser is the tomli package.
+    for name in ("tomllib", "tomli"):
+        try:
+            module = importlib.import_module(name)
+        except ImportError:
+            continue
+        return module.loads, module.TOMLDecodeError
+    return None, ValueError
+
+
+_TOML_LOADS, _TOML_ERROR = _toml_reader()
+
+
+@dataclass(frozen=True)
+class Waiver:
+    """Findings of ``code`` (a code or prefix) under paths matching ``path`` are waived."""
+
+    code: str
+    path: str
+    reason: str
+    source: str
+    """``config-file:line`` where the waiver is written."""
+    expires: dt.date | None = None
+
+
+@dataclass(frozen=True)
+class Settings:
+    """Every setting mlcheck takes from configuration, with its default."""
+
+    ruleset: str | None = None
+    format: str = "auto"
+    outputs: tuple[str, ...] = ()
+    color: str = "auto"
+    strict: bool = False
+    exit_zero: bool = False
+    select: tuple[str, ...] = ()
+    ignore: tuple[str, ...] = ()
+    progress: bool = True
+    waivers: tuple[Waiver, ...] = ()
+    config_path: str | None = None
+    base_dir: str = "."
+    """The folder waiver paths are relative to (the config file's, else the working directory)."""
+    problems: tuple[Finding, ...] = ()
+
+
+# setting -> (kind, allowed values); kind is "str", "bool" or "list"
+_SCALARS: dict[str, tuple[str, tuple[str, ...]]] = {
+    "ruleset": ("str", ()), "format": ("str", FORMATS), "color": ("str", COLORS),
+    "strict": ("bool", ()), "exit_zero": ("bool", ()), "progress": ("bool", ()),
+    "select": ("list", ()), "ignore": ("list", ()), "outputs": ("list", ()),
+}
+_ALIASES = {"exit-zero": "exit_zero", "output": "outputs"}
+_TRUE, _FALSE = ("1", "true", "yes", "on"), ("0", "false", "no", "off")
+
+
+def find_config(start: str | os.PathLike[str]) -> Path | None:
+    """The first ``.mlcheck.toml``, or ``pyproject.toml`` with a ``[tool.mlcheck]`` table, from
+    ``start`` upwards."""
+    folder = Path(start).resolve()
+    for candidate_dir in (folder, *folder.parents):
+        dotfile = candidate_dir / ".mlcheck.toml"
+        if dotfile.is_file():
+            return dotfile
+        pyproject = candidate_dir / "pyproject.toml"
+        if pyproject.is_file() and re.search(r"^\s*\[\s*tool\.mlcheck[\].]", _read(pyproject), re.M):
+            return pyproject
+    return None
+
+
+def load_settings(cli: Mapping[str, Any], cwd: str | None = None,
+                  environ: Mapping[str, str] | None = None, config: str | None = None) -> Settings:
+    """Merge file, environment and command line (only the options the user gave, non-None)."""
+    environ = os.environ if environ is None else environ
+    cwd = cwd or os.getcwd()
+    explicit = config or environ.get("MLCHECK_CONFIG")
+    path = Path(explicit) if explicit else find_config(cwd)
+    values: dict[str, Any] = {}
+    problems: list[Finding] = []
+    waivers: tuple[Waiver, ...] = ()
+    base_dir = cwd
+    if path is not None:
+        table, text, error = _load_table(path)
+        if error is not None:
+            problems.append(error)
+        else:
+            values.update(_coerce(table, str(path), text, problems, from_file=True))
+            waivers = tuple(_waivers(table.get("waivers", []), str(path), text, problems))
+        base_dir = str(path.resolve().parent)
+    env_values = {name.removeprefix("MLCHECK_").lower(): value for name, value in environ.items()
+                  if name.startswith("MLCHECK_") and name not in ("MLCHECK_CONFIG",)}
+    values.update(_coerce(env_values, "environment", "", problems, from_file=False))
+    values.update({key: value for key, value in cli.items() if value not in (None, ())})
+    return Settings(**values, waivers=waivers, config_path=str(path) if path else None,
+                    base_dir=base_dir, problems=tuple(problems))
+
+
+def _read(path: Path) -> str:
+    try:
+        return path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError):
+        return ""
+
+
+def _load_table(path: Path) -> tuple[dict[str, Any], str, Finding | None]:
+    if _TOML_LOADS is None:
+        return {}, "", CONFIG_INVALID.at(str(path), None, "reading a config file on Python 3.10 needs "
+                                         "the tomli package (pip install tomli); the file is ignored")
+    try:
+        text = path.read_text(encoding="utf-8")
+        data = _TOML_LOADS(text)
+    except (OSError, UnicodeDecodeError) as error:
+        return {}, "", CONFIG_INVALID.at(str(path), None, f"cannot read the config file: {error}")
+    except _TOML_ERROR as error:
+        match = re.search(r"line (\d+)", str(error))
+        return {}, "", CONFIG_INVALID.at(str(path), int(match.group(1)) if match else None,
+                                         f"not valid TOML: {error}; the file is ignored")
+    if path.name == "pyproject.toml" or set(data) == {"tool"}:  # a .mlcheck.toml may use [tool.mlcheck] too
+        tool = data.get("tool", {})
+        data = tool.get("mlcheck", {}) if isinstance(tool, dict) else {}
+    if not isinstance(data, dict):
+        return {}, text, CONFIG_INVALID.at(str(path), None, "[tool.mlcheck] must be a table")
+    return data, text, None
+
+
+def _line_of(text: str, key: str, nth: int = 0) -> int | None:
+    pattern = re.compile(rf"^[ \t]*(\[\[\s*(tool\.mlcheck\.)?{re.escape(key)}\s*\]\]|{re.escape(key)}\s*=)", re.M)
+    matches = list(pattern.finditer(text))
+    if not matches:
+        return None
+    match = matches[min(nth, len(matches) - 1)]
+    return text.count("\n", 0, match.start()) + 1
+
+
+def _coerce(table: Mapping[str, Any], where: str, text: str, problems: list[Finding],
+            from_file: bool) -> dict[str, Any]:
+    values: dict[str, Any] = {}
+    for raw_key, raw in table.items():
+        if raw_key == "waivers" and from_file:
+            continue
+        key = _ALIASES.get(raw_key, raw_key.replace("-", "_"))
+        label = raw_key if from_file else f"MLCHECK_{raw_key.upper()}"
+        line = _line_of(text, raw_key) if from_file else None
+        if key not in _SCALARS:
+            known = ", ".join(sorted(set(_SCALARS) | {"waivers"}))
+            if from_file:
+                problems.append(CONFIG_INVALID.at(where, line, f"unknown setting {label!r}; known: {known}"))
+            continue
+        kind, allowed = _SCALARS[key]
+        value, error = _convert(raw, kind, allowed, from_file)
+        if error:
+            problems.append(CONFIG_INVALID.at(where, line, f"{label}: {error}; the setting is ignored"))
+        else:
+            values[key] = value
+    return values
+
+
+def _convert(raw: Any, kind: str, allowed: tuple[str, ...], from_file: bool) -> tuple[Any, str | None]:
+    if kind == "bool":
+        if isinstance(raw, bool):
+            return raw, None
+        if isinstance(raw, str) and raw.strip().lower() in _TRUE + _FALSE:
+            return raw.strip().lower() in _TRUE, None
+        return None, f"expected true or false, got {raw!r}"
+    if kind == "list":
+        if isinstance(raw, str):
+            return tuple(p.strip() for p in raw.split(",") if p.strip()), None
+        if isinstance(raw, list) and all(isinstance(item, str) for item in raw):
+            return tuple(raw), None
+        return None, f"expected a list of strings, got {raw!r}"
+    if not isinstance(raw, str):
+        return None, f"expected a string, got {raw!r}"
+    if allowed and raw not in allowed:
+        return None, f"{raw!r} is not one of {', '.join(allowed)}"
+    return raw, None
+
+
+def _waivers(raw: Any, where: str, text: str, problems: list[Finding]) -> list[Waiver]:
+    if not isinstance(raw, list):
+        problems.append(CONFIG_INVALID.at(where, _line_of(text, "waivers"),
+                                          "waivers must be an array of tables ([[tool.mlcheck.waivers]])"))
+        return []
+    found: list[Waiver] = []
+    for position, entry in enumerate(raw):
+        line = _line_of(text, "waivers", position)
+        source = f"{where}:{line}" if line else where
+        missing = [k for k in ("code", "path", "reason")
+                   if not isinstance(entry, dict) or not isinstance(entry.get(k), str) or not entry[k].strip()]
+        if missing:
+            problems.append(CONFIG_INVALID.at(where, line, f"waiver {position + 1} lacks {', '.join(missing)} "
+                                              "(code, path glob and a reason are required); it is ignored"))
+            continue
+        expires, error = _date(entry.get("expires"))
+        if error:
+            problems.append(CONFIG_INVALID.at(where, line, f"waiver {position + 1}: {error}; it is ignored"))
+            continue
+        found.append(Waiver(code=entry["code"].strip().upper(), path=entry["path"].strip(),
+                            reason=entry["reason"].strip(), source=source, expires=expires))
+    return found
+
+
+def _date(raw: Any) -> tuple[dt.date | None, str | None]:
+    if raw is None:
+        return None, None
+    if isinstance(raw, dt.datetime):
+        return raw.date(), None
+    if isinstance(raw, dt.date):
+        return raw, None
+    if isinstance(raw, str):
+        try:
+            return dt.date.fromisoformat(raw.strip()), None
+        except ValueError:
+            pass
+    return None, f"expires must be a date (2026-12-31), got {raw!r}"
+
+
+def replace(settings: Settings, **changes: Any) -> Settings:
+    """A copy of ``settings`` with some values changed."""
+    return dataclasses.replace(settings, **changes)

@@ -1,0 +1,100 @@
+"""The CI gate around a check: settings applied to a result, reports written, the exit code.
+
+Pure functions of a :class:`~mlcheck.model.CheckResult` and :class:`~mlcheck.config.Settings`,
+used by the CLI and usable from a script::
+
+    settings = load_settings({"strict": True})
+    result = postprocess(check(paths), settings)
+    sys.exit(exit_code(result, settings))
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import hashlib
+import os
+from typing import Sequence
+
+from mlcheck.config import FORMATS, Settings
+from mlcheck.model import CheckResult, Severity
+from mlcheck.reporters import ReportOptions, render
+from mlcheck.selection_filter import select_findings
+from mlcheck.waivers import add_findings, apply_waivers
+
+EXIT_OK, EXIT_FINDINGS, EXIT_ERROR = 0, 1, 2
+
+
+def postprocess(result: CheckResult, settings: Settings, today: dt.date | None = None) -> CheckResult:
+    """Waivers first (so an ignored code does not make its waiver look unused), then the
+    configuration's own problems, then ``select``/``ignore``."""
+    result = apply_waivers(result, settings.waivers, settings.base_dir, today)
+    result = add_findings(result, settings.problems)
+    return select_findings(result, settings.select, settings.ignore)
+
+
+def fail_level(settings: Settings) -> Severity:
+    """Warnings fail under ``strict``; errors always do."""
+    return Severity.WARNING if settings.strict else Severity.ERROR
+
+
+def exit_code(result: CheckResult, settings: Settings) -> int:
+    """0 when no finding is at or above the fail level (or ``exit_zero``), else 1."""
+    worst = result.worst_severity()
+    failing = worst is not None and worst >= fail_level(settings)
+    return EXIT_FINDINGS if failing and not settings.exit_zero else EXIT_OK
+
+
+def parse_output(spec: str) -> tuple[str, str]:
+    """``FORMAT:PATH`` -> (format, path); raises ValueError with what to write instead."""
+    name, sep, path = spec.partition(":")
+    name = name.strip().lower()
+    if not sep or not path or name not in FORMATS or name == "auto":
+        choices = "|".join(f for f in FORMATS if f != "auto")
+        raise ValueError(f"--output takes FORMAT:PATH with FORMAT one of {choices}, e.g. "
+                         f"sarif:mlcheck.sarif; got {spec!r}")
+    return name, path
+
+
+def write_outputs(specs: Sequence[str], result: CheckResult, options: ReportOptions) -> list[str]:
+    """Write each ``FORMAT:PATH`` report; returns the paths written. Raises OSError/ValueError."""
+    written = []
+    for spec in specs:
+        name, path = parse_output(spec)
+        rendered = render(name, result, options)
+        folder = os.path.dirname(path)
+        if folder:
+            os.makedirs(folder, exist_ok=True)
+        with open(path, "w", encoding="utf-8", newline="\n") as handle:
+            handle.write(rendered)
+        written.append(path)
+    return written
+
+
+def input_digests(result: CheckResult) -> dict[str, str]:
+    """sha256 of every input file of the result (streamed; stdin and unreadable files omitted)."""
+    digests: dict[str, str] = {}
+    for path in sorted({run.path for run in result.runs}):
+        if path == "-" or not os.path.isfile(path):
+            continue
+        digest = hashlib.sha256()
+        try:
+            with open(path, "rb") as handle:
+                for block in iter(lambda: handle.read(1 << 20), b""):
+                    digest.update(block)
+        except OSError:
+            continue
+        digests[path] = digest.hexdigest()
+    return digests
+
+
+def benchmark_folders(paths: Sequence[str]) -> list[str]:
+    """Each file replaced by its folder (``result_3.txt`` -> its benchmark folder), once each.
+
+    pre-commit passes the changed files; the run count and the score need the whole folder.
+    """
+    folders: list[str] = []
+    for path in paths:
+        folder = path if path == "-" or os.path.isdir(path) else os.path.dirname(path) or "."
+        if folder not in folders:
+            folders.append(folder)
+    return folders

@@ -1,0 +1,74 @@
+"""The checker's package stage: read each package's layout and system descriptions once, run the
+package rules over them, and attach system information and log/system findings to the benchmark
+results. Reading happens here; the rules (``mlcheck/rules/package_*.py``) stay pure.
+"""
+
+from __future__ import annotations
+
+import os
+from collections import Counter
+from dataclasses import replace
+from pathlib import Path
+from typing import Sequence
+
+from mlcheck.model import BenchmarkResult, Finding
+from mlcheck.package import JsonDocument, package_roots, read_json_document, scan_package, system_info
+from mlcheck.rules.package_layout import check_layout
+from mlcheck.rules.package_system import check_logs_against_system, check_system_description
+from mlcheck.rulesets import SUPPORTED_RULESETS, Ruleset, load_ruleset
+
+
+def _inside(path: str, root: str) -> bool:
+    path, root = os.path.abspath(path), os.path.abspath(root)
+    return path == root or path.startswith(root.rstrip(os.sep) + os.sep)
+
+
+def _round_of(root: str, benchmarks: Sequence[BenchmarkResult], forced: Ruleset | None) -> Ruleset:
+    if forced is not None:
+        return forced
+    seen = Counter(b.ruleset for b in benchmarks if b.ruleset and b.folder and _inside(b.folder, root))
+    version = seen.most_common(1)[0][0] if seen else SUPPORTED_RULESETS[-1]
+    return load_ruleset(version)
+
+
+def _package_of(folder: str) -> tuple[str, str] | None:
+    """``(<org> path, system)`` for ``<org>/results/<system>/<benchmark>``."""
+    parts = Path(folder).parts
+    if len(parts) >= 3 and parts[-3] == "results":
+        return str(Path(*parts[:-3])) if len(parts) > 3 else ".", parts[-2]
+    return None
+
+
+def check_packages(paths: Sequence[str], benchmarks: Sequence[BenchmarkResult],
+                   forced: Ruleset | None) -> tuple[list[Finding], list[BenchmarkResult]]:
+    """Package-level findings for the packages among ``paths``, and the benchmark results with
+    their system information and log-versus-system findings added."""
+    findings: list[Finding] = []
+    documents: dict[str, JsonDocument] = {}
+    roots = package_roots(list(paths))
+    for root in roots:
+        ruleset = _round_of(root, benchmarks, forced)
+        layout = scan_package(root)
+        counts = {name: facts.result_files for name, facts in ruleset.benchmarks.items()}
+        findings.extend(check_layout(layout, ruleset.version, counts))
+        for system in sorted({f.system for f in layout.benchmark_folders}):
+            path = os.path.join(root, "systems", f"{system}.json")
+            documents[path] = read_json_document(path)
+            findings.extend(check_system_description(documents[path], os.path.join(root, "results", system),
+                                                     ruleset.version))
+    updated = []
+    for bench in benchmarks:
+        located = _package_of(bench.folder) if bench.folder else None
+        if located is None:
+            updated.append(bench)
+            continue
+        org_path, system = located
+        path = os.path.join(org_path, "systems", f"{system}.json")
+        if path not in documents:
+            documents[path] = read_json_document(path)
+        doc = documents[path]
+        runs = [r.run for r in bench.runs if r.run is not None]
+        extra = check_logs_against_system(bench.folder or "", system, runs, doc)
+        updated.append(replace(bench, system_info=system_info(doc),
+                               findings=tuple(sorted(bench.findings + tuple(extra), key=Finding.sort_key))))
+    return findings, updated

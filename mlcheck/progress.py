@@ -1,0 +1,49 @@
+"""A progress bar on stderr while logs are read, shown only when stderr is a terminal.
+
+The checker knows nothing of it: it calls a ``progress(path)`` callback once per log.
+"""
+
+from __future__ import annotations
+
+import contextlib
+from typing import Callable, Iterator, Sequence
+
+from rich.console import Console
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
+
+from mlcheck.discover import DiscoveryError, discover
+
+#: Fewer logs than this finish before a bar would be worth drawing.
+MIN_LOGS = 20
+
+
+def count_logs(paths: Sequence[str]) -> int | None:
+    """How many logs ``check(paths)`` will read, or None when the paths cannot be walked."""
+    try:
+        refs, _ = discover(list(paths))
+    except (DiscoveryError, OSError):
+        return None
+    return len(refs)
+
+
+@contextlib.contextmanager
+def progress_bar(paths: Sequence[str], enabled: bool = True,
+                 console: Console | None = None) -> Iterator[Callable[[str], None] | None]:
+    """Yield a ``progress(path)`` callback drawing a bar on ``console`` (stderr), or None when
+    disabled, when the console is not a terminal, or when there are few logs."""
+    console = console or Console(stderr=True)
+    if not enabled or not console.is_terminal:
+        yield None
+        return
+    total = count_logs(paths)
+    if total is None or total < MIN_LOGS:
+        yield None
+        return
+    columns = (TextColumn("reading logs"), BarColumn(), MofNCompleteColumn(), TimeRemainingColumn())
+    with Progress(*columns, console=console, transient=True) as bar:
+        task = bar.add_task("logs", total=total)
+
+        def advance(_path: str) -> None:
+            bar.advance(task)
+
+        yield advance

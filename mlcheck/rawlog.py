@@ -1,0 +1,157 @@
+"""Raw console output: recognise what surrounds a ``:::MLLOG`` record and count what was repaired.
+
+The reader asks this module two things about the text in front of a record: which process printed
+it (an OpenMPI/poprun ``[job,rank]<stdout>:`` tag, an ``srun --label`` prefix, or nothing), and
+whether anything besides the tag had to be removed (a ``ts``/``srun`` timestamp, progress-bar text
+ending in ``\\r``, colour codes). :class:`RawStats` counts every such repair and every dropped line
+so that the reader can account for them in one MLC020 finding.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from dataclasses import dataclass, field
+from typing import Iterable
+
+from mlcheck.model import Finding
+from mlcheck.rules import raw_output
+
+Source = tuple[int, int]
+"""(job, rank) of the process that printed a record; job -1 is ``srun --label``."""
+
+_MARKER = ":::MLLOG"
+_MARKER_BYTES = _MARKER.encode()
+_RANK_FILE = re.compile(r"(?:^|[/\\])rank\.(\d+)[/\\](?:stdout|stderr)$")
+TAG = re.compile(r"\[(\d+),(\d+)\]<(?:stdout|stderr)>:")
+ANSI = re.compile(r"\x1b\[[0-9;?]*[ -/]*[@-~]")
+# ISO (``ts "%FT%.T"``, loggers), syslog-like (``ts``), ``date`` (``mpirun --timestamp-output``),
+# relative clock (``ts -s``, ``ts -i``).
+_TIMESTAMP = re.compile(
+    r"\[?(?:\d{4}-\d\d-\d\d[T ]\d\d:\d\d:\d\d(?:[.,]\d+)?(?:Z|[+-]\d\d:?\d\d)?"
+    r"|(?:[A-Z][a-z]{2} )?[A-Z][a-z]{2} [ \d]\d \d\d:\d\d:\d\d(?:\.\d+)?(?: \d{4})?"
+    r"|\d\d:\d\d:\d\d(?:\.\d+)?)\]? ?")
+_SRUN_LABEL = re.compile(r" *(\d+): ")
+
+
+@dataclass(frozen=True, slots=True)
+class Prefix:
+    """What was found in front of a record: its source and whether other text was removed."""
+
+    source: Source | None
+    timestamp: bool
+    extra_text: bool
+    """Text that is neither a tag, a label nor a timestamp (a progress bar, a ``\\r`` splice)."""
+
+
+def read_prefix(text: str) -> Prefix:
+    """Classify the text in front of a record (line start or the end of the previous record)."""
+    if not text:
+        return Prefix(None, False, False)
+    position = 0
+    stamp = _TIMESTAMP.match(text)
+    if stamp is not None:
+        position = stamp.end()
+    tags = list(TAG.finditer(text, position))
+    if tags:
+        last = tags[-1]
+        source: Source | None = (int(last.group(1)), int(last.group(2)))
+        leftover = text[position:tags[0].start()] + text[last.end():]
+        if len(tags) > 1:
+            leftover += "".join(text[a.end():b.start()] for a, b in zip(tags, tags[1:]))
+        return Prefix(source, stamp is not None, bool(leftover.strip()))
+    label = _SRUN_LABEL.match(text, position)
+    if label is not None:
+        return Prefix((-1, int(label.group(1))), stamp is not None,
+                      bool(text[label.end():].strip()))
+    return Prefix(None, stamp is not None, bool(text[position:].strip()))
+
+
+@dataclass
+class RawStats:
+    """Counts of everything the reader repaired or dropped in one file."""
+
+    lines: int = 0
+    records: int = 0
+    noise_lines: int = 0
+    tagged_records: int = 0
+    colour_lines: int = 0
+    crlf_lines: int = 0
+    timestamp_records: int = 0
+    spliced_records: int = 0
+    shared_lines: int = 0
+    kept: int = 0
+    kept_sources: dict[Source, int] = field(default_factory=dict)
+
+    @property
+    def is_raw(self) -> bool:
+        """True when the file is console output rather than a clean result file."""
+        return bool(self.noise_lines or self.tagged_records or self.colour_lines or
+                    self.timestamp_records or self.spliced_records or self.shared_lines)
+
+    def describe(self, copies: str) -> str:
+        """The MLC020 message: one sentence per kind of repair that happened."""
+        parts = [f"raw job output: {self.lines} lines, {self.records} :::MLLOG records read"]
+        if self.kept_sources:
+            ranks = ", ".join(_source_name(s) + f" ({n})" for s, n in sorted(self.kept_sources.items()))
+            untagged = self.kept - sum(self.kept_sources.values())
+            if untagged:
+                ranks += f", untagged output ({untagged})"
+            parts.append(f"records kept from {ranks}")
+        if copies:
+            parts.append(copies)
+        counted = ((self.noise_lines, "lines without a record dropped (launcher, warnings, "
+                    "progress)"),
+                   (self.tagged_records, "rank tags removed"),
+                   (self.colour_lines, "lines stripped of colour codes"),
+                   (self.crlf_lines, "CRLF line ends"),
+                   (self.timestamp_records, "timestamp prefixes removed"),
+                   (self.spliced_records, "records cut out of progress-bar or other text"),
+                   (self.shared_lines, "lines holding several records split into one record each"))
+        parts.extend(f"{count} {what}" for count, what in counted if count)
+        return "; ".join(parts)
+
+
+def _source_name(source: Source) -> str:
+    job, rank = source
+    return f"srun task {rank}" if job == -1 else f"rank {rank} of job {job}"
+
+
+def source_name(source: Source | None) -> str:
+    """``rank 3 of job 1``, ``srun task 0`` or ``untagged output``."""
+    return "untagged output" if source is None else _source_name(source)
+
+
+def per_rank_note(path: str, shown: str) -> Finding | None:
+    """MLC022 when ``path`` is ``.../rank.N/stdout`` of a per-rank output folder."""
+    match = _RANK_FILE.search(path)
+    if match is None:
+        return None
+    rank_dir = os.path.dirname(os.path.abspath(path))
+    try:
+        siblings = [n for n in os.listdir(os.path.dirname(rank_dir)) if n.startswith("rank.")]
+    except OSError:
+        siblings = []
+    others = max(len(siblings) - 1, 0)
+    return raw_output.PER_RANK_OUTPUT.at(
+        shown, None, f"this is rank {match.group(1)}'s output of a per-rank output folder; "
+        f"the {others} other rank folder{'s' if others != 1 else ''} next to it hold copies and "
+        "were not read")
+
+
+def logging_ranks(lines: Iterable[bytes]) -> dict[int, set[int]]:
+    """The ranks of each job that print records in these lines (the lookahead); the lowest is
+    the logging rank."""
+    ranks: dict[int, set[int]] = {}
+    for raw in lines:
+        if _MARKER_BYTES not in raw or b"]<std" not in raw:
+            continue
+        text = raw.decode("utf-8", errors="replace")
+        start = 0
+        for _ in range(text.count(_MARKER)):
+            marker = text.index(_MARKER, start)
+            tags = list(TAG.finditer(text, start, marker))
+            if tags:
+                ranks.setdefault(int(tags[-1].group(1)), set()).add(int(tags[-1].group(2)))
+            start = marker + len(_MARKER)
+    return ranks

@@ -1,0 +1,210 @@
+"""Reference convergence points (RCPs) of a round, with the statistics the round's record checker
+derived from them: olympic mean, population stdev, minimum acceptable mean, pruning, interpolation.
+
+Rules text: training_rules.adoc §Reference Convergence Points. Engine: mlperf-logging
+``rcp_checker/rcp_checker.py``; the per-round differences (``schemas/rulesets/<X.Y.Z>/rcp.json``)
+are those of the checker at each round's release tag (official-tooling.md §1.6, §1.10). Alpha
+0.05 and the bisection tolerance 1e-4 are the same in every round.
+
+Data: ``mlperf_logging/rcp_checker/training_<X.Y.Z>/rcps_<benchmark>.json`` of the installed
+mlperf-logging, except where the file was edited after the round so that it no longer reproduces
+the round's verdicts or numbers: then ``schemas/rulesets/<X.Y.Z>/rcps_<benchmark>.json`` holds the
+record data with its source.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import math
+import os
+from dataclasses import dataclass
+from functools import lru_cache
+from importlib import resources
+from typing import Any, Mapping, Sequence
+
+from mlcheck.rcp.tdist import one_sided_p_value
+
+ALPHA = 0.05
+TOLERANCE = 1e-4
+
+#: Benchmarks whose runs the RCP checker compares in samples rather than epochs (BERT logs
+#: samples in ``epoch_num``).
+SAMPLE_UNITS = frozenset({"bert"})
+
+
+@dataclass(frozen=True)
+class RoundPolicy:
+    """How a round's record checker computed the RCP test."""
+
+    prune: bool
+    prune_by: str
+    """``min_epochs`` (record checkers up to 4.0.0-rc1) or ``mean`` (since logging commit 39fc7a0)."""
+    stdev_over: str
+    """``trimmed`` (record checkers up to 4.0) or ``full`` (since logging commit 52245a0, 2024)."""
+    source: str
+
+
+@lru_cache(maxsize=None)
+def round_policy(ruleset: str) -> RoundPolicy | None:
+    """``schemas/rulesets/<X.Y.Z>/rcp.json`` validated with ``schemas/rcp-policy.schema.json``, or
+    None for a round mlcheck has no RCP policy for."""
+    import jsonschema  # already loaded by the rulesets
+
+    base = resources.files("mlcheck.schemas")
+    path = base.joinpath("rulesets").joinpath(ruleset).joinpath("rcp.json")
+    if not path.is_file():
+        return None
+    data = json.loads(path.read_text("utf-8"))
+    jsonschema.Draft202012Validator(json.loads(base.joinpath("rcp-policy.schema.json").read_text("utf-8"))
+                                    ).validate(data)
+    return RoundPolicy(prune=data["prune"], prune_by=data["prune_by"], stdev_over=data["stdev_over"],
+                       source=data["source"])
+
+
+@dataclass(frozen=True)
+class Reference:
+    """One RCP record (or an interpolated one) with its statistics."""
+
+    name: str
+    batch_size: int
+    mean: float
+    stdev: float
+    samples: int
+    """How many reference values enter the t-test (trimmed count; 2N when interpolated)."""
+    submission_runs: int
+
+    @property
+    def min_mean(self) -> float:
+        """The smallest submission mean the one-sided t-test accepts (computed on first use)."""
+        return min_acceptable_mean(self.mean, self.stdev, self.samples, self.submission_runs)
+
+
+@dataclass(frozen=True)
+class ReferenceSet:
+    """The RCPs of one benchmark in one round, sorted by batch size, before and after pruning."""
+
+    benchmark: str
+    ruleset: str
+    all: tuple[Reference, ...]
+    used: tuple[Reference, ...]
+    source: str
+    policy: RoundPolicy
+
+
+def trimmed(values: Sequence[float], drop: int) -> list[float]:
+    """The sorted values without the ``drop`` smallest and ``drop`` largest."""
+    ordered = sorted(values)
+    return ordered[drop:len(ordered) - drop]
+
+
+def population_stdev(values: Sequence[float]) -> float:
+    """``numpy.std`` (ddof 0)."""
+    mean = sum(values) / len(values)
+    return math.sqrt(sum((v - mean) ** 2 for v in values) / len(values))
+
+
+@lru_cache(maxsize=4096)
+def min_acceptable_mean(mean: float, stdev: float, reference_samples: int, submission_runs: int) -> float:
+    """Bisection on [0, mean] (tolerance 1e-4) for the smallest submission mean that the one-sided
+    t-test at alpha 0.05 does not reject, the submission counting ``submission_runs - 2`` runs."""
+    if stdev == 0:
+        return mean
+    submission_samples = submission_runs - 2
+    low, high = 0.0, mean
+    middle = (low + high) / 2
+    while high - low > TOLERANCE:
+        p_value = one_sided_p_value(middle, stdev, reference_samples, mean, stdev, submission_samples)
+        if p_value > ALPHA:
+            high = middle
+        else:
+            low = middle
+        middle = (low + high) / 2
+    return middle
+
+
+def interpolate(batch_size: int, low: Reference, high: Reference, submission_runs: int) -> Reference:
+    """A reference at ``batch_size`` between two others: mean and stdev linear in batch size."""
+    share = (batch_size - low.batch_size) / (high.batch_size - low.batch_size)
+    mean = low.mean + share * (high.mean - low.mean)
+    stdev = low.stdev + share * (high.stdev - low.stdev)
+    samples = 2 * submission_runs
+    return Reference(name=f"interpolated between BS {low.batch_size} and BS {high.batch_size}",
+                     batch_size=batch_size, mean=mean, stdev=stdev, samples=samples,
+                     submission_runs=submission_runs)
+
+
+def prune(references: Sequence[Reference], by: str, submission_runs: int) -> tuple[Reference, ...]:
+    """Drop the RCPs with a batch size below the fastest-converging one, then every middle point
+    that converges slower than the interpolation of its neighbours (the record algorithm, with
+    its known off-by-one: logging#368)."""
+    if not references:
+        return ()
+
+    def key(ref: Reference) -> float:
+        return ref.min_mean if by == "min_epochs" else ref.mean
+
+    fastest = min(references, key=key)
+    kept = [r for r in references if r.batch_size >= fastest.batch_size]
+    i = 1
+    while i < len(kept) - 1:
+        between = interpolate(kept[i].batch_size, kept[i - 1], kept[i + 1], submission_runs)
+        if key(kept[i]) > key(between):
+            del kept[i]
+            i -= 1
+        i += 1
+    return tuple(kept)
+
+
+def _record_values(record: Mapping[str, Any]) -> list[float]:
+    values = record.get("Epochs to converge", record.get("samples to converge", []))
+    return [float(v) for v in values]
+
+
+def build_reference_set(benchmark: str, ruleset: str, records: Mapping[str, Any], source: str,
+                        submission_runs: int) -> ReferenceSet:
+    """Statistics of every record, then pruning as the round's policy says."""
+    policy = round_policy(ruleset)
+    if policy is None:
+        raise ValueError(f"no RCP policy for training {ruleset}")
+    drop = 4 if benchmark == "unet3d" else 1
+    built = []
+    for name, record in records.items():
+        values = _record_values(record)
+        kept = trimmed(values, drop)
+        if not kept:
+            continue
+        mean = sum(kept) / len(kept)
+        stdev = population_stdev(kept if policy.stdev_over == "trimmed" else values)
+        built.append(Reference(name=name, batch_size=int(record["BS"]), mean=mean, stdev=stdev,
+                               samples=len(kept), submission_runs=submission_runs))
+    ordered = tuple(sorted(built, key=lambda r: r.batch_size))
+    used = prune(ordered, policy.prune_by, submission_runs) if policy.prune else ordered
+    return ReferenceSet(benchmark, ruleset, ordered, used, source, policy)
+
+
+def _official_rcp_folder(ruleset: str) -> str | None:
+    spec = importlib.util.find_spec("mlperf_logging")  # no import: the package is slow to load
+    if spec is None or not spec.submodule_search_locations:
+        return None
+    return os.path.join(list(spec.submodule_search_locations)[0], "rcp_checker", f"training_{ruleset}")
+
+
+@lru_cache(maxsize=None)
+def load_references(benchmark: str, ruleset: str, submission_runs: int) -> ReferenceSet | None:
+    """The RCPs of a benchmark in a round, or None when the round has none for it."""
+    if round_policy(ruleset) is None:
+        return None
+    name = f"rcps_{benchmark}.json"
+    record_copy = resources.files("mlcheck.schemas").joinpath("rulesets").joinpath(ruleset).joinpath(name)
+    if record_copy.is_file():
+        data = json.loads(record_copy.read_text("utf-8"))
+        return build_reference_set(benchmark, ruleset, data["records"], data["source"], submission_runs)
+    folder = _official_rcp_folder(ruleset)
+    if folder is None or not os.path.isfile(os.path.join(folder, name)):
+        return None
+    with open(os.path.join(folder, name), encoding="utf-8") as handle:
+        records = json.load(handle)
+    return build_reference_set(benchmark, ruleset, records,
+                               f"mlperf-logging rcp_checker/training_{ruleset}/{name} (installed)",
+                               submission_runs)

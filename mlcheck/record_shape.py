@@ -1,0 +1,59 @@
+"""The shape of one ``:::MLLOG`` record: the JSON object must carry a key, a time and metadata.
+
+Each problem becomes a finding at the record's physical line (MLC005-MLC008); a record that passes
+becomes an :class:`~mlcheck.model.Event`.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Iterator, Union
+
+from mlcheck.model import Event, Finding
+from mlcheck.rules import reading as rules
+
+
+def validate_record(record: object, line_no: int, path: str) -> Iterator[Union[Event, Finding]]:
+    """The event of a decoded record, or the findings that say why it is not one."""
+    if not isinstance(record, dict):
+        yield rules.RECORD_NOT_OBJECT.at(path, line_no,
+                      f"the record is a JSON {_json_type(record)}, not an object with key, value, "
+                      "time_ms and metadata")
+        return
+    key = record.get("key")
+    if not isinstance(key, str) or not key:
+        shown = "missing" if "key" not in record else f"{_json_type(key)} {key!r}"
+        yield rules.RECORD_KEY_INVALID.at(path, line_no, f"'key' is {shown}; expected a non-empty string")
+        return
+    time_ms = record.get("time_ms")
+    if isinstance(time_ms, bool) or not isinstance(time_ms, (int, float)) or not math.isfinite(time_ms):
+        shown = "missing" if "time_ms" not in record else f"{_json_type(time_ms)} {time_ms!r}"
+        yield rules.RECORD_TIME_INVALID.at(path, line_no,
+                      f"'time_ms' of {key} is {shown}; expected milliseconds since the epoch as a number")
+        return
+    metadata = record.get("metadata")
+    if not isinstance(metadata, dict):
+        shown = "missing" if "metadata" not in record else f"a JSON {_json_type(metadata)}"
+        yield rules.RECORD_METADATA_INVALID.at(path, line_no,
+                      f"'metadata' of {key} is {shown}; expected an object (the record is kept with "
+                      "empty metadata, the official checker crashes on it)")
+        metadata = {}
+    event_type = record.get("event_type")
+    namespace = record.get("namespace")
+    yield Event(key=key, value=record.get("value"), metadata=metadata, time_ms=float(time_ms),
+                line=line_no, event_type=event_type if isinstance(event_type, str) else None,
+                namespace=namespace if isinstance(namespace, str) else None)
+
+
+def _json_type(value: object) -> str:
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "boolean"
+    if isinstance(value, (int, float)):
+        return "number"
+    if isinstance(value, str):
+        return "string"
+    if isinstance(value, list):
+        return "array"
+    return "object"

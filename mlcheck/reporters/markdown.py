@@ -1,0 +1,83 @@
+"""Markdown for a pull request or ``$GITHUB_STEP_SUMMARY``: the verdict, a score card per
+benchmark folder, the failing rules with where they fail, and the waived findings."""
+
+from __future__ import annotations
+
+from collections import defaultdict
+
+from mlcheck.model import BenchmarkResult, CheckResult, Finding, Severity
+from mlcheck.reporters import ReportOptions, relative_path
+from mlcheck.reporters.text import format_minutes
+
+_ICON = {Severity.ERROR: "❌", Severity.WARNING: "⚠️", Severity.INFO: "ℹ️"}
+MAX_PLACES = 10
+
+
+def cell(text: str) -> str:
+    """Text safe inside a Markdown table cell (no pipes, no line breaks, no raw HTML)."""
+    return (" ".join(text.split()).replace("\\", "\\\\").replace("|", "\\|")
+            .replace("<", "&lt;").replace(">", "&gt;"))
+
+
+def _where(found: Finding, root: str) -> str:
+    return f"`{relative_path(found.path, root)}{':' + str(found.line) if found.line else ''}`"
+
+
+def _rcp(bench: BenchmarkResult) -> str:
+    rcp = bench.rcp
+    if rcp is None:
+        return "—"
+    margin = f" ({rcp.margin_pct:+.2f} %)" if rcp.margin_pct is not None else ""
+    return cell(rcp.verdict + margin)
+
+
+def _score_card(result: CheckResult, root: str) -> list[str]:
+    lines = ["| benchmark | system | division | round | score (min) | valid | runs counted | "
+             "runs dropped | failing runs | RCP |", "|---|---|---|---|--:|---|--:|--:|--:|---|"]
+    for bench in result.benchmarks:
+        score = bench.score
+        failing = sum(1 for r in bench.runs if r.verdict == "fail")
+        valid = "✅ " + cell(score.reason) if score.valid else "❌ " + cell(score.reason)
+        lines.append(f"| {cell(bench.benchmark or '?')} | {cell(bench.system or '?')} | "
+                     f"{cell(bench.division or '?')} | {cell(bench.ruleset or '?')} | "
+                     f"{format_minutes(score.score_min)} | {valid} | {len(score.runs_counted)} | "
+                     f"{len(score.runs_dropped)} | {failing} of {len(bench.runs)} | {_rcp(bench)} |")
+    return lines
+
+
+def render_markdown(result: CheckResult, options: ReportOptions) -> str:
+    """The Markdown summary."""
+    found = result.all_findings()
+    failing = [f for f in found if f.severity >= options.fail_level]
+    counts = {level: sum(1 for f in found if f.severity is level) for level in Severity}
+    verdict = "❌ **mlcheck: fail**" if failing else "✅ **mlcheck: pass**"
+    lines = ["## mlcheck report", "",
+             f"{verdict}: {len(result.runs)} runs, {len(result.benchmarks)} benchmark folders, "
+             f"{counts[Severity.ERROR]} errors, {counts[Severity.WARNING]} warnings, "
+             f"{counts[Severity.INFO]} notes, {len(result.waived)} waived.", ""]
+    if result.benchmarks:
+        lines += ["### Scores", ""] + _score_card(result, options.root) + [""]
+    shown = [f for f in found if f.severity >= max(options.min_severity, Severity.WARNING)]
+    if shown:
+        lines += ["### Findings by rule", ""]
+        by_rule: dict[tuple[str, str], list[Finding]] = defaultdict(list)
+        for item in shown:
+            by_rule[(item.code, item.name)].append(item)
+        order = sorted(by_rule, key=lambda k: (-max(f.severity for f in by_rule[k]), k))
+        for code, name in order:
+            items = by_rule[(code, name)]
+            worst = max(f.severity for f in items)
+            lines.append(f"- {_ICON[worst]} **{code} {name}** ({len(items)} × {worst.label}):")
+            for item in items[:MAX_PLACES]:
+                lines.append(f"  - {_where(item, options.root)}: {cell(item.message)}")
+            if len(items) > MAX_PLACES:
+                lines.append(f"  - … and {len(items) - MAX_PLACES} more")
+        lines.append("")
+    if result.waived:
+        lines += ["### Waived", "", "| code | where | reason | waiver | expires |", "|---|---|---|---|---|"]
+        for waived in result.waived:
+            lines.append(f"| {waived.finding.code} | {_where(waived.finding, options.root)} | "
+                         f"{cell(waived.reason)} | `{cell(waived.waiver)}` | {waived.expires or '—'} |")
+        lines.append("")
+    lines.append("<sub>`mlcheck explain CODE` documents every rule.</sub>")
+    return "\n".join(lines) + "\n"

@@ -1,0 +1,190 @@
+"""The MLCommons-style results table: one row per (round, division, system), one column per
+benchmark (minutes, two decimals), the RCP status, and the system's accelerators and framework
+from ``systems/<system>.json``. Rendered as text (rich), CSV, Markdown or JSON.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+from dataclasses import dataclass, field
+from typing import Any
+
+from rich.console import Console
+from rich.table import Table
+
+from mlcheck.model import BenchmarkResult, CheckResult
+
+TABLE_FORMATS = ("text", "csv", "markdown", "json")
+TABLE_SCHEMA = "mlcheck-results-table/1"
+_FIXED = ("round", "division", "submitter", "system", "accelerator", "accelerators", "framework")
+
+
+@dataclass(frozen=True)
+class Cell:
+    """One benchmark result in the table."""
+
+    minutes: float | None
+    valid: bool
+    rcp: str | None
+    rcp_margin_pct: float | None
+
+    @property
+    def text(self) -> str:
+        if self.minutes is None:
+            return "invalid" if not self.valid else ""
+        return f"{self.minutes:.2f}" + ("" if self.valid else " (invalid)")
+
+
+@dataclass(frozen=True)
+class Row:
+    """One system of one round and division."""
+
+    round: str
+    division: str
+    submitter: str
+    system: str
+    accelerator: str
+    accelerators: int | None
+    framework: str
+    cells: dict[str, Cell] = field(default_factory=dict)
+
+    @property
+    def rcp_text(self) -> str:
+        parts = []
+        for name, cell in sorted(self.cells.items()):
+            if cell.rcp is None:
+                continue
+            margin = f" {cell.rcp_margin_pct:+.2f} %" if cell.rcp_margin_pct is not None and cell.rcp != "skipped" else ""
+            parts.append(f"{name}: {cell.rcp}{margin}" if len(self.cells) > 1 else f"{cell.rcp}{margin}")
+        return "; ".join(parts)
+
+
+def _row_key(bench: BenchmarkResult) -> tuple[str, str, str, str]:
+    division = bench.division or (bench.system_info.division if bench.system_info else None) or "?"
+    return (bench.ruleset or "?", "0" if division == "closed" else division, bench.org or "?", bench.system or "?")
+
+
+def build_rows(result: CheckResult) -> tuple[list[str], list[Row]]:
+    """The benchmark columns (those with a result, sorted) and the rows, sorted by round,
+    division (closed first), submitter and system."""
+    rows: dict[tuple[str, str, str, str], Row] = {}
+    for bench in result.benchmarks:
+        key = _row_key(bench)
+        if key not in rows:
+            info = bench.system_info
+            rows[key] = Row(round=bench.ruleset or "?", division=bench.division or "?",
+                            submitter=(info.submitter if info and info.submitter else bench.org) or "?",
+                            system=_system_label(bench), accelerator=(info.accelerator_model_name if info else None) or "",
+                            accelerators=info.accelerators if info else None,
+                            framework=(info.framework if info else None) or "")
+        rcp = bench.rcp
+        rows[key].cells[bench.benchmark or "?"] = Cell(bench.score.score_min, bench.score.valid,
+                                                      rcp.verdict if rcp else None,
+                                                      rcp.margin_pct if rcp else None)
+    columns = sorted({name for row in rows.values() for name in row.cells})
+    return columns, [rows[k] for k in sorted(rows)]
+
+
+def _system_label(bench: BenchmarkResult) -> str:
+    name = bench.system_info.system_name if bench.system_info else None
+    if name and bench.system and name != bench.system:
+        return f"{name} ({bench.system})"
+    return bench.system or name or "?"
+
+
+def _header(columns: list[str]) -> list[str]:
+    return [*_FIXED, *columns, "rcp"]
+
+
+def _values(row: Row, columns: list[str]) -> list[str]:
+    fixed = [row.round, row.division, row.submitter, row.system, row.accelerator,
+             "" if row.accelerators is None else str(row.accelerators), row.framework]
+    return [*fixed, *(row.cells[c].text if c in row.cells else "" for c in columns), row.rcp_text]
+
+
+def render_csv(result: CheckResult) -> str:
+    """The table as CSV (header line first)."""
+    columns, rows = build_rows(result)
+    out = io.StringIO()
+    writer = csv.writer(out, lineterminator="\n")
+    writer.writerow(_header(columns))
+    for row in rows:
+        writer.writerow(_values(row, columns))
+    return out.getvalue()
+
+
+def render_markdown(result: CheckResult) -> str:
+    """The table as a GitHub-flavoured Markdown table."""
+    columns, rows = build_rows(result)
+    header = _header(columns)
+
+    def line(cells: list[str]) -> str:
+        return "| " + " | ".join(c.replace("|", "\\|") for c in cells) + " |"
+
+    lines = [line(header), "|" + "|".join("---:" if h in columns or h == "accelerators" else "---"
+                                          for h in header) + "|"]
+    lines.extend(line(_values(row, columns)) for row in rows)
+    return "\n".join(lines) + "\n"
+
+
+def table_dict(result: CheckResult) -> dict[str, Any]:
+    """The table as JSON-ready data (``mlcheck-results-table/1``)."""
+    columns, rows = build_rows(result)
+    return {"schema": TABLE_SCHEMA, "benchmarks": columns, "rows": [
+        {"round": r.round, "division": r.division, "submitter": r.submitter, "system": r.system,
+         "accelerator": r.accelerator, "accelerators": r.accelerators, "framework": r.framework,
+         "results": {name: {"minutes": c.minutes, "valid": c.valid, "rcp": c.rcp,
+                            "rcp_margin_pct": c.rcp_margin_pct} for name, c in sorted(r.cells.items())}}
+        for r in rows]}
+
+
+def render_table_json(result: CheckResult) -> str:
+    """The table as deterministic JSON text."""
+    return json.dumps(table_dict(result), indent=2, allow_nan=False) + "\n"
+
+
+def render_table_text(result: CheckResult, console: Console) -> None:
+    """The table on a rich console; columns that hold one value for every row (round, submitter)
+    move to the title. Off a terminal the table is drawn at least 160 columns wide."""
+    columns, rows = build_rows(result)
+    header = _header(columns)
+    shared = [i for i, name in enumerate(header) if name in ("round", "submitter")
+              and len({_values(r, columns)[i] for r in rows}) == 1 and rows]
+    title = "Results in minutes; rcp = reference convergence test (margin to the minimum acceptable mean)"
+    if shared:
+        title = ", ".join(f"{header[i]} {_values(rows[0], columns)[i]}" for i in shared) + ". " + title
+    table = Table(title=title, title_justify="left")
+    for i, name in enumerate(header):
+        if i not in shared:
+            numeric = name in columns or name == "accelerators"
+            table.add_column(name, justify="right" if numeric else "left")
+    for row in rows:
+        values = _values(row, columns)
+        table.add_row(*(v for i, v in enumerate(values) if i not in shared))
+    if not console.is_terminal and console.width < 160:
+        console = Console(file=console.file, width=160, no_color=console.no_color, highlight=False,
+                          color_system=None)
+    console.print(table)
+
+
+def render_table(result: CheckResult, table_format: str) -> str:
+    """CSV, Markdown or JSON text of the table (text goes through :func:`render_table_text`)."""
+    if table_format == "csv":
+        return render_csv(result)
+    if table_format == "markdown":
+        return render_markdown(result)
+    if table_format == "json":
+        return render_table_json(result)
+    raise ValueError(f"unknown table format {table_format!r}; use one of {', '.join(TABLE_FORMATS)}")
+
+
+def table_text(result: CheckResult, table_format: str) -> str:
+    """The table in any of :data:`TABLE_FORMATS` as text (``text``: plain, no colour, 160 columns)."""
+    if table_format != "text":
+        return render_table(result, table_format)
+    buffer = io.StringIO()
+    render_table_text(result, Console(file=buffer, width=160, no_color=True, color_system=None,
+                                      highlight=False))
+    return buffer.getvalue()

@@ -1,0 +1,89 @@
+"""SARIF 2.1.0 for GitHub code scanning and other SARIF viewers.
+
+One ``reportingDescriptor`` per mlcheck rule (with its documentation), one result per finding with
+a repository-relative path and the physical line, and a stable fingerprint that does not move when
+unrelated lines do. Waived findings are kept as results with an accepted external suppression.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import re
+from typing import Any
+from urllib.parse import quote
+
+from mlcheck import __version__
+from mlcheck.model import CheckResult, Finding, Severity
+from mlcheck.reporters import ReportOptions, relative_path, rule_help
+from mlcheck.rules import all_rules
+
+SARIF_SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"
+INFORMATION_URI = "https://github.com/mlcommons/training_policies"
+_LEVEL = {Severity.ERROR: "error", Severity.WARNING: "warning", Severity.INFO: "note"}
+
+
+def fingerprint(found: Finding, uri: str) -> str:
+    """A hash of what identifies a finding: code, file, run and message without line numbers."""
+    message = re.sub(r"\bline \d+", "line", found.message)
+    key = f"{found.code}|{uri}|{found.run_index}|{message}"
+    return hashlib.sha256(key.encode("utf-8")).hexdigest()[:32]
+
+
+def _rules() -> list[dict[str, Any]]:
+    described = []
+    for rule in all_rules():
+        text = rule_help(rule.code)
+        described.append({
+            "id": rule.code, "name": rule.name,
+            "shortDescription": {"text": rule.summary},
+            "fullDescription": {"text": text},
+            "help": {"text": f"{rule.summary}. {text} (mlcheck explain {rule.code})"},
+            "defaultConfiguration": {"level": _LEVEL[rule.severity]},
+            "properties": {"official": rule.official, "tags": ["mlperf", f"family-{rule.code[3]}xx"]},
+        })
+    return described
+
+
+def _result(found: Finding, rule_index: dict[str, int], options: ReportOptions,
+            reason: str | None = None) -> dict[str, Any]:
+    uri = quote(relative_path(found.path, options.root), safe="/:")
+    location: dict[str, Any] = {"artifactLocation": {"uri": uri, "uriBaseId": "%SRCROOT%"}}
+    if found.line is not None:
+        location["region"] = {"startLine": found.line}
+    result: dict[str, Any] = {
+        "ruleId": found.code, "level": _LEVEL[found.severity], "message": {"text": found.message},
+        "locations": [{"physicalLocation": location}],
+        "partialFingerprints": {"mlcheck/v1": fingerprint(found, uri)},
+        "properties": {"official": found.official, "runIndex": found.run_index},
+    }
+    if found.code in rule_index:
+        result["ruleIndex"] = rule_index[found.code]
+    if reason is not None:
+        result["suppressions"] = [{"kind": "external", "status": "accepted", "justification": reason}]
+    return result
+
+
+def sarif_dict(result: CheckResult, options: ReportOptions) -> dict[str, Any]:
+    """The SARIF log as plain data."""
+    rules = _rules()
+    index = {rule["id"]: position for position, rule in enumerate(rules)}
+    results = [_result(f, index, options) for f in result.all_findings()]
+    results += [_result(w.finding, index, options, w.reason) for w in result.waived]
+    failing = any(f.severity >= options.fail_level for f in result.all_findings())
+    return {
+        "$schema": SARIF_SCHEMA, "version": "2.1.0",
+        "runs": [{
+            "tool": {"driver": {"name": "mlcheck", "version": __version__, "semanticVersion": __version__,
+                                "informationUri": INFORMATION_URI, "rules": rules}},
+            "invocations": [{"executionSuccessful": True,
+                             "properties": {"verdict": "fail" if failing else "pass"}}],
+            "columnKind": "unicodeCodePoints",
+            "results": results,
+        }],
+    }
+
+
+def render_sarif(result: CheckResult, options: ReportOptions) -> str:
+    """The SARIF log as deterministic JSON text."""
+    return json.dumps(sarif_dict(result, options), indent=2, allow_nan=False) + "\n"

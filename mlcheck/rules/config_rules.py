@@ -1,0 +1,32 @@
+"""Configuration and waivers (family MLC04x): problems with mlcheck's own settings.
+
+Settings come from ``[tool.mlcheck]`` in ``pyproject.toml`` or a ``.mlcheck.toml`` (the first
+found from the working directory upwards, or ``--config``), then ``MLCHECK_*`` environment
+variables, then the command line. Waivers (``[[tool.mlcheck.waivers]]`` with ``code``, ``path``
+glob, ``reason`` and optional ``expires``) move matching findings to a "waived" section that no
+longer counts for the exit code.
+
+- MLC040 unused-waiver: a waiver matched no finding. Either the problem was fixed (delete the
+  waiver so it cannot hide a future regression) or its ``code``/``path`` are wrong: ``path`` is
+  a glob relative to the config file's folder (``*`` within a folder, ``**`` across folders),
+  ``code`` a code or code prefix (``MLC301``, ``MLC3``).
+- MLC041 config-invalid: the config file is not valid TOML, names an unknown setting, gives a
+  setting a value of the wrong type, or a waiver lacks ``code``, ``path`` or ``reason`` (a waiver
+  without a reason is refused); an ``MLCHECK_*`` variable has a value mlcheck cannot use. The
+  bad part is ignored and the rest applies. Fix: the message names the setting and what it takes.
+- MLC042 waiver-expired: a waiver's ``expires`` date has passed, so it no longer applies and the
+  findings it covered count again. Fix the problem, or renew the waiver with a new reason.
+"""
+
+from __future__ import annotations
+
+from mlcheck.model import Severity
+from mlcheck.rules.base import Rule
+
+UNUSED_WAIVER = Rule("MLC040", "unused-waiver", Severity.WARNING, "a configured waiver matched no finding")
+CONFIG_INVALID = Rule("MLC041", "config-invalid", Severity.ERROR,
+                      "the mlcheck configuration (file or MLCHECK_* variable) has an invalid part")
+WAIVER_EXPIRED = Rule("MLC042", "waiver-expired", Severity.WARNING,
+                      "a waiver's expiry date has passed; its findings count again")
+
+RULES = (UNUSED_WAIVER, CONFIG_INVALID, WAIVER_EXPIRED)

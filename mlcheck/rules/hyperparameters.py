@@ -1,0 +1,104 @@
+"""Closed-division hyper-parameters per benchmark and optimizer (family MLC2xx).
+
+Facts: ``schemas/rulesets/<X.Y.Z>/constraints.json`` (``benchmarks``), from the round's checker of
+record ``training_X.Y.Z/closed_<benchmark>.yaml`` (and ``closed_resnet_{lars,sgd}.yaml``) and the
+hyper-parameter table of ``training_rules.adoc`` §Hyperparameters. Open-division runs are not checked.
+
+- MLC201 closed-hyperparameter-missing: a hyper-parameter the closed benchmark requires is not
+  logged (e.g. ``lars_opt_weight_decay`` for ResNet with LARS, ``opt_lamb_beta_1`` for BERT).
+  Fix: log it with mllog exactly once.
+- MLC202 closed-hyperparameter-invalid: a fixed value, allowed set or formula of the closed rules
+  is not met, e.g. "lars_opt_weight_decay is 3e-05; closed ResNet requires 0.0001 x 2^N (N
+  integer)", RNN-T ``opt_lamb_epsilon`` 1e-9, SGD base LR a multiple of 0.001.
+- MLC203 closed-optimizer-not-allowed: ``opt_name`` is not an optimizer the closed benchmark allows
+  (ResNet: lars or sgd; RNN-T: lamb; RetinaNet: adam). For ResNet the official checker crashes
+  looking for ``closed_resnet_<name>.yaml`` (a "missing file"); the true cause is the optimizer.
+- MLC204 closed-rules-text-constraint: the rules text is stricter than the checker of record:
+  ResNet ``lars_opt_momentum`` 0.9 below a batch of 32k, SGD momentum 0.9 and poly power 2
+  (warnings: the rules name the verifier the source of truth), closed BERT must use LAMB (an
+  error: the checker lets a non-LAMB optimizer through). ``official`` is false: the round's
+  results were accepted under the checker.
+"""
+
+from __future__ import annotations
+
+from typing import Iterator
+
+from mlcheck.constraints import BenchmarkConstraints, Entry, RulesTextCheck, describe, holds, load_constraints, show
+from mlcheck.model import Finding, Severity
+from mlcheck.rules.base import Rule, RunContext
+from mlcheck.rules.key_checks import EntryCodes, evaluate
+from mlcheck.rules.required_keys import KEY_OUT_OF_ORDER, KEY_REPEATED, KEY_VALUES_CONFLICT, METADATA_MISSING
+
+HYPERPARAMETER_MISSING = Rule("MLC201", "closed-hyperparameter-missing", Severity.ERROR,
+                              "a closed-division hyper-parameter is not logged", official=True)
+HYPERPARAMETER_INVALID = Rule("MLC202", "closed-hyperparameter-invalid", Severity.ERROR,
+                              "a closed-division hyper-parameter breaks a fixed value or formula", official=True)
+OPTIMIZER_NOT_ALLOWED = Rule("MLC203", "closed-optimizer-not-allowed", Severity.ERROR,
+                             "the optimizer is not allowed for the closed benchmark", official=True)
+RULES_TEXT_CONSTRAINT = Rule("MLC204", "closed-rules-text-constraint", Severity.WARNING,
+                             "a hyper-parameter breaks the rules text, which the checker does not enforce")
+
+RULES = (HYPERPARAMETER_MISSING, HYPERPARAMETER_INVALID, OPTIMIZER_NOT_ALLOWED, RULES_TEXT_CONSTRAINT)
+
+_CODES = EntryCodes(missing=HYPERPARAMETER_MISSING, invalid=HYPERPARAMETER_INVALID, conflict=KEY_VALUES_CONFLICT,
+                    repeated=KEY_REPEATED, metadata=METADATA_MISSING, order=KEY_OUT_OF_ORDER)
+
+
+def check(ctx: RunContext) -> Iterator[Finding]:
+    """Findings about the closed hyper-parameters of the run's benchmark."""
+    run = ctx.run
+    if run.division != "closed":
+        return
+    bench = load_constraints(ctx.ruleset.version).benchmarks.get(run.benchmark or "")
+    if bench is None:
+        return
+    marker = run.first("submission_benchmark")
+    anchor = marker.line if marker is not None else run.first_line
+    scope = f"closed {bench.title}"
+    yield from evaluate(ctx, bench.keys, _CODES, scope, anchor)
+    yield from _optimizer(ctx, bench, scope, anchor)
+    optimizer = run.value_of(bench.optimizer_key) if bench.optimizer_key else None
+    if isinstance(optimizer, str) and bench.per_optimizer and optimizer in bench.per_optimizer:
+        opt_event = run.first(bench.optimizer_key or "")
+        yield from evaluate(ctx, bench.per_optimizer[optimizer], _CODES, f"{scope} with {optimizer}",
+                            opt_event.line if opt_event is not None else anchor)
+    for rule in bench.rules_text:
+        yield from _rules_text(ctx, bench, rule)
+
+
+def _optimizer(ctx: RunContext, bench: BenchmarkConstraints, scope: str, anchor: int) -> Iterator[Finding]:
+    key = bench.optimizer_key
+    if key is None:
+        return
+    yield from evaluate(ctx, [Entry(key=key, source=bench.optimizer_source, req="EXACTLY_ONE")], _CODES,
+                        scope, anchor)
+    allowed = " or ".join(show(a) for a in bench.optimizers)
+    for event in ctx.run.occurrences(key):
+        if event.value in bench.optimizers:
+            continue
+        hint = ""
+        if bench.per_optimizer:
+            hint = (f"; the official checker looks for closed_{bench.name}_{event.value}.yaml and crashes "
+                    "with a missing-file error instead of saying so")
+        yield ctx.at(OPTIMIZER_NOT_ALLOWED, event.line,
+                     f"{key} is {show(event.value)}; {scope} allows {allowed}{hint}")
+
+
+def _rules_text(ctx: RunContext, bench: BenchmarkConstraints, rule: RulesTextCheck) -> Iterator[Finding]:
+    run = ctx.run
+    if rule.optimizer is not None and run.value_of(bench.optimizer_key or "opt_name") != rule.optimizer:
+        return
+    when = ""
+    if rule.applies_when is not None:
+        condition_key = rule.applies_when["key"]
+        if not holds(rule.applies_when["check"], run.value_of(condition_key), run.value_of):
+            return
+        when = f" when {condition_key} is {describe(rule.applies_when['check'])}"
+    for event in run.occurrences(rule.key):
+        if holds(rule.check, event.value, run.value_of):
+            continue
+        yield ctx.at(RULES_TEXT_CONSTRAINT, event.line,
+                     f"{rule.key} is {show(event.value)}; the rules text requires {describe(rule.check)}{when} "
+                     f"for closed {bench.title} ({rule.section}); the checker of record does not enforce it",
+                     severity=Severity.parse(rule.severity))

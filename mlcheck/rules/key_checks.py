@@ -1,0 +1,109 @@
+"""Apply constraint entries (``mlcheck.constraints.Entry``) to a run: occurrences, values, metadata
+and order. Shared by the required-keys and hyper-parameter rule modules, which choose the codes."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Iterable, Iterator
+
+from mlcheck.constraints import Entry, describe, holds, show
+from mlcheck.model import Event, Finding
+from mlcheck.rules.base import Rule, RunContext
+
+_MAX_LISTED = 5
+
+
+@dataclass(frozen=True)
+class EntryCodes:
+    """Which rule reports each kind of problem."""
+
+    missing: Rule
+    invalid: Rule
+    conflict: Rule
+    repeated: Rule
+    metadata: Rule
+    order: Rule
+
+
+def merged(*groups: Iterable[Entry]) -> list[Entry]:
+    """Entries of later groups replace earlier entries for the same key, as a later official
+    config file replaces the messages of an earlier one for that key."""
+    by_key: dict[str, Entry] = {}
+    for group in groups:
+        for entry in group:
+            by_key.pop(entry.key, None)
+            by_key[entry.key] = entry
+    return list(by_key.values())
+
+
+def evaluate(ctx: RunContext, entries: Iterable[Entry], codes: EntryCodes, scope: str,
+             anchor: int | None) -> Iterator[Finding]:
+    """Findings for every entry; ``scope`` names who requires it ("closed ResNet"), ``anchor`` is
+    the line reported for a key that is not logged at all."""
+    run = ctx.run
+    entries = list(entries)
+    wanted = {e.key for e in entries}
+    by_key: dict[str, list[Event]] = {key: [] for key in wanted}
+    for event in run.events:  # one pass, not one per entry: logs can be long
+        if event.key in wanted:
+            by_key[event.key].append(event)
+    groups_done: set[frozenset[str]] = set()
+    for entry in entries:
+        events = tuple(by_key[entry.key])
+        count = run.count(entry.key)
+        if entry.req == "AT_LEAST_ONE_OR":
+            group = frozenset((entry.key, *entry.alternatives))
+            if group not in groups_done and not any(run.count(k) for k in group):
+                groups_done.add(group)
+                names = ", ".join(sorted(group))
+                yield ctx.at(codes.missing, anchor,
+                             f"none of {names} is logged; {scope} requires at least one of them ({entry.source})")
+        elif count == 0 and entry.req in ("EXACTLY_ONE", "AT_LEAST_ONE"):
+            many = "exactly one" if entry.req == "EXACTLY_ONE" else "at least one"
+            yield ctx.at(codes.missing, anchor,
+                         f"{entry.key} is not logged; {scope} requires {many} ({entry.source})")
+        elif count > 1 and entry.req == "EXACTLY_ONE":
+            yield _repeated(ctx, entry, events, codes)
+        yield from _values(ctx, entry, events, codes, scope)
+
+
+def _repeated(ctx: RunContext, entry: Entry, events: tuple[Event, ...], codes: EntryCodes) -> Finding:
+    lines = ", ".join(str(e.line) for e in events[:_MAX_LISTED]) + (", ..." if len(events) > _MAX_LISTED else "")
+    values = [e.value for e in events]
+    if all(v == values[0] for v in values):
+        return ctx.at(codes.repeated, events[1].line,
+                      f"{entry.key} is logged {ctx.run.count(entry.key)} times with the same value "
+                      f"{show(values[0])} (lines {lines}); exactly one is expected (the checker only warns)")
+    differing = next(e for e in events if e.value != values[0])
+    shown = ", ".join(f"{show(e.value)} (line {e.line})" for e in events[:_MAX_LISTED])
+    return ctx.at(codes.conflict, differing.line,
+                  f"{entry.key} is logged {ctx.run.count(entry.key)} times with different values: {shown}; "
+                  f"exactly one is allowed ({entry.source})")
+
+
+def _values(ctx: RunContext, entry: Entry, events: tuple[Event, ...], codes: EntryCodes,
+            scope: str) -> Iterator[Finding]:
+    run = ctx.run
+    first_after = run.first(entry.after) if entry.after else None
+    for index, event in enumerate(events):
+        # The official checker runs submission_* checks on the first occurrence only.
+        official = None if index == 0 or not entry.key.startswith("submission_") else False
+        if entry.check is not None and not holds(entry.check, event.value, run.value_of):
+            yield ctx.at(codes.invalid, event.line,
+                         f"{entry.key} is {show(event.value)}; {scope} requires {describe(entry.check)} "
+                         f"({entry.source})", official=official)
+        missing = [m for m in entry.metadata if m not in event.metadata]
+        if missing:
+            yield ctx.at(codes.metadata, event.line,
+                         f"{entry.key} has no {' or '.join(missing)} in its metadata; {scope} requires "
+                         f"{', '.join(entry.metadata)} ({entry.source})")
+        for field, check in (entry.metadata_check or {}).items():
+            if field in event.metadata and not holds(check, event.metadata[field], run.value_of):
+                yield ctx.at(codes.metadata, event.line,
+                             f"{entry.key} metadata {field} is {show(event.metadata[field])}; {scope} requires "
+                             f"{describe(check)} ({entry.source})")
+        if entry.after and (first_after is None or event.line < first_after.line):
+            where = "is not logged" if first_after is None else f"is first logged at line {first_after.line}"
+            yield ctx.at(codes.order, event.line,
+                         f"{entry.key} at line {event.line} comes before {entry.after}, which {where} "
+                         f"({entry.source})")

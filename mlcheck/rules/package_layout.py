@@ -1,0 +1,116 @@
+"""Package layout (family MLC5xx): ``<org>/{systems,results,benchmarks}``, benchmark folders named
+as the round names them, only ``result_<i>.txt`` files in them.
+
+Rules text: policies submission_rules.adoc §Directory structure (training);
+``mlperf_logging.benchmark_meta`` (benchmark names and result file counts per round).
+
+- MLC506 unknown-benchmark-folder: ``results/<system>/<name>`` is not a benchmark of the round
+  (``resnet50`` instead of ``resnet``). The official package checker prints "Skipping benchmark"
+  and then SUCCESS; mlcheck reports it as an error with the closest valid name. Fix: rename the
+  folder.
+- MLC507 misnamed-result-file: a benchmark folder holds a log that is not named
+  ``result_<i>.txt``, or the indices are not 0..N-1. The official checker counts only
+  ``result_*.txt`` files. Fix: rename to ``result_0.txt`` ... ``result_<N-1>.txt``.
+- MLC508 unknown-file: a file that does not belong in the package (in a benchmark folder anything
+  but ``result_<i>.txt``, ``scaling.json``, ``package_checker_params`` and ``power/``; any file
+  directly under ``results/`` or ``results/<system>/``). It would be uploaded and published. Fix:
+  remove it.
+- MLC509 package-layout-incomplete: the package lacks ``results/`` or ``systems/`` (error), or
+  its ``benchmarks/`` folder lacks ``benchmarks/<benchmark>`` for a benchmark it has results for
+  (warning). A package without any ``benchmarks/`` folder (results only, as in the published
+  results repositories) is accepted.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from typing import Collection, Mapping
+
+from mlcheck.model import Finding, Severity
+from mlcheck.package import PackageLayout
+from mlcheck.rules.base import Rule
+
+UNKNOWN_BENCHMARK_FOLDER = Rule("MLC506", "unknown-benchmark-folder", Severity.ERROR,
+                                "a results folder is not named after a benchmark of the round")
+MISNAMED_RESULT_FILE = Rule("MLC507", "misnamed-result-file", Severity.ERROR,
+                            "a log in a benchmark folder is not named result_<i>.txt (i = 0..N-1)")
+UNKNOWN_FILE = Rule("MLC508", "unknown-file", Severity.ERROR, "a file that does not belong in the package")
+LAYOUT_INCOMPLETE = Rule("MLC509", "package-layout-incomplete", Severity.ERROR,
+                         "the package lacks results/, systems/ or benchmarks/<benchmark>")
+
+RULES = (UNKNOWN_BENCHMARK_FOLDER, MISNAMED_RESULT_FILE, UNKNOWN_FILE, LAYOUT_INCOMPLETE)
+
+_RESULT = re.compile(r"^result_(\d+)\.txt$")
+_ALLOWED = frozenset({"scaling.json", "package_checker_params"})
+_LOG_LIKE = re.compile(r"\.(txt|log|out)(\.gz)?$")
+
+
+def suggest_benchmark(name: str, valid: Collection[str]) -> str | None:
+    """The valid benchmark name closest to a folder name (``resnet50`` → ``resnet``)."""
+    lowered = name.lower()
+    for candidate in sorted(valid, key=len, reverse=True):
+        if lowered.startswith(candidate) or candidate.startswith(lowered):
+            return candidate
+    import difflib  # only needed for a misnamed folder
+
+    close = difflib.get_close_matches(lowered, sorted(valid), n=1, cutoff=0.5)
+    return close[0] if close else None
+
+
+def check_layout(layout: PackageLayout, ruleset: str, run_counts: Mapping[str, int]) -> list[Finding]:
+    """Findings about the layout of one package; ``run_counts`` maps the round's benchmarks to N."""
+    found: list[Finding] = []
+    for needed in ("results", "systems"):
+        if not layout.has(needed):
+            found.append(LAYOUT_INCOMPLETE.at(layout.root, None, f"the package has no {needed}/ folder; "
+                                              "expected <org>/{systems,results,benchmarks}"))
+    for path in layout.stray_result_files:
+        found.append(UNKNOWN_FILE.at(path, None, "files belong in results/<system>/<benchmark>/; "
+                                     "remove this one or move it"))
+    missing_impl: set[str] = set()
+    for folder in layout.benchmark_folders:
+        if folder.name not in run_counts:
+            hint = suggest_benchmark(folder.name, run_counts)
+            advice = f"; rename it to {hint!r}" if hint else ""
+            found.append(UNKNOWN_BENCHMARK_FOLDER.at(folder.path, None, (
+                f"{folder.name!r} is not a benchmark of training {ruleset} (valid: "
+                f"{', '.join(sorted(run_counts))}){advice}. The official checker skips it silently")))
+            continue
+        if layout.has("benchmarks") and folder.name not in layout.implementations:
+            missing_impl.add(folder.name)
+        found.extend(_folder_files(folder.path, folder.files, folder.folders, run_counts[folder.name]))
+    for name in sorted(missing_impl):
+        found.append(LAYOUT_INCOMPLETE.at(os.path.join(layout.root, "benchmarks"), None, (
+            f"no benchmarks/{name}/ with the implementation of {name}, for which the package has "
+            "results"), severity=Severity.WARNING))
+    return found
+
+
+def _folder_files(path: str, files: tuple[str, ...], folders: tuple[str, ...], expected: int) -> list[Finding]:
+    found: list[Finding] = []
+    indices = []
+    for name in files:
+        match = _RESULT.match(name)
+        if match:
+            indices.append(int(match.group(1)))
+        elif name in _ALLOWED:
+            continue
+        elif _LOG_LIKE.search(name) or name.startswith("result"):
+            found.append(MISNAMED_RESULT_FILE.at(os.path.join(path, name), None, (
+                f"{name!r} is not named result_<i>.txt: the official checker ignores it. Rename it "
+                "or remove it")))
+        else:
+            found.append(UNKNOWN_FILE.at(os.path.join(path, name), None, (
+                "a benchmark folder holds only result_<i>.txt files (and scaling.json, "
+                "package_checker_params, power/); remove it")))
+    for name in folders:
+        if name != "power":
+            found.append(UNKNOWN_FILE.at(os.path.join(path, name), None, "unexpected folder in a "
+                                         "benchmark folder; remove it"))
+    wrong = sorted(set(indices) - set(range(expected)))
+    if wrong:
+        found.append(MISNAMED_RESULT_FILE.at(path, None, (
+            f"result file indices {', '.join(map(str, wrong))} fall outside 0..{expected - 1} for a "
+            f"benchmark of {expected} runs"), severity=Severity.WARNING))
+    return found

@@ -1,0 +1,125 @@
+"""The runs of one benchmark folder, taken together (family MLC5xx): same submission values, same
+hyper-parameters, distinct seeds, and compliant runs.
+
+Rules text: training_rules.adoc §Benchmark Results (the N runs of a result use the same system
+and hyper-parameters; only the random seed differs), §Random numbers (seeds logged and
+distinct: the package checker's seed checker), §Division Rules (a closed run with an illegal
+hyper-parameter is not a valid run).
+
+- MLC517 submission-values-differ: runs of one folder log different ``submission_*`` values
+  (org, division, platform, status, benchmark). Fix: rerun or correct the logging.
+- MLC518 seed-missing: a closed-division run logs no ``seed``. The package checker's seed checker
+  fails the folder (the rules make seed logging mandatory from v4.1; the tool checks it for every
+  round today). Fix: log the seed with mllog.
+- MLC519 seed-duplicate: two runs of a folder log the same seed. Fix: seed each run differently.
+- MLC520 hyperparameters-differ: ``global_batch_size`` or a hyper-parameter (``opt_*``, learning
+  rate, warmup, momentum, weight decay, ...) differs between runs of a folder (error in the closed
+  division, warning in the open one). Fix: submit runs of one configuration.
+- MLC521 non-compliant-run: a run breaks a closed-division rule (an MLC2xx
+  error). The official tools drop it as "the one non-converged run" and publish the score of the
+  others; the rules say the run is invalid, so the benchmark result is not valid. mlcheck reports
+  both numbers. Fix: rerun with legal hyper-parameters.
+"""
+
+from __future__ import annotations
+
+from typing import Sequence
+
+from mlcheck.model import Finding, Run, RunResult, Severity
+from mlcheck.rules.base import Rule
+
+SUBMISSION_DIFFERS = Rule("MLC517", "submission-values-differ", Severity.ERROR,
+                          "runs of one benchmark folder log different submission_* values")
+SEED_MISSING = Rule("MLC518", "seed-missing", Severity.ERROR, "a closed-division run logs no seed",
+                    official=True)
+SEED_DUPLICATE = Rule("MLC519", "seed-duplicate", Severity.ERROR,
+                      "two runs of a benchmark folder log the same seed", official=True)
+HYPERPARAMETERS_DIFFER = Rule("MLC520", "hyperparameters-differ", Severity.ERROR,
+                              "runs of one benchmark folder use different hyper-parameters")
+NON_COMPLIANT_RUN = Rule("MLC521", "non-compliant-run", Severity.ERROR,
+                         "a non-compliant run would be dropped as non-converged by the official tools")
+
+RULES = (SUBMISSION_DIFFERS, SEED_MISSING, SEED_DUPLICATE, HYPERPARAMETERS_DIFFER, NON_COMPLIANT_RUN)
+
+_SUBMISSION_KEYS = ("submission_org", "submission_division", "submission_platform", "submission_status",
+                    "submission_benchmark")
+_HP_WORDS = ("learning_rate", "warmup", "momentum", "weight_decay", "epsilon", "beta", "decay",
+             "batch_size", "accumulation", "bn_span", "optimizer")
+_HP_PREFIXES = ("opt_", "lars_", "sgd_", "adam_", "lamb_")
+
+
+def is_hyperparameter(key: str) -> bool:
+    """Keys compared across runs: global batch size, optimizer settings and schedules."""
+    return key.startswith(_HP_PREFIXES) or any(word in key for word in _HP_WORDS)
+
+
+def non_compliant(result: RunResult) -> bool:
+    """A run with an error finding of the closed-division family (MLC2xx)."""
+    return any(f.code.startswith("MLC2") and f.severity is Severity.ERROR for f in result.findings)
+
+
+def _label(run: Run) -> str:
+    return f"{run.path}" + (f" (run {run.index})" if run.index else "")
+
+
+def check_runs(folder: str, runs: Sequence[Run], closed: bool) -> list[Finding]:
+    """Consistency of submission values, hyper-parameters and seeds across the runs of a folder."""
+    if not runs:
+        return []
+    found: list[Finding] = []
+    first = runs[0]
+    for key in _SUBMISSION_KEYS:
+        found.extend(_differs(SUBMISSION_DIFFERS, key, first, runs, Severity.ERROR))
+    keys = sorted({key for run in runs for key in run.key_counts if is_hyperparameter(key)})
+    for key in keys:
+        found.extend(_differs(HYPERPARAMETERS_DIFFER, key, first, runs,
+                              Severity.ERROR if closed else Severity.WARNING))
+    found.extend(_seeds(runs, closed))
+    return found
+
+
+def _differs(rule: Rule, key: str, first: Run, runs: Sequence[Run], severity: Severity) -> list[Finding]:
+    reference = first.first(key)
+    for run in runs[1:]:
+        event = run.first(key)
+        if (reference is None) != (event is None) or (
+                reference is not None and event is not None and event.value != reference.value):
+            ours = "absent" if event is None else repr(event.value)
+            theirs = "absent" if reference is None else repr(reference.value)
+            return [rule.at(run.path, event.line if event else run.first_line, (
+                f"{key} is {ours} here but {theirs} in {_label(first)}"), severity=severity,
+                run_index=run.index)]
+    return []
+
+
+def _seeds(runs: Sequence[Run], closed: bool) -> list[Finding]:
+    found: list[Finding] = []
+    seen: dict[str, Run] = {}
+    for run in runs:
+        seed = run.first("seed")
+        if seed is None:
+            if closed:
+                found.append(SEED_MISSING.at(run.path, run.first_line, "the run logs no seed; the "
+                                             "package checker requires one per run", run_index=run.index))
+            continue
+        text = repr(seed.value)
+        if text in seen:
+            found.append(SEED_DUPLICATE.at(run.path, seed.line, (
+                f"seed {seed.value!r} is also the seed of {_label(seen[text])}; each run needs its own"),
+                run_index=run.index))
+        else:
+            seen[text] = run
+    return found
+
+
+def non_compliant_findings(folder: str, bad: Sequence[RunResult], official_score: float | None) -> list[Finding]:
+    """MLC521 for the non-compliant runs of a folder, with what the official tools would publish."""
+    if not bad:
+        return []
+    names = ", ".join(_label(r.run) if r.run else r.path for r in bad)
+    codes = sorted({f.code for r in bad for f in r.findings if f.code.startswith("MLC2")})
+    official = (f"{official_score:.2f} min" if official_score is not None else "no score")
+    return [NON_COMPLIANT_RUN.at(folder, None, (
+        f"{names} break(s) closed-division rules ({', '.join(codes)}): the official tools drop "
+        f"{'it' if len(bad) == 1 else 'them'} as non-converged and publish {official}; the rules say "
+        "the benchmark result is not valid"))]

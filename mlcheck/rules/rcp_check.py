@@ -1,0 +1,75 @@
+"""Reference convergence points (family MLC5xx): a closed-division benchmark folder must not
+converge faster than the round's RCPs allow.
+
+Rules text: training_rules.adoc §Reference Convergence Points (v1.0+), §Score scaling (v2.0) and
+the RCP normalisation of v2.1 (training_policies#503). Computed as each round's record checker did
+(``mlcheck/rcp``): olympic means, population stdev of the trimmed list, one-sided Student t-test at
+alpha 0.05, interpolation between batch sizes, pruning from 2.0 only. Open division and MiniGo
+are skipped. The JSON report's ``benchmarks[].rcp`` carries the numbers.
+
+- MLC530 rcp-failed: the submission's mean convergence (epochs; BERT: samples) is below the
+  minimum acceptable mean of the RCP at its batch size (or of the interpolated RCP). The round's
+  checker prints "RCP Test Failed: RCP found". Fix: converge slower (hyper-parameters closer to the
+  reference), or ask the review committee: a ``package_checker_params`` file with the line
+  ``rcp-bypass`` in the benchmark or system folder turns MLC530/MLC531 into warnings (mlcheck
+  accepts a trailing newline and the old ``rcp_bypass`` spelling, which the official tools do not).
+- MLC531 rcp-missing: no RCP covers the batch size (above all RCPs, or below all and faster than
+  the smallest). Fix: submit an RCP with that batch size, as the rules require.
+- MLC532 rcp-undetermined: the test cannot be computed: runs log different or no
+  ``global_batch_size``, too many runs did not converge, or the round has no RCP records. The
+  round's checker fails the folder. Fix: log one global batch size in every run.
+- MLC533 rcp-normalised: in 2.1 and later a passing submission that converges faster than the RCP
+  mean has its score multiplied by RCP mean / submission mean. mlcheck applies the factor to the
+  score and writes nothing (the official tool writes ``scaling.json`` into your folder).
+"""
+
+from __future__ import annotations
+
+from mlcheck.model import Finding, RcpResult, Severity
+from mlcheck.rules.base import Rule
+
+RCP_FAILED = Rule("MLC530", "rcp-failed", Severity.ERROR,
+                  "the submission converges faster than the RCP test allows", official=True)
+RCP_MISSING = Rule("MLC531", "rcp-missing", Severity.ERROR,
+                   "no reference convergence point covers the batch size", official=True)
+RCP_UNDETERMINED = Rule("MLC532", "rcp-undetermined", Severity.ERROR,
+                        "the RCP test cannot be computed for the folder", official=True)
+RCP_NORMALISED = Rule("MLC533", "rcp-normalised", Severity.INFO,
+                      "the score was normalised to the RCP mean (2.1+)")
+
+RULES = (RCP_FAILED, RCP_MISSING, RCP_UNDETERMINED, RCP_NORMALISED)
+
+
+def _number(value: float | None) -> str:
+    if value is None:
+        return "?"
+    return f"{value:,.0f}" if abs(value) >= 1e4 else f"{value:.2f}"
+
+
+def rcp_findings(folder: str, result: RcpResult, normalised: bool = False,
+                 bypass: str | None = None) -> list[Finding]:
+    """The findings that tell a folder's RCP result (none for a plain pass or a skip).
+
+    ``bypass`` names a ``package_checker_params`` asking for ``rcp-bypass``: a failed or missing
+    RCP is then a warning (the committee reviews it); "cannot be computed" is never bypassed.
+    """
+    severity = Severity.WARNING if bypass else None
+    note = (f"; rcp-bypass requested in {bypass}: be ready to have it reviewed by the submission "
+            "committee") if bypass else ""
+    if result.verdict == "fail" and result.reference_mean is not None:
+        refs = " and ".join(f"BS {b}" for b in result.reference_batch_sizes)
+        return [RCP_FAILED.at(folder, None, (
+            f"global batch size {result.batch_size}: submission mean {_number(result.submission_mean)} "
+            f"{result.unit} is below the minimum acceptable mean {_number(result.min_acceptable_mean)} "
+            f"(margin {result.margin_pct:+.2f} %; reference mean {_number(result.reference_mean)} from "
+            f"{result.reference} [{refs}]; {result.source}){note}"), severity=severity)]
+    if result.verdict == "missing":
+        return [RCP_MISSING.at(folder, None, result.reason + note, severity=severity)]
+    if result.verdict == "fail":
+        return [RCP_UNDETERMINED.at(folder, None, f"RCP test failed: {result.reason}")]
+    if normalised and result.normalization_factor is not None and result.normalization_factor > 1.0:
+        return [RCP_NORMALISED.at(folder, None, (
+            f"submission mean {_number(result.submission_mean)} {result.unit} is below the RCP mean "
+            f"{_number(result.reference_mean)}: score multiplied by {result.normalization_factor:.4f} "
+            "(no scaling.json written)"))]
+    return []

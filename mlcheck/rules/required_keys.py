@@ -1,0 +1,105 @@
+"""Log structure: the keys every run must log, their counts, values, metadata and order (MLC1xx).
+
+Facts: ``schemas/rulesets/<X.Y.Z>/constraints.json`` (``common``, ``closed_common``, ``open_common``),
+taken from the round's checker of record, ``training_X.Y.Z/{common,closed_common,open_common}.yaml``.
+``run_start``/``run_stop`` are covered by MLC101-MLC104, the closed hyper-parameters by MLC2xx.
+
+- MLC105 required-key-missing: a key the round requires is not logged (``submission_*``,
+  ``cache_clear``, ``init_start``, ``init_stop``, ``train_samples``, ``eval_samples``,
+  ``gradient_accumulation_steps`` in the closed division, ``epoch_start`` or ``block_start``, ...).
+  Fix: log it with mllog (``mllog.constants``) once, before ``run_start`` for configuration keys.
+- MLC106 key-values-conflict: a key required exactly once is logged several times with different
+  values (e.g. two ranks with different configurations). The official checker fails the file.
+- MLC107 key-repeated: a key required exactly once is logged several times with the same value
+  (typically every rank logs it). The official checker only warns; log it from rank 0 only.
+- MLC108 submission-value-invalid: a ``submission_*`` value is empty or not allowed
+  (``submission_division`` closed/open; ``submission_status`` cloud/onprem/preview/research;
+  ``submission_benchmark`` a benchmark of the round).
+- MLC109 division-logged-late: ``submission_division`` is logged after ``init_stop``. From 2.0 the
+  checker of record sets the init-time limit when it reads the division, so it reports the
+  run's ``init_stop`` as an init-time violation with a limit of 0 min; the true cause is the late
+  division. Fix: log the ``submission_*`` keys at the start of init.
+- MLC110 metadata-missing: an event lacks metadata the checker requires (``epoch_num`` on
+  ``eval_accuracy``, ``eval_start``/``eval_stop``, ``epoch_start``/``epoch_stop``; ``epoch_count``
+  > 0 and ``first_epoch_num`` on ``block_start``; ``first_epoch_num`` on ``block_stop``).
+- MLC111 key-value-invalid: another value check of the round fails (``train_samples``/``eval_samples``
+  empty, ``gradient_accumulation_steps`` not > 0).
+- MLC112 key-out-of-order: ``block_start`` is logged before ``run_start`` (common.yaml requires
+  blocks inside the timed run).
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from typing import Iterator
+
+from mlcheck.constraints import load_constraints
+from mlcheck.model import Finding, Severity
+from mlcheck.rules.base import Rule, RunContext
+from mlcheck.rules.key_checks import EntryCodes, evaluate, merged
+
+REQUIRED_KEY_MISSING = Rule("MLC105", "required-key-missing", Severity.ERROR,
+                            "a key the round requires is not logged", official=True)
+KEY_VALUES_CONFLICT = Rule("MLC106", "key-values-conflict", Severity.ERROR,
+                           "a key required once is logged several times with different values", official=True)
+KEY_REPEATED = Rule("MLC107", "key-repeated", Severity.WARNING,
+                    "a key required once is logged several times with the same value")
+SUBMISSION_VALUE_INVALID = Rule("MLC108", "submission-value-invalid", Severity.ERROR,
+                                "a submission_* value is empty or not allowed", official=True)
+DIVISION_LOGGED_LATE = Rule("MLC109", "division-logged-late", Severity.ERROR,
+                            "submission_division is logged after init_stop", official=True)
+METADATA_MISSING = Rule("MLC110", "metadata-missing", Severity.ERROR,
+                        "an event lacks metadata the round requires (epoch_num, ...)", official=True)
+KEY_VALUE_INVALID = Rule("MLC111", "key-value-invalid", Severity.ERROR,
+                         "a logged value fails a check of the round", official=True)
+KEY_OUT_OF_ORDER = Rule("MLC112", "key-out-of-order", Severity.ERROR,
+                        "an event is logged before the event it must follow", official=True)
+
+RULES = (REQUIRED_KEY_MISSING, KEY_VALUES_CONFLICT, KEY_REPEATED, SUBMISSION_VALUE_INVALID,
+         DIVISION_LOGGED_LATE, METADATA_MISSING, KEY_VALUE_INVALID, KEY_OUT_OF_ORDER)
+
+_CODES = EntryCodes(missing=REQUIRED_KEY_MISSING, invalid=KEY_VALUE_INVALID, conflict=KEY_VALUES_CONFLICT,
+                    repeated=KEY_REPEATED, metadata=METADATA_MISSING, order=KEY_OUT_OF_ORDER)
+_SUBMISSION_CODES = EntryCodes(missing=REQUIRED_KEY_MISSING, invalid=SUBMISSION_VALUE_INVALID,
+                               conflict=KEY_VALUES_CONFLICT, repeated=KEY_REPEATED,
+                               metadata=METADATA_MISSING, order=KEY_OUT_OF_ORDER)
+
+
+def check(ctx: RunContext) -> Iterator[Finding]:
+    """Findings about the keys of common / closed_common / open_common."""
+    data = load_constraints(ctx.ruleset.version)
+    run = ctx.run
+    division = run.division
+    groups = [data.common]
+    scope = "every run"
+    if division == "closed":
+        groups.append(data.closed_common)
+        scope = "the closed division"
+    elif division == "open":
+        groups.append(data.open_common)
+        scope = "the open division"
+    entries = merged(*groups)
+    bench = data.benchmarks.get(run.benchmark or "") if division == "closed" else None
+    if bench is not None:  # the benchmark's own entries replace these (reported as MLC2xx)
+        own = {e.key for e in bench.keys}
+        entries = [e for e in entries if e.key not in own]
+    # MLC011 (unknown-benchmark) already reports a missing or unknown submission_benchmark.
+    entries = [replace(e, check=None) if e.key == "submission_benchmark" else e for e in entries
+               if e.key != "submission_benchmark" or run.count(e.key) > 1]
+    submission = [e for e in entries if e.key.startswith("submission_")]
+    others = [e for e in entries if not e.key.startswith("submission_")]
+    yield from evaluate(ctx, submission, _SUBMISSION_CODES, scope, run.first_line)
+    yield from evaluate(ctx, others, _CODES, scope, run.first_line)
+    if data.division_sets_init_limit:
+        yield from _division_late(ctx)
+
+
+def _division_late(ctx: RunContext) -> Iterator[Finding]:
+    division, init_stop = ctx.run.first("submission_division"), ctx.run.first("init_stop")
+    if division is None or init_stop is None or division.line < init_stop.line:
+        return
+    yield ctx.at(DIVISION_LOGGED_LATE, division.line,
+                 f"submission_division is logged at line {division.line}, after init_stop (line "
+                 f"{init_stop.line}); the {ctx.ruleset.round} checker reads the init-time limit from the "
+                 "division, so it reports init_stop as exceeding a limit of 0 min. Log the submission_* "
+                 "keys before init_stop")

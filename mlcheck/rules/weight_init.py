@@ -1,0 +1,118 @@
+"""Weight initialisation: the closed benchmark's list of initialised tensors (family MLC2xx).
+
+Rounds 1.1-2.1 (RNN-T only in 1.0; MiniGo exempt from 2.0) require one ``weights_initialization``
+event per tensor, with the tensor's name in ``metadata.tensor``, and the names must be exactly the
+reference list of the round's ``training_X.Y.Z/closed_<benchmark>.yaml`` (read from the installed
+mlperf-logging at load time). Facts: ``constraints.json`` ``benchmarks.<bm>.weight_init``.
+
+In 1.1 the checker of record (tag 1.1.0-rc4) only warned ("Failed weights initialization check
+(can be ignored for 1.1.0)"), so these are warnings with ``official: false`` for 1.1; today's
+mlperf-logging (4.1.68) fails such 1.1 logs, which the message says.
+
+- MLC205 weight-init-missing: no ``weights_initialization`` event (mllog keys are case-sensitive:
+  ``WEIGHTS_INITIALIZATION`` does not count), or events without ``metadata.tensor``.
+  Fix: log ``mllog.constants.WEIGHTS_INITIALIZATION`` with ``metadata={'tensor': name}`` per tensor.
+- MLC206 weight-init-tensors-mismatch: the logged tensor names differ from the reference list;
+  the message gives the number of missing and unexpected names and the first few of each.
+"""
+
+from __future__ import annotations
+
+import importlib
+import re
+from collections import Counter
+from functools import lru_cache
+from pathlib import Path
+from typing import Iterator
+
+from mlcheck.constraints import WeightInit, load_constraints
+from mlcheck.model import Finding, Severity
+from mlcheck.rules.base import Rule, RunContext
+
+WEIGHT_INIT_MISSING = Rule("MLC205", "weight-init-missing", Severity.ERROR,
+                           "weights_initialization events are missing", official=True)
+WEIGHT_INIT_MISMATCH = Rule("MLC206", "weight-init-tensors-mismatch", Severity.ERROR,
+                            "the initialised tensors differ from the reference list", official=True)
+
+RULES = (WEIGHT_INIT_MISSING, WEIGHT_INIT_MISMATCH)
+
+_QUOTED = re.compile(r"[\"']([^\"'\n]+)[\"']")
+
+
+@lru_cache(maxsize=None)
+def tensor_list(relative: str) -> tuple[str, ...]:
+    """The reference tensor names of an installed official YAML file's END check.
+
+    The names are read as quoted strings after ``sorted([`` (or ``sorted(['``) in the END record;
+    the file is parsed as YAML, its code is never run.
+    """
+    from mlperf_logging import compliance_checker
+
+    yaml = importlib.import_module("yaml")  # a dependency of mlperf-logging (no type stubs)
+
+    path = Path(compliance_checker.__file__).parent / relative
+    if not path.is_file():  # a later mlperf-logging without this round: nothing to compare with
+        return ()
+    records = yaml.load(path.read_text("utf-8"), Loader=yaml.BaseLoader) or []
+    for record in records:
+        if isinstance(record, dict) and "END" in record:
+            check = str(record["END"].get("CHECK", ""))
+            _, _, reference = check.partition("== sorted(")
+            return tuple(_QUOTED.findall(reference))
+    return ()
+
+
+_KEY = "weights_initialization"
+_SHOWN = 3
+
+
+def check(ctx: RunContext) -> Iterator[Finding]:
+    """Findings about the weights_initialization events of a closed run."""
+    run = ctx.run
+    if run.division != "closed":
+        return
+    bench = load_constraints(ctx.ruleset.version).benchmarks.get(run.benchmark or "")
+    if bench is None or bench.weight_init is None:
+        return
+    init = bench.weight_init
+    reference = tensor_list(init.tensors_from)
+    if not reference:
+        return
+    warn = init.record == "warning"
+    severity, official = (Severity.WARNING, False) if warn else (Severity.ERROR, True)
+    note = _note(init)
+    events = run.occurrences(_KEY)
+    if not events:
+        other = next((e for e in run.events if e.key.lower() == _KEY), None)
+        hint = f" (line {other.line} logs {other.key!r}; keys are case-sensitive)" if other else ""
+        yield ctx.at(WEIGHT_INIT_MISSING, other.line if other else run.first_line,
+                     f"{_KEY} is not logged{hint}; closed {bench.title} requires one event per initialised "
+                     f"tensor ({len(reference)} names, {init.source}){note}", severity=severity, official=official)
+        return
+    untagged = [e for e in events if "tensor" not in e.metadata]
+    if untagged:
+        yield ctx.at(WEIGHT_INIT_MISSING, untagged[0].line,
+                     f"{len(untagged)} {_KEY} event(s) have no metadata.tensor (first at line "
+                     f"{untagged[0].line}); each must name its tensor{note}", severity=severity, official=official)
+    logged = Counter(str(e.metadata["tensor"]) for e in events if "tensor" in e.metadata)
+    expected = Counter(reference)
+    missing = sorted((expected - logged).elements())
+    extra = sorted((logged - expected).elements())
+    if missing or extra:
+        yield ctx.at(WEIGHT_INIT_MISMATCH, events[0].line,
+                     f"{_KEY} names {sum(logged.values())} tensor(s); closed {bench.title} expects the "
+                     f"{len(reference)} of {init.tensors_from}: {_summary('missing', missing)}, "
+                     f"{_summary('unexpected', extra)}{note}", severity=severity, official=official)
+
+
+def _summary(label: str, names: list[str]) -> str:
+    if not names:
+        return f"0 {label}"
+    shown = ", ".join(names[:_SHOWN]) + (", ..." if len(names) > _SHOWN else "")
+    return f"{len(names)} {label} ({shown})"
+
+
+def _note(init: WeightInit) -> str:
+    if init.record != "warning":
+        return ""
+    return f". A warning: {init.latest_differs}" if init.latest_differs else ". A warning in this round"

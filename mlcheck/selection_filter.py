@@ -1,0 +1,68 @@
+"""``--select`` / ``--ignore``: keep or drop findings by code prefix, after the check.
+
+Both are post-processing of a :class:`~mlcheck.model.CheckResult` (the checker always runs every
+rule), so the library and the CLI share them and a rule never looks at the command line.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from typing import Callable, Iterable, Sequence
+
+from mlcheck.model import CheckResult, Finding
+
+FindingTest = Callable[[Finding], bool]
+
+
+def partition_findings(result: CheckResult, keep: FindingTest) -> tuple[CheckResult, tuple[Finding, ...]]:
+    """A copy of ``result`` holding only the findings for which ``keep`` is true, and the others.
+
+    Runs, benchmark folders and top-level findings are filtered alike, so run verdicts (derived
+    from a run's findings) follow. Scores are left as computed.
+    """
+    removed: list[Finding] = []
+
+    def split(found: Iterable[Finding]) -> tuple[Finding, ...]:
+        kept: list[Finding] = []
+        for item in found:
+            (kept if keep(item) else removed).append(item)
+        return tuple(kept)
+
+    runs = tuple(dataclasses.replace(run, findings=split(run.findings)) for run in result.runs)
+    by_identity = {(run.path, run.index): run for run in runs}
+    benchmarks = tuple(
+        dataclasses.replace(bench, findings=split(bench.findings),
+                            runs=tuple(by_identity.get((r.path, r.index), r) for r in bench.runs))
+        for bench in result.benchmarks)
+    top = split(result.findings)
+    unique = tuple(sorted(set(removed), key=Finding.sort_key))
+    return dataclasses.replace(result, runs=runs, benchmarks=benchmarks, findings=top), unique
+
+
+def normalise_prefixes(prefixes: Iterable[str]) -> tuple[str, ...]:
+    """Upper-cased, comma-split, stripped code prefixes (``mlc3, MLC401`` -> ``MLC3``, ``MLC401``)."""
+    found: list[str] = []
+    for item in prefixes:
+        found.extend(part.strip().upper() for part in item.split(",") if part.strip())
+    return tuple(dict.fromkeys(found))
+
+
+def code_matches(code: str, prefixes: Sequence[str]) -> bool:
+    """Whether ``code`` starts with one of the (normalised) prefixes."""
+    return any(code.upper().startswith(prefix) for prefix in prefixes)
+
+
+def select_findings(result: CheckResult, select: Sequence[str] = (),
+                    ignore: Sequence[str] = ()) -> CheckResult:
+    """Keep the findings whose code starts with a ``select`` prefix (all when empty) and with
+    no ``ignore`` prefix. ``ignore`` wins over ``select`` for the same code."""
+    chosen, dropped = normalise_prefixes(select), normalise_prefixes(ignore)
+    if not chosen and not dropped:
+        return result
+
+    def keep(found: Finding) -> bool:
+        if chosen and not code_matches(found.code, chosen):
+            return False
+        return not code_matches(found.code, dropped)
+
+    return partition_findings(result, keep)[0]

@@ -1,0 +1,96 @@
+"""``mlcheck split``: write the runs found in raw job output as ``result_<i>.txt`` files.
+
+Each file holds exactly the ``:::MLLOG`` lines of one run, as the logging rank printed them (byte
+for byte, without rank tag, timestamp, colour codes or line-end ``\\r``), one per line, in order:
+what a result file of the package must be. Runs are told apart as ``mlcheck check`` tells them
+apart (``mlcheck.runs``). The log is streamed; each run goes to a temporary file in the output
+folder, renamed at the end, so a refused overwrite or a failure leaves no half-written result.
+"""
+
+from __future__ import annotations
+
+import os
+from collections import Counter
+from dataclasses import dataclass
+from typing import IO
+
+from mlcheck.model import Finding
+from mlcheck.reader import RecordText, read_records
+from mlcheck.runs import opens_new_run
+
+
+class SplitError(Exception):
+    """The split cannot be done (files exist, output folder not writable); mlcheck exits 2."""
+
+
+@dataclass(frozen=True)
+class SplitResult:
+    """The files written, the number of records in each, and what reading found."""
+
+    written: tuple[str, ...]
+    records: tuple[int, ...]
+    findings: tuple[Finding, ...]
+
+
+def split_log(path: str, out_dir: str, start_index: int = 0, force: bool = False) -> SplitResult:
+    """Write each run of ``path`` to ``out_dir/result_<i>.txt`` from ``start_index`` on.
+
+    Raises :class:`SplitError` when a target exists and ``force`` is false, or when the output
+    folder cannot be written.
+    """
+    _check_target(os.path.join(out_dir, f"result_{start_index}.txt"), force)
+    try:
+        os.makedirs(out_dir, exist_ok=True)
+    except OSError as error:
+        raise SplitError(f"cannot create {out_dir}: {error.strerror or error}") from None
+    temps: list[str] = []
+    counts: list[int] = []
+    findings: list[Finding] = []
+    handle: IO[bytes] | None = None
+    keys: Counter[str] = Counter()
+    try:
+        for item in read_records(path):
+            if not isinstance(item, RecordText):
+                findings.append(item)
+                continue
+            key = item.event.key
+            if handle is None or opens_new_run(keys, key):
+                if handle is not None:
+                    handle.close()
+                temps.append(os.path.join(out_dir, f".result_{start_index + len(temps)}.txt.partial"))
+                handle = open(temps[-1], "wb")
+                counts.append(0)
+                keys.clear()
+            keys[key] += 1
+            handle.write(item.text.encode("utf-8") + b"\n")
+            counts[-1] += 1
+        if handle is not None:
+            handle.close()
+            handle = None
+        targets = [os.path.join(out_dir, f"result_{start_index + i}.txt") for i in range(len(temps))]
+        for target in targets:
+            _check_target(target, force)
+        for temp, target in zip(temps, targets):
+            os.replace(temp, target)
+        temps = []
+    except OSError as error:
+        raise SplitError(f"cannot write into {out_dir}: {error.strerror or error}") from None
+    finally:
+        if handle is not None:
+            handle.close()
+        for temp in temps:
+            _remove(temp)
+    return SplitResult(tuple(targets), tuple(counts), tuple(findings))
+
+
+def _check_target(target: str, force: bool) -> None:
+    if os.path.exists(target) and not force:
+        raise SplitError(f"{target} exists; pass --force to overwrite it, or --start-index to "
+                         "number the new files after it")
+
+
+def _remove(path: str) -> None:
+    try:
+        os.remove(path)
+    except OSError:
+        pass

@@ -1,0 +1,107 @@
+"""Waivers: move findings a project has accepted (with a reason) out of the verdict.
+
+A pure post-processing of a :class:`~mlcheck.model.CheckResult`: the waived findings leave the
+runs, benchmark folders and top level (so verdicts and exit codes ignore them) and are listed in
+``CheckResult.waived`` with the waiver's reason. Unused waivers (MLC040) and expired ones
+(MLC042) become findings of the config file.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import datetime as dt
+import functools
+import os
+import re
+from typing import Sequence
+
+from mlcheck.config import Waiver
+from mlcheck.model import CheckResult, Finding, WaivedFinding
+from mlcheck.rules.base import Rule
+from mlcheck.rules.config_rules import UNUSED_WAIVER, WAIVER_EXPIRED
+from mlcheck.selection_filter import partition_findings
+
+
+@functools.lru_cache(maxsize=256)
+def glob_pattern(glob: str) -> re.Pattern[str]:
+    """A path glob as a regex: ``*`` and ``?`` stay within a folder, ``**`` crosses folders."""
+    parts: list[str] = []
+    index = 0
+    while index < len(glob):
+        if glob.startswith("/**", index) and index + 3 == len(glob):
+            parts.append("(?:/.*)?")  # "folder/**" holds the folder itself too (folder findings)
+            index += 3
+        elif glob.startswith("**/", index):
+            parts.append("(?:.*/)?")
+            index += 3
+        elif glob.startswith("**", index):
+            parts.append(".*")
+            index += 2
+        elif glob[index] == "*":
+            parts.append("[^/]*")
+            index += 1
+        elif glob[index] == "?":
+            parts.append("[^/]")
+            index += 1
+        else:
+            parts.append(re.escape(glob[index]))
+            index += 1
+    return re.compile("".join(parts) + r"/?\Z")
+
+
+def path_matches(glob: str, path: str, base_dir: str) -> bool:
+    """Whether ``path`` (as a finding holds it) matches ``glob`` relative to ``base_dir``, or as given."""
+    pattern = glob_pattern(glob.replace("\\", "/").removeprefix("./"))
+    given = path.replace("\\", "/").removeprefix("./")
+    if pattern.match(given):
+        return True
+    relative = os.path.relpath(os.path.abspath(path), os.path.abspath(base_dir)).replace("\\", "/")
+    return bool(pattern.match(relative))
+
+
+def apply_waivers(result: CheckResult, waivers: Sequence[Waiver], base_dir: str = ".",
+                  today: dt.date | None = None) -> CheckResult:
+    """``result`` with the findings matched by an active waiver moved to ``waived``.
+
+    A waiver whose ``expires`` date is before ``today`` does not apply (MLC042); an active waiver
+    that matches nothing is reported (MLC040).
+    """
+    if not waivers:
+        return result
+    today = today or dt.date.today()
+    active = [w for w in waivers if w.expires is None or w.expires >= today]
+    used: set[int] = set()
+    waived: dict[Finding, WaivedFinding] = {}
+
+    def keep(found: Finding) -> bool:
+        for position, waiver in enumerate(active):
+            if found.code.upper().startswith(waiver.code) and path_matches(waiver.path, found.path, base_dir):
+                used.add(position)
+                expires = waiver.expires.isoformat() if waiver.expires else None
+                waived[found] = WaivedFinding(found, waiver.reason, waiver.source, expires)
+                return False
+        return True
+
+    filtered, _ = partition_findings(result, keep)
+    notes = [_note(UNUSED_WAIVER, w, f"waiver for {w.code} on {w.path!r} matched no finding; "
+                   "delete it if the problem is fixed") for i, w in enumerate(active) if i not in used]
+    notes += [_note(WAIVER_EXPIRED, w, f"waiver for {w.code} on {w.path!r} expired on "
+                    f"{w.expires.isoformat() if w.expires else '?'}; its findings count again")
+              for w in waivers if w not in active]
+    ordered = tuple(waived[f] for f in sorted(waived, key=Finding.sort_key))
+    return dataclasses.replace(filtered, findings=filtered.findings + tuple(notes),
+                               waived=result.waived + ordered)
+
+
+def _note(rule: Rule, waiver: Waiver, message: str) -> Finding:
+    path, _, line = waiver.source.rpartition(":")
+    if not path or not line.isdigit():
+        path, line = waiver.source, ""
+    return rule.at(path, int(line) if line else None, message)
+
+
+def add_findings(result: CheckResult, extra: Sequence[Finding]) -> CheckResult:
+    """``result`` with more top-level findings (configuration problems)."""
+    if not extra:
+        return result
+    return dataclasses.replace(result, findings=result.findings + tuple(extra))

@@ -1,0 +1,148 @@
+"""The command line (issue 2 §7): the README's example, `score`, exit codes, `rules`/`explain`."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner, Result
+
+from mlcheck.cli import main
+
+ROOT = Path(__file__).resolve().parent.parent
+EXAMPLE = ROOT / "fixtures" / "example" / "Acme"
+BAD = ROOT / "fixtures" / "bad"
+# The example's five runs in minutes (run_stop - run_start), fastest and slowest dropped.
+EXAMPLE_SCORE = 15.29
+
+
+def run_cli(*args: str) -> Result:
+    return CliRunner().invoke(main, list(args))
+
+
+def assert_clean_exit(result: Result, code: int) -> None:
+    assert result.exception is None or isinstance(result.exception, SystemExit), result.exception
+    assert "Traceback" not in result.stdout and "Traceback" not in result.stderr
+    assert result.exit_code == code, result.output
+
+
+def test_readme_example_passes() -> None:
+    """`mlcheck check fixtures/example/Acme`: exit 0, a table of five passing runs and the score."""
+    result = run_cli("check", str(EXAMPLE))
+    assert_clean_exit(result, 0)
+    out = result.stdout
+    assert "Acme / acme-t8 / resnet" in out
+    assert out.count(" pass ") == 5 and "fail" not in out
+    assert f"{EXAMPLE_SCORE:.2f} min" in out and "valid" in out and "INVALID" not in out
+    assert "closed division, training 2.0.0" in out
+    assert "Findings" not in out
+    assert result.stderr.strip() == ("mlcheck: 5 runs (0 failing), 1 benchmarks (1 with a valid score), "
+                                     "0 errors, 0 warnings")
+
+
+def test_example_through_the_console_script() -> None:
+    """The installed entry point, in a real process, from the repository root (README command)."""
+    done = subprocess.run([sys.executable, "-c", "from mlcheck.cli import main; main()", "check",
+                           "fixtures/example/Acme"], cwd=ROOT, capture_output=True, timeout=60, check=False)
+    assert done.returncode == 0, done.stderr
+    assert b"15.29 min" in done.stdout and b"Traceback" not in done.stderr
+
+
+def test_score_command() -> None:
+    result = run_cli("score", str(EXAMPLE))
+    assert_clean_exit(result, 0)
+    assert "Acme / acme-t8 / resnet (closed, 2.0.0): 15.29 min" in result.stdout.replace("\n", " ")
+
+
+def test_score_of_an_incomplete_folder_exits_1(tmp_path: Path) -> None:
+    folder = tmp_path / "Acme" / "results" / "acme-t8" / "resnet"
+    shutil.copytree(EXAMPLE / "results" / "acme-t8" / "resnet", folder)
+    (folder / "result_4.txt").unlink()
+    result = run_cli("score", str(tmp_path / "Acme"))
+    assert_clean_exit(result, 1)
+    assert "INVALID" in result.stdout and "4 runs found; the round requires 5" in result.stdout
+    checked = run_cli("check", str(tmp_path / "Acme"))
+    assert_clean_exit(checked, 1)
+    assert "MLC502" in checked.stdout
+
+
+def test_one_result_file_alone_passes() -> None:
+    """A result file named on its own is one run of a folder, not a folder with one run."""
+    result = run_cli("check", str(EXAMPLE / "results" / "acme-t8" / "resnet" / "result_2.txt"))
+    assert_clean_exit(result, 0)
+    assert "MLC502" not in result.stdout
+
+
+def test_json_format_and_summary_on_stderr() -> None:
+    result = run_cli("check", str(EXAMPLE), "--format", "json")
+    assert_clean_exit(result, 0)
+    report = json.loads(result.stdout)
+    assert report["summary"]["verdict"] == "pass" and report["summary"]["runs"] == 5
+    assert result.stderr.startswith("mlcheck: 5 runs")
+
+
+@pytest.mark.parametrize("options,code", [((), 1), (("--exit-zero",), 0), (("--strict",), 1)])
+def test_error_findings_exit_codes(options: tuple[str, ...], code: int) -> None:
+    result = run_cli("check", *options, str(BAD / "invalid_json.txt"))
+    assert_clean_exit(result, code)
+    assert "MLC003" in result.stdout
+
+
+@pytest.mark.parametrize("options,code", [((), 0), (("--strict",), 1), (("--strict", "--exit-zero"), 0)])
+def test_warning_exit_codes(options: tuple[str, ...], code: int) -> None:
+    result = run_cli("check", *options, str(BAD / "invalid_utf8.txt"))
+    assert_clean_exit(result, code)
+
+
+def test_quiet_hides_infos() -> None:
+    loud = run_cli("check", str(BAD / "aborted_but_reached.txt"))
+    quiet = run_cli("check", "-q", str(BAD / "aborted_but_reached.txt"))
+    assert "MLC303" in loud.stdout.split("Findings", 1)[1]
+    assert "MLC303" not in quiet.stdout.split("Findings", 1)[1] and "MLC302" in quiet.stdout
+
+
+def test_usage_errors_exit_2() -> None:
+    assert_clean_exit(run_cli("check"), 2)
+    assert_clean_exit(run_cli("check", "--format", "yaml", str(EXAMPLE)), 2)
+    assert_clean_exit(run_cli("frobnicate"), 2)
+
+
+def test_rules_lists_every_code_once() -> None:
+    result = run_cli("rules")
+    assert_clean_exit(result, 0)
+    codes = [line.split()[0] for line in result.stdout.splitlines() if line.strip()]
+    assert codes == sorted(set(codes))
+    assert {"MLC001", "MLC101", "MLC301", "MLC403", "MLC501"} <= set(codes)
+
+
+def test_explain_prints_the_rule_docs() -> None:
+    result = run_cli("explain", "mlc004")
+    assert_clean_exit(result, 0)
+    assert result.stdout.startswith("MLC004 truncated-record (error)")
+    assert "MLC004 truncated-record: the file ends in the middle of a record" in result.stdout
+    by_name = run_cli("explain", "truncated-record")
+    assert by_name.stdout == result.stdout
+    missing = run_cli("explain", "MLC999")
+    assert_clean_exit(missing, 2)
+    assert "mlcheck rules" in missing.stderr
+
+
+def test_version() -> None:
+    result = run_cli("--version")
+    assert_clean_exit(result, 0)
+    assert result.stdout.startswith("mlcheck, version ")
+
+
+def test_every_subpackage_is_packaged() -> None:
+    """``pip install .`` (the README's first command) ships only the packages listed in
+    pyproject.toml; an editable install hides a missing one."""
+    listed_line = next(line for line in (ROOT / "pyproject.toml").read_text("utf-8").splitlines()
+                       if line.startswith("packages = "))
+    listed = set(json.loads(listed_line.split("=", 1)[1]))
+    found = {".".join(init.parent.relative_to(ROOT).parts)
+             for init in (ROOT / "mlcheck").rglob("__init__.py")}
+    assert found <= listed, sorted(found - listed)

@@ -1,0 +1,224 @@
+"""Configuration (file, environment, command line), waivers and --select/--ignore, through the
+library and the CLI."""
+
+from __future__ import annotations
+
+import datetime as dt
+import json
+import os
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from mlcheck.cli import main
+from mlcheck.config import Waiver, find_config, load_settings
+from mlcheck.model import CheckResult, Finding, Severity
+from mlcheck.selection_filter import select_findings
+from mlcheck.waivers import apply_waivers, path_matches
+
+START_MS = 1652083200000  # 2022-05-09: the training 2.0 period
+
+
+def make_log(index: int = 0, stop: bool = True, minutes: float = 10.0, benchmark: str = "resnet") -> str:
+    """A small open-division run; without ``stop`` it has no run_stop (MLC102)."""
+    run_start = START_MS + 600_000 + index
+    records = [("cache_clear", True, START_MS, {}), ("init_start", None, START_MS + 1, {}),
+               ("submission_benchmark", benchmark, START_MS + 2, {}),
+               ("submission_division", "open", START_MS + 2, {}), ("submission_org", "Acme", START_MS + 2, {}),
+               ("submission_status", "onprem", START_MS + 2, {}),
+               ("submission_platform", "acme-t8", START_MS + 2, {}), ("seed", 4242 + index, START_MS + 2, {}),
+               ("global_batch_size", 3264, START_MS + 2, {}), ("train_samples", 1281167, START_MS + 2, {}),
+               ("eval_samples", 50000, START_MS + 2, {}), ("init_stop", None, run_start - 1, {}),
+               ("run_start", None, run_start, {}),
+               ("block_start", None, run_start + 1, {"first_epoch_num": 1, "epoch_count": 8}),
+               ("eval_start", None, run_start + minutes * 60_000 - 20, {"epoch_num": 8}),
+               ("eval_stop", None, run_start + minutes * 60_000 - 10, {"epoch_num": 8}),
+               ("eval_accuracy", 0.7612, run_start + minutes * 60_000 - 10, {"epoch_num": 8}),
+               ("block_stop", None, run_start + minutes * 60_000 - 5, {"first_epoch_num": 1})]
+    if stop:
+        records.append(("run_stop", None, run_start + minutes * 60_000, {"epoch_num": 8, "status": "success"}))
+    lines = []
+    for key, value, time_ms, extra in records:
+        record = {"namespace": "", "time_ms": time_ms, "event_type": "POINT_IN_TIME", "key": key,
+                  "value": value, "metadata": {"file": "train.py", "lineno": 1, **extra}}
+        lines.append(":::MLLOG " + json.dumps(record))
+    return "\n".join(lines) + "\n"
+
+
+@pytest.fixture
+def failing(tmp_path: Path) -> Path:
+    """A project folder with one log lacking run_stop (MLC102 at its last line)."""
+    logs = tmp_path / "logs"
+    logs.mkdir()
+    (logs / "result_0.txt").write_text(make_log(stop=False), encoding="utf-8")
+    return tmp_path
+
+
+def _cli(args: list[str], cwd: Path, env: dict[str, str] | None = None) -> tuple[int, str, str]:
+    runner = CliRunner()
+    before = os.getcwd()
+    os.chdir(cwd)
+    try:
+        result = runner.invoke(main, args, env={"GITHUB_ACTIONS": "", **(env or {})}, catch_exceptions=False)
+    finally:
+        os.chdir(before)
+    return result.exit_code, result.stdout, result.stderr
+
+
+def _error_codes(failing: Path) -> list[str]:
+    code, out, _ = _cli(["check", "logs", "-f", "json"], failing)
+    assert code == 1
+    return sorted({f["code"] for f in json.loads(out)["findings"] if f["severity"] == "error"})
+
+
+def _write_waivers(folder: Path, codes: list[str], expires: str | None = None) -> None:
+    entries = []
+    for code in codes:
+        entries.append(f'[[tool.mlcheck.waivers]]\ncode = "{code}"\npath = "logs/**"\n'
+                       f'reason = "run lost to a cluster outage; rerun scheduled"\n'
+                       + (f"expires = {expires}\n" if expires else ""))
+    (folder / "pyproject.toml").write_text('[project]\nname = "x"\n\n[tool.mlcheck]\nstrict = false\n\n'
+                                           + "\n".join(entries), encoding="utf-8")
+
+
+def test_waiver_turns_exit_1_into_0_and_lists_the_waived_finding(failing: Path) -> None:
+    codes = _error_codes(failing)
+    assert "MLC102" in codes
+    _write_waivers(failing, codes, expires="2999-12-31")
+    code, out, _ = _cli(["check", "logs", "-f", "json"], failing)
+    report = json.loads(out)
+    assert code == 0, report["findings"]
+    waived = {w["code"]: w for w in report["waived"]}
+    assert waived["MLC102"]["path"] == "logs/result_0.txt" and waived["MLC102"]["line"] == 18
+    assert waived["MLC102"]["reason"].startswith("run lost") and waived["MLC102"]["expires"] == "2999-12-31"
+    assert waived["MLC102"]["waiver"] == f"{failing / 'pyproject.toml'}:7"
+    assert report["summary"]["verdict"] == "pass"
+    code, out, _ = _cli(["check", "logs", "-f", "markdown"], failing)
+    assert code == 0 and "### Waived" in out and "MLC102" in out
+
+
+def test_expired_waiver_no_longer_applies(failing: Path) -> None:
+    codes = _error_codes(failing)
+    _write_waivers(failing, codes, expires="2000-01-01")
+    code, out, _ = _cli(["check", "logs", "-f", "json"], failing)
+    report = json.loads(out)
+    assert code == 1 and report["waived"] == []
+    expired = [f for f in report["findings"] if f["code"] == "MLC042"]
+    assert len(expired) == len(codes) and "expired on 2000-01-01" in expired[0]["message"]
+
+
+def test_unused_waiver_is_a_warning_that_fails_under_strict(tmp_path: Path) -> None:
+    (tmp_path / "logs").mkdir()
+    (tmp_path / "logs" / "result_0.txt").write_text(make_log(), encoding="utf-8")
+    base = _cli(["check", "logs/result_0.txt", "-f", "json"], tmp_path)
+    assert base[0] == 0, base[1]
+    (tmp_path / ".mlcheck.toml").write_text('[[waivers]]\ncode = "MLC301"\npath = "other/**"\n'
+                                            'reason = "x"\n', encoding="utf-8")
+    code, out, _ = _cli(["check", "logs/result_0.txt", "-f", "json"], tmp_path)
+    unused = [f for f in json.loads(out)["findings"] if f["code"] == "MLC040"]
+    assert code == 0 and len(unused) == 1 and unused[0]["line"] == 1
+    assert unused[0]["path"] == str(tmp_path / ".mlcheck.toml")
+    assert _cli(["check", "logs/result_0.txt", "--strict"], tmp_path)[0] == 1
+
+
+def test_waiver_without_reason_is_refused(failing: Path) -> None:
+    (failing / ".mlcheck.toml").write_text('format = "json"\n\n[[waivers]]\ncode = "MLC102"\npath = "logs/*"\n',
+                                           encoding="utf-8")
+    code, out, _ = _cli(["check", "logs"], failing)
+    report = json.loads(out)  # format = "json" from the file applies
+    invalid = [f for f in report["findings"] if f["code"] == "MLC041"]
+    assert code == 1 and report["waived"] == [] and "lacks reason" in invalid[0]["message"]
+    assert invalid[0]["line"] == 3
+
+
+def test_invalid_toml_is_a_finding_with_its_line(failing: Path) -> None:
+    (failing / ".mlcheck.toml").write_text('strict = true\nformat = \n', encoding="utf-8")
+    code, out, _ = _cli(["check", "logs", "-f", "json"], failing)
+    invalid = [f for f in json.loads(out)["findings"] if f["code"] == "MLC041"]
+    assert code == 1 and invalid[0]["line"] == 2 and "not valid TOML" in invalid[0]["message"]
+
+
+def test_precedence_file_then_environment_then_command_line(tmp_path: Path) -> None:
+    (tmp_path / "pyproject.toml").write_text('[tool.mlcheck]\nformat = "markdown"\nstrict = true\n'
+                                             'ignore = ["MLC3"]\nbogus = 1\n', encoding="utf-8")
+    sub = tmp_path / "a" / "b"
+    sub.mkdir(parents=True)
+    assert find_config(sub) == tmp_path / "pyproject.toml"
+    from_file = load_settings({}, cwd=str(sub), environ={})
+    assert (from_file.format, from_file.strict, from_file.ignore) == ("markdown", True, ("MLC3",))
+    assert [f.code for f in from_file.problems] == ["MLC041"] and from_file.problems[0].line == 5
+    env = {"MLCHECK_FORMAT": "sarif", "MLCHECK_STRICT": "0", "MLCHECK_SELECT": "MLC1,MLC4"}
+    from_env = load_settings({}, cwd=str(sub), environ=env)
+    assert (from_env.format, from_env.strict, from_env.select) == ("sarif", False, ("MLC1", "MLC4"))
+    from_cli = load_settings({"format": "junit", "strict": True, "select": ()}, cwd=str(sub), environ=env)
+    assert (from_cli.format, from_cli.strict, from_cli.select) == ("junit", True, ("MLC1", "MLC4"))
+    bad_env = load_settings({}, cwd=str(sub), environ={"MLCHECK_STRICT": "maybe"})
+    assert bad_env.strict is True and bad_env.problems[-1].path == "environment"
+
+
+def test_dot_mlcheck_toml_wins_in_the_same_folder(tmp_path: Path) -> None:
+    (tmp_path / "pyproject.toml").write_text('[tool.mlcheck]\nformat = "markdown"\n', encoding="utf-8")
+    (tmp_path / ".mlcheck.toml").write_text('format = "junit"\n', encoding="utf-8")
+    assert load_settings({}, cwd=str(tmp_path), environ={}).format == "junit"
+    (tmp_path / "plain").mkdir()
+    (tmp_path / "plain" / "pyproject.toml").write_text('[project]\nname = "x"\n', encoding="utf-8")
+    assert find_config(tmp_path / "plain") == tmp_path / ".mlcheck.toml"
+
+
+def test_missing_explicit_config_is_a_usage_error(failing: Path) -> None:
+    code, _, err = _cli(["check", "logs", "--config", "nope.toml"], failing)
+    assert code == 2 and "nope.toml" in err
+
+
+def test_select_and_ignore_by_code_prefix() -> None:
+    findings = tuple(Finding(code, "x", Severity.ERROR, "m", "p", 1) for code in ("MLC102", "MLC301", "MLC402"))
+    result = CheckResult((), (), findings)
+    codes = lambda r: [f.code for f in r.all_findings()]  # noqa: E731
+    assert codes(select_findings(result, select=["mlc3,MLC4"])) == ["MLC301", "MLC402"]
+    assert codes(select_findings(result, ignore=["MLC40"])) == ["MLC102", "MLC301"]
+    assert codes(select_findings(result, select=["MLC"], ignore=["MLC1"])) == ["MLC301", "MLC402"]
+
+
+def test_select_changes_the_exit_code(failing: Path) -> None:
+    assert _cli(["check", "logs", "--ignore", "MLC"], failing)[0] == 0
+    assert _cli(["check", "logs", "--select", "MLC102"], failing)[0] == 1
+    assert _cli(["check", "logs", "--exit-zero"], failing)[0] == 0
+
+
+def test_waiver_globs() -> None:
+    assert path_matches("logs/*.txt", "logs/result_0.txt", ".")
+    assert not path_matches("logs/*.txt", "logs/sub/result_0.txt", ".")
+    assert path_matches("**/result_?.txt", "a/b/result_3.txt", ".")
+    assert path_matches("**/resnet/**", "Org/results/sys/resnet/result_0.txt", ".")
+    assert path_matches("Org/results/sys/resnet/**", "Org/results/sys/resnet", ".")
+    assert not path_matches("Org/results/sys/res/**", "Org/results/sys/resnet", ".")
+
+
+def test_apply_waivers_is_pure_and_dated() -> None:
+    found = Finding("MLC301", "target-not-reached", Severity.ERROR, "m", "r/result_1.txt", 4)
+    result = CheckResult((), (), (found,))
+    waiver = Waiver("MLC3", "r/*", "known", "cfg:2", expires=dt.date(2030, 1, 1))
+    active = apply_waivers(result, [waiver], today=dt.date(2029, 12, 31))
+    assert active.all_findings() == () and active.waived[0].finding == found
+    expired = apply_waivers(result, [waiver], today=dt.date(2030, 1, 2))
+    assert [f.code for f in expired.all_findings()] == ["MLC042", "MLC301"]
+    assert result.all_findings() == (found,)  # input unchanged
+
+
+def test_text_report_lists_waived_findings(failing: Path) -> None:
+    _write_waivers(failing, _error_codes(failing))
+    code, out, _ = _cli(["check", "logs", "--color", "never"], failing)
+    assert code == 0 and "Waived" in out
+    assert "logs/result_0.txt:18: waived MLC102 run-stop-missing" in out and "reason: run lost" in out
+
+
+def test_json_report_with_waived_findings_matches_the_schema(failing: Path) -> None:
+    import jsonschema
+    schema = json.loads((Path(__file__).resolve().parent.parent / "schemas" / "report.schema.json")
+                        .read_text(encoding="utf-8"))
+    _write_waivers(failing, _error_codes(failing), expires="2999-12-31")
+    code, out, _ = _cli(["check", "logs", "-f", "json"], failing)
+    report = json.loads(out)
+    assert code == 0 and report["waived"]
+    jsonschema.Draft202012Validator(schema).validate(report)

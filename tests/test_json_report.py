@@ -1,0 +1,123 @@
+"""The JSON report (issue 2 §8): valid against ``schemas/report.schema.json``, every input file in
+``runs``, deterministic bytes, unrounded minutes."""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+from typing import Any
+
+import jsonschema
+import pytest
+from click.testing import CliRunner
+
+from mlcheck.cli import main
+
+ROOT = Path(__file__).resolve().parent.parent
+EXAMPLE = ROOT / "fixtures" / "example" / "Acme"
+BAD = ROOT / "fixtures" / "bad"
+SCHEMA = json.loads((ROOT / "schemas" / "report.schema.json").read_text("utf-8"))
+
+
+def report_text(*paths: Path, options: tuple[str, ...] = ()) -> str:
+    result = CliRunner().invoke(main, ["check", "--format", "json", *options, *map(str, paths)])
+    assert result.exit_code in (0, 1), result.output
+    assert "Traceback" not in result.stderr
+    return result.stdout
+
+
+def report(*paths: Path) -> dict[str, Any]:
+    loaded: dict[str, Any] = json.loads(report_text(*paths))
+    return loaded
+
+
+def validate(data: dict[str, Any]) -> None:
+    jsonschema.Draft202012Validator.check_schema(SCHEMA)
+    jsonschema.Draft202012Validator(SCHEMA).validate(data)
+
+
+def logs_under(folder: Path) -> set[str]:
+    return {os.path.join(root, name) for root, _, names in os.walk(folder) for name in names
+            if name.endswith((".txt", ".gz"))}
+
+
+def test_example_report_is_valid_and_complete() -> None:
+    data = report(EXAMPLE)
+    validate(data)
+    assert data["schema"] == "mlcheck-report/1" and data["tool"]["name"] == "mlcheck"
+    assert {r["path"] for r in data["runs"]} == logs_under(EXAMPLE)
+    (bench,) = data["benchmarks"]
+    assert (bench["org"], bench["system"], bench["benchmark"], bench["division"], bench["ruleset"]) == (
+        "Acme", "acme-t8", "resnet", "closed", "2.0.0")
+    assert bench["valid"] and len(bench["runs_counted"]) == 3 and len(bench["runs_dropped"]) == 2
+    assert all(r["verdict"] == "pass" and r["official_verdict"] == "pass" for r in data["runs"])
+    assert data["summary"]["verdict"] == "pass" and data["findings"] == []
+
+
+def test_bad_fixtures_report_is_valid_and_lists_every_file() -> None:
+    data = report(BAD)
+    validate(data)
+    assert {r["path"] for r in data["runs"]} == logs_under(BAD)
+    empty = [r for r in data["runs"] if r["path"].endswith("empty.txt")]
+    assert len(empty) == 1 and empty[0]["index"] == 0 and empty[0]["lines"] is None
+    assert [f["code"] for f in empty[0]["findings"]] == ["MLC002"]
+    assert data["summary"]["verdict"] == "fail"
+    every = [f for r in data["runs"] for f in r["findings"]] + [
+        f for b in data["benchmarks"] for f in b["findings"]]
+    assert sorted(map(json.dumps, every)) == sorted(map(json.dumps, data["findings"]))
+
+
+def test_findings_are_sorted_and_carry_lines() -> None:
+    data = report(BAD / "glued_records.txt", BAD / "invalid_json.txt")
+    keys = [(f["path"], f["run_index"] if f["run_index"] is not None else -1, f["line"] or 0, f["code"])
+            for f in data["findings"]]
+    assert keys == sorted(keys)
+    assert [(f["code"], f["line"]) for f in data["findings"]] == [("MLC010", 15), ("MLC003", 14)]
+
+
+def test_output_is_byte_identical_across_runs() -> None:
+    first = report_text(EXAMPLE, BAD)
+    assert first == report_text(EXAMPLE, BAD)
+    assert first.endswith("}\n")
+
+
+def _boundary_ms(path: Path) -> tuple[float, float]:
+    times = {}
+    for line in path.read_text("utf-8").splitlines():
+        record = json.loads(line.split(":::MLLOG", 1)[1])
+        if record["key"] in ("run_start", "run_stop"):
+            times[record["key"]] = record["time_ms"]
+    return times["run_start"], times["run_stop"]
+
+
+def test_minutes_are_unrounded() -> None:
+    data = report(EXAMPLE)
+    minutes = {}
+    for run in data["runs"]:
+        start, stop = _boundary_ms(Path(run["path"]))
+        assert run["time_to_train_min"] == (stop - start) / 60000
+        assert run["duration_min"] == run["time_to_train_min"]
+        minutes[run["path"]] = run["time_to_train_min"]
+    (bench,) = data["benchmarks"]
+    counted = [minutes[r["path"]] for r in bench["runs_counted"]]
+    assert bench["score_min"] == sum(counted) / 3
+    assert bench["score_min"] != round(bench["score_min"], 2)
+    assert round(bench["score_min"], 2) == 15.29
+    ranked = sorted(minutes.values())
+    assert sorted(counted) == ranked[1:4]
+    assert sorted(r["time_to_train_min"] for r in bench["runs_dropped"]) == [ranked[0], ranked[4]]
+
+
+def test_corpus_report_is_valid_and_lists_every_file(corpus: Path) -> None:
+    data = report(corpus)
+    validate(data)
+    assert {r["path"] for r in data["runs"]} == logs_under(corpus)
+    assert len(data["benchmarks"]) == 21
+    assert all(isinstance(b["score_min"], float) for b in data["benchmarks"])
+
+
+@pytest.mark.parametrize("name", ["run_stop_missing.txt", "aborted_but_reached.txt", "base_open.txt"])
+def test_non_converged_runs_have_no_time_to_train(name: str) -> None:
+    (run,) = report(BAD / name)["runs"]
+    assert (run["time_to_train_min"] is None) == (not run["converged"])

@@ -1,0 +1,74 @@
+"""mlcheck's benchmark results against the installed official result summarizer.
+
+The summarizer writes ``summary.json`` into its working directory and ``scaling.json`` files into
+the package, so it runs on a copy in ``tmp_path`` with ``cwd=tmp_path``. Skipped when ../shared
+is absent.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+from mlcheck import check
+
+
+def run_summarizer(corpus: Path, round_name: str, ruleset: str,
+                   tmp_path: Path) -> tuple[list[dict[str, Any]], str]:
+    """Copy ``<round>/Graphcore`` to tmp_path, run the official summarizer there, return its
+    ``summary.json`` rows and its stdout."""
+    shutil.copytree(corpus / round_name / "Graphcore", tmp_path / "Graphcore")
+    done = subprocess.run(
+        [sys.executable, "-m", "mlperf_logging.result_summarizer", "Graphcore", "training", ruleset,
+         "--quiet"], cwd=tmp_path, capture_output=True, text=True, timeout=120, check=False)
+    assert done.returncode == 0, done.stderr[-2000:]
+    rows: list[dict[str, Any]] = json.loads((tmp_path / "summary.json").read_text("utf-8"))
+    return rows, done.stdout
+
+
+def official_minutes(rows: list[dict[str, Any]]) -> dict[tuple[str, str], float | None]:
+    """(system folder, benchmark) -> minutes; the folder is the stem of the row's details_url."""
+    minutes: dict[tuple[str, str], float | None] = {}
+    for row in rows:
+        system = row["details_url"].rsplit("/", 1)[1].removesuffix(".json")
+        for column, value in row.items():
+            if column.endswith(":time_to_train"):
+                benchmark = column.split(":", 1)[0]
+                if value is not None or (system, benchmark) in minutes:
+                    minutes[(system, benchmark)] = value
+    return minutes
+
+
+def mlcheck_minutes(corpus: Path, round_name: str, ruleset: str) -> dict[tuple[str, str], float | None]:
+    result = check([str(corpus / round_name / "Graphcore")], ruleset=ruleset)
+    return {(b.system or "", b.benchmark or ""): b.score.score_min for b in result.benchmarks}
+
+
+def test_training_2_0_scores_match_the_official_summarizer(corpus: Path, tmp_path: Path) -> None:
+    rows, _ = run_summarizer(corpus, "training-2.0", "2.0.0", tmp_path)
+    official = official_minutes(rows)
+    ours = mlcheck_minutes(corpus, "training-2.0", "2.0.0")
+    assert len(ours) == 11 and set(official) == set(ours)
+    for key, minutes in official.items():
+        # summary.json rounds to 10 decimals; the published table to 2.
+        assert minutes is not None and abs(minutes - (ours[key] or 0.0)) < 1e-9, key
+
+
+def test_training_1_1_official_summarizer_refuses_closed_folders(corpus: Path, tmp_path: Path) -> None:
+    """Today's summarizer fails every closed 1.1 folder on the weights-initialization check added
+    after the round (official-tooling.md §1.10); mlcheck scores them as the round did."""
+    rows, stdout = run_summarizer(corpus, "training-1.1", "1.1.0", tmp_path)
+    official = official_minutes(rows)
+    ours = mlcheck_minutes(corpus, "training-1.1", "1.1.0")
+    closed = {key for key in ours if "open" not in key[0]}
+    assert len(ours) == 10 and len(closed) == 7
+    assert stdout.count("CRITICAL ERROR: Too many non-converging runs") == 7
+    for key in closed:
+        assert official.get(key) is None and ours[key] is not None, key
+    for key in set(ours) - closed:  # open division: both agree
+        assert abs((official[key] or 0.0) - (ours[key] or 0.0)) < 1e-9, key
+    assert round(ours[("ipu-pod16-TF1", "resnet")] or 0.0, 2) == 28.33

@@ -1,0 +1,215 @@
+"""Package-level checks (issue 4 §1, §2, §4, §7): constructed packages derived from the bundled
+example ``fixtures/example/Acme``, each with one defect, through the library and the CLI."""
+
+from __future__ import annotations
+
+import json
+import re
+import shutil
+from pathlib import Path
+from typing import Callable
+
+import pytest
+from click.testing import CliRunner
+
+from mlcheck import check
+from mlcheck.cli import main
+from mlcheck.model import Severity
+from mlcheck.package import read_json_document, scan_package
+from mlcheck.rules.package_layout import check_layout, suggest_benchmark
+from mlcheck.rules.package_system import check_system_description
+
+ROOT = Path(__file__).resolve().parent.parent
+EXAMPLE = ROOT / "fixtures" / "example" / "Acme"
+RESNET = Path("results") / "acme-t8" / "resnet"
+SYSTEM = Path("systems") / "acme-t8.json"
+
+
+def make_package(tmp_path: Path) -> Path:
+    package = tmp_path / "Acme"
+    shutil.copytree(EXAMPLE, package)
+    return package
+
+
+def edit_log(path: Path, key: str, value: str) -> None:
+    """Replace the value of the first record of ``key`` (JSON text of the new value)."""
+    text = path.read_text()
+    pattern = re.compile(r'("key": "' + re.escape(key) + r'", "value": )([^,]+)')
+    assert pattern.search(text), key
+    path.write_text(pattern.sub(lambda m: m.group(1) + value, text, count=1))
+
+
+def edit_system(package: Path, change: Callable[[dict[str, object]], None]) -> None:
+    data = json.loads((package / SYSTEM).read_text())
+    change(data)
+    (package / SYSTEM).write_text(json.dumps(data, indent=2))
+
+
+def cli(*args: str) -> tuple[int, str]:
+    result = CliRunner().invoke(main, list(args))
+    assert "Traceback" not in result.output
+    return result.exit_code, result.stdout
+
+
+def codes(package: Path) -> dict[str, list[tuple[str, int | None, Severity]]]:
+    found: dict[str, list[tuple[str, int | None, Severity]]] = {}
+    for f in check([str(package)]).all_findings():
+        found.setdefault(f.code, []).append((f.path, f.line, f.severity))
+    return found
+
+
+def test_example_package_is_clean(tmp_path: Path) -> None:
+    package = make_package(tmp_path)
+    assert codes(package) == {}
+    assert cli("check", str(package))[0] == 0
+
+
+def test_misnamed_benchmark_folder_is_an_error_with_a_suggestion(tmp_path: Path) -> None:
+    package = make_package(tmp_path)
+    (package / RESNET).rename(package / "results" / "acme-t8" / "resnet50")
+    exit_code, out = cli("check", str(package))
+    assert exit_code == 1
+    assert "MLC506" in out and "rename it to 'resnet'" in out
+    assert codes(package)["MLC506"] == [(str(package / "results" / "acme-t8" / "resnet50"), None, Severity.ERROR)]
+
+
+def test_missing_run(tmp_path: Path) -> None:
+    package = make_package(tmp_path)
+    (package / RESNET / "result_4.txt").unlink()
+    found = codes(package)
+    assert "MLC502" in found
+    assert cli("check", str(package))[0] == 1
+
+
+def test_extra_files(tmp_path: Path) -> None:
+    package = make_package(tmp_path)
+    (package / RESNET / "notes.md").write_text("draft")
+    shutil.copy(package / RESNET / "result_0.txt", package / RESNET / "result_0.log")
+    (package / "results" / "README").write_text("x")
+    found = codes(package)
+    assert (str(package / RESNET / "notes.md"), None, Severity.ERROR) in found["MLC508"]
+    assert (str(package / "results" / "README"), None, Severity.ERROR) in found["MLC508"]
+    assert found["MLC507"] == [(str(package / RESNET / "result_0.log"), None, Severity.ERROR)]
+    assert cli("check", str(package))[0] == 1
+
+
+def test_result_index_out_of_range_is_a_warning(tmp_path: Path) -> None:
+    package = make_package(tmp_path)
+    (package / RESNET / "result_4.txt").rename(package / RESNET / "result_7.txt")
+    assert codes(package)["MLC507"] == [(str(package / RESNET), None, Severity.WARNING)]
+
+
+def test_duplicate_seed(tmp_path: Path) -> None:
+    package = make_package(tmp_path)
+    seed = re.search(r'"key": "seed", "value": (\d+)', (package / RESNET / "result_0.txt").read_text())
+    assert seed
+    edit_log(package / RESNET / "result_3.txt", "seed", seed.group(1))
+    found = codes(package)
+    assert found["MLC519"] == [(str(package / RESNET / "result_3.txt"), 8, Severity.ERROR)]
+    assert cli("check", str(package))[0] == 1
+
+
+def test_missing_seed(tmp_path: Path) -> None:
+    package = make_package(tmp_path)
+    log = package / RESNET / "result_2.txt"
+    log.write_text("".join(line for line in log.read_text().splitlines(keepends=True)
+                           if '"key": "seed"' not in line))
+    assert [code for code in codes(package)] == ["MLC518"]
+
+
+def test_missing_system_file(tmp_path: Path) -> None:
+    package = make_package(tmp_path)
+    (package / SYSTEM).unlink()
+    found = codes(package)
+    assert found["MLC510"] == [(str(package / SYSTEM), None, Severity.ERROR)]
+    exit_code, out = cli("check", str(package))
+    assert exit_code == 1 and "MLC510" in out
+
+
+def test_system_json_with_a_missing_field(tmp_path: Path) -> None:
+    package = make_package(tmp_path)
+    edit_system(package, lambda d: d.pop("accelerator_model_name"))
+    found = codes(package)
+    assert found["MLC512"] == [(str(package / SYSTEM), None, Severity.ERROR)]
+    exit_code, out = cli("check", str(package))
+    assert exit_code == 1 and "missing required field(s): accelerator_model_name" in out
+
+
+def test_system_json_values(tmp_path: Path) -> None:
+    package = make_package(tmp_path)
+
+    def change(data: dict[str, object]) -> None:
+        data["number_of_nodes"] = "two"
+        data["cooling"] = "TODO"
+        data["host_storage_type"] = ""
+        data["status"] = "soon"
+    edit_system(package, change)
+    found = codes(package)
+    assert [s for _, _, s in found["MLC512"]] == [Severity.ERROR]
+    assert [s for _, _, s in found["MLC514"]] == [Severity.WARNING]
+    assert [s for _, _, s in found["MLC515"]] == [Severity.WARNING]
+
+
+def test_duplicate_key_and_unreadable_json(tmp_path: Path) -> None:
+    package = make_package(tmp_path)
+    text = (package / SYSTEM).read_text().replace('"cooling": "air",', '"cooling": "air",\n  "cooling": "liquid",')
+    (package / SYSTEM).write_text(text)
+    doc = read_json_document(str(package / SYSTEM))
+    assert doc.duplicate_keys == (("cooling", 30),)  # the line of the second one
+    assert [f.code for f in check_system_description(doc, "results/acme-t8", "2.0.0")] == ["MLC513"]
+    (package / SYSTEM).write_text('{"submitter": "Acme",\n  "division": }')
+    broken = check_system_description(read_json_document(str(package / SYSTEM)), "r", "2.0.0")
+    assert [(f.code, "line 2" in f.message) for f in broken] == [("MLC511", True)]
+    assert cli("check", str(package))[0] == 1
+
+
+def test_logs_disagreeing_with_the_system_json(tmp_path: Path) -> None:
+    package = make_package(tmp_path)
+    edit_system(package, lambda d: d.update(division="open"))
+    found = codes(package)
+    assert (str(package / RESNET / "result_0.txt"), 4, Severity.ERROR) in found["MLC516"]
+    assert cli("check", str(package))[0] == 1
+
+
+def test_submission_values_and_batch_size_differ_across_runs(tmp_path: Path) -> None:
+    package = make_package(tmp_path)
+    edit_log(package / RESNET / "result_2.txt", "submission_platform", '"acme-t16"')
+    edit_log(package / RESNET / "result_3.txt", "global_batch_size", "3200")
+    found = codes(package)
+    assert found["MLC517"] == [(str(package / RESNET / "result_2.txt"), 7, Severity.ERROR)]
+    assert (str(package / RESNET / "result_3.txt"), 9, Severity.ERROR) in found["MLC520"]
+    assert "MLC532" in found  # the RCP test needs one batch size
+
+
+def test_run_with_an_illegal_hyperparameter_is_not_a_non_converged_run(tmp_path: Path) -> None:
+    package = make_package(tmp_path)
+    edit_log(package / RESNET / "result_1.txt", "lars_opt_weight_decay", "3e-05")
+    result = check([str(package)])
+    found = {f.code for f in result.all_findings()}
+    assert {"MLC202", "MLC521"} <= found
+    bench = result.benchmarks[0]
+    assert not bench.score.valid and bench.score.score_min is not None
+    assert "official tools would count it as non-converged" in bench.score.reason
+    assert 1 in bench.score.runs_dropped
+    exit_code, out = cli("score", str(package))
+    assert exit_code == 1 and "INVALID" in out
+
+
+def test_layout_rule_is_pure() -> None:
+    layout = scan_package(str(EXAMPLE))
+    assert check_layout(layout, "2.0.0", {"resnet": 5}) == []
+    assert [f.code for f in check_layout(layout, "2.0.0", {"bert": 10})] == ["MLC506"]
+
+
+@pytest.mark.parametrize("name,expected", [("resnet50", "resnet"), ("BERT", "bert"), ("maskrcn", "maskrcnn"),
+                                           ("unet-3d", "unet3d"), ("gpt3", None)])
+def test_suggest_benchmark(name: str, expected: str | None) -> None:
+    valid = {"bert", "dlrm", "maskrcnn", "minigo", "resnet", "rnnt", "ssd", "unet3d"}
+    assert suggest_benchmark(name, valid) == expected
+
+
+def test_no_results_folder(tmp_path: Path) -> None:
+    package = tmp_path / "Empty"
+    (package / "systems").mkdir(parents=True)
+    layout = scan_package(str(package))
+    assert [f.code for f in check_layout(layout, "2.0.0", {"resnet": 5})] == ["MLC509"]

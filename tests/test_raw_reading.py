@@ -1,0 +1,178 @@
+"""Raw job output: every case of issue 5 read into the same runs as the clean log, with the
+repairs accounted for; the generator's raw versions of the whole shared corpus likewise."""
+
+from __future__ import annotations
+
+import importlib.util
+import sys
+import zlib
+from pathlib import Path
+from typing import Any
+
+import pytest
+from click.testing import CliRunner
+
+from conftest import FIXTURES, ROOT
+from mlcheck.checker import check_log
+from mlcheck.cli import main
+from mlcheck.discover import LogRef, discover
+from mlcheck.model import Finding, RunResult
+
+RAW = FIXTURES / "raw"
+BASE = RAW / "base.txt"
+
+
+def _load_make_raw() -> Any:
+    spec = importlib.util.spec_from_file_location("make_raw", ROOT / "tools" / "make_raw.py")
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    sys.modules["make_raw"] = module
+    spec.loader.exec_module(module)
+    return module
+
+
+make_raw = _load_make_raw()
+
+
+def _results(path: Path | str) -> list[RunResult]:
+    return check_log(LogRef(str(path)), None)
+
+
+def _events(result: RunResult) -> list[tuple[Any, ...]]:
+    assert result.run is not None
+    return [(e.key, e.value, dict(e.metadata), e.time_ms, e.event_type, e.namespace)
+            for e in result.run.events]
+
+
+def _codes(result: RunResult, *, drop: tuple[str, ...] = ("MLC020", "MLC022")) -> list[str]:
+    return sorted(f.code for f in result.findings if f.code not in drop)
+
+
+def _same_runs(raw: list[RunResult], clean: list[RunResult]) -> None:
+    assert len(raw) == len(clean)
+    for got, want in zip(raw, clean):
+        assert _events(got) == _events(want)
+        assert got.time_to_train_min == want.time_to_train_min
+        assert (got.verdict, got.official_verdict) == (want.verdict, want.official_verdict)
+        assert _codes(got) == _codes(want)
+
+
+def _summary(results: list[RunResult]) -> Finding:
+    found = [f for r in results for f in r.findings if f.code == "MLC020"]
+    assert len(found) == 1
+    return found[0]
+
+
+@pytest.mark.parametrize("name", ["mpi_ranks.log", "progress_cr.log", "colour_crlf.log",
+                                  "timestamps.log", "srun_labels.log", "two_processes.log",
+                                  "shared_line.log"])
+def test_raw_fixture_reads_like_the_clean_run(name: str) -> None:
+    raw, clean = _results(RAW / name), _results(BASE)
+    _same_runs(raw, clean)
+    assert _summary(raw).line is None
+
+
+def test_summary_accounts_for_every_line() -> None:
+    message = _summary(_results(RAW / "mpi_ranks.log")).message
+    assert "120 lines" in message and "records kept from rank 0 of job 1 (29)" in message
+    assert "87 copies printed by 3 other ranks dropped" in message
+    assert "4 lines without a record dropped" in message
+
+
+def test_records_of_two_ranks_on_one_line_are_not_glued_records() -> None:
+    raw = _results(RAW / "shared_line.log")
+    assert "MLC010" not in _codes(raw[0])
+    assert "1 lines holding several records" in _summary(raw).message
+
+
+def test_a_clean_file_keeps_no_raw_summary() -> None:
+    assert [f.code for f in _results(BASE)[0].findings] == []
+
+
+def test_conflicting_copy_is_a_warning_at_its_line() -> None:
+    raw = _results(RAW / "rank_conflict.log")
+    conflicts = [f for f in raw[0].findings if f.code == "MLC021"]
+    assert [(f.line, f.severity.label) for f in conflicts] == [(52, "warning")]
+    assert "0.71" in conflicts[0].message and "rank 2 of job 1" in conflicts[0].message
+    assert raw[0].run is not None and raw[0].run.evaluations[0].value == 0.7
+
+
+def test_two_runs_in_one_file() -> None:
+    raw = _results(RAW / "two_runs.log")
+    assert [r.index for r in raw] == [0, 1]
+    _same_runs(raw[:1], _results(BASE))
+    _same_runs(raw[1:], _results(BASE))
+
+
+def test_run_cut_off_by_the_next() -> None:
+    raw = _results(RAW / "cut_off_by_next.log")
+    assert [r.index for r in raw] == [0, 1]
+    assert "MLC102" in _codes(raw[0]) and raw[0].verdict == "fail"
+    _same_runs(raw[1:], _results(BASE))
+
+
+@pytest.mark.parametrize("name,code", [("crash_mid_record.log", "MLC023"),
+                                       ("crash_at_eof.log", "MLC004")])
+def test_crash_is_a_finding_at_the_cut_line(name: str, code: str) -> None:
+    raw = _results(RAW / name)
+    assert [(f.code, f.line) for f in raw[0].findings if f.code == code] == [(code, 19)]
+    outcome = CliRunner().invoke(main, ["check", str(RAW / name)])
+    assert outcome.exit_code == 1
+
+
+def test_per_rank_folder_reads_the_lowest_rank_once() -> None:
+    refs, _ = discover([str(RAW / "per_rank")])
+    assert [Path(r.path).relative_to(RAW).as_posix() for r in refs] == ["per_rank/1/rank.0/stdout"]
+    raw = _results(refs[0].path)
+    _same_runs(raw, _results(BASE))
+    assert [f.code for f in raw[0].findings] == ["MLC022"]
+
+
+# -- the shared corpus through the generator ------------------------------------------------------
+
+def _variants(relative: str) -> list[str]:
+    names = sorted(make_raw.VARIANTS)
+    first = zlib.crc32(relative.encode()) % len(names)
+    return [names[first], names[(first + 1 + zlib.crc32(relative[::-1].encode()) % (len(names) - 1))
+                                % len(names)]]
+
+
+def test_corpus_raw_variants_read_and_split_like_the_clean_files(corpus: Path, tmp_path: Path) -> None:
+    files = sorted(corpus.rglob("result_*.txt"))
+    assert files
+    for number, clean_path in enumerate(files):
+        relative = clean_path.relative_to(corpus).as_posix()
+        clean_bytes = clean_path.read_bytes()
+        clean = _results(clean_path)
+        mllog = make_raw.records_of(clean_bytes)
+        for variant in _variants(relative):
+            options = make_raw.VARIANTS[variant]
+            raw_path = tmp_path / f"{number}-{variant}.log"
+            raw_path.write_bytes(make_raw.make_raw(clean_bytes, options))
+            raw = _results(raw_path)
+            assert len(raw) == options.runs, (relative, variant)
+            for index in range(options.runs):
+                _same_runs(raw[index:index + 1], clean)
+            out = tmp_path / f"{number}-{variant}"
+            split = CliRunner().invoke(main, ["split", str(raw_path), "-o", str(out)])
+            assert split.exit_code == 0, (relative, variant, split.output)
+            for index in range(options.runs):
+                written = (out / f"result_{index}.txt").read_bytes()
+                assert written == b"\n".join(mllog) + b"\n", (relative, variant, index)
+
+
+def test_corpus_crashes_give_a_finding_at_the_cut_line(corpus: Path, tmp_path: Path) -> None:
+    files = sorted(corpus.rglob("result_*.txt"))[::17]
+    for number, clean_path in enumerate(files):
+        noise = number % 2 == 0
+        options = make_raw.RawOptions(instances=4, crash=True, noise=noise, runs=1 + number % 2)
+        raw_path = tmp_path / f"crash-{number}.log"
+        raw_path.write_bytes(make_raw.make_raw(clean_path.read_bytes(), options))
+        lines = raw_path.read_bytes().split(b"\n")
+        cut = max(i for i, line in enumerate(lines) if line.startswith(b"[1,0]<stdout>::::MLLOG")) + 1
+        raw = _results(raw_path)
+        codes = [(f.code, f.line) for r in raw for f in r.findings if f.code in ("MLC004", "MLC023")]
+        assert codes == [("MLC023" if noise else "MLC004", cut)], clean_path
+        assert raw[-1].verdict == "fail"
+        outcome = CliRunner().invoke(main, ["check", str(raw_path), "--format", "json"])
+        assert outcome.exit_code == 1 and "Traceback" not in outcome.output

@@ -1,0 +1,268 @@
+"""The RCP test (issue 4 §3, §4): the pure-Python t distribution against scipy, the record
+checker's numbers on the shared corpus, each matching case, normalisation and scoring edge cases."""
+
+from __future__ import annotations
+
+import dataclasses
+from pathlib import Path
+
+import pytest
+
+from mlcheck import check
+from mlcheck.rcp import RunConvergence, convergence_point, evaluate_rcp
+from mlcheck.rcp.reference import (Reference, round_policy, build_reference_set, interpolate,
+                                   load_references, min_acceptable_mean, prune)
+from mlcheck.rcp.tdist import one_sided_p_value, regularized_incomplete_beta, t_cdf
+from mlcheck.rulesets import load_ruleset
+from mlcheck.scoring import folder_score
+
+
+@pytest.mark.parametrize("t,df", [(-3.5, 4), (-2.1, 24), (-0.2, 16), (0.0, 9), (0.7, 3), (2.5, 30),
+                                  (-12.0, 26), (40.0, 2), (-1e-6, 100)])
+def test_t_cdf_matches_scipy(t: float, df: int) -> None:
+    scipy_stats = pytest.importorskip("scipy.stats")
+    assert t_cdf(t, df) == pytest.approx(float(scipy_stats.t.cdf(t, df)), rel=1e-9, abs=1e-15)
+
+
+@pytest.mark.parametrize("a,b,x", [(0.5, 0.5, 0.3), (2.0, 3.0, 0.9), (10.0, 0.5, 0.99), (13.0, 0.5, 0.2)])
+def test_incomplete_beta_matches_scipy(a: float, b: float, x: float) -> None:
+    special = pytest.importorskip("scipy.special")
+    assert regularized_incomplete_beta(a, b, x) == pytest.approx(float(special.betainc(a, b, x)), rel=1e-10)
+
+
+def test_one_sided_p_value_matches_the_record_checker_conversion() -> None:
+    scipy_stats = pytest.importorskip("scipy.stats")
+    for mean_a, mean_b in ((3.2, 3.3), (3.4, 3.3)):
+        t, p = scipy_stats.ttest_ind_from_stats(mean_a, 0.1, 18, mean_b, 0.1, 8, equal_var=True)
+        expected = p / 2 if t < 0 else 1 - p / 2
+        assert one_sided_p_value(mean_a, 0.1, 18, mean_b, 0.1, 8) == pytest.approx(expected, rel=1e-9)
+
+
+def test_min_acceptable_mean_matches_the_official_bisection() -> None:
+    rcp_checker = pytest.importorskip("mlperf_logging.rcp_checker.rcp_checker")
+    official = rcp_checker.RCP_Checker("training", "2.0.0", "bert", False)
+    for mean, stdev, n in ((3319125.33, 101234.5, 18), (40.375, 0.8, 8), (2.5, 0.0, 8)):
+        assert min_acceptable_mean(mean, stdev, n, 10) == pytest.approx(
+            official._find_min_acceptable_mean(mean, stdev, n), abs=2e-4)
+
+
+def test_rules_text_example_is_reproduced() -> None:
+    """training_rules.adoc RCP appendix: BS128 min mean 15.21, BS256 19.93 (trimmed stdev)."""
+    records = {"a": {"BS": 128, "Epochs to converge": [16, 14, 16, 17, 16, 16, 15, 16, 15, 16]},
+               "b": {"BS": 256, "Epochs to converge": [20, 21, 21, 20, 22, 22, 21, 21, 20, 20]}}
+    refs = build_reference_set("resnet", "1.1.0", records, "rules example", 5)
+    assert [round(r.min_mean, 4) for r in refs.all] == [15.2126, 19.9291]
+
+
+# (round, system folder) -> (verdict, reference, submission mean, minimum acceptable mean)
+CORPUS_RCP = {
+    ("1.1.0", "ipu-pod16-POPART-closed"): ("fail", "bert_ref_3072", 2515625.0, 2663811),
+    ("1.1.0", "ipu-pod64-POPART-closed"): ("fail", "bert_ref_3072", 2471875.0, 2663811),
+    ("1.1.0", "ipu-pod128-POPART-closed"): ("pass", "bert_ref_6144", 3325000.0, 3243918),
+    ("1.1.0", "ipu-pod256-TF1"): ("pass", "interpolated between BS 8192 and BS 13056", 45.0, 42.27),
+    ("1.1.0", "ipu-pod128-TF1"): ("pass", "interpolated between BS 4096 and BS 8192", 41.0, 39.45),
+    ("2.0.0", "ipu-pod128-POPART-closed"): ("fail", "bert_ref_6144", 3200000.0, 3243918),
+    ("2.0.0", "ipu-pod256-POPART-closed"): ("fail", "bert_ref_6912", 3431250.0, 3533004),
+    ("2.0.0", "ipu-pod64-POPART-closed"): ("pass", "bert_ref_4608", 2875000.0, 2723753),
+    ("2.0.0", "ipu-pod16-PaddlePaddle-closed"): ("pass", "bert_ref_3072", 2800000.0, 2663811),
+}
+
+
+@pytest.mark.parametrize("round_name,ruleset", [("training-1.1", "1.1.0"), ("training-2.0", "2.0.0")])
+def test_corpus_rcp_verdicts_match_the_record_checker(corpus: Path, round_name: str, ruleset: str) -> None:
+    result = check([str(corpus / round_name / "Graphcore")], ruleset=ruleset)
+    failing = set()
+    for bench in result.benchmarks:
+        assert bench.rcp is not None
+        if bench.division == "open":
+            assert bench.rcp.verdict == "skipped"
+        if bench.rcp.verdict != "pass" and bench.division == "closed":
+            failing.add(bench.system)
+        expected = CORPUS_RCP.get((ruleset, bench.system or ""))
+        if expected is not None:
+            verdict, reference, mean, minimum = expected
+            assert (bench.rcp.verdict, bench.rcp.reference) == (verdict, reference)
+            assert bench.rcp.submission_mean == pytest.approx(mean)
+            assert bench.rcp.min_acceptable_mean == pytest.approx(minimum, rel=1e-4 if mean > 1e4 else 1e-3)
+    expected_failing = {s for (r, s), v in CORPUS_RCP.items() if r == ruleset and v[0] == "fail"}
+    assert failing == expected_failing
+    rcp_codes = sorted((f.code, f.path.rsplit("/", 2)[-2]) for f in result.all_findings() if f.code >= "MLC530")
+    assert rcp_codes == sorted(("MLC530", s) for s in expected_failing)
+
+
+def test_record_data_reproduces_the_1_1_resnet_reference_mean() -> None:
+    """official-tooling.md §1.10: BS 10240 -> 43.04 and BS 5120 -> 40.38 at the 1.1 tag."""
+    refs = load_references("resnet", "1.1.0", 5)
+    assert refs is not None and "8edcfc7" in refs.source
+    by_bs = {r.batch_size: r for r in refs.used}
+    assert round(interpolate(10240, by_bs[8192], by_bs[13056], 5).mean, 2) == 43.04
+    assert round(interpolate(5120, by_bs[4096], by_bs[8192], 5).mean, 2) == 40.38
+
+
+def test_pruning_only_from_2_0() -> None:
+    policies = {v: round_policy(v) for v in ("1.0.0", "1.1.0", "2.0.0", "2.1.0")}
+    assert [p.prune for p in policies.values() if p] == [False, False, True, True]
+    assert [load_ruleset(v).normalise_to_rcp for v in policies] == [False, False, False, True]
+    assert round_policy("0.7.0") is None
+    one = load_references("bert", "1.1.0", 10)
+    two = load_references("bert", "2.0.0", 10)
+    assert one is not None and two is not None
+    assert one.used == one.all and len(two.used) < len(two.all)
+
+
+def _ref(bs: int, mean: float, stdev: float = 1.0) -> Reference:
+    return Reference(f"r{bs}", bs, mean, stdev, 8, 5)
+
+
+def test_prune_drops_smaller_batches_and_slow_middle_points() -> None:
+    refs = (_ref(100, 40), _ref(200, 30), _ref(400, 50), _ref(800, 40))
+    kept = prune(refs, "mean", 5)
+    assert [r.batch_size for r in kept] == [200, 800]
+
+
+def _runs(points: list[float | None], bs: int = 3264) -> list[RunConvergence]:
+    return [RunConvergence(p, bs) for p in points]
+
+
+def test_matching_cases() -> None:
+    exact = evaluate_rcp("resnet", "closed", "2.0.0", _runs([36, 40, 36, 36, 40]), 5)
+    assert exact.verdict == "pass" and exact.reference_batch_sizes == (3264,)
+    assert exact.submission_mean == pytest.approx(37.3333, rel=1e-4) and exact.margin_pct is not None
+    interpolated = evaluate_rcp("resnet", "closed", "2.0.0", _runs([41] * 5, 5120), 5)
+    assert interpolated.verdict == "pass" and len(interpolated.reference_batch_sizes) == 2
+    above = evaluate_rcp("resnet", "closed", "2.0.0", _runs([90] * 5, 1_000_000), 5)
+    assert above.verdict == "missing" and "BS = 1000000" in above.reason
+    below_slow = evaluate_rcp("resnet", "closed", "1.1.0", _runs([60] * 5, 512), 5)
+    assert below_slow.verdict == "pass" and "smallest-batch" in below_slow.reason
+    below_fast = evaluate_rcp("resnet", "closed", "1.1.0", _runs([20] * 5, 512), 5)
+    assert below_fast.verdict == "missing"
+
+
+def test_failure_cases() -> None:
+    slow = evaluate_rcp("resnet", "closed", "2.0.0", _runs([30] * 5), 5)
+    assert slow.verdict == "fail" and slow.margin_pct is not None and slow.margin_pct < 0
+    two_failed = evaluate_rcp("resnet", "closed", "2.0.0", _runs([None, None, 36, 36, 36]), 5)
+    assert two_failed.verdict == "fail" and "insufficient convergence" in two_failed.reason
+    mixed = evaluate_rcp("resnet", "closed", "2.0.0", _runs([36] * 4) + _runs([36], 3200), 5)
+    assert mixed.verdict == "fail" and "global_batch_size" in mixed.reason
+    one_failed = evaluate_rcp("resnet", "closed", "2.0.0", _runs([None, 36, 36, 36, 36]), 5)
+    assert one_failed.verdict == "pass" and one_failed.submission_mean == 36
+
+
+def test_skipped_cases() -> None:
+    assert evaluate_rcp("bert", "open", "2.0.0", _runs([1] * 10), 10).verdict == "skipped"
+    assert evaluate_rcp("minigo", "closed", "2.0.0", _runs([1] * 10), 10).verdict == "skipped"
+    assert evaluate_rcp("resnet", "closed", "0.7.0", _runs([1] * 5), 5).verdict == "skipped"
+
+
+def test_convergence_point() -> None:
+    assert convergence_point("success", 35.12345) == 35.123
+    assert convergence_point("aborted", 35.0) is None
+    assert convergence_point("success", None) is None
+
+
+def test_2_1_normalisation_factor_is_applied_to_the_score() -> None:
+    refs = load_references("bert", "2.1.0", 10)
+    assert refs is not None and load_ruleset("2.1.0").normalise_to_rcp
+    ref = refs.used[1]
+    fast = (ref.mean + ref.min_mean) / 2
+    result = evaluate_rcp("bert", "closed", "2.1.0", _runs([fast] * 10, ref.batch_size), 10)
+    assert result.verdict == "pass"
+    assert result.normalization_factor == pytest.approx(ref.mean / fast)
+    facts = load_ruleset("2.1.0").facts("bert")
+    score, official = folder_score([10.0] * 10, [True] * 10, facts, None, result.normalization_factor)
+    assert official is None and score.valid
+    assert score.score_min == pytest.approx(10.0 * ref.mean / fast)
+    committee, _ = folder_score([10.0] * 10, [True] * 10, facts, 1.5, result.normalization_factor)
+    assert committee.score_min == pytest.approx(15.0)
+
+
+def test_median_for_three_run_benchmarks_and_unet3d_drop_four() -> None:
+    facts = load_ruleset("2.0.0").facts("resnet")
+    three = dataclasses.replace(facts, result_files=3)
+    score, _ = folder_score([12.0, 10.0, 11.0], [True] * 3, three)
+    assert score.valid and score.score_min == 11.0
+    score, _ = folder_score([12.0, None, 11.0], [True] * 3, three)
+    assert score.valid and score.score_min == 12.0
+    unet = load_ruleset("2.0.0").facts("unet3d")
+    times: list[float | None] = [float(i) for i in range(36)] + [None] * 4
+    score, _ = folder_score(times, [True] * 40, unet)
+    assert score.valid and score.score_min == pytest.approx(sum(range(4, 36)) / 32)
+    score, _ = folder_score([float(i) for i in range(35)] + [None] * 5, [True] * 40, unet)
+    assert not score.valid
+
+
+def test_non_compliant_run_official_versus_rules() -> None:
+    facts = load_ruleset("2.0.0").facts("resnet")
+    score, official = folder_score([10.0, 11.0, 12.0, 13.0, 9.0], [True, True, False, True, True], facts)
+    assert official is not None and official.valid
+    # run 2 counts as the non-converged (slowest) one: mean of 10, 11, 13
+    assert official.score_min == pytest.approx(34 / 3)
+    assert not score.valid and score.score_min == official.score_min
+    assert "publish 11.33 min" in score.reason
+
+
+def test_2_1_normalisation_through_the_checker_writes_nothing(tmp_path: Path) -> None:
+    """A 2.1 package converging faster than the RCP mean (but within the test) is scaled up."""
+    import re
+    import shutil
+
+    package = tmp_path / "Acme"
+    shutil.copytree(Path(__file__).resolve().parent.parent / "fixtures" / "example" / "Acme", package)
+    folder = package / "results" / "acme-t8" / "resnet"
+    for log in sorted(folder.glob("result_*.txt")):
+        lines = log.read_text().splitlines(keepends=True)
+        last = max(i for i, line in enumerate(lines) if '"key": "eval_accuracy"' in line)
+        lines[last] = re.sub(r'"epoch_num": \d+', '"epoch_num": 35', lines[last])
+        log.write_text("".join(lines))
+    before = sorted(p.name for p in folder.iterdir())
+    result = check([str(package)], ruleset="2.1.0")
+    bench = result.benchmarks[0]
+    assert bench.rcp is not None and bench.rcp.verdict == "pass"
+    assert bench.rcp.submission_mean == 35.0
+    factor = bench.rcp.normalization_factor
+    assert factor == pytest.approx(bench.rcp.reference_mean / 35.0) and factor > 1
+    assert bench.score.scaling_factor == pytest.approx(factor)
+    assert bench.score.score_min == pytest.approx(bench.score.unscaled_min * factor)
+    assert "MLC533" in {f.code for f in bench.findings}
+    assert sorted(p.name for p in folder.iterdir()) == before  # no scaling.json written
+    same_in_2_0 = check([str(package)], ruleset="2.0.0").benchmarks[0]
+    assert same_in_2_0.score.scaling_factor is None
+
+
+def test_json_report_carries_the_rcp_object(corpus: Path) -> None:
+    import json
+
+    import jsonschema
+
+    from mlcheck.reporters.json_report import render_json
+
+    result = check([str(corpus / "training-2.0" / "Graphcore")], ruleset="2.0.0")
+    report = json.loads(render_json(result))
+    schema = json.loads((Path(__file__).resolve().parent.parent / "schemas" / "report.schema.json").read_text())
+    jsonschema.validate(report, schema)
+    by_system = {b["system"]: b["rcp"] for b in report["benchmarks"]}
+    failed = by_system["ipu-pod128-POPART-closed"]
+    assert failed["verdict"] == "fail" and failed["reference_batch_sizes"] == [6144]
+    assert round(failed["min_acceptable_mean"]) == 3243918 and failed["submission_mean"] == 3200000
+    assert failed["margin_pct"] == pytest.approx(-1.354, abs=1e-3) and failed["normalization_factor"] is None
+    assert by_system["ipu-pod64-POPART-open"]["verdict"] == "skipped"
+    assert by_system["ipu-pod16-TF1-closed"]["verdict"] == "pass"
+    assert by_system["ipu-pod16-TF1-closed"]["normalization_factor"] == 1.0
+
+
+@pytest.mark.parametrize("text", ["rcp-bypass", "rcp-bypass\n", "rcp_bypass\n"])
+def test_rcp_bypass_turns_the_failure_into_a_warning(corpus: Path, tmp_path: Path, text: str) -> None:
+    import shutil
+
+    from mlcheck.model import Severity
+
+    folder = tmp_path / "Graphcore" / "results" / "ipu-pod128-POPART-closed" / "bert"
+    shutil.copytree(corpus / "training-2.0" / "Graphcore" / "results" / "ipu-pod128-POPART-closed" / "bert", folder)
+    before = check([str(folder)], ruleset="2.0.0").benchmarks[0]
+    assert [(f.code, f.severity) for f in before.findings if f.code == "MLC530"] == [("MLC530", Severity.ERROR)]
+    (folder.parent / "package_checker_params").write_text(text)
+    after = check([str(folder)], ruleset="2.0.0").benchmarks[0]
+    found = [f for f in after.findings if f.code == "MLC530"]
+    assert [f.severity for f in found] == [Severity.WARNING] and "rcp-bypass requested" in found[0].message
+    assert after.rcp is not None and after.rcp.verdict == "fail"

@@ -1,0 +1,194 @@
+"""Reading (issue 2 §2): each constructed log of ``fixtures/bad`` gives its finding at its physical
+line, through the library and through ``mlcheck check`` (exit code, no traceback)."""
+
+from __future__ import annotations
+
+import gzip
+import io
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner, Result
+
+from mlcheck.cli import main
+from mlcheck.model import Event, Finding
+from mlcheck.reader import read_mllog
+from mlcheck.runs import split_runs
+
+BAD = Path(__file__).resolve().parent.parent / "fixtures" / "bad"
+
+# file -> ((code, physical line), ...), exit code of `mlcheck check FILE`.
+READING_CASES: dict[str, tuple[tuple[tuple[str, int | None], ...], int]] = {
+    "invalid_json.txt": ((("MLC003", 14),), 1),
+    "record_is_array.txt": ((("MLC005", 14),), 1),
+    "key_missing.txt": ((("MLC006", 14),), 1),
+    "key_not_string.txt": ((("MLC006", 14),), 1),
+    "time_ms_null.txt": ((("MLC007", 14),), 1),
+    "time_ms_string.txt": ((("MLC007", 14),), 1),
+    "metadata_missing.txt": ((("MLC008", 14),), 1),
+    "metadata_not_object.txt": ((("MLC008", 14),), 1),
+    # The job died while writing run_stop: the cut record, and hence no run_stop.
+    "truncated_last_line.txt": ((("MLC004", 24), ("MLC102", 23)), 1),
+    "empty.txt": ((("MLC002", None),), 1),
+    "no_records.txt": ((("MLC002", None),), 1),
+    # Undecodable bytes are a warning: the record is still read.
+    "invalid_utf8.txt": ((("MLC009", 8),), 0),
+    "glued_records.txt": ((("MLC010", 15),), 1),
+    # A gzip archive cut after 2000 bytes: reading stops with MLC001, the run is incomplete.
+    "damaged.txt.gz": ((("MLC001", 162), ("MLC101", 1), ("MLC102", 161), ("MLC301", 161)), 1),
+    "good_crlf.txt": ((), 0),
+    "good_gzip.txt.gz": ((), 0),
+    "base_open.txt": ((), 0),
+}
+
+
+def run_cli(*args: str, stdin: bytes | None = None) -> Result:
+    """Run the CLI in-process; stdout and stderr stay separate."""
+    return CliRunner().invoke(main, list(args), input=stdin)
+
+
+def assert_no_traceback(result: Result) -> None:
+    assert result.exception is None or isinstance(result.exception, SystemExit), result.exception
+    assert "Traceback" not in result.stdout and "Traceback" not in result.stderr
+
+
+#: The codes issue 2 defines. Findings of later families (required keys, closed-division
+#: catalogue, raw output, RCP) have their own fixtures and are left out of the comparison.
+ISSUE2_CODES = frozenset(
+    [f"MLC{n:03d}" for n in range(1, 13)] + [f"MLC{n}" for n in range(101, 105)]
+    + [f"MLC{n}" for n in range(301, 306)] + [f"MLC{n}" for n in range(401, 405)]
+    + [f"MLC{n}" for n in range(501, 506)])
+
+
+def found(path: Path) -> list[tuple[str, int | None]]:
+    """(code, line) of the issue-2 findings of ``mlcheck.check`` on one file, sorted."""
+    from mlcheck import check
+
+    result = check([str(path)])
+    if not READING_CASES.get(path.name, ((1,), 1))[0]:  # a good log: no finding of any family
+        assert result.all_findings() == ()
+    return sorted(((f.code, f.line) for f in result.all_findings() if f.code in ISSUE2_CODES),
+                  key=lambda item: (item[0], item[1] or 0))
+
+
+@pytest.mark.parametrize("name", sorted(READING_CASES))
+def test_reading_case_library(name: str) -> None:
+    expected, _ = READING_CASES[name]
+    assert found(BAD / name) == sorted(expected, key=lambda item: (item[0], item[1] or 0))
+
+
+@pytest.mark.parametrize("name", sorted(READING_CASES))
+def test_reading_case_cli(name: str) -> None:
+    expected, exit_code = READING_CASES[name]
+    result = run_cli("check", str(BAD / name))
+    assert_no_traceback(result)
+    assert result.exit_code == exit_code, result.output
+    for code, line in expected:
+        where = f"{BAD / name}:{line}: " if line is not None else f"{BAD / name}: "
+        assert where in result.stdout.replace("\n", ""), (code, line, result.stdout)
+        assert code in result.stdout
+    assert result.stderr.startswith("mlcheck: 1 runs")
+
+
+def test_every_fixture_has_a_case() -> None:
+    import importlib.util
+
+    # The rule half of the same folder, loaded by path (works whatever pytest's import mode).
+    rules_file = Path(__file__).with_name("test_rules_basic.py")
+    spec = importlib.util.spec_from_file_location("rules_cases", rules_file)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    RULE_CASES = module.RULE_CASES
+    fixtures = {p.name for p in BAD.iterdir() if p.suffix != ".py"}
+    assert fixtures == set(READING_CASES) | set(RULE_CASES)
+    assert len(fixtures) - 3 >= 15  # at least 15 bad logs besides the three good ones
+
+
+def test_invalid_utf8_fails_with_strict() -> None:
+    result = run_cli("check", "--strict", str(BAD / "invalid_utf8.txt"))
+    assert_no_traceback(result)
+    assert result.exit_code == 1
+
+
+def test_glued_records_are_both_read() -> None:
+    items = list(read_mllog(str(BAD / "glued_records.txt")))
+    on_line = [i for i in items if isinstance(i, Event) and i.line == 15]
+    assert [e.key for e in on_line] == ["eval_start", "eval_stop"]
+
+
+def test_invalid_json_message_names_the_column() -> None:
+    findings = [i for i in read_mllog(str(BAD / "invalid_json.txt")) if isinstance(i, Finding)]
+    assert len(findings) == 1 and "column" in findings[0].message
+
+
+def test_crlf_and_gzip_read_like_the_plain_file() -> None:
+    example = BAD.parent / "example" / "Acme" / "results" / "acme-t8" / "resnet" / "result_0.txt"
+    plain = list(read_mllog(str(example)))
+    assert plain and all(isinstance(i, Event) for i in plain)
+    assert list(read_mllog(str(BAD / "good_crlf.txt"))) == plain
+    assert list(read_mllog(str(BAD / "good_gzip.txt.gz"))) == plain
+
+
+def test_prefixes_blank_lines_and_noise(tmp_path: Path) -> None:
+    base = (BAD / "base_open.txt").read_text("utf-8").splitlines()
+    mixed = ["", "[1,0]<stdout>: " + base[0], "2022-05-09 08:00:00.001 INFO noise", ""] + base[1:]
+    path = tmp_path / "prefixed.log"
+    path.write_text("\n".join(mixed) + "\n", "utf-8")
+    items = list(read_mllog(str(path)))
+    # Only the note that raw output was read (MLC020, issue 5), no reading problem.
+    assert [i.code for i in items if isinstance(i, Finding)] == ["MLC020"]
+    events = [i for i in items if isinstance(i, Event)]
+    assert (events[0].key, events[0].line) == ("cache_clear", 2)
+    assert (events[1].key, events[1].line) == ("init_start", 5)
+
+
+def test_nan_and_infinity_values_are_read(tmp_path: Path) -> None:
+    path = tmp_path / "nan.log"
+    path.write_text(':::MLLOG {"key": "tracked_stats", "value": Infinity, "time_ms": 1, "metadata": {}}\n'
+                    ':::MLLOG {"key": "tracked_stats", "value": NaN, "time_ms": 2, "metadata": {}}\n',
+                    "utf-8")
+    events = [i for i in read_mllog(str(path)) if isinstance(i, Event)]
+    assert [e.line for e in events] == [1, 2]
+    assert events[0].value == float("inf") and events[1].value != events[1].value
+
+
+def test_time_ms_nan_is_a_finding(tmp_path: Path) -> None:
+    path = tmp_path / "nan_time.log"
+    path.write_text(':::MLLOG {"key": "run_start", "value": null, "time_ms": NaN, "metadata": {}}\n', "utf-8")
+    assert [(i.code, i.line) for i in read_mllog(str(path)) if isinstance(i, Finding)] == [("MLC007", 1)]
+
+
+def test_unreadable_file_is_a_finding(tmp_path: Path) -> None:
+    items = list(read_mllog(str(tmp_path / "missing.txt")))
+    assert [(i.code, i.line) for i in items if isinstance(i, Finding)] == [("MLC001", None)]
+
+
+def test_stdin_is_read(monkeypatch: pytest.MonkeyPatch) -> None:
+    data = (BAD / "glued_records.txt").read_bytes()
+    monkeypatch.setattr("sys.stdin", io.TextIOWrapper(io.BytesIO(data)))
+    runs, findings = split_runs(read_mllog("-"), "-")
+    assert len(runs) == 1 and [(f.code, f.line) for f in findings] == [("MLC010", 15)]
+
+
+def test_stdin_through_the_cli() -> None:
+    result = run_cli("check", "-", stdin=(BAD / "invalid_json.txt").read_bytes())
+    assert_no_traceback(result)
+    assert result.exit_code == 1
+    assert "-:14: " in result.stdout and "MLC003" in result.stdout
+    good = run_cli("check", "-", stdin=gzip.decompress((BAD / "good_gzip.txt.gz").read_bytes()))
+    assert good.exit_code == 0, good.output
+
+
+def test_gzip_on_stdin_through_a_real_pipe() -> None:
+    """``zcat``-less use: ``mlcheck check - < run.log.gz`` (a real pipe, in a subprocess)."""
+    command = [sys.executable, "-c", "from mlcheck.cli import main; main()", "check", "-"]
+    done = subprocess.run(command, input=(BAD / "good_gzip.txt.gz").read_bytes(), capture_output=True,
+                          timeout=60, check=False)
+    assert done.returncode == 0, done.stderr
+    assert b"Traceback" not in done.stderr and b"14.76" in done.stdout
+    bad = subprocess.run(command, input=gzip.compress((BAD / "glued_records.txt").read_bytes()),
+                         capture_output=True, timeout=60, check=False)
+    assert bad.returncode == 1 and b"-:15: " in bad.stdout and b"MLC010" in bad.stdout

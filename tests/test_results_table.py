@@ -1,0 +1,85 @@
+"""The results table of `mlcheck score` (issue 4 §5): text, CSV, Markdown and JSON, with the
+published minutes and the RCP column."""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from mlcheck import check
+from mlcheck.cli import main
+from mlcheck.reporters.results_table import build_rows, render_csv, render_markdown, table_dict
+
+from test_corpus_scores import EXPECTED
+
+ROOT = Path(__file__).resolve().parent.parent
+EXAMPLE = ROOT / "fixtures" / "example" / "Acme"
+RCP_FAILING = {("1.1.0", "ipu-pod16-POPART-closed"), ("1.1.0", "ipu-pod64-POPART-closed"),
+               ("2.0.0", "ipu-pod128-POPART-closed"), ("2.0.0", "ipu-pod256-POPART-closed")}
+
+
+def score(*args: str) -> tuple[int, str]:
+    result = CliRunner().invoke(main, ["score", *args])
+    assert "Traceback" not in result.output
+    return result.exit_code, result.stdout
+
+
+def test_example_table_in_every_format(tmp_path: Path) -> None:
+    result = check([str(EXAMPLE)])
+    columns, rows = build_rows(result)
+    assert columns == ["resnet"] and len(rows) == 1
+    row = rows[0]
+    assert (row.division, row.submitter, row.accelerators, row.framework) == ("closed", "Acme", 8, "PyTorch 1.11")
+    assert row.cells["resnet"].text == "15.29" and row.rcp_text.startswith("pass +")
+    lines = list(csv.reader(io.StringIO(render_csv(result))))
+    assert lines[0] == ["round", "division", "submitter", "system", "accelerator", "accelerators", "framework",
+                        "resnet", "rcp"]
+    assert lines[1][:8] == ["2.0.0", "closed", "Acme", "Acme T8 (acme-t8)", "Acme T1", "8", "PyTorch 1.11", "15.29"]
+    markdown = render_markdown(result).splitlines()
+    assert markdown[0].startswith("| round | division |") and markdown[1].startswith("|---|")
+    assert "| 15.29 |" in markdown[2]
+    data = table_dict(result)
+    assert data["schema"] == "mlcheck-results-table/1"
+    assert data["rows"][0]["results"]["resnet"]["minutes"] == pytest.approx(15.29, abs=0.005)
+    assert data["rows"][0]["results"]["resnet"]["rcp"] == "pass"
+
+
+def test_cli_table_options(tmp_path: Path) -> None:
+    code, out = score(str(EXAMPLE))
+    assert code == 0 and "Acme T8 (acme-t8)" in out and "15.29" in out and "pass +" in out
+    code, out = score(str(EXAMPLE), "--table-format", "csv")
+    assert code == 0 and out.startswith("round,division,") and "Acme / acme-t8" not in out
+    code, out = score(str(EXAMPLE), "-t", "json")
+    assert json.loads(out)["benchmarks"] == ["resnet"]
+    target = tmp_path / "table.md"
+    code, out = score(str(EXAMPLE), "-t", "markdown", "--table-output", str(target))
+    assert code == 0 and target.read_text().startswith("| round |") and "15.29 min" in out
+    code, _ = score(str(EXAMPLE), "-t", "markdown", "--table-output", str(tmp_path / "missing" / "t.md"))
+    assert code == 2
+
+
+@pytest.mark.parametrize("round_name,ruleset", [("training-1.1", "1.1.0"), ("training-2.0", "2.0.0")])
+def test_corpus_tables_show_the_published_minutes_and_rcp(corpus: Path, round_name: str, ruleset: str) -> None:
+    code, out = score(str(corpus / round_name / "Graphcore"), "--ruleset", ruleset, "-t", "json")
+    assert code == 0
+    table = json.loads(out)
+    seen = {}
+    for row in table["rows"]:
+        system = row["system"].rsplit("(", 1)[-1].rstrip(")")
+        assert row["accelerators"] and row["framework"]
+        for benchmark, cell in row["results"].items():
+            seen[(ruleset, system, benchmark)] = cell
+            expected_rcp = "skipped" if row["division"] == "open" else (
+                "fail" if (ruleset, system) in RCP_FAILING else "pass")
+            assert cell["rcp"] == expected_rcp, system
+    expected = {k: v for k, v in EXPECTED.items() if k[0] == ruleset}
+    assert set(seen) == set(expected)
+    for key, minutes in expected.items():
+        assert round(seen[key]["minutes"], 2) == pytest.approx(minutes), key
+    code, text = score(str(corpus / round_name / "Graphcore"), "--ruleset", ruleset)
+    assert "fail -" in text and "skipped" in text

@@ -1,0 +1,97 @@
+"""``mlcheck split``: the runs of raw output as result files, byte for byte, never overwriting."""
+
+from __future__ import annotations
+
+import gzip
+from pathlib import Path
+
+from click.testing import CliRunner
+
+from conftest import FIXTURES
+from mlcheck.cli import main
+from mlcheck.split import SplitError, split_log
+
+RAW = FIXTURES / "raw"
+BASE_LINES = (RAW / "base.txt").read_bytes()
+
+
+def _runner() -> CliRunner:
+    try:
+        return CliRunner(mix_stderr=False)  # type: ignore[call-arg]  # click < 8.2
+    except TypeError:
+        return CliRunner()  # click >= 8.2 keeps stderr apart
+
+
+def _split(*args: str) -> tuple[int, str, str]:
+    outcome = _runner().invoke(main, ["split", *args])
+    return outcome.exit_code, outcome.stdout, outcome.stderr
+
+
+def test_two_runs_become_two_result_files(tmp_path: Path) -> None:
+    code, out, err = _split(str(RAW / "two_runs.log"), "-o", str(tmp_path))
+    assert code == 0
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["result_0.txt", "result_1.txt"]
+    assert (tmp_path / "result_0.txt").read_bytes() == BASE_LINES
+    assert (tmp_path / "result_1.txt").read_bytes() == BASE_LINES
+    assert "result_1.txt: 29 records" in out
+    assert "MLC020" in err and "6 lines without a record dropped" in err
+
+
+def test_ranks_colour_and_crlf_are_removed(tmp_path: Path) -> None:
+    for name in ("mpi_ranks.log", "colour_crlf.log", "timestamps.log", "progress_cr.log",
+                 "shared_line.log", "two_processes.log", "srun_labels.log"):
+        out = tmp_path / name
+        assert _split(str(RAW / name), "-o", str(out))[0] == 0
+        assert (out / "result_0.txt").read_bytes() == BASE_LINES, name
+
+
+def test_refuses_to_overwrite_unless_forced(tmp_path: Path) -> None:
+    (tmp_path / "result_1.txt").write_bytes(b"keep me\n")
+    code, _out, err = _split(str(RAW / "two_runs.log"), "-o", str(tmp_path))
+    assert code == 2 and "result_1.txt exists" in err and "--force" in err
+    assert (tmp_path / "result_1.txt").read_bytes() == b"keep me\n"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["result_1.txt"]  # nothing half-written
+    code, _out, _err = _split(str(RAW / "two_runs.log"), "-o", str(tmp_path), "--force")
+    assert code == 0 and (tmp_path / "result_1.txt").read_bytes() == BASE_LINES
+
+
+def test_start_index(tmp_path: Path) -> None:
+    result = split_log(str(RAW / "two_runs.log"), str(tmp_path), start_index=3)
+    assert [Path(p).name for p in result.written] == ["result_3.txt", "result_4.txt"]
+    assert result.records == (29, 29)
+
+
+def test_start_index_collision_is_refused_before_reading(tmp_path: Path) -> None:
+    (tmp_path / "result_0.txt").write_bytes(b"x\n")
+    try:
+        split_log(str(RAW / "base.txt"), str(tmp_path))
+    except SplitError as error:
+        assert "result_0.txt exists" in str(error)
+    else:
+        raise AssertionError("overwrote result_0.txt")
+
+
+def test_crash_writes_the_complete_records_and_exits_1(tmp_path: Path) -> None:
+    code, out, err = _split(str(RAW / "crash_mid_record.log"), "-o", str(tmp_path))
+    assert code == 1
+    assert "crash_mid_record.log:19: error MLC023" in err
+    lines = (tmp_path / "result_0.txt").read_bytes().splitlines(keepends=True)
+    assert b"".join(lines) == b"".join(BASE_LINES.splitlines(keepends=True)[:15])
+
+
+def test_gzip_from_stdin(tmp_path: Path) -> None:
+    data = gzip.compress((RAW / "mpi_ranks.log").read_bytes(), mtime=0)
+    stdin = tmp_path / "in.gz"
+    stdin.write_bytes(data)
+    out = tmp_path / "out"
+    outcome = CliRunner().invoke(main, ["split", str(stdin), "-o", str(out)])
+    assert outcome.exit_code == 0
+    assert (out / "result_0.txt").read_bytes() == BASE_LINES
+
+
+def test_no_records_writes_nothing(tmp_path: Path) -> None:
+    empty = tmp_path / "noise.log"
+    empty.write_bytes(b"poprun: nothing to see\n")
+    code, _out, err = _split(str(empty), "-o", str(tmp_path / "out"))
+    assert code == 2 and "nothing written" in err
+    assert list((tmp_path / "out").iterdir()) == []

@@ -1,0 +1,192 @@
+"""``mlcheck watch``: a log written line by line while mlcheck follows it."""
+
+from __future__ import annotations
+
+import json
+import os
+import queue
+import subprocess
+import sys
+import threading
+import time
+from pathlib import Path
+from typing import IO
+
+from conftest import FIXTURES
+from mlcheck.model import Finding
+from mlcheck.watch import watch
+
+GOOD = FIXTURES / "example" / "Acme" / "results" / "acme-t8" / "resnet" / "result_0.txt"
+COMMAND = [sys.executable, "-c", "from mlcheck.cli import main; main()", "watch"]
+
+
+def _lines() -> list[bytes]:
+    return GOOD.read_bytes().splitlines(keepends=True)
+
+
+def _index(lines: list[bytes], key: str) -> int:
+    return next(i for i, line in enumerate(lines) if f'"key": "{key}"'.encode() in line)
+
+
+def _with_time(line: bytes, time_ms: int) -> bytes:
+    record = json.loads(line[len(b":::MLLOG "):])
+    record["time_ms"] = time_ms
+    return b":::MLLOG " + json.dumps(record).encode() + b"\n"
+
+
+class Watcher:
+    """``mlcheck watch`` in a subprocess, its stderr read line by line on a thread."""
+
+    def __init__(self, *args: str) -> None:
+        self.process = subprocess.Popen([*COMMAND, *args], stdout=subprocess.PIPE,
+                                        stderr=subprocess.PIPE)
+        self.errors: queue.Queue[str] = queue.Queue()
+        self.output: queue.Queue[str] = queue.Queue()
+        assert self.process.stderr is not None and self.process.stdout is not None
+        self.pumps = [threading.Thread(target=self._pump, args=(stream, lines), daemon=True)
+                      for stream, lines in ((self.process.stderr, self.errors),
+                                            (self.process.stdout, self.output))]
+        for pump in self.pumps:
+            pump.start()
+
+    @staticmethod
+    def _pump(stream: IO[bytes], lines: queue.Queue[str]) -> None:
+        for raw in stream:
+            lines.put(raw.decode())
+
+    def wait_for(self, text: str, timeout: float = 20.0) -> str:
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            try:
+                line = self.errors.get(timeout=0.05)
+            except queue.Empty:
+                continue
+            if text in line:
+                return line
+        raise AssertionError(f"watch never printed {text!r}")
+
+    def finish(self, timeout: float = 20.0) -> tuple[int, str]:
+        code = self.process.wait(timeout=timeout)
+        for pump in self.pumps:
+            pump.join(timeout=5)
+        return code, "".join(self.output.queue)
+
+
+def _append(path: Path, lines: list[bytes], pause: float = 0.0) -> None:
+    with open(path, "ab") as handle:
+        for line in lines:
+            handle.write(line)
+            handle.flush()
+            if pause:
+                time.sleep(pause)
+
+
+def test_init_violation_ends_fail_fast_watch_within_one_second(tmp_path: Path) -> None:
+    log = tmp_path / "live.log"  # does not exist yet when the watch starts
+    watcher = Watcher(str(log), "--fail-fast", "--idle-timeout", "30")
+    lines = _lines()
+    stop = _index(lines, "init_stop")
+    start_ms = json.loads(lines[_index(lines, "init_start")][len(b":::MLLOG "):])["time_ms"]
+    time.sleep(0.5)
+    _append(log, lines[:stop], pause=0.001)
+    watcher.wait_for("reading")
+    time.sleep(0.3)
+    _append(log, [_with_time(lines[stop], start_ms + 35 * 60000)])  # init took 35 min
+    written = time.monotonic()
+    code, _out = watcher.finish()
+    elapsed = time.monotonic() - written
+    assert code == 1
+    assert elapsed < 1.0, elapsed
+    print(f"init violation reported {elapsed:.2f} s after the line was written")
+    found = watcher.wait_for("MLC401")
+    assert f"live.log:{stop + 1}: error MLC401" in found and "init took 35.0 min" in found
+
+
+def test_good_run_ends_at_run_stop_with_exit_0_and_its_time_to_train(tmp_path: Path) -> None:
+    log = tmp_path / "live.log"
+    watcher = Watcher(str(log), "--idle-timeout", "30")
+    _append(log, _lines(), pause=0.0005)
+    code, out = watcher.finish()
+    assert code == 0
+    assert "14.76" in out and "pass" in out
+    assert "time-to-train 14.76 min" in watcher.wait_for("run_stop (success)")
+
+
+def test_truncated_log_is_read_again_from_the_start(tmp_path: Path) -> None:
+    log = tmp_path / "live.log"
+    lines = _lines()
+    _append(log, GOOD.with_name("result_1.txt").read_bytes().splitlines(keepends=True)[:50])
+    watcher = Watcher(str(log), "--idle-timeout", "30", "--format", "json")
+    watcher.wait_for("reading")
+    time.sleep(0.3)
+    log.write_bytes(b"")  # the job was restarted and the log rewritten
+    _append(log, lines, pause=0.0002)
+    watcher.wait_for("rotated or truncated")
+    code, out = watcher.finish()
+    assert code == 0
+    report = json.loads(out)
+    assert [round(r["time_to_train_min"], 2) for r in report["runs"]] == [14.76]
+
+
+def test_rotated_log_is_followed_under_its_name(tmp_path: Path) -> None:
+    log = tmp_path / "live.log"
+    lines = _lines()
+    _append(log, lines[:50])
+    watcher = Watcher(str(log), "--idle-timeout", "30", "--no-progress")
+    time.sleep(1.5)
+    os.rename(log, tmp_path / "live.log.1")
+    _append(log, lines, pause=0.0002)
+    code, out = watcher.finish()
+    assert code == 0 and "14.76" in out
+
+
+def _watch_file(path: Path, **options: object) -> tuple[list[Finding], list[str], str]:
+    found: list[Finding] = []
+    progress: list[str] = []
+    outcome = watch(str(path), found.append, progress.append, poll=0.01, **options)  # type: ignore[arg-type]
+    return found, progress, outcome.reason
+
+
+def test_init_still_running_past_the_limit_is_reported_before_init_stop(tmp_path: Path) -> None:
+    lines = _lines()
+    stop = _index(lines, "init_stop")
+    start_ms = json.loads(lines[_index(lines, "init_start")][len(b":::MLLOG "):])["time_ms"]
+    log = tmp_path / "compiling.log"
+    # the last record before the log goes quiet was written 31 min into init (log clock: replay)
+    log.write_bytes(b"".join(lines[:stop - 1]) + _with_time(lines[stop - 1], start_ms + 31 * 60000))
+    found, _progress, reason = _watch_file(log, idle_timeout=0.3)
+    assert reason == "idle"
+    alarms = [f for f in found if f.code == "MLC401"]
+    assert len(alarms) == 1 and "has not stopped yet" in alarms[0].message
+    assert alarms[0].line == _index(lines, "init_start") + 1
+
+
+def test_missing_keys_wait_for_the_end_but_config_keys_do_not(tmp_path: Path) -> None:
+    lines = [line for line in _lines() if b'"key": "train_samples"' not in line]
+    run_start = _index(lines, "run_start")
+    log = tmp_path / "partial.log"
+    log.write_bytes(b"".join(lines[:run_start + 3]))  # stops early in the run: no eval yet
+    found, progress, reason = _watch_file(log, idle_timeout=0.3)
+    assert reason == "idle"
+    codes = [(f.code, f.message.split()[0]) for f in found]
+    assert ("MLC105", "train_samples") in codes
+    assert not [f for f in found if f.code in ("MLC102", "MLC301")]
+    assert any("since run_start" in line for line in progress)
+
+
+def test_runs_option_waits_for_the_second_run(tmp_path: Path) -> None:
+    log = tmp_path / "two.log"
+    log.write_bytes(GOOD.read_bytes() * 2)
+    _found, progress, reason = _watch_file(log, runs=2, idle_timeout=2)
+    assert reason == "complete"
+    assert sum("run_stop (success)" in line for line in progress) == 2
+
+
+def test_raw_output_keeps_the_lowest_rank_even_when_another_rank_prints_first(tmp_path: Path) -> None:
+    raw = FIXTURES / "raw" / "rank_conflict.log"
+    assert raw.read_bytes().startswith(b"[1,1]<stdout>:")
+    found, progress, reason = _watch_file(raw, idle_timeout=2)
+    assert reason == "complete"
+    conflicts = [f for f in found if f.code == "MLC021"]
+    assert len(conflicts) == 1 and "than rank 0 of job 1" in conflicts[0].message
+    assert any("time-to-train 15.00 min" in line for line in progress)
