@@ -10,10 +10,9 @@ from __future__ import annotations
 import os
 import sys
 from collections import Counter
-from typing import Any, Callable, Sequence
+from typing import TYPE_CHECKING, Any, Callable, Sequence
 
 import click
-from rich.console import Console
 
 from mlcheck import __version__
 from mlcheck.checker import Progress, check
@@ -26,9 +25,12 @@ from mlcheck.progress import progress_bar
 from mlcheck.reporters import ReportOptions, render, render_waived_text, resolve_format
 from mlcheck.reporters.json_report import render_json
 from mlcheck.reporters.results_table import TABLE_FORMATS, render_table_text, table_text
-from mlcheck.reporters.text import render_text, summary_line
+from mlcheck.reporters.plain import summary_line
 from mlcheck.rules import all_rules, find_rule
 from mlcheck.rulesets import SUPPORTED_RULESETS, RulesetError
+
+if TYPE_CHECKING:
+    from rich.console import Console
 
 EXIT_OK, EXIT_FINDINGS, EXIT_ERROR = 0, 1, 2
 
@@ -37,11 +39,15 @@ _RULESET_HELP = (f"Round to judge under ({', '.join(SUPPORTED_RULESETS)}). Defau
 
 
 def _console(stderr: bool = False) -> Console:
+    from rich.console import Console  # imported when text is drawn: JSON and CI formats skip it
+
     return Console(stderr=stderr, highlight=False)
 
 
 def _color_console(color: str) -> Console:
     """stdout console: ``never`` and ``always`` beat NO_COLOR and the terminal test; ``auto`` follows them."""
+    from rich.console import Console
+
     if color == "never":
         return Console(highlight=False, no_color=True, color_system=None)
     if color == "always":
@@ -175,6 +181,8 @@ def check_command(paths: tuple[str, ...], ruleset: str | None, config_path: str 
     options = _report_options(settings, quiet, wants_html, result)
     chosen = resolve_format(settings.format)
     if chosen == "text":
+        from mlcheck.reporters.text import render_text
+
         console = _color_console(settings.color)
         render_text(result, console, min_severity=options.min_severity)
         render_waived_text(result, console)
@@ -185,7 +193,7 @@ def check_command(paths: tuple[str, ...], ruleset: str | None, config_path: str 
     except OSError as error:
         click.echo(f"mlcheck: error: cannot write a report: {error}", err=True)
         sys.exit(EXIT_ERROR)
-    _console(stderr=True).print(summary_line(result), soft_wrap=True)
+    click.echo(summary_line(result), err=True)
     sys.exit(exit_code(result, settings))
 
 
@@ -255,8 +263,10 @@ def score_command(paths: tuple[str, ...], ruleset: str | None, output_format: st
         else:
             click.echo(table, nl=False)
         if table_format == "text" or table_output is not None:
+            from mlcheck.reporters.text import render_text
+
             render_text(result, _console(), scores_only=True)
-    _console(stderr=True).print(summary_line(result), soft_wrap=True)
+    click.echo(summary_line(result), err=True)
     invalid = not result.benchmarks or any(not b.score.valid for b in result.benchmarks)
     sys.exit(EXIT_FINDINGS if invalid else EXIT_OK)
 

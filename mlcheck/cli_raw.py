@@ -12,8 +12,6 @@ import click
 
 from mlcheck.model import Finding, Severity
 from mlcheck.rulesets import RulesetError, load_ruleset, normalise_version
-from mlcheck.split import SplitError, split_log
-from mlcheck.watch import StopWatching, watch
 
 EXIT_OK, EXIT_FINDINGS, EXIT_ERROR = 0, 1, 2
 
@@ -37,6 +35,8 @@ def split_command(raw: str, out_dir: str, start_index: int, force: bool) -> None
     them, without rank tags, timestamps or colour codes. What was dropped is reported on stderr.
     Exit 0 when written, 1 when a record was damaged (a cut run), 2 when nothing could be written.
     """
+    from mlcheck.split import SplitError, split_log  # imported per command: `check` stays light
+
     try:
         result = split_log(raw, out_dir, start_index, force)
     except SplitError as error:
@@ -74,6 +74,8 @@ def watch_command(log: str, ruleset: str | None, fail_fast: bool, runs: int, out
     come; at the run_stop of the last run (--runs) the report `check` gives goes to stdout and
     the exit code is check's. With --fail-fast the first error ends the watch with exit 1.
     """
+    from mlcheck.watch import StopWatching, watch
+
     if log == "-":
         click.echo("mlcheck: error: watch follows a file; to read stdin once use `mlcheck check -`",
                    err=True)

@@ -113,7 +113,8 @@ def load_constraints(version: str) -> Constraints:
     base = resources.files("mlcheck.schemas")
     schema = json.loads(base.joinpath("constraints.schema.json").read_text("utf-8"))
     data = json.loads(base.joinpath("rulesets").joinpath(version).joinpath("constraints.json").read_text("utf-8"))
-    jsonschema.validate(data, schema)
+    # The schema itself is checked by the tests; validating it again on every load costs 0.1 s.
+    jsonschema.Draft202012Validator(schema).validate(data)
     return Constraints(
         ruleset=data["ruleset"], checker_of_record=data["sources"]["checker_of_record"],
         division_sets_init_limit=data["division_sets_init_limit"], common=_entries(data["common"]),

@@ -11,17 +11,18 @@ used by the CLI and usable from a script::
 from __future__ import annotations
 
 import datetime as dt
-import hashlib
 import os
 from typing import Sequence
 
 from mlcheck.config import FORMATS, Settings
 from mlcheck.model import CheckResult, Severity
 from mlcheck.reporters import ReportOptions, render
+from mlcheck.rules.reading import FILE_UNREADABLE
 from mlcheck.selection_filter import select_findings
 from mlcheck.waivers import add_findings, apply_waivers
 
 EXIT_OK, EXIT_FINDINGS, EXIT_ERROR = 0, 1, 2
+UNOPENABLE_CODE = FILE_UNREADABLE.code
 
 
 def postprocess(result: CheckResult, settings: Settings, today: dt.date | None = None) -> CheckResult:
@@ -38,7 +39,10 @@ def fail_level(settings: Settings) -> Severity:
 
 
 def exit_code(result: CheckResult, settings: Settings) -> int:
-    """0 when no finding is at or above the fail level (or ``exit_zero``), else 1."""
+    """2 when a given file could not be opened at all (mlcheck could not do its job for it);
+    otherwise 0 when no finding is at or above the fail level (or ``exit_zero``), else 1."""
+    if any(f.code == UNOPENABLE_CODE and f.line is None for f in result.all_findings()):
+        return EXIT_ERROR
     worst = result.worst_severity()
     failing = worst is not None and worst >= fail_level(settings)
     return EXIT_FINDINGS if failing and not settings.exit_zero else EXIT_OK
@@ -72,6 +76,8 @@ def write_outputs(specs: Sequence[str], result: CheckResult, options: ReportOpti
 
 def input_digests(result: CheckResult) -> dict[str, str]:
     """sha256 of every input file of the result (streamed; stdin and unreadable files omitted)."""
+    import hashlib
+
     digests: dict[str, str] = {}
     for path in sorted({run.path for run in result.runs}):
         if path == "-" or not os.path.isfile(path):

@@ -6,12 +6,13 @@ The checker knows nothing of it: it calls a ``progress(path)`` callback once per
 from __future__ import annotations
 
 import contextlib
-from typing import Callable, Iterator, Sequence
-
-from rich.console import Console
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
+import sys
+from typing import TYPE_CHECKING, Callable, Iterator, Sequence
 
 from mlcheck.discover import DiscoveryError, discover
+
+if TYPE_CHECKING:
+    from rich.console import Console
 
 #: Fewer logs than this finish before a bar would be worth drawing.
 MIN_LOGS = 20
@@ -31,8 +32,14 @@ def progress_bar(paths: Sequence[str], enabled: bool = True,
                  console: Console | None = None) -> Iterator[Callable[[str], None] | None]:
     """Yield a ``progress(path)`` callback drawing a bar on ``console`` (stderr), or None when
     disabled, when the console is not a terminal, or when there are few logs."""
-    console = console or Console(stderr=True)
-    if not enabled or not console.is_terminal:
+    if not enabled or (console is None and not sys.stderr.isatty()):
+        yield None  # piped: rich is not even imported, which keeps CI runs light
+        return
+    from rich.console import Console as RichConsole
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
+
+    console = console or RichConsole(stderr=True)
+    if not console.is_terminal:
         yield None
         return
     total = count_logs(paths)

@@ -64,6 +64,8 @@ class RunBuilder:
 
 def opens_new_run(counts: Mapping[str, int], key: str) -> bool:
     """True when an event with ``key`` begins a new run, given the key counts of the current run."""
+    if key not in _OPENING_KEYS and not key.startswith("submission_"):
+        return False  # the common case, decided without looking at the counts
     if not counts:
         return False
     if counts.get("run_stop"):

@@ -146,3 +146,18 @@ def test_every_subpackage_is_packaged() -> None:
     found = {".".join(init.parent.relative_to(ROOT).parts)
              for init in (ROOT / "mlcheck").rglob("__init__.py")}
     assert found <= listed, sorted(found - listed)
+
+
+def test_unopenable_file_exits_2_and_reports_it(tmp_path: Path) -> None:
+    """A log found under a given folder that cannot be opened (a dangling symlink): MLC001 without
+    a line, exit 2, and the other inputs are still checked."""
+    dangling = tmp_path / "result_0.txt"
+    dangling.symlink_to(tmp_path / "gone.txt")
+    good = BAD / "base_open.txt"
+    runner = CliRunner()
+    outcome = runner.invoke(main, ["check", "--format", "json", str(tmp_path), str(good)])
+    assert outcome.exit_code == 2, outcome.output
+    report = json.loads(outcome.stdout)
+    codes = {(f["code"], f["line"]) for f in report["findings"] if f["path"].endswith("result_0.txt")}
+    assert ("MLC001", None) in codes
+    assert any(r["path"] == str(good) for r in report["runs"])

@@ -11,7 +11,7 @@ from collections import defaultdict
 
 from mlcheck.model import CheckResult, Finding, Severity
 from mlcheck.reporters import ReportOptions, relative_path
-from mlcheck.reporters.text import summary_line
+from mlcheck.reporters.plain import summary_line
 
 _COMMAND = {Severity.ERROR: "error", Severity.WARNING: "warning", Severity.INFO: "notice"}
 

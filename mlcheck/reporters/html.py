@@ -19,7 +19,7 @@ from mlcheck import __version__
 from mlcheck.model import BenchmarkResult, CheckResult, Finding, RunResult, Severity
 from mlcheck.reporters import ReportOptions, relative_path, rule_help
 from mlcheck.reporters.svg_charts import Mark, Series, accuracy_chart, run_time_strip
-from mlcheck.reporters.text import format_minutes
+from mlcheck.reporters.plain import format_minutes
 from mlcheck.rulesets import RulesetError, load_ruleset
 
 CSP = "default-src 'none'; style-src 'unsafe-inline'; img-src data:; base-uri 'none'; form-action 'none'"

@@ -7,7 +7,7 @@ from collections import defaultdict
 
 from mlcheck.model import BenchmarkResult, CheckResult, Finding, Severity
 from mlcheck.reporters import ReportOptions, relative_path
-from mlcheck.reporters.text import format_minutes
+from mlcheck.reporters.plain import format_minutes
 
 _ICON = {Severity.ERROR: "❌", Severity.WARNING: "⚠️", Severity.INFO: "ℹ️"}
 MAX_PLACES = 10

@@ -9,10 +9,10 @@ import csv
 import io
 import json
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from rich.console import Console
-from rich.table import Table
+if TYPE_CHECKING:
+    from rich.console import Console
 
 from mlcheck.model import BenchmarkResult, CheckResult
 
@@ -148,6 +148,9 @@ def render_table_json(result: CheckResult) -> str:
 def render_table_text(result: CheckResult, console: Console) -> None:
     """The table on a rich console; columns that hold one value for every row (round, submitter)
     move to the title. Off a terminal the table is drawn at least 160 columns wide."""
+    from rich.console import Console as RichConsole
+    from rich.table import Table
+
     columns, rows = build_rows(result)
     header = _header(columns)
     shared = [i for i, name in enumerate(header) if name in ("round", "submitter")
@@ -164,7 +167,7 @@ def render_table_text(result: CheckResult, console: Console) -> None:
         values = _values(row, columns)
         table.add_row(*(v for i, v in enumerate(values) if i not in shared))
     if not console.is_terminal and console.width < 160:
-        console = Console(file=console.file, width=160, no_color=console.no_color, highlight=False,
+        console = RichConsole(file=console.file, width=160, no_color=console.no_color, highlight=False,
                           color_system=None)
     console.print(table)
 
@@ -184,7 +187,9 @@ def table_text(result: CheckResult, table_format: str) -> str:
     """The table in any of :data:`TABLE_FORMATS` as text (``text``: plain, no colour, 160 columns)."""
     if table_format != "text":
         return render_table(result, table_format)
+    from rich.console import Console as RichConsole
+
     buffer = io.StringIO()
-    render_table_text(result, Console(file=buffer, width=160, no_color=True, color_system=None,
+    render_table_text(result, RichConsole(file=buffer, width=160, no_color=True, color_system=None,
                                       highlight=False))
     return buffer.getvalue()

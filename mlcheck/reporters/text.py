@@ -7,13 +7,9 @@ from rich.table import Table
 from rich.text import Text
 
 from mlcheck.model import BenchmarkResult, CheckResult, Finding, RunResult, Severity
+from mlcheck.reporters.plain import format_minutes, summary_line  # noqa: F401 (re-exported)
 
 _STYLE = {Severity.ERROR: "bold red", Severity.WARNING: "yellow", Severity.INFO: "cyan"}
-
-
-def format_minutes(minutes: float | None) -> str:
-    """Minutes rounded to two decimals, as MLCommons publishes them."""
-    return "—" if minutes is None else f"{minutes:.2f}"
 
 
 def score_text(bench: BenchmarkResult) -> Text:
@@ -84,14 +80,3 @@ def render_text(result: CheckResult, console: Console, min_severity: Severity = 
         console.print(Text("Findings", style="bold"))
         for found in findings:
             console.print(_finding_line(found), soft_wrap=True)
-
-
-def summary_line(result: CheckResult) -> str:
-    """One line for stderr: counts and the verdict."""
-    found = result.all_findings()
-    errors = sum(1 for f in found if f.severity is Severity.ERROR)
-    warnings = sum(1 for f in found if f.severity is Severity.WARNING)
-    failed = sum(1 for r in result.runs if r.verdict == "fail")
-    valid = sum(1 for b in result.benchmarks if b.score.valid)
-    return (f"mlcheck: {len(result.runs)} runs ({failed} failing), {len(result.benchmarks)} benchmarks "
-            f"({valid} with a valid score), {errors} errors, {warnings} warnings")

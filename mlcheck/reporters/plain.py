@@ -1,0 +1,21 @@
+"""Plain-text pieces shared by every reporter (no rich import: the JSON path stays light)."""
+
+from __future__ import annotations
+
+from mlcheck.model import CheckResult, Severity
+
+
+def format_minutes(minutes: float | None) -> str:
+    """Minutes rounded to two decimals, as MLCommons publishes them."""
+    return "—" if minutes is None else f"{minutes:.2f}"
+
+
+def summary_line(result: CheckResult) -> str:
+    """One line for stderr: counts and the verdict."""
+    found = result.all_findings()
+    errors = sum(1 for f in found if f.severity is Severity.ERROR)
+    warnings = sum(1 for f in found if f.severity is Severity.WARNING)
+    failed = sum(1 for r in result.runs if r.verdict == "fail")
+    valid = sum(1 for b in result.benchmarks if b.score.valid)
+    return (f"mlcheck: {len(result.runs)} runs ({failed} failing), {len(result.benchmarks)} benchmarks "
+            f"({valid} with a valid score), {errors} errors, {warnings} warnings")
