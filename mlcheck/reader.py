@@ -25,7 +25,7 @@ from mlcheck.model import Event, Finding
 from mlcheck.rank_copies import RankCopies
 from mlcheck.rawlog import (ANSI, TAG, Prefix, RawStats, Source, logging_ranks, per_rank_note,
                             read_prefix)
-from mlcheck.record_shape import validate_record
+from mlcheck.record_shape import validate_record, well_formed_event
 from mlcheck.rules import raw_output
 from mlcheck.rules import reading as rules
 
@@ -162,6 +162,11 @@ class LineReader:
             line = _ANSI_BYTES.sub(b"", line)
             self.stats.colour_lines += 1
             at = line.find(_MARKER_BYTES)
+        if not at and not self.keep_text:
+            event = self._clean_line_event(line)
+            if event is not None:  # the common line of a result file: one well-formed record
+                yield event
+                return
         if not at or line.find(_MARKER_BYTES, at + 8) >= 0:
             yield from self._read_line(line, unterminated)
             return
@@ -187,6 +192,20 @@ class LineReader:
             yield from self._read_line(line, unterminated)  # reports the bad bytes
             return
         yield from self._record(segment, source, at + len(MARKER), unterminated)
+
+    def _clean_line_event(self, line: bytes) -> Event | None:
+        """The event of a line that is exactly one valid record, or None to take the full path."""
+        if line.find(_MARKER_BYTES, 8) >= 0 or b"\x1b" in line:
+            return None
+        try:
+            record, _end = _DECODER.raw_decode(line[8:].decode("utf-8").lstrip())
+        except (UnicodeDecodeError, json.JSONDecodeError):
+            return None
+        event = well_formed_event(record, self.line_no)
+        if event is not None:
+            self.stats.records += 1
+            self.stats.kept += 1
+        return event
 
     def _new_prefix(self, text: bytes) -> tuple[Prefix, bool]:
         prefix = read_prefix(text.decode("utf-8", errors="replace"))

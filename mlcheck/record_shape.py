@@ -13,6 +13,22 @@ from mlcheck.model import Event, Finding
 from mlcheck.rules import reading as rules
 
 
+def well_formed_event(record: object, line_no: int) -> Event | None:
+    """The event of a record that has every field of the right type, else None (then
+    :func:`validate_record` says what is wrong). The reader's fast path for clean logs."""
+    if type(record) is not dict:
+        return None
+    key, time_ms, metadata = record.get("key"), record.get("time_ms"), record.get("metadata")
+    if type(key) is not str or not key or type(metadata) is not dict:
+        return None
+    if type(time_ms) is not int and not (type(time_ms) is float and math.isfinite(time_ms)):
+        return None
+    event_type, namespace = record.get("event_type"), record.get("namespace")
+    return Event(key=key, value=record.get("value"), metadata=metadata, time_ms=float(time_ms),
+                 line=line_no, event_type=event_type if type(event_type) is str else None,
+                 namespace=namespace if type(namespace) is str else None)
+
+
 def validate_record(record: object, line_no: int, path: str) -> Iterator[Union[Event, Finding]]:
     """The event of a decoded record, or the findings that say why it is not one."""
     if not isinstance(record, dict):

@@ -60,6 +60,31 @@ def _finding_line(found: Finding) -> Text:
     return text
 
 
+def rcp_text(bench: BenchmarkResult) -> Text | None:
+    """``RCP pass: submission mean 37.3 epochs >= minimum 34.31 (reference 36.1, +8.72 %)``."""
+    rcp = bench.rcp
+    if rcp is None:
+        return None
+    style = {"pass": "green", "fail": "bold red", "missing": "yellow"}.get(rcp.verdict, "dim")
+    text = Text("RCP ")
+    text.append(rcp.verdict, style=style)
+    if rcp.submission_mean is not None and rcp.min_acceptable_mean is not None:
+        text.append(f": submission mean {_amount(rcp.submission_mean)} {rcp.unit}, minimum acceptable "
+                    f"{_amount(rcp.min_acceptable_mean)}")
+        if rcp.reference_mean is not None:
+            text.append(f", reference mean {_amount(rcp.reference_mean)}")
+        if rcp.margin_pct is not None:
+            text.append(f" (margin {rcp.margin_pct:+.2f} %)")
+    else:
+        text.append(f": {rcp.reason}")
+    return text
+
+
+def _amount(value: float) -> str:
+    """Samples as whole numbers with separators, epochs with two decimals."""
+    return f"{value:,.0f}" if abs(value) >= 1000 else f"{value:.2f}"
+
+
 def render_text(result: CheckResult, console: Console, min_severity: Severity = Severity.INFO,
                 scores_only: bool = False) -> None:
     """Print the report to ``console``."""
@@ -72,6 +97,9 @@ def render_text(result: CheckResult, console: Console, min_severity: Severity = 
                           end="")
         console.print(score_text(bench), soft_wrap=True)
         if not scores_only:
+            rcp = rcp_text(bench)
+            if rcp is not None:
+                console.print(rcp, soft_wrap=True)
             console.print()
     if scores_only:
         return
