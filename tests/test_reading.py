@@ -10,9 +10,8 @@ import sys
 from pathlib import Path
 
 import pytest
-from click.testing import CliRunner, Result
 
-from mlcheck.cli import main
+from cli_helpers import ISSUE2_CODES, assert_no_traceback, run_cli
 from mlcheck.model import Event, Finding
 from mlcheck.reader import read_mllog
 from mlcheck.runs import split_runs
@@ -44,22 +43,7 @@ READING_CASES: dict[str, tuple[tuple[tuple[str, int | None], ...], int]] = {
 }
 
 
-def run_cli(*args: str, stdin: bytes | None = None) -> Result:
-    """Run the CLI in-process; stdout and stderr stay separate."""
-    return CliRunner().invoke(main, list(args), input=stdin)
 
-
-def assert_no_traceback(result: Result) -> None:
-    assert result.exception is None or isinstance(result.exception, SystemExit), result.exception
-    assert "Traceback" not in result.stdout and "Traceback" not in result.stderr
-
-
-#: The codes issue 2 defines. Findings of later families (required keys, closed-division
-#: catalogue, raw output, RCP) have their own fixtures and are left out of the comparison.
-ISSUE2_CODES = frozenset(
-    [f"MLC{n:03d}" for n in range(1, 13)] + [f"MLC{n}" for n in range(101, 105)]
-    + [f"MLC{n}" for n in range(301, 306)] + [f"MLC{n}" for n in range(401, 405)]
-    + [f"MLC{n}" for n in range(501, 506)])
 
 
 def found(path: Path) -> list[tuple[str, int | None]]:

@@ -6,10 +6,9 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from click.testing import CliRunner, Result
 
 from mlcheck import check
-from mlcheck.cli import main
+from cli_helpers import ISSUE2_CODES, assert_no_traceback, run_cli
 
 BAD = Path(__file__).resolve().parent.parent / "fixtures" / "bad"
 
@@ -28,21 +27,7 @@ RULE_CASES: dict[str, tuple[tuple[tuple[str, int], ...], int]] = {
 }
 
 
-def run_cli(*args: str) -> Result:
-    return CliRunner().invoke(main, list(args))
 
-
-def assert_no_traceback(result: Result) -> None:
-    assert result.exception is None or isinstance(result.exception, SystemExit), result.exception
-    assert "Traceback" not in result.stdout and "Traceback" not in result.stderr
-
-
-#: The codes issue 2 defines; later families (required keys, closed-division catalogue) have
-#: their own fixtures and are left out of the comparison.
-ISSUE2_CODES = frozenset(
-    [f"MLC{n:03d}" for n in range(1, 13)] + [f"MLC{n}" for n in range(101, 105)]
-    + [f"MLC{n}" for n in range(301, 306)] + [f"MLC{n}" for n in range(401, 405)]
-    + [f"MLC{n}" for n in range(501, 506)])
 
 
 def codes_and_lines(path: Path) -> list[tuple[str, int | None]]:

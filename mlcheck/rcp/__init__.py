@@ -112,15 +112,20 @@ def _match(refs: ReferenceSet, batch_size: int, mean: float, unit: str, submissi
                      submission_mean=mean, source=refs.source)
 
 
+def format_amount(value: float) -> str:
+    """Samples as whole numbers with separators (3,243,918), epochs with two decimals (34.55)."""
+    return f"{value:,.0f}" if abs(value) >= 1000 else f"{value:.2f}"
+
+
 def _judge(ref: Reference, sizes: tuple[int, ...], mean: float, unit: str, batch_size: int,
            refs: ReferenceSet, how: str) -> RcpResult:
     passed = mean >= ref.min_mean
     margin = (mean / ref.min_mean - 1.0) * 100.0 if ref.min_mean else None
     factor = max(1.0, ref.mean / mean) if mean > 0 else None
     verdict = "pass" if passed else "fail"
-    reason = (f"{how} ({ref.name}): submission mean {mean:,.4g} {unit} "
-              f"{'>=' if passed else '<'} minimum acceptable {ref.min_mean:,.4g} "
-              f"(reference mean {ref.mean:,.4g})")
+    reason = (f"{how} ({ref.name}): submission mean {format_amount(mean)} {unit} "
+              f"{'>=' if passed else '<'} minimum acceptable {format_amount(ref.min_mean)} "
+              f"(reference mean {format_amount(ref.mean)})")
     return RcpResult(verdict, reason, unit=unit, batch_size=batch_size, reference=ref.name,
                      reference_batch_sizes=sizes, reference_mean=ref.mean,
                      min_acceptable_mean=ref.min_mean, submission_mean=mean, margin_pct=margin,

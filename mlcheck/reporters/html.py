@@ -250,6 +250,15 @@ def _footer(result: CheckResult, options: ReportOptions) -> str:
             + (_table(["input", "sha256"], rows, "inputs") if rows else "") + "</footer>")
 
 
+def _rcp_cell(bench: BenchmarkResult) -> str:
+    rcp = bench.rcp
+    if rcp is None:
+        return _td("—")
+    margin = f" ({rcp.margin_pct:+.2f} %)" if rcp.margin_pct is not None else ""
+    css = {"pass": "pass", "fail": "fail"}.get(rcp.verdict, "")
+    return _td(rcp.verdict + margin, css) if css else _td(rcp.verdict + margin)
+
+
 def render_html(result: CheckResult, options: ReportOptions) -> str:
     """The whole report as one HTML document."""
     found = result.all_findings()
@@ -260,11 +269,12 @@ def render_html(result: CheckResult, options: ReportOptions) -> str:
     banner = (f'<div class="banner {verdict}" id="verdict">{"FAIL" if failing else "PASS"}: '
               f"{len(result.runs)} runs, {len(result.benchmarks)} benchmark folders, {errors} errors, "
               f"{warnings} warnings, {len(result.waived)} waived</div>")
-    overview = _table(["benchmark", "system", "division", "round", "score (min)", "valid"],
+    overview = _table(["benchmark", "system", "division", "round", "score (min)", "valid", "RCP"],
                       [[f'<td><a href="#benchmark-{i}">{escape(b.benchmark or "?")}</a></td>',
                         _td(b.system or "?"), _td(b.division or "?"), _td(b.ruleset or "?"),
                         _td(format_minutes(b.score.score_min), "num"),
-                        _td("yes" if b.score.valid else "no", "pass" if b.score.valid else "fail")]
+                        _td("yes" if b.score.valid else "no", "pass" if b.score.valid else "fail"),
+                        _rcp_cell(b)]
                        for i, b in enumerate(result.benchmarks)], "score-table")
     sections = "".join(_benchmark_section(b, i, options.root) for i, b in enumerate(result.benchmarks))
     return ("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"

@@ -7,6 +7,7 @@ from rich.table import Table
 from rich.text import Text
 
 from mlcheck.model import BenchmarkResult, CheckResult, Finding, RunResult, Severity
+from mlcheck.rcp import format_amount
 from mlcheck.reporters.plain import format_minutes, summary_line  # noqa: F401 (re-exported)
 
 _STYLE = {Severity.ERROR: "bold red", Severity.WARNING: "yellow", Severity.INFO: "cyan"}
@@ -69,20 +70,15 @@ def rcp_text(bench: BenchmarkResult) -> Text | None:
     text = Text("RCP ")
     text.append(rcp.verdict, style=style)
     if rcp.submission_mean is not None and rcp.min_acceptable_mean is not None:
-        text.append(f": submission mean {_amount(rcp.submission_mean)} {rcp.unit}, minimum acceptable "
-                    f"{_amount(rcp.min_acceptable_mean)}")
+        text.append(f": submission mean {format_amount(rcp.submission_mean)} {rcp.unit}, minimum acceptable "
+                    f"{format_amount(rcp.min_acceptable_mean)}")
         if rcp.reference_mean is not None:
-            text.append(f", reference mean {_amount(rcp.reference_mean)}")
+            text.append(f", reference mean {format_amount(rcp.reference_mean)}")
         if rcp.margin_pct is not None:
             text.append(f" (margin {rcp.margin_pct:+.2f} %)")
     else:
         text.append(f": {rcp.reason}")
     return text
-
-
-def _amount(value: float) -> str:
-    """Samples as whole numbers with separators, epochs with two decimals."""
-    return f"{value:,.0f}" if abs(value) >= 1000 else f"{value:.2f}"
 
 
 def render_text(result: CheckResult, console: Console, min_severity: Severity = Severity.INFO,
