@@ -20,7 +20,7 @@ from mlcheck.rules import RUN_CHECKS
 from mlcheck.rules import package as package_rules
 from mlcheck.rules.base import RunContext
 from mlcheck.rules.convergence import first_reaching
-from mlcheck.rules.internal import RULE_CRASHED
+from mlcheck.rules.internal import crash_finding
 from mlcheck.rules.selection import RULESET_NOT_INFERRED, UNKNOWN_BENCHMARK
 from mlcheck.rulesets import (SUPPORTED_RULESETS, BenchmarkFacts, Ruleset, RulesetError,
                               load_ruleset, normalise_version, ruleset_for_date)
@@ -54,7 +54,10 @@ def check(paths: Sequence[str], ruleset: str | None = None,
     for ref in refs:
         if progress is not None:
             progress(ref.path)
-        run_results.extend(check_log(ref, forced))
+        try:
+            run_results.extend(check_log(ref, forced))
+        except Exception as error:  # a bug met on one file must not stop the other files
+            run_results.append(_unread_log(ref, forced, [crash_finding("reading this log", ref.path, error)]))
     top = [package_rules.NO_LOGS.at(folder.path, None,
                                      "no MLPerf log found here; expected result_<i>.txt files under "
                                      "<org>/results/<system>/<benchmark>/ or log files")
@@ -72,13 +75,17 @@ def check_log(ref: LogRef, forced: Ruleset | None) -> list[RunResult]:
     runs, reading = split_runs(read_mllog(ref.path), ref.path)
     by_run = assign_findings(runs, reading)
     if not runs:
-        return [RunResult(run=None, path=ref.path, index=0, org=ref.org, system=ref.system,
-                          benchmark=ref.benchmark, division=None,
-                          ruleset=forced.version if forced else None,
-                          ruleset_source="--ruleset" if forced else None, status=None,
-                          converged=False, time_to_train_min=None, duration_min=None,
-                          findings=tuple(sorted(by_run.get(0, []), key=Finding.sort_key)))]
+        return [_unread_log(ref, forced, by_run.get(0, []))]
     return [judge_run(run, ref, forced, by_run.get(run.index, [])) for run in runs]
+
+
+def _unread_log(ref: LogRef, forced: Ruleset | None, findings: list[Finding]) -> RunResult:
+    """The one entry of a file in which no run could be read."""
+    return RunResult(run=None, path=ref.path, index=0, org=ref.org, system=ref.system,
+                     benchmark=ref.benchmark, division=None, ruleset=forced.version if forced else None,
+                     ruleset_source="--ruleset" if forced else None, status=None, converged=False,
+                     time_to_train_min=None, duration_min=None,
+                     findings=tuple(sorted(findings, key=Finding.sort_key)))
 
 
 def judge_run(run: Run, ref: LogRef, forced: Ruleset | None, reading: Iterable[Finding]) -> RunResult:
@@ -96,8 +103,7 @@ def judge_run(run: Run, ref: LogRef, forced: Ruleset | None, reading: Iterable[F
         try:
             findings.extend(rule_check(ctx))
         except Exception as error:  # a crashing rule must not stop the others
-            findings.append(ctx.at(RULE_CRASHED, None, f"rule module {name} failed: "
-                                   f"{type(error).__name__}: {error}"))
+            findings.append(crash_finding(f"rule module {name}", run.path, error, run.index))
     minutes = converged_minutes(run, facts)
     duration = run.duration_ms
     return RunResult(
@@ -185,8 +191,25 @@ def score_benchmarks(runs: list[RunResult], refs: dict[str, LogRef]) -> list[Ben
         groups[key].append(result)
     # Folder-level checks (run count, non-converged runs) only judge folders the user gave: a
     # result file named on its own is one run of a folder, not a folder with one run.
-    return [_score_group(key, members, any(refs[r.path].walked for r in members if r.path in refs))
-            for key, members in sorted(groups.items())]
+    results = []
+    for key, members in sorted(groups.items()):
+        whole_folder = any(refs[r.path].walked for r in members if r.path in refs)
+        try:
+            results.append(_score_group(key, members, whole_folder))
+        except Exception as error:  # a crashing folder check must not stop the other folders
+            results.append(_unscored_group(key, members, error))
+    return results
+
+
+def _unscored_group(key: tuple[str, str, str, str], members: list[RunResult],
+                    error: Exception) -> BenchmarkResult:
+    org, system, benchmark, folder = key
+    members = sorted(members, key=lambda r: (r.path, r.index))
+    return BenchmarkResult(org=org or None, system=system or None, benchmark=benchmark or None,
+                           division=next((r.division for r in members if r.division), None),
+                           ruleset=members[0].ruleset, folder=folder, runs=tuple(members),
+                           score=Score(None, False, "mlcheck could not score this folder (MLC000)"),
+                           findings=(crash_finding("the folder checks", folder, error),))
 
 
 def _score_group(key: tuple[str, str, str, str], members: list[RunResult],

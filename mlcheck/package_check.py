@@ -13,6 +13,7 @@ from typing import Sequence
 
 from mlcheck.model import BenchmarkResult, Finding
 from mlcheck.package import JsonDocument, package_roots, read_json_document, scan_package, system_info
+from mlcheck.rules.internal import crash_finding
 from mlcheck.rules.package_layout import check_layout
 from mlcheck.rules.package_system import check_logs_against_system, check_system_description
 from mlcheck.rulesets import SUPPORTED_RULESETS, Ruleset, load_ruleset
@@ -31,6 +32,22 @@ def _round_of(root: str, benchmarks: Sequence[BenchmarkResult], forced: Ruleset 
     return load_ruleset(version)
 
 
+def _check_package(root: str, benchmarks: Sequence[BenchmarkResult], forced: Ruleset | None,
+                   documents: dict[str, JsonDocument]) -> list[Finding]:
+    """Layout and system-description findings of one package (system files read into ``documents``)."""
+    findings: list[Finding] = []
+    ruleset = _round_of(root, benchmarks, forced)
+    layout = scan_package(root)
+    counts = {name: facts.result_files for name, facts in ruleset.benchmarks.items()}
+    findings.extend(check_layout(layout, ruleset.version, counts))
+    for system in sorted({f.system for f in layout.benchmark_folders}):
+        path = os.path.join(root, "systems", f"{system}.json")
+        documents[path] = read_json_document(path)
+        findings.extend(check_system_description(documents[path], os.path.join(root, "results", system),
+                                                 ruleset.version))
+    return findings
+
+
 def _package_of(folder: str) -> tuple[str, str] | None:
     """``(<org> path, system)`` for ``<org>/results/<system>/<benchmark>``."""
     parts = Path(folder).parts
@@ -47,15 +64,10 @@ def check_packages(paths: Sequence[str], benchmarks: Sequence[BenchmarkResult],
     documents: dict[str, JsonDocument] = {}
     roots = package_roots(list(paths))
     for root in roots:
-        ruleset = _round_of(root, benchmarks, forced)
-        layout = scan_package(root)
-        counts = {name: facts.result_files for name, facts in ruleset.benchmarks.items()}
-        findings.extend(check_layout(layout, ruleset.version, counts))
-        for system in sorted({f.system for f in layout.benchmark_folders}):
-            path = os.path.join(root, "systems", f"{system}.json")
-            documents[path] = read_json_document(path)
-            findings.extend(check_system_description(documents[path], os.path.join(root, "results", system),
-                                                     ruleset.version))
+        try:
+            findings.extend(_check_package(root, benchmarks, forced, documents))
+        except Exception as error:  # a crashing package check must not stop the rest
+            findings.append(crash_finding("the package checks", root, error))
     updated = []
     for bench in benchmarks:
         located = _package_of(bench.folder) if bench.folder else None
@@ -68,7 +80,10 @@ def check_packages(paths: Sequence[str], benchmarks: Sequence[BenchmarkResult],
             documents[path] = read_json_document(path)
         doc = documents[path]
         runs = [r.run for r in bench.runs if r.run is not None]
-        extra = check_logs_against_system(bench.folder or "", system, runs, doc)
+        try:
+            extra = list(check_logs_against_system(bench.folder or "", system, runs, doc))
+        except Exception as error:  # noqa: BLE001 - see above
+            extra = [crash_finding("the log/system checks", bench.folder or path, error)]
         updated.append(replace(bench, system_info=system_info(doc),
                                findings=tuple(sorted(bench.findings + tuple(extra), key=Finding.sort_key))))
     return findings, updated
