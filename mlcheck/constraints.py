@@ -10,9 +10,11 @@ from __future__ import annotations
 
 import json
 import math
+import re
 from dataclasses import dataclass
 from functools import lru_cache
 from importlib import resources
+from pathlib import Path
 from typing import Any, Callable, Mapping, Sequence
 
 import jsonschema
@@ -120,6 +122,30 @@ def load_constraints(version: str) -> Constraints:
         division_sets_init_limit=data["division_sets_init_limit"], common=_entries(data["common"]),
         closed_common=_entries(data["closed_common"]), open_common=_entries(data["open_common"]),
         benchmarks={name: _benchmark(name, raw) for name, raw in data["benchmarks"].items()})
+
+
+_QUOTED = re.compile(r"[\"']([^\"'\n]+)[\"']")
+
+
+@lru_cache(maxsize=None)
+def tensor_list(relative: str) -> tuple[str, ...]:
+    """The reference tensor names of an installed official YAML file's END check.
+
+    The names are the quoted strings of the ``sorted([ ... ])`` list in the file's ``- END:``
+    record. The file is scanned as text (no YAML parser to import, nothing is ever run); the
+    tests compare the result with a YAML parse of every file.
+    """
+    from mlperf_logging import compliance_checker
+
+    path = Path(compliance_checker.__file__).parent / relative
+    if not path.is_file():  # a later mlperf-logging without this round: nothing to compare with
+        return ()
+    text = path.read_text("utf-8")
+    at = text.find("- END:")
+    if at < 0:
+        return ()
+    _, _, reference = text[at:].partition("== sorted(")
+    return tuple(_QUOTED.findall(reference.split("])", 1)[0]))
 
 
 # --- the interpreter -------------------------------------------------------------------------

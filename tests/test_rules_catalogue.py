@@ -18,7 +18,7 @@ from click.testing import CliRunner
 from mlcheck import check
 from mlcheck.cli import main as cli_main
 from mlcheck.constraints import describe, holds, load_constraints
-from mlcheck.rules.weight_init import tensor_list
+from mlcheck.constraints import tensor_list
 from mlcheck.model import Severity
 from mlcheck.rules import all_rules, find_rule
 

@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import Any, Callable
 
 from mlcheck.constraints import load_constraints
-from mlcheck.rules.weight_init import tensor_list
+from mlcheck.constraints import tensor_list
 from mlcheck.rulesets import load_ruleset
 
 ROUNDS = ("1.0.0", "1.1.0", "2.0.0", "2.1.0")

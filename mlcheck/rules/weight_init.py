@@ -3,7 +3,7 @@
 Rounds 1.1-2.1 (RNN-T only in 1.0; MiniGo exempt from 2.0) require one ``weights_initialization``
 event per tensor, with the tensor's name in ``metadata.tensor``, and the names must be exactly the
 reference list of the round's ``training_X.Y.Z/closed_<benchmark>.yaml`` (read from the installed
-mlperf-logging at load time). Facts: ``constraints.json`` ``benchmarks.<bm>.weight_init``.
+mlperf-logging by ``mlcheck.constraints.tensor_list``). Facts: ``constraints.json`` ``benchmarks.<bm>.weight_init``.
 
 In 1.1 the checker of record (tag 1.1.0-rc4) only warned ("Failed weights initialization check
 (can be ignored for 1.1.0)"), so these are warnings with ``official: false`` for 1.1; today's
@@ -18,13 +18,10 @@ mlperf-logging (4.1.68) fails such 1.1 logs, which the message says.
 
 from __future__ import annotations
 
-import re
 from collections import Counter
-from functools import lru_cache
-from pathlib import Path
 from typing import Iterator
 
-from mlcheck.constraints import WeightInit, load_constraints
+from mlcheck.constraints import WeightInit, load_constraints, tensor_list
 from mlcheck.model import Finding, Severity
 from mlcheck.rules.base import Rule, RunContext
 
@@ -34,30 +31,6 @@ WEIGHT_INIT_MISMATCH = Rule("MLC206", "weight-init-tensors-mismatch", Severity.E
                             "the initialised tensors differ from the reference list", official=True)
 
 RULES = (WEIGHT_INIT_MISSING, WEIGHT_INIT_MISMATCH)
-
-_QUOTED = re.compile(r"[\"']([^\"'\n]+)[\"']")
-
-
-@lru_cache(maxsize=None)
-def tensor_list(relative: str) -> tuple[str, ...]:
-    """The reference tensor names of an installed official YAML file's END check.
-
-    The names are the quoted strings of the ``sorted([ ... ])`` list in the file's ``- END:``
-    record. The file is scanned as text (no YAML parser to import, nothing is ever run); the
-    tests compare the result with a YAML parse of every file.
-    """
-    from mlperf_logging import compliance_checker
-
-    path = Path(compliance_checker.__file__).parent / relative
-    if not path.is_file():  # a later mlperf-logging without this round: nothing to compare with
-        return ()
-    text = path.read_text("utf-8")
-    at = text.find("- END:")
-    if at < 0:
-        return ()
-    _, _, reference = text[at:].partition("== sorted(")
-    return tuple(_QUOTED.findall(reference.split("])", 1)[0]))
-
 
 _KEY = "weights_initialization"
 _SHOWN = 3
