@@ -7,7 +7,7 @@ import json
 import os
 import re
 from collections import defaultdict
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Callable, Iterable, Sequence
 
 from mlcheck.discover import LogRef, discover
@@ -186,7 +186,7 @@ def score_benchmarks(runs: list[RunResult], refs: dict[str, LogRef]) -> list[Ben
         if result.run is None:
             continue
         ref = refs.get(result.path)
-        folder = ref.folder if ref and ref.folder else os.path.dirname(result.path)
+        folder = ref.folder if ref and ref.folder else (os.path.dirname(result.path) or ".")
         key = (result.org or "", result.system or "", result.benchmark or "", folder)
         groups[key].append(result)
     # Folder-level checks (run count, non-converged runs) only judge folders the user gave: a
@@ -246,6 +246,9 @@ def _score_group(key: tuple[str, str, str, str], members: list[RunResult],
             findings.extend(rcp_findings(folder, rcp, normalised=normalise,
                                          bypass=rcp_bypass_file(folder)))
             findings.extend(check_runs(folder, runs, closed=division != "open"))
+    if any(f.code == package_rules.SCALING_JSON_INVALID.code for f in findings):
+        score = replace(score, valid=False,
+                        reason=f"{score.reason}; scaling.json is unusable (MLC504), the score is not scaled")
     return BenchmarkResult(org=org or None, system=system or None, benchmark=benchmark or None,
                            division=division, ruleset=first.ruleset, folder=folder,
                            runs=tuple(members), score=score,

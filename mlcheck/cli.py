@@ -18,8 +18,8 @@ from mlcheck import __version__
 from mlcheck.checker import Progress, check
 from mlcheck.config import COLORS, FORMATS, Settings, load_settings
 from mlcheck.discover import DiscoveryError
-from mlcheck.gate import (benchmark_folders, exit_code, fail_level, input_digests, parse_output,
-                         postprocess, write_outputs)
+from mlcheck.gate import (benchmark_folders, exit_code, fail_level, input_digests, overwritten_inputs,
+                         parse_output, postprocess, write_outputs)
 from mlcheck.model import CheckResult, Severity
 from mlcheck.progress import progress_bar
 from mlcheck.reporters import ReportOptions, render, render_waived_text, resolve_format
@@ -27,6 +27,7 @@ from mlcheck.reporters.json_report import render_json
 from mlcheck.reporters.results_table import TABLE_FORMATS, render_table_text, table_text
 from mlcheck.reporters.plain import summary_line
 from mlcheck.rules import all_rules, find_rule
+from mlcheck.selection_filter import normalise_prefixes
 from mlcheck.rulesets import SUPPORTED_RULESETS, RulesetError
 
 if TYPE_CHECKING:
@@ -53,6 +54,15 @@ def _color_console(color: str) -> Console:
     if color == "always":
         return Console(highlight=False, force_terminal=True, no_color=False)
     return _console()
+
+
+def _refuse_overwriting_inputs(paths: Sequence[str], result: CheckResult) -> None:
+    """Exit 2 before writing a report over one of the logs that were checked."""
+    clobbered = overwritten_inputs(paths, result)
+    if clobbered:
+        click.echo(f"mlcheck: error: {clobbered[0]} is one of the logs being checked; mlcheck never "
+                   "overwrites its input. Choose another output path", err=True)
+        sys.exit(EXIT_ERROR)
 
 
 def _run_check(paths: Sequence[str], ruleset: str | None, progress: Progress | None = None) -> CheckResult:
@@ -120,7 +130,16 @@ def _settings(config_path: str | None, **given: Any) -> Settings:
         sys.exit(EXIT_ERROR)
     if given.pop("no_progress", False):
         given["progress"] = False
+    for option in ("select", "ignore"):
+        unknown = [p for p in normalise_prefixes(given.get(option) or ()) if not _matches_a_rule(p)]
+        if unknown:
+            raise click.UsageError(f"--{option} {unknown[0]!r} matches no rule code; `mlcheck rules` "
+                                   "lists them (e.g. MLC3 or MLC301)")
     return load_settings(given, config=config_path)
+
+
+def _matches_a_rule(prefix: str) -> bool:
+    return any(rule.code.startswith(prefix) for rule in all_rules())
 
 
 def _checked(paths: Sequence[str], settings: Settings, quiet: bool, verbose: bool) -> CheckResult:
@@ -177,6 +196,7 @@ def check_command(paths: tuple[str, ...], ruleset: str | None, config_path: str 
         except ValueError as error:
             raise click.UsageError(str(error)) from None
     result = _checked(benchmark_folders(paths) if whole_folder else paths, settings, quiet, verbose)
+    _refuse_overwriting_inputs([parse_output(spec)[1] for spec in settings.outputs], result)
     wants_html = settings.format == "html" or any(s.lower().startswith("html:") for s in settings.outputs)
     options = _report_options(settings, quiet, wants_html, result)
     chosen = resolve_format(settings.format)
@@ -213,6 +233,7 @@ def report_command(paths: tuple[str, ...], ruleset: str | None, config_path: str
     settings = _settings(config_path, ruleset=ruleset, strict=strict, exit_zero=exit_zero,
                          select=select, ignore=ignore, no_progress=no_progress)
     result = _checked(paths, settings, quiet, verbose)
+    _refuse_overwriting_inputs([output_path], result)
     try:
         write_outputs([f"html:{output_path}"], result, _report_options(settings, quiet, True, result))
     except OSError as error:
@@ -247,6 +268,7 @@ def score_command(paths: tuple[str, ...], ruleset: str | None, output_format: st
     Exit 0 when every benchmark result is valid, 1 when one is not, 2 when mlcheck could not run.
     """
     result = _run_check(paths, ruleset)
+    _refuse_overwriting_inputs([table_output] if table_output else [], result)
     if output_format == "json":
         click.echo(render_json(result), nl=False)
     else:
@@ -297,3 +319,31 @@ from mlcheck.cli_raw import split_command, watch_command  # noqa: E402
 
 main.add_command(split_command)
 main.add_command(watch_command)
+
+
+def run() -> None:
+    """Console entry point: :func:`main`, plus exit 2 (not a traceback, not 1) when stdout cannot
+    be written (a full disk, a closed pipe): a CI job must not read that as "findings"."""
+    code: int | str | None = 0
+    try:
+        main()
+    except SystemExit as done:
+        code = done.code
+    except OSError as error:
+        code = _output_failed(error)
+    try:
+        sys.stdout.flush()
+    except OSError as error:
+        code = _output_failed(error)
+    sys.exit(code)
+
+
+def _output_failed(error: OSError) -> int:
+    # Point stdout at /dev/null so that the interpreter's own flush at exit does not fail again.
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    os.dup2(devnull, sys.stdout.fileno())
+    try:
+        click.echo(f"mlcheck: error: cannot write the output: {error.strerror or error}", err=True)
+    except OSError:
+        pass
+    return EXIT_ERROR

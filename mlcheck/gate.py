@@ -59,6 +59,12 @@ def parse_output(spec: str) -> tuple[str, str]:
     return name, path
 
 
+def overwritten_inputs(paths: Sequence[str], result: CheckResult) -> list[str]:
+    """The output paths that name one of the logs just read (writing them would destroy input)."""
+    read = {os.path.realpath(run.path) for run in result.runs if run.path != "-"}
+    return [path for path in paths if os.path.realpath(path) in read]
+
+
 def write_outputs(specs: Sequence[str], result: CheckResult, options: ReportOptions) -> list[str]:
     """Write each ``FORMAT:PATH`` report; returns the paths written. Raises OSError/ValueError."""
     written = []

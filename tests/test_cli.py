@@ -40,7 +40,7 @@ def test_readme_example_passes() -> None:
     assert f"{EXAMPLE_SCORE:.2f} min" in out and "valid" in out and "INVALID" not in out
     assert "closed division, training 2.0.0" in out
     assert "Findings" not in out
-    assert result.stderr.strip() == ("mlcheck: 5 runs (0 failing), 1 benchmarks (1 with a valid score), "
+    assert result.stderr.strip() == ("mlcheck: 5 runs (0 failing), 1 benchmark (1 with a valid score), "
                                      "0 errors, 0 warnings")
 
 

@@ -17,5 +17,11 @@ def summary_line(result: CheckResult) -> str:
     warnings = sum(1 for f in found if f.severity is Severity.WARNING)
     failed = sum(1 for r in result.runs if r.verdict == "fail")
     valid = sum(1 for b in result.benchmarks if b.score.valid)
-    return (f"mlcheck: {len(result.runs)} runs ({failed} failing), {len(result.benchmarks)} benchmarks "
-            f"({valid} with a valid score), {errors} errors, {warnings} warnings")
+    return (f"mlcheck: {counted(len(result.runs), 'run')} ({failed} failing), "
+            f"{counted(len(result.benchmarks), 'benchmark')} ({valid} with a valid score), "
+            f"{counted(errors, 'error')}, {counted(warnings, 'warning')}")
+
+
+def counted(number: int, noun: str) -> str:
+    """``1 run``, ``2 runs``."""
+    return f"{number} {noun}{'' if number == 1 else 's'}"

@@ -67,9 +67,10 @@ def describe_eval(evaluation: Evaluation) -> str:
     """``0.7585 at epoch 38 (line 137)``."""
     where = ""
     if evaluation.epoch_num is not None:
-        where = f" at epoch {evaluation.epoch_num:g}"
+        epoch = evaluation.epoch_num  # BERT logs training samples here: show them readably
+        where = f" at epoch {epoch:g}" if epoch < 10000 else f" at epoch_num {epoch:,.0f}"
     elif evaluation.samples_count is not None:
-        where = f" at {evaluation.samples_count:g} samples"
+        where = f" at {evaluation.samples_count:,.0f} samples"
     value = f"{evaluation.value:.4g}" if isinstance(evaluation.value, float) else repr(evaluation.value)
     return f"{value}{where} (line {evaluation.line})"
 
@@ -130,6 +131,10 @@ def _not_reached(ctx: RunContext, target: Target) -> Finding:
     if best is None:
         return ctx.at(TARGET_NOT_REACHED, line,
                       f"target {target.text} not reached: the run logs no comparable eval_accuracy{claim}")
+    hint = ""
+    fractions = all(c.value <= 1.0 for c in target.conditions)
+    if fractions and isinstance(best.value, (int, float)) and best.value > 1.0:
+        hint = "; the values look like percentages: log eval_accuracy as a fraction (0.759, not 75.9)"
     return ctx.at(TARGET_NOT_REACHED, line,
                   f"target {target.text} not reached: best eval_accuracy {describe_eval(best)}, "
-                  f"{run.count('eval_accuracy')} evals{claim}")
+                  f"{run.count('eval_accuracy')} evals{claim}{hint}")

@@ -13,6 +13,10 @@ v1.1, 30 min closed / 4 h open from v2.0); checker: training_X.Y.Z/common.yaml, 
   would be negative. The official tools accept it and score a negative time.
 - MLC404 clock-order: ``init_start``, ``init_stop``, ``run_start`` and ``run_stop`` are not logged in
   this order (by line, as the checker reads them), or an ``init_start`` is logged after ``init_stop``.
+- MLC405 clock-implausible: a ``time_ms`` lies outside 2015-2100 (seconds or microseconds logged
+  instead of milliseconds, or a corrupted value). The official tools score such a log without a
+  word (a ``run_stop`` at 1e30 ms gives a time-to-train of 1.7e25 minutes). Fix: log
+  milliseconds since the Unix epoch, as ``mllog`` does.
 """
 
 from __future__ import annotations
@@ -31,7 +35,13 @@ RUN_STOP_BEFORE_START = Rule("MLC403", "run-stop-before-run-start", Severity.ERR
 CLOCK_ORDER = Rule("MLC404", "clock-order", Severity.ERROR,
                    "init_start, init_stop, run_start, run_stop are out of order", official=True)
 
-RULES = (INIT_TIME_EXCEEDED, INIT_OVER_RULES_LIMIT, RUN_STOP_BEFORE_START, CLOCK_ORDER)
+CLOCK_IMPLAUSIBLE = Rule("MLC405", "clock-implausible", Severity.ERROR,
+                         "a time_ms is not a plausible date in milliseconds")
+
+RULES = (INIT_TIME_EXCEEDED, INIT_OVER_RULES_LIMIT, RUN_STOP_BEFORE_START, CLOCK_ORDER, CLOCK_IMPLAUSIBLE)
+
+#: 2015-01-01 and 2100-01-01 in milliseconds since the Unix epoch.
+_PLAUSIBLE_MS = (1_420_070_400_000, 4_102_444_800_000)
 
 _CLOCK_KEYS = ("init_start", "init_stop", "run_start", "run_stop")
 
@@ -46,6 +56,18 @@ def check(ctx: RunContext) -> Iterator[Finding]:
                      f"run_stop (line {stop.line}) is {(start.time_ms - stop.time_ms) / 1000:.3f} s before "
                      f"run_start (line {start.line}); the time-to-train would be negative")
     yield from _order(ctx)
+    yield from _clock_range(ctx)
+
+
+def _clock_range(ctx: RunContext) -> Iterator[Finding]:
+    low, high = _PLAUSIBLE_MS
+    odd = [e for e in ctx.run.events if not low <= e.time_ms < high]
+    if odd:
+        first = odd[0]
+        more = f" ({len(odd) - 1} more record(s) too)" if len(odd) > 1 else ""
+        yield ctx.at(CLOCK_IMPLAUSIBLE, first.line,
+                     f"{first.key} has time_ms {first.time_ms:.6g}, not a date between 2015 and 2100 in "
+                     f"milliseconds since the Unix epoch{more}; times computed from it are meaningless")
 
 
 def _init_time(ctx: RunContext) -> Iterator[Finding]:

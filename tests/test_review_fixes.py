@@ -1,0 +1,97 @@
+"""Defects a user review found, each pinned by its outcome: implausible clocks, outputs that would
+overwrite an input, a typo in --select, a broken scaling.json, a full stdout, findings without a
+path, accuracies logged as percentages."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from cli_helpers import assert_no_traceback, run_cli
+
+from mlcheck import check
+
+ROOT = Path(__file__).resolve().parent.parent
+BASE = ROOT / "fixtures" / "bad" / "base_open.txt"
+EXAMPLE_RESNET = ROOT / "fixtures" / "example" / "Acme" / "results" / "acme-t8" / "resnet"
+
+
+def _line_of(lines: list[str], key: str) -> int:
+    return next(i for i, line in enumerate(lines) if f'"key": "{key}"' in line)
+
+
+def test_absurd_run_stop_time_is_reported(tmp_path: Path) -> None:
+    lines = BASE.read_text("utf-8").splitlines(keepends=True)
+    at = _line_of(lines, "run_stop")
+    record = json.loads(lines[at][len(":::MLLOG "):])
+    record["time_ms"] = 1e30
+    lines[at] = ":::MLLOG " + json.dumps(record) + "\n"
+    log = tmp_path / "result_0.txt"
+    log.write_text("".join(lines), "utf-8")
+    found = [(f.code, f.line) for f in check([str(log)]).all_findings()]
+    assert ("MLC405", at + 1) in found
+
+
+@pytest.mark.parametrize("args", [["check", "{log}", "-o", "json:{log}"],
+                                  ["score", "{log}", "--table-output", "{log}"],
+                                  ["report", "{log}", "-o", "{log}"]])
+def test_outputs_never_overwrite_an_input(tmp_path: Path, args: list[str]) -> None:
+    log = tmp_path / "v.txt"
+    shutil.copy(BASE, log)
+    outcome = run_cli(*(a.format(log=log) for a in args))
+    assert outcome.exit_code == 2
+    assert "never overwrites its input" in outcome.stderr
+    assert log.read_bytes() == BASE.read_bytes()
+
+
+def test_select_typo_is_a_usage_error() -> None:
+    outcome = run_cli("check", str(BASE), "--select", "XYZ")
+    assert outcome.exit_code == 2 and "matches no rule code" in outcome.stderr
+    assert run_cli("check", str(BASE), "--select", "mlc3,MLC5").exit_code == 0
+
+
+def test_broken_scaling_json_makes_the_score_invalid(tmp_path: Path) -> None:
+    folder = tmp_path / "Acme" / "results" / "acme-t8" / "resnet"
+    shutil.copytree(EXAMPLE_RESNET, folder)
+    (folder / "scaling.json").write_text('{"scaling_factor": "abc"}', "utf-8")
+    outcome = run_cli("score", str(folder))
+    assert outcome.exit_code == 1
+    (bench,) = check([str(folder)]).benchmarks
+    assert not bench.score.valid and "MLC504" in bench.score.reason
+    assert_no_traceback(outcome)
+
+
+def test_full_stdout_exits_2_without_traceback() -> None:
+    with open("/dev/full", "w") as full:
+        done = subprocess.run([sys.executable, "-c", "from mlcheck.cli import run; run()", "check",
+                               str(BASE), "--format", "json"], stdout=full, stderr=subprocess.PIPE,
+                              timeout=60, check=False)
+    assert done.returncode == 2
+    assert b"Traceback" not in done.stderr and b"cannot write the output" in done.stderr
+
+
+def test_a_bare_file_in_the_working_directory_has_a_folder(tmp_path: Path,
+                                                           monkeypatch: pytest.MonkeyPatch) -> None:
+    shutil.copy(BASE, tmp_path / "run.txt")
+    monkeypatch.chdir(tmp_path)
+    result = check(["run.txt"])
+    assert [b.folder for b in result.benchmarks] == ["."]
+    assert all(f.path for f in result.all_findings())
+
+
+def test_percentages_get_a_hint(tmp_path: Path) -> None:
+    text = (EXAMPLE_RESNET / "result_0.txt").read_text("utf-8")
+    lines = text.splitlines(keepends=True)
+    for i, line in enumerate(lines):
+        if '"key": "eval_accuracy"' in line:
+            record = json.loads(line[len(":::MLLOG "):])
+            record["value"] = round(record["value"] * 100, 2) if record["value"] < 0.759 else 75.0
+            lines[i] = ":::MLLOG " + json.dumps(record) + "\n"
+    log = tmp_path / "result_0.txt"
+    log.write_text("".join(lines), "utf-8")
+    (finding,) = [f for f in check([str(log)]).all_findings() if f.code == "MLC301"]
+    assert "look like percentages" in finding.message
