@@ -95,3 +95,15 @@ def test_percentages_get_a_hint(tmp_path: Path) -> None:
     log.write_text("".join(lines), "utf-8")
     (finding,) = [f for f in check([str(log)]).all_findings() if f.code == "MLC301"]
     assert "look like percentages" in finding.message
+
+
+@pytest.mark.parametrize("fmt", ["sarif", "junit", "html", "github", "markdown", "json", "text"])
+def test_non_utf8_file_names_render_in_every_format(tmp_path: Path, fmt: str) -> None:
+    folder = tmp_path / "nl"
+    folder.mkdir()
+    name = bytes([0xFF, 0xFE]).decode("utf-8", "surrogateescape") + ".txt"
+    shutil.copy(BASE, folder / name)
+    outcome = run_cli("check", str(folder), "--format", fmt)
+    assert outcome.exit_code in (0, 1), outcome.output
+    assert_no_traceback(outcome)
+    assert "\ufffd" in outcome.stdout or fmt == "json"  # JSON escapes it as \\udcff instead
