@@ -106,4 +106,5 @@ def test_non_utf8_file_names_render_in_every_format(tmp_path: Path, fmt: str) ->
     outcome = run_cli("check", str(folder), "--format", fmt)
     assert outcome.exit_code in (0, 1), outcome.output
     assert_no_traceback(outcome)
-    assert "\ufffd" in outcome.stdout or fmt == "json"  # JSON escapes it as \\udcff instead
+    if fmt in ("junit", "html", "text"):  # the formats that name every file as text
+        assert "\ufffd" in outcome.stdout

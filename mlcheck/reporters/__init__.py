@@ -100,16 +100,9 @@ def resolve_format(name: str, environ: Mapping[str, str] | None = None) -> str:
 def render(name: str, result: CheckResult, options: ReportOptions | None = None) -> str:
     """The report in format ``name`` (one of :data:`REPORTERS`, or ``auto``), as valid Unicode:
     a file name with bytes that are not UTF-8 (kept as surrogates by Python) shows U+FFFD."""
-    text = REPORTERS[resolve_format(name)](result, options or ReportOptions())
-    return text.encode("utf-8", "surrogatepass").decode("utf-8", "replace") if _has_surrogates(text) else text
+    from mlcheck.reporters.plain import printable
 
-
-def _has_surrogates(text: str) -> bool:
-    try:
-        text.encode("utf-8")
-    except UnicodeEncodeError:
-        return True
-    return False
+    return printable(REPORTERS[resolve_format(name)](result, options or ReportOptions()))
 
 
 def relative_path(path: str, root: str) -> str:

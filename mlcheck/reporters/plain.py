@@ -25,3 +25,12 @@ def summary_line(result: CheckResult) -> str:
 def counted(number: int, noun: str) -> str:
     """``1 run``, ``2 runs``."""
     return f"{number} {noun}{'' if number == 1 else 's'}"
+
+
+def printable(text: str) -> str:
+    """``text`` as valid Unicode: bytes of a file name that are not UTF-8 become U+FFFD."""
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return text.encode("utf-8", "surrogatepass").decode("utf-8", "replace")
+    return text

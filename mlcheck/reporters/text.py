@@ -8,7 +8,7 @@ from rich.text import Text
 
 from mlcheck.model import BenchmarkResult, CheckResult, Finding, RunResult, Severity
 from mlcheck.rcp import format_amount
-from mlcheck.reporters.plain import format_minutes, summary_line  # noqa: F401 (re-exported)
+from mlcheck.reporters.plain import format_minutes, printable, summary_line  # noqa: F401 (re-exported)
 
 _STYLE = {Severity.ERROR: "bold red", Severity.WARNING: "yellow", Severity.INFO: "cyan"}
 
@@ -48,11 +48,11 @@ def _run_table(bench: BenchmarkResult) -> Table:
 
 def _run_label(run: RunResult) -> str:
     name = run.path.replace("\\", "/").rsplit("/", 1)[-1]
-    return name if run.index == 0 else f"{name} #{run.index}"
+    return printable(name if run.index == 0 else f"{name} #{run.index}")
 
 
 def _finding_line(found: Finding) -> Text:
-    where = found.path + (f":{found.line}" if found.line is not None else "")
+    where = printable(found.path) + (f":{found.line}" if found.line is not None else "")
     text = Text(f"{where}: ")
     text.append(f"{found.severity.label} {found.code} {found.name}", style=_STYLE[found.severity])
     text.append(f": {found.message}")
