@@ -22,7 +22,7 @@ from mlcheck.gate import (benchmark_folders, exit_code, fail_level, input_digest
                          parse_output, postprocess, write_outputs)
 from mlcheck.model import CheckResult, Severity
 from mlcheck.progress import progress_bar
-from mlcheck.reporters import ReportOptions, render, render_waived_text, resolve_format
+from mlcheck.reporters import ReportOptions, render, render_waived_text, repository_root, resolve_format
 from mlcheck.reporters.json_report import render_json
 from mlcheck.reporters.results_table import TABLE_FORMATS, render_table_text, table_text
 from mlcheck.reporters.plain import summary_line
@@ -161,7 +161,7 @@ def _checked(paths: Sequence[str], settings: Settings, quiet: bool, verbose: boo
 
 def _report_options(settings: Settings, quiet: bool, digests: bool = False,
                     result: CheckResult | None = None) -> ReportOptions:
-    return ReportOptions(fail_level=fail_level(settings),
+    return ReportOptions(fail_level=fail_level(settings), root=repository_root(),
                          min_severity=Severity.ERROR if quiet else Severity.INFO,
                          input_digests=input_digests(result) if digests and result else {})
 

@@ -108,3 +108,22 @@ def test_non_utf8_file_names_render_in_every_format(tmp_path: Path, fmt: str) ->
     assert_no_traceback(outcome)
     if fmt in ("junit", "html", "text"):  # the formats that name every file as text
         assert "\ufffd" in outcome.stdout
+
+
+def test_sarif_paths_are_repository_relative_or_absolute(tmp_path: Path,
+                                                         monkeypatch: pytest.MonkeyPatch) -> None:
+    repo = tmp_path / "repo"
+    (repo / ".git").mkdir(parents=True)
+    (repo / "sub").mkdir()
+    inside = repo / "logs" / "result_0.txt"
+    inside.parent.mkdir()
+    shutil.copy(ROOT / "fixtures" / "bad" / "invalid_json.txt", inside)
+    outside = tmp_path / "elsewhere.txt"
+    shutil.copy(ROOT / "fixtures" / "bad" / "invalid_json.txt", outside)
+    monkeypatch.chdir(repo / "sub")
+    outcome = run_cli("check", "../logs/result_0.txt", str(outside), "--format", "sarif")
+    uris = {r["locations"][0]["physicalLocation"]["artifactLocation"]["uri"]
+            for r in json.loads(outcome.stdout)["runs"][0]["results"]}
+    assert "logs/result_0.txt" in uris
+    assert outside.as_uri() in uris
+    assert not any(u.startswith("..") for u in uris)

@@ -105,6 +105,24 @@ def render(name: str, result: CheckResult, options: ReportOptions | None = None)
     return printable(REPORTERS[resolve_format(name)](result, options or ReportOptions()))
 
 
+def repository_root(start: str = ".") -> str:
+    """The nearest folder at or above ``start`` holding ``.git`` (the root code scanning and
+    annotations resolve paths against), else ``start`` itself."""
+    here = os.path.abspath(start)
+    while True:
+        if os.path.exists(os.path.join(here, ".git")):
+            return here
+        parent = os.path.dirname(here)
+        if parent == here:
+            return os.path.abspath(start)
+        here = parent
+
+
+def is_inside(path: str, root: str) -> bool:
+    """Whether ``path`` lies in ``root`` (so a relative path to it has no ``..``)."""
+    return not relative_path(path, root).startswith("../") and relative_path(path, root) != ".."
+
+
 def relative_path(path: str, root: str) -> str:
     """``path`` relative to ``root`` with ``/`` separators (as given when it is not a file path)."""
     if path in ("-", "", "environment"):

@@ -8,14 +8,16 @@ unrelated lines do. Waived findings are kept as results with an accepted externa
 from __future__ import annotations
 
 import hashlib
+import os
 import json
 import re
+from pathlib import Path
 from typing import Any
 from urllib.parse import quote
 
 from mlcheck import __version__
 from mlcheck.model import CheckResult, Finding, Severity
-from mlcheck.reporters import ReportOptions, relative_path, rule_help
+from mlcheck.reporters import ReportOptions, is_inside, relative_path, rule_help
 from mlcheck.rules import all_rules
 
 SARIF_SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"
@@ -47,8 +49,13 @@ def _rules() -> list[dict[str, Any]]:
 
 def _result(found: Finding, rule_index: dict[str, int], options: ReportOptions,
             reason: str | None = None) -> dict[str, Any]:
-    uri = quote(relative_path(found.path, options.root), safe="/:")
-    location: dict[str, Any] = {"artifactLocation": {"uri": uri, "uriBaseId": "%SRCROOT%"}}
+    if found.path in ("-", "") or is_inside(found.path, options.root):
+        uri = quote(relative_path(found.path, options.root), safe="/:")
+        artifact = {"uri": uri, "uriBaseId": "%SRCROOT%"}
+    else:  # outside the repository: an absolute URI rather than a "../" path code scanning rejects
+        uri = Path(os.path.abspath(found.path)).as_uri()
+        artifact = {"uri": uri}
+    location: dict[str, Any] = {"artifactLocation": artifact}
     if found.line is not None:
         location["region"] = {"startLine": found.line}
     result: dict[str, Any] = {
