@@ -5,7 +5,8 @@ from __future__ import annotations
 
 import os
 import re
-from dataclasses import dataclass
+import stat
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 _RESULT_FILE = re.compile(r"^result_\d+\.txt(\.gz)?$")
@@ -58,8 +59,45 @@ def discover(paths: list[str]) -> tuple[list[LogRef], list[EmptyFolder]]:
             refs.extend(found)
         else:
             refs.append(_ref_for_file(given))
-    unique = {ref.path: ref for ref in refs}
+    # The same file under two spellings (``resnet/result_0.txt`` and ``./resnet``) is one log:
+    # keep the first spelling given.
+    unique: dict[str, LogRef] = {}
+    folders: dict[str, str] = {}
+    for ref in refs:
+        if ref.path != "-" and ref.folder is not None:  # one folder, one spelling: one group
+            spelling = folders.setdefault(os.path.realpath(ref.folder), ref.folder)
+            ref = replace(ref, folder=spelling)
+        unique.setdefault(ref.path if ref.path == "-" else os.path.realpath(ref.path), ref)
     return list(unique.values()), empty
+
+
+def special_files(paths: list[str]) -> list[tuple[str, str]]:
+    """``(path, kind)`` of the FIFOs, sockets and devices met while walking the given folders,
+    which :func:`discover` skips (reading one could wait forever)."""
+    found: list[tuple[str, str]] = []
+    for given in paths:
+        if given != "-" and os.path.isdir(given):
+            skipped: list[tuple[str, str]] = []
+            _walk(given, skipped)
+            found.extend(sorted(skipped, key=lambda item: _natural(item[0])))
+    return list(dict.fromkeys(found))
+
+
+def _special_kind(path: str) -> str | None:
+    """None for a regular file (or one that vanished), else what it is."""
+    try:
+        mode = os.stat(path).st_mode
+    except OSError:
+        return None
+    if stat.S_ISREG(mode):
+        return None
+    if stat.S_ISFIFO(mode):
+        return "a FIFO (named pipe)"
+    if stat.S_ISSOCK(mode):
+        return "a socket"
+    if stat.S_ISCHR(mode) or stat.S_ISBLK(mode):
+        return "a device"
+    return "not a regular file"
 
 
 def _natural(path: str) -> list[object]:
@@ -67,8 +105,9 @@ def _natural(path: str) -> list[object]:
     return [int(part) if part.isdigit() else part for part in re.split(r"(\d+)", path)]
 
 
-def _walk(top: str) -> list[LogRef]:
-    """Result files under ``top``; when there are none, any other log-like file (raw job output)."""
+def _walk(top: str, skipped: list[tuple[str, str]] | None = None) -> list[LogRef]:
+    """Result files under ``top``; when there are none, any other log-like file (raw job output).
+    FIFOs, sockets and devices are left out (added to ``skipped`` with what they are)."""
     results: list[LogRef] = []
     others: list[LogRef] = []
     per_rank: dict[str, list[tuple[int, int, str]]] = {}
@@ -77,6 +116,11 @@ def _walk(top: str) -> list[LogRef]:
         rank = _RANK_DIR.match(os.path.basename(root))
         for name in files:
             path = os.path.join(root, name)
+            kind = _special_kind(path)
+            if kind is not None:
+                if skipped is not None:
+                    skipped.append((path, kind))
+                continue
             if _RESULT_FILE.match(name):
                 results.append(_ref_for_file(path, walked=True))
             elif _LOG_FILE.search(name):
@@ -98,14 +142,15 @@ def _size(path: str) -> int:
 
 
 def _ref_for_file(path: str, walked: bool = False) -> LogRef:
-    parts = Path(path).parts
-    if len(parts) >= 4 and parts[-4] == "results":
-        org = parts[-5] if len(parts) >= 5 else None
-        folder = str(Path(*parts[:-1]))
-        return LogRef(path, org=org, system=parts[-3], benchmark=parts[-2], folder=folder,
+    # The place in the package is read from the absolute path (``.`` inside a benchmark folder
+    # still names its system); ``path`` and ``folder`` keep the spelling the user gave.
+    parts = Path(os.path.abspath(path)).parts
+    folder = os.path.normpath(os.path.dirname(path) or ".")
+    if len(parts) >= 5 and parts[-4] == "results":
+        return LogRef(path, org=parts[-5], system=parts[-3], benchmark=parts[-2], folder=folder,
                       walked=walked)
     if _RESULT_FILE.match(parts[-1]) and len(parts) >= 2:
-        return LogRef(path, benchmark=parts[-2], folder=str(Path(*parts[:-1])), walked=walked)
+        return LogRef(path, benchmark=parts[-2], folder=folder, walked=walked)
     return LogRef(path, walked=walked)
 
 
@@ -113,5 +158,16 @@ def systems_file(ref: LogRef) -> str | None:
     """``<org>/systems/<system>.json`` for a log inside a package, when the layout allows."""
     if ref.folder is None or ref.system is None:
         return None
-    package = Path(ref.folder).parent.parent.parent
-    return str(package / "systems" / f"{ref.system}.json")
+    package = Path(os.path.abspath(ref.folder)).parent.parent.parent
+    return shown_path(str(package / "systems" / f"{ref.system}.json"))
+
+
+def shown_path(path: str) -> str:
+    """An absolute path shown relative to the current folder when it lies below it or above it
+    (``../../../systems/x.json``); elsewhere it stays absolute."""
+    try:
+        relative = os.path.relpath(path)
+    except ValueError:  # another drive on Windows
+        return path
+    ups = [part == os.pardir for part in Path(relative).parts]
+    return relative if all(ups) or not any(ups) else path

@@ -107,7 +107,7 @@ def scan_package(root: str) -> PackageLayout:
             benchmark_folders.append(BenchmarkFolder(path, system, name, tuple(inner_files),
                                                      tuple(inner_folders)))
     _, implementations = _listing(os.path.join(root, "benchmarks"))
-    return PackageLayout(root=root, org=os.path.basename(os.path.normpath(root)),
+    return PackageLayout(root=root, org=os.path.basename(os.path.abspath(root)),
                          entries=tuple(sorted(files + folders)), system_files=tuple(system_files),
                          stray_result_files=tuple(stray), benchmark_folders=tuple(benchmark_folders),
                          implementations=tuple(implementations))

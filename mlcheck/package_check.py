@@ -13,7 +13,9 @@ from typing import Sequence
 
 from mlcheck.model import BenchmarkResult, Finding
 from mlcheck.package import JsonDocument, package_roots, read_json_document, scan_package, system_info
+from mlcheck.discover import shown_path, special_files
 from mlcheck.rules.internal import crash_finding
+from mlcheck.rules.reading import NOT_A_REGULAR_FILE
 from mlcheck.rules.package_layout import check_layout
 from mlcheck.rules.package_system import check_logs_against_system, check_system_description
 from mlcheck.rulesets import SUPPORTED_RULESETS, Ruleset, load_ruleset
@@ -49,10 +51,12 @@ def _check_package(root: str, benchmarks: Sequence[BenchmarkResult], forced: Rul
 
 
 def _package_of(folder: str) -> tuple[str, str] | None:
-    """``(<org> path, system)`` for ``<org>/results/<system>/<benchmark>``."""
-    parts = Path(folder).parts
-    if len(parts) >= 3 and parts[-3] == "results":
-        return str(Path(*parts[:-3])) if len(parts) > 3 else ".", parts[-2]
+    """``(<org> path, system)`` for ``<org>/results/<system>/<benchmark>``, read from the absolute
+    path (``.`` inside a benchmark folder too); the org path is shown relative to the current
+    folder when it is below or near it."""
+    parts = Path(os.path.abspath(folder)).parts
+    if len(parts) >= 4 and parts[-3] == "results":
+        return shown_path(str(Path(*parts[:-3]))), parts[-2]
     return None
 
 
@@ -62,6 +66,9 @@ def check_packages(paths: Sequence[str], benchmarks: Sequence[BenchmarkResult],
     their system information and log-versus-system findings added."""
     findings: list[Finding] = []
     documents: dict[str, JsonDocument] = {}
+    findings.extend(NOT_A_REGULAR_FILE.at(path, None, (
+        f"this is {kind}, not a log file; it was skipped (reading it could wait forever). Replace "
+        "it with the log file")) for path, kind in special_files(list(paths)))
     roots = package_roots(list(paths))
     for root in roots:
         try:

@@ -174,7 +174,7 @@ def _fingerprint(text: bytes) -> bytes:
 def _comparable(text: str) -> tuple[Any, ...] | None:
     try:
         record, _end = _DECODER.raw_decode(text[text.index("{"):])
-    except (ValueError, json.JSONDecodeError):
+    except (ValueError, json.JSONDecodeError, RecursionError):
         return None
     if not isinstance(record, dict):
         return None

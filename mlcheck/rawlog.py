@@ -80,6 +80,8 @@ class RawStats:
     timestamp_records: int = 0
     spliced_records: int = 0
     shared_lines: int = 0
+    trailing_colour_lines: int = 0
+    """Lines with colour codes after the marker (the official parser fails on them)."""
     kept: int = 0
     kept_sources: dict[Source, int] = field(default_factory=dict)
 

@@ -2,7 +2,9 @@
 
 The reader never raises on bad input: an unreadable file, a malformed line, a record of the wrong
 shape or a file that ends mid-record each become a :class:`~mlcheck.model.Finding` with the physical
-1-based line, and reading goes on. Memory does not depend on the size of the file.
+1-based line, and reading goes on. Memory does not depend on the size of the file, nor on the
+length of a line: at most ``MAX_LINE_BYTES`` of one physical line is held, a longer line is skipped
+(MLC014), and the lookahead that finds the logging rank stops at 4000 lines or 64 MiB.
 
 Raw job output is read here too (see ``mlcheck.rules.raw_output`` for the rules): rank tags,
 timestamps, progress-bar text and colour codes in front of a record are removed, copies printed by
@@ -19,6 +21,7 @@ import re
 import sys
 import zlib
 from dataclasses import dataclass
+from functools import partial
 from typing import IO, Generator, Iterator, Union, cast
 
 from mlcheck.model import Event, Finding
@@ -34,6 +37,11 @@ MARKER_BYTES = _MARKER_BYTES = MARKER.encode()
 _GZIP_MAGIC = b"\x1f\x8b"
 _DECODER = json.JSONDecoder()
 _LOOKAHEAD_LINES = 4000
+_LOOKAHEAD_BYTES = 64 * 1024 * 1024
+MAX_LINE_BYTES = 16 * 1024 * 1024
+"""A longer physical line is skipped (MLC014): what is held of one line stays bounded."""
+_SKIP_CHUNK = 1024 * 1024
+_RESULT_FILE_NAME = re.compile(r"(?:^|[/\\])result_\d+\.txt(?:\.gz)?$")
 _ANSI_BYTES = re.compile(ANSI.pattern.encode())
 
 
@@ -97,38 +105,69 @@ def _read(path: str, display: str | None, keep_text: bool) -> Iterator[AnyItem]:
 
 
 def _read_stream(stream: IO[bytes], path: str, keep_text: bool) -> Iterator[AnyItem]:
-    ahead: list[bytes] = []
+    ahead: list[bytes | int] = []
+    ahead_bytes = 0
     reader: LineReader | None = None
     line_no = 0
+    # readline(limit) keeps what is held of one physical line bounded; iter(partial) stays in C.
+    limit = MAX_LINE_BYTES
+    lines = iter(partial(stream.readline, limit), b"")
     try:
-        for raw in stream:
+        for raw in lines:
+            if len(raw) >= limit and not raw.endswith(b"\n"):
+                length = len(raw)
+                del raw  # hold one chunk at a time
+                length = _skip_line(stream, length)
+                if reader is None:
+                    ahead.append(length)
+                    continue
+                line_no += 1
+                yield from reader.skip_long_line(length)
+                continue
             if reader is None:
                 ahead.append(raw)
-                if len(ahead) < _LOOKAHEAD_LINES:
+                ahead_bytes += len(raw)
+                if len(ahead) < _LOOKAHEAD_LINES and ahead_bytes < _LOOKAHEAD_BYTES:
                     continue
-                reader = LineReader(path, logging_ranks(ahead), keep_text)
+                reader = LineReader(path, logging_ranks(_texts(ahead)), keep_text)
                 for early in ahead:
                     line_no += 1
-                    yield from reader.feed(early)
+                    yield from (reader.feed(early) if isinstance(early, bytes)
+                                else reader.skip_long_line(early))
                 ahead = []
                 continue
             line_no += 1
             yield from reader.feed(raw)
         if reader is None:
-            reader = LineReader(path, logging_ranks(ahead), keep_text)
+            reader = LineReader(path, logging_ranks(_texts(ahead)), keep_text)
             for early in ahead:
                 line_no += 1
-                yield from reader.feed(early)
+                yield from (reader.feed(early) if isinstance(early, bytes)
+                            else reader.skip_long_line(early))
     except (OSError, EOFError, zlib.error) as error:
         if reader is None:  # the damage came within the lookahead: read what came before it
-            reader = LineReader(path, logging_ranks(ahead), keep_text)
+            reader = LineReader(path, logging_ranks(_texts(ahead)), keep_text)
             for early in ahead:
                 line_no += 1
-                yield from reader.feed(early)
+                yield from (reader.feed(early) if isinstance(early, bytes)
+                            else reader.skip_long_line(early))
         yield rules.FILE_UNREADABLE.at(path, line_no + 1,
                       f"reading stopped after line {line_no}: {error}; the file (or its gzip archive) "
                       "is damaged or truncated")
     yield from reader.finish()
+
+
+def _texts(lines: list[bytes | int]) -> list[bytes]:
+    return [line for line in lines if isinstance(line, bytes)]
+
+
+def _skip_line(stream: IO[bytes], length: int) -> int:
+    """Read past the rest of an over-long physical line, holding one chunk at a time; its length."""
+    while True:
+        chunk = stream.readline(_SKIP_CHUNK)
+        length += len(chunk)
+        if not chunk or chunk.endswith(b"\n"):
+            return length
 
 
 class LineReader:
@@ -142,6 +181,7 @@ class LineReader:
         self.line_no = 0
         self.stats = RawStats()
         self.copies = RankCopies(path, ranks)
+        self.long_lines = 0
         self._tags_seen = False
         self._prefixes: dict[bytes, tuple[Prefix, bool]] = {}
 
@@ -159,6 +199,8 @@ class LineReader:
             self.stats.crlf_lines += 1
         line = raw.rstrip(b"\r\n")
         if at and b"\x1b" in line:  # (a line that starts with the record: _read_line does it)
+            if line.find(b"\x1b", at) >= 0:
+                self.stats.trailing_colour_lines += 1
             line = _ANSI_BYTES.sub(b"", line)
             self.stats.colour_lines += 1
             at = line.find(_MARKER_BYTES)
@@ -193,13 +235,25 @@ class LineReader:
             return
         yield from self._record(segment, source, at + len(MARKER), unterminated)
 
+    def skip_long_line(self, length: int) -> list[Finding]:
+        """Account for a physical line longer than :data:`MAX_LINE_BYTES` that was not read."""
+        self.line_no += 1
+        self.stats.lines += 1
+        self.long_lines += 1
+        return [rules.LINE_TOO_LONG.at(
+            self.path, self.line_no,
+            f"this line is {length:,} bytes long ({length / 2**20:.1f} MiB; mlcheck reads lines of "
+            f"up to {MAX_LINE_BYTES // 2**20} MiB); it was skipped and any :::MLLOG record on it was "
+            "not read. A log line this long is not a record: look for output written without "
+            "line ends")]
+
     def _clean_line_event(self, line: bytes) -> Event | None:
         """The event of a line that is exactly one valid record, or None to take the full path."""
         if line.find(_MARKER_BYTES, 8) >= 0 or b"\x1b" in line:
             return None
         try:
             record, _end = _DECODER.raw_decode(line[8:].decode("utf-8").lstrip())
-        except (UnicodeDecodeError, json.JSONDecodeError):
+        except (UnicodeDecodeError, json.JSONDecodeError, RecursionError):
             return None
         event = well_formed_event(record, self.line_no)
         if event is not None:
@@ -221,10 +275,14 @@ class LineReader:
         if stats.lines == 0:
             yield rules.NO_RECORDS.at(self.path, None, "the log is empty; expected :::MLLOG records")
         elif stats.records == 0:
-            yield rules.NO_RECORDS.at(self.path, None,
-                          f"no :::MLLOG record found in {stats.lines} lines; is this an MLPerf log?")
+            skipped = f" ({self.long_lines} too long to read)" if self.long_lines else ""
+            yield rules.NO_RECORDS.at(self.path, None, f"no :::MLLOG record found in {stats.lines} "
+                                      f"lines{skipped}; is this an MLPerf log?")
         if stats.is_raw or self.copies.copies:
             yield raw_output.RAW_OUTPUT_READ.at(self.path, None, stats.describe(self.copies.describe()))
+            if not self.keep_text and _RESULT_FILE_NAME.search(self.path):  # split is the fix
+                yield raw_output.raw_result_file(self.path, self.copies.copies, stats.shared_lines,
+                                                 stats.trailing_colour_lines)
 
     def _read_line(self, raw: bytes, unterminated: bool) -> Iterator[AnyItem]:
         line_no = self.line_no
@@ -236,6 +294,8 @@ class LineReader:
                           f"line is not valid UTF-8 (byte {error.start + 1}); undecodable bytes were "
                           "replaced with U+FFFD")
         if "\x1b" in text:
+            if text.find("\x1b", max(text.find(MARKER), 0)) >= 0:
+                self.stats.trailing_colour_lines += 1
             text = ANSI.sub("", text)
             self.stats.colour_lines += 1
         segments = text.split(MARKER)
@@ -290,6 +350,11 @@ class LineReader:
         line_no = self.line_no
         try:
             record, end = _DECODER.raw_decode(body)
+        except RecursionError:
+            yield rules.INVALID_JSON.at(self.path, line_no,
+                          "invalid JSON: the record nests arrays or objects too deeply to be read "
+                          f"(column {column + lead + 1}); a record holds a flat value")
+            return None
         except json.JSONDecodeError as error:
             if truncated:
                 yield rules.TRUNCATED_RECORD.at(self.path, line_no,

@@ -73,7 +73,7 @@ def test_reading_case_cli(name: str) -> None:
         where = f"{BAD / name}:{line}: " if line is not None else f"{BAD / name}: "
         assert where in result.stdout.replace("\n", ""), (code, line, result.stdout)
         assert code in result.stdout
-    assert result.stderr.startswith("mlcheck: 1 runs")
+    assert result.stderr.startswith("mlcheck: 1 run ")
 
 
 def test_every_fixture_has_a_case() -> None:

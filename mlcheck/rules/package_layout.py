@@ -19,6 +19,10 @@ Rules text: policies submission_rules.adoc §Directory structure (training);
   its ``benchmarks/`` folder lacks ``benchmarks/<benchmark>`` for a benchmark it has results for
   (warning). A package without any ``benchmarks/`` folder (results only, as in the published
   results repositories) is accepted.
+- MLC502 wrong-run-count (documented in ``mlcheck.rules.package``) is also reported here for a
+  benchmark folder that holds no ``result_<i>.txt`` file at all (an empty ``results/<system>/bert/``):
+  no run is read from it, so only the layout tells. The official package checker fails it
+  ("Incorrect number of files"). Fix: add the result files or remove the folder.
 """
 
 from __future__ import annotations
@@ -30,6 +34,7 @@ from typing import Collection, Mapping
 from mlcheck.model import Finding, Severity
 from mlcheck.package import PackageLayout
 from mlcheck.rules.base import Rule
+from mlcheck.rules.package import WRONG_RUN_COUNT
 
 UNKNOWN_BENCHMARK_FOLDER = Rule("MLC506", "unknown-benchmark-folder", Severity.ERROR,
                                 "a results folder is not named after a benchmark of the round")
@@ -80,6 +85,11 @@ def check_layout(layout: PackageLayout, ruleset: str, run_counts: Mapping[str, i
         if layout.has("benchmarks") and folder.name not in layout.implementations:
             missing_impl.add(folder.name)
         found.extend(_folder_files(folder.path, folder.files, folder.folders, run_counts[folder.name]))
+        if not any(_RESULT.match(name) for name in folder.files):
+            found.append(WRONG_RUN_COUNT.at(folder.path, None, (
+                f"the {folder.name} folder holds no result_<i>.txt file; training {ruleset} "
+                f"{folder.name} requires {run_counts[folder.name]} result files. Add them or remove "
+                "the folder")))
     for name in sorted(missing_impl):
         found.append(LAYOUT_INCOMPLETE.at(os.path.join(layout.root, "benchmarks"), None, (
             f"no benchmarks/{name}/ with the implementation of {name}, for which the package has "

@@ -30,11 +30,20 @@ the line is counted as repaired in MLC020 instead.
 - MLC023 record-cut (error): a record of raw output is cut (the process died while writing it) and
   the output goes on after it, so the run loses its end. Reported at the line of the cut. Fix:
   find out why the job stopped (the launcher's lines around the cut tell) and re-run.
+- MLC013 raw-output-in-result-file: a submitted result file (``result_<i>.txt``) holds raw job
+  output. An error (the official checker fails too) when other ranks' copies of records were
+  dropped or records shared a line: the official parser sees every copy ("EXACTLY_ONE occurrence
+  of 'submission_org' but found 4"), keeps only the last record of a shared line and cannot
+  parse a record followed by colour codes ("Log lines had parsing errors"). A warning
+  when only rank tags, timestamps, colour codes or launcher lines were removed: the official parser
+  tolerates text around the records, but a result file should hold only them. Fix: run
+  ``mlcheck split RAW -o DIR`` and submit the ``result_<i>.txt`` files it writes. A raw log not
+  named ``result_<i>.txt`` gets only MLC020.
 """
 
 from __future__ import annotations
 
-from mlcheck.model import Severity
+from mlcheck.model import Finding, Severity
 from mlcheck.rules.base import Rule
 
 RAW_OUTPUT_READ = Rule("MLC020", "raw-output-read", Severity.INFO,
@@ -46,4 +55,29 @@ PER_RANK_OUTPUT = Rule("MLC022", "per-rank-output", Severity.INFO,
 RECORD_CUT = Rule("MLC023", "record-cut", Severity.ERROR,
                   "a record of raw output is cut and the output goes on after it", official=True)
 
-RULES = (RAW_OUTPUT_READ, RANK_COPIES_CONFLICT, PER_RANK_OUTPUT, RECORD_CUT)
+RAW_RESULT_FILE = Rule("MLC013", "raw-output-in-result-file", Severity.ERROR,
+                       "a result_<i>.txt file holds raw job output instead of clean records",
+                       official=True)
+
+RULES = (RAW_RESULT_FILE, RAW_OUTPUT_READ, RANK_COPIES_CONFLICT, PER_RANK_OUTPUT, RECORD_CUT)
+
+
+def raw_result_file(path: str, copies: int, shared_lines: int, colour_lines: int = 0) -> Finding:
+    """MLC013 for a ``result_<i>.txt`` file that holds raw job output: an error when the official
+    parser would see rank copies, lose records of shared lines or fail on colour codes after a
+    record, else a warning."""
+    advice = "run `mlcheck split` on it and submit the result_<i>.txt files it writes"
+    problems = [(copies, "copies of records printed by other ranks",
+                 "reads every copy (its EXACTLY_ONE checks fail)"),
+                (shared_lines, "lines holding several records", "keeps only the last record of a line"),
+                (colour_lines, "lines with colour codes after the record", "cannot parse those lines")]
+    found = [(count, what, effect) for count, what, effect in problems if count]
+    if found:
+        what = ", ".join(f"{count} {text}" for count, text, _ in found)
+        effect = " and ".join(effect for _, _, effect in found)
+        return RAW_RESULT_FILE.at(path, None, f"this result file is raw job output with {what}: the "
+                                  f"official parser {effect}; {advice}")
+    return RAW_RESULT_FILE.at(
+        path, None, "this result file is raw job output (rank tags, timestamps or launcher lines "
+        "around the records); the official parser tolerates that, but a result file should hold "
+        f"only :::MLLOG records: {advice}", severity=Severity.WARNING, official=False)

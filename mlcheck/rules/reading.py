@@ -21,6 +21,16 @@ never hides the rest of the log.
 - MLC010 glued-records: two or more records share one physical line (two processes writing to one
   stream). mlcheck reads every record; the official parser silently keeps only the last one, so a
   record hidden this way is missing for it.
+- MLC003 also covers a record nested too deeply to decode (thousands of ``[``): the official
+  parser crashes on it (RecursionError); mlcheck reports the line and reads on.
+- MLC014 line-too-long (error): a physical line is longer than 16 MiB. mlcheck holds at most that
+  much of one line, so it skips the line (the finding gives its length) and any record on it is not
+  read. A line this long is output written without line ends (a progress bar, a binary dump). Fix:
+  remove the line, or write the records one per line.
+- MLC015 not-a-regular-file (error): a folder being walked holds a FIFO, socket or device where a
+  log was expected (``result_0.txt`` made with ``mkfifo``). Reading it could wait forever, so it is
+  skipped. A FIFO named on the command line (``<(zcat result_0.txt.gz)``) is read as usual. Fix:
+  replace it with the log file.
 """
 
 from __future__ import annotations
@@ -49,6 +59,11 @@ INVALID_UTF8 = Rule("MLC009", "invalid-utf8", Severity.WARNING,
 GLUED_RECORDS = Rule("MLC010", "glued-records", Severity.ERROR,
                      "several records share one physical line")
 
+LINE_TOO_LONG = Rule("MLC014", "line-too-long", Severity.ERROR,
+                     "a physical line is too long to read; records on it were skipped")
+NOT_A_REGULAR_FILE = Rule("MLC015", "not-a-regular-file", Severity.ERROR,
+                          "a walked folder holds a FIFO, socket or device instead of a log file")
+
 RULES = (FILE_UNREADABLE, NO_RECORDS, INVALID_JSON, TRUNCATED_RECORD, RECORD_NOT_OBJECT,
          RECORD_KEY_INVALID, RECORD_TIME_INVALID, RECORD_METADATA_INVALID, INVALID_UTF8,
-         GLUED_RECORDS)
+         GLUED_RECORDS, LINE_TOO_LONG, NOT_A_REGULAR_FILE)

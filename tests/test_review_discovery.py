@@ -1,0 +1,118 @@
+"""Discovery defects found by the user review: FIFOs in walked folders (MLC015), one file under two
+spellings, package identity from relative paths, empty benchmark folders (MLC502)."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+import threading
+from pathlib import Path
+
+import pytest
+
+from conftest import FIXTURES
+from mlcheck import check
+from mlcheck.discover import discover, special_files
+from mlcheck.model import Severity
+
+ACME = FIXTURES / "example" / "Acme"
+BENCH = ACME / "results" / "acme-t8" / "resnet"
+
+fifo_only = pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="needs mkfifo")
+
+
+def _package(tmp_path: Path) -> Path:
+    root = tmp_path / "Acme"
+    shutil.copytree(ACME, root)
+    return root
+
+
+@fifo_only
+def test_fifo_in_a_walked_folder_is_skipped_with_a_finding(tmp_path: Path) -> None:
+    bench = _package(tmp_path) / "results" / "acme-t8" / "resnet"
+    (bench / "result_0.txt").unlink()
+    os.mkfifo(bench / "result_0.txt")
+    # In a child process with a timeout: a regression would hang, not fail.
+    done = subprocess.run([str(Path(sys.executable).with_name("mlcheck")), "check", str(bench), "-f", "json",
+                           "--no-progress"], capture_output=True, text=True, timeout=60)
+    report = json.loads(done.stdout)
+    found = [f for f in report["findings"] if f["code"] == "MLC015"]
+    assert [(f["path"], f["severity"], f["line"]) for f in found] == \
+        [(str(bench / "result_0.txt"), "error", None)]
+    assert "FIFO" in found[0]["message"]
+    assert report["summary"]["runs"] == 4
+    assert done.returncode == 1
+
+
+@fifo_only
+def test_fifo_given_on_the_command_line_is_read(tmp_path: Path) -> None:
+    pipe = tmp_path / "pipe"
+    os.mkfifo(pipe)
+
+    def feed() -> None:
+        with open(pipe, "wb") as handle:
+            handle.write((BENCH / "result_0.txt").read_bytes())
+
+    writer = threading.Thread(target=feed, daemon=True)
+    writer.start()
+    result = check([str(pipe)])
+    writer.join(timeout=10)
+    assert len(result.runs) == 1 and result.runs[0].converged
+    assert special_files([str(pipe)]) == []
+
+
+def test_same_file_under_two_spellings_counts_once(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir(BENCH.parent)
+    refs, _ = discover(["resnet/result_0.txt", "./resnet"])
+    assert [r.path for r in refs] == ["resnet/result_0.txt"] + [f"./resnet/result_{i}.txt"
+                                                                 for i in range(1, 5)]
+    result = check(["resnet/result_0.txt", "./resnet"])
+    assert len(result.runs) == 5
+    codes = {f.code for f in result.all_findings()}
+    assert "MLC502" not in codes and "MLC519" not in codes
+    assert len(result.benchmarks) == 1 and result.benchmarks[0].score.valid
+
+
+def test_dot_in_a_benchmark_folder_keeps_the_package_identity(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir(BENCH)
+    result = check(["."])
+    (bench,) = result.benchmarks
+    assert (bench.org, bench.system, bench.benchmark) == ("Acme", "acme-t8", "resnet")
+    assert bench.system_info is not None
+    assert bench.system_info.path == os.path.join("..", "..", "..", "systems", "acme-t8.json")
+    assert sorted(r.path for r in result.runs) == [f"./result_{i}.txt" for i in range(5)]
+    assert {(r.org, r.system) for r in result.runs} == {("Acme", "acme-t8")}
+
+
+def test_single_file_by_its_bare_name_keeps_the_package_identity(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir(BENCH)
+    (run,) = check(["result_2.txt"]).runs
+    assert (run.path, run.org, run.system, run.benchmark) == ("result_2.txt", "Acme", "acme-t8", "resnet")
+
+
+def test_dot_at_the_package_root_names_the_org(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir(ACME)
+    result = check(["."])
+    assert {(b.org, b.system) for b in result.benchmarks} == {("Acme", "acme-t8")}
+    assert result.benchmarks[0].system_info is not None
+    assert not [f for f in result.all_findings() if f.code.startswith("MLC51")]
+
+
+def test_empty_benchmark_folder_fails_the_run_count(tmp_path: Path) -> None:
+    root = _package(tmp_path)
+    ghost = root / "results" / "ghost-system" / "bert"
+    ghost.mkdir(parents=True)
+    result = check([str(root)], ruleset="2.0.0")
+    found = [f for f in result.findings if f.code == "MLC502"]
+    assert [(f.path, f.severity, f.official) for f in found] == [(str(ghost), Severity.ERROR, True)]
+    assert "no result_<i>.txt file" in found[0].message and "requires 10" in found[0].message
+    assert result.worst_severity() is Severity.ERROR
+
+
+def test_full_benchmark_folder_has_no_layout_run_count(tmp_path: Path) -> None:
+    result = check([str(_package(tmp_path))], ruleset="2.0.0")
+    assert not [f for f in result.all_findings() if f.code == "MLC502"]
