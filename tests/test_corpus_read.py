@@ -5,7 +5,6 @@ from __future__ import annotations
 
 from pathlib import Path
 
-import pytest
 
 from mlcheck.model import Event, Finding
 from mlcheck.reader import read_mllog

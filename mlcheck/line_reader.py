@@ -1,0 +1,263 @@
+"""Read a log one physical line at a time: the clean fast path, raw job output (rank tags,
+timestamps, progress bars, colour codes, copies printed by other ranks), and the record checks.
+
+:mod:`mlcheck.reader` drives it over a file; ``mlcheck watch`` feeds it the lines it follows.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass
+from typing import Generator, Iterator, Union
+
+from mlcheck.model import Event, Finding
+from mlcheck.rank_copies import RankCopies
+from mlcheck.rawlog import ANSI, TAG, Prefix, RawStats, Source, read_prefix
+from mlcheck.record_shape import validate_record, well_formed_event
+from mlcheck.rules import raw_output
+from mlcheck.rules import reading as rules
+
+MARKER = ":::MLLOG"
+MARKER_BYTES = _MARKER_BYTES = MARKER.encode()
+_DECODER = json.JSONDecoder()
+MAX_LINE_BYTES = 16 * 1024 * 1024
+"""A longer physical line is skipped (MLC014): what is held of one line stays bounded."""
+_RESULT_FILE_NAME = re.compile(r"(?:^|[/\\])result_\d+\.txt(?:\.gz)?$")
+_ANSI_BYTES = re.compile(ANSI.pattern.encode())
+
+
+@dataclass(frozen=True, slots=True)
+class RecordText:
+    """A kept event with the exact text of its record (``:::MLLOG {...}``, without tag or line end)."""
+
+    event: Event
+    text: str
+
+
+LogItem = Union[Event, Finding]
+RawItem = Union[RecordText, Finding]
+AnyItem = Union[Event, RecordText, Finding]
+
+
+
+class LineReader:
+    """Reads a log one physical line at a time (the batch reader and ``mlcheck watch`` share it)."""
+
+    def __init__(self, path: str, ranks: dict[int, set[int]] | None = None,
+                 keep_text: bool = False) -> None:
+        self.path = path
+        self.keep_text = keep_text
+        """Yield :class:`RecordText` (event and text) instead of the bare :class:`Event`."""
+        self.line_no = 0
+        self.stats = RawStats()
+        self.copies = RankCopies(path, ranks)
+        self.long_lines = 0
+        self._tags_seen = False
+        self._prefixes: dict[bytes, tuple[Prefix, bool]] = {}
+
+    def feed(self, raw: bytes) -> Iterator[AnyItem]:
+        """Read one physical line (with its line end; without one it is the file's last line)."""
+        self.line_no += 1
+        self.stats.lines += 1
+        at = raw.find(_MARKER_BYTES)
+        if at < 0:
+            if raw.strip():
+                self.stats.noise_lines += 1
+            return
+        unterminated = not raw.endswith(b"\n")
+        if raw.endswith(b"\r\n"):
+            self.stats.crlf_lines += 1
+        line = raw.rstrip(b"\r\n")
+        if at and b"\x1b" in line:  # (a line that starts with the record: _read_line does it)
+            if line.find(b"\x1b", at) >= 0:
+                self.stats.trailing_colour_lines += 1
+            line = _ANSI_BYTES.sub(b"", line)
+            self.stats.colour_lines += 1
+            at = line.find(_MARKER_BYTES)
+        if not at and not self.keep_text:
+            event = self._clean_line_event(line)
+            if event is not None:  # the common line of a result file: one well-formed record
+                yield event
+                return
+        if not at or line.find(_MARKER_BYTES, at + 8) >= 0:
+            yield from self._read_line(line, unterminated)
+            return
+        # The common line of raw output: a prefix (a rank tag, mostly) and one record.
+        prefix, kept = self._prefixes.get(line[:at]) or self._new_prefix(line[:at])
+        self.stats.records += 1
+        source = prefix.source
+        if source is not None:
+            self._tags_seen = True
+            self.stats.tagged_records += 1
+        if prefix.timestamp or prefix.extra_text:
+            self._count_prefix(prefix, 1, tag=False)
+        if not kept:
+            assert source is not None  # untagged records are always kept
+            conflict = self.copies.copy(source, line[at:], self.line_no)
+            if conflict is not None:
+                yield conflict
+            return
+        try:
+            segment = line[at + 8:].decode("utf-8")
+        except UnicodeDecodeError:
+            self.stats.records -= 1
+            yield from self._read_line(line, unterminated)  # reports the bad bytes
+            return
+        yield from self._record(segment, source, at + len(MARKER), unterminated)
+
+    def skip_long_line(self, length: int) -> list[Finding]:
+        """Account for a physical line longer than :data:`MAX_LINE_BYTES` that was not read."""
+        self.line_no += 1
+        self.stats.lines += 1
+        self.long_lines += 1
+        return [rules.LINE_TOO_LONG.at(
+            self.path, self.line_no,
+            f"this line is {length:,} bytes long ({length / 2**20:.1f} MiB; mlcheck reads lines of "
+            f"up to {MAX_LINE_BYTES // 2**20} MiB); it was skipped and any :::MLLOG record on it was "
+            "not read. A log line this long is not a record: look for output written without "
+            "line ends")]
+
+    def _clean_line_event(self, line: bytes) -> Event | None:
+        """The event of a line that is exactly one valid record, or None to take the full path."""
+        if line.find(_MARKER_BYTES, 8) >= 0 or b"\x1b" in line:
+            return None
+        try:
+            record, _end = _DECODER.raw_decode(line[8:].decode("utf-8").lstrip())
+        except (UnicodeDecodeError, json.JSONDecodeError, RecursionError):
+            return None
+        event = well_formed_event(record, self.line_no)
+        if event is not None:
+            self.stats.records += 1
+            self.stats.kept += 1
+        return event
+
+    def _new_prefix(self, text: bytes) -> tuple[Prefix, bool]:
+        prefix = read_prefix(text.decode("utf-8", errors="replace"))
+        # The logging rank of a job never changes once chosen, so the decision can be kept.
+        known = (prefix, self.copies.is_kept(prefix.source))
+        if len(self._prefixes) < 4096:  # tags repeat; timestamps and progress bars do not
+            self._prefixes[text] = known
+        return known
+
+    def finish(self) -> Iterator[Finding]:
+        """The end-of-file findings: no records at all, or the summary of raw output."""
+        stats = self.stats
+        if stats.lines == 0:
+            yield rules.NO_RECORDS.at(self.path, None, "the log is empty; expected :::MLLOG records")
+        elif stats.records == 0:
+            skipped = f" ({self.long_lines} too long to read)" if self.long_lines else ""
+            yield rules.NO_RECORDS.at(self.path, None, f"no :::MLLOG record found in {stats.lines} "
+                                      f"lines{skipped}; is this an MLPerf log?")
+        if stats.is_raw or self.copies.copies:
+            yield raw_output.RAW_OUTPUT_READ.at(self.path, None, stats.describe(self.copies.describe()))
+            if not self.keep_text and _RESULT_FILE_NAME.search(self.path):  # split is the fix
+                yield raw_output.raw_result_file(self.path, self.copies.copies, stats.shared_lines,
+                                                 stats.trailing_colour_lines)
+
+    def _read_line(self, raw: bytes, unterminated: bool) -> Iterator[AnyItem]:
+        line_no = self.line_no
+        try:
+            text = raw.decode("utf-8")
+        except UnicodeDecodeError as error:
+            text = raw.decode("utf-8", errors="replace")
+            yield rules.INVALID_UTF8.at(self.path, line_no,
+                          f"line is not valid UTF-8 (byte {error.start + 1}); undecodable bytes were "
+                          "replaced with U+FFFD")
+        if "\x1b" in text:
+            if text.find("\x1b", max(text.find(MARKER), 0)) >= 0:
+                self.stats.trailing_colour_lines += 1
+            text = ANSI.sub("", text)
+            self.stats.colour_lines += 1
+        segments = text.split(MARKER)
+        count = len(segments) - 1
+        self.stats.records += count
+        if count == 1 and not segments[0]:
+            yield from self._record(segments[1], None, len(MARKER), unterminated)
+            return
+        raw_line = self._tags_seen or TAG.search(text) is not None
+        if count > 1:
+            if raw_line:
+                self.stats.shared_lines += 1
+            else:
+                yield rules.GLUED_RECORDS.at(self.path, line_no,
+                              f"{count} :::MLLOG records share this line; each was read, but the "
+                              "official parser keeps only the last one. Write one record per line")
+        before = segments[0]
+        line_source: Source | None = None
+        column = len(segments[0]) + len(MARKER)
+        for number, segment in enumerate(segments[1:], start=1):
+            prefix = read_prefix(before)
+            source = prefix.source if prefix.source is not None else line_source
+            if number == 1:
+                line_source = source
+            self._count_prefix(prefix, number)
+            last = number == count
+            if self.copies.is_kept(source):
+                end = yield from self._record(segment, source, column, last and unterminated)
+                before = segment if end is None else segment[end:]
+            else:
+                assert source is not None  # untagged records are always kept
+                conflict = self.copies.copy(source, (MARKER + segment).encode("utf-8"), line_no)
+                if conflict is not None:
+                    yield conflict
+                before = segment  # only its last tag matters for the next record
+            column += len(segment) + len(MARKER)
+
+    def _count_prefix(self, prefix: Prefix, number: int, tag: bool = True) -> None:
+        if tag and prefix.source is not None:
+            self._tags_seen = True
+            self.stats.tagged_records += 1
+        if prefix.timestamp:
+            self.stats.timestamp_records += 1
+        if prefix.extra_text and number == 1:
+            self.stats.spliced_records += 1
+
+    def _record(self, segment: str, source: Source | None, column: int,
+                truncated: bool) -> Generator[AnyItem, None, int | None]:
+        """Parse one record; yields its items and returns where its JSON ends in ``segment``."""
+        body = segment.lstrip()
+        lead = len(segment) - len(body)
+        line_no = self.line_no
+        try:
+            record, end = _DECODER.raw_decode(body)
+        except RecursionError:
+            yield rules.INVALID_JSON.at(self.path, line_no,
+                          "invalid JSON: the record nests arrays or objects too deeply to be read "
+                          f"(column {column + lead + 1}); a record holds a flat value")
+            return None
+        except json.JSONDecodeError as error:
+            if truncated:
+                yield rules.TRUNCATED_RECORD.at(self.path, line_no,
+                              "the file ends in the middle of this record (the job was probably killed "
+                              "while writing); the run has no complete end")
+            elif (self._tags_seen or self.stats.is_raw) and _looks_cut(body, error):
+                yield raw_output.RECORD_CUT.at(self.path, line_no,
+                              "this record is cut (the process stopped while writing it) and the output "
+                              "goes on after it; look at the launcher's lines that follow")
+            else:
+                snippet = body[:60] + ("…" if len(body) > 60 else "")
+                yield rules.INVALID_JSON.at(self.path, line_no,
+                              f"invalid JSON at column {column + lead + 1 + error.pos}: {error.msg} "
+                              f"in {snippet!r}")
+            return None
+        for item in validate_record(record, line_no, self.path):
+            if isinstance(item, Event):
+                self.stats.kept += 1
+                if source is None and not self.keep_text:  # a clean result file: the fast path
+                    yield item
+                    continue
+                text = MARKER + segment[:lead + end]
+                yield RecordText(item, text) if self.keep_text else item
+                if source is not None:
+                    self.stats.kept_sources[source] = self.stats.kept_sources.get(source, 0) + 1
+                    yield from self.copies.kept(source, item.key, text, line_no)
+            else:
+                yield item
+        return lead + end
+
+
+def _looks_cut(body: str, error: json.JSONDecodeError) -> bool:
+    """A record that stops before its JSON is complete (rather than one that is malformed)."""
+    return (error.pos >= len(body.rstrip()) or error.msg.startswith("Unterminated string")
+            or TAG.search(body) is not None)
