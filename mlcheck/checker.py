@@ -10,7 +10,7 @@ from collections import defaultdict
 from dataclasses import dataclass, replace
 from typing import Callable, Iterable, Sequence
 
-from mlcheck.discover import LogRef, discover
+from mlcheck.discover import LogRef, discover_all
 from mlcheck.model import BenchmarkResult, CheckResult, Finding, Run, RunResult, Score
 from mlcheck.package import rcp_bypass_file
 from mlcheck.package_check import check_packages
@@ -48,7 +48,7 @@ def check(paths: Sequence[str], ruleset: str | None = None,
     Raises ``RulesetError`` for an unknown ruleset and ``DiscoveryError`` for a missing path.
     """
     forced = load_ruleset(normalise_version(ruleset)) if ruleset else None
-    refs, empty = discover(list(paths))
+    refs, empty, skipped = discover_all(list(paths))
     run_results: list[RunResult] = []
     refs_by_path = {ref.path: ref for ref in refs}
     for ref in refs:
@@ -63,7 +63,7 @@ def check(paths: Sequence[str], ruleset: str | None = None,
                                      "<org>/results/<system>/<benchmark>/ or log files")
            for folder in empty]
     benchmarks = score_benchmarks(run_results, refs_by_path)
-    package_findings, benchmarks = check_packages(list(paths), benchmarks, forced)
+    package_findings, benchmarks = check_packages(list(paths), benchmarks, forced, skipped)
     top.extend(package_findings)
     return CheckResult(runs=tuple(run_results), benchmarks=tuple(benchmarks), findings=tuple(top))
 

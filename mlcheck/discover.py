@@ -44,8 +44,16 @@ class EmptyFolder:
 
 def discover(paths: list[str]) -> tuple[list[LogRef], list[EmptyFolder]]:
     """Expand user paths into sorted log references; raise DiscoveryError for a missing path."""
+    refs, empty, _skipped = discover_all(paths)
+    return refs, empty
+
+
+def discover_all(paths: list[str]) -> tuple[list[LogRef], list[EmptyFolder], list[tuple[str, str]]]:
+    """:func:`discover`, plus ``(path, kind)`` of the FIFOs, sockets and devices met while walking
+    the given folders, which are skipped (reading one could wait forever)."""
     refs: list[LogRef] = []
     empty: list[EmptyFolder] = []
+    skipped: list[tuple[str, str]] = []
     for given in paths:
         if given == "-":
             refs.append(LogRef("-"))
@@ -53,34 +61,36 @@ def discover(paths: list[str]) -> tuple[list[LogRef], list[EmptyFolder]]:
         if not os.path.exists(given):
             raise DiscoveryError(f"{given}: no such file or folder")
         if os.path.isdir(given):
-            found = sorted(_walk(given), key=lambda r: _natural(r.path))
+            special: list[tuple[str, str]] = []
+            found = sorted(_walk(given, special), key=lambda r: _natural(r.path))
+            skipped.extend(sorted(special, key=lambda item: _natural(item[0])))
             if not found:
                 empty.append(EmptyFolder(given))
             refs.extend(found)
         else:
             refs.append(_ref_for_file(given))
-    # The same file under two spellings (``resnet/result_0.txt`` and ``./resnet``) is one log:
-    # keep the first spelling given.
+    return _one_spelling(refs), empty, list(dict.fromkeys(skipped))
+
+
+def _one_spelling(refs: list[LogRef]) -> list[LogRef]:
+    """The same file under two spellings (``resnet/result_0.txt`` and ``./resnet``) is one log:
+    keep the first spelling given; one folder, one spelling."""
     unique: dict[str, LogRef] = {}
     folders: dict[str, str] = {}
+    real_folders: dict[str, str] = {}
     for ref in refs:
-        if ref.path != "-" and ref.folder is not None:  # one folder, one spelling: one group
-            spelling = folders.setdefault(os.path.realpath(ref.folder), ref.folder)
-            ref = replace(ref, folder=spelling)
-        unique.setdefault(ref.path if ref.path == "-" else os.path.realpath(ref.path), ref)
-    return list(unique.values()), empty
-
-
-def special_files(paths: list[str]) -> list[tuple[str, str]]:
-    """``(path, kind)`` of the FIFOs, sockets and devices met while walking the given folders,
-    which :func:`discover` skips (reading one could wait forever)."""
-    found: list[tuple[str, str]] = []
-    for given in paths:
-        if given != "-" and os.path.isdir(given):
-            skipped: list[tuple[str, str]] = []
-            _walk(given, skipped)
-            found.extend(sorted(skipped, key=lambda item: _natural(item[0])))
-    return list(dict.fromkeys(found))
+        if ref.path == "-":
+            unique.setdefault("-", ref)
+            continue
+        folder = os.path.dirname(ref.path) or "."
+        real_folder = real_folders.get(folder) or real_folders.setdefault(folder, os.path.realpath(folder))
+        # One realpath per folder, not per file: only a file that is itself a link needs its own.
+        real = (os.path.realpath(ref.path) if os.path.islink(ref.path)
+                else os.path.join(real_folder, os.path.basename(ref.path)))
+        if ref.folder is not None:
+            ref = replace(ref, folder=folders.setdefault(real_folder, ref.folder))
+        unique.setdefault(real, ref)
+    return list(unique.values())
 
 
 def _special_kind(path: str) -> str | None:

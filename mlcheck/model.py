@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import enum
 from dataclasses import dataclass, field
-from typing import Any, Mapping
+from typing import Any, Mapping, NamedTuple
 
 
 class Severity(enum.IntEnum):
@@ -26,9 +26,12 @@ class Severity(enum.IntEnum):
             raise ValueError(f"unknown severity {text!r}; use one of info, warning, error") from None
 
 
-@dataclass(frozen=True, slots=True)
-class Event:
-    """One ``:::MLLOG`` record, with the physical 1-based line it was read from."""
+class Event(NamedTuple):
+    """One ``:::MLLOG`` record, with the physical 1-based line it was read from.
+
+    A named tuple rather than a frozen dataclass: as immutable, and about three times cheaper to
+    create, which matters for the reader (one per record of every log).
+    """
 
     key: str
     value: Any

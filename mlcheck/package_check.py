@@ -13,7 +13,7 @@ from typing import Sequence
 
 from mlcheck.model import BenchmarkResult, Finding
 from mlcheck.package import JsonDocument, package_roots, read_json_document, scan_package, system_info
-from mlcheck.discover import shown_path, special_files
+from mlcheck.discover import shown_path
 from mlcheck.rules.internal import crash_finding
 from mlcheck.rules.reading import NOT_A_REGULAR_FILE
 from mlcheck.rules.package_layout import check_layout
@@ -61,14 +61,16 @@ def _package_of(folder: str) -> tuple[str, str] | None:
 
 
 def check_packages(paths: Sequence[str], benchmarks: Sequence[BenchmarkResult],
-                   forced: Ruleset | None) -> tuple[list[Finding], list[BenchmarkResult]]:
+                   forced: Ruleset | None, skipped: Sequence[tuple[str, str]] = ()
+                   ) -> tuple[list[Finding], list[BenchmarkResult]]:
     """Package-level findings for the packages among ``paths``, and the benchmark results with
-    their system information and log-versus-system findings added."""
+    their system information and log-versus-system findings added. ``skipped``: the non-regular
+    files discovery left out, as ``(path, kind)``."""
     findings: list[Finding] = []
     documents: dict[str, JsonDocument] = {}
     findings.extend(NOT_A_REGULAR_FILE.at(path, None, (
         f"this is {kind}, not a log file; it was skipped (reading it could wait forever). Replace "
-        "it with the log file")) for path, kind in special_files(list(paths)))
+        "it with the log file")) for path, kind in skipped)
     roots = package_roots(list(paths))
     for root in roots:
         try:

@@ -15,7 +15,7 @@ import pytest
 
 from conftest import FIXTURES
 from mlcheck import check
-from mlcheck.discover import discover, special_files
+from mlcheck.discover import discover, discover_all
 from mlcheck.model import Severity
 
 ACME = FIXTURES / "example" / "Acme"
@@ -61,7 +61,7 @@ def test_fifo_given_on_the_command_line_is_read(tmp_path: Path) -> None:
     result = check([str(pipe)])
     writer.join(timeout=10)
     assert len(result.runs) == 1 and result.runs[0].converged
-    assert special_files([str(pipe)]) == []
+    assert discover_all([str(pipe)])[2] == []
 
 
 def test_same_file_under_two_spellings_counts_once(monkeypatch: pytest.MonkeyPatch) -> None:
