@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import enum
 from dataclasses import dataclass, field
+from functools import cached_property
 from typing import Any, Mapping, NamedTuple
 
 
@@ -93,16 +94,22 @@ class Run:
 
     KEEP_PER_KEY = 2000
 
+    @cached_property
+    def _by_key(self) -> Mapping[str, tuple[Event, ...]]:
+        # Built once per run: rules ask for keys many times, a scan each time was quadratic.
+        grouped: dict[str, list[Event]] = {}
+        for event in self.events:
+            grouped.setdefault(event.key, []).append(event)
+        return {key: tuple(events) for key, events in grouped.items()}
+
     def occurrences(self, key: str) -> tuple[Event, ...]:
         """The kept events with this key, in log order."""
-        return tuple(e for e in self.events if e.key == key)
+        return self._by_key.get(key, ())
 
     def first(self, key: str) -> Event | None:
         """The first event with this key, or None."""
-        for event in self.events:
-            if event.key == key:
-                return event
-        return None
+        events = self._by_key.get(key)
+        return events[0] if events else None
 
     def count(self, key: str) -> int:
         return self.key_counts.get(key, 0)

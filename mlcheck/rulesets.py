@@ -162,9 +162,20 @@ def _build(data: Mapping[str, Any]) -> Ruleset:
 
 
 def ruleset_for_date(when: dt.date) -> Ruleset | None:
-    """The supported round whose submission period contains ``when``, or None."""
-    for version in SUPPORTED_RULESETS:
-        ruleset = load_ruleset(version)
-        if ruleset.first_run_date <= when < ruleset.results_published:
-            return ruleset
+    """The supported round whose submission period contains ``when``, or None. Only the round
+    found is loaded (and validated): a check of one round does not pay for the others."""
+    for version, (first, published) in _periods().items():
+        if first <= when < published:
+            return load_ruleset(version)
     return None
+
+
+@lru_cache(maxsize=None)
+def _periods() -> dict[str, tuple[dt.date, dt.date]]:
+    periods = {}
+    for version in SUPPORTED_RULESETS:
+        path = resources.files("mlcheck.schemas").joinpath("rulesets").joinpath(version).joinpath("ruleset.json")
+        period = json.loads(path.read_text("utf-8"))["period"]
+        periods[version] = (dt.date.fromisoformat(period["first_run_date"]),
+                            dt.date.fromisoformat(period["results_published"]))
+    return periods

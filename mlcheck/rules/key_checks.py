@@ -41,15 +41,9 @@ def evaluate(ctx: RunContext, entries: Iterable[Entry], codes: EntryCodes, scope
     """Findings for every entry; ``scope`` names who requires it ("closed ResNet"), ``anchor`` is
     the line reported for a key that is not logged at all."""
     run = ctx.run
-    entries = list(entries)
-    wanted = {e.key for e in entries}
-    by_key: dict[str, list[Event]] = {key: [] for key in wanted}
-    for event in run.events:  # one pass, not one per entry: logs can be long
-        if event.key in wanted:
-            by_key[event.key].append(event)
     groups_done: set[frozenset[str]] = set()
     for entry in entries:
-        events = tuple(by_key[entry.key])
+        events = run.occurrences(entry.key)  # indexed by key once per run
         count = run.count(entry.key)
         if entry.req == "AT_LEAST_ONE_OR":
             group = frozenset((entry.key, *entry.alternatives))
