@@ -9,34 +9,22 @@ The test asserts that the two verdicts differ exactly on the cases that table pr
 from __future__ import annotations
 
 import contextlib
-import importlib.util
 import io
 import logging
-import sys
 from pathlib import Path
 from typing import Any, Callable
 
 import pytest
 
 from mlcheck import check
+from tool_scripts import load_tool
 
 ROOT = Path(__file__).resolve().parent.parent
 
 mlp_compliance = pytest.importorskip("mlperf_logging.compliance_checker.mlp_compliance")
 
 
-def _generator() -> Any:
-    if "make_rule_cases" in sys.modules:
-        return sys.modules["make_rule_cases"]
-    spec = importlib.util.spec_from_file_location("make_rule_cases", ROOT / "tools" / "make_rule_cases.py")
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules["make_rule_cases"] = module
-    spec.loader.exec_module(module)
-    return module
-
-
-GEN = _generator()
+GEN = load_tool("make_rule_cases")
 
 Case = dict[str, Any]
 

@@ -3,8 +3,6 @@ repairs accounted for; the generator's raw versions of the whole shared corpus l
 
 from __future__ import annotations
 
-import importlib.util
-import sys
 import zlib
 from pathlib import Path
 from typing import Any
@@ -12,26 +10,18 @@ from typing import Any
 import pytest
 from click.testing import CliRunner
 
-from conftest import FIXTURES, ROOT
+from conftest import FIXTURES
 from mlcheck.checker import check_log
 from mlcheck.cli import main
 from mlcheck.discover import LogRef, discover
 from mlcheck.model import Finding, RunResult
+from tool_scripts import load_tool
 
 RAW = FIXTURES / "raw"
 BASE = RAW / "base.txt"
 
 
-def _load_make_raw() -> Any:
-    spec = importlib.util.spec_from_file_location("make_raw", ROOT / "tools" / "make_raw.py")
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules["make_raw"] = module
-    spec.loader.exec_module(module)
-    return module
-
-
-make_raw = _load_make_raw()
+make_raw = load_tool("make_raw")
 
 
 def _results(path: Path | str) -> list[RunResult]:

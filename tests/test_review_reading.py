@@ -3,13 +3,11 @@ deeply nested JSON (MLC003, not MLC000), over-long lines (MLC014, bounded memory
 
 from __future__ import annotations
 
-import importlib.util
 import json
 import shutil
 import subprocess
 import sys
 from pathlib import Path
-from typing import Any
 
 import pytest
 from click.testing import CliRunner
@@ -65,15 +63,6 @@ def test_split_of_a_raw_result_file_does_not_ask_for_split(tmp_path: Path) -> No
 
     result = split_log(str(_as_result_file(tmp_path, "mpi_ranks.log")), str(tmp_path / "out"))
     assert [f.code for f in result.findings] == ["MLC020"]
-
-
-def _load_make_raw() -> Any:
-    spec = importlib.util.spec_from_file_location("make_raw", ROOT / "tools" / "make_raw.py")
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules["make_raw"] = module
-    spec.loader.exec_module(module)
-    return module
 
 
 def test_review_reproduction_raw_graphcore_result_file_fails(tmp_path: Path, corpus: Path) -> None:

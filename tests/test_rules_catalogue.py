@@ -3,12 +3,9 @@ with the exact codes and physical lines mlcheck must report, plus the interprete
 
 from __future__ import annotations
 
-import importlib.util
 import json
 import re
-import sys
 from pathlib import Path
-from types import ModuleType
 from typing import Any
 
 import jsonschema
@@ -21,20 +18,12 @@ from mlcheck.constraints import describe, holds, load_constraints
 from mlcheck.constraints import tensor_list
 from mlcheck.model import Severity
 from mlcheck.rules import all_rules, find_rule
+from tool_scripts import load_tool
 
 ROOT = Path(__file__).resolve().parent.parent
 
 
-def _load_generator() -> ModuleType:
-    spec = importlib.util.spec_from_file_location("make_rule_cases", ROOT / "tools" / "make_rule_cases.py")
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules["make_rule_cases"] = module
-    spec.loader.exec_module(module)
-    return module
-
-
-GEN = _load_generator()
+GEN = load_tool("make_rule_cases")
 
 
 @pytest.fixture(scope="module")
