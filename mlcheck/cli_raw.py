@@ -47,7 +47,8 @@ def split_command(raw: str, out_dir: str, start_index: int, force: bool) -> None
     for path, count in zip(result.written, result.records):
         click.echo(f"{path}: {count} records")
     if not result.written:
-        click.echo(f"mlcheck: error: no :::MLLOG record in {raw}; nothing written", err=True)
+        if not any(f.code == "MLC001" for f in result.findings):  # else the finding said why
+            click.echo(f"mlcheck: error: no :::MLLOG record in {raw}; nothing written", err=True)
         sys.exit(EXIT_ERROR)
     damaged = any(f.severity is Severity.ERROR for f in result.findings)
     sys.exit(EXIT_FINDINGS if damaged else EXIT_OK)

@@ -39,6 +39,7 @@ def split_log(path: str, out_dir: str, start_index: int = 0, force: bool = False
     folder cannot be written.
     """
     _check_target(os.path.join(out_dir, f"result_{start_index}.txt"), force)
+    created = not os.path.isdir(out_dir)  # removed again when nothing is written into it
     try:
         os.makedirs(out_dir, exist_ok=True)
     except OSError as error:
@@ -80,6 +81,11 @@ def split_log(path: str, out_dir: str, start_index: int = 0, force: bool = False
             handle.close()
         for temp in temps:
             _remove(temp)
+    if created and not targets:
+        try:
+            os.rmdir(out_dir)
+        except OSError:
+            pass
     return SplitResult(tuple(targets), tuple(counts), tuple(findings))
 
 

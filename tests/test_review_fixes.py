@@ -127,3 +127,11 @@ def test_sarif_paths_are_repository_relative_or_absolute(tmp_path: Path,
     assert "logs/result_0.txt" in uris
     assert outside.as_uri() in uris
     assert not any(u.startswith("..") for u in uris)
+
+
+def test_split_of_a_missing_log_leaves_no_folder(tmp_path: Path) -> None:
+    out = tmp_path / "out"
+    outcome = run_cli("split", str(tmp_path / "nonexist.log"), "-o", str(out))
+    assert outcome.exit_code == 2
+    assert "MLC001" in outcome.stderr and "no :::MLLOG record" not in outcome.stderr
+    assert not out.exists()
