@@ -246,6 +246,9 @@ def _score_group(key: tuple[str, str, str, str], members: list[RunResult],
             findings.extend(rcp_findings(folder, rcp, normalised=normalise,
                                          bypass=rcp_bypass_file(folder)))
             findings.extend(check_runs(folder, runs, closed=division != "open"))
+    if score.valid and any(f.code == package_rules.WRONG_RUN_COUNT.code for f in findings):
+        score = replace(score, valid=False, reason=f"{score.reason}; the folder does not hold the round's "
+                        "result files (MLC502)")
     if any(f.code == package_rules.SCALING_JSON_INVALID.code for f in findings):
         score = replace(score, valid=False,
                         reason=f"{score.reason}; scaling.json is unusable (MLC504), the score is not scaled")

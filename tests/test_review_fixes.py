@@ -135,3 +135,16 @@ def test_split_of_a_missing_log_leaves_no_folder(tmp_path: Path) -> None:
     assert outcome.exit_code == 2
     assert "MLC001" in outcome.stderr and "no :::MLLOG record" not in outcome.stderr
     assert not out.exists()
+
+
+def test_a_gzipped_result_file_is_not_a_result_file_for_the_package(tmp_path: Path) -> None:
+    folder = tmp_path / "Acme" / "results" / "acme-t8" / "resnet"
+    shutil.copytree(EXAMPLE_RESNET, folder)
+    import gzip
+
+    data = (folder / "result_2.txt").read_bytes()
+    (folder / "result_2.txt").unlink()
+    (folder / "result_2.txt.gz").write_bytes(gzip.compress(data))
+    (bench,) = check([str(folder)]).benchmarks
+    assert [f.code for f in bench.findings if f.code == "MLC502"] == ["MLC502"]
+    assert not bench.score.valid and len(bench.runs) == 5

@@ -19,6 +19,8 @@ requires exactly the round's number of ``result_<i>.txt`` files.
 from __future__ import annotations
 
 import math
+import os
+import re
 from typing import Iterator, Sequence
 
 from mlcheck.model import Finding, RunResult, Score, Severity
@@ -34,6 +36,8 @@ SCALING_JSON_INVALID = Rule("MLC504", "scaling-json-invalid", Severity.ERROR,
                             "scaling.json has no usable scaling_factor")
 SCALING_APPLIED = Rule("MLC505", "scaling-applied", Severity.INFO,
                        "a committee scaling.json was applied to the score")
+
+_RESULT_NAME = re.compile(r"^result_\d+\.txt$")
 
 RULES = (NO_LOGS, WRONG_RUN_COUNT, TOO_MANY_NON_CONVERGED, SCALING_JSON_INVALID, SCALING_APPLIED)
 
@@ -55,10 +59,17 @@ def scaling_factor(scaling_path: str, loaded: object, error: str | None) -> tupl
 def check_score(folder: str, facts: BenchmarkFacts, score: Score,
                 runs: Sequence[RunResult]) -> Iterator[Finding]:
     """Findings about the run count and non-converged runs of one benchmark folder."""
+    named = [r for r in runs if _RESULT_NAME.match(os.path.basename(r.path))]
     if len(runs) != facts.result_files:
         yield WRONG_RUN_COUNT.at(folder, None,
                                  f"{len(runs)} runs found; training {runs[0].ruleset} {facts.name} requires "
                                  f"{facts.result_files} result files")
+    elif named and len(named) != len(runs):  # e.g. a result_2.txt.gz beside result_<i>.txt files
+        others = ", ".join(sorted(os.path.basename(r.path) for r in runs if r not in named))
+        yield WRONG_RUN_COUNT.at(folder, None,
+                                 f"{len(named)} result_<i>.txt files; the official package checker counts only "
+                                 f"those ({others} not), and training {runs[0].ruleset} {facts.name} requires "
+                                 f"{facts.result_files}. Name every run result_<i>.txt, uncompressed")
     failed = [r for r in runs if not r.converged]
     if len(failed) > facts.max_non_converged:
         names = ", ".join(f"{r.path}" + (f"#{r.index}" if r.index else "") for r in failed)
