@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import datetime as dt
-import json
 import os
 import re
 from collections import defaultdict
@@ -12,7 +11,7 @@ from typing import Callable, Iterable, Sequence
 
 from mlcheck.discover import LogRef, discover_all
 from mlcheck.model import BenchmarkResult, CheckResult, Finding, Run, RunResult, Score
-from mlcheck.package import rcp_bypass_file
+from mlcheck.package import rcp_bypass_file, read_json_document
 from mlcheck.package_check import check_packages
 from mlcheck.rcp import rcp_for_runs
 from mlcheck.reader import read_mllog
@@ -21,11 +20,18 @@ from mlcheck.rules import package as package_rules
 from mlcheck.rules.base import RunContext
 from mlcheck.rules.convergence import first_reaching
 from mlcheck.rules.internal import crash_finding
-from mlcheck.rules.selection import RULESET_NOT_INFERRED, UNKNOWN_BENCHMARK
-from mlcheck.rulesets import (SUPPORTED_RULESETS, BenchmarkFacts, Ruleset, RulesetError,
-                              load_ruleset, normalise_version, ruleset_for_date)
 from mlcheck.rules.package_runs import check_runs, non_compliant, non_compliant_findings
 from mlcheck.rules.rcp_check import rcp_findings
+from mlcheck.rules.selection import RULESET_NOT_INFERRED, UNKNOWN_BENCHMARK
+from mlcheck.rulesets import (
+    SUPPORTED_RULESETS,
+    BenchmarkFacts,
+    Ruleset,
+    RulesetError,
+    load_ruleset,
+    normalise_version,
+    ruleset_for_date,
+)
 from mlcheck.scoring import folder_score, time_to_train_min
 
 _PATH_ROUND = re.compile(r"(?:training[-_](?:results[-_])?v?|^v)(\d+\.\d+)(?:\.\d+)?$", re.IGNORECASE)
@@ -223,8 +229,8 @@ def _score_group(key: tuple[str, str, str, str], members: list[RunResult],
     factor: float | None = None
     scaling_path = os.path.join(folder, "scaling.json")
     if os.path.exists(scaling_path):
-        loaded, error = _read_json(scaling_path)
-        factor, scaling_findings = package_rules.scaling_factor(scaling_path, loaded, error)
+        document = read_json_document(scaling_path)
+        factor, scaling_findings = package_rules.scaling_factor(scaling_path, document.data, document.error)
         findings.extend(scaling_findings)
     division = next((r.division for r in members if r.division), None)
     rcp = None
@@ -256,11 +262,3 @@ def _score_group(key: tuple[str, str, str, str], members: list[RunResult],
                            division=division, ruleset=first.ruleset, folder=folder,
                            runs=tuple(members), score=score,
                            findings=tuple(sorted(findings, key=Finding.sort_key)), rcp=rcp)
-
-
-def _read_json(path: str) -> tuple[object, str | None]:
-    try:
-        with open(path, encoding="utf-8") as handle:
-            return json.load(handle), None
-    except (OSError, ValueError) as error:
-        return None, str(error)

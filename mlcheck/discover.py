@@ -9,7 +9,10 @@ import stat
 from dataclasses import dataclass, replace
 from pathlib import Path
 
-_RESULT_FILE = re.compile(r"^result_\d+\.txt(\.gz)?$")
+RESULT_FILE = re.compile(r"^result_(\d+)\.txt(\.gz)?$")
+"""A file name mlcheck reads as a result file (gzip too)."""
+SUBMITTED_RESULT_FILE = re.compile(r"^result_(\d+)\.txt$")
+"""A file name the official package checker counts as a result file."""
 _LOG_FILE = re.compile(r"\.(log|out|txt)(\.gz)?$")
 _NOT_LOGS = frozenset({"benchmarks", "systems", "power"})
 _RANK_DIR = re.compile(r"^rank\.(\d+)$")
@@ -131,7 +134,7 @@ def _walk(top: str, skipped: list[tuple[str, str]] | None = None) -> list[LogRef
                 if skipped is not None:
                     skipped.append((path, kind))
                 continue
-            if _RESULT_FILE.match(name):
+            if RESULT_FILE.match(name):
                 results.append(_ref_for_file(path, walked=True))
             elif _LOG_FILE.search(name):
                 others.append(_ref_for_file(path, walked=True))
@@ -159,7 +162,7 @@ def _ref_for_file(path: str, walked: bool = False) -> LogRef:
     if len(parts) >= 5 and parts[-4] == "results":
         return LogRef(path, org=parts[-5], system=parts[-3], benchmark=parts[-2], folder=folder,
                       walked=walked)
-    if _RESULT_FILE.match(parts[-1]) and len(parts) >= 2:
+    if RESULT_FILE.match(parts[-1]) and len(parts) >= 2:
         return LogRef(path, benchmark=parts[-2], folder=folder, walked=walked)
     return LogRef(path, walked=walked)
 

@@ -7,10 +7,12 @@ timestamps, progress bars, colour codes, copies printed by other ranks), and the
 from __future__ import annotations
 
 import json
+import os
 import re
 from dataclasses import dataclass
 from typing import Generator, Iterator, Union
 
+from mlcheck.discover import RESULT_FILE
 from mlcheck.model import Event, Finding
 from mlcheck.rank_copies import RankCopies
 from mlcheck.rawlog import ANSI, TAG, Prefix, RawStats, Source, read_prefix
@@ -23,7 +25,6 @@ MARKER_BYTES = _MARKER_BYTES = MARKER.encode()
 _DECODER = json.JSONDecoder()
 MAX_LINE_BYTES = 16 * 1024 * 1024
 """A longer physical line is skipped (MLC014): what is held of one line stays bounded."""
-_RESULT_FILE_NAME = re.compile(r"(?:^|[/\\])result_\d+\.txt(?:\.gz)?$")
 _ANSI_BYTES = re.compile(ANSI.pattern.encode())
 
 
@@ -151,7 +152,7 @@ class LineReader:
                                       f"lines{skipped}; is this an MLPerf log?")
         if stats.is_raw or self.copies.copies:
             yield raw_output.RAW_OUTPUT_READ.at(self.path, None, stats.describe(self.copies.describe()))
-            if not self.keep_text and _RESULT_FILE_NAME.search(self.path):  # split is the fix
+            if not self.keep_text and RESULT_FILE.match(os.path.basename(self.path)):  # split is the fix
                 yield raw_output.raw_result_file(self.path, self.copies.copies, stats.shared_lines,
                                                  stats.trailing_colour_lines)
 

@@ -20,9 +20,9 @@ from __future__ import annotations
 
 import math
 import os
-import re
 from typing import Iterator, Sequence
 
+from mlcheck.discover import SUBMITTED_RESULT_FILE
 from mlcheck.model import Finding, RunResult, Score, Severity
 from mlcheck.rules.base import Rule
 from mlcheck.rulesets import BenchmarkFacts
@@ -36,8 +36,6 @@ SCALING_JSON_INVALID = Rule("MLC504", "scaling-json-invalid", Severity.ERROR,
                             "scaling.json has no usable scaling_factor")
 SCALING_APPLIED = Rule("MLC505", "scaling-applied", Severity.INFO,
                        "a committee scaling.json was applied to the score")
-
-_RESULT_NAME = re.compile(r"^result_\d+\.txt$")
 
 RULES = (NO_LOGS, WRONG_RUN_COUNT, TOO_MANY_NON_CONVERGED, SCALING_JSON_INVALID, SCALING_APPLIED)
 
@@ -59,7 +57,7 @@ def scaling_factor(scaling_path: str, loaded: object, error: str | None) -> tupl
 def check_score(folder: str, facts: BenchmarkFacts, score: Score,
                 runs: Sequence[RunResult]) -> Iterator[Finding]:
     """Findings about the run count and non-converged runs of one benchmark folder."""
-    named = [r for r in runs if _RESULT_NAME.match(os.path.basename(r.path))]
+    named = [r for r in runs if SUBMITTED_RESULT_FILE.match(os.path.basename(r.path))]
     if len(runs) != facts.result_files:
         yield WRONG_RUN_COUNT.at(folder, None,
                                  f"{len(runs)} runs found; training {runs[0].ruleset} {facts.name} requires "

@@ -31,6 +31,7 @@ import os
 import re
 from typing import Collection, Mapping
 
+from mlcheck.discover import SUBMITTED_RESULT_FILE
 from mlcheck.model import Finding, Severity
 from mlcheck.package import PackageLayout
 from mlcheck.rules.base import Rule
@@ -46,7 +47,6 @@ LAYOUT_INCOMPLETE = Rule("MLC509", "package-layout-incomplete", Severity.ERROR,
 
 RULES = (UNKNOWN_BENCHMARK_FOLDER, MISNAMED_RESULT_FILE, UNKNOWN_FILE, LAYOUT_INCOMPLETE)
 
-_RESULT = re.compile(r"^result_(\d+)\.txt$")
 _ALLOWED = frozenset({"scaling.json", "package_checker_params"})
 _LOG_LIKE = re.compile(r"\.(txt|log|out)(\.gz)?$")
 
@@ -85,7 +85,7 @@ def check_layout(layout: PackageLayout, ruleset: str, run_counts: Mapping[str, i
         if layout.has("benchmarks") and folder.name not in layout.implementations:
             missing_impl.add(folder.name)
         found.extend(_folder_files(folder.path, folder.files, folder.folders, run_counts[folder.name]))
-        if not any(_RESULT.match(name) for name in folder.files):
+        if not any(SUBMITTED_RESULT_FILE.match(name) for name in folder.files):
             found.append(WRONG_RUN_COUNT.at(folder.path, None, (
                 f"the {folder.name} folder holds no result_<i>.txt file; training {ruleset} "
                 f"{folder.name} requires {run_counts[folder.name]} result files. Add them or remove "
@@ -101,7 +101,7 @@ def _folder_files(path: str, files: tuple[str, ...], folders: tuple[str, ...], e
     found: list[Finding] = []
     indices = []
     for name in files:
-        match = _RESULT.match(name)
+        match = SUBMITTED_RESULT_FILE.match(name)
         if match:
             indices.append(int(match.group(1)))
         elif name in _ALLOWED:
