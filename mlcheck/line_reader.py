@@ -56,6 +56,8 @@ class LineReader:
         self.long_lines = 0
         self._tags_seen = False
         self._prefixes: dict[bytes, tuple[Prefix, bool]] = {}
+        self._copy_prefixes: dict[bytes, Source] = {}
+        """Bare rank tags of ranks whose records are copies (see :meth:`drop_copy`)."""
 
     def feed(self, raw: bytes) -> Iterator[AnyItem]:
         """Read one physical line (with its line end; without one it is the file's last line)."""
@@ -105,7 +107,34 @@ class LineReader:
             self.stats.records -= 1
             yield from self._read_line(line, unterminated)  # reports the bad bytes
             return
+        if not self.keep_text and not self.copies.expects_copies(source):
+            event = self._event_of(segment)
+            if event is not None:  # no copy to compare it with: only counted
+                if source is not None:
+                    sources = self.stats.kept_sources
+                    sources[source] = sources.get(source, 0) + 1
+                    self.copies.count_kept(source[0], event.key)
+                yield event
+                return
         yield from self._record(segment, source, at + len(MARKER), unterminated)
+
+    def drop_copy(self, raw: bytes) -> Finding | bool:
+        """Read the commonest line of output in which every rank prints: a bare tag of a rank that
+        is not the logging rank, then one record. Such a line is only compared with the kept
+        record, so it is read here without the generator of :meth:`feed`. True when the line was
+        read, a :class:`Finding` when it was read and conflicts with the kept record, False when
+        it is not such a line (then :meth:`feed` reads it)."""
+        at = raw.find(_MARKER_BYTES)
+        source = self._copy_prefixes.get(raw[:at]) if at > 0 else None
+        if (source is None or raw[-1:] != b"\n" or raw[-2:-1] == b"\r"
+                or raw.find(_MARKER_BYTES, at + 8) >= 0 or b"\x1b" in raw):
+            return False
+        self.line_no += 1
+        stats = self.stats
+        stats.lines += 1
+        stats.records += 1
+        stats.tagged_records += 1
+        return self.copies.copy(source, raw[at:-1], self.line_no) or True
 
     def skip_long_line(self, length: int) -> list[Finding]:
         """Account for a physical line longer than :data:`MAX_LINE_BYTES` that was not read."""
@@ -124,12 +153,23 @@ class LineReader:
         if line.find(_MARKER_BYTES, 8) >= 0 or b"\x1b" in line:
             return None
         try:
-            record, _end = _DECODER.raw_decode(line[8:].decode("utf-8").lstrip())
-        except (UnicodeDecodeError, json.JSONDecodeError, RecursionError):
+            text = line[8:].decode("utf-8")
+        except UnicodeDecodeError:
+            return None
+        event = self._event_of(text)
+        if event is not None:
+            self.stats.records += 1
+        return event
+
+    def _event_of(self, text: str) -> Event | None:
+        """The event of the JSON after a marker when it is a well-formed record, else None (then
+        :meth:`_record` reads it again and says what is wrong)."""
+        try:
+            record, _end = _DECODER.raw_decode(text.lstrip())
+        except (json.JSONDecodeError, RecursionError):
             return None
         event = well_formed_event(record, self.line_no)
         if event is not None:
-            self.stats.records += 1
             self.stats.kept += 1
         return event
 
@@ -139,6 +179,9 @@ class LineReader:
         known = (prefix, self.copies.is_kept(prefix.source))
         if len(self._prefixes) < 4096:  # tags repeat; timestamps and progress bars do not
             self._prefixes[text] = known
+            if not known[1] and not prefix.timestamp and not prefix.extra_text:
+                assert prefix.source is not None  # untagged records are always kept
+                self._copy_prefixes[text] = prefix.source
         return known
 
     def finish(self) -> Iterator[Finding]:

@@ -28,8 +28,8 @@ _KEY = re.compile(rb'"key"\s*:\s*"((?:[^"\\]|\\.)*)"')
 _DECODER = json.JSONDecoder()
 _IGNORED_METADATA = ("file", "lineno")
 
-_Slot = tuple[int, str, int]
-"""(job, key, occurrence)"""
+_Slot = tuple[int, bytes, int]
+"""(job, key as written, occurrence)"""
 
 
 class RankCopies:
@@ -39,8 +39,8 @@ class RankCopies:
         self.path = path
         self._ranks: dict[int, set[int]] = {job: set(seen) for job, seen in (ranks or {}).items()}
         self.logging_rank: dict[int, int] = {job: min(seen) for job, seen in self._ranks.items()}
-        self._kept_counts: Counter[tuple[int, str]] = Counter()
-        self._copy_counts: dict[Source, dict[str, int]] = {}
+        self._kept_counts: Counter[tuple[int, bytes]] = Counter()
+        self._copy_counts: dict[Source, dict[bytes, int]] = {}
         self._kept: OrderedDict[_Slot, list[Any]] = OrderedDict()
         self._early: OrderedDict[_Slot, list[tuple[int, bytes, int]]] = OrderedDict()
         self.copies = 0
@@ -55,17 +55,28 @@ class RankCopies:
         job, rank = source
         return self.logging_rank.setdefault(job, rank) == rank
 
+    def expects_copies(self, source: Source | None) -> bool:
+        """True when a kept record of this source is to be compared with copies."""
+        return source is not None and (len(self._ranks.get(source[0], ())) > 1 or bool(self._early))
+
+    def count_kept(self, job: int, key: str) -> None:
+        """Count a kept record no copy is expected for (a copy may still come: a late rank)."""
+        self._kept_counts[(job, key.encode("utf-8"))] += 1
+
     def kept(self, source: Source | None, key: str, text: str, line: int) -> list[Finding]:
         """Register a kept record; return conflicts with copies that came before it."""
         if source is None:
             return []
         job = source[0]
-        self._kept_counts[(job, key)] += 1
-        slot = (job, key, self._kept_counts[(job, key)])
+        key_bytes = key.encode("utf-8")
+        self._kept_counts[(job, key_bytes)] += 1
+        slot = (job, key_bytes, self._kept_counts[(job, key_bytes)])
         found: list[Finding] = []
-        entry: list[Any] = [text, line, 0, None]
+        encoded = text.encode("utf-8")
+        entry: list[Any] = [encoded, line, 0, _fingerprint(encoded)]
         for rank, copy_text, copy_line in self._early.pop(slot, []):
-            conflict = self._compare(entry, (job, rank), copy_text, copy_line, key)
+            entry[2] += 1
+            conflict = self._compare(entry, (job, rank), copy_text, copy_line)
             if conflict is not None:
                 found.append(conflict)
         known = len(self._ranks.get(job, ()))
@@ -78,12 +89,12 @@ class RankCopies:
     def copy(self, source: Source, text: bytes, line: int) -> Finding | None:
         """Drop a copy printed by a rank other than the logging rank; return a conflict if any."""
         self.copies += 1
-        job, rank = source
+        job = source[0]
         counts = self._copy_counts.get(source)
         if counts is None:  # a rank seen for the first time
             counts = self._copy_counts[source] = {}
             self.copy_ranks.add(source)
-            self._ranks.setdefault(job, {self.logging_rank.get(job, rank)}).add(rank)
+            self._ranks.setdefault(job, {self.logging_rank.get(job, source[1])}).add(source[1])
         key = _key_of(text)
         if key is None:
             self.unverified += 1
@@ -91,33 +102,35 @@ class RankCopies:
         occurrence = counts[key] = counts.get(key, 0) + 1
         slot = (job, key, occurrence)
         entry = self._kept.get(slot)
-        if entry is not None:
-            found = self._compare(entry, source, text, line, key)
-            if entry[2] >= len(self._ranks[job]) - 1:
-                del self._kept[slot]
-            return found
-        if occurrence > self._kept_counts[(job, key)]:
+        if entry is None:
+            self._wait(slot, source[1], text, line)
+            return None
+        entry[2] += 1
+        if entry[2] >= len(self._ranks[job]) - 1:
+            del self._kept[slot]
+        return self._compare(entry, source, text, line)
+
+    def _wait(self, slot: _Slot, rank: int, text: bytes, line: int) -> None:
+        """A copy whose record has not been kept yet (or whose record was never kept)."""
+        if slot[2] > self._kept_counts[(slot[0], slot[1])]:
             self._early.setdefault(slot, []).append((rank, text, line))
             if len(self._early) > WINDOW:
                 self.unverified += len(self._early.popitem(last=False)[1])
         else:
             self.unverified += 1
-        return None
 
-    def _compare(self, entry: list[Any], source: Source, text: bytes, line: int,
-                 key: str) -> Finding | None:
-        entry[2] += 1
-        kept_text, kept_line = entry[0], entry[1]
-        if entry[3] is None:
-            entry[3] = _fingerprint(kept_text.encode("utf-8"))
-        if entry[3] == _fingerprint(text):
+    def _compare(self, entry: list[Any], source: Source, text: bytes, line: int) -> Finding | None:
+        if entry[3] == _fingerprint(text):  # the same record but for its time: the common case
             return None
-        kept, copy = _comparable(kept_text), _comparable(text.decode("utf-8", errors="replace"))
+        kept_text, kept_line = entry[0], entry[1]
+        kept = _comparable(kept_text.decode("utf-8", errors="replace"))
+        copy = _comparable(text.decode("utf-8", errors="replace"))
         if kept == copy:
             return None
         self.conflicts += 1
         if self.conflicts > MAX_CONFLICT_FINDINGS:
             return None
+        key = kept[0] if kept else _key_of(text).decode("utf-8", errors="replace")  # type: ignore[union-attr]
         kept_value = kept[1] if kept else "(unreadable)"
         copy_value = copy[1] if copy else "(unreadable)"
         what = "value" if kept and copy and kept[1] != copy[1] else "metadata or event type"
@@ -149,15 +162,15 @@ class RankCopies:
         return text + (f" ({', '.join(extra)})" if extra else "")
 
 
-def _key_of(text: bytes) -> str | None:
-    """The key of a record's text without parsing its JSON."""
+def _key_of(text: bytes) -> bytes | None:
+    """The key of a record's text (as it is written, escapes and all) without parsing its JSON."""
     at = text.find(b'"key": "')
     if at >= 0:
         end = text.find(b'"', at + 8)
         if end > 0 and text[end - 1] != 0x5C:  # no backslash: the key has no escaped quote
-            return text[at + 8:end].decode("utf-8", errors="replace")
+            return text[at + 8:end]
     match = _KEY.search(text)
-    return None if match is None else match.group(1).decode("utf-8", errors="replace")
+    return None if match is None else match.group(1)
 
 
 def _fingerprint(text: bytes) -> bytes:

@@ -95,7 +95,11 @@ def _read_stream(stream: IO[bytes], path: str, keep_text: bool) -> Iterator[AnyI
             if len(raw) >= MAX_LINE_BYTES and not raw.endswith(b"\n"):
                 line = _skip_line(stream, len(raw))
             if reader is not None:
-                yield from _feed(reader, line)
+                dropped = reader.drop_copy(raw)
+                if dropped is False:
+                    yield from _feed(reader, line)
+                elif dropped is not True:
+                    yield dropped
                 continue
             ahead.append(line)
             ahead_bytes += len(line) if isinstance(line, bytes) else 0
