@@ -16,6 +16,8 @@ SUBMITTED_RESULT_FILE = re.compile(r"^result_(\d+)\.txt$")
 _LOG_FILE = re.compile(r"\.(log|out|txt)(\.gz)?$")
 _NOT_LOGS = frozenset({"benchmarks", "systems", "power"})
 _RANK_DIR = re.compile(r"^rank\.(\d+)$")
+UNREADABLE_FOLDER = "a folder that cannot be read"
+"""What :func:`discover_all` calls a folder it could not list (its error follows in brackets)."""
 
 
 class DiscoveryError(Exception):
@@ -52,8 +54,9 @@ def discover(paths: list[str]) -> tuple[list[LogRef], list[EmptyFolder]]:
 
 
 def discover_all(paths: list[str]) -> tuple[list[LogRef], list[EmptyFolder], list[tuple[str, str]]]:
-    """:func:`discover`, plus ``(path, kind)`` of the FIFOs, sockets and devices met while walking
-    the given folders, which are skipped (reading one could wait forever)."""
+    """:func:`discover`, plus ``(path, kind)`` of what was skipped while walking the given folders:
+    FIFOs, sockets and devices (reading one could wait forever) and folders that cannot be listed
+    (kind :data:`UNREADABLE_FOLDER` and the error)."""
     refs: list[LogRef] = []
     empty: list[EmptyFolder] = []
     skipped: list[tuple[str, str]] = []
@@ -124,7 +127,13 @@ def _walk(top: str, skipped: list[tuple[str, str]] | None = None) -> list[LogRef
     results: list[LogRef] = []
     others: list[LogRef] = []
     per_rank: dict[str, list[tuple[int, int, str]]] = {}
-    for root, dirs, files in os.walk(top):
+    def unreadable(error: OSError) -> None:
+        if skipped is not None and error.filename is not None:
+            skipped.append((str(error.filename), f"{UNREADABLE_FOLDER} ({error.strerror or error})"))
+
+    for root, dirs, files in os.walk(top, onerror=unreadable):
+        if _is_benchmark_folder(root):
+            dirs[:] = []  # a folder inside a benchmark folder holds no run of it (MLC508)
         dirs[:] = sorted(d for d in dirs if not d.startswith(".") and d not in _NOT_LOGS)
         rank = _RANK_DIR.match(os.path.basename(root))
         for name in files:
@@ -145,6 +154,12 @@ def _walk(top: str, skipped: list[tuple[str, str]] | None = None) -> list[LogRef
                     (int(rank.group(1)), preference, path))
     others.extend(_ref_for_file(min(found)[2], walked=True) for _, found in sorted(per_rank.items()))
     return results or others
+
+
+def _is_benchmark_folder(path: str) -> bool:
+    """``.../results/<system>/<benchmark>``: the official checker reads only the files in it."""
+    parts = Path(os.path.abspath(path)).parts
+    return len(parts) >= 3 and parts[-3] == "results"
 
 
 def _size(path: str) -> int:

@@ -69,7 +69,11 @@ def package_roots(paths: list[str]) -> list[str]:
         if is_package(given):
             roots.append(given)
             continue
-        for name in sorted(os.listdir(given)):
+        try:
+            names = sorted(os.listdir(given))
+        except OSError:  # discovery reports the folder (MLC001)
+            continue
+        for name in names:
             child = os.path.join(given, name)
             if not name.startswith(".") and os.path.isdir(child) and is_package(child):
                 roots.append(child)

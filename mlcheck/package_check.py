@@ -13,9 +13,9 @@ from typing import Sequence
 
 from mlcheck.model import BenchmarkResult, Finding
 from mlcheck.package import JsonDocument, package_roots, read_json_document, scan_package, system_info
-from mlcheck.discover import shown_path
+from mlcheck.discover import UNREADABLE_FOLDER, shown_path
 from mlcheck.rules.internal import crash_finding
-from mlcheck.rules.reading import NOT_A_REGULAR_FILE
+from mlcheck.rules.reading import FILE_UNREADABLE, NOT_A_REGULAR_FILE
 from mlcheck.rules.package_layout import check_layout
 from mlcheck.rules.package_system import check_logs_against_system, check_system_description
 from mlcheck.rulesets import SUPPORTED_RULESETS, Ruleset, load_ruleset
@@ -68,10 +68,8 @@ def check_packages(paths: Sequence[str], benchmarks: Sequence[BenchmarkResult],
     files discovery left out, as ``(path, kind)``."""
     findings: list[Finding] = []
     documents: dict[str, JsonDocument] = {}
-    findings.extend(NOT_A_REGULAR_FILE.at(path, None, (
-        f"this is {kind}, not a log file; it was skipped (reading it could wait forever). Replace "
-        "it with the log file")) for path, kind in skipped)
-    roots = package_roots(list(paths))
+    findings.extend(_skipped_finding(path, kind) for path, kind in skipped)
+    roots = package_roots(list(paths))  # (a folder that cannot be listed is not one)
     for root in roots:
         try:
             findings.extend(_check_package(root, benchmarks, forced, documents))
@@ -96,3 +94,12 @@ def check_packages(paths: Sequence[str], benchmarks: Sequence[BenchmarkResult],
         updated.append(replace(bench, system_info=system_info(doc),
                                findings=tuple(sorted(bench.findings + tuple(extra), key=Finding.sort_key))))
     return findings, updated
+
+
+def _skipped_finding(path: str, kind: str) -> Finding:
+    if kind.startswith(UNREADABLE_FOLDER):
+        return FILE_UNREADABLE.at(path, None, (
+            f"this is {kind}; the logs in it were not checked. Check the folder's permissions"))
+    return NOT_A_REGULAR_FILE.at(path, None, (
+        f"this is {kind}, not a log file; it was skipped (reading it could wait forever). Replace "
+        "it with the log file"))

@@ -27,7 +27,7 @@ from mlcheck.rawlog import logging_ranks, per_rank_note
 from mlcheck.rules import reading as rules
 
 __all__ = ["MARKER", "MARKER_BYTES", "MAX_LINE_BYTES", "AnyItem", "LineReader", "LogItem", "RawItem",
-           "RecordText", "open_log", "read_mllog", "read_records"]
+           "RecordText", "feed_line", "open_log", "read_mllog", "read_records"]
 
 _GZIP_MAGIC = b"\x1f\x8b"
 _LOOKAHEAD_LINES = 4000
@@ -97,7 +97,7 @@ def _read_stream(stream: IO[bytes], path: str, keep_text: bool) -> Iterator[AnyI
             if reader is not None:
                 dropped = reader.drop_copy(raw)
                 if dropped is False:
-                    yield from _feed(reader, line)
+                    yield from feed_line(reader, line)
                 elif dropped is not True:
                     yield dropped
                 continue
@@ -122,14 +122,14 @@ def _read_stream(stream: IO[bytes], path: str, keep_text: bool) -> Iterator[AnyI
     yield from reader.finish()
 
 
-def _feed(reader: LineReader, line: bytes | int) -> Iterator[AnyItem]:
+def feed_line(reader: LineReader, line: bytes | int) -> Iterator[AnyItem]:
     """One physical line: its bytes, or the length of an over-long line that was skipped."""
     return reader.feed(line) if isinstance(line, bytes) else iter(reader.skip_long_line(line))
 
 
 def _replay(reader: LineReader, ahead: list[bytes | int]) -> Iterator[AnyItem]:
     for line in ahead:
-        yield from _feed(reader, line)
+        yield from feed_line(reader, line)
 
 
 def _texts(lines: list[bytes | int]) -> list[bytes]:

@@ -25,7 +25,7 @@ from mlcheck.discover import LogRef
 from mlcheck.follow import IDLE, RESTART, Follower
 from mlcheck.model import Evaluation, Event, Finding, Run, Severity
 from mlcheck.rawlog import logging_ranks
-from mlcheck.reader import MARKER_BYTES, AnyItem, LineReader
+from mlcheck.reader import MARKER_BYTES, AnyItem, LineReader, feed_line
 from mlcheck.rules import find_rule
 from mlcheck.rules.timing import INIT_TIME_EXCEEDED
 from mlcheck.rules.convergence import first_reaching
@@ -81,16 +81,18 @@ class _LiveReader:
 
     def __init__(self, path: str) -> None:
         self.path = path
-        self.pending: list[bytes] = []
+        self.pending: list[bytes | int] = []
+        """Lines of the lookahead; an over-long line is held as its length only."""
         self.reader: LineReader | None = None
 
     @property
     def line_no(self) -> int:
         return self.reader.line_no if self.reader is not None else len(self.pending)
 
-    def add(self, line: bytes) -> Iterator[AnyItem]:
+    def add(self, line: bytes | int) -> Iterator[AnyItem]:
+        """One line from the follower: its bytes, or the length of an over-long line."""
         if self.reader is not None:
-            yield from self.reader.feed(line)
+            yield from feed_line(self.reader, line)
             return
         self.pending.append(line)
         if len(self.pending) >= self.LOOKAHEAD:
@@ -100,13 +102,16 @@ class _LiveReader:
         """End the lookahead (at an idle poll once a record was seen, or at the end)."""
         if self.reader is not None:
             return
-        self.reader = LineReader(self.path, logging_ranks(self.pending))
+        self.reader = LineReader(self.path, logging_ranks(self._texts()))
         pending, self.pending = self.pending, []
         for line in pending:
-            yield from self.reader.feed(line)
+            yield from feed_line(self.reader, line)
 
     def has_records(self) -> bool:
-        return any(MARKER_BYTES in line for line in self.pending)
+        return any(MARKER_BYTES in line for line in self._texts())
+
+    def _texts(self) -> list[bytes]:
+        return [line for line in self.pending if isinstance(line, bytes)]
 
 
 def watch(path: str, on_finding: FindingSink, on_progress: ProgressSink, forced: Ruleset | None = None,
@@ -141,7 +146,7 @@ def watch(path: str, on_finding: FindingSink, on_progress: ProgressSink, forced:
                 _check_init_clock(state, on_finding)
                 continue
             last_data = time.monotonic()
-            assert isinstance(signal, bytes)
+            assert not isinstance(signal, str)
             if live.line_no == 0:
                 on_progress(f"reading {path} from line 1")
             if take(live.add(signal)):

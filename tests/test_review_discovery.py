@@ -116,3 +116,78 @@ def test_empty_benchmark_folder_fails_the_run_count(tmp_path: Path) -> None:
 def test_full_benchmark_folder_has_no_layout_run_count(tmp_path: Path) -> None:
     result = check([str(_package(tmp_path))], ruleset="2.0.0")
     assert not [f for f in result.all_findings() if f.code == "MLC502"]
+
+
+def _deny_listing(monkeypatch: pytest.MonkeyPatch, denied: Path) -> None:
+    """Listing ``denied`` fails as it does for a folder without read permission (tests run as root,
+    for whom ``chmod 000`` changes nothing)."""
+    real_scandir, real_listdir = os.scandir, os.listdir
+
+    def refuse(path: object) -> None:
+        if os.path.abspath(os.fspath(path)) == str(denied):  # type: ignore[arg-type]
+            raise PermissionError(13, "Permission denied", os.fspath(path))  # type: ignore[arg-type]
+
+    def scandir(path: object = ".") -> object:
+        refuse(path)
+        return real_scandir(path)  # type: ignore[arg-type]
+
+    def listdir(path: object = ".") -> list[str]:
+        refuse(path)
+        return real_listdir(path)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(os, "scandir", scandir)
+    monkeypatch.setattr(os, "listdir", listdir)
+
+
+def test_unreadable_sub_folder_is_an_error_and_the_rest_is_checked(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    root = _package(tmp_path)
+    other = root / "results" / "acme-t16"
+    shutil.copytree(root / "results" / "acme-t8", other)
+    _deny_listing(monkeypatch, other)
+    result = check([str(root)])
+    found = [f for f in result.findings if f.code == "MLC001"]
+    assert [(f.path, f.line, f.severity) for f in found] == [(str(other), None, Severity.ERROR)]
+    assert "cannot be read (Permission denied)" in found[0].message
+    assert "not checked" in found[0].message
+    assert len(result.runs) == 5  # acme-t8's five runs are still read and scored
+    assert [b.system for b in result.benchmarks] == ["acme-t8"]
+
+
+def test_unreadable_folder_given_on_the_command_line(tmp_path: Path,
+                                                      monkeypatch: pytest.MonkeyPatch) -> None:
+    bench = _package(tmp_path) / "results" / "acme-t8" / "resnet"
+    _deny_listing(monkeypatch, bench)
+    result = check([str(bench)])
+    assert sorted(f.code for f in result.findings) == ["MLC001", "MLC501"]
+    assert result.runs == ()
+
+
+@pytest.mark.skipif(not hasattr(os, "geteuid") or os.geteuid() == 0,
+                    reason="root can list a folder without read permission")
+def test_folder_without_read_permission_exits_1(tmp_path: Path) -> None:
+    root = _package(tmp_path)
+    denied = root / "results" / "acme-t8" / "resnet"
+    denied.chmod(0)
+    try:
+        done = subprocess.run([str(Path(sys.executable).with_name("mlcheck")), "check", str(root),
+                               "-f", "json", "--no-progress"], capture_output=True, text=True,
+                              timeout=60)
+    finally:
+        denied.chmod(0o755)
+    assert done.returncode == 1, done.stderr
+    assert "Traceback" not in done.stderr
+    codes = {f["code"] for f in json.loads(done.stdout)["findings"]}
+    assert "MLC001" in codes
+
+
+def test_folder_inside_a_benchmark_folder_is_not_a_benchmark(tmp_path: Path) -> None:
+    root = _package(tmp_path)
+    bench = root / "results" / "acme-t8" / "resnet"
+    shutil.copytree(bench, tmp_path / "old")
+    shutil.move(str(tmp_path / "old"), str(bench / "old"))
+    result = check([str(root)])
+    assert [(b.system, b.benchmark, len(b.runs)) for b in result.benchmarks] == [("acme-t8", "resnet", 5)]
+    stray = [f for f in result.findings if f.code == "MLC508"]
+    assert [f.path for f in stray] == [str(bench / "old")]
+    assert "unexpected folder" in stray[0].message

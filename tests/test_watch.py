@@ -190,3 +190,60 @@ def test_raw_output_keeps_the_lowest_rank_even_when_another_rank_prints_first(tm
     conflicts = [f for f in found if f.code == "MLC021"]
     assert len(conflicts) == 1 and "than rank 0 of job 1" in conflicts[0].message
     assert any("time-to-train 15.00 min" in line for line in progress)
+
+
+def _follow(path: Path, max_line: int, limit: int) -> list[object]:
+    """The non-idle signals of a follower over a file that is complete, up to ``limit``."""
+    from mlcheck.follow import IDLE, Follower
+    follower = Follower(str(path), poll=0.0, max_line=max_line)
+    got: list[object] = []
+    for signal in follower.signals():
+        if signal == IDLE:
+            break
+        got.append(signal)
+        if len(got) >= limit:
+            break
+    follower.close()
+    return got
+
+
+def test_follower_gives_the_length_of_an_over_long_line_not_its_bytes(tmp_path: Path) -> None:
+    log = tmp_path / "job.log"
+    long_line = b"x" * 300_000 + b"\n"  # over several 64 KiB reads
+    log.write_bytes(b"first\n" + long_line + b"second\n" + b"y" * 2_000 + b"\n" + b"z" * 150_000)
+    assert _follow(log, max_line=1_000, limit=10) == [b"first\n", 300_001, b"second\n", 2_001]
+    from mlcheck.follow import Follower
+    follower = Follower(str(log), poll=0.0, max_line=1_000)
+    for _signal in zip(range(5), follower.signals()):
+        pass
+    assert follower.rest() == 150_000  # the unfinished last line: its length only
+    follower.close()
+
+
+def test_follower_joins_a_line_written_in_many_pieces(tmp_path: Path) -> None:
+    log = tmp_path / "job.log"
+    line = b":::MLLOG " + b"a" * 200_000 + b"\n"
+    log.write_bytes(line + b"next\n")
+    assert _follow(log, max_line=16 * 1024 * 1024, limit=2) == [line, b"next\n"]
+
+
+def test_watch_reports_an_over_long_line_and_goes_on(tmp_path: Path) -> None:
+    from mlcheck import follow
+    log = tmp_path / "result_0.txt"
+    lines = _lines()
+    at = _index(lines, "init_stop")
+    log.write_bytes(b"".join(lines[:at]) + b"#" * 70_000 + b"\n" + b"".join(lines[at:]))
+    found: list[Finding] = []
+    original = follow.Follower.__init__
+
+    def small_lines(self: follow.Follower, path: str, poll: float = 0.1, max_line: int = 0) -> None:
+        original(self, path, poll, max_line=65_536)
+
+    follow.Follower.__init__ = small_lines  # type: ignore[method-assign]
+    try:
+        outcome = watch(str(log), found.append, lambda _text: None, poll=0.01, idle_timeout=5)
+    finally:
+        follow.Follower.__init__ = original  # type: ignore[method-assign]
+    assert outcome.reason == "complete"
+    long_lines = [f for f in found if f.code == "MLC014"]
+    assert [(f.line, f.path) for f in long_lines] == [(at + 1, str(log))]

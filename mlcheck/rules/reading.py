@@ -4,7 +4,8 @@ The reader streams the file line by line; every ``:::MLLOG`` occurrence on a phy
 record. Each problem is reported at its physical 1-based line and reading goes on, so one bad line
 never hides the rest of the log.
 
-- MLC001 file-unreadable: the file cannot be opened, or its gzip archive is damaged.
+- MLC001 file-unreadable: the file cannot be opened, or its gzip archive is damaged, or a folder
+  being walked cannot be listed (its logs are not checked).
   Fix: check the path and permissions; re-copy the file.
 - MLC002 no-records: the file is empty or holds no ``:::MLLOG`` record.
 - MLC003 invalid-json: the text after ``:::MLLOG`` is not valid JSON. The message gives the column.
