@@ -25,7 +25,18 @@ def score_text(bench: BenchmarkResult) -> Text:
     text.append(f": {score.reason}")
     if score.scaling_factor is not None:
         text.append(f" (scaled by {score.scaling_factor:g} from {format_minutes(score.unscaled_min)} min)")
+    if score.valid and bench.rcp is not None and bench.rcp.verdict in ("fail", "missing"):
+        text.append(f"; but {RCP_CAVEAT[bench.rcp.verdict]}", style="yellow")
     return text
+
+
+RCP_CAVEAT = {
+    "fail": "the RCP test failed: the result uploads only with --rcp_bypass, the results chair "
+            "must be told, and it is audited",
+    "missing": "no reference convergence point fits its batch size: the submitter must provide "
+               "the missing RCPs",
+}
+"""What a valid score still lacks when the RCP test did not pass (training rules, RCPs)."""
 
 
 def _run_table(bench: BenchmarkResult) -> Table:
