@@ -249,6 +249,9 @@ def report_command(paths: tuple[str, ...], ruleset: str | None, config_path: str
 @main.command("score")
 @click.argument("paths", nargs=-1, required=True, metavar="PATH...")
 @click.option("--ruleset", "-r", metavar="X.Y.Z", help=_RULESET_HELP)
+@click.option("--config", "config_path", type=click.Path(dir_okay=False), metavar="FILE",
+              help="Config file (TOML), as for `check`: its ruleset, and its waivers and "
+              "select/ignore for the findings of the JSON report. Scores never depend on it.")
 @click.option("--format", "-f", "output_format", type=click.Choice(["text", "json"]), default="text",
               show_default=True, help="text: the results table and each folder's score; json: the full "
               "JSON report (schemas/report.schema.json) instead.")
@@ -259,15 +262,16 @@ def report_command(paths: tuple[str, ...], ruleset: str | None, config_path: str
 @click.option("--table-output", "table_output", type=click.Path(dir_okay=False, writable=True),
               metavar="FILE", help="Write the results table to FILE (in --table-format; text is "
               "written without colour) instead of printing it.")
-def score_command(paths: tuple[str, ...], ruleset: str | None, output_format: str, table_format: str,
-                  table_output: str | None) -> None:
+def score_command(paths: tuple[str, ...], ruleset: str | None, config_path: str | None,
+                  output_format: str, table_format: str, table_output: str | None) -> None:
     """Print the results table (MLCommons style: one row per system, one column per benchmark in
     minutes with two decimals, the RCP status, accelerators and framework from systems/*.json) and
     the official time-to-train of each benchmark folder.
 
     Exit 0 when every benchmark result is valid, 1 when one is not, 2 when mlcheck could not run.
     """
-    result = _run_check(paths, ruleset)
+    settings = _settings(config_path, ruleset=ruleset)
+    result = postprocess(_run_check(paths, settings.ruleset), settings)
     _refuse_overwriting_inputs([table_output] if table_output else [], result)
     if output_format == "json":
         click.echo(render_json(result), nl=False)

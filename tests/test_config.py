@@ -222,3 +222,18 @@ def test_json_report_with_waived_findings_matches_the_schema(failing: Path) -> N
     report = json.loads(out)
     assert code == 0 and report["waived"]
     jsonschema.Draft202012Validator(schema).validate(report)
+
+
+def test_score_reads_the_config_for_its_json_findings_and_ruleset(failing: Path) -> None:
+    codes = _error_codes(failing)
+    _write_waivers(failing, codes, expires="2999-12-31")
+    code, out, _ = _cli(["score", "logs", "-f", "json"], failing)
+    report = json.loads(out)
+    assert {w["code"] for w in report["waived"]} == set(codes)
+    assert not [f for f in report["findings"] if f["severity"] == "error"]
+    assert code == 1  # a run without run_stop leaves no valid score, waived or not
+    (failing / "ruleset.toml").write_text('ruleset = "2.1.0"\n', encoding="utf-8")
+    code, out, _ = _cli(["score", "logs", "-f", "json", "--config", "ruleset.toml"], failing)
+    assert {r["ruleset"] for r in json.loads(out)["runs"]} == {"2.1.0"}
+    code, _, err = _cli(["score", "logs", "--config", "missing.toml"], failing)
+    assert code == 2 and "missing.toml: no such file" in err
