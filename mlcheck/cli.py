@@ -10,39 +10,23 @@ from __future__ import annotations
 import os
 import sys
 from collections import Counter
-from typing import TYPE_CHECKING, Any, Callable, Sequence
+from typing import TYPE_CHECKING, Callable, Sequence
 
 import click
 
 from mlcheck import __version__
-from mlcheck.checker import Progress, check
-from mlcheck.config import COLORS, FORMATS, Settings, load_settings
-from mlcheck.discover import DiscoveryError
-from mlcheck.gate import (benchmark_folders, exit_code, fail_level, input_digests, overwritten_inputs,
-                         parse_output, postprocess, write_outputs)
+from mlcheck.cli_common import (EXIT_ERROR, RULESET_HELP, console, load_cli_settings,
+                                refuse_overwriting_inputs, run_check)
+from mlcheck.config import COLORS, FORMATS, Settings
+from mlcheck.gate import (benchmark_folders, exit_code, fail_level, input_digests, parse_output,
+                          postprocess, write_outputs)
 from mlcheck.model import CheckResult, Severity
 from mlcheck.progress import progress_bar
 from mlcheck.reporters import ReportOptions, render, render_waived_text, repository_root, resolve_format
-from mlcheck.reporters.json_report import render_json
-from mlcheck.reporters.results_table import TABLE_FORMATS, render_table_text, table_text
 from mlcheck.reporters.plain import summary_line
-from mlcheck.rules import all_rules, find_rule
-from mlcheck.selection_filter import normalise_prefixes
-from mlcheck.rulesets import SUPPORTED_RULESETS, RulesetError
 
 if TYPE_CHECKING:
     from rich.console import Console
-
-EXIT_OK, EXIT_FINDINGS, EXIT_ERROR = 0, 1, 2
-
-_RULESET_HELP = (f"Round to judge under ({', '.join(SUPPORTED_RULESETS)}). Default: inferred per run "
-                 "from its date (then from the path), and reported in the output.")
-
-
-def _console(stderr: bool = False) -> Console:
-    from rich.console import Console  # imported when text is drawn: JSON and CI formats skip it
-
-    return Console(stderr=stderr, highlight=False)
 
 
 def _color_console(color: str) -> Console:
@@ -53,28 +37,7 @@ def _color_console(color: str) -> Console:
         return Console(highlight=False, no_color=True, color_system=None)
     if color == "always":
         return Console(highlight=False, force_terminal=True, no_color=False)
-    return _console()
-
-
-def _refuse_overwriting_inputs(paths: Sequence[str], result: CheckResult) -> None:
-    """Exit 2 before writing a report over one of the logs that were checked."""
-    clobbered = overwritten_inputs(paths, result)
-    if clobbered:
-        click.echo(f"mlcheck: error: {clobbered[0]} is one of the logs being checked; mlcheck never "
-                   "overwrites its input. Choose another output path", err=True)
-        sys.exit(EXIT_ERROR)
-
-
-def _run_check(paths: Sequence[str], ruleset: str | None, progress: Progress | None = None) -> CheckResult:
-    try:
-        return check(list(paths), ruleset=ruleset, progress=progress)
-    except (RulesetError, DiscoveryError) as error:
-        click.echo(f"mlcheck: error: {error}", err=True)
-        sys.exit(EXIT_ERROR)
-    except Exception as error:  # noqa: BLE001 - last resort: say so and exit 2, no traceback
-        click.echo(f"mlcheck: internal error: {type(error).__name__}: {error}. Please report it "
-                   "with the command line and the input.", err=True)
-        sys.exit(EXIT_ERROR)
+    return console()
 
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 100})
@@ -102,7 +65,7 @@ _FORMAT_CHOICE = click.Choice(list(FORMATS))
 def _gate_options(command: Callable[..., None]) -> Callable[..., None]:
     """The options shared by ``check`` and ``report``: configuration, strictness, selection."""
     options = [
-        click.option("--ruleset", "-r", metavar="X.Y.Z", help=_RULESET_HELP),
+        click.option("--ruleset", "-r", metavar="X.Y.Z", help=RULESET_HELP),
         click.option("--config", "config_path", type=click.Path(dir_okay=False), metavar="FILE",
                      help="Config file (TOML). Default: .mlcheck.toml or [tool.mlcheck] in pyproject.toml, "
                      "searched from the working directory upwards; MLCHECK_* variables override it."),
@@ -124,30 +87,12 @@ def _gate_options(command: Callable[..., None]) -> Callable[..., None]:
     return command
 
 
-def _settings(config_path: str | None, **given: Any) -> Settings:
-    if config_path is not None and not os.path.isfile(config_path):
-        click.echo(f"mlcheck: error: --config {config_path}: no such file", err=True)
-        sys.exit(EXIT_ERROR)
-    if given.pop("no_progress", False):
-        given["progress"] = False
-    for option in ("select", "ignore"):
-        unknown = [p for p in normalise_prefixes(given.get(option) or ()) if not _matches_a_rule(p)]
-        if unknown:
-            raise click.UsageError(f"--{option} {unknown[0]!r} matches no rule code; `mlcheck rules` "
-                                   "lists them (e.g. MLC3 or MLC301)")
-    return load_settings(given, config=config_path)
-
-
-def _matches_a_rule(prefix: str) -> bool:
-    return any(rule.code.startswith(prefix) for rule in all_rules())
-
-
 def _checked(paths: Sequence[str], settings: Settings, quiet: bool, verbose: bool) -> CheckResult:
     with progress_bar(paths, enabled=settings.progress and not quiet) as progress:
-        result = _run_check(paths, settings.ruleset, progress)
+        result = run_check(paths, settings.ruleset, progress)
     result = postprocess(result, settings)
     if verbose:
-        chatter = _console(stderr=True)
+        chatter = console(stderr=True)
         chatter.print(f"mlcheck: config: {settings.config_path or 'none found'}", soft_wrap=True)
         rounds = Counter(r.ruleset or "?" for r in result.runs)
         for version, count in sorted(rounds.items()):
@@ -187,7 +132,7 @@ def check_command(paths: tuple[str, ...], ruleset: str | None, config_path: str 
     Exit 0 when no error is found, 1 when one is (with --strict: or a warning), 2 when mlcheck
     could not run. Machine output goes to stdout, the summary and progress to stderr.
     """
-    settings = _settings(config_path, ruleset=ruleset, strict=strict, exit_zero=exit_zero, select=select,
+    settings = load_cli_settings(config_path, ruleset=ruleset, strict=strict, exit_zero=exit_zero, select=select,
                          ignore=ignore, no_progress=no_progress, format=output_format, outputs=outputs,
                          color=color)
     for spec in settings.outputs:
@@ -196,16 +141,16 @@ def check_command(paths: tuple[str, ...], ruleset: str | None, config_path: str 
         except ValueError as error:
             raise click.UsageError(str(error)) from None
     result = _checked(benchmark_folders(paths) if whole_folder else paths, settings, quiet, verbose)
-    _refuse_overwriting_inputs([parse_output(spec)[1] for spec in settings.outputs], result)
+    refuse_overwriting_inputs([parse_output(spec)[1] for spec in settings.outputs], result)
     wants_html = settings.format == "html" or any(s.lower().startswith("html:") for s in settings.outputs)
     options = _report_options(settings, quiet, wants_html, result)
     chosen = resolve_format(settings.format)
     if chosen == "text":
         from mlcheck.reporters.text import render_text
 
-        console = _color_console(settings.color)
-        render_text(result, console, min_severity=options.min_severity)
-        render_waived_text(result, console)
+        out = _color_console(settings.color)
+        render_text(result, out, min_severity=options.min_severity)
+        render_waived_text(result, out)
     else:
         click.echo(render(chosen, result, options), nl=False)
     try:
@@ -230,99 +175,28 @@ def report_command(paths: tuple[str, ...], ruleset: str | None, config_path: str
 
     Exit codes as for `check` (0 pass, 1 failing findings, 2 mlcheck could not run).
     """
-    settings = _settings(config_path, ruleset=ruleset, strict=strict, exit_zero=exit_zero,
+    settings = load_cli_settings(config_path, ruleset=ruleset, strict=strict, exit_zero=exit_zero,
                          select=select, ignore=ignore, no_progress=no_progress)
     result = _checked(paths, settings, quiet, verbose)
-    _refuse_overwriting_inputs([output_path], result)
+    refuse_overwriting_inputs([output_path], result)
     try:
         write_outputs([f"html:{output_path}"], result, _report_options(settings, quiet, True, result))
     except OSError as error:
         click.echo(f"mlcheck: error: cannot write {output_path}: {error}", err=True)
         sys.exit(EXIT_ERROR)
-    chatter = _console(stderr=True)
+    chatter = console(stderr=True)
     chatter.print(summary_line(result), soft_wrap=True)
     if not quiet:
         chatter.print(f"mlcheck: report written to {output_path}", soft_wrap=True)
     sys.exit(exit_code(result, settings))
 
 
-@main.command("score")
-@click.argument("paths", nargs=-1, required=True, metavar="PATH...")
-@click.option("--ruleset", "-r", metavar="X.Y.Z", help=_RULESET_HELP)
-@click.option("--config", "config_path", type=click.Path(dir_okay=False), metavar="FILE",
-              help="Config file (TOML), as for `check`: its ruleset, and its waivers and "
-              "select/ignore for the findings of the JSON report. Scores never depend on it.")
-@click.option("--format", "-f", "output_format", type=click.Choice(["text", "json"]), default="text",
-              show_default=True, help="text: the results table and each folder's score; json: the full "
-              "JSON report (schemas/report.schema.json) instead.")
-@click.option("--table-format", "-t", "table_format", type=click.Choice(list(TABLE_FORMATS)),
-              default="text", show_default=True,
-              help="Format of the results table: text (on the terminal), csv, markdown or json "
-              "(mlcheck-results-table/1). With csv/markdown/json only the table is printed.")
-@click.option("--table-output", "table_output", type=click.Path(dir_okay=False, writable=True),
-              metavar="FILE", help="Write the results table to FILE (in --table-format; text is "
-              "written without colour) instead of printing it.")
-def score_command(paths: tuple[str, ...], ruleset: str | None, config_path: str | None,
-                  output_format: str, table_format: str, table_output: str | None) -> None:
-    """Print the results table (MLCommons style: one row per system, one column per benchmark in
-    minutes with two decimals, the RCP status, accelerators and framework from systems/*.json) and
-    the official time-to-train of each benchmark folder.
-
-    Exit 0 when every benchmark result is valid, 1 when one is not, 2 when mlcheck could not run.
-    """
-    settings = _settings(config_path, ruleset=ruleset)
-    result = postprocess(_run_check(paths, settings.ruleset), settings)
-    _refuse_overwriting_inputs([table_output] if table_output else [], result)
-    if output_format == "json":
-        click.echo(render_json(result), nl=False)
-    else:
-        table = table_text(result, table_format)
-        if table_output is not None:
-            try:
-                with open(table_output, "w", encoding="utf-8") as handle:
-                    handle.write(table)
-            except OSError as error:
-                click.echo(f"mlcheck: error: cannot write {table_output}: {error}", err=True)
-                sys.exit(EXIT_ERROR)
-        elif table_format == "text":
-            render_table_text(result, _console())
-        else:
-            click.echo(table, nl=False)
-        if table_format == "text" or table_output is not None:
-            from mlcheck.reporters.text import render_text
-
-            render_text(result, _console(), scores_only=True)
-    click.echo(summary_line(result), err=True)
-    invalid = not result.benchmarks or any(not b.score.valid for b in result.benchmarks)
-    sys.exit(EXIT_FINDINGS if invalid else EXIT_OK)
-
-
-@main.command("rules")
-def rules_command() -> None:
-    """List every rule code with its name, default severity and summary."""
-    for rule in all_rules():
-        official = " (official checker agrees)" if rule.official else ""
-        click.echo(f"{rule.code}  {rule.name:<34} {rule.severity.label:<8} {rule.summary}{official}")
-
-
-@main.command("explain")
-@click.argument("code")
-def explain_command(code: str) -> None:
-    """Print the documentation of a rule (by code, e.g. MLC301, or by name)."""
-    found = find_rule(code)
-    if found is None:
-        click.echo(f"mlcheck: error: no rule {code!r}; `mlcheck rules` lists them", err=True)
-        sys.exit(EXIT_ERROR)
-    rule, module = found
-    click.echo(f"{rule.code} {rule.name} ({rule.severity.label}): {rule.summary}\n")
-    click.echo((module.__doc__ or "").strip())
-
-
-# Raw job output (issue 5): defined in cli_raw to keep this module small.
+# The other commands live in their own modules to keep this one small.
 from mlcheck.cli_raw import split_command, watch_command  # noqa: E402
+from mlcheck.cli_score import explain_command, rules_command, score_command  # noqa: E402
 
-main.add_command(split_command)
-main.add_command(watch_command)
+for _command in (score_command, rules_command, explain_command, split_command, watch_command):
+    main.add_command(_command)
 
 
 def run() -> None:

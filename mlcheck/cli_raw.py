@@ -10,10 +10,9 @@ import sys
 
 import click
 
+from mlcheck.cli_common import EXIT_ERROR, EXIT_FINDINGS, EXIT_OK
 from mlcheck.model import Finding, Severity
 from mlcheck.rulesets import RulesetError, load_ruleset, normalise_version
-
-EXIT_OK, EXIT_FINDINGS, EXIT_ERROR = 0, 1, 2
 
 
 def _line(found: Finding) -> str:

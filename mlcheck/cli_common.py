@@ -1,0 +1,76 @@
+"""What the command modules share: the exit codes, the consoles, running the check with its
+errors mapped to exit 2, the settings from options and config, and the refusal to overwrite an input."""
+
+from __future__ import annotations
+
+import os
+import sys
+from typing import TYPE_CHECKING, Any, Sequence
+
+import click
+
+from mlcheck.checker import Progress, check
+from mlcheck.config import Settings, load_settings
+from mlcheck.discover import DiscoveryError
+from mlcheck.gate import overwritten_inputs
+from mlcheck.model import CheckResult
+from mlcheck.rules import all_rules
+from mlcheck.rulesets import SUPPORTED_RULESETS, RulesetError
+from mlcheck.selection_filter import normalise_prefixes
+
+if TYPE_CHECKING:
+    from rich.console import Console
+
+EXIT_OK, EXIT_FINDINGS, EXIT_ERROR = 0, 1, 2
+
+RULESET_HELP = (f"Round to judge under ({', '.join(SUPPORTED_RULESETS)}). Default: inferred per run "
+                "from its date (then from the path), and reported in the output.")
+
+
+def console(stderr: bool = False) -> Console:
+    from rich.console import Console  # imported when text is drawn: JSON and CI formats skip it
+
+    return Console(stderr=stderr, highlight=False)
+
+
+def refuse_overwriting_inputs(paths: Sequence[str], result: CheckResult) -> None:
+    """Exit 2 before writing a report over one of the logs that were checked."""
+    clobbered = overwritten_inputs(paths, result)
+    if clobbered:
+        click.echo(f"mlcheck: error: {clobbered[0]} is one of the logs being checked; mlcheck never "
+                   "overwrites its input. Choose another output path", err=True)
+        sys.exit(EXIT_ERROR)
+
+
+def run_check(paths: Sequence[str], ruleset: str | None, progress: Progress | None = None) -> CheckResult:
+    """:func:`mlcheck.check`; a bad ruleset or path, or an internal error, exits 2 with one line."""
+    try:
+        return check(list(paths), ruleset=ruleset, progress=progress)
+    except (RulesetError, DiscoveryError) as error:
+        click.echo(f"mlcheck: error: {error}", err=True)
+        sys.exit(EXIT_ERROR)
+    except Exception as error:  # noqa: BLE001 - last resort: say so and exit 2, no traceback
+        click.echo(f"mlcheck: internal error: {type(error).__name__}: {error}. Please report it "
+                   "with the command line and the input.", err=True)
+        sys.exit(EXIT_ERROR)
+
+
+def load_cli_settings(config_path: str | None, **given: Any) -> Settings:
+    """Settings from the given options and the config file; exit 2 for a missing config file,
+    a usage error for a --select/--ignore prefix that matches no rule."""
+    if config_path is not None and not os.path.isfile(config_path):
+        click.echo(f"mlcheck: error: --config {config_path}: no such file", err=True)
+        sys.exit(EXIT_ERROR)
+    if given.pop("no_progress", False):
+        given["progress"] = False
+    for option in ("select", "ignore"):
+        unknown = [p for p in normalise_prefixes(given.get(option) or ()) if not matches_a_rule(p)]
+        if unknown:
+            raise click.UsageError(f"--{option} {unknown[0]!r} matches no rule code; `mlcheck rules` "
+                                   "lists them (e.g. MLC3 or MLC301)")
+    return load_settings(given, config=config_path)
+
+
+def matches_a_rule(prefix: str) -> bool:
+    """Whether some rule code starts with ``prefix``."""
+    return any(rule.code.startswith(prefix) for rule in all_rules())

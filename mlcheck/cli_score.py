@@ -1,0 +1,87 @@
+"""The ``score``, ``rules`` and ``explain`` commands, registered on the main group by ``cli``."""
+
+from __future__ import annotations
+
+import sys
+
+import click
+
+from mlcheck.cli_common import (EXIT_ERROR, EXIT_FINDINGS, EXIT_OK, RULESET_HELP, console,
+                                load_cli_settings, refuse_overwriting_inputs, run_check)
+from mlcheck.gate import postprocess
+from mlcheck.reporters.json_report import render_json
+from mlcheck.reporters.plain import summary_line
+from mlcheck.reporters.results_table import TABLE_FORMATS, render_table_text, table_text
+from mlcheck.rules import all_rules, find_rule
+
+
+@click.command("score")
+@click.argument("paths", nargs=-1, required=True, metavar="PATH...")
+@click.option("--ruleset", "-r", metavar="X.Y.Z", help=RULESET_HELP)
+@click.option("--config", "config_path", type=click.Path(dir_okay=False), metavar="FILE",
+              help="Config file (TOML), as for `check`: its ruleset, and its waivers and "
+              "select/ignore for the findings of the JSON report. Scores never depend on it.")
+@click.option("--format", "-f", "output_format", type=click.Choice(["text", "json"]), default="text",
+              show_default=True, help="text: the results table and each folder's score; json: the full "
+              "JSON report (schemas/report.schema.json) instead.")
+@click.option("--table-format", "-t", "table_format", type=click.Choice(list(TABLE_FORMATS)),
+              default="text", show_default=True,
+              help="Format of the results table: text (on the terminal), csv, markdown or json "
+              "(mlcheck-results-table/1). With csv/markdown/json only the table is printed.")
+@click.option("--table-output", "table_output", type=click.Path(dir_okay=False, writable=True),
+              metavar="FILE", help="Write the results table to FILE (in --table-format; text is "
+              "written without colour) instead of printing it.")
+def score_command(paths: tuple[str, ...], ruleset: str | None, config_path: str | None,
+                  output_format: str, table_format: str, table_output: str | None) -> None:
+    """Print the results table (MLCommons style: one row per system, one column per benchmark in
+    minutes with two decimals, the RCP status, accelerators and framework from systems/*.json) and
+    the official time-to-train of each benchmark folder.
+
+    Exit 0 when every benchmark result is valid, 1 when one is not, 2 when mlcheck could not run.
+    """
+    settings = load_cli_settings(config_path, ruleset=ruleset)
+    result = postprocess(run_check(paths, settings.ruleset), settings)
+    refuse_overwriting_inputs([table_output] if table_output else [], result)
+    if output_format == "json":
+        click.echo(render_json(result), nl=False)
+    else:
+        table = table_text(result, table_format)
+        if table_output is not None:
+            try:
+                with open(table_output, "w", encoding="utf-8") as handle:
+                    handle.write(table)
+            except OSError as error:
+                click.echo(f"mlcheck: error: cannot write {table_output}: {error}", err=True)
+                sys.exit(EXIT_ERROR)
+        elif table_format == "text":
+            render_table_text(result, console())
+        else:
+            click.echo(table, nl=False)
+        if table_format == "text" or table_output is not None:
+            from mlcheck.reporters.text import render_text
+
+            render_text(result, console(), scores_only=True)
+    click.echo(summary_line(result), err=True)
+    invalid = not result.benchmarks or any(not b.score.valid for b in result.benchmarks)
+    sys.exit(EXIT_FINDINGS if invalid else EXIT_OK)
+
+
+@click.command("rules")
+def rules_command() -> None:
+    """List every rule code with its name, default severity and summary."""
+    for rule in all_rules():
+        official = " (official checker agrees)" if rule.official else ""
+        click.echo(f"{rule.code}  {rule.name:<34} {rule.severity.label:<8} {rule.summary}{official}")
+
+
+@click.command("explain")
+@click.argument("code")
+def explain_command(code: str) -> None:
+    """Print the documentation of a rule (by code, e.g. MLC301, or by name)."""
+    found = find_rule(code)
+    if found is None:
+        click.echo(f"mlcheck: error: no rule {code!r}; `mlcheck rules` lists them", err=True)
+        sys.exit(EXIT_ERROR)
+    rule, module = found
+    click.echo(f"{rule.code} {rule.name} ({rule.severity.label}): {rule.summary}\n")
+    click.echo((module.__doc__ or "").strip())
