@@ -77,7 +77,7 @@ def rules_command() -> None:
 @click.command("explain")
 @click.argument("code")
 def explain_command(code: str) -> None:
-    """Print the documentation of a rule (by code, e.g. MLC301, or by name)."""
+    """Print the documentation of one rule (code or name)."""
     found = find_rule(code)
     if found is None:
         click.echo(f"mlcheck: error: no rule {code!r}; `mlcheck rules` lists them", err=True)
