@@ -10,7 +10,8 @@ from dataclasses import dataclass, replace
 from typing import Callable, Iterable, Sequence
 
 from mlcheck.discover import LogRef, discover_all
-from mlcheck.model import BenchmarkResult, CheckResult, Finding, Run, RunResult, Score
+from mlcheck.model import Finding, Run
+from mlcheck.results import BenchmarkResult, CheckResult, RunResult, Score
 from mlcheck.package import rcp_bypass_file, read_json_document
 from mlcheck.package_check import check_packages
 from mlcheck.rcp import rcp_for_runs

@@ -20,7 +20,8 @@ from mlcheck.cli_common import (EXIT_ERROR, RULESET_HELP, console, load_cli_sett
 from mlcheck.config import COLORS, FORMATS, Settings
 from mlcheck.gate import (benchmark_folders, exit_code, fail_level, input_digests, parse_output,
                           postprocess, write_outputs)
-from mlcheck.model import CheckResult, Severity
+from mlcheck.model import Severity
+from mlcheck.results import CheckResult
 from mlcheck.progress import progress_bar
 from mlcheck.reporters import ReportOptions, render, render_waived_text, repository_root, resolve_format
 from mlcheck.reporters.plain import summary_line

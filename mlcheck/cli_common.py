@@ -13,7 +13,7 @@ from mlcheck.checker import Progress, check
 from mlcheck.config import Settings, load_settings
 from mlcheck.discover import DiscoveryError
 from mlcheck.gate import overwritten_inputs
-from mlcheck.model import CheckResult
+from mlcheck.results import CheckResult
 from mlcheck.rules import all_rules
 from mlcheck.rulesets import SUPPORTED_RULESETS, RulesetError
 from mlcheck.selection_filter import normalise_prefixes

@@ -1,6 +1,6 @@
 """The CI gate around a check: settings applied to a result, reports written, the exit code.
 
-Pure functions of a :class:`~mlcheck.model.CheckResult` and :class:`~mlcheck.config.Settings`,
+Pure functions of a :class:`~mlcheck.results.CheckResult` and :class:`~mlcheck.config.Settings`,
 used by the CLI and usable from a script::
 
     settings = load_settings({"strict": True})
@@ -15,7 +15,8 @@ import os
 from typing import Sequence
 
 from mlcheck.config import FORMATS, Settings
-from mlcheck.model import CheckResult, Severity
+from mlcheck.model import Severity
+from mlcheck.results import CheckResult
 from mlcheck.reporters import ReportOptions, render
 from mlcheck.rules.reading import FILE_UNREADABLE
 from mlcheck.selection_filter import select_findings

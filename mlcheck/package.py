@@ -10,7 +10,7 @@ import os
 from dataclasses import dataclass
 from typing import Any
 
-from mlcheck.model import SystemInfo
+from mlcheck.results import SystemInfo
 
 PACKAGE_FOLDERS = ("systems", "results", "benchmarks")
 

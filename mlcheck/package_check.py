@@ -11,7 +11,8 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Sequence
 
-from mlcheck.model import BenchmarkResult, Finding
+from mlcheck.model import Finding
+from mlcheck.results import BenchmarkResult
 from mlcheck.package import JsonDocument, package_roots, read_json_document, scan_package, system_info
 from mlcheck.discover import UNREADABLE_FOLDER, shown_path
 from mlcheck.rules.internal import crash_finding

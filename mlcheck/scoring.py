@@ -11,7 +11,7 @@ from __future__ import annotations
 import math
 from typing import Sequence
 
-from mlcheck.model import Score
+from mlcheck.results import Score
 from mlcheck.rulesets import BenchmarkFacts
 
 

@@ -1,6 +1,6 @@
 """``--select`` / ``--ignore``: keep or drop findings by code prefix, after the check.
 
-Both are post-processing of a :class:`~mlcheck.model.CheckResult` (the checker always runs every
+Both are post-processing of a :class:`~mlcheck.results.CheckResult` (the checker always runs every
 rule), so the library and the CLI share them and a rule never looks at the command line.
 """
 
@@ -9,7 +9,8 @@ from __future__ import annotations
 import dataclasses
 from typing import Callable, Iterable, Sequence
 
-from mlcheck.model import CheckResult, Finding
+from mlcheck.model import Finding
+from mlcheck.results import CheckResult
 
 FindingTest = Callable[[Finding], bool]
 

@@ -1,6 +1,6 @@
 """Waivers: move findings a project has accepted (with a reason) out of the verdict.
 
-A pure post-processing of a :class:`~mlcheck.model.CheckResult`: the waived findings leave the
+A pure post-processing of a :class:`~mlcheck.results.CheckResult`: the waived findings leave the
 runs, benchmark folders and top level (so verdicts and exit codes ignore them) and are listed in
 ``CheckResult.waived`` with the waiver's reason. Unused waivers (MLC040) and expired ones
 (MLC042) become findings of the config file.
@@ -16,7 +16,8 @@ import re
 from typing import Sequence
 
 from mlcheck.config import Waiver
-from mlcheck.model import CheckResult, Finding, WaivedFinding
+from mlcheck.model import Finding
+from mlcheck.results import CheckResult, WaivedFinding
 from mlcheck.rules.base import Rule
 from mlcheck.rules.config_rules import UNUSED_WAIVER, WAIVER_EXPIRED
 from mlcheck.selection_filter import partition_findings

@@ -13,7 +13,8 @@ from click.testing import CliRunner
 
 from mlcheck.cli import main
 from mlcheck.config import Waiver, find_config, load_settings
-from mlcheck.model import CheckResult, Finding, Severity
+from mlcheck.model import Finding, Severity
+from mlcheck.results import CheckResult
 from mlcheck.selection_filter import select_findings
 from mlcheck.waivers import apply_waivers, path_matches
 

@@ -13,6 +13,7 @@ from click.testing import CliRunner
 
 import mlcheck.checker
 import mlcheck.package_check
+import mlcheck.results
 from mlcheck import check
 from mlcheck.cli import main
 
@@ -24,7 +25,7 @@ def _boom(*_args: Any, **_kwargs: Any) -> NoReturn:
     raise ZeroDivisionError("synthetic failure")
 
 
-def _codes(result: mlcheck.model.CheckResult) -> set[str]:
+def _codes(result: mlcheck.results.CheckResult) -> set[str]:
     return {f.code for f in result.all_findings()}
 
 

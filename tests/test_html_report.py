@@ -16,7 +16,7 @@ import pytest
 
 from mlcheck import check
 from mlcheck.gate import input_digests
-from mlcheck.model import CheckResult
+from mlcheck.results import CheckResult
 from mlcheck.reporters import ReportOptions
 from mlcheck.reporters.html import render_html
 

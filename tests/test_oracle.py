@@ -11,7 +11,8 @@ from typing import Any
 import pytest
 
 from mlcheck import check
-from mlcheck.model import RunResult, Severity
+from mlcheck.model import Severity
+from mlcheck.results import RunResult
 
 from conftest import ORACLE
 

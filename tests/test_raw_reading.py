@@ -14,7 +14,8 @@ from conftest import FIXTURES
 from mlcheck.checker import check_log
 from mlcheck.cli import main
 from mlcheck.discover import LogRef, discover
-from mlcheck.model import Finding, RunResult
+from mlcheck.model import Finding
+from mlcheck.results import RunResult
 from tool_scripts import load_tool
 
 RAW = FIXTURES / "raw"

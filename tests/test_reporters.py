@@ -17,7 +17,8 @@ import jsonschema
 import pytest
 
 from mlcheck import check
-from mlcheck.model import CheckResult, Finding, Severity, WaivedFinding
+from mlcheck.model import Finding, Severity
+from mlcheck.results import CheckResult, WaivedFinding
 from mlcheck.reporters import REPORTERS, ReportOptions, render, resolve_format
 from mlcheck.reporters.github import annotation, escape_data, escape_property, render_github
 from mlcheck.reporters.junit import render_junit

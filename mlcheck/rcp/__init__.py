@@ -18,7 +18,8 @@ import math
 from dataclasses import dataclass, replace
 from typing import Sequence
 
-from mlcheck.model import RcpResult, Run
+from mlcheck.model import Run
+from mlcheck.results import RcpResult
 from mlcheck.rcp.reference import SAMPLE_UNITS, Reference, ReferenceSet, interpolate, load_references, trimmed
 
 #: Benchmarks the package checker never RCP-checks.

@@ -1,4 +1,4 @@
-"""Renderers of a :class:`~mlcheck.model.CheckResult`; none of them looks at raw events.
+"""Renderers of a :class:`~mlcheck.results.CheckResult`; none of them looks at raw events.
 
 Every format is a function ``(result, options) -> str`` in :data:`REPORTERS`, so the CLI can write
 several formats from one check (``--output sarif:out.sarif --output junit:out.xml``).
@@ -12,7 +12,8 @@ import re
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Callable, Mapping
 
-from mlcheck.model import CheckResult, Severity
+from mlcheck.model import Severity
+from mlcheck.results import CheckResult
 
 if TYPE_CHECKING:
     from rich.console import Console

@@ -9,7 +9,8 @@ from __future__ import annotations
 
 from collections import defaultdict
 
-from mlcheck.model import CheckResult, Finding, Severity
+from mlcheck.model import Finding, Severity
+from mlcheck.results import CheckResult
 from mlcheck.reporters import ReportOptions, relative_path
 from mlcheck.reporters.plain import summary_line
 

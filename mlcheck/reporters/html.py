@@ -16,7 +16,8 @@ from importlib import metadata
 from typing import Any
 
 from mlcheck import __version__
-from mlcheck.model import BenchmarkResult, CheckResult, Finding, RunResult, Severity
+from mlcheck.model import Finding, Severity
+from mlcheck.results import BenchmarkResult, CheckResult, RunResult
 from mlcheck.reporters import ReportOptions, relative_path, rule_help
 from mlcheck.reporters.svg_charts import Mark, Series, accuracy_chart, run_time_strip
 from mlcheck.reporters.plain import format_minutes

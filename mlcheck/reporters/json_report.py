@@ -6,7 +6,8 @@ import json
 from typing import Any
 
 from mlcheck import __version__
-from mlcheck.model import BenchmarkResult, CheckResult, Finding, RcpResult, RunResult, Severity
+from mlcheck.model import Finding, Severity
+from mlcheck.results import BenchmarkResult, CheckResult, RcpResult, RunResult
 
 SCHEMA_ID = "mlcheck-report/1"
 

@@ -13,7 +13,8 @@ import xml.etree.ElementTree as ET
 from collections import defaultdict
 from typing import Iterable, Sequence
 
-from mlcheck.model import BenchmarkResult, CheckResult, Finding, RunResult
+from mlcheck.model import Finding
+from mlcheck.results import BenchmarkResult, CheckResult, RunResult
 from mlcheck.reporters import ReportOptions, relative_path
 from mlcheck.rules import all_rules
 from mlcheck.rules.base import Rule

@@ -5,7 +5,8 @@ from __future__ import annotations
 
 from collections import defaultdict
 
-from mlcheck.model import BenchmarkResult, CheckResult, Finding, Severity
+from mlcheck.model import Finding, Severity
+from mlcheck.results import BenchmarkResult, CheckResult
 from mlcheck.reporters import ReportOptions, relative_path
 from mlcheck.reporters.plain import format_minutes
 

@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from mlcheck.model import CheckResult, Severity
+from mlcheck.model import Severity
+from mlcheck.results import CheckResult
 
 
 def format_minutes(minutes: float | None) -> str:

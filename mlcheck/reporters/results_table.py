@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     from rich.console import Console
 
-from mlcheck.model import BenchmarkResult, CheckResult
+from mlcheck.results import BenchmarkResult, CheckResult
 
 TABLE_FORMATS = ("text", "csv", "markdown", "json")
 TABLE_SCHEMA = "mlcheck-results-table/1"

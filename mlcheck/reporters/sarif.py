@@ -16,7 +16,8 @@ from typing import Any
 from urllib.parse import quote
 
 from mlcheck import __version__
-from mlcheck.model import CheckResult, Finding, Severity
+from mlcheck.model import Finding, Severity
+from mlcheck.results import CheckResult
 from mlcheck.reporters import ReportOptions, is_inside, relative_path, rule_help
 from mlcheck.rules import all_rules
 

@@ -6,7 +6,8 @@ from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
-from mlcheck.model import BenchmarkResult, CheckResult, Finding, RunResult, Severity
+from mlcheck.model import Finding, Severity
+from mlcheck.results import BenchmarkResult, CheckResult, RunResult
 from mlcheck.rcp import format_amount
 from mlcheck.reporters.plain import format_minutes, printable, summary_line  # noqa: F401 (re-exported)
 

@@ -23,7 +23,8 @@ import os
 from typing import Iterator, Sequence
 
 from mlcheck.discover import SUBMITTED_RESULT_FILE
-from mlcheck.model import Finding, RunResult, Score, Severity
+from mlcheck.model import Finding, Severity
+from mlcheck.results import RunResult, Score
 from mlcheck.rules.base import Rule
 from mlcheck.rulesets import BenchmarkFacts
 

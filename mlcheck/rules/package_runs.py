@@ -25,7 +25,8 @@ from __future__ import annotations
 
 from typing import Sequence
 
-from mlcheck.model import Finding, Run, RunResult, Severity
+from mlcheck.model import Finding, Run, Severity
+from mlcheck.results import RunResult
 from mlcheck.rules.base import Rule
 
 SUBMISSION_DIFFERS = Rule("MLC517", "submission-values-differ", Severity.ERROR,

@@ -25,7 +25,8 @@ are skipped. The JSON report's ``benchmarks[].rcp`` carries the numbers.
 
 from __future__ import annotations
 
-from mlcheck.model import Finding, RcpResult, Severity
+from mlcheck.model import Finding, Severity
+from mlcheck.results import RcpResult
 from mlcheck.rules.base import Rule
 
 RCP_FAILED = Rule("MLC530", "rcp-failed", Severity.ERROR,

@@ -1,0 +1,146 @@
+"""What checking produces: each run's verdict, each benchmark folder's score and RCP test, the
+system information, waived findings, and the :class:`CheckResult` every reporter renders."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from mlcheck.model import Finding, Run, Severity
+
+
+@dataclass(frozen=True)
+class RunResult:
+    """A run with its findings and the verdicts derived from them."""
+
+    run: Run | None
+    path: str
+    index: int
+    org: str | None
+    system: str | None
+    benchmark: str | None
+    division: str | None
+    ruleset: str | None
+    ruleset_source: str | None
+    status: str | None
+    converged: bool
+    time_to_train_min: float | None
+    duration_min: float | None
+    findings: tuple[Finding, ...]
+
+    @property
+    def verdict(self) -> str:
+        return "fail" if any(f.severity is Severity.ERROR for f in self.findings) else "pass"
+
+    @property
+    def official_verdict(self) -> str:
+        failed = any(f.official and f.severity is Severity.ERROR for f in self.findings)
+        return "fail" if failed else "pass"
+
+
+@dataclass(frozen=True)
+class Score:
+    """The benchmark result of a folder of runs, as the round defines it."""
+
+    score_min: float | None
+    valid: bool
+    reason: str
+    runs_counted: tuple[int, ...] = ()
+    runs_dropped: tuple[int, ...] = ()
+    scaling_factor: float | None = None
+    unscaled_min: float | None = None
+
+
+@dataclass(frozen=True)
+class RcpResult:
+    """The RCP test of a benchmark folder, as the round's record checker computes it.
+
+    ``verdict`` is ``pass``, ``fail``, ``missing`` (no usable reference for the batch size) or
+    ``skipped`` (open division, MiniGo, a round or benchmark without RCPs). Means are in the
+    benchmark's convergence unit (epochs, or samples for BERT); ``margin_pct`` is how far the
+    submission mean lies above (+) or below (-) the minimum acceptable mean.
+    """
+
+    verdict: str
+    reason: str
+    unit: str = "epochs"
+    batch_size: int | None = None
+    reference: str | None = None
+    reference_batch_sizes: tuple[int, ...] = ()
+    reference_mean: float | None = None
+    min_acceptable_mean: float | None = None
+    submission_mean: float | None = None
+    margin_pct: float | None = None
+    normalization_factor: float | None = None
+    source: str | None = None
+
+
+@dataclass(frozen=True)
+class SystemInfo:
+    """The fields of a system description the results table shows."""
+
+    path: str
+    system_name: str | None = None
+    submitter: str | None = None
+    division: str | None = None
+    status: str | None = None
+    accelerator_model_name: str | None = None
+    accelerators: int | None = None
+    host_processor_model_name: str | None = None
+    framework: str | None = None
+
+
+@dataclass(frozen=True)
+class BenchmarkResult:
+    """A group of runs sharing (org, system, benchmark), its score and folder-level findings."""
+
+    org: str | None
+    system: str | None
+    benchmark: str | None
+    division: str | None
+    ruleset: str | None
+    folder: str | None
+    runs: tuple[RunResult, ...]
+    score: Score
+    findings: tuple[Finding, ...] = field(default=())
+    rcp: RcpResult | None = None
+    """The reference-convergence-point test of the folder (None when not run, e.g. no ruleset)."""
+    system_info: SystemInfo | None = None
+    """What ``systems/<system>.json`` says, for the results table (None outside a package)."""
+
+
+@dataclass(frozen=True, slots=True)
+class WaivedFinding:
+    """A finding moved out of the verdict by a configured waiver (``mlcheck.waivers``)."""
+
+    finding: Finding
+    reason: str
+    waiver: str
+    """Where the waiver is written, ``path:line`` of the config file."""
+    expires: str | None = None
+
+
+@dataclass(frozen=True)
+class CheckResult:
+    """Everything a reporter needs: runs, benchmarks, findings that belong to neither.
+
+    ``waived`` holds the findings that waivers took out of the verdict (none unless
+    :func:`mlcheck.waivers.apply_waivers` was applied).
+    """
+
+    runs: tuple[RunResult, ...]
+    benchmarks: tuple[BenchmarkResult, ...]
+    findings: tuple[Finding, ...]
+    waived: tuple[WaivedFinding, ...] = ()
+
+    def all_findings(self) -> tuple[Finding, ...]:
+        """Every finding once: run, benchmark and top-level ones, sorted."""
+        found: list[Finding] = list(self.findings)
+        for run in self.runs:
+            found.extend(run.findings)
+        for bench in self.benchmarks:
+            found.extend(bench.findings)
+        return tuple(sorted(set(found), key=Finding.sort_key))
+
+    def worst_severity(self) -> Severity | None:
+        found = self.all_findings()
+        return max((f.severity for f in found), default=None)
