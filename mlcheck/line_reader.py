@@ -16,7 +16,8 @@ from mlcheck.discover import RESULT_FILE
 from mlcheck.model import Event, Finding
 from mlcheck.rank_copies import RankCopies
 from mlcheck.rawlog import ANSI, TAG, Prefix, RawStats, Source, read_prefix
-from mlcheck.record_shape import validate_record, well_formed_event
+from mlcheck.record_shape import (long_line_finding, undecodable_record, validate_record,
+                                   well_formed_event)
 from mlcheck.rules import raw_output
 from mlcheck.rules import reading as rules
 
@@ -141,12 +142,7 @@ class LineReader:
         self.line_no += 1
         self.stats.lines += 1
         self.long_lines += 1
-        return [rules.LINE_TOO_LONG.at(
-            self.path, self.line_no,
-            f"this line is {length:,} bytes long ({length / 2**20:.1f} MiB; mlcheck reads lines of "
-            f"up to {MAX_LINE_BYTES // 2**20} MiB); it was skipped and any :::MLLOG record on it was "
-            "not read. A log line this long is not a record: look for output written without "
-            "line ends")]
+        return [long_line_finding(self.path, self.line_no, length, MAX_LINE_BYTES)]
 
     def _clean_line_event(self, line: bytes) -> Event | None:
         """The event of a line that is exactly one valid record, or None to take the full path."""
@@ -265,25 +261,9 @@ class LineReader:
         line_no = self.line_no
         try:
             record, end = _DECODER.raw_decode(body)
-        except RecursionError:
-            yield rules.INVALID_JSON.at(self.path, line_no,
-                          "invalid JSON: the record nests arrays or objects too deeply to be read "
-                          f"(column {column + lead + 1}); a record holds a flat value")
-            return None
-        except json.JSONDecodeError as error:
-            if truncated:
-                yield rules.TRUNCATED_RECORD.at(self.path, line_no,
-                              "the file ends in the middle of this record (the job was probably killed "
-                              "while writing); the run has no complete end")
-            elif (self._tags_seen or self.stats.is_raw) and _looks_cut(body, error):
-                yield raw_output.RECORD_CUT.at(self.path, line_no,
-                              "this record is cut (the process stopped while writing it) and the output "
-                              "goes on after it; look at the launcher's lines that follow")
-            else:
-                snippet = body[:60] + ("…" if len(body) > 60 else "")
-                yield rules.INVALID_JSON.at(self.path, line_no,
-                              f"invalid JSON at column {column + lead + 1 + error.pos}: {error.msg} "
-                              f"in {snippet!r}")
+        except (json.JSONDecodeError, RecursionError) as error:
+            raw = self._tags_seen or self.stats.is_raw
+            yield undecodable_record(self.path, line_no, body, column + lead, error, truncated, raw)
             return None
         for item in validate_record(record, line_no, self.path):
             if isinstance(item, Event):
@@ -300,8 +280,3 @@ class LineReader:
                 yield item
         return lead + end
 
-
-def _looks_cut(body: str, error: json.JSONDecodeError) -> bool:
-    """A record that stops before its JSON is complete (rather than one that is malformed)."""
-    return (error.pos >= len(body.rstrip()) or error.msg.startswith("Unterminated string")
-            or TAG.search(body) is not None)

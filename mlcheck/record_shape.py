@@ -6,10 +6,13 @@ becomes an :class:`~mlcheck.model.Event`.
 
 from __future__ import annotations
 
+import json
 import math
 from typing import Iterator, Union
 
 from mlcheck.model import Event, Finding
+from mlcheck.rawlog import TAG
+from mlcheck.rules import raw_output
 from mlcheck.rules import reading as rules
 
 
@@ -63,6 +66,45 @@ def validate_record(record: object, line_no: int, path: str) -> Iterator[Union[E
     yield Event(key=key, value=record.get("value"), metadata=metadata, time_ms=float(time_ms),
                 line=line_no, event_type=event_type if isinstance(event_type, str) else None,
                 namespace=namespace if isinstance(namespace, str) else None)
+
+
+def undecodable_record(path: str, line_no: int, body: str, column: int,
+                       error: json.JSONDecodeError | RecursionError, truncated: bool,
+                       raw: bool) -> Finding:
+    """Why the JSON of a record (``body``, starting at 0-based ``column`` of its line) could not
+    be decoded: nested too deeply, cut by the end of the file, cut in raw output (``raw``: the
+    output goes on after it), or malformed."""
+    if isinstance(error, RecursionError):
+        return rules.INVALID_JSON.at(path, line_no,
+                      "invalid JSON: the record nests arrays or objects too deeply to be read "
+                      f"(column {column + 1}); a record holds a flat value")
+    if truncated:
+        return rules.TRUNCATED_RECORD.at(path, line_no,
+                      "the file ends in the middle of this record (the job was probably killed "
+                      "while writing); the run has no complete end")
+    if raw and _looks_cut(body, error):
+        return raw_output.RECORD_CUT.at(path, line_no,
+                      "this record is cut (the process stopped while writing it) and the output "
+                      "goes on after it; look at the launcher's lines that follow")
+    snippet = body[:60] + ("…" if len(body) > 60 else "")
+    return rules.INVALID_JSON.at(path, line_no,
+                  f"invalid JSON at column {column + 1 + error.pos}: {error.msg} in {snippet!r}")
+
+
+def _looks_cut(body: str, error: json.JSONDecodeError) -> bool:
+    """A record that stops before its JSON is complete (rather than one that is malformed)."""
+    return (error.pos >= len(body.rstrip()) or error.msg.startswith("Unterminated string")
+            or TAG.search(body) is not None)
+
+
+def long_line_finding(path: str, line_no: int, length: int, limit: int) -> Finding:
+    """MLC014 for a physical line of ``length`` bytes that was skipped (over ``limit``)."""
+    return rules.LINE_TOO_LONG.at(
+        path, line_no,
+        f"this line is {length:,} bytes long ({length / 2**20:.1f} MiB; mlcheck reads lines of "
+        f"up to {limit // 2**20} MiB); it was skipped and any :::MLLOG record on it was "
+        "not read. A log line this long is not a record: look for output written without "
+        "line ends")
 
 
 def _json_type(value: object) -> str:
