@@ -162,7 +162,7 @@ class LineReader:
         :meth:`_record` reads it again and says what is wrong)."""
         try:
             record, _end = _DECODER.raw_decode(text.lstrip())
-        except (json.JSONDecodeError, RecursionError):
+        except (ValueError, RecursionError):  # (JSONDecodeError is a ValueError)
             return None
         event = well_formed_event(record, self.line_no)
         if event is not None:
@@ -261,7 +261,7 @@ class LineReader:
         line_no = self.line_no
         try:
             record, end = _DECODER.raw_decode(body)
-        except (json.JSONDecodeError, RecursionError) as error:
+        except (ValueError, RecursionError) as error:
             raw = self._tags_seen or self.stats.is_raw
             yield undecodable_record(self.path, line_no, body, column + lead, error, truncated, raw)
             return None

@@ -139,6 +139,8 @@ def read_json_document(path: str) -> JsonDocument:
         return JsonDocument(path, True, error=str(error))
     except json.JSONDecodeError as error:
         return JsonDocument(path, True, error=f"line {error.lineno}: {error.msg}")
+    except (ValueError, RecursionError) as error:  # a number of over 4300 digits, deep nesting
+        return JsonDocument(path, True, error=str(error) or "nested too deeply")
     if not isinstance(data, dict):
         return JsonDocument(path, True, error=f"expected a JSON object, found {type(data).__name__}")
     return JsonDocument(path, True, data, duplicate_keys=tuple(

@@ -61,18 +61,18 @@ class RankCopies:
 
     def count_kept(self, job: int, key: str) -> None:
         """Count a kept record no copy is expected for (a copy may still come: a late rank)."""
-        self._kept_counts[(job, key.encode("utf-8"))] += 1
+        self._kept_counts[(job, key.encode("utf-8", errors="surrogatepass"))] += 1
 
     def kept(self, source: Source | None, key: str, text: str, line: int) -> list[Finding]:
         """Register a kept record; return conflicts with copies that came before it."""
         if source is None:
             return []
         job = source[0]
-        key_bytes = key.encode("utf-8")
+        key_bytes = key.encode("utf-8", errors="surrogatepass")
         self._kept_counts[(job, key_bytes)] += 1
         slot = (job, key_bytes, self._kept_counts[(job, key_bytes)])
         found: list[Finding] = []
-        encoded = text.encode("utf-8")
+        encoded = text.encode("utf-8", errors="surrogatepass")
         entry: list[Any] = [encoded, line, 0, _fingerprint(encoded)]
         for rank, copy_text, copy_line in self._early.pop(slot, []):
             entry[2] += 1

@@ -69,15 +69,19 @@ def validate_record(record: object, line_no: int, path: str) -> Iterator[Union[E
 
 
 def undecodable_record(path: str, line_no: int, body: str, column: int,
-                       error: json.JSONDecodeError | RecursionError, truncated: bool,
+                       error: ValueError | RecursionError, truncated: bool,
                        raw: bool) -> Finding:
     """Why the JSON of a record (``body``, starting at 0-based ``column`` of its line) could not
-    be decoded: nested too deeply, cut by the end of the file, cut in raw output (``raw``: the
-    output goes on after it), or malformed."""
+    be decoded: nested too deeply, a number too long, cut by the end of the file, cut in raw
+    output (``raw``: the output goes on after it), or malformed."""
     if isinstance(error, RecursionError):
         return rules.INVALID_JSON.at(path, line_no,
                       "invalid JSON: the record nests arrays or objects too deeply to be read "
                       f"(column {column + 1}); a record holds a flat value")
+    if not isinstance(error, json.JSONDecodeError):  # Python's limit on the digits of an integer
+        return rules.INVALID_JSON.at(path, line_no,
+                      f"unreadable JSON (column {column + 1}): {str(error).split(';')[0]}; a "
+                      "record holds numbers of ordinary size")
     if truncated:
         return rules.TRUNCATED_RECORD.at(path, line_no,
                       "the file ends in the middle of this record (the job was probably killed "

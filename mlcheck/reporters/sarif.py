@@ -30,7 +30,7 @@ def fingerprint(found: Finding, uri: str) -> str:
     """A hash of what identifies a finding: code, file, run and message without line numbers."""
     message = re.sub(r"\bline \d+", "line", found.message)
     key = f"{found.code}|{uri}|{found.run_index}|{message}"
-    return hashlib.sha256(key.encode("utf-8")).hexdigest()[:32]
+    return hashlib.sha256(key.encode("utf-8", "surrogatepass")).hexdigest()[:32]
 
 
 def _rules() -> list[dict[str, Any]]:
