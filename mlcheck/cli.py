@@ -142,7 +142,8 @@ def check_command(paths: tuple[str, ...], ruleset: str | None, config_path: str 
         except ValueError as error:
             raise click.UsageError(str(error)) from None
     result = _checked(benchmark_folders(paths) if whole_folder else paths, settings, quiet, verbose)
-    refuse_overwriting_inputs([parse_output(spec)[1] for spec in settings.outputs], result)
+    refuse_overwriting_inputs([parse_output(spec)[1] for spec in settings.outputs], result,
+                              settings.config_path)
     wants_html = settings.format == "html" or any(s.lower().startswith("html:") for s in settings.outputs)
     options = _report_options(settings, quiet, wants_html, result)
     chosen = resolve_format(settings.format)
@@ -179,7 +180,7 @@ def report_command(paths: tuple[str, ...], ruleset: str | None, config_path: str
     settings = load_cli_settings(config_path, ruleset=ruleset, strict=strict, exit_zero=exit_zero,
                          select=select, ignore=ignore, no_progress=no_progress)
     result = _checked(paths, settings, quiet, verbose)
-    refuse_overwriting_inputs([output_path], result)
+    refuse_overwriting_inputs([output_path], result, settings.config_path)
     try:
         write_outputs([f"html:{output_path}"], result, _report_options(settings, quiet, True, result))
     except OSError as error:

@@ -33,12 +33,14 @@ def console(stderr: bool = False) -> Console:
     return Console(stderr=stderr, highlight=False)
 
 
-def refuse_overwriting_inputs(paths: Sequence[str], result: CheckResult) -> None:
-    """Exit 2 before writing a report over one of the logs that were checked."""
-    clobbered = overwritten_inputs(paths, result)
+def refuse_overwriting_inputs(paths: Sequence[str], result: CheckResult,
+                              config_path: str | None = None) -> None:
+    """Exit 2 before writing a report over one of the files that were checked."""
+    clobbered = overwritten_inputs(paths, result, [config_path])
     if clobbered:
-        click.echo(f"mlcheck: error: {clobbered[0]} is one of the logs being checked; mlcheck never "
-                   "overwrites its input. Choose another output path", err=True)
+        click.echo(f"mlcheck: error: {clobbered[0]} is an input of this check (a log, the config, or "
+                   "a file of a package being checked); mlcheck never overwrites its input. Choose "
+                   "another output path", err=True)
         sys.exit(EXIT_ERROR)
 
 

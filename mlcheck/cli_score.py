@@ -41,7 +41,7 @@ def score_command(paths: tuple[str, ...], ruleset: str | None, config_path: str 
     """
     settings = load_cli_settings(config_path, ruleset=ruleset)
     result = postprocess(run_check(paths, settings.ruleset), settings)
-    refuse_overwriting_inputs([table_output] if table_output else [], result)
+    refuse_overwriting_inputs([table_output] if table_output else [], result, settings.config_path)
     if output_format == "json":
         click.echo(render_json(result), nl=False)
     else:

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import datetime as dt
 import os
+from pathlib import Path
 from typing import Sequence
 
 from mlcheck.config import FORMATS, Settings
@@ -60,10 +61,21 @@ def parse_output(spec: str) -> tuple[str, str]:
     return name, path
 
 
-def overwritten_inputs(paths: Sequence[str], result: CheckResult) -> list[str]:
-    """The output paths that name one of the logs just read (writing them would destroy input)."""
+def overwritten_inputs(paths: Sequence[str], result: CheckResult,
+                       also_read: Sequence[str | None] = ()) -> list[str]:
+    """The output paths that name an input (writing them would destroy it): a log just read,
+    one of ``also_read`` (the config file), or a file that a package check reads: anything in a
+    benchmark folder (``scaling.json``, ``package_checker_params``), in ``systems/`` or in a
+    system folder of a package being checked."""
     read = {os.path.realpath(run.path) for run in result.runs if run.path != "-"}
-    return [path for path in paths if os.path.realpath(path) in read]
+    read.update(os.path.realpath(path) for path in also_read if path)
+    guarded: set[str] = set()
+    for bench in result.benchmarks:
+        folder = Path(os.path.realpath(bench.folder)) if bench.folder else None
+        if folder is not None and len(folder.parts) >= 4 and folder.parts[-3] == "results":
+            guarded.update({str(folder), str(folder.parent), str(folder.parents[2] / "systems")})
+    return [path for path in paths if os.path.realpath(path) in read
+            or (os.path.isfile(path) and os.path.dirname(os.path.realpath(path)) in guarded)]
 
 
 def write_outputs(specs: Sequence[str], result: CheckResult, options: ReportOptions) -> list[str]:

@@ -148,3 +148,31 @@ def test_a_gzipped_result_file_is_not_a_result_file_for_the_package(tmp_path: Pa
     (bench,) = check([str(folder)]).benchmarks
     assert [f.code for f in bench.findings if f.code == "MLC502"] == ["MLC502"]
     assert not bench.score.valid and len(bench.runs) == 5
+
+
+@pytest.mark.parametrize("target", ["systems/acme-t8.json", "results/acme-t8/resnet/scaling.json",
+                                    "results/acme-t8/package_checker_params", "mlcheck.toml"])
+@pytest.mark.parametrize("command", [["check", "-o", "json:{out}"], ["score", "--table-output", "{out}"],
+                                     ["report", "-o", "{out}"]])
+def test_outputs_never_overwrite_a_file_of_the_package_or_the_config(
+        tmp_path: Path, target: str, command: list[str]) -> None:
+    package = tmp_path / "Acme"
+    shutil.copytree(ROOT / "fixtures" / "example" / "Acme", package)
+    out = package / target if target != "mlcheck.toml" else tmp_path / target
+    if not out.exists():
+        out.write_text('{"scaling_factor": 1.0}\n' if out.suffix == ".json" else "strict = false\n",
+                       encoding="utf-8")
+    before = out.read_bytes()
+    args = [command[0], str(package), *(a.format(out=out) for a in command[1:])]
+    outcome = run_cli(*args, "--config", str(tmp_path / "mlcheck.toml")) if target == "mlcheck.toml" \
+        else run_cli(*args)
+    assert outcome.exit_code == 2, outcome.output
+    assert "never overwrites its input" in outcome.stderr
+    assert out.read_bytes() == before
+
+
+def test_a_new_report_file_beside_the_package_is_written(tmp_path: Path) -> None:
+    package = tmp_path / "Acme"
+    shutil.copytree(ROOT / "fixtures" / "example" / "Acme", package)
+    for _ in range(2):  # the second run overwrites the first run's report: not an input
+        assert run_cli("check", str(package), "-o", f"json:{tmp_path / 'report.json'}").exit_code == 0
