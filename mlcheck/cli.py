@@ -19,7 +19,7 @@ from mlcheck.cli_common import (EXIT_ERROR, RULESET_HELP, console, load_cli_sett
                                 refuse_overwriting_inputs, run_check)
 from mlcheck.config import COLORS, FORMATS, Settings
 from mlcheck.gate import (benchmark_folders, exit_code, fail_level, input_digests, parse_output,
-                          postprocess, write_outputs)
+                          postprocess, unopenable_given, write_outputs)
 from mlcheck.model import Severity
 from mlcheck.results import CheckResult
 from mlcheck.progress import progress_bar
@@ -88,9 +88,12 @@ def _gate_options(command: Callable[..., None]) -> Callable[..., None]:
     return command
 
 
-def _checked(paths: Sequence[str], settings: Settings, quiet: bool, verbose: bool) -> CheckResult:
+def _checked(paths: Sequence[str], settings: Settings, quiet: bool,
+             verbose: bool) -> tuple[CheckResult, list[str]]:
+    """The post-processed result, and the given paths that could not be opened at all."""
     with progress_bar(paths, enabled=settings.progress and not quiet) as progress:
         result = run_check(paths, settings.ruleset, progress)
+    unopenable = unopenable_given(result, paths)
     result = postprocess(result, settings)
     if verbose:
         chatter = console(stderr=True)
@@ -102,7 +105,7 @@ def _checked(paths: Sequence[str], settings: Settings, quiet: bool, verbose: boo
         if settings.waivers:
             chatter.print(f"mlcheck: {len(settings.waivers)} waivers, {len(result.waived)} findings "
                           "waived", soft_wrap=True)
-    return result
+    return result, unopenable
 
 
 def _report_options(settings: Settings, quiet: bool, digests: bool = False,
@@ -141,7 +144,8 @@ def check_command(paths: tuple[str, ...], ruleset: str | None, config_path: str 
             parse_output(spec)
         except ValueError as error:
             raise click.UsageError(str(error)) from None
-    result = _checked(benchmark_folders(paths) if whole_folder else paths, settings, quiet, verbose)
+    result, unopenable = _checked(benchmark_folders(paths) if whole_folder else paths, settings,
+                                  quiet, verbose)
     refuse_overwriting_inputs([parse_output(spec)[1] for spec in settings.outputs], result,
                               settings.config_path)
     wants_html = settings.format == "html" or any(s.lower().startswith("html:") for s in settings.outputs)
@@ -161,7 +165,7 @@ def check_command(paths: tuple[str, ...], ruleset: str | None, config_path: str 
         click.echo(f"mlcheck: error: cannot write a report: {error}", err=True)
         sys.exit(EXIT_ERROR)
     click.echo(summary_line(result), err=True)
-    sys.exit(exit_code(result, settings))
+    sys.exit(exit_code(result, settings, unopenable))
 
 
 @main.command("report")
@@ -179,7 +183,7 @@ def report_command(paths: tuple[str, ...], ruleset: str | None, config_path: str
     """
     settings = load_cli_settings(config_path, ruleset=ruleset, strict=strict, exit_zero=exit_zero,
                          select=select, ignore=ignore, no_progress=no_progress)
-    result = _checked(paths, settings, quiet, verbose)
+    result, unopenable = _checked(paths, settings, quiet, verbose)
     refuse_overwriting_inputs([output_path], result, settings.config_path)
     try:
         write_outputs([f"html:{output_path}"], result, _report_options(settings, quiet, True, result))
@@ -190,7 +194,7 @@ def report_command(paths: tuple[str, ...], ruleset: str | None, config_path: str
     chatter.print(summary_line(result), soft_wrap=True)
     if not quiet:
         chatter.print(f"mlcheck: report written to {output_path}", soft_wrap=True)
-    sys.exit(exit_code(result, settings))
+    sys.exit(exit_code(result, settings, unopenable))
 
 
 # The other commands live in their own modules to keep this one small.

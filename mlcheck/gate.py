@@ -40,10 +40,19 @@ def fail_level(settings: Settings) -> Severity:
     return Severity.WARNING if settings.strict else Severity.ERROR
 
 
-def exit_code(result: CheckResult, settings: Settings) -> int:
-    """2 when a given file could not be opened at all (mlcheck could not do its job for it);
-    otherwise 0 when no finding is at or above the fail level (or ``exit_zero``), else 1."""
-    if any(f.code == UNOPENABLE_CODE and f.line is None for f in result.all_findings()):
+def unopenable_given(result: CheckResult, paths: Sequence[str]) -> list[str]:
+    """The paths named on the command line that could not be opened or listed at all (a file
+    met while walking a folder is a finding like any other). Taken before any filtering."""
+    given = set(paths)
+    return sorted({f.path for f in result.all_findings()
+                   if f.code == UNOPENABLE_CODE and f.line is None and f.path in given})
+
+
+def exit_code(result: CheckResult, settings: Settings, unopenable: Sequence[str] = ()) -> int:
+    """2 when a path given on the command line could not be opened at all (``unopenable``: mlcheck
+    could not do its job for it); otherwise 0 when no finding is at or above the fail level (or
+    ``exit_zero``), else 1."""
+    if unopenable:
         return EXIT_ERROR
     worst = result.worst_severity()
     failing = worst is not None and worst >= fail_level(settings)

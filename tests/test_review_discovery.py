@@ -191,3 +191,23 @@ def test_folder_inside_a_benchmark_folder_is_not_a_benchmark(tmp_path: Path) -> 
     stray = [f for f in result.findings if f.code == "MLC508"]
     assert [f.path for f in stray] == [str(bench / "old")]
     assert "unexpected folder" in stray[0].message
+
+
+def test_broken_symlink_met_while_walking_is_a_finding_not_exit_2(tmp_path: Path) -> None:
+    from click.testing import CliRunner
+
+    from mlcheck.cli import main
+    bench = _package(tmp_path) / "results" / "acme-t8" / "resnet"
+    (bench / "result_4.txt").unlink()
+    (bench / "result_4.txt").symlink_to(tmp_path / "nowhere.txt")
+    runner = CliRunner()
+    walked = runner.invoke(main, ["check", str(bench), "-f", "json", "--no-progress"])
+    assert walked.exit_code == 1, walked.output
+    codes = {(f["code"], f["path"]) for f in json.loads(walked.stdout)["findings"]}
+    assert ("MLC001", str(bench / "result_4.txt")) in codes
+    assert runner.invoke(main, ["check", str(bench), "--exit-zero", "--no-progress"]).exit_code == 0
+    assert runner.invoke(main, ["check", str(bench), "--ignore", "MLC001", "--no-progress"]).exit_code == 1
+    named = runner.invoke(main, ["check", str(bench / "result_4.txt"), "--no-progress"])
+    assert named.exit_code == 2  # a file named on the command line that cannot be opened
+    assert runner.invoke(main, ["check", str(bench / "result_4.txt"), "--ignore", "MLC001",
+                                "--no-progress"]).exit_code == 2
