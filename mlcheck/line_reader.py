@@ -137,6 +137,16 @@ class LineReader:
         stats.tagged_records += 1
         return self.copies.copy(source, raw[at:-1], self.line_no) or True
 
+    def starts_a_job(self, raw: bytes) -> bool:
+        """Whether this line holds a record of a job (or ``srun`` task set) whose logging rank is
+        not decided yet: the caller then looks ahead again before feeding it (a second run of
+        the file started by another mpirun, after the first lookahead)."""
+        at = raw.find(_MARKER_BYTES)
+        if at <= 0 or raw[:at] in self._prefixes:
+            return False
+        source = read_prefix(raw[:at].decode("utf-8", errors="replace")).source
+        return source is not None and not self.copies.knows_job(source[0])
+
     def skip_long_line(self, length: int) -> list[Finding]:
         """Account for a physical line longer than :data:`MAX_LINE_BYTES` that was not read."""
         self.line_no += 1

@@ -48,6 +48,18 @@ class RankCopies:
         self.unverified = 0
         self.copy_ranks: set[Source] = set()
 
+    def knows_job(self, job: int) -> bool:
+        """Whether the logging rank of ``job`` is decided (a lookahead saw it, or a record did)."""
+        return job in self.logging_rank
+
+    def add_jobs(self, ranks: dict[int, set[int]]) -> None:
+        """Jobs found by a later lookahead (a job started after the first one): their ranks, the
+        lowest being the logging rank. Jobs already known keep their logging rank."""
+        for job, seen in ranks.items():
+            if job not in self.logging_rank and seen:
+                self._ranks[job] = set(seen)
+                self.logging_rank[job] = min(seen)
+
     def is_kept(self, source: Source | None) -> bool:
         """True when a record of this source is kept (untagged records always are)."""
         if source is None:

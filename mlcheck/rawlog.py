@@ -142,18 +142,23 @@ def per_rank_note(path: str, shown: str) -> Finding | None:
 
 
 def logging_ranks(lines: Iterable[bytes]) -> dict[int, set[int]]:
-    """The ranks of each job that print records in these lines (the lookahead); the lowest is
-    the logging rank."""
+    """The ranks of each job (rank tags, and ``srun --label`` tasks as job -1) that print records
+    in these lines (a lookahead); the lowest is the logging rank."""
     ranks: dict[int, set[int]] = {}
+    sources: dict[str, Source | None] = {}  # tags repeat: each prefix is read once
     for raw in lines:
-        if _MARKER_BYTES not in raw or b"]<std" not in raw:
+        at = raw.find(_MARKER_BYTES)
+        if at <= 0:  # no record, or a clean record at the start of the line
             continue
         text = raw.decode("utf-8", errors="replace")
         start = 0
         for _ in range(text.count(_MARKER)):
             marker = text.index(_MARKER, start)
-            tags = list(TAG.finditer(text, start, marker))
-            if tags:
-                ranks.setdefault(int(tags[-1].group(1)), set()).add(int(tags[-1].group(2)))
+            before = text[start:marker]
+            if before not in sources:
+                sources[before] = read_prefix(before).source if len(sources) < 4096 else None
+            source = sources[before]
+            if source is not None:
+                ranks.setdefault(source[0], set()).add(source[1])
             start = marker + len(_MARKER)
     return ranks

@@ -83,7 +83,8 @@ def _read(path: str, display: str | None, keep_text: bool) -> Iterator[AnyItem]:
 
 def _read_stream(stream: IO[bytes], path: str, keep_text: bool) -> Iterator[AnyItem]:
     # The first lines are held back (at most 4000 lines or 64 MiB) to find the logging rank of
-    # raw output before any record is judged; over-long lines are held as their length only.
+    # raw output before any record is judged, and so are the lines from the first record of a job
+    # met later (another mpirun); over-long lines are held as their length only.
     ahead: list[bytes | int] = []
     ahead_bytes = 0
     reader: LineReader | None = None
@@ -94,32 +95,46 @@ def _read_stream(stream: IO[bytes], path: str, keep_text: bool) -> Iterator[AnyI
             line: bytes | int = raw
             if len(raw) >= MAX_LINE_BYTES and not raw.endswith(b"\n"):
                 line = _skip_line(stream, len(raw))
-            if reader is not None:
+            if reader is not None and not ahead:
                 dropped = reader.drop_copy(raw)
-                if dropped is False:
-                    yield from feed_line(reader, line)
-                elif dropped is not True:
+                if dropped is True:
+                    continue
+                if dropped is not False:
                     yield dropped
-                continue
-            ahead.append(line)
+                    continue
+                if not (isinstance(line, bytes) and reader.starts_a_job(line)):
+                    yield from feed_line(reader, line)
+                    continue
+            ahead.append(line)  # the first lines, or those after a new job's first record
             ahead_bytes += len(line) if isinstance(line, bytes) else 0
             if len(ahead) >= _LOOKAHEAD_LINES or ahead_bytes >= _LOOKAHEAD_BYTES:
-                reader = LineReader(path, logging_ranks(_texts(ahead)), keep_text)
+                reader = _looked_ahead(reader, path, ahead, keep_text)
                 yield from _replay(reader, ahead)
-                ahead = []
+                ahead, ahead_bytes = [], 0
     except (OSError, EOFError, zlib.error) as error:
-        if reader is None:  # the damage came within the lookahead: read what came before it
-            reader = LineReader(path, logging_ranks(_texts(ahead)), keep_text)
+        if reader is None or ahead:  # the damage came within a lookahead: read what came before it
+            reader = _looked_ahead(reader, path, ahead, keep_text)
             yield from _replay(reader, ahead)
         yield rules.FILE_UNREADABLE.at(path, reader.line_no + 1,
                       f"reading stopped after line {reader.line_no}: {error}; the file (or its gzip "
                       "archive) is damaged or truncated")
         yield from reader.finish()
         return
-    if reader is None:
-        reader = LineReader(path, logging_ranks(_texts(ahead)), keep_text)
+    if reader is None or ahead:
+        reader = _looked_ahead(reader, path, ahead, keep_text)
         yield from _replay(reader, ahead)
     yield from reader.finish()
+
+
+def _looked_ahead(reader: LineReader | None, path: str, ahead: list[bytes | int],
+                  keep_text: bool) -> LineReader:
+    """The reader once the lines held back tell the logging rank of each job in them: a new
+    reader after the first lines, the same one told of the new jobs after a later lookahead."""
+    ranks = logging_ranks(_texts(ahead))
+    if reader is None:
+        return LineReader(path, ranks, keep_text)
+    reader.copies.add_jobs(ranks)
+    return reader
 
 
 def feed_line(reader: LineReader, line: bytes | int) -> Iterator[AnyItem]:

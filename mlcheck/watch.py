@@ -87,22 +87,28 @@ class _LiveReader:
 
     @property
     def line_no(self) -> int:
-        return self.reader.line_no if self.reader is not None else len(self.pending)
+        return (self.reader.line_no if self.reader is not None else 0) + len(self.pending)
 
     def add(self, line: bytes | int) -> Iterator[AnyItem]:
         """One line from the follower: its bytes, or the length of an over-long line."""
-        if self.reader is not None:
-            yield from feed_line(self.reader, line)
+        reader = self.reader
+        if reader is not None and not self.pending and not (
+                isinstance(line, bytes) and reader.starts_a_job(line)):
+            yield from feed_line(reader, line)
             return
-        self.pending.append(line)
+        self.pending.append(line)  # the first lines, or those from a new job's first record
         if len(self.pending) >= self.LOOKAHEAD:
             yield from self.flush()
 
     def flush(self) -> Iterator[AnyItem]:
-        """End the lookahead (at an idle poll once a record was seen, or at the end)."""
-        if self.reader is not None:
+        """End a lookahead (at an idle poll once a record was seen, or at the end)."""
+        if self.reader is not None and not self.pending:
             return
-        self.reader = LineReader(self.path, logging_ranks(self._texts()))
+        ranks = logging_ranks(self._texts())
+        if self.reader is None:
+            self.reader = LineReader(self.path, ranks)
+        else:
+            self.reader.copies.add_jobs(ranks)
         pending, self.pending = self.pending, []
         for line in pending:
             yield from feed_line(self.reader, line)
@@ -141,7 +147,7 @@ def watch(path: str, on_finding: FindingSink, on_progress: ProgressSink, forced:
                     take(chain(live.add(rest) if rest else (), live.flush()))
                     return WatchOutcome("idle" if live.line_no else "missing", state.runs_done,
                                         live.line_no)
-                if live.reader is None and live.has_records() and take(live.flush()):
+                if live.pending and live.has_records() and take(live.flush()):
                     return WatchOutcome("complete", state.runs_done, live.line_no)
                 _check_init_clock(state, on_finding)
                 continue

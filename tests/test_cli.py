@@ -148,15 +148,34 @@ def test_every_subpackage_is_packaged() -> None:
     assert found <= listed, sorted(found - listed)
 
 
-def test_unopenable_file_exits_2_and_reports_it(tmp_path: Path) -> None:
+def test_unreadable_file_named_on_the_command_line_exits_2(tmp_path: Path,
+                                                           monkeypatch: pytest.MonkeyPatch) -> None:
+    import mlcheck.reader
+
+    log = tmp_path / "result_0.txt"
+    shutil.copy(BAD / "base_open.txt", log)
+
+    def refuse(path: str) -> None:
+        raise PermissionError(13, "Permission denied", path)
+
+    monkeypatch.setattr(mlcheck.reader, "open_log", refuse)
+    outcome = CliRunner().invoke(main, ["check", str(log), "-f", "json"])
+    assert outcome.exit_code == 2, outcome.output
+    found = json.loads(outcome.stdout)["runs"][0]["findings"]
+    assert [(f["code"], f["line"]) for f in found] == [("MLC001", None)]
+    assert "Permission denied" in found[0]["message"]
+
+
+def test_unopenable_file_is_reported_and_the_rest_checked(tmp_path: Path) -> None:
     """A log found under a given folder that cannot be opened (a dangling symlink): MLC001 without
-    a line, exit 2, and the other inputs are still checked."""
+    a line, exit 1 (a finding about the folder: mlcheck did its job), and the other inputs are
+    still checked. A path named on the command line that cannot be read exits 2."""
     dangling = tmp_path / "result_0.txt"
     dangling.symlink_to(tmp_path / "gone.txt")
     good = BAD / "base_open.txt"
     runner = CliRunner()
     outcome = runner.invoke(main, ["check", "--format", "json", str(tmp_path), str(good)])
-    assert outcome.exit_code == 2, outcome.output
+    assert outcome.exit_code == 1, outcome.output
     report = json.loads(outcome.stdout)
     codes = {(f["code"], f["line"]) for f in report["findings"] if f["path"].endswith("result_0.txt")}
     assert ("MLC001", None) in codes

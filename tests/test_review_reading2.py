@@ -58,3 +58,71 @@ def test_lone_surrogate_in_a_key_of_raw_output_is_read(tmp_path: Path) -> None:
         assert outcome.exit_code in (0, 1), (args, outcome.output)
     assert (tmp_path / "out" / "result_0.txt").read_text(encoding="utf-8") == \
         ":::MLLOG " + record % 0 + "\n"
+
+
+def _clean_records() -> bytes:
+    return b"".join(line for line in GOOD.read_bytes().splitlines(keepends=True)
+                    if line.startswith(b":::MLLOG"))
+
+
+def _split(raw: Path, out: Path) -> str:
+    outcome = CliRunner().invoke(main, ["split", str(raw), "-o", str(out)])
+    assert outcome.exit_code == 0, outcome.output
+    return outcome.stderr
+
+
+def test_srun_labels_keep_task_0_even_when_another_task_prints_first(tmp_path: Path) -> None:
+    from tool_scripts import load_tool
+    make_raw = load_tool("make_raw")
+    raw = tmp_path / "srun.log"
+    raw.write_bytes(make_raw.make_raw(GOOD.read_bytes(), make_raw.RawOptions(instances=4, style="srun",
+                                                                              noise=False, seed=3)))
+    first = next(line for line in raw.read_bytes().splitlines() if b":::MLLOG" in line)
+    assert not first.lstrip().startswith(b"0:")  # task 0 is not the first to print
+    assert "records kept from srun task 0 (" in _split(raw, tmp_path / "out")
+    assert (tmp_path / "out" / "result_0.txt").read_bytes() == _clean_records()
+
+
+def _jobs_log(tmp_path: Path, runs: int) -> Path:
+    """Raw output of ``runs`` runs, each launched by its own mpirun (job ids 1000, 2000, ...),
+    the first runs long enough to push the later jobs past the reader's first lookahead."""
+    from tool_scripts import load_tool
+    make_raw = load_tool("make_raw")
+    lines: list[bytes] = []
+    starts = []
+    for run in range(runs):
+        for seed in range(run, 100):  # a run whose first record is not printed by rank 0
+            raw = make_raw.make_raw(_clean_records(), make_raw.RawOptions(instances=16, seed=seed))
+            first = next(line for line in raw.splitlines() if b":::MLLOG" in line)
+            if not first.startswith(b"[1,0]"):
+                break
+        starts.append(len(lines))
+        lines.extend(raw.replace(b"[1,", b"[%d," % (1000 * (run + 1))).splitlines(keepends=True))
+    log = tmp_path / "jobs.log"
+    log.write_bytes(b"".join(lines))
+    assert starts[1] > 4000  # the second job starts after the first lookahead
+    return log
+
+
+def test_a_job_started_after_the_lookahead_keeps_its_lowest_rank(tmp_path: Path) -> None:
+    log = _jobs_log(tmp_path, runs=3)
+    message = _split(log, tmp_path / "out")
+    assert ("records kept from rank 0 of job 1000 (", "rank 0 of job 2000 (", "rank 0 of job 3000 (") \
+        == tuple(part for part in ("records kept from rank 0 of job 1000 (", "rank 0 of job 2000 (",
+                                   "rank 0 of job 3000 (") if part in message)
+    for index in range(3):
+        assert (tmp_path / "out" / f"result_{index}.txt").read_bytes() == _clean_records()
+
+
+def test_watch_keeps_the_lowest_rank_of_a_job_started_later(tmp_path: Path) -> None:
+    from mlcheck.watch import _LiveReader
+    log = _jobs_log(tmp_path, runs=2)
+    live = _LiveReader(str(log))
+    items = []
+    data = log.read_bytes()
+    for line in data[:-1].split(b"\n"):  # line ends only: a progress bar's \r stays in its line
+        items.extend(live.add(line + b"\n"))
+    items.extend(live.flush())
+    assert live.reader is not None
+    assert sorted(live.reader.stats.kept_sources) == [(1000, 0), (2000, 0)]
+    assert not [i for i in items if isinstance(i, Finding)]
