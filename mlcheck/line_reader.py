@@ -192,6 +192,7 @@ class LineReader:
 
     def finish(self) -> Iterator[Finding]:
         """The end-of-file findings: no records at all, or the summary of raw output."""
+        yield from self.copies.finish()
         stats = self.stats
         if stats.lines == 0:
             yield rules.NO_RECORDS.at(self.path, None, "the log is empty; expected :::MLLOG records")
@@ -282,10 +283,10 @@ class LineReader:
                     yield item
                     continue
                 text = MARKER + segment[:lead + end]
-                yield RecordText(item, text) if self.keep_text else item
-                if source is not None:
+                if source is not None:  # (conflicts decided now come first: run_stop ends a watch)
                     self.stats.kept_sources[source] = self.stats.kept_sources.get(source, 0) + 1
                     yield from self.copies.kept(source, item.key, text, line_no)
+                yield RecordText(item, text) if self.keep_text else item
             else:
                 yield item
         return lead + end

@@ -1,11 +1,16 @@
 """Records printed by every rank: keep the logging rank's, check the others against it.
 
-The logging rank of a job is the lowest rank that prints records (the reader may look ahead to
-find it), else the first one seen. Copies from the other ranks are matched to the logging rank's
-record by key and occurrence (the 3rd ``eval_accuracy`` of rank 5 against the 3rd of rank 0),
-which survives any interleaving of the ranks' output. ``time_ms`` is never compared: each rank
-reads its own clock. Only the text of the copies is looked at (the key is found with a regular
-expression), so a copy costs much less than a record; JSON is parsed only when the texts differ.
+The logging rank of a job is the lowest rank that prints records (the reader looks ahead to find
+it). Copies from the other ranks are matched to the logging rank's record by key and occurrence
+(the 3rd ``eval_accuracy`` of rank 5 against the 3rd of rank 0), which survives any interleaving
+of the ranks' output. ``time_ms`` is never compared: each rank reads its own clock. Only the text
+of a copy is looked at (its key is found without parsing), so a copy costs much less than a record.
+
+A copy that differs from the record of its slot is not a conflict yet: a rank that printed one
+record more or fewer than the logging rank shifts its later occurrences. When the copy's text is
+that of another recent record of the logging rank, the rank's count is realigned; otherwise the
+copy waits (a ``suspect``) until the logging rank has printed ``HORIZON`` more records, or the run
+stops, and only then becomes MLC021 (:mod:`mlcheck.copy_differences` says what differs).
 
 Memory is bounded: a record waits for its copies in a window of at most ``WINDOW`` records, and
 copies that come before their record wait in a window of the same size.
@@ -13,23 +18,31 @@ copies that come before their record wait in a window of the same size.
 
 from __future__ import annotations
 
-import json
 import re
 from collections import Counter, OrderedDict
-from typing import Any
+from typing import Any, NamedTuple
 
+from mlcheck.copy_differences import Printed, conflict
 from mlcheck.model import Finding
-from mlcheck.rawlog import Source, source_name
-from mlcheck.rules.raw_output import RANK_COPIES_CONFLICT
+from mlcheck.rawlog import Source
 
 WINDOW = 20000
+HORIZON = 32
 MAX_CONFLICT_FINDINGS = 20
 _KEY = re.compile(rb'"key"\s*:\s*"((?:[^"\\]|\\.)*)"')
-_DECODER = json.JSONDecoder()
-_IGNORED_METADATA = ("file", "lineno")
 
 _Slot = tuple[int, bytes, int]
 """(job, key as written, occurrence)"""
+
+
+class _Suspect(NamedTuple):
+    kept_at: int
+    """How many records the job's logging rank had kept when the copy turned out different."""
+    entry: list[Any]
+    source: Source
+    text: bytes
+    line: int
+    fingerprint: bytes
 
 
 class RankCopies:
@@ -40,9 +53,13 @@ class RankCopies:
         self._ranks: dict[int, set[int]] = {job: set(seen) for job, seen in (ranks or {}).items()}
         self.logging_rank: dict[int, int] = {job: min(seen) for job, seen in self._ranks.items()}
         self._kept_counts: Counter[tuple[int, bytes]] = Counter()
+        self._kept_total: Counter[int] = Counter()
         self._copy_counts: dict[Source, dict[bytes, int]] = {}
         self._kept: OrderedDict[_Slot, list[Any]] = OrderedDict()
         self._early: OrderedDict[_Slot, list[tuple[int, bytes, int]]] = OrderedDict()
+        self._recent: OrderedDict[tuple[int, bytes], _Slot] = OrderedDict()
+        """The slot of each recent kept record, by its fingerprint (to realign a shifted rank)."""
+        self._suspects: list[_Suspect] = []
         self.copies = 0
         self.conflicts = 0
         self.unverified = 0
@@ -74,32 +91,36 @@ class RankCopies:
     def count_kept(self, job: int, key: str) -> None:
         """Count a kept record no copy is expected for (a copy may still come: a late rank)."""
         self._kept_counts[(job, key.encode("utf-8", errors="surrogatepass"))] += 1
+        self._kept_total[job] += 1
 
     def kept(self, source: Source | None, key: str, text: str, line: int) -> list[Finding]:
-        """Register a kept record; return conflicts with copies that came before it."""
+        """Register a kept record; return the conflicts decided now (copies that came before it,
+        and suspects that this record did not explain)."""
         if source is None:
             return []
         job = source[0]
         key_bytes = key.encode("utf-8", errors="surrogatepass")
         self._kept_counts[(job, key_bytes)] += 1
+        self._kept_total[job] += 1
         slot = (job, key_bytes, self._kept_counts[(job, key_bytes)])
-        found: list[Finding] = []
         encoded = text.encode("utf-8", errors="surrogatepass")
-        entry: list[Any] = [encoded, line, 0, _fingerprint(encoded)]
+        entry: list[Any] = [encoded, line, 0, _fingerprint(encoded), key]
+        self._recent[(job, entry[3])] = slot
+        if len(self._recent) > 4 * HORIZON:
+            self._recent.popitem(last=False)
         for rank, copy_text, copy_line in self._early.pop(slot, []):
             entry[2] += 1
-            conflict = self._compare(entry, (job, rank), copy_text, copy_line)
-            if conflict is not None:
-                found.append(conflict)
+            self._compare(entry, (job, rank), copy_text, copy_line)
         known = len(self._ranks.get(job, ()))
         if known > 1 and entry[2] < known - 1:  # copies are expected: keep it until they come
             self._kept[slot] = entry
             if len(self._kept) > WINDOW:
                 self._kept.popitem(last=False)
-        return found
+        return self._settle(job, final=key == "run_stop") if self._suspects else []
 
     def copy(self, source: Source, text: bytes, line: int) -> Finding | None:
-        """Drop a copy printed by a rank other than the logging rank; return a conflict if any."""
+        """Drop a copy printed by a rank other than the logging rank (a difference is decided
+        later: see the module docstring; this returns None)."""
         self.copies += 1
         job = source[0]
         counts = self._copy_counts.get(source)
@@ -120,7 +141,8 @@ class RankCopies:
         entry[2] += 1
         if entry[2] >= len(self._ranks[job]) - 1:
             del self._kept[slot]
-        return self._compare(entry, source, text, line)
+        self._compare(entry, source, text, line)
+        return None
 
     def _wait(self, slot: _Slot, rank: int, text: bytes, line: int) -> None:
         """A copy whose record has not been kept yet (or whose record was never kept)."""
@@ -131,27 +153,56 @@ class RankCopies:
         else:
             self.unverified += 1
 
-    def _compare(self, entry: list[Any], source: Source, text: bytes, line: int) -> Finding | None:
-        if entry[3] == _fingerprint(text):  # the same record but for its time: the common case
-            return None
-        kept_text, kept_line = entry[0], entry[1]
-        kept = _comparable(kept_text.decode("utf-8", errors="replace"))
-        copy = _comparable(text.decode("utf-8", errors="replace"))
-        if kept == copy:
-            return None
+    def _compare(self, entry: list[Any], source: Source, text: bytes, line: int) -> None:
+        fingerprint = _fingerprint(text)
+        if entry[3] == fingerprint:  # the same record but for its time: the common case
+            return
+        if not self._realign(source, fingerprint):
+            self._suspects.append(_Suspect(self._kept_total[source[0]], entry, source, text, line,
+                                           fingerprint))
+
+    def _realign(self, source: Source, fingerprint: bytes, count: bool = True) -> bool:
+        """True when the copy is a recent record of the logging rank under another occurrence;
+        then (``count``) this rank's copies of that key are counted from there on."""
+        slot = self._recent.get((source[0], fingerprint))
+        if slot is None:
+            return False
+        if count:
+            self._copy_counts[source][slot[1]] = slot[2]
+        return True
+
+    def _settle(self, job: int, final: bool) -> list[Finding]:
+        """Suspects explained by a record kept since (realigned) or left too long (conflicts)."""
+        found: list[Finding] = []
+        waiting: list[_Suspect] = []
+        for suspect in self._suspects:
+            if suspect.source[0] != job:
+                waiting.append(suspect)
+            elif self._realign(suspect.source, suspect.fingerprint, count=False):
+                continue  # its record came after it: later copies were realigned on their own
+            elif final or self._kept_total[job] - suspect.kept_at >= HORIZON:
+                found.extend(self._conflict(suspect))
+            else:
+                waiting.append(suspect)
+        self._suspects = waiting
+        return found
+
+    def finish(self) -> list[Finding]:
+        """At the end of the file: every suspect left is a conflict."""
+        found = [f for suspect in self._suspects for f in self._conflict(suspect)]
+        self._suspects = []
+        return found
+
+    def _conflict(self, suspect: _Suspect) -> list[Finding]:
+        entry = suspect.entry
+        job = suspect.source[0]
+        kept = Printed((job, self.logging_rank.get(job, -1)), entry[1], entry[0].decode("utf-8", "replace"))
+        copy = Printed(suspect.source, suspect.line, suspect.text.decode("utf-8", "replace"))
+        found = conflict(self.path, kept, copy, entry[4])
+        if found is None:
+            return []
         self.conflicts += 1
-        if self.conflicts > MAX_CONFLICT_FINDINGS:
-            return None
-        key = kept[0] if kept else _key_of(text).decode("utf-8", errors="replace")  # type: ignore[union-attr]
-        kept_value = kept[1] if kept else "(unreadable)"
-        copy_value = copy[1] if copy else "(unreadable)"
-        what = "value" if kept and copy and kept[1] != copy[1] else "metadata or event type"
-        kept_source = (source[0], self.logging_rank.get(source[0], -1))
-        return RANK_COPIES_CONFLICT.at(
-            self.path, line,
-            f"{source_name(source)} printed {key} with a different {what} ({copy_value!r}) than "
-            f"{source_name(kept_source)} at line {kept_line} ({kept_value!r}); the logging rank's "
-            "copy is kept")
+        return [found] if self.conflicts <= MAX_CONFLICT_FINDINGS else []
 
     def pending(self) -> int:
         """Copies still waiting for a record of the logging rank (at the end: never printed by it)."""
@@ -194,17 +245,3 @@ def _fingerprint(text: bytes) -> bytes:
     if stop < 0:
         stop = text.find(b"}", start)
     return text[:start] + text[stop:] if stop >= 0 else text[:start]
-
-
-def _comparable(text: str) -> tuple[Any, ...] | None:
-    try:
-        record, _end = _DECODER.raw_decode(text[text.index("{"):])
-    except (ValueError, json.JSONDecodeError, RecursionError):
-        return None
-    if not isinstance(record, dict):
-        return None
-    metadata = record.get("metadata")
-    if isinstance(metadata, dict):
-        metadata = {k: v for k, v in metadata.items() if k not in _IGNORED_METADATA}
-    return (record.get("key"), record.get("value"), record.get("event_type"),
-            json.dumps(metadata, sort_keys=True))

@@ -45,12 +45,12 @@ def validate_record(record: object, line_no: int, path: str) -> Iterator[Union[E
         return
     key = record.get("key")
     if not isinstance(key, str) or not key:
-        shown = "missing" if "key" not in record else f"{_json_type(key)} {key!r}"
+        shown = "missing" if "key" not in record else _described(key)
         yield rules.RECORD_KEY_INVALID.at(path, line_no, f"'key' is {shown}; expected a non-empty string")
         return
     time_ms = record.get("time_ms")
     if isinstance(time_ms, bool) or not isinstance(time_ms, (int, float)) or not math.isfinite(time_ms):
-        shown = "missing" if "time_ms" not in record else f"{_json_type(time_ms)} {time_ms!r}"
+        shown = "missing" if "time_ms" not in record else _described(time_ms)
         yield rules.RECORD_TIME_INVALID.at(path, line_no,
                       f"'time_ms' of {key} is {shown}; expected milliseconds since the epoch as a number")
         return
@@ -109,6 +109,11 @@ def long_line_finding(path: str, line_no: int, length: int, limit: int) -> Findi
         f"up to {limit // 2**20} MiB); it was skipped and any :::MLLOG record on it was "
         "not read. A log line this long is not a record: look for output written without "
         "line ends")
+
+
+def _described(value: object) -> str:
+    """``null``, ``string '12'``, ``number nan``: the JSON type of a value, and the value."""
+    return "null" if value is None else f"{_json_type(value)} {value!r}"
 
 
 def _json_type(value: object) -> str:

@@ -126,3 +126,44 @@ def test_watch_keeps_the_lowest_rank_of_a_job_started_later(tmp_path: Path) -> N
     assert live.reader is not None
     assert sorted(live.reader.stats.kept_sources) == [(1000, 0), (2000, 0)]
     assert not [i for i in items if isinstance(i, Finding)]
+
+
+def _two_ranks(tmp_path: Path) -> list[bytes]:
+    from tool_scripts import load_tool
+    make_raw = load_tool("make_raw")
+    raw = make_raw.make_raw(GOOD.read_bytes(), make_raw.RawOptions(instances=2, noise=False))
+    return raw.splitlines(keepends=True)
+
+
+def _conflicts(tmp_path: Path, lines: list[bytes]) -> list[Finding]:
+    log = tmp_path / "job.log"
+    log.write_bytes(b"".join(lines))
+    return [f for r in check_log(LogRef(str(log)), None) for f in r.findings if f.code == "MLC021"]
+
+
+def test_one_extra_record_on_one_rank_is_one_conflict_that_says_what_differs(tmp_path: Path) -> None:
+    lines = _two_ranks(tmp_path)
+    at = next(i for i, line in enumerate(lines)
+              if line.startswith(b"[1,1]") and b'"epoch_stop"' in line and b'"epoch_num": 3' in line)
+    lines.insert(at + 1, lines[at].replace(b'"epoch_num": 3', b'"epoch_num": 99'))
+    conflicts = _conflicts(tmp_path, lines)
+    assert [f.line for f in conflicts] == [at + 2]
+    assert "printed epoch_stop with metadata epoch_num 99 where rank 0 of job 1 printed epoch_num " \
+        in conflicts[0].message
+
+
+def test_one_missing_record_on_one_rank_is_no_cascade(tmp_path: Path) -> None:
+    lines = _two_ranks(tmp_path)
+    at = next(i for i, line in enumerate(lines)
+              if line.startswith(b"[1,1]") and b'"epoch_start"' in line and b'"epoch_num": 2' in line)
+    del lines[at]
+    assert _conflicts(tmp_path, lines) == []
+
+
+def test_a_bad_record_of_the_logging_rank_is_not_a_cascade_of_conflicts(tmp_path: Path) -> None:
+    lines = _two_ranks(tmp_path)
+    at = next(i for i, line in enumerate(lines)
+              if line.startswith(b"[1,0]") and b'"epoch_stop"' in line and b'"epoch_num": 3' in line)
+    lines[at] = lines[at].replace(b'"time_ms": ', b'"time_ms": null, "t": ')
+    conflicts = _conflicts(tmp_path, lines)
+    assert len(conflicts) <= 1

@@ -188,7 +188,7 @@ def test_raw_output_keeps_the_lowest_rank_even_when_another_rank_prints_first(tm
     found, progress, reason = _watch_file(raw, idle_timeout=2)
     assert reason == "complete"
     conflicts = [f for f in found if f.code == "MLC021"]
-    assert len(conflicts) == 1 and "than rank 0 of job 1" in conflicts[0].message
+    assert len(conflicts) == 1 and "where rank 0 of job 1 printed 0.7 (line 50)" in conflicts[0].message
     assert any("time-to-train 15.00 min" in line for line in progress)
 
 
