@@ -27,6 +27,14 @@ class Printed(NamedTuple):
     text: str
 
 
+def same_record(kept: bytes, copy: bytes) -> bool:
+    """Whether two texts hold the same record but for time and code place (and trailing text)."""
+    kept_record = _parsed(kept.decode("utf-8", "replace"))
+    copy_record = _parsed(copy.decode("utf-8", "replace"))
+    return kept_record is not None and copy_record is not None and \
+        _comparable(kept_record) == _comparable(copy_record)
+
+
 def conflict(path: str, kept: Printed, copy: Printed, key: str) -> Finding | None:
     """MLC021 at the copy's line when the two records differ in more than time and code place."""
     kept_record, copy_record = _parsed(kept.text), _parsed(copy.text)

@@ -249,7 +249,9 @@ class LineReader:
                 before = segment if end is None else segment[end:]
             else:
                 assert source is not None  # untagged records are always kept
-                conflict = self.copies.copy(source, (MARKER + segment).encode("utf-8"), line_no)
+                tag = TAG.search(segment)  # the copy ends where the next record's tag starts
+                copy = segment if tag is None else segment[:tag.start()]
+                conflict = self.copies.copy(source, (MARKER + copy).encode("utf-8"), line_no)
                 if conflict is not None:
                     yield conflict
                 before = segment  # only its last tag matters for the next record

@@ -22,7 +22,7 @@ import re
 from collections import Counter, OrderedDict
 from typing import Any, NamedTuple
 
-from mlcheck.copy_differences import Printed, conflict
+from mlcheck.copy_differences import Printed, conflict, same_record
 from mlcheck.model import Finding
 from mlcheck.rawlog import Source
 
@@ -157,7 +157,7 @@ class RankCopies:
         fingerprint = _fingerprint(text)
         if entry[3] == fingerprint:  # the same record but for its time: the common case
             return
-        if not self._realign(source, fingerprint):
+        if not self._realign(source, fingerprint) and not same_record(entry[0], text):
             self._suspects.append(_Suspect(self._kept_total[source[0]], entry, source, text, line,
                                            fingerprint))
 
