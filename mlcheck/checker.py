@@ -7,7 +7,7 @@ import os
 import re
 from collections import defaultdict
 from dataclasses import dataclass, replace
-from typing import Callable, Iterable, Sequence
+from typing import Callable, Iterable, Mapping, Sequence
 
 from mlcheck.discover import LogRef, discover_all
 from mlcheck.model import Finding, Run
@@ -48,14 +48,17 @@ class RulesetChoice:
 
 
 def check(paths: Sequence[str], ruleset: str | None = None,
-          progress: Progress | None = None) -> CheckResult:
+          progress: Progress | None = None, line_limits: Mapping[str, int] | None = None) -> CheckResult:
     """Check and score every log found under ``paths``.
 
     ``ruleset`` forces a round (``2.0.0``); when None the round is inferred per file.
+    ``line_limits`` reads only the first lines of the logs it names (``mlcheck watch --runs``).
     Raises ``RulesetError`` for an unknown ruleset and ``DiscoveryError`` for a missing path.
     """
     forced = load_ruleset(normalise_version(ruleset)) if ruleset else None
     refs, empty, skipped = discover_all(list(paths))
+    if line_limits:
+        refs = [replace(ref, lines=line_limits.get(ref.path)) for ref in refs]
     run_results: list[RunResult] = []
     refs_by_path = {ref.path: ref for ref in refs}
     for ref in refs:
@@ -79,7 +82,7 @@ def check_log(ref: LogRef, forced: Ruleset | None) -> list[RunResult]:
     """Read one log and judge each run in it."""
     from mlcheck.runs import assign_findings, split_runs
 
-    runs, reading = split_runs(read_mllog(ref.path), ref.path)
+    runs, reading = split_runs(read_mllog(ref.path, lines=ref.lines), ref.path)
     by_run = assign_findings(runs, reading)
     if not runs:
         return [_unread_log(ref, forced, by_run.get(0, []))]

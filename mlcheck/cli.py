@@ -10,7 +10,7 @@ from __future__ import annotations
 import os
 import sys
 from collections import Counter
-from typing import TYPE_CHECKING, Callable, Sequence
+from typing import TYPE_CHECKING, Callable, Mapping, Sequence
 
 import click
 
@@ -88,11 +88,11 @@ def _gate_options(command: Callable[..., None]) -> Callable[..., None]:
     return command
 
 
-def _checked(paths: Sequence[str], settings: Settings, quiet: bool,
-             verbose: bool) -> tuple[CheckResult, list[str]]:
+def _checked(paths: Sequence[str], settings: Settings, quiet: bool, verbose: bool,
+             line_limits: Mapping[str, int] | None = None) -> tuple[CheckResult, list[str]]:
     """The post-processed result, and the given paths that could not be opened at all."""
     with progress_bar(paths, enabled=settings.progress and not quiet) as progress:
-        result = run_check(paths, settings.ruleset, progress)
+        result = run_check(paths, settings.ruleset, progress, line_limits)
     unopenable = unopenable_given(result, paths)
     result = postprocess(result, settings)
     if verbose:
@@ -136,16 +136,22 @@ def check_command(paths: tuple[str, ...], ruleset: str | None, config_path: str 
     Exit 0 when no error is found, 1 when one is (with --strict: or a warning), 2 when mlcheck
     could not run. Machine output goes to stdout, the summary and progress to stderr.
     """
-    settings = load_cli_settings(config_path, ruleset=ruleset, strict=strict, exit_zero=exit_zero, select=select,
-                         ignore=ignore, no_progress=no_progress, format=output_format, outputs=outputs,
-                         color=color)
+    settings = load_cli_settings(config_path, ruleset=ruleset, strict=strict, exit_zero=exit_zero,
+                                 select=select, ignore=ignore, no_progress=no_progress,
+                                 format=output_format, outputs=outputs, color=color)
+    check_and_report(benchmark_folders(paths) if whole_folder else paths, settings, quiet, verbose)
+
+
+def check_and_report(paths: Sequence[str], settings: Settings, quiet: bool = False,
+                     verbose: bool = False, line_limits: Mapping[str, int] | None = None) -> None:
+    """What ``check`` does once its options are settings: check, report, exit with its code
+    (``mlcheck watch`` ends with it, reading only the lines it watched)."""
     for spec in settings.outputs:
         try:
             parse_output(spec)
         except ValueError as error:
             raise click.UsageError(str(error)) from None
-    result, unopenable = _checked(benchmark_folders(paths) if whole_folder else paths, settings,
-                                  quiet, verbose)
+    result, unopenable = _checked(paths, settings, quiet, verbose, line_limits)
     refuse_overwriting_inputs([parse_output(spec)[1] for spec in settings.outputs], result,
                               settings.config_path)
     wants_html = settings.format == "html" or any(s.lower().startswith("html:") for s in settings.outputs)

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import os
 import sys
-from typing import TYPE_CHECKING, Any, Sequence
+from typing import TYPE_CHECKING, Any, Mapping, Sequence
 
 import click
 
@@ -44,10 +44,11 @@ def refuse_overwriting_inputs(paths: Sequence[str], result: CheckResult,
         sys.exit(EXIT_ERROR)
 
 
-def run_check(paths: Sequence[str], ruleset: str | None, progress: Progress | None = None) -> CheckResult:
+def run_check(paths: Sequence[str], ruleset: str | None, progress: Progress | None = None,
+              line_limits: Mapping[str, int] | None = None) -> CheckResult:
     """:func:`mlcheck.check`; a bad ruleset or path, or an internal error, exits 2 with one line."""
     try:
-        return check(list(paths), ruleset=ruleset, progress=progress)
+        return check(list(paths), ruleset=ruleset, progress=progress, line_limits=line_limits)
     except (RulesetError, DiscoveryError) as error:
         click.echo(f"mlcheck: error: {error}", err=True)
         sys.exit(EXIT_ERROR)

@@ -6,6 +6,7 @@ pick the exit code (0 clean, 1 findings that fail, 2 mlcheck could not do its jo
 
 from __future__ import annotations
 
+import os
 import sys
 
 import click
@@ -53,6 +54,20 @@ def split_command(raw: str, out_dir: str, start_index: int, force: bool) -> None
     sys.exit(EXIT_FINDINGS if damaged else EXIT_OK)
 
 
+def _unwatchable(log: str) -> str | None:
+    """Why an existing path cannot be followed (a folder, no permission); None when it can, or
+    when it does not exist yet (the job has not started)."""
+    if os.path.isdir(log):
+        return "is a folder; watch follows one log file (mlcheck check reads folders)"
+    if not os.path.exists(log):
+        return None
+    try:
+        with open(log, "rb"):
+            return None
+    except OSError as error:
+        return f"cannot be opened: {error.strerror or error}"
+
+
 @click.command("watch")
 @click.argument("log", metavar="LOG")
 @click.option("--ruleset", "-r", metavar="X.Y.Z", help="Round to judge under. Default: inferred.")
@@ -85,6 +100,10 @@ def watch_command(log: str, ruleset: str | None, fail_fast: bool, runs: int, out
     except RulesetError as error:
         click.echo(f"mlcheck: error: {error}", err=True)
         sys.exit(EXIT_ERROR)
+    problem = _unwatchable(log)
+    if problem is not None:
+        click.echo(f"mlcheck: error: {log}: {problem}", err=True)
+        sys.exit(EXIT_ERROR)
 
     def on_finding(found: Finding) -> None:
         click.echo(_line(found), err=True)
@@ -106,6 +125,14 @@ def watch_command(log: str, ruleset: str | None, fail_fast: bool, runs: int, out
     if outcome.reason == "missing":
         click.echo(f"mlcheck: error: {log} did not appear within --idle-timeout", err=True)
         sys.exit(EXIT_ERROR)
-    from mlcheck.cli import check_command
-    args = [log, "--format", output_format, "--no-progress"] + (["--ruleset", ruleset] if ruleset else [])
-    check_command.main(args=args, prog_name="mlcheck check", standalone_mode=True)
+    if outcome.reason == "idle":
+        ended = f"{outcome.runs_done} of {runs} run{'s' if runs != 1 else ''} stopped"
+        click.echo(f"mlcheck: no new line in {log} for {idle_timeout:g} s (--idle-timeout) after "
+                   f"line {outcome.lines}; {ended}; the report covers what was written", err=True)
+    from mlcheck.cli import check_and_report
+    from mlcheck.cli_common import load_cli_settings
+
+    # The report covers the lines watched: a later run the job has begun is not judged half-way.
+    limits = {log: outcome.lines} if outcome.reason == "complete" else None
+    settings = load_cli_settings(None, ruleset=ruleset, format=output_format, no_progress=True)
+    check_and_report([log], settings, line_limits=limits)

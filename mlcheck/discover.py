@@ -38,6 +38,8 @@ class LogRef:
     walked: bool = False
     """Found by walking a folder the user gave (not named on the command line): only then do
     folder-level checks such as the run count apply."""
+    lines: int | None = None
+    """Read only the first ``lines`` physical lines (a watched log the job goes on writing)."""
 
 
 @dataclass(frozen=True)

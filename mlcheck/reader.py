@@ -19,6 +19,7 @@ import gzip
 import sys
 import zlib
 from functools import partial
+from itertools import islice
 from typing import IO, Iterator, cast
 
 from mlcheck.line_reader import (MARKER, MARKER_BYTES, MAX_LINE_BYTES, AnyItem, LineReader, LogItem,
@@ -50,12 +51,13 @@ def open_log(path: str) -> IO[bytes]:
     return handle
 
 
-def read_mllog(path: str, display: str | None = None) -> Iterator[LogItem]:
+def read_mllog(path: str, display: str | None = None, lines: int | None = None) -> Iterator[LogItem]:
     """Yield the events of a log in order, interleaved with findings about reading problems.
 
-    ``display`` is the path written into findings (the path as the user gave it).
+    ``display`` is the path written into findings (the path as the user gave it); ``lines``
+    stops after that many physical lines (a log that is still being written).
     """
-    return cast(Iterator[LogItem], _read(path, display, keep_text=False))
+    return cast(Iterator[LogItem], _read(path, display, keep_text=False, lines=lines))
 
 
 def read_records(path: str, display: str | None = None) -> Iterator[RawItem]:
@@ -63,7 +65,8 @@ def read_records(path: str, display: str | None = None) -> Iterator[RawItem]:
     return cast(Iterator[RawItem], _read(path, display, keep_text=True))
 
 
-def _read(path: str, display: str | None, keep_text: bool) -> Iterator[AnyItem]:
+def _read(path: str, display: str | None, keep_text: bool,
+          lines: int | None = None) -> Iterator[AnyItem]:
     shown = display or path
     try:
         stream = open_log(path)
@@ -75,13 +78,14 @@ def _read(path: str, display: str | None, keep_text: bool) -> Iterator[AnyItem]:
         note = per_rank_note(path, shown)
         if note is not None:
             yield note
-        yield from _read_stream(stream, shown, keep_text)
+        yield from _read_stream(stream, shown, keep_text, lines)
     finally:
         if stream is not sys.stdin.buffer:
             stream.close()
 
 
-def _read_stream(stream: IO[bytes], path: str, keep_text: bool) -> Iterator[AnyItem]:
+def _read_stream(stream: IO[bytes], path: str, keep_text: bool,
+                 limit: int | None = None) -> Iterator[AnyItem]:
     # The first lines are held back (at most 4000 lines or 64 MiB) to find the logging rank of
     # raw output before any record is judged, and so are the lines from the first record of a job
     # met later (another mpirun); over-long lines are held as their length only.
@@ -89,7 +93,9 @@ def _read_stream(stream: IO[bytes], path: str, keep_text: bool) -> Iterator[AnyI
     ahead_bytes = 0
     reader: LineReader | None = None
     # readline(limit) keeps what is held of one physical line bounded; iter(partial) stays in C.
-    lines = iter(partial(stream.readline, MAX_LINE_BYTES), b"")
+    lines: Iterator[bytes] = iter(partial(stream.readline, MAX_LINE_BYTES), b"")
+    if limit is not None:
+        lines = islice(lines, limit)
     try:
         for raw in lines:
             line: bytes | int = raw

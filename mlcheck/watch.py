@@ -14,6 +14,7 @@ first burst of lines (what is in the file when the watch starts, or the first po
 
 from __future__ import annotations
 
+import os
 import re
 import time
 from dataclasses import dataclass, field
@@ -145,8 +146,8 @@ def watch(path: str, on_finding: FindingSink, on_progress: ProgressSink, forced:
                 if idle_timeout is not None and time.monotonic() - last_data > idle_timeout:
                     rest = follower.rest()
                     take(chain(live.add(rest) if rest else (), live.flush()))
-                    return WatchOutcome("idle" if live.line_no else "missing", state.runs_done,
-                                        live.line_no)
+                    seen = live.line_no or os.path.exists(path)  # (an empty file exists)
+                    return WatchOutcome("idle" if seen else "missing", state.runs_done, live.line_no)
                 if live.pending and live.has_records() and take(live.flush()):
                     return WatchOutcome("complete", state.runs_done, live.line_no)
                 _check_init_clock(state, on_finding)

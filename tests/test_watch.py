@@ -247,3 +247,36 @@ def test_watch_reports_an_over_long_line_and_goes_on(tmp_path: Path) -> None:
     assert outcome.reason == "complete"
     long_lines = [f for f in found if f.code == "MLC014"]
     assert [(f.line, f.path) for f in long_lines] == [(at + 1, str(log))]
+
+
+def test_final_report_covers_only_the_runs_watched(tmp_path: Path) -> None:
+    from click.testing import CliRunner
+
+    from mlcheck.cli import main
+    lines = _lines()
+    log = tmp_path / "two_runs.log"
+    log.write_bytes(b"".join(lines) + b"".join(lines[:len(lines) // 2]))  # run 2 still running
+    outcome = CliRunner().invoke(main, ["watch", str(log), "--runs", "1", "--format", "json",
+                                        "--no-progress", "--idle-timeout", "5"])
+    assert outcome.exit_code == 0, outcome.output
+    report = json.loads(outcome.stdout)
+    assert [(r["index"], r["verdict"]) for r in report["runs"]] == [(0, "pass")]
+    everything = CliRunner().invoke(main, ["check", str(log), "--format", "json"])
+    assert everything.exit_code == 1  # the half-written run, read as a whole file, fails
+
+
+def test_watch_of_a_folder_or_an_empty_file_says_what_it_is(tmp_path: Path) -> None:
+    from click.testing import CliRunner
+
+    from mlcheck.cli import main
+    runner = CliRunner()
+    folder = runner.invoke(main, ["watch", str(tmp_path), "--idle-timeout", "1"])
+    assert folder.exit_code == 2 and "is a folder" in folder.stderr
+    empty = tmp_path / "job.log"
+    empty.write_bytes(b"")
+    idle = runner.invoke(main, ["watch", str(empty), "--idle-timeout", "0.3", "--no-progress"])
+    assert idle.exit_code == 1, idle.output  # the report of an empty log: MLC002
+    assert "no new line in" in idle.stderr and "did not appear" not in idle.stderr
+    assert "MLC002" in idle.stdout
+    missing = runner.invoke(main, ["watch", str(tmp_path / "later.log"), "--idle-timeout", "0.3"])
+    assert missing.exit_code == 2 and "did not appear" in missing.stderr
