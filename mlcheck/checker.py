@@ -23,7 +23,7 @@ from mlcheck.rules.convergence import first_reaching
 from mlcheck.rules.internal import crash_finding
 from mlcheck.rules.package_runs import check_runs, non_compliant, non_compliant_findings
 from mlcheck.rules.rcp_check import rcp_findings
-from mlcheck.rules.selection import RULESET_NOT_INFERRED, UNKNOWN_BENCHMARK
+from mlcheck.rules.selection import BENCHMARK_NOT_ITS_FOLDER, RULESET_NOT_INFERRED, UNKNOWN_BENCHMARK
 from mlcheck.rulesets import (
     SUPPORTED_RULESETS,
     BenchmarkFacts,
@@ -105,6 +105,9 @@ def judge_run(run: Run, ref: LogRef, forced: Ruleset | None, reading: Iterable[F
     if choice.finding is not None:
         findings.append(choice.finding)
     benchmark = run.benchmark or ref.benchmark
+    folder_benchmark = ref.benchmark if ref.system else None  # a benchmark folder of a package
+    if folder_benchmark and benchmark != folder_benchmark:
+        findings.append(_not_its_folder(run, folder_benchmark))
     facts = _facts(choice.ruleset, benchmark)
     if facts is None:
         findings.append(_unknown_benchmark(run, benchmark, choice.ruleset))
@@ -118,7 +121,8 @@ def judge_run(run: Run, ref: LogRef, forced: Ruleset | None, reading: Iterable[F
     duration = run.duration_ms
     return RunResult(
         run=run, path=run.path, index=run.index, org=ref.org or run.org,
-        system=ref.system or run.platform, benchmark=benchmark, division=run.division,
+        system=ref.system or run.platform, benchmark=folder_benchmark or benchmark,
+        division=run.division,
         ruleset=choice.ruleset.version, ruleset_source=choice.source, status=run.status,
         converged=minutes is not None, time_to_train_min=minutes,
         duration_min=None if duration is None else time_to_train_min(0.0, duration),
@@ -143,6 +147,15 @@ def _facts(ruleset: Ruleset, benchmark: str | None) -> BenchmarkFacts | None:
         return ruleset.facts(benchmark)
     except RulesetError:
         return None
+
+
+def _not_its_folder(run: Run, folder_benchmark: str) -> Finding:
+    event = run.first("submission_benchmark")
+    return BENCHMARK_NOT_ITS_FOLDER.at(
+        run.path, event.line if event is not None else run.first_line,
+        f"the log names benchmark {run.benchmark!r} but lies in the {folder_benchmark}/ folder; it "
+        f"is judged as {run.benchmark} and counted with {folder_benchmark}. Move it to its folder "
+        "or correct submission_benchmark", run_index=run.index)
 
 
 def _unknown_benchmark(run: Run, benchmark: str | None, ruleset: Ruleset) -> Finding:

@@ -176,3 +176,19 @@ def test_a_new_report_file_beside_the_package_is_written(tmp_path: Path) -> None
     shutil.copytree(ROOT / "fixtures" / "example" / "Acme", package)
     for _ in range(2):  # the second run overwrites the first run's report: not an input
         assert run_cli("check", str(package), "-o", f"json:{tmp_path / 'report.json'}").exit_code == 0
+
+
+def test_log_naming_another_benchmark_than_its_folder(tmp_path: Path) -> None:
+    package = tmp_path / "Acme"
+    shutil.copytree(ROOT / "fixtures" / "example" / "Acme", package)
+    log = package / "results" / "acme-t8" / "resnet" / "result_0.txt"
+    text = log.read_text("utf-8")
+    log.write_text(text.replace('"key": "submission_benchmark", "value": "resnet"',
+                                '"key": "submission_benchmark", "value": "bert"'), "utf-8")
+    result = check([str(package)])
+    assert [(b.benchmark, len(b.runs)) for b in result.benchmarks] == [("resnet", 5)]
+    found = [f for f in result.all_findings() if f.code == "MLC016"]
+    line = next(i for i, row in enumerate(text.splitlines(), 1) if '"submission_benchmark"' in row)
+    assert [(f.path, f.line) for f in found] == [(str(log), line)]
+    assert "names benchmark 'bert' but lies in the resnet/ folder" in found[0].message
+    assert not [f for f in result.all_findings() if f.code == "MLC502"]

@@ -6,6 +6,11 @@ judged under.
   hyper-parameters) are skipped for the run. Fix: log the round's benchmark name (for example
   ``resnet``, not ``resnet50``) or pick the right round with ``--ruleset``. The official checker
   fails such a log (``submission_benchmark`` check) or crashes looking for a missing rule file.
+- MLC016 benchmark-not-its-folder: inside a package, a log's ``submission_benchmark`` differs
+  from the benchmark folder it is in (``bert`` logged in ``results/<system>/resnet/``). The run is
+  judged by the rules of the benchmark it logs, and counted, scored and RCP-tested with its
+  folder (as the official package checker does). Fix: move the file to its folder, or correct
+  the logged name.
 - MLC012 ruleset-not-inferred: without ``--ruleset``, mlcheck infers the round from the run date
   (the periods between MLCommons result publications) and then from the path (``training-1.1``,
   ``v2.0``). When neither tells, it uses the newest supported round and says so. Fix: pass
@@ -22,4 +27,7 @@ UNKNOWN_BENCHMARK = Rule("MLC011", "unknown-benchmark", Severity.ERROR,
 RULESET_NOT_INFERRED = Rule("MLC012", "ruleset-not-inferred", Severity.WARNING,
                             "the round could not be inferred from the log; a default was used")
 
-RULES = (UNKNOWN_BENCHMARK, RULESET_NOT_INFERRED)
+BENCHMARK_NOT_ITS_FOLDER = Rule("MLC016", "benchmark-not-its-folder", Severity.ERROR,
+                                "the log names another benchmark than its benchmark folder")
+
+RULES = (UNKNOWN_BENCHMARK, BENCHMARK_NOT_ITS_FOLDER, RULESET_NOT_INFERRED)
