@@ -177,9 +177,27 @@ def _coerce(table: Mapping[str, Any], where: str, text: str, problems: list[Find
         value, error = _convert(raw, kind, allowed, from_file)
         if error:
             problems.append(CONFIG_INVALID.at(where, line, f"{label}: {error}; the setting is ignored"))
-        else:
-            values[key] = value
+            continue
+        if key == "outputs":
+            value = _valid_outputs(value, label, where, line, problems)
+        values[key] = value
     return values
+
+
+def _valid_outputs(specs: tuple[str, ...], label: str, where: str, line: int | None,
+                   problems: list[Finding]) -> tuple[str, ...]:
+    """The ``FORMAT:PATH`` entries of an output setting; each other entry is a finding."""
+    choices = "|".join(f for f in FORMATS if f != "auto")
+    kept = []
+    for spec in specs:
+        name, sep, path = spec.partition(":")
+        if sep and path and name.strip().lower() in FORMATS and name.strip().lower() != "auto":
+            kept.append(spec)
+        else:
+            problems.append(CONFIG_INVALID.at(where, line, (
+                f"{label}: {spec!r} is not FORMAT:PATH with FORMAT one of {choices} (e.g. "
+                "sarif:mlcheck.sarif); the entry is ignored")))
+    return tuple(kept)
 
 
 def _convert(raw: Any, kind: str, allowed: tuple[str, ...], from_file: bool) -> tuple[Any, str | None]:
@@ -211,11 +229,10 @@ def _waivers(raw: Any, where: str, text: str, problems: list[Finding]) -> list[W
     for position, entry in enumerate(raw):
         line = _line_of(text, "waivers", position)
         source = f"{where}:{line}" if line else where
-        missing = [k for k in ("code", "path", "reason")
-                   if not isinstance(entry, dict) or not isinstance(entry.get(k), str) or not entry[k].strip()]
-        if missing:
-            problems.append(CONFIG_INVALID.at(where, line, f"waiver {position + 1} lacks {', '.join(missing)} "
-                                              "(code, path glob and a reason are required); it is ignored"))
+        problem = _waiver_problem(entry)
+        if problem:
+            problems.append(CONFIG_INVALID.at(where, line, f"waiver {position + 1}: {problem}; it is "
+                                              "ignored"))
             continue
         expires, error = _date(entry.get("expires"))
         if error:
@@ -224,6 +241,21 @@ def _waivers(raw: Any, where: str, text: str, problems: list[Finding]) -> list[W
         found.append(Waiver(code=entry["code"].strip().upper(), path=entry["path"].strip(),
                             reason=entry["reason"].strip(), source=source, expires=expires))
     return found
+
+
+def _waiver_problem(entry: Any) -> str | None:
+    """What is wrong with a waiver table: a field missing, empty or not a string."""
+    if not isinstance(entry, dict):
+        return f"is a {type(entry).__name__}, not a table"
+    missing = [k for k in ("code", "path", "reason") if k not in entry or entry[k] == ""]
+    if missing:
+        return f"lacks {', '.join(missing)} (code, path glob and a reason are required)"
+    wrong = [f"{k} {entry[k]!r} is not a string (write it like {_EXAMPLES[k]!r})"
+             for k in ("code", "path", "reason") if not isinstance(entry[k], str) or not entry[k].strip()]
+    return "; ".join(wrong) or None
+
+
+_EXAMPLES = {"code": "MLC519", "path": "results/**", "reason": "rerun scheduled"}
 
 
 def _date(raw: Any) -> tuple[dt.date | None, str | None]:

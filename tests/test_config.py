@@ -238,3 +238,18 @@ def test_score_reads_the_config_for_its_json_findings_and_ruleset(failing: Path)
     assert {r["ruleset"] for r in json.loads(out)["runs"]} == {"2.1.0"}
     code, _, err = _cli(["score", "logs", "--config", "missing.toml"], failing)
     assert code == 2 and "missing.toml: no such file" in err
+
+
+def test_bad_output_entry_and_wrongly_typed_waiver_are_findings(tmp_path: Path) -> None:
+    (tmp_path / "logs").mkdir()
+    (tmp_path / "logs" / "result_0.txt").write_text(make_log(), encoding="utf-8")
+    (tmp_path / ".mlcheck.toml").write_text(
+        'output = ["bogus", "json:r.json"]\n\n[[waivers]]\ncode = 519\npath = "logs/**"\nreason = "x"\n',
+        encoding="utf-8")
+    code, out, err = _cli(["check", "logs", "-f", "json"], tmp_path)
+    assert "Usage" not in err
+    found = [(f["line"], f["message"]) for f in json.loads(out)["findings"] if f["code"] == "MLC041"]
+    assert [line for line, _ in found] == [1, 3]
+    assert "'bogus' is not FORMAT:PATH" in found[0][1]
+    assert "code 519 is not a string (write it like 'MLC519')" in found[1][1]
+    assert (tmp_path / "r.json").is_file() and code == 1
