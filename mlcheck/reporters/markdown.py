@@ -8,16 +8,11 @@ from collections import defaultdict
 from mlcheck.model import Finding, Severity
 from mlcheck.results import BenchmarkResult, CheckResult
 from mlcheck.reporters import ReportOptions, relative_path
-from mlcheck.reporters.plain import format_minutes
+from mlcheck.reporters.plain import format_minutes, markdown_cell
 
 _ICON = {Severity.ERROR: "❌", Severity.WARNING: "⚠️", Severity.INFO: "ℹ️"}
 MAX_PLACES = 10
-
-
-def cell(text: str) -> str:
-    """Text safe inside a Markdown table cell (no pipes, no line breaks, no raw HTML)."""
-    return (" ".join(text.split()).replace("\\", "\\\\").replace("|", "\\|")
-            .replace("<", "&lt;").replace(">", "&gt;"))
+MAX_NOTES = 50
 
 
 def _where(found: Finding, root: str) -> str:
@@ -29,7 +24,7 @@ def _rcp(bench: BenchmarkResult) -> str:
     if rcp is None:
         return "—"
     margin = f" ({rcp.margin_pct:+.2f} %)" if rcp.margin_pct is not None else ""
-    return cell(rcp.verdict + margin)
+    return markdown_cell(rcp.verdict + margin)
 
 
 def _score_card(result: CheckResult, root: str) -> list[str]:
@@ -38,9 +33,9 @@ def _score_card(result: CheckResult, root: str) -> list[str]:
     for bench in result.benchmarks:
         score = bench.score
         failing = sum(1 for r in bench.runs if r.verdict == "fail")
-        valid = "✅ " + cell(score.reason) if score.valid else "❌ " + cell(score.reason)
-        lines.append(f"| {cell(bench.benchmark or '?')} | {cell(bench.system or '?')} | "
-                     f"{cell(bench.division or '?')} | {cell(bench.ruleset or '?')} | "
+        valid = "✅ " + markdown_cell(score.reason) if score.valid else "❌ " + markdown_cell(score.reason)
+        lines.append(f"| {markdown_cell(bench.benchmark or '?')} | {markdown_cell(bench.system or '?')} | "
+                     f"{markdown_cell(bench.division or '?')} | {markdown_cell(bench.ruleset or '?')} | "
                      f"{format_minutes(score.score_min)} | {valid} | {len(score.runs_counted)} | "
                      f"{len(score.runs_dropped)} | {failing} of {len(bench.runs)} | {_rcp(bench)} |")
     return lines
@@ -70,15 +65,24 @@ def render_markdown(result: CheckResult, options: ReportOptions) -> str:
             worst = max(f.severity for f in items)
             lines.append(f"- {_ICON[worst]} **{code} {name}** ({len(items)} × {worst.label}):")
             for item in items[:MAX_PLACES]:
-                lines.append(f"  - {_where(item, options.root)}: {cell(item.message)}")
+                lines.append(f"  - {_where(item, options.root)}: {markdown_cell(item.message)}")
             if len(items) > MAX_PLACES:
                 lines.append(f"  - … and {len(items) - MAX_PLACES} more")
         lines.append("")
+    notes = [f for f in found if f.severity is Severity.INFO] \
+        if options.min_severity <= Severity.INFO else []
+    if notes:  # folded: a pull-request comment stays short, nothing is hidden from the reader
+        lines += [f"<details><summary>{len(notes)} note{'s' if len(notes) != 1 else ''}</summary>", ""]
+        lines += [f"- {_where(item, options.root)} **{item.code} {item.name}**: "
+                  f"{markdown_cell(item.message)}" for item in notes[:MAX_NOTES]]
+        if len(notes) > MAX_NOTES:
+            lines.append(f"- … and {len(notes) - MAX_NOTES} more")
+        lines += ["", "</details>", ""]
     if result.waived:
         lines += ["### Waived", "", "| code | where | reason | waiver | expires |", "|---|---|---|---|---|"]
         for waived in result.waived:
             lines.append(f"| {waived.finding.code} | {_where(waived.finding, options.root)} | "
-                         f"{cell(waived.reason)} | `{cell(waived.waiver)}` | {waived.expires or '—'} |")
+                         f"{markdown_cell(waived.reason)} | `{markdown_cell(waived.waiver)}` | {waived.expires or '—'} |")
         lines.append("")
     lines.append("<sub>`mlcheck explain CODE` documents every rule.</sub>")
     return "\n".join(lines) + "\n"

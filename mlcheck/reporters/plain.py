@@ -35,3 +35,9 @@ def printable(text: str) -> str:
     except UnicodeEncodeError:
         return text.encode("utf-8", "surrogatepass").decode("utf-8", "replace")
     return text
+
+
+def markdown_cell(text: str) -> str:
+    """Text safe inside a Markdown table cell (no pipes, no line breaks, no raw HTML)."""
+    return (" ".join(text.split()).replace("\\", "\\\\").replace("|", "\\|")
+            .replace("<", "&lt;").replace(">", "&gt;"))

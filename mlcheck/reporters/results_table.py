@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     from rich.console import Console
 
+from mlcheck.reporters.plain import markdown_cell
 from mlcheck.results import BenchmarkResult, CheckResult
 
 TABLE_FORMATS = ("text", "csv", "markdown", "json")
@@ -121,7 +122,7 @@ def render_markdown(result: CheckResult) -> str:
     header = _header(columns)
 
     def line(cells: list[str]) -> str:
-        return "| " + " | ".join(c.replace("|", "\\|") for c in cells) + " |"
+        return "| " + " | ".join(markdown_cell(c) for c in cells) + " |"
 
     lines = [line(header), "|" + "|".join("---:" if h in columns or h == "accelerators" else "---"
                                           for h in header) + "|"]

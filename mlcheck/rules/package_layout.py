@@ -9,8 +9,9 @@ Rules text: policies submission_rules.adoc §Directory structure (training);
   and then SUCCESS; mlcheck reports it as an error with the closest valid name. Fix: rename the
   folder.
 - MLC507 misnamed-result-file: a benchmark folder holds a log that is not named
-  ``result_<i>.txt``, or the indices are not 0..N-1. The official checker counts only
-  ``result_*.txt`` files. Fix: rename to ``result_0.txt`` ... ``result_<N-1>.txt``.
+  ``result_<i>.txt`` (error: the official checker counts only ``result_*.txt`` files), or the
+  indices are not 0..N-1 (a warning: the count is right, only the numbering is off). Fix: rename
+  to ``result_0.txt`` ... ``result_<N-1>.txt``.
 - MLC508 unknown-file: a file that does not belong in the package (in a benchmark folder anything
   but ``result_<i>.txt``, ``scaling.json``, ``package_checker_params`` and ``power/``; any file
   directly under ``results/`` or ``results/<system>/``). It would be uploaded and published. Fix:
@@ -122,5 +123,6 @@ def _folder_files(path: str, files: tuple[str, ...], folders: tuple[str, ...], e
     if wrong:
         found.append(MISNAMED_RESULT_FILE.at(path, None, (
             f"result file indices {', '.join(map(str, wrong))} fall outside 0..{expected - 1} for a "
-            f"benchmark of {expected} runs"), severity=Severity.WARNING))
+            f"benchmark of {expected} runs; rename the files result_0.txt ... "
+            f"result_{expected - 1}.txt"), severity=Severity.WARNING))
     return found
