@@ -13,6 +13,7 @@ import click
 
 from mlcheck.cli_common import EXIT_ERROR, EXIT_FINDINGS, EXIT_OK
 from mlcheck.model import Finding, Severity
+from mlcheck.rules.reading import GLUED_RECORDS
 from mlcheck.rulesets import RulesetError, load_ruleset, normalise_version
 
 
@@ -43,15 +44,20 @@ def split_command(raw: str, out_dir: str, start_index: int, force: bool) -> None
         click.echo(f"mlcheck: error: {error}", err=True)
         sys.exit(EXIT_ERROR)
     for found in result.findings:
-        click.echo(_line(found), err=True)
+        fixed = " (the files written hold one record per line)" if found.code in _FIXED_BY_SPLIT else ""
+        click.echo(_line(found) + fixed, err=True)
     for path, count in zip(result.written, result.records):
         click.echo(f"{path}: {count} records")
     if not result.written:
         if not any(f.code == "MLC001" for f in result.findings):  # else the finding said why
             click.echo(f"mlcheck: error: no :::MLLOG record in {raw}; nothing written", err=True)
         sys.exit(EXIT_ERROR)
-    damaged = any(f.severity is Severity.ERROR for f in result.findings)
+    damaged = any(f.severity is Severity.ERROR and f.code not in _FIXED_BY_SPLIT for f in result.findings)
     sys.exit(EXIT_FINDINGS if damaged else EXIT_OK)
+
+
+_FIXED_BY_SPLIT = frozenset({GLUED_RECORDS.code})
+"""Errors of the input that the written files no longer have."""
 
 
 def _unwatchable(log: str) -> str | None:

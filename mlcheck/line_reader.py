@@ -16,8 +16,8 @@ from mlcheck.discover import RESULT_FILE
 from mlcheck.model import Event, Finding
 from mlcheck.rank_copies import RankCopies
 from mlcheck.rawlog import ANSI, TAG, Prefix, RawStats, Source, read_prefix
-from mlcheck.record_shape import (long_line_finding, undecodable_record, validate_record,
-                                   well_formed_event)
+from mlcheck.record_shape import (long_line_finding, split_at_markers, undecodable_record,
+                                   validate_record, well_formed_event)
 from mlcheck.rules import raw_output
 from mlcheck.rules import reading as rules
 
@@ -220,7 +220,7 @@ class LineReader:
                 self.stats.trailing_colour_lines += 1
             text = ANSI.sub("", text)
             self.stats.colour_lines += 1
-        segments = text.split(MARKER)
+        segments = split_at_markers(text)
         count = len(segments) - 1
         self.stats.records += count
         if count == 1 and not segments[0]:

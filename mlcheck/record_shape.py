@@ -15,6 +15,9 @@ from mlcheck.rawlog import TAG
 from mlcheck.rules import raw_output
 from mlcheck.rules import reading as rules
 
+_MARKER = ":::MLLOG"
+_DECODER = json.JSONDecoder()
+
 
 _new_event = tuple.__new__
 
@@ -91,8 +94,9 @@ def undecodable_record(path: str, line_no: int, body: str, column: int,
                       "this record is cut (the process stopped while writing it) and the output "
                       "goes on after it; look at the launcher's lines that follow")
     snippet = body[:60] + ("…" if len(body) > 60 else "")
-    return rules.INVALID_JSON.at(path, line_no,
-                  f"invalid JSON at column {column + 1 + error.pos}: {error.msg} in {snippet!r}")
+    where = f"column {column + 1 + error.pos}"
+    what = f"{error.msg} {where}" if error.msg.endswith(" at") else f"{error.msg} at {where}"
+    return rules.INVALID_JSON.at(path, line_no, f"invalid JSON: {what} in {snippet!r}")
 
 
 def _looks_cut(body: str, error: json.JSONDecodeError) -> bool:
@@ -128,3 +132,29 @@ def _json_type(value: object) -> str:
     if isinstance(value, list):
         return "array"
     return "object"
+
+
+def split_at_markers(text: str) -> list[str]:
+    """``text.split(":::MLLOG")``, except at a marker inside the JSON of the record before it (a
+    value that quotes ``:::MLLOG``): the text before the first record, then one part per record."""
+    start = text.find(_MARKER)
+    if start < 0:
+        return [text]
+    parts = [text[:start]]
+    while True:
+        body = start + len(_MARKER)
+        following = text.find(_MARKER, body)
+        if following >= 0:
+            stripped = text[body:].lstrip()
+            try:
+                _record, end = _DECODER.raw_decode(stripped)
+            except (ValueError, RecursionError):
+                end = -1
+            json_end = len(text) - len(stripped) + end
+            if end >= 0 and json_end > following:
+                following = text.find(_MARKER, json_end)
+        if following < 0:
+            parts.append(text[body:])
+            return parts
+        parts.append(text[body:following])
+        start = following

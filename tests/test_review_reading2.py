@@ -167,3 +167,27 @@ def test_a_bad_record_of_the_logging_rank_is_not_a_cascade_of_conflicts(tmp_path
     lines[at] = lines[at].replace(b'"time_ms": ', b'"time_ms": null, "t": ')
     conflicts = _conflicts(tmp_path, lines)
     assert len(conflicts) <= 1
+
+
+QUOTING = (':::MLLOG {"namespace": "", "time_ms": 1652083200000, "event_type": "POINT_IN_TIME", '
+           '"key": "note", "value": "see :::MLLOG docs", "metadata": {"file": "t.py", "lineno": 1}}')
+
+
+def test_a_value_quoting_the_marker_is_one_record(tmp_path: Path) -> None:
+    clean = tmp_path / "result_0.txt"
+    clean.write_text(QUOTING + "\n", encoding="utf-8")
+    from mlcheck.reader import read_mllog
+    items = list(read_mllog(str(clean)))
+    assert [(i.key, i.value) for i in items if not isinstance(i, Finding)] == [("note", "see :::MLLOG docs")]
+    assert [i for i in items if isinstance(i, Finding)] == []
+    raw = tmp_path / "job.log"
+    raw.write_text("[1,0]<stdout>:" + QUOTING + "\n", encoding="utf-8")
+    _split(raw, tmp_path / "out")
+    assert (tmp_path / "out" / "result_0.txt").read_text(encoding="utf-8") == QUOTING + "\n"
+
+
+def test_split_of_glued_records_exits_0_and_says_the_files_are_fixed(tmp_path: Path) -> None:
+    outcome = CliRunner().invoke(main, ["split", str(FIXTURES / "bad" / "glued_records.txt"), "-o",
+                                        str(tmp_path / "out")])
+    assert outcome.exit_code == 0, outcome.output
+    assert "MLC010" in outcome.stderr and "the files written hold one record per line" in outcome.stderr
