@@ -192,3 +192,15 @@ def test_log_naming_another_benchmark_than_its_folder(tmp_path: Path) -> None:
     assert [(f.path, f.line) for f in found] == [(str(log), line)]
     assert "names benchmark 'bert' but lies in the resnet/ folder" in found[0].message
     assert not [f for f in result.all_findings() if f.code == "MLC502"]
+
+
+def test_duplicate_seed_of_two_runs_in_one_file_names_the_line_and_run(tmp_path: Path) -> None:
+    folder = tmp_path / "resnet"
+    folder.mkdir()
+    text = (EXAMPLE_RESNET / "result_0.txt").read_text("utf-8")
+    (folder / "result_0.txt").write_text(text + text, "utf-8")
+    found = [f for f in check([str(folder)]).all_findings() if f.code == "MLC519"]
+    seed_line = next(i for i, row in enumerate(text.splitlines(), 1) if '"key": "seed"' in row)
+    assert len(found) == 1
+    assert f"is also the seed of {folder / 'result_0.txt'}:{seed_line} (run 0 of that file)" \
+        in found[0].message

@@ -105,8 +105,12 @@ def _seeds(runs: Sequence[Run], closed: bool) -> list[Finding]:
             continue
         text = repr(seed.value)
         if text in seen:
+            other = seen[text]
+            other_seed = other.first("seed")
+            where = f"{other.path}:{other_seed.line}" if other_seed is not None else other.path
+            run_no = f" (run {other.index} of that file)" if other.index or other.path == run.path else ""
             found.append(SEED_DUPLICATE.at(run.path, seed.line, (
-                f"seed {seed.value!r} is also the seed of {_label(seen[text])}; each run needs its own"),
+                f"seed {seed.value!r} is also the seed of {where}{run_no}; each run needs its own"),
                 run_index=run.index))
         else:
             seen[text] = run
