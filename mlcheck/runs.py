@@ -3,8 +3,11 @@
 A file usually holds one run. A new run begins when, after a ``run_stop``, the log opens another
 block (``init_start``, ``cache_clear`` or a ``submission_*`` key), when an ``init_start`` or a
 ``cache_clear`` follows a ``run_start`` that never stopped (a run cut off by the next one), or when a
-second ``cache_clear`` or ``submission_benchmark`` comes before any ``run_start`` (a run cut off
-during init). A ``submission_*`` key after a ``run_start`` without ``run_stop`` stays in the run:
+second ``cache_clear`` comes before any ``run_start`` (a run cut off during init). Any other key
+repeated before ``run_start`` stays in the run (every rank logged the ``submission_*`` block, an
+``init_start`` out of order): the duplicate is MLC106/MLC107 or an order finding, as for the
+official checker, which reads a file as one run.
+A ``submission_*`` key after a ``run_start`` without ``run_stop`` stays in the run:
 that is one run written by two processes (e.g. RNN-T training, then evaluation in a new process
 that logs its identity again).
 """
@@ -19,7 +22,7 @@ from mlcheck.model import Evaluation, Event, Finding, Run
 from mlcheck.reader import LogItem
 
 _OPENING_KEYS = frozenset({"init_start", "cache_clear"})
-_REPEAT_OPENS = frozenset({"cache_clear", "submission_benchmark"})
+_REPEAT_OPENS = frozenset({"cache_clear"})
 
 
 def _number(value: object) -> float | None:

@@ -204,3 +204,13 @@ def test_duplicate_seed_of_two_runs_in_one_file_names_the_line_and_run(tmp_path:
     assert len(found) == 1
     assert f"is also the seed of {folder / 'result_0.txt'}:{seed_line} (run 0 of that file)" \
         in found[0].message
+
+
+def test_repeated_submission_block_before_run_start_is_one_run(tmp_path: Path) -> None:
+    lines = (EXAMPLE_RESNET / "result_0.txt").read_text("utf-8").splitlines(keepends=True)
+    at = _line_of(lines, "submission_benchmark")
+    log = tmp_path / "result_0.txt"
+    log.write_text("".join(lines[:at + 1] + [lines[at]] + lines[at + 1:]), "utf-8")
+    result = check([str(log)])
+    assert len(result.runs) == 1 and result.runs[0].verdict == "pass"
+    assert [(f.code, f.line) for f in result.runs[0].findings] == [("MLC107", at + 2)]
