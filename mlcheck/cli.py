@@ -7,6 +7,7 @@ ruleset, internal error).
 
 from __future__ import annotations
 
+import errno
 import os
 import sys
 from collections import Counter
@@ -16,7 +17,7 @@ import click
 
 from mlcheck import __version__
 from mlcheck.cli_common import (EXIT_ERROR, RULESET_HELP, console, load_cli_settings,
-                                refuse_overwriting_inputs, run_check)
+                                pass_broken_pipes, refuse_overwriting_inputs, run_check)
 from mlcheck.config import COLORS, FORMATS, Settings
 from mlcheck.gate import (benchmark_folders, exit_code, fail_level, input_digests, parse_output,
                           postprocess, unopenable_given, write_outputs)
@@ -34,6 +35,7 @@ def _color_console(color: str) -> Console:
     """stdout console: ``never`` and ``always`` beat NO_COLOR and the terminal test; ``auto`` follows them."""
     from rich.console import Console
 
+    pass_broken_pipes()
     if color == "never":
         return Console(highlight=False, no_color=True, color_system=None)
     if color == "always":
@@ -213,12 +215,25 @@ for _command in (score_command, rules_command, explain_command, split_command, w
 
 def run() -> None:
     """Console entry point: :func:`main`, plus exit 2 (not a traceback, not 1) when stdout cannot
-    be written (a full disk, a closed pipe): a CI job must not read that as "findings"."""
+    be written (a full disk, a pipe closed by ``head``, a closed descriptor): a CI job must not
+    read that as "findings". Click's own handling of a closed pipe would exit 1, so click runs in
+    non-standalone mode and its usage errors are shown here."""
+    if sys.stdout is None:  # started with stdout closed (``>&-``)
+        _say("mlcheck: error: cannot write the output: standard output is closed")
+        sys.exit(EXIT_ERROR)
     code: int | str | None = 0
     try:
-        main()
+        main.main(standalone_mode=False)
     except SystemExit as done:
         code = done.code
+        if "PacifyFlushWrapper" in type(sys.stdout).__name__:  # click met a closed pipe: exit 1
+            code = _output_failed(BrokenPipeError(errno.EPIPE, "the reader of the pipe is gone"))
+    except click.ClickException as error:
+        error.show()
+        code = error.exit_code
+    except click.Abort:
+        _say("Aborted!")
+        code = 130
     except OSError as error:
         code = _output_failed(error)
     try:
@@ -228,12 +243,19 @@ def run() -> None:
     sys.exit(code)
 
 
+def _say(text: str) -> None:
+    try:
+        click.echo(text, err=True)
+    except (OSError, AttributeError):  # stderr closed too: the exit code says it
+        pass
+
+
 def _output_failed(error: OSError) -> int:
     # Point stdout at /dev/null so that the interpreter's own flush at exit does not fail again.
     devnull = os.open(os.devnull, os.O_WRONLY)
-    os.dup2(devnull, sys.stdout.fileno())
     try:
-        click.echo(f"mlcheck: error: cannot write the output: {error.strerror or error}", err=True)
-    except OSError:
+        os.dup2(devnull, sys.stdout.fileno())
+    except (OSError, ValueError):
         pass
+    _say(f"mlcheck: error: cannot write the output: {error.strerror or error}")
     return EXIT_ERROR

@@ -30,7 +30,20 @@ RULESET_HELP = (f"Round to judge under ({', '.join(SUPPORTED_RULESETS)}). Defaul
 def console(stderr: bool = False) -> Console:
     from rich.console import Console  # imported when text is drawn: JSON and CI formats skip it
 
+    pass_broken_pipes()
     return Console(stderr=stderr, highlight=False)
+
+
+def pass_broken_pipes() -> None:
+    """Rich turns a closed pipe into exit 1 (the "findings" code); let the error reach
+    :func:`mlcheck.cli.run`, which exits 2."""
+    from rich.console import Console
+
+    Console.on_broken_pipe = _raise_broken_pipe  # type: ignore[method-assign]
+
+
+def _raise_broken_pipe(self: object) -> None:
+    raise BrokenPipeError(32, "the reader of the pipe is gone")
 
 
 def refuse_overwriting_inputs(paths: Sequence[str], result: CheckResult,

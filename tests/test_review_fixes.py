@@ -5,6 +5,7 @@ path, accuracies logged as percentages."""
 from __future__ import annotations
 
 import json
+import os
 import shutil
 import subprocess
 import sys
@@ -214,3 +215,26 @@ def test_repeated_submission_block_before_run_start_is_one_run(tmp_path: Path) -
     result = check([str(log)])
     assert len(result.runs) == 1 and result.runs[0].verdict == "pass"
     assert [(f.code, f.line) for f in result.runs[0].findings] == [("MLC107", at + 2)]
+
+
+@pytest.mark.parametrize("args", [["check", str(EXAMPLE_RESNET), "--no-progress"],
+                                  ["check", str(EXAMPLE_RESNET), "-f", "json"],
+                                  ["score", str(EXAMPLE_RESNET)], ["rules"]])
+def test_closed_pipe_exits_2_not_1(args: list[str]) -> None:
+    """`mlcheck check . | head -1`: the reader is gone. Exit 1 would read as "findings"."""
+    read_end, write_end = os.pipe()
+    os.close(read_end)  # every write fails with EPIPE, deterministically
+    try:
+        done = subprocess.run([sys.executable, "-c", "from mlcheck.cli import run; run()", *args],
+                              stdout=write_end, stderr=subprocess.PIPE, text=True, timeout=60)
+    finally:
+        os.close(write_end)
+    assert done.returncode == 2, done.stderr
+    assert "cannot write the output" in done.stderr and "Traceback" not in done.stderr
+
+
+def test_closed_stdout_exits_2_without_traceback() -> None:
+    done = subprocess.run(["bash", "-c", f'"{sys.executable}" -c "from mlcheck.cli import run; run()" '
+                           f'check "{EXAMPLE_RESNET}" >&-'], capture_output=True, text=True, timeout=60)
+    assert done.returncode == 2, done.stderr
+    assert "standard output is closed" in done.stderr and "Traceback" not in done.stderr
