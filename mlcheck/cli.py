@@ -172,7 +172,8 @@ def check_and_report(paths: Sequence[str], settings: Settings, quiet: bool = Fal
     except OSError as error:
         click.echo(f"mlcheck: error: cannot write a report: {error}", err=True)
         sys.exit(EXIT_ERROR)
-    click.echo(summary_line(result), err=True)
+    if chosen != "github":  # its annotations end with the summary: an Actions log shows both streams
+        click.echo(summary_line(result), err=True)
     sys.exit(exit_code(result, settings, unopenable))
 
 

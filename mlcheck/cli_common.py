@@ -74,8 +74,10 @@ def run_check(paths: Sequence[str], ruleset: str | None, progress: Progress | No
 def load_cli_settings(config_path: str | None, **given: Any) -> Settings:
     """Settings from the given options and the config file; exit 2 for a missing config file,
     a usage error for a --select/--ignore prefix that matches no rule."""
-    if config_path is not None and not os.path.isfile(config_path):
-        click.echo(f"mlcheck: error: --config {config_path}: no such file", err=True)
+    named = (f"--config {config_path}" if config_path is not None
+             else f"MLCHECK_CONFIG={os.environ['MLCHECK_CONFIG']}" if os.environ.get("MLCHECK_CONFIG") else None)
+    if named is not None and not os.path.isfile(config_path or os.environ["MLCHECK_CONFIG"]):
+        click.echo(f"mlcheck: error: {named}: no such file", err=True)
         sys.exit(EXIT_ERROR)
     if given.pop("no_progress", False):
         given["progress"] = False

@@ -101,25 +101,36 @@ def load_settings(cli: Mapping[str, Any], cwd: str | None = None,
     environ = os.environ if environ is None else environ
     cwd = cwd or os.getcwd()
     explicit = config or environ.get("MLCHECK_CONFIG")
-    path = Path(explicit) if explicit else find_config(cwd)
+    found = None if explicit else find_config(cwd)
+    # A config found by the search is shown relative to the working folder (reports must not
+    # depend on where the checkout lies); one given explicitly keeps the spelling given.
+    path = Path(explicit) if explicit else found
+    shown = explicit or (_relative(found, cwd) if found else "")
     values: dict[str, Any] = {}
     problems: list[Finding] = []
     waivers: tuple[Waiver, ...] = ()
     base_dir = cwd
     if path is not None:
-        table, text, error = _load_table(path)
+        table, text, error = _load_table(path, shown)
         if error is not None:
             problems.append(error)
         else:
-            values.update(_coerce(table, str(path), text, problems, from_file=True))
-            waivers = tuple(_waivers(table.get("waivers", []), str(path), text, problems))
+            values.update(_coerce(table, shown, text, problems, from_file=True))
+            waivers = tuple(_waivers(table.get("waivers", []), shown, text, problems))
         base_dir = str(path.resolve().parent)
     env_values = {name.removeprefix("MLCHECK_").lower(): value for name, value in environ.items()
                   if name.startswith("MLCHECK_") and name not in ("MLCHECK_CONFIG",)}
     values.update(_coerce(env_values, "environment", "", problems, from_file=False))
     values.update({key: value for key, value in cli.items() if value not in (None, ())})
-    return Settings(**values, waivers=waivers, config_path=str(path) if path else None,
+    return Settings(**values, waivers=waivers, config_path=shown or None,
                     base_dir=base_dir, problems=tuple(problems))
+
+
+def _relative(path: Path, cwd: str) -> str:
+    try:
+        return os.path.relpath(path, cwd)
+    except ValueError:  # another drive on Windows
+        return str(path)
 
 
 def _read(path: Path) -> str:
@@ -129,24 +140,24 @@ def _read(path: Path) -> str:
         return ""
 
 
-def _load_table(path: Path) -> tuple[dict[str, Any], str, Finding | None]:
+def _load_table(path: Path, shown: str) -> tuple[dict[str, Any], str, Finding | None]:
     if _TOML_LOADS is None:
-        return {}, "", CONFIG_INVALID.at(str(path), None, "reading a config file on Python 3.10 needs "
+        return {}, "", CONFIG_INVALID.at(shown, None, "reading a config file on Python 3.10 needs "
                                          "the tomli package (pip install tomli); the file is ignored")
     try:
         text = path.read_text(encoding="utf-8")
         data = _TOML_LOADS(text)
     except (OSError, UnicodeDecodeError) as error:
-        return {}, "", CONFIG_INVALID.at(str(path), None, f"cannot read the config file: {error}")
+        return {}, "", CONFIG_INVALID.at(shown, None, f"cannot read the config file: {error}")
     except _TOML_ERROR as error:
         match = re.search(r"line (\d+)", str(error))
-        return {}, "", CONFIG_INVALID.at(str(path), int(match.group(1)) if match else None,
+        return {}, "", CONFIG_INVALID.at(shown, int(match.group(1)) if match else None,
                                          f"not valid TOML: {error}; the file is ignored")
     if path.name == "pyproject.toml" or set(data) == {"tool"}:  # a .mlcheck.toml may use [tool.mlcheck] too
         tool = data.get("tool", {})
         data = tool.get("mlcheck", {}) if isinstance(tool, dict) else {}
     if not isinstance(data, dict):
-        return {}, text, CONFIG_INVALID.at(str(path), None, "[tool.mlcheck] must be a table")
+        return {}, text, CONFIG_INVALID.at(shown, None, "[tool.mlcheck] must be a table")
     return data, text, None
 
 
@@ -180,8 +191,28 @@ def _coerce(table: Mapping[str, Any], where: str, text: str, problems: list[Find
             continue
         if key == "outputs":
             value = _valid_outputs(value, label, where, line, problems)
+        elif key in ("select", "ignore"):
+            value = _valid_prefixes(value, label, where, line, problems)
         values[key] = value
     return values
+
+
+def _valid_prefixes(prefixes: tuple[str, ...], label: str, where: str, line: int | None,
+                    problems: list[Finding]) -> tuple[str, ...]:
+    """The code prefixes that match a rule; each other one is a finding (as ``--select`` exits 2)."""
+    from mlcheck.rules import all_rules
+    from mlcheck.selection_filter import normalise_prefixes
+
+    codes = [rule.code for rule in all_rules()]
+    kept = []
+    for prefix in normalise_prefixes(prefixes):
+        if any(code.startswith(prefix) for code in codes):
+            kept.append(prefix)
+        else:
+            problems.append(CONFIG_INVALID.at(where, line, (
+                f"{label}: {prefix!r} matches no rule code (`mlcheck rules` lists them, e.g. MLC3 or "
+                "MLC301); the entry is ignored")))
+    return tuple(kept)
 
 
 def _valid_outputs(specs: tuple[str, ...], label: str, where: str, line: int | None,

@@ -139,7 +139,7 @@ def _walk(top: str, skipped: list[tuple[str, str]] | None = None) -> list[LogRef
         dirs[:] = sorted(d for d in dirs if not d.startswith(".") and d not in _NOT_LOGS)
         rank = _RANK_DIR.match(os.path.basename(root))
         for name in files:
-            path = os.path.join(root, name)
+            path = os.path.normpath(os.path.join(root, name))  # "./x" and "x": one spelling
             kind = _special_kind(path)
             if kind is not None:
                 if skipped is not None:

@@ -32,13 +32,13 @@ def olympic_score(times: Sequence[float | None], facts: BenchmarkFacts,
     ranked = sorted(range(len(times)), key=lambda i: (math.inf if times[i] is None else times[i], i))
     low, high = facts.drop_fastest, facts.drop_slowest
     if len(times) <= low + high:
-        return Score(None, False, f"{len(times)} runs; {facts.name} needs {required}, of which "
+        return Score(None, False, f"{_runs(len(times))}; {facts.name} needs {required}, of which "
                      f"{low + high} are dropped", scaling_factor=scaling_factor)
     kept = ranked[low:len(ranked) - high]
     dropped = tuple(sorted(ranked[:low] + ranked[len(ranked) - high:]))
     reasons = []
     if len(times) != required:
-        reasons.append(f"{len(times)} runs found; the round requires {required}")
+        reasons.append(f"{_runs(len(times))} found; the round requires {required}")
     if len(failed) > facts.max_non_converged:
         reasons.append(f"{len(failed)} runs did not converge; at most {facts.max_non_converged} may")
     kept_times = [times[i] for i in kept]
@@ -85,3 +85,7 @@ def folder_score(times: Sequence[float | None], compliant: Sequence[bool], facts
     score = Score(official.score_min, False, reason, official.runs_counted, official.runs_dropped,
                   official.scaling_factor, official.unscaled_min)
     return score, official
+
+
+def _runs(count: int) -> str:
+    return f"{count} run{'s' if count != 1 else ''}"

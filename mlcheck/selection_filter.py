@@ -14,6 +14,9 @@ from mlcheck.results import CheckResult
 
 FindingTest = Callable[[Finding], bool]
 
+ALWAYS_SHOWN = frozenset({"MLC041"})
+"""A setting that could not be read changes what is checked: it shows whatever ``select`` says."""
+
 
 def partition_findings(result: CheckResult, keep: FindingTest) -> tuple[CheckResult, tuple[Finding, ...]]:
     """A copy of ``result`` holding only the findings for which ``keep`` is true, and the others.
@@ -62,6 +65,8 @@ def select_findings(result: CheckResult, select: Sequence[str] = (),
         return result
 
     def keep(found: Finding) -> bool:
+        if found.code in ALWAYS_SHOWN:
+            return found.code not in dropped  # only dropped when named in full
         if chosen and not code_matches(found.code, chosen):
             return False
         return not code_matches(found.code, dropped)

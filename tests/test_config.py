@@ -93,7 +93,7 @@ def test_waiver_turns_exit_1_into_0_and_lists_the_waived_finding(failing: Path) 
     waived = {w["code"]: w for w in report["waived"]}
     assert waived["MLC102"]["path"] == "logs/result_0.txt" and waived["MLC102"]["line"] == 18
     assert waived["MLC102"]["reason"].startswith("run lost") and waived["MLC102"]["expires"] == "2999-12-31"
-    assert waived["MLC102"]["waiver"] == f"{failing / 'pyproject.toml'}:7"
+    assert waived["MLC102"]["waiver"] == "pyproject.toml:7"  # relative: reports do not depend on the checkout place
     assert report["summary"]["verdict"] == "pass"
     code, out, _ = _cli(["check", "logs", "-f", "markdown"], failing)
     assert code == 0 and "### Waived" in out and "MLC102" in out
@@ -119,7 +119,7 @@ def test_unused_waiver_is_a_warning_that_fails_under_strict(tmp_path: Path) -> N
     code, out, _ = _cli(["check", "logs/result_0.txt", "-f", "json"], tmp_path)
     unused = [f for f in json.loads(out)["findings"] if f["code"] == "MLC040"]
     assert code == 0 and len(unused) == 1 and unused[0]["line"] == 1
-    assert unused[0]["path"] == str(tmp_path / ".mlcheck.toml")
+    assert unused[0]["path"] == ".mlcheck.toml"
     assert _cli(["check", "logs/result_0.txt", "--strict"], tmp_path)[0] == 1
 
 
@@ -253,3 +253,41 @@ def test_bad_output_entry_and_wrongly_typed_waiver_are_findings(tmp_path: Path) 
     assert "'bogus' is not FORMAT:PATH" in found[0][1]
     assert "code 519 is not a string (write it like 'MLC519')" in found[1][1]
     assert (tmp_path / "r.json").is_file() and code == 1
+
+
+def test_select_never_hides_a_setting_that_failed(failing: Path) -> None:
+    (failing / ".mlcheck.toml").write_text('strict = 1\n', encoding="utf-8")
+    code, out, _ = _cli(["check", "logs", "-f", "json", "--select", "MLC102"], failing)
+    assert {f["code"] for f in json.loads(out)["findings"]} >= {"MLC041"}
+    assert code == 1
+    code, out, _ = _cli(["check", "logs", "-f", "json", "--ignore", "MLC041,MLC102"], failing)
+    assert "MLC041" not in {f["code"] for f in json.loads(out)["findings"]}  # named in full: dropped
+
+
+def test_prefix_typo_in_environment_is_a_finding(failing: Path) -> None:
+    code, out, _ = _cli(["check", "logs", "-f", "json"], failing, env={"MLCHECK_IGNORE": "MLCX99,MLC1"})
+    found = [f for f in json.loads(out)["findings"] if f["code"] == "MLC041"]
+    assert len(found) == 1 and "'MLCX99' matches no rule code" in found[0]["message"]
+    assert "MLC102" not in {f["code"] for r in json.loads(out)["runs"] for f in r["findings"]}
+
+
+def test_missing_config_named_by_the_environment_exits_2(failing: Path) -> None:
+    code, _, err = _cli(["check", "logs"], failing, env={"MLCHECK_CONFIG": "nope.toml"})
+    assert code == 2 and "MLCHECK_CONFIG=nope.toml: no such file" in err
+
+
+def test_junit_lists_waived_findings_as_skipped(failing: Path) -> None:
+    import xml.etree.ElementTree as ET
+    codes = _error_codes(failing)
+    _write_waivers(failing, codes, expires="2999-12-31")
+    code, out, _ = _cli(["check", "logs", "-f", "junit"], failing)
+    suite = next(s for s in ET.fromstring(out) if s.get("name") == "mlcheck waived")
+    assert suite.get("skipped") == str(len(codes))
+    skipped = [case.find("skipped") for case in suite]
+    assert all(s is not None and "run lost to a cluster outage" in (s.get("message") or "") for s in skipped)
+
+
+def test_github_format_prints_the_summary_once(failing: Path) -> None:
+    code, out, err = _cli(["check", "logs", "-f", "github"], failing)
+    assert out.rstrip().splitlines()[-1].startswith("mlcheck: 1 run")
+    assert "mlcheck: 1 run" not in err

@@ -67,8 +67,7 @@ def test_fifo_given_on_the_command_line_is_read(tmp_path: Path) -> None:
 def test_same_file_under_two_spellings_counts_once(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.chdir(BENCH.parent)
     refs, _ = discover(["resnet/result_0.txt", "./resnet"])
-    assert [r.path for r in refs] == ["resnet/result_0.txt"] + [f"./resnet/result_{i}.txt"
-                                                                 for i in range(1, 5)]
+    assert [r.path for r in refs] == [f"resnet/result_{i}.txt" for i in range(5)]  # one spelling
     result = check(["resnet/result_0.txt", "./resnet"])
     assert len(result.runs) == 5
     codes = {f.code for f in result.all_findings()}
@@ -83,7 +82,7 @@ def test_dot_in_a_benchmark_folder_keeps_the_package_identity(monkeypatch: pytes
     assert (bench.org, bench.system, bench.benchmark) == ("Acme", "acme-t8", "resnet")
     assert bench.system_info is not None
     assert bench.system_info.path == os.path.join("..", "..", "..", "systems", "acme-t8.json")
-    assert sorted(r.path for r in result.runs) == [f"./result_{i}.txt" for i in range(5)]
+    assert sorted(r.path for r in result.runs) == [f"result_{i}.txt" for i in range(5)]
     assert {(r.org, r.system) for r in result.runs} == {("Acme", "acme-t8")}
 
 

@@ -121,11 +121,29 @@ def render_junit(result: CheckResult, options: ReportOptions) -> str:
             if known is not None:
                 _testcase(suite, "mlcheck", known, found, options, counts)
         _close(suite, counts, totals)
+    if result.waived:
+        _waived_suite(root, result, options, totals)
     root.set("tests", str(totals["tests"]))
     root.set("failures", str(totals["failures"]))
     root.set("errors", "0")
     ET.indent(root)
     return '<?xml version="1.0" encoding="utf-8"?>\n' + ET.tostring(root, encoding="unicode") + "\n"
+
+
+def _waived_suite(root: ET.Element, result: CheckResult, options: ReportOptions,
+                  totals: dict[str, int]) -> None:
+    """One skipped testcase per waived finding, with the waiver's reason and place."""
+    suite = _suite(root, "mlcheck waived", {})
+    for waived in result.waived:
+        found = waived.finding
+        case = ET.SubElement(suite, "testcase", classname=relative_path(found.path, options.root),
+                             name=f"{found.code} {found.name}")
+        skipped = ET.SubElement(case, "skipped", message=xml_text(f"waived: {waived.reason}"))
+        expiry = f", expires {waived.expires}" if waived.expires else ""
+        skipped.text = xml_text(f"{_evidence([found], options.root)}\nwaiver: {waived.waiver}{expiry}")
+    count = len(result.waived)
+    _close(suite, {"tests": count, "failures": 0}, totals)
+    suite.set("skipped", str(count))
 
 
 def _close(suite: ET.Element, counts: dict[str, int], totals: dict[str, int]) -> None:

@@ -61,7 +61,7 @@ def check_score(folder: str, facts: BenchmarkFacts, score: Score,
     named = [r for r in runs if SUBMITTED_RESULT_FILE.match(os.path.basename(r.path))]
     if len(runs) != facts.result_files:
         yield WRONG_RUN_COUNT.at(folder, None,
-                                 f"{len(runs)} runs found; training {runs[0].ruleset} {facts.name} requires "
+                                 f"{len(runs)} run{'s' if len(runs) != 1 else ''} found; training {runs[0].ruleset} {facts.name} requires "
                                  f"{facts.result_files} result files")
     elif named and len(named) != len(runs):  # e.g. a result_2.txt.gz beside result_<i>.txt files
         others = ", ".join(sorted(os.path.basename(r.path) for r in runs if r not in named))
