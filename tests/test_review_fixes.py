@@ -238,3 +238,34 @@ def test_closed_stdout_exits_2_without_traceback() -> None:
                            f'check "{EXAMPLE_RESNET}" >&-'], capture_output=True, text=True, timeout=60)
     assert done.returncode == 2, done.stderr
     assert "standard output is closed" in done.stderr and "Traceback" not in done.stderr
+
+
+def _example_with(tmp_path: Path, index: int, old: str, new: str) -> Path:
+    package = tmp_path / "Acme"
+    if not package.exists():
+        shutil.copytree(ROOT / "fixtures" / "example" / "Acme", package)
+    log = package / "results" / "acme-t8" / "resnet" / f"result_{index}.txt"
+    text = log.read_text("utf-8")
+    assert old in text
+    log.write_text(text.replace(old, new, 1), "utf-8")
+    return package
+
+
+def test_nan_eval_is_a_warning_the_official_checker_does_not_share(tmp_path: Path) -> None:
+    text = (EXAMPLE_RESNET / "result_0.txt").read_text("utf-8")
+    first_eval = next(row for row in text.splitlines() if '"key": "eval_accuracy"' in row)
+    value = json.loads(first_eval[len(":::MLLOG "):])["value"]
+    package = _example_with(tmp_path, 0, f'"eval_accuracy", "value": {value}', '"eval_accuracy", "value": NaN')
+    run = next(r for r in check([str(package)]).runs if r.path.endswith("result_0.txt"))
+    found = [f for f in run.findings if f.code == "MLC304"]
+    assert [(f.severity.label, f.official) for f in found] == [("warning", False)]
+    assert run.verdict == "pass" and run.official_verdict == "pass"
+
+
+def test_seed_that_is_not_an_integer_fails_like_the_seed_checker(tmp_path: Path) -> None:
+    text = (EXAMPLE_RESNET / "result_1.txt").read_text("utf-8")
+    seed_row = next(row for row in text.splitlines() if '"key": "seed"' in row)
+    seed = json.loads(seed_row[len(":::MLLOG "):])["value"]
+    package = _example_with(tmp_path, 1, f'"seed", "value": {seed}', '"seed", "value": "abc"')
+    found = [f for f in check([str(package)]).all_findings() if f.code == "MLC522"]
+    assert [(f.line, f.official) for f in found] == [(text.splitlines().index(seed_row) + 1, True)]

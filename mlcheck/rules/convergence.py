@@ -14,7 +14,9 @@ not compare it with ``run_stop``'s status, nor with the time of ``run_stop``.
 - MLC303 run-aborted: ``run_stop`` status is ``aborted``; the run counts as non-converged (at most
   one per benchmark, four for U-Net3D).
 - MLC304 eval-value-invalid: an ``eval_accuracy`` value is not a number (or not a BBOX/SEGM object
-  for Mask R-CNN); the official checker crashes on it.
+  for Mask R-CNN); the official checker crashes on it. A NaN is a warning (``official: false``):
+  the official checker compares it, finds it below the target and goes on; it usually means the
+  model diverged at that eval.
 - MLC305 target-reached-after-run-stop: the first eval that reaches the target is logged after
   ``run_stop``; the clock must stop when the target is reached (§Quality measure).
 - MLC306 open-eval-not-below-one: an open-division run logs evals but none is below 1.0 (for
@@ -24,6 +26,7 @@ not compare it with ``run_stop``'s status, nor with the time of ``run_stop``.
 
 from __future__ import annotations
 
+import math
 from typing import Iterator
 
 from mlcheck.model import Evaluation, Finding, Severity
@@ -86,7 +89,12 @@ def check(ctx: RunContext) -> Iterator[Finding]:
         return
     target = facts.target
     for evaluation in run.evaluations:
-        if target.reached_by(evaluation.value) is None:
+        if target.reached_by(evaluation.value) is None and _not_a_number(evaluation.value):
+            yield ctx.at(EVAL_VALUE_INVALID, evaluation.line,
+                         f"eval_accuracy is {evaluation.value!r}: the model diverged at this eval, or the "
+                         "metric failed (the official checker reads it as below the target)",
+                         severity=Severity.WARNING, official=False)
+        elif target.reached_by(evaluation.value) is None:
             yield ctx.at(EVAL_VALUE_INVALID, evaluation.line,
                          f"eval_accuracy value {evaluation.value!r} cannot be compared with the target "
                          f"({target.text})")
@@ -112,6 +120,10 @@ def check(ctx: RunContext) -> Iterator[Finding]:
                      f"{stop.line}); the clock must stop when the target is reached")
 
 
+def _not_a_number(value: object) -> bool:
+    return isinstance(value, float) and math.isnan(value)
+
+
 def _below_one(value: object, target: Target) -> bool:
     fields = [c.field for c in target.conditions if c.field is not None]
     if fields:
@@ -133,8 +145,13 @@ def _not_reached(ctx: RunContext, target: Target) -> Finding:
                       f"target {target.text} not reached: the run logs no comparable eval_accuracy{claim}")
     hint = ""
     fractions = all(c.value <= 1.0 for c in target.conditions)
-    if fractions and isinstance(best.value, (int, float)) and best.value > 1.0:
-        hint = "; the values look like percentages: log eval_accuracy as a fraction (0.759, not 75.9)"
+    if fractions and isinstance(best.value, (int, float)) and not isinstance(best.value, bool):
+        if math.isinf(best.value):
+            hint = "; an infinite accuracy is not a measurement: check how the metric is computed"
+        elif best.value > 1.0:
+            hint = "; the values look like percentages: log eval_accuracy as a fraction (0.759, not 75.9)"
+        elif best.value == 1.0:
+            hint = "; an accuracy of 1.0 is outside the valid range (the checker requires < 1.0)"
     return ctx.at(TARGET_NOT_REACHED, line,
                   f"target {target.text} not reached: best eval_accuracy {describe_eval(best)}, "
                   f"{run.count('eval_accuracy')} evals{claim}{hint}")

@@ -12,6 +12,9 @@ hyper-parameter is not a valid run).
   fails the folder (the rules make seed logging mandatory from v4.1; the tool checks it for every
   round today). Fix: log the seed with mllog.
 - MLC519 seed-duplicate: two runs of a folder log the same seed. Fix: seed each run differently.
+- MLC522 seed-invalid: a closed-division run logs a seed that ``int()`` cannot read (``"abc"``, a
+  list, null). The package checker's seed checker fails the folder on it. Fix: log the seed as
+  an integer.
 - MLC520 hyperparameters-differ: ``global_batch_size`` or a hyper-parameter (``opt_*``, learning
   rate, warmup, momentum, weight decay, ...) differs between runs of a folder (error in the closed
   division, warning in the open one). Fix: submit runs of one configuration.
@@ -35,12 +38,15 @@ SEED_MISSING = Rule("MLC518", "seed-missing", Severity.ERROR, "a closed-division
                     official=True)
 SEED_DUPLICATE = Rule("MLC519", "seed-duplicate", Severity.ERROR,
                       "two runs of a benchmark folder log the same seed", official=True)
+SEED_INVALID = Rule("MLC522", "seed-invalid", Severity.ERROR, "a closed-division run logs a seed that is "
+                    "not an integer", official=True)
 HYPERPARAMETERS_DIFFER = Rule("MLC520", "hyperparameters-differ", Severity.ERROR,
                               "runs of one benchmark folder use different hyper-parameters")
 NON_COMPLIANT_RUN = Rule("MLC521", "non-compliant-run", Severity.ERROR,
                          "a non-compliant run would be dropped as non-converged by the official tools")
 
-RULES = (SUBMISSION_DIFFERS, SEED_MISSING, SEED_DUPLICATE, HYPERPARAMETERS_DIFFER, NON_COMPLIANT_RUN)
+RULES = (SUBMISSION_DIFFERS, SEED_MISSING, SEED_DUPLICATE, SEED_INVALID, HYPERPARAMETERS_DIFFER,
+         NON_COMPLIANT_RUN)
 
 _SUBMISSION_KEYS = ("submission_org", "submission_division", "submission_platform", "submission_status",
                     "submission_benchmark")
@@ -103,6 +109,10 @@ def _seeds(runs: Sequence[Run], closed: bool) -> list[Finding]:
                 found.append(SEED_MISSING.at(run.path, run.first_line, "the run logs no seed; the "
                                              "package checker requires one per run", run_index=run.index))
             continue
+        if closed and not _reads_as_int(seed.value):
+            found.append(SEED_INVALID.at(run.path, seed.line, (
+                f"seed {seed.value!r} is not an integer: the package checker's seed checker fails "
+                "on it. Log the seed as an integer"), run_index=run.index))
         text = repr(seed.value)
         if text in seen:
             other = seen[text]
@@ -128,3 +138,12 @@ def non_compliant_findings(folder: str, bad: Sequence[RunResult], official_score
         f"{names} break(s) closed-division rules ({', '.join(codes)}): the official tools drop "
         f"{'it' if len(bad) == 1 else 'them'} as non-converged and publish {official}; the rules say "
         "the benchmark result is not valid"))]
+
+
+def _reads_as_int(value: object) -> bool:
+    """Whether the seed checker's ``int(value)`` succeeds."""
+    try:
+        int(value)  # type: ignore[call-overload]
+    except (TypeError, ValueError, OverflowError):
+        return False
+    return True

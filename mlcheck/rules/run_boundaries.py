@@ -7,9 +7,10 @@ A run is scored from ``run_start`` to ``run_stop``; each must appear exactly onc
   EXACTLY_ONE occurrence of 'run_start'".
 - MLC102 run-stop-missing: no ``run_stop`` (the job crashed or the log was cut); the run cannot be
   timed and counts as non-converged.
-- MLC103 run-stop-status-missing: ``run_stop`` has no ``status`` in its metadata (or a status
-  other than ``success`` / ``aborted``). Fix: log ``run_stop`` with
-  ``metadata={'status': 'success'}`` or ``'aborted'``.
+- MLC103 run-stop-status-missing: ``run_stop`` has no ``status`` in its metadata (the official
+  checker fails it too), or a status other than ``success`` / ``aborted`` (``official: false``:
+  that checker only asks for the key, but the summarizer and RCP checker time only ``success``).
+  Fix: log ``run_stop`` with ``metadata={'status': 'success'}`` or ``'aborted'``.
 - MLC104 run-boundary-repeated: ``run_start`` or ``run_stop`` appears more than once; the official
   checker requires exactly one and scores from the first (it only warns when all copies have the
   same value, so ``official`` is true only for differing copies).
