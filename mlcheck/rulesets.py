@@ -66,6 +66,18 @@ class Target:
 
 
 @dataclass(frozen=True)
+class EvalCadence:
+    """How often a closed run must evaluate: a fixed interval (``every``, in ``unit``) or a
+    formula of the global batch size (``bert``)."""
+
+    unit: str
+    every: float | None
+    formula: str | None
+    text: str
+    source: str
+
+
+@dataclass(frozen=True)
 class BenchmarkFacts:
     """What a round says about one benchmark."""
 
@@ -77,6 +89,7 @@ class BenchmarkFacts:
     drop_slowest: int
     max_non_converged: int
     source: str
+    eval_cadence: EvalCadence | None = None
 
 
 @dataclass(frozen=True)
@@ -101,6 +114,13 @@ class Ruleset:
             valid = ", ".join(sorted(self.benchmarks))
             raise RulesetError(f"{benchmark!r} is not a benchmark of training {self.version}; "
                                f"valid benchmarks: {valid}") from None
+
+
+def _cadence(raw: dict[str, Any] | None) -> EvalCadence | None:
+    if raw is None:
+        return None
+    return EvalCadence(unit=raw["unit"], every=raw.get("every"), formula=raw.get("formula"),
+                       text=raw["text"], source=raw["source"])
 
 
 def _schema() -> dict[str, Any]:
@@ -149,7 +169,7 @@ def _build(data: Mapping[str, Any]) -> Ruleset:
             drop_fastest=own.get("drop_fastest", scoring["drop_fastest"]),
             drop_slowest=own.get("drop_slowest", scoring["drop_slowest"]),
             max_non_converged=own.get("max_non_converged", scoring["max_non_converged"]),
-            source=raw["source"])
+            source=raw["source"], eval_cadence=_cadence(raw.get("eval_cadence")))
     return Ruleset(
         version=data["ruleset"], round=data["round"],
         first_run_date=dt.date.fromisoformat(data["period"]["first_run_date"]),

@@ -6,7 +6,8 @@ from types import ModuleType
 from typing import Callable, Iterable
 
 from mlcheck.model import Finding
-from mlcheck.rules import convergence, internal, package, reading, run_boundaries, selection, timing
+from mlcheck.rules import convergence, eval_cadence, internal, package, reading, run_boundaries
+from mlcheck.rules import selection, timing
 from mlcheck.rules import config_rules, raw_output
 from mlcheck.rules import hyperparameters, required_keys, weight_init
 from mlcheck.rules import package_layout, package_runs, package_system, rcp_check
@@ -18,7 +19,7 @@ RunCheck = Callable[[RunContext], Iterable[Finding]]
 RULE_MODULES: tuple[ModuleType, ...] = (internal, reading, raw_output, selection, config_rules,
                                         run_boundaries, required_keys,
                                         hyperparameters, weight_init,
-                                        convergence, timing, package, package_layout,
+                                        convergence, eval_cadence, timing, package, package_layout,
                                         package_system, package_runs, rcp_check)
 
 #: The checks that look at one run.
@@ -28,6 +29,7 @@ RUN_CHECKS: tuple[tuple[str, RunCheck], ...] = (
     ("hyperparameters", hyperparameters.check),
     ("weight_init", weight_init.check),
     ("convergence", convergence.check),
+    ("eval_cadence", eval_cadence.check),
     ("timing", timing.check),
 )
 
