@@ -15,7 +15,7 @@ import re
 import importlib
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Callable, Mapping
+from typing import Any, Callable, Iterable, Mapping
 
 from mlcheck.model import Finding
 from mlcheck.rules.config_rules import CONFIG_INVALID
@@ -204,30 +204,34 @@ def _valid_prefixes(prefixes: tuple[str, ...], label: str, where: str, line: int
     from mlcheck.selection_filter import normalise_prefixes
 
     codes = [rule.code for rule in all_rules()]
-    kept = []
-    for prefix in normalise_prefixes(prefixes):
-        if any(code.startswith(prefix) for code in codes):
-            kept.append(prefix)
-        else:
-            problems.append(CONFIG_INVALID.at(where, line, (
-                f"{label}: {prefix!r} matches no rule code (`mlcheck rules` lists them, e.g. MLC3 or "
-                "MLC301); the entry is ignored")))
-    return tuple(kept)
+    return _valid_entries(normalise_prefixes(prefixes), lambda p: any(c.startswith(p) for c in codes),
+                          "matches no rule code (`mlcheck rules` lists them, e.g. MLC3 or MLC301)",
+                          label, where, line, problems)
 
 
 def _valid_outputs(specs: tuple[str, ...], label: str, where: str, line: int | None,
                    problems: list[Finding]) -> tuple[str, ...]:
     """The ``FORMAT:PATH`` entries of an output setting; each other entry is a finding."""
     choices = "|".join(f for f in FORMATS if f != "auto")
+    return _valid_entries(specs, _is_output_spec,
+                          f"is not FORMAT:PATH with FORMAT one of {choices} (e.g. sarif:mlcheck.sarif)",
+                          label, where, line, problems)
+
+
+def _is_output_spec(spec: str) -> bool:
+    name, sep, path = spec.partition(":")
+    return bool(sep and path) and name.strip().lower() in FORMATS and name.strip().lower() != "auto"
+
+
+def _valid_entries(entries: Iterable[str], valid: Callable[[str], bool], why: str, label: str,
+                   where: str, line: int | None, problems: list[Finding]) -> tuple[str, ...]:
+    """The entries of a list setting that are ``valid``; each other one is an MLC041 finding."""
     kept = []
-    for spec in specs:
-        name, sep, path = spec.partition(":")
-        if sep and path and name.strip().lower() in FORMATS and name.strip().lower() != "auto":
-            kept.append(spec)
+    for entry in entries:
+        if valid(entry):
+            kept.append(entry)
         else:
-            problems.append(CONFIG_INVALID.at(where, line, (
-                f"{label}: {spec!r} is not FORMAT:PATH with FORMAT one of {choices} (e.g. "
-                "sarif:mlcheck.sarif); the entry is ignored")))
+            problems.append(CONFIG_INVALID.at(where, line, f"{label}: {entry!r} {why}; the entry is ignored"))
     return tuple(kept)
 
 
