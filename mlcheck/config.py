@@ -9,7 +9,6 @@ never stops mlcheck: it becomes an MLC041 finding and is ignored.
 from __future__ import annotations
 
 import dataclasses
-import datetime as dt
 import os
 import re
 import importlib
@@ -19,6 +18,7 @@ from typing import Any, Callable, Iterable, Mapping
 
 from mlcheck.model import Finding
 from mlcheck.rules.config_rules import CONFIG_INVALID
+from mlcheck.waiver_table import Waiver, line_of, read_waivers
 
 FORMATS = ("auto", "text", "json", "sarif", "junit", "github", "markdown", "html")
 COLORS = ("auto", "always", "never")
@@ -37,18 +37,6 @@ def _toml_reader() -> tuple[Callable[[str], dict[str, Any]] | None, type[Excepti
 
 
 _TOML_LOADS, _TOML_ERROR = _toml_reader()
-
-
-@dataclass(frozen=True)
-class Waiver:
-    """Findings of ``code`` (a code or prefix) under paths matching ``path`` are waived."""
-
-    code: str
-    path: str
-    reason: str
-    source: str
-    """``config-file:line`` where the waiver is written."""
-    expires: dt.date | None = None
 
 
 @dataclass(frozen=True)
@@ -116,7 +104,7 @@ def load_settings(cli: Mapping[str, Any], cwd: str | None = None,
             problems.append(error)
         else:
             values.update(_coerce(table, shown, text, problems, from_file=True))
-            waivers = tuple(_waivers(table.get("waivers", []), shown, text, problems))
+            waivers = tuple(read_waivers(table.get("waivers", []), shown, text, problems))
         base_dir = str(path.resolve().parent)
     env_values = {name.removeprefix("MLCHECK_").lower(): value for name, value in environ.items()
                   if name.startswith("MLCHECK_") and name not in ("MLCHECK_CONFIG",)}
@@ -161,15 +149,6 @@ def _load_table(path: Path, shown: str) -> tuple[dict[str, Any], str, Finding | 
     return data, text, None
 
 
-def _line_of(text: str, key: str, nth: int = 0) -> int | None:
-    pattern = re.compile(rf"^[ \t]*(\[\[\s*(tool\.mlcheck\.)?{re.escape(key)}\s*\]\]|{re.escape(key)}\s*=)", re.M)
-    matches = list(pattern.finditer(text))
-    if not matches:
-        return None
-    match = matches[min(nth, len(matches) - 1)]
-    return text.count("\n", 0, match.start()) + 1
-
-
 def _coerce(table: Mapping[str, Any], where: str, text: str, problems: list[Finding],
             from_file: bool) -> dict[str, Any]:
     values: dict[str, Any] = {}
@@ -178,7 +157,7 @@ def _coerce(table: Mapping[str, Any], where: str, text: str, problems: list[Find
             continue
         key = _ALIASES.get(raw_key, raw_key.replace("-", "_"))
         label = raw_key if from_file else f"MLCHECK_{raw_key.upper()}"
-        line = _line_of(text, raw_key) if from_file else None
+        line = line_of(text, raw_key) if from_file else None
         if key not in _SCALARS:
             known = ", ".join(sorted(set(_SCALARS) | {"waivers"}))
             if from_file:
@@ -253,59 +232,6 @@ def _convert(raw: Any, kind: str, allowed: tuple[str, ...], from_file: bool) -> 
     if allowed and raw not in allowed:
         return None, f"{raw!r} is not one of {', '.join(allowed)}"
     return raw, None
-
-
-def _waivers(raw: Any, where: str, text: str, problems: list[Finding]) -> list[Waiver]:
-    if not isinstance(raw, list):
-        problems.append(CONFIG_INVALID.at(where, _line_of(text, "waivers"),
-                                          "waivers must be an array of tables ([[tool.mlcheck.waivers]])"))
-        return []
-    found: list[Waiver] = []
-    for position, entry in enumerate(raw):
-        line = _line_of(text, "waivers", position)
-        source = f"{where}:{line}" if line else where
-        problem = _waiver_problem(entry)
-        if problem:
-            problems.append(CONFIG_INVALID.at(where, line, f"waiver {position + 1}: {problem}; it is "
-                                              "ignored"))
-            continue
-        expires, error = _date(entry.get("expires"))
-        if error:
-            problems.append(CONFIG_INVALID.at(where, line, f"waiver {position + 1}: {error}; it is ignored"))
-            continue
-        found.append(Waiver(code=entry["code"].strip().upper(), path=entry["path"].strip(),
-                            reason=entry["reason"].strip(), source=source, expires=expires))
-    return found
-
-
-def _waiver_problem(entry: Any) -> str | None:
-    """What is wrong with a waiver table: a field missing, empty or not a string."""
-    if not isinstance(entry, dict):
-        return f"is a {type(entry).__name__}, not a table"
-    missing = [k for k in ("code", "path", "reason") if k not in entry or entry[k] == ""]
-    if missing:
-        return f"lacks {', '.join(missing)} (code, path glob and a reason are required)"
-    wrong = [f"{k} {entry[k]!r} is not a string (write it like {_EXAMPLES[k]!r})"
-             for k in ("code", "path", "reason") if not isinstance(entry[k], str) or not entry[k].strip()]
-    return "; ".join(wrong) or None
-
-
-_EXAMPLES = {"code": "MLC519", "path": "results/**", "reason": "rerun scheduled"}
-
-
-def _date(raw: Any) -> tuple[dt.date | None, str | None]:
-    if raw is None:
-        return None, None
-    if isinstance(raw, dt.datetime):
-        return raw.date(), None
-    if isinstance(raw, dt.date):
-        return raw, None
-    if isinstance(raw, str):
-        try:
-            return dt.date.fromisoformat(raw.strip()), None
-        except ValueError:
-            pass
-    return None, f"expires must be a date (2026-12-31), got {raw!r}"
 
 
 def replace(settings: Settings, **changes: Any) -> Settings:

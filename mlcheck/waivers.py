@@ -15,7 +15,7 @@ import os
 import re
 from typing import Sequence
 
-from mlcheck.config import Waiver
+from mlcheck.waiver_table import Waiver
 from mlcheck.model import Finding
 from mlcheck.results import CheckResult, WaivedFinding
 from mlcheck.rules.base import Rule

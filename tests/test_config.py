@@ -12,7 +12,8 @@ import pytest
 from click.testing import CliRunner
 
 from mlcheck.cli import main
-from mlcheck.config import Waiver, find_config, load_settings
+from mlcheck.config import find_config, load_settings
+from mlcheck.waiver_table import Waiver
 from mlcheck.model import Finding, Severity
 from mlcheck.results import CheckResult
 from mlcheck.selection_filter import select_findings

@@ -1,0 +1,88 @@
+"""The ``[[waivers]]`` tables of a config file: each becomes a :class:`Waiver`, or an MLC041
+finding at its line that says what is wrong with it. (:mod:`mlcheck.waivers` applies them.)"""
+
+from __future__ import annotations
+
+import datetime as dt
+import re
+from dataclasses import dataclass
+from typing import Any
+
+from mlcheck.model import Finding
+from mlcheck.rules.config_rules import CONFIG_INVALID
+
+
+@dataclass(frozen=True)
+class Waiver:
+    """Findings of ``code`` (a code or prefix) under paths matching ``path`` are waived."""
+
+    code: str
+    path: str
+    reason: str
+    source: str
+    """``config-file:line`` where the waiver is written."""
+    expires: dt.date | None = None
+
+
+def line_of(text: str, key: str, nth: int = 0) -> int | None:
+    """The line of the ``nth`` ``key = ...`` or ``[[key]]`` of a config file's text."""
+    pattern = re.compile(rf"^[ \t]*(\[\[\s*(tool\.mlcheck\.)?{re.escape(key)}\s*\]\]|{re.escape(key)}\s*=)", re.M)
+    matches = list(pattern.finditer(text))
+    if not matches:
+        return None
+    match = matches[min(nth, len(matches) - 1)]
+    return text.count("\n", 0, match.start()) + 1
+
+
+def read_waivers(raw: Any, where: str, text: str, problems: list[Finding]) -> list[Waiver]:
+    """The valid waivers of a ``waivers`` array; each invalid one is a finding in ``problems``."""
+    if not isinstance(raw, list):
+        problems.append(CONFIG_INVALID.at(where, line_of(text, "waivers"),
+                                          "waivers must be an array of tables ([[tool.mlcheck.waivers]])"))
+        return []
+    found: list[Waiver] = []
+    for position, entry in enumerate(raw):
+        line = line_of(text, "waivers", position)
+        source = f"{where}:{line}" if line else where
+        problem = _waiver_problem(entry)
+        if problem:
+            problems.append(CONFIG_INVALID.at(where, line, f"waiver {position + 1}: {problem}; it is "
+                                              "ignored"))
+            continue
+        expires, error = _date(entry.get("expires"))
+        if error:
+            problems.append(CONFIG_INVALID.at(where, line, f"waiver {position + 1}: {error}; it is ignored"))
+            continue
+        found.append(Waiver(code=entry["code"].strip().upper(), path=entry["path"].strip(),
+                            reason=entry["reason"].strip(), source=source, expires=expires))
+    return found
+
+
+def _waiver_problem(entry: Any) -> str | None:
+    """What is wrong with a waiver table: a field missing, empty or not a string."""
+    if not isinstance(entry, dict):
+        return f"is a {type(entry).__name__}, not a table"
+    missing = [k for k in ("code", "path", "reason") if k not in entry or entry[k] == ""]
+    if missing:
+        return f"lacks {', '.join(missing)} (code, path glob and a reason are required)"
+    wrong = [f"{k} {entry[k]!r} is not a string (write it like {_EXAMPLES[k]!r})"
+             for k in ("code", "path", "reason") if not isinstance(entry[k], str) or not entry[k].strip()]
+    return "; ".join(wrong) or None
+
+
+_EXAMPLES = {"code": "MLC519", "path": "results/**", "reason": "rerun scheduled"}
+
+
+def _date(raw: Any) -> tuple[dt.date | None, str | None]:
+    if raw is None:
+        return None, None
+    if isinstance(raw, dt.datetime):
+        return raw.date(), None
+    if isinstance(raw, dt.date):
+        return raw, None
+    if isinstance(raw, str):
+        try:
+            return dt.date.fromisoformat(raw.strip()), None
+        except ValueError:
+            pass
+    return None, f"expires must be a date (2026-12-31), got {raw!r}"
