@@ -245,7 +245,11 @@ def _score_group(key: tuple[str, str, str, str], members: list[RunResult],
     findings: list[Finding] = []
     factor: float | None = None
     scaling_path = os.path.join(folder, "scaling.json")
-    if os.path.exists(scaling_path):
+    if os.path.exists(scaling_path) and ruleset is not None and not ruleset.scaling_json:
+        findings.append(package_rules.SCALING_NOT_IN_ROUND.at(scaling_path, None, (
+            f"training {ruleset.version} has no score scaling (it came with v2.0): scaling.json is "
+            "ignored. Remove it, or check the round")))
+    elif os.path.exists(scaling_path):
         document = read_json_document(scaling_path)
         factor, scaling_findings = package_rules.scaling_factor(scaling_path, document.data, document.error)
         findings.extend(scaling_findings)
@@ -261,9 +265,11 @@ def _score_group(key: tuple[str, str, str, str], members: list[RunResult],
         normalise = ruleset is not None and ruleset.normalise_to_rcp and factor is None
         times = [r.time_to_train_min if r.converged else None for r in members]
         score, official = folder_score(times, [not non_compliant(r) for r in members], facts, factor,
-                                       rcp.normalization_factor if normalise and rcp else None)
-        findings.extend(non_compliant_findings(folder, [r for r in members if non_compliant(r)],
-                                               official.score_min if official else None))
+                                       rcp.normalization_factor if normalise and rcp else None,
+                                       [r.official_verdict == "pass" for r in members])
+        if whole_folder:  # (a file named alone: its own findings say it all)
+            findings.extend(non_compliant_findings(folder, [r for r in members if non_compliant(r)],
+                                                   official.score_min if official else score.score_min))
         if whole_folder and rcp is not None:
             findings.extend(package_rules.check_score(folder, facts, score, members))
             findings.extend(rcp_findings(folder, rcp, normalised=normalise,

@@ -63,7 +63,8 @@ class RcpResult:
     verdict: str
     reason: str
     unit: str = "epochs"
-    batch_size: int | None = None
+    batch_size: float | None = None
+    """The submission's global batch size (an integer unless the runs logged a fraction)."""
     reference: str | None = None
     reference_batch_sizes: tuple[int, ...] = ()
     reference_mean: float | None = None

@@ -104,6 +104,7 @@ class Ruleset:
     init_limit_rules: Mapping[str, float]
     init_limit_source: str
     normalise_to_rcp: bool
+    scaling_json: bool
     benchmarks: Mapping[str, BenchmarkFacts]
     checker_of_record: str
 
@@ -178,6 +179,7 @@ def _build(data: Mapping[str, Any]) -> Ruleset:
         init_limit_rules=data["init_limit_min"]["rules"],
         init_limit_source=data["init_limit_min"]["source"],
         normalise_to_rcp=bool(scoring.get("normalise_to_rcp", False)),
+        scaling_json=bool(scoring.get("scaling_json", True)),
         benchmarks=benchmarks, checker_of_record=data["sources"]["checker_of_record"])
 
 

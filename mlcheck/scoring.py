@@ -61,26 +61,29 @@ def _valid_reason(runs: int, failed: int, low: int, high: int) -> str:
 
 
 def folder_score(times: Sequence[float | None], compliant: Sequence[bool], facts: BenchmarkFacts,
-                 committee_factor: float | None = None,
-                 rcp_factor: float | None = None) -> tuple[Score, Score | None]:
+                 committee_factor: float | None = None, rcp_factor: float | None = None,
+                 official_ok: Sequence[bool] | None = None) -> tuple[Score, Score | None]:
     """The benchmark result under the rules, and (when they differ) what the official tools publish.
 
-    A non-compliant run (``compliant`` False) is what the official summarizer drops as "the one
-    non-converged run"; the rules say the result is then not valid. ``committee_factor`` (a
+    A run that breaks the rules (``compliant`` False) makes the result not valid; the official
+    summarizer drops the runs its checker fails (``official_ok`` False; default: the
+    non-compliant ones) as non-converged and publishes the others. ``committee_factor`` (a
     ``scaling.json``) wins over ``rcp_factor`` (the 2.1+ RCP normalisation, applied only above 1).
     Returns ``(score, official)``; ``official`` is None when both agree.
     """
     factor = committee_factor
     if factor is None and rcp_factor is not None and rcp_factor > 1.0:
         factor = rcp_factor
-    official_times = [t if ok else None for t, ok in zip(times, compliant)]
+    kept = compliant if official_ok is None else official_ok
+    official_times = [t if ok else None for t, ok in zip(times, kept)]
     official = olympic_score(official_times, facts, factor)
     bad = [i for i, ok in enumerate(compliant) if not ok]
     if not bad:
-        return official, None
+        return (official, None) if official_times == list(times) else \
+            (olympic_score(times, facts, factor), official)
     published = "no score" if official.score_min is None else f"{official.score_min:.2f} min"
     reason = (f"{len(bad)} run{'s' if len(bad) > 1 else ''} break{'' if len(bad) > 1 else 's'} "
-              "closed-division rules (MLC521), so the result is not valid; the official tools would "
+              "the rules (MLC521), so the result is not valid; the official tools would "
               f"count {'them' if len(bad) > 1 else 'it'} as non-converged and publish {published}")
     score = Score(official.score_min, False, reason, official.runs_counted, official.runs_dropped,
                   official.scaling_factor, official.unscaled_min)

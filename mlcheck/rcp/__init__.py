@@ -3,7 +3,8 @@
 Submission side (``rcp_checker.read_submission_file``): a run's convergence point is the
 ``epoch_num`` (BERT: samples) of the last ``eval_accuracy`` before a ``run_stop`` with status
 ``success``, rounded to 3 decimals; any other run counts as infinitely slow. All runs must log the
-same ``global_batch_size``; more than one non-converged run (U-Net3D: four) fails the test.
+same ``global_batch_size`` (the last one a run logs, as the checker reads them all); more than one
+non-converged run (U-Net3D: four) fails the test.
 The submission mean is the olympic mean (drop 1 + 1, U-Net3D 4 + 4).
 
 Matching (``check_directory``): the RCP of the same batch size, else the interpolation of the two
@@ -79,13 +80,15 @@ def evaluate_rcp(benchmark: str | None, division: str | None, ruleset: str | Non
     return _match(references, batch_size, mean, unit, submission_runs)
 
 
-def _batch_size(value: object) -> int | None:
+def _batch_size(value: object) -> float | None:
+    """The batch size as the record checker compares it: a number, not truncated (4096.5 is
+    interpolated, not read as 4096); an integral float reads as the integer."""
     if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
         return None
-    return int(value)
+    return int(value) if float(value).is_integer() else float(value)
 
 
-def _match(refs: ReferenceSet, batch_size: int, mean: float, unit: str, submission_runs: int) -> RcpResult:
+def _match(refs: ReferenceSet, batch_size: float, mean: float, unit: str, submission_runs: int) -> RcpResult:
     used = refs.used
     exact = next((r for r in used if r.batch_size == batch_size), None)
     if exact is not None:
@@ -120,7 +123,7 @@ def format_amount(value: float) -> str:
     return f"{value:,.0f}" if abs(value) >= 1000 else f"{value:.2f}"
 
 
-def _judge(ref: Reference, sizes: tuple[int, ...], mean: float, unit: str, batch_size: int,
+def _judge(ref: Reference, sizes: tuple[int, ...], mean: float, unit: str, batch_size: float,
            refs: ReferenceSet, how: str) -> RcpResult:
     passed = mean >= ref.min_mean
     margin = (mean / ref.min_mean - 1.0) * 100.0 if ref.min_mean else None
@@ -143,5 +146,7 @@ def rcp_for_runs(benchmark: str | None, division: str | None, ruleset: str | Non
         stop = run.run_stop
         evals = [e for e in run.evaluations if stop is None or e.line <= stop.line]
         last = evals[-1].epoch_num if evals else None
-        points.append(RunConvergence(convergence_point(run.status, last), run.value_of("global_batch_size")))
+        # The record checker reads every global_batch_size line and keeps the last one.
+        sizes = run.occurrences("global_batch_size")
+        points.append(RunConvergence(convergence_point(run.status, last), sizes[-1].value if sizes else None))
     return evaluate_rcp(benchmark, division, ruleset, points, submission_runs)

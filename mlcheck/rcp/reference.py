@@ -123,14 +123,14 @@ def min_acceptable_mean(mean: float, stdev: float, reference_samples: int, submi
     return middle
 
 
-def interpolate(batch_size: int, low: Reference, high: Reference, submission_runs: int) -> Reference:
+def interpolate(batch_size: float, low: Reference, high: Reference, submission_runs: int) -> Reference:
     """A reference at ``batch_size`` between two others: mean and stdev linear in batch size."""
     share = (batch_size - low.batch_size) / (high.batch_size - low.batch_size)
     mean = low.mean + share * (high.mean - low.mean)
     stdev = low.stdev + share * (high.stdev - low.stdev)
     samples = 2 * submission_runs
     return Reference(name=f"interpolated between BS {low.batch_size} and BS {high.batch_size}",
-                     batch_size=batch_size, mean=mean, stdev=stdev, samples=samples,
+                     batch_size=int(batch_size), mean=mean, stdev=stdev, samples=samples,
                      submission_runs=submission_runs)
 
 

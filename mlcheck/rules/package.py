@@ -14,6 +14,9 @@ requires exactly the round's number of ``result_<i>.txt`` files.
 - MLC504 scaling-json-invalid: ``scaling.json`` cannot be read or has no positive numeric
   ``scaling_factor``; the score is left unscaled.
 - MLC505 scaling-applied: a committee ``scaling.json`` was found and multiplied into the score.
+- MLC523 scaling-json-not-in-round: a ``scaling.json`` in a folder of a round before score
+  scaling (v1.0, v1.1: the rules have no "Score scaling" section and the summarizer of record did
+  not read the file). It is ignored. Fix: remove it, or check the round.
 """
 
 from __future__ import annotations
@@ -38,7 +41,11 @@ SCALING_JSON_INVALID = Rule("MLC504", "scaling-json-invalid", Severity.ERROR,
 SCALING_APPLIED = Rule("MLC505", "scaling-applied", Severity.INFO,
                        "a committee scaling.json was applied to the score")
 
-RULES = (NO_LOGS, WRONG_RUN_COUNT, TOO_MANY_NON_CONVERGED, SCALING_JSON_INVALID, SCALING_APPLIED)
+SCALING_NOT_IN_ROUND = Rule("MLC523", "scaling-json-not-in-round", Severity.WARNING,
+                            "scaling.json in a round without score scaling; it is ignored")
+
+RULES = (NO_LOGS, WRONG_RUN_COUNT, TOO_MANY_NON_CONVERGED, SCALING_JSON_INVALID, SCALING_APPLIED,
+         SCALING_NOT_IN_ROUND)
 
 
 def scaling_factor(scaling_path: str, loaded: object, error: str | None) -> tuple[float | None, list[Finding]]:

@@ -18,10 +18,12 @@ hyper-parameter is not a valid run).
 - MLC520 hyperparameters-differ: ``global_batch_size`` or a hyper-parameter (``opt_*``, learning
   rate, warmup, momentum, weight decay, ...) differs between runs of a folder (error in the closed
   division, warning in the open one). Fix: submit runs of one configuration.
-- MLC521 non-compliant-run: a run breaks a closed-division rule (an MLC2xx
-  error). The official tools drop it as "the one non-converged run" and publish the score of the
-  others; the rules say the run is invalid, so the benchmark result is not valid. mlcheck reports
-  both numbers. Fix: rerun with legal hyper-parameters.
+- MLC521 non-compliant-run: a run has an error beyond non-convergence (an illegal
+  hyper-parameter, a missing or conflicting key, init over the limit, the target reached after
+  run_stop, a record the official parser cannot read). The official tools drop a run that fails
+  their checks as non-converged and publish the score of the others (or none); the rules say the
+  run is invalid, so the benchmark result is not valid. mlcheck reports both numbers. Fix: rerun,
+  or fix the logging.
 """
 
 from __future__ import annotations
@@ -60,9 +62,21 @@ def is_hyperparameter(key: str) -> bool:
     return key.startswith(_HP_PREFIXES) or any(word in key for word in _HP_WORDS)
 
 
+NON_CONVERGENCE = frozenset({"MLC102", "MLC301", "MLC302"})
+"""Errors that make a run non-converged (no run_stop, target not reached, aborted), which the
+round tolerates once; any other error makes the run break the rules."""
+
+
+def breaking_codes(result: RunResult) -> list[str]:
+    """The error codes of a run other than non-convergence: why it does not count as a run."""
+    return sorted({f.code for f in result.findings
+                   if f.severity is Severity.ERROR and f.code not in NON_CONVERGENCE})
+
+
 def non_compliant(result: RunResult) -> bool:
-    """A run with an error finding of the closed-division family (MLC2xx)."""
-    return any(f.code.startswith("MLC2") and f.severity is Severity.ERROR for f in result.findings)
+    """A run with an error finding beyond non-convergence (an illegal hyper-parameter, a missing
+    key, init over the limit, a record the official parser cannot read...)."""
+    return bool(breaking_codes(result))
 
 
 def _label(run: Run) -> str:
@@ -132,12 +146,12 @@ def non_compliant_findings(folder: str, bad: Sequence[RunResult], official_score
     if not bad:
         return []
     names = ", ".join(_label(r.run) if r.run else r.path for r in bad)
-    codes = sorted({f.code for r in bad for f in r.findings if f.code.startswith("MLC2")})
+    codes = sorted({code for r in bad for code in breaking_codes(r)})
     official = (f"{official_score:.2f} min" if official_score is not None else "no score")
     return [NON_COMPLIANT_RUN.at(folder, None, (
-        f"{names} break(s) closed-division rules ({', '.join(codes)}): the official tools drop "
-        f"{'it' if len(bad) == 1 else 'them'} as non-converged and publish {official}; the rules say "
-        "the benchmark result is not valid"))]
+        f"{names} break{'s' if len(bad) == 1 else ''} the rules ({', '.join(codes)}): the official "
+        f"tools drop what fails their checks as non-converged and publish {official}; the rules say "
+        "the benchmark result is not valid. Fix the runs or rerun them"))]
 
 
 def _reads_as_int(value: object) -> bool:

@@ -1,0 +1,82 @@
+"""Scoring and RCP defects found by the third user review: runs failing compliance for reasons
+other than MLC2xx, the batch size the record checker reads, fractional batch sizes, and
+scaling.json in rounds before score scaling."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+from conftest import FIXTURES
+from mlcheck import check
+
+ACME = FIXTURES / "example" / "Acme"
+RESNET = Path("results") / "acme-t8" / "resnet"
+
+
+def _package(tmp_path: Path) -> Path:
+    root = tmp_path / "Acme"
+    shutil.copytree(ACME, root)
+    return root
+
+
+def _drop_key(root: Path, index: int, key: str) -> None:
+    log = root / RESNET / f"result_{index}.txt"
+    lines = log.read_text("utf-8").splitlines(keepends=True)
+    log.write_text("".join(row for row in lines if f'"key": "{key}"' not in row), "utf-8")
+
+
+def test_a_run_missing_a_required_key_makes_the_result_invalid(tmp_path: Path) -> None:
+    root = _package(tmp_path)
+    _drop_key(root, 1, "cache_clear")
+    result = check([str(root)])
+    (bench,) = result.benchmarks
+    assert not bench.score.valid and "MLC521" in bench.score.reason
+    found = [f for f in bench.findings if f.code == "MLC521"]
+    assert len(found) == 1 and "(MLC105)" in found[0].message and "publish 15.32 min" in found[0].message
+
+
+def test_two_such_runs_leave_the_official_tools_no_score(tmp_path: Path) -> None:
+    root = _package(tmp_path)
+    for index in (1, 2):
+        _drop_key(root, index, "cache_clear")
+    (bench,) = check([str(root)]).benchmarks
+    assert not bench.score.valid and "publish no score" in bench.score.reason
+
+
+def _set_batch_sizes(root: Path, value: str, also_last: str | None = None) -> None:
+    for log in sorted((root / RESNET).glob("result_*.txt")):
+        lines = log.read_text("utf-8").splitlines(keepends=True)
+        at = next(i for i, row in enumerate(lines) if '"key": "global_batch_size"' in row)
+        old = lines[at].split('"value": ')[1].split(",")[0]
+        lines[at] = lines[at].replace(f'"value": {old}', f'"value": {value}')
+        if also_last is not None:
+            lines.insert(at + 1, lines[at].replace(f'"value": {value}', f'"value": {also_last}'))
+        log.write_text("".join(lines), "utf-8")
+
+
+def test_the_rcp_test_reads_the_last_batch_size_as_the_record_checker(tmp_path: Path) -> None:
+    root = _package(tmp_path)
+    (base,) = check([str(root)]).benchmarks
+    assert base.rcp is not None and base.rcp.verdict == "pass"
+    _set_batch_sizes(root, str(base.rcp.batch_size), also_last="70000")
+    (bench,) = check([str(root)]).benchmarks
+    assert bench.rcp is not None and bench.rcp.batch_size == 70000 and bench.rcp.verdict == "missing"
+
+
+def test_a_fractional_batch_size_is_not_truncated(tmp_path: Path) -> None:
+    root = _package(tmp_path)
+    (base,) = check([str(root)]).benchmarks
+    assert base.rcp is not None and base.rcp.batch_size is not None
+    _set_batch_sizes(root, f"{base.rcp.batch_size}.5")
+    (bench,) = check([str(root)]).benchmarks
+    assert bench.rcp is not None and bench.rcp.batch_size == base.rcp.batch_size + 0.5
+
+
+def test_scaling_json_is_ignored_before_round_2_0(tmp_path: Path, corpus: Path) -> None:
+    folder = tmp_path / "Graphcore" / "results" / "ipu-pod16-TF1" / "resnet"
+    shutil.copytree(corpus / "training-1.1" / "Graphcore" / "results" / "ipu-pod16-TF1" / "resnet", folder)
+    (folder / "scaling.json").write_text('{"scaling_factor": 1.5}', "utf-8")
+    (bench,) = check([str(folder)]).benchmarks
+    assert bench.score.score_min is not None and round(bench.score.score_min, 2) == 28.33
+    assert [f.code for f in bench.findings if f.code.startswith("MLC5")] == ["MLC523"]
