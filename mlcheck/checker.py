@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import datetime as dt
 import os
-import re
 from collections import defaultdict
 from dataclasses import dataclass, replace
 from typing import Callable, Iterable, Mapping, Sequence
@@ -32,10 +31,10 @@ from mlcheck.rulesets import (
     load_ruleset,
     normalise_version,
     ruleset_for_date,
+    ruleset_from_path,
 )
 from mlcheck.scoring import folder_score, time_to_train_min
 
-_PATH_ROUND = re.compile(r"(?:training[-_](?:results[-_])?v?|^v)(\d+\.\d+)(?:\.\d+)?$", re.IGNORECASE)
 
 Progress = Callable[[str], None]
 
@@ -180,7 +179,7 @@ def choose_ruleset(run: Run, ref: LogRef, forced: Ruleset | None) -> RulesetChoi
         if by_date is not None:
             return RulesetChoice(by_date, f"run date {when.isoformat()} falls in the {by_date.round} "
                                  f"period ({by_date.first_run_date} to {by_date.results_published})")
-    hinted = _ruleset_from_path(ref.path)
+    hinted = ruleset_from_path(ref.path)
     if hinted is not None:
         return RulesetChoice(hinted, f"path names round {hinted.round}")
     fallback = load_ruleset(SUPPORTED_RULESETS[-1])
@@ -189,17 +188,6 @@ def choose_ruleset(run: Run, ref: LogRef, forced: Ruleset | None) -> RulesetChoi
         f"the run date and path do not tell the round; judged under {fallback.version}. Pass "
         f"--ruleset ({', '.join(SUPPORTED_RULESETS)}) to choose", run_index=run.index)
     return RulesetChoice(fallback, "default (not inferred)", note)
-
-
-def _ruleset_from_path(path: str) -> Ruleset | None:
-    for part in reversed(os.path.abspath(path).split(os.sep)):
-        match = _PATH_ROUND.search(part)
-        if match:
-            try:
-                return load_ruleset(normalise_version(match.group(1)))
-            except RulesetError:
-                return None
-    return None
 
 
 def score_benchmarks(runs: list[RunResult], refs: dict[str, LogRef]) -> list[BenchmarkResult]:

@@ -19,7 +19,7 @@ from mlcheck.rules.internal import crash_finding
 from mlcheck.rules.reading import FILE_UNREADABLE, NOT_A_REGULAR_FILE
 from mlcheck.rules.package_layout import check_layout
 from mlcheck.rules.package_system import check_logs_against_system, check_system_description
-from mlcheck.rulesets import SUPPORTED_RULESETS, Ruleset, load_ruleset
+from mlcheck.rulesets import SUPPORTED_RULESETS, Ruleset, load_ruleset, ruleset_from_path
 
 
 def _inside(path: str, root: str) -> bool:
@@ -31,8 +31,9 @@ def _round_of(root: str, benchmarks: Sequence[BenchmarkResult], forced: Ruleset 
     if forced is not None:
         return forced
     seen = Counter(b.ruleset for b in benchmarks if b.ruleset and b.folder and _inside(b.folder, root))
-    version = seen.most_common(1)[0][0] if seen else SUPPORTED_RULESETS[-1]
-    return load_ruleset(version)
+    if seen:
+        return load_ruleset(seen.most_common(1)[0][0])
+    return ruleset_from_path(root) or load_ruleset(SUPPORTED_RULESETS[-1])  # no run read: the path
 
 
 def _check_package(root: str, benchmarks: Sequence[BenchmarkResult], forced: Ruleset | None,

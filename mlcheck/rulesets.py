@@ -7,6 +7,8 @@ import datetime as dt
 import json
 import math
 import operator
+import os
+import re
 from dataclasses import dataclass
 from functools import lru_cache
 from importlib import resources
@@ -201,3 +203,17 @@ def _periods() -> dict[str, tuple[dt.date, dt.date]]:
         periods[version] = (dt.date.fromisoformat(period["first_run_date"]),
                             dt.date.fromisoformat(period["results_published"]))
     return periods
+
+_PATH_ROUND = re.compile(r"(?:training[-_](?:results[-_])?v?|^v)(\d+\.\d+)(?:\.\d+)?$", re.IGNORECASE)
+
+
+def ruleset_from_path(path: str) -> Ruleset | None:
+    """The round a path names (``training-1.1``, ``v2.0``), or None."""
+    for part in reversed(os.path.abspath(path).split(os.sep)):
+        match = _PATH_ROUND.search(part)
+        if match:
+            try:
+                return load_ruleset(normalise_version(match.group(1)))
+            except RulesetError:
+                return None
+    return None

@@ -80,3 +80,22 @@ def test_scaling_json_is_ignored_before_round_2_0(tmp_path: Path, corpus: Path) 
     (bench,) = check([str(folder)]).benchmarks
     assert bench.score.score_min is not None and round(bench.score.score_min, 2) == 28.33
     assert [f.code for f in bench.findings if f.code.startswith("MLC5")] == ["MLC523"]
+
+
+def test_a_file_holding_two_runs_is_named_in_the_run_count(tmp_path: Path) -> None:
+    root = _package(tmp_path)
+    log = root / RESNET / "result_2.txt"
+    log.write_text(log.read_text("utf-8") * 2, "utf-8")
+    (bench,) = check([str(root)]).benchmarks
+    found = [f.message for f in bench.findings if f.code == "MLC502"]
+    assert found == ["6 runs found in 5 files (result_2.txt holds more than one run: one run per result "
+                     "file); training 2.0.0 resnet requires 5 result files"]
+
+
+def test_an_empty_package_takes_its_round_from_the_path(tmp_path: Path) -> None:
+    root = tmp_path / "training-1.1" / "Acme"
+    shutil.copytree(ACME, root)
+    for log in (root / RESNET).glob("result_*.txt"):
+        log.unlink()
+    messages = [f.message for f in check([str(root)]).all_findings() if f.code == "MLC502"]
+    assert messages and all("training 1.1.0" in m for m in messages)

@@ -25,6 +25,8 @@ are skipped. The JSON report's ``benchmarks[].rcp`` carries the numbers.
 
 from __future__ import annotations
 
+import re
+
 from mlcheck.model import Finding, Severity
 from mlcheck.results import RcpResult
 from mlcheck.rules.base import Rule
@@ -63,7 +65,7 @@ def rcp_findings(folder: str, result: RcpResult, normalised: bool = False,
             f"global batch size {result.batch_size}: submission mean {_number(result.submission_mean)} "
             f"{result.unit} is below the minimum acceptable mean {_number(result.min_acceptable_mean)} "
             f"(margin {result.margin_pct:+.2f} %; reference mean {_number(result.reference_mean)} from "
-            f"{result.reference} [{refs}]; {result.source}){note}"), severity=severity)]
+            f"{result.reference} [{refs}]; {_short(result.source)}){note}"), severity=severity)]
     if result.verdict == "missing":
         return [RCP_MISSING.at(folder, None, result.reason + note, severity=severity)]
     if result.verdict == "fail":
@@ -74,3 +76,10 @@ def rcp_findings(folder: str, result: RcpResult, normalised: bool = False,
             f"{_number(result.reference_mean)}: score multiplied by {result.normalization_factor:.4f} "
             "(no scaling.json written)"))]
     return []
+
+
+def _short(source: str | None) -> str:
+    """The first clause of a data source, commit hashes cut to 8 digits (the JSON report keeps
+    the whole source)."""
+    head = re.split(r": |\. ", source or "", maxsplit=1)[0]
+    return re.sub(r"\b([0-9a-f]{8})[0-9a-f]{32}\b", r"\1", head)
