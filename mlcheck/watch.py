@@ -28,6 +28,7 @@ from mlcheck.model import Evaluation, Event, Finding, Run, Severity
 from mlcheck.rawlog import logging_ranks
 from mlcheck.reader import MARKER_BYTES, AnyItem, LineReader, feed_line
 from mlcheck.rules import find_rule
+from mlcheck.rules.package_runs import is_hyperparameter
 from mlcheck.rules.timing import INIT_TIME_EXCEEDED
 from mlcheck.rules.convergence import first_reaching
 from mlcheck.rulesets import BenchmarkFacts, Condition, Ruleset, RulesetError
@@ -39,6 +40,8 @@ CHECKPOINT_KEYS = frozenset({"init_stop", "run_start", "eval_accuracy", "run_sto
 _CONFIG_KEY = re.compile(r"^(?:none of )?(submission_\w+|cache_clear|init_start|init_stop|seed|"
                          r"global_batch_size|gradient_accumulation_steps|opt_\w+|train_samples|"
                          r"eval_samples)\b")
+#: Findings a closed-division value decides by itself, reported as soon as its line is read.
+_VALUE_CODES = frozenset({"MLC202", "MLC203"})
 #: Closed hyper-parameters and weight initialisation are logged during init.
 _CONFIG_CODES = frozenset({"MLC201", "MLC205"})
 _LIVE_CLOCK_MS = 24 * 3600 * 1000
@@ -185,16 +188,22 @@ def _take(state: WatchState, item: AnyItem, on_finding: FindingSink,
         _checkpoint(state, on_finding, on_progress, final=event.key == "run_stop")
         if event.key == "run_stop":
             state.runs_done += 1
+    elif not state.builder.counts["run_start"] and (is_hyperparameter(event.key) or event.key == "opt_name"):
+        # A closed-division value is decided by its own line: say so now, not at init_stop,
+        # which comes after the graph compiled (minutes later on a POD).
+        _checkpoint(state, on_finding, on_progress, final=False, progress=False, only=_VALUE_CODES)
 
 
 def _checkpoint(state: WatchState, on_finding: FindingSink, on_progress: ProgressSink,
-                final: bool) -> None:
+                final: bool, progress: bool = True, only: frozenset[str] | None = None) -> None:
     run = state.builder.build()
     result = judge_run(run, LogRef(state.path), state.forced, state.reading)
     started = run.run_start is not None
     for found in result.findings:
-        if final or _decided(found, started):
+        if (final or _decided(found, started)) and (only is None or found.code in only):
             _report(state, found, on_finding)
+    if not progress:
+        return
     try:
         facts = choose_ruleset(run, LogRef(state.path), state.forced).ruleset.facts(result.benchmark or "")
     except RulesetError:

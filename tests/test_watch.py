@@ -280,3 +280,25 @@ def test_watch_of_a_folder_or_an_empty_file_says_what_it_is(tmp_path: Path) -> N
     assert "MLC002" in idle.stdout
     missing = runner.invoke(main, ["watch", str(tmp_path / "later.log"), "--idle-timeout", "0.3"])
     assert missing.exit_code == 2 and "did not appear" in missing.stderr
+
+
+def test_closed_value_in_the_init_block_ends_fail_fast_within_one_second(tmp_path: Path) -> None:
+    """The graph compiles for minutes between the hyper-parameters and init_stop: a closed value
+    is reported when its own line arrives."""
+    log = tmp_path / "live.log"
+    lines = _lines()
+    at = _index(lines, "lars_opt_end_learning_rate")
+    record = json.loads(lines[at][len(b":::MLLOG "):])
+    record["value"] = 0.5  # the round fixes it
+    lines[at] = b":::MLLOG " + json.dumps(record).encode() + b"\n"
+    watcher = Watcher(str(log), "--fail-fast", "--idle-timeout", "30")
+    _append(log, lines[:at], pause=0.001)
+    watcher.wait_for("reading")
+    time.sleep(0.3)
+    _append(log, [lines[at]])  # ... and nothing more: init_stop is minutes away
+    written = time.monotonic()
+    code, _out = watcher.finish()
+    elapsed = time.monotonic() - written
+    assert code == 1 and elapsed < 1.0, elapsed
+    found = watcher.wait_for("MLC202")
+    assert f"live.log:{at + 1}: error MLC202" in found
