@@ -4,7 +4,8 @@ The reader never raises on bad input: an unreadable file, a malformed line, a re
 shape or a file that ends mid-record each become a :class:`~mlcheck.model.Finding` with the physical
 1-based line, and reading goes on. Memory does not depend on the size of the file, nor on the
 length of a line: at most ``MAX_LINE_BYTES`` of one physical line is held, a longer line is skipped
-(MLC014), and the lookahead that finds the logging rank stops at 4000 lines or 64 MiB.
+(MLC014), and the lookahead that finds the logging rank stops at 4000 lines with a record, 100,000
+lines or 16 MiB.
 
 Raw job output is read here too (see ``mlcheck.rules.raw_output`` for the rules): rank tags,
 timestamps, progress-bar text and colour codes in front of a record are removed, copies printed by
@@ -31,8 +32,10 @@ __all__ = ["MARKER", "MARKER_BYTES", "MAX_LINE_BYTES", "AnyItem", "LineReader", 
            "RecordText", "feed_line", "open_log", "read_mllog", "read_records"]
 
 _GZIP_MAGIC = b"\x1f\x8b"
-_LOOKAHEAD_LINES = 4000
-_LOOKAHEAD_BYTES = 64 * 1024 * 1024
+_LOOKAHEAD_RECORDS = 4000
+"""Lines with a record held back to find the logging rank (launcher noise does not count)."""
+_LOOKAHEAD_LINES = 100_000
+_LOOKAHEAD_BYTES = 16 * 1024 * 1024
 _SKIP_CHUNK = 1024 * 1024
 
 
@@ -86,11 +89,11 @@ def _read(path: str, display: str | None, keep_text: bool,
 
 def _read_stream(stream: IO[bytes], path: str, keep_text: bool,
                  limit: int | None = None) -> Iterator[AnyItem]:
-    # The first lines are held back (at most 4000 lines or 64 MiB) to find the logging rank of
-    # raw output before any record is judged, and so are the lines from the first record of a job
-    # met later (another mpirun); over-long lines are held as their length only.
+    # The first lines are held back (4000 with a record, 100,000 or 16 MiB) to find the logging
+    # rank of raw output before any record is judged, and so are the lines from the first record
+    # of a job met later (another mpirun); over-long lines are held as their length only.
     ahead: list[bytes | int] = []
-    ahead_bytes = 0
+    ahead_bytes = ahead_records = 0
     reader: LineReader | None = None
     # readline(limit) keeps what is held of one physical line bounded; iter(partial) stays in C.
     lines: Iterator[bytes] = iter(partial(stream.readline, MAX_LINE_BYTES), b"")
@@ -112,11 +115,14 @@ def _read_stream(stream: IO[bytes], path: str, keep_text: bool,
                     yield from feed_line(reader, line)
                     continue
             ahead.append(line)  # the first lines, or those after a new job's first record
-            ahead_bytes += len(line) if isinstance(line, bytes) else 0
-            if len(ahead) >= _LOOKAHEAD_LINES or ahead_bytes >= _LOOKAHEAD_BYTES:
+            if isinstance(line, bytes):
+                ahead_bytes += len(line)
+                ahead_records += MARKER_BYTES in line
+            if ahead_records >= _LOOKAHEAD_RECORDS or len(ahead) >= _LOOKAHEAD_LINES \
+                    or ahead_bytes >= _LOOKAHEAD_BYTES:
                 reader = _looked_ahead(reader, path, ahead, keep_text)
                 yield from _replay(reader, ahead)
-                ahead, ahead_bytes = [], 0
+                ahead, ahead_bytes, ahead_records = [], 0, 0
     except (OSError, EOFError, zlib.error) as error:
         if reader is None or ahead:  # the damage came within a lookahead: read what came before it
             reader = _looked_ahead(reader, path, ahead, keep_text)

@@ -88,6 +88,7 @@ class _LiveReader:
         self.pending: list[bytes | int] = []
         """Lines of the lookahead; an over-long line is held as its length only."""
         self.reader: LineReader | None = None
+        self.pending_records = 0
 
     @property
     def line_no(self) -> int:
@@ -101,7 +102,9 @@ class _LiveReader:
             yield from feed_line(reader, line)
             return
         self.pending.append(line)  # the first lines, or those from a new job's first record
-        if len(self.pending) >= self.LOOKAHEAD:
+        if isinstance(line, bytes) and MARKER_BYTES in line:
+            self.pending_records += 1
+        if self.pending_records >= self.LOOKAHEAD or len(self.pending) >= 25 * self.LOOKAHEAD:
             yield from self.flush()
 
     def flush(self) -> Iterator[AnyItem]:
@@ -113,12 +116,16 @@ class _LiveReader:
             self.reader = LineReader(self.path, ranks)
         else:
             self.reader.copies.add_jobs(ranks)
-        pending, self.pending = self.pending, []
+        pending, self.pending, self.pending_records = self.pending, [], 0
         for line in pending:
             yield from feed_line(self.reader, line)
 
-    def has_records(self) -> bool:
-        return any(MARKER_BYTES in line for line in self._texts())
+    def ready(self) -> bool:
+        """Whether an idle poll may end the lookahead: records came, and every job in them has
+        shown its rank 0 (a rank that prints first is not taken for the logging rank)."""
+        if not self.pending_records:
+            return False
+        return all(0 in ranks for ranks in logging_ranks(self._texts()).values())
 
     def _texts(self) -> list[bytes]:
         return [line for line in self.pending if isinstance(line, bytes)]
@@ -151,7 +158,7 @@ def watch(path: str, on_finding: FindingSink, on_progress: ProgressSink, forced:
                     take(chain(live.add(rest) if rest else (), live.flush()))
                     seen = live.line_no or os.path.exists(path)  # (an empty file exists)
                     return WatchOutcome("idle" if seen else "missing", state.runs_done, live.line_no)
-                if live.pending and live.has_records() and take(live.flush()):
+                if live.pending and live.ready() and take(live.flush()):
                     return WatchOutcome("complete", state.runs_done, live.line_no)
                 _check_init_clock(state, on_finding)
                 continue

@@ -191,3 +191,51 @@ def test_split_of_glued_records_exits_0_and_says_the_files_are_fixed(tmp_path: P
                                         str(tmp_path / "out")])
     assert outcome.exit_code == 0, outcome.output
     assert "MLC010" in outcome.stderr and "the files written hold one record per line" in outcome.stderr
+
+
+def _ranks_in_reverse(records: list[bytes], ranks: int = 4) -> list[bytes]:
+    """Each record printed by ranks 3, 2, 1 and then 0 (time_ms shifted by the rank)."""
+    import re
+    lines = []
+    for record in records:
+        for rank in reversed(range(ranks)):
+            copy = re.sub(rb'"time_ms": (\d+)', lambda m: b'"time_ms": %d' % (int(m.group(1)) + rank),
+                          record, count=1)
+            lines.append(b"[1,%d]<stdout>:" % rank + copy + b"\n")
+    return lines
+
+
+def test_records_starting_near_line_4000_still_keep_rank_0(tmp_path: Path) -> None:
+    records = _clean_records().splitlines()
+    log = tmp_path / "late.log"
+    log.write_bytes(b"compiling graph ...\n" * 3998 + b"".join(_ranks_in_reverse(records)))
+    message = _split(log, tmp_path / "out")
+    assert "records kept from rank 0 of job 1 (" in message
+    assert (tmp_path / "out" / "result_0.txt").read_bytes() == _clean_records()
+
+
+def test_watch_waits_for_rank_0_before_choosing_the_logging_rank(tmp_path: Path) -> None:
+    import json
+    import threading
+    import time
+    records = _clean_records().splitlines()
+    lines = _ranks_in_reverse(records)
+    log = tmp_path / "live.log"
+
+    def write() -> None:
+        with open(log, "ab") as handle:
+            for number, line in enumerate(lines):
+                handle.write(line)
+                handle.flush()
+                if number < 3:
+                    time.sleep(0.3)  # idle polls while only ranks 3, 2 and 1 have printed
+
+    log.write_bytes(b"")
+    writer = threading.Thread(target=write)
+    writer.start()
+    outcome = CliRunner().invoke(main, ["watch", str(log), "--format", "json", "--no-progress",
+                                        "--poll", "0.05", "--idle-timeout", "10"])
+    writer.join()
+    assert outcome.exit_code == 0, outcome.output
+    (run,) = json.loads(outcome.stdout)["runs"]
+    assert run["verdict"] == "pass"
