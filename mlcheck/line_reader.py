@@ -142,7 +142,12 @@ class LineReader:
         not decided yet: the caller then looks ahead again before feeding it (a second run of
         the file started by another mpirun, after the first lookahead)."""
         at = raw.find(_MARKER_BYTES)
-        if at <= 0 or raw[:at] in self._prefixes:
+        if at < 0:
+            return False
+        if raw.find(_MARKER_BYTES, at + 8) >= 0:  # several records: look at every tag
+            text = raw.decode("utf-8", errors="replace")
+            return any(not self.copies.knows_job(int(tag.group(1))) for tag in TAG.finditer(text))
+        if at == 0 or raw[:at] in self._prefixes:
             return False
         source = read_prefix(raw[:at].decode("utf-8", errors="replace")).source
         return source is not None and not self.copies.knows_job(source[0])

@@ -22,6 +22,7 @@ from mlcheck.model import Evaluation, Event, Finding, Run
 from mlcheck.reader import LogItem
 
 _OPENING_KEYS = frozenset({"init_start", "cache_clear"})
+_CUT_RECORD = "MLC023"
 _REPEAT_OPENS = frozenset({"cache_clear"})
 
 
@@ -104,6 +105,8 @@ def assign_findings(runs: list[Run], findings: list[Finding]) -> dict[int, list[
         target = runs[0].index if runs else 0
         for run in runs:
             if found.line is not None and found.line >= run.first_line:
+                if found.line == run.first_line and found.code == _CUT_RECORD:
+                    continue  # the cut record ends the run before; the next one starts on its line
                 target = run.index
         by_run.setdefault(target, []).append(found)
     return by_run

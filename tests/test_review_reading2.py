@@ -239,3 +239,21 @@ def test_watch_waits_for_rank_0_before_choosing_the_logging_rank(tmp_path: Path)
     assert outcome.exit_code == 0, outcome.output
     (run,) = json.loads(outcome.stdout)["runs"]
     assert run["verdict"] == "pass"
+
+
+def test_a_cut_record_glued_to_the_next_jobs_first_record(tmp_path: Path) -> None:
+    """Rank 0 of job 1 dies mid-record; job 2's first record lands on the same line, far past
+    the first lookahead. The cut belongs to run 0, and job 2 keeps its rank 0."""
+    records = _clean_records().splitlines()
+    job1 = _ranks_in_reverse(records, ranks=16)[:16 * 270]  # > 4000 record lines
+    cut = b"[1,0]<stdout>:" + records[270][: len(records[270]) // 2]
+    job2 = [line.replace(b"[1,", b"[2,") for line in _ranks_in_reverse(records)]
+    log = tmp_path / "jobs.log"
+    log.write_bytes(b"".join(job1) + cut + b"".join(job2))
+    results = check_log(LogRef(str(log)), None)
+    assert [(r.index, r.verdict) for r in results][1] == (1, "pass")
+    assert "MLC023" in {f.code for f in results[0].findings}
+    outcome = CliRunner().invoke(main, ["split", str(log), "-o", str(tmp_path / "out")])
+    assert outcome.exit_code == 1  # run 0 was cut: a damaged record
+    assert "rank 0 of job 2 (" in outcome.stderr
+    assert (tmp_path / "out" / "result_1.txt").read_bytes() == _clean_records()
