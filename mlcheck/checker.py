@@ -8,7 +8,7 @@ from collections import defaultdict
 from dataclasses import dataclass, replace
 from typing import Callable, Iterable, Mapping, Sequence
 
-from mlcheck.discover import LogRef, discover_all
+from mlcheck.discover import RESULT_FILE, LogRef, discover_all
 from mlcheck.model import Finding, Run
 from mlcheck.results import BenchmarkResult, CheckResult, RunResult, Score
 from mlcheck.package import rcp_bypass_file, read_json_document
@@ -200,16 +200,22 @@ def score_benchmarks(runs: list[RunResult], refs: dict[str, LogRef]) -> list[Ben
         folder = ref.folder if ref and ref.folder else (os.path.dirname(result.path) or ".")
         key = (result.org or "", result.system or "", result.benchmark or "", folder)
         groups[key].append(result)
-    # Folder-level checks (run count, non-converged runs) only judge folders the user gave: a
-    # result file named on its own is one run of a folder, not a folder with one run.
+    # Folder-level checks (run count, non-converged runs, RCP) only judge benchmark folders the
+    # user gave: a result file named on its own is one run of a folder, not a folder with one
+    # run, and a folder of raw job logs is not a benchmark folder (`mlcheck split` makes one).
     results = []
     for key, members in sorted(groups.items()):
-        whole_folder = any(refs[r.path].walked for r in members if r.path in refs)
+        whole_folder = any(_benchmark_folder_log(refs[r.path]) for r in members if r.path in refs)
         try:
             results.append(_score_group(key, members, whole_folder))
         except Exception as error:  # a crashing folder check must not stop the other folders
             results.append(_unscored_group(key, members, error))
     return results
+
+
+def _benchmark_folder_log(ref: LogRef) -> bool:
+    """A log found by walking a benchmark folder: a result file, or any log inside a package."""
+    return ref.walked and (ref.system is not None or RESULT_FILE.match(os.path.basename(ref.path)) is not None)
 
 
 def _unscored_group(key: tuple[str, str, str, str], members: list[RunResult],

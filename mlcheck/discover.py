@@ -150,10 +150,11 @@ def _walk(top: str, skipped: list[tuple[str, str]] | None = None) -> list[LogRef
             elif _LOG_FILE.search(name):
                 others.append(_ref_for_file(path, walked=True))
             elif rank is not None and name in ("stdout", "stderr"):
-                # mpirun --output-filename DIR: DIR/1/rank.N/stdout; every rank holds copies
-                preference = 0 if name == "stdout" and _size(path) else 1
+                # mpirun --output-filename DIR: DIR/1/rank.N/stdout; every rank holds copies. The
+                # lowest rank whose output holds records is read (stdout before stderr).
+                preference = (0 if _holds_records(path) else 2) + (name != "stdout")
                 per_rank.setdefault(os.path.dirname(root), []).append(
-                    (int(rank.group(1)), preference, path))
+                    (preference, int(rank.group(1)), path))
     others.extend(_ref_for_file(min(found)[2], walked=True) for _, found in sorted(per_rank.items()))
     return results or others
 
@@ -164,11 +165,15 @@ def _is_benchmark_folder(path: str) -> bool:
     return len(parts) >= 3 and parts[-3] == "results"
 
 
-def _size(path: str) -> int:
+def _holds_records(path: str, window: int = 1 << 20) -> bool:
+    """Whether the first MiB of a file holds a ``:::MLLOG`` record (gzip too)."""
+    from mlcheck.reader import open_log  # (the reader imports this module)
+
     try:
-        return os.path.getsize(path)
-    except OSError:
-        return 0
+        with open_log(path) as stream:
+            return b":::MLLOG" in stream.read(window)
+    except (OSError, EOFError, ValueError):
+        return False
 
 
 def _ref_for_file(path: str, walked: bool = False) -> LogRef:

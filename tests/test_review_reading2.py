@@ -257,3 +257,26 @@ def test_a_cut_record_glued_to_the_next_jobs_first_record(tmp_path: Path) -> Non
     assert outcome.exit_code == 1  # run 0 was cut: a damaged record
     assert "rank 0 of job 2 (" in outcome.stderr
     assert (tmp_path / "out" / "result_1.txt").read_bytes() == _clean_records()
+
+
+def test_per_rank_folder_reads_the_lowest_rank_that_prints_records(tmp_path: Path) -> None:
+    from mlcheck import check
+    for rank in range(3):
+        (tmp_path / "1" / f"rank.{rank}").mkdir(parents=True)
+    (tmp_path / "1" / "rank.0" / "stdout").write_bytes(b"")
+    (tmp_path / "1" / "rank.0" / "stderr").write_bytes(b"warning: x\n")
+    for rank in (1, 2):
+        (tmp_path / "1" / f"rank.{rank}" / "stdout").write_bytes(GOOD.read_bytes())
+    result = check([str(tmp_path)])
+    assert [r.path for r in result.runs] == [str(tmp_path / "1" / "rank.1" / "stdout")]
+    assert result.runs[0].verdict == "pass"
+
+
+def test_a_folder_of_raw_job_logs_is_not_judged_as_a_benchmark_folder(tmp_path: Path) -> None:
+    from mlcheck import check
+    (tmp_path / "job.log").write_bytes(GOOD.read_bytes())
+    result = check([str(tmp_path)])
+    assert [f.code for f in result.all_findings() if f.severity.label == "error"] == []
+    (tmp_path / "result_0.txt").write_bytes(GOOD.read_bytes())
+    (tmp_path / "job.log").unlink()
+    assert "MLC502" in {f.code for f in check([str(tmp_path)]).all_findings()}  # a benchmark folder
