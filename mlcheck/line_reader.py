@@ -68,6 +68,8 @@ class LineReader:
         if at < 0:
             if raw.strip():
                 self.stats.noise_lines += 1
+            if raw.endswith(b"\r\n"):
+                self.stats.crlf_lines += 1
             return
         unterminated = not raw.endswith(b"\n")
         if raw.endswith(b"\r\n"):
@@ -259,7 +261,8 @@ class LineReader:
                 conflict = self.copies.copy(source, (MARKER + copy).encode("utf-8"), line_no)
                 if conflict is not None:
                     yield conflict
-                before = segment  # only its last tag matters for the next record
+                # What follows the copy's JSON is the next record's prefix (timestamp and tag).
+                before = segment[segment.rfind("}", 0, len(copy)) + 1:]
             column += len(segment) + len(MARKER)
 
     def _count_prefix(self, prefix: Prefix, number: int, tag: bool = True) -> None:
@@ -289,7 +292,8 @@ class LineReader:
                 if source is None and not self.keep_text:  # a clean result file: the fast path
                     yield item
                     continue
-                text = MARKER + segment[:lead + end]
+                # Byte for byte: trailing blanks stay, other trailing text (a glued tag) does not.
+                text = MARKER + (segment if not segment[lead + end:].strip() else segment[:lead + end])
                 if source is not None:  # (conflicts decided now come first: run_stop ends a watch)
                     self.stats.kept_sources[source] = self.stats.kept_sources.get(source, 0) + 1
                     yield from self.copies.kept(source, item.key, text, line_no)

@@ -280,3 +280,23 @@ def test_a_folder_of_raw_job_logs_is_not_judged_as_a_benchmark_folder(tmp_path: 
     (tmp_path / "result_0.txt").write_bytes(GOOD.read_bytes())
     (tmp_path / "job.log").unlink()
     assert "MLC502" in {f.code for f in check([str(tmp_path)]).all_findings()}  # a benchmark folder
+
+
+def test_split_keeps_trailing_blanks_and_the_summary_counts_every_line(tmp_path: Path) -> None:
+    from tool_scripts import load_tool
+    make_raw = load_tool("make_raw")
+    records = _clean_records().splitlines()
+    log = tmp_path / "job.log"
+    log.write_bytes(b"".join(b"[1,0]<stdout>:" + r + b"  \n" for r in records))
+    _split(log, tmp_path / "out")
+    assert (tmp_path / "out" / "result_0.txt").read_bytes() == b"".join(r + b"  \n" for r in records)
+    stamped = tmp_path / "ts.log"
+    stamped.write_bytes(make_raw.make_raw(GOOD.read_bytes(), make_raw.RawOptions(instances=4, style="ts")))
+    crlf = tmp_path / "crlf.log"
+    crlf.write_bytes(make_raw.make_raw(GOOD.read_bytes(), make_raw.RawOptions(instances=4, colour_crlf=True)))
+    for path, counted in ((stamped, "timestamp prefixes removed"), (crlf, "CRLF line ends")):
+        text = path.read_bytes()
+        expected = text.count(b":::MLLOG") if path is stamped else text.count(b"\r\n")
+        summary = next(f.message for r in check_log(LogRef(str(path)), None) for f in r.findings
+                       if f.code == "MLC020")
+        assert f"{expected} {counted}" in summary, summary
