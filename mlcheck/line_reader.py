@@ -58,6 +58,8 @@ class LineReader:
         self._tags_seen = False
         self._prefixes: dict[bytes, tuple[Prefix, bool]] = {}
         self._copy_prefixes: dict[bytes, Source] = {}
+        self._known_heads: set[bytes] = set()
+        """Raw text before a record already found to belong to a known job (see starts_a_job)."""
         """Bare rank tags of ranks whose records are copies (see :meth:`drop_copy`)."""
 
     def feed(self, raw: bytes) -> Iterator[AnyItem]:
@@ -129,15 +131,19 @@ class LineReader:
         it is not such a line (then :meth:`feed` reads it)."""
         at = raw.find(_MARKER_BYTES)
         source = self._copy_prefixes.get(raw[:at]) if at > 0 else None
-        if (source is None or raw[-1:] != b"\n" or raw[-2:-1] == b"\r"
-                or raw.find(_MARKER_BYTES, at + 8) >= 0 or b"\x1b" in raw):
+        if (source is None or raw[-1:] != b"\n" or raw.find(_MARKER_BYTES, at + 8) >= 0
+                or b"\x1b" in raw):
             return False
         self.line_no += 1
         stats = self.stats
         stats.lines += 1
         stats.records += 1
         stats.tagged_records += 1
-        return self.copies.copy(source, raw[at:-1], self.line_no) or True
+        end = -1
+        if raw[-2:-1] == b"\r":
+            stats.crlf_lines += 1
+            end = -2
+        return self.copies.copy(source, raw[at:end], self.line_no) or True
 
     def starts_a_job(self, raw: bytes) -> bool:
         """Whether this line holds a record of a job (or ``srun`` task set) whose logging rank is
@@ -149,10 +155,15 @@ class LineReader:
         if raw.find(_MARKER_BYTES, at + 8) >= 0:  # several records: look at every tag
             text = raw.decode("utf-8", errors="replace")
             return any(not self.copies.knows_job(int(tag.group(1))) for tag in TAG.finditer(text))
-        if at == 0 or raw[:at] in self._prefixes:
+        head = raw[:at]
+        if at == 0 or head in self._prefixes or head in self._known_heads:
             return False
-        source = read_prefix(raw[:at].decode("utf-8", errors="replace")).source
-        return source is not None and not self.copies.knows_job(source[0])
+        source = read_prefix(ANSI.sub("", head.decode("utf-8", errors="replace"))).source
+        if source is None or self.copies.knows_job(source[0]):
+            if len(self._known_heads) < 4096:  # colour codes or timestamps keep heads from _prefixes
+                self._known_heads.add(head)
+            return False
+        return True
 
     def skip_long_line(self, length: int) -> list[Finding]:
         """Account for a physical line longer than :data:`MAX_LINE_BYTES` that was not read."""
