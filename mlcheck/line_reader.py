@@ -15,6 +15,7 @@ from typing import Generator, Iterator, Union
 from mlcheck.discover import RESULT_FILE
 from mlcheck.model import Event, Finding
 from mlcheck.rank_copies import RankCopies
+from mlcheck.prefixes import PrefixDecisions
 from mlcheck.rawlog import ANSI, TAG, Prefix, RawStats, Source, read_prefix
 from mlcheck.record_shape import (long_line_finding, split_at_markers, undecodable_record,
                                    validate_record, well_formed_event)
@@ -47,7 +48,7 @@ class LineReader:
     """Reads a log one physical line at a time (the batch reader and ``mlcheck watch`` share it)."""
 
     def __init__(self, path: str, ranks: dict[int, set[int]] | None = None,
-                 keep_text: bool = False) -> None:
+                 keep_text: bool = False, duplicates: set[tuple[int, int, str]] | None = None) -> None:
         self.path = path
         self.keep_text = keep_text
         """Yield :class:`RecordText` (event and text) instead of the bare :class:`Event`."""
@@ -56,10 +57,7 @@ class LineReader:
         self.copies = RankCopies(path, ranks)
         self.long_lines = 0
         self._tags_seen = False
-        self._prefixes: dict[bytes, tuple[Prefix, bool]] = {}
-        self._copy_prefixes: dict[bytes, Source] = {}
-        self._known_heads: set[bytes] = set()
-        """Raw text before a record already found to belong to a known job (see starts_a_job)."""
+        self.prefixes = PrefixDecisions(self.copies, duplicates)
         """Bare rank tags of ranks whose records are copies (see :meth:`drop_copy`)."""
 
     def feed(self, raw: bytes) -> Iterator[AnyItem]:
@@ -92,7 +90,7 @@ class LineReader:
             yield from self._read_line(line, unterminated)
             return
         # The common line of raw output: a prefix (a rank tag, mostly) and one record.
-        prefix, kept = self._prefixes.get(line[:at]) or self._new_prefix(line[:at])
+        prefix, kept = self.prefixes.decide(line[:at])
         self.stats.records += 1
         source = prefix.source
         if source is not None:
@@ -130,7 +128,7 @@ class LineReader:
         read, a :class:`Finding` when it was read and conflicts with the kept record, False when
         it is not such a line (then :meth:`feed` reads it)."""
         at = raw.find(_MARKER_BYTES)
-        source = self._copy_prefixes.get(raw[:at]) if at > 0 else None
+        source = self.prefixes.copy_sources.get(raw[:at]) if at > 0 else None
         if (source is None or raw[-1:] != b"\n" or raw.find(_MARKER_BYTES, at + 8) >= 0
                 or b"\x1b" in raw):
             return False
@@ -144,26 +142,6 @@ class LineReader:
             stats.crlf_lines += 1
             end = -2
         return self.copies.copy(source, raw[at:end], self.line_no) or True
-
-    def starts_a_job(self, raw: bytes) -> bool:
-        """Whether this line holds a record of a job (or ``srun`` task set) whose logging rank is
-        not decided yet: the caller then looks ahead again before feeding it (a second run of
-        the file started by another mpirun, after the first lookahead)."""
-        at = raw.find(_MARKER_BYTES)
-        if at < 0:
-            return False
-        if raw.find(_MARKER_BYTES, at + 8) >= 0:  # several records: look at every tag
-            text = raw.decode("utf-8", errors="replace")
-            return any(not self.copies.knows_job(int(tag.group(1))) for tag in TAG.finditer(text))
-        head = raw[:at]
-        if at == 0 or head in self._prefixes or head in self._known_heads:
-            return False
-        source = read_prefix(ANSI.sub("", head.decode("utf-8", errors="replace"))).source
-        if source is None or self.copies.knows_job(source[0]):
-            if len(self._known_heads) < 4096:  # colour codes or timestamps keep heads from _prefixes
-                self._known_heads.add(head)
-            return False
-        return True
 
     def skip_long_line(self, length: int) -> list[Finding]:
         """Account for a physical line longer than :data:`MAX_LINE_BYTES` that was not read."""
@@ -196,17 +174,6 @@ class LineReader:
         if event is not None:
             self.stats.kept += 1
         return event
-
-    def _new_prefix(self, text: bytes) -> tuple[Prefix, bool]:
-        prefix = read_prefix(text.decode("utf-8", errors="replace"))
-        # The logging rank of a job never changes once chosen, so the decision can be kept.
-        known = (prefix, self.copies.is_kept(prefix.source))
-        if len(self._prefixes) < 4096:  # tags repeat; timestamps and progress bars do not
-            self._prefixes[text] = known
-            if not known[1] and not prefix.timestamp and not prefix.extra_text:
-                assert prefix.source is not None  # untagged records are always kept
-                self._copy_prefixes[text] = prefix.source
-        return known
 
     def finish(self) -> Iterator[Finding]:
         """The end-of-file findings: no records at all, or the summary of raw output."""
@@ -256,7 +223,7 @@ class LineReader:
         line_source: Source | None = None
         column = len(segments[0]) + len(MARKER)
         for number, segment in enumerate(segments[1:], start=1):
-            prefix = read_prefix(before)
+            prefix = self.prefixes.mapped(read_prefix(before))
             source = prefix.source if prefix.source is not None else line_source
             if number == 1:
                 line_source = source

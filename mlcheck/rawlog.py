@@ -23,7 +23,7 @@ Source = tuple[int, int]
 _MARKER = ":::MLLOG"
 _MARKER_BYTES = _MARKER.encode()
 _RANK_FILE = re.compile(r"(?:^|[/\\])rank\.(\d+)[/\\](?:stdout|stderr)$")
-TAG = re.compile(r"\[(\d+),(\d+)\]<(?:stdout|stderr)>:")
+TAG = re.compile(r"\[(\d+),(\d+)\]<(stdout|stderr)>:")
 ANSI = re.compile(r"\x1b\[[0-9;?]*[ -/]*[@-~]")
 # ISO (``ts "%FT%.T"``, loggers), syslog-like (``ts``), ``date`` (``mpirun --timestamp-output``),
 # relative clock (``ts -s``, ``ts -i``).
@@ -32,6 +32,7 @@ _TIMESTAMP = re.compile(
     r"|(?:[A-Z][a-z]{2} )?[A-Z][a-z]{2} [ \d]\d \d\d:\d\d:\d\d(?:\.\d+)?(?: \d{4})?"
     r"|\d\d:\d\d:\d\d(?:\.\d+)?)\]? ?")
 _SRUN_LABEL = re.compile(r" *(\d+): ")
+_TIME_MS = re.compile(rb'"time_ms"\s*:\s*[-0-9.eE+]+')
 
 
 @dataclass(frozen=True, slots=True)
@@ -42,6 +43,8 @@ class Prefix:
     timestamp: bool
     extra_text: bool
     """Text that is neither a tag, a label nor a timestamp (a progress bar, a ``\\r`` splice)."""
+    stream: str | None = None
+    """``stdout`` or ``stderr`` for a rank tag."""
 
 
 def read_prefix(text: str) -> Prefix:
@@ -59,7 +62,7 @@ def read_prefix(text: str) -> Prefix:
         leftover = text[position:tags[0].start()] + text[last.end():]
         if len(tags) > 1:
             leftover += "".join(text[a.end():b.start()] for a, b in zip(tags, tags[1:]))
-        return Prefix(source, stamp is not None, bool(leftover.strip()))
+        return Prefix(source, stamp is not None, bool(leftover.strip()), last.group(3))
     label = _SRUN_LABEL.match(text, position)
     if label is not None:
         return Prefix((-1, int(label.group(1))), stamp is not None,
@@ -116,7 +119,14 @@ class RawStats:
 
 def _source_name(source: Source) -> str:
     job, rank = source
+    if rank < 0:
+        return f"the second stream of rank {-1 - rank} of job {job}"
     return f"srun task {rank}" if job == -1 else f"rank {rank} of job {job}"
+
+
+def second_stream(source: Source) -> Source:
+    """The source under which the copies a rank prints on a second stream are compared."""
+    return source[0], -1 - source[1]
 
 
 def source_name(source: Source | None) -> str:
@@ -162,3 +172,25 @@ def logging_ranks(lines: Iterable[bytes]) -> dict[int, set[int]]:
                 ranks.setdefault(source[0], set()).add(source[1])
             start = marker + len(_MARKER)
     return ranks
+
+
+def duplicate_streams(lines: list[bytes], ranks: dict[int, set[int]]) -> set[tuple[int, int, str]]:
+    """``(job, rank, stream)`` of the logging ranks (the lowest of ``ranks``) that print the same
+    records on both stdout and stderr (a logger with two handlers): the stream with fewer
+    records is read as copies. Two streams holding different records are both kept."""
+    found = set()
+    for job, seen in ranks.items():
+        rank = min(seen)
+        tags = {stream: f"[{job},{rank}]<{stream}>:".encode() for stream in ("stdout", "stderr")}
+        if not all(any(tag + _MARKER_BYTES in raw for raw in lines) for tag in tags.values()):
+            continue  # the usual case: one stream only (a cheap scan in C)
+        texts: dict[str, set[bytes]] = {"stdout": set(), "stderr": set()}
+        for raw in lines:
+            for stream, tag in tags.items():
+                at = raw.find(tag + _MARKER_BYTES)
+                if at >= 0 and raw.find(_MARKER_BYTES, at + len(tag) + 8) < 0:
+                    texts[stream].add(_TIME_MS.sub(b"", raw[at + len(tag):].rstrip()))
+        fewer, more = sorted((texts["stderr"], texts["stdout"]), key=len)
+        if fewer and len(fewer & more) >= 0.8 * len(fewer):
+            found.add((job, rank, "stderr" if fewer is texts["stderr"] else "stdout"))
+    return found

@@ -25,7 +25,7 @@ from typing import IO, Iterator, cast
 
 from mlcheck.line_reader import (MARKER, MARKER_BYTES, MAX_LINE_BYTES, AnyItem, LineReader, LogItem,
                                  RawItem, RecordText)
-from mlcheck.rawlog import logging_ranks, per_rank_note
+from mlcheck.rawlog import duplicate_streams, logging_ranks, per_rank_note
 from mlcheck.rules import reading as rules
 
 __all__ = ["MARKER", "MARKER_BYTES", "MAX_LINE_BYTES", "AnyItem", "LineReader", "LogItem", "RawItem",
@@ -111,7 +111,7 @@ def _read_stream(stream: IO[bytes], path: str, keep_text: bool,
                 if dropped is not False:
                     yield dropped
                     continue
-                if not (isinstance(line, bytes) and reader.starts_a_job(line)):
+                if not (isinstance(line, bytes) and reader.prefixes.starts_a_job(line)):
                     yield from feed_line(reader, line)
                     continue
             ahead.append(line)  # the first lines, or those after a new job's first record
@@ -142,10 +142,13 @@ def _looked_ahead(reader: LineReader | None, path: str, ahead: list[bytes | int]
                   keep_text: bool) -> LineReader:
     """The reader once the lines held back tell the logging rank of each job in them: a new
     reader after the first lines, the same one told of the new jobs after a later lookahead."""
-    ranks = logging_ranks(_texts(ahead))
+    texts = _texts(ahead)
+    ranks = logging_ranks(texts)
+    duplicates = duplicate_streams(texts, ranks)
     if reader is None:
-        return LineReader(path, ranks, keep_text)
+        return LineReader(path, ranks, keep_text, duplicates)
     reader.copies.add_jobs(ranks)
+    reader.prefixes.duplicates |= {d for d in duplicates if d[0] in ranks}
     return reader
 
 

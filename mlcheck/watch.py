@@ -25,7 +25,7 @@ from mlcheck.checker import choose_ruleset, judge_run
 from mlcheck.discover import LogRef
 from mlcheck.follow import IDLE, RESTART, Follower
 from mlcheck.model import Evaluation, Event, Finding, Run, Severity
-from mlcheck.rawlog import logging_ranks
+from mlcheck.rawlog import duplicate_streams, logging_ranks
 from mlcheck.reader import MARKER_BYTES, AnyItem, LineReader, feed_line
 from mlcheck.rules import find_rule
 from mlcheck.rules.package_runs import is_hyperparameter
@@ -98,7 +98,7 @@ class _LiveReader:
         """One line from the follower: its bytes, or the length of an over-long line."""
         reader = self.reader
         if reader is not None and not self.pending and not (
-                isinstance(line, bytes) and reader.starts_a_job(line)):
+                isinstance(line, bytes) and reader.prefixes.starts_a_job(line)):
             yield from feed_line(reader, line)
             return
         self.pending.append(line)  # the first lines, or those from a new job's first record
@@ -111,11 +111,14 @@ class _LiveReader:
         """End a lookahead (at an idle poll once a record was seen, or at the end)."""
         if self.reader is not None and not self.pending:
             return
-        ranks = logging_ranks(self._texts())
+        texts = self._texts()
+        ranks = logging_ranks(texts)
+        duplicates = duplicate_streams(texts, ranks)
         if self.reader is None:
-            self.reader = LineReader(self.path, ranks)
+            self.reader = LineReader(self.path, ranks, duplicates=duplicates)
         else:
             self.reader.copies.add_jobs(ranks)
+            self.reader.prefixes.duplicates |= {d for d in duplicates if d[0] in ranks}
         pending, self.pending, self.pending_records = self.pending, [], 0
         for line in pending:
             yield from feed_line(self.reader, line)

@@ -300,3 +300,29 @@ def test_split_keeps_trailing_blanks_and_the_summary_counts_every_line(tmp_path:
         summary = next(f.message for r in check_log(LogRef(str(path)), None) for f in r.findings
                        if f.code == "MLC020")
         assert f"{expected} {counted}" in summary, summary
+
+
+def test_a_rank_printing_every_record_on_stdout_and_stderr_is_read_once(tmp_path: Path) -> None:
+    records = _clean_records().splitlines()
+    lines = []
+    for record in records:
+        for rank in (0, 1):
+            lines.append(b"[1,%d]<stderr>:" % rank + record + b"\n")  # stderr is unbuffered: first
+            lines.append(b"[1,%d]<stdout>:" % rank + record + b"\n")
+    log = tmp_path / "both.log"
+    log.write_bytes(b"".join(lines))
+    message = _split(log, tmp_path / "out")
+    assert (tmp_path / "out" / "result_0.txt").read_bytes() == _clean_records()
+    assert not (tmp_path / "out" / "result_1.txt").exists()
+    assert "records kept from rank 0 of job 1" in message and "differ" not in message
+
+
+def test_two_streams_with_different_records_are_both_kept(tmp_path: Path) -> None:
+    records = _clean_records().splitlines()
+    half = len(records) // 2
+    lines = [b"[1,0]<stdout>:" + r + b"\n" for r in records[:half]]
+    lines += [b"[1,0]<stderr>:" + r + b"\n" for r in records[half:]]
+    log = tmp_path / "split_streams.log"
+    log.write_bytes(b"".join(lines))
+    _split(log, tmp_path / "out")
+    assert (tmp_path / "out" / "result_0.txt").read_bytes() == _clean_records()

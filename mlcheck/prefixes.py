@@ -1,0 +1,71 @@
+"""What the text in front of a record decides, remembered per distinct text: which process printed
+it, whether the record is kept or is another rank's copy, whether it opens a job whose logging
+rank is not known yet. Rank tags repeat on every line, so each is read once (at most 4096 are
+remembered: timestamps and progress bars do not repeat).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+
+from mlcheck.rank_copies import RankCopies
+from mlcheck.rawlog import ANSI, TAG, Prefix, Source, read_prefix, second_stream
+
+_MARKER = b":::MLLOG"
+_REMEMBERED = 4096
+
+
+class PrefixDecisions:
+    """The decisions for one file; ``copies`` knows the logging rank of each job."""
+
+    def __init__(self, copies: RankCopies, duplicates: set[tuple[int, int, str]] | None = None) -> None:
+        self.copies = copies
+        self.duplicates = set(duplicates or ())
+        """``(job, rank, stream)`` whose records repeat the rank's other stream (read as copies)."""
+        self.known: dict[bytes, tuple[Prefix, bool]] = {}
+        """Prefix text -> (what it says, whether its record is kept)."""
+        self.copy_sources: dict[bytes, Source] = {}
+        """Bare tags of sources whose records are copies (the reader's fast path)."""
+        self._heads_of_known_jobs: set[bytes] = set()
+
+    def decide(self, text: bytes) -> tuple[Prefix, bool]:
+        """What ``text`` (the bytes before a record) says, and whether the record is kept."""
+        found = self.known.get(text)
+        if found is not None:
+            return found
+        prefix = self.mapped(read_prefix(text.decode("utf-8", errors="replace")))
+        # The logging rank of a job never changes once chosen, so the decision can be kept.
+        decided = (prefix, self.copies.is_kept(prefix.source))
+        if len(self.known) < _REMEMBERED:
+            self.known[text] = decided
+            if not decided[1] and not prefix.timestamp and not prefix.extra_text:
+                assert prefix.source is not None  # untagged records are always kept
+                self.copy_sources[text] = prefix.source
+        return decided
+
+    def mapped(self, prefix: Prefix) -> Prefix:
+        """A rank's duplicate stream is compared as copies, under a source of its own."""
+        source = prefix.source
+        if source is not None and self.duplicates and (*source, prefix.stream) in self.duplicates:
+            return dataclasses.replace(prefix, source=second_stream(source))
+        return prefix
+
+    def starts_a_job(self, raw: bytes) -> bool:
+        """Whether this line holds a record of a job (or ``srun`` task set) whose logging rank is
+        not decided yet: the caller then looks ahead again before feeding it (a second run of
+        the file started by another mpirun, after the first lookahead)."""
+        at = raw.find(_MARKER)
+        if at < 0:
+            return False
+        if raw.find(_MARKER, at + 8) >= 0:  # several records: look at every tag
+            text = raw.decode("utf-8", errors="replace")
+            return any(not self.copies.knows_job(int(tag.group(1))) for tag in TAG.finditer(text))
+        head = raw[:at]
+        if at == 0 or head in self.known or head in self._heads_of_known_jobs:
+            return False
+        source = read_prefix(ANSI.sub("", head.decode("utf-8", errors="replace"))).source
+        if source is None or self.copies.knows_job(source[0]):
+            if len(self._heads_of_known_jobs) < _REMEMBERED:  # colour codes, timestamps
+                self._heads_of_known_jobs.add(head)
+            return False
+        return True
