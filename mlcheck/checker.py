@@ -9,7 +9,7 @@ from dataclasses import dataclass, replace
 from typing import Callable, Iterable, Mapping, Sequence
 
 from mlcheck.discover import RESULT_FILE, LogRef, discover_all
-from mlcheck.model import Finding, Run
+from mlcheck.model import Finding, Run, Severity
 from mlcheck.results import BenchmarkResult, CheckResult, RunResult, Score
 from mlcheck.package import rcp_bypass_file, read_json_document
 from mlcheck.package_check import check_packages
@@ -213,6 +213,11 @@ def score_benchmarks(runs: list[RunResult], refs: dict[str, LogRef]) -> list[Ben
     return results
 
 
+_FOLDER_RULE_CODES = frozenset({"MLC517", "MLC518", "MLC519", "MLC520", "MLC522"})
+"""Errors about the runs of a folder taken together (package_runs) that the package checker
+rejects: they leave no valid benchmark result."""
+
+
 def _benchmark_folder_log(ref: LogRef) -> bool:
     """A log found by walking a benchmark folder: a result file, or any log inside a package."""
     return ref.walked and (ref.system is not None or RESULT_FILE.match(os.path.basename(ref.path)) is not None)
@@ -258,9 +263,11 @@ def _score_group(key: tuple[str, str, str, str], members: list[RunResult],
             rcp = rcp_for_runs(benchmark, division, first.ruleset, runs, facts.result_files)
         normalise = ruleset is not None and ruleset.normalise_to_rcp and factor is None
         times = [r.time_to_train_min if r.converged else None for r in members]
-        score, official = folder_score(times, [not non_compliant(r) for r in members], facts, factor,
+        # A file named alone is one run, not a folder: its own findings judge it, not MLC521.
+        judged = [not non_compliant(r) if whole_folder else True for r in members]
+        score, official = folder_score(times, judged, facts, factor,
                                        rcp.normalization_factor if normalise and rcp else None,
-                                       [r.official_verdict == "pass" for r in members])
+                                       [r.official_verdict == "pass" or not whole_folder for r in members])
         if whole_folder:  # (a file named alone: its own findings say it all)
             findings.extend(non_compliant_findings(folder, [r for r in members if non_compliant(r)],
                                                    official.score_min if official else score.score_min))
@@ -269,6 +276,10 @@ def _score_group(key: tuple[str, str, str, str], members: list[RunResult],
             findings.extend(rcp_findings(folder, rcp, normalised=normalise,
                                          bypass=rcp_bypass_file(folder)))
             findings.extend(check_runs(folder, runs, closed=division != "open"))
+    broken = sorted({f.code for f in findings if f.code in _FOLDER_RULE_CODES and f.severity is Severity.ERROR})
+    if score.valid and broken:
+        score = replace(score, valid=False, reason=f"{score.reason}; the runs of the folder break the "
+                        f"package rules ({', '.join(broken)})")
     if score.valid and any(f.code == package_rules.WRONG_RUN_COUNT.code for f in findings):
         score = replace(score, valid=False, reason=f"{score.reason}; the folder does not hold the round's "
                         "result files (MLC502)")

@@ -124,8 +124,9 @@ def _natural(path: str) -> list[object]:
 
 
 def _walk(top: str, skipped: list[tuple[str, str]] | None = None) -> list[LogRef]:
-    """Result files under ``top``; when there are none, any other log-like file (raw job output).
-    FIFOs, sockets and devices are left out (added to ``skipped`` with what they are)."""
+    """Result files under ``top``, and other log-like files (raw job output) that are not beside
+    result files nor in a package. FIFOs, sockets and devices are left out (added to ``skipped``
+    with what they are)."""
     results: list[LogRef] = []
     others: list[LogRef] = []
     per_rank: dict[str, list[tuple[int, int, str]]] = {}
@@ -156,7 +157,19 @@ def _walk(top: str, skipped: list[tuple[str, str]] | None = None) -> list[LogRef
                 per_rank.setdefault(os.path.dirname(root), []).append(
                     (preference, int(rank.group(1)), path))
     others.extend(_ref_for_file(min(found)[2], walked=True) for _, found in sorted(per_rank.items()))
-    return results or others
+    # Beside result files, other log-like files are not runs (the package layout rules name them);
+    # elsewhere in the tree (a folder of raw job logs next to a package) they are read too.
+    if not results:
+        return others
+    result_dirs = {os.path.dirname(ref.path) for ref in results}
+    return results + [ref for ref in others if not _beside_results(ref.path, result_dirs)]
+
+
+def _beside_results(path: str, result_dirs: set[str]) -> bool:
+    """In a folder holding result files, or at the root of a package."""
+    folder = os.path.dirname(path)
+    return folder in result_dirs or any(os.path.isdir(os.path.join(folder, name))
+                                        for name in ("results", "systems"))
 
 
 def _is_benchmark_folder(path: str) -> bool:

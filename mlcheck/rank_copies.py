@@ -213,7 +213,9 @@ class RankCopies:
         if not self.copies:
             return ""
         ranks = len(self.copy_ranks)
-        text = f"{self.copies} copies printed by {ranks} other rank{'s' if ranks != 1 else ''} dropped"
+        plural = "s" if ranks != 1 else ""
+        what = f"rank{plural}" if all(r >= 0 for _job, r in self.copy_ranks) else f"rank{plural} or stream{plural}"
+        text = f"{self.copies} copies printed by {ranks} other {what} dropped"
         extra = []
         if self.conflicts:
             extra.append(f"{self.conflicts} differ from the kept record (MLC021)")

@@ -210,3 +210,15 @@ def test_broken_symlink_met_while_walking_is_a_finding_not_exit_2(tmp_path: Path
     assert named.exit_code == 2  # a file named on the command line that cannot be opened
     assert runner.invoke(main, ["check", str(bench / "result_4.txt"), "--ignore", "MLC001",
                                 "--no-progress"]).exit_code == 2
+
+
+def test_a_tree_with_a_package_and_loose_logs_reads_both(tmp_path: Path) -> None:
+    _package(tmp_path)
+    loose = tmp_path / "jobs"
+    loose.mkdir()
+    (loose / "broken.txt").write_text(":::MLLOG {not json\n", "utf-8")
+    (tmp_path / "Acme" / "notes.txt").write_text("a note\n", "utf-8")  # package root: not a log
+    result = check([str(tmp_path)])
+    assert len(result.runs) == 6
+    assert {f.code for f in result.all_findings() if f.path == str(loose / "broken.txt")} >= {"MLC003"}
+    assert not [f for f in result.all_findings() if f.path.endswith("notes.txt") and f.code == "MLC002"]

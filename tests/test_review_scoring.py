@@ -99,3 +99,50 @@ def test_an_empty_package_takes_its_round_from_the_path(tmp_path: Path) -> None:
         log.unlink()
     messages = [f.message for f in check([str(root)]).all_findings() if f.code == "MLC502"]
     assert messages and all("training 1.1.0" in m for m in messages)
+
+
+def _replace_in(root: Path, index: int, old: str, new: str) -> None:
+    log = root / RESNET / f"result_{index}.txt"
+    text = log.read_text("utf-8")
+    assert old in text
+    log.write_text(text.replace(old, new, 1), "utf-8")
+
+
+def _first_value(root: Path, index: int, key: str) -> str:
+    import json
+    log = root / RESNET / f"result_{index}.txt"
+    row = next(r for r in log.read_text("utf-8").splitlines() if f'"key": "{key}"' in r)
+    return json.dumps(json.loads(row[len(":::MLLOG "):])["value"])
+
+
+def test_a_duplicate_seed_leaves_no_valid_score(tmp_path: Path) -> None:
+    root = _package(tmp_path)
+    _replace_in(root, 1, f'"seed", "value": {_first_value(root, 1, "seed")}',
+                f'"seed", "value": {_first_value(root, 0, "seed")}')
+    (bench,) = check([str(root)]).benchmarks
+    assert not bench.score.valid and "MLC519" in bench.score.reason
+
+
+def test_the_odd_run_is_blamed_for_a_differing_hyperparameter(tmp_path: Path) -> None:
+    root = _package(tmp_path)
+    key = "lars_opt_base_learning_rate"
+    _replace_in(root, 0, f'"{key}", "value": {_first_value(root, 0, key)}', f'"{key}", "value": 1.5')
+    (bench,) = check([str(root)]).benchmarks
+    found = [f for f in bench.findings if f.code == "MLC520"]
+    assert [Path(f.path).name for f in found] == ["result_0.txt"]
+    assert "most other runs" in found[0].message
+
+
+def test_a_run_cut_by_a_crash_is_non_converged_not_rule_breaking(tmp_path: Path) -> None:
+    root = _package(tmp_path)
+    log = root / RESNET / "result_4.txt"
+    data = log.read_bytes()
+    log.write_bytes(data[: len(data) - 40])  # the last record cut in the middle
+    (bench,) = check([str(root)]).benchmarks
+    assert bench.score.valid, bench.score.reason
+    assert "MLC521" not in {f.code for f in bench.findings}
+
+
+def test_a_file_named_alone_is_not_judged_by_mlc521(tmp_path: Path) -> None:
+    (result,) = check([str(FIXTURES / "bad" / "invalid_json.txt")]).benchmarks
+    assert "MLC521" not in result.score.reason

@@ -8,7 +8,7 @@ from collections import defaultdict
 from mlcheck.model import Finding, Severity
 from mlcheck.results import BenchmarkResult, CheckResult
 from mlcheck.reporters import ReportOptions, relative_path
-from mlcheck.reporters.plain import format_minutes, markdown_cell
+from mlcheck.reporters.plain import counted, format_minutes, markdown_cell
 
 _ICON = {Severity.ERROR: "❌", Severity.WARNING: "⚠️", Severity.INFO: "ℹ️"}
 MAX_PLACES = 10
@@ -48,9 +48,10 @@ def render_markdown(result: CheckResult, options: ReportOptions) -> str:
     counts = {level: sum(1 for f in found if f.severity is level) for level in Severity}
     verdict = "❌ **mlcheck: fail**" if failing else "✅ **mlcheck: pass**"
     lines = ["## mlcheck report", "",
-             f"{verdict}: {len(result.runs)} runs, {len(result.benchmarks)} benchmark folders, "
-             f"{counts[Severity.ERROR]} errors, {counts[Severity.WARNING]} warnings, "
-             f"{counts[Severity.INFO]} notes, {len(result.waived)} waived.", ""]
+             f"{verdict}: {counted(len(result.runs), 'run')}, "
+             f"{counted(len(result.benchmarks), 'benchmark folder')}, "
+             f"{counted(counts[Severity.ERROR], 'error')}, {counted(counts[Severity.WARNING], 'warning')}, "
+             f"{counted(counts[Severity.INFO], 'note')}, {len(result.waived)} waived.", ""]
     if result.benchmarks:
         lines += ["### Scores", ""] + _score_card(result, options.root) + [""]
     shown = [f for f in found if f.severity >= max(options.min_severity, Severity.WARNING)]

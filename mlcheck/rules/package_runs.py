@@ -62,9 +62,9 @@ def is_hyperparameter(key: str) -> bool:
     return key.startswith(_HP_PREFIXES) or any(word in key for word in _HP_WORDS)
 
 
-NON_CONVERGENCE = frozenset({"MLC102", "MLC301", "MLC302"})
-"""Errors that make a run non-converged (no run_stop, target not reached, aborted), which the
-round tolerates once; any other error makes the run break the rules."""
+NON_CONVERGENCE = frozenset({"MLC004", "MLC023", "MLC102", "MLC301", "MLC302"})
+"""Errors that make a run non-converged (cut by a crash, no run_stop, target not reached,
+aborted), which the round tolerates once; any other error makes the run break the rules."""
 
 
 def breaking_codes(result: RunResult) -> list[str]:
@@ -88,27 +88,28 @@ def check_runs(folder: str, runs: Sequence[Run], closed: bool) -> list[Finding]:
     if not runs:
         return []
     found: list[Finding] = []
-    first = runs[0]
     for key in _SUBMISSION_KEYS:
-        found.extend(_differs(SUBMISSION_DIFFERS, key, first, runs, Severity.ERROR))
+        found.extend(_differs(SUBMISSION_DIFFERS, key, runs, Severity.ERROR))
     keys = sorted({key for run in runs for key in run.key_counts if is_hyperparameter(key)})
     for key in keys:
-        found.extend(_differs(HYPERPARAMETERS_DIFFER, key, first, runs,
+        found.extend(_differs(HYPERPARAMETERS_DIFFER, key, runs,
                               Severity.ERROR if closed else Severity.WARNING))
     found.extend(_seeds(runs, closed))
     return found
 
 
-def _differs(rule: Rule, key: str, first: Run, runs: Sequence[Run], severity: Severity) -> list[Finding]:
-    reference = first.first(key)
-    for run in runs[1:]:
-        event = run.first(key)
-        if (reference is None) != (event is None) or (
-                reference is not None and event is not None and event.value != reference.value):
-            ours = "absent" if event is None else repr(event.value)
-            theirs = "absent" if reference is None else repr(reference.value)
+def _differs(rule: Rule, key: str, runs: Sequence[Run], severity: Severity) -> list[Finding]:
+    """One finding at the first run whose value differs from the one most runs log (so that the
+    odd run is blamed, whichever file it is)."""
+    shown = ["absent" if run.first(key) is None else repr(run.first(key).value) for run in runs]  # type: ignore[union-attr]
+    common = max(shown, key=lambda value: (shown.count(value), -shown.index(value)))
+    for run, value in zip(runs, shown):
+        if value != common:
+            agree = next(r for r, v in zip(runs, shown) if v == common)
+            event = run.first(key)
             return [rule.at(run.path, event.line if event else run.first_line, (
-                f"{key} is {ours} here but {theirs} in {_label(first)}"), severity=severity,
+                f"{key} is {value} here but {common} in {_label(agree)}"
+                f"{' and most other runs' if shown.count(common) > 1 else ''}"), severity=severity,
                 run_index=run.index)]
     return []
 
