@@ -105,6 +105,9 @@ def _read_stream(stream: IO[bytes], path: str, keep_text: bool,
             if len(raw) >= MAX_LINE_BYTES and not raw.endswith(b"\n"):
                 line = _skip_line(stream, len(raw))
             if reader is not None and not ahead:
+                if line is raw and raw.startswith(MARKER_BYTES) and raw.find(MARKER_BYTES, 8) < 0:
+                    yield from reader.feed(raw)  # a clean record line: no tag, no copy, no job
+                    continue
                 dropped = reader.drop_copy(raw)
                 if dropped is True:
                     continue
