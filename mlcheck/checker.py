@@ -17,6 +17,7 @@ from mlcheck.rcp import rcp_for_runs
 from mlcheck.reader import read_mllog
 from mlcheck.rules import RUN_CHECKS
 from mlcheck.rules import package as package_rules
+from mlcheck.rules import package_runs
 from mlcheck.rules.base import RunContext
 from mlcheck.rules.convergence import first_reaching
 from mlcheck.rules.internal import crash_finding
@@ -213,9 +214,9 @@ def score_benchmarks(runs: list[RunResult], refs: dict[str, LogRef]) -> list[Ben
     return results
 
 
-_FOLDER_RULE_CODES = frozenset({"MLC517", "MLC518", "MLC519", "MLC520", "MLC522"})
-"""Errors about the runs of a folder taken together (package_runs) that the package checker
-rejects: they leave no valid benchmark result."""
+_FOLDER_RULE_CODES = frozenset(r.code for r in package_runs.RULES) - {package_runs.NON_COMPLIANT_RUN.code}
+"""Errors about the runs of a folder taken together that the package checker rejects: they leave
+no valid benchmark result (MLC521 has its own place in the score)."""
 
 
 def _benchmark_folder_log(ref: LogRef) -> bool:

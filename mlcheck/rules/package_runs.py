@@ -101,12 +101,12 @@ def check_runs(folder: str, runs: Sequence[Run], closed: bool) -> list[Finding]:
 def _differs(rule: Rule, key: str, runs: Sequence[Run], severity: Severity) -> list[Finding]:
     """One finding at the first run whose value differs from the one most runs log (so that the
     odd run is blamed, whichever file it is)."""
-    shown = ["absent" if run.first(key) is None else repr(run.first(key).value) for run in runs]  # type: ignore[union-attr]
+    events = [run.first(key) for run in runs]
+    shown = ["absent" if event is None else repr(event.value) for event in events]
     common = max(shown, key=lambda value: (shown.count(value), -shown.index(value)))
-    for run, value in zip(runs, shown):
+    for run, event, value in zip(runs, events, shown):
         if value != common:
             agree = next(r for r, v in zip(runs, shown) if v == common)
-            event = run.first(key)
             return [rule.at(run.path, event.line if event else run.first_line, (
                 f"{key} is {value} here but {common} in {_label(agree)}"
                 f"{' and most other runs' if shown.count(common) > 1 else ''}"), severity=severity,
