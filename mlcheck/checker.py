@@ -82,7 +82,9 @@ def check_log(ref: LogRef, forced: Ruleset | None) -> list[RunResult]:
     """Read one log and judge each run in it."""
     from mlcheck.runs import assign_findings, split_runs
 
-    runs, reading = split_runs(read_mllog(ref.path, lines=ref.lines), ref.path)
+    # A submitted result file is one run, as the official checker reads it (mlcheck.runs).
+    one_run = RESULT_FILE.match(os.path.basename(ref.path)) is not None
+    runs, reading = split_runs(read_mllog(ref.path, lines=ref.lines, keep_copies=one_run), ref.path, one_run)
     by_run = assign_findings(runs, reading)
     if not runs:
         return [_unread_log(ref, forced, by_run.get(0, []))]
@@ -276,7 +278,7 @@ def _score_group(key: tuple[str, str, str, str], members: list[RunResult],
             findings.extend(package_rules.check_score(folder, facts, score, members))
             findings.extend(rcp_findings(folder, rcp, normalised=normalise,
                                          bypass=rcp_bypass_file(folder)))
-            findings.extend(check_runs(folder, runs, closed=division != "open"))
+            findings.extend(check_runs(folder, runs, closed=division != "open", ruleset=first.ruleset))
     broken = sorted({f.code for f in findings if f.code in _FOLDER_RULE_CODES and f.severity is Severity.ERROR})
     if score.valid and broken:
         score = replace(score, valid=False, reason=f"{score.reason}; the runs of the folder break the "

@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from typing import Generator, Iterator, Union
 
 from mlcheck.discover import RESULT_FILE
+from mlcheck.job_starts import JobStarts
 from mlcheck.model import Event, Finding
 from mlcheck.rank_copies import RankCopies
 from mlcheck.prefixes import PrefixDecisions
@@ -48,15 +49,17 @@ class LineReader:
     """Reads a log one physical line at a time (the batch reader and ``mlcheck watch`` share it)."""
 
     def __init__(self, path: str, ranks: dict[int, set[int]] | None = None,
-                 keep_text: bool = False, duplicates: set[tuple[int, int, str]] | None = None) -> None:
+                 keep_text: bool = False, duplicates: set[tuple[int, int, str]] | None = None,
+                 keep_copies: bool = False) -> None:
         self.path = path
         self.keep_text = keep_text
         """Yield :class:`RecordText` (event and text) instead of the bare :class:`Event`."""
         self.line_no = 0
         self.stats = RawStats()
-        self.copies = RankCopies(path, ranks)
+        self.copies = RankCopies(path, ranks, keep_all=keep_copies)
         self.long_lines = 0
         self._tags_seen = False
+        self.job_starts = JobStarts(path)
         self.prefixes = PrefixDecisions(self.copies, duplicates)
         """Bare rank tags of ranks whose records are copies (see :meth:`drop_copy`)."""
 
@@ -68,6 +71,9 @@ class LineReader:
         if at < 0:
             if raw.strip():
                 self.stats.noise_lines += 1
+                boundary = self.job_starts.launcher(raw, self.line_no, self.stats.kept)
+                if boundary is not None:
+                    yield boundary
             if raw.endswith(b"\r\n"):
                 self.stats.crlf_lines += 1
             return
@@ -96,6 +102,9 @@ class LineReader:
         if source is not None:
             self._tags_seen = True
             self.stats.tagged_records += 1
+            boundary = self.job_starts.tagged(source[0], self.line_no, self.stats.kept)
+            if boundary is not None:
+                yield boundary
         if prefix.timestamp or prefix.extra_text:
             self._count_prefix(prefix, 1, tag=False)
         if not kept:
@@ -225,6 +234,10 @@ class LineReader:
         for number, segment in enumerate(segments[1:], start=1):
             prefix = self.prefixes.mapped(read_prefix(before))
             source = prefix.source if prefix.source is not None else line_source
+            boundary = None if source is None else self.job_starts.tagged(source[0], line_no,
+                                                                           self.stats.kept)
+            if boundary is not None:
+                yield boundary
             if number == 1:
                 line_source = source
             self._count_prefix(prefix, number)

@@ -48,8 +48,11 @@ class _Suspect(NamedTuple):
 class RankCopies:
     """Decides which records are kept and checks the dropped copies; see the module docstring."""
 
-    def __init__(self, path: str, ranks: dict[int, set[int]] | None = None) -> None:
+    def __init__(self, path: str, ranks: dict[int, set[int]] | None = None,
+                 keep_all: bool = False) -> None:
         self.path = path
+        self.keep_all = keep_all
+        """Keep every rank's records (a submitted result file, read as the official parser does)."""
         self._ranks: dict[int, set[int]] = {job: set(seen) for job, seen in (ranks or {}).items()}
         self.logging_rank: dict[int, int] = {job: min(seen) for job, seen in self._ranks.items()}
         self._kept_counts: Counter[tuple[int, bytes]] = Counter()
@@ -79,14 +82,15 @@ class RankCopies:
 
     def is_kept(self, source: Source | None) -> bool:
         """True when a record of this source is kept (untagged records always are)."""
-        if source is None:
+        if source is None or self.keep_all:
             return True
         job, rank = source
         return self.logging_rank.setdefault(job, rank) == rank
 
     def expects_copies(self, source: Source | None) -> bool:
         """True when a kept record of this source is to be compared with copies."""
-        return source is not None and (len(self._ranks.get(source[0], ())) > 1 or bool(self._early))
+        return source is not None and not self.keep_all and (
+            len(self._ranks.get(source[0], ())) > 1 or bool(self._early))
 
     def count_kept(self, job: int, key: str) -> None:
         """Count a kept record no copy is expected for (a copy may still come: a late rank)."""
@@ -96,7 +100,7 @@ class RankCopies:
     def kept(self, source: Source | None, key: str, text: str, line: int) -> list[Finding]:
         """Register a kept record; return the conflicts decided now (copies that came before it,
         and suspects that this record did not explain)."""
-        if source is None:
+        if source is None or self.keep_all:
             return []
         job = source[0]
         key_bytes = key.encode("utf-8", errors="surrogatepass")

@@ -54,13 +54,17 @@ def open_log(path: str) -> IO[bytes]:
     return handle
 
 
-def read_mllog(path: str, display: str | None = None, lines: int | None = None) -> Iterator[LogItem]:
+def read_mllog(path: str, display: str | None = None, lines: int | None = None,
+               keep_copies: bool = False) -> Iterator[LogItem]:
     """Yield the events of a log in order, interleaved with findings about reading problems.
 
     ``display`` is the path written into findings (the path as the user gave it); ``lines``
-    stops after that many physical lines (a log that is still being written).
+    stops after that many physical lines (a log that is still being written). ``keep_copies``
+    keeps the records every rank printed, as the official parser sees a submitted result file
+    (their duplicates are then judged by the rules of the round, not dropped as copies).
     """
-    return cast(Iterator[LogItem], _read(path, display, keep_text=False, lines=lines))
+    return cast(Iterator[LogItem], _read(path, display, keep_text=False, lines=lines,
+                                         keep_copies=keep_copies))
 
 
 def read_records(path: str, display: str | None = None) -> Iterator[RawItem]:
@@ -69,7 +73,7 @@ def read_records(path: str, display: str | None = None) -> Iterator[RawItem]:
 
 
 def _read(path: str, display: str | None, keep_text: bool,
-          lines: int | None = None) -> Iterator[AnyItem]:
+          lines: int | None = None, keep_copies: bool = False) -> Iterator[AnyItem]:
     shown = display or path
     try:
         stream = open_log(path)
@@ -81,14 +85,14 @@ def _read(path: str, display: str | None, keep_text: bool,
         note = per_rank_note(path, shown)
         if note is not None:
             yield note
-        yield from _read_stream(stream, shown, keep_text, lines)
+        yield from _read_stream(stream, shown, keep_text, lines, keep_copies)
     finally:
         if stream is not sys.stdin.buffer:
             stream.close()
 
 
 def _read_stream(stream: IO[bytes], path: str, keep_text: bool,
-                 limit: int | None = None) -> Iterator[AnyItem]:
+                 limit: int | None = None, keep_copies: bool = False) -> Iterator[AnyItem]:
     # The first lines are held back (4000 with a record, 100,000 or 16 MiB) to find the logging
     # rank of raw output before any record is judged, and so are the lines from the first record
     # of a job met later (another mpirun); over-long lines are held as their length only.
@@ -123,12 +127,12 @@ def _read_stream(stream: IO[bytes], path: str, keep_text: bool,
                 ahead_records += MARKER_BYTES in line
             if ahead_records >= _LOOKAHEAD_RECORDS or len(ahead) >= _LOOKAHEAD_LINES \
                     or ahead_bytes >= _LOOKAHEAD_BYTES:
-                reader = _looked_ahead(reader, path, ahead, keep_text)
+                reader = _looked_ahead(reader, path, ahead, keep_text, keep_copies)
                 yield from _replay(reader, ahead)
                 ahead, ahead_bytes, ahead_records = [], 0, 0
     except (OSError, EOFError, zlib.error) as error:
         if reader is None or ahead:  # the damage came within a lookahead: read what came before it
-            reader = _looked_ahead(reader, path, ahead, keep_text)
+            reader = _looked_ahead(reader, path, ahead, keep_text, keep_copies)
             yield from _replay(reader, ahead)
         yield rules.FILE_UNREADABLE.at(path, reader.line_no + 1,
                       f"reading stopped after line {reader.line_no}: {error}; the file (or its gzip "
@@ -136,15 +140,17 @@ def _read_stream(stream: IO[bytes], path: str, keep_text: bool,
         yield from reader.finish()
         return
     if reader is None or ahead:
-        reader = _looked_ahead(reader, path, ahead, keep_text)
+        reader = _looked_ahead(reader, path, ahead, keep_text, keep_copies)
         yield from _replay(reader, ahead)
     yield from reader.finish()
 
 
 def _looked_ahead(reader: LineReader | None, path: str, ahead: list[bytes | int],
-                  keep_text: bool) -> LineReader:
+                  keep_text: bool, keep_copies: bool = False) -> LineReader:
     """The reader once the lines held back tell the logging rank of each job in them: a new
     reader after the first lines, the same one told of the new jobs after a later lookahead."""
+    if keep_copies:  # every record is kept: no logging rank to find
+        return reader or LineReader(path, keep_text=keep_text, keep_copies=True)
     texts = _texts(ahead)
     ranks = logging_ranks(texts)
     duplicates = duplicate_streams(texts, ranks)

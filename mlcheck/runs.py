@@ -1,15 +1,12 @@
 """Turn the stream of events of one file into runs, keeping memory bounded.
 
-A file usually holds one run. A new run begins when, after a ``run_stop``, the log opens another
-block (``init_start``, ``cache_clear`` or a ``submission_*`` key), when an ``init_start`` or a
-``cache_clear`` follows a ``run_start`` that never stopped (a run cut off by the next one), or when a
-second ``cache_clear`` comes before any ``run_start`` (a run cut off during init). Any other key
-repeated before ``run_start`` stays in the run (every rank logged the ``submission_*`` block, an
-``init_start`` out of order): the duplicate is MLC106/MLC107 or an order finding, as for the
-official checker, which reads a file as one run.
-A ``submission_*`` key after a ``run_start`` without ``run_stop`` stays in the run:
-that is one run written by two processes (e.g. RNN-T training, then evaluation in a new process
-that logs its identity again).
+A file is one run, as the official checker reads a result file: every rank's ``cache_clear`` and
+``init_start``, a repeated ``submission_*`` block, the records after ``run_stop`` (final evals,
+``submission_*`` lines written by an evaluation process) all belong to it; duplicates and order
+problems are findings of the rules the round has (MLC106/MLC107, MLC305, ...). Only raw job
+output holds several runs, and only where the reader found evidence that a new job began (an
+MLC024 note: a launcher line or another MPI job number, see :mod:`mlcheck.job_starts`); a file
+named ``result_<i>.txt`` is one run even then.
 """
 
 from __future__ import annotations
@@ -21,9 +18,8 @@ from typing import Iterable, Mapping
 from mlcheck.model import Evaluation, Event, Finding, Run
 from mlcheck.reader import LogItem
 
-_OPENING_KEYS = frozenset({"init_start", "cache_clear"})
 _CUT_RECORD = "MLC023"
-_REPEAT_OPENS = frozenset({"cache_clear"})
+_JOB_STARTED = "MLC024"
 
 
 def _number(value: object) -> float | None:
@@ -57,38 +53,48 @@ class RunBuilder:
                 epoch_num=_number(event.metadata.get("epoch_num")),
                 samples_count=_number(event.metadata.get("samples_count"))))
 
-    def opens_new_run(self, event: Event) -> bool:
-        return opens_new_run(self.counts, event.key)
-
     def build(self) -> Run:
         return Run(path=self.path, index=self.index, events=tuple(self.events),
                    key_counts=dict(self.counts), evaluations=tuple(self.evaluations),
                    first_line=self.first_line, last_line=self.last_line)
 
 
-def opens_new_run(counts: Mapping[str, int], key: str) -> bool:
-    """True when an event with ``key`` begins a new run, given the key counts of the current run."""
-    if key not in _OPENING_KEYS and not key.startswith("submission_"):
-        return False  # the common case, decided without looking at the counts
-    if not counts:
-        return False
-    if counts.get("run_stop"):
-        return key in _OPENING_KEYS or key.startswith("submission_")
-    if counts.get("run_start"):
-        return key in _OPENING_KEYS
-    return key in _REPEAT_OPENS and counts.get(key, 0) > 0
+class RunBoundaries:
+    """Decides where a new run begins in one file: at the first record after a new job's start
+    (MLC024), unless the file is read as exactly one run (a submitted result file)."""
+
+    def __init__(self, one_run: bool = False) -> None:
+        self.one_run = one_run
+        self._pending = False
+
+    def note(self, finding: Finding) -> None:
+        """Take a reading finding; a new job's start makes the next record open a run."""
+        if finding.code == _JOB_STARTED and not self.one_run:
+            self._pending = True
+
+    def opens_new_run(self, counts: Mapping[str, int]) -> bool:
+        """Whether the next record begins a new run, given the key counts of the current run."""
+        if not self._pending:
+            return False
+        self._pending = False
+        return bool(counts)
 
 
-def split_runs(items: Iterable[LogItem], path: str) -> tuple[list[Run], list[Finding]]:
-    """Group the events of a file into runs; return the runs and the file's reading findings."""
+def split_runs(items: Iterable[LogItem], path: str, one_run: bool = False) -> tuple[list[Run], list[Finding]]:
+    """Group the events of a file into runs; return the runs and the file's reading findings.
+
+    ``one_run`` reads the whole file as one run (a submitted result file), whatever it holds.
+    """
     runs: list[Run] = []
     findings: list[Finding] = []
+    boundaries = RunBoundaries(one_run)
     current = RunBuilder(path, 0)
     for item in items:
         if isinstance(item, Finding):
             findings.append(item)
+            boundaries.note(item)
             continue
-        if current.opens_new_run(item):
+        if boundaries.opens_new_run(current.counts):
             runs.append(current.build())
             current = RunBuilder(path, len(runs))
         current.add(item)
@@ -108,5 +114,8 @@ def assign_findings(runs: list[Run], findings: list[Finding]) -> dict[int, list[
                 if found.line == run.first_line and found.code == _CUT_RECORD:
                     continue  # the cut record ends the run before; the next one starts on its line
                 target = run.index
+            elif found.code == _JOB_STARTED and found.line is not None and found.line < run.first_line:
+                target = run.index  # the start of a job belongs to the run it opens
+                break
         by_run.setdefault(target, []).append(found)
     return by_run

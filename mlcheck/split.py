@@ -16,7 +16,7 @@ from typing import IO
 
 from mlcheck.model import Finding
 from mlcheck.reader import RecordText, read_records
-from mlcheck.runs import opens_new_run
+from mlcheck.runs import RunBoundaries
 
 
 class SplitError(Exception):
@@ -49,13 +49,15 @@ def split_log(path: str, out_dir: str, start_index: int = 0, force: bool = False
     findings: list[Finding] = []
     handle: IO[bytes] | None = None
     keys: Counter[str] = Counter()
+    boundaries = RunBoundaries()  # split writes every job it finds, whatever the file is named
     try:
         for item in read_records(path):
             if not isinstance(item, RecordText):
                 findings.append(item)
+                boundaries.note(item)
                 continue
             key = item.event.key
-            if handle is None or opens_new_run(keys, key):
+            if boundaries.opens_new_run(keys) or handle is None:
                 if handle is not None:
                     handle.close()
                 temps.append(os.path.join(out_dir, f".result_{start_index + len(temps)}.txt.partial"))

@@ -22,7 +22,7 @@ from itertools import chain
 from typing import Callable, Iterable, Iterator
 
 from mlcheck.checker import choose_ruleset, judge_run
-from mlcheck.discover import LogRef
+from mlcheck.discover import RESULT_FILE, LogRef
 from mlcheck.follow import IDLE, RESTART, Follower
 from mlcheck.model import Evaluation, Event, Finding, Run, Severity
 from mlcheck.rawlog import duplicate_streams, logging_ranks
@@ -32,7 +32,7 @@ from mlcheck.rules.package_runs import is_hyperparameter
 from mlcheck.rules.timing import INIT_TIME_EXCEEDED
 from mlcheck.rules.convergence import first_reaching
 from mlcheck.rulesets import BenchmarkFacts, Condition, Ruleset, RulesetError
-from mlcheck.runs import RunBuilder
+from mlcheck.runs import RunBoundaries, RunBuilder
 from mlcheck.scoring import time_to_train_min
 
 CHECKPOINT_KEYS = frozenset({"init_stop", "run_start", "eval_accuracy", "run_stop"})
@@ -65,6 +65,8 @@ class WatchState:
     reported: set[tuple[str, int | None, str]] = field(default_factory=set)
     runs_done: int = 0
     init_alarm: bool = False
+    boundaries: RunBoundaries = field(default_factory=RunBoundaries)
+    """Where a new job begins (a watched ``result_<i>.txt`` is one run, as ``check`` reads it)."""
 
 
 @dataclass(frozen=True)
@@ -177,18 +179,21 @@ def watch(path: str, on_finding: FindingSink, on_progress: ProgressSink, forced:
 
 
 def _new_state(path: str, forced: Ruleset | None, index: int) -> WatchState:
-    return WatchState(path=path, forced=forced, builder=RunBuilder(path, index))
+    one_run = RESULT_FILE.match(os.path.basename(path)) is not None
+    return WatchState(path=path, forced=forced, builder=RunBuilder(path, index),
+                      boundaries=RunBoundaries(one_run))
 
 
 def _take(state: WatchState, item: AnyItem, on_finding: FindingSink,
           on_progress: ProgressSink) -> None:
     if isinstance(item, Finding):
+        state.boundaries.note(item)
         state.reading.append(item)
         _report(state, item, on_finding)
         return
     event = item if isinstance(item, Event) else item.event
     builder = state.builder
-    if builder.opens_new_run(event):
+    if state.boundaries.opens_new_run(builder.counts):
         if not builder.counts["run_stop"]:  # a run cut off by the next: its end is now known
             _checkpoint(state, on_finding, on_progress, final=True)
         state.builder = RunBuilder(state.path, builder.index + 1)

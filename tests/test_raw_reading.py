@@ -35,7 +35,7 @@ def _events(result: RunResult) -> list[tuple[Any, ...]]:
             for e in result.run.events]
 
 
-def _codes(result: RunResult, *, drop: tuple[str, ...] = ("MLC020", "MLC022")) -> list[str]:
+def _codes(result: RunResult, *, drop: tuple[str, ...] = ("MLC020", "MLC022", "MLC024")) -> list[str]:
     return sorted(f.code for f in result.findings if f.code not in drop)
 
 

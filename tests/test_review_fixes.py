@@ -195,16 +195,19 @@ def test_log_naming_another_benchmark_than_its_folder(tmp_path: Path) -> None:
     assert not [f for f in result.all_findings() if f.code == "MLC502"]
 
 
-def test_duplicate_seed_of_two_runs_in_one_file_names_the_line_and_run(tmp_path: Path) -> None:
+def test_a_result_file_holding_a_run_twice_is_one_run_with_duplicates(tmp_path: Path) -> None:
+    # The official checker reads a result file as one run: the second copy is duplicate records.
     folder = tmp_path / "resnet"
     folder.mkdir()
     text = (EXAMPLE_RESNET / "result_0.txt").read_text("utf-8")
     (folder / "result_0.txt").write_text(text + text, "utf-8")
-    found = [f for f in check([str(folder)]).all_findings() if f.code == "MLC519"]
-    seed_line = next(i for i, row in enumerate(text.splitlines(), 1) if '"key": "seed"' in row)
-    assert len(found) == 1
-    assert f"is also the seed of {folder / 'result_0.txt'}:{seed_line} (run 0 of that file)" \
-        in found[0].message
+    result = check([str(folder)])
+    assert len(result.runs) == 1
+    lines = len(text.splitlines())
+    start = next(i for i, row in enumerate(text.splitlines(), 1) if '"run_start"' in row)
+    found = [(f.code, f.line) for f in result.runs[0].findings if f.code == "MLC104"]
+    assert (("MLC104", lines + start)) in found
+    assert not [f for f in result.all_findings() if f.code == "MLC519"]
 
 
 def test_repeated_submission_block_before_run_start_is_one_run(tmp_path: Path) -> None:

@@ -175,8 +175,8 @@ def test_missing_keys_wait_for_the_end_but_config_keys_do_not(tmp_path: Path) ->
 
 
 def test_runs_option_waits_for_the_second_run(tmp_path: Path) -> None:
-    log = tmp_path / "two.log"
-    log.write_bytes(GOOD.read_bytes() * 2)
+    log = tmp_path / "two.log"  # a second job, started by its launcher command
+    log.write_bytes(GOOD.read_bytes() + b"mpirun -np 8 python train.py\n" + GOOD.read_bytes())
     _found, progress, reason = _watch_file(log, runs=2, idle_timeout=2)
     assert reason == "complete"
     assert sum("run_stop (success)" in line for line in progress) == 2

@@ -30,6 +30,12 @@ the line is counted as repaired in MLC020 instead.
 - MLC023 record-cut (error): a record of raw output is cut (the process died while writing it) and
   the output goes on after it, so the run loses its end. Reported at the line of the cut. Fix:
   find out why the job stopped (the launcher's lines around the cut tell) and re-run.
+- MLC024 new-job-started (info): raw job output holds another job from this line on (a launcher
+  command or launch message, or records tagged with another MPI job number), so the records
+  after it are read as another run. This is the only thing that makes several runs of one file;
+  a file named ``result_<i>.txt`` is always one run, as the official checker reads it (a
+  second job's records in it are then duplicates, reported by the rules of the round). See
+  ``mlcheck.job_starts``. Nothing to fix in raw output; ``mlcheck split`` writes one file per run.
 - MLC013 raw-output-in-result-file: a submitted result file (``result_<i>.txt``) holds raw job
   output. An error (the official checker fails too) when other ranks' copies of records were
   dropped or records shared a line: the official parser sees every copy ("EXACTLY_ONE occurrence
@@ -55,11 +61,15 @@ PER_RANK_OUTPUT = Rule("MLC022", "per-rank-output", Severity.INFO,
 RECORD_CUT = Rule("MLC023", "record-cut", Severity.ERROR,
                   "a record of raw output is cut and the output goes on after it", official=True)
 
+JOB_STARTED = Rule("MLC024", "new-job-started", Severity.INFO,
+                   "raw job output holds another job from this line on (read as another run)")
+
 RAW_RESULT_FILE = Rule("MLC013", "raw-output-in-result-file", Severity.ERROR,
                        "a result_<i>.txt file holds raw job output instead of clean records",
                        official=True)
 
-RULES = (RAW_RESULT_FILE, RAW_OUTPUT_READ, RANK_COPIES_CONFLICT, PER_RANK_OUTPUT, RECORD_CUT)
+RULES = (RAW_RESULT_FILE, RAW_OUTPUT_READ, RANK_COPIES_CONFLICT, PER_RANK_OUTPUT, RECORD_CUT,
+         JOB_STARTED)
 
 
 def raw_result_file(path: str, copies: int, shared_lines: int, colour_lines: int = 0) -> Finding:

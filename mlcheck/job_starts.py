@@ -1,0 +1,64 @@
+"""Evidence in raw job output that a new job began: the only thing that splits a file into runs.
+
+A submitted result file is one run, however many ranks logged their own ``cache_clear`` or
+``init_start`` and whatever follows ``run_stop`` (the official checker reads a file as one run).
+Raw console output may hold several jobs one after the other; a new job is recognised from what
+the launcher and the rank tags say, never from the order of the MLLOG keys:
+
+- a launcher command line (``mpirun -np 8 ...``, ``+ srun --nodes ...``, ``$ torchrun --nproc...``,
+  ``poprun --num-instances ...``) or a launcher's own launch message (``poprun: launching ...``);
+- records tagged with another MPI job number than before (``[2,0]<stdout>:`` after ``[1,0]``).
+
+Each piece of evidence met after a record was kept is one MLC024 note at its line; the next
+record then opens a new run (``mlcheck.runs.RunBoundaries``). Evidence met before any record
+(the launcher line of the first job) is not a boundary.
+"""
+
+from __future__ import annotations
+
+import re
+
+from mlcheck.model import Finding
+from mlcheck.rules import raw_output
+
+_LAUNCHERS = rb"(?:mpirun|mpiexec|srun|poprun|torchrun|horovodrun|deepspeed|jsrun|aprun)"
+LAUNCH_LINE = re.compile(
+    rb"^[ \t]*(?:\d[\d:.,/T-]*(?:[ \t]+\d[\d:.,]*)?[ \t]+)?(?:[+$#>]+[ \t]*)?(?:\S*/)?" + _LAUNCHERS
+    + rb"(?:[ \t]+-|[ \t]*:[ \t]*launch)", re.IGNORECASE)
+"""A launcher's command line (its first argument is an option) or its launch message."""
+
+
+class JobStarts:
+    """Watches one file's lines for the start of another job."""
+
+    def __init__(self, path: str) -> None:
+        self.path = path
+        self.jobs: set[int] = set()
+        self._kept_at_last = 0
+        """Records kept when the last boundary was reported (one note per boundary)."""
+
+    def launcher(self, raw: bytes, line_no: int, kept: int) -> Finding | None:
+        """MLC024 when ``raw`` (a line without a record) launches a job after records were kept."""
+        if not LAUNCH_LINE.match(raw):
+            return None
+        text = raw.decode("utf-8", errors="replace").strip()
+        if len(text) > 80:
+            text = text[:77] + "..."
+        return self._boundary(line_no, kept, f"the launcher line {text!r}")
+
+    def tagged(self, job: int, line_no: int, kept: int) -> Finding | None:
+        """MLC024 when a record of an MPI job not seen before follows records of another job."""
+        if job in self.jobs:
+            return None
+        self.jobs.add(job)
+        if len(self.jobs) == 1:
+            return None
+        return self._boundary(line_no, kept, f"records tagged with MPI job {job} (another job than "
+                              "the records before)")
+
+    def _boundary(self, line_no: int, kept: int, evidence: str) -> Finding | None:
+        if kept == 0 or kept == self._kept_at_last:
+            return None
+        self._kept_at_last = kept
+        return raw_output.JOB_STARTED.at(self.path, line_no, f"a new job begins here ({evidence}): "
+                                         "the records after it are read as another run")

@@ -1,0 +1,76 @@
+"""Compare mlcheck with the checker of record on ../shared/other-submitters (the oracle).
+
+    python tools/oracle_compare.py [--rounds 1.0,1.1] [--forced] [--show N]
+
+Prints, per round: files, files read as exactly one run, official_verdict == record_verdict,
+accepted files mlcheck's own verdict fails (with the failing codes).
+"""
+
+from __future__ import annotations
+
+import argparse
+import collections
+import json
+import os
+import sys
+import time
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(HERE))
+
+from mlcheck import check  # noqa: E402
+from mlcheck.model import Severity  # noqa: E402
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--shared", default=str(HERE.parent / "shared"))
+    parser.add_argument("--rounds", default="1.0,1.1,2.0,2.1")
+    parser.add_argument("--forced", action="store_true", help="pass the oracle's ruleset")
+    parser.add_argument("--show", type=int, default=15)
+    args = parser.parse_args()
+    shared = Path(args.shared)
+    rows = [json.loads(line) for line in (shared / "oracle" / "other-submitters.jsonl").open()]
+    rounds = [f"training-{r}" for r in args.rounds.split(",")]
+    base = shared / "other-submitters"
+    for round_name in rounds:
+        mine = [r for r in rows if r["path"].startswith(round_name + "/")]
+        orgs = sorted({r["path"].split("/")[1] for r in mine})
+        by_path: dict[str, list] = collections.defaultdict(list)
+        start = time.perf_counter()
+        for org in orgs:
+            ruleset = mine[0]["ruleset"] if args.forced else None
+            result = check([str(base / round_name / org)], ruleset=ruleset)
+            for run in result.runs:
+                rel = os.path.relpath(run.path, base)
+                by_path[rel].append(run)
+        took = time.perf_counter() - start
+        one = sum(1 for r in mine if len(by_path.get(r["path"], [])) == 1)
+        agree, disagree, own = 0, [], []
+        for row in mine:
+            runs = by_path.get(row["path"], [])
+            if len(runs) != 1:
+                disagree.append((row["path"], f"{len(runs)} runs", row["record_verdict"], []))
+                continue
+            run = runs[0]
+            if run.official_verdict == row["record_verdict"]:
+                agree += 1
+            else:
+                codes = sorted({f.code for f in run.findings if f.official and f.severity is Severity.ERROR})
+                disagree.append((row["path"], run.official_verdict, row["record_verdict"], codes or row["record_failures"][:2]))
+            if row["record_verdict"] == "pass" and run.verdict == "fail":
+                own.append((row["path"], sorted({f.code for f in run.findings if f.severity is Severity.ERROR})))
+        print(f"{round_name}: {len(mine)} files, one run {one}, agree {agree} "
+              f"({100 * agree / max(1, len(mine)):.1f} %), accepted but mlcheck fails {len(own)}  [{took:.1f}s]")
+        for item in disagree[: args.show]:
+            print("   DIFF", *item)
+        codes = collections.Counter(c for _, cs in own for c in cs)
+        print("   own-fail codes:", dict(codes.most_common()))
+        for item in own[: args.show]:
+            print("   OWN", *item)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
