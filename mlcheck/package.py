@@ -165,7 +165,7 @@ def _count(data: dict[str, Any], key: str) -> int | None:
     text = _text(data, key)
     try:
         return int(float(text)) if text is not None else None
-    except ValueError:
+    except (ValueError, OverflowError):  # "two", 1e999
         return None
 
 

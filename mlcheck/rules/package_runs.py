@@ -8,13 +8,21 @@ hyper-parameter is not a valid run).
 
 - MLC517 submission-values-differ: runs of one folder log different ``submission_*`` values
   (org, division, platform, status, benchmark). Fix: rerun or correct the logging.
-- MLC518 seed-missing: a closed-division run logs no ``seed``. The package checker's seed checker
-  fails the folder (the rules make seed logging mandatory from v4.1; the tool checks it for every
-  round today). Fix: log the seed with mllog.
-- MLC519 seed-duplicate: two runs of a folder log the same seed. Fix: seed each run differently.
+- MLC518 seed-missing: a closed-division run logs no ``seed``. Follows the seed checker of the
+  round's checker of record (``package_checker/seed_checker.py`` at the round's tag): before training
+  4.1 (rounds 1.0-4.0) it failed a folder only when its runs disagree, so a run without a seed is an
+  error only when other runs of its folder log one, and a folder where no run logs a seed gets one
+  warning (the rules make seeds mandatory from 4.1, training_rules.adoc §Random numbers; that round's
+  checker did not require them). From 4.1 on (and for a round mlcheck cannot tell) every closed run
+  without a seed is an error; today's mlperf-logging applies that to every round retroactively,
+  the round's own checker did not. A result file counts as one run, as the seed checker reads it.
+  Fix: log the seed with mllog.
+- MLC519 seed-duplicate: two runs of a folder log the same seed. Every round's seed checker fails
+  the folder when the same seed is logged from the same source file and line (``metadata`` file and
+  lineno); a same seed from another place is still an error here (the rules want distinct seeds) but
+  not one the official checker reports. Fix: seed each run differently.
 - MLC522 seed-invalid: a closed-division run logs a seed that ``int()`` cannot read (``"abc"``, a
-  list, null). The package checker's seed checker fails the folder on it. Fix: log the seed as
-  an integer.
+  list, null). Every round's seed checker fails the folder on it. Fix: log the seed as an integer.
 - MLC520 hyperparameters-differ: ``global_batch_size`` or a hyper-parameter (``opt_*``, learning
   rate, warmup, momentum, weight decay, ...) differs between runs of a folder (error in the closed
   division, warning in the open one). Fix: submit runs of one configuration.
@@ -28,16 +36,18 @@ hyper-parameter is not a valid run).
 
 from __future__ import annotations
 
-from typing import Sequence
+import os
+import re
+from typing import Mapping, Sequence
 
-from mlcheck.model import Finding, Run, Severity
+from mlcheck.model import Event, Finding, Run, Severity
 from mlcheck.results import RunResult
 from mlcheck.rules.base import Rule
 
 SUBMISSION_DIFFERS = Rule("MLC517", "submission-values-differ", Severity.ERROR,
                           "runs of one benchmark folder log different submission_* values")
-SEED_MISSING = Rule("MLC518", "seed-missing", Severity.ERROR, "a closed-division run logs no seed",
-                    official=True)
+SEED_MISSING = Rule("MLC518", "seed-missing", Severity.ERROR, "a closed-division run logs no seed "
+                    "(from training 4.1, or while other runs of its folder log one)", official=True)
 SEED_DUPLICATE = Rule("MLC519", "seed-duplicate", Severity.ERROR,
                       "two runs of a benchmark folder log the same seed", official=True)
 SEED_INVALID = Rule("MLC522", "seed-invalid", Severity.ERROR, "a closed-division run logs a seed that is "
@@ -83,8 +93,9 @@ def _label(run: Run) -> str:
     return f"{run.path}" + (f" (run {run.index})" if run.index else "")
 
 
-def check_runs(folder: str, runs: Sequence[Run], closed: bool) -> list[Finding]:
-    """Consistency of submission values, hyper-parameters and seeds across the runs of a folder."""
+def check_runs(folder: str, runs: Sequence[Run], closed: bool, ruleset: str | None = None) -> list[Finding]:
+    """Consistency of submission values, hyper-parameters and seeds across the runs of a folder;
+    ``ruleset`` (``"2.0.0"``) picks the round's seed checker (None: the one of 4.1 and later)."""
     if not runs:
         return []
     found: list[Finding] = []
@@ -94,7 +105,7 @@ def check_runs(folder: str, runs: Sequence[Run], closed: bool) -> list[Finding]:
     for key in keys:
         found.extend(_differs(HYPERPARAMETERS_DIFFER, key, runs,
                               Severity.ERROR if closed else Severity.WARNING))
-    found.extend(_seeds(runs, closed))
+    found.extend(_seeds(folder, runs, closed, ruleset))
     return found
 
 
@@ -114,32 +125,97 @@ def _differs(rule: Rule, key: str, runs: Sequence[Run], severity: Severity) -> l
     return []
 
 
-def _seeds(runs: Sequence[Run], closed: bool) -> list[Finding]:
+SEEDS_MANDATORY_FROM = (4, 1, 0)
+"""The round from which the seed checker fails every run without a seed (training_policies#546)."""
+
+
+def version_key(version: str | None) -> tuple[int, int, int] | None:
+    """``"4.1.0"`` -> ``(4, 1, 0)`` (also ``"4.1"``, ``"v5.0.0"``); None when it is not a version."""
+    match = re.fullmatch(r"v?(\d{1,6})(?:\.(\d{1,6}))?(?:\.(\d{1,6}))?", (version or "").strip())
+    if match is None:
+        return None
+    major, minor, patch = (int(part or 0) for part in match.groups())
+    return major, minor, patch
+
+
+def seeds_mandatory(ruleset: str | None) -> bool:
+    """Whether the round's seed checker fails a run only because it logs no seed: from training
+    4.1 on, and for a round that cannot be told (today's checker does it for every round). Before
+    4.1 it failed a folder only when some runs log a seed and others do not."""
+    key = version_key(ruleset)
+    return key is None or key >= SEEDS_MANDATORY_FROM
+
+
+def _seeds(folder: str, runs: Sequence[Run], closed: bool, ruleset: str | None) -> list[Finding]:
     found: list[Finding] = []
-    seen: dict[str, Run] = {}
+    if closed:
+        found.extend(_missing_seeds(folder, runs, ruleset))
+    seen: dict[object, Run] = {}
     for run in runs:
         seed = run.first("seed")
         if seed is None:
-            if closed:
-                found.append(SEED_MISSING.at(run.path, run.first_line, "the run logs no seed; the "
-                                             "package checker requires one per run", run_index=run.index))
             continue
         if closed and not _reads_as_int(seed.value):
             found.append(SEED_INVALID.at(run.path, seed.line, (
                 f"seed {seed.value!r} is not an integer: the package checker's seed checker fails "
                 "on it. Log the seed as an integer"), run_index=run.index))
-        text = repr(seed.value)
-        if text in seen:
-            other = seen[text]
-            other_seed = other.first("seed")
-            where = f"{other.path}:{other_seed.line}" if other_seed is not None else other.path
-            run_no = f" (run {other.index} of that file)" if other.index or other.path == run.path else ""
-            found.append(SEED_DUPLICATE.at(run.path, seed.line, (
-                f"seed {seed.value!r} is also the seed of {where}{run_no}; each run needs its own"),
-                run_index=run.index))
+        # The seed checker compares int(value): 7 and "7" are the same seed.
+        same = int(seed.value) if _reads_as_int(seed.value) else repr(seed.value)
+        if same in seen:
+            found.append(_duplicate(run, seed, seen[same]))
         else:
-            seen[text] = run
+            seen[same] = run
     return found
+
+
+def _missing_seeds(folder: str, runs: Sequence[Run], ruleset: str | None) -> list[Finding]:
+    """MLC518 as the round's seed checker decides it (see the module documentation). The seed
+    checker reads a result file as one run: a file logs a seed when any of its runs does."""
+    files: dict[str, list[Run]] = {}
+    for run in runs:
+        files.setdefault(run.path, []).append(run)
+    seeded = [path for path, members in files.items() if any(r.first("seed") is not None for r in members)]
+    without = [members[0] for path, members in files.items() if path not in seeded]
+    if not without:
+        return []
+    if seeds_mandatory(ruleset):
+        return [SEED_MISSING.at(run.path, run.first_line, (
+            f"{os.path.basename(run.path)} logs no seed (seeds are mandatory from training 4.1): the "
+            "package checker's seed checker fails the folder. Log the seed with mllog"),
+            run_index=run.index) for run in without]
+    round_name = f"training {ruleset}"
+    if not seeded:
+        return [SEED_MISSING.at(folder, None, (
+            f"no run of the folder logs a seed ({len(without)} file{'s' if len(without) != 1 else ''}): "
+            "seeds are mandatory from training 4.1 (training_rules.adoc §Random numbers); the "
+            f"{round_name} seed checker did not require them, so the round's checker accepts the "
+            "folder. Log the seed with mllog in new submissions"),
+            severity=Severity.WARNING, official=False)]
+    names = [os.path.basename(path) for path in seeded]
+    others = ", ".join(names[:3]) + (f" and {len(names) - 3} more" if len(names) > 3 else "")
+    return [SEED_MISSING.at(run.path, run.first_line, (
+        f"{os.path.basename(run.path)} logs no seed but other runs of the folder log seeds ({others}): "
+        f"the {round_name} seed checker fails a folder whose runs disagree. Log the seed in every run"),
+        run_index=run.index) for run in without]
+
+
+def _duplicate(run: Run, seed: Event, other: Run) -> Finding:
+    """MLC519 for ``run``, whose seed ``other`` logged first; official when both come from the
+    same source file and line, which is what the seed checker compares."""
+    other_seed = other.first("seed")
+    where = f"{other.path}:{other_seed.line}" if other_seed is not None else other.path
+    run_no = f" (run {other.index} of that file)" if other.index or other.path == run.path else ""
+    same_place = other_seed is not None and _source(other_seed) == _source(seed)
+    note = "" if same_place else (" (logged from another source line, which the seed checker does "
+                                  "not compare)")
+    return SEED_DUPLICATE.at(run.path, seed.line, (
+        f"seed {seed.value!r} is also the seed of {where}{run_no}; each run needs its own{note}"),
+        run_index=run.index, official=same_place)
+
+
+def _source(seed: Event) -> tuple[object, object]:
+    metadata = seed.metadata if isinstance(seed.metadata, Mapping) else {}
+    return metadata.get("file"), metadata.get("lineno")
 
 
 def non_compliant_findings(folder: str, bad: Sequence[RunResult], official_score: float | None) -> list[Finding]:

@@ -9,14 +9,23 @@ round's ``system_desc_checker`` requires 33 fields. Schema: ``schemas/system-des
   results folder.
 - MLC511 system-description-unreadable: the file is not valid JSON or not a JSON object. Fix: the
   message gives the line of the syntax error.
-- MLC512 system-description-invalid: a required field is missing or has the wrong type (counts such
-  as ``number_of_nodes`` must be whole numbers). The official checker reports missing fields.
+- MLC512 system-description-invalid: a required field is missing (error: the round's
+  ``system_desc_checker`` refuses the file), or a present field does not hold what the results
+  table expects. The official checker only checks that the 33 fields are present and never reads
+  their values, so a value is at most a warning: a count that is not a whole number
+  (``number_of_nodes``: the result summarizer multiplies it), a division other than closed/open, an
+  empty or non-text ``submitter`` or ``system_name``, an object, list, true/false or null in a field
+  the results table shows; an object or list in a field no tool reads (``other_software_stack``, as
+  many submitters write it) is only a note. Fix: write the value as text.
 - MLC513 system-description-duplicate-key: a key appears twice; JSON keeps the last value, which
   may not be the one you meant. Fix: delete one.
 - MLC514 system-description-placeholder: fields left empty or "TODO" (warning; the results table
   will show them empty; the ``*notes`` fields may stay empty). Fix: fill them in or write "N/A".
-- MLC515 system-status-unknown: ``status`` is not one of the round's availability values (warning
-  before 4.0, where the official checker does not check it).
+- MLC515 system-status-unknown: ``status`` is not one of the round's availability values. Before
+  training 4.0 the official checker does not look at it (warning); from 4.1 it must be exactly one
+  of ``Available on-premise``, ``Available cloud``, ``Research, Development, or Internal (RDI)``,
+  ``Preview`` (error, the checker refuses the file); 4.0 checked a wider list of spellings of these
+  (warning when it is not one of the four).
 - MLC516 logs-disagree-with-system: a run's ``submission_org``, ``submission_division``,
   ``submission_status`` or ``submission_platform`` differs from the system description
   (``submitter``, ``division``, ``status``, folder or ``system_name``). A different division is an
@@ -26,6 +35,7 @@ round's ``system_desc_checker`` requires 33 fields. Schema: ``schemas/system-des
 from __future__ import annotations
 
 import json
+import reprlib
 from functools import lru_cache
 from importlib import resources
 from typing import Any, Iterable
@@ -33,13 +43,15 @@ from typing import Any, Iterable
 from mlcheck.model import Finding, Run, Severity
 from mlcheck.package import JsonDocument
 from mlcheck.rules.base import Rule
+from mlcheck.rules.package_runs import version_key
 
 SYSTEM_MISSING = Rule("MLC510", "system-description-missing", Severity.ERROR,
                       "a results folder has no systems/<system>.json")
 SYSTEM_UNREADABLE = Rule("MLC511", "system-description-unreadable", Severity.ERROR,
                          "the system description is not a readable JSON object", official=True)
 SYSTEM_INVALID = Rule("MLC512", "system-description-invalid", Severity.ERROR,
-                      "the system description lacks a required field or has a wrong type", official=True)
+                      "the system description lacks a required field (or a value is not as expected)",
+                      official=True)
 SYSTEM_DUPLICATE_KEY = Rule("MLC513", "system-description-duplicate-key", Severity.WARNING,
                             "a key appears twice in the system description")
 SYSTEM_PLACEHOLDER = Rule("MLC514", "system-description-placeholder", Severity.WARNING,
@@ -53,6 +65,17 @@ RULES = (SYSTEM_MISSING, SYSTEM_UNREADABLE, SYSTEM_INVALID, SYSTEM_DUPLICATE_KEY
          SYSTEM_STATUS_UNKNOWN, LOGS_DISAGREE)
 
 _PLACEHOLDERS = frozenset({"", "todo", "tbd", "fixme", "xxx"})
+_TABLE_FIELDS = frozenset({"submitter", "division", "status", "system_name", "number_of_nodes",
+                           "host_processors_per_node", "host_processor_model_name", "accelerator_model_name",
+                           "accelerators_per_node", "framework", "hw_notes", "sw_notes"})
+"""The fields the result summarizer puts in the results table; no tool reads the others."""
+OFFICIAL_STATUS = ("Available on-premise", "Available cloud", "Research, Development, or Internal (RDI)",
+                   "Preview")
+"""The availability values system_desc_checker requires from training 4.1 (exactly)."""
+_ACCEPTED = "the round's system_desc_checker accepts it (it only checks that the 33 fields are present)"
+_SHORT = reprlib.Repr()
+_SHORT.maxstring = _SHORT.maxother = 60
+_SHORT.maxdict = _SHORT.maxlist = 3
 
 
 @lru_cache(maxsize=1)
@@ -78,12 +101,41 @@ def check_system_description(doc: JsonDocument, results_folder: str, ruleset: st
     if empty:
         found.append(SYSTEM_PLACEHOLDER.at(doc.path, None, f"{len(empty)} field(s) empty or TODO: "
                                            f"{', '.join(empty)}"))
-    status = doc.data.get("status")
-    vocabulary = system_schema()["$defs"]["status_by_round"].get(ruleset or "")
-    if vocabulary and isinstance(status, str) and status.strip() and status not in vocabulary:
-        found.append(SYSTEM_STATUS_UNKNOWN.at(doc.path, None, f"status {status!r} is not one of "
-                                              f"{', '.join(vocabulary)} (training {ruleset})"))
+    found.extend(_status_findings(doc.path, doc.data, ruleset))
     return found
+
+
+def _status_findings(path: str, data: dict[str, Any], ruleset: str | None) -> list[Finding]:
+    """MLC515 as the round's system_desc_checker decides it (a missing status is MLC512)."""
+    if "status" not in data:
+        return []
+    status, key = data["status"], version_key(ruleset)
+    listed = ", ".join(repr(s) for s in OFFICIAL_STATUS)
+    if key is not None and key >= (4, 1, 0):
+        if isinstance(status, str) and status in OFFICIAL_STATUS:
+            return []
+        return [SYSTEM_STATUS_UNKNOWN.at(path, None, (
+            f"status {_SHORT.repr(status)} is not one of {listed}: the training {ruleset} "
+            "system_desc_checker refuses the file. Write one of them exactly"),
+            severity=Severity.ERROR, official=True)]
+    if key is None or not isinstance(status, str) or not status.strip():
+        return []  # (an empty status is MLC514)
+    by_round: dict[str, list[str]] = system_schema()["$defs"]["status_by_round"]
+    vocabulary = by_round.get(ruleset or "")
+    if vocabulary is None:  # a round the schema does not list yet: any spelling used before 4.1
+        vocabulary = sorted({value for values in by_round.values() for value in values})
+    known = {_spelling(value) for value in (*vocabulary, *OFFICIAL_STATUS)}
+    if _spelling(status) in known:
+        return []
+    later = ("; from training 4.1 the system_desc_checker requires one of "
+             f"{listed} exactly (4.0 accepted other spellings of them)")
+    return [SYSTEM_STATUS_UNKNOWN.at(path, None, (
+        f"status {status!r} is not one of {', '.join(vocabulary)} (training {ruleset}){later}"))]
+
+
+def _spelling(status: str) -> str:
+    """A status as compared before 4.1: case, hyphens and spaces do not matter."""
+    return " ".join(status.lower().replace("-", " ").split())
 
 
 @lru_cache(maxsize=1)
@@ -96,27 +148,56 @@ def _validator() -> Any:
 def _schema_findings(path: str, data: dict[str, Any]) -> Iterable[Finding]:
     missing: list[str] = []
     errors = _validator().iter_errors(data)
-    for error in sorted(errors, key=lambda e: (list(e.absolute_path), e.message)):
+    for error in sorted(errors, key=lambda e: ([str(p) for p in e.absolute_path], e.message)):
         if error.validator == "required":
             missing.extend(f for f in error.validator_value if f not in data)
             continue
-        field = ".".join(str(p) for p in error.absolute_path) or "(top level)"
-        yield SYSTEM_INVALID.at(path, None, f"field {field!r} has value {error.instance!r}: "
-                                f"{_type_hint(error.validator)}")
+        yield _value_finding(path, error)
     if missing:
-        yield SYSTEM_INVALID.at(path, None, f"missing required field(s): {', '.join(missing)}")
+        yield SYSTEM_INVALID.at(path, None, (
+            f"missing required field(s): {', '.join(missing)}; the round's system_desc_checker "
+            "refuses the file. Add them (an empty string is accepted)"))
 
 
-def _type_hint(validator: object) -> str:
-    if validator == "enum":
-        return "expected closed or open"
-    if validator in ("anyOf", "pattern"):
-        return "expected a whole number"
-    return "expected a non-empty string"
+def _value_finding(path: str, error: Any) -> Finding:
+    """A present field whose value is not what the results table expects: the official checker
+    never reads values, so this is a warning, or a note for an object or a list in a field that
+    no tool reads (``other_software_stack``)."""
+    where = [str(p) for p in error.absolute_path]
+    field = ".".join(where) or "(top level)"
+    value = error.instance
+    described = (f"an object {_SHORT.repr(value)}" if isinstance(value, dict)
+                 else f"a list {_SHORT.repr(value)}" if isinstance(value, list)
+                 else "null" if value is None else _SHORT.repr(value))
+    shown_in_table = bool(where) and where[0] in _TABLE_FIELDS
+    if isinstance(value, (dict, list)) and not shown_in_table:
+        return SYSTEM_INVALID.at(path, None, (
+            f"field {field!r} is {described}, not text: {_ACCEPTED}, and no tool reads this field"),
+            severity=Severity.INFO, official=False)
+    then = "the results table shows this field" if shown_in_table else "mlcheck expects text here"
+    expected = _expected(error)
+    return SYSTEM_INVALID.at(path, None, (
+        f"field {field!r} is {described}, expected {expected}. {_ACCEPTED[0].upper()}{_ACCEPTED[1:]}, "
+        f"but {then}: write {expected}"), severity=Severity.WARNING, official=False)
+
+
+def _expected(error: Any) -> str:
+    if error.validator == "enum":
+        return "closed or open"
+    if error.validator in ("anyOf", "pattern"):
+        return "a whole number"
+    if error.validator == "minLength" or error.validator_value == "string":
+        return "a non-empty string"
+    return "text"
 
 
 def _same(a: str, b: str) -> bool:
     return a.strip().lower() == b.strip().lower()
+
+
+def _first_word(text: str) -> str:
+    words = text.split()
+    return words[0] if words else ""
 
 
 def _within(a: str, b: str) -> bool:
@@ -139,13 +220,13 @@ def check_logs_against_system(folder: str, system: str, runs: Iterable[Run], doc
                 ("submission_status", [data.get("status")], Severity.WARNING),
                 ("submission_platform", [system, data.get("system_name")], Severity.WARNING)):
             event = run.first(key)
-            wanted = [e for e in expected if isinstance(e, str) and e]
+            wanted = [e for e in expected if isinstance(e, str) and e.strip()]  # (blank: MLC514)
             if key in reported or event is None or not isinstance(event.value, str) or not wanted:
                 continue
             if any(_same(event.value, w) or (key == "submission_platform" and _within(event.value, w))
                    for w in wanted):
                 continue
-            if key == "submission_org" and any(_same(event.value.split()[0], w.split()[0]) for w in wanted):
+            if key == "submission_org" and any(_same(_first_word(event.value), _first_word(w)) for w in wanted):
                 severity = Severity.WARNING
             reported.add(key)
             found.append(LOGS_DISAGREE.at(run.path, event.line, (

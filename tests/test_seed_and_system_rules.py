@@ -1,0 +1,272 @@
+"""Seeds (MLC518, MLC519) as each round's official seed checker decides them, and system
+descriptions (MLC512, MLC515) as the round's system_desc_checker does: constructed packages
+derived from the bundled example ``fixtures/example/Acme`` (a training 2.0 package)."""
+
+from __future__ import annotations
+
+import json
+import re
+import shutil
+from pathlib import Path
+from typing import Callable
+
+import pytest
+from click.testing import CliRunner
+
+from mlcheck import check
+from mlcheck.cli import main
+from mlcheck.model import Finding, Run, Severity
+from mlcheck.package import read_json_document
+from mlcheck.rules.package_runs import check_runs, seeds_mandatory
+from mlcheck.rules.package_system import check_system_description
+
+ROOT = Path(__file__).resolve().parent.parent
+EXAMPLE = ROOT / "fixtures" / "example" / "Acme"
+RESNET = Path("results") / "acme-t8" / "resnet"
+SYSTEM = Path("systems") / "acme-t8.json"
+SHARED_PACKAGES = ROOT.parent / "shared" / "other-submitters"
+
+
+def make_package(tmp_path: Path) -> Path:
+    package = tmp_path / "Acme"
+    shutil.copytree(EXAMPLE, package)
+    return package
+
+
+def drop_seed(log: Path) -> None:
+    log.write_text("".join(line for line in log.read_text().splitlines(keepends=True)
+                           if '"key": "seed"' not in line))
+
+
+def set_seed_source(log: Path, lineno: int) -> None:
+    text = log.read_text()
+    row = next(line for line in text.splitlines() if '"key": "seed"' in line)
+    log.write_text(text.replace(row, re.sub(r'"lineno": \d+', f'"lineno": {lineno}', row)))
+
+
+def edit_system(package: Path, change: Callable[[dict[str, object]], object]) -> None:
+    data = json.loads((package / SYSTEM).read_text())
+    change(data)
+    (package / SYSTEM).write_text(json.dumps(data, indent=2))
+
+
+def found(package: Path, code: str, ruleset: str | None = None) -> list[Finding]:
+    return [f for f in check([str(package)], ruleset=ruleset).all_findings() if f.code == code]
+
+
+def cli(*args: str) -> int:
+    result = CliRunner().invoke(main, list(args))
+    assert result.exception is None or isinstance(result.exception, SystemExit), result.exception
+    assert "Traceback" not in result.output and "internal error" not in result.output
+    return result.exit_code
+
+
+def runs_of(folder: Path) -> list[Run]:
+    runs = [r.run for r in check([str(folder)]).runs if r.run is not None]
+    assert len(runs) == 5
+    return runs
+
+
+# -- MLC518: seeds ----------------------------------------------------------------------------
+
+@pytest.mark.parametrize("ruleset", ["1.0.0", "1.1.0", "2.0.0", "2.1.0"])
+def test_a_folder_where_no_run_logs_a_seed_is_one_warning_before_4_1(tmp_path: Path, ruleset: str) -> None:
+    package = make_package(tmp_path)
+    for log in (package / RESNET).glob("result_*.txt"):
+        drop_seed(log)
+    [warning] = found(package, "MLC518", ruleset)
+    assert (warning.severity, warning.official, warning.path, warning.line) == (
+        Severity.WARNING, False, str(package / RESNET), None)
+    assert "no run of the folder logs a seed (5 files)" in warning.message
+    assert "seeds are mandatory from training 4.1 (training_rules.adoc §Random numbers)" in warning.message
+    assert f"the training {ruleset} seed checker did not require them" in warning.message
+    assert cli("check", str(package), "--ruleset", ruleset) == 0
+    (bench,) = check([str(package)], ruleset=ruleset).benchmarks
+    assert bench.score.valid
+
+
+def test_seeds_in_some_runs_only_fail_a_2_0_folder_on_the_runs_without(tmp_path: Path) -> None:
+    package = make_package(tmp_path)
+    drop_seed(package / RESNET / "result_1.txt")
+    drop_seed(package / RESNET / "result_3.txt")
+    errors = found(package, "MLC518")
+    assert [(Path(f.path).name, f.line, f.severity, f.official) for f in errors] == [
+        ("result_1.txt", 1, Severity.ERROR, True), ("result_3.txt", 1, Severity.ERROR, True)]
+    assert errors[0].message.startswith("result_1.txt logs no seed but other runs of the folder log seeds "
+                                        "(result_0.txt, result_2.txt, result_4.txt)")
+    assert "the training 2.0.0 seed checker fails a folder whose runs disagree" in errors[0].message
+    assert cli("check", str(package)) == 1
+    (bench,) = check([str(package)]).benchmarks
+    assert not bench.score.valid and "MLC518" in bench.score.reason
+
+
+@pytest.mark.parametrize("ruleset", ["4.1.0", "5.0.0", "5.1.0", "6.1.0", "10.0.0"])
+def test_from_4_1_every_closed_run_without_a_seed_is_an_error(tmp_path: Path, ruleset: str) -> None:
+    # mlcheck's rulesets stop before 4.1: the rule is called with the round's version string.
+    package = make_package(tmp_path)
+    for log in (package / RESNET).glob("result_*.txt"):
+        drop_seed(log)
+    folder = package / RESNET
+    errors = check_runs(str(folder), runs_of(folder), closed=True, ruleset=ruleset)
+    assert [(Path(f.path).name, f.code, f.severity, f.official) for f in errors] == [
+        (f"result_{i}.txt", "MLC518", Severity.ERROR, True) for i in range(5)]
+    assert all("(seeds are mandatory from training 4.1)" in f.message for f in errors)
+    assert check_runs(str(folder), runs_of(folder), closed=False, ruleset=ruleset) == []
+
+
+def test_a_4_1_folder_missing_one_seed_is_one_error(tmp_path: Path) -> None:
+    package = make_package(tmp_path)
+    drop_seed(package / RESNET / "result_2.txt")
+    folder = package / RESNET
+    errors = check_runs(str(folder), runs_of(folder), closed=True, ruleset="4.1.0")
+    assert [(Path(f.path).name, f.severity, f.official) for f in errors] == [("result_2.txt", Severity.ERROR, True)]
+    assert errors[0].message.startswith("result_2.txt logs no seed (seeds are mandatory from training 4.1)")
+
+
+def test_4_0_still_follows_the_old_seed_checker(tmp_path: Path) -> None:
+    package = make_package(tmp_path)
+    for log in (package / RESNET).glob("result_*.txt"):
+        drop_seed(log)
+    folder = package / RESNET
+    [warning] = check_runs(str(folder), runs_of(folder), closed=True, ruleset="4.0.0")
+    assert (warning.code, warning.severity, warning.official) == ("MLC518", Severity.WARNING, False)
+    assert "the training 4.0.0 seed checker did not require them" in warning.message
+
+
+@pytest.mark.parametrize(("ruleset", "mandatory"), [
+    ("1.0.0", False), ("2.1.0", False), ("3.1.0", False), ("4.0.0", False), ("4.0", False),
+    ("4.1.0", True), ("4.1", True), ("v5.0.0", True), ("4.10.0", True), ("10.0.0", True), ("6.1.0", True),
+    (None, True), ("", True), ("latest", True)])
+def test_seed_rounds_compare_numerically(ruleset: str | None, mandatory: bool) -> None:
+    assert seeds_mandatory(ruleset) is mandatory
+
+
+# -- MLC519: duplicate seeds ------------------------------------------------------------------
+
+def _duplicate_seed(package: Path) -> None:
+    seed = re.search(r'"key": "seed", "value": (\d+)', (package / RESNET / "result_0.txt").read_text())
+    assert seed
+    log = package / RESNET / "result_3.txt"
+    log.write_text(re.sub(r'("key": "seed", "value": )\d+', lambda m: m.group(1) + seed.group(1),
+                          log.read_text(), count=1))
+
+
+def test_a_seed_repeated_from_the_same_source_line_is_an_official_error(tmp_path: Path) -> None:
+    package = make_package(tmp_path)
+    _duplicate_seed(package)
+    [error] = found(package, "MLC519")
+    assert (Path(error.path).name, error.severity, error.official) == ("result_3.txt", Severity.ERROR, True)
+    assert "is also the seed of" in error.message and "another source line" not in error.message
+
+
+def test_a_seed_repeated_from_another_source_line_is_an_error_the_checker_does_not_report(
+        tmp_path: Path) -> None:
+    package = make_package(tmp_path)
+    _duplicate_seed(package)
+    set_seed_source(package / RESNET / "result_3.txt", 9999)
+    [error] = found(package, "MLC519")
+    assert (error.severity, error.official) == (Severity.ERROR, False)
+    assert "logged from another source line, which the seed checker does not compare" in error.message
+
+
+def test_the_example_package_has_no_seed_or_system_findings(tmp_path: Path) -> None:
+    package = make_package(tmp_path)
+    assert [f.code for f in check([str(package)]).all_findings()] == []
+
+
+# -- MLC512 / MLC515: system descriptions -----------------------------------------------------
+
+def test_objects_and_lists_in_system_fields_are_no_error(tmp_path: Path) -> None:
+    package = make_package(tmp_path)
+
+    def change(data: dict[str, object]) -> None:
+        data["other_software_stack"] = {"cuda_version": "11.6", "nccl_version": "2.12.10"}
+        data["host_networking"] = ["InfiniBand HDR", "100 GbE"]
+        data["framework"] = ["PyTorch 1.11", "Apex"]
+        data["host_processor_core_count"] = 64
+        data["number_of_nodes"] = 1.0
+    edit_system(package, change)
+    findings = found(package, "MLC512")
+    by_field = {re.search(r"field '([^']+)'", f.message).group(1): f for f in findings}  # type: ignore[union-attr]
+    assert set(by_field) == {"other_software_stack", "host_networking", "framework"}
+    assert all(not f.official and f.severity <= Severity.WARNING for f in findings)
+    assert by_field["other_software_stack"].severity is Severity.INFO
+    assert by_field["other_software_stack"].message.startswith(
+        "field 'other_software_stack' is an object {'cuda_version': '11.6', 'nccl_version': '2.12.10'}, not text")
+    assert "system_desc_checker accepts it" in by_field["other_software_stack"].message
+    assert by_field["host_networking"].severity is Severity.INFO
+    assert by_field["framework"].severity is Severity.WARNING
+    assert "accepts it" in by_field["framework"].message and "results table" in by_field["framework"].message
+    assert cli("check", str(package)) == 0
+
+
+def test_a_missing_required_field_stays_an_official_error(tmp_path: Path) -> None:
+    package = make_package(tmp_path)
+    edit_system(package, lambda d: d.pop("other_software_stack"))
+    [error] = found(package, "MLC512")
+    assert (error.severity, error.official) == (Severity.ERROR, True)
+    assert error.message.startswith("missing required field(s): other_software_stack; the round's "
+                                    "system_desc_checker refuses the file")
+    assert cli("check", str(package)) == 1
+
+
+@pytest.mark.parametrize("value", ['""', '"   "', "null", "17", "1e999", "-1e999", '["Acme"]', '{"a": 1}', "true"])
+def test_odd_submitter_system_name_and_counts_never_raise(tmp_path: Path, value: str) -> None:
+    package = make_package(tmp_path)
+    text = (package / SYSTEM).read_text()
+    for key in ("submitter", "system_name", "number_of_nodes", "accelerators_per_node", "division"):
+        text = re.sub(rf'("{key}": )("[^"]*"|\d+)', lambda m: m.group(1) + value, text, count=1)
+    (package / SYSTEM).write_text(text)
+    doc = read_json_document(str(package / SYSTEM))
+    assert doc.data is not None
+    assert {key: doc.data[key] for key in ("submitter", "system_name", "number_of_nodes", "division")} == {
+        key: json.loads(value) for key in ("submitter", "system_name", "number_of_nodes", "division")}
+    result = check([str(package)])
+    findings = list(result.all_findings())
+    assert not [f for f in findings if f.code == "MLC000"]
+    assert not [f for f in findings if f.code in ("MLC512", "MLC515") and f.severity is Severity.ERROR]
+    assert cli("check", str(package)) in (0, 1)  # (MLC516: a division the logs do not log)
+    assert cli("score", str(package)) == 0
+    assert cli("report", str(package), "-o", str(tmp_path / "report.html")) in (0, 1)
+    for fmt in ("json", "html", "markdown", "sarif", "junit"):
+        assert cli("check", str(package), "-f", fmt) in (0, 1)
+
+
+@pytest.mark.parametrize(("ruleset", "status", "expected"), [
+    ("2.0.0", "onprem", None),
+    ("2.0.0", "Available on-premise", None),  # the later official spelling is known before 4.1 too
+    ("2.1.0", "Available on premise", None),
+    ("2.0.0", "soon", (Severity.WARNING, False)),
+    ("4.0.0", "cloud", None),
+    ("4.0.0", "soon", (Severity.WARNING, False)),
+    ("4.1.0", "Available on-premise", None),
+    ("5.0.0", "Available cloud", None),
+    ("4.1.0", "onprem", (Severity.ERROR, True)),
+    ("6.1.0", "available on-premise", (Severity.ERROR, True)),
+    ("5.1.0", ["Preview"], (Severity.ERROR, True)),
+])
+def test_status_follows_the_round(tmp_path: Path, ruleset: str, status: object,
+                                  expected: tuple[Severity, bool] | None) -> None:
+    package = make_package(tmp_path)
+    edit_system(package, lambda d: d.update(status=status))
+    findings = [f for f in check_system_description(read_json_document(str(package / SYSTEM)), "r", ruleset)
+                if f.code == "MLC515"]
+    assert [(f.severity, f.official) for f in findings] == ([expected] if expected else [])
+    if expected == (Severity.ERROR, True):
+        assert f"the training {ruleset} system_desc_checker refuses the file" in findings[0].message
+
+
+def _round_of(path: Path) -> str:
+    return path.parts[-4].removeprefix("training-") + ".0"
+
+
+def test_no_published_system_description_is_an_error() -> None:
+    """Every system JSON the rounds published passed their system_desc_checker: none may be an
+    MLC512/MLC515 error here (status checked exactly from 4.1)."""
+    files = sorted(SHARED_PACKAGES.glob("training-*/*/systems/*.json"))
+    if not files:
+        pytest.skip("../shared/other-submitters is not present")
+    errors = [(str(path), f.code, f.message) for path in files
+              for f in check_system_description(read_json_document(str(path)), "r", _round_of(path))
+              if f.severity is Severity.ERROR]
+    assert errors == []
