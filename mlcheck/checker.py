@@ -10,7 +10,7 @@ from typing import Callable, Iterable, Mapping, Sequence
 
 from mlcheck.discover import RESULT_FILE, LogRef, discover_all
 from mlcheck.model import Finding, Run, Severity
-from mlcheck.results import BenchmarkResult, CheckResult, RunResult, Score
+from mlcheck.results import TOLERATED_CODES, BenchmarkResult, CheckResult, RunResult, Score
 from mlcheck.package import rcp_bypass_file, read_json_document
 from mlcheck.package_check import check_packages
 from mlcheck.rcp import rcp_for_runs
@@ -73,6 +73,8 @@ def check(paths: Sequence[str], ruleset: str | None = None,
                                      "<org>/results/<system>/<benchmark>/ or log files")
            for folder in empty]
     benchmarks = score_benchmarks(run_results, refs_by_path)
+    judged = {(r.path, r.index): r for bench in benchmarks for r in bench.runs}
+    run_results = [judged.get((r.path, r.index), r) for r in run_results]  # tolerated runs
     package_findings, benchmarks = check_packages(list(paths), benchmarks, forced, skipped)
     top.extend(package_findings)
     return CheckResult(runs=tuple(run_results), benchmarks=tuple(benchmarks), findings=tuple(top))
@@ -221,6 +223,17 @@ _FOLDER_RULE_CODES = frozenset(r.code for r in package_runs.RULES) - {package_ru
 no valid benchmark result (MLC521 has its own place in the score)."""
 
 
+def _tolerate(run: RunResult) -> RunResult:
+    """A non-converged run of a valid benchmark result: the round's scoring counts it as the
+    slowest run, so its non-convergence is a warning of the folder's check (the exit code of
+    ``check`` then agrees with ``score``), while its official verdict stays the checker's."""
+    findings = tuple(replace(f, severity=Severity.WARNING, message=f"{f.message} (tolerated: the "
+                             "benchmark result counts this run as its non-converged run)")
+                     if f.code in TOLERATED_CODES and f.severity is Severity.ERROR else f
+                     for f in run.findings)
+    return replace(run, findings=findings, tolerated=True)
+
+
 def _benchmark_folder_log(ref: LogRef) -> bool:
     """A log found by walking a benchmark folder: a result file, or any log inside a package."""
     return ref.walked and (ref.system is not None or RESULT_FILE.match(os.path.basename(ref.path)) is not None)
@@ -289,6 +302,8 @@ def _score_group(key: tuple[str, str, str, str], members: list[RunResult],
     if any(f.code == package_rules.SCALING_JSON_INVALID.code for f in findings):
         score = replace(score, valid=False,
                         reason=f"{score.reason}; scaling.json is unusable (MLC504), the score is not scaled")
+    if whole_folder and score.valid:
+        members = [_tolerate(r) if not r.converged else r for r in members]
     return BenchmarkResult(org=org or None, system=system or None, benchmark=benchmark or None,
                            division=division, ruleset=first.ruleset, folder=folder,
                            runs=tuple(members), score=score,

@@ -92,6 +92,8 @@ class BenchmarkFacts:
     max_non_converged: int
     source: str
     eval_cadence: EvalCadence | None = None
+    checkpoint_eval: bool = False
+    """The reference evaluates checkpoints after the clock stopped (evals after run_stop are legal)."""
 
 
 @dataclass(frozen=True)
@@ -172,7 +174,8 @@ def _build(data: Mapping[str, Any]) -> Ruleset:
             drop_fastest=own.get("drop_fastest", scoring["drop_fastest"]),
             drop_slowest=own.get("drop_slowest", scoring["drop_slowest"]),
             max_non_converged=own.get("max_non_converged", scoring["max_non_converged"]),
-            source=raw["source"], eval_cadence=_cadence(raw.get("eval_cadence")))
+            source=raw["source"], eval_cadence=_cadence(raw.get("eval_cadence")),
+            checkpoint_eval="checkpoint_eval" in raw)
     return Ruleset(
         version=data["ruleset"], round=data["round"],
         first_run_date=dt.date.fromisoformat(data["period"]["first_run_date"]),

@@ -66,7 +66,7 @@ def test_official_verdict_equals_record_verdict(judged: dict[str, RunResult]) ->
 def test_failing_checks_agree(judged: dict[str, RunResult]) -> None:
     for row in _oracle():
         run = judged[row["path"]]
-        official = {f.code for f in run.findings if f.official and f.severity is Severity.ERROR}
+        official = {f.code for f in run.official_failures()}
         expected = [_codes_for(failure) for failure in row["record_failures"]]
         assert all(codes & official for codes in expected), row["path"]
         assert all(any(code in codes for codes in expected) for code in official), row["path"]

@@ -79,9 +79,11 @@ def test_sarif_validates_against_oasis_schema(corpus: Path, round_name: str) -> 
     run = sarif["runs"][0]
     rule_ids = [r["id"] for r in run["tool"]["driver"]["rules"]]
     assert "MLC301" in rule_ids and len(rule_ids) == len(set(rule_ids))
-    errors = [r for r in run["results"] if r["level"] == "error" and r["ruleId"] == "MLC301"]
-    assert len(errors) == (4 if round_name == "training-1.1" else 1)
-    first = errors[0]
+    # The non-converged runs are tolerated by their folders' scores: warnings of the package.
+    not_reached = [r for r in run["results"] if r["ruleId"] == "MLC301"]
+    assert len(not_reached) == (4 if round_name == "training-1.1" else 1)
+    assert {r["level"] for r in not_reached} == {"warning"}
+    first = not_reached[0]
     location = first["locations"][0]["physicalLocation"]
     assert location["artifactLocation"]["uri"].startswith("Graphcore/results/")
     assert location["region"]["startLine"] > 1
@@ -120,11 +122,14 @@ def test_junit_has_one_suite_per_benchmark_folder(corpus: Path, round_name: str)
     assert sorted(s.get("name") for s in suites if s.get("name") != "mlcheck") == folders
     failures = [case for suite in suites for case in suite.iter("testcase") if case.find("failure") is not None]
     assert len(failures) == int(tree.get("failures", "-1"))
-    not_reached = [case for case in failures if case.get("name") == "MLC301 target-not-reached"]
+    # The non-converged runs are tolerated by their folders' scores: warnings, not failures.
+    cases = [case for suite in suites for case in suite.iter("testcase")]
+    not_reached = [case for case in cases if case.get("name") == "MLC301 target-not-reached"
+                   and case.find("system-out") is not None and "MLC301" in (case.findtext("system-out") or "")]
     assert len(not_reached) == (4 if round_name == "training-1.1" else 1)
-    failure = not_reached[0].find("failure")
-    assert failure is not None and failure.get("type") == "MLC301"
-    assert ".txt:" in (failure.text or "") and "MLC301" in (failure.text or "")
+    assert not [case for case in failures if case.get("name") == "MLC301 target-not-reached"]
+    out = not_reached[0].findtext("system-out") or ""
+    assert ".txt:" in out and "warning MLC301" in out and "tolerated" in out
     props = {p.get("name"): p.get("value") for p in suites[0].iter("property")}
     assert props["score_valid"] in ("true", "false") and float(props["score_min"] or "nan") > 0
     assert int(tree.get("tests", "0")) == sum(int(s.get("tests", "0")) for s in suites)
@@ -202,7 +207,8 @@ def project(tmp_path: Path) -> Path:
     folder = tmp_path / "Acme" / "results" / "t8" / "resnet"
     folder.mkdir(parents=True)
     for index in range(5):
-        (folder / f"result_{index}.txt").write_text(make_log(index, stop=index != 2), encoding="utf-8")
+        # two runs without run_stop: more than the folder tolerates, so the package fails
+        (folder / f"result_{index}.txt").write_text(make_log(index, stop=index not in (2, 3)), encoding="utf-8")
     return tmp_path
 
 

@@ -35,13 +35,23 @@ def _as_result_file(tmp_path: Path, fixture: str) -> Path:
     return target
 
 
-@pytest.mark.parametrize("fixture", ["mpi_ranks.log", "srun_labels.log", "shared_line.log",
-                                     "colour_crlf.log"])
+@pytest.mark.parametrize("fixture", ["shared_line.log", "colour_crlf.log"])
 def test_raw_result_file_the_official_parser_fails_is_an_official_error(tmp_path: Path,
                                                                        fixture: str) -> None:
     found = _findings(_as_result_file(tmp_path, fixture), "MLC013")
     assert [(f.severity, f.official, f.line) for f in found] == [(Severity.ERROR, True, None)]
     assert "mlcheck split" in found[0].message
+
+
+@pytest.mark.parametrize("fixture", ["mpi_ranks.log", "srun_labels.log"])
+def test_raw_result_file_is_read_with_every_rank_copy(tmp_path: Path, fixture: str) -> None:
+    # A result file is read as the official parser reads it: every rank's copy is a record, so
+    # the copies are duplicates judged by the round's rules (identical copies: the checker warns).
+    log = _as_result_file(tmp_path, fixture)
+    found = _findings(log, "MLC013")
+    assert [(f.severity, f.official, f.line) for f in found] == [(Severity.WARNING, False, None)]
+    assert "mlcheck split" in found[0].message
+    assert _findings(log, "MLC107") and not _findings(log, "MLC106")
 
 
 @pytest.mark.parametrize("fixture", ["timestamps.log", "progress_cr.log"])

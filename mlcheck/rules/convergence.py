@@ -17,8 +17,13 @@ not compare it with ``run_stop``'s status, nor with the time of ``run_stop``.
   for Mask R-CNN); the official checker crashes on it. A NaN is a warning (``official: false``):
   the official checker compares it, finds it below the target and goes on; it usually means the
   model diverged at that eval.
-- MLC305 target-reached-after-run-stop: the first eval that reaches the target is logged after
-  ``run_stop``; the clock must stop when the target is reached (§Quality measure).
+- MLC305 target-reached-after-run-stop: the first eval that reaches the target is timed more
+  than a second after ``run_stop``, so the run was timed shorter than it took: the clock must
+  stop when the target is reached (training_rules.adoc §Quality measure; the official checker
+  does not compare the times, hence ``official: false``). Times are compared, not lines: a
+  logger that writes the passing eval a millisecond after ``run_stop`` is not a fault. Not
+  checked where the round's rules let the reference evaluate timestamped checkpoints after the
+  clock stopped (MiniGo: ``checkpoint_eval`` in ruleset.json), so evals after ``run_stop`` are legal.
 - MLC306 open-eval-not-below-one: an open-division run logs evals but none is below 1.0 (for
   Mask R-CNN: BBOX and SEGM below 1.0); ``training_X.Y.Z/open_<bm>.yaml`` requires at least one
   (a sanity bound: accuracies are fractions, not percentages). Fix: log fractions.
@@ -46,6 +51,9 @@ TARGET_AFTER_RUN_STOP = Rule("MLC305", "target-reached-after-run-stop", Severity
 
 OPEN_EVAL_NOT_BELOW_ONE = Rule("MLC306", "open-eval-not-below-one", Severity.ERROR,
                                "no eval of an open-division run is below 1.0", official=True)
+
+_LATE_MS = 1000.0
+"""How much later than run_stop a passing eval may be timed (the logger's own delay)."""
 
 RULES = (TARGET_NOT_REACHED, ABORTED_RUN_REACHED_TARGET, RUN_ABORTED, EVAL_VALUE_INVALID,
          TARGET_AFTER_RUN_STOP, OPEN_EVAL_NOT_BELOW_ONE)
@@ -114,10 +122,13 @@ def check(ctx: RunContext) -> Iterator[Finding]:
         yield ctx.at(ABORTED_RUN_REACHED_TARGET, stop.line,
                      f"run_stop says 'aborted' but eval_accuracy {describe_eval(reached)} reached the "
                      f"target ({target.text}); log status 'success' if the run converged")
-    if stop is not None and reached.time_ms > stop.time_ms and ctx.closed:
+    late_ms = reached.time_ms - stop.time_ms if stop is not None else 0.0
+    if stop is not None and late_ms > _LATE_MS and ctx.closed and not facts.checkpoint_eval:
         yield ctx.at(TARGET_AFTER_RUN_STOP, reached.line,
-                     f"the target is first reached at line {reached.line}, after run_stop (line "
-                     f"{stop.line}); the clock must stop when the target is reached")
+                     f"the target is first reached by the eval at line {reached.line}, timed "
+                     f"{late_ms / 1000:,.3f} s after run_stop (line {stop.line}): the run was timed "
+                     "shorter than it took; the clock must stop when the target is reached "
+                     "(training_rules §Quality measure)")
 
 
 def _not_a_number(value: object) -> bool:

@@ -7,13 +7,15 @@ A run is scored from ``run_start`` to ``run_stop``; each must appear exactly onc
   EXACTLY_ONE occurrence of 'run_start'".
 - MLC102 run-stop-missing: no ``run_stop`` (the job crashed or the log was cut); the run cannot be
   timed and counts as non-converged.
-- MLC103 run-stop-status-missing: ``run_stop`` has no ``status`` in its metadata (the official
-  checker fails it too), or a status other than ``success`` / ``aborted`` (``official: false``:
-  that checker only asks for the key, but the summarizer and RCP checker time only ``success``).
+- MLC103 run-stop-status-missing: ``run_stop`` has no ``status`` in its metadata (an error: the
+  official checker of every round fails it too), or a status other than ``success`` / ``aborted``
+  (a warning, ``official: false``: that checker only asks for the key; the summarizer and RCP
+  checker time only ``success``, so the run counts as non-converged).
   Fix: log ``run_stop`` with ``metadata={'status': 'success'}`` or ``'aborted'``.
 - MLC104 run-boundary-repeated: ``run_start`` or ``run_stop`` appears more than once; the official
-  checker requires exactly one and scores from the first (it only warns when all copies have the
-  same value, so ``official`` is true only for differing copies).
+  checker requires exactly one and scores from the first. An error (``official: true``) when the
+  copies differ; a warning when all copies have the same value, as the checker of record of
+  every round 1.0-2.1 only warns then (every rank of a multi-node job logging its own copy).
 
 Rules text: training_rules.adoc §Run results ("wall-clock timing measurement for a contiguous
 period"); checker: training_X.Y.Z/common.yaml (``run_start``/``run_stop`` EXACTLY_ONE, status in
@@ -57,8 +59,9 @@ def check(ctx: RunContext) -> Iterator[Finding]:
                      "run_stop has no 'status' in its metadata; expected 'success' or 'aborted'")
     elif stop.metadata["status"] not in _STATUSES:
         yield ctx.at(RUN_STOP_STATUS_MISSING, stop.line,
-                     f"run_stop status is {stop.metadata['status']!r}; expected 'success' or 'aborted'",
-                     official=False)
+                     f"run_stop status is {stop.metadata['status']!r}; expected 'success' or 'aborted' "
+                     "(the summarizer times only 'success': the run counts as non-converged)",
+                     severity=Severity.WARNING, official=False)
     for key in ("run_start", "run_stop"):
         events = run.occurrences(key)
         if len(events) > 1:
@@ -67,4 +70,5 @@ def check(ctx: RunContext) -> Iterator[Finding]:
             same = all(e.value == events[0].value for e in events)
             yield ctx.at(RUN_BOUNDARY_REPEATED, events[1].line,
                          f"{key} appears {run.count(key)} times (lines {lines}); exactly one is allowed "
-                         "and the run is timed from the first", official=not same)
+                         "and the run is timed from the first", official=not same,
+                         severity=Severity.WARNING if same else Severity.ERROR)

@@ -14,9 +14,12 @@ v1.1, 30 min closed / 4 h open from v2.0); checker: training_X.Y.Z/common.yaml, 
 - MLC404 clock-order: ``init_start``, ``init_stop``, ``run_start`` and ``run_stop`` are not logged in
   this order (by line, as the checker reads them), or an ``init_start`` is logged after ``init_stop``.
 - MLC405 clock-implausible: a ``time_ms`` lies outside 2015-2100 (seconds or microseconds logged
-  instead of milliseconds, or a corrupted value). The official tools score such a log without a
-  word (a ``run_stop`` at 1e30 ms gives a time-to-train of 1.7e25 minutes). Fix: log
-  milliseconds since the Unix epoch, as ``mllog`` does.
+  instead of milliseconds, or a corrupted value). An error when it is the time of ``init_start``,
+  ``init_stop``, ``run_start`` or ``run_stop``: the score and the init time are computed from them
+  and are meaningless (the official tools score such a log without a word: a ``run_stop`` at 1e30
+  ms gives a time-to-train of 1.7e25 minutes; training_rules §Timing). A warning on any other
+  record (a ``submission_*`` or hyper-parameter line with ``time_ms: 0`` times nothing).
+  Fix: log milliseconds since the Unix epoch, as ``mllog`` does.
 """
 
 from __future__ import annotations
@@ -62,12 +65,18 @@ def check(ctx: RunContext) -> Iterator[Finding]:
 def _clock_range(ctx: RunContext) -> Iterator[Finding]:
     low, high = _PLAUSIBLE_MS
     odd = [e for e in ctx.run.events if not low <= e.time_ms < high]
-    if odd:
-        first = odd[0]
-        more = f" ({len(odd) - 1} more record(s) too)" if len(odd) > 1 else ""
-        yield ctx.at(CLOCK_IMPLAUSIBLE, first.line,
-                     f"{first.key} has time_ms {first.time_ms:.6g}, not a date between 2015 and 2100 in "
-                     f"milliseconds since the Unix epoch{more}; times computed from it are meaningless")
+    clocks = [e for e in odd if e.key in _CLOCK_KEYS]
+    for group, severity, effect in ((clocks, Severity.ERROR, "the time-to-train and init time computed "
+                                     "from it are meaningless"),
+                                    ([e for e in odd if e.key not in _CLOCK_KEYS], Severity.WARNING,
+                                     "no time is computed from this record, but the clock that wrote it "
+                                     "is wrong")):
+        if group:
+            first = group[0]
+            more = f" ({len(group) - 1} more record(s) too)" if len(group) > 1 else ""
+            yield ctx.at(CLOCK_IMPLAUSIBLE, first.line,
+                         f"{first.key} has time_ms {first.time_ms:.6g}, not a date between 2015 and 2100 "
+                         f"in milliseconds since the Unix epoch{more}; {effect}", severity=severity)
 
 
 def _init_time(ctx: RunContext) -> Iterator[Finding]:
