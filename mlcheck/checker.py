@@ -90,7 +90,10 @@ def check_log(ref: LogRef, forced: Ruleset | None) -> list[RunResult]:
     by_run = assign_findings(runs, reading)
     if not runs:
         return [_unread_log(ref, forced, by_run.get(0, []))]
-    return [judge_run(run, ref, forced, by_run.get(run.index, [])) for run in runs]
+    judged = [judge_run(run, ref, forced, by_run.get(run.index, [])) for run in runs]
+    # What the folder checks and reports need of a judged run; the rest of its events go now.
+    return [replace(result, run=result.run.reduced()) if result.run is not None else result
+            for result in judged]
 
 
 def _unread_log(ref: LogRef, forced: Ruleset | None, findings: list[Finding]) -> RunResult:

@@ -103,6 +103,26 @@ class Run:
             grouped.setdefault(event.key, []).append(event)
         return {key: tuple(events) for key, events in grouped.items()}
 
+    REDUCED_EVALS = 200
+
+    def reduced(self) -> Run:
+        """What a judged run contributes to its folder's checks and to the reports: the first and
+        the last event of each key (the folder rules read the first value, the RCP test the last
+        ``global_batch_size``) and at most ``REDUCED_EVALS`` evaluations (the first and the last
+        ones). Memory for a package then grows with its runs, not with the lengths of its logs."""
+        first: dict[str, Event] = {}
+        last: dict[str, Event] = {}
+        for event in self.events:
+            first.setdefault(event.key, event)
+            last[event.key] = event
+        kept = tuple(e for e in self.events if first[e.key] is e or last[e.key] is e)
+        evals = self.evaluations
+        if len(evals) > self.REDUCED_EVALS:
+            half = self.REDUCED_EVALS // 2
+            evals = evals[:half] + evals[-half:]
+        return Run(path=self.path, index=self.index, events=kept, key_counts=self.key_counts,
+                   evaluations=evals, first_line=self.first_line, last_line=self.last_line)
+
     def occurrences(self, key: str) -> tuple[Event, ...]:
         """The kept events with this key, in log order."""
         return self._by_key.get(key, ())
