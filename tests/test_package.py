@@ -177,7 +177,7 @@ def test_submission_values_and_batch_size_differ_across_runs(tmp_path: Path) -> 
     edit_log(package / RESNET / "result_3.txt", "global_batch_size", "3200")
     found = codes(package)
     assert found["MLC517"] == [(str(package / RESNET / "result_2.txt"), 7, Severity.ERROR)]
-    assert (str(package / RESNET / "result_3.txt"), 9, Severity.ERROR) in found["MLC520"]
+    assert (str(package / RESNET / "result_3.txt"), 9, Severity.WARNING) in found["MLC520"]  # the tools do not compare runs
     assert "MLC532" in found  # the RCP test needs one batch size
 
 

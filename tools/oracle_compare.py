@@ -39,12 +39,16 @@ def main() -> int:
         orgs = sorted({r["path"].split("/")[1] for r in mine})
         by_path: dict[str, list] = collections.defaultdict(list)
         start = time.perf_counter()
+        benches = {}
         for org in orgs:
             ruleset = mine[0]["ruleset"] if args.forced else None
             result = check([str(base / round_name / org)], ruleset=ruleset)
             for run in result.runs:
                 rel = os.path.relpath(run.path, base)
                 by_path[rel].append(run)
+            for bench in result.benchmarks:
+                if bench.folder:
+                    benches[os.path.relpath(bench.folder, base)] = bench
         took = time.perf_counter() - start
         one = sum(1 for r in mine if len(by_path.get(r["path"], [])) == 1)
         agree, disagree, own = 0, [], []
@@ -65,11 +69,46 @@ def main() -> int:
               f"({100 * agree / max(1, len(mine)):.1f} %), accepted but mlcheck fails {len(own)}  [{took:.1f}s]")
         for item in disagree[: args.show]:
             print("   DIFF", *item)
+        folders: dict[str, list] = collections.defaultdict(list)
+        for row in mine:
+            folders[os.path.dirname(row["path"])].append(row)
+        score_ok, score_diff = 0, []
+        for folder, members in sorted(folders.items()):
+            bench = benches.get(folder)
+            if bench is None:
+                score_diff.append((folder, "no benchmark result"))
+                continue
+            factor = bench.score.scaling_factor
+            times = [r["time_to_train_min"] if r["record_verdict"] == "pass" else None for r in members]
+            want = expected_score(times, members[0]["benchmark"], factor)
+            got = bench.score.score_min if bench.score.valid else None
+            if (want is None and got is None) or (want is not None and got is not None and abs(want - got) <= 0.005):
+                score_ok += 1
+            else:
+                score_diff.append((folder, f"want {want}, got {got} ({bench.score.reason})"))
+        print(f"   scores: {score_ok} of {len(folders)} folders agree")
+        for item in score_diff[: args.show]:
+            print("   SCORE", *item)
         codes = collections.Counter(c for _, cs in own for c in cs)
         print("   own-fail codes:", dict(codes.most_common()))
         for item in own[: args.show]:
             print("   OWN", *item)
     return 0
+
+
+def expected_score(times: list[float | None], benchmark: str, factor: float | None) -> float | None:
+    """The olympic mean (median of 3) of the accepted runs' minutes, as the oracle README defines
+    it: a run the checker failed counts as the slowest; None when too many failed."""
+    k = 4 if benchmark == "unet3d" else 1
+    failed = sum(1 for t in times if t is None)
+    if failed > k or len(times) <= 2 * k:
+        return None
+    ranked = sorted(t if t is not None else float("inf") for t in times)
+    kept = ranked[k:len(ranked) - k]
+    if any(t == float("inf") for t in kept):
+        return None
+    mean = sum(kept) / len(kept)
+    return mean * factor if factor and factor > 1.0 else mean
 
 
 if __name__ == "__main__":
