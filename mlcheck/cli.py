@@ -71,7 +71,8 @@ def _gate_options(command: Callable[..., None]) -> Callable[..., None]:
         click.option("--ruleset", "-r", metavar="X.Y.Z", help=RULESET_HELP),
         click.option("--config", "config_path", type=click.Path(dir_okay=False), metavar="FILE",
                      help="Config file (TOML). Default: .mlcheck.toml or [tool.mlcheck] in pyproject.toml, "
-                     "searched from the working directory upwards; MLCHECK_* variables override it."),
+                     "searched from the checked paths (their common folder) upwards, wherever mlcheck "
+                     "runs from; MLCHECK_* variables override it."),
         click.option("--strict/--no-strict", default=None, help="Warnings fail too (exit 1)."),
         click.option("--exit-zero", "exit_zero", flag_value=True, default=None,
                      help="Exit 0 even when findings fail (still 2 on usage errors)."),
@@ -99,7 +100,8 @@ def _checked(paths: Sequence[str], settings: Settings, quiet: bool, verbose: boo
     result = postprocess(result, settings)
     if verbose:
         chatter = console(stderr=True)
-        chatter.print(f"mlcheck: config: {settings.config_path or 'none found'}", soft_wrap=True)
+        chatter.print(f"mlcheck: config: {settings.config_path or 'none'} ({settings.config_reason})",
+                      soft_wrap=True, markup=False)
         rounds = Counter(r.ruleset or "?" for r in result.runs)
         for version, count in sorted(rounds.items()):
             source = next(r.ruleset_source for r in result.runs if (r.ruleset or "?") == version)
@@ -138,7 +140,7 @@ def check_command(paths: tuple[str, ...], ruleset: str | None, config_path: str 
     Exit 0 when no error is found, 1 when one is (with --strict: or a warning), 2 when mlcheck
     could not run. Machine output goes to stdout, the summary and progress to stderr.
     """
-    settings = load_cli_settings(config_path, ruleset=ruleset, strict=strict, exit_zero=exit_zero,
+    settings = load_cli_settings(config_path, paths, ruleset=ruleset, strict=strict, exit_zero=exit_zero,
                                  select=select, ignore=ignore, no_progress=no_progress,
                                  format=output_format, outputs=outputs, color=color)
     check_and_report(benchmark_folders(paths) if whole_folder else paths, settings, quiet, verbose)
@@ -190,8 +192,8 @@ def report_command(paths: tuple[str, ...], ruleset: str | None, config_path: str
 
     Exit codes as for `check` (0 pass, 1 failing findings, 2 mlcheck could not run).
     """
-    settings = load_cli_settings(config_path, ruleset=ruleset, strict=strict, exit_zero=exit_zero,
-                         select=select, ignore=ignore, no_progress=no_progress)
+    settings = load_cli_settings(config_path, paths, ruleset=ruleset, strict=strict, exit_zero=exit_zero,
+                                 select=select, ignore=ignore, no_progress=no_progress)
     result, unopenable = _checked(paths, settings, quiet, verbose)
     refuse_overwriting_inputs([output_path], result, settings.config_path)
     try:

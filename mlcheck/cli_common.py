@@ -71,9 +71,11 @@ def run_check(paths: Sequence[str], ruleset: str | None, progress: Progress | No
         sys.exit(EXIT_ERROR)
 
 
-def load_cli_settings(config_path: str | None, **given: Any) -> Settings:
-    """Settings from the given options and the config file; exit 2 for a missing config file,
-    a usage error for a --select/--ignore prefix that matches no rule."""
+def load_cli_settings(config_path: str | None, paths: Sequence[str] | None = None,
+                      **given: Any) -> Settings:
+    """Settings from the given options and the config file (``--config``, ``MLCHECK_CONFIG``, or
+    the first found from the checked ``paths`` upwards); exit 2 for a missing config file, a
+    usage error for a --select/--ignore prefix that matches no rule."""
     named = (f"--config {config_path}" if config_path is not None
              else f"MLCHECK_CONFIG={os.environ['MLCHECK_CONFIG']}" if os.environ.get("MLCHECK_CONFIG") else None)
     if named is not None and not os.path.isfile(config_path or os.environ["MLCHECK_CONFIG"]):
@@ -86,7 +88,7 @@ def load_cli_settings(config_path: str | None, **given: Any) -> Settings:
         if unknown:
             raise click.UsageError(f"--{option} {unknown[0]!r} matches no rule code; `mlcheck rules` "
                                    "lists them (e.g. MLC3 or MLC301)")
-    return load_settings(given, config=config_path)
+    return load_settings(given, config=config_path, paths=list(paths) if paths is not None else None)
 
 
 def matches_a_rule(prefix: str) -> bool:

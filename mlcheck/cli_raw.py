@@ -141,5 +141,5 @@ def watch_command(log: str, ruleset: str | None, fail_fast: bool, runs: int, out
 
     # The report covers the lines watched: a later run the job has begun is not judged half-way.
     limits = {log: outcome.lines} if outcome.reason == "complete" else None
-    settings = load_cli_settings(None, ruleset=ruleset, format=output_format, no_progress=True)
+    settings = load_cli_settings(None, [log], ruleset=ruleset, format=output_format, no_progress=True)
     check_and_report([log], settings, line_limits=limits)

@@ -1,9 +1,15 @@
 """Settings from a config file, ``MLCHECK_*`` environment variables and the command line.
 
-Precedence, lowest first: ``[tool.mlcheck]`` in ``pyproject.toml`` or a ``.mlcheck.toml`` (the
-first of them found in the working directory or a folder above it; ``--config`` / ``MLCHECK_CONFIG``
-name one explicitly), then the environment, then the command line. A bad part of the configuration
-never stops mlcheck: it becomes an MLC041 finding and is ignored.
+Precedence, lowest first: ``[tool.mlcheck]`` in ``pyproject.toml`` or a ``.mlcheck.toml``, then
+the environment, then the command line. A bad part of the configuration never stops mlcheck: it
+becomes an MLC041 finding and is ignored.
+
+The config file is the first of them found from the checked paths upwards, as pytest finds its
+rootdir: from the folder of the one path (a file's folder), or the deepest folder common to all
+the paths, then each folder above it. The working directory plays no part, so checking a package
+from anywhere uses the package's config; only when no path names a file or folder (stdin, ``-``)
+does the search start in the working directory. ``--config`` / ``MLCHECK_CONFIG`` name one
+explicitly. Waiver paths are relative to the folder of the config file.
 """
 
 from __future__ import annotations
@@ -14,7 +20,7 @@ import re
 import importlib
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Callable, Iterable, Mapping
+from typing import Any, Callable, Iterable, Mapping, Sequence
 
 from mlcheck.model import Finding
 from mlcheck.rules.config_rules import CONFIG_INVALID
@@ -54,6 +60,8 @@ class Settings:
     progress: bool = True
     waivers: tuple[Waiver, ...] = ()
     config_path: str | None = None
+    config_reason: str = ""
+    """Why that config file (or none) was used, for ``-v``."""
     base_dir: str = "."
     """The folder waiver paths are relative to (the config file's, else the working directory)."""
     problems: tuple[Finding, ...] = ()
@@ -71,8 +79,8 @@ _TRUE, _FALSE = ("1", "true", "yes", "on"), ("0", "false", "no", "off")
 
 def find_config(start: str | os.PathLike[str]) -> Path | None:
     """The first ``.mlcheck.toml``, or ``pyproject.toml`` with a ``[tool.mlcheck]`` table, from
-    ``start`` upwards."""
-    folder = Path(start).resolve()
+    ``start`` upwards (read as spelled: ``..`` is the folder above, as for the checked paths)."""
+    folder = Path(os.path.abspath(start))
     for candidate_dir in (folder, *folder.parents):
         dotfile = candidate_dir / ".mlcheck.toml"
         if dotfile.is_file():
@@ -83,17 +91,52 @@ def find_config(start: str | os.PathLike[str]) -> Path | None:
     return None
 
 
+def search_start(paths: Sequence[str], cwd: str) -> tuple[str, str]:
+    """The folder the config search starts from, and what it is: the checked path's folder, the
+    deepest folder common to the checked paths, or (no path but ``-``) the working directory."""
+    folders = []
+    named_folder = False
+    for given in paths:
+        if given == "-":
+            continue
+        absolute = os.path.normpath(os.path.join(cwd, given))
+        named_folder = named_folder or os.path.isdir(absolute)
+        folders.append(absolute if os.path.isdir(absolute) else os.path.dirname(absolute))
+    if not folders:
+        return cwd, "the working directory, as no path is checked"
+    if len(set(folders)) == 1:
+        return folders[0], "the checked folder" if named_folder else "the folder of the checked file"
+    try:
+        return os.path.commonpath(folders), "the folder common to the checked paths"
+    except ValueError:  # paths on two drives (Windows): the first one's
+        return folders[0], "the first checked path, as the paths share no folder"
+
+
 def load_settings(cli: Mapping[str, Any], cwd: str | None = None,
-                  environ: Mapping[str, str] | None = None, config: str | None = None) -> Settings:
-    """Merge file, environment and command line (only the options the user gave, non-None)."""
+                  environ: Mapping[str, str] | None = None, config: str | None = None,
+                  paths: Sequence[str] | None = None) -> Settings:
+    """Merge file, environment and command line (only the options the user gave, non-None).
+    The config file is ``config``, else ``MLCHECK_CONFIG``, else the first found from the checked
+    ``paths`` upwards (see :func:`search_start`; ``paths`` None: from ``cwd``)."""
     environ = os.environ if environ is None else environ
     cwd = cwd or os.getcwd()
     explicit = config or environ.get("MLCHECK_CONFIG")
-    found = None if explicit else find_config(cwd)
+    start, origin = search_start(paths, cwd) if paths is not None else (cwd, "the working directory")
+    found = None if explicit else find_config(start)
     # A config found by the search is shown relative to the working folder (reports must not
     # depend on where the checkout lies); one given explicitly keeps the spelling given.
     path = Path(explicit) if explicit else found
     shown = explicit or (_relative(found, cwd) if found else "")
+    where = _relative(Path(start), cwd)
+    if config:
+        reason = "given by --config"
+    elif explicit:
+        reason = "named by MLCHECK_CONFIG"
+    elif found is not None:
+        reason = f"found from {where} upwards; the search starts at {origin}"
+    else:
+        reason = (f"no .mlcheck.toml, nor pyproject.toml with [tool.mlcheck], from {where} upwards; "
+                  f"the search starts at {origin}")
     values: dict[str, Any] = {}
     problems: list[Finding] = []
     waivers: tuple[Waiver, ...] = ()
@@ -105,12 +148,12 @@ def load_settings(cli: Mapping[str, Any], cwd: str | None = None,
         else:
             values.update(_coerce(table, shown, text, problems, from_file=True))
             waivers = tuple(read_waivers(table.get("waivers", []), shown, text, problems))
-        base_dir = str(path.resolve().parent)
+        base_dir = os.path.dirname(os.path.abspath(path))
     env_values = {name.removeprefix("MLCHECK_").lower(): value for name, value in environ.items()
                   if name.startswith("MLCHECK_") and name not in ("MLCHECK_CONFIG",)}
     values.update(_coerce(env_values, "environment", "", problems, from_file=False))
     values.update({key: value for key, value in cli.items() if value not in (None, ())})
-    return Settings(**values, waivers=waivers, config_path=shown or None,
+    return Settings(**values, waivers=waivers, config_path=shown or None, config_reason=reason,
                     base_dir=base_dir, problems=tuple(problems))
 
 

@@ -14,7 +14,8 @@ RESULT_FILE = re.compile(r"^result_(\d+)\.txt(\.gz)?$")
 SUBMITTED_RESULT_FILE = re.compile(r"^result_(\d+)\.txt$")
 """A file name the official package checker counts as a result file."""
 _LOG_FILE = re.compile(r"\.(log|out|txt)(\.gz)?$")
-_NOT_LOGS = frozenset({"benchmarks", "systems", "power"})
+NOT_LOG_FOLDERS = frozenset({"benchmarks", "systems", "power"})
+"""Folders a walk does not enter: they hold implementations, system descriptions, power logs."""
 _RANK_DIR = re.compile(r"^rank\.(\d+)$")
 UNREADABLE_FOLDER = "a folder that cannot be read"
 """What :func:`discover_all` calls a folder it could not list (its error follows in brackets)."""
@@ -137,7 +138,7 @@ def _walk(top: str, skipped: list[tuple[str, str]] | None = None) -> list[LogRef
     for root, dirs, files in os.walk(top, onerror=unreadable):
         if _is_benchmark_folder(root):
             dirs[:] = []  # a folder inside a benchmark folder holds no run of it (MLC508)
-        dirs[:] = sorted(d for d in dirs if not d.startswith(".") and d not in _NOT_LOGS)
+        dirs[:] = sorted(d for d in dirs if not d.startswith(".") and d not in NOT_LOG_FOLDERS)
         rank = _RANK_DIR.match(os.path.basename(root))
         for name in files:
             path = os.path.normpath(os.path.join(root, name))  # "./x" and "x": one spelling

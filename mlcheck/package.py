@@ -8,8 +8,10 @@ from __future__ import annotations
 import json
 import os
 from dataclasses import dataclass
-from typing import Any
+from pathlib import Path
+from typing import Any, Sequence
 
+from mlcheck.discover import NOT_LOG_FOLDERS
 from mlcheck.results import SystemInfo
 
 PACKAGE_FOLDERS = ("systems", "results", "benchmarks")
@@ -24,6 +26,9 @@ class BenchmarkFolder:
     name: str
     files: tuple[str, ...]
     folders: tuple[str, ...]
+    listed: bool = True
+    """False when the folder could not be listed (discovery reports it, MLC001): nothing is
+    known of what it holds."""
 
 
 @dataclass(frozen=True)
@@ -60,33 +65,95 @@ def is_package(path: str) -> bool:
     return os.path.isdir(os.path.join(path, "results")) or os.path.isdir(os.path.join(path, "systems"))
 
 
-def package_roots(paths: list[str]) -> list[str]:
-    """The packages among the given folders and their direct sub-folders (``training-2.0/``)."""
-    roots: list[str] = []
+PACKAGE, RESULTS, SYSTEM, BENCHMARK = "package", "results", "system", "benchmark"
+
+
+@dataclass(frozen=True)
+class PackagePart:
+    """What a folder named on the command line covers of a package: the whole package (the
+    ``<org>`` folder, or one found below the named folder), its ``results/``, one
+    ``results/<system>/`` or one benchmark folder. The package checks of a part are those the
+    whole package gives for the folders in it (and for the system descriptions of its systems)."""
+
+    root: str
+    """The package, spelled from the given folder (``../../..`` for ``.`` in a benchmark folder)."""
+    folder: str
+    """The folder as given, normalised (``./x`` and ``x`` are one spelling)."""
+    level: str
+    """:data:`PACKAGE`, :data:`RESULTS`, :data:`SYSTEM` or :data:`BENCHMARK`."""
+    system: str | None = None
+    benchmark: str | None = None
+
+
+def package_part(folder: str) -> PackagePart | None:
+    """The part of a package a folder is, read from its absolute path (``.`` inside a
+    benchmark folder too); None for a folder that is not one (nor below ``results/``)."""
+    folder = os.path.normpath(folder)
+    if is_package(folder):
+        return PackagePart(folder, folder, PACKAGE)
+    names = Path(os.path.abspath(folder)).parts
+    for depth, level in ((1, RESULTS), (2, SYSTEM), (3, BENCHMARK)):
+        if len(names) > depth and names[-depth] == "results":
+            root = os.path.normpath(os.path.join(folder, *[os.pardir] * depth))
+            below = names[len(names) - depth + 1:]
+            return PackagePart(root, folder, level, system=below[0] if below else None,
+                               benchmark=below[1] if len(below) > 1 else None)
+    return None
+
+
+def package_parts(paths: Sequence[str]) -> list[list[PackagePart]]:
+    """The package parts among the given folders and the packages anywhere below them, grouped
+    by package (its real path), in the order given. A package named as a whole covers every
+    part of it named too, so each finding comes once."""
+    groups: dict[str, list[PackagePart]] = {}
     for given in paths:
-        if not os.path.isdir(given):
+        if given == "-" or not os.path.isdir(given):
             continue
-        if is_package(given):
-            roots.append(given)
+        part = package_part(given)
+        found = [part] if part is not None else [PackagePart(root, root, PACKAGE)
+                                                 for root in _packages_below(given)]
+        for item in found:
+            group = groups.setdefault(os.path.realpath(item.root), [])
+            folders = {os.path.realpath(p.folder) for p in group}
+            if os.path.realpath(item.folder) not in folders:
+                group.append(item)
+    merged = []
+    for group in groups.values():
+        whole = [p for p in group if p.level == PACKAGE]
+        merged.append(whole[:1] or group)
+    return merged
+
+
+def _packages_below(top: str) -> list[str]:
+    """The packages below a folder that is none, as a walk of discovery meets them: not inside a
+    package, nor in hidden folders or in folders discovery does not enter."""
+    found: list[str] = []
+    for root, dirs, _files in os.walk(top):  # (a folder that cannot be listed: discovery says so)
+        if root != top and ("results" in dirs or "systems" in dirs):
+            found.append(os.path.normpath(root))
+            dirs[:] = []
             continue
-        try:
-            names = sorted(os.listdir(given))
-        except OSError:  # discovery reports the folder (MLC001)
-            continue
-        for name in names:
-            child = os.path.join(given, name)
-            if not name.startswith(".") and os.path.isdir(child) and is_package(child):
-                roots.append(child)
-    return roots
+        dirs[:] = sorted(d for d in dirs if not d.startswith(".") and d not in NOT_LOG_FOLDERS)
+    return found
+
+
+def join_path(*parts: str) -> str:
+    """``os.path.join``, normalised: ``./results`` is spelled ``results``, as discovery spells it."""
+    return os.path.normpath(os.path.join(*parts))
 
 
 def _listing(path: str) -> tuple[list[str], list[str]]:
+    """The files and the folders in a folder; none when it cannot be listed."""
+    return _try_listing(path) or ([], [])
+
+
+def _try_listing(path: str) -> tuple[list[str], list[str]] | None:
     files: list[str] = []
     folders: list[str] = []
     try:
         names = sorted(os.listdir(path))
     except OSError:
-        return [], []
+        return None
     for name in names:
         (folders if os.path.isdir(os.path.join(path, name)) else files).append(name)
     return files, folders
@@ -94,23 +161,42 @@ def _listing(path: str) -> tuple[list[str], list[str]]:
 
 def scan_package(root: str) -> PackageLayout:
     """List a package: top-level entries, system files, benchmark folders and stray files."""
+    return scan_part(PackagePart(root, root, PACKAGE))
+
+
+def scan_part(part: PackagePart) -> PackageLayout:
+    """List what a part of a package covers: the package's top-level entries, system files and
+    implementations, and the benchmark folders and stray files inside the part (spelled from
+    the folder as given)."""
+    root = part.root
     files, folders = _listing(root)
-    system_files, _ = _listing(os.path.join(root, "systems"))
-    results = os.path.join(root, "results")
+    system_files, _ = _listing(join_path(root, "systems"))
     stray: list[str] = []
     benchmark_folders: list[BenchmarkFolder] = []
-    top_files, systems = _listing(results)
-    stray.extend(os.path.join(results, f) for f in top_files)
-    for system in systems:
-        system_path = os.path.join(results, system)
+
+    def add_system(system_path: str, system: str) -> None:
         loose, benchmarks = _listing(system_path)
-        stray.extend(os.path.join(system_path, f) for f in loose if f != "package_checker_params")
+        stray.extend(join_path(system_path, f) for f in loose if f != "package_checker_params")
         for name in benchmarks:
-            path = os.path.join(system_path, name)
-            inner_files, inner_folders = _listing(path)
-            benchmark_folders.append(BenchmarkFolder(path, system, name, tuple(inner_files),
-                                                     tuple(inner_folders)))
-    _, implementations = _listing(os.path.join(root, "benchmarks"))
+            add_benchmark(join_path(system_path, name), system, name)
+
+    def add_benchmark(path: str, system: str, name: str) -> None:
+        listed = _try_listing(path)
+        inner_files, inner_folders = listed or ([], [])
+        benchmark_folders.append(BenchmarkFolder(path, system, name, tuple(inner_files),
+                                                 tuple(inner_folders), listed=listed is not None))
+
+    if part.level in (PACKAGE, RESULTS):
+        results = join_path(root, "results") if part.level == PACKAGE else part.folder
+        top_files, systems = _listing(results)
+        stray.extend(join_path(results, f) for f in top_files)
+        for system in systems:
+            add_system(join_path(results, system), system)
+    elif part.level == SYSTEM and part.system is not None:
+        add_system(part.folder, part.system)
+    elif part.level == BENCHMARK and part.system is not None and part.benchmark is not None:
+        add_benchmark(part.folder, part.system, part.benchmark)
+    _, implementations = _listing(join_path(root, "benchmarks"))
     return PackageLayout(root=root, org=os.path.basename(os.path.abspath(root)),
                          entries=tuple(sorted(files + folders)), system_files=tuple(system_files),
                          stray_result_files=tuple(stray), benchmark_folders=tuple(benchmark_folders),

@@ -1,6 +1,10 @@
 """The checker's package stage: read each package's layout and system descriptions once, run the
 package rules over them, and attach system information and log/system findings to the benchmark
 results. Reading happens here; the rules (``mlcheck/rules/package_*.py``) stay pure.
+
+Which level of a package was named does not change what is found for a folder: a benchmark
+folder, ``results/<system>/`` or ``results/`` named alone is checked as its package checks it
+(the package is found upwards), and a package named together with folders of it is checked once.
 """
 
 from __future__ import annotations
@@ -13,11 +17,13 @@ from typing import Sequence
 
 from mlcheck.model import Finding
 from mlcheck.results import BenchmarkResult
-from mlcheck.package import JsonDocument, package_roots, read_json_document, scan_package, system_info
+from mlcheck.package import (PACKAGE, PACKAGE_FOLDERS, BenchmarkFolder, JsonDocument, PackageLayout,
+                             PackagePart, join_path, package_parts, read_json_document, scan_part,
+                             system_info)
 from mlcheck.discover import UNREADABLE_FOLDER, shown_path
 from mlcheck.rules.internal import crash_finding
 from mlcheck.rules.reading import FILE_UNREADABLE, NOT_A_REGULAR_FILE
-from mlcheck.rules.package_layout import check_layout
+from mlcheck.rules.package_layout import check_layout, outside_results
 from mlcheck.rules.package_system import check_logs_against_system, check_system_description
 from mlcheck.rulesets import SUPPORTED_RULESETS, Ruleset, load_ruleset, ruleset_from_path
 
@@ -27,29 +33,106 @@ def _inside(path: str, root: str) -> bool:
     return path == root or path.startswith(root.rstrip(os.sep) + os.sep)
 
 
-def _round_of(root: str, benchmarks: Sequence[BenchmarkResult], forced: Ruleset | None) -> Ruleset:
-    if forced is not None:
-        return forced
-    seen = Counter(b.ruleset for b in benchmarks if b.ruleset and b.folder and _inside(b.folder, root))
-    if seen:
-        return load_ruleset(seen.most_common(1)[0][0])
-    return ruleset_from_path(root) or load_ruleset(SUPPORTED_RULESETS[-1])  # no run read: the path
+class _Rounds:
+    """The rounds the benchmark folders read were judged under (their runs' rounds), by folder:
+    the layout of a folder is judged under its own runs' round whichever level was named."""
+
+    def __init__(self, benchmarks: Sequence[BenchmarkResult], forced: Ruleset | None) -> None:
+        self.forced = forced
+        self.by_folder: dict[str, Counter[str]] = {}
+        for bench in benchmarks:
+            if bench.ruleset and bench.folder:
+                self.by_folder.setdefault(os.path.realpath(bench.folder), Counter())[bench.ruleset] += 1
+
+    def within(self, folder: str) -> Ruleset | None:
+        """``--ruleset``, else the round most benchmark folders at or below ``folder`` were
+        judged under; None when no run was read there."""
+        if self.forced is not None:
+            return self.forced
+        real = os.path.realpath(folder)
+        below = real.rstrip(os.sep) + os.sep
+        seen: Counter[str] = Counter()
+        for path, counts in self.by_folder.items():
+            if path == real or path.startswith(below):
+                seen.update(counts)
+        return load_ruleset(seen.most_common(1)[0][0]) if seen else None
+
+    def of_package(self, root: str) -> Ruleset:
+        """The package's round: that of its runs, else the path's (no run read), else the latest."""
+        return self.within(root) or ruleset_from_path(root) or load_ruleset(SUPPORTED_RULESETS[-1])
 
 
-def _check_package(root: str, benchmarks: Sequence[BenchmarkResult], forced: Ruleset | None,
-                   documents: dict[str, JsonDocument]) -> list[Finding]:
-    """Layout and system-description findings of one package (system files read into ``documents``)."""
-    findings: list[Finding] = []
-    ruleset = _round_of(root, benchmarks, forced)
-    layout = scan_package(root)
-    counts = {name: facts.result_files for name, facts in ruleset.benchmarks.items()}
-    findings.extend(check_layout(layout, ruleset.version, counts))
+def _check_parts(parts: Sequence[PackagePart], rounds: _Rounds,
+                 documents: dict[str, JsonDocument]) -> list[Finding]:
+    """Layout and system-description findings of the parts named of one package (system files
+    read into ``documents``). Each benchmark folder is judged under the round its runs were
+    (the package's otherwise), so that naming the folder alone or its package gives the same."""
+    root = parts[0].root
+    layout = _combined([scan_part(part) for part in parts])
+    package_round = rounds.of_package(root)
+    chosen: dict[str, Ruleset] = {}
+    by_round: dict[str, list[BenchmarkFolder]] = {}
+    for folder in layout.benchmark_folders:
+        ruleset = rounds.within(folder.path) or package_round
+        chosen[ruleset.version] = ruleset
+        by_round.setdefault(ruleset.version, []).append(folder)
+    findings = check_layout(replace(layout, benchmark_folders=()), package_round.version,
+                            _counts(package_round), whole_package=parts[0].level == PACKAGE)
+    for version, folders in sorted(by_round.items()):
+        findings.extend(check_layout(replace(layout, stray_result_files=(), benchmark_folders=tuple(folders)),
+                                     version, _counts(chosen[version]), whole_package=False))
     for system in sorted({f.system for f in layout.benchmark_folders}):
-        path = os.path.join(root, "systems", f"{system}.json")
+        path = join_path(root, "systems", f"{system}.json")
+        results = join_path(root, "results", system)
         documents[path] = read_json_document(path)
-        findings.extend(check_system_description(documents[path], os.path.join(root, "results", system),
-                                                 ruleset.version))
+        findings.extend(check_system_description(documents[path], results,
+                                                 (rounds.within(results) or package_round).version))
     return findings
+
+
+def _counts(ruleset: Ruleset) -> dict[str, int]:
+    return {name: facts.result_files for name, facts in ruleset.benchmarks.items()}
+
+
+def _combined(layouts: Sequence[PackageLayout]) -> PackageLayout:
+    """One layout of the parts of a package: each folder and file once (the first spelling)."""
+    folders: dict[str, BenchmarkFolder] = {}
+    stray: dict[str, str] = {}
+    for layout in layouts:
+        for folder in layout.benchmark_folders:
+            folders.setdefault(os.path.realpath(folder.path), folder)
+        for path in layout.stray_result_files:
+            stray.setdefault(os.path.realpath(path), path)
+    return replace(layouts[0], stray_result_files=tuple(stray.values()),
+                   benchmark_folders=tuple(folders.values()))
+
+
+def _outside_results(paths: Sequence[str], benchmarks: Sequence[BenchmarkResult],
+                     forced: Ruleset | None) -> list[Finding]:
+    """MLC509 for the benchmark folders found in the given folders at ``<org>/<system>/<benchmark>``
+    when ``<org>`` shows it is a package, whichever of these folders was named."""
+    given = [p for p in paths if p != "-" and os.path.isdir(p)]
+    found = []
+    for bench in benchmarks:
+        if not bench.folder or _package_of(bench.folder) is not None:
+            continue
+        folder = Path(os.path.abspath(bench.folder))
+        ruleset = forced or (load_ruleset(bench.ruleset) if bench.ruleset else None)
+        if (len(folder.parts) < 4 or ruleset is None or folder.name not in ruleset.benchmarks
+                or not any(_inside(bench.folder, g) for g in given)):
+            continue
+        org = os.path.normpath(os.path.join(bench.folder, os.pardir, os.pardir))
+        marks = [name for name in PACKAGE_FOLDERS if os.path.isdir(os.path.join(org, name))]
+        named = {r.org.strip().lower() for r in bench.runs if r.org}
+        if marks:
+            why = f"{org} is a package: it holds {', '.join(m + '/' for m in marks)}"
+        elif folder.parent.parent.name.lower() in named:
+            why = f"the logs name {folder.parent.parent.name!r} as submission_org"
+        else:
+            continue
+        expected = join_path(org, "results", folder.parent.name, folder.name)
+        found.append(outside_results(bench.folder, expected, why))
+    return found
 
 
 def _package_of(folder: str) -> tuple[str, str] | None:
@@ -71,12 +154,16 @@ def check_packages(paths: Sequence[str], benchmarks: Sequence[BenchmarkResult],
     findings: list[Finding] = []
     documents: dict[str, JsonDocument] = {}
     findings.extend(_skipped_finding(path, kind) for path, kind in skipped)
-    roots = package_roots(list(paths))  # (a folder that cannot be listed is not one)
-    for root in roots:
+    rounds = _Rounds(benchmarks, forced)
+    for parts in package_parts(list(paths)):  # (a folder that cannot be listed is not one)
         try:
-            findings.extend(_check_package(root, benchmarks, forced, documents))
+            findings.extend(_check_parts(parts, rounds, documents))
         except Exception as error:  # a crashing package check must not stop the rest
-            findings.append(crash_finding("the package checks", root, error))
+            findings.append(crash_finding("the package checks", parts[0].root, error))
+    try:
+        findings.extend(_outside_results(paths, benchmarks, forced))
+    except Exception as error:  # noqa: BLE001 - see above
+        findings.append(crash_finding("the package checks", paths[0] if paths else ".", error))
     updated = []
     for bench in benchmarks:
         located = _package_of(bench.folder) if bench.folder else None
@@ -95,7 +182,7 @@ def check_packages(paths: Sequence[str], benchmarks: Sequence[BenchmarkResult],
             extra = [crash_finding("the log/system checks", bench.folder or path, error)]
         updated.append(replace(bench, system_info=system_info(doc),
                                findings=tuple(sorted(bench.findings + tuple(extra), key=Finding.sort_key))))
-    return findings, updated
+    return list(dict.fromkeys(findings)), updated
 
 
 def _skipped_finding(path: str, kind: str) -> Finding:

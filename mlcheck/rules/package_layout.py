@@ -24,6 +24,18 @@ Rules text: policies submission_rules.adoc §Directory structure (training);
   benchmark folder that holds no ``result_<i>.txt`` file at all (an empty ``results/<system>/bert/``):
   no run is read from it, so only the layout tells. The official package checker fails it
   ("Incorrect number of files"). Fix: add the result files or remove the folder.
+
+These checks apply to every benchmark folder of a package, whichever folder was named on the
+command line (the package, ``results/``, ``results/<system>/`` or the benchmark folder itself):
+for a folder inside a package mlcheck finds the package upwards and checks that folder and the
+system description of its system, as checking the whole package does. Only what concerns the
+package as a whole (its missing ``results/`` or ``systems/``) needs the package named.
+
+MLC509 also reports, at the folder, result files in ``<org>/<system>/<benchmark>/`` (the
+``results/`` level left out) when ``<org>`` is a package (it holds ``systems/``, ``results/`` or
+``benchmarks/``) or is the logs' ``submission_org``: the official checker finds no result there.
+Fix: move the folder to ``<org>/results/<system>/<benchmark>/``. A missing
+``benchmarks/<benchmark>`` is reported at that folder.
 """
 
 from __future__ import annotations
@@ -64,10 +76,13 @@ def suggest_benchmark(name: str, valid: Collection[str]) -> str | None:
     return close[0] if close else None
 
 
-def check_layout(layout: PackageLayout, ruleset: str, run_counts: Mapping[str, int]) -> list[Finding]:
-    """Findings about the layout of one package; ``run_counts`` maps the round's benchmarks to N."""
+def check_layout(layout: PackageLayout, ruleset: str, run_counts: Mapping[str, int],
+                 whole_package: bool = True) -> list[Finding]:
+    """Findings about the layout of one package, or of the part of it ``layout`` lists
+    (``whole_package`` False: not the package's own top level); ``run_counts`` maps the round's
+    benchmarks to N."""
     found: list[Finding] = []
-    for needed in ("results", "systems"):
+    for needed in ("results", "systems") if whole_package else ():
         if not layout.has(needed):
             found.append(LAYOUT_INCOMPLETE.at(layout.root, None, f"the package has no {needed}/ folder; "
                                               "expected <org>/{systems,results,benchmarks}"))
@@ -83,6 +98,8 @@ def check_layout(layout: PackageLayout, ruleset: str, run_counts: Mapping[str, i
                 f"{folder.name!r} is not a benchmark of training {ruleset} (valid: "
                 f"{', '.join(sorted(run_counts))}){advice}. The official checker skips it silently")))
             continue
+        if not folder.listed:  # what it holds is unknown (reported as unreadable: MLC001)
+            continue
         if layout.has("benchmarks") and folder.name not in layout.implementations:
             missing_impl.add(folder.name)
         found.extend(_folder_files(folder.path, folder.files, folder.folders, run_counts[folder.name]))
@@ -92,7 +109,8 @@ def check_layout(layout: PackageLayout, ruleset: str, run_counts: Mapping[str, i
                 f"{folder.name} requires {run_counts[folder.name]} result files. Add them or remove "
                 "the folder")))
     for name in sorted(missing_impl):
-        found.append(LAYOUT_INCOMPLETE.at(os.path.join(layout.root, "benchmarks"), None, (
+        missing = os.path.normpath(os.path.join(layout.root, "benchmarks", name))
+        found.append(LAYOUT_INCOMPLETE.at(missing, None, (
             f"no benchmarks/{name}/ with the implementation of {name}, for which the package has "
             "results"), severity=Severity.WARNING))
     return found
@@ -102,23 +120,24 @@ def _folder_files(path: str, files: tuple[str, ...], folders: tuple[str, ...], e
     found: list[Finding] = []
     indices = []
     for name in files:
+        where = os.path.normpath(os.path.join(path, name))
         match = SUBMITTED_RESULT_FILE.match(name)
         if match:
             indices.append(int(match.group(1)))
         elif name in _ALLOWED:
             continue
         elif _LOG_LIKE.search(name) or name.startswith("result"):
-            found.append(MISNAMED_RESULT_FILE.at(os.path.join(path, name), None, (
+            found.append(MISNAMED_RESULT_FILE.at(where, None, (
                 f"{name!r} is not named result_<i>.txt: the official checker ignores it. Rename it "
                 "or remove it")))
         else:
-            found.append(UNKNOWN_FILE.at(os.path.join(path, name), None, (
+            found.append(UNKNOWN_FILE.at(where, None, (
                 "a benchmark folder holds only result_<i>.txt files (and scaling.json, "
                 "package_checker_params, power/); remove it")))
     for name in folders:
         if name != "power":
-            found.append(UNKNOWN_FILE.at(os.path.join(path, name), None, "unexpected folder in a "
-                                         "benchmark folder; remove it"))
+            found.append(UNKNOWN_FILE.at(os.path.normpath(os.path.join(path, name)), None,
+                                         "unexpected folder in a benchmark folder; remove it"))
     wrong = sorted(set(indices) - set(range(expected)))
     if wrong:
         found.append(MISNAMED_RESULT_FILE.at(path, None, (
@@ -126,3 +145,12 @@ def _folder_files(path: str, files: tuple[str, ...], folders: tuple[str, ...], e
             f"benchmark of {expected} runs; rename the files result_0.txt ... "
             f"result_{expected - 1}.txt"), severity=Severity.WARNING))
     return found
+
+
+def outside_results(folder: str, expected: str, why: str) -> Finding:
+    """A benchmark folder of a package that is not under ``results/`` (``expected``: where it
+    belongs; ``why``: what makes its grandparent a package)."""
+    return LAYOUT_INCOMPLETE.at(folder, None, (
+        f"result files outside results/ ({why}): the official checker reads only "
+        "<org>/results/<system>/<benchmark>/ and finds no run here. Move the folder to "
+        f"{expected}"))
