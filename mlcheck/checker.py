@@ -239,7 +239,8 @@ def _tolerate(run: RunResult) -> RunResult:
 
 def _benchmark_folder_log(ref: LogRef) -> bool:
     """A log found by walking a benchmark folder: a result file, or any log inside a package."""
-    return ref.walked and (ref.system is not None or RESULT_FILE.match(os.path.basename(ref.path)) is not None)
+    return ref.walked and not ref.nested and (
+        ref.system is not None or RESULT_FILE.match(os.path.basename(ref.path)) is not None)
 
 
 def _unscored_group(key: tuple[str, str, str, str], members: list[RunResult],

@@ -9,10 +9,12 @@ import stat
 from dataclasses import dataclass, replace
 from pathlib import Path
 
-RESULT_FILE = re.compile(r"^result_(\d+)\.txt(\.gz)?$")
-"""A file name mlcheck reads as a result file (gzip too)."""
-SUBMITTED_RESULT_FILE = re.compile(r"^result_(\d+)\.txt$")
-"""A file name the official package checker counts as a result file."""
+RESULT_FILE = re.compile(r"^result_(.+?)\.txt(\.gz)?$")
+"""A file name mlcheck reads as a result file (gzip too): ``result_<i>.txt``, and the names of
+later rounds' tools (``result_<job>-<id>_NN.txt``), which the package checker's glob
+``result_*.txt`` counts alike."""
+SUBMITTED_RESULT_FILE = re.compile(r"^result_(.+)\.txt$")
+"""A file name the official package checker counts as a result file (its glob ``result_*.txt``)."""
 _LOG_FILE = re.compile(r"\.(log|out|txt)(\.gz)?$")
 NOT_LOG_FOLDERS = frozenset({"benchmarks", "systems", "power"})
 """Folders a walk does not enter: they hold implementations, system descriptions, power logs."""
@@ -39,6 +41,8 @@ class LogRef:
     walked: bool = False
     """Found by walking a folder the user gave (not named on the command line): only then do
     folder-level checks such as the run count apply."""
+    nested: bool = False
+    """Inside a folder of a benchmark folder (MLC508): judged as a log, not as a benchmark result."""
     lines: int | None = None
     """Read only the first ``lines`` physical lines (a watched log the job goes on writing)."""
 
@@ -136,8 +140,8 @@ def _walk(top: str, skipped: list[tuple[str, str]] | None = None) -> list[LogRef
             skipped.append((str(error.filename), f"{UNREADABLE_FOLDER} ({error.strerror or error})"))
 
     for root, dirs, files in os.walk(top, onerror=unreadable):
-        if _is_benchmark_folder(root):
-            dirs[:] = []  # a folder inside a benchmark folder holds no run of it (MLC508)
+        # A folder inside a benchmark folder holds no run of it (MLC508), but its logs are judged.
+        nested = _inside_benchmark_folder(root)
         dirs[:] = sorted(d for d in dirs if not d.startswith(".") and d not in NOT_LOG_FOLDERS)
         rank = _RANK_DIR.match(os.path.basename(root))
         for name in files:
@@ -147,7 +151,9 @@ def _walk(top: str, skipped: list[tuple[str, str]] | None = None) -> list[LogRef
                 if skipped is not None:
                     skipped.append((path, kind))
                 continue
-            if RESULT_FILE.match(name):
+            if nested and (RESULT_FILE.match(name) or _LOG_FILE.search(name)):
+                others.append(LogRef(path, folder=os.path.normpath(root), walked=True, nested=True))
+            elif RESULT_FILE.match(name):
                 results.append(_ref_for_file(path, walked=True))
             elif _LOG_FILE.search(name):
                 others.append(_ref_for_file(path, walked=True))
@@ -163,7 +169,7 @@ def _walk(top: str, skipped: list[tuple[str, str]] | None = None) -> list[LogRef
     if not results:
         return others
     result_dirs = {os.path.dirname(ref.path) for ref in results}
-    return results + [ref for ref in others if not _beside_results(ref.path, result_dirs)]
+    return results + [ref for ref in others if ref.nested or not _beside_results(ref.path, result_dirs)]
 
 
 def _beside_results(path: str, result_dirs: set[str]) -> bool:
@@ -171,6 +177,12 @@ def _beside_results(path: str, result_dirs: set[str]) -> bool:
     folder = os.path.dirname(path)
     return folder in result_dirs or any(os.path.isdir(os.path.join(folder, name))
                                         for name in ("results", "systems"))
+
+
+def _inside_benchmark_folder(path: str) -> bool:
+    """Below ``.../results/<system>/<benchmark>`` (not the benchmark folder itself)."""
+    parts = Path(os.path.abspath(path)).parts
+    return any(parts[i - 2] == "results" for i in range(2, len(parts) - 1))
 
 
 def _is_benchmark_folder(path: str) -> bool:

@@ -186,7 +186,12 @@ def test_folder_inside_a_benchmark_folder_is_not_a_benchmark(tmp_path: Path) -> 
     shutil.copytree(bench, tmp_path / "old")
     shutil.move(str(tmp_path / "old"), str(bench / "old"))
     result = check([str(root)])
-    assert [(b.system, b.benchmark, len(b.runs)) for b in result.benchmarks] == [("acme-t8", "resnet", 5)]
+    # Its logs are judged one by one (each is one run), not as a folder of the package.
+    assert [(b.system, b.benchmark, len(b.runs)) for b in result.benchmarks] == [
+        ("acme-t8", "resnet", 5), ("acme-t8", "resnet", 5)]
+    nested = result.benchmarks[1]
+    assert nested.folder == str(bench / "old") and nested.rcp is None
+    assert not [f for f in nested.findings if f.code.startswith("MLC5")]
     stray = [f for f in result.findings if f.code == "MLC508"]
     assert [f.path for f in stray] == [str(bench / "old")]
     assert "unexpected folder" in stray[0].message

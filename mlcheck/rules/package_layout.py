@@ -9,13 +9,16 @@ Rules text: policies submission_rules.adoc §Directory structure (training);
   and then SUCCESS; mlcheck reports it as an error with the closest valid name. Fix: rename the
   folder.
 - MLC507 misnamed-result-file: a benchmark folder holds a log that is not named
-  ``result_<i>.txt`` (error: the official checker counts only ``result_*.txt`` files), or the
-  indices are not 0..N-1 (a warning: the count is right, only the numbering is off). Fix: rename
-  to ``result_0.txt`` ... ``result_<N-1>.txt``.
-- MLC508 unknown-file: a file that does not belong in the package (in a benchmark folder anything
-  but ``result_<i>.txt``, ``scaling.json``, ``package_checker_params`` and ``power/``; any file
-  directly under ``results/`` or ``results/<system>/``). It would be uploaded and published. Fix:
-  remove it.
+  ``result_*.txt``, so the official checker does not count it, or the ``result_<i>.txt``
+  indices are not 0..N-1. A warning, as the package checker of every round warns ("Unknown files
+  in result directory"); a count that comes out wrong because of it is MLC502, an error. Fix:
+  rename to ``result_0.txt`` ... ``result_<N-1>.txt``.
+- MLC508 unknown-file: a file or folder that does not belong in the package (in a benchmark
+  folder anything but ``result_*.txt``, ``scaling.json``, ``package_checker_params`` and
+  ``power/``; any file directly under ``results/`` or ``results/<system>/``). It would be uploaded
+  and published. A warning: the package checker warns and ignores it. The logs of a folder inside
+  a benchmark folder are still read and judged one by one (not as a benchmark result). Fix:
+  remove it, or move a misplaced benchmark folder to ``results/<system>/<benchmark>/``.
 - MLC509 package-layout-incomplete: the package lacks ``results/`` or ``systems/`` (error), or
   its ``benchmarks/`` folder lacks ``benchmarks/<benchmark>`` for a benchmark it has results for
   (warning). A package without any ``benchmarks/`` folder (results only, as in the published
@@ -52,9 +55,9 @@ from mlcheck.rules.package import WRONG_RUN_COUNT
 
 UNKNOWN_BENCHMARK_FOLDER = Rule("MLC506", "unknown-benchmark-folder", Severity.ERROR,
                                 "a results folder is not named after a benchmark of the round")
-MISNAMED_RESULT_FILE = Rule("MLC507", "misnamed-result-file", Severity.ERROR,
+MISNAMED_RESULT_FILE = Rule("MLC507", "misnamed-result-file", Severity.WARNING,
                             "a log in a benchmark folder is not named result_<i>.txt (i = 0..N-1)")
-UNKNOWN_FILE = Rule("MLC508", "unknown-file", Severity.ERROR, "a file that does not belong in the package")
+UNKNOWN_FILE = Rule("MLC508", "unknown-file", Severity.WARNING, "a file that does not belong in the package")
 LAYOUT_INCOMPLETE = Rule("MLC509", "package-layout-incomplete", Severity.ERROR,
                          "the package lacks results/, systems/ or benchmarks/<benchmark>")
 
@@ -123,7 +126,8 @@ def _folder_files(path: str, files: tuple[str, ...], folders: tuple[str, ...], e
         where = os.path.normpath(os.path.join(path, name))
         match = SUBMITTED_RESULT_FILE.match(name)
         if match:
-            indices.append(int(match.group(1)))
+            if match.group(1).isdigit():  # result_<i>.txt (other names are counted, not numbered)
+                indices.append(int(match.group(1)))
         elif name in _ALLOWED:
             continue
         elif _LOG_LIKE.search(name) or name.startswith("result"):
@@ -137,7 +141,10 @@ def _folder_files(path: str, files: tuple[str, ...], folders: tuple[str, ...], e
     for name in folders:
         if name != "power":
             found.append(UNKNOWN_FILE.at(os.path.normpath(os.path.join(path, name)), None,
-                                         "unexpected folder in a benchmark folder; remove it"))
+                                         "unexpected folder in a benchmark folder: the official "
+                                         "checker ignores it (its logs are judged one by one, not as "
+                                         "a benchmark result); remove it or move it to "
+                                         "results/<system>/<benchmark>/"))
     wrong = sorted(set(indices) - set(range(expected)))
     if wrong:
         found.append(MISNAMED_RESULT_FILE.at(path, None, (
