@@ -1,0 +1,165 @@
+"""A result file is one run, as the official checker reads it (constructed logs, one per class of
+real-world logging seen in the other submitters' packages)."""
+
+from __future__ import annotations
+
+import dataclasses
+import shutil
+from pathlib import Path
+
+from click.testing import CliRunner
+
+from mlcheck import check
+from mlcheck.cli import main
+from mlcheck.model import Severity
+
+from conftest import FIXTURES
+from tool_scripts import load_tool
+
+EXAMPLE = FIXTURES / "example" / "Acme"
+RESNET = EXAMPLE / "results" / "acme-t8" / "resnet"
+cases = load_tool("make_rule_cases")
+
+
+def _lines(name: str = "result_0.txt") -> list[str]:
+    return (RESNET / name).read_text("utf-8").splitlines(keepends=True)
+
+
+def _index(lines: list[str], key: str) -> int:
+    return next(i for i, line in enumerate(lines) if f'"key": "{key}"' in line)
+
+
+def _write(path: Path, lines: list[str]) -> Path:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text("".join(lines), "utf-8")
+    return path
+
+
+def test_every_rank_logging_cache_clear_and_init_start_is_one_run(tmp_path: Path) -> None:
+    # A 4-node job: each rank logs its own cache_clear and init_start before rank 0's block.
+    lines = _lines()
+    head = [lines[0]] * 4 + [lines[1]] * 4
+    log = _write(tmp_path / "bert" / "result_0.txt", head + lines[2:])
+    result = check([str(log)])
+    assert len(result.runs) == 1
+    (run,) = result.runs
+    assert run.verdict == "pass" and run.official_verdict == "pass"
+    assert run.time_to_train_min is not None and round(run.time_to_train_min, 2) == 14.76
+
+
+def test_records_after_run_stop_stay_in_the_run(tmp_path: Path) -> None:
+    lines = _lines()
+    stop = _index(lines, "run_stop")
+    trailing = [lines[_index(lines, "submission_org")], lines[_index(lines, "eval_accuracy")]]
+    log = _write(tmp_path / "result_0.txt", lines[:stop + 1] + trailing)
+    result = check([str(log)])
+    assert len(result.runs) == 1
+    codes = {f.code for f in result.runs[0].findings}
+    assert "MLC107" in codes  # the repeated submission_org: the checker only warns
+    assert result.runs[0].official_verdict == "pass"
+
+
+def test_a_raw_log_splits_only_where_a_new_job_begins(tmp_path: Path) -> None:
+    lines = _lines()
+    launcher = "+ mpirun -np 8 --bind-to none python train.py\n"
+    raw = _write(tmp_path / "job.log", [launcher] + lines + [launcher] + lines)
+    result = check([str(raw)])
+    assert [r.index for r in result.runs] == [0, 1]
+    starts = [f for f in result.runs[1].findings if f.code == "MLC024"]
+    assert [(f.line, f.severity) for f in starts] == [(len(lines) + 2, Severity.INFO)]
+    assert "mpirun" in starts[0].message
+    # No launcher between them: one run with every record twice (duplicates, not two runs).
+    plain = _write(tmp_path / "plain.log", lines + lines)
+    assert len(check([str(plain)]).runs) == 1
+    # Named as a result file, the same output is one run, whatever it holds.
+    named = _write(tmp_path / "resnet" / "result_0.txt", [launcher] + lines + [launcher] + lines)
+    assert len(check([str(named)]).runs) == 1
+
+
+def test_another_mpi_job_number_begins_a_new_run(tmp_path: Path) -> None:
+    lines = _lines()
+    tagged = [f"[1,0]<stdout>:{line}" for line in lines] + [f"[2,0]<stdout>:{line}" for line in lines]
+    result = check([str(_write(tmp_path / "job.log", tagged))])
+    assert [r.index for r in result.runs] == [0, 1]
+    assert [f.line for f in result.runs[1].findings if f.code == "MLC024"] == [len(lines) + 1]
+
+
+def test_minigo_evaluates_its_checkpoints_after_run_stop(tmp_path: Path) -> None:
+    records = cases.base_records("2.0.0", "minigo")
+    stop = next(i for i, r in enumerate(records) if r.key == "run_stop")
+    stop_ms = records[stop].time_ms
+    # The reference evaluates the timestamped checkpoints once the clock has stopped.
+    evals = [dataclasses.replace(r, time_ms=stop_ms + 60_000 * (n + 1))
+             for n, r in enumerate(x for x in records if x.key == "eval_accuracy")]
+    moved = [r for r in records if r.key != "eval_accuracy"] + evals
+    log = _write(tmp_path / "minigo" / "result_0.txt", [r.text() + "\n" for r in moved])
+    (run,) = check([str(log)], ruleset="2.0.0").runs
+    assert "MLC305" not in {f.code for f in run.findings}
+    assert run.verdict == "pass"
+
+
+def test_a_passing_eval_logged_a_millisecond_after_run_stop_is_no_fault(tmp_path: Path) -> None:
+    lines = _lines()
+    stop, last_eval = _index(lines, "run_stop"), max(i for i, l in enumerate(lines) if '"eval_accuracy"' in l)
+    stop_ms = int(lines[stop].split('"time_ms": ')[1].split(",")[0])
+    late = lines[last_eval].replace(lines[last_eval].split('"time_ms": ')[1].split(",")[0], str(stop_ms + 1))
+    log = _write(tmp_path / "result_0.txt", lines[:last_eval] + lines[last_eval + 1:stop + 1] + [late])
+    (run,) = check([str(log)]).runs
+    assert "MLC305" not in {f.code for f in run.findings}
+    # A minute late is a fault of the rules (the clock stopped before the target was reached).
+    late = lines[last_eval].replace(lines[last_eval].split('"time_ms": ')[1].split(",")[0], str(stop_ms + 60_000))
+    log = _write(tmp_path / "late" / "result_0.txt", lines[:last_eval] + lines[last_eval + 1:stop + 1] + [late])
+    (run,) = check([str(log)]).runs
+    found = [f for f in run.findings if f.code == "MLC305"]
+    assert [(f.severity, f.official) for f in found] == [(Severity.ERROR, False)]
+    assert "60.000 s after run_stop" in found[0].message
+
+
+def test_a_clock_on_a_record_that_times_nothing_is_a_warning(tmp_path: Path) -> None:
+    lines = _lines()
+    at = _index(lines, "submission_org")
+    old = lines[at].split('"time_ms": ')[1].split(",")[0]
+    log = _write(tmp_path / "result_0.txt", lines[:at] + [lines[at].replace(old, "0")] + lines[at + 1:])
+    (run,) = check([str(log)]).runs
+    assert [(f.code, f.severity) for f in run.findings if f.code == "MLC405"] == [("MLC405", Severity.WARNING)]
+    assert run.verdict == "pass"
+
+
+def test_a_tolerated_non_converged_run_passes_check_as_score_does(tmp_path: Path) -> None:
+    package = tmp_path / "Acme"
+    shutil.copytree(EXAMPLE, package)
+    log = package / "results" / "acme-t8" / "resnet" / "result_2.txt"
+    lines = log.read_text("utf-8").splitlines(keepends=True)
+    log.write_text("".join(lines[:_index(lines, "run_stop")]), "utf-8")  # no run_stop
+    runner = CliRunner()
+    checked = runner.invoke(main, ["check", str(package), "--no-progress"])
+    scored = runner.invoke(main, ["score", str(package)])
+    assert (checked.exit_code, scored.exit_code) == (0, 0), checked.output
+    result = check([str(package)])
+    (bench,) = result.benchmarks
+    assert bench.score.valid
+    cut = next(r for r in result.runs if r.path.endswith("result_2.txt"))
+    assert cut.tolerated and cut.verdict == "fail" and cut.official_verdict == "fail"
+    assert [(f.code, f.severity) for f in cut.findings if f.code == "MLC102"] == [("MLC102", Severity.WARNING)]
+    # Checked alone, the same file fails: nothing tolerates it.
+    assert runner.invoke(main, ["check", str(log), "--no-progress"]).exit_code == 1
+
+
+def test_a_non_converged_run_with_another_unofficial_error_changes_no_score(tmp_path: Path) -> None:
+    package = tmp_path / "Acme"
+    shutil.copytree(EXAMPLE, package)
+    log = package / "results" / "acme-t8" / "resnet" / "result_1.txt"
+    lines = log.read_text("utf-8").splitlines(keepends=True)
+    stop, start = _index(lines, "run_stop"), _index(lines, "run_start")
+    start_ms = lines[start].split('"time_ms": ')[1].split(",")[0]
+    stop_ms = lines[stop].split('"time_ms": ')[1].split(",")[0]
+    # A status typo and run_stop timed before run_start (MLC403, mlcheck's own error).
+    lines[stop] = lines[stop].replace('"status": "success"', '"status": "abortd"').replace(
+        stop_ms, str(int(start_ms) - 1000))
+    log.write_text("".join(lines), "utf-8")
+    result = check([str(package)])
+    (bench,) = result.benchmarks
+    run = next(r for r in result.runs if r.path.endswith("result_1.txt"))
+    assert {"MLC103", "MLC403"} <= {f.code for f in run.findings} and not run.converged
+    assert bench.score.valid, bench.score.reason
+    assert not [f for f in bench.findings if f.code == "MLC521"]
