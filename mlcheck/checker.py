@@ -24,7 +24,7 @@ from mlcheck.rules.internal import crash_finding
 from mlcheck.rules.package_runs import check_runs, non_compliant, non_compliant_findings
 from mlcheck.rules.rcp_check import rcp_findings
 from mlcheck.rules.selection import BENCHMARK_NOT_ITS_FOLDER, RULESET_NOT_INFERRED, UNKNOWN_BENCHMARK
-from mlcheck.rulesets import (
+from mlcheck.facts.rulesets import (
     SUPPORTED_RULESETS,
     BenchmarkFacts,
     Ruleset,

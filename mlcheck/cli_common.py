@@ -15,7 +15,7 @@ from mlcheck.discover import DiscoveryError
 from mlcheck.gate import overwritten_inputs
 from mlcheck.results import CheckResult
 from mlcheck.rules import all_rules
-from mlcheck.rulesets import SUPPORTED_RULESETS, RulesetError
+from mlcheck.facts.rulesets import SUPPORTED_RULESETS, RulesetError
 from mlcheck.selection_filter import normalise_prefixes
 
 if TYPE_CHECKING:

@@ -25,7 +25,7 @@ from mlcheck.rules.internal import crash_finding
 from mlcheck.rules.reading import FILE_UNREADABLE, NOT_A_REGULAR_FILE
 from mlcheck.rules.package_layout import check_layout, outside_results
 from mlcheck.rules.package_system import check_logs_against_system, check_system_description
-from mlcheck.rulesets import SUPPORTED_RULESETS, Ruleset, load_ruleset, ruleset_from_path
+from mlcheck.facts.rulesets import SUPPORTED_RULESETS, Ruleset, load_ruleset, ruleset_from_path
 
 
 def _inside(path: str, root: str) -> bool:

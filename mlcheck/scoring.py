@@ -12,7 +12,7 @@ import math
 from typing import Sequence
 
 from mlcheck.results import Score
-from mlcheck.rulesets import BenchmarkFacts
+from mlcheck.facts.rulesets import BenchmarkFacts
 
 
 def time_to_train_min(run_start_ms: float, run_stop_ms: float) -> float:

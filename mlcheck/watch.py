@@ -31,7 +31,7 @@ from mlcheck.rules import find_rule
 from mlcheck.rules.package_runs import is_hyperparameter
 from mlcheck.rules.timing import INIT_TIME_EXCEEDED
 from mlcheck.rules.convergence import first_reaching
-from mlcheck.rulesets import BenchmarkFacts, Condition, Ruleset, RulesetError
+from mlcheck.facts.rulesets import BenchmarkFacts, Condition, Ruleset, RulesetError
 from mlcheck.runs import RunBoundaries, RunBuilder
 from mlcheck.scoring import time_to_train_min
 

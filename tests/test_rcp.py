@@ -13,7 +13,7 @@ from mlcheck.rcp import RunConvergence, convergence_point, evaluate_rcp
 from mlcheck.rcp.reference import (Reference, round_policy, build_reference_set, interpolate,
                                    load_references, min_acceptable_mean, prune)
 from mlcheck.rcp.tdist import one_sided_p_value, regularized_incomplete_beta, t_cdf
-from mlcheck.rulesets import load_ruleset
+from mlcheck.facts.rulesets import load_ruleset
 from mlcheck.scoring import folder_score
 
 

@@ -14,8 +14,8 @@ from click.testing import CliRunner
 
 from mlcheck import check
 from mlcheck.cli import main as cli_main
-from mlcheck.constraints import describe, holds, load_constraints
-from mlcheck.constraints import tensor_list
+from mlcheck.facts.constraints import describe, holds, load_constraints
+from mlcheck.facts.constraints import tensor_list
 from mlcheck.model import Severity
 from mlcheck.rules import all_rules, find_rule
 from tool_scripts import load_tool

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from mlcheck.constraints import tensor_list
+from mlcheck.facts.constraints import tensor_list
 
 ROOT = Path(__file__).resolve().parent.parent
 _QUOTED = re.compile(r"[\"']([^\"'\n]+)[\"']")

@@ -19,9 +19,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable
 
-from mlcheck.constraints import load_constraints
-from mlcheck.constraints import tensor_list
-from mlcheck.rulesets import load_ruleset
+from mlcheck.facts.constraints import load_constraints
+from mlcheck.facts.constraints import tensor_list
+from mlcheck.facts.rulesets import load_ruleset
 
 ROUNDS = ("1.0.0", "1.1.0", "2.0.0", "2.1.0")
 BENCHMARKS = ("resnet", "bert", "rnnt", "ssd", "maskrcnn", "unet3d", "dlrm", "minigo")

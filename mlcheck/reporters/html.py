@@ -21,7 +21,7 @@ from mlcheck.results import BenchmarkResult, CheckResult, RunResult
 from mlcheck.reporters import ReportOptions, relative_path, rule_help
 from mlcheck.reporters.svg_charts import Mark, Series, accuracy_chart, run_time_strip
 from mlcheck.reporters.plain import format_minutes
-from mlcheck.rulesets import RulesetError, load_ruleset
+from mlcheck.facts.rulesets import RulesetError, load_ruleset
 
 CSP = "default-src 'none'; style-src 'unsafe-inline'; img-src data:; base-uri 'none'; form-action 'none'"
 NOT_HYPERPARAMETERS = frozenset({"cache_clear", "init_start", "init_stop", "weights_initialization"})

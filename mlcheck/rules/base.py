@@ -9,7 +9,7 @@ from mlcheck.model import Finding, Severity
 
 if TYPE_CHECKING:
     from mlcheck.model import Run
-    from mlcheck.rulesets import BenchmarkFacts, Ruleset
+    from mlcheck.facts.rulesets import BenchmarkFacts, Ruleset
 
 
 @dataclass(frozen=True)

@@ -36,7 +36,7 @@ from typing import Iterator
 
 from mlcheck.model import Evaluation, Finding, Severity
 from mlcheck.rules.base import Rule, RunContext
-from mlcheck.rulesets import Target
+from mlcheck.facts.rulesets import Target
 
 TARGET_NOT_REACHED = Rule("MLC301", "target-not-reached", Severity.ERROR,
                           "no eval reaches the round's quality target", official=True)

@@ -20,7 +20,7 @@ from typing import Iterator
 
 from mlcheck.model import Evaluation, Finding, Severity
 from mlcheck.rules.base import Rule, RunContext
-from mlcheck.rulesets import EvalCadence
+from mlcheck.facts.rulesets import EvalCadence
 
 EVAL_CADENCE = Rule("MLC307", "eval-cadence", Severity.WARNING,
                     "a closed run evaluates off the round's schedule")

@@ -24,7 +24,7 @@ from __future__ import annotations
 
 from typing import Iterator
 
-from mlcheck.constraints import BenchmarkConstraints, Entry, RulesTextCheck, describe, holds, load_constraints, show
+from mlcheck.facts.constraints import BenchmarkConstraints, Entry, RulesTextCheck, describe, holds, load_constraints, show
 from mlcheck.model import Finding, Severity
 from mlcheck.rules.base import Rule, RunContext
 from mlcheck.rules.key_checks import EntryCodes, evaluate

@@ -6,7 +6,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Iterable, Iterator
 
-from mlcheck.constraints import Entry, describe, holds, show
+from mlcheck.facts.constraints import Entry, describe, holds, show
 from mlcheck.model import Event, Finding
 from mlcheck.rules.base import Rule, RunContext
 

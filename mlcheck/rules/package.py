@@ -29,7 +29,7 @@ from mlcheck.discover import SUBMITTED_RESULT_FILE
 from mlcheck.model import Finding, Severity
 from mlcheck.results import RunResult, Score
 from mlcheck.rules.base import Rule
-from mlcheck.rulesets import BenchmarkFacts
+from mlcheck.facts.rulesets import BenchmarkFacts
 
 NO_LOGS = Rule("MLC501", "no-logs", Severity.ERROR, "a given folder holds no MLPerf log")
 WRONG_RUN_COUNT = Rule("MLC502", "wrong-run-count", Severity.ERROR,

@@ -33,7 +33,7 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import Iterator
 
-from mlcheck.constraints import load_constraints
+from mlcheck.facts.constraints import load_constraints
 from mlcheck.model import Finding, Severity
 from mlcheck.rules.base import Rule, RunContext
 from mlcheck.rules.key_checks import EntryCodes, evaluate, merged

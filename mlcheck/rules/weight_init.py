@@ -21,7 +21,7 @@ from __future__ import annotations
 from collections import Counter
 from typing import Iterator
 
-from mlcheck.constraints import WeightInit, load_constraints, tensor_list
+from mlcheck.facts.constraints import WeightInit, load_constraints, tensor_list
 from mlcheck.model import Finding, Severity
 from mlcheck.rules.base import Rule, RunContext
 

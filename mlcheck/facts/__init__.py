@@ -1,0 +1,5 @@
+"""The facts of each round, as data: takes a round's version (``2.0.0``), gives its targets,
+limits, run counts and scoring (:mod:`mlcheck.facts.rulesets`, from
+``schemas/rulesets/<X.Y.Z>/ruleset.json``) and its log constraints with their interpreter
+(:mod:`mlcheck.facts.constraints`, from ``constraints.json``). Each file is validated against its
+JSON Schema when loaded; nothing here imports another part of mlcheck."""
