@@ -13,7 +13,7 @@ from mlcheck.model import Finding, Run, Severity
 from mlcheck.results import TOLERATED_CODES, BenchmarkResult, CheckResult, RunResult, Score
 from mlcheck.package import rcp_bypass_file, read_json_document
 from mlcheck.package_check import check_packages
-from mlcheck.rcp import rcp_for_runs
+from mlcheck.score.rcp import rcp_for_runs
 from mlcheck.reader import read_mllog
 from mlcheck.rules import RUN_CHECKS
 from mlcheck.rules import package as package_rules
@@ -34,7 +34,7 @@ from mlcheck.facts.rulesets import (
     ruleset_for_date,
     ruleset_from_path,
 )
-from mlcheck.scoring import folder_score, time_to_train_min
+from mlcheck.score.scoring import folder_score, time_to_train_min
 
 
 Progress = Callable[[str], None]

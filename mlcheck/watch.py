@@ -33,7 +33,7 @@ from mlcheck.rules.timing import INIT_TIME_EXCEEDED
 from mlcheck.rules.convergence import first_reaching
 from mlcheck.facts.rulesets import BenchmarkFacts, Condition, Ruleset, RulesetError
 from mlcheck.runs import RunBoundaries, RunBuilder
-from mlcheck.scoring import time_to_train_min
+from mlcheck.score.scoring import time_to_train_min
 
 CHECKPOINT_KEYS = frozenset({"init_stop", "run_start", "eval_accuracy", "run_stop"})
 #: A key that is missing at run_start will not come later when it configures the run.

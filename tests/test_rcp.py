@@ -9,12 +9,12 @@ from pathlib import Path
 import pytest
 
 from mlcheck import check
-from mlcheck.rcp import RunConvergence, convergence_point, evaluate_rcp
-from mlcheck.rcp.reference import (Reference, round_policy, build_reference_set, interpolate,
-                                   load_references, min_acceptable_mean, prune)
-from mlcheck.rcp.tdist import one_sided_p_value, regularized_incomplete_beta, t_cdf
+from mlcheck.score.rcp import RunConvergence, convergence_point, evaluate_rcp
+from mlcheck.score.rcp.reference import (Reference, round_policy, build_reference_set, interpolate,
+                                         load_references, min_acceptable_mean, prune)
+from mlcheck.score.rcp.tdist import one_sided_p_value, regularized_incomplete_beta, t_cdf
 from mlcheck.facts.rulesets import load_ruleset
-from mlcheck.scoring import folder_score
+from mlcheck.score.scoring import folder_score
 
 
 @pytest.mark.parametrize("t,df", [(-3.5, 4), (-2.1, 24), (-0.2, 16), (0.0, 9), (0.7, 3), (2.5, 30),

@@ -21,7 +21,7 @@ from typing import Sequence
 
 from mlcheck.model import Run
 from mlcheck.results import RcpResult
-from mlcheck.rcp.reference import SAMPLE_UNITS, Reference, ReferenceSet, interpolate, load_references, trimmed
+from mlcheck.score.rcp.reference import SAMPLE_UNITS, Reference, ReferenceSet, interpolate, load_references, trimmed
 
 #: Benchmarks the package checker never RCP-checks.
 NO_RCP = frozenset({"minigo"})

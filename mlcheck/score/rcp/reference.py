@@ -23,7 +23,7 @@ from functools import lru_cache
 from importlib import resources
 from typing import Any, Mapping, Sequence
 
-from mlcheck.rcp.tdist import one_sided_p_value
+from mlcheck.score.rcp.tdist import one_sided_p_value
 
 ALPHA = 0.05
 TOLERANCE = 1e-4
