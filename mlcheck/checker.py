@@ -18,7 +18,7 @@ from mlcheck.reader import read_mllog
 from mlcheck.rules import RUN_CHECKS
 from mlcheck.rules import package as package_rules
 from mlcheck.rules import package_runs
-from mlcheck.rules.base import RunContext
+from mlcheck.rule import RunContext
 from mlcheck.rules.convergence import first_reaching
 from mlcheck.rules.internal import crash_finding
 from mlcheck.rules.package_runs import check_runs, non_compliant, non_compliant_findings

@@ -18,7 +18,7 @@ from typing import Sequence
 from mlcheck.waiver_table import Waiver
 from mlcheck.model import Finding
 from mlcheck.results import CheckResult, WaivedFinding
-from mlcheck.rules.base import Rule
+from mlcheck.rule import Rule
 from mlcheck.rules.config_rules import UNUSED_WAIVER, WAIVER_EXPIRED
 from mlcheck.selection_filter import partition_findings
 

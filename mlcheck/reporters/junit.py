@@ -17,7 +17,7 @@ from mlcheck.model import Finding
 from mlcheck.results import BenchmarkResult, CheckResult, RunResult
 from mlcheck.reporters import ReportOptions, relative_path
 from mlcheck.rules import all_rules
-from mlcheck.rules.base import Rule
+from mlcheck.rule import Rule
 
 
 def _scope(rule: Rule) -> str:

@@ -11,7 +11,7 @@ from mlcheck.rules import selection, timing
 from mlcheck.rules import config_rules, raw_output
 from mlcheck.rules import hyperparameters, required_keys, weight_init
 from mlcheck.rules import package_layout, package_runs, package_system, rcp_check
-from mlcheck.rules.base import Rule, RunContext
+from mlcheck.rule import Rule, RunContext
 
 RunCheck = Callable[[RunContext], Iterable[Finding]]
 

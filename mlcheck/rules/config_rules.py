@@ -21,7 +21,7 @@ longer counts for the exit code.
 from __future__ import annotations
 
 from mlcheck.model import Severity
-from mlcheck.rules.base import Rule
+from mlcheck.rule import Rule
 
 UNUSED_WAIVER = Rule("MLC040", "unused-waiver", Severity.WARNING, "a configured waiver matched no finding")
 CONFIG_INVALID = Rule("MLC041", "config-invalid", Severity.ERROR,

@@ -35,7 +35,7 @@ import math
 from typing import Iterator
 
 from mlcheck.model import Evaluation, Finding, Severity
-from mlcheck.rules.base import Rule, RunContext
+from mlcheck.rule import Rule, RunContext
 from mlcheck.facts.rulesets import Target
 
 TARGET_NOT_REACHED = Rule("MLC301", "target-not-reached", Severity.ERROR,

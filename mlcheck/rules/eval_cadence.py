@@ -19,7 +19,7 @@ import math
 from typing import Iterator
 
 from mlcheck.model import Evaluation, Finding, Severity
-from mlcheck.rules.base import Rule, RunContext
+from mlcheck.rule import Rule, RunContext
 from mlcheck.facts.rulesets import EvalCadence
 
 EVAL_CADENCE = Rule("MLC307", "eval-cadence", Severity.WARNING,

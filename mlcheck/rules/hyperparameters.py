@@ -26,7 +26,7 @@ from typing import Iterator
 
 from mlcheck.facts.constraints import BenchmarkConstraints, Entry, RulesTextCheck, describe, holds, load_constraints, show
 from mlcheck.model import Finding, Severity
-from mlcheck.rules.base import Rule, RunContext
+from mlcheck.rule import Rule, RunContext
 from mlcheck.rules.key_checks import EntryCodes, evaluate
 from mlcheck.rules.required_keys import KEY_OUT_OF_ORDER, KEY_REPEATED, KEY_VALUES_CONFLICT, METADATA_MISSING
 

@@ -7,7 +7,7 @@
 from __future__ import annotations
 
 from mlcheck.model import Finding, Severity
-from mlcheck.rules.base import Rule
+from mlcheck.rule import Rule
 
 RULE_CRASHED = Rule("MLC000", "rule-crashed", Severity.ERROR,
                     "a rule failed on this input; the other rules still ran")

@@ -8,7 +8,7 @@ from typing import Iterable, Iterator
 
 from mlcheck.facts.constraints import Entry, describe, holds, show
 from mlcheck.model import Event, Finding
-from mlcheck.rules.base import Rule, RunContext
+from mlcheck.rule import Rule, RunContext
 
 _MAX_LISTED = 5
 

@@ -28,7 +28,7 @@ from typing import Iterator, Sequence
 from mlcheck.discover import SUBMITTED_RESULT_FILE
 from mlcheck.model import Finding, Severity
 from mlcheck.results import RunResult, Score
-from mlcheck.rules.base import Rule
+from mlcheck.rule import Rule
 from mlcheck.facts.rulesets import BenchmarkFacts
 
 NO_LOGS = Rule("MLC501", "no-logs", Severity.ERROR, "a given folder holds no MLPerf log")

@@ -50,7 +50,7 @@ from typing import Collection, Mapping
 from mlcheck.discover import SUBMITTED_RESULT_FILE
 from mlcheck.model import Finding, Severity
 from mlcheck.package import PackageLayout
-from mlcheck.rules.base import Rule
+from mlcheck.rule import Rule
 from mlcheck.rules.package import WRONG_RUN_COUNT
 
 UNKNOWN_BENCHMARK_FOLDER = Rule("MLC506", "unknown-benchmark-folder", Severity.ERROR,

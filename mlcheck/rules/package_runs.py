@@ -50,7 +50,7 @@ from typing import Mapping, Sequence
 
 from mlcheck.model import Event, Finding, Run, Severity
 from mlcheck.results import RunResult
-from mlcheck.rules.base import Rule
+from mlcheck.rule import Rule
 
 SUBMISSION_DIFFERS = Rule("MLC517", "submission-values-differ", Severity.ERROR,
                           "runs of one benchmark folder log different submission_* values")

@@ -42,7 +42,7 @@ from typing import Any, Iterable
 
 from mlcheck.model import Finding, Run, Severity
 from mlcheck.package import JsonDocument
-from mlcheck.rules.base import Rule
+from mlcheck.rule import Rule
 from mlcheck.rules.package_runs import version_key
 
 SYSTEM_MISSING = Rule("MLC510", "system-description-missing", Severity.ERROR,

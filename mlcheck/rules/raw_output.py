@@ -50,7 +50,7 @@ the line is counted as repaired in MLC020 instead.
 from __future__ import annotations
 
 from mlcheck.model import Finding, Severity
-from mlcheck.rules.base import Rule
+from mlcheck.rule import Rule
 
 RAW_OUTPUT_READ = Rule("MLC020", "raw-output-read", Severity.INFO,
                        "raw job output was read: what was kept, repaired and dropped")

@@ -29,7 +29,7 @@ import re
 
 from mlcheck.model import Finding, Severity
 from mlcheck.results import RcpResult
-from mlcheck.rules.base import Rule
+from mlcheck.rule import Rule
 
 RCP_FAILED = Rule("MLC530", "rcp-failed", Severity.ERROR,
                   "the submission converges faster than the RCP test allows", official=True)

@@ -37,7 +37,7 @@ never hides the rest of the log.
 from __future__ import annotations
 
 from mlcheck.model import Severity
-from mlcheck.rules.base import Rule
+from mlcheck.rule import Rule
 
 FILE_UNREADABLE = Rule("MLC001", "file-unreadable", Severity.ERROR,
                        "the log cannot be opened or decompressed", official=True)

@@ -35,7 +35,7 @@ from typing import Iterator
 
 from mlcheck.facts.constraints import load_constraints
 from mlcheck.model import Finding, Severity
-from mlcheck.rules.base import Rule, RunContext
+from mlcheck.rule import Rule, RunContext
 from mlcheck.rules.key_checks import EntryCodes, evaluate, merged
 
 REQUIRED_KEY_MISSING = Rule("MLC105", "required-key-missing", Severity.ERROR,

@@ -27,7 +27,7 @@ from __future__ import annotations
 from typing import Iterator
 
 from mlcheck.model import Finding, Severity
-from mlcheck.rules.base import Rule, RunContext
+from mlcheck.rule import Rule, RunContext
 
 RUN_START_MISSING = Rule("MLC101", "run-start-missing", Severity.ERROR,
                          "the run has no run_start", official=True)

@@ -20,7 +20,7 @@ judged under.
 from __future__ import annotations
 
 from mlcheck.model import Severity
-from mlcheck.rules.base import Rule
+from mlcheck.rule import Rule
 
 UNKNOWN_BENCHMARK = Rule("MLC011", "unknown-benchmark", Severity.ERROR,
                          "the benchmark is not part of the round", official=True)

@@ -27,7 +27,7 @@ from __future__ import annotations
 from typing import Iterator
 
 from mlcheck.model import Finding, Severity
-from mlcheck.rules.base import Rule, RunContext
+from mlcheck.rule import Rule, RunContext
 
 INIT_TIME_EXCEEDED = Rule("MLC401", "init-time-exceeded", Severity.ERROR,
                           "initialisation took longer than the round allows", official=True)

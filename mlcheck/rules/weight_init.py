@@ -23,7 +23,7 @@ from typing import Iterator
 
 from mlcheck.facts.constraints import WeightInit, load_constraints, tensor_list
 from mlcheck.model import Finding, Severity
-from mlcheck.rules.base import Rule, RunContext
+from mlcheck.rule import Rule, RunContext
 
 WEIGHT_INIT_MISSING = Rule("MLC205", "weight-init-missing", Severity.ERROR,
                            "weights_initialization events are missing", official=True)
