@@ -26,8 +26,8 @@ import time
 import tracemalloc
 from pathlib import Path
 
-from mlcheck.reader import open_log, read_mllog
-from mlcheck.runs import split_runs
+from mlcheck.read.reader import open_log, read_mllog
+from mlcheck.read.runs import split_runs
 
 ROOT = Path(__file__).resolve().parent.parent
 CORPUS = ROOT.parent / "shared" / "corpus"

@@ -31,7 +31,7 @@ import json, resource, sys, time
 mode, path = sys.argv[1], sys.argv[2]
 start = time.perf_counter()
 if mode == "read":
-    from mlcheck.reader import read_mllog
+    from mlcheck.read.reader import read_mllog
     items = sum(1 for _ in read_mllog(path))
     detail = {"items": items}
 else:
@@ -69,7 +69,7 @@ def best_of(repeat: int, action: object) -> float:
 
 def corpus_throughput(corpus: Path, repeat: int) -> None:
     from mlcheck import check
-    from mlcheck.reader import read_mllog
+    from mlcheck.read.reader import read_mllog
 
     files = corpus_files(corpus)
     lines, size = count_lines(files)

@@ -8,13 +8,14 @@ from collections import defaultdict
 from dataclasses import dataclass, replace
 from typing import Callable, Iterable, Mapping, Sequence
 
-from mlcheck.discover import RESULT_FILE, LogRef, discover_all
+from mlcheck.read.file_names import RESULT_FILE
+from mlcheck.discover import LogRef, discover_all
 from mlcheck.model import Finding, Run, Severity
 from mlcheck.results import TOLERATED_CODES, BenchmarkResult, CheckResult, RunResult, Score
 from mlcheck.package import rcp_bypass_file, read_json_document
 from mlcheck.package_check import check_packages
 from mlcheck.score.rcp import rcp_for_runs
-from mlcheck.reader import read_mllog
+from mlcheck.read.reader import read_mllog
 from mlcheck.rules import RUN_CHECKS
 from mlcheck.rules import package as package_rules
 from mlcheck.rules import package_runs
@@ -82,7 +83,7 @@ def check(paths: Sequence[str], ruleset: str | None = None,
 
 def check_log(ref: LogRef, forced: Ruleset | None) -> list[RunResult]:
     """Read one log and judge each run in it."""
-    from mlcheck.runs import assign_findings, split_runs
+    from mlcheck.read.runs import assign_findings, split_runs
 
     # A submitted result file is one run, as the official checker reads it (mlcheck.runs).
     one_run = RESULT_FILE.match(os.path.basename(ref.path)) is not None

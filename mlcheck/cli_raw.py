@@ -13,7 +13,7 @@ import click
 
 from mlcheck.cli_common import EXIT_ERROR, EXIT_FINDINGS, EXIT_OK
 from mlcheck.model import Finding, Severity
-from mlcheck.rules.reading import GLUED_RECORDS
+from mlcheck.read.reading_rules import GLUED_RECORDS
 from mlcheck.facts.rulesets import RulesetError, load_ruleset, normalise_version
 
 

@@ -9,12 +9,8 @@ import stat
 from dataclasses import dataclass, replace
 from pathlib import Path
 
-RESULT_FILE = re.compile(r"^result_(.+?)\.txt(\.gz)?$")
-"""A file name mlcheck reads as a result file (gzip too): ``result_<i>.txt``, and the names of
-later rounds' tools (``result_<job>-<id>_NN.txt``), which the package checker's glob
-``result_*.txt`` counts alike."""
-SUBMITTED_RESULT_FILE = re.compile(r"^result_(.+)\.txt$")
-"""A file name the official package checker counts as a result file (its glob ``result_*.txt``)."""
+from mlcheck.read.file_names import RESULT_FILE
+
 _LOG_FILE = re.compile(r"\.(log|out|txt)(\.gz)?$")
 NOT_LOG_FOLDERS = frozenset({"benchmarks", "systems", "power"})
 """Folders a walk does not enter: they hold implementations, system descriptions, power logs."""
@@ -193,7 +189,7 @@ def _is_benchmark_folder(path: str) -> bool:
 
 def _holds_records(path: str, window: int = 1 << 20) -> bool:
     """Whether the first MiB of a file holds a ``:::MLLOG`` record (gzip too)."""
-    from mlcheck.reader import open_log  # (the reader imports this module)
+    from mlcheck.read.reader import open_log  # (the reader imports this module)
 
     try:
         with open_log(path) as stream:

@@ -22,7 +22,7 @@ from mlcheck.package import (PACKAGE, PACKAGE_FOLDERS, BenchmarkFolder, JsonDocu
                              system_info)
 from mlcheck.discover import UNREADABLE_FOLDER, shown_path
 from mlcheck.rules.internal import crash_finding
-from mlcheck.rules.reading import FILE_UNREADABLE, NOT_A_REGULAR_FILE
+from mlcheck.read.reading_rules import FILE_UNREADABLE, NOT_A_REGULAR_FILE
 from mlcheck.rules.package_layout import check_layout, outside_results
 from mlcheck.rules.package_system import check_logs_against_system, check_system_description
 from mlcheck.facts.rulesets import SUPPORTED_RULESETS, Ruleset, load_ruleset, ruleset_from_path

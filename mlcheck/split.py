@@ -15,8 +15,8 @@ from dataclasses import dataclass
 from typing import IO
 
 from mlcheck.model import Finding
-from mlcheck.reader import RecordText, read_records
-from mlcheck.runs import RunBoundaries
+from mlcheck.read.reader import RecordText, read_records
+from mlcheck.read.runs import RunBoundaries
 
 
 class SplitError(Exception):

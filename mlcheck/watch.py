@@ -22,17 +22,18 @@ from itertools import chain
 from typing import Callable, Iterable, Iterator
 
 from mlcheck.checker import choose_ruleset, judge_run
-from mlcheck.discover import RESULT_FILE, LogRef
-from mlcheck.follow import IDLE, RESTART, Follower
+from mlcheck.read.file_names import RESULT_FILE
+from mlcheck.discover import LogRef
+from mlcheck.read.follow import IDLE, RESTART, Follower
 from mlcheck.model import Evaluation, Event, Finding, Run, Severity
-from mlcheck.rawlog import duplicate_streams, logging_ranks
-from mlcheck.reader import MARKER_BYTES, AnyItem, LineReader, feed_line
+from mlcheck.read.rawlog import duplicate_streams, logging_ranks
+from mlcheck.read.reader import MARKER_BYTES, AnyItem, LineReader, feed_line
 from mlcheck.rules import find_rule
 from mlcheck.rules.package_runs import is_hyperparameter
 from mlcheck.rules.timing import INIT_TIME_EXCEEDED
 from mlcheck.rules.convergence import first_reaching
 from mlcheck.facts.rulesets import BenchmarkFacts, Condition, Ruleset, RulesetError
-from mlcheck.runs import RunBoundaries, RunBuilder
+from mlcheck.read.runs import RunBoundaries, RunBuilder
 from mlcheck.score.scoring import time_to_train_min
 
 CHECKPOINT_KEYS = frozenset({"init_stop", "run_start", "eval_accuracy", "run_stop"})

@@ -150,7 +150,7 @@ def test_every_subpackage_is_packaged() -> None:
 
 def test_unreadable_file_named_on_the_command_line_exits_2(tmp_path: Path,
                                                            monkeypatch: pytest.MonkeyPatch) -> None:
-    import mlcheck.reader
+    import mlcheck.read.reader
 
     log = tmp_path / "result_0.txt"
     shutil.copy(BAD / "base_open.txt", log)
@@ -158,7 +158,7 @@ def test_unreadable_file_named_on_the_command_line_exits_2(tmp_path: Path,
     def refuse(path: str) -> None:
         raise PermissionError(13, "Permission denied", path)
 
-    monkeypatch.setattr(mlcheck.reader, "open_log", refuse)
+    monkeypatch.setattr(mlcheck.read.reader, "open_log", refuse)
     outcome = CliRunner().invoke(main, ["check", str(log), "-f", "json"])
     assert outcome.exit_code == 2, outcome.output
     found = json.loads(outcome.stdout)["runs"][0]["findings"]

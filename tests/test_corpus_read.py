@@ -7,8 +7,8 @@ from pathlib import Path
 
 
 from mlcheck.model import Event, Finding
-from mlcheck.reader import read_mllog
-from mlcheck.runs import split_runs
+from mlcheck.read.reader import read_mllog
+from mlcheck.read.runs import split_runs
 
 #: The reading family (MLC001-MLC010) and the raw-output notes (MLC02x): none may appear.
 READING_CODES = frozenset(f"MLC{n:03d}" for n in list(range(1, 11)) + list(range(20, 30)))

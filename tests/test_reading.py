@@ -13,8 +13,8 @@ import pytest
 
 from cli_helpers import ISSUE2_CODES, assert_no_traceback, run_cli
 from mlcheck.model import Event, Finding
-from mlcheck.reader import read_mllog
-from mlcheck.runs import split_runs
+from mlcheck.read.reader import read_mllog
+from mlcheck.read.runs import split_runs
 
 BAD = Path(__file__).resolve().parent.parent / "fixtures" / "bad"
 

@@ -13,7 +13,7 @@ import pytest
 from click.testing import CliRunner
 
 from conftest import FIXTURES, ROOT
-from mlcheck import reader
+from mlcheck.read import reader
 from mlcheck.checker import check_log
 from mlcheck.cli import main
 from mlcheck.discover import LogRef
@@ -150,7 +150,7 @@ def test_only_over_long_lines_says_so(tmp_path: Path, monkeypatch: pytest.Monkey
 
 _PEAK = """
 import resource, sys
-from mlcheck.reader import read_mllog
+from mlcheck.read.reader import read_mllog
 codes = [getattr(i, "code", None) for i in read_mllog(sys.argv[1])]
 print(codes.count("MLC014"), resource.getrusage(resource.RUSAGE_SELF).ru_maxrss)
 """

@@ -177,7 +177,7 @@ QUOTING = (':::MLLOG {"namespace": "", "time_ms": 1652083200000, "event_type": "
 def test_a_value_quoting_the_marker_is_one_record(tmp_path: Path) -> None:
     clean = tmp_path / "result_0.txt"
     clean.write_text(QUOTING + "\n", encoding="utf-8")
-    from mlcheck.reader import read_mllog
+    from mlcheck.read.reader import read_mllog
     items = list(read_mllog(str(clean)))
     assert [(i.key, i.value) for i in items if not isinstance(i, Finding)] == [("note", "see :::MLLOG docs")]
     assert [i for i in items if isinstance(i, Finding)] == []

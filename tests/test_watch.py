@@ -194,7 +194,7 @@ def test_raw_output_keeps_the_lowest_rank_even_when_another_rank_prints_first(tm
 
 def _follow(path: Path, max_line: int, limit: int) -> list[object]:
     """The non-idle signals of a follower over a file that is complete, up to ``limit``."""
-    from mlcheck.follow import IDLE, Follower
+    from mlcheck.read.follow import IDLE, Follower
     follower = Follower(str(path), poll=0.0, max_line=max_line)
     got: list[object] = []
     for signal in follower.signals():
@@ -212,7 +212,7 @@ def test_follower_gives_the_length_of_an_over_long_line_not_its_bytes(tmp_path: 
     long_line = b"x" * 300_000 + b"\n"  # over several 64 KiB reads
     log.write_bytes(b"first\n" + long_line + b"second\n" + b"y" * 2_000 + b"\n" + b"z" * 150_000)
     assert _follow(log, max_line=1_000, limit=10) == [b"first\n", 300_001, b"second\n", 2_001]
-    from mlcheck.follow import Follower
+    from mlcheck.read.follow import Follower
     follower = Follower(str(log), poll=0.0, max_line=1_000)
     for _signal in zip(range(5), follower.signals()):
         pass
@@ -228,7 +228,7 @@ def test_follower_joins_a_line_written_in_many_pieces(tmp_path: Path) -> None:
 
 
 def test_watch_reports_an_over_long_line_and_goes_on(tmp_path: Path) -> None:
-    from mlcheck import follow
+    from mlcheck.read import follow
     log = tmp_path / "result_0.txt"
     lines = _lines()
     at = _index(lines, "init_stop")

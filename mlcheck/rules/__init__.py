@@ -6,9 +6,11 @@ from types import ModuleType
 from typing import Callable, Iterable
 
 from mlcheck.model import Finding
-from mlcheck.rules import convergence, eval_cadence, internal, package, reading, run_boundaries
+from mlcheck.read import raw_output_rules as raw_output
+from mlcheck.read import reading_rules as reading
+from mlcheck.rules import convergence, eval_cadence, internal, package, run_boundaries
 from mlcheck.rules import selection, timing
-from mlcheck.rules import config_rules, raw_output
+from mlcheck.rules import config_rules
 from mlcheck.rules import hyperparameters, required_keys, weight_init
 from mlcheck.rules import package_layout, package_runs, package_system, rcp_check
 from mlcheck.rule import Rule, RunContext

@@ -25,7 +25,7 @@ import math
 import os
 from typing import Iterator, Sequence
 
-from mlcheck.discover import SUBMITTED_RESULT_FILE
+from mlcheck.read.file_names import SUBMITTED_RESULT_FILE
 from mlcheck.model import Finding, Severity
 from mlcheck.results import RunResult, Score
 from mlcheck.rule import Rule

@@ -47,7 +47,7 @@ import os
 import re
 from typing import Collection, Mapping
 
-from mlcheck.discover import SUBMITTED_RESULT_FILE
+from mlcheck.read.file_names import SUBMITTED_RESULT_FILE
 from mlcheck.model import Finding, Severity
 from mlcheck.package import PackageLayout
 from mlcheck.rule import Rule

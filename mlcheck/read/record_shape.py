@@ -11,9 +11,9 @@ import math
 from typing import Iterator, Union
 
 from mlcheck.model import Event, Finding
-from mlcheck.rawlog import TAG
-from mlcheck.rules import raw_output
-from mlcheck.rules import reading as rules
+from mlcheck.read.rawlog import TAG
+from mlcheck.read import raw_output_rules as raw_output
+from mlcheck.read import reading_rules as rules
 
 _MARKER = ":::MLLOG"
 _DECODER = json.JSONDecoder()

@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from typing import Iterable, Mapping
 
 from mlcheck.model import Evaluation, Event, Finding, Run
-from mlcheck.reader import LogItem
+from mlcheck.read.reader import LogItem
 
 _CUT_RECORD = "MLC023"
 _JOB_STARTED = "MLC024"

@@ -8,8 +8,8 @@ from __future__ import annotations
 
 import dataclasses
 
-from mlcheck.rank_copies import RankCopies
-from mlcheck.rawlog import ANSI, TAG, Prefix, Source, read_prefix, second_stream
+from mlcheck.read.rank_copies import RankCopies
+from mlcheck.read.rawlog import ANSI, TAG, Prefix, Source, read_prefix, second_stream
 
 _MARKER = b":::MLLOG"
 _REMEMBERED = 4096

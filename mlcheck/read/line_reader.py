@@ -12,16 +12,16 @@ import re
 from dataclasses import dataclass
 from typing import Generator, Iterator, Union
 
-from mlcheck.discover import RESULT_FILE
-from mlcheck.job_starts import JobStarts
+from mlcheck.read.file_names import RESULT_FILE
+from mlcheck.read.job_starts import JobStarts
 from mlcheck.model import Event, Finding
-from mlcheck.rank_copies import RankCopies
-from mlcheck.prefixes import PrefixDecisions
-from mlcheck.rawlog import ANSI, TAG, Prefix, RawStats, Source, read_prefix
-from mlcheck.record_shape import (long_line_finding, split_at_markers, undecodable_record,
-                                   validate_record, well_formed_event)
-from mlcheck.rules import raw_output
-from mlcheck.rules import reading as rules
+from mlcheck.read.rank_copies import RankCopies
+from mlcheck.read.prefixes import PrefixDecisions
+from mlcheck.read.rawlog import ANSI, TAG, Prefix, RawStats, Source, read_prefix
+from mlcheck.read.record_shape import (long_line_finding, split_at_markers, undecodable_record,
+                                       validate_record, well_formed_event)
+from mlcheck.read import raw_output_rules as raw_output
+from mlcheck.read import reading_rules as rules
 
 MARKER = ":::MLLOG"
 MARKER_BYTES = _MARKER_BYTES = MARKER.encode()

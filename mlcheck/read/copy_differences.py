@@ -11,8 +11,8 @@ import json
 from typing import Any, NamedTuple
 
 from mlcheck.model import Finding
-from mlcheck.rawlog import Source, source_name
-from mlcheck.rules.raw_output import RANK_COPIES_CONFLICT
+from mlcheck.read.rawlog import Source, source_name
+from mlcheck.read.raw_output_rules import RANK_COPIES_CONFLICT
 
 _DECODER = json.JSONDecoder()
 _IGNORED_METADATA = frozenset({"file", "lineno"})

@@ -19,7 +19,7 @@ from __future__ import annotations
 import re
 
 from mlcheck.model import Finding
-from mlcheck.rules import raw_output
+from mlcheck.read import raw_output_rules as raw_output
 
 _LAUNCHERS = rb"(?:mpirun|mpiexec|srun|poprun|torchrun|horovodrun|deepspeed|jsrun|aprun)"
 LAUNCH_LINE = re.compile(

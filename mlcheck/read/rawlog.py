@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from typing import Iterable
 
 from mlcheck.model import Finding
-from mlcheck.rules import raw_output
+from mlcheck.read import raw_output_rules as raw_output
 
 Source = tuple[int, int]
 """(job, rank) of the process that printed a record; job -1 is ``srun --label``."""

@@ -22,9 +22,9 @@ import re
 from collections import Counter, OrderedDict
 from typing import Any, NamedTuple
 
-from mlcheck.copy_differences import Printed, conflict, same_record
+from mlcheck.read.copy_differences import Printed, conflict, same_record
 from mlcheck.model import Finding
-from mlcheck.rawlog import Source
+from mlcheck.read.rawlog import Source
 
 WINDOW = 20000
 HORIZON = 32

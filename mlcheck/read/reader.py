@@ -23,10 +23,10 @@ from functools import partial
 from itertools import islice
 from typing import IO, Iterator, cast
 
-from mlcheck.line_reader import (MARKER, MARKER_BYTES, MAX_LINE_BYTES, AnyItem, LineReader, LogItem,
-                                 RawItem, RecordText)
-from mlcheck.rawlog import duplicate_streams, logging_ranks, per_rank_note
-from mlcheck.rules import reading as rules
+from mlcheck.read.line_reader import (MARKER, MARKER_BYTES, MAX_LINE_BYTES, AnyItem, LineReader,
+                                      LogItem, RawItem, RecordText)
+from mlcheck.read.rawlog import duplicate_streams, logging_ranks, per_rank_note
+from mlcheck.read import reading_rules as rules
 
 __all__ = ["MARKER", "MARKER_BYTES", "MAX_LINE_BYTES", "AnyItem", "LineReader", "LogItem", "RawItem",
            "RecordText", "feed_line", "open_log", "read_mllog", "read_records"]
