@@ -9,10 +9,10 @@ from dataclasses import dataclass, replace
 from typing import Callable, Iterable, Mapping, Sequence
 
 from mlcheck.read.file_names import RESULT_FILE
-from mlcheck.discover import LogRef, discover_all
+from mlcheck.package.discover import LogRef, discover_all
 from mlcheck.model import Finding, Run, Severity
 from mlcheck.results import TOLERATED_CODES, BenchmarkResult, CheckResult, RunResult, Score
-from mlcheck.package import rcp_bypass_file, read_json_document
+from mlcheck.package.layout import rcp_bypass_file, read_json_document
 from mlcheck.package_check import check_packages
 from mlcheck.score.rcp import rcp_for_runs
 from mlcheck.read.reader import read_mllog

@@ -11,7 +11,7 @@ import click
 
 from mlcheck.checker import Progress, check
 from mlcheck.config import Settings, load_settings
-from mlcheck.discover import DiscoveryError
+from mlcheck.package.discover import DiscoveryError
 from mlcheck.gate import overwritten_inputs
 from mlcheck.results import CheckResult
 from mlcheck.rules import all_rules

@@ -17,10 +17,10 @@ from typing import Sequence
 
 from mlcheck.model import Finding
 from mlcheck.results import BenchmarkResult
-from mlcheck.package import (PACKAGE, PACKAGE_FOLDERS, BenchmarkFolder, JsonDocument, PackageLayout,
-                             PackagePart, join_path, package_parts, read_json_document, scan_part,
-                             system_info)
-from mlcheck.discover import UNREADABLE_FOLDER, shown_path
+from mlcheck.package.layout import (PACKAGE, PACKAGE_FOLDERS, BenchmarkFolder, JsonDocument,
+                                    PackageLayout, PackagePart, join_path, package_parts,
+                                    read_json_document, scan_part, system_info)
+from mlcheck.package.discover import UNREADABLE_FOLDER, shown_path
 from mlcheck.rules.internal import crash_finding
 from mlcheck.read.reading_rules import FILE_UNREADABLE, NOT_A_REGULAR_FILE
 from mlcheck.rules.package_layout import check_layout, outside_results

@@ -9,7 +9,7 @@ import contextlib
 import sys
 from typing import TYPE_CHECKING, Callable, Iterator, Sequence
 
-from mlcheck.discover import DiscoveryError, discover
+from mlcheck.package.discover import DiscoveryError, discover
 
 if TYPE_CHECKING:
     from rich.console import Console

@@ -23,7 +23,7 @@ from typing import Callable, Iterable, Iterator
 
 from mlcheck.checker import choose_ruleset, judge_run
 from mlcheck.read.file_names import RESULT_FILE
-from mlcheck.discover import LogRef
+from mlcheck.package.discover import LogRef
 from mlcheck.read.follow import IDLE, RESTART, Follower
 from mlcheck.model import Evaluation, Event, Finding, Run, Severity
 from mlcheck.read.rawlog import duplicate_streams, logging_ranks

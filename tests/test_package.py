@@ -15,7 +15,7 @@ from click.testing import CliRunner
 from mlcheck import check
 from mlcheck.cli import main
 from mlcheck.model import Severity
-from mlcheck.package import read_json_document, scan_package
+from mlcheck.package.layout import read_json_document, scan_package
 from mlcheck.rules.package_layout import check_layout, suggest_benchmark
 from mlcheck.rules.package_system import check_system_description
 

@@ -13,7 +13,7 @@ from click.testing import CliRunner
 from conftest import FIXTURES
 from mlcheck.checker import check_log
 from mlcheck.cli import main
-from mlcheck.discover import LogRef, discover
+from mlcheck.package.discover import LogRef, discover
 from mlcheck.model import Finding
 from mlcheck.results import RunResult
 from tool_scripts import load_tool

@@ -15,7 +15,7 @@ import pytest
 
 from conftest import FIXTURES
 from mlcheck import check
-from mlcheck.discover import discover, discover_all
+from mlcheck.package.discover import discover, discover_all
 from mlcheck.model import Severity
 
 ACME = FIXTURES / "example" / "Acme"

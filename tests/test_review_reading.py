@@ -16,7 +16,7 @@ from conftest import FIXTURES, ROOT
 from mlcheck.read import reader
 from mlcheck.checker import check_log
 from mlcheck.cli import main
-from mlcheck.discover import LogRef
+from mlcheck.package.discover import LogRef
 from mlcheck.model import Event, Finding, Severity
 
 RAW = FIXTURES / "raw"

@@ -11,7 +11,7 @@ from click.testing import CliRunner
 from conftest import FIXTURES
 from mlcheck.checker import check_log
 from mlcheck.cli import main
-from mlcheck.discover import LogRef
+from mlcheck.package.discover import LogRef
 from mlcheck.model import Finding
 
 GOOD = FIXTURES / "example" / "Acme" / "results" / "acme-t8" / "resnet" / "result_0.txt"

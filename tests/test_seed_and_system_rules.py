@@ -16,7 +16,7 @@ from click.testing import CliRunner
 from mlcheck import check
 from mlcheck.cli import main
 from mlcheck.model import Finding, Run, Severity
-from mlcheck.package import read_json_document
+from mlcheck.package.layout import read_json_document
 from mlcheck.rules.package_runs import check_runs, seeds_mandatory
 from mlcheck.rules.package_system import check_system_description
 

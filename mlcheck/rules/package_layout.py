@@ -49,7 +49,7 @@ from typing import Collection, Mapping
 
 from mlcheck.read.file_names import SUBMITTED_RESULT_FILE
 from mlcheck.model import Finding, Severity
-from mlcheck.package import PackageLayout
+from mlcheck.package.layout import PackageLayout
 from mlcheck.rule import Rule
 from mlcheck.rules.package import WRONG_RUN_COUNT
 

@@ -41,7 +41,7 @@ from importlib import resources
 from typing import Any, Iterable
 
 from mlcheck.model import Finding, Run, Severity
-from mlcheck.package import JsonDocument
+from mlcheck.package.layout import JsonDocument
 from mlcheck.rule import Rule
 from mlcheck.rules.package_runs import version_key
 

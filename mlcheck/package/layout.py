@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Sequence
 
-from mlcheck.discover import NOT_LOG_FOLDERS
+from mlcheck.package.discover import NOT_LOG_FOLDERS
 from mlcheck.results import SystemInfo
 
 PACKAGE_FOLDERS = ("systems", "results", "benchmarks")

@@ -10,6 +10,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 
 from mlcheck.read.file_names import RESULT_FILE
+from mlcheck.read.reader import open_log
 
 _LOG_FILE = re.compile(r"\.(log|out|txt)(\.gz)?$")
 NOT_LOG_FOLDERS = frozenset({"benchmarks", "systems", "power"})
@@ -189,8 +190,6 @@ def _is_benchmark_folder(path: str) -> bool:
 
 def _holds_records(path: str, window: int = 1 << 20) -> bool:
     """Whether the first MiB of a file holds a ``:::MLLOG`` record (gzip too)."""
-    from mlcheck.read.reader import open_log  # (the reader imports this module)
-
     try:
         with open_log(path) as stream:
             return b":::MLLOG" in stream.read(window)
