@@ -4,38 +4,32 @@ from __future__ import annotations
 
 import datetime as dt
 import os
-from collections import defaultdict
 from dataclasses import dataclass, replace
 from typing import Callable, Iterable, Mapping, Sequence
 
 from mlcheck.read.file_names import RESULT_FILE
 from mlcheck.package.discover import LogRef, discover_all
-from mlcheck.model import Finding, Run, Severity
-from mlcheck.results import TOLERATED_CODES, BenchmarkResult, CheckResult, RunResult, Score
-from mlcheck.package.layout import rcp_bypass_file, read_json_document
-from mlcheck.package_check import check_packages
-from mlcheck.score.rcp import rcp_for_runs
+from mlcheck.model import Finding, Run
+from mlcheck.results import CheckResult, RunResult
+from mlcheck.judge.folders import benchmark_facts, score_benchmarks
+from mlcheck.judge.package_check import check_packages
 from mlcheck.read.reader import read_mllog
 from mlcheck.rules import RUN_CHECKS
 from mlcheck.rules import package as package_rules
-from mlcheck.rules import package_runs
 from mlcheck.rule import RunContext
 from mlcheck.rules.convergence import first_reaching
 from mlcheck.rules.internal import crash_finding
-from mlcheck.rules.package_runs import check_runs, non_compliant, non_compliant_findings
-from mlcheck.rules.rcp_check import rcp_findings
 from mlcheck.rules.selection import BENCHMARK_NOT_ITS_FOLDER, RULESET_NOT_INFERRED, UNKNOWN_BENCHMARK
 from mlcheck.facts.rulesets import (
     SUPPORTED_RULESETS,
     BenchmarkFacts,
     Ruleset,
-    RulesetError,
     load_ruleset,
     normalise_version,
     ruleset_for_date,
     ruleset_from_path,
 )
-from mlcheck.score.scoring import folder_score, time_to_train_min
+from mlcheck.score.scoring import time_to_train_min
 
 
 Progress = Callable[[str], None]
@@ -116,7 +110,7 @@ def judge_run(run: Run, ref: LogRef, forced: Ruleset | None, reading: Iterable[F
     folder_benchmark = ref.benchmark if ref.system else None  # a benchmark folder of a package
     if folder_benchmark and benchmark != folder_benchmark:
         findings.append(_not_its_folder(run, folder_benchmark))
-    facts = _facts(choice.ruleset, benchmark)
+    facts = benchmark_facts(choice.ruleset, benchmark)
     if facts is None:
         findings.append(_unknown_benchmark(run, benchmark, choice.ruleset))
     ctx = RunContext(run=run, ruleset=choice.ruleset, facts=facts)
@@ -146,15 +140,6 @@ def converged_minutes(run: Run, facts: BenchmarkFacts | None) -> float | None:
         if facts is None or first_reaching(run.evaluations, facts.target) is None:
             return None
     return time_to_train_min(start.time_ms, stop.time_ms)
-
-
-def _facts(ruleset: Ruleset, benchmark: str | None) -> BenchmarkFacts | None:
-    if benchmark is None:
-        return None
-    try:
-        return ruleset.facts(benchmark)
-    except RulesetError:
-        return None
 
 
 def _not_its_folder(run: Run, folder_benchmark: str) -> Finding:
@@ -197,119 +182,3 @@ def choose_ruleset(run: Run, ref: LogRef, forced: Ruleset | None) -> RulesetChoi
         f"the run date and path do not tell the round; judged under {fallback.version}. Pass "
         f"--ruleset ({', '.join(SUPPORTED_RULESETS)}) to choose", run_index=run.index)
     return RulesetChoice(fallback, "default (not inferred)", note)
-
-
-def score_benchmarks(runs: list[RunResult], refs: dict[str, LogRef]) -> list[BenchmarkResult]:
-    """Group runs by (org, system, benchmark, folder) and score each group."""
-    groups: dict[tuple[str, str, str, str], list[RunResult]] = defaultdict(list)
-    for result in runs:
-        if result.run is None:
-            continue
-        ref = refs.get(result.path)
-        folder = ref.folder if ref and ref.folder else (os.path.dirname(result.path) or ".")
-        key = (result.org or "", result.system or "", result.benchmark or "", folder)
-        groups[key].append(result)
-    # Folder-level checks (run count, non-converged runs, RCP) only judge benchmark folders the
-    # user gave: a result file named on its own is one run of a folder, not a folder with one
-    # run, and a folder of raw job logs is not a benchmark folder (`mlcheck split` makes one).
-    results = []
-    for key, members in sorted(groups.items()):
-        whole_folder = any(_benchmark_folder_log(refs[r.path]) for r in members if r.path in refs)
-        try:
-            results.append(_score_group(key, members, whole_folder))
-        except Exception as error:  # a crashing folder check must not stop the other folders
-            results.append(_unscored_group(key, members, error))
-    return results
-
-
-_FOLDER_RULE_CODES = frozenset(r.code for r in package_runs.RULES) - {package_runs.NON_COMPLIANT_RUN.code}
-"""Errors about the runs of a folder taken together that the package checker rejects: they leave
-no valid benchmark result (MLC521 has its own place in the score)."""
-
-
-def _tolerate(run: RunResult) -> RunResult:
-    """A non-converged run of a valid benchmark result: the round's scoring counts it as the
-    slowest run, so its non-convergence is a warning of the folder's check (the exit code of
-    ``check`` then agrees with ``score``), while its official verdict stays the checker's."""
-    findings = tuple(replace(f, severity=Severity.WARNING, message=f"{f.message} (tolerated: the "
-                             "benchmark result counts this run as its non-converged run)")
-                     if f.code in TOLERATED_CODES and f.severity is Severity.ERROR else f
-                     for f in run.findings)
-    return replace(run, findings=findings, tolerated=True)
-
-
-def _benchmark_folder_log(ref: LogRef) -> bool:
-    """A log found by walking a benchmark folder: a result file, or any log inside a package."""
-    return ref.walked and not ref.nested and (
-        ref.system is not None or RESULT_FILE.match(os.path.basename(ref.path)) is not None)
-
-
-def _unscored_group(key: tuple[str, str, str, str], members: list[RunResult],
-                    error: Exception) -> BenchmarkResult:
-    org, system, benchmark, folder = key
-    members = sorted(members, key=lambda r: (r.path, r.index))
-    return BenchmarkResult(org=org or None, system=system or None, benchmark=benchmark or None,
-                           division=next((r.division for r in members if r.division), None),
-                           ruleset=members[0].ruleset, folder=folder, runs=tuple(members),
-                           score=Score(None, False, "mlcheck could not score this folder (MLC000)"),
-                           findings=(crash_finding("the folder checks", folder, error),))
-
-
-def _score_group(key: tuple[str, str, str, str], members: list[RunResult],
-                 whole_folder: bool = True) -> BenchmarkResult:
-    org, system, benchmark, folder = key
-    members = sorted(members, key=lambda r: (r.path, r.index))
-    first = members[0]
-    ruleset = load_ruleset(first.ruleset) if first.ruleset else None
-    facts = _facts(ruleset, benchmark) if ruleset else None
-    findings: list[Finding] = []
-    factor: float | None = None
-    scaling_path = os.path.join(folder, "scaling.json")
-    if os.path.exists(scaling_path) and ruleset is not None and not ruleset.scaling_json:
-        findings.append(package_rules.SCALING_NOT_IN_ROUND.at(scaling_path, None, (
-            f"training {ruleset.version} has no score scaling (it came with v2.0): scaling.json is "
-            "ignored. Remove it, or check the round")))
-    elif os.path.exists(scaling_path):
-        document = read_json_document(scaling_path)
-        factor, scaling_findings = package_rules.scaling_factor(scaling_path, document.data, document.error)
-        findings.extend(scaling_findings)
-    division = next((r.division for r in members if r.division), None)
-    rcp = None
-    if facts is None:
-        score = Score(None, False, f"benchmark {benchmark or '(unknown)'} is not part of the round")
-    else:
-        runs = [r.run for r in members if r.run is not None]
-        # The RCP test and the cross-run checks need the whole folder, like the run count.
-        if whole_folder:
-            rcp = rcp_for_runs(benchmark, division, first.ruleset, runs, facts.result_files)
-        normalise = ruleset is not None and ruleset.normalise_to_rcp and factor is None
-        times = [r.time_to_train_min if r.converged else None for r in members]
-        # A file named alone is one run, not a folder: its own findings judge it, not MLC521.
-        judged = [not non_compliant(r) if whole_folder else True for r in members]
-        score, official = folder_score(times, judged, facts, factor,
-                                       rcp.normalization_factor if normalise and rcp else None,
-                                       [r.official_verdict == "pass" or not whole_folder for r in members])
-        if whole_folder:  # (a file named alone: its own findings say it all)
-            findings.extend(non_compliant_findings(folder, [r for r in members if non_compliant(r)],
-                                                   official.score_min if official else score.score_min))
-        if whole_folder and rcp is not None:
-            findings.extend(package_rules.check_score(folder, facts, score, members))
-            findings.extend(rcp_findings(folder, rcp, normalised=normalise,
-                                         bypass=rcp_bypass_file(folder)))
-            findings.extend(check_runs(folder, runs, closed=division != "open", ruleset=first.ruleset))
-    broken = sorted({f.code for f in findings if f.code in _FOLDER_RULE_CODES and f.severity is Severity.ERROR})
-    if score.valid and broken:
-        score = replace(score, valid=False, reason=f"{score.reason}; the runs of the folder break the "
-                        f"package rules ({', '.join(broken)})")
-    if score.valid and any(f.code == package_rules.WRONG_RUN_COUNT.code for f in findings):
-        score = replace(score, valid=False, reason=f"{score.reason}; the folder does not hold the round's "
-                        "result files (MLC502)")
-    if any(f.code == package_rules.SCALING_JSON_INVALID.code for f in findings):
-        score = replace(score, valid=False,
-                        reason=f"{score.reason}; scaling.json is unusable (MLC504), the score is not scaled")
-    if whole_folder and score.valid:
-        members = [_tolerate(r) if not r.converged else r for r in members]
-    return BenchmarkResult(org=org or None, system=system or None, benchmark=benchmark or None,
-                           division=division, ruleset=first.ruleset, folder=folder,
-                           runs=tuple(members), score=score,
-                           findings=tuple(sorted(findings, key=Finding.sort_key)), rcp=rcp)

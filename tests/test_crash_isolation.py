@@ -12,7 +12,8 @@ import pytest
 from click.testing import CliRunner
 
 import mlcheck.checker
-import mlcheck.package_check
+import mlcheck.judge.folders
+import mlcheck.judge.package_check
 import mlcheck.results
 from mlcheck import check
 from mlcheck.cli import main
@@ -39,7 +40,7 @@ def test_crashing_run_rule_leaves_the_other_rules(monkeypatch: pytest.MonkeyPatc
 
 
 def test_crashing_folder_checks_leave_the_other_folders(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(mlcheck.checker, "rcp_for_runs", _boom)
+    monkeypatch.setattr(mlcheck.judge.folders, "rcp_for_runs", _boom)
     result = check([str(EXAMPLE)])
     (bench,) = result.benchmarks
     assert [f.code for f in bench.findings] == ["MLC000"]
@@ -48,7 +49,7 @@ def test_crashing_folder_checks_leave_the_other_folders(monkeypatch: pytest.Monk
 
 
 def test_crashing_package_checks_exit_1_not_2(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(mlcheck.package_check, "check_layout", _boom)
+    monkeypatch.setattr(mlcheck.judge.package_check, "check_layout", _boom)
     outcome = CliRunner().invoke(main, ["check", "--format", "json", str(EXAMPLE)])
     assert outcome.exit_code == 1, outcome.output
     report = json.loads(outcome.stdout)
