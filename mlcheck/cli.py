@@ -24,8 +24,8 @@ from mlcheck.gate import (benchmark_folders, exit_code, fail_level, input_digest
 from mlcheck.model import Severity
 from mlcheck.results import CheckResult
 from mlcheck.progress import progress_bar
-from mlcheck.reporters import ReportOptions, render, render_waived_text, repository_root, resolve_format
-from mlcheck.reporters.plain import summary_line
+from mlcheck.report import ReportOptions, render, render_waived_text, repository_root, resolve_format
+from mlcheck.report.plain import summary_line
 
 if TYPE_CHECKING:
     from rich.console import Console
@@ -162,7 +162,7 @@ def check_and_report(paths: Sequence[str], settings: Settings, quiet: bool = Fal
     options = _report_options(settings, quiet, wants_html, result)
     chosen = resolve_format(settings.format)
     if chosen == "text":
-        from mlcheck.reporters.text import render_text
+        from mlcheck.report.text import render_text
 
         out = _color_console(settings.color)
         render_text(result, out, min_severity=options.min_severity)

@@ -9,9 +9,9 @@ import click
 from mlcheck.cli_common import (EXIT_ERROR, EXIT_FINDINGS, EXIT_OK, RULESET_HELP, console,
                                 load_cli_settings, refuse_overwriting_inputs, run_check)
 from mlcheck.gate import postprocess
-from mlcheck.reporters.json_report import render_json
-from mlcheck.reporters.plain import summary_line
-from mlcheck.reporters.results_table import TABLE_FORMATS, render_table_text, table_text
+from mlcheck.report.json_report import render_json
+from mlcheck.report.plain import summary_line
+from mlcheck.report.results_table import TABLE_FORMATS, render_table_text, table_text
 from mlcheck.rules import all_rules, find_rule
 
 
@@ -58,7 +58,7 @@ def score_command(paths: tuple[str, ...], ruleset: str | None, config_path: str 
         else:
             click.echo(table, nl=False)
         if table_format == "text" or table_output is not None:
-            from mlcheck.reporters.text import render_text
+            from mlcheck.report.text import render_text
 
             render_text(result, console(), scores_only=True)
     click.echo(summary_line(result), err=True)

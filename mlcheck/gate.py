@@ -18,7 +18,7 @@ from typing import Sequence
 from mlcheck.config import FORMATS, Settings
 from mlcheck.model import Severity
 from mlcheck.results import CheckResult
-from mlcheck.reporters import ReportOptions, render
+from mlcheck.report import ReportOptions, render
 from mlcheck.read.reading_rules import FILE_UNREADABLE
 from mlcheck.selection_filter import select_findings
 from mlcheck.waivers import add_findings, apply_waivers

@@ -11,7 +11,7 @@ import jsonschema
 import pytest
 
 from mlcheck import check
-from mlcheck.reporters.json_report import report_dict
+from mlcheck.report.json_report import report_dict
 
 ROOT = Path(__file__).resolve().parent.parent
 SEEDS = [ROOT / "fixtures" / "example" / "Acme" / "results" / "acme-t8" / "resnet" / "result_0.txt",

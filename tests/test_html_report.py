@@ -17,8 +17,8 @@ import pytest
 from mlcheck import check
 from mlcheck.gate import input_digests
 from mlcheck.results import CheckResult
-from mlcheck.reporters import ReportOptions
-from mlcheck.reporters.html import render_html
+from mlcheck.report import ReportOptions
+from mlcheck.report.html import render_html
 
 CHROMIUM = Path("/usr/bin/chromium")
 ROUNDS = {"training-1.1": "1.1.0", "training-2.0": "2.0.0"}
@@ -136,7 +136,7 @@ def test_html_report_screenshot_shows_the_charts(chromium: Path, corpus: Path, t
 
 
 def test_charts_survive_degenerate_data() -> None:
-    from mlcheck.reporters.svg_charts import Mark, Series, accuracy_chart, nice_ticks, run_time_strip
+    from mlcheck.report.svg_charts import Mark, Series, accuracy_chart, nice_ticks, run_time_strip
     assert nice_ticks(0.36, 0.72) == [0.3, 0.4, 0.5, 0.6, 0.7, 0.8]
     assert len(nice_ticks(1e6, 1e6 + 1e-10)) <= 22  # no endless loop when values are too close
     assert nice_ticks(float("nan"), 1.0) == []

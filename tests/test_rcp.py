@@ -235,7 +235,7 @@ def test_json_report_carries_the_rcp_object(corpus: Path) -> None:
 
     import jsonschema
 
-    from mlcheck.reporters.json_report import render_json
+    from mlcheck.report.json_report import render_json
 
     result = check([str(corpus / "training-2.0" / "Graphcore")], ruleset="2.0.0")
     report = json.loads(render_json(result))

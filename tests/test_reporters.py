@@ -19,11 +19,11 @@ import pytest
 from mlcheck import check
 from mlcheck.model import Finding, Severity
 from mlcheck.results import CheckResult, WaivedFinding
-from mlcheck.reporters import REPORTERS, ReportOptions, render, resolve_format
-from mlcheck.reporters.github import annotation, escape_data, escape_property, render_github
-from mlcheck.reporters.junit import render_junit
-from mlcheck.reporters.markdown import render_markdown
-from mlcheck.reporters.sarif import render_sarif
+from mlcheck.report import REPORTERS, ReportOptions, render, resolve_format
+from mlcheck.report.github import annotation, escape_data, escape_property, render_github
+from mlcheck.report.junit import render_junit
+from mlcheck.report.markdown import render_markdown
+from mlcheck.report.sarif import render_sarif
 
 from conftest import SHARED
 
@@ -93,7 +93,7 @@ def test_sarif_validates_against_oasis_schema(corpus: Path, round_name: str) -> 
 
 
 def test_sarif_fingerprint_is_stable_when_lines_move() -> None:
-    from mlcheck.reporters.sarif import fingerprint
+    from mlcheck.report.sarif import fingerprint
     a = Finding("MLC301", "target-not-reached", Severity.ERROR, "best 0.75 (line 10)", "a.txt", 12)
     b = Finding("MLC301", "target-not-reached", Severity.ERROR, "best 0.75 (line 14)", "a.txt", 16)
     assert fingerprint(a, "a.txt") == fingerprint(b, "a.txt")

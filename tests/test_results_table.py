@@ -13,7 +13,7 @@ from click.testing import CliRunner
 
 from mlcheck import check
 from mlcheck.cli import main
-from mlcheck.reporters.results_table import build_rows, render_csv, render_markdown, table_dict
+from mlcheck.report.results_table import build_rows, render_csv, render_markdown, table_dict
 
 from test_corpus_scores import EXPECTED
 

@@ -11,8 +11,8 @@ from collections import defaultdict
 
 from mlcheck.model import Finding, Severity
 from mlcheck.results import CheckResult
-from mlcheck.reporters import ReportOptions, relative_path
-from mlcheck.reporters.plain import summary_line
+from mlcheck.report import ReportOptions, relative_path
+from mlcheck.report.plain import summary_line
 
 _COMMAND = {Severity.ERROR: "error", Severity.WARNING: "warning", Severity.INFO: "notice"}
 

@@ -41,7 +41,7 @@ Renderer = Callable[[CheckResult, ReportOptions], str]
 def _text(result: CheckResult, options: ReportOptions) -> str:
     from rich.console import Console
 
-    from mlcheck.reporters.text import render_text
+    from mlcheck.report.text import render_text
     buffer = io.StringIO()
     console = Console(file=buffer, width=options.width, force_terminal=options.color,
                       color_system="standard" if options.color else None, highlight=False)
@@ -67,7 +67,7 @@ def render_waived_text(result: CheckResult, console: Console) -> None:
 
 
 def _json(result: CheckResult, options: ReportOptions) -> str:
-    from mlcheck.reporters.json_report import render_json
+    from mlcheck.report.json_report import render_json
     return render_json(result, options.fail_level)
 
 
@@ -82,11 +82,11 @@ def _lazy(module: str, function: str) -> Renderer:
 REPORTERS: dict[str, Renderer] = {
     "text": _text,
     "json": _json,
-    "sarif": _lazy("mlcheck.reporters.sarif", "render_sarif"),
-    "junit": _lazy("mlcheck.reporters.junit", "render_junit"),
-    "github": _lazy("mlcheck.reporters.github", "render_github"),
-    "markdown": _lazy("mlcheck.reporters.markdown", "render_markdown"),
-    "html": _lazy("mlcheck.reporters.html", "render_html"),
+    "sarif": _lazy("mlcheck.report.sarif", "render_sarif"),
+    "junit": _lazy("mlcheck.report.junit", "render_junit"),
+    "github": _lazy("mlcheck.report.github", "render_github"),
+    "markdown": _lazy("mlcheck.report.markdown", "render_markdown"),
+    "html": _lazy("mlcheck.report.html", "render_html"),
 }
 
 
@@ -101,7 +101,7 @@ def resolve_format(name: str, environ: Mapping[str, str] | None = None) -> str:
 def render(name: str, result: CheckResult, options: ReportOptions | None = None) -> str:
     """The report in format ``name`` (one of :data:`REPORTERS`, or ``auto``), as valid Unicode:
     a file name with bytes that are not UTF-8 (kept as surrogates by Python) shows U+FFFD."""
-    from mlcheck.reporters.plain import printable
+    from mlcheck.report.plain import printable
 
     return printable(REPORTERS[resolve_format(name)](result, options or ReportOptions()))
 

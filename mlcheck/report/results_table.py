@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     from rich.console import Console
 
-from mlcheck.reporters.plain import markdown_cell
+from mlcheck.report.plain import markdown_cell
 from mlcheck.results import BenchmarkResult, CheckResult
 
 TABLE_FORMATS = ("text", "csv", "markdown", "json")

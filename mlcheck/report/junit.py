@@ -15,7 +15,7 @@ from typing import Iterable, Sequence
 
 from mlcheck.model import Finding
 from mlcheck.results import BenchmarkResult, CheckResult, RunResult
-from mlcheck.reporters import ReportOptions, relative_path
+from mlcheck.report import ReportOptions, relative_path
 from mlcheck.rules import all_rules
 from mlcheck.rule import Rule
 

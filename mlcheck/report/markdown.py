@@ -7,8 +7,8 @@ from collections import defaultdict
 
 from mlcheck.model import Finding, Severity
 from mlcheck.results import BenchmarkResult, CheckResult
-from mlcheck.reporters import ReportOptions, relative_path
-from mlcheck.reporters.plain import counted, format_minutes, markdown_cell
+from mlcheck.report import ReportOptions, relative_path
+from mlcheck.report.plain import counted, format_minutes, markdown_cell
 
 _ICON = {Severity.ERROR: "❌", Severity.WARNING: "⚠️", Severity.INFO: "ℹ️"}
 MAX_PLACES = 10

@@ -18,7 +18,7 @@ from urllib.parse import quote
 from mlcheck import __version__
 from mlcheck.model import Finding, Severity
 from mlcheck.results import CheckResult
-from mlcheck.reporters import ReportOptions, is_inside, relative_path, rule_help
+from mlcheck.report import ReportOptions, is_inside, relative_path, rule_help
 from mlcheck.rules import all_rules
 
 SARIF_SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"

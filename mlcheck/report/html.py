@@ -18,9 +18,9 @@ from typing import Any
 from mlcheck import __version__
 from mlcheck.model import Finding, Severity
 from mlcheck.results import BenchmarkResult, CheckResult, RunResult
-from mlcheck.reporters import ReportOptions, relative_path, rule_help
-from mlcheck.reporters.svg_charts import Mark, Series, accuracy_chart, run_time_strip
-from mlcheck.reporters.plain import format_minutes
+from mlcheck.report import ReportOptions, relative_path, rule_help
+from mlcheck.report.svg_charts import Mark, Series, accuracy_chart, run_time_strip
+from mlcheck.report.plain import format_minutes
 from mlcheck.facts.rulesets import RulesetError, load_ruleset
 
 CSP = "default-src 'none'; style-src 'unsafe-inline'; img-src data:; base-uri 'none'; form-action 'none'"

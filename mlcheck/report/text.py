@@ -9,7 +9,7 @@ from rich.text import Text
 from mlcheck.model import Finding, Severity
 from mlcheck.results import BenchmarkResult, CheckResult, RunResult
 from mlcheck.score.rcp import format_amount
-from mlcheck.reporters.plain import format_minutes, printable, summary_line  # noqa: F401 (re-exported)
+from mlcheck.report.plain import format_minutes, printable, summary_line  # noqa: F401 (re-exported)
 
 _STYLE = {Severity.ERROR: "bold red", Severity.WARNING: "yellow", Severity.INFO: "cyan"}
 
