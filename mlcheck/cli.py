@@ -18,9 +18,9 @@ import click
 from mlcheck import __version__
 from mlcheck.cli_common import (EXIT_ERROR, RULESET_HELP, console, load_cli_settings,
                                 pass_broken_pipes, refuse_overwriting_inputs, run_check)
-from mlcheck.config import COLORS, FORMATS, Settings
-from mlcheck.gate import (benchmark_folders, exit_code, fail_level, input_digests, parse_output,
-                          postprocess, unopenable_given, write_outputs)
+from mlcheck.settings.config import COLORS, FORMATS, Settings
+from mlcheck.settings.gate import (benchmark_folders, exit_code, fail_level, input_digests,
+                                   parse_output, postprocess, unopenable_given, write_outputs)
 from mlcheck.model import Severity
 from mlcheck.results import CheckResult
 from mlcheck.progress import progress_bar

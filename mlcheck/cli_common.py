@@ -10,13 +10,13 @@ from typing import TYPE_CHECKING, Any, Mapping, Sequence
 import click
 
 from mlcheck.checker import Progress, check
-from mlcheck.config import Settings, load_settings
+from mlcheck.settings.config import Settings, load_settings
 from mlcheck.package.discover import DiscoveryError
-from mlcheck.gate import overwritten_inputs
+from mlcheck.settings.gate import overwritten_inputs
 from mlcheck.results import CheckResult
 from mlcheck.rules import all_rules
 from mlcheck.facts.rulesets import SUPPORTED_RULESETS, RulesetError
-from mlcheck.selection_filter import normalise_prefixes
+from mlcheck.settings.selection_filter import normalise_prefixes
 
 if TYPE_CHECKING:
     from rich.console import Console

@@ -8,7 +8,7 @@ import click
 
 from mlcheck.cli_common import (EXIT_ERROR, EXIT_FINDINGS, EXIT_OK, RULESET_HELP, console,
                                 load_cli_settings, refuse_overwriting_inputs, run_check)
-from mlcheck.gate import postprocess
+from mlcheck.settings.gate import postprocess
 from mlcheck.report.json_report import render_json
 from mlcheck.report.plain import summary_line
 from mlcheck.report.results_table import TABLE_FORMATS, render_table_text, table_text

@@ -12,12 +12,12 @@ import pytest
 from click.testing import CliRunner
 
 from mlcheck.cli import main
-from mlcheck.config import find_config, load_settings
-from mlcheck.waiver_table import Waiver
+from mlcheck.settings.config import find_config, load_settings
+from mlcheck.settings.waiver_table import Waiver
 from mlcheck.model import Finding, Severity
 from mlcheck.results import CheckResult
-from mlcheck.selection_filter import select_findings
-from mlcheck.waivers import apply_waivers, path_matches
+from mlcheck.settings.selection_filter import select_findings
+from mlcheck.settings.waivers import apply_waivers, path_matches
 
 START_MS = 1652083200000  # 2022-05-09: the training 2.0 period
 

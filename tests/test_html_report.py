@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 
 from mlcheck import check
-from mlcheck.gate import input_digests
+from mlcheck.settings.gate import input_digests
 from mlcheck.results import CheckResult
 from mlcheck.report import ReportOptions
 from mlcheck.report.html import render_html

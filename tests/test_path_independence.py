@@ -313,7 +313,7 @@ def test_several_paths_use_the_config_of_their_common_folder(project: Path, tmp_
 
 
 def test_library_settings_follow_the_paths(project: Path) -> None:
-    from mlcheck.config import load_settings
+    from mlcheck.settings.config import load_settings
 
     found = load_settings({}, environ={}, paths=[str(bench_of(project / "Acme"))])
     assert found.base_dir == str(project) and len(found.waivers) == 1

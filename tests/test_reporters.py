@@ -49,7 +49,7 @@ def rendered_package(corpus: Path, round_name: str) -> dict[str, str]:
     if round_name not in _CACHE:
         for _ in _in_folder(corpus / round_name):
             result = check(["Graphcore"], ruleset=ROUNDS[round_name])
-            from mlcheck.gate import input_digests
+            from mlcheck.settings.gate import input_digests
             options = ReportOptions(input_digests=input_digests(result))
             _CACHE[round_name] = {name: render(name, result, options) for name in REPORTERS}
     return _CACHE[round_name]

@@ -24,7 +24,7 @@ from typing import Any, Callable, Iterable, Mapping, Sequence
 
 from mlcheck.model import Finding
 from mlcheck.rules.config_rules import CONFIG_INVALID
-from mlcheck.waiver_table import Waiver, line_of, read_waivers
+from mlcheck.settings.waiver_table import Waiver, line_of, read_waivers
 
 FORMATS = ("auto", "text", "json", "sarif", "junit", "github", "markdown", "html")
 COLORS = ("auto", "always", "never")
@@ -223,7 +223,7 @@ def _valid_prefixes(prefixes: tuple[str, ...], label: str, where: str, line: int
                     problems: list[Finding]) -> tuple[str, ...]:
     """The code prefixes that match a rule; each other one is a finding (as ``--select`` exits 2)."""
     from mlcheck.rules import all_rules
-    from mlcheck.selection_filter import normalise_prefixes
+    from mlcheck.settings.selection_filter import normalise_prefixes
 
     codes = [rule.code for rule in all_rules()]
     return _valid_entries(normalise_prefixes(prefixes), lambda p: any(c.startswith(p) for c in codes),

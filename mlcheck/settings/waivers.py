@@ -15,12 +15,12 @@ import os
 import re
 from typing import Sequence
 
-from mlcheck.waiver_table import Waiver
+from mlcheck.settings.waiver_table import Waiver
 from mlcheck.model import Finding
 from mlcheck.results import CheckResult, WaivedFinding
 from mlcheck.rule import Rule
 from mlcheck.rules.config_rules import UNUSED_WAIVER, WAIVER_EXPIRED
-from mlcheck.selection_filter import partition_findings
+from mlcheck.settings.selection_filter import partition_findings
 
 
 @functools.lru_cache(maxsize=256)

@@ -15,13 +15,13 @@ import os
 from pathlib import Path
 from typing import Sequence
 
-from mlcheck.config import FORMATS, Settings
+from mlcheck.settings.config import FORMATS, Settings
 from mlcheck.model import Severity
 from mlcheck.results import CheckResult
 from mlcheck.report import ReportOptions, render
 from mlcheck.read.reading_rules import FILE_UNREADABLE
-from mlcheck.selection_filter import select_findings
-from mlcheck.waivers import add_findings, apply_waivers
+from mlcheck.settings.selection_filter import select_findings
+from mlcheck.settings.waivers import add_findings, apply_waivers
 
 EXIT_OK, EXIT_FINDINGS, EXIT_ERROR = 0, 1, 2
 UNOPENABLE_CODE = FILE_UNREADABLE.code
