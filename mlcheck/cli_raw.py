@@ -36,7 +36,7 @@ def split_command(raw: str, out_dir: str, start_index: int, force: bool) -> None
     them, without rank tags, timestamps or colour codes. What was dropped is reported on stderr.
     Exit 0 when written, 1 when a record was damaged (a cut run), 2 when nothing could be written.
     """
-    from mlcheck.split import SplitError, split_log  # imported per command: `check` stays light
+    from mlcheck.raw.split import SplitError, split_log  # imported per command: `check` stays light
 
     try:
         result = split_log(raw, out_dir, start_index, force)
@@ -96,7 +96,7 @@ def watch_command(log: str, ruleset: str | None, fail_fast: bool, runs: int, out
     goes to stdout and the exit code is check's. With --fail-fast the first error ends the watch
     with exit 1. LOG may not exist yet; a folder or an unreadable file exits 2.
     """
-    from mlcheck.watch import StopWatching, watch
+    from mlcheck.raw.watch import StopWatching, watch
 
     if log == "-":
         click.echo("mlcheck: error: watch follows a file; to read stdin once use `mlcheck check -`",

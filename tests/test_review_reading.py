@@ -69,7 +69,7 @@ def test_raw_log_not_named_result_file_keeps_only_the_summary() -> None:
 
 
 def test_split_of_a_raw_result_file_does_not_ask_for_split(tmp_path: Path) -> None:
-    from mlcheck.split import split_log
+    from mlcheck.raw.split import split_log
 
     result = split_log(str(_as_result_file(tmp_path, "mpi_ranks.log")), str(tmp_path / "out"))
     assert [f.code for f in result.findings] == ["MLC020"]

@@ -116,7 +116,7 @@ def test_a_job_started_after_the_lookahead_keeps_its_lowest_rank(tmp_path: Path)
 
 
 def test_watch_keeps_the_lowest_rank_of_a_job_started_later(tmp_path: Path) -> None:
-    from mlcheck.watch import _LiveReader
+    from mlcheck.read.live_reader import LiveReader as _LiveReader
     log = _jobs_log(tmp_path, runs=2)
     live = _LiveReader(str(log))
     items = []

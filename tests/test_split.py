@@ -9,7 +9,7 @@ from click.testing import CliRunner
 
 from conftest import FIXTURES
 from mlcheck.cli import main
-from mlcheck.split import SplitError, split_log
+from mlcheck.raw.split import SplitError, split_log
 
 RAW = FIXTURES / "raw"
 BASE_LINES = (RAW / "base.txt").read_bytes()

@@ -14,7 +14,7 @@ from typing import IO
 
 from conftest import FIXTURES
 from mlcheck.model import Finding
-from mlcheck.watch import watch
+from mlcheck.raw.watch import watch
 
 GOOD = FIXTURES / "example" / "Acme" / "results" / "acme-t8" / "resnet" / "result_0.txt"
 COMMAND = [sys.executable, "-c", "from mlcheck.cli import main; main()", "watch"]

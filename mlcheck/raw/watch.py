@@ -19,15 +19,15 @@ import re
 import time
 from dataclasses import dataclass, field
 from itertools import chain
-from typing import Callable, Iterable, Iterator
+from typing import Callable, Iterable
 
 from mlcheck.checker import choose_ruleset, judge_run
 from mlcheck.read.file_names import RESULT_FILE
 from mlcheck.package.discover import LogRef
 from mlcheck.read.follow import IDLE, RESTART, Follower
 from mlcheck.model import Evaluation, Event, Finding, Run, Severity
-from mlcheck.read.rawlog import duplicate_streams, logging_ranks
-from mlcheck.read.reader import MARKER_BYTES, AnyItem, LineReader, feed_line
+from mlcheck.read.live_reader import LiveReader
+from mlcheck.read.reader import AnyItem
 from mlcheck.rules import find_rule
 from mlcheck.rules.package_runs import is_hyperparameter
 from mlcheck.rules.timing import INIT_TIME_EXCEEDED
@@ -80,68 +80,11 @@ class WatchOutcome:
     lines: int
 
 
-class _LiveReader:
-    """The reader, after a short lookahead: the first burst of lines (up to the first poll that
-    brings nothing new) tells which rank of each job is the logging rank, as in ``check``."""
-
-    LOOKAHEAD = 4000
-
-    def __init__(self, path: str) -> None:
-        self.path = path
-        self.pending: list[bytes | int] = []
-        """Lines of the lookahead; an over-long line is held as its length only."""
-        self.reader: LineReader | None = None
-        self.pending_records = 0
-
-    @property
-    def line_no(self) -> int:
-        return (self.reader.line_no if self.reader is not None else 0) + len(self.pending)
-
-    def add(self, line: bytes | int) -> Iterator[AnyItem]:
-        """One line from the follower: its bytes, or the length of an over-long line."""
-        reader = self.reader
-        if reader is not None and not self.pending and not (
-                isinstance(line, bytes) and reader.prefixes.starts_a_job(line)):
-            yield from feed_line(reader, line)
-            return
-        self.pending.append(line)  # the first lines, or those from a new job's first record
-        if isinstance(line, bytes) and MARKER_BYTES in line:
-            self.pending_records += 1
-        if self.pending_records >= self.LOOKAHEAD or len(self.pending) >= 25 * self.LOOKAHEAD:
-            yield from self.flush()
-
-    def flush(self) -> Iterator[AnyItem]:
-        """End a lookahead (at an idle poll once a record was seen, or at the end)."""
-        if self.reader is not None and not self.pending:
-            return
-        texts = self._texts()
-        ranks = logging_ranks(texts)
-        duplicates = duplicate_streams(texts, ranks)
-        if self.reader is None:
-            self.reader = LineReader(self.path, ranks, duplicates=duplicates)
-        else:
-            self.reader.copies.add_jobs(ranks)
-            self.reader.prefixes.duplicates |= {d for d in duplicates if d[0] in ranks}
-        pending, self.pending, self.pending_records = self.pending, [], 0
-        for line in pending:
-            yield from feed_line(self.reader, line)
-
-    def ready(self) -> bool:
-        """Whether an idle poll may end the lookahead: records came, and every job in them has
-        shown its rank 0 (a rank that prints first is not taken for the logging rank)."""
-        if not self.pending_records:
-            return False
-        return all(0 in ranks for ranks in logging_ranks(self._texts()).values())
-
-    def _texts(self) -> list[bytes]:
-        return [line for line in self.pending if isinstance(line, bytes)]
-
-
 def watch(path: str, on_finding: FindingSink, on_progress: ProgressSink, forced: Ruleset | None = None,
           runs: int = 1, poll: float = 0.1, idle_timeout: float | None = None) -> WatchOutcome:
     """Follow ``path`` until ``runs`` runs have stopped; report findings and progress as they come."""
     follower = Follower(path, poll)
-    live = _LiveReader(path)
+    live = LiveReader(path)
     state = _new_state(path, forced, 0)
     last_data = time.monotonic()
 
@@ -156,7 +99,7 @@ def watch(path: str, on_finding: FindingSink, on_progress: ProgressSink, forced:
         for signal in follower.signals():
             if signal == RESTART:
                 on_progress(f"{path} was rotated or truncated; reading it again from line 1")
-                live, state = _LiveReader(path), _new_state(path, forced, 0)
+                live, state = LiveReader(path), _new_state(path, forced, 0)
                 continue
             if signal == IDLE:
                 if idle_timeout is not None and time.monotonic() - last_data > idle_timeout:
