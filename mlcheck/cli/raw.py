@@ -11,7 +11,8 @@ import sys
 
 import click
 
-from mlcheck.cli_common import EXIT_ERROR, EXIT_FINDINGS, EXIT_OK
+from mlcheck.cli.checking import check_and_report
+from mlcheck.cli.common import EXIT_ERROR, EXIT_FINDINGS, EXIT_OK, load_cli_settings
 from mlcheck.model import Finding, Severity
 from mlcheck.read.reading_rules import GLUED_RECORDS
 from mlcheck.facts.rulesets import RulesetError, load_ruleset, normalise_version
@@ -136,9 +137,6 @@ def watch_command(log: str, ruleset: str | None, fail_fast: bool, runs: int, out
         ended = f"{outcome.runs_done} of {runs} run{'s' if runs != 1 else ''} stopped"
         click.echo(f"mlcheck: no new line in {log} for {idle_timeout:g} s (--idle-timeout) after "
                    f"line {outcome.lines}; {ended}; the report covers what was written", err=True)
-    from mlcheck.cli import check_and_report
-    from mlcheck.cli_common import load_cli_settings
-
     # The report covers the lines watched: a later run the job has begun is not judged half-way.
     limits = {log: outcome.lines} if outcome.reason == "complete" else None
     settings = load_cli_settings(None, [log], ruleset=ruleset, format=output_format, no_progress=True)

@@ -6,7 +6,7 @@ import sys
 
 import click
 
-from mlcheck.cli_common import (EXIT_ERROR, EXIT_FINDINGS, EXIT_OK, RULESET_HELP, console,
+from mlcheck.cli.common import (EXIT_ERROR, EXIT_FINDINGS, EXIT_OK, RULESET_HELP, console,
                                 load_cli_settings, refuse_overwriting_inputs, run_check)
 from mlcheck.settings.gate import postprocess
 from mlcheck.report.json_report import render_json

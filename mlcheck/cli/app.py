@@ -10,37 +10,17 @@ from __future__ import annotations
 import errno
 import os
 import sys
-from collections import Counter
-from typing import TYPE_CHECKING, Callable, Mapping, Sequence
+from typing import Callable
 
 import click
 
 from mlcheck import __version__
-from mlcheck.cli_common import (EXIT_ERROR, RULESET_HELP, console, load_cli_settings,
-                                pass_broken_pipes, refuse_overwriting_inputs, run_check)
-from mlcheck.settings.config import COLORS, FORMATS, Settings
-from mlcheck.settings.gate import (benchmark_folders, exit_code, fail_level, input_digests,
-                                   parse_output, postprocess, unopenable_given, write_outputs)
-from mlcheck.model import Severity
-from mlcheck.results import CheckResult
-from mlcheck.progress import progress_bar
-from mlcheck.report import ReportOptions, render, render_waived_text, repository_root, resolve_format
+from mlcheck.cli.checking import check_and_report, checked, report_options
+from mlcheck.cli.common import (EXIT_ERROR, RULESET_HELP, console, load_cli_settings,
+                                refuse_overwriting_inputs)
+from mlcheck.settings.config import COLORS, FORMATS
+from mlcheck.settings.gate import benchmark_folders, exit_code, write_outputs
 from mlcheck.report.plain import summary_line
-
-if TYPE_CHECKING:
-    from rich.console import Console
-
-
-def _color_console(color: str) -> Console:
-    """stdout console: ``never`` and ``always`` beat NO_COLOR and the terminal test; ``auto`` follows them."""
-    from rich.console import Console
-
-    pass_broken_pipes()
-    if color == "never":
-        return Console(highlight=False, no_color=True, color_system=None)
-    if color == "always":
-        return Console(highlight=False, force_terminal=True, no_color=False)
-    return console()
 
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 100})
@@ -91,34 +71,6 @@ def _gate_options(command: Callable[..., None]) -> Callable[..., None]:
     return command
 
 
-def _checked(paths: Sequence[str], settings: Settings, quiet: bool, verbose: bool,
-             line_limits: Mapping[str, int] | None = None) -> tuple[CheckResult, list[str]]:
-    """The post-processed result, and the given paths that could not be opened at all."""
-    with progress_bar(paths, enabled=settings.progress and not quiet) as progress:
-        result = run_check(paths, settings.ruleset, progress, line_limits)
-    unopenable = unopenable_given(result, paths)
-    result = postprocess(result, settings)
-    if verbose:
-        chatter = console(stderr=True)
-        chatter.print(f"mlcheck: config: {settings.config_path or 'none'} ({settings.config_reason})",
-                      soft_wrap=True, markup=False)
-        rounds = Counter(r.ruleset or "?" for r in result.runs)
-        for version, count in sorted(rounds.items()):
-            source = next(r.ruleset_source for r in result.runs if (r.ruleset or "?") == version)
-            chatter.print(f"mlcheck: round {version} for {count} runs (first: {source})", soft_wrap=True)
-        if settings.waivers:
-            chatter.print(f"mlcheck: {len(settings.waivers)} waivers, {len(result.waived)} findings "
-                          "waived", soft_wrap=True)
-    return result, unopenable
-
-
-def _report_options(settings: Settings, quiet: bool, digests: bool = False,
-                    result: CheckResult | None = None) -> ReportOptions:
-    return ReportOptions(fail_level=fail_level(settings), root=repository_root(),
-                         min_severity=Severity.ERROR if quiet else Severity.INFO,
-                         input_digests=input_digests(result) if digests and result else {})
-
-
 @main.command("check")
 @click.argument("paths", nargs=-1, required=True, metavar="PATH...")
 @_gate_options
@@ -146,39 +98,6 @@ def check_command(paths: tuple[str, ...], ruleset: str | None, config_path: str 
     check_and_report(benchmark_folders(paths) if whole_folder else paths, settings, quiet, verbose)
 
 
-def check_and_report(paths: Sequence[str], settings: Settings, quiet: bool = False,
-                     verbose: bool = False, line_limits: Mapping[str, int] | None = None) -> None:
-    """What ``check`` does once its options are settings: check, report, exit with its code
-    (``mlcheck watch`` ends with it, reading only the lines it watched)."""
-    for spec in settings.outputs:
-        try:
-            parse_output(spec)
-        except ValueError as error:
-            raise click.UsageError(str(error)) from None
-    result, unopenable = _checked(paths, settings, quiet, verbose, line_limits)
-    refuse_overwriting_inputs([parse_output(spec)[1] for spec in settings.outputs], result,
-                              settings.config_path)
-    wants_html = settings.format == "html" or any(s.lower().startswith("html:") for s in settings.outputs)
-    options = _report_options(settings, quiet, wants_html, result)
-    chosen = resolve_format(settings.format)
-    if chosen == "text":
-        from mlcheck.report.text import render_text
-
-        out = _color_console(settings.color)
-        render_text(result, out, min_severity=options.min_severity)
-        render_waived_text(result, out)
-    else:
-        click.echo(render(chosen, result, options), nl=False)
-    try:
-        write_outputs(settings.outputs, result, options)
-    except OSError as error:
-        click.echo(f"mlcheck: error: cannot write a report: {error}", err=True)
-        sys.exit(EXIT_ERROR)
-    if chosen != "github":  # its annotations end with the summary: an Actions log shows both streams
-        click.echo(summary_line(result), err=True)
-    sys.exit(exit_code(result, settings, unopenable))
-
-
 @main.command("report")
 @click.argument("paths", nargs=-1, required=True, metavar="PATH...")
 @_gate_options
@@ -194,10 +113,10 @@ def report_command(paths: tuple[str, ...], ruleset: str | None, config_path: str
     """
     settings = load_cli_settings(config_path, paths, ruleset=ruleset, strict=strict, exit_zero=exit_zero,
                                  select=select, ignore=ignore, no_progress=no_progress)
-    result, unopenable = _checked(paths, settings, quiet, verbose)
+    result, unopenable = checked(paths, settings, quiet, verbose)
     refuse_overwriting_inputs([output_path], result, settings.config_path)
     try:
-        write_outputs([f"html:{output_path}"], result, _report_options(settings, quiet, True, result))
+        write_outputs([f"html:{output_path}"], result, report_options(settings, quiet, True, result))
     except OSError as error:
         click.echo(f"mlcheck: error: cannot write {output_path}: {error}", err=True)
         sys.exit(EXIT_ERROR)
@@ -209,8 +128,8 @@ def report_command(paths: tuple[str, ...], ruleset: str | None, config_path: str
 
 
 # The other commands live in their own modules to keep this one small.
-from mlcheck.cli_raw import split_command, watch_command  # noqa: E402
-from mlcheck.cli_score import explain_command, rules_command, score_command  # noqa: E402
+from mlcheck.cli.raw import split_command, watch_command  # noqa: E402
+from mlcheck.cli.score import explain_command, rules_command, score_command  # noqa: E402
 
 for _command in (score_command, rules_command, explain_command, split_command, watch_command):
     main.add_command(_command)

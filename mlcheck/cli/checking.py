@@ -1,0 +1,100 @@
+"""What ``check`` does once its options are settings: run the check with its progress bar,
+apply the settings, render the reports and exit with the gate's code. ``mlcheck check`` and
+``mlcheck report`` use it, and ``mlcheck watch`` ends with it (reading only the lines it
+watched), so it sits below every command module.
+"""
+
+from __future__ import annotations
+
+import sys
+from collections import Counter
+from typing import TYPE_CHECKING, Mapping, Sequence
+
+import click
+
+from mlcheck.cli.common import (EXIT_ERROR, console, pass_broken_pipes, refuse_overwriting_inputs,
+                                run_check)
+from mlcheck.cli.progress import progress_bar
+from mlcheck.model import Severity
+from mlcheck.report import ReportOptions, render, render_waived_text, repository_root, resolve_format
+from mlcheck.report.plain import summary_line
+from mlcheck.results import CheckResult
+from mlcheck.settings.config import Settings
+from mlcheck.settings.gate import (exit_code, fail_level, input_digests, parse_output, postprocess,
+                                   unopenable_given, write_outputs)
+
+if TYPE_CHECKING:
+    from rich.console import Console
+
+
+def color_console(color: str) -> Console:
+    """stdout console: ``never`` and ``always`` beat NO_COLOR and the terminal test; ``auto`` follows them."""
+    from rich.console import Console
+
+    pass_broken_pipes()
+    if color == "never":
+        return Console(highlight=False, no_color=True, color_system=None)
+    if color == "always":
+        return Console(highlight=False, force_terminal=True, no_color=False)
+    return console()
+
+
+def checked(paths: Sequence[str], settings: Settings, quiet: bool, verbose: bool,
+            line_limits: Mapping[str, int] | None = None) -> tuple[CheckResult, list[str]]:
+    """The post-processed result, and the given paths that could not be opened at all."""
+    with progress_bar(paths, enabled=settings.progress and not quiet) as progress:
+        result = run_check(paths, settings.ruleset, progress, line_limits)
+    unopenable = unopenable_given(result, paths)
+    result = postprocess(result, settings)
+    if verbose:
+        chatter = console(stderr=True)
+        chatter.print(f"mlcheck: config: {settings.config_path or 'none'} ({settings.config_reason})",
+                      soft_wrap=True, markup=False)
+        rounds = Counter(r.ruleset or "?" for r in result.runs)
+        for version, count in sorted(rounds.items()):
+            source = next(r.ruleset_source for r in result.runs if (r.ruleset or "?") == version)
+            chatter.print(f"mlcheck: round {version} for {count} runs (first: {source})", soft_wrap=True)
+        if settings.waivers:
+            chatter.print(f"mlcheck: {len(settings.waivers)} waivers, {len(result.waived)} findings "
+                          "waived", soft_wrap=True)
+    return result, unopenable
+
+
+def report_options(settings: Settings, quiet: bool, digests: bool = False,
+                   result: CheckResult | None = None) -> ReportOptions:
+    return ReportOptions(fail_level=fail_level(settings), root=repository_root(),
+                         min_severity=Severity.ERROR if quiet else Severity.INFO,
+                         input_digests=input_digests(result) if digests and result else {})
+
+
+def check_and_report(paths: Sequence[str], settings: Settings, quiet: bool = False,
+                     verbose: bool = False, line_limits: Mapping[str, int] | None = None) -> None:
+    """What ``check`` does once its options are settings: check, report, exit with its code
+    (``mlcheck watch`` ends with it, reading only the lines it watched)."""
+    for spec in settings.outputs:
+        try:
+            parse_output(spec)
+        except ValueError as error:
+            raise click.UsageError(str(error)) from None
+    result, unopenable = checked(paths, settings, quiet, verbose, line_limits)
+    refuse_overwriting_inputs([parse_output(spec)[1] for spec in settings.outputs], result,
+                              settings.config_path)
+    wants_html = settings.format == "html" or any(s.lower().startswith("html:") for s in settings.outputs)
+    options = report_options(settings, quiet, wants_html, result)
+    chosen = resolve_format(settings.format)
+    if chosen == "text":
+        from mlcheck.report.text import render_text
+
+        out = color_console(settings.color)
+        render_text(result, out, min_severity=options.min_severity)
+        render_waived_text(result, out)
+    else:
+        click.echo(render(chosen, result, options), nl=False)
+    try:
+        write_outputs(settings.outputs, result, options)
+    except OSError as error:
+        click.echo(f"mlcheck: error: cannot write a report: {error}", err=True)
+        sys.exit(EXIT_ERROR)
+    if chosen != "github":  # its annotations end with the summary: an Actions log shows both streams
+        click.echo(summary_line(result), err=True)
+    sys.exit(exit_code(result, settings, unopenable))
