@@ -2,8 +2,8 @@
 
 Library use::
 
-    from mlcheck import check
-    result = check(["results/ipu-pod16/resnet"], ruleset="2.0.0")
+    from mlcheck import check, CheckResult
+    result: CheckResult = check(["results/ipu-pod16/resnet"], ruleset="2.0.0")
 """
 
 from __future__ import annotations
@@ -11,5 +11,6 @@ from __future__ import annotations
 __version__ = "0.1.0"
 
 from mlcheck.checker import check  # noqa: E402
+from mlcheck.results import CheckResult  # noqa: E402
 
-__all__ = ["check", "__version__"]
+__all__ = ["check", "CheckResult", "__version__"]
