@@ -1,7 +1,7 @@
 """Read throughput on the shared corpus and peak memory on a generated ~1 GB log.
 
 Prints:
-1. ``mlcheck.reader.read_mllog`` over every corpus file: lines/s and MB/s (best of ``--repeat``).
+1. ``mlcheck.read.reader.read_mllog`` over every corpus file: lines/s and MB/s (best of ``--repeat``).
 2. the full library path ``mlcheck.check`` over the corpus (discover, read, rules, score).
 3. the peak RSS of a fresh Python process that reads a generated log of ``--size-mb`` MB with
    ``read_mllog`` and then with ``mlcheck.check`` (an init block, then many epoch / eval / block

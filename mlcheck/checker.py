@@ -79,7 +79,7 @@ def check_log(ref: LogRef, forced: Ruleset | None) -> list[RunResult]:
     """Read one log and judge each run in it."""
     from mlcheck.read.runs import assign_findings, split_runs
 
-    # A submitted result file is one run, as the official checker reads it (mlcheck.runs).
+    # A submitted result file is one run, as the official checker reads it (mlcheck.read.runs).
     one_run = RESULT_FILE.match(os.path.basename(ref.path)) is not None
     runs, reading = split_runs(read_mllog(ref.path, lines=ref.lines, keep_copies=one_run), ref.path, one_run)
     by_run = assign_findings(runs, reading)

@@ -128,7 +128,7 @@ class BenchmarkResult:
 
 @dataclass(frozen=True, slots=True)
 class WaivedFinding:
-    """A finding moved out of the verdict by a configured waiver (``mlcheck.waivers``)."""
+    """A finding moved out of the verdict by a configured waiver (``mlcheck.settings.waivers``)."""
 
     finding: Finding
     reason: str
@@ -142,7 +142,7 @@ class CheckResult:
     """Everything a reporter needs: runs, benchmarks, findings that belong to neither.
 
     ``waived`` holds the findings that waivers took out of the verdict (none unless
-    :func:`mlcheck.waivers.apply_waivers` was applied).
+    :func:`mlcheck.settings.waivers.apply_waivers` was applied).
     """
 
     runs: tuple[RunResult, ...]

@@ -1,6 +1,6 @@
 """The ``split`` and ``watch`` commands (raw job output), registered on the main group by ``cli``.
 
-Thin wrappers: options to arguments, call :mod:`mlcheck.split` / :mod:`mlcheck.watch`, print,
+Thin wrappers: options to arguments, call :mod:`mlcheck.raw.split` / :mod:`mlcheck.raw.watch`, print,
 pick the exit code (0 clean, 1 findings that fail, 2 mlcheck could not do its job).
 """
 

@@ -3,7 +3,7 @@
 Each file holds exactly the ``:::MLLOG`` lines of one run, as the logging rank printed them (byte
 for byte, without rank tag, timestamp, colour codes or line-end ``\\r``), one per line, in order:
 what a result file of the package must be. Runs are told apart as ``mlcheck check`` tells them
-apart (``mlcheck.runs``). The log is streamed; each run goes to a temporary file in the output
+apart (``mlcheck.read.runs``). The log is streamed; each run goes to a temporary file in the output
 folder, renamed at the end, so a refused overwrite or a failure leaves no half-written result.
 """
 

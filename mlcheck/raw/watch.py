@@ -1,6 +1,6 @@
 """``mlcheck watch``: judge a run while it is being written, and say as early as possible what is wrong.
 
-The log is followed like ``tail -F`` (:mod:`mlcheck.follow`) and read line by line with the reader
+The log is followed like ``tail -F`` (:mod:`mlcheck.read.follow`) and read line by line with the reader
 every command uses. At each *checkpoint* (``init_stop``, ``run_start``, every ``eval_accuracy``,
 ``run_stop``, a new run) the run rules of ``mlcheck check`` are run on the partial run, and every
 finding that can no longer change is reported at once: configuration keys and closed-division

@@ -10,7 +10,7 @@ the launcher and the rank tags say, never from the order of the MLLOG keys:
 - records tagged with another MPI job number than before (``[2,0]<stdout>:`` after ``[1,0]``).
 
 Each piece of evidence met after a record was kept is one MLC024 note at its line; the next
-record then opens a new run (``mlcheck.runs.RunBoundaries``). Evidence met before any record
+record then opens a new run (``mlcheck.read.runs.RunBoundaries``). Evidence met before any record
 (the launcher line of the first job) is not a boundary.
 """
 

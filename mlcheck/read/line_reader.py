@@ -1,7 +1,7 @@
 """Read a log one physical line at a time: the clean fast path, raw job output (rank tags,
 timestamps, progress bars, colour codes, copies printed by other ranks), and the record checks.
 
-:mod:`mlcheck.reader` drives it over a file; ``mlcheck watch`` feeds it the lines it follows.
+:mod:`mlcheck.read.reader` drives it over a file; ``mlcheck watch`` feeds it the lines it follows.
 """
 
 from __future__ import annotations

@@ -10,7 +10,7 @@ A copy that differs from the record of its slot is not a conflict yet: a rank th
 record more or fewer than the logging rank shifts its later occurrences. When the copy's text is
 that of another recent record of the logging rank, the rank's count is realigned; otherwise the
 copy waits (a ``suspect``) until the logging rank has printed ``HORIZON`` more records, or the run
-stops, and only then becomes MLC021 (:mod:`mlcheck.copy_differences` says what differs).
+stops, and only then becomes MLC021 (:mod:`mlcheck.read.copy_differences` says what differs).
 
 Memory is bounded: a record waits for its copies in a window of at most ``WINDOW`` records, and
 copies that come before their record wait in a window of the same size.

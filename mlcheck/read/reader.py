@@ -7,9 +7,9 @@ length of a line: at most ``MAX_LINE_BYTES`` of one physical line is held, a lon
 (MLC014), and the lookahead that finds the logging rank stops at 4000 lines with a record, 100,000
 lines or 16 MiB.
 
-Raw job output is read here too (see ``mlcheck.rules.raw_output`` for the rules): rank tags,
+Raw job output is read here too (see ``mlcheck.read.raw_output_rules`` for the rules): rank tags,
 timestamps, progress-bar text and colour codes in front of a record are removed, copies printed by
-other ranks are dropped (``mlcheck.rank_copies``), lines without a record are skipped, and one
+other ranks are dropped (``mlcheck.read.rank_copies``), lines without a record are skipped, and one
 MLC020 finding accounts for all of it. A clean result file takes the fast path: a line that starts
 with ``:::MLLOG`` and holds one record is parsed exactly as before.
 """

@@ -1,4 +1,4 @@
-"""Apply constraint entries (``mlcheck.constraints.Entry``) to a run: occurrences, values, metadata
+"""Apply constraint entries (``mlcheck.facts.constraints.Entry``) to a run: occurrences, values, metadata
 and order. Shared by the required-keys and hyper-parameter rule modules, which choose the codes."""
 
 from __future__ import annotations

@@ -1,6 +1,6 @@
 """The CI gate around a check: settings applied to a result, reports written, the exit code.
 
-Pure functions of a :class:`~mlcheck.results.CheckResult` and :class:`~mlcheck.config.Settings`,
+Pure functions of a :class:`~mlcheck.results.CheckResult` and :class:`~mlcheck.settings.config.Settings`,
 used by the CLI and usable from a script::
 
     settings = load_settings({"strict": True})

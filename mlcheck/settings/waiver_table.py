@@ -1,5 +1,5 @@
 """The ``[[waivers]]`` tables of a config file: each becomes a :class:`Waiver`, or an MLC041
-finding at its line that says what is wrong with it. (:mod:`mlcheck.waivers` applies them.)"""
+finding at its line that says what is wrong with it. (:mod:`mlcheck.settings.waivers` applies them.)"""
 
 from __future__ import annotations
 
