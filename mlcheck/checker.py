@@ -9,7 +9,7 @@ from dataclasses import dataclass, replace
 from typing import Callable, Iterable, Mapping, Sequence
 
 from mlcheck.discover import RESULT_FILE, LogRef, discover_all
-from mlcheck.model import Finding, Run, Severity
+from mlcheck.model import Finding, Run, Severity, plausible_time
 from mlcheck.results import TOLERATED_CODES, BenchmarkResult, CheckResult, RunResult, Score
 from mlcheck.package import rcp_bypass_file, read_json_document
 from mlcheck.package_check import check_packages
@@ -180,8 +180,10 @@ def choose_ruleset(run: Run, ref: LogRef, forced: Ruleset | None) -> RulesetChoi
     """The forced ruleset, else the round whose period holds the run date, else a path hint."""
     if forced is not None:
         return RulesetChoice(forced, "--ruleset")
-    anchor = run.run_start or (run.events[0] if run.events else None)
-    if anchor is not None:
+    # A clock outside 2015-2100 (MLC405) never reaches date arithmetic: the next record's date tells.
+    candidates = ([run.run_start] if run.run_start is not None else []) + list(run.events)
+    anchor = next((e for e in candidates if plausible_time(e.time_ms)), candidates[0] if candidates else None)
+    if anchor is not None and plausible_time(anchor.time_ms):
         when = dt.datetime.fromtimestamp(anchor.time_ms / 1000, tz=dt.timezone.utc).date()
         by_date = ruleset_for_date(when)
         if by_date is not None:
