@@ -9,7 +9,7 @@ from typing import Callable, Iterable, Mapping, Sequence
 
 from mlcheck.read.file_names import RESULT_FILE
 from mlcheck.package.discover import LogRef, discover_all
-from mlcheck.model import Finding, Run
+from mlcheck.model import Finding, Run, plausible_time
 from mlcheck.results import CheckResult, RunResult
 from mlcheck.judge.folders import benchmark_facts, score_benchmarks
 from mlcheck.judge.package_check import check_packages
@@ -166,8 +166,10 @@ def choose_ruleset(run: Run, ref: LogRef, forced: Ruleset | None) -> RulesetChoi
     """The forced ruleset, else the round whose period holds the run date, else a path hint."""
     if forced is not None:
         return RulesetChoice(forced, "--ruleset")
-    anchor = run.run_start or (run.events[0] if run.events else None)
-    if anchor is not None:
+    # A clock outside 2015-2100 (MLC405) never reaches date arithmetic: the next record's date tells.
+    candidates = ([run.run_start] if run.run_start is not None else []) + list(run.events)
+    anchor = next((e for e in candidates if plausible_time(e.time_ms)), candidates[0] if candidates else None)
+    if anchor is not None and plausible_time(anchor.time_ms):
         when = dt.datetime.fromtimestamp(anchor.time_ms / 1000, tz=dt.timezone.utc).date()
         by_date = ruleset_for_date(when)
         if by_date is not None:

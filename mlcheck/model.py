@@ -9,6 +9,16 @@ from functools import cached_property
 from typing import Any, Mapping, NamedTuple
 
 
+PLAUSIBLE_MS = (1_420_070_400_000, 4_102_444_800_000)
+"""2015-01-01 and 2100-01-01 in milliseconds since the Unix epoch: a ``time_ms`` outside never
+reaches date arithmetic (MLC405 reports it)."""
+
+
+def plausible_time(time_ms: float) -> bool:
+    """Whether ``time_ms`` is a date between 2015 and 2100 (False for NaN and infinities)."""
+    return PLAUSIBLE_MS[0] <= time_ms < PLAUSIBLE_MS[1]
+
+
 class Severity(enum.IntEnum):
     """How bad a finding is; ordered so that ``max()`` gives the worst."""
 

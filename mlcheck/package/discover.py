@@ -68,8 +68,7 @@ def discover_all(paths: list[str]) -> tuple[list[LogRef], list[EmptyFolder], lis
         if given == "-":
             refs.append(LogRef("-"))
             continue
-        if not os.path.exists(given):
-            raise DiscoveryError(f"{given}: no such file or folder")
+        _must_exist(given)
         if os.path.isdir(given):
             special: list[tuple[str, str]] = []
             found = sorted(_walk(given, special), key=lambda r: _natural(r.path))
@@ -77,9 +76,31 @@ def discover_all(paths: list[str]) -> tuple[list[LogRef], list[EmptyFolder], lis
             if not found:
                 empty.append(EmptyFolder(given))
             refs.extend(found)
+        elif _named_device(given):  # /dev/zero would be read forever: skipped as when walked
+            skipped.append((given, "a device"))
         else:
             refs.append(_ref_for_file(given))
     return _one_spelling(refs), empty, list(dict.fromkeys(skipped))
+
+
+def _must_exist(given: str) -> None:
+    """Raise DiscoveryError saying why a named path cannot be used (missing, or not allowed)."""
+    try:
+        os.stat(given)
+    except PermissionError:
+        raise DiscoveryError(f"{given}: permission denied (a folder on the way cannot be entered); "
+                             "check the permissions") from None
+    except (OSError, ValueError):
+        raise DiscoveryError(f"{given}: no such file or folder") from None
+
+
+def _named_device(path: str) -> bool:
+    """A character or block device named on the command line (a FIFO is read: ``<(zcat ...)``)."""
+    try:
+        mode = os.stat(path).st_mode
+    except OSError:
+        return False
+    return stat.S_ISCHR(mode) or stat.S_ISBLK(mode)
 
 
 def _one_spelling(refs: list[LogRef]) -> list[LogRef]:

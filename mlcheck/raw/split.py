@@ -12,11 +12,12 @@ from __future__ import annotations
 import os
 from collections import Counter
 from dataclasses import dataclass
-from typing import IO
+from typing import IO, Iterator
 
 from mlcheck.model import Finding
-from mlcheck.read.reader import RecordText, read_records
+from mlcheck.read.reader import RawItem, RecordText, read_records
 from mlcheck.read.runs import RunBoundaries
+from mlcheck.rules.internal import crash_finding
 
 
 class SplitError(Exception):
@@ -51,7 +52,7 @@ def split_log(path: str, out_dir: str, start_index: int = 0, force: bool = False
     keys: Counter[str] = Counter()
     boundaries = RunBoundaries()  # split writes every job it finds, whatever the file is named
     try:
-        for item in read_records(path):
+        for item in _isolated(read_records(path), path):
             if not isinstance(item, RecordText):
                 findings.append(item)
                 boundaries.note(item)
@@ -89,6 +90,15 @@ def split_log(path: str, out_dir: str, start_index: int = 0, force: bool = False
         except OSError:
             pass
     return SplitResult(tuple(targets), tuple(counts), tuple(findings))
+
+
+def _isolated(items: Iterator[RawItem], path: str) -> Iterator[RawItem]:
+    """The reader's items; a bug met while reading ends the file with an MLC000 finding (the
+    runs read before it are still written), as ``check`` isolates it."""
+    try:
+        yield from items
+    except Exception as error:
+        yield crash_finding("reading this log", path, error)
 
 
 def _check_target(target: str, force: bool) -> None:

@@ -29,6 +29,7 @@ from mlcheck.model import Evaluation, Event, Finding, Run, Severity
 from mlcheck.read.live_reader import LiveReader
 from mlcheck.read.reader import AnyItem
 from mlcheck.rules import find_rule
+from mlcheck.rules.internal import crash_finding
 from mlcheck.rules.package_runs import is_hyperparameter
 from mlcheck.rules.timing import INIT_TIME_EXCEEDED
 from mlcheck.rules.convergence import first_reaching
@@ -66,6 +67,10 @@ class WatchState:
     reported: set[tuple[str, int | None, str]] = field(default_factory=set)
     runs_done: int = 0
     init_alarm: bool = False
+    judged_events: int = 0
+    """Events of the run at its last judgment (checkpoints are judged geometrically, see below)."""
+    pending: frozenset[str] | None | bool = False
+    """A checkpoint not judged yet (False: none; None: every code; a set: only those codes)."""
     boundaries: RunBoundaries = field(default_factory=RunBoundaries)
     """Where a new job begins (a watched ``result_<i>.txt`` is one run, as ``check`` reads it)."""
 
@@ -89,10 +94,15 @@ def watch(path: str, on_finding: FindingSink, on_progress: ProgressSink, forced:
     last_data = time.monotonic()
 
     def take(items: Iterable[AnyItem]) -> bool:
-        for item in items:
-            _take(state, item, on_finding, on_progress)
-            if state.runs_done >= runs:
-                return True
+        try:
+            for item in items:
+                _take(state, item, on_finding, on_progress)
+                if state.runs_done >= runs:
+                    return True
+        except StopWatching:
+            raise
+        except Exception as error:  # a bug met on one line must not end the watch (as in check)
+            on_finding(crash_finding("watching this log", path, error))
         return False
 
     try:
@@ -105,10 +115,12 @@ def watch(path: str, on_finding: FindingSink, on_progress: ProgressSink, forced:
                 if idle_timeout is not None and time.monotonic() - last_data > idle_timeout:
                     rest = follower.rest()
                     take(chain(live.add(rest) if rest else (), live.flush()))
+                    flush_pending(state, on_finding, on_progress)
                     seen = live.line_no or os.path.exists(path)  # (an empty file exists)
                     return WatchOutcome("idle" if seen else "missing", state.runs_done, live.line_no)
                 if live.pending and live.ready() and take(live.flush()):
                     return WatchOutcome("complete", state.runs_done, live.line_no)
+                flush_pending(state, on_finding, on_progress)
                 _check_init_clock(state, on_finding)
                 continue
             last_data = time.monotonic()
@@ -142,20 +154,48 @@ def _take(state: WatchState, item: AnyItem, on_finding: FindingSink,
             _checkpoint(state, on_finding, on_progress, final=True)
         state.builder = RunBuilder(state.path, builder.index + 1)
         state.reading, state.init_alarm = [], False
+        state.judged_events, state.pending = 0, False
     state.builder.add(event)
-    if event.key in CHECKPOINT_KEYS:
+    if event.key in CHECKPOINT_KEYS and event.key != "eval_accuracy":
         _checkpoint(state, on_finding, on_progress, final=event.key == "run_stop")
         if event.key == "run_stop":
             state.runs_done += 1
+    elif event.key == "eval_accuracy":
+        _soon(state, on_finding, on_progress, None)
     elif not state.builder.counts["run_start"] and (is_hyperparameter(event.key) or event.key == "opt_name"):
-        # A closed-division value is decided by its own line: say so now, not at init_stop,
-        # which comes after the graph compiled (minutes later on a POD).
-        _checkpoint(state, on_finding, on_progress, final=False, progress=False, only=_VALUE_CODES)
+        # A closed-division value is decided by its own line: say so now (or at the next idle
+        # poll), not at init_stop, which comes after the graph compiled (minutes later on a POD).
+        _soon(state, on_finding, on_progress, _VALUE_CODES)
+
+
+_MIN_NEW_EVENTS = 64
+
+
+def _soon(state: WatchState, on_finding: FindingSink, on_progress: ProgressSink,
+          only: frozenset[str] | None) -> None:
+    """A checkpoint that may wait: judged now when the run has grown by a quarter (at least 64
+    events) since its last judgment, else at the next idle poll (:func:`flush_pending`). Judging
+    a partial run costs its length, so judging at every eval of a long log was quadratic; with a
+    geometric step the whole watch costs a few passes over the run."""
+    grown = len(state.builder.events) - state.judged_events
+    if grown >= max(_MIN_NEW_EVENTS, state.judged_events // 4):
+        _checkpoint(state, on_finding, on_progress, final=False, progress=only is None, only=only)
+        return
+    if state.pending is False or only is None:
+        state.pending = only
+
+
+def flush_pending(state: WatchState, on_finding: FindingSink, on_progress: ProgressSink) -> None:
+    """Judge the checkpoint that waited (the log went idle: nothing more to read for now)."""
+    if state.pending is not False:
+        only = state.pending if isinstance(state.pending, frozenset) else None
+        _checkpoint(state, on_finding, on_progress, final=False, progress=only is None, only=only)
 
 
 def _checkpoint(state: WatchState, on_finding: FindingSink, on_progress: ProgressSink,
                 final: bool, progress: bool = True, only: frozenset[str] | None = None) -> None:
     run = state.builder.build()
+    state.judged_events, state.pending = len(run.events), False
     result = judge_run(run, LogRef(state.path), state.forced, state.reading)
     started = run.run_start is not None
     for found in result.findings:

@@ -6,7 +6,6 @@ timestamps, progress bars, colour codes, copies printed by other ranks), and the
 
 from __future__ import annotations
 
-import json
 import os
 import re
 from dataclasses import dataclass
@@ -18,14 +17,13 @@ from mlcheck.model import Event, Finding
 from mlcheck.read.rank_copies import RankCopies
 from mlcheck.read.prefixes import PrefixDecisions
 from mlcheck.read.rawlog import ANSI, TAG, Prefix, RawStats, Source, read_prefix
-from mlcheck.read.record_shape import (long_line_finding, split_at_markers, undecodable_record,
-                                       validate_record, well_formed_event)
+from mlcheck.read.record_shape import (decode_record, long_line_finding, split_at_markers,
+                                       undecodable_record, validate_record, well_formed_event)
 from mlcheck.read import raw_output_rules as raw_output
 from mlcheck.read import reading_rules as rules
 
 MARKER = ":::MLLOG"
 MARKER_BYTES = _MARKER_BYTES = MARKER.encode()
-_DECODER = json.JSONDecoder()
 MAX_LINE_BYTES = 16 * 1024 * 1024
 """A longer physical line is skipped (MLC014): what is held of one line stays bounded."""
 _ANSI_BYTES = re.compile(ANSI.pattern.encode())
@@ -176,9 +174,11 @@ class LineReader:
         """The event of the JSON after a marker when it is a well-formed record, else None (then
         :meth:`_record` reads it again and says what is wrong)."""
         try:
-            record, _end = _DECODER.raw_decode(text.lstrip())
+            record, _end, replaced = decode_record(text.lstrip())
         except (ValueError, RecursionError):  # (JSONDecodeError is a ValueError)
             return None
+        if replaced:
+            return None  # the full path reports the numbers read as NaN
         event = well_formed_event(record, self.line_no)
         if event is not None:
             self.stats.kept += 1
@@ -272,12 +272,12 @@ class LineReader:
         lead = len(segment) - len(body)
         line_no = self.line_no
         try:
-            record, end = _DECODER.raw_decode(body)
+            record, end, replaced = decode_record(body)
         except (ValueError, RecursionError) as error:
             raw = self._tags_seen or self.stats.is_raw
             yield undecodable_record(self.path, line_no, body, column + lead, error, truncated, raw)
             return None
-        for item in validate_record(record, line_no, self.path):
+        for item in validate_record(record, line_no, self.path, replaced):
             if isinstance(item, Event):
                 self.stats.kept += 1
                 if source is None and not self.keep_text:  # a clean result file: the fast path

@@ -24,6 +24,12 @@ never hides the rest of the log.
   record hidden this way is missing for it.
 - MLC003 also covers a record nested too deeply to decode (thousands of ``[``): the official
   parser crashes on it (RecursionError); mlcheck reports the line and reads on.
+- MLC017 number-out-of-range (warning): a record holds an integer of more than 308 digits (valid
+  JSON, but no float holds it). It is read as not-a-number (NaN), so no later check can fail on
+  it: the rules that need the value report it (a NaN batch size breaks its constraint, a NaN
+  eval is MLC304). As ``time_ms`` it is MLC007 and the record is skipped. Fix: log ordinary
+  numbers. (Over 4300 digits Python's JSON parser itself refuses the number: MLC003, as for the
+  official parser.)
 - MLC014 line-too-long (error): a physical line is longer than 16 MiB. mlcheck holds at most that
   much of one line, so it skips the line (the finding gives its length) and any record on it is not
   read. A line this long is output written without line ends (a progress bar, a binary dump). Fix:
@@ -60,6 +66,8 @@ INVALID_UTF8 = Rule("MLC009", "invalid-utf8", Severity.WARNING,
 GLUED_RECORDS = Rule("MLC010", "glued-records", Severity.ERROR,
                      "several records share one physical line")
 
+NUMBER_OUT_OF_RANGE = Rule("MLC017", "number-out-of-range", Severity.WARNING,
+                           "a record holds an integer too long for a float (read as NaN)")
 LINE_TOO_LONG = Rule("MLC014", "line-too-long", Severity.ERROR,
                      "a physical line is too long to read; records on it were skipped")
 NOT_A_REGULAR_FILE = Rule("MLC015", "not-a-regular-file", Severity.ERROR,
@@ -67,4 +75,4 @@ NOT_A_REGULAR_FILE = Rule("MLC015", "not-a-regular-file", Severity.ERROR,
 
 RULES = (FILE_UNREADABLE, NO_RECORDS, INVALID_JSON, TRUNCATED_RECORD, RECORD_NOT_OBJECT,
          RECORD_KEY_INVALID, RECORD_TIME_INVALID, RECORD_METADATA_INVALID, INVALID_UTF8,
-         GLUED_RECORDS, LINE_TOO_LONG, NOT_A_REGULAR_FILE)
+         GLUED_RECORDS, LINE_TOO_LONG, NOT_A_REGULAR_FILE, NUMBER_OUT_OF_RANGE)

@@ -12,6 +12,7 @@ named ``result_<i>.txt`` is one run even then.
 from __future__ import annotations
 
 from collections import Counter
+import dataclasses
 from dataclasses import dataclass, field
 from typing import Iterable, Mapping
 
@@ -89,10 +90,12 @@ def split_runs(items: Iterable[LogItem], path: str, one_run: bool = False) -> tu
     findings: list[Finding] = []
     boundaries = RunBoundaries(one_run)
     current = RunBuilder(path, 0)
+    cap = FindingCap()
     for item in items:
         if isinstance(item, Finding):
-            findings.append(item)
             boundaries.note(item)
+            if cap.keep(item):
+                findings.append(item)
             continue
         if boundaries.opens_new_run(current.counts):
             runs.append(current.build())
@@ -100,7 +103,51 @@ def split_runs(items: Iterable[LogItem], path: str, one_run: bool = False) -> tu
         current.add(item)
     if current.counts:
         runs.append(current.build())
+    findings.extend(cap.summaries())
     return runs, findings
+
+
+MAX_FINDINGS_PER_CODE = 100
+"""Reading findings of one code listed per file; the rest are counted in one summary finding (a
+line of 100,000 broken records gives 101 findings, not 100,000: memory and reports stay bounded)."""
+
+
+@dataclass
+class _Capped:
+    listed: int = 0
+    skipped: int = 0
+    first: Finding | None = None
+    last: Finding | None = None
+
+
+class FindingCap:
+    """Counts the reading findings of each code past :data:`MAX_FINDINGS_PER_CODE`."""
+
+    def __init__(self) -> None:
+        self.codes: dict[str, _Capped] = {}
+
+    def keep(self, found: Finding) -> bool:
+        """Whether ``found`` is listed; past the cap it is only counted."""
+        entry = self.codes.setdefault(found.code, _Capped())
+        if entry.listed < MAX_FINDINGS_PER_CODE:
+            entry.listed += 1
+            return True
+        entry.skipped += 1
+        entry.first = entry.first or found
+        entry.last = found
+        return False
+
+    def summaries(self) -> list[Finding]:
+        """One finding per capped code: how many more, and between which lines."""
+        out = []
+        for entry in self.codes.values():
+            if entry.first is None or entry.last is None:
+                continue
+            lines = f" (lines {entry.first.line} to {entry.last.line})" if entry.first.line else ""
+            out.append(dataclasses.replace(entry.first, message=(
+                f"and {entry.skipped:,} more {entry.first.code} findings in this file{lines}, not listed: "
+                f"only the first {MAX_FINDINGS_PER_CODE} are; the first of them: {entry.first.message}")))
+        return out
 
 
 def assign_findings(runs: list[Run], findings: list[Finding]) -> dict[int, list[Finding]]:

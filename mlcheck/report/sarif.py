@@ -51,10 +51,11 @@ def _rules() -> list[dict[str, Any]]:
 def _result(found: Finding, rule_index: dict[str, int], options: ReportOptions,
             reason: str | None = None) -> dict[str, Any]:
     if found.path in ("-", "") or is_inside(found.path, options.root):
-        uri = quote(relative_path(found.path, options.root), safe="/:")
+        # (a file name that is not UTF-8 keeps its bytes, percent-encoded)
+        uri = quote(os.fsencode(relative_path(found.path, options.root)), safe="/:")
         artifact = {"uri": uri, "uriBaseId": "%SRCROOT%"}
     else:  # outside the repository: an absolute URI rather than a "../" path code scanning rejects
-        uri = Path(os.path.abspath(found.path)).as_uri()
+        uri = "file://" + quote(os.fsencode(os.path.abspath(found.path)), safe="/:")
         artifact = {"uri": uri}
     location: dict[str, Any] = {"artifactLocation": artifact}
     if found.line is not None:

@@ -26,7 +26,7 @@ from __future__ import annotations
 
 from typing import Iterator
 
-from mlcheck.model import Finding, Severity
+from mlcheck.model import Finding, Severity, plausible_time
 from mlcheck.rule import Rule, RunContext
 
 INIT_TIME_EXCEEDED = Rule("MLC401", "init-time-exceeded", Severity.ERROR,
@@ -43,8 +43,6 @@ CLOCK_IMPLAUSIBLE = Rule("MLC405", "clock-implausible", Severity.ERROR,
 
 RULES = (INIT_TIME_EXCEEDED, INIT_OVER_RULES_LIMIT, RUN_STOP_BEFORE_START, CLOCK_ORDER, CLOCK_IMPLAUSIBLE)
 
-#: 2015-01-01 and 2100-01-01 in milliseconds since the Unix epoch.
-_PLAUSIBLE_MS = (1_420_070_400_000, 4_102_444_800_000)
 
 _CLOCK_KEYS = ("init_start", "init_stop", "run_start", "run_stop")
 
@@ -63,8 +61,7 @@ def check(ctx: RunContext) -> Iterator[Finding]:
 
 
 def _clock_range(ctx: RunContext) -> Iterator[Finding]:
-    low, high = _PLAUSIBLE_MS
-    odd = [e for e in ctx.run.events if not low <= e.time_ms < high]
+    odd = [e for e in ctx.run.events if not plausible_time(e.time_ms)]
     clocks = [e for e in odd if e.key in _CLOCK_KEYS]
     for group, severity, effect in ((clocks, Severity.ERROR, "the time-to-train and init time computed "
                                      "from it are meaningless"),

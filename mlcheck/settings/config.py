@@ -171,13 +171,24 @@ def _read(path: Path) -> str:
         return ""
 
 
+_MAX_CONFIG_BYTES = 1024 * 1024
+"""A larger config file is not read (MLC041): its size and nesting are bounded here."""
+
+
 def _load_table(path: Path, shown: str) -> tuple[dict[str, Any], str, Finding | None]:
     if _TOML_LOADS is None:
         return {}, "", CONFIG_INVALID.at(shown, None, "reading a config file on Python 3.10 needs "
                                          "the tomli package (pip install tomli); the file is ignored")
     try:
+        if path.stat().st_size > _MAX_CONFIG_BYTES:
+            return {}, "", CONFIG_INVALID.at(shown, None, (
+                f"the config file is over {_MAX_CONFIG_BYTES // 1024} KiB; a config of mlcheck is a few "
+                "lines: the file is ignored"))
         text = path.read_text(encoding="utf-8")
         data = _TOML_LOADS(text)
+    except RecursionError:  # the TOML parser recurses once per level of nesting
+        return {}, "", CONFIG_INVALID.at(shown, None, "the config file nests arrays or tables too "
+                                         "deeply to be read; the file is ignored")
     except (OSError, UnicodeDecodeError) as error:
         return {}, "", CONFIG_INVALID.at(shown, None, f"cannot read the config file: {error}")
     except _TOML_ERROR as error:

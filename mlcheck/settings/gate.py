@@ -83,8 +83,19 @@ def overwritten_inputs(paths: Sequence[str], result: CheckResult,
         folder = Path(os.path.realpath(bench.folder)) if bench.folder else None
         if folder is not None and len(folder.parts) >= 4 and folder.parts[-3] == "results":
             guarded.update({str(folder), str(folder.parent), str(folder.parents[2] / "systems")})
-    return [path for path in paths if os.path.realpath(path) in read
+    # The file itself, not its spelling: a hard link to a log is the log (device and inode).
+    read_ids = {_file_id(path) for path in read} - {None}
+    return [path for path in paths if os.path.realpath(path) in read or _file_id(path) in read_ids
             or (os.path.isfile(path) and os.path.dirname(os.path.realpath(path)) in guarded)]
+
+
+def _file_id(path: str) -> tuple[int, int] | None:
+    """(device, inode) of an existing file, else None."""
+    try:
+        status = os.stat(path)
+    except (OSError, ValueError):
+        return None
+    return status.st_dev, status.st_ino
 
 
 def write_outputs(specs: Sequence[str], result: CheckResult, options: ReportOptions) -> list[str]:

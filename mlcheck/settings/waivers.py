@@ -10,54 +10,26 @@ from __future__ import annotations
 
 import dataclasses
 import datetime as dt
-import functools
 import os
-import re
 from typing import Sequence
 
 from mlcheck.settings.waiver_table import Waiver
 from mlcheck.model import Finding
+from mlcheck.settings.path_glob import compiled
 from mlcheck.results import CheckResult, WaivedFinding
 from mlcheck.rule import Rule
 from mlcheck.rules.config_rules import UNUSED_WAIVER, WAIVER_EXPIRED
 from mlcheck.settings.selection_filter import partition_findings
 
 
-@functools.lru_cache(maxsize=256)
-def glob_pattern(glob: str) -> re.Pattern[str]:
-    """A path glob as a regex: ``*`` and ``?`` stay within a folder, ``**`` crosses folders."""
-    parts: list[str] = []
-    index = 0
-    while index < len(glob):
-        if glob.startswith("/**", index) and index + 3 == len(glob):
-            parts.append("(?:/.*)?")  # "folder/**" holds the folder itself too (folder findings)
-            index += 3
-        elif glob.startswith("**/", index):
-            parts.append("(?:.*/)?")
-            index += 3
-        elif glob.startswith("**", index):
-            parts.append(".*")
-            index += 2
-        elif glob[index] == "*":
-            parts.append("[^/]*")
-            index += 1
-        elif glob[index] == "?":
-            parts.append("[^/]")
-            index += 1
-        else:
-            parts.append(re.escape(glob[index]))
-            index += 1
-    return re.compile("".join(parts) + r"/?\Z")
-
-
 def path_matches(glob: str, path: str, base_dir: str) -> bool:
     """Whether ``path`` (as a finding holds it) matches ``glob`` relative to ``base_dir``, or as given."""
-    pattern = glob_pattern(glob.replace("\\", "/").removeprefix("./"))
+    pattern = compiled(glob.replace("\\", "/").removeprefix("./"))
     given = path.replace("\\", "/").removeprefix("./")
-    if pattern.match(given):
+    if pattern.matches(given):
         return True
     relative = os.path.relpath(os.path.abspath(path), os.path.abspath(base_dir)).replace("\\", "/")
-    return bool(pattern.match(relative))
+    return pattern.matches(relative)
 
 
 def apply_waivers(result: CheckResult, waivers: Sequence[Waiver], base_dir: str = ".",

@@ -1,0 +1,186 @@
+"""Regression tests for the failure classes a fuzzing campaign found, each from a constructed input:
+huge numbers, absurd clocks, isolation in watch and split, super-linear paths, unbounded findings,
+odd trees and names, output onto input, devices."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from mlcheck import check
+from mlcheck.cli import main
+from mlcheck.model import Severity
+from mlcheck.settings.path_glob import compiled
+from mlcheck.read.record_shape import split_at_markers
+
+from conftest import FIXTURES
+
+EXAMPLE = FIXTURES / "example" / "Acme"
+LOG = EXAMPLE / "results" / "acme-t8" / "resnet" / "result_0.txt"
+BIG = "1" + "0" * 400
+
+
+def _edit(key: str, value: str | None = None, time_ms: str | None = None) -> str:
+    out = []
+    for line in LOG.read_text("utf-8").splitlines(keepends=True):
+        if f'"key": "{key}"' in line:
+            if value is not None:
+                start, end = line.index('"value": ') + 9, line.index(', "metadata"')
+                line = line[:start] + value + line[end:]
+            if time_ms is not None:
+                start = line.index('"time_ms": ') + 11
+                line = line[:start] + time_ms + line[line.index(",", start):]
+        out.append(line)
+    return "".join(out)
+
+
+def _folder(tmp_path: Path, text: str) -> Path:
+    folder = tmp_path / "resnet"
+    folder.mkdir(exist_ok=True)
+    (folder / "result_0.txt").write_text(text, "utf-8")
+    return folder
+
+
+def _line(text: str, key: str) -> int:
+    return next(i for i, row in enumerate(text.splitlines(), 1) if f'"key": "{key}"' in row)
+
+
+def _run_cli(*args: str) -> tuple[int, str, str]:
+    done = CliRunner().invoke(main, list(args), catch_exceptions=False)
+    return done.exit_code, done.stdout, done.stderr
+
+
+@pytest.mark.parametrize("key,value", [("global_batch_size", BIG), ("eval_accuracy", BIG),
+                                       ("lars_opt_weight_decay", BIG), ("global_batch_size", "Infinity"),
+                                       ("global_batch_size", "NaN"), ("global_batch_size", "1.79e308")])
+def test_huge_numbers_are_findings_never_crashes(tmp_path: Path, key: str, value: str) -> None:
+    text = _edit(key, value)
+    folder = _folder(tmp_path, text)
+    result = check([str(folder)])
+    codes = {f.code for f in result.all_findings()}
+    assert "MLC000" not in codes
+    if value == BIG:
+        found = [f for f in result.all_findings() if f.code == "MLC017"]
+        assert found and found[0].line == _line(text, key)  # (one per eval for eval_accuracy)
+        assert {f.severity for f in found} == {Severity.WARNING}
+    for fmt in ("json", "html", "sarif", "junit", "text"):
+        code, _out, err = _run_cli("check", str(folder), "-f", fmt, "--no-progress")
+        assert code in (0, 1) and "Traceback" not in err and "internal error" not in err
+    assert _run_cli("split", str(folder / "result_0.txt"), "-o", str(tmp_path / "out"))[0] in (0, 1)
+    assert _run_cli("watch", str(folder / "result_0.txt"), "--idle-timeout", "1", "--no-progress")[0] in (0, 1)
+
+
+def test_an_integer_time_too_long_for_a_float_is_mlc007(tmp_path: Path) -> None:
+    text = _edit("run_start", time_ms=BIG)
+    result = check([str(_folder(tmp_path, text))])
+    found = [f for f in result.all_findings() if f.code == "MLC007"]
+    assert [f.line for f in found] == [_line(text, "run_start")]
+    assert "more than 308 digits" in found[0].message
+    assert "MLC000" not in {f.code for f in result.all_findings()}
+
+
+def test_a_huge_metadata_number_is_read_as_nan(tmp_path: Path) -> None:
+    text = LOG.read_text("utf-8").replace('"epoch_num": 4}', f'"epoch_num": {BIG}}}')
+    result = check([str(_folder(tmp_path, text))])
+    assert "MLC000" not in {f.code for f in result.all_findings()}
+    assert [f for f in result.all_findings() if f.code == "MLC017"]
+
+
+@pytest.mark.parametrize("clock", ["1e300", "-1e20", "0"])
+def test_an_absurd_clock_on_run_start_leaves_every_rule_running(tmp_path: Path, clock: str) -> None:
+    result = check([str(_folder(tmp_path, _edit("run_start", time_ms=clock)))])
+    (run,) = result.runs
+    assert "MLC000" not in {f.code for f in result.all_findings()}
+    assert run.ruleset == "2.0.0"  # taken from the other records' dates
+    assert [(f.code, f.severity) for f in run.findings if f.code == "MLC405"] == [("MLC405", Severity.ERROR)]
+
+
+def test_watch_and_split_isolate_a_bug_as_check_does(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from mlcheck.read import line_reader
+
+    def broken(*args: object) -> None:
+        raise RuntimeError("injected")
+
+    monkeypatch.setattr(line_reader.LineReader, "_clean_line_event", broken)
+    monkeypatch.setattr(line_reader, "validate_record", broken)
+    log = tmp_path / "job.log"
+    shutil.copy(LOG, log)
+    code, _out, err = _run_cli("split", str(log), "-o", str(tmp_path / "out"))
+    # (nothing could be read, so nothing is written: exit 2, with the bug as a finding)
+    assert code == 2 and "Traceback" not in err and "MLC000" in err
+    code, out, err = _run_cli("watch", str(log), "--idle-timeout", "1", "--no-progress")
+    assert code == 1 and "Traceback" not in err and "MLC000" in err + out
+
+
+def test_waiver_globs_do_not_backtrack() -> None:
+    assert not compiled("*a" * 12 + "b").matches("a" * 5000)
+    assert compiled("Acme/results/**").matches("Acme/results/x/resnet/result_0.txt")
+    assert compiled("Acme/**/result_?.txt").matches("Acme/results/x/resnet/result_0.txt")
+    assert not compiled("Acme/*/result_0.txt").matches("Acme/results/x/result_0.txt")
+    assert compiled("Acme/results/**").matches("Acme/results")
+
+
+def test_glued_records_are_split_in_one_pass() -> None:
+    record = ':::MLLOG {"key": "a", "value": ":::MLLOG quoted", "time_ms": 1, "metadata": {}}'
+    parts = split_at_markers("tag " + record * 20000)
+    assert len(parts) == 20001 and parts[1].endswith("{}}") and ":::MLLOG quoted" in parts[1]
+
+
+def test_findings_of_one_code_are_capped_with_a_count(tmp_path: Path) -> None:
+    log = tmp_path / "job.log"
+    log.write_text(":::MLLOG {bad" * 20000 + "\n", "utf-8")
+    found = [f for f in check([str(log)]).all_findings() if f.code == "MLC003"]
+    assert len(found) == 101
+    assert any("and 19,900 more MLC003 findings" in f.message for f in found)
+
+
+def test_a_file_name_that_is_not_utf8_renders_in_sarif(tmp_path: Path) -> None:
+    package = tmp_path / "Acme"
+    shutil.copytree(EXAMPLE, package)
+    folder = package / "results" / "acme-t8" / "resnet"
+    os.rename(folder / "result_4.txt", os.fsencode(folder) + b"/run_\xff.txt")
+    code, out, err = _run_cli("check", str(package), "-f", "sarif", "--no-progress")
+    assert code in (0, 1) and "Traceback" not in err
+    assert "run_%FF.txt" in out and json.loads(out)["version"] == "2.1.0"
+
+
+def test_a_config_nested_too_deeply_is_a_finding(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    package = tmp_path / "Acme"
+    shutil.copytree(EXAMPLE, package)
+    (tmp_path / ".mlcheck.toml").write_text("x = " + "[" * 3000 + "]" * 3000 + "\n", "utf-8")
+    monkeypatch.chdir(tmp_path)
+    code, out, err = _run_cli("check", "Acme", "--no-progress")
+    assert code == 1 and "Traceback" not in err and "MLC041" in out and "too deeply" in out
+
+
+def test_an_output_hard_linked_to_an_input_is_refused(tmp_path: Path) -> None:
+    package = tmp_path / "Acme"
+    shutil.copytree(EXAMPLE, package)
+    log = package / "results" / "acme-t8" / "resnet" / "result_0.txt"
+    os.link(log, tmp_path / "report.json")
+    before = log.read_bytes()
+    code, _out, err = _run_cli("check", str(package), "-o", f"json:{tmp_path / 'report.json'}")
+    assert code == 2 and "never overwrites its input" in err
+    assert log.read_bytes() == before
+
+
+@pytest.mark.skipif(not os.path.exists("/dev/zero"), reason="no /dev/zero on this system")
+def test_a_named_device_is_skipped_not_read_forever() -> None:
+    result = check(["/dev/zero"])
+    assert [(f.code, f.path) for f in result.findings] == [("MLC015", "/dev/zero")]
+
+
+def test_a_path_behind_a_folder_without_permission_says_so(monkeypatch: pytest.MonkeyPatch) -> None:
+    from mlcheck.package import discover
+
+    def denied(path: object, *args: object, **kwargs: object) -> os.stat_result:
+        raise PermissionError(13, "Permission denied")
+
+    monkeypatch.setattr(discover.os, "stat", denied)
+    with pytest.raises(discover.DiscoveryError, match="permission denied"):
+        discover.discover_all(["locked/result_0.txt"])
