@@ -90,6 +90,8 @@ class RcpResult:
     margin_pct: float | None = None
     normalization_factor: float | None = None
     source: str | None = None
+    reference_precision: str | None = None
+    """The numerical precision the reference runs used (RCP records of 5.1 and later)."""
 
 
 @dataclass(frozen=True)
