@@ -19,8 +19,22 @@ from typing import Any, Callable, Mapping, Sequence
 
 import jsonschema
 
+from mlcheck.facts.formulas import Scope, StateDef, formula_holds, render_formula
+
 Values = Callable[[str], Any]
 """Looks up the first value a run logs for a key (used by ``only_when`` conditions)."""
+
+
+@dataclass(frozen=True)
+class Cadence:
+    """An evaluation grid (6.1 Qwen3.5 GRPO): each record's ``field`` must be the next point of
+    ``start``, ``start + step``, ... (expressions of :mod:`mlcheck.facts.formulas`); a point is
+    used up only by a record that lands on it, as the checker's POST code advances it."""
+
+    field: str
+    start: Any
+    step: Any
+    text: str
 
 
 @dataclass(frozen=True)
@@ -34,7 +48,16 @@ class Entry:
     check: Mapping[str, Any] | None = None
     metadata: tuple[str, ...] = ()
     metadata_check: Mapping[str, Mapping[str, Any]] | None = None
-    after: str | None = None
+    after: tuple[str, ...] = ()
+    min_count: int = 1
+    """``AT_LEAST``: how many occurrences at least (the checker's ``AT_LEAST(n)``)."""
+    first_check: Mapping[str, Any] | None = None
+    """Checked on the first occurrence only (the checker's ``FIRST_CHECK``, 6.1)."""
+    metadata_one_of: tuple[str, ...] = ()
+    """At least one of these metadata fields (``('epoch_num' in m) | ('samples_count' in m)``)."""
+    metadata_requires: Mapping[str, tuple[str, ...]] | None = None
+    """When the first field is present, the others are required (``A in m if B in m else True``)."""
+    cadence: Cadence | None = None
 
 
 @dataclass(frozen=True)
@@ -73,6 +96,17 @@ class BenchmarkConstraints:
     per_optimizer: Mapping[str, tuple[Entry, ...]] | None = None
     weight_init: WeightInit | None = None
     rules_text: tuple[RulesTextCheck, ...] = ()
+    overrides: tuple[Entry, ...] = ()
+    """The benchmark file's own entries for keys of ``common`` (``eval_accuracy`` with the metadata
+    it must carry): they replace the common ones and are reported as log structure (MLC1xx)."""
+    states: tuple[StateDef, ...] = ()
+    open_source: str = ""
+    open_keys: tuple[Entry, ...] = ()
+    """What ``open_<benchmark>.yaml`` requires of an open-division run (from 3.0 some hold
+    hyper-parameters: GPT-3, Llama 3.1 405B, DeepSeek-V3, ...)."""
+    open_overrides: tuple[Entry, ...] = ()
+    open_unavailable: str | None = None
+    """Why the checker fails every open-division log of the benchmark (it is not listed, or has no file)."""
 
 
 @dataclass(frozen=True)
@@ -88,11 +122,21 @@ class Constraints:
     benchmarks: Mapping[str, BenchmarkConstraints]
 
 
+def _entry(e: Mapping[str, Any]) -> Entry:
+    after = e.get("after", ())
+    cadence = e.get("cadence")
+    return Entry(key=e["key"], source=e["source"], req=e.get("req"), alternatives=tuple(e.get("or", ())),
+                 check=e.get("check"), metadata=tuple(e.get("metadata", ())), metadata_check=e.get("metadata_check"),
+                 after=(after,) if isinstance(after, str) else tuple(after), min_count=e.get("min_count", 1),
+                 first_check=e.get("first_check"), metadata_one_of=tuple(e.get("metadata_one_of", ())),
+                 metadata_requires={k: tuple(v) for k, v in e["metadata_requires"].items()}
+                 if "metadata_requires" in e else None,
+                 cadence=None if cadence is None else Cadence(cadence["field"], cadence["start"], cadence["step"],
+                                                              cadence["text"]))
+
+
 def _entries(raw: Sequence[Mapping[str, Any]]) -> tuple[Entry, ...]:
-    return tuple(Entry(key=e["key"], source=e["source"], req=e.get("req"),
-                       alternatives=tuple(e.get("or", ())), check=e.get("check"),
-                       metadata=tuple(e.get("metadata", ())), metadata_check=e.get("metadata_check"),
-                       after=e.get("after")) for e in raw)
+    return tuple(_entry(e) for e in raw)
 
 
 def _benchmark(name: str, raw: Mapping[str, Any]) -> BenchmarkConstraints:
@@ -106,7 +150,12 @@ def _benchmark(name: str, raw: Mapping[str, Any]) -> BenchmarkConstraints:
         weight_init=None if init is None else WeightInit(init["record"], init["tensors_from"], init["source"],
                                                          init.get("latest_differs")),
         rules_text=tuple(RulesTextCheck(r["key"], r["check"], r["severity"], r["section"], r.get("optimizer"),
-                                        r.get("applies_when")) for r in raw.get("rules_text", ())))
+                                        r.get("applies_when")) for r in raw.get("rules_text", ())),
+        overrides=_entries(raw.get("overrides", ())),
+        states=tuple(StateDef(d["name"], d["set_by"], d["value"], d["source"]) for d in raw.get("states", ())),
+        open_source=raw.get("open", {}).get("source", ""), open_keys=_entries(raw.get("open", {}).get("keys", ())),
+        open_overrides=_entries(raw.get("open", {}).get("overrides", ())),
+        open_unavailable=raw.get("open", {}).get("unavailable"))
 
 
 @lru_cache(maxsize=None)
@@ -168,15 +217,23 @@ def _number(value: Any) -> float | None:
     return float(value)
 
 
-def holds(check: Mapping[str, Any], value: Any, values: Values) -> bool:
-    """Whether ``value`` satisfies every part of ``check`` (a wrong type never satisfies a numeric part)."""
+def holds(check: Mapping[str, Any], value: Any, values: Values, scope: Scope | None = None) -> bool:
+    """Whether ``value`` satisfies every part of ``check`` (a wrong type never satisfies a numeric
+    part). A ``formula`` part reads ``scope`` (the record and the states set before it) and raises
+    :class:`~mlcheck.facts.formulas.StateUnset` when a state it needs is not set yet."""
     condition = check.get("only_when")
     if condition is not None and not holds(condition["check"], values(condition["key"]), values):
         return False
     for kind, expected in check.items():
         if kind in ("only_when", "text"):
             continue
-        if not _PARTS[kind](expected, value, values):
+        if kind == "formula":
+            if not formula_holds(expected, scope if scope is not None else Scope(value)):
+                return False
+        elif kind == "any_of":
+            if not any(holds(o, value, values, scope) for o in expected):
+                return False
+        elif not _PARTS[kind](expected, value, values):
             return False
     return True
 
@@ -237,7 +294,9 @@ _PARTS: Mapping[str, Callable[[Any, Any, Values], bool]] = {
     "integer": lambda _flag, value, _v: isinstance(value, int),
     "length": _length,
     "element": _element,
-    "any_of": lambda options, value, values: any(holds(o, value, values) for o in options),
+    "whole_number": lambda _flag, value, _v: (_number(value) is not None and math.isfinite(float(value))
+                                               and is_integer(float(value))),
+    "has_fields": lambda fields, value, _v: isinstance(value, Mapping) and all(f in value for f in fields),
 }
 
 
@@ -294,4 +353,10 @@ def _describe_part(kind: str, expected: Any) -> str:
         return f"element {expected['index']} {describe(expected['check'])}"
     if kind == "any_of":
         return " or ".join(describe(o) for o in expected)
+    if kind == "whole_number":
+        return "a whole number"
+    if kind == "has_fields":
+        return "a record with " + ", ".join(expected)
+    if kind == "formula":
+        return render_formula(expected)
     return kind

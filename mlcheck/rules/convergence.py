@@ -37,6 +37,7 @@ from typing import Iterator
 from mlcheck.model import Evaluation, Finding, Severity
 from mlcheck.rule import Rule, RunContext
 from mlcheck.facts.rulesets import Target
+from mlcheck.rules.eval_records import target_for, unmergeable
 
 TARGET_NOT_REACHED = Rule("MLC301", "target-not-reached", Severity.ERROR,
                           "no eval reaches the round's quality target", official=True)
@@ -75,15 +76,24 @@ def best_eval(evals: tuple[Evaluation, ...], target: Target) -> Evaluation | Non
 
 
 def describe_eval(evaluation: Evaluation) -> str:
-    """``0.7585 at epoch 38 (line 137)``."""
+    """``0.7585 at epoch 38 (line 137)``; ``FID 85.3, CLIP 0.161 at step 1000 (line 90)``."""
     where = ""
     if evaluation.epoch_num is not None:
         epoch = evaluation.epoch_num  # BERT logs training samples here: show them readably
         where = f" at epoch {epoch:g}" if epoch < 10000 else f" at epoch_num {epoch:,.0f}"
     elif evaluation.samples_count is not None:
         where = f" at {evaluation.samples_count:,.0f} samples"
-    value = f"{evaluation.value:.4g}" if isinstance(evaluation.value, float) else repr(evaluation.value)
-    return f"{value}{where} (line {evaluation.line})"
+    elif evaluation.step_num is not None:
+        where = f" at step {evaluation.step_num:,.0f}"
+    value = evaluation.value
+    if isinstance(value, float):
+        shown = f"{value:.4g}"
+    elif isinstance(value, dict):
+        shown = ", ".join(f"{k} {v:.4g}" if isinstance(v, float) else f"{k} {v!r}" for k, v in value.items()
+                          if k not in ("step_num", "samples_count"))
+    else:
+        shown = repr(value)
+    return f"{shown}{where} (line {evaluation.line})"
 
 
 def check(ctx: RunContext) -> Iterator[Finding]:
@@ -95,7 +105,14 @@ def check(ctx: RunContext) -> Iterator[Finding]:
         yield ctx.at(RUN_ABORTED, stop.line, "run_stop status is 'aborted'; the run counts as non-converged")
     if facts is None:
         return
-    target = facts.target
+    target = target_for(facts, run.division)
+    if target.aggregate is not None:
+        for event in unmergeable(run, target.aggregate):
+            yield ctx.at(EVAL_VALUE_INVALID, event.line,
+                         f"{target.metric} names its {target.aggregate.name_from} "
+                         f"{event.metadata[target.aggregate.name_from]!r} but has no {target.aggregate.by} in its "
+                         f"metadata: the checker merges the records of one {target.aggregate.by} into "
+                         f"{target.aggregate.into} and crashes on this one ({target.aggregate.source})")
     for evaluation in run.evaluations:
         if target.reached_by(evaluation.value) is None and _not_a_number(evaluation.value):
             yield ctx.at(EVAL_VALUE_INVALID, evaluation.line,
@@ -106,6 +123,14 @@ def check(ctx: RunContext) -> Iterator[Finding]:
             yield ctx.at(EVAL_VALUE_INVALID, evaluation.line,
                          f"eval_accuracy value {evaluation.value!r} cannot be compared with the target "
                          f"({target.text})")
+    if not ctx.closed and facts.open_target is not None:
+        if run.evaluations and first_reaching(run.evaluations, target) is None:
+            last = run.evaluations[-1]
+            yield ctx.at(OPEN_EVAL_NOT_BELOW_ONE, last.line,
+                         f"none of the {len(run.evaluations)} {_records(target)} meets {target.text} (last: "
+                         f"{describe_eval(last)}); the open division of this round requires at least one "
+                         f"(open_{facts.name}.yaml)")
+        return
     if not ctx.closed and run.evaluations and not any(_below_one(e.value, target)
                                                       for e in run.evaluations):
         last = run.evaluations[-1]
@@ -131,6 +156,10 @@ def check(ctx: RunContext) -> Iterator[Finding]:
                      "(training_rules §Quality measure)")
 
 
+def _records(target: Target) -> str:
+    return f"{target.aggregate.into} records" if target.aggregate else f"{target.metric} values"
+
+
 def _not_a_number(value: object) -> bool:
     return isinstance(value, float) and math.isnan(value)
 
@@ -151,9 +180,14 @@ def _not_reached(ctx: RunContext, target: Target) -> Finding:
     best = best_eval(run.evaluations, target)
     line = run.run_stop.line if run.run_stop is not None else run.last_line
     claim = " although run_stop claims success" if run.status == "success" else ""
+    comparable = [e for e in run.evaluations if target.reached_by(e.value) is not None]
+    if best is None and comparable:  # evals of several fields (Mask R-CNN, Stable Diffusion)
+        return ctx.at(TARGET_NOT_REACHED, line,
+                      f"target {target.text} not reached: last of {len(comparable)} {_records(target)} "
+                      f"{describe_eval(comparable[-1])}{claim}")
     if best is None:
         return ctx.at(TARGET_NOT_REACHED, line,
-                      f"target {target.text} not reached: the run logs no comparable eval_accuracy{claim}")
+                      f"target {target.text} not reached: the run logs no comparable {_records(target)}{claim}")
     hint = ""
     fractions = all(c.value <= 1.0 for c in target.conditions)
     if fractions and isinstance(best.value, (int, float)) and not isinstance(best.value, bool):

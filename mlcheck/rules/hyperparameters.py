@@ -27,6 +27,7 @@ from typing import Iterator
 from mlcheck.facts.constraints import BenchmarkConstraints, Entry, RulesTextCheck, describe, holds, load_constraints, show
 from mlcheck.model import Finding, Severity
 from mlcheck.rule import Rule, RunContext
+from mlcheck.rules.checker_state import EMPTY, replay
 from mlcheck.rules.key_checks import EntryCodes, evaluate
 from mlcheck.rules.required_keys import KEY_OUT_OF_ORDER, KEY_REPEATED, KEY_VALUES_CONFLICT, METADATA_MISSING
 
@@ -39,24 +40,40 @@ OPTIMIZER_NOT_ALLOWED = Rule("MLC203", "closed-optimizer-not-allowed", Severity.
 RULES_TEXT_CONSTRAINT = Rule("MLC204", "closed-rules-text-constraint", Severity.WARNING,
                              "a hyper-parameter breaks the rules text, which the checker does not enforce")
 
-RULES = (HYPERPARAMETER_MISSING, HYPERPARAMETER_INVALID, OPTIMIZER_NOT_ALLOWED, RULES_TEXT_CONSTRAINT)
+OPEN_KEY_MISSING = Rule("MLC207", "open-benchmark-key-missing", Severity.ERROR,
+                        "a key the open benchmark's rules require is not logged", official=True)
+OPEN_KEY_INVALID = Rule("MLC208", "open-benchmark-key-invalid", Severity.ERROR,
+                        "a value breaks a check of the open benchmark's rules", official=True)
+
+RULES = (HYPERPARAMETER_MISSING, HYPERPARAMETER_INVALID, OPTIMIZER_NOT_ALLOWED, RULES_TEXT_CONSTRAINT,
+         OPEN_KEY_MISSING, OPEN_KEY_INVALID)
 
 _CODES = EntryCodes(missing=HYPERPARAMETER_MISSING, invalid=HYPERPARAMETER_INVALID, conflict=KEY_VALUES_CONFLICT,
                     repeated=KEY_REPEATED, metadata=METADATA_MISSING, order=KEY_OUT_OF_ORDER)
+_OPEN_CODES = EntryCodes(missing=OPEN_KEY_MISSING, invalid=OPEN_KEY_INVALID, conflict=KEY_VALUES_CONFLICT,
+                         repeated=KEY_REPEATED, metadata=METADATA_MISSING, order=KEY_OUT_OF_ORDER)
 
 
 def check(ctx: RunContext) -> Iterator[Finding]:
-    """Findings about the closed hyper-parameters of the run's benchmark."""
+    """Findings about the closed hyper-parameters of the run's benchmark (and what the open
+    benchmark file requires of an open-division run)."""
     run = ctx.run
-    if run.division != "closed":
+    if run.division not in ("closed", "open"):
         return
     bench = load_constraints(ctx.ruleset.version).benchmarks.get(run.benchmark or "")
     if bench is None:
         return
     marker = run.first("submission_benchmark")
     anchor = marker.line if marker is not None else run.first_line
+    states = replay(run, bench.states) if bench.states else EMPTY
+    if run.division == "open":
+        if bench.open_unavailable is not None:
+            yield ctx.at(OPEN_KEY_INVALID, anchor, f"an open-division {bench.title} log cannot pass the "
+                         f"{ctx.ruleset.round} checker: {bench.open_unavailable} ({bench.open_source})")
+        yield from evaluate(ctx, bench.open_keys, _OPEN_CODES, f"open {bench.title}", anchor, states)
+        return
     scope = f"closed {bench.title}"
-    yield from evaluate(ctx, bench.keys, _CODES, scope, anchor)
+    yield from evaluate(ctx, bench.keys, _CODES, scope, anchor, states)
     yield from _optimizer(ctx, bench, scope, anchor)
     optimizer = run.value_of(bench.optimizer_key) if bench.optimizer_key else None
     if isinstance(optimizer, str) and bench.per_optimizer and optimizer in bench.per_optimizer:

@@ -36,6 +36,7 @@ from typing import Iterator
 from mlcheck.facts.constraints import load_constraints
 from mlcheck.model import Finding, Severity
 from mlcheck.rule import Rule, RunContext
+from mlcheck.rules.checker_state import EMPTY, replay
 from mlcheck.rules.key_checks import EntryCodes, evaluate, merged
 
 REQUIRED_KEY_MISSING = Rule("MLC105", "required-key-missing", Severity.ERROR,
@@ -78,10 +79,17 @@ def check(ctx: RunContext) -> Iterator[Finding]:
     elif division == "open":
         groups.append(data.open_common)
         scope = "the open division"
+    bench = data.benchmarks.get(run.benchmark or "") if division in ("closed", "open") else None
+    states = EMPTY
+    if bench is not None:
+        # The benchmark file's entries for common keys replace them (reported here); its own
+        # hyper-parameter entries replace them too, and are reported as MLC2xx.
+        closed = division == "closed"
+        groups.append(bench.overrides if closed else bench.open_overrides)
+        own = {e.key for e in (bench.keys if closed else bench.open_keys)}
+        states = replay(run, bench.states) if bench.states else EMPTY
     entries = merged(*groups)
-    bench = data.benchmarks.get(run.benchmark or "") if division == "closed" else None
-    if bench is not None:  # the benchmark's own entries replace these (reported as MLC2xx)
-        own = {e.key for e in bench.keys}
+    if bench is not None:
         entries = [e for e in entries if e.key not in own]
     # MLC011 (unknown-benchmark) already reports a missing or unknown submission_benchmark.
     entries = [replace(e, check=None) if e.key == "submission_benchmark" else e for e in entries
@@ -89,7 +97,7 @@ def check(ctx: RunContext) -> Iterator[Finding]:
     submission = [e for e in entries if e.key.startswith("submission_")]
     others = [e for e in entries if not e.key.startswith("submission_")]
     yield from evaluate(ctx, submission, _SUBMISSION_CODES, scope, run.first_line)
-    yield from evaluate(ctx, others, _CODES, scope, run.first_line)
+    yield from evaluate(ctx, others, _CODES, scope, run.first_line, states)
     if data.division_sets_init_limit:
         yield from _division_late(ctx)
 
