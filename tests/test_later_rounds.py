@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import datetime as dt
 import json
+import math
 import os
 from collections import Counter, defaultdict
 from pathlib import Path
@@ -101,11 +102,68 @@ def test_no_accepted_file_fails_mlchecks_own_verdict(judged: Judged) -> None:
 
 
 # --- Folder scores of 3.0-5.1 --------------------------------------------------------------------
-# The RCP/package engineer adds here the test that every benchmark folder of ``judged`` scores the
-# olympic (or median) time-to-train of the oracle's accepted runs, times the round's RCP
-# normalisation factor, within 0.005 min, or is invalid for the official reason (as
-# tests/test_other_submitters.py::test_every_folder_scores_as_the_official_tools does for 1.0-2.1).
-# -------------------------------------------------------------------------------------------------
+
+KNOWN_SCORE_DIFFERENCES: dict[str, str] = {
+    "training-3.1/Azure+NVIDIA/results/ND_H100_v5_n1344_pytorch/gpt3": (
+        "MLC517: result_2.txt logs submission_org 'SUBMISSION_ORG_PLACEHOLDER', submission_platform "
+        "'1344xSUBMISSION_PLATFORM_PLACEHOLDER' and submission_status 'onprem' where the other two runs log "
+        "'Azure+NVIDIA', '1344xND_H100_v5' and 'cloud'; mlcheck holds the runs of a folder to one submission "
+        "(training_rules.adoc §Benchmark Results), no official tool compares them, so the official median "
+        "4.01 min stands and mlcheck's score is not valid"),
+}
+"""folder -> why its score is not the official one (the official score and verdict are known)."""
+
+_RCP_REASONS = frozenset({"MLC530", "MLC531", "MLC532"})
+
+
+def _olympic(times: list[float | None], benchmark: str) -> float | None:
+    """The summarizer's olympic mean (the median of 3 runs): a failed file counts as the slowest."""
+    k = 4 if benchmark == "unet3d" else 1
+    if sum(t is None for t in times) > k or len(times) <= 2 * k:
+        return None
+    kept = sorted(math.inf if t is None else t for t in times)[k:len(times) - k]
+    return None if math.inf in kept else sum(kept) / len(kept)
+
+
+def test_every_folder_scores_as_the_official_tools(judged: Judged) -> None:
+    """The score of every benchmark folder of 3.0-5.1 is the olympic mean (median of 3) of the
+    minutes of the files the record checker accepted, times the factor the round's RCP checker
+    gave (computed by the installed rcp_checker on the round's record RCP data,
+    tools/record_rcp.py: independent of mlcheck), within 0.005 min; where that RCP test fails the
+    folder carries the official reason (MLC530-MLC532) and the committee's scaling.json counts.
+    mlcheck's RCP verdict and factor are the record checker's on every closed folder."""
+    from tool_scripts import load_tool
+
+    record_rcp = load_tool("record_rcp")
+    rows, _, benches = judged
+    folders: dict[str, list[dict[str, Any]]] = defaultdict(list)
+    for row in rows:
+        folders[os.path.dirname(row["path"])].append(row)
+    wrong, rcp_wrong, normalised = {}, {}, 0
+    for folder, members in sorted(folders.items()):
+        bench, first = benches[folder], members[0]
+        factor, record = record_rcp.published_factor(OTHERS / folder, first["ruleset"], first["benchmark"],
+                                                     first["division"], RECORD_RULES)
+        times = [r["time_to_train_min"] if r["record_verdict"] == "pass" else None for r in members]
+        want = _olympic(times, first["benchmark"])
+        if want is not None and factor is not None:
+            want *= factor
+            normalised += 1
+        got = bench.score.score_min if bench.score.valid else None
+        if (want is None) != (got is None) or (want is not None and got is not None and abs(want - got) > 0.005):
+            wrong[folder] = (want, got, bench.score.reason)
+        if record is not None:
+            mine = bench.rcp
+            passed = mine is not None and mine.verdict == "pass"
+            same_factor = not record[0] or (mine is not None and abs((mine.normalization_factor or 1.0) - record[2]) < 1e-9)
+            reason = record[0] or any(f.code in _RCP_REASONS for f in bench.findings)
+            if passed != record[0] or not same_factor or not reason:
+                rcp_wrong[folder] = (record, mine.verdict if mine else None, mine.normalization_factor if mine else None)
+    print(f"{len(folders) - len(wrong)} of {len(folders)} benchmark folders score as the official tools "
+          f"({normalised} scaled); {len(KNOWN_SCORE_DIFFERENCES)} known differences")
+    assert rcp_wrong == {}
+    assert {f: v for f, v in wrong.items() if f not in KNOWN_SCORE_DIFFERENCES} == {}
+    assert sorted(wrong) == sorted(KNOWN_SCORE_DIFFERENCES)
 
 
 def _record_keys(version: str, name: str) -> dict[str, str] | None:
