@@ -420,3 +420,42 @@ def test_round_package_facts() -> None:
     assert package_policy("1.1.0").top_level_options == ()
     for version in LATER:
         assert dataclasses.asdict(package_policy(version))["source"]
+
+
+# --- scaling.json and the RCP factor ----------------------------------------------------------------
+
+def test_the_rcp_factor_replaces_scaling_json_as_the_package_checker_writes_it() -> None:
+    from mlcheck.results import RcpResult
+    from mlcheck.score.scaling import published_scaling
+
+    passed = RcpResult("pass", "", reference_mean=10.0, normalization_factor=1.05)
+    at_one = RcpResult("pass", "", reference_mean=10.0, normalization_factor=1.0)
+    failed = RcpResult("fail", "", reference_mean=10.0)
+    assert published_scaling(None, passed, True, False) == published_scaling(None, passed, True, True)
+    assert published_scaling(None, passed, True, False).rcp == 1.05
+    replaced = published_scaling(1.2, passed, True, False)
+    assert (replaced.committee, replaced.rcp) == (None, 1.05) and "overwrites" in (replaced.note or "")
+    same = published_scaling(1.05, passed, True, False)
+    assert (same.committee, same.rcp, same.note) == (1.05, None, None)
+    kept = published_scaling(1.2, at_one, True, False)  # up to 5.0 a factor of 1 writes nothing
+    assert (kept.committee, kept.rcp, kept.note) == (1.2, None, None)
+    deleted = published_scaling(1.2, at_one, True, True)  # 5.1+: deleted before the evaluation
+    assert (deleted.committee, deleted.rcp) == (None, None) and "deletes" in (deleted.note or "")
+    assert published_scaling(1.2, failed, True, True).committee is None  # a failing evaluation deletes it too
+    assert published_scaling(1.2, failed, True, False).committee == 1.2
+    assert published_scaling(1.2, passed, False, False).committee == 1.2  # 2.0: committee only
+    assert published_scaling(1.2, None, True, True).committee == 1.2  # no RCP test (open division)
+
+
+def test_a_stale_scaling_json_is_replaced_by_the_rcp_factor(tmp_path: Path) -> None:
+    source = SHARED / "other-submitters" / "training-5.0" / "AMD" / "results" / "MI325X_EPYC_9575F_pytorch" / "llama2_70b_lora"
+    if not source.is_dir():
+        pytest.skip("../shared/other-submitters is not present")
+    folder = tmp_path / "llama2_70b_lora"
+    shutil.copytree(source, folder)
+    (want,) = check([str(folder)]).benchmarks
+    assert want.rcp is not None and want.rcp.normalization_factor == pytest.approx(1.0511463844797178)
+    (folder / "scaling.json").write_text('{"scaling_factor": 1.5}')
+    (got,) = check([str(folder)]).benchmarks
+    assert got.score.score_min == pytest.approx(want.score.score_min)
+    assert any("overwrites it with the RCP normalisation factor" in f.message for f in got.findings)

@@ -26,6 +26,8 @@ from mlcheck.rules.internal import crash_finding
 from mlcheck.rules.package_runs import check_runs, non_compliant, non_compliant_findings
 from mlcheck.rules.rcp_check import rcp_findings
 from mlcheck.score.rcp import rcp_for_runs
+from mlcheck.score.rcp.policy import round_policy
+from mlcheck.score.scaling import published_scaling
 from mlcheck.score.scoring import folder_score
 
 
@@ -136,12 +138,17 @@ def _score_group(key: tuple[str, str, str, str], members: list[RunResult],
         # The RCP test and the cross-run checks need the whole folder, like the run count.
         if whole_folder:
             rcp = rcp_for_runs(benchmark, division, first.ruleset, runs, facts.result_files)
-        normalise = ruleset is not None and ruleset.normalise_to_rcp and factor is None
+        policy = round_policy(first.ruleset) if first.ruleset else None
+        scaling = published_scaling(factor, rcp, ruleset is not None and ruleset.normalise_to_rcp,
+                                    policy is not None and policy.resets_scaling_json)
+        if scaling.note:  # the official tools replace or delete the folder's scaling.json
+            findings = [f for f in findings if f.code != package_rules.SCALING_APPLIED.code]
+            findings.append(package_rules.SCALING_APPLIED.at(scaling_path, None, scaling.note))
+        normalise = scaling.rcp is not None
         times = [r.time_to_train_min if r.converged else None for r in members]
         # A file named alone is one run, not a folder: its own findings judge it, not MLC521.
         judged = [not non_compliant(r) if whole_folder else True for r in members]
-        score, official = folder_score(times, judged, facts, factor,
-                                       rcp.normalization_factor if normalise and rcp else None,
+        score, official = folder_score(times, judged, facts, scaling.committee, scaling.rcp,
                                        [r.official_verdict == "pass" or not whole_folder for r in members])
         if whole_folder:  # (a file named alone: its own findings say it all)
             findings.extend(non_compliant_findings(folder, [r for r in members if non_compliant(r)],

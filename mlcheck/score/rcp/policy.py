@@ -73,6 +73,8 @@ class RoundPolicy:
     units: Mapping[str, str] = field(default_factory=dict)
     min_mean_offset: Mapping[str, float] = field(default_factory=dict)
     record_precision: bool = False
+    resets_scaling_json: bool = False
+    """The checker deletes an existing scaling.json before it evaluates a reference (5.1+)."""
 
     def convergence_of(self, benchmark: str) -> ConvergenceRule:
         """The convergence rule of a benchmark (the last eval's ``epoch_num`` unless the round says)."""
@@ -120,4 +122,5 @@ def round_policy(ruleset: str) -> RoundPolicy | None:
                        convergence={name: _convergence(raw) for name, raw in data.get("convergence", {}).items()},
                        units=dict(data.get("units", {})),
                        min_mean_offset={k: float(v) for k, v in data.get("min_mean_offset", {}).items()},
-                       record_precision=bool(data.get("record_precision", False)))
+                       record_precision=bool(data.get("record_precision", False)),
+                       resets_scaling_json=bool(data.get("resets_scaling_json", False)))
