@@ -154,13 +154,16 @@ def installed_verdict(path: Path, ruleset: str) -> str:
     return "pass" if valid else "fail"
 
 
-@pytest.mark.parametrize("ruleset", ["6.0.0", "6.1.0"])
-def test_official_verdict_matches_the_installed_checker(cases: tuple[Path, list[Case]], ruleset: str,
+@pytest.mark.parametrize("ruleset,every", [("6.0.0", 1), ("6.1.0", 1), ("3.0.0", 4), ("3.1.0", 4), ("4.0.0", 4),
+                                           ("4.1.0", 4), ("5.0.0", 4), ("5.1.0", 4)])
+def test_official_verdict_matches_the_installed_checker(cases: tuple[Path, list[Case]], ruleset: str, every: int,
                                                         monkeypatch: pytest.MonkeyPatch) -> None:
+    """Every 6.0 and 6.1 case; a quarter of the others (the rule files of 3.0-5.1 in 4.1.68 are
+    byte-identical to the records': the same verdicts, under a newer engine)."""
     monkeypatch.setattr(mlp_compliance, "yaml", _CachedYaml(mlp_compliance.yaml))
     out, manifest = cases
     unexplained, documented = [], 0
-    for case in (c for c in manifest if c["ruleset"] == ruleset):
+    for case in [c for c in manifest if c["ruleset"] == ruleset][::every]:
         ours = check([str(out / case["path"])], ruleset=ruleset).runs[0].official_verdict
         theirs = installed_verdict(out / case["path"], ruleset)
         reason = next((r for matches, r in KNOWN_DIFFERENCES if matches(case)), None)
