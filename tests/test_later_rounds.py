@@ -25,6 +25,7 @@ from mlcheck.facts.rulesets import SUPPORTED_RULESETS, load_ruleset
 from mlcheck.results import BenchmarkResult, RunResult
 
 from conftest import SHARED
+from tool_scripts import load_tool
 
 OTHERS = SHARED / "other-submitters"
 ORACLE = SHARED / "oracle" / "other-submitters.jsonl"
@@ -208,6 +209,16 @@ def test_round_data_holds_every_key_of_the_record_rule_files(version: str) -> No
         if file_name == "common.yaml":  # run_start/run_stop: MLC101-MLC104
             record = {k: v for k, v in record.items() if k not in ("run_start", "run_stop")}
         assert mine == record, file_name
+
+
+def test_round_data_is_the_transcription_of_the_record_rule_files() -> None:
+    """The data files of 3.0-6.1 are what tools/transcribe_record_rules.py makes of the record rule
+    files: a fact is changed there (or in the rule files), never by hand."""
+    if not RECORD_RULES.is_dir():
+        pytest.skip("../shared/reference/record-rules is not present")
+    pytest.importorskip("yaml")
+    tool = load_tool("transcribe_record_rules")
+    assert tool.main(["--reference", str(RECORD_RULES), "--check"]) == 0
 
 
 @pytest.mark.parametrize("version", LATER)
