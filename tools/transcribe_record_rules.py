@@ -313,6 +313,10 @@ def entry_of(name, record, source, states, needs_after):
     if "PRE" in record:
         raise SystemExit(f"PRE in {source}")
     entry["source"] = source
+    if name == "aggregated_eval_accuracy":
+        fields = entry["check"]["has_fields"]
+        entry["check"]["text"] = (f"{', '.join(fields[:-1])} and {fields[-1]}: the FID and CLIP eval_accuracy "
+                                  f"records of one {fields[-1]}, merged as the checker does")
     if entry.get("check") == {"not_equal": ""}:
         entry["check"]["text"] = "a non-empty name" if name in ("submission_org", "submission_platform") else "a non-empty value"
     return entry

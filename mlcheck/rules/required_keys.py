@@ -101,11 +101,13 @@ def check(ctx: RunContext) -> Iterator[Finding]:
         scope = "the open division"
     bench = data.benchmarks.get(run.benchmark or "") if division in ("closed", "open") else None
     states = EMPTY
+    overrides: frozenset[int] = frozenset()
     if bench is not None:
-        # The benchmark file's entries for common keys replace them (reported here); its own
-        # hyper-parameter entries replace them too, and are reported as MLC2xx.
+        # The benchmark file's entries for common keys replace them (reported here, in its name);
+        # its own hyper-parameter entries replace them too, and are reported as MLC2xx.
         closed = division == "closed"
         groups.append(bench.overrides if closed else bench.open_overrides)
+        overrides = frozenset(id(e) for e in groups[-1])
         own = {e.key for e in (bench.keys if closed else bench.open_keys)}
         states = replay(run, bench.states) if bench.states else EMPTY
     entries = merged(*groups)
@@ -117,7 +119,10 @@ def check(ctx: RunContext) -> Iterator[Finding]:
     submission = [e for e in entries if e.key.startswith("submission_")]
     others = [e for e in entries if not e.key.startswith("submission_")]
     yield from evaluate(ctx, submission, _SUBMISSION_CODES, scope, run.first_line)
-    yield from evaluate(ctx, others, _CODES, scope, run.first_line, states)
+    yield from evaluate(ctx, [e for e in others if id(e) not in overrides], _CODES, scope, run.first_line, states)
+    if bench is not None and overrides:
+        yield from evaluate(ctx, [e for e in others if id(e) in overrides], _CODES, f"{division} {bench.title}",
+                            run.first_line, states)
     if data.division_sets_init_limit:
         yield from _division_late(ctx)
 
