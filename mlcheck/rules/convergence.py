@@ -85,10 +85,15 @@ def best_eval(evals: tuple[Evaluation, ...], target: Target) -> Evaluation | Non
     return pick(comparable, key=lambda e: float(e.value))
 
 
-def describe_eval(evaluation: Evaluation) -> str:
-    """``0.7585 at epoch 38 (line 137)``; ``FID 85.3, CLIP 0.161 at step 1000 (line 90)``."""
+def describe_eval(evaluation: Evaluation, position: str = "epoch_num") -> str:
+    """``0.7585 at epoch 38 (line 137)``; ``FID 85.3, CLIP 0.161 at step 1000 (line 90)``;
+    ``position`` is the metadata the round positions the benchmark's evals by, shown first."""
     where = ""
-    if evaluation.epoch_num is not None:
+    if position == "samples_count" and evaluation.samples_count is not None:
+        where = f" at {evaluation.samples_count:,.0f} samples"
+    elif position == "step_num" and evaluation.step_num is not None:
+        where = f" at step {evaluation.step_num:,.0f}"
+    elif evaluation.epoch_num is not None:
         epoch = evaluation.epoch_num  # BERT logs training samples here: show them readably
         where = f" at epoch {epoch:g}" if epoch < 10000 else f" at epoch_num {epoch:,.0f}"
     elif evaluation.samples_count is not None:
@@ -143,7 +148,7 @@ def check(ctx: RunContext) -> Iterator[Finding]:
             last = run.evaluations[-1]
             yield ctx.at(OPEN_EVAL_NOT_BELOW_ONE, last.line,
                          f"none of the {len(run.evaluations)} {_records(target)} meets {target.text} (last: "
-                         f"{describe_eval(last)}); the open division of this round requires at least one "
+                         f"{describe_eval(last, facts.eval_position)}); the open division of this round requires at least one "
                          f"(open_{facts.name}.yaml)")
         return
     if not ctx.closed and run.evaluations and not any(_below_one(e.value, target)
@@ -151,7 +156,7 @@ def check(ctx: RunContext) -> Iterator[Finding]:
         last = run.evaluations[-1]
         yield ctx.at(OPEN_EVAL_NOT_BELOW_ONE, last.line,
                      f"none of the {run.count('eval_accuracy')} eval_accuracy values is below 1.0 (last: "
-                     f"{describe_eval(last)}); the open division requires at least one (open_<benchmark>.yaml). "
+                     f"{describe_eval(last, facts.eval_position)}); the open division requires at least one (open_<benchmark>.yaml). "
                      "Log accuracies as fractions")
     reached = first_reaching(run.evaluations, target)
     if reached is None:
@@ -160,7 +165,7 @@ def check(ctx: RunContext) -> Iterator[Finding]:
         return
     if status == "aborted" and stop is not None:
         yield ctx.at(ABORTED_RUN_REACHED_TARGET, stop.line,
-                     f"run_stop says 'aborted' but eval_accuracy {describe_eval(reached)} reached the "
+                     f"run_stop says 'aborted' but eval_accuracy {describe_eval(reached, facts.eval_position)} reached the "
                      f"target ({target.text}); log status 'success' if the run converged")
     late_ms = reached.time_ms - stop.time_ms if stop is not None else 0.0
     if stop is not None and late_ms > _LATE_MS and ctx.closed and not facts.checkpoint_eval:
@@ -193,13 +198,14 @@ def _number_below_one(value: object) -> bool:
 def _not_reached(ctx: RunContext, target: Target) -> Finding:
     run = ctx.run
     best = best_eval(run.evaluations, target)
+    position = ctx.facts.eval_position if ctx.facts is not None else "epoch_num"
     line = run.run_stop.line if run.run_stop is not None else run.last_line
     claim = " although run_stop claims success" if run.status == "success" else ""
     comparable = [e for e in run.evaluations if target.reached_by(e.value) is not None]
     if best is None and comparable:  # evals of several fields (Mask R-CNN, Stable Diffusion)
         return ctx.at(TARGET_NOT_REACHED, line,
                       f"target {target.text} not reached: last of {len(comparable)} {_records(target)} "
-                      f"{describe_eval(comparable[-1])}{claim}")
+                      f"{describe_eval(comparable[-1], position)}{claim}")
     if best is None:
         return ctx.at(TARGET_NOT_REACHED, line,
                       f"target {target.text} not reached: the run logs no comparable {_records(target)}{claim}")
@@ -213,5 +219,5 @@ def _not_reached(ctx: RunContext, target: Target) -> Finding:
         elif best.value == 1.0:
             hint = "; an accuracy of 1.0 is outside the valid range (the checker requires < 1.0)"
     return ctx.at(TARGET_NOT_REACHED, line,
-                  f"target {target.text} not reached: best eval_accuracy {describe_eval(best)}, "
+                  f"target {target.text} not reached: best eval_accuracy {describe_eval(best, position)}, "
                   f"{run.count('eval_accuracy')} evals{claim}{hint}")
