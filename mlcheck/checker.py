@@ -19,12 +19,19 @@ from mlcheck.rules import package as package_rules
 from mlcheck.rule import RunContext
 from mlcheck.rules.convergence import first_reaching
 from mlcheck.rules.internal import crash_finding
-from mlcheck.rules.selection import BENCHMARK_NOT_ITS_FOLDER, RULESET_NOT_INFERRED, UNKNOWN_BENCHMARK
+from mlcheck.rules.eval_records import judged_run
+from mlcheck.rules.selection import (
+    BENCHMARK_NOT_ITS_FOLDER,
+    LOG_NEWER_THAN_RULESETS,
+    RULESET_NOT_INFERRED,
+    UNKNOWN_BENCHMARK,
+)
 from mlcheck.facts.rulesets import (
     SUPPORTED_RULESETS,
     BenchmarkFacts,
     Ruleset,
     load_ruleset,
+    newest_period_end,
     normalise_version,
     ruleset_for_date,
     ruleset_from_path,
@@ -113,13 +120,16 @@ def judge_run(run: Run, ref: LogRef, forced: Ruleset | None, reading: Iterable[F
     facts = benchmark_facts(choice.ruleset, benchmark)
     if facts is None:
         findings.append(_unknown_benchmark(run, benchmark, choice.ruleset))
-    ctx = RunContext(run=run, ruleset=choice.ruleset, facts=facts)
+    # The rules see the evaluation records the round's target is judged on (Stable Diffusion's
+    # merged FID/CLIP records); the result keeps the run as read.
+    judged = judged_run(run, facts)
+    ctx = RunContext(run=judged, ruleset=choice.ruleset, facts=facts)
     for name, rule_check in RUN_CHECKS:
         try:
             findings.extend(rule_check(ctx))
         except Exception as error:  # a crashing rule must not stop the others
             findings.append(crash_finding(f"rule module {name}", run.path, error, run.index))
-    minutes = converged_minutes(run, facts)
+    minutes = converged_minutes(judged, facts)
     duration = run.duration_ms
     return RunResult(
         run=run, path=run.path, index=run.index, org=ref.org or run.org,
@@ -163,19 +173,45 @@ def _unknown_benchmark(run: Run, benchmark: str | None, ruleset: Ruleset) -> Fin
 
 
 def choose_ruleset(run: Run, ref: LogRef, forced: Ruleset | None) -> RulesetChoice:
-    """The forced ruleset, else the round whose period holds the run date, else a path hint."""
+    """The forced ruleset, else the round whose period holds the run date, else a path hint.
+
+    A path that names a round (``training-4.1/``) wins over the date when the run is dated before
+    that round's publication: a run may be submitted to a later round than the one its date
+    falls in (NVIDIA's 4.1 DLRM runs are dated in the 4.0 period), never to an earlier one. A run
+    dated after the newest period mlcheck knows is judged under the newest round, with MLC018.
+    """
     if forced is not None:
         return RulesetChoice(forced, "--ruleset")
     # A clock outside 2015-2100 (MLC405) never reaches date arithmetic: the next record's date tells.
     candidates = ([run.run_start] if run.run_start is not None else []) + list(run.events)
     anchor = next((e for e in candidates if plausible_time(e.time_ms)), candidates[0] if candidates else None)
+    hinted = ruleset_from_path(ref.path)
+    when = None
     if anchor is not None and plausible_time(anchor.time_ms):
         when = dt.datetime.fromtimestamp(anchor.time_ms / 1000, tz=dt.timezone.utc).date()
+    if when is not None:
         by_date = ruleset_for_date(when)
+        newest, newest_end = newest_period_end()
+        if by_date is None and when >= newest_end:
+            latest = load_ruleset(newest)
+            note = LOG_NEWER_THAN_RULESETS.at(
+                run.path, anchor.line if anchor else None,
+                f"the run is dated {when.isoformat()}, after the newest round mlcheck knows: {latest.round}, "
+                f"whose period ends {latest.results_published.isoformat()}"
+                f"{' (estimated)' if latest.period_estimated else ''}; judged under {latest.version}. The "
+                "rules of a later round may differ: update mlcheck, or pass --ruleset to choose",
+                run_index=run.index)
+            return RulesetChoice(latest, f"run date {when.isoformat()} is after the {latest.round} period "
+                                 f"(newest known round, ends {latest.results_published})", note)
+        if hinted is not None and (by_date is None or hinted.version != by_date.version) \
+                and when < hinted.results_published:
+            dated = f"; its date falls in the {by_date.round} period" if by_date is not None else ""
+            return RulesetChoice(hinted, f"path names round {hinted.round} and the run date "
+                                 f"{when.isoformat()} is before its publication ({hinted.results_published}){dated}")
         if by_date is not None:
+            estimated = ", estimated" if by_date.period_estimated else ""
             return RulesetChoice(by_date, f"run date {when.isoformat()} falls in the {by_date.round} "
-                                 f"period ({by_date.first_run_date} to {by_date.results_published})")
-    hinted = ruleset_from_path(ref.path)
+                                 f"period ({by_date.first_run_date} to {by_date.results_published}{estimated})")
     if hinted is not None:
         return RulesetChoice(hinted, f"path names round {hinted.round}")
     fallback = load_ruleset(SUPPORTED_RULESETS[-1])
@@ -184,3 +220,4 @@ def choose_ruleset(run: Run, ref: LogRef, forced: Ruleset | None) -> RulesetChoi
         f"the run date and path do not tell the round; judged under {fallback.version}. Pass "
         f"--ruleset ({', '.join(SUPPORTED_RULESETS)}) to choose", run_index=run.index)
     return RulesetChoice(fallback, "default (not inferred)", note)
+

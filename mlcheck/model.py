@@ -85,6 +85,9 @@ class Evaluation:
     line: int
     epoch_num: float | None
     samples_count: float | None
+    metric: str | None = None
+    """``metadata.metric`` where one eval logs several metrics (Stable Diffusion FID and CLIP)."""
+    step_num: float | None = None
 
 
 @dataclass(frozen=True)

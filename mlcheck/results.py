@@ -90,6 +90,21 @@ class RcpResult:
     margin_pct: float | None = None
     normalization_factor: float | None = None
     source: str | None = None
+    reference_precision: str | None = None
+    """The numerical precision the reference runs used (RCP records of 5.1 and later)."""
+
+
+@dataclass(frozen=True)
+class EnergyScore:
+    """The energy of a benchmark folder with a ``power/`` folder, as the round's summarizer
+    scores it (3.1+), in joules; ``run_joules`` per run, by position in the folder's runs (None:
+    not scored, or the run's logs cannot be scored)."""
+
+    joules: float | None
+    valid: bool
+    reason: str
+    run_joules: tuple[float | None, ...] = ()
+    scaling_factor: float | None = None
 
 
 @dataclass(frozen=True)
@@ -124,6 +139,8 @@ class BenchmarkResult:
     """The reference-convergence-point test of the folder (None when not run, e.g. no ruleset)."""
     system_info: SystemInfo | None = None
     """What ``systems/<system>.json`` says, for the results table (None outside a package)."""
+    energy: EnergyScore | None = None
+    """The energy score of a folder with ``power/`` measurements (None without them)."""
 
 
 @dataclass(frozen=True, slots=True)

@@ -3,7 +3,10 @@
     python tools/oracle_compare.py [--rounds 1.0,1.1] [--forced] [--show N]
 
 Prints, per round: files, files read as exactly one run, official_verdict == record_verdict,
-accepted files mlcheck's own verdict fails (with the failing codes).
+accepted files mlcheck's own verdict fails (with the failing codes); folder scores against the
+olympic mean (median of 3) of the accepted runs times the factor the round's record RCP checker
+gives (tools/record_rcp.py: the installed rcp_checker on the round's record RCP data), and the
+RCP verdicts of the closed folders against it.
 """
 
 from __future__ import annotations
@@ -20,6 +23,7 @@ HERE = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(HERE))
 
 from mlcheck import check  # noqa: E402
+from record_rcp import published_factor  # noqa: E402 (tools/, beside this script)
 from mlcheck.model import Severity  # noqa: E402
 
 
@@ -72,23 +76,36 @@ def main() -> int:
         folders: dict[str, list] = collections.defaultdict(list)
         for row in mine:
             folders[os.path.dirname(row["path"])].append(row)
-        score_ok, score_diff = 0, []
+        score_ok, score_diff, rcp_ok, rcp_diff = 0, [], 0, []
         for folder, members in sorted(folders.items()):
             bench = benches.get(folder)
             if bench is None:
                 score_diff.append((folder, "no benchmark result"))
                 continue
-            factor = bench.score.scaling_factor
+            first = members[0]
+            # The factor and the RCP verdict of the round's record checker (record_rcp.py), not
+            # mlcheck's: an independent measure of the normalisation.
+            factor, record = published_factor(base / folder, first["ruleset"], first["benchmark"],
+                                              first["division"], shared / "reference" / "record-rules")
             times = [r["time_to_train_min"] if r["record_verdict"] == "pass" else None for r in members]
-            want = expected_score(times, members[0]["benchmark"], factor)
+            want = expected_score(times, first["benchmark"], factor)
             got = bench.score.score_min if bench.score.valid else None
             if (want is None and got is None) or (want is not None and got is not None and abs(want - got) <= 0.005):
                 score_ok += 1
             else:
                 score_diff.append((folder, f"want {want}, got {got} ({bench.score.reason})"))
-        print(f"   scores: {score_ok} of {len(folders)} folders agree")
+            if record is not None:
+                mine_rcp = bench.rcp.verdict if bench.rcp else None
+                if (mine_rcp == "pass") == record[0]:
+                    rcp_ok += 1
+                else:
+                    rcp_diff.append((folder, f"record {record[:2]}, mlcheck {mine_rcp}"))
+        print(f"   scores: {score_ok} of {len(folders)} folders agree; RCP verdicts: {rcp_ok} of "
+              f"{rcp_ok + len(rcp_diff)} closed folders agree with the record checker")
         for item in score_diff[: args.show]:
             print("   SCORE", *item)
+        for item in rcp_diff[: args.show]:
+            print("   RCP", *item)
         codes = collections.Counter(c for _, cs in own for c in cs)
         print("   own-fail codes:", dict(codes.most_common()))
         for item in own[: args.show]:

@@ -8,6 +8,7 @@ import click
 
 from mlcheck.cli.common import (EXIT_ERROR, EXIT_FINDINGS, EXIT_OK, RULESET_HELP, console,
                                 load_cli_settings, refuse_overwriting_inputs, run_check)
+from mlcheck.facts import forms
 from mlcheck.settings.gate import postprocess
 from mlcheck.report.json_report import render_json
 from mlcheck.report.plain import summary_line
@@ -72,15 +73,26 @@ def rules_command() -> None:
     for rule in all_rules():
         official = " (official checker agrees)" if rule.official else ""
         click.echo(f"{rule.code}  {rule.name:<34} {rule.severity.label:<8} {rule.summary}{official}")
+    click.echo("the round data's constraint forms (formula, AT_LEAST, OPTIONAL, cadence, ...): mlcheck explain forms",
+               err=True)
 
 
 @click.command("explain")
 @click.argument("code")
 def explain_command(code: str) -> None:
-    """Print the documentation of one rule (code or name)."""
+    """Print the documentation of one rule (code or name), of one constraint form of the round
+    data (``formula``, ``AT_LEAST``, ``cadence``, ...) or of all of them (``forms``)."""
     found = find_rule(code)
+    if found is None and code.strip().lower() == "forms":
+        click.echo((forms.__doc__ or "").strip() + "\n")
+        click.echo(forms.all_forms())
+        return
+    if found is None and forms.form(code) is not None:
+        click.echo(forms.form(code))
+        return
     if found is None:
-        click.echo(f"mlcheck: error: no rule {code!r}; `mlcheck rules` lists them", err=True)
+        click.echo(f"mlcheck: error: no rule or constraint form {code!r}; `mlcheck rules` lists the rules, "
+                   "`mlcheck explain forms` the forms", err=True)
         sys.exit(EXIT_ERROR)
     rule, module = found
     click.echo(f"{rule.code} {rule.name} ({rule.severity.label}): {rule.summary}\n")

@@ -9,18 +9,31 @@ Arithmetic follows the official checker (``is_integer``: within 1e-5 of an integ
 from __future__ import annotations
 
 import json
-import math
 import re
 from dataclasses import dataclass
 from functools import lru_cache
 from importlib import resources
 from pathlib import Path
-from typing import Any, Callable, Mapping, Sequence
+from typing import Any, Mapping, Sequence
 
 import jsonschema
 
-Values = Callable[[str], Any]
-"""Looks up the first value a run logs for a key (used by ``only_when`` conditions)."""
+from mlcheck.facts.formulas import StateDef
+
+from mlcheck.facts.checks import Values as Values, describe as describe, holds as holds  # re-exported
+from mlcheck.facts.checks import is_integer as is_integer, show as show  # re-exported
+
+
+@dataclass(frozen=True)
+class Cadence:
+    """An evaluation grid (6.1 Qwen3.5 GRPO): each record's ``field`` must be the next point of
+    ``start``, ``start + step``, ... (expressions of :mod:`mlcheck.facts.formulas`); a point is
+    used up only by a record that lands on it, as the checker's POST code advances it."""
+
+    field: str
+    start: Any
+    step: Any
+    text: str
 
 
 @dataclass(frozen=True)
@@ -34,7 +47,16 @@ class Entry:
     check: Mapping[str, Any] | None = None
     metadata: tuple[str, ...] = ()
     metadata_check: Mapping[str, Mapping[str, Any]] | None = None
-    after: str | None = None
+    after: tuple[str, ...] = ()
+    min_count: int = 1
+    """``AT_LEAST``: how many occurrences at least (the checker's ``AT_LEAST(n)``)."""
+    first_check: Mapping[str, Any] | None = None
+    """Checked on the first occurrence only (the checker's ``FIRST_CHECK``, 6.1)."""
+    metadata_one_of: tuple[str, ...] = ()
+    """At least one of these metadata fields (``('epoch_num' in m) | ('samples_count' in m)``)."""
+    metadata_requires: Mapping[str, tuple[str, ...]] | None = None
+    """When the first field is present, the others are required (``A in m if B in m else True``)."""
+    cadence: Cadence | None = None
 
 
 @dataclass(frozen=True)
@@ -73,6 +95,17 @@ class BenchmarkConstraints:
     per_optimizer: Mapping[str, tuple[Entry, ...]] | None = None
     weight_init: WeightInit | None = None
     rules_text: tuple[RulesTextCheck, ...] = ()
+    overrides: tuple[Entry, ...] = ()
+    """The benchmark file's own entries for keys of ``common`` (``eval_accuracy`` with the metadata
+    it must carry): they replace the common ones and are reported as log structure (MLC1xx)."""
+    states: tuple[StateDef, ...] = ()
+    open_source: str = ""
+    open_keys: tuple[Entry, ...] = ()
+    """What ``open_<benchmark>.yaml`` requires of an open-division run (from 3.0 some hold
+    hyper-parameters: GPT-3, Llama 3.1 405B, DeepSeek-V3, ...)."""
+    open_overrides: tuple[Entry, ...] = ()
+    open_unavailable: str | None = None
+    """Why the checker fails every open-division log of the benchmark (it is not listed, or has no file)."""
 
 
 @dataclass(frozen=True)
@@ -88,11 +121,21 @@ class Constraints:
     benchmarks: Mapping[str, BenchmarkConstraints]
 
 
+def _entry(e: Mapping[str, Any]) -> Entry:
+    after = e.get("after", ())
+    cadence = e.get("cadence")
+    return Entry(key=e["key"], source=e["source"], req=e.get("req"), alternatives=tuple(e.get("or", ())),
+                 check=e.get("check"), metadata=tuple(e.get("metadata", ())), metadata_check=e.get("metadata_check"),
+                 after=(after,) if isinstance(after, str) else tuple(after), min_count=e.get("min_count", 1),
+                 first_check=e.get("first_check"), metadata_one_of=tuple(e.get("metadata_one_of", ())),
+                 metadata_requires={k: tuple(v) for k, v in e["metadata_requires"].items()}
+                 if "metadata_requires" in e else None,
+                 cadence=None if cadence is None else Cadence(cadence["field"], cadence["start"], cadence["step"],
+                                                              cadence["text"]))
+
+
 def _entries(raw: Sequence[Mapping[str, Any]]) -> tuple[Entry, ...]:
-    return tuple(Entry(key=e["key"], source=e["source"], req=e.get("req"),
-                       alternatives=tuple(e.get("or", ())), check=e.get("check"),
-                       metadata=tuple(e.get("metadata", ())), metadata_check=e.get("metadata_check"),
-                       after=e.get("after")) for e in raw)
+    return tuple(_entry(e) for e in raw)
 
 
 def _benchmark(name: str, raw: Mapping[str, Any]) -> BenchmarkConstraints:
@@ -106,7 +149,12 @@ def _benchmark(name: str, raw: Mapping[str, Any]) -> BenchmarkConstraints:
         weight_init=None if init is None else WeightInit(init["record"], init["tensors_from"], init["source"],
                                                          init.get("latest_differs")),
         rules_text=tuple(RulesTextCheck(r["key"], r["check"], r["severity"], r["section"], r.get("optimizer"),
-                                        r.get("applies_when")) for r in raw.get("rules_text", ())))
+                                        r.get("applies_when")) for r in raw.get("rules_text", ())),
+        overrides=_entries(raw.get("overrides", ())),
+        states=tuple(StateDef(d["name"], d["set_by"], d["value"], d["source"]) for d in raw.get("states", ())),
+        open_source=raw.get("open", {}).get("source", ""), open_keys=_entries(raw.get("open", {}).get("keys", ())),
+        open_overrides=_entries(raw.get("open", {}).get("overrides", ())),
+        open_unavailable=raw.get("open", {}).get("unavailable"))
 
 
 @lru_cache(maxsize=None)
@@ -146,152 +194,3 @@ def tensor_list(relative: str) -> tuple[str, ...]:
         return ()
     _, _, reference = text[at:].partition("== sorted(")
     return tuple(_QUOTED.findall(reference.split("])", 1)[0]))
-
-
-# --- the interpreter -------------------------------------------------------------------------
-
-
-def is_integer(value: float) -> bool:
-    """As the official checker: within 1e-5 of an integer."""
-    return abs(round(value) - value) < 0.00001
-
-
-def _literal(value: Any) -> Any:
-    if isinstance(value, Mapping) and "float" in value:
-        return float(value["float"])
-    return value
-
-
-def _number(value: Any) -> float | None:
-    if isinstance(value, bool) or not isinstance(value, (int, float)):
-        return None
-    return float(value)
-
-
-def holds(check: Mapping[str, Any], value: Any, values: Values) -> bool:
-    """Whether ``value`` satisfies every part of ``check`` (a wrong type never satisfies a numeric part)."""
-    condition = check.get("only_when")
-    if condition is not None and not holds(condition["check"], values(condition["key"]), values):
-        return False
-    for kind, expected in check.items():
-        if kind in ("only_when", "text"):
-            continue
-        if not _PARTS[kind](expected, value, values):
-            return False
-    return True
-
-
-def _equals(expected: Any, value: Any, _values: Values) -> bool:
-    expected = _literal(expected)
-    if isinstance(expected, str) != isinstance(value, str):
-        return False
-    return bool(value == expected)
-
-
-def _range(bounds: Mapping[str, Any], value: Any, _values: Values) -> bool:
-    number = _number(value)
-    if number is None or math.isnan(number):
-        return False
-    if "min" in bounds:
-        if number < bounds["min"] or (bounds.get("min_exclusive") and number == bounds["min"]):
-            return False
-    if "max" in bounds:
-        if number > bounds["max"] or (bounds.get("max_exclusive") and number == bounds["max"]):
-            return False
-    return True
-
-
-def _ratio_is_integer(numerator: Any, denominator: Any) -> bool:
-    top, bottom = _number(numerator), _number(denominator)
-    if top is None or bottom is None or bottom == 0 or not math.isfinite(top / bottom):
-        return False
-    return is_integer(top / bottom)
-
-
-def _power_of_two_times(base: float, value: Any, _values: Values) -> bool:
-    number = _number(value)
-    if number is None or number <= 0 or not math.isfinite(number):
-        return False
-    return is_integer(math.log2(number / base))
-
-
-def _length(expected: int, value: Any, _values: Values) -> bool:
-    return isinstance(value, (list, str, dict)) and len(value) == expected
-
-
-def _element(spec: Mapping[str, Any], value: Any, values: Values) -> bool:
-    index = spec["index"]
-    if not isinstance(value, list) or len(value) <= index:
-        return False
-    return holds(spec["check"], value[index], values)
-
-
-_PARTS: Mapping[str, Callable[[Any, Any, Values], bool]] = {
-    "equals": _equals,
-    "not_equal": lambda expected, value, values: not _equals(expected, value, values),
-    "one_of": lambda allowed, value, values: any(_equals(a, value, values) for a in allowed),
-    "range": _range,
-    "multiple_of": lambda step, value, _v: _ratio_is_integer(value, step),
-    "divides": lambda whole, value, _v: _ratio_is_integer(whole, value),
-    "power_of_two_times": _power_of_two_times,
-    "integer": lambda _flag, value, _v: isinstance(value, int),
-    "length": _length,
-    "element": _element,
-    "any_of": lambda options, value, values: any(holds(o, value, values) for o in options),
-}
-
-
-def describe(check: Mapping[str, Any]) -> str:
-    """The expected value in words: ``0.0001 x 2^N (N integer)``, ``one of 'lars', 'sgd'``."""
-    if "text" in check:
-        return str(check["text"])
-    parts = []
-    for kind, expected in check.items():
-        if kind == "only_when":
-            continue
-        parts.append(_describe_part(kind, expected))
-    return " and ".join(parts)
-
-
-def show(value: Any) -> str:
-    """A logged value as a message shows it: ``3e-05``, ``'adam'``, ``[1, 2]``, ``null``."""
-    value = _literal(value)
-    if isinstance(value, str):
-        return repr(value)
-    if isinstance(value, (int, float)) and not isinstance(value, bool):
-        return repr(value)
-    try:
-        return json.dumps(value, sort_keys=True)
-    except (TypeError, ValueError):
-        return repr(value)
-
-
-def _describe_part(kind: str, expected: Any) -> str:
-    if kind == "equals":
-        return show(expected)
-    if kind == "not_equal":
-        return f"not {show(expected)}"
-    if kind == "one_of":
-        return "one of " + ", ".join(show(a) for a in expected)
-    if kind == "range":
-        bounds = []
-        if "min" in expected:
-            bounds.append(f"{'>' if expected.get('min_exclusive') else '>='} {expected['min']:g}")
-        if "max" in expected:
-            bounds.append(f"{'<' if expected.get('max_exclusive') else '<='} {expected['max']:g}")
-        return " and ".join(bounds)
-    if kind == "multiple_of":
-        return f"a multiple of {expected:g}"
-    if kind == "divides":
-        return f"{expected:g}/k (k integer)"
-    if kind == "power_of_two_times":
-        return f"{expected:g} x 2^N (N integer)"
-    if kind == "integer":
-        return "an integer"
-    if kind == "length":
-        return f"a list of {expected} values"
-    if kind == "element":
-        return f"element {expected['index']} {describe(expected['check'])}"
-    if kind == "any_of":
-        return " or ".join(describe(o) for o in expected)
-    return kind

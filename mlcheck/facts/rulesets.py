@@ -16,7 +16,8 @@ from typing import Any, Callable, Mapping
 
 import jsonschema
 
-SUPPORTED_RULESETS = ("1.0.0", "1.1.0", "2.0.0", "2.1.0")
+SUPPORTED_RULESETS = ("1.0.0", "1.1.0", "2.0.0", "2.1.0", "3.0.0", "3.1.0", "4.0.0", "4.1.0", "5.0.0",
+                      "5.1.0", "6.0.0", "6.1.0")
 
 _OPERATORS: Mapping[str, Callable[[float, float], bool]] = {
     ">=": operator.ge, ">": operator.gt, "<=": operator.le, "<": operator.lt,
@@ -48,12 +49,28 @@ class Condition:
 
 
 @dataclass(frozen=True)
+class Aggregate:
+    """Evaluation records merged into one record per position, as the checker's BEGIN code does
+    for Stable Diffusion: every ``key`` record that names its metric in ``metadata[name_from]``
+    joins the record of its ``metadata[by]`` (its value becomes ``{by: position, metric: value,
+    ...}``, timed at the latest of them) under the virtual key ``into``."""
+
+    key: str
+    by: str
+    name_from: str
+    into: str
+    source: str
+
+
+@dataclass(frozen=True)
 class Target:
-    """The quality target of a benchmark: every condition must hold on one eval."""
+    """The quality target of a benchmark: every condition must hold on one eval (of ``metric``,
+    or of the records aggregated from it)."""
 
     metric: str
     text: str
     conditions: tuple[Condition, ...]
+    aggregate: Aggregate | None = None
 
     def reached_by(self, observed: Any) -> bool | None:
         """Whether an eval value reaches the target; None when it cannot be compared."""
@@ -94,6 +111,10 @@ class BenchmarkFacts:
     eval_cadence: EvalCadence | None = None
     checkpoint_eval: bool = False
     """The reference evaluates checkpoints after the clock stopped (evals after run_stop are legal)."""
+    eval_position: str = "epoch_num"
+    """The metadata that says where an eval was taken: ``epoch_num``, ``samples_count`` or ``step_num``."""
+    open_target: Target | None = None
+    """What an open-division run must reach (``open_<benchmark>.yaml``); None: an eval below 1.0."""
 
 
 @dataclass(frozen=True)
@@ -111,6 +132,8 @@ class Ruleset:
     scaling_json: bool
     benchmarks: Mapping[str, BenchmarkFacts]
     checker_of_record: str
+    period_estimated: bool = False
+    """The end of the period is an estimate (no results publication in the shared data)."""
 
     def facts(self, benchmark: str) -> BenchmarkFacts:
         try:
@@ -119,6 +142,15 @@ class Ruleset:
             valid = ", ".join(sorted(self.benchmarks))
             raise RulesetError(f"{benchmark!r} is not a benchmark of training {self.version}; "
                                f"valid benchmarks: {valid}") from None
+
+
+def _target(raw: Mapping[str, Any]) -> Target:
+    agg = raw.get("aggregate")
+    return Target(raw["metric"], raw["text"],
+                  tuple(Condition(c["op"], float(c["value"]), c.get("field"), c.get("bound", False))
+                        for c in raw["conditions"]),
+                  None if agg is None else Aggregate(raw["metric"], agg["by"], agg["name_from"], agg["into"],
+                                                     agg["source"]))
 
 
 def _cadence(raw: dict[str, Any] | None) -> EvalCadence | None:
@@ -164,18 +196,15 @@ def _build(data: Mapping[str, Any]) -> Ruleset:
     benchmarks = {}
     for name, raw in data["benchmarks"].items():
         own = raw.get("scoring", {})
-        target = raw["target"]
         benchmarks[name] = BenchmarkFacts(
-            name=name, model=raw["model"],
-            target=Target(target["metric"], target["text"],
-                          tuple(Condition(c["op"], float(c["value"]), c.get("field"), c.get("bound", False))
-                                for c in target["conditions"])),
+            name=name, model=raw["model"], target=_target(raw["target"]),
             result_files=int(counts[name]),
             drop_fastest=own.get("drop_fastest", scoring["drop_fastest"]),
             drop_slowest=own.get("drop_slowest", scoring["drop_slowest"]),
             max_non_converged=own.get("max_non_converged", scoring["max_non_converged"]),
             source=raw["source"], eval_cadence=_cadence(raw.get("eval_cadence")),
-            checkpoint_eval="checkpoint_eval" in raw)
+            checkpoint_eval="checkpoint_eval" in raw, eval_position=raw.get("eval_position", "epoch_num"),
+            open_target=_target(raw["open_target"]) if "open_target" in raw else None)
     return Ruleset(
         version=data["ruleset"], round=data["round"],
         first_run_date=dt.date.fromisoformat(data["period"]["first_run_date"]),
@@ -185,7 +214,8 @@ def _build(data: Mapping[str, Any]) -> Ruleset:
         init_limit_source=data["init_limit_min"]["source"],
         normalise_to_rcp=bool(scoring.get("normalise_to_rcp", False)),
         scaling_json=bool(scoring.get("scaling_json", True)),
-        benchmarks=benchmarks, checker_of_record=data["sources"]["checker_of_record"])
+        benchmarks=benchmarks, checker_of_record=data["sources"]["checker_of_record"],
+        period_estimated=bool(data["period"].get("estimated", False)))
 
 
 def ruleset_for_date(when: dt.date) -> Ruleset | None:
@@ -195,6 +225,13 @@ def ruleset_for_date(when: dt.date) -> Ruleset | None:
         if first <= when < published:
             return load_ruleset(version)
     return None
+
+
+def newest_period_end() -> tuple[str, dt.date]:
+    """The newest round mlcheck knows and the end of its period: a run dated on or after it is
+    newer than every round mlcheck has rules for."""
+    version = SUPPORTED_RULESETS[-1]
+    return version, _periods()[version][1]
 
 
 @lru_cache(maxsize=None)

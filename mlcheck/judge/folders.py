@@ -11,17 +11,23 @@ from collections import defaultdict
 from dataclasses import replace
 
 from mlcheck.model import Finding, Severity
-from mlcheck.results import TOLERATED_CODES, BenchmarkResult, RunResult, Score
+from mlcheck.results import TOLERATED_CODES, BenchmarkResult, EnergyScore, RunResult, Score
 from mlcheck.facts.rulesets import BenchmarkFacts, Ruleset, RulesetError, load_ruleset
+from mlcheck.judge.power_folder import judge_power
 from mlcheck.package.discover import LogRef
-from mlcheck.package.layout import rcp_bypass_file, read_json_document
+from mlcheck.package.layout import read_json_document
+from mlcheck.package.package_policy import package_policy
+from mlcheck.package.params import params_files, requested
 from mlcheck.read.file_names import RESULT_FILE
 from mlcheck.rules import package as package_rules
 from mlcheck.rules import package_runs
+from mlcheck.rules.checker_params import bypass_note, check_params
 from mlcheck.rules.internal import crash_finding
 from mlcheck.rules.package_runs import check_runs, non_compliant, non_compliant_findings
 from mlcheck.rules.rcp_check import rcp_findings
 from mlcheck.score.rcp import rcp_for_runs
+from mlcheck.score.rcp.policy import round_policy
+from mlcheck.score.scaling import published_scaling
 from mlcheck.score.scoring import folder_score
 
 
@@ -62,6 +68,17 @@ def score_benchmarks(runs: list[RunResult], refs: dict[str, LogRef]) -> list[Ben
 _FOLDER_RULE_CODES = frozenset(r.code for r in package_runs.RULES) - {package_runs.NON_COMPLIANT_RUN.code}
 """Errors about the runs of a folder taken together that the package checker rejects: they leave
 no valid benchmark result (MLC521 has its own place in the score)."""
+
+
+_SEED_CODES = frozenset({"MLC518", "MLC519", "MLC522"})
+
+
+def bypass_seeds(findings: list[Finding], path: str) -> list[Finding]:
+    """Seed errors as warnings when a ``seed-checker-bypass`` is requested (the seed checker is
+    then skipped; the committee reviews the seeds)."""
+    return [replace(f, severity=Severity.WARNING, message=f"{f.message} (seed-checker-bypass requested in "
+                    f"{path})") if f.code in _SEED_CODES and f.severity is Severity.ERROR else f
+            for f in findings]
 
 
 def _tolerate(run: RunResult) -> RunResult:
@@ -112,6 +129,8 @@ def _score_group(key: tuple[str, str, str, str], members: list[RunResult],
         findings.extend(scaling_findings)
     division = next((r.division for r in members if r.division), None)
     rcp = None
+    energy: EnergyScore | None = None
+    rejected: str | None = None
     if facts is None:
         score = Score(None, False, f"benchmark {benchmark or '(unknown)'} is not part of the round")
     else:
@@ -119,21 +138,42 @@ def _score_group(key: tuple[str, str, str, str], members: list[RunResult],
         # The RCP test and the cross-run checks need the whole folder, like the run count.
         if whole_folder:
             rcp = rcp_for_runs(benchmark, division, first.ruleset, runs, facts.result_files)
-        normalise = ruleset is not None and ruleset.normalise_to_rcp and factor is None
+        policy = round_policy(first.ruleset) if first.ruleset else None
+        scaling = published_scaling(factor, rcp, ruleset is not None and ruleset.normalise_to_rcp,
+                                    policy is not None and policy.resets_scaling_json)
+        if scaling.note:  # the official tools replace or delete the folder's scaling.json
+            findings = [f for f in findings if f.code != package_rules.SCALING_APPLIED.code]
+            findings.append(package_rules.SCALING_APPLIED.at(scaling_path, None, scaling.note))
+        normalise = scaling.rcp is not None
         times = [r.time_to_train_min if r.converged else None for r in members]
         # A file named alone is one run, not a folder: its own findings judge it, not MLC521.
         judged = [not non_compliant(r) if whole_folder else True for r in members]
-        score, official = folder_score(times, judged, facts, factor,
-                                       rcp.normalization_factor if normalise and rcp else None,
+        score, official = folder_score(times, judged, facts, scaling.committee, scaling.rcp,
                                        [r.official_verdict == "pass" or not whole_folder for r in members])
         if whole_folder:  # (a file named alone: its own findings say it all)
             findings.extend(non_compliant_findings(folder, [r for r in members if non_compliant(r)],
                                                    official.score_min if official else score.score_min))
         if whole_folder and rcp is not None:
             findings.extend(package_rules.check_score(folder, facts, score, members))
+            params = params_files(folder)
+            rcp_bypass = requested(params, "rcp-bypass")
+            seed_bypass = requested(params, "seed-checker-bypass")
+            findings.extend(check_params(params, package_policy(first.ruleset), first.ruleset or "?"))
             findings.extend(rcp_findings(folder, rcp, normalised=normalise,
-                                         bypass=rcp_bypass_file(folder)))
-            findings.extend(check_runs(folder, runs, closed=division != "open", ruleset=first.ruleset))
+                                         bypass=rcp_bypass.path if rcp_bypass else None))
+            if rcp_bypass is not None:
+                findings.append(bypass_note("rcp-bypass", rcp_bypass, "RCP failures (MLC530, MLC531)"))
+            run_findings = check_runs(folder, runs, closed=division != "open", ruleset=first.ruleset)
+            if seed_bypass is not None:
+                run_findings = bypass_seeds(run_findings, seed_bypass.path)
+                findings.append(bypass_note("seed-checker-bypass", seed_bypass,
+                                            "seed errors (MLC518, MLC519, MLC522)"))
+            findings.extend(run_findings)
+        power = judge_power(folder, members, official or score, first.ruleset,
+                            facts.max_non_converged) if whole_folder else None
+        if power is not None:
+            findings.extend(power.findings)
+            energy, rejected = power.energy, power.rejection
     broken = sorted({f.code for f in findings if f.code in _FOLDER_RULE_CODES and f.severity is Severity.ERROR})
     if score.valid and broken:
         score = replace(score, valid=False, reason=f"{score.reason}; the runs of the folder break the "
@@ -141,6 +181,8 @@ def _score_group(key: tuple[str, str, str, str], members: list[RunResult],
     if score.valid and any(f.code == package_rules.WRONG_RUN_COUNT.code for f in findings):
         score = replace(score, valid=False, reason=f"{score.reason}; the folder does not hold the round's "
                         "result files (MLC502)")
+    if score.valid and rejected:
+        score = replace(score, valid=False, reason=f"{score.reason}; {rejected}")
     if any(f.code == package_rules.SCALING_JSON_INVALID.code for f in findings):
         score = replace(score, valid=False,
                         reason=f"{score.reason}; scaling.json is unusable (MLC504), the score is not scaled")
@@ -149,4 +191,5 @@ def _score_group(key: tuple[str, str, str, str], members: list[RunResult],
     return BenchmarkResult(org=org or None, system=system or None, benchmark=benchmark or None,
                            division=division, ruleset=first.ruleset, folder=folder,
                            runs=tuple(members), score=score,
-                           findings=tuple(sorted(findings, key=Finding.sort_key)), rcp=rcp)
+                           findings=tuple(sorted(findings, key=Finding.sort_key)), rcp=rcp,
+                           energy=energy)

@@ -269,18 +269,3 @@ def system_info(doc: JsonDocument) -> SystemInfo | None:
                       host_processor_model_name=_text(data, "host_processor_model_name"),
                       framework=_text(data, "framework"))
 
-
-def rcp_bypass_file(folder: str) -> str | None:
-    """The ``package_checker_params`` file (benchmark folder, then system folder) that asks for
-    ``rcp-bypass``. Read tolerantly: the official checker ignores the line when it ends with a
-    newline, and newer CLIs reject the old ``rcp_bypass`` spelling; mlcheck accepts both."""
-    for place in (folder, os.path.dirname(os.path.normpath(folder))):
-        path = os.path.join(place, "package_checker_params")
-        try:
-            with open(path, encoding="utf-8") as handle:
-                words = {line.strip().lstrip("-").replace("_", "-") for line in handle}
-        except (OSError, UnicodeDecodeError):
-            continue
-        if "rcp-bypass" in words:
-            return path
-    return None

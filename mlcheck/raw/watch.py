@@ -32,6 +32,7 @@ from mlcheck.rules import find_rule
 from mlcheck.rules.internal import crash_finding
 from mlcheck.rules.package_runs import is_hyperparameter
 from mlcheck.rules.timing import INIT_TIME_EXCEEDED
+from mlcheck.rules.eval_records import judged_run
 from mlcheck.rules.convergence import first_reaching
 from mlcheck.facts.rulesets import BenchmarkFacts, Condition, Ruleset, RulesetError
 from mlcheck.read.runs import RunBoundaries, RunBuilder
@@ -259,6 +260,7 @@ def _progress_line(run: Run, facts: BenchmarkFacts | None) -> str:
         minutes = time_to_train_min(start.time_ms, stop.time_ms)
         return f"{head}: run_stop ({run.status or 'no status'}), time-to-train {minutes:.2f} min"
     parts = [f"{head}: {time_to_train_min(start.time_ms, latest):.2f} min since run_start"]
+    run = judged_run(run, facts)  # the records the target is judged on (merged FID/CLIP ones)
     if run.evaluations:
         last = run.evaluations[-1]
         epoch = f" (epoch {last.epoch_num:g})" if last.epoch_num is not None else ""

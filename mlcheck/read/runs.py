@@ -29,6 +29,10 @@ def _number(value: object) -> float | None:
     return float(value)
 
 
+def _text(value: object) -> str | None:
+    return value if isinstance(value, str) else None
+
+
 @dataclass
 class RunBuilder:
     """Collects the events of one run (at most ``Run.KEEP_PER_KEY`` of each key) and builds it."""
@@ -52,7 +56,9 @@ class RunBuilder:
             self.evaluations.append(Evaluation(
                 time_ms=event.time_ms, value=event.value, line=event.line,
                 epoch_num=_number(event.metadata.get("epoch_num")),
-                samples_count=_number(event.metadata.get("samples_count"))))
+                samples_count=_number(event.metadata.get("samples_count")),
+                metric=_text(event.metadata.get("metric")),
+                step_num=_number(event.metadata.get("step_num"))))
 
     def build(self) -> Run:
         return Run(path=self.path, index=self.index, events=tuple(self.events),

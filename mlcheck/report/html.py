@@ -79,6 +79,12 @@ def _score_card(bench: BenchmarkResult) -> str:
         rows.append(["scaling.json",
                      f"× {score.scaling_factor:g} (unscaled {format_minutes(score.unscaled_min)} min)"])
     rows.extend(_rcp_rows(bench))
+    if bench.energy is not None:
+        from mlcheck.rules.power import format_energy
+
+        energy = bench.energy
+        shown = format_energy(energy.joules) if energy.joules is not None else "no score"
+        rows.append(["energy", f"{shown} ({'valid' if energy.valid else 'not valid'}: {energy.reason})"])
     body = "".join(f"<tr><th>{escape(k)}</th>{_td(v, 'pass' if k == 'valid' and score.valid else '')}</tr>"
                    for k, v in rows)
     return f'<table class="score-card">{body}</table>'

@@ -34,7 +34,7 @@ def run_dict(run: RunResult) -> dict[str, Any]:
 def benchmark_dict(bench: BenchmarkResult) -> dict[str, Any]:
     """A benchmark folder and its score as a JSON object."""
     score = bench.score
-    return {"org": bench.org, "system": bench.system, "benchmark": bench.benchmark,
+    found = {"org": bench.org, "system": bench.system, "benchmark": bench.benchmark,
             "division": bench.division, "ruleset": bench.ruleset, "folder": bench.folder,
             "score_min": score.score_min, "valid": score.valid, "reason": score.reason,
             "runs_counted": [_run_label(bench, i) for i in score.runs_counted],
@@ -42,6 +42,11 @@ def benchmark_dict(bench: BenchmarkResult) -> dict[str, Any]:
             "scaling_factor": score.scaling_factor, "unscaled_score_min": score.unscaled_min,
             "rcp": rcp_dict(bench.rcp),
             "findings": [finding_dict(f) for f in bench.findings]}
+    if bench.energy is not None:  # only folders with power/ measurements
+        energy = bench.energy
+        found["energy"] = {"joules": energy.joules, "valid": energy.valid, "reason": energy.reason,
+                           "run_joules": list(energy.run_joules), "scaling_factor": energy.scaling_factor}
+    return found
 
 
 def rcp_dict(rcp: RcpResult | None) -> dict[str, Any] | None:

@@ -93,6 +93,22 @@ def rcp_text(bench: BenchmarkResult) -> Text | None:
     return text
 
 
+def energy_text(bench: BenchmarkResult) -> Text | None:
+    """``energy 8,071.2 kJ (valid: mean of ...)`` for a folder with power measurements."""
+    energy = bench.energy
+    if energy is None:
+        return None
+    from mlcheck.rules.power import format_energy
+
+    text = Text("energy ")
+    if energy.joules is None:
+        text.append("no score", style="bold red")
+    else:
+        text.append(format_energy(energy.joules), style="bold green" if energy.valid else "bold red")
+    text.append(f": {energy.reason}")
+    return text
+
+
 def render_text(result: CheckResult, console: Console, min_severity: Severity = Severity.INFO,
                 scores_only: bool = False) -> None:
     """Print the report to ``console``."""
@@ -104,6 +120,9 @@ def render_text(result: CheckResult, console: Console, min_severity: Severity = 
                                f"({bench.division or '?'}, {bench.ruleset or '?'}): ", style="bold"),
                           end="")
         console.print(score_text(bench), soft_wrap=True)
+        energy = energy_text(bench)
+        if energy is not None:
+            console.print(energy, soft_wrap=True)
         if not scores_only:
             rcp = rcp_text(bench)
             if rcp is not None:

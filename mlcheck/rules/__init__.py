@@ -12,7 +12,7 @@ from mlcheck.rules import convergence, eval_cadence, internal, package, run_boun
 from mlcheck.rules import selection, timing
 from mlcheck.rules import config_rules
 from mlcheck.rules import hyperparameters, required_keys, weight_init
-from mlcheck.rules import package_layout, package_runs, package_system, rcp_check
+from mlcheck.rules import checker_params, package_layout, package_runs, package_system, power, rcp_check
 from mlcheck.rule import Rule, RunContext
 
 RunCheck = Callable[[RunContext], Iterable[Finding]]
@@ -22,7 +22,8 @@ RULE_MODULES: tuple[ModuleType, ...] = (internal, reading, raw_output, selection
                                         run_boundaries, required_keys,
                                         hyperparameters, weight_init,
                                         convergence, eval_cadence, timing, package, package_layout,
-                                        package_system, package_runs, rcp_check)
+                                        package_system, package_runs, rcp_check, power,
+                                        checker_params)
 
 #: The checks that look at one run.
 RUN_CHECKS: tuple[tuple[str, RunCheck], ...] = (

@@ -14,7 +14,11 @@ not compare it with ``run_stop``'s status, nor with the time of ``run_stop``.
 - MLC303 run-aborted: ``run_stop`` status is ``aborted``; the run counts as non-converged (at most
   one per benchmark, four for U-Net3D).
 - MLC304 eval-value-invalid: an ``eval_accuracy`` value is not a number (or not a BBOX/SEGM object
-  for Mask R-CNN); the official checker crashes on it. A NaN is a warning (``official: false``):
+  for Mask R-CNN, or a merged Stable Diffusion record without FID or CLIP); the official checker
+  crashes on it. Stable Diffusion (3.1-5.0) logs FID and CLIP as separate records naming their
+  ``metric``; the checker merges those of one ``step_num`` (3.1) or ``samples_count`` (4.0+) and
+  judges the target (FID <= 90 and CLIP >= 0.15) on the merged records: a record naming its metric
+  without that position makes its merging code crash, also MLC304. A NaN is a warning (``official: false``):
   the official checker compares it, finds it below the target and goes on; it usually means the
   model diverged at that eval.
 - MLC305 target-reached-after-run-stop: the first eval that reaches the target is timed more
@@ -23,10 +27,16 @@ not compare it with ``run_stop``'s status, nor with the time of ``run_stop``.
   does not compare the times, hence ``official: false``). Times are compared, not lines: a
   logger that writes the passing eval a millisecond after ``run_stop`` is not a fault. Not
   checked where the round's rules let the reference evaluate timestamped checkpoints after the
-  clock stopped (MiniGo: ``checkpoint_eval`` in ruleset.json), so evals after ``run_stop`` are legal.
+  clock stopped (MiniGo; Stable Diffusion from 3.1, whose checkpoints are collected every 512,000
+  images and evaluated freely: ``checkpoint_eval`` in ruleset.json), so evals after ``run_stop``
+  are legal.
 - MLC306 open-eval-not-below-one: an open-division run logs evals but none is below 1.0 (for
   Mask R-CNN: BBOX and SEGM below 1.0); ``training_X.Y.Z/open_<bm>.yaml`` requires at least one
-  (a sanity bound: accuracies are fractions, not percentages). Fix: log fractions.
+  (a sanity bound: accuracies are fractions, not percentages). Fix: log fractions. Where the open
+  file asks more (``open_target`` in ruleset.json: GPT-3, Llama 3.1 405B, DeepSeek-V3 and GPT-OSS
+  keep the closed target; Stable Diffusion FID >= 0 and CLIP <= 1; 5.1+ FLUX.1 on
+  ``averaged_validation_loss``), none of the evals meets it. 5.1+ Llama 3.1 8B's open file still
+  asks a value below 1.0 of a log perplexity ("TODO" in the file): open runs of it fail.
 """
 
 from __future__ import annotations
@@ -37,6 +47,7 @@ from typing import Iterator
 from mlcheck.model import Evaluation, Finding, Severity
 from mlcheck.rule import Rule, RunContext
 from mlcheck.facts.rulesets import Target
+from mlcheck.rules.eval_records import target_for, unmergeable
 
 TARGET_NOT_REACHED = Rule("MLC301", "target-not-reached", Severity.ERROR,
                           "no eval reaches the round's quality target", official=True)
@@ -74,16 +85,30 @@ def best_eval(evals: tuple[Evaluation, ...], target: Target) -> Evaluation | Non
     return pick(comparable, key=lambda e: float(e.value))
 
 
-def describe_eval(evaluation: Evaluation) -> str:
-    """``0.7585 at epoch 38 (line 137)``."""
+def describe_eval(evaluation: Evaluation, position: str = "epoch_num") -> str:
+    """``0.7585 at epoch 38 (line 137)``; ``FID 85.3, CLIP 0.161 at step 1000 (line 90)``;
+    ``position`` is the metadata the round positions the benchmark's evals by, shown first."""
     where = ""
-    if evaluation.epoch_num is not None:
+    if position == "samples_count" and evaluation.samples_count is not None:
+        where = f" at {evaluation.samples_count:,.0f} samples"
+    elif position == "step_num" and evaluation.step_num is not None:
+        where = f" at step {evaluation.step_num:,.0f}"
+    elif evaluation.epoch_num is not None:
         epoch = evaluation.epoch_num  # BERT logs training samples here: show them readably
         where = f" at epoch {epoch:g}" if epoch < 10000 else f" at epoch_num {epoch:,.0f}"
     elif evaluation.samples_count is not None:
         where = f" at {evaluation.samples_count:,.0f} samples"
-    value = f"{evaluation.value:.4g}" if isinstance(evaluation.value, float) else repr(evaluation.value)
-    return f"{value}{where} (line {evaluation.line})"
+    elif evaluation.step_num is not None:
+        where = f" at step {evaluation.step_num:,.0f}"
+    value = evaluation.value
+    if isinstance(value, float):
+        shown = f"{value:.4g}"
+    elif isinstance(value, dict):
+        shown = ", ".join(f"{k} {v:.4g}" if isinstance(v, float) else f"{k} {v!r}" for k, v in value.items()
+                          if k not in ("step_num", "samples_count"))
+    else:
+        shown = repr(value)
+    return f"{shown}{where} (line {evaluation.line})"
 
 
 def check(ctx: RunContext) -> Iterator[Finding]:
@@ -95,23 +120,43 @@ def check(ctx: RunContext) -> Iterator[Finding]:
         yield ctx.at(RUN_ABORTED, stop.line, "run_stop status is 'aborted'; the run counts as non-converged")
     if facts is None:
         return
-    target = facts.target
+    target = target_for(facts, run.division)
+    if target.aggregate is not None:
+        for event in unmergeable(run, target.aggregate):
+            yield ctx.at(EVAL_VALUE_INVALID, event.line,
+                         f"{target.metric} names its {target.aggregate.name_from} "
+                         f"{event.metadata[target.aggregate.name_from]!r} but has no {target.aggregate.by} in its "
+                         f"metadata: the checker merges the records of one {target.aggregate.by} into "
+                         f"{target.aggregate.into} and crashes on this one ({target.aggregate.source})")
     for evaluation in run.evaluations:
         if target.reached_by(evaluation.value) is None and _not_a_number(evaluation.value):
             yield ctx.at(EVAL_VALUE_INVALID, evaluation.line,
                          f"eval_accuracy is {evaluation.value!r}: the model diverged at this eval, or the "
                          "metric failed (the official checker reads it as below the target)",
                          severity=Severity.WARNING, official=False)
+        elif target.reached_by(evaluation.value) is None and target.aggregate is not None:
+            yield ctx.at(EVAL_VALUE_INVALID, evaluation.line,
+                         f"the {target.aggregate.into} record {evaluation.value!r} (the {target.metric} records of "
+                         f"one {target.aggregate.by}, merged) cannot be compared with the target ({target.text}): "
+                         "log every metric of each evaluation")
         elif target.reached_by(evaluation.value) is None:
             yield ctx.at(EVAL_VALUE_INVALID, evaluation.line,
                          f"eval_accuracy value {evaluation.value!r} cannot be compared with the target "
                          f"({target.text})")
+    if not ctx.closed and facts.open_target is not None:
+        if run.evaluations and first_reaching(run.evaluations, target) is None:
+            last = run.evaluations[-1]
+            yield ctx.at(OPEN_EVAL_NOT_BELOW_ONE, last.line,
+                         f"none of the {len(run.evaluations)} {_records(target)} meets {target.text} (last: "
+                         f"{describe_eval(last, facts.eval_position)}); the open division of this round requires at least one "
+                         f"(open_{facts.name}.yaml)")
+        return
     if not ctx.closed and run.evaluations and not any(_below_one(e.value, target)
                                                       for e in run.evaluations):
         last = run.evaluations[-1]
         yield ctx.at(OPEN_EVAL_NOT_BELOW_ONE, last.line,
                      f"none of the {run.count('eval_accuracy')} eval_accuracy values is below 1.0 (last: "
-                     f"{describe_eval(last)}); the open division requires at least one (open_<benchmark>.yaml). "
+                     f"{describe_eval(last, facts.eval_position)}); the open division requires at least one (open_<benchmark>.yaml). "
                      "Log accuracies as fractions")
     reached = first_reaching(run.evaluations, target)
     if reached is None:
@@ -120,7 +165,7 @@ def check(ctx: RunContext) -> Iterator[Finding]:
         return
     if status == "aborted" and stop is not None:
         yield ctx.at(ABORTED_RUN_REACHED_TARGET, stop.line,
-                     f"run_stop says 'aborted' but eval_accuracy {describe_eval(reached)} reached the "
+                     f"run_stop says 'aborted' but eval_accuracy {describe_eval(reached, facts.eval_position)} reached the "
                      f"target ({target.text}); log status 'success' if the run converged")
     late_ms = reached.time_ms - stop.time_ms if stop is not None else 0.0
     if stop is not None and late_ms > _LATE_MS and ctx.closed and not facts.checkpoint_eval:
@@ -129,6 +174,10 @@ def check(ctx: RunContext) -> Iterator[Finding]:
                      f"{late_ms / 1000:,.3f} s after run_stop (line {stop.line}): the run was timed "
                      "shorter than it took; the clock must stop when the target is reached "
                      "(training_rules §Quality measure)")
+
+
+def _records(target: Target) -> str:
+    return f"{target.aggregate.into} records" if target.aggregate else f"{target.metric} values"
 
 
 def _not_a_number(value: object) -> bool:
@@ -149,11 +198,17 @@ def _number_below_one(value: object) -> bool:
 def _not_reached(ctx: RunContext, target: Target) -> Finding:
     run = ctx.run
     best = best_eval(run.evaluations, target)
+    position = ctx.facts.eval_position if ctx.facts is not None else "epoch_num"
     line = run.run_stop.line if run.run_stop is not None else run.last_line
     claim = " although run_stop claims success" if run.status == "success" else ""
+    comparable = [e for e in run.evaluations if target.reached_by(e.value) is not None]
+    if best is None and comparable:  # evals of several fields (Mask R-CNN, Stable Diffusion)
+        return ctx.at(TARGET_NOT_REACHED, line,
+                      f"target {target.text} not reached: last of {len(comparable)} {_records(target)} "
+                      f"{describe_eval(comparable[-1], position)}{claim}")
     if best is None:
         return ctx.at(TARGET_NOT_REACHED, line,
-                      f"target {target.text} not reached: the run logs no comparable eval_accuracy{claim}")
+                      f"target {target.text} not reached: the run logs no comparable {_records(target)}{claim}")
     hint = ""
     fractions = all(c.value <= 1.0 for c in target.conditions)
     if fractions and isinstance(best.value, (int, float)) and not isinstance(best.value, bool):
@@ -164,5 +219,5 @@ def _not_reached(ctx: RunContext, target: Target) -> Finding:
         elif best.value == 1.0:
             hint = "; an accuracy of 1.0 is outside the valid range (the checker requires < 1.0)"
     return ctx.at(TARGET_NOT_REACHED, line,
-                  f"target {target.text} not reached: best eval_accuracy {describe_eval(best)}, "
+                  f"target {target.text} not reached: best eval_accuracy {describe_eval(best, position)}, "
                   f"{run.count('eval_accuracy')} evals{claim}{hint}")

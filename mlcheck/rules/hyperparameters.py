@@ -2,14 +2,23 @@
 
 Facts: ``schemas/rulesets/<X.Y.Z>/constraints.json`` (``benchmarks``), from the round's checker of
 record ``training_X.Y.Z/closed_<benchmark>.yaml`` (and ``closed_resnet_{lars,sgd}.yaml``) and the
-hyper-parameter table of ``training_rules.adoc`` §Hyperparameters. Open-division runs are not checked.
+hyper-parameter table of ``training_rules.adoc`` §Hyperparameters. Open-division runs get what
+``open_<benchmark>.yaml`` asks of them (MLC207, MLC208).
 
 - MLC201 closed-hyperparameter-missing: a hyper-parameter the closed benchmark requires is not
   logged (e.g. ``lars_opt_weight_decay`` for ResNet with LARS, ``opt_lamb_beta_1`` for BERT).
   Fix: log it with mllog exactly once.
 - MLC202 closed-hyperparameter-invalid: a fixed value, allowed set or formula of the closed rules
   is not met, e.g. "lars_opt_weight_decay is 3e-05; closed ResNet requires 0.0001 x 2^N (N
-  integer)", RNN-T ``opt_lamb_epsilon`` 1e-9, SGD base LR a multiple of 0.001.
+  integer)", RNN-T ``opt_lamb_epsilon`` 1e-9, SGD base LR a multiple of 0.001. From 5.0 some values
+  derive from others, and the message shows both sides as computed: Llama 3.1 405B
+  ``opt_base_learning_rate * 1152 == global_batch_size * 8e-5`` (exact, as the checker compares)
+  and, from 5.1, its decay steps ``ceil(1200000 * 1152 / GBS) - ceil(8000 * 1152 / GBS)``; Llama 3.1
+  8B and GPT-OSS 20B decay steps ``1200000 - warmup``; DeepSeek-V3 ``|lr - 2.4e-5 * (GBS /
+  16384)^0.5| < 1e-9`` and decay ``12000 - warmup``; Qwen3.5 GRPO learning rate and clip norm from
+  the batch size's square root and ``global_batch_size == num_prompts_per_step *
+  num_generations_per_prompt``. A derived value logged before the key it derives from is MLC112
+  (key-out-of-order): the checker reads the value from its state, finds nothing and fails.
 - MLC203 closed-optimizer-not-allowed: ``opt_name`` is not an optimizer the closed benchmark allows
   (ResNet: lars or sgd; RNN-T: lamb; RetinaNet: adam). For ResNet the official checker crashes
   looking for ``closed_resnet_<name>.yaml`` (a "missing file"); the true cause is the optimizer.
@@ -18,6 +27,14 @@ hyper-parameter table of ``training_rules.adoc`` §Hyperparameters. Open-divisio
   (warnings: the rules name the verifier the source of truth), closed BERT must use LAMB (an
   error: the checker lets a non-LAMB optimizer through). ``official`` is false: the round's
   results were accepted under the checker.
+- MLC207 open-benchmark-key-missing: from 3.0 some open benchmark files require keys too (GPT-3,
+  Llama 3.1 405B, DeepSeek-V3, GPT-OSS 20B, Qwen3.5 GRPO: the model's shape, ``eval_samples``,
+  ``gradient_accumulation_steps``, ...); one is not logged.
+- MLC208 open-benchmark-key-invalid: a value breaks a check of the open benchmark file
+  (``max_sequence_length``, ``opt_name``, ``eval_samples``), or the round's checker cannot pass any
+  open-division log of the benchmark: 3.0-3.1 list open GPT-3 but have no ``open_gpt3.yaml`` (the
+  checker stops with "Could not find config file"), 4.0-4.1 have ``open_llama2_70b_lora.yaml`` but
+  do not list the benchmark in ``open_common.yaml``.
 """
 
 from __future__ import annotations
@@ -27,6 +44,7 @@ from typing import Iterator
 from mlcheck.facts.constraints import BenchmarkConstraints, Entry, RulesTextCheck, describe, holds, load_constraints, show
 from mlcheck.model import Finding, Severity
 from mlcheck.rule import Rule, RunContext
+from mlcheck.rules.checker_state import EMPTY, replay
 from mlcheck.rules.key_checks import EntryCodes, evaluate
 from mlcheck.rules.required_keys import KEY_OUT_OF_ORDER, KEY_REPEATED, KEY_VALUES_CONFLICT, METADATA_MISSING
 
@@ -39,24 +57,40 @@ OPTIMIZER_NOT_ALLOWED = Rule("MLC203", "closed-optimizer-not-allowed", Severity.
 RULES_TEXT_CONSTRAINT = Rule("MLC204", "closed-rules-text-constraint", Severity.WARNING,
                              "a hyper-parameter breaks the rules text, which the checker does not enforce")
 
-RULES = (HYPERPARAMETER_MISSING, HYPERPARAMETER_INVALID, OPTIMIZER_NOT_ALLOWED, RULES_TEXT_CONSTRAINT)
+OPEN_KEY_MISSING = Rule("MLC207", "open-benchmark-key-missing", Severity.ERROR,
+                        "a key the open benchmark's rules require is not logged", official=True)
+OPEN_KEY_INVALID = Rule("MLC208", "open-benchmark-key-invalid", Severity.ERROR,
+                        "a value breaks a check of the open benchmark's rules", official=True)
+
+RULES = (HYPERPARAMETER_MISSING, HYPERPARAMETER_INVALID, OPTIMIZER_NOT_ALLOWED, RULES_TEXT_CONSTRAINT,
+         OPEN_KEY_MISSING, OPEN_KEY_INVALID)
 
 _CODES = EntryCodes(missing=HYPERPARAMETER_MISSING, invalid=HYPERPARAMETER_INVALID, conflict=KEY_VALUES_CONFLICT,
                     repeated=KEY_REPEATED, metadata=METADATA_MISSING, order=KEY_OUT_OF_ORDER)
+_OPEN_CODES = EntryCodes(missing=OPEN_KEY_MISSING, invalid=OPEN_KEY_INVALID, conflict=KEY_VALUES_CONFLICT,
+                         repeated=KEY_REPEATED, metadata=METADATA_MISSING, order=KEY_OUT_OF_ORDER)
 
 
 def check(ctx: RunContext) -> Iterator[Finding]:
-    """Findings about the closed hyper-parameters of the run's benchmark."""
+    """Findings about the closed hyper-parameters of the run's benchmark (and what the open
+    benchmark file requires of an open-division run)."""
     run = ctx.run
-    if run.division != "closed":
+    if run.division not in ("closed", "open"):
         return
     bench = load_constraints(ctx.ruleset.version).benchmarks.get(run.benchmark or "")
     if bench is None:
         return
     marker = run.first("submission_benchmark")
     anchor = marker.line if marker is not None else run.first_line
+    states = replay(run, bench.states) if bench.states else EMPTY
+    if run.division == "open":
+        if bench.open_unavailable is not None:
+            yield ctx.at(OPEN_KEY_INVALID, anchor, f"an open-division {bench.title} log cannot pass the "
+                         f"{ctx.ruleset.round} checker: {bench.open_unavailable} ({bench.open_source})")
+        yield from evaluate(ctx, bench.open_keys, _OPEN_CODES, f"open {bench.title}", anchor, states)
+        return
     scope = f"closed {bench.title}"
-    yield from evaluate(ctx, bench.keys, _CODES, scope, anchor)
+    yield from evaluate(ctx, bench.keys, _CODES, scope, anchor, states)
     yield from _optimizer(ctx, bench, scope, anchor)
     optimizer = run.value_of(bench.optimizer_key) if bench.optimizer_key else None
     if isinstance(optimizer, str) and bench.per_optimizer and optimizer in bench.per_optimizer:

@@ -4,11 +4,13 @@ and order. Shared by the required-keys and hyper-parameter rule modules, which c
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Iterable, Iterator
+from typing import Any, Iterable, Iterator, Mapping
 
 from mlcheck.facts.constraints import Entry, describe, holds, show
+from mlcheck.facts.formulas import FormulaError, StateUnset, evaluate as compute, sides, states_read
 from mlcheck.model import Event, Finding
 from mlcheck.rule import Rule, RunContext
+from mlcheck.rules.checker_state import EMPTY, StateTimeline
 
 _MAX_LISTED = 5
 
@@ -37,9 +39,10 @@ def merged(*groups: Iterable[Entry]) -> list[Entry]:
 
 
 def evaluate(ctx: RunContext, entries: Iterable[Entry], codes: EntryCodes, scope: str,
-             anchor: int | None) -> Iterator[Finding]:
+             anchor: int | None, states: StateTimeline = EMPTY) -> Iterator[Finding]:
     """Findings for every entry; ``scope`` names who requires it ("closed ResNet"), ``anchor`` is
-    the line reported for a key that is not logged at all."""
+    the line reported for a key that is not logged at all, ``states`` what the checker's state
+    holds at each record (for formulas)."""
     run = ctx.run
     groups_done: set[frozenset[str]] = set()
     for entry in entries:
@@ -56,9 +59,15 @@ def evaluate(ctx: RunContext, entries: Iterable[Entry], codes: EntryCodes, scope
             many = "exactly one" if entry.req == "EXACTLY_ONE" else "at least one"
             yield ctx.at(codes.missing, anchor,
                          f"{entry.key} is not logged; {scope} requires {many} ({entry.source})")
+        elif entry.req == "AT_LEAST" and count < entry.min_count:
+            logged = "is not logged" if count == 0 else f"is logged {count} time{'s' if count > 1 else ''}"
+            yield ctx.at(codes.missing, events[-1].line if events else anchor,
+                         f"{entry.key} {logged}; {scope} requires at least {entry.min_count} ({entry.source})")
         elif count > 1 and entry.req == "EXACTLY_ONE":
             yield _repeated(ctx, entry, events, codes)
-        yield from _values(ctx, entry, events, codes, scope)
+        yield from _values(ctx, entry, events, codes, scope, states)
+        if entry.cadence is not None:
+            yield from _cadence(ctx, entry, events, codes, scope, states)
 
 
 def _repeated(ctx: RunContext, entry: Entry, events: tuple[Event, ...], codes: EntryCodes) -> Finding:
@@ -76,28 +85,104 @@ def _repeated(ctx: RunContext, entry: Entry, events: tuple[Event, ...], codes: E
 
 
 def _values(ctx: RunContext, entry: Entry, events: tuple[Event, ...], codes: EntryCodes,
-            scope: str) -> Iterator[Finding]:
+            scope: str, states: StateTimeline) -> Iterator[Finding]:
     run = ctx.run
-    first_after = run.first(entry.after) if entry.after else None
+    firsts_after = {key: run.first(key) for key in entry.after}
     for index, event in enumerate(events):
         # The official checker runs submission_* checks on the first occurrence only.
         official = None if index == 0 or not entry.key.startswith("submission_") else False
-        if entry.check is not None and not holds(entry.check, event.value, run.value_of):
-            yield ctx.at(codes.invalid, event.line,
-                         f"{entry.key} is {show(event.value)}; {scope} requires {describe(entry.check)} "
-                         f"({entry.source})", official=official)
-        missing = [m for m in entry.metadata if m not in event.metadata]
-        if missing:
+        for check in (entry.check, entry.first_check if index == 0 else None):
+            if check is not None:
+                yield from _value_check(ctx, entry, event, check, codes, scope, states, official)
+        yield from _metadata(ctx, entry, event, codes, scope)
+        for key, first_after in firsts_after.items():
+            if first_after is None or event.line < first_after.line:
+                where = "is not logged" if first_after is None else f"is first logged at line {first_after.line}"
+                yield ctx.at(codes.order, event.line,
+                             f"{entry.key} at line {event.line} comes before {key}, which {where} "
+                             f"({entry.source})")
+
+
+def _value_check(ctx: RunContext, entry: Entry, event: Event, check: Mapping[str, Any], codes: EntryCodes,
+                 scope: str, states: StateTimeline, official: bool | None) -> Iterator[Finding]:
+    record = states.scope(event)
+    try:
+        if holds(check, event.value, ctx.run.value_of, record):
+            return
+    except StateUnset as unset:
+        yield _unset(ctx, entry, event, check, codes, scope, states, unset.name)
+        return
+    computed = ""
+    if "formula" in check:
+        used = ", ".join(f"{name} {show(record.states[name])} (line {states.origin(event.line, name)})"
+                         for name in states_read(check.get("formula")) if name in record.states)
+        computed = f"; computed {sides(check['formula'], record)}" + (f" with {used}" if used else "")
+    yield ctx.at(codes.invalid, event.line,
+                 f"{entry.key} is {show(event.value)}; {scope} requires {describe(check)}{computed} "
+                 f"({entry.source})", official=official)
+
+
+def _unset(ctx: RunContext, entry: Entry, event: Event, check: Mapping[str, Any], codes: EntryCodes,
+           scope: str, states: StateTimeline, name: str) -> Finding:
+    setter = states.setter(name) or name
+    first = ctx.run.first(setter)
+    where = "is not logged" if first is None else f"is first logged at line {first.line}"
+    return ctx.at(codes.order, event.line,
+                  f"{entry.key} at line {event.line} must be {describe(check)}, which {scope} computes from "
+                  f"{setter}; {setter} {where}, so the checker's state has no {name} yet and it fails the "
+                  f"record ({entry.source}). Log {setter} before {entry.key}")
+
+
+def _metadata(ctx: RunContext, entry: Entry, event: Event, codes: EntryCodes, scope: str) -> Iterator[Finding]:
+    run = ctx.run
+    missing = [m for m in entry.metadata if m not in event.metadata]
+    if missing:
+        yield ctx.at(codes.metadata, event.line,
+                     f"{entry.key} has no {' or '.join(missing)} in its metadata; {scope} requires "
+                     f"{', '.join(entry.metadata)} ({entry.source})")
+    if entry.metadata_one_of and not any(m in event.metadata for m in entry.metadata_one_of):
+        yield ctx.at(codes.metadata, event.line,
+                     f"{entry.key} has none of {', '.join(entry.metadata_one_of)} in its metadata; {scope} "
+                     f"requires one of them ({entry.source})")
+    for present, needed in (entry.metadata_requires or {}).items():
+        absent = [m for m in needed if m not in event.metadata]
+        if present in event.metadata and absent:
             yield ctx.at(codes.metadata, event.line,
-                         f"{entry.key} has no {' or '.join(missing)} in its metadata; {scope} requires "
-                         f"{', '.join(entry.metadata)} ({entry.source})")
-        for field, check in (entry.metadata_check or {}).items():
-            if field in event.metadata and not holds(check, event.metadata[field], run.value_of):
-                yield ctx.at(codes.metadata, event.line,
-                             f"{entry.key} metadata {field} is {show(event.metadata[field])}; {scope} requires "
-                             f"{describe(check)} ({entry.source})")
-        if entry.after and (first_after is None or event.line < first_after.line):
-            where = "is not logged" if first_after is None else f"is first logged at line {first_after.line}"
-            yield ctx.at(codes.order, event.line,
-                         f"{entry.key} at line {event.line} comes before {entry.after}, which {where} "
-                         f"({entry.source})")
+                         f"{entry.key} has {present} but no {' or '.join(absent)} in its metadata; {scope} "
+                         f"requires {', '.join(absent)} with {present} ({entry.source})")
+    for field, check in (entry.metadata_check or {}).items():
+        if field in event.metadata and not holds(check, event.metadata[field], run.value_of):
+            yield ctx.at(codes.metadata, event.line,
+                         f"{entry.key} metadata {field} is {show(event.metadata[field])}; {scope} requires "
+                         f"{describe(check)} ({entry.source})")
+
+
+def _cadence(ctx: RunContext, entry: Entry, events: tuple[Event, ...], codes: EntryCodes, scope: str,
+             states: StateTimeline) -> Iterator[Finding]:
+    """Each record must land on the next point of the grid; one that does not is a failure and
+    leaves the point where it was (the checker's POST advances it only on a match)."""
+    cadence = entry.cadence
+    assert cadence is not None
+    name = cadence.field.removeprefix("metadata.")
+    used = 0
+    for event in events:
+        position = event.value if cadence.field == "value" else event.metadata.get(name)
+        if position is None:
+            continue  # the metadata checks report the missing field
+        record = states.scope(event)
+        try:
+            start, step = compute(cadence.start, record), compute(cadence.step, record)
+        except StateUnset as unset:
+            yield _unset(ctx, entry, event, {"text": cadence.text}, codes, scope, states, unset.name)
+            return
+        except FormulaError as error:
+            yield ctx.at(codes.invalid, event.line, f"the evaluation grid of {scope} cannot be computed "
+                         f"({error}); it is {cadence.text} ({entry.source})")
+            return
+        point = start + used * step
+        if position == point:
+            used += 1
+            continue
+        yield ctx.at(codes.invalid, event.line,
+                     f"{entry.key} at {name} {show(position)} is off the evaluation grid: the next point is "
+                     f"{show(point)}; {scope} evaluates {cadence.text} ({entry.source})")

@@ -3,16 +3,22 @@ converge faster than the round's RCPs allow.
 
 Rules text: training_rules.adoc §Reference Convergence Points (v1.0+), §Score scaling (v2.0) and
 the RCP normalisation of v2.1 (training_policies#503). Computed as each round's record checker did
-(``mlcheck/rcp``): olympic means, population stdev of the trimmed list, one-sided Student t-test at
-alpha 0.05, interpolation between batch sizes, pruning from 2.0 only. Open division and MiniGo
-are skipped. The JSON report's ``benchmarks[].rcp`` carries the numbers.
+(``mlcheck/score/rcp``, the round's policy in ``schemas/rulesets/<X.Y.Z>/rcp.json``): olympic
+means, population stdev of the trimmed list (up to 4.0) or of the full list (4.1+), one-sided
+Student t-test at alpha 0.05 with the round's run counts (3 for GPT-3, Llama 3.1 405B, DeepSeek-V3
+and Qwen3.5), interpolation between batch sizes, pruning from 2.0 (by min epochs up to 3.1, by
+mean from 4.0), convergence in epochs, samples (BERT, LoRA, the LLMs, flux1, Stable Diffusion
+from 4.0) or steps (Stable Diffusion 3.1: the first step with FID <= 90 and CLIP >= 0.15), the
+405B leniency of one evaluation (5.0+). Open division and MiniGo are skipped. The JSON report's
+``benchmarks[].rcp`` carries the numbers.
 
 - MLC530 rcp-failed: the submission's mean convergence (epochs; BERT: samples) is below the
   minimum acceptable mean of the RCP at its batch size (or of the interpolated RCP). The round's
   checker prints "RCP Test Failed: RCP found". Fix: converge slower (hyper-parameters closer to the
   reference), or ask the review committee: a ``package_checker_params`` file with the line
   ``rcp-bypass`` in the benchmark or system folder turns MLC530/MLC531 into warnings (mlcheck
-  accepts a trailing newline and the old ``rcp_bypass`` spelling, which the official tools do not).
+  accepts a trailing newline and the old ``rcp_bypass`` spelling, which the official tools do not:
+  MLC546 says when the round's package checker would not honour the file).
 - MLC531 rcp-missing: no RCP covers the batch size (above all RCPs, or below all and faster than
   the smallest). Fix: submit an RCP with that batch size, as the rules require.
 - MLC532 rcp-undetermined: the test cannot be computed: runs log different or no

@@ -6,8 +6,13 @@ taken from the round's checker of record, ``training_X.Y.Z/{common,closed_common
 
 - MLC105 required-key-missing: a key the round requires is not logged (``submission_*``,
   ``cache_clear``, ``init_start``, ``init_stop``, ``train_samples``, ``eval_samples``,
-  ``gradient_accumulation_steps`` in the closed division, ``epoch_start`` or ``block_start``, ...).
-  Fix: log it with mllog (``mllog.constants``) once, before ``run_start`` for configuration keys.
+  ``gradient_accumulation_steps`` in the closed division, ``epoch_start`` or ``block_start``, ...),
+  or fewer copies than ``AT_LEAST(n)`` asks (3.1-5.0 Stable Diffusion: at least two merged FID +
+  CLIP evaluations). Which keys: ``submission_status`` until 4.0, ``submission_org`` and
+  ``submission_platform`` in every round but 5.0; the 6.0+ disclosure keys
+  (``lowest_numerical_precision_in_*``, ``*_parallelism``, ``micro_batch_size``, ``config_filename``)
+  are OPTIONAL: checked when logged. Fix: log it with mllog (``mllog.constants``) once, before
+  ``run_start`` for configuration keys.
 - MLC106 key-values-conflict: a key required exactly once is logged several times with different
   values (e.g. two ranks with different configurations). The official checker fails the file.
 - MLC107 key-repeated: a key required exactly once is logged several times with the same value
@@ -21,11 +26,26 @@ taken from the round's checker of record, ``training_X.Y.Z/{common,closed_common
   division. Fix: log the ``submission_*`` keys at the start of init.
 - MLC110 metadata-missing: an event lacks metadata the checker requires (``epoch_num`` on
   ``eval_accuracy``, ``eval_start``/``eval_stop``, ``epoch_start``/``epoch_stop``; ``epoch_count``
-  > 0 and ``first_epoch_num`` on ``block_start``; ``first_epoch_num`` on ``block_stop``).
+  > 0 and ``first_epoch_num`` on ``block_start``; ``first_epoch_num`` on ``block_stop``). From 3.1
+  a position in samples or steps may replace the epoch (``step_num`` in 3.1, ``samples_count``
+  from 4.0: one of them is required, ``first_epoch_num`` only with ``epoch_count``); the benchmark's
+  own file says which one its ``eval_accuracy`` carries (``samples_count`` for the LLMs, LoRA and
+  FLUX.1, ``epoch_num`` for BERT, DLRM, RetinaNet, R-GAT).
 - MLC111 key-value-invalid: another value check of the round fails (``train_samples``/``eval_samples``
-  empty, ``gradient_accumulation_steps`` not > 0).
+  empty, ``gradient_accumulation_steps`` not > 0, a 6.0+ disclosure value not in the list or not a
+  whole number), or a benchmark's check of its evaluations: a merged Stable Diffusion record
+  without FID or CLIP; 6.1 Qwen3.5 GRPO accuracies outside 0-1 or off the evaluation grid (first
+  at ``global_batch_size * ceil(2.5 + 3840 / global_batch_size)`` samples, then every batch: a
+  record off the grid leaves the next point where it was); 6.1 DeepSeek-V3's first evaluation not
+  at ``global_batch_size * floor(42 + 24576 / global_batch_size)`` samples (``FIRST_CHECK``).
 - MLC112 key-out-of-order: ``block_start`` is logged before ``run_start`` (common.yaml requires
-  blocks inside the timed run).
+  blocks inside the timed run), or a record is checked against a value the checker derives from a
+  key logged after it (the checker's state does not hold it yet, so it fails the record): an
+  evaluation grid before ``global_batch_size``; for the hyper-parameters see MLC202. Fix: log the
+  key it derives from first.
+
+The constraint forms behind these rules (``AT_LEAST``, ``OPTIONAL``, ``metadata_one_of``,
+``cadence``, ``first_check``, ...) are documented by ``mlcheck explain forms``.
 """
 
 from __future__ import annotations
@@ -36,6 +56,7 @@ from typing import Iterator
 from mlcheck.facts.constraints import load_constraints
 from mlcheck.model import Finding, Severity
 from mlcheck.rule import Rule, RunContext
+from mlcheck.rules.checker_state import EMPTY, replay
 from mlcheck.rules.key_checks import EntryCodes, evaluate, merged
 
 REQUIRED_KEY_MISSING = Rule("MLC105", "required-key-missing", Severity.ERROR,
@@ -78,10 +99,19 @@ def check(ctx: RunContext) -> Iterator[Finding]:
     elif division == "open":
         groups.append(data.open_common)
         scope = "the open division"
+    bench = data.benchmarks.get(run.benchmark or "") if division in ("closed", "open") else None
+    states = EMPTY
+    overrides: frozenset[int] = frozenset()
+    if bench is not None:
+        # The benchmark file's entries for common keys replace them (reported here, in its name);
+        # its own hyper-parameter entries replace them too, and are reported as MLC2xx.
+        closed = division == "closed"
+        groups.append(bench.overrides if closed else bench.open_overrides)
+        overrides = frozenset(id(e) for e in groups[-1])
+        own = {e.key for e in (bench.keys if closed else bench.open_keys)}
+        states = replay(run, bench.states) if bench.states else EMPTY
     entries = merged(*groups)
-    bench = data.benchmarks.get(run.benchmark or "") if division == "closed" else None
-    if bench is not None:  # the benchmark's own entries replace these (reported as MLC2xx)
-        own = {e.key for e in bench.keys}
+    if bench is not None:
         entries = [e for e in entries if e.key not in own]
     # MLC011 (unknown-benchmark) already reports a missing or unknown submission_benchmark.
     entries = [replace(e, check=None) if e.key == "submission_benchmark" else e for e in entries
@@ -89,7 +119,10 @@ def check(ctx: RunContext) -> Iterator[Finding]:
     submission = [e for e in entries if e.key.startswith("submission_")]
     others = [e for e in entries if not e.key.startswith("submission_")]
     yield from evaluate(ctx, submission, _SUBMISSION_CODES, scope, run.first_line)
-    yield from evaluate(ctx, others, _CODES, scope, run.first_line)
+    yield from evaluate(ctx, [e for e in others if id(e) not in overrides], _CODES, scope, run.first_line, states)
+    if bench is not None and overrides:
+        yield from evaluate(ctx, [e for e in others if id(e) in overrides], _CODES, f"{division} {bench.title}",
+                            run.first_line, states)
     if data.division_sets_init_limit:
         yield from _division_late(ctx)
 

@@ -14,7 +14,12 @@ judged under.
 - MLC012 ruleset-not-inferred: without ``--ruleset``, mlcheck infers the round from the run date
   (the periods between MLCommons result publications) and then from the path (``training-1.1``,
   ``v2.0``). When neither tells, it uses the newest supported round and says so. Fix: pass
-  ``--ruleset X.Y.Z``.
+  ``--ruleset X.Y.Z``. A path that names a round wins over the date when the run is dated before
+  that round's publication (runs are submitted to a later round than their date, never to an
+  earlier one); the ruleset source in every report says which evidence decided.
+- MLC018 log-newer-than-rulesets: the run is dated after the period of the newest round mlcheck
+  knows (6.1, whose period ends at the estimated publication of its results); it is judged under
+  that round, whose rules the next round may change. Fix: update mlcheck, or pass ``--ruleset``.
 """
 
 from __future__ import annotations
@@ -27,7 +32,10 @@ UNKNOWN_BENCHMARK = Rule("MLC011", "unknown-benchmark", Severity.ERROR,
 RULESET_NOT_INFERRED = Rule("MLC012", "ruleset-not-inferred", Severity.WARNING,
                             "the round could not be inferred from the log; a default was used")
 
+LOG_NEWER_THAN_RULESETS = Rule("MLC018", "log-newer-than-rulesets", Severity.WARNING,
+                               "the run is dated after the newest round mlcheck knows")
+
 BENCHMARK_NOT_ITS_FOLDER = Rule("MLC016", "benchmark-not-its-folder", Severity.ERROR,
                                 "the log names another benchmark than its benchmark folder")
 
-RULES = (UNKNOWN_BENCHMARK, BENCHMARK_NOT_ITS_FOLDER, RULESET_NOT_INFERRED)
+RULES = (UNKNOWN_BENCHMARK, BENCHMARK_NOT_ITS_FOLDER, RULESET_NOT_INFERRED, LOG_NEWER_THAN_RULESETS)

@@ -2,8 +2,11 @@
 
 Rules text: training_rules.adoc §Benchmark Results — the result is the mean of the N runs after
 dropping the fastest and the slowest (U-Net3D: 4 and 4); a non-converging run may be treated as
-the slowest; more non-converging runs than that makes the result invalid. §Score scaling: a
-committee ``scaling.json`` multiplies the score.
+the slowest; more non-converging runs than that makes the result invalid. The benchmarks of 3 runs
+(GPT-3, Llama 3.1 405B, DeepSeek-V3 671B, Qwen3.5 397B GRPO) score the median run, which is what
+dropping the fastest and the slowest of 3 leaves (the summarizer's olympic average does the same:
+with one non-converged run, the slower of the two others). §Score scaling: a committee
+``scaling.json`` multiplies the score.
 """
 
 from __future__ import annotations
@@ -54,7 +57,10 @@ def olympic_score(times: Sequence[float | None], facts: BenchmarkFacts,
 
 
 def _valid_reason(runs: int, failed: int, low: int, high: int) -> str:
-    text = f"mean of {runs - low - high} of {runs} runs after dropping the {low} fastest and {high} slowest"
+    if runs - low - high == 1 and low == high:
+        text = f"median of {runs} runs (the {_fastest(low)} and the {_fastest(high, 'slowest')} dropped)"
+    else:
+        text = f"mean of {runs - low - high} of {runs} runs after dropping the {low} fastest and {high} slowest"
     if failed:
         text += f" ({failed} non-converged run{'s' if failed > 1 else ''} counted as slowest)"
     return text
@@ -88,6 +94,10 @@ def folder_score(times: Sequence[float | None], compliant: Sequence[bool], facts
     score = Score(official.score_min, False, reason, official.runs_counted, official.runs_dropped,
                   official.scaling_factor, official.unscaled_min)
     return score, official
+
+
+def _fastest(count: int, word: str = "fastest") -> str:
+    return word if count == 1 else f"{count} {word}"
 
 
 def _runs(count: int) -> str:

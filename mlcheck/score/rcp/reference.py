@@ -23,44 +23,15 @@ from functools import lru_cache
 from importlib import resources
 from typing import Any, Mapping, Sequence
 
+from mlcheck.score.rcp.policy import RoundPolicy, round_policy
 from mlcheck.score.rcp.tdist import one_sided_p_value
+
+__all__ = ["ALPHA", "TOLERANCE", "Reference", "ReferenceSet", "RoundPolicy", "build_reference_set",
+           "interpolate", "load_references", "min_acceptable_mean", "population_stdev", "prune",
+           "round_policy", "trimmed"]
 
 ALPHA = 0.05
 TOLERANCE = 1e-4
-
-#: Benchmarks whose runs the RCP checker compares in samples rather than epochs (BERT logs
-#: samples in ``epoch_num``).
-SAMPLE_UNITS = frozenset({"bert"})
-
-
-@dataclass(frozen=True)
-class RoundPolicy:
-    """How a round's record checker computed the RCP test."""
-
-    prune: bool
-    prune_by: str
-    """``min_epochs`` (record checkers up to 4.0.0-rc1) or ``mean`` (since logging commit 39fc7a0)."""
-    stdev_over: str
-    """``trimmed`` (record checkers up to 4.0) or ``full`` (since logging commit 52245a0, 2024)."""
-    source: str
-
-
-@lru_cache(maxsize=None)
-def round_policy(ruleset: str) -> RoundPolicy | None:
-    """``schemas/rulesets/<X.Y.Z>/rcp.json`` validated with ``schemas/rcp-policy.schema.json``, or
-    None for a round mlcheck has no RCP policy for."""
-    import jsonschema  # already loaded by the rulesets
-
-    base = resources.files("mlcheck.schemas")
-    path = base.joinpath("rulesets").joinpath(ruleset).joinpath("rcp.json")
-    if not path.is_file():
-        return None
-    data = json.loads(path.read_text("utf-8"))
-    jsonschema.Draft202012Validator(json.loads(base.joinpath("rcp-policy.schema.json").read_text("utf-8"))
-                                    ).validate(data)
-    return RoundPolicy(prune=data["prune"], prune_by=data["prune_by"], stdev_over=data["stdev_over"],
-                       source=data["source"])
-
 
 @dataclass(frozen=True)
 class Reference:
@@ -73,6 +44,8 @@ class Reference:
     samples: int
     """How many reference values enter the t-test (trimmed count; 2N when interpolated)."""
     submission_runs: int
+    precision: str | None = None
+    """The numerical precision of the reference runs (records of 5.1 and later)."""
 
     @property
     def min_mean(self) -> float:
@@ -156,8 +129,12 @@ def prune(references: Sequence[Reference], by: str, submission_runs: int) -> tup
     return tuple(kept)
 
 
-def _record_values(record: Mapping[str, Any]) -> list[float]:
-    values = record.get("Epochs to converge", record.get("samples to converge", []))
+def _record_values(record: Mapping[str, Any], key: str) -> list[float]:
+    """The reference runs of a record: the member the round's checker reads (``key``), else the
+    other spelling (the checker would raise KeyError; mlcheck reads what is there)."""
+    values = record.get(key)
+    if values is None:
+        values = record.get("Epochs to converge", record.get("samples to converge", []))
     return [float(v) for v in values]
 
 
@@ -170,14 +147,16 @@ def build_reference_set(benchmark: str, ruleset: str, records: Mapping[str, Any]
     drop = 4 if benchmark == "unet3d" else 1
     built = []
     for name, record in records.items():
-        values = _record_values(record)
+        values = _record_values(record, policy.values_key_of(benchmark))
         kept = trimmed(values, drop)
         if not kept:
             continue
         mean = sum(kept) / len(kept)
         stdev = population_stdev(kept if policy.stdev_over == "trimmed" else values)
+        precision = record.get("Precision") if policy.record_precision else None
         built.append(Reference(name=name, batch_size=int(record["BS"]), mean=mean, stdev=stdev,
-                               samples=len(kept), submission_runs=submission_runs))
+                               samples=len(kept), submission_runs=submission_runs,
+                               precision=precision if isinstance(precision, str) else None))
     ordered = tuple(sorted(built, key=lambda r: r.batch_size))
     used = prune(ordered, policy.prune_by, submission_runs) if policy.prune else ordered
     return ReferenceSet(benchmark, ruleset, ordered, used, source, policy)

@@ -1,0 +1,180 @@
+"""The interpreter of a constraint's check (``equals``, ``one_of``, ``range``, ``multiple_of``,
+``power_of_two_times``, ``formula``, ...): whether a logged value satisfies it, and its wording.
+
+Nothing is evaluated. Arithmetic follows the official checker (``is_integer``: within 1e-5 of an
+integer) so verdicts agree. Split from :mod:`mlcheck.facts.constraints`, which loads the data.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from typing import Any, Callable, Mapping
+
+from mlcheck.facts.formulas import Scope, formula_holds, render_formula
+
+Values = Callable[[str], Any]
+"""Looks up the first value a run logs for a key (used by ``only_when`` conditions)."""
+
+
+
+def is_integer(value: float) -> bool:
+    """As the official checker: within 1e-5 of an integer."""
+    return abs(round(value) - value) < 0.00001
+
+
+def _literal(value: Any) -> Any:
+    if isinstance(value, Mapping) and "float" in value:
+        return float(value["float"])
+    return value
+
+
+def _number(value: Any) -> float | None:
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        return None
+    return float(value)
+
+
+def holds(check: Mapping[str, Any], value: Any, values: Values, scope: Scope | None = None) -> bool:
+    """Whether ``value`` satisfies every part of ``check`` (a wrong type never satisfies a numeric
+    part). A ``formula`` part reads ``scope`` (the record and the states set before it) and raises
+    :class:`~mlcheck.facts.formulas.StateUnset` when a state it needs is not set yet."""
+    condition = check.get("only_when")
+    if condition is not None and not holds(condition["check"], values(condition["key"]), values):
+        return False
+    for kind, expected in check.items():
+        if kind in ("only_when", "text"):
+            continue
+        if kind == "formula":
+            if not formula_holds(expected, scope if scope is not None else Scope(value)):
+                return False
+        elif kind == "any_of":
+            if not any(holds(o, value, values, scope) for o in expected):
+                return False
+        elif not _PARTS[kind](expected, value, values):
+            return False
+    return True
+
+
+def _equals(expected: Any, value: Any, _values: Values) -> bool:
+    expected = _literal(expected)
+    if isinstance(expected, str) != isinstance(value, str):
+        return False
+    return bool(value == expected)
+
+
+def _range(bounds: Mapping[str, Any], value: Any, _values: Values) -> bool:
+    number = _number(value)
+    if number is None or math.isnan(number):
+        return False
+    if "min" in bounds:
+        if number < bounds["min"] or (bounds.get("min_exclusive") and number == bounds["min"]):
+            return False
+    if "max" in bounds:
+        if number > bounds["max"] or (bounds.get("max_exclusive") and number == bounds["max"]):
+            return False
+    return True
+
+
+def _ratio_is_integer(numerator: Any, denominator: Any) -> bool:
+    top, bottom = _number(numerator), _number(denominator)
+    if top is None or bottom is None or bottom == 0 or not math.isfinite(top / bottom):
+        return False
+    return is_integer(top / bottom)
+
+
+def _power_of_two_times(base: float, value: Any, _values: Values) -> bool:
+    number = _number(value)
+    if number is None or number <= 0 or not math.isfinite(number):
+        return False
+    return is_integer(math.log2(number / base))
+
+
+def _length(expected: int, value: Any, _values: Values) -> bool:
+    return isinstance(value, (list, str, dict)) and len(value) == expected
+
+
+def _element(spec: Mapping[str, Any], value: Any, values: Values) -> bool:
+    index = spec["index"]
+    if not isinstance(value, list) or len(value) <= index:
+        return False
+    return holds(spec["check"], value[index], values)
+
+
+_PARTS: Mapping[str, Callable[[Any, Any, Values], bool]] = {
+    "equals": _equals,
+    "not_equal": lambda expected, value, values: not _equals(expected, value, values),
+    "one_of": lambda allowed, value, values: any(_equals(a, value, values) for a in allowed),
+    "range": _range,
+    "multiple_of": lambda step, value, _v: _ratio_is_integer(value, step),
+    "divides": lambda whole, value, _v: _ratio_is_integer(whole, value),
+    "power_of_two_times": _power_of_two_times,
+    "integer": lambda _flag, value, _v: isinstance(value, int),
+    "length": _length,
+    "element": _element,
+    "whole_number": lambda _flag, value, _v: (_number(value) is not None and math.isfinite(float(value))
+                                               and is_integer(float(value))),
+    "has_fields": lambda fields, value, _v: isinstance(value, Mapping) and all(f in value for f in fields),
+}
+
+
+def describe(check: Mapping[str, Any]) -> str:
+    """The expected value in words: ``0.0001 x 2^N (N integer)``, ``one of 'lars', 'sgd'``."""
+    if "text" in check:
+        return str(check["text"])
+    parts = []
+    for kind, expected in check.items():
+        if kind == "only_when":
+            continue
+        parts.append(_describe_part(kind, expected))
+    return " and ".join(parts)
+
+
+def show(value: Any) -> str:
+    """A logged value as a message shows it: ``3e-05``, ``'adam'``, ``[1, 2]``, ``null``."""
+    value = _literal(value)
+    if isinstance(value, str):
+        return repr(value)
+    if isinstance(value, (int, float)) and not isinstance(value, bool):
+        return repr(value)
+    try:
+        return json.dumps(value, sort_keys=True)
+    except (TypeError, ValueError):
+        return repr(value)
+
+
+def _describe_part(kind: str, expected: Any) -> str:
+    if kind == "equals":
+        return show(expected)
+    if kind == "not_equal":
+        return f"not {show(expected)}"
+    if kind == "one_of":
+        return "one of " + ", ".join(show(a) for a in expected)
+    if kind == "range":
+        bounds = []
+        if "min" in expected:
+            bounds.append(f"{'>' if expected.get('min_exclusive') else '>='} {expected['min']:g}")
+        if "max" in expected:
+            bounds.append(f"{'<' if expected.get('max_exclusive') else '<='} {expected['max']:g}")
+        return " and ".join(bounds)
+    if kind == "multiple_of":
+        return f"a multiple of {expected:g}"
+    if kind == "divides":
+        return f"{expected:g}/k (k integer)"
+    if kind == "power_of_two_times":
+        return f"{expected:g} x 2^N (N integer)"
+    if kind == "integer":
+        return "an integer"
+    if kind == "length":
+        return f"a list of {expected} values"
+    if kind == "element":
+        return f"element {expected['index']} {describe(expected['check'])}"
+    if kind == "any_of":
+        return " or ".join(describe(o) for o in expected)
+    if kind == "whole_number":
+        return "a whole number"
+    if kind == "has_fields":
+        return "a record with " + ", ".join(expected)
+    if kind == "formula":
+        return render_formula(expected)
+    return kind

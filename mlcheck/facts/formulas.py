@@ -1,0 +1,175 @@
+"""Values derived from other keys, as data: the formulas of the later rounds' checkers.
+
+From training 3.0 the official checker stores values in its state (``POST: s['global_batch_size']
+= v['value']``) and later CHECKs compute with them: Llama 3.1 405B's learning rate from the
+global batch size (``v * 1152 == s['global_batch_size'] * 8e-5``), decay steps from warmup steps
+(``v == 1_200_000 - s['opt_learning_rate_warmup_steps']``), DeepSeek-V3's learning rate within a
+tolerance (``abs(v - 2.4e-05 * (s['global_batch_size'] / 16384) ** 0.5) < 1e-9``). mlcheck writes
+the same arithmetic as a tree of operands and operators, never as Python text:
+
+- an operand is a number, ``{"this": "value"}`` (the checked record's value), ``{"this":
+  "metadata.samples_count"}`` (one of its metadata fields) or ``{"state": "global_batch_size"}``
+  (a value the checker's state holds when the record is read: see :class:`StateDef`);
+- an operation is ``{"op": NAME, "args": [operand, ...]}`` with ``add``, ``sub``, ``mul``,
+  ``div``, ``pow`` (two operands) or ``ceil``, ``floor``, ``sqrt``, ``log2``, ``abs``, ``int``,
+  ``neg`` (one), computed with Python's own arithmetic (``int`` stays ``int`` where Python keeps
+  it), so exact comparisons agree with the checker's to the last bit;
+- a formula compares two operands: ``{"left": ..., "cmp": "==", "right": ...}``, or with
+  ``"tolerance": 1e-9`` the checker's ``abs(left - right) < tolerance``.
+
+A state the record needs but the log has not set yet (the key that sets it comes later, or not at
+all) makes the formula unanswerable: the checker's ``eval`` raises and it fails the record.
+"""
+
+from __future__ import annotations
+
+import math
+import operator
+from dataclasses import dataclass, field
+from typing import Any, Callable, Mapping
+
+_BINARY: Mapping[str, Callable[[Any, Any], Any]] = {
+    "add": operator.add, "sub": operator.sub, "mul": operator.mul, "div": operator.truediv,
+    "pow": operator.pow,
+}
+_UNARY: Mapping[str, Callable[[Any], Any]] = {
+    "ceil": math.ceil, "floor": math.floor, "sqrt": math.sqrt, "log2": math.log2, "abs": abs, "int": int,
+    "neg": operator.neg,
+}
+_COMPARE: Mapping[str, Callable[[Any, Any], bool]] = {
+    "==": operator.eq, "!=": operator.ne, "<": operator.lt, "<=": operator.le, ">": operator.gt,
+    ">=": operator.ge,
+}
+_SYMBOL = {"add": "+", "sub": "-", "mul": "*", "div": "/", "pow": "^"}
+
+
+class StateUnset(LookupError):
+    """A formula reads a state the log has not set before the record (``name``)."""
+
+    def __init__(self, name: str) -> None:
+        super().__init__(name)
+        self.name = name
+
+
+class FormulaError(ValueError):
+    """The arithmetic cannot be done on the logged values (a string, a division by zero, ...)."""
+
+
+@dataclass(frozen=True)
+class Scope:
+    """What a formula may read: the checked record and the states set before it."""
+
+    value: Any
+    metadata: Mapping[str, Any] = field(default_factory=dict)
+    states: Mapping[str, Any] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class StateDef:
+    """A value the checker keeps in its state: set to ``value`` (an expression, usually
+    ``{"this": "value"}``) every time ``set_by`` is logged (its ``POST`` code)."""
+
+    name: str
+    set_by: str
+    value: Any
+    source: str
+
+
+def _number(value: Any) -> Any:
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        raise FormulaError(f"{value!r} is not a number")
+    return value
+
+
+def evaluate(expr: Any, scope: Scope) -> Any:
+    """The value of an operand or operation; raises :class:`StateUnset` or :class:`FormulaError`."""
+    if isinstance(expr, bool) or expr is None:
+        raise FormulaError(f"{expr!r} is not an operand")
+    if isinstance(expr, (int, float)):
+        return expr
+    if "this" in expr:
+        where = expr["this"]
+        if where == "value":
+            return _number(scope.value)
+        name = where.removeprefix("metadata.")
+        if name not in scope.metadata:
+            raise FormulaError(f"no {name} in the metadata")
+        return _number(scope.metadata[name])
+    if "state" in expr:
+        if expr["state"] not in scope.states:
+            raise StateUnset(expr["state"])
+        return _number(scope.states[expr["state"]])
+    args = [evaluate(a, scope) for a in expr["args"]]
+    try:
+        if expr["op"] in _BINARY:
+            result = _BINARY[expr["op"]](args[0], args[1])
+        else:
+            result = _UNARY[expr["op"]](args[0])
+    except (ArithmeticError, ValueError, TypeError) as error:
+        raise FormulaError(str(error)) from None
+    if isinstance(result, complex):
+        raise FormulaError("the result is not a real number")
+    return result
+
+
+def formula_holds(spec: Mapping[str, Any], scope: Scope) -> bool:
+    """Whether the comparison holds; raises :class:`StateUnset` when a state it reads is not set.
+    Arithmetic on values that are not numbers never holds (the checker's ``eval`` fails)."""
+    try:
+        left, right = evaluate(spec["left"], scope), evaluate(spec["right"], scope)
+        if "tolerance" in spec:
+            return bool(abs(left - right) < spec["tolerance"])
+        return bool(_COMPARE[spec["cmp"]](left, right))
+    except FormulaError:
+        return False
+
+
+def states_read(expr: Any) -> list[str]:
+    """The states an expression or formula reads, in order of appearance."""
+    if not isinstance(expr, Mapping):
+        return []
+    if "state" in expr:
+        return [expr["state"]]
+    found: list[str] = []
+    for part in (expr.get("left"), expr.get("right"), *expr.get("args", ())):
+        found += [name for name in states_read(part) if name not in found]
+    return found
+
+
+def render(expr: Any, top: bool = True) -> str:
+    """An expression in words: ``ceil(1200000 * 1152 / global_batch_size)``."""
+    if isinstance(expr, (int, float)) and not isinstance(expr, bool):
+        return f"{expr:,}" if isinstance(expr, int) and abs(expr) >= 10_000 else repr(expr)
+    if not isinstance(expr, Mapping):
+        return repr(expr)
+    if "this" in expr:
+        return "the value" if expr["this"] == "value" else expr["this"].removeprefix("metadata.")
+    if "state" in expr:
+        return str(expr["state"])
+    op, args = expr["op"], expr["args"]
+    if op in _SYMBOL:
+        text = f"{render(args[0], False)} {_SYMBOL[op]} {render(args[1], False)}"
+        return text if top else f"({text})"
+    if op == "neg":
+        return f"-{render(args[0], False)}"
+    return f"{op}({render(args[0])})"
+
+
+def render_formula(spec: Mapping[str, Any]) -> str:
+    """A formula in words: ``|the value - 2.4e-05 * (global_batch_size / 16384) ^ 0.5| < 1e-09``."""
+    left, right = render(spec["left"]), render(spec["right"])
+    if "tolerance" in spec:
+        return f"|{left} - ({right})| < {spec['tolerance']:g}"
+    return f"{left} {spec['cmp']} {right}"
+
+
+def sides(spec: Mapping[str, Any], scope: Scope) -> str:
+    """The computed sides of a formula for a message: ``0.1152 vs 0.09216``, or why they cannot
+    be computed."""
+    shown = []
+    for part in (spec["left"], spec["right"]):
+        try:
+            shown.append(repr(evaluate(part, scope)))
+        except (FormulaError, StateUnset) as error:
+            return f"cannot be computed: {error}"
+    return " vs ".join(shown)

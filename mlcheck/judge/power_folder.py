@@ -1,0 +1,94 @@
+"""The folder stage's power part: read a benchmark folder's ``power/`` folder, check it as the
+round's power checker does (5.0+), score its energy as the round's summarizer does (3.1+), and
+say when power problems make the package checker reject the folder."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Sequence
+
+from mlcheck.model import Finding, Severity
+from mlcheck.package.package_policy import package_policy
+from mlcheck.package.power import PowerFolder, PowerRun, read_power_log, result_name, scan_power
+from mlcheck.results import EnergyScore, RunResult, Score
+from mlcheck.rules import power as rules
+from mlcheck.score.energy import node_energy, olympic_energy, switch_energy
+
+
+@dataclass(frozen=True)
+class PowerVerdict:
+    """What the power folder adds to a benchmark folder's result."""
+
+    findings: tuple[Finding, ...]
+    energy: EnergyScore | None
+    rejection: str | None
+    """Why the package checker rejects the folder because of power problems (None: it does not)."""
+
+
+def judge_power(folder: str, members: Sequence[RunResult], counted: Score, ruleset: str | None,
+                tolerated: int) -> PowerVerdict | None:
+    """The power verdict of a benchmark folder; None when it has no ``power/`` folder.
+    ``counted`` is the time score whose runs the energy averages (the published one)."""
+    power = scan_power(folder, [m.path for m in members])
+    if power is None:
+        return None
+    policy = package_policy(ruleset)
+    version = ruleset or "?"
+    if not policy.energy_score:
+        note = rules.ENERGY_SCORE.at(power.path, None, (
+            f"training {version} scores no energy (power results came with 3.1): power/ is not read"))
+        return PowerVerdict((note,), None, None)
+    findings, bad = rules.check_power_folder(power, policy.power_check, version)
+    failed = {result_name(m.path) for m in members if m.official_verdict == "fail"}
+    rejection = rules.rejection(bad, failed, tolerated)
+    energy, energy_findings = _energy(power, members, counted)
+    findings.extend(energy_findings)
+    return PowerVerdict(tuple(findings), energy, rejection)
+
+
+def _energy(power: PowerFolder, members: Sequence[RunResult], counted: Score
+            ) -> tuple[EnergyScore, list[Finding]]:
+    by_name = {run.result_name: run for run in power.runs}
+    found: list[Finding] = []
+    joules: list[float | None] = []
+    for position, member in enumerate(members):
+        run = by_name.get(result_name(member.path))
+        duration = member.run.duration_ms if member.run is not None else None
+        if position not in counted.runs_counted or run is None or run.folder is None or duration is None:
+            joules.append(None)
+            continue
+        joules.append(_run_energy(run, duration, found))
+    total, reason = olympic_energy(joules, counted.runs_counted, counted.scaling_factor)
+    if not counted.valid and total is not None:
+        reason += "; the time score is not valid"
+    found.append(rules.energy_finding(power.path, total, reason))
+    return EnergyScore(total, total is not None and counted.valid, reason, tuple(joules),
+                       counted.scaling_factor), found
+
+
+def _run_energy(run: PowerRun, duration_ms: float, found: list[Finding]) -> float | None:
+    nodes = [f for f in run.of_kind("node") if f.scored]
+    if not nodes:
+        found.append(rules.POWER_LOG_INVALID.at(run.folder or "", None, (
+            "no node_*.txt log: the summarizer fails on this run (AssertionError) and no energy score "
+            "exists. Add the node power logs")))
+        return None
+    total = 0.0
+    failed = False
+    for file in sorted(nodes + [f for f in run.of_kind("sw") if f.scored], key=lambda f: f.path):
+        log = read_power_log(file.path)
+        energy = (node_energy if file.kind == "node" else switch_energy)(log.events, duration_ms)
+        if log.reading_problems:
+            found.append(rules.POWER_LOG_INVALID.at(file.path, None, (
+                f"{log.reading_problems} record(s) of the wrong shape (run `mlcheck check` on the file for "
+                "each); the summarizer's parser reads them"), severity=Severity.WARNING))
+        if energy.joules is None:
+            found.append(rules.POWER_LOG_INVALID.at(file.path, None, (
+                f"{energy.problem}: the summarizer raises on this log and no energy score exists")))
+            failed = True
+            continue
+        if energy.note:
+            found.append(rules.POWER_LOG_INVALID.at(file.path, None, energy.note, severity=Severity.WARNING))
+        total += energy.joules
+    return None if failed else total
+

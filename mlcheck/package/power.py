@@ -1,0 +1,140 @@
+"""The ``power/`` folder of a benchmark folder, read as the round's tools read it.
+
+Layout (submission rules, training; power_measurement.adoc): ``results/<system>/<benchmark>/power/
+result_<i>/node_<j>.txt`` (one per node) and ``sw_<k>.txt`` (one per interconnect switch), a
+folder per result file named after it (``result_3`` for ``result_3.txt``). Each power log is an
+MLLOG file (``power_measurement_start``/``_stop``, ``power_reading`` in watts, ``conversion_eff``,
+``interconnect_power_est`` for a switch), read with :func:`mlcheck.read.reader.read_mllog`.
+
+Two readings of the same folder, as the two official tools do it: the power checker
+(``package_checker/power_checker.py``, 5.0+) counts every file whose name starts with ``node``
+or ``sw`` and takes its index from the last ``_`` part of the name (``int()``, which raises on
+anything else); the summarizer (``result_summarizer.py``, 3.1+) scores the files matching
+``node_*.txt`` and ``sw_*.txt``.
+"""
+
+from __future__ import annotations
+
+import fnmatch
+import os
+from dataclasses import dataclass
+from typing import Sequence
+
+from mlcheck.model import Event, Severity
+from mlcheck.read.reader import read_mllog
+
+POWER_FOLDER = "power"
+KINDS = ("node", "sw")
+
+
+@dataclass(frozen=True)
+class PowerFile:
+    """One file of a run's power folder that the power checker counts as a node or switch log."""
+
+    path: str
+    kind: str
+    """``node`` or ``sw`` (the name starts with it)."""
+    index: int | None
+    """The power checker's index (the last ``_`` part of the name); None when ``int()`` fails."""
+    scored: bool
+    """The summarizer reads it (``node_*.txt`` / ``sw_*.txt``)."""
+
+
+@dataclass(frozen=True)
+class PowerRun:
+    """The power folder of one result file."""
+
+    result_name: str
+    """The result file's name without ``.txt`` (``result_3``)."""
+    folder: str | None
+    """``power/<result_name>``; None when it does not exist."""
+    files: tuple[PowerFile, ...] = ()
+    other: tuple[str, ...] = ()
+    """Files of the folder that are neither node nor switch logs."""
+
+    def of_kind(self, kind: str) -> tuple[PowerFile, ...]:
+        return tuple(f for f in self.files if f.kind == kind)
+
+
+@dataclass(frozen=True)
+class PowerFolder:
+    """The ``power/`` folder of a benchmark folder, one entry per result file."""
+
+    path: str
+    runs: tuple[PowerRun, ...]
+    unmatched: tuple[str, ...] = ()
+    """Folders in ``power/`` without a result file of that name."""
+
+
+def result_name(path: str) -> str:
+    """``result_3`` for ``.../result_3.txt`` (``os.path.splitext`` of the base name)."""
+    return os.path.splitext(os.path.basename(path))[0]
+
+
+def _index(name: str) -> int | None:
+    try:
+        return int(os.path.splitext(name)[0].split("_")[-1])
+    except ValueError:
+        return None
+
+
+def _scan_run(folder: str, name: str) -> PowerRun:
+    entries = sorted(os.listdir(folder))
+    files, other = [], []
+    for entry in entries:
+        kind = next((k for k in KINDS if entry.startswith(k)), None)
+        path = os.path.join(folder, entry)
+        if kind is None:
+            other.append(path)
+            continue
+        files.append(PowerFile(path, kind, _index(entry), fnmatch.fnmatchcase(entry, f"{kind}_*.txt")))
+    return PowerRun(name, folder, tuple(files), tuple(other))
+
+
+def scan_power(benchmark_folder: str, result_files: Sequence[str]) -> PowerFolder | None:
+    """The power folder of a benchmark folder for its result files; None when there is none.
+    A run folder that cannot be listed counts as missing."""
+    path = os.path.join(benchmark_folder, POWER_FOLDER)
+    if not os.path.isdir(path):
+        return None
+    names = sorted({result_name(f) for f in result_files})
+    runs = []
+    for name in names:
+        folder = os.path.join(path, name)
+        try:
+            runs.append(_scan_run(folder, name) if os.path.isdir(folder) else PowerRun(name, None))
+        except OSError:
+            runs.append(PowerRun(name, None))
+    try:
+        present = sorted(e for e in os.listdir(path) if os.path.isdir(os.path.join(path, e)))
+    except OSError:
+        present = []
+    unmatched = tuple(os.path.join(path, e) for e in present if e not in names)
+    return PowerFolder(path, tuple(runs), unmatched)
+
+
+@dataclass(frozen=True)
+class PowerLog:
+    """What the energy score needs from one node or switch log, in log order."""
+
+    path: str
+    events: tuple[Event, ...]
+    reading_problems: int = 0
+    """Findings of the reader (malformed lines, records of the wrong shape)."""
+
+
+POWER_KEYS = frozenset({"power_measurement_start", "power_measurement_stop", "power_reading",
+                        "conversion_eff", "interconnect_power_est"})
+
+
+def read_power_log(path: str) -> PowerLog:
+    """The power records of a log (other keys are ignored, as the summarizer ignores them); every
+    record is kept, as the official parser keeps repeated lines."""
+    events, problems = [], 0
+    for item in read_mllog(path, keep_copies=True):
+        if isinstance(item, Event):
+            if item.key in POWER_KEYS:
+                events.append(item)
+        elif item.severity >= Severity.WARNING:
+            problems += 1
+    return PowerLog(path, tuple(events), problems)

@@ -1,0 +1,84 @@
+"""The evaluation records a round's target is judged on, built once per run before the rules run.
+
+Most benchmarks are judged on their ``eval_accuracy`` records as logged. Stable Diffusion (3.1-5.0)
+logs FID and CLIP as separate ``eval_accuracy`` records, each naming its ``metric``; the
+checker's BEGIN code merges those of one position (``step_num`` in 3.1, ``samples_count`` from
+4.0) into one virtual ``aggregated_eval_accuracy`` record ``{position, FID, CLIP}``, timed at the
+latest of them, and judges the target (and ``AT_LEAST(2)``) on the merged records. mlcheck does the
+same from the ruleset's ``target.aggregate`` data: the merged records join the run's events (at
+the line of the record that completed them) and replace its evaluations. The 5.1 open FLUX.1 file
+judges another key (``averaged_validation_loss``): its records become the evaluations.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from typing import Any
+
+from mlcheck.facts.rulesets import Aggregate, BenchmarkFacts, Target
+from mlcheck.model import Evaluation, Event, Run
+
+
+def target_for(facts: BenchmarkFacts, division: str | None) -> Target:
+    """The target the run's division is judged on (the open file's, where the round has one)."""
+    if division == "open" and facts.open_target is not None:
+        return facts.open_target
+    return facts.target
+
+
+def judged_run(run: Run, facts: BenchmarkFacts | None) -> Run:
+    """The run with the evaluation records its round's target is judged on."""
+    if facts is None:
+        return run
+    target = target_for(facts, run.division)
+    if target.aggregate is not None:
+        return _aggregated(run, target.aggregate)
+    if target.metric != "eval_accuracy":
+        return replace(run, evaluations=tuple(_evaluation(e, e.value) for e in run.occurrences(target.metric)))
+    return run
+
+
+def unmergeable(run: Run, aggregate: Aggregate) -> tuple[Event, ...]:
+    """Records that name their metric but not their position: the checker's BEGIN code fails on
+    them (``KeyError``) and the whole file with it."""
+    return tuple(e for e in run.occurrences(aggregate.key)
+                 if aggregate.name_from in e.metadata and aggregate.by not in e.metadata)
+
+
+def _aggregated(run: Run, aggregate: Aggregate) -> Run:
+    merged: dict[Any, dict[str, Any]] = {}
+    for event in run.occurrences(aggregate.key):
+        if aggregate.name_from not in event.metadata or aggregate.by not in event.metadata:
+            continue
+        position = event.metadata[aggregate.by]
+        try:
+            group = merged.setdefault(position, {"value": {aggregate.by: position}, "time": event.time_ms,
+                                                 "line": event.line})
+        except TypeError:  # an unhashable position: the checker's dict lookup fails too
+            continue
+        group["time"] = max(group["time"], event.time_ms)
+        group["line"] = event.line
+        try:
+            group["value"][event.metadata[aggregate.name_from]] = event.value
+        except TypeError:
+            continue
+    virtual = tuple(Event(key=aggregate.into, value=g["value"], metadata={}, time_ms=g["time"], line=g["line"])
+                    for g in merged.values())
+    counts = dict(run.key_counts)
+    counts[aggregate.into] = len(virtual)
+    evaluations = tuple(_evaluation(e, e.value, aggregate.by, e.value.get(aggregate.by)) for e in virtual)
+    return replace(run, events=run.events + virtual, key_counts=counts, evaluations=evaluations)
+
+
+def _number(value: object) -> float | None:
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        return None
+    return float(value)
+
+
+def _evaluation(event: Event, value: Any, by: str | None = None, position: Any = None) -> Evaluation:
+    metadata = event.metadata if by is None else {by: position}
+    return Evaluation(time_ms=event.time_ms, value=value, line=event.line,
+                      epoch_num=_number(metadata.get("epoch_num")),
+                      samples_count=_number(metadata.get("samples_count")),
+                      step_num=_number(metadata.get("step_num")))

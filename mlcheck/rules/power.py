@@ -1,0 +1,174 @@
+"""Power measurements of a benchmark folder (family MLC54x): the ``power/`` folder is read and
+checked as the round's power checker does it, and scored as its result summarizer does it.
+
+Rules text: power_measurement.adoc (training), submission rules §results layout
+(``results/<system>/<benchmark>/power/result_<i>/node_<j>.txt``, ``sw_<k>.txt``). Checker of
+record: ``package_checker/power_checker.py`` from 5.0 (3.1-4.1 score power folders but do not
+check them: there these findings are warnings), ``result_summarizer.py`` from 3.1 for the energy.
+
+- MLC540 power-run-missing: the folder has ``power/`` but a result file has no
+  ``power/<result name>/`` folder (or ``power/`` holds no run folder at all, on which the power
+  checker crashes). The run counts as non-compliant: with the round's one tolerated file (U-Net3D
+  four) already used, the package checker rejects the folder. Fix: add the run's measurements,
+  or remove ``power/`` if the submission has no power result.
+- MLC541 power-file-misnamed: the node (``node*``) or switch (``sw*``) logs of a run are not
+  numbered ``0`` to ``n-1`` (the checker reads the index after the last ``_``; a name without
+  an integer there makes it crash). Also a warning for files the checker counts but the
+  summarizer does not score (``nodes_1_to_1.png`` counts as a node), for scored logs that are
+  not numbered from 0 where the checker passes them anyway, and for other files. Fix:
+  name the logs ``node_0.txt`` ... ``node_<n-1>.txt``, ``sw_0.txt`` ..., and move other files out.
+- MLC542 power-counts-differ: runs measure different numbers of nodes or switches (the checker
+  compares each run with the most common count). Fix: measure the same nodes in every run.
+- MLC543 power-log-invalid: a power log the summarizer cannot score: no ``node_*.txt`` in a
+  run, no ``power_measurement_start``, an empty measurement window, a reading that is not a
+  number (error: the summarizer raises and no energy score exists); a missing
+  ``power_measurement_stop`` or switch estimate, records of the wrong shape (warning). Fix: log
+  with the power logging example of mlperf-logging.
+- MLC544 energy-score: the folder's energy as the summarizer scores it (info).
+"""
+
+from __future__ import annotations
+
+import os
+from collections import Counter
+from typing import Sequence
+
+from mlcheck.model import Finding, Severity
+from mlcheck.package.power import KINDS, PowerFolder, PowerRun
+from mlcheck.rule import Rule
+
+POWER_RUN_MISSING = Rule("MLC540", "power-run-missing", Severity.ERROR,
+                         "a run of a folder with power/ has no power/<result>/ folder", official=True)
+POWER_FILE_MISNAMED = Rule("MLC541", "power-file-misnamed", Severity.ERROR,
+                           "node/switch power logs are not numbered 0..n-1", official=True)
+POWER_COUNTS_DIFFER = Rule("MLC542", "power-counts-differ", Severity.ERROR,
+                           "runs measure different numbers of nodes or switches", official=True)
+POWER_LOG_INVALID = Rule("MLC543", "power-log-invalid", Severity.ERROR,
+                         "a power log the result summarizer cannot score")
+ENERGY_SCORE = Rule("MLC544", "energy-score", Severity.INFO,
+                    "the folder's energy, as the round's result summarizer scores it")
+
+RULES = (POWER_RUN_MISSING, POWER_FILE_MISNAMED, POWER_COUNTS_DIFFER, POWER_LOG_INVALID, ENERGY_SCORE)
+
+_WORD = {"node": "node", "sw": "switch"}
+
+
+def check_power_folder(power: PowerFolder, checked: bool, ruleset: str) -> tuple[list[Finding], set[str]]:
+    """The findings of a power folder, and the result names the round's power checker counts as
+    non-compliant (empty when the round does not check power folders: ``checked`` False)."""
+    found: list[Finding] = []
+    bad: set[str] = set()
+    severity = None if checked else Severity.WARNING
+    later = "" if checked else f" (training {ruleset} does not check power folders; from 5.0 the package checker rejects this run)"
+    present = [run for run in power.runs if run.folder is not None]
+    if not present:
+        found.append(POWER_RUN_MISSING.at(power.path, None, (
+            f"power/ holds no folder for any of the {len(power.runs)} result files; the power checker "
+            f"crashes on it (max() of an empty list){later}. Add power/<result name>/ per run or remove "
+            "power/"), severity=severity, official=severity is None))
+        return found, ({run.result_name for run in power.runs} if checked else set())
+    for run in power.runs:
+        if run.folder is None:
+            found.append(POWER_RUN_MISSING.at(os.path.join(power.path, run.result_name), None, (
+                f"no power measurements for {run.result_name}.txt: power/{run.result_name}/ is missing; "
+                f"the run counts as non-compliant{later}"), severity=severity, official=severity is None))
+            bad.add(run.result_name)
+            continue
+        for kind in KINDS:
+            if _misnumbered(run, kind, found, severity, later):
+                bad.add(run.result_name)
+        _other_files(run, found)
+    for kind in KINDS:
+        bad |= _counts_differ(present, kind, found, severity, later)
+    for folder in power.unmatched:
+        found.append(POWER_FILE_MISNAMED.at(folder, None, (
+            f"power/{os.path.basename(folder)}/ belongs to no result file; the power checker and the "
+            "summarizer ignore it. Rename it after its result file or remove it"), severity=Severity.WARNING, official=False))
+    return found, bad if checked else set()
+
+
+def _misnumbered(run: PowerRun, kind: str, found: list[Finding], severity: Severity | None,
+                 later: str) -> bool:
+    files = run.of_kind(kind)
+    word = _WORD[kind]
+    folder = run.folder or ""
+    unreadable = [f for f in files if f.index is None]
+    if unreadable:
+        names = ", ".join(os.path.basename(f.path) for f in unreadable)
+        found.append(POWER_FILE_MISNAMED.at(folder, None, (
+            f"{names}: the power checker reads the {word} index after the last '_' and int() fails on it "
+            f"(the checker crashes){later}. Name the {word} logs {kind}_0.txt to {kind}_{len(files) - 1}.txt"),
+            severity=severity, official=severity is None))
+        return True
+    indices = sorted(f.index for f in files if f.index is not None)
+    if any(i < 0 or i > len(files) - 1 for i in indices):
+        found.append(POWER_FILE_MISNAMED.at(folder, None, (
+            f"{word} logs numbered {_list(indices)}; the power checker expects {_expected(len(files))} "
+            f"for {len(files)} {word} log{'s' if len(files) != 1 else ''}: the run counts as "
+            f"non-compliant{later}. Rename them {kind}_0.txt ... {kind}_{len(files) - 1}.txt"), severity=severity, official=severity is None))
+        return True
+    scored = [f for f in files if f.scored]
+    numbers = sorted(f.index for f in scored if f.index is not None)
+    if numbers != list(range(len(scored))):
+        found.append(POWER_FILE_MISNAMED.at(folder, None, (
+            f"the {word} logs the summarizer scores ({kind}_*.txt) are numbered {_list(numbers)}; expected "
+            f"{_expected(len(scored))} (the power checker passes it: it also counts "
+            f"{', '.join(os.path.basename(f.path) for f in files if not f.scored) or 'the same files'}). "
+            f"Rename them {kind}_0.txt ..."), severity=Severity.WARNING, official=False))
+    for unscored in (f for f in files if not f.scored):
+        found.append(POWER_FILE_MISNAMED.at(unscored.path, None, (
+            f"the power checker counts this file as {word} log {unscored.index} but the summarizer scores only "
+            f"{kind}_*.txt: move it out of the power folder"), severity=Severity.WARNING, official=False))
+    return False
+
+
+def _other_files(run: PowerRun, found: list[Finding]) -> None:
+    if run.other:
+        names = ", ".join(os.path.basename(p) for p in run.other)
+        found.append(POWER_FILE_MISNAMED.at(run.folder or "", None, (
+            f"{names}: neither node_<i> nor sw_<j> logs; the power checker warns that some files do not "
+            "conform. Move them out of the power folder"), severity=Severity.WARNING, official=False))
+
+
+def _counts_differ(runs: Sequence[PowerRun], kind: str, found: list[Finding], severity: Severity | None,
+                   later: str) -> set[str]:
+    counts = [len(run.of_kind(kind)) for run in runs]
+    usual = max(Counter(counts).items(), key=lambda item: item[1])[0]  # first most common, as the checker
+    differing = [run for run, n in zip(runs, counts) if n != usual]
+    for run in differing:
+        found.append(POWER_COUNTS_DIFFER.at(run.folder or "", None, (
+            f"{len(run.of_kind(kind))} {_WORD[kind]} log(s) where the other runs have {usual}; the run counts "
+            f"as non-compliant{later}. Measure the same {_WORD[kind]}s in every run"), severity=severity, official=severity is None))
+    return {run.result_name for run in differing}
+
+
+def _expected(count: int) -> str:
+    return "0" if count == 1 else f"0 to {count - 1}"
+
+
+def _list(values: Sequence[int]) -> str:
+    return ", ".join(str(v) for v in values)
+
+
+def rejection(bad_power: set[str], failed_files: set[str], tolerated: int) -> str | None:
+    """Why the round's package checker rejects the folder when power problems push the
+    non-compliant files (compliance failures and power problems together) over the tolerance."""
+    together = bad_power | failed_files
+    if not bad_power or len(together) <= tolerated:
+        return None
+    return (f"the package checker rejects the folder: {len(together)} result files do not comply "
+            f"({len(bad_power)} for their power measurements, MLC540-MLC542); at most {tolerated} may")
+
+
+def energy_finding(folder: str, joules: float | None, reason: str) -> Finding:
+    """MLC544: the energy score, or why there is none (an error then belongs to MLC543)."""
+    if joules is None:
+        return ENERGY_SCORE.at(folder, None, f"no energy score: {reason}")
+    return ENERGY_SCORE.at(folder, None, f"energy {format_energy(joules)}: {reason}")
+
+
+def format_energy(joules: float) -> str:
+    """``1,234.5 kJ`` or ``12.35 MJ``."""
+    if abs(joules) >= 1e7:
+        return f"{joules / 1e6:,.2f} MJ"
+    return f"{joules / 1e3:,.1f} kJ"

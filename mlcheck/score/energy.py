@@ -1,0 +1,112 @@
+"""The energy score of a benchmark folder with a ``power/`` folder, as the round's result
+summarizer computes it (``result_summarizer.py`` from 3.1: ``_compute_total_power``,
+``_compute_power_node``, ``_compute_power_sw``, ``_index_olympic_average``).
+
+Per run, in joules (watts x milliseconds / 1000), with ``T`` the run's time-to-train in ms:
+
+- a node log, its records sorted by time (stable): the readings after ``power_measurement_start``
+  and before ``power_measurement_stop`` summed as ``power_reading x (t - t_previous)``, times
+  ``conversion_eff`` (default 1), times ``T / (stop - start)``; without a stop record the last
+  reading's time is the stop (the summarizer warns);
+- a switch log, in log order: ``conversion_eff`` (the last one before) x the first
+  ``interconnect_power_est`` x ``T``.
+
+The folder's energy is the mean over the runs the time score counts (the olympic set of the
+performance ordering: the same runs dropped as fastest and slowest), times the same scaling
+factor as the time score. Where the summarizer would raise (no node log, no
+``power_measurement_start``, a zero measurement window, a reading that is not a number) the run
+has no energy and the folder's energy score is not valid.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import Sequence
+
+from mlcheck.model import Event
+
+
+@dataclass(frozen=True)
+class LogEnergy:
+    """The energy of one power log, or why it cannot be computed."""
+
+    joules: float | None
+    problem: str | None = None
+    """Why the summarizer raises on this log (joules is then None)."""
+    note: str | None = None
+    """What the summarizer warns about (a missing stop record)."""
+
+
+def _number(value: object) -> float | None:
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
+        return None
+    return float(value)
+
+
+def node_energy(events: Sequence[Event], time_to_train_ms: float) -> LogEnergy:
+    """A node log's energy as ``_compute_power_node`` computes it."""
+    previous = last = start = stop = 0.0
+    total, efficiency = 0.0, 1.0
+    started = stopped = False
+    for event in sorted(events, key=lambda e: e.time_ms):
+        if event.key == "power_measurement_start":
+            start = previous = event.time_ms
+            started = True
+        if event.key == "power_reading" and started and not stopped:
+            watts = _number(event.value)
+            if watts is None:
+                return LogEnergy(None, f"line {event.line}: power_reading {event.value!r} is not a number")
+            total += watts * (event.time_ms - previous)
+            previous = event.time_ms
+            last = max(last, event.time_ms)
+        if event.key == "power_measurement_stop":
+            stop, stopped = event.time_ms, True
+        if event.key == "conversion_eff":
+            value = _number(event.value)
+            if value is None:
+                return LogEnergy(None, f"line {event.line}: conversion_eff {event.value!r} is not a number")
+            efficiency = value
+    if not started:
+        return LogEnergy(None, "no power_measurement_start record")
+    note = None
+    if not stopped:
+        stop, note = last, "no power_measurement_stop record: the last reading ends the measurement"
+    if stop == start:
+        return LogEnergy(None, "the measurement window is empty (stop == start)")
+    return LogEnergy(efficiency * total * time_to_train_ms / (stop - start) / 1000.0, None, note)
+
+
+def switch_energy(events: Sequence[Event], time_to_train_ms: float) -> LogEnergy:
+    """A switch log's energy as ``_compute_power_sw`` computes it (0 without an estimate)."""
+    efficiency, watts = 1.0, 0.0
+    for event in events:
+        value = _number(event.value)
+        if event.key == "conversion_eff":
+            if value is None:
+                return LogEnergy(None, f"line {event.line}: conversion_eff {event.value!r} is not a number")
+            efficiency = value
+        if event.key == "interconnect_power_est":
+            if value is None:
+                return LogEnergy(None, f"line {event.line}: interconnect_power_est {event.value!r} is not a number")
+            watts = value
+            break
+    note = None if watts else "no interconnect_power_est record: the switch counts 0 J"
+    return LogEnergy(efficiency * watts * time_to_train_ms / 1000.0, None, note)
+
+
+def olympic_energy(energies: Sequence[float | None], counted: Sequence[int],
+                   scaling_factor: float | None) -> tuple[float | None, str]:
+    """The folder's energy: the mean of the counted runs' energies (positions in ``energies``),
+    scaled as the time score; None with the reason when a counted run has none."""
+    if not counted:
+        return None, "no run is counted by the time score"
+    missing = [i for i in counted if energies[i] is None]
+    if missing:
+        return None, f"{len(missing)} counted run{'s' if len(missing) > 1 else ''} without an energy"
+    values = [energies[i] for i in counted]
+    mean = sum(v for v in values if v is not None) / len(values)
+    factor = scaling_factor if scaling_factor is not None else 1.0
+    scaled = f", scaled by {factor:.5g}" if scaling_factor is not None and factor != 1.0 else ""
+    return mean * factor, (f"mean of the energy of the {len(values)} runs the time score counts "
+                           f"(the performance ordering){scaled}")

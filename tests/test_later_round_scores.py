@@ -1,0 +1,461 @@
+"""Scoring, RCP, power and package_checker_params facts of rounds 3.0-6.1, on constructed data.
+
+Each policy of ``schemas/rulesets/<X.Y.Z>/rcp.json`` and ``package.json`` is exercised where it
+changes a result: pruning by min epochs (<= 3.1) or by mean (4.0+), the stdev of the trimmed
+(<= 4.0) or the full list (4.1+), the convergence point (last eval's epoch_num or samples_count,
+Stable Diffusion's first step with FID <= 90 and CLIP >= 0.15), the t-test's run counts (3 for the
+median benchmarks), the Llama 3.1 405B leniency (5.0+), the records' precision (5.1+), the median
+of 3-run benchmarks; the power checker and the energy score against the installed
+mlperf-logging's own functions; package_checker_params as the round's tools read them.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import shutil
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from mlcheck import check
+from mlcheck.facts.rulesets import load_ruleset
+from mlcheck.model import Evaluation, Event, Severity
+from mlcheck.package.package_policy import package_policy
+from mlcheck.package.params import read_params
+from mlcheck.package.power import read_power_log, scan_power
+from mlcheck.rules.checker_params import check_params
+from mlcheck.rules.power import check_power_folder
+from mlcheck.score.energy import node_energy, olympic_energy, switch_energy
+from mlcheck.score.rcp import RunConvergence, evaluate_rcp, run_convergence
+from mlcheck.score.rcp.policy import round_policy
+from mlcheck.score.rcp.reference import build_reference_set, load_references, min_acceptable_mean
+from mlcheck.score.scoring import folder_score
+
+from conftest import FIXTURES, SHARED
+
+LATER = ("3.0.0", "3.1.0", "4.0.0", "4.1.0", "5.0.0", "5.1.0", "6.0.0", "6.1.0")
+
+
+# --- RCP policy ------------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("version, prune_by, stdev_over", [
+    ("3.0.0", "min_epochs", "trimmed"), ("3.1.0", "min_epochs", "trimmed"), ("4.0.0", "mean", "trimmed"),
+    ("4.1.0", "mean", "full"), ("5.0.0", "mean", "full"), ("5.1.0", "mean", "full"),
+    ("6.0.0", "mean", "full"), ("6.1.0", "mean", "full")])
+def test_round_policy(version: str, prune_by: str, stdev_over: str) -> None:
+    policy = round_policy(version)  # validated against schemas/rcp-policy.schema.json
+    assert policy is not None and policy.prune
+    assert (policy.prune_by, policy.stdev_over) == (prune_by, stdev_over)
+    assert package_policy(version).ruleset == version
+
+
+def test_policy_schema_rejects_unknown_members() -> None:
+    import jsonschema
+
+    schema = json.loads((Path(__file__).parent.parent / "schemas" / "rcp-policy.schema.json").read_text())
+    data = json.loads((Path(__file__).parent.parent / "schemas" / "rulesets" / "5.0.0" / "rcp.json").read_text())
+    jsonschema.Draft202012Validator(schema).validate(data)
+    for broken in ({**data, "prune_by": "median"}, {**data, "min_mean_offset": {"llama31_405b": -1}},
+                   {**data, "convergence": {"flux1": {"point": "best_eval", "metadata": "samples_count"}}},
+                   {**data, "extra": 1}):
+        with pytest.raises(jsonschema.ValidationError):
+            jsonschema.Draft202012Validator(schema).validate(broken)
+
+
+def test_run_counts_of_the_rcp_test() -> None:
+    three = {"3.0.0": "gpt3", "4.1.0": "gpt3", "5.0.0": "llama31_405b", "6.0.0": "deepseekv3_671b",
+             "6.1.0": "qwen35_397b_grpo"}
+    for version, benchmark in three.items():
+        policy = round_policy(version)
+        assert policy is not None and policy.runs_of(benchmark, 10) == 3
+        assert load_ruleset(version).facts(benchmark).result_files == 3
+    assert round_policy("5.1.0").runs_of("flux1", 3) == 10  # type: ignore[union-attr]
+    # The t-test uses the round's table whatever the caller says: N - 2 = 1 run for GPT-3.
+    refs = load_references("gpt3", "3.0.0", 3)
+    assert refs is not None
+    ref = refs.used[0]
+    result = evaluate_rcp("gpt3", "closed", "3.0.0", [RunConvergence(ref.mean, ref.batch_size)] * 3, 10)
+    assert result.min_acceptable_mean == pytest.approx(min_acceptable_mean(ref.mean, ref.stdev, ref.samples, 3))
+    assert result.unit == "tokens"
+
+
+def _records(values: dict[int, list[float]]) -> dict[str, Any]:
+    return {f"x_{bs}": {"Benchmark": "x", "BS": bs, "Hyperparams": {}, "Epochs to converge": v}
+            for bs, v in values.items()}
+
+
+def test_pruning_by_min_epochs_up_to_3_1_and_by_mean_from_4_0() -> None:
+    # BS 100 converges slower on average than BS 200 but, spread wide, has the lower minimum.
+    records = _records({100: [4, 6, 8, 10, 12, 14, 16, 10, 10, 10, 10, 10], 200: [9.5] * 12})
+    by_min = build_reference_set("x", "3.1.0", records, "test", 10)
+    by_mean = build_reference_set("x", "4.0.0", records, "test", 10)
+    assert [r.batch_size for r in by_min.used] == [100, 200]
+    assert [r.batch_size for r in by_mean.used] == [200]
+
+
+def test_stdev_over_the_trimmed_list_up_to_4_0_and_the_full_list_from_4_1() -> None:
+    records = _records({256: [1.0, 5, 5, 5, 5, 5, 5, 5, 5, 9.0]})
+    trimmed = build_reference_set("x", "4.0.0", records, "test", 10).all[0]
+    full = build_reference_set("x", "4.1.0", records, "test", 10).all[0]
+    assert trimmed.mean == full.mean == 5.0
+    assert trimmed.stdev == 0.0 and full.stdev == pytest.approx((32 / 10) ** 0.5)
+    assert trimmed.min_mean == 5.0 and full.min_mean < 5.0
+
+
+def _eval(step: float, metric: str | None, value: float, line: int, *, samples: bool = False) -> Evaluation:
+    return Evaluation(time_ms=float(line), value=value, line=line, epoch_num=None,
+                      samples_count=step if samples else None, metric=metric,
+                      step_num=None if samples else step)
+
+
+def test_stable_diffusion_converges_at_the_first_step_meeting_fid_and_clip() -> None:
+    rule = round_policy("3.1.0").convergence_of("stable_diffusion")  # type: ignore[union-attr]
+    evals = [_eval(1000, "FID", 95.0, 1), _eval(1000, "CLIP", 0.16, 2),  # FID too high
+             _eval(2000, "FID", 89.0, 3), _eval(2000, "CLIP", 0.14, 4),  # CLIP too low
+             _eval(3000, "FID", 85.0, 5),                                # no CLIP at this step
+             _eval(4000, "CLIP", 0.17, 6), _eval(4000, "FID", 80.0, 7),  # first passing step
+             _eval(5000, "FID", 70.0, 8), _eval(5000, "CLIP", 0.20, 9)]
+    assert (rule.point, rule.metadata) == ("first_passing_step", "step_num")
+    assert run_convergence("success", evals, rule) == 4000
+    assert run_convergence("aborted", evals, rule) is None
+    assert run_convergence("success", evals[:6], rule) is None
+    # From 4.0 the step is samples_count; step_num evals no longer count.
+    later = round_policy("4.0.0").convergence_of("stable_diffusion")  # type: ignore[union-attr]
+    assert later.metadata == "samples_count" and run_convergence("success", evals, later) is None
+    by_samples = [_eval(e.step_num or 0, e.metric, e.value, e.line, samples=True) for e in evals]
+    assert run_convergence("success", by_samples, later) == 4000
+
+
+def test_llms_converge_at_the_samples_count_of_the_last_eval() -> None:
+    evals = [Evaluation(1.0, 3.5, 1, 7.25, 1536.0), Evaluation(2.0, 3.2, 2, 8.123456, 3072.0)]
+    for version, benchmark in (("4.0.0", "llama2_70b_lora"), ("5.0.0", "llama31_405b"), ("5.1.0", "flux1"),
+                               ("5.1.0", "llama31_8b"), ("6.0.0", "gpt_oss_20b"), ("6.1.0", "qwen35_397b_grpo")):
+        rule = round_policy(version).convergence_of(benchmark)  # type: ignore[union-attr]
+        assert run_convergence("success", evals, rule) == 3072.0, (version, benchmark)
+    epochs = round_policy("5.1.0").convergence_of("retinanet")  # type: ignore[union-attr]
+    assert run_convergence("success", evals, epochs) == 8.123
+    assert round_policy("4.0.0").values_key_of("llama2_70b_lora") == "samples to converge"  # type: ignore[union-attr]
+    assert round_policy("5.1.0").values_key_of("flux1") == "samples to converge"  # type: ignore[union-attr]
+    assert round_policy("5.1.0").values_key_of("llama31_8b") == "Epochs to converge"  # type: ignore[union-attr]
+
+
+def test_llama31_405b_may_converge_one_evaluation_faster_from_5_0() -> None:
+    refs = load_references("llama31_405b", "5.0.0", 3)
+    assert refs is not None
+    ref = next(r for r in refs.used if r.batch_size == 1152)
+    lenient = ref.min_mean - 46080
+    inside = evaluate_rcp("llama31_405b", "closed", "5.0.0", [RunConvergence(lenient + 1000, 1152)] * 3, 3)
+    assert inside.verdict == "pass" and inside.min_acceptable_mean == pytest.approx(lenient)
+    assert "less 46,080" in inside.reason
+    assert inside.normalization_factor == pytest.approx(ref.mean / (lenient + 1000))
+    outside = evaluate_rcp("llama31_405b", "closed", "5.0.0", [RunConvergence(lenient - 1000, 1152)] * 3, 3)
+    assert outside.verdict == "fail"
+    assert round_policy("6.1.0").min_mean_offset == {}  # type: ignore[union-attr]  (405B retired)
+
+
+def test_records_carry_their_precision_from_5_1() -> None:
+    refs = load_references("retinanet", "5.1.0", 5)
+    assert refs is not None and {r.precision for r in refs.all} == {"FP32"}
+    ref = refs.used[0]
+    result = evaluate_rcp("retinanet", "closed", "5.1.0", [RunConvergence(ref.mean + 1, ref.batch_size)] * 5, 5)
+    assert result.reference_precision == "FP32" and "FP32" in result.reason
+    older = load_references("retinanet", "5.0.0", 5)
+    assert older is not None and {r.precision for r in older.all} == {None}
+
+
+@pytest.mark.parametrize("version, benchmark, sizes", [
+    ("3.0.0", "dlrm_dcnv2", [32768, 65536, 102400]), ("3.0.0", "ssd", [256, 512, 1280, 2048, 4096]),
+    ("3.1.0", "ssd", [256, 512, 768, 1024, 1280, 2048, 4096]), ("4.1.0", "stable_diffusion", [384, 512, 1024, 2048]),
+    ("5.1.0", "llama31_8b", [32, 64, 96, 128])])
+def test_the_rounds_own_rcps_where_the_installed_copy_was_edited_later(version: str, benchmark: str,
+                                                                       sizes: list[int]) -> None:
+    refs = load_references(benchmark, version, 10)
+    assert refs is not None and [r.batch_size for r in refs.all] == sizes
+    assert "edited after the round" in refs.source
+    assert "installed" in load_references("bert", version, 10).source  # type: ignore[union-attr]
+
+
+# --- Scores ----------------------------------------------------------------------------------------
+
+def test_three_run_benchmarks_score_the_median() -> None:
+    for version, benchmark in (("3.0.0", "gpt3"), ("5.0.0", "llama31_405b"), ("6.0.0", "deepseekv3_671b"),
+                               ("6.1.0", "qwen35_397b_grpo")):
+        facts = load_ruleset(version).facts(benchmark)
+        score, _ = folder_score([30.0, 10.0, 20.0], [True] * 3, facts)
+        assert score.valid and score.score_min == 20.0 and score.runs_counted == (2,)
+        assert score.reason.startswith("median of 3 runs"), score.reason
+        # One non-converged run counts as the slowest: the median is the slower of the others.
+        score, _ = folder_score([30.0, None, 20.0], [True] * 3, facts)
+        assert score.valid and score.score_min == 30.0 and "1 non-converged run counted as slowest" in score.reason
+        score, _ = folder_score([None, None, 20.0], [True] * 3, facts)
+        assert not score.valid
+
+
+def test_unet3d_drops_four_and_four() -> None:
+    facts = load_ruleset("4.0.0").facts("unet3d")
+    score, _ = folder_score([float(i) for i in range(40)], [True] * 40, facts)
+    assert score.score_min == pytest.approx(sum(range(4, 36)) / 32)
+    assert score.reason == "mean of 32 of 40 runs after dropping the 4 fastest and 4 slowest"
+
+
+# --- Energy ----------------------------------------------------------------------------------------
+
+def _power_log(path: Path, records: list[tuple[str, Any, int]]) -> Path:
+    lines = [json.dumps({"namespace": "", "time_ms": t, "event_type": "POINT_IN_TIME", "key": key,
+                         "value": value, "metadata": {"file": "power.py", "lineno": 1}})
+             for key, value, t in records]
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text("".join(f":::MLLOG {line}\n" for line in lines), encoding="utf-8")
+    return path
+
+
+_NODES = {
+    "plain": [("power_measurement_start", None, 1000), ("conversion_eff", 0.9, 1000),
+              ("power_reading", 500.0, 2000), ("power_reading", 520.0, 3000), ("power_reading", 510, 4500),
+              ("power_measurement_stop", None, 5000)],
+    "unsorted, readings outside the window": [
+        ("power_reading", 400.0, 500), ("power_measurement_start", None, 1000), ("power_reading", 610.0, 3000),
+        ("power_reading", 600.0, 2000), ("power_measurement_stop", None, 4000), ("power_reading", 900.0, 4100)],
+    "no stop record": [("power_measurement_start", None, 0), ("power_reading", 100.0, 1000),
+                       ("power_reading", 200.0, 3000)],
+}
+
+
+@pytest.mark.parametrize("case", sorted(_NODES))
+def test_node_energy_is_the_summarizers(tmp_path: Path, case: str) -> None:
+    summarizer = pytest.importorskip("mlperf_logging.result_summarizer.result_summarizer")
+    from mlperf_logging.compliance_checker.mlp_parser import parse_file
+
+    path = _power_log(tmp_path / "node_0.txt", _NODES[case])
+    loglines, _ = parse_file(str(path), ruleset="5.0.0")
+    official = summarizer._compute_power_node(loglines, 600_000)
+    mine = node_energy(read_power_log(str(path)).events, 600_000)
+    assert mine.joules == pytest.approx(official)
+    assert (mine.note is not None) == (case == "no stop record")
+
+
+def test_switch_energy_is_the_summarizers(tmp_path: Path) -> None:
+    summarizer = pytest.importorskip("mlperf_logging.result_summarizer.result_summarizer")
+    from mlperf_logging.compliance_checker.mlp_parser import parse_file
+
+    path = _power_log(tmp_path / "sw_0.txt", [("conversion_eff", 0.95, 0), ("interconnect_power_est", 250.0, 1),
+                                              ("conversion_eff", 0.5, 2), ("interconnect_power_est", 999.0, 3)])
+    loglines, _ = parse_file(str(path), ruleset="5.0.0")
+    assert switch_energy(read_power_log(str(path)).events, 60_000).joules == pytest.approx(
+        summarizer._compute_power_sw(loglines, 60_000))
+    assert switch_energy([], 60_000).joules == 0.0
+
+
+def test_node_logs_the_summarizer_cannot_score() -> None:
+    start = Event("power_measurement_start", None, {}, 1000.0, 1)
+    assert node_energy([], 1.0).problem == "no power_measurement_start record"
+    assert "empty" in (node_energy([start, Event("power_measurement_stop", None, {}, 1000.0, 2)], 1.0).problem or "")
+    assert "not a number" in (node_energy([start, Event("power_reading", "9 W", {}, 2000.0, 2)], 1.0).problem or "")
+
+
+def test_energy_is_the_mean_over_the_counted_runs_scaled_as_the_score() -> None:
+    energy, reason = olympic_energy([1.0, None, 3.0, 5.0], (0, 2, 3), 2.0)
+    assert energy == pytest.approx(6.0) and "scaled by 2" in reason
+    assert olympic_energy([1.0, None], (0, 1), None)[0] is None
+
+
+# --- The power checker -----------------------------------------------------------------------------
+
+def _power_folder(root: Path, runs: dict[str, list[str]], results: int = 5) -> Path:
+    folder = root / "results" / "sys" / "bert"
+    for i in range(results):
+        (folder / f"result_{i}.txt").parent.mkdir(parents=True, exist_ok=True)
+        (folder / f"result_{i}.txt").write_text("")
+    (folder / "power").mkdir()
+    for name, files in runs.items():
+        (folder / "power" / name).mkdir()
+        for file in files:
+            _power_log(folder / "power" / name / file, [("power_measurement_start", None, 0),
+                                                       ("power_reading", 1.0, 1000),
+                                                       ("power_measurement_stop", None, 1000)])
+    return folder
+
+
+_GOOD = ["node_0.txt", "node_1.txt", "sw_0.txt"]
+_FOLDERS: dict[str, dict[str, list[str]]] = {
+    "good": {f"result_{i}": _GOOD for i in range(5)},
+    "a run without measurements": {f"result_{i}": _GOOD for i in range(4)},
+    "nodes numbered from 1": {**{f"result_{i}": _GOOD for i in range(4)}, "result_4": ["node_1.txt", "node_2.txt", "sw_0.txt"]},
+    "a run with one node less": {**{f"result_{i}": _GOOD for i in range(4)}, "result_4": ["node_0.txt", "sw_0.txt"]},
+    "two runs with another switch count": {**{f"result_{i}": _GOOD for i in range(3)},
+                                           "result_3": _GOOD + ["sw_1.txt"], "result_4": _GOOD + ["sw_1.txt"]},
+    "a png and a readme": {**{f"result_{i}": _GOOD for i in range(4)}, "result_4": _GOOD + ["README.md"]},
+}
+
+
+@pytest.mark.parametrize("case", sorted(_FOLDERS))
+def test_power_checks_are_the_power_checkers(tmp_path: Path, case: str) -> None:
+    power_checker = pytest.importorskip("mlperf_logging.package_checker.power_checker")
+    folder = _power_folder(tmp_path, _FOLDERS[case])
+    results = sorted(str(p) for p in folder.glob("result_*.txt"))
+    _, official_bad = power_checker.PowerChecker("5.0.0").check_power(str(folder / "power"), results)
+    power = scan_power(str(folder), results)
+    assert power is not None
+    findings, bad = check_power_folder(power, True, "5.0.0")
+    assert bad == official_bad
+    errors = {f.code for f in findings if f.severity is Severity.ERROR}
+    expected = {"good": set(), "a run without measurements": {"MLC540"}, "nodes numbered from 1": {"MLC541"},
+                "a run with one node less": {"MLC542"}, "two runs with another switch count": {"MLC542"},
+                "a png and a readme": set()}[case]
+    assert errors == expected
+    # Before 5.0 the round does not check power folders: warnings only, no run is non-compliant.
+    earlier, none = check_power_folder(power, False, "4.1.0")
+    assert none == set() and all(f.severity is not Severity.ERROR for f in earlier)
+    assert {f.code for f in earlier} == {f.code for f in findings}
+
+
+def test_a_node_name_the_power_checker_crashes_on(tmp_path: Path) -> None:
+    power_checker = pytest.importorskip("mlperf_logging.package_checker.power_checker")
+    folder = _power_folder(tmp_path, {f"result_{i}": _GOOD if i else ["node_a.txt", "sw_0.txt"] for i in range(5)})
+    results = sorted(str(p) for p in folder.glob("result_*.txt"))
+    with pytest.raises(ValueError):
+        power_checker.PowerChecker("5.0.0").check_power(str(folder / "power"), results)
+    power = scan_power(str(folder), results)
+    assert power is not None
+    findings, bad = check_power_folder(power, True, "5.0.0")
+    assert bad == {"result_0"} and any("int() fails" in f.message for f in findings if f.code == "MLC541")
+
+
+def _lenovo(tmp_path: Path) -> Path:
+    source = SHARED / "other-submitters" / "training-5.0" / "Lenovo" / "results" / "SR780aV3-8xB200_SXM_180GB" / "stable_diffusion"
+    if not source.is_dir():
+        pytest.skip("../shared/other-submitters is not present")
+    folder = tmp_path / "training-5.0" / "stable_diffusion"
+    shutil.copytree(source, folder)
+    return folder
+
+
+def test_the_energy_of_a_published_folder_is_the_summarizers(tmp_path: Path) -> None:
+    folder = _lenovo(tmp_path)
+    (bench,) = check([str(folder)]).benchmarks
+    assert bench.energy is not None and bench.energy.valid
+    # result_summarizer._compute_strong_score_standalone on this folder: 8071166.145710206 J.
+    assert bench.energy.joules == pytest.approx(8071166.145710206, rel=1e-12)
+    assert [f.code for f in bench.findings if f.code.startswith("MLC54")] == ["MLC544"]
+
+
+def test_power_problems_count_with_the_non_compliant_files(tmp_path: Path) -> None:
+    folder = _lenovo(tmp_path)
+    shutil.rmtree(folder / "power" / "result_3")
+    (bench,) = check([str(folder)]).benchmarks
+    assert [(f.code, f.severity) for f in bench.findings if f.code == "MLC540"] == [("MLC540", Severity.ERROR)]
+    assert bench.score.valid  # one non-compliant file is tolerated
+    shutil.rmtree(folder / "power" / "result_4")
+    (bench,) = check([str(folder)]).benchmarks
+    assert not bench.score.valid and "the package checker rejects the folder: 2 result files" in bench.score.reason
+
+
+# --- package_checker_params ------------------------------------------------------------------------
+
+def _params(tmp_path: Path, text: str, place: str = "benchmark") -> Any:
+    path = tmp_path / place / "package_checker_params"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_bytes(text.encode())
+    return read_params(str(path), place)
+
+
+@pytest.mark.parametrize("version, place, text, honoured", [
+    ("4.0.0", "benchmark", "rcp-bypass", True),
+    ("4.0.0", "system", "rcp-bypass\n", False),                      # == compares the newline too
+    ("5.1.0", "benchmark", "seed-checker-bypass\nrcp-bypass", False),  # the first line has a newline
+    ("4.0.0", "benchmark", "seed-checker-bypass", False),            # came with 4.1
+    ("4.1.0", "benchmark", "seed-checker-bypass", True),
+    ("4.1.0", "benchmark", "rcp_bypass", False),                     # the spelling of the 2.x CLI
+    ("3.1.0", "benchmark", "rcp-bypass", False),                     # no per-folder file before 4.0
+    ("4.0.0", "package", "rcp_bypass\n", True),                      # the verify script: --rcp_bypass
+    ("4.1.0", "package", "rcp_bypass\n", False),                     # renamed --rcp-bypass in 4.1
+    ("4.1.0", "package", "rcp-bypass", False),                       # `read` drops a last line without newline
+    ("5.0.0", "package", "--rcp-bypass\n", False),                   # becomes ----rcp-bypass
+    ("5.0.0", "package", "rcp-bypass\nseed-checker-bypass\n", True),
+])
+def test_what_the_rounds_tools_honour(tmp_path: Path, version: str, place: str, text: str, honoured: bool) -> None:
+    params = _params(tmp_path, text, place)
+    found = check_params([params], package_policy(version), version)
+    assert (found == []) == honoured, [f.message for f in found]
+    assert all(f.code == "MLC546" and f.severity is Severity.WARNING and f.line is not None for f in found)
+
+
+def test_the_official_package_checker_reads_only_a_last_line_without_newline(tmp_path: Path) -> None:
+    # The same comparison as package_checker.py: readlines() and ==.
+    for text, works in (("rcp-bypass", True), ("rcp-bypass\n", False), ("x\nrcp-bypass", True),
+                        ("rcp-bypass\nx", False)):
+        path = tmp_path / "p"
+        path.write_text(text)
+        with open(path) as handle:
+            official = any(line == "rcp-bypass" for line in handle.readlines())
+        assert official == works
+        assert (check_params([_params(tmp_path, text)], package_policy("4.0.0"), "4.0.0") == []) == (
+            works and text.count("\n") == 0)  # mlcheck also flags the other line ("x")
+
+
+def test_seed_checker_bypass_turns_seed_errors_into_warnings(tmp_path: Path) -> None:
+    package = tmp_path / "Acme"
+    shutil.copytree(FIXTURES / "example" / "Acme", package)
+    folder = package / "results" / "acme-t8" / "resnet"
+    log = folder / "result_1.txt"
+    log.write_text("".join(line for line in log.read_text().splitlines(keepends=True) if '"key": "seed"' not in line))
+    (before,) = check([str(package)]).benchmarks
+    assert [(f.code, f.severity) for f in before.findings if f.code == "MLC518"] == [("MLC518", Severity.ERROR)]
+    (folder / "package_checker_params").write_text("seed-checker-bypass")
+    (after,) = check([str(package)]).benchmarks
+    assert [(f.code, f.severity) for f in after.findings if f.code == "MLC518"] == [("MLC518", Severity.WARNING)]
+    codes = {f.code for f in after.findings}
+    assert {"MLC546", "MLC547"} <= codes  # training 2.0 reads no per-folder file: the official tool would fail
+    assert after.score.valid and not before.score.valid
+
+
+def test_round_package_facts() -> None:
+    assert package_policy("3.0.0").energy_score is False and package_policy("3.1.0").energy_score is True
+    assert package_policy("4.1.0").power_check is False and package_policy("5.0.0").power_check is True
+    assert package_policy("3.1.0").params_options == ()
+    assert package_policy("4.0.0").params_options == ("rcp-bypass",)
+    assert package_policy("6.1.0").params_options == ("rcp-bypass", "seed-checker-bypass")
+    assert package_policy("1.1.0").top_level_options == ()
+    for version in LATER:
+        assert dataclasses.asdict(package_policy(version))["source"]
+
+
+# --- scaling.json and the RCP factor ----------------------------------------------------------------
+
+def test_the_rcp_factor_replaces_scaling_json_as_the_package_checker_writes_it() -> None:
+    from mlcheck.results import RcpResult
+    from mlcheck.score.scaling import published_scaling
+
+    passed = RcpResult("pass", "", reference_mean=10.0, normalization_factor=1.05)
+    at_one = RcpResult("pass", "", reference_mean=10.0, normalization_factor=1.0)
+    failed = RcpResult("fail", "", reference_mean=10.0)
+    assert published_scaling(None, passed, True, False) == published_scaling(None, passed, True, True)
+    assert published_scaling(None, passed, True, False).rcp == 1.05
+    replaced = published_scaling(1.2, passed, True, False)
+    assert (replaced.committee, replaced.rcp) == (None, 1.05) and "overwrites" in (replaced.note or "")
+    same = published_scaling(1.05, passed, True, False)
+    assert (same.committee, same.rcp, same.note) == (1.05, None, None)
+    kept = published_scaling(1.2, at_one, True, False)  # up to 5.0 a factor of 1 writes nothing
+    assert (kept.committee, kept.rcp, kept.note) == (1.2, None, None)
+    deleted = published_scaling(1.2, at_one, True, True)  # 5.1+: deleted before the evaluation
+    assert (deleted.committee, deleted.rcp) == (None, None) and "deletes" in (deleted.note or "")
+    assert published_scaling(1.2, failed, True, True).committee is None  # a failing evaluation deletes it too
+    assert published_scaling(1.2, failed, True, False).committee == 1.2
+    assert published_scaling(1.2, passed, False, False).committee == 1.2  # 2.0: committee only
+    assert published_scaling(1.2, None, True, True).committee == 1.2  # no RCP test (open division)
+
+
+def test_a_stale_scaling_json_is_replaced_by_the_rcp_factor(tmp_path: Path) -> None:
+    source = SHARED / "other-submitters" / "training-5.0" / "AMD" / "results" / "MI325X_EPYC_9575F_pytorch" / "llama2_70b_lora"
+    if not source.is_dir():
+        pytest.skip("../shared/other-submitters is not present")
+    folder = tmp_path / "llama2_70b_lora"
+    shutil.copytree(source, folder)
+    (want,) = check([str(folder)]).benchmarks
+    assert want.rcp is not None and want.rcp.normalization_factor == pytest.approx(1.0511463844797178)
+    (folder / "scaling.json").write_text('{"scaling_factor": 1.5}')
+    (got,) = check([str(folder)]).benchmarks
+    assert got.score.score_min == pytest.approx(want.score.score_min)
+    assert any("overwrites it with the RCP normalisation factor" in f.message for f in got.findings)
