@@ -16,8 +16,9 @@ from typing import TYPE_CHECKING, Callable, Mapping, Sequence
 import click
 
 from mlcheck import __version__
-from mlcheck.cli_common import (EXIT_ERROR, RULESET_HELP, console, load_cli_settings,
-                                pass_broken_pipes, refuse_overwriting_inputs, run_check)
+from mlcheck.cli_common import (EXIT_ERROR, JOBS_OPTION, RULESET_HELP, console, jobs_of,
+                                load_cli_settings, pass_broken_pipes, refuse_overwriting_inputs,
+                                run_check)
 from mlcheck.config import COLORS, FORMATS, Settings
 from mlcheck.gate import (benchmark_folders, exit_code, fail_level, input_digests, parse_output,
                           postprocess, unopenable_given, write_outputs)
@@ -82,6 +83,7 @@ def _gate_options(command: Callable[..., None]) -> Callable[..., None]:
                      help="Drop codes starting with PREFIX (repeatable, or comma-separated)."),
         click.option("--no-progress", "no_progress", is_flag=True,
                      help="No progress bar (it is only drawn when stderr is a terminal)."),
+        JOBS_OPTION,
         click.option("--quiet", "-q", is_flag=True, help="Only errors in human output; no progress bar."),
         click.option("--verbose", "-v", is_flag=True,
                      help="Say on stderr which config file, waivers and rounds were used."),
@@ -95,7 +97,7 @@ def _checked(paths: Sequence[str], settings: Settings, quiet: bool, verbose: boo
              line_limits: Mapping[str, int] | None = None) -> tuple[CheckResult, list[str]]:
     """The post-processed result, and the given paths that could not be opened at all."""
     with progress_bar(paths, enabled=settings.progress and not quiet) as progress:
-        result = run_check(paths, settings.ruleset, progress, line_limits)
+        result = run_check(paths, settings.ruleset, progress, line_limits, jobs_of(settings))
     unopenable = unopenable_given(result, paths)
     result = postprocess(result, settings)
     if verbose:
@@ -132,16 +134,16 @@ def _report_options(settings: Settings, quiet: bool, digests: bool = False,
               help="Check the whole folder of each given file (pre-commit passes changed result files).")
 def check_command(paths: tuple[str, ...], ruleset: str | None, config_path: str | None,
                   strict: bool | None, exit_zero: bool | None, select: tuple[str, ...],
-                  ignore: tuple[str, ...], no_progress: bool, quiet: bool, verbose: bool,
-                  output_format: str | None, outputs: tuple[str, ...], color: str | None,
-                  whole_folder: bool) -> None:
+                  ignore: tuple[str, ...], no_progress: bool, jobs: int | None, quiet: bool,
+                  verbose: bool, output_format: str | None, outputs: tuple[str, ...],
+                  color: str | None, whole_folder: bool) -> None:
     """Check logs: structure, round rules, convergence, timing; and score them.
 
     Exit 0 when no error is found, 1 when one is (with --strict: or a warning), 2 when mlcheck
     could not run. Machine output goes to stdout, the summary and progress to stderr.
     """
     settings = load_cli_settings(config_path, paths, ruleset=ruleset, strict=strict, exit_zero=exit_zero,
-                                 select=select, ignore=ignore, no_progress=no_progress,
+                                 select=select, ignore=ignore, no_progress=no_progress, jobs=jobs,
                                  format=output_format, outputs=outputs, color=color)
     check_and_report(benchmark_folders(paths) if whole_folder else paths, settings, quiet, verbose)
 
@@ -186,14 +188,14 @@ def check_and_report(paths: Sequence[str], settings: Settings, quiet: bool = Fal
               metavar="FILE", help="The HTML file to write (one self-contained file).")
 def report_command(paths: tuple[str, ...], ruleset: str | None, config_path: str | None,
                    strict: bool | None, exit_zero: bool | None, select: tuple[str, ...],
-                   ignore: tuple[str, ...], no_progress: bool, quiet: bool, verbose: bool,
-                   output_path: str) -> None:
+                   ignore: tuple[str, ...], no_progress: bool, jobs: int | None, quiet: bool,
+                   verbose: bool, output_path: str) -> None:
     """Write a self-contained HTML report: scores, runs, convergence curves, findings.
 
     Exit codes as for `check` (0 pass, 1 failing findings, 2 mlcheck could not run).
     """
     settings = load_cli_settings(config_path, paths, ruleset=ruleset, strict=strict, exit_zero=exit_zero,
-                                 select=select, ignore=ignore, no_progress=no_progress)
+                                 select=select, ignore=ignore, no_progress=no_progress, jobs=jobs)
     result, unopenable = _checked(paths, settings, quiet, verbose)
     refuse_overwriting_inputs([output_path], result, settings.config_path)
     try:

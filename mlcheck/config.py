@@ -58,6 +58,8 @@ class Settings:
     select: tuple[str, ...] = ()
     ignore: tuple[str, ...] = ()
     progress: bool = True
+    jobs: int | None = None
+    """Processes that read and judge the logs; None: the usable CPUs (``mlcheck.jobs``)."""
     waivers: tuple[Waiver, ...] = ()
     config_path: str | None = None
     config_reason: str = ""
@@ -67,10 +69,10 @@ class Settings:
     problems: tuple[Finding, ...] = ()
 
 
-# setting -> (kind, allowed values); kind is "str", "bool" or "list"
+# setting -> (kind, allowed values); kind is "str", "bool", "int" (at least 1) or "list"
 _SCALARS: dict[str, tuple[str, tuple[str, ...]]] = {
     "ruleset": ("str", ()), "format": ("str", FORMATS), "color": ("str", COLORS),
-    "strict": ("bool", ()), "exit_zero": ("bool", ()), "progress": ("bool", ()),
+    "strict": ("bool", ()), "exit_zero": ("bool", ()), "progress": ("bool", ()), "jobs": ("int", ()),
     "select": ("list", ()), "ignore": ("list", ()), "outputs": ("list", ()),
 }
 _ALIASES = {"exit-zero": "exit_zero", "output": "outputs"}
@@ -275,6 +277,12 @@ def _convert(raw: Any, kind: str, allowed: tuple[str, ...], from_file: bool) -> 
         if isinstance(raw, str) and raw.strip().lower() in _TRUE + _FALSE:
             return raw.strip().lower() in _TRUE, None
         return None, f"expected true or false, got {raw!r}"
+    if kind == "int":
+        if isinstance(raw, str) and re.fullmatch(r"[0-9]{1,6}", raw.strip()):
+            raw = int(raw.strip())
+        if isinstance(raw, bool) or not isinstance(raw, int) or raw < 1:
+            return None, f"expected a whole number of at least 1, got {raw!r}"
+        return raw, None
     if kind == "list":
         if isinstance(raw, str):
             return tuple(p.strip() for p in raw.split(",") if p.strip()), None
