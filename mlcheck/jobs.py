@@ -18,18 +18,17 @@ process dies again gets an MLC000 finding.
 from __future__ import annotations
 
 import gc
-import multiprocessing
 import os
-import signal
-from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
-from concurrent.futures.process import BrokenProcessPool
-from typing import Callable, Iterator, Sequence
+from typing import TYPE_CHECKING, Callable, Iterator, Sequence
 
 from mlcheck.discover import LogRef
 from mlcheck.model import Finding
 from mlcheck.results import RunResult
 from mlcheck.rules.internal import RULE_CRASHED, crash_finding
 from mlcheck.rulesets import Ruleset, load_ruleset
+
+if TYPE_CHECKING:  # (multiprocessing is imported when workers start: most checks are small)
+    from concurrent.futures import ProcessPoolExecutor
 
 PARALLEL_FROM = 8
 """Fewer logs than this are checked in one process."""
@@ -54,8 +53,7 @@ def check_logs(refs: Sequence[LogRef], forced: Ruleset | None, jobs: int = 1,
     done: list[list[RunResult] | None] = [None] * len(refs)
     version = forced.version if forced is not None else None
     sizes = {i: _size(ref) for i, ref in enumerate(refs) if ref.path != "-"} if jobs > 1 else {}
-    if len(sizes) >= PARALLEL_FROM and sum(sizes.values()) >= PARALLEL_FROM_BYTES \
-            and "fork" in multiprocessing.get_all_start_methods():
+    if len(sizes) >= PARALLEL_FROM and sum(sizes.values()) >= PARALLEL_FROM_BYTES and _can_fork():
         for index, results in _in_workers(refs, sizes, version, jobs):
             done[index] = results
             if progress is not None:
@@ -87,6 +85,12 @@ def check_one(ref: LogRef, forced: Ruleset | None) -> list[RunResult]:
             gc.enable()
 
 
+def _can_fork() -> bool:
+    import multiprocessing
+
+    return "fork" in multiprocessing.get_all_start_methods()
+
+
 def _size(ref: LogRef) -> int:
     try:
         return os.stat(ref.path).st_size
@@ -106,6 +110,9 @@ def _in_workers(refs: Sequence[LogRef], sizes: dict[int, int], version: str | No
                 jobs: int) -> Iterator[tuple[int, list[RunResult]]]:
     """(index, results) of each log as its chunk completes. A log of a chunk lost with its
     worker is checked again alone; one whose results could not be sent is left to the parent."""
+    from concurrent.futures import FIRST_COMPLETED, Future, wait
+    from concurrent.futures.process import BrokenProcessPool
+
     lost: list[int] = []
     chunks = _chunks(sizes, jobs)
     pool = _pool(min(jobs, len(chunks), 4 * usable_cpus()))  # (more only share the same CPUs)
@@ -133,12 +140,17 @@ def _in_workers(refs: Sequence[LogRef], sizes: dict[int, int], version: str | No
 
 
 def _pool(workers: int) -> ProcessPoolExecutor:
+    import multiprocessing
+    from concurrent.futures import ProcessPoolExecutor
+
     return ProcessPoolExecutor(max_workers=workers, mp_context=multiprocessing.get_context("fork"),
                                initializer=_ignore_interrupts)
 
 
 def _alone(ref: LogRef, version: str | None) -> list[RunResult]:
     """One log checked in a process of its own; an MLC000 finding when that process dies too."""
+    from concurrent.futures.process import BrokenProcessPool
+
     from mlcheck.checker import _unread_log
 
     with _pool(1) as pool:
@@ -163,4 +175,6 @@ def _check_chunk(chunk: list[LogRef], version: str | None) -> list[list[RunResul
 
 def _ignore_interrupts() -> None:
     """Ctrl-C stops the parent, which ends the workers; they do not each print a traceback."""
+    import signal
+
     signal.signal(signal.SIGINT, signal.SIG_IGN)
