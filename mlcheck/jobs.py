@@ -7,10 +7,13 @@ report, is what one process gives. The progress callback is called for each log 
 completes.
 
 A log is checked in the parent when there are too few of them to repay starting processes
-(:data:`PARALLEL_FROM` logs, :data:`PARALLEL_FROM_BYTES` bytes), when it is stdin, and when the
-platform cannot fork: a spawned worker would import mlcheck again, which costs more than most
-checks (``--jobs`` is then ignored). A bug met on one log is an MLC000 finding of that log
-wherever it is checked; a worker that dies (a crash of the interpreter, the kernel's OOM killer)
+(:data:`PARALLEL_FROM` logs, :data:`PARALLEL_FROM_BYTES` bytes) and when it is stdin. Workers are
+forked on Linux (they start in milliseconds, with mlcheck imported); elsewhere (macOS, where
+forking a process that used system frameworks may crash it, and Windows) they are spawned, which
+imports mlcheck again in each: only for :data:`SPAWN_FROM_BYTES` or more. Spawned workers need
+the main module to be importable without side effects (``if __name__ == "__main__"``), as for
+any ``multiprocessing`` program; the ``mlcheck`` command is. A bug met on one log is an MLC000
+finding of that log wherever it is checked; a worker that dies (the interpreter crashed, the OOM killer)
 makes each log of its unfinished chunks be checked again alone in a new process, and a log whose
 process dies again gets an MLC000 finding.
 """
@@ -19,6 +22,7 @@ from __future__ import annotations
 
 import gc
 import os
+import sys
 from typing import TYPE_CHECKING, Callable, Iterator, Sequence
 
 from mlcheck.discover import LogRef
@@ -35,6 +39,9 @@ PARALLEL_FROM = 8
 PARALLEL_FROM_BYTES = 4 * 1024 * 1024
 """Logs of fewer bytes than this, all told, are checked in one process (a few milliseconds of
 work, less than starting the workers)."""
+SPAWN_FROM_BYTES = 64 * 1024 * 1024
+"""Where workers cannot be forked, logs of fewer bytes than this are checked in one process (a
+spawned worker takes about 0.2 s to import mlcheck)."""
 _CHUNKS_PER_WORKER = 8
 _MAX_CHUNK = 16
 
@@ -65,8 +72,9 @@ def _check_logs(refs: Sequence[LogRef], forced: Ruleset | None, jobs: int,
     done: list[list[RunResult] | None] = [None] * len(refs)
     version = forced.version if forced is not None else None
     sizes = {i: _size(ref) for i, ref in enumerate(refs) if ref.path != "-"} if jobs > 1 else {}
-    if len(sizes) >= PARALLEL_FROM and sum(sizes.values()) >= PARALLEL_FROM_BYTES and _can_fork():
-        for index, results in _in_workers(refs, sizes, version, jobs):
+    method = _start_method(sum(sizes.values())) if len(sizes) >= PARALLEL_FROM else None
+    if method is not None:
+        for index, results in _in_workers(refs, sizes, version, jobs, method):
             done[index] = results
             if progress is not None:
                 progress(refs[index].path)
@@ -97,10 +105,16 @@ def check_one(ref: LogRef, forced: Ruleset | None) -> list[RunResult]:
             gc.enable()
 
 
-def _can_fork() -> bool:
+def _start_method(total_bytes: int) -> str | None:
+    """How workers start for logs of ``total_bytes``: ``fork``, ``spawn``, or None (one process)."""
     import multiprocessing
 
-    return "fork" in multiprocessing.get_all_start_methods()
+    methods = multiprocessing.get_all_start_methods()
+    if total_bytes < PARALLEL_FROM_BYTES:
+        return None
+    if sys.platform.startswith("linux") and "fork" in methods:
+        return "fork"
+    return "spawn" if total_bytes >= SPAWN_FROM_BYTES and "spawn" in methods else None
 
 
 def _size(ref: LogRef) -> int:
@@ -119,7 +133,7 @@ def _chunks(sizes: dict[int, int], jobs: int) -> list[list[int]]:
 
 
 def _in_workers(refs: Sequence[LogRef], sizes: dict[int, int], version: str | None,
-                jobs: int) -> Iterator[tuple[int, list[RunResult]]]:
+                jobs: int, method: str) -> Iterator[tuple[int, list[RunResult]]]:
     """(index, results) of each log as its chunk completes. A log of a chunk lost with its
     worker is checked again alone; one whose results could not be sent is left to the parent."""
     from concurrent.futures import FIRST_COMPLETED, Future, wait
@@ -127,7 +141,7 @@ def _in_workers(refs: Sequence[LogRef], sizes: dict[int, int], version: str | No
 
     lost: list[int] = []
     chunks = _chunks(sizes, jobs)
-    pool = _pool(min(jobs, len(chunks), 4 * usable_cpus()))  # (more only share the same CPUs)
+    pool = _pool(min(jobs, len(chunks), 4 * usable_cpus()), method)  # (more share the same CPUs)
     try:
         pending: dict[Future[list[list[RunResult]]], list[int]] = {
             pool.submit(_check_chunk, [refs[i] for i in chunk], version): chunk for chunk in chunks}
@@ -148,24 +162,24 @@ def _in_workers(refs: Sequence[LogRef], sizes: dict[int, int], version: str | No
         raise
     pool.shutdown()
     for index in sorted(lost):
-        yield index, _alone(refs[index], version)
+        yield index, _alone(refs[index], version, method)
 
 
-def _pool(workers: int) -> ProcessPoolExecutor:
+def _pool(workers: int, method: str) -> ProcessPoolExecutor:
     import multiprocessing
     from concurrent.futures import ProcessPoolExecutor
 
-    return ProcessPoolExecutor(max_workers=workers, mp_context=multiprocessing.get_context("fork"),
+    return ProcessPoolExecutor(max_workers=workers, mp_context=multiprocessing.get_context(method),
                                initializer=_start_worker)
 
 
-def _alone(ref: LogRef, version: str | None) -> list[RunResult]:
+def _alone(ref: LogRef, version: str | None, method: str) -> list[RunResult]:
     """One log checked in a process of its own; an MLC000 finding when that process dies too."""
     from concurrent.futures.process import BrokenProcessPool
 
     from mlcheck.checker import _unread_log
 
-    with _pool(1) as pool:
+    with _pool(1, method) as pool:
         try:
             return pool.submit(_check_chunk, [ref], version).result()[0]
         except BrokenProcessPool:

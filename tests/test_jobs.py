@@ -14,6 +14,7 @@ import pytest
 import mlcheck.checker
 from mlcheck import check, jobs
 from mlcheck.config import load_settings
+from mlcheck.reporters.json_report import render_json
 from cli_helpers import run_cli
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -153,3 +154,20 @@ def test_usable_cpus_is_at_least_one() -> None:
 
 def test_a_bad_jobs_option_is_a_usage_error(tree: Path) -> None:
     assert run_cli("check", str(tree / "Acme"), "--jobs", "0").exit_code == 2
+
+
+def test_spawned_workers_give_the_same_result(tree: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Where processes cannot be forked (macOS, Windows) the workers are spawned."""
+    monkeypatch.setattr(jobs, "_start_method", lambda total: "spawn")
+    paths = [str(tree / "Acme"), str(tree / "bad")]
+    # (compared as reports: a NaN read from a log does not equal itself once it was pickled)
+    assert render_json(check(paths, jobs=2)) == render_json(check(paths, jobs=1))
+
+
+def test_start_method_follows_the_platform_and_the_size(monkeypatch: pytest.MonkeyPatch) -> None:
+    assert jobs._start_method(jobs.PARALLEL_FROM_BYTES - 1) is None
+    monkeypatch.setattr(jobs.sys, "platform", "linux")
+    assert jobs._start_method(jobs.PARALLEL_FROM_BYTES) == "fork"
+    monkeypatch.setattr(jobs.sys, "platform", "darwin")
+    assert jobs._start_method(jobs.PARALLEL_FROM_BYTES) is None
+    assert jobs._start_method(jobs.SPAWN_FROM_BYTES) == "spawn"
