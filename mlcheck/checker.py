@@ -4,11 +4,13 @@ from __future__ import annotations
 
 import datetime as dt
 import os
+import sys
 from dataclasses import dataclass, replace
 from typing import Callable, Iterable, Mapping, Sequence
 
 from mlcheck.read.file_names import RESULT_FILE
 from mlcheck.package.discover import LogRef, discover_all
+from mlcheck.judge.jobs import check_logs, register_checker
 from mlcheck.model import Finding, Run, plausible_time
 from mlcheck.results import CheckResult, RunResult
 from mlcheck.judge.folders import benchmark_facts, score_benchmarks
@@ -50,26 +52,21 @@ class RulesetChoice:
 
 
 def check(paths: Sequence[str], ruleset: str | None = None,
-          progress: Progress | None = None, line_limits: Mapping[str, int] | None = None) -> CheckResult:
+          progress: Progress | None = None, line_limits: Mapping[str, int] | None = None,
+          jobs: int = 1) -> CheckResult:
     """Check and score every log found under ``paths``.
 
     ``ruleset`` forces a round (``2.0.0``); when None the round is inferred per file.
     ``line_limits`` reads only the first lines of the logs it names (``mlcheck watch --runs``).
+    ``jobs`` processes read and judge the logs (:mod:`mlcheck.judge.jobs`; the result is the same).
     Raises ``RulesetError`` for an unknown ruleset and ``DiscoveryError`` for a missing path.
     """
     forced = load_ruleset(normalise_version(ruleset)) if ruleset else None
     refs, empty, skipped = discover_all(list(paths))
     if line_limits:
         refs = [replace(ref, lines=line_limits.get(ref.path)) for ref in refs]
-    run_results: list[RunResult] = []
     refs_by_path = {ref.path: ref for ref in refs}
-    for ref in refs:
-        if progress is not None:
-            progress(ref.path)
-        try:
-            run_results.extend(check_log(ref, forced))
-        except Exception as error:  # a bug met on one file must not stop the other files
-            run_results.append(_unread_log(ref, forced, [crash_finding("reading this log", ref.path, error)]))
+    run_results = check_logs(refs, forced, jobs, progress)  # a bug met on one file is its MLC000
     top = [package_rules.NO_LOGS.at(folder.path, None,
                                      "no MLPerf log found here; expected result_<i>.txt files under "
                                      "<org>/results/<system>/<benchmark>/ or log files")
@@ -221,3 +218,6 @@ def choose_ruleset(run: Run, ref: LogRef, forced: Ruleset | None) -> RulesetChoi
         f"--ruleset ({', '.join(SUPPORTED_RULESETS)}) to choose", run_index=run.index)
     return RulesetChoice(fallback, "default (not inferred)", note)
 
+
+
+register_checker(sys.modules[__name__])  # the worker processes of --jobs judge each log with it

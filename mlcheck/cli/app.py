@@ -16,8 +16,8 @@ import click
 
 from mlcheck import __version__
 from mlcheck.cli.checking import check_and_report, checked, report_options
-from mlcheck.cli.common import (EXIT_ERROR, RULESET_HELP, console, load_cli_settings,
-                                refuse_overwriting_inputs)
+from mlcheck.cli.common import (EXIT_ERROR, JOBS_OPTION, RULESET_HELP, console, jobs_of,
+                                load_cli_settings, refuse_overwriting_inputs)
 from mlcheck.settings.config import COLORS, FORMATS
 from mlcheck.settings.gate import benchmark_folders, exit_code, write_outputs
 from mlcheck.report.plain import summary_line
@@ -62,6 +62,7 @@ def _gate_options(command: Callable[..., None]) -> Callable[..., None]:
                      help="Drop codes starting with PREFIX (repeatable, or comma-separated)."),
         click.option("--no-progress", "no_progress", is_flag=True,
                      help="No progress bar (it is only drawn when stderr is a terminal)."),
+        JOBS_OPTION,
         click.option("--quiet", "-q", is_flag=True, help="Only errors in human output; no progress bar."),
         click.option("--verbose", "-v", is_flag=True,
                      help="Say on stderr which config file, waivers and rounds were used."),
@@ -84,16 +85,16 @@ def _gate_options(command: Callable[..., None]) -> Callable[..., None]:
               help="Check the whole folder of each given file (pre-commit passes changed result files).")
 def check_command(paths: tuple[str, ...], ruleset: str | None, config_path: str | None,
                   strict: bool | None, exit_zero: bool | None, select: tuple[str, ...],
-                  ignore: tuple[str, ...], no_progress: bool, quiet: bool, verbose: bool,
-                  output_format: str | None, outputs: tuple[str, ...], color: str | None,
-                  whole_folder: bool) -> None:
+                  ignore: tuple[str, ...], no_progress: bool, jobs: int | None, quiet: bool,
+                  verbose: bool, output_format: str | None, outputs: tuple[str, ...],
+                  color: str | None, whole_folder: bool) -> None:
     """Check logs: structure, round rules, convergence, timing; and score them.
 
     Exit 0 when no error is found, 1 when one is (with --strict: or a warning), 2 when mlcheck
     could not run. Machine output goes to stdout, the summary and progress to stderr.
     """
     settings = load_cli_settings(config_path, paths, ruleset=ruleset, strict=strict, exit_zero=exit_zero,
-                                 select=select, ignore=ignore, no_progress=no_progress,
+                                 select=select, ignore=ignore, no_progress=no_progress, jobs=jobs,
                                  format=output_format, outputs=outputs, color=color)
     check_and_report(benchmark_folders(paths) if whole_folder else paths, settings, quiet, verbose)
 
@@ -105,14 +106,14 @@ def check_command(paths: tuple[str, ...], ruleset: str | None, config_path: str 
               metavar="FILE", help="The HTML file to write (one self-contained file).")
 def report_command(paths: tuple[str, ...], ruleset: str | None, config_path: str | None,
                    strict: bool | None, exit_zero: bool | None, select: tuple[str, ...],
-                   ignore: tuple[str, ...], no_progress: bool, quiet: bool, verbose: bool,
-                   output_path: str) -> None:
+                   ignore: tuple[str, ...], no_progress: bool, jobs: int | None, quiet: bool,
+                   verbose: bool, output_path: str) -> None:
     """Write a self-contained HTML report: scores, runs, convergence curves, findings.
 
     Exit codes as for `check` (0 pass, 1 failing findings, 2 mlcheck could not run).
     """
     settings = load_cli_settings(config_path, paths, ruleset=ruleset, strict=strict, exit_zero=exit_zero,
-                                 select=select, ignore=ignore, no_progress=no_progress)
+                                 select=select, ignore=ignore, no_progress=no_progress, jobs=jobs)
     result, unopenable = checked(paths, settings, quiet, verbose)
     refuse_overwriting_inputs([output_path], result, settings.config_path)
     try:

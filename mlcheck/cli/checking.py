@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Mapping, Sequence
 
 import click
 
-from mlcheck.cli.common import (EXIT_ERROR, console, pass_broken_pipes, refuse_overwriting_inputs,
+from mlcheck.cli.common import (EXIT_ERROR, console, jobs_of, pass_broken_pipes, refuse_overwriting_inputs,
                                 run_check)
 from mlcheck.cli.progress import progress_bar
 from mlcheck.model import Severity
@@ -43,7 +43,7 @@ def checked(paths: Sequence[str], settings: Settings, quiet: bool, verbose: bool
             line_limits: Mapping[str, int] | None = None) -> tuple[CheckResult, list[str]]:
     """The post-processed result, and the given paths that could not be opened at all."""
     with progress_bar(paths, enabled=settings.progress and not quiet) as progress:
-        result = run_check(paths, settings.ruleset, progress, line_limits)
+        result = run_check(paths, settings.ruleset, progress, line_limits, jobs_of(settings))
     unopenable = unopenable_given(result, paths)
     result = postprocess(result, settings)
     if verbose:

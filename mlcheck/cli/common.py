@@ -13,6 +13,7 @@ from mlcheck.checker import Progress, check
 from mlcheck.settings.config import Settings, load_settings
 from mlcheck.package.discover import DiscoveryError
 from mlcheck.settings.gate import overwritten_inputs
+from mlcheck.judge.jobs import usable_cpus
 from mlcheck.results import CheckResult
 from mlcheck.rules import all_rules
 from mlcheck.facts.rulesets import SUPPORTED_RULESETS, RulesetError
@@ -57,11 +58,24 @@ def refuse_overwriting_inputs(paths: Sequence[str], result: CheckResult,
         sys.exit(EXIT_ERROR)
 
 
+JOBS_OPTION = click.option(
+    "--jobs", "-j", type=click.IntRange(min=1), default=None, metavar="N",
+    help="Processes that read and judge the logs (default: the usable CPUs; 1: all in this "
+    "process). The output is the same whatever N.")
+
+
+def jobs_of(settings: Settings) -> int:
+    """The processes a check uses: the setting (``--jobs``, ``MLCHECK_JOBS``, ``jobs`` in the
+    config), else one per usable CPU."""
+    return settings.jobs if settings.jobs is not None else usable_cpus()
+
+
 def run_check(paths: Sequence[str], ruleset: str | None, progress: Progress | None = None,
-              line_limits: Mapping[str, int] | None = None) -> CheckResult:
+              line_limits: Mapping[str, int] | None = None, jobs: int = 1) -> CheckResult:
     """:func:`mlcheck.check`; a bad ruleset or path, or an internal error, exits 2 with one line."""
     try:
-        return check(list(paths), ruleset=ruleset, progress=progress, line_limits=line_limits)
+        return check(list(paths), ruleset=ruleset, progress=progress, line_limits=line_limits,
+                     jobs=jobs)
     except (RulesetError, DiscoveryError) as error:
         click.echo(f"mlcheck: error: {error}", err=True)
         sys.exit(EXIT_ERROR)

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import contextlib
 import sys
+import time
 from typing import TYPE_CHECKING, Callable, Iterator, Sequence
 
 from mlcheck.package.discover import DiscoveryError, discover
@@ -16,6 +17,7 @@ if TYPE_CHECKING:
 
 #: Fewer logs than this finish before a bar would be worth drawing.
 MIN_LOGS = 20
+_REDRAW_S = 0.1
 
 
 def count_logs(paths: Sequence[str]) -> int | None:
@@ -47,10 +49,17 @@ def progress_bar(paths: Sequence[str], enabled: bool = True,
         yield None
         return
     columns = (TextColumn("reading logs"), BarColumn(), MofNCompleteColumn(), TimeRemainingColumn())
-    with Progress(*columns, console=console, transient=True) as bar:
+    # Redrawn as logs complete, not by rich's refresh thread: the workers of ``--jobs`` are
+    # forked, and a process with a thread that may hold a lock (the terminal's) is not forked.
+    with Progress(*columns, console=console, transient=True, auto_refresh=False) as bar:
         task = bar.add_task("logs", total=total)
+        drawn = [0.0]
 
         def advance(_path: str) -> None:
             bar.advance(task)
+            now = time.monotonic()
+            if now - drawn[0] >= _REDRAW_S:
+                drawn[0] = now
+                bar.refresh()
 
         yield advance

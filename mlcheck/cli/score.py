@@ -6,8 +6,9 @@ import sys
 
 import click
 
-from mlcheck.cli.common import (EXIT_ERROR, EXIT_FINDINGS, EXIT_OK, RULESET_HELP, console,
-                                load_cli_settings, refuse_overwriting_inputs, run_check)
+from mlcheck.cli.common import (EXIT_ERROR, EXIT_FINDINGS, EXIT_OK, JOBS_OPTION, RULESET_HELP,
+                                console, jobs_of, load_cli_settings, refuse_overwriting_inputs,
+                                run_check)
 from mlcheck.facts import forms
 from mlcheck.settings.gate import postprocess
 from mlcheck.report.json_report import render_json
@@ -32,16 +33,18 @@ from mlcheck.rules import all_rules, find_rule
 @click.option("--table-output", "table_output", type=click.Path(dir_okay=False, writable=True),
               metavar="FILE", help="Write the results table to FILE (in --table-format; text is "
               "written without colour) instead of printing it.")
+@JOBS_OPTION
 def score_command(paths: tuple[str, ...], ruleset: str | None, config_path: str | None,
-                  output_format: str, table_format: str, table_output: str | None) -> None:
+                  output_format: str, table_format: str, table_output: str | None,
+                  jobs: int | None) -> None:
     """Print the results table (MLCommons style: one row per system, one column per benchmark in
     minutes with two decimals, the RCP status, accelerators and framework from systems/*.json) and
     the official time-to-train of each benchmark folder.
 
     Exit 0 when every benchmark result is valid, 1 when one is not, 2 when mlcheck could not run.
     """
-    settings = load_cli_settings(config_path, paths, ruleset=ruleset)
-    result = postprocess(run_check(paths, settings.ruleset), settings)
+    settings = load_cli_settings(config_path, paths, ruleset=ruleset, jobs=jobs)
+    result = postprocess(run_check(paths, settings.ruleset, jobs=jobs_of(settings)), settings)
     refuse_overwriting_inputs([table_output] if table_output else [], result, settings.config_path)
     if output_format == "json":
         click.echo(render_json(result), nl=False)

@@ -26,6 +26,7 @@ from typing import IO, Iterator, cast
 from mlcheck.read.line_reader import (MARKER, MARKER_BYTES, MAX_LINE_BYTES, AnyItem, LineReader,
                                       LogItem, RawItem, RecordText)
 from mlcheck.read.rawlog import duplicate_streams, logging_ranks, per_rank_note
+from mlcheck.read.result_lines import read_result_file
 from mlcheck.read import reading_rules as rules
 
 __all__ = ["MARKER", "MARKER_BYTES", "MAX_LINE_BYTES", "AnyItem", "LineReader", "LogItem", "RawItem",
@@ -103,6 +104,9 @@ def _read_stream(stream: IO[bytes], path: str, keep_text: bool,
     lines: Iterator[bytes] = iter(partial(stream.readline, MAX_LINE_BYTES), b"")
     if limit is not None:
         lines = islice(lines, limit)
+    if keep_copies and not keep_text:  # a result file: every rank kept, no rank to look ahead for
+        yield from read_result_file(lines, path, partial(_skip_line, stream))
+        return
     try:
         for raw in lines:
             line: bytes | int = raw

@@ -46,13 +46,15 @@ class RunBuilder:
     last_line: int = 0
 
     def add(self, event: Event) -> None:
-        if not self.counts:
+        counts, key = self.counts, event.key  # (once per record of every log: locals, one lookup)
+        if not counts:
             self.first_line = event.line
         self.last_line = event.line
-        self.counts[event.key] += 1
-        if self.counts[event.key] <= Run.KEEP_PER_KEY:
+        seen = counts.get(key, 0) + 1
+        counts[key] = seen
+        if seen <= Run.KEEP_PER_KEY:
             self.events.append(event)
-        if event.key == "eval_accuracy" and len(self.evaluations) < Run.KEEP_PER_KEY:
+        if key == "eval_accuracy" and len(self.evaluations) < Run.KEEP_PER_KEY:
             self.evaluations.append(Evaluation(
                 time_ms=event.time_ms, value=event.value, line=event.line,
                 epoch_num=_number(event.metadata.get("epoch_num")),
@@ -97,16 +99,22 @@ def split_runs(items: Iterable[LogItem], path: str, one_run: bool = False) -> tu
     boundaries = RunBoundaries(one_run)
     current = RunBuilder(path, 0)
     cap = FindingCap()
+    add = current.add
+    after_finding = False  # only a finding can make the next record open a run
     for item in items:
         if isinstance(item, Finding):
             boundaries.note(item)
             if cap.keep(item):
                 findings.append(item)
+            after_finding = True
             continue
-        if boundaries.opens_new_run(current.counts):
-            runs.append(current.build())
-            current = RunBuilder(path, len(runs))
-        current.add(item)
+        if after_finding:
+            after_finding = False
+            if boundaries.opens_new_run(current.counts):
+                runs.append(current.build())
+                current = RunBuilder(path, len(runs))
+                add = current.add
+        add(item)
     if current.counts:
         runs.append(current.build())
     findings.extend(cap.summaries())

@@ -17,32 +17,18 @@ from __future__ import annotations
 import dataclasses
 import os
 import re
-import importlib
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable, Iterable, Mapping, Sequence
 
 from mlcheck.model import Finding
 from mlcheck.rules.config_rules import CONFIG_INVALID
+from mlcheck.settings.config_file import load_table as _load_table, read_text as _read
 from mlcheck.settings.waiver_table import Waiver, line_of, read_waivers
 
 FORMATS = ("auto", "text", "json", "sarif", "junit", "github", "markdown", "html")
 COLORS = ("auto", "always", "never")
 CONFIG_NAMES = (".mlcheck.toml", "pyproject.toml")
-
-
-def _toml_reader() -> tuple[Callable[[str], dict[str, Any]] | None, type[Exception]]:
-    # tomllib is standard from Python 3.11; on 3.10 the same parser is the tomli package.
-    for name in ("tomllib", "tomli"):
-        try:
-            module = importlib.import_module(name)
-        except ImportError:
-            continue
-        return module.loads, module.TOMLDecodeError
-    return None, ValueError
-
-
-_TOML_LOADS, _TOML_ERROR = _toml_reader()
 
 
 @dataclass(frozen=True)
@@ -58,6 +44,8 @@ class Settings:
     select: tuple[str, ...] = ()
     ignore: tuple[str, ...] = ()
     progress: bool = True
+    jobs: int | None = None
+    """Processes that read and judge the logs; None: the usable CPUs (``mlcheck.jobs``)."""
     waivers: tuple[Waiver, ...] = ()
     config_path: str | None = None
     config_reason: str = ""
@@ -67,10 +55,10 @@ class Settings:
     problems: tuple[Finding, ...] = ()
 
 
-# setting -> (kind, allowed values); kind is "str", "bool" or "list"
+# setting -> (kind, allowed values); kind is "str", "bool", "int" (at least 1) or "list"
 _SCALARS: dict[str, tuple[str, tuple[str, ...]]] = {
     "ruleset": ("str", ()), "format": ("str", FORMATS), "color": ("str", COLORS),
-    "strict": ("bool", ()), "exit_zero": ("bool", ()), "progress": ("bool", ()),
+    "strict": ("bool", ()), "exit_zero": ("bool", ()), "progress": ("bool", ()), "jobs": ("int", ()),
     "select": ("list", ()), "ignore": ("list", ()), "outputs": ("list", ()),
 }
 _ALIASES = {"exit-zero": "exit_zero", "output": "outputs"}
@@ -164,45 +152,6 @@ def _relative(path: Path, cwd: str) -> str:
         return str(path)
 
 
-def _read(path: Path) -> str:
-    try:
-        return path.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError):
-        return ""
-
-
-_MAX_CONFIG_BYTES = 1024 * 1024
-"""A larger config file is not read (MLC041): its size and nesting are bounded here."""
-
-
-def _load_table(path: Path, shown: str) -> tuple[dict[str, Any], str, Finding | None]:
-    if _TOML_LOADS is None:
-        return {}, "", CONFIG_INVALID.at(shown, None, "reading a config file on Python 3.10 needs "
-                                         "the tomli package (pip install tomli); the file is ignored")
-    try:
-        if path.stat().st_size > _MAX_CONFIG_BYTES:
-            return {}, "", CONFIG_INVALID.at(shown, None, (
-                f"the config file is over {_MAX_CONFIG_BYTES // 1024} KiB; a config of mlcheck is a few "
-                "lines: the file is ignored"))
-        text = path.read_text(encoding="utf-8")
-        data = _TOML_LOADS(text)
-    except RecursionError:  # the TOML parser recurses once per level of nesting
-        return {}, "", CONFIG_INVALID.at(shown, None, "the config file nests arrays or tables too "
-                                         "deeply to be read; the file is ignored")
-    except (OSError, UnicodeDecodeError) as error:
-        return {}, "", CONFIG_INVALID.at(shown, None, f"cannot read the config file: {error}")
-    except _TOML_ERROR as error:
-        match = re.search(r"line (\d+)", str(error))
-        return {}, "", CONFIG_INVALID.at(shown, int(match.group(1)) if match else None,
-                                         f"not valid TOML: {error}; the file is ignored")
-    if path.name == "pyproject.toml" or set(data) == {"tool"}:  # a .mlcheck.toml may use [tool.mlcheck] too
-        tool = data.get("tool", {})
-        data = tool.get("mlcheck", {}) if isinstance(tool, dict) else {}
-    if not isinstance(data, dict):
-        return {}, text, CONFIG_INVALID.at(shown, None, "[tool.mlcheck] must be a table")
-    return data, text, None
-
-
 def _coerce(table: Mapping[str, Any], where: str, text: str, problems: list[Finding],
             from_file: bool) -> dict[str, Any]:
     values: dict[str, Any] = {}
@@ -275,6 +224,12 @@ def _convert(raw: Any, kind: str, allowed: tuple[str, ...], from_file: bool) -> 
         if isinstance(raw, str) and raw.strip().lower() in _TRUE + _FALSE:
             return raw.strip().lower() in _TRUE, None
         return None, f"expected true or false, got {raw!r}"
+    if kind == "int":
+        if isinstance(raw, str) and re.fullmatch(r"[0-9]{1,6}", raw.strip()):
+            raw = int(raw.strip())
+        if isinstance(raw, bool) or not isinstance(raw, int) or raw < 1:
+            return None, f"expected a whole number of at least 1, got {raw!r}"
+        return raw, None
     if kind == "list":
         if isinstance(raw, str):
             return tuple(p.strip() for p in raw.split(",") if p.strip()), None

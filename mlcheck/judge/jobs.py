@@ -1,0 +1,247 @@
+"""Read and judge the logs of one check in several processes (``--jobs N``).
+
+Each log is read and its runs judged on their own (:func:`mlcheck.checker.check_log`), so the
+logs are shared out among worker processes in small chunks, largest first, and their results put
+back in the order of the logs: what the folder and package checks of the parent see, and so every
+report, is what one process gives. The progress callback is called for each log as its chunk
+completes.
+
+A log is checked in the parent when there are too few of them to repay starting processes
+(:data:`PARALLEL_FROM` logs, :data:`PARALLEL_FROM_BYTES` bytes) and when it is stdin. Workers are
+forked on Linux (they start in milliseconds, with mlcheck imported); elsewhere (macOS, where
+forking a process that used system frameworks may crash it, and Windows) they are spawned, which
+imports mlcheck again in each: only for :data:`SPAWN_FROM_BYTES` or more. Spawned workers need
+the main module to be importable without side effects (``if __name__ == "__main__"``), as for
+any ``multiprocessing`` program; the ``mlcheck`` command is. A bug met on one log is an MLC000
+finding of that log wherever it is checked; a worker that dies (the interpreter crashed, the OOM killer)
+makes each log of its unfinished chunks be checked again alone in a new process, and a log whose
+process dies again gets an MLC000 finding.
+"""
+
+from __future__ import annotations
+
+import copyreg
+import dataclasses
+import gc
+import operator
+import os
+import sys
+from typing import TYPE_CHECKING, Any, Callable, Iterator, Sequence
+
+from mlcheck.package.discover import LogRef
+from mlcheck.model import Evaluation, Finding
+from mlcheck.results import RunResult
+from mlcheck.rules.internal import RULE_CRASHED, crash_finding
+from mlcheck.facts.rulesets import Ruleset, load_ruleset
+
+if TYPE_CHECKING:  # (multiprocessing is imported when workers start: most checks are small)
+    from concurrent.futures import ProcessPoolExecutor
+
+_CHECKER: list[Any] = []
+
+
+def register_checker(module: Any) -> None:
+    """The module that holds ``check_log`` and ``_unread_log`` (:mod:`mlcheck.checker` registers
+    itself when imported, in the parent and in every worker: this stage does not import the
+    checker above it). Its functions are looked up at each call (tests may replace them)."""
+    _CHECKER[:] = [module]
+
+
+def _checker() -> tuple[Callable[..., list[RunResult]], Callable[..., RunResult]]:
+    # (importing any part of mlcheck imports the package first, whose checker registers itself)
+    module = _CHECKER[0]
+    return module.check_log, module._unread_log
+
+
+PARALLEL_FROM = 8
+"""Fewer logs than this are checked in one process."""
+PARALLEL_FROM_BYTES = 4 * 1024 * 1024
+"""Logs of fewer bytes than this, all told, are checked in one process (a few milliseconds of
+work, less than starting the workers)."""
+SPAWN_FROM_BYTES = 64 * 1024 * 1024
+"""Where workers cannot be forked, logs of fewer bytes than this are checked in one process (a
+spawned worker takes about 0.2 s to import mlcheck)."""
+_CHUNKS_PER_WORKER = 8
+_MAX_CHUNK = 16
+
+
+def usable_cpus() -> int:
+    """The CPUs this process may run on (its affinity mask), else the machine's count."""
+    try:
+        return max(1, len(os.sched_getaffinity(0)))
+    except (AttributeError, OSError):  # not on Linux
+        return max(1, os.cpu_count() or 1)
+
+
+def check_logs(refs: Sequence[LogRef], forced: Ruleset | None, jobs: int = 1,
+               progress: Callable[[str], None] | None = None) -> list[RunResult]:
+    """The results of every log, in the order of ``refs``, checked by up to ``jobs`` processes.
+    The cycle collector pauses meanwhile (see :func:`check_one`; the parent receives the results)."""
+    collecting = gc.isenabled()
+    gc.disable()
+    try:
+        return _check_logs(refs, forced, jobs, progress)
+    finally:
+        if collecting:
+            gc.enable()
+
+
+def _check_logs(refs: Sequence[LogRef], forced: Ruleset | None, jobs: int,
+                progress: Callable[[str], None] | None) -> list[RunResult]:
+    done: list[list[RunResult] | None] = [None] * len(refs)
+    version = forced.version if forced is not None else None
+    sizes = {i: _size(ref) for i, ref in enumerate(refs) if ref.path != "-"} if jobs > 1 else {}
+    method = _start_method(sum(sizes.values())) if len(sizes) >= PARALLEL_FROM else None
+    if method is not None:
+        for index, results in _in_workers(refs, sizes, version, jobs, method):
+            done[index] = results
+            if progress is not None:
+                progress(refs[index].path)
+    for index, ref in enumerate(refs):  # (all of them in one process; else stdin, lost chunks)
+        if done[index] is None:
+            if progress is not None:
+                progress(ref.path)
+            done[index] = check_one(ref, forced)
+    return [result for results in done if results is not None for result in results]
+
+
+def check_one(ref: LogRef, forced: Ruleset | None) -> list[RunResult]:
+    """:func:`mlcheck.checker.check_log`, with a bug met on the log as its MLC000 finding.
+
+    The cycle collector pauses while the log is read: a log is millions of small acyclic objects
+    (each record's dicts), which it would otherwise traverse again and again, for nothing (a check
+    leaves no garbage cycle: none on the 1,740 shared result files)."""
+    check_log, _unread_log = _checker()
+
+    collecting = gc.isenabled()
+    gc.disable()
+    try:
+        return check_log(ref, forced)
+    except Exception as error:  # a bug met on one file must not stop the other files
+        return [_unread_log(ref, forced, [crash_finding("reading this log", ref.path, error)])]
+    finally:
+        if collecting:
+            gc.enable()
+
+
+def _start_method(total_bytes: int) -> str | None:
+    """How workers start for logs of ``total_bytes``: ``fork``, ``spawn``, or None (one process)."""
+    import multiprocessing
+
+    methods = multiprocessing.get_all_start_methods()
+    if total_bytes < PARALLEL_FROM_BYTES:
+        return None
+    if sys.platform.startswith("linux") and "fork" in methods:
+        return "fork"
+    return "spawn" if total_bytes >= SPAWN_FROM_BYTES and "spawn" in methods else None
+
+
+def _size(ref: LogRef) -> int:
+    try:
+        return os.stat(ref.path).st_size
+    except OSError:
+        return 0
+
+
+def _chunks(sizes: dict[int, int], jobs: int) -> list[list[int]]:
+    """Chunks of log indices, the largest logs first (so that no large log is left for last),
+    small enough for the progress bar to move and for the workers to share the load."""
+    by_size = sorted(sizes, key=lambda i: -sizes[i])
+    size = max(1, min(_MAX_CHUNK, len(by_size) // (jobs * _CHUNKS_PER_WORKER)))
+    return [by_size[start:start + size] for start in range(0, len(by_size), size)]
+
+
+def _in_workers(refs: Sequence[LogRef], sizes: dict[int, int], version: str | None,
+                jobs: int, method: str) -> Iterator[tuple[int, list[RunResult]]]:
+    """(index, results) of each log as its chunk completes. A log of a chunk lost with its
+    worker is checked again alone; one whose results could not be sent is left to the parent."""
+    from concurrent.futures import FIRST_COMPLETED, Future, wait
+    from concurrent.futures.process import BrokenProcessPool
+
+    lost: list[int] = []
+    chunks = _chunks(sizes, jobs)
+    pool = _pool(min(jobs, len(chunks), 4 * usable_cpus()), method)  # (more share the same CPUs)
+    try:
+        pending: dict[Future[list[list[RunResult]]], list[int]] = {
+            pool.submit(_check_chunk, [refs[i] for i in chunk], version): chunk for chunk in chunks}
+        while pending:
+            finished, _running = wait(pending, return_when=FIRST_COMPLETED)
+            for future in finished:
+                chunk = pending.pop(future)
+                try:
+                    results = future.result()
+                except BrokenProcessPool:
+                    lost.extend(chunk)
+                    continue
+                except Exception:  # noqa: BLE001 - e.g. a result that cannot be pickled
+                    continue
+                yield from zip(chunk, results)
+    except BaseException:  # Ctrl-C: the chunks not begun are dropped, not run to the end
+        pool.shutdown(wait=False, cancel_futures=True)
+        raise
+    pool.shutdown()
+    for index in sorted(lost):
+        yield index, _alone(refs[index], version, method)
+
+
+def _pool(workers: int, method: str) -> ProcessPoolExecutor:
+    import multiprocessing
+    from concurrent.futures import ProcessPoolExecutor
+
+    return ProcessPoolExecutor(max_workers=workers, mp_context=multiprocessing.get_context(method),
+                               initializer=_start_worker)
+
+
+def _alone(ref: LogRef, version: str | None, method: str) -> list[RunResult]:
+    """One log checked in a process of its own; an MLC000 finding when that process dies too."""
+    from concurrent.futures.process import BrokenProcessPool
+
+    _check_log, _unread_log = _checker()
+
+    with _pool(1, method) as pool:
+        try:
+            return pool.submit(_check_chunk, [ref], version).result()[0]
+        except BrokenProcessPool:
+            forced = load_ruleset(version) if version else None
+            return [_unread_log(ref, forced, [_died(ref)])]
+
+
+def _died(ref: LogRef) -> Finding:
+    return RULE_CRASHED.at(ref.path, None, "the process checking this log ended abruptly (the "
+                           "interpreter crashed or the system ended it, e.g. out of memory); the log "
+                           "was not judged. Please report it with the input")
+
+
+def _check_chunk(chunk: list[LogRef], version: str | None) -> list[list[RunResult]]:
+    """The worker's task: the results of each log of a chunk."""
+    forced = load_ruleset(version) if version else None
+    return [check_one(ref, forced) for ref in chunk]
+
+
+def _fields_reducer(cls: type) -> Callable[[Any], tuple[type, tuple[Any, ...]]]:
+    """Pickle instances of a frozen dataclass with slots from their fields, read in C. Its own
+    ``__getstate__`` calls ``dataclasses.fields`` for each object: about 5 µs each, and a check
+    sends thousands of findings and evaluations from the workers."""
+    names = [field.name for field in dataclasses.fields(cls)]
+    if not all(field.init for field in dataclasses.fields(cls)) or len(names) < 2:
+        raise TypeError(f"{cls.__name__}: every field must be an argument of __init__")
+    values = operator.attrgetter(*names)
+
+    def reduce(obj: Any) -> tuple[type, tuple[Any, ...]]:
+        return cls, values(obj)
+    return reduce
+
+
+for _class in (Finding, Evaluation):
+    copyreg.pickle(_class, _fields_reducer(_class))
+
+
+def _start_worker() -> None:
+    """Ctrl-C stops the parent, which ends the workers: they do not each print a traceback. What
+    the worker inherited is left out of its collections (``gc.freeze``: not traversed, its pages
+    not copied), and the collector runs between logs, as in the parent (:func:`check_one`)."""
+    import signal
+
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    gc.freeze()
+    gc.enable()

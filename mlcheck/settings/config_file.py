@@ -1,0 +1,69 @@
+"""Reading one config file: TOML (``tomllib``, or ``tomli`` on Python 3.10), its size and nesting
+bounded (a larger or deeper file is an MLC041 finding, never a crash), the ``[tool.mlcheck]`` table."""
+
+from __future__ import annotations
+
+import importlib
+import re
+from pathlib import Path
+from typing import Any, Callable
+
+from mlcheck.model import Finding
+from mlcheck.rules.config_rules import CONFIG_INVALID
+
+
+def _toml_reader() -> tuple[Callable[[str], dict[str, Any]] | None, type[Exception]]:
+    # tomllib is standard from Python 3.11; on 3.10 the same parser is the tomli package.
+    for name in ("tomllib", "tomli"):
+        try:
+            module = importlib.import_module(name)
+        except ImportError:
+            continue
+        return module.loads, module.TOMLDecodeError
+    return None, ValueError
+
+
+_TOML_LOADS, _TOML_ERROR = _toml_reader()
+
+
+
+def read_text(path: Path) -> str:
+    """The text of a file, or an empty string when it cannot be read."""
+    try:
+        return path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError):
+        return ""
+
+
+_MAX_CONFIG_BYTES = 1024 * 1024
+"""A larger config file is not read (MLC041): its size and nesting are bounded here."""
+
+
+def load_table(path: Path, shown: str) -> tuple[dict[str, Any], str, Finding | None]:
+    """The ``[tool.mlcheck]`` table of a config file, its text, and the MLC041 finding that
+    says why it could not be used (then the table is empty)."""
+    if _TOML_LOADS is None:
+        return {}, "", CONFIG_INVALID.at(shown, None, "reading a config file on Python 3.10 needs "
+                                         "the tomli package (pip install tomli); the file is ignored")
+    try:
+        if path.stat().st_size > _MAX_CONFIG_BYTES:
+            return {}, "", CONFIG_INVALID.at(shown, None, (
+                f"the config file is over {_MAX_CONFIG_BYTES // 1024} KiB; a config of mlcheck is a few "
+                "lines: the file is ignored"))
+        text = path.read_text(encoding="utf-8")
+        data = _TOML_LOADS(text)
+    except RecursionError:  # the TOML parser recurses once per level of nesting
+        return {}, "", CONFIG_INVALID.at(shown, None, "the config file nests arrays or tables too "
+                                         "deeply to be read; the file is ignored")
+    except (OSError, UnicodeDecodeError) as error:
+        return {}, "", CONFIG_INVALID.at(shown, None, f"cannot read the config file: {error}")
+    except _TOML_ERROR as error:
+        match = re.search(r"line (\d+)", str(error))
+        return {}, "", CONFIG_INVALID.at(shown, int(match.group(1)) if match else None,
+                                         f"not valid TOML: {error}; the file is ignored")
+    if path.name == "pyproject.toml" or set(data) == {"tool"}:  # a .mlcheck.toml may use [tool.mlcheck] too
+        tool = data.get("tool", {})
+        data = tool.get("mlcheck", {}) if isinstance(tool, dict) else {}
+    if not isinstance(data, dict):
+        return {}, text, CONFIG_INVALID.at(shown, None, "[tool.mlcheck] must be a table")
+    return data, text, None

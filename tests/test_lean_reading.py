@@ -1,0 +1,174 @@
+"""The lean path of a result file (``mlcheck.read.result_lines``, ``mlcheck.read.fast_json``) reads what
+the line reader reads: the same events (values and their types), findings and line numbers.
+
+The reference is the line reader fed one physical line at a time, as a result file was read
+before the lean path. orjson is optional: without it the lean path decodes with ``json`` and the
+orjson cases are skipped.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import random
+import re
+from functools import partial
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from mlcheck.read import fast_json, job_starts
+from mlcheck.read.fast_json import fast_event
+from mlcheck.read.line_reader import MAX_LINE_BYTES, LineReader
+from mlcheck.read.reader import read_mllog
+from mlcheck.read.record_shape import decode_record, well_formed_event
+from mlcheck.read.result_lines import _may_launch
+
+needs_orjson = pytest.mark.skipif(fast_json.LOADS is None, reason="orjson is not installed")
+
+
+def same(a: Any, b: Any) -> bool:
+    """Equal values of the same types all the way down (NaN equals NaN, -0.0 is not 0.0)."""
+    if type(a) is not type(b):
+        return False
+    if isinstance(a, dict):
+        return list(a) == list(b) and all(same(a[k], b[k]) for k in a)
+    if isinstance(a, (list, tuple)):
+        return len(a) == len(b) and all(same(x, y) for x, y in zip(a, b))
+    if isinstance(a, float):
+        return (math.isnan(a) and math.isnan(b)) or (a == b and math.copysign(1, a) == math.copysign(1, b))
+    return bool(a == b)
+
+
+def stdlib_event(raw: bytes) -> object:
+    """The event the line reader's own fast path makes of a clean record line, else None."""
+    try:
+        text = raw.rstrip(b"\r\n")[8:].decode("utf-8")
+        record, _end, replaced = decode_record(text.lstrip())
+    except (ValueError, RecursionError):
+        return None
+    return None if replaced else well_formed_event(record, 1)
+
+
+def record_line(value: str, time_ms: str = "1650000000000", metadata: str = '{"file": "x.py", "lineno": 3}',
+                key: str = '"eval_accuracy"', tail: str = "\n") -> bytes:
+    return (f':::MLLOG {{"namespace": "", "time_ms": {time_ms}, "event_type": "POINT_IN_TIME", '
+            f'"key": {key}, "value": {value}, "metadata": {metadata}}}{tail}').encode("utf-8", "surrogatepass")
+
+
+TRICKY_VALUES = [
+    "1", "-0", "-0.0", "0.1", "1e400", "-1e400", "1e-400", "1E2", "1e+2", "4.9e-324", "2.2250738585072011e-308",
+    "1.7976931348623157e308", "1.7976931348623159e308", "9007199254740993", "9007199254740993.0",
+    "18446744073709551615", "18446744073709551616", "-9223372036854775808", "-9223372036854775809",
+    "123456789012345678901234567890", "-123456789012345678901234567890", "1" * 309, "1" * 5000,
+    "0.0027435221793027523", "1.0000000000000000000000000001", "12345678901234567890.5", "1e1234567890123456789",
+    "NaN", "Infinity", "-Infinity", '"\\ud800"', '"\\udc00x"', '"a\tb"', '"\\u0000"', '"é"', '"\\u00e9"',
+    '{"a": 1, "a": 2}', "[1, [2, [3]]]", "[" * 200 + "]" * 200, "[" * 2000 + "]" * 2000, "null", "true",
+    '"12345678901234567890"', "[1,]", "01", "1.", ".5", "+1", "- 1", '"\\x"', '"\\/"', "{}", "[]",
+]
+
+
+@needs_orjson
+@pytest.mark.parametrize("value", TRICKY_VALUES)
+def test_orjson_decodes_a_record_as_json_does_or_not_at_all(value: str) -> None:
+    for raw in (record_line(value), record_line(value, tail="\r\n"), record_line(value, tail=" \t\n"),
+                record_line(value, tail="  garbage\n"), record_line(value, time_ms=value),
+                record_line("1", metadata=f'{{"epoch_num": {value}}}')):
+        fast = fast_event(raw, 1)
+        assert fast is None or same(tuple(fast), tuple(stdlib_event(raw))), raw  # type: ignore[arg-type]
+
+
+@needs_orjson
+def test_orjson_takes_the_common_records() -> None:
+    assert fast_event(record_line("0.7541"), 1) is not None
+    assert fast_event(record_line('{"loss": 1.5, "step": 12}'), 1) is not None
+    assert fast_event(record_line("0.0027435221793027523"), 1) is not None  # 19 digits of a fraction
+    assert fast_event(record_line("18446744073709551616"), 1) is None  # orjson would make it a float
+
+
+def _random_json(rng: random.Random, depth: int = 0) -> str:
+    kind = rng.randrange(9 if depth < 3 else 6)
+    if kind == 0:
+        return str(rng.randint(-10**rng.randrange(1, 40), 10**rng.randrange(1, 40)))
+    if kind == 1:
+        return repr(rng.uniform(-1e6, 1e6) * 10 ** rng.randrange(-320, 300))
+    if kind == 2:
+        return f"{rng.random():.{rng.randrange(1, 30)}f}"
+    if kind == 3:
+        return f"{rng.randrange(1, 10)}.{rng.randrange(10**5)}e{rng.choice('+-')}{rng.randrange(400)}"
+    if kind == 4:
+        return json.dumps("".join(chr(rng.choice([rng.randrange(32, 127), rng.randrange(0x80, 0x3000),
+                                                 rng.randrange(0x10000, 0x10FFFF)])) for _ in range(rng.randrange(8))),
+                          ensure_ascii=rng.random() < 0.5)
+    if kind == 5:
+        return rng.choice(["null", "true", "false", "NaN", "-Infinity", '"\\ud83d\\ude00"', '"\\ud83d"'])
+    if kind in (6, 7):
+        return "[" + ", ".join(_random_json(rng, depth + 1) for _ in range(rng.randrange(4))) + "]"
+    items = (f"{json.dumps(rng.choice(['a', 'b', 'lr', 'epoch_num']))}: {_random_json(rng, depth + 1)}"
+             for _ in range(rng.randrange(4)))
+    return "{" + ", ".join(items) + "}"
+
+
+@needs_orjson
+def test_orjson_agrees_with_json_on_random_records() -> None:
+    rng = random.Random(12)
+    taken = 0
+    for _ in range(4000):
+        raw = record_line(_random_json(rng), metadata=rng.choice(['{"lineno": 1}', _random_json(rng)]))
+        fast = fast_event(raw, 1)
+        if fast is not None:
+            taken += 1
+            assert same(tuple(fast), tuple(stdlib_event(raw))), raw  # type: ignore[arg-type]
+    assert taken > 1000  # (the lean path is not simply refusing everything)
+
+
+def test_every_launcher_passes_the_cheap_filter() -> None:
+    names = re.search(rb"\(\?:([a-z|]+)\)", job_starts._LAUNCHERS)
+    assert names is not None
+    for name in names.group(1).split(b"|"):
+        assert _may_launch(b"+ " + name.upper() + b" --nodes 2 python train.py\n"), name
+        assert _may_launch(name + b": launching\n"), name
+    assert not _may_launch(b"epoch 3: loss 1.2, throughput 1234 samples/s\n")
+
+
+MIXED_LINES = [
+    record_line('"resnet"', key='"submission_benchmark"'),
+    b"\n", b"   \r\n", b"framework says hello\n", b"Running the epoch loop\n",
+    record_line("0.5", tail="\r\n"),
+    record_line("NaN"), record_line("1" * 400), record_line("18446744073709551616"),
+    b"0: " + record_line("0.6"), b"[1,0]<stdout>:" + record_line("0.7"),
+    record_line("0.8").rstrip(b"\n") + record_line("0.9"),
+    b":::MLLOG {\"key\": \"x\", broken\n", b":::MLLOG [1, 2]\n", record_line("1", metadata="[]"),
+    record_line("1", key="3"), b":::MLLOG " + json.dumps({"key": "k", "time_ms": 1.0, "metadata": {}}).encode() + b"\n",
+    record_line("\x1b[31m1\x1b[0m"), b"\x1b[32m" + record_line("2"),
+    b"+ srun --ntasks=8 python train.py\n", b"mpirun -np 8 ./run.sh\n", b"poprun: launching 4 instances\n",
+    record_line('"\\ud800"'), record_line("2").replace(b"2,", b"\xff,"), b"\xff\xfe not utf-8\n",
+    record_line("[" * 1200 + "]" * 1200), b"trailing text with :::MLLOG inside\n",
+]
+
+
+def reference_items(path: Path) -> list[Any]:
+    """What the line reader gives when fed each physical line (the path before the lean one)."""
+    reader = LineReader(str(path), keep_copies=True)
+    items: list[Any] = []
+    with open(path, "rb") as stream:
+        for raw in iter(partial(stream.readline, MAX_LINE_BYTES), b""):
+            items.extend(reader.feed(raw))
+    items.extend(reader.finish())
+    return items
+
+
+@pytest.mark.parametrize("seed", range(12))
+def test_lean_path_reads_a_result_file_as_the_line_reader_does(tmp_path: Path, seed: int) -> None:
+    rng = random.Random(seed)
+    lines = [rng.choice(MIXED_LINES) for _ in range(rng.randrange(1, 300))]
+    if rng.random() < 0.3:
+        lines[-1] = lines[-1].rstrip(b"\n")  # a last line without its end
+    path = tmp_path / "result_0.txt"
+    path.write_bytes(b"".join(lines))
+    lean = list(read_mllog(str(path), keep_copies=True))
+    reference = reference_items(path)
+    assert len(lean) == len(reference)
+    for got, expected in zip(lean, reference):
+        assert same(tuple(got), tuple(expected)) if isinstance(got, tuple) else got == expected
