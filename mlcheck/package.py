@@ -276,6 +276,8 @@ def rcp_bypass_file(folder: str) -> str | None:
     newline, and newer CLIs reject the old ``rcp_bypass`` spelling; mlcheck accepts both."""
     for place in (folder, os.path.dirname(os.path.normpath(folder))):
         path = os.path.join(place, "package_checker_params")
+        if not os.path.isfile(path):  # a FIFO or a device there would block the read forever
+            continue
         try:
             with open(path, encoding="utf-8") as handle:
                 words = {line.strip().lstrip("-").replace("_", "-") for line in handle}

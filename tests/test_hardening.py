@@ -4,10 +4,13 @@ odd trees and names, output onto input, devices."""
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import shutil
+import signal
 from pathlib import Path
+from typing import Iterator
 
 import pytest
 from click.testing import CliRunner
@@ -184,3 +187,36 @@ def test_a_path_behind_a_folder_without_permission_says_so(monkeypatch: pytest.M
     monkeypatch.setattr(discover.os, "stat", denied)
     with pytest.raises(discover.DiscoveryError, match="permission denied"):
         discover.discover_all(["locked/result_0.txt"])
+
+
+class _NoAnswer(BaseException):
+    """Not an Exception: mlcheck's isolation of crashes must not catch it and read on."""
+
+
+@contextlib.contextmanager
+def _at_most(seconds: int) -> Iterator[None]:
+    """Fail instead of hanging the suite when a regression blocks."""
+    def fire(_signum: int, _frame: object) -> None:
+        raise _NoAnswer(f"no answer within {seconds} s")
+
+    previous = signal.signal(signal.SIGALRM, fire)
+    signal.alarm(seconds)
+    try:
+        yield
+    finally:
+        signal.alarm(0)
+        signal.signal(signal.SIGALRM, previous)
+
+
+@pytest.mark.skipif(not hasattr(os, "mkfifo") or not hasattr(signal, "alarm"), reason="POSIX only")
+def test_a_fifo_named_package_checker_params_is_not_read(tmp_path: Path) -> None:
+    folder = tmp_path / "resnet"
+    shutil.copytree(LOG.parent, folder)
+    os.mkfifo(folder / "package_checker_params")  # opening it for reading waits for a writer
+    os.mkfifo(tmp_path / "package_checker_params")  # (the system folder is searched too)
+    try:
+        with _at_most(20):
+            result = check([str(folder)])
+    except _NoAnswer as error:
+        pytest.fail(str(error))
+    assert result.benchmarks and "MLC000" not in {f.code for f in result.all_findings()}
