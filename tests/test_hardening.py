@@ -220,3 +220,18 @@ def test_a_fifo_named_package_checker_params_is_not_read(tmp_path: Path) -> None
     except _NoAnswer as error:
         pytest.fail(str(error))
     assert result.benchmarks and "MLC000" not in {f.code for f in result.all_findings()}
+
+
+@pytest.mark.parametrize("factor", ["1.7976931348623157e308", "1e300", BIG, "-" + BIG, "NaN"])
+def test_a_scaling_factor_out_of_range_is_mlc504_and_every_report_renders(tmp_path: Path, factor: str) -> None:
+    folder = tmp_path / "resnet"
+    shutil.copytree(LOG.parent, folder)
+    (folder / "scaling.json").write_text('{"scaling_factor": %s}' % factor, "utf-8")
+    result = check([str(folder)], ruleset="2.0.0")
+    codes = [f.code for f in result.all_findings()]
+    assert "MLC504" in codes and "MLC000" not in codes and "MLC505" not in codes
+    assert result.benchmarks[0].score.scaling_factor is None
+    for fmt in ("json", "html", "sarif", "markdown"):
+        code, out, err = _run_cli("check", str(folder), "-f", fmt, "--no-progress", "--ruleset", "2.0.0")
+        assert code in (0, 1) and "Traceback" not in err and out
+    assert _run_cli("score", str(folder), "-f", "json")[0] in (0, 1)
