@@ -83,7 +83,11 @@ class Campaign:
         except Exception as error:  # noqa: BLE001 - a bug of the generator, not of mlcheck
             self.note(family, Failure(f"the {family} generator raised {type(error).__name__}", repr(error)), None, seed)
             return
-        failures = self.run(case, self.checks(family))
+        try:
+            failures = self.run(case, self.checks(family))
+        except Exception as error:  # noqa: BLE001 - a bug of the harness: say it, go on
+            self.note(family, Failure(f"the harness raised {type(error).__name__}", repr(error)), case, seed)
+            return
         self.cases[family] += 1
         self.seconds[family] += time.perf_counter() - started
         for failure in failures:

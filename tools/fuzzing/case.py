@@ -108,8 +108,8 @@ def materialise(case: Case, folder: str) -> tuple[str, str]:
             else:
                 with open(where, "wb") as out:
                     out.write(entry.data)
-        except (FileExistsError, NotADirectoryError):
-            continue  # a file drawn where a folder of another entry is: the first one wins
+        except OSError:
+            continue  # where a file, a link or a FIFO of another entry is a folder: the first one wins
         if entry.mode is not None and entry.link is None:
             modes.append((where, entry.mode))
     for where, mode in sorted(modes, key=lambda m: -m[0].count(b"/")):  # folders after their files
