@@ -235,3 +235,16 @@ def test_a_scaling_factor_out_of_range_is_mlc504_and_every_report_renders(tmp_pa
         code, out, err = _run_cli("check", str(folder), "-f", fmt, "--no-progress", "--ruleset", "2.0.0")
         assert code in (0, 1) and "Traceback" not in err and out
     assert _run_cli("score", str(folder), "-f", "json")[0] in (0, 1)
+
+
+@pytest.mark.parametrize("key,value", [("lars_opt_weight_decay", "1.7976931348623157e308"),
+                                       ("lars_opt_base_learning_rate", "1.7976931348623157e308"),
+                                       ("global_batch_size", "-1.7976931348623157e308"),
+                                       ("eval_accuracy", "1.7976931348623157e308"),
+                                       ("eval_accuracy", "-1.7976931348623157e308")])
+def test_a_finite_float_at_the_limit_crashes_no_rule_and_no_chart(tmp_path: Path, key: str, value: str) -> None:
+    # arithmetic on it overflows to infinity (a ratio, a logarithm, a chart's axis span)
+    folder = _folder(tmp_path, _edit(key, value))
+    assert "MLC000" not in {f.code for f in check([str(folder)]).all_findings()}
+    code, out, err = _run_cli("check", str(folder), "-f", "html", "--no-progress")
+    assert code in (0, 1) and "Traceback" not in err and "internal error" not in err and "<svg" in out
