@@ -146,8 +146,16 @@ def run_case(case: Case, folder: str, checks: Checks = ALL, timeout: float = TIM
     return failures
 
 
+def _targets(case: Case, tree: str) -> list[bytes]:
+    """The case's targets that exist once built (another entry may stand where a folder was
+    drawn: a missing path is a usage error, exit 2), else the tree itself."""
+    btree = os.fsencode(tree)
+    found = [t for t in case.targets if t == b"-" or os.path.exists(os.path.join(btree, t))]
+    return found or [b"."]
+
+
 def _library(case: Case, tree: str, checks: Checks) -> list[Failure]:
-    paths = [os.fsdecode(os.path.join(os.fsencode(tree), t)) for t in case.targets]
+    paths = [os.fsdecode(os.path.join(os.fsencode(tree), t)) for t in _targets(case, tree)]
     started = time.perf_counter()
     try:
         result = check(paths, ruleset=case.ruleset)
@@ -261,8 +269,9 @@ _RUNNER = CliRunner()
 _PLAIN_ENV = {"GITHUB_ACTIONS": None, "NO_COLOR": None, "COLUMNS": "120", "TERM": "dumb"}
 
 
-def _invoke(case: Case, work: str) -> tuple[Any, dict[bytes, str]]:
-    args = [*(case.cli or ()), *(t.decode() if t == b"-" else os.fsdecode(b"../tree/" + t) for t in case.targets)]
+def _invoke(case: Case, tree: str, work: str) -> tuple[Any, dict[bytes, str]]:
+    targets = _targets(case, tree)
+    args = [*(case.cli or ()), *(t.decode() if t == b"-" else os.fsdecode(b"../tree/" + t) for t in targets)]
     env: dict[str, str | None] = {k: None for k in os.environ if k.startswith("MLCHECK_")}
     env.update(_PLAIN_ENV)
     env.update(dict(case.env))
@@ -277,24 +286,25 @@ def _invoke(case: Case, work: str) -> tuple[Any, dict[bytes, str]]:
 
 def _command_line(case: Case, tree: str, work: str, checks: Checks) -> list[Failure]:
     command = (case.cli or ("?",))[0]
-    done, outputs = _invoke(case, work)
+    done, outputs = _invoke(case, tree, work)
     if done.exception is not None and not isinstance(done.exception, SystemExit):
         return [raised(f"mlcheck {command}", done.exception)]
     failures = []
     said = done.stdout + done.stderr
     first = next((line for line in done.stderr.splitlines() if "error" in line), "")
-    if "Traceback" in said or "internal error" in said:
+    # (a finding may quote a log's line "Traceback (most recent call last):", never at a line start)
+    if re.search(r"^Traceback \(most recent call last\)|^mlcheck: internal error", said, re.M):
         failures.append(Failure(f"mlcheck {command}: {_generic(first or said[-200:])}", said[-600:]))
     elif done.exit_code not in case.allowed_exits:
         failures.append(Failure(f"mlcheck {command} exit {done.exit_code}: {_generic(first)}", said[-600:]))
     crash = next((line for line in said.splitlines() if "MLC000" in line and " failed: " in line), None)
     if crash is not None:  # (a rule catalogue lists MLC000 too: only its finding says "failed:")
         failures.append(Failure(f"MLC000 through mlcheck {command}: {_generic(crash)}", crash[:300]))
-    if "-f" in case.cli and case.cli[case.cli.index("-f") + 1] == "json" and command in ("check", "watch") \
+    if "-f" in case.cli and case.cli[case.cli.index("-f") + 1] == "json" and command in ("check", "score", "watch") \
             and done.exit_code in (0, 1):
         failures += report_failures(done.stdout, schema=checks.schema)
     if checks.repeat and command != "split":
-        again, outputs_again = _invoke(case, work)
+        again, outputs_again = _invoke(case, tree, work)
         if (again.stdout, again.exit_code, outputs_again) != (done.stdout, done.exit_code, outputs):
             failures.append(Failure(f"mlcheck {command} gave different output for the same input",
                                     _first_difference(done.stdout, again.stdout)))
