@@ -4,10 +4,13 @@ odd trees and names, output onto input, devices."""
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import shutil
+import signal
 from pathlib import Path
+from typing import Iterator
 
 import pytest
 from click.testing import CliRunner
@@ -184,3 +187,64 @@ def test_a_path_behind_a_folder_without_permission_says_so(monkeypatch: pytest.M
     monkeypatch.setattr(discover.os, "stat", denied)
     with pytest.raises(discover.DiscoveryError, match="permission denied"):
         discover.discover_all(["locked/result_0.txt"])
+
+
+class _NoAnswer(BaseException):
+    """Not an Exception: mlcheck's isolation of crashes must not catch it and read on."""
+
+
+@contextlib.contextmanager
+def _at_most(seconds: int) -> Iterator[None]:
+    """Fail instead of hanging the suite when a regression blocks."""
+    def fire(_signum: int, _frame: object) -> None:
+        raise _NoAnswer(f"no answer within {seconds} s")
+
+    previous = signal.signal(signal.SIGALRM, fire)
+    signal.alarm(seconds)
+    try:
+        yield
+    finally:
+        signal.alarm(0)
+        signal.signal(signal.SIGALRM, previous)
+
+
+@pytest.mark.skipif(not hasattr(os, "mkfifo") or not hasattr(signal, "alarm"), reason="POSIX only")
+def test_a_fifo_named_package_checker_params_is_not_read(tmp_path: Path) -> None:
+    folder = tmp_path / "resnet"
+    shutil.copytree(LOG.parent, folder)
+    os.mkfifo(folder / "package_checker_params")  # opening it for reading waits for a writer
+    os.mkfifo(tmp_path / "package_checker_params")  # (the system folder is searched too)
+    try:
+        with _at_most(20):
+            result = check([str(folder)])
+    except _NoAnswer as error:
+        pytest.fail(str(error))
+    assert result.benchmarks and "MLC000" not in {f.code for f in result.all_findings()}
+
+
+@pytest.mark.parametrize("factor", ["1.7976931348623157e308", "1e300", BIG, "-" + BIG, "NaN"])
+def test_a_scaling_factor_out_of_range_is_mlc504_and_every_report_renders(tmp_path: Path, factor: str) -> None:
+    folder = tmp_path / "resnet"
+    shutil.copytree(LOG.parent, folder)
+    (folder / "scaling.json").write_text('{"scaling_factor": %s}' % factor, "utf-8")
+    result = check([str(folder)], ruleset="2.0.0")
+    codes = [f.code for f in result.all_findings()]
+    assert "MLC504" in codes and "MLC000" not in codes and "MLC505" not in codes
+    assert result.benchmarks[0].score.scaling_factor is None
+    for fmt in ("json", "html", "sarif", "markdown"):
+        code, out, err = _run_cli("check", str(folder), "-f", fmt, "--no-progress", "--ruleset", "2.0.0")
+        assert code in (0, 1) and "Traceback" not in err and out
+    assert _run_cli("score", str(folder), "-f", "json")[0] in (0, 1)
+
+
+@pytest.mark.parametrize("key,value", [("lars_opt_weight_decay", "1.7976931348623157e308"),
+                                       ("lars_opt_base_learning_rate", "1.7976931348623157e308"),
+                                       ("global_batch_size", "-1.7976931348623157e308"),
+                                       ("eval_accuracy", "1.7976931348623157e308"),
+                                       ("eval_accuracy", "-1.7976931348623157e308")])
+def test_a_finite_float_at_the_limit_crashes_no_rule_and_no_chart(tmp_path: Path, key: str, value: str) -> None:
+    # arithmetic on it overflows to infinity (a ratio, a logarithm, a chart's axis span)
+    folder = _folder(tmp_path, _edit(key, value))
+    assert "MLC000" not in {f.code for f in check([str(folder)]).all_findings()}
+    code, out, err = _run_cli("check", str(folder), "-f", "html", "--no-progress")
+    assert code in (0, 1) and "Traceback" not in err and "internal error" not in err and "<svg" in out

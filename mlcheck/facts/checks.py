@@ -19,8 +19,9 @@ Values = Callable[[str], Any]
 
 
 def is_integer(value: float) -> bool:
-    """As the official checker: within 1e-5 of an integer."""
-    return abs(round(value) - value) < 0.00001
+    """As the official checker: within 1e-5 of an integer. Infinity (a ratio or a logarithm of
+    a value near a float's limit) and NaN are not integers (``round`` would raise)."""
+    return math.isfinite(value) and abs(round(value) - value) < 0.00001
 
 
 def _literal(value: Any) -> Any:

@@ -44,11 +44,14 @@ def nice_ticks(low: float, high: float, count: int = 5) -> list[float]:
         pad = abs(low) * 0.05 or 1.0
         low, high = low - pad, high + pad
     raw = (high - low) / max(count, 1)
-    magnitude = 10 ** math.floor(math.log10(raw))
+    if not math.isfinite(raw * 10):  # values near a float's limit (1.8e308): no axis to draw
+        return []
+    magnitude = 10.0 ** math.floor(math.log10(raw))
     step = next(m * magnitude for m in (1, 2, 2.5, 5, 10) if m * magnitude >= raw)
     first = math.floor(low / step) * step
     steps = min(math.ceil((high - first) / step - 1e-9), 4 * count + 1)
-    return [float(f"{first + i * step:.12g}") for i in range(steps + 1)]
+    ticks = [float(f"{first + i * step:.12g}") for i in range(steps + 1)]
+    return ticks if all(math.isfinite(t) for t in ticks) else []
 
 
 def _label(value: float) -> str:

@@ -12,7 +12,8 @@ requires exactly the round's number of ``result_<i>.txt`` files.
   for U-Net3D); the benchmark result is invalid. The official summarizer prints "CRITICAL ERROR"
   and no score.
 - MLC504 scaling-json-invalid: ``scaling.json`` cannot be read or has no positive numeric
-  ``scaling_factor``; the score is left unscaled.
+  ``scaling_factor`` (up to 1e6: a larger one would scale the score out of a float's range); the
+  score is left unscaled.
 - MLC505 scaling-applied: a committee ``scaling.json`` was found and multiplied into the score.
 - MLC523 scaling-json-not-in-round: a ``scaling.json`` in a folder of a round before score
   scaling (v1.0, v1.1: the rules have no "Score scaling" section and the summarizer of record did
@@ -21,7 +22,6 @@ requires exactly the round's number of ``result_<i>.txt`` files.
 
 from __future__ import annotations
 
-import math
 import os
 from typing import Iterator, Sequence
 
@@ -53,13 +53,30 @@ def scaling_factor(scaling_path: str, loaded: object, error: str | None) -> tupl
     if error is not None:
         return None, [SCALING_JSON_INVALID.at(scaling_path, None, f"cannot read scaling.json: {error}")]
     factor = loaded.get("scaling_factor") if isinstance(loaded, dict) else None
-    if isinstance(factor, bool) or not isinstance(factor, (int, float)) or not math.isfinite(factor) \
-            or factor <= 0:
+    value = _usable_factor(factor)
+    if value is None:
+        shown = f"an integer of {len(str(abs(factor)))} digits" if isinstance(factor, int) and \
+            abs(factor) > _MAX_FACTOR else repr(factor)
         return None, [SCALING_JSON_INVALID.at(
-            scaling_path, None, f"scaling.json has scaling_factor {factor!r}; expected a positive number "
-            "such as {\"scaling_factor\": 1.05}")]
-    return float(factor), [SCALING_APPLIED.at(
-        scaling_path, None, f"committee scaling_factor {factor:g} multiplied into the score")]
+            scaling_path, None, f"scaling.json has scaling_factor {shown}; expected a positive number "
+            f"up to {_MAX_FACTOR:g} such as {{\"scaling_factor\": 1.05}}")]
+    return value, [SCALING_APPLIED.at(
+        scaling_path, None, f"committee scaling_factor {value:g} multiplied into the score")]
+
+
+_MAX_FACTOR = 1e6
+"""No committee scales a score a million times; a larger factor (up to 1.8e308 is a float) would
+carry the score out of a float's range, to an infinite time-to-train."""
+
+
+def _usable_factor(factor: object) -> float | None:
+    if isinstance(factor, bool) or not isinstance(factor, (int, float)):
+        return None
+    try:
+        value = float(factor)  # an integer of 309+ digits is no float
+    except OverflowError:
+        return None
+    return value if 0 < value <= _MAX_FACTOR else None  # (NaN compares false)
 
 
 def check_score(folder: str, facts: BenchmarkFacts, score: Score,
