@@ -17,7 +17,7 @@ from __future__ import annotations
 import os
 import re
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from itertools import chain
 from typing import Callable, Iterable
 
@@ -38,7 +38,7 @@ from mlcheck.score.scoring import time_to_train_min
 
 CHECKPOINT_KEYS = frozenset({"init_stop", "run_start", "eval_accuracy", "run_stop"})
 #: A key that is missing at run_start will not come later when it configures the run.
-_CONFIG_KEY = re.compile(r"^(?:none of )?(submission_\w+|cache_clear|init_start|init_stop|seed|"
+_CONFIG_KEY = re.compile(r"^(?:n?one of )?(submission_\w+|cache_clear|init_start|init_stop|seed|"
                          r"global_batch_size|gradient_accumulation_steps|opt_\w+|train_samples|"
                          r"eval_samples)\b")
 #: Findings a closed-division value decides by itself, reported as soon as its line is read.
@@ -159,8 +159,16 @@ def _checkpoint(state: WatchState, on_finding: FindingSink, on_progress: Progres
     result = judge_run(run, LogRef(state.path), state.forced, state.reading)
     started = run.run_start is not None
     for found in result.findings:
-        if (final or _decided(found, started)) and (only is None or found.code in only):
+        if only is not None and found.code not in only:
+            continue
+        if final or _decided(found, started):
             _report(state, found, on_finding)
+        elif started and found.items and _undecided(found):
+            decided = [item for item in found.items if _CONFIG_KEY.match(item)]
+            if decided:  # the keys of a grouped finding that configure the run are decided
+                _report(state, replace(found, message=f"{', '.join(decided)}: not logged by run_start; a "
+                                       "key that configures the run cannot come later", items=tuple(decided),
+                                       item_count=len(decided)), on_finding)
     if not progress:
         return
     try:
@@ -170,12 +178,19 @@ def _checkpoint(state: WatchState, on_finding: FindingSink, on_progress: Progres
     on_progress(_progress_line(run, facts))
 
 
-def _decided(found: Finding, started: bool) -> bool:
-    """Whether a finding on a partial run can no longer change (see the module docstring)."""
+def _undecided(found: Finding) -> bool:
+    """Whether a finding says something is missing or not reached, which may still come."""
     found_rule = find_rule(found.code)
     name = found_rule[0].name if found_rule else found.name
-    if "missing" in name or "not-reached" in name:
-        return started and (found.code in _CONFIG_CODES or _CONFIG_KEY.match(found.message) is not None)
+    return "missing" in name or "not-reached" in name
+
+
+def _decided(found: Finding, started: bool) -> bool:
+    """Whether a finding on a partial run can no longer change (see the module docstring); of a
+    finding that lists several keys, :func:`_checkpoint` reports the decided ones."""
+    if _undecided(found):
+        return started and not found.items[1:] and (
+            found.code in _CONFIG_CODES or _CONFIG_KEY.match(found.message) is not None)
     return True
 
 

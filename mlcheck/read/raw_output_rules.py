@@ -89,5 +89,5 @@ def raw_result_file(path: str, copies: int, shared_lines: int, colour_lines: int
                                   f"official parser {effect}; {advice}")
     return RAW_RESULT_FILE.at(
         path, None, "this result file is raw job output (rank tags, timestamps or launcher lines "
-        "around the records); the official parser tolerates that, but a result file should hold "
-        f"only :::MLLOG records: {advice}", severity=Severity.WARNING, official=False)
+        f"around the records; the official parser tolerates them): {advice}",
+        severity=Severity.WARNING, official=False)

@@ -13,10 +13,15 @@ SCHEMA_ID = "mlcheck-report/1"
 
 
 def finding_dict(found: Finding) -> dict[str, Any]:
-    """A finding as a JSON object."""
-    return {"code": found.code, "name": found.name, "severity": found.severity.label,
-            "message": found.message, "path": found.path, "line": found.line,
-            "official": found.official, "run_index": found.run_index}
+    """A finding as a JSON object; a grouped finding lists what it covers (``items``, at most
+    50) and how many there are (``item_count``)."""
+    data: dict[str, Any] = {"code": found.code, "name": found.name, "severity": found.severity.label,
+                            "message": found.message, "path": found.path, "line": found.line,
+                            "official": found.official, "run_index": found.run_index}
+    if found.items or found.item_count:
+        data["items"] = list(found.items)
+        data["item_count"] = max(found.item_count, len(found.items))
+    return data
 
 
 def run_dict(run: RunResult) -> dict[str, Any]:

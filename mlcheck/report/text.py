@@ -6,12 +6,11 @@ from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
-from mlcheck.model import Finding, Severity
+from mlcheck.model import Severity
 from mlcheck.results import BenchmarkResult, CheckResult, RunResult
 from mlcheck.score.rcp import format_amount
 from mlcheck.report.plain import format_minutes, printable, summary_line  # noqa: F401 (re-exported)
-
-_STYLE = {Severity.ERROR: "bold red", Severity.WARNING: "yellow", Severity.INFO: "cyan"}
+from mlcheck.report.text_findings import render_findings
 
 
 def score_text(bench: BenchmarkResult) -> Text:
@@ -63,16 +62,6 @@ def _run_label(run: RunResult) -> str:
     return printable(name if run.index == 0 else f"{name} #{run.index}")
 
 
-def _finding_line(found: Finding) -> Text:
-    where = printable(found.path) + (f":{found.line}" if found.line is not None else "")
-    text = Text(f"{where}: ")
-    text.append(f"{found.severity.label} {found.code} {found.name}", style=_STYLE[found.severity])
-    text.append(f": {found.message}")
-    if found.official:
-        text.append(" [official checker agrees]", style="dim")
-    return text
-
-
 def rcp_text(bench: BenchmarkResult) -> Text | None:
     """``RCP pass: submission mean 37.3 epochs >= minimum 34.31 (reference 36.1, +8.72 %)``."""
     rcp = bench.rcp
@@ -94,8 +83,9 @@ def rcp_text(bench: BenchmarkResult) -> Text | None:
 
 
 def render_text(result: CheckResult, console: Console, min_severity: Severity = Severity.INFO,
-                scores_only: bool = False) -> None:
-    """Print the report to ``console``."""
+                scores_only: bool = False, output_format: str = "full", cap: int | None = None) -> None:
+    """Print the report to ``console``: per folder its runs, score and RCP test, then the
+    findings (:mod:`mlcheck.report.text_findings`; ``cap``: at most that many, on a terminal)."""
     for bench in result.benchmarks:
         if not scores_only:
             console.print(_run_table(bench))
@@ -111,8 +101,4 @@ def render_text(result: CheckResult, console: Console, min_severity: Severity = 
             console.print()
     if scores_only:
         return
-    findings = [f for f in result.all_findings() if f.severity >= min_severity]
-    if findings:
-        console.print(Text("Findings", style="bold"))
-        for found in findings:
-            console.print(_finding_line(found), soft_wrap=True)
+    render_findings(result, console, min_severity, output_format, cap)

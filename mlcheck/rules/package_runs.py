@@ -195,10 +195,8 @@ def _missing_seeds(folder: str, runs: Sequence[Run], ruleset: str | None) -> lis
     round_name = f"training {ruleset}"
     if not seeded:
         return [SEED_MISSING.at(folder, None, (
-            f"no run of the folder logs a seed ({len(without)} file{'s' if len(without) != 1 else ''}): "
-            "seeds are mandatory from training 4.1 (training_rules.adoc §Random numbers); the "
-            f"{round_name} seed checker did not require them, so the round's checker accepts the "
-            "folder. Log the seed with mllog in new submissions"),
+            f"no run of the folder logs a seed ({len(without)} file{'s' if len(without) != 1 else ''}); "
+            f"the {round_name} seed checker did not require them (mandatory from training 4.1)"),
             severity=Severity.WARNING, official=False)]
     names = [os.path.basename(path) for path in seeded]
     others = ", ".join(names[:3]) + (f" and {len(names) - 3} more" if len(names) > 3 else "")
