@@ -11,6 +11,7 @@ import errno
 import os
 import sys
 from collections import Counter
+from dataclasses import replace
 from typing import TYPE_CHECKING, Callable, Mapping, Sequence
 
 import click
@@ -26,6 +27,7 @@ from mlcheck.results import CheckResult
 from mlcheck.progress import progress_bar
 from mlcheck.report import ReportOptions, render, render_waived_text, repository_root, resolve_format
 from mlcheck.report.plain import summary_line
+from mlcheck.report.text_findings import OUTPUT_FORMATS as TEXT_FORMATS, TERMINAL_CAP, statistics_lines
 
 if TYPE_CHECKING:
     from rich.console import Console
@@ -130,11 +132,16 @@ def _report_options(settings: Settings, quiet: bool, digests: bool = False,
               help="Colour in the text report: auto (terminal, honours NO_COLOR), always, never.")
 @click.option("--whole-folder", is_flag=True,
               help="Check the whole folder of each given file (pre-commit passes changed result files).")
+@click.option("--output-format", "text_format", type=click.Choice(list(TEXT_FORMATS)), default="full",
+              show_default=True, help="Text report: full (what each finding covers and the runs it "
+              "concerns, under its line) or concise (one line per finding).")
+@click.option("--statistics", is_flag=True,
+              help="Also print the number of findings per rule (on stderr for machine formats).")
 def check_command(paths: tuple[str, ...], ruleset: str | None, config_path: str | None,
                   strict: bool | None, exit_zero: bool | None, select: tuple[str, ...],
                   ignore: tuple[str, ...], no_progress: bool, quiet: bool, verbose: bool,
                   output_format: str | None, outputs: tuple[str, ...], color: str | None,
-                  whole_folder: bool) -> None:
+                  whole_folder: bool, text_format: str, statistics: bool) -> None:
     """Check logs: structure, round rules, convergence, timing; and score them.
 
     Exit 0 when no error is found, 1 when one is (with --strict: or a warning), 2 when mlcheck
@@ -143,13 +150,16 @@ def check_command(paths: tuple[str, ...], ruleset: str | None, config_path: str 
     settings = load_cli_settings(config_path, paths, ruleset=ruleset, strict=strict, exit_zero=exit_zero,
                                  select=select, ignore=ignore, no_progress=no_progress,
                                  format=output_format, outputs=outputs, color=color)
-    check_and_report(benchmark_folders(paths) if whole_folder else paths, settings, quiet, verbose)
+    check_and_report(benchmark_folders(paths) if whole_folder else paths, settings, quiet, verbose,
+                     text_format=text_format, statistics=statistics)
 
 
 def check_and_report(paths: Sequence[str], settings: Settings, quiet: bool = False,
-                     verbose: bool = False, line_limits: Mapping[str, int] | None = None) -> None:
+                     verbose: bool = False, line_limits: Mapping[str, int] | None = None,
+                     text_format: str = "full", statistics: bool = False) -> None:
     """What ``check`` does once its options are settings: check, report, exit with its code
-    (``mlcheck watch`` ends with it, reading only the lines it watched)."""
+    (``mlcheck watch`` ends with it, reading only the lines it watched). On a terminal the text
+    report shows at most :data:`~mlcheck.report.text_findings.TERMINAL_CAP` findings."""
     for spec in settings.outputs:
         try:
             parse_output(spec)
@@ -159,16 +169,19 @@ def check_and_report(paths: Sequence[str], settings: Settings, quiet: bool = Fal
     refuse_overwriting_inputs([parse_output(spec)[1] for spec in settings.outputs], result,
                               settings.config_path)
     wants_html = settings.format == "html" or any(s.lower().startswith("html:") for s in settings.outputs)
-    options = _report_options(settings, quiet, wants_html, result)
+    options = replace(_report_options(settings, quiet, wants_html, result), output_format=text_format)
     chosen = resolve_format(settings.format)
     if chosen == "text":
         from mlcheck.report.text import render_text
 
         out = _color_console(settings.color)
-        render_text(result, out, min_severity=options.min_severity)
+        render_text(result, out, min_severity=options.min_severity, output_format=text_format,
+                    cap=TERMINAL_CAP if out.is_terminal else None)
         render_waived_text(result, out)
     else:
         click.echo(render(chosen, result, options), nl=False)
+    if statistics:
+        click.echo("\n".join(statistics_lines(result, options.min_severity)), err=chosen != "text")
     try:
         write_outputs(settings.outputs, result, options)
     except OSError as error:

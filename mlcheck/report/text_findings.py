@@ -74,26 +74,22 @@ class RuleCount:
     code: str
     name: str
     findings: int
-    places: int
-    """Runs (or folders and files) concerned."""
+    """One per run (or folder, or file) the rule found something in."""
+    lines: int
+    """The lines of the text report (what repeats across a folder's runs is one)."""
+    folders: int
     severities: tuple[Severity, ...]
 
 
 def rule_counts(result: CheckResult, min_severity: Severity = Severity.INFO) -> list[RuleCount]:
     """The count of findings per rule, the most frequent first (then by code)."""
-    names: dict[str, str] = {}
-    numbers: Counter[str] = Counter()
-    places: dict[str, set[tuple[str, int | None]]] = {}
-    levels: dict[str, set[Severity]] = {}
-    for item in result.all_findings():
-        if item.severity < min_severity:
-            continue
-        names[item.code] = item.name
-        numbers[item.code] += 1
-        places.setdefault(item.code, set()).add((item.path, item.run_index))
-        levels.setdefault(item.code, set()).add(item.severity)
-    rows = [RuleCount(code, names[code], numbers[code], len(places[code]),
-                      tuple(sorted(levels[code], reverse=True))) for code in names]
+    by_code: dict[str, list[FindingGroup]] = {}
+    for group in group_for_display(result, min_severity):
+        by_code.setdefault(group.first.code, []).append(group)
+    rows = [RuleCount(code, groups[0].first.name, sum(len(g.members) for g in groups), len(groups),
+                      len({g.folder for g in groups}),
+                      tuple(sorted({g.severity for g in groups}, reverse=True)))
+            for code, groups in by_code.items()]
     return sorted(rows, key=lambda r: (-r.findings, r.code))
 
 
@@ -102,10 +98,10 @@ def statistics_lines(result: CheckResult, min_severity: Severity = Severity.INFO
     rows = rule_counts(result, min_severity)
     if not rows:
         return ["Statistics: no findings"]
-    lines = ["Statistics", f"{'count':>7}  {'places':>6}  code    {'severity':<16} rule"]
+    lines = ["Statistics", f"{'count':>7} {'lines':>6} {'folders':>7}  code    {'severity':<14} rule"]
     for row in rows:
         levels = "/".join(level.label for level in row.severities)
-        lines.append(f"{row.findings:>7}  {row.places:>6}  {row.code}  {levels:<16} {row.name}")
-    total = sum(r.findings for r in rows)
-    lines.append(f"{total:>7}  {'':>6}  {counted(len(rows), 'rule')}")
+        lines.append(f"{row.findings:>7} {row.lines:>6} {row.folders:>7}  {row.code}  {levels:<14} {row.name}")
+    lines.append(f"{sum(r.findings for r in rows):>7} {sum(r.lines for r in rows):>6} {'':>7}  "
+                 f"{counted(len(rows), 'rule')}")
     return lines
