@@ -26,6 +26,7 @@ from mlcheck.model import Severity
 from mlcheck.results import CheckResult
 from mlcheck.progress import progress_bar
 from mlcheck.report import ReportOptions, render, render_waived_text, repository_root, resolve_format
+from mlcheck.report.job_summary import write_job_summary
 from mlcheck.report.plain import summary_line
 from mlcheck.report.text_findings import OUTPUT_FORMATS as TEXT_FORMATS, TERMINAL_CAP, statistics_lines
 
@@ -184,11 +185,12 @@ def check_and_report(paths: Sequence[str], settings: Settings, quiet: bool = Fal
         click.echo("\n".join(statistics_lines(result, options.min_severity)), err=chosen != "text")
     try:
         write_outputs(settings.outputs, result, options)
+        if chosen == "github":
+            write_job_summary(result, options)
     except OSError as error:
         click.echo(f"mlcheck: error: cannot write a report: {error}", err=True)
         sys.exit(EXIT_ERROR)
-    if chosen != "github":  # its annotations end with the summary: an Actions log shows both streams
-        click.echo(summary_line(result), err=True)
+    click.echo(summary_line(result), err=True)
     sys.exit(exit_code(result, settings, unopenable))
 
 

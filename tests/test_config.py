@@ -289,7 +289,7 @@ def test_junit_lists_waived_findings_as_skipped(failing: Path) -> None:
     assert all(any(code in (s.text or "") for s in skipped if s is not None) for code in codes)
 
 
-def test_github_format_prints_the_summary_once(failing: Path) -> None:
+def test_github_format_prints_the_summary_once_on_stderr(failing: Path) -> None:
     code, out, err = _cli(["check", "logs", "-f", "github"], failing)
-    assert out.rstrip().splitlines()[-1].startswith("mlcheck: 1 run")
-    assert "mlcheck: 1 run" not in err
+    assert "mlcheck: 1 run" not in out and all(line.startswith("::") for line in out.splitlines())
+    assert err.count("mlcheck: 1 run") == 1

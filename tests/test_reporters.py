@@ -197,7 +197,10 @@ def test_github_escaping_of_hostile_message_and_path() -> None:
     assert "\n" not in line and "\r" not in line
 
 
-def test_github_groups_per_file_errors_first() -> None:
+def test_github_groups_per_file_errors_first(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir(tmp_path)  # annotations name files that exist
+    for name in ("a.txt", "b.txt"):
+        (tmp_path / name).write_text("")
     findings = (
         Finding("MLC402", "init-time-over-rules-limit", Severity.WARNING, "w", "a.txt", 5),
         Finding("MLC303", "run-aborted", Severity.INFO, "i", "b.txt", 2),

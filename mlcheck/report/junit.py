@@ -13,6 +13,7 @@ are skipped testcases, one per file.
 
 from __future__ import annotations
 
+import os
 import re
 import xml.etree.ElementTree as ET
 from typing import Iterable, Sequence
@@ -122,15 +123,15 @@ def _fill_folder(suite: ET.Element, bench: BenchmarkResult, options: ReportOptio
     files = _files(bench.runs)
     of_files: dict[str, list[Finding]] = {path: [f for r in runs for f in r.findings] for path, runs in files.items()}
     of_checks: dict[str, list[Finding]] = {name: [] for name, _ in FOLDER_CHECKS}
-    for found in bench.findings:  # a folder finding about one file (MLC516) is that file's
-        (of_files[found.path] if found.path in of_files else of_checks[_check_of(found)]).append(found)
+    for item in bench.findings:  # a folder finding about one file (MLC516) is that file's
+        (of_files[item.path] if item.path in of_files else of_checks[_check_of(item)]).append(item)
     for path, found in of_files.items():
         shown = relative_path(path, options.root)
         _testcase(suite, folder, shown.rsplit("/", 1)[-1], found, options, counts, file=shown)
     compared = bench.rcp is not None  # (the runs are compared, and RCP-tested, with the whole folder)
-    for name, found in of_checks.items():
-        if name == FOLDER_CHECKS[0][0] or compared or found:
-            _testcase(suite, folder, f"folder: {name}", found, options, counts)
+    for name, checked in of_checks.items():
+        if name == FOLDER_CHECKS[0][0] or compared or checked:
+            _testcase(suite, folder, f"folder: {name}", checked, options, counts)
 
 
 def render_junit(result: CheckResult, options: ReportOptions) -> str:
@@ -149,11 +150,12 @@ def render_junit(result: CheckResult, options: ReportOptions) -> str:
         suite = _suite(root, "mlcheck", {})
         counts = _Counts()
         by_path: dict[str, list[Finding]] = {path: [f for r in runs for f in r.findings] for path, runs in loose.items()}
-        for found in result.findings:
-            by_path.setdefault(found.path, []).append(found)
+        for item in result.findings:
+            by_path.setdefault(item.path, []).append(item)
         for path, found in sorted(by_path.items()):
             shown = relative_path(path, options.root)
-            _testcase(suite, "mlcheck", shown, found, options, counts, file=shown)
+            _testcase(suite, "mlcheck", shown, found, options, counts,
+                      file=shown if os.path.isfile(path) else None)
         _close(suite, counts, totals)
     if result.waived:
         _waived_suite(root, result, options, totals)
