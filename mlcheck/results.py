@@ -105,6 +105,9 @@ class SystemInfo:
     accelerators: int | None = None
     host_processor_model_name: str | None = None
     framework: str | None = None
+    number_of_nodes: int | None = None
+    host_processors: int | None = None
+    """nodes x host processors per node."""
 
 
 @dataclass(frozen=True)
