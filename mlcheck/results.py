@@ -90,6 +90,10 @@ class RcpResult:
     margin_pct: float | None = None
     normalization_factor: float | None = None
     source: str | None = None
+    today: RcpResult | None = None
+    """The same test as today's mlperf-logging computes it (full-list stdev since 2024, pruning
+    by RCP mean, the installed RCP data; :mod:`mlcheck.score.rcp.today`); None when not computed.
+    The verdict of record (``verdict``) is what the round accepted."""
 
 
 @dataclass(frozen=True)

@@ -22,6 +22,7 @@ from mlcheck.rules.internal import crash_finding
 from mlcheck.rules.package_runs import check_runs, non_compliant, non_compliant_findings
 from mlcheck.rules.rcp_check import rcp_findings
 from mlcheck.score.rcp import rcp_for_runs
+from mlcheck.score.rcp.today import load_today_references
 from mlcheck.score.scoring import folder_score
 
 
@@ -119,6 +120,9 @@ def _score_group(key: tuple[str, str, str, str], members: list[RunResult],
         # The RCP test and the cross-run checks need the whole folder, like the run count.
         if whole_folder:
             rcp = rcp_for_runs(benchmark, division, first.ruleset, runs, facts.result_files)
+            if rcp.verdict != "skipped":  # and as today's mlperf-logging computes it
+                rcp = replace(rcp, today=rcp_for_runs(benchmark, division, first.ruleset, runs,
+                                                      facts.result_files, load_today_references))
         normalise = ruleset is not None and ruleset.normalise_to_rcp and factor is None
         times = [r.time_to_train_min if r.converged else None for r in members]
         # A file named alone is one run, not a folder: its own findings judge it, not MLC521.

@@ -50,9 +50,17 @@ def benchmark_dict(bench: BenchmarkResult) -> dict[str, Any]:
 
 
 def rcp_dict(rcp: RcpResult | None) -> dict[str, Any] | None:
-    """The RCP test of a benchmark folder as a JSON object (None when it was not computed)."""
+    """The RCP test of a benchmark folder as a JSON object (None when it was not computed), with
+    ``today``: the same test as today's mlperf-logging computes it, when it was computed."""
     if rcp is None:
         return None
+    data = _rcp_fields(rcp)
+    if rcp.today is not None:
+        data["today"] = _rcp_fields(rcp.today)
+    return data
+
+
+def _rcp_fields(rcp: RcpResult) -> dict[str, Any]:
     return {"verdict": rcp.verdict, "reason": rcp.reason, "unit": rcp.unit, "batch_size": rcp.batch_size,
             "reference": rcp.reference, "reference_batch_sizes": list(rcp.reference_batch_sizes),
             "reference_mean": rcp.reference_mean, "min_acceptable_mean": rcp.min_acceptable_mean,

@@ -29,7 +29,11 @@ def _rcp(bench: BenchmarkResult) -> str:
     if rcp is None:
         return "—"
     margin = f" ({rcp.margin_pct:+.2f} %)" if rcp.margin_pct is not None else ""
-    return markdown_cell(rcp.verdict + margin)
+    today = ""
+    if rcp.today is not None and rcp.today.verdict != rcp.verdict:
+        shown = f" ({rcp.today.margin_pct:+.2f} %)" if rcp.today.margin_pct is not None else ""
+        today = f"; today's mlperf-logging: {rcp.today.verdict}{shown}"
+    return markdown_cell(rcp.verdict + margin + today)
 
 
 def _score_card(result: CheckResult, root: str) -> list[str]:

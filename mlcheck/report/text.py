@@ -11,6 +11,7 @@ from mlcheck.results import BenchmarkResult, CheckResult, RunResult
 from mlcheck.score.rcp import format_amount
 from mlcheck.report.plain import format_minutes, printable, summary_line  # noqa: F401 (re-exported)
 from mlcheck.report.text_findings import render_findings
+from mlcheck.rules.rcp_check import today_differs, verdict_text
 
 
 def score_text(bench: BenchmarkResult) -> Text:
@@ -79,6 +80,8 @@ def rcp_text(bench: BenchmarkResult) -> Text | None:
             text.append(f" (margin {rcp.margin_pct:+.2f} %)")
     else:
         text.append(f": {rcp.reason}")
+    if today_differs(rcp) and rcp.today is not None:
+        text.append(f"; today's mlperf-logging: {verdict_text(rcp.today)}", style="yellow")
     return text
 
 

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, replace
-from typing import Sequence
+from typing import Callable, Sequence
 
 from mlcheck.model import Run
 from mlcheck.results import RcpResult
@@ -44,16 +44,21 @@ def convergence_point(status: str | None, last_epoch: float | None) -> float | N
     return round(last_epoch, 3)
 
 
+Loader = Callable[[str, str, int], "ReferenceSet | None"]
+
+
 def evaluate_rcp(benchmark: str | None, division: str | None, ruleset: str | None,
-                 runs: Sequence[RunConvergence], submission_runs: int) -> RcpResult:
-    """The RCP verdict of one benchmark folder (pure: the reference data is package data)."""
+                 runs: Sequence[RunConvergence], submission_runs: int,
+                 loader: Loader = load_references) -> RcpResult:
+    """The RCP verdict of one benchmark folder (pure: the reference data is package data).
+    ``loader`` gives the references: the round's record checker's by default."""
     if division == "open":
         return RcpResult("skipped", "open division: no RCP test")
     if benchmark is None or ruleset is None:
         return RcpResult("skipped", "benchmark or round unknown")
     if benchmark in NO_RCP:
         return RcpResult("skipped", f"{benchmark} has no RCP test (the package checker skips it)")
-    references = load_references(benchmark, ruleset, submission_runs)
+    references = loader(benchmark, ruleset, submission_runs)
     unit = "samples" if benchmark in SAMPLE_UNITS else "epochs"
     if references is None:
         return RcpResult("skipped", f"training {ruleset} has no RCPs for {benchmark}", unit=unit)
@@ -139,7 +144,7 @@ def _judge(ref: Reference, sizes: tuple[int, ...], mean: float, unit: str, batch
 
 
 def rcp_for_runs(benchmark: str | None, division: str | None, ruleset: str | None,
-                 runs: Sequence[Run], submission_runs: int) -> RcpResult:
+                 runs: Sequence[Run], submission_runs: int, loader: Loader = load_references) -> RcpResult:
     """:func:`evaluate_rcp` over parsed runs: the last eval before ``run_stop`` gives the point."""
     points = []
     for run in runs:
@@ -149,4 +154,4 @@ def rcp_for_runs(benchmark: str | None, division: str | None, ruleset: str | Non
         # The record checker reads every global_batch_size line and keeps the last one.
         sizes = run.occurrences("global_batch_size")
         points.append(RunConvergence(convergence_point(run.status, last), sizes[-1].value if sizes else None))
-    return evaluate_rcp(benchmark, division, ruleset, points, submission_runs)
+    return evaluate_rcp(benchmark, division, ruleset, points, submission_runs, loader)
