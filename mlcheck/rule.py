@@ -22,6 +22,19 @@ class Rule:
     severity: Severity
     summary: str
     official: bool = False
+    also: tuple[Severity, ...] = ()
+    """The other severities the rule reports in some cases (a tolerated non-convergence is a
+    warning, a field no tool reads a note): ``mlcheck rules`` shows them all."""
+
+    @property
+    def severities(self) -> tuple[Severity, ...]:
+        """Every severity the rule may report, the worst first."""
+        return tuple(sorted({self.severity, *self.also}, reverse=True))
+
+    @property
+    def severity_text(self) -> str:
+        """``error``, or ``error/warning`` for a rule that reports both."""
+        return "/".join(level.label for level in self.severities)
 
     def at(self, path: str, line: int | None, message: str, *, severity: Severity | None = None,
            official: bool | None = None, run_index: int | None = None,

@@ -55,7 +55,7 @@ from mlcheck.rule import Rule
 SUBMISSION_DIFFERS = Rule("MLC517", "submission-values-differ", Severity.ERROR,
                           "runs of one benchmark folder log different submission_* values")
 SEED_MISSING = Rule("MLC518", "seed-missing", Severity.ERROR, "a closed-division run logs no seed "
-                    "(from training 4.1, or while other runs of its folder log one)", official=True)
+                    "(from training 4.1, or while other runs of its folder log one)", official=True, also=(Severity.WARNING,))
 SEED_DUPLICATE = Rule("MLC519", "seed-duplicate", Severity.ERROR,
                       "two runs of a benchmark folder log the same seed", official=True)
 SEED_INVALID = Rule("MLC522", "seed-invalid", Severity.ERROR, "a closed-division run logs a seed that is "

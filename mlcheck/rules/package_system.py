@@ -51,15 +51,15 @@ SYSTEM_UNREADABLE = Rule("MLC511", "system-description-unreadable", Severity.ERR
                          "the system description is not a readable JSON object", official=True)
 SYSTEM_INVALID = Rule("MLC512", "system-description-invalid", Severity.ERROR,
                       "the system description lacks a required field (or a value is not as expected)",
-                      official=True)
+                      official=True, also=(Severity.WARNING, Severity.INFO))
 SYSTEM_DUPLICATE_KEY = Rule("MLC513", "system-description-duplicate-key", Severity.WARNING,
                             "a key appears twice in the system description")
 SYSTEM_PLACEHOLDER = Rule("MLC514", "system-description-placeholder", Severity.WARNING,
                           "system description fields are empty or TODO")
 SYSTEM_STATUS_UNKNOWN = Rule("MLC515", "system-status-unknown", Severity.WARNING,
-                             "the system status is not one of the round's values")
+                             "the system status is not one of the round's values", also=(Severity.ERROR,))
 LOGS_DISAGREE = Rule("MLC516", "logs-disagree-with-system", Severity.ERROR,
-                     "the logs' submission_* values differ from the system description")
+                     "the logs' submission_* values differ from the system description", also=(Severity.WARNING,))
 
 RULES = (SYSTEM_MISSING, SYSTEM_UNREADABLE, SYSTEM_INVALID, SYSTEM_DUPLICATE_KEY, SYSTEM_PLACEHOLDER,
          SYSTEM_STATUS_UNKNOWN, LOGS_DISAGREE)

@@ -42,9 +42,9 @@ from mlcheck.results import RcpResult
 from mlcheck.rule import Rule
 
 RCP_FAILED = Rule("MLC530", "rcp-failed", Severity.ERROR,
-                  "the submission converges faster than the RCP test allows", official=True)
+                  "the submission converges faster than the RCP test allows", official=True, also=(Severity.WARNING,))
 RCP_MISSING = Rule("MLC531", "rcp-missing", Severity.ERROR,
-                   "no reference convergence point covers the batch size", official=True)
+                   "no reference convergence point covers the batch size", official=True, also=(Severity.WARNING,))
 RCP_UNDETERMINED = Rule("MLC532", "rcp-undetermined", Severity.ERROR,
                         "the RCP test cannot be computed for the folder", official=True)
 RCP_NORMALISED = Rule("MLC533", "rcp-normalised", Severity.INFO,

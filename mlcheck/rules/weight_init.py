@@ -30,9 +30,9 @@ from mlcheck.model import Finding, Severity
 from mlcheck.rule import Rule, RunContext
 
 WEIGHT_INIT_MISSING = Rule("MLC205", "weight-init-missing", Severity.ERROR,
-                           "weights_initialization events are missing", official=True)
+                           "weights_initialization events are missing", official=True, also=(Severity.WARNING,))
 WEIGHT_INIT_MISMATCH = Rule("MLC206", "weight-init-tensors-mismatch", Severity.ERROR,
-                            "the initialised tensors differ from the reference list", official=True)
+                            "the initialised tensors differ from the reference list", official=True, also=(Severity.WARNING,))
 
 RULES = (WEIGHT_INIT_MISSING, WEIGHT_INIT_MISMATCH)
 
