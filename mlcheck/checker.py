@@ -14,6 +14,7 @@ from mlcheck.judge.jobs import check_logs, register_checker
 from mlcheck.model import Finding, Run, plausible_time
 from mlcheck.results import CheckResult, RunResult
 from mlcheck.judge.folders import benchmark_facts, score_benchmarks
+from mlcheck.judge.grouping import group_result
 from mlcheck.judge.package_check import check_packages
 from mlcheck.read.reader import read_mllog
 from mlcheck.rules import RUN_CHECKS
@@ -76,7 +77,9 @@ def check(paths: Sequence[str], ruleset: str | None = None,
     run_results = [judged.get((r.path, r.index), r) for r in run_results]  # tolerated runs
     package_findings, benchmarks = check_packages(list(paths), benchmarks, forced, skipped)
     top.extend(package_findings)
-    return CheckResult(runs=tuple(run_results), benchmarks=tuple(benchmarks), findings=tuple(top))
+    # One finding per rule and run (mlcheck.judge.grouping): verdicts do not change.
+    return group_result(CheckResult(runs=tuple(run_results), benchmarks=tuple(benchmarks),
+                                    findings=tuple(top)))
 
 
 def check_log(ref: LogRef, forced: Ruleset | None) -> list[RunResult]:

@@ -54,12 +54,19 @@ class Event(NamedTuple):
     namespace: str | None = None
 
 
+MAX_ITEMS = 50
+"""The most items a grouped finding keeps (the count says how many there were)."""
+
+
 @dataclass(frozen=True, slots=True)
 class Finding:
     """A problem (or a note) about a log, a run, a benchmark folder or a package.
 
     ``official`` says whether the round's official compliance checker of record flags the same
     problem; ``run_index`` is the run's position in its file when the finding belongs to one run.
+    A finding that stands for several problems of its rule in one run (17 keys not logged) lists
+    what it covers in ``items`` (at most :data:`MAX_ITEMS` of them) and their number in
+    ``item_count`` (0 for a finding about one thing).
     """
 
     code: str
@@ -70,6 +77,8 @@ class Finding:
     line: int | None = None
     official: bool = False
     run_index: int | None = None
+    items: tuple[str, ...] = ()
+    item_count: int = 0
 
     def sort_key(self) -> tuple[str, int, int, str, str]:
         return (self.path, self.run_index if self.run_index is not None else -1,

@@ -92,6 +92,10 @@ class RcpResult:
     source: str | None = None
     reference_precision: str | None = None
     """The numerical precision the reference runs used (RCP records of 5.1 and later)."""
+    today: RcpResult | None = None
+    """The same test as today's mlperf-logging computes it (full-list stdev since 2024, pruning
+    by RCP mean, the installed RCP data; :mod:`mlcheck.score.rcp.today`); None when not computed.
+    The verdict of record (``verdict``) is what the round accepted."""
 
 
 @dataclass(frozen=True)
@@ -120,6 +124,9 @@ class SystemInfo:
     accelerators: int | None = None
     host_processor_model_name: str | None = None
     framework: str | None = None
+    number_of_nodes: int | None = None
+    host_processors: int | None = None
+    """nodes x host processors per node."""
 
 
 @dataclass(frozen=True)

@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Sequence
 
-from mlcheck.model import Finding, Severity
+from mlcheck.model import MAX_ITEMS, Finding, Severity
 
 if TYPE_CHECKING:
     from mlcheck.model import Run
@@ -22,15 +22,30 @@ class Rule:
     severity: Severity
     summary: str
     official: bool = False
+    also: tuple[Severity, ...] = ()
+    """The other severities the rule reports in some cases (a tolerated non-convergence is a
+    warning, a field no tool reads a note): ``mlcheck rules`` shows them all."""
+
+    @property
+    def severities(self) -> tuple[Severity, ...]:
+        """Every severity the rule may report, the worst first."""
+        return tuple(sorted({self.severity, *self.also}, reverse=True))
+
+    @property
+    def severity_text(self) -> str:
+        """``error``, or ``error/warning`` for a rule that reports both."""
+        return "/".join(level.label for level in self.severities)
 
     def at(self, path: str, line: int | None, message: str, *, severity: Severity | None = None,
-           official: bool | None = None, run_index: int | None = None) -> Finding:
-        """A finding of this rule at ``path:line``."""
+           official: bool | None = None, run_index: int | None = None,
+           items: Sequence[str] = ()) -> Finding:
+        """A finding of this rule at ``path:line``; ``items`` lists what it covers when it stands
+        for several problems (the finding keeps the first :data:`~mlcheck.model.MAX_ITEMS`)."""
         return Finding(code=self.code, name=self.name,
                        severity=self.severity if severity is None else severity,
                        message=message, path=path, line=line,
                        official=self.official if official is None else official,
-                       run_index=run_index)
+                       run_index=run_index, items=tuple(items[:MAX_ITEMS]), item_count=len(items))
 
 
 @dataclass(frozen=True)
@@ -51,7 +66,7 @@ class RunContext:
         return self.run.division != "open"
 
     def at(self, rule: Rule, line: int | None, message: str, *, severity: Severity | None = None,
-           official: bool | None = None) -> Finding:
+           official: bool | None = None, items: Sequence[str] = ()) -> Finding:
         """A finding of ``rule`` about this run."""
         return rule.at(self.run.path, line, message, severity=severity, official=official,
-                       run_index=self.run.index)
+                       run_index=self.run.index, items=items)

@@ -54,3 +54,72 @@ def test_bert_eval_off_the_formula_is_a_warning(tmp_path: Path, corpus: Path) ->
 def test_the_whole_corpus_is_on_schedule(corpus: Path) -> None:
     found = [f for f in check([str(corpus)]).all_findings() if f.code == "MLC307"]
     assert found == []
+
+
+# -- packed sequences (issue 14) ---------------------------------------------------------------
+
+def _bert_lines(corpus: Path) -> list[str]:
+    source = next(iter(sorted((corpus / "training-2.0").rglob("*POPART-closed/bert/result_0.txt"))))
+    return source.read_text("utf-8").splitlines(keepends=True)
+
+
+def _with_positions(lines: list[str], batch: int, positions: list[int]) -> list[str]:
+    out, evals = [], iter(positions)
+    for line in lines:
+        if '"key": "global_batch_size"' in line or '"key": "eval_accuracy"' in line:
+            record = json.loads(line[len(":::MLLOG "):])
+            if record["key"] == "global_batch_size":
+                record["value"] = batch
+            else:
+                position = next(evals, None)
+                if position is None:
+                    continue
+                record["metadata"]["epoch_num"] = position
+            line = ":::MLLOG " + json.dumps(record) + "\n"
+        out.append(line)
+    return out
+
+
+# As NVIDIA's packed BERT (3.0-5.0) evaluates with global_batch_size 768: the batch boundary
+# nearest each due point, up to two batches of sequences either side.
+PACKED = [150_369, 300_014, 449_751, 600_202, 748_900, 901_200, 1_050_369, 1_199_751]
+
+
+def test_a_packed_bert_run_within_a_packed_batch_of_the_schedule_is_on_schedule(tmp_path: Path, corpus: Path) -> None:
+    log = tmp_path / "result_0.txt"
+    log.write_text("".join(_with_positions(_bert_lines(corpus), 768, PACKED)), "utf-8")
+    assert _cadence(log) == []
+
+
+def test_a_packed_run_off_by_more_than_a_packed_batch_is_one_warning(tmp_path: Path, corpus: Path) -> None:
+    late = [p + 3_600 for p in PACKED]  # the whole schedule starts 3,600 sequences late
+    log = tmp_path / "result_0.txt"
+    log.write_text("".join(_with_positions(_bert_lines(corpus), 768, late)), "utf-8")
+    (found,) = [f for f in check([str(log)]).all_findings() if f.code == "MLC307"]
+    assert found.message.startswith("eval 1 is at 153,969 samples, 153,969 after the start;")
+    assert "a packed batch of global_batch_size 768 moves an eval by 2,304 sequences at most" in found.message
+
+
+def test_an_unpacked_run_still_rounds_up_to_one_batch(tmp_path: Path, corpus: Path) -> None:
+    early = [(k * 150_000 // 768 - 2) * 768 for k in range(1, 9)]  # multiples of the batch: not packed
+    log = tmp_path / "result_0.txt"
+    log.write_text("".join(_with_positions(_bert_lines(corpus), 768, early)), "utf-8")
+    (found,) = [f for f in check([str(log)]).all_findings() if f.code == "MLC307"]
+    assert "rounded up to a batch at most" in found.message
+
+
+def test_evals_that_all_log_one_position_are_said_to_be_unplaceable(tmp_path: Path, corpus: Path) -> None:
+    log = tmp_path / "result_0.txt"
+    log.write_text("".join(_with_positions(_bert_lines(corpus), 768, [1] * 8)), "utf-8")
+    (found,) = [f for f in check([str(log)]).all_findings() if f.code == "MLC307"]
+    assert found.message.startswith("every eval logs the same position (1): not the samples trained")
+
+
+def test_nvidia_packed_bert_logs_are_on_schedule() -> None:
+    from conftest import SHARED
+    folder = SHARED / "other-submitters" / "training-3.0" / "NVIDIA" / "results" / "dgxh100_ngc23.04_pytorch" / "bert"
+    if not folder.is_dir():
+        import pytest
+        pytest.skip("../shared/other-submitters is not present")
+    result = check([str(folder)], ruleset="2.1.0")  # (3.0 is not a round of this branch)
+    assert len(result.runs) == 10 and not [f for f in result.all_findings() if f.code == "MLC307"]

@@ -41,6 +41,14 @@ def cases(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, list[Case]]:
     return out, GEN.write_cases(out)
 
 
+def _grouped(expected: list[list[object]]) -> list[tuple[object, ...]]:
+    """One finding per rule and run (findings are grouped), at the first line the rule reports."""
+    first: dict[object, object] = {}
+    for code, line in sorted((c, l) for c, l in expected):  # type: ignore[misc]
+        first.setdefault(code, line)
+    return sorted(first.items())  # type: ignore[arg-type]
+
+
 @pytest.mark.parametrize("ruleset", GEN.ROUNDS)
 def test_generated_cases_report_expected_codes_and_lines(cases: tuple[Path, list[Case]], ruleset: str) -> None:
     out, manifest = cases
@@ -48,7 +56,7 @@ def test_generated_cases_report_expected_codes_and_lines(cases: tuple[Path, list
     for case in (c for c in manifest if c["ruleset"] == ruleset):
         (run,) = check([str(out / case["path"])], ruleset=ruleset).runs
         got = sorted((f.code, f.line) for f in run.findings if f.code in GEN.CATALOGUE_CODES)
-        if got != [tuple(e) for e in case["expected"]]:
+        if got != _grouped(case["expected"]):
             wrong.append((case["path"], case["expected"], got))
     assert not wrong
 

@@ -112,27 +112,67 @@ def test_sarif_lists_waived_finding_as_suppressed() -> None:
     assert sarif["runs"][0]["invocations"][0]["properties"]["verdict"] == "pass"
 
 
+def check_junit_structure(tree: ET.Element) -> None:
+    """What GitLab's test reports and GitHub's test-report actions read (the Jenkins/Ant JUnit
+    shape): testsuites > testsuite (name, tests, failures, errors, skipped, time) > testcase
+    (classname, name, time; optional file and line) holding properties, at most one failure or
+    skipped (with a message), then system-out; counts that add up."""
+    assert tree.tag == "testsuites"
+    total = {"tests": 0, "failures": 0, "skipped": 0}
+    for suite in tree:
+        assert suite.tag == "testsuite" and suite.get("name")
+        cases = suite.findall("testcase")
+        assert [child.tag for child in suite] == (["properties"] if suite.find("properties") is not None else []) + ["testcase"] * len(cases)
+        for case in cases:
+            assert case.get("classname") and case.get("name") and case.get("time") == "0"
+            tags = [child.tag for child in case]
+            assert tags in ([], ["properties"], ["failure"], ["skipped"], ["properties", "failure"],
+                            ["system-out"], ["properties", "system-out"], ["properties", "failure", "system-out"],
+                            ["failure", "system-out"]), tags
+            for verdict in ("failure", "skipped"):
+                element = case.find(verdict)
+                assert element is None or (element.get("message") and element.text)
+            if case.get("line") is not None:
+                assert int(case.get("line", "0")) >= 1 and case.get("file")
+        counted = {"tests": len(cases), "failures": sum(c.find("failure") is not None for c in cases),
+                   "skipped": sum(c.find("skipped") is not None for c in cases)}
+        assert {k: int(suite.get(k, "-1")) for k in counted} == counted and suite.get("errors") == "0"
+        for key in total:
+            total[key] += counted[key]
+    assert {k: int(tree.get(k, "-1")) for k in total} == total
+
+
 @pytest.mark.parametrize("round_name", sorted(ROUNDS))
-def test_junit_has_one_suite_per_benchmark_folder(corpus: Path, round_name: str) -> None:
-    tree = ET.fromstring(rendered_package(corpus, round_name)["junit"])
+def test_junit_has_one_suite_per_folder_and_a_testcase_per_file(corpus: Path, round_name: str) -> None:
+    text = rendered_package(corpus, round_name)["junit"]
+    tree = ET.fromstring(text)
+    check_junit_structure(tree)
     suites = tree.findall("testsuite")
     folders = sorted(p.relative_to(corpus / round_name).as_posix()
                      for p in (corpus / round_name / "Graphcore" / "results").glob("*/*") if p.is_dir())
     # one suite per benchmark folder, plus "mlcheck" for package-level findings when there are some
     assert sorted(s.get("name") for s in suites if s.get("name") != "mlcheck") == folders
-    failures = [case for suite in suites for case in suite.iter("testcase") if case.find("failure") is not None]
-    assert len(failures) == int(tree.get("failures", "-1"))
-    # The non-converged runs are tolerated by their folders' scores: warnings, not failures.
-    cases = [case for suite in suites for case in suite.iter("testcase")]
-    not_reached = [case for case in cases if case.get("name") == "MLC301 target-not-reached"
-                   and case.find("system-out") is not None and "MLC301" in (case.findtext("system-out") or "")]
+    files = sorted(str(p.relative_to(corpus / round_name).as_posix())
+                   for p in (corpus / round_name / "Graphcore" / "results").glob("*/*/result_*.txt"))
+    cases = [case for suite in suites if suite.get("name") != "mlcheck" for case in suite.iter("testcase")]
+    assert sorted(c.get("file") for c in cases if c.get("file")) == files  # one testcase per result file
+    folder_cases = [c for c in cases if not c.get("file")]
+    assert len(folder_cases) <= 3 * len(folders)  # plus one per folder check
+    assert {c.get("name") for c in folder_cases} <= {"folder: run count and score", "folder: runs compared",
+                                                     "folder: RCP test"}
+    # The non-converged runs are tolerated by their folders' scores: warnings, not failures,
+    # in the output and the properties of their file's testcase.
+    not_reached = [c for c in cases if "warning MLC301" in (c.findtext("system-out") or "")]
     assert len(not_reached) == (4 if round_name == "training-1.1" else 1)
-    assert not [case for case in failures if case.get("name") == "MLC301 target-not-reached"]
-    out = not_reached[0].findtext("system-out") or ""
-    assert ".txt:" in out and "warning MLC301" in out and "tolerated" in out
-    props = {p.get("name"): p.get("value") for p in suites[0].iter("property")}
+    assert all(c.find("failure") is None for c in not_reached)
+    assert all(any(p.get("name") == "warning" and (p.get("value") or "").startswith("MLC301 ")
+                   for p in c.iter("property")) for c in not_reached)
+    rcp_failures = [c for c in folder_cases if c.get("name") == "folder: RCP test" and c.find("failure") is not None]
+    assert rcp_failures and all("MLC530" in (c.findtext("failure") or "") for c in rcp_failures)
+    props = {p.get("name"): p.get("value") for p in suites[0].findall("properties/property")}
     assert props["score_valid"] in ("true", "false") and float(props["score_min"] or "nan") > 0
-    assert int(tree.get("tests", "0")) == sum(int(s.get("tests", "0")) for s in suites)
+    # The size grows with the files (one testcase each), not with rules x files (was 772 KB).
+    assert len(text) < 1500 * (len(files) + len(folder_cases))
 
 
 def test_junit_score_property_and_strict_failures() -> None:
@@ -157,7 +197,10 @@ def test_github_escaping_of_hostile_message_and_path() -> None:
     assert "\n" not in line and "\r" not in line
 
 
-def test_github_groups_per_file_errors_first() -> None:
+def test_github_groups_per_file_errors_first(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir(tmp_path)  # annotations name files that exist
+    for name in ("a.txt", "b.txt"):
+        (tmp_path / name).write_text("")
     findings = (
         Finding("MLC402", "init-time-over-rules-limit", Severity.WARNING, "w", "a.txt", 5),
         Finding("MLC303", "run-aborted", Severity.INFO, "i", "b.txt", 2),

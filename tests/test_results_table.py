@@ -37,9 +37,10 @@ def test_example_table_in_every_format(tmp_path: Path) -> None:
     assert (row.division, row.submitter, row.accelerators, row.framework) == ("closed", "Acme", 8, "PyTorch 1.11")
     assert row.cells["resnet"].text == "15.29" and row.rcp_text.startswith("pass +")
     lines = list(csv.reader(io.StringIO(render_csv(result))))
-    assert lines[0] == ["round", "division", "submitter", "system", "accelerator", "accelerators", "framework",
-                        "resnet", "rcp"]
-    assert lines[1][:8] == ["2.0.0", "closed", "Acme", "Acme T8 (acme-t8)", "Acme T1", "8", "PyTorch 1.11", "15.29"]
+    assert lines[0] == ["round", "division", "availability", "submitter", "system", "nodes", "processor",
+                        "processors", "accelerator", "accelerators", "framework", "resnet", "status", "rcp"]
+    assert lines[1][:13] == ["2.0.0", "closed", "available on-premise", "Acme", "Acme T8 (acme-t8)", "1",
+                             "AMD EPYC 7763", "2", "Acme T1", "8", "PyTorch 1.11", "15.29", "valid"]
     markdown = render_markdown(result).splitlines()
     assert markdown[0].startswith("| round | division |") and markdown[1].startswith("|---|")
     assert "| 15.29 |" in markdown[2]
@@ -83,3 +84,64 @@ def test_corpus_tables_show_the_published_minutes_and_rcp(corpus: Path, round_na
         assert round(seen[key]["minutes"], 2) == pytest.approx(minutes), key
     code, text = score(str(corpus / round_name / "Graphcore"), "--ruleset", ruleset)
     assert "fail -" in text and "skipped" in text
+
+
+# -- issue 14: numbers alone in numeric cells, a status column, availability, formats agree ---
+
+def _table_values(result: object) -> tuple[list[str], list[list[str]]]:
+    lines = list(csv.reader(io.StringIO(render_csv(result))))  # type: ignore[arg-type]
+    return lines[0], lines[1:]
+
+
+def test_numeric_cells_hold_numbers_and_the_status_column_says_invalid(tmp_path: Path) -> None:
+    import shutil
+    package = tmp_path / "Acme"
+    shutil.copytree(EXAMPLE, package)
+    (package / "results" / "acme-t8" / "resnet" / "result_4.txt").unlink()  # 4 runs: invalid
+    result = check([str(package)])
+    header, rows = _table_values(result)
+    (row,) = rows
+    cells = dict(zip(header, row))
+    assert cells["status"] == "invalid" and float(cells["resnet"]) > 0  # the number alone
+    for name in ("nodes", "processors", "accelerators", "resnet"):
+        float(cells[name])
+    data = table_dict(result)["rows"][0]
+    assert data["status"] == "invalid" and data["results"]["resnet"]["status"] == "invalid"
+    assert data["results"]["resnet"]["valid"] is False
+
+
+@pytest.mark.parametrize("status,expected", [("onprem", "available on-premise"), ("Available on-premise", "available on-premise"),
+                                             ("available", "available on-premise"), ("cloud", "available cloud"),
+                                             ("Available cloud", "available cloud"), ("preview", "preview"),
+                                             ("research", "research, development, or internal"),
+                                             ("Research, Development, or Internal (RDI)", "research, development, or internal"),
+                                             ("beta", "beta"), (None, "")])
+def test_availability_is_the_category_mlcommons_publishes(status: str | None, expected: str) -> None:
+    from mlcheck.report.results_table import availability
+    assert availability(status) == expected
+
+
+def test_csv_markdown_json_and_text_agree(corpus: Path) -> None:
+    from mlcheck.report.results_table import table_text
+    result = check([str(corpus / "training-2.0" / "Graphcore")], ruleset="2.0.0")
+    header, rows = _table_values(result)
+    markdown = [[cell.strip().replace("\\|", "|") for cell in line.strip("|").split(" | ")]
+                for line in render_markdown(result).splitlines()]
+    assert markdown[0] == header and [line for line in markdown[2:]] == rows
+    data = table_dict(result)
+    for row, entry in zip(rows, data["rows"]):
+        cells = dict(zip(header, row))
+        for name in ("round", "division", "availability", "submitter", "system", "processor", "accelerator",
+                     "framework", "status"):
+            assert cells[name] == entry[name]
+        for name in ("nodes", "processors", "accelerators"):
+            assert cells[name] == ("" if entry[name] is None else str(entry[name]))
+        for bench in data["benchmarks"]:
+            value = entry["results"].get(bench)
+            assert cells[bench] == ("" if value is None or value["minutes"] is None else f"{value['minutes']:.2f}")
+    text = table_text(result, "text")
+    for row in rows:
+        for value in row:
+            if value and len(value) < 12:  # (long values wrap in the drawn table)
+                assert value in text, value
+    assert len(rows) == len(data["rows"]) and header[-2:] == ["status", "rcp"]

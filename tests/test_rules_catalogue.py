@@ -201,9 +201,14 @@ def test_every_failure_is_reported_not_only_the_last_per_key(tmp_path: Path) -> 
     case = GEN.Case("2.0.0", "rnnt", "many", records)
     path = tmp_path / "many.txt"
     path.write_text("\n".join(case.lines()) + "\n", encoding="utf-8")
-    found = sorted((f.code, f.line) for f in _findings(path, "2.0.0") if f.code in GEN.CATALOGUE_CODES)
-    assert found == sorted([("MLC202", case.line_of("opt_lamb_epsilon")), ("MLC202", case.line_of("opt_weight_decay"))]
-                           + [("MLC110", case.line_of("eval_accuracy", n)) for n in range(3)])
+    # One finding per rule and run (issue 14) that lists every failure with its line.
+    found = {f.code: f for f in _findings(path, "2.0.0") if f.code in GEN.CATALOGUE_CODES}
+    assert sorted(found) == ["MLC110", "MLC202"]
+    expected = {"MLC202": sorted([case.line_of("opt_lamb_epsilon"), case.line_of("opt_weight_decay")]),
+                "MLC110": [case.line_of("eval_accuracy", n) for n in range(3)]}
+    for code, lines in expected.items():
+        assert found[code].line == lines[0] and found[code].item_count == len(lines)
+        assert [item.split(":")[0] for item in found[code].items] == [f"line {n}" for n in lines]
 
 
 def test_unknown_benchmark_is_reported_once(tmp_path: Path) -> None:

@@ -20,7 +20,9 @@ from mlcheck.cli.common import (EXIT_ERROR, JOBS_OPTION, RULESET_HELP, console, 
                                 load_cli_settings, refuse_overwriting_inputs)
 from mlcheck.settings.config import COLORS, FORMATS
 from mlcheck.settings.gate import benchmark_folders, exit_code, write_outputs
+from mlcheck.report.text_findings import OUTPUT_FORMATS as TEXT_FORMATS
 from mlcheck.report.plain import summary_line
+from mlcheck.report.text_findings import OUTPUT_FORMATS as TEXT_FORMATS, TERMINAL_CAP, statistics_lines
 
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 100})
@@ -83,11 +85,16 @@ def _gate_options(command: Callable[..., None]) -> Callable[..., None]:
               help="Colour in the text report: auto (terminal, honours NO_COLOR), always, never.")
 @click.option("--whole-folder", is_flag=True,
               help="Check the whole folder of each given file (pre-commit passes changed result files).")
+@click.option("--output-format", "text_format", type=click.Choice(list(TEXT_FORMATS)), default="full",
+              show_default=True, help="Text report: full (what each finding covers and the runs it "
+              "concerns, under its line) or concise (one line per finding).")
+@click.option("--statistics", is_flag=True,
+              help="Also print the number of findings per rule (on stderr for machine formats).")
 def check_command(paths: tuple[str, ...], ruleset: str | None, config_path: str | None,
                   strict: bool | None, exit_zero: bool | None, select: tuple[str, ...],
                   ignore: tuple[str, ...], no_progress: bool, jobs: int | None, quiet: bool,
                   verbose: bool, output_format: str | None, outputs: tuple[str, ...],
-                  color: str | None, whole_folder: bool) -> None:
+                  color: str | None, whole_folder: bool, text_format: str, statistics: bool) -> None:
     """Check logs: structure, round rules, convergence, timing; and score them.
 
     Exit 0 when no error is found, 1 when one is (with --strict: or a warning), 2 when mlcheck
@@ -96,7 +103,8 @@ def check_command(paths: tuple[str, ...], ruleset: str | None, config_path: str 
     settings = load_cli_settings(config_path, paths, ruleset=ruleset, strict=strict, exit_zero=exit_zero,
                                  select=select, ignore=ignore, no_progress=no_progress, jobs=jobs,
                                  format=output_format, outputs=outputs, color=color)
-    check_and_report(benchmark_folders(paths) if whole_folder else paths, settings, quiet, verbose)
+    check_and_report(benchmark_folders(paths) if whole_folder else paths, settings, quiet, verbose,
+                     text_format=text_format, statistics=statistics)
 
 
 @main.command("report")

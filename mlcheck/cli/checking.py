@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import sys
 from collections import Counter
+from dataclasses import replace
 from typing import TYPE_CHECKING, Mapping, Sequence
 
 import click
@@ -17,7 +18,9 @@ from mlcheck.cli.common import (EXIT_ERROR, console, jobs_of, pass_broken_pipes,
 from mlcheck.cli.progress import progress_bar
 from mlcheck.model import Severity
 from mlcheck.report import ReportOptions, render, render_waived_text, repository_root, resolve_format
+from mlcheck.report.job_summary import write_job_summary
 from mlcheck.report.plain import summary_line
+from mlcheck.report.text_findings import TERMINAL_CAP, statistics_lines
 from mlcheck.results import CheckResult
 from mlcheck.settings.config import Settings
 from mlcheck.settings.gate import (exit_code, fail_level, input_digests, parse_output, postprocess,
@@ -68,9 +71,11 @@ def report_options(settings: Settings, quiet: bool, digests: bool = False,
 
 
 def check_and_report(paths: Sequence[str], settings: Settings, quiet: bool = False,
-                     verbose: bool = False, line_limits: Mapping[str, int] | None = None) -> None:
+                     verbose: bool = False, line_limits: Mapping[str, int] | None = None,
+                     text_format: str = "full", statistics: bool = False) -> None:
     """What ``check`` does once its options are settings: check, report, exit with its code
-    (``mlcheck watch`` ends with it, reading only the lines it watched)."""
+    (``mlcheck watch`` ends with it, reading only the lines it watched). On a terminal the text
+    report shows at most :data:`~mlcheck.report.text_findings.TERMINAL_CAP` findings."""
     for spec in settings.outputs:
         try:
             parse_output(spec)
@@ -80,21 +85,25 @@ def check_and_report(paths: Sequence[str], settings: Settings, quiet: bool = Fal
     refuse_overwriting_inputs([parse_output(spec)[1] for spec in settings.outputs], result,
                               settings.config_path)
     wants_html = settings.format == "html" or any(s.lower().startswith("html:") for s in settings.outputs)
-    options = report_options(settings, quiet, wants_html, result)
+    options = replace(report_options(settings, quiet, wants_html, result), output_format=text_format)
     chosen = resolve_format(settings.format)
     if chosen == "text":
         from mlcheck.report.text import render_text
 
         out = color_console(settings.color)
-        render_text(result, out, min_severity=options.min_severity)
+        render_text(result, out, min_severity=options.min_severity, output_format=text_format,
+                    cap=TERMINAL_CAP if out.is_terminal else None)
         render_waived_text(result, out)
     else:
         click.echo(render(chosen, result, options), nl=False)
+    if statistics:
+        click.echo("\n".join(statistics_lines(result, options.min_severity)), err=chosen != "text")
     try:
         write_outputs(settings.outputs, result, options)
+        if chosen == "github":
+            write_job_summary(result, options)
     except OSError as error:
         click.echo(f"mlcheck: error: cannot write a report: {error}", err=True)
         sys.exit(EXIT_ERROR)
-    if chosen != "github":  # its annotations end with the summary: an Actions log shows both streams
-        click.echo(summary_line(result), err=True)
+    click.echo(summary_line(result), err=True)
     sys.exit(exit_code(result, settings, unopenable))

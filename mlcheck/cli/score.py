@@ -72,10 +72,11 @@ def score_command(paths: tuple[str, ...], ruleset: str | None, config_path: str 
 
 @click.command("rules")
 def rules_command() -> None:
-    """List every rule code with its name, default severity and summary."""
+    """List every rule code with its name, the severities it reports and its summary (a rule that
+    reports errors and warnings, each in its own cases, shows error/warning)."""
     for rule in all_rules():
         official = " (official checker agrees)" if rule.official else ""
-        click.echo(f"{rule.code}  {rule.name:<34} {rule.severity.label:<8} {rule.summary}{official}")
+        click.echo(f"{rule.code}  {rule.name:<34} {rule.severity_text:<14} {rule.summary}{official}")
     click.echo("the round data's constraint forms (formula, AT_LEAST, OPTIONAL, cadence, ...): mlcheck explain forms",
                err=True)
 
@@ -83,8 +84,13 @@ def rules_command() -> None:
 @click.command("explain")
 @click.argument("code")
 def explain_command(code: str) -> None:
-    """Print the documentation of one rule (code or name), of one constraint form of the round
-    data (``formula``, ``AT_LEAST``, ``cadence``, ...) or of all of them (``forms``)."""
+    """Print the documentation of one rule (code or name): its section of its module's
+    documentation; or of one constraint form of the round data (``formula``, ``AT_LEAST``,
+    ``cadence``, ...) or of all of them (``forms``)."""
+    import textwrap
+
+    from mlcheck.report import rule_help
+
     found = find_rule(code)
     if found is None and code.strip().lower() == "forms":
         click.echo((forms.__doc__ or "").strip() + "\n")
@@ -97,6 +103,10 @@ def explain_command(code: str) -> None:
         click.echo(f"mlcheck: error: no rule or constraint form {code!r}; `mlcheck rules` lists the rules, "
                    "`mlcheck explain forms` the forms", err=True)
         sys.exit(EXIT_ERROR)
-    rule, module = found
-    click.echo(f"{rule.code} {rule.name} ({rule.severity.label}): {rule.summary}\n")
-    click.echo((module.__doc__ or "").strip())
+    rule, _module = found
+    official = "the round's official checker flags it too" if rule.official else "the official checker does not flag it"
+    click.echo(f"{rule.code} {rule.name}: {rule.summary}")
+    click.echo(f"Reports: {rule.severity_text.replace('/', ' or ')}; {official}.\n")
+    section = rule_help(rule.code)
+    click.echo(textwrap.fill(section[:1].upper() + section[1:], width=100, break_on_hyphens=False,
+                             break_long_words=False))

@@ -27,6 +27,7 @@ from mlcheck.rules.package_runs import check_runs, non_compliant, non_compliant_
 from mlcheck.rules.rcp_check import rcp_findings
 from mlcheck.score.rcp import rcp_for_runs
 from mlcheck.score.rcp.policy import round_policy
+from mlcheck.score.rcp.today import load_today_references
 from mlcheck.score.scaling import published_scaling
 from mlcheck.score.scoring import folder_score
 
@@ -138,6 +139,9 @@ def _score_group(key: tuple[str, str, str, str], members: list[RunResult],
         # The RCP test and the cross-run checks need the whole folder, like the run count.
         if whole_folder:
             rcp = rcp_for_runs(benchmark, division, first.ruleset, runs, facts.result_files)
+            if rcp.verdict != "skipped":  # and as today's mlperf-logging computes it
+                rcp = replace(rcp, today=rcp_for_runs(benchmark, division, first.ruleset, runs,
+                                                      facts.result_files, load_today_references))
         policy = round_policy(first.ruleset) if first.ruleset else None
         scaling = published_scaling(factor, rcp, ruleset is not None and ruleset.normalise_to_rcp,
                                     policy is not None and policy.resets_scaling_json)

@@ -261,11 +261,13 @@ def system_info(doc: JsonDocument) -> SystemInfo | None:
         return None
     data = doc.data
     nodes, per_node = _count(data, "number_of_nodes"), _count(data, "accelerators_per_node")
+    hosts = _count(data, "host_processors_per_node")
     return SystemInfo(path=doc.path, system_name=_text(data, "system_name"),
                       submitter=_text(data, "submitter"), division=_text(data, "division"),
                       status=_text(data, "status"),
                       accelerator_model_name=_text(data, "accelerator_model_name"),
                       accelerators=nodes * per_node if nodes is not None and per_node is not None else None,
                       host_processor_model_name=_text(data, "host_processor_model_name"),
-                      framework=_text(data, "framework"))
+                      framework=_text(data, "framework"), number_of_nodes=nodes,
+                      host_processors=nodes * hosts if nodes is not None and hosts is not None else None)
 

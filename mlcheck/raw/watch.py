@@ -17,7 +17,7 @@ from __future__ import annotations
 import os
 import re
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from itertools import chain
 from typing import Callable, Iterable
 
@@ -35,12 +35,13 @@ from mlcheck.rules.timing import INIT_TIME_EXCEEDED
 from mlcheck.rules.eval_records import judged_run
 from mlcheck.rules.convergence import first_reaching
 from mlcheck.facts.rulesets import BenchmarkFacts, Condition, Ruleset, RulesetError
+from mlcheck.raw.watch_progress import progress_line as _progress_line
 from mlcheck.read.runs import RunBoundaries, RunBuilder
 from mlcheck.score.scoring import time_to_train_min
 
 CHECKPOINT_KEYS = frozenset({"init_stop", "run_start", "eval_accuracy", "run_stop"})
 #: A key that is missing at run_start will not come later when it configures the run.
-_CONFIG_KEY = re.compile(r"^(?:none of )?(submission_\w+|cache_clear|init_start|init_stop|seed|"
+_CONFIG_KEY = re.compile(r"^(?:n?one of )?(submission_\w+|cache_clear|init_start|init_stop|seed|"
                          r"global_batch_size|gradient_accumulation_steps|opt_\w+|train_samples|"
                          r"eval_samples)\b")
 #: Findings a closed-division value decides by itself, reported as soon as its line is read.
@@ -200,8 +201,16 @@ def _checkpoint(state: WatchState, on_finding: FindingSink, on_progress: Progres
     result = judge_run(run, LogRef(state.path), state.forced, state.reading)
     started = run.run_start is not None
     for found in result.findings:
-        if (final or _decided(found, started)) and (only is None or found.code in only):
+        if only is not None and found.code not in only:
+            continue
+        if final or _decided(found, started):
             _report(state, found, on_finding)
+        elif started and found.items and _undecided(found):
+            decided = [item for item in found.items if _CONFIG_KEY.match(item)]
+            if decided:  # the keys of a grouped finding that configure the run are decided
+                _report(state, replace(found, message=f"{', '.join(decided)}: not logged by run_start; a "
+                                       "key that configures the run cannot come later", items=tuple(decided),
+                                       item_count=len(decided)), on_finding)
     if not progress:
         return
     try:
@@ -211,12 +220,19 @@ def _checkpoint(state: WatchState, on_finding: FindingSink, on_progress: Progres
     on_progress(_progress_line(run, facts))
 
 
-def _decided(found: Finding, started: bool) -> bool:
-    """Whether a finding on a partial run can no longer change (see the module docstring)."""
+def _undecided(found: Finding) -> bool:
+    """Whether a finding says something is missing or not reached, which may still come."""
     found_rule = find_rule(found.code)
     name = found_rule[0].name if found_rule else found.name
-    if "missing" in name or "not-reached" in name:
-        return started and (found.code in _CONFIG_CODES or _CONFIG_KEY.match(found.message) is not None)
+    return "missing" in name or "not-reached" in name
+
+
+def _decided(found: Finding, started: bool) -> bool:
+    """Whether a finding on a partial run can no longer change (see the module docstring); of a
+    finding that lists several keys, :func:`_checkpoint` reports the decided ones."""
+    if _undecided(found):
+        return started and not found.items[1:] and (
+            found.code in _CONFIG_CODES or _CONFIG_KEY.match(found.message) is not None)
     return True
 
 
@@ -247,50 +263,6 @@ def _check_init_clock(state: WatchState, on_finding: FindingSink) -> None:
             state.path, start.line, f"init has been running for {minutes:.1f} min and has not stopped "
             f"yet; the {ruleset.round} {division} division allows {limit:g} min", run_index=run.index),
             on_finding)
-
-
-def _progress_line(run: Run, facts: BenchmarkFacts | None) -> str:
-    """Elapsed time, last eval and projected time-to-train of the run being written."""
-    start, stop = run.run_start, run.run_stop
-    head = f"run {run.index}, line {run.last_line}"
-    if start is None:
-        return f"{head}: initialising ({len(run.events)} records so far)"
-    latest = max(e.time_ms for e in run.events)
-    if stop is not None:
-        minutes = time_to_train_min(start.time_ms, stop.time_ms)
-        return f"{head}: run_stop ({run.status or 'no status'}), time-to-train {minutes:.2f} min"
-    parts = [f"{head}: {time_to_train_min(start.time_ms, latest):.2f} min since run_start"]
-    run = judged_run(run, facts)  # the records the target is judged on (merged FID/CLIP ones)
-    if run.evaluations:
-        last = run.evaluations[-1]
-        epoch = f" (epoch {last.epoch_num:g})" if last.epoch_num is not None else ""
-        shown = f"{last.value:.5g}" if isinstance(last.value, float) else repr(last.value)
-        parts.append(f"last eval {shown}{epoch}")
-        if facts is not None:
-            reached = first_reaching(run.evaluations, facts.target)
-            if reached is not None:
-                parts.append(f"target {facts.target.text} reached at line {reached.line}, "
-                             f"{time_to_train_min(start.time_ms, reached.time_ms):.2f} min")
-            else:
-                projected = _projection(run.evaluations, facts.target.conditions)
-                if projected is not None:
-                    parts.append(f"projected time-to-train "
-                                 f"{time_to_train_min(start.time_ms, projected):.1f} min")
-    return "; ".join(parts)
-
-
-def _projection(evals: tuple[Evaluation, ...], conditions: tuple[Condition, ...]) -> float | None:
-    """When the target will be reached if the last two evals' trend goes on (None: no trend)."""
-    numeric = [e for e in evals if isinstance(e.value, (int, float)) and not isinstance(e.value, bool)]
-    goals = [c for c in conditions if not c.bound]
-    if len(numeric) < 2 or len(goals) != 1 or goals[0].field is not None:
-        return None
-    (a, b), goal = numeric[-2:], goals[0].value
-    rate = (float(b.value) - float(a.value)) / (b.time_ms - a.time_ms) if b.time_ms > a.time_ms else 0.0
-    remaining = goal - float(b.value)
-    if rate == 0 or remaining / rate < 0:
-        return None
-    return b.time_ms + remaining / rate
 
 
 def is_error(found: Finding) -> bool:

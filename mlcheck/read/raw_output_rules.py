@@ -59,14 +59,14 @@ RANK_COPIES_CONFLICT = Rule("MLC021", "rank-copies-conflict", Severity.WARNING,
 PER_RANK_OUTPUT = Rule("MLC022", "per-rank-output", Severity.INFO,
                        "the log is one rank's file of a per-rank output folder")
 RECORD_CUT = Rule("MLC023", "record-cut", Severity.ERROR,
-                  "a record of raw output is cut and the output goes on after it", official=True)
+                  "a record of raw output is cut and the output goes on after it", official=True, also=(Severity.WARNING,))
 
 JOB_STARTED = Rule("MLC024", "new-job-started", Severity.INFO,
                    "raw job output holds another job from this line on (read as another run)")
 
 RAW_RESULT_FILE = Rule("MLC013", "raw-output-in-result-file", Severity.ERROR,
                        "a result_<i>.txt file holds raw job output instead of clean records",
-                       official=True)
+                       official=True, also=(Severity.WARNING,))
 
 RULES = (RAW_RESULT_FILE, RAW_OUTPUT_READ, RANK_COPIES_CONFLICT, PER_RANK_OUTPUT, RECORD_CUT,
          JOB_STARTED)
@@ -89,5 +89,5 @@ def raw_result_file(path: str, copies: int, shared_lines: int, colour_lines: int
                                   f"official parser {effect}; {advice}")
     return RAW_RESULT_FILE.at(
         path, None, "this result file is raw job output (rank tags, timestamps or launcher lines "
-        "around the records); the official parser tolerates that, but a result file should hold "
-        f"only :::MLLOG records: {advice}", severity=Severity.WARNING, official=False)
+        f"around the records; the official parser tolerates them): {advice}",
+        severity=Severity.WARNING, official=False)

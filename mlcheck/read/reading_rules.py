@@ -52,7 +52,7 @@ NO_RECORDS = Rule("MLC002", "no-records", Severity.ERROR,
 INVALID_JSON = Rule("MLC003", "invalid-json", Severity.ERROR,
                     "a :::MLLOG record is not valid JSON", official=True)
 TRUNCATED_RECORD = Rule("MLC004", "truncated-record", Severity.ERROR,
-                        "the file ends in the middle of a record", official=True)
+                        "the file ends in the middle of a record", official=True, also=(Severity.WARNING,))
 RECORD_NOT_OBJECT = Rule("MLC005", "record-not-object", Severity.ERROR,
                          "a record is valid JSON but not an object", official=True)
 RECORD_KEY_INVALID = Rule("MLC006", "record-key-invalid", Severity.ERROR,

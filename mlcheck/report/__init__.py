@@ -33,6 +33,8 @@ class ReportOptions:
     input_digests: Mapping[str, str] = field(default_factory=dict)
     """sha256 of each input file (the HTML report lists them)."""
     width: int = 120
+    output_format: str = "full"
+    """Text only: ``full`` (context under each finding) or ``concise`` (one line each)."""
 
 
 Renderer = Callable[[CheckResult, ReportOptions], str]
@@ -45,7 +47,7 @@ def _text(result: CheckResult, options: ReportOptions) -> str:
     buffer = io.StringIO()
     console = Console(file=buffer, width=options.width, force_terminal=options.color,
                       color_system="standard" if options.color else None, highlight=False)
-    render_text(result, console, min_severity=options.min_severity)
+    render_text(result, console, min_severity=options.min_severity, output_format=options.output_format)
     render_waived_text(result, console)
     return buffer.getvalue()
 

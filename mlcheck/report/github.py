@@ -1,20 +1,28 @@
-"""GitHub Actions workflow commands: one ``::error``/``::warning``/``::notice`` per finding.
+"""GitHub Actions workflow commands: one ``::error``/``::warning``/``::notice`` per finding, or
+per group of findings that say the same about several runs of a folder.
 
-Annotations are grouped per file (``::group::``), the files with errors first and, inside a file,
-errors before warnings before notices. Values are escaped as the runner expects: ``%``, CR and LF
-in the message; additionally ``:`` and ``,`` in the properties (``file``, ``title``).
+GitHub attaches an annotation to a file (and a line) of the repository, and shows only the first
+ten of each kind per step, so: the most severe come first; what repeats across the runs of a
+folder is one annotation on its first run's file; a finding about a folder is attached to the
+folder's first result file; a finding about no file (a package, the environment) is a command
+without ``file``. Annotations are grouped per file (``::group::``). The summary line goes to
+stderr (the CLI prints it), and :mod:`mlcheck.report.job_summary` writes the Markdown job summary.
+Values are escaped as the runner expects: ``%``, CR and LF in the message; additionally ``:`` and
+``,`` in the properties (``file``, ``title``).
 """
 
 from __future__ import annotations
 
-from collections import defaultdict
+import os
+from dataclasses import replace
 
 from mlcheck.model import Finding, Severity
 from mlcheck.results import CheckResult
 from mlcheck.report import ReportOptions, relative_path
-from mlcheck.report.plain import summary_line
+from mlcheck.report.grouped import FindingGroup, group_for_display, member_label
 
 _COMMAND = {Severity.ERROR: "error", Severity.WARNING: "warning", Severity.INFO: "notice"}
+NO_FILE = ""
 
 
 def escape_data(text: str) -> str:
@@ -27,31 +35,57 @@ def escape_property(text: str) -> str:
     return escape_data(text).replace(":", "%3A").replace(",", "%2C")
 
 
-def annotation(found: Finding, path: str) -> str:
-    """One workflow command for a finding at ``path``."""
-    properties = [f"file={escape_property(path)}"]
-    if found.line is not None:
-        properties.append(f"line={found.line}")
+def annotation(found: Finding, path: str, message: str | None = None) -> str:
+    """One workflow command for a finding at ``path`` (a file; ``""``: no file), at its line."""
+    properties = []
+    if path:
+        properties.append(f"file={escape_property(path)}")
+        if found.line is not None:
+            properties.append(f"line={found.line}")
     properties.append(f"title={escape_property(f'{found.code} {found.name}')}")
-    return f"::{_COMMAND[found.severity]} {','.join(properties)}::{escape_data(found.message)}"
+    text = found.message if message is None else message
+    return f"::{_COMMAND[found.severity]} {','.join(properties)}::{escape_data(text)}"
+
+
+def _first_result_files(result: CheckResult) -> dict[str, str]:
+    """Each benchmark folder's first result file (where its folder findings are attached)."""
+    return {bench.folder: sorted(r.path for r in bench.runs)[0] for bench in result.benchmarks
+            if bench.folder and bench.runs}
+
+
+def _target(group: FindingGroup, first_files: dict[str, str]) -> tuple[str, int | None, str]:
+    """(file, line, message) of a group's annotation."""
+    found = group.first
+    message = group.message()
+    if len(group.members) > 1:
+        others = [member_label(m) for m in group.members[1:]]
+        shown = ", ".join(others[:5]) + (", ..." if len(others) > 5 else "")
+        message += f" (also {len(others)} other {'runs' if group.folder_runs else 'files'}: {shown})"
+    if os.path.isfile(found.path):
+        return found.path, found.line, message
+    folder_file = first_files.get(found.path)
+    if folder_file is not None:
+        return folder_file, None, f"{message} (about the folder {found.path})"
+    return NO_FILE, None, message if found.path in ("", "-") else f"{found.path}: {message}"
 
 
 def render_github(result: CheckResult, options: ReportOptions) -> str:
-    """Grouped annotations, then the summary line."""
-    by_file: dict[str, list[Finding]] = defaultdict(list)
-    for found in result.all_findings():
-        if found.severity >= options.min_severity:
-            by_file[relative_path(found.path, options.root)].append(found)
+    """Annotations grouped per file, errors first; waived findings as plain lines."""
+    first_files = _first_result_files(result)
+    by_file: dict[str, list[tuple[FindingGroup, int | None, str]]] = {}
+    for group in group_for_display(result, options.min_severity):
+        path, line, message = _target(group, first_files)
+        shown = relative_path(path, options.root) if path else NO_FILE
+        by_file.setdefault(shown, []).append((group, line, message))
     lines: list[str] = []
-    order = sorted(by_file, key=lambda p: (-max(f.severity for f in by_file[p]), p))
+    order = sorted(by_file, key=lambda p: (-max(g.severity for g, _, _ in by_file[p]), p == NO_FILE, p))
     for path in order:
-        lines.append(f"::group::{escape_data(path)}")
-        for found in sorted(by_file[path], key=lambda f: (-f.severity, f.line or 0, f.code, f.message)):
-            lines.append(annotation(found, path))
+        entries = sorted(by_file[path], key=lambda e: (-e[0].severity, e[1] or 0, e[0].first.code, e[2]))
+        lines.append(f"::group::{escape_data(path or 'mlcheck')}")
+        lines.extend(annotation(replace(group.first, line=line), path, message) for group, line, message in entries)
         lines.append("::endgroup::")
     for waived in result.waived:
         lines.append(f"waived {waived.finding.code} {relative_path(waived.finding.path, options.root)}"
                      f"{':' + str(waived.finding.line) if waived.finding.line else ''}: "
                      f"{' '.join(waived.reason.split())}")
-    lines.append(summary_line(result))
-    return "\n".join(lines) + "\n"
+    return "\n".join(lines) + ("\n" if lines else "")

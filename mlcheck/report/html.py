@@ -19,6 +19,7 @@ from mlcheck import __version__
 from mlcheck.model import Finding, Severity
 from mlcheck.results import BenchmarkResult, CheckResult, RunResult
 from mlcheck.report import ReportOptions, relative_path, rule_help
+from mlcheck.report.grouped import FindingGroup, context_lines, group_for_display
 from mlcheck.report.svg_charts import Mark, Series, accuracy_chart, run_time_strip
 from mlcheck.report.plain import format_minutes
 from mlcheck.facts.rulesets import RulesetError, load_ruleset
@@ -212,22 +213,29 @@ def _with_code(text: str) -> str:
 
 
 def _findings_section(result: CheckResult, options: ReportOptions) -> str:
-    found = [f for f in result.all_findings() if f.severity >= options.min_severity]
-    if not found:
+    groups = group_for_display(result, options.min_severity)
+    if not groups:
         return '<section id="findings"><h2>Findings</h2><p>No findings.</p></section>'
-    by_rule: dict[tuple[str, str], list[Finding]] = defaultdict(list)
-    for item in found:
-        by_rule[(item.code, item.name)].append(item)
+    by_rule: dict[tuple[str, str], list[FindingGroup]] = defaultdict(list)
+    for group in groups:
+        by_rule[(group.first.code, group.first.name)].append(group)
     parts = ['<section id="findings"><h2>Findings by rule</h2>']
-    for code, name in sorted(by_rule, key=lambda k: (-max(f.severity for f in by_rule[k]), k)):
-        items = by_rule[(code, name)]
-        worst = max(f.severity for f in items)
+    for code, name in sorted(by_rule, key=lambda k: (-max(g.severity for g in by_rule[k]), k)):
+        entries = by_rule[(code, name)]
+        worst = max(g.severity for g in entries)
+        count = sum(len(g.members) for g in entries)
         parts.append(f'<div class="rule" id="{escape(code)}"><h3 class="sev-{worst.label}">{escape(code)} '
-                     f"{escape(name)} ({len(items)})</h3><p class=\"muted\">{_with_code(rule_help(code))}</p><ul>")
-        for item in items:
-            agrees = " <span class=\"muted\">[official checker agrees]</span>" if item.official else ""
-            parts.append(f'<li><span class="sev-{item.severity.label}">{item.severity.label}</span> '
-                         f"<code>{escape(_where(item, options.root))}</code>: {escape(item.message)}{agrees}</li>")
+                     f"{escape(name)} ({count})</h3><p class=\"muted\">{_with_code(rule_help(code))}</p><ul>")
+        for group in entries:
+            agrees = " <span class=\"muted\">[official checker agrees]</span>" if group.first.official else ""
+            place = group.place(lambda path: relative_path(path, options.root))
+            context = context_lines(group)
+            details = (f'<details><summary class="muted">{len(context)} more line'
+                       f"{'s' if len(context) != 1 else ''}</summary><ul>"
+                       + "".join(f"<li><code>{escape(line)}</code></li>" for line in context)
+                       + "</ul></details>") if context else ""
+            parts.append(f'<li><span class="sev-{group.severity.label}">{group.severity.label}</span> '
+                         f"<code>{escape(place)}</code>: {escape(group.message())}{agrees}{details}</li>")
         parts.append("</ul></div>")
     parts.append("</section>")
     return "".join(parts)
@@ -270,8 +278,7 @@ def render_html(result: CheckResult, options: ReportOptions) -> str:
     """The whole report as one HTML document."""
     found = result.all_findings()
     failing = any(f.severity >= options.fail_level for f in found)
-    errors = sum(1 for f in found if f.severity is Severity.ERROR)
-    warnings = sum(1 for f in found if f.severity is Severity.WARNING)
+    errors, warnings = (sum(1 for f in found if f.severity is level) for level in (Severity.ERROR, Severity.WARNING))
     verdict = "fail" if failing else "pass"
     banner = (f'<div class="banner {verdict}" id="verdict">{"FAIL" if failing else "PASS"}: '
               f"{len(result.runs)} runs, {len(result.benchmarks)} benchmark folders, {errors} errors, "

@@ -13,10 +13,15 @@ SCHEMA_ID = "mlcheck-report/1"
 
 
 def finding_dict(found: Finding) -> dict[str, Any]:
-    """A finding as a JSON object."""
-    return {"code": found.code, "name": found.name, "severity": found.severity.label,
-            "message": found.message, "path": found.path, "line": found.line,
-            "official": found.official, "run_index": found.run_index}
+    """A finding as a JSON object; a grouped finding lists what it covers (``items``, at most
+    50) and how many there are (``item_count``)."""
+    data: dict[str, Any] = {"code": found.code, "name": found.name, "severity": found.severity.label,
+                            "message": found.message, "path": found.path, "line": found.line,
+                            "official": found.official, "run_index": found.run_index}
+    if found.items or found.item_count:
+        data["items"] = list(found.items)
+        data["item_count"] = max(found.item_count, len(found.items))
+    return data
 
 
 def run_dict(run: RunResult) -> dict[str, Any]:
@@ -50,9 +55,17 @@ def benchmark_dict(bench: BenchmarkResult) -> dict[str, Any]:
 
 
 def rcp_dict(rcp: RcpResult | None) -> dict[str, Any] | None:
-    """The RCP test of a benchmark folder as a JSON object (None when it was not computed)."""
+    """The RCP test of a benchmark folder as a JSON object (None when it was not computed), with
+    ``today``: the same test as today's mlperf-logging computes it, when it was computed."""
     if rcp is None:
         return None
+    data = _rcp_fields(rcp)
+    if rcp.today is not None:
+        data["today"] = _rcp_fields(rcp.today)
+    return data
+
+
+def _rcp_fields(rcp: RcpResult) -> dict[str, Any]:
     return {"verdict": rcp.verdict, "reason": rcp.reason, "unit": rcp.unit, "batch_size": rcp.batch_size,
             "reference": rcp.reference, "reference_batch_sizes": list(rcp.reference_batch_sizes),
             "reference_mean": rcp.reference_mean, "min_acceptable_mean": rcp.min_acceptable_mean,

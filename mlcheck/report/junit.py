@@ -1,32 +1,32 @@
-"""JUnit XML for CI dashboards: one testsuite per benchmark folder, one testcase per run and rule.
+"""JUnit XML for CI dashboards (GitLab test reports, GitHub test-report actions, Jenkins).
 
-A testcase fails when its rule reported a finding at or above the fail level on that run; the
-failure carries the evidence (path:line and message). The folder's rules (MLC5xx) are testcases of
-the folder itself, and the benchmark score is a property of the suite. Files in which no run was
-found and findings outside any folder go to a last suite named ``mlcheck``.
+One testsuite per benchmark folder; in it one testcase per result file and one per folder check
+(the run count and score, the runs compared with each other, the RCP test), so the document
+grows with the files, not with rules x files. A testcase fails when a finding at or above the
+fail level concerns it: one ``<failure>`` carries every such finding (``path:line: severity CODE
+name: message``, with what a grouped finding covers). Findings below the fail level are the
+testcase's ``<system-out>`` and its ``<properties>`` (one ``warning``/``info`` property each).
+The benchmark score is a property of the suite. Files outside any folder, and findings about the
+package or the configuration, are testcases of a last suite named ``mlcheck``; waived findings
+are skipped testcases, one per file.
 """
 
 from __future__ import annotations
 
+import os
 import re
 import xml.etree.ElementTree as ET
-from collections import defaultdict
 from typing import Iterable, Sequence
 
 from mlcheck.model import Finding
 from mlcheck.results import BenchmarkResult, CheckResult, RunResult
 from mlcheck.report import ReportOptions, relative_path
-from mlcheck.rules import all_rules
-from mlcheck.rule import Rule
-
-
-def _scope(rule: Rule) -> str:
-    if rule.code.startswith("MLC04"):
-        return "config"
-    return "folder" if rule.code[3] == "5" else "run"
-
 
 _NOT_XML = re.compile("[^\t\n\r\u0020-\ud7ff\ue000-\ufffd\U00010000-\U0010ffff]")
+_ITEMS_SHOWN = 20
+
+FOLDER_CHECKS = (("run count and score", ()), ("runs compared", ("MLC51", "MLC52")), ("RCP test", ("MLC53",)))
+"""The folder checks, each a testcase, and the code prefixes it reports (the first takes the rest)."""
 
 
 def xml_text(text: str) -> str:
@@ -34,32 +34,59 @@ def xml_text(text: str) -> str:
     return _NOT_XML.sub("\ufffd", text)
 
 
+def _evidence_line(found: Finding, root: str) -> str:
+    where = relative_path(found.path, root) + (f":{found.line}" if found.line else "")
+    line = f"{where}: {found.severity.label} {found.code} {found.name}: {found.message}"
+    extra = "".join(f"\n    - {item}" for item in found.items[:_ITEMS_SHOWN])
+    if max(found.item_count, len(found.items)) > _ITEMS_SHOWN:
+        extra += f"\n    - ... {found.item_count - _ITEMS_SHOWN} more"
+    return line + extra
+
+
 def _evidence(found: Iterable[Finding], root: str) -> str:
-    return xml_text("\n".join(f"{relative_path(f.path, root)}{':' + str(f.line) if f.line else ''}: "
-                     f"{f.severity.label} {f.code} {f.name}: {f.message}" for f in found))
+    return xml_text("\n".join(_evidence_line(f, root) for f in found))
 
 
-def _testcase(suite: ET.Element, classname: str, rule: Rule, found: Sequence[Finding],
-              options: ReportOptions, counts: dict[str, int]) -> None:
-    case = ET.SubElement(suite, "testcase", classname=classname, name=f"{rule.code} {rule.name}")
-    counts["tests"] += 1
+class _Counts:
+    def __init__(self) -> None:
+        self.tests = self.failures = self.skipped = 0
+
+    def add(self, other: _Counts) -> None:
+        self.tests += other.tests
+        self.failures += other.failures
+        self.skipped += other.skipped
+
+
+def _testcase(suite: ET.Element, classname: str, name: str, found: Sequence[Finding],
+              options: ReportOptions, counts: _Counts, file: str | None = None) -> None:
+    """One testcase: failing findings in its ``<failure>``, the others as properties and output."""
+    case = ET.SubElement(suite, "testcase", classname=xml_text(classname), name=xml_text(name), time="0")
+    if file is not None:
+        case.set("file", xml_text(file))
+    counts.tests += 1
+    found = sorted(found, key=Finding.sort_key)
     failing = [f for f in found if f.severity >= options.fail_level]
-    if failing:
-        counts["failures"] += 1
-        failure = ET.SubElement(case, "failure", type=rule.code, message=xml_text(failing[0].message))
-        failure.text = _evidence(failing, options.root)
     others = [f for f in found if f.severity < options.fail_level]
+    if failing and failing[0].line is not None:
+        case.set("line", str(failing[0].line))
+    if others:
+        holder = ET.SubElement(case, "properties")
+        for item in others:
+            ET.SubElement(holder, "property", name=item.severity.label,
+                          value=xml_text(f"{item.code} {item.name}: {item.message}"))
+    if failing:
+        counts.failures += 1
+        codes = ", ".join(dict.fromkeys(f"{f.code} {f.name}" for f in failing))
+        failure = ET.SubElement(case, "failure", type=failing[0].code,
+                                message=xml_text(f"{len(failing)} finding{'s' if len(failing) != 1 else ''}"
+                                                 f" at or above the fail level: {codes}"))
+        failure.text = _evidence(failing, options.root)
     if others:
         ET.SubElement(case, "system-out").text = _evidence(others, options.root)
 
 
-def _run_label(run: RunResult, root: str) -> str:
-    path = relative_path(run.path, root)
-    return path if run.index == 0 else f"{path}#{run.index}"
-
-
 def _suite(parent: ET.Element, name: str, properties: dict[str, str]) -> ET.Element:
-    suite = ET.SubElement(parent, "testsuite", name=name)
+    suite = ET.SubElement(parent, "testsuite", name=xml_text(name))
     if properties:
         holder = ET.SubElement(suite, "properties")
         for key, value in properties.items():
@@ -67,19 +94,12 @@ def _suite(parent: ET.Element, name: str, properties: dict[str, str]) -> ET.Elem
     return suite
 
 
-def _by_code(found: Iterable[Finding]) -> dict[str, list[Finding]]:
-    grouped: dict[str, list[Finding]] = defaultdict(list)
-    for item in found:
-        grouped[item.code].append(item)
-    return grouped
-
-
-def _fill_runs(suite: ET.Element, runs: Iterable[RunResult], rules: Sequence[Rule],
-               options: ReportOptions, counts: dict[str, int]) -> None:
+def _files(runs: Iterable[RunResult]) -> dict[str, list[RunResult]]:
+    """The runs of each file (a raw log may hold several), in order."""
+    by_file: dict[str, list[RunResult]] = {}
     for run in runs:
-        grouped = _by_code(run.findings)
-        for rule in rules:
-            _testcase(suite, _run_label(run, options.root), rule, grouped.get(rule.code, []), options, counts)
+        by_file.setdefault(run.path, []).append(run)
+    return by_file
 
 
 def _benchmark_properties(bench: BenchmarkResult) -> dict[str, str]:
@@ -93,63 +113,89 @@ def _benchmark_properties(bench: BenchmarkResult) -> dict[str, str]:
             else f"{bench.rcp.margin_pct:.2f}"}
 
 
+def _check_of(found: Finding) -> str:
+    return next((name for name, prefixes in FOLDER_CHECKS[1:] if found.code.startswith(prefixes)),
+                FOLDER_CHECKS[0][0])
+
+
+def _fill_folder(suite: ET.Element, bench: BenchmarkResult, options: ReportOptions, counts: _Counts) -> None:
+    folder = relative_path(bench.folder or ".", options.root)
+    files = _files(bench.runs)
+    of_files: dict[str, list[Finding]] = {path: [f for r in runs for f in r.findings] for path, runs in files.items()}
+    of_checks: dict[str, list[Finding]] = {name: [] for name, _ in FOLDER_CHECKS}
+    for item in bench.findings:  # a folder finding about one file (MLC516) is that file's
+        (of_files[item.path] if item.path in of_files else of_checks[_check_of(item)]).append(item)
+    for path, found in of_files.items():
+        shown = relative_path(path, options.root)
+        _testcase(suite, folder, shown.rsplit("/", 1)[-1], found, options, counts, file=shown)
+    compared = bench.rcp is not None  # (the runs are compared, and RCP-tested, with the whole folder)
+    for name, checked in of_checks.items():
+        if name == FOLDER_CHECKS[0][0] or compared or checked:
+            _testcase(suite, folder, f"folder: {name}", checked, options, counts)
+
+
 def render_junit(result: CheckResult, options: ReportOptions) -> str:
     """The JUnit XML document."""
-    rules = all_rules()
-    run_rules = [r for r in rules if _scope(r) == "run"]
-    folder_rules = [r for r in rules if _scope(r) == "folder"]
     root = ET.Element("testsuites", name="mlcheck")
-    totals = {"tests": 0, "failures": 0}
-    grouped_runs: set[tuple[str, int]] = set()
+    totals = _Counts()
+    in_folders: set[tuple[str, int]] = set()
     for bench in result.benchmarks:
-        folder = relative_path(bench.folder or ".", options.root)
-        suite = _suite(root, folder, _benchmark_properties(bench))
-        counts = {"tests": 0, "failures": 0}
-        _fill_runs(suite, bench.runs, run_rules, options, counts)
-        by_code = _by_code(bench.findings)
-        for rule in folder_rules:
-            _testcase(suite, folder, rule, by_code.get(rule.code, []), options, counts)
+        suite = _suite(root, relative_path(bench.folder or ".", options.root), _benchmark_properties(bench))
+        counts = _Counts()
+        _fill_folder(suite, bench, options, counts)
         _close(suite, counts, totals)
-        grouped_runs.update((r.path, r.index) for r in bench.runs)
-    loose = [r for r in result.runs if (r.path, r.index) not in grouped_runs]
+        in_folders.update((r.path, r.index) for r in bench.runs)
+    loose = _files(r for r in result.runs if (r.path, r.index) not in in_folders)
     if loose or result.findings:
         suite = _suite(root, "mlcheck", {})
-        counts = {"tests": 0, "failures": 0}
-        _fill_runs(suite, loose, run_rules, options, counts)
-        for code, found in sorted(_by_code(result.findings).items()):
-            known = next((r for r in rules if r.code == code), None)
-            if known is not None:
-                _testcase(suite, "mlcheck", known, found, options, counts)
+        counts = _Counts()
+        by_path: dict[str, list[Finding]] = {path: [f for r in runs for f in r.findings] for path, runs in loose.items()}
+        for item in result.findings:
+            by_path.setdefault(item.path, []).append(item)
+        for path, found in sorted(by_path.items()):
+            shown = relative_path(path, options.root)
+            _testcase(suite, "mlcheck", shown, found, options, counts,
+                      file=shown if os.path.isfile(path) else None)
         _close(suite, counts, totals)
     if result.waived:
         _waived_suite(root, result, options, totals)
-    root.set("tests", str(totals["tests"]))
-    root.set("failures", str(totals["failures"]))
+    root.set("tests", str(totals.tests))
+    root.set("failures", str(totals.failures))
     root.set("errors", "0")
+    root.set("skipped", str(totals.skipped))
+    root.set("time", "0")
     ET.indent(root)
     return '<?xml version="1.0" encoding="utf-8"?>\n' + ET.tostring(root, encoding="unicode") + "\n"
 
 
-def _waived_suite(root: ET.Element, result: CheckResult, options: ReportOptions,
-                  totals: dict[str, int]) -> None:
-    """One skipped testcase per waived finding, with the waiver's reason and place."""
+def _waived_suite(root: ET.Element, result: CheckResult, options: ReportOptions, totals: _Counts) -> None:
+    """One skipped testcase per file with waived findings: each with its waiver's reason and place."""
     suite = _suite(root, "mlcheck waived", {})
+    by_path: dict[str, list[str]] = {}
+    reasons: dict[str, list[str]] = {}
     for waived in result.waived:
         found = waived.finding
-        case = ET.SubElement(suite, "testcase", classname=relative_path(found.path, options.root),
-                             name=f"{found.code} {found.name}")
-        skipped = ET.SubElement(case, "skipped", message=xml_text(f"waived: {waived.reason}"))
         expiry = f", expires {waived.expires}" if waived.expires else ""
-        skipped.text = xml_text(f"{_evidence([found], options.root)}\nwaiver: {waived.waiver}{expiry}")
-    count = len(result.waived)
-    _close(suite, {"tests": count, "failures": 0}, totals)
-    suite.set("skipped", str(count))
+        by_path.setdefault(found.path, []).append(
+            f"{_evidence_line(found, options.root)}\n    waived: {waived.reason} ({waived.waiver}{expiry})")
+        reasons.setdefault(found.path, []).append(waived.reason)
+    counts = _Counts()
+    for path, texts in sorted(by_path.items()):
+        shown = relative_path(path, options.root)
+        case = ET.SubElement(suite, "testcase", classname="mlcheck waived", name=xml_text(shown), time="0",
+                             file=xml_text(shown))
+        skipped = ET.SubElement(case, "skipped",
+                                message=xml_text("waived: " + "; ".join(dict.fromkeys(reasons[path]))))
+        skipped.text = xml_text("\n".join(texts))
+        counts.tests += 1
+        counts.skipped += 1
+    _close(suite, counts, totals)
 
 
-def _close(suite: ET.Element, counts: dict[str, int], totals: dict[str, int]) -> None:
-    suite.set("tests", str(counts["tests"]))
-    suite.set("failures", str(counts["failures"]))
+def _close(suite: ET.Element, counts: _Counts, totals: _Counts) -> None:
+    suite.set("tests", str(counts.tests))
+    suite.set("failures", str(counts.failures))
     suite.set("errors", "0")
-    suite.set("skipped", "0")
-    for key in totals:
-        totals[key] += counts[key]
+    suite.set("skipped", str(counts.skipped))
+    suite.set("time", "0")
+    totals.add(counts)

@@ -8,11 +8,16 @@ from collections import defaultdict
 from mlcheck.model import Finding, Severity
 from mlcheck.results import BenchmarkResult, CheckResult
 from mlcheck.report import ReportOptions, relative_path
+from mlcheck.report.grouped import FindingGroup, group_for_display
 from mlcheck.report.plain import counted, format_minutes, markdown_cell
 
 _ICON = {Severity.ERROR: "❌", Severity.WARNING: "⚠️", Severity.INFO: "ℹ️"}
 MAX_PLACES = 10
 MAX_NOTES = 50
+
+
+def _place(group: FindingGroup, root: str) -> str:
+    return f"`{group.place(lambda path: relative_path(path, root))}`"
 
 
 def _where(found: Finding, root: str) -> str:
@@ -24,7 +29,11 @@ def _rcp(bench: BenchmarkResult) -> str:
     if rcp is None:
         return "—"
     margin = f" ({rcp.margin_pct:+.2f} %)" if rcp.margin_pct is not None else ""
-    return markdown_cell(rcp.verdict + margin)
+    today = ""
+    if rcp.today is not None and rcp.today.verdict != rcp.verdict:
+        shown = f" ({rcp.today.margin_pct:+.2f} %)" if rcp.today.margin_pct is not None else ""
+        today = f"; today's mlperf-logging: {rcp.today.verdict}{shown}"
+    return markdown_cell(rcp.verdict + margin + today)
 
 
 def _score_card(result: CheckResult, root: str) -> list[str]:
@@ -54,28 +63,30 @@ def render_markdown(result: CheckResult, options: ReportOptions) -> str:
              f"{counted(counts[Severity.INFO], 'note')}, {len(result.waived)} waived.", ""]
     if result.benchmarks:
         lines += ["### Scores", ""] + _score_card(result, options.root) + [""]
-    shown = [f for f in found if f.severity >= max(options.min_severity, Severity.WARNING)]
+    groups = group_for_display(result, options.min_severity)
+    shown = [g for g in groups if g.severity >= Severity.WARNING]
     if shown:
         lines += ["### Findings by rule", ""]
-        by_rule: dict[tuple[str, str], list[Finding]] = defaultdict(list)
-        for item in shown:
-            by_rule[(item.code, item.name)].append(item)
-        order = sorted(by_rule, key=lambda k: (-max(f.severity for f in by_rule[k]), k))
+        by_rule: dict[tuple[str, str], list[FindingGroup]] = defaultdict(list)
+        for group in shown:
+            by_rule[(group.first.code, group.first.name)].append(group)
+        order = sorted(by_rule, key=lambda k: (-max(g.severity for g in by_rule[k]), k))
         for code, name in order:
-            items = by_rule[(code, name)]
-            worst = max(f.severity for f in items)
-            lines.append(f"- {_ICON[worst]} **{code} {name}** ({len(items)} × {worst.label}):")
-            for item in items[:MAX_PLACES]:
-                lines.append(f"  - {_where(item, options.root)}: {markdown_cell(item.message)}")
-            if len(items) > MAX_PLACES:
-                lines.append(f"  - … and {len(items) - MAX_PLACES} more")
+            entries = by_rule[(code, name)]
+            worst = max(g.severity for g in entries)
+            count = sum(len(g.members) for g in entries)
+            lines.append(f"- {_ICON[worst]} **{code} {name}** ({count} × {worst.label}):")
+            for group in entries[:MAX_PLACES]:
+                lines.append(f"  - {_place(group, options.root)}: {markdown_cell(group.message())}")
+            if len(entries) > MAX_PLACES:
+                lines.append(f"  - … and {len(entries) - MAX_PLACES} more")
         lines.append("")
-    notes = [f for f in found if f.severity is Severity.INFO] \
-        if options.min_severity <= Severity.INFO else []
+    notes = [g for g in groups if g.severity is Severity.INFO]
     if notes:  # folded: a pull-request comment stays short, nothing is hidden from the reader
-        lines += [f"<details><summary>{len(notes)} note{'s' if len(notes) != 1 else ''}</summary>", ""]
-        lines += [f"- {_where(item, options.root)} **{item.code} {item.name}**: "
-                  f"{markdown_cell(item.message)}" for item in notes[:MAX_NOTES]]
+        count = sum(len(g.members) for g in notes)
+        lines += [f"<details><summary>{count} note{'s' if count != 1 else ''}</summary>", ""]
+        lines += [f"- {_place(group, options.root)} **{group.first.code} {group.first.name}**: "
+                  f"{markdown_cell(group.message())}" for group in notes[:MAX_NOTES]]
         if len(notes) > MAX_NOTES:
             lines.append(f"- … and {len(notes) - MAX_NOTES} more")
         lines += ["", "</details>", ""]

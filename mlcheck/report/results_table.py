@@ -1,6 +1,8 @@
-"""The MLCommons-style results table: one row per (round, division, system), one column per
-benchmark (minutes, two decimals), the RCP status, and the system's accelerators and framework
-from ``systems/<system>.json``. Rendered as text (rich), CSV, Markdown or JSON.
+"""The MLCommons-style results table: one row per (round, division, system), the columns
+MLCommons publishes (availability, submitter, system, nodes, processor and count, accelerator
+and count, framework, from ``systems/<system>.json``), one column per benchmark holding the
+minutes alone (two decimals), then the status of the results (valid or invalid) and the RCP test.
+Rendered as text (rich), CSV, Markdown or JSON, with the same values in each.
 """
 
 from __future__ import annotations
@@ -19,12 +21,29 @@ from mlcheck.results import BenchmarkResult, CheckResult
 
 TABLE_FORMATS = ("text", "csv", "markdown", "json")
 TABLE_SCHEMA = "mlcheck-results-table/1"
-_FIXED = ("round", "division", "submitter", "system", "accelerator", "accelerators", "framework")
+_FIXED = ("round", "division", "availability", "submitter", "system", "nodes", "processor", "processors",
+          "accelerator", "accelerators", "framework")
+_NUMERIC = frozenset({"nodes", "processors", "accelerators"})
+_AVAILABILITY = {"available": "available on-premise", "onprem": "available on-premise",
+                 "on premise": "available on-premise", "available on premise": "available on-premise",
+                 "cloud": "available cloud", "available cloud": "available cloud", "preview": "preview",
+                 "research": "research, development, or internal", "rdi": "research, development, or internal",
+                 "research, development, or internal (rdi)": "research, development, or internal"}
+"""The system description's ``status`` as the category MLCommons publishes results under."""
+AVAILABILITY_ORDER = ("available on-premise", "available cloud", "preview", "research, development, or internal")
+
+
+def availability(status: str | None) -> str:
+    """``Available on-premise``, ``onprem`` ... -> ``available on-premise`` (unknown: as written)."""
+    if not status:
+        return ""
+    spelled = " ".join(status.strip().lower().replace("-", " ").replace("_", " ").split())
+    return _AVAILABILITY.get(spelled, status.strip())
 
 
 @dataclass(frozen=True)
 class Cell:
-    """One benchmark result in the table."""
+    """One benchmark result in the table: the minutes alone, its validity and RCP test apart."""
 
     minutes: float | None
     valid: bool
@@ -33,9 +52,11 @@ class Cell:
 
     @property
     def text(self) -> str:
-        if self.minutes is None:
-            return "invalid" if not self.valid else ""
-        return f"{self.minutes:.2f}" + ("" if self.valid else " (invalid)")
+        return "" if self.minutes is None else f"{self.minutes:.2f}"
+
+    @property
+    def status(self) -> str:
+        return "valid" if self.valid else "invalid"
 
 
 @dataclass(frozen=True)
@@ -44,40 +65,63 @@ class Row:
 
     round: str
     division: str
+    availability: str
     submitter: str
     system: str
+    nodes: int | None
+    processor: str
+    processors: int | None
     accelerator: str
     accelerators: int | None
     framework: str
     cells: dict[str, Cell] = field(default_factory=dict)
 
+    def _per_benchmark(self, text: dict[str, str]) -> str:
+        if len(self.cells) == 1:
+            return next(iter(text.values()), "")
+        return "; ".join(f"{name}: {value}" for name, value in sorted(text.items()) if value)
+
+    @property
+    def status_text(self) -> str:
+        """``valid``, or which results are invalid (``bert: invalid``)."""
+        if all(cell.valid for cell in self.cells.values()):
+            return "valid"
+        return self._per_benchmark({name: cell.status for name, cell in self.cells.items()
+                                    if not cell.valid or len(self.cells) == 1})
+
     @property
     def rcp_text(self) -> str:
-        parts = []
-        for name, cell in sorted(self.cells.items()):
+        parts = {}
+        for name, cell in self.cells.items():
             if cell.rcp is None:
                 continue
             margin = f" {cell.rcp_margin_pct:+.2f} %" if cell.rcp_margin_pct is not None and cell.rcp != "skipped" else ""
-            parts.append(f"{name}: {cell.rcp}{margin}" if len(self.cells) > 1 else f"{cell.rcp}{margin}")
-        return "; ".join(parts)
+            parts[name] = f"{cell.rcp}{margin}"
+        return self._per_benchmark(parts)
 
 
-def _row_key(bench: BenchmarkResult) -> tuple[str, str, str, str]:
+def _row_key(bench: BenchmarkResult) -> tuple[str, str, int, str, str]:
     division = bench.division or (bench.system_info.division if bench.system_info else None) or "?"
-    return (bench.ruleset or "?", "0" if division == "closed" else division, bench.org or "?", bench.system or "?")
+    shown = availability(bench.system_info.status if bench.system_info else None)
+    rank = AVAILABILITY_ORDER.index(shown) if shown in AVAILABILITY_ORDER else len(AVAILABILITY_ORDER)
+    return (bench.ruleset or "?", "0" if division == "closed" else division, rank, bench.org or "?", bench.system or "?")
 
 
 def build_rows(result: CheckResult) -> tuple[list[str], list[Row]]:
     """The benchmark columns (those with a result, sorted) and the rows, sorted by round,
-    division (closed first), submitter and system."""
-    rows: dict[tuple[str, str, str, str], Row] = {}
+    division (closed first), availability (as MLCommons splits its tables), submitter and system."""
+    rows: dict[tuple[str, str, int, str, str], Row] = {}
     for bench in result.benchmarks:
         key = _row_key(bench)
         if key not in rows:
             info = bench.system_info
             rows[key] = Row(round=bench.ruleset or "?", division=bench.division or "?",
+                            availability=availability(info.status if info else None),
                             submitter=(info.submitter if info and info.submitter else bench.org) or "?",
-                            system=_system_label(bench), accelerator=(info.accelerator_model_name if info else None) or "",
+                            system=_system_label(bench), nodes=info.number_of_nodes if info else None,
+                            processor=(info.host_processor_model_name if info else None) or "",
+                            processors=info.host_processors if info else None,
+                            accelerator=(info.accelerator_model_name if info else None) or "",
                             accelerators=info.accelerators if info else None,
                             framework=(info.framework if info else None) or "")
         rcp = bench.rcp
@@ -96,13 +140,17 @@ def _system_label(bench: BenchmarkResult) -> str:
 
 
 def _header(columns: list[str]) -> list[str]:
-    return [*_FIXED, *columns, "rcp"]
+    return [*_FIXED, *columns, "status", "rcp"]
+
+
+def _number(value: int | None) -> str:
+    return "" if value is None else str(value)
 
 
 def _values(row: Row, columns: list[str]) -> list[str]:
-    fixed = [row.round, row.division, row.submitter, row.system, row.accelerator,
-             "" if row.accelerators is None else str(row.accelerators), row.framework]
-    return [*fixed, *(row.cells[c].text if c in row.cells else "" for c in columns), row.rcp_text]
+    fixed = [row.round, row.division, row.availability, row.submitter, row.system, _number(row.nodes),
+             row.processor, _number(row.processors), row.accelerator, _number(row.accelerators), row.framework]
+    return [*fixed, *(row.cells[c].text if c in row.cells else "" for c in columns), row.status_text, row.rcp_text]
 
 
 def render_csv(result: CheckResult) -> str:
@@ -124,7 +172,7 @@ def render_markdown(result: CheckResult) -> str:
     def line(cells: list[str]) -> str:
         return "| " + " | ".join(markdown_cell(c) for c in cells) + " |"
 
-    lines = [line(header), "|" + "|".join("---:" if h in columns or h == "accelerators" else "---"
+    lines = [line(header), "|" + "|".join("---:" if h in columns or h in _NUMERIC else "---"
                                           for h in header) + "|"]
     lines.extend(line(_values(row, columns)) for row in rows)
     return "\n".join(lines) + "\n"
@@ -134,9 +182,11 @@ def table_dict(result: CheckResult) -> dict[str, Any]:
     """The table as JSON-ready data (``mlcheck-results-table/1``)."""
     columns, rows = build_rows(result)
     return {"schema": TABLE_SCHEMA, "benchmarks": columns, "rows": [
-        {"round": r.round, "division": r.division, "submitter": r.submitter, "system": r.system,
+        {"round": r.round, "division": r.division, "availability": r.availability, "submitter": r.submitter,
+         "system": r.system, "nodes": r.nodes, "processor": r.processor, "processors": r.processors,
          "accelerator": r.accelerator, "accelerators": r.accelerators, "framework": r.framework,
-         "results": {name: {"minutes": c.minutes, "valid": c.valid, "rcp": c.rcp,
+         "status": r.status_text,
+         "results": {name: {"minutes": c.minutes, "valid": c.valid, "status": c.status, "rcp": c.rcp,
                             "rcp_margin_pct": c.rcp_margin_pct} for name, c in sorted(r.cells.items())}}
         for r in rows]}
 
@@ -154,7 +204,7 @@ def render_table_text(result: CheckResult, console: Console) -> None:
 
     columns, rows = build_rows(result)
     header = _header(columns)
-    shared = [i for i, name in enumerate(header) if name in ("round", "submitter")
+    shared = [i for i, name in enumerate(header) if name in ("round", "submitter", "availability", "processor")
               and len({_values(r, columns)[i] for r in rows}) == 1 and rows]
     title = "Results in minutes; rcp = reference convergence test (margin to the minimum acceptable mean)"
     if shared:
@@ -162,7 +212,7 @@ def render_table_text(result: CheckResult, console: Console) -> None:
     table = Table(title=title, title_justify="left")
     for i, name in enumerate(header):
         if i not in shared:
-            numeric = name in columns or name == "accelerators"
+            numeric = name in columns or name in _NUMERIC
             table.add_column(name, justify="right" if numeric else "left")
     for row in rows:
         values = _values(row, columns)

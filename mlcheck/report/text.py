@@ -6,12 +6,12 @@ from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
-from mlcheck.model import Finding, Severity
+from mlcheck.model import Severity
 from mlcheck.results import BenchmarkResult, CheckResult, RunResult
 from mlcheck.score.rcp import format_amount
 from mlcheck.report.plain import format_minutes, printable, summary_line  # noqa: F401 (re-exported)
-
-_STYLE = {Severity.ERROR: "bold red", Severity.WARNING: "yellow", Severity.INFO: "cyan"}
+from mlcheck.report.text_findings import render_findings
+from mlcheck.rules.rcp_check import today_differs, verdict_text
 
 
 def score_text(bench: BenchmarkResult) -> Text:
@@ -63,16 +63,6 @@ def _run_label(run: RunResult) -> str:
     return printable(name if run.index == 0 else f"{name} #{run.index}")
 
 
-def _finding_line(found: Finding) -> Text:
-    where = printable(found.path) + (f":{found.line}" if found.line is not None else "")
-    text = Text(f"{where}: ")
-    text.append(f"{found.severity.label} {found.code} {found.name}", style=_STYLE[found.severity])
-    text.append(f": {found.message}")
-    if found.official:
-        text.append(" [official checker agrees]", style="dim")
-    return text
-
-
 def rcp_text(bench: BenchmarkResult) -> Text | None:
     """``RCP pass: submission mean 37.3 epochs >= minimum 34.31 (reference 36.1, +8.72 %)``."""
     rcp = bench.rcp
@@ -90,6 +80,8 @@ def rcp_text(bench: BenchmarkResult) -> Text | None:
             text.append(f" (margin {rcp.margin_pct:+.2f} %)")
     else:
         text.append(f": {rcp.reason}")
+    if today_differs(rcp) and rcp.today is not None:
+        text.append(f"; today's mlperf-logging: {verdict_text(rcp.today)}", style="yellow")
     return text
 
 
@@ -110,8 +102,9 @@ def energy_text(bench: BenchmarkResult) -> Text | None:
 
 
 def render_text(result: CheckResult, console: Console, min_severity: Severity = Severity.INFO,
-                scores_only: bool = False) -> None:
-    """Print the report to ``console``."""
+                scores_only: bool = False, output_format: str = "full", cap: int | None = None) -> None:
+    """Print the report to ``console``: per folder its runs, score and RCP test, then the
+    findings (:mod:`mlcheck.report.text_findings`; ``cap``: at most that many, on a terminal)."""
     for bench in result.benchmarks:
         if not scores_only:
             console.print(_run_table(bench))
@@ -130,8 +123,4 @@ def render_text(result: CheckResult, console: Console, min_severity: Severity = 
             console.print()
     if scores_only:
         return
-    findings = [f for f in result.all_findings() if f.severity >= min_severity]
-    if findings:
-        console.print(Text("Findings", style="bold"))
-        for found in findings:
-            console.print(_finding_line(found), soft_wrap=True)
+    render_findings(result, console, min_severity, output_format, cap)

@@ -50,13 +50,13 @@ from mlcheck.facts.rulesets import Target
 from mlcheck.rules.eval_records import target_for, unmergeable
 
 TARGET_NOT_REACHED = Rule("MLC301", "target-not-reached", Severity.ERROR,
-                          "no eval reaches the round's quality target", official=True)
+                          "no eval reaches the round's quality target", official=True, also=(Severity.WARNING,))
 ABORTED_RUN_REACHED_TARGET = Rule("MLC302", "aborted-run-reached-target", Severity.ERROR,
-                                  "run_stop says aborted but the target was reached")
+                                  "run_stop says aborted but the target was reached", also=(Severity.WARNING,))
 RUN_ABORTED = Rule("MLC303", "run-aborted", Severity.INFO,
                    "the run was aborted and counts as non-converged")
 EVAL_VALUE_INVALID = Rule("MLC304", "eval-value-invalid", Severity.ERROR,
-                          "an eval_accuracy value is not a number", official=True)
+                          "an eval_accuracy value is not a number", official=True, also=(Severity.WARNING,))
 TARGET_AFTER_RUN_STOP = Rule("MLC305", "target-reached-after-run-stop", Severity.ERROR,
                              "the target is first reached after run_stop")
 

@@ -8,9 +8,21 @@ implementation", with a table per benchmark (facts in ``schemas/rulesets/<round>
 next batch). Evaluating less often makes the measured time-to-train depend on when the target
 happens to be checked; evaluating more often gives it an advantage over the reference.
 
+Packed sequences: the rules allow "arbitrary sharding, batching, and packing" (§Training Data
+Order) as long as each datum appears exactly once. A packed BERT batch of ``global_batch_size``
+packs holds a varying number of sequences (up to :data:`MAX_SEQUENCES_PER_PACK` per pack), so
+the samples trained at a batch boundary are not multiples of the batch size and the eval can
+only happen at the boundary nearest its due point, before or after it. A BERT run whose eval
+positions are not all multiples of ``global_batch_size`` is read as packed: each eval must lie
+within one packed batch (``global_batch_size`` x 3 sequences) of ``n`` x the interval. NVIDIA's
+packed implementation (3.0-5.0) stays within 1.9 batches; one that starts its schedule eight
+batches late is still reported.
+
 - MLC307 eval-cadence: a closed-division run evaluates off the round's schedule. Reported once,
   at the first eval off the schedule; a warning, as the official checker does not check it
-  (``official: false``). Fix: evaluate as the reference does.
+  (``official: false``). Evals that all log the same position (``epoch_num`` 1 at every eval of
+  some BERT logs) cannot be placed at all: that is said instead. Fix: evaluate as the reference
+  does, and log the samples trained so far in ``epoch_num`` (BERT).
 """
 
 from __future__ import annotations
@@ -24,6 +36,8 @@ from mlcheck.facts.rulesets import EvalCadence
 
 EVAL_CADENCE = Rule("MLC307", "eval-cadence", Severity.WARNING,
                     "a closed run evaluates off the round's schedule")
+MAX_SEQUENCES_PER_PACK = 3
+"""The most sequences a pack holds in the packed BERT implementations (NVIDIA, Graphcore)."""
 
 RULES = (EVAL_CADENCE,)
 
@@ -56,7 +70,7 @@ def _off_fixed_schedule(ctx: RunContext, evals: list[tuple[Evaluation, float]],
             return ctx.at(EVAL_CADENCE, current.line, (
                 f"this eval at {cadence.unit[:-1]} {_shown(position)} comes {_shown(position - previous)} "
                 f"{cadence.unit} after the one before ({_shown(previous)}); the rules evaluate {name} "
-                f"{cadence.text} ({cadence.source}). Evaluate as the reference does"))
+                f"{cadence.text} ({_source(cadence)})"))
     return None
 
 
@@ -66,16 +80,45 @@ def _off_bert_schedule(ctx: RunContext, evals: list[tuple[Evaluation, float]],
     if isinstance(batch, bool) or not isinstance(batch, (int, float)) or batch <= 0:
         return None  # the key checks report a missing or broken global_batch_size
     interval = math.floor(0.05 * (230.23 * batch + 3_000_000) / 25_000) * 25_000
+    positions = [samples for _eval, samples in evals]
+    if len(positions) > 1 and len(set(positions)) == 1:
+        return ctx.at(EVAL_CADENCE, evals[0][0].line, (
+            f"every eval logs the same position ({_shown(positions[0])}): not the samples trained, so "
+            f"the {interval:,}-sample schedule of {name} cannot be checked ({_source(cadence)})"))
+    if any(float(samples) % batch for samples in positions):
+        return _off_packed_schedule(ctx, evals, batch, interval, name, cadence)
     for number, (current, samples) in enumerate(evals, start=1):
         due = number * interval
         if not due <= samples < due + batch:
             return ctx.at(EVAL_CADENCE, current.line, (
                 f"eval {number} is at {_shown(samples)} samples; with global_batch_size {_shown(batch)} "
                 f"the rules evaluate {name} every {interval:,} samples, so eval {number} is due at "
-                f"{due:,} (rounded up to a batch at most: below {_shown(due + batch)}) "
-                f"({cadence.source}). Evaluate as the reference does"))
+                f"{due:,} (rounded up to a batch at most: below {_shown(due + batch)}; {_source(cadence)})"))
+    return None
+
+
+def _off_packed_schedule(ctx: RunContext, evals: list[tuple[Evaluation, float]], batch: float,
+                         interval: int, name: str, cadence: EvalCadence) -> Finding | None:
+    """A packed run: the training items between two evals (from the start for the first) are the
+    interval, give or take one packed batch (the boundary nearest the due point)."""
+    slack = batch * MAX_SEQUENCES_PER_PACK
+    previous = 0.0
+    for number, (current, samples) in enumerate(evals, start=1):
+        if abs(samples - previous - interval) > slack:
+            since = "the start" if number == 1 else f"eval {number - 1} ({_shown(previous)})"
+            return ctx.at(EVAL_CADENCE, current.line, (
+                f"eval {number} is at {_shown(samples)} samples, {_shown(samples - previous)} after {since}; "
+                f"the rules evaluate {name} every {interval:,} samples, and a packed batch of "
+                f"global_batch_size {_shown(batch)} moves an eval by {_shown(slack)} sequences at most "
+                f"({_source(cadence)})"))
+        previous = samples
     return None
 
 
 def _shown(value: float) -> str:
     return f"{value:,.0f}" if float(value).is_integer() else f"{value:,}"
+
+
+def _source(cadence: EvalCadence) -> str:
+    """The rules section of the schedule (what follows it is in the rule's documentation)."""
+    return cadence.source.split(";")[0]

@@ -55,7 +55,7 @@ HYPERPARAMETER_INVALID = Rule("MLC202", "closed-hyperparameter-invalid", Severit
 OPTIMIZER_NOT_ALLOWED = Rule("MLC203", "closed-optimizer-not-allowed", Severity.ERROR,
                              "the optimizer is not allowed for the closed benchmark", official=True)
 RULES_TEXT_CONSTRAINT = Rule("MLC204", "closed-rules-text-constraint", Severity.WARNING,
-                             "a hyper-parameter breaks the rules text, which the checker does not enforce")
+                             "a hyper-parameter breaks the rules text, which the checker does not enforce", also=(Severity.ERROR,))
 
 OPEN_KEY_MISSING = Rule("MLC207", "open-benchmark-key-missing", Severity.ERROR,
                         "a key the open benchmark's rules require is not logged", official=True)

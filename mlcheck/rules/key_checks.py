@@ -3,7 +3,7 @@ and order. Shared by the required-keys and hyper-parameter rule modules, which c
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, Iterable, Iterator, Mapping
 
 from mlcheck.facts.constraints import Entry, describe, holds, show
@@ -27,6 +27,49 @@ class EntryCodes:
     order: Rule
 
 
+@dataclass
+class Gathered:
+    """Keys not logged and keys logged more than once, gathered over the entries of a run so
+    that each kind is one finding listing its keys, rather than one finding per key."""
+
+    missing: list[tuple[str, str, str, str]] = field(default_factory=list)
+    """(what is missing, ``init_stop``; the same with what is required, ``init_stop (exactly
+    one)``; the entry's source; the message of a finding about this key alone)."""
+    repeated: list[tuple[Entry, tuple[Event, ...]]] = field(default_factory=list)
+
+    def findings(self, ctx: RunContext, codes: EntryCodes, scope: str, anchor: int | None) -> Iterator[Finding]:
+        """One finding for the keys not logged, one for the keys repeated with the same value."""
+        if len(self.missing) == 1:
+            yield ctx.at(codes.missing, anchor, self.missing[0][3])
+        elif self.missing:
+            names = [name for name, _item, _source, _alone in self.missing]
+            sources = ", ".join(dict.fromkeys(source for _name, _item, source, _alone in self.missing))
+            yield ctx.at(codes.missing, anchor, f"{len(names)} required keys are not logged: "
+                         f"{_listed(names)}; {scope} requires each ({sources})",
+                         items=[item for _name, item, _source, _alone in self.missing])
+        if len(self.repeated) == 1:
+            entry, events = self.repeated[0]
+            yield _repeated(ctx, entry, events, codes)
+        elif self.repeated:
+            described = [f"{entry.key} ({ctx.run.count(entry.key)} times, lines {_lines(events)})"
+                         for entry, events in self.repeated]
+            yield ctx.at(codes.repeated, min(events[1].line for _entry, events in self.repeated), (
+                f"{len(described)} keys required once are logged several times, each with one value: "
+                f"{_listed(described)}; exactly one of each is expected (the checker only warns)"),
+                items=described)
+
+
+_LISTED = 8
+
+
+def _listed(names: list[str]) -> str:
+    return ", ".join(names[:_LISTED]) + (", ..." if len(names) > _LISTED else "")
+
+
+def _lines(events: tuple[Event, ...]) -> str:
+    return ", ".join(str(e.line) for e in events[:_MAX_LISTED]) + (", ..." if len(events) > _MAX_LISTED else "")
+
+
 def merged(*groups: Iterable[Entry]) -> list[Entry]:
     """Entries of later groups replace earlier entries for the same key, as a later official
     config file replaces the messages of an earlier one for that key."""
@@ -39,10 +82,12 @@ def merged(*groups: Iterable[Entry]) -> list[Entry]:
 
 
 def evaluate(ctx: RunContext, entries: Iterable[Entry], codes: EntryCodes, scope: str,
-             anchor: int | None, states: StateTimeline = EMPTY) -> Iterator[Finding]:
+             anchor: int | None, states: StateTimeline = EMPTY,
+             gathered: Gathered | None = None) -> Iterator[Finding]:
     """Findings for every entry; ``scope`` names who requires it ("closed ResNet"), ``anchor`` is
     the line reported for a key that is not logged at all, ``states`` what the checker's state
-    holds at each record (for formulas)."""
+    holds at each record (for formulas). With ``gathered``, keys not logged and keys repeated
+    with one value are added to it instead (the caller reports them together)."""
     run = ctx.run
     groups_done: set[frozenset[str]] = set()
     for entry in entries:
@@ -53,18 +98,27 @@ def evaluate(ctx: RunContext, entries: Iterable[Entry], codes: EntryCodes, scope
             if group not in groups_done and not any(run.count(k) for k in group):
                 groups_done.add(group)
                 names = ", ".join(sorted(group))
-                yield ctx.at(codes.missing, anchor,
-                             f"none of {names} is logged; {scope} requires at least one of them ({entry.source})")
+                alone = f"none of {names} is logged; {scope} requires at least one of them ({entry.source})"
+                if gathered is not None:
+                    gathered.missing.append((" or ".join(sorted(group)), f"one of {names}", entry.source, alone))
+                else:
+                    yield ctx.at(codes.missing, anchor, alone)
         elif count == 0 and entry.req in ("EXACTLY_ONE", "AT_LEAST_ONE"):
             many = "exactly one" if entry.req == "EXACTLY_ONE" else "at least one"
-            yield ctx.at(codes.missing, anchor,
-                         f"{entry.key} is not logged; {scope} requires {many} ({entry.source})")
+            alone = f"{entry.key} is not logged; {scope} requires {many} ({entry.source})"
+            if gathered is not None:
+                gathered.missing.append((entry.key, f"{entry.key} ({many})", entry.source, alone))
+            else:
+                yield ctx.at(codes.missing, anchor, alone)
         elif entry.req == "AT_LEAST" and count < entry.min_count:
             logged = "is not logged" if count == 0 else f"is logged {count} time{'s' if count > 1 else ''}"
             yield ctx.at(codes.missing, events[-1].line if events else anchor,
                          f"{entry.key} {logged}; {scope} requires at least {entry.min_count} ({entry.source})")
         elif count > 1 and entry.req == "EXACTLY_ONE":
-            yield _repeated(ctx, entry, events, codes)
+            if gathered is not None and all(e.value == events[0].value for e in events):
+                gathered.repeated.append((entry, events))
+            else:
+                yield _repeated(ctx, entry, events, codes)
         yield from _values(ctx, entry, events, codes, scope, states)
         if entry.cadence is not None:
             yield from _cadence(ctx, entry, events, codes, scope, states)

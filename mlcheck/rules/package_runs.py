@@ -55,7 +55,7 @@ from mlcheck.rule import Rule
 SUBMISSION_DIFFERS = Rule("MLC517", "submission-values-differ", Severity.ERROR,
                           "runs of one benchmark folder log different submission_* values")
 SEED_MISSING = Rule("MLC518", "seed-missing", Severity.ERROR, "a closed-division run logs no seed "
-                    "(from training 4.1, or while other runs of its folder log one)", official=True)
+                    "(from training 4.1, or while other runs of its folder log one)", official=True, also=(Severity.WARNING,))
 SEED_DUPLICATE = Rule("MLC519", "seed-duplicate", Severity.ERROR,
                       "two runs of a benchmark folder log the same seed", official=True)
 SEED_INVALID = Rule("MLC522", "seed-invalid", Severity.ERROR, "a closed-division run logs a seed that is "
@@ -195,10 +195,8 @@ def _missing_seeds(folder: str, runs: Sequence[Run], ruleset: str | None) -> lis
     round_name = f"training {ruleset}"
     if not seeded:
         return [SEED_MISSING.at(folder, None, (
-            f"no run of the folder logs a seed ({len(without)} file{'s' if len(without) != 1 else ''}): "
-            "seeds are mandatory from training 4.1 (training_rules.adoc §Random numbers); the "
-            f"{round_name} seed checker did not require them, so the round's checker accepts the "
-            "folder. Log the seed with mllog in new submissions"),
+            f"no run of the folder logs a seed ({len(without)} file{'s' if len(without) != 1 else ''}); "
+            f"the {round_name} seed checker did not require them (mandatory from training 4.1)"),
             severity=Severity.WARNING, official=False)]
     names = [os.path.basename(path) for path in seeded]
     others = ", ".join(names[:3]) + (f" and {len(names) - 3} more" if len(names) > 3 else "")

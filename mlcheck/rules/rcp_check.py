@@ -24,6 +24,16 @@ from 4.0) or steps (Stable Diffusion 3.1: the first step with FID <= 90 and CLIP
 - MLC532 rcp-undetermined: the test cannot be computed: runs log different or no
   ``global_batch_size``, too many runs did not converge, or the round has no RCP records. The
   round's checker fails the folder. Fix: log one global batch size in every run.
+- MLC534 rcp-verdicts-differ: the round's checker of record and today's mlperf-logging give the
+  folder different RCP verdicts (a note: the verdict of record is the one the round accepted and
+  the one mlcheck judges by). Since 2024 the RCP checker takes the stdev of a record's whole list
+  of values, not of the olympic-trimmed list (logging commit 52245a0), prunes the RCPs of every
+  round by their mean (commit 39fc7a0; the 2.0-4.0 checkers pruned by the minimum acceptable
+  mean, 1.0 and 1.1 did not prune) and reads RCP files some of which were edited after their round
+  (1.1 ResNet). At a boundary the two can disagree (a fail at -0.07 % that today's checker passes
+  by interpolating between other RCPs). The message gives both verdicts with their margins and
+  references; the JSON report's ``benchmarks[].rcp.today`` the numbers. Nothing to fix: know which
+  checker you run.
 - MLC533 rcp-normalised: in 2.1 and later a passing submission that converges faster than the RCP
   mean has its score multiplied by RCP mean / submission mean. mlcheck applies the factor to the
   score and writes nothing (the official tool writes ``scaling.json`` into your folder).
@@ -38,15 +48,31 @@ from mlcheck.results import RcpResult
 from mlcheck.rule import Rule
 
 RCP_FAILED = Rule("MLC530", "rcp-failed", Severity.ERROR,
-                  "the submission converges faster than the RCP test allows", official=True)
+                  "the submission converges faster than the RCP test allows", official=True, also=(Severity.WARNING,))
 RCP_MISSING = Rule("MLC531", "rcp-missing", Severity.ERROR,
-                   "no reference convergence point covers the batch size", official=True)
+                   "no reference convergence point covers the batch size", official=True, also=(Severity.WARNING,))
 RCP_UNDETERMINED = Rule("MLC532", "rcp-undetermined", Severity.ERROR,
                         "the RCP test cannot be computed for the folder", official=True)
 RCP_NORMALISED = Rule("MLC533", "rcp-normalised", Severity.INFO,
                       "the score was normalised to the RCP mean (2.1+)")
 
-RULES = (RCP_FAILED, RCP_MISSING, RCP_UNDETERMINED, RCP_NORMALISED)
+RCP_VERDICTS_DIFFER = Rule("MLC534", "rcp-verdicts-differ", Severity.INFO,
+                           "today's mlperf-logging gives another RCP verdict than the checker of record")
+
+RULES = (RCP_FAILED, RCP_MISSING, RCP_UNDETERMINED, RCP_NORMALISED, RCP_VERDICTS_DIFFER)
+
+
+def verdict_text(result: RcpResult) -> str:
+    """``fail (margin -0.07 %, bert_ref_3072)``: a verdict with its margin and reference."""
+    details = [f"margin {result.margin_pct:+.2f} %"] if result.margin_pct is not None else []
+    if result.reference:
+        details.append(result.reference)
+    return result.verdict + (f" ({', '.join(details)})" if details else "")
+
+
+def today_differs(result: RcpResult) -> bool:
+    """Whether today's mlperf-logging gives another verdict than the checker of record."""
+    return result.today is not None and result.today.verdict != result.verdict
 
 
 def _number(value: float | None) -> str:
@@ -62,6 +88,16 @@ def rcp_findings(folder: str, result: RcpResult, normalised: bool = False,
     ``bypass`` names a ``package_checker_params`` asking for ``rcp-bypass``: a failed or missing
     RCP is then a warning (the committee reviews it); "cannot be computed" is never bypassed.
     """
+    found = _record_findings(folder, result, normalised, bypass)
+    if today_differs(result):
+        assert result.today is not None
+        found.append(RCP_VERDICTS_DIFFER.at(folder, None, (
+            f"RCP test: {verdict_text(result)} for the checker of record; {verdict_text(result.today)} "
+            f"for today's mlperf-logging ({_short(result.today.source)}); the verdict of record counts")))
+    return found
+
+
+def _record_findings(folder: str, result: RcpResult, normalised: bool, bypass: str | None) -> list[Finding]:
     severity = Severity.WARNING if bypass else None
     note = (f"; rcp-bypass requested in {bypass}: be ready to have it reviewed by the submission "
             "committee") if bypass else ""
@@ -71,7 +107,7 @@ def rcp_findings(folder: str, result: RcpResult, normalised: bool = False,
             f"global batch size {result.batch_size}: submission mean {_number(result.submission_mean)} "
             f"{result.unit} is below the minimum acceptable mean {_number(result.min_acceptable_mean)} "
             f"(margin {result.margin_pct:+.2f} %; reference mean {_number(result.reference_mean)} from "
-            f"{result.reference} [{refs}]; {_short(result.source)}){note}"), severity=severity)]
+            f"{result.reference} [{refs}]){note}"), severity=severity)]
     if result.verdict == "missing":
         return [RCP_MISSING.at(folder, None, result.reason + note, severity=severity)]
     if result.verdict == "fail":

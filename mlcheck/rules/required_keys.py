@@ -57,7 +57,7 @@ from mlcheck.facts.constraints import load_constraints
 from mlcheck.model import Finding, Severity
 from mlcheck.rule import Rule, RunContext
 from mlcheck.rules.checker_state import EMPTY, replay
-from mlcheck.rules.key_checks import EntryCodes, evaluate, merged
+from mlcheck.rules.key_checks import EntryCodes, Gathered, evaluate, merged
 
 REQUIRED_KEY_MISSING = Rule("MLC105", "required-key-missing", Severity.ERROR,
                             "a key the round requires is not logged", official=True)
@@ -118,11 +118,14 @@ def check(ctx: RunContext) -> Iterator[Finding]:
                if e.key != "submission_benchmark" or run.count(e.key) > 1]
     submission = [e for e in entries if e.key.startswith("submission_")]
     others = [e for e in entries if not e.key.startswith("submission_")]
-    yield from evaluate(ctx, submission, _SUBMISSION_CODES, scope, run.first_line)
-    yield from evaluate(ctx, [e for e in others if id(e) not in overrides], _CODES, scope, run.first_line, states)
+    gathered = Gathered()
+    yield from evaluate(ctx, submission, _SUBMISSION_CODES, scope, run.first_line, gathered=gathered)
+    yield from evaluate(ctx, [e for e in others if id(e) not in overrides], _CODES, scope, run.first_line, states,
+                        gathered)
     if bench is not None and overrides:
         yield from evaluate(ctx, [e for e in others if id(e) in overrides], _CODES, f"{division} {bench.title}",
-                            run.first_line, states)
+                            run.first_line, states, gathered)
+    yield from gathered.findings(ctx, _CODES, scope, run.first_line)
     if data.division_sets_init_limit:
         yield from _division_late(ctx)
 

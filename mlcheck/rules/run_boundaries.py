@@ -32,11 +32,11 @@ from mlcheck.rule import Rule, RunContext
 RUN_START_MISSING = Rule("MLC101", "run-start-missing", Severity.ERROR,
                          "the run has no run_start", official=True)
 RUN_STOP_MISSING = Rule("MLC102", "run-stop-missing", Severity.ERROR,
-                        "the run has no run_stop", official=True)
+                        "the run has no run_stop", official=True, also=(Severity.WARNING,))
 RUN_STOP_STATUS_MISSING = Rule("MLC103", "run-stop-status-missing", Severity.ERROR,
-                               "run_stop has no success/aborted status", official=True)
+                               "run_stop has no success/aborted status", official=True, also=(Severity.WARNING,))
 RUN_BOUNDARY_REPEATED = Rule("MLC104", "run-boundary-repeated", Severity.ERROR,
-                             "run_start or run_stop appears more than once", official=True)
+                             "run_start or run_stop appears more than once", official=True, also=(Severity.WARNING,))
 
 RULES = (RUN_START_MISSING, RUN_STOP_MISSING, RUN_STOP_STATUS_MISSING, RUN_BOUNDARY_REPEATED)
 

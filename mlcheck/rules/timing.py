@@ -39,7 +39,7 @@ CLOCK_ORDER = Rule("MLC404", "clock-order", Severity.ERROR,
                    "init_start, init_stop, run_start, run_stop are out of order", official=True)
 
 CLOCK_IMPLAUSIBLE = Rule("MLC405", "clock-implausible", Severity.ERROR,
-                         "a time_ms is not a plausible date in milliseconds")
+                         "a time_ms is not a plausible date in milliseconds", also=(Severity.WARNING,))
 
 RULES = (INIT_TIME_EXCEEDED, INIT_OVER_RULES_LIMIT, RUN_STOP_BEFORE_START, CLOCK_ORDER, CLOCK_IMPLAUSIBLE)
 

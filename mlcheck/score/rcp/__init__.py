@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, replace
-from typing import Sequence
+from typing import Callable, Sequence
 
 from mlcheck.model import Evaluation, Run
 from mlcheck.results import RcpResult
@@ -74,9 +74,14 @@ def run_convergence(status: str | None, evaluations: Sequence[Evaluation], rule:
     return min(passing) if passing else None
 
 
+Loader = Callable[[str, str, int], "ReferenceSet | None"]
+
+
 def evaluate_rcp(benchmark: str | None, division: str | None, ruleset: str | None,
-                 runs: Sequence[RunConvergence], submission_runs: int) -> RcpResult:
-    """The RCP verdict of one benchmark folder (pure: the reference data is package data)."""
+                 runs: Sequence[RunConvergence], submission_runs: int,
+                 loader: Loader = load_references) -> RcpResult:
+    """The RCP verdict of one benchmark folder (pure: the reference data is package data).
+    ``loader`` gives the references: the round's record checker's by default."""
     if division == "open":
         return RcpResult("skipped", "open division: no RCP test")
     if benchmark is None or ruleset is None:
@@ -86,7 +91,7 @@ def evaluate_rcp(benchmark: str | None, division: str | None, ruleset: str | Non
     policy = round_policy(ruleset)
     if policy is not None:
         submission_runs = policy.runs_of(benchmark, submission_runs)
-    references = load_references(benchmark, ruleset, submission_runs)
+    references = loader(benchmark, ruleset, submission_runs)
     unit = policy.unit_of(benchmark) if policy is not None else "epochs"
     if references is None:
         return RcpResult("skipped", f"training {ruleset} has no RCPs for {benchmark}", unit=unit)
@@ -180,9 +185,9 @@ def _judge(ref: Reference, sizes: tuple[int, ...], mean: float, unit: str, batch
 
 
 def rcp_for_runs(benchmark: str | None, division: str | None, ruleset: str | None,
-                 runs: Sequence[Run], submission_runs: int) -> RcpResult:
+                 runs: Sequence[Run], submission_runs: int, loader: Loader = load_references) -> RcpResult:
     """:func:`evaluate_rcp` over parsed runs: their evals before ``run_stop`` give the point, as
-    the round's policy reads it."""
+    the round's policy reads it; ``loader`` gives the references (the record checker's by default)."""
     policy = round_policy(ruleset) if ruleset is not None else None
     rule = _rule(policy, benchmark)
     points = []
@@ -192,7 +197,7 @@ def rcp_for_runs(benchmark: str | None, division: str | None, ruleset: str | Non
         # The record checker reads every global_batch_size line and keeps the last one.
         sizes = run.occurrences("global_batch_size")
         points.append(RunConvergence(run_convergence(run.status, evals, rule), sizes[-1].value if sizes else None))
-    return evaluate_rcp(benchmark, division, ruleset, points, submission_runs)
+    return evaluate_rcp(benchmark, division, ruleset, points, submission_runs, loader)
 
 
 def _rule(policy: RoundPolicy | None, benchmark: str | None) -> ConvergenceRule:

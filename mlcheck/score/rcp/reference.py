@@ -139,9 +139,10 @@ def _record_values(record: Mapping[str, Any], key: str) -> list[float]:
 
 
 def build_reference_set(benchmark: str, ruleset: str, records: Mapping[str, Any], source: str,
-                        submission_runs: int) -> ReferenceSet:
-    """Statistics of every record, then pruning as the round's policy says."""
-    policy = round_policy(ruleset)
+                        submission_runs: int, policy: RoundPolicy | None = None) -> ReferenceSet:
+    """Statistics of every record, then pruning as the round's policy says (``policy``: another
+    computation, e.g. today's mlperf-logging's, :mod:`mlcheck.score.rcp.today`)."""
+    policy = policy or round_policy(ruleset)
     if policy is None:
         raise ValueError(f"no RCP policy for training {ruleset}")
     drop = 4 if benchmark == "unet3d" else 1

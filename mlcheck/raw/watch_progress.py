@@ -1,0 +1,54 @@
+"""The progress line of ``mlcheck watch``: elapsed time, the last eval and a projected
+time-to-train (split from :mod:`mlcheck.raw.watch`)."""
+
+from __future__ import annotations
+
+from mlcheck.facts.rulesets import BenchmarkFacts, Condition
+from mlcheck.model import Evaluation, Run
+from mlcheck.rules.convergence import first_reaching
+from mlcheck.rules.eval_records import judged_run
+from mlcheck.score.scoring import time_to_train_min
+
+
+def progress_line(run: Run, facts: BenchmarkFacts | None) -> str:
+    """Elapsed time, last eval and projected time-to-train of the run being written."""
+    start, stop = run.run_start, run.run_stop
+    head = f"run {run.index}, line {run.last_line}"
+    if start is None:
+        return f"{head}: initialising ({len(run.events)} records so far)"
+    latest = max(e.time_ms for e in run.events)
+    if stop is not None:
+        minutes = time_to_train_min(start.time_ms, stop.time_ms)
+        return f"{head}: run_stop ({run.status or 'no status'}), time-to-train {minutes:.2f} min"
+    parts = [f"{head}: {time_to_train_min(start.time_ms, latest):.2f} min since run_start"]
+    run = judged_run(run, facts)  # the records the target is judged on (merged FID/CLIP ones)
+    if run.evaluations:
+        last = run.evaluations[-1]
+        epoch = f" (epoch {last.epoch_num:g})" if last.epoch_num is not None else ""
+        shown = f"{last.value:.5g}" if isinstance(last.value, float) else repr(last.value)
+        parts.append(f"last eval {shown}{epoch}")
+        if facts is not None:
+            reached = first_reaching(run.evaluations, facts.target)
+            if reached is not None:
+                parts.append(f"target {facts.target.text} reached at line {reached.line}, "
+                             f"{time_to_train_min(start.time_ms, reached.time_ms):.2f} min")
+            else:
+                projected = _projection(run.evaluations, facts.target.conditions)
+                if projected is not None:
+                    parts.append(f"projected time-to-train "
+                                 f"{time_to_train_min(start.time_ms, projected):.1f} min")
+    return "; ".join(parts)
+
+
+def _projection(evals: tuple[Evaluation, ...], conditions: tuple[Condition, ...]) -> float | None:
+    """When the target will be reached if the last two evals' trend goes on (None: no trend)."""
+    numeric = [e for e in evals if isinstance(e.value, (int, float)) and not isinstance(e.value, bool)]
+    goals = [c for c in conditions if not c.bound]
+    if len(numeric) < 2 or len(goals) != 1 or goals[0].field is not None:
+        return None
+    (a, b), goal = numeric[-2:], goals[0].value
+    rate = (float(b.value) - float(a.value)) / (b.time_ms - a.time_ms) if b.time_ms > a.time_ms else 0.0
+    remaining = goal - float(b.value)
+    if rate == 0 or remaining / rate < 0:
+        return None
+    return b.time_ms + remaining / rate

@@ -1,0 +1,145 @@
+"""Findings as a reader takes them in: what repeats across the runs of a benchmark folder is one
+entry with the runs it concerns, not one line per run.
+
+Within a benchmark folder (and, outside any, within the folder of the files concerned) the
+findings of one rule with the same severity, the same ``official`` flag and the same message once
+numbers are set aside (line numbers, counts) form a :class:`FindingGroup`. The human formats
+(text, Markdown, HTML, GitHub annotations) show one entry per group; the machine formats (JSON,
+SARIF, JUnit) keep every finding.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from dataclasses import dataclass
+from typing import Callable, Iterable
+
+from mlcheck.model import Finding, Severity
+from mlcheck.results import CheckResult
+
+_NUMBER = re.compile(r"\d+(?:[.,]\d+)*")
+PLACES_SHOWN = 3
+CONTEXT_LINES = 8
+
+
+def text_key(message: str) -> str:
+    """A message with its numbers set aside: runs that differ only in them say the same thing."""
+    return _NUMBER.sub("#", message)
+
+
+@dataclass(frozen=True)
+class FindingGroup:
+    """Findings of one rule that say the same about several runs of a folder (or one finding)."""
+
+    members: tuple[Finding, ...]
+    folder: str | None
+    """The benchmark folder (or the folder of the files) the members belong to."""
+    folder_runs: int = 0
+    """How many runs the folder holds (0 outside a benchmark folder)."""
+
+    @property
+    def first(self) -> Finding:
+        return self.members[0]
+
+    @property
+    def severity(self) -> Severity:
+        return self.first.severity
+
+    @property
+    def same_text(self) -> bool:
+        """Whether every member has the same message (else they differ in numbers only)."""
+        return all(m.message == self.first.message for m in self.members)
+
+    @property
+    def places(self) -> int:
+        """How many runs (or files) the group concerns."""
+        return len({(m.path, m.run_index) for m in self.members})
+
+    def place(self, shown: Callable[[str], str] = lambda path: path) -> str:
+        """``path:line`` for one finding; for several, the folder and the runs it concerns:
+        ``.../bert (all 10 runs)``, ``.../resnet (2 of 5 runs: result_0.txt, result_3.txt)``."""
+        if len(self.members) == 1 or self.folder is None:
+            found = self.first
+            return shown(found.path) + (f":{found.line}" if found.line is not None else "")
+        count = self.places
+        noun = "runs" if self.folder_runs else "files"
+        if self.folder_runs and count == self.folder_runs:
+            return f"{shown(self.folder)} (all {count} {noun})"
+        names = [member_label(m) for m in self.members]
+        listed = ", ".join(dict.fromkeys(names[:PLACES_SHOWN])) + (", ..." if count > PLACES_SHOWN else "")
+        total = f" of {self.folder_runs}" if self.folder_runs else ""
+        return f"{shown(self.folder)} ({count}{total} {noun}: {listed})"
+
+    def message(self) -> str:
+        """The shared message; when the members differ in numbers, the first one's, saying so."""
+        if self.same_text or len(self.members) == 1:
+            return self.first.message
+        return f"{self.first.message} [{member_label(self.first)}; the others differ in numbers]"
+
+
+def member_label(found: Finding) -> str:
+    """The file name of a finding (with ``#run`` for a later run of a raw log)."""
+    name = found.path.replace("\\", "/").rstrip("/").rsplit("/", 1)[-1]
+    return name if not found.run_index else f"{name} #{found.run_index}"
+
+
+def member_place(found: Finding) -> str:
+    """``result_3.txt:147``: a member within its group's folder."""
+    return member_label(found) + (f":{found.line}" if found.line is not None else "")
+
+
+def context_lines(group: FindingGroup) -> list[str]:
+    """What the ``full`` format prints under a group's line: the runs it concerns (each with its
+    own message when they differ) and what a grouped finding covers."""
+    lines: list[str] = []
+    members = group.members
+    if len(members) > 1:
+        if group.same_text:
+            places = [member_place(m) for m in members]
+            more = f", ... ({len(places) - CONTEXT_LINES} more)" if len(places) > CONTEXT_LINES else ""
+            lines.append(", ".join(places[:CONTEXT_LINES]) + more)
+        else:
+            lines.extend(f"{member_place(m)}: {m.message}" for m in members[:CONTEXT_LINES])
+            if len(members) > CONTEXT_LINES:
+                lines.append(f"... {len(members) - CONTEXT_LINES} more")
+    first = group.first
+    if first.items:
+        lines.extend(f"- {item}" for item in first.items[:CONTEXT_LINES])
+        total = max(first.item_count, len(first.items))
+        if total > CONTEXT_LINES:
+            lines.append(f"... {total - CONTEXT_LINES} more (the JSON report lists {len(first.items)})")
+    return lines
+
+
+def group_for_display(result: CheckResult, min_severity: Severity = Severity.INFO) -> list[FindingGroup]:
+    """The findings at or above ``min_severity`` in groups, in the order of the first finding of
+    each group (findings sorted by path, run, line and code)."""
+    scope: dict[Finding, tuple[str, int]] = {}
+    for bench in result.benchmarks:
+        folder = bench.folder or "."
+        runs = len({(r.path, r.index) for r in bench.runs})
+        for found in bench.findings:
+            scope[found] = (folder, runs)
+        for run in bench.runs:
+            for found in run.findings:
+                scope[found] = (folder, runs)
+    buckets: dict[tuple[str, str, int, bool, str], list[Finding]] = {}
+    where: dict[tuple[str, str, int, bool, str], tuple[str, int]] = {}
+    for found in result.all_findings():
+        if found.severity < min_severity:
+            continue
+        folder, runs = scope.get(found, (_folder_of(found.path), 0))
+        key = (folder, found.code, int(found.severity), found.official, text_key(found.message))
+        buckets.setdefault(key, []).append(found)
+        where[key] = (folder, runs)
+    return [FindingGroup(tuple(members), where[key][0], where[key][1]) for key, members in buckets.items()]
+
+
+def _folder_of(path: str) -> str:
+    return os.path.dirname(path.rstrip("/\\")) or "."
+
+
+def codes_of(groups: Iterable[FindingGroup]) -> list[str]:
+    """The rule codes of the groups, once each, sorted."""
+    return sorted({g.first.code for g in groups})

@@ -1,0 +1,81 @@
+"""GitHub annotations and the job summary (issue 14): annotations only where GitHub can attach
+them (a file, and a line when there is one), what repeats across a folder's runs once, the
+summary line on stderr, and the Markdown job summary in ``$GITHUB_STEP_SUMMARY``."""
+
+from __future__ import annotations
+
+import os
+import re
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from mlcheck import check
+from mlcheck.cli import main
+from mlcheck.model import Finding, Severity
+from mlcheck.report import ReportOptions
+from mlcheck.report.github import render_github
+from mlcheck.report.job_summary import render_job_summary
+from mlcheck.results import CheckResult
+
+from conftest import CORPUS, FIXTURES
+
+_FILE = re.compile(r"^::(error|warning|notice) file=([^,:]*)")
+
+
+def _annotations(text: str) -> list[str]:
+    return [line for line in text.splitlines() if re.match(r"^::(error|warning|notice) ", line)]
+
+
+def test_every_annotation_with_a_file_names_a_file_and_repeats_are_one(monkeypatch: pytest.MonkeyPatch) -> None:
+    if not CORPUS.is_dir():
+        pytest.skip("../shared/corpus is not present")
+    monkeypatch.chdir(CORPUS / "training-1.1")
+    result = check(["Graphcore"])
+    lines = _annotations(render_github(result, ReportOptions()))
+    files = [m.group(2).replace("%2C", ",").replace("%3A", ":").replace("%25", "%")
+             for m in map(_FILE.match, lines) if m]
+    assert files and all(os.path.isfile(path) for path in files)
+    assert len(files) == len(lines)  # every finding of the package concerns a file or a folder
+    weight = [line for line in lines if "title=MLC205" in line]
+    assert len(weight) == 3 and all("(also 9 other runs: result_1.txt" in line for line in weight)
+    rcp = [line for line in lines if "title=MLC530" in line]
+    assert rcp and all(line.startswith("::error file=Graphcore/results/") and "/result_0.txt," in line
+                       and "line=" not in line.split("::")[1] and "(about the folder " in line for line in rcp)
+    assert lines[0].startswith("::error ")  # the most severe first: GitHub shows ten of each kind
+    assert len(lines) < 40
+
+
+def test_a_finding_about_no_file_is_an_annotation_without_file(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "Acme").mkdir()
+    found = Finding("MLC501", "package-layout", Severity.ERROR, "no systems/ folder", "Acme", None)
+    (line,) = _annotations(render_github(CheckResult((), (), (found,)), ReportOptions()))
+    assert line == "::error title=MLC501 package-layout::Acme: no systems/ folder"
+
+
+def _cli(args: list[str], env: dict[str, str]) -> tuple[int, str, str]:
+    result = CliRunner().invoke(main, args, env={"GITHUB_ACTIONS": "", **env})
+    return result.exit_code, result.stdout, result.stderr
+
+
+def test_job_summary_goes_to_the_step_summary_file(tmp_path: Path) -> None:
+    summary = tmp_path / "summary.md"
+    summary.write_text("earlier step\n", encoding="utf-8")
+    example = str(FIXTURES / "example" / "Acme")
+    code, out, err = _cli(["check", example, "-f", "github", "--no-progress"], {"GITHUB_STEP_SUMMARY": str(summary)})
+    assert code == 0 and "mlcheck: 5 runs" in err and "mlcheck: 5 runs" not in out
+    text = summary.read_text(encoding="utf-8")
+    assert text.startswith("earlier step\n## mlcheck\n")  # appended
+    assert "✅ **pass**: 5 runs (0 failing), 1 benchmark folder (1 with a valid score), 0 errors" in text
+    assert "### Results (minutes)" in text and "| 15.29 |" in text
+    code, _, _ = _cli(["check", example, "-f", "json", "--no-progress"], {"GITHUB_STEP_SUMMARY": str(summary)})
+    assert summary.read_text(encoding="utf-8") == text  # only the github format writes it
+
+
+def test_job_summary_counts_findings_per_rule() -> None:
+    found = (Finding("MLC301", "target-not-reached", Severity.ERROR, "e", "b/result_0.txt", 9, run_index=0),
+             Finding("MLC301", "target-not-reached", Severity.ERROR, "e", "b/result_1.txt", 9, run_index=0))
+    text = render_job_summary(CheckResult((), (), found), ReportOptions())
+    assert "❌ **fail**" in text and "| `MLC301` target-not-reached | error | 2 | 1 |" in text
