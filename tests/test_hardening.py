@@ -9,6 +9,7 @@ import json
 import os
 import shutil
 import signal
+import time
 from pathlib import Path
 from typing import Iterator
 
@@ -248,3 +249,26 @@ def test_a_finite_float_at_the_limit_crashes_no_rule_and_no_chart(tmp_path: Path
     assert "MLC000" not in {f.code for f in check([str(folder)]).all_findings()}
     code, out, err = _run_cli("check", str(folder), "-f", "html", "--no-progress")
     assert code in (0, 1) and "Traceback" not in err and "internal error" not in err and "<svg" in out
+
+
+def test_a_config_of_thousands_of_keys_and_waivers_is_read_in_one_pass(tmp_path: Path) -> None:
+    from mlcheck.config import load_settings
+
+    lines = [f"unknown_{i} = 1" for i in range(4000)]  # each an MLC041 finding at its line
+    lines += [f'[[waivers]]\ncode = "MLC3"\npath = "x{i}/**"\nreason = "r"' for i in range(4000)]
+    (tmp_path / ".mlcheck.toml").write_text("\n".join(lines) + "\n", "utf-8")
+    started = time.perf_counter()
+    settings = load_settings({}, cwd=str(tmp_path), paths=[str(tmp_path)])
+    assert time.perf_counter() - started < 10  # a search of the text per key: 30 s; one pass: 0.2 s
+    assert len(settings.waivers) == 4000 and settings.waivers[-1].source.endswith(f":{4000 + 3999 * 4 + 1}")
+    assert [f.line for f in settings.problems][:2] == [1, 2] and settings.problems[-1].line == 4000
+
+
+def test_a_waiver_glob_longer_than_a_path_is_mlc041(tmp_path: Path) -> None:
+    from mlcheck.config import load_settings
+
+    (tmp_path / ".mlcheck.toml").write_text(
+        '[[waivers]]\ncode = "MLC3"\npath = "%s"\nreason = "r"\n' % ("*a" * 50000 + "b"), "utf-8")
+    settings = load_settings({}, cwd=str(tmp_path), paths=[str(tmp_path)])
+    assert not settings.waivers and [f.code for f in settings.problems] == ["MLC041"]
+    assert "100,001 characters" in settings.problems[0].message
