@@ -272,3 +272,18 @@ def test_a_waiver_glob_longer_than_a_path_is_mlc041(tmp_path: Path) -> None:
     settings = load_settings({}, cwd=str(tmp_path), paths=[str(tmp_path)])
     assert not settings.waivers and [f.code for f in settings.problems] == ["MLC041"]
     assert "100,001 characters" in settings.problems[0].message
+
+
+def test_a_compiled_waiver_glob_is_small() -> None:
+    import tracemalloc
+
+    from mlcheck.path_glob import GlobMatcher
+
+    tracemalloc.start()
+    try:
+        matcher = GlobMatcher("*a" * 2048)
+        size = tracemalloc.get_traced_memory()[0]
+    finally:
+        tracemalloc.stop()
+    assert size < 100 * 4096  # 350 bytes a character as node objects: 1.4 MB, and 256 are cached
+    assert matcher.matches("a" * 3000) and not matcher.matches("a" * 3000 + "/a")
