@@ -287,3 +287,19 @@ def test_a_compiled_waiver_glob_is_small() -> None:
         tracemalloc.stop()
     assert size < 100 * 4096  # 350 bytes a character as node objects: 1.4 MB, and 256 are cached
     assert matcher.matches("a" * 3000) and not matcher.matches("a" * 3000 + "/a")
+
+
+def test_thousands_of_unused_waivers_are_listed_in_linear_time() -> None:
+    import datetime as dt
+
+    from mlcheck.results import CheckResult
+    from mlcheck.waiver_table import Waiver
+    from mlcheck.waivers import apply_waivers
+
+    waivers = [Waiver("MLC3", f"x{i}/**", "r", f".mlcheck.toml:{i}", dt.date(2000 + i % 2 * 200, 1, 1))
+               for i in range(20000)]  # half expired, half active and unused
+    started = time.perf_counter()
+    result = apply_waivers(CheckResult(runs=(), benchmarks=(), findings=()), waivers, today=dt.date(2026, 1, 1))
+    assert time.perf_counter() - started < 10  # a list search per expired waiver: minutes
+    codes = [f.code for f in result.findings]
+    assert codes.count("MLC040") == 10000 and codes.count("MLC042") == 10000
