@@ -303,3 +303,26 @@ def test_thousands_of_unused_waivers_are_listed_in_linear_time() -> None:
     assert time.perf_counter() - started < 10  # a list search per expired waiver: minutes
     codes = [f.code for f in result.findings]
     assert codes.count("MLC040") == 10000 and codes.count("MLC042") == 10000
+
+
+def test_a_folder_of_many_runs_is_judged_in_linear_time() -> None:
+    from types import SimpleNamespace
+
+    from mlcheck.rules.package import check_score
+    from mlcheck.rules.package_runs import _differs, SUBMISSION_DIFFERS
+
+    event = SimpleNamespace(value="closed", line=4)
+    odd = SimpleNamespace(value="open", line=4)
+    runs = [SimpleNamespace(path=f"resnet/result_{i}.txt" + (".gz" if i % 2 else ""), ruleset="2.0.0",
+                            first_line=1, index=0, converged=True,
+                            first=lambda key, e=(odd if i == 39999 else event): e) for i in range(40000)]
+    started = time.perf_counter()
+    found = _differs(SUBMISSION_DIFFERS, "submission_division", runs, Severity.ERROR)  # type: ignore[arg-type]
+    facts = SimpleNamespace(result_files=5, name="resnet", max_non_converged=1)
+    counted = list(check_score("resnet", facts, None, runs))  # type: ignore[arg-type]
+    facts = SimpleNamespace(result_files=40000, name="resnet", max_non_converged=1)
+    named = list(check_score("resnet", facts, None, runs))  # type: ignore[arg-type]
+    assert time.perf_counter() - started < 10  # a count or a list search over the runs per run: hours
+    assert [f.path for f in found] == ["resnet/result_39999.txt.gz"] and "'closed' in" in found[0].message
+    assert [f.code for f in counted] == ["MLC502"] and "40000 runs found" in counted[0].message
+    assert [f.code for f in named] == ["MLC502"] and "20000 result_<i>.txt files" in named[0].message
