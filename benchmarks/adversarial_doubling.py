@@ -93,11 +93,21 @@ def runs(folder: Path, n: int) -> list[str]:
     return ["check", str(_write(folder, "job.log", block * n)), "-f", "json"]
 
 
-def waiver_glob(folder: Path, k: int) -> list[str]:
-    """A waiver glob ``*a`` x k + ``b`` against a 240-character name (a regex backtracks forever)."""
-    _write(folder, "resnet/" + "a" * 240 + ".txt", "\n".join(BASE) + "\n")
-    glob = "resnet/" + "*a" * k + "b"
-    _write(folder, ".mlcheck.toml", f'[[waivers]]\ncode = "MLC"\npath = "{glob}"\nreason = "benchmark"\n')
+def waiver_glob(folder: Path, n: int) -> list[str]:
+    """``n`` waivers of glob ``*a`` x 200 + ``b`` against the findings of a file with a
+    240-character name (a regex backtracks forever; the run has no run_stop, so it has findings)."""
+    _write(folder, "resnet/" + "a" * 240 + ".txt", "\n".join(BASE[:-1]) + "\n")
+    waiver = '[[waivers]]\ncode = "MLC"\npath = "resnet/%s"\nreason = "benchmark"\n' % ("*a" * 200 + "b")
+    _write(folder, ".mlcheck.toml", waiver * n)
+    return ["check", str(folder / "resnet"), "-f", "json"]
+
+
+def config_keys(folder: Path, n: int) -> list[str]:
+    """A config of ``n`` unknown keys and ``n`` waivers (each an MLC041 or MLC040 at its line)."""
+    _write(folder, "resnet/result_0.txt", "\n".join(BASE) + "\n")
+    keys = "".join(f"unknown_{i} = 1\n" for i in range(n))
+    waivers = "".join(f'[[waivers]]\ncode = "MLC3"\npath = "x{i}/**"\nreason = "r"\n' for i in range(n))
+    _write(folder, ".mlcheck.toml", keys + waivers)
     return ["check", str(folder / "resnet"), "-f", "json"]
 
 
@@ -186,12 +196,13 @@ SHAPES = (
     Shape("glued", glued, 10_000),
     Shape("markers", markers, 100_000),
     Shape("runs", runs, 1_000),
-    Shape("waiver_glob", waiver_glob, 1_000),
-    Shape("digits", digits, 1_000_000),
+    Shape("waiver_glob", waiver_glob, 10),
+    Shape("config_keys", config_keys, 1_000),
+    Shape("digits", digits, 1_750_000),
     Shape("nested_config", nested_config, 50_000),
     Shape("watch", watch_log, 1_500),
     Shape("rank_copies", rank_copies, 8),
-    Shape("broken_lines", broken_lines, 500_000),
+    Shape("broken_lines", broken_lines, 250_000),
     Shape("result_files", result_files, 1_000),
     Shape("one_long_line", one_long_line, 6_000_000),
     Shape("gzip_members", gzip_members, 1_500),
@@ -202,6 +213,15 @@ def input_bytes(folder: Path) -> int:
     return sum(p.stat().st_size for p in folder.rglob("*") if p.is_file())
 
 
+def build_elsewhere(shape: Shape, size: int, folder: Path) -> list[str]:
+    """Build the input in another process: a child's peak RSS counts its parent's at the fork
+    (Linux keeps the high-water mark across exec), so this process must never hold 50 MB."""
+    done = subprocess.run([sys.executable, __file__, "--build", shape.name, str(size), str(folder)],
+                          check=True, capture_output=True, text=True)
+    args: list[str] = json.loads(done.stdout)
+    return args
+
+
 def measure(shape: Shape, scale: float, steps: int, repeat: int) -> list[tuple[int, float, float, float]]:
     """(size, MB of input, seconds, peak RSS MB) per step."""
     rows = []
@@ -209,7 +229,7 @@ def measure(shape: Shape, scale: float, steps: int, repeat: int) -> list[tuple[i
         size = max(1, round(shape.first * scale)) * 2 ** step
         folder = Path(tempfile.mkdtemp(prefix=f"mlcheck-{shape.name}-"))
         try:
-            args = shape.build(folder, size)
+            args = build_elsewhere(shape, size, folder)
             megabytes = input_bytes(folder) / 1e6
             runs_of = [run_child(args, folder) for _ in range(repeat)]
         finally:
@@ -222,9 +242,14 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=(__doc__ or "").split("\n\n")[0])
     parser.add_argument("--scale", type=float, default=1.0, help="Multiply every first size (0.1: a quick look).")
     parser.add_argument("--steps", type=int, default=4, help="Sizes per shape (each twice the one before).")
-    parser.add_argument("--repeat", type=int, default=2, help="Processes per size; the fastest counts.")
+    parser.add_argument("--repeat", type=int, default=3, help="Processes per size; the fastest counts.")
     parser.add_argument("--only", default="", help="Comma-separated shapes to run (default: all).")
+    parser.add_argument("--build", nargs=3, metavar=("SHAPE", "SIZE", "FOLDER"), help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
+    if args.build:  # (in a child: see build_elsewhere)
+        name, size, folder = args.build
+        print(json.dumps(next(s for s in SHAPES if s.name == name).build(Path(folder), int(size))))
+        return 0
     chosen = [s for s in SHAPES if not args.only or s.name in args.only.split(",")]
     failed = []
     print(f"{'shape':14} {'size':>10} {'input MB':>9} {'seconds':>8} {'ratio':>6} {'RSS MB':>7}")

@@ -9,6 +9,7 @@ import json
 import os
 import shutil
 import signal
+import time
 from pathlib import Path
 from typing import Iterator
 
@@ -249,3 +250,80 @@ def test_a_finite_float_at_the_limit_crashes_no_rule_and_no_chart(tmp_path: Path
     assert "MLC000" not in {f.code for f in check([str(folder)]).all_findings()}
     code, out, err = _run_cli("check", str(folder), "-f", "html", "--no-progress")
     assert code in (0, 1) and "Traceback" not in err and "internal error" not in err and "<svg" in out
+
+
+def test_a_config_of_thousands_of_keys_and_waivers_is_read_in_one_pass(tmp_path: Path) -> None:
+    from mlcheck.settings.config import load_settings
+
+    lines = [f"unknown_{i} = 1" for i in range(4000)]  # each an MLC041 finding at its line
+    lines += [f'[[waivers]]\ncode = "MLC3"\npath = "x{i}/**"\nreason = "r"' for i in range(4000)]
+    (tmp_path / ".mlcheck.toml").write_text("\n".join(lines) + "\n", "utf-8")
+    started = time.perf_counter()
+    settings = load_settings({}, cwd=str(tmp_path), paths=[str(tmp_path)])
+    assert time.perf_counter() - started < 10  # a search of the text per key: 30 s; one pass: 0.2 s
+    assert len(settings.waivers) == 4000 and settings.waivers[-1].source.endswith(f":{4000 + 3999 * 4 + 1}")
+    assert [f.line for f in settings.problems][:2] == [1, 2] and settings.problems[-1].line == 4000
+
+
+def test_a_waiver_glob_longer_than_a_path_is_mlc041(tmp_path: Path) -> None:
+    from mlcheck.settings.config import load_settings
+
+    (tmp_path / ".mlcheck.toml").write_text(
+        '[[waivers]]\ncode = "MLC3"\npath = "%s"\nreason = "r"\n' % ("*a" * 50000 + "b"), "utf-8")
+    settings = load_settings({}, cwd=str(tmp_path), paths=[str(tmp_path)])
+    assert not settings.waivers and [f.code for f in settings.problems] == ["MLC041"]
+    assert "100,001 characters" in settings.problems[0].message
+
+
+def test_a_compiled_waiver_glob_is_small() -> None:
+    import tracemalloc
+
+    from mlcheck.settings.path_glob import GlobMatcher
+
+    tracemalloc.start()
+    try:
+        matcher = GlobMatcher("*a" * 2048)
+        size = tracemalloc.get_traced_memory()[0]
+    finally:
+        tracemalloc.stop()
+    assert size < 100 * 4096  # 350 bytes a character as node objects: 1.4 MB, and 256 are cached
+    assert matcher.matches("a" * 3000) and not matcher.matches("a" * 3000 + "/a")
+
+
+def test_thousands_of_unused_waivers_are_listed_in_linear_time() -> None:
+    import datetime as dt
+
+    from mlcheck.results import CheckResult
+    from mlcheck.settings.waiver_table import Waiver
+    from mlcheck.settings.waivers import apply_waivers
+
+    waivers = [Waiver("MLC3", f"x{i}/**", "r", f".mlcheck.toml:{i}", dt.date(2000 + i % 2 * 200, 1, 1))
+               for i in range(20000)]  # half expired, half active and unused
+    started = time.perf_counter()
+    result = apply_waivers(CheckResult(runs=(), benchmarks=(), findings=()), waivers, today=dt.date(2026, 1, 1))
+    assert time.perf_counter() - started < 10  # a list search per expired waiver: minutes
+    codes = [f.code for f in result.findings]
+    assert codes.count("MLC040") == 10000 and codes.count("MLC042") == 10000
+
+
+def test_a_folder_of_many_runs_is_judged_in_linear_time() -> None:
+    from types import SimpleNamespace
+
+    from mlcheck.rules.package import check_score
+    from mlcheck.rules.package_runs import _differs, SUBMISSION_DIFFERS
+
+    event = SimpleNamespace(value="closed", line=4)
+    odd = SimpleNamespace(value="open", line=4)
+    runs = [SimpleNamespace(path=f"resnet/result_{i}.txt" + (".gz" if i % 2 else ""), ruleset="2.0.0",
+                            first_line=1, index=0, converged=True,
+                            first=lambda key, e=(odd if i == 39999 else event): e) for i in range(40000)]
+    started = time.perf_counter()
+    found = _differs(SUBMISSION_DIFFERS, "submission_division", runs, Severity.ERROR)  # type: ignore[arg-type]
+    facts = SimpleNamespace(result_files=5, name="resnet", max_non_converged=1)
+    counted = list(check_score("resnet", facts, None, runs))  # type: ignore[arg-type]
+    facts = SimpleNamespace(result_files=40000, name="resnet", max_non_converged=1)
+    named = list(check_score("resnet", facts, None, runs))  # type: ignore[arg-type]
+    assert time.perf_counter() - started < 10  # a count or a list search over the runs per run: hours
+    assert [f.path for f in found] == ["resnet/result_39999.txt.gz"] and "'closed' in" in found[0].message
+    assert [f.code for f in counted] == ["MLC502"] and "40000 runs found" in counted[0].message
+    assert [f.code for f in named] == ["MLC502"] and "20000 result_<i>.txt files" in named[0].message

@@ -23,6 +23,7 @@ requires exactly the round's number of ``result_<i>.txt`` files.
 from __future__ import annotations
 
 import os
+from collections import Counter
 from typing import Iterator, Sequence
 
 from mlcheck.read.file_names import SUBMITTED_RESULT_FILE
@@ -84,15 +85,17 @@ def check_score(folder: str, facts: BenchmarkFacts, score: Score,
     """Findings about the run count and non-converged runs of one benchmark folder."""
     named = [r for r in runs if SUBMITTED_RESULT_FILE.match(os.path.basename(r.path))]
     if len(runs) != facts.result_files:
-        files = sorted({r.path for r in runs})
-        shared = sorted(os.path.basename(p) for p in files if sum(r.path == p for r in runs) > 1)
+        per_file = Counter(r.path for r in runs)  # (not a count over the runs per file: quadratic)
+        files = sorted(per_file)
+        shared = sorted(os.path.basename(p) for p in files if per_file[p] > 1)
         where = (f" in {len(files)} files ({', '.join(shared)} hold{'s' if len(shared) == 1 else ''} "
                  "more than one run: one run per result file)") if shared else ""
         yield WRONG_RUN_COUNT.at(folder, None,
                                  f"{len(runs)} run{'s' if len(runs) != 1 else ''} found{where}; training "
                                  f"{runs[0].ruleset} {facts.name} requires {facts.result_files} result files")
     elif named and len(named) != len(runs):  # e.g. a result_2.txt.gz beside result_<i>.txt files
-        others = ", ".join(sorted(os.path.basename(r.path) for r in runs if r not in named))
+        listed = {id(r) for r in named}  # (not "r not in named": a list search per run)
+        others = ", ".join(sorted(os.path.basename(r.path) for r in runs if id(r) not in listed))
         yield WRONG_RUN_COUNT.at(folder, None,
                                  f"{len(named)} result_<i>.txt files; the official package checker counts only "
                                  f"those ({others} not), and training {runs[0].ruleset} {facts.name} requires "

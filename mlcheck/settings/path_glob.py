@@ -11,15 +11,10 @@ path is read once, keeping the set of states it can be in, so a match costs at m
 from __future__ import annotations
 
 import functools
-from typing import Callable, NamedTuple
+from array import array
+from typing import Callable
 
 Test = Callable[[str], bool]
-
-
-class _Node(NamedTuple):
-    test: Test | None
-    """None: an epsilon node (its targets are taken without reading a character)."""
-    targets: tuple[int, ...]
 
 
 def _any(char: str) -> bool:
@@ -30,26 +25,33 @@ def _in_folder(char: str) -> bool:
     return char != "/"
 
 
+@functools.lru_cache(maxsize=1024)
 def _is(expected: str) -> Test:
     return lambda char: char == expected
 
 
 class GlobMatcher:
-    """One compiled glob."""
+    """One compiled glob: node ``i`` reads a character passing ``tests[i]`` (None: reads none)
+    and goes on to ``first[i]`` and, for a split, ``second[i]`` (-1: nowhere). Parallel arrays
+    and shared tests keep it at about 40 bytes a glob character (node objects took 350)."""
 
     def __init__(self, glob: str) -> None:
-        self.nodes: list[_Node] = []
+        self.tests: list[Test | None] = []
+        self.first = array("l")
+        self.second = array("l")
         self.start = self._compile(glob)
 
     def _add(self, test: Test | None, *targets: int) -> int:
-        self.nodes.append(_Node(test, targets))
-        return len(self.nodes) - 1
+        self.tests.append(test)
+        self.first.append(targets[0] if targets else -1)
+        self.second.append(targets[1] if len(targets) > 1 else -1)
+        return len(self.tests) - 1
 
     def _loop(self, test: Test, out: int) -> int:
         """Zero or more characters passing ``test``, then ``out``."""
         split = self._add(None)
         body = self._add(test, split)
-        self.nodes[split] = _Node(None, (body, out))
+        self.first[split], self.second[split] = body, out
         return split
 
     def _compile(self, glob: str) -> int:
@@ -85,21 +87,26 @@ class GlobMatcher:
 
     def _closure(self, states: set[int]) -> set[int]:
         stack, seen = list(states), set(states)
+        tests, first, second = self.tests, self.first, self.second
         while stack:
-            node = self.nodes[stack.pop()]
-            if node.test is None:
-                for target in node.targets:
-                    if target not in seen:
+            node = stack.pop()
+            if tests[node] is None:
+                for target in (first[node], second[node]):
+                    if target >= 0 and target not in seen:
                         seen.add(target)
                         stack.append(target)
         return seen
 
     def matches(self, path: str) -> bool:
         """Whether the whole of ``path`` matches the glob."""
+        tests, first = self.tests, self.first
         states = self._closure({self.start})
         for char in path:
-            following = {node.targets[0] for node in (self.nodes[s] for s in states)
-                         if node.test is not None and node.test(char)}
+            following = set()
+            for state in states:
+                test = tests[state]
+                if test is not None and test(char):
+                    following.add(first[state])
             if not following:
                 return False
             states = self._closure(following)

@@ -3,7 +3,9 @@ finding at its line that says what is wrong with it. (:mod:`mlcheck.settings.wai
 
 from __future__ import annotations
 
+import bisect
 import datetime as dt
+import functools
 import re
 from dataclasses import dataclass
 from typing import Any
@@ -26,12 +28,27 @@ class Waiver:
 
 def line_of(text: str, key: str, nth: int = 0) -> int | None:
     """The line of the ``nth`` ``key = ...`` or ``[[key]]`` of a config file's text."""
-    pattern = re.compile(rf"^[ \t]*(\[\[\s*(tool\.mlcheck\.)?{re.escape(key)}\s*\]\]|{re.escape(key)}\s*=)", re.M)
-    matches = list(pattern.finditer(text))
-    if not matches:
-        return None
-    match = matches[min(nth, len(matches) - 1)]
-    return text.count("\n", 0, match.start()) + 1
+    lines = _key_lines(text).get(key)
+    return lines[min(nth, len(lines) - 1)] if lines else None
+
+
+_HEADER = re.compile(r"^[ \t]*\[\[([^\]\n]*)\]\]", re.M)
+_ASSIGNMENT = re.compile(r"^[ \t]*([^=\n]*)=", re.M)
+
+
+@functools.lru_cache(maxsize=4)
+def _key_lines(text: str) -> dict[str, list[int]]:
+    """Each key of the text -> the lines where it is assigned or heads an array of tables, in
+    one pass over the text (a search per key made a config of 10,000 keys quadratic: minutes)."""
+    found: dict[str, list[tuple[int, int]]] = {}
+    for match in _HEADER.finditer(text):
+        name = match.group(1).strip()
+        found.setdefault(name.removeprefix("tool.mlcheck."), []).append((match.start(), 0))
+    for match in _ASSIGNMENT.finditer(text):
+        found.setdefault(match.group(1).rstrip(), []).append((match.start(), 1))
+    ends = [at for at, char in enumerate(text) if char == "\n"]
+    return {key: [bisect.bisect_right(ends, start - 1) + 1 for start, _ in sorted(places)]
+            for key, places in found.items()}
 
 
 def read_waivers(raw: Any, where: str, text: str, problems: list[Finding]) -> list[Waiver]:
@@ -67,7 +84,14 @@ def _waiver_problem(entry: Any) -> str | None:
         return f"lacks {', '.join(missing)} (code, path glob and a reason are required)"
     wrong = [f"{k} {entry[k]!r} is not a string (write it like {_EXAMPLES[k]!r})"
              for k in ("code", "path", "reason") if not isinstance(entry[k], str) or not entry[k].strip()]
+    if not wrong and len(entry["path"]) > MAX_GLOB:
+        wrong.append(f"path is a glob of {len(entry['path']):,} characters; a path is at most {MAX_GLOB:,}")
     return "; ".join(wrong) or None
+
+
+MAX_GLOB = 4096
+"""The longest waiver path (a path's own limit, PATH_MAX): matching costs the path's length times
+the glob's, and the automaton takes memory in proportion (``mlcheck.path_glob``)."""
 
 
 _EXAMPLES = {"code": "MLC519", "path": "results/**", "reason": "rerun scheduled"}

@@ -21,6 +21,7 @@ import json
 import os
 import re
 import signal
+import stat
 import sys
 import time
 import tracemalloc
@@ -147,11 +148,17 @@ def run_case(case: Case, folder: str, checks: Checks = ALL, timeout: float = TIM
 
 
 def _targets(case: Case, tree: str) -> list[bytes]:
-    """The case's targets that exist once built (another entry may stand where a folder was
-    drawn: a missing path is a usage error, exit 2), else the tree itself."""
+    """The case's targets that exist once built, else the tree itself. Another entry may stand
+    where a folder was drawn: a missing path is a usage error (exit 2), and a FIFO named on the
+    command line is read as it should be (``<(zcat log.gz)``), waiting for a writer."""
     btree = os.fsencode(tree)
-    found = [t for t in case.targets if t == b"-" or os.path.exists(os.path.join(btree, t))]
-    return found or [b"."]
+
+    def usable(target: bytes) -> bool:
+        try:
+            return target == b"-" or not stat.S_ISFIFO(os.stat(os.path.join(btree, target)).st_mode)
+        except OSError:
+            return False
+    return [t for t in case.targets if usable(t)] or [b"."]
 
 
 def _library(case: Case, tree: str, checks: Checks) -> list[Failure]:
