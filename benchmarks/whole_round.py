@@ -19,8 +19,9 @@ Ratios: official / mlcheck at the default jobs (target >= 20), mlcheck ``--jobs 
 (target <= 1.5), peak RSS (target < 150 MB). Bytecode is cached for the measured processes (as
 for an installed mlcheck), in a temporary folder. With ``--repeat N`` mlcheck and the floor are timed N
 times, interleaved, and the median is printed (the official checker and the synthetic round once:
-they take minutes). The load average is printed with each row: on a shared machine the wall
-times move with it; CPU seconds (in brackets) move less.
+they take minutes). The load average is printed with each row, and at the start and the end how many CPUs'
+worth of work ``--jobs N`` busy processes get (N on an idle machine): on a shared machine the
+wall times move with it; CPU seconds (in brackets) move less.
 
 The synthetic round is ``--synthetic-files`` (3,000) result files of about ``--synthetic-mb`` (1) MB:
 five ResNet runs of the bundled example stretched with per-step records, hard-linked into 600
@@ -118,6 +119,22 @@ def measure(argv: list[str]) -> Measure:
                    usage.ru_utime + usage.ru_stime)
 
 
+BURN = "import sys\nfor i in range(int(sys.argv[1])): pass\n"
+
+
+def parallel_capacity(jobs: int) -> float:
+    """How many CPUs' worth of work ``jobs`` processes get now: the speedup of ``jobs`` busy loops
+    run side by side over one (``jobs`` on an idle machine; less where others share the CPUs)."""
+    burn = [sys.executable, "-c", BURN, "20000000"]
+    start = time.perf_counter()
+    subprocess.run(burn, check=True)
+    one = time.perf_counter() - start
+    start = time.perf_counter()
+    for process in [subprocess.Popen(burn) for _ in range(jobs)]:
+        process.wait()
+    return jobs * one / (time.perf_counter() - start)
+
+
 def packages_in(folders: list[Path]) -> list[str]:
     """The packages (``<org>/`` with ``results/``) of the given folders, in order."""
     return [str(org) for folder in folders for org in sorted(folder.iterdir()) if (org / "results").is_dir()]
@@ -187,7 +204,7 @@ def measure_set(name: str, folders: list[Path], jobs: int, repeat: int, official
 
 
 HEADER = ("| set | files | MB | records | mlcheck -j1 s (CPU) | RSS MB | mlcheck -j{jobs} s (CPU) | RSS MB "
-          "| json floor s (CPU) | official s | official / -j{jobs} | -j1 / floor (CPU) | load | official verdicts |\n"
+          "| json floor s (CPU) | official s (CPU) | official / -j{jobs} | -j1 / floor (CPU) | load | official verdicts |\n"
           "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|")
 
 
@@ -196,7 +213,8 @@ def print_row(row: Row, jobs: int) -> None:
     ratio = "-"
     if row.official is not None:
         seconds = row.official.seconds * row.official_scale
-        official = f"{seconds:.1f}" + ("*" if row.official_scale > 1 else "")
+        official = f"{seconds:.1f}" + ("*" if row.official_scale > 1 else "") + \
+            f" ({row.official.cpu * row.official_scale:.1f})"
         ratio = f"**{seconds / row.many.seconds:.1f}x**"
     codes = {row.one.code, row.many.code} - {0, 1}
     warn = f" (mlcheck exit {sorted(codes)})" if codes else ""
@@ -240,11 +258,13 @@ def main() -> int:
         rounds = sorted(p for p in base.glob("training-*") if p.is_dir())
         sets = [(p.name, [p]) for p in rounds] + ([("all rounds", rounds)] if len(rounds) > 1 else [])
     print(f"python {sys.version.split()[0]}, {usable_cpus()} usable CPUs, --jobs {args.jobs}, "
-          f"load average {os.getloadavg()[0]:.2f}", flush=True)
+          f"load average {os.getloadavg()[0]:.2f}, {args.jobs} busy processes get "
+          f"{parallel_capacity(args.jobs):.2f} CPUs", flush=True)
     print(HEADER.format(jobs=args.jobs), flush=True)
     with tempfile.TemporaryDirectory() as temp_name:
         temp = Path(temp_name)
         ENV.pop("PYTHONDONTWRITEBYTECODE", None)
+        ENV["PYTHONPATH"] = os.pathsep.join(filter(None, [str(ROOT), ENV.get("PYTHONPATH")]))  # (this checkout)
         ENV["PYTHONPYCACHEPREFIX"] = str(temp / "pycache")
         measure(mlcheck_argv([str(ROOT / "fixtures" / "example" / "Acme")], 1))  # (writes the bytecode)
         for name, folders in sets:
@@ -254,7 +274,8 @@ def main() -> int:
             synthetic = synthetic_round(temp / "synthetic", args.synthetic_files, args.synthetic_mb)
             measure_set(f"synthetic ({args.synthetic_files} x {args.synthetic_mb:g} MB)", [synthetic],
                         args.jobs, 1, args.official, temp, sample=args.official_sample)
-    print(f"load average at the end {os.getloadavg()[0]:.2f}; * official time scaled from a sample", flush=True)
+    print(f"load average at the end {os.getloadavg()[0]:.2f}, {args.jobs} busy processes get "
+          f"{parallel_capacity(args.jobs):.2f} CPUs; * official time scaled from a sample", flush=True)
     return 0
 
 

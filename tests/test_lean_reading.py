@@ -63,6 +63,8 @@ TRICKY_VALUES = [
     "18446744073709551615", "18446744073709551616", "-9223372036854775808", "-9223372036854775809",
     "123456789012345678901234567890", "-123456789012345678901234567890", "1" * 309, "1" * 5000,
     "0.0027435221793027523", "1.0000000000000000000000000001", "12345678901234567890.5", "1e1234567890123456789",
+    "1e-1234567890123456789", "-1.5E+1234567890123456789", "[0.00012345678901234567890, 99999999999999999999]",
+    "[0.5, -12345678901234567890123]", '{"k": 0.0003551136363636364, "n": 18446744073709551616}',
     "NaN", "Infinity", "-Infinity", '"\\ud800"', '"\\udc00x"', '"a\tb"', '"\\u0000"', '"é"', '"\\u00e9"',
     '{"a": 1, "a": 2}', "[1, [2, [3]]]", "[" * 200 + "]" * 200, "[" * 2000 + "]" * 2000, "null", "true",
     '"12345678901234567890"', "[1,]", "01", "1.", ".5", "+1", "- 1", '"\\x"', '"\\/"', "{}", "[]",
@@ -85,6 +87,18 @@ def test_orjson_takes_the_common_records() -> None:
     assert fast_event(record_line('{"loss": 1.5, "step": 12}'), 1) is not None
     assert fast_event(record_line("0.0027435221793027523"), 1) is not None  # 19 digits of a fraction
     assert fast_event(record_line("18446744073709551616"), 1) is None  # orjson would make it a float
+
+
+def test_nineteen_digits_are_an_integer_unless_a_fraction_or_an_exponent() -> None:
+    def long_integer(text: bytes) -> bool:
+        return fast_json._has_long_integer(text, text.translate(fast_json._DIGITS_AS_ZERO))
+
+    for integer in (b" 12345678901234567890", b"[-12345678901234567890]", b'"id1234567890123456789"',
+                    b"[0.1234567890123456789, 12345678901234567890]", b"1234567890123456789012"):
+        assert long_integer(integer), integer
+    for number in (b"0.1234567890123456789", b"1e-1234567890123456789", b"2.5E+00000000000000000001",
+                   b"[0.0003551136363636364, 0.00012345678901234567890]", b"123456789012345678"):
+        assert not long_integer(number), number
 
 
 def _random_json(rng: random.Random, depth: int = 0) -> str:

@@ -9,15 +9,14 @@ None and the line reader decodes the line as before (and reports what is wrong w
   after the JSON, whitespace JSON does not know (``\\x0c``, a BOM): orjson refuses them;
 - an integer beyond 64 bits, which orjson turns into a float where ``json`` keeps it exact (and
   reads one of more than 308 digits as NaN, MLC017): a run of 19 digits anywhere in the line
-  sends it to ``json`` unless the digits are a float's fraction (found by one
-  ``bytes.translate`` and one substring search, in C; a pattern only when they are found);
+  sends it to ``json`` unless the digits are a float's fraction or exponent (found by one
+  ``bytes.translate`` and one substring search, in C);
 - nesting the standard library refuses (``RecursionError``, about 1,000 levels) while orjson
   accepts it up to 1,024: more than 100 brackets send the line to ``json``.
 """
 
 from __future__ import annotations
 
-import re
 from typing import Any, Callable
 
 from mlcheck.model import Event
@@ -40,10 +39,25 @@ LOADS, DECODE_ERROR = _orjson()
 _DIGITS_AS_ZERO = bytes.maketrans(b"123456789", b"000000000")
 _NINETEEN_DIGITS = b"0" * 19
 """Every integer orjson would turn into a float has 19 digits or more (2**63 has 19)."""
-_LONG_INTEGER = re.compile(rb"(?:(?<![\d.eE+-])|(?<=[^eE]-))[1-9]\d{18}")
-"""19 digits that do not continue a number's fraction or exponent: an integer of JSON (or digits
-in a string, which then take the slower path for nothing). Only searched in the rare line with
-19 digits in a row (mostly floats printed with 19 significant digits)."""
+_FRACTION_OR_EXPONENT = frozenset(b".eE+")
+
+
+def _has_long_integer(body: bytes, digits: bytes) -> bool:
+    """Whether a run of 19 digits or more in ``body`` (``digits``: its digits made ``0``) may be
+    an integer: it does not follow the point of a fraction or the ``e`` of an exponent (digits
+    in a string count too; they take the slower path for nothing). Most such runs are fractions
+    printed with all their digits (``0.0003551136363636364``)."""
+    at = digits.find(_NINETEEN_DIGITS)
+    while at >= 0:
+        before = body[at - 1] if at else 0
+        if before not in _FRACTION_OR_EXPONENT and not (
+                before == 0x2D and at > 1 and body[at - 2] in b"eE"):  # (a minus after e: exponent)
+            return True
+        end = at + len(_NINETEEN_DIGITS)
+        while end < len(digits) and digits[end] == 0x30:
+            end += 1
+        at = digits.find(_NINETEEN_DIGITS, end)
+    return False
 _BRACKETS_CHECKED_OVER = 256
 _MAX_BRACKETS = 100
 
@@ -55,7 +69,8 @@ def fast_event(raw: bytes, line_no: int) -> Event | None:
     if LOADS is None or (len(body) > _BRACKETS_CHECKED_OVER
                          and body.count(b"[") + body.count(b"{") > _MAX_BRACKETS):
         return None
-    if _NINETEEN_DIGITS in body.translate(_DIGITS_AS_ZERO) and _LONG_INTEGER.search(body):
+    digits = body.translate(_DIGITS_AS_ZERO)
+    if _NINETEEN_DIGITS in digits and _has_long_integer(body, digits):
         return None
     try:
         record = LOADS(body)
