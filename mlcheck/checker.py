@@ -9,7 +9,7 @@ from typing import Callable, Iterable, Mapping, Sequence
 
 from mlcheck.read.file_names import RESULT_FILE
 from mlcheck.package.discover import LogRef, discover_all
-from mlcheck.model import Finding, Run
+from mlcheck.model import Event, Finding, Run
 from mlcheck.results import CheckResult, RunResult
 from mlcheck.judge.folders import benchmark_facts, score_benchmarks
 from mlcheck.judge.grouping import group_result
@@ -20,7 +20,8 @@ from mlcheck.rules import package as package_rules
 from mlcheck.rule import RunContext
 from mlcheck.rules.convergence import first_reaching
 from mlcheck.rules.internal import crash_finding
-from mlcheck.rules.selection import BENCHMARK_NOT_ITS_FOLDER, RULESET_NOT_INFERRED, UNKNOWN_BENCHMARK
+from mlcheck.rules.selection import (BENCHMARK_NOT_ITS_FOLDER, RULESET_CONTRADICTS_DATE,
+                                    RULESET_NOT_INFERRED, UNKNOWN_BENCHMARK)
 from mlcheck.facts.rulesets import (
     SUPPORTED_RULESETS,
     BenchmarkFacts,
@@ -44,10 +45,12 @@ class RulesetChoice:
 
 
 def check(paths: Sequence[str], ruleset: str | None = None,
-          progress: Progress | None = None, line_limits: Mapping[str, int] | None = None) -> CheckResult:
+          progress: Progress | None = None, line_limits: Mapping[str, int] | None = None,
+          ruleset_source: str = "--ruleset") -> CheckResult:
     """Check and score every log found under ``paths``.
 
     ``ruleset`` forces a round (``2.0.0``); when None the round is inferred per file.
+    ``ruleset_source`` names where it was forced (``--ruleset``, ``ruleset in .mlcheck.toml``).
     ``line_limits`` reads only the first lines of the logs it names (``mlcheck watch --runs``).
     Raises ``RulesetError`` for an unknown ruleset and ``DiscoveryError`` for a missing path.
     """
@@ -61,9 +64,10 @@ def check(paths: Sequence[str], ruleset: str | None = None,
         if progress is not None:
             progress(ref.path)
         try:
-            run_results.extend(check_log(ref, forced))
+            run_results.extend(check_log(ref, forced, ruleset_source))
         except Exception as error:  # a bug met on one file must not stop the other files
-            run_results.append(_unread_log(ref, forced, [crash_finding("reading this log", ref.path, error)]))
+            run_results.append(_unread_log(ref, forced, [crash_finding("reading this log", ref.path, error)],
+                                           ruleset_source))
     top = [package_rules.NO_LOGS.at(folder.path, None,
                                      "no MLPerf log found here; expected result_<i>.txt files under "
                                      "<org>/results/<system>/<benchmark>/ or log files")
@@ -78,8 +82,8 @@ def check(paths: Sequence[str], ruleset: str | None = None,
                                     findings=tuple(top)))
 
 
-def check_log(ref: LogRef, forced: Ruleset | None) -> list[RunResult]:
-    """Read one log and judge each run in it."""
+def check_log(ref: LogRef, forced: Ruleset | None, forced_source: str = "--ruleset") -> list[RunResult]:
+    """Read one log and judge each run in it (``forced_source``: where ``forced`` was set)."""
     from mlcheck.read.runs import assign_findings, split_runs
 
     # A submitted result file is one run, as the official checker reads it (mlcheck.runs).
@@ -87,25 +91,27 @@ def check_log(ref: LogRef, forced: Ruleset | None) -> list[RunResult]:
     runs, reading = split_runs(read_mllog(ref.path, lines=ref.lines, keep_copies=one_run), ref.path, one_run)
     by_run = assign_findings(runs, reading)
     if not runs:
-        return [_unread_log(ref, forced, by_run.get(0, []))]
-    judged = [judge_run(run, ref, forced, by_run.get(run.index, [])) for run in runs]
+        return [_unread_log(ref, forced, by_run.get(0, []), forced_source)]
+    judged = [judge_run(run, ref, forced, by_run.get(run.index, []), forced_source) for run in runs]
     # What the folder checks and reports need of a judged run; the rest of its events go now.
     return [replace(result, run=result.run.reduced()) if result.run is not None else result
             for result in judged]
 
 
-def _unread_log(ref: LogRef, forced: Ruleset | None, findings: list[Finding]) -> RunResult:
+def _unread_log(ref: LogRef, forced: Ruleset | None, findings: list[Finding],
+                forced_source: str = "--ruleset") -> RunResult:
     """The one entry of a file in which no run could be read."""
     return RunResult(run=None, path=ref.path, index=0, org=ref.org, system=ref.system,
                      benchmark=ref.benchmark, division=None, ruleset=forced.version if forced else None,
-                     ruleset_source="--ruleset" if forced else None, status=None, converged=False,
+                     ruleset_source=forced_source if forced else None, status=None, converged=False,
                      time_to_train_min=None, duration_min=None,
                      findings=tuple(sorted(findings, key=Finding.sort_key)))
 
 
-def judge_run(run: Run, ref: LogRef, forced: Ruleset | None, reading: Iterable[Finding]) -> RunResult:
+def judge_run(run: Run, ref: LogRef, forced: Ruleset | None, reading: Iterable[Finding],
+              forced_source: str = "--ruleset") -> RunResult:
     """Apply every run rule to one run and derive its time-to-train."""
-    choice = choose_ruleset(run, ref, forced)
+    choice = choose_ruleset(run, ref, forced, forced_source)
     findings = list(reading)
     if choice.finding is not None:
         findings.append(choice.finding)
@@ -165,13 +171,15 @@ def _unknown_benchmark(run: Run, benchmark: str | None, ruleset: Ruleset) -> Fin
     return UNKNOWN_BENCHMARK.at(run.path, line, message, run_index=run.index)
 
 
-def choose_ruleset(run: Run, ref: LogRef, forced: Ruleset | None) -> RulesetChoice:
-    """The forced ruleset, else the round whose period holds the run date, else a path hint."""
-    if forced is not None:
-        return RulesetChoice(forced, "--ruleset")
+def choose_ruleset(run: Run, ref: LogRef, forced: Ruleset | None,
+                   forced_source: str = "--ruleset") -> RulesetChoice:
+    """The forced ruleset (with a warning when the run's date says another round), else the
+    round whose period holds the run date, else a path hint."""
     anchor = run.run_start or (run.events[0] if run.events else None)
-    if anchor is not None:
-        when = dt.datetime.fromtimestamp(anchor.time_ms / 1000, tz=dt.timezone.utc).date()
+    when = _run_date(anchor.time_ms) if anchor is not None else None
+    if forced is not None:
+        return RulesetChoice(forced, forced_source, forced_against_date(run, anchor, when, forced, forced_source))
+    if anchor is not None and when is not None:
         by_date = ruleset_for_date(when)
         if by_date is not None:
             return RulesetChoice(by_date, f"run date {when.isoformat()} falls in the {by_date.round} "
@@ -180,8 +188,31 @@ def choose_ruleset(run: Run, ref: LogRef, forced: Ruleset | None) -> RulesetChoi
     if hinted is not None:
         return RulesetChoice(hinted, f"path names round {hinted.round}")
     fallback = load_ruleset(SUPPORTED_RULESETS[-1])
+    why = "the run date and path do not tell the round"
+    if when is not None and when >= fallback.results_published:
+        why = (f"the run date {when.isoformat()} is after the newest round mlcheck knows (training "
+               f"{fallback.round}, results published {fallback.results_published.isoformat()})")
     note = RULESET_NOT_INFERRED.at(
         run.path, anchor.line if anchor else None,
-        f"the run date and path do not tell the round; judged under {fallback.version}. Pass "
-        f"--ruleset ({', '.join(SUPPORTED_RULESETS)}) to choose", run_index=run.index)
+        f"{why}; judged under {fallback.version}. Pass --ruleset ({', '.join(SUPPORTED_RULESETS)}) to "
+        "choose", run_index=run.index)
     return RulesetChoice(fallback, "default (not inferred)", note)
+
+
+def _run_date(time_ms: float) -> dt.date | None:
+    try:
+        return dt.datetime.fromtimestamp(time_ms / 1000, tz=dt.timezone.utc).date()
+    except (OverflowError, OSError, ValueError):  # a clock that times nothing (MLC405)
+        return None
+
+
+def forced_against_date(run: Run, anchor: Event | None, when: dt.date | None, forced: Ruleset,
+                        source: str) -> Finding | None:
+    """MLC017 when the run's date falls in the period of another round than the forced one."""
+    by_date = ruleset_for_date(when) if when is not None else None
+    if anchor is None or when is None or by_date is None or by_date.version == forced.version:
+        return None
+    return RULESET_CONTRADICTS_DATE.at(run.path, anchor.line, (
+        f"{source} judges this run under {forced.version}, but its date {when.isoformat()} falls in "
+        f"the training {by_date.round} period ({by_date.first_run_date} to {by_date.results_published}); "
+        f"check that {forced.version} is the round it was submitted to"), run_index=run.index)

@@ -58,10 +58,12 @@ def refuse_overwriting_inputs(paths: Sequence[str], result: CheckResult,
 
 
 def run_check(paths: Sequence[str], ruleset: str | None, progress: Progress | None = None,
-              line_limits: Mapping[str, int] | None = None) -> CheckResult:
-    """:func:`mlcheck.check`; a bad ruleset or path, or an internal error, exits 2 with one line."""
+              line_limits: Mapping[str, int] | None = None, ruleset_source: str = "--ruleset") -> CheckResult:
+    """:func:`mlcheck.check`; a bad ruleset or path, or an internal error, exits 2 with one line.
+    ``ruleset_source`` says where ``ruleset`` was set (the reports and ``-v`` name it)."""
     try:
-        return check(list(paths), ruleset=ruleset, progress=progress, line_limits=line_limits)
+        return check(list(paths), ruleset=ruleset, progress=progress, line_limits=line_limits,
+                     ruleset_source=ruleset_source)
     except (RulesetError, DiscoveryError) as error:
         click.echo(f"mlcheck: error: {error}", err=True)
         sys.exit(EXIT_ERROR)

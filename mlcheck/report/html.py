@@ -21,7 +21,7 @@ from mlcheck.results import BenchmarkResult, CheckResult, RunResult
 from mlcheck.report import ReportOptions, relative_path, rule_help
 from mlcheck.report.grouped import FindingGroup, context_lines, group_for_display
 from mlcheck.report.svg_charts import Mark, Series, accuracy_chart, run_time_strip
-from mlcheck.report.plain import format_minutes
+from mlcheck.report.plain import counted, format_minutes
 from mlcheck.facts.rulesets import RulesetError, load_ruleset
 
 CSP = "default-src 'none'; style-src 'unsafe-inline'; img-src data:; base-uri 'none'; form-action 'none'"
@@ -276,8 +276,8 @@ def render_html(result: CheckResult, options: ReportOptions) -> str:
     warnings = sum(1 for f in found if f.severity is Severity.WARNING)
     verdict = "fail" if failing else "pass"
     banner = (f'<div class="banner {verdict}" id="verdict">{"FAIL" if failing else "PASS"}: '
-              f"{len(result.runs)} runs, {len(result.benchmarks)} benchmark folders, {errors} errors, "
-              f"{warnings} warnings, {len(result.waived)} waived</div>")
+              f"{counted(len(result.runs), 'run')}, {counted(len(result.benchmarks), 'benchmark folder')}, "
+              f"{counted(errors, 'error')}, {counted(warnings, 'warning')}, {len(result.waived)} waived</div>")
     overview = _table(["benchmark", "system", "division", "round", "score (min)", "valid", "RCP"],
                       [[f'<td><a href="#benchmark-{i}">{escape(b.benchmark or "?")}</a></td>',
                         _td(b.system or "?"), _td(b.division or "?"), _td(b.ruleset or "?"),
