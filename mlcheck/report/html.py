@@ -101,6 +101,10 @@ def _rcp_rows(bench: BenchmarkResult) -> list[list[str]]:
     if shown:
         batch = f" (batch size {rcp.batch_size})" if rcp.batch_size else ""
         rows.append(["RCP numbers", "; ".join(shown) + batch])
+    if rcp.today is not None and rcp.today.verdict != rcp.verdict:
+        margin = f" (margin {rcp.today.margin_pct:+.2f} %)" if rcp.today.margin_pct is not None else ""
+        rows.append(["RCP today", f"today's mlperf-logging: {rcp.today.verdict}{margin}: {rcp.today.reason}; "
+                     "the verdict of record above is the one that counts"])
     return rows
 
 

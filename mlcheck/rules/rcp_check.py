@@ -40,6 +40,7 @@ import re
 from mlcheck.model import Finding, Severity
 from mlcheck.results import RcpResult
 from mlcheck.rule import Rule
+from mlcheck.score.rcp.today import installed_version
 
 RCP_FAILED = Rule("MLC530", "rcp-failed", Severity.ERROR,
                   "the submission converges faster than the RCP test allows", official=True, also=(Severity.WARNING,))
@@ -87,7 +88,7 @@ def rcp_findings(folder: str, result: RcpResult, normalised: bool = False,
         assert result.today is not None
         found.append(RCP_VERDICTS_DIFFER.at(folder, None, (
             f"RCP test: {verdict_text(result)} for the checker of record; {verdict_text(result.today)} "
-            f"for today's mlperf-logging ({_short(result.today.source)}); the verdict of record counts")))
+            f"for today's mlperf-logging {installed_version()}; the verdict of record counts")))
     return found
 
 
