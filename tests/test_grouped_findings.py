@@ -154,3 +154,15 @@ def _junit_and_annotations_fit(result: CheckResult) -> None:
 def test_text_key_sets_numbers_aside() -> None:
     assert text_key("eval 3 at 449,751 samples (line 12)") == text_key("eval 4 at 300,014 samples (line 9)")
     assert text_key("a is missing") != text_key("b is missing")
+
+
+def test_sarif_keeps_the_items_and_validates(tmp_path: Path) -> None:
+    from mlcheck.report.sarif import sarif_dict
+    log = tmp_path / "result_0.txt"
+    log.write_text(":::MLLOG " + RECORD.format(key="submission_benchmark", value='"resnet"') + "\n")
+    sarif = sarif_dict(check([str(log)], ruleset="2.0.0"), ReportOptions(root=str(tmp_path)))
+    (grouped,) = [r for r in sarif["runs"][0]["results"] if r["ruleId"] == "MLC105"]
+    assert grouped["properties"]["itemCount"] == len(grouped["properties"]["items"]) >= 10
+    schema = SHARED / "reference" / "schemas" / "sarif-schema-2.1.0.json"
+    if schema.is_file():
+        jsonschema.Draft4Validator(json.loads(schema.read_text("utf-8"))).validate(sarif)
