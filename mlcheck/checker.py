@@ -28,6 +28,7 @@ from mlcheck.rules.selection import (
     LOG_NEWER_THAN_RULESETS,
     RULESET_NOT_INFERRED,
     UNKNOWN_BENCHMARK,
+    forced_against_date,
 )
 from mlcheck.facts.rulesets import (
     SUPPORTED_RULESETS,
@@ -54,11 +55,12 @@ class RulesetChoice:
 
 def check(paths: Sequence[str], ruleset: str | None = None,
           progress: Progress | None = None, line_limits: Mapping[str, int] | None = None,
-          jobs: int = 1) -> CheckResult:
+          jobs: int = 1, ruleset_source: str = "--ruleset") -> CheckResult:
     """Check and score every log found under ``paths``.
 
     ``ruleset`` forces a round (``2.0.0``); when None the round is inferred per file.
     ``line_limits`` reads only the first lines of the logs it names (``mlcheck watch --runs``).
+    ``ruleset_source`` names where it was forced (``--ruleset``, ``ruleset in .mlcheck.toml``).
     ``jobs`` processes read and judge the logs (:mod:`mlcheck.judge.jobs`; the result is the same).
     Raises ``RulesetError`` for an unknown ruleset and ``DiscoveryError`` for a missing path.
     """
@@ -67,7 +69,7 @@ def check(paths: Sequence[str], ruleset: str | None = None,
     if line_limits:
         refs = [replace(ref, lines=line_limits.get(ref.path)) for ref in refs]
     refs_by_path = {ref.path: ref for ref in refs}
-    run_results = check_logs(refs, forced, jobs, progress)  # a bug met on one file is its MLC000
+    run_results = check_logs(refs, forced, jobs, progress, ruleset_source)  # a bug met on one file is its MLC000
     top = [package_rules.NO_LOGS.at(folder.path, None,
                                      "no MLPerf log found here; expected result_<i>.txt files under "
                                      "<org>/results/<system>/<benchmark>/ or log files")
@@ -82,8 +84,8 @@ def check(paths: Sequence[str], ruleset: str | None = None,
                                     findings=tuple(top)))
 
 
-def check_log(ref: LogRef, forced: Ruleset | None) -> list[RunResult]:
-    """Read one log and judge each run in it."""
+def check_log(ref: LogRef, forced: Ruleset | None, forced_source: str = "--ruleset") -> list[RunResult]:
+    """Read one log and judge each run in it (``forced_source``: where ``forced`` was set)."""
     from mlcheck.read.runs import assign_findings, split_runs
 
     # A submitted result file is one run, as the official checker reads it (mlcheck.read.runs).
@@ -91,25 +93,27 @@ def check_log(ref: LogRef, forced: Ruleset | None) -> list[RunResult]:
     runs, reading = split_runs(read_mllog(ref.path, lines=ref.lines, keep_copies=one_run), ref.path, one_run)
     by_run = assign_findings(runs, reading)
     if not runs:
-        return [_unread_log(ref, forced, by_run.get(0, []))]
-    judged = [judge_run(run, ref, forced, by_run.get(run.index, [])) for run in runs]
+        return [_unread_log(ref, forced, by_run.get(0, []), forced_source)]
+    judged = [judge_run(run, ref, forced, by_run.get(run.index, []), forced_source) for run in runs]
     # What the folder checks and reports need of a judged run; the rest of its events go now.
     return [replace(result, run=result.run.reduced()) if result.run is not None else result
             for result in judged]
 
 
-def _unread_log(ref: LogRef, forced: Ruleset | None, findings: list[Finding]) -> RunResult:
+def _unread_log(ref: LogRef, forced: Ruleset | None, findings: list[Finding],
+                forced_source: str = "--ruleset") -> RunResult:
     """The one entry of a file in which no run could be read."""
     return RunResult(run=None, path=ref.path, index=0, org=ref.org, system=ref.system,
                      benchmark=ref.benchmark, division=None, ruleset=forced.version if forced else None,
-                     ruleset_source="--ruleset" if forced else None, status=None, converged=False,
+                     ruleset_source=forced_source if forced else None, status=None, converged=False,
                      time_to_train_min=None, duration_min=None,
                      findings=tuple(sorted(findings, key=Finding.sort_key)))
 
 
-def judge_run(run: Run, ref: LogRef, forced: Ruleset | None, reading: Iterable[Finding]) -> RunResult:
+def judge_run(run: Run, ref: LogRef, forced: Ruleset | None, reading: Iterable[Finding],
+              forced_source: str = "--ruleset") -> RunResult:
     """Apply every run rule to one run and derive its time-to-train."""
-    choice = choose_ruleset(run, ref, forced)
+    choice = choose_ruleset(run, ref, forced, forced_source)
     findings = list(reading)
     if choice.finding is not None:
         findings.append(choice.finding)
@@ -172,23 +176,25 @@ def _unknown_benchmark(run: Run, benchmark: str | None, ruleset: Ruleset) -> Fin
     return UNKNOWN_BENCHMARK.at(run.path, line, message, run_index=run.index)
 
 
-def choose_ruleset(run: Run, ref: LogRef, forced: Ruleset | None) -> RulesetChoice:
-    """The forced ruleset, else the round whose period holds the run date, else a path hint.
+def choose_ruleset(run: Run, ref: LogRef, forced: Ruleset | None,
+                   forced_source: str = "--ruleset") -> RulesetChoice:
+    """The forced ruleset (MLC019 when the run's date says another round), else the round whose
+    period holds the run date, else a path hint.
 
     A path that names a round (``training-4.1/``) wins over the date when the run is dated before
     that round's publication: a run may be submitted to a later round than the one its date
     falls in (NVIDIA's 4.1 DLRM runs are dated in the 4.0 period), never to an earlier one. A run
     dated after the newest period mlcheck knows is judged under the newest round, with MLC018.
     """
-    if forced is not None:
-        return RulesetChoice(forced, "--ruleset")
     # A clock outside 2015-2100 (MLC405) never reaches date arithmetic: the next record's date tells.
     candidates = ([run.run_start] if run.run_start is not None else []) + list(run.events)
     anchor = next((e for e in candidates if plausible_time(e.time_ms)), candidates[0] if candidates else None)
-    hinted = ruleset_from_path(ref.path)
     when = None
     if anchor is not None and plausible_time(anchor.time_ms):
         when = dt.datetime.fromtimestamp(anchor.time_ms / 1000, tz=dt.timezone.utc).date()
+    if forced is not None:
+        return RulesetChoice(forced, forced_source, forced_against_date(run, anchor, when, forced, forced_source))
+    hinted = ruleset_from_path(ref.path)
     if when is not None:
         by_date = ruleset_for_date(when)
         newest, newest_end = newest_period_end()

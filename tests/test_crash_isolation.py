@@ -60,8 +60,8 @@ def test_crashing_package_checks_exit_1_not_2(monkeypatch: pytest.MonkeyPatch) -
 def test_crashing_reader_on_one_file_leaves_the_others(monkeypatch: pytest.MonkeyPatch) -> None:
     real = mlcheck.checker.check_log
 
-    def flaky(ref: Any, forced: Any) -> Any:
-        return _boom() if ref.path.endswith("result_2.txt") else real(ref, forced)
+    def flaky(ref: Any, forced: Any, *rest: Any) -> Any:
+        return _boom() if ref.path.endswith("result_2.txt") else real(ref, forced, *rest)
 
     monkeypatch.setattr(mlcheck.checker, "check_log", flaky)
     result = check([str(EXAMPLE)])

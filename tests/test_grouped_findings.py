@@ -22,7 +22,7 @@ from rich.console import Console
 from mlcheck import check
 from mlcheck.judge.grouping import group_findings
 from mlcheck.model import MAX_ITEMS, Finding, Severity
-from mlcheck.report import ReportOptions, render
+from mlcheck.report import ReportOptions
 from mlcheck.report.grouped import group_for_display, text_key
 from mlcheck.report.json_report import report_dict
 from mlcheck.report.text_findings import render_findings
@@ -129,10 +129,40 @@ def test_no_benchmark_folder_repeats_a_message_in_the_text_report() -> None:
                           os.path.dirname(place.split(" (")[0]))
             seen[(folder, match["code"], match["rest"])] += 1
         repeated.update({f"{folder}: {code} {rest[:80]}": n for (folder, code, rest), n in seen.items() if n > 1})
+        _junit_and_annotations_fit(result)
     assert lines_seen > 100
     assert repeated == {}
+
+
+def _junit_and_annotations_fit(result: CheckResult) -> None:
+    """Acceptance (issue 14): at most one JUnit testcase per result file plus one per folder check
+    (and one per other place findings are about); every GitHub annotation with file= names a file."""
+    import xml.etree.ElementTree as ET
+    from mlcheck.report.github import render_github
+    from mlcheck.report.junit import FOLDER_CHECKS, render_junit
+
+    files = {r.path for r in result.runs}
+    others = {f.path for f in result.findings}
+    cases = ET.fromstring(render_junit(result, ReportOptions(root="/"))).iter("testcase")
+    assert sum(1 for _ in cases) <= len(files) + len(FOLDER_CHECKS) * len(result.benchmarks) + len(others)
+    for line in render_github(result, ReportOptions(root="/")).splitlines():
+        match = re.match(r"^::(?:error|warning|notice) file=([^,]*)", line)
+        if match:
+            assert os.path.isfile("/" + match.group(1).replace("%2C", ",").replace("%3A", ":").replace("%25", "%")), line
 
 
 def test_text_key_sets_numbers_aside() -> None:
     assert text_key("eval 3 at 449,751 samples (line 12)") == text_key("eval 4 at 300,014 samples (line 9)")
     assert text_key("a is missing") != text_key("b is missing")
+
+
+def test_sarif_keeps_the_items_and_validates(tmp_path: Path) -> None:
+    from mlcheck.report.sarif import sarif_dict
+    log = tmp_path / "result_0.txt"
+    log.write_text(":::MLLOG " + RECORD.format(key="submission_benchmark", value='"resnet"') + "\n")
+    sarif = sarif_dict(check([str(log)], ruleset="2.0.0"), ReportOptions(root=str(tmp_path)))
+    (grouped,) = [r for r in sarif["runs"][0]["results"] if r["ruleId"] == "MLC105"]
+    assert grouped["properties"]["itemCount"] == len(grouped["properties"]["items"]) >= 10
+    schema = SHARED / "reference" / "schemas" / "sarif-schema-2.1.0.json"
+    if schema.is_file():
+        jsonschema.Draft4Validator(json.loads(schema.read_text("utf-8"))).validate(sarif)

@@ -19,7 +19,7 @@ from mlcheck.cli.progress import progress_bar
 from mlcheck.model import Severity
 from mlcheck.report import ReportOptions, render, render_waived_text, repository_root, resolve_format
 from mlcheck.report.job_summary import write_job_summary
-from mlcheck.report.plain import summary_line
+from mlcheck.report.plain import counted, summary_line
 from mlcheck.report.text_findings import TERMINAL_CAP, statistics_lines
 from mlcheck.results import CheckResult
 from mlcheck.settings.config import Settings
@@ -46,7 +46,8 @@ def checked(paths: Sequence[str], settings: Settings, quiet: bool, verbose: bool
             line_limits: Mapping[str, int] | None = None) -> tuple[CheckResult, list[str]]:
     """The post-processed result, and the given paths that could not be opened at all."""
     with progress_bar(paths, enabled=settings.progress and not quiet) as progress:
-        result = run_check(paths, settings.ruleset, progress, line_limits, jobs_of(settings))
+        result = run_check(paths, settings.ruleset, progress, line_limits, jobs_of(settings),
+                           settings.ruleset_source)
     unopenable = unopenable_given(result, paths)
     result = postprocess(result, settings)
     if verbose:
@@ -56,10 +57,11 @@ def checked(paths: Sequence[str], settings: Settings, quiet: bool, verbose: bool
         rounds = Counter(r.ruleset or "?" for r in result.runs)
         for version, count in sorted(rounds.items()):
             source = next(r.ruleset_source for r in result.runs if (r.ruleset or "?") == version)
-            chatter.print(f"mlcheck: round {version} for {count} runs (first: {source})", soft_wrap=True)
+            chatter.print(f"mlcheck: round {version} for {counted(count, 'run')} (first: {source})",
+                          soft_wrap=True)
         if settings.waivers:
-            chatter.print(f"mlcheck: {len(settings.waivers)} waivers, {len(result.waived)} findings "
-                          "waived", soft_wrap=True)
+            chatter.print(f"mlcheck: {counted(len(settings.waivers), 'waiver')}, "
+                          f"{counted(len(result.waived), 'finding')} waived", soft_wrap=True)
     return result, unopenable
 
 

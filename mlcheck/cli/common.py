@@ -71,11 +71,13 @@ def jobs_of(settings: Settings) -> int:
 
 
 def run_check(paths: Sequence[str], ruleset: str | None, progress: Progress | None = None,
-              line_limits: Mapping[str, int] | None = None, jobs: int = 1) -> CheckResult:
-    """:func:`mlcheck.check`; a bad ruleset or path, or an internal error, exits 2 with one line."""
+              line_limits: Mapping[str, int] | None = None, jobs: int = 1,
+              ruleset_source: str = "--ruleset") -> CheckResult:
+    """:func:`mlcheck.check`; a bad ruleset or path, or an internal error, exits 2 with one line.
+    ``ruleset_source`` says where ``ruleset`` was set (the reports and ``-v`` name it)."""
     try:
         return check(list(paths), ruleset=ruleset, progress=progress, line_limits=line_limits,
-                     jobs=jobs)
+                     jobs=jobs, ruleset_source=ruleset_source)
     except (RulesetError, DiscoveryError) as error:
         click.echo(f"mlcheck: error: {error}", err=True)
         sys.exit(EXIT_ERROR)

@@ -44,7 +44,8 @@ def score_command(paths: tuple[str, ...], ruleset: str | None, config_path: str 
     Exit 0 when every benchmark result is valid, 1 when one is not, 2 when mlcheck could not run.
     """
     settings = load_cli_settings(config_path, paths, ruleset=ruleset, jobs=jobs)
-    result = postprocess(run_check(paths, settings.ruleset, jobs=jobs_of(settings)), settings)
+    result = postprocess(run_check(paths, settings.ruleset, jobs=jobs_of(settings),
+                                   ruleset_source=settings.ruleset_source), settings)
     refuse_overwriting_inputs([table_output] if table_output else [], result, settings.config_path)
     if output_format == "json":
         click.echo(render_json(result), nl=False)

@@ -40,6 +40,9 @@ if TYPE_CHECKING:  # (multiprocessing is imported when workers start: most check
 _CHECKER: list[Any] = []
 
 
+_Forced = tuple[str, str]  # (version, source) of a forced ruleset, as the workers receive it
+
+
 def register_checker(module: Any) -> None:
     """The module that holds ``check_log`` and ``_unread_log`` (:mod:`mlcheck.checker` registers
     itself when imported, in the parent and in every worker: this stage does not import the
@@ -74,22 +77,24 @@ def usable_cpus() -> int:
 
 
 def check_logs(refs: Sequence[LogRef], forced: Ruleset | None, jobs: int = 1,
-               progress: Callable[[str], None] | None = None) -> list[RunResult]:
-    """The results of every log, in the order of ``refs``, checked by up to ``jobs`` processes.
+               progress: Callable[[str], None] | None = None,
+               forced_source: str = "--ruleset") -> list[RunResult]:
+    """The results of every log, in the order of ``refs``, checked by up to ``jobs`` processes
+    (``forced_source``: where ``forced`` was set, which the reports name).
     The cycle collector pauses meanwhile (see :func:`check_one`; the parent receives the results)."""
     collecting = gc.isenabled()
     gc.disable()
     try:
-        return _check_logs(refs, forced, jobs, progress)
+        return _check_logs(refs, forced, jobs, progress, forced_source)
     finally:
         if collecting:
             gc.enable()
 
 
 def _check_logs(refs: Sequence[LogRef], forced: Ruleset | None, jobs: int,
-                progress: Callable[[str], None] | None) -> list[RunResult]:
+                progress: Callable[[str], None] | None, forced_source: str) -> list[RunResult]:
     done: list[list[RunResult] | None] = [None] * len(refs)
-    version = forced.version if forced is not None else None
+    version = (forced.version, forced_source) if forced is not None else None
     sizes = {i: _size(ref) for i, ref in enumerate(refs) if ref.path != "-"} if jobs > 1 else {}
     method = _start_method(sum(sizes.values())) if len(sizes) >= PARALLEL_FROM else None
     if method is not None:
@@ -101,11 +106,11 @@ def _check_logs(refs: Sequence[LogRef], forced: Ruleset | None, jobs: int,
         if done[index] is None:
             if progress is not None:
                 progress(ref.path)
-            done[index] = check_one(ref, forced)
+            done[index] = check_one(ref, forced, forced_source)
     return [result for results in done if results is not None for result in results]
 
 
-def check_one(ref: LogRef, forced: Ruleset | None) -> list[RunResult]:
+def check_one(ref: LogRef, forced: Ruleset | None, forced_source: str = "--ruleset") -> list[RunResult]:
     """:func:`mlcheck.checker.check_log`, with a bug met on the log as its MLC000 finding.
 
     The cycle collector pauses while the log is read: a log is millions of small acyclic objects
@@ -116,9 +121,9 @@ def check_one(ref: LogRef, forced: Ruleset | None) -> list[RunResult]:
     collecting = gc.isenabled()
     gc.disable()
     try:
-        return check_log(ref, forced)
+        return check_log(ref, forced, forced_source)
     except Exception as error:  # a bug met on one file must not stop the other files
-        return [_unread_log(ref, forced, [crash_finding("reading this log", ref.path, error)])]
+        return [_unread_log(ref, forced, [crash_finding("reading this log", ref.path, error)], forced_source)]
     finally:
         if collecting:
             gc.enable()
@@ -151,7 +156,7 @@ def _chunks(sizes: dict[int, int], jobs: int) -> list[list[int]]:
     return [by_size[start:start + size] for start in range(0, len(by_size), size)]
 
 
-def _in_workers(refs: Sequence[LogRef], sizes: dict[int, int], version: str | None,
+def _in_workers(refs: Sequence[LogRef], sizes: dict[int, int], version: _Forced | None,
                 jobs: int, method: str) -> Iterator[tuple[int, list[RunResult]]]:
     """(index, results) of each log as its chunk completes. A log of a chunk lost with its
     worker is checked again alone; one whose results could not be sent is left to the parent."""
@@ -192,7 +197,7 @@ def _pool(workers: int, method: str) -> ProcessPoolExecutor:
                                initializer=_start_worker)
 
 
-def _alone(ref: LogRef, version: str | None, method: str) -> list[RunResult]:
+def _alone(ref: LogRef, version: _Forced | None, method: str) -> list[RunResult]:
     """One log checked in a process of its own; an MLC000 finding when that process dies too."""
     from concurrent.futures.process import BrokenProcessPool
 
@@ -202,8 +207,8 @@ def _alone(ref: LogRef, version: str | None, method: str) -> list[RunResult]:
         try:
             return pool.submit(_check_chunk, [ref], version).result()[0]
         except BrokenProcessPool:
-            forced = load_ruleset(version) if version else None
-            return [_unread_log(ref, forced, [_died(ref)])]
+            forced = load_ruleset(version[0]) if version else None
+            return [_unread_log(ref, forced, [_died(ref)], version[1] if version else "--ruleset")]
 
 
 def _died(ref: LogRef) -> Finding:
@@ -212,10 +217,10 @@ def _died(ref: LogRef) -> Finding:
                            "was not judged. Please report it with the input")
 
 
-def _check_chunk(chunk: list[LogRef], version: str | None) -> list[list[RunResult]]:
+def _check_chunk(chunk: list[LogRef], version: _Forced | None) -> list[list[RunResult]]:
     """The worker's task: the results of each log of a chunk."""
-    forced = load_ruleset(version) if version else None
-    return [check_one(ref, forced) for ref in chunk]
+    forced = load_ruleset(version[0]) if version else None
+    return [check_one(ref, forced, version[1] if version else "--ruleset") for ref in chunk]
 
 
 def _fields_reducer(cls: type) -> Callable[[Any], tuple[type, tuple[Any, ...]]]:

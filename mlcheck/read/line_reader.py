@@ -8,10 +8,10 @@ from __future__ import annotations
 
 import os
 import re
-from dataclasses import dataclass
-from typing import Generator, Iterator, Union
+from typing import Generator, Iterator
 
 from mlcheck.read.file_names import RESULT_FILE
+from mlcheck.read.items import AnyItem, LogItem, RawItem, RecordText  # (re-exported)
 from mlcheck.read.job_starts import JobStarts
 from mlcheck.model import Event, Finding
 from mlcheck.read.rank_copies import RankCopies
@@ -27,19 +27,7 @@ MARKER_BYTES = _MARKER_BYTES = MARKER.encode()
 MAX_LINE_BYTES = 16 * 1024 * 1024
 """A longer physical line is skipped (MLC014): what is held of one line stays bounded."""
 _ANSI_BYTES = re.compile(ANSI.pattern.encode())
-
-
-@dataclass(frozen=True, slots=True)
-class RecordText:
-    """A kept event with the exact text of its record (``:::MLLOG {...}``, without tag or line end)."""
-
-    event: Event
-    text: str
-
-
-LogItem = Union[Event, Finding]
-RawItem = Union[RecordText, Finding]
-AnyItem = Union[Event, RecordText, Finding]
+_LEADING_TAG = re.compile(rb"\[\d+,\d+\]<(?:stdout|stderr)>:")
 
 
 
@@ -60,6 +48,8 @@ class LineReader:
         self.job_starts = JobStarts(path)
         self.prefixes = PrefixDecisions(self.copies, duplicates)
         """Bare rank tags of ranks whose records are copies (see :meth:`drop_copy`)."""
+        self._noise_tag: bytes | None = None
+        """The rank tag of the line before when it held no record (a progress bar)."""
 
     def feed(self, raw: bytes) -> Iterator[AnyItem]:
         """Read one physical line (with its line end; without one it is the file's last line)."""
@@ -67,6 +57,8 @@ class LineReader:
         self.stats.lines += 1
         at = raw.find(_MARKER_BYTES)
         if at < 0:
+            leading = _LEADING_TAG.match(raw) if self._tags_seen else None
+            self._noise_tag = leading.group(0) if leading is not None else None
             if raw.strip():
                 self.stats.noise_lines += 1
                 boundary = self.job_starts.launcher(raw, self.line_no, self.stats.kept)
@@ -75,6 +67,12 @@ class LineReader:
             if raw.endswith(b"\r\n"):
                 self.stats.crlf_lines += 1
             return
+        noise_tag, self._noise_tag = self._noise_tag, None
+        if at == 0 and noise_tag is not None:
+            # A record at the start of the line after a rank's progress bar: the bar ended in a
+            # \r that a tool turned into a line end, and the record is still that rank's.
+            raw, at = noise_tag + raw, len(noise_tag)
+            self.stats.spliced_records += 1
         unterminated = not raw.endswith(b"\n")
         if raw.endswith(b"\r\n"):
             self.stats.crlf_lines += 1

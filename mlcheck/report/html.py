@@ -21,26 +21,12 @@ from mlcheck.results import BenchmarkResult, CheckResult, RunResult
 from mlcheck.report import ReportOptions, relative_path, rule_help
 from mlcheck.report.grouped import FindingGroup, context_lines, group_for_display
 from mlcheck.report.svg_charts import Mark, Series, accuracy_chart, run_time_strip
-from mlcheck.report.plain import format_minutes
+from mlcheck.report.html_style import STYLE
+from mlcheck.report.plain import counted, format_minutes
 from mlcheck.facts.rulesets import RulesetError, load_ruleset
 
 CSP = "default-src 'none'; style-src 'unsafe-inline'; img-src data:; base-uri 'none'; form-action 'none'"
 NOT_HYPERPARAMETERS = frozenset({"cache_clear", "init_start", "init_stop", "weights_initialization"})
-STYLE = """
-body{font:14px/1.45 system-ui,-apple-system,"Segoe UI",sans-serif;margin:0 auto;max-width:1100px;
-padding:0 16px 40px;color:#222}
-h1{font-size:22px}h2{font-size:18px;margin-top:36px;border-bottom:1px solid #ccc}h3{font-size:15px}
-.banner{padding:12px 16px;border-radius:6px;font-size:18px;font-weight:600;margin:16px 0}
-.banner.pass{background:#e6f4ea;color:#1e6b34}.banner.fail{background:#fdecea;color:#a4231a}
-table{border-collapse:collapse;margin:8px 0}td,th{border:1px solid #ddd;padding:3px 8px;text-align:left}
-th{background:#f5f5f5}td.num{text-align:right;font-variant-numeric:tabular-nums}
-.fail{color:#a4231a}.pass{color:#1e6b34}.sev-error{color:#a4231a}.sev-warning{color:#8a5a00}
-.sev-info{color:#1f5f99}code{font-size:12px}.muted{color:#666}
-.chart .axis{stroke:#333}.chart .grid{stroke:#eee}.chart .tick{font-size:11px;fill:#444}
-.chart .axis-title{font-size:12px;fill:#222}.chart .target{stroke:#d62728;stroke-width:1.5;stroke-dasharray:6 4}
-.chart .target-label{font-size:11px;fill:#d62728}.chart .curve{stroke-width:1.6}
-.chart .score-line{stroke:#1f77b4;stroke-width:2}
-"""
 
 
 def _table(headers: list[str], rows: list[list[str]], css_class: str) -> str:
@@ -107,6 +93,10 @@ def _rcp_rows(bench: BenchmarkResult) -> list[list[str]]:
     if shown:
         batch = f" (batch size {rcp.batch_size})" if rcp.batch_size else ""
         rows.append(["RCP numbers", "; ".join(shown) + batch])
+    if rcp.today is not None and rcp.today.verdict != rcp.verdict:
+        margin = f" (margin {rcp.today.margin_pct:+.2f} %)" if rcp.today.margin_pct is not None else ""
+        rows.append(["RCP today", f"today's mlperf-logging: {rcp.today.verdict}{margin}: {rcp.today.reason}; "
+                     "the verdict of record above is the one that counts"])
     return rows
 
 
@@ -281,8 +271,8 @@ def render_html(result: CheckResult, options: ReportOptions) -> str:
     errors, warnings = (sum(1 for f in found if f.severity is level) for level in (Severity.ERROR, Severity.WARNING))
     verdict = "fail" if failing else "pass"
     banner = (f'<div class="banner {verdict}" id="verdict">{"FAIL" if failing else "PASS"}: '
-              f"{len(result.runs)} runs, {len(result.benchmarks)} benchmark folders, {errors} errors, "
-              f"{warnings} warnings, {len(result.waived)} waived</div>")
+              f"{counted(len(result.runs), 'run')}, {counted(len(result.benchmarks), 'benchmark folder')}, "
+              f"{counted(errors, 'error')}, {counted(warnings, 'warning')}, {len(result.waived)} waived</div>")
     overview = _table(["benchmark", "system", "division", "round", "score (min)", "valid", "RCP"],
                       [[f'<td><a href="#benchmark-{i}">{escape(b.benchmark or "?")}</a></td>',
                         _td(b.system or "?"), _td(b.division or "?"), _td(b.ruleset or "?"),

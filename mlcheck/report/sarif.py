@@ -66,6 +66,8 @@ def _result(found: Finding, rule_index: dict[str, int], options: ReportOptions,
         "partialFingerprints": {"mlcheck/v1": fingerprint(found, uri)},
         "properties": {"official": found.official, "runIndex": found.run_index},
     }
+    if found.items:  # what a finding that stands for several problems covers
+        result["properties"].update(items=list(found.items), itemCount=max(found.item_count, len(found.items)))
     if found.code in rule_index:
         result["ruleIndex"] = rule_index[found.code]
     if reason is not None:

@@ -42,6 +42,7 @@ from 4.0) or steps (Stable Diffusion 3.1: the first step with FID <= 90 and CLIP
 from __future__ import annotations
 
 import re
+from importlib import metadata
 
 from mlcheck.model import Finding, Severity
 from mlcheck.results import RcpResult
@@ -93,7 +94,7 @@ def rcp_findings(folder: str, result: RcpResult, normalised: bool = False,
         assert result.today is not None
         found.append(RCP_VERDICTS_DIFFER.at(folder, None, (
             f"RCP test: {verdict_text(result)} for the checker of record; {verdict_text(result.today)} "
-            f"for today's mlperf-logging ({_short(result.today.source)}); the verdict of record counts")))
+            f"for today's mlperf-logging {_installed_logging()}; the verdict of record counts")))
     return found
 
 
@@ -118,6 +119,14 @@ def _record_findings(folder: str, result: RcpResult, normalised: bool, bypass: s
             f"{_number(result.reference_mean)}: score multiplied by {result.normalization_factor:.4f} "
             "(no scaling.json written)"))]
     return []
+
+
+def _installed_logging() -> str:
+    """The installed mlperf-logging's version (``?`` when it cannot be told)."""
+    try:
+        return metadata.version("mlperf-logging")
+    except metadata.PackageNotFoundError:
+        return "?"
 
 
 def _short(source: str | None) -> str:

@@ -20,12 +20,24 @@ judged under.
 - MLC018 log-newer-than-rulesets: the run is dated after the period of the newest round mlcheck
   knows (6.1, whose period ends at the estimated publication of its results); it is judged under
   that round, whose rules the next round may change. Fix: update mlcheck, or pass ``--ruleset``.
+- MLC019 ruleset-contradicts-date: the round forced with ``--ruleset`` (or ``ruleset`` in the
+  config, ``MLCHECK_RULESET``) is not the round whose submission period holds the run's date. A
+  warning: a resubmitted log or a wrong clock can be the reason, but a log judged under another
+  round's rules gets that round's targets, hyper-parameter ranges and run counts. Fix: pass the
+  round the log was submitted to, or drop ``--ruleset`` to infer it.
 """
 
 from __future__ import annotations
 
-from mlcheck.model import Severity
+import datetime as dt
+from typing import TYPE_CHECKING
+
+from mlcheck.facts.rulesets import ruleset_for_date
+from mlcheck.model import Event, Finding, Run, Severity
 from mlcheck.rule import Rule
+
+if TYPE_CHECKING:
+    from mlcheck.facts.rulesets import Ruleset
 
 UNKNOWN_BENCHMARK = Rule("MLC011", "unknown-benchmark", Severity.ERROR,
                          "the benchmark is not part of the round", official=True)
@@ -35,7 +47,23 @@ RULESET_NOT_INFERRED = Rule("MLC012", "ruleset-not-inferred", Severity.WARNING,
 LOG_NEWER_THAN_RULESETS = Rule("MLC018", "log-newer-than-rulesets", Severity.WARNING,
                                "the run is dated after the newest round mlcheck knows")
 
+RULESET_CONTRADICTS_DATE = Rule("MLC019", "ruleset-contradicts-date", Severity.WARNING,
+                                "the forced round is not the one of the run's date")
+
 BENCHMARK_NOT_ITS_FOLDER = Rule("MLC016", "benchmark-not-its-folder", Severity.ERROR,
                                 "the log names another benchmark than its benchmark folder")
 
-RULES = (UNKNOWN_BENCHMARK, BENCHMARK_NOT_ITS_FOLDER, RULESET_NOT_INFERRED, LOG_NEWER_THAN_RULESETS)
+RULES = (UNKNOWN_BENCHMARK, BENCHMARK_NOT_ITS_FOLDER, RULESET_NOT_INFERRED, LOG_NEWER_THAN_RULESETS,
+         RULESET_CONTRADICTS_DATE)
+
+
+def forced_against_date(run: Run, anchor: Event | None, when: dt.date | None, forced: Ruleset,
+                        source: str) -> Finding | None:
+    """MLC019 when the run's date falls in the period of another round than the forced one."""
+    by_date = ruleset_for_date(when) if when is not None else None
+    if anchor is None or when is None or by_date is None or by_date.version == forced.version:
+        return None
+    return RULESET_CONTRADICTS_DATE.at(run.path, anchor.line, (
+        f"{source} judges this run under {forced.version}, but its date {when.isoformat()} falls in "
+        f"the training {by_date.round} period ({by_date.first_run_date} to {by_date.results_published}); "
+        f"check that {forced.version} is the round it was submitted to"), run_index=run.index)

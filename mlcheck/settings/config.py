@@ -53,6 +53,8 @@ class Settings:
     base_dir: str = "."
     """The folder waiver paths are relative to (the config file's, else the working directory)."""
     problems: tuple[Finding, ...] = ()
+    ruleset_source: str = "--ruleset"
+    """Where ``ruleset`` was set (``--ruleset``, ``MLCHECK_RULESET``, ``ruleset in <config>``)."""
 
 
 # setting -> (kind, allowed values); kind is "str", "bool", "int" (at least 1) or "list"
@@ -137,12 +139,17 @@ def load_settings(cli: Mapping[str, Any], cwd: str | None = None,
             values.update(_coerce(table, shown, text, problems, from_file=True))
             waivers = tuple(read_waivers(table.get("waivers", []), shown, text, problems))
         base_dir = os.path.dirname(os.path.abspath(path))
+    ruleset_source = f"ruleset in {shown}" if "ruleset" in values else "--ruleset"
     env_values = {name.removeprefix("MLCHECK_").lower(): value for name, value in environ.items()
                   if name.startswith("MLCHECK_") and name not in ("MLCHECK_CONFIG",)}
-    values.update(_coerce(env_values, "environment", "", problems, from_file=False))
-    values.update({key: value for key, value in cli.items() if value not in (None, ())})
+    from_env = _coerce(env_values, "environment", "", problems, from_file=False)
+    ruleset_source = "MLCHECK_RULESET" if "ruleset" in from_env else ruleset_source
+    values.update(from_env)
+    given = {key: value for key, value in cli.items() if value not in (None, ())}
+    ruleset_source = "--ruleset" if "ruleset" in given else ruleset_source
+    values.update(given)
     return Settings(**values, waivers=waivers, config_path=shown or None, config_reason=reason,
-                    base_dir=base_dir, problems=tuple(problems))
+                    base_dir=base_dir, problems=tuple(problems), ruleset_source=ruleset_source)
 
 
 def _relative(path: Path, cwd: str) -> str:

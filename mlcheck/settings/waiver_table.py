@@ -70,9 +70,22 @@ def read_waivers(raw: Any, where: str, text: str, problems: list[Finding]) -> li
         if error:
             problems.append(CONFIG_INVALID.at(where, line, f"waiver {position + 1}: {error}; it is ignored"))
             continue
+        code = entry["code"].strip().upper()
+        if not _names_a_rule(code):
+            problems.append(CONFIG_INVALID.at(where, line, (
+                f"waiver {position + 1}: code {entry['code'].strip()!r} matches no rule code (a code "
+                "such as MLC519 or a prefix such as MLC5; `mlcheck rules` lists them); it is ignored")))
+            continue
         found.append(Waiver(code=entry["code"].strip().upper(), path=entry["path"].strip(),
                             reason=entry["reason"].strip(), source=source, expires=expires))
     return found
+
+
+def _names_a_rule(code: str) -> bool:
+    """Whether some rule code starts with ``code``."""
+    from mlcheck.rules import all_rules  # (the registry imports the config rules)
+
+    return any(rule.code.startswith(code) for rule in all_rules())
 
 
 def _waiver_problem(entry: Any) -> str | None:

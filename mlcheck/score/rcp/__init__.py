@@ -107,12 +107,13 @@ def evaluate_rcp(benchmark: str | None, division: str | None, ruleset: str | Non
     drop = 4 if benchmark == "unet3d" else 1
     failed = sum(1 for r in runs if r.converged_at is None)
     if failed > drop:
-        return RcpResult("fail", f"insufficient convergence: {failed} runs did not converge",
+        return RcpResult("fail", f"insufficient convergence: {failed} runs did not converge",  # (failed > 1)
                          unit=unit, batch_size=batch_size, source=references.source)
     points = [NOT_CONVERGED if r.converged_at is None else r.converged_at for r in runs]
     kept = trimmed(points, drop)
     if not kept:
-        return RcpResult("fail", f"{len(runs)} runs are too few for an olympic mean", unit=unit,
+        runs_text = "1 run is" if len(runs) == 1 else f"{len(runs)} runs are"
+        return RcpResult("fail", f"{runs_text} too few for an olympic mean", unit=unit,
                          batch_size=batch_size, source=references.source)
     mean = sum(kept) / len(kept)
     offset = policy.min_mean_offset.get(benchmark, 0.0) if policy is not None else 0.0
