@@ -33,13 +33,15 @@ FORMS: tuple[tuple[str, str], ...] = (
     ("length", "len(v['value']) == 2."),
     ("element", "one element of a list value satisfies a check."),
     ("any_of", "one of several checks holds (an 'or' of checks)."),
+    ("all_of", "every one of several checks holds (an 'and' of checks: 6.1 dlrmv4's learning rate, "
+     "s['lr_min'] * (1 - 1e-9) <= v['value'] <= s['lr_max'] * (1 + 1e-9), is two formulas)."),
     ("only_when", "the check applies only when another key's first value satisfies a condition "
      "(s['global_batch_size'] < 16 and ...)."),
     ("has_fields", "an object value holds these fields: 'FID' in v['value'] (the merged Stable Diffusion records)."),
     ("formula", "a value derived from other keys: left cmp right, each side an expression of numbers, the "
      "record's value or metadata ({\"this\": \"value\"}, {\"this\": \"metadata.samples_count\"}), states "
-     "({\"state\": \"global_batch_size\"}) and the operators add, sub, mul, div, pow, ceil, floor, sqrt, log2, "
-     "abs, int, neg, computed with Python's arithmetic; cmp is ==, !=, <, <=, > or >=, and tolerance t makes it "
+     "({\"state\": \"global_batch_size\"}) and the operators add, sub, mul, div, pow, mod, max, ceil, floor, "
+     "sqrt, log2, abs, int, neg, computed with Python's arithmetic; cmp is ==, !=, <, <=, > or >=, and tolerance t makes it "
      "abs(left - right) < t. 5.0 Llama 3.1 405B: v * 1152 == s['global_batch_size'] * 8e-5 (exact); 6.0 "
      "DeepSeek-V3: abs(v - 2.4e-05 * (s['global_batch_size'] / 16384) ** 0.5) < 1e-9. A formula that reads a "
      "state its key has not set yet fails the record (MLC112: log the key it derives from first)."),

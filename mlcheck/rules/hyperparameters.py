@@ -82,7 +82,8 @@ def check(ctx: RunContext) -> Iterator[Finding]:
         return
     marker = run.first("submission_benchmark")
     anchor = marker.line if marker is not None else run.first_line
-    states = replay(run, bench.states) if bench.states else EMPTY
+    defs = bench.states if run.division == "closed" else bench.open_states
+    states = replay(run, defs) if defs else EMPTY
     if run.division == "open":
         if bench.open_unavailable is not None:
             yield ctx.at(OPEN_KEY_INVALID, anchor, f"an open-division {bench.title} log cannot pass the "
