@@ -173,6 +173,19 @@ def test_logs_disagreeing_with_the_system_json(tmp_path: Path) -> None:
     assert cli("check", str(package))[0] == 1
 
 
+@pytest.mark.parametrize("status, disagrees", [
+    ("Available on-premise", False), ("on-premise", False), ("available", False),  # the log says onprem
+    ("Available cloud", True), ("Research, Development, or Internal (RDI)", True), ("Preview", True)])
+def test_the_logs_availability_is_compared_by_meaning(tmp_path: Path, status: str, disagrees: bool) -> None:
+    """The log's submission_status (cloud, onprem, preview, research) and the system description's
+    status (4.0+: 'Available on-premise', ...) are two vocabularies for one availability."""
+    package = make_package(tmp_path)
+    edit_system(package, lambda d: d.update(status=status))
+    found = codes(package)
+    mine = [m for m in found.get("MLC516", []) if m[0] == str(package / RESNET / "result_0.txt") and m[1] == 6]
+    assert bool(mine) == disagrees and all(severity is Severity.WARNING for _, _, severity in mine)
+
+
 def test_submission_values_and_batch_size_differ_across_runs(tmp_path: Path) -> None:
     package = make_package(tmp_path)
     edit_log(package / RESNET / "result_2.txt", "submission_platform", '"acme-t16"')
