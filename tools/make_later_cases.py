@@ -52,11 +52,14 @@ _HYPER: dict[str, dict[str, Any]] = {
     "stable_diffusion": {"global_batch_size": 512},
     "flux1": {"global_batch_size": 1024},
     "llama31_405b": {"global_batch_size": 1152, "opt_base_learning_rate": 8e-05, "opt_learning_rate_warmup_steps": 8000,
-                     "opt_learning_rate_decay_steps": 1192000},
+                     "opt_learning_rate_decay_steps": 1192000, "opt_end_learning_rate": 8e-07},
     "llama31_8b": {"global_batch_size": 32, "opt_learning_rate_warmup_steps": 100,
-                   "opt_learning_rate_decay_steps": 1199900},
+                   "opt_learning_rate_decay_steps": 1199900, "opt_base_learning_rate": 0.001,
+                   "opt_end_learning_rate": 0.0001},  # 6.0+ rules text (MLC204): end = base x 0.1
     "gpt_oss_20b": {"global_batch_size": 32, "opt_learning_rate_warmup_steps": 100,
-                    "opt_learning_rate_decay_steps": 1199900},
+                    "opt_learning_rate_decay_steps": 1199900, "opt_base_learning_rate": 0.0004,
+                    "opt_end_learning_rate": 4e-05},
+    "llama2_70b_lora": {"opt_gradient_clip_norm": 0.3, "opt_adamw_weight_decay": 0.0001, "lora_alpha": 32},
     "deepseekv3_671b": {"global_batch_size": 16384, "opt_base_learning_rate": 2.4e-05,
                         "opt_learning_rate_decay_steps": 11996},
     "qwen35_397b_grpo": {"global_batch_size": 256, "opt_base_learning_rate": 1e-06, "opt_gradient_clip_norm": 0.125,
@@ -145,6 +148,17 @@ def _positions(ruleset: str, benchmark: str, batch: Any) -> list[dict[str, Any]]
         step = max(1, math.ceil(0.001 * 2290835423 / batch)) * batch
         start = math.ceil(math.floor((4480 * batch + 135331840) / 3) / step) * step
         return [{"epoch_num": i + 1, "samples_count": start + i * step} for i in range(3)]
+    cadence = load_ruleset(ruleset).facts(benchmark).eval_cadence  # on the rules text's schedule (MLC307)
+    if cadence is not None and cadence.formula == "ceil_to_batch" and cadence.interval:
+        step = cadence.interval if cadence.interval % batch == 0 else math.ceil(cadence.interval / batch) * batch
+        skipped = math.floor(cadence.skip[0] * batch + cadence.skip[1]) if cadence.skip else 0
+        return [{"epoch_num": i + 1, "samples_count": (skipped + i + 1) * step} for i in range(3)]
+    if cadence is not None and cadence.formula == "bert":  # epoch_num counts samples
+        step = math.floor(0.05 * (230.23 * batch + 3_000_000) / 25_000) * 25_000
+        return [{"epoch_num": math.ceil((i + 1) * step / batch) * batch, "samples_count": 1000 * (i + 1)}
+                for i in range(3)]
+    if cadence is not None and cadence.every:  # ResNet: every 4 epochs from 1
+        return [{"epoch_num": 1 + i * int(cadence.every), "samples_count": 1000 * (i + 1)} for i in range(3)]
     return [{"epoch_num": i + 1, "samples_count": 1000 * (i + 1)} for i in range(3)]
 
 

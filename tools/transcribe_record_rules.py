@@ -101,6 +101,86 @@ TITLES = {
 }
 
 
+# The evaluation frequency of the rules text (MLC307, not checked by the checkers of record): the
+# latest text (HEAD d73e20f, v6.0) §Quality measure for the benchmarks of 6.0, §Deprecated benchmarks
+# quality measure for BERT, ResNet and RNN-T, whose rows are those of v2.1 word for word (so they
+# hold up to the benchmark's last round). Not for the rounds 3.0-5.1 of the benchmarks introduced
+# after 2.1 (their rules snapshots are not in the shared data), nor the rows 1.0-2.1 leave out.
+_LATEST = "training_rules.adoc (HEAD d73e20f, v6.0)"
+_UNCHECKED = "; not checked by the official checker"
+CADENCE_ROUNDS = {
+    "bert": ("3.0.0", "3.1.0", "4.0.0", "4.1.0", "5.0.0"), "resnet": ("3.0.0", "3.1.0", "4.0.0"),
+    "rnnt": ("3.0.0", "3.1.0"),
+    "llama31_8b": ("6.0.0", "6.1.0"), "gpt_oss_20b": ("6.0.0", "6.1.0"), "llama31_405b": ("6.0.0",),
+    "llama2_70b_lora": ("6.0.0", "6.1.0"), "flux1": ("6.0.0", "6.1.0"), "deepseekv3_671b": ("6.0.0", "6.1.0"),
+}
+
+
+def _llm(interval, text, skip=None, **extra):
+    cadence = {"unit": "samples", "formula": "ceil_to_batch", "interval": interval, "text": text,
+               "source": f"{_LATEST} §Quality measure, evaluation frequency table{_UNCHECKED}"}
+    if skip is not None:
+        cadence["skip"] = {"scale": skip[0], "offset": skip[1]}
+    cadence.update(extra)
+    return cadence
+
+
+CADENCE = {
+    "bert": {"unit": "samples", "formula": "bert",
+             "text": "every FLOOR(0.05*(230.23*GBS+3000000), 25000) samples, skipping 0",
+             "source": f"{_LATEST} §Deprecated benchmarks quality measure (the row of v2.1){_UNCHECKED}"},
+    "resnet": {"unit": "epochs", "every": 4, "text": "every 4 epochs with offset 0, 1, 2 or 3",
+               "source": f"{_LATEST} §Deprecated benchmarks quality measure (the row of v2.1){_UNCHECKED}"},
+    "rnnt": {"unit": "epochs", "every": 1, "text": "every epoch",
+             "source": f"{_LATEST} §Deprecated benchmarks quality measure (the row of v2.1){_UNCHECKED}"},
+    "llama31_8b": _llm(12288, "every 12,288 sequences (CEIL(12288 / GBS) x GBS if GBS does not divide it)"),
+    "gpt_oss_20b": _llm(12288, "every 12,288 sequences (CEIL(12288 / GBS) x GBS if GBS does not divide it)"),
+    "llama31_405b": _llm(18432, "every 18,432 sequences (CEIL(18432 / GBS) x GBS if GBS does not divide it), "
+                                "skipping the first FLOOR(0.0026 x GBS + 12) evaluations", (0.0026, 12)),
+    "llama2_70b_lora": _llm(384, "every 384 sequences (CEIL(384 / GBS) x GBS if GBS does not divide it), "
+                                 "skipping the first FLOOR(0.125 x GBS + 2) evaluations", (0.125, 2)),
+    "flux1": _llm(262144, "every 262,144 samples (CEIL(262144 / GBS) x GBS if GBS does not divide it)"),
+    "deepseekv3_671b": _llm(1, "every step (global_batch_size samples)", spacing_only=True),
+}
+
+
+# Hyper-parameters the latest rules text (the v6.0 table, §Hyperparameters) fixes and the 6.0 and
+# 6.1 checkers of record only require (or do not name): MLC204 warnings. Not for 3.0-5.1 (their
+# rules snapshots are not in the shared data); a key that is not logged is not reported.
+def _fixed(key, value, why):
+    return {"key": key, "check": {"equals": value}, "severity": "warning",
+            "section": f"{_LATEST} §Hyperparameters: {key} {value!r}{why}"}
+
+
+_END_LR = {"formula": {"left": THIS, "cmp": "==", "tolerance": 1e-12,
+                       "right": op("mul", {"state": "opt_base_learning_rate"}, 0.1)},
+           "text": "opt_base_learning_rate x 0.1"}
+_ONLY_REQUIRED = " (the checker only requires the key)"
+_NOT_NAMED = " (the checker does not name the key)"
+RULES_TEXT = {
+    "llama31_8b": [(("6.0.0", "6.1.0"), {"key": "opt_end_learning_rate", "check": _END_LR, "severity": "warning",
+                                         "section": f"{_LATEST} §Hyperparameters: opt_end_learning_rate = "
+                                                    f"opt_base_learning_rate * 0.1{_ONLY_REQUIRED}"}),
+                   (("6.0.0", "6.1.0"), _fixed("dropout", 0.0, _NOT_NAMED))],
+    "gpt_oss_20b": [(("6.0.0",), {"key": "opt_end_learning_rate", "severity": "warning",
+                                  "check": {"any_of": [_END_LR, {"equals": 4e-05}],
+                                            "text": "opt_base_learning_rate x 0.1, or 4e-05 in v6.0"},
+                                  "section": f"{_LATEST} §Hyperparameters and §Appendix: v6.0 Specific Rules (4e-5 "
+                                             f"allowed for v6.0 only){_ONLY_REQUIRED}"}),
+                    (("6.1.0",), {"key": "opt_end_learning_rate", "check": _END_LR, "severity": "warning",
+                                  "section": f"{_LATEST} §Hyperparameters: opt_end_learning_rate = opt_base_learning_rate"
+                                             f" * 0.1 (§Appendix: v6.0 Specific Rules allowed 4e-5 for v6.0 only)"
+                                             f"{_ONLY_REQUIRED}"}),
+                    (("6.0.0", "6.1.0"), _fixed("dropout", 0.0, _NOT_NAMED))],
+    "llama31_405b": [(("6.0.0",), _fixed("opt_end_learning_rate", 8e-07, _ONLY_REQUIRED)),
+                     (("6.0.0",), _fixed("dropout", 0.0, _NOT_NAMED))],
+    "llama2_70b_lora": [(("6.0.0", "6.1.0"), _fixed("opt_gradient_clip_norm", 0.3, _ONLY_REQUIRED)),
+                        (("6.0.0", "6.1.0"), _fixed("opt_adamw_weight_decay", 0.0001, _ONLY_REQUIRED)),
+                        (("6.0.0", "6.1.0"), _fixed("lora_alpha", 32, _ONLY_REQUIRED)),
+                        (("6.0.0", "6.1.0"), _fixed("lora_dropout", 0.1, _NOT_NAMED))],
+}
+
+
 def cond(op_, value, field=None, bound=False):
     c = {"op": op_, "value": value}
     if field:
@@ -517,6 +597,9 @@ def transcribe(reference: Path) -> dict[str, dict[str, Any]]:
                     if setters:
                         e["after"] = setters[0] if len(setters) == 1 else setters
             bench["keys"] = [order_keys(e) for e in keys]
+            texts = [entry for rounds, entry in RULES_TEXT.get(bm, ()) if version in rounds]
+            if texts:
+                bench["rules_text"] = texts
             if overrides:
                 bench["overrides"] = [order_keys(e) for e in overrides]
             st = finish_states(states, bench["keys"] + bench.get("overrides", []))
@@ -574,6 +657,8 @@ def transcribe(reference: Path) -> dict[str, dict[str, Any]]:
                 if okey == "aggregated_eval_accuracy":
                     ot["aggregate"] = dict(target["aggregate"], source=target["aggregate"]["source"].replace("closed_", "open_"))
                 fact["open_target"] = ot
+            if version in CADENCE_ROUNDS.get(bm, ()):
+                fact["eval_cadence"] = CADENCE[bm]
             if bm == "stable_diffusion":
                 fact["checkpoint_eval"] = {"source": "training_rules.adoc (HEAD d73e20f) §Appendix: Benchmark Specific "
                                                      "Rules, Stable Diffusion: checkpoints collected every 512,000 "
