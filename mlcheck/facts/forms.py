@@ -48,7 +48,9 @@ FORMS: tuple[tuple[str, str], ...] = (
     ("states", "benchmark states: a value the checker keeps (POST: s['name'] = expression) each time set_by is "
      "logged; formulas of later records read it. 5.1 Llama 3.1 405B: warmup steps become "
      "ceil(8000 * 1152 / global_batch_size) when they are logged, and the decay steps must be "
-     "ceil(1200000 * 1152 / global_batch_size) - that."),
+     "ceil(1200000 * 1152 / global_batch_size) - that. An open file may keep its own (open.states, 6.1 dlrmv4's "
+     "learning-rate band); a state its BEGIN block sets to a number no POST changes is written as that number "
+     "(dlrmv4's train_samples 2290835423)."),
     ("first_check", "a check of the first occurrence only (FIRST_CHECK, 6.1 DeepSeek-V3: the first evaluation at "
      "global_batch_size * floor(42 + 24576 / global_batch_size) samples)."),
     ("cadence", "an evaluation grid: each record's field must be the next point of start, start + step, ...; a "
@@ -77,6 +79,20 @@ FORMS: tuple[tuple[str, str], ...] = (
      "Llama 3.1 405B, DeepSeek-V3 keep the closed target; 5.1+ FLUX.1 judges averaged_validation_loss)."),
     ("eval_position", "ruleset.json: the metadata field that says where an eval was taken (epoch_num, "
      "samples_count, step_num)."),
+    ("checkpoint_eval", "ruleset.json: the reference evaluates timestamped checkpoints after the clock stops "
+     "(Stable Diffusion): passing evals may follow run_stop."),
+    # the rules text beyond the checker of record (warnings unless said)
+    ("rules_text", "constraints.json: a value the rules text fixes and the checker of record does not check "
+     "(MLC204): key, check (any form above, formulas reading the run's first values of other keys in any "
+     "order), severity, section; optimizer / applies_when narrow it. 2.1 ResNet momentum 0.9; 6.0 Llama 3.1 8B "
+     "opt_end_learning_rate = opt_base_learning_rate * 0.1."),
+    ("eval_cadence", "ruleset.json: how often the rules text makes a closed run evaluate (MLC307, not checked by "
+     "the official checker): every N epochs (ResNet 4, RNN-T 1), formula bert (FLOOR(0.05*(230.23*GBS+3000000), "
+     "25000) samples), or formula ceil_to_batch (6.0+)."),
+    ("ceil_to_batch", "eval_cadence formula of the 6.0 text: every `interval` samples, CEIL(interval / GBS) * GBS "
+     "when the batch does not divide it, the first FLOOR(skip.scale * GBS + skip.offset) evals skipped; eval n is "
+     "due at (skipped + n) x that, within a batch either way (a log may count the samples before the step). "
+     "spacing_only checks the distance between evals only (DeepSeek-V3: every step)."),
 )
 
 

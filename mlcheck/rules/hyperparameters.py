@@ -32,8 +32,7 @@ hyper-parameter table of ``training_rules.adoc`` §Hyperparameters. Open-divisio
   §Appendix: v6.0 Specific Rules), Llama 3.1 405B ``opt_end_learning_rate`` 8e-7, Llama 2 70B
   LoRA ``opt_gradient_clip_norm`` 0.3, ``opt_adamw_weight_decay`` 0.0001, ``lora_alpha`` 32, and
   ``dropout`` 0.0 / ``lora_dropout`` 0.1 when logged (warnings). Not for 3.0-5.1: their rules
-  snapshots are not in the shared data, and the latest text describes the benchmarks as of v6.0
-  (the retired ones' tables are what their checkers already check).
+  snapshots are not in the shared data, and the latest text describes the benchmarks as of v6.0.
 - MLC207 open-benchmark-key-missing: from 3.0 some open benchmark files require keys too (GPT-3,
   Llama 3.1 405B, DeepSeek-V3, GPT-OSS 20B, Qwen3.5 GRPO: the model's shape, ``eval_samples``,
   ``gradient_accumulation_steps``, ...); one is not logged.
