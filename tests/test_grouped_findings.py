@@ -136,3 +136,20 @@ def test_no_benchmark_folder_repeats_a_message_in_the_text_report() -> None:
 def test_text_key_sets_numbers_aside() -> None:
     assert text_key("eval 3 at 449,751 samples (line 12)") == text_key("eval 4 at 300,014 samples (line 9)")
     assert text_key("a is missing") != text_key("b is missing")
+
+
+def test_the_text_report_does_not_repeat_a_merged_findings_first_line() -> None:
+    """The group line already says the first finding; the lines under it are the others."""
+    from mlcheck.report.grouped import FindingGroup, context_lines
+
+    merged = group_findings([_finding(line=3, message="a is repeated"), _finding(line=9, message="b is repeated")])
+    (only,) = merged
+    assert context_lines(FindingGroup((only,), "a", "")) == ["- line 9: b is repeated"]
+
+
+def test_members_with_one_file_name_are_told_apart_by_their_folder() -> None:
+    from mlcheck.report.grouped import FindingGroup, context_lines
+
+    members = tuple(Finding("MLC541", "power-file-misnamed", Severity.WARNING, "move it", f"r/power/result_{i}/x.png",
+                            None, False, None) for i in range(2))
+    assert context_lines(FindingGroup(members, "r", "")) == ["result_0/x.png, result_1/x.png"]

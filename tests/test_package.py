@@ -228,3 +228,21 @@ def test_no_results_folder(tmp_path: Path) -> None:
     (package / "systems").mkdir(parents=True)
     layout = scan_package(str(package))
     assert [f.code for f in check_layout(layout, "2.0.0", {"resnet": 5})] == ["MLC509"]
+
+
+def test_a_platform_logged_with_its_node_count_agrees_with_the_system(tmp_path: Path) -> None:
+    """The reference code logs submission_platform as '<nodes>x<platform>' (1344xND_H100_v5)."""
+    package = make_package(tmp_path)
+    edit_system(package, lambda d: d.update(system_name="ND_H100_v5 x1344"))
+    edit_log(package / RESNET / "result_0.txt", "submission_platform", '"1344xND_H100_v5"')
+    assert not [m for m in codes(package).get("MLC516", []) if m[1] == 7]
+
+
+def test_a_placeholder_submission_value_is_said_to_be_one(tmp_path: Path) -> None:
+    package = make_package(tmp_path)
+    edit_log(package / RESNET / "result_2.txt", "submission_org", '"SUBMISSION_ORG_PLACEHOLDER"')
+    found = [f for f in check([str(package)]).all_findings() if f.code in ("MLC516", "MLC517")]
+    assert {f.code for f in found} == {"MLC516", "MLC517"}
+    assert all("placeholder of the reference code" in f.message or "the reference code's placeholder" in f.message
+               for f in found)
+    assert all(f.severity is Severity.WARNING for f in found)

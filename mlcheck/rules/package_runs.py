@@ -55,6 +55,7 @@ from __future__ import annotations
 import os
 import re
 from collections import Counter
+from dataclasses import replace
 from typing import Mapping, Sequence
 
 from mlcheck.model import Event, Finding, Run, Severity
@@ -121,11 +122,22 @@ def check_runs(folder: str, runs: Sequence[Run], closed: bool, ruleset: str | No
     for key in _SUBMISSION_KEYS:
         found.extend(_differs(SUBMISSION_DIFFERS, key, runs, Severity.WARNING,
                               " (no official tool compares runs; the review may ask which system ran): correct the logging"))
+    found = [_placeholder_advice(f) for f in found]
     keys = sorted({key for run in runs for key in run.key_counts if is_hyperparameter(key)})
     for key in keys:
         found.extend(_differs(HYPERPARAMETERS_DIFFER, key, runs, Severity.WARNING))
     found.extend(_seeds(folder, runs, closed, ruleset))
     return found
+
+
+def _placeholder_advice(found: Finding) -> Finding:
+    """A run logging the reference code's ``SUBMISSION_*_PLACEHOLDER``: say what it is."""
+    if "PLACEHOLDER" not in found.message.split(" here but ")[0]:
+        return found
+    return replace(found, message=found.message.replace(
+        "(no official tool compares runs; the review may ask which system ran): correct the logging",
+        "(no official tool compares runs): that is the reference code's placeholder, so this run's logging "
+        "was not given the submission's values; set them as in the other runs"))
 
 
 def _differs(rule: Rule, key: str, runs: Sequence[Run], severity: Severity, advice: str = "") -> list[Finding]:

@@ -42,6 +42,7 @@ round's ``system_desc_checker`` requires 33 fields. Schema: ``schemas/system-des
 from __future__ import annotations
 
 import json
+import re
 import reprlib
 from functools import lru_cache
 from importlib import resources
@@ -230,6 +231,14 @@ def _first_word(text: str) -> str:
     return words[0] if words else ""
 
 
+_NODES = re.compile(r"^\s*\d+\s*x\s*", re.IGNORECASE)
+
+
+def _nodes_off(platform: str) -> str:
+    """A logged platform without the node count the reference code puts first ('1344xND_H100_v5')."""
+    return _NODES.sub("", platform) or platform
+
+
 def _within(a: str, b: str) -> bool:
     a, b = a.strip().lower(), b.strip().lower()
     return bool(a) and bool(b) and (a in b or b in a)
@@ -254,14 +263,16 @@ def check_logs_against_system(folder: str, system: str, runs: Iterable[Run], doc
             wanted = list(dict.fromkeys(e for e in expected if isinstance(e, str) and e.strip()))
             if key in reported or event is None or not isinstance(event.value, str) or not wanted:
                 continue
-            if any(_same(event.value, w) or (key == "submission_platform" and _within(event.value, w))
+            if any(_same(event.value, w) or (key == "submission_platform" and _within(_nodes_off(event.value), w))
                    or (key == "submission_status" and _same_availability(event.value, w)) for w in wanted):
                 continue
             if key == "submission_org" and any(_same(_first_word(event.value), _first_word(w)) for w in wanted):
                 severity = Severity.WARNING
             reported.add(key)
+            placeholder = (", the placeholder of the reference code (the run's logging was not given the "
+                           "submission's values)" if "PLACEHOLDER" in event.value.upper() else "")
             found.append(LOGS_DISAGREE.at(run.path, event.line, (
-                f"{key} is {event.value!r} but {doc.path} says {' or '.join(repr(w) for w in wanted)}"
+                f"{key} is {event.value!r}{placeholder} but {doc.path} says {' or '.join(repr(w) for w in wanted)}"
                 + ("; the results table shows the system description's" if key == "submission_status" else "")),
                 severity=severity, run_index=run.index))
     return found
