@@ -509,3 +509,8 @@ def test_dlrmv4_is_known_where_4_1_68_has_it() -> None:
     assert facts.result_files == 10 and "4.1.68" in facts.source and "7bbf792" in facts.source
     assert "dlrmv4" not in load_ruleset("6.0.0").benchmarks  # 4.1.68 has no training_6.0.0/closed_dlrmv4.yaml
     assert round_policy("6.1.0").runs_of("dlrmv4", 10) == 10  # type: ignore[union-attr]
+    # The record revision 7bbf792 does not list it: its checker fails every dlrmv4 log (the sentence above).
+    record = SHARED / "reference" / "record-rules" / "training-6.1" / "compliance"
+    if record.is_dir():
+        assert "dlrmv4" not in (record / "closed_common.yaml").read_text("utf-8")
+        assert not (record / "closed_dlrmv4.yaml").exists()
