@@ -123,3 +123,72 @@ def test_nvidia_packed_bert_logs_are_on_schedule() -> None:
         pytest.skip("../shared/other-submitters is not present")
     result = check([str(folder)], ruleset="2.1.0")  # (3.0 is not a round of this branch)
     assert len(result.runs) == 10 and not [f for f in result.all_findings() if f.code == "MLC307"]
+
+
+# --- rounds 3.0-6.1: the rows of the latest rules text -----------------------------------------------
+
+import pytest  # noqa: E402
+
+from tool_scripts import load_tool  # noqa: E402
+
+
+def _later_log(tmp_path: Path, ruleset: str, benchmark: str, positions: list[int] | None = None,
+               field: str = "samples_count") -> Path:
+    """The case generator's compliant base log, its evals moved to ``positions``."""
+    gen, first = load_tool("make_later_cases"), load_tool("make_rule_cases")
+    records = gen.base_records(ruleset, benchmark)
+    for record, at in zip([r for r in records if r.key == "eval_accuracy"], positions or []):
+        record.metadata[field] = at
+    path = tmp_path / f"{benchmark}.txt"
+    path.write_text("\n".join(first.Case(ruleset, benchmark, "x", records).lines()) + "\n", "utf-8")
+    return path
+
+
+@pytest.mark.parametrize("ruleset, benchmark", [
+    ("3.0.0", "bert"), ("5.0.0", "bert"), ("3.1.0", "resnet"), ("4.0.0", "resnet"), ("3.1.0", "rnnt"),
+    ("6.0.0", "llama31_8b"), ("6.0.0", "gpt_oss_20b"), ("6.0.0", "llama31_405b"), ("6.1.0", "llama2_70b_lora"),
+    ("6.1.0", "flux1"), ("6.0.0", "deepseekv3_671b"), ("6.1.0", "deepseekv3_671b")])
+def test_the_later_rounds_check_the_rules_text_schedule(tmp_path: Path, ruleset: str, benchmark: str) -> None:
+    from mlcheck.facts.rulesets import load_ruleset
+
+    cadence = load_ruleset(ruleset).facts(benchmark).eval_cadence
+    assert cadence is not None and "training_rules.adoc (HEAD d73e20f, v6.0)" in cadence.source
+    assert _cadence(_later_log(tmp_path, ruleset, benchmark)) == []  # the generator's log is on schedule
+
+
+@pytest.mark.parametrize("ruleset, benchmark, positions, line_of_eval, says", [
+    # Llama 3.1 8B, batch 32: every 12,288 samples; one batch early is a counting convention (AMD 5.1)
+    ("6.0.0", "llama31_8b", [12256, 24576, 36864], None, ""),
+    ("6.0.0", "llama31_8b", [8192, 16384, 24576], 0, "eval 1 is at 8,192 samples; with global_batch_size 32 the "
+     "rules evaluate llama31_8b every 12,288 samples, so eval 1 is due at 12,288"),
+    # Llama 2 70B LoRA, batch 1: every 384, the first FLOOR(0.125 x 1 + 2) = 2 skipped
+    ("6.1.0", "llama2_70b_lora", [384, 768, 1152], 0, "skipping the first 2, so eval 1 is due at 1,152"),
+    # Llama 3.1 405B, batch 1152: every 18,432, FLOOR(0.0026 x 1152 + 12) = 14 skipped
+    ("6.0.0", "llama31_405b", [276480, 294912, 331776], 2, "eval 3 is at 331,776 samples"),
+    # DeepSeek-V3, every step: the spacing only (6.1's checker places the first eval)
+    ("6.1.0", "deepseekv3_671b", [720896, 737280, 770048], 2, "eval 3 is at 770,048 samples, 32,768 after"),
+])
+def test_an_eval_off_the_rules_text_schedule_is_one_warning(tmp_path: Path, ruleset: str, benchmark: str,
+                                                            positions: list[int], line_of_eval: int | None,
+                                                            says: str) -> None:
+    path = _later_log(tmp_path, ruleset, benchmark, positions)
+    found = [f for f in check([str(path)], ruleset=ruleset).all_findings() if f.code == "MLC307"]
+    if line_of_eval is None:
+        assert found == []
+        return
+    rows = _eval_rows(path.read_text("utf-8").splitlines())
+    assert [(f.line, f.severity.label, f.official) for f in found] == [(rows[line_of_eval] + 1, "warning", False)]
+    assert says in found[0].message and "§Quality measure" in found[0].message
+
+
+def test_benchmarks_without_a_checked_schedule() -> None:
+    """DLRMv2 (its row's unit is ambiguous), the rows 1.0-2.1 leave out, the benchmarks whose
+    checker checks the grid, and the rounds 3.0-5.1 of benchmarks introduced after 2.1."""
+    from mlcheck.facts.rulesets import load_ruleset
+
+    none = {"3.0.0": ("dlrm_dcnv2", "gpt3", "ssd", "maskrcnn", "unet3d"), "5.0.0": ("llama31_405b", "rgat"),
+            "5.1.0": ("llama31_8b", "flux1", "llama2_70b_lora"), "6.0.0": ("dlrm_dcnv2",),
+            "6.1.0": ("qwen35_397b_grpo", "dlrmv4")}
+    for ruleset, benchmarks in none.items():
+        for benchmark in benchmarks:
+            assert load_ruleset(ruleset).facts(benchmark).eval_cadence is None, (ruleset, benchmark)

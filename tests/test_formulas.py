@@ -116,10 +116,11 @@ def _schema_forms() -> set[str]:
     names |= set(defs["entry"]["properties"]) - {"key", "source", "req", "or", "min_count", "check"}
     names |= set(defs["entry"]["properties"]["req"]["enum"])
     bench = constraints["properties"]["benchmarks"]["additionalProperties"]["properties"]
-    names |= set(bench) & {"overrides", "states", "open"}
+    names |= set(bench) & {"overrides", "states", "open", "rules_text"}
     names |= set(ruleset["$defs"]["target"]["properties"]) & {"aggregate"}
     names |= {"target"} | (set(ruleset["properties"]["benchmarks"]["additionalProperties"]["properties"])
-                           & {"open_target", "eval_position"})
+                           & {"open_target", "eval_position", "eval_cadence", "checkpoint_eval"})
+    names |= {"ceil_to_batch"}  # the eval_cadence formula of the later rounds
     return names
 
 

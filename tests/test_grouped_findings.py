@@ -166,3 +166,20 @@ def test_sarif_keeps_the_items_and_validates(tmp_path: Path) -> None:
     schema = SHARED / "reference" / "schemas" / "sarif-schema-2.1.0.json"
     if schema.is_file():
         jsonschema.Draft4Validator(json.loads(schema.read_text("utf-8"))).validate(sarif)
+
+
+def test_the_text_report_does_not_repeat_a_merged_findings_first_line() -> None:
+    """The group line already says the first finding; the lines under it are the others."""
+    from mlcheck.report.grouped import FindingGroup, context_lines
+
+    merged = group_findings([_finding(line=3, message="a is repeated"), _finding(line=9, message="b is repeated")])
+    (only,) = merged
+    assert context_lines(FindingGroup((only,), "a", "")) == ["- line 9: b is repeated"]
+
+
+def test_members_with_one_file_name_are_told_apart_by_their_folder() -> None:
+    from mlcheck.report.grouped import FindingGroup, context_lines
+
+    members = tuple(Finding("MLC541", "power-file-misnamed", Severity.WARNING, "move it", f"r/power/result_{i}/x.png",
+                            None, False, None) for i in range(2))
+    assert context_lines(FindingGroup(members, "r", "")) == ["result_0/x.png, result_1/x.png"]

@@ -459,3 +459,58 @@ def test_a_stale_scaling_json_is_replaced_by_the_rcp_factor(tmp_path: Path) -> N
     (got,) = check([str(folder)]).benchmarks
     assert got.score.score_min == pytest.approx(want.score.score_min)
     assert any("overwrites it with the RCP normalisation factor" in f.message for f in got.findings)
+
+
+# --- dlrmv4 (6.1, only in mlperf-logging 4.1.68) -----------------------------------------------------
+
+def _dlrmv4_folder(root: Path, blocks: list[int]) -> Path:
+    """A folder of dlrmv4 runs from the case generator's compliant base log, run i converging at
+    the eval grid point ``blocks[i]`` x eval_interval_samples (2,293,760 at batch 8192)."""
+    from tool_scripts import load_tool
+
+    gen = load_tool("make_later_cases")
+    first = load_tool("make_rule_cases")
+    folder = root / "dlrmv4"
+    folder.mkdir()
+    for i, block in enumerate(blocks):
+        records = gen.base_records("6.1.0", "dlrmv4")
+        evals = [r for r in records if r.key == "eval_accuracy"]
+        evals[-1].metadata["samples_count"] = block * 2293760
+        for record in records:
+            if record.key == "init_start":
+                seed = first.Record("seed", 1000 + i, record.time_ms)
+        records.insert(next(n for n, r in enumerate(records) if r.key == "init_start") + 1, seed)
+        case = first.Case("6.1.0", "dlrmv4", "rcp", records)
+        (folder / f"result_{i}.txt").write_text("\n".join(case.lines()) + "\n", encoding="utf-8")
+    return folder
+
+
+@pytest.mark.parametrize("blocks", [[29, 30, 29, 28, 31, 29, 30, 29, 28, 30],  # faster than the mean: scaled
+                                    [31, 30, 32, 31, 30, 31, 33, 31, 30, 31],  # slower: factor 1
+                                    [27] * 10])                                # too fast: fails
+def test_dlrmv4_rcp_is_the_installed_checkers(tmp_path: Path, blocks: list[int]) -> None:
+    rcp_checker = pytest.importorskip("mlperf_logging.rcp_checker.rcp_checker")
+    folder = _dlrmv4_folder(tmp_path, blocks)
+    # as the package checker calls it (rcp_pass "pruned_rcps")
+    passed, message, factor = rcp_checker.check_directory(str(folder), "training", "6.1.0", False, False,
+                                                          rcp_pass="pruned_rcps")
+    (bench,) = check([str(folder)], ruleset="6.1.0").benchmarks
+    assert bench.rcp is not None and (bench.rcp.verdict == "pass") == passed, (message, bench.rcp.reason)
+    assert message == "RCP found" and "dlrmv4_ref_8192" in bench.rcp.reason
+    if passed:  # (a failed test's factor is not used)
+        assert (bench.rcp.normalization_factor or 1.0) == pytest.approx(factor, rel=1e-12)
+    assert "installed" in load_references("dlrmv4", "6.1.0", 10).source  # type: ignore[union-attr]
+    assert bench.runs[0].official_verdict == "pass"
+    assert any(f.code == "MLC530" for f in bench.findings) == (not passed)
+
+
+def test_dlrmv4_is_known_where_4_1_68_has_it() -> None:
+    facts = load_ruleset("6.1.0").facts("dlrmv4")
+    assert facts.result_files == 10 and "4.1.68" in facts.source and "7bbf792" in facts.source
+    assert "dlrmv4" not in load_ruleset("6.0.0").benchmarks  # 4.1.68 has no training_6.0.0/closed_dlrmv4.yaml
+    assert round_policy("6.1.0").runs_of("dlrmv4", 10) == 10  # type: ignore[union-attr]
+    # The record revision 7bbf792 does not list it: its checker fails every dlrmv4 log (the sentence above).
+    record = SHARED / "reference" / "record-rules" / "training-6.1" / "compliance"
+    if record.is_dir():
+        assert "dlrmv4" not in (record / "closed_common.yaml").read_text("utf-8")
+        assert not (record / "closed_dlrmv4.yaml").exists()

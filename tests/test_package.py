@@ -173,12 +173,25 @@ def test_logs_disagreeing_with_the_system_json(tmp_path: Path) -> None:
     assert cli("check", str(package))[0] == 1
 
 
+@pytest.mark.parametrize("status, disagrees", [
+    ("Available on-premise", False), ("on-premise", False), ("available", False),  # the log says onprem
+    ("Available cloud", True), ("Research, Development, or Internal (RDI)", True), ("Preview", True)])
+def test_the_logs_availability_is_compared_by_meaning(tmp_path: Path, status: str, disagrees: bool) -> None:
+    """The log's submission_status (cloud, onprem, preview, research) and the system description's
+    status (4.0+: 'Available on-premise', ...) are two vocabularies for one availability."""
+    package = make_package(tmp_path)
+    edit_system(package, lambda d: d.update(status=status))
+    found = codes(package)
+    mine = [m for m in found.get("MLC516", []) if m[0] == str(package / RESNET / "result_0.txt") and m[1] == 6]
+    assert bool(mine) == disagrees and all(severity is Severity.WARNING for _, _, severity in mine)
+
+
 def test_submission_values_and_batch_size_differ_across_runs(tmp_path: Path) -> None:
     package = make_package(tmp_path)
     edit_log(package / RESNET / "result_2.txt", "submission_platform", '"acme-t16"')
     edit_log(package / RESNET / "result_3.txt", "global_batch_size", "3200")
     found = codes(package)
-    assert found["MLC517"] == [(str(package / RESNET / "result_2.txt"), 7, Severity.ERROR)]
+    assert found["MLC517"] == [(str(package / RESNET / "result_2.txt"), 7, Severity.WARNING)]  # no tool compares runs
     assert (str(package / RESNET / "result_3.txt"), 9, Severity.WARNING) in found["MLC520"]  # the tools do not compare runs
     assert "MLC532" in found  # the RCP test needs one batch size
 
@@ -215,3 +228,21 @@ def test_no_results_folder(tmp_path: Path) -> None:
     (package / "systems").mkdir(parents=True)
     layout = scan_package(str(package))
     assert [f.code for f in check_layout(layout, "2.0.0", {"resnet": 5})] == ["MLC509"]
+
+
+def test_a_platform_logged_with_its_node_count_agrees_with_the_system(tmp_path: Path) -> None:
+    """The reference code logs submission_platform as '<nodes>x<platform>' (1344xND_H100_v5)."""
+    package = make_package(tmp_path)
+    edit_system(package, lambda d: d.update(system_name="ND_H100_v5 x1344"))
+    edit_log(package / RESNET / "result_0.txt", "submission_platform", '"1344xND_H100_v5"')
+    assert not [m for m in codes(package).get("MLC516", []) if m[1] == 7]
+
+
+def test_a_placeholder_submission_value_is_said_to_be_one(tmp_path: Path) -> None:
+    package = make_package(tmp_path)
+    edit_log(package / RESNET / "result_2.txt", "submission_org", '"SUBMISSION_ORG_PLACEHOLDER"')
+    found = [f for f in check([str(package)]).all_findings() if f.code in ("MLC516", "MLC517")]
+    assert {f.code for f in found} == {"MLC516", "MLC517"}
+    assert all("placeholder of the reference code" in f.message or "the reference code's placeholder" in f.message
+               for f in found)
+    assert all(f.severity is Severity.WARNING for f in found)

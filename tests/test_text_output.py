@@ -105,3 +105,22 @@ def test_statistics_count_findings_lines_and_folders(tmp_path: Path) -> None:
     assert "Statistics" in text.stdout and text.stdout.rstrip().endswith("4 rules")
     machine = run_cli("check", str(folder), "--no-progress", "--statistics", "--format", "json")
     assert "Statistics" not in machine.stdout and "Statistics" in machine.stderr
+
+
+def test_long_result_file_names_are_shown_whole_in_the_run_table(tmp_path: Path) -> None:
+    """result_<job>-<id>_NN.txt names (4.0+) fold onto a second line instead of being cut, so two
+    files that differ only at the end stay apart."""
+    import shutil
+
+    from mlcheck import check
+    from mlcheck.report.text import render_text
+
+    folder = tmp_path / "resnet"
+    shutil.copytree(ROOT / "fixtures" / "example" / "Acme" / "results" / "acme-t8" / "resnet", folder)
+    names = [f"result_5800-240517143744812449396_{i}.txt" for i in range(5)]
+    for old, new in zip(sorted(folder.glob("result_*.txt")), names):
+        old.rename(folder / new)
+    out = io.StringIO()
+    render_text(check([str(folder)]), Console(file=out, width=100, color_system=None))
+    table = "".join(line.split("│")[1].strip() for line in out.getvalue().splitlines() if line.startswith("│"))
+    assert all(name in table for name in names) and "…" not in out.getvalue().split("Findings")[0]

@@ -52,15 +52,19 @@ _HYPER: dict[str, dict[str, Any]] = {
     "stable_diffusion": {"global_batch_size": 512},
     "flux1": {"global_batch_size": 1024},
     "llama31_405b": {"global_batch_size": 1152, "opt_base_learning_rate": 8e-05, "opt_learning_rate_warmup_steps": 8000,
-                     "opt_learning_rate_decay_steps": 1192000},
+                     "opt_learning_rate_decay_steps": 1192000, "opt_end_learning_rate": 8e-07},
     "llama31_8b": {"global_batch_size": 32, "opt_learning_rate_warmup_steps": 100,
-                   "opt_learning_rate_decay_steps": 1199900},
+                   "opt_learning_rate_decay_steps": 1199900, "opt_base_learning_rate": 0.001,
+                   "opt_end_learning_rate": 0.0001},  # 6.0+ rules text (MLC204): end = base x 0.1
     "gpt_oss_20b": {"global_batch_size": 32, "opt_learning_rate_warmup_steps": 100,
-                    "opt_learning_rate_decay_steps": 1199900},
+                    "opt_learning_rate_decay_steps": 1199900, "opt_base_learning_rate": 0.0004,
+                    "opt_end_learning_rate": 4e-05},
+    "llama2_70b_lora": {"opt_gradient_clip_norm": 0.3, "opt_adamw_weight_decay": 0.0001, "lora_alpha": 32},
     "deepseekv3_671b": {"global_batch_size": 16384, "opt_base_learning_rate": 2.4e-05,
                         "opt_learning_rate_decay_steps": 11996},
     "qwen35_397b_grpo": {"global_batch_size": 256, "opt_base_learning_rate": 1e-06, "opt_gradient_clip_norm": 0.125,
                          "num_prompts_per_step": 16},
+    "dlrmv4": {"global_batch_size": 8192, "opt_base_learning_rate": 1e-06, "opt_sparse_base_learning_rate": 1e-06},
 }
 
 #: 6.0+: optional disclosure keys of common.yaml, logged with valid values in the base logs.
@@ -139,6 +143,22 @@ def _positions(ruleset: str, benchmark: str, batch: Any) -> list[dict[str, Any]]
     if benchmark == "deepseekv3_671b" and ruleset == "6.1.0":  # FIRST_CHECK: batch x floor(42 + 24576 / batch)
         start = batch * math.floor(42 + 24576 / batch)
         return [{"epoch_num": i + 1, "samples_count": start + i * batch} for i in range(3)]
+    if benchmark == "dlrmv4":  # 6.1 (4.1.68): every max(1, ceil(0.001 x 2290835423 / batch)) batches, from
+        # the first grid point at or after floor((4480 x batch + 135331840) / 3) samples (block 25 at 8192)
+        step = max(1, math.ceil(0.001 * 2290835423 / batch)) * batch
+        start = math.ceil(math.floor((4480 * batch + 135331840) / 3) / step) * step
+        return [{"epoch_num": i + 1, "samples_count": start + i * step} for i in range(3)]
+    cadence = load_ruleset(ruleset).facts(benchmark).eval_cadence  # on the rules text's schedule (MLC307)
+    if cadence is not None and cadence.formula == "ceil_to_batch" and cadence.interval:
+        step = cadence.interval if cadence.interval % batch == 0 else math.ceil(cadence.interval / batch) * batch
+        skipped = math.floor(cadence.skip[0] * batch + cadence.skip[1]) if cadence.skip else 0
+        return [{"epoch_num": i + 1, "samples_count": (skipped + i + 1) * step} for i in range(3)]
+    if cadence is not None and cadence.formula == "bert":  # epoch_num counts samples
+        step = math.floor(0.05 * (230.23 * batch + 3_000_000) / 25_000) * 25_000
+        return [{"epoch_num": math.ceil((i + 1) * step / batch) * batch, "samples_count": 1000 * (i + 1)}
+                for i in range(3)]
+    if cadence is not None and cadence.every:  # ResNet: every 4 epochs from 1
+        return [{"epoch_num": 1 + i * int(cadence.every), "samples_count": 1000 * (i + 1)} for i in range(3)]
     return [{"epoch_num": i + 1, "samples_count": 1000 * (i + 1)} for i in range(3)]
 
 
@@ -414,6 +434,10 @@ DERIVED: dict[tuple[str, str, bool], Expect] = {
         ("MLC202", "num_generations_per_prompt", 0), ("MLC111", "eval_accuracy", 0), ("MLC111", "eval_accuracy", 1),
         ("MLC111", "eval_accuracy", 2)],
     ("qwen35_397b_grpo", "num_prompts_per_step", True): [("MLC202", "num_generations_per_prompt", 0)],
+    # 8192.5: the learning-rate band still holds 1e-6, the eval grid moves off every eval
+    ("dlrmv4", "global_batch_size", True): [("MLC111", "eval_accuracy", n) for n in range(3)],
+    # the sparse learning rate must equal the dense one
+    ("dlrmv4", "opt_base_learning_rate", True): [("MLC202", "opt_sparse_base_learning_rate", 0)],
 }
 
 
@@ -435,6 +459,15 @@ def _derived_cases(add: Callable[..., None], ruleset: str, benchmark: str, bench
         if entry.first_check is not None:  # 6.1 DeepSeek: the first eval off its point
             add("first_eval_off_point", _set_meta("eval_accuracy", "samples_count", 1000, 0),
                 [("MLC111", "eval_accuracy", 0)])
+    if benchmark == "dlrmv4":  # 6.1 (4.1.68): the grid of multiples, the learning-rate band
+        positions = _positions(ruleset, benchmark, _HYPER[benchmark]["global_batch_size"])
+        add("eval_off_grid", _set_meta("eval_accuracy", "samples_count", positions[1]["samples_count"] + 8192, 1),
+            [("MLC111", "eval_accuracy", 1)])
+        add("learning_rate_below_band", _both(_set("opt_base_learning_rate", 4e-07),
+                                              _set("opt_sparse_base_learning_rate", 4e-07)),
+            [("MLC202", "opt_base_learning_rate", 0)])
+        add("learning_rate_at_band_edge", _both(_set("opt_base_learning_rate", 1.5e-06 * (1 + 5e-10)),
+                                                _set("opt_sparse_base_learning_rate", 1.5e-06 * (1 + 5e-10))), [])
 
 
 def _set_nth(key: str, nth: int, value: Any) -> Mutation:

@@ -12,11 +12,18 @@ before it becomes data. Nothing is evaluated (``ast.literal_eval`` reads the lit
 ``v['value'] == <literal>`` only). ``--check`` compares with the files instead of writing them
 (``tests/test_later_rounds.py`` runs it). The facts that are not in the rule files (the period of
 each round, the revision of record, model names) are the ``ROUNDS`` and ``TITLES`` tables here.
+
+A benchmark that the installed mlperf-logging release knows and the round's checker of record does
+not (``INSTALLED``: ``dlrmv4`` of 6.1, only in 4.1.68) is transcribed from the installed package's
+rule files, with the difference said in its sources; the script stops if another release is
+installed (its rule files may say something else).
 """
 from __future__ import annotations
 
 import argparse
 import ast
+import importlib.metadata
+import importlib.util
 import json
 import re
 import sys
@@ -32,6 +39,7 @@ OUT = HERE / "schemas" / "rulesets"
 THIS = {"this": "value"}
 GBS = {"state": "global_batch_size"}
 WARM = {"state": "opt_learning_rate_warmup_steps"}
+EIS = {"state": "eval_interval_samples"}
 
 
 def op(name, *args):
@@ -63,7 +71,18 @@ META = {
     "5.0.0": ["bert", "dlrm_dcnv2", "retinanet", "stable_diffusion", "llama2_70b_lora", "rgat", "llama31_405b"],
     "5.1.0": ["llama31_8b", "dlrm_dcnv2", "retinanet", "flux1", "llama2_70b_lora", "rgat", "llama31_405b"],
     "6.0.0": ["llama31_8b", "dlrm_dcnv2", "flux1", "llama2_70b_lora", "llama31_405b", "gpt_oss_20b", "deepseekv3_671b"],
-    "6.1.0": ["llama31_8b", "flux1", "llama2_70b_lora", "gpt_oss_20b", "deepseekv3_671b", "qwen35_397b_grpo"],
+    "6.1.0": ["llama31_8b", "flux1", "llama2_70b_lora", "gpt_oss_20b", "deepseekv3_671b", "qwen35_397b_grpo",
+              "dlrmv4"],
+}
+
+# Benchmarks whose rule files come from the installed mlperf-logging release, because the round's
+# checker of record has none: version -> {benchmark: the sentence that says how the record differs}.
+INSTALLED_RELEASE = "4.1.68"
+INSTALLED = {
+    "6.1.0": {"dlrmv4": "the 6.1 checker of record (logging master 7bbf792) does not know dlrmv4: its "
+                        "closed_common.yaml and open_common.yaml do not list it and it has no closed_dlrmv4.yaml, "
+                        "so it fails every dlrmv4 log on submission_benchmark; mlperf-logging 4.1.68, the only "
+                        "checker that knows dlrmv4, is the record for it"},
 }
 
 TITLES = {
@@ -78,6 +97,87 @@ TITLES = {
     "gpt_oss_20b": ("GPT-OSS 20B", "GPT-OSS 20B MoE pretraining"),
     "deepseekv3_671b": ("DeepSeek-V3 671B", "DeepSeek-V3 671B MoE pretraining"),
     "qwen35_397b_grpo": ("Qwen3.5 397B GRPO", "Qwen3.5 397B GRPO reinforcement learning"),
+    "dlrmv4": ("DLRMv4", "DLRMv4 recommendation (the rules text does not describe it yet)"),
+}
+
+
+# The evaluation frequency of the rules text (MLC307, not checked by the checkers of record): the
+# latest text (HEAD d73e20f, v6.0) §Quality measure for the benchmarks of 6.0, §Deprecated benchmarks
+# quality measure for BERT, ResNet and RNN-T, whose rows are those of v2.1 word for word (so they
+# hold up to the benchmark's last round). Not for the rounds 3.0-5.1 of the benchmarks introduced
+# after 2.1 (their rules snapshots are not in the shared data), nor the rows 1.0-2.1 leave out.
+_LATEST = "training_rules.adoc (HEAD d73e20f, v6.0)"
+_UNCHECKED = "; not checked by the official checker"
+CADENCE_ROUNDS = {
+    "bert": ("3.0.0", "3.1.0", "4.0.0", "4.1.0", "5.0.0"), "resnet": ("3.0.0", "3.1.0", "4.0.0"),
+    "rnnt": ("3.0.0", "3.1.0"),
+    "llama31_8b": ("6.0.0", "6.1.0"), "gpt_oss_20b": ("6.0.0", "6.1.0"), "llama31_405b": ("6.0.0",),
+    "llama2_70b_lora": ("6.0.0", "6.1.0"), "flux1": ("6.0.0", "6.1.0"), "deepseekv3_671b": ("6.0.0", "6.1.0"),
+}
+
+
+def _llm(interval, text, skip=None, **extra):
+    cadence = {"unit": "samples", "formula": "ceil_to_batch", "interval": interval, "text": text,
+               "source": f"{_LATEST} §Quality measure, evaluation frequency table{_UNCHECKED}"}
+    if skip is not None:
+        cadence["skip"] = {"scale": skip[0], "offset": skip[1]}
+    cadence.update(extra)
+    return cadence
+
+
+CADENCE = {
+    "bert": {"unit": "samples", "formula": "bert",
+             "text": "every FLOOR(0.05*(230.23*GBS+3000000), 25000) samples, skipping 0",
+             "source": f"{_LATEST} §Deprecated benchmarks quality measure (the row of v2.1){_UNCHECKED}"},
+    "resnet": {"unit": "epochs", "every": 4, "text": "every 4 epochs with offset 0, 1, 2 or 3",
+               "source": f"{_LATEST} §Deprecated benchmarks quality measure (the row of v2.1){_UNCHECKED}"},
+    "rnnt": {"unit": "epochs", "every": 1, "text": "every epoch",
+             "source": f"{_LATEST} §Deprecated benchmarks quality measure (the row of v2.1){_UNCHECKED}"},
+    "llama31_8b": _llm(12288, "every 12,288 sequences (CEIL(12288 / GBS) x GBS if GBS does not divide it)"),
+    "gpt_oss_20b": _llm(12288, "every 12,288 sequences (CEIL(12288 / GBS) x GBS if GBS does not divide it)"),
+    "llama31_405b": _llm(18432, "every 18,432 sequences (CEIL(18432 / GBS) x GBS if GBS does not divide it), "
+                                "skipping the first FLOOR(0.0026 x GBS + 12) evaluations", (0.0026, 12)),
+    "llama2_70b_lora": _llm(384, "every 384 sequences (CEIL(384 / GBS) x GBS if GBS does not divide it), "
+                                 "skipping the first FLOOR(0.125 x GBS + 2) evaluations", (0.125, 2)),
+    "flux1": _llm(262144, "every 262,144 samples (CEIL(262144 / GBS) x GBS if GBS does not divide it)"),
+    "deepseekv3_671b": _llm(1, "every step (global_batch_size samples)", spacing_only=True),
+}
+
+
+# Hyper-parameters the latest rules text (the v6.0 table, §Hyperparameters) fixes and the 6.0 and
+# 6.1 checkers of record only require (or do not name): MLC204 warnings. Not for 3.0-5.1 (their
+# rules snapshots are not in the shared data); a key that is not logged is not reported.
+def _fixed(key, value, why):
+    return {"key": key, "check": {"equals": value}, "severity": "warning",
+            "section": f"{_LATEST} §Hyperparameters: {key} {value!r}{why}"}
+
+
+_END_LR = {"formula": {"left": THIS, "cmp": "==", "tolerance": 1e-12,
+                       "right": op("mul", {"state": "opt_base_learning_rate"}, 0.1)},
+           "text": "opt_base_learning_rate x 0.1"}
+_ONLY_REQUIRED = " (the checker only requires the key)"
+_NOT_NAMED = " (the checker does not name the key)"
+RULES_TEXT = {
+    "llama31_8b": [(("6.0.0", "6.1.0"), {"key": "opt_end_learning_rate", "check": _END_LR, "severity": "warning",
+                                         "section": f"{_LATEST} §Hyperparameters: opt_end_learning_rate = "
+                                                    f"opt_base_learning_rate * 0.1{_ONLY_REQUIRED}"}),
+                   (("6.0.0", "6.1.0"), _fixed("dropout", 0.0, _NOT_NAMED))],
+    "gpt_oss_20b": [(("6.0.0",), {"key": "opt_end_learning_rate", "severity": "warning",
+                                  "check": {"any_of": [_END_LR, {"equals": 4e-05}],
+                                            "text": "opt_base_learning_rate x 0.1, or 4e-05 in v6.0"},
+                                  "section": f"{_LATEST} §Hyperparameters and §Appendix: v6.0 Specific Rules (4e-5 "
+                                             f"allowed for v6.0 only){_ONLY_REQUIRED}"}),
+                    (("6.1.0",), {"key": "opt_end_learning_rate", "check": _END_LR, "severity": "warning",
+                                  "section": f"{_LATEST} §Hyperparameters: opt_end_learning_rate = opt_base_learning_rate"
+                                             f" * 0.1 (§Appendix: v6.0 Specific Rules allowed 4e-5 for v6.0 only)"
+                                             f"{_ONLY_REQUIRED}"}),
+                    (("6.0.0", "6.1.0"), _fixed("dropout", 0.0, _NOT_NAMED))],
+    "llama31_405b": [(("6.0.0",), _fixed("opt_end_learning_rate", 8e-07, _ONLY_REQUIRED)),
+                     (("6.0.0",), _fixed("dropout", 0.0, _NOT_NAMED))],
+    "llama2_70b_lora": [(("6.0.0", "6.1.0"), _fixed("opt_gradient_clip_norm", 0.3, _ONLY_REQUIRED)),
+                        (("6.0.0", "6.1.0"), _fixed("opt_adamw_weight_decay", 0.0001, _ONLY_REQUIRED)),
+                        (("6.0.0", "6.1.0"), _fixed("lora_alpha", 32, _ONLY_REQUIRED)),
+                        (("6.0.0", "6.1.0"), _fixed("lora_dropout", 0.1, _NOT_NAMED))],
 }
 
 
@@ -119,12 +219,19 @@ TARGETS = {
     "v['value'] > s['target_accuracy']": ("validation accuracy > 0.69", [cond(">", 0.69)]),
     "v['value'] > 0.69": ("validation accuracy > 0.69", [cond(">", 0.69)]),
     "v['value'] <= 1.0": ("AUC <= 1.0", [cond("<=", 1.0)]),
+    "v['value'] >= 0.75": ("eval_accuracy >= 0.75", [cond(">=", 0.75)]),  # dlrmv4: s['target_accuracy']
     # open files: "below one" is mlcheck's default open check (no open_target)
     "v['value'] < 1.0": None,
     "v['value']['BBOX'] < 1.0 and v['value']['SEGM'] < 1.0": None,
 }
 
 GT0 = {"range": {"min": 0, "min_exclusive": True}}
+
+# dlrmv4 (6.1, 4.1.68): the learning rate within [lr_min, lr_max], each with a 1e-9 relative margin
+LR_BAND = {"check": {"all_of": [
+    {"formula": {"left": THIS, "cmp": ">=", "right": op("mul", {"state": "lr_min"}, op("sub", 1, 1e-09))}},
+    {"formula": {"left": THIS, "cmp": "<=", "right": op("mul", {"state": "lr_max"}, op("add", 1, 1e-09))}}],
+    "text": "between 0.5e-6 and 1.5e-6 x global_batch_size / 8192 (a 1e-9 relative margin)"}}
 
 # CHECK strings -> a partial entry ({"check": {...}} parts merge; metadata lists extend)
 TABLE = {
@@ -196,12 +303,26 @@ TABLE = {
                                "right": op("mul", 0.125, op("pow", op("div", 256, GBS), 0.5))}}},
     "s['global_batch_size'] == s['num_prompts_per_step'] * v['value']":
         {"check": {"formula": {"left": GBS, "cmp": "==", "right": op("mul", {"state": "num_prompts_per_step"}, THIS)}}},
+    "v['value'] == s['opt_base_learning_rate']":
+        {"check": {"formula": {"left": THIS, "cmp": "==", "right": {"state": "opt_base_learning_rate"}}}},
+    "s['lr_min'] is not None and s['lr_min'] * (1 - 1e-9) <= v['value'] <= s['lr_max'] * (1 + 1e-9)": LR_BAND,
+    "s.get('lr_min') is not None and s['lr_min'] * (1 - 1e-9) <= v['value'] <= s['lr_max'] * (1 + 1e-9)": LR_BAND,
+    "v['metadata']['samples_count'] % s['eval_interval_samples'] == 0":
+        {"check": {"all_of": [{"formula": {"left": op("mod", {"this": "metadata.samples_count"}, EIS), "cmp": "==",
+                                           "right": 0},
+                               "text": "samples_count a multiple of eval_interval_samples (max(1, ceil(0.001 x "
+                                       "2,290,835,423 / global_batch_size)) x global_batch_size)"}]}},
     "v['metadata']['samples_count'] == s['next_validation_samples']":
         {"cadence": {"field": "metadata.samples_count", "start": {"state": "validation_start_samples"}, "step": GBS,
                      "text": "first at global_batch_size x ceil(2.5 + 3840 / global_batch_size) samples, then every "
                              "global_batch_size samples"}},
 }
 FIRST_CHECKS = {
+    "int(v['metadata']['samples_count']) == s['first_eval_samples']":
+        {"formula": {"left": op("int", {"this": "metadata.samples_count"}), "cmp": "==",
+                     "right": {"state": "first_eval_samples"}},
+         "text": "the first grid point at or after floor((4480 x global_batch_size + 135,331,840) / 3) samples "
+                 "(the first evaluation)"},
     "int(v['metadata']['samples_count']) == s['global_batch_size'] * math.floor(42 + 24576 / s['global_batch_size'])":
         {"formula": {"left": op("int", {"this": "metadata.samples_count"}), "cmp": "==",
                      "right": op("mul", GBS, op("floor", op("add", 42, op("div", 24576, GBS))))},
@@ -220,6 +341,19 @@ POSTS = {
         [("global_batch_size", THIS), ("learning_rate", op("mul", 1e-06, op("pow", op("div", GBS, 256), 0.5))),
          ("validation_start_samples", op("mul", THIS, op("ceil", op("add", 2.5, op("div", 3840, THIS)))))],
     "s['accuracy_printed'] = True": [],
+    "s['opt_base_learning_rate'] = v['value']": [("opt_base_learning_rate", THIS)],
+    "s['global_batch_size'] = v['value'] s['eval_interval_samples'] = max( 1, int(math.ceil(0.001 * 2290835423 / "
+    "v['value'])) ) * v['value'] s['first_eval_samples'] = int(math.ceil( math.floor((4480 * v['value'] + 135331840) "
+    "/ 3) / s['eval_interval_samples'] )) * s['eval_interval_samples'] s['lr_min'] = 0.5e-6 * v['value'] / 8192 "
+    "s['lr_max'] = 1.5e-6 * v['value'] / 8192":
+        [("global_batch_size", THIS),
+         ("eval_interval_samples", op("mul", op("max", 1, op("int", op("ceil", op("div", op("mul", 0.001, 2290835423),
+                                                                                  THIS)))), THIS)),
+         ("first_eval_samples", op("mul", op("int", op("ceil", op("div", op("floor", op("div", op(
+             "add", op("mul", 4480, THIS), 135331840), 3)), EIS))), EIS)),
+         ("lr_min", op("div", op("mul", 5e-07, THIS), 8192)), ("lr_max", op("div", op("mul", 1.5e-06, THIS), 8192))],
+    "s['lr_min'] = 0.5e-6 * v['value'] / 8192 s['lr_max'] = 1.5e-6 * v['value'] / 8192":
+        [("lr_min", op("div", op("mul", 5e-07, THIS), 8192)), ("lr_max", op("div", op("mul", 1.5e-06, THIS), 8192))],
     "if v['metadata']['samples_count'] == s['next_validation_samples']: s['next_validation_samples'] += s['global_batch_size']": [],
 }
 IGNORED_POSTS = ("enqueue_config", "s['init_started'] = True", "s['init_stopped'] = True", "s['run_started'] = True",
@@ -229,14 +363,42 @@ LITERAL = re.compile(r"^v\['value'\] == (.+)$")
 IN_LIST = re.compile(r"^v\['value'\] in (\[.*\])$")
 
 
-def norm(text):
-    """A rule string with its whitespace collapsed (YAML folds and indents them)."""
-    return " ".join(str(text).split())
+def norm(text, consts=None):
+    """A rule string with its comment lines dropped and its whitespace collapsed (YAML folds and
+    indents them); ``consts`` (the BEGIN block's constant states) are written as their literals."""
+    text = " ".join(line for line in str(text).splitlines() if not line.strip().startswith("#"))
+    for name, value in (consts or {}).items():
+        text = text.replace(f"s['{name}']", repr(value))
+    return " ".join(text.split())
 
 
-def translate_check(text):
+BEGIN_CONSTANT = re.compile(r"'(\w+)'\s*:\s*([-+0-9.eE_]+)\s*,")
+
+
+def begin_constants(path):
+    """The states a rule file's BEGIN block sets to a number that no POST changes (6.1 dlrmv4:
+    ``'train_samples': 2290835423``, ``'target_accuracy': 0.75``): read as literals, never run."""
+    data = yaml.load(path.read_text(), Loader=yaml.BaseLoader) or []
+    code = " ".join(item["BEGIN"].get("CODE", "") for item in data if "BEGIN" in item)
+    posts = " ".join(str(item["KEY"].get("POST", "")) for item in data if "KEY" in item)
+    return {name: ast.literal_eval(literal.replace("_", "")) for name, literal in BEGIN_CONSTANT.findall(code)
+            if f"s['{name}'] =" not in posts and f"s['{name}'] +=" not in posts}
+
+
+def installed_compliance(version):
+    """The installed mlperf-logging's rule files of a round; stops unless it is INSTALLED_RELEASE."""
+    spec = importlib.util.find_spec("mlperf_logging")
+    if spec is None or spec.origin is None:
+        raise SystemExit("mlperf-logging is not installed: the INSTALLED benchmarks cannot be transcribed")
+    found = importlib.metadata.version("mlperf-logging")
+    if found != INSTALLED_RELEASE:
+        raise SystemExit(f"mlperf-logging {found} is installed; the INSTALLED benchmarks are those of {INSTALLED_RELEASE}")
+    return Path(spec.origin).parent / "compliance_checker" / f"training_{version}"
+
+
+def translate_check(text, consts=None):
     """The partial entry of one CHECK string (a check part, metadata, order), or a stop."""
-    text = norm(text)
+    text = norm(text, consts)
     if text in TABLE:
         return TABLE[text]
     match = IN_LIST.match(text)
@@ -280,7 +442,7 @@ def read_keys(path):
     return keys
 
 
-def entry_of(name, record, source, states, needs_after):
+def entry_of(name, record, source, states, needs_after, consts=None):
     """The entry of one KEY record; its POST's states go to ``states``, and the states a POST
     reads to ``needs_after`` (the key must be logged after the records that set them)."""
     entry = {"key": name}
@@ -296,11 +458,11 @@ def entry_of(name, record, source, states, needs_after):
             entry["req"] = req
     checks = record.get("CHECK", [])
     for text in checks if isinstance(checks, list) else [checks]:
-        merge_part(entry, translate_check(text))
+        merge_part(entry, translate_check(text, consts))
     if "FIRST_CHECK" in record:
-        entry["first_check"] = FIRST_CHECKS[norm(record["FIRST_CHECK"])]
+        entry["first_check"] = FIRST_CHECKS[norm(record["FIRST_CHECK"], consts)]
     if "POST" in record:
-        post = norm(record["POST"])
+        post = norm(record["POST"], consts)
         if not post.startswith(IGNORED_POSTS):
             if post not in POSTS:
                 raise SystemExit(f"untranslated POST: {post!r}")
@@ -333,17 +495,19 @@ def used_states(entries):
     return set(re.findall(r'"state": "(\w+)"', text))
 
 
-def build_group(version, path, states_out):
+def build_group(version, path, states_out, release=None):
     """One benchmark file: its hyper-parameter entries, its entries for common keys (evaluation
-    records), its ATLEAST_ONE_CHECK strings by key, and the keys whose POST reads a state."""
-    tag = f"training_{version}/{path.name}"
+    records), its ATLEAST_ONE_CHECK strings by key, and the keys whose POST reads a state.
+    ``release``: the file is the installed mlperf-logging's of that release, not the record's."""
+    tag = f"training_{version}/{path.name}" + (f" (mlperf-logging {release})" if release else "")
     keys, overrides, targets = [], [], {}
     states, needs_after = [], {}
     records = read_keys(path)
+    consts = begin_constants(path)
     for name, record in records.items():
-        entry = entry_of(name, record, tag, states, needs_after)
+        entry = entry_of(name, record, tag, states, needs_after, consts)
         if "ATLEAST_ONE_CHECK" in record:
-            targets[name] = norm(record["ATLEAST_ONE_CHECK"])
+            targets[name] = norm(record["ATLEAST_ONE_CHECK"], consts)
         if name in ("eval_accuracy", "aggregated_eval_accuracy", "averaged_validation_loss"):
             overrides.append(entry)
         else:
@@ -391,15 +555,26 @@ def transcribe(reference: Path) -> dict[str, dict[str, Any]]:
         oc = read_keys(base / "open_common.yaml")
         closed_common = [order_keys(entry_of(n, r, f"training_{version}/closed_common.yaml", [], {})) for n, r in cc.items()]
         open_common = [order_keys(entry_of(n, r, f"training_{version}/open_common.yaml", [], {})) for n, r in oc.items()]
+        extra = INSTALLED.get(version, {})
+        for group in (closed_common, open_common):  # the INSTALLED benchmarks are listed by the release
+            assert group[0]["key"] == "submission_benchmark"
+            group[0]["check"]["one_of"] = group[0]["check"]["one_of"] + list(extra)
+            if extra:
+                group[0]["source"] += (f" (+ {', '.join(extra)} from mlperf-logging {INSTALLED_RELEASE}, not in the "
+                                       "record revision)")
         closed_listed = closed_common[0]["check"]["one_of"]
         open_listed = open_common[0]["check"]["one_of"]
         benchmarks, facts = {}, {}
         for bm in META[version]:
             title, model = TITLES[bm]
-            cpath = base / f"closed_{bm}.yaml"
+            release = INSTALLED_RELEASE if bm in extra else None
+            bdir = installed_compliance(version) if release else base
+            cpath = bdir / f"closed_{bm}.yaml"
             states = []
-            keys, overrides, targets, needs_after = build_group(version, cpath, states)
+            keys, overrides, targets, needs_after = build_group(version, cpath, states, release)
             bench = {"title": title, "source": f"training_{version}/closed_{bm}.yaml"}
+            if release:
+                bench["source"] += f" of mlperf-logging {release}: {extra[bm]}"
             # optimizer
             opt = next((e for e in keys if e["key"] == "opt_name" and "check" in e), None)
             if opt is not None:
@@ -422,12 +597,15 @@ def transcribe(reference: Path) -> dict[str, dict[str, Any]]:
                     if setters:
                         e["after"] = setters[0] if len(setters) == 1 else setters
             bench["keys"] = [order_keys(e) for e in keys]
+            texts = [entry for rounds, entry in RULES_TEXT.get(bm, ()) if version in rounds]
+            if texts:
+                bench["rules_text"] = texts
             if overrides:
                 bench["overrides"] = [order_keys(e) for e in overrides]
             st = finish_states(states, bench["keys"] + bench.get("overrides", []))
             # open
-            opath = base / f"open_{bm}.yaml"
-            open_part = {"source": f"training_{version}/open_{bm}.yaml"}
+            opath = bdir / f"open_{bm}.yaml"
+            open_part = {"source": f"training_{version}/open_{bm}.yaml" + (f" of mlperf-logging {release}" if release else "")}
             open_target = None
             if bm not in open_listed:
                 open_part["unavailable"] = (f"open_common.yaml of the {version} checker does not list {bm}: it fails "
@@ -437,7 +615,7 @@ def transcribe(reference: Path) -> dict[str, dict[str, Any]]:
                                             "find config file' on every open-division log of it")
             else:
                 ostates = []
-                okeys, ooverrides, otargets, _ = build_group(version, opath, ostates)
+                okeys, ooverrides, otargets, _ = build_group(version, opath, ostates, release)
                 if okeys:
                     open_part["keys"] = [order_keys(e) for e in okeys]
                 if ooverrides:
@@ -446,8 +624,9 @@ def transcribe(reference: Path) -> dict[str, dict[str, Any]]:
                     tt = target_of(t, f"{version} open {bm}")
                     if tt is not None:
                         open_target = (k, tt)
-                if used_states(okeys + ooverrides):
-                    raise SystemExit(f"open states in {bm}")
+                open_states = finish_states(ostates, okeys + ooverrides)
+                if open_states:
+                    open_part["states"] = open_states
             bench["open"] = open_part
             if st:
                 bench["states"] = st
@@ -478,6 +657,8 @@ def transcribe(reference: Path) -> dict[str, dict[str, Any]]:
                 if okey == "aggregated_eval_accuracy":
                     ot["aggregate"] = dict(target["aggregate"], source=target["aggregate"]["source"].replace("closed_", "open_"))
                 fact["open_target"] = ot
+            if version in CADENCE_ROUNDS.get(bm, ()):
+                fact["eval_cadence"] = CADENCE[bm]
             if bm == "stable_diffusion":
                 fact["checkpoint_eval"] = {"source": "training_rules.adoc (HEAD d73e20f) §Appendix: Benchmark Specific "
                                                      "Rules, Stable Diffusion: checkpoints collected every 512,000 "
@@ -486,6 +667,9 @@ def transcribe(reference: Path) -> dict[str, dict[str, Any]]:
                 fact["scoring"] = {"drop_fastest": 4, "drop_slowest": 4, "max_non_converged": 4}
             fact["source"] = (f"mlperf-logging compliance_checker/training_{version}/closed_{bm}.yaml at {rev.split(' (')[0]} "
                               f"(ATLEAST_ONE_CHECK); run count from benchmark_meta.py")
+            if release:
+                fact["source"] = (f"mlperf-logging {release} compliance_checker/training_{version}/closed_{bm}.yaml "
+                                  f"(ATLEAST_ONE_CHECK), run count from its benchmark_meta.py: {extra[bm]}")
             facts[bm] = fact
         constraints = {
             "ruleset": version,

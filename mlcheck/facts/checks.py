@@ -52,6 +52,9 @@ def holds(check: Mapping[str, Any], value: Any, values: Values, scope: Scope | N
         elif kind == "any_of":
             if not any(holds(o, value, values, scope) for o in expected):
                 return False
+        elif kind == "all_of":
+            if not all(holds(o, value, values, scope) for o in expected):
+                return False
         elif not _PARTS[kind](expected, value, values):
             return False
     return True
@@ -172,6 +175,8 @@ def _describe_part(kind: str, expected: Any) -> str:
         return f"element {expected['index']} {describe(expected['check'])}"
     if kind == "any_of":
         return " or ".join(describe(o) for o in expected)
+    if kind == "all_of":
+        return " and ".join(describe(o) for o in expected)
     if kind == "whole_number":
         return "a whole number"
     if kind == "has_fields":

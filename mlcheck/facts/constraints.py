@@ -104,6 +104,8 @@ class BenchmarkConstraints:
     """What ``open_<benchmark>.yaml`` requires of an open-division run (from 3.0 some hold
     hyper-parameters: GPT-3, Llama 3.1 405B, DeepSeek-V3, ...)."""
     open_overrides: tuple[Entry, ...] = ()
+    open_states: tuple[StateDef, ...] = ()
+    """The open file's own states (6.1 dlrmv4: its learning-rate band from global_batch_size)."""
     open_unavailable: str | None = None
     """Why the checker fails every open-division log of the benchmark (it is not listed, or has no file)."""
 
@@ -138,6 +140,10 @@ def _entries(raw: Sequence[Mapping[str, Any]]) -> tuple[Entry, ...]:
     return tuple(_entry(e) for e in raw)
 
 
+def _states(raw: Sequence[Mapping[str, Any]]) -> tuple[StateDef, ...]:
+    return tuple(StateDef(d["name"], d["set_by"], d["value"], d["source"]) for d in raw)
+
+
 def _benchmark(name: str, raw: Mapping[str, Any]) -> BenchmarkConstraints:
     optimizer = raw.get("optimizer") or {}
     per = {k: _entries(v) for k, v in optimizer.get("per_optimizer", {}).items()}
@@ -151,7 +157,7 @@ def _benchmark(name: str, raw: Mapping[str, Any]) -> BenchmarkConstraints:
         rules_text=tuple(RulesTextCheck(r["key"], r["check"], r["severity"], r["section"], r.get("optimizer"),
                                         r.get("applies_when")) for r in raw.get("rules_text", ())),
         overrides=_entries(raw.get("overrides", ())),
-        states=tuple(StateDef(d["name"], d["set_by"], d["value"], d["source"]) for d in raw.get("states", ())),
+        states=_states(raw.get("states", ())), open_states=_states(raw.get("open", {}).get("states", ())),
         open_source=raw.get("open", {}).get("source", ""), open_keys=_entries(raw.get("open", {}).get("keys", ())),
         open_overrides=_entries(raw.get("open", {}).get("overrides", ())),
         open_unavailable=raw.get("open", {}).get("unavailable"))

@@ -33,20 +33,24 @@ FORMS: tuple[tuple[str, str], ...] = (
     ("length", "len(v['value']) == 2."),
     ("element", "one element of a list value satisfies a check."),
     ("any_of", "one of several checks holds (an 'or' of checks)."),
+    ("all_of", "every one of several checks holds (an 'and' of checks: 6.1 dlrmv4's learning rate, "
+     "s['lr_min'] * (1 - 1e-9) <= v['value'] <= s['lr_max'] * (1 + 1e-9), is two formulas)."),
     ("only_when", "the check applies only when another key's first value satisfies a condition "
      "(s['global_batch_size'] < 16 and ...)."),
     ("has_fields", "an object value holds these fields: 'FID' in v['value'] (the merged Stable Diffusion records)."),
     ("formula", "a value derived from other keys: left cmp right, each side an expression of numbers, the "
      "record's value or metadata ({\"this\": \"value\"}, {\"this\": \"metadata.samples_count\"}), states "
-     "({\"state\": \"global_batch_size\"}) and the operators add, sub, mul, div, pow, ceil, floor, sqrt, log2, "
-     "abs, int, neg, computed with Python's arithmetic; cmp is ==, !=, <, <=, > or >=, and tolerance t makes it "
+     "({\"state\": \"global_batch_size\"}) and the operators add, sub, mul, div, pow, mod, max, ceil, floor, "
+     "sqrt, log2, abs, int, neg, computed with Python's arithmetic; cmp is ==, !=, <, <=, > or >=, and tolerance t makes it "
      "abs(left - right) < t. 5.0 Llama 3.1 405B: v * 1152 == s['global_batch_size'] * 8e-5 (exact); 6.0 "
      "DeepSeek-V3: abs(v - 2.4e-05 * (s['global_batch_size'] / 16384) ** 0.5) < 1e-9. A formula that reads a "
      "state its key has not set yet fails the record (MLC112: log the key it derives from first)."),
     ("states", "benchmark states: a value the checker keeps (POST: s['name'] = expression) each time set_by is "
      "logged; formulas of later records read it. 5.1 Llama 3.1 405B: warmup steps become "
      "ceil(8000 * 1152 / global_batch_size) when they are logged, and the decay steps must be "
-     "ceil(1200000 * 1152 / global_batch_size) - that."),
+     "ceil(1200000 * 1152 / global_batch_size) - that. An open file may keep its own (open.states, 6.1 dlrmv4's "
+     "learning-rate band); a state its BEGIN block sets to a number no POST changes is written as that number "
+     "(dlrmv4's train_samples 2290835423)."),
     ("first_check", "a check of the first occurrence only (FIRST_CHECK, 6.1 DeepSeek-V3: the first evaluation at "
      "global_batch_size * floor(42 + 24576 / global_batch_size) samples)."),
     ("cadence", "an evaluation grid: each record's field must be the next point of start, start + step, ...; a "
@@ -75,6 +79,20 @@ FORMS: tuple[tuple[str, str], ...] = (
      "Llama 3.1 405B, DeepSeek-V3 keep the closed target; 5.1+ FLUX.1 judges averaged_validation_loss)."),
     ("eval_position", "ruleset.json: the metadata field that says where an eval was taken (epoch_num, "
      "samples_count, step_num)."),
+    ("checkpoint_eval", "ruleset.json: the reference evaluates timestamped checkpoints after the clock stops "
+     "(Stable Diffusion): passing evals may follow run_stop."),
+    # the rules text beyond the checker of record (warnings unless said)
+    ("rules_text", "constraints.json: a value the rules text fixes and the checker of record does not check "
+     "(MLC204): key, check (any form above, formulas reading the run's first values of other keys in any "
+     "order), severity, section; optimizer / applies_when narrow it. 2.1 ResNet momentum 0.9; 6.0 Llama 3.1 8B "
+     "opt_end_learning_rate = opt_base_learning_rate * 0.1."),
+    ("eval_cadence", "ruleset.json: how often the rules text makes a closed run evaluate (MLC307, not checked by "
+     "the official checker): every N epochs (ResNet 4, RNN-T 1), formula bert (FLOOR(0.05*(230.23*GBS+3000000), "
+     "25000) samples), or formula ceil_to_batch (6.0+)."),
+    ("ceil_to_batch", "eval_cadence formula of the 6.0 text: every `interval` samples, CEIL(interval / GBS) * GBS "
+     "when the batch does not divide it, the first FLOOR(skip.scale * GBS + skip.offset) evals skipped; eval n is "
+     "due at (skipped + n) x that, within a batch either way (a log may count the samples before the step). "
+     "spacing_only checks the distance between evals only (DeepSeek-V3: every step)."),
 )
 
 

@@ -11,7 +11,7 @@ the same arithmetic as a tree of operands and operators, never as Python text:
   "metadata.samples_count"}`` (one of its metadata fields) or ``{"state": "global_batch_size"}``
   (a value the checker's state holds when the record is read: see :class:`StateDef`);
 - an operation is ``{"op": NAME, "args": [operand, ...]}`` with ``add``, ``sub``, ``mul``,
-  ``div``, ``pow`` (two operands) or ``ceil``, ``floor``, ``sqrt``, ``log2``, ``abs``, ``int``,
+  ``div``, ``pow``, ``mod`` (Python's ``%``), ``max`` (two operands) or ``ceil``, ``floor``, ``sqrt``, ``log2``, ``abs``, ``int``,
   ``neg`` (one), computed with Python's own arithmetic (``int`` stays ``int`` where Python keeps
   it), so exact comparisons agree with the checker's to the last bit;
 - a formula compares two operands: ``{"left": ..., "cmp": "==", "right": ...}``, or with
@@ -30,7 +30,7 @@ from typing import Any, Callable, Mapping
 
 _BINARY: Mapping[str, Callable[[Any, Any], Any]] = {
     "add": operator.add, "sub": operator.sub, "mul": operator.mul, "div": operator.truediv,
-    "pow": operator.pow,
+    "pow": operator.pow, "mod": operator.mod, "max": max,
 }
 _UNARY: Mapping[str, Callable[[Any], Any]] = {
     "ceil": math.ceil, "floor": math.floor, "sqrt": math.sqrt, "log2": math.log2, "abs": abs, "int": int,
@@ -40,7 +40,7 @@ _COMPARE: Mapping[str, Callable[[Any, Any], bool]] = {
     "==": operator.eq, "!=": operator.ne, "<": operator.lt, "<=": operator.le, ">": operator.gt,
     ">=": operator.ge,
 }
-_SYMBOL = {"add": "+", "sub": "-", "mul": "*", "div": "/", "pow": "^"}
+_SYMBOL = {"add": "+", "sub": "-", "mul": "*", "div": "/", "pow": "^", "mod": "%"}
 
 
 class StateUnset(LookupError):
@@ -152,7 +152,7 @@ def render(expr: Any, top: bool = True) -> str:
         return text if top else f"({text})"
     if op == "neg":
         return f"-{render(args[0], False)}"
-    return f"{op}({render(args[0])})"
+    return f"{op}({', '.join(render(a) for a in args)})"
 
 
 def render_formula(spec: Mapping[str, Any]) -> str:

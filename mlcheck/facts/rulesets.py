@@ -94,6 +94,12 @@ class EvalCadence:
     formula: str | None
     text: str
     source: str
+    interval: float | None = None
+    """``ceil_to_batch``: the samples between evals, rounded up to a multiple of the batch."""
+    skip: tuple[float, float] | None = None
+    """``ceil_to_batch``: (scale, offset): FLOOR(scale * global_batch_size + offset) evals skipped."""
+    spacing_only: bool = False
+    """``ceil_to_batch``: only the spacing is checked, not where the first eval is."""
 
 
 @dataclass(frozen=True)
@@ -156,8 +162,11 @@ def _target(raw: Mapping[str, Any]) -> Target:
 def _cadence(raw: dict[str, Any] | None) -> EvalCadence | None:
     if raw is None:
         return None
+    skip = raw.get("skip")
     return EvalCadence(unit=raw["unit"], every=raw.get("every"), formula=raw.get("formula"),
-                       text=raw["text"], source=raw["source"])
+                       text=raw["text"], source=raw["source"], interval=raw.get("interval"),
+                       skip=None if skip is None else (skip["scale"], skip["offset"]),
+                       spacing_only=bool(raw.get("spacing_only", False)))
 
 
 def _schema() -> dict[str, Any]:

@@ -89,27 +89,46 @@ def member_place(found: Finding) -> str:
     return member_label(found) + (f":{found.line}" if found.line is not None else "")
 
 
+def _distinct_places(members: tuple[Finding, ...]) -> list[str]:
+    """Each member's place; with its folder where file names repeat (power/result_3/node_0.txt)."""
+    places = [member_place(m) for m in members]
+    if len(set(places)) == len(places):
+        return places
+    return ["/".join(m.path.replace("\\", "/").rstrip("/").rsplit("/", 2)[-2:])
+            + (f" #{m.run_index}" if m.run_index else "") + (f":{m.line}" if m.line is not None else "")
+            for m in members]
+
+
 def context_lines(group: FindingGroup) -> list[str]:
     """What the ``full`` format prints under a group's line: the runs it concerns (each with its
     own message when they differ) and what a grouped finding covers."""
     lines: list[str] = []
     members = group.members
     if len(members) > 1:
+        places = _distinct_places(members)
         if group.same_text:
-            places = [member_place(m) for m in members]
             more = f", ... ({len(places) - CONTEXT_LINES} more)" if len(places) > CONTEXT_LINES else ""
             lines.append(", ".join(places[:CONTEXT_LINES]) + more)
         else:
-            lines.extend(f"{member_place(m)}: {m.message}" for m in members[:CONTEXT_LINES])
+            lines.extend(f"{place}: {m.message}" for place, m in zip(places[:CONTEXT_LINES], members))
             if len(members) > CONTEXT_LINES:
                 lines.append(f"... {len(members) - CONTEXT_LINES} more")
     first = group.first
-    if first.items:
-        lines.extend(f"- {item}" for item in first.items[:CONTEXT_LINES])
-        total = max(first.item_count, len(first.items))
+    items = list(first.items)
+    total = max(first.item_count, len(items))
+    if items and first.message.startswith(_item_text(items[0])):  # a merged finding's first: the line above
+        items, total = items[1:], total - 1
+    if items:
+        lines.extend(f"- {item}" for item in items[:CONTEXT_LINES])
         if total > CONTEXT_LINES:
             lines.append(f"... {total - CONTEXT_LINES} more (the JSON report lists {len(first.items)})")
     return lines
+
+
+def _item_text(item: str) -> str:
+    """An item's message without its ``line N: `` prefix."""
+    head, _, rest = item.partition(": ")
+    return rest if head.startswith("line ") and head[5:].isdigit() else item
 
 
 def group_for_display(result: CheckResult, min_severity: Severity = Severity.INFO) -> list[FindingGroup]:

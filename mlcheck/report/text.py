@@ -44,12 +44,13 @@ def _run_table(bench: BenchmarkResult) -> Table:
     title = f"{bench.org or '?'} / {bench.system or '?'} / {bench.benchmark or '?'}"
     caption = f"{bench.division or 'unknown'} division, training {bench.ruleset or '?'}; * = counted in the score"
     table = Table(title=title, caption=caption, title_justify="left", caption_justify="left")
+    counted = set(bench.score.runs_counted)
+    labels = [_run_label(run) + (" *" if position in counted else "") for position, run in enumerate(bench.runs)]
     for column, justify in (("run", "left"), ("minutes", "right"), ("status", "left"),
                             ("converged", "left"), ("verdict", "left"), ("findings", "left")):
-        table.add_column(column, justify=justify)  # type: ignore[arg-type]
-    counted = set(bench.score.runs_counted)
-    for position, run in enumerate(bench.runs):
-        label = _run_label(run) + (" *" if position in counted else "")
+        # a long name (result_5800-240517143744812449396_3.txt) folds onto a second line, whole
+        table.add_column(column, justify=justify, overflow="fold" if column == "run" else "ellipsis")  # type: ignore[arg-type]
+    for label, run in zip(labels, bench.runs):
         minutes = run.time_to_train_min if run.converged else run.duration_min
         table.add_row(label, format_minutes(minutes), run.status or "—",
                       "yes" if run.converged else "no",

@@ -18,6 +18,19 @@ within one packed batch (``global_batch_size`` x 3 sequences) of ``n`` x the int
 packed implementation (3.0-5.0) stays within 1.9 batches; one that starts its schedule eight
 batches late is still reported.
 
+From 6.0 the rules text's table (``training_rules-latest.adoc``, the v6.0 text) gives the LLM and
+FLUX.1 rows as "every N samples, CEIL(N / global_batch_size) * global_batch_size if N is not
+divisible by GBS, skipping the first FLOOR(a * GBS + b) evaluations" (``ceil_to_batch``): Llama 3.1
+8B and GPT-OSS 20B every 12,288, Llama 3.1 405B every 18,432 skipping FLOOR(0.0026 x GBS + 12),
+Llama 2 70B LoRA every 384 skipping FLOOR(0.125 x GBS + 2), FLUX.1 every 262,144, DeepSeek-V3
+every step (the spacing only: the 6.1 checker places the first eval itself). Not checked: DLRMv2
+(its row, FLOOR(4195197692 / (GBS x 20)) "samples", is a step count in the reference, and its logs
+give eval positions as fractional epochs), Qwen3.5 GRPO and dlrmv4 (not in the text; their checkers
+check the grid), and the rounds 3.0-5.1 for the benchmarks introduced after 2.1: their rules
+snapshots are not in the shared data, and the v6.0 text changed the Llama 3.1 405B schedule after
+5.0 (§Appendix: v5.0 Specific Rules). BERT, ResNet and RNN-T keep the rows of 2.1, which the latest
+text repeats word for word (§Deprecated benchmarks quality measure), up to their last round.
+
 - MLC307 eval-cadence: a closed-division run evaluates off the round's schedule. Reported once,
   at the first eval off the schedule; a warning, as the official checker does not check it
   (``official: false``). Evals that all log the same position (``epoch_num`` 1 at every eval of
@@ -48,14 +61,19 @@ def check(ctx: RunContext) -> Iterator[Finding]:
     if cadence is None or not ctx.closed:
         return
     samples = cadence.unit == "samples"
-    points = [(e, e.epoch_num if e.epoch_num is not None or not samples else e.samples_count)
-              for e in ctx.run.evaluations]
+    if cadence.formula == "ceil_to_batch":  # the later rounds log the samples in samples_count
+        points = [(e, e.samples_count) for e in ctx.run.evaluations]
+    else:
+        points = [(e, e.epoch_num if e.epoch_num is not None or not samples else e.samples_count)
+                  for e in ctx.run.evaluations]
     counted = [(e, n) for e, n in points if n is not None]
     if len(counted) < len(points) or not counted:
         return  # evals without a position: nothing to compare (the key checks report them)
     name = ctx.facts.name if ctx.facts is not None else "the benchmark"
     if cadence.formula == "bert":
         found = _off_bert_schedule(ctx, counted, cadence, name)
+    elif cadence.formula == "ceil_to_batch":
+        found = _off_batch_schedule(ctx, counted, cadence, name)
     else:
         found = _off_fixed_schedule(ctx, counted, cadence, name)
     if found is not None:
@@ -94,6 +112,39 @@ def _off_bert_schedule(ctx: RunContext, evals: list[tuple[Evaluation, float]],
                 f"eval {number} is at {_shown(samples)} samples; with global_batch_size {_shown(batch)} "
                 f"the rules evaluate {name} every {interval:,} samples, so eval {number} is due at "
                 f"{due:,} (rounded up to a batch at most: below {_shown(due + batch)}; {_source(cadence)})"))
+    return None
+
+
+def _off_batch_schedule(ctx: RunContext, evals: list[tuple[Evaluation, float]],
+                        cadence: EvalCadence, name: str) -> Finding | None:
+    """The 6.0 rows: every ``interval`` samples, CEIL(interval / GBS) * GBS when the batch does
+    not divide it, the first FLOOR(scale * GBS + offset) evaluations skipped; eval n is due at
+    (skipped + n) x that, within a batch either way, or (``spacing_only``) one interval after the
+    eval before it."""
+    batch = ctx.run.value_of("global_batch_size")
+    if isinstance(batch, bool) or not isinstance(batch, (int, float)) or batch <= 0 or not cadence.interval:
+        return None  # the key checks report a missing or broken global_batch_size
+    interval = cadence.interval if cadence.interval % batch == 0 else math.ceil(cadence.interval / batch) * batch
+    skipped = math.floor(cadence.skip[0] * batch + cadence.skip[1]) if cadence.skip else 0
+    why = (f"with global_batch_size {_shown(batch)} the rules evaluate {name} every {_shown(interval)} samples"
+           + (f", skipping the first {skipped}" if skipped else ""))
+    for number, (current, samples) in enumerate(evals, start=1):
+        if cadence.spacing_only:
+            if number == 1:
+                continue
+            previous = evals[number - 2][1]
+            if not math.isclose(samples - previous, interval, abs_tol=1e-6):
+                return ctx.at(EVAL_CADENCE, current.line, (
+                    f"eval {number} is at {_shown(samples)} samples, {_shown(samples - previous)} after the "
+                    f"one before ({_shown(previous)}); {why} ({_source(cadence)})"))
+            continue
+        due = (skipped + number) * interval
+        # rounded up to a batch (the rules), or logged before the step that reaches it is counted
+        # (AMD's 5.1 Llama 3.1 8B logs 12,256 at batch 32 for the eval due at 12,288): one batch either way
+        if not due - batch <= samples < due + batch:
+            return ctx.at(EVAL_CADENCE, current.line, (
+                f"eval {number} is at {_shown(samples)} samples; {why}, so eval {number} is due at "
+                f"{_shown(due)} (give or take a batch; {_source(cadence)})"))
     return None
 
 

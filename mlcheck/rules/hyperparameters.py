@@ -26,7 +26,13 @@ hyper-parameter table of ``training_rules.adoc`` §Hyperparameters. Open-divisio
   ResNet ``lars_opt_momentum`` 0.9 below a batch of 32k, SGD momentum 0.9 and poly power 2
   (warnings: the rules name the verifier the source of truth), closed BERT must use LAMB (an
   error: the checker lets a non-LAMB optimizer through). ``official`` is false: the round's
-  results were accepted under the checker.
+  results were accepted under the checker. For 6.0 and 6.1 the table of the latest rules text
+  (v6.0, §Hyperparameters) fixes values the checkers only require: Llama 3.1 8B and GPT-OSS 20B
+  ``opt_end_learning_rate`` = ``opt_base_learning_rate`` x 0.1 (GPT-OSS may log 4e-5 in 6.0,
+  §Appendix: v6.0 Specific Rules), Llama 3.1 405B ``opt_end_learning_rate`` 8e-7, Llama 2 70B
+  LoRA ``opt_gradient_clip_norm`` 0.3, ``opt_adamw_weight_decay`` 0.0001, ``lora_alpha`` 32, and
+  ``dropout`` 0.0 / ``lora_dropout`` 0.1 when logged (warnings). Not for 3.0-5.1: their rules
+  snapshots are not in the shared data, and the latest text describes the benchmarks as of v6.0.
 - MLC207 open-benchmark-key-missing: from 3.0 some open benchmark files require keys too (GPT-3,
   Llama 3.1 405B, DeepSeek-V3, GPT-OSS 20B, Qwen3.5 GRPO: the model's shape, ``eval_samples``,
   ``gradient_accumulation_steps``, ...); one is not logged.
@@ -39,9 +45,10 @@ hyper-parameter table of ``training_rules.adoc`` §Hyperparameters. Open-divisio
 
 from __future__ import annotations
 
-from typing import Iterator
+from typing import Any, Iterator, Mapping
 
 from mlcheck.facts.constraints import BenchmarkConstraints, Entry, RulesTextCheck, describe, holds, load_constraints, show
+from mlcheck.facts.formulas import Scope
 from mlcheck.model import Finding, Severity
 from mlcheck.rule import Rule, RunContext
 from mlcheck.rules.checker_state import EMPTY, replay
@@ -82,7 +89,8 @@ def check(ctx: RunContext) -> Iterator[Finding]:
         return
     marker = run.first("submission_benchmark")
     anchor = marker.line if marker is not None else run.first_line
-    states = replay(run, bench.states) if bench.states else EMPTY
+    defs = bench.states if run.division == "closed" else bench.open_states
+    states = replay(run, defs) if defs else EMPTY
     if run.division == "open":
         if bench.open_unavailable is not None:
             yield ctx.at(OPEN_KEY_INVALID, anchor, f"an open-division {bench.title} log cannot pass the "
@@ -119,6 +127,17 @@ def _optimizer(ctx: RunContext, bench: BenchmarkConstraints, scope: str, anchor:
                      f"{key} is {show(event.value)}; {scope} allows {allowed}{hint}")
 
 
+def _states_in(check: Any) -> list[str]:
+    """The values a check's formulas read (``{"state": "opt_base_learning_rate"}``), nested too."""
+    if isinstance(check, Mapping):
+        if isinstance(check.get("state"), str):
+            return [check["state"]]
+        return [name for part in check.values() for name in _states_in(part)]
+    if isinstance(check, list):
+        return [name for part in check for name in _states_in(part)]
+    return []
+
+
 def _rules_text(ctx: RunContext, bench: BenchmarkConstraints, rule: RulesTextCheck) -> Iterator[Finding]:
     run = ctx.run
     if rule.optimizer is not None and run.value_of(bench.optimizer_key or "opt_name") != rule.optimizer:
@@ -129,8 +148,12 @@ def _rules_text(ctx: RunContext, bench: BenchmarkConstraints, rule: RulesTextChe
         if not holds(rule.applies_when["check"], run.value_of(condition_key), run.value_of):
             return
         when = f" when {condition_key} is {describe(rule.applies_when['check'])}"
+    read = _states_in(rule.check)  # a formula of the rules text reads the run's values, in any order
+    states = {name: run.value_of(name) for name in read if run.value_of(name) is not None}
+    if len(states) < len(read):
+        return  # the key it derives from is not logged (the key checks report it)
     for event in run.occurrences(rule.key):
-        if holds(rule.check, event.value, run.value_of):
+        if holds(rule.check, event.value, run.value_of, Scope(event.value, event.metadata, states)):
             continue
         yield ctx.at(RULES_TEXT_CONSTRAINT, event.line,
                      f"{rule.key} is {show(event.value)}; the rules text requires {describe(rule.check)}{when} "

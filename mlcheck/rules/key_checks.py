@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 from typing import Any, Iterable, Iterator, Mapping
 
 from mlcheck.facts.constraints import Entry, describe, holds, show
-from mlcheck.facts.formulas import FormulaError, StateUnset, evaluate as compute, sides, states_read
+from mlcheck.facts.formulas import FormulaError, Scope, StateUnset, evaluate as compute, formula_holds, sides, states_read
 from mlcheck.model import Event, Finding
 from mlcheck.rule import Rule, RunContext
 from mlcheck.rules.checker_state import EMPTY, StateTimeline
@@ -167,13 +167,36 @@ def _value_check(ctx: RunContext, entry: Entry, event: Event, check: Mapping[str
         yield _unset(ctx, entry, event, check, codes, scope, states, unset.name)
         return
     computed = ""
-    if "formula" in check:
+    formula = _failing_formula(check, record)
+    if formula is not None:
         used = ", ".join(f"{name} {show(record.states[name])} (line {states.origin(event.line, name)})"
-                         for name in states_read(check.get("formula")) if name in record.states)
-        computed = f"; computed {sides(check['formula'], record)}" + (f" with {used}" if used else "")
+                         for name in states_read(formula) if name in record.states)
+        fields = [f"{name} {show(record.metadata[name])}" for name in _metadata_read(formula)
+                  if name in record.metadata]
+        computed = (f"; computed {sides(formula, record)}" + (f" with {used}" if used else "")
+                    + (f" (the record's {', '.join(fields)})" if fields else ""))
     yield ctx.at(codes.invalid, event.line,
                  f"{entry.key} is {show(event.value)}; {scope} requires {describe(check)}{computed} "
                  f"({entry.source})", official=official)
+
+
+def _metadata_read(expr: Any) -> list[str]:
+    """The metadata fields an expression reads (``{"this": "metadata.samples_count"}``)."""
+    if isinstance(expr, Mapping):
+        if isinstance(expr.get("this"), str) and expr["this"].startswith("metadata."):
+            return [expr["this"].removeprefix("metadata.")]
+        return [name for part in (expr.get("left"), expr.get("right"), *expr.get("args", ()))
+                for name in _metadata_read(part)]
+    return []
+
+
+def _failing_formula(check: Mapping[str, Any], record: Scope) -> Mapping[str, Any] | None:
+    """The formula whose computed sides a message shows: the check's own, or the first of its
+    ``all_of`` parts that does not hold (6.1 dlrmv4: the bound of the learning-rate band it misses)."""
+    if "formula" in check:
+        return check["formula"]  # type: ignore[no-any-return]
+    parts = [part["formula"] for part in check.get("all_of", ()) if "formula" in part]
+    return next((f for f in parts if not formula_holds(f, record)), parts[0] if parts else None)
 
 
 def _unset(ctx: RunContext, entry: Entry, event: Event, check: Mapping[str, Any], codes: EntryCodes,

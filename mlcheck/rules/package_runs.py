@@ -7,7 +7,15 @@ distinct: the package checker's seed checker), §Division Rules (a closed run wi
 hyper-parameter is not a valid run).
 
 - MLC517 submission-values-differ: runs of one folder log different ``submission_*`` values
-  (org, division, platform, status, benchmark). Fix: rerun or correct the logging.
+  (org, division, platform, status, benchmark). A warning: no official tool of any round compares
+  the runs of a folder (the compliance checker reads one file at a time and checks only that each
+  value is non-empty or in the round's vocabulary; the package checker, seed, RCP and power
+  checkers and the result summarizer read no ``submission_*`` value; the summarizer takes the
+  system from ``systems/<system>.json``), and the rules text (§Benchmark Results: "the same system
+  and framework must be used for a submission result set") is about the system, which the system
+  JSON describes, not about the values a run logs. Published results have such folders: training
+  3.1 Azure+NVIDIA gpt3 (1344xND_H100_v5) has a run logging ``SUBMISSION_ORG_PLACEHOLDER``.
+  Fix: correct the logging so the review sees one system.
 - MLC518 seed-missing: a closed-division run logs no ``seed``. Follows the seed checker of the
   round's checker of record (``package_checker/seed_checker.py`` at the round's tag): before training
   4.1 (rounds 1.0-4.0) it failed a folder only when its runs disagree, so a run without a seed is an
@@ -47,13 +55,14 @@ from __future__ import annotations
 import os
 import re
 from collections import Counter
+from dataclasses import replace
 from typing import Mapping, Sequence
 
 from mlcheck.model import Event, Finding, Run, Severity
 from mlcheck.results import RunResult
 from mlcheck.rule import Rule
 
-SUBMISSION_DIFFERS = Rule("MLC517", "submission-values-differ", Severity.ERROR,
+SUBMISSION_DIFFERS = Rule("MLC517", "submission-values-differ", Severity.WARNING,
                           "runs of one benchmark folder log different submission_* values")
 SEED_MISSING = Rule("MLC518", "seed-missing", Severity.ERROR, "a closed-division run logs no seed "
                     "(from training 4.1, or while other runs of its folder log one)", official=True, also=(Severity.WARNING,))
@@ -111,7 +120,9 @@ def check_runs(folder: str, runs: Sequence[Run], closed: bool, ruleset: str | No
         return []
     found: list[Finding] = []
     for key in _SUBMISSION_KEYS:
-        found.extend(_differs(SUBMISSION_DIFFERS, key, runs, Severity.ERROR))
+        found.extend(_differs(SUBMISSION_DIFFERS, key, runs, Severity.WARNING,
+                              " (no official tool compares runs; the review may ask which system ran): correct the logging"))
+    found = [_placeholder_advice(f) for f in found]
     keys = sorted({key for run in runs for key in run.key_counts if is_hyperparameter(key)})
     for key in keys:
         found.extend(_differs(HYPERPARAMETERS_DIFFER, key, runs, Severity.WARNING))
@@ -119,7 +130,17 @@ def check_runs(folder: str, runs: Sequence[Run], closed: bool, ruleset: str | No
     return found
 
 
-def _differs(rule: Rule, key: str, runs: Sequence[Run], severity: Severity) -> list[Finding]:
+def _placeholder_advice(found: Finding) -> Finding:
+    """A run logging the reference code's ``SUBMISSION_*_PLACEHOLDER``: say what it is."""
+    if "PLACEHOLDER" not in found.message.split(" here but ")[0]:
+        return found
+    return replace(found, message=found.message.replace(
+        "(no official tool compares runs; the review may ask which system ran): correct the logging",
+        "(no official tool compares runs): that is the reference code's placeholder, so this run's logging "
+        "was not given the submission's values; set them as in the other runs"))
+
+
+def _differs(rule: Rule, key: str, runs: Sequence[Run], severity: Severity, advice: str = "") -> list[Finding]:
     """One finding at the first run whose value differs from the one most runs log (so that the
     odd run is blamed, whichever file it is)."""
     events = [run.first(key) for run in runs]
@@ -132,7 +153,7 @@ def _differs(rule: Rule, key: str, runs: Sequence[Run], severity: Severity) -> l
             agree = next(r for r, v in zip(runs, shown) if v == common)
             return [rule.at(run.path, event.line if event else run.first_line, (
                 f"{key} is {value} here but {common} in {_label(agree)}"
-                f"{' and most other runs' if counts[common] > 1 else ''}"), severity=severity,
+                f"{' and most other runs' if counts[common] > 1 else ''}{advice}"), severity=severity,
                 run_index=run.index)]
     return []
 

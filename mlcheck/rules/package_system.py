@@ -25,16 +25,24 @@ round's ``system_desc_checker`` requires 33 fields. Schema: ``schemas/system-des
   training 4.0 the official checker does not look at it (warning); from 4.1 it must be exactly one
   of ``Available on-premise``, ``Available cloud``, ``Research, Development, or Internal (RDI)``,
   ``Preview`` (error, the checker refuses the file); 4.0 checked a wider list of spellings of these
-  (warning when it is not one of the four).
+  (warning when it is not one of the four). Today's system_desc_checker (mlperf-logging 4.1.68)
+  applies the exact list to 4.0 as well (its test is ``ruleset major >= 4``); mlcheck follows the
+  round's checker of record.
 - MLC516 logs-disagree-with-system: a run's ``submission_org``, ``submission_division``,
   ``submission_status`` or ``submission_platform`` differs from the system description
   (``submitter``, ``division``, ``status``, folder or ``system_name``). A different division is an
-  error (it decides which rules apply); the others are warnings. Fix: make them agree.
+  error (it decides which rules apply); the others are warnings. The log and the system
+  description spell the availability in two vocabularies (the log's ``cloud``, ``onprem``,
+  ``preview``, ``research`` of common.yaml up to 4.0; the system's ``Available on-premise``,
+  ``Available cloud``, ``Research, Development, or Internal (RDI)``, ``Preview`` that the 4.0+
+  system_desc_checker asks for, and the earlier spellings): ``onprem`` agrees with 'Available
+  on-premise', the 1.x ``available`` with both on-premise and cloud. Fix: make them agree.
 """
 
 from __future__ import annotations
 
 import json
+import re
 import reprlib
 from functools import lru_cache
 from importlib import resources
@@ -191,6 +199,29 @@ def _expected(error: Any) -> str:
     return "text"
 
 
+_AVAILABILITY = (("preview", ("preview",)), ("research", ("research", "rdi")), ("cloud", ("cloud",)),
+                 ("onprem", ("prem",)))
+"""The log's submission_status vocabulary (common.yaml up to 4.0: cloud, onprem, preview, research)
+and the words of the system description's status that mean each (4.0+: Available on-premise,
+Available cloud, Research, Development, or Internal (RDI), Preview; earlier spellings too)."""
+
+
+def _availability(status: str) -> frozenset[str]:
+    """What a status means in the log's vocabulary: ``{"onprem"}`` for 'Available on-premise',
+    both on-premise and cloud for the 1.x 'available', nothing for a word it does not know."""
+    text = _spelling(status)
+    for meaning, words in _AVAILABILITY:
+        if any(word in text.split() or word in text.replace(" ", "") for word in words):
+            return frozenset({meaning})
+    return frozenset({"onprem", "cloud"}) if text == "available" else frozenset()
+
+
+def _same_availability(logged: str, described: str) -> bool:
+    """Whether the log's submission_status and the system's status say the same availability
+    (``onprem`` and 'Available on-premise' do: the two files use two vocabularies)."""
+    return bool(_availability(logged) & _availability(described))
+
+
 def _same(a: str, b: str) -> bool:
     return a.strip().lower() == b.strip().lower()
 
@@ -198,6 +229,14 @@ def _same(a: str, b: str) -> bool:
 def _first_word(text: str) -> str:
     words = text.split()
     return words[0] if words else ""
+
+
+_NODES = re.compile(r"^\s*\d+\s*x\s*", re.IGNORECASE)
+
+
+def _nodes_off(platform: str) -> str:
+    """A logged platform without the node count the reference code puts first ('1344xND_H100_v5')."""
+    return _NODES.sub("", platform) or platform
 
 
 def _within(a: str, b: str) -> bool:
@@ -224,13 +263,16 @@ def check_logs_against_system(folder: str, system: str, runs: Iterable[Run], doc
             wanted = list(dict.fromkeys(e for e in expected if isinstance(e, str) and e.strip()))
             if key in reported or event is None or not isinstance(event.value, str) or not wanted:
                 continue
-            if any(_same(event.value, w) or (key == "submission_platform" and _within(event.value, w))
-                   for w in wanted):
+            if any(_same(event.value, w) or (key == "submission_platform" and _within(_nodes_off(event.value), w))
+                   or (key == "submission_status" and _same_availability(event.value, w)) for w in wanted):
                 continue
             if key == "submission_org" and any(_same(_first_word(event.value), _first_word(w)) for w in wanted):
                 severity = Severity.WARNING
             reported.add(key)
+            placeholder = (", the placeholder of the reference code (the run's logging was not given the "
+                           "submission's values)" if "PLACEHOLDER" in event.value.upper() else "")
             found.append(LOGS_DISAGREE.at(run.path, event.line, (
-                f"{key} is {event.value!r} but {doc.path} says {' or '.join(repr(w) for w in wanted)}"),
+                f"{key} is {event.value!r}{placeholder} but {doc.path} says {' or '.join(repr(w) for w in wanted)}"
+                + ("; the results table shows the system description's" if key == "submission_status" else "")),
                 severity=severity, run_index=run.index))
     return found

@@ -109,7 +109,8 @@ def check(ctx: RunContext) -> Iterator[Finding]:
         groups.append(bench.overrides if closed else bench.open_overrides)
         overrides = frozenset(id(e) for e in groups[-1])
         own = {e.key for e in (bench.keys if closed else bench.open_keys)}
-        states = replay(run, bench.states) if bench.states else EMPTY
+        defs = bench.states if closed else bench.open_states
+        states = replay(run, defs) if defs else EMPTY
     entries = merged(*groups)
     if bench is not None:
         entries = [e for e in entries if e.key not in own]
