@@ -38,6 +38,8 @@ class Condition:
 
     def holds(self, observed: Any) -> bool | None:
         """True/False, or None when the observed value has the wrong shape to compare."""
+        if type(observed) is float and self.field is None:  # the common eval value
+            return None if observed != observed else _OPERATORS[self.op](observed, self.value)
         if self.field is not None:
             if not isinstance(observed, Mapping) or self.field not in observed:
                 return None
@@ -73,10 +75,13 @@ class Target:
 
     def reached_by(self, observed: Any) -> bool | None:
         """Whether an eval value reaches the target; None when it cannot be compared."""
-        results = [c.holds(observed) for c in self.conditions]
-        if any(r is None for r in results):
-            return None
-        return all(results)
+        reached = True
+        for condition in self.conditions:  # (every condition is compared: one may be None)
+            result = condition.holds(observed)
+            if result is None:
+                return None
+            reached = reached and result
+        return reached
 
     @property
     def lower_is_better(self) -> bool:

@@ -142,13 +142,23 @@ def _values(ctx: RunContext, entry: Entry, events: tuple[Event, ...], codes: Ent
             scope: str, states: StateTimeline) -> Iterator[Finding]:
     run = ctx.run
     firsts_after = {key: run.first(key) for key in entry.after}
+    wanted = entry.metadata  # (only these fields to look for: a loop here, no generator per event)
+    fields_only = not (entry.metadata_one_of or entry.metadata_requires or entry.metadata_check)
+    submission = entry.key.startswith("submission_")
     for index, event in enumerate(events):
         # The official checker runs submission_* checks on the first occurrence only.
-        official = None if index == 0 or not entry.key.startswith("submission_") else False
+        official = None if index == 0 or not submission else False
         for check in (entry.check, entry.first_check if index == 0 else None):
             if check is not None:
                 yield from _value_check(ctx, entry, event, check, codes, scope, states, official)
-        yield from _metadata(ctx, entry, event, codes, scope)
+        if fields_only:
+            metadata = event.metadata
+            for name in wanted:
+                if name not in metadata:
+                    yield from _metadata(ctx, entry, event, codes, scope)
+                    break
+        else:
+            yield from _metadata(ctx, entry, event, codes, scope)
         for key, first_after in firsts_after.items():
             if first_after is None or event.line < first_after.line:
                 where = "is not logged" if first_after is None else f"is first logged at line {first_after.line}"
