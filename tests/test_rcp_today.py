@@ -67,6 +67,6 @@ def test_the_installed_version_is_importlib_metadatas() -> None:
     """Read from the dist-info folder without importing importlib.metadata (20 ms at each start)."""
     from importlib import metadata
 
-    from mlcheck.score.rcp.today import installed_version
+    from mlcheck.score.rcp.today import dist_info_version, installed_version
 
-    assert installed_version() == metadata.version("mlperf-logging")
+    assert dist_info_version() == installed_version() == metadata.version("mlperf-logging")

@@ -19,7 +19,7 @@ from __future__ import annotations
 
 from typing import IO, Iterator
 
-from mlcheck.read.fast_json import fast_event
+from mlcheck.read.fast_json import fast_body_event
 from mlcheck.read.job_starts import LAUNCH_LINE
 from mlcheck.read.line_reader import MARKER_BYTES, MAX_LINE_BYTES, AnyItem, LineReader
 
@@ -104,19 +104,19 @@ def _lines(chunk: bytes, counts: _Counts, reader: LineReader) -> Iterator[AnyIte
         if start > done:
             yield from _noise(chunk[done:start], counts, reader)
         end = chunk.find(b"\n", at) + 1 or size
-        raw = chunk[start:end]
         done = end
-        if start == at and end - start < MAX_LINE_BYTES and raw.find(MARKER_BYTES, 8) < 0 \
-                and b"\x1b" not in raw:
-            event = fast_event(raw, reader.line_no + counts.lines + 1)
+        if start == at and end - start < MAX_LINE_BYTES and chunk.find(MARKER_BYTES, at + 8, end) < 0 \
+                and chunk.find(b"\x1b", at, end) < 0:  # (one record alone on its line, no colour)
+            body = chunk[at + 8:end]
+            event = fast_body_event(body, reader.line_no + counts.lines + 1)
             if event is not None:
                 counts.lines += 1
                 counts.records += 1
-                counts.crlf += raw.endswith(b"\r\n")
+                counts.crlf += body.endswith(b"\r\n")
                 yield event
                 continue
         counts.flush(reader)
-        yield from reader.feed(raw)
+        yield from reader.feed(chunk[start:end])
 
 
 def read_result_blocks(stream: IO[bytes], reader: LineReader) -> Iterator[AnyItem]:
