@@ -41,7 +41,7 @@ class Condition:
         if type(observed) is float and self.field is None:  # the common eval value
             return None if observed != observed else _OPERATORS[self.op](observed, self.value)
         if self.field is not None:
-            if not isinstance(observed, Mapping) or self.field not in observed:
+            if type(observed) is not dict and not isinstance(observed, Mapping) or self.field not in observed:
                 return None
             observed = observed[self.field]
         if isinstance(observed, bool) or not isinstance(observed, (int, float)) or math.isnan(observed):
