@@ -239,3 +239,17 @@ def test_the_block_reader_counts_as_the_line_reader(tmp_path: Path, seed: int) -
     assert len(blocks) == len(lines)
     for got, expected in zip(blocks, lines):
         assert same(tuple(got), tuple(expected)) if isinstance(got, tuple) else got == expected
+
+
+def test_the_lines_after_an_over_long_line_are_read(tmp_path: Path) -> None:
+    """What follows an over-long line in the block read last: whole lines, then another
+    over-long line, and a line that spans many blocks without reaching the limit."""
+    path = tmp_path / "result_0.txt"
+    path.write_bytes(b"y" * (MAX_LINE_BYTES + 5) + b"\n" + record_line("1") + b"n" * 3000 + b"\n\n"
+                     + b"v" * (MAX_LINE_BYTES + 9) + b"\n" + record_line("2")
+                     + b"z" * (MAX_LINE_BYTES - 1000) + b"\n" + record_line("3") + b"w" * (MAX_LINE_BYTES + 3))
+    (blocks, block_stats), (lines, line_stats) = _block_and_line_readers(path)
+    assert block_stats == line_stats
+    assert len(blocks) == len(lines) and sum(type(item).__name__ == "Event" for item in blocks) == 3
+    for got, expected in zip(blocks, lines):
+        assert same(tuple(got), tuple(expected)) if isinstance(got, tuple) else got == expected

@@ -122,26 +122,31 @@ def _lines(chunk: bytes, counts: _Counts, reader: LineReader) -> Iterator[AnyIte
 def read_result_blocks(stream: IO[bytes], reader: LineReader) -> Iterator[AnyItem]:
     """Feed an uncompressed result file to ``reader`` by blocks (what ``read_result_lines`` does)."""
     counts = _Counts()
-    held = b""  # the start of a line whose end is not read yet
+    held: list[bytes] = []  # the start of a line whose end is not read yet (joined once: linear)
+    size = 0
     try:
         while True:
             block = stream.read(_BLOCK)
             if not block:
                 if held:
-                    yield from _first_line(held, counts, reader, at_end=True)
+                    yield from _first_line(b"".join(held), counts, reader, at_end=True)
                 return
-            if held:
-                block = held + block
             cut = block.rfind(b"\n") + 1
             if cut == 0:
-                held = block
-                if len(held) >= MAX_LINE_BYTES:  # over-long: skipped, and not held
+                held.append(block)
+                size += len(block)
+                if size >= MAX_LINE_BYTES:  # over-long: skipped, and not held
                     counts.flush(reader)
-                    length, held = _rest_of_line(stream, len(held))
+                    length, rest = _rest_of_line(stream, size)
                     yield from reader.skip_long_line(length)
+                    cut = rest.rfind(b"\n") + 1  # (the lines after it in the last block read)
+                    if cut:
+                        yield from _lines(rest[:cut], counts, reader)
+                    held, size = ([rest[cut:]] if cut < len(rest) else []), len(rest) - cut
                 continue
-            held = block[cut:]
-            yield from _first_line(block[:cut], counts, reader, at_end=False)
+            lines = b"".join((*held, block[:cut])) if held else block[:cut]
+            held, size = ([block[cut:]] if cut < len(block) else []), len(block) - cut
+            yield from _first_line(lines, counts, reader, at_end=False)
     finally:
         counts.flush(reader)
 
