@@ -6,6 +6,7 @@ import datetime as dt
 import os
 import sys
 from dataclasses import dataclass, replace
+from itertools import chain
 from typing import Callable, Iterable, Mapping, Sequence
 
 from mlcheck.read.file_names import RESULT_FILE
@@ -187,8 +188,9 @@ def choose_ruleset(run: Run, ref: LogRef, forced: Ruleset | None,
     dated after the newest period mlcheck knows is judged under the newest round, with MLC018.
     """
     # A clock outside 2015-2100 (MLC405) never reaches date arithmetic: the next record's date tells.
-    candidates = ([run.run_start] if run.run_start is not None else []) + list(run.events)
-    anchor = next((e for e in candidates if plausible_time(e.time_ms)), candidates[0] if candidates else None)
+    start = run.run_start
+    anchor = next((e for e in chain([start] if start is not None else (), run.events)
+                   if plausible_time(e.time_ms)), start if start is not None else next(iter(run.events), None))
     when = None
     if anchor is not None and plausible_time(anchor.time_ms):
         when = dt.datetime.fromtimestamp(anchor.time_ms / 1000, tz=dt.timezone.utc).date()

@@ -121,8 +121,13 @@ class Run:
     def _by_key(self) -> Mapping[str, tuple[Event, ...]]:
         # Built once per run: rules ask for keys many times, a scan each time was quadratic.
         grouped: dict[str, list[Event]] = {}
-        for event in self.events:
-            grouped.setdefault(event.key, []).append(event)
+        found = grouped.get
+        for event in self.events:  # (no list made per event, as setdefault would)
+            events = found(event[0])
+            if events is None:
+                grouped[event[0]] = [event]
+            else:
+                events.append(event)
         return {key: tuple(events) for key, events in grouped.items()}
 
     REDUCED_EVALS = 200

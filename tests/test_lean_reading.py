@@ -186,3 +186,70 @@ def test_lean_path_reads_a_result_file_as_the_line_reader_does(tmp_path: Path, s
     assert len(lean) == len(reference)
     for got, expected in zip(lean, reference):
         assert same(tuple(got), tuple(expected)) if isinstance(got, tuple) else got == expected
+
+
+def _block_and_line_readers(path: Path) -> tuple[tuple[list[Any], Any], tuple[list[Any], Any]]:
+    """Items and statistics of the block reader and of the line reader fed line by line."""
+    from mlcheck.read.result_blocks import read_result_blocks
+
+    block_reader = LineReader(str(path), keep_copies=True)
+    with open(path, "rb") as stream:
+        blocks = list(read_result_blocks(stream, block_reader))
+    blocks.extend(block_reader.finish())
+    line_reader = LineReader(str(path), keep_copies=True)
+    lines: list[Any] = []
+    with open(path, "rb") as stream:
+        for raw in iter(partial(stream.readline, MAX_LINE_BYTES), b""):
+            if len(raw) >= MAX_LINE_BYTES and not raw.endswith(b"\n"):
+                length = len(raw)
+                while True:
+                    chunk = stream.readline(1 << 20)
+                    length += len(chunk)
+                    if not chunk or chunk.endswith(b"\n"):
+                        break
+                lines.extend(line_reader.skip_long_line(length))
+            else:
+                lines.extend(line_reader.feed(raw))
+    lines.extend(line_reader.finish())
+    return (blocks, block_reader.stats), (lines, line_reader.stats)
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_the_block_reader_counts_as_the_line_reader(tmp_path: Path, seed: int) -> None:
+    """Blocks of 1 MiB: lines that straddle two blocks, over-long lines (MLC014) with and
+    without a record, a line of exactly the limit, blank and CRLF lines, launcher lines."""
+    rng = random.Random(seed)
+    noise = [b"\n", b" \t\r\n", b"\x0c\n", b"framework says hello\r\n", b"+ srun --ntasks=8 python train.py\n",
+             b"running the loop\n", b"x" * 70_000 + b"\n", b"0: " + record_line("0.6")]
+    parts: list[bytes] = []
+    for _ in range(rng.randrange(20, 120)):
+        parts.append(rng.choice(MIXED_LINES + noise * 3))
+    where = rng.randrange(len(parts))
+    huge = [b"y" * (MAX_LINE_BYTES + 5) + b"\n", b"z" * (MAX_LINE_BYTES - 1) + b"\n",
+            record_line("1").rstrip(b"\n") + b" " * MAX_LINE_BYTES + b"\n", b"w" * MAX_LINE_BYTES + b"\n"]
+    parts.insert(where, huge[seed % len(huge)])
+    if seed % 3 == 0:
+        parts.append(b"q" * (MAX_LINE_BYTES + 7))  # an over-long last line without its end
+    elif seed % 3 == 1:
+        parts[-1] = parts[-1].rstrip(b"\n")
+    path = tmp_path / "result_0.txt"
+    path.write_bytes(b"".join(parts))
+    (blocks, block_stats), (lines, line_stats) = _block_and_line_readers(path)
+    assert block_stats == line_stats
+    assert len(blocks) == len(lines)
+    for got, expected in zip(blocks, lines):
+        assert same(tuple(got), tuple(expected)) if isinstance(got, tuple) else got == expected
+
+
+def test_the_lines_after_an_over_long_line_are_read(tmp_path: Path) -> None:
+    """What follows an over-long line in the block read last: whole lines, then another
+    over-long line, and a line that spans many blocks without reaching the limit."""
+    path = tmp_path / "result_0.txt"
+    path.write_bytes(b"y" * (MAX_LINE_BYTES + 5) + b"\n" + record_line("1") + b"n" * 3000 + b"\n\n"
+                     + b"v" * (MAX_LINE_BYTES + 9) + b"\n" + record_line("2")
+                     + b"z" * (MAX_LINE_BYTES - 1000) + b"\n" + record_line("3") + b"w" * (MAX_LINE_BYTES + 3))
+    (blocks, block_stats), (lines, line_stats) = _block_and_line_readers(path)
+    assert block_stats == line_stats
+    assert len(blocks) == len(lines) and sum(type(item).__name__ == "Event" for item in blocks) == 3
+    for got, expected in zip(blocks, lines):
+        assert same(tuple(got), tuple(expected)) if isinstance(got, tuple) else got == expected

@@ -61,3 +61,12 @@ def test_a_boundary_folder_shows_both_verdicts_and_keeps_the_record() -> None:
     assert (entry["rcp"]["verdict"], entry["rcp"]["today"]["verdict"]) == ("fail", "pass")
     jsonschema.Draft202012Validator(SCHEMA).validate(data)
     assert "today's mlperf-logging: pass (+3.37 %)" in render("markdown", result)
+
+
+def test_the_installed_version_is_importlib_metadatas() -> None:
+    """Read from the dist-info folder without importing importlib.metadata (20 ms at each start)."""
+    from importlib import metadata
+
+    from mlcheck.score.rcp.today import dist_info_version, installed_version
+
+    assert dist_info_version() == installed_version() == metadata.version("mlperf-logging")

@@ -25,7 +25,8 @@ def is_integer(value: float) -> bool:
 
 
 def _literal(value: Any) -> Any:
-    if isinstance(value, Mapping) and "float" in value:
+    # (a number or a string is never a Mapping: typing's isinstance test is slow, this runs per value)
+    if not isinstance(value, (int, float, str)) and isinstance(value, Mapping) and "float" in value:
         return float(value["float"])
     return value
 

@@ -5,6 +5,10 @@ of the file.
 - :mod:`~mlcheck.read.reader` streams a log (``read_mllog``); :mod:`~mlcheck.read.line_reader`
   turns each physical line into records; :mod:`~mlcheck.read.record_shape` checks a record's
   JSON and fields.
+- A submitted result file takes the lean path: :mod:`~mlcheck.read.result_blocks` (an
+  uncompressed file, by blocks: lines without a record counted in C) or
+  :mod:`~mlcheck.read.result_lines` (gzip, stdin, a line limit: line by line), both decoding a
+  clean record with :mod:`~mlcheck.read.fast_json` and giving any other line to the line reader.
 - Raw job output: :mod:`~mlcheck.read.rawlog` (rank tags, noise), :mod:`~mlcheck.read.prefixes`,
   :mod:`~mlcheck.read.rank_copies` and :mod:`~mlcheck.read.copy_differences` (copies printed
   by other ranks), :mod:`~mlcheck.read.job_starts` (where a new job begins).

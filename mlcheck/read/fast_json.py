@@ -65,7 +65,11 @@ _MAX_BRACKETS = 100
 def fast_event(raw: bytes, line_no: int) -> Event | None:
     """The event of ``raw``, a physical line that starts with ``:::MLLOG`` and holds one record,
     when orjson decodes it to what ``json`` would and the record is well formed; else None."""
-    body = raw[8:]
+    return fast_body_event(raw[8:], line_no)
+
+
+def fast_body_event(body: bytes, line_no: int) -> Event | None:
+    """:func:`fast_event` of the bytes after the marker."""
     if LOADS is None or (len(body) > _BRACKETS_CHECKED_OVER
                          and body.count(b"[") + body.count(b"{") > _MAX_BRACKETS):
         return None

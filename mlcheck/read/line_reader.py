@@ -10,8 +10,10 @@ import os
 import re
 from typing import Generator, Iterator
 
+from mlcheck.read.fast_json import fast_event
 from mlcheck.read.file_names import RESULT_FILE
-from mlcheck.read.items import AnyItem, LogItem, RawItem, RecordText  # (re-exported)
+from mlcheck.read.items import (AnyItem as AnyItem, LogItem as LogItem, RawItem as RawItem,  # re-exported
+                                RecordText as RecordText)
 from mlcheck.read.job_starts import JobStarts
 from mlcheck.model import Event, Finding
 from mlcheck.read.rank_copies import RankCopies
@@ -109,14 +111,18 @@ class LineReader:
             if conflict is not None:
                 yield conflict
             return
+        alone = not self.keep_text and not self.copies.expects_copies(source)
+        # orjson first where it decodes as json does (fast_json): no decoding of the bytes in Python
+        event = fast_event(line[at:], self.line_no) if alone else None
+        self.stats.kept += event is not None
         try:
-            segment = line[at + 8:].decode("utf-8")
+            segment = "" if event is not None else line[at + 8:].decode("utf-8")
         except UnicodeDecodeError:
             self.stats.records -= 1
             yield from self._read_line(line, unterminated)  # reports the bad bytes
             return
-        if not self.keep_text and not self.copies.expects_copies(source):
-            event = self._event_of(segment)
+        if alone:
+            event = event or self._event_of(segment)
             if event is not None:  # no copy to compare it with: only counted
                 if source is not None:
                     sources = self.stats.kept_sources

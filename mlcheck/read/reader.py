@@ -17,6 +17,7 @@ with ``:::MLLOG`` and holds one record is parsed exactly as before.
 from __future__ import annotations
 
 import gzip
+import io
 import sys
 import zlib
 from functools import partial
@@ -105,7 +106,8 @@ def _read_stream(stream: IO[bytes], path: str, keep_text: bool,
     if limit is not None:
         lines = islice(lines, limit)
     if keep_copies and not keep_text:  # a result file: every rank kept, no rank to look ahead for
-        yield from read_result_file(lines, path, partial(_skip_line, stream))
+        plain = stream if limit is None and type(stream) is io.BufferedReader else None
+        yield from read_result_file(lines, path, partial(_skip_line, stream), plain)
         return
     try:
         for raw in lines:

@@ -15,9 +15,10 @@ such call, so its findings and line numbers are those of the full path.
 from __future__ import annotations
 
 import zlib
-from typing import Callable, Iterator
+from typing import IO, Callable, Iterator
 
 from mlcheck.read.fast_json import fast_event
+from mlcheck.read.result_blocks import read_result_blocks
 from mlcheck.read.job_starts import LAUNCH_LINE
 from mlcheck.read.line_reader import MARKER_BYTES, MAX_LINE_BYTES, AnyItem, LineReader
 from mlcheck.read import reading_rules as rules
@@ -84,13 +85,17 @@ def read_result_lines(lines: Iterator[bytes], reader: LineReader,
         reader.line_no = line_no
 
 
-def read_result_file(lines: Iterator[bytes], path: str,
-                     skip_line: Callable[[int], int]) -> Iterator[AnyItem]:
+def read_result_file(lines: Iterator[bytes], path: str, skip_line: Callable[[int], int],
+                     plain: IO[bytes] | None = None) -> Iterator[AnyItem]:
     """Every item of a result file read with all ranks' records kept (``read_mllog(...,
-    keep_copies=True)``): as the full path reads it, damage to the file included."""
+    keep_copies=True)``): as the full path reads it, damage to the file included. ``plain``, an
+    uncompressed file, is read by blocks (:func:`mlcheck.read.result_blocks.read_result_blocks`)."""
     reader = LineReader(path, keep_copies=True)
     try:
-        yield from read_result_lines(lines, reader, skip_line)
+        if plain is not None:
+            yield from read_result_blocks(plain, reader)
+        else:
+            yield from read_result_lines(lines, reader, skip_line)
     except (OSError, EOFError, zlib.error) as error:
         yield rules.FILE_UNREADABLE.at(path, reader.line_no + 1,
                       f"reading stopped after line {reader.line_no}: {error}; the file (or its gzip "

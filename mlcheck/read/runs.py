@@ -14,7 +14,7 @@ from __future__ import annotations
 from collections import Counter
 import dataclasses
 from dataclasses import dataclass, field
-from typing import Iterable, Mapping
+from typing import Callable, Iterable, Mapping, cast
 
 from mlcheck.model import Evaluation, Event, Finding, Run
 from mlcheck.read.reader import LogItem
@@ -54,13 +54,39 @@ class RunBuilder:
         counts[key] = seen
         if seen <= Run.KEEP_PER_KEY:
             self.events.append(event)
-        if key == "eval_accuracy" and len(self.evaluations) < Run.KEEP_PER_KEY:
+        if key == "eval_accuracy":
+            self.add_evaluation(event)
+
+    def add_evaluation(self, event: Event) -> None:
+        if len(self.evaluations) < Run.KEEP_PER_KEY:
             self.evaluations.append(Evaluation(
                 time_ms=event.time_ms, value=event.value, line=event.line,
                 epoch_num=_number(event.metadata.get("epoch_num")),
                 samples_count=_number(event.metadata.get("samples_count")),
                 metric=_text(event.metadata.get("metric")),
                 step_num=_number(event.metadata.get("step_num"))))
+
+    def add_all(self, items: Iterable[LogItem], found: Callable[[Finding], None]) -> None:
+        """On an empty builder, :meth:`add` every event of ``items`` (the whole file is this run)
+        and pass every finding to ``found``: the same, in one loop without a call per record."""
+        assert not self.counts
+        counts, events, keep = self.counts, self.events, Run.KEEP_PER_KEY
+        last: Event | None = None
+        for item in items:
+            if type(item) is not Event:
+                found(cast(Finding, item))
+                continue
+            key = item[0]
+            seen = counts.get(key, 0) + 1
+            counts[key] = seen
+            if seen <= keep:
+                events.append(item)
+            if key == "eval_accuracy":
+                self.add_evaluation(item)
+            last = item
+        if last is not None:  # (the builder was empty: its first event is the first kept)
+            self.first_line = events[0].line
+            self.last_line = last.line
 
     def build(self) -> Run:
         return Run(path=self.path, index=self.index, events=tuple(self.events),
@@ -99,6 +125,12 @@ def split_runs(items: Iterable[LogItem], path: str, one_run: bool = False) -> tu
     boundaries = RunBoundaries(one_run)
     current = RunBuilder(path, 0)
     cap = FindingCap()
+    if one_run:  # no boundary to watch for: every event goes to the one run
+        current.add_all(items, lambda found: findings.append(found) if cap.keep(found) else None)
+        if current.counts:
+            runs.append(current.build())
+        findings.extend(cap.summaries())
+        return runs, findings
     add = current.add
     after_finding = False  # only a finding can make the next record open a run
     for item in items:

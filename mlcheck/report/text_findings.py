@@ -7,14 +7,16 @@ from __future__ import annotations
 
 from collections import Counter
 from dataclasses import dataclass
-
-from rich.console import Console
-from rich.text import Text
+from typing import TYPE_CHECKING
 
 from mlcheck.model import Severity
 from mlcheck.report.grouped import FindingGroup, codes_of, context_lines, group_for_display
 from mlcheck.report.plain import counted, printable
 from mlcheck.results import CheckResult
+
+if TYPE_CHECKING:  # rich is imported when text is drawn: a JSON or CI report never loads it
+    from rich.console import Console
+    from rich.text import Text
 
 OUTPUT_FORMATS = ("full", "concise")
 """``full``: each finding's line and, under it, what it covers and the runs it concerns;
@@ -26,6 +28,8 @@ STYLE = {Severity.ERROR: "bold red", Severity.WARNING: "yellow", Severity.INFO: 
 
 def group_line(group: FindingGroup) -> Text:
     """``place: severity CODE name: message``; the place of a group is its folder and runs."""
+    from rich.text import Text
+
     first = group.first
     text = Text(f"{printable(group.place())}: ")
     text.append(f"{first.severity.label} {first.code} {first.name}", style=STYLE[first.severity])
@@ -46,6 +50,8 @@ def _kept(groups: list[FindingGroup], cap: int | None) -> list[FindingGroup]:
 def render_findings(result: CheckResult, console: Console, min_severity: Severity = Severity.INFO,
                     output_format: str = "full", cap: int | None = None) -> None:
     """The "Findings" section: grouped lines, context (``full``), a cap (``cap``: a terminal)."""
+    from rich.text import Text
+
     groups = group_for_display(result, min_severity)
     if not groups:
         return

@@ -142,13 +142,15 @@ def _values(ctx: RunContext, entry: Entry, events: tuple[Event, ...], codes: Ent
             scope: str, states: StateTimeline) -> Iterator[Finding]:
     run = ctx.run
     firsts_after = {key: run.first(key) for key in entry.after}
+    submission = entry.key.startswith("submission_")
     for index, event in enumerate(events):
         # The official checker runs submission_* checks on the first occurrence only.
-        official = None if index == 0 or not entry.key.startswith("submission_") else False
+        official = None if index == 0 or not submission else False
         for check in (entry.check, entry.first_check if index == 0 else None):
             if check is not None:
                 yield from _value_check(ctx, entry, event, check, codes, scope, states, official)
-        yield from _metadata(ctx, entry, event, codes, scope)
+        if not _metadata_passes(entry, event.metadata):  # (a test first: no generator per event)
+            yield from _metadata(ctx, entry, event, codes, scope)
         for key, first_after in firsts_after.items():
             if first_after is None or event.line < first_after.line:
                 where = "is not logged" if first_after is None else f"is first logged at line {first_after.line}"
@@ -208,6 +210,20 @@ def _unset(ctx: RunContext, entry: Entry, event: Event, check: Mapping[str, Any]
                   f"{entry.key} at line {event.line} must be {describe(check)}, which {scope} computes from "
                   f"{setter}; {setter} {where}, so the checker's state has no {name} yet and it fails the "
                   f"record ({entry.source}). Log {setter} before {entry.key}")
+
+
+def _metadata_passes(entry: Entry, metadata: Mapping[str, Any]) -> bool:
+    """True when :func:`_metadata` has nothing to say of a record with this metadata (False: ask
+    it; a field with a check is left to it)."""
+    for name in entry.metadata:
+        if name not in metadata:
+            return False
+    if entry.metadata_one_of and not any(name in metadata for name in entry.metadata_one_of):
+        return False
+    for present, needed in (entry.metadata_requires or {}).items():
+        if present in metadata and any(name not in metadata for name in needed):
+            return False
+    return not entry.metadata_check or not any(name in metadata for name in entry.metadata_check)
 
 
 def _metadata(ctx: RunContext, entry: Entry, event: Event, codes: EntryCodes, scope: str) -> Iterator[Finding]:

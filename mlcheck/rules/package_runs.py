@@ -56,6 +56,7 @@ import os
 import re
 from collections import Counter
 from dataclasses import replace
+from functools import lru_cache
 from typing import Mapping, Sequence
 
 from mlcheck.model import Event, Finding, Run, Severity
@@ -85,6 +86,7 @@ _HP_WORDS = ("learning_rate", "warmup", "momentum", "weight_decay", "epsilon", "
 _HP_PREFIXES = ("opt_", "lars_", "sgd_", "adam_", "lamb_")
 
 
+@lru_cache(maxsize=4096)  # (the same few hundred keys in every run of a folder)
 def is_hyperparameter(key: str) -> bool:
     """Keys compared across runs: global batch size, optimizer settings and schedules."""
     return key.startswith(_HP_PREFIXES) or any(word in key for word in _HP_WORDS)

@@ -52,6 +52,7 @@ from mlcheck.model import Finding, Run, Severity
 from mlcheck.package.layout import JsonDocument
 from mlcheck.rule import Rule
 from mlcheck.rules.package_runs import version_key
+from mlcheck.rules.schema_accepts import QuickValidator, quick_validator
 
 SYSTEM_MISSING = Rule("MLC510", "system-description-missing", Severity.ERROR,
                       "a results folder has no systems/<system>.json")
@@ -153,9 +154,18 @@ def _validator() -> Any:
     return jsonschema.Draft202012Validator(system_schema())
 
 
-def _schema_findings(path: str, data: dict[str, Any]) -> Iterable[Finding]:
+@lru_cache(maxsize=1)
+def _quick() -> QuickValidator | None:
+    return quick_validator(system_schema())
+
+
+def _schema_findings(path: str, data: dict[str, Any], quick: bool = True) -> Iterable[Finding]:
+    """The findings of the schema's errors (found without jsonschema where that is sure)."""
     missing: list[str] = []
-    errors = _validator().iter_errors(data)
+    validate = _quick() if quick else None
+    errors: Iterable[Any] | None = validate(data) if validate is not None else None
+    if errors is None:
+        errors = _validator().iter_errors(data)
     for error in sorted(errors, key=lambda e: ([str(p) for p in e.absolute_path], e.message)):
         if error.validator == "required":
             missing.extend(f for f in error.validator_value if f not in data)

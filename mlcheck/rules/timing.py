@@ -26,7 +26,7 @@ from __future__ import annotations
 
 from typing import Iterator
 
-from mlcheck.model import Finding, Severity, plausible_time
+from mlcheck.model import PLAUSIBLE_MS, Finding, Severity
 from mlcheck.rule import Rule, RunContext
 
 INIT_TIME_EXCEEDED = Rule("MLC401", "init-time-exceeded", Severity.ERROR,
@@ -61,7 +61,8 @@ def check(ctx: RunContext) -> Iterator[Finding]:
 
 
 def _clock_range(ctx: RunContext) -> Iterator[Finding]:
-    odd = [e for e in ctx.run.events if not plausible_time(e.time_ms)]
+    low, high = PLAUSIBLE_MS  # (plausible_time inlined: this looks at every record kept)
+    odd = [e for e in ctx.run.events if not low <= e.time_ms < high]
     clocks = [e for e in odd if e.key in _CLOCK_KEYS]
     for group, severity, effect in ((clocks, Severity.ERROR, "the time-to-train and init time computed "
                                      "from it are meaningless"),

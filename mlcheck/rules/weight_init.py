@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import re
 from collections import Counter
+from functools import lru_cache
 from typing import Iterator
 
 from mlcheck.facts.constraints import WeightInit, load_constraints, tensor_list
@@ -70,7 +71,7 @@ def check(ctx: RunContext) -> Iterator[Finding]:
                      f"{len(untagged)} {_KEY} event(s) have no metadata.tensor (first at line "
                      f"{untagged[0].line}); each must name its tensor{note}", severity=severity, official=official)
     logged = Counter(str(e.metadata["tensor"]) for e in events if "tensor" in e.metadata)
-    expected = Counter(reference)
+    expected = _expected(init.tensors_from)
     missing = sorted((expected - logged).elements())
     extra = sorted((logged - expected).elements())
     if missing or extra:
@@ -78,6 +79,12 @@ def check(ctx: RunContext) -> Iterator[Finding]:
                      f"{_KEY} names {sum(logged.values())} tensor(s); closed {bench.title} expects the "
                      f"{len(reference)} of {init.tensors_from}: {_summary('missing', missing)}, "
                      f"{_summary('unexpected', extra)}{note}", severity=severity, official=official)
+
+
+@lru_cache(maxsize=None)
+def _expected(tensors_from: str) -> Counter[str]:
+    """The reference names counted (once per file: hundreds of names, every closed run). Read only."""
+    return Counter(tensor_list(tensors_from))
 
 
 def _summary(label: str, names: list[str]) -> str:

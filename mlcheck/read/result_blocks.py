@@ -1,0 +1,173 @@
+"""An uncompressed result file read by blocks of 1 MiB: the lines without a record are counted in
+C, a stretch at a time, instead of one Python step per line.
+
+Most lines of a published result file carry no record (framework output: 200,000 of the 236,000
+lines of the 5.0 round); the line reader only counts them (noise unless blank, CRLF ends) and
+watches them for a launcher line (:data:`mlcheck.read.job_starts.LAUNCH_LINE`). Here the markers
+are found with ``bytes.find``; the stretch of whole lines before each record line is counted with
+``bytes.count`` and ``bytes.split``, and only the lines of a stretch that name a launcher (``run``,
+``mpiexec`` or ``deepspeed`` in them, ASCII case ignored: every launcher name holds one) are
+matched with the pattern; a launcher line goes to :meth:`~mlcheck.read.line_reader.LineReader.feed`
+as before. Record lines are read as :func:`mlcheck.read.result_lines.read_result_lines` reads
+them: a clean one here, any other by the line reader. Line numbers, counts and findings are those
+of the line-by-line path (``tests/test_lean_reading.py`` compares them), over-long lines included:
+a line longer than :data:`~mlcheck.read.line_reader.MAX_LINE_BYTES` is skipped unread (MLC014),
+and what is held stays below that bound plus one block.
+"""
+
+from __future__ import annotations
+
+from typing import IO, Iterator
+
+from mlcheck.read.fast_json import fast_body_event
+from mlcheck.read.job_starts import LAUNCH_LINE
+from mlcheck.read.line_reader import MARKER_BYTES, MAX_LINE_BYTES, AnyItem, LineReader
+
+_BLOCK = 1 << 20
+_BLANKS = b" \t\r\x0b\x0c"
+"""ASCII whitespace but the line end: a line is blank (not noise) when it holds nothing else,
+as ``bytes.strip`` and ``bytes.isspace`` decide."""
+_LAUNCHER_PARTS = (b"run", b"mpiexec", b"deepspeed")
+
+
+class _Counts:
+    """Lines counted in bulk and not yet added to the reader's statistics."""
+
+    __slots__ = ("lines", "records", "noise", "crlf")
+
+    def __init__(self) -> None:
+        self.lines = self.records = self.noise = self.crlf = 0
+
+    def stretch(self, text: bytes) -> None:
+        """Count whole lines without a record (the last one may lack its line end: end of file)."""
+        self.lines += text.count(b"\n") + (not text.endswith(b"\n"))
+        self.crlf += text.count(b"\r\n")
+        self.noise += len(text.translate(None, _BLANKS).split())  # (only line ends are left)
+
+    def flush(self, reader: LineReader) -> None:
+        stats = reader.stats
+        stats.lines += self.lines
+        stats.records += self.records
+        stats.kept += self.records
+        stats.noise_lines += self.noise
+        stats.crlf_lines += self.crlf
+        reader.line_no += self.lines
+        self.lines = self.records = self.noise = self.crlf = 0
+
+
+def _launcher_lines(text: bytes, lowered: bytes) -> list[tuple[int, int]]:
+    """Where the lines of ``text`` (lines without a record; ``lowered``: its ASCII letters in
+    lower case) that launch a job start and end."""
+    starts: set[int] = set()
+    for part in _LAUNCHER_PARTS:
+        at = lowered.find(part)
+        while at >= 0:
+            start = lowered.rfind(b"\n", 0, at) + 1
+            end = lowered.find(b"\n", at) + 1 or len(text)
+            starts.add(start)
+            at = lowered.find(part, end)
+    found = []
+    for start in sorted(starts):
+        end = text.find(b"\n", start) + 1 or len(text)
+        if LAUNCH_LINE.match(text[start:end]) is not None:  # (not match(text, start): "^")
+            found.append((start, end))
+    return found
+
+
+def _noise(text: bytes, counts: _Counts, reader: LineReader) -> Iterator[AnyItem]:
+    """A stretch of whole lines without a record: counted, and its launcher lines fed."""
+    lowered = text.lower()
+    if b"run" not in lowered and b"mpiexec" not in lowered and b"deepspeed" not in lowered:
+        counts.stretch(text)
+        return
+    done = 0
+    for start, end in _launcher_lines(text, lowered):
+        if start > done:
+            counts.stretch(text[done:start])
+        counts.flush(reader)
+        yield from reader.feed(text[start:end])
+        done = end
+    if done < len(text):
+        counts.stretch(text[done:])
+
+
+def _lines(chunk: bytes, counts: _Counts, reader: LineReader) -> Iterator[AnyItem]:
+    """Whole lines (the last one may lack its line end: end of file)."""
+    size = len(chunk)
+    done = 0
+    while done < size:
+        at = chunk.find(MARKER_BYTES, done)
+        if at < 0:
+            yield from _noise(chunk[done:] if done else chunk, counts, reader)
+            return
+        start = chunk.rfind(b"\n", done, at) + 1 or done
+        if start > done:
+            yield from _noise(chunk[done:start], counts, reader)
+        end = chunk.find(b"\n", at) + 1 or size
+        done = end
+        if start == at and end - start < MAX_LINE_BYTES and chunk.find(MARKER_BYTES, at + 8, end) < 0 \
+                and chunk.find(b"\x1b", at, end) < 0:  # (one record alone on its line, no colour)
+            body = chunk[at + 8:end]
+            event = fast_body_event(body, reader.line_no + counts.lines + 1)
+            if event is not None:
+                counts.lines += 1
+                counts.records += 1
+                counts.crlf += body.endswith(b"\r\n")
+                yield event
+                continue
+        counts.flush(reader)
+        yield from reader.feed(chunk[start:end])
+
+
+def read_result_blocks(stream: IO[bytes], reader: LineReader) -> Iterator[AnyItem]:
+    """Feed an uncompressed result file to ``reader`` by blocks (what ``read_result_lines`` does)."""
+    counts = _Counts()
+    held: list[bytes] = []  # the start of a line whose end is not read yet (joined once: linear)
+    size = 0
+    try:
+        while True:
+            block = stream.read(_BLOCK)
+            if not block:
+                if held:
+                    yield from _first_line(b"".join(held), counts, reader, at_end=True)
+                return
+            cut = block.rfind(b"\n") + 1
+            if cut == 0:
+                held.append(block)
+                size += len(block)
+                if size >= MAX_LINE_BYTES:  # over-long: skipped, and not held
+                    counts.flush(reader)
+                    length, rest = _rest_of_line(stream, size)
+                    yield from reader.skip_long_line(length)
+                    cut = rest.rfind(b"\n") + 1  # (the lines after it in the last block read)
+                    if cut:
+                        yield from _lines(rest[:cut], counts, reader)
+                    held, size = ([rest[cut:]] if cut < len(rest) else []), len(rest) - cut
+                continue
+            lines = b"".join((*held, block[:cut])) if held else block[:cut]
+            held, size = ([block[cut:]] if cut < len(block) else []), len(block) - cut
+            yield from _first_line(lines, counts, reader, at_end=False)
+    finally:
+        counts.flush(reader)
+
+
+def _first_line(chunk: bytes, counts: _Counts, reader: LineReader, at_end: bool) -> Iterator[AnyItem]:
+    """Whole lines of which only the first may be over-long (it began in an earlier block)."""
+    first = chunk.find(b"\n") + 1 or len(chunk)
+    if first > MAX_LINE_BYTES or (at_end and first == len(chunk) >= MAX_LINE_BYTES):
+        counts.flush(reader)
+        yield from reader.skip_long_line(first)
+        chunk = chunk[first:]
+    if chunk:
+        yield from _lines(chunk, counts, reader)
+
+
+def _rest_of_line(stream: IO[bytes], length: int) -> tuple[int, bytes]:
+    """Read past the rest of an over-long line, a block at a time: its whole length, and what
+    follows its line end in the last block read."""
+    while True:
+        block = stream.read(_BLOCK)
+        end = block.find(b"\n") + 1
+        if end or not block:
+            return length + end, block[end:] if end else b""
+        length += len(block)
