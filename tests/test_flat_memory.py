@@ -1,6 +1,7 @@
 """Memory independent of how much is checked (issue 12): a judged run is kept as a summary of
-what the later stages read, and a file of many runs is judged one run at a time. No test here
-measures memory or time: they check what is kept."""
+what the later stages read, a file of many runs is judged one run at a time, and the large
+reports are written as they are made, with the text of the whole document. No test here
+measures memory or time: they check what is kept and that the text is the same."""
 
 from __future__ import annotations
 
@@ -9,6 +10,8 @@ import pickle
 import weakref
 from pathlib import Path
 from typing import Any
+
+import jsonschema
 
 import mlcheck.checker
 from mlcheck import check
@@ -19,10 +22,13 @@ from mlcheck.model import Run
 from mlcheck.package.discover import LogRef
 from mlcheck.read.reader import read_mllog
 from mlcheck.read.runs import assign_findings, split_runs
+from mlcheck.report import ReportOptions, render, report_blocks
+from mlcheck.report.json_report import BLOCK, Items, json_blocks, report_dict
 
 from conftest import FIXTURES
 
 BASE = (FIXTURES / "bad" / "base_open.txt").read_text("utf-8")
+SCHEMA = json.loads((FIXTURES.parent / "schemas" / "report.schema.json").read_text("utf-8"))
 
 
 def _record(key: str, value: object, time_ms: int, **metadata: object) -> str:
@@ -108,3 +114,39 @@ def test_a_file_of_many_runs_is_judged_one_run_at_a_time(tmp_path: Path, monkeyp
     whole = [judge(run, LogRef(str(path)), None, by_run[run.index]) for run in runs]
     assert [r.findings for r in results] == [r.findings for r in whole]
     assert [f.line for f in results[1].findings if f.code == "MLC024"] == [26]
+
+
+def test_json_blocks_write_the_text_of_the_standard_encoder() -> None:
+    def plain(value: Any) -> Any:
+        if isinstance(value, Items):
+            return [plain(value.make(item)) for item in value.items]
+        if isinstance(value, dict):
+            return {key: plain(item) for key, item in value.items()}
+        if isinstance(value, (list, tuple)):
+            return [plain(item) for item in value]
+        return value
+
+    documents: list[Any] = [
+        {}, [], {"a": []}, {"a": Items([], str)}, {1: Items([1], str), None: [Items([2], str)], True: 1.5},
+        {"a": Items(range(3), lambda x: {"k": [x, {}], "s": "line\nbreak", "u": "é\udcff"})},
+        [{"x": Items((1,), lambda x: [x, [], {}, Items([x], lambda y: {"y": y})])}],
+        {"runs": [{"tool": {"rules": [{"id": 1}]}, "results": Items(range(5000), lambda x: {"n": x * 0.1})}]},
+    ]
+    for document in documents:
+        blocks = list(json_blocks(document))
+        assert "".join(blocks) == json.dumps(plain(document), indent=2, allow_nan=False) + "\n"
+    assert len(blocks) > 1 and all(len(block) < 2 * BLOCK for block in blocks)
+
+
+def test_large_reports_come_in_blocks_with_the_rendered_text(tmp_path: Path) -> None:
+    folder = tmp_path / "resnet"
+    folder.mkdir()
+    for index in range(60):
+        (folder / f"result_{index}.txt").write_text(BASE, "utf-8")  # the same seed: a finding per run
+    result = check([str(folder)])
+    for name in ("json", "sarif", "junit", "text"):
+        blocks = list(report_blocks(name, result, ReportOptions()))
+        assert "".join(blocks) == render(name, result, ReportOptions())
+        assert len(blocks) > 1 or name == "text"
+    jsonschema.Draft202012Validator(SCHEMA).validate(json.loads(render("json", result)))
+    assert json.loads(render("json", result)) == json.loads(json.dumps(report_dict(result)))

@@ -11,7 +11,7 @@ from mlcheck.cli.common import (EXIT_ERROR, EXIT_FINDINGS, EXIT_OK, JOBS_OPTION,
                                 run_check)
 from mlcheck.facts import forms
 from mlcheck.settings.gate import postprocess
-from mlcheck.report.json_report import render_json
+from mlcheck.report.json_report import json_report_blocks
 from mlcheck.report.plain import summary_line
 from mlcheck.report.results_table import TABLE_FORMATS, render_table_text, table_text
 from mlcheck.rules import all_rules, find_rule
@@ -47,7 +47,8 @@ def score_command(paths: tuple[str, ...], ruleset: str | None, config_path: str 
     result = postprocess(run_check(paths, settings.ruleset, jobs=jobs_of(settings)), settings)
     refuse_overwriting_inputs([table_output] if table_output else [], result, settings.config_path)
     if output_format == "json":
-        click.echo(render_json(result), nl=False)
+        for block in json_report_blocks(result):
+            click.echo(block, nl=False)
     else:
         table = table_text(result, table_format)
         if table_output is not None:
