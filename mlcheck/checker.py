@@ -17,6 +17,7 @@ from mlcheck.results import CheckResult, RunResult
 from mlcheck.judge.folders import benchmark_facts, score_benchmarks
 from mlcheck.judge.grouping import group_result
 from mlcheck.judge.package_check import check_packages
+from mlcheck.judge.summary import summarise
 from mlcheck.read.reader import read_mllog
 from mlcheck.rules import RUN_CHECKS
 from mlcheck.rules import package as package_rules
@@ -86,19 +87,25 @@ def check(paths: Sequence[str], ruleset: str | None = None,
 
 
 def check_log(ref: LogRef, forced: Ruleset | None, forced_source: str = "--ruleset") -> list[RunResult]:
-    """Read one log and judge each run in it (``forced_source``: where ``forced`` was set)."""
-    from mlcheck.read.runs import assign_findings, split_runs
+    """Read one log and judge each run in it, one run at a time: a judged run is kept as its
+    summary (:mod:`mlcheck.judge.summary`) and its reading findings are added once the whole
+    file is read (they may come after the run's records: the counts of capped findings).
+    ``forced_source`` says where ``forced`` was set."""
+    from mlcheck.read.runs import assign_findings, iter_runs
 
     # A submitted result file is one run, as the official checker reads it (mlcheck.read.runs).
     one_run = RESULT_FILE.match(os.path.basename(ref.path)) is not None
-    runs, reading = split_runs(read_mllog(ref.path, lines=ref.lines, keep_copies=one_run), ref.path, one_run)
-    by_run = assign_findings(runs, reading)
-    if not runs:
+    reading: list[Finding] = []
+    judged = []
+    for run in iter_runs(read_mllog(ref.path, lines=ref.lines, keep_copies=one_run), ref.path, reading, one_run):
+        judged.append(judge_run(run, ref, forced, (), forced_source))
+        del run  # (the next run is read without this one)
+    by_run = assign_findings([summary for result in judged if (summary := result.run) is not None], reading)
+    if not judged:
         return [_unread_log(ref, forced, by_run.get(0, []), forced_source)]
-    judged = [judge_run(run, ref, forced, by_run.get(run.index, []), forced_source) for run in runs]
-    # What the folder checks and reports need of a judged run; the rest of its events go now.
-    return [replace(result, run=result.run.reduced()) if result.run is not None else result
-            for result in judged]
+    # (sorted as judge_run sorts: the reading findings before the rules' own at the same place)
+    return [replace(result, findings=tuple(sorted([*by_run[result.index], *result.findings], key=Finding.sort_key)))
+            if by_run.get(result.index) else result for result in judged]
 
 
 def _unread_log(ref: LogRef, forced: Ruleset | None, findings: list[Finding],
@@ -137,7 +144,7 @@ def judge_run(run: Run, ref: LogRef, forced: Ruleset | None, reading: Iterable[F
     minutes = converged_minutes(judged, facts)
     duration = run.duration_ms
     return RunResult(
-        run=run, path=run.path, index=run.index, org=ref.org or run.org,
+        run=summarise(run), path=run.path, index=run.index, org=ref.org or run.org,
         system=ref.system or run.platform, benchmark=folder_benchmark or benchmark,
         division=run.division,
         ruleset=choice.ruleset.version, ruleset_source=choice.source, status=run.status,

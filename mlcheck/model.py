@@ -99,68 +99,15 @@ class Evaluation:
     step_num: float | None = None
 
 
-@dataclass(frozen=True)
-class Run:
-    """One training run read from a log: the events kept for rules plus what is derived once.
+class FirstRecords:
+    """What is read from the first record of a key, shared by a :class:`Run` and the summary a
+    judged run leaves (:class:`mlcheck.results.RunSummary`); a subclass gives :meth:`first`."""
 
-    To keep memory flat on very long logs, at most ``Run.KEEP_PER_KEY`` events of each key are
-    kept in ``events``; ``key_counts`` holds the true number of occurrences of every key.
-    """
-
-    path: str
-    index: int
-    events: tuple[Event, ...]
-    key_counts: Mapping[str, int]
-    evaluations: tuple[Evaluation, ...]
-    first_line: int
-    last_line: int
-
-    KEEP_PER_KEY = 2000
-
-    @cached_property
-    def _by_key(self) -> Mapping[str, tuple[Event, ...]]:
-        # Built once per run: rules ask for keys many times, a scan each time was quadratic.
-        grouped: dict[str, list[Event]] = {}
-        found = grouped.get
-        for event in self.events:  # (no list made per event, as setdefault would)
-            events = found(event[0])
-            if events is None:
-                grouped[event[0]] = [event]
-            else:
-                events.append(event)
-        return {key: tuple(events) for key, events in grouped.items()}
-
-    REDUCED_EVALS = 200
-
-    def reduced(self) -> Run:
-        """What a judged run contributes to its folder's checks and to the reports: the first and
-        the last event of each key (the folder rules read the first value, the RCP test the last
-        ``global_batch_size``) and at most ``REDUCED_EVALS`` evaluations (the first and the last
-        ones). Memory for a package then grows with its runs, not with the lengths of its logs."""
-        first: dict[str, Event] = {}
-        last: dict[str, Event] = {}
-        for event in self.events:
-            first.setdefault(event.key, event)
-            last[event.key] = event
-        kept = tuple(e for e in self.events if first[e.key] is e or last[e.key] is e)
-        evals = self.evaluations
-        if len(evals) > self.REDUCED_EVALS:
-            half = self.REDUCED_EVALS // 2
-            evals = evals[:half] + evals[-half:]
-        return Run(path=self.path, index=self.index, events=kept, key_counts=self.key_counts,
-                   evaluations=evals, first_line=self.first_line, last_line=self.last_line)
-
-    def occurrences(self, key: str) -> tuple[Event, ...]:
-        """The kept events with this key, in log order."""
-        return self._by_key.get(key, ())
+    __slots__ = ()
 
     def first(self, key: str) -> Event | None:
         """The first event with this key, or None."""
-        events = self._by_key.get(key)
-        return events[0] if events else None
-
-    def count(self, key: str) -> int:
-        return self.key_counts.get(key, 0)
+        raise NotImplementedError
 
     def value_of(self, key: str) -> Any:
         """The value of the first event with this key, or None."""
@@ -206,6 +153,58 @@ class Run:
         return status if isinstance(status, str) else None
 
     @property
+    def duration_ms(self) -> float | None:
+        start, stop = self.run_start, self.run_stop
+        if start is None or stop is None:
+            return None
+        return stop.time_ms - start.time_ms
+
+
+@dataclass(frozen=True)
+class Run(FirstRecords):
+    """One training run read from a log: the events kept for rules plus what is derived once.
+
+    To keep memory flat on very long logs, at most ``Run.KEEP_PER_KEY`` events of each key are
+    kept in ``events``; ``key_counts`` holds the true number of occurrences of every key. Once
+    judged, a run is kept as its summary (:func:`mlcheck.results.summarise`).
+    """
+
+    path: str
+    index: int
+    events: tuple[Event, ...]
+    key_counts: Mapping[str, int]
+    evaluations: tuple[Evaluation, ...]
+    first_line: int
+    last_line: int
+
+    KEEP_PER_KEY = 2000
+
+    @cached_property
+    def _by_key(self) -> Mapping[str, tuple[Event, ...]]:
+        # Built once per run: rules ask for keys many times, a scan each time was quadratic.
+        grouped: dict[str, list[Event]] = {}
+        found = grouped.get
+        for event in self.events:  # (no list made per event, as setdefault would)
+            events = found(event[0])
+            if events is None:
+                grouped[event[0]] = [event]
+            else:
+                events.append(event)
+        return {key: tuple(events) for key, events in grouped.items()}
+
+    def occurrences(self, key: str) -> tuple[Event, ...]:
+        """The kept events with this key, in log order."""
+        return self._by_key.get(key, ())
+
+    def first(self, key: str) -> Event | None:
+        """The first event with this key, or None."""
+        events = self._by_key.get(key)
+        return events[0] if events else None
+
+    def count(self, key: str) -> int:
+        return self.key_counts.get(key, 0)
+
+    @property
     def init_duration_ms(self) -> float | None:
         """``init_stop`` minus the first ``init_start``, as the official checker measures init."""
         starts = self.occurrences("init_start")
@@ -213,10 +212,3 @@ class Run:
         if not starts or stop is None:
             return None
         return stop.time_ms - min(e.time_ms for e in starts)
-
-    @property
-    def duration_ms(self) -> float | None:
-        start, stop = self.run_start, self.run_stop
-        if start is None or stop is None:
-            return None
-        return stop.time_ms - start.time_ms

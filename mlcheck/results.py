@@ -3,16 +3,52 @@ system information, waived findings, and the :class:`CheckResult` every reporter
 
 from __future__ import annotations
 
+import sys
 from dataclasses import dataclass, field
+from typing import Any, Mapping
 
-from mlcheck.model import Finding, Run, Severity
+from mlcheck.model import Evaluation, Event, FirstRecords, Finding, Severity
 
 
-@dataclass(frozen=True)
+NOT_HYPERPARAMETERS = frozenset({"cache_clear", "init_start", "init_stop", "weights_initialization"})
+"""Keys logged before ``run_start`` that are not the run's configuration: the HTML report does not
+list them, nor does a summary keep them."""
+
+
+@dataclass(frozen=True, slots=True)
+class RunSummary(FirstRecords):
+    """What a judged run leaves for its folder's checks, the package checks and the reports, in
+    place of its records (built by :func:`mlcheck.judge.summary.summarise`): the first record of
+    each key they read, the last ``global_batch_size`` and at most 200 evaluations. A folder of
+    thousands of runs then holds a few kilobytes per run (issue 12)."""
+
+    path: str
+    index: int
+    first_line: int
+    last_line: int
+    events: tuple[Event, ...]
+    """The first record of each kept key, in log order; metadata only where it is read."""
+    evaluations: tuple[Evaluation, ...]
+    batch_size: Any
+    """The value of the last ``global_batch_size`` record (None: none)."""
+    positions: Mapping[str, int]
+    """Each kept key's place in ``events`` (one mapping shared by the runs that keep the same keys)."""
+
+    def first(self, key: str) -> Event | None:
+        at = self.positions.get(key)
+        return None if at is None else self.events[at]
+
+    @property
+    def keys(self) -> tuple[str, ...]:
+        """The kept keys, in log order."""
+        return tuple(self.positions)
+
+
+@dataclass(frozen=True, slots=True)
 class RunResult:
-    """A run with its findings and the verdicts derived from them."""
+    """A run's summary with its findings and the verdicts derived from them."""
 
-    run: Run | None
+    run: RunSummary | None
     path: str
     index: int
     org: str | None
@@ -29,6 +65,13 @@ class RunResult:
     tolerated: bool = False
     """A non-converged run its benchmark folder tolerates (counted as the slowest run of a valid
     score): its non-convergence findings are warnings, and the official checker still fails it."""
+
+    def __post_init__(self) -> None:
+        # The runs of a folder name the same org, system, round...: one string each per process.
+        for name in ("org", "system", "benchmark", "division", "ruleset", "ruleset_source", "status"):
+            value = getattr(self, name)
+            if type(value) is str:
+                object.__setattr__(self, name, sys.intern(value))
 
     @property
     def verdict(self) -> str:

@@ -48,13 +48,13 @@ def always_parallel(monkeypatch: pytest.MonkeyPatch) -> list[int]:
     return used
 
 
-def _reports(tree: Path, out: Path, *extra: str) -> tuple[int, bytes, bytes, bytes]:
+def _reports(tree: Path, out: Path, *extra: str) -> tuple[int, bytes, bytes, bytes, bytes]:
     out.mkdir()
     result = run_cli("check", str(tree / "Acme"), str(tree / "bad"), str(tree / "raw"), "--color", "never",
                      "--no-progress", "-f", "text", "-o", f"json:{out / 'report.json'}",
-                     "-o", f"sarif:{out / 'report.sarif'}", *extra)
+                     "-o", f"sarif:{out / 'report.sarif'}", "-o", f"junit:{out / 'report.xml'}", *extra)
     return (result.exit_code, result.stdout_bytes, (out / "report.json").read_bytes(),
-            (out / "report.sarif").read_bytes())
+            (out / "report.sarif").read_bytes(), (out / "report.xml").read_bytes())
 
 
 def test_jobs_1_and_2_give_identical_reports(tree: Path, tmp_path: Path, always_parallel: list[int]) -> None:
@@ -66,6 +66,7 @@ def test_jobs_1_and_2_give_identical_reports(tree: Path, tmp_path: Path, always_
     assert one[1] == two[1] and b"MLC" in one[1]  # text
     assert one[2] == two[2]  # JSON
     assert one[3] == two[3]  # SARIF
+    assert one[4] == two[4] and b"<testcase" in one[4]  # JUnit
 
 
 def test_score_and_report_take_jobs(tree: Path, tmp_path: Path, always_parallel: list[int]) -> None:

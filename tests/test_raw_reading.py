@@ -3,7 +3,9 @@ repairs accounted for; the generator's raw versions of the whole shared corpus l
 
 from __future__ import annotations
 
+import os
 import zlib
+from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
@@ -14,7 +16,10 @@ from conftest import FIXTURES
 from mlcheck.checker import check_log
 from mlcheck.cli import main
 from mlcheck.package.discover import LogRef, discover
-from mlcheck.model import Finding
+from mlcheck.model import Finding, Run
+from mlcheck.read.file_names import RESULT_FILE
+from mlcheck.read.reader import read_mllog
+from mlcheck.read.runs import split_runs
 from mlcheck.results import RunResult
 from tool_scripts import load_tool
 
@@ -29,10 +34,17 @@ def _results(path: Path | str) -> list[RunResult]:
     return check_log(LogRef(str(path)), None)
 
 
+@lru_cache(maxsize=4)
+def _runs_read(path: str) -> list[Run]:
+    """The runs of a log as ``check_log`` reads them, with every event (a result keeps a summary)."""
+    one_run = RESULT_FILE.match(os.path.basename(path)) is not None
+    return split_runs(read_mllog(path, keep_copies=one_run), path, one_run)[0]
+
+
 def _events(result: RunResult) -> list[tuple[Any, ...]]:
     assert result.run is not None
     return [(e.key, e.value, dict(e.metadata), e.time_ms, e.event_type, e.namespace)
-            for e in result.run.events]
+            for e in _runs_read(result.path)[result.index].events]
 
 
 def _codes(result: RunResult, *, drop: tuple[str, ...] = ("MLC020", "MLC022", "MLC024")) -> list[str]:

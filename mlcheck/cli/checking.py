@@ -17,7 +17,7 @@ from mlcheck.cli.common import (EXIT_ERROR, console, jobs_of, pass_broken_pipes,
                                 run_check)
 from mlcheck.cli.progress import progress_bar
 from mlcheck.model import Severity
-from mlcheck.report import ReportOptions, render, render_waived_text, repository_root, resolve_format
+from mlcheck.report import ReportOptions, render_waived_text, report_blocks, repository_root, resolve_format
 from mlcheck.report.job_summary import write_job_summary
 from mlcheck.report.plain import counted, summary_line
 from mlcheck.report.text_findings import TERMINAL_CAP, statistics_lines
@@ -97,7 +97,8 @@ def check_and_report(paths: Sequence[str], settings: Settings, quiet: bool = Fal
                     cap=TERMINAL_CAP if out.is_terminal else None)
         render_waived_text(result, out)
     else:
-        click.echo(render(chosen, result, options), nl=False)
+        for block in report_blocks(chosen, result, options):  # (a large report is written as it is made)
+            click.echo(block, nl=False)
     if statistics:
         click.echo("\n".join(statistics_lines(result, options.min_severity)), err=chosen != "text")
     try:

@@ -11,7 +11,7 @@ from mlcheck.cli.common import (EXIT_ERROR, EXIT_FINDINGS, EXIT_OK, JOBS_OPTION,
                                 run_check)
 from mlcheck.facts import forms
 from mlcheck.settings.gate import postprocess
-from mlcheck.report.json_report import render_json
+from mlcheck.report.json_report import json_report_blocks
 from mlcheck.report.plain import summary_line
 from mlcheck.report.results_table import TABLE_FORMATS, render_table_text, table_text
 from mlcheck.rules import all_rules, find_rule
@@ -48,7 +48,8 @@ def score_command(paths: tuple[str, ...], ruleset: str | None, config_path: str 
                                    ruleset_source=settings.ruleset_source), settings)
     refuse_overwriting_inputs([table_output] if table_output else [], result, settings.config_path)
     if output_format == "json":
-        click.echo(render_json(result), nl=False)
+        for block in json_report_blocks(result):
+            click.echo(block, nl=False)
     else:
         table = table_text(result, table_format)
         if table_output is not None:

@@ -30,7 +30,8 @@ from typing import TYPE_CHECKING, Any, Callable, Iterator, Sequence
 
 from mlcheck.package.discover import LogRef
 from mlcheck.model import Evaluation, Finding
-from mlcheck.results import RunResult
+from mlcheck.judge.summary import reduce_summary
+from mlcheck.results import RunResult, RunSummary
 from mlcheck.rules.internal import RULE_CRASHED, crash_finding
 from mlcheck.facts.rulesets import Ruleset, load_ruleset
 
@@ -237,8 +238,9 @@ def _fields_reducer(cls: type) -> Callable[[Any], tuple[type, tuple[Any, ...]]]:
     return reduce
 
 
-for _class in (Finding, Evaluation):
+for _class in (Finding, Evaluation, RunResult):
     copyreg.pickle(_class, _fields_reducer(_class))
+copyreg.pickle(RunSummary, reduce_summary)  # (its shared values are shared again in the parent)
 
 
 def _start_worker() -> None:

@@ -14,7 +14,7 @@ from __future__ import annotations
 from collections import Counter
 import dataclasses
 from dataclasses import dataclass, field
-from typing import Callable, Iterable, Mapping, cast
+from typing import Callable, Iterable, Iterator, Mapping, Protocol, Sequence, cast
 
 from mlcheck.model import Evaluation, Event, Finding, Run
 from mlcheck.read.reader import LogItem
@@ -120,17 +120,24 @@ def split_runs(items: Iterable[LogItem], path: str, one_run: bool = False) -> tu
 
     ``one_run`` reads the whole file as one run (a submitted result file), whatever it holds.
     """
-    runs: list[Run] = []
     findings: list[Finding] = []
+    runs = list(iter_runs(items, path, findings, one_run))
+    return runs, findings
+
+
+def iter_runs(items: Iterable[LogItem], path: str, findings: list[Finding], one_run: bool = False) -> Iterator[Run]:
+    """The runs of a file, each as soon as it ends (so that a file of many runs is judged one run
+    at a time); the file's reading findings are added to ``findings``, all of them once the runs are
+    exhausted (:func:`assign_findings` then places them)."""
     boundaries = RunBoundaries(one_run)
     current = RunBuilder(path, 0)
     cap = FindingCap()
     if one_run:  # no boundary to watch for: every event goes to the one run
         current.add_all(items, lambda found: findings.append(found) if cap.keep(found) else None)
-        if current.counts:
-            runs.append(current.build())
         findings.extend(cap.summaries())
-        return runs, findings
+        if current.counts:
+            yield current.build()
+        return
     add = current.add
     after_finding = False  # only a finding can make the next record open a run
     for item in items:
@@ -143,14 +150,15 @@ def split_runs(items: Iterable[LogItem], path: str, one_run: bool = False) -> tu
         if after_finding:
             after_finding = False
             if boundaries.opens_new_run(current.counts):
-                runs.append(current.build())
-                current = RunBuilder(path, len(runs))
+                run = current.build()
+                current = RunBuilder(path, run.index + 1)
                 add = current.add
+                yield run
+                del run  # (the next run is built without this one)
         add(item)
-    if current.counts:
-        runs.append(current.build())
     findings.extend(cap.summaries())
-    return runs, findings
+    if current.counts:
+        yield current.build()
 
 
 MAX_FINDINGS_PER_CODE = 100
@@ -196,7 +204,17 @@ class FindingCap:
         return out
 
 
-def assign_findings(runs: list[Run], findings: list[Finding]) -> dict[int, list[Finding]]:
+class Placed(Protocol):
+    """A run or its summary: where it begins in its file."""
+
+    @property
+    def index(self) -> int: ...
+
+    @property
+    def first_line(self) -> int: ...
+
+
+def assign_findings(runs: Sequence[Placed], findings: list[Finding]) -> dict[int, list[Finding]]:
     """Attach each reading finding to the run whose lines it falls in (the previous run when it
     falls between two, the first run when it comes before all)."""
     by_run: dict[int, list[Finding]] = {run.index: [] for run in runs}

@@ -10,7 +10,7 @@ import io
 import os
 import re
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Callable, Mapping
+from typing import TYPE_CHECKING, Callable, Iterator, Mapping
 
 from mlcheck.model import Severity
 from mlcheck.results import CheckResult
@@ -92,6 +92,15 @@ REPORTERS: dict[str, Renderer] = {
 }
 
 
+STREAMED: dict[str, tuple[str, str]] = {
+    "json": ("mlcheck.report.json_report", "json_report_blocks"),
+    "sarif": ("mlcheck.report.sarif", "sarif_blocks"),
+    "junit": ("mlcheck.report.junit", "junit_blocks"),
+}
+"""The formats whose text is made as it is written (a function ``(result, options) -> blocks``):
+the large ones, whose document is never held whole."""
+
+
 def resolve_format(name: str, environ: Mapping[str, str] | None = None) -> str:
     """``auto`` is ``github`` inside GitHub Actions (``GITHUB_ACTIONS=true``), else ``text``."""
     environ = os.environ if environ is None else environ
@@ -103,9 +112,27 @@ def resolve_format(name: str, environ: Mapping[str, str] | None = None) -> str:
 def render(name: str, result: CheckResult, options: ReportOptions | None = None) -> str:
     """The report in format ``name`` (one of :data:`REPORTERS`, or ``auto``), as valid Unicode:
     a file name with bytes that are not UTF-8 (kept as surrogates by Python) shows U+FFFD."""
+    return "".join(report_blocks(name, result, options))
+
+
+def report_blocks(name: str, result: CheckResult, options: ReportOptions | None = None) -> Iterator[str]:
+    """The text of :func:`render` in blocks to write one after the other; a format of
+    :data:`STREAMED` makes each block as it is asked for."""
+    import importlib
+
     from mlcheck.report.plain import printable
 
-    return printable(REPORTERS[resolve_format(name)](result, options or ReportOptions()))
+    name, options = resolve_format(name), options or ReportOptions()
+    if name not in STREAMED:
+        yield printable(REPORTERS[name](result, options))
+        return
+    module, function = STREAMED[name]
+    if name == "json":  # (the JSON report takes the fail level alone)
+        blocks = getattr(importlib.import_module(module), function)(result, options.fail_level)
+    else:
+        blocks = getattr(importlib.import_module(module), function)(result, options)
+    for block in blocks:  # (a character is never split across blocks: the same text)
+        yield printable(block)
 
 
 def repository_root(start: str = ".") -> str:

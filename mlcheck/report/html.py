@@ -17,7 +17,7 @@ from typing import Any
 
 from mlcheck import __version__
 from mlcheck.model import Finding, Severity
-from mlcheck.results import BenchmarkResult, CheckResult, RunResult
+from mlcheck.results import NOT_HYPERPARAMETERS, BenchmarkResult, CheckResult, RunResult
 from mlcheck.report import ReportOptions, relative_path, rule_help
 from mlcheck.report.grouped import FindingGroup, context_lines, group_for_display
 from mlcheck.report.svg_charts import Mark, Series, accuracy_chart, run_time_strip
@@ -26,7 +26,6 @@ from mlcheck.report.plain import counted, format_minutes
 from mlcheck.facts.rulesets import RulesetError, load_ruleset
 
 CSP = "default-src 'none'; style-src 'unsafe-inline'; img-src data:; base-uri 'none'; form-action 'none'"
-NOT_HYPERPARAMETERS = frozenset({"cache_clear", "init_start", "init_stop", "weights_initialization"})
 
 
 def _table(headers: list[str], rows: list[list[str]], css_class: str) -> str:

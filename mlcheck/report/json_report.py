@@ -3,13 +3,76 @@
 from __future__ import annotations
 
 import json
-from typing import Any
+from typing import Any, Callable, Iterator, Sequence
 
 from mlcheck import __version__
 from mlcheck.model import Finding, Severity
 from mlcheck.results import BenchmarkResult, CheckResult, RcpResult, RunResult
 
 SCHEMA_ID = "mlcheck-report/1"
+BLOCK = 1 << 16
+"""Characters of report text handed on at a time."""
+
+
+class Items:
+    """A JSON array of a document written by :func:`json_blocks`: its items are made one at a
+    time while it is written, so that a report of thousands of runs is never held whole."""
+
+    def __init__(self, items: Sequence[Any], make: Callable[[Any], Any]) -> None:
+        self.items, self.make = items, make
+
+
+_ENCODER = json.JSONEncoder(indent=2, allow_nan=False)
+
+
+def json_blocks(document: Any) -> Iterator[str]:
+    """``json.dumps(document, indent=2, allow_nan=False) + "\\n"`` in blocks of about
+    :data:`BLOCK` characters, where a value may be :class:`Items` (written as the list of its
+    made items). What holds no :class:`Items` is encoded whole and indented to its place: JSON
+    text holds a line break only between values (one in a string is written ``\\n``), so the
+    text is the same as the standard encoder's."""
+    pending: list[str] = []
+    size = 0
+    for piece in _pieces(document, 0):
+        pending.append(piece)
+        size += len(piece)
+        if size >= BLOCK:
+            yield "".join(pending)
+            pending.clear()
+            size = 0
+    pending.append("\n")
+    yield "".join(pending)
+
+
+def _pieces(value: Any, level: int) -> Iterator[str]:
+    inner = "\n" + "  " * (level + 1)
+    if isinstance(value, Items):
+        items: Any = map(value.make, value.items) if value.items else ()
+    elif isinstance(value, (list, tuple, dict)) and _holds_items(value):
+        items = value.items() if isinstance(value, dict) else value
+    else:
+        yield _ENCODER.encode(value).replace("\n", "\n" + "  " * level)
+        return
+    opening, closing = ("{", "}") if isinstance(value, dict) else ("[", "]")
+    empty = True
+    for item in items:
+        yield ("," if not empty else opening) + inner
+        empty = False
+        if isinstance(value, dict):
+            key, item = item  # (a key that is not a string is written as the encoder writes it)
+            yield _ENCODER.encode(key if isinstance(key, str) else _ENCODER.encode(key)) + ": "
+        yield from _pieces(item, level + 1)
+    yield opening + closing if empty else "\n" + "  " * level + closing
+
+
+def _holds_items(value: Any) -> bool:
+    if isinstance(value, Items):
+        return True
+    if isinstance(value, dict):
+        return any(_holds_items(item) for item in value.values())
+    if isinstance(value, (list, tuple)):
+        return any(_holds_items(item) for item in value)
+    return False
 
 
 def finding_dict(found: Finding) -> dict[str, Any]:
@@ -38,6 +101,22 @@ def run_dict(run: RunResult) -> dict[str, Any]:
 
 def benchmark_dict(bench: BenchmarkResult) -> dict[str, Any]:
     """A benchmark folder and its score as a JSON object."""
+    return _benchmark(bench, _made)
+
+
+Array = Callable[[Sequence[Any], Callable[[Any], Any]], Any]
+"""How a report's arrays are made: as lists (:func:`_made`) or as :class:`Items` to stream."""
+
+
+def _made(items: Sequence[Any], make: Callable[[Any], Any]) -> list[Any]:
+    return [make(item) for item in items]
+
+
+def _streamed_benchmark(bench: BenchmarkResult) -> dict[str, Any]:
+    return _benchmark(bench, Items)  # (a folder of thousands of runs has thousands of findings)
+
+
+def _benchmark(bench: BenchmarkResult, array: Array) -> dict[str, Any]:
     score = bench.score
     found = {"org": bench.org, "system": bench.system, "benchmark": bench.benchmark,
             "division": bench.division, "ruleset": bench.ruleset, "folder": bench.folder,
@@ -46,7 +125,7 @@ def benchmark_dict(bench: BenchmarkResult) -> dict[str, Any]:
             "runs_dropped": [_run_label(bench, i) for i in score.runs_dropped],
             "scaling_factor": score.scaling_factor, "unscaled_score_min": score.unscaled_min,
             "rcp": rcp_dict(bench.rcp),
-            "findings": [finding_dict(f) for f in bench.findings]}
+            "findings": array(bench.findings, finding_dict)}
     if bench.energy is not None:  # only folders with power/ measurements
         energy = bench.energy
         found["energy"] = {"joules": energy.joules, "valid": energy.valid, "reason": energy.reason,
@@ -94,15 +173,25 @@ def summary_dict(result: CheckResult, fail_level: Severity = Severity.ERROR) -> 
 
 def report_dict(result: CheckResult, fail_level: Severity = Severity.ERROR) -> dict[str, Any]:
     """The whole report as plain JSON-ready data."""
+    return _report(result, fail_level, _made)
+
+
+def _report(result: CheckResult, fail_level: Severity, array: Array) -> dict[str, Any]:
     return {"schema": SCHEMA_ID, "tool": {"name": "mlcheck", "version": __version__},
-            "runs": [run_dict(r) for r in result.runs],
-            "benchmarks": [benchmark_dict(b) for b in result.benchmarks],
-            "findings": [finding_dict(f) for f in result.all_findings()],
+            "runs": array(result.runs, run_dict),
+            "benchmarks": array(result.benchmarks, _streamed_benchmark if array is Items else benchmark_dict),
+            "findings": array(result.all_findings(), finding_dict),
             "waived": [dict(finding_dict(w.finding), reason=w.reason, waiver=w.waiver, expires=w.expires)
                        for w in result.waived],
             "summary": summary_dict(result, fail_level)}
 
 
+def json_report_blocks(result: CheckResult, fail_level: Severity = Severity.ERROR) -> Iterator[str]:
+    """The text of :func:`render_json` in blocks, each run, folder and finding made as it is
+    written (a report of thousands of runs is never held whole, as data or as text)."""
+    return json_blocks(_report(result, fail_level, Items))
+
+
 def render_json(result: CheckResult, fail_level: Severity = Severity.ERROR) -> str:
     """The report as deterministic JSON text."""
-    return json.dumps(report_dict(result, fail_level), indent=2, allow_nan=False) + "\n"
+    return "".join(json_report_blocks(result, fail_level))

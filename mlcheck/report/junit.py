@@ -16,7 +16,8 @@ from __future__ import annotations
 import os
 import re
 import xml.etree.ElementTree as ET
-from typing import Iterable, Sequence
+from dataclasses import dataclass
+from typing import Callable, Iterable, Iterator, Sequence
 
 from mlcheck.model import Finding
 from mlcheck.results import BenchmarkResult, CheckResult, RunResult
@@ -47,51 +48,53 @@ def _evidence(found: Iterable[Finding], root: str) -> str:
     return xml_text("\n".join(_evidence_line(f, root) for f in found))
 
 
-class _Counts:
-    def __init__(self) -> None:
-        self.tests = self.failures = self.skipped = 0
+@dataclass(frozen=True)
+class _Case:
+    """A testcase to write: whether it counts as failed or skipped, and how to make it."""
 
-    def add(self, other: _Counts) -> None:
-        self.tests += other.tests
-        self.failures += other.failures
-        self.skipped += other.skipped
+    failed: bool
+    skipped: bool
+    make: Callable[[], ET.Element]
 
 
-def _testcase(suite: ET.Element, classname: str, name: str, found: Sequence[Finding],
-              options: ReportOptions, counts: _Counts, file: str | None = None) -> None:
+@dataclass(frozen=True)
+class _Suite:
+    name: str
+    properties: dict[str, str]
+    cases: list[_Case]
+
+    def counts(self) -> tuple[int, int, int]:
+        return (len(self.cases), sum(1 for c in self.cases if c.failed), sum(1 for c in self.cases if c.skipped))
+
+
+def _testcase(classname: str, name: str, found: Sequence[Finding], options: ReportOptions,
+              file: str | None = None) -> _Case:
     """One testcase: failing findings in its ``<failure>``, the others as properties and output."""
-    case = ET.SubElement(suite, "testcase", classname=xml_text(classname), name=xml_text(name), time="0")
-    if file is not None:
-        case.set("file", xml_text(file))
-    counts.tests += 1
-    found = sorted(found, key=Finding.sort_key)
-    failing = [f for f in found if f.severity >= options.fail_level]
-    others = [f for f in found if f.severity < options.fail_level]
-    if failing and failing[0].line is not None:
-        case.set("line", str(failing[0].line))
-    if others:
-        holder = ET.SubElement(case, "properties")
-        for item in others:
-            ET.SubElement(holder, "property", name=item.severity.label,
-                          value=xml_text(f"{item.code} {item.name}: {item.message}"))
-    if failing:
-        counts.failures += 1
-        codes = ", ".join(dict.fromkeys(f"{f.code} {f.name}" for f in failing))
-        failure = ET.SubElement(case, "failure", type=failing[0].code,
-                                message=xml_text(f"{len(failing)} finding{'s' if len(failing) != 1 else ''}"
-                                                 f" at or above the fail level: {codes}"))
-        failure.text = _evidence(failing, options.root)
-    if others:
-        ET.SubElement(case, "system-out").text = _evidence(others, options.root)
+    ordered = sorted(found, key=Finding.sort_key)
+    failing = [f for f in ordered if f.severity >= options.fail_level]
 
-
-def _suite(parent: ET.Element, name: str, properties: dict[str, str]) -> ET.Element:
-    suite = ET.SubElement(parent, "testsuite", name=xml_text(name))
-    if properties:
-        holder = ET.SubElement(suite, "properties")
-        for key, value in properties.items():
-            ET.SubElement(holder, "property", name=key, value=xml_text(value))
-    return suite
+    def make() -> ET.Element:
+        case = ET.Element("testcase", classname=xml_text(classname), name=xml_text(name), time="0")
+        if file is not None:
+            case.set("file", xml_text(file))
+        others = [f for f in ordered if f.severity < options.fail_level]
+        if failing and failing[0].line is not None:
+            case.set("line", str(failing[0].line))
+        if others:
+            holder = ET.SubElement(case, "properties")
+            for item in others:
+                ET.SubElement(holder, "property", name=item.severity.label,
+                              value=xml_text(f"{item.code} {item.name}: {item.message}"))
+        if failing:
+            codes = ", ".join(dict.fromkeys(f"{f.code} {f.name}" for f in failing))
+            failure = ET.SubElement(case, "failure", type=failing[0].code,
+                                    message=xml_text(f"{len(failing)} finding{'s' if len(failing) != 1 else ''}"
+                                                     f" at or above the fail level: {codes}"))
+            failure.text = _evidence(failing, options.root)
+        if others:
+            ET.SubElement(case, "system-out").text = _evidence(others, options.root)
+        return case
+    return _Case(bool(failing), False, make)
 
 
 def _files(runs: Iterable[RunResult]) -> dict[str, list[RunResult]]:
@@ -118,59 +121,46 @@ def _check_of(found: Finding) -> str:
                 FOLDER_CHECKS[0][0])
 
 
-def _fill_folder(suite: ET.Element, bench: BenchmarkResult, options: ReportOptions, counts: _Counts) -> None:
+def _folder_cases(bench: BenchmarkResult, options: ReportOptions) -> list[_Case]:
     folder = relative_path(bench.folder or ".", options.root)
     files = _files(bench.runs)
     of_files: dict[str, list[Finding]] = {path: [f for r in runs for f in r.findings] for path, runs in files.items()}
     of_checks: dict[str, list[Finding]] = {name: [] for name, _ in FOLDER_CHECKS}
     for item in bench.findings:  # a folder finding about one file (MLC516) is that file's
         (of_files[item.path] if item.path in of_files else of_checks[_check_of(item)]).append(item)
+    cases = []
     for path, found in of_files.items():
         shown = relative_path(path, options.root)
-        _testcase(suite, folder, shown.rsplit("/", 1)[-1], found, options, counts, file=shown)
+        cases.append(_testcase(folder, shown.rsplit("/", 1)[-1], found, options, file=shown))
     compared = bench.rcp is not None  # (the runs are compared, and RCP-tested, with the whole folder)
     for name, checked in of_checks.items():
         if name == FOLDER_CHECKS[0][0] or compared or checked:
-            _testcase(suite, folder, f"folder: {name}", checked, options, counts)
+            cases.append(_testcase(folder, f"folder: {name}", checked, options))
+    return cases
 
 
-def render_junit(result: CheckResult, options: ReportOptions) -> str:
-    """The JUnit XML document."""
-    root = ET.Element("testsuites", name="mlcheck")
-    totals = _Counts()
+def _suites(result: CheckResult, options: ReportOptions) -> Iterator[_Suite]:
     in_folders: set[tuple[str, int]] = set()
     for bench in result.benchmarks:
-        suite = _suite(root, relative_path(bench.folder or ".", options.root), _benchmark_properties(bench))
-        counts = _Counts()
-        _fill_folder(suite, bench, options, counts)
-        _close(suite, counts, totals)
+        yield _Suite(relative_path(bench.folder or ".", options.root), _benchmark_properties(bench),
+                     _folder_cases(bench, options))
         in_folders.update((r.path, r.index) for r in bench.runs)
     loose = _files(r for r in result.runs if (r.path, r.index) not in in_folders)
     if loose or result.findings:
-        suite = _suite(root, "mlcheck", {})
-        counts = _Counts()
         by_path: dict[str, list[Finding]] = {path: [f for r in runs for f in r.findings] for path, runs in loose.items()}
         for item in result.findings:
             by_path.setdefault(item.path, []).append(item)
+        cases = []
         for path, found in sorted(by_path.items()):
             shown = relative_path(path, options.root)
-            _testcase(suite, "mlcheck", shown, found, options, counts,
-                      file=shown if os.path.isfile(path) else None)
-        _close(suite, counts, totals)
+            cases.append(_testcase("mlcheck", shown, found, options, file=shown if os.path.isfile(path) else None))
+        yield _Suite("mlcheck", {}, cases)
     if result.waived:
-        _waived_suite(root, result, options, totals)
-    root.set("tests", str(totals.tests))
-    root.set("failures", str(totals.failures))
-    root.set("errors", "0")
-    root.set("skipped", str(totals.skipped))
-    root.set("time", "0")
-    ET.indent(root)
-    return '<?xml version="1.0" encoding="utf-8"?>\n' + ET.tostring(root, encoding="unicode") + "\n"
+        yield _Suite("mlcheck waived", {}, _waived_cases(result, options))
 
 
-def _waived_suite(root: ET.Element, result: CheckResult, options: ReportOptions, totals: _Counts) -> None:
+def _waived_cases(result: CheckResult, options: ReportOptions) -> list[_Case]:
     """One skipped testcase per file with waived findings: each with its waiver's reason and place."""
-    suite = _suite(root, "mlcheck waived", {})
     by_path: dict[str, list[str]] = {}
     reasons: dict[str, list[str]] = {}
     for waived in result.waived:
@@ -179,23 +169,67 @@ def _waived_suite(root: ET.Element, result: CheckResult, options: ReportOptions,
         by_path.setdefault(found.path, []).append(
             f"{_evidence_line(found, options.root)}\n    waived: {waived.reason} ({waived.waiver}{expiry})")
         reasons.setdefault(found.path, []).append(waived.reason)
-    counts = _Counts()
-    for path, texts in sorted(by_path.items()):
-        shown = relative_path(path, options.root)
-        case = ET.SubElement(suite, "testcase", classname="mlcheck waived", name=xml_text(shown), time="0",
-                             file=xml_text(shown))
-        skipped = ET.SubElement(case, "skipped",
-                                message=xml_text("waived: " + "; ".join(dict.fromkeys(reasons[path]))))
-        skipped.text = xml_text("\n".join(texts))
-        counts.tests += 1
-        counts.skipped += 1
-    _close(suite, counts, totals)
+
+    def skipped(path: str, texts: list[str]) -> Callable[[], ET.Element]:
+        def make() -> ET.Element:
+            shown = relative_path(path, options.root)
+            case = ET.Element("testcase", classname="mlcheck waived", name=xml_text(shown), time="0",
+                              file=xml_text(shown))
+            skip = ET.SubElement(case, "skipped", message=xml_text("waived: " + "; ".join(dict.fromkeys(reasons[path]))))
+            skip.text = xml_text("\n".join(texts))
+            return case
+        return make
+    return [_Case(False, True, skipped(path, texts)) for path, texts in sorted(by_path.items())]
 
 
-def _close(suite: ET.Element, counts: _Counts, totals: _Counts) -> None:
-    suite.set("tests", str(counts.tests))
-    suite.set("failures", str(counts.failures))
-    suite.set("errors", "0")
-    suite.set("skipped", str(counts.skipped))
-    suite.set("time", "0")
-    totals.add(counts)
+def junit_blocks(result: CheckResult, options: ReportOptions) -> Iterator[str]:
+    """The text of :func:`render_junit`, one testcase at a time: the counts are taken first
+    from what each testcase will hold, then each is made, written and let go, so that a report
+    of thousands of files is never held as a tree. The text is that of ``ET.indent`` on the
+    whole document."""
+    suites = list(_suites(result, options))
+    totals = [sum(counts) for counts in zip(*(suite.counts() for suite in suites))] or [0, 0, 0]
+    yield '<?xml version="1.0" encoding="utf-8"?>\n'
+    head = _start_tag("testsuites", "mlcheck", *totals)
+    if not suites:
+        yield head[:-1] + " />\n"
+        return
+    yield head
+    for suite in suites:
+        tag = _start_tag("testsuite", suite.name, *suite.counts())
+        children: list[Callable[[], ET.Element]] = [c.make for c in suite.cases]
+        if suite.properties:
+            children.insert(0, lambda: _properties(suite.properties))
+        if not children:
+            yield "\n  " + tag[:-1] + " />"
+            continue
+        yield "\n  " + tag
+        for make in children:
+            yield "\n    " + _text(make(), 2)
+        yield "\n  </testsuite>"
+    yield "\n</testsuites>\n"
+
+
+def _start_tag(tag: str, name: str, tests: int, failures: int, skipped: int) -> str:
+    element = ET.Element(tag, name=xml_text(name), tests=str(tests), failures=str(failures), errors="0",
+                         skipped=str(skipped), time="0")
+    text = ET.tostring(element, encoding="unicode", short_empty_elements=False)
+    return text[:-len(f"</{tag}>")]
+
+
+def _properties(properties: dict[str, str]) -> ET.Element:
+    holder = ET.Element("properties")
+    for key, value in properties.items():
+        ET.SubElement(holder, "property", name=key, value=xml_text(value))
+    return holder
+
+
+def _text(element: ET.Element, level: int) -> str:
+    """An element as it is written at ``level`` in the indented document (without its tail)."""
+    ET.indent(element, level=level)
+    return ET.tostring(element, encoding="unicode")
+
+
+def render_junit(result: CheckResult, options: ReportOptions) -> str:
+    """The JUnit XML document."""
+    return "".join(junit_blocks(result, options))

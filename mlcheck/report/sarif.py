@@ -12,13 +12,14 @@ import os
 import json
 import re
 from pathlib import Path
-from typing import Any
+from typing import Any, Iterator
 from urllib.parse import quote
 
 from mlcheck import __version__
 from mlcheck.model import Finding, Severity
 from mlcheck.results import CheckResult
 from mlcheck.report import ReportOptions, is_inside, relative_path, rule_help
+from mlcheck.report.json_report import Items, json_blocks
 from mlcheck.rules import all_rules
 
 SARIF_SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"
@@ -77,11 +78,21 @@ def _result(found: Finding, rule_index: dict[str, int], options: ReportOptions,
 
 def sarif_dict(result: CheckResult, options: ReportOptions) -> dict[str, Any]:
     """The SARIF log as plain data."""
+    log = _sarif(result, options)
+    results: Items = log["runs"][0]["results"]
+    log["runs"][0]["results"] = [results.make(item) for item in results.items]
+    return log
+
+
+def _sarif(result: CheckResult, options: ReportOptions) -> dict[str, Any]:
+    """The SARIF log, its results as :class:`~mlcheck.report.json_report.Items` (made as they are
+    written)."""
     rules = _rules()
     index = {rule["id"]: position for position, rule in enumerate(rules)}
-    results = [_result(f, index, options) for f in result.all_findings()]
-    results += [_result(w.finding, index, options, w.reason) for w in result.waived]
-    failing = any(f.severity >= options.fail_level for f in result.all_findings())
+    found = result.all_findings()
+    listed = [(f, None) for f in found] + [(w.finding, w.reason) for w in result.waived]
+    results = Items(listed, lambda item: _result(item[0], index, options, item[1]))
+    failing = any(f.severity >= options.fail_level for f in found)
     return {
         "$schema": SARIF_SCHEMA, "version": "2.1.0",
         "runs": [{
@@ -95,6 +106,11 @@ def sarif_dict(result: CheckResult, options: ReportOptions) -> dict[str, Any]:
     }
 
 
+def sarif_blocks(result: CheckResult, options: ReportOptions) -> Iterator[str]:
+    """The text of :func:`render_sarif` in blocks, each result made as it is written."""
+    return json_blocks(_sarif(result, options))
+
+
 def render_sarif(result: CheckResult, options: ReportOptions) -> str:
     """The SARIF log as deterministic JSON text."""
-    return json.dumps(sarif_dict(result, options), indent=2, allow_nan=False) + "\n"
+    return "".join(sarif_blocks(result, options))

@@ -59,8 +59,8 @@ from dataclasses import replace
 from functools import lru_cache
 from typing import Mapping, Sequence
 
-from mlcheck.model import Event, Finding, Run, Severity
-from mlcheck.results import RunResult
+from mlcheck.model import Event, Finding, Severity
+from mlcheck.results import RunResult, RunSummary
 from mlcheck.rule import Rule
 
 SUBMISSION_DIFFERS = Rule("MLC517", "submission-values-differ", Severity.WARNING,
@@ -111,11 +111,11 @@ def non_compliant(result: RunResult) -> bool:
     return bool(breaking_codes(result))
 
 
-def _label(run: Run) -> str:
+def _label(run: RunSummary) -> str:
     return f"{run.path}" + (f" (run {run.index})" if run.index else "")
 
 
-def check_runs(folder: str, runs: Sequence[Run], closed: bool, ruleset: str | None = None) -> list[Finding]:
+def check_runs(folder: str, runs: Sequence[RunSummary], closed: bool, ruleset: str | None = None) -> list[Finding]:
     """Consistency of submission values, hyper-parameters and seeds across the runs of a folder;
     ``ruleset`` (``"2.0.0"``) picks the round's seed checker (None: the one of 4.1 and later)."""
     if not runs:
@@ -125,7 +125,7 @@ def check_runs(folder: str, runs: Sequence[Run], closed: bool, ruleset: str | No
         found.extend(_differs(SUBMISSION_DIFFERS, key, runs, Severity.WARNING,
                               " (no official tool compares runs; the review may ask which system ran): correct the logging"))
     found = [_placeholder_advice(f) for f in found]
-    keys = sorted({key for run in runs for key in run.key_counts if is_hyperparameter(key)})
+    keys = sorted({key for run in runs for key in run.keys if is_hyperparameter(key)})
     for key in keys:
         found.extend(_differs(HYPERPARAMETERS_DIFFER, key, runs, Severity.WARNING))
     found.extend(_seeds(folder, runs, closed, ruleset))
@@ -142,7 +142,7 @@ def _placeholder_advice(found: Finding) -> Finding:
         "was not given the submission's values; set them as in the other runs"))
 
 
-def _differs(rule: Rule, key: str, runs: Sequence[Run], severity: Severity, advice: str = "") -> list[Finding]:
+def _differs(rule: Rule, key: str, runs: Sequence[RunSummary], severity: Severity, advice: str = "") -> list[Finding]:
     """One finding at the first run whose value differs from the one most runs log (so that the
     odd run is blamed, whichever file it is)."""
     events = [run.first(key) for run in runs]
@@ -181,11 +181,11 @@ def seeds_mandatory(ruleset: str | None) -> bool:
     return key is None or key >= SEEDS_MANDATORY_FROM
 
 
-def _seeds(folder: str, runs: Sequence[Run], closed: bool, ruleset: str | None) -> list[Finding]:
+def _seeds(folder: str, runs: Sequence[RunSummary], closed: bool, ruleset: str | None) -> list[Finding]:
     found: list[Finding] = []
     if closed:
         found.extend(_missing_seeds(folder, runs, ruleset))
-    seen: dict[object, Run] = {}
+    seen: dict[object, RunSummary] = {}
     for run in runs:
         seed = run.first("seed")
         if seed is None:
@@ -203,10 +203,10 @@ def _seeds(folder: str, runs: Sequence[Run], closed: bool, ruleset: str | None) 
     return found
 
 
-def _missing_seeds(folder: str, runs: Sequence[Run], ruleset: str | None) -> list[Finding]:
+def _missing_seeds(folder: str, runs: Sequence[RunSummary], ruleset: str | None) -> list[Finding]:
     """MLC518 as the round's seed checker decides it (see the module documentation). The seed
     checker reads a result file as one run: a file logs a seed when any of its runs does."""
-    files: dict[str, list[Run]] = {}
+    files: dict[str, list[RunSummary]] = {}
     for run in runs:
         files.setdefault(run.path, []).append(run)
     seeded = [path for path, members in files.items() if any(r.first("seed") is not None for r in members)]
@@ -232,7 +232,7 @@ def _missing_seeds(folder: str, runs: Sequence[Run], ruleset: str | None) -> lis
         run_index=run.index) for run in without]
 
 
-def _duplicate(run: Run, seed: Event, other: Run) -> Finding:
+def _duplicate(run: RunSummary, seed: Event, other: RunSummary) -> Finding:
     """MLC519 for ``run``, whose seed ``other`` logged first; official when both come from the
     same source file and line, which is what the seed checker compares."""
     other_seed = other.first("seed")

@@ -48,8 +48,9 @@ from functools import lru_cache
 from importlib import resources
 from typing import Any, Iterable
 
-from mlcheck.model import Finding, Run, Severity
+from mlcheck.model import Finding, Severity
 from mlcheck.package.layout import JsonDocument
+from mlcheck.results import RunSummary
 from mlcheck.rule import Rule
 from mlcheck.rules.package_runs import version_key
 from mlcheck.rules.schema_accepts import QuickValidator, quick_validator
@@ -254,7 +255,7 @@ def _within(a: str, b: str) -> bool:
     return bool(a) and bool(b) and (a in b or b in a)
 
 
-def check_logs_against_system(folder: str, system: str, runs: Iterable[Run], doc: JsonDocument) -> list[Finding]:
+def check_logs_against_system(folder: str, system: str, runs: Iterable[RunSummary], doc: JsonDocument) -> list[Finding]:
     """Compare each run's ``submission_*`` values with the system description (first mismatch per
     key, with the run's line)."""
     data = doc.data

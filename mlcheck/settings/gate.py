@@ -18,7 +18,7 @@ from typing import Sequence
 from mlcheck.settings.config import FORMATS, Settings
 from mlcheck.model import Severity
 from mlcheck.results import CheckResult
-from mlcheck.report import ReportOptions, render
+from mlcheck.report import ReportOptions, report_blocks
 from mlcheck.read.reading_rules import FILE_UNREADABLE
 from mlcheck.settings.selection_filter import select_findings
 from mlcheck.settings.waivers import add_findings, apply_waivers
@@ -103,12 +103,12 @@ def write_outputs(specs: Sequence[str], result: CheckResult, options: ReportOpti
     written = []
     for spec in specs:
         name, path = parse_output(spec)
-        rendered = render(name, result, options)
         folder = os.path.dirname(path)
         if folder:
             os.makedirs(folder, exist_ok=True)
         with open(path, "w", encoding="utf-8", newline="\n") as handle:
-            handle.write(rendered)
+            for block in report_blocks(name, result, options):  # (written as it is made)
+                handle.write(block)
         written.append(path)
     return written
 

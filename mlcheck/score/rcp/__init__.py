@@ -25,8 +25,8 @@ import math
 from dataclasses import dataclass, replace
 from typing import Callable, Sequence
 
-from mlcheck.model import Evaluation, Run
-from mlcheck.results import RcpResult
+from mlcheck.model import Evaluation
+from mlcheck.results import RcpResult, RunSummary
 from mlcheck.score.rcp.policy import ConvergenceRule, RoundPolicy, round_policy
 from mlcheck.score.rcp.reference import Reference, ReferenceSet, interpolate, load_references, trimmed
 
@@ -186,8 +186,8 @@ def _judge(ref: Reference, sizes: tuple[int, ...], mean: float, unit: str, batch
 
 
 def rcp_for_runs(benchmark: str | None, division: str | None, ruleset: str | None,
-                 runs: Sequence[Run], submission_runs: int, loader: Loader = load_references) -> RcpResult:
-    """:func:`evaluate_rcp` over parsed runs: their evals before ``run_stop`` give the point, as
+                 runs: Sequence[RunSummary], submission_runs: int, loader: Loader = load_references) -> RcpResult:
+    """:func:`evaluate_rcp` over judged runs: their evals before ``run_stop`` give the point, as
     the round's policy reads it; ``loader`` gives the references (the record checker's by default)."""
     policy = round_policy(ruleset) if ruleset is not None else None
     rule = _rule(policy, benchmark)
@@ -195,9 +195,8 @@ def rcp_for_runs(benchmark: str | None, division: str | None, ruleset: str | Non
     for run in runs:
         stop = run.run_stop
         evals = [e for e in run.evaluations if stop is None or e.line <= stop.line]
-        # The record checker reads every global_batch_size line and keeps the last one.
-        sizes = run.occurrences("global_batch_size")
-        points.append(RunConvergence(run_convergence(run.status, evals, rule), sizes[-1].value if sizes else None))
+        # (the batch size: the record checker reads every global_batch_size line, keeps the last)
+        points.append(RunConvergence(run_convergence(run.status, evals, rule), run.batch_size))
     return evaluate_rcp(benchmark, division, ruleset, points, submission_runs, loader)
 
 

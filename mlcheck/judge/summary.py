@@ -1,0 +1,142 @@
+"""What a judged run leaves: its :class:`~mlcheck.results.RunSummary`, built once its run rules
+have run, so that memory grows by a few kilobytes per run, not by its records (issue 12).
+
+What is kept is what the stages after the run rules read, and nothing else:
+
+- the first record of ``submission_*`` (folder and system-description checks, MLC516, MLC517),
+  ``seed`` (MLC518, MLC519, MLC522; with the metadata ``file`` and ``lineno`` the seed checker
+  compares), every hyper-parameter (MLC520), ``run_start`` and ``run_stop`` (the run's time and
+  ``status``, the energy score) and of every other key first logged before ``run_start`` (the
+  HTML report's hyper-parameter table; not ``cache_clear``, ``init_start``...); other metadata is
+  dropped;
+- the value of the last ``global_batch_size`` (the RCP checker reads every one, keeps the last);
+- at most :data:`REDUCED_EVALS` evaluations, the first and the last half (the RCP test and the
+  HTML curves).
+
+Equal keys, short strings and numbers are one object per process (the runs of a folder log the
+same submission values and hyper-parameters), and so are equal kept metadata and the mapping of
+keys to places when runs keep the same keys; each cache holds at most :data:`MAX_SHARED` entries.
+"""
+
+from __future__ import annotations
+
+import sys
+from types import MappingProxyType
+from typing import Any, Mapping
+
+from mlcheck.model import Evaluation, Event, Run
+from mlcheck.results import NOT_HYPERPARAMETERS, RunSummary
+from mlcheck.rules.package_runs import is_hyperparameter
+
+REDUCED_EVALS = 200
+MAX_SHARED = 1 << 16
+"""Distinct values, metadata and lists of keys shared between the summaries of one process, at
+most (each of them small: a few megabytes in all)."""
+
+_NO_METADATA: Mapping[str, Any] = MappingProxyType({})
+_METADATA_KEPT = {"seed": ("file", "lineno"), "run_stop": ("status",)}
+_ALWAYS_KEPT = frozenset({"seed", "run_start", "run_stop"})
+_SHARED_VALUES: dict[tuple[type, object], object] = {}
+_SHARED_KEYS: dict[tuple[str, ...], Mapping[str, int]] = {}
+_SHARED_METADATA: dict[tuple[tuple[str, str | int], ...], Mapping[str, Any]] = {}
+
+
+def shared(value: Any) -> Any:
+    """An equal value another summary holds already, else ``value`` (kept for the next ones):
+    strings of up to 256 characters, 64-bit integers and floats other than 0.0 and NaN (so that
+    -0.0 is never read as 0.0)."""
+    kind = type(value)
+    if kind is str:
+        return sys.intern(value) if len(value) <= 256 else value
+    if (kind is int and _small(value)) or (kind is float and value == value and value != 0.0):
+        held = _SHARED_VALUES.get((kind, value))
+        if held is not None:
+            return held
+        if len(_SHARED_VALUES) < MAX_SHARED:
+            _SHARED_VALUES[(kind, value)] = value
+    return value
+
+
+def _small(value: Any) -> bool:
+    kind = type(value)
+    return (kind is str and len(value) <= 256) or (kind is int and -(1 << 63) <= value < (1 << 63))
+
+
+def summarise(run: Run) -> RunSummary:
+    """The summary of a run (see the module documentation for what it keeps)."""
+    start = run.run_start
+    before = start.line if start is not None else run.last_line
+    kept: list[Event] = []
+    seen: set[str] = set()
+    for event in run.events:
+        key = event.key
+        if key in seen:
+            continue
+        seen.add(key)
+        if (key in _ALWAYS_KEPT or key.startswith("submission_") or is_hyperparameter(key)
+                or (event.line < before and key not in NOT_HYPERPARAMETERS)):
+            kept.append(_compact(event))
+    sizes = run.occurrences("global_batch_size")
+    return _summary(run.path, run.index, run.first_line, run.last_line, tuple(kept),
+                    _bounded(run.evaluations), shared(sizes[-1].value) if sizes else None)
+
+
+def _compact(event: Event) -> Event:
+    metadata = _NO_METADATA
+    wanted = _METADATA_KEPT.get(event.key)
+    if wanted is not None and isinstance(event.metadata, Mapping):
+        metadata = _metadata({name: event.metadata[name] for name in wanted if name in event.metadata})
+    return Event(sys.intern(event.key), shared(event.value), metadata, event.time_ms, event.line)
+
+
+def _metadata(kept: dict[str, Any]) -> Mapping[str, Any]:
+    """``kept`` as a read-only mapping, one per process for equal ones of values :func:`shared`
+    would share (strings and integers)."""
+    if not kept:
+        return _NO_METADATA
+    if not all(_small(value) for value in kept.values()):
+        return MappingProxyType(kept)
+    key = tuple(kept.items())
+    held = _SHARED_METADATA.get(key)
+    if held is None:
+        held = MappingProxyType({name: shared(value) for name, value in kept.items()})
+        if len(_SHARED_METADATA) < MAX_SHARED:
+            _SHARED_METADATA[key] = held
+    return held
+
+
+def _bounded(evals: tuple[Evaluation, ...]) -> tuple[Evaluation, ...]:
+    if len(evals) <= REDUCED_EVALS:
+        return evals
+    half = REDUCED_EVALS // 2
+    return evals[:half] + evals[-half:]
+
+
+def _summary(path: str, index: int, first_line: int, last_line: int, events: tuple[Event, ...],
+             evaluations: tuple[Evaluation, ...], batch_size: Any) -> RunSummary:
+    keys = tuple(event.key for event in events)
+    positions = _SHARED_KEYS.get(keys)
+    if positions is None:
+        positions = MappingProxyType({key: at for at, key in enumerate(keys)})
+        if len(_SHARED_KEYS) < MAX_SHARED and len(keys) <= 1024 and all(len(key) <= 256 for key in keys):
+            _SHARED_KEYS[keys] = positions
+    return RunSummary(path=sys.intern(path), index=index, first_line=first_line, last_line=last_line,
+                      events=events, evaluations=evaluations, batch_size=batch_size, positions=positions)
+
+
+def reduce_summary(summary: RunSummary) -> tuple[Any, tuple[Any, ...]]:
+    """How a summary is pickled (sent by a worker of ``--jobs``): its records as plain tuples,
+    shared again where it is unpickled."""
+    events = tuple((e.key, e.value, dict(e.metadata) if e.metadata else None, e.time_ms, e.line)
+                   for e in summary.events)
+    return rebuilt_summary, (summary.path, summary.index, summary.first_line, summary.last_line, events,
+                             summary.evaluations, summary.batch_size)
+
+
+def rebuilt_summary(path: str, index: int, first_line: int, last_line: int,
+                    events: tuple[tuple[Any, ...], ...], evaluations: tuple[Evaluation, ...],
+                    batch_size: Any) -> RunSummary:
+    """The summary :func:`reduce_summary` sent."""
+    kept = tuple(Event(sys.intern(key), shared(value), _metadata(metadata or {}), time_ms, line)
+                 for key, value, metadata, time_ms, line in events)
+    return _summary(path, index, first_line, last_line, kept, evaluations, shared(batch_size))
