@@ -147,3 +147,18 @@ def test_an_rcp_mean_far_below_any_reference_says_the_evals_do_not_log_the_posit
     (found,) = _record_findings("f", tiny, False, None)
     assert found.message.endswith("a mean under 1 % of the reference's means the evals do not log the samples "
                                   "trained: the RCP test reads each run's convergence point from its last eval's metadata")
+
+
+def test_the_text_results_table_never_cuts_a_system_name() -> None:
+    from conftest import SHARED
+    from mlcheck.report.results_table import table_text
+
+    package = SHARED / "other-submitters" / "training-2.0" / "NVIDIA"
+    if not package.is_dir():
+        import pytest
+        pytest.skip("../shared/other-submitters is not present")
+    text = table_text(check([str(package)]), "text")
+    assert "…" not in text
+    column = "".join(line.split("│")[2].strip() for line in text.splitlines() if line.startswith("│"))
+    for name in ("2xa30_ngc22.04_pytorch", "dgxa100_ngc22.04_merlin_hugectr", "dgxa100_ngc22.04_pytorch"):
+        assert name in column
