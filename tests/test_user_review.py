@@ -162,3 +162,16 @@ def test_the_text_results_table_never_cuts_a_system_name() -> None:
     column = "".join(line.split("│")[2].strip() for line in text.splitlines() if line.startswith("│"))
     for name in ("2xa30_ngc22.04_pytorch", "dgxa100_ngc22.04_merlin_hugectr", "dgxa100_ngc22.04_pytorch"):
         assert name in column
+
+
+def test_every_rule_has_its_documented_section_in_explain() -> None:
+    """``- MLC020 raw-output-read (info): ...`` sections were not found: explain printed the summary."""
+    from mlcheck.report import rule_help
+    from mlcheck.rules import all_rules
+
+    assert [r.code for r in all_rules() if rule_help(r.code) == r.summary] == []
+    out = CliRunner().invoke(main, ["explain", "MLC024"]).stdout
+    assert "a file named `result_<i>.txt` is always one run" in " ".join(out.split())
+    assert rule_help("MLC003").endswith("It also covers a record nested too deeply to decode (thousands of `[`): the "
+                                        "official parser crashes on it (RecursionError); mlcheck reports the line and "
+                                        "reads on.")
