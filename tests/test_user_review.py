@@ -175,3 +175,12 @@ def test_every_rule_has_its_documented_section_in_explain() -> None:
     assert rule_help("MLC003").endswith("It also covers a record nested too deeply to decode (thousands of `[`): the "
                                         "official parser crashes on it (RecursionError); mlcheck reports the line and "
                                         "reads on.")
+
+
+def test_an_unknown_setting_lists_the_settings_as_the_readme_spells_them(tmp_path: Path) -> None:
+    (tmp_path / ".mlcheck.toml").write_text("unknown_key = 1\n", "utf-8")
+    log = _job_log(tmp_path / "result_0.txt", runs=1)
+    out = CliRunner().invoke(main, ["check", str(log), "-f", "json", "-r", "1.0.0"], env={"GITHUB_ACTIONS": ""})
+    (found,) = [f for f in json.loads(out.stdout)["findings"] if f["code"] == "MLC041"]
+    assert found["message"] == ("unknown setting 'unknown_key'; known: color, exit_zero, format, ignore, jobs, "
+                                "output, progress, ruleset, select, strict, waivers")
