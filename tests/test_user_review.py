@@ -184,3 +184,21 @@ def test_an_unknown_setting_lists_the_settings_as_the_readme_spells_them(tmp_pat
     (found,) = [f for f in json.loads(out.stdout)["findings"] if f["code"] == "MLC041"]
     assert found["message"] == ("unknown setting 'unknown_key'; known: color, exit_zero, format, ignore, jobs, "
                                 "output, progress, ruleset, select, strict, waivers")
+
+
+def test_the_report_schema_knows_every_rcp_unit_and_a_gpt3_report_validates() -> None:
+    """The JSON report of GPT-3 folders (unit tokens) failed its own schema (epochs or samples)."""
+    import jsonschema
+
+    from conftest import ROOT, SHARED
+    from mlcheck.report.json_report import report_dict
+
+    schema = json.loads((ROOT / "schemas" / "report.schema.json").read_text("utf-8"))
+    units = {"epochs"} | {u for f in (ROOT / "schemas" / "rulesets").glob("*/rcp.json")
+                          for u in json.loads(f.read_text("utf-8")).get("units", {}).values()}
+    assert units <= set(schema["$defs"]["rcp"]["properties"]["unit"]["enum"])
+    package = SHARED / "other-submitters" / "training-3.1" / "Google"
+    if package.is_dir():
+        data = report_dict(check([str(package)]))
+        assert {b["rcp"]["unit"] for b in data["benchmarks"] if b["rcp"]} == {"tokens"}
+        jsonschema.Draft202012Validator(schema).validate(data)
