@@ -85,7 +85,7 @@ def test_summary_accounts_for_every_line() -> None:
 def test_records_of_two_ranks_on_one_line_are_not_glued_records() -> None:
     raw = _results(RAW / "shared_line.log")
     assert "MLC010" not in _codes(raw[0])
-    assert "1 lines holding several records" in _summary(raw).message
+    assert "1 line holding several records" in _summary(raw).message
 
 
 def test_a_clean_file_keeps_no_raw_summary() -> None:

@@ -25,7 +25,7 @@ OTHERS = SHARED / "other-submitters"
 def _inputs() -> list[str]:
     paths = [str(FIXTURES / "bad"), str(FIXTURES / "raw"), str(FIXTURES / "example" / "Acme")]
     paths += [str(CORPUS / r / "Graphcore") for r in ("training-1.1", "training-2.0") if (CORPUS / r).is_dir()]
-    for round_name in ("training-1.0", "training-1.1", "training-2.0", "training-2.1"):
+    for round_name in sorted(os.listdir(OTHERS)) if OTHERS.is_dir() else ():  # 1.0-5.1: 5.0's power rules
         if (OTHERS / round_name).is_dir():
             paths += [str(OTHERS / round_name / org) for org in sorted(os.listdir(OTHERS / round_name))]
     return paths

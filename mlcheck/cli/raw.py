@@ -48,7 +48,7 @@ def split_command(raw: str, out_dir: str, start_index: int, force: bool) -> None
         fixed = " (the files written hold one record per line)" if found.code in _FIXED_BY_SPLIT else ""
         click.echo(_line(found) + fixed, err=True)
     for path, count in zip(result.written, result.records):
-        click.echo(f"{path}: {count} records")
+        click.echo(f"{path}: {count} record{'' if count == 1 else 's'}")
     if not result.written:
         if not any(f.code == "MLC001" for f in result.findings):  # else the finding said why
             click.echo(f"mlcheck: error: no :::MLLOG record in {raw}; nothing written", err=True)

@@ -10,6 +10,7 @@ from mlcheck.cli.common import (EXIT_ERROR, EXIT_FINDINGS, EXIT_OK, JOBS_OPTION,
                                 console, jobs_of, load_cli_settings, refuse_overwriting_inputs,
                                 run_check)
 from mlcheck.facts import forms
+from mlcheck.model import Severity
 from mlcheck.settings.gate import postprocess
 from mlcheck.report.json_report import json_report_blocks
 from mlcheck.report.plain import summary_line
@@ -67,6 +68,11 @@ def score_command(paths: tuple[str, ...], ruleset: str | None, config_path: str 
             from mlcheck.report.text import render_text
 
             render_text(result, console(), scores_only=True)
+    if not result.benchmarks:  # an empty table: say why (no logs, unreadable files, ...)
+        for found in result.all_findings():
+            if found.severity >= Severity.ERROR:
+                click.echo(f"mlcheck: nothing to score: {found.path}"
+                           f"{f':{found.line}' if found.line is not None else ''}: {found.code} {found.message}", err=True)
     click.echo(summary_line(result), err=True)
     invalid = not result.benchmarks or any(not b.score.valid for b in result.benchmarks)
     sys.exit(EXIT_FINDINGS if invalid else EXIT_OK)

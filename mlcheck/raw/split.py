@@ -54,8 +54,8 @@ def split_log(path: str, out_dir: str, start_index: int = 0, force: bool = False
     try:
         for item in _isolated(read_records(path), path):
             if not isinstance(item, RecordText):
-                findings.append(item)
-                boundaries.note(item)
+                if boundaries.note(item, keys):
+                    findings.append(item)
                 continue
             key = item.event.key
             if boundaries.opens_new_run(keys) or handle is None:

@@ -145,7 +145,8 @@ def _new_state(path: str, forced: Ruleset | None, index: int) -> WatchState:
 def _take(state: WatchState, item: AnyItem, on_finding: FindingSink,
           on_progress: ProgressSink) -> None:
     if isinstance(item, Finding):
-        state.boundaries.note(item)
+        if not state.boundaries.note(item, state.builder.counts):
+            return
         state.reading.append(item)
         _report(state, item, on_finding)
         return

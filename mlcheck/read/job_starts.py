@@ -11,7 +11,9 @@ the launcher and the rank tags say, never from the order of the MLLOG keys:
 
 Each piece of evidence met after a record was kept is one MLC024 note at its line; the next
 record then opens a new run (``mlcheck.read.runs.RunBoundaries``). Evidence met before any record
-(the launcher line of the first job) is not a boundary.
+(the launcher line of the first job) is not a boundary, nor is evidence met when the run so far
+holds only ``cache_clear`` records (a run script's cache-clearing ``srun`` step before the
+training's: ``RunBoundaries.note`` drops that note).
 """
 
 from __future__ import annotations
@@ -26,6 +28,12 @@ LAUNCH_LINE = re.compile(
     rb"^[ \t]*(?:\d[\d:.,/T-]*(?:[ \t]+\d[\d:.,]*)?[ \t]+)?(?:[+$#>]+[ \t]*)?(?:\S*/)?" + _LAUNCHERS
     + rb"(?:[ \t]+-|[ \t]*:[ \t]*launch)", re.IGNORECASE)
 """A launcher's command line (its first argument is an option) or its launch message."""
+
+
+ANOTHER_RUN = "the records after it are read as another run"
+SAME_RUN = ("a result file is one run, as the official checker reads it: the records after it belong to "
+            "this run (their repeats are findings of the round's rules)")
+"""How MLC024 ends in raw output, and in a ``result_<i>.txt`` file (read as one run)."""
 
 
 class JobStarts:
@@ -60,5 +68,4 @@ class JobStarts:
         if kept == 0 or kept == self._kept_at_last:
             return None
         self._kept_at_last = kept
-        return raw_output.JOB_STARTED.at(self.path, line_no, f"a new job begins here ({evidence}): "
-                                         "the records after it are read as another run")
+        return raw_output.JOB_STARTED.at(self.path, line_no, f"a new job begins here ({evidence}): {ANOTHER_RUN}")

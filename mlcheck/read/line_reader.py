@@ -197,7 +197,7 @@ class LineReader:
         elif stats.records == 0:
             skipped = f" ({self.long_lines} too long to read)" if self.long_lines else ""
             yield rules.NO_RECORDS.at(self.path, None, f"no :::MLLOG record found in {stats.lines} "
-                                      f"lines{skipped}; is this an MLPerf log?")
+                                      f"line{'' if stats.lines == 1 else 's'}{skipped}; is this an MLPerf log?")
         if stats.is_raw or self.copies.copies:
             yield raw_output.RAW_OUTPUT_READ.at(self.path, None, stats.describe(self.copies.describe()))
             if not self.keep_text and RESULT_FILE.match(os.path.basename(self.path)):  # split is the fix

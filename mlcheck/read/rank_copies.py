@@ -219,7 +219,7 @@ class RankCopies:
         ranks = len(self.copy_ranks)
         plural = "s" if ranks != 1 else ""
         what = f"rank{plural}" if all(r >= 0 for _job, r in self.copy_ranks) else f"rank{plural} or stream{plural}"
-        text = f"{self.copies} copies printed by {ranks} other {what} dropped"
+        text = f"{self.copies} {'copy' if self.copies == 1 else 'copies'} printed by {ranks} other {what} dropped"
         extra = []
         if self.conflicts:
             extra.append(f"{self.conflicts} differ from the kept record (MLC021)")

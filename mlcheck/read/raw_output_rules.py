@@ -35,7 +35,10 @@ the line is counted as repaired in MLC020 instead.
   after it are read as another run. This is the only thing that makes several runs of one file;
   a file named ``result_<i>.txt`` is always one run, as the official checker reads it (a
   second job's records in it are then duplicates, reported by the rules of the round). See
-  ``mlcheck.job_starts``. Nothing to fix in raw output; ``mlcheck split`` writes one file per run.
+  ``mlcheck.job_starts``. A launcher line met when the run so far holds only ``cache_clear``
+  records is not one: a run script clears the caches in an ``srun`` step of its own, then launches
+  the training, and both belong to the run. Nothing to fix in raw output; ``mlcheck split`` writes
+  one file per run.
 - MLC013 raw-output-in-result-file: a submitted result file (``result_<i>.txt``) holds raw job
   output. An error (the official checker fails too) when other ranks' copies of records were
   dropped or records shared a line: the official parser sees every copy ("EXACTLY_ONE occurrence

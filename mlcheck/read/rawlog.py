@@ -96,7 +96,7 @@ class RawStats:
 
     def describe(self, copies: str) -> str:
         """The MLC020 message: one sentence per kind of repair that happened."""
-        parts = [f"raw job output: {self.lines} lines, {self.records} :::MLLOG records read"]
+        parts = [f"raw job output: {_counted(self.lines, 'line')}, {_counted(self.records, ':::MLLOG record')} read"]
         if self.kept_sources:
             ranks = ", ".join(_source_name(s) + f" ({n})" for s, n in sorted(self.kept_sources.items()))
             untagged = self.kept - sum(self.kept_sources.values())
@@ -105,16 +105,21 @@ class RawStats:
             parts.append(f"records kept from {ranks}")
         if copies:
             parts.append(copies)
-        counted = ((self.noise_lines, "lines without a record dropped (launcher, warnings, "
-                    "progress)"),
-                   (self.tagged_records, "rank tags removed"),
-                   (self.colour_lines, "lines stripped of colour codes"),
-                   (self.crlf_lines, "CRLF line ends"),
-                   (self.timestamp_records, "timestamp prefixes removed"),
-                   (self.spliced_records, "records cut out of progress-bar or other text"),
-                   (self.shared_lines, "lines holding several records split into one record each"))
-        parts.extend(f"{count} {what}" for count, what in counted if count)
+        counted = ((self.noise_lines, "line{s} without a record dropped (launcher, warnings, progress)"),
+                   (self.tagged_records, "rank tag{s} removed"),
+                   (self.colour_lines, "line{s} stripped of colour codes"),
+                   (self.crlf_lines, "CRLF line end{s}"),
+                   (self.timestamp_records, "timestamp prefix{es} removed"),
+                   (self.spliced_records, "record{s} cut out of progress-bar or other text"),
+                   (self.shared_lines, "line{s} holding several records split into one record each"))
+        parts.extend(f"{count} " + what.format(s="" if count == 1 else "s", es="" if count == 1 else "es")
+                     for count, what in counted if count)
         return "; ".join(parts)
+
+
+def _counted(number: int, noun: str) -> str:
+    """``1 line``, ``2 lines``."""
+    return f"{number} {noun}{'' if number == 1 else 's'}"
 
 
 def _source_name(source: Source) -> str:

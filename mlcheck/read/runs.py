@@ -17,10 +17,13 @@ from dataclasses import dataclass, field
 from typing import Callable, Iterable, Iterator, Mapping, Protocol, Sequence, cast
 
 from mlcheck.model import Evaluation, Event, Finding, Run
+from mlcheck.read.job_starts import ANOTHER_RUN, SAME_RUN
 from mlcheck.read.reader import LogItem
 
 _CUT_RECORD = "MLC023"
 _JOB_STARTED = "MLC024"
+_PREAMBLE = frozenset({"cache_clear"})
+"""Keys a run script logs in its own step before it launches the training job of the run."""
 
 
 def _number(value: object) -> float | None:
@@ -102,10 +105,18 @@ class RunBoundaries:
         self.one_run = one_run
         self._pending = False
 
-    def note(self, finding: Finding) -> None:
-        """Take a reading finding; a new job's start makes the next record open a run."""
-        if finding.code == _JOB_STARTED and not self.one_run:
+    def note(self, finding: Finding, counts: Mapping[str, int] | None = None) -> bool:
+        """Take a reading finding; a new job's start makes the next record open a run. False for
+        a job start that opens none, which the caller drops: the run so far (``counts``) only
+        cleared the caches, so this launcher starts the training of the same run (a run script's
+        ``srun ... cache_clear`` step, then ``srun ... train.py``)."""
+        if finding.code != _JOB_STARTED:
+            return True
+        if counts and all(key in _PREAMBLE for key in counts):
+            return False
+        if not self.one_run:
             self._pending = True
+        return True
 
     def opens_new_run(self, counts: Mapping[str, int]) -> bool:
         """Whether the next record begins a new run, given the key counts of the current run."""
@@ -142,7 +153,10 @@ def iter_runs(items: Iterable[LogItem], path: str, findings: list[Finding], one_
     after_finding = False  # only a finding can make the next record open a run
     for item in items:
         if isinstance(item, Finding):
-            boundaries.note(item)
+            if not boundaries.note(item, current.counts):
+                continue
+            if one_run and item.code == _JOB_STARTED:
+                item = dataclasses.replace(item, message=item.message.replace(ANOTHER_RUN, SAME_RUN))
             if cap.keep(item):
                 findings.append(item)
             after_finding = True

@@ -168,8 +168,9 @@ def rule_help(code: str) -> str:
         return ""
     rule, module = found
     doc = module.__doc__ or ""
-    match = re.search(rf"^- {re.escape(rule.code)} [a-z0-9-]+: (.*?)(?=^- MLC\d{{3}} |^\S|\Z)", doc,
-                      re.M | re.S)
+    end = r"(?=^- MLC\d{3} |^\S|\Z)"
+    match = re.search(rf"^- {re.escape(rule.code)} [a-z0-9-]+(?: \([a-z/ ]+\))?: (.*?)" + end, doc, re.M | re.S)
     if match is None:
         return rule.summary
-    return " ".join(match.group(1).split()).replace("``", "`")
+    also = re.findall(rf"^- {re.escape(rule.code)} (also .*?)" + end, doc, re.M | re.S)  # "- MLC003 also covers ..."
+    return " ".join(" ".join([match.group(1), *(f"It {text}" for text in also)]).split()).replace("``", "`")

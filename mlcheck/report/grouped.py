@@ -66,7 +66,7 @@ class FindingGroup:
         noun = "runs" if self.folder_runs else "files"
         if self.folder_runs and count == self.folder_runs:
             return f"{shown(self.folder)} (all {count} {noun})"
-        names = [member_label(m) for m in self.members]
+        names = _distinct_places(self.members, lines=False)
         listed = ", ".join(dict.fromkeys(names[:PLACES_SHOWN])) + (", ..." if count > PLACES_SHOWN else "")
         total = f" of {self.folder_runs}" if self.folder_runs else ""
         return f"{shown(self.folder)} ({count}{total} {noun}: {listed})"
@@ -89,13 +89,14 @@ def member_place(found: Finding) -> str:
     return member_label(found) + (f":{found.line}" if found.line is not None else "")
 
 
-def _distinct_places(members: tuple[Finding, ...]) -> list[str]:
-    """Each member's place; with its folder where file names repeat (power/result_3/node_0.txt)."""
-    places = [member_place(m) for m in members]
-    if len(set(places)) == len(places):
+def _distinct_places(members: tuple[Finding, ...], lines: bool = True) -> list[str]:
+    """Each member's place (without its line: ``lines`` False); with its folder where file names
+    repeat (power/result_3/node_0.txt)."""
+    places = [member_place(m) if lines else member_label(m) for m in members]
+    if len(set(places)) == len(places) or len({(m.path, m.run_index) for m in members}) == 1:
         return places
     return ["/".join(m.path.replace("\\", "/").rstrip("/").rsplit("/", 2)[-2:])
-            + (f" #{m.run_index}" if m.run_index else "") + (f":{m.line}" if m.line is not None else "")
+            + (f" #{m.run_index}" if m.run_index else "") + (f":{m.line}" if m.line is not None and lines else "")
             for m in members]
 
 
@@ -110,7 +111,7 @@ def context_lines(group: FindingGroup) -> list[str]:
             more = f", ... ({len(places) - CONTEXT_LINES} more)" if len(places) > CONTEXT_LINES else ""
             lines.append(", ".join(places[:CONTEXT_LINES]) + more)
         else:
-            lines.extend(f"{place}: {m.message}" for place, m in zip(places[:CONTEXT_LINES], members))
+            lines.extend(f"{place}: {numbers}" for place, numbers in zip(places[:CONTEXT_LINES], _numbers_that_differ(members)))
             if len(members) > CONTEXT_LINES:
                 lines.append(f"... {len(members) - CONTEXT_LINES} more")
     first = group.first
@@ -118,11 +119,23 @@ def context_lines(group: FindingGroup) -> list[str]:
     total = max(first.item_count, len(items))
     if items and first.message.startswith(_item_text(items[0])):  # a merged finding's first: the line above
         items, total = items[1:], total - 1
+    if items and total == len(items) and all(item in first.message for item in items):
+        items = []  # the message lists them all already
     if items:
         lines.extend(f"- {item}" for item in items[:CONTEXT_LINES])
         if total > CONTEXT_LINES:
             lines.append(f"... {total - CONTEXT_LINES} more (the JSON report lists {len(first.items)})")
     return lines
+
+
+def _numbers_that_differ(members: tuple[Finding, ...]) -> list[str]:
+    """For members whose messages differ in numbers only: each member's numbers where they are
+    not all the same, in the order of the message (``1,099; 583``), not the whole message again."""
+    numbers = [_NUMBER.findall(m.message) for m in members]
+    if any(len(n) != len(numbers[0]) for n in numbers):
+        return [m.message for m in members]
+    varying = [i for i in range(len(numbers[0])) if any(n[i] != numbers[0][i] for n in numbers)]
+    return ["; ".join(n[i] for i in varying) for n in numbers]
 
 
 def _item_text(item: str) -> str:

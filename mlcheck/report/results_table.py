@@ -213,7 +213,7 @@ def render_table_text(result: CheckResult, console: Console) -> None:
     for i, name in enumerate(header):
         if i not in shared:
             numeric = name in columns or name in _NUMERIC
-            table.add_column(name, justify="right" if numeric else "left")
+            table.add_column(name, justify="right" if numeric else "left", overflow="fold")  # never "…": the system names a row
     for row in rows:
         values = _values(row, columns)
         table.add_row(*(v for i, v in enumerate(values) if i not in shared))

@@ -156,9 +156,9 @@ def _off_packed_schedule(ctx: RunContext, evals: list[tuple[Evaluation, float]],
     previous = 0.0
     for number, (current, samples) in enumerate(evals, start=1):
         if abs(samples - previous - interval) > slack:
-            since = "the start" if number == 1 else f"eval {number - 1} ({_shown(previous)})"
+            since = "" if number == 1 else f", {_shown(samples - previous)} after eval {number - 1} ({_shown(previous)})"
             return ctx.at(EVAL_CADENCE, current.line, (
-                f"eval {number} is at {_shown(samples)} samples, {_shown(samples - previous)} after {since}; "
+                f"eval {number} is at {_shown(samples)} samples{since}; "
                 f"the rules evaluate {name} every {interval:,} samples, and a packed batch of "
                 f"global_batch_size {_shown(batch)} moves an eval by {_shown(slack)} sequences at most "
                 f"({_source(cadence)})"))

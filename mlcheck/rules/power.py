@@ -38,13 +38,17 @@ from mlcheck.package.power import KINDS, PowerFolder, PowerRun
 from mlcheck.rule import Rule
 
 POWER_RUN_MISSING = Rule("MLC540", "power-run-missing", Severity.ERROR,
-                         "a run of a folder with power/ has no power/<result>/ folder", official=True)
+                         "a run of a folder with power/ has no power/<result>/ folder", official=True,
+                         also=(Severity.WARNING,))
 POWER_FILE_MISNAMED = Rule("MLC541", "power-file-misnamed", Severity.ERROR,
-                           "node/switch power logs are not numbered 0..n-1", official=True)
+                           "node/switch power logs are not numbered 0..n-1", official=True,
+                           also=(Severity.WARNING,))
 POWER_COUNTS_DIFFER = Rule("MLC542", "power-counts-differ", Severity.ERROR,
-                           "runs measure different numbers of nodes or switches", official=True)
+                           "runs measure different numbers of nodes or switches", official=True,
+                           also=(Severity.WARNING,))
 POWER_LOG_INVALID = Rule("MLC543", "power-log-invalid", Severity.ERROR,
-                         "a power log the result summarizer cannot score")
+                         "a power log the result summarizer cannot score",
+                         also=(Severity.WARNING,))
 ENERGY_SCORE = Rule("MLC544", "energy-score", Severity.INFO,
                     "the folder's energy, as the round's result summarizer scores it")
 

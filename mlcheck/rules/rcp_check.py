@@ -103,12 +103,11 @@ def _record_findings(folder: str, result: RcpResult, normalised: bool, bypass: s
     note = (f"; rcp-bypass requested in {bypass}: be ready to have it reviewed by the submission "
             "committee") if bypass else ""
     if result.verdict == "fail" and result.reference_mean is not None:
-        refs = " and ".join(f"BS {b}" for b in result.reference_batch_sizes)
         return [RCP_FAILED.at(folder, None, (
             f"global batch size {result.batch_size}: submission mean {_number(result.submission_mean)} "
             f"{result.unit} is below the minimum acceptable mean {_number(result.min_acceptable_mean)} "
-            f"(margin {result.margin_pct:+.2f} %; reference mean {_number(result.reference_mean)} from "
-            f"{result.reference} [{refs}]){note}"), severity=severity)]
+            f"(margin {result.margin_pct:+.2f} %; reference mean {_number(result.reference_mean)} "
+            f"{_reference_of(result)}){_implausible(result)}{note}"), severity=severity)]
     if result.verdict == "missing":
         return [RCP_MISSING.at(folder, None, result.reason + note, severity=severity)]
     if result.verdict == "fail":
@@ -119,6 +118,25 @@ def _record_findings(folder: str, result: RcpResult, normalised: bool, bypass: s
             f"{_number(result.reference_mean)}: score multiplied by {result.normalization_factor:.4f} "
             "(no scaling.json written)"))]
     return []
+
+
+def _implausible(result: RcpResult) -> str:
+    """A hint when the submission mean is under 1 % of the reference's: not a slow convergence but
+    evals that do not log the position trained (Baidu 2.0 BERT logs ``epoch_num`` 1 on every eval)."""
+    if result.submission_mean is None or not result.reference_mean or result.submission_mean * 100 >= result.reference_mean:
+        return ""
+    return (f"; a mean under 1 % of the reference's means the evals do not log the {result.unit} trained: "
+            "the RCP test reads each run's convergence point from its last eval's metadata")
+
+
+def _reference_of(result: RcpResult) -> str:
+    """``from bert_ref_3072 [BS 3072]``, or ``interpolated between BS 256 and BS 3072`` (the
+    interpolated reference's name already says its batch sizes)."""
+    name = result.reference or "?"
+    if name.startswith("interpolated"):
+        return name
+    refs = " and ".join(f"BS {b}" for b in result.reference_batch_sizes)
+    return f"from {name} [{refs}]" if refs else f"from {name}"
 
 
 def _installed_logging() -> str:

@@ -169,7 +169,7 @@ def _coerce(table: Mapping[str, Any], where: str, text: str, problems: list[Find
         label = raw_key if from_file else f"MLCHECK_{raw_key.upper()}"
         line = line_of(text, raw_key) if from_file else None
         if key not in _SCALARS:
-            known = ", ".join(sorted(set(_SCALARS) | {"waivers"}))
+            known = ", ".join(sorted(set(_SCALARS) - {"outputs"} | {"output", "waivers"}))  # as the README spells them
             if from_file:
                 problems.append(CONFIG_INVALID.at(where, line, f"unknown setting {label!r}; known: {known}"))
             continue
