@@ -144,7 +144,7 @@ def iter_runs(items: Iterable[LogItem], path: str, findings: list[Finding], one_
     current = RunBuilder(path, 0)
     cap = FindingCap()
     if one_run:  # no boundary to watch for: every event goes to the one run
-        current.add_all(items, lambda found: findings.append(found) if cap.keep(found) else None)
+        current.add_all(items, lambda found: _one_run_finding(found, boundaries, current.counts, cap, findings))
         findings.extend(cap.summaries())
         if current.counts:
             yield current.build()
@@ -155,8 +155,6 @@ def iter_runs(items: Iterable[LogItem], path: str, findings: list[Finding], one_
         if isinstance(item, Finding):
             if not boundaries.note(item, current.counts):
                 continue
-            if one_run and item.code == _JOB_STARTED:
-                item = dataclasses.replace(item, message=item.message.replace(ANOTHER_RUN, SAME_RUN))
             if cap.keep(item):
                 findings.append(item)
             after_finding = True
@@ -173,6 +171,18 @@ def iter_runs(items: Iterable[LogItem], path: str, findings: list[Finding], one_
     findings.extend(cap.summaries())
     if current.counts:
         yield current.build()
+
+
+def _one_run_finding(found: Finding, boundaries: RunBoundaries, counts: Mapping[str, int], cap: FindingCap,
+                     findings: list[Finding]) -> None:
+    """A reading finding of a file read as one run: a job start that opens no run is dropped, and
+    MLC024 says the records after it stay in this run."""
+    if not boundaries.note(found, counts):
+        return
+    if found.code == _JOB_STARTED:
+        found = dataclasses.replace(found, message=found.message.replace(ANOTHER_RUN, SAME_RUN))
+    if cap.keep(found):
+        findings.append(found)
 
 
 MAX_FINDINGS_PER_CODE = 100
