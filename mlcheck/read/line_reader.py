@@ -235,7 +235,8 @@ class LineReader:
         before = segments[0]
         line_source: Source | None = None
         column = len(segments[0]) + len(MARKER)
-        for number, segment in enumerate(segments[1:], start=1):
+        for number in range(1, count + 1):
+            segment = segments[number]
             prefix = self.prefixes.mapped(read_prefix(before))
             source = prefix.source if prefix.source is not None else line_source
             boundary = None if source is None else self.job_starts.tagged(source[0], line_no,
