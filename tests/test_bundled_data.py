@@ -12,7 +12,7 @@ import pytest
 
 from mlcheck.facts.rulesets import SUPPORTED_RULESETS
 
-SCHEMAS = Path(__file__).resolve().parent.parent / "mlcheck" / "schemas"
+SCHEMAS = Path(__file__).resolve().parent.parent / "schemas"  # (installed as mlcheck.schemas)
 FILES = {"ruleset.json": "ruleset.schema.json", "constraints.json": "constraints.schema.json",
          "package.json": "package-policy.schema.json", "rcp.json": "rcp-policy.schema.json"}
 
