@@ -24,6 +24,8 @@ from mlcheck.rule import RunContext
 from mlcheck.rules.convergence import first_reaching
 from mlcheck.rules.internal import crash_finding
 from mlcheck.rules.eval_records import judged_run
+from mlcheck.rules.weight_init import expected_tensors
+from mlcheck.facts.constraints import load_constraints
 from mlcheck.rules.selection import (
     BENCHMARK_NOT_ITS_FOLDER,
     LOG_NEWER_THAN_RULESETS,
@@ -99,6 +101,23 @@ def check_log(ref: LogRef, forced: Ruleset | None, forced_source: str = "--rules
     # What the folder checks and reports need of a judged run; the rest of its events go now.
     return [replace(result, run=result.run.reduced()) if result.run is not None else result
             for result in judged]
+
+
+def warm_caches(refs: Sequence[LogRef]) -> None:
+    """Load in the parent, before ``--jobs`` forks its workers, what each worker would otherwise
+    load again on its first log (the lazily imported modules, the rulesets the paths name, their
+    constraints and the official tensor lists): the workers inherit it. Only caches are filled:
+    what is checked does not change."""
+    from mlcheck.read import runs  # noqa: F401 - imported by check_log on its first call
+    from mlperf_logging import benchmark_meta  # noqa: F401 - read by every ruleset
+
+    folders = {os.path.dirname(os.path.dirname(ref.path)) for ref in refs if ref.path != "-"}
+    versions = {found.version for found in map(ruleset_from_path, sorted(folders)) if found is not None}
+    for version in sorted(versions):
+        load_ruleset(version)
+        for bench in load_constraints(version).benchmarks.values():
+            if bench.weight_init is not None:
+                expected_tensors(bench.weight_init.tensors_from)
 
 
 def _unread_log(ref: LogRef, forced: Ruleset | None, findings: list[Finding],

@@ -141,17 +141,23 @@ def _repeated(ctx: RunContext, entry: Entry, events: tuple[Event, ...], codes: E
 def _values(ctx: RunContext, entry: Entry, events: tuple[Event, ...], codes: EntryCodes,
             scope: str, states: StateTimeline) -> Iterator[Finding]:
     run = ctx.run
-    firsts_after = {key: run.first(key) for key in entry.after}
+    firsts_after = list({key: run.first(key) for key in entry.after}.items())
     submission = entry.key.startswith("submission_")
+    check, first_check = entry.check, entry.first_check
+    # (what every event is asked is decided once per entry: most entries of a long run check a
+    # value or metadata, not both, and the loop below sees every kept event of their key)
+    metadata = bool(entry.metadata or entry.metadata_one_of or entry.metadata_requires or entry.metadata_check)
     for index, event in enumerate(events):
         # The official checker runs submission_* checks on the first occurrence only.
-        official = None if index == 0 or not submission else False
-        for check in (entry.check, entry.first_check if index == 0 else None):
+        if check is not None or (index == 0 and first_check is not None):
+            official = None if index == 0 or not submission else False
             if check is not None:
                 yield from _value_check(ctx, entry, event, check, codes, scope, states, official)
-        if not _metadata_passes(entry, event.metadata):  # (a test first: no generator per event)
+            if index == 0 and first_check is not None:
+                yield from _value_check(ctx, entry, event, first_check, codes, scope, states, official)
+        if metadata and not _metadata_passes(entry, event.metadata):  # (a test first: no generator per event)
             yield from _metadata(ctx, entry, event, codes, scope)
-        for key, first_after in firsts_after.items():
+        for key, first_after in firsts_after:
             if first_after is None or event.line < first_after.line:
                 where = "is not logged" if first_after is None else f"is first logged at line {first_after.line}"
                 yield ctx.at(codes.order, event.line,
