@@ -11,6 +11,7 @@ import re
 from typing import Generator, Iterator
 
 from mlcheck.read.fast_json import fast_event
+from mlcheck.read.fast_lines import FastLines
 from mlcheck.read.file_names import RESULT_FILE
 from mlcheck.read.items import (AnyItem as AnyItem, LogItem as LogItem, RawItem as RawItem,  # re-exported
                                 RecordText as RecordText)
@@ -32,8 +33,7 @@ _ANSI_BYTES = re.compile(ANSI.pattern.encode())
 _LEADING_TAG = re.compile(rb"\[\d+,\d+\]<(?:stdout|stderr)>:")
 
 
-
-class LineReader:
+class LineReader(FastLines):
     """Reads a log one physical line at a time (the batch reader and ``mlcheck watch`` share it)."""
 
     def __init__(self, path: str, ranks: dict[int, set[int]] | None = None,
@@ -49,7 +49,7 @@ class LineReader:
         self._tags_seen = False
         self.job_starts = JobStarts(path)
         self.prefixes = PrefixDecisions(self.copies, duplicates)
-        """Bare rank tags of ranks whose records are copies (see :meth:`drop_copy`)."""
+        """Bare rank tags of ranks whose records are copies (see :meth:`FastLines.drop_copy`)."""
         self._noise_tag: bytes | None = None
         """The rank tag of the line before when it held no record (a progress bar)."""
 
@@ -131,28 +131,6 @@ class LineReader:
                 yield event
                 return
         yield from self._record(segment, source, at + len(MARKER), unterminated)
-
-    def drop_copy(self, raw: bytes) -> Finding | bool:
-        """Read the commonest line of output in which every rank prints: a bare tag of a rank that
-        is not the logging rank, then one record. Such a line is only compared with the kept
-        record, so it is read here without the generator of :meth:`feed`. True when the line was
-        read, a :class:`Finding` when it was read and conflicts with the kept record, False when
-        it is not such a line (then :meth:`feed` reads it)."""
-        at = raw.find(_MARKER_BYTES)
-        source = self.prefixes.copy_sources.get(raw[:at]) if at > 0 else None
-        if (source is None or raw[-1:] != b"\n" or raw.find(_MARKER_BYTES, at + 8) >= 0
-                or b"\x1b" in raw):
-            return False
-        self.line_no += 1
-        stats = self.stats
-        stats.lines += 1
-        stats.records += 1
-        stats.tagged_records += 1
-        end = -1
-        if raw[-2:-1] == b"\r":
-            stats.crlf_lines += 1
-            end = -2
-        return self.copies.copy(source, raw[at:end], self.line_no) or True
 
     def skip_long_line(self, length: int) -> list[Finding]:
         """Account for a physical line longer than :data:`MAX_LINE_BYTES` that was not read."""

@@ -116,6 +116,10 @@ def _lines(chunk: bytes, counts: _Counts, reader: LineReader) -> Iterator[AnyIte
                 yield event
                 continue
         counts.flush(reader)
+        event = reader.kept_tagged(chunk[start:end]) if start < at else None
+        if event is not None:  # (a record behind a rank tag, read without feed's generator)
+            yield event
+            continue
         yield from reader.feed(chunk[start:end])
 
 

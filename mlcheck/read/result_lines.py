@@ -74,7 +74,11 @@ def read_result_lines(lines: Iterator[bytes], reader: LineReader,
             if len(raw) >= MAX_LINE_BYTES and not raw.endswith(b"\n"):
                 yield from reader.skip_long_line(skip_line(len(raw)))
             else:
-                yield from reader.feed(raw)
+                event = reader.kept_tagged(raw)  # (a record behind a rank tag: no generator)
+                if event is not None:
+                    yield event
+                else:
+                    yield from reader.feed(raw)
             line_no = reader.line_no
     finally:
         stats.lines += lines_read
