@@ -7,6 +7,8 @@ then.
 
 from __future__ import annotations
 
+import re
+
 from mlcheck.model import Event, Finding
 from mlcheck.read.fast_json import fast_event
 from mlcheck.read.job_starts import JobStarts
@@ -15,6 +17,7 @@ from mlcheck.read.rank_copies import RankCopies
 from mlcheck.read.rawlog import RawStats
 
 _MARKER_BYTES = b":::MLLOG"
+LEADING_TAG = re.compile(rb"\[\d+,\d+\]<(?:stdout|stderr)>:")
 
 
 class FastLines:
@@ -26,8 +29,10 @@ class FastLines:
     prefixes: PrefixDecisions
     job_starts: JobStarts
     keep_text: bool
-    _tags_seen: bool
-    _noise_tag: bytes | None
+    tags_seen: bool
+    noise_tag: bytes | None
+    """The rank tag of the line before when it held no record (a progress bar): a record at the
+    start of the next line is that rank's (:meth:`LineReader.feed` splices the tag to it)."""
 
     def drop_copy(self, raw: bytes) -> Finding | bool:
         """Read the commonest line of output in which every rank prints: a bare tag of a rank that
@@ -50,6 +55,12 @@ class FastLines:
             stats.crlf_lines += 1
             end = -2
         return self.copies.copy(source, raw[at:end], self.line_no) or True
+
+    def note_noise(self, raw: bytes) -> None:
+        """Note a line without a record (the last of a stretch the caller counted): its rank tag,
+        once rank tags were met, is that of a record at the start of the next line."""
+        leading = LEADING_TAG.match(raw) if self.tags_seen else None
+        self.noise_tag = leading.group(0) if leading is not None else None
 
     def kept_tagged(self, raw: bytes) -> Event | None:
         """Read the commonest line of raw output in a result file: a bare rank tag already met,
@@ -76,9 +87,9 @@ class FastLines:
         stats = self.stats
         stats.lines += 1
         stats.crlf_lines += crlf
-        self._noise_tag = None
+        self.noise_tag = None
         stats.records += 1
-        self._tags_seen = True
+        self.tags_seen = True
         stats.tagged_records += 1
         stats.kept += 1
         sources = stats.kept_sources

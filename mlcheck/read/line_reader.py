@@ -30,7 +30,6 @@ MARKER_BYTES = _MARKER_BYTES = MARKER.encode()
 MAX_LINE_BYTES = 16 * 1024 * 1024
 """A longer physical line is skipped (MLC014): what is held of one line stays bounded."""
 _ANSI_BYTES = re.compile(ANSI.pattern.encode())
-_LEADING_TAG = re.compile(rb"\[\d+,\d+\]<(?:stdout|stderr)>:")
 
 
 class LineReader(FastLines):
@@ -46,11 +45,11 @@ class LineReader(FastLines):
         self.stats = RawStats()
         self.copies = RankCopies(path, ranks, keep_all=keep_copies)
         self.long_lines = 0
-        self._tags_seen = False
+        self.tags_seen = False
         self.job_starts = JobStarts(path)
         self.prefixes = PrefixDecisions(self.copies, duplicates)
         """Bare rank tags of ranks whose records are copies (see :meth:`FastLines.drop_copy`)."""
-        self._noise_tag: bytes | None = None
+        self.noise_tag: bytes | None = None
         """The rank tag of the line before when it held no record (a progress bar)."""
 
     def feed(self, raw: bytes) -> Iterator[AnyItem]:
@@ -59,8 +58,7 @@ class LineReader(FastLines):
         self.stats.lines += 1
         at = raw.find(_MARKER_BYTES)
         if at < 0:
-            leading = _LEADING_TAG.match(raw) if self._tags_seen else None
-            self._noise_tag = leading.group(0) if leading is not None else None
+            self.note_noise(raw)
             if raw.strip():
                 self.stats.noise_lines += 1
                 boundary = self.job_starts.launcher(raw, self.line_no, self.stats.kept)
@@ -69,7 +67,7 @@ class LineReader(FastLines):
             if raw.endswith(b"\r\n"):
                 self.stats.crlf_lines += 1
             return
-        noise_tag, self._noise_tag = self._noise_tag, None
+        noise_tag, self.noise_tag = self.noise_tag, None
         if at == 0 and noise_tag is not None:
             # A record at the start of the line after a rank's progress bar: the bar ended in a
             # \r that a tool turned into a line end, and the record is still that rank's.
@@ -98,7 +96,7 @@ class LineReader(FastLines):
         self.stats.records += 1
         source = prefix.source
         if source is not None:
-            self._tags_seen = True
+            self.tags_seen = True
             self.stats.tagged_records += 1
             boundary = self.job_starts.tagged(source[0], self.line_no, self.stats.kept)
             if boundary is not None:
@@ -202,7 +200,7 @@ class LineReader(FastLines):
         if count == 1 and not segments[0]:
             yield from self._record(segments[1], None, len(MARKER), unterminated)
             return
-        raw_line = self._tags_seen or TAG.search(text) is not None
+        raw_line = self.tags_seen or TAG.search(text) is not None
         if count > 1:
             if raw_line:
                 self.stats.shared_lines += 1
@@ -240,7 +238,7 @@ class LineReader(FastLines):
 
     def _count_prefix(self, prefix: Prefix, number: int, tag: bool = True) -> None:
         if tag and prefix.source is not None:
-            self._tags_seen = True
+            self.tags_seen = True
             self.stats.tagged_records += 1
         if prefix.timestamp:
             self.stats.timestamp_records += 1
@@ -256,7 +254,7 @@ class LineReader(FastLines):
         try:
             record, end, replaced = decode_record(body)
         except (ValueError, RecursionError) as error:
-            raw = self._tags_seen or self.stats.is_raw
+            raw = self.tags_seen or self.stats.is_raw
             yield undecodable_record(self.path, line_no, body, column + lead, error, truncated, raw)
             return None
         for item in validate_record(record, line_no, self.path, replaced):
