@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import datetime as dt
+import gc
 import os
 import sys
 from dataclasses import dataclass, replace
@@ -25,6 +26,8 @@ from mlcheck.rule import RunContext
 from mlcheck.rules.convergence import first_reaching
 from mlcheck.rules.internal import crash_finding
 from mlcheck.rules.eval_records import judged_run
+from mlcheck.rules.weight_init import expected_tensors
+from mlcheck.facts.constraints import load_constraints
 from mlcheck.rules.selection import (
     BENCHMARK_NOT_ITS_FOLDER,
     LOG_NEWER_THAN_RULESETS,
@@ -66,6 +69,22 @@ def check(paths: Sequence[str], ruleset: str | None = None,
     ``jobs`` processes read and judge the logs (:mod:`mlcheck.judge.jobs`; the result is the same).
     Raises ``RulesetError`` for an unknown ruleset and ``DiscoveryError`` for a missing path.
     """
+    # The cycle collector pauses for the whole check, as it does while the logs are read
+    # (mlcheck.judge.jobs.check_one): the folder, package and power checks run over every judged
+    # run held at once, millions of acyclic objects that each collection would traverse again
+    # (on all shared rounds that was half of their 0.55 s). A cycle made meanwhile is collected
+    # once the collector runs again.
+    collecting = gc.isenabled()
+    gc.disable()
+    try:
+        return _check(paths, ruleset, progress, line_limits, jobs, ruleset_source)
+    finally:
+        if collecting:
+            gc.enable()
+
+
+def _check(paths: Sequence[str], ruleset: str | None, progress: Progress | None,
+           line_limits: Mapping[str, int] | None, jobs: int, ruleset_source: str) -> CheckResult:
     forced = load_ruleset(normalise_version(ruleset)) if ruleset else None
     refs, empty, skipped = discover_all(list(paths))
     if line_limits:
@@ -106,6 +125,23 @@ def check_log(ref: LogRef, forced: Ruleset | None, forced_source: str = "--rules
     # (sorted as judge_run sorts: the reading findings before the rules' own at the same place)
     return [replace(result, findings=tuple(sorted([*by_run[result.index], *result.findings], key=Finding.sort_key)))
             if by_run.get(result.index) else result for result in judged]
+
+
+def warm_caches(refs: Sequence[LogRef]) -> None:
+    """Load in the parent, before ``--jobs`` forks its workers, what each worker would otherwise
+    load again on its first log (the lazily imported modules, the rulesets the paths name, their
+    constraints and the official tensor lists): the workers inherit it. Only caches are filled:
+    what is checked does not change."""
+    from mlcheck.read import runs  # noqa: F401 - imported by check_log on its first call
+    from mlperf_logging import benchmark_meta  # noqa: F401 - read by every ruleset
+
+    folders = {os.path.dirname(os.path.dirname(ref.path)) for ref in refs if ref.path != "-"}
+    versions = {found.version for found in map(ruleset_from_path, sorted(folders)) if found is not None}
+    for version in sorted(versions):
+        load_ruleset(version)
+        for bench in load_constraints(version).benchmarks.values():
+            if bench.weight_init is not None:
+                expected_tensors(bench.weight_init.tensors_from)
 
 
 def _unread_log(ref: LogRef, forced: Ruleset | None, findings: list[Finding],

@@ -8,6 +8,7 @@ orjson cases are skipped.
 
 from __future__ import annotations
 
+import gzip
 import json
 import math
 import random
@@ -253,3 +254,45 @@ def test_the_lines_after_an_over_long_line_are_read(tmp_path: Path) -> None:
     assert len(blocks) == len(lines) and sum(type(item).__name__ == "Event" for item in blocks) == 3
     for got, expected in zip(blocks, lines):
         assert same(tuple(got), tuple(expected)) if isinstance(got, tuple) else got == expected
+
+
+TAGGED_LINES = [
+    b"0: " + record_line("0.6"), b"3: " + record_line("0.61"), b"0: " + record_line("0.62", tail="\r\n"),
+    b"[1,0]<stdout>:" + record_line("0.7"), b"[2,1]<stderr>:" + record_line("0.71"),
+    b"[1,0]<stdout>:" + record_line("0.72", tail="\r\r\n"), b"[1,0]<stdout>:progress 10%\n",
+    b"2023-01-01 10:00:00 0: " + record_line("0.8"), b"0: \x1b[31m" + record_line("0.81"),
+    b"0: " + record_line("NaN"), b"0: " + record_line("18446744073709551616"),
+    b"0: " + record_line("0.9").rstrip(b"\n") + b"0: " + record_line("0.91"),
+    b"0: :::MLLOG {\"key\": broken\n", b"7: " + record_line("1", metadata="[]"),
+    b"+ srun --ntasks=8 python train.py\n", b"0: noise of rank 0\n", record_line("0.5"),
+]
+
+
+@pytest.mark.parametrize("seed", range(8))
+def test_records_behind_rank_tags_are_read_as_the_line_reader_does(tmp_path: Path, seed: int) -> None:
+    """LineReader.kept_tagged (a tagged record read without feed's generator) against feed:
+    tags of several jobs and ranks, a job met for the first time (MLC024), CRLF, timestamps,
+    colour, records orjson does not take, glued records, a progress bar before a record."""
+    rng = random.Random(seed)
+    lines = [rng.choice(TAGGED_LINES) for _ in range(rng.randrange(1, 400))]
+    if seed % 2:
+        lines[-1] = lines[-1].rstrip(b"\n")
+    path = tmp_path / "result_0.txt"
+    path.write_bytes(b"".join(lines))
+    lean = list(read_mllog(str(path), keep_copies=True))
+    reference = reference_items(path)
+    assert len(lean) == len(reference)
+    for got, expected in zip(lean, reference):
+        assert same(tuple(got), tuple(expected)) if isinstance(got, tuple) else got == expected
+    (blocks, block_stats), (fed, fed_stats) = _block_and_line_readers(path)
+    assert block_stats == fed_stats
+    assert len(blocks) == len(fed)
+    with gzip.open(tmp_path / "result_1.txt.gz", "wb") as packed:  # the line-by-line reader
+        packed.write(path.read_bytes())
+    zipped = list(read_mllog(str(tmp_path / "result_1.txt.gz"), keep_copies=True))
+    assert len(zipped) == len(reference)
+    for got, expected in zip(zipped, reference):
+        if isinstance(got, tuple):
+            assert same(tuple(got), tuple(expected))
+        else:
+            assert (got.code, got.line) == (expected.code, expected.line)

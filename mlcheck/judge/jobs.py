@@ -166,6 +166,9 @@ def _in_workers(refs: Sequence[LogRef], sizes: dict[int, int], version: _Forced 
 
     lost: list[int] = []
     chunks = _chunks(sizes, jobs)
+    warm = getattr(_CHECKER[0], "warm_caches", None)
+    if warm is not None and method == "fork":  # (what each worker would load first, loaded once)
+        warm(refs)
     pool = _pool(min(jobs, len(chunks), 4 * usable_cpus()), method)  # (more share the same CPUs)
     try:
         pending: dict[Future[list[list[RunResult]]], list[int]] = {

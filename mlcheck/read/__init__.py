@@ -9,7 +9,8 @@ of the file.
   uncompressed file, by blocks: lines without a record counted in C) or
   :mod:`~mlcheck.read.result_lines` (gzip, stdin, a line limit: line by line), both decoding a
   clean record with :mod:`~mlcheck.read.fast_json` and giving any other line to the line reader.
-- Raw job output: :mod:`~mlcheck.read.rawlog` (rank tags, noise), :mod:`~mlcheck.read.prefixes`,
+- Raw job output: :mod:`~mlcheck.read.rawlog` (rank tags, noise), :mod:`~mlcheck.read.fast_lines`
+  (its commonest lines read without the line reader's generator), :mod:`~mlcheck.read.prefixes`,
   :mod:`~mlcheck.read.rank_copies` and :mod:`~mlcheck.read.copy_differences` (copies printed
   by other ranks), :mod:`~mlcheck.read.job_starts` (where a new job begins).
 - :mod:`~mlcheck.read.runs` cuts the events of a file into runs; :mod:`~mlcheck.read.follow`

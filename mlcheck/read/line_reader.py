@@ -11,6 +11,7 @@ import re
 from typing import Generator, Iterator
 
 from mlcheck.read.fast_json import fast_event
+from mlcheck.read.fast_lines import FastLines
 from mlcheck.read.file_names import RESULT_FILE
 from mlcheck.read.items import (AnyItem as AnyItem, LogItem as LogItem, RawItem as RawItem,  # re-exported
                                 RecordText as RecordText)
@@ -29,11 +30,9 @@ MARKER_BYTES = _MARKER_BYTES = MARKER.encode()
 MAX_LINE_BYTES = 16 * 1024 * 1024
 """A longer physical line is skipped (MLC014): what is held of one line stays bounded."""
 _ANSI_BYTES = re.compile(ANSI.pattern.encode())
-_LEADING_TAG = re.compile(rb"\[\d+,\d+\]<(?:stdout|stderr)>:")
 
 
-
-class LineReader:
+class LineReader(FastLines):
     """Reads a log one physical line at a time (the batch reader and ``mlcheck watch`` share it)."""
 
     def __init__(self, path: str, ranks: dict[int, set[int]] | None = None,
@@ -46,11 +45,11 @@ class LineReader:
         self.stats = RawStats()
         self.copies = RankCopies(path, ranks, keep_all=keep_copies)
         self.long_lines = 0
-        self._tags_seen = False
+        self.tags_seen = False
         self.job_starts = JobStarts(path)
         self.prefixes = PrefixDecisions(self.copies, duplicates)
-        """Bare rank tags of ranks whose records are copies (see :meth:`drop_copy`)."""
-        self._noise_tag: bytes | None = None
+        """Bare rank tags of ranks whose records are copies (see :meth:`FastLines.drop_copy`)."""
+        self.noise_tag: bytes | None = None
         """The rank tag of the line before when it held no record (a progress bar)."""
 
     def feed(self, raw: bytes) -> Iterator[AnyItem]:
@@ -59,8 +58,7 @@ class LineReader:
         self.stats.lines += 1
         at = raw.find(_MARKER_BYTES)
         if at < 0:
-            leading = _LEADING_TAG.match(raw) if self._tags_seen else None
-            self._noise_tag = leading.group(0) if leading is not None else None
+            self.note_noise(raw)
             if raw.strip():
                 self.stats.noise_lines += 1
                 boundary = self.job_starts.launcher(raw, self.line_no, self.stats.kept)
@@ -69,7 +67,7 @@ class LineReader:
             if raw.endswith(b"\r\n"):
                 self.stats.crlf_lines += 1
             return
-        noise_tag, self._noise_tag = self._noise_tag, None
+        noise_tag, self.noise_tag = self.noise_tag, None
         if at == 0 and noise_tag is not None:
             # A record at the start of the line after a rank's progress bar: the bar ended in a
             # \r that a tool turned into a line end, and the record is still that rank's.
@@ -98,7 +96,7 @@ class LineReader:
         self.stats.records += 1
         source = prefix.source
         if source is not None:
-            self._tags_seen = True
+            self.tags_seen = True
             self.stats.tagged_records += 1
             boundary = self.job_starts.tagged(source[0], self.line_no, self.stats.kept)
             if boundary is not None:
@@ -131,28 +129,6 @@ class LineReader:
                 yield event
                 return
         yield from self._record(segment, source, at + len(MARKER), unterminated)
-
-    def drop_copy(self, raw: bytes) -> Finding | bool:
-        """Read the commonest line of output in which every rank prints: a bare tag of a rank that
-        is not the logging rank, then one record. Such a line is only compared with the kept
-        record, so it is read here without the generator of :meth:`feed`. True when the line was
-        read, a :class:`Finding` when it was read and conflicts with the kept record, False when
-        it is not such a line (then :meth:`feed` reads it)."""
-        at = raw.find(_MARKER_BYTES)
-        source = self.prefixes.copy_sources.get(raw[:at]) if at > 0 else None
-        if (source is None or raw[-1:] != b"\n" or raw.find(_MARKER_BYTES, at + 8) >= 0
-                or b"\x1b" in raw):
-            return False
-        self.line_no += 1
-        stats = self.stats
-        stats.lines += 1
-        stats.records += 1
-        stats.tagged_records += 1
-        end = -1
-        if raw[-2:-1] == b"\r":
-            stats.crlf_lines += 1
-            end = -2
-        return self.copies.copy(source, raw[at:end], self.line_no) or True
 
     def skip_long_line(self, length: int) -> list[Finding]:
         """Account for a physical line longer than :data:`MAX_LINE_BYTES` that was not read."""
@@ -224,7 +200,7 @@ class LineReader:
         if count == 1 and not segments[0]:
             yield from self._record(segments[1], None, len(MARKER), unterminated)
             return
-        raw_line = self._tags_seen or TAG.search(text) is not None
+        raw_line = self.tags_seen or TAG.search(text) is not None
         if count > 1:
             if raw_line:
                 self.stats.shared_lines += 1
@@ -263,7 +239,7 @@ class LineReader:
 
     def _count_prefix(self, prefix: Prefix, number: int, tag: bool = True) -> None:
         if tag and prefix.source is not None:
-            self._tags_seen = True
+            self.tags_seen = True
             self.stats.tagged_records += 1
         if prefix.timestamp:
             self.stats.timestamp_records += 1
@@ -279,7 +255,7 @@ class LineReader:
         try:
             record, end, replaced = decode_record(body)
         except (ValueError, RecursionError) as error:
-            raw = self._tags_seen or self.stats.is_raw
+            raw = self.tags_seen or self.stats.is_raw
             yield undecodable_record(self.path, line_no, body, column + lead, error, truncated, raw)
             return None
         for item in validate_record(record, line_no, self.path, replaced):

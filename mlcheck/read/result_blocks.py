@@ -99,14 +99,17 @@ def _lines(chunk: bytes, counts: _Counts, reader: LineReader) -> Iterator[AnyIte
         at = chunk.find(MARKER_BYTES, done)
         if at < 0:
             yield from _noise(chunk[done:] if done else chunk, counts, reader)
+            _note_last_line(chunk, done, size, reader)
             return
         start = chunk.rfind(b"\n", done, at) + 1 or done
         if start > done:
             yield from _noise(chunk[done:start], counts, reader)
+            _note_last_line(chunk, done, start, reader)
         end = chunk.find(b"\n", at) + 1 or size
         done = end
         if start == at and end - start < MAX_LINE_BYTES and chunk.find(MARKER_BYTES, at + 8, end) < 0 \
-                and chunk.find(b"\x1b", at, end) < 0:  # (one record alone on its line, no colour)
+                and chunk.find(b"\x1b", at, end) < 0 and reader.noise_tag is None:  # (one record alone
+            # on its line, no colour, not after a rank's progress bar: LineReader.feed splices its tag)
             body = chunk[at + 8:end]
             event = fast_body_event(body, reader.line_no + counts.lines + 1)
             if event is not None:
@@ -116,7 +119,17 @@ def _lines(chunk: bytes, counts: _Counts, reader: LineReader) -> Iterator[AnyIte
                 yield event
                 continue
         counts.flush(reader)
+        event = reader.kept_tagged(chunk[start:end]) if start < at else None
+        if event is not None:  # (a record behind a rank tag, read without feed's generator)
+            yield event
+            continue
         yield from reader.feed(chunk[start:end])
+
+
+def _note_last_line(chunk: bytes, start: int, end: int, reader: LineReader) -> None:
+    """Tell the reader of the last line of a stretch without a record (``chunk[start:end]``)."""
+    if reader.tags_seen:
+        reader.note_noise(chunk[chunk.rfind(b"\n", start, end - 1) + 1 or start:end])
 
 
 def read_result_blocks(stream: IO[bytes], reader: LineReader) -> Iterator[AnyItem]:

@@ -46,7 +46,7 @@ def read_result_lines(lines: Iterator[bytes], reader: LineReader,
         for raw in lines:
             if len(raw) < MAX_LINE_BYTES:
                 if raw.startswith(MARKER_BYTES):
-                    if raw.find(MARKER_BYTES, 8) < 0 and b"\x1b" not in raw:
+                    if raw.find(MARKER_BYTES, 8) < 0 and b"\x1b" not in raw and reader.noise_tag is None:
                         event = fast_event(raw, line_no + 1)
                         if event is not None:
                             line_no += 1
@@ -63,6 +63,8 @@ def read_result_lines(lines: Iterator[bytes], reader: LineReader,
                         crlf += 1
                     if not raw.isspace():  # (as ``raw.strip()``: the same ASCII blanks)
                         noise += 1
+                    if reader.tags_seen:  # (a progress bar's tag goes to a record after it)
+                        reader.note_noise(raw)
                     continue
             stats.lines += lines_read
             stats.records += records
@@ -74,7 +76,11 @@ def read_result_lines(lines: Iterator[bytes], reader: LineReader,
             if len(raw) >= MAX_LINE_BYTES and not raw.endswith(b"\n"):
                 yield from reader.skip_long_line(skip_line(len(raw)))
             else:
-                yield from reader.feed(raw)
+                event = reader.kept_tagged(raw)  # (a record behind a rank tag: no generator)
+                if event is not None:
+                    yield event
+                else:
+                    yield from reader.feed(raw)
             line_no = reader.line_no
     finally:
         stats.lines += lines_read

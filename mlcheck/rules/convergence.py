@@ -129,17 +129,19 @@ def check(ctx: RunContext) -> Iterator[Finding]:
                          f"metadata: the checker merges the records of one {target.aggregate.by} into "
                          f"{target.aggregate.into} and crashes on this one ({target.aggregate.source})")
     for evaluation in run.evaluations:
-        if target.reached_by(evaluation.value) is None and _not_a_number(evaluation.value):
+        if target.reached_by(evaluation.value) is not None:  # (the common case: compared once)
+            continue
+        if _not_a_number(evaluation.value):
             yield ctx.at(EVAL_VALUE_INVALID, evaluation.line,
                          f"eval_accuracy is {evaluation.value!r}: the model diverged at this eval, or the "
                          "metric failed (the official checker reads it as below the target)",
                          severity=Severity.WARNING, official=False)
-        elif target.reached_by(evaluation.value) is None and target.aggregate is not None:
+        elif target.aggregate is not None:
             yield ctx.at(EVAL_VALUE_INVALID, evaluation.line,
                          f"the {target.aggregate.into} record {evaluation.value!r} (the {target.metric} records of "
                          f"one {target.aggregate.by}, merged) cannot be compared with the target ({target.text}): "
                          "log every metric of each evaluation")
-        elif target.reached_by(evaluation.value) is None:
+        else:
             yield ctx.at(EVAL_VALUE_INVALID, evaluation.line,
                          f"eval_accuracy value {evaluation.value!r} cannot be compared with the target "
                          f"({target.text})")

@@ -4,7 +4,7 @@ and order. Shared by the required-keys and hyper-parameter rule modules, which c
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Iterable, Iterator, Mapping
+from typing import Any, Callable, Iterable, Iterator, Mapping
 
 from mlcheck.facts.constraints import Entry, describe, holds, show
 from mlcheck.facts.formulas import FormulaError, Scope, StateUnset, evaluate as compute, formula_holds, sides, states_read
@@ -141,17 +141,26 @@ def _repeated(ctx: RunContext, entry: Entry, events: tuple[Event, ...], codes: E
 def _values(ctx: RunContext, entry: Entry, events: tuple[Event, ...], codes: EntryCodes,
             scope: str, states: StateTimeline) -> Iterator[Finding]:
     run = ctx.run
-    firsts_after = {key: run.first(key) for key in entry.after}
+    firsts_after = list({key: run.first(key) for key in entry.after}.items())
     submission = entry.key.startswith("submission_")
+    check, first_check = entry.check, entry.first_check
+    # (what every event is asked is decided once per entry: most entries of a long run check a
+    # value or metadata, not both, and the loop below sees every kept event of their key)
+    metadata = bool(entry.metadata or entry.metadata_one_of or entry.metadata_requires or entry.metadata_check)
+    if check is None and first_check is None and not metadata and not firsts_after:
+        return  # (nothing asked of any event: init_start, cache_clear)
+    value_of = run.value_of
     for index, event in enumerate(events):
         # The official checker runs submission_* checks on the first occurrence only.
-        official = None if index == 0 or not submission else False
-        for check in (entry.check, entry.first_check if index == 0 else None):
+        if check is not None or (index == 0 and first_check is not None):
+            official = None if index == 0 or not submission else False
             if check is not None:
                 yield from _value_check(ctx, entry, event, check, codes, scope, states, official)
-        if not _metadata_passes(entry, event.metadata):  # (a test first: no generator per event)
+            if index == 0 and first_check is not None:
+                yield from _value_check(ctx, entry, event, first_check, codes, scope, states, official)
+        if metadata and not _metadata_passes(entry, event.metadata, value_of):  # (a test first: no generator per event)
             yield from _metadata(ctx, entry, event, codes, scope)
-        for key, first_after in firsts_after.items():
+        for key, first_after in firsts_after:
             if first_after is None or event.line < first_after.line:
                 where = "is not logged" if first_after is None else f"is first logged at line {first_after.line}"
                 yield ctx.at(codes.order, event.line,
@@ -212,9 +221,10 @@ def _unset(ctx: RunContext, entry: Entry, event: Event, check: Mapping[str, Any]
                   f"record ({entry.source}). Log {setter} before {entry.key}")
 
 
-def _metadata_passes(entry: Entry, metadata: Mapping[str, Any]) -> bool:
+def _metadata_passes(entry: Entry, metadata: Mapping[str, Any], value_of: Callable[[str], Any]) -> bool:
     """True when :func:`_metadata` has nothing to say of a record with this metadata (False: ask
-    it; a field with a check is left to it)."""
+    it). A field's check is tested here as there (``value_of``: the run's); one that raises is
+    left to it, which raises the same."""
     for name in entry.metadata:
         if name not in metadata:
             return False
@@ -223,7 +233,14 @@ def _metadata_passes(entry: Entry, metadata: Mapping[str, Any]) -> bool:
     for present, needed in (entry.metadata_requires or {}).items():
         if present in metadata and any(name not in metadata for name in needed):
             return False
-    return not entry.metadata_check or not any(name in metadata for name in entry.metadata_check)
+    for name, check in (entry.metadata_check or {}).items():
+        if name in metadata:
+            try:
+                if not holds(check, metadata[name], value_of):
+                    return False
+            except Exception:  # noqa: BLE001 - _metadata meets it again, and the rule reports it
+                return False
+    return True
 
 
 def _metadata(ctx: RunContext, entry: Entry, event: Event, codes: EntryCodes, scope: str) -> Iterator[Finding]:

@@ -71,7 +71,7 @@ def check(ctx: RunContext) -> Iterator[Finding]:
                      f"{len(untagged)} {_KEY} event(s) have no metadata.tensor (first at line "
                      f"{untagged[0].line}); each must name its tensor{note}", severity=severity, official=official)
     logged = Counter(str(e.metadata["tensor"]) for e in events if "tensor" in e.metadata)
-    expected = _expected(init.tensors_from)
+    expected = expected_tensors(init.tensors_from)
     missing = sorted((expected - logged).elements())
     extra = sorted((logged - expected).elements())
     if missing or extra:
@@ -82,7 +82,7 @@ def check(ctx: RunContext) -> Iterator[Finding]:
 
 
 @lru_cache(maxsize=None)
-def _expected(tensors_from: str) -> Counter[str]:
+def expected_tensors(tensors_from: str) -> Counter[str]:
     """The reference names counted (once per file: hundreds of names, every closed run). Read only."""
     return Counter(tensor_list(tensors_from))
 

@@ -1,0 +1,98 @@
+"""The line reader's paths for the commonest lines of raw output, read without the generator of
+:meth:`mlcheck.read.line_reader.LineReader.feed` and exactly as it reads them: a copy printed by
+a rank that is not the logging rank, and a kept record behind a rank tag (every rank's are kept in
+a result file). Each says when a line is not such a line, having read nothing; ``feed`` reads it
+then.
+"""
+
+from __future__ import annotations
+
+import re
+
+from mlcheck.model import Event, Finding
+from mlcheck.read.fast_json import fast_event
+from mlcheck.read.job_starts import JobStarts
+from mlcheck.read.prefixes import PrefixDecisions
+from mlcheck.read.rank_copies import RankCopies
+from mlcheck.read.rawlog import RawStats
+
+_MARKER_BYTES = b":::MLLOG"
+LEADING_TAG = re.compile(rb"\[\d+,\d+\]<(?:stdout|stderr)>:")
+
+
+class FastLines:
+    """What :class:`~mlcheck.read.line_reader.LineReader` reads of a line without ``feed``."""
+
+    line_no: int
+    stats: RawStats
+    copies: RankCopies
+    prefixes: PrefixDecisions
+    job_starts: JobStarts
+    keep_text: bool
+    tags_seen: bool
+    noise_tag: bytes | None
+    """The rank tag of the line before when it held no record (a progress bar): a record at the
+    start of the next line is that rank's (:meth:`LineReader.feed` splices the tag to it)."""
+
+    def drop_copy(self, raw: bytes) -> Finding | bool:
+        """Read the commonest line of output in which every rank prints: a bare tag of a rank that
+        is not the logging rank, then one record. Such a line is only compared with the kept
+        record, so it is read here without the generator of :meth:`LineReader.feed`. True when the line was
+        read, a :class:`Finding` when it was read and conflicts with the kept record, False when
+        it is not such a line (then :meth:`LineReader.feed` reads it)."""
+        at = raw.find(_MARKER_BYTES)
+        source = self.prefixes.copy_sources.get(raw[:at]) if at > 0 else None
+        if (source is None or raw[-1:] != b"\n" or raw.find(_MARKER_BYTES, at + 8) >= 0
+                or b"\x1b" in raw):
+            return False
+        self.line_no += 1
+        stats = self.stats
+        stats.lines += 1
+        stats.records += 1
+        stats.tagged_records += 1
+        end = -1
+        if raw[-2:-1] == b"\r":
+            stats.crlf_lines += 1
+            end = -2
+        return self.copies.copy(source, raw[at:end], self.line_no) or True
+
+    def note_noise(self, raw: bytes) -> None:
+        """Note a line without a record (the last of a stretch the caller counted): its rank tag,
+        once rank tags were met, is that of a record at the start of the next line."""
+        leading = LEADING_TAG.match(raw) if self.tags_seen else None
+        self.noise_tag = leading.group(0) if leading is not None else None
+
+    def kept_tagged(self, raw: bytes) -> Event | None:
+        """Read the commonest line of raw output in a result file: a bare rank tag already met,
+        of a job already met, whose records are kept with no copy to compare (every rank's are,
+        in a result file), then one well-formed record that orjson reads as ``json`` does. Such
+        a line is read here as :meth:`LineReader.feed` reads it (the same statistics, counts and event),
+        without its generator; None when it is not such a line (nothing was read: then
+        :meth:`LineReader.feed` reads it)."""
+        at = raw.find(_MARKER_BYTES)
+        found = self.prefixes.known.get(raw[:at]) if at > 0 else None
+        if found is None or not found[1] or raw[-1:] != b"\n" or b"\x1b" in raw \
+                or raw.find(_MARKER_BYTES, at + 8) >= 0 or self.keep_text:
+            return None
+        prefix = found[0]
+        source = prefix.source
+        if (source is None or prefix.timestamp or prefix.extra_text or source[0] not in self.job_starts.jobs
+                or self.copies.expects_copies(source)):
+            return None
+        crlf = raw[-2:-1] == b"\r"
+        event = fast_event(raw.rstrip(b"\r\n")[at:], self.line_no + 1)  # (as feed strips it)
+        if event is None:
+            return None
+        self.line_no += 1
+        stats = self.stats
+        stats.lines += 1
+        stats.crlf_lines += crlf
+        self.noise_tag = None
+        stats.records += 1
+        self.tags_seen = True
+        stats.tagged_records += 1
+        stats.kept += 1
+        sources = stats.kept_sources
+        sources[source] = sources.get(source, 0) + 1
+        self.copies.count_kept(source[0], event.key)
+        return event
