@@ -69,18 +69,15 @@ def check(paths: Sequence[str], ruleset: str | None = None,
     ``jobs`` processes read and judge the logs (:mod:`mlcheck.judge.jobs`; the result is the same).
     Raises ``RulesetError`` for an unknown ruleset and ``DiscoveryError`` for a missing path.
     """
-    # The cycle collector pauses for the whole check, as it does while the logs are read
-    # (mlcheck.judge.jobs.check_one): the folder, package and power checks run over every judged
-    # run held at once, millions of acyclic objects that each collection would traverse again
-    # (on all shared rounds that was half of their 0.55 s). A cycle made meanwhile is collected
-    # once the collector runs again.
-    collecting = gc.isenabled()
-    gc.disable()
+    # Once the logs are judged (the collector pauses while each is read: mlcheck.judge.jobs), what
+    # is held is frozen (gc.freeze): the folder, package and power checks run over every judged
+    # run, millions of acyclic objects that each collection would traverse again for nothing (on
+    # all shared rounds half of their 0.55 s), while the garbage they make is still collected (a
+    # collector paused until the end held 154 MB instead of 73 on 11,520 result files).
     try:
         return _check(paths, ruleset, progress, line_limits, jobs, ruleset_source)
     finally:
-        if collecting:
-            gc.enable()
+        gc.unfreeze()
 
 
 def _check(paths: Sequence[str], ruleset: str | None, progress: Progress | None,
@@ -91,6 +88,7 @@ def _check(paths: Sequence[str], ruleset: str | None, progress: Progress | None,
         refs = [replace(ref, lines=line_limits.get(ref.path)) for ref in refs]
     refs_by_path = {ref.path: ref for ref in refs}
     run_results = check_logs(refs, forced, jobs, progress, ruleset_source)  # a bug met on one file is its MLC000
+    gc.freeze()  # (see check)
     top = [package_rules.NO_LOGS.at(folder.path, None,
                                      "no MLPerf log found here; expected result_<i>.txt files under "
                                      "<org>/results/<system>/<benchmark>/ or log files")
