@@ -225,7 +225,7 @@ def choose_ruleset(run: Run, ref: LogRef, forced: Ruleset | None,
 
     A path that names a round (``training-4.1/``) wins over the date when the run is dated before
     that round's publication: a run may be submitted to a later round than the one its date
-    falls in (NVIDIA's 4.1 DLRM runs are dated in the 4.0 period), never to an earlier one. A run
+    falls in (published 4.1 runs are dated in the 4.0 period), never to an earlier one. A run
     dated after the newest period mlcheck knows is judged under the newest round, with MLC018.
     """
     # A clock outside 2015-2100 (MLC405) never reaches date arithmetic: the next record's date tells.

@@ -14,8 +14,8 @@ packs holds a varying number of sequences (up to :data:`MAX_SEQUENCES_PER_PACK` 
 the samples trained at a batch boundary are not multiples of the batch size and the eval can
 only happen at the boundary nearest its due point, before or after it. A BERT run whose eval
 positions are not all multiples of ``global_batch_size`` is read as packed: each eval must lie
-within one packed batch (``global_batch_size`` x 3 sequences) of ``n`` x the interval. NVIDIA's
-packed implementation (3.0-5.0) stays within 1.9 batches; one that starts its schedule eight
+within one packed batch (``global_batch_size`` x 3 sequences) of ``n`` x the interval (the
+published packed runs of 3.0-5.0 stay within 1.9 batches); one that starts its schedule eight
 batches late is still reported.
 
 From 6.0 the rules text's table (``training_rules-latest.adoc``, the v6.0 text) gives the LLM and
@@ -50,7 +50,7 @@ from mlcheck.facts.rulesets import EvalCadence
 EVAL_CADENCE = Rule("MLC307", "eval-cadence", Severity.WARNING,
                     "a closed run evaluates off the round's schedule")
 MAX_SEQUENCES_PER_PACK = 3
-"""The most sequences a pack holds in the packed BERT implementations (NVIDIA, Graphcore)."""
+"""The most sequences a pack holds in the published packed BERT implementations."""
 
 RULES = (EVAL_CADENCE,)
 
@@ -140,7 +140,7 @@ def _off_batch_schedule(ctx: RunContext, evals: list[tuple[Evaluation, float]],
             continue
         due = (skipped + number) * interval
         # rounded up to a batch (the rules), or logged before the step that reaches it is counted
-        # (AMD's 5.1 Llama 3.1 8B logs 12,256 at batch 32 for the eval due at 12,288): one batch either way
+        # (12,256 logged at batch 32 for the eval due at 12,288): one batch either way
         if not due - batch <= samples < due + batch:
             return ctx.at(EVAL_CADENCE, current.line, (
                 f"eval {number} is at {_shown(samples)} samples; {why}, so eval {number} is due at "

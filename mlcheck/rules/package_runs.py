@@ -13,8 +13,8 @@ hyper-parameter is not a valid run).
   checkers and the result summarizer read no ``submission_*`` value; the summarizer takes the
   system from ``systems/<system>.json``), and the rules text (§Benchmark Results: "the same system
   and framework must be used for a submission result set") is about the system, which the system
-  JSON describes, not about the values a run logs. Published results have such folders: training
-  3.1 Azure+NVIDIA gpt3 (1344xND_H100_v5) has a run logging ``SUBMISSION_ORG_PLACEHOLDER``.
+  JSON describes, not about the values a run logs. Published results have such folders (a run
+  logging the reference code's ``SUBMISSION_ORG_PLACEHOLDER`` beside runs logging the org).
   Fix: correct the logging so the review sees one system.
 - MLC518 seed-missing: a closed-division run logs no ``seed``. Follows the seed checker of the
   round's checker of record (``package_checker/seed_checker.py`` at the round's tag): before training
