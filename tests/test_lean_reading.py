@@ -174,6 +174,16 @@ def reference_items(path: Path) -> list[Any]:
     return items
 
 
+def _assert_read_as_the_line_reader_reads(path: Path) -> list[Any]:
+    """The reader's items of ``path`` equal the line reader's, which are returned."""
+    lean = list(read_mllog(str(path), keep_copies=True))
+    reference = reference_items(path)
+    assert len(lean) == len(reference)
+    for got, expected in zip(lean, reference):
+        assert same(tuple(got), tuple(expected)) if isinstance(got, tuple) else got == expected
+    return reference
+
+
 @pytest.mark.parametrize("seed", range(12))
 def test_lean_path_reads_a_result_file_as_the_line_reader_does(tmp_path: Path, seed: int) -> None:
     rng = random.Random(seed)
@@ -182,11 +192,7 @@ def test_lean_path_reads_a_result_file_as_the_line_reader_does(tmp_path: Path, s
         lines[-1] = lines[-1].rstrip(b"\n")  # a last line without its end
     path = tmp_path / "result_0.txt"
     path.write_bytes(b"".join(lines))
-    lean = list(read_mllog(str(path), keep_copies=True))
-    reference = reference_items(path)
-    assert len(lean) == len(reference)
-    for got, expected in zip(lean, reference):
-        assert same(tuple(got), tuple(expected)) if isinstance(got, tuple) else got == expected
+    _assert_read_as_the_line_reader_reads(path)
 
 
 def _block_and_line_readers(path: Path) -> tuple[tuple[list[Any], Any], tuple[list[Any], Any]]:
@@ -279,11 +285,7 @@ def test_records_behind_rank_tags_are_read_as_the_line_reader_does(tmp_path: Pat
         lines[-1] = lines[-1].rstrip(b"\n")
     path = tmp_path / "result_0.txt"
     path.write_bytes(b"".join(lines))
-    lean = list(read_mllog(str(path), keep_copies=True))
-    reference = reference_items(path)
-    assert len(lean) == len(reference)
-    for got, expected in zip(lean, reference):
-        assert same(tuple(got), tuple(expected)) if isinstance(got, tuple) else got == expected
+    reference = _assert_read_as_the_line_reader_reads(path)
     (blocks, block_stats), (fed, fed_stats) = _block_and_line_readers(path)
     assert block_stats == fed_stats
     assert len(blocks) == len(fed)

@@ -12,7 +12,6 @@ import math
 import re
 from collections import defaultdict
 from html import escape
-from importlib import metadata
 from typing import Any
 
 from mlcheck import __version__
@@ -23,6 +22,7 @@ from mlcheck.report.grouped import FindingGroup, context_lines, group_for_displa
 from mlcheck.report.svg_charts import Mark, Series, accuracy_chart, run_time_strip
 from mlcheck.report.html_style import STYLE
 from mlcheck.report.plain import counted, format_minutes
+from mlcheck.facts.installed import installed_version
 from mlcheck.facts.rulesets import RulesetError, load_ruleset
 
 CSP = "default-src 'none'; style-src 'unsafe-inline'; img-src data:; base-uri 'none'; form-action 'none'"
@@ -241,10 +241,8 @@ def _waived_section(result: CheckResult, root: str) -> str:
 
 
 def _footer(result: CheckResult, options: ReportOptions) -> str:
-    try:
-        logging_version = metadata.version("mlperf-logging")
-    except metadata.PackageNotFoundError:
-        logging_version = "not installed"
+    logging_version = installed_version()
+    logging_version = "not installed" if logging_version == "?" else logging_version
     rounds = sorted({r.ruleset for r in result.runs if r.ruleset})
     rows = [[_td(relative_path(path, options.root)), f"<td><code>{digest}</code></td>"]
             for path, digest in sorted(options.input_digests.items(),

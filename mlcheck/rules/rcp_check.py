@@ -42,8 +42,8 @@ from 4.0) or steps (Stable Diffusion 3.1: the first step with FID <= 90 and CLIP
 from __future__ import annotations
 
 import re
-from importlib import metadata
 
+from mlcheck.facts.installed import installed_version
 from mlcheck.model import Finding, Severity
 from mlcheck.results import RcpResult
 from mlcheck.rule import Rule
@@ -94,7 +94,7 @@ def rcp_findings(folder: str, result: RcpResult, normalised: bool = False,
         assert result.today is not None
         found.append(RCP_VERDICTS_DIFFER.at(folder, None, (
             f"RCP test: {verdict_text(result)} for the checker of record; {verdict_text(result.today)} "
-            f"for today's mlperf-logging {_installed_logging()}; the verdict of record counts")))
+            f"for today's mlperf-logging {installed_version()}; the verdict of record counts")))
     return found
 
 
@@ -122,7 +122,7 @@ def _record_findings(folder: str, result: RcpResult, normalised: bool, bypass: s
 
 def _implausible(result: RcpResult) -> str:
     """A hint when the submission mean is under 1 % of the reference's: not a slow convergence but
-    evals that do not log the position trained (Baidu 2.0 BERT logs ``epoch_num`` 1 on every eval)."""
+    evals that do not log the position trained (e.g. an ``epoch_num`` of 1 on every eval)."""
     if result.submission_mean is None or not result.reference_mean or result.submission_mean * 100 >= result.reference_mean:
         return ""
     return (f"; a mean under 1 % of the reference's means the evals do not log the {result.unit} trained: "
@@ -137,14 +137,6 @@ def _reference_of(result: RcpResult) -> str:
         return name
     refs = " and ".join(f"BS {b}" for b in result.reference_batch_sizes)
     return f"from {name} [{refs}]" if refs else f"from {name}"
-
-
-def _installed_logging() -> str:
-    """The installed mlperf-logging's version (``?`` when it cannot be told)."""
-    try:
-        return metadata.version("mlperf-logging")
-    except metadata.PackageNotFoundError:
-        return "?"
 
 
 def _short(source: str | None) -> str:

@@ -170,6 +170,16 @@ def _official_rcp_folder(ruleset: str) -> str | None:
     return os.path.join(list(spec.submodule_search_locations)[0], "rcp_checker", f"training_{ruleset}")
 
 
+def installed_rcp_records(ruleset: str, name: str) -> Any:
+    """The records of the installed mlperf-logging's ``rcp_checker/training_<ruleset>/<name>``,
+    or None when it has no such file."""
+    folder = _official_rcp_folder(ruleset)
+    if folder is None or not os.path.isfile(os.path.join(folder, name)):
+        return None
+    with open(os.path.join(folder, name), encoding="utf-8") as handle:
+        return json.load(handle)
+
+
 @lru_cache(maxsize=None)
 def load_references(benchmark: str, ruleset: str, submission_runs: int) -> ReferenceSet | None:
     """The RCPs of a benchmark in a round, or None when the round has none for it."""
@@ -180,11 +190,9 @@ def load_references(benchmark: str, ruleset: str, submission_runs: int) -> Refer
     if record_copy.is_file():
         data = json.loads(record_copy.read_text("utf-8"))
         return build_reference_set(benchmark, ruleset, data["records"], data["source"], submission_runs)
-    folder = _official_rcp_folder(ruleset)
-    if folder is None or not os.path.isfile(os.path.join(folder, name)):
+    records = installed_rcp_records(ruleset, name)
+    if records is None:
         return None
-    with open(os.path.join(folder, name), encoding="utf-8") as handle:
-        records = json.load(handle)
     return build_reference_set(benchmark, ruleset, records,
                                f"mlperf-logging rcp_checker/training_{ruleset}/{name} (installed)",
                                submission_runs)

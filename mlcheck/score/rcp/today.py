@@ -11,53 +11,11 @@ stays the one the round accepted (``official`` and ``official_verdict`` follow i
 
 from __future__ import annotations
 
-import json
-import os
-import sys
 from functools import lru_cache
 
-from mlcheck.score.rcp.reference import ReferenceSet, RoundPolicy, _official_rcp_folder, build_reference_set
-
-
-@lru_cache(maxsize=1)
-def installed_version() -> str:
-    """The installed mlperf-logging's version (``?`` when it cannot be told)."""
-    found = dist_info_version()
-    if found is not None:
-        return found
-    from importlib import metadata  # (it imports the email package: 20 ms)
-
-    try:
-        return metadata.version("mlperf-logging")
-    except metadata.PackageNotFoundError:
-        return "?"
-
-
-def dist_info_version() -> str | None:
-    """The ``Version`` of the first ``mlperf_logging-*.dist-info`` on ``sys.path``, as
-    ``importlib.metadata`` finds it, or None where that is not plain (no such folder, two of them,
-    an egg)."""
-    for folder in sys.path:
-        try:
-            names = [n for n in os.listdir(folder or ".")
-                     if n.lower().startswith(("mlperf_logging-", "mlperf-logging-"))]
-        except OSError:
-            continue
-        if len(names) != 1 or not names[0].endswith(".dist-info"):
-            if names:
-                return None
-            continue
-        try:
-            with open(os.path.join(folder or ".", names[0], "METADATA"), encoding="utf-8") as handle:
-                for line in handle:
-                    if line.startswith("Version:"):
-                        return line.split(":", 1)[1].strip()
-                    if not line.strip():
-                        return None  # (the headers end at the first blank line)
-        except (OSError, UnicodeDecodeError):
-            return None
-        return None
-    return None
+from mlcheck.facts.installed import dist_info_version as dist_info_version  # (re-exported)
+from mlcheck.facts.installed import installed_version
+from mlcheck.score.rcp.reference import ReferenceSet, RoundPolicy, build_reference_set, installed_rcp_records
 
 
 @lru_cache(maxsize=1)
@@ -71,12 +29,10 @@ def today_policy() -> RoundPolicy:
 @lru_cache(maxsize=None)
 def load_today_references(benchmark: str, ruleset: str, submission_runs: int) -> ReferenceSet | None:
     """The installed package's RCPs of a benchmark in a round, with today's statistics."""
-    folder = _official_rcp_folder(ruleset)
     name = f"rcps_{benchmark}.json"
-    if folder is None or not os.path.isfile(os.path.join(folder, name)):
+    records = installed_rcp_records(ruleset, name)
+    if records is None:
         return None
-    with open(os.path.join(folder, name), encoding="utf-8") as handle:
-        records = json.load(handle)
     return build_reference_set(benchmark, ruleset, records,
                                f"mlperf-logging {installed_version()} rcp_checker/training_{ruleset}/{name}",
                                submission_runs, policy=today_policy())
