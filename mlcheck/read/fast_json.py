@@ -19,6 +19,8 @@ from __future__ import annotations
 
 from typing import Any, Callable
 
+import math
+
 from mlcheck.model import Event
 from mlcheck.read.record_shape import well_formed_event
 
@@ -81,3 +83,43 @@ def fast_body_event(body: bytes, line_no: int) -> Event | None:
     except DECODE_ERROR:
         return None
     return well_formed_event(record, line_no)
+
+
+_new_event = tuple.__new__
+_isfinite = math.isfinite
+_LOADS: _Loads = LOADS or (lambda body: None)  # (the block reader asks first: see USE_ORJSON)
+USE_ORJSON = LOADS is not None
+_BRACKETS_ANY_DEPTH = 512
+"""Bodies up to this many bytes nest at most 256 levels deep, which ``json`` reads (it reads
+``1000 - d`` levels when called ``d`` frames deep: over 900 where mlcheck reads a log), so orjson's result is
+its result; a longer one is searched for brackets as :func:`fast_body_event` does."""
+
+
+def clean_body_event(body: bytes, line_no: int) -> Event | None:
+    """:func:`fast_body_event` in one function, :func:`well_formed_event` inlined: the block
+    reader calls it once per clean record of every result file (``tests/test_lean_reading.py``
+    holds the two to the same events). A record of fewer than :data:`_BRACKETS_ANY_DEPTH` bytes
+    is not searched for brackets: it cannot nest deeper than half its length, which ``json``
+    reads. The fields are read by subscript (a record lacking one takes
+    :func:`well_formed_event`'s ``get``)."""
+    if len(body) > _BRACKETS_ANY_DEPTH and body.count(b"[") + body.count(b"{") > _MAX_BRACKETS:
+        return None
+    digits = body.translate(_DIGITS_AS_ZERO)
+    if _NINETEEN_DIGITS in digits and _has_long_integer(body, digits):
+        return None
+    try:
+        record = _LOADS(body)
+    except DECODE_ERROR:
+        return None
+    try:
+        key, time_ms, metadata = record["key"], record["time_ms"], record["metadata"]
+        value, event_type, namespace = record["value"], record["event_type"], record["namespace"]
+    except (KeyError, TypeError):  # (a field missing, or not an object: a list, a number)
+        return well_formed_event(record, line_no)
+    if type(record) is not dict or type(key) is not str or not key or type(metadata) is not dict:
+        return None
+    if type(time_ms) is not int and not (type(time_ms) is float and _isfinite(time_ms)):
+        return None
+    return _new_event(Event, (key, value, metadata, float(time_ms), line_no,
+                              event_type if type(event_type) is str else None,
+                              namespace if type(namespace) is str else None))

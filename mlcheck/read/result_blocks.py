@@ -19,7 +19,7 @@ from __future__ import annotations
 
 from typing import IO, Iterator
 
-from mlcheck.read.fast_json import fast_body_event
+from mlcheck.read.fast_json import clean_body_event as _clean_event
 from mlcheck.read.job_starts import LAUNCH_LINE
 from mlcheck.read.line_reader import MARKER_BYTES, MAX_LINE_BYTES, AnyItem, LineReader
 
@@ -43,6 +43,12 @@ class _Counts:
         self.lines += text.count(b"\n") + (not text.endswith(b"\n"))
         self.crlf += text.count(b"\r\n")
         self.noise += len(text.translate(None, _BLANKS).split())  # (only line ends are left)
+
+    def add_clean(self, lines: int, records: int, crlf: int) -> None:
+        """Clean record lines counted in the caller's locals (one each)."""
+        self.lines += lines
+        self.records += records
+        self.crlf += crlf
 
     def flush(self, reader: LineReader) -> None:
         stats = reader.stats
@@ -92,38 +98,59 @@ def _noise(text: bytes, counts: _Counts, reader: LineReader) -> Iterator[AnyItem
 
 
 def _lines(chunk: bytes, counts: _Counts, reader: LineReader) -> Iterator[AnyItem]:
-    """Whole lines (the last one may lack its line end: end of file)."""
+    """Whole lines (the last one may lack its line end: end of file).
+
+    A record alone on its line (no colour, not after a rank's progress bar, whose tag
+    :meth:`LineReader.feed` splices in) is decoded here, in one loop over the chunk: its counts
+    are held in locals and added to ``counts`` before anything else reads them (the first
+    finding of a line, a stretch of noise, the end), the next marker found once per line."""
     size = len(chunk)
+    find = chunk.find
+    plain = b"\x1b" not in chunk  # (no colour anywhere: no line to look at for it)
+    crlf_ends = b"\r\n" in chunk
     done = 0
-    while done < size:
-        at = chunk.find(MARKER_BYTES, done)
-        if at < 0:
-            yield from _noise(chunk[done:] if done else chunk, counts, reader)
-            _note_last_line(chunk, done, size, reader)
-            return
-        start = chunk.rfind(b"\n", done, at) + 1 or done
-        if start > done:
-            yield from _noise(chunk[done:start], counts, reader)
-            _note_last_line(chunk, done, start, reader)
-        end = chunk.find(b"\n", at) + 1 or size
-        done = end
-        if start == at and end - start < MAX_LINE_BYTES and chunk.find(MARKER_BYTES, at + 8, end) < 0 \
-                and chunk.find(b"\x1b", at, end) < 0 and reader.noise_tag is None:  # (one record alone
-            # on its line, no colour, not after a rank's progress bar: LineReader.feed splices its tag)
-            body = chunk[at + 8:end]
-            event = fast_body_event(body, reader.line_no + counts.lines + 1)
-            if event is not None:
-                counts.lines += 1
-                counts.records += 1
-                counts.crlf += body.endswith(b"\r\n")
+    at = find(MARKER_BYTES)
+    lines = records = crlf = 0  # (clean records not yet added to counts)
+    try:
+        while done < size:
+            if at < 0:
+                counts.add_clean(lines, records, crlf)
+                lines = records = crlf = 0
+                yield from _noise(chunk[done:] if done else chunk, counts, reader)
+                _note_last_line(chunk, done, size, reader)
+                return
+            start = at if at == done or chunk[at - 1] == 0x0A else chunk.rfind(b"\n", done, at) + 1 or done
+            if start > done:
+                counts.add_clean(lines, records, crlf)
+                lines = records = crlf = 0
+                yield from _noise(chunk[done:start], counts, reader)
+                _note_last_line(chunk, done, start, reader)
+            end = find(b"\n", at) + 1 or size
+            done = end
+            following = find(MARKER_BYTES, at + 8)
+            if start == at and end - start < MAX_LINE_BYTES and not 0 <= following < end \
+                    and (plain or find(b"\x1b", at, end) < 0) and reader.noise_tag is None:
+                body = chunk[at + 8:end]
+                event = _clean_event(body, reader.line_no + counts.lines + lines + 1)
+                if event is not None:
+                    lines += 1
+                    records += 1
+                    if crlf_ends and body.endswith(b"\r\n"):
+                        crlf += 1
+                    at = following
+                    yield event
+                    continue
+            counts.add_clean(lines, records, crlf)
+            lines = records = crlf = 0
+            counts.flush(reader)
+            event = reader.kept_tagged(chunk[start:end]) if start < at else None
+            at = following if following < 0 or following >= end else find(MARKER_BYTES, end)
+            if event is not None:  # (a record behind a rank tag, read without feed's generator)
                 yield event
                 continue
-        counts.flush(reader)
-        event = reader.kept_tagged(chunk[start:end]) if start < at else None
-        if event is not None:  # (a record behind a rank tag, read without feed's generator)
-            yield event
-            continue
-        yield from reader.feed(chunk[start:end])
+            yield from reader.feed(chunk[start:end])
+    finally:
+        counts.add_clean(lines, records, crlf)
 
 
 def _note_last_line(chunk: bytes, start: int, end: int, reader: LineReader) -> None:
