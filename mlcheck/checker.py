@@ -15,7 +15,8 @@ from mlcheck.package.discover import LogRef, discover_all
 from mlcheck.judge.jobs import check_logs, register_checker
 from mlcheck.model import Finding, Run, plausible_time
 from mlcheck.results import CheckResult, RunResult
-from mlcheck.judge.folders import benchmark_facts, score_benchmarks
+from mlcheck.judge.folders import benchmark_facts
+from mlcheck.judge.folder_groups import Scored, score_benchmarks
 from mlcheck.judge.grouping import group_result
 from mlcheck.judge.package_check import check_packages
 from mlcheck.judge.summary import summarise
@@ -87,13 +88,14 @@ def _check(paths: Sequence[str], ruleset: str | None, progress: Progress | None,
     if line_limits:
         refs = [replace(ref, lines=line_limits.get(ref.path)) for ref in refs]
     refs_by_path = {ref.path: ref for ref in refs}
-    run_results = check_logs(refs, forced, jobs, progress, ruleset_source)  # a bug met on one file is its MLC000
+    scored: Scored = {}  # (the folders the --jobs workers scored)
+    run_results = check_logs(refs, forced, jobs, progress, ruleset_source, scored)  # a bug met on one file is its MLC000
     gc.freeze()  # (see check)
     top = [package_rules.NO_LOGS.at(folder.path, None,
                                      "no MLPerf log found here; expected result_<i>.txt files under "
                                      "<org>/results/<system>/<benchmark>/ or log files")
            for folder in empty]
-    benchmarks = score_benchmarks(run_results, refs_by_path)
+    benchmarks = score_benchmarks(run_results, refs_by_path, scored)
     judged = {(r.path, r.index): r for bench in benchmarks for r in bench.runs}
     run_results = [judged.get((r.path, r.index), r) for r in run_results]  # tolerated runs
     package_findings, benchmarks = check_packages(list(paths), benchmarks, forced, skipped)

@@ -50,7 +50,8 @@ def always_parallel(monkeypatch: pytest.MonkeyPatch) -> list[int]:
 
 def _reports(tree: Path, out: Path, *extra: str) -> tuple[int, bytes, bytes, bytes, bytes]:
     out.mkdir()
-    result = run_cli("check", str(tree / "Acme"), str(tree / "bad"), str(tree / "raw"), "--color", "never",
+    given = [str(tree / name) for name in ("Acme", "bad", "raw")] if (tree / "Acme").is_dir() else [str(tree)]
+    result = run_cli("check", *given, "--color", "never",
                      "--no-progress", "-f", "text", "-o", f"json:{out / 'report.json'}",
                      "-o", f"sarif:{out / 'report.sarif'}", "-o", f"junit:{out / 'report.xml'}", *extra)
     return (result.exit_code, result.stdout_bytes, (out / "report.json").read_bytes(),
@@ -173,3 +174,46 @@ def test_start_method_follows_the_platform_and_the_size(monkeypatch: pytest.Monk
     monkeypatch.setattr(jobs.sys, "platform", "darwin")
     assert jobs._start_method(jobs.PARALLEL_FROM_BYTES) is None
     assert jobs._start_method(jobs.SPAWN_FROM_BYTES) == "spawn"
+
+
+def test_workers_score_the_folders_they_check_whole(tmp_path: Path, always_parallel: list[int],
+                                                     monkeypatch: pytest.MonkeyPatch) -> None:
+    """With enough folders for every worker, each folder is a chunk and its worker scores it: the
+    parent scores none of them, and the reports are those of one process."""
+    from mlcheck.judge import folder_groups
+
+    tree = tmp_path / "round"
+    for org in range(8):  # (8 packages of the example: 4 folders per worker)
+        shutil.copytree(FIXTURES / "example" / "Acme", tree / f"Org{org}")
+    one = _reports(tree, tmp_path / "one", "--jobs", "1")
+    in_parent: list[str] = []
+    score_group = folder_groups.score_group
+
+    def counted(key: Any, *args: Any) -> Any:
+        in_parent.append(key[3])
+        return score_group(key, *args)
+
+    monkeypatch.setattr(folder_groups, "score_group", counted)
+    two = _reports(tree, tmp_path / "two", "--jobs", "2")
+    assert always_parallel
+    assert one == two
+    assert in_parent == []  # (the workers, forked after the counter was put in, count their own)
+    assert one[2].count(b'"benchmark": "resnet"') >= 8
+
+
+def test_folders_are_chunks_of_their_own_only_when_there_are_enough() -> None:
+    from mlcheck.judge.job_chunks import plan_chunks
+    from mlcheck.package.discover import LogRef
+
+    refs = [LogRef(f"p/results/s/b{i // 3}/result_{i % 3}.txt", folder=f"p/results/s/b{i // 3}") for i in range(30)]
+    refs.append(LogRef("loose.txt"))
+    sizes = {i: 100 for i in range(31)}
+    chunks = plan_chunks(refs, sizes, 2)
+    whole = [c.indices for c in chunks if c.scores_folders]
+    assert sorted(whole) == [[i, i + 1, i + 2] for i in range(0, 30, 3)]  # each folder, all of it
+    assert [c.indices for c in chunks if not c.scores_folders] == [[30]]
+    assert not any(c.scores_folders for c in plan_chunks(refs, sizes, 3))  # 10 folders: too few for 3
+    sizes[0] = 10_000  # a folder larger than a share of the work is split by size
+    big = plan_chunks(refs, sizes, 2)
+    assert big[0].indices == [0] and not big[0].scores_folders
+    assert sorted(i for c in big for i in c.indices) == list(range(31))

@@ -7,7 +7,6 @@ other folders are still judged.
 from __future__ import annotations
 
 import os
-from collections import defaultdict
 from dataclasses import replace
 
 from mlcheck.model import Finding, Severity
@@ -43,27 +42,8 @@ def benchmark_facts(ruleset: Ruleset, benchmark: str | None) -> BenchmarkFacts |
 
 
 
-def score_benchmarks(runs: list[RunResult], refs: dict[str, LogRef]) -> list[BenchmarkResult]:
-    """Group runs by (org, system, benchmark, folder) and score each group."""
-    groups: dict[tuple[str, str, str, str], list[RunResult]] = defaultdict(list)
-    for result in runs:
-        if result.run is None:
-            continue
-        ref = refs.get(result.path)
-        folder = ref.folder if ref and ref.folder else (os.path.dirname(result.path) or ".")
-        key = (result.org or "", result.system or "", result.benchmark or "", folder)
-        groups[key].append(result)
-    # Folder-level checks (run count, non-converged runs, RCP) only judge benchmark folders the
-    # user gave: a result file named on its own is one run of a folder, not a folder with one
-    # run, and a folder of raw job logs is not a benchmark folder (`mlcheck split` makes one).
-    results = []
-    for key, members in sorted(groups.items()):
-        whole_folder = any(_benchmark_folder_log(refs[r.path]) for r in members if r.path in refs)
-        try:
-            results.append(_score_group(key, members, whole_folder))
-        except Exception as error:  # a crashing folder check must not stop the other folders
-            results.append(_unscored_group(key, members, error))
-    return results
+GroupKey = tuple[str, str, str, str]
+"""(org, system, benchmark, folder): the runs scored together (:mod:`mlcheck.judge.folder_groups`)."""
 
 
 _FOLDER_RULE_CODES = frozenset(r.code for r in package_runs.RULES) - {package_runs.NON_COMPLIANT_RUN.code}
@@ -93,13 +73,13 @@ def _tolerate(run: RunResult) -> RunResult:
     return replace(run, findings=findings, tolerated=True)
 
 
-def _benchmark_folder_log(ref: LogRef) -> bool:
+def benchmark_folder_log(ref: LogRef) -> bool:
     """A log found by walking a benchmark folder: a result file, or any log inside a package."""
     return ref.walked and not ref.nested and (
         ref.system is not None or RESULT_FILE.match(os.path.basename(ref.path)) is not None)
 
 
-def _unscored_group(key: tuple[str, str, str, str], members: list[RunResult],
+def unscored_folder(key: GroupKey, members: list[RunResult],
                     error: Exception) -> BenchmarkResult:
     org, system, benchmark, folder = key
     members = sorted(members, key=lambda r: (r.path, r.index))
@@ -110,7 +90,7 @@ def _unscored_group(key: tuple[str, str, str, str], members: list[RunResult],
                            findings=(crash_finding("the folder checks", folder, error),))
 
 
-def _score_group(key: tuple[str, str, str, str], members: list[RunResult],
+def score_folder(key: GroupKey, members: list[RunResult],
                  whole_folder: bool = True) -> BenchmarkResult:
     org, system, benchmark, folder = key
     members = sorted(members, key=lambda r: (r.path, r.index))

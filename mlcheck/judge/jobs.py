@@ -34,9 +34,12 @@ from mlcheck.judge.summary import reduce_summary
 from mlcheck.results import RunResult, RunSummary
 from mlcheck.rules.internal import RULE_CRASHED, crash_finding
 from mlcheck.facts.rulesets import Ruleset, load_ruleset
+from mlcheck.judge.job_chunks import plan_chunks
 
 if TYPE_CHECKING:  # (multiprocessing is imported when workers start: most checks are small)
     from concurrent.futures import ProcessPoolExecutor
+
+    from mlcheck.judge.folder_groups import Scored
 
 _CHECKER: list[Any] = []
 
@@ -65,8 +68,6 @@ work, less than starting the workers)."""
 SPAWN_FROM_BYTES = 64 * 1024 * 1024
 """Where workers cannot be forked, logs of fewer bytes than this are checked in one process (a
 spawned worker takes about 0.2 s to import mlcheck)."""
-_CHUNKS_PER_WORKER = 8
-_MAX_CHUNK = 16
 
 
 def usable_cpus() -> int:
@@ -79,27 +80,28 @@ def usable_cpus() -> int:
 
 def check_logs(refs: Sequence[LogRef], forced: Ruleset | None, jobs: int = 1,
                progress: Callable[[str], None] | None = None,
-               forced_source: str = "--ruleset") -> list[RunResult]:
+               forced_source: str = "--ruleset", scored: Scored | None = None) -> list[RunResult]:
     """The results of every log, in the order of ``refs``, checked by up to ``jobs`` processes
-    (``forced_source``: where ``forced`` was set, which the reports name).
+    (``forced_source``: where ``forced`` was set, which the reports name). The benchmark folders
+    a worker checked whole and scored are added to ``scored`` (:mod:`mlcheck.judge.job_chunks`).
     The cycle collector pauses meanwhile (see :func:`check_one`; the parent receives the results)."""
     collecting = gc.isenabled()
     gc.disable()
     try:
-        return _check_logs(refs, forced, jobs, progress, forced_source)
+        return _check_logs(refs, forced, jobs, progress, forced_source, {} if scored is None else scored)
     finally:
         if collecting:
             gc.enable()
 
 
 def _check_logs(refs: Sequence[LogRef], forced: Ruleset | None, jobs: int,
-                progress: Callable[[str], None] | None, forced_source: str) -> list[RunResult]:
+                progress: Callable[[str], None] | None, forced_source: str, scored: Scored) -> list[RunResult]:
     done: list[list[RunResult] | None] = [None] * len(refs)
     version = (forced.version, forced_source) if forced is not None else None
     sizes = {i: _size(ref) for i, ref in enumerate(refs) if ref.path != "-"} if jobs > 1 else {}
     method = _start_method(sum(sizes.values())) if len(sizes) >= PARALLEL_FROM else None
     if method is not None:
-        for index, results in _in_workers(refs, sizes, version, jobs, method):
+        for index, results in _in_workers(refs, sizes, version, jobs, method, scored):
             done[index] = results
             if progress is not None:
                 progress(refs[index].path)
@@ -149,41 +151,35 @@ def _size(ref: LogRef) -> int:
         return 0
 
 
-def _chunks(sizes: dict[int, int], jobs: int) -> list[list[int]]:
-    """Chunks of log indices, the largest logs first (so that no large log is left for last),
-    small enough for the progress bar to move and for the workers to share the load."""
-    by_size = sorted(sizes, key=lambda i: -sizes[i])
-    size = max(1, min(_MAX_CHUNK, len(by_size) // (jobs * _CHUNKS_PER_WORKER)))
-    return [by_size[start:start + size] for start in range(0, len(by_size), size)]
-
-
 def _in_workers(refs: Sequence[LogRef], sizes: dict[int, int], version: _Forced | None,
-                jobs: int, method: str) -> Iterator[tuple[int, list[RunResult]]]:
+                jobs: int, method: str, scored: Scored) -> Iterator[tuple[int, list[RunResult]]]:
     """(index, results) of each log as its chunk completes. A log of a chunk lost with its
     worker is checked again alone; one whose results could not be sent is left to the parent."""
     from concurrent.futures import FIRST_COMPLETED, Future, wait
     from concurrent.futures.process import BrokenProcessPool
 
     lost: list[int] = []
-    chunks = _chunks(sizes, jobs)
+    chunks = plan_chunks(refs, sizes, jobs)
     warm = getattr(_CHECKER[0], "warm_caches", None)
     if warm is not None and method == "fork":  # (what each worker would load first, loaded once)
         warm(refs)
     pool = _pool(min(jobs, len(chunks), 4 * usable_cpus()), method)  # (more share the same CPUs)
     try:
-        pending: dict[Future[list[list[RunResult]]], list[int]] = {
-            pool.submit(_check_chunk, [refs[i] for i in chunk], version): chunk for chunk in chunks}
+        pending: dict[Future[_ChunkResult], list[int]] = {
+            pool.submit(_check_chunk, [refs[i] for i in chunk.indices], version, chunk.scores_folders): chunk.indices
+            for chunk in chunks}
         while pending:
             finished, _running = wait(pending, return_when=FIRST_COMPLETED)
             for future in finished:
                 chunk = pending.pop(future)
                 try:
-                    results = future.result()
+                    results, folders = future.result()
                 except BrokenProcessPool:
                     lost.extend(chunk)
                     continue
                 except Exception:  # noqa: BLE001 - e.g. a result that cannot be pickled
                     continue
+                scored.update(folders)
                 yield from zip(chunk, results)
     except BaseException:  # Ctrl-C: the chunks not begun are dropped, not run to the end
         pool.shutdown(wait=False, cancel_futures=True)
@@ -209,7 +205,7 @@ def _alone(ref: LogRef, version: _Forced | None, method: str) -> list[RunResult]
 
     with _pool(1, method) as pool:
         try:
-            return pool.submit(_check_chunk, [ref], version).result()[0]
+            return pool.submit(_check_chunk, [ref], version, False).result()[0][0]
         except BrokenProcessPool:
             forced = load_ruleset(version[0]) if version else None
             return [_unread_log(ref, forced, [_died(ref)], version[1] if version else "--ruleset")]
@@ -221,10 +217,19 @@ def _died(ref: LogRef) -> Finding:
                            "was not judged. Please report it with the input")
 
 
-def _check_chunk(chunk: list[LogRef], version: _Forced | None) -> list[list[RunResult]]:
-    """The worker's task: the results of each log of a chunk."""
+_ChunkResult = tuple[list[list[RunResult]], "Scored"]
+
+
+def _check_chunk(chunk: list[LogRef], version: _Forced | None, scores_folders: bool) -> _ChunkResult:
+    """The worker's task: the results of each log of a chunk, and when the chunk is whole benchmark
+    folders, their scores (the folder stage, done here instead of in the parent)."""
+    from mlcheck.judge.folder_groups import score_in_worker
+
     forced = load_ruleset(version[0]) if version else None
-    return [check_one(ref, forced, version[1] if version else "--ruleset") for ref in chunk]
+    results = [check_one(ref, forced, version[1] if version else "--ruleset") for ref in chunk]
+    if not scores_folders:
+        return results, {}
+    return results, score_in_worker([result for of_log in results for result in of_log], chunk)
 
 
 def _fields_reducer(cls: type) -> Callable[[Any], tuple[type, tuple[Any, ...]]]:

@@ -1,0 +1,64 @@
+"""The folder stage's grouping: the runs of each benchmark folder, scored together in the parent
+or, under ``--jobs``, by the worker that checked the whole folder (:mod:`mlcheck.judge.jobs`); a
+folder a worker scored is taken as it scored it only when the parent groups the very same runs.
+"""
+
+from __future__ import annotations
+
+import os
+from collections import defaultdict
+
+from mlcheck.judge.folders import GroupKey, benchmark_folder_log, score_folder, unscored_folder
+from mlcheck.package.discover import LogRef
+from mlcheck.results import BenchmarkResult, RunResult
+
+Scored = dict[GroupKey, tuple[tuple[tuple[str, int], ...], BenchmarkResult]]
+"""Folders scored beforehand (by ``--jobs`` workers): each with the runs it was scored from."""
+
+
+def score_benchmarks(runs: list[RunResult], refs: dict[str, LogRef],
+                     scored: Scored | None = None) -> list[BenchmarkResult]:
+    """Group runs by (org, system, benchmark, folder) and score each group. A group ``scored``
+    holds from exactly the same runs is taken from it (the same function of the same runs)."""
+    results = []
+    for key, members in sorted(group_runs(runs, refs).items()):
+        done = scored.get(key) if scored else None
+        same_runs = done is not None and done[0] == run_ids(members)
+        results.append(done[1] if done is not None and same_runs else score_group(key, members, refs))
+    return results
+
+
+def group_runs(runs: list[RunResult], refs: dict[str, LogRef]) -> dict[GroupKey, list[RunResult]]:
+    """The runs of each (org, system, benchmark, folder), in the order of ``runs``."""
+    groups: dict[GroupKey, list[RunResult]] = defaultdict(list)
+    for result in runs:
+        if result.run is None:
+            continue
+        ref = refs.get(result.path)
+        folder = ref.folder if ref and ref.folder else (os.path.dirname(result.path) or ".")
+        groups[(result.org or "", result.system or "", result.benchmark or "", folder)].append(result)
+    return groups
+
+
+def score_group(key: GroupKey, members: list[RunResult], refs: dict[str, LogRef]) -> BenchmarkResult:
+    """One group scored. Folder-level checks (run count, non-converged runs, RCP) only judge
+    benchmark folders the user gave: a result file named on its own is one run of a folder, not
+    a folder with one run, and a folder of raw job logs is not a benchmark folder (`mlcheck
+    split` makes one)."""
+    whole_folder = any(benchmark_folder_log(refs[r.path]) for r in members if r.path in refs)
+    try:
+        return score_folder(key, members, whole_folder)
+    except Exception as error:  # a crashing folder check must not stop the other folders
+        return unscored_folder(key, members, error)
+
+
+def run_ids(members: list[RunResult]) -> tuple[tuple[str, int], ...]:
+    """The runs of a group, whatever their order: (path, index) sorted."""
+    return tuple(sorted((r.path, r.index) for r in members))
+
+
+def score_in_worker(results: list[RunResult], refs: list[LogRef]) -> Scored:
+    """Every group of the runs of ``refs`` (whole benchmark folders, checked by one worker), scored."""
+    by_path = {ref.path: ref for ref in refs}
+    return {key: (run_ids(members), score_group(key, members, by_path))
+            for key, members in group_runs(results, by_path).items()}
