@@ -12,14 +12,14 @@ None and the line reader decodes the line as before (and reports what is wrong w
   sends it to ``json`` unless the digits are a float's fraction or exponent (found by one
   ``bytes.translate`` and one substring search, in C);
 - nesting the standard library refuses (``RecursionError``, about 1,000 levels) while orjson
-  accepts it up to 1,024: more than 100 brackets send the line to ``json``.
+  accepts it up to 1,024: a record of more than 512 bytes with more than 100 brackets goes to
+  ``json``.
 """
 
 from __future__ import annotations
 
-from typing import Any, Callable
-
 import math
+from typing import Any, Callable
 
 from mlcheck.model import Event
 from mlcheck.read.record_shape import well_formed_event
@@ -60,7 +60,13 @@ def _has_long_integer(body: bytes, digits: bytes) -> bool:
             end += 1
         at = digits.find(_NINETEEN_DIGITS, end)
     return False
-_BRACKETS_CHECKED_OVER = 256
+
+
+_BRACKETS_ANY_DEPTH = 512
+"""A body of up to this many bytes nests at most 256 levels deep, which ``json`` reads (it reads
+``1000 - d`` levels when called ``d`` frames deep: over 900 where mlcheck reads a log), so
+orjson's result is its result; a longer one with more than :data:`_MAX_BRACKETS` brackets is
+left to ``json``."""
 _MAX_BRACKETS = 100
 
 
@@ -70,35 +76,14 @@ def fast_event(raw: bytes, line_no: int) -> Event | None:
     return fast_body_event(raw[8:], line_no)
 
 
-def fast_body_event(body: bytes, line_no: int) -> Event | None:
-    """:func:`fast_event` of the bytes after the marker."""
-    if LOADS is None or (len(body) > _BRACKETS_CHECKED_OVER
-                         and body.count(b"[") + body.count(b"{") > _MAX_BRACKETS):
-        return None
-    digits = body.translate(_DIGITS_AS_ZERO)
-    if _NINETEEN_DIGITS in digits and _has_long_integer(body, digits):
-        return None
-    try:
-        record = LOADS(body)
-    except DECODE_ERROR:
-        return None
-    return well_formed_event(record, line_no)
-
-
 _new_event = tuple.__new__
 _isfinite = math.isfinite
-_LOADS: _Loads = LOADS or (lambda body: None)  # (the block reader asks first: see USE_ORJSON)
-USE_ORJSON = LOADS is not None
-_BRACKETS_ANY_DEPTH = 512
-"""Bodies up to this many bytes nest at most 256 levels deep, which ``json`` reads (it reads
-``1000 - d`` levels when called ``d`` frames deep: over 900 where mlcheck reads a log), so orjson's result is
-its result; a longer one is searched for brackets as :func:`fast_body_event` does."""
+_LOADS: _Loads = LOADS or (lambda body: None)  # (without orjson: no record, the line reader reads it)
 
 
-def clean_body_event(body: bytes, line_no: int) -> Event | None:
-    """:func:`fast_body_event` in one function, :func:`well_formed_event` inlined: the block
-    reader calls it once per clean record of every result file (``tests/test_lean_reading.py``
-    holds the two to the same events). A record of fewer than :data:`_BRACKETS_ANY_DEPTH` bytes
+def fast_body_event(body: bytes, line_no: int) -> Event | None:
+    """:func:`fast_event` of the bytes after the marker, :func:`well_formed_event` inlined (this
+    runs once per clean record of every log). A record of fewer than :data:`_BRACKETS_ANY_DEPTH` bytes
     is not searched for brackets: it cannot nest deeper than half its length, which ``json``
     reads. The fields are read by subscript (a record lacking one takes
     :func:`well_formed_event`'s ``get``)."""

@@ -19,7 +19,7 @@ from __future__ import annotations
 
 from typing import IO, Iterator
 
-from mlcheck.read.fast_json import clean_body_event as _clean_event
+from mlcheck.read.fast_json import fast_body_event
 from mlcheck.read.job_starts import LAUNCH_LINE
 from mlcheck.read.line_reader import MARKER_BYTES, MAX_LINE_BYTES, AnyItem, LineReader
 
@@ -131,7 +131,7 @@ def _lines(chunk: bytes, counts: _Counts, reader: LineReader) -> Iterator[AnyIte
             if start == at and end - start < MAX_LINE_BYTES and not 0 <= following < end \
                     and (plain or find(b"\x1b", at, end) < 0) and reader.noise_tag is None:
                 body = chunk[at + 8:end]
-                event = _clean_event(body, reader.line_no + counts.lines + lines + 1)
+                event = fast_body_event(body, reader.line_no + counts.lines + lines + 1)
                 if event is not None:
                     lines += 1
                     records += 1
