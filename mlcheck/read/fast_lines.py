@@ -10,7 +10,7 @@ from __future__ import annotations
 import re
 
 from mlcheck.model import Event, Finding
-from mlcheck.read.fast_json import fast_event
+from mlcheck.read.fast_json import fast_body_event
 from mlcheck.read.job_starts import JobStarts
 from mlcheck.read.prefixes import PrefixDecisions
 from mlcheck.read.rank_copies import RankCopies
@@ -80,7 +80,7 @@ class FastLines:
                 or self.copies.expects_copies(source)):
             return None
         crlf = raw[-2:-1] == b"\r"
-        event = fast_event(raw.rstrip(b"\r\n")[at:], self.line_no + 1)  # (as feed strips it)
+        event = fast_body_event(raw[at + 8:], self.line_no + 1)  # (the line end is JSON whitespace)
         if event is None:
             return None
         self.line_no += 1

@@ -80,14 +80,18 @@ def _launcher_lines(text: bytes, lowered: bytes) -> list[tuple[int, int]]:
     return found
 
 
-def _noise(text: bytes, counts: _Counts, reader: LineReader) -> Iterator[AnyItem]:
-    """A stretch of whole lines without a record: counted, and its launcher lines fed."""
+def _launches(text: bytes) -> bool:
+    """Whether a stretch without a record may hold a launcher line (the cheap test: ``run``,
+    ``mpiexec`` or ``deepspeed`` in it, ASCII case ignored)."""
     lowered = text.lower()
-    if b"run" not in lowered and b"mpiexec" not in lowered and b"deepspeed" not in lowered:
-        counts.stretch(text)
-        return
+    return b"run" in lowered or b"mpiexec" in lowered or b"deepspeed" in lowered
+
+
+def _noise(text: bytes, counts: _Counts, reader: LineReader) -> Iterator[AnyItem]:
+    """A stretch of whole lines without a record that may launch a job (:func:`_launches`):
+    counted, and its launcher lines fed."""
     done = 0
-    for start, end in _launcher_lines(text, lowered):
+    for start, end in _launcher_lines(text, text.lower()):
         if start > done:
             counts.stretch(text[done:start])
         counts.flush(reader)
@@ -116,14 +120,22 @@ def _lines(chunk: bytes, counts: _Counts, reader: LineReader) -> Iterator[AnyIte
             if at < 0:
                 counts.add_clean(lines, records, crlf)
                 lines = records = crlf = 0
-                yield from _noise(chunk[done:] if done else chunk, counts, reader)
+                rest = chunk[done:] if done else chunk
+                if _launches(rest):
+                    yield from _noise(rest, counts, reader)
+                else:  # (no generator for a stretch that only counts)
+                    counts.stretch(rest)
                 _note_last_line(chunk, done, size, reader)
                 return
             start = at if at == done or chunk[at - 1] == 0x0A else chunk.rfind(b"\n", done, at) + 1 or done
             if start > done:
                 counts.add_clean(lines, records, crlf)
                 lines = records = crlf = 0
-                yield from _noise(chunk[done:start], counts, reader)
+                stretch = chunk[done:start]
+                if _launches(stretch):
+                    yield from _noise(stretch, counts, reader)
+                else:
+                    counts.stretch(stretch)
                 _note_last_line(chunk, done, start, reader)
             end = find(b"\n", at) + 1 or size
             done = end
