@@ -44,10 +44,10 @@ class _Counts:
         self.crlf += text.count(b"\r\n")
         self.noise += len(text.translate(None, _BLANKS).split())  # (only line ends are left)
 
-    def add_clean(self, lines: int, records: int, crlf: int) -> None:
-        """Clean record lines counted in the caller's locals (one each)."""
+    def add_clean(self, lines: int, crlf: int) -> None:
+        """Clean record lines (a record each) counted in the caller's locals."""
         self.lines += lines
-        self.records += records
+        self.records += lines
         self.crlf += crlf
 
     def flush(self, reader: LineReader) -> None:
@@ -114,12 +114,13 @@ def _lines(chunk: bytes, counts: _Counts, reader: LineReader) -> Iterator[AnyIte
     crlf_ends = b"\r\n" in chunk
     done = 0
     at = find(MARKER_BYTES)
-    lines = records = crlf = 0  # (clean records not yet added to counts)
+    lines = crlf = 0  # (clean record lines not yet added to counts)
+    longest = MAX_LINE_BYTES
     try:
         while done < size:
             if at < 0:
-                counts.add_clean(lines, records, crlf)
-                lines = records = crlf = 0
+                counts.add_clean(lines, crlf)
+                lines = crlf = 0
                 rest = chunk[done:] if done else chunk
                 if _launches(rest):
                     yield from _noise(rest, counts, reader)
@@ -129,8 +130,8 @@ def _lines(chunk: bytes, counts: _Counts, reader: LineReader) -> Iterator[AnyIte
                 return
             start = at if at == done or chunk[at - 1] == 0x0A else chunk.rfind(b"\n", done, at) + 1 or done
             if start > done:
-                counts.add_clean(lines, records, crlf)
-                lines = records = crlf = 0
+                counts.add_clean(lines, crlf)
+                lines = crlf = 0
                 stretch = chunk[done:start]
                 if _launches(stretch):
                     yield from _noise(stretch, counts, reader)
@@ -140,20 +141,19 @@ def _lines(chunk: bytes, counts: _Counts, reader: LineReader) -> Iterator[AnyIte
             end = find(b"\n", at) + 1 or size
             done = end
             following = find(MARKER_BYTES, at + 8)
-            if start == at and end - start < MAX_LINE_BYTES and not 0 <= following < end \
+            if start == at and end - start < longest and not 0 <= following < end \
                     and (plain or find(b"\x1b", at, end) < 0) and reader.noise_tag is None:
                 body = chunk[at + 8:end]
                 event = fast_body_event(body, reader.line_no + counts.lines + lines + 1)
                 if event is not None:
                     lines += 1
-                    records += 1
                     if crlf_ends and body.endswith(b"\r\n"):
                         crlf += 1
                     at = following
                     yield event
                     continue
-            counts.add_clean(lines, records, crlf)
-            lines = records = crlf = 0
+            counts.add_clean(lines, crlf)
+            lines = crlf = 0
             counts.flush(reader)
             event = reader.kept_tagged(chunk[start:end]) if start < at else None
             at = following if following < 0 or following >= end else find(MARKER_BYTES, end)
@@ -162,7 +162,7 @@ def _lines(chunk: bytes, counts: _Counts, reader: LineReader) -> Iterator[AnyIte
                 continue
             yield from reader.feed(chunk[start:end])
     finally:
-        counts.add_clean(lines, records, crlf)
+        counts.add_clean(lines, crlf)
 
 
 def _note_last_line(chunk: bytes, start: int, end: int, reader: LineReader) -> None:
