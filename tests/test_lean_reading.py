@@ -114,7 +114,7 @@ def test_orjson_takes_the_common_records() -> None:
 
 def test_nineteen_digits_are_an_integer_unless_a_fraction_or_an_exponent() -> None:
     def long_integer(text: bytes) -> bool:
-        return fast_json._has_long_integer(text, text.translate(fast_json._DIGITS_AS_ZERO))
+        return fast_json.has_long_integer(text, text.translate(fast_json.DIGITS_AS_ZERO))
 
     for integer in (b" 12345678901234567890", b"[-12345678901234567890]", b'"id1234567890123456789"',
                     b"[0.1234567890123456789, 12345678901234567890]", b"1234567890123456789012"):
@@ -322,3 +322,59 @@ def test_records_behind_rank_tags_are_read_as_the_line_reader_does(tmp_path: Pat
             assert same(tuple(got), tuple(expected))
         else:
             assert (got.code, got.line) == (expected.code, expected.line)
+
+
+CLEAN_RUN = [record_line(f"0.{i}", key=rng_key) for i, rng_key in
+             enumerate(['"eval_accuracy"', '"block_start"', '"tracked_stats"', '"epoch_stop"'] * 3)]
+BULK_SPOILERS = [
+    b":::MLLOG {\"key\": \"x\", broken\n", b":::MLLOG [1, 2]\n", b":::MLLOG 12\n", b":::MLLOG\n",
+    record_line("1", metadata="[]"), record_line("1", key="3"), record_line("1", key='""'),
+    record_line("1", time_ms="true"), record_line("1", time_ms='"1"'), record_line("1", time_ms="1.5e300"),
+    b":::MLLOG " + json.dumps({"key": "k", "time_ms": 1.0, "metadata": {}}).encode() + b"\n",  # no value
+    b':::MLLOG {"key": "k", "time_ms": 1, "metadata": {}, "value": 1, "event_type": null, "namespace": 3}\n',
+    record_line("18446744073709551616"), record_line("0.00012345678901234567890"), record_line("1" * 400),
+    record_line("[" * 150 + "]" * 150), record_line("[" * 300 + "]" * 300), record_line("NaN"),
+    record_line("\x1b[31m1\x1b[0m"), record_line("0.8").rstrip(b"\n") + record_line("0.9"),
+    record_line("0.5", tail="\r\n"), record_line('"\\ud800"'), record_line("2").replace(b"2,", b"\xff,"),
+    b"0: " + record_line("0.6"), b"framework says hello\n", b"\n", record_line("1", tail=" \t\n"),
+]
+
+
+@pytest.mark.parametrize("spoiler", BULK_SPOILERS)
+def test_a_run_of_record_lines_read_in_bulk_is_read_as_line_by_line(tmp_path: Path, spoiler: bytes) -> None:
+    """A run of clean record lines is decoded in bulk (mlcheck.read.record_runs); one line that
+    the bulk path refuses leaves the run to the line-by-line path: the same items, line numbers
+    and counts as the line reader either way, before, inside or after the run, with CRLF ends
+    and with the last line lacking its end."""
+    for where in (0, 5, len(CLEAN_RUN)):
+        for crlf, last_end in ((False, True), (True, False)):
+            lines = [line.replace(b"\n", b"\r\n") if crlf else line for line in CLEAN_RUN]
+            lines.insert(where, spoiler)
+            text = b"".join(lines)
+            path = tmp_path / "result_0.txt"
+            path.write_bytes(text if last_end else text.rstrip(b"\r\n"))
+            (blocks, block_stats), (expected, line_stats) = _block_and_line_readers(path)
+            assert block_stats == line_stats, spoiler
+            assert len(blocks) == len(expected), spoiler
+            for got, want in zip(blocks, expected):
+                assert same(tuple(got), tuple(want)) if isinstance(got, tuple) else got == want, spoiler
+
+
+def test_the_bulk_path_reads_clean_runs(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The runs of clean lines around a bad one are still read in bulk (not only line by line)."""
+    from mlcheck.read import record_runs, result_blocks
+
+    taken: list[int] = []
+
+    def counted(run: bytes, first_line: int) -> Any:
+        events = record_runs.bulk_events(run, first_line)
+        if events is not None:
+            taken.append(first_line)
+        return events
+
+    monkeypatch.setattr(result_blocks, "bulk_events", counted)
+    path = tmp_path / "result_0.txt"
+    path.write_bytes(b"".join([*CLEAN_RUN, b"noise between\n", *CLEAN_RUN]))
+    events = [item for item in read_mllog(str(path), keep_copies=True) if isinstance(item, tuple)]
+    assert [event.line for event in events] == [*range(1, 13), *range(14, 26)]
+    assert taken == [1, 14]

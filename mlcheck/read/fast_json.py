@@ -38,36 +38,36 @@ def _orjson() -> tuple[_Loads | None, type[Exception]]:
 LOADS, DECODE_ERROR = _orjson()
 """orjson's ``loads`` (None when orjson is not installed) and its error."""
 
-_DIGITS_AS_ZERO = bytes.maketrans(b"123456789", b"000000000")
-_NINETEEN_DIGITS = b"0" * 19
+DIGITS_AS_ZERO = bytes.maketrans(b"123456789", b"000000000")
+NINETEEN_DIGITS = b"0" * 19
 """Every integer orjson would turn into a float has 19 digits or more (2**63 has 19)."""
 _FRACTION_OR_EXPONENT = frozenset(b".eE+")
 
 
-def _has_long_integer(body: bytes, digits: bytes) -> bool:
+def has_long_integer(body: bytes, digits: bytes) -> bool:
     """Whether a run of 19 digits or more in ``body`` (``digits``: its digits made ``0``) may be
     an integer: it does not follow the point of a fraction or the ``e`` of an exponent (digits
     in a string count too; they take the slower path for nothing). Most such runs are fractions
     printed with all their digits (``0.0003551136363636364``)."""
-    at = digits.find(_NINETEEN_DIGITS)
+    at = digits.find(NINETEEN_DIGITS)
     while at >= 0:
         before = body[at - 1] if at else 0
         if before not in _FRACTION_OR_EXPONENT and not (
                 before == 0x2D and at > 1 and body[at - 2] in b"eE"):  # (a minus after e: exponent)
             return True
-        end = at + len(_NINETEEN_DIGITS)
+        end = at + len(NINETEEN_DIGITS)
         while end < len(digits) and digits[end] == 0x30:
             end += 1
-        at = digits.find(_NINETEEN_DIGITS, end)
+        at = digits.find(NINETEEN_DIGITS, end)
     return False
 
 
-_BRACKETS_ANY_DEPTH = 512
+BRACKETS_ANY_DEPTH = 512
 """A body of up to this many bytes nests at most 256 levels deep, which ``json`` reads (it reads
 ``1000 - d`` levels when called ``d`` frames deep: over 900 where mlcheck reads a log), so
-orjson's result is its result; a longer one with more than :data:`_MAX_BRACKETS` brackets is
+orjson's result is its result; a longer one with more than :data:`MAX_BRACKETS` brackets is
 left to ``json``."""
-_MAX_BRACKETS = 100
+MAX_BRACKETS = 100
 
 
 def fast_event(raw: bytes, line_no: int) -> Event | None:
@@ -83,14 +83,14 @@ _LOADS: _Loads = LOADS or (lambda body: None)  # (without orjson: no record, the
 
 def fast_body_event(body: bytes, line_no: int) -> Event | None:
     """:func:`fast_event` of the bytes after the marker, :func:`well_formed_event` inlined (this
-    runs once per clean record of every log). A record of fewer than :data:`_BRACKETS_ANY_DEPTH` bytes
+    runs once per clean record of every log). A record of fewer than :data:`BRACKETS_ANY_DEPTH` bytes
     is not searched for brackets: it cannot nest deeper than half its length, which ``json``
     reads. The fields are read by subscript (a record lacking one takes
     :func:`well_formed_event`'s ``get``)."""
-    if len(body) > _BRACKETS_ANY_DEPTH and body.count(b"[") + body.count(b"{") > _MAX_BRACKETS:
+    if len(body) > BRACKETS_ANY_DEPTH and body.count(b"[") + body.count(b"{") > MAX_BRACKETS:
         return None
-    digits = body.translate(_DIGITS_AS_ZERO)
-    if _NINETEEN_DIGITS in digits and _has_long_integer(body, digits):
+    digits = body.translate(DIGITS_AS_ZERO)
+    if NINETEEN_DIGITS in digits and has_long_integer(body, digits):
         return None
     try:
         record = _LOADS(body)

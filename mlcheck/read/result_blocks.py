@@ -22,6 +22,7 @@ from typing import IO, Iterator
 from mlcheck.read.fast_json import fast_body_event
 from mlcheck.read.job_starts import LAUNCH_LINE
 from mlcheck.read.line_reader import MARKER_BYTES, MAX_LINE_BYTES, AnyItem, LineReader
+from mlcheck.read.record_runs import bulk_events, record_run_end
 
 _BLOCK = 1 << 20
 _BLANKS = b" \t\r\x0b\x0c"
@@ -116,6 +117,7 @@ def _lines(chunk: bytes, counts: _Counts, reader: LineReader) -> Iterator[AnyIte
     at = find(MARKER_BYTES)
     lines = crlf = 0  # (clean record lines not yet added to counts)
     longest = MAX_LINE_BYTES
+    by_line_until = 0  # (a run of record lines the bulk path refused ends here)
     try:
         while done < size:
             if at < 0:
@@ -138,6 +140,18 @@ def _lines(chunk: bytes, counts: _Counts, reader: LineReader) -> Iterator[AnyIte
                 else:
                     counts.stretch(stretch)
                 _note_last_line(chunk, done, start, reader)
+            if start == at and at >= by_line_until and reader.noise_tag is None:
+                run_end = record_run_end(chunk, at)
+                events = bulk_events(chunk[at:run_end], reader.line_no + counts.lines + lines + 1)
+                if events is not None:
+                    lines += len(events)
+                    if crlf_ends:
+                        crlf += chunk.count(b"\r\n", at, run_end + 1)
+                    done = min(run_end + 1, size)
+                    at = find(MARKER_BYTES, done)
+                    yield from events
+                    continue
+                by_line_until = run_end  # (this run is read line by line)
             end = find(b"\n", at) + 1 or size
             done = end
             following = find(MARKER_BYTES, at + 8)

@@ -1,0 +1,97 @@
+"""A run of clean record lines decoded in bulk: the block reader's path for the bulk of a result file.
+
+Most lines of most result files are records, one per line, one after the other. Such a run of
+lines is found with one pattern search, split with ``bytes.split``, and each record decoded by
+orjson and made an :class:`~mlcheck.model.Event` through ``map`` and ``zip``: no Python step per
+record. It is only taken where it gives, event for event, what the block reader's line-by-line path
+(:func:`mlcheck.read.fast_json.fast_body_event` on each line) gives: every line starts with the
+marker and holds no other, no colour code, no integer orjson would turn into a float, no record
+longer than 512 bytes with more than 100 brackets, every record an object with ``key``,
+``value``, ``time_ms``, ``metadata``, ``event_type`` and ``namespace`` of the right types.
+Anything else (one bad record is enough) leaves the run to the line-by-line path, which reads it
+as before and says what is wrong (``tests/test_lean_reading.py`` holds the two to the same items).
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from functools import partial
+from operator import itemgetter
+from typing import Iterator, Sequence
+
+from mlcheck.model import Event
+from mlcheck.read.fast_json import (BRACKETS_ANY_DEPTH, DECODE_ERROR, DIGITS_AS_ZERO, LOADS, MAX_BRACKETS,
+                                    NINETEEN_DIGITS, has_long_integer)
+from mlcheck.read.line_reader import MARKER_BYTES, MAX_LINE_BYTES
+
+_NOT_A_RECORD_LINE = re.compile(rb"\n(?!" + re.escape(MARKER_BYTES) + rb")")
+"""The line end after which the next line does not start with the marker (or the file ends)."""
+_KEY, _VALUE, _METADATA, _TIME, _EVENT_TYPE, _NAMESPACE = (
+    itemgetter(field) for field in ("key", "value", "metadata", "time_ms", "event_type", "namespace"))
+_BODY = itemgetter(slice(len(MARKER_BYTES), None))
+_EVENT = partial(tuple.__new__, Event)
+_NUMBER_TYPES = frozenset({int, float})
+MIN_LINES = 4
+"""Fewer record lines in a row are read line by line (the bulk path's fixed cost)."""
+
+
+def record_run_end(chunk: bytes, at: int) -> int:
+    """Where the run of lines that start with the marker, from the line starting at ``at``,
+    ends: the index of its last line end (the chunk's size when the last line has none)."""
+    found = _NOT_A_RECORD_LINE.search(chunk, at)
+    return len(chunk) if found is None else found.start()
+
+
+def bulk_events(run: bytes, first_line: int) -> list[Event] | None:
+    """The events of ``run`` (whole record lines without the last line end), the first on
+    physical line ``first_line``; None when the run must be read line by line."""
+    if LOADS is None or run.count(b"\n") + 1 < MIN_LINES:
+        return None
+    lines = run.split(b"\n")
+    if run.count(MARKER_BYTES) != len(lines) or b"\x1b" in run:
+        return None
+    longest = max(map(len, lines))
+    if longest + 1 >= MAX_LINE_BYTES or (longest > BRACKETS_ANY_DEPTH and _deep(lines)):
+        return None
+    digits = run.translate(DIGITS_AS_ZERO)
+    if NINETEEN_DIGITS in digits and has_long_integer(run, digits):
+        return None
+    try:
+        records = list(map(LOADS, map(_BODY, lines)))
+        keys, metadata, times = list(map(_KEY, records)), list(map(_METADATA, records)), list(map(_TIME, records))
+        event_types, namespaces = list(map(_EVENT_TYPE, records)), list(map(_NAMESPACE, records))
+        values = list(map(_VALUE, records))
+    except (DECODE_ERROR, KeyError, TypeError):  # (TypeError: a record that is not an object)
+        return None
+    if not _all_of(keys, str) or not all(keys) or not _all_of(metadata, dict):
+        return None
+    time_types = set(map(type, times))
+    if not time_types <= _NUMBER_TYPES or (float in time_types and not all(map(math.isfinite, times))):
+        return None
+    return list(map(_EVENT, zip(keys, values, metadata, map(float, times),
+                                range(first_line, first_line + len(lines)),
+                                _texts(event_types), _texts(namespaces))))
+
+
+def _all_of(values: Sequence[object], kind: type) -> bool:
+    return set(map(type, values)) == {kind}
+
+
+def _texts(values: Sequence[object]) -> Iterator[str | None] | Sequence[object]:
+    """The values that are strings, None for the others (as the line path keeps them)."""
+    if _all_of(values, str):
+        return values
+    return map(_text_or_none, values)
+
+
+def _text_or_none(value: object) -> str | None:
+    return value if type(value) is str else None
+
+
+def _deep(lines: list[bytes]) -> bool:
+    """Whether a line longer than :data:`BRACKETS_ANY_DEPTH` holds more than
+    :data:`MAX_BRACKETS` brackets (``json`` may refuse its nesting where orjson reads it)."""
+    return any(line.count(b"[") + line.count(b"{") > MAX_BRACKETS
+               for line in lines if len(line) > BRACKETS_ANY_DEPTH)
+
