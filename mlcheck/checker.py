@@ -20,7 +20,7 @@ from mlcheck.judge.folder_groups import Scored, score_benchmarks
 from mlcheck.judge.grouping import group_result
 from mlcheck.judge.package_check import check_packages
 from mlcheck.judge.summary import summarise
-from mlcheck.read.reader import read_mllog
+from mlcheck.read.reader import read_mllog, read_result_batches
 from mlcheck.rules import RUN_CHECKS
 from mlcheck.rules import package as package_rules
 from mlcheck.rule import RunContext
@@ -116,7 +116,8 @@ def check_log(ref: LogRef, forced: Ruleset | None, forced_source: str = "--rules
     one_run = RESULT_FILE.match(os.path.basename(ref.path)) is not None
     reading: list[Finding] = []
     judged = []
-    for run in iter_runs(read_mllog(ref.path, lines=ref.lines, keep_copies=one_run), ref.path, reading, one_run):
+    items = read_result_batches(ref.path, lines=ref.lines) if one_run else read_mllog(ref.path, lines=ref.lines)
+    for run in iter_runs(items, ref.path, reading, one_run):
         judged.append(judge_run(run, ref, forced, (), forced_source))
         del run  # (the next run is read without this one)
     by_run = assign_findings([summary for result in judged if (summary := result.run) is not None], reading)

@@ -378,3 +378,27 @@ def test_the_bulk_path_reads_clean_runs(tmp_path: Path, monkeypatch: pytest.Monk
     events = [item for item in read_mllog(str(path), keep_copies=True) if isinstance(item, tuple)]
     assert [event.line for event in events] == [*range(1, 13), *range(14, 26)]
     assert taken == [1, 14]
+
+
+@pytest.mark.parametrize("keep", [2000, 2])
+def test_a_run_made_from_batches_is_the_run_made_event_by_event(tmp_path: Path, keep: int,
+                                                                  monkeypatch: pytest.MonkeyPatch) -> None:
+    """``check_log`` takes the events of bulk-read runs of lines as lists (``read_result_batches``):
+    the run is the one made event by event, keys kept past ``Run.KEEP_PER_KEY`` included."""
+    from mlcheck.model import Run
+    from mlcheck.read.reader import read_result_batches
+    from mlcheck.read.runs import iter_runs
+
+    monkeypatch.setattr(Run, "KEEP_PER_KEY", keep)
+    path = tmp_path / "result_0.txt"
+    path.write_bytes(b"".join([b"noise first\n", *CLEAN_RUN, b":::MLLOG broken\n", *CLEAN_RUN, b"\n", *CLEAN_RUN]))
+    batched: list[Any] = []
+    one_by_one: list[Any] = []
+    (from_batches,) = iter_runs(read_result_batches(str(path)), str(path), batched, True)
+    (from_events,) = iter_runs(read_mllog(str(path), keep_copies=True), str(path), one_by_one, True)
+    assert any(type(item) is list for item in read_result_batches(str(path)))  # (batches were read)
+    assert batched == one_by_one and batched
+    assert from_batches.key_counts == from_events.key_counts
+    assert from_batches.evaluations == from_events.evaluations and len(from_events.evaluations) == min(9, keep)
+    assert (from_batches.first_line, from_batches.last_line) == (from_events.first_line, from_events.last_line)
+    assert [tuple(e) for e in from_batches.events] == [tuple(e) for e in from_events.events]

@@ -27,11 +27,12 @@ from typing import IO, Iterator, cast
 from mlcheck.read.line_reader import (MARKER, MARKER_BYTES, MAX_LINE_BYTES, AnyItem, LineReader,
                                       LogItem, RawItem, RecordText)
 from mlcheck.read.rawlog import duplicate_streams, logging_ranks, per_rank_note
+from mlcheck.read.record_runs import Batch
 from mlcheck.read.result_lines import read_result_file
 from mlcheck.read import reading_rules as rules
 
-__all__ = ["MARKER", "MARKER_BYTES", "MAX_LINE_BYTES", "AnyItem", "LineReader", "LogItem", "RawItem",
-           "RecordText", "feed_line", "open_log", "read_mllog", "read_records"]
+__all__ = ["MARKER", "MARKER_BYTES", "MAX_LINE_BYTES", "AnyItem", "Batch", "LineReader", "LogItem", "RawItem",
+           "RecordText", "feed_line", "open_log", "read_mllog", "read_records", "read_result_batches"]
 
 _GZIP_MAGIC = b"\x1f\x8b"
 _LOOKAHEAD_RECORDS = 4000
@@ -69,13 +70,21 @@ def read_mllog(path: str, display: str | None = None, lines: int | None = None,
                                          keep_copies=keep_copies))
 
 
+def read_result_batches(path: str, lines: int | None = None) -> Iterator[LogItem | Batch]:
+    """:func:`read_mllog` of a result file (``keep_copies``), the events of each run of record
+    lines read in bulk (:mod:`mlcheck.read.record_runs`) as one list: what
+    :func:`mlcheck.read.runs.iter_runs` takes without a step per record."""
+    return cast(Iterator["LogItem | Batch"], _read(path, None, keep_text=False, lines=lines,
+                                                   keep_copies=True, batches=True))
+
+
 def read_records(path: str, display: str | None = None) -> Iterator[RawItem]:
     """Like :func:`read_mllog`, with the text of each kept record (what ``mlcheck split`` writes)."""
     return cast(Iterator[RawItem], _read(path, display, keep_text=True))
 
 
-def _read(path: str, display: str | None, keep_text: bool,
-          lines: int | None = None, keep_copies: bool = False) -> Iterator[AnyItem]:
+def _read(path: str, display: str | None, keep_text: bool, lines: int | None = None,
+          keep_copies: bool = False, batches: bool = False) -> Iterator[AnyItem | Batch]:
     shown = display or path
     try:
         stream = open_log(path)
@@ -87,14 +96,14 @@ def _read(path: str, display: str | None, keep_text: bool,
         note = per_rank_note(path, shown)
         if note is not None:
             yield note
-        yield from _read_stream(stream, shown, keep_text, lines, keep_copies)
+        yield from _read_stream(stream, shown, keep_text, lines, keep_copies, batches)
     finally:
         if stream is not sys.stdin.buffer:
             stream.close()
 
 
-def _read_stream(stream: IO[bytes], path: str, keep_text: bool,
-                 limit: int | None = None, keep_copies: bool = False) -> Iterator[AnyItem]:
+def _read_stream(stream: IO[bytes], path: str, keep_text: bool, limit: int | None = None,
+                 keep_copies: bool = False, batches: bool = False) -> Iterator[AnyItem | Batch]:
     # The first lines are held back (4000 with a record, 100,000 or 16 MiB) to find the logging
     # rank of raw output before any record is judged, and so are the lines from the first record
     # of a job met later (another mpirun); over-long lines are held as their length only.
@@ -107,7 +116,7 @@ def _read_stream(stream: IO[bytes], path: str, keep_text: bool,
         lines = islice(lines, limit)
     if keep_copies and not keep_text:  # a result file: every rank kept, no rank to look ahead for
         plain = stream if limit is None and type(stream) is io.BufferedReader else None
-        yield from read_result_file(lines, path, partial(_skip_line, stream), plain)
+        yield from read_result_file(lines, path, partial(_skip_line, stream), plain, batches)
         return
     try:
         for raw in lines:

@@ -32,6 +32,8 @@ _KEY, _VALUE, _METADATA, _TIME, _EVENT_TYPE, _NAMESPACE = (
 _BODY = itemgetter(slice(len(MARKER_BYTES), None))
 _EVENT = partial(tuple.__new__, Event)
 _NUMBER_TYPES = frozenset({int, float})
+Batch = list[Event]
+"""The events of one run of record lines read in bulk, in order."""
 MIN_LINES = 4
 """Fewer record lines in a row are read line by line (the bulk path's fixed cost)."""
 

@@ -17,12 +17,12 @@ and what is held stays below that bound plus one block.
 
 from __future__ import annotations
 
-from typing import IO, Iterator
+from typing import IO, Iterator, cast
 
 from mlcheck.read.fast_json import fast_body_event
 from mlcheck.read.job_starts import LAUNCH_LINE
 from mlcheck.read.line_reader import MARKER_BYTES, MAX_LINE_BYTES, AnyItem, LineReader
-from mlcheck.read.record_runs import bulk_events, record_run_end
+from mlcheck.read.record_runs import Batch, bulk_events, record_run_end
 
 _BLOCK = 1 << 20
 _BLANKS = b" \t\r\x0b\x0c"
@@ -102,7 +102,7 @@ def _noise(text: bytes, counts: _Counts, reader: LineReader) -> Iterator[AnyItem
         counts.stretch(text[done:])
 
 
-def _lines(chunk: bytes, counts: _Counts, reader: LineReader) -> Iterator[AnyItem]:
+def _lines(chunk: bytes, counts: _Counts, reader: LineReader) -> Iterator[AnyItem | Batch]:
     """Whole lines (the last one may lack its line end: end of file).
 
     A record alone on its line (no colour, not after a rank's progress bar, whose tag
@@ -149,7 +149,7 @@ def _lines(chunk: bytes, counts: _Counts, reader: LineReader) -> Iterator[AnyIte
                         crlf += chunk.count(b"\r\n", at, run_end + 1)
                     done = min(run_end + 1, size)
                     at = find(MARKER_BYTES, done)
-                    yield from events
+                    yield events  # (a list: read_result_blocks flattens it unless batches are asked for)
                     continue
                 by_line_until = run_end  # (this run is read line by line)
             end = find(b"\n", at) + 1 or size
@@ -185,8 +185,23 @@ def _note_last_line(chunk: bytes, start: int, end: int, reader: LineReader) -> N
         reader.note_noise(chunk[chunk.rfind(b"\n", start, end - 1) + 1 or start:end])
 
 
-def read_result_blocks(stream: IO[bytes], reader: LineReader) -> Iterator[AnyItem]:
-    """Feed an uncompressed result file to ``reader`` by blocks (what ``read_result_lines`` does)."""
+def read_result_blocks(stream: IO[bytes], reader: LineReader, batches: bool = False) -> Iterator[AnyItem | Batch]:
+    """Feed an uncompressed result file to ``reader`` by blocks (what ``read_result_lines`` does).
+    With ``batches``, the events of a run of record lines read in bulk come as one list."""
+    if batches:
+        return _blocks(stream, reader)
+    return _flattened(_blocks(stream, reader))
+
+
+def _flattened(items: Iterator[AnyItem | Batch]) -> Iterator[AnyItem]:
+    for item in items:
+        if type(item) is list:
+            yield from item
+        else:
+            yield cast(AnyItem, item)
+
+
+def _blocks(stream: IO[bytes], reader: LineReader) -> Iterator[AnyItem | Batch]:
     counts = _Counts()
     held: list[bytes] = []  # the start of a line whose end is not read yet (joined once: linear)
     size = 0
@@ -217,7 +232,7 @@ def read_result_blocks(stream: IO[bytes], reader: LineReader) -> Iterator[AnyIte
         counts.flush(reader)
 
 
-def _first_line(chunk: bytes, counts: _Counts, reader: LineReader, at_end: bool) -> Iterator[AnyItem]:
+def _first_line(chunk: bytes, counts: _Counts, reader: LineReader, at_end: bool) -> Iterator[AnyItem | Batch]:
     """Whole lines of which only the first may be over-long (it began in an earlier block)."""
     first = chunk.find(b"\n") + 1 or len(chunk)
     if first > MAX_LINE_BYTES or (at_end and first == len(chunk) >= MAX_LINE_BYTES):

@@ -18,6 +18,7 @@ import zlib
 from typing import IO, Callable, Iterator
 
 from mlcheck.read.fast_json import fast_event
+from mlcheck.read.record_runs import Batch
 from mlcheck.read.result_blocks import read_result_blocks
 from mlcheck.read.job_starts import LAUNCH_LINE
 from mlcheck.read.line_reader import MARKER_BYTES, MAX_LINE_BYTES, AnyItem, LineReader
@@ -92,14 +93,15 @@ def read_result_lines(lines: Iterator[bytes], reader: LineReader,
 
 
 def read_result_file(lines: Iterator[bytes], path: str, skip_line: Callable[[int], int],
-                     plain: IO[bytes] | None = None) -> Iterator[AnyItem]:
+                     plain: IO[bytes] | None = None, batches: bool = False) -> Iterator[AnyItem | Batch]:
     """Every item of a result file read with all ranks' records kept (``read_mllog(...,
     keep_copies=True)``): as the full path reads it, damage to the file included. ``plain``, an
-    uncompressed file, is read by blocks (:func:`mlcheck.read.result_blocks.read_result_blocks`)."""
+    uncompressed file, is read by blocks (:func:`mlcheck.read.result_blocks.read_result_blocks`;
+    ``batches``: the events of its runs of record lines read in bulk as lists)."""
     reader = LineReader(path, keep_copies=True)
     try:
         if plain is not None:
-            yield from read_result_blocks(plain, reader)
+            yield from read_result_blocks(plain, reader, batches)
         else:
             yield from read_result_lines(lines, reader, skip_line)
     except (OSError, EOFError, zlib.error) as error:

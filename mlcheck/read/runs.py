@@ -14,14 +14,16 @@ from __future__ import annotations
 from collections import Counter
 import dataclasses
 from dataclasses import dataclass, field
+from operator import itemgetter
 from typing import Callable, Iterable, Iterator, Mapping, Protocol, Sequence, cast
 
 from mlcheck.model import Evaluation, Event, Finding, Run
 from mlcheck.read.job_starts import ANOTHER_RUN, SAME_RUN
-from mlcheck.read.reader import LogItem
+from mlcheck.read.reader import Batch, LogItem
 
 _CUT_RECORD = "MLC023"
 _JOB_STARTED = "MLC024"
+_KEY = itemgetter(0)
 _PREAMBLE = frozenset({"cache_clear"})
 """Keys a run script logs in its own step before it launches the training job of the run."""
 
@@ -69,27 +71,54 @@ class RunBuilder:
                 metric=_text(event.metadata.get("metric")),
                 step_num=_number(event.metadata.get("step_num"))))
 
-    def add_all(self, items: Iterable[LogItem], found: Callable[[Finding], None]) -> None:
+    def add_all(self, items: Iterable[LogItem | Batch], found: Callable[[Finding], None]) -> None:
         """On an empty builder, :meth:`add` every event of ``items`` (the whole file is this run)
-        and pass every finding to ``found``: the same, in one loop without a call per record."""
+        and pass every finding to ``found``: the same, in one loop without a call per record,
+        and a list of events (a run of record lines read in bulk) without a step per record."""
         assert not self.counts
         counts, events, keep = self.counts, self.events, Run.KEEP_PER_KEY
         last: Event | None = None
         for item in items:
-            if type(item) is not Event:
+            kind = type(item)
+            if kind is list:
+                batch = cast(Batch, item)
+                if self._add_batch(batch):
+                    last = batch[-1]
+                    continue
+                for event in batch:  # (a key past its keep: one at a time)
+                    self.add(event)
+                last = batch[-1]
+                continue
+            if kind is not Event:
                 found(cast(Finding, item))
                 continue
-            key = item[0]
+            event = cast(Event, item)
+            key = event[0]
             seen = counts.get(key, 0) + 1
             counts[key] = seen
             if seen <= keep:
-                events.append(item)
+                events.append(event)
             if key == "eval_accuracy":
-                self.add_evaluation(item)
-            last = item
+                self.add_evaluation(event)
+            last = event
         if last is not None:  # (the builder was empty: its first event is the first kept)
             self.first_line = events[0].line
             self.last_line = last.line
+
+    def _add_batch(self, batch: Batch) -> bool:
+        """Add a list of events when no key of it passes :attr:`Run.KEEP_PER_KEY` (else False,
+        nothing added): counted in C, kept with one ``extend``."""
+        counts, keep = self.counts, Run.KEEP_PER_KEY
+        added = Counter(map(_KEY, batch))
+        if any(counts.get(key, 0) + count > keep for key, count in added.items()):
+            return False
+        counts.update(added)
+        self.events.extend(batch)
+        if "eval_accuracy" in added:
+            for event in batch:
+                if event[0] == "eval_accuracy":
+                    self.add_evaluation(event)
+        return True
 
     def build(self) -> Run:
         return Run(path=self.path, index=self.index, events=tuple(self.events),
@@ -136,7 +165,8 @@ def split_runs(items: Iterable[LogItem], path: str, one_run: bool = False) -> tu
     return runs, findings
 
 
-def iter_runs(items: Iterable[LogItem], path: str, findings: list[Finding], one_run: bool = False) -> Iterator[Run]:
+def iter_runs(items: Iterable[LogItem | Batch], path: str, findings: list[Finding],
+              one_run: bool = False) -> Iterator[Run]:
     """The runs of a file, each as soon as it ends (so that a file of many runs is judged one run
     at a time); the file's reading findings are added to ``findings``, all of them once the runs are
     exhausted (:func:`assign_findings` then places them)."""
@@ -167,7 +197,11 @@ def iter_runs(items: Iterable[LogItem], path: str, findings: list[Finding], one_
                 add = current.add
                 yield run
                 del run  # (the next run is built without this one)
-        add(item)
+        if type(item) is list:
+            for event in item:
+                add(event)
+        else:
+            add(cast(Event, item))
     findings.extend(cap.summaries())
     if current.counts:
         yield current.build()
