@@ -4,9 +4,11 @@ produces from them is in :mod:`mlcheck.results`)."""
 from __future__ import annotations
 
 import enum
+import operator
+from collections import defaultdict
 from dataclasses import dataclass
 from functools import cached_property
-from typing import Any, Mapping, NamedTuple
+from typing import Any, Iterator, Mapping, NamedTuple
 
 
 PLAUSIBLE_MS = (1_420_070_400_000, 4_102_444_800_000)
@@ -160,6 +162,9 @@ class FirstRecords:
         return stop.time_ms - start.time_ms
 
 
+_FIRST = operator.itemgetter(0)
+
+
 @dataclass(frozen=True)
 class Run(FirstRecords):
     """One training run read from a log: the events kept for rules plus what is derived once.
@@ -182,19 +187,18 @@ class Run(FirstRecords):
     @cached_property
     def _by_key(self) -> Mapping[str, tuple[Event, ...]]:
         # Built once per run: rules ask for keys many times, a scan each time was quadratic.
-        grouped: dict[str, list[Event]] = {}
-        found = grouped.get
+        grouped: defaultdict[str, list[Event]] = defaultdict(list)
         for event in self.events:  # (no list made per event, as setdefault would)
-            events = found(event[0])
-            if events is None:
-                grouped[event[0]] = [event]
-            else:
-                events.append(event)
+            grouped[event[0]].append(event)
         return {key: tuple(events) for key, events in grouped.items()}
 
     def occurrences(self, key: str) -> tuple[Event, ...]:
         """The kept events with this key, in log order."""
         return self._by_key.get(key, ())
+
+    def firsts(self) -> Iterator[Event]:
+        """The first event of each key, in log order (of their first events)."""
+        return map(_FIRST, self._by_key.values())
 
     def first(self, key: str) -> Event | None:
         """The first event with this key, or None."""

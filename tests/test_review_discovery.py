@@ -229,3 +229,11 @@ def test_a_tree_with_a_package_and_loose_logs_reads_both(tmp_path: Path) -> None
     assert len(result.runs) == 6
     assert {f.code for f in result.all_findings() if f.path == str(loose / "broken.txt")} >= {"MLC003"}
     assert not [f for f in result.all_findings() if f.path.endswith("notes.txt") and f.code == "MLC002"]
+
+
+@pytest.mark.parametrize("path", ["/", "/a", "/a/b/c.txt", "//a/b", "///a//b/", "a/../b", ".", "results/x/y/result_0.txt",
+                                  "/a/./b/../c", "é/ü.txt"])
+def test_absolute_parts_are_pathlibs(path: str) -> None:
+    from mlcheck.package.discover import absolute_parts
+
+    assert absolute_parts(path) == Path(os.path.abspath(path)).parts

@@ -13,14 +13,14 @@ import os
 from collections import Counter
 from dataclasses import replace
 from pathlib import Path
-from typing import Sequence
+from typing import Iterator, Sequence
 
 from mlcheck.model import Finding
 from mlcheck.results import BenchmarkResult
 from mlcheck.package.layout import (PACKAGE, PACKAGE_FOLDERS, BenchmarkFolder, JsonDocument,
                                     PackageLayout, PackagePart, join_path, package_parts,
                                     read_json_document, scan_part, system_info)
-from mlcheck.package.discover import UNREADABLE_FOLDER, shown_path
+from mlcheck.package.discover import UNREADABLE_FOLDER, absolute_parts, shown_path
 from mlcheck.rules.internal import crash_finding
 from mlcheck.read.reading_rules import FILE_UNREADABLE, NOT_A_REGULAR_FILE
 from mlcheck.rules.package_layout import check_layout, outside_results
@@ -43,23 +43,38 @@ class _Rounds:
         for bench in benchmarks:
             if bench.ruleset and bench.folder:
                 self.by_folder.setdefault(os.path.realpath(bench.folder), Counter())[bench.ruleset] += 1
+        # The rounds at or below each folder that holds one of them (the folder and its parents),
+        # counted in the order of the folders: what within() sums for a folder, summed once.
+        self.at_or_below: dict[str, Counter[str]] = {}
+        for path, counts in self.by_folder.items():
+            for above in _self_and_parents(path):
+                self.at_or_below.setdefault(above, Counter()).update(counts)
+        self.real: dict[str, str] = {}
 
     def within(self, folder: str) -> Ruleset | None:
         """``--ruleset``, else the round most benchmark folders at or below ``folder`` were
         judged under; None when no run was read there."""
         if self.forced is not None:
             return self.forced
-        real = os.path.realpath(folder)
-        below = real.rstrip(os.sep) + os.sep
-        seen: Counter[str] = Counter()
-        for path, counts in self.by_folder.items():
-            if path == real or path.startswith(below):
-                seen.update(counts)
+        real = self.real.get(folder)
+        if real is None:
+            real = self.real.setdefault(folder, os.path.realpath(folder))
+        seen = self.at_or_below.get(real)
         return load_ruleset(seen.most_common(1)[0][0]) if seen else None
 
     def of_package(self, root: str) -> Ruleset:
         """The package's round: that of its runs, else the path's (no run read), else the latest."""
         return self.within(root) or ruleset_from_path(root) or load_ruleset(SUPPORTED_RULESETS[-1])
+
+
+def _self_and_parents(path: str) -> Iterator[str]:
+    """A real path and each folder above it (a real path has no ``..``, no doubled separator)."""
+    while True:
+        yield path
+        parent = os.path.dirname(path)
+        if parent == path:
+            return
+        path = parent
 
 
 def _check_parts(parts: Sequence[PackagePart], rounds: _Rounds,
@@ -139,7 +154,7 @@ def _package_of(folder: str) -> tuple[str, str] | None:
     """``(<org> path, system)`` for ``<org>/results/<system>/<benchmark>``, read from the absolute
     path (``.`` inside a benchmark folder too); the org path is shown relative to the current
     folder when it is below or near it."""
-    parts = Path(os.path.abspath(folder)).parts
+    parts = absolute_parts(folder)
     if len(parts) >= 4 and parts[-3] == "results":
         return shown_path(str(Path(*parts[:-3]))), parts[-2]
     return None

@@ -39,6 +39,9 @@ _ALWAYS_KEPT = frozenset({"seed", "run_start", "run_stop"})
 _SHARED_VALUES: dict[tuple[type, object], object] = {}
 _SHARED_KEYS: dict[tuple[str, ...], Mapping[str, int]] = {}
 _SHARED_METADATA: dict[tuple[tuple[str, str | int], ...], Mapping[str, Any]] = {}
+_KEPT_KEYS: dict[str, bool] = {}
+"""Whether a key's first record is kept wherever it is logged (a submission value, a
+hyper-parameter, ``seed``, ``run_start``, ``run_stop``), decided once per key."""
 
 
 def shared(value: Any) -> Any:
@@ -67,15 +70,26 @@ def summarise(run: Run) -> RunSummary:
     start = run.run_start
     before = start.line if start is not None else run.last_line
     kept: list[Event] = []
-    seen: set[str] = set()
-    for event in run.events:
-        key = event.key
-        if key in seen:
+    intern, new = sys.intern, tuple.__new__
+    for event in run.firsts():
+        key = event[0]
+        always = _KEPT_KEYS.get(key)
+        if always is None:
+            always = key in _ALWAYS_KEPT or key.startswith("submission_") or is_hyperparameter(key)
+            if len(_KEPT_KEYS) < MAX_SHARED:
+                _KEPT_KEYS[key] = always
+        if not always and (event[4] >= before or key in NOT_HYPERPARAMETERS):  # (Event.line)
             continue
-        seen.add(key)
-        if (key in _ALWAYS_KEPT or key.startswith("submission_") or is_hyperparameter(key)
-                or (event.line < before and key not in NOT_HYPERPARAMETERS)):
+        if key in _METADATA_KEPT:
             kept.append(_compact(event))
+            continue
+        value = event[1]  # (what _compact makes of the others, without a call per value)
+        kind = type(value)
+        if kind is str:
+            value = intern(value) if len(value) <= 256 else value
+        elif kind is int or kind is float:
+            value = shared(value)
+        kept.append(new(Event, (intern(key), value, _NO_METADATA, event[3], event[4], None, None)))
     sizes = run.occurrences("global_batch_size")
     return _summary(run.path, run.index, run.first_line, run.last_line, tuple(kept),
                     _bounded(run.evaluations), shared(sizes[-1].value) if sizes else None)

@@ -119,7 +119,9 @@ def _one_spelling(refs: list[LogRef]) -> list[LogRef]:
         real = (os.path.realpath(ref.path) if os.path.islink(ref.path)
                 else os.path.join(real_folder, os.path.basename(ref.path)))
         if ref.folder is not None:
-            ref = replace(ref, folder=folders.setdefault(real_folder, ref.folder))
+            first = folders.setdefault(real_folder, ref.folder)
+            if first != ref.folder:  # (the folder's first spelling; else the ref as it is)
+                ref = replace(ref, folder=first)
         unique.setdefault(real, ref)
     return list(unique.values())
 
@@ -199,14 +201,23 @@ def _beside_results(path: str, result_dirs: set[str]) -> bool:
 
 def _inside_benchmark_folder(path: str) -> bool:
     """Below ``.../results/<system>/<benchmark>`` (not the benchmark folder itself)."""
-    parts = Path(os.path.abspath(path)).parts
+    parts = absolute_parts(path)
     return any(parts[i - 2] == "results" for i in range(2, len(parts) - 1))
 
 
 def _is_benchmark_folder(path: str) -> bool:
     """``.../results/<system>/<benchmark>``: the official checker reads only the files in it."""
-    parts = Path(os.path.abspath(path)).parts
+    parts = absolute_parts(path)
     return len(parts) >= 3 and parts[-3] == "results"
+
+
+def absolute_parts(path: str) -> tuple[str, ...]:
+    """``Path(os.path.abspath(path)).parts``, split as a string where that is the same (a POSIX
+    absolute path other than ``//...``: normalised, it has no empty part), without pathlib."""
+    absolute = os.path.abspath(path)
+    if os.sep == "/" and os.altsep is None and absolute.startswith("/") and not absolute.startswith("//"):
+        return ("/", *absolute[1:].split("/")) if len(absolute) > 1 else ("/",)
+    return Path(absolute).parts
 
 
 def _holds_records(path: str, window: int = 1 << 20) -> bool:
@@ -221,7 +232,7 @@ def _holds_records(path: str, window: int = 1 << 20) -> bool:
 def _ref_for_file(path: str, walked: bool = False) -> LogRef:
     # The place in the package is read from the absolute path (``.`` inside a benchmark folder
     # still names its system); ``path`` and ``folder`` keep the spelling the user gave.
-    parts = Path(os.path.abspath(path)).parts
+    parts = absolute_parts(path)
     folder = os.path.normpath(os.path.dirname(path) or ".")
     if len(parts) >= 5 and parts[-4] == "results":
         return LogRef(path, org=parts[-5], system=parts[-3], benchmark=parts[-2], folder=folder,

@@ -6,6 +6,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Callable, Iterable, Iterator, Mapping
 
+from mlcheck.facts.checks import value_test
 from mlcheck.facts.constraints import Entry, describe, holds, show
 from mlcheck.facts.formulas import FormulaError, Scope, StateUnset, evaluate as compute, formula_holds, sides, states_read
 from mlcheck.model import Event, Finding
@@ -89,13 +90,17 @@ def evaluate(ctx: RunContext, entries: Iterable[Entry], codes: EntryCodes, scope
     holds at each record (for formulas). With ``gathered``, keys not logged and keys repeated
     with one value are added to it instead (the caller reports them together)."""
     run = ctx.run
+    occurrences, count_of = run.occurrences, run.count
     groups_done: set[frozenset[str]] = set()
     for entry in entries:
-        events = run.occurrences(entry.key)  # indexed by key once per run
-        count = run.count(entry.key)
-        if entry.req == "AT_LEAST_ONE_OR":
-            group = frozenset((entry.key, *entry.alternatives))
-            if group not in groups_done and not any(run.count(k) for k in group):
+        key, req = entry.key, entry.req
+        events = occurrences(key)  # indexed by key once per run
+        count = count_of(key)
+        if req is None or req == "OPTIONAL":
+            pass  # (most entries: nothing to count)
+        elif req == "AT_LEAST_ONE_OR":
+            group = frozenset((key, *entry.alternatives))
+            if group not in groups_done and not any(count_of(k) for k in group):
                 groups_done.add(group)
                 names = ", ".join(sorted(group))
                 alone = f"none of {names} is logged; {scope} requires at least one of them ({entry.source})"
@@ -103,25 +108,110 @@ def evaluate(ctx: RunContext, entries: Iterable[Entry], codes: EntryCodes, scope
                     gathered.missing.append((" or ".join(sorted(group)), f"one of {names}", entry.source, alone))
                 else:
                     yield ctx.at(codes.missing, anchor, alone)
-        elif count == 0 and entry.req in ("EXACTLY_ONE", "AT_LEAST_ONE"):
-            many = "exactly one" if entry.req == "EXACTLY_ONE" else "at least one"
-            alone = f"{entry.key} is not logged; {scope} requires {many} ({entry.source})"
+        elif count == 0 and req in ("EXACTLY_ONE", "AT_LEAST_ONE"):
+            many = "exactly one" if req == "EXACTLY_ONE" else "at least one"
+            alone = f"{key} is not logged; {scope} requires {many} ({entry.source})"
             if gathered is not None:
-                gathered.missing.append((entry.key, f"{entry.key} ({many})", entry.source, alone))
+                gathered.missing.append((key, f"{key} ({many})", entry.source, alone))
             else:
                 yield ctx.at(codes.missing, anchor, alone)
-        elif entry.req == "AT_LEAST" and count < entry.min_count:
+        elif req == "AT_LEAST" and count < entry.min_count:
             logged = "is not logged" if count == 0 else f"is logged {count} time{'s' if count > 1 else ''}"
             yield ctx.at(codes.missing, events[-1].line if events else anchor,
-                         f"{entry.key} {logged}; {scope} requires at least {entry.min_count} ({entry.source})")
-        elif count > 1 and entry.req == "EXACTLY_ONE":
+                         f"{key} {logged}; {scope} requires at least {entry.min_count} ({entry.source})")
+        elif count > 1 and req == "EXACTLY_ONE":
             if gathered is not None and all(e.value == events[0].value for e in events):
                 gathered.repeated.append((entry, events))
             else:
                 yield _repeated(ctx, entry, events, codes)
-        yield from _values(ctx, entry, events, codes, scope, states)
-        if entry.cadence is not None:
-            yield from _cadence(ctx, entry, events, codes, scope, states)
+        if events:  # (no record of the key: nothing to ask of its records)
+            plan = _plan(entry)
+            if plan.asks:
+                yield from _values(ctx, entry, events, codes, scope, states, plan)
+            if entry.cadence is not None:
+                yield from _cadence(ctx, entry, events, codes, scope, states)
+
+
+class _Plan:
+    """What :func:`_values` asks of every record of an entry, decided once per entry."""
+
+    __slots__ = ("asks", "metadata", "screen", "passes")
+
+    def __init__(self, entry: Entry) -> None:
+        self.metadata = bool(entry.metadata or entry.metadata_one_of or entry.metadata_requires
+                             or entry.metadata_check)
+        self.asks = bool(entry.check is not None or entry.first_check is not None or self.metadata or entry.after)
+        self.screen = _metadata_screen(entry) if self.metadata else None
+        # The value check as a test of the value alone, where it reads nothing else: a value it
+        # passes has nothing to report; any other is checked in full.
+        self.passes = value_test(entry.check) if entry.check is not None else None
+
+
+_PLANS: dict[int, tuple[Entry, _Plan]] = {}
+_MAX_PLANS = 1 << 14
+
+
+def _plan(entry: Entry) -> _Plan:
+    # (keyed by identity: the entries of a round are loaded once and live as long as the process;
+    # the entry is held with its plan, so that its id is never another entry's)
+    held = _PLANS.get(id(entry))
+    if held is not None and held[0] is entry:
+        return held[1]
+    plan = _Plan(entry)
+    if len(_PLANS) < _MAX_PLANS:
+        _PLANS[id(entry)] = (entry, plan)
+    return plan
+
+
+Screen = Callable[[tuple[Event, ...]], list[int]]
+
+
+def _metadata_screen(entry: Entry) -> Screen | None:
+    """The positions of the records whose metadata :func:`_metadata_passes` may not pass, found
+    with one comprehension per field asked (a superset: each is asked again one at a time); None
+    when a field's check is not a plain value test (each record is then asked on its own)."""
+    tests = []
+    for field_name, check in (entry.metadata_check or {}).items():
+        test = value_test(check)
+        if test is None:
+            return None
+        tests.append((field_name, test))
+    passes: list[Screen] = [_lacking(name) for name in entry.metadata]
+    one_of = entry.metadata_one_of
+    if len(one_of) == 1:
+        passes.append(_lacking(one_of[0]))
+    elif len(one_of) == 2:
+        passes.append(_lacking_both(*one_of))
+    elif one_of:
+        passes.append(lambda events: [i for i, e in enumerate(events) if not any(n in e[2] for n in one_of)])
+    for present, needed in (entry.metadata_requires or {}).items():
+        passes.extend(_lacking_with(present, name) for name in needed)
+    passes.extend(_failing(name, test) for name, test in tests)
+    if len(passes) == 1:
+        return passes[0]
+
+    def screen(events: tuple[Event, ...]) -> list[int]:
+        found: set[int] = set()
+        for lacking in passes:
+            found.update(lacking(events))
+        return sorted(found)
+    return screen
+
+
+def _lacking(name: str) -> Screen:
+    return lambda events: [i for i, e in enumerate(events) if name not in e[2]]
+
+
+def _lacking_both(first: str, second: str) -> Screen:
+    return lambda events: [i for i, e in enumerate(events) if first not in e[2] and second not in e[2]]
+
+
+def _lacking_with(present: str, name: str) -> Screen:
+    return lambda events: [i for i, e in enumerate(events) if present in e[2] and name not in e[2]]
+
+
+def _failing(name: str, test: Callable[[Any], bool]) -> Screen:
+    return lambda events: [i for i, e in enumerate(events) if name in e[2] and not test(e[2][name])]
 
 
 def _repeated(ctx: RunContext, entry: Entry, events: tuple[Event, ...], codes: EntryCodes) -> Finding:
@@ -139,22 +229,28 @@ def _repeated(ctx: RunContext, entry: Entry, events: tuple[Event, ...], codes: E
 
 
 def _values(ctx: RunContext, entry: Entry, events: tuple[Event, ...], codes: EntryCodes,
-            scope: str, states: StateTimeline) -> Iterator[Finding]:
+            scope: str, states: StateTimeline, plan: _Plan | None = None) -> Iterator[Finding]:
     run = ctx.run
-    firsts_after = list({key: run.first(key) for key in entry.after}.items())
+    if plan is None:
+        plan = _plan(entry)
+    if not plan.asks:
+        return  # (nothing asked of any event: init_start, cache_clear)
+    firsts_after = [(key, run.first(key)) for key in dict.fromkeys(entry.after)]
     submission = entry.key.startswith("submission_")
     check, first_check = entry.check, entry.first_check
-    # (what every event is asked is decided once per entry: most entries of a long run check a
-    # value or metadata, not both, and the loop below sees every kept event of their key)
-    metadata = bool(entry.metadata or entry.metadata_one_of or entry.metadata_requires or entry.metadata_check)
-    if check is None and first_check is None and not metadata and not firsts_after:
-        return  # (nothing asked of any event: init_start, cache_clear)
+    metadata = plan.metadata
     value_of = run.value_of
-    for index, event in enumerate(events):
+    positions: Iterable[int] = range(len(events))
+    if check is None and first_check is None:
+        # Only metadata and order are asked: the records that may fail are found first (most
+        # runs have none), and each of them is asked below as every record would be.
+        positions = _suspects(events, plan.screen if metadata else _NONE, firsts_after)
+    for index in positions:
+        event = events[index]
         # The official checker runs submission_* checks on the first occurrence only.
         if check is not None or (index == 0 and first_check is not None):
             official = None if index == 0 or not submission else False
-            if check is not None:
+            if check is not None and not _passes(plan.passes, event[1]):
                 yield from _value_check(ctx, entry, event, check, codes, scope, states, official)
             if index == 0 and first_check is not None:
                 yield from _value_check(ctx, entry, event, first_check, codes, scope, states, official)
@@ -166,6 +262,41 @@ def _values(ctx: RunContext, entry: Entry, events: tuple[Event, ...], codes: Ent
                 yield ctx.at(codes.order, event.line,
                              f"{entry.key} at line {event.line} comes before {key}, which {where} "
                              f"({entry.source})")
+
+
+def _passes(test: Callable[[Any], bool] | None, value: Any) -> bool:
+    """Whether the value surely passes (False: not known, or it fails)."""
+    if test is None:
+        return False
+    try:
+        return bool(test(value))
+    except Exception:  # noqa: BLE001 - the full check meets it again, and the rule reports it
+        return False
+
+
+def _none(events: tuple[Event, ...]) -> list[int]:
+    return []
+
+
+_NONE: Screen = _none
+
+
+def _suspects(events: tuple[Event, ...], screen: Screen | None,
+              firsts_after: list[tuple[str, Event | None]]) -> Iterable[int]:
+    """The positions of the records that may fail a metadata or order test (all of them when the
+    screen cannot tell, or when a key they must follow is not logged)."""
+    if screen is None or any(first is None for _key, first in firsts_after):
+        return range(len(events))
+    try:
+        found = screen(events)
+    except Exception:  # noqa: BLE001 - each record is asked on its own, which meets it again
+        return range(len(events))
+    if firsts_after:
+        before = max(first.line for _key, first in firsts_after if first is not None)
+        early = [i for i, e in enumerate(events) if e[4] < before]  # Event.line
+        if early:
+            found = sorted({*found, *early})
+    return found
 
 
 def _value_check(ctx: RunContext, entry: Entry, event: Event, check: Mapping[str, Any], codes: EntryCodes,
