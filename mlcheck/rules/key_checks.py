@@ -95,49 +95,51 @@ def evaluate(ctx: RunContext, entries: Iterable[Entry], codes: EntryCodes, scope
     for entry in entries:
         key, req = entry.key, entry.req
         events = occurrences(key)  # indexed by key once per run
-        count = count_of(key)
-        if req is None or req == "OPTIONAL":
-            pass  # (most entries: nothing to count)
-        elif req == "AT_LEAST_ONE_OR":
-            group = frozenset((key, *entry.alternatives))
-            if group not in groups_done and not any(count_of(k) for k in group):
-                groups_done.add(group)
-                names = ", ".join(sorted(group))
-                alone = f"none of {names} is logged; {scope} requires at least one of them ({entry.source})"
+        plan = _plan(entry)
+        if plan.counted:
+            count = count_of(key)
+            if req == "AT_LEAST_ONE_OR":
+                group = plan.group
+                if group not in groups_done and not any(count_of(k) for k in group):
+                    groups_done.add(group)
+                    names = ", ".join(sorted(group))
+                    alone = f"none of {names} is logged; {scope} requires at least one of them ({entry.source})"
+                    if gathered is not None:
+                        gathered.missing.append((" or ".join(sorted(group)), f"one of {names}", entry.source, alone))
+                    else:
+                        yield ctx.at(codes.missing, anchor, alone)
+            elif count == 0 and req in ("EXACTLY_ONE", "AT_LEAST_ONE"):
+                many = "exactly one" if req == "EXACTLY_ONE" else "at least one"
+                alone = f"{key} is not logged; {scope} requires {many} ({entry.source})"
                 if gathered is not None:
-                    gathered.missing.append((" or ".join(sorted(group)), f"one of {names}", entry.source, alone))
+                    gathered.missing.append((key, f"{key} ({many})", entry.source, alone))
                 else:
                     yield ctx.at(codes.missing, anchor, alone)
-        elif count == 0 and req in ("EXACTLY_ONE", "AT_LEAST_ONE"):
-            many = "exactly one" if req == "EXACTLY_ONE" else "at least one"
-            alone = f"{key} is not logged; {scope} requires {many} ({entry.source})"
-            if gathered is not None:
-                gathered.missing.append((key, f"{key} ({many})", entry.source, alone))
-            else:
-                yield ctx.at(codes.missing, anchor, alone)
-        elif req == "AT_LEAST" and count < entry.min_count:
-            logged = "is not logged" if count == 0 else f"is logged {count} time{'s' if count > 1 else ''}"
-            yield ctx.at(codes.missing, events[-1].line if events else anchor,
-                         f"{key} {logged}; {scope} requires at least {entry.min_count} ({entry.source})")
-        elif count > 1 and req == "EXACTLY_ONE":
-            if gathered is not None and all(e.value == events[0].value for e in events):
-                gathered.repeated.append((entry, events))
-            else:
-                yield _repeated(ctx, entry, events, codes)
+            elif req == "AT_LEAST" and count < entry.min_count:
+                logged = "is not logged" if count == 0 else f"is logged {count} time{'s' if count > 1 else ''}"
+                yield ctx.at(codes.missing, events[-1].line if events else anchor,
+                             f"{key} {logged}; {scope} requires at least {entry.min_count} ({entry.source})")
+            elif count > 1 and req == "EXACTLY_ONE":
+                if gathered is not None and all(e.value == events[0].value for e in events):
+                    gathered.repeated.append((entry, events))
+                else:
+                    yield _repeated(ctx, entry, events, codes)
         if events:  # (no record of the key: nothing to ask of its records)
-            plan = _plan(entry)
-            if plan.asks:
+            if plan.asks and not (plan.value_only and _all_pass(plan.passes, events)):
                 yield from _values(ctx, entry, events, codes, scope, states, plan)
             if entry.cadence is not None:
                 yield from _cadence(ctx, entry, events, codes, scope, states)
 
 
 class _Plan:
-    """What :func:`_values` asks of every record of an entry, decided once per entry."""
+    """What :func:`evaluate` and :func:`_values` ask of an entry and of every record of its key,
+    decided once per entry."""
 
-    __slots__ = ("asks", "metadata", "screen", "passes")
+    __slots__ = ("counted", "group", "asks", "metadata", "screen", "passes", "value_only", "after", "submission")
 
     def __init__(self, entry: Entry) -> None:
+        self.counted = entry.req is not None and entry.req != "OPTIONAL"  # (else: nothing to count)
+        self.group = frozenset((entry.key, *entry.alternatives)) if entry.req == "AT_LEAST_ONE_OR" else frozenset()
         self.metadata = bool(entry.metadata or entry.metadata_one_of or entry.metadata_requires
                              or entry.metadata_check)
         self.asks = bool(entry.check is not None or entry.first_check is not None or self.metadata or entry.after)
@@ -145,6 +147,20 @@ class _Plan:
         # The value check as a test of the value alone, where it reads nothing else: a value it
         # passes has nothing to report; any other is checked in full.
         self.passes = value_test(entry.check) if entry.check is not None else None
+        # Only the value check is asked (of each record): records that all pass it say nothing.
+        self.value_only = (entry.check is not None and entry.first_check is None and not self.metadata
+                           and not entry.after)
+        self.after = tuple(dict.fromkeys(entry.after))
+        self.submission = entry.key.startswith("submission_")
+
+
+def _all_pass(test: Callable[[Any], bool] | None, events: tuple[Event, ...]) -> bool:
+    """Whether every record's value surely passes the test (False: not known, or one fails)."""
+    if test is None:
+        return False
+    if len(events) == 1:
+        return _passes(test, events[0][1])
+    return all(_passes(test, event[1]) for event in events)
 
 
 _PLANS: dict[int, tuple[Entry, _Plan]] = {}
@@ -235,8 +251,8 @@ def _values(ctx: RunContext, entry: Entry, events: tuple[Event, ...], codes: Ent
         plan = _plan(entry)
     if not plan.asks:
         return  # (nothing asked of any event: init_start, cache_clear)
-    firsts_after = [(key, run.first(key)) for key in dict.fromkeys(entry.after)]
-    submission = entry.key.startswith("submission_")
+    firsts_after = [(key, run.first(key)) for key in plan.after]
+    submission = plan.submission
     check, first_check = entry.check, entry.first_check
     metadata = plan.metadata
     value_of = run.value_of
