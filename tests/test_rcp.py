@@ -308,7 +308,7 @@ def test_p_value_side_is_that_of_the_p_value_near_the_critical_t() -> None:
         denominator = (((samples - 1) * 1.0 + (n_b - 1) * 1.0) / (samples + n_b - 2) * (1 / samples + 1 / n_b)) ** 0.5
         critical = _critical_t(float(samples + n_b - 2), 0.05)
         assert critical is not None
-        for offset in (-1.0, -1e-3, -1e-6, -3e-7, -1e-9, -1e-12, 0.0, 1e-12, 1e-9, 3e-7, 1e-6, 1e-3, 1.0):
+        for offset in (-1.0, -1e-3, -1e-6, -3e-9, -1e-9, -1e-12, 0.0, 1e-12, 1e-9, 3e-9, 1e-6, 1e-3, 1.0):
             mean_a = 10.0 + (critical + offset) * denominator
             assert one_sided_p_above(0.05, mean_a, 1.0, samples, 10.0, 1.0, n_b) == \
                 (one_sided_p_value(mean_a, 1.0, samples, 10.0, 1.0, n_b) > 0.05)
