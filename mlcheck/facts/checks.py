@@ -93,7 +93,8 @@ def _range_test(bounds: Mapping[str, Any]) -> Callable[[Any], bool]:
     """:func:`_range` of ``bounds`` with its bounds read once; an int or a float is compared here
     (as a float, as there), another value there."""
     has_min, has_max = "min" in bounds, "max" in bounds
-    low, high = bounds.get("min"), bounds.get("max")
+    low: Any = bounds.get("min")
+    high: Any = bounds.get("max")
     low_open, high_open = bool(bounds.get("min_exclusive")), bool(bounds.get("max_exclusive"))
 
     def test(value: Any) -> bool:

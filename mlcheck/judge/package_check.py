@@ -13,14 +13,14 @@ import os
 from collections import Counter
 from dataclasses import replace
 from pathlib import Path
-from typing import Iterator, Sequence
+from typing import Callable, Iterator, Sequence
 
 from mlcheck.model import Finding
 from mlcheck.results import BenchmarkResult
 from mlcheck.package.layout import (PACKAGE, PACKAGE_FOLDERS, BenchmarkFolder, JsonDocument,
                                     PackageLayout, PackagePart, join_path, package_parts,
                                     read_json_document, scan_part, system_info)
-from mlcheck.package.discover import UNREADABLE_FOLDER, absolute_parts, shown_path
+from mlcheck.package.discover import UNREADABLE_FOLDER, RealPaths, absolute_parts, shown_path
 from mlcheck.rules.internal import crash_finding
 from mlcheck.read.reading_rules import FILE_UNREADABLE, NOT_A_REGULAR_FILE
 from mlcheck.rules.package_layout import check_layout, outside_results
@@ -37,29 +37,27 @@ class _Rounds:
     """The rounds the benchmark folders read were judged under (their runs' rounds), by folder:
     the layout of a folder is judged under its own runs' round whichever level was named."""
 
-    def __init__(self, benchmarks: Sequence[BenchmarkResult], forced: Ruleset | None) -> None:
+    def __init__(self, benchmarks: Sequence[BenchmarkResult], forced: Ruleset | None,
+                 real_path: Callable[[str], str] = os.path.realpath) -> None:
         self.forced = forced
+        self.real_path = real_path
         self.by_folder: dict[str, Counter[str]] = {}
         for bench in benchmarks:
             if bench.ruleset and bench.folder:
-                self.by_folder.setdefault(os.path.realpath(bench.folder), Counter())[bench.ruleset] += 1
+                self.by_folder.setdefault(real_path(bench.folder), Counter())[bench.ruleset] += 1
         # The rounds at or below each folder that holds one of them (the folder and its parents),
         # counted in the order of the folders: what within() sums for a folder, summed once.
         self.at_or_below: dict[str, Counter[str]] = {}
         for path, counts in self.by_folder.items():
             for above in _self_and_parents(path):
                 self.at_or_below.setdefault(above, Counter()).update(counts)
-        self.real: dict[str, str] = {}
 
     def within(self, folder: str) -> Ruleset | None:
         """``--ruleset``, else the round most benchmark folders at or below ``folder`` were
         judged under; None when no run was read there."""
         if self.forced is not None:
             return self.forced
-        real = self.real.get(folder)
-        if real is None:
-            real = self.real.setdefault(folder, os.path.realpath(folder))
-        seen = self.at_or_below.get(real)
+        seen = self.at_or_below.get(self.real_path(folder))
         return load_ruleset(seen.most_common(1)[0][0]) if seen else None
 
     def of_package(self, root: str) -> Ruleset:
@@ -83,7 +81,7 @@ def _check_parts(parts: Sequence[PackagePart], rounds: _Rounds,
     read into ``documents``). Each benchmark folder is judged under the round its runs were
     (the package's otherwise), so that naming the folder alone or its package gives the same."""
     root = parts[0].root
-    layout = _combined([scan_part(part) for part in parts])
+    layout = _combined([scan_part(part) for part in parts], rounds.real_path)
     package_round = rounds.of_package(root)
     chosen: dict[str, Ruleset] = {}
     by_round: dict[str, list[BenchmarkFolder]] = {}
@@ -109,15 +107,15 @@ def _counts(ruleset: Ruleset) -> dict[str, int]:
     return {name: facts.result_files for name, facts in ruleset.benchmarks.items()}
 
 
-def _combined(layouts: Sequence[PackageLayout]) -> PackageLayout:
+def _combined(layouts: Sequence[PackageLayout], real_path: Callable[[str], str] = os.path.realpath) -> PackageLayout:
     """One layout of the parts of a package: each folder and file once (the first spelling)."""
     folders: dict[str, BenchmarkFolder] = {}
     stray: dict[str, str] = {}
     for layout in layouts:
         for folder in layout.benchmark_folders:
-            folders.setdefault(os.path.realpath(folder.path), folder)
+            folders.setdefault(real_path(folder.path), folder)
         for path in layout.stray_result_files:
-            stray.setdefault(os.path.realpath(path), path)
+            stray.setdefault(real_path(path), path)
     return replace(layouts[0], stray_result_files=tuple(stray.values()),
                    benchmark_folders=tuple(folders.values()))
 
@@ -169,8 +167,9 @@ def check_packages(paths: Sequence[str], benchmarks: Sequence[BenchmarkResult],
     findings: list[Finding] = []
     documents: dict[str, JsonDocument] = {}
     findings.extend(_skipped_finding(path, kind) for path, kind in skipped)
-    rounds = _Rounds(benchmarks, forced)
-    for parts in package_parts(list(paths)):  # (a folder that cannot be listed is not one)
+    real_path = RealPaths()  # (the folders of the packages, each resolved once)
+    rounds = _Rounds(benchmarks, forced, real_path)
+    for parts in package_parts(list(paths), real_path):  # (a folder that cannot be listed is not one)
         try:
             findings.extend(_check_parts(parts, rounds, documents))
         except Exception as error:  # a crashing package check must not stop the rest

@@ -83,6 +83,32 @@ def discover_all(paths: list[str]) -> tuple[list[LogRef], list[EmptyFolder], lis
     return _one_spelling(refs), empty, list(dict.fromkeys(skipped))
 
 
+class RealPaths:
+    """``os.path.realpath`` of the many paths of one tree, each folder resolved once (a call
+    lstat's every part of a path): an absolute normalised POSIX path is its folder's real path
+    joined with its name, unless that names a link (then the path is resolved as a whole, as
+    ``os.path.realpath`` resolves it). Other paths are asked of ``os.path.realpath``. Held for
+    one stage of one check."""
+
+    def __init__(self) -> None:
+        self._known: dict[str, str] = {}
+
+    def __call__(self, path: str) -> str:
+        known = self._known.get(path)
+        if known is None:
+            known = self._known[path] = self._resolve(path)
+        return known
+
+    def _resolve(self, path: str) -> str:
+        if (os.sep != "/" or os.altsep is not None or not path.startswith("/") or path.startswith("//")
+                or path == "/" or os.path.normpath(path) != path):
+            return os.path.realpath(path)
+        folder, _sep, name = path.rpartition("/")
+        real_folder = self(folder or "/")
+        candidate = real_folder + name if real_folder.endswith("/") else f"{real_folder}/{name}"
+        return os.path.realpath(path) if os.path.islink(candidate) else candidate
+
+
 def _must_exist(given: str) -> None:
     """Raise DiscoveryError saying why a named path cannot be used (missing, or not allowed)."""
     try:
@@ -109,12 +135,13 @@ def _one_spelling(refs: list[LogRef]) -> list[LogRef]:
     unique: dict[str, LogRef] = {}
     folders: dict[str, str] = {}
     real_folders: dict[str, str] = {}
+    real_path = RealPaths()
     for ref in refs:
         if ref.path == "-":
             unique.setdefault("-", ref)
             continue
         folder = os.path.dirname(ref.path) or "."
-        real_folder = real_folders.get(folder) or real_folders.setdefault(folder, os.path.realpath(folder))
+        real_folder = real_folders.get(folder) or real_folders.setdefault(folder, real_path(folder))
         # One realpath per folder, not per file: only a file that is itself a link needs its own.
         real = (os.path.realpath(ref.path) if os.path.islink(ref.path)
                 else os.path.join(real_folder, os.path.basename(ref.path)))

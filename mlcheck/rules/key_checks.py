@@ -6,12 +6,12 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Callable, Iterable, Iterator, Mapping
 
-from mlcheck.facts.checks import value_test
 from mlcheck.facts.constraints import Entry, describe, holds, show
 from mlcheck.facts.formulas import FormulaError, Scope, StateUnset, evaluate as compute, formula_holds, sides, states_read
 from mlcheck.model import Event, Finding
 from mlcheck.rule import Rule, RunContext
 from mlcheck.rules.checker_state import EMPTY, StateTimeline
+from mlcheck.rules.entry_plans import NO_SCREEN, EntryPlan, all_pass, metadata_passes, passes, plan_of, suspects
 
 _MAX_LISTED = 5
 
@@ -95,7 +95,7 @@ def evaluate(ctx: RunContext, entries: Iterable[Entry], codes: EntryCodes, scope
     for entry in entries:
         key, req = entry.key, entry.req
         events = occurrences(key)  # indexed by key once per run
-        plan = _plan(entry)
+        plan = plan_of(entry)
         if plan.counted:
             count = count_of(key)
             if req == "AT_LEAST_ONE_OR":
@@ -125,109 +125,10 @@ def evaluate(ctx: RunContext, entries: Iterable[Entry], codes: EntryCodes, scope
                 else:
                     yield _repeated(ctx, entry, events, codes)
         if events:  # (no record of the key: nothing to ask of its records)
-            if plan.asks and not (plan.value_only and _all_pass(plan.passes, events)):
+            if plan.asks and not (plan.value_only and all_pass(plan.passes, events)):
                 yield from _values(ctx, entry, events, codes, scope, states, plan)
             if entry.cadence is not None:
                 yield from _cadence(ctx, entry, events, codes, scope, states)
-
-
-class _Plan:
-    """What :func:`evaluate` and :func:`_values` ask of an entry and of every record of its key,
-    decided once per entry."""
-
-    __slots__ = ("counted", "group", "asks", "metadata", "screen", "passes", "value_only", "after", "submission")
-
-    def __init__(self, entry: Entry) -> None:
-        self.counted = entry.req is not None and entry.req != "OPTIONAL"  # (else: nothing to count)
-        self.group = frozenset((entry.key, *entry.alternatives)) if entry.req == "AT_LEAST_ONE_OR" else frozenset()
-        self.metadata = bool(entry.metadata or entry.metadata_one_of or entry.metadata_requires
-                             or entry.metadata_check)
-        self.asks = bool(entry.check is not None or entry.first_check is not None or self.metadata or entry.after)
-        self.screen = _metadata_screen(entry) if self.metadata else None
-        # The value check as a test of the value alone, where it reads nothing else: a value it
-        # passes has nothing to report; any other is checked in full.
-        self.passes = value_test(entry.check) if entry.check is not None else None
-        # Only the value check is asked (of each record): records that all pass it say nothing.
-        self.value_only = (entry.check is not None and entry.first_check is None and not self.metadata
-                           and not entry.after)
-        self.after = tuple(dict.fromkeys(entry.after))
-        self.submission = entry.key.startswith("submission_")
-
-
-def _all_pass(test: Callable[[Any], bool] | None, events: tuple[Event, ...]) -> bool:
-    """Whether every record's value surely passes the test (False: not known, or one fails)."""
-    if test is None:
-        return False
-    if len(events) == 1:
-        return _passes(test, events[0][1])
-    return all(_passes(test, event[1]) for event in events)
-
-
-_PLANS: dict[int, tuple[Entry, _Plan]] = {}
-_MAX_PLANS = 1 << 14
-
-
-def _plan(entry: Entry) -> _Plan:
-    # (keyed by identity: the entries of a round are loaded once and live as long as the process;
-    # the entry is held with its plan, so that its id is never another entry's)
-    held = _PLANS.get(id(entry))
-    if held is not None and held[0] is entry:
-        return held[1]
-    plan = _Plan(entry)
-    if len(_PLANS) < _MAX_PLANS:
-        _PLANS[id(entry)] = (entry, plan)
-    return plan
-
-
-Screen = Callable[[tuple[Event, ...]], list[int]]
-
-
-def _metadata_screen(entry: Entry) -> Screen | None:
-    """The positions of the records whose metadata :func:`_metadata_passes` may not pass, found
-    with one comprehension per field asked (a superset: each is asked again one at a time); None
-    when a field's check is not a plain value test (each record is then asked on its own)."""
-    tests = []
-    for field_name, check in (entry.metadata_check or {}).items():
-        test = value_test(check)
-        if test is None:
-            return None
-        tests.append((field_name, test))
-    passes: list[Screen] = [_lacking(name) for name in entry.metadata]
-    one_of = entry.metadata_one_of
-    if len(one_of) == 1:
-        passes.append(_lacking(one_of[0]))
-    elif len(one_of) == 2:
-        passes.append(_lacking_both(*one_of))
-    elif one_of:
-        passes.append(lambda events: [i for i, e in enumerate(events) if not any(n in e[2] for n in one_of)])
-    for present, needed in (entry.metadata_requires or {}).items():
-        passes.extend(_lacking_with(present, name) for name in needed)
-    passes.extend(_failing(name, test) for name, test in tests)
-    if len(passes) == 1:
-        return passes[0]
-
-    def screen(events: tuple[Event, ...]) -> list[int]:
-        found: set[int] = set()
-        for lacking in passes:
-            found.update(lacking(events))
-        return sorted(found)
-    return screen
-
-
-def _lacking(name: str) -> Screen:
-    return lambda events: [i for i, e in enumerate(events) if name not in e[2]]
-
-
-def _lacking_both(first: str, second: str) -> Screen:
-    return lambda events: [i for i, e in enumerate(events) if first not in e[2] and second not in e[2]]
-
-
-def _lacking_with(present: str, name: str) -> Screen:
-    return lambda events: [i for i, e in enumerate(events) if present in e[2] and name not in e[2]]
-
-
-def _failing(name: str, test: Callable[[Any], bool]) -> Screen:
-    return lambda events: [i for i, e in enumerate(events) if name in e[2] and not test(e[2][name])]
 
 
 def _repeated(ctx: RunContext, entry: Entry, events: tuple[Event, ...], codes: EntryCodes) -> Finding:
@@ -245,10 +146,10 @@ def _repeated(ctx: RunContext, entry: Entry, events: tuple[Event, ...], codes: E
 
 
 def _values(ctx: RunContext, entry: Entry, events: tuple[Event, ...], codes: EntryCodes,
-            scope: str, states: StateTimeline, plan: _Plan | None = None) -> Iterator[Finding]:
+            scope: str, states: StateTimeline, plan: EntryPlan | None = None) -> Iterator[Finding]:
     run = ctx.run
     if plan is None:
-        plan = _plan(entry)
+        plan = plan_of(entry)
     if not plan.asks:
         return  # (nothing asked of any event: init_start, cache_clear)
     firsts_after = [(key, run.first(key)) for key in plan.after]
@@ -260,17 +161,17 @@ def _values(ctx: RunContext, entry: Entry, events: tuple[Event, ...], codes: Ent
     if check is None and first_check is None:
         # Only metadata and order are asked: the records that may fail are found first (most
         # runs have none), and each of them is asked below as every record would be.
-        positions = _suspects(events, plan.screen if metadata else _NONE, firsts_after)
+        positions = suspects(events, plan.screen if metadata else NO_SCREEN, firsts_after)
     for index in positions:
         event = events[index]
         # The official checker runs submission_* checks on the first occurrence only.
         if check is not None or (index == 0 and first_check is not None):
             official = None if index == 0 or not submission else False
-            if check is not None and not _passes(plan.passes, event[1]):
+            if check is not None and not passes(plan.passes, event[1]):
                 yield from _value_check(ctx, entry, event, check, codes, scope, states, official)
             if index == 0 and first_check is not None:
                 yield from _value_check(ctx, entry, event, first_check, codes, scope, states, official)
-        if metadata and not _metadata_passes(entry, event.metadata, value_of):  # (a test first: no generator per event)
+        if metadata and not metadata_passes(entry, event.metadata, value_of):  # (a test first: no generator per event)
             yield from _metadata(ctx, entry, event, codes, scope)
         for key, first_after in firsts_after:
             if first_after is None or event.line < first_after.line:
@@ -278,41 +179,6 @@ def _values(ctx: RunContext, entry: Entry, events: tuple[Event, ...], codes: Ent
                 yield ctx.at(codes.order, event.line,
                              f"{entry.key} at line {event.line} comes before {key}, which {where} "
                              f"({entry.source})")
-
-
-def _passes(test: Callable[[Any], bool] | None, value: Any) -> bool:
-    """Whether the value surely passes (False: not known, or it fails)."""
-    if test is None:
-        return False
-    try:
-        return bool(test(value))
-    except Exception:  # noqa: BLE001 - the full check meets it again, and the rule reports it
-        return False
-
-
-def _none(events: tuple[Event, ...]) -> list[int]:
-    return []
-
-
-_NONE: Screen = _none
-
-
-def _suspects(events: tuple[Event, ...], screen: Screen | None,
-              firsts_after: list[tuple[str, Event | None]]) -> Iterable[int]:
-    """The positions of the records that may fail a metadata or order test (all of them when the
-    screen cannot tell, or when a key they must follow is not logged)."""
-    if screen is None or any(first is None for _key, first in firsts_after):
-        return range(len(events))
-    try:
-        found = screen(events)
-    except Exception:  # noqa: BLE001 - each record is asked on its own, which meets it again
-        return range(len(events))
-    if firsts_after:
-        before = max(first.line for _key, first in firsts_after if first is not None)
-        early = [i for i, e in enumerate(events) if e[4] < before]  # Event.line
-        if early:
-            found = sorted({*found, *early})
-    return found
 
 
 def _value_check(ctx: RunContext, entry: Entry, event: Event, check: Mapping[str, Any], codes: EntryCodes,
@@ -366,28 +232,6 @@ def _unset(ctx: RunContext, entry: Entry, event: Event, check: Mapping[str, Any]
                   f"{entry.key} at line {event.line} must be {describe(check)}, which {scope} computes from "
                   f"{setter}; {setter} {where}, so the checker's state has no {name} yet and it fails the "
                   f"record ({entry.source}). Log {setter} before {entry.key}")
-
-
-def _metadata_passes(entry: Entry, metadata: Mapping[str, Any], value_of: Callable[[str], Any]) -> bool:
-    """True when :func:`_metadata` has nothing to say of a record with this metadata (False: ask
-    it). A field's check is tested here as there (``value_of``: the run's); one that raises is
-    left to it, which raises the same."""
-    for name in entry.metadata:
-        if name not in metadata:
-            return False
-    if entry.metadata_one_of and not any(name in metadata for name in entry.metadata_one_of):
-        return False
-    for present, needed in (entry.metadata_requires or {}).items():
-        if present in metadata and any(name not in metadata for name in needed):
-            return False
-    for name, check in (entry.metadata_check or {}).items():
-        if name in metadata:
-            try:
-                if not holds(check, metadata[name], value_of):
-                    return False
-            except Exception:  # noqa: BLE001 - _metadata meets it again, and the rule reports it
-                return False
-    return True
 
 
 def _metadata(ctx: RunContext, entry: Entry, event: Event, codes: EntryCodes, scope: str) -> Iterator[Finding]:
