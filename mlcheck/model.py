@@ -208,6 +208,23 @@ class Run(FirstRecords):
     def count(self, key: str) -> int:
         return self.key_counts.get(key, 0)
 
+    # (asked by most rules of every run: read once)
+    @cached_property
+    def division(self) -> str | None:
+        return self.text_of("submission_division")
+
+    @cached_property
+    def benchmark(self) -> str | None:
+        return self.text_of("submission_benchmark")
+
+    @cached_property
+    def run_start(self) -> Event | None:
+        return self.first("run_start")
+
+    @cached_property
+    def run_stop(self) -> Event | None:
+        return self.first("run_stop")
+
     @property
     def init_duration_ms(self) -> float | None:
         """``init_stop`` minus the first ``init_start``, as the official checker measures init."""

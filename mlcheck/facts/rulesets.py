@@ -86,13 +86,13 @@ class Target:
         return reached
 
     @cached_property
-    def plain(self) -> tuple[Callable[[float, float], bool], float] | None:
-        """``(compare, value)`` when the target is one comparison of the eval value itself:
-        a float that is not NaN then reaches it when ``compare(observed, value)``; else None."""
-        if len(self.conditions) != 1 or self.conditions[0].field is not None:
+    def plain(self) -> tuple[tuple[Callable[[float, float], bool], float], ...] | None:
+        """``(compare, value)`` of each condition when every one compares the eval value itself:
+        a float that is not NaN then reaches the target when ``compare(observed, value)`` holds
+        for each; else (conditions on fields, or none) None."""
+        if not self.conditions or any(c.field is not None for c in self.conditions):
             return None
-        condition = self.conditions[0]
-        return _OPERATORS[condition.op], condition.value
+        return tuple((_OPERATORS[c.op], c.value) for c in self.conditions)
 
     @property
     def lower_is_better(self) -> bool:

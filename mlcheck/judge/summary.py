@@ -20,6 +20,7 @@ keys to places when runs keep the same keys; each cache holds at most :data:`MAX
 
 from __future__ import annotations
 
+import operator
 import sys
 from types import MappingProxyType
 from typing import Any, Mapping
@@ -34,14 +35,27 @@ MAX_SHARED = 1 << 16
 most (each of them small: a few megabytes in all)."""
 
 _NO_METADATA: Mapping[str, Any] = MappingProxyType({})
+_KEY = operator.itemgetter(0)  # Event.key
 _METADATA_KEPT = {"seed": ("file", "lineno"), "run_stop": ("status",)}
 _ALWAYS_KEPT = frozenset({"seed", "run_start", "run_stop"})
 _SHARED_VALUES: dict[tuple[type, object], object] = {}
 _SHARED_KEYS: dict[tuple[str, ...], Mapping[str, int]] = {}
 _SHARED_METADATA: dict[tuple[tuple[str, str | int], ...], Mapping[str, Any]] = {}
-_KEPT_KEYS: dict[str, bool] = {}
-"""Whether a key's first record is kept wherever it is logged (a submission value, a
-hyper-parameter, ``seed``, ``run_start``, ``run_stop``), decided once per key."""
+_ALWAYS, _WITH_METADATA, _BEFORE_START, _NEVER = "always", "with metadata", "before run_start", "never"
+_KEY_KINDS: dict[str, str] = {}
+"""Which first records of a key are kept, decided once per key: wherever it is logged (a
+submission value, a hyper-parameter, ``seed``, ``run_start``, ``run_stop``; ``seed`` and
+``run_stop`` with some metadata), when logged before ``run_start``, or never."""
+
+
+def _key_kind(key: str) -> str:
+    if key in _ALWAYS_KEPT or key.startswith("submission_") or is_hyperparameter(key):
+        kind = _WITH_METADATA if key in _METADATA_KEPT else _ALWAYS
+    else:
+        kind = _NEVER if key in NOT_HYPERPARAMETERS else _BEFORE_START
+    if len(_KEY_KINDS) < MAX_SHARED:
+        _KEY_KINDS[key] = kind
+    return kind
 
 
 def shared(value: Any) -> Any:
@@ -70,25 +84,27 @@ def summarise(run: Run) -> RunSummary:
     start = run.run_start
     before = start.line if start is not None else run.last_line
     kept: list[Event] = []
-    intern, new = sys.intern, tuple.__new__
+    intern, new, kinds, held = sys.intern, tuple.__new__, _KEY_KINDS, _SHARED_VALUES.get
     for event in run.firsts():
         key = event[0]
-        always = _KEPT_KEYS.get(key)
-        if always is None:
-            always = key in _ALWAYS_KEPT or key.startswith("submission_") or is_hyperparameter(key)
-            if len(_KEPT_KEYS) < MAX_SHARED:
-                _KEPT_KEYS[key] = always
-        if not always and (event[4] >= before or key in NOT_HYPERPARAMETERS):  # (Event.line)
+        kind = kinds.get(key)
+        if kind is None:
+            kind = _key_kind(key)
+        if kind is _BEFORE_START:
+            if event[4] >= before:  # (Event.line)
+                continue
+        elif kind is _NEVER:
             continue
-        if key in _METADATA_KEPT:
+        elif kind is _WITH_METADATA:
             kept.append(_compact(event))
             continue
         value = event[1]  # (what _compact makes of the others, without a call per value)
-        kind = type(value)
-        if kind is str:
-            value = intern(value) if len(value) <= 256 else value
-        elif kind is int or kind is float:
-            value = shared(value)
+        value_kind = type(value)
+        if value_kind is str:
+            if len(value) <= 256:
+                value = intern(value)
+        elif value_kind is float or value_kind is int:
+            value = held((value_kind, value)) or shared(value)
         kept.append(new(Event, (intern(key), value, _NO_METADATA, event[3], event[4], None, None)))
     sizes = run.occurrences("global_batch_size")
     return _summary(run.path, run.index, run.first_line, run.last_line, tuple(kept),
@@ -128,7 +144,7 @@ def _bounded(evals: tuple[Evaluation, ...]) -> tuple[Evaluation, ...]:
 
 def _summary(path: str, index: int, first_line: int, last_line: int, events: tuple[Event, ...],
              evaluations: tuple[Evaluation, ...], batch_size: Any) -> RunSummary:
-    keys = tuple(event.key for event in events)
+    keys = tuple(map(_KEY, events))
     positions = _SHARED_KEYS.get(keys)
     if positions is None:
         positions = MappingProxyType({key: at for at, key in enumerate(keys)})

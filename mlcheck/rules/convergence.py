@@ -78,8 +78,11 @@ def first_reaching(evals: tuple[Evaluation, ...], target: Target) -> Evaluation 
     if plain is not None:
         values = list(map(_VALUE, evals))
         if _plain_floats(values):  # (the common run: compared in C)
-            compare, value = plain
-            return next(compress(evals, map(compare, values, repeat(value))), None)
+            (compare, value), *others = plain
+            reached: Iterator[bool] = map(compare, values, repeat(value))
+            for compare, value in others:
+                reached = map(operator.and_, reached, map(compare, values, repeat(value)))
+            return next(compress(evals, reached), None)
     return next((e for e in evals if target.reached_by(e.value)), None)
 
 
