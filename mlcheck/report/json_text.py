@@ -145,32 +145,23 @@ def _write_dict(values: dict[Any, Any], level: int, out: list[str]) -> None:
         out.append("{}")
         return
     level += 1
-    newline = "\n" + "  " * level
-    separator = "," + newline
+    prefixes = _PREFIXES.get(level)
+    if prefixes is None:
+        prefixes = _PREFIXES.setdefault(level, {})
     append = out.append
-    append("{" + newline)
+    append("{")
     first = True
     for key, value in values.items():
-        if isinstance(key, str):
-            pass
-        elif isinstance(key, float):
-            key = _float(key)
-        elif key is True:
-            key = "true"
-        elif key is False:
-            key = "false"
-        elif key is None:
-            key = "null"
-        elif isinstance(key, int):
-            key = _INT(key)
-        else:
-            raise TypeError(f"keys must be str, int, float, bool or None, not {key.__class__.__name__}")
+        prefix = prefixes.get(key) if type(key) is str else None
+        if prefix is None:
+            prefix = ",\n" + "  " * level + _ENCODE_STRING(_key_text(key)) + ": "
+            if type(key) is str and len(prefixes) < _MAX_PREFIXES:
+                prefixes[key] = prefix
         if first:
+            append(prefix[1:])  # (the first member: no comma before it)
             first = False
         else:
-            append(separator)
-        append(_ENCODE_STRING(key))
-        append(": ")
+            append(prefix)
         kind = type(value)
         if kind is str:  # (the common leaves, written here: one call less each)
             append(_ENCODE_STRING(value))
@@ -183,3 +174,26 @@ def _write_dict(values: dict[Any, Any], level: int, out: list[str]) -> None:
         else:
             _write(value, level, out)
     append("\n" + "  " * (level - 1) + "}")
+
+
+_PREFIXES: dict[int, dict[str, str]] = {}
+"""What comes before a member's value at each depth, by key: the comma, the line break and the
+indent, the encoded key and the separator (a report's keys are a few dozen field names)."""
+_MAX_PREFIXES = 4096
+
+
+def _key_text(key: Any) -> str:
+    """A member's key as the standard encoder writes it, before it is encoded as a string."""
+    if isinstance(key, str):
+        return key
+    if isinstance(key, float):
+        return _float(key)
+    if key is True:
+        return "true"
+    if key is False:
+        return "false"
+    if key is None:
+        return "null"
+    if isinstance(key, int):
+        return _INT(key)
+    raise TypeError(f"keys must be str, int, float, bool or None, not {key.__class__.__name__}")
