@@ -50,7 +50,12 @@ class _Rounds:
         self.at_or_below: dict[str, Counter[str]] = {}
         for path, counts in self.by_folder.items():
             for above in _self_and_parents(path):
-                self.at_or_below.setdefault(above, Counter()).update(counts)
+                summed = self.at_or_below.get(above)
+                if summed is None:
+                    self.at_or_below[above] = Counter(counts)
+                else:
+                    for version, count in counts.items():
+                        summed[version] += count
 
     def within(self, folder: str) -> Ruleset | None:
         """``--ruleset``, else the round most benchmark folders at or below ``folder`` were

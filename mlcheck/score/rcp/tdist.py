@@ -121,23 +121,34 @@ t steps of 1e-12: their last steps are computed.)"""
 
 @lru_cache(maxsize=256)
 def _critical_t(df: float, alpha: float) -> float | None:
-    """The t below 0 whose CDF (as :func:`t_cdf` computes it) is ``alpha``, to about 1e-13; None
-    where the shortcut of :func:`one_sided_p_above` does not apply (the CDF does not cross
-    ``alpha`` below 0 as it should, checked at the edges of the band)."""
+    """The t below 0 whose CDF (as :func:`t_cdf` computes it) is ``alpha``, found by secant
+    steps (bisection where they stray); None where the shortcut of :func:`one_sided_p_above`
+    does not apply: the CDF must be at most ``alpha`` at ``critical - band`` and above it at
+    ``critical + band``, which is all the shortcut relies on (the CDF rises with t)."""
     if not 0.0 < alpha < 0.5:
         return None
-    low, high = -1e6, 0.0
-    if not t_cdf(low, df) <= alpha < t_cdf(high, df):
-        return None
-    for _ in range(200):
-        middle = (low + high) / 2
-        if middle in (low, high) or high - low <= 1e-13 * (1.0 + abs(middle)):
-            break
-        if t_cdf(middle, df) > alpha:
-            high = middle
+    low, high = -1.0, 0.0  # (a bracket: CDF(low) <= alpha < CDF(high))
+    while t_cdf(low, df) > alpha:
+        high, low = low, low * 2.0
+        if low < -1e12:
+            return None
+    a, b = low, high
+    fa, fb = t_cdf(a, df) - alpha, t_cdf(b, df) - alpha
+    critical = (a + b) / 2
+    for _ in range(100):
+        step = fb - fa
+        guess = b - fb * (b - a) / step if step != 0 else (low + high) / 2
+        if not low < guess < high:
+            guess = (low + high) / 2
+        value = t_cdf(guess, df) - alpha
+        if value > 0:
+            high = guess
         else:
-            low = middle
-    critical = (low + high) / 2
+            low = guess
+        a, fa, b, fb = b, fb, guess, value
+        critical = guess
+        if high - low <= 1e-12 * (1.0 + abs(guess)) or abs(b - a) <= 1e-13 * (1.0 + abs(guess)):
+            break
     band = _BAND * (1.0 + abs(critical))
     if not (t_cdf(critical - band, df) <= alpha < t_cdf(critical + band, df)):
         return None
