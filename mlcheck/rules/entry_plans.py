@@ -4,7 +4,7 @@ asked, the few records that may fail (each of them is then asked as every record
 
 from __future__ import annotations
 
-from typing import Any, Callable, Iterable, Mapping
+from typing import Any, Callable, Iterable, Mapping, Sequence
 
 from mlcheck.facts.checks import value_test
 from mlcheck.facts.constraints import Entry, holds
@@ -57,6 +57,23 @@ def plan_of(entry: Entry) -> EntryPlan:
     if len(_PLANS) < _MAX_PLANS:
         _PLANS[id(entry)] = (entry, plan)
     return plan
+
+
+_PLANNED: dict[int, tuple[tuple[Entry, ...], tuple[tuple[Entry, EntryPlan], ...]]] = {}
+
+
+def planned(entries: Iterable[Entry]) -> Sequence[tuple[Entry, EntryPlan]]:
+    """Each entry with its plan; for a tuple of entries (a round's, held as long as it is: the
+    tuple is held with them), made once."""
+    if type(entries) is not tuple:
+        return [(entry, plan_of(entry)) for entry in entries]
+    held = _PLANNED.get(id(entries))
+    if held is not None and held[0] is entries:
+        return held[1]
+    rows = tuple((entry, plan_of(entry)) for entry in entries)
+    if len(_PLANNED) < _MAX_PLANS:
+        _PLANNED[id(entries)] = (entries, rows)
+    return rows
 
 
 Screen = Callable[[tuple[Event, ...]], list[int]]

@@ -114,7 +114,7 @@ def _optimizer(ctx: RunContext, bench: BenchmarkConstraints, scope: str, anchor:
     key = bench.optimizer_key
     if key is None:
         return
-    yield from evaluate(ctx, (_optimizer_entry(key, bench.optimizer_source),), _CODES, scope, anchor)
+    yield from evaluate(ctx, _optimizer_entry(key, bench.optimizer_source), _CODES, scope, anchor)
     allowed = " or ".join(show(a) for a in bench.optimizers)
     for event in ctx.run.occurrences(key):
         if event.value in bench.optimizers:
@@ -128,9 +128,9 @@ def _optimizer(ctx: RunContext, bench: BenchmarkConstraints, scope: str, anchor:
 
 
 @lru_cache(maxsize=256)
-def _optimizer_entry(key: str, source: str) -> Entry:
+def _optimizer_entry(key: str, source: str) -> tuple[Entry]:
     """The optimizer key, required once (one entry per benchmark: its checks are planned once)."""
-    return Entry(key=key, source=source, req="EXACTLY_ONE")
+    return (Entry(key=key, source=source, req="EXACTLY_ONE"),)
 
 
 def _states_in(check: Any) -> list[str]:

@@ -11,7 +11,8 @@ from mlcheck.facts.formulas import FormulaError, Scope, StateUnset, evaluate as 
 from mlcheck.model import Event, Finding
 from mlcheck.rule import Rule, RunContext
 from mlcheck.rules.checker_state import EMPTY, StateTimeline
-from mlcheck.rules.entry_plans import NO_SCREEN, EntryPlan, all_pass, metadata_passes, passes, plan_of, suspects
+from mlcheck.rules.entry_plans import (NO_SCREEN, EntryPlan, all_pass, metadata_passes, passes, plan_of, planned,
+                                      suspects)
 
 _MAX_LISTED = 5
 
@@ -92,10 +93,9 @@ def evaluate(ctx: RunContext, entries: Iterable[Entry], codes: EntryCodes, scope
     run = ctx.run
     occurrences, count_of = run.occurrences, run.count
     groups_done: set[frozenset[str]] = set()
-    for entry in entries:
+    for entry, plan in planned(entries):
         key, req = entry.key, entry.req
         events = occurrences(key)  # indexed by key once per run
-        plan = plan_of(entry)
         if plan.counted:
             count = count_of(key)
             if req == "AT_LEAST_ONE_OR":
@@ -125,7 +125,12 @@ def evaluate(ctx: RunContext, entries: Iterable[Entry], codes: EntryCodes, scope
                 else:
                     yield _repeated(ctx, entry, events, codes)
         if events:  # (no record of the key: nothing to ask of its records)
-            if plan.asks and not (plan.value_only and all_pass(plan.passes, events)):
+            if not plan.asks:
+                pass
+            elif plan.value_only and len(events) == 1 and plan.passes is not None:
+                if not passes(plan.passes, events[0][1]):  # (the common entry: one record)
+                    yield from _values(ctx, entry, events, codes, scope, states, plan)
+            elif not (plan.value_only and all_pass(plan.passes, events)):
                 yield from _values(ctx, entry, events, codes, scope, states, plan)
             if entry.cadence is not None:
                 yield from _cadence(ctx, entry, events, codes, scope, states)
