@@ -7,6 +7,7 @@ import gc
 import os
 import sys
 from dataclasses import dataclass, replace
+from functools import lru_cache
 from itertools import chain
 from typing import Callable, Iterable, Mapping, Sequence
 
@@ -242,9 +243,11 @@ def choose_ruleset(run: Run, ref: LogRef, forced: Ruleset | None,
         return RulesetChoice(forced, forced_source, forced_against_date(run, anchor, when, forced, forced_source))
     hinted = ruleset_from_path(ref.path)
     if when is not None:
-        by_date = ruleset_for_date(when)
+        dated = _dated_choice(when, hinted.version if hinted is not None else None)
+        if dated is not None:
+            return dated
         newest, newest_end = newest_period_end()
-        if by_date is None and when >= newest_end:
+        if ruleset_for_date(when) is None and when >= newest_end:
             latest = load_ruleset(newest)
             note = LOG_NEWER_THAN_RULESETS.at(
                 run.path, anchor.line if anchor else None,
@@ -255,15 +258,6 @@ def choose_ruleset(run: Run, ref: LogRef, forced: Ruleset | None,
                 run_index=run.index)
             return RulesetChoice(latest, f"run date {when.isoformat()} is after the {latest.round} period "
                                  f"(newest known round, ends {latest.results_published})", note)
-        if hinted is not None and (by_date is None or hinted.version != by_date.version) \
-                and when < hinted.results_published:
-            dated = f"; its date falls in the {by_date.round} period" if by_date is not None else ""
-            return RulesetChoice(hinted, f"path names round {hinted.round} and the run date "
-                                 f"{when.isoformat()} is before its publication ({hinted.results_published}){dated}")
-        if by_date is not None:
-            estimated = ", estimated" if by_date.period_estimated else ""
-            return RulesetChoice(by_date, f"run date {when.isoformat()} falls in the {by_date.round} "
-                                 f"period ({by_date.first_run_date} to {by_date.results_published}{estimated})")
     if hinted is not None:
         return RulesetChoice(hinted, f"path names round {hinted.round}")
     fallback = load_ruleset(SUPPORTED_RULESETS[-1])
@@ -272,6 +266,27 @@ def choose_ruleset(run: Run, ref: LogRef, forced: Ruleset | None,
         f"the run date and path do not tell the round; judged under {fallback.version}. Pass "
         f"--ruleset ({', '.join(SUPPORTED_RULESETS)}) to choose", run_index=run.index)
     return RulesetChoice(fallback, "default (not inferred)", note)
+
+
+@lru_cache(maxsize=4096)
+def _dated_choice(when: dt.date, hinted_version: str | None) -> RulesetChoice | None:
+    """The round of a run dated ``when`` whose path names ``hinted_version`` (None: no round);
+    None after the newest period (the caller says so, with a finding of the run) and when
+    neither the date nor the path tells (the runs of a day share it: made once)."""
+    by_date = ruleset_for_date(when)
+    if by_date is None and when >= newest_period_end()[1]:
+        return None
+    hinted = load_ruleset(hinted_version) if hinted_version is not None else None
+    if hinted is not None and (by_date is None or hinted.version != by_date.version) \
+            and when < hinted.results_published:
+        dated = f"; its date falls in the {by_date.round} period" if by_date is not None else ""
+        return RulesetChoice(hinted, f"path names round {hinted.round} and the run date "
+                             f"{when.isoformat()} is before its publication ({hinted.results_published}){dated}")
+    if by_date is not None:
+        estimated = ", estimated" if by_date.period_estimated else ""
+        return RulesetChoice(by_date, f"run date {when.isoformat()} falls in the {by_date.round} "
+                             f"period ({by_date.first_run_date} to {by_date.results_published}{estimated})")
+    return None
 
 
 

@@ -4,9 +4,10 @@ produces from them is in :mod:`mlcheck.results`)."""
 from __future__ import annotations
 
 import enum
+import operator
+from collections import defaultdict
 from dataclasses import dataclass
-from functools import cached_property
-from typing import Any, Mapping, NamedTuple
+from typing import Any, Callable, Generic, Iterator, Mapping, NamedTuple, TypeVar, overload
 
 
 PLAUSIBLE_MS = (1_420_070_400_000, 4_102_444_800_000)
@@ -160,6 +161,35 @@ class FirstRecords:
         return stop.time_ms - start.time_ms
 
 
+_FIRST = operator.itemgetter(0)
+_T = TypeVar("_T")
+
+
+class once(Generic[_T]):
+    """``functools.cached_property`` without its lock (Python 3.11 takes one the first time
+    each run reads each value: a few microseconds, for the values every run reads once)."""
+
+    def __init__(self, compute: Callable[[Any], _T]) -> None:
+        self.compute = compute
+        self.name = compute.__name__
+        self.__doc__ = compute.__doc__
+
+    def __set_name__(self, owner: type, name: str) -> None:
+        self.name = name
+
+    @overload
+    def __get__(self, instance: None, owner: type | None = None) -> once[_T]: ...
+    @overload
+    def __get__(self, instance: object, owner: type | None = None) -> _T: ...
+
+    def __get__(self, instance: object | None, owner: type | None = None) -> once[_T] | _T:
+        if instance is None:
+            return self
+        value = self.compute(instance)
+        instance.__dict__[self.name] = value  # (read from there from now on: no descriptor call)
+        return value
+
+
 @dataclass(frozen=True)
 class Run(FirstRecords):
     """One training run read from a log: the events kept for rules plus what is derived once.
@@ -179,22 +209,21 @@ class Run(FirstRecords):
 
     KEEP_PER_KEY = 2000
 
-    @cached_property
+    @once
     def _by_key(self) -> Mapping[str, tuple[Event, ...]]:
         # Built once per run: rules ask for keys many times, a scan each time was quadratic.
-        grouped: dict[str, list[Event]] = {}
-        found = grouped.get
+        grouped: defaultdict[str, list[Event]] = defaultdict(list)
         for event in self.events:  # (no list made per event, as setdefault would)
-            events = found(event[0])
-            if events is None:
-                grouped[event[0]] = [event]
-            else:
-                events.append(event)
+            grouped[event[0]].append(event)
         return {key: tuple(events) for key, events in grouped.items()}
 
     def occurrences(self, key: str) -> tuple[Event, ...]:
         """The kept events with this key, in log order."""
         return self._by_key.get(key, ())
+
+    def firsts(self) -> Iterator[Event]:
+        """The first event of each key, in log order (of their first events)."""
+        return map(_FIRST, self._by_key.values())
 
     def first(self, key: str) -> Event | None:
         """The first event with this key, or None."""
@@ -203,6 +232,23 @@ class Run(FirstRecords):
 
     def count(self, key: str) -> int:
         return self.key_counts.get(key, 0)
+
+    # (asked by most rules of every run: read once)
+    @once
+    def division(self) -> str | None:
+        return self.text_of("submission_division")
+
+    @once
+    def benchmark(self) -> str | None:
+        return self.text_of("submission_benchmark")
+
+    @once
+    def run_start(self) -> Event | None:
+        return self.first("run_start")
+
+    @once
+    def run_stop(self) -> Event | None:
+        return self.first("run_stop")
 
     @property
     def init_duration_ms(self) -> float | None:

@@ -135,3 +135,59 @@ def test_every_constraint_form_is_documented() -> None:
     for code in ("MLC018", "MLC207", "MLC208"):
         explained = runner.invoke(cli_main, ["explain", code])
         assert explained.exit_code == 0 and explained.output.startswith(f"{code} ")
+
+
+def _shipped_checks() -> list[dict[str, Any]]:
+    """Every value and metadata check of the shipped constraint files (each once)."""
+    found: dict[str, dict[str, Any]] = {}
+
+    def add(check: Any) -> None:
+        if isinstance(check, dict):
+            found.setdefault(json.dumps(check, sort_keys=True), check)
+
+    def walk(entries: list[dict[str, Any]]) -> None:
+        for entry in entries:
+            add(entry.get("check"))
+            add(entry.get("first_check"))
+            for check in entry.get("metadata_check", {}).values():
+                add(check)
+
+    root = Path(__file__).resolve().parent.parent / "schemas" / "rulesets"
+    for path in sorted(root.glob("*/constraints.json")):
+        data = json.loads(path.read_text("utf-8"))
+        for group in ("common", "closed_common", "open_common"):
+            walk(data[group])
+        for bench in data["benchmarks"].values():
+            walk(bench["keys"])
+            walk(bench.get("overrides", []))
+            walk(bench.get("open", {}).get("keys", []))
+            for entries in bench.get("optimizer", {}).get("per_optimizer", {}).values():
+                walk(entries)
+    return list(found.values())
+
+
+_ODD_VALUES: list[Any] = [None, True, False, 0, 1, -1, 2, 3, 4, 8, 64, 1024, 2 ** 53 + 1, 10 ** 400, 0.0, -0.0, 1e-9,
+                          0.5, 1.0, 1.5, 2.5, 0.9, 0.0001, float("nan"), float("inf"), -float("inf"), "", " ", "closed",
+                          "open", "onprem", "cloud", "adam", "lamb", "sgd", "lars", "0.9", [], [1], {}, {"float": 1.0}]
+
+
+@pytest.mark.parametrize("check", _shipped_checks(), ids=lambda c: json.dumps(c, sort_keys=True)[:60])
+def test_value_tests_agree_with_holds(check: dict[str, Any]) -> None:
+    """A check compiled to a test of the value alone (mlcheck.facts.checks.value_test) says what
+    holds says, and raises what it raises, for every value."""
+    from mlcheck.facts.checks import value_test
+
+    test = value_test(check)
+    if test is None:
+        return
+    values = _ODD_VALUES + [v for part in check.values() if isinstance(part, list) for v in part]
+    values += [b + d for part in check.values() if isinstance(part, dict) for key, b in part.items()
+               if key in ("min", "max") for d in (-1, -1e-12, 0, 1e-12, 1)]
+    for value in values:
+        try:
+            expected: Any = holds(check, value, lambda key: None)
+        except Exception as error:  # noqa: BLE001 - the same error is expected
+            with pytest.raises(type(error)):
+                test(value)
+            continue
+        assert bool(test(value)) == expected, value

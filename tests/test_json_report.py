@@ -10,6 +10,8 @@ from typing import Any
 
 import jsonschema
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from click.testing import CliRunner
 
 from mlcheck.cli import main
@@ -121,3 +123,35 @@ def test_corpus_report_is_valid_and_lists_every_file(corpus: Path) -> None:
 def test_non_converged_runs_have_no_time_to_train(name: str) -> None:
     (run,) = report(BAD / name)["runs"]
     assert (run["time_to_train_min"] is None) == (not run["converged"])
+
+
+_LEAVES = st.one_of(st.none(), st.booleans(), st.integers(), st.floats(allow_nan=False, allow_infinity=False),
+                    st.text())
+_VALUES = st.recursive(_LEAVES, lambda inner: st.one_of(
+    st.lists(inner, max_size=4), st.tuples(inner, inner),
+    st.dictionaries(st.one_of(st.text(), st.integers(), st.floats(allow_nan=False, allow_infinity=False), st.booleans(), st.none()),
+                    inner, max_size=4)), max_leaves=20)
+
+
+@settings(max_examples=300, deadline=None)
+@given(_VALUES, st.integers(min_value=0, max_value=3))
+def test_written_values_are_the_standard_encoders_text(value: Any, level: int) -> None:
+    """The report's own writer gives the text of ``json.dumps(value, indent=2)`` (indented to its
+    level), and streamed arrays the same text as lists."""
+    from mlcheck.report.json_report import Items, json_blocks
+
+    standard = json.dumps(value, indent=2, allow_nan=False)
+    assert "".join(json_blocks(value)) == standard + "\n"
+    nested = {"a": [value, {"b": value}], "level": level}
+    streamed = {"a": Items([value, {"b": value}], lambda item: item), "level": level}
+    assert "".join(json_blocks(streamed)) == json.dumps(nested, indent=2, allow_nan=False) + "\n"
+
+
+@pytest.mark.parametrize("value", [float("nan"), float("inf"), [1, float("-inf")], {"a": {1.5: float("nan")}}])
+def test_out_of_range_floats_fail_as_in_the_standard_encoder(value: Any) -> None:
+    from mlcheck.report.json_report import json_blocks
+
+    with pytest.raises(ValueError, match="Out of range float values are not JSON compliant"):
+        json.dumps(value, indent=2, allow_nan=False)
+    with pytest.raises(ValueError, match="Out of range float values are not JSON compliant"):
+        "".join(json_blocks(value))

@@ -266,3 +266,49 @@ def test_rcp_bypass_turns_the_failure_into_a_warning(corpus: Path, tmp_path: Pat
     found = [f for f in after.findings if f.code == "MLC530"]
     assert [f.severity for f in found] == [Severity.WARNING] and "rcp-bypass requested" in found[0].message
     assert after.rcp is not None and after.rcp.verdict == "fail"
+
+
+def _bisected(mean: float, stdev: float, reference_samples: int, submission_runs: int) -> float:
+    """min_acceptable_mean as the record checker's bisection computes it, every p-value computed."""
+    from mlcheck.score.rcp.reference import ALPHA, TOLERANCE
+
+    low, high = 0.0, mean
+    middle = (low + high) / 2
+    while high - low > TOLERANCE:
+        if one_sided_p_value(middle, stdev, reference_samples, mean, stdev, submission_runs - 2) > ALPHA:
+            high = middle
+        else:
+            low = middle
+        middle = (low + high) / 2
+    return middle
+
+
+def test_minimum_means_are_those_of_the_full_bisection() -> None:
+    """The bisection that reads most answers from the critical t gives the same float as the one
+    that computes every p-value, over references of every shape."""
+    import random
+
+    from mlcheck.score.rcp.reference import min_acceptable_mean
+
+    rng = random.Random(20261201)
+    cases = [(rng.uniform(0.5, 200.0) * 10 ** rng.randint(-2, 6), rng.uniform(0.001, 0.5), rng.randint(2, 60),
+              rng.choice([3, 5, 6, 8, 10, 12, 14, 16, 18, 20, 40])) for _ in range(400)]
+    for mean, share, samples, runs in cases:
+        stdev = mean * share
+        assert min_acceptable_mean.__wrapped__(mean, stdev, samples, runs) == _bisected(mean, stdev, samples, runs)
+
+
+def test_p_value_side_is_that_of_the_p_value_near_the_critical_t() -> None:
+    """Around the t whose p-value is alpha, and far from it, the side read from the critical t is
+    the side the p-value is on."""
+    from mlcheck.score.rcp.tdist import _critical_t, one_sided_p_above
+
+    for samples, runs in ((2, 3), (8, 10), (18, 8), (60, 40)):
+        n_b = runs - 2
+        denominator = (((samples - 1) * 1.0 + (n_b - 1) * 1.0) / (samples + n_b - 2) * (1 / samples + 1 / n_b)) ** 0.5
+        critical = _critical_t(float(samples + n_b - 2), 0.05)
+        assert critical is not None
+        for offset in (-1.0, -1e-3, -1e-6, -3e-9, -1e-9, -1e-12, 0.0, 1e-12, 1e-9, 3e-9, 1e-6, 1e-3, 1.0):
+            mean_a = 10.0 + (critical + offset) * denominator
+            assert one_sided_p_above(0.05, mean_a, 1.0, samples, 10.0, 1.0, n_b) == \
+                (one_sided_p_value(mean_a, 1.0, samples, 10.0, 1.0, n_b) > 0.05)

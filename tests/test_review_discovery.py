@@ -229,3 +229,38 @@ def test_a_tree_with_a_package_and_loose_logs_reads_both(tmp_path: Path) -> None
     assert len(result.runs) == 6
     assert {f.code for f in result.all_findings() if f.path == str(loose / "broken.txt")} >= {"MLC003"}
     assert not [f for f in result.all_findings() if f.path.endswith("notes.txt") and f.code == "MLC002"]
+
+
+@pytest.mark.parametrize("path", ["/", "/a", "/a/b/c.txt", "//a/b", "///a//b/", "a/../b", ".", "results/x/y/result_0.txt",
+                                  "/a/./b/../c", "é/ü.txt"])
+def test_absolute_parts_are_pathlibs(path: str) -> None:
+    from mlcheck.package.discover import absolute_parts
+
+    assert absolute_parts(path) == Path(os.path.abspath(path)).parts
+
+
+def test_real_paths_are_os_realpaths(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Real paths resolved folder by folder are those of os.path.realpath, through links to
+    folders and files, links to links, loops, missing parts, ``..`` and relative spellings."""
+    from mlcheck.package.discover import RealPaths
+
+    (tmp_path / "a" / "b").mkdir(parents=True)
+    (tmp_path / "a" / "b" / "f.txt").write_text("x")
+    (tmp_path / "up").symlink_to(tmp_path / "a")
+    (tmp_path / "a" / "b" / "g.txt").symlink_to("f.txt")
+    (tmp_path / "a" / "rel").symlink_to("b")
+    (tmp_path / "a" / "chain").symlink_to("rel")
+    (tmp_path / "loop1").symlink_to(tmp_path / "loop2")
+    (tmp_path / "loop2").symlink_to(tmp_path / "loop1")
+    (tmp_path / "a" / "dotdot").symlink_to("../a/b")
+    names = ["", "a", "a/b", "a/b/f.txt", "up", "up/b", "up/b/f.txt", "up/b/g.txt", "a/rel", "a/rel/f.txt",
+             "a/chain/g.txt", "loop1", "loop1/x", "a/missing", "a/missing/deeper", "a/dotdot/f.txt", "up/../a",
+             "a/./b", "a//b"]
+    real = RealPaths()
+    for name in names * 2:
+        path = str(tmp_path / name) if name else str(tmp_path)
+        for spelling in (path, path.replace(str(tmp_path), str(tmp_path) + "/")):
+            assert real(spelling) == os.path.realpath(spelling), spelling
+    monkeypatch.chdir(tmp_path)
+    for name in ("a", "up/b", "a/../up", "."):
+        assert real(name) == os.path.realpath(name)

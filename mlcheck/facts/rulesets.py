@@ -11,7 +11,7 @@ import operator
 import os
 import re
 from dataclasses import dataclass
-from functools import lru_cache
+from functools import cached_property, lru_cache
 from importlib import resources
 from typing import Any, Callable, Mapping
 
@@ -75,6 +75,8 @@ class Target:
 
     def reached_by(self, observed: Any) -> bool | None:
         """Whether an eval value reaches the target; None when it cannot be compared."""
+        if len(self.conditions) == 1:  # (the common target: its one comparison)
+            return self.conditions[0].holds(observed)
         reached = True
         for condition in self.conditions:  # (every condition is compared: one may be None)
             result = condition.holds(observed)
@@ -82,6 +84,15 @@ class Target:
                 return None
             reached = reached and result
         return reached
+
+    @cached_property
+    def plain(self) -> tuple[tuple[Callable[[float, float], bool], float], ...] | None:
+        """``(compare, value)`` of each condition when every one compares the eval value itself:
+        a float that is not NaN then reaches the target when ``compare(observed, value)`` holds
+        for each; else (conditions on fields, or none) None."""
+        if not self.conditions or any(c.field is not None for c in self.conditions):
+            return None
+        return tuple((_OPERATORS[c.op], c.value) for c in self.conditions)
 
     @property
     def lower_is_better(self) -> bool:
@@ -256,11 +267,27 @@ _PATH_ROUND = re.compile(r"(?:training[-_](?:results[-_])?v?|^v)(\d+\.\d+)(?:\.\
 
 def ruleset_from_path(path: str) -> Ruleset | None:
     """The round a path names (``training-1.1``, ``v2.0``), or None."""
-    for part in reversed(os.path.abspath(path).split(os.sep)):
-        match = _PATH_ROUND.search(part)
-        if match:
-            try:
-                return load_ruleset(normalise_version(match.group(1)))
-            except RulesetError:
-                return None
+    folder, _sep, name = os.path.abspath(path).rpartition(os.sep)
+    if _PATH_ROUND.search(name):
+        return _named_round(name)
+    return _folder_round(folder)
+
+
+def _named_round(part: str) -> Ruleset | None:
+    match = _PATH_ROUND.search(part)
+    if match is None:
+        return None
+    try:
+        return load_ruleset(normalise_version(match.group(1)))
+    except RulesetError:
+        return None
+
+
+@lru_cache(maxsize=4096)
+def _folder_round(folder: str) -> Ruleset | None:
+    """The round the innermost part of an absolute folder that names one names (the result files
+    of a folder share it: asked once per folder)."""
+    for part in reversed(folder.split(os.sep)):
+        if _PATH_ROUND.search(part):
+            return _named_round(part)
     return None

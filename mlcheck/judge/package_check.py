@@ -13,14 +13,14 @@ import os
 from collections import Counter
 from dataclasses import replace
 from pathlib import Path
-from typing import Sequence
+from typing import Callable, Iterator, Sequence
 
 from mlcheck.model import Finding
 from mlcheck.results import BenchmarkResult
 from mlcheck.package.layout import (PACKAGE, PACKAGE_FOLDERS, BenchmarkFolder, JsonDocument,
                                     PackageLayout, PackagePart, join_path, package_parts,
                                     read_json_document, scan_part, system_info)
-from mlcheck.package.discover import UNREADABLE_FOLDER, shown_path
+from mlcheck.package.discover import UNREADABLE_FOLDER, RealPaths, absolute_parts, shown_path
 from mlcheck.rules.internal import crash_finding
 from mlcheck.read.reading_rules import FILE_UNREADABLE, NOT_A_REGULAR_FILE
 from mlcheck.rules.package_layout import check_layout, outside_results
@@ -37,29 +37,47 @@ class _Rounds:
     """The rounds the benchmark folders read were judged under (their runs' rounds), by folder:
     the layout of a folder is judged under its own runs' round whichever level was named."""
 
-    def __init__(self, benchmarks: Sequence[BenchmarkResult], forced: Ruleset | None) -> None:
+    def __init__(self, benchmarks: Sequence[BenchmarkResult], forced: Ruleset | None,
+                 real_path: Callable[[str], str] = os.path.realpath) -> None:
         self.forced = forced
+        self.real_path = real_path
         self.by_folder: dict[str, Counter[str]] = {}
         for bench in benchmarks:
             if bench.ruleset and bench.folder:
-                self.by_folder.setdefault(os.path.realpath(bench.folder), Counter())[bench.ruleset] += 1
+                self.by_folder.setdefault(real_path(bench.folder), Counter())[bench.ruleset] += 1
+        # The rounds at or below each folder that holds one of them (the folder and its parents),
+        # counted in the order of the folders: what within() sums for a folder, summed once.
+        self.at_or_below: dict[str, Counter[str]] = {}
+        for path, counts in self.by_folder.items():
+            for above in _self_and_parents(path):
+                summed = self.at_or_below.get(above)
+                if summed is None:
+                    self.at_or_below[above] = Counter(counts)
+                else:
+                    for version, count in counts.items():
+                        summed[version] += count
 
     def within(self, folder: str) -> Ruleset | None:
         """``--ruleset``, else the round most benchmark folders at or below ``folder`` were
         judged under; None when no run was read there."""
         if self.forced is not None:
             return self.forced
-        real = os.path.realpath(folder)
-        below = real.rstrip(os.sep) + os.sep
-        seen: Counter[str] = Counter()
-        for path, counts in self.by_folder.items():
-            if path == real or path.startswith(below):
-                seen.update(counts)
+        seen = self.at_or_below.get(self.real_path(folder))
         return load_ruleset(seen.most_common(1)[0][0]) if seen else None
 
     def of_package(self, root: str) -> Ruleset:
         """The package's round: that of its runs, else the path's (no run read), else the latest."""
         return self.within(root) or ruleset_from_path(root) or load_ruleset(SUPPORTED_RULESETS[-1])
+
+
+def _self_and_parents(path: str) -> Iterator[str]:
+    """A real path and each folder above it (a real path has no ``..``, no doubled separator)."""
+    while True:
+        yield path
+        parent = os.path.dirname(path)
+        if parent == path:
+            return
+        path = parent
 
 
 def _check_parts(parts: Sequence[PackagePart], rounds: _Rounds,
@@ -68,7 +86,7 @@ def _check_parts(parts: Sequence[PackagePart], rounds: _Rounds,
     read into ``documents``). Each benchmark folder is judged under the round its runs were
     (the package's otherwise), so that naming the folder alone or its package gives the same."""
     root = parts[0].root
-    layout = _combined([scan_part(part) for part in parts])
+    layout = _combined([scan_part(part) for part in parts], rounds.real_path)
     package_round = rounds.of_package(root)
     chosen: dict[str, Ruleset] = {}
     by_round: dict[str, list[BenchmarkFolder]] = {}
@@ -94,15 +112,15 @@ def _counts(ruleset: Ruleset) -> dict[str, int]:
     return {name: facts.result_files for name, facts in ruleset.benchmarks.items()}
 
 
-def _combined(layouts: Sequence[PackageLayout]) -> PackageLayout:
+def _combined(layouts: Sequence[PackageLayout], real_path: Callable[[str], str] = os.path.realpath) -> PackageLayout:
     """One layout of the parts of a package: each folder and file once (the first spelling)."""
     folders: dict[str, BenchmarkFolder] = {}
     stray: dict[str, str] = {}
     for layout in layouts:
         for folder in layout.benchmark_folders:
-            folders.setdefault(os.path.realpath(folder.path), folder)
+            folders.setdefault(real_path(folder.path), folder)
         for path in layout.stray_result_files:
-            stray.setdefault(os.path.realpath(path), path)
+            stray.setdefault(real_path(path), path)
     return replace(layouts[0], stray_result_files=tuple(stray.values()),
                    benchmark_folders=tuple(folders.values()))
 
@@ -139,7 +157,7 @@ def _package_of(folder: str) -> tuple[str, str] | None:
     """``(<org> path, system)`` for ``<org>/results/<system>/<benchmark>``, read from the absolute
     path (``.`` inside a benchmark folder too); the org path is shown relative to the current
     folder when it is below or near it."""
-    parts = Path(os.path.abspath(folder)).parts
+    parts = absolute_parts(folder)
     if len(parts) >= 4 and parts[-3] == "results":
         return shown_path(str(Path(*parts[:-3]))), parts[-2]
     return None
@@ -154,8 +172,9 @@ def check_packages(paths: Sequence[str], benchmarks: Sequence[BenchmarkResult],
     findings: list[Finding] = []
     documents: dict[str, JsonDocument] = {}
     findings.extend(_skipped_finding(path, kind) for path, kind in skipped)
-    rounds = _Rounds(benchmarks, forced)
-    for parts in package_parts(list(paths)):  # (a folder that cannot be listed is not one)
+    real_path = RealPaths()  # (the folders of the packages, each resolved once)
+    rounds = _Rounds(benchmarks, forced, real_path)
+    for parts in package_parts(list(paths), real_path):  # (a folder that cannot be listed is not one)
         try:
             findings.extend(_check_parts(parts, rounds, documents))
         except Exception as error:  # a crashing package check must not stop the rest

@@ -20,6 +20,7 @@ keys to places when runs keep the same keys; each cache holds at most :data:`MAX
 
 from __future__ import annotations
 
+import operator
 import sys
 from types import MappingProxyType
 from typing import Any, Mapping
@@ -34,11 +35,30 @@ MAX_SHARED = 1 << 16
 most (each of them small: a few megabytes in all)."""
 
 _NO_METADATA: Mapping[str, Any] = MappingProxyType({})
+_KEY = operator.itemgetter(0)  # Event.key
 _METADATA_KEPT = {"seed": ("file", "lineno"), "run_stop": ("status",)}
 _ALWAYS_KEPT = frozenset({"seed", "run_start", "run_stop"})
-_SHARED_VALUES: dict[tuple[type, object], object] = {}
+_SHARED_FLOATS: dict[float, float] = {}
+_SHARED_INTS: dict[int, int] = {}
 _SHARED_KEYS: dict[tuple[str, ...], Mapping[str, int]] = {}
 _SHARED_METADATA: dict[tuple[tuple[str, str | int], ...], Mapping[str, Any]] = {}
+_ALWAYS, _WITH_METADATA, _BEFORE_START, _NEVER = "always", "with metadata", "before run_start", "never"
+_KEY_KINDS: dict[str, tuple[str, str]] = {}
+"""Which first records of a key are kept, decided once per key: wherever it is logged (a
+submission value, a hyper-parameter, ``seed``, ``run_start``, ``run_stop``; ``seed`` and
+``run_stop`` with some metadata), when logged before ``run_start``, or never; with the key's
+interned string (what a summary holds)."""
+
+
+def _key_kind(key: str) -> tuple[str, str]:
+    if key in _ALWAYS_KEPT or key.startswith("submission_") or is_hyperparameter(key):
+        kind = _WITH_METADATA if key in _METADATA_KEPT else _ALWAYS
+    else:
+        kind = _NEVER if key in NOT_HYPERPARAMETERS else _BEFORE_START
+    found = (kind, sys.intern(key))
+    if len(_KEY_KINDS) < MAX_SHARED:
+        _KEY_KINDS[key] = found
+    return found
 
 
 def shared(value: Any) -> Any:
@@ -48,12 +68,19 @@ def shared(value: Any) -> Any:
     kind = type(value)
     if kind is str:
         return sys.intern(value) if len(value) <= 256 else value
-    if (kind is int and _small(value)) or (kind is float and value == value and value != 0.0):
-        held = _SHARED_VALUES.get((kind, value))
-        if held is not None:
-            return held
-        if len(_SHARED_VALUES) < MAX_SHARED:
-            _SHARED_VALUES[(kind, value)] = value
+    if kind is float:
+        if value != value or value == 0.0:
+            return value
+        table: dict[Any, Any] = _SHARED_FLOATS
+    elif kind is int and -(1 << 63) <= value < (1 << 63):
+        table = _SHARED_INTS
+    else:
+        return value
+    held = table.get(value)
+    if held is not None:
+        return held
+    if len(_SHARED_FLOATS) + len(_SHARED_INTS) < MAX_SHARED:
+        table[value] = value
     return value
 
 
@@ -67,15 +94,27 @@ def summarise(run: Run) -> RunSummary:
     start = run.run_start
     before = start.line if start is not None else run.last_line
     kept: list[Event] = []
-    seen: set[str] = set()
-    for event in run.events:
-        key = event.key
-        if key in seen:
+    intern, new, kinds, floats, ints = sys.intern, tuple.__new__, _KEY_KINDS, _SHARED_FLOATS, _SHARED_INTS
+    for event in run.firsts():
+        kind, key = kinds.get(event[0]) or _key_kind(event[0])
+        if kind is _BEFORE_START:
+            if event[4] >= before:  # (Event.line)
+                continue
+        elif kind is _NEVER:
             continue
-        seen.add(key)
-        if (key in _ALWAYS_KEPT or key.startswith("submission_") or is_hyperparameter(key)
-                or (event.line < before and key not in NOT_HYPERPARAMETERS)):
+        elif kind is _WITH_METADATA:
             kept.append(_compact(event))
+            continue
+        value = event[1]  # (what _compact makes of the others, without a call per value)
+        value_kind = type(value)
+        if value_kind is str:
+            if len(value) <= 256:
+                value = intern(value)
+        elif value_kind is float:
+            value = floats.get(value) or shared(value)
+        elif value_kind is int:
+            value = ints.get(value) or shared(value)
+        kept.append(new(Event, (key, value, _NO_METADATA, event[3], event[4], None, None)))
     sizes = run.occurrences("global_batch_size")
     return _summary(run.path, run.index, run.first_line, run.last_line, tuple(kept),
                     _bounded(run.evaluations), shared(sizes[-1].value) if sizes else None)
@@ -84,7 +123,7 @@ def summarise(run: Run) -> RunSummary:
 def _compact(event: Event) -> Event:
     metadata = _NO_METADATA
     wanted = _METADATA_KEPT.get(event.key)
-    if wanted is not None and isinstance(event.metadata, Mapping):
+    if wanted is not None and (type(event.metadata) is dict or isinstance(event.metadata, Mapping)):
         metadata = _metadata({name: event.metadata[name] for name in wanted if name in event.metadata})
     return Event(sys.intern(event.key), shared(event.value), metadata, event.time_ms, event.line)
 
@@ -114,7 +153,7 @@ def _bounded(evals: tuple[Evaluation, ...]) -> tuple[Evaluation, ...]:
 
 def _summary(path: str, index: int, first_line: int, last_line: int, events: tuple[Event, ...],
              evaluations: tuple[Evaluation, ...], batch_size: Any) -> RunSummary:
-    keys = tuple(event.key for event in events)
+    keys = tuple(map(_KEY, events))
     positions = _SHARED_KEYS.get(keys)
     if positions is None:
         positions = MappingProxyType({key: at for at, key in enumerate(keys)})

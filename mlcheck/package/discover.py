@@ -83,6 +83,32 @@ def discover_all(paths: list[str]) -> tuple[list[LogRef], list[EmptyFolder], lis
     return _one_spelling(refs), empty, list(dict.fromkeys(skipped))
 
 
+class RealPaths:
+    """``os.path.realpath`` of the many paths of one tree, each folder resolved once (a call
+    lstat's every part of a path): an absolute normalised POSIX path is its folder's real path
+    joined with its name, unless that names a link (then the path is resolved as a whole, as
+    ``os.path.realpath`` resolves it). Other paths are asked of ``os.path.realpath``. Held for
+    one stage of one check."""
+
+    def __init__(self) -> None:
+        self._known: dict[str, str] = {}
+
+    def __call__(self, path: str) -> str:
+        known = self._known.get(path)
+        if known is None:
+            known = self._known[path] = self._resolve(path)
+        return known
+
+    def _resolve(self, path: str) -> str:
+        if (os.sep != "/" or os.altsep is not None or not path.startswith("/") or path.startswith("//")
+                or path == "/" or os.path.normpath(path) != path):
+            return os.path.realpath(path)
+        folder, _sep, name = path.rpartition("/")
+        real_folder = self(folder or "/")
+        candidate = real_folder + name if real_folder.endswith("/") else f"{real_folder}/{name}"
+        return os.path.realpath(path) if os.path.islink(candidate) else candidate
+
+
 def _must_exist(given: str) -> None:
     """Raise DiscoveryError saying why a named path cannot be used (missing, or not allowed)."""
     try:
@@ -109,17 +135,20 @@ def _one_spelling(refs: list[LogRef]) -> list[LogRef]:
     unique: dict[str, LogRef] = {}
     folders: dict[str, str] = {}
     real_folders: dict[str, str] = {}
+    real_path = RealPaths()
     for ref in refs:
         if ref.path == "-":
             unique.setdefault("-", ref)
             continue
         folder = os.path.dirname(ref.path) or "."
-        real_folder = real_folders.get(folder) or real_folders.setdefault(folder, os.path.realpath(folder))
+        real_folder = real_folders.get(folder) or real_folders.setdefault(folder, real_path(folder))
         # One realpath per folder, not per file: only a file that is itself a link needs its own.
         real = (os.path.realpath(ref.path) if os.path.islink(ref.path)
                 else os.path.join(real_folder, os.path.basename(ref.path)))
         if ref.folder is not None:
-            ref = replace(ref, folder=folders.setdefault(real_folder, ref.folder))
+            first = folders.setdefault(real_folder, ref.folder)
+            if first != ref.folder:  # (the folder's first spelling; else the ref as it is)
+                ref = replace(ref, folder=first)
         unique.setdefault(real, ref)
     return list(unique.values())
 
@@ -199,14 +228,23 @@ def _beside_results(path: str, result_dirs: set[str]) -> bool:
 
 def _inside_benchmark_folder(path: str) -> bool:
     """Below ``.../results/<system>/<benchmark>`` (not the benchmark folder itself)."""
-    parts = Path(os.path.abspath(path)).parts
+    parts = absolute_parts(path)
     return any(parts[i - 2] == "results" for i in range(2, len(parts) - 1))
 
 
 def _is_benchmark_folder(path: str) -> bool:
     """``.../results/<system>/<benchmark>``: the official checker reads only the files in it."""
-    parts = Path(os.path.abspath(path)).parts
+    parts = absolute_parts(path)
     return len(parts) >= 3 and parts[-3] == "results"
+
+
+def absolute_parts(path: str) -> tuple[str, ...]:
+    """``Path(os.path.abspath(path)).parts``, split as a string where that is the same (a POSIX
+    absolute path other than ``//...``: normalised, it has no empty part), without pathlib."""
+    absolute = os.path.abspath(path)
+    if os.sep == "/" and os.altsep is None and absolute.startswith("/") and not absolute.startswith("//"):
+        return ("/", *absolute[1:].split("/")) if len(absolute) > 1 else ("/",)
+    return Path(absolute).parts
 
 
 def _holds_records(path: str, window: int = 1 << 20) -> bool:
@@ -221,7 +259,7 @@ def _holds_records(path: str, window: int = 1 << 20) -> bool:
 def _ref_for_file(path: str, walked: bool = False) -> LogRef:
     # The place in the package is read from the absolute path (``.`` inside a benchmark folder
     # still names its system); ``path`` and ``folder`` keep the spelling the user gave.
-    parts = Path(os.path.abspath(path)).parts
+    parts = absolute_parts(path)
     folder = os.path.normpath(os.path.dirname(path) or ".")
     if len(parts) >= 5 and parts[-4] == "results":
         return LogRef(path, org=parts[-5], system=parts[-3], benchmark=parts[-2], folder=folder,

@@ -9,7 +9,7 @@ import json
 import os
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Sequence
+from typing import Any, Callable, Sequence
 
 from mlcheck.package.discover import NOT_LOG_FOLDERS
 from mlcheck.results import SystemInfo
@@ -101,10 +101,10 @@ def package_part(folder: str) -> PackagePart | None:
     return None
 
 
-def package_parts(paths: Sequence[str]) -> list[list[PackagePart]]:
+def package_parts(paths: Sequence[str], real_path: Callable[[str], str] = os.path.realpath) -> list[list[PackagePart]]:
     """The package parts among the given folders and the packages anywhere below them, grouped
-    by package (its real path), in the order given. A package named as a whole covers every
-    part of it named too, so each finding comes once."""
+    by package (its real path, from ``real_path``), in the order given. A package named as a
+    whole covers every part of it named too, so each finding comes once."""
     groups: dict[str, list[PackagePart]] = {}
     for given in paths:
         if given == "-" or not os.path.isdir(given):
@@ -113,9 +113,9 @@ def package_parts(paths: Sequence[str]) -> list[list[PackagePart]]:
         found = [part] if part is not None else [PackagePart(root, root, PACKAGE)
                                                  for root in _packages_below(given)]
         for item in found:
-            group = groups.setdefault(os.path.realpath(item.root), [])
-            folders = {os.path.realpath(p.folder) for p in group}
-            if os.path.realpath(item.folder) not in folders:
+            group = groups.setdefault(real_path(item.root), [])
+            folders = {real_path(p.folder) for p in group}
+            if real_path(item.folder) not in folders:
                 group.append(item)
     merged = []
     for group in groups.values():

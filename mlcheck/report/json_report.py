@@ -2,77 +2,14 @@
 
 from __future__ import annotations
 
-import json
 from typing import Any, Callable, Iterator, Sequence
 
 from mlcheck import __version__
 from mlcheck.model import Finding, Severity
+from mlcheck.report.json_text import BLOCK as BLOCK, Items as Items, json_blocks as json_blocks  # (re-exported)
 from mlcheck.results import BenchmarkResult, CheckResult, RcpResult, RunResult
 
 SCHEMA_ID = "mlcheck-report/1"
-BLOCK = 1 << 16
-"""Characters of report text handed on at a time."""
-
-
-class Items:
-    """A JSON array of a document written by :func:`json_blocks`: its items are made one at a
-    time while it is written, so that a report of thousands of runs is never held whole."""
-
-    def __init__(self, items: Sequence[Any], make: Callable[[Any], Any]) -> None:
-        self.items, self.make = items, make
-
-
-_ENCODER = json.JSONEncoder(indent=2, allow_nan=False)
-
-
-def json_blocks(document: Any) -> Iterator[str]:
-    """``json.dumps(document, indent=2, allow_nan=False) + "\\n"`` in blocks of about
-    :data:`BLOCK` characters, where a value may be :class:`Items` (written as the list of its
-    made items). What holds no :class:`Items` is encoded whole and indented to its place: JSON
-    text holds a line break only between values (one in a string is written ``\\n``), so the
-    text is the same as the standard encoder's."""
-    pending: list[str] = []
-    size = 0
-    for piece in _pieces(document, 0):
-        pending.append(piece)
-        size += len(piece)
-        if size >= BLOCK:
-            yield "".join(pending)
-            pending.clear()
-            size = 0
-    pending.append("\n")
-    yield "".join(pending)
-
-
-def _pieces(value: Any, level: int) -> Iterator[str]:
-    inner = "\n" + "  " * (level + 1)
-    if isinstance(value, Items):
-        items: Any = map(value.make, value.items) if value.items else ()
-    elif isinstance(value, (list, tuple, dict)) and _holds_items(value):
-        items = value.items() if isinstance(value, dict) else value
-    else:
-        yield _ENCODER.encode(value).replace("\n", "\n" + "  " * level)
-        return
-    opening, closing = ("{", "}") if isinstance(value, dict) else ("[", "]")
-    empty = True
-    for item in items:
-        yield ("," if not empty else opening) + inner
-        empty = False
-        if isinstance(value, dict):
-            key, item = item  # (a key that is not a string is written as the encoder writes it)
-            yield _ENCODER.encode(key if isinstance(key, str) else _ENCODER.encode(key)) + ": "
-        yield from _pieces(item, level + 1)
-    yield opening + closing if empty else "\n" + "  " * level + closing
-
-
-def _holds_items(value: Any) -> bool:
-    if isinstance(value, Items):
-        return True
-    if isinstance(value, dict):
-        return any(_holds_items(item) for item in value.values())
-    if isinstance(value, (list, tuple)):
-        return any(_holds_items(item) for item in value)
-    return False
 
 
 def finding_dict(found: Finding) -> dict[str, Any]:

@@ -42,7 +42,9 @@ not compare it with ``run_stop``'s status, nor with the time of ``run_stop``.
 from __future__ import annotations
 
 import math
-from typing import Iterator
+import operator
+from itertools import compress, repeat
+from typing import Any, Iterator
 
 from mlcheck.model import Evaluation, Finding, Severity
 from mlcheck.rule import Rule, RunContext
@@ -72,7 +74,25 @@ RULES = (TARGET_NOT_REACHED, ABORTED_RUN_REACHED_TARGET, RUN_ABORTED, EVAL_VALUE
 
 def first_reaching(evals: tuple[Evaluation, ...], target: Target) -> Evaluation | None:
     """The first eval whose value reaches the target."""
+    plain = target.plain
+    if plain is not None:
+        values = list(map(_VALUE, evals))
+        if _plain_floats(values):  # (the common run: compared in C)
+            (compare, value), *others = plain
+            reached: Iterator[bool] = map(compare, values, repeat(value))
+            for compare, value in others:
+                reached = map(operator.and_, reached, map(compare, values, repeat(value)))
+            return next(compress(evals, reached), None)
     return next((e for e in evals if target.reached_by(e.value)), None)
+
+
+_VALUE = operator.attrgetter("value")
+_FLOAT = frozenset({float})
+
+
+def _plain_floats(values: list[Any]) -> bool:
+    """Whether every value is a float that is not NaN (each compares with a plain target)."""
+    return set(map(type, values)) <= _FLOAT and not any(map(math.isnan, values))
 
 
 def best_eval(evals: tuple[Evaluation, ...], target: Target) -> Evaluation | None:
@@ -128,8 +148,9 @@ def check(ctx: RunContext) -> Iterator[Finding]:
                          f"{event.metadata[target.aggregate.name_from]!r} but has no {target.aggregate.by} in its "
                          f"metadata: the checker merges the records of one {target.aggregate.by} into "
                          f"{target.aggregate.into} and crashes on this one ({target.aggregate.source})")
-    for evaluation in run.evaluations:
-        if target.reached_by(evaluation.value) is not None:  # (the common case: compared once)
+    comparable = target.plain is not None and _plain_floats(list(map(_VALUE, run.evaluations)))
+    for evaluation in () if comparable else run.evaluations:  # (else each is compared once)
+        if target.reached_by(evaluation.value) is not None:
             continue
         if _not_a_number(evaluation.value):
             yield ctx.at(EVAL_VALUE_INVALID, evaluation.line,

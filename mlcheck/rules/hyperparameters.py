@@ -45,6 +45,7 @@ hyper-parameter table of ``training_rules.adoc`` §Hyperparameters. Open-divisio
 
 from __future__ import annotations
 
+from functools import lru_cache
 from typing import Any, Iterator, Mapping
 
 from mlcheck.facts.constraints import BenchmarkConstraints, Entry, RulesTextCheck, describe, holds, load_constraints, show
@@ -113,8 +114,7 @@ def _optimizer(ctx: RunContext, bench: BenchmarkConstraints, scope: str, anchor:
     key = bench.optimizer_key
     if key is None:
         return
-    yield from evaluate(ctx, [Entry(key=key, source=bench.optimizer_source, req="EXACTLY_ONE")], _CODES,
-                        scope, anchor)
+    yield from evaluate(ctx, _optimizer_entry(key, bench.optimizer_source), _CODES, scope, anchor)
     allowed = " or ".join(show(a) for a in bench.optimizers)
     for event in ctx.run.occurrences(key):
         if event.value in bench.optimizers:
@@ -125,6 +125,12 @@ def _optimizer(ctx: RunContext, bench: BenchmarkConstraints, scope: str, anchor:
                     "with a missing-file error instead of saying so")
         yield ctx.at(OPTIMIZER_NOT_ALLOWED, event.line,
                      f"{key} is {show(event.value)}; {scope} allows {allowed}{hint}")
+
+
+@lru_cache(maxsize=256)
+def _optimizer_entry(key: str, source: str) -> tuple[Entry]:
+    """The optimizer key, required once (one entry per benchmark: its checks are planned once)."""
+    return (Entry(key=key, source=source, req="EXACTLY_ONE"),)
 
 
 def _states_in(check: Any) -> list[str]:

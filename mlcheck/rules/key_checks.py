@@ -11,6 +11,8 @@ from mlcheck.facts.formulas import FormulaError, Scope, StateUnset, evaluate as 
 from mlcheck.model import Event, Finding
 from mlcheck.rule import Rule, RunContext
 from mlcheck.rules.checker_state import EMPTY, StateTimeline
+from mlcheck.rules.entry_plans import (NO_SCREEN, EntryPlan, all_pass, metadata_passes, passes, plan_of, planned,
+                                      suspects)
 
 _MAX_LISTED = 5
 
@@ -89,39 +91,49 @@ def evaluate(ctx: RunContext, entries: Iterable[Entry], codes: EntryCodes, scope
     holds at each record (for formulas). With ``gathered``, keys not logged and keys repeated
     with one value are added to it instead (the caller reports them together)."""
     run = ctx.run
+    occurrences, count_of = run.occurrences, run.count
     groups_done: set[frozenset[str]] = set()
-    for entry in entries:
-        events = run.occurrences(entry.key)  # indexed by key once per run
-        count = run.count(entry.key)
-        if entry.req == "AT_LEAST_ONE_OR":
-            group = frozenset((entry.key, *entry.alternatives))
-            if group not in groups_done and not any(run.count(k) for k in group):
-                groups_done.add(group)
-                names = ", ".join(sorted(group))
-                alone = f"none of {names} is logged; {scope} requires at least one of them ({entry.source})"
+    for entry, plan in planned(entries):
+        key, req = entry.key, entry.req
+        events = occurrences(key)  # indexed by key once per run
+        if plan.counted:
+            count = count_of(key)
+            if req == "AT_LEAST_ONE_OR":
+                group = plan.group
+                if group not in groups_done and not any(count_of(k) for k in group):
+                    groups_done.add(group)
+                    names = ", ".join(sorted(group))
+                    alone = f"none of {names} is logged; {scope} requires at least one of them ({entry.source})"
+                    if gathered is not None:
+                        gathered.missing.append((" or ".join(sorted(group)), f"one of {names}", entry.source, alone))
+                    else:
+                        yield ctx.at(codes.missing, anchor, alone)
+            elif count == 0 and req in ("EXACTLY_ONE", "AT_LEAST_ONE"):
+                many = "exactly one" if req == "EXACTLY_ONE" else "at least one"
+                alone = f"{key} is not logged; {scope} requires {many} ({entry.source})"
                 if gathered is not None:
-                    gathered.missing.append((" or ".join(sorted(group)), f"one of {names}", entry.source, alone))
+                    gathered.missing.append((key, f"{key} ({many})", entry.source, alone))
                 else:
                     yield ctx.at(codes.missing, anchor, alone)
-        elif count == 0 and entry.req in ("EXACTLY_ONE", "AT_LEAST_ONE"):
-            many = "exactly one" if entry.req == "EXACTLY_ONE" else "at least one"
-            alone = f"{entry.key} is not logged; {scope} requires {many} ({entry.source})"
-            if gathered is not None:
-                gathered.missing.append((entry.key, f"{entry.key} ({many})", entry.source, alone))
-            else:
-                yield ctx.at(codes.missing, anchor, alone)
-        elif entry.req == "AT_LEAST" and count < entry.min_count:
-            logged = "is not logged" if count == 0 else f"is logged {count} time{'s' if count > 1 else ''}"
-            yield ctx.at(codes.missing, events[-1].line if events else anchor,
-                         f"{entry.key} {logged}; {scope} requires at least {entry.min_count} ({entry.source})")
-        elif count > 1 and entry.req == "EXACTLY_ONE":
-            if gathered is not None and all(e.value == events[0].value for e in events):
-                gathered.repeated.append((entry, events))
-            else:
-                yield _repeated(ctx, entry, events, codes)
-        yield from _values(ctx, entry, events, codes, scope, states)
-        if entry.cadence is not None:
-            yield from _cadence(ctx, entry, events, codes, scope, states)
+            elif req == "AT_LEAST" and count < entry.min_count:
+                logged = "is not logged" if count == 0 else f"is logged {count} time{'s' if count > 1 else ''}"
+                yield ctx.at(codes.missing, events[-1].line if events else anchor,
+                             f"{key} {logged}; {scope} requires at least {entry.min_count} ({entry.source})")
+            elif count > 1 and req == "EXACTLY_ONE":
+                if gathered is not None and all(e.value == events[0].value for e in events):
+                    gathered.repeated.append((entry, events))
+                else:
+                    yield _repeated(ctx, entry, events, codes)
+        if events:  # (no record of the key: nothing to ask of its records)
+            if not plan.asks:
+                pass
+            elif plan.value_only and len(events) == 1 and plan.passes is not None:
+                if not passes(plan.passes, events[0][1]):  # (the common entry: one record)
+                    yield from _values(ctx, entry, events, codes, scope, states, plan)
+            elif not (plan.value_only and all_pass(plan.passes, events)):
+                yield from _values(ctx, entry, events, codes, scope, states, plan)
+            if entry.cadence is not None:
+                yield from _cadence(ctx, entry, events, codes, scope, states)
 
 
 def _repeated(ctx: RunContext, entry: Entry, events: tuple[Event, ...], codes: EntryCodes) -> Finding:
@@ -139,26 +151,32 @@ def _repeated(ctx: RunContext, entry: Entry, events: tuple[Event, ...], codes: E
 
 
 def _values(ctx: RunContext, entry: Entry, events: tuple[Event, ...], codes: EntryCodes,
-            scope: str, states: StateTimeline) -> Iterator[Finding]:
+            scope: str, states: StateTimeline, plan: EntryPlan | None = None) -> Iterator[Finding]:
     run = ctx.run
-    firsts_after = list({key: run.first(key) for key in entry.after}.items())
-    submission = entry.key.startswith("submission_")
-    check, first_check = entry.check, entry.first_check
-    # (what every event is asked is decided once per entry: most entries of a long run check a
-    # value or metadata, not both, and the loop below sees every kept event of their key)
-    metadata = bool(entry.metadata or entry.metadata_one_of or entry.metadata_requires or entry.metadata_check)
-    if check is None and first_check is None and not metadata and not firsts_after:
+    if plan is None:
+        plan = plan_of(entry)
+    if not plan.asks:
         return  # (nothing asked of any event: init_start, cache_clear)
+    firsts_after = [(key, run.first(key)) for key in plan.after]
+    submission = plan.submission
+    check, first_check = entry.check, entry.first_check
+    metadata = plan.metadata
     value_of = run.value_of
-    for index, event in enumerate(events):
+    positions: Iterable[int] = range(len(events))
+    if check is None and first_check is None:
+        # Only metadata and order are asked: the records that may fail are found first (most
+        # runs have none), and each of them is asked below as every record would be.
+        positions = suspects(events, plan.screen if metadata else NO_SCREEN, firsts_after)
+    for index in positions:
+        event = events[index]
         # The official checker runs submission_* checks on the first occurrence only.
         if check is not None or (index == 0 and first_check is not None):
             official = None if index == 0 or not submission else False
-            if check is not None:
+            if check is not None and not passes(plan.passes, event[1]):
                 yield from _value_check(ctx, entry, event, check, codes, scope, states, official)
             if index == 0 and first_check is not None:
                 yield from _value_check(ctx, entry, event, first_check, codes, scope, states, official)
-        if metadata and not _metadata_passes(entry, event.metadata, value_of):  # (a test first: no generator per event)
+        if metadata and not metadata_passes(entry, event.metadata, value_of):  # (a test first: no generator per event)
             yield from _metadata(ctx, entry, event, codes, scope)
         for key, first_after in firsts_after:
             if first_after is None or event.line < first_after.line:
@@ -219,28 +237,6 @@ def _unset(ctx: RunContext, entry: Entry, event: Event, check: Mapping[str, Any]
                   f"{entry.key} at line {event.line} must be {describe(check)}, which {scope} computes from "
                   f"{setter}; {setter} {where}, so the checker's state has no {name} yet and it fails the "
                   f"record ({entry.source}). Log {setter} before {entry.key}")
-
-
-def _metadata_passes(entry: Entry, metadata: Mapping[str, Any], value_of: Callable[[str], Any]) -> bool:
-    """True when :func:`_metadata` has nothing to say of a record with this metadata (False: ask
-    it). A field's check is tested here as there (``value_of``: the run's); one that raises is
-    left to it, which raises the same."""
-    for name in entry.metadata:
-        if name not in metadata:
-            return False
-    if entry.metadata_one_of and not any(name in metadata for name in entry.metadata_one_of):
-        return False
-    for present, needed in (entry.metadata_requires or {}).items():
-        if present in metadata and any(name not in metadata for name in needed):
-            return False
-    for name, check in (entry.metadata_check or {}).items():
-        if name in metadata:
-            try:
-                if not holds(check, metadata[name], value_of):
-                    return False
-            except Exception:  # noqa: BLE001 - _metadata meets it again, and the rule reports it
-                return False
-    return True
 
 
 def _metadata(ctx: RunContext, entry: Entry, event: Event, codes: EntryCodes, scope: str) -> Iterator[Finding]:

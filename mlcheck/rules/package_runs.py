@@ -146,6 +146,10 @@ def _differs(rule: Rule, key: str, runs: Sequence[RunSummary], severity: Severit
     """One finding at the first run whose value differs from the one most runs log (so that the
     odd run is blamed, whichever file it is)."""
     events = [run.first(key) for run in runs]
+    if events[0] is not None:  # (the common folder: every run logs the very same value, shared)
+        value = events[0].value
+        if all(event is not None and event.value is value for event in events):
+            return []
     shown = ["absent" if event is None else repr(event.value) for event in events]
     counts = Counter(shown)  # (a count and an index per run made a folder of 8,000 runs quadratic)
     first = {value: -at for at, value in reversed(list(enumerate(shown)))}

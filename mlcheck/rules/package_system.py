@@ -263,19 +263,26 @@ def check_logs_against_system(folder: str, system: str, runs: Iterable[RunSummar
         return []
     found: list[Finding] = []
     reported: set[str] = set()
+    checks = []
+    for key, expected, severity in (
+            ("submission_division", [data.get("division")], Severity.ERROR),
+            ("submission_org", [data.get("submitter")], Severity.WARNING),
+            ("submission_status", [data.get("status")], Severity.WARNING),
+            ("submission_platform", [system, data.get("system_name")], Severity.WARNING)):
+        # (blank: MLC514); a system named as its folder is one alternative, not two
+        checks.append((key, list(dict.fromkeys(e for e in expected if isinstance(e, str) and e.strip())), severity))
+    agrees: dict[tuple[str, str], bool] = {}  # (the runs of a folder log the same values: compared once)
     for run in runs:
-        for key, expected, severity in (
-                ("submission_division", [data.get("division")], Severity.ERROR),
-                ("submission_org", [data.get("submitter")], Severity.WARNING),
-                ("submission_status", [data.get("status")], Severity.WARNING),
-                ("submission_platform", [system, data.get("system_name")], Severity.WARNING)):
+        for key, wanted, severity in checks:
             event = run.first(key)
-            # (blank: MLC514); a system named as its folder is one alternative, not two
-            wanted = list(dict.fromkeys(e for e in expected if isinstance(e, str) and e.strip()))
             if key in reported or event is None or not isinstance(event.value, str) or not wanted:
                 continue
-            if any(_same(event.value, w) or (key == "submission_platform" and _within(_nodes_off(event.value), w))
-                   or (key == "submission_status" and _same_availability(event.value, w)) for w in wanted):
+            same = agrees.get((key, event.value))
+            if same is None:
+                same = agrees[(key, event.value)] = any(
+                    _same(event.value, w) or (key == "submission_platform" and _within(_nodes_off(event.value), w))
+                    or (key == "submission_status" and _same_availability(event.value, w)) for w in wanted)
+            if same:
                 continue
             if key == "submission_org" and any(_same(_first_word(event.value), _first_word(w)) for w in wanted):
                 severity = Severity.WARNING

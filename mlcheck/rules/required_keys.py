@@ -50,10 +50,12 @@ The constraint forms behind these rules (``AT_LEAST``, ``OPTIONAL``, ``metadata_
 
 from __future__ import annotations
 
-from dataclasses import replace
+from dataclasses import dataclass, replace
+from functools import lru_cache
 from typing import Iterator
 
-from mlcheck.facts.constraints import load_constraints
+from mlcheck.facts.constraints import Entry, load_constraints
+from mlcheck.facts.formulas import StateDef
 from mlcheck.model import Finding, Severity
 from mlcheck.rule import Rule, RunContext
 from mlcheck.rules.checker_state import EMPTY, replay
@@ -88,9 +90,42 @@ _SUBMISSION_CODES = EntryCodes(missing=REQUIRED_KEY_MISSING, invalid=SUBMISSION_
 
 def check(ctx: RunContext) -> Iterator[Finding]:
     """Findings about the keys of common / closed_common / open_common."""
-    data = load_constraints(ctx.ruleset.version)
     run = ctx.run
     division = run.division
+    benchmark = run.benchmark
+    plan = _plan(ctx.ruleset.version, division if division in ("closed", "open") else None,
+                 benchmark or "", run.count("submission_benchmark") > 1)
+    states = replay(run, plan.state_defs) if plan.state_defs else EMPTY
+    gathered = Gathered()
+    yield from evaluate(ctx, plan.submission, _SUBMISSION_CODES, plan.scope, run.first_line, gathered=gathered)
+    yield from evaluate(ctx, plan.others, _CODES, plan.scope, run.first_line, states, gathered)
+    if plan.overrides:
+        yield from evaluate(ctx, plan.overrides, _CODES, plan.bench_scope, run.first_line, states, gathered)
+    yield from gathered.findings(ctx, _CODES, plan.scope, run.first_line)
+    if plan.division_sets_init_limit:
+        yield from _division_late(ctx)
+
+
+@dataclass(frozen=True)
+class _Plan:
+    """The entries a run of one division and benchmark of a round is checked against, in the
+    order they are checked (the same for every such run: made once, see :func:`_plan`)."""
+
+    scope: str
+    submission: tuple[Entry, ...]
+    others: tuple[Entry, ...]
+    overrides: tuple[Entry, ...]
+    """The benchmark file's entries for common keys (reported in its name, :attr:`bench_scope`)."""
+    bench_scope: str
+    state_defs: tuple[StateDef, ...]
+    division_sets_init_limit: bool
+
+
+@lru_cache(maxsize=1024)
+def _plan(version: str, division: str | None, benchmark: str, benchmark_repeated: bool) -> _Plan:
+    """The entries of ``division`` (closed, open or neither) and ``benchmark`` in ``version``;
+    ``benchmark_repeated``: the run logs ``submission_benchmark`` more than once."""
+    data = load_constraints(version)
     groups = [data.common]
     scope = "every run"
     if division == "closed":
@@ -99,8 +134,8 @@ def check(ctx: RunContext) -> Iterator[Finding]:
     elif division == "open":
         groups.append(data.open_common)
         scope = "the open division"
-    bench = data.benchmarks.get(run.benchmark or "") if division in ("closed", "open") else None
-    states = EMPTY
+    bench = data.benchmarks.get(benchmark) if division is not None else None
+    defs: tuple[StateDef, ...] = ()
     overrides: frozenset[int] = frozenset()
     if bench is not None:
         # The benchmark file's entries for common keys replace them (reported here, in its name);
@@ -110,25 +145,18 @@ def check(ctx: RunContext) -> Iterator[Finding]:
         overrides = frozenset(id(e) for e in groups[-1])
         own = {e.key for e in (bench.keys if closed else bench.open_keys)}
         defs = bench.states if closed else bench.open_states
-        states = replay(run, defs) if defs else EMPTY
     entries = merged(*groups)
     if bench is not None:
         entries = [e for e in entries if e.key not in own]
     # MLC011 (unknown-benchmark) already reports a missing or unknown submission_benchmark.
     entries = [replace(e, check=None) if e.key == "submission_benchmark" else e for e in entries
-               if e.key != "submission_benchmark" or run.count(e.key) > 1]
-    submission = [e for e in entries if e.key.startswith("submission_")]
+               if e.key != "submission_benchmark" or benchmark_repeated]
     others = [e for e in entries if not e.key.startswith("submission_")]
-    gathered = Gathered()
-    yield from evaluate(ctx, submission, _SUBMISSION_CODES, scope, run.first_line, gathered=gathered)
-    yield from evaluate(ctx, [e for e in others if id(e) not in overrides], _CODES, scope, run.first_line, states,
-                        gathered)
-    if bench is not None and overrides:
-        yield from evaluate(ctx, [e for e in others if id(e) in overrides], _CODES, f"{division} {bench.title}",
-                            run.first_line, states, gathered)
-    yield from gathered.findings(ctx, _CODES, scope, run.first_line)
-    if data.division_sets_init_limit:
-        yield from _division_late(ctx)
+    return _Plan(scope=scope, submission=tuple(e for e in entries if e.key.startswith("submission_")),
+                 others=tuple(e for e in others if id(e) not in overrides),
+                 overrides=tuple(e for e in others if id(e) in overrides) if bench is not None else (),
+                 bench_scope=f"{division} {bench.title}" if bench is not None else "",
+                 state_defs=tuple(defs), division_sets_init_limit=data.division_sets_init_limit)
 
 
 def _division_late(ctx: RunContext) -> Iterator[Finding]:

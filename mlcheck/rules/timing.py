@@ -67,7 +67,7 @@ _TIME_MS = operator.itemgetter(3)  # Event.time_ms
 def _clock_range(ctx: RunContext) -> Iterator[Finding]:
     low, high = PLAUSIBLE_MS  # (plausible_time inlined: this looks at every record kept)
     events = ctx.run.events
-    if not events or low <= min(map(_TIME_MS, events)) and max(map(_TIME_MS, events)) < high:
+    if not events or _within(list(map(_TIME_MS, events)), low, high):
         return  # (the common run: its extremes found in C; a time_ms is finite, MLC005 says so of others)
     odd = [e for e in events if not low <= e.time_ms < high]
     clocks = [e for e in odd if e.key in _CLOCK_KEYS]
@@ -82,6 +82,20 @@ def _clock_range(ctx: RunContext) -> Iterator[Finding]:
             yield ctx.at(CLOCK_IMPLAUSIBLE, first.line,
                          f"{first.key} has time_ms {first.time_ms:.6g}, not a date between 2015 and 2100 "
                          f"in milliseconds since the Unix epoch{more}; {effect}", severity=severity)
+
+
+def _within(times: list[float], low: float, high: float) -> bool:
+    """``low <= min(times) and max(times) < high``: the times sorted (in C, with float compares;
+    a log's times are nearly in order) when none is NaN (their sum is not), which leaves the
+    least first and the greatest last."""
+    try:
+        total = sum(times)
+    except Exception:  # noqa: BLE001 - min and max meet the same values below
+        total = None
+    if total is None or total != total:  # (a NaN, or values that are not numbers: as they come)
+        return low <= min(times) and max(times) < high
+    times.sort()
+    return low <= times[0] and times[-1] < high
 
 
 def _init_time(ctx: RunContext) -> Iterator[Finding]:

@@ -22,8 +22,9 @@ one evaluation of 46,080 samples). ``submission_runs`` (N of the t-test) is the 
 from __future__ import annotations
 
 import math
+import operator
 from dataclasses import dataclass, replace
-from typing import Callable, Sequence
+from typing import Any, Callable, Sequence
 
 from mlcheck.model import Evaluation
 from mlcheck.results import RcpResult, RunSummary
@@ -191,13 +192,26 @@ def rcp_for_runs(benchmark: str | None, division: str | None, ruleset: str | Non
     the round's policy reads it; ``loader`` gives the references (the record checker's by default)."""
     policy = round_policy(ruleset) if ruleset is not None else None
     rule = _rule(policy, benchmark)
-    points = []
-    for run in runs:
-        stop = run.run_stop
-        evals = [e for e in run.evaluations if stop is None or e.line <= stop.line]
-        # (the batch size: the record checker reads every global_batch_size line, keeps the last)
-        points.append(RunConvergence(run_convergence(run.status, evals, rule), run.batch_size))
+    last_runs, last_rule, points = _LAST_POINTS
+    if not (rule == last_rule and len(runs) == len(last_runs) and all(map(operator.is_, runs, last_runs))):
+        points = []
+        for run in runs:
+            stop = run.run_stop
+            evals: Sequence[Evaluation] = run.evaluations
+            if stop is None:
+                evals = list(evals)
+            elif evals and max(map(_LINE, evals)) > stop.line:  # (else every eval is before run_stop)
+                evals = [e for e in evals if e.line <= stop.line]
+            # (the batch size: the record checker reads every global_batch_size line, keeps the last)
+            points.append(RunConvergence(run_convergence(run.status, evals, rule), run.batch_size))
+        _LAST_POINTS[:] = [tuple(runs), rule, points]
     return evaluate_rcp(benchmark, division, ruleset, points, submission_runs, loader)
+
+
+_LINE = operator.attrgetter("line")
+_LAST_POINTS: list[Any] = [(), None, []]
+"""The runs (held, so that they are the same objects), rule and points of the last call: a folder
+is tested against the record's references and today's, from the same points."""
 
 
 def _rule(policy: RoundPolicy | None, benchmark: str | None) -> ConvergenceRule:

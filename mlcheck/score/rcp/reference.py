@@ -24,7 +24,7 @@ from importlib import resources
 from typing import Any, Mapping, Sequence
 
 from mlcheck.score.rcp.policy import RoundPolicy, round_policy
-from mlcheck.score.rcp.tdist import one_sided_p_value
+from mlcheck.score.rcp.tdist import one_sided_p_above
 
 __all__ = ["ALPHA", "TOLERANCE", "Reference", "ReferenceSet", "RoundPolicy", "build_reference_set",
            "interpolate", "load_references", "min_acceptable_mean", "population_stdev", "prune",
@@ -87,8 +87,7 @@ def min_acceptable_mean(mean: float, stdev: float, reference_samples: int, submi
     low, high = 0.0, mean
     middle = (low + high) / 2
     while high - low > TOLERANCE:
-        p_value = one_sided_p_value(middle, stdev, reference_samples, mean, stdev, submission_samples)
-        if p_value > ALPHA:
+        if one_sided_p_above(ALPHA, middle, stdev, reference_samples, mean, stdev, submission_samples):
             high = middle
         else:
             low = middle
