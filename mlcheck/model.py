@@ -4,9 +4,10 @@ produces from them is in :mod:`mlcheck.results`)."""
 from __future__ import annotations
 
 import enum
-from dataclasses import dataclass
 from functools import cached_property
 from typing import Any, Mapping, NamedTuple
+
+from mlcheck.records import dataclass
 
 
 PLAUSIBLE_MS = (1_420_070_400_000, 4_102_444_800_000)

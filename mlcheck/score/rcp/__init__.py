@@ -22,9 +22,10 @@ one evaluation of 46,080 samples). ``submission_runs`` (N of the t-test) is the 
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from typing import Callable, Sequence
 
+from mlcheck.records import dataclass
 from mlcheck.model import Evaluation
 from mlcheck.results import RcpResult, RunSummary
 from mlcheck.score.rcp.policy import ConvergenceRule, RoundPolicy, round_policy
