@@ -2,23 +2,24 @@
 dataclass, field`` in place of ``from dataclasses import dataclass, field``.
 
 The standard decorator writes the source of ``__init__``, ``__repr__``, ``__eq__``, ``__hash__``
-and, when frozen, ``__setattr__`` and ``__delattr__``, and compiles each: 0.5-0.9 ms a class,
-about 35 ms of the 60 ms that importing mlcheck took (its 70 classes). Here the standard
-decorator does the bookkeeping alone (``init=False, repr=False, eq=False``: the fields, their
-defaults, ``__match_args__``, the slots), so ``dataclasses.fields``, ``replace``, ``asdict`` and
+and, when frozen, ``__setattr__`` and ``__delattr__``, and compiles each: 0.5-0.9 ms a class, 40 of
+the 100 ms that importing mlcheck took for its ~70 classes. Here the standard decorator does the
+bookkeeping alone (``init=False, repr=False, eq=False``: the fields, their defaults,
+``__match_args__``, the slots), so ``dataclasses.fields``, ``replace``, ``asdict`` and
 ``is_dataclass`` work as before, and the methods are added to the class:
 
-- ``__init__`` is the standard one (the same source), compiled when the class makes its first
-  instance: a class that a command never instantiates never pays for it;
+- ``__init__`` is the standard one, compiled when the class makes its first instance (a class a
+  command never instantiates never pays for it; :func:`compile_pending` compiles the others), and
+  compiled once for all the classes of the same shape (:func:`_compile_init`);
 - ``__repr__``, ``__eq__``, ``__hash__``, the frozen ``__setattr__`` and ``__delattr__`` and the
   slots' pickling are functions of the field names, made without compiling anything. They give
   what the standard ones give: equality and hash compare the tuple of the fields (``compare``,
   ``hash``, ``repr`` of :func:`field` honoured), a frozen instance raises
   ``dataclasses.FrozenInstanceError``, a method the class defines itself is kept.
 
-Only ``frozen`` and ``slots`` are accepted (what mlcheck uses); a class that inherits fields from
-another dataclass is left to the standard decorator for its frozen checks. ``tests/
-test_records.py`` compares every class of mlcheck with the standard decorator's.
+Only ``frozen`` and ``slots`` are accepted (what mlcheck uses); the frozen checks of a class that
+inherits fields from another dataclass are the standard decorator's. ``tests/test_records.py``
+compares every class of mlcheck with the one the standard decorator makes.
 """
 
 from __future__ import annotations
@@ -26,12 +27,12 @@ from __future__ import annotations
 import builtins
 import dataclasses
 import reprlib
+import types
 from dataclasses import MISSING, FrozenInstanceError, field
 from operator import attrgetter
 from typing import TYPE_CHECKING, Any, Callable
 
 __all__ = ["compile_pending", "dataclass", "field"]
-
 
 
 class _Factory:
@@ -40,7 +41,8 @@ class _Factory:
 
 
 _FACTORY = _Factory()  # the default of an argument whose field has a default_factory (as the standard one)
-_PENDING: list[tuple[type, bool, Callable[..., None]]] = []  # the classes whose __init__ is compiled at their first instance
+_PENDING: list[tuple[type, bool, Callable[..., None]]] = []  # the classes whose __init__ is not compiled yet
+_SHAPES: dict[tuple[Any, ...], types.CodeType] = {}  # the code of __init__ of each shape of class
 
 
 if TYPE_CHECKING:  # to the type checker it is the standard decorator, whose classes it gives
@@ -65,7 +67,7 @@ def _process(cls: type[Any], frozen: bool, slots: bool) -> type[Any]:
     params.init = params.repr = params.eq = True
     params.frozen = frozen
     fields = dataclasses.fields(cls)
-    _check_init_order(cls, fields)
+    _check_init_order(fields)
     if not documented:
         cls.__doc__ = _signature_doc(cls, fields)
     if "__init__" not in own:
@@ -153,7 +155,7 @@ def _init_order(fields: tuple[dataclasses.Field[Any], ...]) -> list[dataclasses.
     return [f for f in taken if not f.kw_only] + [f for f in taken if f.kw_only]
 
 
-def _check_init_order(cls: type, fields: tuple[dataclasses.Field[Any], ...]) -> None:
+def _check_init_order(fields: tuple[dataclasses.Field[Any], ...]) -> None:
     # The standard decorator finds this when it writes __init__, at the definition: so here.
     seen_default = False
     for f in _init_order(fields):
@@ -186,43 +188,56 @@ def compile_pending() -> None:
 
 def _compile_init(cls: type, frozen: bool) -> Callable[..., None]:
     """The standard ``__init__`` of the class: its arguments, defaults and factories, the fields
-    set (through ``object.__setattr__`` when frozen), then ``__post_init__`` if it has one."""
+    set (through ``object.__setattr__`` when frozen), then ``__post_init__`` if it has one.
+
+    The code is that of every class of the same shape (frozen or not; which fields take an
+    argument, a factory or a default; which arguments are keyword-only) with the names of the
+    fields put in: compiling costs about 10 µs a field, and mlcheck's ~70 classes have ~25 shapes."""
     fields = dataclasses.fields(cls)
-    me = "__dataclass_self__" if any(f.name == "self" for f in fields) else "self"
+    arguments = _init_order(fields)
+    kinds = tuple(("argument" if f.init else "") + ("+factory" if f.default_factory is not MISSING else
+                   "+default" if not f.init and f.default is not MISSING else "") for f in fields)
+    shape = (frozen, kinds, tuple(fields.index(f) for f in arguments), sum(f.kw_only is True for f in arguments),
+             hasattr(cls, "__post_init__"))
+    code = _SHAPES.get(shape)
+    if code is None:
+        code = _SHAPES[shape] = _shape_code(*shape)
+    names = [f.name for f in fields]
+    named = {f"_{i}": name for i, name in enumerate(names)} | {f"_a{i}": name for i, name in enumerate(names)}
+    me = "__dataclass_self__" if "self" in names else "self"
+    code = code.replace(co_varnames=(me, *(named[name] for name in code.co_varnames[1:])),
+                        co_names=tuple(named.get(name, name) for name in code.co_names),
+                        co_consts=tuple(named.get(c, c) if type(c) is str else c for c in code.co_consts))
     scope: dict[str, Any] = {"__builtins__": builtins, "__factory": _FACTORY, "__setattr": object.__setattr__}
-    arguments, body, star = [], [], False
-    for f in _init_order(fields):
-        if f.kw_only and not star:
-            arguments.append("*")
-            star = True
-        if f.default_factory is not MISSING:
-            arguments.append(f"{f.name}=__factory")
-        elif f.default is not MISSING:
-            scope[f"__default_{f.name}"] = f.default
-            arguments.append(f"{f.name}=__default_{f.name}")
-        else:
-            arguments.append(f.name)
-    for f in fields:
-        if f.default_factory is not MISSING:
-            scope[f"__factory_{f.name}"] = f.default_factory
-            value = (f"__factory_{f.name}() if {f.name} is __factory else {f.name}" if f.init
-                     else f"__factory_{f.name}()")
-        elif f.init:
-            value = f.name
-        elif f.default is not MISSING:
-            scope[f"__default_{f.name}"] = f.default
-            value = f"__default_{f.name}"
-        else:
-            continue
-        body.append(f"__setattr({me}, {f.name!r}, {value})" if frozen else f"{me}.{f.name} = {value}")
-    if hasattr(cls, "__post_init__"):
-        body.append(f"{me}.__post_init__()")
-    # (the defaults are globals of the function, not a closure: a fifth less to compile)
-    exec(f"def __init__({', '.join([me, *arguments])}):\n" + "".join(f" {line}\n" for line in body or ["pass"]),
-         scope)
-    init: Callable[..., None] = scope["__init__"]
+    scope.update({f"__factory_{i}": f.default_factory for i, f in enumerate(fields) if f.default_factory is not MISSING})
+    scope.update({f"__default_{i}": f.default for i, f in enumerate(fields) if not f.init and f.default is not MISSING})
+    defaults = {f.name: _FACTORY if f.default_factory is not MISSING else f.default for f in arguments
+                if f.default is not MISSING or f.default_factory is not MISSING}
+    init = types.FunctionType(code, scope, "__init__",
+                              tuple(defaults[f.name] for f in arguments if f.name in defaults and not f.kw_only) or None)
+    init.__kwdefaults__ = {f.name: defaults[f.name] for f in arguments if f.name in defaults and f.kw_only} or None
     init.__qualname__ = f"{cls.__qualname__}.__init__"
     return init
+
+
+def _shape_code(frozen: bool, kinds: tuple[str, ...], order: tuple[int, ...], keyword_only: int,
+                post_init: bool) -> types.CodeType:
+    """The code of ``__init__`` for one shape: field ``i`` is the attribute ``_a<i>`` and the
+    argument ``_<i>`` (the text compiled holds no name of the class, only these)."""
+    arguments = [f"_{i}=None" for i in order]  # (the defaults are the function's, not the code's)
+    if keyword_only:
+        arguments.insert(len(order) - keyword_only, "*")
+    body = []
+    for i, kind in enumerate(kinds):
+        value = {"argument": f"_{i}", "argument+factory": f"__factory_{i}() if _{i} is __factory else _{i}",
+                 "+factory": f"__factory_{i}()", "+default": f"__default_{i}", "": ""}[kind]
+        if value:
+            body.append(f"__setattr(self, '_a{i}', {value})" if frozen else f"self._a{i} = {value}")
+    if post_init:
+        body.append("self.__post_init__()")
+    source = f"def __init__({', '.join(['self', *arguments])}):\n" + "".join(f" {line}\n" for line in body or ["pass"])
+    module = compile(source, "<mlcheck.records>", "exec")
+    return next(c for c in module.co_consts if isinstance(c, types.CodeType))
 
 
 def _signature_doc(cls: type, fields: tuple[dataclasses.Field[Any], ...]) -> str:
