@@ -6,11 +6,12 @@ import datetime as dt
 import gc
 import os
 import sys
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from functools import lru_cache
 from itertools import chain
 from typing import Callable, Iterable, Mapping, Sequence
 
+from mlcheck.records import compile_pending, dataclass
 from mlcheck.read.file_names import RESULT_FILE
 from mlcheck.package.discover import LogRef, discover_all
 from mlcheck.judge.jobs import check_logs, register_checker
@@ -55,6 +56,9 @@ Progress = Callable[[str], None]
 
 @dataclass(frozen=True)
 class RulesetChoice:
+    """The round a run is judged under, where that choice comes from, and its finding (MLC012,
+    MLC018, MLC019) if any."""
+
     ruleset: Ruleset
     source: str
     finding: Finding | None = None
@@ -132,8 +136,8 @@ def check_log(ref: LogRef, forced: Ruleset | None, forced_source: str = "--rules
 def warm_caches(refs: Sequence[LogRef]) -> None:
     """Load in the parent, before ``--jobs`` forks its workers, what each worker would otherwise
     load again on its first log (the lazily imported modules, the rulesets the paths name, their
-    constraints and the official tensor lists): the workers inherit it. Only caches are filled:
-    what is checked does not change."""
+    constraints and the official tensor lists, the ``__init__`` of each dataclass): the workers
+    inherit it. Only caches are filled: what is checked does not change."""
     from mlcheck.read import runs  # noqa: F401 - imported by check_log on its first call
     from mlperf_logging import benchmark_meta  # noqa: F401 - read by every ruleset
 
@@ -144,6 +148,7 @@ def warm_caches(refs: Sequence[LogRef]) -> None:
         for bench in load_constraints(version).benchmarks.values():
             if bench.weight_init is not None:
                 expected_tensors(bench.weight_init.tensors_from)
+    compile_pending()  # (mlcheck.records: else each worker compiles them on its first instances)
 
 
 def _unread_log(ref: LogRef, forced: Ruleset | None, findings: list[Finding],

@@ -6,8 +6,9 @@ from __future__ import annotations
 import enum
 import operator
 from collections import defaultdict
-from dataclasses import dataclass
 from typing import Any, Callable, Generic, Iterator, Mapping, NamedTuple, TypeVar, overload
+
+from mlcheck.records import dataclass
 
 
 PLAUSIBLE_MS = (1_420_070_400_000, 4_102_444_800_000)

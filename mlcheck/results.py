@@ -4,9 +4,9 @@ system information, waived findings, and the :class:`CheckResult` every reporter
 from __future__ import annotations
 
 import sys
-from dataclasses import dataclass, field
 from typing import Any, Mapping
 
+from mlcheck.records import dataclass, field
 from mlcheck.model import Evaluation, Event, FirstRecords, Finding, Severity
 
 

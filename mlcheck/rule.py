@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Sequence
 
+from mlcheck.records import dataclass
 from mlcheck.model import MAX_ITEMS, Finding, Severity
 
 if TYPE_CHECKING:

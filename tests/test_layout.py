@@ -18,6 +18,7 @@ PACKAGE = Path(__file__).resolve().parent.parent / "mlcheck"
 #: A subpackage is one part (``read`` is ``mlcheck/read/``); a top-level module is one too
 #: (``mlcheck`` is ``mlcheck/__init__.py``, the public API). A new part must be placed here.
 LAYERS = (
+    "records",    # dataclass, cheaper to define than the standard library's
     "model",      # events, findings, runs
     "results",    # verdicts, scores, CheckResult
     "facts",      # the round facts, as data
@@ -36,7 +37,7 @@ LAYERS = (
     "__main__",   # python -m mlcheck
 )
 #: What a reporter may look at: results and what explains them, never inputs or raw events.
-REPORT_MAY_IMPORT = {"mlcheck", "model", "results", "facts", "rule", "rules", "score"}
+REPORT_MAY_IMPORT = {"mlcheck", "records", "model", "results", "facts", "rule", "rules", "score"}
 #: What rules may not import: the stages that read files, settings or drive them.
 RULES_MAY_NOT_IMPORT = {"judge", "checker", "mlcheck", "raw", "report", "settings", "cli"}
 #: Modules through which a rule could read a file (``os`` is checked name by name).
@@ -45,7 +46,7 @@ FILE_MODULES = {"io", "gzip", "pathlib", "shutil", "tempfile", "glob"}
 PATH_STRINGS = {"os.sep", "os.path.basename", "os.path.dirname", "os.path.join", "os.path.normpath",
                 "os.path.split", "os.path.splitext"}
 MAX_LINES = 300
-MAX_TOP_LEVEL_MODULES = 6
+MAX_TOP_LEVEL_MODULES = 7
 
 
 def _modules() -> dict[str, Path]:

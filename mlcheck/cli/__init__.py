@@ -12,6 +12,15 @@ Each command maps its options to settings, calls the library, renders and picks 
 
 from __future__ import annotations
 
-from mlcheck.cli.app import main, run
+import gc
+
+_collecting = gc.isenabled()
+gc.disable()  # (click and the commands are made once: see mlcheck/__init__.py)
+try:
+    from mlcheck.cli.app import main, run
+finally:
+    if _collecting:
+        gc.enable()
+    del _collecting
 
 __all__ = ["main", "run"]

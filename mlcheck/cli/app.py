@@ -20,9 +20,7 @@ from mlcheck.cli.common import (EXIT_ERROR, JOBS_OPTION, RULESET_HELP, console, 
                                 load_cli_settings, refuse_overwriting_inputs)
 from mlcheck.settings.config import COLORS, FORMATS
 from mlcheck.settings.gate import benchmark_folders, exit_code, write_outputs
-from mlcheck.report.text_findings import OUTPUT_FORMATS as TEXT_FORMATS
-from mlcheck.report.plain import summary_line
-from mlcheck.report.text_findings import OUTPUT_FORMATS as TEXT_FORMATS, TERMINAL_CAP, statistics_lines
+from mlcheck.report.plain import OUTPUT_FORMATS as TEXT_FORMATS, summary_line
 
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 100})

@@ -19,9 +19,7 @@ from mlcheck.cli.common import (EXIT_ERROR, console, jobs_of, pass_broken_pipes,
 from mlcheck.cli.progress import progress_bar
 from mlcheck.model import Severity
 from mlcheck.report import ReportOptions, render_waived_text, report_blocks, repository_root, resolve_format
-from mlcheck.report.job_summary import write_job_summary
-from mlcheck.report.plain import counted, summary_line
-from mlcheck.report.text_findings import TERMINAL_CAP, statistics_lines
+from mlcheck.report.plain import TERMINAL_CAP, counted, summary_line
 from mlcheck.results import CheckResult
 from mlcheck.settings.config import Settings
 from mlcheck.settings.gate import (exit_code, fail_level, input_digests, parse_output, postprocess,
@@ -78,7 +76,7 @@ def check_and_report(paths: Sequence[str], settings: Settings, quiet: bool = Fal
                      text_format: str = "full", statistics: bool = False) -> None:
     """What ``check`` does once its options are settings: check, report, exit with its code
     (``mlcheck watch`` ends with it, reading only the lines it watched). On a terminal the text
-    report shows at most :data:`~mlcheck.report.text_findings.TERMINAL_CAP` findings."""
+    report shows at most :data:`~mlcheck.report.plain.TERMINAL_CAP` findings."""
     for spec in settings.outputs:
         try:
             parse_output(spec)
@@ -110,10 +108,14 @@ def _check_and_report(paths: Sequence[str], settings: Settings, quiet: bool, ver
         for block in report_blocks(chosen, result, options):  # (a large report is written as it is made)
             click.echo(block, nl=False)
     if statistics:
+        from mlcheck.report.text_findings import statistics_lines
+
         click.echo("\n".join(statistics_lines(result, options.min_severity)), err=chosen != "text")
     try:
         write_outputs(settings.outputs, result, options)
         if chosen == "github":
+            from mlcheck.report.job_summary import write_job_summary
+
             write_job_summary(result, options)
     except OSError as error:
         click.echo(f"mlcheck: error: cannot write a report: {error}", err=True)

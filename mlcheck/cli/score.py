@@ -9,12 +9,9 @@ import click
 from mlcheck.cli.common import (EXIT_ERROR, EXIT_FINDINGS, EXIT_OK, JOBS_OPTION, RULESET_HELP,
                                 console, jobs_of, load_cli_settings, refuse_overwriting_inputs,
                                 run_check)
-from mlcheck.facts import forms
 from mlcheck.model import Severity
 from mlcheck.settings.gate import postprocess
-from mlcheck.report.json_report import json_report_blocks
-from mlcheck.report.plain import summary_line
-from mlcheck.report.results_table import TABLE_FORMATS, render_table_text, table_text
+from mlcheck.report.plain import TABLE_FORMATS, summary_line
 from mlcheck.rules import all_rules, find_rule
 
 
@@ -44,6 +41,10 @@ def score_command(paths: tuple[str, ...], ruleset: str | None, config_path: str 
 
     Exit 0 when every benchmark result is valid, 1 when one is not, 2 when mlcheck could not run.
     """
+    # (the reporters are imported by the command that uses them: `check` loads none of these)
+    from mlcheck.report.json_report import json_report_blocks
+    from mlcheck.report.results_table import render_table_text, table_text
+
     settings = load_cli_settings(config_path, paths, ruleset=ruleset, jobs=jobs)
     result = postprocess(run_check(paths, settings.ruleset, jobs=jobs_of(settings),
                                    ruleset_source=settings.ruleset_source), settings)
@@ -97,6 +98,7 @@ def explain_command(code: str) -> None:
     ``cadence``, ...) or of all of them (``forms``)."""
     import textwrap
 
+    from mlcheck.facts import forms
     from mlcheck.report import rule_help
 
     found = find_rule(code)

@@ -11,12 +11,12 @@ from __future__ import annotations
 
 import json
 import re
-from dataclasses import dataclass
 from functools import lru_cache
-from importlib import resources
 from pathlib import Path
 from typing import Any, Mapping, Sequence
 
+from mlcheck.facts import resources
+from mlcheck.records import dataclass
 from mlcheck.facts.formulas import StateDef
 
 from mlcheck.facts.checks import Values as Values, describe as describe, holds as holds  # re-exported

@@ -25,8 +25,9 @@ from __future__ import annotations
 
 import math
 import operator
-from dataclasses import dataclass, field
 from typing import Any, Callable, Mapping
+
+from mlcheck.records import dataclass, field
 
 _BINARY: Mapping[str, Callable[[Any, Any], Any]] = {
     "add": operator.add, "sub": operator.sub, "mul": operator.mul, "div": operator.truediv,

@@ -10,10 +10,11 @@ import math
 import operator
 import os
 import re
-from dataclasses import dataclass
 from functools import cached_property, lru_cache
-from importlib import resources
 from typing import Any, Callable, Mapping
+
+from mlcheck.facts import resources
+from mlcheck.records import dataclass
 
 SUPPORTED_RULESETS = ("1.0.0", "1.1.0", "2.0.0", "2.1.0", "3.0.0", "3.1.0", "4.0.0", "4.1.0", "5.0.0",
                       "5.1.0", "6.0.0", "6.1.0")

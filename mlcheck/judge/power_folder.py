@@ -4,9 +4,9 @@ say when power problems make the package checker reject the folder."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Sequence
 
+from mlcheck.records import dataclass
 from mlcheck.model import Finding, Severity
 from mlcheck.package.package_policy import package_policy
 from mlcheck.package.power import PowerFolder, PowerRun, read_power_log, result_name, scan_power

@@ -6,9 +6,10 @@ from __future__ import annotations
 import os
 import re
 import stat
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from pathlib import Path
 
+from mlcheck.records import dataclass
 from mlcheck.read.file_names import RESULT_FILE
 from mlcheck.read.reader import open_log
 

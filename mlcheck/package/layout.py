@@ -7,10 +7,10 @@ from __future__ import annotations
 
 import json
 import os
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable, Sequence
 
+from mlcheck.records import dataclass
 from mlcheck.package.discover import NOT_LOG_FOLDERS
 from mlcheck.results import SystemInfo
 

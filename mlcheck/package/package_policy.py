@@ -10,9 +10,10 @@ of it.
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass
 from functools import lru_cache
-from importlib import resources
+
+from mlcheck.facts import resources
+from mlcheck.records import dataclass
 
 
 @dataclass(frozen=True)

@@ -19,7 +19,8 @@ newline) as the request it is, and says where the official tools would not honou
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass
+
+from mlcheck.records import dataclass
 
 PARAMS_FILE = "package_checker_params"
 BYPASSES = ("rcp-bypass", "seed-checker-bypass")

@@ -17,9 +17,9 @@ from __future__ import annotations
 
 import fnmatch
 import os
-from dataclasses import dataclass
 from typing import Sequence
 
+from mlcheck.records import dataclass
 from mlcheck.model import Event, Severity
 from mlcheck.read.reader import read_mllog
 

@@ -11,9 +11,9 @@ from __future__ import annotations
 
 import os
 from collections import Counter
-from dataclasses import dataclass
 from typing import IO, Iterator
 
+from mlcheck.records import dataclass
 from mlcheck.model import Finding
 from mlcheck.read.reader import RawItem, RecordText, read_records
 from mlcheck.read.runs import RunBoundaries

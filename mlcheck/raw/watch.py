@@ -17,10 +17,11 @@ from __future__ import annotations
 import os
 import re
 import time
-from dataclasses import dataclass, field, replace
+from dataclasses import replace
 from itertools import chain
 from typing import Callable, Iterable
 
+from mlcheck.records import dataclass, field
 from mlcheck.checker import choose_ruleset, judge_run
 from mlcheck.read.file_names import RESULT_FILE
 from mlcheck.package.discover import LogRef

@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Union
 
+from mlcheck.records import dataclass
 from mlcheck.model import Event, Finding
 
 

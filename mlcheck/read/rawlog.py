@@ -11,9 +11,9 @@ from __future__ import annotations
 
 import os
 import re
-from dataclasses import dataclass, field
 from typing import Iterable
 
+from mlcheck.records import dataclass, field
 from mlcheck.model import Finding
 from mlcheck.read import raw_output_rules as raw_output
 

@@ -13,10 +13,10 @@ from __future__ import annotations
 
 from collections import Counter
 import dataclasses
-from dataclasses import dataclass, field
 from operator import itemgetter
 from typing import Callable, Iterable, Iterator, Mapping, Protocol, Sequence, cast
 
+from mlcheck.records import dataclass, field
 from mlcheck.model import Evaluation, Event, Finding, Run
 from mlcheck.read.job_starts import ANOTHER_RUN, SAME_RUN
 from mlcheck.read.reader import Batch, LogItem

@@ -9,9 +9,9 @@ from __future__ import annotations
 import io
 import os
 import re
-from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Callable, Iterator, Mapping
 
+from mlcheck.records import dataclass, field
 from mlcheck.model import Severity
 from mlcheck.results import CheckResult
 

@@ -12,9 +12,9 @@ from __future__ import annotations
 
 import os
 import re
-from dataclasses import dataclass
 from typing import Callable, Iterable
 
+from mlcheck.records import dataclass
 from mlcheck.model import Finding, Severity
 from mlcheck.results import CheckResult
 

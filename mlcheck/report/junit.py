@@ -16,9 +16,9 @@ from __future__ import annotations
 import os
 import re
 import xml.etree.ElementTree as ET
-from dataclasses import dataclass
 from typing import Callable, Iterable, Iterator, Sequence
 
+from mlcheck.records import dataclass
 from mlcheck.model import Finding
 from mlcheck.results import BenchmarkResult, CheckResult, RunResult
 from mlcheck.report import ReportOptions, relative_path

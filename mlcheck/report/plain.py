@@ -1,9 +1,19 @@
-"""Plain-text pieces shared by every reporter (no rich import: the JSON path stays light)."""
+"""Plain-text pieces shared by every reporter (no rich import: the JSON path stays light), and
+the names of the text and table formats that the commands offer (a command line that only parses
+its options imports no reporter)."""
 
 from __future__ import annotations
 
 from mlcheck.model import Severity
 from mlcheck.results import CheckResult
+
+OUTPUT_FORMATS = ("full", "concise")
+"""The text report's findings (:mod:`mlcheck.report.text_findings`): ``full``: each finding's line
+and, under it, what it covers and the runs it concerns; ``concise``: one line per finding."""
+TERMINAL_CAP = 40
+"""The most findings the text report shows on a terminal (never in a file or a pipe)."""
+TABLE_FORMATS = ("text", "csv", "markdown", "json")
+"""The formats of the results table (:mod:`mlcheck.report.results_table`)."""
 
 
 def format_minutes(minutes: float | None) -> str:

@@ -10,16 +10,15 @@ from __future__ import annotations
 import csv
 import io
 import json
-from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from rich.console import Console
 
-from mlcheck.report.plain import markdown_cell
+from mlcheck.records import dataclass, field
+from mlcheck.report.plain import TABLE_FORMATS as TABLE_FORMATS, markdown_cell  # (re-exported)
 from mlcheck.results import BenchmarkResult, CheckResult
 
-TABLE_FORMATS = ("text", "csv", "markdown", "json")
 TABLE_SCHEMA = "mlcheck-results-table/1"
 _FIXED = ("round", "division", "availability", "submitter", "system", "nodes", "processor", "processors",
           "accelerator", "accelerators", "framework")

@@ -7,9 +7,10 @@ Elements carry classes the browser test looks for: ``curve`` (one polyline per r
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
 from html import escape
 from typing import Sequence
+
+from mlcheck.records import dataclass
 
 WIDTH, HEIGHT = 640, 300
 LEFT, RIGHT, TOP, BOTTOM = 64, 32, 16, 44

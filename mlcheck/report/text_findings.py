@@ -6,11 +6,12 @@ runs of a folder is one line), the context under it in the ``full`` output forma
 from __future__ import annotations
 
 from collections import Counter
-from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from mlcheck.records import dataclass
 from mlcheck.model import Severity
 from mlcheck.report.grouped import FindingGroup, codes_of, context_lines, group_for_display
+from mlcheck.report.plain import OUTPUT_FORMATS as OUTPUT_FORMATS, TERMINAL_CAP as TERMINAL_CAP  # re-exported
 from mlcheck.report.plain import counted, printable
 from mlcheck.results import CheckResult
 
@@ -18,11 +19,6 @@ if TYPE_CHECKING:  # rich is imported when text is drawn: a JSON or CI report ne
     from rich.console import Console
     from rich.text import Text
 
-OUTPUT_FORMATS = ("full", "concise")
-"""``full``: each finding's line and, under it, what it covers and the runs it concerns;
-``concise``: one line per finding."""
-TERMINAL_CAP = 40
-"""The most findings the text report shows on a terminal (never in a file or a pipe)."""
 STYLE = {Severity.ERROR: "bold red", Severity.WARNING: "yellow", Severity.INFO: "cyan"}
 
 

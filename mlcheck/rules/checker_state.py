@@ -9,9 +9,9 @@ states set by records logged before it.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Any, Iterable, Mapping
 
+from mlcheck.records import dataclass
 from mlcheck.facts.formulas import FormulaError, Scope, StateDef, StateUnset, evaluate
 from mlcheck.model import Event, Run
 

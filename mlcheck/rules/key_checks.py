@@ -3,9 +3,9 @@ and order. Shared by the required-keys and hyper-parameter rule modules, which c
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 from typing import Any, Callable, Iterable, Iterator, Mapping
 
+from mlcheck.records import dataclass, field
 from mlcheck.facts.constraints import Entry, describe, holds, show
 from mlcheck.facts.formulas import FormulaError, Scope, StateUnset, evaluate as compute, formula_holds, sides, states_read
 from mlcheck.model import Event, Finding

@@ -45,9 +45,9 @@ import json
 import re
 import reprlib
 from functools import lru_cache
-from importlib import resources
 from typing import Any, Iterable
 
+from mlcheck.facts import resources
 from mlcheck.model import Finding, Severity
 from mlcheck.package.layout import JsonDocument
 from mlcheck.results import RunSummary

@@ -50,12 +50,13 @@ The constraint forms behind these rules (``AT_LEAST``, ``OPTIONAL``, ``metadata_
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from functools import lru_cache
 from typing import Iterator
 
 from mlcheck.facts.constraints import Entry, load_constraints
 from mlcheck.facts.formulas import StateDef
+from mlcheck.records import dataclass
 from mlcheck.model import Finding, Severity
 from mlcheck.rule import Rule, RunContext
 from mlcheck.rules.checker_state import EMPTY, replay

@@ -16,8 +16,9 @@ description and on thousands of mutations.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
 from typing import Any, Callable, Mapping, Optional
+
+from mlcheck.records import dataclass, field
 
 Verdict = Optional[bool]
 """True: passes; False: surely fails; None: not sure."""

@@ -21,9 +21,9 @@ has no energy and the folder's energy score is not valid.
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
 from typing import Sequence
 
+from mlcheck.records import dataclass
 from mlcheck.model import Event
 
 

@@ -12,8 +12,8 @@ factor the official sequence would leave.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 
+from mlcheck.records import dataclass
 from mlcheck.results import RcpResult
 
 

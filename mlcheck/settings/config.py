@@ -17,10 +17,10 @@ from __future__ import annotations
 import dataclasses
 import os
 import re
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable, Iterable, Mapping, Sequence
 
+from mlcheck.records import dataclass
 from mlcheck.model import Finding
 from mlcheck.rules.config_rules import CONFIG_INVALID
 from mlcheck.settings.config_file import load_table as _load_table, read_text as _read

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import importlib
 import re
+from functools import cache
 from pathlib import Path
 from typing import Any, Callable
 
@@ -12,8 +13,10 @@ from mlcheck.model import Finding
 from mlcheck.rules.config_rules import CONFIG_INVALID
 
 
+@cache
 def _toml_reader() -> tuple[Callable[[str], dict[str, Any]] | None, type[Exception]]:
-    # tomllib is standard from Python 3.11; on 3.10 the same parser is the tomli package.
+    # tomllib is standard from Python 3.11; on 3.10 the same parser is the tomli package. Imported
+    # when a config file is read (2-3 ms: most checks have none).
     for name in ("tomllib", "tomli"):
         try:
             module = importlib.import_module(name)
@@ -21,10 +24,6 @@ def _toml_reader() -> tuple[Callable[[str], dict[str, Any]] | None, type[Excepti
             continue
         return module.loads, module.TOMLDecodeError
     return None, ValueError
-
-
-_TOML_LOADS, _TOML_ERROR = _toml_reader()
-
 
 
 def read_text(path: Path) -> str:
@@ -42,7 +41,8 @@ _MAX_CONFIG_BYTES = 1024 * 1024
 def load_table(path: Path, shown: str) -> tuple[dict[str, Any], str, Finding | None]:
     """The ``[tool.mlcheck]`` table of a config file, its text, and the MLC041 finding that
     says why it could not be used (then the table is empty)."""
-    if _TOML_LOADS is None:
+    toml_loads, toml_error = _toml_reader()
+    if toml_loads is None:
         return {}, "", CONFIG_INVALID.at(shown, None, "reading a config file on Python 3.10 needs "
                                          "the tomli package (pip install tomli); the file is ignored")
     try:
@@ -51,13 +51,13 @@ def load_table(path: Path, shown: str) -> tuple[dict[str, Any], str, Finding | N
                 f"the config file is over {_MAX_CONFIG_BYTES // 1024} KiB; a config of mlcheck is a few "
                 "lines: the file is ignored"))
         text = path.read_text(encoding="utf-8")
-        data = _TOML_LOADS(text)
+        data = toml_loads(text)
     except RecursionError:  # the TOML parser recurses once per level of nesting
         return {}, "", CONFIG_INVALID.at(shown, None, "the config file nests arrays or tables too "
                                          "deeply to be read; the file is ignored")
     except (OSError, UnicodeDecodeError) as error:
         return {}, "", CONFIG_INVALID.at(shown, None, f"cannot read the config file: {error}")
-    except _TOML_ERROR as error:
+    except toml_error as error:
         match = re.search(r"line (\d+)", str(error))
         return {}, "", CONFIG_INVALID.at(shown, int(match.group(1)) if match else None,
                                          f"not valid TOML: {error}; the file is ignored")

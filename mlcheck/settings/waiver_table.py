@@ -7,9 +7,9 @@ import bisect
 import datetime as dt
 import functools
 import re
-from dataclasses import dataclass
 from typing import Any
 
+from mlcheck.records import dataclass
 from mlcheck.model import Finding
 from mlcheck.rules.config_rules import CONFIG_INVALID
 
@@ -32,8 +32,8 @@ def line_of(text: str, key: str, nth: int = 0) -> int | None:
     return lines[min(nth, len(lines) - 1)] if lines else None
 
 
-_HEADER = re.compile(r"^[ \t]*\[\[([^\]\n]*)\]\]", re.M)
-_ASSIGNMENT = re.compile(r"^[ \t]*([^=\n]*)=", re.M)
+_HEADER = r"^[ \t]*\[\[([^\]\n]*)\]\]"
+_ASSIGNMENT = r"^[ \t]*([^=\n]*)="  # (compiled by re on first use: most checks have no config)
 
 
 @functools.lru_cache(maxsize=4)
@@ -41,10 +41,10 @@ def _key_lines(text: str) -> dict[str, list[int]]:
     """Each key of the text -> the lines where it is assigned or heads an array of tables, in
     one pass over the text (a search per key made a config of 10,000 keys quadratic: minutes)."""
     found: dict[str, list[tuple[int, int]]] = {}
-    for match in _HEADER.finditer(text):
+    for match in re.finditer(_HEADER, text, re.M):
         name = match.group(1).strip()
         found.setdefault(name.removeprefix("tool.mlcheck."), []).append((match.start(), 0))
-    for match in _ASSIGNMENT.finditer(text):
+    for match in re.finditer(_ASSIGNMENT, text, re.M):
         found.setdefault(match.group(1).rstrip(), []).append((match.start(), 1))
     ends = [at for at, char in enumerate(text) if char == "\n"]
     return {key: [bisect.bisect_right(ends, start - 1) + 1 for start, _ in sorted(places)]

@@ -23,9 +23,10 @@ from __future__ import annotations
 
 import math
 import operator
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from typing import Any, Callable, Sequence
 
+from mlcheck.records import dataclass
 from mlcheck.model import Evaluation
 from mlcheck.results import RcpResult, RunSummary
 from mlcheck.score.rcp.policy import ConvergenceRule, RoundPolicy, round_policy

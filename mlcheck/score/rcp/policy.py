@@ -12,10 +12,11 @@ from __future__ import annotations
 import json
 import math
 import operator
-from dataclasses import dataclass, field
 from functools import lru_cache
-from importlib import resources
 from typing import Any, Callable, Mapping
+
+from mlcheck.facts import resources
+from mlcheck.records import dataclass, field
 
 _OPERATORS: Mapping[str, Callable[[float, float], bool]] = {
     "<=": operator.le, ">=": operator.ge, "<": operator.lt, ">": operator.gt,

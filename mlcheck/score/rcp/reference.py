@@ -18,11 +18,11 @@ import importlib.util
 import json
 import math
 import os
-from dataclasses import dataclass
 from functools import lru_cache
-from importlib import resources
 from typing import Any, Mapping, Sequence
 
+from mlcheck.facts import resources
+from mlcheck.records import dataclass
 from mlcheck.score.rcp.policy import RoundPolicy, round_policy
 from mlcheck.score.rcp.tdist import one_sided_p_above
 
