@@ -192,7 +192,7 @@ def _compile_init(cls: type, frozen: bool) -> Callable[..., None]:
 
     The code is that of every class of the same shape (frozen or not; which fields take an
     argument, a factory or a default; which arguments are keyword-only) with the names of the
-    fields put in: compiling costs about 10 µs a field, and mlcheck's ~70 classes have ~25 shapes."""
+    fields put in: compiling one costs 0.1-0.2 ms, and mlcheck's 74 classes have 26 shapes."""
     fields = dataclasses.fields(cls)
     arguments = _init_order(fields)
     kinds = tuple(("argument" if f.init else "") + ("+factory" if f.default_factory is not MISSING else
@@ -216,7 +216,7 @@ def _compile_init(cls: type, frozen: bool) -> Callable[..., None]:
     init = types.FunctionType(code, scope, "__init__",
                               tuple(defaults[f.name] for f in arguments if f.name in defaults and not f.kw_only) or None)
     init.__kwdefaults__ = {f.name: defaults[f.name] for f in arguments if f.name in defaults and f.kw_only} or None
-    init.__qualname__ = f"{cls.__qualname__}.__init__"
+    init.__qualname__, init.__module__ = f"{cls.__qualname__}.__init__", cls.__module__
     return init
 
 

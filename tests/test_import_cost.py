@@ -1,7 +1,9 @@
 """What starting mlcheck imports, so that a costly import made lazy is not brought back unnoticed:
 every command pays its start-up once, and so does each ``--jobs`` run (on one round of ~190
-files the start was a fifth of mlcheck's time). Nothing is timed here; each module listed was
-imported at every start once and costs 1-40 ms (``python -X importtime -m mlcheck ...``).
+files the start was a fifth of mlcheck's time). Nothing is timed here. Each module listed costs
+1-40 ms to import (``python -X importtime -m mlcheck ...``: rich 20 ms, importlib.resources with
+tempfile and shutil 5 ms, tomllib 3 ms, the text reporters 3 ms) and no JSON check needs it;
+``benchmarks/startup.py`` measures the commands.
 """
 
 from __future__ import annotations
@@ -68,7 +70,7 @@ def test_importing_the_command_line_imports_no_lazy_module(tmp_path: Path) -> No
 
 
 def test_help_imports_no_lazy_module(tmp_path: Path) -> None:
-    assert _loaded(_imported(tmp_path, "--help"), LAZY) == sorted(HELP_NEEDS)
+    assert set(_loaded(_imported(tmp_path, "--help"), LAZY)) <= set(HELP_NEEDS)
 
 
 def test_a_json_check_imports_no_reporter_of_another_format(tmp_path: Path) -> None:
@@ -76,7 +78,7 @@ def test_a_json_check_imports_no_reporter_of_another_format(tmp_path: Path) -> N
     shutil.copytree(FIXTURES / "example" / "Acme", package)
     modules = _imported(tmp_path, "check", str(package), "--format", "json", "--no-progress", "--jobs", "1")
     assert "mlcheck.report.json_report" in modules  # (it ran)
-    assert _loaded(modules, LAZY) == sorted(JSON_CHECK_NEEDS)
+    assert set(_loaded(modules, LAZY)) <= set(JSON_CHECK_NEEDS)
 
 
 def test_the_parent_of_workers_compiles_every_pending_init() -> None:

@@ -75,6 +75,7 @@ def _parameters(cls: type) -> list[tuple[str, Any, str]]:
 def _same_behaviour(ours: type, theirs: type) -> None:
     records.compile_pending()
     assert _parameters(ours) == _parameters(theirs)
+    assert (ours.__init__.__module__, ours.__init__.__qualname__) == (ours.__module__, f"{ours.__qualname__}.__init__")
     for name in ("init", "repr", "eq", "order", "unsafe_hash", "frozen"):
         assert getattr(ours.__dataclass_params__, name) == getattr(theirs.__dataclass_params__, name), name  # type: ignore[attr-defined]
     assert ours.__match_args__ == theirs.__match_args__  # type: ignore[attr-defined]
