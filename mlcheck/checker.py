@@ -56,9 +56,6 @@ Progress = Callable[[str], None]
 
 @dataclass(frozen=True)
 class RulesetChoice:
-    """The round a run is judged under, where that choice comes from, and its finding (MLC012,
-    MLC018, MLC019) if any."""
-
     ruleset: Ruleset
     source: str
     finding: Finding | None = None
@@ -136,8 +133,8 @@ def check_log(ref: LogRef, forced: Ruleset | None, forced_source: str = "--rules
 def warm_caches(refs: Sequence[LogRef]) -> None:
     """Load in the parent, before ``--jobs`` forks its workers, what each worker would otherwise
     load again on its first log (the lazily imported modules, the rulesets the paths name, their
-    constraints and the official tensor lists, the ``__init__`` of each dataclass): the workers
-    inherit it. Only caches are filled: what is checked does not change."""
+    constraints, the official tensor lists, dataclasses' ``__init__``): the workers inherit it.
+    Only caches are filled: what is checked does not change."""
     from mlcheck.read import runs  # noqa: F401 - imported by check_log on its first call
     from mlperf_logging import benchmark_meta  # noqa: F401 - read by every ruleset
 
