@@ -15,7 +15,7 @@ from mlcheck.records import compile_pending, dataclass
 from mlcheck.read.file_names import RESULT_FILE
 from mlcheck.package.discover import LogRef, discover_all
 from mlcheck.judge.jobs import check_logs, register_checker
-from mlcheck.model import Finding, Run, plausible_time
+from mlcheck.model import Event, Finding, Run, plausible_time
 from mlcheck.results import CheckResult, RunResult
 from mlcheck.judge.folders import benchmark_facts
 from mlcheck.judge.folder_groups import Scored, score_benchmarks
@@ -236,8 +236,11 @@ def choose_ruleset(run: Run, ref: LogRef, forced: Ruleset | None,
     """
     # A clock outside 2015-2100 (MLC405) never reaches date arithmetic: the next record's date tells.
     start = run.run_start
-    anchor = next((e for e in chain([start] if start is not None else (), run.events)
-                   if plausible_time(e.time_ms)), start if start is not None else next(iter(run.events), None))
+    if start is not None and plausible_time(start.time_ms):
+        anchor: Event | None = start  # (the common run)
+    else:
+        anchor = next((e for e in chain([start] if start is not None else (), run.events)
+                       if plausible_time(e.time_ms)), start if start is not None else next(iter(run.events), None))
     when = None
     if anchor is not None and plausible_time(anchor.time_ms):
         when = dt.datetime.fromtimestamp(anchor.time_ms / 1000, tz=dt.timezone.utc).date()

@@ -52,7 +52,7 @@ from __future__ import annotations
 
 from dataclasses import replace
 from functools import lru_cache
-from typing import Iterator
+from typing import Iterator, NamedTuple
 
 from mlcheck.facts.constraints import Entry, load_constraints
 from mlcheck.facts.formulas import StateDef
@@ -107,8 +107,7 @@ def check(ctx: RunContext) -> Iterator[Finding]:
         yield from _division_late(ctx)
 
 
-@dataclass(frozen=True)
-class _Plan:
+class _Plan(NamedTuple):
     """The entries a run of one division and benchmark of a round is checked against, in the
     order they are checked (the same for every such run: made once, see :func:`_plan`)."""
 

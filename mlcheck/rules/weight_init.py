@@ -25,6 +25,7 @@ import operator
 import re
 from collections import Counter
 from functools import lru_cache
+from itertools import repeat
 from typing import Iterator
 
 from mlcheck.facts.constraints import WeightInit, load_constraints, tensor_list
@@ -68,7 +69,8 @@ def check(ctx: RunContext) -> Iterator[Finding]:
                      f"tensor (the {len(reference)} names of {init.tensors_from}){note}", severity=severity,
                      official=official)
         return
-    untagged = [e for e in events if "tensor" not in e.metadata]
+    tagged = all(map(operator.contains, map(_METADATA, events), repeat("tensor")))  # (in C: the common run)
+    untagged = [] if tagged else [e for e in events if "tensor" not in e.metadata]
     if untagged:
         yield ctx.at(WEIGHT_INIT_MISSING, untagged[0].line,
                      f"{len(untagged)} {_KEY} event(s) have no metadata.tensor (first at line "
