@@ -56,7 +56,6 @@ from typing import Iterator, NamedTuple
 
 from mlcheck.facts.constraints import Entry, load_constraints
 from mlcheck.facts.formulas import StateDef
-from mlcheck.records import dataclass
 from mlcheck.model import Finding, Severity
 from mlcheck.rule import Rule, RunContext
 from mlcheck.rules.checker_state import EMPTY, replay
