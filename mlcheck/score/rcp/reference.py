@@ -9,7 +9,8 @@ are those of the checker at each round's release tag (official-tooling.md §1.6,
 Data: ``mlperf_logging/rcp_checker/training_<X.Y.Z>/rcps_<benchmark>.json`` of the installed
 mlperf-logging, except where the file was edited after the round so that it no longer reproduces
 the round's verdicts or numbers: then ``schemas/rulesets/<X.Y.Z>/rcps_<benchmark>.json`` holds the
-record data with its source.
+record data with its source, each record with the fields the RCP test reads (who made the
+reference and on which platform are left to the source).
 """
 
 from __future__ import annotations
