@@ -28,6 +28,14 @@ LAUNCH_LINE = re.compile(
     rb"^[ \t]*(?:\d[\d:.,/T-]*(?:[ \t]+\d[\d:.,]*)?[ \t]+)?(?:[+$#>]+[ \t]*)?(?:\S*/)?" + _LAUNCHERS
     + rb"(?:[ \t]+-|[ \t]*:[ \t]*launch)", re.IGNORECASE)
 """A launcher's command line (its first argument is an option) or its launch message."""
+LAUNCHER_PARTS = (b"run", b"mpiexec", b"deepspeed")
+"""Every launcher name of :data:`LAUNCH_LINE` holds one of these (in ASCII lower case)."""
+
+
+def may_name_a_launcher(lowered: bytes) -> bool:
+    """The cheap test before :data:`LAUNCH_LINE` (``lowered``: the text with its ASCII letters
+    in lower case, as the pattern ignores case): three substring searches in C."""
+    return b"run" in lowered or b"mpiexec" in lowered or b"deepspeed" in lowered
 
 
 ANOTHER_RUN = "the records after it are read as another run"

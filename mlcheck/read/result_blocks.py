@@ -20,7 +20,7 @@ from __future__ import annotations
 from typing import IO, Iterator, cast
 
 from mlcheck.read.fast_json import fast_body_event
-from mlcheck.read.job_starts import LAUNCH_LINE
+from mlcheck.read.job_starts import LAUNCH_LINE, LAUNCHER_PARTS, may_name_a_launcher
 from mlcheck.read.line_reader import MARKER_BYTES, MAX_LINE_BYTES, AnyItem, LineReader
 from mlcheck.read.record_runs import Batch, bulk_events, record_run_end
 
@@ -28,7 +28,6 @@ _BLOCK = 1 << 20
 _BLANKS = b" \t\r\x0b\x0c"
 """ASCII whitespace but the line end: a line is blank (not noise) when it holds nothing else,
 as ``bytes.strip`` and ``bytes.isspace`` decide."""
-_LAUNCHER_PARTS = (b"run", b"mpiexec", b"deepspeed")
 
 
 class _Counts:
@@ -66,7 +65,7 @@ def _launcher_lines(text: bytes, lowered: bytes) -> list[tuple[int, int]]:
     """Where the lines of ``text`` (lines without a record; ``lowered``: its ASCII letters in
     lower case) that launch a job start and end."""
     starts: set[int] = set()
-    for part in _LAUNCHER_PARTS:
+    for part in LAUNCHER_PARTS:
         at = lowered.find(part)
         while at >= 0:
             start = lowered.rfind(b"\n", 0, at) + 1
@@ -81,18 +80,12 @@ def _launcher_lines(text: bytes, lowered: bytes) -> list[tuple[int, int]]:
     return found
 
 
-def _launches(text: bytes) -> bool:
-    """Whether a stretch without a record may hold a launcher line (the cheap test: ``run``,
-    ``mpiexec`` or ``deepspeed`` in it, ASCII case ignored)."""
-    lowered = text.lower()
-    return b"run" in lowered or b"mpiexec" in lowered or b"deepspeed" in lowered
-
-
-def _noise(text: bytes, counts: _Counts, reader: LineReader) -> Iterator[AnyItem]:
-    """A stretch of whole lines without a record that may launch a job (:func:`_launches`):
-    counted, and its launcher lines fed."""
+def _noise(text: bytes, lowered: bytes, counts: _Counts, reader: LineReader) -> Iterator[AnyItem]:
+    """A stretch of whole lines without a record that may launch a job (``lowered``: the stretch
+    in lower case, which :func:`~mlcheck.read.job_starts.may_name_a_launcher` accepted): counted,
+    and its launcher lines fed."""
     done = 0
-    for start, end in _launcher_lines(text, text.lower()):
+    for start, end in _launcher_lines(text, lowered):
         if start > done:
             counts.stretch(text[done:start])
         counts.flush(reader)
@@ -120,27 +113,23 @@ def _lines(chunk: bytes, counts: _Counts, reader: LineReader) -> Iterator[AnyIte
     by_line_until = 0  # (a run of record lines the bulk path refused ends here)
     try:
         while done < size:
-            if at < 0:
+            start = size if at < 0 else (
+                at if at == done or chunk[at - 1] == 0x0A else chunk.rfind(b"\n", done, at) + 1 or done)
+            if start > done:  # (lines without a record before this one, or to the end)
                 counts.add_clean(lines, crlf)
                 lines = crlf = 0
-                rest = chunk[done:] if done else chunk
-                if _launches(rest):
-                    yield from _noise(rest, counts, reader)
+                stretch = chunk[done:start] if done or start < size else chunk
+                lowered = stretch.lower()
+                if may_name_a_launcher(lowered):
+                    yield from _noise(stretch, lowered, counts, reader)
                 else:  # (no generator for a stretch that only counts)
-                    counts.stretch(rest)
-                _note_last_line(chunk, done, size, reader)
-                return
-            start = at if at == done or chunk[at - 1] == 0x0A else chunk.rfind(b"\n", done, at) + 1 or done
-            if start > done:
-                counts.add_clean(lines, crlf)
-                lines = crlf = 0
-                stretch = chunk[done:start]
-                if _launches(stretch):
-                    yield from _noise(stretch, counts, reader)
-                else:
                     counts.stretch(stretch)
                 _note_last_line(chunk, done, start, reader)
-            if start == at and at >= by_line_until and reader.noise_tag is None:
+            if at < 0:
+                return
+            end = find(b"\n", at) + 1 or size
+            if start == at and at >= by_line_until and reader.noise_tag is None \
+                    and chunk.startswith(MARKER_BYTES, end):  # (the next line is a record too)
                 run_end = record_run_end(chunk, at)
                 events = bulk_events(chunk[at:run_end], reader.line_no + counts.lines + lines + 1)
                 if events is not None:
@@ -152,7 +141,6 @@ def _lines(chunk: bytes, counts: _Counts, reader: LineReader) -> Iterator[AnyIte
                     yield events  # (a list: read_result_blocks flattens it unless batches are asked for)
                     continue
                 by_line_until = run_end  # (this run is read line by line)
-            end = find(b"\n", at) + 1 or size
             done = end
             following = find(MARKER_BYTES, at + 8)
             if start == at and end - start < longest and not 0 <= following < end \

@@ -20,7 +20,7 @@ from typing import IO, Callable, Iterator
 from mlcheck.read.fast_json import fast_event
 from mlcheck.read.record_runs import Batch
 from mlcheck.read.result_blocks import read_result_blocks
-from mlcheck.read.job_starts import LAUNCH_LINE
+from mlcheck.read.job_starts import LAUNCH_LINE, may_name_a_launcher
 from mlcheck.read.line_reader import MARKER_BYTES, MAX_LINE_BYTES, AnyItem, LineReader
 from mlcheck.read import reading_rules as rules
 
@@ -30,9 +30,7 @@ def _may_launch(raw: bytes) -> bool:
     name a launcher, and every launcher's name holds ``run``, ``mpiexec`` or ``deepspeed`` (the
     pattern ignores ASCII case, as ``bytes.lower`` does). Three substring searches in C instead of
     the pattern's match on every line without a record."""
-    lowered = raw.lower()
-    return (b"run" in lowered or b"mpiexec" in lowered or b"deepspeed" in lowered) \
-        and LAUNCH_LINE.match(raw) is not None
+    return may_name_a_launcher(raw.lower()) and LAUNCH_LINE.match(raw) is not None
 
 
 def read_result_lines(lines: Iterator[bytes], reader: LineReader,
