@@ -402,3 +402,49 @@ def test_a_run_made_from_batches_is_the_run_made_event_by_event(tmp_path: Path, 
     assert from_batches.evaluations == from_events.evaluations and len(from_events.evaluations) == min(9, keep)
     assert (from_batches.first_line, from_batches.last_line) == (from_events.first_line, from_events.last_line)
     assert [tuple(e) for e in from_batches.events] == [tuple(e) for e in from_events.events]
+
+
+TAGGED_SPOILERS = [b"0: " + spoiler for spoiler in BULK_SPOILERS[:12]] + [
+    b"1: " + record_line("0.6"), b"0: 0: " + record_line("0.6"), b"0:" + record_line("0.6"),
+    b"[1,1]<stdout>:" + record_line("0.6"), b"2023-01-01 10:00:00 0: " + record_line("0.8"),
+    b"0: \x1b[31m" + record_line("0.81"), b"0: " + record_line("18446744073709551616"),
+    b"0: progress 10%\n", b"framework says hello\n", record_line("0.5"), b"+ srun --ntasks=8 python train.py\n",
+]
+
+
+@pytest.mark.parametrize("tag", [b"0: ", b"  3: ", b"[1,0]<stdout>:"])
+@pytest.mark.parametrize("spoiler", TAGGED_SPOILERS)
+def test_a_run_of_tagged_record_lines_read_in_bulk_is_read_as_line_by_line(
+        tmp_path: Path, spoiler: bytes, tag: bytes, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A run of record lines behind the same rank tag (``  0: :::MLLOG ...``, srun's labels,
+    mpirun's tags) is decoded in bulk once the tag and its job are known; another rank's line,
+    a timestamp, colour or a record the bulk path refuses leave the lines to kept_tagged and
+    feed: the same items, line numbers and counts as the line reader either way."""
+    from mlcheck.read import record_runs, result_blocks
+
+    tagged: list[int] = []
+
+    def counted(run: bytes, first_line: int, skip: int = 0) -> Any:
+        events = record_runs.bulk_events(run, first_line, skip)
+        if events is not None and skip:
+            tagged.append(first_line)
+        return events
+
+    monkeypatch.setattr(result_blocks, "bulk_events", counted)
+    clean = [tag + line for line in CLEAN_RUN]
+    for where in (1, 6, len(clean)):
+        for crlf, last_end in ((False, True), (True, False), (False, False)):
+            tagged.clear()
+            lines = [line.replace(b"\n", b"\r\n") if crlf else line for line in clean]
+            odd = spoiler.replace(b"0: ", tag, 1) if spoiler.startswith(b"0: ") else spoiler
+            lines.insert(where, odd)
+            text = b"".join(lines)
+            path = tmp_path / "result_0.txt"
+            path.write_bytes(text if last_end else text.rstrip(b"\r\n"))
+            (blocks, block_stats), (expected, line_stats) = _block_and_line_readers(path)
+            assert block_stats == line_stats, spoiler
+            assert len(blocks) == len(expected), spoiler
+            for got, want in zip(blocks, expected):
+                assert same(tuple(got), tuple(want)) if isinstance(got, tuple) else got == want, (spoiler, got, want)
+            if where == 6 and not odd.startswith(tag + b":::MLLOG"):  # (a line of the run itself refuses it all)
+                assert tagged[0] == 2  # (the first line makes the tag known: the lines after it are a run)

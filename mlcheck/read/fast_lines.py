@@ -14,7 +14,7 @@ from mlcheck.read.fast_json import fast_body_event
 from mlcheck.read.job_starts import JobStarts
 from mlcheck.read.prefixes import PrefixDecisions
 from mlcheck.read.rank_copies import RankCopies
-from mlcheck.read.rawlog import RawStats
+from mlcheck.read.rawlog import RawStats, Source
 
 _MARKER_BYTES = b":::MLLOG"
 LEADING_TAG = re.compile(rb"\[\d+,\d+\]<(?:stdout|stderr)>:")
@@ -96,3 +96,35 @@ class FastLines:
         sources[source] = sources.get(source, 0) + 1
         self.copies.count_kept(source[0], event.key)
         return event
+
+    def tagged_run_source(self, tag: bytes) -> Source | None:
+        """The source of the records behind ``tag`` when :meth:`kept_tagged` would read each line
+        of a run of them (a tag already met, of a job already met, its records kept with no copy
+        to compare), so that :meth:`kept_tagged_run` may count them at once; else None. What
+        it decides does not change along such a run (only another source's lines change it)."""
+        found = self.prefixes.known.get(tag)
+        if found is None or not found[1] or self.keep_text:
+            return None
+        prefix = found[0]
+        source = prefix.source
+        if (source is None or prefix.timestamp or prefix.extra_text or source[0] not in self.job_starts.jobs
+                or self.copies.expects_copies(source)):
+            return None
+        return source
+
+    def kept_tagged_run(self, source: Source, events: list[Event], crlf: int) -> None:
+        """Count a run of lines, each of which :meth:`kept_tagged` would have read (``crlf`` of
+        them with CRLF ends), as it counts them."""
+        count = len(events)
+        self.line_no += count
+        stats = self.stats
+        stats.lines += count
+        stats.crlf_lines += crlf
+        self.noise_tag = None
+        stats.records += count
+        self.tags_seen = True
+        stats.tagged_records += count
+        stats.kept += count
+        sources = stats.kept_sources
+        sources[source] = sources.get(source, 0) + count
+        self.copies.count_all_kept(source[0], events)

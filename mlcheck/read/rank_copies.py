@@ -20,10 +20,11 @@ from __future__ import annotations
 
 import re
 from collections import Counter, OrderedDict
-from typing import Any, NamedTuple
+from operator import itemgetter
+from typing import Any, NamedTuple, Sequence
 
 from mlcheck.read.copy_differences import Printed, conflict, same_record
-from mlcheck.model import Finding
+from mlcheck.model import Event, Finding
 from mlcheck.read.rawlog import Source
 
 WINDOW = 20000
@@ -31,6 +32,7 @@ HORIZON = 32
 MAX_CONFLICT_FINDINGS = 20
 _KEY = re.compile(rb'"key"\s*:\s*"((?:[^"\\]|\\.)*)"')
 
+_EVENT_KEY = itemgetter(0)
 _Slot = tuple[int, bytes, int]
 """(job, key as written, occurrence)"""
 
@@ -96,6 +98,13 @@ class RankCopies:
         """Count a kept record no copy is expected for (a copy may still come: a late rank)."""
         self._kept_counts[(job, key.encode("utf-8", errors="surrogatepass"))] += 1
         self._kept_total[job] += 1
+
+    def count_all_kept(self, job: int, events: Sequence[Event]) -> None:
+        """:meth:`count_kept` of each event, in order."""
+        counts = self._kept_counts
+        for key, count in Counter(map(_EVENT_KEY, events)).items():
+            counts[(job, key.encode("utf-8", errors="surrogatepass"))] += count
+        self._kept_total[job] += len(events)
 
     def kept(self, source: Source | None, key: str, text: str, line: int) -> list[Finding]:
         """Register a kept record; return the conflicts decided now (copies that came before it,

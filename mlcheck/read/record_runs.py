@@ -30,6 +30,10 @@ _NOT_A_RECORD_LINE = re.compile(rb"\n(?!" + re.escape(MARKER_BYTES) + rb")")
 _KEY, _VALUE, _METADATA, _TIME, _EVENT_TYPE, _NAMESPACE = (
     itemgetter(field) for field in ("key", "value", "metadata", "time_ms", "event_type", "namespace"))
 _BODY = itemgetter(slice(len(MARKER_BYTES), None))
+_BODIES = {0: _BODY}
+"""The record of a line after a rank tag of so many bytes and the marker."""
+_TAGGED_RUN_ENDS: dict[bytes, re.Pattern[bytes]] = {}
+_REMEMBERED = 256
 _EVENT = partial(tuple.__new__, Event)
 _NUMBER_TYPES = frozenset({int, float})
 Batch = list[Event]
@@ -45,9 +49,21 @@ def record_run_end(chunk: bytes, at: int) -> int:
     return len(chunk) if found is None else found.start()
 
 
-def bulk_events(run: bytes, first_line: int) -> list[Event] | None:
+def tagged_run_end(chunk: bytes, at: int, head: bytes) -> int:
+    """:func:`record_run_end` of the lines that start with ``head`` (a rank tag and the marker)."""
+    pattern = _TAGGED_RUN_ENDS.get(head)
+    if pattern is None:
+        if len(_TAGGED_RUN_ENDS) >= _REMEMBERED:
+            _TAGGED_RUN_ENDS.clear()
+        pattern = _TAGGED_RUN_ENDS[head] = re.compile(rb"\n(?!" + re.escape(head) + rb")")
+    found = pattern.search(chunk, at)
+    return len(chunk) if found is None else found.start()
+
+
+def bulk_events(run: bytes, first_line: int, tag: int = 0) -> list[Event] | None:
     """The events of ``run`` (whole record lines without the last line end), the first on
-    physical line ``first_line``; None when the run must be read line by line."""
+    physical line ``first_line``; None when the run must be read line by line. With ``tag``, each
+    line starts with the same rank tag of that many bytes before the marker."""
     if LOADS is None or run.count(b"\n") + 1 < MIN_LINES:
         return None
     lines = run.split(b"\n")
@@ -60,7 +76,7 @@ def bulk_events(run: bytes, first_line: int) -> list[Event] | None:
     if NINETEEN_DIGITS in digits and has_long_integer(run, digits):
         return None
     try:
-        records = list(map(LOADS, map(_BODY, lines)))
+        records = list(map(LOADS, map(_BODIES[tag] if tag in _BODIES else _body_after(tag), lines)))
         keys, metadata, times = list(map(_KEY, records)), list(map(_METADATA, records)), list(map(_TIME, records))
         event_types, namespaces = list(map(_EVENT_TYPE, records)), list(map(_NAMESPACE, records))
         values = list(map(_VALUE, records))
@@ -74,6 +90,14 @@ def bulk_events(run: bytes, first_line: int) -> list[Event] | None:
     return list(map(_EVENT, zip(keys, values, metadata, map(float, times),
                                 range(first_line, first_line + len(lines)),
                                 _texts(event_types), _texts(namespaces))))
+
+
+def _body_after(tag: int) -> itemgetter[bytes]:
+    if len(_BODIES) >= _REMEMBERED:
+        _BODIES.clear()
+        _BODIES[0] = _BODY
+    body = _BODIES[tag] = itemgetter(slice(tag + len(MARKER_BYTES), None))
+    return body
 
 
 def _all_of(values: Sequence[object], kind: type) -> bool:

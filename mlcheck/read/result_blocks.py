@@ -22,7 +22,7 @@ from typing import IO, Iterator, cast
 from mlcheck.read.fast_json import fast_body_event
 from mlcheck.read.job_starts import LAUNCH_LINE, LAUNCHER_PARTS, may_name_a_launcher
 from mlcheck.read.line_reader import MARKER_BYTES, MAX_LINE_BYTES, AnyItem, LineReader
-from mlcheck.read.record_runs import Batch, bulk_events, record_run_end
+from mlcheck.read.record_runs import Batch, bulk_events, record_run_end, tagged_run_end
 
 _BLOCK = 1 << 20
 _BLANKS = b" \t\r\x0b\x0c"
@@ -157,6 +157,20 @@ def _lines(chunk: bytes, counts: _Counts, reader: LineReader) -> Iterator[AnyIte
             counts.add_clean(lines, crlf)
             lines = crlf = 0
             counts.flush(reader)
+            if start < at and start >= by_line_until and chunk.startswith(chunk[start:at + 8], end):
+                source = reader.tagged_run_source(chunk[start:at])  # (the next line has its tag too)
+                if source is not None:
+                    run_end = tagged_run_end(chunk, start, chunk[start:at + 8])
+                    events = bulk_events(chunk[start:run_end], reader.line_no + 1, at - start) \
+                        if run_end < size else None  # (every line with its end, as kept_tagged reads them)
+                    if events is not None:
+                        reader.kept_tagged_run(source, events, chunk.count(b"\r\n", start, run_end + 1)
+                                               if crlf_ends else 0)
+                        done = run_end + 1
+                        at = find(MARKER_BYTES, done)
+                        yield events
+                        continue
+                    by_line_until = run_end  # (this run is read line by line)
             event = reader.kept_tagged(chunk[start:end]) if start < at else None
             at = following if following < 0 or following >= end else find(MARKER_BYTES, end)
             if event is not None:  # (a record behind a rank tag, read without feed's generator)
