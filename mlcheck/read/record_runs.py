@@ -18,7 +18,7 @@ import math
 import re
 from functools import partial
 from operator import itemgetter
-from typing import Iterator, Sequence
+from typing import Callable, Iterator, Sequence
 
 from mlcheck.model import Event
 from mlcheck.read.fast_json import (BRACKETS_ANY_DEPTH, DECODE_ERROR, DIGITS_AS_ZERO, LOADS, MAX_BRACKETS,
@@ -30,7 +30,7 @@ _NOT_A_RECORD_LINE = re.compile(rb"\n(?!" + re.escape(MARKER_BYTES) + rb")")
 _KEY, _VALUE, _METADATA, _TIME, _EVENT_TYPE, _NAMESPACE = (
     itemgetter(field) for field in ("key", "value", "metadata", "time_ms", "event_type", "namespace"))
 _BODY = itemgetter(slice(len(MARKER_BYTES), None))
-_BODIES = {0: _BODY}
+_BODIES: dict[int, Callable[[bytes], bytes]] = {0: _BODY}
 """The record of a line after a rank tag of so many bytes and the marker."""
 _TAGGED_RUN_ENDS: dict[bytes, re.Pattern[bytes]] = {}
 _REMEMBERED = 256
@@ -76,7 +76,7 @@ def bulk_events(run: bytes, first_line: int, tag: int = 0) -> list[Event] | None
     if NINETEEN_DIGITS in digits and has_long_integer(run, digits):
         return None
     try:
-        records = list(map(LOADS, map(_BODIES[tag] if tag in _BODIES else _body_after(tag), lines)))
+        records = list(map(LOADS, map(_BODIES.get(tag) or _body_after(tag), lines)))
         keys, metadata, times = list(map(_KEY, records)), list(map(_METADATA, records)), list(map(_TIME, records))
         event_types, namespaces = list(map(_EVENT_TYPE, records)), list(map(_NAMESPACE, records))
         values = list(map(_VALUE, records))
@@ -92,11 +92,12 @@ def bulk_events(run: bytes, first_line: int, tag: int = 0) -> list[Event] | None
                                 _texts(event_types), _texts(namespaces))))
 
 
-def _body_after(tag: int) -> itemgetter[bytes]:
+def _body_after(tag: int) -> Callable[[bytes], bytes]:
     if len(_BODIES) >= _REMEMBERED:
         _BODIES.clear()
         _BODIES[0] = _BODY
-    body = _BODIES[tag] = itemgetter(slice(tag + len(MARKER_BYTES), None))
+    body: Callable[[bytes], bytes] = itemgetter(slice(tag + len(MARKER_BYTES), None))
+    _BODIES[tag] = body
     return body
 
 
