@@ -448,3 +448,17 @@ def test_a_run_of_tagged_record_lines_read_in_bulk_is_read_as_line_by_line(
                 assert same(tuple(got), tuple(want)) if isinstance(got, tuple) else got == want, (spoiler, got, want)
             if where == 6 and not odd.startswith(tag + b":::MLLOG"):  # (a line of the run itself refuses it all)
                 assert tagged[0] == 2  # (the first line makes the tag known: the lines after it are a run)
+
+
+def test_a_stretch_counts_its_lines_that_are_not_blank_as_strip_decides() -> None:
+    """_Counts.stretch counts the lines that are not blank with one translate and one count:
+    the number of lines whose ``strip()`` leaves something (bytes' whitespace: no \\x1c-\\x1f)."""
+    from mlcheck.read.result_blocks import _Counts
+
+    rng = random.Random(7)
+    alphabet = [b" ", b"\t", b"\r", b"\x0b", b"\x0c", b"\n", b"\n", b"a", b"\x1c", b"\xff", b"\x00"]
+    for _ in range(5000):
+        text = b"".join(rng.choice(alphabet) for _ in range(rng.randrange(0, 30)))
+        counts = _Counts()
+        counts.stretch(text)
+        assert counts.noise == sum(1 for line in text.split(b"\n") if line.strip()), text

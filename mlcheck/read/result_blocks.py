@@ -28,6 +28,9 @@ _BLOCK = 1 << 20
 _BLANKS = b" \t\r\x0b\x0c"
 """ASCII whitespace but the line end: a line is blank (not noise) when it holds nothing else,
 as ``bytes.strip`` and ``bytes.isspace`` decide."""
+_LINE_ENDS_AND_TEXT = bytes(0x0A if byte == 0x0A else 0x78 for byte in range(256))
+"""Every byte but the line end made ``x``: with the blanks deleted, each line that is not blank
+starts a run of ``x`` (one pass and one count, no list of the lines)."""
 
 
 class _Counts:
@@ -42,7 +45,8 @@ class _Counts:
         """Count whole lines without a record (the last one may lack its line end: end of file)."""
         self.lines += text.count(b"\n") + (not text.endswith(b"\n"))
         self.crlf += text.count(b"\r\n")
-        self.noise += len(text.translate(None, _BLANKS).split())  # (only line ends are left)
+        marked = text.translate(_LINE_ENDS_AND_TEXT, _BLANKS)
+        self.noise += marked.count(b"\nx") + marked.startswith(b"x")
 
     def add_clean(self, lines: int, crlf: int) -> None:
         """Clean record lines (a record each) counted in the caller's locals."""

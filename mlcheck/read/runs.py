@@ -12,8 +12,10 @@ named ``result_<i>.txt`` is one run even then.
 from __future__ import annotations
 
 from collections import Counter
+from itertools import compress
 import dataclasses
 from operator import itemgetter
+from collections import _count_elements  # type: ignore[attr-defined]  # (Counter.update's counting loop, in C)
 from typing import Callable, Iterable, Iterator, Mapping, Protocol, Sequence, cast
 
 from mlcheck.records import dataclass, field
@@ -24,6 +26,7 @@ from mlcheck.read.reader import Batch, LogItem
 _CUT_RECORD = "MLC023"
 _JOB_STARTED = "MLC024"
 _KEY = itemgetter(0)
+_EVALUATION = "eval_accuracy"
 _PREAMBLE = frozenset({"cache_clear"})
 """Keys a run script logs in its own step before it launches the training job of the run."""
 
@@ -107,17 +110,21 @@ class RunBuilder:
 
     def _add_batch(self, batch: Batch) -> bool:
         """Add a list of events when no key of it passes :attr:`Run.KEEP_PER_KEY` (else False,
-        nothing added): counted in C, kept with one ``extend``."""
+        nothing added): counted in C, kept with one ``extend``. While the run holds fewer events
+        than that, no key can pass it: they are counted without a check."""
         counts, keep = self.counts, Run.KEEP_PER_KEY
-        added = Counter(map(_KEY, batch))
-        if any(counts.get(key, 0) + count > keep for key, count in added.items()):
-            return False
-        counts.update(added)
+        evaluations = counts.get("eval_accuracy", 0)
+        if len(self.events) + len(batch) <= keep and sum(counts.values()) == len(self.events):
+            _count_elements(counts, map(_KEY, batch))
+        else:
+            added = Counter(map(_KEY, batch))
+            if any(counts.get(key, 0) + count > keep for key, count in added.items()):
+                return False
+            counts.update(added)
         self.events.extend(batch)
-        if "eval_accuracy" in added:
-            for event in batch:
-                if event[0] == "eval_accuracy":
-                    self.add_evaluation(event)
+        if counts.get("eval_accuracy", 0) > evaluations:
+            for event in compress(batch, map(_EVALUATION.__eq__, map(_KEY, batch))):
+                self.add_evaluation(event)
         return True
 
     def build(self) -> Run:
