@@ -63,16 +63,17 @@ class FastLines:
         self.noise_tag = leading.group(0) if leading is not None else None
 
     def kept_tagged(self, raw: bytes) -> Event | None:
-        """Read the commonest line of raw output in a result file: a bare rank tag already met,
-        of a job already met, whose records are kept with no copy to compare (every rank's are,
+        """Read the commonest line of raw output in a result file: a bare rank tag of a job
+        already met, whose records are kept with no copy to compare (every rank's are,
         in a result file), then one well-formed record that orjson reads as ``json`` does. Such
         a line is read here as :meth:`LineReader.feed` reads it (the same statistics, counts and event),
-        without its generator; None when it is not such a line (nothing was read: then
-        :meth:`LineReader.feed` reads it)."""
+        without its generator; None when it is not such a line (then :meth:`LineReader.feed`
+        reads it: only the decision on its tag may be remembered, the one feed makes of it)."""
         at = raw.find(_MARKER_BYTES)
-        found = self.prefixes.known.get(raw[:at]) if at > 0 else None
-        if found is None or not found[1] or raw[-1:] != b"\n" or b"\x1b" in raw \
-                or raw.find(_MARKER_BYTES, at + 8) >= 0 or self.keep_text:
+        if at <= 0 or raw[-1:] != b"\n" or b"\x1b" in raw or raw.find(_MARKER_BYTES, at + 8) >= 0 or self.keep_text:
+            return None
+        found = self.prefixes.decide(raw[:at])  # (what feed decides of it: a tag met first is read once)
+        if not found[1]:
             return None
         prefix = found[0]
         source = prefix.source
