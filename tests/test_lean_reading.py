@@ -451,14 +451,18 @@ def test_a_run_of_tagged_record_lines_read_in_bulk_is_read_as_line_by_line(
 
 
 def test_a_stretch_counts_its_lines_that_are_not_blank_as_strip_decides() -> None:
-    """_Counts.stretch counts the lines that are not blank with one translate and one count:
+    """_Counts.stretch (and squeezed_stretch, from the text in lower case without blanks) counts the lines that are not blank with one translate and one count:
     the number of lines whose ``strip()`` leaves something (bytes' whitespace: no \\x1c-\\x1f)."""
-    from mlcheck.read.result_blocks import _Counts
+    from mlcheck.read.result_blocks import _BLANKS, _LOWER_CASE, _Counts
 
     rng = random.Random(7)
-    alphabet = [b" ", b"\t", b"\r", b"\x0b", b"\x0c", b"\n", b"\n", b"a", b"\x1c", b"\xff", b"\x00"]
+    alphabet = [b" ", b"\t", b"\r", b"\x0b", b"\x0c", b"\n", b"\n", b"a", b"R", b"\x1c", b"\xff", b"\x00"]
     for _ in range(5000):
-        text = b"".join(rng.choice(alphabet) for _ in range(rng.randrange(0, 30)))
-        counts = _Counts()
+        text = b"".join(rng.choice(alphabet) for _ in range(rng.randrange(1, 30)))
+        lines = text.split(b"\n")[:-1] if text.endswith(b"\n") else text.split(b"\n")
+        expected = (len(lines), sum(1 for line in lines if line.strip()), text.count(b"\r\n"))
+        counts, squeezed = _Counts(), _Counts()
         counts.stretch(text)
-        assert counts.noise == sum(1 for line in text.split(b"\n") if line.strip()), text
+        squeezed.squeezed_stretch(text, text.translate(_LOWER_CASE, _BLANKS), True)
+        assert (counts.lines, counts.noise, counts.crlf) == expected, text
+        assert (squeezed.lines, squeezed.noise, squeezed.crlf) == expected, text

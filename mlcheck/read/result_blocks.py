@@ -31,6 +31,10 @@ as ``bytes.strip`` and ``bytes.isspace`` decide."""
 _LINE_ENDS_AND_TEXT = bytes(0x0A if byte == 0x0A else 0x78 for byte in range(256))
 """Every byte but the line end made ``x``: with the blanks deleted, each line that is not blank
 starts a run of ``x`` (one pass and one count, no list of the lines)."""
+_LOWER_CASE = bytes(range(256)).lower()
+"""ASCII letters in lower case: with the blanks deleted, one pass makes the text both the noise
+count and the cheap launcher test read (a launcher name is found where it is; deleting blanks
+may only join words into one, which the exact test then refuses)."""
 
 
 class _Counts:
@@ -47,6 +51,22 @@ class _Counts:
         self.crlf += text.count(b"\r\n")
         marked = text.translate(_LINE_ENDS_AND_TEXT, _BLANKS)
         self.noise += marked.count(b"\nx") + marked.startswith(b"x")
+
+    def squeezed_stretch(self, text: bytes, squeezed: bytes, crlf_ends: bool) -> None:
+        """:meth:`stretch`, given ``squeezed``: ``text`` in lower case without its blanks (see
+        :data:`_LOWER_CASE`; it holds the line ends of ``text``), and whether the chunk has any
+        CRLF line end. A blank line is an empty line of ``squeezed``: with no two line ends in a
+        row there, only the first and the last line may be one."""
+        ended = text.endswith(b"\n")
+        lines = squeezed.count(b"\n") + (not ended)
+        self.lines += lines
+        if crlf_ends:
+            self.crlf += text.count(b"\r\n")
+        if b"\n\n" in squeezed:
+            self.noise += len(squeezed.split())  # (only line ends are left)
+        else:
+            self.noise += lines - squeezed.startswith(b"\n") - (
+                not ended and (not squeezed or squeezed.endswith(b"\n")))
 
     def add_clean(self, lines: int, crlf: int) -> None:
         """Clean record lines (a record each) counted in the caller's locals."""
@@ -123,11 +143,11 @@ def _lines(chunk: bytes, counts: _Counts, reader: LineReader) -> Iterator[AnyIte
                 counts.add_clean(lines, crlf)
                 lines = crlf = 0
                 stretch = chunk[done:start] if done or start < size else chunk
-                lowered = stretch.lower()
-                if may_name_a_launcher(lowered):
-                    yield from _noise(stretch, lowered, counts, reader)
+                squeezed = stretch.translate(_LOWER_CASE, _BLANKS)
+                if may_name_a_launcher(squeezed):
+                    yield from _noise(stretch, stretch.lower(), counts, reader)
                 else:  # (no generator for a stretch that only counts)
-                    counts.stretch(stretch)
+                    counts.squeezed_stretch(stretch, squeezed, crlf_ends)
                 _note_last_line(chunk, done, start, reader)
             if at < 0:
                 return
