@@ -34,8 +34,10 @@ LAUNCHER_PARTS = (b"run", b"mpiexec", b"deepspeed")
 
 def may_name_a_launcher(lowered: bytes) -> bool:
     """The cheap test before :data:`LAUNCH_LINE` (``lowered``: the text with its ASCII letters
-    in lower case, as the pattern ignores case): three substring searches in C."""
-    return b"run" in lowered or b"mpiexec" in lowered or b"deepspeed" in lowered
+    in lower case, as the pattern ignores case): substring searches in C (``x`` found with
+    ``memchr`` first: a search for ``mpiexec`` takes ten times as long, and most text holds
+    no ``x``)."""
+    return b"run" in lowered or (b"x" in lowered and b"mpiexec" in lowered) or b"deepspeed" in lowered
 
 
 ANOTHER_RUN = "the records after it are read as another run"
