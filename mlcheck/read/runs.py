@@ -15,7 +15,6 @@ from collections import Counter
 from itertools import compress
 import dataclasses
 from operator import itemgetter
-from collections import _count_elements  # type: ignore[attr-defined]  # (Counter.update's counting loop, in C)
 from typing import Callable, Iterable, Iterator, Mapping, Protocol, Sequence, cast
 
 from mlcheck.records import dataclass, field
@@ -110,19 +109,14 @@ class RunBuilder:
 
     def _add_batch(self, batch: Batch) -> bool:
         """Add a list of events when no key of it passes :attr:`Run.KEEP_PER_KEY` (else False,
-        nothing added): counted in C, kept with one ``extend``. While the run holds fewer events
-        than that, no key can pass it: they are counted without a check."""
+        nothing added): counted in C, kept with one ``extend``, its evaluations picked in C."""
         counts, keep = self.counts, Run.KEEP_PER_KEY
-        evaluations = counts.get("eval_accuracy", 0)
-        if len(self.events) + len(batch) <= keep and sum(counts.values()) == len(self.events):
-            _count_elements(counts, map(_KEY, batch))
-        else:
-            added = Counter(map(_KEY, batch))
-            if any(counts.get(key, 0) + count > keep for key, count in added.items()):
-                return False
-            counts.update(added)
+        added = Counter(map(_KEY, batch))
+        if any(counts.get(key, 0) + count > keep for key, count in added.items()):
+            return False
+        counts.update(added)
         self.events.extend(batch)
-        if counts.get("eval_accuracy", 0) > evaluations:
+        if _EVALUATION in added:
             for event in compress(batch, map(_EVALUATION.__eq__, map(_KEY, batch))):
                 self.add_evaluation(event)
         return True
