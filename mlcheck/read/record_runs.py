@@ -64,10 +64,10 @@ def bulk_events(run: bytes, first_line: int, tag: int = 0) -> list[Event] | None
     """The events of ``run`` (whole record lines without the last line end), the first on
     physical line ``first_line``; None when the run must be read line by line. With ``tag``, each
     line starts with the same rank tag of that many bytes before the marker."""
-    if LOADS is None or run.count(b"\n") + 1 < MIN_LINES:
+    if LOADS is None:
         return None
     lines = run.split(b"\n")
-    if run.count(MARKER_BYTES) != len(lines) or b"\x1b" in run:
+    if len(lines) < MIN_LINES or run.count(MARKER_BYTES) != len(lines) or b"\x1b" in run:
         return None
     longest = max(map(len, lines))
     if longest + 1 >= MAX_LINE_BYTES or (longest > BRACKETS_ANY_DEPTH and _deep(lines)):
