@@ -112,7 +112,9 @@ class RunBuilder:
         nothing added): counted in C, kept with one ``extend``, its evaluations picked in C."""
         counts, keep = self.counts, Run.KEEP_PER_KEY
         added = Counter(map(_KEY, batch))
-        if any(counts.get(key, 0) + count > keep for key, count in added.items()):
+        events = len(self.events)  # (no key passes its keep while all the run's events are kept and fewer)
+        if (events + len(batch) > keep or sum(counts.values()) != events) \
+                and any(counts.get(key, 0) + count > keep for key, count in added.items()):
             return False
         counts.update(added)
         self.events.extend(batch)
