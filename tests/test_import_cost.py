@@ -28,6 +28,7 @@ LAZY = (
     "importlib.resources",    # with tempfile, shutil, zipfile: mlcheck.facts.resources reads the data files
     "importlib.metadata", "email", "tempfile", "shutil", "zipfile",
     "tomllib", "tomli",       # a config file is parsed only when there is one
+    "gzip",                   # a gzip log is opened by it (with struct and _compression)
     "csv", "multiprocessing", "concurrent", "xml", "hashlib",
     "mlcheck.report.text", "mlcheck.report.text_findings", "mlcheck.report.grouped",
     "mlcheck.report.results_table", "mlcheck.report.job_summary", "mlcheck.report.html",

@@ -16,7 +16,6 @@ with ``:::MLLOG`` and holds one record is parsed exactly as before.
 
 from __future__ import annotations
 
-import gzip
 import io
 import sys
 import zlib
@@ -48,11 +47,15 @@ def open_log(path: str) -> IO[bytes]:
         stdin = sys.stdin.buffer
         peek = getattr(stdin, "peek", None)  # a pipe or terminal is buffered; test doubles may not be
         if peek is not None and peek(2)[:2] == _GZIP_MAGIC:
+            import gzip  # (only for a gzip log: about 2 ms of every start otherwise)
+
             return gzip.GzipFile(fileobj=stdin, mode="rb")  # type: ignore[return-value]
         return stdin
     handle = open(path, "rb")
     if handle.peek(2)[:2] == _GZIP_MAGIC:
         handle.close()
+        import gzip
+
         return gzip.GzipFile(path, "rb")  # type: ignore[return-value]
     return handle
 
