@@ -466,3 +466,29 @@ def test_a_stretch_counts_its_lines_that_are_not_blank_as_strip_decides() -> Non
         squeezed.squeezed_stretch(text, text.translate(_LOWER_CASE, _BLANKS), True)
         assert (counts.lines, counts.noise, counts.crlf) == expected, text
         assert (squeezed.lines, squeezed.noise, squeezed.crlf) == expected, text
+
+
+def test_the_launcher_lines_of_a_stretch_are_those_the_pattern_matches() -> None:
+    """_launcher_lines looks at an occurrence of a launcher's name only where a blank or a colon
+    follows it (as LAUNCH_LINE needs): on random lines of launcher names, paths, prompts,
+    timestamps, options and look-alikes (running, run_and_time.sh), the lines it gives are the
+    lines LAUNCH_LINE matches."""
+    from mlcheck.read.job_starts import LAUNCH_LINE
+    from mlcheck.read.result_blocks import _launcher_lines
+
+    rng = random.Random(3)
+    words = [b"mpirun", b"MPIRUN", b"srun", b"SRun", b"poprun", b"torchrun", b"horovodrun", b"deepspeed",
+             b"jsrun", b"aprun", b"mpiexec", b"running", b"run_and_time.sh", b"/usr/bin/", b"+ ", b"$ ",
+             b"12:00:01 ", b" ", b"\t", b"-np", b" -", b":", b" : launch", b"launching", b"x", b"rUn", b"\r"]
+    launchers = 0
+    for _ in range(20_000):
+        lines = [b"".join(rng.choice(words) for _ in range(rng.randrange(1, 6))) + b"\n" for _ in range(3)]
+        text = b"".join(lines)
+        expected, start = [], 0
+        for line in lines:
+            if LAUNCH_LINE.match(line):
+                expected.append((start, start + len(line)))
+            start += len(line)
+        assert _launcher_lines(text, text.lower()) == expected, text
+        launchers += len(expected)
+    assert launchers > 1000

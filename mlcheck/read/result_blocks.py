@@ -85,6 +85,11 @@ class _Counts:
         self.lines = self.records = self.noise = self.crlf = 0
 
 
+_AFTER_A_LAUNCHER = (b" ", b"\t", b":")
+"""What follows a launcher's name in :data:`~mlcheck.read.job_starts.LAUNCH_LINE` (an option
+after blanks, or a colon); every name that holds ``run`` ends with it."""
+
+
 def _launcher_lines(text: bytes, lowered: bytes) -> list[tuple[int, int]]:
     """Where the lines of ``text`` (lines without a record; ``lowered``: its ASCII letters in
     lower case) that launch a job start and end."""
@@ -92,6 +97,10 @@ def _launcher_lines(text: bytes, lowered: bytes) -> list[tuple[int, int]]:
     for part in LAUNCHER_PARTS:
         at = lowered.find(part)
         while at >= 0:
+            after = at + len(part)
+            if lowered[after:after + 1] not in _AFTER_A_LAUNCHER:  # (running, run_and_time.sh)
+                at = lowered.find(part, after)
+                continue
             start = lowered.rfind(b"\n", 0, at) + 1
             end = lowered.find(b"\n", at) + 1 or len(text)
             starts.add(start)
