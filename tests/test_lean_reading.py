@@ -492,3 +492,21 @@ def test_the_launcher_lines_of_a_stretch_are_those_the_pattern_matches() -> None
         assert _launcher_lines(text, text.lower()) == expected, text
         launchers += len(expected)
     assert launchers > 1000
+
+
+def test_a_bare_rank_tag_or_label_is_read_as_any_prefix_is() -> None:
+    """read_prefix reads a bare srun label (`` 12: ``) or mpirun tag (``[1,0]<stdout>:``) by one
+    match: the same Prefix as read_parts, which reads any text, on random texts of tags, labels,
+    timestamps, digits (Unicode ones too) and leftovers."""
+    from mlcheck.read.rawlog import read_parts, read_prefix
+
+    rng = random.Random(5)
+    parts = [" ", "  ", "1", "12", "\u0663", ":", ": ", "[", "]", ",", "<stdout>", "<stderr>", "[1,0]<stdout>:",
+             "[2,3]<stderr>:", "2023-01-01 10:00:00 ", "10:00:00 ", "x", "\t"]
+    bare = 0
+    for _ in range(30_000):
+        text = "".join(rng.choice(parts) for _ in range(rng.randrange(1, 5)))
+        assert read_prefix(text) == read_parts(text), text
+        bare += read_prefix(text).source is not None and not read_prefix(text).extra_text
+    assert read_prefix(" 12: ") == read_parts(" 12: ") and read_prefix("[1,0]<stdout>:").stream == "stdout"
+    assert bare > 1000

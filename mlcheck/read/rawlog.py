@@ -51,6 +51,16 @@ def read_prefix(text: str) -> Prefix:
     """Classify the text in front of a record (line start or the end of the previous record)."""
     if not text:
         return Prefix(None, False, False)
+    bare = _SRUN_LABEL.fullmatch(text) or TAG.fullmatch(text)  # (the commonest, as read_parts reads them)
+    if bare is not None:
+        if bare.re is TAG:
+            return Prefix((int(bare.group(1)), int(bare.group(2))), False, False, bare.group(3))
+        return Prefix((-1, int(bare.group(1))), False, False)
+    return read_parts(text)
+
+
+def read_parts(text: str) -> Prefix:
+    """:func:`read_prefix` of any text: a timestamp, rank tags or a label, and what is left."""
     position = 0
     stamp = _TIMESTAMP.match(text)
     if stamp is not None:
