@@ -113,12 +113,11 @@ def _launcher_lines(text: bytes, lowered: bytes) -> list[tuple[int, int]]:
     return found
 
 
-def _noise(text: bytes, lowered: bytes, counts: _Counts, reader: LineReader) -> Iterator[AnyItem]:
-    """A stretch of whole lines without a record that may launch a job (``lowered``: the stretch
-    in lower case, which :func:`~mlcheck.read.job_starts.may_name_a_launcher` accepted): counted,
-    and its launcher lines fed."""
+def _noise(text: bytes, launches: list[tuple[int, int]], counts: _Counts, reader: LineReader) -> Iterator[AnyItem]:
+    """A stretch of whole lines without a record that launches a job (``launches``: where its
+    launcher lines are, :func:`_launcher_lines`): counted, and its launcher lines fed."""
     done = 0
-    for start, end in _launcher_lines(text, lowered):
+    for start, end in launches:
         if start > done:
             counts.stretch(text[done:start])
         counts.flush(reader)
@@ -153,8 +152,9 @@ def _lines(chunk: bytes, counts: _Counts, reader: LineReader) -> Iterator[AnyIte
                 lines = crlf = 0
                 stretch = chunk[done:start] if done or start < size else chunk
                 squeezed = stretch.translate(_LOWER_CASE, _BLANKS)
-                if may_name_a_launcher(squeezed):
-                    yield from _noise(stretch, stretch.lower(), counts, reader)
+                launches = _launcher_lines(stretch, stretch.lower()) if may_name_a_launcher(squeezed) else None
+                if launches:
+                    yield from _noise(stretch, launches, counts, reader)
                 else:  # (no generator for a stretch that only counts)
                     counts.squeezed_stretch(stretch, squeezed, crlf_ends)
                 _note_last_line(chunk, done, start, reader)
