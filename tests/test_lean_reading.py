@@ -378,6 +378,14 @@ def test_the_bulk_path_reads_clean_runs(tmp_path: Path, monkeypatch: pytest.Monk
     events = [item for item in read_mllog(str(path), keep_copies=True) if isinstance(item, tuple)]
     assert [event.line for event in events] == [*range(1, 13), *range(14, 26)]
     assert taken == [1, 14]
+    taken.clear()  # records without event_type and namespace (TPU logs), or without a value
+    bare = [b":::MLLOG " + json.dumps({"key": f"k{i % 3}", "time_ms": 1650000000000 + i, "metadata": {"lineno": i},
+                                       **({"value": i} if i % 2 else {})}).encode() + b"\n" for i in range(8)]
+    path.write_bytes(b"".join(bare))
+    (blocks, block_stats), (expected, line_stats) = _block_and_line_readers(path)
+    assert block_stats == line_stats and len(blocks) == len(expected) == 8
+    assert all(same(tuple(got), tuple(want)) for got, want in zip(blocks, expected))
+    assert taken == [1] and blocks[0].value is None and blocks[1].value == 1 and blocks[1].event_type is None
 
 
 @pytest.mark.parametrize("keep", [2000, 2])
@@ -432,7 +440,7 @@ def test_a_run_of_tagged_record_lines_read_in_bulk_is_read_as_line_by_line(
 
     monkeypatch.setattr(result_blocks, "bulk_events", counted)
     clean = [tag + line for line in CLEAN_RUN]
-    for where in (1, 6, len(clean)):
+    for where in (1, 7, len(clean)):
         for crlf, last_end in ((False, True), (True, False), (False, False)):
             tagged.clear()
             lines = [line.replace(b"\n", b"\r\n") if crlf else line for line in clean]
@@ -446,7 +454,7 @@ def test_a_run_of_tagged_record_lines_read_in_bulk_is_read_as_line_by_line(
             assert len(blocks) == len(expected), spoiler
             for got, want in zip(blocks, expected):
                 assert same(tuple(got), tuple(want)) if isinstance(got, tuple) else got == want, (spoiler, got, want)
-            if where == 6 and not odd.startswith(tag + b":::MLLOG"):  # (a line of the run itself refuses it all)
+            if where == 7 and not odd.startswith(tag + b":::MLLOG"):  # (a line of the run itself refuses it all)
                 assert tagged[0] == 2  # (the first line makes the tag known: the lines after it are a run)
 
 
