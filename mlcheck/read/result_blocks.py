@@ -22,7 +22,7 @@ from typing import IO, Iterator, cast
 from mlcheck.read.fast_json import fast_body_event
 from mlcheck.read.job_starts import LAUNCH_LINE, LAUNCHER_PARTS, may_name_a_launcher
 from mlcheck.read.line_reader import MARKER_BYTES, MAX_LINE_BYTES, AnyItem, LineReader
-from mlcheck.read.record_runs import Batch, bulk_events, record_run_end, tagged_run_end
+from mlcheck.read.record_runs import MIN_LINES, Batch, bulk_events, record_run_end, tagged_run_end
 
 _BLOCK = 1 << 20
 _BLANKS = b" \t\r\x0b\x0c"
@@ -162,7 +162,7 @@ def _lines(chunk: bytes, counts: _Counts, reader: LineReader) -> Iterator[AnyIte
                 return
             end = find(b"\n", at) + 1 or size
             if start == at and at >= by_line_until and reader.noise_tag is None \
-                    and chunk.startswith(MARKER_BYTES, end):  # (the next line is a record too)
+                    and _run_of(chunk, end, MARKER_BYTES):  # (the next lines are records too)
                 run_end = record_run_end(chunk, at)
                 events = bulk_events(chunk[at:run_end], reader.line_no + counts.lines + lines + 1)
                 if events is not None:
@@ -190,12 +190,14 @@ def _lines(chunk: bytes, counts: _Counts, reader: LineReader) -> Iterator[AnyIte
             counts.add_clean(lines, crlf)
             lines = crlf = 0
             counts.flush(reader)
-            if start < at and start >= by_line_until and chunk.startswith(chunk[start:at + 8], end):
-                source = reader.tagged_run_source(chunk[start:at])  # (the next line has its tag too)
+            head = chunk[start:at + 8] if start < at and start >= by_line_until else None
+            if head is not None and _run_of(chunk, end, head):
+                source = reader.tagged_run_source(chunk[start:at])
                 if source is not None:
-                    run_end = tagged_run_end(chunk, start, chunk[start:at + 8])
-                    events = bulk_events(chunk[start:run_end], reader.line_no + 1, at - start) \
-                        if run_end < size else None  # (every line with its end, as kept_tagged reads them)
+                    run_end = tagged_run_end(chunk, start, head)
+                    if run_end >= size:  # (a last line without its end is not one kept_tagged reads)
+                        run_end = chunk.rfind(b"\n", start, size)
+                    events = bulk_events(chunk[start:run_end], reader.line_no + 1, at - start)
                     if events is not None:
                         reader.kept_tagged_run(source, events, chunk.count(b"\r\n", start, run_end + 1)
                                                if crlf_ends else 0)
@@ -212,6 +214,18 @@ def _lines(chunk: bytes, counts: _Counts, reader: LineReader) -> Iterator[AnyIte
             yield from reader.feed(chunk[start:end])
     finally:
         counts.add_clean(lines, crlf)
+
+
+def _run_of(chunk: bytes, end: int, head: bytes) -> bool:
+    """Whether the line at ``end`` and enough lines after it start with ``head`` (a rank tag and
+    the marker) for the bulk path (:data:`~mlcheck.read.record_runs.MIN_LINES` in all, with the
+    line before ``end``): a few finds, where a shorter run would cost a pattern search and a split
+    for nothing."""
+    for _ in range(MIN_LINES - 1):
+        if not chunk.startswith(head, end):
+            return False
+        end = chunk.find(b"\n", end) + 1 or len(chunk)
+    return True
 
 
 def _note_last_line(chunk: bytes, start: int, end: int, reader: LineReader) -> None:

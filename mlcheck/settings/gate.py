@@ -75,10 +75,8 @@ def overwritten_inputs(paths: Sequence[str], result: CheckResult,
     """The output paths that name an input (writing them would destroy it): a log just read,
     one of ``also_read`` (the config file), or a file that a package check reads: anything in a
     benchmark folder (``scaling.json``, ``package_checker_params``), in ``systems/`` or in a
-    system folder of a package being checked. A path that does not exist names no input (the
-    files checked exist): with none that does, no input is looked at (no report asked for, or
-    new report files; the real paths of a round's files take a system call per folder level)."""
-    paths = [path for path in paths if os.path.exists(path)]
+    system folder of a package being checked. With no report path, no input is resolved (the real
+    path of each file read takes a system call per folder level)."""
     if not paths:
         return []
     read = {os.path.realpath(run.path) for run in result.runs if run.path != "-"}
