@@ -162,7 +162,7 @@ def _lines(chunk: bytes, counts: _Counts, reader: LineReader) -> Iterator[AnyIte
                 return
             end = find(b"\n", at) + 1 or size
             if start == at and at >= by_line_until and reader.noise_tag is None \
-                    and _run_of(chunk, end, MARKER_BYTES):  # (the next lines are records too)
+                    and chunk.startswith(MARKER_BYTES, end) and _run_of(chunk, end, MARKER_BYTES):
                 run_end = record_run_end(chunk, at)
                 events = bulk_events(chunk[at:run_end], reader.line_no + counts.lines + lines + 1)
                 if events is not None:
@@ -191,7 +191,7 @@ def _lines(chunk: bytes, counts: _Counts, reader: LineReader) -> Iterator[AnyIte
             lines = crlf = 0
             counts.flush(reader)
             head = chunk[start:at + 8] if start < at and start >= by_line_until else None
-            if head is not None and _run_of(chunk, end, head):
+            if head is not None and chunk.startswith(head, end) and _run_of(chunk, end, head):
                 source = reader.tagged_run_source(chunk[start:at])
                 if source is not None:
                     run_end = tagged_run_end(chunk, start, head)
