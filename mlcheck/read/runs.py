@@ -12,6 +12,7 @@ named ``result_<i>.txt`` is one run even then.
 from __future__ import annotations
 
 from collections import Counter
+from collections import _count_elements  # type: ignore[attr-defined]  # (Counter's counting loop, in C)
 from itertools import compress
 import dataclasses
 from operator import itemgetter
@@ -109,16 +110,22 @@ class RunBuilder:
 
     def _add_batch(self, batch: Batch) -> bool:
         """Add a list of events when no key of it passes :attr:`Run.KEEP_PER_KEY` (else False,
-        nothing added): counted in C, kept with one ``extend``, its evaluations picked in C."""
+        nothing added): counted in C, kept with one ``extend``, its evaluations picked in C.
+        While the run holds all its events and fewer than the keep with this batch, no key can
+        pass it: the batch is counted straight into the run's counts (a batch holds ~20 events,
+        where making a Counter of them and merging it cost three times as much)."""
         counts, keep = self.counts, Run.KEEP_PER_KEY
-        added = Counter(map(_KEY, batch))
-        events = len(self.events)  # (no key passes its keep while all the run's events are kept and fewer)
-        if (events + len(batch) > keep or sum(counts.values()) != events) \
-                and any(counts.get(key, 0) + count > keep for key, count in added.items()):
-            return False
-        counts.update(added)
+        held = len(self.events)
+        evaluations = counts.get(_EVALUATION, 0)
+        if held + len(batch) <= keep and sum(counts.values()) == held:
+            _count_elements(counts, map(_KEY, batch))
+        else:
+            added = Counter(map(_KEY, batch))
+            if any(counts.get(key, 0) + count > keep for key, count in added.items()):
+                return False
+            counts.update(added)
         self.events.extend(batch)
-        if _EVALUATION in added:
+        if counts.get(_EVALUATION, 0) != evaluations:
             for event in compress(batch, map(_EVALUATION.__eq__, map(_KEY, batch))):
                 self.add_evaluation(event)
         return True
