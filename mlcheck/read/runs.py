@@ -16,7 +16,7 @@ from collections import _count_elements  # type: ignore[attr-defined]  # (Counte
 from itertools import compress
 import dataclasses
 from operator import itemgetter
-from typing import Callable, Iterable, Iterator, Mapping, Protocol, Sequence, cast
+from typing import Any, Callable, Iterable, Iterator, Mapping, Protocol, Sequence, cast
 
 from mlcheck.records import dataclass, field
 from mlcheck.model import Evaluation, Event, Finding, Run
@@ -29,6 +29,10 @@ _KEY = itemgetter(0)
 _EVALUATION = "eval_accuracy"
 _PREAMBLE = frozenset({"cache_clear"})
 """Keys a run script logs in its own step before it launches the training job of the run."""
+
+
+_PLAIN_NUMBERS = frozenset({int, float})
+"""The number types JSON gives (not bool): read as :func:`_number` reads them."""
 
 
 def _number(value: object) -> float | None:
@@ -67,12 +71,15 @@ class RunBuilder:
 
     def add_evaluation(self, event: Event) -> None:
         if len(self.evaluations) < Run.KEEP_PER_KEY:
+            metadata: Any = event[2]  # (a plain number or None read without a call: most of them)
+            get = metadata.get
+            epoch, samples, step = get("epoch_num"), get("samples_count"), get("step_num")
             self.evaluations.append(Evaluation(
-                time_ms=event.time_ms, value=event.value, line=event.line,
-                epoch_num=_number(event.metadata.get("epoch_num")),
-                samples_count=_number(event.metadata.get("samples_count")),
-                metric=_text(event.metadata.get("metric")),
-                step_num=_number(event.metadata.get("step_num"))))
+                event[3], event[1], event[4],
+                float(epoch) if type(epoch) in _PLAIN_NUMBERS else None if epoch is None else _number(epoch),
+                float(samples) if type(samples) in _PLAIN_NUMBERS else None if samples is None else _number(samples),
+                _text(get("metric")),
+                float(step) if type(step) in _PLAIN_NUMBERS else None if step is None else _number(step)))
 
     def add_all(self, items: Iterable[LogItem | Batch], found: Callable[[Finding], None]) -> None:
         """On an empty builder, :meth:`add` every event of ``items`` (the whole file is this run)
