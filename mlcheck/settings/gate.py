@@ -76,6 +76,8 @@ def overwritten_inputs(paths: Sequence[str], result: CheckResult,
     one of ``also_read`` (the config file), or a file that a package check reads: anything in a
     benchmark folder (``scaling.json``, ``package_checker_params``), in ``systems/`` or in a
     system folder of a package being checked."""
+    if not paths:
+        return []  # (no output file: the inputs are not resolved, one realpath per log)
     read = {os.path.realpath(run.path) for run in result.runs if run.path != "-"}
     read.update(os.path.realpath(path) for path in also_read if path)
     guarded: set[str] = set()
