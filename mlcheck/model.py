@@ -259,4 +259,5 @@ class Run(FirstRecords):
         stop = self.first("init_stop")
         if not starts or stop is None:
             return None
-        return stop.time_ms - min(map(_TIME_MS, starts))  # (in C)
+        earliest: float = min(map(_TIME_MS, starts))  # (in C)
+        return stop.time_ms - earliest
