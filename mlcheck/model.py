@@ -163,6 +163,7 @@ class FirstRecords:
 
 
 _FIRST = operator.itemgetter(0)
+_TIME_MS = operator.itemgetter(3)  # Event.time_ms
 _T = TypeVar("_T")
 
 
@@ -258,4 +259,5 @@ class Run(FirstRecords):
         stop = self.first("init_stop")
         if not starts or stop is None:
             return None
-        return stop.time_ms - min(e.time_ms for e in starts)
+        earliest: float = min(map(_TIME_MS, starts))  # (in C)
+        return stop.time_ms - earliest

@@ -7,7 +7,7 @@ import sys
 from typing import Any, Mapping
 
 from mlcheck.records import dataclass, field
-from mlcheck.model import Evaluation, Event, FirstRecords, Finding, Severity
+from mlcheck.model import Evaluation, Event, FirstRecords, Finding, Severity, once
 
 
 NOT_HYPERPARAMETERS = frozenset({"cache_clear", "init_start", "init_stop", "weights_initialization"})
@@ -219,6 +219,12 @@ class CheckResult:
 
     def all_findings(self) -> tuple[Finding, ...]:
         """Every finding once: run, benchmark and top-level ones, sorted."""
+        return self._all_findings
+
+    @once
+    def _all_findings(self) -> tuple[Finding, ...]:
+        # (made once: the reports, the summary line and the exit code each ask for it, and the
+        # result is immutable)
         found: list[Finding] = list(self.findings)
         for run in self.runs:
             found.extend(run.findings)

@@ -4,7 +4,7 @@ Layout (submission rules, training; power_measurement.adoc): ``results/<system>/
 result_<i>/node_<j>.txt`` (one per node) and ``sw_<k>.txt`` (one per interconnect switch), a
 folder per result file named after it (``result_3`` for ``result_3.txt``). Each power log is an
 MLLOG file (``power_measurement_start``/``_stop``, ``power_reading`` in watts, ``conversion_eff``,
-``interconnect_power_est`` for a switch), read with :func:`mlcheck.read.reader.read_mllog`.
+``interconnect_power_est`` for a switch), read with :func:`mlcheck.read.reader.read_result_batches`.
 
 Two readings of the same folder, as the two official tools do it: the power checker
 (``package_checker/power_checker.py``, 5.0+) counts every file whose name starts with ``node``
@@ -21,7 +21,7 @@ from typing import Sequence
 
 from mlcheck.records import dataclass
 from mlcheck.model import Event, Severity
-from mlcheck.read.reader import read_mllog
+from mlcheck.read.reader import read_result_batches
 
 POWER_FOLDER = "power"
 KINDS = ("node", "sw")
@@ -130,9 +130,14 @@ POWER_KEYS = frozenset({"power_measurement_start", "power_measurement_stop", "po
 def read_power_log(path: str) -> PowerLog:
     """The power records of a log (other keys are ignored, as the summarizer ignores them); every
     record is kept, as the official parser keeps repeated lines."""
-    events, problems = [], 0
-    for item in read_mllog(path, keep_copies=True):
-        if isinstance(item, Event):
+    events: list[Event] = []
+    problems = 0
+    # (read as a result file is, runs of record lines in bulk: the same records and findings as
+    # read_mllog(path, keep_copies=True), without a step per record of logs of thousands of readings)
+    for item in read_result_batches(path):
+        if isinstance(item, list):
+            events.extend([event for event in item if event.key in POWER_KEYS])
+        elif isinstance(item, Event):
             if item.key in POWER_KEYS:
                 events.append(item)
         elif item.severity >= Severity.WARNING:
