@@ -459,9 +459,9 @@ def test_a_run_of_tagged_record_lines_read_in_bulk_is_read_as_line_by_line(
 
 
 def test_a_stretch_counts_its_lines_that_are_not_blank_as_strip_decides() -> None:
-    """_Counts.stretch (and squeezed_stretch, from the text in lower case without blanks) counts the lines that are not blank with one translate and one count:
+    """StretchCounts.stretch (and squeezed_stretch, from the text in lower case without blanks) counts the lines that are not blank with one translate and one count:
     the number of lines whose ``strip()`` leaves something (bytes' whitespace: no \\x1c-\\x1f)."""
-    from mlcheck.read.result_blocks import _BLANKS, _LOWER_CASE, _Counts
+    from mlcheck.read.noise_counts import BLANKS, LOWER_CASE, StretchCounts
 
     rng = random.Random(7)
     alphabet = [b" ", b"\t", b"\r", b"\x0b", b"\x0c", b"\n", b"\n", b"a", b"R", b"\x1c", b"\xff", b"\x00"]
@@ -469,20 +469,20 @@ def test_a_stretch_counts_its_lines_that_are_not_blank_as_strip_decides() -> Non
         text = b"".join(rng.choice(alphabet) for _ in range(rng.randrange(1, 30)))
         lines = text.split(b"\n")[:-1] if text.endswith(b"\n") else text.split(b"\n")
         expected = (len(lines), sum(1 for line in lines if line.strip()), text.count(b"\r\n"))
-        counts, squeezed = _Counts(), _Counts()
+        counts, squeezed = StretchCounts(), StretchCounts()
         counts.stretch(text)
-        squeezed.squeezed_stretch(text, text.translate(_LOWER_CASE, _BLANKS), True)
+        squeezed.squeezed_stretch(text, text.translate(LOWER_CASE, BLANKS), True)
         assert (counts.lines, counts.noise, counts.crlf) == expected, text
         assert (squeezed.lines, squeezed.noise, squeezed.crlf) == expected, text
 
 
 def test_the_launcher_lines_of_a_stretch_are_those_the_pattern_matches() -> None:
-    """_launcher_lines looks at an occurrence of a launcher's name only where a blank or a colon
+    """launcher_lines looks at an occurrence of a launcher's name only where a blank or a colon
     follows it (as LAUNCH_LINE needs): on random lines of launcher names, paths, prompts,
     timestamps, options and look-alikes (running, run_and_time.sh), the lines it gives are the
     lines LAUNCH_LINE matches."""
     from mlcheck.read.job_starts import LAUNCH_LINE
-    from mlcheck.read.result_blocks import _launcher_lines
+    from mlcheck.read.noise_counts import launcher_lines
 
     rng = random.Random(3)
     words = [b"mpirun", b"MPIRUN", b"srun", b"SRun", b"poprun", b"torchrun", b"horovodrun", b"deepspeed",
@@ -497,7 +497,7 @@ def test_the_launcher_lines_of_a_stretch_are_those_the_pattern_matches() -> None
             if LAUNCH_LINE.match(line):
                 expected.append((start, start + len(line)))
             start += len(line)
-        assert _launcher_lines(text, text.lower()) == expected, text
+        assert launcher_lines(text, text.lower()) == expected, text
         launchers += len(expected)
     assert launchers > 1000
 

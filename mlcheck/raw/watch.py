@@ -37,7 +37,8 @@ from mlcheck.rules.eval_records import judged_run
 from mlcheck.rules.convergence import first_reaching
 from mlcheck.facts.rulesets import BenchmarkFacts, Condition, Ruleset, RulesetError
 from mlcheck.raw.watch_progress import progress_line as _progress_line
-from mlcheck.read.runs import RunBoundaries, RunBuilder
+from mlcheck.read.run_builder import RunBuilder
+from mlcheck.read.runs import RunBoundaries
 from mlcheck.score.scoring import time_to_train_min
 
 CHECKPOINT_KEYS = frozenset({"init_stop", "run_start", "eval_accuracy", "run_stop"})

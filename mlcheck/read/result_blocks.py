@@ -4,11 +4,9 @@ C, a stretch at a time, instead of one Python step per line.
 Most lines of a published result file carry no record (framework output: 200,000 of the 236,000
 lines of the 5.0 round); the line reader only counts them (noise unless blank, CRLF ends) and
 watches them for a launcher line (:data:`mlcheck.read.job_starts.LAUNCH_LINE`). Here the markers
-are found with ``bytes.find``; the stretch of whole lines before each record line is counted with
-``bytes.count`` and ``bytes.split``, and only the lines of a stretch that name a launcher (``run``,
-``mpiexec`` or ``deepspeed`` in them, ASCII case ignored: every launcher name holds one) are
-matched with the pattern; a launcher line goes to :meth:`~mlcheck.read.line_reader.LineReader.feed`
-as before. Record lines are read as :func:`mlcheck.read.result_lines.read_result_lines` reads
+are found with ``bytes.find``; the stretch of whole lines before each record line is counted in
+:mod:`mlcheck.read.noise_counts`, and a launcher line goes to
+:meth:`~mlcheck.read.line_reader.LineReader.feed` as before. Record lines are read as :func:`mlcheck.read.result_lines.read_result_lines` reads
 them: a clean one here, any other by the line reader. Line numbers, counts and findings are those
 of the line-by-line path (``tests/test_lean_reading.py`` compares them), over-long lines included:
 a line longer than :data:`~mlcheck.read.line_reader.MAX_LINE_BYTES` is skipped unread (MLC014),
@@ -20,114 +18,13 @@ from __future__ import annotations
 from typing import IO, Iterator, cast
 
 from mlcheck.read.fast_json import fast_body_event
-from mlcheck.read.job_starts import LAUNCH_LINE, LAUNCHER_PARTS, may_name_a_launcher
+from mlcheck.read.job_starts import may_name_a_launcher
 from mlcheck.read.line_reader import MARKER_BYTES, MAX_LINE_BYTES, AnyItem, LineReader
+from mlcheck.read.noise_counts import BLANKS, LOWER_CASE, StretchCounts, counted_and_fed, launcher_lines
 from mlcheck.read.record_runs import MIN_LINES, Batch, bulk_events, record_run_end, tagged_run_end
 
 _BLOCK = 1 << 20
-_BLANKS = b" \t\r\x0b\x0c"
-"""ASCII whitespace but the line end: a line is blank (not noise) when it holds nothing else,
-as ``bytes.strip`` and ``bytes.isspace`` decide."""
-_LINE_ENDS_AND_TEXT = bytes(0x0A if byte == 0x0A else 0x78 for byte in range(256))
-"""Every byte but the line end made ``x``: with the blanks deleted, each line that is not blank
-starts a run of ``x`` (one pass and one count, no list of the lines)."""
-_LOWER_CASE = bytes(range(256)).lower()
-"""ASCII letters in lower case: with the blanks deleted, one pass makes the text both the noise
-count and the cheap launcher test read (a launcher name is found where it is; deleting blanks
-may only join words into one, which the exact test then refuses)."""
-
-
-class _Counts:
-    """Lines counted in bulk and not yet added to the reader's statistics."""
-
-    __slots__ = ("lines", "records", "noise", "crlf")
-
-    def __init__(self) -> None:
-        self.lines = self.records = self.noise = self.crlf = 0
-
-    def stretch(self, text: bytes) -> None:
-        """Count whole lines without a record (the last one may lack its line end: end of file)."""
-        self.lines += text.count(b"\n") + (not text.endswith(b"\n"))
-        self.crlf += text.count(b"\r\n")
-        marked = text.translate(_LINE_ENDS_AND_TEXT, _BLANKS)
-        self.noise += marked.count(b"\nx") + marked.startswith(b"x")
-
-    def squeezed_stretch(self, text: bytes, squeezed: bytes, crlf_ends: bool) -> None:
-        """:meth:`stretch`, given ``squeezed``: ``text`` in lower case without its blanks (see
-        :data:`_LOWER_CASE`; it holds the line ends of ``text``), and whether the chunk has any
-        CRLF line end. A blank line is an empty line of ``squeezed``: with no two line ends in a
-        row there, only the first and the last line may be one."""
-        ended = text.endswith(b"\n")
-        lines = squeezed.count(b"\n") + (not ended)
-        self.lines += lines
-        if crlf_ends:
-            self.crlf += text.count(b"\r\n")
-        if b"\n\n" in squeezed:
-            self.noise += len(squeezed.split())  # (only line ends are left)
-        else:
-            self.noise += lines - squeezed.startswith(b"\n") - (
-                not ended and (not squeezed or squeezed.endswith(b"\n")))
-
-    def add_clean(self, lines: int, crlf: int) -> None:
-        """Clean record lines (a record each) counted in the caller's locals."""
-        self.lines += lines
-        self.records += lines
-        self.crlf += crlf
-
-    def flush(self, reader: LineReader) -> None:
-        stats = reader.stats
-        stats.lines += self.lines
-        stats.records += self.records
-        stats.kept += self.records
-        stats.noise_lines += self.noise
-        stats.crlf_lines += self.crlf
-        reader.line_no += self.lines
-        self.lines = self.records = self.noise = self.crlf = 0
-
-
-_AFTER_A_LAUNCHER = (b" ", b"\t", b":")
-"""What follows a launcher's name in :data:`~mlcheck.read.job_starts.LAUNCH_LINE` (an option
-after blanks, or a colon); every name that holds ``run`` ends with it."""
-
-
-def _launcher_lines(text: bytes, lowered: bytes) -> list[tuple[int, int]]:
-    """Where the lines of ``text`` (lines without a record; ``lowered``: its ASCII letters in
-    lower case) that launch a job start and end."""
-    starts: set[int] = set()
-    for part in LAUNCHER_PARTS:
-        at = lowered.find(part)
-        while at >= 0:
-            after = at + len(part)
-            if lowered[after:after + 1] not in _AFTER_A_LAUNCHER:  # (running, run_and_time.sh)
-                at = lowered.find(part, after)
-                continue
-            start = lowered.rfind(b"\n", 0, at) + 1
-            end = lowered.find(b"\n", at) + 1 or len(text)
-            starts.add(start)
-            at = lowered.find(part, end)
-    found = []
-    for start in sorted(starts):
-        end = text.find(b"\n", start) + 1 or len(text)
-        if LAUNCH_LINE.match(text[start:end]) is not None:  # (not match(text, start): "^")
-            found.append((start, end))
-    return found
-
-
-def _noise(text: bytes, launches: list[tuple[int, int]], counts: _Counts, reader: LineReader) -> Iterator[AnyItem]:
-    """A stretch of whole lines without a record that launches a job (``launches``: where its
-    launcher lines are, :func:`_launcher_lines`): counted, and its launcher lines fed."""
-    done = 0
-    for start, end in launches:
-        if start > done:
-            counts.stretch(text[done:start])
-        counts.flush(reader)
-        yield from reader.feed(text[start:end])
-        done = end
-    if done < len(text):
-        counts.stretch(text[done:])
-
-
-def _lines(chunk: bytes, counts: _Counts, reader: LineReader) -> Iterator[AnyItem | Batch]:
+def _lines(chunk: bytes, counts: StretchCounts, reader: LineReader) -> Iterator[AnyItem | Batch]:
     """Whole lines (the last one may lack its line end: end of file).
 
     A record alone on its line (no colour, not after a rank's progress bar, whose tag
@@ -151,10 +48,10 @@ def _lines(chunk: bytes, counts: _Counts, reader: LineReader) -> Iterator[AnyIte
                 counts.add_clean(lines, crlf)
                 lines = crlf = 0
                 stretch = chunk[done:start] if done or start < size else chunk
-                squeezed = stretch.translate(_LOWER_CASE, _BLANKS)
-                launches = _launcher_lines(stretch, stretch.lower()) if may_name_a_launcher(squeezed) else None
+                squeezed = stretch.translate(LOWER_CASE, BLANKS)
+                launches = launcher_lines(stretch, stretch.lower()) if may_name_a_launcher(squeezed) else None
                 if launches:
-                    yield from _noise(stretch, launches, counts, reader)
+                    yield from counted_and_fed(stretch, launches, counts, reader)
                 else:  # (no generator for a stretch that only counts)
                     counts.squeezed_stretch(stretch, squeezed, crlf_ends)
                 _note_last_line(chunk, done, start, reader)
@@ -251,7 +148,7 @@ def _flattened(items: Iterator[AnyItem | Batch]) -> Iterator[AnyItem]:
 
 
 def _blocks(stream: IO[bytes], reader: LineReader) -> Iterator[AnyItem | Batch]:
-    counts = _Counts()
+    counts = StretchCounts()
     held: list[bytes] = []  # the start of a line whose end is not read yet (joined once: linear)
     size = 0
     try:
@@ -281,7 +178,7 @@ def _blocks(stream: IO[bytes], reader: LineReader) -> Iterator[AnyItem | Batch]:
         counts.flush(reader)
 
 
-def _first_line(chunk: bytes, counts: _Counts, reader: LineReader, at_end: bool) -> Iterator[AnyItem | Batch]:
+def _first_line(chunk: bytes, counts: StretchCounts, reader: LineReader, at_end: bool) -> Iterator[AnyItem | Batch]:
     """Whole lines of which only the first may be over-long (it began in an earlier block)."""
     first = chunk.find(b"\n") + 1 or len(chunk)
     if first > MAX_LINE_BYTES or (at_end and first == len(chunk) >= MAX_LINE_BYTES):

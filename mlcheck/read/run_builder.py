@@ -1,0 +1,129 @@
+"""The run being read from a file: its events (at most ``Run.KEEP_PER_KEY`` of each key, every key
+counted), its evaluations, and its first and last line; :mod:`mlcheck.read.runs` decides where a
+run begins and ends and hands it each event, or each list of events read in bulk."""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections import _count_elements  # type: ignore[attr-defined]  # (Counter's counting loop, in C)
+from itertools import compress
+from operator import itemgetter
+from typing import Any, Callable, Iterable, cast
+
+from mlcheck.records import dataclass, field
+from mlcheck.model import Evaluation, Event, Finding, Run
+from mlcheck.read.reader import Batch, LogItem
+
+_KEY = itemgetter(0)
+_EVALUATION = "eval_accuracy"
+
+_PLAIN_NUMBERS = frozenset({int, float})
+"""The number types JSON gives (not bool): read as :func:`_number` reads them."""
+
+
+def _number(value: object) -> float | None:
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        return None
+    return float(value)
+
+
+def _text(value: object) -> str | None:
+    return value if isinstance(value, str) else None
+
+
+@dataclass
+class RunBuilder:
+    """Collects the events of one run (at most ``Run.KEEP_PER_KEY`` of each key) and builds it."""
+
+    path: str
+    index: int
+    events: list[Event] = field(default_factory=list)
+    counts: Counter[str] = field(default_factory=Counter)
+    evaluations: list[Evaluation] = field(default_factory=list)
+    first_line: int = 0
+    last_line: int = 0
+
+    def add(self, event: Event) -> None:
+        counts, key = self.counts, event.key  # (once per record of every log: locals, one lookup)
+        if not counts:
+            self.first_line = event.line
+        self.last_line = event.line
+        seen = counts.get(key, 0) + 1
+        counts[key] = seen
+        if seen <= Run.KEEP_PER_KEY:
+            self.events.append(event)
+        if key == "eval_accuracy":
+            self.add_evaluation(event)
+
+    def add_evaluation(self, event: Event) -> None:
+        if len(self.evaluations) < Run.KEEP_PER_KEY:
+            metadata: Any = event[2]  # (a plain number or None read without a call: most of them)
+            get = metadata.get
+            epoch, samples, step = get("epoch_num"), get("samples_count"), get("step_num")
+            self.evaluations.append(Evaluation(
+                event[3], event[1], event[4],
+                float(epoch) if type(epoch) in _PLAIN_NUMBERS else None if epoch is None else _number(epoch),
+                float(samples) if type(samples) in _PLAIN_NUMBERS else None if samples is None else _number(samples),
+                _text(get("metric")),
+                float(step) if type(step) in _PLAIN_NUMBERS else None if step is None else _number(step)))
+
+    def add_all(self, items: Iterable[LogItem | Batch], found: Callable[[Finding], None]) -> None:
+        """On an empty builder, :meth:`add` every event of ``items`` (the whole file is this run)
+        and pass every finding to ``found``: the same, in one loop without a call per record,
+        and a list of events (a run of record lines read in bulk) without a step per record."""
+        assert not self.counts
+        counts, events, keep = self.counts, self.events, Run.KEEP_PER_KEY
+        last: Event | None = None
+        for item in items:
+            kind = type(item)
+            if kind is list:
+                batch = cast(Batch, item)
+                if self._add_batch(batch):
+                    last = batch[-1]
+                    continue
+                for event in batch:  # (a key past its keep: one at a time)
+                    self.add(event)
+                last = batch[-1]
+                continue
+            if kind is not Event:
+                found(cast(Finding, item))
+                continue
+            event = cast(Event, item)
+            key = event[0]
+            seen = counts.get(key, 0) + 1
+            counts[key] = seen
+            if seen <= keep:
+                events.append(event)
+            if key == "eval_accuracy":
+                self.add_evaluation(event)
+            last = event
+        if last is not None:  # (the builder was empty: its first event is the first kept)
+            self.first_line = events[0].line
+            self.last_line = last.line
+
+    def _add_batch(self, batch: Batch) -> bool:
+        """Add a list of events when no key of it passes :attr:`Run.KEEP_PER_KEY` (else False,
+        nothing added): counted in C, kept with one ``extend``, its evaluations picked in C.
+        While the run holds all its events and fewer than the keep with this batch, no key can
+        pass it: the batch is counted straight into the run's counts (a batch holds ~20 events,
+        where making a Counter of them and merging it cost three times as much)."""
+        counts, keep = self.counts, Run.KEEP_PER_KEY
+        held = len(self.events)
+        evaluations = counts.get(_EVALUATION, 0)
+        if held + len(batch) <= keep and sum(counts.values()) == held:
+            _count_elements(counts, map(_KEY, batch))
+        else:
+            added = Counter(map(_KEY, batch))
+            if any(counts.get(key, 0) + count > keep for key, count in added.items()):
+                return False
+            counts.update(added)
+        self.events.extend(batch)
+        if counts.get(_EVALUATION, 0) != evaluations:
+            for event in compress(batch, map(_EVALUATION.__eq__, map(_KEY, batch))):
+                self.add_evaluation(event)
+        return True
+
+    def build(self) -> Run:
+        return Run(path=self.path, index=self.index, events=tuple(self.events),
+                   key_counts=dict(self.counts), evaluations=tuple(self.evaluations),
+                   first_line=self.first_line, last_line=self.last_line)
