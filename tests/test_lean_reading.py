@@ -350,14 +350,19 @@ def test_a_run_of_record_lines_read_in_bulk_is_read_as_line_by_line(tmp_path: Pa
         for crlf, last_end in ((False, True), (True, False)):
             lines = [line.replace(b"\n", b"\r\n") if crlf else line for line in CLEAN_RUN]
             lines.insert(where, spoiler)
-            text = b"".join(lines)
-            path = tmp_path / "result_0.txt"
-            path.write_bytes(text if last_end else text.rstrip(b"\r\n"))
-            (blocks, block_stats), (expected, line_stats) = _block_and_line_readers(path)
-            assert block_stats == line_stats, spoiler
-            assert len(blocks) == len(expected), spoiler
-            for got, want in zip(blocks, expected):
-                assert same(tuple(got), tuple(want)) if isinstance(got, tuple) else got == want, spoiler
+            _assert_both_readers_read(tmp_path / "result_0.txt", lines, last_end, spoiler)
+
+
+def _assert_both_readers_read(path: Path, lines: list[bytes], last_end: bool, spoiler: bytes) -> None:
+    """The block reader and the line reader give the same items and statistics for ``lines``
+    written to ``path`` (the last one without its end unless ``last_end``)."""
+    text = b"".join(lines)
+    path.write_bytes(text if last_end else text.rstrip(b"\r\n"))
+    (blocks, block_stats), (expected, line_stats) = _block_and_line_readers(path)
+    assert block_stats == line_stats, spoiler
+    assert len(blocks) == len(expected), spoiler
+    for got, want in zip(blocks, expected):
+        assert same(tuple(got), tuple(want)) if isinstance(got, tuple) else got == want, (spoiler, got, want)
 
 
 def test_the_bulk_path_reads_clean_runs(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -446,14 +451,7 @@ def test_a_run_of_tagged_record_lines_read_in_bulk_is_read_as_line_by_line(
             lines = [line.replace(b"\n", b"\r\n") if crlf else line for line in clean]
             odd = spoiler.replace(b"0: ", tag, 1) if spoiler.startswith(b"0: ") else spoiler
             lines.insert(where, odd)
-            text = b"".join(lines)
-            path = tmp_path / "result_0.txt"
-            path.write_bytes(text if last_end else text.rstrip(b"\r\n"))
-            (blocks, block_stats), (expected, line_stats) = _block_and_line_readers(path)
-            assert block_stats == line_stats, spoiler
-            assert len(blocks) == len(expected), spoiler
-            for got, want in zip(blocks, expected):
-                assert same(tuple(got), tuple(want)) if isinstance(got, tuple) else got == want, (spoiler, got, want)
+            _assert_both_readers_read(tmp_path / "result_0.txt", lines, last_end, spoiler)
             if where == 7 and not odd.startswith(tag + b":::MLLOG"):  # (a line of the run itself refuses it all)
                 assert tagged[0] == 2  # (the first line makes the tag known: the lines after it are a run)
 

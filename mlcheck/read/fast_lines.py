@@ -14,7 +14,7 @@ from mlcheck.read.fast_json import fast_body_event
 from mlcheck.read.job_starts import JobStarts
 from mlcheck.read.prefixes import PrefixDecisions
 from mlcheck.read.rank_copies import RankCopies
-from mlcheck.read.rawlog import RawStats, Source
+from mlcheck.read.rawlog import Prefix, RawStats, Source
 
 _MARKER_BYTES = b":::MLLOG"
 LEADING_TAG = re.compile(rb"\[\d+,\d+\]<(?:stdout|stderr)>:")
@@ -72,29 +72,14 @@ class FastLines:
         at = raw.find(_MARKER_BYTES)
         if at <= 0 or raw[-1:] != b"\n" or b"\x1b" in raw or raw.find(_MARKER_BYTES, at + 8) >= 0 or self.keep_text:
             return None
-        found = self.prefixes.decide(raw[:at])  # (what feed decides of it: a tag met first is read once)
-        if not found[1]:
-            return None
-        prefix = found[0]
-        source = prefix.source
-        if (source is None or prefix.timestamp or prefix.extra_text or source[0] not in self.job_starts.jobs
-                or self.copies.expects_copies(source)):
+        source = self._kept_source(self.prefixes.decide(raw[:at]))  # (as feed decides a tag met first)
+        if source is None:
             return None
         crlf = raw[-2:-1] == b"\r"
         event = fast_body_event(raw[at + 8:], self.line_no + 1)  # (the line end is JSON whitespace)
         if event is None:
             return None
-        self.line_no += 1
-        stats = self.stats
-        stats.lines += 1
-        stats.crlf_lines += crlf
-        self.noise_tag = None
-        stats.records += 1
-        self.tags_seen = True
-        stats.tagged_records += 1
-        stats.kept += 1
-        sources = stats.kept_sources
-        sources[source] = sources.get(source, 0) + 1
+        self._count_kept(source, 1, crlf)
         self.copies.count_kept(source[0], event.key)
         return event
 
@@ -103,8 +88,18 @@ class FastLines:
         of a run of them (a tag already met, of a job already met, its records kept with no copy
         to compare), so that :meth:`kept_tagged_run` may count them at once; else None. What
         it decides does not change along such a run (only another source's lines change it)."""
-        found = self.prefixes.known.get(tag)
-        if found is None or not found[1] or self.keep_text:
+        return None if self.keep_text else self._kept_source(self.prefixes.known.get(tag))
+
+    def kept_tagged_run(self, source: Source, events: list[Event], crlf: int) -> None:
+        """Count a run of lines, each of which :meth:`kept_tagged` would have read (``crlf`` of
+        them with CRLF ends), as it counts them."""
+        self._count_kept(source, len(events), crlf)
+        self.copies.count_all_kept(source[0], events)
+
+    def _kept_source(self, found: tuple[Prefix, bool] | None) -> Source | None:
+        """The source of a tag that :meth:`kept_tagged` reads the records of: decided kept, a bare
+        tag (no timestamp, no other text) of a job already met, with no copy to compare."""
+        if found is None or not found[1]:
             return None
         prefix = found[0]
         source = prefix.source
@@ -113,10 +108,8 @@ class FastLines:
             return None
         return source
 
-    def kept_tagged_run(self, source: Source, events: list[Event], crlf: int) -> None:
-        """Count a run of lines, each of which :meth:`kept_tagged` would have read (``crlf`` of
-        them with CRLF ends), as it counts them."""
-        count = len(events)
+    def _count_kept(self, source: Source, count: int, crlf: int) -> None:
+        """The statistics of ``count`` lines that :meth:`kept_tagged` read (``crlf`` with CRLF)."""
         self.line_no += count
         stats = self.stats
         stats.lines += count
@@ -128,4 +121,3 @@ class FastLines:
         stats.kept += count
         sources = stats.kept_sources
         sources[source] = sources.get(source, 0) + count
-        self.copies.count_all_kept(source[0], events)
