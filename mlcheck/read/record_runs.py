@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import math
 import re
-from functools import partial
+from functools import lru_cache, partial
 from operator import itemgetter, methodcaller
 from typing import Callable, Iterator, Sequence
 
@@ -26,17 +26,10 @@ from mlcheck.read.fast_json import (BRACKETS_ANY_DEPTH, DECODE_ERROR, DIGITS_AS_
                                     NINETEEN_DIGITS, has_long_integer)
 from mlcheck.read.line_reader import MARKER_BYTES, MAX_LINE_BYTES
 
-_NOT_A_RECORD_LINE = re.compile(rb"\n(?!" + re.escape(MARKER_BYTES) + rb")")
-"""The line end after which the next line does not start with the marker (or the file ends)."""
 _KEY, _VALUE, _METADATA, _TIME, _EVENT_TYPE, _NAMESPACE = (
     itemgetter(field) for field in ("key", "value", "metadata", "time_ms", "event_type", "namespace"))
 _VALUE_OR_NONE, _EVENT_TYPE_OR_NONE, _NAMESPACE_OR_NONE = (
     methodcaller("get", field) for field in ("value", "event_type", "namespace"))
-_BODY = itemgetter(slice(len(MARKER_BYTES), None))
-_BODIES: dict[int, Callable[[bytes], bytes]] = {0: _BODY}
-"""The record of a line after a rank tag of so many bytes and the marker."""
-_TAGGED_RUN_ENDS: dict[bytes, re.Pattern[bytes]] = {}
-_REMEMBERED = 256
 _EVENT = partial(tuple.__new__, Event)
 _NUMBER_TYPES = frozenset({int, float})
 _JOIN = "".join
@@ -47,22 +40,18 @@ MIN_LINES = 6
 in C) makes it the slower below about six lines (measured on runs of 2-20 lines between noise)."""
 
 
-def record_run_end(chunk: bytes, at: int) -> int:
-    """Where the run of lines that start with the marker, from the line starting at ``at``,
-    ends: the index of its last line end (the chunk's size when the last line has none)."""
-    found = _NOT_A_RECORD_LINE.search(chunk, at)
+def record_run_end(chunk: bytes, at: int, head: bytes = MARKER_BYTES) -> int:
+    """Where the run of lines that start with ``head`` (the marker, or a rank tag and the marker),
+    from the line starting at ``at``, ends: the index of its last line end (the chunk's size when
+    the last line has none)."""
+    found = _line_end_before_another(head).search(chunk, at)
     return len(chunk) if found is None else found.start()
 
 
-def tagged_run_end(chunk: bytes, at: int, head: bytes) -> int:
-    """:func:`record_run_end` of the lines that start with ``head`` (a rank tag and the marker)."""
-    pattern = _TAGGED_RUN_ENDS.get(head)
-    if pattern is None:
-        if len(_TAGGED_RUN_ENDS) >= _REMEMBERED:
-            _TAGGED_RUN_ENDS.clear()
-        pattern = _TAGGED_RUN_ENDS[head] = re.compile(rb"\n(?!" + re.escape(head) + rb")")
-    found = pattern.search(chunk, at)
-    return len(chunk) if found is None else found.start()
+@lru_cache(maxsize=256)
+def _line_end_before_another(head: bytes) -> re.Pattern[bytes]:
+    """The line end after which the next line does not start with ``head`` (or the file ends)."""
+    return re.compile(rb"\n(?!" + re.escape(head) + rb")")
 
 
 def bulk_events(run: bytes, first_line: int, tag: int = 0) -> list[Event] | None:
@@ -81,7 +70,7 @@ def bulk_events(run: bytes, first_line: int, tag: int = 0) -> list[Event] | None
     if NINETEEN_DIGITS in digits and has_long_integer(run, digits):
         return None
     try:
-        records = list(map(LOADS, map(_BODIES.get(tag) or _body_after(tag), lines)))
+        records = list(map(LOADS, map(_body_after(tag), lines)))
         keys, metadata, times = list(map(_KEY, records)), list(map(_METADATA, records)), list(map(_TIME, records))
     except (DECODE_ERROR, KeyError, TypeError):  # (TypeError: a record that is not an object)
         return None
@@ -101,13 +90,10 @@ def bulk_events(run: bytes, first_line: int, tag: int = 0) -> list[Event] | None
                                 _texts(event_types), _texts(namespaces))))
 
 
+@lru_cache(maxsize=256)
 def _body_after(tag: int) -> Callable[[bytes], bytes]:
-    if len(_BODIES) >= _REMEMBERED:
-        _BODIES.clear()
-        _BODIES[0] = _BODY
-    body: Callable[[bytes], bytes] = itemgetter(slice(tag + len(MARKER_BYTES), None))
-    _BODIES[tag] = body
-    return body
+    """The record of a line after a rank tag of ``tag`` bytes and the marker."""
+    return itemgetter(slice(tag + len(MARKER_BYTES), None))
 
 
 def _all_of(values: Sequence[object], kind: type) -> bool:

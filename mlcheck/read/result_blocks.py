@@ -21,7 +21,7 @@ from mlcheck.read.fast_json import fast_body_event
 from mlcheck.read.job_starts import may_name_a_launcher
 from mlcheck.read.line_reader import MARKER_BYTES, MAX_LINE_BYTES, AnyItem, LineReader
 from mlcheck.read.noise_counts import BLANKS, LOWER_CASE, StretchCounts, counted_and_fed, launcher_lines
-from mlcheck.read.record_runs import MIN_LINES, Batch, bulk_events, record_run_end, tagged_run_end
+from mlcheck.read.record_runs import MIN_LINES, Batch, bulk_events, record_run_end
 
 _BLOCK = 1 << 20
 def _lines(chunk: bytes, counts: StretchCounts, reader: LineReader) -> Iterator[AnyItem | Batch]:
@@ -91,7 +91,7 @@ def _lines(chunk: bytes, counts: StretchCounts, reader: LineReader) -> Iterator[
             if head is not None and chunk.startswith(head, end) and _run_of(chunk, end, head):
                 source = reader.tagged_run_source(chunk[start:at])
                 if source is not None:
-                    run_end = tagged_run_end(chunk, start, head)
+                    run_end = record_run_end(chunk, start, head)
                     if run_end >= size:  # (a last line without its end is not one kept_tagged reads)
                         run_end = chunk.rfind(b"\n", start, size)
                     events = bulk_events(chunk[start:run_end], reader.line_no + 1, at - start)
@@ -114,14 +114,14 @@ def _lines(chunk: bytes, counts: StretchCounts, reader: LineReader) -> Iterator[
 
 
 def _run_of(chunk: bytes, end: int, head: bytes) -> bool:
-    """Whether the line at ``end`` and enough lines after it start with ``head`` (a rank tag and
-    the marker) for the bulk path (:data:`~mlcheck.read.record_runs.MIN_LINES` in all, with the
-    line before ``end``): a few finds, where a shorter run would cost a pattern search and a split
-    for nothing."""
-    for _ in range(MIN_LINES - 1):
+    """Whether, after the line at ``end`` (which the caller found to start with ``head``: a rank
+    tag and the marker, or the marker), enough lines start with ``head`` for the bulk path
+    (:data:`~mlcheck.read.record_runs.MIN_LINES` in all, with the line before ``end``): a few
+    finds, where a shorter run would cost a pattern search and a split for nothing."""
+    for _ in range(MIN_LINES - 2):
+        end = chunk.find(b"\n", end) + 1 or len(chunk)
         if not chunk.startswith(head, end):
             return False
-        end = chunk.find(b"\n", end) + 1 or len(chunk)
     return True
 
 

@@ -8,7 +8,7 @@ from collections import Counter
 from collections import _count_elements  # type: ignore[attr-defined]  # (Counter's counting loop, in C)
 from itertools import compress
 from operator import itemgetter
-from typing import Any, Callable, Iterable, cast
+from typing import Callable, Iterable, cast
 
 from mlcheck.records import dataclass, field
 from mlcheck.model import Evaluation, Event, Finding, Run
@@ -18,10 +18,12 @@ _KEY = itemgetter(0)
 _EVALUATION = "eval_accuracy"
 
 _PLAIN_NUMBERS = frozenset({int, float})
-"""The number types JSON gives (not bool): read as :func:`_number` reads them."""
+"""The number types JSON gives (a bool is not one of them)."""
 
 
 def _number(value: object) -> float | None:
+    if type(value) in _PLAIN_NUMBERS:  # (the commonest: no isinstance)
+        return float(value)  # type: ignore[arg-type]
     if isinstance(value, bool) or not isinstance(value, (int, float)):
         return None
     return float(value)
@@ -57,15 +59,10 @@ class RunBuilder:
 
     def add_evaluation(self, event: Event) -> None:
         if len(self.evaluations) < Run.KEEP_PER_KEY:
-            metadata: Any = event[2]  # (a plain number or None read without a call: most of them)
-            get = metadata.get
-            epoch, samples, step = get("epoch_num"), get("samples_count"), get("step_num")
+            get = event[2].get  # (the metadata; the fields by position: once per evaluation)
             self.evaluations.append(Evaluation(
-                event[3], event[1], event[4],
-                float(epoch) if type(epoch) in _PLAIN_NUMBERS else None if epoch is None else _number(epoch),
-                float(samples) if type(samples) in _PLAIN_NUMBERS else None if samples is None else _number(samples),
-                _text(get("metric")),
-                float(step) if type(step) in _PLAIN_NUMBERS else None if step is None else _number(step)))
+                event[3], event[1], event[4], _number(get("epoch_num")), _number(get("samples_count")),
+                _text(get("metric")), _number(get("step_num"))))
 
     def add_all(self, items: Iterable[LogItem | Batch], found: Callable[[Finding], None]) -> None:
         """On an empty builder, :meth:`add` every event of ``items`` (the whole file is this run)
