@@ -74,21 +74,6 @@ RULES = (TARGET_NOT_REACHED, ABORTED_RUN_REACHED_TARGET, RUN_ABORTED, EVAL_VALUE
 
 def first_reaching(evals: tuple[Evaluation, ...], target: Target) -> Evaluation | None:
     """The first eval whose value reaches the target."""
-    # (the rule and the time-to-train ask it of the same run in turn: the last answer is kept,
-    # with the evals and target it was found for, held so that they are the same objects)
-    last_evals, last_target, found = _LAST_REACHED
-    if evals is last_evals and target is last_target:
-        return found  # type: ignore[no-any-return]
-    found = _first_reaching(evals, target)
-    if type(evals) is tuple:  # (immutable: the same object holds the same evals)
-        _LAST_REACHED[:] = [evals, target, found]
-    return found
-
-
-_LAST_REACHED: list[Any] = [None, None, None]
-
-
-def _first_reaching(evals: tuple[Evaluation, ...], target: Target) -> Evaluation | None:
     plain = target.plain
     if plain is not None:
         values = list(map(_VALUE, evals))
