@@ -78,23 +78,36 @@ def fast_event(raw: bytes, line_no: int) -> Event | None:
 
 _new_event = tuple.__new__
 _isfinite = math.isfinite
-_LOADS: _Loads = LOADS or (lambda body: None)  # (without orjson: no record, the line reader reads it)
+_LOADS: _Loads = LOADS or (lambda body: None)  # (never called without orjson: fast_record says UNREAD)
+
+
+UNREAD = object()
+"""What :func:`fast_record` returns for a body it leaves to ``json``."""
+
+
+def fast_record(body: bytes) -> Any:
+    """The JSON value of ``body`` (the bytes after a marker) decoded by orjson where that is what
+    ``json`` decodes, value for value and type for type, else :data:`UNREAD`. A body of fewer than
+    :data:`BRACKETS_ANY_DEPTH` bytes is not searched for brackets: it cannot nest deeper than half
+    its length, which ``json`` reads."""
+    if LOADS is None or (len(body) > BRACKETS_ANY_DEPTH
+                         and body.count(b"[") + body.count(b"{") > MAX_BRACKETS):
+        return UNREAD
+    digits = body.translate(DIGITS_AS_ZERO)
+    if NINETEEN_DIGITS in digits and has_long_integer(body, digits):
+        return UNREAD
+    try:
+        return _LOADS(body)
+    except DECODE_ERROR:
+        return UNREAD
 
 
 def fast_body_event(body: bytes, line_no: int) -> Event | None:
     """:func:`fast_event` of the bytes after the marker, :func:`well_formed_event` inlined (this
-    runs once per clean record of every log). A record of fewer than :data:`BRACKETS_ANY_DEPTH` bytes
-    is not searched for brackets: it cannot nest deeper than half its length, which ``json``
-    reads. The fields are read by subscript (a record lacking one takes
-    :func:`well_formed_event`'s ``get``)."""
-    if len(body) > BRACKETS_ANY_DEPTH and body.count(b"[") + body.count(b"{") > MAX_BRACKETS:
-        return None
-    digits = body.translate(DIGITS_AS_ZERO)
-    if NINETEEN_DIGITS in digits and has_long_integer(body, digits):
-        return None
-    try:
-        record = _LOADS(body)
-    except DECODE_ERROR:
+    runs once per clean record of every log). The fields are read by subscript (a record lacking
+    one takes :func:`well_formed_event`'s ``get``)."""
+    record = fast_record(body)
+    if record is UNREAD:
         return None
     try:
         key, time_ms, metadata = record["key"], record["time_ms"], record["metadata"]

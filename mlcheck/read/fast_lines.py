@@ -10,11 +10,12 @@ from __future__ import annotations
 import re
 
 from mlcheck.model import Event, Finding
-from mlcheck.read.fast_json import fast_body_event
+from mlcheck.read.fast_json import UNREAD, fast_body_event, fast_record
 from mlcheck.read.job_starts import JobStarts
 from mlcheck.read.prefixes import PrefixDecisions
 from mlcheck.read.rank_copies import RankCopies
 from mlcheck.read.rawlog import Prefix, RawStats, Source
+from mlcheck.read.record_shape import validate_record
 
 _MARKER_BYTES = b":::MLLOG"
 LEADING_TAG = re.compile(rb"\[\d+,\d+\]<(?:stdout|stderr)>:")
@@ -23,6 +24,7 @@ LEADING_TAG = re.compile(rb"\[\d+,\d+\]<(?:stdout|stderr)>:")
 class FastLines:
     """What :class:`~mlcheck.read.line_reader.LineReader` reads of a line without ``feed``."""
 
+    path: str
     line_no: int
     stats: RawStats
     copies: RankCopies
@@ -55,6 +57,24 @@ class FastLines:
             stats.crlf_lines += 1
             end = -2
         return self.copies.copy(source, raw[at:end], self.line_no) or True
+
+    def clean_line_items(self, line: bytes) -> list[Event | Finding] | None:
+        """What :meth:`LineReader.feed` yields for ``line`` (a physical line without its end,
+        already counted, that starts with the marker; not kept as text) when it holds one
+        record that orjson decodes as ``json`` does: the record's findings (a field missing or
+        of the wrong type, e.g. the power logs' ``"metadata": ""``) and its event, exactly as
+        the full path gives them, without its three decodes; None for any other line. The full
+        path decodes the same JSON (``raw_decode`` of the text after the marker, leading blanks
+        stripped), and orjson accepts only JSON blanks around it."""
+        if line.find(_MARKER_BYTES, 8) >= 0 or b"\x1b" in line:
+            return None
+        record = fast_record(line[8:])
+        if record is UNREAD:
+            return None
+        items = list(validate_record(record, self.line_no, self.path))
+        self.stats.records += 1
+        self.stats.kept += type(items[-1]) is Event
+        return items
 
     def note_noise(self, raw: bytes) -> None:
         """Note a line without a record (the last of a stretch the caller counted): its rank tag,

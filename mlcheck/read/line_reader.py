@@ -84,6 +84,10 @@ class LineReader(FastLines):
             self.stats.colour_lines += 1
             at = line.find(_MARKER_BYTES)
         if not at and not self.keep_text:
+            items = self.clean_line_items(line)  # (orjson: one record, well-formed or not)
+            if items is not None:
+                yield from items
+                return
             event = self._clean_line_event(line)
             if event is not None:  # the common line of a result file: one well-formed record
                 yield event
