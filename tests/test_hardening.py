@@ -111,6 +111,7 @@ def test_watch_and_split_isolate_a_bug_as_check_does(tmp_path: Path, monkeypatch
         raise RuntimeError("injected")
 
     monkeypatch.setattr(line_reader.LineReader, "_clean_line_event", broken)
+    monkeypatch.setattr(line_reader.LineReader, "clean_line_items", broken)
     monkeypatch.setattr(line_reader, "validate_record", broken)
     log = tmp_path / "job.log"
     shutil.copy(LOG, log)

@@ -121,6 +121,7 @@ def test_a_worker_that_dies_leaves_an_mlc000_and_the_other_logs(tree: Path, monk
             os._exit(3)
 
     monkeypatch.setattr(mlcheck.checker, "check_log", _fail_on("result_2.txt", die))
+    monkeypatch.setattr(jobs, "PARENT_CHECKS", False)  # (else the parent may check result_2.txt)
     paths = [str(tree / "Acme")]
     result = check(paths, jobs=2)
     clean = check(paths, jobs=1)
@@ -178,26 +179,38 @@ def test_start_method_follows_the_platform_and_the_size(monkeypatch: pytest.Monk
 
 def test_workers_score_the_folders_they_check_whole(tmp_path: Path, always_parallel: list[int],
                                                      monkeypatch: pytest.MonkeyPatch) -> None:
-    """With enough folders for every worker, each folder is a chunk and its worker scores it: the
-    parent scores none of them, and the reports are those of one process."""
+    """With enough folders for every worker, each folder is a chunk and whoever checks it (a
+    worker, or the parent, which checks chunks too) scores it with it: the folder stage after the
+    logs scores none of them, and the reports are those of one process."""
     from mlcheck.judge import folder_groups
 
     tree = tmp_path / "round"
     for org in range(8):  # (8 packages of the example: 4 folders per worker)
         shutil.copytree(FIXTURES / "example" / "Acme", tree / f"Org{org}")
     one = _reports(tree, tmp_path / "one", "--jobs", "1")
-    in_parent: list[str] = []
-    score_group = folder_groups.score_group
+    after_the_logs: list[str] = []
+    with_the_logs: list[str] = []
+    checking = [False]
+    score_group, check_logs = folder_groups.score_group, mlcheck.checker.check_logs
 
     def counted(key: Any, *args: Any) -> Any:
-        in_parent.append(key[3])
+        (with_the_logs if checking[0] else after_the_logs).append(key[3])
         return score_group(key, *args)
 
+    def checked(*args: Any, **kwargs: Any) -> Any:
+        checking[0] = True
+        try:
+            return check_logs(*args, **kwargs)
+        finally:
+            checking[0] = False
+
     monkeypatch.setattr(folder_groups, "score_group", counted)
+    monkeypatch.setattr(mlcheck.checker, "check_logs", checked)
     two = _reports(tree, tmp_path / "two", "--jobs", "2")
     assert always_parallel
     assert one == two
-    assert in_parent == []  # (the workers, forked after the counter was put in, count their own)
+    assert after_the_logs == []  # (the workers, forked after the counter was put in, count their own)
+    assert 0 < len(with_the_logs) < 8  # (the parent scored the folders it checked, the worker the others)
     assert one[2].count(b'"benchmark": "resnet"') >= 8
 
 

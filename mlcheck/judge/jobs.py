@@ -7,10 +7,12 @@ report, is what one process gives. The progress callback is called for each log 
 completes.
 
 A log is checked in the parent when there are too few of them to repay starting processes
-(:data:`PARALLEL_FROM` logs, :data:`PARALLEL_FROM_BYTES` bytes) and when it is stdin. Workers are
-forked on Linux (they start in milliseconds, with mlcheck imported); elsewhere (macOS, where
-forking a process that used system frameworks may crash it, and Windows) they are spawned, which
-imports mlcheck again in each: only for :data:`SPAWN_FROM_BYTES` or more. Spawned workers need
+(:data:`PARALLEL_FROM` logs, :data:`PARALLEL_FROM_BYTES` bytes) and when it is stdin. On Linux
+``jobs - 1`` workers are forked (they start in milliseconds, with mlcheck and the logs' list in
+their memory: :mod:`mlcheck.judge.fork_pool`) and the parent checks chunks beside them; elsewhere
+(macOS, where forking a process that used system frameworks may crash it, and Windows) ``jobs``
+workers are spawned (:mod:`mlcheck.judge.spawned_pool`), which imports mlcheck again in each:
+only for :data:`SPAWN_FROM_BYTES` or more. Spawned workers need
 the main module to be importable without side effects (``if __name__ == "__main__"``), as for
 any ``multiprocessing`` program; the ``mlcheck`` command is. A bug met on one log is an MLC000
 finding of that log wherever it is checked; a worker that dies (the interpreter crashed, the OOM killer)
@@ -26,7 +28,8 @@ import gc
 import operator
 import os
 import sys
-from typing import TYPE_CHECKING, Any, Callable, Iterator, Sequence
+from functools import partial
+from typing import TYPE_CHECKING, Any, Callable, Iterator, Sequence, cast
 
 from mlcheck.package.discover import LogRef
 from mlcheck.model import Evaluation, Finding
@@ -34,11 +37,9 @@ from mlcheck.judge.summary import reduce_summary
 from mlcheck.results import RunResult, RunSummary
 from mlcheck.rules.internal import RULE_CRASHED, crash_finding
 from mlcheck.facts.rulesets import Ruleset, load_ruleset
-from mlcheck.judge.job_chunks import plan_chunks
+from mlcheck.judge.job_chunks import Chunk, plan_chunks
 
-if TYPE_CHECKING:  # (multiprocessing is imported when workers start: most checks are small)
-    from concurrent.futures import ProcessPoolExecutor
-
+if TYPE_CHECKING:
     from mlcheck.judge.folder_groups import Scored
 
 _CHECKER: list[Any] = []
@@ -68,6 +69,11 @@ work, less than starting the workers)."""
 SPAWN_FROM_BYTES = 64 * 1024 * 1024
 """Where workers cannot be forked, logs of fewer bytes than this are checked in one process (a
 spawned worker takes about 0.2 s to import mlcheck)."""
+
+
+PARENT_CHECKS = True
+"""Forked, the parent checks chunks too, beside ``jobs - 1`` workers (it would only wait for
+them, while its CPU is one of those the check has)."""
 
 
 def usable_cpus() -> int:
@@ -134,13 +140,13 @@ def check_one(ref: LogRef, forced: Ruleset | None, forced_source: str = "--rules
 
 def _start_method(total_bytes: int) -> str | None:
     """How workers start for logs of ``total_bytes``: ``fork``, ``spawn``, or None (one process)."""
+    if total_bytes < PARALLEL_FROM_BYTES:
+        return None
+    if sys.platform.startswith("linux"):  # (os.fork: fork_pool, without importing multiprocessing)
+        return "fork"
     import multiprocessing
 
     methods = multiprocessing.get_all_start_methods()
-    if total_bytes < PARALLEL_FROM_BYTES:
-        return None
-    if sys.platform.startswith("linux") and "fork" in methods:
-        return "fork"
     return "spawn" if total_bytes >= SPAWN_FROM_BYTES and "spawn" in methods else None
 
 
@@ -153,62 +159,58 @@ def _size(ref: LogRef) -> int:
 
 def _in_workers(refs: Sequence[LogRef], sizes: dict[int, int], version: _Forced | None,
                 jobs: int, method: str, scored: Scored) -> Iterator[tuple[int, list[RunResult]]]:
-    """(index, results) of each log as its chunk completes. A log of a chunk lost with its
-    worker is checked again alone; one whose results could not be sent is left to the parent."""
-    from concurrent.futures import FIRST_COMPLETED, Future, wait
-    from concurrent.futures.process import BrokenProcessPool
+    """(index, results) of each log as its chunk completes. Forked, the parent checks chunks
+    too, beside ``jobs - 1`` workers (:mod:`mlcheck.judge.fork_pool`); spawned, ``jobs`` workers
+    do (:mod:`mlcheck.judge.spawned_pool`). A log of a chunk lost with its worker is checked
+    again alone; one whose results could not be sent is left to the parent."""
+    from mlcheck.judge.fork_pool import LOST, UNSENT, forked_results
 
-    lost: list[int] = []
     chunks = plan_chunks(refs, sizes, jobs)
-    warm = getattr(_CHECKER[0], "warm_caches", None)
-    if warm is not None and method == "fork":  # (what each worker would load first, loaded once)
-        warm(refs)
-    pool = _pool(min(jobs, len(chunks), 4 * usable_cpus()), method)  # (more share the same CPUs)
-    try:
-        pending: dict[Future[_ChunkResult], list[int]] = {
-            pool.submit(_check_chunk, [refs[i] for i in chunk.indices], version, chunk.scores_folders): chunk.indices
-            for chunk in chunks}
-        while pending:
-            finished, _running = wait(pending, return_when=FIRST_COMPLETED)
-            for future in finished:
-                chunk = pending.pop(future)
-                try:
-                    results, folders = future.result()
-                except BrokenProcessPool:
-                    lost.extend(chunk)
-                    continue
-                except Exception:  # noqa: BLE001 - e.g. a result that cannot be pickled
-                    continue
-                scored.update(folders)
-                yield from zip(chunk, results)
-    except BaseException:  # Ctrl-C: the chunks not begun are dropped, not run to the end
-        pool.shutdown(wait=False, cancel_futures=True)
-        raise
-    pool.shutdown()
+    workers = min(jobs, 4 * usable_cpus())  # (more would share the same CPUs)
+    if method == "fork":
+        warm = getattr(_CHECKER[0], "warm_caches", None)
+        if warm is not None:  # (what each worker would load first, loaded once)
+            warm(refs)
+        outcomes: Iterator[tuple[int, object]] = forked_results(
+            chunks, partial(_check_planned, refs, version), workers - PARENT_CHECKS, PARENT_CHECKS)
+    else:
+        from mlcheck.judge.spawned_pool import spawned_results
+
+        outcomes = spawned_results(chunks, refs, version, min(workers, len(chunks)))
+    lost: list[int] = []
+    for number, outcome in outcomes:
+        if outcome is LOST:
+            lost.extend(chunks[number].indices)
+        elif outcome is not UNSENT:
+            results, folders = cast(_ChunkResult, outcome)
+            scored.update(folders)
+            yield from zip(chunks[number].indices, results)
     for index in sorted(lost):
-        yield index, _alone(refs[index], version, method)
+        alone = _alone(refs[index], version, method)
+        if alone is not None:
+            yield index, alone
 
 
-def _pool(workers: int, method: str) -> ProcessPoolExecutor:
-    import multiprocessing
-    from concurrent.futures import ProcessPoolExecutor
+def _alone(ref: LogRef, version: _Forced | None, method: str) -> list[RunResult] | None:
+    """One log checked in a process of its own; an MLC000 finding when that process dies too;
+    None when its results could not be sent (the parent checks it)."""
+    from mlcheck.judge.fork_pool import LOST, UNSENT, forked_results
 
-    return ProcessPoolExecutor(max_workers=workers, mp_context=multiprocessing.get_context(method),
-                               initializer=_start_worker)
+    outcome: object
+    if method == "fork":
+        outcome = next(forked_results([Chunk([0], False)], partial(_check_planned, [ref], version), 1,
+                                      parent_works=False))[1]
+    else:
+        from mlcheck.judge.spawned_pool import spawned_alone
 
-
-def _alone(ref: LogRef, version: _Forced | None, method: str) -> list[RunResult]:
-    """One log checked in a process of its own; an MLC000 finding when that process dies too."""
-    from concurrent.futures.process import BrokenProcessPool
-
+        outcome = spawned_alone(ref, version)
+    if outcome is UNSENT:
+        return None
+    if outcome is not LOST:
+        return cast(_ChunkResult, outcome)[0][0]
     _check_log, _unread_log = _checker()
-
-    with _pool(1, method) as pool:
-        try:
-            return pool.submit(_check_chunk, [ref], version, False).result()[0][0]
-        except BrokenProcessPool:
-            forced = load_ruleset(version[0]) if version else None
-            return [_unread_log(ref, forced, [_died(ref)], version[1] if version else "--ruleset")]
+    forced = load_ruleset(version[0]) if version else None
+    return [_unread_log(ref, forced, [_died(ref)], version[1] if version else "--ruleset")]
 
 
 def _died(ref: LogRef) -> Finding:
@@ -232,6 +234,11 @@ def _check_chunk(chunk: list[LogRef], version: _Forced | None, scores_folders: b
     return results, score_in_worker([result for of_log in results for result in of_log], chunk)
 
 
+def _check_planned(refs: Sequence[LogRef], version: _Forced | None, chunk: Chunk) -> _ChunkResult:
+    """:func:`_check_chunk` of a chunk of ``refs`` (a forked worker has them in its memory)."""
+    return _check_chunk([refs[i] for i in chunk.indices], version, chunk.scores_folders)
+
+
 def _fields_reducer(cls: type) -> Callable[[Any], tuple[type, tuple[Any, ...]]]:
     """Pickle instances of a frozen dataclass with slots from their fields, read in C. Its own
     ``__getstate__`` calls ``dataclasses.fields`` for each object: about 5 µs each, and a check
@@ -249,14 +256,3 @@ def _fields_reducer(cls: type) -> Callable[[Any], tuple[type, tuple[Any, ...]]]:
 for _class in (Finding, Evaluation, RunResult):
     copyreg.pickle(_class, _fields_reducer(_class))
 copyreg.pickle(RunSummary, reduce_summary)  # (its shared values are shared again in the parent)
-
-
-def _start_worker() -> None:
-    """Ctrl-C stops the parent, which ends the workers: they do not each print a traceback. What
-    the worker inherited is left out of its collections (``gc.freeze``: not traversed, its pages
-    not copied), and the collector runs between logs, as in the parent (:func:`check_one`)."""
-    import signal
-
-    signal.signal(signal.SIGINT, signal.SIG_IGN)
-    gc.freeze()
-    gc.enable()
