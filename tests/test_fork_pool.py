@@ -113,15 +113,29 @@ def test_results_larger_than_the_pipe_come_back_whole() -> None:
     assert all(got[task] == bytes([task]) * (3 << 20) for task in range(4))
 
 
-def _fails_in_the_parent(task: int) -> int:
-    if os.getpid() == PARENT:
-        raise RuntimeError("the parent's bug")
+def _fails_on_five(task: int) -> int:
+    if task == 5:
+        raise RuntimeError("a bug")
     return task
 
 
-def test_an_error_in_the_parent_ends_the_workers() -> None:
-    with pytest.raises(RuntimeError, match="the parent's bug"):
-        list(forked_results(list(range(50)), _fails_in_the_parent, 2))
+@pytest.mark.parametrize("parent_works", [True, False])
+def test_a_task_whose_work_raises_is_unsent(parent_works: bool) -> None:
+    """Wherever it ran: the caller does it again (jobs checks its logs one by one, in the parent)."""
+    got = dict(forked_results(list(range(12)), _fails_on_five, 1, parent_works))
+    assert got[5] is UNSENT
+    assert [got[task] for task in range(12) if task != 5] == [0, 1, 2, 3, 4, 6, 7, 8, 9, 10, 11]
+
+
+def _interrupted_in_the_parent(task: int) -> int:
+    if os.getpid() == PARENT:
+        raise KeyboardInterrupt
+    return task
+
+
+def test_ctrl_c_in_the_parent_ends_the_workers() -> None:
+    with pytest.raises(KeyboardInterrupt):
+        list(forked_results(list(range(50)), _interrupted_in_the_parent, 2))
     assert _no_children_left()
 
 

@@ -8,8 +8,9 @@ checks tasks itself meanwhile (the smallest ones, from the end of the list: it l
 workers' pipes between two of them). Each worker is kept :data:`AHEAD` tasks ahead so that it
 never waits for the parent.
 
-A worker that dies leaves its unfinished tasks :data:`LOST`; a result that cannot be pickled is
-:data:`UNSENT`. The parent's own task raises as the work function raises. The workers ignore
+A worker that dies leaves its unfinished tasks :data:`LOST`; a task whose work raised an
+exception, or whose result could not be pickled, is :data:`UNSENT` (in the parent too: the caller
+does it again its own way). Ctrl-C, or the caller stopping, ends the workers. The workers ignore
 Ctrl-C (the parent ends them) and leave by ``os._exit`` (nothing of the parent's is flushed or
 finalised twice).
 """
@@ -69,7 +70,11 @@ def forked_results(tasks: Sequence[Task], work: Callable[[Task], Result], worker
             _fill(pool, pending, parent_works)
             if mine and pending:
                 index = pending.pop()  # (the smallest left: the workers take the largest)
-                yield index, work(tasks[index])
+                try:
+                    done: Result | Outcome = work(tasks[index])
+                except Exception:  # noqa: BLE001 - as a worker's: the caller does it again
+                    done = UNSENT
+                yield index, done
     finally:
         for worker in pool:
             worker.stop()
@@ -117,7 +122,12 @@ class _Worker:
             fcntl.fcntl(result_write, fcntl.F_SETPIPE_SZ, _PIPE_BYTES)  # (results: a worker writes ahead)
         except (ImportError, AttributeError, OSError):
             pass
-        pid = os.fork()
+        try:
+            pid = os.fork()
+        except OSError:
+            for fd in (task_read, task_write, result_read, result_write):
+                os.close(fd)
+            raise
         if pid == 0:  # the worker
             for fd in (task_write, result_read, *(end for other in forked for end in (other.tasks, other.results))):
                 os.close(fd)
@@ -141,7 +151,10 @@ class _Worker:
         """The results complete in the pipe; a dead worker's outstanding tasks as LOST."""
         import pickle
 
-        data = os.read(self.results, _PIPE_BYTES)
+        try:
+            data = os.read(self.results, _PIPE_BYTES)
+        except OSError:
+            data = b""
         if not data:
             self.alive = False
             lost, self.sent = list(self.sent), deque()
@@ -155,7 +168,11 @@ class _Worker:
             message = bytes(self.buffer[_HEADER:_HEADER + size])
             del self.buffer[:_HEADER + size]
             index = self.sent.popleft()
-            yield index, pickle.loads(message) if message else UNSENT
+            try:
+                result = pickle.loads(message) if message else UNSENT
+            except Exception:  # noqa: BLE001 - a result that does not unpickle: the caller does it
+                result = UNSENT
+            yield index, result
 
     def stop(self) -> None:
         """No more tasks: the worker leaves when it reads the end of its pipe; one still busy
@@ -189,10 +206,10 @@ def _serve(tasks: Sequence[Task], work: Callable[[Task], Result], task_fd: int, 
             if len(header) < 4:
                 status = 0
                 break
-            result = work(tasks[int.from_bytes(header, "little")])
             try:
-                message = pickle.dumps(result, protocol=pickle.HIGHEST_PROTOCOL)
-            except Exception:  # noqa: BLE001 - e.g. a value that cannot be pickled: the parent checks it
+                message = pickle.dumps(work(tasks[int.from_bytes(header, "little")]),
+                                       protocol=pickle.HIGHEST_PROTOCOL)
+            except Exception:  # noqa: BLE001 - a bug, a value that cannot be pickled: the parent does it
                 message = b""
             _write_all(result_fd, len(message).to_bytes(_HEADER, "little") + message)
     finally:
