@@ -5,6 +5,7 @@ is left behind, whatever happens to the parent. No test here asserts a time."""
 from __future__ import annotations
 
 import os
+import signal
 import sys
 from typing import Any
 
@@ -85,11 +86,13 @@ def _dies_on_seven(task: int) -> int:
 
 
 def test_a_dead_workers_tasks_are_lost_and_the_others_come_back() -> None:
-    got = dict(forked_results(list(range(20)), _dies_on_seven, 1, parent_works=False))
+    got = dict(forked_results(list(range(20)), _dies_on_seven, 2, parent_works=False))
     assert sorted(got) == list(range(20))
     lost = sorted(task for task, value in got.items() if value is LOST)
     assert 7 in lost and len(lost) <= 2  # (7, and the task sent ahead to the same worker)
-    assert len(FORKED) == 1
+    assert len(FORKED) == 2
+    alone = dict(forked_results(list(range(20)), _dies_on_seven, 1, parent_works=False))
+    assert [task for task in range(20) if alone[task] is not LOST] == list(range(7))  # (none left to run the rest)
     assert all(got[task] == task for task in got if task not in lost)
     assert _no_children_left()
 
@@ -151,3 +154,27 @@ def test_the_workers_print_nothing_the_parent_had_not_flushed(capfd: pytest.Capt
     dict(forked_results(list(range(6)), _square_where, 2, parent_works=False))
     sys.stdout.flush()
     assert capfd.readouterr().out.count("written once") == 1
+
+
+def test_without_a_worker_the_parent_does_not_run_what_only_a_worker_may() -> None:
+    """The log that killed a worker is checked again alone in a new process: when the system
+    refuses the fork, it is LOST again (an MLC000 finding), never checked in the parent."""
+    def refused() -> int:
+        raise OSError(12, "Cannot allocate memory")
+
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(os, "fork", refused)
+        assert dict(forked_results([3], _square_where, 1, parent_works=False)) == {0: LOST}
+        got = dict(forked_results(list(range(5)), _square_where, 2))  # (the parent may: it does all)
+    assert all(got[task] == (task * task, PARENT) for task in range(5))
+
+
+def _interrupts_itself(task: int) -> int:
+    os.kill(os.getpid(), signal.SIGINT)
+    return task
+
+
+def test_a_worker_ignores_ctrl_c() -> None:
+    """Ctrl-C reaches every process of the group; the parent ends the workers, which ignore it."""
+    assert dict(forked_results(list(range(4)), _interrupts_itself, 2, parent_works=False)) == {
+        0: 0, 1: 1, 2: 2, 3: 3}

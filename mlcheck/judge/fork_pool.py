@@ -55,16 +55,17 @@ def forked_results(tasks: Sequence[Task], work: Callable[[Task], Result], worker
     pool: list[_Worker] = []
     try:
         for _ in range(min(workers, len(tasks))):
-            try:
-                pool.append(_Worker.fork(tasks, work, pool))
-            except OSError:  # (no more processes or pipes: those forked, and the parent, go on)
-                break
+            if not _fork_into(pool, tasks, work):
+                break  # (no more processes or pipes: those forked, and the parent, go on)
         _fill(pool, pending, parent_works)
         while True:
             busy = [worker for worker in pool if worker.sent]
+            if not busy and not parent_works:  # (no worker left: the tasks left are not run here)
+                yield from ((index, LOST) for index in pending)
+                return
             if not busy and not pending:
                 return
-            mine = parent_works and bool(pending) or not busy  # (no worker left: the parent goes on)
+            mine = parent_works and bool(pending)
             for worker in _ready(busy, 0 if mine else None):
                 yield from worker.receive()
             _fill(pool, pending, parent_works)
@@ -82,10 +83,24 @@ def forked_results(tasks: Sequence[Task], work: Callable[[Task], Result], worker
             worker.reap()
 
 
+def _fork_into(pool: list[_Worker], tasks: Sequence[Task], work: Callable[[Task], Result]) -> bool:
+    """Fork one more worker into ``pool``; False when the system refuses. Ctrl-C waits meanwhile
+    (blocked until the worker is in ``pool``, where the parent ends it), and the worker ignores
+    it before anything else: it never runs the caller's handlers."""
+    blocked = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
+    try:
+        pool.append(_Worker.fork(tasks, work, pool))
+    except OSError:
+        return False
+    finally:
+        signal.pthread_sigmask(signal.SIG_SETMASK, blocked)
+    return True
+
+
 def _fill(pool: list[_Worker], pending: deque[int], parent_works: bool) -> None:
     """Keep each worker :data:`AHEAD` tasks ahead while there are more tasks than processes, one
     at the end (else a worker would hold two of the last few large tasks, the parent none)."""
-    ahead = AHEAD if len(pending) > len(pool) + parent_works else 1
+    ahead = AHEAD if len(pending) > sum(worker.alive for worker in pool) + parent_works else 1
     for worker in pool:
         worker.fill(pending, ahead)
 
@@ -128,10 +143,15 @@ class _Worker:
             for fd in (task_read, task_write, result_read, result_write):
                 os.close(fd)
             raise
-        if pid == 0:  # the worker
-            for fd in (task_write, result_read, *(end for other in forked for end in (other.tasks, other.results))):
-                os.close(fd)
-            _serve(tasks, work, task_read, result_write)
+        if pid == 0:  # the worker (SIGINT blocked: see _fork_into)
+            try:
+                signal.signal(signal.SIGINT, signal.SIG_IGN)
+                signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})
+                for fd in (task_write, result_read, *(end for other in forked for end in (other.tasks, other.results))):
+                    os.close(fd)
+                _serve(tasks, work, task_read, result_write)
+            finally:
+                os._exit(1)
         os.close(task_read)
         os.close(result_write)
         return cls(pid, task_write, result_read)
@@ -144,6 +164,7 @@ class _Worker:
                 os.write(self.tasks, index.to_bytes(4, "little"))
             except OSError:  # (it died: the task goes back)
                 pending.appendleft(index)
+                self.alive = False
                 return
             self.sent.append(index)
 
@@ -198,7 +219,6 @@ def _serve(tasks: Sequence[Task], work: Callable[[Task], Result], task_fd: int, 
     try:
         import pickle
 
-        signal.signal(signal.SIGINT, signal.SIG_IGN)
         gc.freeze()  # (what it inherited: not traversed by its collections, its pages not copied)
         gc.enable()
         while True:
