@@ -178,3 +178,21 @@ def test_a_worker_ignores_ctrl_c() -> None:
     """Ctrl-C reaches every process of the group; the parent ends the workers, which ignore it."""
     assert dict(forked_results(list(range(4)), _interrupts_itself, 2, parent_works=False)) == {
         0: 0, 1: 1, 2: 2, 3: 3}
+
+
+def _terminated_in_the_parent(task: int) -> int:
+    if os.getpid() == PARENT:
+        os.kill(PARENT, signal.SIGTERM)
+    return task
+
+
+@pytest.mark.skipif(signal.getsignal(signal.SIGTERM) is not signal.SIG_DFL,
+                    reason="SIGTERM has a handler of its own here: the pool leaves it alone")
+def test_sigterm_in_the_parent_ends_the_workers_and_the_parent() -> None:
+    """A CI job's time-out: the parent exits with 143 and takes its workers with it (by default
+    they would go on to the end of their chunks, holding the output open)."""
+    with pytest.raises(SystemExit) as ended:
+        list(forked_results(list(range(50)), _terminated_in_the_parent, 2))
+    assert ended.value.code == 128 + signal.SIGTERM
+    assert _no_children_left()
+    assert signal.getsignal(signal.SIGTERM) is signal.SIG_DFL  # (put back)

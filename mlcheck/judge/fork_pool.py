@@ -10,7 +10,7 @@ never waits for the parent.
 
 A worker that dies leaves its unfinished tasks :data:`LOST`; a task whose work raised an
 exception, or whose result could not be pickled, is :data:`UNSENT` (in the parent too: the caller
-does it again its own way). Ctrl-C, or the caller stopping, ends the workers. The workers ignore
+does it again its own way). Ctrl-C, SIGTERM, or the caller stopping, ends the workers. The workers ignore
 Ctrl-C (the parent ends them) and leave by ``os._exit`` (nothing of the parent's is flushed or
 finalised twice).
 """
@@ -53,6 +53,7 @@ def forked_results(tasks: Sequence[Task], work: Callable[[Task], Result], worker
     :data:`UNSENT` instead of a result that did not come back from a worker."""
     pending = deque(range(len(tasks)))
     pool: list[_Worker] = []
+    ended_by_sigterm = _end_on_sigterm()
     try:
         for _ in range(min(workers, len(tasks))):
             if not _fork_into(pool, tasks, work):
@@ -81,13 +82,34 @@ def forked_results(tasks: Sequence[Task], work: Callable[[Task], Result], worker
             worker.stop()
         for worker in pool:
             worker.reap()
+        if ended_by_sigterm:
+            signal.signal(signal.SIGTERM, signal.SIG_DFL)
+
+
+def _end_on_sigterm() -> bool:
+    """While the workers run, SIGTERM (a CI job's time-out, ``kill``) ends the parent as Ctrl-C
+    does, through the ``finally`` that ends the workers: by default it would leave them running
+    to the end of their chunks, the output pipe held open. Only where SIGTERM has its default
+    action, in the main thread (where signals are handled)."""
+    if signal.getsignal(signal.SIGTERM) is not signal.SIG_DFL:
+        return False
+    try:
+        signal.signal(signal.SIGTERM, _terminated)
+    except ValueError:  # (not the main thread)
+        return False
+    return True
+
+
+def _terminated(signum: int, _frame: object) -> None:
+    raise SystemExit(128 + signum)
 
 
 def _fork_into(pool: list[_Worker], tasks: Sequence[Task], work: Callable[[Task], Result]) -> bool:
-    """Fork one more worker into ``pool``; False when the system refuses. Ctrl-C waits meanwhile
-    (blocked until the worker is in ``pool``, where the parent ends it), and the worker ignores
-    it before anything else: it never runs the caller's handlers."""
-    blocked = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
+    """Fork one more worker into ``pool``; False when the system refuses. Ctrl-C and SIGTERM wait
+    meanwhile (blocked until the worker is in ``pool``, where the parent ends it), and the worker
+    ignores Ctrl-C and takes SIGTERM's default before anything else: it never runs the caller's
+    handlers."""
+    blocked = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT, signal.SIGTERM})
     try:
         pool.append(_Worker.fork(tasks, work, pool))
     except OSError:
@@ -146,7 +168,8 @@ class _Worker:
         if pid == 0:  # the worker (SIGINT blocked: see _fork_into)
             try:
                 signal.signal(signal.SIGINT, signal.SIG_IGN)
-                signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})
+                signal.signal(signal.SIGTERM, signal.SIG_DFL)  # (the parent's is for the parent)
+                signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT, signal.SIGTERM})
                 for fd in (task_write, result_read, *(end for other in forked for end in (other.tasks, other.results))):
                     os.close(fd)
                 _serve(tasks, work, task_read, result_write)
