@@ -30,16 +30,28 @@ needs_orjson = pytest.mark.skipif(fast_json.LOADS is None, reason="orjson is not
 
 
 def same(a: Any, b: Any) -> bool:
-    """Equal values of the same types all the way down (NaN equals NaN, -0.0 is not 0.0)."""
-    if type(a) is not type(b):
-        return False
-    if isinstance(a, dict):
-        return list(a) == list(b) and all(same(a[k], b[k]) for k in a)
-    if isinstance(a, (list, tuple)):
-        return len(a) == len(b) and all(same(x, y) for x, y in zip(a, b))
-    if isinstance(a, float):
-        return (math.isnan(a) and math.isnan(b)) or (a == b and math.copysign(1, a) == math.copysign(1, b))
-    return bool(a == b)
+    """Equal values of the same types all the way down (NaN equals NaN, -0.0 is not 0.0). Without
+    recursion: a record may nest deeper than the interpreter's limit (1,200 levels, which
+    ``json`` reads on Python 3.12)."""
+    pairs = [(a, b)]
+    while pairs:
+        a, b = pairs.pop()
+        if type(a) is not type(b):
+            return False
+        if isinstance(a, dict):
+            if list(a) != list(b):
+                return False
+            pairs.extend((a[k], b[k]) for k in a)
+        elif isinstance(a, (list, tuple)):
+            if len(a) != len(b):
+                return False
+            pairs.extend(zip(a, b))
+        elif isinstance(a, float):
+            if not ((math.isnan(a) and math.isnan(b)) or (a == b and math.copysign(1, a) == math.copysign(1, b))):
+                return False
+        elif not a == b:
+            return False
+    return True
 
 
 def stdlib_event(raw: bytes) -> object:

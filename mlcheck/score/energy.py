@@ -26,6 +26,7 @@ from typing import Sequence
 
 from mlcheck.records import dataclass
 from mlcheck.model import Event
+from mlcheck.score.float_sum import sequential_sum
 
 
 @dataclass(frozen=True)
@@ -113,7 +114,7 @@ def olympic_energy(energies: Sequence[float | None], counted: Sequence[int],
     if missing:
         return None, f"{len(missing)} counted run{'s' if len(missing) > 1 else ''} without an energy"
     values = [energies[i] for i in counted]
-    mean = sum(v for v in values if v is not None) / len(values)
+    mean = sequential_sum(v for v in values if v is not None) / len(values)
     factor = scaling_factor if scaling_factor is not None else 1.0
     scaled = f", scaled by {factor:.5g}" if scaling_factor is not None and factor != 1.0 else ""
     return mean * factor, (f"mean of the energy of the {len(values)} runs the time score counts "

@@ -16,6 +16,7 @@ from typing import Sequence
 
 from mlcheck.results import Score
 from mlcheck.facts.rulesets import BenchmarkFacts
+from mlcheck.score.float_sum import sequential_sum
 
 
 def time_to_train_min(run_start_ms: float, run_stop_ms: float) -> float:
@@ -48,7 +49,7 @@ def olympic_score(times: Sequence[float | None], facts: BenchmarkFacts,
     if any(t is None for t in kept_times):
         return Score(None, False, "; ".join(reasons) or "non-converged runs among the counted runs",
                      tuple(sorted(kept)), dropped, scaling_factor)
-    mean = sum(t for t in kept_times if t is not None) / len(kept_times)
+    mean = sequential_sum(t for t in kept_times if t is not None) / len(kept_times)
     scaled = mean * scaling_factor if scaling_factor is not None else mean
     valid = not reasons
     reason = "; ".join(reasons) if reasons else _valid_reason(len(times), len(failed), low, high)

@@ -31,6 +31,7 @@ from mlcheck.model import Evaluation
 from mlcheck.results import RcpResult, RunSummary
 from mlcheck.score.rcp.policy import ConvergenceRule, RoundPolicy, round_policy
 from mlcheck.score.rcp.reference import Reference, ReferenceSet, interpolate, load_references, trimmed
+from mlcheck.score.float_sum import sequential_sum
 
 #: Benchmarks the package checker never RCP-checks.
 NO_RCP = frozenset({"minigo"})
@@ -117,7 +118,7 @@ def evaluate_rcp(benchmark: str | None, division: str | None, ruleset: str | Non
         runs_text = "1 run is" if len(runs) == 1 else f"{len(runs)} runs are"
         return RcpResult("fail", f"{runs_text} too few for an olympic mean", unit=unit,
                          batch_size=batch_size, source=references.source)
-    mean = sum(kept) / len(kept)
+    mean = sequential_sum(kept) / len(kept)
     offset = policy.min_mean_offset.get(benchmark, 0.0) if policy is not None else 0.0
     return _match(references, batch_size, mean, unit, submission_runs, offset)
 

@@ -26,6 +26,7 @@ from mlcheck.facts import resources
 from mlcheck.records import dataclass
 from mlcheck.score.rcp.policy import RoundPolicy, round_policy
 from mlcheck.score.rcp.tdist import one_sided_p_above
+from mlcheck.score.float_sum import sequential_sum
 
 __all__ = ["ALPHA", "TOLERANCE", "Reference", "ReferenceSet", "RoundPolicy", "build_reference_set",
            "interpolate", "load_references", "min_acceptable_mean", "population_stdev", "prune",
@@ -74,8 +75,8 @@ def trimmed(values: Sequence[float], drop: int) -> list[float]:
 
 def population_stdev(values: Sequence[float]) -> float:
     """``numpy.std`` (ddof 0)."""
-    mean = sum(values) / len(values)
-    return math.sqrt(sum((v - mean) ** 2 for v in values) / len(values))
+    mean = sequential_sum(values) / len(values)
+    return math.sqrt(sequential_sum((v - mean) ** 2 for v in values) / len(values))
 
 
 @lru_cache(maxsize=4096)
@@ -152,7 +153,7 @@ def build_reference_set(benchmark: str, ruleset: str, records: Mapping[str, Any]
         kept = trimmed(values, drop)
         if not kept:
             continue
-        mean = sum(kept) / len(kept)
+        mean = sequential_sum(kept) / len(kept)
         stdev = population_stdev(kept if policy.stdev_over == "trimmed" else values)
         precision = record.get("Precision") if policy.record_precision else None
         built.append(Reference(name=name, batch_size=int(record["BS"]), mean=mean, stdev=stdev,
