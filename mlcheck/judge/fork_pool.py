@@ -10,9 +10,9 @@ never waits for the parent.
 
 A worker that dies leaves its unfinished tasks :data:`LOST`; a task whose work raised an
 exception, or whose result could not be pickled, is :data:`UNSENT` (in the parent too: the caller
-does it again its own way). Ctrl-C, SIGTERM, or the caller stopping, ends the workers. The workers ignore
-Ctrl-C (the parent ends them) and leave by ``os._exit`` (nothing of the parent's is flushed or
-finalised twice).
+does it again its own way). Ctrl-C, SIGTERM, or the caller stopping, ends the workers. The
+workers ignore Ctrl-C (the parent ends them) and leave by ``os._exit`` (nothing of the parent's is
+flushed or finalised twice).
 """
 
 from __future__ import annotations
@@ -27,6 +27,7 @@ from typing import Any, Callable, Iterator, Sequence, TypeVar
 Task = TypeVar("Task")
 Result = TypeVar("Result")
 
+
 class Outcome:
     """What came back instead of a task's result."""
 
@@ -40,7 +41,7 @@ class Outcome:
 LOST = Outcome("LOST")
 """The task's worker ended before sending its result."""
 UNSENT = Outcome("UNSENT")
-"""The task's result could not be pickled."""
+"""The task's work raised an exception, or its result could not be pickled or unpickled."""
 AHEAD = 2
 """Tasks sent to a worker before it needs them."""
 _HEADER = 8
@@ -165,16 +166,17 @@ class _Worker:
             for fd in (task_read, task_write, result_read, result_write):
                 os.close(fd)
             raise
-        if pid == 0:  # the worker (SIGINT blocked: see _fork_into)
+        if pid == 0:  # the worker (SIGINT blocked: see _fork_into); it leaves by os._exit only
+            status = 1
             try:
                 signal.signal(signal.SIGINT, signal.SIG_IGN)
                 signal.signal(signal.SIGTERM, signal.SIG_DFL)  # (the parent's is for the parent)
                 signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT, signal.SIGTERM})
                 for fd in (task_write, result_read, *(end for other in forked for end in (other.tasks, other.results))):
                     os.close(fd)
-                _serve(tasks, work, task_read, result_write)
+                status = _serve(tasks, work, task_read, result_write)
             finally:
-                os._exit(1)
+                os._exit(status)
         os.close(task_read)
         os.close(result_write)
         return cls(pid, task_write, result_read)
@@ -236,27 +238,22 @@ class _Worker:
             pass
 
 
-def _serve(tasks: Sequence[Task], work: Callable[[Task], Result], task_fd: int, result_fd: int) -> None:
-    """The worker: the result of each task it is sent, pickled, until its pipe ends."""
-    status = 1
-    try:
-        import pickle
+def _serve(tasks: Sequence[Task], work: Callable[[Task], Result], task_fd: int, result_fd: int) -> int:
+    """The worker: the result of each task it is sent, pickled, until its pipe ends (exit 0)."""
+    import pickle
 
-        gc.freeze()  # (what it inherited: not traversed by its collections, its pages not copied)
-        gc.enable()
-        while True:
-            header = _read_exactly(task_fd, 4)
-            if len(header) < 4:
-                status = 0
-                break
-            try:
-                message = pickle.dumps(work(tasks[int.from_bytes(header, "little")]),
-                                       protocol=pickle.HIGHEST_PROTOCOL)
-            except Exception:  # noqa: BLE001 - a bug, a value that cannot be pickled: the parent does it
-                message = b""
-            _write_all(result_fd, len(message).to_bytes(_HEADER, "little") + message)
-    finally:
-        os._exit(status)
+    gc.freeze()  # (what it inherited: not traversed by its collections, its pages not copied)
+    gc.enable()
+    while True:
+        header = _read_exactly(task_fd, 4)
+        if len(header) < 4:
+            return 0
+        try:
+            message = pickle.dumps(work(tasks[int.from_bytes(header, "little")]),
+                                   protocol=pickle.HIGHEST_PROTOCOL)
+        except Exception:  # noqa: BLE001 - a bug, a value that cannot be pickled: the parent does it
+            message = b""
+        _write_all(result_fd, len(message).to_bytes(_HEADER, "little") + message)
 
 
 def _read_exactly(fd: int, size: int) -> bytes:

@@ -78,7 +78,6 @@ def fast_event(raw: bytes, line_no: int) -> Event | None:
 
 _new_event = tuple.__new__
 _isfinite = math.isfinite
-_LOADS: _Loads = LOADS or (lambda body: None)  # (never called without orjson: fast_record says UNREAD)
 
 
 UNREAD = object()
@@ -97,7 +96,7 @@ def fast_record(body: bytes) -> Any:
     if NINETEEN_DIGITS in digits and has_long_integer(body, digits):
         return UNREAD
     try:
-        return _LOADS(body)
+        return LOADS(body)
     except DECODE_ERROR:
         return UNREAD
 

@@ -20,11 +20,10 @@ from __future__ import annotations
 
 import re
 from collections import Counter, OrderedDict
-from operator import itemgetter
 from typing import Any, NamedTuple, Sequence
 
 from mlcheck.read.copy_differences import Printed, conflict, same_record
-from mlcheck.model import Event, Finding
+from mlcheck.model import EVENT_KEY, Event, Finding
 from mlcheck.read.rawlog import Source
 
 WINDOW = 20000
@@ -32,7 +31,6 @@ HORIZON = 32
 MAX_CONFLICT_FINDINGS = 20
 _KEY = re.compile(rb'"key"\s*:\s*"((?:[^"\\]|\\.)*)"')
 
-_EVENT_KEY = itemgetter(0)
 _Slot = tuple[int, bytes, int]
 """(job, key as written, occurrence)"""
 
@@ -102,7 +100,7 @@ class RankCopies:
     def count_all_kept(self, job: int, events: Sequence[Event]) -> None:
         """:meth:`count_kept` of each event, in order."""
         counts = self._kept_counts
-        for key, count in Counter(map(_EVENT_KEY, events)).items():
+        for key, count in Counter(map(EVENT_KEY, events)).items():
             counts[(job, key.encode("utf-8", errors="surrogatepass"))] += count
         self._kept_total[job] += len(events)
 

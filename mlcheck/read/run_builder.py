@@ -7,14 +7,12 @@ from __future__ import annotations
 from collections import Counter
 from collections import _count_elements  # type: ignore[attr-defined]  # (Counter's counting loop, in C)
 from itertools import compress
-from operator import itemgetter
 from typing import Callable, Iterable, cast
 
 from mlcheck.records import dataclass, field
-from mlcheck.model import Evaluation, Event, Finding, Run
+from mlcheck.model import EVENT_KEY, Evaluation, Event, Finding, Run
 from mlcheck.read.reader import Batch, LogItem
 
-_KEY = itemgetter(0)
 _EVALUATION = "eval_accuracy"
 
 _PLAIN_NUMBERS = frozenset({int, float})
@@ -108,15 +106,15 @@ class RunBuilder:
         held = len(self.events)
         evaluations = counts.get(_EVALUATION, 0)
         if held + len(batch) <= keep and sum(counts.values()) == held:
-            _count_elements(counts, map(_KEY, batch))
+            _count_elements(counts, map(EVENT_KEY, batch))
         else:
-            added = Counter(map(_KEY, batch))
+            added = Counter(map(EVENT_KEY, batch))
             if any(counts.get(key, 0) + count > keep for key, count in added.items()):
                 return False
             counts.update(added)
         self.events.extend(batch)
         if counts.get(_EVALUATION, 0) != evaluations:
-            for event in compress(batch, map(_EVALUATION.__eq__, map(_KEY, batch))):
+            for event in compress(batch, map(_EVALUATION.__eq__, map(EVENT_KEY, batch))):
                 self.add_evaluation(event)
         return True
 

@@ -24,10 +24,9 @@ v1.1, 30 min closed / 4 h open from v2.0); checker: training_X.Y.Z/common.yaml, 
 
 from __future__ import annotations
 
-import operator
 from typing import Iterator
 
-from mlcheck.model import PLAUSIBLE_MS, Finding, Severity
+from mlcheck.model import EVENT_LINE, EVENT_TIME_MS, PLAUSIBLE_MS, Finding, Severity
 from mlcheck.rule import Rule, RunContext
 
 INIT_TIME_EXCEEDED = Rule("MLC401", "init-time-exceeded", Severity.ERROR,
@@ -61,14 +60,12 @@ def check(ctx: RunContext) -> Iterator[Finding]:
     yield from _clock_range(ctx)
 
 
-_TIME_MS = operator.itemgetter(3)  # Event.time_ms
-_LINE = operator.itemgetter(4)  # Event.line
 
 
 def _clock_range(ctx: RunContext) -> Iterator[Finding]:
     low, high = PLAUSIBLE_MS  # (plausible_time inlined: this looks at every record kept)
     events = ctx.run.events
-    if not events or _within(list(map(_TIME_MS, events)), low, high):
+    if not events or _within(list(map(EVENT_TIME_MS, events)), low, high):
         return  # (the common run: its extremes found in C; a time_ms is finite, MLC005 says so of others)
     odd = [e for e in events if not low <= e.time_ms < high]
     clocks = [e for e in odd if e.key in _CLOCK_KEYS]
@@ -132,7 +129,7 @@ def _order(ctx: RunContext) -> Iterator[Finding]:
     if stop is None:
         return
     starts = ctx.run.occurrences("init_start")
-    if not starts or max(map(_LINE, starts)) <= stop.line:
+    if not starts or max(map(EVENT_LINE, starts)) <= stop.line:
         return  # (the common run: none after init_stop, found in C)
     for late in (e for e in starts if e.line > stop.line):
         yield ctx.at(CLOCK_ORDER, late.line,

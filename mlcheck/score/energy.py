@@ -21,11 +21,10 @@ has no energy and the folder's energy score is not valid.
 from __future__ import annotations
 
 import math
-import operator
 from typing import Sequence
 
 from mlcheck.records import dataclass
-from mlcheck.model import Event
+from mlcheck.model import EVENT_TIME_MS, Event
 from mlcheck.score.float_sum import sequential_sum
 
 
@@ -46,16 +45,13 @@ def _number(value: object) -> float | None:
     return float(value)
 
 
-_TIME_MS = operator.itemgetter(3)  # Event.time_ms
-
-
 def node_energy(events: Sequence[Event], time_to_train_ms: float) -> LogEnergy:
     """A node log's energy as ``_compute_power_node`` computes it."""
     previous = last = start = stop = 0.0
     total, efficiency = 0.0, 1.0
     started = stopped = False
     # (one test of the key per record, the readings' first: a node log is thousands of them)
-    for event in sorted(events, key=_TIME_MS):
+    for event in sorted(events, key=EVENT_TIME_MS):
         key = event.key
         if key == "power_reading":
             if started and not stopped:
