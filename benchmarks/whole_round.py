@@ -17,9 +17,9 @@ largest of the process and its workers):
 
 Ratios: official / mlcheck at the default jobs (target >= 20), mlcheck ``--jobs 1`` / floor
 (target <= 1.5), peak RSS (target < 150 MB). Bytecode is cached for the measured processes (as
-for an installed mlcheck), in a temporary folder. With ``--repeat N`` mlcheck and the floor are timed N
+for an installed mlcheck), in a temporary folder. mlcheck and the floor are timed ``--repeat`` (3)
 times, interleaved, and the median is printed (the official checker and the synthetic round once:
-they take minutes). The load average is printed with each row, and at the start and the end how many CPUs'
+they take minutes); on a shared machine one measurement alone moves by a fifth. The load average is printed with each row, and at the start and the end how many CPUs'
 worth of work ``--jobs N`` busy processes get (N on an idle machine): on a shared machine the
 wall times move with it; CPU seconds (in brackets) move less.
 
@@ -242,7 +242,8 @@ def main() -> int:
                         "of ../shared/other-submitters, then all of them)")
     parser.add_argument("--shared", type=Path, default=ROOT.parent / "shared")
     parser.add_argument("--jobs", type=int, default=usable_cpus())
-    parser.add_argument("--repeat", type=int, default=1)
+    parser.add_argument("--repeat", type=int, default=3,
+                        help="times mlcheck and the floor are measured, interleaved; the median is printed")
     parser.add_argument("--no-official", dest="official", action="store_false")
     parser.add_argument("--no-synthetic", dest="synthetic", action="store_false")
     parser.add_argument("--synthetic-files", type=int, default=3000)
