@@ -65,6 +65,13 @@ class StretchCounts:
         self.records += lines
         self.crlf += crlf
 
+    def add_region(self, lines: int, records: int, noise: int, crlf: int) -> None:
+        """A region of record lines (a record each) and lines without one, counted in bulk."""
+        self.lines += lines
+        self.records += records
+        self.noise += noise
+        self.crlf += crlf
+
     def flush(self, reader: LineReader) -> None:
         stats = reader.stats
         stats.lines += self.lines

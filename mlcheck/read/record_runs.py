@@ -19,7 +19,7 @@ import math
 import re
 from functools import lru_cache, partial
 from operator import itemgetter, methodcaller
-from typing import Callable, Iterator, Sequence
+from typing import Callable, Iterable, Iterator, Sequence
 
 from mlcheck.model import Event
 from mlcheck.read.fast_json import (BRACKETS_ANY_DEPTH, DECODE_ERROR, DIGITS_AS_ZERO, LOADS, MAX_BRACKETS,
@@ -63,11 +63,21 @@ def bulk_events(run: bytes, first_line: int, tag: int = 0) -> list[Event] | None
     lines = run.split(b"\n")
     if len(lines) < MIN_LINES or run.count(MARKER_BYTES) != len(lines) or b"\x1b" in run:
         return None
+    return events_of_lines(lines, run, range(first_line, first_line + len(lines)), tag)
+
+
+def events_of_lines(lines: list[bytes], text: bytes, numbers: Iterable[int], tag: int = 0) -> list[Event] | None:
+    """The events of record ``lines`` (each the marker, after a rank tag of ``tag`` bytes, and
+    one record; no colour code, no other marker: the caller has seen to it), on physical lines
+    ``numbers``; ``text``: the lines, joined or with lines without a marker between them (where
+    a long integer is looked for). None when they must be read line by line."""
+    if LOADS is None:
+        return None
     longest = max(map(len, lines))
     if longest + 1 >= MAX_LINE_BYTES or (longest > BRACKETS_ANY_DEPTH and _deep(lines)):
         return None
-    digits = run.translate(DIGITS_AS_ZERO)
-    if NINETEEN_DIGITS in digits and has_long_integer(run, digits):
+    digits = text.translate(DIGITS_AS_ZERO)
+    if NINETEEN_DIGITS in digits and has_long_integer(text, digits):
         return None
     try:
         records = list(map(LOADS, map(_body_after(tag), lines)))
@@ -85,8 +95,7 @@ def bulk_events(run: bytes, first_line: int, tag: int = 0) -> list[Event] | None
     time_types = set(map(type, times))
     if not time_types <= _NUMBER_TYPES or (float in time_types and not all(map(math.isfinite, times))):
         return None
-    return list(map(_EVENT, zip(keys, values, metadata, map(float, times),
-                                range(first_line, first_line + len(lines)),
+    return list(map(_EVENT, zip(keys, values, metadata, map(float, times), numbers,
                                 _texts(event_types), _texts(namespaces))))
 
 

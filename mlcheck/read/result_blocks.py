@@ -7,7 +7,10 @@ watches them for a launcher line (:data:`mlcheck.read.job_starts.LAUNCH_LINE`). 
 are found with ``bytes.find``; the stretch of whole lines before each record line is counted in
 :mod:`mlcheck.read.noise_counts`, and a launcher line goes to
 :meth:`~mlcheck.read.line_reader.LineReader.feed` as before. Record lines are read as :func:`mlcheck.read.result_lines.read_result_lines` reads
-them: a clean one here, any other by the line reader. Line numbers, counts and findings are those
+them: a clean one here, any other by the line reader. From a record line, records with at most two
+lines of other output between them are read in bulk with that output counted
+(:mod:`mlcheck.read.mixed_runs`), else runs of record lines (:mod:`mlcheck.read.record_runs`).
+Line numbers, counts and findings are those
 of the line-by-line path (``tests/test_lean_reading.py`` compares them), over-long lines included:
 a line longer than :data:`~mlcheck.read.line_reader.MAX_LINE_BYTES` is skipped unread (MLC014),
 and what is held stays below that bound plus one block.
@@ -20,6 +23,7 @@ from typing import IO, Iterator, cast
 from mlcheck.read.fast_json import fast_body_event
 from mlcheck.read.job_starts import may_name_a_launcher
 from mlcheck.read.line_reader import MARKER_BYTES, MAX_LINE_BYTES, AnyItem, LineReader
+from mlcheck.read.mixed_runs import dense_region_end, mixed_region
 from mlcheck.read.noise_counts import BLANKS, LOWER_CASE, StretchCounts, counted_and_fed, launcher_lines
 from mlcheck.read.record_runs import MIN_LINES, Batch, bulk_events, record_run_end
 
@@ -40,6 +44,8 @@ def _lines(chunk: bytes, counts: StretchCounts, reader: LineReader) -> Iterator[
     lines = crlf = 0  # (clean record lines not yet added to counts)
     longest = MAX_LINE_BYTES
     by_line_until = 0  # (a run of record lines the bulk path refused ends here)
+    mixed_until = 0  # (the mixed path refused the rest of the chunk: not tried again before this)
+    last_end = chunk.rfind(b"\n") + 1  # (the end of the last whole line)
     try:
         while done < size:
             start = size if at < 0 else (
@@ -58,6 +64,21 @@ def _lines(chunk: bytes, counts: StretchCounts, reader: LineReader) -> Iterator[
             if at < 0:
                 return
             end = find(b"\n", at) + 1 or size
+            if start == at and at >= mixed_until and at < last_end and not reader.tags_seen \
+                    and reader.noise_tag is None:
+                region_end = dense_region_end(chunk, at, last_end)
+                mixed = mixed_region(chunk[at:region_end], reader.line_no + counts.lines + lines + 1) \
+                    if region_end else None
+                if mixed is not None:
+                    counts.add_clean(lines, crlf)
+                    lines = crlf = 0
+                    counts.add_region(mixed.lines, len(mixed.events), mixed.noise,
+                                      chunk.count(b"\r\n", at, region_end) if crlf_ends else 0)
+                    done = region_end
+                    at = find(MARKER_BYTES, done)
+                    yield mixed.events
+                    continue
+                mixed_until = region_end or end  # (not tried again in this region)
             if start == at and at >= by_line_until and reader.noise_tag is None \
                     and chunk.startswith(MARKER_BYTES, end) and _run_of(chunk, end, MARKER_BYTES):
                 run_end = record_run_end(chunk, at)
