@@ -142,6 +142,17 @@ for _command in (score_command, rules_command, explain_command, split_command, w
     main.add_command(_command)
 
 
+def _tolerant_streams() -> None:
+    """Text that the output's encoding cannot hold (a lone surrogate that a log's JSON escapes,
+    ``"\\ud800"``; any character under an ASCII locale) is written as a backslash escape, never a
+    traceback that loses the report."""
+    for stream in (sys.stdout, sys.stderr):
+        try:
+            stream.reconfigure(errors="backslashreplace")  # type: ignore[union-attr]
+        except (AttributeError, ValueError, OSError):  # (not a text file of io: left as it is)
+            pass
+
+
 def run() -> None:
     """Console entry point: :func:`main`, plus exit 2 (not a traceback, not 1) when stdout cannot
     be written (a full disk, a pipe closed by ``head``, a closed descriptor): a CI job must not
@@ -150,6 +161,7 @@ def run() -> None:
     if sys.stdout is None:  # started with stdout closed (``>&-``)
         _say("mlcheck: error: cannot write the output: standard output is closed")
         sys.exit(EXIT_ERROR)
+    _tolerant_streams()
     code: int | str | None = 0
     try:
         main.main(standalone_mode=False)

@@ -56,7 +56,7 @@ def score_command(paths: tuple[str, ...], ruleset: str | None, config_path: str 
         table = table_text(result, table_format)
         if table_output is not None:
             try:
-                with open(table_output, "w", encoding="utf-8") as handle:
+                with open(table_output, "w", encoding="utf-8", errors="backslashreplace") as handle:
                     handle.write(table)
             except OSError as error:
                 click.echo(f"mlcheck: error: cannot write {table_output}: {error}", err=True)

@@ -3,9 +3,11 @@
 The log is followed like ``tail -F`` (:mod:`mlcheck.read.follow`) and read line by line with the reader
 every command uses. At each *checkpoint* (``init_stop``, ``run_start``, every ``eval_accuracy``,
 ``run_stop``, a new run) the run rules of ``mlcheck check`` are run on the partial run, and every
-finding that can no longer change is reported at once: configuration keys and closed-division
-hyper-parameters are complete at ``run_start``; a key or a target that is *missing* is only
-decided at ``run_stop``. While init is still running, the init-time limit is checked against the
+finding that can no longer change is reported at once (:data:`DECIDED_EARLY`: a value that breaks
+the round's rules, conflicting or invalid submission values, init over the limit, and what the
+reader finds in the lines); everything else, a key or a target that is *missing* above all, is
+only decided at ``run_stop``: logs put no order on most keys (many log ``train_samples`` or a
+closed hyper-parameter after ``run_start``), and the official checker judges the whole log. While init is still running, the init-time limit is checked against the
 clock (the wall clock when the log is live, the log's own clock when it is replayed). The watch
 ends at the ``run_stop`` of the last run asked for (``runs``), with the report ``check`` gives.
 Raw job output is read as ``check`` reads it; the logging rank of each job is chosen from the
@@ -15,9 +17,7 @@ first burst of lines (what is in the file when the watch starts, or the first po
 from __future__ import annotations
 
 import os
-import re
 import time
-from dataclasses import replace
 from itertools import chain
 from typing import Callable, Iterable
 
@@ -29,7 +29,6 @@ from mlcheck.read.follow import IDLE, RESTART, Follower
 from mlcheck.model import Evaluation, Event, Finding, Run, Severity
 from mlcheck.read.live_reader import LiveReader
 from mlcheck.read.reader import AnyItem
-from mlcheck.rules import find_rule
 from mlcheck.rules.internal import crash_finding
 from mlcheck.rules.package_runs import is_hyperparameter
 from mlcheck.rules.timing import INIT_TIME_EXCEEDED
@@ -42,15 +41,15 @@ from mlcheck.read.runs import RunBoundaries
 from mlcheck.score.scoring import time_to_train_min
 
 CHECKPOINT_KEYS = frozenset({"init_stop", "run_start", "eval_accuracy", "run_stop"})
-#: A key that is missing at run_start will not come later when it configures the run.
-_CONFIG_KEY = re.compile(r"^(?:n?one of )?(submission_\w+|cache_clear|init_start|init_stop|seed|"
-                         r"global_batch_size|gradient_accumulation_steps|opt_\w+|train_samples|"
-                         r"eval_samples)\b")
 #: Findings a closed-division value decides by itself, reported as soon as its line is read.
 _VALUE_CODES = frozenset({"MLC202", "MLC203"})
-#: Closed hyper-parameters and weight initialisation are logged during init.
-_CONFIG_CODES = frozenset({"MLC201", "MLC205"})
+DECIDED_EARLY = frozenset({*_VALUE_CODES, "MLC106", "MLC108", "MLC109", "MLC401"})
+"""The findings of a partial run that no later line can take back: a logged value that breaks a
+fixed value or the optimizer list, two different values of a key required once, an invalid
+submission value, the division logged after init_stop, init over the round's limit."""
 _LIVE_CLOCK_MS = 24 * 3600 * 1000
+_NEXT_RUN_KEYS = frozenset({"cache_clear", "init_start"})
+"""Keys that, after a run_stop in raw output, begin the next run of the job."""
 
 FindingSink = Callable[[Finding], None]
 ProgressSink = Callable[[str], None]
@@ -77,6 +76,11 @@ class WatchState:
     """A checkpoint not judged yet (False: none; None: every code; a set: only those codes)."""
     boundaries: RunBoundaries = field(default_factory=RunBoundaries)
     """Where a new job begins (a watched ``result_<i>.txt`` is one run, as ``check`` reads it)."""
+    stop_pending: bool = False
+    """The run logged its run_stop: it is judged whole once the lines written with it are read
+    (records may follow run_stop: ``train_samples`` in HugeCTR logs, TPU logs' ``submission_*``)."""
+    end_line: int | None = None
+    """The last line of the runs judged whole, when a later run began after them."""
 
 
 @dataclass(frozen=True)
@@ -119,11 +123,19 @@ def watch(path: str, on_finding: FindingSink, on_progress: ProgressSink, forced:
                 if idle_timeout is not None and time.monotonic() - last_data > idle_timeout:
                     rest = follower.rest()
                     take(chain(live.add(rest) if rest else (), live.flush()))
+                    if state.stop_pending:
+                        finish_run(state, on_finding, on_progress)
+                    if state.runs_done >= runs:
+                        return WatchOutcome("complete", state.runs_done, live.line_no)
                     flush_pending(state, on_finding, on_progress)
                     seen = live.line_no or os.path.exists(path)  # (an empty file exists)
                     return WatchOutcome("idle" if seen else "missing", state.runs_done, live.line_no)
                 if live.pending and live.ready() and take(live.flush()):
-                    return WatchOutcome("complete", state.runs_done, live.line_no)
+                    return WatchOutcome("complete", state.runs_done, state.end_line or live.line_no)
+                if state.stop_pending and not live.pending:  # (all that was written with run_stop is read)
+                    finish_run(state, on_finding, on_progress)
+                    if state.runs_done >= runs:
+                        return WatchOutcome("complete", state.runs_done, live.line_no)
                 flush_pending(state, on_finding, on_progress)
                 _check_init_clock(state, on_finding)
                 continue
@@ -132,7 +144,7 @@ def watch(path: str, on_finding: FindingSink, on_progress: ProgressSink, forced:
             if live.line_no == 0:
                 on_progress(f"reading {path} from line 1")
             if take(live.add(signal)):
-                return WatchOutcome("complete", state.runs_done, live.line_no)
+                return WatchOutcome("complete", state.runs_done, state.end_line or live.line_no)
     except StopWatching:
         return WatchOutcome("stopped", state.runs_done, live.line_no)
     raise AssertionError("the follower never ends")  # pragma: no cover
@@ -155,16 +167,23 @@ def _take(state: WatchState, item: AnyItem, on_finding: FindingSink,
     event = item if isinstance(item, Event) else item.event
     builder = state.builder
     if state.boundaries.opens_new_run(builder.counts):
-        if not builder.counts["run_stop"]:  # a run cut off by the next: its end is now known
+        if state.stop_pending:  # the run that logged its run_stop ends where the next begins
+            state.end_line = max(e.line for e in builder.events)
+            finish_run(state, on_finding, on_progress)
+        elif not builder.counts["run_stop"]:  # a run cut off by the next: its end is now known
             _checkpoint(state, on_finding, on_progress, final=True)
         state.builder = RunBuilder(state.path, builder.index + 1)
         state.reading, state.init_alarm = [], False
         state.judged_events, state.pending = 0, False
+    if state.stop_pending and event.key in _NEXT_RUN_KEYS and not state.boundaries.one_run:
+        # (raw output: the job begins another run; a result file is one run, whatever it logs
+        # after run_stop: HugeCTR's cache_clear)
+        state.end_line = max(e.line for e in state.builder.events)
+        finish_run(state, on_finding, on_progress)
     state.builder.add(event)
     if event.key in CHECKPOINT_KEYS and event.key != "eval_accuracy":
-        _checkpoint(state, on_finding, on_progress, final=event.key == "run_stop")
-        if event.key == "run_stop":
-            state.runs_done += 1
+        _checkpoint(state, on_finding, on_progress, final=False)
+        state.stop_pending = state.stop_pending or event.key == "run_stop"
     elif event.key == "eval_accuracy":
         _soon(state, on_finding, on_progress, None)
     elif not state.builder.counts["run_start"] and (is_hyperparameter(event.key) or event.key == "opt_name"):
@@ -190,6 +209,13 @@ def _soon(state: WatchState, on_finding: FindingSink, on_progress: ProgressSink,
         state.pending = only
 
 
+def finish_run(state: WatchState, on_finding: FindingSink, on_progress: ProgressSink) -> None:
+    """Judge the run that logged its run_stop whole: what it still lacks is decided now."""
+    state.stop_pending = False
+    _checkpoint(state, on_finding, on_progress, final=True, progress=False)
+    state.runs_done += 1
+
+
 def flush_pending(state: WatchState, on_finding: FindingSink, on_progress: ProgressSink) -> None:
     """Judge the checkpoint that waited (the log went idle: nothing more to read for now)."""
     if state.pending is not False:
@@ -202,18 +228,11 @@ def _checkpoint(state: WatchState, on_finding: FindingSink, on_progress: Progres
     run = state.builder.build()
     state.judged_events, state.pending = len(run.events), False
     result = judge_run(run, LogRef(state.path), state.forced, state.reading)
-    started = run.run_start is not None
     for found in result.findings:
         if only is not None and found.code not in only:
             continue
-        if final or _decided(found, started):
+        if final or found.code in DECIDED_EARLY:
             _report(state, found, on_finding)
-        elif started and found.items and _undecided(found):
-            decided = [item for item in found.items if _CONFIG_KEY.match(item)]
-            if decided:  # the keys of a grouped finding that configure the run are decided
-                _report(state, replace(found, message=f"{', '.join(decided)}: not logged by run_start; a "
-                                       "key that configures the run cannot come later", items=tuple(decided),
-                                       item_count=len(decided)), on_finding)
     if not progress:
         return
     try:
@@ -221,22 +240,6 @@ def _checkpoint(state: WatchState, on_finding: FindingSink, on_progress: Progres
     except RulesetError:
         facts = None
     on_progress(_progress_line(run, facts))
-
-
-def _undecided(found: Finding) -> bool:
-    """Whether a finding says something is missing or not reached, which may still come."""
-    found_rule = find_rule(found.code)
-    name = found_rule[0].name if found_rule else found.name
-    return "missing" in name or "not-reached" in name
-
-
-def _decided(found: Finding, started: bool) -> bool:
-    """Whether a finding on a partial run can no longer change (see the module docstring); of a
-    finding that lists several keys, :func:`_checkpoint` reports the decided ones."""
-    if _undecided(found):
-        return started and not found.items[1:] and (
-            found.code in _CONFIG_CODES or _CONFIG_KEY.match(found.message) is not None)
-    return True
 
 
 def _report(state: WatchState, found: Finding, on_finding: FindingSink) -> None:

@@ -120,19 +120,21 @@ def report_blocks(name: str, result: CheckResult, options: ReportOptions | None 
     :data:`STREAMED` makes each block as it is asked for."""
     import importlib
 
-    from mlcheck.report.plain import printable
+    from mlcheck.report.plain import printable, shown
 
     name, options = resolve_format(name), options or ReportOptions()
     if name not in STREAMED:
-        yield printable(REPORTERS[name](result, options))
+        yield shown(REPORTERS[name](result, options))
         return
+    # (JSON escapes every control character itself; in XML most are not allowed: written as escapes)
+    valid = printable if name in ("json", "sarif") else shown
     module, function = STREAMED[name]
     if name == "json":  # (the JSON report takes the fail level alone)
         blocks = getattr(importlib.import_module(module), function)(result, options.fail_level)
     else:
         blocks = getattr(importlib.import_module(module), function)(result, options)
     for block in blocks:  # (a character is never split across blocks: the same text)
-        yield printable(block)
+        yield valid(block)
 
 
 def repository_root(start: str = ".") -> str:

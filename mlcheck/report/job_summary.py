@@ -9,7 +9,7 @@ from typing import Mapping
 
 from mlcheck.model import Severity
 from mlcheck.report import ReportOptions
-from mlcheck.report.plain import counted, markdown_cell
+from mlcheck.report.plain import counted, markdown_cell, shown
 from mlcheck.report.results_table import render_markdown as results_table_markdown
 from mlcheck.report.text_findings import rule_counts
 from mlcheck.results import CheckResult
@@ -50,6 +50,6 @@ def write_job_summary(result: CheckResult, options: ReportOptions,
     path = (os.environ if environ is None else environ).get(SUMMARY_VARIABLE)
     if not path:
         return None
-    with open(path, "a", encoding="utf-8") as handle:
-        handle.write(render_job_summary(result, options))
+    with open(path, "a", encoding="utf-8", errors="backslashreplace") as handle:
+        handle.write(shown(render_job_summary(result, options)))
     return path

@@ -4,6 +4,8 @@ its options imports no reporter)."""
 
 from __future__ import annotations
 
+import re
+
 from mlcheck.model import Severity
 from mlcheck.results import CheckResult
 
@@ -45,6 +47,18 @@ def printable(text: str) -> str:
     except UnicodeEncodeError:
         return text.encode("utf-8", "surrogatepass").decode("utf-8", "replace")
     return text
+
+
+_CONTROLS = {code: f"\\x{code:02x}" for code in (*range(0x09), *range(0x0b, 0x20), 0x7f, *range(0x80, 0xa0))}
+"""Control characters but the tab and the line end, as ``\\x1b``: a log's value (a submitter's
+platform name) must not move the cursor, colour or clear a terminal, nor make XML invalid."""
+_HAS_CONTROL = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f]").search
+
+
+def shown(text: str) -> str:
+    """:func:`printable`, control characters written as escapes: text from a log in a report."""
+    text = printable(text)
+    return text.translate(_CONTROLS) if _HAS_CONTROL(text) else text
 
 
 def markdown_cell(text: str) -> str:

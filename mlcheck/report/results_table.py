@@ -16,7 +16,7 @@ if TYPE_CHECKING:
     from rich.console import Console
 
 from mlcheck.records import dataclass, field
-from mlcheck.report.plain import TABLE_FORMATS as TABLE_FORMATS, markdown_cell  # (re-exported)
+from mlcheck.report.plain import TABLE_FORMATS as TABLE_FORMATS, markdown_cell, shown  # (re-exported)
 from mlcheck.results import BenchmarkResult, CheckResult
 
 TABLE_SCHEMA = "mlcheck-results-table/1"
@@ -208,14 +208,14 @@ def render_table_text(result: CheckResult, console: Console) -> None:
     title = "Results in minutes; rcp = reference convergence test (margin to the minimum acceptable mean)"
     if shared:
         title = ", ".join(f"{header[i]} {_values(rows[0], columns)[i]}" for i in shared) + ". " + title
-    table = Table(title=title, title_justify="left")
+    table = Table(title=shown(title), title_justify="left")
     for i, name in enumerate(header):
         if i not in shared:
             numeric = name in columns or name in _NUMERIC
             table.add_column(name, justify="right" if numeric else "left", overflow="fold")  # never "…": the system names a row
     for row in rows:
         values = _values(row, columns)
-        table.add_row(*(v for i, v in enumerate(values) if i not in shared))
+        table.add_row(*(shown(v) for i, v in enumerate(values) if i not in shared))
     if not console.is_terminal and console.width < 160:
         console = RichConsole(file=console.file, width=160, no_color=console.no_color, highlight=False,
                           color_system=None)
@@ -225,9 +225,9 @@ def render_table_text(result: CheckResult, console: Console) -> None:
 def render_table(result: CheckResult, table_format: str) -> str:
     """CSV, Markdown or JSON text of the table (text goes through :func:`render_table_text`)."""
     if table_format == "csv":
-        return render_csv(result)
+        return shown(render_csv(result))
     if table_format == "markdown":
-        return render_markdown(result)
+        return shown(render_markdown(result))
     if table_format == "json":
         return render_table_json(result)
     raise ValueError(f"unknown table format {table_format!r}; use one of {', '.join(TABLE_FORMATS)}")

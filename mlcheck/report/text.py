@@ -9,7 +9,7 @@ from rich.text import Text
 from mlcheck.model import Severity
 from mlcheck.results import BenchmarkResult, CheckResult, RunResult
 from mlcheck.score.rcp import format_amount
-from mlcheck.report.plain import format_minutes, printable, summary_line  # noqa: F401 (re-exported)
+from mlcheck.report.plain import format_minutes, printable, shown, summary_line  # noqa: F401 (re-exported)
 from mlcheck.report.text_findings import render_findings
 from mlcheck.rules.rcp_check import today_differs, verdict_text
 
@@ -41,8 +41,8 @@ RCP_CAVEAT = {
 
 
 def _run_table(bench: BenchmarkResult) -> Table:
-    title = f"{bench.org or '?'} / {bench.system or '?'} / {bench.benchmark or '?'}"
-    caption = f"{bench.division or 'unknown'} division, training {bench.ruleset or '?'}; * = counted in the score"
+    title = shown(f"{bench.org or '?'} / {bench.system or '?'} / {bench.benchmark or '?'}")
+    caption = shown(f"{bench.division or 'unknown'} division, training {bench.ruleset or '?'}; * = counted in the score")
     table = Table(title=title, caption=caption, title_justify="left", caption_justify="left")
     counted = set(bench.score.runs_counted)
     labels = [_run_label(run) + (" *" if position in counted else "") for position, run in enumerate(bench.runs)]
@@ -61,7 +61,7 @@ def _run_table(bench: BenchmarkResult) -> Table:
 
 def _run_label(run: RunResult) -> str:
     name = run.path.replace("\\", "/").rsplit("/", 1)[-1]
-    return printable(name if run.index == 0 else f"{name} #{run.index}")
+    return shown(name if run.index == 0 else f"{name} #{run.index}")
 
 
 def rcp_text(bench: BenchmarkResult) -> Text | None:
@@ -110,8 +110,8 @@ def render_text(result: CheckResult, console: Console, min_severity: Severity = 
         if not scores_only:
             console.print(_run_table(bench))
         else:
-            console.print(Text(f"{bench.org or '?'} / {bench.system or '?'} / {bench.benchmark or '?'} "
-                               f"({bench.division or '?'}, {bench.ruleset or '?'}): ", style="bold"),
+            console.print(Text(shown(f"{bench.org or '?'} / {bench.system or '?'} / {bench.benchmark or '?'} "
+                                     f"({bench.division or '?'}, {bench.ruleset or '?'}): "), style="bold"),
                           end="")
         console.print(score_text(bench), soft_wrap=True)
         energy = energy_text(bench)

@@ -109,7 +109,7 @@ def write_outputs(specs: Sequence[str], result: CheckResult, options: ReportOpti
         folder = os.path.dirname(path)
         if folder:
             os.makedirs(folder, exist_ok=True)
-        with open(path, "w", encoding="utf-8", newline="\n") as handle:
+        with open(path, "w", encoding="utf-8", errors="backslashreplace", newline="\n") as handle:
             for block in report_blocks(name, result, options):  # (written as it is made)
                 handle.write(block)
         written.append(path)

@@ -1,0 +1,52 @@
+"""Text from a log reaches every report safely: a lone surrogate (valid JSON, ``"\\ud800"``) never
+makes a traceback that loses the report, and control characters (a colour code, ^A) in a
+submitter's names are written as escapes on the terminal, in tables and in files."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+EXAMPLE = ROOT / "fixtures" / "example" / "Acme" / "results" / "acme-t8" / "resnet" / "result_0.txt"
+
+
+def _log(tmp_path: Path, org: str, platform: str) -> Path:
+    text = EXAMPLE.read_text("utf-8")
+    text = text.replace('"value": "Acme"', f'"value": "{org}"', 1).replace('"value": "acme-t8"', f'"value": "{platform}"', 1)
+    path = tmp_path / "result_0.txt"
+    path.write_text(text, "utf-8")
+    return path
+
+
+def _mlcheck(*args: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[bytes]:
+    environ = {**os.environ, "PYTHONPATH": str(ROOT), **(env or {})}
+    environ.pop("PYTHONIOENCODING", None)
+    return subprocess.run([sys.executable, "-m", "mlcheck", *args], capture_output=True, env=environ, timeout=120)
+
+
+@pytest.mark.parametrize("command", [["check"], ["check", "--format", "markdown"], ["check", "--format", "html"],
+                                     ["check", "--format", "junit"], ["score"], ["score", "-t", "csv"],
+                                     ["score", "-t", "markdown"], ["watch", "--no-progress"]])
+def test_a_lone_surrogate_and_control_characters_are_escaped(tmp_path: Path, command: list[str]) -> None:
+    log = _log(tmp_path, "\\ud800NV", "x\\u0001\\u001b[31mred")
+    done = _mlcheck(*command, str(log), env={"GITHUB_STEP_SUMMARY": str(tmp_path / "summary.md")})
+    assert b"Traceback" not in done.stderr, done.stderr.decode("utf-8", "replace")
+    assert done.returncode in (0, 1)
+    assert done.stdout  # (the report is there)
+    assert b"\x1b[31m" not in done.stdout and b"\x01" not in done.stdout
+    if command[0] == "score" or command == ["check"]:
+        assert b"\\x1b[31mred" in done.stdout  # (the title shows what the log says, escaped)
+
+
+def test_the_github_job_summary_is_written_with_escapes(tmp_path: Path) -> None:
+    log = _log(tmp_path, "\\ud800NV", "x\\u001b[2Jcleared")
+    summary = tmp_path / "summary.md"
+    done = _mlcheck("check", str(log), "--format", "github", env={"GITHUB_STEP_SUMMARY": str(summary)})
+    assert b"Traceback" not in done.stderr and done.returncode in (0, 1)
+    text = summary.read_bytes()
+    assert b"\x1b" not in text and b"\\x1b[2Jcleared" in text
