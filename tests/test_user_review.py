@@ -67,6 +67,26 @@ def test_the_cache_clearing_step_belongs_to_the_run_it_prepares(tmp_path: Path) 
     assert len(json.loads(watched.stdout)["runs"]) == 2
 
 
+def test_the_submission_step_belongs_to_the_run_it_prepares(tmp_path: Path) -> None:
+    """NVIDIA's run scripts log the submission_* records in an srun step of their own, then clear
+    the caches in another, then launch the training (round 4.0's HPE and Lenovo raw output)."""
+    lines: list[str] = []
+    for run in range(2):
+        t = START + run * 10_000_000
+        lines += ["+ srun --mpi=pmi2 -N1 -n1 --container-name=rn python -c 'log submission'",
+                  _record("submission_benchmark", t, value="resnet"), _record("submission_division", t, value="closed"),
+                  "+ srun --ntasks=1 --mpi=pmi2 bash -c 'echo -n Clearing cache on && hostname'",
+                  "Clearing cache on node1", _record("cache_clear", t + 10, value=True),
+                  "+ srun --ntasks=8 python train.py",
+                  _record("init_start", t + 1000, "INTERVAL_START"), _record("run_start", t + 2000, "INTERVAL_START"),
+                  _record("run_stop", t + 3000, "INTERVAL_END", status="success")]
+    log = tmp_path / "job.log"
+    log.write_text("\n".join(lines) + "\n", "utf-8")
+    result = check([str(log)], ruleset="4.0.0")
+    assert [(r.run.first_line, r.run.last_line) if r.run else None for r in result.runs] == [(2, 10), (12, 20)]
+    assert [f.line for f in result.all_findings() if f.code == "MLC024"] == [11]  # the second run's first step
+
+
 def test_a_job_start_in_a_result_file_says_the_file_stays_one_run(tmp_path: Path) -> None:
     log = _job_log(tmp_path / "result_0.txt")
     result = check([str(log)], ruleset="1.0.0")

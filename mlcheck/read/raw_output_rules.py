@@ -36,8 +36,8 @@ the line is counted as repaired in MLC020 instead.
   a file named ``result_<i>.txt`` is always one run, as the official checker reads it (a
   second job's records in it are then duplicates, reported by the rules of the round). See
   ``mlcheck.job_starts``. A launcher line met when the run so far holds only ``cache_clear``
-  records is not one: a run script clears the caches in an ``srun`` step of its own, then launches
-  the training, and both belong to the run. Nothing to fix in raw output; ``mlcheck split`` writes
+  and ``submission_*`` records is not one: a run script logs the submission and clears the caches
+  in ``srun`` steps of its own, then launches the training, and all belong to the run. Nothing to fix in raw output; ``mlcheck split`` writes
   one file per run.
 - MLC013 raw-output-in-result-file: a submitted result file (``result_<i>.txt``) holds raw job
   output. An error (the official checker fails too) when other ranks' copies of records were

@@ -23,7 +23,13 @@ from mlcheck.read.run_builder import RunBuilder
 _CUT_RECORD = "MLC023"
 _JOB_STARTED = "MLC024"
 _PREAMBLE = frozenset({"cache_clear"})
-"""Keys a run script logs in its own step before it launches the training job of the run."""
+"""Keys a run script logs in its own steps before it launches the training job of the run (with
+the ``submission_*`` keys: NVIDIA's run scripts log the submission in one ``srun`` step and clear
+the caches in another, then launch the training)."""
+
+
+def _preamble(key: str) -> bool:
+    return key in _PREAMBLE or key.startswith("submission_")
 
 
 class RunBoundaries:
@@ -37,11 +43,11 @@ class RunBoundaries:
     def note(self, finding: Finding, counts: Mapping[str, int] | None = None) -> bool:
         """Take a reading finding; a new job's start makes the next record open a run. False for
         a job start that opens none, which the caller drops: the run so far (``counts``) only
-        cleared the caches, so this launcher starts the training of the same run (a run script's
-        ``srun ... cache_clear`` step, then ``srun ... train.py``)."""
+        logged the submission and cleared the caches, so this launcher starts the training of the
+        same run (a run script's ``srun ... cache_clear`` step, then ``srun ... train.py``)."""
         if finding.code != _JOB_STARTED:
             return True
-        if counts and all(key in _PREAMBLE for key in counts):
+        if counts and all(map(_preamble, counts)):
             return False
         if not self.one_run:
             self._pending = True
