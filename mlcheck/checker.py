@@ -250,6 +250,13 @@ def choose_ruleset(run: Run, ref: LogRef, forced: Ruleset | None,
     if when is not None:
         dated = _dated_choice(when, hinted.version if hinted is not None else None)
         if dated is not None:
+            benchmark = run.benchmark or ref.benchmark
+            if benchmark and (hinted is None or dated.ruleset.version != hinted.version) \
+                    and benchmark not in dated.ruleset.benchmarks:
+                later = _later_round_with(dated.ruleset.version, benchmark)
+                if later is not None:  # (submitted to a later round: the first that has the benchmark)
+                    return RulesetChoice(later, f"{dated.source}, a round without {benchmark}; "
+                                         f"{later.round} is the first later round with it")
             return dated
         newest, newest_end = newest_period_end()
         if ruleset_for_date(when) is None and when >= newest_end:
@@ -271,6 +278,17 @@ def choose_ruleset(run: Run, ref: LogRef, forced: Ruleset | None,
         f"the run date and path do not tell the round; judged under {fallback.version}. Pass "
         f"--ruleset ({', '.join(SUPPORTED_RULESETS)}) to choose", run_index=run.index)
     return RulesetChoice(fallback, "default (not inferred)", note)
+
+
+@lru_cache(maxsize=256)
+def _later_round_with(version: str, benchmark: str) -> Ruleset | None:
+    """The first round after ``version`` that has ``benchmark``, if any (a run is submitted to
+    its date's round or a later one: an rgat run dated in the 4.1 period belongs to 5.0 or later)."""
+    for later in SUPPORTED_RULESETS[SUPPORTED_RULESETS.index(version) + 1:]:
+        ruleset = load_ruleset(later)
+        if benchmark in ruleset.benchmarks:
+            return ruleset
+    return None
 
 
 @lru_cache(maxsize=4096)

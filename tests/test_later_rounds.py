@@ -264,12 +264,26 @@ def _log(tmp_path: Path, when: dt.datetime, benchmark: str = "llama31_8b", name:
     (dt.datetime(2026, 3, 1), "6.0.0"), (dt.datetime(2026, 8, 1), "6.1.0"),
 ])
 def test_the_run_date_tells_the_round(tmp_path: Path, when: dt.datetime, version: str) -> None:
-    (run,) = check([str(_log(tmp_path, when))]).runs
+    benchmark = "llama2_70b_lora" if version >= "4.0.0" else "bert"  # (a benchmark of that round)
+    (run,) = check([str(_log(tmp_path, when, benchmark))]).runs
     assert run.ruleset == version
     round_name = version[:-2]
     assert run.ruleset_source is not None and f"falls in the {round_name} period" in run.ruleset_source
     if version.startswith("6."):  # no results publication in the shared data: the end is estimated
         assert "estimated" in run.ruleset_source
+
+
+def test_a_benchmark_the_dated_round_lacks_is_judged_under_the_first_later_round_with_it(tmp_path: Path) -> None:
+    """Runs are submitted to their date's round or a later one: an R-GAT run dated in the 4.1
+    period, outside a training-X.Y folder, is a 5.0 run (4.1 has no rgat, 5.0 is the first that has)."""
+    (run,) = check([str(_log(tmp_path, dt.datetime(2024, 9, 1), "rgat"))]).runs
+    assert run.ruleset == "5.0.0"
+    assert run.ruleset_source is not None and "falls in the 4.1 period" in run.ruleset_source
+    assert "without rgat; 5.0 is the first later round with it" in run.ruleset_source
+    assert not [f for f in run.findings if f.code == "MLC011"]
+    # no later round has it: the date's round, which says the benchmark is not one of its own
+    (late,) = check([str(_log(tmp_path / "late", dt.datetime(2025, 9, 1), "bert"))]).runs
+    assert late.ruleset == "5.1.0" and [f.code for f in late.findings if f.code == "MLC011"] == ["MLC011"]
 
 
 def test_a_log_newer_than_the_newest_round_says_so(tmp_path: Path) -> None:
