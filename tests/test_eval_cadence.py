@@ -192,3 +192,18 @@ def test_benchmarks_without_a_checked_schedule() -> None:
     for ruleset, benchmarks in none.items():
         for benchmark in benchmarks:
             assert load_ruleset(ruleset).facts(benchmark).eval_cadence is None, (ruleset, benchmark)
+
+
+def test_a_global_batch_size_of_infinity_or_nan_is_no_schedule_and_no_crash(tmp_path: Path, corpus: Path) -> None:
+    """Infinity and NaN are JSON to the reader (the value checks judge them): the schedule is not
+    computed from them, and no rule crashes (MLC000)."""
+    source = next(iter(sorted((corpus / "training-2.0").rglob("*POPART-closed/bert/result_0.txt"))))
+    text = source.read_text("utf-8")
+    head, _sep, rest = text.partition('"key": "global_batch_size", "value": ')
+    assert rest
+    for value in ("Infinity", "NaN", "-Infinity"):
+        log = tmp_path / value / "result_0.txt"
+        log.parent.mkdir()
+        log.write_text(head + '"key": "global_batch_size", "value": ' + value + rest[rest.index(","):], "utf-8")
+        codes = {f.code for f in check([str(log)]).all_findings()}
+        assert "MLC000" not in codes and "MLC307" not in codes, value

@@ -67,8 +67,8 @@ def check(ctx: RunContext) -> Iterator[Finding]:
         points = [(e, e.epoch_num if e.epoch_num is not None or not samples else e.samples_count)
                   for e in ctx.run.evaluations]
     counted = [(e, n) for e, n in points if n is not None]
-    if len(counted) < len(points) or not counted:
-        return  # evals without a position: nothing to compare (the key checks report them)
+    if len(counted) < len(points) or not counted or not all(math.isfinite(n) for _e, n in counted):
+        return  # evals without a (finite) position: nothing to compare (the key checks report them)
     name = ctx.facts.name if ctx.facts is not None else "the benchmark"
     if cadence.formula == "bert":
         found = _off_bert_schedule(ctx, counted, cadence, name)
@@ -78,6 +78,12 @@ def check(ctx: RunContext) -> Iterator[Finding]:
         found = _off_fixed_schedule(ctx, counted, cadence, name)
     if found is not None:
         yield found
+
+
+def _usable_batch(batch: object) -> bool:
+    """A global_batch_size the schedules can be computed from: a finite positive number
+    (``Infinity`` is valid JSON to the reader, and no schedule)."""
+    return not isinstance(batch, bool) and isinstance(batch, (int, float)) and 0 < batch < math.inf
 
 
 def _off_fixed_schedule(ctx: RunContext, evals: list[tuple[Evaluation, float]],
@@ -95,7 +101,7 @@ def _off_fixed_schedule(ctx: RunContext, evals: list[tuple[Evaluation, float]],
 def _off_bert_schedule(ctx: RunContext, evals: list[tuple[Evaluation, float]],
                        cadence: EvalCadence, name: str) -> Finding | None:
     batch = ctx.run.value_of("global_batch_size")
-    if isinstance(batch, bool) or not isinstance(batch, (int, float)) or batch <= 0:
+    if not _usable_batch(batch):
         return None  # the key checks report a missing or broken global_batch_size
     interval = math.floor(0.05 * (230.23 * batch + 3_000_000) / 25_000) * 25_000
     positions = [samples for _eval, samples in evals]
@@ -122,7 +128,7 @@ def _off_batch_schedule(ctx: RunContext, evals: list[tuple[Evaluation, float]],
     (skipped + n) x that, within a batch either way, or (``spacing_only``) one interval after the
     eval before it."""
     batch = ctx.run.value_of("global_batch_size")
-    if isinstance(batch, bool) or not isinstance(batch, (int, float)) or batch <= 0 or not cadence.interval:
+    if not _usable_batch(batch) or not cadence.interval:
         return None  # the key checks report a missing or broken global_batch_size
     interval = cadence.interval if cadence.interval % batch == 0 else math.ceil(cadence.interval / batch) * batch
     skipped = math.floor(cadence.skip[0] * batch + cadence.skip[1]) if cadence.skip else 0
