@@ -191,3 +191,17 @@ def test_value_tests_agree_with_holds(check: dict[str, Any]) -> None:
                 test(value)
             continue
         assert bool(test(value)) == expected, value
+
+
+def test_a_boolean_is_compared_as_the_checkers_python_compares_it() -> None:
+    """``true > 0`` holds in the official checker (a bool is an int in Python): a logged
+    ``gradient_accumulation_steps: true`` passes ``> 0``, as the record checker passes it."""
+    from mlcheck.facts.checks import holds
+
+    def no_values(key: str) -> None:
+        return None
+
+    above_zero = {"range": {"min": 0, "min_exclusive": True}}
+    assert holds(above_zero, True, no_values) and not holds(above_zero, False, no_values)
+    assert not holds({"multiple_of": 2}, True, no_values) and holds({"multiple_of": 1}, True, no_values)
+    assert not holds(above_zero, "1", no_values) and not holds(above_zero, None, no_values)

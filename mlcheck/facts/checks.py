@@ -32,13 +32,16 @@ def _literal(value: Any) -> Any:
 
 
 def _number(value: Any) -> float | None:
-    if isinstance(value, bool) or not isinstance(value, (int, float)):
+    """A value a numeric part compares, as the official checker's Python does: a number, or a
+    boolean as the integer it is (``true > 0`` holds there: logged ``true`` passes ``> 0``)."""
+    if not isinstance(value, (int, float)):
         return None
     return float(value)
 
 
 def holds(check: Mapping[str, Any], value: Any, values: Values, scope: Scope | None = None) -> bool:
-    """Whether ``value`` satisfies every part of ``check`` (a wrong type never satisfies a numeric
+    """Whether ``value`` satisfies every part of ``check`` (a boolean is compared as the integer it
+    is, as by the official checker's Python; another value that is not a number never satisfies a numeric
     part). A ``formula`` part reads ``scope`` (the record and the states set before it) and raises
     :class:`~mlcheck.facts.formulas.StateUnset` when a state it needs is not set yet."""
     condition = check.get("only_when")
