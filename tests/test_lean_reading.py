@@ -378,9 +378,8 @@ def _assert_both_readers_read(path: Path, lines: list[bytes], last_end: bool, sp
 
 
 def test_the_bulk_path_reads_clean_runs(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    """The runs of clean lines around a bad one are still read in bulk (not only line by line):
-    as runs of record lines, or as one region with the line between them (mlcheck.read.mixed_runs)."""
-    from mlcheck.read import mixed_runs, record_runs, result_blocks
+    """The runs of clean lines around a bad one are still read in bulk (not only line by line)."""
+    from mlcheck.read import record_runs, result_blocks
 
     taken: list[int] = []
 
@@ -390,30 +389,12 @@ def test_the_bulk_path_reads_clean_runs(tmp_path: Path, monkeypatch: pytest.Monk
             taken.append(first_line)
         return events
 
-    def counted_region(region: bytes, first_line: int) -> Any:
-        mixed = mixed_runs.mixed_region(region, first_line)
-        if mixed is not None:
-            taken.append(-first_line)
-        return mixed
-
     monkeypatch.setattr(result_blocks, "bulk_events", counted)
-    monkeypatch.setattr(result_blocks, "mixed_region", counted_region)
     path = tmp_path / "result_0.txt"
     path.write_bytes(b"".join([*CLEAN_RUN, b"noise between\n", *CLEAN_RUN]))
     events = [item for item in read_mllog(str(path), keep_copies=True) if isinstance(item, tuple)]
     assert [event.line for event in events] == [*range(1, 13), *range(14, 26)]
-    assert taken == [-1]  # (one region: the line between the runs is counted with them)
-    taken.clear()  # four lines between them: two runs
-    path.write_bytes(b"".join([*CLEAN_RUN, b"noise\n" * 4, *CLEAN_RUN]))
-    events = [item for item in read_mllog(str(path), keep_copies=True) if isinstance(item, tuple)]
-    assert [event.line for event in events] == [*range(1, 13), *range(17, 29)] and taken == [-1, -17]
-    monkeypatch.setattr(result_blocks, "mixed_region", lambda region, first_line: None)
-    taken.clear()  # the region refused: the runs are read in bulk
-    path.write_bytes(b"".join([*CLEAN_RUN, b"noise between\n", *CLEAN_RUN]))
-    events = [item for item in read_mllog(str(path), keep_copies=True) if isinstance(item, tuple)]
-    assert [event.line for event in events] == [*range(1, 13), *range(14, 26)]
     assert taken == [1, 14]
-    monkeypatch.setattr(result_blocks, "mixed_region", counted_region)
     taken.clear()  # records without event_type and namespace (TPU logs), or without a value
     bare = [b":::MLLOG " + json.dumps({"key": f"k{i % 3}", "time_ms": 1650000000000 + i, "metadata": {"lineno": i},
                                        **({"value": i} if i % 2 else {})}).encode() + b"\n" for i in range(8)]
@@ -421,7 +402,7 @@ def test_the_bulk_path_reads_clean_runs(tmp_path: Path, monkeypatch: pytest.Monk
     (blocks, block_stats), (expected, line_stats) = _block_and_line_readers(path)
     assert block_stats == line_stats and len(blocks) == len(expected) == 8
     assert all(same(tuple(got), tuple(want)) for got, want in zip(blocks, expected))
-    assert taken == [-1] and blocks[0].value is None and blocks[1].value == 1 and blocks[1].event_type is None
+    assert taken == [1] and blocks[0].value is None and blocks[1].value == 1 and blocks[1].event_type is None
 
 
 @pytest.mark.parametrize("keep", [2000, 2])

@@ -64,6 +64,19 @@ def _lines(chunk: bytes, counts: StretchCounts, reader: LineReader) -> Iterator[
             if at < 0:
                 return
             end = find(b"\n", at) + 1 or size
+            if start == at and at >= by_line_until and reader.noise_tag is None \
+                    and chunk.startswith(MARKER_BYTES, end) and _run_of(chunk, end, MARKER_BYTES):
+                run_end = record_run_end(chunk, at)
+                events = bulk_events(chunk[at:run_end], reader.line_no + counts.lines + lines + 1)
+                if events is not None:
+                    lines += len(events)
+                    if crlf_ends:
+                        crlf += chunk.count(b"\r\n", at, run_end + 1)
+                    done = min(run_end + 1, size)
+                    at = find(MARKER_BYTES, done)
+                    yield events  # (a list: read_result_blocks flattens it unless batches are asked for)
+                    continue
+                by_line_until = run_end  # (this run is read line by line)
             if start == at and at >= mixed_until and at < last_end and not reader.tags_seen \
                     and reader.noise_tag is None:
                 region_end = dense_region_end(chunk, at, last_end)
@@ -79,19 +92,6 @@ def _lines(chunk: bytes, counts: StretchCounts, reader: LineReader) -> Iterator[
                     yield mixed.events
                     continue
                 mixed_until = region_end or end  # (not tried again in this region)
-            if start == at and at >= by_line_until and reader.noise_tag is None \
-                    and chunk.startswith(MARKER_BYTES, end) and _run_of(chunk, end, MARKER_BYTES):
-                run_end = record_run_end(chunk, at)
-                events = bulk_events(chunk[at:run_end], reader.line_no + counts.lines + lines + 1)
-                if events is not None:
-                    lines += len(events)
-                    if crlf_ends:
-                        crlf += chunk.count(b"\r\n", at, run_end + 1)
-                    done = min(run_end + 1, size)
-                    at = find(MARKER_BYTES, done)
-                    yield events  # (a list: read_result_blocks flattens it unless batches are asked for)
-                    continue
-                by_line_until = run_end  # (this run is read line by line)
             done = end
             following = find(MARKER_BYTES, at + 8)
             if start == at and end - start < longest and not 0 <= following < end \
