@@ -166,11 +166,13 @@ def test_duplicate_key_and_unreadable_json(tmp_path: Path) -> None:
 
 
 def test_logs_disagreeing_with_the_system_json(tmp_path: Path) -> None:
+    """A warning: no checker of record compares them (accepted 1.0 packages write 'close' in the
+    system description and 'closed' in the logs); the logs' division decides the rules."""
     package = make_package(tmp_path)
     edit_system(package, lambda d: d.update(division="open"))
     found = codes(package)
-    assert (str(package / RESNET / "result_0.txt"), 4, Severity.ERROR) in found["MLC516"]
-    assert cli("check", str(package))[0] == 1
+    assert (str(package / RESNET / "result_0.txt"), 4, Severity.WARNING) in found["MLC516"]
+    assert cli("check", str(package))[0] == 0
 
 
 @pytest.mark.parametrize("status, disagrees", [

@@ -30,8 +30,9 @@ round's ``system_desc_checker`` requires 33 fields. Schema: ``schemas/system-des
   round's checker of record.
 - MLC516 logs-disagree-with-system: a run's ``submission_org``, ``submission_division``,
   ``submission_status`` or ``submission_platform`` differs from the system description
-  (``submitter``, ``division``, ``status``, folder or ``system_name``). A different division is an
-  error (it decides which rules apply); the others are warnings. The log and the system
+  (``submitter``, ``division``, ``status``, folder or ``system_name``). A warning: no round's
+  checker of record compares them (accepted 1.0 packages spell the division ``close`` in the system
+  description and ``closed`` in the logs); the runs are judged under the division their logs name. The log and the system
   description spell the availability in two vocabularies (the log's ``cloud``, ``onprem``,
   ``preview``, ``research`` of common.yaml up to 4.0; the system's ``Available on-premise``,
   ``Available cloud``, ``Research, Development, or Internal (RDI)``, ``Preview`` that the 4.0+
@@ -68,8 +69,8 @@ SYSTEM_PLACEHOLDER = Rule("MLC514", "system-description-placeholder", Severity.W
                           "system description fields are empty or TODO")
 SYSTEM_STATUS_UNKNOWN = Rule("MLC515", "system-status-unknown", Severity.WARNING,
                              "the system status is not one of the round's values", also=(Severity.ERROR,))
-LOGS_DISAGREE = Rule("MLC516", "logs-disagree-with-system", Severity.ERROR,
-                     "the logs' submission_* values differ from the system description", also=(Severity.WARNING,))
+LOGS_DISAGREE = Rule("MLC516", "logs-disagree-with-system", Severity.WARNING,
+                     "the logs' submission_* values differ from the system description")
 
 RULES = (SYSTEM_MISSING, SYSTEM_UNREADABLE, SYSTEM_INVALID, SYSTEM_DUPLICATE_KEY, SYSTEM_PLACEHOLDER,
          SYSTEM_STATUS_UNKNOWN, LOGS_DISAGREE)
@@ -237,11 +238,6 @@ def _same(a: str, b: str) -> bool:
     return a.strip().lower() == b.strip().lower()
 
 
-def _first_word(text: str) -> str:
-    words = text.split()
-    return words[0] if words else ""
-
-
 _NODES = re.compile(r"^\s*\d+\s*x\s*", re.IGNORECASE)
 
 
@@ -265,7 +261,7 @@ def check_logs_against_system(folder: str, system: str, runs: Iterable[RunSummar
     reported: set[str] = set()
     checks = []
     for key, expected, severity in (
-            ("submission_division", [data.get("division")], Severity.ERROR),
+            ("submission_division", [data.get("division")], Severity.WARNING),
             ("submission_org", [data.get("submitter")], Severity.WARNING),
             ("submission_status", [data.get("status")], Severity.WARNING),
             ("submission_platform", [system, data.get("system_name")], Severity.WARNING)):
@@ -284,13 +280,12 @@ def check_logs_against_system(folder: str, system: str, runs: Iterable[RunSummar
                     or (key == "submission_status" and _same_availability(event.value, w)) for w in wanted)
             if same:
                 continue
-            if key == "submission_org" and any(_same(_first_word(event.value), _first_word(w)) for w in wanted):
-                severity = Severity.WARNING
             reported.add(key)
             placeholder = (", the placeholder of the reference code (the run's logging was not given the "
                            "submission's values)" if "PLACEHOLDER" in event.value.upper() else "")
             found.append(LOGS_DISAGREE.at(run.path, event.line, (
                 f"{key} is {event.value!r}{placeholder} but {doc.path} says {' or '.join(repr(w) for w in wanted)}"
-                + ("; the results table shows the system description's" if key == "submission_status" else "")),
+                + ("; the results table shows the system description's" if key == "submission_status" else "")
+                + ("; the run is judged under the division its logs name" if key == "submission_division" else "")),
                 severity=severity, run_index=run.index))
     return found
