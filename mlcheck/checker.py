@@ -7,7 +7,6 @@ import gc
 import os
 import sys
 from dataclasses import replace
-from functools import lru_cache
 from itertools import chain
 from typing import Callable, Iterable, Mapping, Sequence
 
@@ -31,6 +30,7 @@ from mlcheck.rules.internal import crash_finding
 from mlcheck.rules.eval_records import judged_run
 from mlcheck.rules.weight_init import expected_tensors
 from mlcheck.facts.constraints import load_constraints
+from mlcheck.facts.round_choice import RulesetChoice, dated_choice, later_round_with
 from mlcheck.rules.selection import (
     BENCHMARK_NOT_ITS_FOLDER,
     LOG_NEWER_THAN_RULESETS,
@@ -52,13 +52,6 @@ from mlcheck.score.scoring import time_to_train_min
 
 
 Progress = Callable[[str], None]
-
-
-@dataclass(frozen=True)
-class RulesetChoice:
-    ruleset: Ruleset
-    source: str
-    finding: Finding | None = None
 
 
 def check(paths: Sequence[str], ruleset: str | None = None,
@@ -248,12 +241,12 @@ def choose_ruleset(run: Run, ref: LogRef, forced: Ruleset | None,
         return RulesetChoice(forced, forced_source, forced_against_date(run, anchor, when, forced, forced_source))
     hinted = ruleset_from_path(ref.path)
     if when is not None:
-        dated = _dated_choice(when, hinted.version if hinted is not None else None)
+        dated = dated_choice(when, hinted.version if hinted is not None else None)
         if dated is not None:
             benchmark = run.benchmark or ref.benchmark
             if benchmark and (hinted is None or dated.ruleset.version != hinted.version) \
                     and benchmark not in dated.ruleset.benchmarks:
-                later = _later_round_with(dated.ruleset.version, benchmark)
+                later = later_round_with(dated.ruleset.version, benchmark)
                 if later is not None:  # (submitted to a later round: the first that has the benchmark)
                     return RulesetChoice(later, f"{dated.source}, a round without {benchmark}; "
                                          f"{later.round} is the first later round with it")
@@ -278,39 +271,6 @@ def choose_ruleset(run: Run, ref: LogRef, forced: Ruleset | None,
         f"the run date and path do not tell the round; judged under {fallback.version}. Pass "
         f"--ruleset ({', '.join(SUPPORTED_RULESETS)}) to choose", run_index=run.index)
     return RulesetChoice(fallback, "default (not inferred)", note)
-
-
-@lru_cache(maxsize=256)
-def _later_round_with(version: str, benchmark: str) -> Ruleset | None:
-    """The first round after ``version`` that has ``benchmark``, if any (a run is submitted to
-    its date's round or a later one: an rgat run dated in the 4.1 period belongs to 5.0 or later)."""
-    for later in SUPPORTED_RULESETS[SUPPORTED_RULESETS.index(version) + 1:]:
-        ruleset = load_ruleset(later)
-        if benchmark in ruleset.benchmarks:
-            return ruleset
-    return None
-
-
-@lru_cache(maxsize=4096)
-def _dated_choice(when: dt.date, hinted_version: str | None) -> RulesetChoice | None:
-    """The round of a run dated ``when`` whose path names ``hinted_version`` (None: no round);
-    None after the newest period (the caller says so, with a finding of the run) and when
-    neither the date nor the path tells (the runs of a day share it: made once)."""
-    by_date = ruleset_for_date(when)
-    if by_date is None and when >= newest_period_end()[1]:
-        return None
-    hinted = load_ruleset(hinted_version) if hinted_version is not None else None
-    if hinted is not None and (by_date is None or hinted.version != by_date.version) \
-            and when < hinted.results_published:
-        dated = f"; its date falls in the {by_date.round} period" if by_date is not None else ""
-        return RulesetChoice(hinted, f"path names round {hinted.round} and the run date "
-                             f"{when.isoformat()} is before its publication ({hinted.results_published}){dated}")
-    if by_date is not None:
-        estimated = ", estimated" if by_date.period_estimated else ""
-        return RulesetChoice(by_date, f"run date {when.isoformat()} falls in the {by_date.round} "
-                             f"period ({by_date.first_run_date} to {by_date.results_published}{estimated})")
-    return None
-
 
 
 register_checker(sys.modules[__name__])  # the worker processes of --jobs judge each log with it

@@ -248,3 +248,21 @@ def test_a_placeholder_submission_value_is_said_to_be_one(tmp_path: Path) -> Non
     assert all("placeholder of the reference code" in f.message or "the reference code's placeholder" in f.message
                for f in found)
     assert all(f.severity is Severity.WARNING for f in found)
+
+
+def test_a_compressed_copy_beside_the_result_files_is_not_a_run(tmp_path: Path) -> None:
+    """The official glob result_*.txt skips result_0.txt.gz: beside the result files it is
+    named (MLC507) but neither counted (MLC502) nor a second run with the same seed (MLC519)."""
+    import gzip
+
+    package = make_package(tmp_path)
+    folder = package / RESNET
+    (folder / "result_0.txt.gz").write_bytes(gzip.compress((folder / "result_0.txt").read_bytes()))
+    result = check([str(package)])
+    found = {f.code for f in result.all_findings()}
+    assert "MLC507" in found and not found & {"MLC502", "MLC519"}
+    assert not [r for r in result.runs if r.path.endswith(".gz")]
+    alone = tmp_path / "archive" / "resnet"  # (only compressed logs: they are the runs)
+    alone.mkdir(parents=True)
+    (alone / "result_0.txt.gz").write_bytes((folder / "result_0.txt.gz").read_bytes())
+    assert [r.path.endswith(".gz") for r in check([str(alone)]).runs] == [True]

@@ -1,0 +1,53 @@
+"""The round of a run from its date and its path: the periods between MLCommons result
+publications, a path naming a later round, and a benchmark the date's round lacks (see
+:func:`mlcheck.checker.choose_ruleset`, which adds the forced round and the findings)."""
+
+from __future__ import annotations
+
+import datetime as dt
+from functools import lru_cache
+
+from mlcheck.facts.rulesets import SUPPORTED_RULESETS, Ruleset, load_ruleset, newest_period_end, ruleset_for_date
+from mlcheck.model import Finding
+from mlcheck.records import dataclass
+
+
+@dataclass(frozen=True)
+class RulesetChoice:
+    """The round a run is judged under, what decided it, and a finding about the choice."""
+
+    ruleset: Ruleset
+    source: str
+    finding: Finding | None = None
+
+
+@lru_cache(maxsize=256)
+def later_round_with(version: str, benchmark: str) -> Ruleset | None:
+    """The first round after ``version`` that has ``benchmark``, if any (a run is submitted to
+    its date's round or a later one: an rgat run dated in the 4.1 period belongs to 5.0 or later)."""
+    for later in SUPPORTED_RULESETS[SUPPORTED_RULESETS.index(version) + 1:]:
+        ruleset = load_ruleset(later)
+        if benchmark in ruleset.benchmarks:
+            return ruleset
+    return None
+
+
+@lru_cache(maxsize=4096)
+def dated_choice(when: dt.date, hinted_version: str | None) -> RulesetChoice | None:
+    """The round of a run dated ``when`` whose path names ``hinted_version`` (None: no round);
+    None after the newest period (the caller says so, with a finding of the run) and when
+    neither the date nor the path tells (the runs of a day share it: made once)."""
+    by_date = ruleset_for_date(when)
+    if by_date is None and when >= newest_period_end()[1]:
+        return None
+    hinted = load_ruleset(hinted_version) if hinted_version is not None else None
+    if hinted is not None and (by_date is None or hinted.version != by_date.version) \
+            and when < hinted.results_published:
+        dated = f"; its date falls in the {by_date.round} period" if by_date is not None else ""
+        return RulesetChoice(hinted, f"path names round {hinted.round} and the run date "
+                             f"{when.isoformat()} is before its publication ({hinted.results_published}){dated}")
+    if by_date is not None:
+        estimated = ", estimated" if by_date.period_estimated else ""
+        return RulesetChoice(by_date, f"run date {when.isoformat()} falls in the {by_date.round} "
+                             f"period ({by_date.first_run_date} to {by_date.results_published}{estimated})")
+    return None
