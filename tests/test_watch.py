@@ -318,3 +318,19 @@ def test_closed_value_in_the_init_block_ends_fail_fast_within_one_second(tmp_pat
     assert code == 1 and elapsed < 1.0, elapsed
     found = watcher.wait_for("MLC202")
     assert f"live.log:{at + 1}: error MLC202" in found
+
+
+def test_a_compressed_log_is_checked_whole_and_a_fifo_is_refused(tmp_path: Path) -> None:
+    """A .gz log is finished (a compressed stream is not followed): watch says so and gives
+    check's report and exit code, at once; a FIFO (whose opening would wait for a writer) exits 2."""
+    import gzip
+
+    log = tmp_path / "run.log.gz"
+    log.write_bytes(gzip.compress(GOOD.read_bytes()))
+    done = subprocess.run([*COMMAND, str(log), "--format", "json"], capture_output=True, timeout=60)
+    assert done.returncode == 0 and b"compressed" in done.stderr
+    assert [r["verdict"] for r in json.loads(done.stdout)["runs"]] == ["pass"]
+    fifo = tmp_path / "pipe.log"
+    os.mkfifo(fifo)
+    refused = subprocess.run([*COMMAND, str(fifo), "--idle-timeout", "1"], capture_output=True, timeout=20)
+    assert refused.returncode == 2 and b"not a regular file" in refused.stderr

@@ -7,6 +7,7 @@ pick the exit code (0 clean, 1 findings that fail, 2 mlcheck could not do its jo
 from __future__ import annotations
 
 import os
+import stat
 import sys
 
 import click
@@ -68,11 +69,23 @@ def _unwatchable(log: str) -> str | None:
         return "is a folder; watch follows one log file (mlcheck check reads folders)"
     if not os.path.exists(log):
         return None
+    if not stat.S_ISREG(os.stat(log).st_mode):  # (opening a FIFO waits for its writer)
+        return ("is not a regular file (a FIFO, socket or device): watch follows a file that grows; "
+                "to read a pipe once use `mlcheck check -`")
     try:
         with open(log, "rb"):
             return None
     except OSError as error:
         return f"cannot be opened: {error.strerror or error}"
+
+
+def _compressed(log: str) -> bool:
+    """Whether ``log`` is gzip (a finished log: a compressed stream is not followed line by line)."""
+    try:
+        with open(log, "rb") as handle:
+            return handle.read(2) == b"\x1f\x8b"
+    except OSError:
+        return False
 
 
 @click.command("watch")
@@ -112,6 +125,11 @@ def watch_command(log: str, ruleset: str | None, fail_fast: bool, runs: int, out
     if problem is not None:
         click.echo(f"mlcheck: error: {log}: {problem}", err=True)
         sys.exit(EXIT_ERROR)
+    if _compressed(log):  # (the whole log is there: judged as check judges it)
+        click.echo(f"mlcheck: {log} is compressed, a finished log: checked whole, as `mlcheck check` does",
+                   err=True)
+        settings = load_cli_settings(None, [log], ruleset=ruleset, format=output_format, no_progress=True)
+        check_and_report([log], settings)
 
     def on_finding(found: Finding) -> None:
         click.echo(_line(found), err=True)
