@@ -445,6 +445,36 @@ def test_the_rcp_factor_replaces_scaling_json_as_the_package_checker_writes_it()
     assert published_scaling(1.2, failed, True, False).committee == 1.2
     assert published_scaling(1.2, passed, False, False).committee == 1.2  # 2.0: committee only
     assert published_scaling(1.2, None, True, True).committee == 1.2  # no RCP test (open division)
+    # what the folder's file holds does not count where the tools write or delete it (unusable: None)
+    assert [published_scaling(None, rcp, True, resets).replaced for rcp, resets in
+            ((passed, False), (at_one, True), (at_one, False), (failed, False))] == [True, True, False, False]
+
+
+@pytest.mark.parametrize("source", ["other-submitters/training-2.1/Intel-HabanaLabs/results/HLS-Gaudi2-PT/resnet",
+                                    "corpus/training-2.0/Graphcore/results/ipu-pod128-TF1-closed/resnet"])
+def test_an_unusable_scaling_json_the_package_checker_writes_over_is_a_warning(tmp_path: Path, source: str) -> None:
+    """2.1+: the RCP factor is written over scaling.json before the summarizer reads it (Habana's
+    ResNet: 1.00112), so a scaling_factor of 0, NaN or "2" in the folder's file does not make the
+    score invalid; where none is written (Graphcore's: factor 1) the summarizer reads the file."""
+    import shutil
+
+    from conftest import SHARED
+    from mlcheck import check
+
+    if not (SHARED / source).is_dir():
+        pytest.skip(f"{SHARED / source} is absent (the shared MLCommons data)")
+    folder = tmp_path / "training-2.1" / "Acme" / "results" / "sys" / "resnet"
+    shutil.copytree(SHARED / source, folder)
+    (folder / "scaling.json").write_text('{"scaling_factor": 1.0}', "utf-8")
+    (reference,) = check([str(folder)], ruleset="2.1.0").benchmarks
+    for value in ("0", "NaN", '"2"'):
+        (folder / "scaling.json").write_text('{"scaling_factor": %s}' % value, "utf-8")
+        (bench,) = check([str(folder)], ruleset="2.1.0").benchmarks
+        found = [f for f in bench.findings if f.code == "MLC504"]
+        if reference.rcp is not None and reference.rcp.normalization_factor and reference.rcp.normalization_factor > 1:
+            assert [f.severity.label for f in found] == ["warning"] and bench.score.valid == reference.score.valid
+        else:  # (no factor written: the summarizer reads the file, which it cannot use)
+            assert [f.severity.label for f in found] == ["error"] and not bench.score.valid
 
 
 def test_a_stale_scaling_json_is_replaced_by_the_rcp_factor(tmp_path: Path) -> None:

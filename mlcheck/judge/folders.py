@@ -90,6 +90,12 @@ def unscored_folder(key: GroupKey, members: list[RunResult],
                            findings=(crash_finding("the folder checks", folder, error),))
 
 
+def _written_over(found: Finding) -> Finding:
+    return replace(found, severity=Severity.WARNING, message=(
+        f"{found.message}; the round's package checker writes (or deletes) scaling.json before the "
+        "summarizer reads it, so this file does not count"))
+
+
 def score_folder(key: GroupKey, members: list[RunResult],
                  whole_folder: bool = True) -> BenchmarkResult:
     org, system, benchmark, folder = key
@@ -125,6 +131,9 @@ def score_folder(key: GroupKey, members: list[RunResult],
         policy = round_policy(first.ruleset) if first.ruleset else None
         scaling = published_scaling(factor, rcp, ruleset is not None and ruleset.normalise_to_rcp,
                                     policy is not None and policy.resets_scaling_json)
+        if scaling.replaced:  # (an unusable scaling.json the tools write over does not count)
+            findings = [_written_over(f) if f.code == package_rules.SCALING_JSON_INVALID.code else f
+                        for f in findings]
         if scaling.note:  # the official tools replace or delete the folder's scaling.json
             findings = [f for f in findings if f.code != package_rules.SCALING_APPLIED.code]
             findings.append(package_rules.SCALING_APPLIED.at(scaling_path, None, scaling.note))
@@ -167,7 +176,7 @@ def score_folder(key: GroupKey, members: list[RunResult],
                         "result files (MLC502)")
     if score.valid and rejected:
         score = replace(score, valid=False, reason=f"{score.reason}; {rejected}")
-    if any(f.code == package_rules.SCALING_JSON_INVALID.code for f in findings):
+    if any(f.code == package_rules.SCALING_JSON_INVALID.code and f.severity is Severity.ERROR for f in findings):
         score = replace(score, valid=False,
                         reason=f"{score.reason}; scaling.json is unusable (MLC504), the score is not scaled")
     if whole_folder and score.valid:

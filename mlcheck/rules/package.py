@@ -13,7 +13,10 @@ requires exactly the round's number of ``result_<i>.txt`` files.
   and no score.
 - MLC504 scaling-json-invalid: ``scaling.json`` cannot be read or has no positive numeric
   ``scaling_factor`` (up to 1e6: a larger one would scale the score out of a float's range); the
-  score is left unscaled.
+  score is left unscaled and is not valid (the round's summarizer reads the file). A warning where
+  the round's package checker writes or deletes ``scaling.json`` before the summarizer reads it
+  (2.1+, when the RCP test writes its factor; 5.1+, whenever it evaluates a reference): the
+  folder's file then does not count.
 - MLC505 scaling-applied: a committee ``scaling.json`` was found and multiplied into the score.
 - MLC523 scaling-json-not-in-round: a ``scaling.json`` in a folder of a round before score
   scaling (v1.0, v1.1: the rules have no "Score scaling" section and the summarizer of record did
@@ -38,7 +41,7 @@ WRONG_RUN_COUNT = Rule("MLC502", "wrong-run-count", Severity.ERROR,
 TOO_MANY_NON_CONVERGED = Rule("MLC503", "too-many-non-converged", Severity.ERROR,
                               "more runs failed to converge than the round tolerates", official=True)
 SCALING_JSON_INVALID = Rule("MLC504", "scaling-json-invalid", Severity.ERROR,
-                            "scaling.json has no usable scaling_factor")
+                            "scaling.json has no usable scaling_factor", also=(Severity.WARNING,))
 SCALING_APPLIED = Rule("MLC505", "scaling-applied", Severity.INFO,
                        "a committee scaling.json was applied to the score")
 

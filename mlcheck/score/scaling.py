@@ -27,6 +27,9 @@ class Scaling:
     """The RCP normalisation factor, when it is the one applied."""
     note: str | None = None
     """What the official tools do to the folder's ``scaling.json`` (None: nothing)."""
+    replaced: bool = False
+    """The round's package checker writes or deletes ``scaling.json`` before the summarizer reads
+    it: what the folder's own file holds does not count (an unusable one neither)."""
 
 
 def published_scaling(committee: float | None, rcp: RcpResult | None, normalise: bool,
@@ -40,10 +43,12 @@ def published_scaling(committee: float | None, rcp: RcpResult | None, normalise:
             return Scaling(None, factor, (
                 f"scaling.json holds {committee:g}, but the round's package checker overwrites it with the "
                 f"RCP normalisation factor {factor:.6g} before the summarizer reads it: the score uses "
-                f"{factor:.6g}"))
-        return Scaling(committee, None if committee is not None else factor)
-    if normalise and resets and evaluated and committee is not None:
+                f"{factor:.6g}"), replaced=True)
+        return Scaling(committee, None if committee is not None else factor, replaced=True)
+    if normalise and resets and evaluated:
+        if committee is None:
+            return Scaling(None, None, replaced=True)
         return Scaling(None, None, (
             f"the round's RCP checker deletes scaling.json ({committee:g}) before it evaluates the RCP and "
-            "writes none at a factor of 1: the score is not scaled"))
+            "writes none at a factor of 1: the score is not scaled"), replaced=True)
     return Scaling(committee, None)
