@@ -68,8 +68,8 @@ def test_the_cache_clearing_step_belongs_to_the_run_it_prepares(tmp_path: Path) 
 
 
 def test_the_submission_step_belongs_to_the_run_it_prepares(tmp_path: Path) -> None:
-    """NVIDIA's run scripts log the submission_* records in an srun step of their own, then clear
-    the caches in another, then launch the training (round 4.0's HPE and Lenovo raw output)."""
+    """A run script may log the submission_* records in an srun step of their own, then clear
+    the caches in another, then launch the training (raw output of round 4.0 packages)."""
     lines: list[str] = []
     for run in range(2):
         t = START + run * 10_000_000

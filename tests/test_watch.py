@@ -162,7 +162,7 @@ def test_init_still_running_past_the_limit_is_reported_before_init_stop(tmp_path
 
 
 def test_missing_keys_wait_for_the_end_even_keys_that_configure_the_run(tmp_path: Path) -> None:
-    """Logs put no order on most keys (NVIDIA's BERT logs train_samples after run_start, HugeCTR
+    """Logs put no order on most keys (BERT logs of round 3.0 write train_samples after run_start, DLRM
     after run_stop): a key missing from a partial run is not a finding yet."""
     lines = [line for line in _lines() if b'"key": "train_samples"' not in line]
     run_start = _index(lines, "run_start")
@@ -179,7 +179,7 @@ def test_missing_keys_wait_for_the_end_even_keys_that_configure_the_run(tmp_path
 
 
 def test_records_after_run_stop_belong_to_the_run(tmp_path: Path) -> None:
-    """As check reads a result file: train_samples logged after run_stop (HugeCTR) is logged."""
+    """As check reads a result file: train_samples logged after run_stop (DLRM logs) is logged."""
     lines = _lines()
     at = _index(lines, "train_samples")
     moved = lines[:at] + lines[at + 1:] + [lines[at]]

@@ -192,7 +192,6 @@ def _walk(top: str, skipped: list[tuple[str, str]] | None = None) -> list[LogRef
         nested = _inside_benchmark_folder(root)
         dirs[:] = sorted(d for d in dirs if not d.startswith(".") and d not in NOT_LOG_FOLDERS)
         rank = _RANK_DIR.match(os.path.basename(root))
-        submitted_here = any(map(SUBMITTED_RESULT_FILE.match, files))
         for name in files:
             path = os.path.normpath(os.path.join(root, name))  # "./x" and "x": one spelling
             kind = _special_kind(path)
@@ -203,7 +202,7 @@ def _walk(top: str, skipped: list[tuple[str, str]] | None = None) -> list[LogRef
             if nested and (RESULT_FILE.match(name) or _LOG_FILE.search(name)):
                 others.append(LogRef(path, folder=os.path.normpath(root), walked=True, nested=True))
             elif RESULT_FILE.match(name):
-                if submitted_here and SUBMITTED_RESULT_FILE.match(name) is None:
+                if SUBMITTED_RESULT_FILE.match(name) is None and any(map(SUBMITTED_RESULT_FILE.match, files)):
                     continue  # (result_0.txt.gz beside result_0.txt: not a run, the official glob skips it; MLC507)
                 results.append(_ref_for_file(path, walked=True))
             elif _LOG_FILE.search(name):

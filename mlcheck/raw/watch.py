@@ -78,7 +78,8 @@ class WatchState:
     """Where a new job begins (a watched ``result_<i>.txt`` is one run, as ``check`` reads it)."""
     stop_pending: bool = False
     """The run logged its run_stop: it is judged whole once the lines written with it are read
-    (records may follow run_stop: ``train_samples`` in HugeCTR logs, TPU logs' ``submission_*``)."""
+    (records may follow run_stop: some logs write ``train_samples``, ``cache_clear`` or the
+    ``submission_*`` keys after it)."""
     end_line: int | None = None
     """The last line of the runs judged whole, when a later run began after them."""
 
@@ -113,6 +114,13 @@ def watch(path: str, on_finding: FindingSink, on_progress: ProgressSink, forced:
             on_finding(crash_finding("watching this log", path, error))
         return False
 
+    def ended() -> bool:
+        """Judge the run whose run_stop came whole (nothing more is there to read for now);
+        whether the runs asked for have all stopped."""
+        if state.stop_pending:
+            finish_run(state, on_finding, on_progress)
+        return state.runs_done >= runs
+
     try:
         for signal in follower.signals():
             if signal == RESTART:
@@ -123,19 +131,15 @@ def watch(path: str, on_finding: FindingSink, on_progress: ProgressSink, forced:
                 if idle_timeout is not None and time.monotonic() - last_data > idle_timeout:
                     rest = follower.rest()
                     take(chain(live.add(rest) if rest else (), live.flush()))
-                    if state.stop_pending:
-                        finish_run(state, on_finding, on_progress)
-                    if state.runs_done >= runs:
+                    if ended():
                         return WatchOutcome("complete", state.runs_done, live.line_no)
                     flush_pending(state, on_finding, on_progress)
                     seen = live.line_no or os.path.exists(path)  # (an empty file exists)
                     return WatchOutcome("idle" if seen else "missing", state.runs_done, live.line_no)
                 if live.pending and live.ready() and take(live.flush()):
                     return WatchOutcome("complete", state.runs_done, state.end_line or live.line_no)
-                if state.stop_pending and not live.pending:  # (all that was written with run_stop is read)
-                    finish_run(state, on_finding, on_progress)
-                    if state.runs_done >= runs:
-                        return WatchOutcome("complete", state.runs_done, live.line_no)
+                if not live.pending and ended():  # (all that was written with run_stop is read)
+                    return WatchOutcome("complete", state.runs_done, live.line_no)
                 flush_pending(state, on_finding, on_progress)
                 _check_init_clock(state, on_finding)
                 continue
@@ -177,7 +181,7 @@ def _take(state: WatchState, item: AnyItem, on_finding: FindingSink,
         state.judged_events, state.pending = 0, False
     if state.stop_pending and event.key in _NEXT_RUN_KEYS and not state.boundaries.one_run:
         # (raw output: the job begins another run; a result file is one run, whatever it logs
-        # after run_stop: HugeCTR's cache_clear)
+        # after run_stop, cache_clear included)
         state.end_line = max(e.line for e in state.builder.events)
         finish_run(state, on_finding, on_progress)
     state.builder.add(event)

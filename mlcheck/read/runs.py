@@ -22,14 +22,13 @@ from mlcheck.read.run_builder import RunBuilder
 
 _CUT_RECORD = "MLC023"
 _JOB_STARTED = "MLC024"
-_PREAMBLE = frozenset({"cache_clear"})
-"""Keys a run script logs in its own steps before it launches the training job of the run (with
-the ``submission_*`` keys: NVIDIA's run scripts log the submission in one ``srun`` step and clear
-the caches in another, then launch the training)."""
 
 
 def _preamble(key: str) -> bool:
-    return key in _PREAMBLE or key.startswith("submission_")
+    """A key a run script logs in steps of its own before it launches the training of the run:
+    ``cache_clear``, and the ``submission_*`` keys (a script may log the submission in one ``srun``
+    step, clear the caches in another, then launch the training)."""
+    return key == "cache_clear" or key.startswith("submission_")
 
 
 class RunBoundaries:

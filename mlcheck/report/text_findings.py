@@ -12,7 +12,7 @@ from mlcheck.records import dataclass
 from mlcheck.model import Severity
 from mlcheck.report.grouped import FindingGroup, codes_of, context_lines, group_for_display
 from mlcheck.report.plain import OUTPUT_FORMATS as OUTPUT_FORMATS, TERMINAL_CAP as TERMINAL_CAP  # re-exported
-from mlcheck.report.plain import counted, shown as escaped
+from mlcheck.report.plain import counted, shown
 from mlcheck.results import CheckResult
 
 if TYPE_CHECKING:  # rich is imported when text is drawn: a JSON or CI report never loads it
@@ -27,9 +27,9 @@ def group_line(group: FindingGroup) -> Text:
     from rich.text import Text
 
     first = group.first
-    text = Text(f"{escaped(group.place())}: ")
+    text = Text(f"{shown(group.place())}: ")
     text.append(f"{first.severity.label} {first.code} {first.name}", style=STYLE[first.severity])
-    text.append(f": {escaped(group.message())}")
+    text.append(f": {shown(group.message())}")
     if first.official:
         text.append(" [official checker agrees]", style="dim")
     return text
@@ -52,13 +52,13 @@ def render_findings(result: CheckResult, console: Console, min_severity: Severit
     if not groups:
         return
     console.print(Text("Findings", style="bold"))
-    shown = _kept(groups, cap)
-    for group in shown:
+    kept = _kept(groups, cap)
+    for group in kept:
         console.print(group_line(group), soft_wrap=True)
         if output_format == "full":
             for line in context_lines(group):
-                console.print(Text(f"    {escaped(line)}", style="dim"), soft_wrap=True)
-    hidden = [g for g in groups if g not in shown]
+                console.print(Text(f"    {shown(line)}", style="dim"), soft_wrap=True)
+    hidden = [g for g in groups if g not in kept]
     if hidden:
         by_level = Counter(g.severity for g in hidden)
         kinds = ", ".join(counted(by_level[level], level.label) for level in sorted(by_level, reverse=True))
