@@ -21,7 +21,9 @@ from typing import Sequence
 
 from mlcheck.records import dataclass
 from mlcheck.model import Event, Severity
+from mlcheck.read.line_reader import MARKER_BYTES
 from mlcheck.read.reader import read_result_batches
+from mlcheck.read.record_runs import events_without_metadata
 
 POWER_FOLDER = "power"
 KINDS = ("node", "sw")
@@ -130,6 +132,9 @@ POWER_KEYS = frozenset({"power_measurement_start", "power_measurement_stop", "po
 def read_power_log(path: str) -> PowerLog:
     """The power records of a log (other keys are ignored, as the summarizer ignores them); every
     record is kept, as the official parser keeps repeated lines."""
+    clean = _clean_power_log(path)
+    if clean is not None:
+        return clean
     events: list[Event] = []
     problems = 0
     # (read as a result file is, runs of record lines in bulk: the same records and findings as
@@ -143,3 +148,31 @@ def read_power_log(path: str) -> PowerLog:
         elif item.severity >= Severity.WARNING:
             problems += 1
     return PowerLog(path, tuple(events), problems)
+
+
+CLEAN_LOG_BYTES = 64 * 1024 * 1024
+"""A power log of more bytes than this is read as a stream (:func:`read_power_log`)."""
+
+
+def _clean_power_log(path: str) -> PowerLog | None:
+    """:func:`read_power_log` of a log that is only record lines, each the marker and one record,
+    every line ended (no blank line, no colour code, not gzip; a carriage return is white space to
+    JSON, as on the line path), decoded in
+    one pass even where each record's ``metadata`` is not an object (``""``: the line path makes
+    each an MLC008 finding, counted here as it counts them); None for any other log, or when the
+    bulk decoder refuses one record."""
+    try:
+        with open(path, "rb") as handle:
+            text = handle.read(CLEAN_LOG_BYTES + 1)
+    except OSError:
+        return None
+    lines = text[:-1].split(b"\n")
+    if (len(text) > CLEAN_LOG_BYTES or not text.endswith(b"\n") or not text.startswith(MARKER_BYTES)
+            or text.count(MARKER_BYTES) != len(lines) or text.count(b"\n" + MARKER_BYTES) != len(lines) - 1
+            or b"\x1b" in text):
+        return None
+    decoded = events_without_metadata(lines, text, range(1, len(lines) + 1))
+    if decoded is None:
+        return None
+    events, problems = decoded
+    return PowerLog(path, tuple(event for event in events if event.key in POWER_KEYS), problems)

@@ -71,6 +71,38 @@ def events_of_lines(lines: list[bytes], text: bytes, numbers: Iterable[int], tag
     one record; no colour code, no other marker: the caller has seen to it), on physical lines
     ``numbers``; ``text``: the lines, joined or with lines without a marker between them (where
     a long integer is looked for). None when they must be read line by line."""
+    fields = _fields(lines, text, tag)
+    if fields is None or not _all_of(fields[2], dict):
+        return None
+    return _events(fields, numbers)
+
+
+def events_without_metadata(lines: list[bytes], text: bytes, numbers: Iterable[int]) -> tuple[list[Event], int] | None:
+    """:func:`events_of_lines` of record lines whose ``metadata`` may be anything but an object
+    (``""`` in some power logs), and how many records are so: the line path makes each such
+    record an MLC008 finding and its event with empty metadata, which this gives, and the
+    findings' count instead of the findings (what a power log's reader keeps of them)."""
+    fields = _fields(lines, text, 0)
+    if fields is None:
+        return None
+    metadata = fields[2]
+    if _all_of(metadata, dict):
+        return _events(fields, numbers), 0
+    objects: list[object] = [item if type(item) is dict else {} for item in metadata]
+    return _events(fields[:2] + (objects,) + fields[3:], numbers), len(metadata) - sum(map(_is_dict, metadata))
+
+
+def _is_dict(value: object) -> bool:
+    return type(value) is dict
+
+
+_Fields = tuple[list[object], list[object], list[object], list[object], list[object], list[object]]
+
+
+def _fields(lines: list[bytes], text: bytes, tag: int) -> _Fields | None:
+    """The keys, values, metadata, times, event types and namespaces of record ``lines``, each
+    field checked as the line path checks it (metadata aside); None when they must be read line
+    by line."""
     if LOADS is None:
         return None
     longest = max(map(len, lines))
@@ -90,12 +122,17 @@ def events_of_lines(lines: list[bytes], text: bytes, numbers: Iterable[int], tag
     except KeyError:  # (a field a record may lack, None then as well_formed_event reads it: TPU logs)
         values = list(map(_VALUE_OR_NONE, records))
         event_types, namespaces = list(map(_EVENT_TYPE_OR_NONE, records)), list(map(_NAMESPACE_OR_NONE, records))
-    if not _all_text(keys) or not all(keys) or not _all_of(metadata, dict):
+    if not _all_text(keys) or not all(keys):
         return None
     time_types = set(map(type, times))
     if not time_types <= _NUMBER_TYPES or (float in time_types and not all(map(math.isfinite, times))):
         return None
-    return list(map(_EVENT, zip(keys, values, metadata, map(float, times), numbers,
+    return keys, values, metadata, times, event_types, namespaces
+
+
+def _events(fields: _Fields, numbers: Iterable[int]) -> list[Event]:
+    keys, values, metadata, times, event_types, namespaces = fields
+    return list(map(_EVENT, zip(keys, values, metadata, map(float, times), numbers,  # type: ignore[arg-type]
                                 _texts(event_types), _texts(namespaces))))
 
 

@@ -1,0 +1,71 @@
+"""A power log of clean record lines is decoded in one pass (mlcheck.package.power), with what the
+line path gives: the same events, and as many problems as it makes MLC008 findings for records
+whose metadata is not an object."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+import mlcheck.package.power as power
+from mlcheck.package.power import read_power_log
+
+
+def _record(time_ms: int, key: str, value: object, metadata: object = "", event: str = "POINT_IN_TIME") -> str:
+    fields = {"namespace": "", "time_ms": time_ms, "event_type": event, "key": key, "value": value}
+    if metadata is not _MISSING:
+        fields["metadata"] = metadata
+    return ":::MLLOG " + json.dumps(fields)
+
+
+_MISSING = object()
+
+
+def _log(lines: list[str], end: str = "\n") -> str:
+    return "".join(line + end for line in lines)
+
+
+def _readings(metadata: object = "") -> list[str]:
+    return ([_record(1_000, "power_measurement_start", None, metadata, "INTERVAL_START")]
+            + [_record(1_000 + 1_000 * i, "power_reading", 600 + i, metadata) for i in range(8)]
+            + [_record(9_500, "train_samples", 5, metadata)]
+            + [_record(10_000, "power_measurement_stop", None, metadata, "INTERVAL_END")])
+
+
+CASES = {
+    "empty metadata text, CRLF": _log(_readings(""), "\r\n"),
+    "metadata objects": _log(_readings({"host": "node-1"})),
+    "metadata of mixed types": _log(_readings("") + _readings({"a": 1}) + _readings(None)),
+    "a blank line": _log(_readings("")[:3] + [""] + _readings("")[3:]),
+    "no last line end": _log(_readings(""))[:-1],
+    "a record missing metadata": _log(_readings("") + [_record(11_000, "power_reading", 1, _MISSING)]),
+    "a malformed record": _log(_readings("") + [':::MLLOG {"key": "power_reading", "time_ms": 5,']),
+    "a key that is not text": _log(_readings("") + [':::MLLOG {"key": 5, "time_ms": 5, "value": 1, "metadata": {}}']),
+    "noise between records": _log(_readings("")[:4] + ["warning: fan speed"] + _readings("")[4:]),
+    "a marker after text": _log(["+ echo " + _readings("")[0]] + _readings("")),
+}
+
+
+@pytest.mark.parametrize("name", sorted(CASES))
+def test_a_power_log_reads_as_on_the_line_path(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, name: str) -> None:
+    path = tmp_path / "node_0.txt"
+    path.write_bytes(CASES[name].encode())
+    quick = read_power_log(str(path))
+    monkeypatch.setattr(power, "_clean_power_log", lambda _path: None)
+    assert quick == read_power_log(str(path))
+
+
+def test_clean_logs_take_the_one_pass_and_count_each_record_without_metadata(tmp_path: Path) -> None:
+    path = tmp_path / "node_0.txt"
+    path.write_bytes(CASES["metadata of mixed types"].encode())
+    clean = power._clean_power_log(str(path))
+    assert clean is not None
+    assert clean.reading_problems == 22  # (11 records with "" and 11 with null)
+    assert [event.key for event in clean.events].count("power_reading") == 24
+    assert "train_samples" not in {event.key for event in clean.events}
+    assert clean.events[0].line == 1 and clean.events[-1].line == 33
+    for name in ("a blank line", "no last line end", "noise between records", "a marker after text"):
+        path.write_bytes(CASES[name].encode())
+        assert power._clean_power_log(str(path)) is None, name
