@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import os
 import re
+from dataclasses import replace
 from typing import Generator, Iterator
 
 from mlcheck.read.fast_json import fast_event
@@ -210,12 +211,14 @@ class LineReader(FastLines):
                 self.stats.shared_lines += 1
             else:
                 yield rules.GLUED_RECORDS.at(self.path, line_no,
-                              f"{count} :::MLLOG records share this line; each was read, but the "
-                              "official parser keeps only the last one. Write one record per line")
+                              f"{count:,} :::MLLOG markers share this line; each record was read, but "
+                              "the official parser keeps only the last one. Write one record per line")
         before = segments[0]
         line_source: Source | None = None
         column = len(segments[0]) + len(MARKER)
-        for number in range(1, count + 1):
+        number = 0
+        while number < count:
+            number += 1
             segment = segments[number]
             prefix = self.prefixes.mapped(read_prefix(before))
             source = prefix.source if prefix.source is not None else line_source
@@ -227,6 +230,12 @@ class LineReader(FastLines):
                 line_source = source
             self._count_prefix(prefix, number)
             last = number == count
+            blanks = segments.blank_run_end(number) - number if number < count else 0
+            if blanks > 0 and self.copies.is_kept(source):  # (a run of markers, nothing after them)
+                yield from self._blank_markers(segment, source, column, blanks, segments.start(number + blanks))
+                number += blanks
+                before, column = segments[number], segments.start(number + 1)
+                continue
             if self.copies.is_kept(source):
                 end = yield from self._record(segment, source, column, last and unterminated)
                 before = segment if end is None else segment[end:]
@@ -240,6 +249,17 @@ class LineReader(FastLines):
                 # What follows the copy's JSON is the next record's prefix (timestamp and tag).
                 before = segment[segment.rfind("}", 0, len(copy)) + 1:]
             column += len(segment) + len(MARKER)
+
+    def _blank_markers(self, segment: str, source: Source | None, column: int, others: int,
+                       last_column: int) -> Iterator[AnyItem]:
+        """The finding of a marker with no record after it, for it and the ``others`` like it
+        that follow it, the last one's text at ``last_column`` (0-based): a line of a million
+        empty markers is one finding, not a million."""
+        self.stats.records -= others
+        for item in self._record(segment, source, column, False):
+            yield (replace(item, message=f"{item.message} (and the {others:,} markers after it, the last at "
+                                         f"column {last_column - len(MARKER) + 1}, with no record either)")
+                   if isinstance(item, Finding) else item)
 
     def _count_prefix(self, prefix: Prefix, number: int, tag: bool = True) -> None:
         if tag and prefix.source is not None:

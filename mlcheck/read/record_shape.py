@@ -204,6 +204,19 @@ class MarkerParts:
         text = self.text
         return (text[start:end] for start, end in zip(self._starts, self._ends))
 
+    def start(self, index: int) -> int:
+        """Where part ``index`` starts in the line."""
+        return self._starts[index]
+
+    def blank_run_end(self, index: int) -> int:
+        """The last of the parts from ``index`` on, the line's last part aside, that hold only
+        blanks (markers with no record after them); ``index - 1`` when part ``index`` does not."""
+        text, starts, ends = self.text, self._starts, self._ends
+        last = len(starts) - 2
+        while index <= last and not text[starts[index]:ends[index]].strip():
+            index += 1
+        return index - 1
+
 
 def split_at_markers(text: str) -> MarkerParts:
     """``text.split(":::MLLOG")``, except at a marker inside the JSON of the record before it (a
@@ -228,7 +241,7 @@ def split_at_markers(text: str) -> MarkerParts:
             first = body
             while first < length and text[first] in " \t\r\n":
                 first += 1
-            json_end = _json_end(text, first, following)
+            json_end = _json_end(text, first, following) if first < following else -1  # (no JSON: blank)
             if json_end > following:
                 following = text.find(_MARKER, json_end)
         starts.append(body)

@@ -1,0 +1,55 @@
+"""Markers with no record after them, many to a line (a corrupt copy, a tool that wrote the marker
+in a loop): one MLC003 finding for a run of them, read in one pass over the line (1.5 million of
+them took 27 s, one finding each), every record around them read as before."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from conftest import FIXTURES
+from mlcheck.checker import check_log
+from mlcheck.package.discover import LogRef
+from mlcheck.model import Finding
+
+GOOD = FIXTURES / "example" / "Acme" / "results" / "acme-t8" / "resnet" / "result_0.txt"
+
+
+def _log(tmp_path: Path, inserted: str, at: int = 5) -> Path:
+    lines = GOOD.read_text(encoding="utf-8").splitlines()
+    path = tmp_path / "result_0.txt"
+    path.write_text("\n".join(lines[:at] + [inserted] + lines[at:]) + "\n", encoding="utf-8")
+    return path
+
+
+def _findings(path: Path) -> list[Finding]:
+    results = check_log(LogRef(str(path)), None)
+    assert len(results) == 1
+    return sorted(results[0].findings, key=Finding.sort_key)
+
+
+def test_a_run_of_empty_markers_is_one_finding_and_the_record_after_them_is_read(tmp_path: Path) -> None:
+    record = GOOD.read_text(encoding="utf-8").splitlines()[5]
+    path = _log(tmp_path, ":::MLLOG " * 200_000 + record, 5)
+    found = _findings(path)
+    invalid = [f for f in found if f.code == "MLC003"]
+    assert len(invalid) == 1 and invalid[0].line == 6
+    assert "(and the 199,999 markers after it, the last at column 1799992, with no record either)" in invalid[0].message
+    glued = next(f for f in found if f.code == "MLC010")
+    assert glued.line == 6 and glued.message.startswith("200,001 :::MLLOG markers share this line")
+    result = check_log(LogRef(str(path)), None)[0]
+    assert result.converged and result.time_to_train_min is not None  # (the record after them counts)
+
+
+def test_one_empty_marker_keeps_its_own_finding(tmp_path: Path) -> None:
+    record = GOOD.read_text(encoding="utf-8").splitlines()[5]
+    found = _findings(_log(tmp_path, ":::MLLOG " + record))
+    invalid = [f for f in found if f.code == "MLC003"]
+    assert len(invalid) == 1 and invalid[0].line == 6
+    assert invalid[0].message == "invalid JSON: Expecting value at column 10 in ''"
+
+
+def test_a_line_of_only_empty_markers_is_two_findings_at_its_line(tmp_path: Path) -> None:
+    found = _findings(_log(tmp_path, ":::MLLOG " * 1_000))
+    invalid = [f for f in found if f.code == "MLC003"]
+    assert [f.line for f in invalid] == [6, 6]  # (the run; the last marker, where the line ends)
+    assert sum("(and the 998 markers after it, the last at column 8983," in f.message for f in invalid) == 1
