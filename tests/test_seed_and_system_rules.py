@@ -192,8 +192,11 @@ def test_objects_and_lists_in_system_fields_are_no_error(tmp_path: Path) -> None
     assert set(by_field) == {"other_software_stack", "host_networking", "framework"} and len(findings) == 2
     assert all(not f.official and f.severity <= Severity.WARNING for f in findings)
     assert by_field["other_software_stack"][1].severity is Severity.INFO
+    lines = (package / SYSTEM).read_text().splitlines()
+    line = 1 + next(i for i, text in enumerate(lines) if text.startswith('  "other_software_stack":'))
     assert by_field["other_software_stack"][0].startswith(
-        "field 'other_software_stack' is an object {'cuda_version': '11.6', 'nccl_version': '2.12.10'}, not text")
+        f"line {line}: field 'other_software_stack' is an object {{'cuda_version': '11.6', 'nccl_version': "
+        "'2.12.10'}, not text")  # (each merged item names its field's line)
     assert "system_desc_checker accepts it" in by_field["other_software_stack"][0]
     assert by_field["host_networking"][1].severity is Severity.INFO
     assert by_field["framework"][1].severity is Severity.WARNING
@@ -271,3 +274,26 @@ def test_no_published_system_description_is_an_error() -> None:
               for f in check_system_description(read_json_document(str(path)), "r", _round_of(path))
               if f.severity is Severity.ERROR]
     assert errors == []
+
+
+def test_system_findings_name_the_line_of_their_field(tmp_path: Path) -> None:
+    package = make_package(tmp_path)
+    edit_system(package, lambda d: d.update(status="Soon", framework=["PyTorch", "Apex"], cooling="TODO",
+                                            host_networking=""))
+    lines = (package / SYSTEM).read_text().splitlines()
+
+    def line(key: str) -> int:
+        return 1 + next(i for i, text in enumerate(lines) if text.startswith(f'  "{key}":'))
+    findings = check_system_description(read_json_document(str(package / SYSTEM)), "r", "4.1.0")
+    by_code = {f.code: f for f in findings}
+    assert by_code["MLC515"].line == line("status")
+    assert by_code["MLC512"].line == line("framework")
+    assert by_code["MLC514"].line == min(line("cooling"), line("host_networking"))  # (the first of them)
+
+
+def test_top_level_keys_are_found_past_nested_ones_and_quoted_text() -> None:
+    from mlcheck.package.json_lines import top_level_key_lines
+
+    text = '{\n "a": 1,\n "b": {"a": 2,\n  "c": "x:\\" \\"d\\": y"},\n "c" : ["{", "d:"],\n"e\\u00e9":""}'
+    assert json.loads(text)["c"] == ["{", "d:"]
+    assert top_level_key_lines(text) == {"a": 2, "b": 3, "c": 5, "eé": 6}

@@ -12,6 +12,7 @@ from typing import Any, Callable, Sequence
 
 from mlcheck.records import dataclass
 from mlcheck.package.discover import NOT_LOG_FOLDERS
+from mlcheck.package.json_lines import top_level_key_lines
 from mlcheck.results import SystemInfo
 
 PACKAGE_FOLDERS = ("systems", "results", "benchmarks")
@@ -58,6 +59,11 @@ class JsonDocument:
     data: dict[str, Any] | None = None
     error: str | None = None
     duplicate_keys: tuple[tuple[str, int | None], ...] = ()
+    key_lines: tuple[tuple[str, int], ...] = ()
+    """The physical line of each top-level key (where it first appears)."""
+
+    def line_of(self, key: str) -> int | None:
+        return next((line for name, line in self.key_lines if name == key), None)
 
 
 def is_package(path: str) -> bool:
@@ -230,7 +236,8 @@ def read_json_document(path: str) -> JsonDocument:
     if not isinstance(data, dict):
         return JsonDocument(path, True, error=f"expected a JSON object, found {type(data).__name__}")
     return JsonDocument(path, True, data, duplicate_keys=tuple(
-        (key, _second_line(text, key)) for key in dict.fromkeys(duplicates)))
+        (key, _second_line(text, key)) for key in dict.fromkeys(duplicates)),
+        key_lines=tuple(top_level_key_lines(text).items()))
 
 
 def _second_line(text: str, key: str) -> int | None:

@@ -46,7 +46,7 @@ import json
 import re
 import reprlib
 from functools import lru_cache
-from typing import Any, Iterable
+from typing import Any, Callable, Iterable
 
 from mlcheck.facts import resources
 from mlcheck.model import Finding, Severity
@@ -106,17 +106,17 @@ def check_system_description(doc: JsonDocument, results_folder: str, ruleset: st
         return [SYSTEM_UNREADABLE.at(doc.path, None, f"cannot read the system description: {doc.error}")]
     found = [SYSTEM_DUPLICATE_KEY.at(doc.path, line, f"key {key!r} appears more than once; JSON keeps "
                                      f"the last value {doc.data.get(key)!r}") for key, line in doc.duplicate_keys]
-    found.extend(_schema_findings(doc.path, doc.data))
+    found.extend(_schema_findings(doc.path, doc.data, line_of=doc.line_of))
     empty = sorted(k for k, v in doc.data.items()
                    if isinstance(v, str) and v.strip().lower() in _PLACEHOLDERS and not k.endswith("notes"))
-    if empty:
-        found.append(SYSTEM_PLACEHOLDER.at(doc.path, None, f"{len(empty)} field(s) empty or TODO: "
-                                           f"{', '.join(empty)}"))
-    found.extend(_status_findings(doc.path, doc.data, ruleset))
+    if empty:  # (at the first of them in the file)
+        found.append(SYSTEM_PLACEHOLDER.at(doc.path, min((doc.line_of(k) or 0 for k in empty), default=0) or None,
+                                           f"{len(empty)} field(s) empty or TODO: {', '.join(empty)}"))
+    found.extend(_status_findings(doc.path, doc.data, ruleset, doc.line_of("status")))
     return found
 
 
-def _status_findings(path: str, data: dict[str, Any], ruleset: str | None) -> list[Finding]:
+def _status_findings(path: str, data: dict[str, Any], ruleset: str | None, line: int | None = None) -> list[Finding]:
     """MLC515 as the round's system_desc_checker decides it (a missing status is MLC512)."""
     if "status" not in data:
         return []
@@ -125,7 +125,7 @@ def _status_findings(path: str, data: dict[str, Any], ruleset: str | None) -> li
     if key is not None and key >= (4, 1, 0):
         if isinstance(status, str) and status in OFFICIAL_STATUS:
             return []
-        return [SYSTEM_STATUS_UNKNOWN.at(path, None, (
+        return [SYSTEM_STATUS_UNKNOWN.at(path, line, (
             f"status {_SHORT.repr(status)} is not one of {listed}: the training {ruleset} "
             "system_desc_checker refuses the file. Write one of them exactly"),
             severity=Severity.ERROR, official=True)]
@@ -140,7 +140,7 @@ def _status_findings(path: str, data: dict[str, Any], ruleset: str | None) -> li
         return []
     later = ("; from training 4.1 the system_desc_checker requires one of "
              f"{listed} exactly (4.0 accepted other spellings of them)")
-    return [SYSTEM_STATUS_UNKNOWN.at(path, None, (
+    return [SYSTEM_STATUS_UNKNOWN.at(path, line, (
         f"status {status!r} is not one of {', '.join(vocabulary)} (training {ruleset}){later}"))]
 
 
@@ -161,8 +161,10 @@ def _quick() -> QuickValidator | None:
     return quick_validator(system_schema())
 
 
-def _schema_findings(path: str, data: dict[str, Any], quick: bool = True) -> Iterable[Finding]:
-    """The findings of the schema's errors (found without jsonschema where that is sure)."""
+def _schema_findings(path: str, data: dict[str, Any], quick: bool = True,
+                     line_of: Callable[[str], int | None] = lambda key: None) -> Iterable[Finding]:
+    """The findings of the schema's errors (found without jsonschema where that is sure), each
+    at the line of its field (``line_of``)."""
     missing: list[str] = []
     validate = _quick() if quick else None
     errors: Iterable[Any] | None = validate(data) if validate is not None else None
@@ -172,14 +174,14 @@ def _schema_findings(path: str, data: dict[str, Any], quick: bool = True) -> Ite
         if error.validator == "required":
             missing.extend(f for f in error.validator_value if f not in data)
             continue
-        yield _value_finding(path, error)
+        yield _value_finding(path, error, line_of)
     if missing:
         yield SYSTEM_INVALID.at(path, None, (
             f"missing required field(s): {', '.join(missing)}; the round's system_desc_checker "
             "refuses the file. Add them (an empty string is accepted)"))
 
 
-def _value_finding(path: str, error: Any) -> Finding:
+def _value_finding(path: str, error: Any, line_of: Callable[[str], int | None]) -> Finding:
     """A present field whose value is not what the results table expects: the official checker
     never reads values, so this is a warning, or a note for an object or a list in a field that
     no tool reads (``other_software_stack``)."""
@@ -190,13 +192,14 @@ def _value_finding(path: str, error: Any) -> Finding:
                  else f"a list {_SHORT.repr(value)}" if isinstance(value, list)
                  else "null" if value is None else _SHORT.repr(value))
     shown_in_table = bool(where) and where[0] in _TABLE_FIELDS
+    line = line_of(where[0]) if where else None
     if isinstance(value, (dict, list)) and not shown_in_table:
-        return SYSTEM_INVALID.at(path, None, (
+        return SYSTEM_INVALID.at(path, line, (
             f"field {field!r} is {described}, not text: {_ACCEPTED}, and no tool reads this field"),
             severity=Severity.INFO, official=False)
     then = "the results table shows this field" if shown_in_table else "mlcheck expects text here"
     expected = _expected(error)
-    return SYSTEM_INVALID.at(path, None, (
+    return SYSTEM_INVALID.at(path, line, (
         f"field {field!r} is {described}, expected {expected}. {_ACCEPTED[0].upper()}{_ACCEPTED[1:]}, "
         f"but {then}: write {expected}"), severity=Severity.WARNING, official=False)
 

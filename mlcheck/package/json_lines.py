@@ -1,0 +1,32 @@
+"""Where the keys of a JSON object's top level are, by physical line: the line a finding about a
+field of a system description names (the file as ``json`` read it; nothing is decoded here)."""
+
+from __future__ import annotations
+
+import json
+import re
+
+_TOKEN = re.compile(r'"(?:[^"\\]|\\.)*"\s*(:)?|[{}\[\]]')
+
+
+def top_level_key_lines(text: str) -> dict[str, int]:
+    """The line (1-based) of each key of the object ``text`` holds at its top level, where the key
+    first appears; a key whose text cannot be decoded is left out (the document was read whole
+    before, so its strings are valid JSON)."""
+    lines: dict[str, int] = {}
+    depth, line, counted = 0, 1, 0
+    for token in _TOKEN.finditer(text):
+        first = text[token.start()]
+        if first in "{[":
+            depth += 1
+        elif first in "}]":
+            depth -= 1
+        elif depth == 1 and token.group(1) is not None:
+            line += text.count("\n", counted, token.start())
+            counted = token.start()
+            try:
+                key = json.loads(text[token.start():token.end(1) - 1].rstrip())
+            except ValueError:
+                continue
+            lines.setdefault(key, line)
+    return lines
