@@ -74,6 +74,19 @@ def test_job_summary_goes_to_the_step_summary_file(tmp_path: Path) -> None:
     assert summary.read_text(encoding="utf-8") == text  # only the github format writes it
 
 
+def test_an_unwritable_step_summary_is_named_and_loses_no_other_report(tmp_path: Path) -> None:
+    blocked = tmp_path / "a-file"
+    blocked.write_text("", encoding="utf-8")
+    sarif = tmp_path / "out.sarif"
+    example = str(FIXTURES / "example" / "Acme")
+    code, out, err = _cli(["check", example, "-f", "github", "--no-progress", "-o", f"json:{blocked}/r.json",
+                           "-o", f"sarif:{sarif}"], {"GITHUB_STEP_SUMMARY": str(blocked / "summary.md")})
+    assert code == 2 and "Traceback" not in err
+    assert f"cannot write the report json:{blocked}/r.json:" in err
+    assert "cannot write the job summary to $GITHUB_STEP_SUMMARY:" in err and str(blocked / "summary.md") in err
+    assert '"version": "2.1.0"' in sarif.read_text(encoding="utf-8")  # (written all the same)
+
+
 def test_job_summary_counts_findings_per_rule() -> None:
     found = (Finding("MLC301", "target-not-reached", Severity.ERROR, "e", "b/result_0.txt", 9, run_index=0),
              Finding("MLC301", "target-not-reached", Severity.ERROR, "e", "b/result_1.txt", 9, run_index=0))

@@ -111,14 +111,22 @@ def _check_and_report(paths: Sequence[str], settings: Settings, quiet: bool, ver
         from mlcheck.report.text_findings import statistics_lines
 
         click.echo("\n".join(statistics_lines(result, options.min_severity)), err=chosen != "text")
-    try:
-        write_outputs(settings.outputs, result, options)
-        if chosen == "github":
-            from mlcheck.report.job_summary import write_job_summary
+    failed = False
+    for spec in settings.outputs:  # (each report its own: one that cannot be written loses no other)
+        try:
+            write_outputs([spec], result, options)
+        except OSError as error:
+            click.echo(f"mlcheck: error: cannot write the report {spec}: {error}", err=True)
+            failed = True
+    if chosen == "github":
+        from mlcheck.report.job_summary import SUMMARY_VARIABLE, write_job_summary
 
+        try:
             write_job_summary(result, options)
-    except OSError as error:
-        click.echo(f"mlcheck: error: cannot write a report: {error}", err=True)
+        except OSError as error:
+            click.echo(f"mlcheck: error: cannot write the job summary to ${SUMMARY_VARIABLE}: {error}", err=True)
+            failed = True
+    if failed:
         sys.exit(EXIT_ERROR)
     click.echo(summary_line(result), err=True)
     sys.exit(exit_code(result, settings, unopenable))
