@@ -160,10 +160,11 @@ class FindingCap:
         for entry in self.codes.values():
             if entry.first is None or entry.last is None:
                 continue
-            lines = f" (lines {entry.first.line} to {entry.last.line})" if entry.first.line else ""
+            first, last = entry.first.line, entry.last.line
+            lines = "" if not first else f" (line {first})" if first == last else f" (lines {first} to {last})"
             out.append(dataclasses.replace(entry.first, message=(
-                f"and {entry.skipped:,} more {entry.first.code} findings in this file{lines}, not listed: "
-                f"only the first {MAX_FINDINGS_PER_CODE} are; the first of them: {entry.first.message}")))
+                f"{entry.skipped:,} more {entry.first.code} findings in this file{lines} are counted, not "
+                f"listed (only the first {MAX_FINDINGS_PER_CODE} are); the first of them: {entry.first.message}")))
         return out
 
 
