@@ -176,3 +176,13 @@ def test_gzip_on_stdin_through_a_real_pipe() -> None:
     bad = subprocess.run(command, input=gzip.compress((BAD / "glued_records.txt").read_bytes()),
                          capture_output=True, timeout=60, check=False)
     assert bad.returncode == 1 and b"-:15: " in bad.stdout and b"MLC010" in bad.stdout
+
+
+def test_a_whole_last_record_that_is_malformed_is_invalid_json_not_cut(tmp_path: Path) -> None:
+    """The file ends without a line end after a complete record holding a control character: the
+    record is malformed (MLC003), not cut by a killed job (MLC004, tolerated as a non-converged run)."""
+    lines = (BAD / "truncated_last_line.txt").read_text(encoding="utf-8").splitlines()[:-1]
+    path = tmp_path / "result_0.txt"
+    path.write_text("\n".join(lines) + '\n:::MLLOG {"key": "run_stop\x01", "value": null, "time_ms": 1, '
+                    '"metadata": {"status": "success"}}', encoding="utf-8")
+    assert [(code, line) for code, line in found(path) if code in ("MLC003", "MLC004")] == [("MLC003", 24)]

@@ -135,7 +135,7 @@ def undecodable_record(path: str, line_no: int, body: str, column: int,
         return rules.INVALID_JSON.at(path, line_no,
                       f"unreadable JSON (column {column + 1}): {str(error).split(';')[0]}; a "
                       "record holds numbers of ordinary size")
-    if truncated:
+    if truncated and _looks_cut(body, error):  # (a whole record that is malformed is MLC003 there too)
         return rules.TRUNCATED_RECORD.at(path, line_no,
                       "the file ends in the middle of this record (the job was probably killed "
                       "while writing); the run has no complete end")
