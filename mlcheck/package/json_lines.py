@@ -5,10 +5,12 @@ from __future__ import annotations
 
 import json
 import re
+from functools import lru_cache
 
 _TOKEN = re.compile(r'"(?:[^"\\]|\\.)*"\s*(:)?|[{}\[\]]')
 
 
+@lru_cache(maxsize=8)
 def top_level_key_lines(text: str) -> dict[str, int]:
     """The line (1-based) of each key of the object ``text`` holds at its top level, where the key
     first appears; a key whose text cannot be decoded is left out (the document was read whole
@@ -24,9 +26,11 @@ def top_level_key_lines(text: str) -> dict[str, int]:
         elif depth == 1 and token.group(1) is not None:
             line += text.count("\n", counted, token.start())
             counted = token.start()
-            try:
-                key = json.loads(text[token.start():token.end(1) - 1].rstrip())
-            except ValueError:
-                continue
-            lines.setdefault(key, line)
+            quoted = text[token.start():token.end(1) - 1].rstrip()
+            if "\\" in quoted:  # (an escape: decoded as json decodes it)
+                try:
+                    quoted = '"' + json.loads(quoted) + '"'
+                except ValueError:
+                    continue
+            lines.setdefault(quoted[1:-1], line)
     return lines

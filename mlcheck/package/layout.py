@@ -10,7 +10,7 @@ import os
 from pathlib import Path
 from typing import Any, Callable, Sequence
 
-from mlcheck.records import dataclass
+from mlcheck.records import dataclass, field
 from mlcheck.package.discover import NOT_LOG_FOLDERS
 from mlcheck.package.json_lines import top_level_key_lines
 from mlcheck.results import SystemInfo
@@ -59,11 +59,13 @@ class JsonDocument:
     data: dict[str, Any] | None = None
     error: str | None = None
     duplicate_keys: tuple[tuple[str, int | None], ...] = ()
-    key_lines: tuple[tuple[str, int], ...] = ()
-    """The physical line of each top-level key (where it first appears)."""
+    text: str = field(default="", repr=False, compare=False)
+    """The file's text (a system description: a few kB), where :meth:`line_of` looks."""
 
     def line_of(self, key: str) -> int | None:
-        return next((line for name, line in self.key_lines if name == key), None)
+        """The physical line of a top-level key, where it first appears (found when a finding
+        asks: most documents are never searched)."""
+        return top_level_key_lines(self.text).get(key)
 
 
 def is_package(path: str) -> bool:
@@ -236,8 +238,7 @@ def read_json_document(path: str) -> JsonDocument:
     if not isinstance(data, dict):
         return JsonDocument(path, True, error=f"expected a JSON object, found {type(data).__name__}")
     return JsonDocument(path, True, data, duplicate_keys=tuple(
-        (key, _second_line(text, key)) for key in dict.fromkeys(duplicates)),
-        key_lines=tuple(top_level_key_lines(text).items()))
+        (key, _second_line(text, key)) for key in dict.fromkeys(duplicates)), text=text)
 
 
 def _second_line(text: str, key: str) -> int | None:
