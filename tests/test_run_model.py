@@ -76,6 +76,27 @@ def test_a_raw_log_splits_only_where_a_new_job_begins(tmp_path: Path) -> None:
     assert len(check([str(named)]).runs) == 1
 
 
+def test_runs_of_a_job_one_after_the_other_split_at_the_next_runs_start(tmp_path: Path) -> None:
+    """Raw output without a launcher line between two runs: after a run_stop, a cache_clear or
+    init_start that is no copy of the run's own begins the next run, with the submission_* records
+    logged between the two; a final eval after run_stop stays in its run."""
+    first, second = _lines("result_0.txt"), _lines("result_1.txt")
+    stop = _index(first, "run_stop")
+    trailing = first[_index(first, "eval_accuracy")]  # (a last eval logged after run_stop)
+    submission = [line for line in second if '"key": "submission_' in line]  # (logged before cache_clear)
+    second = submission + [line for line in second if line not in submission]
+    log = _write(tmp_path / "job.log", first[:stop + 1] + [trailing] + second)
+    result = check([str(log)])
+    assert [(r.verdict, r.run.first_line, r.run.last_line) for r in result.runs] == [
+        ("pass", 1, stop + 2), ("pass", stop + 3, stop + 2 + len(second))]
+    assert [round(r.time_to_train_min or 0, 2) for r in result.runs] == [
+        round(check([str(RESNET / name)]).runs[0].time_to_train_min or 0, 2) for name in ("result_0.txt", "result_1.txt")]
+    assert not [f for r in result.runs for f in r.findings if f.code in ("MLC104", "MLC107")]
+    # The same bytes submitted as a result file: one run, as the official checker reads it.
+    named = _write(tmp_path / "resnet" / "result_0.txt", first + second)
+    assert len(check([str(named)]).runs) == 1
+
+
 def test_another_mpi_job_number_begins_a_new_run(tmp_path: Path) -> None:
     lines = _lines()
     tagged = [f"[1,0]<stdout>:{line}" for line in lines] + [f"[2,0]<stdout>:{line}" for line in lines]
