@@ -4,6 +4,7 @@ real-world logging seen in the other submitters' packages)."""
 from __future__ import annotations
 
 import dataclasses
+import json
 import shutil
 from pathlib import Path
 
@@ -92,6 +93,16 @@ def test_runs_of_a_job_one_after_the_other_split_at_the_next_runs_start(tmp_path
     assert [round(r.time_to_train_min or 0, 2) for r in result.runs] == [
         round(check([str(RESNET / name)]).runs[0].time_to_train_min or 0, 2) for name in ("result_0.txt", "result_1.txt")]
     assert not [f for r in result.runs for f in r.findings if f.code in ("MLC104", "MLC107")]
+    # split writes the two runs, and watch judges them, as check does.
+    out = tmp_path / "split"
+    assert CliRunner().invoke(main, ["split", str(log), "-o", str(out)]).exit_code == 0
+    assert [len((out / f"result_{i}.txt").read_text("utf-8").splitlines()) for i in (0, 1)] == [
+        stop + 2, len(second)]
+    watched = CliRunner().invoke(main, ["watch", str(log), "--runs", "2", "--no-progress", "-f", "json"])
+    assert watched.exit_code == 0, watched.output
+    report = json.loads(watched.stdout)
+    assert [(r["verdict"], r["lines"]) for r in report["runs"]] == [
+        ("pass", [1, stop + 2]), ("pass", [stop + 3, stop + 2 + len(second)])]
     # The same bytes submitted as a result file: one run, as the official checker reads it.
     named = _write(tmp_path / "resnet" / "result_0.txt", first + second)
     assert len(check([str(named)]).runs) == 1

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import os
 import queue
+import re
 import subprocess
 import sys
 import threading
@@ -271,7 +272,9 @@ def test_final_report_covers_only_the_runs_watched(tmp_path: Path) -> None:
     from mlcheck.cli import main
     lines = _lines()
     log = tmp_path / "two_runs.log"
-    log.write_bytes(b"".join(lines) + b"".join(lines[:len(lines) // 2]))  # run 2 still running
+    later = [re.sub(rb'"time_ms": (\d+)', lambda m: b'"time_ms": %d' % (int(m.group(1)) + 3_600_000), line)
+             for line in lines[:len(lines) // 2]]  # (run 2, an hour later: still running)
+    log.write_bytes(b"".join(lines) + b"".join(later))
     outcome = CliRunner().invoke(main, ["watch", str(log), "--runs", "1", "--format", "json",
                                         "--no-progress", "--idle-timeout", "5"])
     assert outcome.exit_code == 0, outcome.output

@@ -16,6 +16,7 @@ from typing import IO, Iterator
 from mlcheck.records import dataclass
 from mlcheck.model import Finding
 from mlcheck.read.reader import RawItem, RecordText, read_records
+from mlcheck.read.next_run import NextRunStart
 from mlcheck.read.runs import RunBoundaries
 from mlcheck.rules.internal import crash_finding
 
@@ -51,24 +52,37 @@ def split_log(path: str, out_dir: str, start_index: int = 0, force: bool = False
     handle: IO[bytes] | None = None
     keys: Counter[str] = Counter()
     boundaries = RunBoundaries()  # split writes every job it finds, whatever the file is named
+    next_run: NextRunStart[RecordText] = NextRunStart()  # (a run begun without a launcher line)
+
+    def next_file() -> IO[bytes]:
+        if handle is not None:
+            handle.close()
+        temps.append(os.path.join(out_dir, f".result_{start_index + len(temps)}.txt.partial"))
+        counts.append(0)
+        keys.clear()
+        return open(temps[-1], "wb")
+
+    def write(records: list[RecordText]) -> None:
+        assert handle is not None
+        for record in records:
+            keys[record.event.key] += 1
+            handle.write(record.text.encode("utf-8") + b"\n")
+            counts[-1] += 1
     try:
         for item in _isolated(read_records(path), path):
             if not isinstance(item, RecordText):
                 if boundaries.note(item, keys):
                     findings.append(item)
                 continue
-            key = item.event.key
             if boundaries.opens_new_run(keys) or handle is None:
-                if handle is not None:
-                    handle.close()
-                temps.append(os.path.join(out_dir, f".result_{start_index + len(temps)}.txt.partial"))
-                handle = open(temps[-1], "wb")
-                counts.append(0)
-                keys.clear()
-            keys[key] += 1
-            handle.write(item.text.encode("utf-8") + b"\n")
-            counts[-1] += 1
+                handle = next_file()
+                write(next_run.restart())
+            opens, now = next_run.take(item.event.key, item.event.time_ms, item)
+            if opens:
+                handle = next_file()
+            write(now)
         if handle is not None:
+            write(next_run.rest())
             handle.close()
             handle = None
         targets = [os.path.join(out_dir, f"result_{start_index + i}.txt") for i in range(len(temps))]

@@ -37,6 +37,7 @@ from mlcheck.rules.convergence import first_reaching
 from mlcheck.facts.rulesets import BenchmarkFacts, Condition, Ruleset, RulesetError
 from mlcheck.raw.watch_progress import progress_line as _progress_line
 from mlcheck.read.run_builder import RunBuilder
+from mlcheck.read.next_run import NextRunStart
 from mlcheck.read.runs import RunBoundaries
 from mlcheck.score.scoring import time_to_train_min
 
@@ -48,8 +49,6 @@ DECIDED_EARLY = frozenset({*_VALUE_CODES, "MLC106", "MLC108", "MLC109", "MLC401"
 fixed value or the optimizer list, two different values of a key required once, an invalid
 submission value, the division logged after init_stop, init over the round's limit."""
 _LIVE_CLOCK_MS = 24 * 3600 * 1000
-_NEXT_RUN_KEYS = frozenset({"cache_clear", "init_start"})
-"""Keys that, after a run_stop in raw output, begin the next run of the job."""
 
 FindingSink = Callable[[Finding], None]
 ProgressSink = Callable[[str], None]
@@ -82,6 +81,8 @@ class WatchState:
     ``submission_*`` keys after it)."""
     end_line: int | None = None
     """The last line of the runs judged whole, when a later run began after them."""
+    next_run: NextRunStart[Event] = field(default_factory=NextRunStart)
+    """Where raw output begins the job's next run without a launcher line."""
 
 
 @dataclass(frozen=True)
@@ -118,6 +119,8 @@ def watch(path: str, on_finding: FindingSink, on_progress: ProgressSink, forced:
         """Judge the run whose run_stop came whole (nothing more is there to read for now);
         whether the runs asked for have all stopped."""
         if state.stop_pending:
+            for event in state.next_run.rest():  # (held after run_stop, and no next run began)
+                _add(state, event, on_finding, on_progress)
             finish_run(state, on_finding, on_progress)
         return state.runs_done >= runs
 
@@ -170,20 +173,35 @@ def _take(state: WatchState, item: AnyItem, on_finding: FindingSink,
         return
     event = item if isinstance(item, Event) else item.event
     builder = state.builder
+    pending: list[Event] = []
     if state.boundaries.opens_new_run(builder.counts):
         if state.stop_pending:  # the run that logged its run_stop ends where the next begins
             state.end_line = max(e.line for e in builder.events)
             finish_run(state, on_finding, on_progress)
         elif not builder.counts["run_stop"]:  # a run cut off by the next: its end is now known
             _checkpoint(state, on_finding, on_progress, final=True)
-        state.builder = RunBuilder(state.path, builder.index + 1)
-        state.reading, state.init_alarm = [], False
-        state.judged_events, state.pending = 0, False
-    if state.stop_pending and event.key in _NEXT_RUN_KEYS and not state.boundaries.one_run:
-        # (raw output: the job begins another run; a result file is one run, whatever it logs
-        # after run_stop, cache_clear included)
-        state.end_line = max(e.line for e in state.builder.events)
-        finish_run(state, on_finding, on_progress)
+        _next_run(state)
+        pending = state.next_run.restart()
+    if state.boundaries.one_run:  # (a result file is one run, whatever it logs after run_stop)
+        now = [event]
+    else:  # (raw output: after run_stop, the job may begin its next run: mlcheck.read.next_run)
+        opens, now = state.next_run.take(event.key, event.time_ms, event)
+        if opens:
+            if state.stop_pending:
+                state.end_line = max(e.line for e in state.builder.events)
+                finish_run(state, on_finding, on_progress)
+            _next_run(state)
+    for taken in pending + now:
+        _add(state, taken, on_finding, on_progress)
+
+
+def _next_run(state: WatchState) -> None:
+    state.builder = RunBuilder(state.path, state.builder.index + 1)
+    state.reading, state.init_alarm = [], False
+    state.judged_events, state.pending = 0, False
+
+
+def _add(state: WatchState, event: Event, on_finding: FindingSink, on_progress: ProgressSink) -> None:
     state.builder.add(event)
     if event.key in CHECKPOINT_KEYS and event.key != "eval_accuracy":
         _checkpoint(state, on_finding, on_progress, final=False)

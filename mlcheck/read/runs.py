@@ -13,11 +13,12 @@ from __future__ import annotations
 
 import dataclasses
 from operator import attrgetter
-from typing import Callable, Iterable, Iterator, Mapping, Protocol, Sequence, cast
+from typing import Iterable, Iterator, Mapping, Protocol, Sequence, cast
 
 from mlcheck.records import dataclass
 from mlcheck.model import Event, Finding, Run
 from mlcheck.read.job_starts import ANOTHER_RUN, SAME_RUN
+from mlcheck.read.next_run import NextRunStart
 from mlcheck.read.reader import Batch, LogItem
 from mlcheck.read.run_builder import RunBuilder
 
@@ -86,12 +87,11 @@ def iter_runs(items: Iterable[LogItem | Batch], path: str, findings: list[Findin
             yield current.build()
         return
     add = current.add
-    after_finding = False  # a finding (MLC024), or a record after run_stop (NEXT_RUN_KEYS), opens a run
-    held: list[Event] = []  # (submission_* records after a run_stop: the next run's if one begins)
-    stops: list[float] = []  # (the time of the current run's run_stop, once it logged one)
+    after_finding = False  # a finding (MLC024), or a record after run_stop (mlcheck.read.next_run), opens a run
 
-    def copied(event: Event) -> bool:  # (the same record twice in raw output is a copy, not a new run)
-        return any(e.key == event.key and e.time_ms == event.time_ms for e in current.events)
+    def copied(key: str, time_ms: float) -> bool:  # (the current run's own record twice: a copy)
+        return any(e.key == key and e.time_ms == time_ms for e in current.events)
+    next_run: NextRunStart[Event] = NextRunStart(copied)
     for item in items:
         if isinstance(item, Finding):
             if not boundaries.note(item, current.counts):
@@ -109,58 +109,30 @@ def iter_runs(items: Iterable[LogItem | Batch], path: str, findings: list[Findin
                 add = current.add
                 yield run
                 del run  # (the next run is built without this one)
-                for event in held:  # (logged after the run's run_stop, before the job's start)
+                for event in next_run.restart():
                     add(event)
-                held.clear()
-                stops.clear()
-        if not stops and "run_stop" not in map(_KEY, events):
+        if not next_run.stopped and "run_stop" not in map(_KEY, events):
             for event in events:
                 add(event)
             continue
-        for event in _routed(events, stops, held, copied):
-            if event is _OPEN:
+        for event in events:
+            opens, now = next_run.take(event.key, event.time_ms, event)
+            if opens:
                 run = current.build()
                 current = RunBuilder(path, run.index + 1)
                 add = current.add
                 yield run
                 del run
-            else:
-                add(event)
-    for event in held:
+            for taken in now:
+                add(taken)
+    for event in next_run.rest():
         add(event)
     findings.extend(cap.summaries())
     if current.counts:
         yield current.build()
 
 
-NEXT_RUN_KEYS = frozenset({"cache_clear", "init_start"})
-"""Keys that, logged after a run's run_stop (and not as a copy of the run's own record: the same
-key at the same time), begin the job's next run in raw output where no launcher line says so (runs of one
-job one after the other): the ``submission_*`` records logged between the two are the next run's;
-any other record after run_stop (a final eval) is the run's own."""
-_OPEN = Event("", None, {}, 0.0, 0)
 _KEY = attrgetter("key")
-
-
-def _routed(events: list[Event], stops: list[float], held: list[Event],
-            copied: Callable[[Event], bool]) -> Iterator[Event]:
-    """``events`` in order, with :data:`_OPEN` where the next run begins; once the run so far
-    logged its run_stop (at the time ``stops`` holds), its ``submission_*`` records wait in
-    ``held`` until the next record says whose they are."""
-    for event in events:
-        key = event.key
-        if stops:
-            if key in NEXT_RUN_KEYS and not copied(event):
-                yield _OPEN
-                stops.clear()
-            elif key.startswith("submission_"):
-                held.append(event)
-                continue
-            yield from held
-            held.clear()
-        yield event
-        if key == "run_stop":
-            stops.append(event.time_ms)
 
 
 def _one_run_finding(found: Finding, boundaries: RunBoundaries, counts: Mapping[str, int], cap: FindingCap,
