@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import re
 import shutil
 from pathlib import Path
 
@@ -195,3 +196,17 @@ def test_a_non_converged_run_with_another_unofficial_error_changes_no_score(tmp_
     assert {"MLC103", "MLC403"} <= {f.code for f in run.findings} and not run.converged
     assert bench.score.valid, bench.score.reason
     assert not [f for f in bench.findings if f.code == "MLC521"]
+
+
+def test_intel_mpi_rank_prefixes_are_rank_tags(tmp_path: Path) -> None:
+    """``mpirun -prepend-rank`` writes ``[rank] `` before each line: raw output of two ranks is
+    read as one run of rank 0's records (rank 1's are copies), as the clean file is."""
+    lines = _lines()
+    copies = ["[1] " + re.sub(r'"time_ms": (\d+)', lambda m: f'"time_ms": {int(m.group(1)) + 1}', line, count=1)
+              for line in lines]  # (rank 1's clock a millisecond on)
+    log = _write(tmp_path / "job.log", [item for pair in zip((f"[0] {line}" for line in lines), copies) for item in pair])
+    (run,) = check([str(log)]).runs
+    clean = check([str(RESNET / "result_0.txt")]).runs[0]
+    assert (run.verdict, run.time_to_train_min) == ("pass", clean.time_to_train_min)
+    note = next(f.message for f in run.findings if f.code == "MLC020")
+    assert f"records kept from rank 0 ({len(lines)}); {len(lines)} copies printed by 1 other rank dropped" in note

@@ -1,7 +1,8 @@
 """Raw console output: recognise what surrounds a ``:::MLLOG`` record and count what was repaired.
 
 The reader asks this module two things about the text in front of a record: which process printed
-it (an OpenMPI/poprun ``[job,rank]<stdout>:`` tag, an ``srun --label`` prefix, or nothing), and
+it (an OpenMPI/poprun ``[job,rank]<stdout>:`` tag, an ``srun --label`` or Intel MPI ``[rank]``
+prefix, or nothing), and
 whether anything besides the tag had to be removed (a ``ts``/``srun`` timestamp, progress-bar text
 ending in ``\\r``, colour codes). :class:`RawStats` counts every such repair and every dropped line
 so that the reader can account for them in one MLC020 finding.
@@ -18,7 +19,8 @@ from mlcheck.model import Finding
 from mlcheck.read import raw_output_rules as raw_output
 
 Source = tuple[int, int]
-"""(job, rank) of the process that printed a record; job -1 is ``srun --label``."""
+"""(job, rank) of the process that printed a record; job -1 is ``srun --label``, -2 Intel MPI's
+``[rank]`` (``-prepend-rank``)."""
 
 _MARKER = ":::MLLOG"
 _MARKER_BYTES = _MARKER.encode()
@@ -31,7 +33,8 @@ _TIMESTAMP = re.compile(
     r"\[?(?:\d{4}-\d\d-\d\d[T ]\d\d:\d\d:\d\d(?:[.,]\d+)?(?:Z|[+-]\d\d:?\d\d)?"
     r"|(?:[A-Z][a-z]{2} )?[A-Z][a-z]{2} [ \d]\d \d\d:\d\d:\d\d(?:\.\d+)?(?: \d{4})?"
     r"|\d\d:\d\d:\d\d(?:\.\d+)?)\]? ?")
-_SRUN_LABEL = re.compile(r" *(\d+): ")
+_SRUN_LABEL = re.compile(r" *(?:(\d+): |\[(\d+)\] )")
+"""A task's label: ``srun --label`` (`` 3: ``), Intel MPI ``-prepend-rank`` (``[3] ``)."""
 _TIME_MS = re.compile(rb'"time_ms"\s*:\s*[-0-9.eE+]+')
 
 
@@ -55,8 +58,13 @@ def read_prefix(text: str) -> Prefix:
     if bare is not None:
         if bare.re is TAG:
             return Prefix((int(bare.group(1)), int(bare.group(2))), False, False, bare.group(3))
-        return Prefix((-1, int(bare.group(1))), False, False)
+        return Prefix(_label_source(bare), False, False)
     return read_parts(text)
+
+
+def _label_source(label: re.Match[str]) -> Source:
+    """An ``srun --label`` task is job -1, an Intel MPI ``[rank]`` job -2."""
+    return (-1, int(label.group(1))) if label.group(1) is not None else (-2, int(label.group(2)))
 
 
 def read_parts(text: str) -> Prefix:
@@ -75,9 +83,13 @@ def read_parts(text: str) -> Prefix:
         return Prefix(source, stamp is not None, bool(leftover.strip()), last.group(3))
     label = _SRUN_LABEL.match(text, position)
     if label is not None:
-        return Prefix((-1, int(label.group(1))), stamp is not None,
+        return Prefix(_label_source(label), stamp is not None,
                       bool(text[label.end():].strip()))
     return Prefix(None, stamp is not None, bool(text[position:].strip()))
+
+
+_SOURCES_NAMED = 8
+"""Ranks named in MLC020 with the records kept from each; the others are counted."""
 
 
 @dataclass
@@ -108,7 +120,10 @@ class RawStats:
         """The MLC020 message: one sentence per kind of repair that happened."""
         parts = [f"raw job output: {_counted(self.lines, 'line')}, {_counted(self.records, ':::MLLOG record')} read"]
         if self.kept_sources:
-            ranks = ", ".join(_source_name(s) + f" ({n})" for s, n in sorted(self.kept_sources.items()))
+            kept = sorted(self.kept_sources.items())
+            ranks = ", ".join(_source_name(s) + f" ({n})" for s, n in kept[:_SOURCES_NAMED])
+            if len(kept) > _SOURCES_NAMED:  # (a result file keeps every rank's records)
+                ranks += f", {len(kept) - _SOURCES_NAMED} more ranks ({sum(n for _, n in kept[_SOURCES_NAMED:])})"
             untagged = self.kept - sum(self.kept_sources.values())
             if untagged:
                 ranks += f", untagged output ({untagged})"
@@ -136,7 +151,7 @@ def _source_name(source: Source) -> str:
     job, rank = source
     if rank < 0:
         return f"the second stream of rank {-1 - rank} of job {job}"
-    return f"srun task {rank}" if job == -1 else f"rank {rank} of job {job}"
+    return f"srun task {rank}" if job == -1 else f"rank {rank}" if job == -2 else f"rank {rank} of job {job}"
 
 
 def second_stream(source: Source) -> Source:
