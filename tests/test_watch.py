@@ -337,3 +337,24 @@ def test_a_compressed_log_is_checked_whole_and_a_fifo_is_refused(tmp_path: Path)
     os.mkfifo(fifo)
     refused = subprocess.run([*COMMAND, str(fifo), "--idle-timeout", "1"], capture_output=True, timeout=20)
     assert refused.returncode == 2 and b"not a regular file" in refused.stderr
+
+
+def test_watch_ends_where_the_logging_rank_died(tmp_path: Path) -> None:
+    """A job whose logging rank dies while writing a record writes no run_stop: the watch ends
+    there (MLC023) with the run judged whole, rather than waiting for lines that never come."""
+    from click.testing import CliRunner
+
+    from mlcheck.cli import main
+    from tool_scripts import load_tool
+
+    make_raw = load_tool("make_raw")
+    log = tmp_path / "job.log"
+    log.write_bytes(make_raw.make_raw(GOOD.read_bytes(), make_raw.RawOptions(instances=4, crash=True)))
+    outcome = CliRunner().invoke(main, ["watch", str(log), "--no-progress", "--format", "json"])
+    assert outcome.exit_code == 1, outcome.output
+    (run,) = json.loads(outcome.stdout)["runs"]
+    codes = {f["code"] for f in run["findings"]}
+    assert run["verdict"] == "fail" and {"MLC023", "MLC102"} <= codes
+    cut = next(f["line"] for f in run["findings"] if f["code"] == "MLC023")
+    checked = CliRunner().invoke(main, ["check", str(log), "--format", "json"])
+    assert [f["line"] for r in json.loads(checked.stdout)["runs"] for f in r["findings"] if f["code"] == "MLC023"] == [cut]

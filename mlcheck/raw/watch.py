@@ -1,17 +1,15 @@
 """``mlcheck watch``: judge a run while it is being written, and say as early as possible what is wrong.
 
-The log is followed like ``tail -F`` (:mod:`mlcheck.read.follow`) and read line by line with the reader
-every command uses. At each *checkpoint* (``init_stop``, ``run_start``, every ``eval_accuracy``,
-``run_stop``, a new run) the run rules of ``mlcheck check`` are run on the partial run, and every
-finding that can no longer change is reported at once (:data:`DECIDED_EARLY`: a value that breaks
-the round's rules, conflicting or invalid submission values, init over the limit, and what the
-reader finds in the lines); everything else, a key or a target that is *missing* above all, is
-only decided at ``run_stop``: logs put no order on most keys (many log ``train_samples`` or a
-closed hyper-parameter after ``run_start``), and the official checker judges the whole log. While init is still running, the init-time limit is checked against the
-clock (the wall clock when the log is live, the log's own clock when it is replayed). The watch
-ends at the ``run_stop`` of the last run asked for (``runs``), with the report ``check`` gives.
-Raw job output is read as ``check`` reads it; the logging rank of each job is chosen from the
-first burst of lines (what is in the file when the watch starts, or the first poll's lines).
+The log is followed like ``tail -F`` (:mod:`mlcheck.read.follow`), read with the reader every
+command uses. At each *checkpoint* (``init_stop``, ``run_start``, every ``eval_accuracy``,
+``run_stop``, a new run) the run rules of ``check`` judge the partial run, and each finding no later
+line can change is reported at once (:data:`DECIDED_EARLY`, and what the reader finds in the lines);
+a *missing* key or target is only decided at ``run_stop`` (logs put no order on most keys, and the
+official checker judges the whole log). While init runs, its limit is checked against the clock
+(the wall clock when the log is live, the log's own when it is replayed). The watch ends at the
+``run_stop`` of the last run asked for (``runs``), or where the logging rank died writing a record
+(MLC023), with the report ``check`` gives. Raw output is read as ``check`` reads it; the logging
+rank of each job is chosen from the first burst of lines.
 """
 
 from __future__ import annotations
@@ -28,6 +26,7 @@ from mlcheck.package.discover import LogRef
 from mlcheck.read.follow import IDLE, RESTART, Follower
 from mlcheck.model import Evaluation, Event, Finding, Run, Severity
 from mlcheck.read.live_reader import LiveReader
+from mlcheck.read.raw_output_rules import RECORD_CUT
 from mlcheck.read.reader import AnyItem
 from mlcheck.rules.internal import crash_finding
 from mlcheck.rules.package_runs import is_hyperparameter
@@ -116,8 +115,7 @@ def watch(path: str, on_finding: FindingSink, on_progress: ProgressSink, forced:
         return False
 
     def ended() -> bool:
-        """Judge the run whose run_stop came whole (nothing more is there to read for now);
-        whether the runs asked for have all stopped."""
+        """Judge the run whose run_stop came whole (nothing more to read now); whether all stopped."""
         if state.stop_pending:
             for event in state.next_run.rest():  # (held after run_stop, and no next run began)
                 _add(state, event, on_finding, on_progress)
@@ -170,6 +168,10 @@ def _take(state: WatchState, item: AnyItem, on_finding: FindingSink,
             return
         state.reading.append(item)
         _report(state, item, on_finding)
+        if item.code == RECORD_CUT.code and not state.builder.counts["run_stop"]:
+            _checkpoint(state, on_finding, on_progress, final=True)  # (the logging rank died: the run ends here)
+            state.runs_done, state.end_line = state.runs_done + 1, item.line
+            _next_run(state)
         return
     event = item if isinstance(item, Event) else item.event
     builder = state.builder
@@ -196,8 +198,7 @@ def _take(state: WatchState, item: AnyItem, on_finding: FindingSink,
 
 
 def _next_run(state: WatchState) -> None:
-    state.builder = RunBuilder(state.path, state.builder.index + 1)
-    state.reading, state.init_alarm = [], False
+    state.builder, state.reading, state.init_alarm = RunBuilder(state.path, state.builder.index + 1), [], False
     state.judged_events, state.pending = 0, False
 
 
