@@ -157,10 +157,9 @@ CLEAN_LOG_BYTES = 64 * 1024 * 1024
 def _clean_power_log(path: str) -> PowerLog | None:
     """:func:`read_power_log` of a log that is only record lines, each the marker and one record,
     every line ended (no blank line, no colour code, not gzip; a carriage return is white space to
-    JSON, as on the line path), decoded in
-    one pass even where each record's ``metadata`` is not an object (``""``: the line path makes
-    each an MLC008 finding, counted here as it counts them); None for any other log, or when the
-    bulk decoder refuses one record."""
+    JSON, as on the line path), decoded in one pass even where each record's ``metadata`` is not
+    an object (``""``: the line path makes each an MLC008 finding, counted here as it counts
+    them); None for any other log, or when the bulk decoder refuses one record."""
     try:
         with open(path, "rb") as handle:
             text = handle.read(CLEAN_LOG_BYTES + 1)

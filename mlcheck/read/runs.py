@@ -5,8 +5,9 @@ A file is one run, as the official checker reads a result file: every rank's ``c
 ``submission_*`` lines written by an evaluation process) all belong to it; duplicates and order
 problems are findings of the rules the round has (MLC106/MLC107, MLC305, ...). Only raw job
 output holds several runs, and only where the reader found evidence that a new job began (an
-MLC024 note: a launcher line or another MPI job number, see :mod:`mlcheck.read.job_starts`); a file
-named ``result_<i>.txt`` is one run even then.
+MLC024 note: a launcher line or another MPI job number, see :mod:`mlcheck.read.job_starts`) or a
+run began after the last one's run_stop (:mod:`mlcheck.read.next_run`); a file named
+``result_<i>.txt`` is one run even then.
 """
 
 from __future__ import annotations
