@@ -21,6 +21,8 @@ try:
     from mlcheck.results import CheckResult
 finally:
     if _collecting:
+        gc.freeze()  # (then unfrozen: every object so far moves to the oldest generation uncollected,
+        gc.unfreeze()  # so the next young collection does not traverse the modules just made)
         gc.enable()
     del _collecting
 
