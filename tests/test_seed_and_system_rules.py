@@ -297,3 +297,29 @@ def test_top_level_keys_are_found_past_nested_ones_and_quoted_text() -> None:
     text = '{\n "a": 1,\n "b": {"a": 2,\n  "c": "x:\\" \\"d\\": y"},\n "c" : ["{", "d:"],\n"e\\u00e9":""}'
     assert json.loads(text)["c"] == ["{", "d:"]
     assert top_level_key_lines(text) == {"a": 2, "b": 3, "c": 5, "eé": 6}
+
+
+@pytest.mark.parametrize("breakage", ["missing", "not json", "a folder", "missing field"])
+def test_a_refused_system_description_leaves_no_valid_score(tmp_path: Path, breakage: str) -> None:
+    """The package checker refuses the package (the summarizer cannot read its system): the
+    folders of that system get no valid score, and ``score`` exits 1 as ``check`` does."""
+    package = make_package(tmp_path)
+    system = package / SYSTEM
+    if breakage == "missing":
+        system.unlink()
+    elif breakage == "not json":
+        system.write_text('{\n  "submitter": "Acme",\n  "division": closed\n}\n', encoding="utf-8")
+    elif breakage == "a folder":
+        system.unlink()
+        system.mkdir()
+    else:
+        edit_system(package, lambda d: d.pop("framework"))
+    result = check([str(package)])
+    (bench,) = result.benchmarks
+    assert not bench.score.valid and "its system description" in bench.score.reason
+    assert bench.score.score_min is not None  # (the number is still shown, as the summarizer computes it)
+    outcome = CliRunner().invoke(main, ["score", str(package)])
+    assert outcome.exit_code == 1, outcome.output
+    if breakage == "not json":
+        (unreadable,) = [f for f in result.all_findings() if f.code == "MLC511"]
+        assert unreadable.line == 3

@@ -15,7 +15,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Callable, Iterator, Sequence
 
-from mlcheck.model import Finding
+from mlcheck.model import Finding, Severity
 from mlcheck.results import BenchmarkResult
 from mlcheck.package.layout import (PACKAGE, PACKAGE_FOLDERS, BenchmarkFolder, JsonDocument,
                                     PackageLayout, PackagePart, join_path, package_parts,
@@ -183,6 +183,10 @@ def check_packages(paths: Sequence[str], benchmarks: Sequence[BenchmarkResult],
         findings.extend(_outside_results(paths, benchmarks, forced))
     except Exception as error:  # noqa: BLE001 - see above
         findings.append(crash_finding("the package checks", paths[0] if paths else ".", error))
+    refused: dict[str, set[str]] = {}  # (each system description's errors: its folders' scores are not valid)
+    for found in findings:
+        if found.severity is Severity.ERROR and found.code in _SYSTEM_REFUSED:
+            refused.setdefault(os.path.abspath(found.path), set()).add(found.code)
     updated = []
     for bench in benchmarks:
         located = _package_of(bench.folder) if bench.folder else None
@@ -199,9 +203,17 @@ def check_packages(paths: Sequence[str], benchmarks: Sequence[BenchmarkResult],
             extra = list(check_logs_against_system(bench.folder or "", system, runs, doc))
         except Exception as error:  # noqa: BLE001 - see above
             extra = [crash_finding("the log/system checks", bench.folder or path, error)]
-        updated.append(replace(bench, system_info=system_info(doc),
+        score, codes = bench.score, sorted(refused.get(os.path.abspath(path), ()))
+        if score.valid and codes:  # (the package checker refuses the package; the summarizer cannot read it)
+            score = replace(score, valid=False, reason=f"{score.reason}; its system description {path} is "
+                            f"refused ({', '.join(codes)})")
+        updated.append(replace(bench, system_info=system_info(doc), score=score,
                                findings=tuple(sorted(bench.findings + tuple(extra), key=Finding.sort_key))))
     return list(dict.fromkeys(findings)), updated
+
+
+_SYSTEM_REFUSED = frozenset({"MLC510", "MLC511", "MLC512", "MLC515"})
+"""The system-description rules whose errors the round's package checker or summarizer refuse."""
 
 
 def _skipped_finding(path: str, kind: str) -> Finding:

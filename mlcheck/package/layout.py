@@ -59,6 +59,8 @@ class JsonDocument:
     data: dict[str, Any] | None = None
     error: str | None = None
     duplicate_keys: tuple[tuple[str, int | None], ...] = ()
+    error_line: int | None = None
+    """The line where ``json`` stopped, for a document that is not valid JSON."""
     text: str = field(default="", repr=False, compare=False)
     """The file's text (a system description: a few kB), where :meth:`line_of` looks."""
 
@@ -232,7 +234,7 @@ def read_json_document(path: str) -> JsonDocument:
     except (OSError, UnicodeDecodeError) as error:
         return JsonDocument(path, True, error=str(error))
     except json.JSONDecodeError as error:
-        return JsonDocument(path, True, error=f"line {error.lineno}: {error.msg}")
+        return JsonDocument(path, True, error=f"line {error.lineno}: {error.msg}", error_line=error.lineno)
     except (ValueError, RecursionError) as error:  # a number of over 4300 digits, deep nesting
         return JsonDocument(path, True, error=str(error) or "nested too deeply")
     if not isinstance(data, dict):

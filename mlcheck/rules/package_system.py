@@ -103,7 +103,7 @@ def check_system_description(doc: JsonDocument, results_folder: str, ruleset: st
         return [SYSTEM_MISSING.at(doc.path, None, f"{results_folder} has no system description; "
                                   f"expected {doc.path} with the round's 33 fields")]
     if doc.data is None:
-        return [SYSTEM_UNREADABLE.at(doc.path, None, f"cannot read the system description: {doc.error}")]
+        return [SYSTEM_UNREADABLE.at(doc.path, doc.error_line, f"cannot read the system description: {doc.error}")]
     found = [SYSTEM_DUPLICATE_KEY.at(doc.path, line, f"key {key!r} appears more than once; JSON keeps "
                                      f"the last value {doc.data.get(key)!r}") for key, line in doc.duplicate_keys]
     found.extend(_schema_findings(doc.path, doc.data, line_of=doc.line_of))
