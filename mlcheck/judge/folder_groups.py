@@ -32,9 +32,9 @@ def group_runs(runs: list[RunResult], refs: dict[str, LogRef]) -> dict[GroupKey,
     """The runs of each (org, system, benchmark, folder), in the order of ``runs``."""
     groups: dict[GroupKey, list[RunResult]] = defaultdict(list)
     for result in runs:
-        if result.run is None:
-            continue
         ref = refs.get(result.path)
+        if result.run is None and (ref is None or ref.system is None or not benchmark_folder_log(ref)):
+            continue  # (a result file of a package's benchmark folder counts, read or not: the official glob)
         folder = ref.folder if ref and ref.folder else (os.path.dirname(result.path) or ".")
         groups[(result.org or "", result.system or "", result.benchmark or "", folder)].append(result)
     return groups
