@@ -5,11 +5,13 @@ whose metadata is not an object."""
 from __future__ import annotations
 
 import json
+import shutil
 from pathlib import Path
 
 import pytest
 
 import mlcheck.package.power as power
+from conftest import SHARED
 from mlcheck.package.power import read_power_log
 
 
@@ -69,3 +71,30 @@ def test_clean_logs_take_the_one_pass_and_count_each_record_without_metadata(tmp
     for name in ("a blank line", "no last line end", "noise between records", "a marker after text"):
         path.write_bytes(CASES[name].encode())
         assert power._clean_power_log(str(path)) is None, name
+
+
+SHARED_POWER = SHARED / "other-submitters" / "training-5.0" / "Lenovo"
+
+
+@pytest.mark.parametrize("readings", [0, 9])
+def test_a_node_log_with_too_few_readings_has_no_energy_score(tmp_path: Path, readings: int) -> None:
+    """The power rules ask for at least 60 samples of each node; the summarizer would score such a
+    log (0 J without readings): an MLC543 error and no energy score for the folder."""
+    if not SHARED_POWER.is_dir():
+        pytest.skip("../shared/other-submitters/training-5.0/Lenovo (a package with power logs) is not present")
+    from mlcheck import check
+
+    package = tmp_path / "Lenovo"
+    shutil.copytree(SHARED_POWER, package)
+    (folder,) = package.glob("results/*/stable_diffusion")
+    node = folder / "power" / "result_3" / "node_0.txt"
+    node.chmod(0o644)
+    lines = node.read_text(encoding="utf-8").splitlines(keepends=True)
+    kept = [line for line in lines if '"power_reading"' not in line]
+    kept[1:1] = [line for line in lines if '"power_reading"' in line][:readings]
+    node.write_text("".join(kept), encoding="utf-8")
+    result = check([str(folder)])
+    (bench,) = result.benchmarks
+    (invalid,) = [f for f in bench.findings if f.code == "MLC543" and f.path == str(node)]
+    assert invalid.severity.label == "error" and f"{readings} power_reading record(s)" in invalid.message
+    assert bench.energy is not None and bench.energy.joules is None

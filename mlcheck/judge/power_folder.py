@@ -66,6 +66,10 @@ def _energy(power: PowerFolder, members: Sequence[RunResult], counted: Score
                        counted.scaling_factor), found
 
 
+MIN_READINGS = 60
+"""Power readings a node log must hold (power_measurement.adoc: at least 60 samples)."""
+
+
 def _run_energy(run: PowerRun, duration_ms: float, found: list[Finding]) -> float | None:
     nodes = [f for f in run.of_kind("node") if f.scored]
     if not nodes:
@@ -85,6 +89,14 @@ def _run_energy(run: PowerRun, duration_ms: float, found: list[Finding]) -> floa
         if energy.joules is None:
             found.append(rules.POWER_LOG_INVALID.at(file.path, None, (
                 f"{energy.problem}: the summarizer raises on this log and no energy score exists")))
+            failed = True
+            continue
+        readings = sum(1 for event in log.events if event.key == "power_reading") if file.kind == "node" else None
+        if readings is not None and readings < MIN_READINGS:
+            found.append(rules.POWER_LOG_INVALID.at(file.path, None, (
+                f"{readings} power_reading record(s): the power rules require at least {MIN_READINGS} "
+                f"samples of each node (power_measurement.adoc); the summarizer would count "
+                f"{energy.joules / 1000:,.1f} kJ for it, so no energy score is given")))
             failed = True
             continue
         if energy.note:
