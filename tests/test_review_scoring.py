@@ -147,3 +147,16 @@ def test_a_run_cut_by_a_crash_is_non_converged_not_rule_breaking(tmp_path: Path)
 def test_a_file_named_alone_is_not_judged_by_mlc521(tmp_path: Path) -> None:
     (result,) = check([str(FIXTURES / "bad" / "invalid_json.txt")]).benchmarks
     assert "MLC521" not in result.score.reason
+
+
+def test_a_folder_without_a_score_says_no_scaling() -> None:
+    """A folder whose runs give no score names no scaling of it ("scaled by 1.05 from — min")."""
+    from mlcheck.report.text import score_text
+    from mlcheck.results import BenchmarkResult, Score
+
+    none = Score(None, False, "2 runs are too few", scaling_factor=1.05115, unscaled_min=None)
+    bench = BenchmarkResult("Acme", "t8", "resnet", "closed", "5.0.0", "f", (), none)
+    assert score_text(bench).plain == "no score  INVALID: 2 runs are too few"
+    scaled = Score(21.0, True, "mean of 8", scaling_factor=1.05, unscaled_min=20.0)
+    assert score_text(BenchmarkResult("Acme", "t8", "resnet", "closed", "5.0.0", "f", (), scaled)).plain.endswith(
+        "(scaled by 1.05 from 20.00 min)")

@@ -24,7 +24,7 @@ def score_text(bench: BenchmarkResult) -> Text:
         text.append("no score", style="bold red")
     text.append("  valid" if score.valid else "  INVALID", style="green" if score.valid else "red")
     text.append(f": {score.reason}")
-    if score.scaling_factor is not None:
+    if score.scaling_factor is not None and score.unscaled_min is not None:  # (no score: nothing was scaled)
         text.append(f" (scaled by {score.scaling_factor:g} from {format_minutes(score.unscaled_min)} min)")
     if score.valid and bench.rcp is not None and bench.rcp.verdict in ("fail", "missing"):
         text.append(f"; but {RCP_CAVEAT[bench.rcp.verdict]}", style="yellow")
