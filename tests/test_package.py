@@ -280,3 +280,18 @@ def test_an_unreadable_result_file_is_a_run_of_its_folder(tmp_path: Path, conten
     codes = {f.code for f in result.all_findings()}
     assert len(bench.runs) == 5 and "MLC502" not in codes and {"MLC002", "MLC521"} <= codes
     assert not bench.score.valid and "non-converged" in bench.score.reason
+
+
+def test_a_linked_copy_of_a_run_is_a_run_of_its_folder(tmp_path: Path) -> None:
+    """``result_4.txt`` a link to ``result_0.txt``: the package checker's glob counts it, and its
+    seed checker fails the folder on the seed logged twice; so does mlcheck (MLC519), naming it."""
+    package = make_package(tmp_path)
+    (package / RESNET / "result_4.txt").unlink()
+    (package / RESNET / "result_4.txt").symlink_to("result_0.txt")
+    result = check([str(package)])
+    (bench,) = result.benchmarks
+    codes = {f.code for f in result.all_findings()}
+    assert len(bench.runs) == 5 and "MLC502" not in codes
+    (duplicate,) = [f for f in result.all_findings() if f.code == "MLC519"]
+    assert duplicate.path.endswith("result_4.txt") and "result_0.txt:8" in duplicate.message
+    assert not bench.score.valid

@@ -143,9 +143,10 @@ def _one_spelling(refs: list[LogRef]) -> list[LogRef]:
             continue
         folder = os.path.dirname(ref.path) or "."
         real_folder = real_folders.get(folder) or real_folders.setdefault(folder, real_path(folder))
-        # One realpath per folder, not per file: only a file that is itself a link needs its own.
-        real = (os.path.realpath(ref.path) if os.path.islink(ref.path)
-                else os.path.join(real_folder, os.path.basename(ref.path)))
+        # One realpath per folder, not per file. A link is a file of its folder under its own name
+        # (result_9.txt linking to result_0.txt is a tenth run there, as the package checker's glob
+        # counts it): the folder is resolved, never the file.
+        real = os.path.join(real_folder, os.path.basename(ref.path))
         if ref.folder is not None:
             first = folders.setdefault(real_folder, ref.folder)
             if first != ref.folder:  # (the folder's first spelling; else the ref as it is)
