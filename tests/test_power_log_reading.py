@@ -98,3 +98,26 @@ def test_a_node_log_with_too_few_readings_has_no_energy_score(tmp_path: Path, re
     (invalid,) = [f for f in bench.findings if f.code == "MLC543" and f.path == str(node)]
     assert invalid.severity.label == "error" and f"{readings} power_reading record(s)" in invalid.message
     assert bench.energy is not None and bench.energy.joules is None
+
+
+def test_a_dropped_runs_power_log_is_read_as_the_summarizer_reads_it(tmp_path: Path) -> None:
+    """The summarizer scores the power logs of every converged run before the olympic mean drops
+    the fastest and the slowest: a log it cannot score fails the energy even for a dropped run."""
+    if not SHARED_POWER.is_dir():
+        pytest.skip("../shared/other-submitters/training-5.0/Lenovo (a package with power logs) is not present")
+    from mlcheck import check
+
+    package = tmp_path / "Lenovo"
+    shutil.copytree(SHARED_POWER, package)
+    (folder,) = package.glob("results/*/stable_diffusion")
+    (before,) = check([str(folder)]).benchmarks
+    assert before.energy is not None and before.energy.valid and None not in before.energy.run_joules
+    dropped = Path(before.runs[before.score.runs_dropped[0]].path).stem
+    node = folder / "power" / dropped / "node_0.txt"
+    node.chmod(0o644)
+    node.write_text("".join(line for line in node.read_text(encoding="utf-8").splitlines(keepends=True)
+                            if '"power_measurement_start"' not in line), encoding="utf-8")
+    (after,) = check([str(folder)]).benchmarks
+    assert after.score.valid and after.score.score_min == before.score.score_min
+    assert after.energy is not None and after.energy.joules is None
+    assert f"the power logs of {dropped} (a run the time score drops" in after.energy.reason

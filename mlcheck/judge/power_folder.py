@@ -51,14 +51,21 @@ def _energy(power: PowerFolder, members: Sequence[RunResult], counted: Score
     by_name = {run.result_name: run for run in power.runs}
     found: list[Finding] = []
     joules: list[float | None] = []
+    unscored: list[str] = []  # (the summarizer scores the logs of every converged run, dropped ones too)
     for position, member in enumerate(members):
         run = by_name.get(result_name(member.path))
         duration = member.run.duration_ms if member.run is not None else None
-        if position not in counted.runs_counted or run is None or run.folder is None or duration is None:
+        counted_here = position in counted.runs_counted
+        if (not counted_here and not member.converged) or run is None or run.folder is None or duration is None:
             joules.append(None)
             continue
         joules.append(_run_energy(run, duration, found))
+        if joules[-1] is None and not counted_here:
+            unscored.append(run.result_name)
     total, reason = olympic_energy(joules, counted.runs_counted, counted.scaling_factor)
+    if total is not None and unscored:
+        total, reason = None, (f"the power logs of {', '.join(unscored)} (a run the time score drops, whose logs "
+                               "the summarizer reads all the same) cannot be scored (MLC543)")
     if not counted.valid and total is not None:
         reason += "; the time score is not valid"
     found.append(rules.energy_finding(power.path, total, reason))
