@@ -111,7 +111,8 @@ def _record_findings(folder: str, result: RcpResult, normalised: bool, bypass: s
     if result.verdict == "missing":
         return [RCP_MISSING.at(folder, None, result.reason + note, severity=severity)]
     if result.verdict == "fail":
-        return [RCP_UNDETERMINED.at(folder, None, f"RCP test failed: {result.reason}")]
+        return [RCP_UNDETERMINED.at(folder, None, f"the RCP test cannot be evaluated, which the round's checker "
+                                    f"counts as failed: {result.reason}")]
     if normalised and result.normalization_factor is not None and result.normalization_factor > 1.0:
         return [RCP_NORMALISED.at(folder, None, (
             f"submission mean {_number(result.submission_mean)} {result.unit} is below the RCP mean "
