@@ -269,16 +269,18 @@ def test_a_compressed_copy_beside_the_result_files_is_not_a_run(tmp_path: Path) 
 
 
 @pytest.mark.parametrize("content", [b"", b"\x7fELF\x02\x01\x01\x00 not a log\n"])
-def test_an_unreadable_result_file_is_a_run_of_its_folder(tmp_path: Path, content: bytes) -> None:
+@pytest.mark.parametrize("name", ["result_0.txt", "result_4.txt"])
+def test_an_unreadable_result_file_is_a_run_of_its_folder(tmp_path: Path, content: bytes, name: str) -> None:
     """The package checker counts result files by name (its glob), and a file that fails its
     checks is the folder's one failing run: an empty or binary result_<i>.txt is one of the
     folder's runs, a run that breaks the rules (MLC521), not a missing run (MLC502)."""
     package = make_package(tmp_path)
-    (package / RESNET / "result_4.txt").write_bytes(content)
+    (package / RESNET / name).write_bytes(content)
     result = check([str(package)])
     (bench,) = result.benchmarks
     codes = {f.code for f in result.all_findings()}
     assert len(bench.runs) == 5 and "MLC502" not in codes and {"MLC002", "MLC521"} <= codes
+    assert bench.ruleset == "2.0.0" and bench.score.score_min is not None  # (the round of the runs read)
     assert not bench.score.valid and "non-converged" in bench.score.reason
 
 

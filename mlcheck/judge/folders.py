@@ -100,7 +100,7 @@ def score_folder(key: GroupKey, members: list[RunResult],
                  whole_folder: bool = True) -> BenchmarkResult:
     org, system, benchmark, folder = key
     members = sorted(members, key=lambda r: (r.path, r.index))
-    first = members[0]
+    first = next((r for r in members if r.ruleset), members[0])  # (a file no run was read from has no round)
     ruleset = load_ruleset(first.ruleset) if first.ruleset else None
     facts = benchmark_facts(ruleset, benchmark) if ruleset else None
     findings: list[Finding] = []
