@@ -297,3 +297,19 @@ def test_a_linked_copy_of_a_run_is_a_run_of_its_folder(tmp_path: Path) -> None:
     (duplicate,) = [f for f in result.all_findings() if f.code == "MLC519"]
     assert duplicate.path.endswith("result_4.txt") and "result_0.txt:8" in duplicate.message
     assert not bench.score.valid
+
+
+def test_runs_of_one_folder_judged_under_two_rounds_are_said_so(tmp_path: Path) -> None:
+    """Outside a training-X.Y/ path each run's round comes from its date: a run dated in another
+    round's period is MLC524, a warning naming it (the official tools are given one round)."""
+    package = make_package(tmp_path)
+    later = package / RESNET / "result_4.txt"
+    later.write_text(re.sub(r'"time_ms": (\d+)', lambda m: f'"time_ms": {int(m.group(1)) + 120 * 86_400_000}',
+                            later.read_text(encoding="utf-8")), encoding="utf-8")
+    result = check([str(package)])
+    (bench,) = result.benchmarks
+    assert sorted({r.ruleset for r in bench.runs}) == ["2.0.0", "2.1.0"]
+    (mixed,) = [f for f in result.all_findings() if f.code == "MLC524"]
+    assert mixed.severity is Severity.WARNING and mixed.path == bench.folder
+    assert "training 2.0.0: 4 runs, training 2.1.0: 1 run; not under 2.0.0: result_4.txt" in mixed.message
+    assert not [f for f in check([str(package)], ruleset="2.0.0").all_findings() if f.code == "MLC524"]

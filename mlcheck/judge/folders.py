@@ -115,6 +115,8 @@ def score_folder(key: GroupKey, members: list[RunResult],
         factor, scaling_findings = package_rules.scaling_factor(scaling_path, document.data, document.error)
         findings.extend(scaling_findings)
     division = next((r.division for r in members if r.division), None)
+    if first.ruleset:
+        findings.extend(package_rules.rounds_differ(folder, members, first.ruleset))
     rcp = None
     energy: EnergyScore | None = None
     rejected: str | None = None

@@ -21,6 +21,10 @@ requires exactly the round's number of ``result_<i>.txt`` files.
 - MLC523 scaling-json-not-in-round: a ``scaling.json`` in a folder of a round before score
   scaling (v1.0, v1.1: the rules have no "Score scaling" section and the summarizer of record did
   not read the file). It is ignored. Fix: remove it, or check the round.
+- MLC524 rounds-differ: the runs of one benchmark folder are judged under different rounds (each
+  run's round comes from its date where the path names none). A warning: the official tools judge
+  a package under the one round they are given. The folder is scored under its first run's round.
+  Fix: give ``--ruleset``, put the package under ``training-X.Y/``, or rerun the odd runs.
 """
 
 from __future__ import annotations
@@ -47,9 +51,26 @@ SCALING_APPLIED = Rule("MLC505", "scaling-applied", Severity.INFO,
 
 SCALING_NOT_IN_ROUND = Rule("MLC523", "scaling-json-not-in-round", Severity.WARNING,
                             "scaling.json in a round without score scaling; it is ignored")
+ROUNDS_DIFFER = Rule("MLC524", "rounds-differ", Severity.WARNING,
+                     "the runs of one benchmark folder are judged under different rounds")
 
 RULES = (NO_LOGS, WRONG_RUN_COUNT, TOO_MANY_NON_CONVERGED, SCALING_JSON_INVALID, SCALING_APPLIED,
-         SCALING_NOT_IN_ROUND)
+         SCALING_NOT_IN_ROUND, ROUNDS_DIFFER)
+
+
+def rounds_differ(folder: str, members: Sequence[RunResult], scored_under: str) -> list[Finding]:
+    """MLC524 when the runs of a folder were judged under more than one round."""
+    by_round = Counter(r.ruleset for r in members if r.ruleset)
+    if len(by_round) < 2:
+        return []
+    odd = sorted(os.path.basename(r.path) for r in members if r.ruleset and r.ruleset != scored_under)
+    shown = ", ".join(f"training {version}: {count} run{'s' if count > 1 else ''}"
+                      for version, count in sorted(by_round.items()))
+    return [ROUNDS_DIFFER.at(folder, None, (
+        f"the runs of this folder are judged under different rounds, each by its date ({shown}; not "
+        f"under {scored_under}: {', '.join(odd[:5])}{', ...' if len(odd) > 5 else ''}); the folder is "
+        f"scored under training {scored_under}, while the official tools judge a package under the one "
+        "round they are given. Give --ruleset, put the package under training-X.Y/, or rerun those runs"))]
 
 
 def scaling_factor(scaling_path: str, loaded: object, error: str | None) -> tuple[float | None, list[Finding]]:
