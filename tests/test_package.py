@@ -313,3 +313,10 @@ def test_runs_of_one_folder_judged_under_two_rounds_are_said_so(tmp_path: Path) 
     assert mixed.severity is Severity.WARNING and mixed.path == bench.folder
     assert "training 2.0.0: 4 runs, training 2.1.0: 1 run; not under 2.0.0: result_4.txt" in mixed.message
     assert not [f for f in check([str(package)], ruleset="2.0.0").all_findings() if f.code == "MLC524"]
+
+
+def test_a_scaling_json_that_is_a_folder_says_so(tmp_path: Path) -> None:
+    package = make_package(tmp_path)
+    (package / RESNET / "scaling.json").mkdir()
+    (unusable,) = [f for f in check([str(package)]).all_findings() if f.code == "MLC504"]
+    assert "cannot read scaling.json: it is a folder, not a JSON file" in unusable.message

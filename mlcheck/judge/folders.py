@@ -112,7 +112,9 @@ def score_folder(key: GroupKey, members: list[RunResult],
             "ignored. Remove it, or check the round")))
     elif os.path.exists(scaling_path):
         document = read_json_document(scaling_path)
-        factor, scaling_findings = package_rules.scaling_factor(scaling_path, document.data, document.error)
+        error = document.error if document.exists else (
+            "it is a folder, not a JSON file" if os.path.isdir(scaling_path) else "it is not a regular file")
+        factor, scaling_findings = package_rules.scaling_factor(scaling_path, document.data, error)
         findings.extend(scaling_findings)
     division = next((r.division for r in members if r.division), None)
     if first.ruleset:
