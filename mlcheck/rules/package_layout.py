@@ -67,9 +67,22 @@ _ALLOWED = frozenset({"scaling.json", "package_checker_params"})
 _LOG_LIKE = re.compile(r"\.(txt|log|out)(\.gz)?$")
 
 
+_TASK_FOLDERS = {
+    "language_model": ("bert",), "image_classification": ("resnet",), "speech_recognition": ("rnnt",),
+    "image_segmentation": ("unet3d",), "recommendation": ("dlrm_dcnv2", "dlrmv4", "dlrm"),
+    "reinforcement": ("minigo",), "object_detection": ("maskrcnn",),
+    "single_stage_detector": ("retinanet", "ssd"), "graph_neural_network": ("rgat", "gnn"),
+}
+"""The training reference implementations' task folders, and the benchmark each holds."""
+
+
 def suggest_benchmark(name: str, valid: Collection[str]) -> str | None:
-    """The valid benchmark name closest to a folder name (``resnet50`` → ``resnet``)."""
+    """The valid benchmark name closest to a folder name (``resnet50`` → ``resnet``; a reference
+    task folder such as ``language_model`` → ``bert``)."""
     lowered = name.lower()
+    named = next((b for b in _TASK_FOLDERS.get(lowered, ()) if b in valid), None)
+    if named is not None:
+        return named
     for candidate in sorted(valid, key=len, reverse=True):
         if lowered.startswith(candidate) or candidate.startswith(lowered):
             return candidate
