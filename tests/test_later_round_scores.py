@@ -305,6 +305,10 @@ def test_power_checks_are_the_power_checkers(tmp_path: Path, case: str) -> None:
                 "a run with one node less": {"MLC542"}, "two runs with another switch count": {"MLC542"},
                 "a png and a readme": set()}[case]
     assert errors == expected
+    if case == "a run with one node less":  # (the files counted are named: a png counts as well)
+        (differs,) = [f for f in findings if f.code == "MLC542"]
+        assert "1 node log(s) where the other runs have 2 (the power checker counts each file whose name " \
+               "starts with 'node': node_0.txt)" in differs.message
     # Before 5.0 the round does not check power folders: warnings only, no run is non-compliant.
     earlier, none = check_power_folder(power, False, "4.1.0")
     assert none == set() and all(f.severity is not Severity.ERROR for f in earlier)

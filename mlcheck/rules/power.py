@@ -140,8 +140,10 @@ def _counts_differ(runs: Sequence[PowerRun], kind: str, found: list[Finding], se
     usual = max(Counter(counts).items(), key=lambda item: item[1])[0]  # first most common, as the checker
     differing = [run for run, n in zip(runs, counts) if n != usual]
     for run in differing:
+        files = ", ".join(sorted(os.path.basename(f.path) for f in run.of_kind(kind)))
         found.append(POWER_COUNTS_DIFFER.at(run.folder or "", None, (
-            f"{len(run.of_kind(kind))} {_WORD[kind]} log(s) where the other runs have {usual}; the run counts "
+            f"{len(run.of_kind(kind))} {_WORD[kind]} log(s) where the other runs have {usual} (the power checker "
+            f"counts each file whose name starts with {kind!r}: {files or 'none'}); the run counts "
             f"as non-compliant{later}. Measure the same {_WORD[kind]}s in every run"), severity=severity, official=severity is None))
     return {run.result_name for run in differing}
 
