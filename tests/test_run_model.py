@@ -94,6 +94,11 @@ def test_runs_of_a_job_one_after_the_other_split_at_the_next_runs_start(tmp_path
     assert [round(r.time_to_train_min or 0, 2) for r in result.runs] == [
         round(check([str(RESNET / name)]).runs[0].time_to_train_min or 0, 2) for name in ("result_0.txt", "result_1.txt")]
     assert not [f for r in result.runs for f in r.findings if f.code in ("MLC104", "MLC107")]
+    # Another process printing the whole run after the first (its clock a few ms off) is copies.
+    copy = [re.sub(r'"time_ms": (\d+)', lambda m: f'"time_ms": {int(m.group(1)) + 7}', line, count=1) for line in first]
+    assert len(check([str(_write(tmp_path / "twice.log", first + copy))]).runs) == 1
+    # Runs concatenated out of order (the second ran first) are runs all the same.
+    assert [r.verdict for r in check([str(_write(tmp_path / "back.log", second + first))]).runs] == ["pass", "pass"]
     # split writes the two runs, and watch judges them, as check does.
     out = tmp_path / "split"
     assert CliRunner().invoke(main, ["split", str(log), "-o", str(out)]).exit_code == 0

@@ -1,10 +1,12 @@
 """Where raw job output begins the job's next run without a launcher line between the two (runs
 of one job one after the other, a console of several runs): after a run's ``run_stop``, a
-``cache_clear`` or ``init_start`` that is no copy of the run's own (the same key at the same
-time: the same records twice are copies, not two runs) begins the next run, and the
-``submission_*`` records logged between the two are the next run's; any other record after
-``run_stop`` (a final eval) is the run's own. ``check``, ``split`` and ``watch`` read it alike.
-A submitted result file is one run whatever it holds (:mod:`mlcheck.read.runs`)."""
+``cache_clear`` or ``init_start`` logged outside the run's time (after its run_stop, or more than
+:data:`COPY_WINDOW_MS` before its first record: runs concatenated out of order) begins the next
+run, and the ``submission_*`` records logged between the two are the next run's; one logged within
+the run's time is a copy (the same records twice, another process printing its own), and any
+other record after ``run_stop`` (a final eval) is the run's own. ``check``, ``split`` and
+``watch`` read it alike. A submitted result file is one run whatever it holds
+(:mod:`mlcheck.read.runs`)."""
 
 from __future__ import annotations
 
@@ -12,6 +14,9 @@ from typing import Callable, Generic, TypeVar
 
 NEXT_RUN_KEYS = frozenset({"cache_clear", "init_start"})
 """Keys that, after a run_stop, may begin the job's next run."""
+COPY_WINDOW_MS = 60_000.0
+"""How far before a run's first record another process's copy of its start may be logged (clocks
+of several hosts); a run concatenated out of order began minutes before, a run takes minutes."""
 
 Item = TypeVar("Item")
 
@@ -19,48 +24,49 @@ Item = TypeVar("Item")
 class NextRunStart(Generic[Item]):
     """Follows one file's records; :meth:`take` says where the next run begins.
 
-    ``copied(key, time_ms)``: whether the current run already holds that record (a copy). Without
-    it, the starts this object saw are compared (every record of the file passes :meth:`take`)."""
+    ``first_time()``: the time of the current run's first record (None before it has one).
+    Without it, the first record this object saw since the run began is taken (every record of
+    the file passes :meth:`take`)."""
 
-    def __init__(self, copied: Callable[[str, float], bool] | None = None) -> None:
+    def __init__(self, first_time: Callable[[], float | None] | None = None) -> None:
         self.stopped = False
         """The current run logged its run_stop."""
         self.held: list[Item] = []
-        self._copied = copied
-        self._starts: set[tuple[str, float]] = set()
+        self._first_time = first_time
+        self._first: float | None = None
+        self._stop = 0.0
 
     def take(self, key: str, time_ms: float, item: Item) -> tuple[bool, list[Item]]:
         """Whether the next run begins at this record, and the records to add now (the held ones
         first: the next run's when it begins here, else the current run's)."""
         if self.stopped:
-            if key in NEXT_RUN_KEYS and not self._is_copy(key, time_ms):
-                self.stopped = False
-                self._starts = {(key, time_ms)}
+            if key in NEXT_RUN_KEYS and not self._within(time_ms):
+                self.stopped, self._first = False, time_ms
                 return True, self._released(item)
             if key.startswith("submission_"):
                 self.held.append(item)
                 return False, []
             return False, self._released(item)
-        if key in NEXT_RUN_KEYS and self._copied is None:
-            self._starts.add((key, time_ms))
-        self.stopped = key == "run_stop"
+        if self._first is None:
+            self._first = time_ms
+        if key == "run_stop":
+            self.stopped, self._stop = True, time_ms
         return False, [item]
 
     def restart(self) -> list[Item]:
         """A run opened at a launcher line: the records held (logged after the run before it
         stopped, before the job's start: the new run's), and no run_stop yet."""
-        self.stopped = False
-        self._starts = set()
+        self.stopped, self._first = False, None
         return self._released()
 
     def rest(self) -> list[Item]:
         """The records still held where the file ends: the current run's."""
         return self._released()
 
-    def _is_copy(self, key: str, time_ms: float) -> bool:
-        if self._copied is not None:
-            return self._copied(key, time_ms)
-        return (key, time_ms) in self._starts
+    def _within(self, time_ms: float) -> bool:
+        """Whether a time lies in the current run's, from its first record to its run_stop."""
+        first = self._first_time() if self._first_time is not None else self._first
+        return first is not None and first - COPY_WINDOW_MS <= time_ms <= self._stop
 
     def _released(self, *items: Item) -> list[Item]:
         released = [*self.held, *items]

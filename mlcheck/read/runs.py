@@ -90,9 +90,9 @@ def iter_runs(items: Iterable[LogItem | Batch], path: str, findings: list[Findin
     add = current.add
     after_finding = False  # a finding (MLC024), or a record after run_stop (mlcheck.read.next_run), opens a run
 
-    def copied(key: str, time_ms: float) -> bool:  # (the current run's own record twice: a copy)
-        return any(e.key == key and e.time_ms == time_ms for e in current.events)
-    next_run: NextRunStart[Event] = NextRunStart(copied)
+    def first_time() -> float | None:  # (the current run's first record; events are kept from it on)
+        return current.events[0].time_ms if current.events else None
+    next_run: NextRunStart[Event] = NextRunStart(first_time)
     for item in items:
         if isinstance(item, Finding):
             if not boundaries.note(item, current.counts):
