@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 import shutil
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -73,48 +74,59 @@ def test_clean_logs_take_the_one_pass_and_count_each_record_without_metadata(tmp
         assert power._clean_power_log(str(path)) is None, name
 
 
-SHARED_POWER = SHARED / "other-submitters" / "training-5.0" / "Lenovo"
+def _scored_power_folder(tmp_path: Path) -> tuple[Path, Any]:
+    """A copy of the first shared package with a benchmark folder whose power logs give a valid
+    energy score for every run, that folder, and its benchmark result."""
+    from mlcheck import check
+
+    for power in sorted((SHARED / "other-submitters").glob("training-*/*/results/*/*/power")):
+        if not list(power.glob("*/node_*.txt")):
+            continue
+        org = power.parents[3]
+        package = tmp_path / org.parent.name / org.name
+        shutil.copytree(org, package)
+        folder = package / power.parent.relative_to(org)
+        (bench,) = check([str(folder)]).benchmarks
+        if bench.energy is not None and bench.energy.valid and None not in bench.energy.run_joules:
+            return folder, bench
+        shutil.rmtree(package)
+    pytest.skip("no package of ../shared/other-submitters has power logs that score (or it is not present)")
+
+
+def _node_log(folder: Path, run: str) -> Path:
+    node = sorted((folder / "power" / run).glob("node_*.txt"))[0]
+    node.chmod(0o644)
+    return node
 
 
 @pytest.mark.parametrize("readings", [0, 9])
 def test_a_node_log_with_too_few_readings_has_no_energy_score(tmp_path: Path, readings: int) -> None:
     """The power rules ask for at least 60 samples of each node; the summarizer would score such a
     log (0 J without readings): an MLC543 error and no energy score for the folder."""
-    if not SHARED_POWER.is_dir():
-        pytest.skip("../shared/other-submitters/training-5.0/Lenovo (a package with power logs) is not present")
     from mlcheck import check
 
-    package = tmp_path / "Lenovo"
-    shutil.copytree(SHARED_POWER, package)
-    (folder,) = package.glob("results/*/stable_diffusion")
-    node = folder / "power" / "result_3" / "node_0.txt"
-    node.chmod(0o644)
+    folder, before = _scored_power_folder(tmp_path)
+    node = _node_log(folder, Path(before.runs[before.score.runs_counted[0]].path).stem)
     lines = node.read_text(encoding="utf-8").splitlines(keepends=True)
     kept = [line for line in lines if '"power_reading"' not in line]
     kept[1:1] = [line for line in lines if '"power_reading"' in line][:readings]
     node.write_text("".join(kept), encoding="utf-8")
     result = check([str(folder)])
     (bench,) = result.benchmarks
-    (invalid,) = [f for f in bench.findings if f.code == "MLC543" and f.path == str(node)]
-    assert invalid.severity.label == "error" and f"{readings} power_reading record(s)" in invalid.message
+    (invalid,) = [f for f in bench.findings if f.code == "MLC543" and f.path == str(node)
+                  and f.severity.label == "error"]
+    assert f"{readings} power_reading record(s)" in invalid.message
     assert bench.energy is not None and bench.energy.joules is None
 
 
 def test_a_dropped_runs_power_log_is_read_as_the_summarizer_reads_it(tmp_path: Path) -> None:
     """The summarizer scores the power logs of every converged run before the olympic mean drops
     the fastest and the slowest: a log it cannot score fails the energy even for a dropped run."""
-    if not SHARED_POWER.is_dir():
-        pytest.skip("../shared/other-submitters/training-5.0/Lenovo (a package with power logs) is not present")
     from mlcheck import check
 
-    package = tmp_path / "Lenovo"
-    shutil.copytree(SHARED_POWER, package)
-    (folder,) = package.glob("results/*/stable_diffusion")
-    (before,) = check([str(folder)]).benchmarks
-    assert before.energy is not None and before.energy.valid and None not in before.energy.run_joules
+    folder, before = _scored_power_folder(tmp_path)
     dropped = Path(before.runs[before.score.runs_dropped[0]].path).stem
-    node = folder / "power" / dropped / "node_0.txt"
-    node.chmod(0o644)
+    node = _node_log(folder, dropped)
     node.write_text("".join(line for line in node.read_text(encoding="utf-8").splitlines(keepends=True)
                             if '"power_measurement_start"' not in line), encoding="utf-8")
     (after,) = check([str(folder)]).benchmarks

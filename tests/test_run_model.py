@@ -203,7 +203,7 @@ def test_a_non_converged_run_with_another_unofficial_error_changes_no_score(tmp_
     assert not [f for f in bench.findings if f.code == "MLC521"]
 
 
-def test_intel_mpi_rank_prefixes_are_rank_tags(tmp_path: Path) -> None:
+def test_prepend_rank_prefixes_are_rank_tags(tmp_path: Path) -> None:
     """``mpirun -prepend-rank`` writes ``[rank] `` before each line: raw output of two ranks is
     read as one run of rank 0's records (rank 1's are copies), as the clean file is."""
     lines = _lines()

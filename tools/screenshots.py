@@ -2,7 +2,7 @@
 """Regenerate the screenshots of docs/: the terminal (tmux capture-pane of ``mlcheck check`` on a
 package of ../shared/other-submitters, as text and as PNG) and the HTML report of that package.
 
-    python tools/screenshots.py [--round training-1.1] [--org Intel-HabanaLabs]
+    python tools/screenshots.py [--round training-1.1] [--org ORG]
 
 Needs tmux and chromium (the PNGs); the text capture needs tmux only.
 """
@@ -82,8 +82,10 @@ def report_png(round_name: str, org: str, png: Path) -> None:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--round", default="training-1.1")
-    parser.add_argument("--org", default="Intel-HabanaLabs")
+    parser.add_argument("--org", help="the package folder of the round to show (default: the first)")
     args = parser.parse_args()
+    if args.org is None:
+        args.org = next(p.name for p in sorted((OTHERS / args.round).iterdir()) if (p / "results").is_dir())
     plain, ansi = capture_terminal(args.round, args.org)
     (DOCS / "terminal-check.txt").write_text(plain, encoding="utf-8")
     if shutil.which("chromium"):

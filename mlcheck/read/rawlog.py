@@ -1,8 +1,8 @@
 """Raw console output: recognise what surrounds a ``:::MLLOG`` record and count what was repaired.
 
 The reader asks this module two things about the text in front of a record: which process printed
-it (an OpenMPI/poprun ``[job,rank]<stdout>:`` tag, an ``srun --label`` or Intel MPI ``[rank]``
-prefix, or nothing), and
+it (an OpenMPI/poprun ``[job,rank]<stdout>:`` tag, an ``srun --label`` or ``mpiexec -prepend-rank``
+``[rank]`` prefix, or nothing), and
 whether anything besides the tag had to be removed (a ``ts``/``srun`` timestamp, progress-bar text
 ending in ``\\r``, colour codes). :class:`RawStats` counts every such repair and every dropped line
 so that the reader can account for them in one MLC020 finding.
@@ -19,8 +19,8 @@ from mlcheck.model import Finding
 from mlcheck.read import raw_output_rules as raw_output
 
 Source = tuple[int, int]
-"""(job, rank) of the process that printed a record; job -1 is ``srun --label``, -2 Intel MPI's
-``[rank]`` (``-prepend-rank``)."""
+"""(job, rank) of the process that printed a record; job -1 is ``srun --label``, -2 MPICH-style
+``mpiexec -prepend-rank`` (``[rank]``)."""
 
 _MARKER = ":::MLLOG"
 _MARKER_BYTES = _MARKER.encode()
@@ -34,7 +34,7 @@ _TIMESTAMP = re.compile(
     r"|(?:[A-Z][a-z]{2} )?[A-Z][a-z]{2} [ \d]\d \d\d:\d\d:\d\d(?:\.\d+)?(?: \d{4})?"
     r"|\d\d:\d\d:\d\d(?:\.\d+)?)\]? ?")
 _SRUN_LABEL = re.compile(r" *(?:(\d+): |\[(\d+)\] )")
-"""A task's label: ``srun --label`` (`` 3: ``), Intel MPI ``-prepend-rank`` (``[3] ``)."""
+"""A task's label: ``srun --label`` (`` 3: ``), ``mpiexec -prepend-rank`` (``[3] ``)."""
 _TIME_MS = re.compile(rb'"time_ms"\s*:\s*[-0-9.eE+]+')
 
 
@@ -63,7 +63,7 @@ def read_prefix(text: str) -> Prefix:
 
 
 def _label_source(label: re.Match[str]) -> Source:
-    """An ``srun --label`` task is job -1, an Intel MPI ``[rank]`` job -2."""
+    """An ``srun --label`` task is job -1, a ``-prepend-rank`` ``[rank]`` job -2."""
     return (-1, int(label.group(1))) if label.group(1) is not None else (-2, int(label.group(2)))
 
 
