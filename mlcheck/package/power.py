@@ -165,12 +165,12 @@ def _clean_power_log(path: str) -> PowerLog | None:
             text = handle.read(CLEAN_LOG_BYTES + 1)
     except OSError:
         return None
-    lines = text[:-1].split(b"\n")
+    count = text.count(b"\n")  # (the lines, each ended)
     if (len(text) > CLEAN_LOG_BYTES or not text.endswith(b"\n") or not text.startswith(MARKER_BYTES)
-            or text.count(MARKER_BYTES) != len(lines) or text.count(b"\n" + MARKER_BYTES) != len(lines) - 1
+            or text.count(MARKER_BYTES) != count or text.count(b"\n" + MARKER_BYTES) != count - 1
             or b"\x1b" in text):
         return None
-    decoded = events_without_metadata(lines, text, range(1, len(lines) + 1))
+    decoded = events_without_metadata(text[:-1].split(b"\n"), text, range(1, count + 1))
     if decoded is None:
         return None
     events, problems = decoded

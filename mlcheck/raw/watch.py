@@ -24,7 +24,7 @@ from mlcheck.checker import choose_ruleset, judge_run
 from mlcheck.read.file_names import RESULT_FILE
 from mlcheck.package.discover import LogRef
 from mlcheck.read.follow import IDLE, RESTART, Follower
-from mlcheck.model import Evaluation, Event, Finding, Run, Severity
+from mlcheck.model import Event, Finding
 from mlcheck.read.live_reader import LiveReader
 from mlcheck.read.raw_output_rules import RECORD_CUT
 from mlcheck.read.reader import AnyItem
@@ -38,7 +38,6 @@ from mlcheck.raw.watch_progress import progress_line as _progress_line
 from mlcheck.read.run_builder import RunBuilder
 from mlcheck.read.next_run import NextRunStart
 from mlcheck.read.runs import RunBoundaries
-from mlcheck.score.scoring import time_to_train_min
 
 CHECKPOINT_KEYS = frozenset({"init_stop", "run_start", "eval_accuracy", "run_stop"})
 #: Findings a closed-division value decides by itself, reported as soon as its line is read.
@@ -172,16 +171,14 @@ def _take(state: WatchState, item: AnyItem, on_finding: FindingSink,
             _checkpoint(state, on_finding, on_progress, final=True)  # (the logging rank died: the run ends here)
             state.runs_done, state.end_line = state.runs_done + 1, item.line
             _next_run(state)
+            state.next_run.restart()
         return
     event = item if isinstance(item, Event) else item.event
     builder = state.builder
-    pending: list[Event] = []
+    pending: list[Event] = []  # (held after the run before stopped: the run a launcher line opens)
     if state.boundaries.opens_new_run(builder.counts):
-        if state.stop_pending:  # the run that logged its run_stop ends where the next begins
-            state.end_line = max(e.line for e in builder.events)
-            finish_run(state, on_finding, on_progress)
-        elif not builder.counts["run_stop"]:  # a run cut off by the next: its end is now known
-            _checkpoint(state, on_finding, on_progress, final=True)
+        if not _finish_stopped(state, on_finding, on_progress) and not builder.counts["run_stop"]:
+            _checkpoint(state, on_finding, on_progress, final=True)  # (a run cut off by the next: it ended)
         _next_run(state)
         pending = state.next_run.restart()
     if state.boundaries.one_run:  # (a result file is one run, whatever it logs after run_stop)
@@ -189,12 +186,19 @@ def _take(state: WatchState, item: AnyItem, on_finding: FindingSink,
     else:  # (raw output: after run_stop, the job may begin its next run: mlcheck.read.next_run)
         opens, now = state.next_run.take(event.key, event.time_ms, event)
         if opens:
-            if state.stop_pending:
-                state.end_line = max(e.line for e in state.builder.events)
-                finish_run(state, on_finding, on_progress)
+            _finish_stopped(state, on_finding, on_progress)
             _next_run(state)
     for taken in pending + now:
         _add(state, taken, on_finding, on_progress)
+
+
+def _finish_stopped(state: WatchState, on_finding: FindingSink, on_progress: ProgressSink) -> bool:
+    """Judge the run that logged its run_stop, where the next begins; whether there was one."""
+    if not state.stop_pending:
+        return False
+    state.end_line = max(e.line for e in state.builder.events)
+    finish_run(state, on_finding, on_progress)
+    return True
 
 
 def _next_run(state: WatchState) -> None:
@@ -292,8 +296,3 @@ def _check_init_clock(state: WatchState, on_finding: FindingSink) -> None:
             state.path, start.line, f"init has been running for {minutes:.1f} min and has not stopped "
             f"yet; the {ruleset.round} {division} division allows {limit:g} min", run_index=run.index),
             on_finding)
-
-
-def is_error(found: Finding) -> bool:
-    """True for a finding that fails the run (what ``--fail-fast`` stops on)."""
-    return found.severity is Severity.ERROR

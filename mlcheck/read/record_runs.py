@@ -89,11 +89,8 @@ def events_without_metadata(lines: list[bytes], text: bytes, numbers: Iterable[i
     if _all_of(metadata, dict):
         return _events(fields, numbers), 0
     objects: list[object] = [item if type(item) is dict else {} for item in metadata]
-    return _events(fields[:2] + (objects,) + fields[3:], numbers), len(metadata) - sum(map(_is_dict, metadata))
-
-
-def _is_dict(value: object) -> bool:
-    return type(value) is dict
+    replaced = sum(item is not kept for item, kept in zip(metadata, objects))
+    return _events(fields[:2] + (objects,) + fields[3:], numbers), replaced
 
 
 _Fields = tuple[list[object], list[object], list[object], list[object], list[object], list[object]]
