@@ -512,6 +512,29 @@ def test_the_launcher_lines_of_a_stretch_are_those_the_pattern_matches() -> None
     assert launchers > 1000
 
 
+def test_a_stretch_with_a_launch_line_passes_the_squeezed_prefilter() -> None:
+    """may_hold_a_launch_line, the block reader's test of a squeezed stretch (lower case, blanks
+    deleted) before it looks for launcher lines one by one, is true for every stretch that holds
+    a line LAUNCH_LINE matches (random lines as above), and false for framework output that only
+    names ``run`` (``running``, ``run_and_time.sh``, ``srun_output``)."""
+    from mlcheck.read.job_starts import LAUNCH_LINE, may_hold_a_launch_line
+    from mlcheck.read.noise_counts import BLANKS, LOWER_CASE
+
+    rng = random.Random(5)
+    words = [b"mpirun", b"MPIRUN", b"srun", b"SRun", b"poprun", b"torchrun", b"deepspeed", b"DeepSpeed",
+             b"mpiexec", b"MPIEXEC", b"running", b"run_and_time.sh", b"/usr/bin/", b"+ ", b"12:00:01 ",
+             b" ", b"\t", b"\x0b", b"-np", b" -", b":", b" : launch", b"\t:\tLAUNCH", b"x", b"\r"]
+    launchers = 0
+    for _ in range(20_000):
+        text = b"".join(b"".join(rng.choice(words) for _ in range(rng.randrange(1, 6))) + b"\n" for _ in range(3))
+        if any(LAUNCH_LINE.match(line) for line in text.splitlines(keepends=True)):
+            launchers += 1
+            assert may_hold_a_launch_line(text.translate(LOWER_CASE, BLANKS)), text
+    assert launchers > 1000
+    for quiet in (b"running step 5\n", b"see run_and_time.sh\n", b"srun_output: done\n", b"mpiexec.hydra\n"):
+        assert not may_hold_a_launch_line(quiet.translate(LOWER_CASE, BLANKS))
+
+
 def test_a_bare_rank_tag_or_label_is_read_as_any_prefix_is() -> None:
     """read_prefix reads a bare srun label (`` 12: ``) or mpirun tag (``[1,0]<stdout>:``) by one
     match: the same Prefix as read_parts, which reads any text, on random texts of tags, labels,

@@ -40,6 +40,18 @@ def may_name_a_launcher(lowered: bytes) -> bool:
     return b"run" in lowered or (b"x" in lowered and b"mpiexec" in lowered) or b"deepspeed" in lowered
 
 
+def may_hold_a_launch_line(squeezed: bytes) -> bool:
+    """:func:`may_name_a_launcher` of lines made lower case without their blanks (the block
+    reader's squeezed stretch, :data:`mlcheck.read.noise_counts.LOWER_CASE`): a line that
+    :data:`LAUNCH_LINE` matches has its launcher's name then ``-`` (the first option, after
+    blanks) or ``:launch`` there. Most framework output names ``run`` somewhere (``running``,
+    ``run_and_time.sh``); far less of it holds ``run-``, so the lines of a stretch are seldom
+    looked for one by one."""
+    return b"run-" in squeezed or b"run:launch" in squeezed or (
+        b"x" in squeezed and (b"mpiexec-" in squeezed or b"mpiexec:launch" in squeezed)) or (
+        b"deepspeed" in squeezed and (b"deepspeed-" in squeezed or b"deepspeed:launch" in squeezed))
+
+
 ANOTHER_RUN = "the records after it are read as another run"
 SAME_RUN = ("a result file is one run, as the official checker reads it: the records after it belong to "
             "this run (their repeats are findings of the round's rules)")

@@ -21,7 +21,7 @@ from __future__ import annotations
 from typing import IO, Iterator, cast
 
 from mlcheck.read.fast_json import fast_body_event
-from mlcheck.read.job_starts import may_name_a_launcher
+from mlcheck.read.job_starts import may_hold_a_launch_line
 from mlcheck.read.line_reader import MARKER_BYTES, MAX_LINE_BYTES, AnyItem, LineReader
 from mlcheck.read.mixed_runs import dense_region_end, mixed_region
 from mlcheck.read.noise_counts import BLANKS, LOWER_CASE, StretchCounts, counted_and_fed, launcher_lines
@@ -38,7 +38,7 @@ def _lines(chunk: bytes, counts: StretchCounts, reader: LineReader) -> Iterator[
     size = len(chunk)
     find = chunk.find
     plain = b"\x1b" not in chunk  # (no colour anywhere: no line to look at for it)
-    crlf_ends = b"\r\n" in chunk
+    crlf_ends = b"\r" in chunk and b"\r\n" in chunk  # (memchr first: most logs hold no CR)
     done = 0
     at = find(MARKER_BYTES)
     lines = crlf = 0  # (clean record lines not yet added to counts)
@@ -55,7 +55,7 @@ def _lines(chunk: bytes, counts: StretchCounts, reader: LineReader) -> Iterator[
                 lines = crlf = 0
                 stretch = chunk[done:start] if done or start < size else chunk
                 squeezed = stretch.translate(LOWER_CASE, BLANKS)
-                launches = launcher_lines(stretch, stretch.lower()) if may_name_a_launcher(squeezed) else None
+                launches = launcher_lines(stretch, stretch.lower()) if may_hold_a_launch_line(squeezed) else None
                 if launches:
                     yield from counted_and_fed(stretch, launches, counts, reader)
                 else:  # (no generator for a stretch that only counts)
