@@ -14,9 +14,12 @@ from mlcheck.model import Finding
 GOOD = FIXTURES / "example" / "Acme" / "results" / "acme-t8" / "resnet" / "result_0.txt"
 
 
-def _log(tmp_path: Path, inserted: str, at: int = 5) -> Path:
+def _log(tmp_path: Path, inserted: str, at: int = 5, name: str = "train.log") -> Path:
+    """The example run with ``inserted`` as its line ``at + 1``, in raw output (``train.log``: every
+    record of a line is read) or in a result file (``result_0.txt``: read as the official parser
+    reads it, mlcheck.read.official_view)."""
     lines = GOOD.read_text(encoding="utf-8").splitlines()
-    path = tmp_path / "result_0.txt"
+    path = tmp_path / name
     path.write_text("\n".join(lines[:at] + [inserted] + lines[at:]) + "\n", encoding="utf-8")
     return path
 
@@ -53,3 +56,17 @@ def test_a_line_of_only_empty_markers_is_two_findings_at_its_line(tmp_path: Path
     invalid = [f for f in found if f.code == "MLC003"]
     assert [f.line for f in invalid] == [6, 6]  # (the run; the last marker, where the line ends)
     assert sum("(and the 998 markers after it, the last at column 8983," in f.message for f in invalid) == 1
+
+
+def test_in_a_result_file_empty_markers_before_a_record_are_hidden_as_the_official_parser_hides_them(
+        tmp_path: Path) -> None:
+    """The official parser keeps the text after the last marker of a line: the empty markers before
+    a record are not read (no MLC003; MLC010, a warning, says so) and the record after them is."""
+    record = GOOD.read_text(encoding="utf-8").splitlines()[5]
+    found = _findings(_log(tmp_path, ":::MLLOG " * 1_000 + record, 5, "result_0.txt"))
+    assert [(f.code, f.line, f.severity.name) for f in found if f.code in ("MLC003", "MLC010")] == [
+        ("MLC010", 6, "WARNING")]
+    result = check_log(LogRef(str(tmp_path / "result_0.txt")), None)[0]
+    assert result.verdict == "pass" and result.official_verdict == "pass"
+    only_markers = _findings(_log(tmp_path, ":::MLLOG " * 1_000, 5, "result_0.txt"))
+    assert [f.line for f in only_markers if f.code == "MLC003"] == [6]  # (the last: the one it reads)

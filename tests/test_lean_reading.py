@@ -395,14 +395,19 @@ def test_the_bulk_path_reads_clean_runs(tmp_path: Path, monkeypatch: pytest.Monk
     events = [item for item in read_mllog(str(path), keep_copies=True) if isinstance(item, tuple)]
     assert [event.line for event in events] == [*range(1, 13), *range(14, 26)]
     assert taken == [1, 14]
-    taken.clear()  # records without event_type and namespace (TPU logs), or without a value
+    taken.clear()  # records without event_type and namespace (TPU logs)
     bare = [b":::MLLOG " + json.dumps({"key": f"k{i % 3}", "time_ms": 1650000000000 + i, "metadata": {"lineno": i},
-                                       **({"value": i} if i % 2 else {})}).encode() + b"\n" for i in range(8)]
+                                       "value": i if i % 2 else None}).encode() + b"\n" for i in range(8)]
     path.write_bytes(b"".join(bare))
     (blocks, block_stats), (expected, line_stats) = _block_and_line_readers(path)
     assert block_stats == line_stats and len(blocks) == len(expected) == 8
     assert all(same(tuple(got), tuple(want)) for got, want in zip(blocks, expected))
     assert taken == [1] and blocks[0].value is None and blocks[1].value == 1 and blocks[1].event_type is None
+    taken.clear()  # without a value: the line path's MLC025 (the official parser crashes on it)
+    path.write_bytes(b"".join(line.replace(b', "value": null', b"") for line in bare))
+    (blocks, block_stats), (expected, line_stats) = _block_and_line_readers(path)
+    assert block_stats == line_stats and [getattr(item, "code", None) for item in blocks].count("MLC025") == 4
+    assert taken == [] and len(blocks) == len(expected) == 12
 
 
 @pytest.mark.parametrize("keep", [2000, 2])

@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from cli_helpers import ISSUE2_CODES, assert_no_traceback, run_cli
-from mlcheck.model import Event, Finding
+from mlcheck.model import Event, Finding, Severity
 from mlcheck.read.reader import read_mllog
 from mlcheck.read.runs import split_runs
 
@@ -25,7 +25,7 @@ READING_CASES: dict[str, tuple[tuple[tuple[str, int | None], ...], int]] = {
     "key_missing.txt": ((("MLC006", 14),), 1),
     "key_not_string.txt": ((("MLC006", 14),), 1),
     "time_ms_null.txt": ((("MLC007", 14),), 1),
-    "time_ms_string.txt": ((("MLC007", 14),), 1),
+    "time_ms_string.txt": ((("MLC007", 14),), 0),  # (a warning: float() reads it, as the official parser does)
     "metadata_missing.txt": ((("MLC008", 14),), 1),
     "metadata_not_object.txt": ((("MLC008", 14),), 1),
     # The job died while writing run_stop: the cut record, and hence no run_stop.
@@ -34,7 +34,7 @@ READING_CASES: dict[str, tuple[tuple[tuple[str, int | None], ...], int]] = {
     "no_records.txt": ((("MLC002", None),), 1),
     # Undecodable bytes are a warning: the record is still read.
     "invalid_utf8.txt": ((("MLC009", 8),), 0),
-    "glued_records.txt": ((("MLC010", 15),), 1),
+    "glued_records.txt": ((("MLC010", 15),), 0),  # (raw output: both read; a warning)
     # A gzip archive cut after 2000 bytes: reading stops with MLC001, the run is incomplete.
     "damaged.txt.gz": ((("MLC001", 162), ("MLC101", 1), ("MLC102", 161), ("MLC301", 161)), 1),
     "good_crlf.txt": ((), 0),
@@ -101,6 +101,39 @@ def test_glued_records_are_both_read() -> None:
     items = list(read_mllog(str(BAD / "glued_records.txt")))
     on_line = [i for i in items if isinstance(i, Event) and i.line == 15]
     assert [e.key for e in on_line] == ["eval_start", "eval_stop"]
+
+
+def test_in_a_result_file_only_the_last_glued_record_is_read_as_the_official_parser_reads_it(
+        tmp_path: Path) -> None:
+    """The official parser keeps the text after the last marker of a line: in a result file the
+    record before it is dropped (MLC010, a warning), unless a CR ends the line between them."""
+    path = tmp_path / "result_0.txt"
+    path.write_bytes((BAD / "glued_records.txt").read_bytes())
+    items = list(read_mllog(str(path)))
+    assert [i.key for i in items if isinstance(i, Event) and i.line == 15] == ["eval_stop"]
+    [glued] = [i for i in items if isinstance(i, Finding) and i.code == "MLC010"]
+    assert glued.line == 15 and glued.severity is Severity.WARNING and "neither does mlcheck" in glued.message
+    lines = (BAD / "glued_records.txt").read_bytes().split(b"\n")
+    lines[14] = lines[14].replace(b":::MLLOG", b"\r:::MLLOG", 2).replace(b"\r:::MLLOG", b":::MLLOG", 1)
+    path.write_bytes(b"\n".join(lines))
+    items = list(read_mllog(str(path)))
+    assert [i.key for i in items if isinstance(i, Event) and i.line == 15] == ["eval_start", "eval_stop"]
+    assert not [i for i in items if isinstance(i, Finding) and i.code in ("MLC010", "MLC003")]
+
+
+@pytest.mark.parametrize("tail, flagged", [(" xyz", True), ("}", True), (",", True), ("  \t", False),
+                                           ("\rprogress 50%", False), (" \rx", False)])
+def test_text_after_a_records_json_in_a_result_file_is_mlc003(tmp_path: Path, tail: str, flagged: bool) -> None:
+    """The official parser decodes the whole rest of a line (after a CR, a line of its own):
+    anything but blanks after the JSON is "Extra data", a parsing error that fails the file."""
+    lines = (BAD.parent / "example" / "Acme" / "results" / "acme-t8" / "resnet" / "result_0.txt").read_text(
+        encoding="utf-8").splitlines()
+    lines[20] += tail
+    for name, official in (("result_0.txt", flagged), ("train.log", False)):
+        path = tmp_path / name
+        path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+        invalid = [f for f in read_mllog(str(path)) if isinstance(f, Finding) and f.code == "MLC003"]
+        assert [(f.line, f.severity) for f in invalid] == ([(21, Severity.ERROR)] if official else []), name
 
 
 def test_invalid_json_message_names_the_column() -> None:
@@ -173,9 +206,9 @@ def test_gzip_on_stdin_through_a_real_pipe() -> None:
                           timeout=60, check=False)
     assert done.returncode == 0, done.stderr
     assert b"Traceback" not in done.stderr and b"14.76" in done.stdout
-    bad = subprocess.run(command, input=gzip.compress((BAD / "glued_records.txt").read_bytes()),
+    bad = subprocess.run(command, input=gzip.compress((BAD / "invalid_json.txt").read_bytes()),
                          capture_output=True, timeout=60, check=False)
-    assert bad.returncode == 1 and b"-:15: " in bad.stdout and b"MLC010" in bad.stdout
+    assert bad.returncode == 1 and b"-:14: " in bad.stdout and b"MLC003" in bad.stdout
 
 
 def test_a_whole_last_record_that_is_malformed_is_invalid_json_not_cut(tmp_path: Path) -> None:

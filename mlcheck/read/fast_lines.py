@@ -15,7 +15,7 @@ from mlcheck.read.job_starts import JobStarts
 from mlcheck.read.prefixes import PrefixDecisions
 from mlcheck.read.rank_copies import RankCopies
 from mlcheck.read.rawlog import Prefix, RawStats, Source
-from mlcheck.read.record_shape import validate_record
+from mlcheck.read.record_shape import decode_record, validate_record, well_formed_event
 
 _MARKER_BYTES = b":::MLLOG"
 LEADING_TAG = re.compile(rb"\[\d+,\d+\]<(?:stdout|stderr)>:")
@@ -66,7 +66,7 @@ class FastLines:
         the full path gives them, without its three decodes; None for any other line. The full
         path decodes the same JSON (``raw_decode`` of the text after the marker, leading blanks
         stripped), and orjson accepts only JSON blanks around it."""
-        if line.find(_MARKER_BYTES, 8) >= 0 or b"\x1b" in line:
+        if line.find(_MARKER_BYTES, 8) >= 0 or b"\x1b" in line or not line.startswith(b" ", 8):
             return None
         record = fast_record(line[8:])
         if record is UNREAD:
@@ -90,7 +90,8 @@ class FastLines:
         without its generator; None when it is not such a line (then :meth:`LineReader.feed`
         reads it: only the decision on its tag may be remembered, the one feed makes of it)."""
         at = raw.find(_MARKER_BYTES)
-        if at <= 0 or raw[-1:] != b"\n" or b"\x1b" in raw or raw.find(_MARKER_BYTES, at + 8) >= 0 or self.keep_text:
+        if at <= 0 or raw[-1:] != b"\n" or b"\x1b" in raw or raw.find(_MARKER_BYTES, at + 8) >= 0 or self.keep_text \
+                or not raw.startswith(b" ", at + 8):
             return None
         source = self._kept_source(self.prefixes.decide(raw[:at]))  # (as feed decides a tag met first)
         if source is None:
@@ -141,3 +142,41 @@ class FastLines:
         stats.kept += count
         sources = stats.kept_sources
         sources[source] = sources.get(source, 0) + count
+
+    def _clean_line_event(self, line: bytes) -> Event | None:
+        """The event of a line that is exactly one valid record, or None to take the full path."""
+        if line.find(_MARKER_BYTES, 8) >= 0 or b"\x1b" in line or not line.startswith(b" ", 8):
+            return None
+        try:
+            text = line[8:].decode("utf-8")
+        except UnicodeDecodeError:
+            return None
+        event = self._event_of(text)
+        if event is not None:
+            self.stats.records += 1
+        return event
+
+    def _event_of(self, text: str) -> Event | None:
+        """The event of the JSON after a marker when it is a well-formed record, else None (then
+        :meth:`_record` reads it again and says what is wrong)."""
+        body = text.lstrip()
+        try:
+            record, end, replaced = decode_record(body)
+        except (ValueError, RecursionError):  # (JSONDecodeError is a ValueError)
+            return None
+        if replaced or (end < len(body) and body[end:].strip()):
+            return None  # the full path reports the numbers read as NaN, and text after the JSON
+        event = well_formed_event(record, self.line_no)
+        if event is not None:
+            self.stats.kept += 1
+        return event
+
+    def _count_prefix(self, prefix: Prefix, number: int, tag: bool = True) -> None:
+        """Count what the prefix of a record (the ``number``-th of its line) holds."""
+        if tag and prefix.source is not None:
+            self.tags_seen = True
+            self.stats.tagged_records += 1
+        if prefix.timestamp:
+            self.stats.timestamp_records += 1
+        if prefix.extra_text and number == 1:
+            self.stats.spliced_records += 1

@@ -20,14 +20,17 @@ from mlcheck.read.job_starts import JobStarts
 from mlcheck.model import Event, Finding
 from mlcheck.read.rank_copies import RankCopies
 from mlcheck.read.prefixes import PrefixDecisions
-from mlcheck.read.rawlog import ANSI, TAG, Prefix, RawStats, Source, read_prefix
+from mlcheck.read.rawlog import ANSI, TAG, RawStats, Source, read_prefix
+from mlcheck.read.official_view import extra_data, glued_message, hidden_by_next, unseen_record
 from mlcheck.read.record_shape import (decode_record, long_line_finding, split_at_markers,
-                                       undecodable_record, validate_record, well_formed_event)
+                                       undecodable_record, validate_record)
 from mlcheck.read import raw_output_rules as raw_output
 from mlcheck.read import reading_rules as rules
 
 MARKER = ":::MLLOG"
 MARKER_BYTES = _MARKER_BYTES = MARKER.encode()
+TOKEN_BYTES = MARKER_BYTES + b" "
+"""What the official parser looks for (``TOKEN``): a record after a marker without it is unseen there."""
 MAX_LINE_BYTES = 16 * 1024 * 1024
 """A longer physical line is skipped (MLC014): what is held of one line stays bounded."""
 _ANSI_BYTES = re.compile(ANSI.pattern.encode())
@@ -52,6 +55,9 @@ class LineReader(FastLines):
         """Bare rank tags of ranks whose records are copies (see :meth:`FastLines.drop_copy`)."""
         self.noise_tag: bytes | None = None
         """The rank tag of the line before when it held no record (a progress bar)."""
+        self.result_file = not keep_text and RESULT_FILE.match(os.path.basename(path)) is not None
+        """A submitted result file, checked: its lines are read as the official parser reads them
+        (:mod:`mlcheck.read.official_view`; ``mlcheck split`` keeps every record it can)."""
 
     def feed(self, raw: bytes) -> Iterator[AnyItem]:
         """Read one physical line (with its line end; without one it is the file's last line)."""
@@ -79,7 +85,8 @@ class LineReader(FastLines):
             self.stats.crlf_lines += 1
         line = raw.rstrip(b"\r\n")
         if at and b"\x1b" in line:  # (a line that starts with the record: _read_line does it)
-            if line.find(b"\x1b", at) >= 0:
+            colour = line.find(b"\x1b", at)
+            if colour >= 0 and line.find(b"\r", at, colour) < 0:  # (after a CR: a line of its own)
                 self.stats.trailing_colour_lines += 1
             line = _ANSI_BYTES.sub(b"", line)
             self.stats.colour_lines += 1
@@ -114,7 +121,7 @@ class LineReader(FastLines):
             if conflict is not None:
                 yield conflict
             return
-        alone = not self.keep_text and not self.copies.expects_copies(source)
+        alone = not self.keep_text and not self.copies.expects_copies(source) and line.startswith(b" ", at + 8)
         # orjson first where it decodes as json does (fast_json): no decoding of the bytes in Python
         event = fast_event(line[at:], self.line_no) if alone else None
         self.stats.kept += event is not None
@@ -142,33 +149,6 @@ class LineReader(FastLines):
         self.long_lines += 1
         return [long_line_finding(self.path, self.line_no, length, MAX_LINE_BYTES)]
 
-    def _clean_line_event(self, line: bytes) -> Event | None:
-        """The event of a line that is exactly one valid record, or None to take the full path."""
-        if line.find(_MARKER_BYTES, 8) >= 0 or b"\x1b" in line:
-            return None
-        try:
-            text = line[8:].decode("utf-8")
-        except UnicodeDecodeError:
-            return None
-        event = self._event_of(text)
-        if event is not None:
-            self.stats.records += 1
-        return event
-
-    def _event_of(self, text: str) -> Event | None:
-        """The event of the JSON after a marker when it is a well-formed record, else None (then
-        :meth:`_record` reads it again and says what is wrong)."""
-        try:
-            record, _end, replaced = decode_record(text.lstrip())
-        except (ValueError, RecursionError):  # (JSONDecodeError is a ValueError)
-            return None
-        if replaced:
-            return None  # the full path reports the numbers read as NaN
-        event = well_formed_event(record, self.line_no)
-        if event is not None:
-            self.stats.kept += 1
-        return event
-
     def finish(self) -> Iterator[Finding]:
         """The end-of-file findings: no records at all, or the summary of raw output."""
         yield from self.copies.finish()
@@ -181,8 +161,8 @@ class LineReader(FastLines):
                                       f"line{'' if stats.lines == 1 else 's'}{skipped}; is this an MLPerf log?")
         if stats.is_raw or self.copies.copies:
             yield raw_output.RAW_OUTPUT_READ.at(self.path, None, stats.describe(self.copies.describe()))
-            if not self.keep_text and RESULT_FILE.match(os.path.basename(self.path)):  # split is the fix
-                yield raw_output.raw_result_file(self.path, self.copies.copies, stats.shared_lines,
+            if self.result_file:  # (split is the fix)
+                yield raw_output.raw_result_file(self.path, self.copies.copies,
                                                  stats.trailing_colour_lines)
 
     def _read_line(self, raw: bytes, unterminated: bool) -> Iterator[AnyItem]:
@@ -195,7 +175,9 @@ class LineReader(FastLines):
                           f"line is not valid UTF-8 (byte {error.start + 1}); undecodable bytes were "
                           "replaced with U+FFFD")
         if "\x1b" in text:
-            if text.find("\x1b", max(text.find(MARKER), 0)) >= 0:
+            marker = max(text.find(MARKER), 0)
+            colour = text.find("\x1b", marker)
+            if colour >= 0 and text.find("\r", marker, colour) < 0:
                 self.stats.trailing_colour_lines += 1
             text = ANSI.sub("", text)
             self.stats.colour_lines += 1
@@ -206,13 +188,15 @@ class LineReader(FastLines):
             yield from self._record(segments[1], None, len(MARKER), unterminated)
             return
         raw_line = self.tags_seen or TAG.search(text) is not None
+        hides = False  # (records hidden by the next on the line are dropped: official_view)
         if count > 1:
-            if raw_line:
+            if raw_line and not self.result_file:  # (ranks' records glued in raw output: all read)
                 self.stats.shared_lines += 1
             else:
-                yield rules.GLUED_RECORDS.at(self.path, line_no,
-                              f"{count:,} :::MLLOG markers share this line; each record was read, but "
-                              "the official parser keeps only the last one. Write one record per line")
+                hidden = count - 1 if "\r" not in text else sum(hidden_by_next(segments[i]) for i in range(1, count))
+                hides = self.result_file and hidden > 0
+                if hidden:
+                    yield rules.GLUED_RECORDS.at(self.path, line_no, glued_message(count, hidden, self.result_file))
         before = segments[0]
         line_source: Source | None = None
         column = len(segments[0]) + len(MARKER)
@@ -232,12 +216,14 @@ class LineReader(FastLines):
             last = number == count
             blanks = segments.blank_run_end(number) - number if number < count else 0
             if blanks > 0 and self.copies.is_kept(source):  # (a run of markers, nothing after them)
-                yield from self._blank_markers(segment, source, column, blanks, segments.start(number + blanks))
+                if not (hides and "\r" not in text):  # (else hidden by the record after them)
+                    yield from self._blank_markers(segment, source, column, blanks, segments.start(number + blanks))
                 number += blanks
                 before, column = segments[number], segments.start(number + 1)
                 continue
             if self.copies.is_kept(source):
-                end = yield from self._record(segment, source, column, last and unterminated)
+                hidden = hides and not last and hidden_by_next(segment)
+                end = yield from self._record(segment, source, column, last and unterminated, hidden)
                 before = segment if end is None else segment[end:]
             else:
                 assert source is not None  # untagged records are always kept
@@ -261,27 +247,28 @@ class LineReader(FastLines):
                                          f"column {last_column - len(MARKER) + 1}, with no record either)")
                    if isinstance(item, Finding) else item)
 
-    def _count_prefix(self, prefix: Prefix, number: int, tag: bool = True) -> None:
-        if tag and prefix.source is not None:
-            self.tags_seen = True
-            self.stats.tagged_records += 1
-        if prefix.timestamp:
-            self.stats.timestamp_records += 1
-        if prefix.extra_text and number == 1:
-            self.stats.spliced_records += 1
-
     def _record(self, segment: str, source: Source | None, column: int,
-                truncated: bool) -> Generator[AnyItem, None, int | None]:
-        """Parse one record; yields its items and returns where its JSON ends in ``segment``."""
+                truncated: bool, hidden: bool = False) -> Generator[AnyItem, None, int | None]:
+        """Parse one record; yields its items and returns where its JSON ends in ``segment``.
+        A record ``hidden`` from the official parser by the next on its line yields nothing."""
         body = segment.lstrip()
         lead = len(segment) - len(body)
         line_no = self.line_no
+        unseen = self.result_file and not hidden and not segment.startswith(" ")  # (not the parser's token)
         try:
             record, end, replaced = decode_record(body)
         except (ValueError, RecursionError) as error:
             raw = self.tags_seen or self.stats.is_raw
-            yield undecodable_record(self.path, line_no, body, column + lead, error, truncated, raw)
+            if not hidden:
+                yield unseen_record(self.path, line_no, None) if unseen else \
+                    undecodable_record(self.path, line_no, body, column + lead, error, truncated, raw)
             return None
+        if hidden or unseen:
+            if unseen:
+                yield unseen_record(self.path, line_no, record)
+            return lead + end
+        if self.result_file and (extra := extra_data(self.path, line_no, body[end:], column + lead + end)):
+            yield extra
         for item in validate_record(record, line_no, self.path, replaced):
             if isinstance(item, Event):
                 self.stats.kept += 1

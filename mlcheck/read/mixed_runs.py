@@ -25,11 +25,11 @@ from operator import methodcaller, not_
 
 from mlcheck.model import Event
 from mlcheck.read.job_starts import may_hold_a_launch_line
-from mlcheck.read.line_reader import MARKER_BYTES
+from mlcheck.read.line_reader import MARKER_BYTES, TOKEN_BYTES
 from mlcheck.read.noise_counts import BLANKS, LOWER_CASE, launcher_lines
 from mlcheck.read.record_runs import MIN_LINES, events_of_lines
 
-_STARTS_WITH_MARKER = methodcaller("startswith", MARKER_BYTES)
+_STARTS_WITH_MARKER = methodcaller("startswith", TOKEN_BYTES)  # (the official parser's token)
 MAX_GAP = 2
 """Lines without a record in a row that a region may hold: a longer stretch ends it (the block
 reader counts such a stretch in C; here each line would be a bytes object of its own)."""

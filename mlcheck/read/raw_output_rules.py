@@ -41,9 +41,10 @@ the line is counted as repaired in MLC020 instead.
   one file per run.
 - MLC013 raw-output-in-result-file: a submitted result file (``result_<i>.txt``) holds raw job
   output. An error (the official checker fails too) when other ranks' copies of records were
-  dropped or records shared a line: the official parser sees every copy ("EXACTLY_ONE occurrence
-  of 'submission_org' but found 4"), keeps only the last record of a shared line and cannot
-  parse a record followed by colour codes ("Log lines had parsing errors"). A warning
+  dropped or a record is followed by colour codes: the official parser sees every copy
+  ("EXACTLY_ONE occurrence of 'submission_org' but found 4") and cannot parse a record followed
+  by colour codes ("Log lines had parsing errors"). Records of several ranks on one line are read
+  as it reads them, the last only (MLC010; mlcheck/read/official_view.py). A warning
   when only rank tags, timestamps, colour codes or launcher lines were removed: the official parser
   tolerates text around the records, but a result file should hold only them. Fix: run
   ``mlcheck split RAW -o DIR`` and submit the ``result_<i>.txt`` files it writes. A raw log not
@@ -75,14 +76,13 @@ RULES = (RAW_RESULT_FILE, RAW_OUTPUT_READ, RANK_COPIES_CONFLICT, PER_RANK_OUTPUT
          JOB_STARTED)
 
 
-def raw_result_file(path: str, copies: int, shared_lines: int, colour_lines: int = 0) -> Finding:
+def raw_result_file(path: str, copies: int, colour_lines: int = 0) -> Finding:
     """MLC013 for a ``result_<i>.txt`` file that holds raw job output: an error when the official
-    parser would see rank copies, lose records of shared lines or fail on colour codes after a
-    record, else a warning."""
+    parser would see rank copies or fail on colour codes after a record, else a warning (records
+    that share a line are read as it reads them: MLC010)."""
     advice = "run `mlcheck split` on it and submit the result_<i>.txt files it writes"
     problems = [(copies, "copies of records printed by other ranks",
                  "reads every copy (its EXACTLY_ONE checks fail)"),
-                (shared_lines, "lines holding several records", "keeps only the last record of a line"),
                 (colour_lines, "lines with colour codes after the record", "cannot parse those lines")]
     found = [(count, what, effect) for count, what, effect in problems if count]
     if found:

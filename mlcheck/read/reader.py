@@ -17,6 +17,7 @@ with ``:::MLLOG`` and holds one record is parsed exactly as before.
 from __future__ import annotations
 
 import io
+import os
 import sys
 import zlib
 from functools import partial
@@ -25,6 +26,7 @@ from typing import IO, Iterator, cast
 
 from mlcheck.read.line_reader import (MARKER, MARKER_BYTES, MAX_LINE_BYTES, AnyItem, LineReader,
                                       LogItem, RawItem, RecordText)
+from mlcheck.read.file_names import SUBMITTED_RESULT_FILE
 from mlcheck.read.rawlog import duplicate_streams, logging_ranks, per_rank_note
 from mlcheck.read.record_runs import Batch
 from mlcheck.read.result_lines import read_result_file
@@ -96,6 +98,11 @@ def _read(path: str, display: str | None, keep_text: bool, lines: int | None = N
                       "check the path and its permissions")
         return
     try:
+        if type(stream) is not io.BufferedReader and path != "-" and \
+                SUBMITTED_RESULT_FILE.match(os.path.basename(path)):  # (gzip behind a result file's name)
+            yield rules.COMPRESSED_RESULT_FILE.at(shown, None, (
+                "this result file is gzip-compressed: mlcheck reads it, but the official checker reads "
+                "its bytes as text, finds no record and fails it; submit it uncompressed"))
         note = per_rank_note(path, shown)
         if note is not None:
             yield note

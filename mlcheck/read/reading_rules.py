@@ -9,19 +9,34 @@ never hides the rest of the log.
   Fix: check the path and permissions; re-copy the file.
 - MLC002 no-records: the file is empty or holds no ``:::MLLOG`` record.
 - MLC003 invalid-json: the text after ``:::MLLOG`` is not valid JSON. The message gives the column.
-  The official checker reports "Log lines had parsing errors" without the file line.
+  The official checker reports "Log lines had parsing errors" without the file line. In a
+  ``result_<i>.txt`` file, text after the record's JSON on its line (``} xyz``, a second ``}``) is
+  MLC003 too: the official parser decodes the whole rest of the line ("Extra data").
 - MLC004 truncated-record: the file ends in the middle of a record (the job was killed while
   writing). The run has no complete end; re-run or restore the full log.
 - MLC005 record-not-object: the JSON is an array, string or number instead of an object.
 - MLC006 record-key-invalid: ``key`` is missing or not a non-empty string; the record is skipped.
 - MLC007 record-time-invalid: ``time_ms`` is missing, null, not a number, NaN or infinite; the
-  record is skipped (the official checker crashes with a TypeError).
+  record is skipped (the official checker crashes with a TypeError, or fails the line with a
+  ValueError). A warning when it is a string or a boolean that Python's ``float()`` reads as a
+  finite number (``"1683739283351"``, ``true``): the official parser reads it so, and mlcheck too.
 - MLC008 record-metadata-invalid: ``metadata`` is missing or not an object; the record is kept with
   empty metadata (the official checker crashes with a KeyError).
+- MLC025 record-value-missing: the record has no ``value`` field (``"value": null`` is one);
+  the record is kept with no value (the official parser crashes with a KeyError, so the file fails).
+- MLC026 compressed-result-file: a file named ``result_<i>.txt`` holds gzip: mlcheck reads it,
+  but the official checker reads the bytes as text and finds no record. Submit it uncompressed
+  (a copy named ``result_<i>.txt.gz`` is read without this finding).
+- MLC027 marker-without-space (warning): in a ``result_<i>.txt`` file, ``:::MLLOG`` is not
+  followed by a space (``:::MLLOG{``, a tab). The official parser's token is ``":::MLLOG "``: it
+  does not read such a record, and mlcheck drops it as well, so the rules judge the run it sees (a
+  lost ``submission_benchmark`` is MLC105). In other raw output the record is read.
 - MLC009 invalid-utf8: the line has bytes that are not UTF-8; they are replaced and reading goes on.
-- MLC010 glued-records: two or more records share one physical line (two processes writing to one
-  stream). mlcheck reads every record; the official parser silently keeps only the last one, so a
-  record hidden this way is missing for it.
+- MLC010 glued-records (warning): two or more records share one physical line (two processes
+  writing to one stream). The official parser keeps only the last record of a line (a CR ends a
+  line for it too): in a ``result_<i>.txt`` file mlcheck drops the others as it does, so the rules
+  judge what the official checker sees (a lost required key is MLC105 there too); in other raw
+  output every record is read (``mlcheck split`` writes one per line).
 - MLC003 also covers a record nested too deeply to decode (thousands of ``[``): the official
   parser crashes on it (RecursionError); mlcheck reports the line and reads on.
 - MLC017 number-out-of-range (warning): a record holds an integer of more than 308 digits (valid
@@ -58,12 +73,19 @@ RECORD_NOT_OBJECT = Rule("MLC005", "record-not-object", Severity.ERROR,
 RECORD_KEY_INVALID = Rule("MLC006", "record-key-invalid", Severity.ERROR,
                           "a record's key is missing or not a string", official=True)
 RECORD_TIME_INVALID = Rule("MLC007", "record-time-invalid", Severity.ERROR,
-                           "a record's time_ms is missing or not a finite number", official=True)
+                           "a record's time_ms is missing or not a finite number", official=True,
+                           also=(Severity.WARNING,))
 RECORD_METADATA_INVALID = Rule("MLC008", "record-metadata-invalid", Severity.ERROR,
                                "a record's metadata is missing or not an object", official=True)
+RECORD_VALUE_MISSING = Rule("MLC025", "record-value-missing", Severity.ERROR,
+                            "a record has no value field", official=True)
+COMPRESSED_RESULT_FILE = Rule("MLC026", "compressed-result-file", Severity.ERROR,
+                              "a result_<i>.txt file is gzip-compressed", official=True)
+MARKER_WITHOUT_SPACE = Rule("MLC027", "marker-without-space", Severity.WARNING,
+                            "a record's :::MLLOG has no space after it (the official parser skips it)")
 INVALID_UTF8 = Rule("MLC009", "invalid-utf8", Severity.WARNING,
                     "a line is not valid UTF-8")
-GLUED_RECORDS = Rule("MLC010", "glued-records", Severity.ERROR,
+GLUED_RECORDS = Rule("MLC010", "glued-records", Severity.WARNING,
                      "several records share one physical line")
 
 NUMBER_OUT_OF_RANGE = Rule("MLC017", "number-out-of-range", Severity.WARNING,
@@ -74,5 +96,6 @@ NOT_A_REGULAR_FILE = Rule("MLC015", "not-a-regular-file", Severity.ERROR,
                           "a walked folder holds a FIFO, socket or device instead of a log file")
 
 RULES = (FILE_UNREADABLE, NO_RECORDS, INVALID_JSON, TRUNCATED_RECORD, RECORD_NOT_OBJECT,
-         RECORD_KEY_INVALID, RECORD_TIME_INVALID, RECORD_METADATA_INVALID, INVALID_UTF8,
-         GLUED_RECORDS, LINE_TOO_LONG, NOT_A_REGULAR_FILE, NUMBER_OUT_OF_RANGE)
+         RECORD_KEY_INVALID, RECORD_TIME_INVALID, RECORD_METADATA_INVALID, RECORD_VALUE_MISSING,
+         COMPRESSED_RESULT_FILE, MARKER_WITHOUT_SPACE, INVALID_UTF8, GLUED_RECORDS, LINE_TOO_LONG,
+         NOT_A_REGULAR_FILE, NUMBER_OUT_OF_RANGE)

@@ -5,9 +5,9 @@ lines is found with one pattern search, split with ``bytes.split``, and each rec
 orjson and made an :class:`~mlcheck.model.Event` through ``map`` and ``zip``: no Python step per
 record. It is only taken where it gives, event for event, what the block reader's line-by-line path
 (:func:`mlcheck.read.fast_json.fast_body_event` on each line) gives: every line starts with the
-marker and holds no other, no colour code, no integer orjson would turn into a float, no record
+marker and a space (the official parser's token) and holds no other marker, no colour code, no integer orjson would turn into a float, no record
 longer than 512 bytes with more than 100 brackets, every record an object with ``key``,
-``time_ms`` and ``metadata`` of the right types (``value``, ``event_type`` and ``namespace`` may
+``time_ms`` and ``metadata`` of the right types and a ``value`` (``event_type`` and ``namespace`` may
 be missing: None, as the line path reads them).
 Anything else (one bad record is enough) leaves the run to the line-by-line path, which reads it
 as before and says what is wrong (``tests/test_lean_reading.py`` holds the two to the same items).
@@ -24,12 +24,11 @@ from typing import Callable, Iterable, Iterator, Sequence
 from mlcheck.model import Event
 from mlcheck.read.fast_json import (BRACKETS_ANY_DEPTH, DECODE_ERROR, DIGITS_AS_ZERO, LOADS, MAX_BRACKETS,
                                     NINETEEN_DIGITS, has_long_integer)
-from mlcheck.read.line_reader import MARKER_BYTES, MAX_LINE_BYTES
+from mlcheck.read.line_reader import MARKER_BYTES, MAX_LINE_BYTES, TOKEN_BYTES
 
 _KEY, _VALUE, _METADATA, _TIME, _EVENT_TYPE, _NAMESPACE = (
     itemgetter(field) for field in ("key", "value", "metadata", "time_ms", "event_type", "namespace"))
-_VALUE_OR_NONE, _EVENT_TYPE_OR_NONE, _NAMESPACE_OR_NONE = (
-    methodcaller("get", field) for field in ("value", "event_type", "namespace"))
+_EVENT_TYPE_OR_NONE, _NAMESPACE_OR_NONE = (methodcaller("get", field) for field in ("event_type", "namespace"))
 _EVENT = partial(tuple.__new__, Event)
 _NUMBER_TYPES = frozenset({int, float})
 _JOIN = "".join
@@ -61,7 +60,7 @@ def bulk_events(run: bytes, first_line: int, tag: int = 0) -> list[Event] | None
     if LOADS is None:
         return None
     lines = run.split(b"\n")
-    if len(lines) < MIN_LINES or run.count(MARKER_BYTES) != len(lines) or b"\x1b" in run:
+    if len(lines) < MIN_LINES or run.count(TOKEN_BYTES) != len(lines) or b"\x1b" in run:
         return None
     return events_of_lines(lines, run, range(first_line, first_line + len(lines)), tag)
 
@@ -115,9 +114,11 @@ def _fields(lines: list[bytes], text: bytes, tag: int) -> _Fields | None:
         return None
     try:
         values = list(map(_VALUE, records))
+    except KeyError:  # (no value: the line path's MLC025)
+        return None
+    try:
         event_types, namespaces = list(map(_EVENT_TYPE, records)), list(map(_NAMESPACE, records))
     except KeyError:  # (a field a record may lack, None then as well_formed_event reads it: TPU logs)
-        values = list(map(_VALUE_OR_NONE, records))
         event_types, namespaces = list(map(_EVENT_TYPE_OR_NONE, records)), list(map(_NAMESPACE_OR_NONE, records))
     if not _all_text(keys) or not all(keys):
         return None

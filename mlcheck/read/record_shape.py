@@ -12,7 +12,8 @@ import re
 from array import array
 from typing import Any, Iterator, Union
 
-from mlcheck.model import Event, Finding
+from mlcheck.model import Event, Finding, Severity
+from mlcheck.read.official_view import official_float
 from mlcheck.read.rawlog import TAG
 from mlcheck.read import raw_output_rules as raw_output
 from mlcheck.read import reading_rules as rules
@@ -72,7 +73,7 @@ def well_formed_event(record: object, line_no: int) -> Event | None:
     if type(record) is not dict:
         return None
     key, time_ms, metadata = record.get("key"), record.get("time_ms"), record.get("metadata")
-    if type(key) is not str or not key or type(metadata) is not dict:
+    if type(key) is not str or not key or type(metadata) is not dict or "value" not in record:
         return None
     if type(time_ms) is not int and not (type(time_ms) is float and math.isfinite(time_ms)):
         return None
@@ -98,7 +99,14 @@ def validate_record(record: object, line_no: int, path: str,
         yield rules.RECORD_KEY_INVALID.at(path, line_no, f"'key' is {shown}; expected a non-empty string")
         return
     time_ms = record.get("time_ms")
-    if isinstance(time_ms, bool) or not isinstance(time_ms, (int, float)) or not math.isfinite(time_ms):
+    read = official_float(time_ms)
+    if read is not None:  # (a string or boolean the official parser's float() reads)
+        yield rules.RECORD_TIME_INVALID.at(path, line_no, (
+            f"'time_ms' of {key} is {_described(time_ms)}; the official parser reads it with float(), "
+            f"as {read!r}, and so does mlcheck: log milliseconds since the epoch as a number"),
+            severity=Severity.WARNING, official=False)
+        time_ms = read
+    elif isinstance(time_ms, bool) or not isinstance(time_ms, (int, float)) or not math.isfinite(time_ms):
         shown = "missing" if "time_ms" not in record else _described(time_ms)
         if shown == "number nan" and replaced:
             shown = f"an integer of more than {FLOAT_DIGITS} digits"
@@ -112,6 +120,10 @@ def validate_record(record: object, line_no: int, path: str,
                       f"'metadata' of {key} is {shown}; expected an object (the record is kept with "
                       "empty metadata, the official checker crashes on it)")
         metadata = {}
+    if "value" not in record:
+        yield rules.RECORD_VALUE_MISSING.at(path, line_no,
+                      f"{key} has no 'value' field; the official parser crashes on it (KeyError: "
+                      "'value'), so the file fails. The record is read with no value; log \"value\": null")
     if replaced:
         yield out_of_range_finding(path, line_no, record, replaced)
     event_type = record.get("event_type")

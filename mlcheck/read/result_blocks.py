@@ -95,7 +95,8 @@ def _lines(chunk: bytes, counts: StretchCounts, reader: LineReader) -> Iterator[
             done = end
             following = find(MARKER_BYTES, at + 8)
             if start == at and end - start < longest and not 0 <= following < end \
-                    and (plain or find(b"\x1b", at, end) < 0) and reader.noise_tag is None:
+                    and (plain or find(b"\x1b", at, end) < 0) and reader.noise_tag is None \
+                    and chunk.startswith(b" ", at + 8):  # (the official parser's token: official_view)
                 body = chunk[at + 8:end]
                 event = fast_body_event(body, reader.line_no + counts.lines + lines + 1)
                 if event is not None:

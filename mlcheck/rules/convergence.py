@@ -150,6 +150,11 @@ def check(ctx: RunContext) -> Iterator[Finding]:
                          f"{target.aggregate.into} and crashes on this one ({target.aggregate.source})")
     comparable = target.plain is not None and _plain_floats(list(map(_VALUE, run.evaluations)))
     for evaluation in () if comparable else run.evaluations:  # (else each is compared once)
+        if isinstance(evaluation.value, bool):
+            yield ctx.at(EVAL_VALUE_INVALID, evaluation.line,
+                         f"eval_accuracy is {str(evaluation.value).lower()}, a boolean: the official checker's "
+                         f"Python compares it as {int(evaluation.value)}, and so does mlcheck; log the metric",
+                         severity=Severity.WARNING, official=False)
         if target.reached_by(evaluation.value) is not None:
             continue
         if _not_a_number(evaluation.value):

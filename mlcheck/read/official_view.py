@@ -1,0 +1,86 @@
+"""What the official parser reads of a physical line of a submitted result file.
+
+The compliance checker's parser (``mlp_parser``, the same code in every round from 0.7 to 6.1)
+opens the file as text with universal newlines, keeps the lines holding ``":::MLLOG "``, cuts
+each at the last one (``re.sub(".*" + TOKEN, TOKEN, line)``), strips it and decodes the rest with
+``json.loads``. So, in a ``result_<i>.txt`` file:
+
+- a lone CR ends a line as a line feed does: records, or other text, after a CR are a line of
+  their own;
+- of the records that share a line (no CR between them), only the last is read: mlcheck, as it,
+  drops the others (MLC010, a warning), and the rules judge the run without them (a lost
+  ``submission_benchmark`` is then missing, as for the official checker);
+- text after the record's JSON, other than blanks, up to the line's end or a CR, is "Extra data":
+  the line does not parse, and the checker fails the file ("Log lines had parsing errors"):
+  MLC003, an error;
+- a record after ``:::MLLOG`` without a space (``:::MLLOG{``, a tab) is not read: the parser's
+  token is ``":::MLLOG "`` (MLC027, a warning; a lost required key is MLC105);
+- ``time_ms`` is read with ``float()``: a string of a number or a boolean is a time (MLC007, a
+  warning), as it is there.
+
+Raw output not named ``result_<i>.txt`` is not read by the official checker (``mlcheck split``
+writes one record per line): there every record is read, and MLC010 only says so.
+"""
+
+from __future__ import annotations
+
+import math
+
+from mlcheck.model import Finding
+from mlcheck.read import reading_rules as rules
+
+_SHOWN = 40
+"""Characters of the extra text a finding quotes."""
+
+
+def hidden_by_next(segment: str) -> bool:
+    """Whether the record of ``segment`` (the text from its marker to the next marker on the
+    same physical line) is hidden from the official parser by that next record: no CR between
+    them ends the official line."""
+    return "\r" not in segment
+
+
+def extra_data(path: str, line_no: int, rest: str, column: int) -> Finding | None:
+    """MLC003 when ``rest``, the text after a record's JSON (from 0-based ``column``), holds more
+    than blanks before the official line's end (the physical line's, or a CR)."""
+    tail = rest.split("\r", 1)[0].strip()
+    if not tail:
+        return None
+    shown = tail if len(tail) <= _SHOWN else tail[:_SHOWN] + "..."
+    return rules.INVALID_JSON.at(path, line_no, (
+        f"text after the record's JSON (column {column + 1}): {shown!r}; the official parser decodes "
+        "the whole rest of the line and fails the file on it (\"Extra data\"): one record per line, "
+        "nothing after it"))
+
+
+def glued_message(count: int, hidden: int, result_file: bool) -> str:
+    """MLC010's message for a line of ``count`` records, ``hidden`` of them before another."""
+    shared = f"{count:,} :::MLLOG markers share this line"
+    if not result_file:
+        return (f"{shared}; each record was read, but in a result file the official parser keeps only "
+                "the last record of a line (`mlcheck split` writes one per line)")
+    return (f"{shared}: the official parser keeps only the last record of a line, so it does not read "
+            f"{'one of them' if hidden == 1 else f'{hidden} of them'} (a record with another after it), "
+            "and neither does mlcheck: the rules judge the run as the official checker sees it. Write one "
+            "record per line")
+
+
+def official_float(value: object) -> float | None:
+    """``float(value)`` for a string or a boolean (the official parser's ``float(m['time_ms'])``
+    reads ``"1683739283351"`` and ``true``), when it is a finite number; else None."""
+    if not isinstance(value, (str, bool)):
+        return None
+    try:
+        number = float(value)
+    except ValueError:
+        return None
+    return number if math.isfinite(number) else None
+
+
+def unseen_record(path: str, line_no: int, record: object) -> Finding:
+    """MLC027 for a record whose marker has no space after it (dropped, as the parser drops it)."""
+    key = record.get("key") if isinstance(record, dict) else None
+    return rules.MARKER_WITHOUT_SPACE.at(path, line_no, (
+        f"no space after :::MLLOG{f' (record {key})' if isinstance(key, str) else ''}: the official "
+        "parser looks for ':::MLLOG ' and does not read this record, and neither does mlcheck (the rules "
+        "judge the run without it). Write ':::MLLOG ' before the JSON"))
