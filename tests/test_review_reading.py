@@ -39,7 +39,7 @@ def _as_result_file(tmp_path: Path, fixture: str) -> Path:
 def test_raw_result_file_the_official_parser_fails_is_an_official_error(tmp_path: Path,
                                                                        fixture: str) -> None:
     found = _findings(_as_result_file(tmp_path, fixture), "MLC013")
-    assert [(f.severity, f.official, f.line) for f in found] == [(Severity.ERROR, True, None)]
+    assert [(f.severity, f.official, f.line) for f in found] == [(Severity.ERROR, True, 1)]  # (the first such line)
     assert "mlcheck split" in found[0].message
 
 

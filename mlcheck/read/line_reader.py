@@ -87,7 +87,7 @@ class LineReader(FastLines):
         if at and b"\x1b" in line:  # (a line that starts with the record: _read_line does it)
             colour = line.find(b"\x1b", at)
             if colour >= 0 and line.find(b"\r", at, colour) < 0:  # (after a CR: a line of its own)
-                self.stats.trailing_colour_lines += 1
+                self.stats.note_trailing_colour(self.line_no)
             line = _ANSI_BYTES.sub(b"", line)
             self.stats.colour_lines += 1
             at = line.find(_MARKER_BYTES)
@@ -163,7 +163,7 @@ class LineReader(FastLines):
             yield raw_output.RAW_OUTPUT_READ.at(self.path, None, stats.describe(self.copies.describe()))
             if self.result_file:  # (split is the fix)
                 yield raw_output.raw_result_file(self.path, self.copies.copies,
-                                                 stats.trailing_colour_lines)
+                                                 stats.trailing_colour_lines, stats.first_trailing_colour)
 
     def _read_line(self, raw: bytes, unterminated: bool) -> Iterator[AnyItem]:
         line_no = self.line_no
@@ -178,7 +178,7 @@ class LineReader(FastLines):
             marker = max(text.find(MARKER), 0)
             colour = text.find("\x1b", marker)
             if colour >= 0 and text.find("\r", marker, colour) < 0:
-                self.stats.trailing_colour_lines += 1
+                self.stats.note_trailing_colour(self.line_no)
             text = ANSI.sub("", text)
             self.stats.colour_lines += 1
         segments = split_at_markers(text)

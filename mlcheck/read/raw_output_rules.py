@@ -76,7 +76,7 @@ RULES = (RAW_RESULT_FILE, RAW_OUTPUT_READ, RANK_COPIES_CONFLICT, PER_RANK_OUTPUT
          JOB_STARTED)
 
 
-def raw_result_file(path: str, copies: int, colour_lines: int = 0) -> Finding:
+def raw_result_file(path: str, copies: int, colour_lines: int = 0, colour_line: int | None = None) -> Finding:
     """MLC013 for a ``result_<i>.txt`` file that holds raw job output: an error when the official
     parser would see rank copies or fail on colour codes after a record, else a warning (records
     that share a line are read as it reads them: MLC010)."""
@@ -88,7 +88,8 @@ def raw_result_file(path: str, copies: int, colour_lines: int = 0) -> Finding:
     if found:
         what = ", ".join(f"{count} {text}" for count, text, _ in found)
         effect = " and ".join(effect for _, _, effect in found)
-        return RAW_RESULT_FILE.at(path, None, f"this result file is raw job output with {what}: the "
+        return RAW_RESULT_FILE.at(path, None if copies else colour_line,  # (colour: the first such line)
+                                  f"this result file is raw job output with {what}: the "
                                   f"official parser {effect}; {advice}")
     return RAW_RESULT_FILE.at(
         path, None, "this result file is raw job output (rank tags, timestamps or launcher lines "

@@ -107,8 +107,15 @@ class RawStats:
     shared_lines: int = 0
     trailing_colour_lines: int = 0
     """Lines with colour codes after the marker (the official parser fails on them)."""
+    first_trailing_colour: int | None = None
+    """The first of them (MLC013 names it)."""
     kept: int = 0
     kept_sources: dict[Source, int] = field(default_factory=dict)
+
+    def note_trailing_colour(self, line_no: int) -> None:
+        self.trailing_colour_lines += 1
+        if self.first_trailing_colour is None:
+            self.first_trailing_colour = line_no
 
     @property
     def is_raw(self) -> bool:
