@@ -117,3 +117,32 @@ def test_records_joined_by_a_cr_are_both_read(tmp_path: Path) -> None:
     lines[at:at + 2] = [lines[at] + "\r" + lines[at + 1]]
     run = _run(tmp_path, lines)
     assert (run.verdict, run.official_verdict, _codes(run)) == ("pass", "pass", [])
+
+
+def test_a_key_that_is_no_string_is_ignored_as_the_official_checker_ignores_it(tmp_path: Path) -> None:
+    """The parser keeps any key; a record no rule names is ignored: a warning, unless the key was
+    required (then MLC105, for both). A record without any key is its KeyError: an error."""
+    at = _line_of("seed")
+    for written in ("5", "null", "[1]", '""'):
+        lines = list(LINES)
+        lines[at] = lines[at].replace('"key": "seed"', f'"key": {written}')
+        run = _run(tmp_path, lines)
+        assert [(f.code, f.line, f.severity.name) for f in run.findings if f.code == "MLC006"] == [
+            ("MLC006", at + 1, "WARNING")], written
+        assert run.official_verdict == "pass", written  # (no seed is required in 2.0)
+    lines = list(LINES)
+    lines[at] = lines[at].replace('"key": "seed", ', "")
+    assert ("MLC006", at + 1, "ERROR") in _codes(_run(tmp_path, lines))
+
+
+def test_the_token_inside_a_string_fails_as_the_parser_cuts_the_line_there(tmp_path: Path) -> None:
+    """``re.sub(".*" + TOKEN, TOKEN, line)`` is greedy: a ':::MLLOG ' inside the record's JSON cuts
+    it, and the rest does not decode (the official checker: "Log lines had parsing errors")."""
+    at = _line_of("submission_platform")
+    lines = list(LINES)
+    lines[at] = lines[at].replace('"submission_platform", "value": "', '"submission_platform", "value": ":::MLLOG ')
+    run = _run(tmp_path, lines)
+    assert [(f.code, f.line) for f in run.findings if f.severity is Severity.ERROR] == [("MLC003", at + 1)]
+    assert run.official_verdict == "fail"
+    lines[at] = LINES[at].replace('"submission_platform", "value": "', '"submission_platform", "value": ":::MLLOG')
+    assert _run(tmp_path, lines).official_verdict == "pass"  # (no space: not the token)

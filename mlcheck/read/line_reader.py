@@ -267,7 +267,7 @@ class LineReader(FastLines):
             if unseen:
                 yield unseen_record(self.path, line_no, record)
             return lead + end
-        if self.result_file and (extra := extra_data(self.path, line_no, body[end:], column + lead + end)):
+        if self.result_file and (extra := extra_data(self.path, line_no, body, end, column + lead)):
             yield extra
         for item in validate_record(record, line_no, self.path, replaced):
             if isinstance(item, Event):

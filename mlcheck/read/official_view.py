@@ -12,7 +12,7 @@ each at the last one (``re.sub(".*" + TOKEN, TOKEN, line)``), strips it and deco
   ``submission_benchmark`` is then missing, as for the official checker);
 - text after the record's JSON, other than blanks, up to the line's end or a CR, is "Extra data":
   the line does not parse, and the checker fails the file ("Log lines had parsing errors"):
-  MLC003, an error;
+  MLC003, an error; so is the token inside a string of the record (the cut falls inside it);
 - a record after ``:::MLLOG`` without a space (``:::MLLOG{``, a tab) is not read: the parser's
   token is ``":::MLLOG "`` (MLC027, a warning; a lost required key is MLC105);
 - ``time_ms`` is read with ``float()``: a string of a number or a boolean is a time (MLC007, a
@@ -31,6 +31,8 @@ from mlcheck.read import reading_rules as rules
 
 _SHOWN = 40
 """Characters of the extra text a finding quotes."""
+TOKEN = ":::MLLOG "
+"""What the parser looks for (``mlp_parser.TOKEN``)."""
 
 
 def hidden_by_next(segment: str) -> bool:
@@ -40,15 +42,22 @@ def hidden_by_next(segment: str) -> bool:
     return "\r" not in segment
 
 
-def extra_data(path: str, line_no: int, rest: str, column: int) -> Finding | None:
-    """MLC003 when ``rest``, the text after a record's JSON (from 0-based ``column``), holds more
-    than blanks before the official line's end (the physical line's, or a CR)."""
-    tail = rest.split("\r", 1)[0].strip()
+def extra_data(path: str, line_no: int, body: str, end: int, column: int) -> Finding | None:
+    """MLC003 when the official parser cannot decode the record of ``body`` (its JSON ends at
+    ``end``; ``body`` starts at 0-based ``column``): text other than blanks follows the JSON
+    before the official line's end (the physical line's, or a CR), or the JSON holds the token
+    in a string (the parser cuts the line at the last one, inside the string)."""
+    tail = body[end:].split("\r", 1)[0].strip()
+    if TOKEN in body[:end]:
+        return rules.INVALID_JSON.at(path, line_no, (
+            f"the record holds {TOKEN!r} in a string (column {column + body.find(TOKEN, 0, end) + 1}): the "
+            "official parser cuts the line at its last one, cannot decode the rest and fails the file; "
+            "log the text without the marker"))
     if not tail:
         return None
     shown = tail if len(tail) <= _SHOWN else tail[:_SHOWN] + "..."
     return rules.INVALID_JSON.at(path, line_no, (
-        f"text after the record's JSON (column {column + 1}): {shown!r}; the official parser decodes "
+        f"text after the record's JSON (column {column + end + 1}): {shown!r}; the official parser decodes "
         "the whole rest of the line and fails the file on it (\"Extra data\"): one record per line, "
         "nothing after it"))
 

@@ -81,12 +81,13 @@ def raw_result_file(path: str, copies: int, colour_lines: int = 0, colour_line: 
     parser would see rank copies or fail on colour codes after a record, else a warning (records
     that share a line are read as it reads them: MLC010)."""
     advice = "run `mlcheck split` on it and submit the result_<i>.txt files it writes"
-    problems = [(copies, "copies of records printed by other ranks",
+    problems = [(copies, ("copy of a record printed by another rank", "copies of records printed by other ranks"),
                  "reads every copy (its EXACTLY_ONE checks fail)"),
-                (colour_lines, "lines with colour codes after the record", "cannot parse those lines")]
-    found = [(count, what, effect) for count, what, effect in problems if count]
+                (colour_lines, ("line with colour codes after the record", "lines with colour codes after the record"),
+                 "cannot parse those lines")]
+    found = [(count, what[count > 1], effect) for count, what, effect in problems if count]
     if found:
-        what = ", ".join(f"{count} {text}" for count, text, _ in found)
+        what = ", ".join(f"{count:,} {text}" for count, text, _ in found)
         effect = " and ".join(effect for _, _, effect in found)
         return RAW_RESULT_FILE.at(path, None if copies else colour_line,  # (colour: the first such line)
                                   f"this result file is raw job output with {what}: the "

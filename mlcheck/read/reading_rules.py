@@ -16,10 +16,16 @@ never hides the rest of the log.
   writing). The run has no complete end; re-run or restore the full log.
 - MLC005 record-not-object: the JSON is an array, string or number instead of an object.
 - MLC006 record-key-invalid: ``key`` is missing or not a non-empty string; the record is skipped.
+  An error when it is missing (the official parser's KeyError fails the file); a warning when it
+  is a number, null, a list or empty: the official parser keeps such a record, no rule names it,
+  and a record it lacks is then missing for both (MLC105).
 - MLC007 record-time-invalid: ``time_ms`` is missing, null, not a number, NaN or infinite; the
   record is skipped (the official checker crashes with a TypeError, or fails the line with a
   ValueError). A warning when it is a string or a boolean that Python's ``float()`` reads as a
   finite number (``"1683739283351"``, ``true``): the official parser reads it so, and mlcheck too.
+  Not as the official checker: NaN, Infinity and ``"inf"`` are numbers for its ``float()``, and
+  it never compares the times of most records; mlcheck cannot time such a record and skips it, so
+  a ``run_stop`` so timed counts as missing (MLC102) where that checker passes the file.
 - MLC008 record-metadata-invalid: ``metadata`` is missing or not an object; the record is kept with
   empty metadata (the official checker crashes with a KeyError).
 - MLC025 record-value-missing: the record has no ``value`` field (``"value": null`` is one);
@@ -71,7 +77,7 @@ TRUNCATED_RECORD = Rule("MLC004", "truncated-record", Severity.ERROR,
 RECORD_NOT_OBJECT = Rule("MLC005", "record-not-object", Severity.ERROR,
                          "a record is valid JSON but not an object", official=True)
 RECORD_KEY_INVALID = Rule("MLC006", "record-key-invalid", Severity.ERROR,
-                          "a record's key is missing or not a string", official=True)
+                          "a record's key is missing or not a string", official=True, also=(Severity.WARNING,))
 RECORD_TIME_INVALID = Rule("MLC007", "record-time-invalid", Severity.ERROR,
                            "a record's time_ms is missing or not a finite number", official=True,
                            also=(Severity.WARNING,))
