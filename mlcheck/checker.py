@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import datetime as dt
 import gc
+import math
 import os
 import sys
 from dataclasses import replace
@@ -182,7 +183,7 @@ def judge_run(run: Run, ref: LogRef, forced: Ruleset | None, reading: Iterable[F
         division=run.division,
         ruleset=choice.ruleset.version, ruleset_source=choice.source, status=run.status,
         converged=minutes is not None, time_to_train_min=minutes,
-        duration_min=None if duration is None else time_to_train_min(0.0, duration),
+        duration_min=None if duration is None or not math.isfinite(duration) else time_to_train_min(0.0, duration),
         findings=tuple(sorted(findings, key=Finding.sort_key)))
 
 
@@ -194,7 +195,8 @@ def converged_minutes(run: Run, facts: BenchmarkFacts | None) -> float | None:
     if run.division != "open":
         if facts is None or first_reaching(run.evaluations, facts.target) is None:
             return None
-    return time_to_train_min(start.time_ms, stop.time_ms)
+    minutes = time_to_train_min(start.time_ms, stop.time_ms)
+    return minutes if math.isfinite(minutes) else None  # (a time NaN or infinite: MLC007)
 
 
 def _not_its_folder(run: Run, folder_benchmark: str) -> Finding:

@@ -6,6 +6,7 @@ from __future__ import annotations
 import enum
 import operator
 from collections import defaultdict
+from itertools import chain
 from typing import Any, Callable, Generic, Iterator, Mapping, NamedTuple, TypeVar, overload
 
 from mlcheck.records import dataclass
@@ -168,6 +169,8 @@ class FirstRecords:
 
 
 _FIRST = operator.itemgetter(0)
+_NO_START = 9e99
+"""The first init_start before any (the official checker's ``first_init_start``)."""
 _T = TypeVar("_T")
 
 
@@ -263,5 +266,6 @@ class Run(FirstRecords):
         stop = self.first("init_stop")
         if not starts or stop is None:
             return None
-        earliest: float = min(map(EVENT_TIME_MS, starts))  # (in C)
+        # (from 9e99, as the checker's BEGIN sets it: a start timed NaN never lowers it, in C)
+        earliest: float = min(chain((_NO_START,), map(EVENT_TIME_MS, starts)))
         return stop.time_ms - earliest

@@ -146,3 +146,24 @@ def test_the_token_inside_a_string_fails_as_the_parser_cuts_the_line_there(tmp_p
     assert run.official_verdict == "fail"
     lines[at] = LINES[at].replace('"submission_platform", "value": "', '"submission_platform", "value": ":::MLLOG')
     assert _run(tmp_path, lines).official_verdict == "pass"  # (no space: not the token)
+
+
+def test_a_time_that_is_no_finite_number_keeps_its_record_as_the_official_parser_does(tmp_path: Path) -> None:
+    """``float()`` reads NaN, Infinity and "inf": the record is there for the official checker,
+    which compares few times (init's: a NaN init_stop fails it). mlcheck keeps the record (no
+    MLC102), cannot time the run (MLC007, its own error) and gives it no time-to-train."""
+    stop = _line_of("run_stop")
+    time_ms = LINES[stop].split('"time_ms": ')[1].split(",")[0]
+    for written in ("NaN", "Infinity", "1e400", '"inf"'):
+        lines = list(LINES)
+        lines[stop] = lines[stop].replace(f'"time_ms": {time_ms}', f'"time_ms": {written}')
+        run = _run(tmp_path, lines)
+        assert [(f.code, f.line, f.official) for f in run.findings if f.code in ("MLC007", "MLC102")] == [
+            ("MLC007", stop + 1, False)], written
+        assert (run.verdict, run.official_verdict, run.time_to_train_min) == ("fail", "pass", None), written
+    init = _line_of("init_stop")
+    time_ms = LINES[init].split('"time_ms": ')[1].split(",")[0]
+    lines = list(LINES)
+    lines[init] = lines[init].replace(f'"time_ms": {time_ms}', '"time_ms": NaN')
+    run = _run(tmp_path, lines)
+    assert ("MLC401", init + 1, "ERROR") in _codes(run) and run.official_verdict == "fail"

@@ -26,7 +26,7 @@ from __future__ import annotations
 
 import math
 
-from mlcheck.model import Finding
+from mlcheck.model import Finding, Severity
 from mlcheck.read import reading_rules as rules
 
 _SHOWN = 40
@@ -75,15 +75,17 @@ def glued_message(count: int, hidden: int, result_file: bool) -> str:
 
 
 def official_float(value: object) -> float | None:
-    """``float(value)`` for a string or a boolean (the official parser's ``float(m['time_ms'])``
-    reads ``"1683739283351"`` and ``true``), when it is a finite number; else None."""
+    """``float(value)`` where the official parser's ``float(m['time_ms'])`` reads ``value`` and
+    mlcheck's own reading does not: a string or a boolean (``"1683739283351"``, ``true``), or a
+    number that is not finite (NaN, Infinity, ``1e400``); else None."""
+    if isinstance(value, float) and not math.isfinite(value):
+        return value
     if not isinstance(value, (str, bool)):
         return None
     try:
-        number = float(value)
+        return float(value)
     except ValueError:
         return None
-    return number if math.isfinite(number) else None
 
 
 def unseen_record(path: str, line_no: int, record: object) -> Finding:
@@ -93,3 +95,16 @@ def unseen_record(path: str, line_no: int, record: object) -> Finding:
         f"no space after :::MLLOG{f' (record {key})' if isinstance(key, str) else ''}: the official "
         "parser looks for ':::MLLOG ' and does not read this record, and neither does mlcheck (the rules "
         "judge the run without it). Write ':::MLLOG ' before the JSON"))
+
+
+def float_time_finding(path: str, line_no: int, key: str, shown: str, read: float) -> Finding:
+    """MLC007 for a ``time_ms`` the official parser's ``float()`` reads as ``read`` (``shown``:
+    what it is): a warning when that is a time, mlcheck's own error when it is not finite."""
+    if math.isfinite(read):
+        return rules.RECORD_TIME_INVALID.at(path, line_no, (
+            f"'time_ms' of {key} is {shown}; the official parser reads it with float(), as {read!r}, and so "
+            "does mlcheck: log milliseconds since the epoch as a number"), severity=Severity.WARNING, official=False)
+    return rules.RECORD_TIME_INVALID.at(path, line_no, (
+        f"'time_ms' of {key} is {shown}; the official parser reads it with float() and compares the times of "
+        "few records, but no time can be computed from it: the record is kept, with no usable time; log "
+        "milliseconds since the epoch"), official=False)

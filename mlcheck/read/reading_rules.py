@@ -23,9 +23,10 @@ never hides the rest of the log.
   record is skipped (the official checker crashes with a TypeError, or fails the line with a
   ValueError). A warning when it is a string or a boolean that Python's ``float()`` reads as a
   finite number (``"1683739283351"``, ``true``): the official parser reads it so, and mlcheck too.
-  Not as the official checker: NaN, Infinity and ``"inf"`` are numbers for its ``float()``, and
-  it never compares the times of most records; mlcheck cannot time such a record and skips it, so
-  a ``run_stop`` so timed counts as missing (MLC102) where that checker passes the file.
+  NaN, Infinity, ``1e400`` and ``"inf"`` are numbers for the official parser's ``float()``, and its
+  checker compares the times of few records (init's: a NaN fails it there, MLC401 here): such a
+  record is kept with no usable time, MLC007 is an error of mlcheck's own (``official: false``: no
+  time-to-train can be computed from it) and the run has no time-to-train.
 - MLC008 record-metadata-invalid: ``metadata`` is missing or not an object; the record is kept with
   empty metadata (the official checker crashes with a KeyError).
 - MLC025 record-value-missing: the record has no ``value`` field (``"value": null`` is one);

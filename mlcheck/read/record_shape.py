@@ -13,7 +13,7 @@ from array import array
 from typing import Any, Iterator, Union
 
 from mlcheck.model import Event, Finding, Severity
-from mlcheck.read.official_view import official_float
+from mlcheck.read.official_view import float_time_finding, official_float
 from mlcheck.read.rawlog import TAG
 from mlcheck.read import raw_output_rules as raw_output
 from mlcheck.read import reading_rules as rules
@@ -104,12 +104,9 @@ def validate_record(record: object, line_no: int, path: str,
                 severity=Severity.WARNING, official=False)
         return
     time_ms = record.get("time_ms")
-    read = official_float(time_ms)
-    if read is not None:  # (a string or boolean the official parser's float() reads)
-        yield rules.RECORD_TIME_INVALID.at(path, line_no, (
-            f"'time_ms' of {key} is {_described(time_ms)}; the official parser reads it with float(), "
-            f"as {read!r}, and so does mlcheck: log milliseconds since the epoch as a number"),
-            severity=Severity.WARNING, official=False)
+    read = None if replaced else official_float(time_ms)  # (an integer read as NaN: below)
+    if read is not None:  # (what the official parser's float() reads and mlcheck's decoding does not)
+        yield float_time_finding(path, line_no, key, _described(time_ms), read)
         time_ms = read
     elif isinstance(time_ms, bool) or not isinstance(time_ms, (int, float)) or not math.isfinite(time_ms):
         shown = "missing" if "time_ms" not in record else _described(time_ms)

@@ -24,6 +24,7 @@ v1.1, 30 min closed / 4 h open from v2.0); checker: training_X.Y.Z/common.yaml, 
 
 from __future__ import annotations
 
+import math
 from typing import Iterator
 
 from mlcheck.model import EVENT_LINE, EVENT_TIME_MS, PLAUSIBLE_MS, Finding, Severity
@@ -106,10 +107,10 @@ def _init_time(ctx: RunContext) -> Iterator[Finding]:
     minutes = duration / 60000
     checker_limit = ctx.ruleset.init_limit_checker[division]
     rules_limit = ctx.ruleset.init_limit_rules[division]
-    if minutes >= checker_limit:
+    if not minutes < checker_limit:  # (as the checker compares: a time NaN fails it too)
+        took = f"took {minutes:.1f} min" if math.isfinite(minutes) else "cannot be timed (a time of init_start or init_stop is not a finite number)"
         yield ctx.at(INIT_TIME_EXCEEDED, stop.line,
-                     f"init took {minutes:.1f} min; the {ctx.ruleset.round} {division} division allows "
-                     f"{checker_limit:g} min")
+                     f"init {took}; the {ctx.ruleset.round} {division} division allows {checker_limit:g} min")
     elif minutes >= rules_limit:
         yield ctx.at(INIT_OVER_RULES_LIMIT, stop.line,
                      f"init took {minutes:.1f} min; the {ctx.ruleset.round} rules text allows {rules_limit:g} "
