@@ -16,7 +16,11 @@ each at the last one (``re.sub(".*" + TOKEN, TOKEN, line)``), strips it and deco
 - a record after ``:::MLLOG`` without a space (``:::MLLOG{``, a tab) is not read: the parser's
   token is ``":::MLLOG "`` (MLC027, a warning; a lost required key is MLC105);
 - ``time_ms`` is read with ``float()``: a string of a number or a boolean is a time (MLC007, a
-  warning), as it is there.
+  warning), as it is there; NaN or infinite, the record is kept with no usable time (MLC007,
+  mlcheck's own error: no time-to-train can be computed; the checker's init check fails on it);
+- ``m['key']``, ``m['value']`` and ``m['metadata']``: a record without one is a KeyError that
+  fails the file (MLC006, MLC025, MLC008); a key that is not a string is kept and named by no
+  rule (MLC006, a warning). The decoding itself is :mod:`mlcheck.read.record_shape`'s.
 
 Raw output not named ``result_<i>.txt`` is not read by the official checker (``mlcheck split``
 writes one record per line): there every record is read, and MLC010 only says so.
