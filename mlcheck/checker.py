@@ -138,7 +138,7 @@ def warm_caches(refs: Sequence[LogRef]) -> None:
         load_ruleset(version)
         for bench in load_constraints(version).benchmarks.values():
             if bench.weight_init is not None:
-                expected_tensors(bench.weight_init.tensors_from)
+                expected_tensors(bench.weight_init.tensors_from, bench.weight_init.record_adds)
     compile_pending()  # (mlcheck.records: else each worker compiles them on its first instances)
 
 

@@ -171,6 +171,10 @@ def test_constraint_data_validates_and_cites_sources(ruleset: str) -> None:
 def test_tensor_lists_come_from_the_installed_yaml() -> None:
     assert len(tensor_list("training_2.0.0/closed_resnet.yaml")) == 161
     assert len(tensor_list("training_1.1.0/closed_bert.yaml")) == 398
+    # (1.1.0-rc4, the checker of record, listed one more: cls/predictions/decoder/kernel)
+    init = load_constraints("1.1.0").benchmarks["bert"].weight_init
+    assert init is not None and init.record_adds == ("cls/predictions/decoder/kernel",)
+    assert init.record_adds[0] not in tensor_list(init.tensors_from)
     assert tensor_list("training_1.0.0/closed_rnnt.yaml")[0] == "pre_rnn"
 
 
@@ -222,3 +226,17 @@ def test_unknown_benchmark_is_reported_once(tmp_path: Path) -> None:
     path.write_text("\n".join(GEN.Case("2.0.0", "dlrm", "x", records).lines()) + "\n", encoding="utf-8")
     codes = [f.code for f in _findings(path, "2.0.0") if f.line == 5]
     assert codes == ["MLC011"]
+
+
+def test_1_1_bert_weight_init_is_held_to_the_list_of_its_checker_of_record(
+        cases: tuple[Path, list[dict[str, Any]]], tmp_path: Path) -> None:
+    """The base 1.1 BERT case logs the record's 399 names (no MLC206); without the one name today's
+    file dropped, it is one missing tensor, a warning as 1.1.0-rc4 only warned."""
+    out, manifest = cases
+    base = _case(out, manifest, "1.1.0", "bert", "base")
+    assert not [f for f in _findings(base, "1.1.0") if f.code == "MLC206"]
+    lines = [line for line in base.read_text("utf-8").splitlines() if "cls/predictions/decoder/kernel" not in line]
+    trimmed = tmp_path / "result_0.txt"
+    trimmed.write_text("\n".join(lines) + "\n", "utf-8")
+    [found] = [f for f in _findings(trimmed, "1.1.0") if f.code == "MLC206"]
+    assert found.severity is Severity.WARNING and "1 missing (cls/predictions/decoder/kernel)" in found.message

@@ -159,7 +159,7 @@ def base_records(ruleset: str, benchmark: str, hyper: dict[str, Any] | None = No
     bench = load_constraints(ruleset).benchmarks[benchmark]
     if bench.weight_init is not None:
         rec += [Record("weights_initialization", None, t + 2000, {"tensor": name})
-                for name in tensor_list(bench.weight_init.tensors_from)]
+                for name in tensor_list(bench.weight_init.tensors_from) + bench.weight_init.record_adds]
     t += 5 * _MINUTE
     rec += [Record("init_stop", None, t), Record("run_start", None, t + 1)]
     low, high = _eval_values(ruleset, benchmark)

@@ -78,6 +78,9 @@ class WeightInit:
     tensors_from: str
     source: str
     latest_differs: str | None = None
+    record_adds: tuple[str, ...] = ()
+    """Names the checker of record's list holds and the installed one lacks (1.1 BERT's
+    ``cls/predictions/decoder/kernel``, taken out of the list after the round)."""
 
 
 @dataclass(frozen=True)
@@ -152,7 +155,7 @@ def _benchmark(name: str, raw: Mapping[str, Any]) -> BenchmarkConstraints:
         optimizer_key=optimizer.get("key"), optimizers=tuple(optimizer.get("allowed", ())),
         optimizer_source=optimizer.get("source", ""), per_optimizer=per or None,
         weight_init=None if init is None else WeightInit(init["record"], init["tensors_from"], init["source"],
-                                                         init.get("latest_differs")),
+                                                         init.get("latest_differs"), tuple(init.get("record_adds", ()))),
         rules_text=tuple(RulesTextCheck(r["key"], r["check"], r["severity"], r["section"], r.get("optimizer"),
                                         r.get("applies_when")) for r in raw.get("rules_text", ())),
         overrides=_entries(raw.get("overrides", ())),

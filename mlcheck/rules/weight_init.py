@@ -54,9 +54,12 @@ def check(ctx: RunContext) -> Iterator[Finding]:
     if bench is None or bench.weight_init is None:
         return
     init = bench.weight_init
-    reference = tensor_list(init.tensors_from)
-    if not reference:
+    installed = tensor_list(init.tensors_from)
+    if not installed:
         return
+    reference = installed + init.record_adds
+    listed = init.tensors_from + (f" as its checker of record listed them, {len(init.record_adds)} more than the "
+                                  "installed file" if init.record_adds else "")
     warn = init.record == "warning"
     severity, official = (Severity.WARNING, False) if warn else (Severity.ERROR, True)
     note = _note(init)
@@ -66,7 +69,7 @@ def check(ctx: RunContext) -> Iterator[Finding]:
         hint = f" (line {other.line} logs {other.key!r}; keys are case-sensitive)" if other else ""
         yield ctx.at(WEIGHT_INIT_MISSING, other.line if other else run.first_line,
                      f"{_KEY} is not logged{hint}; closed {bench.title} requires one event per initialised "
-                     f"tensor (the {len(reference)} names of {init.tensors_from}){note}", severity=severity,
+                     f"tensor (the {len(reference)} names of {listed}){note}", severity=severity,
                      official=official)
         return
     tagged = all(map(operator.contains, map(_METADATA, events), repeat("tensor")))  # (in C: the common run)
@@ -79,7 +82,7 @@ def check(ctx: RunContext) -> Iterator[Finding]:
         logged = Counter(str(e.metadata["tensor"]) for e in events if "tensor" in e.metadata)
     else:  # (every event names its tensor: counted in C)
         logged = Counter(map(str, map(_TENSOR, map(_METADATA, events))))
-    expected = expected_tensors(init.tensors_from)
+    expected = expected_tensors(init.tensors_from, init.record_adds)
     if dict.__eq__(logged, expected):  # (the same names, as often: compared in C; counts are >= 1)
         return
     missing = sorted((expected - logged).elements())
@@ -87,14 +90,15 @@ def check(ctx: RunContext) -> Iterator[Finding]:
     if missing or extra:
         yield ctx.at(WEIGHT_INIT_MISMATCH, events[0].line,
                      f"{_KEY} names {sum(logged.values())} tensor(s); closed {bench.title} expects the "
-                     f"{len(reference)} of {init.tensors_from}: {_summary('missing', missing)}, "
+                     f"{len(reference)} of {listed}: {_summary('missing', missing)}, "
                      f"{_summary('unexpected', extra)}{note}", severity=severity, official=official)
 
 
 @lru_cache(maxsize=None)
-def expected_tensors(tensors_from: str) -> Counter[str]:
-    """The reference names counted (once per file: hundreds of names, every closed run). Read only."""
-    return Counter(tensor_list(tensors_from))
+def expected_tensors(tensors_from: str, record_adds: tuple[str, ...] = ()) -> Counter[str]:
+    """The reference names counted (once per file: hundreds of names, every closed run), with the
+    names the checker of record's list adds. Read only."""
+    return Counter(tensor_list(tensors_from) + record_adds)
 
 
 def _summary(label: str, names: list[str]) -> str:
