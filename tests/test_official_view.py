@@ -167,3 +167,30 @@ def test_a_time_that_is_no_finite_number_keeps_its_record_as_the_official_parser
     lines[init] = lines[init].replace(f'"time_ms": {time_ms}', '"time_ms": NaN')
     run = _run(tmp_path, lines)
     assert ("MLC401", init + 1, "ERROR") in _codes(run) and run.official_verdict == "fail"
+
+
+def test_the_text_after_the_json_is_judged_as_latin_1_bytes_as_the_parser_reads_the_file(tmp_path: Path) -> None:
+    """``open(..., encoding='latin-1')`` then ``strip()``: a UTF-8 no-break space (C2 A0) leaves 'Â'
+    ("Extra data"), a latin-1 one (A0) is a blank (checked with mlperf-logging 4.1.68)."""
+    at = _line_of("seed")
+    for tail, code in (("\u00a0".encode(), "MLC003"), ("\u2028".encode(), "MLC003"), (b"\xa0", None),
+                       (b"\x85", None)):
+        data = "\n".join(LINES).encode()
+        lines = data.split(b"\n")
+        lines[at] += tail
+        (tmp_path / "result_0.txt").write_bytes(b"\n".join(lines) + b"\n")
+        [run] = check([str(tmp_path / "result_0.txt")]).runs
+        errors = [(f.code, f.line) for f in run.findings if f.severity is Severity.ERROR]
+        assert errors == ([(code, at + 1)] if code else []), tail
+        assert run.official_verdict == ("fail" if code else "pass"), tail
+
+
+def test_an_init_stop_after_run_start_fails_as_the_checker_fails_each_one(tmp_path: Path) -> None:
+    """common.yaml checks ``not s['run_started']`` on every init_stop: a second one after run_start
+    (every rank's copy in raw output saved as a result file) fails the file; its repeat alone only
+    warns."""
+    stop, start = _line_of("init_stop"), _line_of("run_start")
+    lines = list(LINES)
+    lines.insert(start + 1, LINES[stop])
+    run = _run(tmp_path, lines)
+    assert ("MLC404", start + 2, "ERROR") in _codes(run) and run.official_verdict == "fail"

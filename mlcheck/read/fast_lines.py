@@ -15,6 +15,7 @@ from mlcheck.read.job_starts import JobStarts
 from mlcheck.read.prefixes import PrefixDecisions
 from mlcheck.read.rank_copies import RankCopies
 from mlcheck.read.rawlog import Prefix, RawStats, Source
+from mlcheck.read.official_view import after_json
 from mlcheck.read.record_shape import decode_record, validate_record, well_formed_event
 
 _MARKER_BYTES = b":::MLLOG"
@@ -164,7 +165,7 @@ class FastLines:
             record, end, replaced = decode_record(body)
         except (ValueError, RecursionError):  # (JSONDecodeError is a ValueError)
             return None
-        if replaced or (end < len(body) and body[end:].strip()):
+        if replaced or (end < len(body) and after_json(body[end:])):
             return None  # the full path reports the numbers read as NaN, and text after the JSON
         event = well_formed_event(record, self.line_no)
         if event is not None:

@@ -51,7 +51,7 @@ def extra_data(path: str, line_no: int, body: str, end: int, column: int) -> Fin
     ``end``; ``body`` starts at 0-based ``column``): text other than blanks follows the JSON
     before the official line's end (the physical line's, or a CR), or the JSON holds the token
     in a string (the parser cuts the line at the last one, inside the string)."""
-    tail = body[end:].split("\r", 1)[0].strip()
+    tail = after_json(body[end:])
     if TOKEN in body[:end]:
         return rules.INVALID_JSON.at(path, line_no, (
             f"the record holds {TOKEN!r} in a string (column {column + body.find(TOKEN, 0, end) + 1}): the "
@@ -64,6 +64,21 @@ def extra_data(path: str, line_no: int, body: str, end: int, column: int) -> Fin
         f"text after the record's JSON (column {column + end + 1}): {shown!r}; the official parser decodes "
         "the whole rest of the line and fails the file on it (\"Extra data\"): one record per line, "
         "nothing after it"))
+
+
+def after_json(rest: str) -> str:
+    """What the parser would find after a record's JSON in ``rest`` (the text after it up to
+    the physical line's end): up to a CR, read as latin-1, stripped. Empty when nothing is."""
+    return _as_latin1(rest.split("\r", 1)[0]).strip()
+
+
+def _as_latin1(text: str) -> str:
+    """``text`` (decoded as UTF-8) as the parser reads its bytes: latin-1, whose ``strip()`` takes
+    NBSP and NEL as blanks and leaves the first byte of a UTF-8 NBSP. A byte that was not UTF-8
+    (U+FFFD here) is unknown: read as a blank (the line's MLC009 says it is there)."""
+    if text.isascii():
+        return text
+    return text.encode("utf-8").decode("latin-1").replace("\xef\xbf\xbd", " ")
 
 
 def glued_message(count: int, hidden: int, result_file: bool) -> str:

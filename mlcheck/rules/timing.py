@@ -12,7 +12,9 @@ v1.1, 30 min closed / 4 h open from v2.0); checker: training_X.Y.Z/common.yaml, 
 - MLC403 run-stop-before-run-start: ``run_stop`` is earlier than ``run_start``; the time-to-train
   would be negative. The official tools accept it and score a negative time.
 - MLC404 clock-order: ``init_start``, ``init_stop``, ``run_start`` and ``run_stop`` are not logged in
-  this order (by line, as the checker reads them), or an ``init_start`` is logged after ``init_stop``.
+  this order (by line, as the checker reads them), or an ``init_start`` is logged after ``init_stop``,
+  or an ``init_stop`` after ``run_start`` (a second one: every rank's copy in raw output saved as a
+  result file; the checker's ``not s['run_started']`` fails each).
 - MLC405 clock-implausible: a ``time_ms`` lies outside 2015-2100 (seconds or microseconds logged
   instead of milliseconds, or a corrupted value). An error when it is the time of ``init_start``,
   ``init_stop``, ``run_start`` or ``run_stop``: the score and the init time are computed from them
@@ -125,6 +127,15 @@ def _order(ctx: RunContext) -> Iterator[Finding]:
             yield ctx.at(CLOCK_ORDER, b.line,
                          f"{key_b} (line {b.line}) is logged before {key_a} (line {a.line}); expected "
                          f"{' < '.join(_CLOCK_KEYS)}")
+    # common.yaml, every round: each init_stop (not only the first) checks not s['run_started'].
+    start = ctx.run.first("run_start")
+    stops = ctx.run.occurrences("init_stop")
+    if start is not None and stops and max(map(EVENT_LINE, stops)) > start.line:
+        again = [e for e in stops if e.line > start.line]
+        yield ctx.at(CLOCK_ORDER, again[0].line,
+                     f"init_stop (line {again[0].line}{f' and {len(again) - 1} more' if len(again) > 1 else ''}) "
+                     f"is logged again after run_start (line {start.line}); the checker requires every "
+                     "init_stop before run_start (common.yaml: not s['run_started'])")
     # common.yaml: every init_start (not only the first) must come before init_stop.
     stop = ctx.run.first("init_stop")
     if stop is None:
