@@ -35,6 +35,9 @@ KNOWN_DIFFERENCES: tuple[tuple[Callable[[Case], bool], str], ...] = (
     (lambda c: c["ruleset"] == "1.1.0" and c["kind"].startswith("weight_init_"),
      "1.1 weight-initialization mismatch: a warning at tag 1.1.0-rc4 ('can be ignored for 1.1.0'), an error "
      "since logging#220 (2022-03) because the engine is not version-gated"),
+    (lambda c: c["ruleset"] == "1.1.0" and c["benchmark"] == "bert" and not c["kind"].startswith("open_"),
+     "1.1 closed BERT: the cases log the record's tensor list (1.1.0-rc4), which has "
+     "cls/predictions/decoder/kernel; the installed file dropped that name, and fails it as unexpected"),
     (lambda c: c["ruleset"] == "2.1.0" and c["benchmark"] == "bert" and not c["kind"].startswith("open_"),
      "2.1 closed BERT: the rules files renamed opt_epsilon to opt_lamb_epsilon after the round (2022-11); the "
      "logs of the round (and these cases) use opt_epsilon as the record checker required"),
