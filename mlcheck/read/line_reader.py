@@ -21,7 +21,7 @@ from mlcheck.model import Event, Finding
 from mlcheck.read.rank_copies import RankCopies
 from mlcheck.read.prefixes import PrefixDecisions
 from mlcheck.read.rawlog import ANSI, TAG, RawStats, Source, read_prefix
-from mlcheck.read.official_view import extra_data, glued_message, hidden_by_next, unseen_record
+from mlcheck.read.official_view import TOKEN, extra_data, glued_message, hidden_by_next, unseen_record
 from mlcheck.read.record_shape import (decode_record, long_line_finding, split_at_markers,
                                        undecodable_record, validate_record)
 from mlcheck.read import raw_output_rules as raw_output
@@ -29,8 +29,8 @@ from mlcheck.read import reading_rules as rules
 
 MARKER = ":::MLLOG"
 MARKER_BYTES = _MARKER_BYTES = MARKER.encode()
-TOKEN_BYTES = MARKER_BYTES + b" "
-"""What the official parser looks for (``TOKEN``): a record after a marker without it is unseen there."""
+TOKEN_BYTES = TOKEN.encode()
+"""What the official parser looks for: a record after a marker without it is unseen there."""
 MAX_LINE_BYTES = 16 * 1024 * 1024
 """A longer physical line is skipped (MLC014): what is held of one line stays bounded."""
 _ANSI_BYTES = re.compile(ANSI.pattern.encode())

@@ -29,7 +29,7 @@ from mlcheck.read.line_reader import MARKER_BYTES, TOKEN_BYTES
 from mlcheck.read.noise_counts import BLANKS, LOWER_CASE, launcher_lines
 from mlcheck.read.record_runs import MIN_LINES, events_of_lines
 
-_STARTS_WITH_MARKER = methodcaller("startswith", TOKEN_BYTES)  # (the official parser's token)
+_STARTS_WITH_TOKEN = methodcaller("startswith", TOKEN_BYTES)  # (the official parser's token)
 MAX_GAP = 2
 """Lines without a record in a row that a region may hold: a longer stretch ends it (the block
 reader counts such a stretch in C; here each line would be a bytes object of its own)."""
@@ -61,7 +61,7 @@ def mixed_region(region: bytes, first_line: int) -> MixedRegion | None:
     record line at physical line ``first_line``); None when it must be read as before."""
     lines = region.split(b"\n")
     lines.pop()  # (what follows the last line end: nothing)
-    starts = list(map(_STARTS_WITH_MARKER, lines))
+    starts = list(map(_STARTS_WITH_TOKEN, lines))
     records = list(compress(lines, starts))
     if len(records) < MIN_LINES or region.count(MARKER_BYTES) != len(records) or b"\x1b" in region:
         return None

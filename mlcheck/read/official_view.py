@@ -51,12 +51,13 @@ def extra_data(path: str, line_no: int, body: str, end: int, column: int) -> Fin
     ``end``; ``body`` starts at 0-based ``column``): text other than blanks follows the JSON
     before the official line's end (the physical line's, or a CR), or the JSON holds the token
     in a string (the parser cuts the line at the last one, inside the string)."""
-    tail = after_json(body[end:])
-    if TOKEN in body[:end]:
+    inside = body.find(TOKEN, 0, end)
+    if inside >= 0:
         return rules.INVALID_JSON.at(path, line_no, (
-            f"the record holds {TOKEN!r} in a string (column {column + body.find(TOKEN, 0, end) + 1}): the "
+            f"the record holds {TOKEN!r} in a string (column {column + inside + 1}): the "
             "official parser cuts the line at its last one, cannot decode the rest and fails the file; "
             "log the text without the marker"))
+    tail = after_json(body[end:])
     if not tail:
         return None
     shown = tail if len(tail) <= _SHOWN else tail[:_SHOWN] + "..."

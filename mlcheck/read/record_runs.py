@@ -5,10 +5,11 @@ lines is found with one pattern search, split with ``bytes.split``, and each rec
 orjson and made an :class:`~mlcheck.model.Event` through ``map`` and ``zip``: no Python step per
 record. It is only taken where it gives, event for event, what the block reader's line-by-line path
 (:func:`mlcheck.read.fast_json.fast_body_event` on each line) gives: every line starts with the
-marker and a space (the official parser's token) and holds no other marker, no colour code, no integer orjson would turn into a float, no record
-longer than 512 bytes with more than 100 brackets, every record an object with ``key``,
-``time_ms`` and ``metadata`` of the right types and a ``value`` (``event_type`` and ``namespace`` may
-be missing: None, as the line path reads them).
+marker and a space (the official parser's token) and holds no other marker, no colour code, no
+integer orjson would turn into a float, no record longer than 512 bytes with more than 100
+brackets, every record an object with ``key``, ``time_ms`` and ``metadata`` of the right types
+and a ``value`` (``event_type`` and ``namespace`` may be missing: None, as the line path reads
+them).
 Anything else (one bad record is enough) leaves the run to the line-by-line path, which reads it
 as before and says what is wrong (``tests/test_lean_reading.py`` holds the two to the same items).
 """

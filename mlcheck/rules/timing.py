@@ -29,7 +29,7 @@ from __future__ import annotations
 import math
 from typing import Iterator
 
-from mlcheck.model import EVENT_LINE, EVENT_TIME_MS, PLAUSIBLE_MS, Finding, Severity
+from mlcheck.model import EVENT_LINE, EVENT_TIME_MS, PLAUSIBLE_MS, Event, Finding, Severity
 from mlcheck.rule import Rule, RunContext
 
 INIT_TIME_EXCEEDED = Rule("MLC401", "init-time-exceeded", Severity.ERROR,
@@ -110,7 +110,8 @@ def _init_time(ctx: RunContext) -> Iterator[Finding]:
     checker_limit = ctx.ruleset.init_limit_checker[division]
     rules_limit = ctx.ruleset.init_limit_rules[division]
     if not minutes < checker_limit:  # (as the checker compares: a time NaN fails it too)
-        took = f"took {minutes:.1f} min" if math.isfinite(minutes) else "cannot be timed (a time of init_start or init_stop is not a finite number)"
+        took = f"took {minutes:.1f} min" if math.isfinite(minutes) else \
+            "cannot be timed (a time of init_start or init_stop is not a finite number)"
         yield ctx.at(INIT_TIME_EXCEEDED, stop.line,
                      f"init {took}; the {ctx.ruleset.round} {division} division allows {checker_limit:g} min")
     elif minutes >= rules_limit:
@@ -129,9 +130,8 @@ def _order(ctx: RunContext) -> Iterator[Finding]:
                          f"{' < '.join(_CLOCK_KEYS)}")
     # common.yaml, every round: each init_stop (not only the first) checks not s['run_started'].
     start = ctx.run.first("run_start")
-    stops = ctx.run.occurrences("init_stop")
-    if start is not None and stops and max(map(EVENT_LINE, stops)) > start.line:
-        again = [e for e in stops if e.line > start.line]
+    again = _logged_after(ctx.run.occurrences("init_stop"), start) if start is not None else []
+    if start is not None and again:
         yield ctx.at(CLOCK_ORDER, again[0].line,
                      f"init_stop (line {again[0].line}{f' and {len(again) - 1} more' if len(again) > 1 else ''}) "
                      f"is logged again after run_start (line {start.line}); the checker requires every "
@@ -140,10 +140,14 @@ def _order(ctx: RunContext) -> Iterator[Finding]:
     stop = ctx.run.first("init_stop")
     if stop is None:
         return
-    starts = ctx.run.occurrences("init_start")
-    if not starts or max(map(EVENT_LINE, starts)) <= stop.line:
-        return  # (the common run: none after init_stop, found in C)
-    for late in (e for e in starts if e.line > stop.line):
+    for late in _logged_after(ctx.run.occurrences("init_start"), stop):
         yield ctx.at(CLOCK_ORDER, late.line,
                      f"init_start (line {late.line}) is logged again after init_stop (line {stop.line}); "
                      "every init_start must come before init_stop")
+
+
+def _logged_after(events: tuple[Event, ...], bound: Event) -> list[Event]:
+    """The events logged after ``bound`` (by line); none is the common run, found in C."""
+    if not events or max(map(EVENT_LINE, events)) <= bound.line:
+        return []
+    return [e for e in events if e.line > bound.line]
