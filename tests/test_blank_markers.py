@@ -70,3 +70,38 @@ def test_in_a_result_file_empty_markers_before_a_record_are_hidden_as_the_offici
     assert result.verdict == "pass" and result.official_verdict == "pass"
     only_markers = _findings(_log(tmp_path, ":::MLLOG " * 1_000, 5, "result_0.txt"))
     assert [f.line for f in only_markers if f.code == "MLC003"] == [6]  # (the last: the one it reads)
+
+
+def _tagged(tmp_path: Path, inserted: str, name: str) -> Path:
+    """The example run as one rank's tagged raw output (``[1,0]<stdout>:``), ``inserted`` its line 6."""
+    lines = ["[1,0]<stdout>:" + line for line in GOOD.read_text(encoding="utf-8").splitlines()]
+    path = tmp_path / name
+    path.write_text("\n".join(lines[:5] + [inserted] + lines[5:]) + "\n", encoding="utf-8")
+    return path
+
+
+def test_a_lone_marker_in_raw_output_is_a_warning_as_the_files_split_writes_pass(tmp_path: Path) -> None:
+    """``split`` leaves a marker with nothing after it out, and the official parser passes its
+    files: in raw output (not a result file) it is an MLC023 warning, not the cut record's error."""
+    for inserted in ("[1,0]<stdout>::::MLLOG", "[1,0]<stdout>::::MLLOG  "):
+        path = _tagged(tmp_path, inserted, "train.log")
+        result = check_log(LogRef(str(path)), None)[0]
+        cut = [(f.code, f.line, f.severity.name, f.official) for f in result.findings if f.code == "MLC023"]
+        assert cut == [("MLC023", 6, "WARNING", False)]
+        assert result.verdict == "pass" and result.official_verdict == "pass"
+
+
+def test_a_record_cut_in_raw_output_stays_an_error(tmp_path: Path) -> None:
+    path = _tagged(tmp_path, '[1,0]<stdout>::::MLLOG {"namespace": "", "time_ms": 16520', "train.log")
+    result = check_log(LogRef(str(path)), None)[0]
+    assert [(f.code, f.line, f.severity.name) for f in result.findings if f.code == "MLC023"] == [
+        ("MLC023", 6, "ERROR")]
+    assert result.verdict == "fail"
+
+
+def test_a_lone_marker_and_space_in_a_raw_result_file_fails_as_the_parser_fails_it(tmp_path: Path) -> None:
+    """In ``result_0.txt`` the parser decodes the empty text after ``:::MLLOG `` and fails."""
+    path = _tagged(tmp_path, "[1,0]<stdout>::::MLLOG ", "result_0.txt")
+    result = check_log(LogRef(str(path)), None)[0]
+    assert result.official_verdict == "fail"
+    assert any(f.line == 6 and f.severity.name == "ERROR" for f in result.findings if f.code in ("MLC003", "MLC023"))

@@ -194,3 +194,36 @@ def test_an_init_stop_after_run_start_fails_as_the_checker_fails_each_one(tmp_pa
     lines.insert(start + 1, LINES[stop])
     run = _run(tmp_path, lines)
     assert ("MLC404", start + 2, "ERROR") in _codes(run) and run.official_verdict == "fail"
+
+
+def test_a_file_with_cr_line_ends_alone_is_read_line_by_line_as_the_parser_reads_it(tmp_path: Path) -> None:
+    """Universal newlines: a CR alone ends the parser's line. Such a file is read with a line per CR
+    (mlcheck.read.cr_line_ends): findings at those lines, the order of records judged as in the
+    LF copy (here a block_start before run_start, MLC112), a CRLF cut between two reads one end."""
+    lines = list(LINES)
+    at = _line_of("lars_opt_weight_decay")
+    lines[at] = lines[at].replace('"value": 5e-05', '"value": 3e-05')
+    block = next(i for i, line in enumerate(lines) if '"key": "block_start"' in line)
+    start = _line_of("run_start")
+    lines.insert(start, lines.pop(block))
+    path = tmp_path / "result_0.txt"
+    path.write_bytes(("\r".join(lines) + "\r").encode("utf-8"))
+    [run] = check([str(path)]).runs
+    lf_run = _run(tmp_path, lines, "result_1.txt")
+    assert _codes(run) == _codes(lf_run)
+    assert ("MLC202", at + 1, "ERROR") in _codes(run) and any(c[0] == "MLC112" for c in _codes(run))
+    assert (run.verdict, run.official_verdict) == ("fail", "fail")
+
+
+def test_cr_line_ends_across_the_reads_of_a_large_file_count_one_line_each(tmp_path: Path) -> None:
+    from mlcheck.read.cr_line_ends import PROBE_BYTES, cr_line_ended
+
+    path = tmp_path / "result_0.txt"
+    text = b"x" * (PROBE_BYTES - 1) + b"\r\n" + b"y\r" * 3 + b"z\r\n\r"
+    path.write_bytes(text)
+    with open(path, "rb") as handle:
+        assert cr_line_ended(handle).read().split(b"\n")[1:] == [b"y", b"y", b"y", b"z", b"", b""]
+    lf = tmp_path / "lf.txt"
+    lf.write_bytes(b"a\rb\nc\r")  # (an LF in the file: its bytes are read as they are)
+    with open(lf, "rb") as handle:
+        assert cr_line_ended(handle).read() == b"a\rb\nc\r"

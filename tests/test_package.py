@@ -321,3 +321,25 @@ def test_a_scaling_json_that_is_a_folder_says_so(tmp_path: Path) -> None:
     (package / RESNET / "scaling.json").mkdir()
     (unusable,) = [f for f in check([str(package)]).all_findings() if f.code == "MLC504"]
     assert "cannot read scaling.json: it is a folder, not a JSON file" in unusable.message
+
+
+def test_a_package_without_runs_says_it_is_judged_under_the_newest_round(tmp_path: Path) -> None:
+    """No run read and no ``training-X.Y`` in the path: MLC525 (info) says which round the layout
+    is judged under; a run read, the path's round or ``--ruleset`` says it instead."""
+    from mlcheck.facts.rulesets import SUPPORTED_RULESETS
+
+    def without_runs(where: Path) -> Path:
+        package = make_package(where)
+        for log in (package / RESNET).glob("result_*.txt"):
+            log.unlink()
+        return package
+
+    package = without_runs(tmp_path)
+    found = codes(package)
+    assert found["MLC525"] == [(str(package), None, Severity.INFO)]
+    assert (str(package / RESNET), None, Severity.ERROR) in found["MLC506"]  # (resnet is not a 6.x benchmark)
+    message = next(f.message for f in check([str(package)]).all_findings() if f.code == "MLC525")
+    assert f"judged under training {SUPPORTED_RULESETS[-1]}" in message
+    assert "MLC525" not in {f.code for f in check([str(package)], ruleset="2.0.0").all_findings()}
+    assert "MLC525" not in codes(without_runs(tmp_path / "training-2.0"))
+    assert "MLC525" not in codes(make_package(tmp_path / "with-runs"))

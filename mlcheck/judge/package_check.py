@@ -23,6 +23,7 @@ from mlcheck.package.layout import (PACKAGE, PACKAGE_FOLDERS, BenchmarkFolder, J
 from mlcheck.package.discover import UNREADABLE_FOLDER, RealPaths, absolute_parts, shown_path
 from mlcheck.rules.internal import crash_finding
 from mlcheck.read.reading_rules import FILE_UNREADABLE, NOT_A_REGULAR_FILE
+from mlcheck.rules.package import ROUND_ASSUMED
 from mlcheck.rules.package_layout import check_layout, outside_results
 from mlcheck.rules.package_system import check_logs_against_system, check_system_description
 from mlcheck.facts.rulesets import SUPPORTED_RULESETS, Ruleset, load_ruleset, ruleset_from_path
@@ -69,6 +70,16 @@ class _Rounds:
         """The package's round: that of its runs, else the path's (no run read), else the latest."""
         return self.within(root) or ruleset_from_path(root) or load_ruleset(SUPPORTED_RULESETS[-1])
 
+    def assumed(self, root: str) -> Finding | None:
+        """MLC525 when the package's round is the latest only because nothing says which."""
+        if self.within(root) is not None or ruleset_from_path(root) is not None:
+            return None
+        newest = load_ruleset(SUPPORTED_RULESETS[-1])
+        return ROUND_ASSUMED.at(root, None, (
+            f"no run was read in this package and its path names no round (training-X.Y), so it is "
+            f"judged under training {newest.version}, the newest round mlcheck knows; give "
+            "--ruleset X.Y.Z to judge it under another"))
+
 
 def _self_and_parents(path: str) -> Iterator[str]:
     """A real path and each folder above it (a real path has no ``..``, no doubled separator)."""
@@ -88,14 +99,16 @@ def _check_parts(parts: Sequence[PackagePart], rounds: _Rounds,
     root = parts[0].root
     layout = _combined([scan_part(part) for part in parts], rounds.real_path)
     package_round = rounds.of_package(root)
+    assumed = rounds.assumed(root)
     chosen: dict[str, Ruleset] = {}
     by_round: dict[str, list[BenchmarkFolder]] = {}
     for folder in layout.benchmark_folders:
         ruleset = rounds.within(folder.path) or package_round
         chosen[ruleset.version] = ruleset
         by_round.setdefault(ruleset.version, []).append(folder)
-    findings = check_layout(replace(layout, benchmark_folders=()), package_round.version,
-                            _counts(package_round), whole_package=parts[0].level == PACKAGE)
+    findings = [] if assumed is None else [assumed]
+    findings.extend(check_layout(replace(layout, benchmark_folders=()), package_round.version,
+                                 _counts(package_round), whole_package=parts[0].level == PACKAGE))
     for version, folders in sorted(by_round.items()):
         findings.extend(check_layout(replace(layout, stray_result_files=(), benchmark_folders=tuple(folders)),
                                      version, _counts(chosen[version]), whole_package=False))

@@ -24,7 +24,7 @@ from mlcheck.checker import choose_ruleset, judge_run
 from mlcheck.read.file_names import RESULT_FILE
 from mlcheck.package.discover import LogRef
 from mlcheck.read.follow import IDLE, RESTART, Follower
-from mlcheck.model import Event, Finding
+from mlcheck.model import Event, Finding, Severity
 from mlcheck.read.live_reader import LiveReader
 from mlcheck.read.raw_output_rules import RECORD_CUT
 from mlcheck.read.reader import AnyItem
@@ -167,7 +167,7 @@ def _take(state: WatchState, item: AnyItem, on_finding: FindingSink,
             return
         state.reading.append(item)
         _report(state, item, on_finding)
-        if item.code == RECORD_CUT.code and not state.builder.counts["run_stop"]:
+        if item.code == RECORD_CUT.code and item.severity is Severity.ERROR and not state.builder.counts["run_stop"]:
             _checkpoint(state, on_finding, on_progress, final=True)  # (the logging rank died: the run ends here)
             state.runs_done, state.end_line = state.runs_done + 1, item.line
             _next_run(state)

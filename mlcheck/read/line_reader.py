@@ -162,8 +162,8 @@ class LineReader(FastLines):
         if stats.is_raw or self.copies.copies:
             yield raw_output.RAW_OUTPUT_READ.at(self.path, None, stats.describe(self.copies.describe()))
             if self.result_file:  # (split is the fix)
-                yield raw_output.raw_result_file(self.path, self.copies.copies,
-                                                 stats.trailing_colour_lines, stats.first_trailing_colour)
+                yield raw_output.raw_result_file(self.path, self.copies.copies, stats.trailing_colour_lines,
+                                                 stats.first_trailing_colour, self.copies.first_copy_line)
 
     def _read_line(self, raw: bytes, unterminated: bool) -> Iterator[AnyItem]:
         line_no = self.line_no
@@ -261,7 +261,8 @@ class LineReader(FastLines):
             raw = self.tags_seen or self.stats.is_raw
             if not hidden:
                 yield unseen_record(self.path, line_no, None) if unseen else \
-                    undecodable_record(self.path, line_no, body, column + lead, error, truncated, raw)
+                    undecodable_record(self.path, line_no, body, column + lead, error, truncated, raw,
+                                       self.result_file)
             return None
         if hidden or unseen:
             if unseen:

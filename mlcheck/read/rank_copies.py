@@ -64,6 +64,7 @@ class RankCopies:
         """The slot of each recent kept record, by its fingerprint (to realign a shifted rank)."""
         self._suspects: list[_Suspect] = []
         self.copies = 0
+        self.first_copy_line: int | None = None  # (MLC013 names it)
         self.conflicts = 0
         self.unverified = 0
         self.copy_ranks: set[Source] = set()
@@ -133,6 +134,8 @@ class RankCopies:
         """Drop a copy printed by a rank other than the logging rank (a difference is decided
         later: see the module docstring; this returns None)."""
         self.copies += 1
+        if self.first_copy_line is None:
+            self.first_copy_line = line
         job = source[0]
         counts = self._copy_counts.get(source)
         if counts is None:  # a rank seen for the first time

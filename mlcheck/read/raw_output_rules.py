@@ -29,7 +29,9 @@ the line is counted as repaired in MLC020 instead.
   and the other ranks' files, which hold copies, were not.
 - MLC023 record-cut (error): a record of raw output is cut (the process died while writing it) and
   the output goes on after it, so the run loses its end. Reported at the line of the cut. Fix:
-  find out why the job stopped (the launcher's lines around the cut tell) and re-run.
+  find out why the job stopped (the launcher's lines around the cut tell) and re-run. A marker
+  with nothing at all after it, in raw output not named ``result_<i>.txt``, is a warning: the files
+  ``mlcheck split`` writes leave the line out, and the official parser passes them.
 - MLC024 new-job-started (info): raw job output holds another job from this line on (a launcher
   command or launch message, or records tagged with another MPI job number), so the records
   after it are read as another run. This is the only thing that makes several runs of one file;
@@ -76,10 +78,12 @@ RULES = (RAW_RESULT_FILE, RAW_OUTPUT_READ, RANK_COPIES_CONFLICT, PER_RANK_OUTPUT
          JOB_STARTED)
 
 
-def raw_result_file(path: str, copies: int, colour_lines: int = 0, colour_line: int | None = None) -> Finding:
+def raw_result_file(path: str, copies: int, colour_lines: int = 0, colour_line: int | None = None,
+                    copy_line: int | None = None) -> Finding:
     """MLC013 for a ``result_<i>.txt`` file that holds raw job output: an error when the official
     parser would see rank copies or fail on colour codes after a record, else a warning (records
-    that share a line are read as it reads them: MLC010)."""
+    that share a line are read as it reads them: MLC010). At the line of the first copy, else of
+    the first record with colour codes after it."""
     advice = "run `mlcheck split` on it and submit the result_<i>.txt files it writes"
     problems = [(copies, ("copy of a record printed by another rank", "copies of records printed by other ranks"),
                  "reads every copy (its EXACTLY_ONE checks fail)"),
@@ -89,7 +93,7 @@ def raw_result_file(path: str, copies: int, colour_lines: int = 0, colour_line: 
     if found:
         what = ", ".join(f"{count:,} {text}" for count, text, _ in found)
         effect = " and ".join(effect for _, _, effect in found)
-        return RAW_RESULT_FILE.at(path, None if copies else colour_line,  # (colour: the first such line)
+        return RAW_RESULT_FILE.at(path, copy_line if copies else colour_line,
                                   f"this result file is raw job output with {what}: the "
                                   f"official parser {effect}; {advice}")
     return RAW_RESULT_FILE.at(

@@ -26,6 +26,7 @@ from typing import IO, Iterator, cast
 
 from mlcheck.read.line_reader import (MARKER, MARKER_BYTES, MAX_LINE_BYTES, AnyItem, LineReader,
                                       LogItem, RawItem, RecordText)
+from mlcheck.read.cr_line_ends import cr_line_ended
 from mlcheck.read.file_names import SUBMITTED_RESULT_FILE
 from mlcheck.read.rawlog import duplicate_streams, logging_ranks, per_rank_note
 from mlcheck.read.record_runs import Batch
@@ -44,7 +45,8 @@ _SKIP_CHUNK = 1024 * 1024
 
 
 def open_log(path: str) -> IO[bytes]:
-    """Open a log for binary reading: ``-`` is stdin, gzip is recognised by its magic bytes."""
+    """Open a log for binary reading: ``-`` is stdin, gzip is recognised by its magic bytes, and
+    a file with CR line ends alone is read with LF ends (:mod:`mlcheck.read.cr_line_ends`)."""
     if path == "-":
         stdin = sys.stdin.buffer
         peek = getattr(stdin, "peek", None)  # a pipe or terminal is buffered; test doubles may not be
@@ -59,7 +61,7 @@ def open_log(path: str) -> IO[bytes]:
         import gzip
 
         return gzip.GzipFile(path, "rb")  # type: ignore[return-value]
-    return handle
+    return cr_line_ended(handle)  # (a file with CR line ends alone: read as the parser reads it)
 
 
 def read_mllog(path: str, display: str | None = None, lines: int | None = None,

@@ -137,10 +137,12 @@ def validate_record(record: object, line_no: int, path: str,
 
 def undecodable_record(path: str, line_no: int, body: str, column: int,
                        error: ValueError | RecursionError, truncated: bool,
-                       raw: bool) -> Finding:
+                       raw: bool, result_file: bool = False) -> Finding:
     """Why the JSON of a record (``body``, starting at 0-based ``column`` of its line) could not
     be decoded: nested too deeply, a number too long, cut by the end of the file, cut in raw
-    output (``raw``: the output goes on after it), or malformed."""
+    output (``raw``: the output goes on after it), or malformed. A marker with nothing after it
+    in raw output that is not a ``result_<i>.txt`` file is only a warning: the files ``split``
+    writes from it do not hold the line, and the official parser passes them."""
     if isinstance(error, RecursionError):
         return rules.INVALID_JSON.at(path, line_no,
                       "invalid JSON: the record nests arrays or objects too deeply to be read "
@@ -153,6 +155,11 @@ def undecodable_record(path: str, line_no: int, body: str, column: int,
         return rules.TRUNCATED_RECORD.at(path, line_no,
                       "the file ends in the middle of this record (the job was probably killed "
                       "while writing); the run has no complete end")
+    if raw and not body.strip() and not result_file:  # (split leaves the line out: its files pass)
+        return raw_output.RECORD_CUT.at(path, line_no,
+                      "a :::MLLOG marker with no record after it: nothing was read from it, and "
+                      "`mlcheck split` leaves the line out (a lost record is a finding of the "
+                      "round's rules)", severity=Severity.WARNING, official=False)
     if raw and _looks_cut(body, error):
         return raw_output.RECORD_CUT.at(path, line_no,
                       "this record is cut (the process stopped while writing it) and the output "

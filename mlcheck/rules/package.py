@@ -25,6 +25,10 @@ requires exactly the round's number of ``result_<i>.txt`` files.
   run's round comes from its date where the path names none). A warning: the official tools judge
   a package under the one round they are given. The folder is scored under its first run's round.
   Fix: give ``--ruleset``, put the package under ``training-X.Y/``, or rerun the odd runs.
+- MLC525 round-assumed (info): no run was read in the package and its path names no round
+  (``training-X.Y``), so its layout and system descriptions are judged under the newest round
+  mlcheck knows; the benchmark names, run counts and fields it expects are that round's. Fix: give
+  ``--ruleset``, or put the package under ``training-X.Y/``.
 """
 
 from __future__ import annotations
@@ -54,8 +58,11 @@ SCALING_NOT_IN_ROUND = Rule("MLC523", "scaling-json-not-in-round", Severity.WARN
 ROUNDS_DIFFER = Rule("MLC524", "rounds-differ", Severity.WARNING,
                      "the runs of one benchmark folder are judged under different rounds")
 
+ROUND_ASSUMED = Rule("MLC525", "round-assumed", Severity.INFO,
+                     "no run says the package's round: it is judged under the newest round")
+
 RULES = (NO_LOGS, WRONG_RUN_COUNT, TOO_MANY_NON_CONVERGED, SCALING_JSON_INVALID, SCALING_APPLIED,
-         SCALING_NOT_IN_ROUND, ROUNDS_DIFFER)
+         SCALING_NOT_IN_ROUND, ROUNDS_DIFFER, ROUND_ASSUMED)
 
 
 def rounds_differ(folder: str, members: Sequence[RunResult], scored_under: str) -> list[Finding]:

@@ -1,0 +1,64 @@
+"""A log whose lines end in a carriage return alone (classic Mac OS line ends, or a file re-saved by
+a tool that writes them), read as the official parser reads it.
+
+The official parser (``mlp_parser``, every round) opens a result file as text with universal
+newlines: a CR alone ends a line, as LF and CRLF do. mlcheck reads lines by their LF, so such a file
+would be one line: every record at line 1, and the order of records (a value logged before the
+key it depends on, MLC112; ``init_stop`` before ``run_start``) judged wrongly. A file whose first
+MiB holds a CR and no LF is read here with each CR, or CRLF, turned into one LF: its line numbers
+are those of the parser's lines (and of an editor that shows them). Any other file is read as it
+is: a CR inside a line of LF-ended output (a progress bar) keeps its physical line.
+"""
+
+from __future__ import annotations
+
+import io
+
+PROBE_BYTES = 1 << 20
+"""How much of the start of a file must hold a CR and no LF for the file to be read this way."""
+
+
+def cr_line_ended(handle: io.BufferedReader) -> io.BufferedReader:
+    """``handle``, or a reader of it with CR line ends turned into LF when its start has a CR and
+    no LF (the cheap test first: most logs hold an LF in their first buffer)."""
+    head = handle.peek(1)
+    if not head or b"\n" in head:
+        return handle
+    probe = handle.read(PROBE_BYTES)  # (a first line longer than the buffer: its bytes replayed)
+    return io.BufferedReader(_Replayed(handle, probe, translate=b"\r" in probe and b"\n" not in probe))
+
+
+class _Replayed(io.RawIOBase):
+    """The bytes already read (``head``), then the rest of ``handle``; with ``translate``, CRLF
+    and CR become LF (a CRLF cut between two reads included)."""
+
+    def __init__(self, handle: io.BufferedReader, head: bytes, translate: bool) -> None:
+        super().__init__()
+        self._handle = handle
+        self._head = memoryview(head)
+        self._translate = translate
+        self._after_cr = False  # (the last byte given was a CR: an LF first in the next is its pair)
+
+    def readable(self) -> bool:
+        return True
+
+    def readinto(self, buffer: bytearray | memoryview) -> int:  # type: ignore[override]
+        wanted = len(buffer)
+        if self._head.nbytes:
+            data = bytes(self._head[:wanted])
+            self._head = self._head[wanted:]
+        else:
+            data = self._handle.read(wanted)
+        if self._translate and data:
+            if self._after_cr and data.startswith(b"\n"):
+                data = data[1:]
+            self._after_cr = data.endswith(b"\r")
+            data = data.replace(b"\r\n", b"\n").replace(b"\r", b"\n")
+            if not data:  # (only the LF of a CRLF cut between reads: read on)
+                return self.readinto(buffer)
+        buffer[:len(data)] = data
+        return len(data)
+
+    def close(self) -> None:
+        self._handle.close()
+        super().close()
