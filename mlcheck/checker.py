@@ -161,8 +161,8 @@ def judge_run(run: Run, ref: LogRef, forced: Ruleset | None, reading: Iterable[F
         findings.append(choice.finding)
     benchmark = run.benchmark or ref.benchmark
     folder_benchmark = ref.benchmark if ref.system else None  # a benchmark folder of a package
-    if folder_benchmark and benchmark != folder_benchmark:
-        findings.append(_not_its_folder(run, folder_benchmark))
+    if folder_benchmark and benchmark != folder_benchmark and folder_benchmark in choice.ruleset.benchmarks:
+        findings.append(_not_its_folder(run, folder_benchmark))  # (a folder no benchmark's: MLC506 alone)
     facts = benchmark_facts(choice.ruleset, benchmark)
     if facts is None:
         findings.append(_unknown_benchmark(run, benchmark, choice.ruleset))

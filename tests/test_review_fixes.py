@@ -275,3 +275,26 @@ def test_seed_that_is_not_an_integer_fails_like_the_seed_checker(tmp_path: Path)
     package = _example_with(tmp_path, 1, f'"seed", "value": {seed}', '"seed", "value": "abc"')
     found = [f for f in check([str(package)]).all_findings() if f.code == "MLC522"]
     assert [(f.line, f.official) for f in found] == [(text.splitlines().index(seed_row) + 1, True)]
+
+
+def test_a_misnamed_benchmark_folder_is_one_finding_not_one_per_run(tmp_path: Path) -> None:
+    """``resnet50/``: MLC506 names the folder (the official checker skips it); its runs do not
+    each add MLC016, which is for a log in another benchmark's folder."""
+    package = tmp_path / "Acme"
+    shutil.copytree(ROOT / "fixtures" / "example" / "Acme", package)
+    (package / "results" / "acme-t8" / "resnet").rename(package / "results" / "acme-t8" / "resnet50")
+    codes = [f.code for f in check([str(package)]).all_findings()]
+    assert codes.count("MLC506") == 1 and "MLC016" not in codes
+
+
+def test_a_readme_in_results_is_no_run(tmp_path: Path) -> None:
+    """The package checker walks only the benchmark folders: ``results/README.txt`` is an
+    MLC508 warning, not a run that fails."""
+    package = tmp_path / "Acme"
+    shutil.copytree(ROOT / "fixtures" / "example" / "Acme", package)
+    (package / "results" / "README.txt").write_text("how we ran it\n", "utf-8")
+    (package / "results" / "acme-t8" / "notes.txt").write_text("notes\n", "utf-8")
+    result = check([str(package)])
+    assert len(result.runs) == 5 and all(r.verdict == "pass" for r in result.runs)
+    assert sorted((f.code, f.severity.name) for f in result.all_findings()) == [
+        ("MLC508", "WARNING"), ("MLC508", "WARNING")]

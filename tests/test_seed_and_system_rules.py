@@ -177,19 +177,20 @@ def test_the_example_package_has_no_seed_or_system_findings(tmp_path: Path) -> N
 # -- MLC512 / MLC515: system descriptions -----------------------------------------------------
 
 def test_objects_and_lists_in_system_fields_are_no_error(tmp_path: Path) -> None:
+    """Except in the seven fields system_desc_checker joins into the table's row (','.join raises
+    TypeError on a list or a number there: tests of mlcheck.rules.system_row)."""
     package = make_package(tmp_path)
 
     def change(data: dict[str, object]) -> None:
         data["other_software_stack"] = {"cuda_version": "11.6", "nccl_version": "2.12.10"}
         data["host_networking"] = ["InfiniBand HDR", "100 GbE"]
-        data["framework"] = ["PyTorch 1.11", "Apex"]
-        data["host_processor_core_count"] = 64
+        data["host_processors_per_node"] = ["2"]
         data["number_of_nodes"] = 1.0
     edit_system(package, change)
     findings = found(package, "MLC512")  # one per severity: the notes are one finding listing both
     texts = [(text, f) for f in findings for text in (f.items or (f.message,))]
     by_field = {re.search(r"field '([^']+)'", text).group(1): (text, f) for text, f in texts}  # type: ignore[union-attr]
-    assert set(by_field) == {"other_software_stack", "host_networking", "framework"} and len(findings) == 2
+    assert set(by_field) == {"other_software_stack", "host_networking", "host_processors_per_node"} and len(findings) == 2
     assert all(not f.official and f.severity <= Severity.WARNING for f in findings)
     assert by_field["other_software_stack"][1].severity is Severity.INFO
     lines = (package / SYSTEM).read_text().splitlines()
@@ -199,8 +200,8 @@ def test_objects_and_lists_in_system_fields_are_no_error(tmp_path: Path) -> None
         "'2.12.10'}, not text")  # (each merged item names its field's line)
     assert "system_desc_checker accepts it" in by_field["other_software_stack"][0]
     assert by_field["host_networking"][1].severity is Severity.INFO
-    assert by_field["framework"][1].severity is Severity.WARNING
-    assert "accepts it" in by_field["framework"][0] and "results table" in by_field["framework"][0]
+    assert by_field["host_processors_per_node"][1].severity is Severity.WARNING
+    assert "accepts it" in by_field["host_processors_per_node"][0] and "results table" in by_field["host_processors_per_node"][0]
     assert cli("check", str(package)) == 0
 
 
@@ -228,9 +229,15 @@ def test_odd_submitter_system_name_and_counts_never_raise(tmp_path: Path, value:
     result = check([str(package)])
     findings = list(result.all_findings())
     assert not [f for f in findings if f.code == "MLC000"]
-    assert not [f for f in findings if f.code in ("MLC512", "MLC515") and f.severity is Severity.ERROR]
+    errors = sorted(re.sub(r"^line \d+: ", "", text).split(" is ")[0] for f in findings
+                    if f.code in ("MLC512", "MLC515") and f.severity is Severity.ERROR
+                    for text in (f.items or (f.message,)))
+    # Not text in a field of the table's row: the system_desc_checker's ','.join raises TypeError.
+    joined = [] if value.startswith('"') else ["field 'accelerators_per_node'", "field 'submitter'",
+                                               "field 'system_name'"]
+    assert errors == joined
     assert cli("check", str(package)) in (0, 1)  # (MLC516: a division the logs do not log)
-    assert cli("score", str(package)) == 0
+    assert cli("score", str(package)) == (0 if value.startswith('"') else 1)
     assert cli("report", str(package), "-o", str(tmp_path / "report.html")) in (0, 1)
     for fmt in ("json", "html", "markdown", "sarif", "junit"):
         assert cli("check", str(package), "-f", fmt) in (0, 1)
@@ -323,3 +330,27 @@ def test_a_refused_system_description_leaves_no_valid_score(tmp_path: Path, brea
     if breakage == "not json":
         (unreadable,) = [f for f in result.all_findings() if f.code == "MLC511"]
         assert unreadable.line == 3
+
+
+def test_a_number_in_a_field_the_table_row_joins_fails_as_the_checker_crashes_on_it(tmp_path: Path) -> None:
+    """system_desc_checker joins seven fields with ','.join(): a number or a list there raises
+    TypeError in every round's release. Other fields may hold any value (a warning at most)."""
+    import json as json_module
+    import shutil
+
+    from conftest import FIXTURES
+    from mlcheck import check
+
+    package = tmp_path / "Acme"
+    shutil.copytree(FIXTURES / "example" / "Acme", package)
+    path = package / "systems" / "acme-t8.json"
+    data = json_module.loads(path.read_text("utf-8"))
+    data["accelerators_per_node"], data["host_processor_core_count"], data["number_of_nodes"] = [8], 32, 1
+    path.write_text(json_module.dumps(data, indent=2), "utf-8")
+    result = check([str(package)])
+    errors = sorted((f.code, re.sub(r"^line \d+: ", "", text).split(":")[0]) for f in result.all_findings()
+                    if f.severity.name == "ERROR" for text in (f.items or (f.message,)))
+    assert errors == [("MLC512", "field 'accelerators_per_node' is the array [8]"),
+                      ("MLC512", "field 'host_processor_core_count' is the number 32")]
+    assert all(f.official for f in result.all_findings() if f.severity.name == "ERROR")
+    assert not result.benchmarks[0].score.valid

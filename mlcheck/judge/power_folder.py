@@ -4,6 +4,7 @@ say when power problems make the package checker reject the folder."""
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Sequence
 
 from mlcheck.records import dataclass
@@ -41,9 +42,21 @@ def judge_power(folder: str, members: Sequence[RunResult], counted: Score, rules
     findings, bad = rules.check_power_folder(power, policy.power_check, version)
     failed = {result_name(m.path) for m in members if m.official_verdict == "fail"}
     rejection = rules.rejection(bad, failed, tolerated)
+    if rejection is None and bad:  # (within the files olympic scoring tolerates: the checker accepts it)
+        findings = [_tolerated(f, len(bad | failed), tolerated) for f in findings]
     energy, energy_findings = _energy(power, members, counted)
     findings.extend(energy_findings)
     return PowerVerdict(tuple(findings), energy, rejection)
+
+
+def _tolerated(finding: Finding, non_compliant: int, tolerated: int) -> Finding:
+    """A power error of a run the package checker tolerates (package_checker.py accepts up to
+    ``tolerated`` non-compliant result files of a folder, power problems counted with the rest)."""
+    if finding.severity is not Severity.ERROR or finding.code not in rules.RUN_CODES:
+        return finding
+    return replace(finding, severity=Severity.WARNING, official=False, message=(
+        f"{finding.message}; tolerated: the package checker accepts {tolerated} non-compliant "
+        f"result file{'s' if tolerated != 1 else ''} of a folder ({non_compliant} here)"))
 
 
 def _energy(power: PowerFolder, members: Sequence[RunResult], counted: Score

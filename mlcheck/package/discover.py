@@ -224,10 +224,13 @@ def _walk(top: str, skipped: list[tuple[str, str]] | None = None) -> list[LogRef
 
 
 def _beside_results(path: str, result_dirs: set[str]) -> bool:
-    """In a folder holding result files, or at the root of a package."""
+    """In a folder holding result files, at the root of a package, or in its ``results/`` or
+    ``results/<system>/`` (a ``README.txt`` there is no run: the package checker walks only the
+    benchmark folders; MLC508 names it)."""
     folder = os.path.dirname(path)
-    return folder in result_dirs or any(os.path.isdir(os.path.join(folder, name))
-                                        for name in ("results", "systems"))
+    if folder in result_dirs or "results" in absolute_parts(folder)[-2:]:
+        return True
+    return any(os.path.isdir(os.path.join(folder, name)) for name in ("results", "systems"))
 
 
 def _inside_benchmark_folder(path: str) -> bool:

@@ -11,8 +11,8 @@ round's ``system_desc_checker`` requires 33 fields. Schema: ``schemas/system-des
   message gives the line of the syntax error.
 - MLC512 system-description-invalid: a required field is missing (error: the round's
   ``system_desc_checker`` refuses the file), or a present field does not hold what the results
-  table expects. The official checker only checks that the 33 fields are present and never reads
-  their values, so a value is at most a warning: a count that is not a whole number
+  table expects. The official checker checks that the 33 fields are present and joins seven into
+  the table's row (not text there: an error, ``system_row.py``); other values are at most a warning: a count that is not a whole number
   (``number_of_nodes``: the result summarizer multiplies it), a division other than closed/open, an
   empty or non-text ``submitter`` or ``system_name``, an object, list, true/false or null in a field
   the results table shows; an object or list in a field no tool reads (``other_software_stack``, as
@@ -52,6 +52,7 @@ from mlcheck.facts import resources
 from mlcheck.model import Finding, Severity
 from mlcheck.package.layout import JsonDocument
 from mlcheck.results import RunSummary
+from mlcheck.rules.system_row import crashing_fields, joined_field_findings
 from mlcheck.rule import Rule
 from mlcheck.rules.package_runs import version_key
 from mlcheck.rules.schema_accepts import QuickValidator, quick_validator
@@ -106,7 +107,11 @@ def check_system_description(doc: JsonDocument, results_folder: str, ruleset: st
         return [SYSTEM_UNREADABLE.at(doc.path, doc.error_line, f"cannot read the system description: {doc.error}")]
     found = [SYSTEM_DUPLICATE_KEY.at(doc.path, line, f"key {key!r} appears more than once; JSON keeps "
                                      f"the last value {doc.data.get(key)!r}") for key, line in doc.duplicate_keys]
-    found.extend(_schema_findings(doc.path, doc.data, line_of=doc.line_of))
+    crashes = joined_field_findings(SYSTEM_INVALID, doc.path, doc.data, doc.line_of)
+    found.extend(crashes)
+    crashed = tuple(f"field {field!r} is" for field in crashing_fields(doc.data))  # (said once: the error)
+    found.extend(f for f in _schema_findings(doc.path, doc.data, line_of=doc.line_of)
+                 if not f.message.startswith(crashed or ("\0",)))
     empty = sorted(k for k, v in doc.data.items()
                    if isinstance(v, str) and v.strip().lower() in _PLACEHOLDERS and not k.endswith("notes"))
     if empty:  # (at the first of them in the file)
@@ -178,7 +183,7 @@ def _schema_findings(path: str, data: dict[str, Any], quick: bool = True,
     if missing:
         yield SYSTEM_INVALID.at(path, None, (
             f"missing required field(s): {', '.join(missing)}; the round's system_desc_checker "
-            "refuses the file. Add them (an empty string is accepted)"))
+            "refuses the file. Add them (an empty string is accepted but for status from 4.1)"))
 
 
 def _value_finding(path: str, error: Any, line_of: Callable[[str], int | None]) -> Finding:

@@ -9,7 +9,8 @@ check them: there these findings are warnings), ``result_summarizer.py`` from 3.
 - MLC540 power-run-missing: the folder has ``power/`` but a result file has no
   ``power/<result name>/`` folder (or ``power/`` holds no run folder at all, on which the power
   checker crashes). The run counts as non-compliant: with the round's one tolerated file (U-Net3D
-  four) already used, the package checker rejects the folder. Fix: add the run's measurements,
+  four) already used, the package checker rejects the folder; within it (no other run failing),
+  MLC540-MLC542 are warnings, as the checker accepts the folder. Fix: add the run's measurements,
   or remove ``power/`` if the submission has no power result.
 - MLC541 power-file-misnamed: the node (``node*``) or switch (``sw*``) logs of a run are not
   numbered ``0`` to ``n-1`` (the checker reads the index after the last ``_``; a name without
@@ -55,6 +56,9 @@ POWER_LOG_INVALID = Rule("MLC543", "power-log-invalid", Severity.ERROR,
                          also=(Severity.WARNING,))
 ENERGY_SCORE = Rule("MLC544", "energy-score", Severity.INFO,
                     "the folder's energy, as the round's result summarizer scores it")
+
+RUN_CODES = frozenset({"MLC540", "MLC541", "MLC542"})
+"""The power problems that make a run non-compliant for the package checker."""
 
 RULES = (POWER_RUN_MISSING, POWER_FILE_MISNAMED, POWER_COUNTS_DIFFER, POWER_LOG_INVALID, ENERGY_SCORE)
 
@@ -113,7 +117,7 @@ def _misnumbered(run: PowerRun, kind: str, found: list[Finding], severity: Sever
         found.append(POWER_FILE_MISNAMED.at(folder, None, (
             f"{word} logs numbered {_list(indices)}; the power checker expects {_expected(len(files))} "
             f"for {len(files)} {word} log{'s' if len(files) != 1 else ''}: the run counts as "
-            f"non-compliant{later}. Rename them {kind}_0.txt ... {kind}_{len(files) - 1}.txt"), severity=severity, official=severity is None))
+            f"non-compliant{later}. {_rename(kind, len(files))}"), severity=severity, official=severity is None))
         return True
     scored = [f for f in files if f.scored]
     numbers = sorted(f.index for f in scored if f.index is not None)
@@ -150,6 +154,10 @@ def _counts_differ(runs: Sequence[PowerRun], kind: str, found: list[Finding], se
             f"counts each file whose name starts with {kind!r}: {files or 'none'}); the run counts "
             f"as non-compliant{later}. Measure the same {_WORD[kind]}s in every run"), severity=severity, official=severity is None))
     return {run.result_name for run in differing}
+
+
+def _rename(kind: str, count: int) -> str:
+    return f"Rename it {kind}_0.txt" if count == 1 else f"Rename them {kind}_0.txt ... {kind}_{count - 1}.txt"
 
 
 def _expected(count: int) -> str:

@@ -1,0 +1,51 @@
+"""The system description fields the round's ``system_desc_checker`` joins into the summary row
+of the results table (MLC512, an error).
+
+Checker of record: ``system_desc_checker.check_system_desc``, the same code in every round's
+release (1.0 to today's 4.1.68): ``",".join([...])`` of ``submitter``, ``system_name``,
+``host_processor_model_name``, ``host_processor_core_count``, ``accelerator_model_name``,
+``accelerators_per_node`` and ``framework``. A value there that is not a string (the number 8, a
+list, null, true) raises TypeError, and the package checker stops on it: the package fails. Any
+other field may hold any JSON value for the checker (its type is at most a warning, see
+:mod:`mlcheck.rules.package_system`).
+"""
+
+from __future__ import annotations
+
+from typing import Any, Callable
+
+from mlcheck.model import Finding, Severity
+from mlcheck.rule import Rule
+
+JOINED_FIELDS = ("submitter", "system_name", "host_processor_model_name", "host_processor_core_count",
+                 "accelerator_model_name", "accelerators_per_node", "framework")
+
+
+_JSON_TYPE = {bool: "the boolean", int: "the number", float: "the number", list: "the array",
+              dict: "the object"}
+
+
+def crashing_fields(data: dict[str, Any]) -> list[str]:
+    """The joined fields present with a value that is not a string."""
+    return [field for field in JOINED_FIELDS if field in data and not isinstance(data[field], str)]
+
+
+def joined_field_findings(rule: Rule, path: str, data: dict[str, Any],
+                          line_of: Callable[[str], int | None]) -> list[Finding]:
+    """An error for each joined field whose value is present and not a string."""
+    found = []
+    for field in crashing_fields(data):
+        value = data[field]
+        shown = "null" if value is None else f"{_JSON_TYPE.get(type(value), 'a value')} {str(value)[:60]}"
+        found.append(rule.at(path, line_of(field), (
+            f"field {field!r} is {shown}: the system_desc_checker joins it into the results table's "
+            "row with ','.join(), which raises TypeError on anything but text, so the package "
+            f"checker crashes on this file. Write it as a string, e.g. \"{_as_text(value)}\""),
+            severity=Severity.ERROR, official=True))
+    return found
+
+
+def _as_text(value: Any) -> str:
+    if isinstance(value, list):
+        return ", ".join(str(v) for v in value)
+    return "" if value is None else str(value).lower() if isinstance(value, bool) else str(value)
