@@ -556,3 +556,21 @@ def test_dlrmv4_is_known_where_4_1_68_has_it() -> None:
     if record.is_dir():
         assert "dlrmv4" not in (record / "closed_common.yaml").read_text("utf-8")
         assert not (record / "closed_dlrmv4.yaml").exists()
+
+
+def test_a_power_folder_named_in_another_case_is_not_read(tmp_path: Path) -> None:
+    """``Power/``: the package checker and the summarizer read only ``power/``; its node logs are
+    no runs (they were 40 errors), no energy is scored, and in a package MLC508 says why."""
+    folder = _lenovo(tmp_path)
+    (folder / "power").rename(folder / "Power")
+    result = check([str(folder)])
+    assert len(result.runs) == 10 and not any(f.severity is Severity.ERROR for f in result.all_findings())
+    assert result.benchmarks[0].energy is None
+    package = tmp_path / "Lenovo"
+    shutil.copytree(SHARED / "other-submitters" / "training-5.0" / "Lenovo", package)
+    power = next(package.glob("results/*/stable_diffusion/power"))
+    power.rename(power.parent / "Power")
+    result = check([str(package)])
+    (unknown,) = [f for f in result.all_findings() if f.code == "MLC508"]
+    assert unknown.path == str(power.parent / "Power") and "read only power/ (lower case)" in unknown.message
+    assert len(result.runs) == 10 and not any(f.severity is Severity.ERROR for f in result.all_findings())

@@ -95,3 +95,35 @@ def test_no_records_writes_nothing(tmp_path: Path) -> None:
     code, _out, err = _split(str(empty), "-o", str(tmp_path / "out"))
     assert code == 2 and "nothing written" in err
     assert not (tmp_path / "out").exists()  # nothing written, and no empty folder left behind
+
+
+def _killed_then_rerun(tmp_path: Path) -> tuple[Path, list[bytes]]:
+    """The example run cut two thirds in (the job killed, no run_stop, no launcher line after
+    it), then the whole run again an hour later in the same console."""
+    import json
+
+    example = FIXTURES / "example" / "Acme" / "results" / "acme-t8" / "resnet" / "result_0.txt"
+    lines = example.read_bytes().splitlines(keepends=True)
+    again = []
+    for line in lines:
+        record = json.loads(line[len(b":::MLLOG "):])
+        record["time_ms"] += 3_600_000
+        again.append(b":::MLLOG " + json.dumps(record).encode() + b"\n")
+    path = tmp_path / "console.log"
+    path.write_bytes(b"".join(lines[:2 * len(lines) // 3]) + b"Killed\n" + b"".join(again))
+    return path, again
+
+
+def test_a_killed_run_and_its_rerun_without_a_launcher_line_are_two_runs(tmp_path: Path) -> None:
+    """An init_start after the run's training began and after all its records begins the next
+    run (mlcheck.read.next_run): check and split both see two runs, the rerun whole."""
+    from mlcheck import check
+
+    path, again = _killed_then_rerun(tmp_path)
+    runs = check([str(path)]).runs
+    assert [(r.verdict, r.converged) for r in runs] == [("fail", False), ("pass", True)]
+    example = check([str(FIXTURES / "example" / "Acme" / "results" / "acme-t8" / "resnet" / "result_0.txt")])
+    assert runs[1].time_to_train_min == example.runs[0].time_to_train_min
+    out = tmp_path / "out"
+    code, _out, _err = _split(str(path), "-o", str(out))
+    assert code == 0 and (out / "result_1.txt").read_bytes() == b"".join(again)

@@ -15,7 +15,8 @@ from mlcheck.read.reader import open_log
 
 _LOG_FILE = re.compile(r"\.(log|out|txt)(\.gz)?$")
 NOT_LOG_FOLDERS = frozenset({"benchmarks", "systems", "power"})
-"""Folders a walk does not enter: they hold implementations, system descriptions, power logs."""
+"""Folders a walk does not enter, in any case (``Power/`` too: the official tools read none of its
+files): they hold implementations, system descriptions, power logs."""
 _RANK_DIR = re.compile(r"^rank\.(\d+)$")
 UNREADABLE_FOLDER = "a folder that cannot be read"
 """What :func:`discover_all` calls a folder it could not list (its error follows in brackets)."""
@@ -191,7 +192,7 @@ def _walk(top: str, skipped: list[tuple[str, str]] | None = None) -> list[LogRef
     for root, dirs, files in os.walk(top, onerror=unreadable):
         # A folder inside a benchmark folder holds no run of it (MLC508), but its logs are judged.
         nested = _inside_benchmark_folder(root)
-        dirs[:] = sorted(d for d in dirs if not d.startswith(".") and d not in NOT_LOG_FOLDERS)
+        dirs[:] = sorted(d for d in dirs if not d.startswith(".") and d.lower() not in NOT_LOG_FOLDERS)
         rank = _RANK_DIR.match(os.path.basename(root))
         for name in files:
             path = os.path.normpath(os.path.join(root, name))  # "./x" and "x": one spelling

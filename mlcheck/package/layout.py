@@ -143,7 +143,7 @@ def _packages_below(top: str) -> list[str]:
             found.append(os.path.normpath(root))
             dirs[:] = []
             continue
-        dirs[:] = sorted(d for d in dirs if not d.startswith(".") and d not in NOT_LOG_FOLDERS)
+        dirs[:] = sorted(d for d in dirs if not d.startswith(".") and d.lower() not in NOT_LOG_FOLDERS)
     return found
 
 

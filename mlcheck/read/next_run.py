@@ -4,8 +4,11 @@ of one job one after the other, a console of several runs): after a run's ``run_
 :data:`COPY_WINDOW_MS` before its first record: runs concatenated out of order) begins the next
 run, and the ``submission_*`` records logged between the two are the next run's; one logged within
 the run's time is a copy (the same records twice, another process printing its own), and any
-other record after ``run_stop`` (a final eval) is the run's own. ``check``, ``split`` and
-``watch`` read it alike. A submitted result file is one run whatever it holds
+other record after ``run_stop`` (a final eval) is the run's own. A run that never logged its
+``run_stop`` (the job was killed, then run again in the same console) ends at a ``cache_clear`` or
+``init_start`` logged after its training began (a record after its ``run_start``) and later than
+every record of it: the ranks of one run initialise before it starts, so such a record is no copy.
+``check``, ``split`` and ``watch`` read it alike. A submitted result file is one run whatever it holds
 (:mod:`mlcheck.read.runs`)."""
 
 from __future__ import annotations
@@ -35,13 +38,17 @@ class NextRunStart(Generic[Item]):
         self._first_time = first_time
         self._first: float | None = None
         self._stop = 0.0
+        self.started = False
+        """The current run logged its run_start (every record then passes :meth:`take`)."""
+        self._training = False  # (a record after run_start)
+        self._last = float("-inf")
 
     def take(self, key: str, time_ms: float, item: Item) -> tuple[bool, list[Item]]:
         """Whether the next run begins at this record, and the records to add now (the held ones
         first: the next run's when it begins here, else the current run's)."""
         if self.stopped:
             if key in NEXT_RUN_KEYS and not self._within(time_ms):
-                self.stopped, self._first = False, time_ms
+                self._begin(time_ms)
                 return True, self._released(item)
             if key.startswith("submission_"):
                 self.held.append(item)
@@ -49,14 +56,32 @@ class NextRunStart(Generic[Item]):
             return False, self._released(item)
         if self._first is None:
             self._first = time_ms
+        if self._training and time_ms > self._last:  # (after every record of a run under way)
+            if key in NEXT_RUN_KEYS:  # (it was killed, and run again)
+                self._begin(time_ms)
+                return True, self._released(item)
+            if key.startswith("submission_"):  # (the next run's, if one begins next)
+                self.held.append(item)
+                return False, []
         if key == "run_stop":
             self.stopped, self._stop = True, time_ms
-        return False, [item]
+        elif key == "run_start":
+            self.started = True
+        elif self.started:
+            self._training = True
+        if time_ms > self._last:
+            self._last = time_ms
+        return False, self._released(item)
+
+    def _begin(self, time_ms: float | None) -> None:
+        """The state of a run that begins (at a record of ``time_ms``, or at a launcher line)."""
+        self.stopped, self._first, self.started, self._training = False, time_ms, False, False
+        self._last = float("-inf") if time_ms is None else time_ms
 
     def restart(self) -> list[Item]:
         """A run opened at a launcher line: the records held (logged after the run before it
         stopped, before the job's start: the new run's), and no run_stop yet."""
-        self.stopped, self._first = False, None
+        self._begin(None)
         return self._released()
 
     def rest(self) -> list[Item]:

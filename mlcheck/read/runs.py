@@ -112,7 +112,7 @@ def iter_runs(items: Iterable[LogItem | Batch], path: str, findings: list[Findin
                 del run  # (the next run is built without this one)
                 for event in next_run.restart():
                     add(event)
-        if not next_run.stopped and "run_stop" not in map(_KEY, events):
+        if not next_run.stopped and not next_run.started and not _RUN_EDGES.intersection(map(_KEY, events)):
             for event in events:
                 add(event)
             continue
@@ -134,6 +134,8 @@ def iter_runs(items: Iterable[LogItem | Batch], path: str, findings: list[Findin
 
 
 _KEY = attrgetter("key")
+_RUN_EDGES = frozenset({"run_start", "run_stop"})
+"""Keys after which each record passes NextRunStart.take (where a run may end)."""
 
 
 def _one_run_finding(found: Finding, boundaries: RunBoundaries, counts: Mapping[str, int], cap: FindingCap,

@@ -152,7 +152,12 @@ def _folder_files(path: str, files: tuple[str, ...], folders: tuple[str, ...], e
                 "a benchmark folder holds only result_<i>.txt files (and scaling.json, "
                 "package_checker_params, power/); remove it")))
     for name in folders:
-        if name != "power":
+        if name.lower() in ("power", "benchmarks", "systems") and name != "power":  # (not read: discovery)
+            found.append(UNKNOWN_FILE.at(os.path.normpath(os.path.join(path, name)), None, (
+                f"unexpected folder in a benchmark folder: the official tools read only power/ (lower "
+                f"case) and ignore {name}/, and so does mlcheck; rename it power/ if it holds the "
+                "power logs")))
+        elif name != "power":
             found.append(UNKNOWN_FILE.at(os.path.normpath(os.path.join(path, name)), None,
                                          "unexpected folder in a benchmark folder: the official "
                                          "checker ignores it (its logs are judged one by one, not as "

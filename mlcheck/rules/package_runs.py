@@ -27,8 +27,9 @@ hyper-parameter is not a valid run).
   Fix: log the seed with mllog.
 - MLC519 seed-duplicate: two runs of a folder log the same seed. Every round's seed checker fails
   the folder when the same seed is logged from the same source file and line (``metadata`` file and
-  lineno); a same seed from another place is still an error here (the rules want distinct seeds) but
-  not one the official checker reports. Fix: seed each run differently.
+  lineno); a same seed from another place is a warning (training_rules.adoc from v4.1, §Random
+  numbers: "no other run can log the same seed on the same line in the same source file", and the
+  checker compares no more). Fix: seed each run differently.
 - MLC522 seed-invalid: a closed-division run logs a seed that ``int()`` cannot read (``"abc"``, a
   list, null). Every round's seed checker fails the folder on it. Fix: log the seed as an integer.
 - MLC520 hyperparameters-differ: ``global_batch_size`` or a hyper-parameter (``opt_*``, learning
@@ -68,7 +69,7 @@ SUBMISSION_DIFFERS = Rule("MLC517", "submission-values-differ", Severity.WARNING
 SEED_MISSING = Rule("MLC518", "seed-missing", Severity.ERROR, "a closed-division run logs no seed "
                     "(from training 4.1, or while other runs of its folder log one)", official=True, also=(Severity.WARNING,))
 SEED_DUPLICATE = Rule("MLC519", "seed-duplicate", Severity.ERROR,
-                      "two runs of a benchmark folder log the same seed", official=True)
+                      "two runs of a benchmark folder log the same seed", official=True, also=(Severity.WARNING,))
 SEED_INVALID = Rule("MLC522", "seed-invalid", Severity.ERROR, "a closed-division run logs a seed that is "
                     "not an integer", official=True)
 HYPERPARAMETERS_DIFFER = Rule("MLC520", "hyperparameters-differ", Severity.WARNING,
@@ -243,11 +244,11 @@ def _duplicate(run: RunSummary, seed: Event, other: RunSummary) -> Finding:
     where = f"{other.path}:{other_seed.line}" if other_seed is not None else other.path
     run_no = f" (run {other.index} of that file)" if other.index or other.path == run.path else ""
     same_place = other_seed is not None and _source(other_seed) == _source(seed)
-    note = "" if same_place else (" (logged from another source line, which the seed checker does "
-                                  "not compare)")
+    note = "" if same_place else (" (logged from another source line: the rules and the seed checker "
+                                  "refuse the same seed only from the same file and line)")
     return SEED_DUPLICATE.at(run.path, seed.line, (
         f"seed {seed.value!r} is also the seed of {where}{run_no}; each run needs its own{note}"),
-        run_index=run.index, official=same_place)
+        run_index=run.index, official=same_place, severity=None if same_place else Severity.WARNING)
 
 
 def _source(seed: Event) -> tuple[object, object]:
