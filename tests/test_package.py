@@ -323,6 +323,16 @@ def test_a_scaling_json_that_is_a_folder_says_so(tmp_path: Path) -> None:
     assert "cannot read scaling.json: it is a folder, not a JSON file" in unusable.message
 
 
+def test_a_broken_scaling_json_is_reported_at_its_line(tmp_path: Path) -> None:
+    package = make_package(tmp_path)
+    (package / RESNET / "scaling.json").write_text('{\n  "scaling_factor": 1.05,\n  oops\n}\n')
+    (broken,) = [f for f in check([str(package)]).all_findings() if f.code == "MLC504"]
+    assert broken.line == 3 and "line 3" in broken.message
+    (package / RESNET / "scaling.json").write_text('{\n  "note": "x",\n  "scaling_factor": "1.05"\n}\n')
+    (wrong,) = [f for f in check([str(package)]).all_findings() if f.code == "MLC504"]
+    assert wrong.line == 3 and "scaling_factor '1.05'" in wrong.message
+
+
 def test_a_package_without_runs_says_it_is_judged_under_the_newest_round(tmp_path: Path) -> None:
     """No run read and no ``training-X.Y`` in the path: MLC525 (info) says which round the layout
     is judged under; a run read, the path's round or ``--ruleset`` says it instead."""
@@ -343,3 +353,10 @@ def test_a_package_without_runs_says_it_is_judged_under_the_newest_round(tmp_pat
     assert "MLC525" not in {f.code for f in check([str(package)], ruleset="2.0.0").all_findings()}
     assert "MLC525" not in codes(without_runs(tmp_path / "training-2.0"))
     assert "MLC525" not in codes(make_package(tmp_path / "with-runs"))
+
+
+def test_a_misnamed_copy_beside_its_benchmark_folder_is_not_told_to_take_its_name(tmp_path: Path) -> None:
+    package = make_package(tmp_path)
+    shutil.copytree(package / RESNET, package / "results" / "acme-t8" / "resnet50")
+    (misnamed,) = [f for f in check([str(package)]).all_findings() if f.code == "MLC506"]
+    assert "a resnet/ folder exists beside it: merge the two or remove this one" in misnamed.message

@@ -179,3 +179,18 @@ def test_corpus_crashes_give_a_finding_at_the_cut_line(corpus: Path, tmp_path: P
         assert raw[-1].verdict == "fail"
         outcome = CliRunner().invoke(main, ["check", str(raw_path), "--format", "json"])
         assert outcome.exit_code == 1 and "Traceback" not in outcome.output
+
+
+def test_an_srun_label_after_a_cr_names_the_task_whose_line_the_cr_began(tmp_path: Path) -> None:
+    """``1: text\\r0: :::MLLOG {...}``: the record is task 0's (its label follows the CR), not a copy
+    of task 1's; ``0: REC\\r1: REC``: the second is task 1's copy. Both read as the clean run."""
+    lines = BASE.read_text("utf-8").splitlines()
+    noise = ["1: some output of task 1\r0: " + line for line in lines]
+    copies = ["0: " + line + "\r1: " + line for line in lines]
+    clean = check_log(LogRef(str(BASE)), None)[0]
+    for name, text in (("noise.log", noise), ("copies.log", copies)):
+        path = tmp_path / name
+        path.write_text("\n".join(text) + "\n", "utf-8")
+        [result] = check_log(LogRef(str(path)), None)
+        assert (result.verdict, result.time_to_train_min) == (clean.verdict, clean.time_to_train_min), name
+        assert not [f for f in result.findings if f.severity.name != "INFO"], name

@@ -127,3 +127,20 @@ def test_a_killed_run_and_its_rerun_without_a_launcher_line_are_two_runs(tmp_pat
     out = tmp_path / "out"
     code, _out, _err = _split(str(path), "-o", str(out))
     assert code == 0 and (out / "result_1.txt").read_bytes() == b"".join(again)
+
+
+def test_a_record_cut_by_the_kill_belongs_to_the_killed_run(tmp_path: Path) -> None:
+    """The kill cut a record and the rerun's first record follows it on its line: the MLC003 of
+    the cut is the killed run's, and the rerun passes as its split file does."""
+    from mlcheck import check
+
+    path, again = _killed_then_rerun(tmp_path)
+    text = path.read_bytes().replace(b"Killed\n", b"")
+    cut = text.index(again[0])
+    last = text.rindex(b"\n", 0, cut - 1) + 1
+    text = text[:last] + text[last:cut - 1][:40] + text[cut:]  # (the killed run's last record cut, no line end)
+    path.write_bytes(text)
+    runs = check([str(path)]).runs
+    assert [r.verdict for r in runs] == ["fail", "pass"]
+    assert [(f.code, f.line) for f in runs[0].findings if f.code == "MLC003"] == [
+        ("MLC003", text[:last].count(b"\n") + 1)]  # (the line the cut and the rerun share)

@@ -114,7 +114,8 @@ def score_folder(key: GroupKey, members: list[RunResult],
         document = read_json_document(scaling_path)
         error = document.error if document.exists else (
             "it is a folder, not a JSON file" if os.path.isdir(scaling_path) else "it is not a regular file")
-        factor, scaling_findings = package_rules.scaling_factor(scaling_path, document.data, error)
+        factor, scaling_findings = package_rules.scaling_factor(
+            scaling_path, document.data, error, document.error_line, document.line_of)
         findings.extend(scaling_findings)
     division = next((r.division for r in members if r.division), None)
     if first.ruleset:

@@ -186,9 +186,8 @@ def _take(state: WatchState, item: AnyItem, on_finding: FindingSink,
     else:  # (raw output: after run_stop, the job may begin its next run: mlcheck.read.next_run)
         opens, now = state.next_run.take(event.key, event.time_ms, event)
         if opens:
-            if not _finish_stopped(state, on_finding, on_progress):  # (killed without run_stop, run again)
-                _checkpoint(state, on_finding, on_progress, final=True)
-                state.runs_done += 1
+            if not _finish_stopped(state, on_finding, on_progress):  # (killed without run_stop, run again:
+                _checkpoint(state, on_finding, on_progress, final=True)  # judged, not counted by --runs)
             _next_run(state)
     for taken in pending + now:
         _add(state, taken, on_finding, on_progress)

@@ -81,10 +81,16 @@ def read_parts(text: str) -> Prefix:
         if len(tags) > 1:
             leftover += "".join(text[a.end():b.start()] for a, b in zip(tags, tags[1:]))
         return Prefix(source, stamp is not None, bool(leftover.strip()), last.group(3))
-    label = _SRUN_LABEL.match(text, position)
+    # After a CR, the record is on the line the CR began: its label is the one after the CR
+    # (``1: text\r0: :::MLLOG``: task 0's record), and the text the CR ended is spliced.
+    cr = text.rfind("\r")
+    label = _SRUN_LABEL.match(text, cr + 1) if cr >= position else None
+    spliced = text[position:cr] if label is not None else ""
+    if label is None:
+        label = _SRUN_LABEL.match(text, position)
     if label is not None:
         return Prefix(_label_source(label), stamp is not None,
-                      bool(text[label.end():].strip()))
+                      bool(text[label.end():].strip()) or bool(spliced.strip()))
     return Prefix(None, stamp is not None, bool(text[position:].strip()))
 
 

@@ -23,7 +23,9 @@ from mlcheck.read.next_run import NextRunStart
 from mlcheck.read.reader import Batch, LogItem
 from mlcheck.read.run_builder import RunBuilder
 
-_CUT_RECORD = "MLC023"
+_CUT_RECORD = frozenset({"MLC023", "MLC003"})
+"""A record cut (raw output; MLC003 where the output has no rank tags) on the line where the next
+run's first record follows it: the run before's."""
 _JOB_STARTED = "MLC024"
 
 
@@ -212,7 +214,7 @@ def assign_findings(runs: Sequence[Placed], findings: list[Finding]) -> dict[int
         target = runs[0].index if runs else 0
         for run in runs:
             if found.line is not None and found.line >= run.first_line:
-                if found.line == run.first_line and found.code == _CUT_RECORD:
+                if found.line == run.first_line and found.code in _CUT_RECORD:
                     continue  # the cut record ends the run before; the next one starts on its line
                 target = run.index
             elif found.code == _JOB_STARTED and found.line is not None and found.line < run.first_line:

@@ -35,7 +35,7 @@ from __future__ import annotations
 
 import os
 from collections import Counter
-from typing import Iterator, Sequence
+from typing import Callable, Iterator, Sequence
 
 from mlcheck.read.file_names import SUBMITTED_RESULT_FILE
 from mlcheck.model import Finding, Severity
@@ -80,17 +80,20 @@ def rounds_differ(folder: str, members: Sequence[RunResult], scored_under: str) 
         "round they are given. Give --ruleset, put the package under training-X.Y/, or rerun those runs"))]
 
 
-def scaling_factor(scaling_path: str, loaded: object, error: str | None) -> tuple[float | None, list[Finding]]:
-    """The factor of a parsed ``scaling.json`` (``loaded``), or the finding that explains why not."""
+def scaling_factor(scaling_path: str, loaded: object, error: str | None, error_line: int | None = None,
+                   line_of: Callable[[str], int | None] | None = None) -> tuple[float | None, list[Finding]]:
+    """The factor of a parsed ``scaling.json`` (``loaded``), or the finding that explains why not
+    (at the line of the syntax error, or of ``scaling_factor``)."""
     if error is not None:
-        return None, [SCALING_JSON_INVALID.at(scaling_path, None, f"cannot read scaling.json: {error}")]
+        return None, [SCALING_JSON_INVALID.at(scaling_path, error_line, f"cannot read scaling.json: {error}")]
     factor = loaded.get("scaling_factor") if isinstance(loaded, dict) else None
     value = _usable_factor(factor)
     if value is None:
         shown = f"an integer of {len(str(abs(factor)))} digits" if isinstance(factor, int) and \
             abs(factor) > _MAX_FACTOR else repr(factor)
         return None, [SCALING_JSON_INVALID.at(
-            scaling_path, None, f"scaling.json has scaling_factor {shown}; expected a positive number "
+            scaling_path, line_of("scaling_factor") if line_of else None,
+            f"scaling.json has scaling_factor {shown}; expected a positive number "
             f"up to {_MAX_FACTOR:g} such as {{\"scaling_factor\": 1.05}}")]
     return value, [SCALING_APPLIED.at(
         scaling_path, None, f"committee scaling_factor {value:g} multiplied into the score")]

@@ -109,7 +109,10 @@ def check_layout(layout: PackageLayout, ruleset: str, run_counts: Mapping[str, i
     for folder in layout.benchmark_folders:
         if folder.name not in run_counts:
             hint = suggest_benchmark(folder.name, run_counts)
-            advice = f"; rename it to {hint!r}" if hint else ""
+            taken = hint is not None and any(other.system == folder.system and other.name == hint
+                                             for other in layout.benchmark_folders)
+            advice = (f"; a {hint}/ folder exists beside it: merge the two or remove this one" if taken
+                      else f"; rename it to {hint!r}" if hint else "")
             found.append(UNKNOWN_BENCHMARK_FOLDER.at(folder.path, None, (
                 f"{folder.name!r} is not a benchmark of training {ruleset} (valid: "
                 f"{', '.join(sorted(run_counts))}){advice}. The official checker skips it silently")))

@@ -25,7 +25,7 @@ round's ``system_desc_checker`` requires 33 fields. Schema: ``schemas/system-des
   training 4.0 the official checker does not look at it (warning); from 4.1 it must be exactly one
   of ``Available on-premise``, ``Available cloud``, ``Research, Development, or Internal (RDI)``,
   ``Preview`` (error, the checker refuses the file); 4.0 checked a wider list of spellings of these
-  (warning when it is not one of the four). Today's system_desc_checker (mlperf-logging 4.1.68)
+  (``cloud``, ``onprem``...; a warning when it is none of them). Today's system_desc_checker (mlperf-logging 4.1.68)
   applies the exact list to 4.0 as well (its test is ``ruleset major >= 4``); mlcheck follows the
   round's checker of record.
 - MLC516 logs-disagree-with-system: a run's ``submission_org``, ``submission_division``,
@@ -58,7 +58,7 @@ from mlcheck.rules.package_runs import version_key
 from mlcheck.rules.schema_accepts import QuickValidator, quick_validator
 
 SYSTEM_MISSING = Rule("MLC510", "system-description-missing", Severity.ERROR,
-                      "a results folder has no systems/<system>.json")
+                      "a results folder has no systems/<system>.json", official=True)
 SYSTEM_UNREADABLE = Rule("MLC511", "system-description-unreadable", Severity.ERROR,
                          "the system description is not a readable JSON object", official=True)
 SYSTEM_INVALID = Rule("MLC512", "system-description-invalid", Severity.ERROR,
