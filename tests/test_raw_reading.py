@@ -194,3 +194,14 @@ def test_an_srun_label_after_a_cr_names_the_task_whose_line_the_cr_began(tmp_pat
         [result] = check_log(LogRef(str(path)), None)
         assert (result.verdict, result.time_to_train_min) == (clean.verdict, clean.time_to_train_min), name
         assert not [f for f in result.findings if f.severity.name != "INFO"], name
+
+
+def test_a_utf16_file_says_it_is_utf16(tmp_path: Path) -> None:
+    """Saved as UTF-16 (a Windows editor): no record is read, by mlcheck or the official parser;
+    MLC009 at line 1 says why and how to convert it, and MLC002 fails the file."""
+    path = tmp_path / "result_0.txt"
+    path.write_bytes(BASE.read_text("utf-8").encode("utf-16"))
+    [result] = check_log(LogRef(str(path)), None)
+    found = {f.code: f for f in result.findings}
+    assert found["MLC009"].line == 1 and "iconv -f UTF-16 -t UTF-8" in found["MLC009"].message
+    assert result.verdict == "fail" and "MLC002" in found

@@ -37,6 +37,7 @@ __all__ = ["MARKER", "MARKER_BYTES", "MAX_LINE_BYTES", "AnyItem", "Batch", "Line
            "RecordText", "feed_line", "open_log", "read_mllog", "read_records", "read_result_batches"]
 
 _GZIP_MAGIC = b"\x1f\x8b"
+_UTF16_MARKS = (b"\xff\xfe", b"\xfe\xff")
 _LOOKAHEAD_RECORDS = 4000
 """Lines with a record held back to find the logging rank (launcher noise does not count)."""
 _LOOKAHEAD_LINES = 100_000
@@ -105,6 +106,10 @@ def _read(path: str, display: str | None, keep_text: bool, lines: int | None = N
             yield rules.COMPRESSED_RESULT_FILE.at(shown, None, (
                 "this result file is gzip-compressed: mlcheck reads it, but the official checker reads "
                 "its bytes as text, finds no record and fails it; submit it uncompressed"))
+        if type(stream) is io.BufferedReader and stream.peek(2)[:2] in _UTF16_MARKS:
+            yield rules.INVALID_UTF8.at(shown, 1, (
+                "the file is UTF-16 (it begins with a UTF-16 byte order mark): mlcheck and the official "
+                "parser read UTF-8 and find no record in it. Convert it: iconv -f UTF-16 -t UTF-8"))
         note = per_rank_note(path, shown)
         if note is not None:
             yield note
