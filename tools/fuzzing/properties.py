@@ -227,10 +227,21 @@ def report_failures(report: str, schema: bool = True) -> list[Failure]:
     return [Failure(f"the JSON report breaks its schema at {place} ({error.validator})", error.message[:300])]
 
 
+def _line_count(data: bytes) -> int:
+    """Lines as mlcheck numbers them: by LF, or by CR in a file whose start has a CR and no LF
+    (mlcheck.read.cr_line_ends)."""
+    from mlcheck.read.cr_line_ends import PROBE_BYTES
+
+    head = data[:PROBE_BYTES]
+    if b"\r" in head and b"\n" not in head:
+        return data.replace(b"\r\n", b"\n").replace(b"\r", b"\n").count(b"\n") + 1
+    return data.count(b"\n") + 1
+
+
 def _lines_outside(case: Case, tree: str, findings: Any) -> list[Failure]:
     sizes: dict[str, int | None] = {}
     for entry in case.entries:  # (a path drawn twice holds its first entry)
-        lines = None if entry.data is None or entry.data.startswith(b"\x1f\x8b") else entry.data.count(b"\n") + 1
+        lines = None if entry.data is None or entry.data.startswith(b"\x1f\x8b") else _line_count(entry.data)
         sizes.setdefault(os.fsdecode(os.path.join(os.fsencode(tree), entry.path)), lines)
     for found in findings:
         lines = sizes.get(found.path)
