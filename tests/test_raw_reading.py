@@ -205,3 +205,7 @@ def test_a_utf16_file_says_it_is_utf16(tmp_path: Path) -> None:
     found = {f.code: f for f in result.findings}
     assert found["MLC009"].line == 1 and "iconv -f UTF-16 -t UTF-8" in found["MLC009"].message
     assert result.verdict == "fail" and "MLC002" in found
+    damaged = tmp_path / "damaged" / "result_0.txt"  # (two bytes of damage, then UTF-8 text)
+    damaged.parent.mkdir()
+    damaged.write_bytes(b"\xff\xfe not utf-8\n" + BASE.read_bytes())
+    assert not [f for f in check_log(LogRef(str(damaged)), None)[0].findings if "UTF-16" in f.message]

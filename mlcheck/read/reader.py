@@ -38,11 +38,18 @@ __all__ = ["MARKER", "MARKER_BYTES", "MAX_LINE_BYTES", "AnyItem", "Batch", "Line
 
 _GZIP_MAGIC = b"\x1f\x8b"
 _UTF16_MARKS = (b"\xff\xfe", b"\xfe\xff")
+
 _LOOKAHEAD_RECORDS = 4000
 """Lines with a record held back to find the logging rank (launcher noise does not count)."""
 _LOOKAHEAD_LINES = 100_000
 _LOOKAHEAD_BYTES = 16 * 1024 * 1024
 _SKIP_CHUNK = 1024 * 1024
+
+
+def _utf16(head: bytes) -> bool:
+    """A UTF-16 byte order mark, then the NUL bytes of UTF-16 text (``\\xff\\xfe`` alone may be
+    two bytes of damage)."""
+    return head[:2] in _UTF16_MARKS and b"\x00" in head[2:]
 
 
 def open_log(path: str) -> IO[bytes]:
@@ -106,7 +113,7 @@ def _read(path: str, display: str | None, keep_text: bool, lines: int | None = N
             yield rules.COMPRESSED_RESULT_FILE.at(shown, None, (
                 "this result file is gzip-compressed: mlcheck reads it, but the official checker reads "
                 "its bytes as text, finds no record and fails it; submit it uncompressed"))
-        if type(stream) is io.BufferedReader and stream.peek(2)[:2] in _UTF16_MARKS:
+        if type(stream) is io.BufferedReader and _utf16(stream.peek(8)[:8]):
             yield rules.INVALID_UTF8.at(shown, 1, (
                 "the file is UTF-16 (it begins with a UTF-16 byte order mark): mlcheck and the official "
                 "parser read UTF-8 and find no record in it. Convert it: iconv -f UTF-16 -t UTF-8"))
