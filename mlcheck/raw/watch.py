@@ -167,7 +167,8 @@ def _take(state: WatchState, item: AnyItem, on_finding: FindingSink,
             return
         state.reading.append(item)
         _report(state, item, on_finding)
-        if item.code == RECORD_CUT.code and item.severity is Severity.ERROR and not state.builder.counts["run_stop"]:
+        cut = item.code == RECORD_CUT.code and item.severity is Severity.ERROR  # (a lone marker: a warning)
+        if cut and not state.builder.counts["run_stop"]:
             _checkpoint(state, on_finding, on_progress, final=True)  # (the logging rank died: the run ends here)
             state.runs_done, state.end_line = state.runs_done + 1, item.line
             _next_run(state)

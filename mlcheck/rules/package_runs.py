@@ -69,7 +69,8 @@ SUBMISSION_DIFFERS = Rule("MLC517", "submission-values-differ", Severity.WARNING
 SEED_MISSING = Rule("MLC518", "seed-missing", Severity.ERROR, "a closed-division run logs no seed "
                     "(from training 4.1, or while other runs of its folder log one)", official=True, also=(Severity.WARNING,))
 SEED_DUPLICATE = Rule("MLC519", "seed-duplicate", Severity.ERROR,
-                      "two runs of a benchmark folder log the same seed", official=True, also=(Severity.WARNING,))
+                      "two runs of a benchmark folder log the same seed", official=True,
+                      also=(Severity.WARNING,))
 SEED_INVALID = Rule("MLC522", "seed-invalid", Severity.ERROR, "a closed-division run logs a seed that is "
                     "not an integer", official=True)
 HYPERPARAMETERS_DIFFER = Rule("MLC520", "hyperparameters-differ", Severity.WARNING,

@@ -11,12 +11,12 @@ round's ``system_desc_checker`` requires 33 fields. Schema: ``schemas/system-des
   message gives the line of the syntax error.
 - MLC512 system-description-invalid: a required field is missing (error: the round's
   ``system_desc_checker`` refuses the file), or a present field does not hold what the results
-  table expects. The official checker checks that the 33 fields are present and joins seven into
-  the table's row (not text there: an error, ``system_row.py``); other values are at most a warning: a count that is not a whole number
-  (``number_of_nodes``: the result summarizer multiplies it), a division other than closed/open, an
-  empty or non-text ``submitter`` or ``system_name``, an object, list, true/false or null in a field
-  the results table shows; an object or list in a field no tool reads (``other_software_stack``, as
-  many submitters write it) is only a note. Fix: write the value as text.
+  table expects. The checker checks that the 33 fields are present and joins seven into the
+  table's row: not text there is an error (``system_row.py``). Other values are at most a warning:
+  a count that is not a whole number (``number_of_nodes``: the summarizer multiplies it), a division
+  other than closed/open, an empty ``submitter``, an object, list, true/false or null in a field the
+  results table shows; an object or list in a field no tool reads (``other_software_stack``, as many
+  submitters write it) is only a note. Fix: write the value as text.
 - MLC513 system-description-duplicate-key: a key appears twice; JSON keeps the last value, which
   may not be the one you meant. Fix: delete one.
 - MLC514 system-description-placeholder: fields left empty or "TODO" (warning; the results table
@@ -24,10 +24,10 @@ round's ``system_desc_checker`` requires 33 fields. Schema: ``schemas/system-des
 - MLC515 system-status-unknown: ``status`` is not one of the round's availability values. Before
   training 4.0 the official checker does not look at it (warning); from 4.1 it must be exactly one
   of ``Available on-premise``, ``Available cloud``, ``Research, Development, or Internal (RDI)``,
-  ``Preview`` (error, the checker refuses the file); 4.0 checked a wider list of spellings of these
-  (``cloud``, ``onprem``...; a warning when it is none of them). Today's system_desc_checker (mlperf-logging 4.1.68)
-  applies the exact list to 4.0 as well (its test is ``ruleset major >= 4``); mlcheck follows the
-  round's checker of record.
+  ``Preview`` (error, the checker refuses the file); 4.0 checked a wider list of spellings (``cloud``,
+  ``onprem``...: a warning when it is none of them). Today's system_desc_checker (mlperf-logging
+  4.1.68) applies the exact list to 4.0 as well (its test is ``ruleset major >= 4``); mlcheck
+  follows the round's checker of record.
 - MLC516 logs-disagree-with-system: a run's ``submission_org``, ``submission_division``,
   ``submission_status`` or ``submission_platform`` differs from the system description
   (``submitter``, ``division``, ``status``, folder or ``system_name``). A warning: no round's

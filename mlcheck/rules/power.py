@@ -117,7 +117,8 @@ def _misnumbered(run: PowerRun, kind: str, found: list[Finding], severity: Sever
         found.append(POWER_FILE_MISNAMED.at(folder, None, (
             f"{word} logs numbered {_list(indices)}; the power checker expects {_expected(len(files))} "
             f"for {len(files)} {word} log{'s' if len(files) != 1 else ''}: the run counts as "
-            f"non-compliant{later}. {_rename(kind, len(files))}"), severity=severity, official=severity is None))
+            f"non-compliant{later}. {_rename(kind, len(files))}"), severity=severity,
+            official=severity is None))
         return True
     scored = [f for f in files if f.scored]
     numbers = sorted(f.index for f in scored if f.index is not None)
