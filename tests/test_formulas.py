@@ -205,3 +205,17 @@ def test_a_boolean_is_compared_as_the_checkers_python_compares_it() -> None:
     assert holds(above_zero, True, no_values) and not holds(above_zero, False, no_values)
     assert not holds({"multiple_of": 2}, True, no_values) and holds({"multiple_of": 1}, True, no_values)
     assert not holds(above_zero, "1", no_values) and not holds(above_zero, None, no_values)
+
+
+def test_int_reads_a_logged_string_of_digits_as_pythons_int_does() -> None:
+    """6.1 deepseek's FIRST_CHECK is ``int(v['metadata']['samples_count']) == ...``: a count logged
+    as "704512" passes the checker; arithmetic on the string itself still fails."""
+    from mlcheck.facts.formulas import FormulaError, Scope, evaluate
+
+    scope = Scope(value=1, metadata={"samples_count": "704512", "bad": "7.5", "flag": True})
+    assert evaluate({"op": "int", "args": [{"this": "metadata.samples_count"}]}, scope) == 704512
+    assert evaluate({"op": "int", "args": [{"this": "metadata.flag"}]}, scope) == 1
+    for expr in ({"op": "int", "args": [{"this": "metadata.bad"}]},
+                 {"op": "add", "args": [{"this": "metadata.samples_count"}, 1]}):
+        with pytest.raises(FormulaError):
+            evaluate(expr, scope)

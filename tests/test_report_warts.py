@@ -119,3 +119,16 @@ def test_a_progress_bar_cr_turned_into_a_line_end_keeps_the_rank_tag(tmp_path: P
     assert sorted(f.code for f in after.findings) == sorted(f.code for f in before.findings)
     summary = next(f for f in after.findings if f.code == "MLC020")
     assert "untagged output" not in summary.message
+
+
+def test_a_value_that_rounds_to_its_bound_is_shown_whole() -> None:
+    """'best eval_accuracy 0.759' for a target >= 0.759 not reached, 'init took 30.0 min' where
+    30 is allowed: the digits that tell them apart are shown."""
+    from mlcheck.model import Evaluation
+    from mlcheck.rules.convergence import describe_eval
+    from mlcheck.rules.timing import _minutes
+
+    evaluation = Evaluation(time_ms=0.0, value=0.75896, line=480, epoch_num=35.0, samples_count=None)
+    assert describe_eval(evaluation, bounds=[0.759]).startswith("0.75896 at epoch 35")
+    assert describe_eval(evaluation).startswith("0.759 at epoch 35")  # (no bound: four digits)
+    assert _minutes(30.0004, 30.0) == "30.0004" and _minutes(31.25, 30.0) == "31.2"

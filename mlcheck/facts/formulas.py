@@ -82,25 +82,32 @@ def _number(value: Any) -> Any:
     return value
 
 
-def evaluate(expr: Any, scope: Scope) -> Any:
-    """The value of an operand or operation; raises :class:`StateUnset` or :class:`FormulaError`."""
+def _as_is(value: Any) -> Any:
+    return value
+
+
+def evaluate(expr: Any, scope: Scope, as_logged: bool = False) -> Any:
+    """The value of an operand or operation; raises :class:`StateUnset` or :class:`FormulaError`.
+    ``as_logged``: an operand's value as logged, not held to be a number (the argument of
+    ``int``, which Python's ``int()`` reads from a string of digits too: ``int("704512")``)."""
     if isinstance(expr, bool) or expr is None:
         raise FormulaError(f"{expr!r} is not an operand")
     if isinstance(expr, (int, float)):
         return expr
+    logged: Callable[[Any], Any] = _as_is if as_logged else _number
     if "this" in expr:
         where = expr["this"]
         if where == "value":
-            return _number(scope.value)
+            return logged(scope.value)
         name = where.removeprefix("metadata.")
         if name not in scope.metadata:
             raise FormulaError(f"no {name} in the metadata")
-        return _number(scope.metadata[name])
+        return logged(scope.metadata[name])
     if "state" in expr:
         if expr["state"] not in scope.states:
             raise StateUnset(expr["state"])
-        return _number(scope.states[expr["state"]])
-    args = [evaluate(a, scope) for a in expr["args"]]
+        return logged(scope.states[expr["state"]])
+    args = [evaluate(a, scope, as_logged=expr["op"] == "int") for a in expr["args"]]
     try:
         if expr["op"] in _BINARY:
             result = _BINARY[expr["op"]](args[0], args[1])

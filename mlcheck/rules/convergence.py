@@ -44,7 +44,7 @@ from __future__ import annotations
 import math
 import operator
 from itertools import compress, repeat
-from typing import Any, Iterator
+from typing import Any, Iterator, Sequence
 
 from mlcheck.model import Evaluation, Finding, Severity
 from mlcheck.rule import Rule, RunContext
@@ -105,9 +105,10 @@ def best_eval(evals: tuple[Evaluation, ...], target: Target) -> Evaluation | Non
     return pick(comparable, key=lambda e: float(e.value))
 
 
-def describe_eval(evaluation: Evaluation, position: str = "epoch_num") -> str:
+def describe_eval(evaluation: Evaluation, position: str = "epoch_num", bounds: Sequence[float] = ()) -> str:
     """``0.7585 at epoch 38 (line 137)``; ``FID 85.3, CLIP 0.161 at step 1000 (line 90)``;
-    ``position`` is the metadata the round positions the benchmark's evals by, shown first."""
+    ``position`` is the metadata the round positions the benchmark's evals by, shown first. A value
+    that four digits would show as one of ``bounds`` (the target) is shown whole: 3.600001, not 3.6."""
     where = ""
     if position == "samples_count" and evaluation.samples_count is not None:
         where = f" at {evaluation.samples_count:,.0f} samples"
@@ -123,6 +124,8 @@ def describe_eval(evaluation: Evaluation, position: str = "epoch_num") -> str:
     value = evaluation.value
     if isinstance(value, float):
         shown = f"{value:.4g}"
+        if any(shown == f"{bound:.4g}" for bound in bounds):
+            shown = repr(value)
     elif isinstance(value, dict):
         shown = ", ".join(f"{k} {v:.4g}" if isinstance(v, float) else f"{k} {v!r}" for k, v in value.items()
                           if k not in ("step_num", "samples_count"))
@@ -193,7 +196,8 @@ def check(ctx: RunContext) -> Iterator[Finding]:
         return
     if status == "aborted" and stop is not None:
         yield ctx.at(ABORTED_RUN_REACHED_TARGET, stop.line,
-                     f"run_stop says 'aborted' but eval_accuracy {describe_eval(reached, facts.eval_position)} reached the "
+                     f"run_stop says 'aborted' but eval_accuracy "
+                     f"{describe_eval(reached, facts.eval_position, _bounds(target))} reached the "
                      f"target ({target.text}); log status 'success' if the run converged")
     late_ms = reached.time_ms - stop.time_ms if stop is not None else 0.0
     if stop is not None and late_ms > _LATE_MS and ctx.closed and not facts.checkpoint_eval:
@@ -223,6 +227,10 @@ def _number_below_one(value: object) -> bool:
     return isinstance(value, (int, float)) and not isinstance(value, bool) and value < 1.0
 
 
+def _bounds(target: Target) -> list[float]:
+    return [float(c.value) for c in target.conditions]
+
+
 def _not_reached(ctx: RunContext, target: Target) -> Finding:
     run = ctx.run
     best = best_eval(run.evaluations, target)
@@ -247,5 +255,5 @@ def _not_reached(ctx: RunContext, target: Target) -> Finding:
         elif best.value == 1.0:
             hint = "; an accuracy of 1.0 is outside the valid range (the checker requires < 1.0)"
     return ctx.at(TARGET_NOT_REACHED, line,
-                  f"target {target.text} not reached: best eval_accuracy {describe_eval(best, position)}, "
-                  f"{run.count('eval_accuracy')} evals{claim}{hint}")
+                  f"target {target.text} not reached: best eval_accuracy "
+                  f"{describe_eval(best, position, _bounds(target))}, {run.count('eval_accuracy')} evals{claim}{hint}")

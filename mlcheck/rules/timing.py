@@ -110,14 +110,23 @@ def _init_time(ctx: RunContext) -> Iterator[Finding]:
     checker_limit = ctx.ruleset.init_limit_checker[division]
     rules_limit = ctx.ruleset.init_limit_rules[division]
     if not minutes < checker_limit:  # (as the checker compares: a time NaN fails it too)
-        took = f"took {minutes:.1f} min" if math.isfinite(minutes) else \
+        took = f"took {_minutes(minutes, checker_limit)} min" if math.isfinite(minutes) else \
             "cannot be timed (a time of init_start or init_stop is not a finite number)"
         yield ctx.at(INIT_TIME_EXCEEDED, stop.line,
                      f"init {took}; the {ctx.ruleset.round} {division} division allows {checker_limit:g} min")
     elif minutes >= rules_limit:
         yield ctx.at(INIT_OVER_RULES_LIMIT, stop.line,
-                     f"init took {minutes:.1f} min; the {ctx.ruleset.round} rules text allows {rules_limit:g} "
-                     f"min (training_rules §Timing) while its checker of record allowed {checker_limit:g}")
+                     f"init took {_minutes(minutes, rules_limit)} min; the {ctx.ruleset.round} rules text allows "
+                     f"{rules_limit:g} min (training_rules §Timing) while its checker of record allowed {checker_limit:g}")
+
+
+def _minutes(minutes: float, limit: float) -> str:
+    """``31.2``; with more digits where one would show the limit (``30.0002``, not ``30.0``)."""
+    for digits in range(1, 7):
+        shown = f"{minutes:.{digits}f}"
+        if float(shown) != limit:
+            return shown
+    return repr(minutes)
 
 
 def _order(ctx: RunContext) -> Iterator[Finding]:
