@@ -132,3 +132,13 @@ def test_a_value_that_rounds_to_its_bound_is_shown_whole() -> None:
     assert describe_eval(evaluation, bounds=[0.759]).startswith("0.75896 at epoch 35")
     assert describe_eval(evaluation).startswith("0.759 at epoch 35")  # (no bound: four digits)
     assert _minutes(30.0004, 30.0) == "30.0004" and _minutes(31.25, 30.0) == "31.2"
+
+
+def test_a_key_common_yaml_requires_is_said_to_be_required_of_every_run(tmp_path: Path) -> None:
+    """cache_clear is in common.yaml, required in both divisions: not "the closed division"."""
+    source = FIXTURES / "example" / "Acme" / "results" / "acme-t8" / "resnet" / "result_0.txt"
+    path = tmp_path / "result_0.txt"
+    path.write_text("".join(line for line in source.read_text("utf-8").splitlines(keepends=True)
+                            if '"cache_clear"' not in line), "utf-8")
+    (missing,) = [f for f in check([str(path)]).runs[0].findings if f.code == "MLC105"]
+    assert missing.message.startswith("cache_clear is not logged; every run requires at least one")

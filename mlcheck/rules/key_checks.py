@@ -46,6 +46,7 @@ class Gathered:
         elif self.missing:
             names = [name for name, _item, _source, _alone in self.missing]
             sources = ", ".join(dict.fromkeys(source for _name, _item, source, _alone in self.missing))
+            scope = "every run" if all(s.endswith("/common.yaml") for s in sources.split(", ")) else scope
             yield ctx.at(codes.missing, anchor, f"{len(names)} required keys are not logged: "
                          f"{_listed(names)}; {scope} requires each ({sources})",
                          items=[item for _name, item, _source, _alone in self.missing])
@@ -95,6 +96,7 @@ def evaluate(ctx: RunContext, entries: Iterable[Entry], codes: EntryCodes, scope
     groups_done: set[frozenset[str]] = set()
     for entry, plan in planned(entries):
         key, req = entry.key, entry.req
+        who = "every run" if entry.source.endswith("/common.yaml") else scope  # (both divisions: common.yaml)
         events = occurrences(key)  # indexed by key once per run
         if plan.counted:
             count = count_of(key)
@@ -103,14 +105,14 @@ def evaluate(ctx: RunContext, entries: Iterable[Entry], codes: EntryCodes, scope
                 if group not in groups_done and not any(count_of(k) for k in group):
                     groups_done.add(group)
                     names = ", ".join(sorted(group))
-                    alone = f"none of {names} is logged; {scope} requires at least one of them ({entry.source})"
+                    alone = f"none of {names} is logged; {who} requires at least one of them ({entry.source})"
                     if gathered is not None:
                         gathered.missing.append((" or ".join(sorted(group)), f"one of {names}", entry.source, alone))
                     else:
                         yield ctx.at(codes.missing, anchor, alone)
             elif count == 0 and req in ("EXACTLY_ONE", "AT_LEAST_ONE"):
                 many = "exactly one" if req == "EXACTLY_ONE" else "at least one"
-                alone = f"{key} is not logged; {scope} requires {many} ({entry.source})"
+                alone = f"{key} is not logged; {who} requires {many} ({entry.source})"
                 if gathered is not None:
                     gathered.missing.append((key, f"{key} ({many})", entry.source, alone))
                 else:
@@ -118,7 +120,7 @@ def evaluate(ctx: RunContext, entries: Iterable[Entry], codes: EntryCodes, scope
             elif req == "AT_LEAST" and count < entry.min_count:
                 logged = "is not logged" if count == 0 else f"is logged {count} time{'s' if count > 1 else ''}"
                 yield ctx.at(codes.missing, events[-1].line if events else anchor,
-                             f"{key} {logged}; {scope} requires at least {entry.min_count} ({entry.source})")
+                             f"{key} {logged}; {who} requires at least {entry.min_count} ({entry.source})")
             elif count > 1 and req == "EXACTLY_ONE":
                 if gathered is not None and all(e.value == events[0].value for e in events):
                     gathered.repeated.append((entry, events))
