@@ -114,7 +114,7 @@ def iter_runs(items: Iterable[LogItem | Batch], path: str, findings: list[Findin
                 del run  # (the next run is built without this one)
                 for event in next_run.restart():
                     add(event)
-        if not next_run.stopped and not next_run.started and not _RUN_EDGES.intersection(map(_KEY, events)):
+        if not next_run.stopped and not next_run.started and _RUN_EDGES.isdisjoint(map(_KEY, events)):
             for event in events:
                 add(event)
             continue

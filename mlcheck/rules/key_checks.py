@@ -46,7 +46,8 @@ class Gathered:
         elif self.missing:
             names = [name for name, _item, _source, _alone in self.missing]
             sources = ", ".join(dict.fromkeys(source for _name, _item, source, _alone in self.missing))
-            scope = "every run" if all(s.endswith("/common.yaml") for s in sources.split(", ")) else scope
+            if all(source.endswith("/common.yaml") for _name, _item, source, _alone in self.missing):
+                scope = "every run"  # (both divisions: common.yaml)
             yield ctx.at(codes.missing, anchor, f"{len(names)} required keys are not logged: "
                          f"{_listed(names)}; {scope} requires each ({sources})",
                          items=[item for _name, item, _source, _alone in self.missing])

@@ -49,6 +49,7 @@ from typing import Collection, Mapping
 
 from mlcheck.read.file_names import SUBMITTED_RESULT_FILE
 from mlcheck.model import Finding, Severity
+from mlcheck.package.discover import NOT_LOG_FOLDERS
 from mlcheck.package.layout import PackageLayout
 from mlcheck.rule import Rule
 from mlcheck.rules.package import WRONG_RUN_COUNT
@@ -155,7 +156,7 @@ def _folder_files(path: str, files: tuple[str, ...], folders: tuple[str, ...], e
                 "a benchmark folder holds only result_<i>.txt files (and scaling.json, "
                 "package_checker_params, power/); remove it")))
     for name in folders:
-        if name.lower() in ("power", "benchmarks", "systems") and name != "power":  # (not read: discovery)
+        if name.lower() in NOT_LOG_FOLDERS and name != "power":  # (not walked by discovery either)
             found.append(UNKNOWN_FILE.at(os.path.normpath(os.path.join(path, name)), None, (
                 f"unexpected folder in a benchmark folder: the official tools read only power/ (lower "
                 f"case) and ignore {name}/, and so does mlcheck; rename it power/ if it holds the "

@@ -107,11 +107,9 @@ def check_system_description(doc: JsonDocument, results_folder: str, ruleset: st
         return [SYSTEM_UNREADABLE.at(doc.path, doc.error_line, f"cannot read the system description: {doc.error}")]
     found = [SYSTEM_DUPLICATE_KEY.at(doc.path, line, f"key {key!r} appears more than once; JSON keeps "
                                      f"the last value {doc.data.get(key)!r}") for key, line in doc.duplicate_keys]
-    crashes = joined_field_findings(SYSTEM_INVALID, doc.path, doc.data, doc.line_of)
-    found.extend(crashes)
-    crashed = tuple(f"field {field!r} is" for field in crashing_fields(doc.data))  # (said once: the error)
-    found.extend(f for f in _schema_findings(doc.path, doc.data, line_of=doc.line_of)
-                 if not f.message.startswith(crashed or ("\0",)))
+    found.extend(joined_field_findings(SYSTEM_INVALID, doc.path, doc.data, doc.line_of))
+    found.extend(_schema_findings(doc.path, doc.data, line_of=doc.line_of,
+                                  said=frozenset(crashing_fields(doc.data))))  # (said once: the error)
     empty = sorted(k for k, v in doc.data.items()
                    if isinstance(v, str) and v.strip().lower() in _PLACEHOLDERS and not k.endswith("notes"))
     if empty:  # (at the first of them in the file)
@@ -167,9 +165,10 @@ def _quick() -> QuickValidator | None:
 
 
 def _schema_findings(path: str, data: dict[str, Any], quick: bool = True,
-                     line_of: Callable[[str], int | None] = lambda key: None) -> Iterable[Finding]:
+                     line_of: Callable[[str], int | None] = lambda key: None,
+                     said: frozenset[str] = frozenset()) -> Iterable[Finding]:
     """The findings of the schema's errors (found without jsonschema where that is sure), each
-    at the line of its field (``line_of``)."""
+    at the line of its field (``line_of``), but for the fields ``said`` (an error names them)."""
     missing: list[str] = []
     validate = _quick() if quick else None
     errors: Iterable[Any] | None = validate(data) if validate is not None else None
@@ -179,7 +178,8 @@ def _schema_findings(path: str, data: dict[str, Any], quick: bool = True,
         if error.validator == "required":
             missing.extend(f for f in error.validator_value if f not in data)
             continue
-        yield _value_finding(path, error, line_of)
+        if not (error.absolute_path and str(error.absolute_path[0]) in said):
+            yield _value_finding(path, error, line_of)
     if missing:
         yield SYSTEM_INVALID.at(path, None, (
             f"missing required field(s): {', '.join(missing)}; the round's system_desc_checker "
