@@ -476,7 +476,7 @@ def test_a_run_of_tagged_record_lines_read_in_bulk_is_read_as_line_by_line(
 def test_a_stretch_counts_its_lines_that_are_not_blank_as_strip_decides() -> None:
     """StretchCounts.stretch (and squeezed_stretch, from the text in lower case without blanks) counts the lines that are not blank with one translate and one count:
     the number of lines whose ``strip()`` leaves something (bytes' whitespace: no \\x1c-\\x1f)."""
-    from mlcheck.read.noise_counts import BLANKS, LOWER_CASE, StretchCounts
+    from mlcheck.read.noise_counts import BLANKS, SQUEEZE, StretchCounts
 
     rng = random.Random(7)
     alphabet = [b" ", b"\t", b"\r", b"\x0b", b"\x0c", b"\n", b"\n", b"a", b"R", b"\x1c", b"\xff", b"\x00"]
@@ -486,7 +486,7 @@ def test_a_stretch_counts_its_lines_that_are_not_blank_as_strip_decides() -> Non
         expected = (len(lines), sum(1 for line in lines if line.strip()), text.count(b"\r\n"))
         counts, squeezed = StretchCounts(), StretchCounts()
         counts.stretch(text)
-        squeezed.squeezed_stretch(text, text.translate(LOWER_CASE, BLANKS), True)
+        squeezed.squeezed_stretch(text, text.translate(SQUEEZE, BLANKS), True)
         assert (counts.lines, counts.noise, counts.crlf) == expected, text
         assert (squeezed.lines, squeezed.noise, squeezed.crlf) == expected, text
 
@@ -523,7 +523,7 @@ def test_a_stretch_with_a_launch_line_passes_the_squeezed_prefilter() -> None:
     a line LAUNCH_LINE matches (random lines as above), and false for framework output that only
     names ``run`` (``running``, ``run_and_time.sh``, ``srun_output``)."""
     from mlcheck.read.job_starts import LAUNCH_LINE, may_hold_a_launch_line
-    from mlcheck.read.noise_counts import BLANKS, LOWER_CASE
+    from mlcheck.read.noise_counts import BLANKS, SQUEEZE
 
     rng = random.Random(5)
     words = [b"mpirun", b"MPIRUN", b"srun", b"SRun", b"poprun", b"torchrun", b"deepspeed", b"DeepSpeed",
@@ -534,10 +534,10 @@ def test_a_stretch_with_a_launch_line_passes_the_squeezed_prefilter() -> None:
         text = b"".join(b"".join(rng.choice(words) for _ in range(rng.randrange(1, 6))) + b"\n" for _ in range(3))
         if any(LAUNCH_LINE.match(line) for line in text.splitlines(keepends=True)):
             launchers += 1
-            assert may_hold_a_launch_line(text.translate(LOWER_CASE, BLANKS)), text
+            assert may_hold_a_launch_line(text.translate(SQUEEZE, BLANKS)), text
     assert launchers > 1000
     for quiet in (b"running step 5\n", b"see run_and_time.sh\n", b"srun_output: done\n", b"mpiexec.hydra\n"):
-        assert not may_hold_a_launch_line(quiet.translate(LOWER_CASE, BLANKS))
+        assert not may_hold_a_launch_line(quiet.translate(SQUEEZE, BLANKS))
 
 
 def test_a_bare_rank_tag_or_label_is_read_as_any_prefix_is() -> None:

@@ -41,15 +41,14 @@ def may_name_a_launcher(lowered: bytes) -> bool:
 
 
 def may_hold_a_launch_line(squeezed: bytes) -> bool:
-    """:func:`may_name_a_launcher` of lines made lower case without their blanks (the block
-    reader's squeezed stretch, :data:`mlcheck.read.noise_counts.LOWER_CASE`): a line that
-    :data:`LAUNCH_LINE` matches has its launcher's name then ``-`` (the first option, after
-    blanks) or ``:launch`` there. Most framework output names ``run`` somewhere (``running``,
-    ``run_and_time.sh``); far less of it holds ``run-``, so the lines of a stretch are seldom
-    looked for one by one."""
-    return b"run-" in squeezed or b"run:launch" in squeezed or (
-        b"x" in squeezed and (b"mpiexec-" in squeezed or b"mpiexec:launch" in squeezed)) or (
-        b"deepspeed" in squeezed and (b"deepspeed-" in squeezed or b"deepspeed:launch" in squeezed))
+    """:func:`may_name_a_launcher` of lines made lower case without their blanks, a colon read
+    as a hyphen (the block reader's squeezed stretch, :data:`mlcheck.read.noise_counts.SQUEEZE`):
+    a line that :data:`LAUNCH_LINE` matches has its launcher's name then ``-`` there (its first
+    option, after blanks; or the colon of its ``: launch`` message). Most framework output
+    names ``run`` somewhere (``running``, ``run_and_time.sh``); far less of it holds ``run-``, so
+    the lines of a stretch are seldom looked for one by one. Three searches at most (``x``
+    found with ``memchr`` first: most text holds no ``mpiexec``), each a pass over the text."""
+    return b"run-" in squeezed or (b"x" in squeezed and b"mpiexec-" in squeezed) or b"deepspeed-" in squeezed
 
 
 ANOTHER_RUN = "the records after it are read as another run"
@@ -66,6 +65,13 @@ class JobStarts:
         self.jobs: set[int] = set()
         self._kept_at_last = 0
         """Records kept when the last boundary was reported (one note per boundary)."""
+
+    def may_report(self, kept: int) -> bool:
+        """Whether a launcher line met after ``kept`` records were kept could be a boundary: not
+        before the first record, nor again before another record was kept. Where it cannot, the
+        readers do not look for one (on NVIDIA's console output, the launcher lines of the run
+        script come before the first record, in a preamble of thousands of lines)."""
+        return kept != 0 and kept != self._kept_at_last
 
     def launcher(self, raw: bytes, line_no: int, kept: int) -> Finding | None:
         """MLC024 when ``raw`` (a line without a record) launches a job after records were kept."""

@@ -68,9 +68,10 @@ class LineReader(FastLines):
             self.note_noise(raw)
             if raw.strip():
                 self.stats.noise_lines += 1
-                boundary = self.job_starts.launcher(raw, self.line_no, self.stats.kept)
-                if boundary is not None:
-                    yield boundary
+                if self.job_starts.may_report(self.stats.kept):
+                    boundary = self.job_starts.launcher(raw, self.line_no, self.stats.kept)
+                    if boundary is not None:
+                        yield boundary
             if raw.endswith(b"\r\n"):
                 self.stats.crlf_lines += 1
             return

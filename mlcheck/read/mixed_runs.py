@@ -26,7 +26,7 @@ from operator import methodcaller, not_
 from mlcheck.model import Event
 from mlcheck.read.job_starts import may_hold_a_launch_line
 from mlcheck.read.line_reader import MARKER_BYTES, TOKEN_BYTES
-from mlcheck.read.noise_counts import BLANKS, LOWER_CASE, launcher_lines
+from mlcheck.read.noise_counts import BLANKS, SQUEEZE, launcher_lines
 from mlcheck.read.record_runs import MIN_LINES, events_of_lines
 
 _STARTS_WITH_TOKEN = methodcaller("startswith", TOKEN_BYTES)  # (the official parser's token)
@@ -66,7 +66,7 @@ def mixed_region(region: bytes, first_line: int) -> MixedRegion | None:
     if len(records) < MIN_LINES or region.count(MARKER_BYTES) != len(records) or b"\x1b" in region:
         return None
     others = b"\n".join(compress(lines, map(not_, starts)))
-    squeezed = others.translate(LOWER_CASE, BLANKS)  # (as the block reader squeezes a stretch)
+    squeezed = others.translate(SQUEEZE, BLANKS)  # (as the block reader squeezes a stretch)
     if may_hold_a_launch_line(squeezed) and launcher_lines(others, others.lower()):
         return None
     numbers = compress(range(first_line, first_line + len(lines)), starts)

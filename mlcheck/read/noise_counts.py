@@ -22,9 +22,10 @@ as ``bytes.strip`` and ``bytes.isspace`` decide."""
 _LINE_ENDS_AND_TEXT = bytes(0x0A if byte == 0x0A else 0x78 for byte in range(256))
 """Every byte but the line end made ``x``: with the blanks deleted, each line that is not blank
 starts a run of ``x`` (one pass and one count, no list of the lines)."""
-LOWER_CASE = bytes(range(256)).lower()
-"""ASCII letters in lower case: with the blanks deleted, one pass makes the text both the noise
-count and the cheap launcher test read (a launcher name is found where it is; deleting blanks
+SQUEEZE = bytes(range(256)).lower().replace(b":", b"-")
+"""ASCII letters in lower case, and a colon read as a hyphen: with the blanks deleted, one pass
+makes the text both the noise count and the cheap launcher test read (a launcher name is found
+where it is, followed by ``-`` for both its option and its ``: launch`` message; deleting blanks
 may only join words into one, which the exact test then refuses)."""
 
 
@@ -45,7 +46,7 @@ class StretchCounts:
 
     def squeezed_stretch(self, text: bytes, squeezed: bytes, crlf_ends: bool) -> None:
         """:meth:`stretch`, given ``squeezed``: ``text`` in lower case without its blanks (see
-        :data:`LOWER_CASE`; it holds the line ends of ``text``), and whether the chunk has any
+        :data:`SQUEEZE`; it holds the line ends of ``text``), and whether the chunk has any
         CRLF line end. A blank line is an empty line of ``squeezed``: with no two line ends in a
         row there, only the first and the last line may be one."""
         ended = text.endswith(b"\n")

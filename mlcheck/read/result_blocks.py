@@ -24,7 +24,7 @@ from mlcheck.read.fast_json import fast_body_event
 from mlcheck.read.job_starts import may_hold_a_launch_line
 from mlcheck.read.line_reader import MARKER_BYTES, MAX_LINE_BYTES, AnyItem, LineReader
 from mlcheck.read.mixed_runs import dense_region_end, mixed_region
-from mlcheck.read.noise_counts import BLANKS, LOWER_CASE, StretchCounts, counted_and_fed, launcher_lines
+from mlcheck.read.noise_counts import BLANKS, SQUEEZE, StretchCounts, counted_and_fed, launcher_lines
 from mlcheck.read.record_runs import MIN_LINES, Batch, bulk_events, record_run_end
 
 _BLOCK = 1 << 20
@@ -54,8 +54,9 @@ def _lines(chunk: bytes, counts: StretchCounts, reader: LineReader) -> Iterator[
                 counts.add_clean(lines, crlf)
                 lines = crlf = 0
                 stretch = chunk[done:start] if done or start < size else chunk
-                squeezed = stretch.translate(LOWER_CASE, BLANKS)
-                launches = launcher_lines(stretch, stretch.lower()) if may_hold_a_launch_line(squeezed) else None
+                squeezed = stretch.translate(SQUEEZE, BLANKS)
+                launches = launcher_lines(stretch, stretch.lower()) if reader.job_starts.may_report(
+                    reader.stats.kept + counts.records) and may_hold_a_launch_line(squeezed) else None
                 if launches:
                     yield from counted_and_fed(stretch, launches, counts, reader)
                 else:  # (no generator for a stretch that only counts)
