@@ -11,7 +11,7 @@ from dataclasses import replace
 from itertools import chain
 from typing import Callable, Iterable, Mapping, Sequence
 
-from mlcheck.records import compile_pending, dataclass
+from mlcheck.records import compile_pending
 from mlcheck.read.file_names import RESULT_FILE
 from mlcheck.package.discover import LogRef, discover_all
 from mlcheck.judge.jobs import check_logs, register_checker
@@ -26,7 +26,7 @@ from mlcheck.read.reader import read_mllog, read_result_batches
 from mlcheck.rules import RUN_CHECKS
 from mlcheck.rules import package as package_rules
 from mlcheck.rule import RunContext
-from mlcheck.rules.convergence import first_reaching
+from mlcheck.rules.eval_values import first_reaching
 from mlcheck.rules.internal import crash_finding
 from mlcheck.rules.eval_records import judged_run
 from mlcheck.rules.weight_init import expected_tensors

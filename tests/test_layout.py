@@ -46,6 +46,8 @@ FILE_MODULES = {"io", "gzip", "pathlib", "shutil", "tempfile", "glob"}
 PATH_STRINGS = {"os.sep", "os.path.basename", "os.path.dirname", "os.path.join", "os.path.normpath",
                 "os.path.split", "os.path.splitext"}
 MAX_LINES = 300
+MAX_RULE_MODULE_LINES = 200
+"""A module of ``rules/`` stays under this: one family of rules, or one helper of them, readable whole."""
 MAX_TOP_LEVEL_MODULES = 7
 
 
@@ -135,6 +137,9 @@ def test_rules_never_read_files_nor_settings() -> None:
 def test_module_is_small(module: str) -> None:
     lines = len(MODULES[module].read_text(encoding="utf-8").splitlines())
     assert lines <= MAX_LINES, f"{module} has {lines} lines; split it along a seam"
+    if module.startswith("mlcheck.rules."):
+        assert lines < MAX_RULE_MODULE_LINES, f"{module} has {lines} lines; a rule module stays under " \
+            f"{MAX_RULE_MODULE_LINES}: move its helpers out, or its rules to a module of their own"
 
 
 def test_few_top_level_modules() -> None:

@@ -125,7 +125,7 @@ def test_a_value_that_rounds_to_its_bound_is_shown_whole() -> None:
     """'best eval_accuracy 0.759' for a target >= 0.759 not reached, 'init took 30.0 min' where
     30 is allowed: the digits that tell them apart are shown."""
     from mlcheck.model import Evaluation
-    from mlcheck.rules.convergence import describe_eval
+    from mlcheck.rules.eval_values import describe_eval
     from mlcheck.rules.timing import _minutes
 
     evaluation = Evaluation(time_ms=0.0, value=0.75896, line=480, epoch_num=35.0, samples_count=None)

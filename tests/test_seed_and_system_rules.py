@@ -17,7 +17,8 @@ from mlcheck import check
 from mlcheck.cli import main
 from mlcheck.model import Finding, Run, Severity
 from mlcheck.package.layout import read_json_document
-from mlcheck.rules.package_runs import check_runs, seeds_mandatory
+from mlcheck.rules.package_runs import check_runs
+from mlcheck.rules.seeds import seeds_mandatory
 from mlcheck.rules.package_system import check_system_description
 
 ROOT = Path(__file__).resolve().parent.parent

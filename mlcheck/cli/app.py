@@ -16,8 +16,8 @@ import click
 
 from mlcheck import __version__
 from mlcheck.cli.checking import check_and_report, checked, report_options
-from mlcheck.cli.common import (EXIT_ERROR, JOBS_OPTION, RULESET_HELP, console, jobs_of,
-                                load_cli_settings, refuse_overwriting_inputs)
+from mlcheck.cli.common import (EXIT_ERROR, JOBS_OPTION, RULESET_HELP, console, load_cli_settings,
+                                refuse_overwriting_inputs)
 from mlcheck.settings.config import COLORS, FORMATS
 from mlcheck.settings.gate import benchmark_folders, exit_code, write_outputs
 from mlcheck.report.plain import OUTPUT_FORMATS as TEXT_FORMATS, summary_line

@@ -19,7 +19,7 @@ from mlcheck.package.package_policy import package_policy
 from mlcheck.package.params import params_files, requested
 from mlcheck.read.file_names import RESULT_FILE
 from mlcheck.rules import package as package_rules
-from mlcheck.rules import package_runs
+from mlcheck.rules import package_runs, seeds
 from mlcheck.rules.checker_params import bypass_note, check_params
 from mlcheck.rules.internal import crash_finding
 from mlcheck.rules.package_runs import check_runs, non_compliant, non_compliant_findings
@@ -46,12 +46,13 @@ GroupKey = tuple[str, str, str, str]
 """(org, system, benchmark, folder): the runs scored together (:mod:`mlcheck.judge.folder_groups`)."""
 
 
-_FOLDER_RULE_CODES = frozenset(r.code for r in package_runs.RULES) - {package_runs.NON_COMPLIANT_RUN.code}
+_FOLDER_RULE_CODES = (frozenset(r.code for r in (*package_runs.RULES, *seeds.RULES))
+                      - {package_runs.NON_COMPLIANT_RUN.code})
 """Errors about the runs of a folder taken together that the package checker rejects: they leave
 no valid benchmark result (MLC521 has its own place in the score)."""
 
 
-_SEED_CODES = frozenset({"MLC518", "MLC519", "MLC522"})
+_SEED_CODES = frozenset(rule.code for rule in seeds.RULES)
 
 
 def bypass_seeds(findings: list[Finding], path: str) -> list[Finding]:

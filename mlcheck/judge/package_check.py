@@ -25,7 +25,8 @@ from mlcheck.rules.internal import crash_finding
 from mlcheck.read.reading_rules import FILE_UNREADABLE, NOT_A_REGULAR_FILE
 from mlcheck.rules.package import ROUND_ASSUMED
 from mlcheck.rules.package_layout import check_layout, outside_results
-from mlcheck.rules.package_system import check_logs_against_system, check_system_description
+from mlcheck.rules.package_system import check_system_description
+from mlcheck.rules.system_logs import check_logs_against_system
 from mlcheck.facts.rulesets import SUPPORTED_RULESETS, Ruleset, load_ruleset, ruleset_from_path
 
 

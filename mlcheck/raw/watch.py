@@ -31,9 +31,7 @@ from mlcheck.read.reader import AnyItem
 from mlcheck.rules.internal import crash_finding
 from mlcheck.rules.package_runs import is_hyperparameter
 from mlcheck.rules.timing import INIT_TIME_EXCEEDED
-from mlcheck.rules.eval_records import judged_run
-from mlcheck.rules.convergence import first_reaching
-from mlcheck.facts.rulesets import BenchmarkFacts, Condition, Ruleset, RulesetError
+from mlcheck.facts.rulesets import Ruleset, RulesetError
 from mlcheck.raw.watch_progress import progress_line as _progress_line
 from mlcheck.read.run_builder import RunBuilder
 from mlcheck.read.next_run import NextRunStart

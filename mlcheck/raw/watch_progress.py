@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from mlcheck.facts.rulesets import BenchmarkFacts, Condition
 from mlcheck.model import Evaluation, Run
-from mlcheck.rules.convergence import first_reaching
+from mlcheck.rules.eval_values import first_reaching
 from mlcheck.rules.eval_records import judged_run
 from mlcheck.score.scoring import time_to_train_min
 

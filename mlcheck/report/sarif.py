@@ -9,9 +9,7 @@ from __future__ import annotations
 
 import hashlib
 import os
-import json
 import re
-from pathlib import Path
 from typing import Any, Iterator
 from urllib.parse import quote
 

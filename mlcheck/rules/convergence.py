@@ -42,14 +42,14 @@ not compare it with ``run_stop``'s status, nor with the time of ``run_stop``.
 from __future__ import annotations
 
 import math
-import operator
-from itertools import compress, repeat
-from typing import Any, Iterator, Sequence
+from typing import Iterator
 
-from mlcheck.model import Evaluation, Finding, Severity
+from mlcheck.model import Finding, Severity
 from mlcheck.rule import Rule, RunContext
 from mlcheck.facts.rulesets import Target
 from mlcheck.rules.eval_records import target_for, unmergeable
+from mlcheck.rules.eval_values import (all_plain_floats, below_one, best_eval, describe_eval, first_reaching, is_nan,
+                                       records_named, target_bounds)
 
 TARGET_NOT_REACHED = Rule("MLC301", "target-not-reached", Severity.ERROR,
                           "no eval reaches the round's quality target", official=True, also=(Severity.WARNING,))
@@ -72,68 +72,6 @@ RULES = (TARGET_NOT_REACHED, ABORTED_RUN_REACHED_TARGET, RUN_ABORTED, EVAL_VALUE
          TARGET_AFTER_RUN_STOP, OPEN_EVAL_NOT_BELOW_ONE)
 
 
-def first_reaching(evals: tuple[Evaluation, ...], target: Target) -> Evaluation | None:
-    """The first eval whose value reaches the target."""
-    plain = target.plain
-    if plain is not None:
-        values = list(map(_VALUE, evals))
-        if _plain_floats(values):  # (the common run: compared in C)
-            (compare, value), *others = plain
-            reached: Iterator[bool] = map(compare, values, repeat(value))
-            for compare, value in others:
-                reached = map(operator.and_, reached, map(compare, values, repeat(value)))
-            return next(compress(evals, reached), None)
-    return next((e for e in evals if target.reached_by(e.value)), None)
-
-
-_VALUE = operator.attrgetter("value")
-_FLOAT = frozenset({float})
-
-
-def _plain_floats(values: list[Any]) -> bool:
-    """Whether every value is a float that is not NaN (each compares with a plain target)."""
-    return set(map(type, values)) <= _FLOAT and not any(map(math.isnan, values))
-
-
-def best_eval(evals: tuple[Evaluation, ...], target: Target) -> Evaluation | None:
-    """The eval closest to the target (highest, or lowest for error rates)."""
-    comparable = [e for e in evals if target.reached_by(e.value) is not None and
-                  isinstance(e.value, (int, float))]
-    if not comparable:
-        return None
-    pick = min if target.lower_is_better else max
-    return pick(comparable, key=lambda e: float(e.value))
-
-
-def describe_eval(evaluation: Evaluation, position: str = "epoch_num", bounds: Sequence[float] = ()) -> str:
-    """``0.7585 at epoch 38 (line 137)``; ``FID 85.3, CLIP 0.161 at step 1000 (line 90)``;
-    ``position`` is the metadata the round positions the benchmark's evals by, shown first. A value
-    that four digits would show as one of ``bounds`` (the target) is shown whole: 3.600001, not 3.6."""
-    where = ""
-    if position == "samples_count" and evaluation.samples_count is not None:
-        where = f" at {evaluation.samples_count:,.0f} samples"
-    elif position == "step_num" and evaluation.step_num is not None:
-        where = f" at step {evaluation.step_num:,.0f}"
-    elif evaluation.epoch_num is not None:
-        epoch = evaluation.epoch_num  # BERT logs training samples here: show them readably
-        where = f" at epoch {epoch:g}" if epoch < 10000 else f" at epoch_num {epoch:,.0f}"
-    elif evaluation.samples_count is not None:
-        where = f" at {evaluation.samples_count:,.0f} samples"
-    elif evaluation.step_num is not None:
-        where = f" at step {evaluation.step_num:,.0f}"
-    value = evaluation.value
-    if isinstance(value, float):
-        shown = f"{value:.4g}"
-        if any(shown == f"{bound:.4g}" for bound in bounds):
-            shown = repr(value)
-    elif isinstance(value, dict):
-        shown = ", ".join(f"{k} {v:.4g}" if isinstance(v, float) else f"{k} {v!r}" for k, v in value.items()
-                          if k not in ("step_num", "samples_count"))
-    else:
-        shown = repr(value)
-    return f"{shown}{where} (line {evaluation.line})"
-
-
 def check(ctx: RunContext) -> Iterator[Finding]:
     """Findings about the quality target and run_stop's status."""
     run, facts = ctx.run, ctx.facts
@@ -151,7 +89,7 @@ def check(ctx: RunContext) -> Iterator[Finding]:
                          f"{event.metadata[target.aggregate.name_from]!r} but has no {target.aggregate.by} in its "
                          f"metadata: the checker merges the records of one {target.aggregate.by} into "
                          f"{target.aggregate.into} and crashes on this one ({target.aggregate.source})")
-    comparable = target.plain is not None and _plain_floats(list(map(_VALUE, run.evaluations)))
+    comparable = target.plain is not None and all_plain_floats(run.evaluations)
     for evaluation in () if comparable else run.evaluations:  # (else each is compared once)
         if isinstance(evaluation.value, bool):
             yield ctx.at(EVAL_VALUE_INVALID, evaluation.line,
@@ -160,7 +98,7 @@ def check(ctx: RunContext) -> Iterator[Finding]:
                          severity=Severity.WARNING, official=False)
         if target.reached_by(evaluation.value) is not None:
             continue
-        if _not_a_number(evaluation.value):
+        if is_nan(evaluation.value):
             yield ctx.at(EVAL_VALUE_INVALID, evaluation.line,
                          f"eval_accuracy is {evaluation.value!r}: the model diverged at this eval, or the "
                          "metric failed (the official checker reads it as below the target)",
@@ -178,11 +116,11 @@ def check(ctx: RunContext) -> Iterator[Finding]:
         if run.evaluations and first_reaching(run.evaluations, target) is None:
             last = run.evaluations[-1]
             yield ctx.at(OPEN_EVAL_NOT_BELOW_ONE, last.line,
-                         f"none of the {len(run.evaluations)} {_records(target)} meets {target.text} (last: "
+                         f"none of the {len(run.evaluations)} {records_named(target)} meets {target.text} (last: "
                          f"{describe_eval(last, facts.eval_position)}); the open division of this round requires at least one "
                          f"(open_{facts.name}.yaml)")
         return
-    if not ctx.closed and run.evaluations and not any(_below_one(e.value, target)
+    if not ctx.closed and run.evaluations and not any(below_one(e.value, target)
                                                       for e in run.evaluations):
         last = run.evaluations[-1]
         yield ctx.at(OPEN_EVAL_NOT_BELOW_ONE, last.line,
@@ -197,7 +135,7 @@ def check(ctx: RunContext) -> Iterator[Finding]:
     if status == "aborted" and stop is not None:
         yield ctx.at(ABORTED_RUN_REACHED_TARGET, stop.line,
                      f"run_stop says 'aborted' but eval_accuracy "
-                     f"{describe_eval(reached, facts.eval_position, _bounds(target))} reached the "
+                     f"{describe_eval(reached, facts.eval_position, target_bounds(target))} reached the "
                      f"target ({target.text}); log status 'success' if the run converged")
     late_ms = reached.time_ms - stop.time_ms if stop is not None else 0.0
     if stop is not None and late_ms > _LATE_MS and ctx.closed and not facts.checkpoint_eval:
@@ -206,29 +144,6 @@ def check(ctx: RunContext) -> Iterator[Finding]:
                      f"{late_ms / 1000:,.3f} s after run_stop (line {stop.line}): the run was timed "
                      "shorter than it took; the clock must stop when the target is reached "
                      "(training_rules §Quality measure)")
-
-
-def _records(target: Target) -> str:
-    return f"{target.aggregate.into} records" if target.aggregate else f"{target.metric} values"
-
-
-def _not_a_number(value: object) -> bool:
-    return isinstance(value, float) and math.isnan(value)
-
-
-def _below_one(value: object, target: Target) -> bool:
-    fields = [c.field for c in target.conditions if c.field is not None]
-    if fields:
-        return isinstance(value, dict) and all(_number_below_one(value.get(f)) for f in set(fields))
-    return _number_below_one(value)
-
-
-def _number_below_one(value: object) -> bool:
-    return isinstance(value, (int, float)) and not isinstance(value, bool) and value < 1.0
-
-
-def _bounds(target: Target) -> list[float]:
-    return [float(c.value) for c in target.conditions]
 
 
 def _not_reached(ctx: RunContext, target: Target) -> Finding:
@@ -240,11 +155,11 @@ def _not_reached(ctx: RunContext, target: Target) -> Finding:
     comparable = [e for e in run.evaluations if target.reached_by(e.value) is not None]
     if best is None and comparable:  # evals of several fields (Mask R-CNN, Stable Diffusion)
         return ctx.at(TARGET_NOT_REACHED, line,
-                      f"target {target.text} not reached: last of {len(comparable)} {_records(target)} "
+                      f"target {target.text} not reached: last of {len(comparable)} {records_named(target)} "
                       f"{describe_eval(comparable[-1], position)}{claim}")
     if best is None:
         return ctx.at(TARGET_NOT_REACHED, line,
-                      f"target {target.text} not reached: the run logs no comparable {_records(target)}{claim}")
+                      f"target {target.text} not reached: the run logs no comparable {records_named(target)}{claim}")
     hint = ""
     fractions = all(c.value <= 1.0 for c in target.conditions)
     if fractions and isinstance(best.value, (int, float)) and not isinstance(best.value, bool):
@@ -256,4 +171,4 @@ def _not_reached(ctx: RunContext, target: Target) -> Finding:
             hint = "; an accuracy of 1.0 is outside the valid range (the checker requires < 1.0)"
     return ctx.at(TARGET_NOT_REACHED, line,
                   f"target {target.text} not reached: best eval_accuracy "
-                  f"{describe_eval(best, position, _bounds(target))}, {run.count('eval_accuracy')} evals{claim}{hint}")
+                  f"{describe_eval(best, position, target_bounds(target))}, {run.count('eval_accuracy')} evals{claim}{hint}")

@@ -1,0 +1,145 @@
+"""The seeds of the runs of one benchmark folder (family MLC5xx): logged, integers, distinct.
+
+Rules text: training_rules.adoc §Random numbers (seeds logged and distinct); checker: the
+package checker's seed checker (``package_checker/seed_checker.py`` at the round's tag), which
+:mod:`mlcheck.rules.package_runs` runs beside the other checks of a folder's runs.
+
+- MLC518 seed-missing: a closed-division run logs no ``seed``. Follows the seed checker of the
+  round's checker of record (``package_checker/seed_checker.py`` at the round's tag): before training
+  4.1 (rounds 1.0-4.0) it failed a folder only when its runs disagree, so a run without a seed is an
+  error only when other runs of its folder log one, and a folder where no run logs a seed gets one
+  warning (the rules make seeds mandatory from 4.1, training_rules.adoc §Random numbers; that round's
+  checker did not require them). From 4.1 on (and for a round mlcheck cannot tell) every closed run
+  without a seed is an error; today's mlperf-logging applies that to every round retroactively,
+  the round's own checker did not. A result file counts as one run, as the seed checker reads it.
+  Fix: log the seed with mllog.
+- MLC519 seed-duplicate: two runs of a folder log the same seed. Every round's seed checker fails
+  the folder when the same seed is logged from the same source file and line (``metadata`` file and
+  lineno); a same seed from another place is a warning (training_rules.adoc from v4.1, §Random
+  numbers: "no other run can log the same seed on the same line in the same source file", and the
+  checker compares no more). Fix: seed each run differently.
+- MLC522 seed-invalid: a closed-division run logs a seed that ``int()`` cannot read (``"abc"``, a
+  list, null). Every round's seed checker fails the folder on it. Fix: log the seed as an integer.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from typing import Mapping, Sequence
+
+from mlcheck.model import Event, Finding, Severity
+from mlcheck.results import RunSummary
+from mlcheck.rule import Rule
+
+SEED_MISSING = Rule("MLC518", "seed-missing", Severity.ERROR, "a closed-division run logs no seed "
+                    "(from training 4.1, or while other runs of its folder log one)", official=True, also=(Severity.WARNING,))
+SEED_DUPLICATE = Rule("MLC519", "seed-duplicate", Severity.ERROR,
+                      "two runs of a benchmark folder log the same seed", official=True,
+                      also=(Severity.WARNING,))
+SEED_INVALID = Rule("MLC522", "seed-invalid", Severity.ERROR, "a closed-division run logs a seed that is "
+                    "not an integer", official=True)
+
+RULES = (SEED_MISSING, SEED_DUPLICATE, SEED_INVALID)
+
+
+SEEDS_MANDATORY_FROM = (4, 1, 0)
+"""The round from which the seed checker fails every run without a seed (training_policies#546)."""
+
+
+def version_key(version: str | None) -> tuple[int, int, int] | None:
+    """``"4.1.0"`` -> ``(4, 1, 0)`` (also ``"4.1"``, ``"v5.0.0"``); None when it is not a version."""
+    match = re.fullmatch(r"v?(\d{1,6})(?:\.(\d{1,6}))?(?:\.(\d{1,6}))?", (version or "").strip())
+    if match is None:
+        return None
+    major, minor, patch = (int(part or 0) for part in match.groups())
+    return major, minor, patch
+
+
+def seeds_mandatory(ruleset: str | None) -> bool:
+    """Whether the round's seed checker fails a run only because it logs no seed: from training
+    4.1 on, and for a round that cannot be told (today's checker does it for every round). Before
+    4.1 it failed a folder only when some runs log a seed and others do not."""
+    key = version_key(ruleset)
+    return key is None or key >= SEEDS_MANDATORY_FROM
+
+
+def check_seeds(folder: str, runs: Sequence[RunSummary], closed: bool, ruleset: str | None) -> list[Finding]:
+    """MLC518, MLC519 and MLC522 for the runs of a folder (``closed``: of the closed division;
+    ``ruleset``: the round, which picks its seed checker; None: the one of 4.1 and later)."""
+    found: list[Finding] = []
+    if closed:
+        found.extend(_missing_seeds(folder, runs, ruleset))
+    seen: dict[object, RunSummary] = {}
+    for run in runs:
+        seed = run.first("seed")
+        if seed is None:
+            continue
+        if closed and not _reads_as_int(seed.value):
+            found.append(SEED_INVALID.at(run.path, seed.line, (
+                f"seed {seed.value!r} is not an integer: the package checker's seed checker fails "
+                "on it. Log the seed as an integer"), run_index=run.index))
+        # The seed checker compares int(value): 7 and "7" are the same seed.
+        same = int(seed.value) if _reads_as_int(seed.value) else repr(seed.value)
+        if same in seen:
+            found.append(_duplicate(run, seed, seen[same]))
+        else:
+            seen[same] = run
+    return found
+
+
+def _missing_seeds(folder: str, runs: Sequence[RunSummary], ruleset: str | None) -> list[Finding]:
+    """MLC518 as the round's seed checker decides it (see the module documentation). The seed
+    checker reads a result file as one run: a file logs a seed when any of its runs does."""
+    files: dict[str, list[RunSummary]] = {}
+    for run in runs:
+        files.setdefault(run.path, []).append(run)
+    seeded = [path for path, members in files.items() if any(r.first("seed") is not None for r in members)]
+    without = [members[0] for path, members in files.items() if path not in seeded]
+    if not without:
+        return []
+    if seeds_mandatory(ruleset):
+        return [SEED_MISSING.at(run.path, run.first_line, (
+            f"{os.path.basename(run.path)} logs no seed (seeds are mandatory from training 4.1): the "
+            "package checker's seed checker fails the folder. Log the seed with mllog"),
+            run_index=run.index) for run in without]
+    round_name = f"training {ruleset}"
+    if not seeded:
+        return [SEED_MISSING.at(folder, None, (
+            f"no run of the folder logs a seed ({len(without)} file{'s' if len(without) != 1 else ''}); "
+            f"the {round_name} seed checker did not require them (mandatory from training 4.1)"),
+            severity=Severity.WARNING, official=False)]
+    names = [os.path.basename(path) for path in seeded]
+    others = ", ".join(names[:3]) + (f" and {len(names) - 3} more" if len(names) > 3 else "")
+    return [SEED_MISSING.at(run.path, run.first_line, (
+        f"{os.path.basename(run.path)} logs no seed but other runs of the folder log seeds ({others}): "
+        f"the {round_name} seed checker fails a folder whose runs disagree. Log the seed in every run"),
+        run_index=run.index) for run in without]
+
+
+def _duplicate(run: RunSummary, seed: Event, other: RunSummary) -> Finding:
+    """MLC519 for ``run``, whose seed ``other`` logged first; official when both come from the
+    same source file and line, which is what the seed checker compares."""
+    other_seed = other.first("seed")
+    where = f"{other.path}:{other_seed.line}" if other_seed is not None else other.path
+    run_no = f" (run {other.index} of that file)" if other.index or other.path == run.path else ""
+    same_place = other_seed is not None and _source(other_seed) == _source(seed)
+    note = "" if same_place else (" (logged from another source line: the rules and the seed checker "
+                                  "refuse the same seed only from the same file and line)")
+    return SEED_DUPLICATE.at(run.path, seed.line, (
+        f"seed {seed.value!r} is also the seed of {where}{run_no}; each run needs its own{note}"),
+        run_index=run.index, official=same_place, severity=None if same_place else Severity.WARNING)
+
+
+def _source(seed: Event) -> tuple[object, object]:
+    metadata = seed.metadata if isinstance(seed.metadata, Mapping) else {}
+    return metadata.get("file"), metadata.get("lineno")
+
+
+def _reads_as_int(value: object) -> bool:
+    """Whether the seed checker's ``int(value)`` succeeds."""
+    try:
+        int(value)  # type: ignore[call-overload]
+    except (TypeError, ValueError, OverflowError):
+        return False
+    return True

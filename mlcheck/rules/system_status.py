@@ -1,0 +1,79 @@
+"""The availability a system description gives (family MLC5xx): its ``status``, in the round's
+vocabulary. Part of the system description checks of :mod:`mlcheck.rules.package_system`.
+
+Rules text: policies submission_rules.adoc (system description fields); checker: the round's
+``system_desc_checker``.
+
+- MLC515 system-status-unknown: ``status`` is not one of the round's availability values. Before
+  training 4.0 the official checker does not look at it (warning); from 4.1 it must be exactly one
+  of ``Available on-premise``, ``Available cloud``, ``Research, Development, or Internal (RDI)``,
+  ``Preview`` (error, the checker refuses the file); 4.0 checked a wider list of spellings (``cloud``,
+  ``onprem``...: a warning when it is none of them). Today's system_desc_checker (mlperf-logging
+  4.1.68) applies the exact list to 4.0 as well (its test is ``ruleset major >= 4``); mlcheck
+  follows the round's checker of record.
+"""
+
+from __future__ import annotations
+
+import json
+import reprlib
+from functools import lru_cache
+from typing import Any
+
+from mlcheck.facts import resources
+from mlcheck.model import Finding, Severity
+from mlcheck.rule import Rule
+from mlcheck.rules.seeds import version_key
+
+SYSTEM_STATUS_UNKNOWN = Rule("MLC515", "system-status-unknown", Severity.WARNING,
+                             "the system status is not one of the round's values", also=(Severity.ERROR,))
+
+RULES = (SYSTEM_STATUS_UNKNOWN,)
+
+OFFICIAL_STATUS = ("Available on-premise", "Available cloud", "Research, Development, or Internal (RDI)",
+                   "Preview")
+"""The availability values system_desc_checker requires from training 4.1 (exactly)."""
+_SHORT = reprlib.Repr()
+_SHORT.maxstring = _SHORT.maxother = 60
+_SHORT.maxdict = _SHORT.maxlist = 3
+
+
+def status_findings(path: str, data: dict[str, Any], ruleset: str | None, line: int | None = None) -> list[Finding]:
+    """MLC515 as the round's system_desc_checker decides it (a missing status is MLC512)."""
+    if "status" not in data:
+        return []
+    status, key = data["status"], version_key(ruleset)
+    listed = ", ".join(repr(s) for s in OFFICIAL_STATUS)
+    if key is not None and key >= (4, 1, 0):
+        if isinstance(status, str) and status in OFFICIAL_STATUS:
+            return []
+        return [SYSTEM_STATUS_UNKNOWN.at(path, line, (
+            f"status {_SHORT.repr(status)} is not one of {listed}: the training {ruleset} "
+            "system_desc_checker refuses the file. Write one of them exactly"),
+            severity=Severity.ERROR, official=True)]
+    if key is None or not isinstance(status, str) or not status.strip():
+        return []  # (an empty status is MLC514)
+    by_round: dict[str, list[str]] = system_schema()["$defs"]["status_by_round"]
+    vocabulary = by_round.get(ruleset or "")
+    if vocabulary is None:  # a round the schema does not list yet: any spelling used before 4.1
+        vocabulary = sorted({value for values in by_round.values() for value in values})
+    known = {status_spelling(value) for value in (*vocabulary, *OFFICIAL_STATUS)}
+    if status_spelling(status) in known:
+        return []
+    later = ("; from training 4.1 the system_desc_checker requires one of "
+             f"{listed} exactly (4.0 accepted other spellings of them)")
+    return [SYSTEM_STATUS_UNKNOWN.at(path, line, (
+        f"status {status!r} is not one of {', '.join(vocabulary)} (training {ruleset}){later}"))]
+
+
+def status_spelling(status: str) -> str:
+    """A status as compared before 4.1: case, hyphens and spaces do not matter."""
+    return " ".join(status.lower().replace("-", " ").split())
+
+
+@lru_cache(maxsize=1)
+def system_schema() -> dict[str, Any]:
+    """``schemas/system-description.schema.json``."""
+    text = resources.files("mlcheck.schemas").joinpath("system-description.schema.json").read_text("utf-8")
+    loaded: dict[str, Any] = json.loads(text)
+    return loaded
