@@ -8,6 +8,7 @@ then.
 from __future__ import annotations
 
 import re
+from collections import Counter
 
 from mlcheck.model import Event, Finding
 from mlcheck.read.fast_json import UNREAD, fast_body_event, fast_record
@@ -117,6 +118,35 @@ class FastLines:
         them with CRLF ends), as it counts them."""
         self._count_kept(source, len(events), crlf)
         self.copies.count_all_kept(source[0], events)
+
+    def kept_tag_source(self, tag: bytes) -> Source | None:
+        """The source of a bare ``tag`` whose lines :meth:`kept_tagged` reads (decided as it
+        decides it), else None."""
+        return None if self.keep_text else self._kept_source(self.prefixes.decide(tag))
+
+    def tag_of_unknown_job(self, tag: bytes) -> bool:
+        """Whether ``tag`` is a bare tag of a job not met yet (its first line meets it)."""
+        prefix = self.prefixes.decide(tag)[0]
+        return (prefix.source is not None and not prefix.timestamp and not prefix.extra_text
+                and prefix.source[0] not in self.job_starts.jobs)
+
+    def kept_tagged_lines(self, sources: list[Source], events: list[Event], crlf: int) -> None:
+        """Count lines of several sources (one job), each of which :meth:`kept_tagged` would
+        have read (``crlf`` of them with CRLF ends), as it counts them."""
+        count = len(events)
+        self.line_no += count
+        stats = self.stats
+        stats.lines += count
+        stats.crlf_lines += crlf
+        self.noise_tag = None
+        stats.records += count
+        self.tags_seen = True
+        stats.tagged_records += count
+        stats.kept += count
+        kept = stats.kept_sources
+        for source, lines in Counter(sources).items():  # (in the order the sources first come)
+            kept[source] = kept.get(source, 0) + lines
+        self.copies.count_all_kept(sources[0][0], events)
 
     def _kept_source(self, found: tuple[Prefix, bool] | None) -> Source | None:
         """The source of a tag that :meth:`kept_tagged` reads the records of: decided kept, a bare

@@ -26,6 +26,7 @@ from mlcheck.read.line_reader import MARKER_BYTES, MAX_LINE_BYTES, AnyItem, Line
 from mlcheck.read.mixed_runs import dense_region_end, mixed_region
 from mlcheck.read.noise_counts import BLANKS, SQUEEZE, StretchCounts, counted_and_fed, launcher_lines
 from mlcheck.read.record_runs import MIN_LINES, Batch, bulk_events, record_run_end
+from mlcheck.read.tagged_runs import next_is_tagged, run_sources, tagged_run, tagged_run_events
 
 _BLOCK = 1 << 20
 def _lines(chunk: bytes, counts: StretchCounts, reader: LineReader) -> Iterator[AnyItem | Batch]:
@@ -111,7 +112,22 @@ def _lines(chunk: bytes, counts: StretchCounts, reader: LineReader) -> Iterator[
             lines = crlf = 0
             counts.flush(reader)
             head = chunk[start:at + 8] if start < at and start >= by_line_until else None
-            if head is not None and chunk.startswith(head, end) and _run_of(chunk, end, head):
+            if head is not None and not chunk.startswith(head, end) and next_is_tagged(chunk, end) \
+                    and not reader.tag_of_unknown_job(chunk[start:at]):  # (else its line meets the job)
+                run = tagged_run(chunk, start, size)  # (every rank's records, one after another)
+                sources = run_sources(reader, run[1]) if run is not None else None
+                events = tagged_run_events(chunk, start, run[0], run[2], reader.line_no + 1) \
+                    if run is not None and sources is not None else None
+                if run is not None and sources is not None and events is not None:
+                    reader.kept_tagged_lines(sources, events, chunk.count(b"\r\n", start, run[0] + 1)
+                                             if crlf_ends else 0)
+                    done = run[0] + 1
+                    at = find(MARKER_BYTES, done)
+                    yield events
+                    continue
+                if run is not None:
+                    by_line_until = run[0]  # (this run is read line by line)
+            elif head is not None and chunk.startswith(head, end) and _run_of(chunk, end, head):
                 source = reader.tagged_run_source(chunk[start:at])
                 if source is not None:
                     run_end = record_run_end(chunk, start, head)
