@@ -133,19 +133,9 @@ class FastLines:
     def kept_tagged_lines(self, sources: list[Source], events: list[Event], crlf: int) -> None:
         """Count lines of several sources (one job), each of which :meth:`kept_tagged` would
         have read (``crlf`` of them with CRLF ends), as it counts them."""
-        count = len(events)
-        self.line_no += count
-        stats = self.stats
-        stats.lines += count
-        stats.crlf_lines += crlf
-        self.noise_tag = None
-        stats.records += count
-        self.tags_seen = True
-        stats.tagged_records += count
-        stats.kept += count
-        kept = stats.kept_sources
         for source, lines in Counter(sources).items():  # (in the order the sources first come)
-            kept[source] = kept.get(source, 0) + lines
+            self._count_kept(source, lines, 0)
+        self.stats.crlf_lines += crlf
         self.copies.count_all_kept(sources[0][0], events)
 
     def _kept_source(self, found: tuple[Prefix, bool] | None) -> Source | None:
