@@ -180,3 +180,24 @@ def test_unopenable_file_is_reported_and_the_rest_checked(tmp_path: Path) -> Non
     codes = {(f["code"], f["line"]) for f in report["findings"] if f["path"].endswith("result_0.txt")}
     assert ("MLC001", None) in codes
     assert any(r["path"] == str(good) for r in report["runs"])
+
+
+def test_two_outputs_to_one_file_are_refused(tmp_path: Path) -> None:
+    """``-o json:x -o sarif:x`` (or a config's output and the command line's) would leave only
+    the last report: refused before the check, exit 2, nothing written; /dev/null twice is fine."""
+    same = tmp_path / "report.out"
+    result = run_cli("check", str(EXAMPLE), "--jobs", "1", "-o", f"json:{same}", "-o", f"sarif:{tmp_path}/./report.out")
+    assert_clean_exit(result, 2)
+    assert "name the same file" in result.stderr and not same.exists()
+    assert_clean_exit(run_cli("check", str(EXAMPLE), "--jobs", "1", "-q", "-o", "json:/dev/null", "-o", "sarif:/dev/null"), 0)
+
+
+@pytest.mark.parametrize("command", ["check", "score"])
+def test_a_path_too_long_for_the_system_is_not_called_an_output_failure(tmp_path: Path, command: str) -> None:
+    """A path over the system's name limits (ENAMETOOLONG where the config is looked for) names
+    the path, exit 2; "cannot write the output" is for the output."""
+    too_long = str(tmp_path / "/".join(["b" * 200] * 25) / "result_0.txt")
+    found = subprocess.run([sys.executable, "-m", "mlcheck", command, too_long, "--jobs", "1"],
+                           capture_output=True, text=True, timeout=60)
+    assert found.returncode == 2 and "Traceback" not in found.stderr
+    assert "cannot write the output" not in found.stderr and "bbbb" in found.stderr

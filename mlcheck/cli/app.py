@@ -175,8 +175,8 @@ def run() -> None:
     except click.Abort:
         _say("Aborted!")
         code = 130
-    except OSError as error:
-        code = _output_failed(error)
+    except OSError as error:  # (a file that could not be read names itself; the output does not)
+        code = _output_failed(error) if error.filename is None else _input_failed(error)
     try:
         sys.stdout.flush()
     except OSError as error:
@@ -189,6 +189,11 @@ def _say(text: str) -> None:
         click.echo(text, err=True)
     except (OSError, AttributeError):  # stderr closed too: the exit code says it
         pass
+
+
+def _input_failed(error: OSError) -> int:
+    _say(f"mlcheck: error: {error.filename}: {error.strerror or error}")
+    return EXIT_ERROR
 
 
 def _output_failed(error: OSError) -> int:

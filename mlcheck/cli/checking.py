@@ -7,6 +7,7 @@ watched), so it sits below every command module.
 from __future__ import annotations
 
 import gc
+import os
 import sys
 from collections import Counter
 from dataclasses import replace
@@ -77,11 +78,19 @@ def check_and_report(paths: Sequence[str], settings: Settings, quiet: bool = Fal
     """What ``check`` does once its options are settings: check, report, exit with its code
     (``mlcheck watch`` ends with it, reading only the lines it watched). On a terminal the text
     report shows at most :data:`~mlcheck.report.plain.TERMINAL_CAP` findings."""
+    named: dict[str, str] = {}
     for spec in settings.outputs:
         try:
-            parse_output(spec)
+            path = parse_output(spec)[1]
         except ValueError as error:
             raise click.UsageError(str(error)) from None
+        real = os.path.realpath(path)
+        if os.path.exists(real) and not os.path.isfile(real):
+            continue  # (/dev/null, a pipe: nothing is lost)
+        same = named.setdefault(os.path.normcase(real), spec)
+        if same != spec:  # (each report is written in turn: the last would be all that is left)
+            raise click.UsageError(f"the outputs {same!r} and {spec!r} name the same file; one report "
+                                   "would replace the other. Give each its own path")
     _check_and_report(paths, settings, quiet, verbose, line_limits, text_format, statistics)
 
 

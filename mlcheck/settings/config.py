@@ -73,12 +73,21 @@ def find_config(start: str | os.PathLike[str]) -> Path | None:
     folder = Path(os.path.abspath(start))
     for candidate_dir in (folder, *folder.parents):
         dotfile = candidate_dir / ".mlcheck.toml"
-        if dotfile.is_file():
+        if _is_file(dotfile):
             return dotfile
         pyproject = candidate_dir / "pyproject.toml"
-        if pyproject.is_file() and re.search(r"^\s*\[\s*tool\.mlcheck[\].]", _read(pyproject), re.M):
+        if _is_file(pyproject) and re.search(r"^\s*\[\s*tool\.mlcheck[\].]", _read(pyproject), re.M):
             return pyproject
     return None
+
+
+def _is_file(path: Path) -> bool:
+    """``path.is_file()``, False where the path cannot be asked (a name too long for the system,
+    a folder that may not be searched): no config there; the checked path says what is wrong."""
+    try:
+        return path.is_file()
+    except OSError:
+        return False
 
 
 def search_start(paths: Sequence[str], cwd: str) -> tuple[str, str]:
