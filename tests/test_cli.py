@@ -201,3 +201,19 @@ def test_a_path_too_long_for_the_system_is_not_called_an_output_failure(tmp_path
                            capture_output=True, text=True, timeout=60)
     assert found.returncode == 2 and "Traceback" not in found.stderr
     assert "cannot write the output" not in found.stderr and "bbbb" in found.stderr
+
+
+def test_a_walked_file_named_like_a_log_without_a_record_is_passed_over(tmp_path: Path) -> None:
+    """A notes.txt (or MANIFEST.txt) beside a package in a folder being checked is no run: an
+    info MLC002 says it was passed over, exit 0; named on the command line it is a log (error)."""
+    shutil.copytree(EXAMPLE, tmp_path / "Acme")
+    (tmp_path / "notes.txt").write_text("notes\n")
+    (tmp_path / "job.log").write_text("starting\n" + (EXAMPLE / "results/acme-t8/resnet/result_0.txt").read_text())
+    result = run_cli("check", str(tmp_path), "--jobs", "1", "--format", "json")
+    assert_clean_exit(result, 0)
+    report = json.loads(result.stdout)
+    assert sorted(Path(run["path"]).name for run in report["runs"]) == [
+        "job.log", "result_0.txt", "result_1.txt", "result_2.txt", "result_3.txt", "result_4.txt"]
+    passed_over = [f for f in report["findings"] if f["code"] == "MLC002"]
+    assert [(Path(f["path"]).name, f["severity"], f["official"]) for f in passed_over] == [("notes.txt", "info", False)]
+    assert_clean_exit(run_cli("check", str(tmp_path / "notes.txt"), "--jobs", "1"), 1)

@@ -6,6 +6,7 @@ from __future__ import annotations
 import os
 import re
 import stat
+import zlib
 from dataclasses import replace
 from pathlib import Path
 
@@ -20,6 +21,9 @@ files): they hold implementations, system descriptions, power logs."""
 _RANK_DIR = re.compile(r"^rank\.(\d+)$")
 UNREADABLE_FOLDER = "a folder that cannot be read"
 """What :func:`discover_all` calls a folder it could not list (its error follows in brackets)."""
+NO_RECORD_FILE = "a file that holds no :::MLLOG record"
+"""What :func:`discover_all` calls a file met while walking a folder that looks like a log by its
+name (``notes.txt``, ``MANIFEST.txt``) but holds no record anywhere: it is not read as a log."""
 
 
 class DiscoveryError(Exception):
@@ -218,10 +222,18 @@ def _walk(top: str, skipped: list[tuple[str, str]] | None = None) -> list[LogRef
     others.extend(_ref_for_file(min(found)[2], walked=True) for _, found in sorted(per_rank.items()))
     # Beside result files, other log-like files are not runs (the package layout rules name them);
     # elsewhere in the tree (a folder of raw job logs next to a package) they are read too.
-    if not results:
-        return others
-    result_dirs = {os.path.dirname(ref.path) for ref in results}
-    return results + [ref for ref in others if ref.nested or not _beside_results(ref.path, result_dirs)]
+    if results:
+        result_dirs = {os.path.dirname(ref.path) for ref in results}
+        others = [ref for ref in others if ref.nested or not _beside_results(ref.path, result_dirs)]
+    if skipped is None:
+        return results + others
+    # A file named like a log that holds no record is no log (a README.txt, a MANIFEST.txt beside
+    # packages): passed over, and said so; raw job output holds records (a killed job's console
+    # without one is named on the command line to be read as a log).
+    logs = [ref for ref in others if ref.nested or not _LOG_FILE.search(os.path.basename(ref.path))
+            or _holds_a_record(ref.path)]
+    skipped.extend((ref.path, NO_RECORD_FILE) for ref in others if ref not in logs)
+    return results + logs
 
 
 def _beside_results(path: str, result_dirs: set[str]) -> bool:
@@ -260,8 +272,26 @@ def _holds_records(path: str, window: int = 1 << 20) -> bool:
     try:
         with open_log(path) as stream:
             return b":::MLLOG" in stream.read(window)
-    except (OSError, EOFError, ValueError):
+    except (OSError, EOFError, ValueError, zlib.error):
         return False
+
+
+def _holds_a_record(path: str, block: int = 1 << 20) -> bool:
+    """Whether a file holds a ``:::MLLOG`` marker anywhere (gzip too), read a block at a time and
+    ended at the first one (most logs hold one in their first block); a file that cannot be read
+    counts as holding one (its reader says what is wrong)."""
+    tail = b""
+    try:
+        with open_log(path) as stream:
+            while True:
+                data = stream.read(block)
+                if not data:
+                    return False
+                if b":::MLLOG" in tail + data[:7] or b":::MLLOG" in data:
+                    return True
+                tail = data[-7:]
+    except (OSError, EOFError, ValueError, zlib.error):  # (a damaged gzip archive)
+        return True
 
 
 def _ref_for_file(path: str, walked: bool = False) -> LogRef:

@@ -7,7 +7,10 @@ never hides the rest of the log.
 - MLC001 file-unreadable: the file cannot be opened, or its gzip archive is damaged, or a folder
   being walked cannot be listed (its logs are not checked).
   Fix: check the path and permissions; re-copy the file.
-- MLC002 no-records: the file is empty or holds no ``:::MLLOG`` record.
+- MLC002 no-records: the file is empty or holds no ``:::MLLOG`` record. A file met while walking a
+  folder, named like a log (``.txt``, ``.log``, ``.out``) but no ``result_<i>.txt`` and outside a
+  benchmark folder, that holds no record anywhere (a ``MANIFEST.txt``, notes) is passed over: an
+  info, not a run (the official tools read no such file). Named on the command line, it is a log.
 - MLC003 invalid-json: the text after ``:::MLLOG`` is not valid JSON. The message gives the column.
   The official checker reports "Log lines had parsing errors" without the file line. In a
   ``result_<i>.txt`` file, text after the record's JSON on its line (``} xyz``, a second ``}``) is
@@ -70,7 +73,7 @@ from mlcheck.rule import Rule
 FILE_UNREADABLE = Rule("MLC001", "file-unreadable", Severity.ERROR,
                        "the log cannot be opened or decompressed", official=True)
 NO_RECORDS = Rule("MLC002", "no-records", Severity.ERROR,
-                  "the log is empty or holds no :::MLLOG record", official=True)
+                  "the log is empty or holds no :::MLLOG record", official=True, also=(Severity.INFO,))
 INVALID_JSON = Rule("MLC003", "invalid-json", Severity.ERROR,
                     "a :::MLLOG record is not valid JSON", official=True)
 TRUNCATED_RECORD = Rule("MLC004", "truncated-record", Severity.ERROR,
