@@ -312,3 +312,24 @@ def test_p_value_side_is_that_of_the_p_value_near_the_critical_t() -> None:
             mean_a = 10.0 + (critical + offset) * denominator
             assert one_sided_p_above(0.05, mean_a, 1.0, samples, 10.0, 1.0, n_b) == \
                 (one_sided_p_value(mean_a, 1.0, samples, 10.0, 1.0, n_b) > 0.05)
+
+
+def test_score_exits_1_on_an_rcp_failure_the_checker_refuses_and_0_with_its_bypass(corpus: Path, tmp_path: Path) -> None:
+    """`mlcheck score` gates as `check` does: the score of a folder whose RCP test fails stands
+    (the summarizer computes it), but the package checker refuses it until a bypass: exit 1, then 0."""
+    import shutil
+
+    from click.testing import CliRunner
+
+    from mlcheck.cli import main
+
+    folder = tmp_path / "Graphcore" / "results" / "ipu-pod128-POPART-closed" / "bert"
+    package = corpus / "training-2.0" / "Graphcore"
+    shutil.copytree(package / "results" / "ipu-pod128-POPART-closed" / "bert", folder)
+    (tmp_path / "Graphcore" / "systems").mkdir()
+    shutil.copy(package / "systems" / "ipu-pod128-POPART-closed.json", tmp_path / "Graphcore" / "systems")
+    refused = CliRunner().invoke(main, ["score", str(folder), "--ruleset", "2.0.0", "--jobs", "1"])
+    assert refused.exit_code == 1 and "valid" in refused.stdout and "RCP test failed" in refused.stdout, refused.output
+    (folder.parent / "package_checker_params").write_text("rcp-bypass\n")
+    bypassed = CliRunner().invoke(main, ["score", str(folder), "--ruleset", "2.0.0", "--jobs", "1"])
+    assert bypassed.exit_code == 0, bypassed.output

@@ -67,7 +67,7 @@ def test_cli_table_options(tmp_path: Path) -> None:
 @pytest.mark.parametrize("round_name,ruleset", [("training-1.1", "1.1.0"), ("training-2.0", "2.0.0")])
 def test_corpus_tables_show_the_published_minutes_and_rcp(corpus: Path, round_name: str, ruleset: str) -> None:
     code, out = score(str(corpus / round_name / "Graphcore"), "--ruleset", ruleset, "-t", "json")
-    assert code == 0
+    assert code == 1  # (the scores stand, but the round's RCP checker refuses two folders without a bypass)
     table = json.loads(out)
     seen = {}
     for row in table["rows"]:

@@ -12,7 +12,8 @@ from mlcheck.cli.common import (EXIT_ERROR, EXIT_FINDINGS, EXIT_OK, JOBS_OPTION,
 from mlcheck.model import Severity
 from mlcheck.settings.gate import postprocess
 from mlcheck.report.plain import TABLE_FORMATS, summary_line
-from mlcheck.rules import all_rules, find_rule
+from mlcheck.results import BenchmarkResult
+from mlcheck.rules import all_rules, find_rule, rcp_check
 
 
 @click.command("score")
@@ -39,7 +40,8 @@ def score_command(paths: tuple[str, ...], ruleset: str | None, config_path: str 
     minutes with two decimals, the RCP status, accelerators and framework from systems/*.json) and
     the official time-to-train of each benchmark folder.
 
-    Exit 0 when every benchmark result is valid, 1 when one is not, 2 when mlcheck could not run.
+    Exit 0 when every benchmark result is valid and passes the round's RCP test (or has a bypass),
+    1 when one does not, 2 when mlcheck could not run.
     """
     # (the reporters are imported by the command that uses them: `check` loads none of these)
     from mlcheck.report.json_report import json_report_blocks
@@ -75,8 +77,18 @@ def score_command(paths: tuple[str, ...], ruleset: str | None, config_path: str 
                 click.echo(f"mlcheck: nothing to score: {found.path}"
                            f"{f':{found.line}' if found.line is not None else ''}: {found.code} {found.message}", err=True)
     click.echo(summary_line(result), err=True)
-    invalid = not result.benchmarks or any(not b.score.valid for b in result.benchmarks)
+    invalid = not result.benchmarks or any(not b.score.valid or _rcp_refused(b) for b in result.benchmarks)
     sys.exit(EXIT_FINDINGS if invalid else EXIT_OK)
+
+
+_RCP_CODES = frozenset(rule.code for rule in rcp_check.RULES)
+
+
+def _rcp_refused(bench: BenchmarkResult) -> bool:
+    """Whether the round's RCP checker refuses the folder (an RCP error: failed, missing or
+    undetermined, without a bypass): the score stands, as the summarizer computes it, but the
+    package checker fails the submission until the review committee lets it through."""
+    return any(f.code in _RCP_CODES and f.severity is Severity.ERROR for f in bench.findings)
 
 
 @click.command("rules")
