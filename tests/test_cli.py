@@ -217,3 +217,17 @@ def test_a_walked_file_named_like_a_log_without_a_record_is_passed_over(tmp_path
     passed_over = [f for f in report["findings"] if f["code"] == "MLC002"]
     assert [(Path(f["path"]).name, f["severity"], f["official"]) for f in passed_over] == [("notes.txt", "info", False)]
     assert_clean_exit(run_cli("check", str(tmp_path / "notes.txt"), "--jobs", "1"), 1)
+
+
+def test_a_piped_score_keeps_one_line_per_folder(tmp_path: Path) -> None:
+    """A folder's score line is one line however long its system's name (grep reads it), where
+    the console's width (80 when piped) split its head in two."""
+    system = "acme-t8_" + "x" * 70
+    package = tmp_path / "Acme"
+    shutil.copytree(EXAMPLE, package)
+    (package / "results" / "acme-t8").rename(package / "results" / system)
+    (package / "systems" / "acme-t8.json").rename(package / "systems" / f"{system}.json")
+    result = run_cli("score", str(package), "--jobs", "1")
+    assert_clean_exit(result, 0)
+    lines = [line for line in result.stdout.splitlines() if line.startswith(f"Acme / {system} / resnet")]
+    assert len(lines) == 1 and lines[0].endswith("after dropping the 1 fastest and 1 slowest")

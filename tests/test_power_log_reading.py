@@ -66,6 +66,7 @@ def test_clean_logs_take_the_one_pass_and_count_each_record_without_metadata(tmp
     clean = power._clean_power_log(str(path))
     assert clean is not None
     assert clean.reading_problems == 22  # (11 records with "" and 11 with null)
+    assert clean.first_problem is not None and clean.first_problem[1] == "MLC008"
     assert [event.key for event in clean.events].count("power_reading") == 24
     assert "train_samples" not in {event.key for event in clean.events}
     assert clean.events[0].line == 1 and clean.events[-1].line == 33

@@ -10,9 +10,9 @@ from typing import Sequence
 from mlcheck.records import dataclass
 from mlcheck.model import Finding, Severity
 from mlcheck.package.package_policy import package_policy
-from mlcheck.package.power import PowerFolder, PowerRun, read_power_log, result_name, scan_power
+from mlcheck.package.power import PowerFolder, PowerLog, PowerRun, read_power_log, result_name, scan_power
 from mlcheck.results import EnergyScore, RunResult, Score
-from mlcheck.rules import power as rules
+from mlcheck.rules import find_rule, power as rules
 from mlcheck.score.energy import node_energy, olympic_energy, switch_energy
 
 
@@ -103,9 +103,7 @@ def _run_energy(run: PowerRun, duration_ms: float, found: list[Finding]) -> floa
         log = read_power_log(file.path)
         energy = (node_energy if file.kind == "node" else switch_energy)(log.events, duration_ms)
         if log.reading_problems:
-            found.append(rules.POWER_LOG_INVALID.at(file.path, None, (
-                f"{log.reading_problems} record(s) of the wrong shape (run `mlcheck check` on the file for "
-                "each); the summarizer's parser reads them"), severity=Severity.WARNING))
+            found.append(_wrong_shape(file.path, log))
         if energy.joules is None:
             found.append(rules.POWER_LOG_INVALID.at(file.path, None, (
                 f"{energy.problem}: the summarizer raises on this log and no energy score exists")))
@@ -124,3 +122,14 @@ def _run_energy(run: PowerRun, duration_ms: float, found: list[Finding]) -> floa
         total += energy.joules
     return None if failed else total
 
+
+def _wrong_shape(path: str, log: PowerLog) -> Finding:
+    """MLC543 for the records of a power log that the reader finds malformed (a warning: the
+    summarizer's parser reads them), at the first of them, saying what is wrong with it."""
+    line, code = log.first_problem or (None, "")
+    found = find_rule(code)
+    what = f" ({code}: {found[0].summary})" if found is not None else ""
+    first = f", the first at line {line}{what}" if line is not None else what
+    return rules.POWER_LOG_INVALID.at(path, line, (
+        f"{log.reading_problems} record(s) of the wrong shape{first}; the summarizer's parser reads "
+        "them and takes what it needs"), severity=Severity.WARNING)

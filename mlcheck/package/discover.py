@@ -5,14 +5,12 @@ from __future__ import annotations
 
 import os
 import re
-import stat
-import zlib
 from dataclasses import replace
 from pathlib import Path
 
 from mlcheck.records import dataclass
 from mlcheck.read.file_names import RESULT_FILE, SUBMITTED_RESULT_FILE
-from mlcheck.read.reader import open_log
+from mlcheck.package.file_kinds import holds_a_record, holds_records, named_device, special_kind
 
 _LOG_FILE = re.compile(r"\.(log|out|txt)(\.gz)?$")
 NOT_LOG_FOLDERS = frozenset({"benchmarks", "systems", "power"})
@@ -82,7 +80,7 @@ def discover_all(paths: list[str]) -> tuple[list[LogRef], list[EmptyFolder], lis
             if not found:
                 empty.append(EmptyFolder(given))
             refs.extend(found)
-        elif _named_device(given):  # /dev/zero would be read forever: skipped as when walked
+        elif named_device(given):  # /dev/zero would be read forever: skipped as when walked
             skipped.append((given, "a device"))
         else:
             refs.append(_ref_for_file(given))
@@ -126,14 +124,6 @@ def _must_exist(given: str) -> None:
         raise DiscoveryError(f"{given}: no such file or folder") from None
 
 
-def _named_device(path: str) -> bool:
-    """A character or block device named on the command line (a FIFO is read: ``<(zcat ...)``)."""
-    try:
-        mode = os.stat(path).st_mode
-    except OSError:
-        return False
-    return stat.S_ISCHR(mode) or stat.S_ISBLK(mode)
-
 
 def _one_spelling(refs: list[LogRef]) -> list[LogRef]:
     """The same file under two spellings (``resnet/result_0.txt`` and ``./resnet``) is one log:
@@ -160,22 +150,6 @@ def _one_spelling(refs: list[LogRef]) -> list[LogRef]:
     return list(unique.values())
 
 
-def _special_kind(path: str) -> str | None:
-    """None for a regular file (or one that vanished), else what it is."""
-    try:
-        mode = os.stat(path).st_mode
-    except OSError:
-        return None
-    if stat.S_ISREG(mode):
-        return None
-    if stat.S_ISFIFO(mode):
-        return "a FIFO (named pipe)"
-    if stat.S_ISSOCK(mode):
-        return "a socket"
-    if stat.S_ISCHR(mode) or stat.S_ISBLK(mode):
-        return "a device"
-    return "not a regular file"
-
 
 def _natural(path: str) -> list[object]:
     """Sort key that puts result_2 before result_10."""
@@ -200,7 +174,7 @@ def _walk(top: str, skipped: list[tuple[str, str]] | None = None) -> list[LogRef
         rank = _RANK_DIR.match(os.path.basename(root))
         for name in files:
             path = os.path.normpath(os.path.join(root, name))  # "./x" and "x": one spelling
-            kind = _special_kind(path)
+            kind = special_kind(path)
             if kind is not None:
                 if skipped is not None:
                     skipped.append((path, kind))
@@ -216,7 +190,7 @@ def _walk(top: str, skipped: list[tuple[str, str]] | None = None) -> list[LogRef
             elif rank is not None and name in ("stdout", "stderr"):
                 # mpirun --output-filename DIR: DIR/1/rank.N/stdout; every rank holds copies. The
                 # lowest rank whose output holds records is read (stdout before stderr).
-                preference = (0 if _holds_records(path) else 2) + (name != "stdout")
+                preference = (0 if holds_records(path) else 2) + (name != "stdout")
                 per_rank.setdefault(os.path.dirname(root), []).append(
                     (preference, int(rank.group(1)), path))
     others.extend(_ref_for_file(min(found)[2], walked=True) for _, found in sorted(per_rank.items()))
@@ -225,13 +199,14 @@ def _walk(top: str, skipped: list[tuple[str, str]] | None = None) -> list[LogRef
     if results:
         result_dirs = {os.path.dirname(ref.path) for ref in results}
         others = [ref for ref in others if ref.nested or not _beside_results(ref.path, result_dirs)]
-    if skipped is None:
+    if skipped is None or not results:
         return results + others
-    # A file named like a log that holds no record is no log (a README.txt, a MANIFEST.txt beside
-    # packages): passed over, and said so; raw job output holds records (a killed job's console
-    # without one is named on the command line to be read as a log).
+    # In a tree of result files, a file named like a log that holds no record is no log (a
+    # README.txt, a MANIFEST.txt beside packages): passed over, and said so. In a folder of raw
+    # job output every such file is a log (one without a record is the MLC002 error of a job
+    # that logged nothing).
     logs = [ref for ref in others if ref.nested or not _LOG_FILE.search(os.path.basename(ref.path))
-            or _holds_a_record(ref.path)]
+            or holds_a_record(ref.path)]
     skipped.extend((ref.path, NO_RECORD_FILE) for ref in others if ref not in logs)
     return results + logs
 
@@ -267,31 +242,6 @@ def absolute_parts(path: str) -> tuple[str, ...]:
     return Path(absolute).parts
 
 
-def _holds_records(path: str, window: int = 1 << 20) -> bool:
-    """Whether the first MiB of a file holds a ``:::MLLOG`` record (gzip too)."""
-    try:
-        with open_log(path) as stream:
-            return b":::MLLOG" in stream.read(window)
-    except (OSError, EOFError, ValueError, zlib.error):
-        return False
-
-
-def _holds_a_record(path: str, block: int = 1 << 20) -> bool:
-    """Whether a file holds a ``:::MLLOG`` marker anywhere (gzip too), read a block at a time and
-    ended at the first one (most logs hold one in their first block); a file that cannot be read
-    counts as holding one (its reader says what is wrong)."""
-    tail = b""
-    try:
-        with open_log(path) as stream:
-            while True:
-                data = stream.read(block)
-                if not data:
-                    return False
-                if b":::MLLOG" in tail + data[:7] or b":::MLLOG" in data:
-                    return True
-                tail = data[-7:]
-    except (OSError, EOFError, ValueError, zlib.error):  # (a damaged gzip archive)
-        return True
 
 
 def _ref_for_file(path: str, walked: bool = False) -> LogRef:

@@ -123,6 +123,8 @@ class PowerLog:
     events: tuple[Event, ...]
     reading_problems: int = 0
     """Findings of the reader (malformed lines, records of the wrong shape)."""
+    first_problem: tuple[int | None, str] | None = None
+    """The line and code of the first of them."""
 
 
 POWER_KEYS = frozenset({"power_measurement_start", "power_measurement_stop", "power_reading",
@@ -137,6 +139,7 @@ def read_power_log(path: str) -> PowerLog:
         return clean
     events: list[Event] = []
     problems = 0
+    first: tuple[int | None, str] | None = None
     # (read as a result file is, runs of record lines in bulk: the same records and findings as
     # read_mllog(path, keep_copies=True), without a step per record of logs of thousands of readings)
     for item in read_result_batches(path):
@@ -147,7 +150,8 @@ def read_power_log(path: str) -> PowerLog:
                 events.append(item)
         elif item.severity >= Severity.WARNING and item.code != "MLC002":  # (no record at all: the energy says)
             problems += 1
-    return PowerLog(path, tuple(events), problems)
+            first = first or (item.line, item.code)
+    return PowerLog(path, tuple(events), problems, first)
 
 
 CLEAN_LOG_BYTES = 64 * 1024 * 1024
@@ -173,5 +177,6 @@ def _clean_power_log(path: str) -> PowerLog | None:
     decoded = events_without_metadata(text[:-1].split(b"\n"), text, range(1, count + 1))
     if decoded is None:
         return None
-    events, problems = decoded
-    return PowerLog(path, tuple(event for event in events if event.key in POWER_KEYS), problems)
+    events, problems, first_line = decoded
+    return PowerLog(path, tuple(event for event in events if event.key in POWER_KEYS), problems,
+                    (first_line, "MLC008") if problems else None)

@@ -7,10 +7,11 @@ never hides the rest of the log.
 - MLC001 file-unreadable: the file cannot be opened, or its gzip archive is damaged, or a folder
   being walked cannot be listed (its logs are not checked).
   Fix: check the path and permissions; re-copy the file.
-- MLC002 no-records: the file is empty or holds no ``:::MLLOG`` record. A file met while walking a
-  folder, named like a log (``.txt``, ``.log``, ``.out``) but no ``result_<i>.txt`` and outside a
-  benchmark folder, that holds no record anywhere (a ``MANIFEST.txt``, notes) is passed over: an
-  info, not a run (the official tools read no such file). Named on the command line, it is a log.
+- MLC002 no-records: the file is empty or holds no ``:::MLLOG`` record. In a folder holding result
+  files (packages), a file met while walking it, named like a log (``.txt``, ``.log``, ``.out``) but
+  no ``result_<i>.txt`` and outside a benchmark folder, that holds no record anywhere (a
+  ``MANIFEST.txt``, notes) is passed over: an info, not a run (the official tools read no such
+  file). In a folder of raw job output, and named on the command line, it is a log.
 - MLC003 invalid-json: the text after ``:::MLLOG`` is not valid JSON. The message gives the column.
   The official checker reports "Log lines had parsing errors" without the file line. In a
   ``result_<i>.txt`` file, text after the record's JSON on its line (``} xyz``, a second ``}``) is

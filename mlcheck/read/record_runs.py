@@ -77,20 +77,21 @@ def events_of_lines(lines: list[bytes], text: bytes, numbers: Iterable[int], tag
     return _events(fields, numbers)
 
 
-def events_without_metadata(lines: list[bytes], text: bytes, numbers: Iterable[int]) -> tuple[list[Event], int] | None:
+def events_without_metadata(lines: list[bytes], text: bytes,
+                            numbers: Sequence[int]) -> tuple[list[Event], int, int | None] | None:
     """:func:`events_of_lines` of record lines whose ``metadata`` may be anything but an object
-    (``""`` in some power logs), and how many records are so: the line path makes each such
-    record an MLC008 finding and its event with empty metadata, which this gives, and the
-    findings' count instead of the findings (what a power log's reader keeps of them)."""
+    (``""`` in some power logs), how many records are so and the line of the first: the line
+    path makes each such record an MLC008 finding and its event with empty metadata, which this
+    gives, and the findings' count instead of the findings (what a power log's reader keeps)."""
     fields = _fields(lines, text, 0)
     if fields is None:
         return None
     metadata = fields[2]
     if _all_of(metadata, dict):
-        return _events(fields, numbers), 0
+        return _events(fields, numbers), 0, None
     objects: list[object] = [item if type(item) is dict else {} for item in metadata]
-    replaced = sum(item is not kept for item, kept in zip(metadata, objects))
-    return _events(fields[:2] + (objects,) + fields[3:], numbers), replaced
+    replaced = [number for item, kept, number in zip(metadata, objects, numbers) if item is not kept]
+    return _events(fields[:2] + (objects,) + fields[3:], numbers), len(replaced), replaced[0]
 
 
 _Fields = tuple[list[object], list[object], list[object], list[object], list[object], list[object]]

@@ -112,7 +112,7 @@ def render_text(result: CheckResult, console: Console, min_severity: Severity = 
         else:
             console.print(Text(shown(f"{bench.org or '?'} / {bench.system or '?'} / {bench.benchmark or '?'} "
                                      f"({bench.division or '?'}, {bench.ruleset or '?'}): "), style="bold"),
-                          end="")
+                          end="", soft_wrap=True)  # (one line a folder, however narrow: grep reads it)
         console.print(score_text(bench), soft_wrap=True)
         energy = energy_text(bench)
         if energy is not None:

@@ -1,0 +1,63 @@
+"""What a path met by discovery is, told without reading it as a log: a regular file or one that
+reading could wait on forever (a FIFO, a socket, a device), and whether a file holds a record."""
+
+from __future__ import annotations
+
+import os
+import stat
+import zlib
+
+from mlcheck.read.reader import open_log
+
+
+def named_device(path: str) -> bool:
+    """A character or block device named on the command line (a FIFO is read: ``<(zcat ...)``)."""
+    try:
+        mode = os.stat(path).st_mode
+    except OSError:
+        return False
+    return stat.S_ISCHR(mode) or stat.S_ISBLK(mode)
+
+
+def special_kind(path: str) -> str | None:
+    """None for a regular file (or one that vanished), else what it is."""
+    try:
+        mode = os.stat(path).st_mode
+    except OSError:
+        return None
+    if stat.S_ISREG(mode):
+        return None
+    if stat.S_ISFIFO(mode):
+        return "a FIFO (named pipe)"
+    if stat.S_ISSOCK(mode):
+        return "a socket"
+    if stat.S_ISCHR(mode) or stat.S_ISBLK(mode):
+        return "a device"
+    return "not a regular file"
+
+
+def holds_records(path: str, window: int = 1 << 20) -> bool:
+    """Whether the first MiB of a file holds a ``:::MLLOG`` record (gzip too)."""
+    try:
+        with open_log(path) as stream:
+            return b":::MLLOG" in stream.read(window)
+    except (OSError, EOFError, ValueError, zlib.error):
+        return False
+
+
+def holds_a_record(path: str, block: int = 1 << 20) -> bool:
+    """Whether a file holds a ``:::MLLOG`` marker anywhere (gzip too), read a block at a time and
+    ended at the first one (most logs hold one in their first block); a file that cannot be read
+    counts as holding one (its reader says what is wrong)."""
+    tail = b""
+    try:
+        with open_log(path) as stream:
+            while True:
+                data = stream.read(block)
+                if not data:
+                    return False
+                if b":::MLLOG" in tail + data[:7] or b":::MLLOG" in data:
+                    return True
+                tail = data[-7:]
+    except (OSError, EOFError, ValueError, zlib.error):  # (a damaged gzip archive)
+        return True
