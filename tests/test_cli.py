@@ -231,3 +231,11 @@ def test_a_piped_score_keeps_one_line_per_folder(tmp_path: Path) -> None:
     assert_clean_exit(result, 0)
     lines = [line for line in result.stdout.splitlines() if line.startswith(f"Acme / {system} / resnet")]
     assert len(lines) == 1 and lines[0].endswith("after dropping the 1 fastest and 1 slowest")
+
+
+def test_a_system_description_named_alone_points_to_its_package() -> None:
+    """``mlcheck check <org>/systems/x.json`` was read as a log (MLC002, "the official checker
+    agrees"): it says how the description is checked, exit 2."""
+    result = run_cli("check", str(EXAMPLE / "systems" / "acme-t8.json"), "--jobs", "1")
+    assert_clean_exit(result, 2)
+    assert "a system description is no log" in result.stderr and result.stderr.rstrip().endswith("Acme")

@@ -106,8 +106,8 @@ def rules_command() -> None:
 @click.argument("code")
 def explain_command(code: str) -> None:
     """Print the documentation of one rule (code or name): its section of its module's
-    documentation; or of one constraint form of the round data (``formula``, ``AT_LEAST``,
-    ``cadence``, ...) or of all of them (``forms``)."""
+    documentation; or of one constraint form of the round data (formula, AT_LEAST, cadence, ...)
+    or of all of them (forms)."""
     import textwrap
 
     from mlcheck.facts import forms

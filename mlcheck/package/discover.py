@@ -82,6 +82,10 @@ def discover_all(paths: list[str]) -> tuple[list[LogRef], list[EmptyFolder], lis
             refs.extend(found)
         elif named_device(given):  # /dev/zero would be read forever: skipped as when walked
             skipped.append((given, "a device"))
+        elif _system_description(given):
+            package = os.path.dirname(os.path.dirname(os.path.abspath(given)))
+            raise DiscoveryError(f"{given}: a system description is no log; it is checked with its package "
+                                 f"(its fields, and against the logs of its system): mlcheck check {shown_path(package)}")
         else:
             refs.append(_ref_for_file(given))
     return _one_spelling(refs), empty, list(dict.fromkeys(skipped))
@@ -123,6 +127,12 @@ def _must_exist(given: str) -> None:
     except (OSError, ValueError):
         raise DiscoveryError(f"{given}: no such file or folder") from None
 
+
+
+def _system_description(path: str) -> bool:
+    """``<org>/systems/<system>.json``."""
+    parts = absolute_parts(path)
+    return path.endswith(".json") and len(parts) >= 2 and parts[-2] == "systems"
 
 
 def _one_spelling(refs: list[LogRef]) -> list[LogRef]:
