@@ -257,7 +257,7 @@ def test_bad_output_entry_and_wrongly_typed_waiver_are_findings(tmp_path: Path) 
 
 
 def test_select_never_hides_a_setting_that_failed(failing: Path) -> None:
-    (failing / ".mlcheck.toml").write_text('strict = 1\n', encoding="utf-8")
+    (failing / ".mlcheck.toml").write_text('strict = 2\n', encoding="utf-8")
     code, out, _ = _cli(["check", "logs", "-f", "json", "--select", "MLC102"], failing)
     assert {f["code"] for f in json.loads(out)["findings"]} >= {"MLC041"}
     assert code == 1
@@ -293,3 +293,13 @@ def test_github_format_prints_the_summary_once_on_stderr(failing: Path) -> None:
     code, out, err = _cli(["check", "logs", "-f", "github"], failing)
     assert "mlcheck: 1 run" not in out and all(line.startswith("::") for line in out.splitlines())
     assert err.count("mlcheck: 1 run") == 1
+
+
+def test_a_toml_boolean_may_be_written_0_or_1(tmp_path: Path) -> None:
+    """``strict = 1`` in TOML reads as ``strict = "1"`` does (a number other than 0 or 1 is refused)."""
+    from mlcheck.settings.config import load_settings
+
+    (tmp_path / ".mlcheck.toml").write_text("strict = 1\nexit_zero = 0\nprogress = 2\n")
+    settings = load_settings({}, cwd=str(tmp_path), environ={}, paths=[str(tmp_path)])
+    assert settings.strict is True and settings.exit_zero is False
+    assert [f.code for f in settings.problems] == ["MLC041"] and "progress" in settings.problems[0].message

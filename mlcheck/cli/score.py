@@ -95,9 +95,12 @@ def _rcp_refused(bench: BenchmarkResult) -> bool:
 def rules_command() -> None:
     """List every rule code with its name, the severities it reports and its summary (a rule that
     reports errors and warnings, each in its own cases, shows error/warning)."""
-    for rule in all_rules():
+    rules = all_rules()
+    name_width = max(len(rule.name) for rule in rules)
+    severity_width = max(len(rule.severity_text) for rule in rules)
+    for rule in rules:
         official = " (official checker agrees)" if rule.official else ""
-        click.echo(f"{rule.code}  {rule.name:<34} {rule.severity_text:<14} {rule.summary}{official}")
+        click.echo(f"{rule.code}  {rule.name:<{name_width}} {rule.severity_text:<{severity_width}} {rule.summary}{official}")
     click.echo("the round data's constraint forms (formula, AT_LEAST, OPTIONAL, cadence, ...): mlcheck explain forms",
                err=True)
 

@@ -237,6 +237,8 @@ def _convert(raw: Any, kind: str, allowed: tuple[str, ...], from_file: bool) -> 
     if kind == "bool":
         if isinstance(raw, bool):
             return raw, None
+        if type(raw) is int and raw in (0, 1):  # (strict = 1 in TOML, as "1" is taken)
+            return raw == 1, None
         if isinstance(raw, str) and raw.strip().lower() in _TRUE + _FALSE:
             return raw.strip().lower() in _TRUE, None
         return None, f"expected true or false, got {raw!r}"
