@@ -7,6 +7,7 @@ import shutil
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 from click.testing import CliRunner, Result
@@ -239,3 +240,22 @@ def test_a_system_description_named_alone_points_to_its_package() -> None:
     result = run_cli("check", str(EXAMPLE / "systems" / "acme-t8.json"), "--jobs", "1")
     assert_clean_exit(result, 2)
     assert "a system description is no log" in result.stderr and result.stderr.rstrip().endswith("Acme")
+
+
+def test_a_named_log_that_cannot_be_read_says_why_on_stderr(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Exit 2 for a log named on the command line that cannot be opened (not readable by this
+    user), with the reason on stderr beside the summary (it was only in the report)."""
+    import builtins
+
+    log = tmp_path / "result_0.txt"
+    shutil.copy(EXAMPLE / "results" / "acme-t8" / "resnet" / "result_0.txt", log)
+
+    def denied(path: Any, *args: Any, **kwargs: Any) -> Any:
+        if str(path) == str(log):
+            raise PermissionError(13, "Permission denied", str(path))
+        return builtins.open(path, *args, **kwargs)
+
+    monkeypatch.setattr("mlcheck.read.reader.open", denied, raising=False)
+    result = run_cli("check", str(log), "--jobs", "1", "--format", "json")
+    assert_clean_exit(result, 2)
+    assert f"mlcheck: error: {log}: cannot open the log: Permission denied" in result.stderr

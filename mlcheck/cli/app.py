@@ -19,7 +19,7 @@ from mlcheck.cli.checking import check_and_report, checked, report_options
 from mlcheck.cli.common import (EXIT_ERROR, JOBS_OPTION, RULESET_HELP, console, load_cli_settings,
                                 refuse_overwriting_inputs)
 from mlcheck.settings.config import COLORS, FORMATS
-from mlcheck.settings.gate import benchmark_folders, exit_code, write_outputs
+from mlcheck.settings.gate import benchmark_folders, exit_code, unopenable_lines, write_outputs
 from mlcheck.report.plain import OUTPUT_FORMATS as TEXT_FORMATS, summary_line
 
 
@@ -131,6 +131,8 @@ def report_command(paths: tuple[str, ...], ruleset: str | None, config_path: str
     chatter.print(summary_line(result), soft_wrap=True)
     if not quiet:
         chatter.print(f"mlcheck: report written to {output_path}", soft_wrap=True)
+    for line in unopenable_lines(result, unopenable):
+        click.echo(line, err=True)
     sys.exit(exit_code(result, settings, unopenable))
 
 

@@ -24,7 +24,7 @@ from mlcheck.report.plain import TERMINAL_CAP, counted, summary_line
 from mlcheck.results import CheckResult
 from mlcheck.settings.config import Settings
 from mlcheck.settings.gate import (exit_code, fail_level, input_digests, parse_output, postprocess,
-                                   unopenable_given, write_outputs)
+                                   unopenable_given, unopenable_lines, write_outputs)
 
 if TYPE_CHECKING:
     from rich.console import Console
@@ -138,4 +138,6 @@ def _check_and_report(paths: Sequence[str], settings: Settings, quiet: bool, ver
     if failed:
         sys.exit(EXIT_ERROR)
     click.echo(summary_line(result), err=True)
+    for line in unopenable_lines(result, unopenable):
+        click.echo(line, err=True)
     sys.exit(exit_code(result, settings, unopenable))

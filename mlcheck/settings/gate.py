@@ -48,6 +48,13 @@ def unopenable_given(result: CheckResult, paths: Sequence[str]) -> list[str]:
                    if f.code == UNOPENABLE_CODE and f.line is None and f.path in given})
 
 
+def unopenable_lines(result: CheckResult, unopenable: Sequence[str]) -> list[str]:
+    """A line for stderr per path named on the command line that could not be read at all (the
+    reason exit 2 has, beside the reports)."""
+    reasons = {f.path: f.message for f in result.all_findings() if f.code == UNOPENABLE_CODE and f.line is None}
+    return [f"mlcheck: error: {path}: {reasons.get(path, 'could not be read')}" for path in unopenable]
+
+
 def exit_code(result: CheckResult, settings: Settings, unopenable: Sequence[str] = ()) -> int:
     """2 when a path given on the command line could not be opened at all (``unopenable``: mlcheck
     could not do its job for it); otherwise 0 when no finding is at or above the fail level (or
