@@ -209,7 +209,8 @@ def test_a_walked_file_named_like_a_log_without_a_record_is_passed_over(tmp_path
     info MLC002 says it was passed over, exit 0; named on the command line it is a log (error)."""
     shutil.copytree(EXAMPLE, tmp_path / "Acme")
     (tmp_path / "notes.txt").write_text("notes\n")
-    (tmp_path / "job.log").write_text("starting\n" + (EXAMPLE / "results/acme-t8/resnet/result_0.txt").read_text())
+    (tmp_path / "raw").mkdir()
+    (tmp_path / "raw" / "job.log").write_text("starting\n" + (EXAMPLE / "results/acme-t8/resnet/result_0.txt").read_text())
     result = run_cli("check", str(tmp_path), "--jobs", "1", "--format", "json")
     assert_clean_exit(result, 0)
     report = json.loads(result.stdout)
@@ -259,3 +260,30 @@ def test_a_named_log_that_cannot_be_read_says_why_on_stderr(tmp_path: Path, monk
     result = run_cli("check", str(log), "--jobs", "1", "--format", "json")
     assert_clean_exit(result, 2)
     assert f"mlcheck: error: {log}: cannot open the log: Permission denied" in result.stderr
+
+
+def test_only_a_stray_file_is_passed_over(tmp_path: Path) -> None:
+    """Beside a package: a record-less log in a folder of raw job output (a job that logged
+    nothing), one inside a benchmark folder, and a UTF-16 log stay logs (errors, as before); only
+    a stray file alone of its kind in its folder (notes.txt) is passed over."""
+    shutil.copytree(EXAMPLE, tmp_path / "Acme")
+    (tmp_path / "notes.txt").write_text("notes\n")
+    raw = tmp_path / "raw"
+    raw.mkdir()
+    clean = (EXAMPLE / "results/acme-t8/resnet/result_0.txt").read_text()
+    (raw / "job_1.log").write_text(clean)
+    (raw / "job_2.log").write_text("Traceback (most recent call last):\n")
+    (raw / "job_3.log").write_bytes(clean.encode("utf-16"))
+    (tmp_path / "Acme/results/acme-t8/ssd").mkdir()
+    (tmp_path / "Acme/results/acme-t8/ssd/run_0.log").write_text("")
+    report = json.loads(run_cli("check", str(tmp_path), "--jobs", "1", "--format", "json").stdout)
+    no_records = sorted((Path(f["path"]).name, f["severity"]) for f in report["findings"] if f["code"] == "MLC002")
+    assert no_records == [("job_2.log", "error"), ("job_3.log", "error"), ("notes.txt", "info"), ("run_0.log", "error")]
+
+
+def test_score_exits_1_when_a_benchmark_folder_holds_no_result_file(tmp_path: Path) -> None:
+    """An empty benchmark folder is no benchmark result, but the package checker refuses it (MLC502,
+    as check says): score exits 1, where it printed the other folders and exited 0."""
+    shutil.copytree(EXAMPLE, tmp_path / "Acme")
+    (tmp_path / "Acme/results/acme-t8/ssd").mkdir()
+    assert_clean_exit(run_cli("score", str(tmp_path / "Acme"), "--jobs", "1"), 1)

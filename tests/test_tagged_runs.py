@@ -94,3 +94,20 @@ def test_tags_of_two_jobs_are_not_one_run(tmp_path: Path, monkeypatch: pytest.Mo
     (blocks, _stats), _ = _block_and_line_readers(tmp_path / "result_0.txt")
     assert any(getattr(item, "code", None) == "MLC024" for item in blocks)  # (a new job, as the line path says)
     assert all(first <= 9 for first, _count in taken)  # (job 2's lines were not taken with job 1's)
+
+
+def test_a_refused_run_is_tried_once_not_at_each_of_its_lines(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A run of several ranks' lines with one glued line (two markers) is read line by line to its
+    end after one try: trying again at every line re-split the rest of the run each time, which
+    made a 44 MB console of such runs take a minute (quadratic)."""
+    calls: list[int] = []
+
+    def counted(chunk: bytes, start: int, size: int) -> Any:
+        calls.append(start)
+        return tagged_runs.tagged_run(chunk, start, size)
+
+    monkeypatch.setattr(result_blocks, "tagged_run", counted)
+    glued = b"4: " + record_line("0.8").rstrip(b"\n") + b"  5: " + record_line("0.9")
+    lines = [*_every_rank(b"N: ", 3), *_every_rank(b"N: ", 400)[:200], glued, *_every_rank(b"N: ", 400)[200:]]
+    _assert_both_readers_read(tmp_path / "result_0.txt", lines, True, b"")
+    assert len(calls) <= 3, calls

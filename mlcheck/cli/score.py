@@ -14,6 +14,7 @@ from mlcheck.settings.gate import postprocess
 from mlcheck.report.plain import TABLE_FORMATS, summary_line
 from mlcheck.results import BenchmarkResult
 from mlcheck.rules import all_rules, find_rule, rcp_check
+from mlcheck.rules.package import WRONG_RUN_COUNT
 
 
 @click.command("score")
@@ -41,7 +42,7 @@ def score_command(paths: tuple[str, ...], ruleset: str | None, config_path: str 
     the official time-to-train of each benchmark folder.
 
     Exit 0 when every benchmark result is valid and passes the round's RCP test (or has a bypass),
-    1 when one does not, 2 when mlcheck could not run.
+    1 when one does not (or a benchmark folder holds no result files), 2 when mlcheck could not run.
     """
     # (the reporters are imported by the command that uses them: `check` loads none of these)
     from mlcheck.report.json_report import json_report_blocks
@@ -77,7 +78,8 @@ def score_command(paths: tuple[str, ...], ruleset: str | None, config_path: str 
                 click.echo(f"mlcheck: nothing to score: {found.path}"
                            f"{f':{found.line}' if found.line is not None else ''}: {found.code} {found.message}", err=True)
     click.echo(summary_line(result), err=True)
-    invalid = not result.benchmarks or any(not b.score.valid or _rcp_refused(b) for b in result.benchmarks)
+    invalid = (not result.benchmarks or any(not b.score.valid or _rcp_refused(b) for b in result.benchmarks)
+               or any(f.code == WRONG_RUN_COUNT.code and f.severity is Severity.ERROR for f in result.all_findings()))
     sys.exit(EXIT_FINDINGS if invalid else EXIT_OK)
 
 

@@ -211,14 +211,18 @@ def _walk(top: str, skipped: list[tuple[str, str]] | None = None) -> list[LogRef
         others = [ref for ref in others if ref.nested or not _beside_results(ref.path, result_dirs)]
     if skipped is None or not results:
         return results + others
-    # In a tree of result files, a file named like a log that holds no record is no log (a
-    # README.txt, a MANIFEST.txt beside packages): passed over, and said so. In a folder of raw
-    # job output every such file is a log (one without a record is the MLC002 error of a job
-    # that logged nothing).
-    logs = [ref for ref in others if ref.nested or not _LOG_FILE.search(os.path.basename(ref.path))
-            or holds_a_record(ref.path)]
-    skipped.extend((ref.path, NO_RECORD_FILE) for ref in others if ref not in logs)
-    return results + logs
+    # In a tree of result files, a file named like a log that holds no record, alone of its kind
+    # in its folder and outside any results/ tree, is no log (a README.txt, a MANIFEST.txt beside
+    # packages): passed over, and said so. Beside raw job output that holds records, and inside a
+    # package's results/, every such file is a log (one without a record is the MLC002 error of
+    # a job that logged nothing, or a file the package checker refuses).
+    candidates = {ref.path for ref in others if not ref.nested and _LOG_FILE.search(os.path.basename(ref.path))
+                  and "results" not in absolute_parts(ref.path)}
+    without = {path for path in candidates if not holds_a_record(path)}
+    with_logs = {os.path.dirname(ref.path) for ref in others if ref.path not in without}
+    passed = {path for path in without if os.path.dirname(path) not in with_logs}
+    skipped.extend((path, NO_RECORD_FILE) for path in sorted(passed, key=_natural))
+    return results + [ref for ref in others if ref.path not in passed]
 
 
 def _beside_results(path: str, result_dirs: set[str]) -> bool:

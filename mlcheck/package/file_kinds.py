@@ -56,6 +56,8 @@ def holds_a_record(path: str, block: int = 1 << 20) -> bool:
                 data = stream.read(block)
                 if not data:
                     return False
+                if not tail and data[:2] in (b"\xff\xfe", b"\xfe\xff") and b"\x00" in data[2:8]:
+                    return True  # (UTF-16 text: its reader says so, MLC009)
                 if b":::MLLOG" in tail + data[:7] or b":::MLLOG" in data:
                     return True
                 tail = data[-7:]

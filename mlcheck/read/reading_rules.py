@@ -9,9 +9,10 @@ never hides the rest of the log.
   Fix: check the path and permissions; re-copy the file.
 - MLC002 no-records: the file is empty or holds no ``:::MLLOG`` record. In a folder holding result
   files (packages), a file met while walking it, named like a log (``.txt``, ``.log``, ``.out``) but
-  no ``result_<i>.txt`` and outside a benchmark folder, that holds no record anywhere (a
-  ``MANIFEST.txt``, notes) is passed over: an info, not a run (the official tools read no such
-  file). In a folder of raw job output, and named on the command line, it is a log.
+  no ``result_<i>.txt``, outside any ``results/`` folder and with no log holding records beside it,
+  that holds no record anywhere (a ``MANIFEST.txt``, notes) is passed over: an info, not a run
+  (the official tools read no such file). Beside raw job output, in a package's ``results/``, in
+  a folder of raw output alone and named on the command line, it is a log (an error).
 - MLC003 invalid-json: the text after ``:::MLLOG`` is not valid JSON. The message gives the column.
   The official checker reports "Log lines had parsing errors" without the file line. In a
   ``result_<i>.txt`` file, text after the record's JSON on its line (``} xyz``, a second ``}``) is

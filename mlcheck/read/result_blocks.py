@@ -115,7 +115,7 @@ def _lines(chunk: bytes, counts: StretchCounts, reader: LineReader) -> Iterator[
             if head is not None and not chunk.startswith(head, end) and next_is_tagged(chunk, end) \
                     and not reader.tag_of_unknown_job(chunk[start:at]):  # (else its line meets the job)
                 run = tagged_run(chunk, start, size)  # (every rank's records, one after another)
-                sources = run_sources(reader, run[1]) if run is not None else None
+                sources = run_sources(reader, run[1]) if run is not None and run[1] else None
                 events = tagged_run_events(chunk, start, run[0], run[2], reader.line_no + 1) \
                     if run is not None and sources is not None else None
                 if run is not None and sources is not None and events is not None:

@@ -47,9 +47,10 @@ def next_is_tagged(chunk: bytes, end: int) -> bool:
 
 def tagged_run(chunk: bytes, start: int, size: int) -> tuple[int, list[bytes], list[bytes]] | None:
     """The run of tagged record lines from the line at ``start``: where it ends (its last line
-    end), each line's tag and each line from its marker; None when it holds fewer than
-    :data:`~mlcheck.read.record_runs.MIN_LINES` lines or any line is not such a line (the
-    first one not, another marker on one, a colour code). Each step in C, none per line."""
+    end), each line's tag and each line from its marker; no tags when the run must be read line
+    by line (fewer than :data:`~mlcheck.read.record_runs.MIN_LINES` lines, another marker on
+    one, a colour code: the caller reads it so once, not trying again at each of its lines); None
+    when the first line is not such a line. Each step in C, none per line."""
     if _TAGGED_RECORD.match(chunk, start) is None:
         return None
     found = _RUN_END.search(chunk, start)
@@ -61,7 +62,7 @@ def tagged_run(chunk: bytes, start: int, size: int) -> tuple[int, list[bytes], l
     run = chunk[start:end]
     lines = run.split(b"\n")
     if len(lines) < MIN_LINES or run.count(MARKER_BYTES) != len(lines) or b"\x1b" in run:
-        return None
+        return end, [], []  # (refused: read line by line, once, to its end)
     cuts = list(map(_FIND_MARKER, lines))
     return (end, list(map(_SLICED, lines, map(slice, repeat(0), cuts))),
             list(map(_SLICED, lines, map(slice, cuts, repeat(None)))))
