@@ -1,7 +1,7 @@
 """Record lines behind the bare tags of several ranks, read in bulk (``mlcheck.read.tagged_runs``):
 the same items, line numbers and statistics as the line reader fed one physical line at a time,
 whatever breaks a run; and the run is taken where it should be (every rank's ``init_start``, one
-line each, as NVIDIA-style ``srun --label`` consoles log them), once its job is met.
+line each, as ``srun --label`` consoles of jobs in which every rank logs print them), once its job is met.
 """
 
 from __future__ import annotations
@@ -69,7 +69,7 @@ def test_runs_of_several_tags_are_read_as_the_line_reader_reads_them(tmp_path: P
 
 
 def test_every_ranks_init_start_after_the_preamble_is_one_run(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    """The llama31_405b consoles of round 5.0: 512 ranks each log init_start, labelled by srun."""
+    """A job of 512 ranks, each logging its own init_start behind its srun label."""
     lines = [b"+ srun -l --ntasks=512 ./run.sh\n", b"  0: STARTING TIMING RUN\n",
              *_every_rank(b"  N: ", 512), b"  0: [NeMo I] setup\n", *_every_rank(b"  N: ", 3, key='"cache_clear"')]
     taken = _spy(monkeypatch)

@@ -41,7 +41,6 @@ def benchmark_facts(ruleset: Ruleset, benchmark: str | None) -> BenchmarkFacts |
         return None
 
 
-
 GroupKey = tuple[str, str, str, str]
 """(org, system, benchmark, folder): the runs scored together (:mod:`mlcheck.judge.folder_groups`)."""
 

@@ -128,7 +128,6 @@ def _must_exist(given: str) -> None:
         raise DiscoveryError(f"{given}: no such file or folder") from None
 
 
-
 def _system_description(path: str) -> bool:
     """``<org>/systems/<system>.json``."""
     parts = absolute_parts(path)
@@ -160,7 +159,6 @@ def _one_spelling(refs: list[LogRef]) -> list[LogRef]:
     return list(unique.values())
 
 
-
 def _natural(path: str) -> list[object]:
     """Sort key that puts result_2 before result_10."""
     return [int(part) if part.isdigit() else part for part in re.split(r"(\d+)", path)]
@@ -173,6 +171,7 @@ def _walk(top: str, skipped: list[tuple[str, str]] | None = None) -> list[LogRef
     results: list[LogRef] = []
     others: list[LogRef] = []
     per_rank: dict[str, list[tuple[int, int, str]]] = {}
+
     def unreadable(error: OSError) -> None:
         if skipped is not None and error.filename is not None:
             skipped.append((str(error.filename), f"{UNREADABLE_FOLDER} ({error.strerror or error})"))
@@ -254,8 +253,6 @@ def absolute_parts(path: str) -> tuple[str, ...]:
     if os.sep == "/" and os.altsep is None and absolute.startswith("/") and not absolute.startswith("//"):
         return ("/", *absolute[1:].split("/")) if len(absolute) > 1 else ("/",)
     return Path(absolute).parts
-
-
 
 
 def _ref_for_file(path: str, walked: bool = False) -> LogRef:

@@ -29,6 +29,8 @@ from mlcheck.read.record_runs import MIN_LINES, Batch, bulk_events, record_run_e
 from mlcheck.read.tagged_runs import next_is_tagged, run_sources, tagged_run, tagged_run_events
 
 _BLOCK = 1 << 20
+
+
 def _lines(chunk: bytes, counts: StretchCounts, reader: LineReader) -> Iterator[AnyItem | Batch]:
     """Whole lines (the last one may lack its line end: end of file).
 
@@ -112,36 +114,20 @@ def _lines(chunk: bytes, counts: StretchCounts, reader: LineReader) -> Iterator[
             lines = crlf = 0
             counts.flush(reader)
             head = chunk[start:at + 8] if start < at and start >= by_line_until else None
+            bulk = None
             if head is not None and not chunk.startswith(head, end) and next_is_tagged(chunk, end) \
                     and not reader.tag_of_unknown_job(chunk[start:at]):  # (else its line meets the job)
-                run = tagged_run(chunk, start, size)  # (every rank's records, one after another)
-                sources = run_sources(reader, run[1]) if run is not None and run[1] else None
-                events = tagged_run_events(chunk, start, run[0], run[2], reader.line_no + 1) \
-                    if run is not None and sources is not None else None
-                if run is not None and sources is not None and events is not None:
-                    reader.kept_tagged_lines(sources, events, chunk.count(b"\r\n", start, run[0] + 1)
-                                             if crlf_ends else 0)
-                    done = run[0] + 1
+                bulk = _several_tags_run(chunk, start, size, reader, crlf_ends)
+            elif head is not None and chunk.startswith(head, end) and _run_of(chunk, end, head):
+                bulk = _one_tag_run(chunk, start, at, size, head, reader, crlf_ends)
+            if bulk is not None:
+                run_end, events = bulk
+                if events is not None:
+                    done = run_end + 1
                     at = find(MARKER_BYTES, done)
                     yield events
                     continue
-                if run is not None:
-                    by_line_until = run[0]  # (this run is read line by line)
-            elif head is not None and chunk.startswith(head, end) and _run_of(chunk, end, head):
-                source = reader.tagged_run_source(chunk[start:at])
-                if source is not None:
-                    run_end = record_run_end(chunk, start, head)
-                    if run_end >= size:  # (a last line without its end is not one kept_tagged reads)
-                        run_end = chunk.rfind(b"\n", start, size)
-                    events = bulk_events(chunk[start:run_end], reader.line_no + 1, at - start)
-                    if events is not None:
-                        reader.kept_tagged_run(source, events, chunk.count(b"\r\n", start, run_end + 1)
-                                               if crlf_ends else 0)
-                        done = run_end + 1
-                        at = find(MARKER_BYTES, done)
-                        yield events
-                        continue
-                    by_line_until = run_end  # (this run is read line by line)
+                by_line_until = run_end  # (this run is read line by line)
             event = reader.kept_tagged(chunk[start:end]) if start < at else None
             at = following if following < 0 or following >= end else find(MARKER_BYTES, end)
             if event is not None:  # (a record behind a rank tag, read without feed's generator)
@@ -150,6 +136,38 @@ def _lines(chunk: bytes, counts: StretchCounts, reader: LineReader) -> Iterator[
             yield from reader.feed(chunk[start:end])
     finally:
         counts.add_clean(lines, crlf)
+
+
+def _one_tag_run(chunk: bytes, start: int, at: int, size: int, head: bytes, reader: LineReader,
+                 crlf_ends: bool) -> tuple[int, Batch | None] | None:
+    """The run of record lines behind one rank tag from the line at ``start`` (its marker at
+    ``at``; ``head``: the tag and the marker): its end and its events, counted by ``reader``, or
+    None for events when it is read line by line; None when the tag is not one kept_tagged reads."""
+    source = reader.tagged_run_source(chunk[start:at])
+    if source is None:
+        return None
+    run_end = record_run_end(chunk, start, head)
+    if run_end >= size:  # (a last line without its end is not one kept_tagged reads)
+        run_end = chunk.rfind(b"\n", start, size)
+    events = bulk_events(chunk[start:run_end], reader.line_no + 1, at - start)
+    if events is not None:
+        reader.kept_tagged_run(source, events, chunk.count(b"\r\n", start, run_end + 1) if crlf_ends else 0)
+    return run_end, events
+
+
+def _several_tags_run(chunk: bytes, start: int, size: int, reader: LineReader,
+                      crlf_ends: bool) -> tuple[int, Batch | None] | None:
+    """:func:`_one_tag_run` of a run whose lines are behind the tags of several ranks
+    (:mod:`mlcheck.read.tagged_runs`); None when the line at ``start`` begins none."""
+    run = tagged_run(chunk, start, size)  # (every rank's records, one after another)
+    if run is None:
+        return None
+    run_end, tags, records = run
+    sources = run_sources(reader, tags) if tags else None
+    events = None if sources is None else tagged_run_events(chunk, start, run_end, records, reader.line_no + 1)
+    if sources is not None and events is not None:
+        reader.kept_tagged_lines(sources, events, chunk.count(b"\r\n", start, run_end + 1) if crlf_ends else 0)
+    return run_end, events
 
 
 def _run_of(chunk: bytes, end: int, head: bytes) -> bool:
