@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import datetime as dt
 import gc
+import json
 import math
 import os
 import sys
@@ -166,6 +167,8 @@ def judge_run(run: Run, ref: LogRef, forced: Ruleset | None, reading: Iterable[F
     facts = benchmark_facts(choice.ruleset, benchmark)
     if facts is None:
         findings.append(_unknown_benchmark(run, benchmark, choice.ruleset))
+    elif run.benchmark is None and (logged := run.first("submission_benchmark")) is not None:
+        findings.append(_unknown_benchmark(run, logged.value, choice.ruleset))  # (null: the folder's stands in)
     # The rules see the evaluation records the round's target is judged on (Stable Diffusion's
     # merged FID/CLIP records); the result keeps the run as read.
     judged = judged_run(run, facts)
@@ -208,15 +211,26 @@ def _not_its_folder(run: Run, folder_benchmark: str) -> Finding:
         "or correct submission_benchmark", run_index=run.index)
 
 
-def _unknown_benchmark(run: Run, benchmark: str | None, ruleset: Ruleset) -> Finding:
+def _unknown_benchmark(run: Run, benchmark: object, ruleset: Ruleset) -> Finding:
+    """MLC011 for ``benchmark``: what the run logs (None: nothing), else its folder's name."""
     valid = ", ".join(sorted(ruleset.benchmarks))
     event = run.first("submission_benchmark")
     line = event.line if event is not None else run.first_line
-    if benchmark is None:
+    if benchmark is None and event is None:
         message = f"the run logs no submission_benchmark; valid benchmarks of {ruleset.version}: {valid}"
+    elif not isinstance(benchmark, str):
+        message = (f"submission_benchmark is {_as_json(benchmark)}, not the name of a benchmark (the official "
+                   f"checker fails the file); valid benchmarks of {ruleset.version}: {valid}")
     else:
         message = f"{benchmark!r} is not a benchmark of training {ruleset.version}; valid: {valid}"
     return UNKNOWN_BENCHMARK.at(run.path, line, message, run_index=run.index)
+
+
+def _as_json(value: object) -> str:
+    try:
+        return json.dumps(value)
+    except (TypeError, ValueError):
+        return repr(value)
 
 
 def choose_ruleset(run: Run, ref: LogRef, forced: Ruleset | None,

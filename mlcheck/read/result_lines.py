@@ -21,7 +21,7 @@ from mlcheck.read.fast_json import fast_event
 from mlcheck.read.record_runs import Batch
 from mlcheck.read.result_blocks import read_result_blocks
 from mlcheck.read.job_starts import LAUNCH_LINE, may_name_a_launcher
-from mlcheck.read.line_reader import MARKER_BYTES, MAX_LINE_BYTES, AnyItem, LineReader
+from mlcheck.read.line_reader import MARKER_BYTES, MAX_LINE_BYTES, TOKEN_BYTES, AnyItem, LineReader
 from mlcheck.read import reading_rules as rules
 
 
@@ -44,7 +44,7 @@ def read_result_lines(lines: Iterator[bytes], reader: LineReader,
     try:
         for raw in lines:
             if len(raw) < MAX_LINE_BYTES:
-                if raw.startswith(MARKER_BYTES):
+                if raw.startswith(TOKEN_BYTES):  # (the parser's token: ':::MLLOG{' is MLC027, the reader's)
                     if raw.find(MARKER_BYTES, 8) < 0 and b"\x1b" not in raw and reader.noise_tag is None:
                         event = fast_event(raw, line_no + 1)
                         if event is not None:

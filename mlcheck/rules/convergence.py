@@ -18,7 +18,10 @@ not compare it with ``run_stop``'s status, nor with the time of ``run_stop``.
   crashes on it. Stable Diffusion (3.1-5.0) logs FID and CLIP as separate records naming their
   ``metric``; the checker merges those of one ``step_num`` (3.1) or ``samples_count`` (4.0+) and
   judges the target (FID <= 90 and CLIP >= 0.15) on the merged records: a record naming its metric
-  without that position makes its merging code crash, also MLC304. A NaN is a warning (``official: false``):
+  without that position makes its merging code crash, also MLC304. The checker compares the
+  conditions in order and stops at the first that does not hold: a value it never comes to (a
+  null CLIP where FID is above 90, a null SEGM where BBOX is below its target) fails nothing
+  there, and is a warning here (``official: false``). A NaN is a warning (``official: false``):
   the official checker compares it, finds it below the target and goes on; it usually means the
   model diverged at that eval.
 - MLC305 target-reached-after-run-stop: the first eval that reaches the target is timed more
@@ -47,7 +50,7 @@ from typing import Iterator
 from mlcheck.model import Finding, Severity
 from mlcheck.rule import Rule, RunContext
 from mlcheck.facts.rulesets import Target
-from mlcheck.rules.eval_records import target_for, unmergeable
+from mlcheck.rules.eval_records import comparison_raises, target_for, unmergeable
 from mlcheck.rules.eval_values import (all_plain_floats, below_one, best_eval, describe_eval, first_reaching, is_nan,
                                        records_named, target_bounds)
 
@@ -103,15 +106,20 @@ def check(ctx: RunContext) -> Iterator[Finding]:
                          f"eval_accuracy is {evaluation.value!r}: the model diverged at this eval, or the "
                          "metric failed (the official checker reads it as below the target)",
                          severity=Severity.WARNING, official=False)
-        elif target.aggregate is not None:
+            continue
+        raises = comparison_raises(target, evaluation.value)
+        why = "" if raises else (": the official checker stops at a condition this evaluation does not meet "
+                                 "before it comes to the value, and reads it as below the target")
+        severity = Severity.ERROR if raises else Severity.WARNING
+        if target.aggregate is not None:
             yield ctx.at(EVAL_VALUE_INVALID, evaluation.line,
                          f"the {target.aggregate.into} record {evaluation.value!r} (the {target.metric} records of "
-                         f"one {target.aggregate.by}, merged) cannot be compared with the target ({target.text}): "
-                         "log every metric of each evaluation")
+                         f"one {target.aggregate.by}, merged) cannot be compared with the target ({target.text}){why}; "
+                         "log every metric of each evaluation", severity=severity, official=raises)
         else:
             yield ctx.at(EVAL_VALUE_INVALID, evaluation.line,
                          f"eval_accuracy value {evaluation.value!r} cannot be compared with the target "
-                         f"({target.text})")
+                         f"({target.text}){why}", severity=severity, official=raises)
     if not ctx.closed and facts.open_target is not None:
         if run.evaluations and first_reaching(run.evaluations, target) is None:
             last = run.evaluations[-1]

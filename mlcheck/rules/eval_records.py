@@ -12,6 +12,7 @@ judges another key (``averaged_validation_loss``): its records become the evalua
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import replace
 from typing import Any
 
@@ -68,6 +69,26 @@ def _aggregated(run: Run, aggregate: Aggregate) -> Run:
     counts[aggregate.into] = len(virtual)
     evaluations = tuple(_evaluation(e, e.value, aggregate.by, e.value.get(aggregate.by)) for e in virtual)
     return replace(run, events=run.events + virtual, key_counts=counts, evaluations=evaluations)
+
+
+def comparison_raises(target: Target, value: object) -> bool:
+    """Whether the checker's ``ATLEAST_ONE_CHECK`` raises on an evaluation ``value`` (and fails
+    the file): Python compares its conditions in order (a field's bounds, then the next field's:
+    ``(0.0 <= v['value']['FID'] <= 90.0) and (0.15 <= v['value']['CLIP'] <= 1.0)``) and stops at
+    the first that does not hold, so a value it never reaches is never compared (a null CLIP
+    where FID is above 90). A missing field, or one that is not a number, raises; NaN compares
+    false."""
+    for condition in target.conditions:
+        observed = value
+        if condition.field is not None:
+            if not isinstance(value, Mapping) or condition.field not in value:
+                return True
+            observed = value[condition.field]
+        if not isinstance(observed, (int, float)):
+            return True
+        if not condition.holds(value):  # (None for NaN: it compares false)
+            return False
+    return False
 
 
 def _number(value: object) -> float | None:

@@ -93,8 +93,10 @@ def check(ctx: RunContext) -> Iterator[Finding]:
     run = ctx.run
     division = run.division
     benchmark = run.benchmark
+    logged = run.count("submission_benchmark")
+    # (unlogged, a benchmark known from the run's folder is judged: its missing record is MLC105)
     plan = _plan(ctx.ruleset.version, division if division in ("closed", "open") else None,
-                 benchmark or "", run.count("submission_benchmark") > 1)
+                 benchmark or "", logged > 1 or (logged == 0 and ctx.facts is not None))
     states = replay(run, plan.state_defs) if plan.state_defs else EMPTY
     gathered = Gathered()
     yield from evaluate(ctx, plan.submission, _SUBMISSION_CODES, plan.scope, run.first_line, gathered=gathered)
@@ -121,9 +123,10 @@ class _Plan(NamedTuple):
 
 
 @lru_cache(maxsize=1024)
-def _plan(version: str, division: str | None, benchmark: str, benchmark_repeated: bool) -> _Plan:
+def _plan(version: str, division: str | None, benchmark: str, count_benchmark: bool) -> _Plan:
     """The entries of ``division`` (closed, open or neither) and ``benchmark`` in ``version``;
-    ``benchmark_repeated``: the run logs ``submission_benchmark`` more than once."""
+    ``count_benchmark``: ``submission_benchmark``'s count is checked (the run logs it more than
+    once, or not at all while its folder names the benchmark it is judged as)."""
     data = load_constraints(version)
     groups = [data.common]
     scope = "every run"
@@ -147,9 +150,10 @@ def _plan(version: str, division: str | None, benchmark: str, benchmark_repeated
     entries = merged(*groups)
     if bench is not None:
         entries = [e for e in entries if e.key not in own]
-    # MLC011 (unknown-benchmark) already reports a missing or unknown submission_benchmark.
+    # MLC011 (unknown-benchmark) already reports an unknown submission_benchmark, and a missing
+    # one where nothing else names the benchmark.
     entries = [replace(e, check=None) if e.key == "submission_benchmark" else e for e in entries
-               if e.key != "submission_benchmark" or benchmark_repeated]
+               if e.key != "submission_benchmark" or count_benchmark]
     others = [e for e in entries if not e.key.startswith("submission_")]
     return _Plan(scope=scope, submission=tuple(e for e in entries if e.key.startswith("submission_")),
                  others=tuple(e for e in others if id(e) not in overrides),

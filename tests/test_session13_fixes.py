@@ -1,0 +1,102 @@
+"""Defects found in session 13 (most by ``tools/differential.py``: broken copies of accepted
+files judged by mlcheck and the installed checker), each pinned by its outcome: a result file that
+logs no (or a null) ``submission_benchmark`` in its benchmark's folder, ``:::MLLOG{`` in a gzip
+result file, and an evaluation value the checker's comparison never comes to."""
+
+from __future__ import annotations
+
+import gzip
+from pathlib import Path
+
+import pytest
+
+from mlcheck import check
+from mlcheck.facts.rulesets import Target, load_ruleset
+from mlcheck.rules.eval_records import comparison_raises, target_for
+
+ROOT = Path(__file__).resolve().parent.parent
+EXAMPLE_RUN = ROOT / "fixtures" / "example" / "Acme" / "results" / "acme-t8" / "resnet" / "result_0.txt"
+
+
+def _findings(path: Path) -> list[tuple[str, int | None]]:
+    return sorted((f.code, f.line) for f in check([str(path)]).all_findings())
+
+
+def _lines_without(key: str) -> list[str]:
+    return [line for line in EXAMPLE_RUN.read_text("utf-8").splitlines(keepends=True) if f'"key": "{key}"' not in line]
+
+
+def test_unlogged_benchmark_fails_in_its_folder(tmp_path: Path) -> None:
+    """The official checker requires exactly one submission_benchmark (closed_common.yaml); the
+    folder naming the benchmark does not stand in for it."""
+    folder = tmp_path / "resnet"
+    folder.mkdir()
+    log = folder / "result_0.txt"
+    log.write_text("".join(_lines_without("submission_benchmark")), "utf-8")
+    result = check([str(log)])
+    assert [r.verdict for r in result.runs] == ["fail"]
+    assert ("MLC105", 1) in _findings(log)
+    missing = [f for f in result.all_findings() if f.code == "MLC105"]
+    assert "submission_benchmark" in missing[0].message
+
+
+def test_unlogged_benchmark_outside_a_folder_is_one_finding(tmp_path: Path) -> None:
+    log = tmp_path / "result_0.txt"
+    log.write_text("".join(_lines_without("submission_benchmark")), "utf-8")
+    codes = [code for code, _line in _findings(log)]
+    assert "MLC011" in codes and "MLC105" not in codes  # (MLC011 says the run logs none)
+
+
+def test_marker_without_space_is_read_alike_plain_and_gzip(tmp_path: Path) -> None:
+    lines = EXAMPLE_RUN.read_text("utf-8").splitlines(keepends=True)
+    at = next(i for i, line in enumerate(lines) if '"key": "submission_benchmark"' in line)
+    lines[at] = lines[at].replace(":::MLLOG ", ":::MLLOG", 1)
+    folder = tmp_path / "resnet"
+    folder.mkdir()
+    plain, packed = folder / "result_0.txt", folder / "result_1.txt.gz"
+    plain.write_text("".join(lines), "utf-8")
+    packed.write_bytes(gzip.compress("".join(lines).encode()))
+    assert ("MLC027", at + 1) in _findings(plain)
+    assert _findings(plain) == _findings(packed)
+    assert {r.verdict for r in check([str(plain), str(packed)]).runs} == {"fail"}
+
+
+def test_null_benchmark_fails_in_its_folder(tmp_path: Path) -> None:
+    folder = tmp_path / "resnet"
+    folder.mkdir()
+    log = folder / "result_0.txt"
+    log.write_text(EXAMPLE_RUN.read_text("utf-8").replace('"value": "resnet"', '"value": null', 1), "utf-8")
+    result = check([str(log)])
+    assert [r.official_verdict for r in result.runs] == ["fail"]
+    unknown = [f for f in result.all_findings() if f.code == "MLC011"]
+    assert len(unknown) == 1 and "submission_benchmark is null" in unknown[0].message
+
+
+def _target(version: str, benchmark: str, division: str = "closed") -> Target:
+    facts = load_ruleset(version).benchmarks[benchmark]
+    return target_for(facts, division)
+
+
+@pytest.mark.parametrize("value,raises", [
+    ({"samples_count": 1, "FID": 120.0, "CLIP": None}, False),  # (FID above 90: CLIP never compared)
+    ({"samples_count": 1, "FID": 80.0, "CLIP": None}, True),
+    ({"samples_count": 1, "FID": None, "CLIP": 0.2}, True),
+    ({"samples_count": 1, "FID": float("nan"), "CLIP": "x"}, False),  # (NaN compares false)
+    ({"samples_count": 1, "CLIP": 0.2}, True),  # (no FID: a KeyError)
+    ({"samples_count": 1, "FID": 80.0, "CLIP": 0.2}, False),
+])
+def test_stable_diffusion_comparison_stops_as_the_checker_does(value: dict, raises: bool) -> None:
+    assert comparison_raises(_target("4.1.0", "stable_diffusion"), value) is raises
+
+
+@pytest.mark.parametrize("value,raises", [
+    ({"BBOX": 0.2, "SEGM": None}, False), ({"BBOX": 0.4, "SEGM": None}, True), (None, True), (0.5, True),
+])
+def test_mask_rcnn_comparison_stops_as_the_checker_does(value: object, raises: bool) -> None:
+    assert comparison_raises(_target("2.0.0", "maskrcnn"), value) is raises
+
+
+def test_plain_target_raises_on_any_value_not_a_number() -> None:
+    target = _target("2.0.0", "resnet")
+    assert comparison_raises(target, None) and comparison_raises(target, "0.8")
+    assert not comparison_raises(target, 0.5) and not comparison_raises(target, True)
