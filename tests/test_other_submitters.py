@@ -16,7 +16,6 @@ import json
 import math
 import os
 from collections import defaultdict
-from pathlib import Path
 from typing import Any
 
 import pytest

@@ -80,13 +80,13 @@ def _scored_power_folder(tmp_path: Path) -> tuple[Path, Any]:
     energy score for every run, that folder, and its benchmark result."""
     from mlcheck import check
 
-    for power in sorted((SHARED / "other-submitters").glob("training-*/*/results/*/*/power")):
-        if not list(power.glob("*/node_*.txt")):
+    for power_folder in sorted((SHARED / "other-submitters").glob("training-*/*/results/*/*/power")):
+        if not list(power_folder.glob("*/node_*.txt")):
             continue
-        org = power.parents[3]
+        org = power_folder.parents[3]
         package = tmp_path / org.parent.name / org.name
         shutil.copytree(org, package)
-        folder = package / power.parent.relative_to(org)
+        folder = package / power_folder.parent.relative_to(org)
         (bench,) = check([str(folder)]).benchmarks
         if bench.energy is not None and bench.energy.valid and None not in bench.energy.run_joules:
             return folder, bench

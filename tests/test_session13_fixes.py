@@ -1,17 +1,23 @@
 """Defects found in session 13 (most by ``tools/differential.py``: broken copies of accepted
 files judged by mlcheck and the installed checker), each pinned by its outcome: a result file that
 logs no (or a null) ``submission_benchmark`` in its benchmark's folder, ``:::MLLOG{`` in a gzip
-result file, and an evaluation value the checker's comparison never comes to."""
+result file, and an evaluation value the checker's comparison never comes to; and in the
+reports (a user review): SARIF results about a folder placed in a file, a log's line end in a
+finding of the text report, where each repeated finding is in the Markdown report."""
 
 from __future__ import annotations
 
 import gzip
+import shutil
 from pathlib import Path
 
 import pytest
+from cli_helpers import run_cli
 
 from mlcheck import check
 from mlcheck.facts.rulesets import Target, load_ruleset
+from mlcheck.report import ReportOptions
+from mlcheck.report.sarif import sarif_dict
 from mlcheck.rules.eval_records import comparison_raises, target_for
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -100,3 +106,46 @@ def test_plain_target_raises_on_any_value_not_a_number() -> None:
     target = _target("2.0.0", "resnet")
     assert comparison_raises(target, None) and comparison_raises(target, "0.8")
     assert not comparison_raises(target, 0.5) and not comparison_raises(target, True)
+
+
+def _example_package(tmp_path: Path) -> Path:
+    package = tmp_path / "Acme"
+    shutil.copytree(ROOT / "fixtures" / "example" / "Acme", package)
+    return package
+
+
+def test_sarif_places_a_folder_finding_in_its_first_result_file(tmp_path: Path) -> None:
+    """Code scanning places a result in a file (a folder's URI cannot be shown): a finding about a
+    benchmark folder is placed in the folder's first result file, as --format github places it."""
+    package = _example_package(tmp_path)
+    folder = package / "results" / "acme-t8" / "resnet"
+    (folder / "result_2.txt").unlink()  # (too few runs: a finding about the folder)
+    result = check([str(package)])
+    about_folder = [f for f in result.all_findings() if f.path == str(folder)]
+    assert about_folder
+    log = sarif_dict(result, ReportOptions(root=str(tmp_path)))
+    placed = {r["ruleId"]: r for r in log["runs"][0]["results"]}
+    entry = placed[about_folder[0].code]
+    assert entry["locations"][0]["physicalLocation"]["artifactLocation"]["uri"] == "Acme/results/acme-t8/resnet/result_0.txt"
+    assert entry["message"]["text"].endswith("(about the folder " + str(folder) + ")")
+
+
+def test_text_report_keeps_a_finding_on_one_line(tmp_path: Path) -> None:
+    package = _example_package(tmp_path)
+    log = package / "results" / "acme-t8" / "resnet" / "result_0.txt"
+    log.write_text(log.read_text("utf-8").replace('"value": "lars"', '"value": "la|rs\\n## x"', 1), "utf-8")
+    outcome = run_cli("check", str(log), "--no-progress")
+    (line,) = [line for line in outcome.stdout.splitlines() if "MLC203" in line and "error" in line]
+    assert "'la|rs\\n## x'" in line
+
+
+def test_markdown_lists_where_a_repeated_finding_is(tmp_path: Path) -> None:
+    package = _example_package(tmp_path)
+    folder = package / "results" / "acme-t8" / "resnet"
+    for log in folder.glob("result_*.txt"):
+        lines = log.read_text("utf-8").splitlines(keepends=True)
+        at = next(i for i, line in enumerate(lines) if '"key": "submission_org"' in line)
+        log.write_text("".join(lines[: at + 1] + [lines[at]] + lines[at + 1:]), "utf-8")
+    outcome = run_cli("check", str(package), "--format", "markdown", "--no-progress")
+    text = outcome.stdout
+    assert "MLC107" in text and f"result_0.txt:{at + 2}, result_1.txt:{at + 2}, result_2.txt:{at + 2}" in text

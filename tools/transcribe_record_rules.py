@@ -562,7 +562,6 @@ def transcribe(reference: Path) -> dict[str, dict[str, Any]]:
             if extra:
                 group[0]["source"] += (f" (+ {', '.join(extra)} from mlperf-logging {INSTALLED_RELEASE}, not in the "
                                        "record revision)")
-        closed_listed = closed_common[0]["check"]["one_of"]
         open_listed = open_common[0]["check"]["one_of"]
         benchmarks, facts = {}, {}
         for bm in META[version]:

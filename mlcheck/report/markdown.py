@@ -8,7 +8,7 @@ from collections import defaultdict
 from mlcheck.model import Finding, Severity
 from mlcheck.results import BenchmarkResult, CheckResult
 from mlcheck.report import ReportOptions, relative_path
-from mlcheck.report.grouped import FindingGroup, group_for_display
+from mlcheck.report.grouped import FindingGroup, context_lines, group_for_display
 from mlcheck.report.plain import counted, format_minutes, markdown_cell
 
 _ICON = {Severity.ERROR: "❌", Severity.WARNING: "⚠️", Severity.INFO: "ℹ️"}
@@ -78,8 +78,10 @@ def render_markdown(result: CheckResult, options: ReportOptions) -> str:
             lines.append(f"- {_ICON[worst]} **{code} {name}** ({count} × {worst.label}):")
             for group in entries[:MAX_PLACES]:
                 lines.append(f"  - {_place(group, options.root)}: {markdown_cell(group.message())}")
+                if len(group.members) > 1:  # (where in each run: file and line, as the text report)
+                    lines.extend(f"    - {markdown_cell(line.removeprefix('- '))}" for line in context_lines(group))
             if len(entries) > MAX_PLACES:
-                lines.append(f"  - … and {len(entries) - MAX_PLACES} more")
+                lines.append(f"  - … and {len(entries) - MAX_PLACES} more (the text and JSON reports list each)")
         lines.append("")
     notes = [g for g in groups if g.severity is Severity.INFO]
     if notes:  # folded: a pull-request comment stays short, nothing is hidden from the reader

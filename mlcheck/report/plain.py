@@ -61,6 +61,12 @@ def shown(text: str) -> str:
     return text.translate(_CONTROLS) if _HAS_CONTROL(text) else text
 
 
+def one_line(text: str) -> str:
+    """:func:`shown` on one line: a line end from a log's value written as ``\\n`` (a finding
+    of the text report is one line, for grep and CI logs)."""
+    return shown(text).replace("\n", "\\n")
+
+
 def markdown_cell(text: str) -> str:
     """Text safe inside a Markdown table cell (no pipes, no line breaks, no raw HTML)."""
     return (" ".join(text.split()).replace("\\", "\\\\").replace("|", "\\|")

@@ -1,12 +1,14 @@
 """SARIF 2.1.0 for GitHub code scanning and other SARIF viewers.
 
 One ``reportingDescriptor`` per mlcheck rule (with its documentation), one result per finding with
-a repository-relative path and the physical line, and a stable fingerprint that does not move when
-unrelated lines do. Waived findings are kept as results with an accepted external suppression.
+a repository-relative path and the physical line (a finding about a folder is placed in its first
+result file, as ``--format github`` places it: code scanning places results in files), and a
+stable fingerprint that does not move when unrelated lines do. Waived findings are kept as results with an accepted external suppression.
 """
 
 from __future__ import annotations
 
+import bisect
 import hashlib
 import os
 import re
@@ -47,20 +49,40 @@ def _rules() -> list[dict[str, Any]]:
     return described
 
 
-def _result(found: Finding, rule_index: dict[str, int], options: ReportOptions,
-            reason: str | None = None) -> dict[str, Any]:
-    if found.path in ("-", "") or is_inside(found.path, options.root):
+class _Anchors:
+    """Where a finding about a folder is placed: the folder's first result file (code scanning
+    places a result in a file; ``--format github`` attaches it there too)."""
+
+    def __init__(self, result: CheckResult) -> None:
+        self._paths = sorted({run.path for run in result.runs if run.path != "-"})
+
+    def file_of(self, path: str) -> str | None:
+        """The first result file under the folder ``path``; None when ``path`` is no folder of one."""
+        if not path or path == "-" or os.path.isfile(path) or not os.path.isdir(path):
+            return None
+        prefix = path.rstrip("/" + os.sep) + os.sep
+        at = bisect.bisect_left(self._paths, prefix)
+        return self._paths[at] if at < len(self._paths) and self._paths[at].startswith(prefix) else None
+
+
+def _artifact(path: str, options: ReportOptions) -> dict[str, str]:
+    if path in ("-", "") or is_inside(path, options.root):
         # (a file name that is not UTF-8 keeps its bytes, percent-encoded)
-        uri = quote(os.fsencode(relative_path(found.path, options.root)), safe="/:")
-        artifact = {"uri": uri, "uriBaseId": "%SRCROOT%"}
-    else:  # outside the repository: an absolute URI rather than a "../" path code scanning rejects
-        uri = "file://" + quote(os.fsencode(os.path.abspath(found.path)), safe="/:")
-        artifact = {"uri": uri}
-    location: dict[str, Any] = {"artifactLocation": artifact}
+        return {"uri": quote(os.fsencode(relative_path(path, options.root)), safe="/:"), "uriBaseId": "%SRCROOT%"}
+    # outside the repository: an absolute URI rather than a "../" path code scanning rejects
+    return {"uri": "file://" + quote(os.fsencode(os.path.abspath(path)), safe="/:")}
+
+
+def _result(found: Finding, rule_index: dict[str, int], options: ReportOptions,
+            reason: str | None = None, anchors: _Anchors | None = None) -> dict[str, Any]:
+    anchor = anchors.file_of(found.path) if anchors is not None else None
+    message = found.message if anchor is None else f"{found.message} (about the folder {found.path})"
+    uri = _artifact(found.path, options)["uri"]  # (the fingerprint's: the folder's, not its anchor's)
+    location: dict[str, Any] = {"artifactLocation": _artifact(found.path if anchor is None else anchor, options)}
     if found.line is not None:
         location["region"] = {"startLine": found.line}
     result: dict[str, Any] = {
-        "ruleId": found.code, "level": _LEVEL[found.severity], "message": {"text": found.message},
+        "ruleId": found.code, "level": _LEVEL[found.severity], "message": {"text": message},
         "locations": [{"physicalLocation": location}],
         "partialFingerprints": {"mlcheck/v1": fingerprint(found, uri)},
         "properties": {"official": found.official, "runIndex": found.run_index},
@@ -89,7 +111,8 @@ def _sarif(result: CheckResult, options: ReportOptions) -> dict[str, Any]:
     index = {rule["id"]: position for position, rule in enumerate(rules)}
     found = result.all_findings()
     listed = [(f, None) for f in found] + [(w.finding, w.reason) for w in result.waived]
-    results = Items(listed, lambda item: _result(item[0], index, options, item[1]))
+    anchors = _Anchors(result)
+    results = Items(listed, lambda item: _result(item[0], index, options, item[1], anchors))
     failing = any(f.severity >= options.fail_level for f in found)
     return {
         "$schema": SARIF_SCHEMA, "version": "2.1.0",

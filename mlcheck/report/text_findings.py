@@ -12,7 +12,7 @@ from mlcheck.records import dataclass
 from mlcheck.model import Severity
 from mlcheck.report.grouped import FindingGroup, codes_of, context_lines, group_for_display
 from mlcheck.report.plain import OUTPUT_FORMATS as OUTPUT_FORMATS, TERMINAL_CAP as TERMINAL_CAP  # re-exported
-from mlcheck.report.plain import counted, shown
+from mlcheck.report.plain import counted, one_line, shown
 from mlcheck.results import CheckResult
 
 if TYPE_CHECKING:  # rich is imported when text is drawn: a JSON or CI report never loads it
@@ -29,7 +29,7 @@ def group_line(group: FindingGroup) -> Text:
     first = group.first
     text = Text(f"{shown(group.place())}: ")
     text.append(f"{first.severity.label} {first.code} {first.name}", style=STYLE[first.severity])
-    text.append(f": {shown(group.message())}")
+    text.append(f": {one_line(group.message())}")
     if first.official:
         text.append(" [official checker agrees]", style="dim")
     return text
