@@ -149,3 +149,13 @@ def test_markdown_lists_where_a_repeated_finding_is(tmp_path: Path) -> None:
     outcome = run_cli("check", str(package), "--format", "markdown", "--no-progress")
     text = outcome.stdout
     assert "MLC107" in text and f"result_0.txt:{at + 2}, result_1.txt:{at + 2}, result_2.txt:{at + 2}" in text
+
+
+def test_markdown_scores_name_the_submitter_of_each_row_of_several(tmp_path: Path) -> None:
+    first = _example_package(tmp_path)
+    second = tmp_path / "Other"
+    shutil.copytree(first, second)
+    alone = run_cli("check", str(first), "--format", "markdown", "--no-progress").stdout
+    both = run_cli("check", str(first), str(second), "--format", "markdown", "--no-progress").stdout
+    assert "| submitter |" not in alone
+    assert "| submitter |" in both and "| Acme | resnet |" in both and "| Other | resnet |" in both

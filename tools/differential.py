@@ -7,7 +7,9 @@ For a sample of the result files the round's checker of record accepted (``../sh
 ``--files`` per benchmark of each round, each file is copied with one change at a time: every
 record of a key deleted, its first record deleted, its first record repeated with another value,
 its value made null or a string, its metadata empty, its time an hour earlier, it moved to the
-end of the file; and the file cut after a line. Each copy is judged by mlcheck
+end of the file, an integer value written as a float, the record glued to the line before or
+followed by text; the file cut after a line or inside one, with CRLF line ends, a byte order mark,
+twice, every record twice. Each copy is judged by mlcheck
 (``official_verdict``: what it says the round's checker says) and by the compliance checker of
 the installed mlperf-logging (``mlp_compliance``, in this process), and the disagreements are
 printed with the change that made them. The installed release is not the checker of record of
@@ -112,9 +114,22 @@ def changes(lines: list[str], rng: random.Random) -> Iterator[Change]:
                    lambda ls, i=first, r=record: ls[:i] + [_with_record(ls[i], {**r, "time_ms": r["time_ms"] - 3.6e6})]
                    + ls[i + 1:])
         yield f"move first {key} to the end", lambda ls, i=first: ls[:i] + ls[i + 1:] + [ls[i]]
+        if type(record.get("value")) is int:
+            yield (f"{key} value as a float",
+                   lambda ls, i=first, r=record: ls[:i] + [_with_record(ls[i], {**r, "value": float(r["value"])})]
+                   + ls[i + 1:])
+        yield (f"{key} glued to the line before",
+               lambda ls, i=first: ls[: i - 1] + [ls[i - 1].rstrip("\r\n") + ls[i]] + ls[i + 1:] if i else None)
+        yield (f"{key} with text after it",
+               lambda ls, i=first: ls[:i] + [ls[i].rstrip("\r\n") + " done\n"] + ls[i + 1:])
     if len(lines) > 4:
         cut = rng.randrange(1, len(lines) - 1)
         yield f"cut after line {cut}", lambda ls, c=cut: ls[:c]
+        yield f"cut inside line {cut}", lambda ls, c=cut: ls[:c] + [ls[c][: len(ls[c]) // 2]]
+    yield "CRLF line ends", lambda ls: [line.rstrip("\r\n") + "\r\n" for line in ls]
+    yield "a byte order mark", lambda ls: ["\ufeff" + ls[0]] + ls[1:]
+    yield "the file twice", lambda ls: ls + ls
+    yield "every record twice", lambda ls: [copy for line in ls for copy in ((line, line) if MARKER in line else (line,))]
 
 
 def main() -> int:

@@ -37,13 +37,16 @@ def _rcp(bench: BenchmarkResult) -> str:
 
 
 def _score_card(result: CheckResult, root: str) -> list[str]:
-    lines = ["| benchmark | system | division | round | score (min) | valid | runs counted | "
-             "runs dropped | failing runs | RCP |", "|---|---|---|---|--:|---|--:|--:|--:|---|"]
+    several = len({bench.org for bench in result.benchmarks}) > 1  # (a round: whose system is it)
+    lines = [("| submitter " if several else "") + "| benchmark | system | division | round | score (min) | valid | "
+             "runs counted | runs dropped | failing runs | RCP |",
+             ("|---" if several else "") + "|---|---|---|---|--:|---|--:|--:|--:|---|"]
     for bench in result.benchmarks:
         score = bench.score
         failing = sum(1 for r in bench.runs if r.verdict == "fail")
         valid = "✅ " + markdown_cell(score.reason) if score.valid else "❌ " + markdown_cell(score.reason)
-        lines.append(f"| {markdown_cell(bench.benchmark or '?')} | {markdown_cell(bench.system or '?')} | "
+        submitter = f"| {markdown_cell(bench.org or '?')} " if several else ""
+        lines.append(f"{submitter}| {markdown_cell(bench.benchmark or '?')} | {markdown_cell(bench.system or '?')} | "
                      f"{markdown_cell(bench.division or '?')} | {markdown_cell(bench.ruleset or '?')} | "
                      f"{format_minutes(score.score_min)} | {valid} | {len(score.runs_counted)} | "
                      f"{len(score.runs_dropped)} | {failing} of {len(bench.runs)} | {_rcp(bench)} |")
