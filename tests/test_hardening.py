@@ -20,7 +20,7 @@ from mlcheck import check
 from mlcheck.cli import main
 from mlcheck.model import Severity
 from mlcheck.settings.path_glob import compiled
-from mlcheck.read.record_shape import split_at_markers
+from mlcheck.read.marker_parts import split_at_markers
 
 from conftest import FIXTURES
 

@@ -120,6 +120,22 @@ def test_a_node_log_with_too_few_readings_has_no_energy_score(tmp_path: Path, re
     assert bench.energy is not None and bench.energy.joules is None
 
 
+def test_a_gzip_node_log_has_no_energy_score(tmp_path: Path) -> None:
+    """The summarizer reads a node log as text: gzip holds no record for it and it raises (mlcheck's
+    reader would decompress it): an MLC543 error and no energy score."""
+    import gzip
+
+    from mlcheck import check
+
+    folder, before = _scored_power_folder(tmp_path)
+    node = _node_log(folder, Path(before.runs[before.score.runs_counted[0]].path).stem)
+    node.write_bytes(gzip.compress(node.read_bytes()))
+    (bench,) = check([str(folder)]).benchmarks
+    (invalid,) = [f for f in bench.findings if f.code == "MLC543" and f.path == str(node)]
+    assert invalid.severity.label == "error" and "gzip-compressed" in invalid.message
+    assert bench.energy is not None and bench.energy.joules is None
+
+
 def test_a_dropped_runs_power_log_is_read_as_the_summarizer_reads_it(tmp_path: Path) -> None:
     """The summarizer scores the power logs of every converged run before the olympic mean drops
     the fastest and the slowest: a log it cannot score fails the energy even for a dropped run."""

@@ -8,6 +8,7 @@ finding of the text report, where each repeated finding is in the Markdown repor
 from __future__ import annotations
 
 import gzip
+import json
 import shutil
 from pathlib import Path
 
@@ -16,6 +17,7 @@ from cli_helpers import run_cli
 
 from mlcheck import check
 from mlcheck.facts.rulesets import Target, load_ruleset
+from mlcheck.package.power import read_power_log
 from mlcheck.report import ReportOptions
 from mlcheck.report.sarif import sarif_dict
 from mlcheck.rules.eval_records import comparison_raises, target_for
@@ -159,3 +161,70 @@ def test_markdown_scores_name_the_submitter_of_each_row_of_several(tmp_path: Pat
     both = run_cli("check", str(first), str(second), "--format", "markdown", "--no-progress").stdout
     assert "| submitter |" not in alone
     assert "| submitter |" in both and "| Acme | resnet |" in both and "| Other | resnet |" in both
+
+
+def _example_folder_outside_a_package(tmp_path: Path) -> Path:
+    folder = tmp_path / "resnet"
+    shutil.copytree(ROOT / "fixtures" / "example" / "Acme" / "results" / "acme-t8" / "resnet", folder)
+    return folder
+
+
+def test_an_empty_result_file_counts_in_a_folder_outside_a_package(tmp_path: Path) -> None:
+    """Outside a package the runs' org and system are what they log; an empty result file logs
+    nothing, yet it is a run of its folder as the official glob counts it (not a missing one)."""
+    folder = _example_folder_outside_a_package(tmp_path)
+    (folder / "result_1.txt").write_bytes(b"")
+    (bench,) = check([str(folder)]).benchmarks
+    assert len(bench.runs) == 5
+    codes = {f.code for f in bench.findings}
+    assert "MLC521" in codes and "MLC502" not in codes
+
+
+def test_a_folder_named_like_a_result_file_is_a_run_that_cannot_be_read(tmp_path: Path) -> None:
+    package = _example_package(tmp_path)
+    folder = package / "results" / "acme-t8" / "resnet"
+    (folder / "result_1.txt").unlink()
+    (folder / "result_1.txt").mkdir()
+    result = check([str(package)])
+    (bench,) = result.benchmarks
+    assert len(bench.runs) == 5
+    unreadable = [f for f in result.all_findings() if f.code == "MLC001"]
+    assert [f.path for f in unreadable] == [str(folder / "result_1.txt")]
+    assert "crashes reading it" in unreadable[0].message
+    assert not [f for f in result.all_findings() if f.code == "MLC508"]
+
+
+def test_an_infinite_eval_accuracy_is_a_warning(tmp_path: Path) -> None:
+    lines = EXAMPLE_RUN.read_text("utf-8").splitlines(keepends=True)
+    at = next(i for i, line in enumerate(lines) if '"key": "eval_accuracy"' in line)
+    record = json.loads(lines[at][len(":::MLLOG "):])
+    record["value"] = 1e400
+    lines[at] = ":::MLLOG " + json.dumps(record).replace("Infinity", "1e400") + "\n"
+    folder = tmp_path / "resnet"
+    folder.mkdir()
+    log = folder / "result_0.txt"
+    log.write_text("".join(lines), "utf-8")
+    found = [f for f in check([str(log)]).all_findings() if f.code == "MLC304"]
+    assert [(f.line, f.severity.label, f.official) for f in found] == [(at + 1, "warning", False)]
+
+
+def test_a_gzip_or_unopenable_power_log_leaves_no_energy_score(tmp_path: Path) -> None:
+    node = tmp_path / "node_0.txt"
+    node.write_bytes(gzip.compress(b':::MLLOG {"key": "power_measurement_start"}\n'))
+    assert "gzip-compressed" in (read_power_log(str(node)).unreadable or "")
+    folder = tmp_path / "node_1.txt"
+    folder.mkdir()
+    assert "cannot be opened" in (read_power_log(str(folder)).unreadable or "")
+
+
+def test_a_byte_order_mark_is_read_as_the_official_parser_reads_it(tmp_path: Path) -> None:
+    """The parser cuts each line at the marker, so a UTF-8 byte order mark before the first
+    record is dropped with the text before it: no raw output, no finding."""
+    folder = tmp_path / "resnet"
+    folder.mkdir()
+    plain, marked = folder / "result_0.txt", folder / "result_1.txt"
+    plain.write_bytes(EXAMPLE_RUN.read_bytes())
+    marked.write_bytes(b"\xef\xbb\xbf" + EXAMPLE_RUN.read_bytes())
+    assert _findings(marked) == _findings(plain)
+    runs = check([str(plain), str(marked)]).runs
+    assert runs[0].time_to_train_min == runs[1].time_to_train_min is not None

@@ -6,7 +6,7 @@
 For a sample of the result files the round's checker of record accepted (``../shared/oracle``),
 ``--files`` per benchmark of each round, each file is copied with one change at a time: every
 record of a key deleted, its first record deleted, its first record repeated with another value,
-its value made null or a string, its metadata empty, its time an hour earlier, it moved to the
+its value made null or a string, its metadata empty or a number, its time an hour earlier, it moved to the
 end of the file, an integer value written as a float, the record glued to the line before or
 followed by text; the file cut after a line or inside one, with CRLF line ends, a byte order mark,
 twice, every record twice. Each copy is judged by mlcheck
@@ -107,8 +107,10 @@ def changes(lines: list[str], rng: random.Random) -> Iterator[Change]:
         for label, value in (("null", None), ("a string", "x")):
             yield (f"{key} value {label}",
                    lambda ls, i=first, r=record, v=value: ls[:i] + [_with_record(ls[i], {**r, "value": v})] + ls[i + 1:])
-        yield (f"{key} metadata empty",
-               lambda ls, i=first, r=record: ls[:i] + [_with_record(ls[i], {**r, "metadata": {}})] + ls[i + 1:])
+        for label, metadata in (("empty", {}), ("a number", 5)):
+            yield (f"{key} metadata {label}",
+                   lambda ls, i=first, r=record, m=metadata: ls[:i] + [_with_record(ls[i], {**r, "metadata": m})]
+                   + ls[i + 1:])
         if isinstance(record.get("time_ms"), (int, float)):
             yield (f"{key} an hour earlier",
                    lambda ls, i=first, r=record: ls[:i] + [_with_record(ls[i], {**r, "time_ms": r["time_ms"] - 3.6e6})]

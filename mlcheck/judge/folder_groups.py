@@ -29,15 +29,26 @@ def score_benchmarks(runs: list[RunResult], refs: dict[str, LogRef],
 
 
 def group_runs(runs: list[RunResult], refs: dict[str, LogRef]) -> dict[GroupKey, list[RunResult]]:
-    """The runs of each (org, system, benchmark, folder), in the order of ``runs``."""
+    """The runs of each (org, system, benchmark, folder), in the order of ``runs``. A result file
+    of a benchmark folder counts, read or not (the official glob): one that could not be read
+    joins the group of its folder's first read run (outside a package, the org and the system
+    are what the runs log, and it logs nothing)."""
     groups: dict[GroupKey, list[RunResult]] = defaultdict(list)
+    counted = []
     for result in runs:
         ref = refs.get(result.path)
-        if result.run is None and (ref is None or ref.system is None or not benchmark_folder_log(ref)):
-            continue  # (a result file of a package's benchmark folder counts, read or not: the official glob)
-        folder = ref.folder if ref and ref.folder else (os.path.dirname(result.path) or ".")
-        groups[(result.org or "", result.system or "", result.benchmark or "", folder)].append(result)
+        if result.run is not None or (ref is not None and benchmark_folder_log(ref)):
+            counted.append((result, ref.folder if ref and ref.folder else (os.path.dirname(result.path) or ".")))
+    first_read: dict[str, tuple[str, str, str]] = {}
+    for result, folder in counted:
+        if result.run is not None:
+            first_read.setdefault(folder, (result.org or "", result.system or "", result.benchmark or ""))
+    for result, folder in counted:
+        own = (result.org or "", result.system or "", result.benchmark or "")
+        org, system, benchmark = own if result.run is not None else first_read.get(folder, own)
+        groups[(org, system, benchmark, folder)].append(result)
     return groups
+
 
 
 def score_group(key: GroupKey, members: list[RunResult], refs: dict[str, LogRef]) -> BenchmarkResult:

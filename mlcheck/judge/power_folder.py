@@ -101,6 +101,11 @@ def _run_energy(run: PowerRun, duration_ms: float, found: list[Finding]) -> floa
     failed = False
     for file in sorted(nodes + [f for f in run.of_kind("sw") if f.scored], key=lambda f: f.path):
         log = read_power_log(file.path)
+        if log.unreadable is not None:
+            found.append(rules.POWER_LOG_INVALID.at(file.path, None, (
+                f"this power log {log.unreadable}: the summarizer raises on it and no energy score exists")))
+            failed = True
+            continue
         energy = (node_energy if file.kind == "node" else switch_energy)(log.events, duration_ms)
         if log.reading_problems:
             found.append(_wrong_shape(file.path, log))

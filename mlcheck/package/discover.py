@@ -180,6 +180,11 @@ def _walk(top: str, skipped: list[tuple[str, str]] | None = None) -> list[LogRef
         # A folder inside a benchmark folder holds no run of it (MLC508), but its logs are judged.
         nested = _inside_benchmark_folder(root)
         dirs[:] = sorted(d for d in dirs if not d.startswith(".") and d.lower() not in NOT_LOG_FOLDERS)
+        named_runs = [d for d in dirs if SUBMITTED_RESULT_FILE.match(d)] if not nested else []
+        if named_runs and (_is_benchmark_folder(root) or any(map(SUBMITTED_RESULT_FILE.match, files))):
+            # (a folder named result_<i>.txt: the package checker's glob counts it, then cannot read it)
+            dirs[:] = [d for d in dirs if d not in named_runs]
+            results.extend(_ref_for_file(os.path.normpath(os.path.join(root, d)), walked=True) for d in named_runs)
         rank = _RANK_DIR.match(os.path.basename(root))
         for name in files:
             path = os.path.normpath(os.path.join(root, name))  # "./x" and "x": one spelling

@@ -125,6 +125,8 @@ class PowerLog:
     """Findings of the reader (malformed lines, records of the wrong shape)."""
     first_problem: tuple[int | None, str] | None = None
     """The line and code of the first of them."""
+    unreadable: str | None = None
+    """Why the summarizer cannot read the log at all (it cannot be opened, it is gzip)."""
 
 
 POWER_KEYS = frozenset({"power_measurement_start", "power_measurement_stop", "power_reading",
@@ -134,6 +136,14 @@ POWER_KEYS = frozenset({"power_measurement_start", "power_measurement_stop", "po
 def read_power_log(path: str) -> PowerLog:
     """The power records of a log (other keys are ignored, as the summarizer ignores them); every
     record is kept, as the official parser keeps repeated lines."""
+    try:
+        with open(path, "rb") as handle:
+            compressed = handle.read(2) == b"\x1f\x8b"
+    except OSError as error:
+        return PowerLog(path, (), unreadable=f"cannot be opened ({error.strerror or error})")
+    if compressed:  # (mlcheck's reader would decompress it; the summarizer's does not)
+        return PowerLog(path, (), unreadable="is gzip-compressed, and the summarizer reads its bytes as text "
+                                             "(store it uncompressed)")
     clean = _clean_power_log(path)
     if clean is not None:
         return clean

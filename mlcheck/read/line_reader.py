@@ -22,8 +22,8 @@ from mlcheck.read.rank_copies import RankCopies
 from mlcheck.read.prefixes import PrefixDecisions
 from mlcheck.read.rawlog import ANSI, TAG, RawStats, Source, read_prefix
 from mlcheck.read.official_view import TOKEN, extra_data, glued_message, hidden_by_next, unseen_record
-from mlcheck.read.record_shape import (decode_record, long_line_finding, split_at_markers,
-                                       undecodable_record, validate_record)
+from mlcheck.read.marker_parts import split_at_markers
+from mlcheck.read.record_shape import decode_record, long_line_finding, undecodable_record, validate_record
 from mlcheck.read import raw_output_rules as raw_output
 from mlcheck.read import reading_rules as rules
 

@@ -38,6 +38,7 @@ __all__ = ["MARKER", "MARKER_BYTES", "MAX_LINE_BYTES", "AnyItem", "Batch", "Line
 
 _GZIP_MAGIC = b"\x1f\x8b"
 _UTF16_MARKS = (b"\xff\xfe", b"\xfe\xff")
+_UTF8_BOM = b"\xef\xbb\xbf"
 
 _LOOKAHEAD_RECORDS = 4000
 """Lines with a record held back to find the logging rank (launcher noise does not count)."""
@@ -64,11 +65,14 @@ def open_log(path: str) -> IO[bytes]:
             return gzip.GzipFile(fileobj=stdin, mode="rb")  # type: ignore[return-value]
         return stdin
     handle = open(path, "rb")
-    if handle.peek(2)[:2] == _GZIP_MAGIC:
+    head = handle.peek(3)[:3]
+    if head[:2] == _GZIP_MAGIC:
         handle.close()
         import gzip
 
         return gzip.GzipFile(path, "rb")  # type: ignore[return-value]
+    if head == _UTF8_BOM:  # (the parser's cut at the marker drops it from the first line: so here)
+        handle.read(3)
     return cr_line_ended(handle)  # (a file with CR line ends alone: read as the parser reads it)
 
 
@@ -103,6 +107,10 @@ def _read(path: str, display: str | None, keep_text: bool, lines: int | None = N
     shown = display or path
     try:
         stream = open_log(path)
+    except IsADirectoryError:
+        yield rules.FILE_UNREADABLE.at(shown, None, "a folder named like a log: the official package checker's "
+                      "glob counts a result_*.txt folder as a result file and crashes reading it; remove it")
+        return
     except OSError as error:
         yield rules.FILE_UNREADABLE.at(shown, None, f"cannot open the log: {error.strerror or error}; "
                       "check the path and its permissions")

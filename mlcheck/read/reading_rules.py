@@ -33,7 +33,10 @@ never hides the rest of the log.
   record is kept with no usable time, MLC007 is an error of mlcheck's own (``official: false``: no
   time-to-train can be computed from it) and the run has no time-to-train.
 - MLC008 record-metadata-invalid: ``metadata`` is missing or not an object; the record is kept with
-  empty metadata (the official checker crashes with a KeyError).
+  empty metadata. Missing, the official parser crashes (KeyError) and the file fails: an error.
+  Another value (a number, a string, null) it keeps: only the checks that read that record's
+  metadata fail (``epoch_num`` of an eval, ``status`` of run_stop), as they do on the empty
+  metadata mlcheck reads: a warning (``official: false``).
 - MLC025 record-value-missing: the record has no ``value`` field (``"value": null`` is one);
   the record is kept with no value (the official parser crashes with a KeyError, so the file fails).
 - MLC026 compressed-result-file: a file named ``result_<i>.txt`` holds gzip: mlcheck reads it,
@@ -88,7 +91,8 @@ RECORD_TIME_INVALID = Rule("MLC007", "record-time-invalid", Severity.ERROR,
                            "a record's time_ms is missing or not a finite number", official=True,
                            also=(Severity.WARNING,))
 RECORD_METADATA_INVALID = Rule("MLC008", "record-metadata-invalid", Severity.ERROR,
-                               "a record's metadata is missing or not an object", official=True)
+                               "a record's metadata is missing or not an object", official=True,
+                               also=(Severity.WARNING,))
 RECORD_VALUE_MISSING = Rule("MLC025", "record-value-missing", Severity.ERROR,
                             "a record has no value field", official=True)
 COMPRESSED_RESULT_FILE = Rule("MLC026", "compressed-result-file", Severity.ERROR,

@@ -99,6 +99,12 @@ def check(ctx: RunContext) -> Iterator[Finding]:
                          f"eval_accuracy is {str(evaluation.value).lower()}, a boolean: the official checker's "
                          f"Python compares it as {int(evaluation.value)}, and so does mlcheck; log the metric",
                          severity=Severity.WARNING, official=False)
+        if isinstance(evaluation.value, float) and math.isinf(evaluation.value):
+            yield ctx.at(EVAL_VALUE_INVALID, evaluation.line,
+                         f"eval_accuracy is {evaluation.value!r}: an infinite value is no measurement (the metric "
+                         "failed, or 1e400 was logged); the official checker compares it as it is",
+                         severity=Severity.WARNING, official=False)
+            continue
         if target.reached_by(evaluation.value) is not None:
             continue
         if is_nan(evaluation.value):

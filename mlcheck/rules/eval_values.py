@@ -33,13 +33,14 @@ _FLOAT = frozenset({float})
 
 
 def all_plain_floats(evals: tuple[Evaluation, ...]) -> bool:
-    """Whether every eval's value is a float that is not NaN (each compares with a plain target)."""
+    """Whether every eval's value is a finite float (each compares with a plain target, and none
+    is worth a word)."""
     return _plain_floats(list(map(_VALUE, evals)))
 
 
 def _plain_floats(values: list[Any]) -> bool:
-    """Whether every value is a float that is not NaN (each compares with a plain target)."""
-    return set(map(type, values)) <= _FLOAT and not any(map(math.isnan, values))
+    """Whether every value is a finite float (each compares with a plain target)."""
+    return set(map(type, values)) <= _FLOAT and all(map(math.isfinite, values))
 
 
 def best_eval(evals: tuple[Evaluation, ...], target: Target) -> Evaluation | None:

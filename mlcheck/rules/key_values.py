@@ -102,6 +102,12 @@ def _unset(ctx: RunContext, entry: Entry, event: Event, check: Mapping[str, Any]
            scope: str, states: StateTimeline, name: str) -> Finding:
     setter = states.setter(name) or name
     first = ctx.run.first(setter)
+    if first is not None and first.line < event.line:  # (logged before: its value is what fails)
+        return ctx.at(codes.invalid, event.line,
+                      f"{entry.key} at line {event.line} must be {describe(check)}, which {scope} computes from "
+                      f"{setter}; {setter} at line {first.line} is {show(first.value)}, "
+                      + ("not a number" if name == setter else f"from which the checker cannot compute {name}")
+                      + f", and it fails the record ({entry.source}). Log {setter} as a number")
     where = "is not logged" if first is None else f"is first logged at line {first.line}"
     return ctx.at(codes.order, event.line,
                   f"{entry.key} at line {event.line} must be {describe(check)}, which {scope} computes from "

@@ -156,6 +156,8 @@ def _folder_files(path: str, files: tuple[str, ...], folders: tuple[str, ...], e
                 "a benchmark folder holds only result_<i>.txt files (and scaling.json, "
                 "package_checker_params, power/); remove it")))
     for name in folders:
+        if SUBMITTED_RESULT_FILE.match(name):
+            continue  # (counted as a result file, as the official glob counts it: its MLC001 says why)
         if name.lower() in NOT_LOG_FOLDERS and name != "power":  # (not walked by discovery either)
             found.append(UNKNOWN_FILE.at(os.path.normpath(os.path.join(path, name)), None, (
                 f"unexpected folder in a benchmark folder: the official tools read only power/ (lower "
