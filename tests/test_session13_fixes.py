@@ -10,6 +10,7 @@ from __future__ import annotations
 import gzip
 import json
 import shutil
+import subprocess
 from pathlib import Path
 
 import pytest
@@ -228,3 +229,37 @@ def test_a_byte_order_mark_is_read_as_the_official_parser_reads_it(tmp_path: Pat
     assert _findings(marked) == _findings(plain)
     runs = check([str(plain), str(marked)]).runs
     assert runs[0].time_to_train_min == runs[1].time_to_train_min is not None
+
+
+@pytest.mark.parametrize("cut_after", ['"value": nul', '"value": fa', '"value": 0.7'])
+def test_a_file_cut_inside_a_json_word_ends_mid_record(tmp_path: Path, cut_after: str) -> None:
+    lines = EXAMPLE_RUN.read_text("utf-8").splitlines(keepends=True)
+    at = len(lines) - 1
+    record = json.loads(lines[at][len(":::MLLOG "):])
+    record["value"] = {'"value": nul': None, '"value": fa': False, '"value": 0.7': 0.75}[cut_after]
+    text = ":::MLLOG " + json.dumps(record)
+    log = tmp_path / "result_0.txt"
+    log.write_text("".join(lines[:at]) + text[: text.index(cut_after) + len(cut_after)], "utf-8")
+    assert ("MLC004", at + 1) in _findings(log)
+
+
+@pytest.mark.parametrize("given,expected", [
+    ("Acme/ Other/", ["Acme/", "Other/"]),
+    ("X660 G45_SXM4/results\n  Acme/  \n\n", ["X660 G45_SXM4/results", "Acme/"]),
+])
+def test_the_action_passes_paths_with_spaces_one_per_line(tmp_path: Path, given: str, expected: list[str]) -> None:
+    """The composite action's step: space-separated paths, or one per line (a path with spaces)."""
+    yaml = pytest.importorskip("yaml")
+    action = yaml.safe_load((ROOT / "action.yml").read_text("utf-8"))
+    (script,) = [step["run"] for step in action["runs"]["steps"] if step.get("id") == "check"]
+    fake = tmp_path / "bin" / "mlcheck"
+    fake.parent.mkdir()
+    fake.write_text("#!/bin/sh\nfor a in \"$@\"; do printf '%s\\n' \"$a\"; done\n", "utf-8")
+    fake.chmod(0o755)
+    env = {"PATH": f"{fake.parent}:/usr/bin:/bin", "MLCHECK_PATHS": given, "MLCHECK_ACTION_RULESET": "",
+           "MLCHECK_ACTION_STRICT": "false", "MLCHECK_ACTION_ARGS": "", "MLCHECK_ACTION_SARIF": "m.sarif",
+           "GITHUB_OUTPUT": str(tmp_path / "out")}
+    done = subprocess.run(["bash", "-c", script], env=env, capture_output=True, text=True, check=True)
+    arguments = done.stdout.splitlines()
+    assert arguments[1:1 + len(expected)] == expected and arguments[0] == "check"
+    assert arguments[1 + len(expected)] == "--format"

@@ -176,8 +176,14 @@ def undecodable_record(path: str, line_no: int, body: str, column: int,
 
 def _looks_cut(body: str, error: json.JSONDecodeError) -> bool:
     """A record that stops before its JSON is complete (rather than one that is malformed)."""
+    rest = body[error.pos:].rstrip()
     return (error.pos >= len(body.rstrip()) or error.msg.startswith("Unterminated string")
+            or any(word.startswith(rest) for word in _LITERALS)  # (cut inside null, true, ...)
             or TAG.search(body) is not None)
+
+
+_LITERALS = ("null", "true", "false", "NaN", "Infinity", "-Infinity")
+"""The JSON words (and Python's) a cut may fall inside: ``"value": nul`` ends the file."""
 
 
 def long_line_finding(path: str, line_no: int, length: int, limit: int) -> Finding:
