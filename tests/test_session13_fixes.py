@@ -263,3 +263,21 @@ def test_the_action_passes_paths_with_spaces_one_per_line(tmp_path: Path, given:
     arguments = done.stdout.splitlines()
     assert arguments[1:1 + len(expected)] == expected and arguments[0] == "check"
     assert arguments[1 + len(expected)] == "--format"
+
+
+def test_a_cut_result_file_fails_the_seed_checker_of_its_closed_folder(tmp_path: Path) -> None:
+    """The seed checker reads every result file of a closed folder with the official parser and
+    fails the folder on a line it cannot read: the olympic mean's tolerance does not save it."""
+    package = _example_package(tmp_path)
+    folder = package / "results" / "acme-t8" / "resnet"
+    log = folder / "result_1.txt"
+    text = log.read_text("utf-8")
+    log.write_text(text[: len(text) - 40], "utf-8")  # (cut inside its last record)
+    result = check([str(package)])
+    (bench,) = result.benchmarks
+    (cannot,) = [f for f in result.all_findings() if f.code == "MLC526"]
+    assert cannot.path == str(log) and cannot.official and cannot.severity.label == "error"
+    assert not bench.score.valid
+    (folder / "package_checker_params").write_text("seed-checker-bypass\n", "utf-8")
+    bypassed = [f for f in check([str(package)]).all_findings() if f.code == "MLC526"]
+    assert [f.severity.label for f in bypassed] == ["warning"]

@@ -19,11 +19,12 @@ from mlcheck.package.package_policy import package_policy
 from mlcheck.package.params import params_files, requested
 from mlcheck.read.file_names import RESULT_FILE
 from mlcheck.rules import package as package_rules
-from mlcheck.rules import package_runs, seeds
+from mlcheck.rules import package_runs, seed_reading, seeds
 from mlcheck.rules.checker_params import bypass_note, check_params
 from mlcheck.rules.internal import crash_finding
 from mlcheck.rules.package_runs import check_runs, non_compliant, non_compliant_findings
 from mlcheck.rules.rcp_check import rcp_findings
+from mlcheck.rules.seed_reading import unreadable_for_seeds
 from mlcheck.score.rcp import rcp_for_runs
 from mlcheck.score.rcp.policy import round_policy
 from mlcheck.score.rcp.today import load_today_references
@@ -45,13 +46,13 @@ GroupKey = tuple[str, str, str, str]
 """(org, system, benchmark, folder): the runs scored together (:mod:`mlcheck.judge.folder_groups`)."""
 
 
-_FOLDER_RULE_CODES = (frozenset(r.code for r in (*package_runs.RULES, *seeds.RULES))
+_FOLDER_RULE_CODES = (frozenset(r.code for r in (*package_runs.RULES, *seeds.RULES, *seed_reading.RULES))
                       - {package_runs.NON_COMPLIANT_RUN.code})
 """Errors about the runs of a folder taken together that the package checker rejects: they leave
 no valid benchmark result (MLC521 has its own place in the score)."""
 
 
-_SEED_CODES = frozenset(rule.code for rule in seeds.RULES)
+_SEED_CODES = frozenset(rule.code for rule in (*seeds.RULES, *seed_reading.RULES))
 
 
 def bypass_seeds(findings: list[Finding], path: str) -> list[Finding]:
@@ -162,10 +163,12 @@ def score_folder(key: GroupKey, members: list[RunResult],
             if rcp_bypass is not None:
                 findings.append(bypass_note("rcp-bypass", rcp_bypass, "RCP failures (MLC530, MLC531)"))
             run_findings = check_runs(folder, runs, closed=division != "open", ruleset=first.ruleset)
+            if division != "open":  # (the seed checker reads every result file of a closed folder)
+                run_findings.extend(unreadable_for_seeds(members, first.ruleset))
             if seed_bypass is not None:
                 run_findings = bypass_seeds(run_findings, seed_bypass.path)
                 findings.append(bypass_note("seed-checker-bypass", seed_bypass,
-                                            "seed errors (MLC518, MLC519, MLC522)"))
+                                            "seed errors (MLC518, MLC519, MLC522, MLC526)"))
             findings.extend(run_findings)
         power = judge_power(folder, members, official or score, first.ruleset,
                             facts.max_non_converged) if whole_folder else None

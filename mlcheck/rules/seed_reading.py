@@ -1,0 +1,56 @@
+"""The result files of a closed benchmark folder that the seed checker cannot read (family MLC5xx).
+
+Checker: the package checker's seed checker (``package_checker/seed_checker.py``, the same in this
+respect at every round's tag from 1.0 to 6.1) reads each result file of a closed folder with the
+official parser and fails the folder when that raises or reports a parsing error
+(``Error found when querying seeds from <file>: Found parsing errors``), or when the file logs no
+seed where the round asks one (:mod:`mlcheck.rules.seeds`, MLC518). So a file whose lines the
+parser cannot read fails the whole folder, although the olympic mean would tolerate it as its
+non-converged run: the package is refused unless ``seed-checker-bypass`` is requested.
+
+- MLC526 seed-checker-cannot-read: a result file of a closed folder cannot be opened, or holds a
+  line the official parser cannot read (MLC003, MLC004, MLC023: invalid or cut JSON; MLC006,
+  MLC007, MLC008, MLC025: a record without its key, a readable time, its metadata or its value),
+  so the seed checker fails the folder. An empty file logs no seed: MLC518 where the round's
+  seed checker asks one. Fix: repair or rerun the run (or request ``seed-checker-bypass`` in
+  ``package_checker_params`` for the review committee).
+"""
+
+from __future__ import annotations
+
+import os
+from typing import Sequence
+
+from mlcheck.model import Finding, Severity
+from mlcheck.results import RunResult
+from mlcheck.rule import Rule
+from mlcheck.rules.seeds import SEED_MISSING, seeds_mandatory
+
+SEED_CHECKER_CANNOT_READ = Rule("MLC526", "seed-checker-cannot-read", Severity.ERROR,
+                                "the seed checker cannot read a result file of a closed folder", official=True)
+
+RULES = (SEED_CHECKER_CANNOT_READ,)
+
+PARSER_FAILURES = frozenset({"MLC001", "MLC003", "MLC004", "MLC006", "MLC007", "MLC008", "MLC023", "MLC025"})
+"""Codes of the official errors of a line (or a file) the official parser cannot read."""
+
+
+def unreadable_for_seeds(members: Sequence[RunResult], ruleset: str | None) -> list[Finding]:
+    """MLC526 for each result file of a closed folder the seed checker cannot read, and MLC518
+    for an empty one (no run read) where the round's seed checker asks a seed of it."""
+    found: list[Finding] = []
+    seeded = any(r.run is not None and r.run.first("seed") is not None for r in members)
+    for path in sorted({r.path for r in members}):
+        runs = [r for r in members if r.path == path]
+        failure = next((f for r in runs for f in r.findings
+                        if f.code in PARSER_FAILURES and f.official and f.severity is Severity.ERROR), None)
+        if failure is not None:
+            found.append(SEED_CHECKER_CANNOT_READ.at(path, failure.line, (
+                f"the package checker's seed checker reads this file with the official parser, which "
+                f"cannot read {'it' if failure.line is None else f'line {failure.line}'} ({failure.code}): "
+                "it fails the whole folder, although the score would count this run as non-converged")))
+        elif all(r.run is None for r in runs) and (seeds_mandatory(ruleset) or seeded):
+            found.append(SEED_MISSING.at(path, None, (
+                f"{os.path.basename(path)} holds no record, so no seed: the package checker's seed "
+                "checker fails the folder")))
+    return found

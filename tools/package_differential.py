@@ -1,0 +1,151 @@
+#!/usr/bin/env python3
+"""Broken copies of accepted packages, judged by mlcheck and by the installed package checker.
+
+    python tools/package_differential.py [--rounds 4.1,5.0,5.1] [--folders 2] [--seed 1] [--show 30]
+
+For ``--folders`` closed benchmark folders of each round (picked at random among those the round's
+checker accepted, ``../shared/oracle``), a package is made of that one folder and its system
+description (copied into a temporary folder: the official package checker writes scaling.json),
+then changed one way at a time: a result file deleted, one more, two runs with the same seed,
+one or two result files cut, a field of the system description deleted or of the wrong type,
+the description deleted, an unknown file added, the benchmark folder misnamed. mlcheck's verdict
+on the package (an error the round's checker shares of the package, a folder, a system
+description, or a package rule about a run such as a duplicate seed: the package checker fails
+the package) is compared with the installed
+``mlperf_logging.package_checker``'s last word ("FOUND NO ERRORS"). The installed release is not
+the checker of record of old rounds (seeds became mandatory, the RCP statistics changed): a folder
+whose unchanged package it does not pass is left out, and a disagreement is a lead, not a verdict.
+"""
+
+from __future__ import annotations
+
+import argparse
+import collections
+import json
+import os
+import random
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+from typing import Callable, Iterator
+
+HERE = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(HERE))
+
+from mlcheck import check  # noqa: E402
+from mlcheck.model import Severity  # noqa: E402
+
+Change = tuple[str, Callable[[Path, Path], None]]
+_SEED = re.compile(r'("key": "seed", "value": )(-?\d+)')
+
+
+def official_passes(org: Path, ruleset: str) -> bool:
+    done = subprocess.run([sys.executable, "-m", "mlperf_logging.package_checker", str(org), "training", ruleset,
+                           "--log_output", str(org.parent / "package_checker.log")],
+                          capture_output=True, text=True, cwd=org.parent, timeout=600)
+    return "FOUND NO ERRORS" in done.stdout + done.stderr
+
+
+def mlcheck_passes(org: Path) -> tuple[bool, list[str]]:
+    result = check([str(org)])
+    runs = {r.path for r in result.runs}
+    failing = sorted({f.code for f in result.all_findings()  # (a run's own errors: dropped, 1 is tolerated)
+                      if f.official and f.severity is Severity.ERROR and (f.path not in runs or f.code[3] == "5")})
+    return not failing, failing
+
+
+def _results(folder: Path) -> list[Path]:
+    return sorted(folder.glob("result_*.txt"))
+
+
+def _cut(path: Path) -> None:
+    data = path.read_bytes()
+    path.write_bytes(data[: len(data) // 3])
+
+
+def _same_seed(folder: Path) -> None:
+    first, second = _results(folder)[:2]
+    seed = _SEED.search(first.read_text("utf-8", "replace"))
+    if seed is not None:
+        text = second.read_text("utf-8", "replace")
+        second.write_text(_SEED.sub(lambda m: m.group(1) + seed.group(2), text, count=1), "utf-8")
+
+
+def _system_edit(system: Path, field: str, value: object) -> None:
+    data = json.loads(system.read_text("utf-8"))
+    if value is None:
+        data.pop(field, None)
+    else:
+        data[field] = value
+    system.write_text(json.dumps(data, indent=2), "utf-8")
+
+
+def changes() -> Iterator[Change]:
+    yield "unchanged", lambda folder, system: None
+    yield "a result file deleted", lambda folder, system: _results(folder)[-1].unlink()
+    yield "one result file more", lambda folder, system: shutil.copy(
+        _results(folder)[0], folder / f"result_{len(_results(folder))}.txt")
+    yield "two runs with one seed", lambda folder, system: _same_seed(folder)
+    yield "one result file cut", lambda folder, system: _cut(_results(folder)[0])
+    yield "two result files cut", lambda folder, system: [_cut(p) for p in _results(folder)[:2]] and None
+    for field in ("number_of_nodes", "accelerator_model_name", "framework", "status", "division"):
+        yield f"system {field} deleted", lambda folder, system, f=field: _system_edit(system, f, None)
+    yield "system number_of_nodes a word", lambda folder, system: _system_edit(system, "number_of_nodes", "two")
+    yield "system division unknown", lambda folder, system: _system_edit(system, "division", "closd")
+    yield "system description deleted", lambda folder, system: system.unlink()
+    yield "an unknown file", lambda folder, system: (folder / "notes.txt").write_text("x\n", "utf-8")
+    yield "folder misnamed", lambda folder, system: folder.rename(folder.with_name(folder.name + "x"))
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--shared", default=str(HERE.parent / "shared"))
+    parser.add_argument("--rounds", default="4.1,5.0,5.1")
+    parser.add_argument("--folders", type=int, default=2, help="closed benchmark folders per round")
+    parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--show", type=int, default=30)
+    args = parser.parse_args()
+    shared = Path(args.shared)
+    rows = [json.loads(line) for line in (shared / "oracle" / "other-submitters.jsonl").open()]
+    rng = random.Random(args.seed)
+    tried, diffs, skipped = 0, [], 0
+    by_change: collections.Counter[str] = collections.Counter()
+    for round_name in args.rounds.split(","):
+        folders = sorted({os.path.dirname(r["path"]) for r in rows if r["path"].startswith(f"training-{round_name}/")
+                          and r["division"] == "closed" and r["record_verdict"] == "pass"})
+        for rel in rng.sample(folders, min(args.folders, len(folders))):
+            source = shared / "other-submitters" / rel
+            org_name, _results_dir, system_name, bench = Path(rel).parts[1:5]
+            ruleset = next(r["ruleset"] for r in rows if r["path"].startswith(rel + "/"))
+            for label, change in changes():
+                with tempfile.TemporaryDirectory() as temp:
+                    org = Path(temp) / org_name
+                    folder = org / "results" / system_name / bench
+                    shutil.copytree(source, folder, ignore=shutil.ignore_patterns("scaling.json"))
+                    system = org / "systems" / f"{system_name}.json"
+                    system.parent.mkdir(parents=True)
+                    shutil.copy(source.parents[2] / "systems" / f"{system_name}.json", system)
+                    for path in [org, *org.rglob("*")]:
+                        path.chmod(0o755 if path.is_dir() else 0o644)
+                    change(folder, system)
+                    ours, codes = mlcheck_passes(org)
+                    theirs = official_passes(org, ruleset)
+                tried += 1
+                if label == "unchanged" and not theirs:
+                    skipped += 1
+                    break  # (the installed checker refuses the folder as it is: not comparable)
+                if ours != theirs:
+                    diffs.append((rel, label, ours, theirs, codes))
+                    by_change[label] += 1
+    print(f"{tried} packages, {skipped} folders left out, {len(diffs)} disagreements {dict(by_change)}")
+    for rel, label, ours, theirs, codes in diffs[: args.show]:
+        print("  DIFF", rel, "|", label, "| mlcheck", "pass" if ours else "fail", "| official",
+              "pass" if theirs else "fail", codes)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
