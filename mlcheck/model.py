@@ -204,7 +204,9 @@ class Run(FirstRecords):
     """One training run read from a log: the events kept for rules plus what is derived once.
 
     To keep memory flat on very long logs, at most ``Run.KEEP_PER_KEY`` events of each key are
-    kept in ``events``; ``key_counts`` holds the true number of occurrences of every key. Once
+    kept in ``events``, and past that only the key's last event and up to 100 events with values
+    none before holds (every rank's copies: :mod:`mlcheck.read.run_builder`); ``key_counts``
+    holds the true number of occurrences of every key. Once
     judged, a run is kept as its summary (:func:`mlcheck.results.summarise`).
     """
 

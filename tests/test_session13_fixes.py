@@ -281,3 +281,28 @@ def test_a_cut_result_file_fails_the_seed_checker_of_its_closed_folder(tmp_path:
     (folder / "package_checker_params").write_text("seed-checker-bypass\n", "utf-8")
     bypassed = [f for f in check([str(package)]).all_findings() if f.code == "MLC526"]
     assert [f.severity.label for f in bypassed] == ["warning"]
+
+
+def test_past_the_keep_of_a_key_its_last_record_and_new_values_are_judged(tmp_path: Path) -> None:
+    """A run keeps the first Run.KEEP_PER_KEY records of a key (thousands of ranks' copies), then
+    the last one and those with new values: an init_start moved after init_stop, or a new value
+    among the copies, is still judged as the official checker judges every record."""
+    from mlcheck.model import Run
+
+    lines = EXAMPLE_RUN.read_text("utf-8").splitlines(keepends=True)
+    at = next(i for i, line in enumerate(lines) if '"key": "init_start"' in line)
+    copies = [lines[at]] * (Run.KEEP_PER_KEY + 50)
+    folder = tmp_path / "resnet"
+    folder.mkdir()
+    late = folder / "result_0.txt"
+    late.write_text("".join(lines[:at] + copies + lines[at + 1:] + [lines[at]]), "utf-8")
+    last_line = at + len(copies) + len(lines) - at
+    assert ("MLC404", last_line) in _findings(late)
+    org = next(i for i, line in enumerate(lines) if '"key": "submission_org"' in line)
+    record = json.loads(lines[org][len(":::MLLOG "):])
+    odd = ":::MLLOG " + json.dumps({**record, "value": "Other"}) + "\n"
+    other = folder / "result_1.txt"
+    other.write_text("".join(lines[:org] + [lines[org]] * (Run.KEEP_PER_KEY + 50) + [odd] + lines[org + 1:]),
+                     "utf-8")
+    conflicts = [f for f in check([str(other)]).all_findings() if f.code == "MLC106"]
+    assert conflicts and "Other" in conflicts[0].message

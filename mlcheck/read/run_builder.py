@@ -10,7 +10,7 @@ from itertools import compress
 from typing import Callable, Iterable, cast
 
 from mlcheck.records import dataclass, field
-from mlcheck.model import EVENT_KEY, Evaluation, Event, Finding, Run
+from mlcheck.model import EVENT_KEY, EVENT_LINE, Evaluation, Event, Finding, Run
 from mlcheck.read.reader import Batch, LogItem
 
 _EVALUATION = "eval_accuracy"
@@ -25,6 +25,19 @@ def _number(value: object) -> float | None:
     if isinstance(value, bool) or not isinstance(value, (int, float)):
         return None
     return float(value)
+
+
+BEYOND_VALUES = 100
+"""Events of new values kept past a key's keep (``Run.KEEP_PER_KEY``), a key."""
+
+
+def _value_key(value: object) -> object:
+    """What tells two values apart (a list or an object by its text)."""
+    try:
+        hash(value)
+    except TypeError:
+        return repr(value)
+    return (type(value), value)
 
 
 def _text(value: object) -> str | None:
@@ -42,6 +55,13 @@ class RunBuilder:
     evaluations: list[Evaluation] = field(default_factory=list)
     first_line: int = 0
     last_line: int = 0
+    beyond: dict[str, list[Event]] = field(default_factory=dict)
+    """Past a key's keep, the events whose value no event of the key before holds (at most
+    :data:`BEYOND_VALUES` a key)."""
+    last_beyond: dict[str, Event] = field(default_factory=dict)
+    """Past a key's keep, its last event: a check of every record's value, or of the last one's
+    place (every rank's ``init_start`` after ``init_stop``), sees what thousands of copies hold."""
+    _values: dict[str, set[object]] = field(default_factory=dict)
 
     def add(self, event: Event) -> None:
         counts, key = self.counts, event.key  # (once per record of every log: locals, one lookup)
@@ -52,8 +72,23 @@ class RunBuilder:
         counts[key] = seen
         if seen <= Run.KEEP_PER_KEY:
             self.events.append(event)
+        else:
+            self.keep_beyond(event)
         if key == "eval_accuracy":
             self.add_evaluation(event)
+
+    def keep_beyond(self, event: Event) -> None:
+        """An event past its key's keep: kept when its value is new, and as the key's last."""
+        key = event[0]
+        values = self._values.get(key)
+        if values is None:
+            values = self._values[key] = {_value_key(e[1]) for e in self.events if e[0] == key}
+            self.beyond[key] = []
+        self.last_beyond[key] = event
+        value = _value_key(event[1])
+        if value not in values and len(self.beyond[key]) < BEYOND_VALUES:
+            values.add(value)
+            self.beyond[key].append(event)
 
     def add_evaluation(self, event: Event) -> None:
         if len(self.evaluations) < Run.KEEP_PER_KEY:
@@ -89,6 +124,8 @@ class RunBuilder:
             counts[key] = seen
             if seen <= keep:
                 events.append(event)
+            else:
+                self.keep_beyond(event)
             if key == "eval_accuracy":
                 self.add_evaluation(event)
             last = event
@@ -119,6 +156,11 @@ class RunBuilder:
         return True
 
     def build(self) -> Run:
-        return Run(path=self.path, index=self.index, events=tuple(self.events),
+        events = self.events
+        if self.last_beyond:  # (in log order among the kept ones)
+            extra = [e for kept in self.beyond.values() for e in kept]
+            extra.extend(e for key, e in self.last_beyond.items() if not self.beyond[key] or self.beyond[key][-1] is not e)
+            events = sorted(events + extra, key=EVENT_LINE)
+        return Run(path=self.path, index=self.index, events=tuple(events),
                    key_counts=dict(self.counts), evaluations=tuple(self.evaluations),
                    first_line=self.first_line, last_line=self.last_line)

@@ -146,7 +146,10 @@ def _repeated(ctx: RunContext, entry: Entry, events: tuple[Event, ...], codes: E
                       f"{entry.key} is logged {ctx.run.count(entry.key)} times with the same value "
                       f"{show(values[0])} (lines {lines}); exactly one is expected (the checker only warns)")
     differing = next(e for e in events if e.value != values[0])
-    shown = ", ".join(f"{show(e.value)} (line {e.line})" for e in events[:_MAX_LISTED])
+    firsts: dict[str, Event] = {}  # (each value once, at its first line: not five copies of one)
+    for event in events:
+        firsts.setdefault(repr(event.value), event)
+    shown = ", ".join(f"{show(e.value)} (line {e.line})" for e in list(firsts.values())[:_MAX_LISTED])
     return ctx.at(codes.conflict, differing.line,
                   f"{entry.key} is logged {ctx.run.count(entry.key)} times with different values: {shown}; "
                   f"exactly one is allowed ({entry.source})")
