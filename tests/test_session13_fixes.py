@@ -306,3 +306,10 @@ def test_past_the_keep_of_a_key_its_last_record_and_new_values_are_judged(tmp_pa
                      "utf-8")
     conflicts = [f for f in check([str(other)]).all_findings() if f.code == "MLC106"]
     assert conflicts and "Other" in conflicts[0].message
+
+
+def test_a_symbolic_link_loop_named_on_the_command_line_says_so(tmp_path: Path) -> None:
+    (tmp_path / "a").symlink_to(tmp_path / "b")
+    (tmp_path / "b").symlink_to(tmp_path / "a")
+    outcome = run_cli("check", str(tmp_path / "a"))
+    assert outcome.exit_code == 2 and "Too many levels of symbolic links" in outcome.stderr

@@ -124,7 +124,11 @@ def _must_exist(given: str) -> None:
     except PermissionError:
         raise DiscoveryError(f"{given}: permission denied (a folder on the way cannot be entered); "
                              "check the permissions") from None
-    except (OSError, ValueError):
+    except FileNotFoundError:
+        raise DiscoveryError(f"{given}: no such file or folder") from None
+    except OSError as error:  # (a symbolic link loop, a name too long, ...)
+        raise DiscoveryError(f"{given}: {error.strerror or error}") from None
+    except ValueError:  # (a NUL byte in the name)
         raise DiscoveryError(f"{given}: no such file or folder") from None
 
 
