@@ -313,3 +313,72 @@ def test_a_symbolic_link_loop_named_on_the_command_line_says_so(tmp_path: Path) 
     (tmp_path / "b").symlink_to(tmp_path / "a")
     outcome = run_cli("check", str(tmp_path / "a"))
     assert outcome.exit_code == 2 and "Too many levels of symbolic links" in outcome.stderr
+
+
+def _records(path: Path) -> list[str]:
+    return [line for line in path.read_text("utf-8").splitlines(keepends=True) if line.startswith(":::MLLOG")]
+
+
+@pytest.mark.parametrize("tag", ["[rank{r}]: ", "[default{r}]:"])
+def test_torchrun_rank_prefixes_are_rank_tags(tmp_path: Path, tag: str) -> None:
+    """PyTorch 2.2+ / torchrun prefix each rank's lines ``[rank3]: `` (``[default3]:`` with
+    --tee): the logging rank's records are kept, the other ranks' copies dropped."""
+    lines = []
+    for record in _records(EXAMPLE_RUN):
+        lines += [tag.format(r=r) + record for r in range(4)]
+    raw = tmp_path / "console.log"
+    raw.write_text("".join(lines), "utf-8")
+    (run,) = check([str(raw)]).runs
+    (alone,) = check([str(EXAMPLE_RUN)]).runs
+    assert run.verdict == alone.verdict and run.time_to_train_min == alone.time_to_train_min
+    assert "MLC107" not in {f.code for f in run.findings}
+
+
+def test_a_submission_block_after_run_stop_is_its_runs(tmp_path: Path) -> None:
+    """TPU consoles print each run's submission_* block after its run_stop: with no block before
+    it, the run's own (not the next run's), in check and in split alike."""
+    records = _records(EXAMPLE_RUN)
+    block = [r for r in records if '"key": "submission_' in r]
+    rest = [r for r in records if r not in block]
+    run_file = tmp_path / "one.txt"
+    run_file.write_text("".join(rest + block), "utf-8")
+    raw = tmp_path / "console.log"
+    later = [json.dumps({**json.loads(r[len(":::MLLOG "):]), "time_ms": json.loads(r[len(":::MLLOG "):])["time_ms"]
+                         + 3_600_000}) for r in rest + block]  # (the next run, an hour later)
+    raw.write_text("".join(rest + block + [":::MLLOG " + r + "\n" for r in later]), "utf-8")
+    runs = check([str(raw)]).runs
+    assert len(runs) == 2
+    for run in runs:
+        assert not {f.code for f in run.findings} & {"MLC011", "MLC105", "MLC107"}
+    out = tmp_path / "out"
+    assert run_cli("split", str(raw), "-o", str(out)).exit_code == 0
+    written = [_records(p) for p in sorted(out.glob("result_*.txt"))]
+    assert written[0] == _records(run_file) and len(written) == 2 and len(written[1]) == len(written[0])
+
+
+def test_watch_waits_for_the_records_after_run_stop(tmp_path: Path) -> None:
+    """Some loggers print records after run_stop (HugeCTR: the hyper-parameters; TPU: the
+    submission block): watch judges the run once the file has been quiet a while after it."""
+    import threading
+    import time
+
+    from mlcheck.raw.watch import watch
+
+    records = _records(EXAMPLE_RUN)
+    block = [r for r in records if '"key": "submission_' in r]
+    rest = [r for r in records if r not in block]
+    log = tmp_path / "live.log"
+    log.write_text("".join(rest), "utf-8")
+
+    def tail() -> None:
+        time.sleep(0.02)
+        with log.open("a", encoding="utf-8") as handle:
+            handle.write("".join(block))
+
+    writer = threading.Thread(target=tail)
+    writer.start()
+    found: list = []
+    outcome = watch(str(log), found.append, lambda _text: None, poll=0.01, idle_timeout=10)
+    writer.join()
+    assert outcome.reason == "complete"
+    assert not {f.code for f in found} & {"MLC011", "MLC105"}

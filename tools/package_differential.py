@@ -8,7 +8,9 @@ checker accepted, ``../shared/oracle``), a package is made of that one folder an
 description (copied into a temporary folder: the official package checker writes scaling.json),
 then changed one way at a time: a result file deleted, one more, two runs with the same seed,
 one or two result files cut, a field of the system description deleted or of the wrong type,
-the description deleted, an unknown file added, the benchmark folder misnamed. mlcheck's verdict
+the description deleted, its status or submitter wrong, a seed deleted, an unknown file added,
+a node power log or a run's power folder deleted (``--power``: only folders with power logs),
+the benchmark folder misnamed. mlcheck's verdict
 on the package (an error the round's checker shares of the package, a folder, a system
 description, or a package rule about a run such as a duplicate seed: the package checker fails
 the package) is compared with the installed
@@ -74,6 +76,11 @@ def _same_seed(folder: Path) -> None:
         second.write_text(_SEED.sub(lambda m: m.group(1) + seed.group(2), text, count=1), "utf-8")
 
 
+def _drop_seed(path: Path) -> None:
+    lines = path.read_text("utf-8", "replace").splitlines(keepends=True)
+    path.write_text("".join(line for line in lines if '"key": "seed"' not in line), "utf-8")
+
+
 def _system_edit(system: Path, field: str, value: object) -> None:
     data = json.loads(system.read_text("utf-8"))
     if value is None:
@@ -96,7 +103,14 @@ def changes() -> Iterator[Change]:
     yield "system number_of_nodes a word", lambda folder, system: _system_edit(system, "number_of_nodes", "two")
     yield "system division unknown", lambda folder, system: _system_edit(system, "division", "closd")
     yield "system description deleted", lambda folder, system: system.unlink()
+    yield "a run's seed deleted", lambda folder, system: _drop_seed(_results(folder)[0])
+    yield "system status unknown", lambda folder, system: _system_edit(system, "status", "soon")
+    yield "system submitter empty", lambda folder, system: _system_edit(system, "submitter", "")
     yield "an unknown file", lambda folder, system: (folder / "notes.txt").write_text("x\n", "utf-8")
+    yield "a node power log deleted", lambda folder, system: [p.unlink() for p in sorted(
+        folder.glob("power/result_0/node_*.txt"))[-1:]] and None
+    yield "a run's power folder deleted", lambda folder, system: [shutil.rmtree(p) for p in sorted(
+        folder.glob("power/result_1"))] and None
     yield "folder misnamed", lambda folder, system: folder.rename(folder.with_name(folder.name + "x"))
 
 
@@ -106,6 +120,7 @@ def main() -> int:
     parser.add_argument("--rounds", default="4.1,5.0,5.1")
     parser.add_argument("--folders", type=int, default=2, help="closed benchmark folders per round")
     parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--power", action="store_true", help="only folders with power logs")
     parser.add_argument("--show", type=int, default=30)
     args = parser.parse_args()
     shared = Path(args.shared)
@@ -116,6 +131,8 @@ def main() -> int:
     for round_name in args.rounds.split(","):
         folders = sorted({os.path.dirname(r["path"]) for r in rows if r["path"].startswith(f"training-{round_name}/")
                           and r["division"] == "closed" and r["record_verdict"] == "pass"})
+        if args.power:
+            folders = [f for f in folders if (shared / "other-submitters" / f / "power").is_dir()]
         for rel in rng.sample(folders, min(args.folders, len(folders))):
             source = shared / "other-submitters" / rel
             org_name, _results_dir, system_name, bench = Path(rel).parts[1:5]

@@ -30,9 +30,8 @@ from mlcheck.read.raw_output_rules import RECORD_CUT
 from mlcheck.read.reader import AnyItem
 from mlcheck.rules.internal import crash_finding
 from mlcheck.rules.package_runs import is_hyperparameter
-from mlcheck.rules.timing import INIT_TIME_EXCEEDED
 from mlcheck.facts.rulesets import Ruleset, RulesetError
-from mlcheck.raw.watch_progress import progress_line as _progress_line
+from mlcheck.raw.watch_progress import init_overrun, progress_line as _progress_line
 from mlcheck.read.run_builder import RunBuilder
 from mlcheck.read.next_run import NextRunStart
 from mlcheck.read.runs import RunBoundaries
@@ -44,7 +43,6 @@ DECIDED_EARLY = frozenset({*_VALUE_CODES, "MLC106", "MLC108", "MLC109", "MLC401"
 """The findings of a partial run that no later line can take back: a logged value that breaks a
 fixed value or the optimizer list, two different values of a key required once, an invalid
 submission value, the division logged after init_stop, init over the round's limit."""
-_LIVE_CLOCK_MS = 24 * 3600 * 1000
 
 FindingSink = Callable[[Finding], None]
 ProgressSink = Callable[[str], None]
@@ -89,6 +87,11 @@ class WatchOutcome:
     reason: str
     runs_done: int
     lines: int
+
+
+AFTER_STOP_POLLS = 20
+"""Polls of quiet after a run's run_stop before it is judged whole (2 s at the default poll):
+HugeCTR and TPU loggers print records after run_stop, a moment later on a busy job."""
 
 
 def watch(path: str, on_finding: FindingSink, on_progress: ProgressSink, forced: Ruleset | None = None,
@@ -136,7 +139,10 @@ def watch(path: str, on_finding: FindingSink, on_progress: ProgressSink, forced:
                     return WatchOutcome("idle" if seen else "missing", state.runs_done, live.line_no)
                 if live.pending and live.ready() and take(live.flush()):
                     return WatchOutcome("complete", state.runs_done, state.end_line or live.line_no)
-                if not live.pending and ended():  # (all that was written with run_stop is read)
+                quiet = time.monotonic() - last_data >= AFTER_STOP_POLLS * poll
+                if not live.pending and (quiet or not state.stop_pending) and ended():
+                    # (all that was written with run_stop is read, and what follows it: some loggers
+                    # print the submission_* and hyper-parameter records after run_stop)
                     return WatchOutcome("complete", state.runs_done, live.line_no)
                 flush_pending(state, on_finding, on_progress)
                 _check_init_clock(state, on_finding)
@@ -277,22 +283,8 @@ def _report(state: WatchState, found: Finding, on_finding: FindingSink) -> None:
 
 
 def _check_init_clock(state: WatchState, on_finding: FindingSink) -> None:
-    """MLC401 while init is still running, once the round's limit has passed."""
-    run_events = state.builder
-    if state.init_alarm or not run_events.counts["init_start"] or run_events.counts["init_stop"]:
-        return
-    start = next(e for e in run_events.events if e.key == "init_start")
-    latest = max(e.time_ms for e in run_events.events)
-    now_ms = time.time() * 1000
-    clock = now_ms if abs(now_ms - latest) < _LIVE_CLOCK_MS else latest
-    run = run_events.build()
-    ruleset = choose_ruleset(run, LogRef(state.path), state.forced).ruleset
-    division = "open" if run.division == "open" else "closed"
-    limit = ruleset.init_limit_checker[division]
-    minutes = (clock - start.time_ms) / 60000
-    if minutes >= limit:
+    """MLC401 while init is still running, once the round's limit has passed (once a run)."""
+    found = None if state.init_alarm else init_overrun(state.builder, state.path, state.forced)
+    if found is not None:
         state.init_alarm = True
-        _report(state, INIT_TIME_EXCEEDED.at(
-            state.path, start.line, f"init has been running for {minutes:.1f} min and has not stopped "
-            f"yet; the {ruleset.round} {division} division allows {limit:g} min", run_index=run.index),
-            on_finding)
+        _report(state, found, on_finding)

@@ -1,10 +1,16 @@
-"""The progress line of ``mlcheck watch``: elapsed time, the last eval and a projected
-time-to-train (split from :mod:`mlcheck.raw.watch`)."""
+"""The progress line of ``mlcheck watch`` (elapsed time, the last eval and a projected
+time-to-train) and its init alarm (split from :mod:`mlcheck.raw.watch`)."""
 
 from __future__ import annotations
 
-from mlcheck.facts.rulesets import BenchmarkFacts, Condition
-from mlcheck.model import Evaluation, Run
+import time
+
+from mlcheck.checker import choose_ruleset
+from mlcheck.facts.rulesets import BenchmarkFacts, Condition, Ruleset
+from mlcheck.model import Evaluation, Finding, Run
+from mlcheck.package.discover import LogRef
+from mlcheck.read.run_builder import RunBuilder
+from mlcheck.rules.timing import INIT_TIME_EXCEEDED
 from mlcheck.rules.eval_values import first_reaching
 from mlcheck.rules.eval_records import judged_run
 from mlcheck.score.scoring import time_to_train_min
@@ -52,3 +58,28 @@ def _projection(evals: tuple[Evaluation, ...], conditions: tuple[Condition, ...]
     if rate == 0 or remaining / rate < 0:
         return None
     return b.time_ms + remaining / rate
+
+
+_LIVE_CLOCK_MS = 24 * 3600 * 1000
+"""A log whose last record is further from the machine's clock than this is not being written
+now (a replay, a copy): init is timed to its last record instead."""
+
+
+def init_overrun(builder: RunBuilder, path: str, forced: Ruleset | None) -> Finding | None:
+    """MLC401 for a run whose init is still running past the round's limit; None otherwise."""
+    if not builder.counts["init_start"] or builder.counts["init_stop"]:
+        return None
+    start = next(e for e in builder.events if e.key == "init_start")
+    latest = max(e.time_ms for e in builder.events)
+    now_ms = time.time() * 1000
+    clock = now_ms if abs(now_ms - latest) < _LIVE_CLOCK_MS else latest
+    run = builder.build()
+    ruleset = choose_ruleset(run, LogRef(path), forced).ruleset
+    division = "open" if run.division == "open" else "closed"
+    limit = ruleset.init_limit_checker[division]
+    minutes = (clock - start.time_ms) / 60000
+    if minutes < limit:
+        return None
+    return INIT_TIME_EXCEEDED.at(path, start.line, f"init has been running for {minutes:.1f} min and has not "
+                                 f"stopped yet; the {ruleset.round} {division} division allows {limit:g} min",
+                                 run_index=run.index)

@@ -2,7 +2,8 @@
 of one job one after the other, a console of several runs): after a run's ``run_stop``, a
 ``cache_clear`` or ``init_start`` logged outside the run's time (after its run_stop, or more than
 :data:`COPY_WINDOW_MS` before its first record: runs concatenated out of order) begins the next
-run, and the ``submission_*`` records logged between the two are the next run's; one logged within
+run, and the ``submission_*`` records logged between the two are the next run's (the run's own when
+it logged none before: TPU consoles print the block after run_stop); one logged within
 the run's time is a copy (the same records twice, another process printing its own), and any
 other record after ``run_stop`` (a final eval) is the run's own. A run that never logged its
 ``run_stop`` (the job was killed, then run again in the same console) ends at a ``cache_clear`` or
@@ -31,7 +32,8 @@ class NextRunStart(Generic[Item]):
     Without it, the first record this object saw since the run began is taken (every record of
     the file passes :meth:`take`)."""
 
-    def __init__(self, first_time: Callable[[], float | None] | None = None) -> None:
+    def __init__(self, first_time: Callable[[], float | None] | None = None,
+                 submitted: Callable[[], bool] | None = None) -> None:
         self.stopped = False
         """The current run logged its run_stop."""
         self.held: list[Item] = []
@@ -42,6 +44,9 @@ class NextRunStart(Generic[Item]):
         """The current run logged its run_start (every record then passes :meth:`take`)."""
         self._training = False  # (a record after run_start)
         self._last = float("-inf")
+        self._submitted_of = submitted
+        self._submitted = False  # (without ``submitted``: a submission_* record of the run was seen)
+        self._own_block = False  # (the run's submission_* records came after its run_stop)
 
     def take(self, key: str, time_ms: float, item: Item) -> tuple[bool, list[Item]]:
         """Whether the next run begins at this record, and the records to add now (the held ones
@@ -51,9 +56,14 @@ class NextRunStart(Generic[Item]):
                 self._begin(time_ms)
                 return True, self._released(item)
             if key.startswith("submission_"):
+                if self._own_block or not self._has_submission():  # (its own, after its run_stop: TPU)
+                    self._submitted = self._own_block = True
+                    return False, self._released(item)
                 self.held.append(item)
                 return False, []
             return False, self._released(item)
+        if key.startswith("submission_"):
+            self._submitted = True
         if self._first is None:
             self._first = time_ms
         if self._training and time_ms > self._last:  # (after every record of a run under way)
@@ -73,8 +83,15 @@ class NextRunStart(Generic[Item]):
             self._last = time_ms
         return False, self._released(item)
 
+    def _has_submission(self) -> bool:
+        """Whether the current run logged submission_* records before this one."""
+        return self._submitted_of() if self._submitted_of is not None else self._submitted
+
     def _begin(self, time_ms: float | None) -> None:
-        """The state of a run that begins (at a record of ``time_ms``, or at a launcher line)."""
+        """The state of a run that begins (at a record of ``time_ms``, or at a launcher line); the
+        submission_* records held are its own."""
+        self._submitted = bool(self.held)  # (only submission_* records are held)
+        self._own_block = False
         self.stopped, self._first, self.started, self._training = False, time_ms, False, False
         self._last = float("-inf") if time_ms is None else time_ms
 

@@ -20,7 +20,7 @@ from mlcheck.read import raw_output_rules as raw_output
 
 Source = tuple[int, int]
 """(job, rank) of the process that printed a record; job -1 is ``srun --label``, -2 MPICH-style
-``mpiexec -prepend-rank`` (``[rank]``)."""
+``mpiexec -prepend-rank`` (``[rank]``), -3 torchrun (``[rankN]:``, ``[defaultN]:``)."""
 
 _MARKER = ":::MLLOG"
 _MARKER_BYTES = _MARKER.encode()
@@ -33,8 +33,9 @@ _TIMESTAMP = re.compile(
     r"\[?(?:\d{4}-\d\d-\d\d[T ]\d\d:\d\d:\d\d(?:[.,]\d+)?(?:Z|[+-]\d\d:?\d\d)?"
     r"|(?:[A-Z][a-z]{2} )?[A-Z][a-z]{2} [ \d]\d \d\d:\d\d:\d\d(?:\.\d+)?(?: \d{4})?"
     r"|\d\d:\d\d:\d\d(?:\.\d+)?)\]? ?")
-_SRUN_LABEL = re.compile(r" *(?:(\d+): |\[(\d+)\] )")
-"""A task's label: ``srun --label`` (`` 3: ``), ``mpiexec -prepend-rank`` (``[3] ``)."""
+_SRUN_LABEL = re.compile(r" *(?:(\d+): |\[(\d+)\] |\[(?:rank|default)(\d+)\]: ?)")
+"""A task's label: ``srun --label`` (`` 3: ``), ``mpiexec -prepend-rank`` (``[3] ``), torchrun's
+``--tee``/PyTorch 2.2+ ``[rank3]: `` and ``[default3]:``."""
 _TIME_MS = re.compile(rb'"time_ms"\s*:\s*[-0-9.eE+]+')
 
 
@@ -63,8 +64,11 @@ def read_prefix(text: str) -> Prefix:
 
 
 def _label_source(label: re.Match[str]) -> Source:
-    """An ``srun --label`` task is job -1, a ``-prepend-rank`` ``[rank]`` job -2."""
-    return (-1, int(label.group(1))) if label.group(1) is not None else (-2, int(label.group(2)))
+    """An ``srun --label`` task is job -1, a ``-prepend-rank`` ``[rank]`` job -2, a torchrun
+    ``[rankN]:`` job -3."""
+    if label.group(1) is not None:
+        return -1, int(label.group(1))
+    return (-2, int(label.group(2))) if label.group(2) is not None else (-3, int(label.group(3)))
 
 
 def read_parts(text: str) -> Prefix:
@@ -164,7 +168,7 @@ def _source_name(source: Source) -> str:
     job, rank = source
     if rank < 0:
         return f"the second stream of rank {-1 - rank} of job {job}"
-    return f"srun task {rank}" if job == -1 else f"rank {rank}" if job == -2 else f"rank {rank} of job {job}"
+    return f"srun task {rank}" if job == -1 else f"rank {rank}" if job in (-2, -3) else f"rank {rank} of job {job}"
 
 
 def second_stream(source: Source) -> Source:

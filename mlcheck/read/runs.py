@@ -94,7 +94,10 @@ def iter_runs(items: Iterable[LogItem | Batch], path: str, findings: list[Findin
 
     def first_time() -> float | None:  # (the current run's first record; events are kept from it on)
         return current.events[0].time_ms if current.events else None
-    next_run: NextRunStart[Event] = NextRunStart(first_time)
+    def submitted() -> bool:  # (the current run logged submission_* records: its block came first)
+        return any(key.startswith("submission_") for key in current.counts)
+
+    next_run: NextRunStart[Event] = NextRunStart(first_time, submitted)
     for item in items:
         if isinstance(item, Finding):
             if not boundaries.note(item, current.counts):
