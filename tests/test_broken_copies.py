@@ -1,9 +1,11 @@
-"""Defects found in session 13 (most by ``tools/differential.py``: broken copies of accepted
-files judged by mlcheck and the installed checker), each pinned by its outcome: a result file that
-logs no (or a null) ``submission_benchmark`` in its benchmark's folder, ``:::MLLOG{`` in a gzip
-result file, and an evaluation value the checker's comparison never comes to; and in the
-reports (a user review): SARIF results about a folder placed in a file, a log's line end in a
-finding of the text report, where each repeated finding is in the Markdown report."""
+"""Broken copies of real logs and packages, each defect pinned by its outcome. Most were found by
+``tools/differential.py`` and ``tools/package_differential.py`` (copies of accepted files and
+packages, judged by mlcheck and by the installed official checkers), the others by reviews that
+broke copies by hand: the benchmark a result file does not log, evaluations the checker's
+comparison never reaches, thousands of copies of a key, files the seed checker cannot read, power
+logs the summarizer cannot read, byte order marks, folders named like result files, torchrun
+and TPU consoles, records after run_stop in ``watch``; and the reports (SARIF, Markdown, text)
+and the GitHub action."""
 
 from __future__ import annotations
 
