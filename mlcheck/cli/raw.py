@@ -106,8 +106,9 @@ def watch_command(log: str, ruleset: str | None, fail_fast: bool, runs: int, out
     """Follow a log while the job writes it; report each problem as soon as it is certain.
 
     Findings and progress (elapsed, last eval, projected time-to-train) go to stderr as they
-    come; at the run_stop of the last run (--runs) the report `check` gives for the lines watched
-    goes to stdout and the exit code is check's. With --fail-fast the first error ends the watch
+    come; after the run_stop of the last run (--runs), once the log has been quiet for 20 polls
+    (records may follow run_stop), the report `check` gives for the lines watched goes to stdout
+    and the exit code is check's. With --fail-fast the first error ends the watch
     with exit 1. LOG may not exist yet; a folder or an unreadable file exits 2.
     """
     from mlcheck.raw.watch import StopWatching, watch
