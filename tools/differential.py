@@ -7,7 +7,7 @@ For a sample of the result files the round's checker of record accepted (``../sh
 ``--files`` per benchmark of each round, each file is copied with one change at a time: every
 record of a key deleted, its first record deleted, its first record repeated with another value,
 its value made null or a string, its metadata empty or a number, its time an hour earlier, it moved to the
-end of the file, an integer value written as a float, the record glued to the line before or
+end of the file, a number a little larger or negative, an integer value written as a float, the record glued to the line before or
 followed by text; the file cut after a line or inside one, with CRLF line ends, a byte order mark,
 twice, every record twice. Each copy is judged by mlcheck
 (``official_verdict``: what it says the round's checker says) and by the compliance checker of
@@ -116,6 +116,11 @@ def changes(lines: list[str], rng: random.Random) -> Iterator[Change]:
                    lambda ls, i=first, r=record: ls[:i] + [_with_record(ls[i], {**r, "time_ms": r["time_ms"] - 3.6e6})]
                    + ls[i + 1:])
         yield f"move first {key} to the end", lambda ls, i=first: ls[:i] + ls[i + 1:] + [ls[i]]
+        if type(record.get("value")) in (int, float) and record["value"]:
+            for label, factor in (("a little larger", 1.001), ("negative", -1)):
+                yield (f"{key} value {label}",
+                       lambda ls, i=first, r=record, f=factor: ls[:i] + [_with_record(ls[i], {**r, "value": r["value"] * f})]
+                       + ls[i + 1:])
         if type(record.get("value")) is int:
             yield (f"{key} value as a float",
                    lambda ls, i=first, r=record: ls[:i] + [_with_record(ls[i], {**r, "value": float(r["value"])})]
