@@ -384,3 +384,24 @@ def test_watch_waits_for_the_records_after_run_stop(tmp_path: Path) -> None:
     writer.join()
     assert outcome.reason == "complete"
     assert not {f.code for f in found} & {"MLC011", "MLC105"}
+
+
+def test_a_system_description_not_closed_skips_the_seed_and_rcp_checkers(tmp_path: Path) -> None:
+    """The package checker runs its seed and RCP checkers where the system description's division
+    is exactly 'closed': with 'close' it runs neither, whatever the runs log (a duplicate seed
+    is then a warning, and the score is not normalised)."""
+    package = _example_package(tmp_path)
+    system = package / "systems" / "acme-t8.json"
+    folder = package / "results" / "acme-t8" / "resnet"
+    logs = sorted(folder.glob("result_*.txt"))
+    seed = next(line for line in logs[0].read_text("utf-8").splitlines(keepends=True) if '"key": "seed"' in line)
+    text = logs[1].read_text("utf-8").splitlines(keepends=True)
+    logs[1].write_text("".join(seed if '"key": "seed"' in line else line for line in text), "utf-8")
+    assert "MLC519" in {f.code for f in check([str(package)]).all_findings() if f.severity.label == "error"}
+    description = json.loads(system.read_text("utf-8"))
+    system.write_text(json.dumps({**description, "division": "close"}, indent=2), "utf-8")
+    result = check([str(package)])
+    (bench,) = result.benchmarks
+    assert [f.severity.label for f in result.all_findings() if f.code == "MLC519"] == ["warning"]
+    assert bench.rcp is not None and bench.rcp.verdict == "skipped"
+    assert any(f.code == "MLC512" and f.path == str(folder) for f in bench.findings)

@@ -10,7 +10,7 @@ import os
 from dataclasses import replace
 
 from mlcheck.model import Finding, Severity
-from mlcheck.results import TOLERATED_CODES, BenchmarkResult, EnergyScore, RunResult, Score
+from mlcheck.results import TOLERATED_CODES, BenchmarkResult, EnergyScore, RcpResult, RunResult, Score
 from mlcheck.facts.rulesets import BenchmarkFacts, Ruleset, RulesetError, load_ruleset
 from mlcheck.judge.power_folder import judge_power
 from mlcheck.package.discover import LogRef
@@ -21,6 +21,7 @@ from mlcheck.read.file_names import RESULT_FILE
 from mlcheck.rules import package as package_rules
 from mlcheck.rules import package_runs, seed_reading, seeds
 from mlcheck.rules.checker_params import bypass_note, check_params
+from mlcheck.rules.package_system import SYSTEM_INVALID
 from mlcheck.rules.internal import crash_finding
 from mlcheck.rules.package_runs import check_runs, non_compliant, non_compliant_findings
 from mlcheck.rules.rcp_check import rcp_findings
@@ -80,6 +81,30 @@ def benchmark_folder_log(ref: LogRef) -> bool:
         ref.system is not None or RESULT_FILE.match(os.path.basename(ref.path)) is not None)
 
 
+def checker_skips(folder: str, division: str | None) -> tuple[str, Finding] | None:
+    """The package checker decides from the system description alone (``division`` exactly
+    ``closed``) whether to run the seed and RCP checkers on a benchmark folder: for a folder whose
+    runs are not open but whose description says otherwise (``close``), the division it reads and
+    a warning that it runs neither; None where it runs them (or the folder is in no package, or
+    its description is missing or unreadable: other findings say so)."""
+    system_folder = os.path.dirname(os.path.normpath(folder))
+    results = os.path.dirname(system_folder)
+    if division == "open" or os.path.basename(results) != "results":
+        return None
+    path = os.path.join(os.path.dirname(results), "systems", os.path.basename(system_folder) + ".json")
+    document = read_json_document(path)
+    if not document.exists or document.error is not None or not isinstance(document.data, dict):
+        return None
+    value = document.data.get("division")
+    if value == "closed":
+        return None
+    shown = repr(value) if "division" in document.data else "missing"
+    return shown, SYSTEM_INVALID.at(folder, None, (
+        f"{path} gives the division as {shown}: the package checker runs the seed and RCP checkers only "
+        "where it reads 'closed', so it runs neither on this folder (no RCP normalisation of the score); "
+        "the runs log a closed submission: write closed"), severity=Severity.WARNING, official=False)
+
+
 def unscored_folder(key: GroupKey, members: list[RunResult],
                     error: Exception) -> BenchmarkResult:
     org, system, benchmark, folder = key
@@ -129,7 +154,12 @@ def score_folder(key: GroupKey, members: list[RunResult],
     else:
         runs = [r.run for r in members if r.run is not None]
         # The RCP test and the cross-run checks need the whole folder, like the run count.
-        if whole_folder:
+        skipped = checker_skips(folder, division) if whole_folder else None
+        if skipped is not None:  # (the package checker runs no seed or RCP checker here)
+            findings.append(skipped[1])
+            rcp = RcpResult("skipped", f"the system description's division is {skipped[0]}: the package checker "
+                                       "runs the RCP test for 'closed' only")
+        elif whole_folder:
             rcp = rcp_for_runs(benchmark, division, first.ruleset, runs, facts.result_files)
             if rcp.verdict != "skipped":  # and as today's mlperf-logging computes it
                 rcp = replace(rcp, today=rcp_for_runs(benchmark, division, first.ruleset, runs,
@@ -162,8 +192,9 @@ def score_folder(key: GroupKey, members: list[RunResult],
                                          bypass=rcp_bypass.path if rcp_bypass else None))
             if rcp_bypass is not None:
                 findings.append(bypass_note("rcp-bypass", rcp_bypass, "RCP failures (MLC530, MLC531)"))
-            run_findings = check_runs(folder, runs, closed=division != "open", ruleset=first.ruleset)
-            if division != "open":  # (the seed checker reads every result file of a closed folder)
+            closed = division != "open" and skipped is None
+            run_findings = check_runs(folder, runs, closed=closed, ruleset=first.ruleset)
+            if closed:  # (the seed checker reads every result file of a closed folder)
                 run_findings.extend(unreadable_for_seeds(members, first.ruleset))
             if seed_bypass is not None:
                 run_findings = bypass_seeds(run_findings, seed_bypass.path)

@@ -15,7 +15,8 @@ package checker's seed checker (``package_checker/seed_checker.py`` at the round
   Fix: log the seed with mllog.
 - MLC519 seed-duplicate: two runs of a folder log the same seed. Every round's seed checker fails
   the folder when the same seed is logged from the same source file and line (``metadata`` file and
-  lineno); a same seed from another place is a warning (training_rules.adoc from v4.1, §Random
+  lineno), in a folder the package checker takes as closed (the system description's division);
+  a same seed from another place, or in another folder, is a warning (training_rules.adoc from v4.1, §Random
   numbers: "no other run can log the same seed on the same line in the same source file", and the
   checker compares no more). Fix: seed each run differently.
 - MLC522 seed-invalid: a closed-division run logs a seed that ``int()`` cannot read (``"abc"``, a
@@ -82,7 +83,7 @@ def check_seeds(folder: str, runs: Sequence[RunSummary], closed: bool, ruleset: 
         # The seed checker compares int(value): 7 and "7" are the same seed.
         same = int(seed.value) if _reads_as_int(seed.value) else repr(seed.value)
         if same in seen:
-            found.append(_duplicate(run, seed, seen[same]))
+            found.append(_duplicate(run, seed, seen[same], closed))
         else:
             seen[same] = run
     return found
@@ -117,15 +118,17 @@ def _missing_seeds(folder: str, runs: Sequence[RunSummary], ruleset: str | None)
         run_index=run.index) for run in without]
 
 
-def _duplicate(run: RunSummary, seed: Event, other: RunSummary) -> Finding:
+def _duplicate(run: RunSummary, seed: Event, other: RunSummary, closed: bool = True) -> Finding:
     """MLC519 for ``run``, whose seed ``other`` logged first; official when both come from the
-    same source file and line, which is what the seed checker compares."""
+    same source file and line, which is what the seed checker compares, in a folder it checks
+    (``closed``: the package checker runs no seed checker on the others)."""
     other_seed = other.first("seed")
     where = f"{other.path}:{other_seed.line}" if other_seed is not None else other.path
     run_no = f" (run {other.index} of that file)" if other.index or other.path == run.path else ""
-    same_place = other_seed is not None and _source(other_seed) == _source(seed)
+    same_place = other_seed is not None and _source(other_seed) == _source(seed) and closed
     note = "" if same_place else (" (logged from another source line: the rules and the seed checker "
-                                  "refuse the same seed only from the same file and line)")
+                                  "refuse the same seed only from the same file and line)") if closed else (
+        " (the package checker runs its seed checker on closed folders only)")
     return SEED_DUPLICATE.at(run.path, seed.line, (
         f"seed {seed.value!r} is also the seed of {where}{run_no}; each run needs its own{note}"),
         run_index=run.index, official=same_place, severity=None if same_place else Severity.WARNING)
