@@ -139,7 +139,7 @@ def main() -> int:
             ruleset = next(r["ruleset"] for r in rows if r["path"].startswith(rel + "/"))
             for label, change in changes():
                 with tempfile.TemporaryDirectory() as temp:
-                    org = Path(temp) / org_name
+                    org = Path(temp) / Path(rel).parts[0] / org_name  # (training-X.Y: the round, as published)
                     folder = org / "results" / system_name / bench
                     shutil.copytree(source, folder, ignore=shutil.ignore_patterns("scaling.json"))
                     system = org / "systems" / f"{system_name}.json"
