@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import datetime as dt
 import gc
-import json
 import math
 import os
 import sys
@@ -31,6 +30,7 @@ from mlcheck.rules.eval_values import first_reaching
 from mlcheck.rules.internal import crash_finding
 from mlcheck.rules.eval_records import judged_run
 from mlcheck.rules.weight_init import expected_tensors
+from mlcheck.facts.checks import show
 from mlcheck.facts.constraints import load_constraints
 from mlcheck.facts.round_choice import RulesetChoice, dated_choice, later_round_with
 from mlcheck.rules.selection import (
@@ -219,18 +219,11 @@ def _unknown_benchmark(run: Run, benchmark: object, ruleset: Ruleset) -> Finding
     if benchmark is None and event is None:
         message = f"the run logs no submission_benchmark; valid benchmarks of {ruleset.version}: {valid}"
     elif not isinstance(benchmark, str):
-        message = (f"submission_benchmark is {_as_json(benchmark)}, not the name of a benchmark (the official "
+        message = (f"submission_benchmark is {show(benchmark)}, not the name of a benchmark (the official "
                    f"checker fails the file); valid benchmarks of {ruleset.version}: {valid}")
     else:
         message = f"{benchmark!r} is not a benchmark of training {ruleset.version}; valid: {valid}"
     return UNKNOWN_BENCHMARK.at(run.path, line, message, run_index=run.index)
-
-
-def _as_json(value: object) -> str:
-    try:
-        return json.dumps(value)
-    except (TypeError, ValueError):
-        return repr(value)
 
 
 def choose_ruleset(run: Run, ref: LogRef, forced: Ruleset | None,

@@ -136,14 +136,6 @@ POWER_KEYS = frozenset({"power_measurement_start", "power_measurement_stop", "po
 def read_power_log(path: str) -> PowerLog:
     """The power records of a log (other keys are ignored, as the summarizer ignores them); every
     record is kept, as the official parser keeps repeated lines."""
-    try:
-        with open(path, "rb") as handle:
-            compressed = handle.read(2) == b"\x1f\x8b"
-    except OSError as error:
-        return PowerLog(path, (), unreadable=f"cannot be opened ({error.strerror or error})")
-    if compressed:  # (mlcheck's reader would decompress it; the summarizer's does not)
-        return PowerLog(path, (), unreadable="is gzip-compressed, and the summarizer reads its bytes as text "
-                                             "(store it uncompressed)")
     clean = _clean_power_log(path)
     if clean is not None:
         return clean
@@ -173,12 +165,17 @@ def _clean_power_log(path: str) -> PowerLog | None:
     every line ended (no blank line, no colour code, not gzip; a carriage return is white space to
     JSON, as on the line path), decoded in one pass even where each record's ``metadata`` is not
     an object (``""``: the line path makes each an MLC008 finding, counted here as it counts
-    them); None for any other log, or when the bulk decoder refuses one record."""
+    them); None for any other log, or when the bulk decoder refuses one record. A log the
+    summarizer cannot read at all (it cannot be opened, or it is gzip, which mlcheck's reader would
+    decompress and the summarizer's does not) is one without events, saying why."""
     try:
         with open(path, "rb") as handle:
             text = handle.read(CLEAN_LOG_BYTES + 1)
-    except OSError:
-        return None
+    except OSError as error:
+        return PowerLog(path, (), unreadable=f"cannot be opened ({error.strerror or error})")
+    if text.startswith(b"\x1f\x8b"):
+        return PowerLog(path, (), unreadable="is gzip-compressed, and the summarizer reads its bytes as text "
+                                             "(store it uncompressed)")
     count = text.count(b"\n")  # (the lines, each ended)
     if (len(text) > CLEAN_LOG_BYTES or not text.endswith(b"\n") or not text.startswith(MARKER_BYTES)
             or text.count(MARKER_BYTES) != count or text.count(b"\n" + MARKER_BYTES) != count - 1

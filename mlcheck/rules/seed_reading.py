@@ -40,8 +40,10 @@ def unreadable_for_seeds(members: Sequence[RunResult], ruleset: str | None) -> l
     for an empty one (no run read) where the round's seed checker asks a seed of it."""
     found: list[Finding] = []
     seeded = any(r.run is not None and r.run.first("seed") is not None for r in members)
-    for path in sorted({r.path for r in members}):
-        runs = [r for r in members if r.path == path]
+    files: dict[str, list[RunResult]] = {}
+    for result in members:
+        files.setdefault(result.path, []).append(result)
+    for path, runs in sorted(files.items()):
         failure = next((f for r in runs for f in r.findings
                         if f.code in PARSER_FAILURES and f.official and f.severity is Severity.ERROR), None)
         if failure is not None:
