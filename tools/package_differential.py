@@ -2,6 +2,7 @@
 """Broken copies of accepted packages, judged by mlcheck and by the installed package checker.
 
     python tools/package_differential.py [--rounds 4.1,5.0,5.1] [--folders 2] [--seed 1] [--show 30]
+    python tools/package_differential.py --folder .../training-6.0/<org>/results/<system>/<benchmark> [...]
 
 For ``--folders`` closed benchmark folders of each round (picked at random among those the round's
 checker accepted, ``../shared/oracle``), a package is made of that one folder and its system
@@ -17,6 +18,9 @@ the package) is compared with the installed
 ``mlperf_logging.package_checker``'s last word ("FOUND NO ERRORS"). The installed release is not
 the checker of record of old rounds (seeds became mandatory, the RCP statistics changed): a folder
 whose unchanged package it does not pass is left out, and a disagreement is a lead, not a verdict.
+``--folder`` names benchmark folders of packages that are not in ``../shared`` (published results
+of another round, say), in a ``training-X.Y`` folder that gives the round; they are copied and
+changed in the same way.
 """
 
 from __future__ import annotations
@@ -122,46 +126,61 @@ def main() -> int:
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--power", action="store_true", help="only folders with power logs")
     parser.add_argument("--show", type=int, default=30)
+    parser.add_argument("--folder", type=Path, action="append", default=[],
+                        help="a benchmark folder to use instead of the shared sample (repeatable)")
     args = parser.parse_args()
+    tried, diffs, skipped = 0, [], 0
+    by_change: collections.Counter[str] = collections.Counter()
+    for source, rel, ruleset in _folders(args):
+        org_name, _results_dir, system_name, bench = Path(rel).parts[1:5]
+        for label, change in changes():
+            with tempfile.TemporaryDirectory() as temp:
+                org = Path(temp) / Path(rel).parts[0] / org_name  # (training-X.Y: the round, as published)
+                folder = org / "results" / system_name / bench
+                shutil.copytree(source, folder, ignore=shutil.ignore_patterns("scaling.json"))
+                system = org / "systems" / f"{system_name}.json"
+                system.parent.mkdir(parents=True)
+                shutil.copy(source.parents[2] / "systems" / f"{system_name}.json", system)
+                for path in [org, *org.rglob("*")]:
+                    path.chmod(0o755 if path.is_dir() else 0o644)
+                change(folder, system)
+                ours, codes = mlcheck_passes(org)
+                theirs = official_passes(org, ruleset)
+            tried += 1
+            if label == "unchanged" and not theirs:
+                skipped += 1
+                break  # (the installed checker refuses the folder as it is: not comparable)
+            if ours != theirs:
+                diffs.append((rel, label, ours, theirs, codes))
+                by_change[label] += 1
+    print(f"{tried} packages, {skipped} folders left out, {len(diffs)} disagreements {dict(by_change)}")
+    for rel, label, ours, theirs, codes in diffs[: args.show]:
+        print("  DIFF", rel, "|", label, "| mlcheck", "pass" if ours else "fail", "| official",
+              "pass" if theirs else "fail", codes)
+    return 0
+
+
+def _folders(args: argparse.Namespace) -> Iterator[tuple[Path, str, str]]:
+    """(folder, its path from the round's folder, ruleset) of each benchmark folder to change."""
+    for folder in args.folder:
+        parts = folder.resolve().parts
+        at = max((i for i, part in enumerate(parts) if part.startswith("training-")), default=None)
+        if at is None or len(parts) != at + 5:
+            raise SystemExit(f"{folder}: not training-X.Y/<org>/results/<system>/<benchmark>")
+        yield folder.resolve(), "/".join(parts[at:]), parts[at][len("training-"):] + ".0"
+    if args.folder:
+        return
     shared = Path(args.shared)
     rows = [json.loads(line) for line in (shared / "oracle" / "other-submitters.jsonl").open()]
     rng = random.Random(args.seed)
-    tried, diffs, skipped = 0, [], 0
-    by_change: collections.Counter[str] = collections.Counter()
     for round_name in args.rounds.split(","):
         folders = sorted({os.path.dirname(r["path"]) for r in rows if r["path"].startswith(f"training-{round_name}/")
                           and r["division"] == "closed" and r["record_verdict"] == "pass"})
         if args.power:
             folders = [f for f in folders if (shared / "other-submitters" / f / "power").is_dir()]
         for rel in rng.sample(folders, min(args.folders, len(folders))):
-            source = shared / "other-submitters" / rel
-            org_name, _results_dir, system_name, bench = Path(rel).parts[1:5]
             ruleset = next(r["ruleset"] for r in rows if r["path"].startswith(rel + "/"))
-            for label, change in changes():
-                with tempfile.TemporaryDirectory() as temp:
-                    org = Path(temp) / Path(rel).parts[0] / org_name  # (training-X.Y: the round, as published)
-                    folder = org / "results" / system_name / bench
-                    shutil.copytree(source, folder, ignore=shutil.ignore_patterns("scaling.json"))
-                    system = org / "systems" / f"{system_name}.json"
-                    system.parent.mkdir(parents=True)
-                    shutil.copy(source.parents[2] / "systems" / f"{system_name}.json", system)
-                    for path in [org, *org.rglob("*")]:
-                        path.chmod(0o755 if path.is_dir() else 0o644)
-                    change(folder, system)
-                    ours, codes = mlcheck_passes(org)
-                    theirs = official_passes(org, ruleset)
-                tried += 1
-                if label == "unchanged" and not theirs:
-                    skipped += 1
-                    break  # (the installed checker refuses the folder as it is: not comparable)
-                if ours != theirs:
-                    diffs.append((rel, label, ours, theirs, codes))
-                    by_change[label] += 1
-    print(f"{tried} packages, {skipped} folders left out, {len(diffs)} disagreements {dict(by_change)}")
-    for rel, label, ours, theirs, codes in diffs[: args.show]:
-        print("  DIFF", rel, "|", label, "| mlcheck", "pass" if ours else "fail", "| official",
-              "pass" if theirs else "fail", codes)
-    return 0
+            yield shared / "other-submitters" / rel, rel, ruleset
 
 
 if __name__ == "__main__":

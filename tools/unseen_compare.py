@@ -1,0 +1,144 @@
+#!/usr/bin/env python3
+"""Result files that are not in the shared sample, judged by mlcheck and by the installed official checker.
+
+    python tools/unseen_compare.py ROUND_FOLDER [...] [--broken N] [--seed 1] [--show 40]
+
+ROUND_FOLDER is a folder named ``training-X.Y`` holding packages (``<org>/results/<system>/
+<benchmark>/result_N.txt``), e.g. published results of a round that ``../shared`` does not hold.
+Each package is checked by mlcheck as a user would (``mlcheck check <org>``), and each result
+file by the compliance checker of the installed mlperf-logging with the ruleset of the folder's
+round, in this process. Printed: the files where mlcheck's ``official_verdict`` (what it says the
+round's checker says) differs, with mlcheck's official error codes and the checker's first
+messages; the files the checker accepts that mlcheck itself fails, with the codes; how many
+files carry each warning code; each benchmark folder's score and RCP status; and with ``--broken N``, N broken copies
+of every file (the changes of ``tools/differential.py``) compared the same way.
+
+The installed release is not the checker of record of every round (``../shared/oracle/README.md``
+lists what changed since; for 6.0 its closed rule files are those of ``6.0.0-rc6``): a
+disagreement is a lead to read in the rules, not a verdict. Only reads the given folders (the
+broken copies go to a temporary folder). Exit 0 always (a survey, not a test).
+"""
+
+from __future__ import annotations
+
+import argparse
+import collections
+import contextlib
+import io
+import logging
+import random
+import sys
+import tempfile
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(HERE))
+sys.path.insert(0, str(HERE / "tools"))
+
+from differential import changes  # noqa: E402 (tools/, beside this script)
+
+from mlcheck import check  # noqa: E402
+from mlcheck.model import Severity  # noqa: E402
+
+
+def official(path: Path, ruleset: str) -> tuple[str, list[str]]:
+    """The installed compliance checker on ``path``: pass/fail/crash and its first messages."""
+    from mlperf_logging.compliance_checker import mlp_compliance
+
+    mlp_compliance.enqueued_configs.clear()
+    checker = mlp_compliance.make_checker("training", ruleset, True, False)
+    out = io.StringIO()
+    try:
+        with contextlib.redirect_stdout(out), contextlib.redirect_stderr(out):
+            valid = checker.check_file(str(path), f"training_{ruleset}/common.yaml")
+    except Exception as error:  # noqa: BLE001 - the official checker's crash fails the file
+        return "fail", [f"crash: {type(error).__name__}: {error}"[:160]]
+    messages = [line.strip()[:160] for line in out.getvalue().splitlines()
+                if "FAIL" in line or "ERROR" in line or "Failed" in line]
+    return ("pass" if valid else "fail"), messages[:3]
+
+
+def round_of(folder: Path) -> str:
+    for part in reversed(folder.resolve().parts):
+        if part.startswith("training-"):
+            return part[len("training-"):] + ".0"
+    raise SystemExit(f"{folder}: no training-X.Y folder in its path (the round is read from it)")
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("folders", nargs="+", type=Path)
+    parser.add_argument("--broken", type=int, default=0, help="broken copies of each file (0: none)")
+    parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--show", type=int, default=40)
+    args = parser.parse_args()
+    logging.disable(logging.CRITICAL)
+    rng = random.Random(args.seed)
+    files = agree = 0
+    diffs: list[str] = []
+    own: list[str] = []
+    warned: collections.Counter[str] = collections.Counter()
+    broken_tried = 0
+    broken_diffs: list[str] = []
+    for folder in args.folders:
+        ruleset = round_of(folder)
+        for org in sorted(p for p in folder.iterdir() if (p / "results").is_dir()):
+            result = check([str(org)])
+            for bench in result.benchmarks:
+                score = bench.score.score_min
+                shown = "-" if score is None else f"{score:.3f}"
+                rcp = "-" if bench.rcp is None else bench.rcp.verdict
+                print(f"  {bench.folder}: {len(bench.runs)} runs, score {shown} ({bench.score.reason}), rcp {rcp}")
+            for run in sorted(result.runs, key=lambda r: (str(r.path), r.index)):
+                path = Path(run.path)
+                files += 1
+                theirs, messages = official(path, ruleset)
+                errors = sorted({f.code for f in run.findings if f.severity is Severity.ERROR})
+                warnings = sorted({f.code for f in run.findings if f.severity is Severity.WARNING})
+                if run.official_verdict == theirs:
+                    agree += 1
+                else:
+                    codes = sorted({f.code for f in run.findings if f.official and f.severity is Severity.ERROR})
+                    diffs.append(f"{path}: mlcheck {run.official_verdict} {codes} | official {theirs} {messages}")
+                warned.update(warnings)
+                if theirs == "pass" and errors:
+                    own.append(f"{path}: verdict {run.verdict} errors {errors} warnings {warnings}")
+                if args.broken and theirs == "pass":
+                    broken_tried += _broken(path, ruleset, args.broken, rng, broken_diffs)
+    print(f"{files} files, official_verdict agrees on {agree}")
+    for line in diffs[: args.show]:
+        print("  DIFF", line)
+    print(f"warning codes (files): {dict(sorted(warned.items()))}")
+    print(f"{len(own)} files the checker accepts and mlcheck fails")
+    for line in own[: args.show]:
+        print("  OWN", line)
+    if args.broken:
+        print(f"{broken_tried} broken copies, {len(broken_diffs)} disagreements")
+        for line in broken_diffs[: args.show]:
+            print("  BROKEN", line)
+    return 0
+
+
+def _broken(path: Path, ruleset: str, count: int, rng: random.Random, diffs: list[str]) -> int:
+    lines = path.read_text("utf-8", "replace").splitlines(keepends=True)
+    made = [item for item in changes(lines, rng)]
+    tried = 0
+    with tempfile.TemporaryDirectory() as temp:
+        copy = Path(temp) / "result_0.txt"
+        for label, change in rng.sample(made, min(count, len(made))):
+            changed = change(lines)
+            if changed is None:
+                continue
+            copy.write_text("".join(changed), "utf-8")
+            theirs, messages = official(copy, ruleset)
+            runs = check([str(copy)], ruleset=ruleset).runs
+            tried += 1
+            ours = runs[0].official_verdict if len(runs) == 1 else f"{len(runs)} runs"
+            if ours != theirs:
+                codes = sorted({f.code for r in runs for f in r.findings if f.official and f.severity.name == "ERROR"})
+                diffs.append(f"{path} | {label} | mlcheck {ours} {codes} | official {theirs} {messages}")
+    return tried
+
+
+if __name__ == "__main__":
+    sys.exit(main())
