@@ -161,6 +161,10 @@ def test_the_later_rounds_check_the_rules_text_schedule(tmp_path: Path, ruleset:
     ("6.0.0", "llama31_8b", [12256, 24576, 36864], None, ""),
     ("6.0.0", "llama31_8b", [8192, 16384, 24576], 0, "eval 1 is at 8,192 samples; with global_batch_size 32 the "
      "rules evaluate llama31_8b every 12,288 samples, so eval 1 is due at 12,288"),
+    # a later eval off the schedule says how far after the one before it lies (an implementation
+    # that rounds the interval down to a batch drifts a batch earlier at each eval)
+    ("6.0.0", "llama31_8b", [12288, 20480, 36864], 1, "eval 2 is at 20,480 samples, 8,192 after the one before; "
+     "with global_batch_size 32 the rules evaluate llama31_8b every 12,288 samples, so eval 2 is due at 24,576"),
     # Llama 2 70B LoRA, batch 1: every 384, the first FLOOR(0.125 x 1 + 2) = 2 skipped
     ("6.1.0", "llama2_70b_lora", [384, 768, 1152], 0, "skipping the first 2, so eval 1 is due at 1,152"),
     # Llama 3.1 405B, batch 1152: every 18,432, FLOOR(0.0026 x 1152 + 12) = 14 skipped

@@ -148,8 +148,9 @@ def _off_batch_schedule(ctx: RunContext, evals: list[tuple[Evaluation, float]],
         # rounded up to a batch (the rules), or logged before the step that reaches it is counted
         # (12,256 logged at batch 32 for the eval due at 12,288): one batch either way
         if not due - batch <= samples < due + batch:
+            since = "" if number == 1 else f", {_shown(samples - evals[number - 2][1])} after the one before"
             return ctx.at(EVAL_CADENCE, current.line, (
-                f"eval {number} is at {_shown(samples)} samples; {why}, so eval {number} is due at "
+                f"eval {number} is at {_shown(samples)} samples{since}; {why}, so eval {number} is due at "
                 f"{_shown(due)} (give or take a batch; {_source(cadence)})"))
     return None
 
