@@ -131,7 +131,11 @@ def explain_command(code: str) -> None:
                    "`mlcheck explain forms` the forms", err=True)
         sys.exit(EXIT_ERROR)
     rule, _module = found
-    official = "the round's official checker flags it too" if rule.official else "the official checker does not flag it"
+    official = "the official checker does not flag it"
+    if rule.official:  # (a rule of several levels is official in some cases: its findings say which)
+        official = ("the round's official checker flags it too" if len(rule.severities) == 1 else
+                    "the round's official checker flags some of its cases (those findings end in "
+                    "[official checker agrees])")
     click.echo(f"{rule.code} {rule.name}: {rule.summary}")
     click.echo(f"Reports: {rule.severity_text.replace('/', ' or ')}; {official}.\n")
     section = rule_help(rule.code)

@@ -62,7 +62,7 @@ def _score_card(bench: BenchmarkResult) -> str:
             ["runs dropped", "; ".join(f"{_run_label(bench.runs[i])} ({_dropped_reason(bench, i)})"
                                        for i in score.runs_dropped) or "none"]]
     if score.scaling_factor is not None:
-        rows.append(["scaling.json",
+        rows.append(["scaled",  # (by a scaling.json, or by the RCP normalisation where none is written)
                      f"× {score.scaling_factor:g} (unscaled {format_minutes(score.unscaled_min)} min)"])
     rows.extend(_rcp_rows(bench))
     if bench.energy is not None:

@@ -137,10 +137,13 @@ def check(ctx: RunContext) -> Iterator[Finding]:
     if not ctx.closed and run.evaluations and not any(below_one(e.value, target)
                                                       for e in run.evaluations):
         last = run.evaluations[-1]
+        falls = all(c.op in ("<", "<=") for c in target.conditions if not c.bound)  # (log perplexity, FID)
+        advice = (f"The check is written for accuracies, and {target.metric} ({target.text}) stays above 1.0, so "
+                  "the round's checker fails open logs of this benchmark" if falls else "Log accuracies as fractions")
         yield ctx.at(OPEN_EVAL_NOT_BELOW_ONE, last.line,
                      f"none of the {run.count('eval_accuracy')} eval_accuracy values is below 1.0 (last: "
-                     f"{describe_eval(last, facts.eval_position)}); the open division requires at least one (open_<benchmark>.yaml). "
-                     "Log accuracies as fractions")
+                     f"{describe_eval(last, facts.eval_position)}); the open division requires at least one "
+                     f"(open_{facts.name}.yaml). {advice}")
     reached = first_reaching(run.evaluations, target)
     if reached is None:
         if ctx.closed:
@@ -177,12 +180,15 @@ def _not_reached(ctx: RunContext, target: Target) -> Finding:
     hint = ""
     fractions = all(c.value <= 1.0 for c in target.conditions)
     if fractions and isinstance(best.value, (int, float)) and not isinstance(best.value, bool):
+        beyond = [c for c in target.conditions if c.bound and c.holds(float(best.value)) is False]
         if math.isinf(best.value):
             hint = "; an infinite accuracy is not a measurement: check how the metric is computed"
-        elif best.value > 1.0:
-            hint = "; the values look like percentages: log eval_accuracy as a fraction (0.759, not 75.9)"
+        elif beyond:  # (DLRMv2's AUC <= 1.0: the target is met, the value is out of range)
+            hint = f"; the checker also requires {' and '.join(f'{c.op} {c.value:g}' for c in beyond)}"
         elif best.value == 1.0:
             hint = "; an accuracy of 1.0 is outside the valid range (the checker requires < 1.0)"
+        if 1.0 < best.value <= 100 and (best.value >= 10 or target.reached_by(best.value / 100) is True):
+            hint += "; the values look like percentages: log eval_accuracy as a fraction (0.759, not 75.9)"
     return ctx.at(TARGET_NOT_REACHED, line,
                   f"target {target.text} not reached: best eval_accuracy "
                   f"{describe_eval(best, position, target_bounds(target))}, {run.count('eval_accuracy')} evals{claim}{hint}")

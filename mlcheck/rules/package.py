@@ -1,4 +1,4 @@
-"""Benchmark folders and packages: run counts, non-converged runs, committee scaling (family MLC5xx).
+"""Benchmark folders and packages: run counts, non-converged runs, score scaling (family MLC5xx).
 
 Rules text: training_rules.adoc §Benchmark Results (number of runs, dropping, non-converged runs)
 and §Score scaling (``scaling.json`` in the benchmark folder). The official package checker
@@ -17,7 +17,8 @@ requires exactly the round's number of ``result_<i>.txt`` files.
   the round's package checker writes or deletes ``scaling.json`` before the summarizer reads it
   (2.1+, when the RCP test writes its factor; 5.1+, whenever it evaluates a reference): the
   folder's file then does not count.
-- MLC505 scaling-applied: a committee ``scaling.json`` was found and multiplied into the score.
+- MLC505 scaling-applied: a ``scaling.json`` (the review committee's, or from 2.1 the RCP
+  checker's normalisation factor) was found and multiplied into the score.
 - MLC523 scaling-json-not-in-round: a ``scaling.json`` in a folder of a round before score
   scaling (v1.0, v1.1: the rules have no "Score scaling" section and the summarizer of record did
   not read the file). It is ignored. Fix: remove it, or check the round.
@@ -51,7 +52,7 @@ TOO_MANY_NON_CONVERGED = Rule("MLC503", "too-many-non-converged", Severity.ERROR
 SCALING_JSON_INVALID = Rule("MLC504", "scaling-json-invalid", Severity.ERROR,
                             "scaling.json has no usable scaling_factor", also=(Severity.WARNING,))
 SCALING_APPLIED = Rule("MLC505", "scaling-applied", Severity.INFO,
-                       "a committee scaling.json was applied to the score")
+                       "a scaling.json was applied to the score")
 
 SCALING_NOT_IN_ROUND = Rule("MLC523", "scaling-json-not-in-round", Severity.WARNING,
                             "scaling.json in a round without score scaling; it is ignored")
@@ -96,7 +97,7 @@ def scaling_factor(scaling_path: str, loaded: object, error: str | None, error_l
             f"scaling.json has scaling_factor {shown}; expected a positive number "
             f"up to {_MAX_FACTOR:g} such as {{\"scaling_factor\": 1.05}}")]
     return value, [SCALING_APPLIED.at(
-        scaling_path, None, f"committee scaling_factor {value:g} multiplied into the score")]
+        scaling_path, None, f"scaling.json's scaling_factor {value:g} multiplied into the score")]
 
 
 _MAX_FACTOR = 1e6

@@ -21,9 +21,10 @@ from 4.0) or steps (Stable Diffusion 3.1: the first step with FID <= 90 and CLIP
   MLC546 says when the round's package checker would not honour the file).
 - MLC531 rcp-missing: no RCP covers the batch size (above all RCPs, or below all and faster than
   the smallest). Fix: submit an RCP with that batch size, as the rules require.
-- MLC532 rcp-undetermined: the test cannot be computed: runs log different or no
-  ``global_batch_size``, too many runs did not converge, or the round has no RCP records. The
-  round's checker fails the folder. Fix: log one global batch size in every run.
+- MLC532 rcp-undetermined: the test cannot be computed: too few runs for the olympic mean (a
+  folder short of runs is MLC502 too), runs log different or no ``global_batch_size``, too many
+  runs did not converge, or the round has no RCP records. The round's checker fails the folder.
+  Fix: as the message says: the round's number of runs, one global batch size logged in every run.
 - MLC534 rcp-verdicts-differ: the round's checker of record and today's mlperf-logging give the
   folder different RCP verdicts (a note: the verdict of record is the one the round accepted and
   the one mlcheck judges by). Since 2024 the RCP checker takes the stdev of a record's whole list
