@@ -341,3 +341,18 @@ def test_an_open_llm_log_is_told_why_the_below_one_check_fails_it(tmp_path: Path
     found = {f.code: f for f in check([str(log)], ruleset="6.0.0").all_findings()}
     assert "stays above 1.0" in found["MLC306"].message and "fractions" not in found["MLC306"].message
     assert "3d71f7e" in found["MLC110"].message and found["MLC110"].official
+
+
+def test_a_folder_whose_only_run_is_empty_is_judged_under_the_round_its_path_names(tmp_path: Path) -> None:
+    """An empty result file has no date: its folder is judged under the round of the path
+    (training-6.0), not left as round '?' whose benchmark list lacks it, and the RCP test says
+    that no run could be read."""
+    folder = tmp_path / "training-6.0" / "Org" / "results" / "sys" / "llama31_8b"
+    folder.mkdir(parents=True)
+    (folder / "result_0.txt").write_text("", "utf-8")
+    result = check([str(tmp_path / "training-6.0" / "Org")])
+    (bench,) = result.benchmarks
+    assert [r.ruleset for r in result.runs] == ["6.0.0"]
+    assert "not part of the round" not in bench.score.reason and "MLC521" in bench.score.reason
+    assert bench.rcp is not None and bench.rcp.reason.endswith("no run could be read")
+    assert "MLC002" in {f.code for f in result.all_findings()}
