@@ -147,9 +147,9 @@ def _unread_log(ref: LogRef, forced: Ruleset | None, findings: list[Finding],
                 forced_source: str = "--ruleset") -> RunResult:
     """The one entry of a file in which no run could be read: judged under the forced round, else
     the round its path names (its folder's score and run count are the round's)."""
-    named = None if forced else ruleset_from_path(ref.path)
-    ruleset, source = (forced, forced_source) if forced else (named, "path names round " + named.version[:-2]) \
-        if named else (None, None)
+    ruleset, source = forced, (forced_source if forced else None)
+    if forced is None and (named := ruleset_from_path(ref.path)) is not None:
+        ruleset, source = named, f"path names round {named.version[:-2]}"
     return RunResult(run=None, path=ref.path, index=0, org=ref.org, system=ref.system,
                      benchmark=ref.benchmark, division=None, ruleset=ruleset.version if ruleset else None,
                      ruleset_source=source, status=None, converged=False,

@@ -137,9 +137,11 @@ def check(ctx: RunContext) -> Iterator[Finding]:
     if not ctx.closed and run.evaluations and not any(below_one(e.value, target)
                                                       for e in run.evaluations):
         last = run.evaluations[-1]
-        falls = all(c.op in ("<", "<=") for c in target.conditions if not c.bound)  # (log perplexity, FID)
-        advice = (f"The check is written for accuracies, and {target.metric} ({target.text}) stays above 1.0, so "
-                  "the round's checker fails open logs of this benchmark" if falls else "Log accuracies as fractions")
+        lower_is_better = all(c.op in ("<", "<=") for c in target.conditions if not c.bound)  # (perplexity, FID)
+        advice = "Log accuracies as fractions"
+        if lower_is_better:
+            advice = (f"The check is written for accuracies, and {target.metric} ({target.text}) stays above "
+                      "1.0, so the round's checker fails open logs of this benchmark")
         yield ctx.at(OPEN_EVAL_NOT_BELOW_ONE, last.line,
                      f"none of the {run.count('eval_accuracy')} eval_accuracy values is below 1.0 (last: "
                      f"{describe_eval(last, facts.eval_position)}); the open division requires at least one "
