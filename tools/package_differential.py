@@ -42,6 +42,7 @@ HERE = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(HERE))
 
 from mlcheck import check  # noqa: E402
+from mlcheck.facts.rulesets import ruleset_from_path  # noqa: E402
 from mlcheck.model import Severity  # noqa: E402
 
 Change = tuple[str, Callable[[Path, Path], None]]
@@ -164,10 +165,10 @@ def _folders(args: argparse.Namespace) -> Iterator[tuple[Path, str, str]]:
     """(folder, its path from the round's folder, ruleset) of each benchmark folder to change."""
     for folder in args.folder:
         parts = folder.resolve().parts
-        at = max((i for i, part in enumerate(parts) if part.startswith("training-")), default=None)
-        if at is None or len(parts) != at + 5:
+        named = ruleset_from_path(str(folder.resolve().parents[3]))  # (the training-X.Y folder's round)
+        if len(parts) < 5 or named is None:
             raise SystemExit(f"{folder}: not training-X.Y/<org>/results/<system>/<benchmark>")
-        yield folder.resolve(), "/".join(parts[at:]), parts[at][len("training-"):] + ".0"
+        yield folder.resolve(), "/".join(parts[-5:]), named.version
     if args.folder:
         return
     shared = Path(args.shared)

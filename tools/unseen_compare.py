@@ -38,6 +38,7 @@ sys.path.insert(0, str(HERE / "tools"))
 from differential import changes  # noqa: E402 (tools/, beside this script)
 
 from mlcheck import check  # noqa: E402
+from mlcheck.facts.rulesets import ruleset_from_path  # noqa: E402
 from mlcheck.model import Severity  # noqa: E402
 
 
@@ -59,10 +60,10 @@ def official(path: Path, ruleset: str) -> tuple[str, list[str]]:
 
 
 def round_of(folder: Path) -> str:
-    for part in reversed(folder.resolve().parts):
-        if part.startswith("training-"):
-            return part[len("training-"):] + ".0"
-    raise SystemExit(f"{folder}: no training-X.Y folder in its path (the round is read from it)")
+    named = ruleset_from_path(str(folder))
+    if named is None:
+        raise SystemExit(f"{folder}: no training-X.Y folder in its path (the round is read from it)")
+    return named.version
 
 
 def main() -> int:

@@ -100,12 +100,14 @@ def evaluate_rcp(benchmark: str | None, division: str | None, ruleset: str | Non
         return RcpResult("skipped", f"training {ruleset} has no RCPs for {benchmark}", unit=unit)
     sizes = {_batch_size(r.batch_size) for r in runs}
     if len(sizes) != 1 or None in sizes:
+        if not runs:
+            return RcpResult("fail", "could not detect one global_batch_size across the runs: no run could "
+                             "be read", unit=unit, source=references.source)
         shown = ", ".join(sorted(repr(r.batch_size) for r in runs))
         why = ("some runs log it as a string, not a number" if any(isinstance(r.batch_size, str) for r in runs)
-               else "some runs log none, or not a number" if None in sizes else "no run could be read"
-               if not runs else "the runs log different values")
-        return RcpResult("fail", f"could not detect one global_batch_size across the runs"
-                         f"{f' ({shown})' if shown else ''}: {why}", unit=unit, source=references.source)
+               else "some runs log none, or not a number" if None in sizes else "the runs log different values")
+        return RcpResult("fail", f"could not detect one global_batch_size across the runs ({shown}): "
+                         f"{why}", unit=unit, source=references.source)
     batch_size = next(iter(sizes))
     assert batch_size is not None
     drop = 4 if benchmark == "unet3d" else 1
