@@ -148,7 +148,8 @@ def test_system_json_values(tmp_path: Path) -> None:
     edit_system(package, change)
     found = codes(package)
     assert [s for _, _, s in found["MLC512"]] == [Severity.WARNING]  # the official checker accepts any value
-    assert [s for _, _, s in found["MLC514"]] == [Severity.WARNING]
+    # cooling "TODO" is a placeholder; host_storage_type "" is empty where no tool reads it: a note
+    assert sorted(s for _, _, s in found["MLC514"]) == [Severity.INFO, Severity.WARNING]
     assert [s for _, _, s in found["MLC515"]] == [Severity.WARNING]
 
 

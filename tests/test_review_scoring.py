@@ -9,6 +9,7 @@ from pathlib import Path
 
 from conftest import FIXTURES
 from mlcheck import check
+from mlcheck.model import Severity
 
 ACME = FIXTURES / "example" / "Acme"
 RESNET = Path("results") / "acme-t8" / "resnet"
@@ -165,3 +166,22 @@ def test_a_folder_without_a_score_says_no_scaling() -> None:
     scaled = Score(21.0, True, "mean of 8", scaling_factor=1.05, unscaled_min=20.0)
     assert score_text(BenchmarkResult("Acme", "t8", "resnet", "closed", "5.0.0", "f", (), scaled)).plain.endswith(
         "(scaled by 1.05 from 20.00 min)")
+
+
+def test_a_configuration_value_beyond_the_optimizer_is_compared_across_runs(tmp_path: Path) -> None:
+    root = _package(tmp_path)
+    _replace_in(root, 2, '"train_samples", "value": 1281167', '"train_samples", "value": 1281000')
+    (bench,) = check([str(root)]).benchmarks
+    found = [(Path(f.path).name, f.line, f.severity) for f in bench.findings if f.code == "MLC520"]
+    assert found == [("result_2.txt", 21, Severity.WARNING)]
+    assert "train_samples is 1281000 here but 1281167" in next(
+        f.message for f in bench.findings if f.code == "MLC520")
+
+
+def test_what_a_run_measures_before_run_start_is_not_compared(tmp_path: Path) -> None:
+    root = _package(tmp_path)
+    for index in range(5):
+        _replace_in(root, index, '"key": "train_samples"', '"key": "tracked_stats"')
+        _replace_in(root, index, '"tracked_stats", "value": 1281167', f'"tracked_stats", "value": {index}')
+    (bench,) = check([str(root)]).benchmarks
+    assert "MLC520" not in {f.code for f in bench.findings}

@@ -298,7 +298,9 @@ def test_system_findings_name_the_line_of_their_field(tmp_path: Path) -> None:
     by_code = {f.code: f for f in findings}
     assert by_code["MLC515"].line == line("status")
     assert by_code["MLC512"].line == line("framework")
-    assert by_code["MLC514"].line == min(line("cooling"), line("host_networking"))  # (the first of them)
+    # "TODO" is a warning, an empty field no tool reads a note: each at its (first) field
+    assert sorted((f.severity.name, f.line) for f in findings if f.code == "MLC514") == [
+        ("INFO", line("host_networking")), ("WARNING", line("cooling"))]
 
 
 def test_top_level_keys_are_found_past_nested_ones_and_quoted_text() -> None:
@@ -357,3 +359,14 @@ def test_a_number_in_a_field_the_table_row_joins_fails_as_the_checker_crashes_on
                       ("MLC512", "field 'host_processor_core_count' is the number 32")]
     assert all(f.official for f in result.all_findings() if f.severity.name == "ERROR")
     assert not result.benchmarks[0].score.valid
+
+
+def test_an_empty_field_of_the_results_table_is_a_warning_and_others_a_note(tmp_path: Path) -> None:
+    package = make_package(tmp_path)
+    edit_system(package, lambda d: d.update(accelerator_model_name="", accelerator_frequency="",
+                                            host_processor_caches=" "))
+    findings = [f for f in check_system_description(read_json_document(str(package / SYSTEM)), "r", "4.1.0")
+                if f.code == "MLC514"]
+    assert [(f.severity, f.message.split(": ")[1].split(":")[0]) for f in findings] == [
+        (Severity.WARNING, "accelerator_model_name"),
+        (Severity.INFO, "accelerator_frequency, host_processor_caches")]

@@ -13,7 +13,7 @@ from mlcheck.model import Finding, Severity
 from mlcheck.results import TOLERATED_CODES, BenchmarkResult, EnergyScore, RcpResult, RunResult, Score
 from mlcheck.facts.rulesets import BenchmarkFacts, Ruleset, RulesetError, load_ruleset
 from mlcheck.judge.power_folder import judge_power
-from mlcheck.package.discover import LogRef
+from mlcheck.package.discover import LogRef, natural_order
 from mlcheck.package.layout import read_json_document
 from mlcheck.package.package_policy import package_policy
 from mlcheck.package.params import params_files, requested
@@ -108,7 +108,7 @@ def checker_skips(folder: str, division: str | None) -> tuple[str, Finding] | No
 def unscored_folder(key: GroupKey, members: list[RunResult],
                     error: Exception) -> BenchmarkResult:
     org, system, benchmark, folder = key
-    members = sorted(members, key=lambda r: (r.path, r.index))
+    members = sorted(members, key=lambda r: (natural_order(r.path), r.index))
     return BenchmarkResult(org=org or None, system=system or None, benchmark=benchmark or None,
                            division=next((r.division for r in members if r.division), None),
                            ruleset=members[0].ruleset, folder=folder, runs=tuple(members),
@@ -125,7 +125,7 @@ def _written_over(found: Finding) -> Finding:
 def score_folder(key: GroupKey, members: list[RunResult],
                  whole_folder: bool = True) -> BenchmarkResult:
     org, system, benchmark, folder = key
-    members = sorted(members, key=lambda r: (r.path, r.index))
+    members = sorted(members, key=lambda r: (natural_order(r.path), r.index))
     first = next((r for r in members if r.ruleset), members[0])  # (a file no run was read from has no round)
     ruleset = load_ruleset(first.ruleset) if first.ruleset else None
     facts = benchmark_facts(ruleset, benchmark) if ruleset else None

@@ -75,8 +75,8 @@ def discover_all(paths: list[str]) -> tuple[list[LogRef], list[EmptyFolder], lis
         _must_exist(given)
         if os.path.isdir(given):
             special: list[tuple[str, str]] = []
-            found = sorted(_walk(given, special), key=lambda r: _natural(r.path))
-            skipped.extend(sorted(special, key=lambda item: _natural(item[0])))
+            found = sorted(_walk(given, special), key=lambda r: natural_order(r.path))
+            skipped.extend(sorted(special, key=lambda item: natural_order(item[0])))
             if not found:
                 empty.append(EmptyFolder(given))
             refs.extend(found)
@@ -163,7 +163,7 @@ def _one_spelling(refs: list[LogRef]) -> list[LogRef]:
     return list(unique.values())
 
 
-def _natural(path: str) -> list[object]:
+def natural_order(path: str) -> list[object]:
     """Sort key that puts result_2 before result_10."""
     return [int(part) if part.isdigit() else part for part in re.split(r"(\d+)", path)]
 
@@ -229,7 +229,7 @@ def _walk(top: str, skipped: list[tuple[str, str]] | None = None) -> list[LogRef
     without = {path for path in candidates if not holds_a_record(path)}
     with_logs = {os.path.dirname(ref.path) for ref in others if ref.path not in without}
     passed = {path for path in without if os.path.dirname(path) not in with_logs}
-    skipped.extend((path, NO_RECORD_FILE) for path in sorted(passed, key=_natural))
+    skipped.extend((path, NO_RECORD_FILE) for path in sorted(passed, key=natural_order))
     return results + [ref for ref in others if ref.path not in passed]
 
 

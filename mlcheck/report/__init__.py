@@ -152,14 +152,26 @@ def repository_root(start: str = ".") -> str:
 
 def is_inside(path: str, root: str) -> bool:
     """Whether ``path`` lies in ``root`` (so a relative path to it has no ``..``)."""
-    return not relative_path(path, root).startswith("../") and relative_path(path, root) != ".."
+    return _relative(path, root) is not None
 
 
 def relative_path(path: str, root: str) -> str:
-    """``path`` relative to ``root`` with ``/`` separators (as given when it is not a file path)."""
+    """``path`` relative to ``root`` with ``/`` separators; a path outside ``root`` absolute
+    (``/data/run/result_0.txt``, not ``../../data/run/result_0.txt``), and as given when it is not
+    a file path."""
     if path in ("-", "", "environment"):
         return path
-    return os.path.relpath(os.path.abspath(path), os.path.abspath(root)).replace("\\", "/")
+    inside = _relative(path, root)
+    return inside if inside is not None else os.path.abspath(path).replace("\\", "/")
+
+
+def _relative(path: str, root: str) -> str | None:
+    """``path`` relative to ``root`` (``/`` separators), or None where it lies outside."""
+    try:
+        shown = os.path.relpath(os.path.abspath(path), os.path.abspath(root)).replace("\\", "/")
+    except ValueError:  # (another drive)
+        return None
+    return None if shown == ".." or shown.startswith("../") else shown
 
 
 def rule_help(code: str) -> str:

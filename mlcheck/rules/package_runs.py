@@ -17,7 +17,9 @@ hyper-parameter is not a valid run).
   Fix: correct the logging so the review sees one system.
 - MLC520 hyperparameters-differ: ``global_batch_size`` or a hyper-parameter (``opt_*``, learning
   rate, warmup, momentum, weight decay, ...) differs between runs of a folder, or is logged in
-  some runs only. A warning: neither the package checker nor the summarizer of any round compares
+  some runs only; or another value the runs log before ``run_start`` as their configuration
+  (``lora_alpha``, ``max_steps``, ``max_sequence_length``...; not ``tracked_stats``, which a run
+  measures) differs between the runs that log it. A warning: neither the package checker nor the summarizer of any round compares
   runs (results with such folders were accepted, e.g. a learning rate of 9.0 in one run and 9.1
   in the others), and the rules text asks for N runs of the benchmark, not for identical logs;
   the review may still ask why. (The RCP checker requires one ``global_batch_size`` across the
@@ -62,6 +64,10 @@ _HP_WORDS = ("learning_rate", "warmup", "momentum", "weight_decay", "epsilon", "
 _HP_PREFIXES = ("opt_", "lars_", "sgd_", "adam_", "lamb_")
 
 
+_NOT_CONFIGURATION = frozenset({"seed", "run_start", "run_stop", "tracked_stats"})
+"""Kept keys that are not the run's configuration: its seed, its clock, what it measured."""
+
+
 @lru_cache(maxsize=4096)  # (the same few hundred keys in every run of a folder)
 def is_hyperparameter(key: str) -> bool:
     """Keys compared across runs: global batch size, optimizer settings and schedules."""
@@ -104,6 +110,11 @@ def check_runs(folder: str, runs: Sequence[RunSummary], closed: bool, ruleset: s
     keys = sorted({key for run in runs for key in run.keys if is_hyperparameter(key)})
     for key in keys:
         found.extend(_differs(HYPERPARAMETERS_DIFFER, key, runs, Severity.WARNING))
+    for key in sorted({key for run in runs for key in run.keys} - set(keys)):
+        if key not in _NOT_CONFIGURATION and not key.startswith("submission_"):
+            # (kept where logged before run_start: a run logging it later has none to compare)
+            found.extend(_differs(HYPERPARAMETERS_DIFFER, key, [r for r in runs if r.first(key) is not None],
+                                  Severity.WARNING))
     found.extend(check_seeds(folder, runs, closed, ruleset))
     return found
 

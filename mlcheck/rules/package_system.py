@@ -20,8 +20,11 @@ round's ``system_desc_checker`` requires 33 fields. Schema: ``schemas/system-des
   submitters write it) is only a note. Fix: write the value as text.
 - MLC513 system-description-duplicate-key: a key appears twice; JSON keeps the last value, which
   may not be the one you meant. Fix: delete one.
-- MLC514 system-description-placeholder: fields left empty or "TODO" (warning; the results table
-  will show them empty; the ``*notes`` fields may stay empty). Fix: fill them in or write "N/A".
+- MLC514 system-description-placeholder: fields left "TODO" (or "TBD", "FIXME", "XXX"), or empty
+  where the results table shows them (a warning: the table will show the placeholder or nothing;
+  the ``*notes`` fields may stay empty). An empty field no tool reads (``accelerator_frequency``,
+  ``host_processor_caches``...) is only a note: no round's system_desc_checker looks at values,
+  and published descriptions leave such fields empty. Fix: fill them in or write "N/A".
 """
 
 from __future__ import annotations
@@ -47,7 +50,7 @@ SYSTEM_INVALID = Rule("MLC512", "system-description-invalid", Severity.ERROR,
 SYSTEM_DUPLICATE_KEY = Rule("MLC513", "system-description-duplicate-key", Severity.WARNING,
                             "a key appears twice in the system description")
 SYSTEM_PLACEHOLDER = Rule("MLC514", "system-description-placeholder", Severity.WARNING,
-                          "system description fields are empty or TODO")
+                          "system description fields are empty or TODO", also=(Severity.INFO,))
 RULES = (SYSTEM_MISSING, SYSTEM_UNREADABLE, SYSTEM_INVALID, SYSTEM_DUPLICATE_KEY, SYSTEM_PLACEHOLDER)
 
 _PLACEHOLDERS = frozenset({"", "todo", "tbd", "fixme", "xxx"})
@@ -73,12 +76,27 @@ def check_system_description(doc: JsonDocument, results_folder: str, ruleset: st
     found.extend(joined_field_findings(SYSTEM_INVALID, doc.path, doc.data, doc.line_of))
     found.extend(_schema_findings(doc.path, doc.data, line_of=doc.line_of,
                                   said=frozenset(crashing_fields(doc.data))))  # (said once: the error)
-    empty = sorted(k for k, v in doc.data.items()
-                   if isinstance(v, str) and v.strip().lower() in _PLACEHOLDERS and not k.endswith("notes"))
-    if empty:  # (at the first of them in the file)
-        found.append(SYSTEM_PLACEHOLDER.at(doc.path, min((doc.line_of(k) or 0 for k in empty), default=0) or None,
-                                           f"{len(empty)} field(s) empty or TODO: {', '.join(empty)}"))
+    found.extend(_placeholder_findings(doc))
     found.extend(status_findings(doc.path, doc.data, ruleset, doc.line_of("status")))
+    return found
+
+
+def _placeholder_findings(doc: JsonDocument) -> list[Finding]:
+    """MLC514: a warning for TODO-like values and empty fields of the results table, a note for
+    other empty fields; each at the first such field in the file."""
+    assert doc.data is not None
+    placeholders = {k: v.strip().lower() for k, v in doc.data.items()
+                    if isinstance(v, str) and v.strip().lower() in _PLACEHOLDERS and not k.endswith("notes")}
+    shown = sorted(k for k, v in placeholders.items() if v or k in _TABLE_FIELDS)
+    quiet = sorted(k for k in placeholders if k not in shown)
+    found = []
+    for fields, severity, why in ((shown, Severity.WARNING, ""),
+                                  (quiet, Severity.INFO, ": no tool reads them (the results table does not "
+                                   "show them), but readers of the description do")):
+        if fields:
+            line = min((doc.line_of(k) or 0 for k in fields), default=0) or None
+            found.append(SYSTEM_PLACEHOLDER.at(doc.path, line, f"{len(fields)} field(s) empty or TODO: "
+                                               f"{', '.join(fields)}{why}", severity=severity))
     return found
 
 

@@ -81,8 +81,26 @@ def _clock_range(ctx: RunContext) -> Iterator[Finding]:
             first = group[0]
             more = f" ({len(group) - 1} more record(s) too)" if len(group) > 1 else ""
             yield ctx.at(CLOCK_IMPLAUSIBLE, first.line,
-                         f"{first.key} has time_ms {first.time_ms:.6g}, not a date between 2015 and 2100 "
-                         f"in milliseconds since the Unix epoch{more}; {effect}", severity=severity)
+                         f"{first.key} has time_ms {_shown_time(first.time_ms)}, not a date between 2015 "
+                         f"and 2100 in milliseconds since the Unix epoch{_unit_hint(first.time_ms)}{more}; "
+                         f"{effect}", severity=severity)
+
+
+def _shown_time(value: float) -> str:
+    """A time as logged: ``1700000000`` (not ``1.7e+09``), a fraction or a huge value as Python
+    writes it."""
+    if isinstance(value, float) and value.is_integer() and abs(value) < 1e18:
+        return str(int(value))
+    return repr(value)
+
+
+def _unit_hint(value: float) -> str:
+    """`` (a date in seconds: ...)`` where the value is a plausible date in another unit."""
+    low, high = PLAUSIBLE_MS
+    for unit, factor in (("seconds", 1000.0), ("microseconds", 1e-3), ("nanoseconds", 1e-6)):
+        if low <= value * factor < high:
+            return f" (it is a date in {unit})"
+    return ""
 
 
 def _within(times: list[float], low: float, high: float) -> bool:

@@ -1,0 +1,81 @@
+"""How results are shown, from a review on published logs: runs in their numbers' order, paths
+outside the report's root written whole, a wrong clock's value as logged with the unit it is in."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+from pathlib import Path
+
+import pytest
+from cli_helpers import assert_no_traceback, run_cli
+
+from mlcheck import check
+from mlcheck.report import is_inside, relative_path
+
+ROOT = Path(__file__).resolve().parent.parent
+BASE = ROOT / "fixtures" / "bad" / "base_open.txt"
+EXAMPLE = ROOT / "fixtures" / "example"
+
+
+def _renumbered(tmp_path: Path, count: int) -> Path:
+    """The example ResNet folder with ``count`` runs numbered from 1 (as some submitters publish)."""
+    package = tmp_path / "pkg"
+    shutil.copytree(EXAMPLE, package)
+    folder = package / "Acme" / "results" / "acme-t8" / "resnet"
+    runs = sorted(folder.glob("result_*.txt"))
+    for old in runs:
+        old.rename(folder / f"old_{old.name}")
+    for number in range(1, count + 1):
+        shutil.copyfile(folder / f"old_{runs[(number - 1) % len(runs)].name}", folder / f"result_{number}.txt")
+    for old in runs:
+        (folder / f"old_{old.name}").unlink()
+    return folder
+
+
+def test_the_run_table_lists_result_10_after_result_9(tmp_path: Path) -> None:
+    folder = _renumbered(tmp_path, 10)
+    result = check([str(folder)])
+    names = [Path(run.path).name for run in result.benchmarks[0].runs]
+    assert names == [f"result_{n}.txt" for n in range(1, 11)]
+    shown = run_cli("check", str(folder), "--no-progress", "--format", "text")
+    assert_no_traceback(shown)
+    rows = [line for line in shown.stdout.splitlines() if "result_" in line and "│" in line]
+    assert [row.split("│")[1].split()[0] for row in rows] == [f"result_{n}.txt" for n in range(1, 11)]
+
+
+def test_a_path_outside_the_root_is_shown_whole(tmp_path: Path) -> None:
+    root, elsewhere = tmp_path / "repo", tmp_path / "data" / "result_0.txt"
+    assert relative_path(str(root / "a" / "result_0.txt"), str(root)) == "a/result_0.txt"
+    assert relative_path(str(elsewhere), str(root)) == str(elsewhere).replace(os.sep, "/")
+    assert not is_inside(str(elsewhere), str(root)) and is_inside(str(root / "a"), str(root))
+    assert relative_path("-", str(root)) == "-"
+
+
+def test_markdown_names_a_log_outside_the_working_folder_by_its_whole_path(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    log = tmp_path / "logs" / "result_0.txt"
+    log.parent.mkdir()
+    log.write_text(BASE.read_text("utf-8") + "not a record\n", "utf-8")
+    work = tmp_path / "work"
+    work.mkdir()
+    monkeypatch.chdir(work)
+    shown = run_cli("check", str(log), "--no-progress", "--format", "markdown")
+    assert_no_traceback(shown)
+    assert f"`{log.as_posix()}" in shown.stdout and "`../" not in shown.stdout
+
+
+def test_a_clock_in_seconds_is_shown_as_logged_and_named(tmp_path: Path) -> None:
+    lines = BASE.read_text("utf-8").splitlines(keepends=True)
+    at = next(i for i, line in enumerate(lines) if '"key": "run_stop"' in line)
+    record = json.loads(lines[at][len(":::MLLOG "):])
+    seconds = float(int(record["time_ms"] // 1000))
+    record["time_ms"] = seconds
+    lines[at] = ":::MLLOG " + json.dumps(record) + "\n"
+    log = tmp_path / "result_0.txt"
+    log.write_text("".join(lines), "utf-8")
+    found = [f for f in check([str(log)]).all_findings() if f.code == "MLC405"]
+    assert [f.line for f in found] == [at + 1]
+    assert f"time_ms {int(seconds)}, not a date" in found[0].message
+    assert "(it is a date in seconds)" in found[0].message
