@@ -133,11 +133,11 @@ def test_per_rank_folder_reads_the_lowest_rank_once() -> None:
 
 # -- the shared corpus through the generator ------------------------------------------------------
 
-def _variant(relative: str) -> str:
-    """One variant of the generator per corpus file, chosen by its path (every variant is drawn
-    for many files; one per file keeps this full pass of the corpus within the suite's time)."""
+def _variants(relative: str) -> list[str]:
     names = sorted(make_raw.VARIANTS)
-    return names[zlib.crc32(relative.encode()) % len(names)]
+    first = zlib.crc32(relative.encode()) % len(names)
+    return [names[first], names[(first + 1 + zlib.crc32(relative[::-1].encode()) % (len(names) - 1))
+                                % len(names)]]
 
 
 def test_corpus_raw_variants_read_and_split_like_the_clean_files(corpus: Path, tmp_path: Path) -> None:
@@ -148,7 +148,7 @@ def test_corpus_raw_variants_read_and_split_like_the_clean_files(corpus: Path, t
         clean_bytes = clean_path.read_bytes()
         clean = _results(clean_path)
         mllog = make_raw.records_of(clean_bytes)
-        for variant in (_variant(relative),):
+        for variant in _variants(relative):
             options = make_raw.VARIANTS[variant]
             raw_path = tmp_path / f"{number}-{variant}.log"
             raw_path.write_bytes(make_raw.make_raw(clean_bytes, options))
