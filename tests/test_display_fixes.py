@@ -79,3 +79,15 @@ def test_a_clock_in_seconds_is_shown_as_logged_and_named(tmp_path: Path) -> None
     assert [f.line for f in found] == [at + 1]
     assert f"time_ms {int(seconds)}, not a date" in found[0].message
     assert "(it is a date in seconds)" in found[0].message
+
+
+def test_an_output_path_of_dash_prints_the_report(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir(tmp_path)
+    shown = run_cli("report", str(EXAMPLE), "-o", "-", "--no-progress")
+    assert_no_traceback(shown)
+    assert shown.stdout.startswith("<!DOCTYPE html>") and "report written to" not in shown.stderr
+    sarif = run_cli("check", str(EXAMPLE), "-o", "sarif:-", "--format", "json", "--no-progress")
+    assert '"$schema"' in sarif.stdout and '"schema": "mlcheck-report/1"' in sarif.stdout
+    table = run_cli("score", str(EXAMPLE), "-t", "csv", "--table-output", "-")
+    assert table.stdout.startswith("round,division,")
+    assert not (tmp_path / "-").exists()

@@ -144,3 +144,27 @@ def test_a_record_cut_by_the_kill_belongs_to_the_killed_run(tmp_path: Path) -> N
     assert [r.verdict for r in runs] == ["fail", "pass"]
     assert [(f.code, f.line) for f in runs[0].findings if f.code == "MLC003"] == [
         ("MLC003", text[:last].count(b"\n") + 1)]  # (the line the cut and the rerun share)
+
+
+def test_split_of_a_per_rank_folder_splits_the_lowest_ranks_output(tmp_path: Path) -> None:
+    outcome = CliRunner().invoke(main, ["split", str(RAW / "per_rank"), "-o", str(tmp_path / "out")])
+    assert outcome.exit_code == 0, outcome.output
+    assert "rank.0/stdout, the lowest rank's output" in outcome.stderr
+    assert sorted(p.name for p in (tmp_path / "out").iterdir()) == ["result_0.txt"]
+
+
+def test_split_of_any_other_folder_says_it_takes_one_log(tmp_path: Path) -> None:
+    outcome = CliRunner().invoke(main, ["split", str(FIXTURES / "example"), "-o", str(tmp_path / "out")])
+    assert outcome.exit_code == 2
+    assert "is a folder (it holds 5 logs); split takes one raw log" in outcome.stderr
+    assert "named like a log" not in outcome.stderr and not (tmp_path / "out").exists()
+
+
+def test_a_folder_read_as_a_log_is_not_said_to_be_named_like_one(tmp_path: Path) -> None:
+    from mlcheck.read.reader import read_mllog
+    (tmp_path / "logs").mkdir()
+    (tmp_path / "result_0.txt").mkdir()
+    plain = [f.message for f in read_mllog(str(tmp_path / "logs")) if getattr(f, "code", "") == "MLC001"]
+    named = [f.message for f in read_mllog(str(tmp_path / "result_0.txt")) if getattr(f, "code", "") == "MLC001"]
+    assert plain and plain[0].startswith("a folder, not a log file")
+    assert named and named[0].startswith("a folder named like a log")

@@ -63,7 +63,9 @@ def _gate_options(command: Callable[..., None]) -> Callable[..., None]:
         click.option("--no-progress", "no_progress", is_flag=True,
                      help="No progress bar (it is only drawn when stderr is a terminal)."),
         JOBS_OPTION,
-        click.option("--quiet", "-q", is_flag=True, help="Only errors in human output; no progress bar."),
+        click.option("--quiet", "-q", is_flag=True,
+                     help="Only errors in the human formats (text, markdown, html, github), printed or "
+                     "written with -o; json, sarif and junit keep every finding. No progress bar."),
         click.option("--verbose", "-v", is_flag=True,
                      help="Say on stderr which config file, waivers and rounds were used."),
     ]
@@ -78,7 +80,8 @@ def _gate_options(command: Callable[..., None]) -> Callable[..., None]:
 @click.option("--format", "-f", "output_format", type=_FORMAT_CHOICE, default=None,
               help="Report format on stdout. Default: auto (github inside GitHub Actions, else text).")
 @click.option("--output", "-o", "outputs", multiple=True, metavar="FORMAT:PATH",
-              help="Also write a report to a file (repeatable), e.g. -o sarif:mlcheck.sarif -o junit:junit.xml.")
+              help="Also write a report to a file (repeatable), e.g. -o sarif:mlcheck.sarif -o junit:junit.xml; "
+              "PATH - prints it.")
 @click.option("--color", type=click.Choice(list(COLORS)), default=None,
               help="Colour in the text report: auto (terminal, honours NO_COLOR), always, never.")
 @click.option("--whole-folder", is_flag=True,
@@ -109,7 +112,7 @@ def check_command(paths: tuple[str, ...], ruleset: str | None, config_path: str 
 @click.argument("paths", nargs=-1, required=True, metavar="PATH...")
 @_gate_options
 @click.option("--output", "-o", "output_path", required=True, type=click.Path(dir_okay=False),
-              metavar="FILE", help="The HTML file to write (one self-contained file).")
+              metavar="FILE", help="The HTML file to write (one self-contained file); - prints it.")
 def report_command(paths: tuple[str, ...], ruleset: str | None, config_path: str | None,
                    strict: bool | None, exit_zero: bool | None, select: tuple[str, ...],
                    ignore: tuple[str, ...], no_progress: bool, jobs: int | None, quiet: bool,
@@ -129,7 +132,7 @@ def report_command(paths: tuple[str, ...], ruleset: str | None, config_path: str
         sys.exit(EXIT_ERROR)
     chatter = console(stderr=True)
     chatter.print(summary_line(result), soft_wrap=True)
-    if not quiet:
+    if not quiet and output_path != "-":
         chatter.print(f"mlcheck: report written to {output_path}", soft_wrap=True)
     for line in unopenable_lines(result, unopenable):
         click.echo(line, err=True)

@@ -40,6 +40,7 @@ def split_command(raw: str, out_dir: str, start_index: int, force: bool) -> None
     """
     from mlcheck.raw.split import SplitError, split_log  # imported per command: `check` stays light
 
+    raw = _one_log(raw)
     try:
         result = split_log(raw, out_dir, start_index, force)
     except SplitError as error:
@@ -56,6 +57,22 @@ def split_command(raw: str, out_dir: str, start_index: int, force: bool) -> None
         sys.exit(EXIT_ERROR)
     damaged = any(f.severity is Severity.ERROR and f.code not in _FIXED_BY_SPLIT for f in result.findings)
     sys.exit(EXIT_FINDINGS if damaged else EXIT_OK)
+
+
+def _one_log(raw: str) -> str:
+    """The log ``split`` reads: ``raw``, or the logging rank's file of a per-rank output folder
+    (``DIR/1/rank.N/stdout``, as ``check`` reads it); exit 2 for any other folder."""
+    if raw == "-" or not os.path.isdir(raw):
+        return raw
+    from mlcheck.package.discover import discover
+    refs, _empty = discover([raw])
+    if len(refs) == 1 and refs[0].folder is None:  # (one log found, not a benchmark folder's file)
+        click.echo(f"mlcheck: splitting {refs[0].path}, the lowest rank's output in {raw}", err=True)
+        return refs[0].path
+    found = f"it holds {len(refs)} logs" if refs else "no log was found in it"
+    click.echo(f"mlcheck: error: {raw} is a folder ({found}); split takes one raw log: a file, - for "
+               "stdin, or a per-rank output folder (DIR/1/rank.N/stdout)", err=True)
+    sys.exit(EXIT_ERROR)
 
 
 _FIXED_BY_SPLIT = frozenset({GLUED_RECORDS.code})

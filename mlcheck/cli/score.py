@@ -32,7 +32,7 @@ from mlcheck.rules.package import WRONG_RUN_COUNT
               "(mlcheck-results-table/1). With csv/markdown/json only the table is printed.")
 @click.option("--table-output", "table_output", type=click.Path(dir_okay=False, writable=True),
               metavar="FILE", help="Write the results table to FILE (in --table-format; text is "
-              "written without colour) instead of printing it.")
+              "written without colour) instead of printing it; - prints it.")
 @JOBS_OPTION
 def score_command(paths: tuple[str, ...], ruleset: str | None, config_path: str | None,
                   output_format: str, table_format: str, table_output: str | None,
@@ -51,6 +51,8 @@ def score_command(paths: tuple[str, ...], ruleset: str | None, config_path: str 
     settings = load_cli_settings(config_path, paths, ruleset=ruleset, jobs=jobs)
     result = postprocess(run_check(paths, settings.ruleset, jobs=jobs_of(settings),
                                    ruleset_source=settings.ruleset_source), settings)
+    if table_output == "-":  # (standard output: printed as without the option)
+        table_output = None
     refuse_overwriting_inputs([table_output] if table_output else [], result, settings.config_path)
     if output_format == "json":
         for block in json_report_blocks(result):

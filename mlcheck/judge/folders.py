@@ -177,8 +177,12 @@ def score_folder(key: GroupKey, members: list[RunResult],
         times = [r.time_to_train_min if r.converged else None for r in members]
         # A file named alone is one run, not a folder: its own findings judge it, not MLC521.
         judged = [not non_compliant(r) if whole_folder else True for r in members]
+        # (the summarizer times every run its checker passes, from run_start to run_stop)
+        timed = [t if t is not None or r.official_verdict != "pass" else r.duration_min
+                 for t, r in zip(times, members)]
         score, official = folder_score(times, judged, facts, scaling.committee, scaling.rcp,
-                                       [r.official_verdict == "pass" or not whole_folder for r in members])
+                                       [r.official_verdict == "pass" or not whole_folder for r in members],
+                                       timed)
         if whole_folder:  # (a file named alone: its own findings say it all)
             findings.extend(non_compliant_findings(folder, [r for r in members if non_compliant(r)],
                                                    official.score_min if official else score.score_min))

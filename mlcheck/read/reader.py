@@ -109,7 +109,9 @@ def _read(path: str, display: str | None, keep_text: bool, lines: int | None = N
         stream = open_log(path)
     except IsADirectoryError:
         yield rules.FILE_UNREADABLE.at(shown, None, "a folder named like a log: the official package checker's "
-                      "glob counts a result_*.txt folder as a result file and crashes reading it; remove it")
+                      "glob counts a result_*.txt folder as a result file and crashes reading it; remove it"
+                      if SUBMITTED_RESULT_FILE.match(os.path.basename(os.path.normpath(path))) else
+                      "a folder, not a log file: name a log, or give the folder to `mlcheck check`")
         return
     except OSError as error:
         yield rules.FILE_UNREADABLE.at(shown, None, f"cannot open the log: {error.strerror or error}; "

@@ -12,6 +12,7 @@ with one non-converged run, the slower of the two others). §Score scaling: a co
 from __future__ import annotations
 
 import math
+from dataclasses import replace
 from typing import Sequence
 
 from mlcheck.results import Score
@@ -69,12 +70,14 @@ def _valid_reason(runs: int, failed: int, low: int, high: int) -> str:
 
 def folder_score(times: Sequence[float | None], compliant: Sequence[bool], facts: BenchmarkFacts,
                  committee_factor: float | None = None, rcp_factor: float | None = None,
-                 official_ok: Sequence[bool] | None = None) -> tuple[Score, Score | None]:
+                 official_ok: Sequence[bool] | None = None,
+                 summarizer_times: Sequence[float | None] | None = None) -> tuple[Score, Score | None]:
     """The benchmark result under the rules, and (when they differ) what the official tools publish.
 
     A run that breaks the rules (``compliant`` False) makes the result not valid; the official
     summarizer drops the runs its checker fails (``official_ok`` False; default: the
-    non-compliant ones) as non-converged and publishes the others. ``committee_factor`` (a
+    non-compliant ones) as non-converged and times the others from ``run_start`` to ``run_stop``
+    whatever their status (``summarizer_times``; default: ``times``). ``committee_factor`` (a
     ``scaling.json``) wins over ``rcp_factor`` (the 2.1+ RCP normalisation, applied only above 1).
     Returns ``(score, official)``; ``official`` is None when both agree.
     """
@@ -82,12 +85,22 @@ def folder_score(times: Sequence[float | None], compliant: Sequence[bool], facts
     if factor is None and rcp_factor is not None and rcp_factor > 1.0:
         factor = rcp_factor
     kept = compliant if official_ok is None else official_ok
-    official_times = [t if ok else None for t, ok in zip(times, kept)]
+    timed = times if summarizer_times is None else summarizer_times
+    official_times = [t if ok else None for t, ok in zip(timed, kept)]
     official = olympic_score(official_times, facts, factor)
     bad = [i for i, ok in enumerate(compliant) if not ok]
     if not bad:
-        return (official, None) if official_times == list(times) else \
-            (olympic_score(times, facts, factor), official)
+        if official_times == list(times):
+            return official, None
+        score = olympic_score(times, facts, factor)
+        if official.score_min is not None and official.score_min != score.score_min:
+            timed_too = sum(1 for t, o in zip(times, official_times) if t is None and o is not None)
+            if timed_too:
+                score = replace(score, reason=(
+                    f"{score.reason}; the official summarizer would publish {official.score_min:.2f} min: it "
+                    f"times {_runs(timed_too)} the rules count as non-converged (its checker passes "
+                    f"{'them' if timed_too > 1 else 'it'} and it reads no status)"))
+        return score, official
     published = "no score" if official.score_min is None else f"{official.score_min:.2f} min"
     reason = (f"{len(bad)} run{'s' if len(bad) > 1 else ''} break{'' if len(bad) > 1 else 's'} "
               "the rules (MLC521), so the result is not valid; the official tools would "

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import datetime as dt
 import os
+import sys
 from pathlib import Path
 from typing import Sequence
 
@@ -115,6 +116,12 @@ def write_outputs(specs: Sequence[str], result: CheckResult, options: ReportOpti
     written = []
     for spec in specs:
         name, path = parse_output(spec)
+        if path == "-":  # (standard output, as - is standard input among the inputs)
+            for block in report_blocks(name, result, options):
+                sys.stdout.write(block)
+            sys.stdout.flush()
+            written.append(path)
+            continue
         folder = os.path.dirname(path)
         if folder:
             os.makedirs(folder, exist_ok=True)
