@@ -168,3 +168,27 @@ def test_a_folder_read_as_a_log_is_not_said_to_be_named_like_one(tmp_path: Path)
     named = [f.message for f in read_mllog(str(tmp_path / "result_0.txt")) if getattr(f, "code", "") == "MLC001"]
     assert plain and plain[0].startswith("a folder, not a log file")
     assert named and named[0].startswith("a folder named like a log")
+
+
+def _eval_from_another_rank(tmp_path: Path) -> tuple[Path, int]:
+    """A clean run as raw output of rank 0, but for its eval_accuracy records: rank 3 prints them
+    (as a last pipeline stage may); returns the log and the line of the first eval_accuracy."""
+    clean = (FIXTURES / "example" / "Acme" / "results" / "acme-t8" / "resnet" / "result_0.txt").read_text()
+    lines = [("[1,3]<stdout>:" if '"key": "eval_accuracy"' in line else "[1,0]<stdout>:") + line
+             for line in clean.splitlines(keepends=True)]
+    log = tmp_path / "job.log"
+    log.write_text("".join(lines))
+    return log, 1 + next(i for i, line in enumerate(lines) if line.startswith("[1,3]"))
+
+
+def test_records_only_another_rank_printed_are_a_warning_and_split_exits_1(tmp_path: Path) -> None:
+    log, first = _eval_from_another_rank(tmp_path)
+    from mlcheck import check
+    (run,) = check([str(log)]).runs
+    found = [(f.code, f.line, f.severity.name) for f in run.findings if f.code == "MLC028"]
+    assert found == [("MLC028", first, "WARNING")]
+    message = next(f.message for f in run.findings if f.code == "MLC028")
+    assert message.startswith("rank 3 printed ") and "of a key rank 0 never printed" in message
+    outcome = CliRunner().invoke(main, ["split", str(log), "-o", str(tmp_path / "out")])
+    assert outcome.exit_code == 1 and "MLC028" in outcome.stderr
+    assert b"eval_accuracy" not in (tmp_path / "out" / "result_0.txt").read_bytes()

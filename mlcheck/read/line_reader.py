@@ -153,6 +153,9 @@ class LineReader(FastLines):
     def finish(self) -> Iterator[Finding]:
         """The end-of-file findings: no records at all, or the summary of raw output."""
         yield from self.copies.finish()
+        for source, (keys, first) in sorted(self.copies.only_elsewhere().items()):
+            yield raw_output.records_of_another_rank(self.path, source, self.copies.logging_rank.get(source[0]),
+                                                     keys, first)
         stats = self.stats
         if stats.lines == 0:
             yield rules.NO_RECORDS.at(self.path, None, "the log is empty; expected :::MLLOG records")

@@ -218,6 +218,19 @@ class RankCopies:
         self.conflicts += 1
         return [found] if self.conflicts <= MAX_CONFLICT_FINDINGS else []
 
+    def only_elsewhere(self) -> dict[Source, tuple[Counter[str], int]]:
+        """The copies still waiting whose key the logging rank of their job never printed (a
+        rank that alone logs the evaluation): by source, their keys counted and the first line."""
+        found: dict[Source, tuple[Counter[str], int]] = {}
+        for (job, key, _occurrence), waiting in self._early.items():
+            if self._kept_counts[(job, key)]:
+                continue
+            for rank, _text, line in waiting:
+                keys, first = found.get((job, rank), (Counter(), line))
+                keys[key.decode("utf-8", "replace")] += 1
+                found[(job, rank)] = (keys, min(first, line))
+        return found
+
     def pending(self) -> int:
         """Copies still waiting for a record of the logging rank (at the end: never printed by it)."""
         return sum(len(v) for v in self._early.values())

@@ -41,6 +41,12 @@ the line is counted as repaired in MLC020 instead.
   and ``submission_*`` records is not one: a run script logs the submission and clears the caches
   in ``srun`` steps of its own, then launches the training, and all belong to the run. Nothing to fix in raw output; ``mlcheck split`` writes
   one file per run.
+- MLC028 records-of-another-rank-dropped: in raw output, a rank other than the logging rank (the
+  lowest that prints records) printed records of a key the logging rank never printed (a last
+  pipeline stage that alone logs ``eval_accuracy``). mlcheck reads one rank's records and the
+  others' as its copies, so these are left out of the run and of what ``mlcheck split`` writes
+  (which then exits 1). A warning: the official parser reads a whole result file, every rank's
+  records included. Fix: log every record from one rank.
 - MLC013 raw-output-in-result-file: a submitted result file (``result_<i>.txt``) holds raw job
   output. An error (the official checker fails too) when other ranks' copies of records were
   dropped or a record is followed by colour codes: the official parser sees every copy
@@ -74,8 +80,27 @@ RAW_RESULT_FILE = Rule("MLC013", "raw-output-in-result-file", Severity.ERROR,
                        "a result_<i>.txt file holds raw job output instead of clean records",
                        official=True, also=(Severity.INFO,))
 
+RECORDS_OF_ANOTHER_RANK = Rule("MLC028", "records-of-another-rank-dropped", Severity.WARNING,
+                               "another rank printed records of a key the logging rank never printed")
+
 RULES = (RAW_RESULT_FILE, RAW_OUTPUT_READ, RANK_COPIES_CONFLICT, PER_RANK_OUTPUT, RECORD_CUT,
-         JOB_STARTED)
+         JOB_STARTED, RECORDS_OF_ANOTHER_RANK)
+
+
+def records_of_another_rank(path: str, source: tuple[int, int], logging_rank: int | None,
+                            keys: dict[str, int], line: int) -> Finding:
+    """MLC028 for the records of one rank left out as copies that no record of the logging rank
+    matches, of keys that rank never printed."""
+    shown = ", ".join(f"{count} {key}" for key, count in sorted(keys.items()))
+    total = sum(keys.values())
+    rank = f"rank {source[1]}" if source[1] >= 0 else "another stream"
+    logging = f"rank {logging_rank}" if logging_rank is not None else "the logging rank"
+    return RECORDS_OF_ANOTHER_RANK.at(path, line, (
+        f"{rank} printed {total} record{'s' if total != 1 else ''} of {'keys' if len(keys) > 1 else 'a key'} "
+        f"{logging} never printed ({shown}); read as copies of {logging}'s records, they were left out "
+        "of the run. Where "
+        f"that rank alone logs them (the last pipeline stage logging the evaluation), log them "
+        f"from {logging}: the run read here, and what `mlcheck split` writes, lack them"))
 
 
 def raw_result_file(path: str, copies: int, colour_lines: int = 0, colour_line: int | None = None,
