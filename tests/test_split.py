@@ -192,3 +192,21 @@ def test_records_only_another_rank_printed_are_a_warning_and_split_exits_1(tmp_p
     outcome = CliRunner().invoke(main, ["split", str(log), "-o", str(tmp_path / "out")])
     assert outcome.exit_code == 1 and "MLC028" in outcome.stderr
     assert b"eval_accuracy" not in (tmp_path / "out" / "result_0.txt").read_bytes()
+
+
+def test_a_record_cut_by_another_ranks_record_on_its_line_says_so(tmp_path: Path) -> None:
+    clean = (FIXTURES / "example" / "Acme" / "results" / "acme-t8" / "resnet" / "result_0.txt").read_text()
+    lines = []
+    for line in clean.splitlines(keepends=True):
+        if '"key": "run_stop"' in line:  # rank 1's whole line lands inside rank 0's
+            lines += [f"[1,0]<stdout>:{line[:60]}[1,1]<stdout>:{line}", f"[1,0]<stdout>:{line[60:]}"]
+        else:
+            lines += [f"[1,0]<stdout>:{line}", f"[1,1]<stdout>:{line}"]
+    log = tmp_path / "job.log"
+    log.write_text("".join(lines))
+    cut_line = 1 + next(i for i, line in enumerate(lines) if line.count(":::MLLOG") == 2)
+    from mlcheck import check
+    (run,) = check([str(log)]).runs
+    (cut,) = [f for f in run.findings if f.code == "MLC023"]
+    assert (cut.line, cut.official) == (cut_line, False)
+    assert "cut by another record printed on the same line" in cut.message

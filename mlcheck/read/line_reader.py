@@ -227,7 +227,7 @@ class LineReader(FastLines):
                 continue
             if self.copies.is_kept(source):
                 hidden = hides and not last and hidden_by_next(segment)
-                end = yield from self._record(segment, source, column, last and unterminated, hidden)
+                end = yield from self._record(segment, source, column, last and unterminated, hidden, not last)
                 before = segment if end is None else segment[end:]
             else:
                 assert source is not None  # untagged records are always kept
@@ -251,10 +251,11 @@ class LineReader(FastLines):
                                          f"column {last_column - len(MARKER) + 1}, with no record either)")
                    if isinstance(item, Finding) else item)
 
-    def _record(self, segment: str, source: Source | None, column: int,
-                truncated: bool, hidden: bool = False) -> Generator[AnyItem, None, int | None]:
+    def _record(self, segment: str, source: Source | None, column: int, truncated: bool,
+                hidden: bool = False, followed: bool = False) -> Generator[AnyItem, None, int | None]:
         """Parse one record; yields its items and returns where its JSON ends in ``segment``.
-        A record ``hidden`` from the official parser by the next on its line yields nothing."""
+        A record ``hidden`` from the official parser by the next on its line yields nothing;
+        ``followed``: another record follows on the line (a cut one was cut by it)."""
         body = segment.lstrip()
         lead = len(segment) - len(body)
         line_no = self.line_no
@@ -266,7 +267,7 @@ class LineReader(FastLines):
             if not hidden:
                 yield unseen_record(self.path, line_no, None) if unseen else \
                     undecodable_record(self.path, line_no, body, column + lead, error, truncated, raw,
-                                       self.result_file)
+                                       self.result_file, followed)
             return None
         if hidden or unseen:
             if unseen:

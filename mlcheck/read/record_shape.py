@@ -141,7 +141,7 @@ def validate_record(record: object, line_no: int, path: str,
 
 def undecodable_record(path: str, line_no: int, body: str, column: int,
                        error: ValueError | RecursionError, truncated: bool,
-                       raw: bool, result_file: bool = False) -> Finding:
+                       raw: bool, result_file: bool = False, followed: bool = False) -> Finding:
     """Why the JSON of a record (``body``, starting at 0-based ``column`` of its line) could not
     be decoded: nested too deeply, a number too long, cut by the end of the file, cut in raw
     output (``raw``: the output goes on after it), or malformed. A marker with nothing after it
@@ -164,6 +164,12 @@ def undecodable_record(path: str, line_no: int, body: str, column: int,
                       "a :::MLLOG marker with no record after it: nothing was read from it, and "
                       "`mlcheck split` leaves the line out (a lost record is a finding of the "
                       "round's rules)", severity=Severity.WARNING, official=False)
+    if raw and followed and not result_file and _looks_cut(body, error):  # (interleaved writes)
+        return raw_output.RECORD_CUT.at(path, line_no,
+                      "this record is cut by another record printed on the same line (two processes "
+                      "wrote to the output at once, without line buffering); it is not read. The "
+                      "official parser reads the last record of a line only; make each process write "
+                      "whole lines (python -u, PYTHONUNBUFFERED=1)", official=False)
     if raw and _looks_cut(body, error):
         return raw_output.RECORD_CUT.at(path, line_no,
                       "this record is cut (the process stopped while writing it) and the output "
