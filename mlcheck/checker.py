@@ -36,6 +36,7 @@ from mlcheck.facts.round_choice import RulesetChoice, dated_choice, later_round_
 from mlcheck.rules.selection import (
     BENCHMARK_NOT_ITS_FOLDER,
     LOG_NEWER_THAN_RULESETS,
+    RULESET_CONTRADICTS_DATE,
     RULESET_NOT_INFERRED,
     UNKNOWN_BENCHMARK,
     forced_against_date,
@@ -263,6 +264,8 @@ def choose_ruleset(run: Run, ref: LogRef, forced: Ruleset | None,
                 if later is not None:  # (submitted to a later round: the first that has the benchmark)
                     return RulesetChoice(later, f"{dated.source}, a round without {benchmark}; "
                                          f"{later.round} is the first later round with it")
+            if hinted is not None and dated.ruleset.version != hinted.version and dated.finding is None:
+                return replace(dated, finding=_path_round_passed(run, anchor, when, hinted, dated.ruleset))
             return dated
         newest, newest_end = newest_period_end()
         if ruleset_for_date(when) is None and when >= newest_end:
@@ -284,6 +287,16 @@ def choose_ruleset(run: Run, ref: LogRef, forced: Ruleset | None,
         f"the run date and path do not tell the round; judged under {fallback.version}. Pass "
         f"--ruleset ({', '.join(SUPPORTED_RULESETS)}) to choose", run_index=run.index)
     return RulesetChoice(fallback, "default (not inferred)", note)
+
+
+def _path_round_passed(run: Run, anchor: Event | None, when: dt.date, named: Ruleset, dated: Ruleset) -> Finding:
+    """MLC019 for a run whose path names a round whose results were published before its date."""
+    return RULESET_CONTRADICTS_DATE.at(
+        run.path, anchor.line if anchor else None,
+        f"the path names round {named.round}, but the run is dated {when.isoformat()}, after that round's "
+        f"results were published ({named.results_published}); a run is never submitted to an earlier "
+        f"round, so it is judged under {dated.round}, the round of its date. Move the package to its "
+        "round's folder, or pass --ruleset", run_index=run.index)
 
 
 register_checker(sys.modules[__name__])  # the worker processes of --jobs judge each log with it

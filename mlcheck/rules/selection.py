@@ -24,7 +24,10 @@ judged under.
   config, ``MLCHECK_RULESET``) is not the round whose submission period holds the run's date. A
   warning: a resubmitted log or a wrong clock can be the reason, but a log judged under another
   round's rules gets that round's targets, hyper-parameter ranges and run counts. Fix: pass the
-  round the log was submitted to, or drop ``--ruleset`` to infer it.
+  round the log was submitted to, or drop ``--ruleset`` to infer it. Also when a path names a
+  round (``training-5.1/``) whose results were published before the run's date: the run is
+  judged under the round of its date (never submitted to an earlier round), and the package may
+  be in the wrong round's folder.
 """
 
 from __future__ import annotations
@@ -48,7 +51,7 @@ LOG_NEWER_THAN_RULESETS = Rule("MLC018", "log-newer-than-rulesets", Severity.WAR
                                "the run is dated after the newest round mlcheck knows")
 
 RULESET_CONTRADICTS_DATE = Rule("MLC019", "ruleset-contradicts-date", Severity.WARNING,
-                                "the forced round is not the one of the run's date")
+                                "the forced (or path's) round is not the one of the run's date")
 
 BENCHMARK_NOT_ITS_FOLDER = Rule("MLC016", "benchmark-not-its-folder", Severity.ERROR,
                                 "the log names another benchmark than its benchmark folder")
