@@ -107,3 +107,14 @@ def test_a_path_naming_a_round_published_before_the_run_is_a_warning(tmp_path: P
     if expected:
         message = next(f.message for f in run.findings if f.code == "MLC019")
         assert message.startswith("the path names round 1.1, but the run is dated 2022-05-09")
+
+
+@pytest.mark.parametrize("content,says", [("{}", "scaling.json has no scaling_factor;"),
+                                          ("[1.05]", "cannot read scaling.json:"),
+                                          ('{"scaling_factor": "x"}', "scaling.json has scaling_factor 'x';")])
+def test_an_unusable_scaling_json_says_what_it_holds(tmp_path: Path, content: str, says: str) -> None:
+    package = tmp_path / "Acme"
+    shutil.copytree(EXAMPLE / "Acme", package)
+    (package / "results" / "acme-t8" / "resnet" / "scaling.json").write_text(content)
+    (bench,) = check([str(package)]).benchmarks
+    assert [f.message.split(" expected")[0] for f in bench.findings if f.code == "MLC504"] == [says]

@@ -92,9 +92,13 @@ def scaling_factor(scaling_path: str, loaded: object, error: str | None, error_l
     if value is None:
         shown = f"an integer of {len(str(abs(factor)))} digits" if isinstance(factor, int) and \
             abs(factor) > _MAX_FACTOR else repr(factor)
+        if isinstance(loaded, dict) and "scaling_factor" not in loaded:
+            has = "has no scaling_factor"
+        else:
+            has = f"has scaling_factor {shown}"
         return None, [SCALING_JSON_INVALID.at(
             scaling_path, line_of("scaling_factor") if line_of else None,
-            f"scaling.json has scaling_factor {shown}; expected a positive number "
+            f"scaling.json {has}; expected a positive number "
             f"up to {_MAX_FACTOR:g} such as {{\"scaling_factor\": 1.05}}")]
     return value, [SCALING_APPLIED.at(
         scaling_path, None, f"scaling.json's scaling_factor {value:g} multiplied into the score")]
