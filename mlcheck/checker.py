@@ -22,7 +22,7 @@ from mlcheck.judge.folder_groups import Scored, score_benchmarks
 from mlcheck.judge.grouping import group_result
 from mlcheck.judge.package_check import check_packages
 from mlcheck.judge.summary import summarise
-from mlcheck.read.reader import read_mllog, read_result_batches
+from mlcheck.read.reader import Promotions, read_mllog, read_result_batches
 from mlcheck.rules import RUN_CHECKS
 from mlcheck.rules import package as package_rules
 from mlcheck.rule import RunContext
@@ -36,10 +36,10 @@ from mlcheck.facts.round_choice import RulesetChoice, dated_choice, later_round_
 from mlcheck.rules.selection import (
     BENCHMARK_NOT_ITS_FOLDER,
     LOG_NEWER_THAN_RULESETS,
-    RULESET_CONTRADICTS_DATE,
     RULESET_NOT_INFERRED,
     UNKNOWN_BENCHMARK,
     forced_against_date,
+    path_round_passed,
 )
 from mlcheck.facts.rulesets import (
     SUPPORTED_RULESETS,
@@ -108,13 +108,21 @@ def check_log(ref: LogRef, forced: Ruleset | None, forced_source: str = "--rules
     summary (:mod:`mlcheck.judge.summary`) and its reading findings are added once the whole
     file is read (they may come after the run's records: the counts of capped findings).
     ``forced_source`` says where ``forced`` was set."""
-    from mlcheck.read.runs import assign_findings, iter_runs
-
     # A submitted result file is one run, as the official checker reads it (mlcheck.read.runs).
     one_run = RESULT_FILE.match(os.path.basename(ref.path)) is not None
+    elsewhere: dict[tuple[int, bytes], int] | None = None if one_run or ref.path == "-" else {}
+    judged = _read_and_judge(ref, forced, forced_source, one_run, None, elsewhere)
+    # Raw output with records of keys only another rank printed: read again, keeping them (MLC028).
+    return _read_and_judge(ref, forced, forced_source, one_run, elsewhere, None) if elsewhere else judged
+
+
+def _read_and_judge(ref: LogRef, forced: Ruleset | None, forced_source: str, one_run: bool,
+                    promote: Promotions | None, elsewhere: dict[tuple[int, bytes], int] | None) -> list[RunResult]:
+    from mlcheck.read.runs import assign_findings, iter_runs
     reading: list[Finding] = []
     judged = []
-    items = read_result_batches(ref.path, lines=ref.lines) if one_run else read_mllog(ref.path, lines=ref.lines)
+    items = read_result_batches(ref.path, lines=ref.lines) if one_run else \
+        read_mllog(ref.path, lines=ref.lines, promote=promote, elsewhere=elsewhere)
     for run in iter_runs(items, ref.path, reading, one_run):
         judged.append(judge_run(run, ref, forced, (), forced_source))
         del run  # (the next run is read without this one)
@@ -265,7 +273,7 @@ def choose_ruleset(run: Run, ref: LogRef, forced: Ruleset | None,
                     return RulesetChoice(later, f"{dated.source}, a round without {benchmark}; "
                                          f"{later.round} is the first later round with it")
             if hinted is not None and dated.ruleset.version != hinted.version and dated.finding is None:
-                return replace(dated, finding=_path_round_passed(run, anchor, when, hinted, dated.ruleset))
+                return replace(dated, finding=path_round_passed(run, anchor, when, hinted, dated.ruleset))
             return dated
         newest, newest_end = newest_period_end()
         if ruleset_for_date(when) is None and when >= newest_end:
@@ -287,16 +295,6 @@ def choose_ruleset(run: Run, ref: LogRef, forced: Ruleset | None,
         f"the run date and path do not tell the round; judged under {fallback.version}. Pass "
         f"--ruleset ({', '.join(SUPPORTED_RULESETS)}) to choose", run_index=run.index)
     return RulesetChoice(fallback, "default (not inferred)", note)
-
-
-def _path_round_passed(run: Run, anchor: Event | None, when: dt.date, named: Ruleset, dated: Ruleset) -> Finding:
-    """MLC019 for a run whose path names a round whose results were published before its date."""
-    return RULESET_CONTRADICTS_DATE.at(
-        run.path, anchor.line if anchor else None,
-        f"the path names round {named.round}, but the run is dated {when.isoformat()}, after that round's "
-        f"results were published ({named.results_published}); a run is never submitted to an earlier "
-        f"round, so it is judged under {dated.round}, the round of its date. Move the package to its "
-        "round's folder, or pass --ruleset", run_index=run.index)
 
 
 register_checker(sys.modules[__name__])  # the worker processes of --jobs judge each log with it

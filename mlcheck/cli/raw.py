@@ -37,7 +37,8 @@ def split_command(raw: str, out_dir: str, start_index: int, force: bool) -> None
     Each result_<i>.txt holds exactly the :::MLLOG lines of one run, as the logging rank printed
     them, without rank tags, timestamps or colour codes. What was dropped is reported on stderr.
     Exit 0 when written, 1 when a record was damaged (a cut run) or records only another rank
-    printed were left out (MLC028), 2 when nothing could be written.
+    printed were left out (MLC028: standard input, which cannot be read twice), 2 when nothing
+    could be written.
     """
     from mlcheck.raw.split import SplitError, split_log  # imported per command: `check` stays light
 
@@ -56,8 +57,8 @@ def split_command(raw: str, out_dir: str, start_index: int, force: bool) -> None
         if not any(f.code == "MLC001" for f in result.findings):  # else the finding said why
             click.echo(f"mlcheck: error: no :::MLLOG record in {raw}; nothing written", err=True)
         sys.exit(EXIT_ERROR)
-    damaged = any((f.severity is Severity.ERROR and f.code not in _FIXED_BY_SPLIT) or f.code == "MLC028"
-                  for f in result.findings)
+    damaged = any((f.severity is Severity.ERROR and f.code not in _FIXED_BY_SPLIT)
+                  or (f.code == "MLC028" and f.severity is Severity.WARNING) for f in result.findings)
     sys.exit(EXIT_FINDINGS if damaged else EXIT_OK)
 
 

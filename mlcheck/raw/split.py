@@ -47,6 +47,39 @@ def split_log(path: str, out_dir: str, start_index: int = 0, force: bool = False
     except OSError as error:
         raise SplitError(f"cannot create {out_dir}: {error.strerror or error}") from None
     temps: list[str] = []
+    targets: list[str] = []
+    try:
+        elsewhere: dict[tuple[int, bytes], int] | None = None if path == "-" else {}
+        temps, counts, findings = _write_runs(read_records(path, elsewhere=elsewhere), path, out_dir, start_index)
+        if elsewhere:  # records of keys only another rank printed: read again, keeping them (MLC028)
+            for temp in temps:
+                _remove(temp)
+            temps, counts, findings = _write_runs(read_records(path, promote=elsewhere), path, out_dir,
+                                                  start_index)
+        targets = [os.path.join(out_dir, f"result_{start_index + i}.txt") for i in range(len(temps))]
+        for target in targets:
+            _check_target(target, force)
+        for temp, target in zip(temps, targets):
+            os.replace(temp, target)
+        temps = []
+    except OSError as error:
+        raise SplitError(f"cannot write into {out_dir}: {error.strerror or error}") from None
+    finally:
+        for temp in temps:
+            _remove(temp)
+    if created and not targets:
+        try:
+            os.rmdir(out_dir)
+        except OSError:
+            pass
+    return SplitResult(tuple(targets), tuple(counts), tuple(findings))
+
+
+def _write_runs(items: Iterator[RawItem], path: str, out_dir: str,
+                start_index: int) -> tuple[list[str], list[int], list[Finding]]:
+    """Each run of ``items`` written to a temporary file of ``out_dir``: the files, their
+    records' counts and what reading found. A failure removes the files written."""
+    temps: list[str] = []
     counts: list[int] = []
     findings: list[Finding] = []
     handle: IO[bytes] | None = None
@@ -69,7 +102,7 @@ def split_log(path: str, out_dir: str, start_index: int = 0, force: bool = False
             handle.write(record.text.encode("utf-8") + b"\n")
             counts[-1] += 1
     try:
-        for item in _isolated(read_records(path), path):
+        for item in _isolated(items, path):
             if not isinstance(item, RecordText):
                 if boundaries.note(item, keys):
                     findings.append(item)
@@ -85,25 +118,14 @@ def split_log(path: str, out_dir: str, start_index: int = 0, force: bool = False
             write(next_run.rest())
             handle.close()
             handle = None
-        targets = [os.path.join(out_dir, f"result_{start_index + i}.txt") for i in range(len(temps))]
-        for target in targets:
-            _check_target(target, force)
-        for temp, target in zip(temps, targets):
-            os.replace(temp, target)
-        temps = []
-    except OSError as error:
-        raise SplitError(f"cannot write into {out_dir}: {error.strerror or error}") from None
+    except BaseException:
+        for temp in temps:
+            _remove(temp)
+        raise
     finally:
         if handle is not None:
             handle.close()
-        for temp in temps:
-            _remove(temp)
-    if created and not targets:
-        try:
-            os.rmdir(out_dir)
-        except OSError:
-            pass
-    return SplitResult(tuple(targets), tuple(counts), tuple(findings))
+    return temps, counts, findings
 
 
 def _isolated(items: Iterator[RawItem], path: str) -> Iterator[RawItem]:

@@ -47,7 +47,7 @@ class FastLines:
         at = raw.find(_MARKER_BYTES)
         source = self.prefixes.copy_sources.get(raw[:at]) if at > 0 else None
         if (source is None or raw[-1:] != b"\n" or raw.find(_MARKER_BYTES, at + 8) >= 0
-                or b"\x1b" in raw):
+                or b"\x1b" in raw or self.copies.promote):  # (a second reading: feed looks at each key)
             return False
         self.line_no += 1
         stats = self.stats

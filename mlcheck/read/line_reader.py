@@ -9,7 +9,7 @@ from __future__ import annotations
 import os
 import re
 from dataclasses import replace
-from typing import Generator, Iterator
+from typing import Generator, Iterator, Mapping
 
 from mlcheck.read.fast_json import fast_event
 from mlcheck.read.fast_lines import FastLines
@@ -20,7 +20,7 @@ from mlcheck.read.job_starts import JobStarts
 from mlcheck.model import Event, Finding
 from mlcheck.read.rank_copies import RankCopies
 from mlcheck.read.prefixes import PrefixDecisions
-from mlcheck.read.rawlog import ANSI, TAG, RawStats, Source, read_prefix
+from mlcheck.read.rawlog import ANSI, TAG, RawStats, Source, read_prefix, tag_job
 from mlcheck.read.official_view import TOKEN, extra_data, glued_message, hidden_by_next, unseen_record
 from mlcheck.read.marker_parts import split_at_markers
 from mlcheck.read.record_shape import decode_record, long_line_finding, undecodable_record, validate_record
@@ -41,13 +41,13 @@ class LineReader(FastLines):
 
     def __init__(self, path: str, ranks: dict[int, set[int]] | None = None,
                  keep_text: bool = False, duplicates: set[tuple[int, int, str]] | None = None,
-                 keep_copies: bool = False) -> None:
+                 keep_copies: bool = False, promote: Mapping[tuple[int, bytes], int] | None = None) -> None:
         self.path = path
         self.keep_text = keep_text
         """Yield :class:`RecordText` (event and text) instead of the bare :class:`Event`."""
         self.line_no = 0
         self.stats = RawStats()
-        self.copies = RankCopies(path, ranks, keep_all=keep_copies)
+        self.copies = RankCopies(path, ranks, keep_all=keep_copies, promote=promote)
         self.long_lines = 0
         self.tags_seen = False
         self.job_starts = JobStarts(path)
@@ -116,7 +116,7 @@ class LineReader(FastLines):
                 yield boundary
         if prefix.timestamp or prefix.extra_text:
             self._count_prefix(prefix, 1, tag=False)
-        if not kept:
+        if not kept and not self.copies.is_promoted(source, line[at:]):
             assert source is not None  # untagged records are always kept
             conflict = self.copies.copy(source, line[at:], self.line_no)
             if conflict is not None:
@@ -156,6 +156,9 @@ class LineReader(FastLines):
         for source, (keys, first) in sorted(self.copies.only_elsewhere().items()):
             yield raw_output.records_of_another_rank(self.path, source, self.copies.logging_rank.get(source[0]),
                                                      keys, first)
+        for source, kept in sorted(self.copies.promoted.items()):
+            yield raw_output.records_of_another_rank_kept(self.path, source, self.copies.logging_rank.get(source[0]),
+                                                          kept)
         stats = self.stats
         if stats.lines == 0:
             yield rules.NO_RECORDS.at(self.path, None, "the log is empty; expected :::MLLOG records")
@@ -225,9 +228,11 @@ class LineReader(FastLines):
                 number += blanks
                 before, column = segments[number], segments.start(number + 1)
                 continue
-            if self.copies.is_kept(source):
+            if self.copies.is_kept(source) or (self.copies.promote and self.copies.is_promoted(
+                    source, segment.encode("utf-8", errors="surrogatepass"))):
                 hidden = hides and not last and hidden_by_next(segment)
-                end = yield from self._record(segment, source, column, last and unterminated, hidden, not last)
+                interleaved = not last and source is not None and tag_job(segment) == source[0]
+                end = yield from self._record(segment, source, column, last and unterminated, hidden, interleaved)
                 before = segment if end is None else segment[end:]
             else:
                 assert source is not None  # untagged records are always kept
@@ -255,7 +260,8 @@ class LineReader(FastLines):
                 hidden: bool = False, followed: bool = False) -> Generator[AnyItem, None, int | None]:
         """Parse one record; yields its items and returns where its JSON ends in ``segment``.
         A record ``hidden`` from the official parser by the next on its line yields nothing;
-        ``followed``: another record follows on the line (a cut one was cut by it)."""
+        ``followed``: a record of another rank of its job follows on the line (a cut one was cut
+        by it: two processes writing at once)."""
         body = segment.lstrip()
         lead = len(segment) - len(body)
         line_no = self.line_no
@@ -290,4 +296,3 @@ class LineReader(FastLines):
             else:
                 yield item
         return lead + end
-

@@ -18,18 +18,17 @@ copies that come before their record wait in a window of the same size.
 
 from __future__ import annotations
 
-import re
 from collections import Counter, OrderedDict
-from typing import Any, NamedTuple, Sequence
+from typing import Any, Mapping, NamedTuple, Sequence
 
 from mlcheck.read.copy_differences import Printed, conflict, same_record
+from mlcheck.read.record_text_keys import fingerprint, key_of
 from mlcheck.model import EVENT_KEY, Event, Finding
 from mlcheck.read.rawlog import Source
 
 WINDOW = 20000
 HORIZON = 32
 MAX_CONFLICT_FINDINGS = 20
-_KEY = re.compile(rb'"key"\s*:\s*"((?:[^"\\]|\\.)*)"')
 
 _Slot = tuple[int, bytes, int]
 """(job, key as written, occurrence)"""
@@ -49,10 +48,15 @@ class RankCopies:
     """Decides which records are kept and checks the dropped copies; see the module docstring."""
 
     def __init__(self, path: str, ranks: dict[int, set[int]] | None = None,
-                 keep_all: bool = False) -> None:
+                 keep_all: bool = False, promote: Mapping[tuple[int, bytes], int] | None = None) -> None:
         self.path = path
         self.keep_all = keep_all
         """Keep every rank's records (a submitted result file, read as the official parser does)."""
+        self.promote: Mapping[tuple[int, bytes], int] = promote or {}
+        """(job, key) -> the rank whose records of that key are kept although it is not the
+        logging rank: a key the logging rank never printed (found by a first reading: MLC028)."""
+        self.promoted: dict[Source, Counter[str]] = {}
+        """The keys of the records kept from each promoted rank, counted."""
         self._ranks: dict[int, set[int]] = {job: set(seen) for job, seen in (ranks or {}).items()}
         self.logging_rank: dict[int, int] = {job: min(seen) for job, seen in self._ranks.items()}
         self._kept_counts: Counter[tuple[int, bytes]] = Counter()
@@ -88,6 +92,27 @@ class RankCopies:
         job, rank = source
         return self.logging_rank.setdefault(job, rank) == rank
 
+    def is_promoted(self, source: Source | None, text: bytes) -> bool:
+        """Whether this record of a rank that is not the logging rank is kept all the same: its
+        key is one the logging rank never prints, and this rank the lowest that prints it."""
+        if not self.promote or source is None:
+            return False
+        key = key_of(text)
+        if key is None or self.promote.get((source[0], key)) != source[1]:
+            return False
+        self.promoted.setdefault(source, Counter())[key.decode("utf-8", "replace")] += 1
+        return True
+
+    def elsewhere(self) -> dict[tuple[int, bytes], int]:
+        """(job, key) -> the lowest rank among those whose records of a key the logging rank
+        never printed were dropped (what a second reading keeps: ``promote``)."""
+        lowest: dict[tuple[int, bytes], int] = {}
+        for (job, key, _occurrence), waiting in self._early.items():
+            if not self._kept_counts[(job, key)]:
+                for rank, _text, _line in waiting:
+                    lowest[(job, key)] = min(rank, lowest.get((job, key), rank))
+        return lowest
+
     def expects_copies(self, source: Source | None) -> bool:
         """True when a kept record of this source is to be compared with copies."""
         return source is not None and not self.keep_all and (
@@ -116,7 +141,7 @@ class RankCopies:
         self._kept_total[job] += 1
         slot = (job, key_bytes, self._kept_counts[(job, key_bytes)])
         encoded = text.encode("utf-8", errors="surrogatepass")
-        entry: list[Any] = [encoded, line, 0, _fingerprint(encoded), key]
+        entry: list[Any] = [encoded, line, 0, fingerprint(encoded), key]
         self._recent[(job, entry[3])] = slot
         if len(self._recent) > 4 * HORIZON:
             self._recent.popitem(last=False)
@@ -142,7 +167,7 @@ class RankCopies:
             counts = self._copy_counts[source] = {}
             self.copy_ranks.add(source)
             self._ranks.setdefault(job, {self.logging_rank.get(job, source[1])}).add(source[1])
-        key = _key_of(text)
+        key = key_of(text)
         if key is None:
             self.unverified += 1
             return None
@@ -168,12 +193,12 @@ class RankCopies:
             self.unverified += 1
 
     def _compare(self, entry: list[Any], source: Source, text: bytes, line: int) -> None:
-        fingerprint = _fingerprint(text)
-        if entry[3] == fingerprint:  # the same record but for its time: the common case
+        printed = fingerprint(text)
+        if entry[3] == printed:  # the same record but for its time: the common case
             return
-        if not self._realign(source, fingerprint) and not same_record(entry[0], text):
+        if not self._realign(source, printed) and not same_record(entry[0], text):
             self._suspects.append(_Suspect(self._kept_total[source[0]], entry, source, text, line,
-                                           fingerprint))
+                                           printed))
 
     def _realign(self, source: Source, fingerprint: bytes, count: bool = True) -> bool:
         """True when the copy is a recent record of the logging rank under another occurrence;
@@ -252,25 +277,3 @@ class RankCopies:
         if self.unverified:
             extra.append(f"{self.unverified} could not be compared")
         return text + (f" ({', '.join(extra)})" if extra else "")
-
-
-def _key_of(text: bytes) -> bytes | None:
-    """The key of a record's text (as it is written, escapes and all) without parsing its JSON."""
-    at = text.find(b'"key": "')
-    if at >= 0:
-        end = text.find(b'"', at + 8)
-        if end > 0 and text[end - 1] != 0x5C:  # no backslash: the key has no escaped quote
-            return text[at + 8:end]
-    match = _KEY.search(text)
-    return None if match is None else match.group(1)
-
-
-def _fingerprint(text: bytes) -> bytes:
-    """The record's text without its ``time_ms`` (each rank reads its own clock)."""
-    start = text.find(b'"time_ms"')
-    if start < 0:
-        return text
-    stop = text.find(b",", start)
-    if stop < 0:
-        stop = text.find(b"}", start)
-    return text[:start] + text[stop:] if stop >= 0 else text[:start]

@@ -31,7 +31,10 @@ the line is counted as repaired in MLC020 instead.
   the output goes on after it, so the run loses its end. Reported at the line of the cut. Fix:
   find out why the job stopped (the launcher's lines around the cut tell) and re-run. A marker
   with nothing at all after it, in raw output not named ``result_<i>.txt``, is a warning: the files
-  ``mlcheck split`` writes leave the line out, and the official parser passes them.
+  ``mlcheck split`` writes leave the line out, and the official parser passes them. So is a
+  record cut by another record printed on its line (two processes writing at once, without line
+  buffering; the rest may follow on a later line): the official parser reads the last record of
+  a line only and passes it, and another rank's copy may stand for it (MLC028).
 - MLC024 new-job-started (info): raw job output holds another job from this line on (a launcher
   command or launch message, or records tagged with another MPI job number), so the records
   after it are read as another run. This is the only thing that makes several runs of one file;
@@ -41,12 +44,13 @@ the line is counted as repaired in MLC020 instead.
   and ``submission_*`` records is not one: a run script logs the submission and clears the caches
   in ``srun`` steps of its own, then launches the training, and all belong to the run. Nothing to fix in raw output; ``mlcheck split`` writes
   one file per run.
-- MLC028 records-of-another-rank-dropped: in raw output, a rank other than the logging rank (the
-  lowest that prints records) printed records of a key the logging rank never printed (a last
-  pipeline stage that alone logs ``eval_accuracy``). mlcheck reads one rank's records and the
-  others' as its copies, so these are left out of the run and of what ``mlcheck split`` writes
-  (which then exits 1). A warning: the official parser reads a whole result file, every rank's
-  records included. Fix: log every record from one rank.
+- MLC028 records-of-another-rank: in raw output, a rank other than the logging rank (the lowest
+  that prints records) printed records of a key the logging rank never printed (a last pipeline
+  stage that alone logs ``eval_accuracy``). mlcheck reads the file again and keeps them, from the
+  lowest rank that prints them, in their place among the logging rank's records (``mlcheck
+  split`` writes them too), as the official parser reads every record of a result file: a note.
+  Where the file cannot be read twice (standard input) they are left out of the run: a warning,
+  and ``split`` exits 1. Fix: none needed; logging every record from one rank avoids it.
 - MLC013 raw-output-in-result-file: a submitted result file (``result_<i>.txt``) holds raw job
   output. An error (the official checker fails too) when other ranks' copies of records were
   dropped or a record is followed by colour codes: the official parser sees every copy
@@ -80,8 +84,9 @@ RAW_RESULT_FILE = Rule("MLC013", "raw-output-in-result-file", Severity.ERROR,
                        "a result_<i>.txt file holds raw job output instead of clean records",
                        official=True, also=(Severity.INFO,))
 
-RECORDS_OF_ANOTHER_RANK = Rule("MLC028", "records-of-another-rank-dropped", Severity.WARNING,
-                               "another rank printed records of a key the logging rank never printed")
+RECORDS_OF_ANOTHER_RANK = Rule("MLC028", "records-of-another-rank", Severity.INFO,
+                               "another rank printed records of a key the logging rank never printed",
+                               also=(Severity.WARNING,))
 
 RULES = (RAW_RESULT_FILE, RAW_OUTPUT_READ, RANK_COPIES_CONFLICT, PER_RANK_OUTPUT, RECORD_CUT,
          JOB_STARTED, RECORDS_OF_ANOTHER_RANK)
@@ -89,18 +94,34 @@ RULES = (RAW_RESULT_FILE, RAW_OUTPUT_READ, RANK_COPIES_CONFLICT, PER_RANK_OUTPUT
 
 def records_of_another_rank(path: str, source: tuple[int, int], logging_rank: int | None,
                             keys: dict[str, int], line: int) -> Finding:
-    """MLC028 for the records of one rank left out as copies that no record of the logging rank
-    matches, of keys that rank never printed."""
+    """MLC028 (a warning) for the records of one rank left out as copies that no record of the
+    logging rank matches, of keys that rank never printed."""
+    rank, logging, what = _ranks_and_keys(source, logging_rank, keys)
+    return RECORDS_OF_ANOTHER_RANK.at(path, line, (
+        f"{rank} printed {what} {logging} never printed; read as copies of {logging}'s records, they "
+        f"were left out of the run. Where that rank alone logs them (as a last pipeline stage may log "
+        f"the evaluation), log them from {logging}: the run read here, and what `mlcheck split` "
+        "writes, lack them"), severity=Severity.WARNING)
+
+
+def records_of_another_rank_kept(path: str, source: tuple[int, int], logging_rank: int | None,
+                                 keys: dict[str, int]) -> Finding:
+    """MLC028 (a note) for the records of keys only ``source`` printed, kept in their place."""
+    rank, logging, what = _ranks_and_keys(source, logging_rank, keys)
+    return RECORDS_OF_ANOTHER_RANK.at(path, None, (
+        f"{rank} printed {what} {logging} never printed (as a last pipeline stage may log the "
+        f"evaluation); they are kept in their place among {logging}'s records, as the official "
+        "parser reads every record of a result file"))
+
+
+def _ranks_and_keys(source: tuple[int, int], logging_rank: int | None, keys: dict[str, int]) -> tuple[str, str, str]:
+    """``rank 3``, ``rank 0``, ``5 records of a key (5 eval_accuracy)``."""
     shown = ", ".join(f"{count} {key}" for key, count in sorted(keys.items()))
     total = sum(keys.values())
     rank = f"rank {source[1]}" if source[1] >= 0 else "another stream"
     logging = f"rank {logging_rank}" if logging_rank is not None else "the logging rank"
-    return RECORDS_OF_ANOTHER_RANK.at(path, line, (
-        f"{rank} printed {total} record{'s' if total != 1 else ''} of {'keys' if len(keys) > 1 else 'a key'} "
-        f"{logging} never printed ({shown}); read as copies of {logging}'s records, they were left out "
-        "of the run. Where "
-        f"that rank alone logs them (the last pipeline stage logging the evaluation), log them "
-        f"from {logging}: the run read here, and what `mlcheck split` writes, lack them"))
+    return rank, logging, (f"{total} record{'s' if total != 1 else ''} of {'keys' if len(keys) > 1 else 'a key'} "
+                           f"({shown}) that")
 
 
 def raw_result_file(path: str, copies: int, colour_lines: int = 0, colour_line: int | None = None,

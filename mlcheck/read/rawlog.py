@@ -241,3 +241,9 @@ def duplicate_streams(lines: list[bytes], ranks: dict[int, set[int]]) -> set[tup
         if fewer and len(fewer & more) >= 0.8 * len(fewer):
             found.add((job, rank, "stderr" if fewer is texts["stderr"] else "stdout"))
     return found
+
+
+def tag_job(text: str) -> int | None:
+    """The job number of the first rank tag in ``text`` (after a record: the next record's)."""
+    tag = TAG.search(text)
+    return int(tag.group(1)) if tag is not None else None

@@ -22,7 +22,7 @@ import sys
 import zlib
 from functools import partial
 from itertools import islice
-from typing import IO, Iterator, cast
+from typing import IO, Iterator, Mapping, cast
 
 from mlcheck.read.line_reader import (MARKER, MARKER_BYTES, MAX_LINE_BYTES, AnyItem, LineReader,
                                       LogItem, RawItem, RecordText)
@@ -34,7 +34,10 @@ from mlcheck.read.result_lines import read_result_file
 from mlcheck.read import reading_rules as rules
 
 __all__ = ["MARKER", "MARKER_BYTES", "MAX_LINE_BYTES", "AnyItem", "Batch", "LineReader", "LogItem", "RawItem",
-           "RecordText", "feed_line", "open_log", "read_mllog", "read_records", "read_result_batches"]
+           "Promotions", "RecordText", "feed_line", "open_log", "read_mllog", "read_records", "read_result_batches"]
+
+Promotions = Mapping[tuple[int, bytes], int]
+"""(job, key as written) -> the rank whose records of that key a second reading keeps (MLC028)."""
 
 _GZIP_MAGIC = b"\x1f\x8b"
 _UTF16_MARKS = (b"\xff\xfe", b"\xfe\xff")
@@ -77,16 +80,19 @@ def open_log(path: str) -> IO[bytes]:
 
 
 def read_mllog(path: str, display: str | None = None, lines: int | None = None,
-               keep_copies: bool = False) -> Iterator[LogItem]:
+               keep_copies: bool = False, promote: Promotions | None = None,
+               elsewhere: dict[tuple[int, bytes], int] | None = None) -> Iterator[LogItem]:
     """Yield the events of a log in order, interleaved with findings about reading problems.
 
     ``display`` is the path written into findings (the path as the user gave it); ``lines``
     stops after that many physical lines (a log that is still being written). ``keep_copies``
     keeps the records every rank printed, as the official parser sees a submitted result file
     (their duplicates are then judged by the rules of the round, not dropped as copies).
+    ``elsewhere`` is filled at the end with the keys of raw output only ranks other than the
+    logging rank printed (MLC028): given as ``promote`` to a second reading, they are kept.
     """
     return cast(Iterator[LogItem], _read(path, display, keep_text=False, lines=lines,
-                                         keep_copies=keep_copies))
+                                         keep_copies=keep_copies, promote=promote, elsewhere=elsewhere))
 
 
 def read_result_batches(path: str, lines: int | None = None) -> Iterator[LogItem | Batch]:
@@ -97,13 +103,15 @@ def read_result_batches(path: str, lines: int | None = None) -> Iterator[LogItem
                                                    keep_copies=True, batches=True))
 
 
-def read_records(path: str, display: str | None = None) -> Iterator[RawItem]:
+def read_records(path: str, display: str | None = None, promote: Promotions | None = None,
+                 elsewhere: dict[tuple[int, bytes], int] | None = None) -> Iterator[RawItem]:
     """Like :func:`read_mllog`, with the text of each kept record (what ``mlcheck split`` writes)."""
-    return cast(Iterator[RawItem], _read(path, display, keep_text=True))
+    return cast(Iterator[RawItem], _read(path, display, keep_text=True, promote=promote, elsewhere=elsewhere))
 
 
 def _read(path: str, display: str | None, keep_text: bool, lines: int | None = None,
-          keep_copies: bool = False, batches: bool = False) -> Iterator[AnyItem | Batch]:
+          keep_copies: bool = False, batches: bool = False, promote: Promotions | None = None,
+          elsewhere: dict[tuple[int, bytes], int] | None = None) -> Iterator[AnyItem | Batch]:
     shown = display or path
     try:
         stream = open_log(path)
@@ -130,14 +138,15 @@ def _read(path: str, display: str | None, keep_text: bool, lines: int | None = N
         note = per_rank_note(path, shown)
         if note is not None:
             yield note
-        yield from _read_stream(stream, shown, keep_text, lines, keep_copies, batches)
+        yield from _read_stream(stream, shown, keep_text, lines, keep_copies, batches, promote, elsewhere)
     finally:
         if stream is not sys.stdin.buffer:
             stream.close()
 
 
 def _read_stream(stream: IO[bytes], path: str, keep_text: bool, limit: int | None = None,
-                 keep_copies: bool = False, batches: bool = False) -> Iterator[AnyItem | Batch]:
+                 keep_copies: bool = False, batches: bool = False, promote: Promotions | None = None,
+                 elsewhere: dict[tuple[int, bytes], int] | None = None) -> Iterator[AnyItem | Batch]:
     # The first lines are held back (4000 with a record, 100,000 or 16 MiB) to find the logging
     # rank of raw output before any record is judged, and so are the lines from the first record
     # of a job met later (another mpirun); over-long lines are held as their length only.
@@ -176,12 +185,12 @@ def _read_stream(stream: IO[bytes], path: str, keep_text: bool, limit: int | Non
                 ahead_records += MARKER_BYTES in line
             if ahead_records >= _LOOKAHEAD_RECORDS or len(ahead) >= _LOOKAHEAD_LINES \
                     or ahead_bytes >= _LOOKAHEAD_BYTES:
-                reader = _looked_ahead(reader, path, ahead, keep_text, keep_copies)
+                reader = _looked_ahead(reader, path, ahead, keep_text, keep_copies, promote)
                 yield from _replay(reader, ahead)
                 ahead, ahead_bytes, ahead_records = [], 0, 0
     except (OSError, EOFError, zlib.error) as error:
         if reader is None or ahead:  # the damage came within a lookahead: read what came before it
-            reader = _looked_ahead(reader, path, ahead, keep_text, keep_copies)
+            reader = _looked_ahead(reader, path, ahead, keep_text, keep_copies, promote)
             yield from _replay(reader, ahead)
         yield rules.FILE_UNREADABLE.at(path, reader.line_no + 1,
                       f"reading stopped after line {reader.line_no}: {error}; the file (or its gzip "
@@ -189,13 +198,15 @@ def _read_stream(stream: IO[bytes], path: str, keep_text: bool, limit: int | Non
         yield from reader.finish()
         return
     if reader is None or ahead:
-        reader = _looked_ahead(reader, path, ahead, keep_text, keep_copies)
+        reader = _looked_ahead(reader, path, ahead, keep_text, keep_copies, promote)
         yield from _replay(reader, ahead)
     yield from reader.finish()
+    if elsewhere is not None:
+        elsewhere.update(reader.copies.elsewhere())
 
 
 def _looked_ahead(reader: LineReader | None, path: str, ahead: list[bytes | int],
-                  keep_text: bool, keep_copies: bool = False) -> LineReader:
+                  keep_text: bool, keep_copies: bool = False, promote: Promotions | None = None) -> LineReader:
     """The reader once the lines held back tell the logging rank of each job in them: a new
     reader after the first lines, the same one told of the new jobs after a later lookahead."""
     if keep_copies:  # every record is kept: no logging rank to find
@@ -204,7 +215,7 @@ def _looked_ahead(reader: LineReader | None, path: str, ahead: list[bytes | int]
     ranks = logging_ranks(texts)
     duplicates = duplicate_streams(texts, ranks)
     if reader is None:
-        return LineReader(path, ranks, keep_text, duplicates)
+        return LineReader(path, ranks, keep_text, duplicates, promote=promote)
     reader.copies.add_jobs(ranks)
     reader.prefixes.duplicates |= {d for d in duplicates if d[0] in ranks}
     return reader

@@ -168,8 +168,9 @@ def undecodable_record(path: str, line_no: int, body: str, column: int,
         return raw_output.RECORD_CUT.at(path, line_no,
                       "this record is cut by another record printed on the same line (two processes "
                       "wrote to the output at once, without line buffering); it is not read. The "
-                      "official parser reads the last record of a line only; make each process write "
-                      "whole lines (python -u, PYTHONUNBUFFERED=1)", official=False)
+                      "official parser reads the last record of a line only, and passes it; make each "
+                      "process write whole lines (python -u, PYTHONUNBUFFERED=1)",
+                      severity=Severity.WARNING, official=False)
     if raw and _looks_cut(body, error):
         return raw_output.RECORD_CUT.at(path, line_no,
                       "this record is cut (the process stopped while writing it) and the output "

@@ -70,3 +70,13 @@ def forced_against_date(run: Run, anchor: Event | None, when: dt.date | None, fo
         f"{source} judges this run under {forced.version}, but its date {when.isoformat()} falls in "
         f"the training {by_date.round} period ({by_date.first_run_date} to {by_date.results_published}); "
         f"check that {forced.version} is the round it was submitted to"), run_index=run.index)
+
+
+def path_round_passed(run: Run, anchor: Event | None, when: dt.date, named: Ruleset, dated: Ruleset) -> Finding:
+    """MLC019 for a run whose path names a round whose results were published before its date."""
+    return RULESET_CONTRADICTS_DATE.at(
+        run.path, anchor.line if anchor else None,
+        f"the path names round {named.round}, but the run is dated {when.isoformat()}, after that round's "
+        f"results were published ({named.results_published}); a run is never submitted to an earlier "
+        f"round, so it is judged under {dated.round}, the round of its date. Move the package to its "
+        "round's folder, or pass --ruleset", run_index=run.index)

@@ -1,0 +1,41 @@
+"""What the rank-copies check reads of a record's text without parsing its JSON: its key and
+its text without ``time_ms`` (:mod:`mlcheck.read.rank_copies`)."""
+
+from __future__ import annotations
+
+import json
+import re
+
+_KEY = re.compile(rb'"key"\s*:\s*"((?:[^"\\]|\\.)*)"')
+
+
+def key_of(text: bytes) -> bytes | None:
+    """The key of a record's text without parsing its JSON, as the kept records' keys are
+    counted: UTF-8 (lone surrogates kept), its escapes (``\\u00e9``, ``\\ud800``) decoded."""
+    at = text.find(b'"key": "')
+    if at >= 0:
+        end = text.find(b'"', at + 8)
+        if end > 0 and text[end - 1] != 0x5C:  # no backslash: the key has no escaped quote
+            return _unescaped(text[at + 8:end])
+    match = _KEY.search(text)
+    return None if match is None else _unescaped(match.group(1))
+
+
+def _unescaped(key: bytes) -> bytes:
+    if b"\\" not in key:  # (the common key)
+        return key
+    try:
+        return str(json.loads(b'"' + key + b'"')).encode("utf-8", errors="surrogatepass")
+    except ValueError:
+        return key
+
+
+def fingerprint(text: bytes) -> bytes:
+    """The record's text without its ``time_ms`` (each rank reads its own clock)."""
+    start = text.find(b'"time_ms"')
+    if start < 0:
+        return text
+    stop = text.find(b",", start)
+    if stop < 0:
+        stop = text.find(b"}", start)
+    return text[:start] + text[stop:] if stop >= 0 else text[:start]
