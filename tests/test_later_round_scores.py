@@ -407,7 +407,7 @@ def test_the_official_package_checker_reads_only_a_last_line_without_newline(tmp
             works and text.count("\n") == 0)  # mlcheck also flags the other line ("x")
 
 
-def test_seed_checker_bypass_turns_seed_errors_into_warnings(tmp_path: Path) -> None:
+def test_a_seed_checker_bypass_the_round_does_not_read_softens_nothing(tmp_path: Path) -> None:
     package = tmp_path / "Acme"
     shutil.copytree(FIXTURES / "example" / "Acme", package)
     folder = package / "results" / "acme-t8" / "resnet"
@@ -417,10 +417,24 @@ def test_seed_checker_bypass_turns_seed_errors_into_warnings(tmp_path: Path) -> 
     assert [(f.code, f.severity) for f in before.findings if f.code == "MLC518"] == [("MLC518", Severity.ERROR)]
     (folder / "package_checker_params").write_text("seed-checker-bypass")
     (after,) = check([str(package)]).benchmarks
-    assert [(f.code, f.severity) for f in after.findings if f.code == "MLC518"] == [("MLC518", Severity.WARNING)]
+    # training 2.0 reads no per-folder file (nor has it a seed bypass): the official tool fails it
+    assert [(f.code, f.severity) for f in after.findings if f.code == "MLC518"] == [("MLC518", Severity.ERROR)]
     codes = {f.code for f in after.findings}
-    assert {"MLC546", "MLC547"} <= codes  # training 2.0 reads no per-folder file: the official tool would fail
-    assert after.score.valid and not before.score.valid
+    assert "MLC546" in codes and "MLC547" not in codes
+    assert not after.score.valid and not before.score.valid
+
+
+@pytest.mark.parametrize("place,text,honoured", [("benchmark", "seed-checker-bypass", True),
+                                                 ("system", "seed-checker-bypass", True),
+                                                 ("benchmark", "seed-checker-bypass\n", False),
+                                                 ("benchmark", "seed_checker_bypass", False),
+                                                 ("package", "seed-checker-bypass\n", True),
+                                                 ("package", "seed-checker-bypass", False)])
+def test_a_bypass_is_honoured_where_the_rounds_tools_read_it(tmp_path: Path, place: str, text: str,
+                                                             honoured: bool) -> None:
+    from mlcheck.rules.checker_params import honoured_request
+    found = honoured_request([_params(tmp_path, text, place)], "seed-checker-bypass", package_policy("4.1.0"), "4.1.0")
+    assert (found is not None) == honoured
 
 
 def test_round_package_facts() -> None:

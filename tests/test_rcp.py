@@ -251,8 +251,14 @@ def test_json_report_carries_the_rcp_object(corpus: Path) -> None:
     assert by_system["ipu-pod16-TF1-closed"]["normalization_factor"] == 1.0
 
 
-@pytest.mark.parametrize("text", ["rcp-bypass", "rcp-bypass\n", "rcp_bypass\n"])
-def test_rcp_bypass_turns_the_failure_into_a_warning(corpus: Path, tmp_path: Path, text: str) -> None:
+@pytest.mark.parametrize("place,text,honoured", [("system", "rcp-bypass", False), ("system", "rcp_bypass\n", False),
+                                                 ("package", "rcp_bypass\n", True), ("package", "rcp_bypass", False),
+                                                 ("package", "rcp-bypass\n", False)])
+def test_rcp_bypass_turns_the_failure_into_a_warning_where_the_round_honours_it(
+        corpus: Path, tmp_path: Path, place: str, text: str, honoured: bool) -> None:
+    """Training 2.0 reads a bypass only from the top-level file (its verify script passes each
+    line ending in a newline as --<line>: --rcp_bypass); elsewhere MLC546 says why, and the
+    failure stays the error the official package checker reports."""
     import shutil
 
     from mlcheck.model import Severity
@@ -261,10 +267,15 @@ def test_rcp_bypass_turns_the_failure_into_a_warning(corpus: Path, tmp_path: Pat
     shutil.copytree(corpus / "training-2.0" / "Graphcore" / "results" / "ipu-pod128-POPART-closed" / "bert", folder)
     before = check([str(folder)], ruleset="2.0.0").benchmarks[0]
     assert [(f.code, f.severity) for f in before.findings if f.code == "MLC530"] == [("MLC530", Severity.ERROR)]
-    (folder.parent / "package_checker_params").write_text(text)
+    (folder.parent if place == "system" else tmp_path / "Graphcore").joinpath("package_checker_params").write_text(text)
     after = check([str(folder)], ruleset="2.0.0").benchmarks[0]
     found = [f for f in after.findings if f.code == "MLC530"]
-    assert [f.severity for f in found] == [Severity.WARNING] and "rcp-bypass requested" in found[0].message
+    codes = {f.code for f in after.findings}
+    if honoured:
+        assert [f.severity for f in found] == [Severity.WARNING] and "rcp-bypass requested" in found[0].message
+        assert "MLC547" in codes and "MLC546" not in codes
+    else:
+        assert [f.severity for f in found] == [Severity.ERROR] and "MLC546" in codes and "MLC547" not in codes
     assert after.rcp is not None and after.rcp.verdict == "fail"
 
 
@@ -330,6 +341,9 @@ def test_score_exits_1_on_an_rcp_failure_the_checker_refuses_and_0_with_its_bypa
     shutil.copy(package / "systems" / "ipu-pod128-POPART-closed.json", tmp_path / "Graphcore" / "systems")
     refused = CliRunner().invoke(main, ["score", str(folder), "--ruleset", "2.0.0", "--jobs", "1"])
     assert refused.exit_code == 1 and "valid" in refused.stdout and "RCP test failed" in refused.stdout, refused.output
-    (folder.parent / "package_checker_params").write_text("rcp-bypass\n")
+    (folder.parent / "package_checker_params").write_text("rcp-bypass\n")  # (2.0 reads no such file: MLC546)
+    ignored = CliRunner().invoke(main, ["score", str(folder), "--ruleset", "2.0.0", "--jobs", "1"])
+    assert ignored.exit_code == 1, ignored.output
+    (tmp_path / "Graphcore" / "package_checker_params").write_text("rcp_bypass\n")  # (its verify script's)
     bypassed = CliRunner().invoke(main, ["score", str(folder), "--ruleset", "2.0.0", "--jobs", "1"])
     assert bypassed.exit_code == 0, bypassed.output

@@ -16,11 +16,11 @@ from mlcheck.judge.power_folder import judge_power
 from mlcheck.package.discover import LogRef, natural_order
 from mlcheck.package.layout import read_json_document
 from mlcheck.package.package_policy import package_policy
-from mlcheck.package.params import params_files, requested
+from mlcheck.package.params import params_files
 from mlcheck.read.file_names import RESULT_FILE
 from mlcheck.rules import package as package_rules
 from mlcheck.rules import package_runs, seed_reading, seeds
-from mlcheck.rules.checker_params import bypass_note, check_params
+from mlcheck.rules.checker_params import bypass_note, check_params, honoured_request
 from mlcheck.rules.package_system import SYSTEM_INVALID
 from mlcheck.rules.internal import crash_finding
 from mlcheck.rules.package_runs import check_runs, non_compliant, non_compliant_findings
@@ -189,9 +189,10 @@ def score_folder(key: GroupKey, members: list[RunResult],
         if whole_folder and rcp is not None:
             findings.extend(package_rules.check_score(folder, facts, score, members))
             params = params_files(folder)
-            rcp_bypass = requested(params, "rcp-bypass")
-            seed_bypass = requested(params, "seed-checker-bypass")
-            findings.extend(check_params(params, package_policy(first.ruleset), first.ruleset or "?"))
+            checks, version = package_policy(first.ruleset), first.ruleset or "?"
+            rcp_bypass = honoured_request(params, "rcp-bypass", checks, version)  # (else MLC546 says why)
+            seed_bypass = honoured_request(params, "seed-checker-bypass", checks, version)
+            findings.extend(check_params(params, checks, version))
             findings.extend(rcp_findings(folder, rcp, normalised=normalise,
                                          bypass=rcp_bypass.path if rcp_bypass else None))
             if rcp_bypass is not None:

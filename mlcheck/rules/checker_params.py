@@ -20,8 +20,10 @@ committee reviews.
   without a final newline (the script's ``read`` drops it) or not among the round's options
   (the package checker stops: "unrecognized arguments"). Fix as the message says (``printf
   'rcp-bypass' > package_checker_params`` writes a file without a newline).
-- MLC547 checker-bypass-requested: a bypass is requested for this folder (info): which checks
-  it softens and which file asks for it.
+- MLC547 checker-bypass-requested: a bypass is requested for this folder in a line the round's
+  tools honour (info): which checks it softens and which file asks for it. A request they would
+  not honour (MLC546) softens nothing: the RCP and seed errors stay errors, as the official
+  package checker reports them.
 """
 
 from __future__ import annotations
@@ -59,6 +61,18 @@ def check_params(files: Sequence[ParamsFile], policy: PackagePolicy, ruleset: st
             if why:
                 found.append(PARAMS_NOT_HONOURED.at(params.path, line.number, why))
     return found
+
+
+def honoured_request(files: Sequence[ParamsFile], option: str, policy: PackagePolicy,
+                     ruleset: str) -> ParamsFile | None:
+    """The first file (benchmark, system, package) with a line asking for ``option`` that the
+    round's official tools honour (no MLC546 for it); None when none does."""
+    for params in files:
+        for line in params.lines if params.error is None else ():
+            why = (_top_level if params.place == "package" else _in_folder)(params, line, policy, ruleset)
+            if line.option == option and why is None:
+                return params
+    return None
 
 
 def _in_folder(params: ParamsFile, line: ParamsLine, policy: PackagePolicy, ruleset: str) -> str | None:

@@ -16,9 +16,9 @@ from 4.0) or steps (Stable Diffusion 3.1: the first step with FID <= 90 and CLIP
   minimum acceptable mean of the RCP at its batch size (or of the interpolated RCP). The round's
   checker prints "RCP Test Failed: RCP found". Fix: converge slower (hyper-parameters closer to the
   reference), or ask the review committee: a ``package_checker_params`` file with the line
-  ``rcp-bypass`` in the benchmark or system folder turns MLC530/MLC531 into warnings (mlcheck
-  accepts a trailing newline and the old ``rcp_bypass`` spelling, which the official tools do not:
-  MLC546 says when the round's package checker would not honour the file).
+  ``rcp-bypass`` in the benchmark or system folder turns MLC530/MLC531 into warnings, where the
+  round's package checker honours it (a last line without a newline; MLC546 says when it would
+  not, and then they stay errors, as the official tools report them).
 - MLC531 rcp-missing: no RCP covers the batch size (above all RCPs, or below all and faster than
   the smallest). Fix: submit an RCP with that batch size, as the rules require.
 - MLC532 rcp-undetermined: the test cannot be computed: too few runs for the olympic mean (a
