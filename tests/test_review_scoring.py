@@ -197,3 +197,14 @@ def test_an_aborted_run_that_reached_the_target_is_timed_by_the_official_summari
     assert not bench.runs[2].converged and bench.score.valid
     assert "1 non-converged run counted as slowest" in bench.score.reason
     assert f"the official summarizer would publish {published:.2f} min" in bench.score.reason
+
+
+def test_the_rcp_test_reads_the_benchmark_the_runs_log_not_the_folders_name(tmp_path: Path) -> None:
+    """The RCP checker takes submission_benchmark from the logs: ResNet runs in a folder named
+    bert are RCP-tested as ResNet (MLC016 says they are misplaced; the official tools pass them)."""
+    root = _package(tmp_path)
+    (root / RESNET).rename(root / "results" / "acme-t8" / "bert")
+    (bench,) = check([str(root)]).benchmarks
+    assert bench.benchmark == "bert" and bench.rcp is not None and bench.rcp.verdict == "pass"
+    assert "MLC016" in {f.code for r in bench.runs for f in r.findings}
+    assert "would pass them (mlcheck's own findings)" in bench.score.reason

@@ -10,7 +10,7 @@ import os
 from dataclasses import replace
 
 from mlcheck.model import Finding, Severity
-from mlcheck.results import TOLERATED_CODES, BenchmarkResult, EnergyScore, RcpResult, RunResult, Score
+from mlcheck.results import TOLERATED_CODES, BenchmarkResult, EnergyScore, RcpResult, RunResult, RunSummary, Score
 from mlcheck.facts.rulesets import BenchmarkFacts, Ruleset, RulesetError, load_ruleset
 from mlcheck.judge.power_folder import judge_power
 from mlcheck.package.discover import LogRef, natural_order
@@ -116,6 +116,19 @@ def unscored_folder(key: GroupKey, members: list[RunResult],
                            findings=(crash_finding("the folder checks", folder, error),))
 
 
+def _rcp_benchmark(folder_benchmark: str, facts: BenchmarkFacts, ruleset: Ruleset | None,
+                   runs: list[RunSummary]) -> tuple[str, int]:
+    """The benchmark the RCP test reads, and its number of runs: the one the runs log where they
+    all log the same one of the round (the RCP checker reads submission_benchmark, whatever the
+    folder's name: MLC016), else the folder's."""
+    logged = {run.benchmark for run in runs if run.benchmark}
+    if len(logged) == 1 and ruleset is not None and (name := logged.pop()) != folder_benchmark:
+        named = benchmark_facts(ruleset, name)
+        if named is not None:
+            return name, named.result_files
+    return folder_benchmark, facts.result_files
+
+
 def _written_over(found: Finding) -> Finding:
     return replace(found, severity=Severity.WARNING, message=(
         f"{found.message}; the round's package checker writes (or deletes) scaling.json before the "
@@ -160,10 +173,11 @@ def score_folder(key: GroupKey, members: list[RunResult],
             rcp = RcpResult("skipped", f"the system description's division is {skipped[0]}: the package checker "
                                        "runs the RCP test for 'closed' only")
         elif whole_folder:
-            rcp = rcp_for_runs(benchmark, division, first.ruleset, runs, facts.result_files)
+            tested, counted = _rcp_benchmark(benchmark, facts, ruleset, runs)
+            rcp = rcp_for_runs(tested, division, first.ruleset, runs, counted)
             if rcp.verdict != "skipped":  # and as today's mlperf-logging computes it
-                rcp = replace(rcp, today=rcp_for_runs(benchmark, division, first.ruleset, runs,
-                                                      facts.result_files, load_today_references))
+                rcp = replace(rcp, today=rcp_for_runs(tested, division, first.ruleset, runs,
+                                                      counted, load_today_references))
         policy = round_policy(first.ruleset) if first.ruleset else None
         scaling = published_scaling(factor, rcp, ruleset is not None and ruleset.normalise_to_rcp,
                                     policy is not None and policy.resets_scaling_json)

@@ -8,9 +8,10 @@ judged under.
   fails such a log (``submission_benchmark`` check) or crashes looking for a missing rule file.
 - MLC016 benchmark-not-its-folder: inside a package, a log's ``submission_benchmark`` differs
   from the benchmark folder it is in (``bert`` logged in ``results/<system>/resnet/``). The run is
-  judged by the rules of the benchmark it logs, and counted, scored and RCP-tested with its
-  folder (as the official package checker does). Fix: move the file to its folder, or correct
-  the logged name.
+  judged by the rules of the benchmark it logs, and counted and scored with its folder (as the
+  official package checker and summarizer do); the RCP test reads the benchmark the folder's
+  runs log, where they all log one of the round (as the RCP checker reads submission_benchmark).
+  Fix: move the file to its folder, or correct the logged name.
 - MLC012 ruleset-not-inferred: without ``--ruleset``, mlcheck infers the round from the run date
   (the periods between MLCommons result publications) and then from the path (``training-1.1``,
   ``v2.0``). When neither tells, it uses the newest supported round and says so. Fix: pass

@@ -102,9 +102,14 @@ def folder_score(times: Sequence[float | None], compliant: Sequence[bool], facts
                     f"{'them' if timed_too > 1 else 'it'} and it reads no status)"))
         return score, official
     published = "no score" if official.score_min is None else f"{official.score_min:.2f} min"
+    dropped = sum(1 for i in bad if not kept[i])  # (the runs the official checker fails)
+    them = "them" if len(bad) > 1 else "it"
+    counted = (f"count {them} as non-converged" if dropped == len(bad) else
+               f"pass {them} (mlcheck's own findings)" if not dropped else
+               f"count {dropped} of them as non-converged")
     reason = (f"{len(bad)} run{'s' if len(bad) > 1 else ''} break{'' if len(bad) > 1 else 's'} "
-              "the rules (MLC521), so the result is not valid; the official tools would "
-              f"count {'them' if len(bad) > 1 else 'it'} as non-converged and publish {published}")
+              f"the rules (MLC521), so the result is not valid; the official tools would {counted} "
+              f"and publish {published}")
     score = Score(official.score_min, False, reason, official.runs_counted, official.runs_dropped,
                   official.scaling_factor, official.unscaled_min)
     return score, official
