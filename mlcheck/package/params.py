@@ -53,10 +53,6 @@ class ParamsFile:
     error: str | None = None
     """Why the file could not be read."""
 
-    def asks(self, option: str) -> ParamsLine | None:
-        """The first line asking for ``option`` in any spelling, or None."""
-        return next((line for line in self.lines if line.option == option), None)
-
 
 def read_params(path: str, place: str) -> ParamsFile | None:
     """The params file at ``path``; None when there is none."""
@@ -89,8 +85,3 @@ def params_files(benchmark_folder: str) -> list[ParamsFile]:
         if params is not None:
             found.append(params)
     return found
-
-
-def requested(files: list[ParamsFile], option: str) -> ParamsFile | None:
-    """The first file (benchmark, system, package) that asks for ``option``."""
-    return next((f for f in files if f.asks(option) is not None), None)

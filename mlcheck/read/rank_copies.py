@@ -19,7 +19,7 @@ copies that come before their record wait in a window of the same size.
 from __future__ import annotations
 
 from collections import Counter, OrderedDict
-from typing import Any, Mapping, NamedTuple, Sequence
+from typing import Any, Iterator, Mapping, NamedTuple, Sequence
 
 from mlcheck.read.copy_differences import Printed, conflict, same_record
 from mlcheck.read.record_text_keys import fingerprint, key_of
@@ -107,11 +107,17 @@ class RankCopies:
         """(job, key) -> the lowest rank among those whose records of a key the logging rank
         never printed were dropped (what a second reading keeps: ``promote``)."""
         lowest: dict[tuple[int, bytes], int] = {}
+        for job, key, rank, _line in self._never_kept():
+            lowest[(job, key)] = min(rank, lowest.get((job, key), rank))
+        return lowest
+
+    def _never_kept(self) -> Iterator[tuple[int, bytes, int, int]]:
+        """(job, key, rank, line) of each copy still waiting whose key the logging rank of its
+        job never printed."""
         for (job, key, _occurrence), waiting in self._early.items():
             if not self._kept_counts[(job, key)]:
-                for rank, _text, _line in waiting:
-                    lowest[(job, key)] = min(rank, lowest.get((job, key), rank))
-        return lowest
+                for rank, _text, line in waiting:
+                    yield job, key, rank, line
 
     def expects_copies(self, source: Source | None) -> bool:
         """True when a kept record of this source is to be compared with copies."""
@@ -247,13 +253,10 @@ class RankCopies:
         """The copies still waiting whose key the logging rank of their job never printed (a
         rank that alone logs the evaluation): by source, their keys counted and the first line."""
         found: dict[Source, tuple[Counter[str], int]] = {}
-        for (job, key, _occurrence), waiting in self._early.items():
-            if self._kept_counts[(job, key)]:
-                continue
-            for rank, _text, line in waiting:
-                keys, first = found.get((job, rank), (Counter(), line))
-                keys[key.decode("utf-8", "replace")] += 1
-                found[(job, rank)] = (keys, min(first, line))
+        for job, key, rank, line in self._never_kept():
+            keys, first = found.get((job, rank), (Counter(), line))
+            keys[key.decode("utf-8", "replace")] += 1
+            found[(job, rank)] = (keys, min(first, line))
         return found
 
     def pending(self) -> int:

@@ -19,10 +19,10 @@ hyper-parameter is not a valid run).
   rate, warmup, momentum, weight decay, ...) differs between runs of a folder, or is logged in
   some runs only; or another value the runs log before ``run_start`` as their configuration
   (``lora_alpha``, ``max_steps``, ``max_sequence_length``...; not ``tracked_stats``, which a run
-  measures) differs between the runs that log it. A warning: neither the package checker nor the summarizer of any round compares
-  runs (results with such folders were accepted, e.g. a learning rate of 9.0 in one run and 9.1
-  in the others), and the rules text asks for N runs of the benchmark, not for identical logs;
-  the review may still ask why. (The RCP checker requires one ``global_batch_size`` across the
+  measures) differs between the runs that log it. A warning: neither the package checker nor
+  the summarizer of any round compares runs (results with such folders were accepted, e.g. a
+  learning rate of 9.0 in one run and 9.1 in the others), and the rules text asks for N runs of
+  the benchmark, not for identical logs; the review may still ask why. (The RCP checker requires one ``global_batch_size`` across the
   runs: that is MLC532.) Fix: submit runs of one configuration.
 - MLC521 non-compliant-run: a run breaks the rules beyond non-convergence, so the benchmark
   result is not valid (training_rules.adoc §Benchmark Results: a result is N compliant runs;
