@@ -116,7 +116,7 @@ class LineReader(FastLines):
                 yield boundary
         if prefix.timestamp or prefix.extra_text:
             self._count_prefix(prefix, 1, tag=False)
-        if not kept and not self.copies.is_promoted(source, line[at:]):
+        if not kept and not (self.copies.promote and self.copies.is_promoted(source, line[at:])):
             assert source is not None  # untagged records are always kept
             conflict = self.copies.copy(source, line[at:], self.line_no)
             if conflict is not None:
@@ -231,8 +231,7 @@ class LineReader(FastLines):
             if self.copies.is_kept(source) or (self.copies.promote and self.copies.is_promoted(
                     source, segment.encode("utf-8", errors="surrogatepass"))):
                 hidden = hides and not last and hidden_by_next(segment)
-                interleaved = not last and source is not None and tag_job(segment) == source[0]
-                end = yield from self._record(segment, source, column, last and unterminated, hidden, interleaved)
+                end = yield from self._record(segment, source, column, last and unterminated, hidden, not last)
                 before = segment if end is None else segment[end:]
             else:
                 assert source is not None  # untagged records are always kept
@@ -260,8 +259,8 @@ class LineReader(FastLines):
                 hidden: bool = False, followed: bool = False) -> Generator[AnyItem, None, int | None]:
         """Parse one record; yields its items and returns where its JSON ends in ``segment``.
         A record ``hidden`` from the official parser by the next on its line yields nothing;
-        ``followed``: a record of another rank of its job follows on the line (a cut one was cut
-        by it: two processes writing at once)."""
+        ``followed``: another record follows on the line (a cut one of a rank of the same job was
+        cut by it: two processes writing at once)."""
         body = segment.lstrip()
         lead = len(segment) - len(body)
         line_no = self.line_no
@@ -272,8 +271,8 @@ class LineReader(FastLines):
             raw = self.tags_seen or self.stats.is_raw
             if not hidden:
                 yield unseen_record(self.path, line_no, None) if unseen else \
-                    undecodable_record(self.path, line_no, body, column + lead, error, truncated, raw,
-                                       self.result_file, followed)
+                    undecodable_record(self.path, line_no, body, column + lead, error, truncated, raw, self.result_file,
+                                       followed and source is not None and tag_job(segment) == source[0])
             return None
         if hidden or unseen:
             if unseen:

@@ -94,7 +94,8 @@ class RankCopies:
 
     def is_promoted(self, source: Source | None, text: bytes) -> bool:
         """Whether this record of a rank that is not the logging rank is kept all the same: its
-        key is one the logging rank never prints, and this rank the lowest that prints it."""
+        key is one the logging rank never prints, and this rank the lowest that prints it (then
+        counted in :attr:`promoted`)."""
         if not self.promote or source is None:
             return False
         key = key_of(text)
