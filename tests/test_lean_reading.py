@@ -22,6 +22,7 @@ import pytest
 from mlcheck.read import fast_json, job_starts
 from mlcheck.read.fast_json import fast_event
 from mlcheck.read.line_reader import MAX_LINE_BYTES, LineReader
+from mlcheck.read.long_lines import LongLineScan
 from mlcheck.read.reader import read_mllog
 from mlcheck.read.record_shape import decode_record, well_formed_event
 from mlcheck.read.result_lines import _may_launch
@@ -244,13 +245,14 @@ def _block_and_line_readers(path: Path) -> tuple[tuple[list[Any], Any], tuple[li
     with open(path, "rb") as stream:
         for raw in iter(partial(stream.readline, MAX_LINE_BYTES), b""):
             if len(raw) >= MAX_LINE_BYTES and not raw.endswith(b"\n"):
-                length = len(raw)
+                scan = LongLineScan(MAX_LINE_BYTES)
+                scan.add(raw)
                 while True:
                     chunk = stream.readline(1 << 20)
-                    length += len(chunk)
+                    scan.add(chunk)
                     if not chunk or chunk.endswith(b"\n"):
                         break
-                lines.extend(line_reader.skip_long_line(length))
+                lines.extend(line_reader.skip_long_line(scan.finish()))
             else:
                 lines.extend(line_reader.feed(raw))
     lines.extend(line_reader.finish())

@@ -23,6 +23,7 @@ from mlcheck.read.prefixes import PrefixDecisions
 from mlcheck.read.rawlog import ANSI, TAG, RawStats, Source, read_prefix, tag_job
 from mlcheck.read.official_view import TOKEN, extra_data, glued_message, hidden_by_next, unseen_record
 from mlcheck.read.marker_parts import split_at_markers
+from mlcheck.read.long_lines import MAX_LINE_BYTES as MAX_LINE_BYTES, LongLine  # (re-exported)
 from mlcheck.read.record_shape import decode_record, long_line_finding, undecodable_record, validate_record
 from mlcheck.read import raw_output_rules as raw_output
 from mlcheck.read import reading_rules as rules
@@ -31,8 +32,6 @@ MARKER = ":::MLLOG"
 MARKER_BYTES = _MARKER_BYTES = MARKER.encode()
 TOKEN_BYTES = TOKEN.encode()
 """What the official parser looks for: a record after a marker without it is unseen there."""
-MAX_LINE_BYTES = 16 * 1024 * 1024
-"""A longer physical line is skipped (MLC014): what is held of one line stays bounded."""
 _ANSI_BYTES = re.compile(ANSI.pattern.encode())
 
 
@@ -43,8 +42,7 @@ class LineReader(FastLines):
                  keep_text: bool = False, duplicates: set[tuple[int, int, str]] | None = None,
                  keep_copies: bool = False, promote: Mapping[tuple[int, bytes], int] | None = None) -> None:
         self.path = path
-        self.keep_text = keep_text
-        """Yield :class:`RecordText` (event and text) instead of the bare :class:`Event`."""
+        self.keep_text = keep_text  # (yield RecordText, the event and its text, not the bare Event)
         self.line_no = 0
         self.stats = RawStats()
         self.copies = RankCopies(path, ranks, keep_all=keep_copies, promote=promote)
@@ -143,12 +141,17 @@ class LineReader(FastLines):
                 return
         yield from self._record(segment, source, at + len(MARKER), unterminated)
 
-    def skip_long_line(self, length: int) -> list[Finding]:
-        """Account for a physical line longer than :data:`MAX_LINE_BYTES` that was not read."""
+    def skip_long_line(self, line: int | LongLine) -> list[AnyItem]:
+        """A physical line over :data:`MAX_LINE_BYTES` (its length alone from a followed file): its
+        MLC014, then its pieces that hold a record read as the line (:mod:`mlcheck.read.long_lines`)."""
+        long = line if isinstance(line, LongLine) else LongLine(line, None, -1)
+        self.long_lines += 1
+        finding = long_line_finding(self.path, self.line_no + 1, long, MAX_LINE_BYTES)
+        if long.text is not None:
+            return [finding, *self.feed(long.text)]
         self.line_no += 1
         self.stats.lines += 1
-        self.long_lines += 1
-        return [long_line_finding(self.path, self.line_no, length, MAX_LINE_BYTES)]
+        return [finding]
 
     def finish(self) -> Iterator[Finding]:
         """The end-of-file findings: no records at all, or the summary of raw output."""

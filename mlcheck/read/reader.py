@@ -24,6 +24,7 @@ from functools import partial
 from itertools import islice
 from typing import IO, Iterator, Mapping, cast
 
+from mlcheck.read.long_lines import LongLine, LongLineScan
 from mlcheck.read.line_reader import (MARKER, MARKER_BYTES, MAX_LINE_BYTES, AnyItem, LineReader,
                                       LogItem, RawItem, RecordText)
 from mlcheck.read.cr_line_ends import cr_line_ended
@@ -150,7 +151,7 @@ def _read_stream(stream: IO[bytes], path: str, keep_text: bool, limit: int | Non
     # The first lines are held back (4000 with a record, 100,000 or 16 MiB) to find the logging
     # rank of raw output before any record is judged, and so are the lines from the first record
     # of a job met later (another mpirun); over-long lines are held as their length only.
-    ahead: list[bytes | int] = []
+    ahead: list[bytes | LongLine] = []
     ahead_bytes = ahead_records = 0
     reader: LineReader | None = None
     # readline(limit) keeps what is held of one physical line bounded; iter(partial) stays in C.
@@ -163,9 +164,9 @@ def _read_stream(stream: IO[bytes], path: str, keep_text: bool, limit: int | Non
         return
     try:
         for raw in lines:
-            line: bytes | int = raw
+            line: bytes | LongLine = raw
             if len(raw) >= MAX_LINE_BYTES and not raw.endswith(b"\n"):
-                line = _skip_line(stream, len(raw))
+                line = _skip_line(stream, raw)
             if reader is not None and not ahead:
                 if line is raw and raw.startswith(MARKER_BYTES) and raw.find(MARKER_BYTES, 8) < 0:
                     yield from reader.feed(raw)  # a clean record line: no tag, no copy, no job
@@ -205,7 +206,7 @@ def _read_stream(stream: IO[bytes], path: str, keep_text: bool, limit: int | Non
         elsewhere.update(reader.copies.elsewhere())
 
 
-def _looked_ahead(reader: LineReader | None, path: str, ahead: list[bytes | int],
+def _looked_ahead(reader: LineReader | None, path: str, ahead: list[bytes | LongLine],
                   keep_text: bool, keep_copies: bool = False, promote: Promotions | None = None) -> LineReader:
     """The reader once the lines held back tell the logging rank of each job in them: a new
     reader after the first lines, the same one told of the new jobs after a later lookahead."""
@@ -221,26 +222,30 @@ def _looked_ahead(reader: LineReader | None, path: str, ahead: list[bytes | int]
     return reader
 
 
-def feed_line(reader: LineReader, line: bytes | int) -> Iterator[AnyItem]:
-    """One physical line: its bytes, or the length of an over-long line that was skipped."""
+def feed_line(reader: LineReader, line: bytes | int | LongLine) -> Iterator[AnyItem]:
+    """One physical line: its bytes, or what is kept of an over-long line (its length alone
+    from a followed file)."""
     return reader.feed(line) if isinstance(line, bytes) else iter(reader.skip_long_line(line))
 
 
-def _replay(reader: LineReader, ahead: list[bytes | int]) -> Iterator[AnyItem]:
+def _replay(reader: LineReader, ahead: list[bytes | LongLine]) -> Iterator[AnyItem]:
     for line in ahead:
         yield from feed_line(reader, line)
 
 
-def _texts(lines: list[bytes | int]) -> list[bytes]:
+def _texts(lines: list[bytes | LongLine]) -> list[bytes]:
     return [line for line in lines if isinstance(line, bytes)]
 
 
-def _skip_line(stream: IO[bytes], length: int) -> int:
-    """Read past the rest of an over-long physical line, holding one chunk at a time; its length."""
+def _skip_line(stream: IO[bytes], first: bytes) -> LongLine:
+    """Read past the rest of an over-long physical line whose first ``first`` bytes were read,
+    holding at most the limit of it (:mod:`mlcheck.read.long_lines`)."""
+    scan = LongLineScan(MAX_LINE_BYTES)
+    scan.add(first)
     while True:
         chunk = stream.readline(_SKIP_CHUNK)
-        length += len(chunk)
+        scan.add(chunk)
         if not chunk or chunk.endswith(b"\n"):
-            return length
+            return scan.finish()
 
 

@@ -61,9 +61,13 @@ never hides the rest of the log.
   numbers. (Over 4300 digits Python's JSON parser itself refuses the number: MLC003, as for the
   official parser.)
 - MLC014 line-too-long (error): a physical line is longer than 16 MiB. mlcheck holds at most that
-  much of one line, so it skips the line (the finding gives its length) and any record on it is not
-  read. A line this long is output written without line ends (a progress bar, a binary dump). Fix:
-  remove the line, or write the records one per line.
+  much of one line, so it skips the line (the finding gives its length), but for the text after
+  its last carriage return, which it reads as the line (a progress bar redrawn with ``\\r`` and
+  written without line ends, the record after it glued on: the official checkers read the file
+  in universal-newline mode, where each ``\\r`` ends a line, and read that record). An error
+  when a :::MLLOG record was on the part skipped (it was not read); a warning when none was (the
+  official checkers read no record there either). Fix: remove the line, or write the records one
+  per line.
 - MLC015 not-a-regular-file (error): a folder being walked holds a FIFO, socket or device where a
   log was expected (``result_0.txt`` made with ``mkfifo``). Reading it could wait forever, so it is
   skipped. A FIFO named on the command line (``<(zcat result_0.txt.gz)``) is read as usual. Fix:
@@ -107,7 +111,8 @@ GLUED_RECORDS = Rule("MLC010", "glued-records", Severity.WARNING,
 NUMBER_OUT_OF_RANGE = Rule("MLC017", "number-out-of-range", Severity.WARNING,
                            "a record holds an integer too long for a float (read as NaN)")
 LINE_TOO_LONG = Rule("MLC014", "line-too-long", Severity.ERROR,
-                     "a physical line is too long to read; records on it were skipped")
+                     "a physical line is too long to read; records on it were skipped",
+                     also=(Severity.WARNING,))
 NOT_A_REGULAR_FILE = Rule("MLC015", "not-a-regular-file", Severity.ERROR,
                           "a walked folder holds a FIFO, socket or device instead of a log file")
 

@@ -12,6 +12,7 @@ import re
 from typing import Any, Iterator, Union
 
 from mlcheck.model import Event, Finding, Severity
+from mlcheck.read.long_lines import LongLine
 from mlcheck.read.official_view import float_time_finding, official_float
 from mlcheck.read.rawlog import TAG
 from mlcheck.read import raw_output_rules as raw_output
@@ -193,14 +194,23 @@ _LITERALS = ("null", "true", "false", "NaN", "Infinity", "-Infinity")
 """The JSON words (and Python's) a cut may fall inside: ``"value": nul`` ends the file."""
 
 
-def long_line_finding(path: str, line_no: int, length: int, limit: int) -> Finding:
-    """MLC014 for a physical line of ``length`` bytes that was skipped (over ``limit``)."""
-    return rules.LINE_TOO_LONG.at(
-        path, line_no,
-        f"this line is {length:,} bytes long ({length / 2**20:.1f} MiB; mlcheck reads lines of "
-        f"up to {limit // 2**20} MiB); it was skipped and any :::MLLOG record on it was "
-        "not read. A log line this long is not a record: look for output written without "
-        "line ends")
+def long_line_finding(path: str, line_no: int, long: LongLine, limit: int) -> Finding:
+    """MLC014 for an over-long physical line (over ``limit``), skipped but for the pieces that
+    hold a record (:mod:`mlcheck.read.long_lines`): an error when records were on the part
+    skipped (or it is not known), else a warning."""
+    length, lost, kept = long.length, long.lost, long.text is not None
+    size = (f"this line is {length:,} bytes long ({length / 2**20:.1f} MiB; mlcheck reads lines of "
+            f"up to {limit // 2**20} MiB)")
+    read = "; the records between its carriage returns were read, the rest skipped" if kept else "; it was skipped"
+    if lost == 0:
+        return rules.LINE_TOO_LONG.at(path, line_no, f"{size}{read}; no :::MLLOG record was on the "
+                                      f"{'part skipped' if kept else 'line'} (output written without line "
+                                      "ends, a progress bar?)", severity=Severity.WARNING)
+    what = ("any :::MLLOG record on it was not read" if lost < 0 else
+            f"{lost} :::MLLOG record{'' if lost == 1 else 's'} on the {'part skipped' if kept else 'line'} "
+            f"{'was' if lost == 1 else 'were'} not read")
+    return rules.LINE_TOO_LONG.at(path, line_no, f"{size}{read} and {what}. A log line this long is "
+                                  "not a record: look for output written without line ends")
 
 
 def _described(value: object) -> str:

@@ -22,6 +22,7 @@ from typing import IO, Iterator, cast
 
 from mlcheck.read.fast_json import fast_body_event
 from mlcheck.read.job_starts import may_hold_a_launch_line
+from mlcheck.read.long_lines import LongLine, LongLineScan
 from mlcheck.read.line_reader import MARKER_BYTES, MAX_LINE_BYTES, AnyItem, LineReader
 from mlcheck.read.mixed_runs import dense_region_end, mixed_region
 from mlcheck.read.noise_counts import BLANKS, SQUEEZE, StretchCounts, counted_and_fed, launcher_lines
@@ -221,8 +222,8 @@ def _blocks(stream: IO[bytes], reader: LineReader) -> Iterator[AnyItem | Batch]:
                 size += len(block)
                 if size >= MAX_LINE_BYTES:  # over-long: skipped, and not held
                     counts.flush(reader)
-                    length, rest = _rest_of_line(stream, size)
-                    yield from reader.skip_long_line(length)
+                    long, rest = _rest_of_line(stream, held)
+                    yield from reader.skip_long_line(long)
                     cut = rest.rfind(b"\n") + 1  # (the lines after it in the last block read)
                     if cut:
                         yield from _lines(rest[:cut], counts, reader)
@@ -240,18 +241,24 @@ def _first_line(chunk: bytes, counts: StretchCounts, reader: LineReader, at_end:
     first = chunk.find(b"\n") + 1 or len(chunk)
     if first > MAX_LINE_BYTES or (at_end and first == len(chunk) >= MAX_LINE_BYTES):
         counts.flush(reader)
-        yield from reader.skip_long_line(first)
+        scan = LongLineScan(MAX_LINE_BYTES)
+        scan.add(chunk[:first])
+        yield from reader.skip_long_line(scan.finish())
         chunk = chunk[first:]
     if chunk:
         yield from _lines(chunk, counts, reader)
 
 
-def _rest_of_line(stream: IO[bytes], length: int) -> tuple[int, bytes]:
-    """Read past the rest of an over-long line, a block at a time: its whole length, and what
-    follows its line end in the last block read."""
+def _rest_of_line(stream: IO[bytes], held: list[bytes]) -> tuple[LongLine, bytes]:
+    """Read past the rest of an over-long line whose first blocks are ``held``, a block at a time:
+    what is kept of it (:mod:`mlcheck.read.long_lines`), and what follows its line end in the
+    last block read."""
+    scan = LongLineScan(MAX_LINE_BYTES)
+    for block in held:
+        scan.add(block)
     while True:
         block = stream.read(_BLOCK)
         end = block.find(b"\n") + 1
+        scan.add(block[:end] if end else block)
         if end or not block:
-            return length + end, block[end:] if end else b""
-        length += len(block)
+            return scan.finish(), block[end:] if end else b""

@@ -21,6 +21,7 @@ from mlcheck.read.fast_json import fast_event
 from mlcheck.read.record_runs import Batch
 from mlcheck.read.result_blocks import read_result_blocks
 from mlcheck.read.job_starts import LAUNCH_LINE, may_name_a_launcher
+from mlcheck.read.long_lines import LongLine
 from mlcheck.read.line_reader import MARKER_BYTES, MAX_LINE_BYTES, TOKEN_BYTES, AnyItem, LineReader
 from mlcheck.read import reading_rules as rules
 
@@ -34,9 +35,10 @@ def _may_launch(raw: bytes) -> bool:
 
 
 def read_result_lines(lines: Iterator[bytes], reader: LineReader,
-                      skip_line: Callable[[int], int]) -> Iterator[AnyItem]:
+                      skip_line: Callable[[bytes], LongLine]) -> Iterator[AnyItem]:
     """Feed ``lines`` to ``reader``, handling clean record lines and noise lines inline.
-    ``skip_line(length)`` reads past the rest of an over-long line and returns its length."""
+    ``skip_line(first)`` reads past the rest of an over-long line whose first bytes were read and
+    returns what is kept of it."""
     stats = reader.stats
     line_no = reader.line_no
     # Counts not yet added to ``stats`` (added before the reader is called, and at the end).
@@ -73,7 +75,7 @@ def read_result_lines(lines: Iterator[bytes], reader: LineReader,
             lines_read = records = noise = crlf = 0
             reader.line_no = line_no
             if len(raw) >= MAX_LINE_BYTES and not raw.endswith(b"\n"):
-                yield from reader.skip_long_line(skip_line(len(raw)))
+                yield from reader.skip_long_line(skip_line(raw))
             else:
                 event = reader.kept_tagged(raw)  # (a record behind a rank tag: no generator)
                 if event is not None:
@@ -90,7 +92,7 @@ def read_result_lines(lines: Iterator[bytes], reader: LineReader,
         reader.line_no = line_no
 
 
-def read_result_file(lines: Iterator[bytes], path: str, skip_line: Callable[[int], int],
+def read_result_file(lines: Iterator[bytes], path: str, skip_line: Callable[[bytes], LongLine],
                      plain: IO[bytes] | None = None, batches: bool = False) -> Iterator[AnyItem | Batch]:
     """Every item of a result file read with all ranks' records kept (``read_mllog(...,
     keep_copies=True)``): as the full path reads it, damage to the file included. ``plain``, an
