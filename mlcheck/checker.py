@@ -33,24 +33,10 @@ from mlcheck.rules.weight_init import expected_tensors
 from mlcheck.facts.checks import show
 from mlcheck.facts.constraints import load_constraints
 from mlcheck.facts.round_choice import RulesetChoice, dated_choice, later_round_with
-from mlcheck.rules.selection import (
-    BENCHMARK_NOT_ITS_FOLDER,
-    LOG_NEWER_THAN_RULESETS,
-    RULESET_NOT_INFERRED,
-    UNKNOWN_BENCHMARK,
-    forced_against_date,
-    path_round_passed,
-)
-from mlcheck.facts.rulesets import (
-    SUPPORTED_RULESETS,
-    BenchmarkFacts,
-    Ruleset,
-    load_ruleset,
-    newest_period_end,
-    normalise_version,
-    ruleset_for_date,
-    ruleset_from_path,
-)
+from mlcheck.rules.selection import (BENCHMARK_NOT_ITS_FOLDER, LOG_NEWER_THAN_RULESETS, RULESET_NOT_INFERRED,
+                                     UNKNOWN_BENCHMARK, forced_against_date, path_round_passed)
+from mlcheck.facts.rulesets import (SUPPORTED_RULESETS, BenchmarkFacts, Ruleset, load_ruleset, newest_period_end,
+                                    normalise_version, ruleset_for_date, ruleset_from_path)
 from mlcheck.score.scoring import time_to_train_min
 
 
@@ -272,6 +258,9 @@ def choose_ruleset(run: Run, ref: LogRef, forced: Ruleset | None,
                 if later is not None:  # (submitted to a later round: the first that has the benchmark)
                     return RulesetChoice(later, f"{dated.source}, a round without {benchmark}; "
                                          f"{later.round} is the first later round with it")
+                if hinted is not None and benchmark in hinted.benchmarks:  # (the clock is wrong, not the path)
+                    return RulesetChoice(hinted, f"path names round {hinted.round}", path_round_passed(
+                        run, anchor, when, hinted, dated.ruleset, benchmark))
             if hinted is not None and dated.ruleset.version != hinted.version and dated.finding is None:
                 return replace(dated, finding=path_round_passed(run, anchor, when, hinted, dated.ruleset))
             return dated

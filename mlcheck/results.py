@@ -191,6 +191,9 @@ class BenchmarkResult:
     """What ``systems/<system>.json`` says, for the results table (None outside a package)."""
     energy: EnergyScore | None = None
     """The energy score of a folder with ``power/`` measurements (None without them)."""
+    published: bool = True
+    """Whether the official result summarizer makes a row of it (not for logs in a folder inside a
+    benchmark folder: the results table leaves it out too)."""
 
 
 @dataclass(frozen=True, slots=True)

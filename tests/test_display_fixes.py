@@ -86,8 +86,10 @@ def test_an_output_path_of_dash_prints_the_report(tmp_path: Path, monkeypatch: p
     shown = run_cli("report", str(EXAMPLE), "-o", "-", "--no-progress")
     assert_no_traceback(shown)
     assert shown.stdout.startswith("<!DOCTYPE html>") and "report written to" not in shown.stderr
-    sarif = run_cli("check", str(EXAMPLE), "-o", "sarif:-", "--format", "json", "--no-progress")
-    assert '"$schema"' in sarif.stdout and '"schema": "mlcheck-report/1"' in sarif.stdout
+    sarif = run_cli("check", str(EXAMPLE), "-o", "sarif:-", "--no-progress")  # (in place of the text report)
+    assert json.loads(sarif.stdout)["version"] == "2.1.0"
+    both = run_cli("check", str(EXAMPLE), "-o", "sarif:-", "--format", "json", "--no-progress")
+    assert both.exit_code == 2 and both.stdout == "" and "one would follow the other" in both.stderr
     table = run_cli("score", str(EXAMPLE), "-t", "csv", "--table-output", "-")
     assert table.stdout.startswith("round,division,")
     assert not (tmp_path / "-").exists()
@@ -107,6 +109,23 @@ def test_a_path_naming_a_round_published_before_the_run_is_a_warning(tmp_path: P
     if expected:
         message = next(f.message for f in run.findings if f.code == "MLC019")
         assert message.startswith("the path names round 1.1, but the run is dated 2022-05-09")
+
+
+def test_a_clock_ahead_into_rounds_without_the_benchmark_keeps_the_paths_round(tmp_path: Path) -> None:
+    """ResNet is a benchmark of rounds 1.0-4.0 only: a 4.0 run whose clock says 2025-01 (round 5.0's
+    period) is judged under 4.0, the round its path names, with MLC019 about the clock."""
+    import re
+
+    package = tmp_path / "training-4.0" / "Acme"
+    shutil.copytree(EXAMPLE / "Acme", package)
+    log = package / "results" / "acme-t8" / "resnet" / "result_0.txt"
+    days = 975 * 86_400_000  # (2022-05-09 + 975 days: 2025-01-08)
+    log.write_text(re.sub(r'"time_ms": (\d+)', lambda m: f'"time_ms": {int(m.group(1)) + days}', log.read_text()))
+    (run,) = check([str(log)]).runs
+    assert run.ruleset == "4.0.0" and "MLC011" not in {f.code for f in run.findings}
+    (told,) = [f.message for f in run.findings if f.code == "MLC019"]
+    assert told.startswith("the path names round 4.0, but the run is dated 2025-01-")
+    assert "5.0, the round of its date, and the later rounds have no resnet, so it is judged under 4.0" in told
 
 
 @pytest.mark.parametrize("content,says", [("{}", "scaling.json has no scaling_factor;"),

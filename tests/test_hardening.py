@@ -88,11 +88,42 @@ def test_an_integer_time_too_long_for_a_float_is_mlc007(tmp_path: Path) -> None:
     assert "MLC000" not in {f.code for f in result.all_findings()}
 
 
-def test_a_huge_metadata_number_is_read_as_nan(tmp_path: Path) -> None:
+def test_a_huge_metadata_number_is_read_as_infinite(tmp_path: Path) -> None:
     text = LOG.read_text("utf-8").replace('"epoch_num": 4}', f'"epoch_num": {BIG}}}')
     result = check([str(_folder(tmp_path, text))])
     assert "MLC000" not in {f.code for f in result.all_findings()}
     assert [f for f in result.all_findings() if f.code == "MLC017"]
+
+
+@pytest.mark.parametrize("key,verdict", [("eval_accuracy", "fail"), ("global_batch_size", "pass")])
+def test_a_huge_integer_is_judged_as_infinity_is(tmp_path: Path, key: str, verdict: str) -> None:
+    """Python compares 10**400 with any float as it compares infinity (the official checker's
+    ``>=``, ``<``): closed ResNet's ``0.759 <= v < 1.0`` fails both, its batch size checks pass
+    both (the installed checker's verdicts on these files)."""
+    (tmp_path / "huge").mkdir()
+    (tmp_path / "inf").mkdir()
+    huge = check([str(_folder(tmp_path / "huge", _edit(key, BIG)))]).runs[0]
+    infinite = check([str(_folder(tmp_path / "inf", _edit(key, "Infinity")))]).runs[0]
+    assert huge.official_verdict == infinite.official_verdict == verdict
+    without = {"MLC017"}  # (the integer's own note)
+    assert sorted((f.code, f.line) for f in huge.findings if f.code not in without) == \
+        sorted((f.code, f.line) for f in infinite.findings)
+
+
+@pytest.mark.parametrize("metadata,verdict,codes", [
+    ('"status: success"', "pass", ["MLC008", "MLC103"]),  # ('status' in a string: a substring test)
+    ('["status"]', "pass", ["MLC008", "MLC103"]),  # (among a list's items)
+    ("7", "fail", ["MLC008", "MLC103"]),  # ('status' in 7 raises: the check fails)
+])
+def test_metadata_that_is_not_an_object_is_seen_as_the_official_checks_see_it(
+        tmp_path: Path, metadata: str, verdict: str, codes: list[str]) -> None:
+    lines = LOG.read_text("utf-8").splitlines(keepends=True)
+    text = "".join(line if '"key": "run_stop"' not in line else
+                   line[:line.index('"metadata": ') + 12] + metadata + "}\n" for line in lines)
+    (run,) = check([str(_folder(tmp_path, text))]).runs
+    assert run.official_verdict == verdict
+    assert sorted(f.code for f in run.findings) == codes
+    assert not run.converged  # (the summarizer times only a run_stop whose status is success)
 
 
 @pytest.mark.parametrize("clock", ["1e300", "-1e20", "0"])

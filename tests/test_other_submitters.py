@@ -92,7 +92,8 @@ def test_every_folder_scores_as_the_official_tools(judged: Any) -> None:
     for folder, members in sorted(folders.items()):
         bench = benches[folder]
         times = [r["time_to_train_min"] if r["record_verdict"] == "pass" else None for r in members]
-        want = _olympic(times, members[0]["benchmark"])
+        # (a folder inside a benchmark folder is no result: the official tools skip it)
+        want = _olympic(times, members[0]["benchmark"]) if bench.published else None
         factor = bench.rcp.normalization_factor if bench.rcp and bench.ruleset == "2.1.0" else None
         if want is not None and factor is not None and factor > 1.0:
             want *= factor

@@ -131,6 +131,21 @@ def test_per_rank_folder_reads_the_lowest_rank_once() -> None:
     assert [f.code for f in raw[0].findings] == ["MLC022"]
 
 
+def test_torchrun_log_dir_reads_the_lowest_ranks_stdout_once(tmp_path: Path) -> None:
+    attempt = tmp_path / "logs" / "none_x1y2" / "attempt_0"  # (torchrun --log-dir logs --tee 3)
+    for rank in (0, 1, 10):
+        (attempt / str(rank)).mkdir(parents=True)
+        (attempt / str(rank) / "stdout.log").write_bytes(BASE.read_bytes())
+        (attempt / str(rank) / "stderr.log").write_bytes(b"")
+    refs, _ = discover([str(tmp_path / "logs")])
+    assert [Path(r.path).relative_to(attempt).as_posix() for r in refs] == ["0/stdout.log"]
+    raw = _results(refs[0].path)
+    _same_runs(raw, _results(BASE))
+    notes = [f.message for f in raw[0].findings if f.code == "MLC022"]
+    assert notes == ["this is rank 0's output of a per-rank output folder; the 2 other rank folders next "
+                     "to it hold copies and were not read"]
+
+
 # -- the shared corpus through the generator ------------------------------------------------------
 
 def _variants(relative: str) -> list[str]:

@@ -347,3 +347,18 @@ def test_score_exits_1_on_an_rcp_failure_the_checker_refuses_and_0_with_its_bypa
     (tmp_path / "Graphcore" / "package_checker_params").write_text("rcp_bypass\n")  # (its verify script's)
     bypassed = CliRunner().invoke(main, ["score", str(folder), "--ruleset", "2.0.0", "--jobs", "1"])
     assert bypassed.exit_code == 0, bypassed.output
+
+
+def test_a_normalisation_today_s_tools_would_make_otherwise_is_told() -> None:
+    from mlcheck.results import RcpResult, Score
+    from mlcheck.rules.rcp_check import today_scaled_text
+
+    today = RcpResult("pass", "", reference="gpt3_ref_2048", normalization_factor=1.0217391304347827)
+    record = RcpResult("pass", "", reference="gpt3_ref_1536", normalization_factor=1.0326086956521738, today=today)
+    score = Score(457.00990851449274, True, "", scaling_factor=1.0326086956521738, unscaled_min=442.578)
+    assert today_scaled_text(record, score) == \
+        "today's mlperf-logging would normalise by 1.0217 (gpt3_ref_2048): 452.20 min"
+    same = RcpResult("pass", "", normalization_factor=1.0326086956521738, today=record)
+    assert today_scaled_text(same, score) is None  # (the same factor: nothing to tell)
+    with_committee = Score(470.0, True, "", scaling_factor=1.06, unscaled_min=442.578)
+    assert today_scaled_text(record, with_committee) is None  # (not scaled by the RCP factor alone)

@@ -208,3 +208,27 @@ def test_the_rcp_test_reads_the_benchmark_the_runs_log_not_the_folders_name(tmp_
     assert bench.benchmark == "bert" and bench.rcp is not None and bench.rcp.verdict == "pass"
     assert "MLC016" in {f.code for r in bench.runs for f in r.findings}
     assert "would pass them (mlcheck's own findings)" in bench.score.reason
+
+
+def test_a_folder_inside_a_benchmark_folder_is_no_result_and_no_row(tmp_path: Path) -> None:
+    from click.testing import CliRunner
+
+    from mlcheck.cli import main
+
+    root = _package(tmp_path)
+    shutil.copytree(ACME / RESNET, root / RESNET / "old")  # (the official tools skip it: MLC508)
+    result = check([str(root)])
+    by_folder = {Path(b.folder or "").name: b for b in result.benchmarks}
+    assert by_folder["resnet"].published and by_folder["resnet"].score.valid
+    nested = by_folder["old"]
+    assert not nested.published and not nested.score.valid and "(MLC508)" in nested.score.reason
+    outcome = CliRunner().invoke(main, ["score", str(root), "--table-format", "csv"])
+    assert outcome.exit_code == 0
+    assert [row.split(",")[-3:] for row in outcome.stdout.splitlines()[1:]] == [["15.29", "valid", "pass +8.05 %"]]
+
+
+def test_a_result_file_named_alone_says_how_much_of_its_folder_was_named() -> None:
+    bench = check([str(ACME / RESNET / "result_0.txt")]).benchmarks[0]
+    assert not bench.score.valid and bench.score.score_min is None
+    assert bench.score.reason.endswith(f"(1 of the 5 result files of {ACME / RESNET} named: name the folder, "
+                                       "or add --whole-folder, to score it)")

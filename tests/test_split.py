@@ -225,3 +225,71 @@ def test_a_record_cut_by_another_ranks_record_on_its_line_says_so(tmp_path: Path
     # rank 1's whole copy of run_stop stands for it (read again: MLC028), as the official parser
     # reads the last record of the line
     assert run.converged and [f.severity.name for f in run.findings if f.code == "MLC028"] == ["INFO"]
+
+
+def _job_of(tmp_path: Path, order: list[int]) -> Path:
+    """The example's ResNet result files, in ``order``, as one job's output (a launcher line each)."""
+    example = FIXTURES / "example" / "Acme" / "results" / "acme-t8" / "resnet"
+    path = tmp_path / "job.log"
+    path.write_bytes(b"".join(b"+ mpirun -np 8 python train.py\n" + (example / f"result_{i}.txt").read_bytes()
+                              for i in order))
+    return path
+
+
+def test_the_runs_of_raw_output_get_the_checks_of_the_folder_split_writes(tmp_path: Path) -> None:
+    from mlcheck.checker import check
+
+    clean = check([str(_job_of(tmp_path, [0, 1, 2, 3, 4]))]).benchmarks[0]
+    assert len(clean.runs) == 5 and clean.score.valid and clean.rcp is not None and clean.rcp.verdict == "pass"
+    job = _job_of(tmp_path, [0, 1, 2, 3, 0])  # (the first run twice: one seed for two runs)
+    raw = check([str(job)]).benchmarks[0]
+    assert not raw.score.valid and "MLC519" in raw.score.reason
+    assert [(f.code, f.severity.label) for f in raw.findings if f.code == "MLC519"] == [("MLC519", "error")]
+    code, _out, _err = _split(str(job), "-o", str(tmp_path / "split"))
+    assert code == 0
+    folder = check([str(tmp_path / "split")]).benchmarks[0]
+    assert not folder.score.valid and "MLC519" in folder.score.reason
+
+
+def test_text_after_a_records_json_in_raw_output_is_told_and_left_out(tmp_path: Path) -> None:
+    from mlcheck.checker import check
+
+    lines = BASE_LINES.splitlines(keepends=True)
+    lines[7] = lines[7].rstrip(b"\n") + b" done\n"  # (the official parser fails a file with it: Extra data)
+    job = tmp_path / "job.log"
+    job.write_bytes(b"".join(lines))
+    run = check([str(job)]).runs[0]
+    told = [f.message for f in run.findings if f.code == "MLC020"]
+    assert len(told) == 1 and "1 record with text after the JSON, which was dropped" in told[0]
+    code, _out, _err = _split(str(job), "-o", str(tmp_path / "out"))
+    assert code == 0 and (tmp_path / "out" / "result_0.txt").read_bytes() == BASE_LINES
+
+
+def test_torchrun_ranks_inside_srun_tasks_are_ranks_whose_copies_are_dropped(tmp_path: Path) -> None:
+    from mlcheck.checker import check
+
+    job = tmp_path / "job.log"  # (srun --label over torchrun --tee: every rank prints every record)
+    job.write_bytes(b"".join(b"%d: [default%d]:%s" % (task, local, line)
+                             for line in BASE_LINES.splitlines(keepends=True) for task in (0, 1) for local in (0, 1)))
+    run = check([str(job)]).runs[0]
+    told = [f.message for f in run.findings]
+    assert [f.code for f in run.findings] == ["MLC020"], told
+    assert "records kept from srun task 0 (29); 87 copies printed by 3 other ranks dropped" in told[0]
+    code, _out, _err = _split(str(job), "-o", str(tmp_path / "out"))
+    assert code == 0 and (tmp_path / "out" / "result_0.txt").read_bytes() == BASE_LINES
+
+
+def test_a_broken_record_every_rank_printed_is_one_finding_and_its_copies_are_copies(tmp_path: Path) -> None:
+    from mlcheck.checker import check
+
+    lines = BASE_LINES.splitlines(keepends=True)
+    for number in (7, 15):  # (global_batch_size, and the first eval_start: a key met again later)
+        lines[number] = lines[number].replace(b'"metadata"', b'"metadata" {', 1)
+        job = tmp_path / f"job{number}.log"
+        job.write_bytes(b"".join(b"%d: %s" % (task, line) for line in lines for task in (0, 1)))
+        run = check([str(job)]).runs[0]
+        assert [(f.code, f.line) for f in run.findings if f.code != "MLC020"] == [("MLC003", 2 * number + 1)]
+        told = [f.message for f in run.findings if f.code == "MLC020"][0]
+        assert f"records kept from srun task 0 ({len(lines) - 1}); {len(lines)} copies printed by 1 other rank " \
+               "dropped; " in told
+        lines[number] = BASE_LINES.splitlines(keepends=True)[number]

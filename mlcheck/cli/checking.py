@@ -84,6 +84,10 @@ def check_and_report(paths: Sequence[str], settings: Settings, quiet: bool = Fal
             path = parse_output(spec)[1]
         except ValueError as error:
             raise click.UsageError(str(error)) from None
+        if path == "-" and settings.format != "auto":  # (it takes standard output instead of the report)
+            raise click.UsageError(f"the output {spec!r} prints its report on standard output, where the "
+                                   f"--format {settings.format} report goes; one would follow the other. "
+                                   "Write one of them to a file")
         real = os.path.realpath(path)
         if os.path.exists(real) and not os.path.isfile(real):
             continue  # (/dev/null, a pipe: nothing is lost)
@@ -106,7 +110,9 @@ def _check_and_report(paths: Sequence[str], settings: Settings, quiet: bool, ver
     wants_html = settings.format == "html" or any(s.lower().startswith("html:") for s in settings.outputs)
     options = replace(report_options(settings, quiet, wants_html, result), output_format=text_format)
     chosen = resolve_format(settings.format)
-    if chosen == "text":
+    if any(parse_output(spec)[1] == "-" for spec in settings.outputs):
+        pass  # (-o FORMAT:- is the report on standard output)
+    elif chosen == "text":
         from mlcheck.report.text import render_text
 
         out = color_console(settings.color)

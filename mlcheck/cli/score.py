@@ -80,7 +80,8 @@ def score_command(paths: tuple[str, ...], ruleset: str | None, config_path: str 
                 click.echo(f"mlcheck: nothing to score: {found.path}"
                            f"{f':{found.line}' if found.line is not None else ''}: {found.code} {found.message}", err=True)
     click.echo(summary_line(result), err=True)
-    invalid = (not result.benchmarks or any(not b.score.valid or _rcp_refused(b) for b in result.benchmarks)
+    published = [b for b in result.benchmarks if b.published]  # (not the logs of a folder in a benchmark folder)
+    invalid = (not published or any(not b.score.valid or _rcp_refused(b) for b in published)
                or any(f.code == WRONG_RUN_COUNT.code and f.severity is Severity.ERROR for f in result.all_findings()))
     sys.exit(EXIT_FINDINGS if invalid else EXIT_OK)
 

@@ -7,9 +7,11 @@ from __future__ import annotations
 
 import os
 from collections import defaultdict
+from dataclasses import replace
 
 from mlcheck.judge.folders import GroupKey, benchmark_folder_log, score_folder, unscored_folder
 from mlcheck.package.discover import LogRef
+from mlcheck.read.file_names import RESULT_FILE
 from mlcheck.results import BenchmarkResult, RunResult
 
 Scored = dict[GroupKey, tuple[tuple[tuple[str, int], ...], BenchmarkResult]]
@@ -58,9 +60,33 @@ def score_group(key: GroupKey, members: list[RunResult], refs: dict[str, LogRef]
     split` makes one)."""
     whole_folder = any(benchmark_folder_log(refs[r.path]) for r in members if r.path in refs)
     try:
-        return score_folder(key, members, whole_folder)
+        scored = score_folder(key, members, whole_folder)
     except Exception as error:  # a crashing folder check must not stop the other folders
         return unscored_folder(key, members, error)
+    if members and all(r.path in refs and refs[r.path].nested for r in members):
+        # (a folder inside a benchmark folder: the package checker and the summarizer skip it, MLC508)
+        return replace(scored, published=False, score=replace(scored.score, valid=False, reason=(
+            f"{scored.score.reason}; not a result: its logs are inside another benchmark folder, which the "
+            "official tools do not read (MLC508)")))
+    if not whole_folder and not scored.score.valid and scored.score.score_min is None:
+        return replace(scored, score=replace(scored.score, reason=scored.score.reason + _named_of(members)))
+    return scored
+
+
+def _named_of(members: list[RunResult]) -> str:
+    """For result files named on their own, how many of their folder's result files that is."""
+    paths = {r.path for r in members}
+    folder = os.path.dirname(next(iter(paths)))
+    if any(os.path.dirname(path) != folder or not RESULT_FILE.match(os.path.basename(path)) for path in paths):
+        return ""
+    try:
+        total = sum(RESULT_FILE.match(name) is not None for name in os.listdir(folder or "."))
+    except OSError:
+        return ""
+    if total <= len(paths):
+        return ""
+    return (f" ({len(paths)} of the {total} result files of {folder or '.'} named: name the folder, or add "
+            "--whole-folder, to score it)")
 
 
 def run_ids(members: list[RunResult]) -> tuple[tuple[str, int], ...]:

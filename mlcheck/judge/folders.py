@@ -166,13 +166,17 @@ def score_folder(key: GroupKey, members: list[RunResult],
         score = Score(None, False, f"benchmark {benchmark or '(unknown)'} is not part of the round")
     else:
         runs = [r.run for r in members if r.run is not None]
-        # The RCP test and the cross-run checks need the whole folder, like the run count.
+        # The RCP test and the cross-run checks need the whole folder, like the run count; the runs
+        # of one raw log holding the round's count of runs get them too (what the folder `mlcheck
+        # split` writes of it would get; with fewer, the score is already "needs N runs").
+        raw = not whole_folder and len(runs) >= facts.result_files and len({r.path for r in members}) == 1 \
+            and RESULT_FILE.match(os.path.basename(members[0].path)) is None
         skipped = checker_skips(folder, division) if whole_folder else None
         if skipped is not None:  # (the package checker runs no seed or RCP checker here)
             findings.append(skipped[1])
             rcp = RcpResult("skipped", f"the system description's division is {skipped[0]}: the package checker "
                                        "runs the RCP test for 'closed' only")
-        elif whole_folder:
+        elif whole_folder or raw:
             tested, counted = _rcp_benchmark(benchmark, facts, ruleset, runs)
             rcp = rcp_for_runs(tested, division, first.ruleset, runs, counted)
             if rcp.verdict != "skipped":  # and as today's mlperf-logging computes it
@@ -220,6 +224,9 @@ def score_folder(key: GroupKey, members: list[RunResult],
                 findings.append(bypass_note("seed-checker-bypass", seed_bypass,
                                             "seed errors (MLC518, MLC519, MLC522, MLC526)"))
             findings.extend(run_findings)
+        if raw and rcp is not None:
+            findings.extend(rcp_findings(folder, rcp, normalised=normalise))
+            findings.extend(check_runs(folder, runs, closed=division != "open", ruleset=first.ruleset))
         power = judge_power(folder, members, official or score, first.ruleset,
                             facts.max_non_converged) if whole_folder else None
         if power is not None:

@@ -16,7 +16,8 @@ _LOG_FILE = re.compile(r"\.(log|out|txt)(\.gz)?$")
 NOT_LOG_FOLDERS = frozenset({"benchmarks", "systems", "power"})
 """Folders a walk does not enter, in any case (``Power/`` too: the official tools read none of its
 files): they hold implementations, system descriptions, power logs."""
-_RANK_DIR = re.compile(r"^rank\.(\d+)$")
+_RANK_DIR = re.compile(r"(?:^|[/\\])(?:rank\.(\d+)|attempt_\d+[/\\](\d+))$")
+"""A rank's folder of ``mpirun --output-filename`` (``rank.N``) or torchrun ``--log-dir`` (``attempt_K/N``)."""
 UNREADABLE_FOLDER = "a folder that cannot be read"
 """What :func:`discover_all` calls a folder it could not list (its error follows in brackets)."""
 NO_RECORD_FILE = "a file that holds no :::MLLOG record"
@@ -189,7 +190,7 @@ def _walk(top: str, skipped: list[tuple[str, str]] | None = None) -> list[LogRef
             # (a folder named result_<i>.txt: the package checker's glob counts it, then cannot read it)
             dirs[:] = [d for d in dirs if d not in named_runs]
             results.extend(_ref_for_file(os.path.normpath(os.path.join(root, d)), walked=True) for d in named_runs)
-        rank = _RANK_DIR.match(os.path.basename(root))
+        rank = _RANK_DIR.search(root)
         for name in files:
             path = os.path.normpath(os.path.join(root, name))  # "./x" and "x": one spelling
             kind = special_kind(path)
@@ -203,14 +204,14 @@ def _walk(top: str, skipped: list[tuple[str, str]] | None = None) -> list[LogRef
                 if SUBMITTED_RESULT_FILE.match(name) is None and any(map(SUBMITTED_RESULT_FILE.match, files)):
                     continue  # (result_0.txt.gz beside result_0.txt: not a run, the official glob skips it; MLC507)
                 results.append(_ref_for_file(path, walked=True))
+            elif rank is not None and name in ("stdout", "stderr", "stdout.log", "stderr.log"):
+                # mpirun --output-filename DIR: DIR/1/rank.N/stdout (torchrun: attempt_0/N/stdout.log);
+                # every rank holds copies. The lowest rank with records is read (stdout before stderr).
+                preference = (0 if holds_records(path) else 2) + (not name.startswith("stdout"))
+                per_rank.setdefault(os.path.dirname(root), []).append(
+                    (preference, int(rank.group(1) or rank.group(2)), path))
             elif _LOG_FILE.search(name):
                 others.append(_ref_for_file(path, walked=True))
-            elif rank is not None and name in ("stdout", "stderr"):
-                # mpirun --output-filename DIR: DIR/1/rank.N/stdout; every rank holds copies. The
-                # lowest rank whose output holds records is read (stdout before stderr).
-                preference = (0 if holds_records(path) else 2) + (name != "stdout")
-                per_rank.setdefault(os.path.dirname(root), []).append(
-                    (preference, int(rank.group(1)), path))
     others.extend(_ref_for_file(min(found)[2], walked=True) for _, found in sorted(per_rank.items()))
     # Beside result files, other log-like files are not runs (the package layout rules name them);
     # elsewhere in the tree (a folder of raw job logs next to a package) they are read too.

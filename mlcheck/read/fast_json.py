@@ -8,7 +8,7 @@ None and the line reader decodes the line as before (and reports what is wrong w
 - NaN, Infinity, a float beyond a double (``1e400``), a lone surrogate (``"\\ud800"``), text
   after the JSON, whitespace JSON does not know (``\\x0c``, a BOM): orjson refuses them;
 - an integer beyond 64 bits, which orjson turns into a float where ``json`` keeps it exact (and
-  reads one of more than 308 digits as NaN, MLC017): a run of 19 digits anywhere in the line
+  reads one of more than 308 digits as infinite, MLC017): a run of 19 digits anywhere in the line
   sends it to ``json`` unless the digits are a float's fraction or exponent (found by one
   ``bytes.translate`` and one substring search, in C);
 - nesting the standard library refuses (``RecursionError``, about 1,000 levels) while orjson

@@ -186,7 +186,7 @@ class FastLines:
         except (ValueError, RecursionError):  # (JSONDecodeError is a ValueError)
             return None
         if replaced or (end < len(body) and after_json(body[end:])):
-            return None  # the full path reports the numbers read as NaN, and text after the JSON
+            return None  # the full path reports the numbers read as infinite, and text after the JSON
         event = well_formed_event(record, self.line_no)
         if event is not None:
             self.stats.kept += 1

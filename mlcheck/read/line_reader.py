@@ -21,7 +21,7 @@ from mlcheck.model import Event, Finding
 from mlcheck.read.rank_copies import RankCopies
 from mlcheck.read.prefixes import PrefixDecisions
 from mlcheck.read.rawlog import ANSI, TAG, RawStats, Source, read_prefix, tag_job
-from mlcheck.read.official_view import TOKEN, extra_data, glued_message, hidden_by_next, unseen_record
+from mlcheck.read.official_view import TOKEN, after_json, extra_data, glued_message, hidden_by_next, unseen_record
 from mlcheck.read.marker_parts import split_at_markers
 from mlcheck.read.long_lines import MAX_LINE_BYTES as MAX_LINE_BYTES, LongLine  # (re-exported)
 from mlcheck.read.record_shape import decode_record, long_line_finding, undecodable_record, validate_record
@@ -51,8 +51,7 @@ class LineReader(FastLines):
         self.job_starts = JobStarts(path)
         self.prefixes = PrefixDecisions(self.copies, duplicates)
         """Bare rank tags of ranks whose records are copies (see :meth:`FastLines.drop_copy`)."""
-        self.noise_tag: bytes | None = None
-        """The rank tag of the line before when it held no record (a progress bar)."""
+        self.noise_tag: bytes | None = None  # (the rank tag of the line before when it held no record: a bar)
         self.result_file = not keep_text and RESULT_FILE.match(os.path.basename(path)) is not None
         """A submitted result file, checked: its lines are read as the official parser reads them
         (:mod:`mlcheck.read.official_view`; ``mlcheck split`` keeps every record it can)."""
@@ -75,8 +74,7 @@ class LineReader(FastLines):
             return
         noise_tag, self.noise_tag = self.noise_tag, None
         if at == 0 and noise_tag is not None:
-            # A record at the start of the line after a rank's progress bar: the bar ended in a
-            # \r that a tool turned into a line end, and the record is still that rank's.
+            # A record at the line's start after a rank's progress bar (whose \r a tool made a line end).
             raw, at = noise_tag + raw, len(noise_tag)
             self.stats.spliced_records += 1
         unterminated = not raw.endswith(b"\n")
@@ -156,12 +154,11 @@ class LineReader(FastLines):
     def finish(self) -> Iterator[Finding]:
         """The end-of-file findings: no records at all, or the summary of raw output."""
         yield from self.copies.finish()
+        logging_rank = self.copies.logging_rank.get
         for source, (keys, first) in sorted(self.copies.only_elsewhere().items()):
-            yield raw_output.records_of_another_rank(self.path, source, self.copies.logging_rank.get(source[0]),
-                                                     keys, first)
+            yield raw_output.records_of_another_rank(self.path, source, logging_rank(source[0]), keys, first)
         for source, kept in sorted(self.copies.promoted.items()):
-            yield raw_output.records_of_another_rank_kept(self.path, source, self.copies.logging_rank.get(source[0]),
-                                                          kept)
+            yield raw_output.records_of_another_rank_kept(self.path, source, logging_rank(source[0]), kept)
         stats = self.stats
         if stats.lines == 0:
             yield rules.NO_RECORDS.at(self.path, None, "the log is empty; expected :::MLLOG records")
@@ -273,16 +270,19 @@ class LineReader(FastLines):
         except (ValueError, RecursionError) as error:
             raw = self.tags_seen or self.stats.is_raw
             if not hidden:
+                if source is not None:  # (the other ranks' copies of it are copies of it)
+                    yield from self.copies.kept_unreadable(source, MARKER + segment, line_no)
                 yield unseen_record(self.path, line_no, None) if unseen else \
                     undecodable_record(self.path, line_no, body, column + lead, error, truncated, raw, self.result_file,
                                        followed and source is not None and tag_job(segment) == source[0])
             return None
         if hidden or unseen:
-            if unseen:
-                yield unseen_record(self.path, line_no, record)
+            yield from [unseen_record(self.path, line_no, record)] if unseen else []
             return lead + end
         if self.result_file and (extra := extra_data(self.path, line_no, body, end, column + lead)):
             yield extra
+        elif not (self.result_file or followed) and after_json(body[end:]):
+            self.stats.trailing_texts += 1  # (dropped; MLC020 says so: the official parser fails on it)
         for item in validate_record(record, line_no, self.path, replaced):
             if isinstance(item, Event):
                 self.stats.kept += 1

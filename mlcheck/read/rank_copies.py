@@ -162,6 +162,14 @@ class RankCopies:
                 self._kept.popitem(last=False)
         return self._settle(job, final=key == "run_stop") if self._suspects else []
 
+    def kept_unreadable(self, source: Source, text: str, line: int) -> list[Finding]:
+        """Register a record of the logging rank that could not be decoded, under the key its text
+        names (its copies are then compared with it, not with the next record of that key)."""
+        key = key_of(text.encode("utf-8", errors="surrogatepass"))
+        if key is None:
+            return []
+        return self.kept(source, key.decode("utf-8", errors="surrogatepass"), text, line)
+
     def copy(self, source: Source, text: bytes, line: int) -> Finding | None:
         """Drop a copy printed by a rank other than the logging rank (a difference is decided
         later: see the module docstring; this returns None)."""

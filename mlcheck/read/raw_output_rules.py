@@ -25,7 +25,8 @@ the line is counted as repaired in MLC020 instead.
   that each logs its local state; log from one rank only, or make sure the values are reduced
   across ranks before logging (mlcommons/logging#242).
 - MLC022 per-rank-output (info): the log is one rank's file of a per-rank output folder
-  (``mpirun --output-filename DIR`` writes ``DIR/1/rank.N/stdout``); the lowest rank's file was read
+  (``mpirun --output-filename DIR`` writes ``DIR/1/rank.N/stdout``, torchrun ``--log-dir DIR``
+  ``DIR/<run id>/attempt_K/N/stdout.log``); the lowest rank's file was read
   and the other ranks' files, which hold copies, were not.
 - MLC023 record-cut (error): a record of raw output is cut (the process died while writing it) and
   the output goes on after it, so the run loses its end. Reported at the line of the cut. Fix:

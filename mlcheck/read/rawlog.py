@@ -24,7 +24,9 @@ Source = tuple[int, int]
 
 _MARKER = ":::MLLOG"
 _MARKER_BYTES = _MARKER.encode()
-_RANK_FILE = re.compile(r"(?:^|[/\\])rank\.(\d+)[/\\](?:stdout|stderr)$")
+_RANK_FILE = re.compile(r"(?:^|[/\\])(?:rank\.(\d+)|attempt_\d+[/\\](\d+))[/\\](?:stdout|stderr)(?:\.log)?$")
+"""One rank's output file of ``mpirun --output-filename DIR`` (``DIR/1/rank.N/stdout``) or of
+torchrun ``--log-dir DIR`` (``DIR/<run id>/attempt_K/N/stdout.log``)."""
 TAG = re.compile(r"\[(\d+),(\d+)\]<(stdout|stderr)>:")
 ANSI = re.compile(r"\x1b\[[0-9;?]*[ -/]*[@-~]")
 # ISO (``ts "%FT%.T"``, loggers), syslog-like (``ts``), ``date`` (``mpirun --timestamp-output``),
@@ -36,6 +38,10 @@ _TIMESTAMP = re.compile(
 _SRUN_LABEL = re.compile(r" *(?:(\d+): |\[(\d+)\] |\[(?:rank|default)(\d+)\]: ?)")
 """A task's label: ``srun --label`` (`` 3: ``), ``mpiexec -prepend-rank`` (``[3] ``), torchrun's
 ``--tee``/PyTorch 2.2+ ``[rank3]: `` and ``[default3]:``."""
+_LOCAL_RANK = re.compile(r"\[(?:rank|default)(\d+)\]: ?")
+LOCAL_RANKS = 1 << 16
+"""An srun task's torchrun ranks (``0: [default1]:``) are the task's ranks ``task * LOCAL_RANKS +
+local``: ordered by task, then local rank, as the global ranks are."""
 _TIME_MS = re.compile(rb'"time_ms"\s*:\s*[-0-9.eE+]+')
 
 
@@ -93,8 +99,11 @@ def read_parts(text: str) -> Prefix:
     if label is None:
         label = _SRUN_LABEL.match(text, position)
     if label is not None:
-        return Prefix(_label_source(label), stamp is not None,
-                      bool(text[label.end():].strip()) or bool(spliced.strip()))
+        source, end = _label_source(label), label.end()
+        inner = _LOCAL_RANK.match(text, end) if source[0] == -1 else None
+        if inner is not None:  # (``0: [default1]:``: torchrun's local rank in an srun task)
+            source, end = (-1, source[1] * LOCAL_RANKS + int(inner.group(1))), inner.end()
+        return Prefix(source, stamp is not None, bool(text[end:].strip()) or bool(spliced.strip()))
     return Prefix(None, stamp is not None, bool(text[position:].strip()))
 
 
@@ -115,6 +124,8 @@ class RawStats:
     timestamp_records: int = 0
     spliced_records: int = 0
     shared_lines: int = 0
+    trailing_texts: int = 0
+    """Records with text after their JSON on their line (dropped)."""
     trailing_colour_lines: int = 0
     """Lines with colour codes after the marker (the official parser fails on them)."""
     first_trailing_colour: int | None = None
@@ -131,7 +142,7 @@ class RawStats:
     def is_raw(self) -> bool:
         """True when the file is console output rather than a clean result file."""
         return bool(self.noise_lines or self.tagged_records or self.colour_lines or
-                    self.timestamp_records or self.spliced_records or self.shared_lines)
+                    self.timestamp_records or self.spliced_records or self.shared_lines or self.trailing_texts)
 
     def describe(self, copies: str) -> str:
         """The MLC020 message: one sentence per kind of repair that happened."""
@@ -153,7 +164,9 @@ class RawStats:
                    (self.crlf_lines, "CRLF line end{s}"),
                    (self.timestamp_records, "timestamp prefix{es} removed"),
                    (self.spliced_records, "record{s} cut out of progress-bar or other text"),
-                   (self.shared_lines, "line{s} holding several records split into one record each"))
+                   (self.shared_lines, "line{s} holding several records split into one record each"),
+                   (self.trailing_texts, "record{s} with text after the JSON, which was dropped (as it is, the "
+                                         "official parser fails the file on it: `mlcheck split` writes it without)"))
         parts.extend(f"{count} " + what.format(s="" if count == 1 else "s", es="" if count == 1 else "es")
                      for count, what in counted if count)
         return "; ".join(parts)
@@ -168,6 +181,8 @@ def _source_name(source: Source) -> str:
     job, rank = source
     if rank < 0:
         return f"the second stream of rank {-1 - rank} of job {job}"
+    if job == -1 and rank >= LOCAL_RANKS:
+        return f"srun task {rank // LOCAL_RANKS} (torchrun rank {rank % LOCAL_RANKS})"
     return f"srun task {rank}" if job == -1 else f"rank {rank}" if job in (-2, -3) else f"rank {rank} of job {job}"
 
 
@@ -182,19 +197,20 @@ def source_name(source: Source | None) -> str:
 
 
 def per_rank_note(path: str, shown: str) -> Finding | None:
-    """MLC022 when ``path`` is ``.../rank.N/stdout`` of a per-rank output folder."""
+    """MLC022 when ``path`` is one rank's file of a per-rank output folder (:data:`_RANK_FILE`)."""
     match = _RANK_FILE.search(path)
     if match is None:
         return None
     rank_dir = os.path.dirname(os.path.abspath(path))
+    mpi = match.group(1) is not None
     try:
-        siblings = [n for n in os.listdir(os.path.dirname(rank_dir)) if n.startswith("rank.")]
+        siblings = [n for n in os.listdir(os.path.dirname(rank_dir)) if (n.startswith("rank.") if mpi else n.isdigit())]
     except OSError:
         siblings = []
     others = max(len(siblings) - 1, 0)
     return raw_output.PER_RANK_OUTPUT.at(
-        shown, None, f"this is rank {match.group(1)}'s output of a per-rank output folder; "
-        f"the {others} other rank folder{'s' if others != 1 else ''} next to it hold copies and "
+        shown, None, f"this is rank {match.group(1) or match.group(2)}'s output of a per-rank output folder; "
+        f"the {others} other rank folder{'s' if others != 1 else ''} next to it hold{'' if others != 1 else 's'} copies and "
         "were not read")
 
 

@@ -32,11 +32,13 @@ never hides the rest of the log.
   checker compares the times of few records (init's: a NaN fails it there, MLC401 here): such a
   record is kept with no usable time, MLC007 is an error of mlcheck's own (``official: false``: no
   time-to-train can be computed from it) and the run has no time-to-train.
-- MLC008 record-metadata-invalid: ``metadata`` is missing or not an object; the record is kept with
-  empty metadata. Missing, the official parser crashes (KeyError) and the file fails: an error.
-  Another value (a number, a string, null) it keeps: only the checks that read that record's
-  metadata fail (``epoch_num`` of an eval, ``status`` of run_stop), as they do on the empty
-  metadata mlcheck reads: a warning (``official: false``).
+- MLC008 record-metadata-invalid: ``metadata`` is missing or not an object. Missing, the official
+  parser crashes (KeyError) and the file fails: an error; the record is kept with empty metadata.
+  Another value (a number, a string, a list, null) it keeps, and its checks see it through
+  Python's ``in``: ``'status' in v['metadata']`` finds the name in a string (``"status: ok"``) or
+  among a list's items, and fails on a number or null; a check that reads a field's value fails.
+  mlcheck reads such metadata the same way (a name found is a field present, with no value that
+  any check accepts): a warning (``official: false``).
 - MLC025 record-value-missing: the record has no ``value`` field (``"value": null`` is one);
   the record is kept with no value (the official parser crashes with a KeyError, so the file fails).
 - MLC026 compressed-result-file: a file named ``result_<i>.txt`` holds gzip: mlcheck reads it,
@@ -55,9 +57,11 @@ never hides the rest of the log.
 - MLC003 also covers a record nested too deeply to decode (thousands of ``[``): the official
   parser crashes on it (RecursionError); mlcheck reports the line and reads on.
 - MLC017 number-out-of-range (warning): a record holds an integer of more than 308 digits (valid
-  JSON, but no float holds it). It is read as not-a-number (NaN), so no later check can fail on
-  it: the rules that need the value report it (a NaN batch size breaks its constraint, a NaN
-  eval is MLC304). As ``time_ms`` it is MLC007 and the record is skipped. Fix: log ordinary
+  JSON, but no float holds it). It is read as infinite, with its sign: it compares with any
+  number as the official checker's Python compares the integer (an eval of ``10**400`` reaches
+  the target there and here); arithmetic the checker cannot do on it (a float of it overflows)
+  fails there as an infinite value fails here. As ``time_ms`` it is MLC007 and the record is
+  skipped. Fix: log ordinary
   numbers. (Over 4300 digits Python's JSON parser itself refuses the number: MLC003, as for the
   official parser.)
 - MLC014 line-too-long (error): a physical line is longer than 16 MiB. mlcheck holds at most that
@@ -109,7 +113,7 @@ GLUED_RECORDS = Rule("MLC010", "glued-records", Severity.WARNING,
                      "several records share one physical line")
 
 NUMBER_OUT_OF_RANGE = Rule("MLC017", "number-out-of-range", Severity.WARNING,
-                           "a record holds an integer too long for a float (read as NaN)")
+                           "a record holds an integer too long for a float (read as infinite)")
 LINE_TOO_LONG = Rule("MLC014", "line-too-long", Severity.ERROR,
                      "a physical line is too long to read; records on it were skipped",
                      also=(Severity.WARNING,))

@@ -26,6 +26,7 @@ from mlcheck.model import Event
 from mlcheck.read.fast_json import (BRACKETS_ANY_DEPTH, DECODE_ERROR, DIGITS_AS_ZERO, LOADS, MAX_BRACKETS,
                                     NINETEEN_DIGITS, has_long_integer)
 from mlcheck.read.line_reader import MARKER_BYTES, MAX_LINE_BYTES, TOKEN_BYTES
+from mlcheck.read.record_shape import as_checked_metadata
 
 _KEY, _VALUE, _METADATA, _TIME, _EVENT_TYPE, _NAMESPACE = (
     itemgetter(field) for field in ("key", "value", "metadata", "time_ms", "event_type", "namespace"))
@@ -81,15 +82,16 @@ def events_without_metadata(lines: list[bytes], text: bytes,
                             numbers: Sequence[int]) -> tuple[list[Event], int, int | None] | None:
     """:func:`events_of_lines` of record lines whose ``metadata`` may be anything but an object
     (``""`` in some power logs), how many records are so and the line of the first: the line
-    path makes each such record an MLC008 finding and its event with empty metadata, which this
-    gives, and the findings' count instead of the findings (what a power log's reader keeps)."""
+    path makes each such record an MLC008 finding and its event with the metadata the official
+    checks see in it (:func:`~mlcheck.read.record_shape.as_checked_metadata`), which this gives, and
+    the findings' count instead of the findings (what a power log's reader keeps)."""
     fields = _fields(lines, text, 0)
     if fields is None:
         return None
     metadata = fields[2]
     if _all_of(metadata, dict):
         return _events(fields, numbers), 0, None
-    objects: list[object] = [item if type(item) is dict else {} for item in metadata]
+    objects: list[object] = [item if type(item) is dict else as_checked_metadata(item) for item in metadata]
     replaced = [number for item, kept, number in zip(metadata, objects, numbers) if item is not kept]
     return _events(fields[:2] + (objects,) + fields[3:], numbers), len(replaced), replaced[0]
 

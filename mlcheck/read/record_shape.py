@@ -34,7 +34,7 @@ def _bounded_int(text: str) -> int | float:
     if digits <= FLOAT_DIGITS or digits > _PYTHON_DIGITS:
         return int(text)  # (over Python's limit this raises the ValueError json.loads raises)
     _replaced[0] += 1
-    return math.nan
+    return -math.inf if text[0] == "-" else math.inf
 
 
 _BOUNDED_DECODER = json.JSONDecoder(parse_int=_bounded_int)
@@ -42,7 +42,8 @@ _BOUNDED_DECODER = json.JSONDecoder(parse_int=_bounded_int)
 
 def decode_record(text: str) -> tuple[Any, int, int]:
     """``raw_decode`` of a record's JSON, in the bounded numeric model: an integer of more than
-    :data:`FLOAT_DIGITS` digits (which no rule could compare or turn into a float) is read as NaN.
+    :data:`FLOAT_DIGITS` digits (which no float holds) is read as infinite, with its sign: it compares
+    with every number as Python compares the integer (the official checker's ``>=``, ``>``).
     Returns the record, where its JSON ends, and how many integers were replaced. The bound is
     enforced here, once, so that no later stage meets such a number. Only a text holding such a
     run of digits takes the slower decoder."""
@@ -55,13 +56,13 @@ def decode_record(text: str) -> tuple[Any, int, int]:
 
 
 def out_of_range_finding(path: str, line_no: int, record: object, count: int) -> Finding:
-    """MLC017 for a record some of whose integers were read as NaN."""
+    """MLC017 for a record some of whose integers were read as infinite."""
     key = record.get("key") if isinstance(record, dict) else None
     what = f"{count} integer{'s' if count > 1 else ''} of more than {FLOAT_DIGITS} digits"
     return rules.NUMBER_OUT_OF_RANGE.at(path, line_no, (
         f"{what} in this record{f' ({key})' if isinstance(key, str) else ''}: no float holds "
-        "such a number, so it is read as not-a-number and the rules that need the value say so; "
-        "log ordinary numbers"))
+        "such a number, so it is read as infinite (it compares with other numbers as the official "
+        "checker compares it); log ordinary numbers"))
 
 
 _new_event = tuple.__new__
@@ -87,7 +88,7 @@ def well_formed_event(record: object, line_no: int) -> Event | None:
 def validate_record(record: object, line_no: int, path: str,
                     replaced: int = 0) -> Iterator[Union[Event, Finding]]:
     """The event of a decoded record, or the findings that say why it is not one (``replaced``:
-    integers that :func:`decode_record` read as NaN)."""
+    integers that :func:`decode_record` read as infinite)."""
     if not isinstance(record, dict):
         yield rules.RECORD_NOT_OBJECT.at(path, line_no,
                       f"the record is a JSON {_json_type(record)}, not an object with key, value, "
@@ -104,13 +105,13 @@ def validate_record(record: object, line_no: int, path: str,
                 severity=Severity.WARNING, official=False)
         return
     time_ms = record.get("time_ms")
-    read = None if replaced else official_float(time_ms)  # (an integer read as NaN: below)
+    read = None if replaced else official_float(time_ms)  # (an integer read as infinite: below)
     if read is not None:  # (what the official parser's float() reads and mlcheck's decoding does not)
         yield float_time_finding(path, line_no, key, _described(time_ms), read)
         time_ms = read
     elif isinstance(time_ms, bool) or not isinstance(time_ms, (int, float)) or not math.isfinite(time_ms):
         shown = "missing" if "time_ms" not in record else _described(time_ms)
-        if shown == "number nan" and replaced:
+        if shown in ("number inf", "number -inf") and replaced:
             shown = f"an integer of more than {FLOAT_DIGITS} digits"
         yield rules.RECORD_TIME_INVALID.at(path, line_no,
                       f"'time_ms' of {key} is {shown}; expected milliseconds since the epoch as a number")
@@ -121,12 +122,13 @@ def validate_record(record: object, line_no: int, path: str,
                       f"'metadata' of {key} is missing; expected an object (the record is kept with "
                       "empty metadata, the official checker crashes on it: KeyError)")
         metadata = {}
-    elif not isinstance(metadata, dict):  # (kept there: a check that reads it fails, as on {} here)
+    elif not isinstance(metadata, dict):  # (kept there: its checks ask `'status' in v['metadata']`)
         yield rules.RECORD_METADATA_INVALID.at(path, line_no, (
             f"'metadata' of {key} is a JSON {_json_type(metadata)}; expected an object. The official parser "
-            "keeps it and only the checks that read this record's metadata fail; mlcheck reads it as empty "
-            "metadata"), severity=Severity.WARNING, official=False)
-        metadata = {}
+            "keeps it: its checks that a field is there (`'status' in v['metadata']`) find a name in a "
+            "string or a list, those that read a field's value fail; mlcheck reads it so"),
+            severity=Severity.WARNING, official=False)
+        metadata = as_checked_metadata(metadata)
     if "value" not in record:
         yield rules.RECORD_VALUE_MISSING.at(path, line_no,
                       f"{key} has no 'value' field; the official parser crashes on it (KeyError: "
@@ -138,6 +140,24 @@ def validate_record(record: object, line_no: int, path: str,
     yield Event(key=key, value=record.get("value"), metadata=metadata, time_ms=float(time_ms),
                 line=line_no, event_type=event_type if isinstance(event_type, str) else None,
                 namespace=namespace if isinstance(namespace, str) else None)
+
+
+CHECKED_FIELDS = ("epoch_count", "epoch_num", "first_epoch_num", "samples_count", "status", "step_num", "tensor")
+"""The metadata fields whose presence the official checkers test (``'epoch_num' in v['metadata']``)."""
+
+
+def as_checked_metadata(metadata: object) -> dict[str, float]:
+    """Metadata that is not an object, as the official checkers' tests see it: a field is there
+    when Python's ``in`` finds its name in it (in a string, among a list's items), with a value no
+    check accepts (NaN: a check that reads the value fails there on the string or list)."""
+    found = {}
+    for name in CHECKED_FIELDS:
+        try:
+            if name in metadata:  # type: ignore[operator]
+                found[name] = math.nan
+        except TypeError:  # (a number, true/false, null: `in` raises, and the check fails)
+            return {}
+    return found
 
 
 def undecodable_record(path: str, line_no: int, body: str, column: int,

@@ -22,6 +22,7 @@ from mlcheck.report.grouped import FindingGroup, context_lines, group_for_displa
 from mlcheck.report.svg_charts import Mark, Series, accuracy_chart, run_time_strip
 from mlcheck.report.html_style import STYLE
 from mlcheck.report.plain import counted, format_minutes
+from mlcheck.rules.rcp_check import today_scaled_text
 from mlcheck.facts.installed import installed_version
 from mlcheck.facts.rulesets import RulesetError, load_ruleset
 
@@ -96,6 +97,8 @@ def _rcp_rows(bench: BenchmarkResult) -> list[list[str]]:
         margin = f" (margin {rcp.today.margin_pct:+.2f} %)" if rcp.today.margin_pct is not None else ""
         rows.append(["RCP today", f"today's mlperf-logging: {rcp.today.verdict}{margin}: {rcp.today.reason}; "
                      "the verdict of record above is the one that counts"])
+    elif (scaled := today_scaled_text(rcp, bench.score)) is not None:
+        rows.append(["RCP today", f"{scaled}; the normalisation of record above is the one that counts"])
     return rows
 
 

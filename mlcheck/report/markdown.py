@@ -10,6 +10,7 @@ from mlcheck.results import BenchmarkResult, CheckResult
 from mlcheck.report import ReportOptions, relative_path
 from mlcheck.report.grouped import FindingGroup, context_lines, group_for_display
 from mlcheck.report.plain import counted, format_minutes, markdown_cell
+from mlcheck.rules.rcp_check import today_scaled_text
 
 _ICON = {Severity.ERROR: "❌", Severity.WARNING: "⚠️", Severity.INFO: "ℹ️"}
 MAX_PLACES = 10
@@ -33,6 +34,8 @@ def _rcp(bench: BenchmarkResult) -> str:
     if rcp.today is not None and rcp.today.verdict != rcp.verdict:
         shown = f" ({rcp.today.margin_pct:+.2f} %)" if rcp.today.margin_pct is not None else ""
         today = f"; today's mlperf-logging: {rcp.today.verdict}{shown}"
+    elif (scaled := today_scaled_text(rcp, bench.score)) is not None:
+        today = f"; {scaled}"
     return markdown_cell(rcp.verdict + margin + today)
 
 

@@ -111,6 +111,8 @@ def build_rows(result: CheckResult) -> tuple[list[str], list[Row]]:
     division (closed first), availability (as MLCommons splits its tables), submitter and system."""
     rows: dict[tuple[str, str, int, str, str], Row] = {}
     for bench in result.benchmarks:
+        if not bench.published:
+            continue
         key = _row_key(bench)
         if key not in rows:
             info = bench.system_info

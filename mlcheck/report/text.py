@@ -11,7 +11,7 @@ from mlcheck.results import BenchmarkResult, CheckResult, RunResult
 from mlcheck.score.rcp import format_amount
 from mlcheck.report.plain import format_minutes, printable, shown, summary_line  # noqa: F401 (re-exported)
 from mlcheck.report.text_findings import render_findings
-from mlcheck.rules.rcp_check import today_differs, verdict_text
+from mlcheck.rules.rcp_check import today_differs, today_scaled_text, verdict_text
 
 
 def score_text(bench: BenchmarkResult) -> Text:
@@ -83,6 +83,8 @@ def rcp_text(bench: BenchmarkResult) -> Text | None:
         text.append(f": {rcp.reason}")
     if today_differs(rcp) and rcp.today is not None:
         text.append(f"; today's mlperf-logging: {verdict_text(rcp.today)}", style="yellow")
+    elif (scaled := today_scaled_text(rcp, bench.score)) is not None:
+        text.append(f"; {scaled}", style="yellow")
     return text
 
 

@@ -46,7 +46,7 @@ import re
 
 from mlcheck.facts.installed import installed_version
 from mlcheck.model import Finding, Severity
-from mlcheck.results import RcpResult
+from mlcheck.results import RcpResult, Score
 from mlcheck.rule import Rule
 
 RCP_FAILED = Rule("MLC530", "rcp-failed", Severity.ERROR,
@@ -75,6 +75,19 @@ def verdict_text(result: RcpResult) -> str:
 def today_differs(result: RcpResult) -> bool:
     """Whether today's mlperf-logging gives another verdict than the checker of record."""
     return result.today is not None and result.today.verdict != result.verdict
+
+
+def today_scaled_text(result: RcpResult, score: Score) -> str | None:
+    """``today's mlperf-logging would normalise by 1.0217 (gpt3_ref_2048): 452.20 min`` when its
+    RCP normalisation factor differs from the record's that scaled the score (same verdict)."""
+    today, record = result.today, result.normalization_factor
+    if today is None or today.normalization_factor is None or record is None or score.score_min is None \
+            or score.scaling_factor is None or abs(score.scaling_factor - record) > 1e-9 \
+            or abs(today.normalization_factor - record) < 1e-9:  # (scaled by the record's factor alone)
+        return None
+    other = score.score_min / record * today.normalization_factor
+    return (f"today's mlperf-logging would normalise by {today.normalization_factor:.4f}"
+            f"{f' ({today.reference})' if today.reference else ''}: {other:.2f} min")
 
 
 def _number(value: float | None) -> str:

@@ -59,7 +59,7 @@ def check(ctx: RunContext) -> Iterator[Finding]:
                      "run_stop has no 'status' in its metadata; expected 'success' or 'aborted'")
     elif stop.metadata["status"] not in _STATUSES:
         yield ctx.at(RUN_STOP_STATUS_MISSING, stop.line,
-                     f"run_stop status is {stop.metadata['status']!r}; expected 'success' or 'aborted' "
+                     f"run_stop status is {_shown_status(stop.metadata['status'])}; expected 'success' or 'aborted' "
                      "(the summarizer times only 'success': the run counts as non-converged)",
                      severity=Severity.WARNING, official=False)
     for key in ("run_start", "run_stop"):
@@ -72,3 +72,11 @@ def check(ctx: RunContext) -> Iterator[Finding]:
                          f"{key} appears {run.count(key)} times (lines {lines}); exactly one is allowed "
                          "and the run is timed from the first", official=not same,
                          severity=Severity.WARNING if same else Severity.ERROR)
+
+
+def _shown_status(status: object) -> str:
+    """The status as logged; NaN is what stands for a name found in metadata logged as a string
+    or a list (:func:`mlcheck.read.record_shape.as_checked_metadata`)."""
+    if isinstance(status, float) and status != status:
+        return "not readable (its metadata is not an object)"
+    return repr(status)

@@ -28,7 +28,9 @@ judged under.
   round the log was submitted to, or drop ``--ruleset`` to infer it. Also when a path names a
   round (``training-5.1/``) whose results were published before the run's date: the run is
   judged under the round of its date (never submitted to an earlier round), and the package may
-  be in the wrong round's folder.
+  be in the wrong round's folder; but when the round of its date (and every later one) lacks the
+  benchmark the run logs and the path's round has it, the clock is what is wrong: the run is
+  judged under the path's round.
 """
 
 from __future__ import annotations
@@ -73,11 +75,16 @@ def forced_against_date(run: Run, anchor: Event | None, when: dt.date | None, fo
         f"check that {forced.version} is the round it was submitted to"), run_index=run.index)
 
 
-def path_round_passed(run: Run, anchor: Event | None, when: dt.date, named: Ruleset, dated: Ruleset) -> Finding:
-    """MLC019 for a run whose path names a round whose results were published before its date."""
-    return RULESET_CONTRADICTS_DATE.at(
-        run.path, anchor.line if anchor else None,
-        f"the path names round {named.round}, but the run is dated {when.isoformat()}, after that round's "
-        f"results were published ({named.results_published}); a run is never submitted to an earlier "
-        f"round, so it is judged under {dated.round}, the round of its date. Move the package to its "
-        "round's folder, or pass --ruleset", run_index=run.index)
+def path_round_passed(run: Run, anchor: Event | None, when: dt.date, named: Ruleset, dated: Ruleset,
+                      benchmark: str | None = None) -> Finding:
+    """MLC019 for a run whose path names a round whose results were published before its date;
+    with ``benchmark``, one the round of its date lacks: the path's round is kept."""
+    passed = (f"the path names round {named.round}, but the run is dated {when.isoformat()}, after that "
+              f"round's results were published ({named.results_published}); ")
+    if benchmark is not None:
+        return RULESET_CONTRADICTS_DATE.at(run.path, anchor.line if anchor else None, passed + (
+            f"{dated.round}, the round of its date, and the later rounds have no {benchmark}, so it is judged "
+            f"under {named.round}: check the clock of the system, or pass --ruleset"), run_index=run.index)
+    return RULESET_CONTRADICTS_DATE.at(run.path, anchor.line if anchor else None, passed + (
+        f"a run is never submitted to an earlier round, so it is judged under {dated.round}, the round "
+        "of its date. Move the package to its round's folder, or pass --ruleset"), run_index=run.index)
