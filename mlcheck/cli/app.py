@@ -80,8 +80,8 @@ def _gate_options(command: Callable[..., None]) -> Callable[..., None]:
 @click.option("--format", "-f", "output_format", type=_FORMAT_CHOICE, default=None,
               help="Report format on stdout. Default: auto (github inside GitHub Actions, else text).")
 @click.option("--output", "-o", "outputs", multiple=True, metavar="FORMAT:PATH",
-              help="Also write a report to a file (repeatable), e.g. -o sarif:mlcheck.sarif -o junit:junit.xml; "
-              "PATH - prints it on stdout instead of the --format report.")
+              help="Also write a report to a file (repeatable; missing folders of PATH are made), e.g. "
+              "-o sarif:mlcheck.sarif -o junit:junit.xml; PATH - prints it on stdout instead of the --format report.")
 @click.option("--color", type=click.Choice(list(COLORS)), default=None,
               help="Colour in the text report: auto (terminal, honours NO_COLOR), always, never.")
 @click.option("--whole-folder", is_flag=True,
