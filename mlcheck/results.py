@@ -33,6 +33,9 @@ class RunSummary(FirstRecords):
     """The value of the last ``global_batch_size`` record (None: none)."""
     positions: Mapping[str, int]
     """Each kept key's place in ``events`` (one mapping shared by the runs that keep the same keys)."""
+    more_seeds: tuple[Event, ...] = ()
+    """The ``seed`` records after the first (the seed checker reads every one), with ``file`` and
+    ``lineno``."""
 
     def first(self, key: str) -> Event | None:
         at = self.positions.get(key)

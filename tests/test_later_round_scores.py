@@ -386,12 +386,17 @@ def _params(tmp_path: Path, text: str, place: str = "benchmark") -> Any:
     ("4.1.0", "package", "rcp-bypass", False),                       # `read` drops a last line without newline
     ("5.0.0", "package", "--rcp-bypass\n", False),                   # becomes ----rcp-bypass
     ("5.0.0", "package", "rcp-bypass\nseed-checker-bypass\n", True),
+    ("5.0.0", "package", "rcp-bypass\r\n", False),                   # `read` keeps the CR: --rcp-bypass\r
+    ("5.0.0", "package", "\nrcp-bypass\n", False),                   # an empty line: -- ends the options
 ])
 def test_what_the_rounds_tools_honour(tmp_path: Path, version: str, place: str, text: str, honoured: bool) -> None:
     params = _params(tmp_path, text, place)
     found = check_params([params], package_policy(version), version)
     assert (found == []) == honoured, [f.message for f in found]
-    assert all(f.code == "MLC546" and f.severity is Severity.WARNING and f.line is not None for f in found)
+    # (a top-level line the package checker stops on ends the verify run: an error; others are ignored)
+    stops = place == "package" and text.endswith("\n") and not honoured
+    expected = Severity.ERROR if stops else Severity.WARNING
+    assert all(f.code == "MLC546" and f.severity is expected and f.line is not None for f in found)
 
 
 def test_the_official_package_checker_reads_only_a_last_line_without_newline(tmp_path: Path) -> None:
@@ -588,3 +593,14 @@ def test_a_power_folder_named_in_another_case_is_not_read(tmp_path: Path) -> Non
     (unknown,) = [f for f in result.all_findings() if f.code == "MLC508"]
     assert unknown.path == str(power.parent / "Power") and "read only power/ (lower case)" in unknown.message
     assert len(result.runs) == 10 and not any(f.severity is Severity.ERROR for f in result.all_findings())
+
+
+@pytest.mark.parametrize("version,severity", [("5.0.0", Severity.ERROR), ("3.1.0", Severity.WARNING)])
+def test_a_params_file_the_tools_cannot_read_stops_them(tmp_path: Path, version: str, severity: Severity) -> None:
+    """A package_checker_params that is a folder: the 4.0+ package checker reads it and crashes
+    (IsADirectoryError); before 4.0 no tool reads it."""
+    (tmp_path / "package_checker_params").mkdir()
+    params = read_params(str(tmp_path / "package_checker_params"), "benchmark")
+    assert params is not None and params.error == "it is a folder"
+    (found,) = check_params([params], package_policy(version), version)
+    assert (found.code, found.severity, found.official) == ("MLC546", severity, severity is Severity.ERROR)

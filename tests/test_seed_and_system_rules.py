@@ -370,3 +370,31 @@ def test_an_empty_field_of_the_results_table_is_a_warning_and_others_a_note(tmp_
     assert [(f.severity, f.message.split(": ")[1].split(":")[0]) for f in findings] == [
         (Severity.WARNING, "accelerator_model_name"),
         (Severity.INFO, "accelerator_frequency, host_processor_caches")]
+
+
+@pytest.mark.parametrize("added,code,severity,where", [
+    ('"value": 7936, "metadata": {"file": "train.py", "lineno": 124}', "MLC519", "error", "result_0.txt:8"),
+    ('"value": 15855, "metadata": {"file": "train.py", "lineno": 124}', "MLC519", "error", "(this run)"),
+    ('"value": 15855, "metadata": {"file": "other.py", "lineno": 9}', None, None, None),  # (its own, elsewhere)
+    ('"value": "abc", "metadata": {"file": "train.py", "lineno": 130}', "MLC522", "error", None),
+])
+def test_every_seed_record_of_a_run_is_read_as_the_seed_checker_reads_them(
+        tmp_path: Path, added: str, code: str | None, severity: str | None, where: str | None) -> None:
+    """A second seed record of result_1.txt (another rank's, or a repeat): the seed checker keeps
+    every (file, lineno, int(seed)) of every run and fails the folder on a repeat or a non-integer."""
+    package = tmp_path / "Acme"
+    shutil.copytree(EXAMPLE, package)
+    log = package / RESNET / "result_1.txt"
+    lines = log.read_text("utf-8").splitlines(keepends=True)
+    lines.insert(8, ':::MLLOG {"namespace": "", "time_ms": 1652094000004, "event_type": "POINT_IN_TIME", '
+                 f'"key": "seed", {added}}}\n')
+    log.write_text("".join(lines), "utf-8")
+    (bench,) = check([str(package)]).benchmarks
+    seeds = [f for f in bench.findings if f.code in ("MLC519", "MLC522")]
+    if code is None:
+        assert seeds == [] and bench.score.valid
+        return
+    assert [(f.code, f.severity.label, f.path.endswith("result_1.txt"), f.line) for f in seeds] == [
+        (code, severity, True, 9)]
+    assert where is None or where in seeds[0].message
+    assert not bench.score.valid

@@ -20,7 +20,7 @@ from mlcheck.package.params import params_files
 from mlcheck.read.file_names import RESULT_FILE
 from mlcheck.rules import package as package_rules
 from mlcheck.rules import package_runs, seed_reading, seeds
-from mlcheck.rules.checker_params import bypass_note, check_params, honoured_request
+from mlcheck.rules.checker_params import PARAMS_NOT_HONOURED, bypass_note, check_params, honoured_request
 from mlcheck.rules.package_system import SYSTEM_INVALID
 from mlcheck.rules.internal import crash_finding
 from mlcheck.rules.package_runs import check_runs, non_compliant, non_compliant_findings
@@ -236,6 +236,9 @@ def score_folder(key: GroupKey, members: list[RunResult],
     if score.valid and broken:
         score = replace(score, valid=False, reason=f"{score.reason}; the runs of the folder break the "
                         f"package rules ({', '.join(broken)})")
+    if score.valid and any(f.code == PARAMS_NOT_HONOURED.code and f.severity is Severity.ERROR for f in findings):
+        score = replace(score, valid=False, reason=f"{score.reason}; the official tools stop on a "
+                        "package_checker_params file (MLC546)")
     if score.valid and any(f.code == package_rules.WRONG_RUN_COUNT.code for f in findings):
         score = replace(score, valid=False, reason=f"{score.reason}; the folder does not hold the round's "
                         "result files (MLC502)")

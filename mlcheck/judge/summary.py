@@ -10,6 +10,7 @@ What is kept is what the stages after the run rules read, and nothing else:
   HTML report's hyper-parameter table; not ``cache_clear``, ``init_start``...); other metadata is
   dropped;
 - the value of the last ``global_batch_size`` (the RCP checker reads every one, keeps the last);
+- every ``seed`` record (the seed checker reads every one), with its ``file`` and ``lineno``;
 - at most :data:`REDUCED_EVALS` evaluations, the first and the last half (the RCP test and the
   HTML curves).
 
@@ -30,6 +31,8 @@ from mlcheck.results import NOT_HYPERPARAMETERS, RunSummary
 from mlcheck.rules.package_runs import is_hyperparameter
 
 REDUCED_EVALS = 200
+MAX_SEEDS = 1 << 16
+"""The ``seed`` records of a run kept, at most (one per rank of the largest jobs)."""
 MAX_SHARED = 1 << 16
 """Distinct values, metadata and lists of keys shared between the summaries of one process, at
 most (each of them small: a few megabytes in all)."""
@@ -116,8 +119,10 @@ def summarise(run: Run) -> RunSummary:
             value = ints.get(value) or shared(value)
         kept.append(new(Event, (key, value, _NO_METADATA, event[3], event[4], None, None)))
     sizes = run.occurrences("global_batch_size")
+    seeds = run.occurrences("seed")
     return _summary(run.path, run.index, run.first_line, run.last_line, tuple(kept),
-                    _bounded(run.evaluations), shared(sizes[-1].value) if sizes else None)
+                    _bounded(run.evaluations), shared(sizes[-1].value) if sizes else None,
+                    tuple(map(_compact, seeds[1:MAX_SEEDS])) if len(seeds) > 1 else ())
 
 
 def _compact(event: Event) -> Event:
@@ -158,7 +163,7 @@ def _bounded(evals: tuple[Evaluation, ...]) -> tuple[Evaluation, ...]:
 
 
 def _summary(path: str, index: int, first_line: int, last_line: int, events: tuple[Event, ...],
-             evaluations: tuple[Evaluation, ...], batch_size: Any) -> RunSummary:
+             evaluations: tuple[Evaluation, ...], batch_size: Any, more_seeds: tuple[Event, ...] = ()) -> RunSummary:
     keys = tuple(map(_KEY, events))
     positions = _SHARED_KEYS.get(keys)
     if positions is None:
@@ -166,22 +171,23 @@ def _summary(path: str, index: int, first_line: int, last_line: int, events: tup
         if len(_SHARED_KEYS) < MAX_SHARED and len(keys) <= 1024 and all(len(key) <= 256 for key in keys):
             _SHARED_KEYS[keys] = positions
     return RunSummary(path=sys.intern(path), index=index, first_line=first_line, last_line=last_line,
-                      events=events, evaluations=evaluations, batch_size=batch_size, positions=positions)
+                      events=events, evaluations=evaluations, batch_size=batch_size, positions=positions,
+                      more_seeds=more_seeds)
 
 
 def reduce_summary(summary: RunSummary) -> tuple[Any, tuple[Any, ...]]:
     """How a summary is pickled (sent by a worker of ``--jobs``): its records as plain tuples,
     shared again where it is unpickled."""
-    events = tuple((e.key, e.value, dict(e.metadata) if e.metadata else None, e.time_ms, e.line)
-                   for e in summary.events)
+    events, seeds = ((tuple((e.key, e.value, dict(e.metadata) if e.metadata else None, e.time_ms, e.line)
+                            for e in kept)) for kept in (summary.events, summary.more_seeds))
     return rebuilt_summary, (summary.path, summary.index, summary.first_line, summary.last_line, events,
-                             summary.evaluations, summary.batch_size)
+                             summary.evaluations, summary.batch_size, seeds)
 
 
 def rebuilt_summary(path: str, index: int, first_line: int, last_line: int,
                     events: tuple[tuple[Any, ...], ...], evaluations: tuple[Evaluation, ...],
-                    batch_size: Any) -> RunSummary:
+                    batch_size: Any, seeds: tuple[tuple[Any, ...], ...] = ()) -> RunSummary:
     """The summary :func:`reduce_summary` sent."""
-    kept = tuple(Event(sys.intern(key), shared(value), _metadata(metadata or {}), time_ms, line)
-                 for key, value, metadata, time_ms, line in events)
-    return _summary(path, index, first_line, last_line, kept, evaluations, shared(batch_size))
+    kept, more_seeds = (tuple(Event(sys.intern(key), shared(value), _metadata(metadata or {}), time_ms, line)
+                              for key, value, metadata, time_ms, line in records) for records in (events, seeds))
+    return _summary(path, index, first_line, last_line, kept, evaluations, shared(batch_size), more_seeds)

@@ -35,6 +35,8 @@ class ParamsLine:
     """The line without its line break."""
     newline: bool
     """The line ends with a line break (``\\n``, ``\\r\\n``)."""
+    crlf: bool = False
+    """The line ends with ``\\r\\n`` (a shell's ``read`` keeps the ``\\r``)."""
 
     @property
     def option(self) -> str:
@@ -56,6 +58,8 @@ class ParamsFile:
 
 def read_params(path: str, place: str) -> ParamsFile | None:
     """The params file at ``path``; None when there is none."""
+    if os.path.isdir(path):
+        return ParamsFile(path, place, error="it is a folder")
     if not os.path.isfile(path):
         return None
     try:
@@ -66,7 +70,7 @@ def read_params(path: str, place: str) -> ParamsFile | None:
     lines = []
     for number, raw in enumerate(text.splitlines(keepends=True), start=1):
         body = raw.rstrip("\r\n")
-        lines.append(ParamsLine(number, body, body != raw))
+        lines.append(ParamsLine(number, body, body != raw, raw.endswith("\r\n")))
     return ParamsFile(path, place, tuple(lines))
 
 

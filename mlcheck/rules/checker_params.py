@@ -20,6 +20,10 @@ committee reviews.
   without a final newline (the script's ``read`` drops it) or not among the round's options
   (the package checker stops: "unrecognized arguments"). Fix as the message says (``printf
   'rcp-bypass' > package_checker_params`` writes a file without a newline).
+  An error (``official: true``) where the official tools stop on it instead of ignoring it: a
+  top-level line the verify script passes as an option the package checker does not have (a
+  wrong spelling, a leading ``--``, a CR LF line end, an empty line before an option), or a file
+  the round's tools read that cannot be read (not UTF-8, a folder).
 - MLC547 checker-bypass-requested: a bypass is requested for this folder in a line the round's
   tools honour (info): which checks it softens and which file asks for it. A request they would
   not honour (MLC546) softens nothing: the RCP and seed errors stay errors, as the official
@@ -36,7 +40,8 @@ from mlcheck.package.params import BYPASSES, ParamsFile, ParamsLine
 from mlcheck.rule import Rule
 
 PARAMS_NOT_HONOURED = Rule("MLC546", "checker-params-not-honoured", Severity.WARNING,
-                           "a package_checker_params line the round's official tools would not honour")
+                           "a package_checker_params line the round's official tools would not honour",
+                           also=(Severity.ERROR,))
 BYPASS_REQUESTED = Rule("MLC547", "checker-bypass-requested", Severity.INFO,
                         "a package_checker_params file asks to bypass the RCP or seed checks")
 
@@ -49,17 +54,27 @@ def check_params(files: Sequence[ParamsFile], policy: PackagePolicy, ruleset: st
     """MLC546 for every line of the files the round's official tools would not honour."""
     found: list[Finding] = []
     for params in files:
-        if params.error is not None:
+        read = bool(policy.top_level_options if params.place == "package" else policy.params_options)
+        if params.error is not None:  # (the round's tools that read it crash or stop on it)
             found.append(PARAMS_NOT_HONOURED.at(params.path, None, (
-                f"cannot read the file ({params.error}); no option in it is honoured")))
+                f"cannot read the file ({params.error}); no option in it is honoured"
+                + (", and the round's official tools that read it stop on it" if read else "")),
+                severity=Severity.ERROR if read else None, official=read))
             continue
-        for line in params.lines:
+        for at, line in enumerate(params.lines):
             if not line.text.strip():
+                if params.place == "package" and read and any(later.text.strip() for later in params.lines[at + 1:]):
+                    found.append(PARAMS_NOT_HONOURED.at(params.path, line.number, (
+                        "an empty line: the verify script passes -- for it, after which the package checker "
+                        "reads the next options as folders and stops ('unrecognized arguments'). Remove it"),
+                        severity=Severity.ERROR, official=True))
                 continue
             why = (_top_level(params, line, policy, ruleset) if params.place == "package"
                    else _in_folder(params, line, policy, ruleset))
             if why:
-                found.append(PARAMS_NOT_HONOURED.at(params.path, line.number, why))
+                stops = params.place == "package" and "stops" in why  # (the verify run ends there)
+                found.append(PARAMS_NOT_HONOURED.at(params.path, line.number, why,
+                                                    severity=Severity.ERROR if stops else None, official=stops))
     return found
 
 
@@ -107,12 +122,17 @@ def _cli(option: str, policy: PackagePolicy) -> str:
 
 
 def _top_level(params: ParamsFile, line: ParamsLine, policy: PackagePolicy, ruleset: str) -> str | None:
+    """Why the verify script does not pass the line as an option ("stops" in it: the package
+    checker stops on what it passes), or None."""
     text = line.text.strip()
     if not policy.top_level_options:
         return f"training {ruleset}'s verify script reads no top-level package_checker_params: {text!r} is ignored"
+    if line.crlf:
+        return (f"the line ends with CR LF: the verify script's `read` keeps the CR and passes --{text}\\r, "
+                "on which the package checker stops ('unrecognized arguments'). Write the file with LF line ends")
     if text.lstrip("-") != text:
-        return (f"the verify script prepends -- to each line: {text!r} becomes --{text}, which the package "
-                f"checker rejects (unrecognized arguments). Write {text.lstrip('-')}")
+        return (f"the verify script prepends -- to each line: {text!r} becomes --{text}, on which the package "
+                f"checker stops ('unrecognized arguments'). Write {text.lstrip('-')}")
     if text not in policy.top_level_options:
         spelled = _cli(line.option, policy)
         fix = f" Write {spelled}" if spelled in policy.top_level_options else ""

@@ -18,7 +18,9 @@ package checker's seed checker (``package_checker/seed_checker.py`` at the round
   lineno), in a folder the package checker takes as closed (the system description's division);
   a same seed from another place, or in another folder, is a warning (training_rules.adoc from v4.1, §Random
   numbers: "no other run can log the same seed on the same line in the same source file", and the
-  checker compares no more). Fix: seed each run differently.
+  checker compares no more). Every seed record of a run is compared (runs that log one seed per
+  rank), as the checker reads them all: the same seed logged twice from the same line of one run
+  fails it too. Fix: seed each run differently.
 - MLC522 seed-invalid: a closed-division run logs a seed that ``int()`` cannot read (``"abc"``, a
   list, null). Every round's seed checker fails the folder on it. Fix: log the seed as an integer.
 """
@@ -71,21 +73,24 @@ def check_seeds(folder: str, runs: Sequence[RunSummary], closed: bool, ruleset: 
     found: list[Finding] = []
     if closed:
         found.extend(_missing_seeds(folder, runs, ruleset))
-    seen: dict[object, RunSummary] = {}
+    seen: dict[object, list[tuple[RunSummary, Event]]] = {}
     for run in runs:
-        seed = run.first("seed")
-        if seed is None:
+        first = run.first("seed")
+        if first is None:
             continue
-        if closed and not _reads_as_int(seed.value):
-            found.append(SEED_INVALID.at(run.path, seed.line, (
-                f"seed {seed.value!r} is not an integer: the package checker's seed checker fails "
-                "on it. Log the seed as an integer"), run_index=run.index))
-        # The seed checker compares int(value): 7 and "7" are the same seed.
-        same = int(seed.value) if _reads_as_int(seed.value) else repr(seed.value)
-        if same in seen:
-            found.append(_duplicate(run, seed, seen[same], closed))
-        else:
-            seen[same] = run
+        for seed in (first, *run.more_seeds):  # (the seed checker reads every seed record)
+            if closed and not _reads_as_int(seed.value):
+                found.append(SEED_INVALID.at(run.path, seed.line, (
+                    f"seed {seed.value!r} is not an integer: the package checker's seed checker fails "
+                    "on it. Log the seed as an integer"), run_index=run.index))
+            # The seed checker compares int(value): 7 and "7" are the same seed.
+            same = int(seed.value) if _reads_as_int(seed.value) else repr(seed.value)
+            before = seen.setdefault(same, [])
+            other = next((entry for entry in before if _source(entry[1]) == _source(seed)), None) or next(
+                (entry for entry in before if entry[0] is not run), None)  # (same place first; in-run from elsewhere: fine)
+            if other is not None:
+                found.append(_duplicate(run, seed, other[0], closed, other[1]))
+            before.append((run, seed))
     return found
 
 
@@ -118,13 +123,16 @@ def _missing_seeds(folder: str, runs: Sequence[RunSummary], ruleset: str | None)
         run_index=run.index) for run in without]
 
 
-def _duplicate(run: RunSummary, seed: Event, other: RunSummary, closed: bool = True) -> Finding:
-    """MLC519 for ``run``, whose seed ``other`` logged first; official when both come from the
-    same source file and line, which is what the seed checker compares, in a folder it checks
-    (``closed``: the package checker runs no seed checker on the others)."""
-    other_seed = other.first("seed")
+def _duplicate(run: RunSummary, seed: Event, other: RunSummary, closed: bool = True,
+               other_seed: Event | None = None) -> Finding:
+    """MLC519 for ``run``, whose seed ``other`` logged first (``other_seed``: that record, else its
+    first seed); official when both come from the same source file and line, which is what the
+    seed checker compares, in a folder it checks (``closed``: the package checker runs no seed
+    checker on the others). ``other`` may be ``run``: a seed logged again from the same line."""
+    other_seed = other_seed or other.first("seed")
     where = f"{other.path}:{other_seed.line}" if other_seed is not None else other.path
-    run_no = f" (run {other.index} of that file)" if other.index or other.path == run.path else ""
+    run_no = (" (this run)" if other is run else
+              f" (run {other.index} of that file)" if other.index or other.path == run.path else "")
     same_place = other_seed is not None and _source(other_seed) == _source(seed) and closed
     note = "" if same_place else (" (logged from another source line: the rules and the seed checker "
                                   "refuse the same seed only from the same file and line)") if closed else (
