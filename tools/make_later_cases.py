@@ -441,6 +441,20 @@ DERIVED: dict[tuple[str, str, bool], Expect] = {
 }
 
 
+def _log_again_after(key: str, anchor: str, nth: int) -> Mutation:
+    """A copy of the first ``key`` record right after the ``nth`` ``anchor`` (at its time)."""
+    def apply(records: list[Record]) -> None:
+        at = _index(records, anchor, nth)
+        records.insert(at + 1, _at_time(records[_index(records, key)], records[at].time_ms))
+    return apply
+
+
+def _at_time(record: Record, time_ms: int) -> Record:
+    moved = copy.copy(record)
+    moved.time_ms = time_ms
+    return moved
+
+
 def _derived_cases(add: Callable[..., None], ruleset: str, benchmark: str, bench: BenchmarkConstraints) -> None:
     """Values computed from other keys: the key they derive from logged after them; a grid."""
     readers = readers_of(bench, "global_batch_size")
@@ -454,6 +468,9 @@ def _derived_cases(add: Callable[..., None], ruleset: str, benchmark: str, bench
         if entry.cadence is not None:  # 6.1 Qwen: the second eval off the grid, and so the third
             add("eval_off_grid", _set_meta("eval_accuracy", "samples_count", 999, 1),
                 [("MLC111", "eval_accuracy", 1), ("MLC111", "eval_accuracy", 2)])
+            # global_batch_size logged again after the second eval: its POST restarts the grid
+            add("batch_size_logged_again_after_an_eval", _log_again_after("global_batch_size", "eval_accuracy", 1),
+                [("MLC107", "global_batch_size", 1), ("MLC111", "eval_accuracy", 2)])
         if entry.check is not None and "range" in entry.check:  # 6.1 Qwen: 0 <= accuracy <= 1
             add("eval_out_of_range", _set_nth("eval_accuracy", 0, 1.5), [("MLC111", "eval_accuracy", 0)])
         if entry.first_check is not None:  # 6.1 DeepSeek: the first eval off its point

@@ -147,10 +147,14 @@ def cadence_findings(ctx: RunContext, entry: Entry, events: tuple[Event, ...], c
     assert cadence is not None
     name = cadence.field.removeprefix("metadata.")
     used = 0
+    starts, set_by = _states_read(cadence.start), None
     for event in events:
         position = event.value if cadence.field == "value" else event.metadata.get(name)
         if position is None:
             continue  # the metadata checks report the missing field
+        origin = tuple(states.origin(event.line, state) for state in starts)
+        if origin != set_by:  # (a record that sets the start again restarts the grid, as its POST does)
+            used, set_by = 0, origin
         record = states.scope(event)
         try:
             start, step = compute(cadence.start, record), compute(cadence.step, record)
@@ -168,3 +172,13 @@ def cadence_findings(ctx: RunContext, entry: Entry, events: tuple[Event, ...], c
         yield ctx.at(codes.invalid, event.line,
                      f"{entry.key} at {name} {show(position)} is off the evaluation grid: the next point is "
                      f"{show(point)}; {scope} evaluates {cadence.text} ({entry.source})")
+
+
+def _states_read(expr: Any) -> list[str]:
+    """The checker states an expression reads (``{"state": "validation_start_samples"}``)."""
+    if isinstance(expr, Mapping):
+        own = [expr["state"]] if isinstance(expr.get("state"), str) else []
+        return own + [name for value in expr.values() for name in _states_read(value)]
+    if isinstance(expr, (list, tuple)):
+        return [name for value in expr for name in _states_read(value)]
+    return []
