@@ -187,13 +187,13 @@ def test_objects_and_lists_in_system_fields_are_no_error(tmp_path: Path) -> None
     def change(data: dict[str, object]) -> None:
         data["other_software_stack"] = {"cuda_version": "11.6", "nccl_version": "2.12.10"}
         data["host_networking"] = ["InfiniBand HDR", "100 GbE"]
-        data["host_processors_per_node"] = ["2"]
+        data["hw_notes"] = ["2"]  # (a list in a field the table shows and no tool counts with int())
         data["number_of_nodes"] = 1.0
     edit_system(package, change)
     findings = found(package, "MLC512")  # one per severity: the notes are one finding listing both
     texts = [(text, f) for f in findings for text in (f.items or (f.message,))]
     by_field = {re.search(r"field '([^']+)'", text).group(1): (text, f) for text, f in texts}  # type: ignore[union-attr]
-    assert set(by_field) == {"other_software_stack", "host_networking", "host_processors_per_node"} and len(findings) == 2
+    assert set(by_field) == {"other_software_stack", "host_networking", "hw_notes"} and len(findings) == 2
     assert all(not f.official and f.severity <= Severity.WARNING for f in findings)
     assert by_field["other_software_stack"][1].severity is Severity.INFO
     lines = (package / SYSTEM).read_text().splitlines()
@@ -203,8 +203,8 @@ def test_objects_and_lists_in_system_fields_are_no_error(tmp_path: Path) -> None
         "'2.12.10'}, not text")  # (each merged item names its field's line)
     assert "system_desc_checker accepts it" in by_field["other_software_stack"][0]
     assert by_field["host_networking"][1].severity is Severity.INFO
-    assert by_field["host_processors_per_node"][1].severity is Severity.WARNING
-    assert "accepts it" in by_field["host_processors_per_node"][0] and "results table" in by_field["host_processors_per_node"][0]
+    assert by_field["hw_notes"][1].severity is Severity.WARNING
+    assert "accepts it" in by_field["hw_notes"][0] and "results table" in by_field["hw_notes"][0]
     assert cli("check", str(package)) == 0
 
 
@@ -235,12 +235,15 @@ def test_odd_submitter_system_name_and_counts_never_raise(tmp_path: Path, value:
     errors = sorted(re.sub(r"^line \d+: ", "", text).split(" is ")[0] for f in findings
                     if f.code in ("MLC512", "MLC515") and f.severity is Severity.ERROR
                     for text in (f.items or (f.message,)))
-    # Not text in a field of the table's row: the system_desc_checker's ','.join raises TypeError.
+    # Not text in a field of the table's row: the system_desc_checker's ','.join raises TypeError;
+    # a count int() refuses: the result summarizer's int(...) * int(...) raises ValueError.
     joined = [] if value.startswith('"') else ["field 'accelerators_per_node'", "field 'submitter'",
                                                "field 'system_name'"]
-    assert errors == joined
+    counted = [] if value in ("17", "true") else ["field 'number_of_nodes'"] + (
+        ["field 'accelerators_per_node'"] if value.startswith('"') else [])
+    assert errors == sorted(joined + counted)
     assert cli("check", str(package)) in (0, 1)  # (MLC516: a division the logs do not log)
-    assert cli("score", str(package)) == (0 if value.startswith('"') else 1)
+    assert cli("score", str(package)) == 1
     assert cli("report", str(package), "-o", str(tmp_path / "report.html")) in (0, 1)
     for fmt in ("json", "html", "markdown", "sarif", "junit"):
         assert cli("check", str(package), "-f", fmt) in (0, 1)
@@ -398,3 +401,22 @@ def test_every_seed_record_of_a_run_is_read_as_the_seed_checker_reads_them(
         (code, severity, True, 9)]
     assert where is None or where in seeds[0].message
     assert not bench.score.valid
+
+
+@pytest.mark.parametrize("field,value,refused", [
+    ("host_processors_per_node", "", True), ("accelerators_per_node", "2.0", True),
+    ("number_of_nodes", "two", True), ("number_of_nodes", "2", False), ("number_of_nodes", 2, False)])
+def test_a_count_the_summarizer_cannot_read_with_int_is_an_error(tmp_path: Path, field: str, value: object,
+                                                                 refused: bool) -> None:
+    """The result summarizer multiplies int(accelerators_per_node) * int(number_of_nodes): a value
+    int() refuses stops it (ValueError), and no results are published for the package."""
+    package = tmp_path / "Acme"
+    shutil.copytree(EXAMPLE, package)
+    path = package / SYSTEM
+    data = json.loads(path.read_text("utf-8"))
+    data[field] = value
+    path.write_text(json.dumps(data, indent=2), "utf-8")
+    (bench,) = check([str(package)]).benchmarks
+    errors = [f for f in check([str(package)]).findings if f.code == "MLC512" and f.severity is Severity.ERROR]
+    assert [f.message.split(":")[0] for f in errors] == ([f"field {field!r} is {value!r}"] if refused else [])
+    assert bench.score.valid is not refused

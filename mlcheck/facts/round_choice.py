@@ -38,14 +38,18 @@ def dated_choice(when: dt.date, hinted_version: str | None) -> RulesetChoice | N
     None after the newest period (the caller says so, with a finding of the run) and when
     neither the date nor the path tells (the runs of a day share it: made once)."""
     by_date = ruleset_for_date(when)
+    hinted = load_ruleset(hinted_version) if hinted_version is not None else None
+    if hinted is not None and (by_date is None or hinted.version != by_date.version):
+        if when < hinted.results_published:
+            dated = f"; its date falls in the {by_date.round} period" if by_date is not None else ""
+            return RulesetChoice(hinted, f"path names round {hinted.round} and the run date "
+                                 f"{when.isoformat()} is before its publication ({hinted.results_published}){dated}")
+        if hinted.period_estimated:  # (a round not published yet: its end is a guess, the path is not)
+            return RulesetChoice(hinted, f"path names round {hinted.round}, not published yet: the run date "
+                                 f"{when.isoformat()} is after the estimated end of its period "
+                                 f"({hinted.results_published}), which does not overrule the path")
     if by_date is None and when >= newest_period_end()[1]:
         return None
-    hinted = load_ruleset(hinted_version) if hinted_version is not None else None
-    if hinted is not None and (by_date is None or hinted.version != by_date.version) \
-            and when < hinted.results_published:
-        dated = f"; its date falls in the {by_date.round} period" if by_date is not None else ""
-        return RulesetChoice(hinted, f"path names round {hinted.round} and the run date "
-                             f"{when.isoformat()} is before its publication ({hinted.results_published}){dated}")
     if by_date is not None:
         estimated = ", estimated" if by_date.period_estimated else ""
         return RulesetChoice(by_date, f"run date {when.isoformat()} falls in the {by_date.round} "

@@ -137,6 +137,9 @@ class BenchmarkFacts:
     """The metadata that says where an eval was taken: ``epoch_num``, ``samples_count`` or ``step_num``."""
     open_target: Target | None = None
     """What an open-division run must reach (``open_<benchmark>.yaml``); None: an eval below 1.0."""
+    not_in_record: str | None = None
+    """Why the checker of record refuses the benchmark's logs while mlcheck judges them by another
+    checker's rules (6.1 dlrmv4): MLC011, a warning."""
 
 
 @dataclass(frozen=True)
@@ -223,7 +226,8 @@ def _build(data: Mapping[str, Any]) -> Ruleset:
             max_non_converged=own.get("max_non_converged", scoring["max_non_converged"]),
             source=raw["source"], eval_cadence=_cadence(raw.get("eval_cadence")),
             checkpoint_eval="checkpoint_eval" in raw, eval_position=raw.get("eval_position", "epoch_num"),
-            open_target=_target(raw["open_target"]) if "open_target" in raw else None)
+            open_target=_target(raw["open_target"]) if "open_target" in raw else None,
+            not_in_record=raw.get("not_in_record"))
     return Ruleset(
         version=data["ruleset"], round=data["round"],
         first_run_date=dt.date.fromisoformat(data["period"]["first_run_date"]),

@@ -69,8 +69,16 @@ def _energy(power: PowerFolder, members: Sequence[RunResult], counted: Score
         run = by_name.get(result_name(member.path))
         duration = member.run.duration_ms if member.run is not None else None
         counted_here = position in counted.runs_counted
-        if (not counted_here and not member.converged) or run is None or run.folder is None or duration is None:
+        if (not counted_here and not member.converged) or duration is None:
             joules.append(None)
+            continue
+        if run is None or run.folder is None:  # (the summarizer globs its node logs: none, AssertionError)
+            found.append(rules.POWER_LOG_INVALID.at(power.path, None, (
+                f"no power/{result_name(member.path)}/ folder: the summarizer fails on this run (AssertionError) "
+                "and no energy score exists. Add the run's power logs")))
+            joules.append(None)
+            if not counted_here:
+                unscored.append(result_name(member.path))
             continue
         joules.append(_run_energy(run, duration, found))
         if joules[-1] is None and not counted_here:

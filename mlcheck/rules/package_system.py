@@ -13,8 +13,9 @@ round's ``system_desc_checker`` requires 33 fields. Schema: ``schemas/system-des
 - MLC512 system-description-invalid: a required field is missing (error: the round's
   ``system_desc_checker`` refuses the file), or a present field does not hold what the results
   table expects. The checker checks that the 33 fields are present and joins seven into the
-  table's row: not text there is an error (``system_row.py``). Other values are at most a warning:
-  a count that is not a whole number (``number_of_nodes``: the summarizer multiplies it), a division
+  table's row: not text there is an error (``system_row.py``), and so is a count the result
+  summarizer cannot read with ``int()`` (``number_of_nodes``, ``accelerators_per_node``,
+  ``host_processors_per_node``: ``""``, ``"2.0"``; it stops). Other values are at most a warning: a division
   other than closed/open, an empty ``submitter``, an object, list, true/false or null in a field the
   results table shows; an object or list in a field no tool reads (``other_software_stack``, as many
   submitters write it) is only a note. Fix: write the value as text.
@@ -35,7 +36,8 @@ from typing import Any, Callable, Iterable
 
 from mlcheck.model import Finding, Severity
 from mlcheck.package.layout import JsonDocument
-from mlcheck.rules.system_row import crashing_fields, joined_field_findings
+from mlcheck.rules.system_row import (counted_field_findings, crashing_fields, joined_field_findings,
+                                      uncountable_fields)
 from mlcheck.rule import Rule
 from mlcheck.rules.schema_accepts import QuickValidator, quick_validator
 from mlcheck.rules.system_status import status_findings, system_schema
@@ -74,8 +76,9 @@ def check_system_description(doc: JsonDocument, results_folder: str, ruleset: st
     found = [SYSTEM_DUPLICATE_KEY.at(doc.path, line, f"key {key!r} appears more than once; JSON keeps "
                                      f"the last value {doc.data.get(key)!r}") for key, line in doc.duplicate_keys]
     found.extend(joined_field_findings(SYSTEM_INVALID, doc.path, doc.data, doc.line_of))
-    found.extend(_schema_findings(doc.path, doc.data, line_of=doc.line_of,
-                                  said=frozenset(crashing_fields(doc.data))))  # (said once: the error)
+    found.extend(counted_field_findings(SYSTEM_INVALID, doc.path, doc.data, doc.line_of))
+    found.extend(_schema_findings(doc.path, doc.data, line_of=doc.line_of,  # (said once: the error)
+                                  said=frozenset(crashing_fields(doc.data) + uncountable_fields(doc.data))))
     found.extend(_placeholder_findings(doc))
     found.extend(status_findings(doc.path, doc.data, ruleset, doc.line_of("status")))
     return found

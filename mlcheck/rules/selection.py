@@ -6,6 +6,9 @@ judged under.
   hyper-parameters) are skipped for the run. Fix: log the round's benchmark name (for example
   ``resnet``, not ``resnet50``) or pick the right round with ``--ruleset``. The official checker
   fails such a log (``submission_benchmark`` check) or crashes looking for a missing rule file.
+  A warning on a benchmark the round's checker of record does not know but a later release of
+  its tools does (6.1 ``dlrmv4``, only in mlperf-logging 4.1.68): mlcheck judges it by those
+  rules, and says that the checker of record refuses it.
 - MLC016 benchmark-not-its-folder: inside a package, a log's ``submission_benchmark`` differs
   from the benchmark folder it is in (``bert`` logged in ``results/<system>/resnet/``). The run is
   judged by the rules of the benchmark it logs, and counted and scored with its folder (as the
@@ -17,7 +20,8 @@ judged under.
   ``v2.0``). When neither tells, it uses the newest supported round and says so. Fix: pass
   ``--ruleset X.Y.Z``. A path that names a round wins over the date when the run is dated before
   that round's publication (runs are submitted to a later round than their date, never to an
-  earlier one); the ruleset source in every report says which evidence decided.
+  earlier one), and so does a path naming a round not published yet (its end is an estimate);
+  the ruleset source in every report says which evidence decided.
 - MLC018 log-newer-than-rulesets: the run is dated after the period of the newest round mlcheck
   knows (6.1, whose period ends at the estimated publication of its results); it is judged under
   that round, whose rules the next round may change. Fix: update mlcheck, or pass ``--ruleset``.
@@ -46,7 +50,7 @@ if TYPE_CHECKING:
     from mlcheck.facts.rulesets import Ruleset
 
 UNKNOWN_BENCHMARK = Rule("MLC011", "unknown-benchmark", Severity.ERROR,
-                         "the benchmark is not part of the round", official=True)
+                         "the benchmark is not part of the round", official=True, also=(Severity.WARNING,))
 RULESET_NOT_INFERRED = Rule("MLC012", "ruleset-not-inferred", Severity.WARNING,
                             "the round could not be inferred from the log; a default was used")
 

@@ -7,7 +7,8 @@ release (1.0 to today's 4.1.68): ``",".join([...])`` of ``submitter``, ``system_
 ``accelerators_per_node`` and ``framework``. A value there that is not a string (the number 8, a
 list, null, true) raises TypeError, and the package checker stops on it: the package fails. Any
 other field may hold any JSON value for the checker (its type is at most a warning, see
-:mod:`mlcheck.rules.package_system`).
+:mod:`mlcheck.rules.package_system`), but for the counts the result summarizer reads with
+``int()`` (``result_summarizer.py``: a value it refuses stops it, an error too).
 """
 
 from __future__ import annotations
@@ -43,6 +44,34 @@ def joined_field_findings(rule: Rule, path: str, data: dict[str, Any],
             f"checker crashes on this file. Write it as a string, e.g. \"{_as_text(value)}\""),
             severity=Severity.ERROR, official=True))
     return found
+
+
+COUNTED_FIELDS = ("number_of_nodes", "accelerators_per_node", "host_processors_per_node")
+"""The fields the result summarizer multiplies with ``int()`` for the table's processor and
+accelerator counts (``int(desc['accelerators_per_node']) * int(desc['number_of_nodes'])``)."""
+
+
+def uncountable_fields(data: dict[str, Any]) -> list[str]:
+    """The counted fields present whose value ``int()`` refuses (``""``, ``"2.0"``, ``"two"``)."""
+    found = []
+    for field in COUNTED_FIELDS:
+        if field in data:
+            try:
+                int(data[field])
+            except (TypeError, ValueError, OverflowError):
+                found.append(field)
+    return found
+
+
+def counted_field_findings(rule: Rule, path: str, data: dict[str, Any],
+                           line_of: Callable[[str], int | None]) -> list[Finding]:
+    """An error for each counted field ``int()`` refuses (a joined one that is not text is said
+    by :func:`joined_field_findings` already)."""
+    return [rule.at(path, line_of(field), (
+        f"field {field!r} is {data[field]!r}: the result summarizer multiplies int({field}) to count the "
+        "system's processors and accelerators, which raises ValueError here, so it stops and writes no "
+        "results for the package. Write a whole number, e.g. \"8\""), severity=Severity.ERROR, official=True)
+        for field in uncountable_fields(data) if field not in crashing_fields(data)]
 
 
 def _as_text(value: Any) -> str:
