@@ -140,8 +140,7 @@ class LineReader(FastLines):
         yield from self._record(segment, source, at + len(MARKER), unterminated)
 
     def skip_long_line(self, line: int | LongLine) -> list[AnyItem]:
-        """A physical line over :data:`MAX_LINE_BYTES` (its length alone from a followed file): its
-        MLC014, then its pieces that hold a record read as the line (:mod:`mlcheck.read.long_lines`)."""
+        """A line over :data:`MAX_LINE_BYTES`: its MLC014, then its pieces holding a record read as the line."""
         long = line if isinstance(line, LongLine) else LongLine(line, None, -1)
         self.long_lines += 1
         finding = long_line_finding(self.path, self.line_no + 1, long, MAX_LINE_BYTES)
@@ -277,7 +276,8 @@ class LineReader(FastLines):
                                        followed and source is not None and tag_job(segment) == source[0])
             return None
         if hidden or unseen:
-            yield from [unseen_record(self.path, line_no, record)] if unseen else []
+            if unseen:
+                yield unseen_record(self.path, line_no, record)
             return lead + end
         if self.result_file and (extra := extra_data(self.path, line_no, body, end, column + lead)):
             yield extra

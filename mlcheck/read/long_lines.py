@@ -1,5 +1,6 @@
-"""A physical line longer than :data:`~mlcheck.read.line_reader.MAX_LINE_BYTES`, read past in
-bounded pieces: its length, the text after its last carriage return, and whether a record was lost.
+"""A physical line longer than :data:`MAX_LINE_BYTES`, read past in bounded pieces: its length,
+its pieces between carriage returns that hold a record, and how many records were lost. A line
+followed while a job writes it (``mlcheck watch``) is known by its length alone.
 
 Such a line is most often a progress bar redrawn with ``\\r`` hundreds of thousands of times
 (``tqdm`` writing to a file), the record that followed the bar glued after its last ``\\r``. The

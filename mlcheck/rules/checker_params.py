@@ -72,8 +72,8 @@ def check_params(files: Sequence[ParamsFile], policy: PackagePolicy, ruleset: st
             why = (_top_level(params, line, policy, ruleset) if params.place == "package"
                    else _in_folder(params, line, policy, ruleset))
             if why:
-                stops = params.place == "package" and "stops" in why  # (the verify run ends there)
-                found.append(PARAMS_NOT_HONOURED.at(params.path, line.number, why,
+                stops = isinstance(why, _Stops)  # (the verify run ends there)
+                found.append(PARAMS_NOT_HONOURED.at(params.path, line.number, str(why),
                                                     severity=Severity.ERROR if stops else None, official=stops))
     return found
 
@@ -121,24 +121,28 @@ def _cli(option: str, policy: PackagePolicy) -> str:
     return underscored if underscored in policy.top_level_options else option
 
 
+class _Stops(str):
+    """A reason the verify script fails on: the package checker stops on what it passes."""
+
+
 def _top_level(params: ParamsFile, line: ParamsLine, policy: PackagePolicy, ruleset: str) -> str | None:
-    """Why the verify script does not pass the line as an option ("stops" in it: the package
-    checker stops on what it passes), or None."""
+    """Why the verify script does not pass the line as an option (:class:`_Stops`: it fails on
+    it), or None."""
     text = line.text.strip()
     if not policy.top_level_options:
         return f"training {ruleset}'s verify script reads no top-level package_checker_params: {text!r} is ignored"
     if line.crlf:
-        return (f"the line ends with CR LF: the verify script's `read` keeps the CR and passes --{text}\\r, "
-                "on which the package checker stops ('unrecognized arguments'). Write the file with LF line ends")
+        return _Stops(f"the line ends with CR LF: the verify script's `read` keeps the CR and passes --{text}\\r, "
+                      "on which the package checker stops ('unrecognized arguments'). Write the file with LF line ends")
     if text.lstrip("-") != text:
-        return (f"the verify script prepends -- to each line: {text!r} becomes --{text}, on which the package "
-                f"checker stops ('unrecognized arguments'). Write {text.lstrip('-')}")
+        return _Stops(f"the verify script prepends -- to each line: {text!r} becomes --{text}, on which the "
+                      f"package checker stops ('unrecognized arguments'). Write {text.lstrip('-')}")
     if text not in policy.top_level_options:
         spelled = _cli(line.option, policy)
         fix = f" Write {spelled}" if spelled in policy.top_level_options else ""
-        return (f"the verify script passes --{text} to training {ruleset}'s package checker, which has no such "
-                f"option (its options: {', '.join(policy.top_level_options)}) and stops with 'unrecognized "
-                f"arguments'.{fix}")
+        return _Stops(f"the verify script passes --{text} to training {ruleset}'s package checker, which has no "
+                      f"such option (its options: {', '.join(policy.top_level_options)}) and stops with "
+                      f"'unrecognized arguments'.{fix}")
     if not line.newline:
         return ("the last line has no newline: the verify script's `while read -r line` drops it, so "
                 f"--{text} is never passed. End the file with a newline")

@@ -21,7 +21,8 @@ check them: there these findings are warnings), ``result_summarizer.py`` from 3.
 - MLC542 power-counts-differ: runs measure different numbers of nodes or switches (the checker
   compares each run with the most common count). Fix: measure the same nodes in every run.
 - MLC543 power-log-invalid: a power log the summarizer cannot score: no ``node_*.txt`` in a
-  run (or no ``power/<result>/`` folder at all: it globs the node logs of every run), no ``power_measurement_start``, an empty measurement window, a reading that is not a
+  run (or no ``power/<result>/`` folder at all: it globs the node logs of every run), no
+  ``power_measurement_start``, an empty measurement window, a reading that is not a
   number (error: the summarizer raises and no energy score exists); a node log of fewer than 60
   ``power_reading`` records (error: power_measurement.adoc asks for at least 60 samples of each
   node; the summarizer would score it, 0 J without readings, so no energy score is given; the
