@@ -65,13 +65,13 @@ never hides the rest of the log.
   numbers. (Over 4300 digits Python's JSON parser itself refuses the number: MLC003, as for the
   official parser.)
 - MLC014 line-too-long (error): a physical line is longer than 16 MiB. mlcheck holds at most that
-  much of one line, so it skips the line (the finding gives its length), but for the text after
-  its last carriage return, which it reads as the line (a progress bar redrawn with ``\\r`` and
-  written without line ends, the record after it glued on: the official checkers read the file
-  in universal-newline mode, where each ``\\r`` ends a line, and read that record). An error
-  when a :::MLLOG record was on the part skipped (it was not read); a warning when none was (the
-  official checkers read no record there either). Fix: remove the line, or write the records one
-  per line.
+  much of one line, so it skips the line (the finding gives its length), but for its pieces
+  between carriage returns that hold a record, which it reads as the line (a progress bar redrawn
+  with ``\\r`` and written without line ends, a record glued after it: the official checkers read
+  the file in universal-newline mode, where each ``\\r`` ends a line, and read those records). An
+  error when a :::MLLOG record was on the part skipped (it was not read); a warning when none was
+  (the official checkers read no record there either). Fix: remove the line, or write the records
+  one per line.
 - MLC015 not-a-regular-file (error): a folder being walked holds a FIFO, socket or device where a
   log was expected (``result_0.txt`` made with ``mkfifo``). Reading it could wait forever, so it is
   skipped. A FIFO named on the command line (``<(zcat result_0.txt.gz)``) is read as usual. Fix:
