@@ -67,11 +67,12 @@ def counted_field_findings(rule: Rule, path: str, data: dict[str, Any],
                            line_of: Callable[[str], int | None]) -> list[Finding]:
     """An error for each counted field ``int()`` refuses (a joined one that is not text is said
     by :func:`joined_field_findings` already)."""
+    joined = crashing_fields(data)
     return [rule.at(path, line_of(field), (
         f"field {field!r} is {data[field]!r}: the result summarizer multiplies int({field}) to count the "
         "system's processors and accelerators, which raises ValueError here, so it stops and writes no "
         "results for the package. Write a whole number, e.g. \"8\""), severity=Severity.ERROR, official=True)
-        for field in uncountable_fields(data) if field not in crashing_fields(data)]
+        for field in uncountable_fields(data) if field not in joined]
 
 
 def _as_text(value: Any) -> str:
