@@ -8,11 +8,14 @@ the value, event type or metadata entries that differ, with both sides.
 from __future__ import annotations
 
 import json
-from typing import Any, NamedTuple
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from mlcheck.model import Finding
 from mlcheck.read.rawlog import Source, source_name
 from mlcheck.read.raw_output_rules import RANK_COPIES_CONFLICT
+
+if TYPE_CHECKING:
+    from mlcheck.read.rank_copies import RankCopies
 
 _DECODER = json.JSONDecoder()
 _IGNORED_METADATA = frozenset({"file", "lineno"})
@@ -87,3 +90,26 @@ def _differences(kept: dict[str, Any] | None, copy: dict[str, Any] | None) -> tu
 
 def _shown(metadata: dict[str, Any], name: str) -> str:
     return repr(metadata[name]) if name in metadata else "(absent)"
+
+
+def copies_described(copies: RankCopies) -> str:
+    """The part of the MLC020 message about copies (and processes a label named one after the other)."""
+    count = copies.processes
+    processes = (f"{count} later process{'es' if count != 1 else ''} under a rank label (a rank that had printed "
+                 "nothing, dated after the logging rank's run_stop) read as the next run's logging rank"
+                 if count else "")
+    if not copies.copies:
+        return processes
+    ranks = len(copies.copy_ranks)
+    plural = "s" if ranks != 1 else ""
+    what = f"rank{plural}" if all(r >= 0 for _job, r in copies.copy_ranks) else f"rank{plural} or stream{plural}"
+    text = f"{copies.copies} {'copy' if copies.copies == 1 else 'copies'} printed by {ranks} other {what} dropped"
+    extra = []
+    if copies.conflicts:
+        extra.append(f"{copies.conflicts} differ from the kept record (MLC021)")
+    only = copies.pending()
+    if only:
+        extra.append(f"{only} have no record of the logging rank")
+    if copies.unverified:
+        extra.append(f"{copies.unverified} could not be compared")
+    return text + (f" ({', '.join(extra)})" if extra else "") + (f"; {processes}" if processes else "")

@@ -1,6 +1,5 @@
 """Read a log one physical line at a time: the clean fast path, raw job output (rank tags,
 timestamps, progress bars, colour codes, copies printed by other ranks), and the record checks.
-
 :mod:`mlcheck.read.reader` drives it over a file; ``mlcheck watch`` feeds it the lines it follows.
 """
 
@@ -25,8 +24,7 @@ from mlcheck.read.official_view import TOKEN, after_json, extra_data, glued_mess
 from mlcheck.read.marker_parts import split_at_markers
 from mlcheck.read.long_lines import MAX_LINE_BYTES as MAX_LINE_BYTES, LongLine  # (re-exported)
 from mlcheck.read.record_shape import decode_record, long_line_finding, undecodable_record, validate_record
-from mlcheck.read import raw_output_rules as raw_output
-from mlcheck.read import reading_rules as rules
+from mlcheck.read import raw_output_rules as raw_output, reading_rules as rules
 
 MARKER = ":::MLLOG"
 MARKER_BYTES = _MARKER_BYTES = MARKER.encode()
@@ -40,12 +38,13 @@ class LineReader(FastLines):
 
     def __init__(self, path: str, ranks: dict[int, set[int]] | None = None,
                  keep_text: bool = False, duplicates: set[tuple[int, int, str]] | None = None,
-                 keep_copies: bool = False, promote: Mapping[tuple[int, bytes], int] | None = None) -> None:
+                 keep_copies: bool = False, promote: Mapping[tuple[int, bytes], int] | None = None,
+                 first: Mapping[int, int] | None = None) -> None:
         self.path = path
         self.keep_text = keep_text  # (yield RecordText, the event and its text, not the bare Event)
         self.line_no = 0
         self.stats = RawStats()
-        self.copies = RankCopies(path, ranks, keep_all=keep_copies, promote=promote)
+        self.copies = RankCopies(path, ranks, keep_all=keep_copies, promote=promote, first=first)
         self.long_lines = 0
         self.tags_seen = False
         self.job_starts = JobStarts(path)
@@ -101,7 +100,7 @@ class LineReader(FastLines):
             yield from self._read_line(line, unterminated)
             return
         # The common line of raw output: a prefix (a rank tag, mostly) and one record.
-        prefix, kept = self.prefixes.decide(line[:at])
+        prefix, kept = self.prefixes.decide(line[:at], line[at:])
         self.stats.records += 1
         source = prefix.source
         if source is not None:
@@ -134,7 +133,7 @@ class LineReader(FastLines):
                 if source is not None:
                     sources = self.stats.kept_sources
                     sources[source] = sources.get(source, 0) + 1
-                    self.copies.count_kept(source[0], event.key)
+                    self.copies.count_kept(source[0], event.key, event.time_ms)
                 yield event
                 return
         yield from self._record(segment, source, at + len(MARKER), unterminated)
@@ -227,8 +226,9 @@ class LineReader(FastLines):
                 number += blanks
                 before, column = segments[number], segments.start(number + 1)
                 continue
-            if self.copies.is_kept(source) or (self.copies.promote and self.copies.is_promoted(
-                    source, segment.encode("utf-8", errors="surrogatepass"))):
+            encoded = segment.encode("utf-8", errors="surrogatepass")
+            if self.prefixes.kept_or_new(source, encoded) or (self.copies.promote and self.copies.is_promoted(
+                    source, encoded)):
                 hidden = hides and not last and hidden_by_next(segment)
                 end = yield from self._record(segment, source, column, last and unterminated, hidden, not last)
                 before = segment if end is None else segment[end:]

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from typing import Iterator
 
+from mlcheck.read.rank_processes import first_of_sequential_ranks
 from mlcheck.read.rawlog import duplicate_streams, logging_ranks
 from mlcheck.read.reader import MARKER_BYTES, AnyItem, LineReader, feed_line
 
@@ -47,11 +48,12 @@ class LiveReader:
             return
         texts = self._texts()
         ranks = logging_ranks(texts)
+        first = first_of_sequential_ranks(texts, ranks)
         duplicates = duplicate_streams(texts, ranks)
         if self.reader is None:
-            self.reader = LineReader(self.path, ranks, duplicates=duplicates)
+            self.reader = LineReader(self.path, ranks, duplicates=duplicates, first=first)
         else:
-            self.reader.copies.add_jobs(ranks)
+            self.reader.copies.add_jobs(ranks, first)
             self.reader.prefixes.duplicates |= {d for d in duplicates if d[0] in ranks}
         pending, self.pending, self.pending_records = self.pending, [], 0
         for line in pending:

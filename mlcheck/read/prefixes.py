@@ -28,20 +28,33 @@ class PrefixDecisions:
         """Bare tags of sources whose records are copies (the reader's fast path)."""
         self._heads_of_known_jobs: set[bytes] = set()
 
-    def decide(self, text: bytes) -> tuple[Prefix, bool]:
-        """What ``text`` (the bytes before a record) says, and whether the record is kept."""
+    def decide(self, text: bytes, record: bytes = b"") -> tuple[Prefix, bool]:
+        """What ``text`` (the bytes before a record) says, and whether the record is kept
+        (``record``: its text, where it may begin a process under a rank label)."""
         found = self.known.get(text)
         if found is not None:
             return found
         prefix = self.mapped(read_prefix(text.decode("utf-8", errors="replace")))
-        # The logging rank of a job never changes once chosen, so the decision can be kept.
-        decided = (prefix, self.copies.is_kept(prefix.source))
+        # The logging rank of a job changes only where another process begins: the decision is kept till then.
+        decided = (prefix, self.kept_or_new(prefix.source, record))
         if len(self.known) < _REMEMBERED:
             self.known[text] = decided
             if not decided[1] and not prefix.timestamp and not prefix.extra_text:
                 assert prefix.source is not None  # untagged records are always kept
                 self.copy_sources[text] = prefix.source
         return decided
+
+    def kept_or_new(self, source: Source | None, record: bytes) -> bool:
+        """Whether a record of ``source`` is kept: it is the logging rank's, or it begins another
+        process under the label (:mod:`mlcheck.read.rank_processes`; the decisions remembered
+        are then forgotten)."""
+        if self.copies.is_kept(source):
+            return True
+        if not record or source is None or not self.copies.new_process(source, record):
+            return False
+        self.known.clear()
+        self.copy_sources.clear()
+        return True
 
     def mapped(self, prefix: Prefix) -> Prefix:
         """A rank's duplicate stream is compared as copies, under a source of its own."""

@@ -19,19 +19,22 @@ copies that come before their record wait in a window of the same size.
 from __future__ import annotations
 
 from collections import Counter, OrderedDict
-from typing import Any, Iterator, Mapping, NamedTuple, Sequence
+from typing import Any, Mapping, NamedTuple, Sequence
 
-from mlcheck.read.copy_differences import Printed, conflict, same_record
+from mlcheck.read.copy_waiting import Slot, WaitingCopies
+from mlcheck.read.copy_differences import Printed, conflict, copies_described, same_record
 from mlcheck.read.record_text_keys import fingerprint, key_of
 from mlcheck.model import EVENT_KEY, Event, Finding
+from mlcheck.read.rank_processes import begins_a_process, record_time
 from mlcheck.read.rawlog import Source
 
 WINDOW = 20000
 HORIZON = 32
 MAX_CONFLICT_FINDINGS = 20
+_RUN_BEGINS = frozenset({"cache_clear", "init_start", "run_start"})
+"""Keys with which a logging rank whose run stopped begins another."""
 
-_Slot = tuple[int, bytes, int]
-"""(job, key as written, occurrence)"""
+_Slot = Slot
 
 
 class _Suspect(NamedTuple):
@@ -44,11 +47,11 @@ class _Suspect(NamedTuple):
     fingerprint: bytes
 
 
-class RankCopies:
+class RankCopies(WaitingCopies):
     """Decides which records are kept and checks the dropped copies; see the module docstring."""
 
-    def __init__(self, path: str, ranks: dict[int, set[int]] | None = None,
-                 keep_all: bool = False, promote: Mapping[tuple[int, bytes], int] | None = None) -> None:
+    def __init__(self, path: str, ranks: dict[int, set[int]] | None = None, keep_all: bool = False,
+                 promote: Mapping[tuple[int, bytes], int] | None = None, first: Mapping[int, int] | None = None) -> None:
         self.path = path
         self.keep_all = keep_all
         """Keep every rank's records (a submitted result file, read as the official parser does)."""
@@ -58,7 +61,12 @@ class RankCopies:
         self.promoted: dict[Source, Counter[str]] = {}
         """The keys of the records kept from each promoted rank, counted."""
         self._ranks: dict[int, set[int]] = {job: set(seen) for job, seen in (ranks or {}).items()}
-        self.logging_rank: dict[int, int] = {job: min(seen) for job, seen in self._ranks.items()}
+        self.logging_rank: dict[int, int] = {job: (first or {}).get(job, min(seen)) for job, seen in self._ranks.items()}
+        self._stopped_at: dict[int, float] = {}
+        """Job -> the time of the run_stop its logging rank kept last, or of a later record it kept
+        (a final evaluation, a hyper-parameter block), until it begins a run again."""
+        self.processes = 0
+        """Processes that began a job's next run under a rank label (:mod:`mlcheck.read.rank_processes`)."""
         self._kept_counts: Counter[tuple[int, bytes]] = Counter()
         self._kept_total: Counter[int] = Counter()
         self._copy_counts: dict[Source, dict[bytes, int]] = {}
@@ -67,6 +75,7 @@ class RankCopies:
         self._recent: OrderedDict[tuple[int, bytes], _Slot] = OrderedDict()
         """The slot of each recent kept record, by its fingerprint (to realign a shifted rank)."""
         self._suspects: list[_Suspect] = []
+        self._late: list[Finding] = []  # (conflicts of a process another took over from: new_process)
         self.copies = 0
         self.first_copy_line: int | None = None  # (MLC013 names it)
         self.conflicts = 0
@@ -77,13 +86,45 @@ class RankCopies:
         """Whether the logging rank of ``job`` is decided (a lookahead saw it, or a record did)."""
         return job in self.logging_rank
 
-    def add_jobs(self, ranks: dict[int, set[int]]) -> None:
+    def add_jobs(self, ranks: dict[int, set[int]], first: Mapping[int, int] | None = None) -> None:
         """Jobs found by a later lookahead (a job started after the first one): their ranks, the
-        lowest being the logging rank. Jobs already known keep their logging rank."""
+        lowest being the logging rank (``first``: that of ranks that printed one after the
+        other). Jobs already known keep their logging rank."""
         for job, seen in ranks.items():
             if job not in self.logging_rank and seen:
                 self._ranks[job] = set(seen)
-                self.logging_rank[job] = min(seen)
+                self.logging_rank[job] = (first or {}).get(job, min(seen))
+
+    def new_process(self, source: Source, record: bytes) -> bool:
+        """Whether this record of a rank that is not its job's logging rank begins another
+        process (then the job's logging rank from now on): see :mod:`mlcheck.read.rank_processes`."""
+        job = source[0]
+        stopped = self._stopped_at.get(job)
+        if stopped is None or self.keep_all or source in self._copy_counts or source in self.promoted \
+                or not begins_a_process(record, stopped):
+            return False
+        self.processes += 1
+        self._late.extend(f for s in self._suspects if s.source[0] == job for f in self._conflict(s))
+        self._suspects = [s for s in self._suspects if s.source[0] != job]
+        self.unverified += sum(len(w) for slot, w in self._early.items() if slot[0] == job)
+        tables: tuple[dict[Any, Any], ...] = (self._kept_counts, self._kept, self._early, self._recent, self._copy_counts)
+        for table in tables:
+            for key in [key for key in table if key[0] == job]:
+                del table[key]
+        self._kept_total[job] = 0
+        self._ranks[job], self.logging_rank[job] = {source[1]}, source[1]
+        del self._stopped_at[job]
+        return True
+
+    def _note_stop(self, job: int, key: str, time_ms: float | None) -> None:
+        """Follow the time of the logging rank's last run_stop and of what it kept after it, until
+        it begins a run again."""
+        if key == "run_stop" and time_ms is not None:
+            self._stopped_at[job] = max(time_ms, self._stopped_at.get(job, time_ms))
+        elif key in _RUN_BEGINS:
+            self._stopped_at.pop(job, None)
+        elif time_ms is not None and job in self._stopped_at:
+            self._stopped_at[job] = max(time_ms, self._stopped_at[job])
 
     def is_kept(self, source: Source | None) -> bool:
         """True when a record of this source is kept (untagged records always are)."""
@@ -104,31 +145,16 @@ class RankCopies:
         self.promoted.setdefault(source, Counter())[key.decode("utf-8", "replace")] += 1
         return True
 
-    def elsewhere(self) -> dict[tuple[int, bytes], int]:
-        """(job, key) -> the lowest rank among those whose records of a key the logging rank
-        never printed were dropped (what a second reading keeps: ``promote``)."""
-        lowest: dict[tuple[int, bytes], int] = {}
-        for job, key, rank, _line in self._never_kept():
-            lowest[(job, key)] = min(rank, lowest.get((job, key), rank))
-        return lowest
-
-    def _never_kept(self) -> Iterator[tuple[int, bytes, int, int]]:
-        """(job, key, rank, line) of each copy still waiting whose key the logging rank of its
-        job never printed."""
-        for (job, key, _occurrence), waiting in self._early.items():
-            if not self._kept_counts[(job, key)]:
-                for rank, _text, line in waiting:
-                    yield job, key, rank, line
-
     def expects_copies(self, source: Source | None) -> bool:
         """True when a kept record of this source is to be compared with copies."""
         return source is not None and not self.keep_all and (
             len(self._ranks.get(source[0], ())) > 1 or bool(self._early))
 
-    def count_kept(self, job: int, key: str) -> None:
+    def count_kept(self, job: int, key: str, time_ms: float | None = None) -> None:
         """Count a kept record no copy is expected for (a copy may still come: a late rank)."""
         self._kept_counts[(job, key.encode("utf-8", errors="surrogatepass"))] += 1
         self._kept_total[job] += 1
+        self._note_stop(job, key, time_ms)
 
     def count_all_kept(self, job: int, events: Sequence[Event]) -> None:
         """:meth:`count_kept` of each event, in order."""
@@ -136,6 +162,9 @@ class RankCopies:
         for key, count in Counter(map(EVENT_KEY, events)).items():
             counts[(job, key.encode("utf-8", errors="surrogatepass"))] += count
         self._kept_total[job] += len(events)
+        if self._stopped_at or "run_stop" in map(EVENT_KEY, events):
+            for event in events:
+                self._note_stop(job, event.key, event.time_ms)
 
     def kept(self, source: Source | None, key: str, text: str, line: int) -> list[Finding]:
         """Register a kept record; return the conflicts decided now (copies that came before it,
@@ -148,6 +177,7 @@ class RankCopies:
         self._kept_total[job] += 1
         slot = (job, key_bytes, self._kept_counts[(job, key_bytes)])
         encoded = text.encode("utf-8", errors="surrogatepass")
+        self._note_stop(job, key, record_time(encoded) if self._stopped_at or key == "run_stop" else None)
         entry: list[Any] = [encoded, line, 0, fingerprint(encoded), key]
         self._recent[(job, entry[3])] = slot
         if len(self._recent) > 4 * HORIZON:
@@ -243,8 +273,8 @@ class RankCopies:
 
     def finish(self) -> list[Finding]:
         """At the end of the file: every suspect left is a conflict."""
-        found = [f for suspect in self._suspects for f in self._conflict(suspect)]
-        self._suspects = []
+        found = self._late + [f for suspect in self._suspects for f in self._conflict(suspect)]
+        self._suspects, self._late = [], []
         return found
 
     def _conflict(self, suspect: _Suspect) -> list[Finding]:
@@ -258,34 +288,6 @@ class RankCopies:
         self.conflicts += 1
         return [found] if self.conflicts <= MAX_CONFLICT_FINDINGS else []
 
-    def only_elsewhere(self) -> dict[Source, tuple[Counter[str], int]]:
-        """The copies still waiting whose key the logging rank of their job never printed (a
-        rank that alone logs the evaluation): by source, their keys counted and the first line."""
-        found: dict[Source, tuple[Counter[str], int]] = {}
-        for job, key, rank, line in self._never_kept():
-            keys, first = found.get((job, rank), (Counter(), line))
-            keys[key.decode("utf-8", "replace")] += 1
-            found[(job, rank)] = (keys, min(first, line))
-        return found
-
-    def pending(self) -> int:
-        """Copies still waiting for a record of the logging rank (at the end: never printed by it)."""
-        return sum(len(v) for v in self._early.values())
-
     def describe(self) -> str:
         """The part of the MLC020 message about copies."""
-        if not self.copies:
-            return ""
-        ranks = len(self.copy_ranks)
-        plural = "s" if ranks != 1 else ""
-        what = f"rank{plural}" if all(r >= 0 for _job, r in self.copy_ranks) else f"rank{plural} or stream{plural}"
-        text = f"{self.copies} {'copy' if self.copies == 1 else 'copies'} printed by {ranks} other {what} dropped"
-        extra = []
-        if self.conflicts:
-            extra.append(f"{self.conflicts} differ from the kept record (MLC021)")
-        only = self.pending()
-        if only:
-            extra.append(f"{only} have no record of the logging rank")
-        if self.unverified:
-            extra.append(f"{self.unverified} could not be compared")
-        return text + (f" ({', '.join(extra)})" if extra else "")
+        return copies_described(self)

@@ -27,7 +27,9 @@ _MARKER_BYTES = _MARKER.encode()
 _RANK_FILE = re.compile(r"(?:^|[/\\])(?:rank\.(\d+)|attempt_\d+[/\\](\d+))[/\\](?:stdout|stderr)(?:\.log)?$")
 """One rank's output file of ``mpirun --output-filename DIR`` (``DIR/1/rank.N/stdout``) or of
 torchrun ``--log-dir DIR`` (``DIR/<run id>/attempt_K/N/stdout.log``)."""
-TAG = re.compile(r"\[(\d+),(\d+)\]<(stdout|stderr)>:")
+TAG = re.compile(r"\[(?:[^\[\]\s,@]*@)?(\d+),(\d+)\](?:\[[^\[\]\s]*\])?<(stdout|stderr)>:")
+"""An OpenMPI/poprun ``[job,rank]<stdout>:`` tag; OpenMPI 5 (PRRTE) may name the job's namespace
+(``[prterun-node1-4242@1,0]<stdout>:``) and add the host and pid (``[1,0][node1:4242]<stdout>:``)."""
 ANSI = re.compile(r"\x1b\[[0-9;?]*[ -/]*[@-~]")
 # ISO (``ts "%FT%.T"``, loggers), syslog-like (``ts``), ``date`` (``mpirun --timestamp-output``),
 # relative clock (``ts -s``, ``ts -i``).
@@ -35,10 +37,13 @@ _TIMESTAMP = re.compile(
     r"\[?(?:\d{4}-\d\d-\d\d[T ]\d\d:\d\d:\d\d(?:[.,]\d+)?(?:Z|[+-]\d\d:?\d\d)?"
     r"|(?:[A-Z][a-z]{2} )?[A-Z][a-z]{2} [ \d]\d \d\d:\d\d:\d\d(?:\.\d+)?(?: \d{4})?"
     r"|\d\d:\d\d:\d\d(?:\.\d+)?)\]? ?")
-_SRUN_LABEL = re.compile(r" *(?:(\d+): |\[(\d+)\] |\[(?:rank|default)(\d+)\]: ?)")
-"""A task's label: ``srun --label`` (`` 3: ``), ``mpiexec -prepend-rank`` (``[3] ``), torchrun's
-``--tee``/PyTorch 2.2+ ``[rank3]: `` and ``[default3]:``."""
-_LOCAL_RANK = re.compile(r"\[(?:rank|default)(\d+)\]: ?")
+_SRUN_LABEL = re.compile(r" *(?:(\d+): |\[(\d+)\](?: |<(?:stdout|stderr)>: ?)|\[[a-z][a-z_-]*?(\d+)\]: ?"
+                         r"|\[[Rr]ank:? ?(\d+)\] )")
+"""A task's label: ``srun --label`` (`` 3: ``), ``mpiexec -prepend-rank`` (``[3] ``) and the rank
+tags without a job (PRRTE ``--output rank``, Horovod with Gloo: ``[3]<stdout>:``), torchrun's
+``--tee``/PyTorch 2.2+ ``[rank3]: `` and ``[<role><local rank>]:`` (``[default3]:``,
+``[trainer3]:``), and the ``[Rank 3] ``/``[rank: 3] `` of DeepSpeed's and Lightning's loggers."""
+_LOCAL_RANK = re.compile(r"\[[a-z][a-z_-]*?(\d+)\]: ?")
 LOCAL_RANKS = 1 << 16
 """An srun task's torchrun ranks (``0: [default1]:``) are the task's ranks ``task * LOCAL_RANKS +
 local``: ordered by task, then local rank, as the global ranks are."""
@@ -71,10 +76,12 @@ def read_prefix(text: str) -> Prefix:
 
 def _label_source(label: re.Match[str]) -> Source:
     """An ``srun --label`` task is job -1, a ``-prepend-rank`` ``[rank]`` job -2, a torchrun
-    ``[rankN]:`` job -3."""
+    ``[rankN]:`` or a logger's ``[Rank N]`` job -3."""
     if label.group(1) is not None:
         return -1, int(label.group(1))
-    return (-2, int(label.group(2))) if label.group(2) is not None else (-3, int(label.group(3)))
+    if label.group(2) is not None:
+        return -2, int(label.group(2))
+    return -3, int(label.group(3) if label.group(3) is not None else label.group(4))
 
 
 def read_parts(text: str) -> Prefix:

@@ -29,6 +29,7 @@ from mlcheck.read.line_reader import (MARKER, MARKER_BYTES, MAX_LINE_BYTES, AnyI
                                       LogItem, RawItem, RecordText)
 from mlcheck.read.cr_line_ends import cr_line_ended
 from mlcheck.read.file_names import SUBMITTED_RESULT_FILE
+from mlcheck.read.rank_processes import first_of_sequential_ranks
 from mlcheck.read.rawlog import duplicate_streams, logging_ranks, per_rank_note
 from mlcheck.read.record_runs import Batch
 from mlcheck.read.result_lines import read_result_file
@@ -214,10 +215,11 @@ def _looked_ahead(reader: LineReader | None, path: str, ahead: list[bytes | Long
         return reader or LineReader(path, keep_text=keep_text, keep_copies=True)
     texts = _texts(ahead)
     ranks = logging_ranks(texts)
+    first = first_of_sequential_ranks(texts, ranks)
     duplicates = duplicate_streams(texts, ranks)
     if reader is None:
-        return LineReader(path, ranks, keep_text, duplicates, promote=promote)
-    reader.copies.add_jobs(ranks)
+        return LineReader(path, ranks, keep_text, duplicates, promote=promote, first=first)
+    reader.copies.add_jobs(ranks, first)
     reader.prefixes.duplicates |= {d for d in duplicates if d[0] in ranks}
     return reader
 

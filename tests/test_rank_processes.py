@@ -1,0 +1,97 @@
+"""Labels of raw output read as ranks: the launchers' tag forms, and processes that one label
+names one after the other (a seed loop whose logger prints the process id, runs logged by
+different tasks), which are runs of their own, not copies of the logging rank's records."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+from cli_helpers import run_cli
+
+import mlcheck.read.reader as reader
+from mlcheck import check
+
+ROOT = Path(__file__).resolve().parent.parent
+EXAMPLE_RUN = ROOT / "fixtures" / "example" / "Acme" / "results" / "acme-t8" / "resnet" / "result_0.txt"
+HOUR_MS = 3_600_000
+
+
+def _records(shift_ms: int = 0) -> list[str]:
+    """The example run's record lines, dated ``shift_ms`` later."""
+    lines = [line for line in EXAMPLE_RUN.read_text("utf-8").splitlines() if line.startswith(":::MLLOG")]
+    return [re.sub(r'"time_ms": (\d+)', lambda m: f'"time_ms": {int(m.group(1)) + shift_ms}', line, count=1)
+            for line in lines]
+
+
+def _clean_outcome() -> tuple[str, float | None]:
+    (run,) = check([str(EXAMPLE_RUN)]).runs
+    return run.verdict, run.time_to_train_min
+
+
+def _outcomes(path: Path) -> list[tuple[str, float | None]]:
+    return [(run.verdict, run.time_to_train_min) for run in check([str(path)], ruleset="2.0.0").runs]
+
+
+def _message(path: Path, code: str) -> str:
+    return next(f.message for f in check([str(path)], ruleset="2.0.0").all_findings() if f.code == code)
+
+
+@pytest.mark.parametrize("lookahead", [4000, 25])
+def test_a_seed_loop_whose_logger_prints_the_process_id_is_three_runs(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, lookahead: int) -> None:
+    """``[%(process)d]`` reads as an ``mpiexec -prepend-rank`` label; the lowest "rank" is the
+    last run's process. Each process printed after the run before had stopped: three runs, each
+    as its clean file (whether the lookahead saw one process or all three)."""
+    monkeypatch.setattr(reader, "_LOOKAHEAD_RECORDS", lookahead)
+    log = tmp_path / "seeds.log"
+    log.write_text("".join(f"[2024-05-01 12:00:00,123] [{pid}] [INFO] {line}\n"
+                           for run, pid in enumerate((31337, 30210, 29876)) for line in _records(run * HOUR_MS)), "utf-8")
+    assert _outcomes(log) == [_clean_outcome()] * 3
+    assert "2 later processes under a rank label" in _message(log, "MLC020")
+    out = tmp_path / "out"
+    assert run_cli("split", str(log), "-o", str(out)).exit_code == 0
+    for index in range(3):
+        assert (out / f"result_{index}.txt").read_text("utf-8").splitlines() == _records(index * HOUR_MS)
+
+
+def test_runs_logged_by_task_3_then_task_0_are_two_runs(tmp_path: Path) -> None:
+    log = tmp_path / "console.log"
+    log.write_text("".join(f"3: {line}\n" for line in _records()) + "".join(f"0: {line}\n" for line in _records(HOUR_MS)),
+                   "utf-8")
+    assert _outcomes(log) == [_clean_outcome()] * 2
+    assert "MLC021" not in {f.code for f in check([str(log)], ruleset="2.0.0").all_findings()}
+
+
+def test_a_rank_whose_output_comes_after_the_logging_ranks_run_is_still_a_copy(tmp_path: Path) -> None:
+    """Block-buffered ranks: rank 1's whole output reaches the console after rank 0's run_stop,
+    but is dated within the run (rank 1's clock 2 s behind): one run, its copies dropped."""
+    log = tmp_path / "console.log"
+    log.write_text("".join(f"[1,0]<stdout>:{line}\n" for line in _records())
+                   + "".join(f"[1,1]<stdout>:{line}\n" for line in _records(-2000)), "utf-8")
+    assert _outcomes(log) == [_clean_outcome()]
+    assert "copies printed by 1 other rank dropped" in _message(log, "MLC020")
+
+
+def test_a_rank_that_prints_only_its_own_later_run_stop_is_a_copy(tmp_path: Path) -> None:
+    records = _records()
+    stop = next(line for line in records if '"key": "run_stop"' in line)
+    log = tmp_path / "console.log"
+    late_stop = re.sub(r'"time_ms": (\d+)', lambda m: f'"time_ms": {int(m.group(1)) + 50}', stop, count=1)
+    log.write_text("".join(f"0: {line}\n" for line in records) + f"1: {late_stop}\n", "utf-8")
+    assert _outcomes(log) == [_clean_outcome()]
+
+
+@pytest.mark.parametrize("tag", ["[prterun-node1-4242@1,{r}]<stdout>: ", "[1,{r}][node1:4242]<stdout>:",
+                                 "[{r}]<stdout>:", "[trainer{r}]:", "[Rank {r}] ", "[rank: {r}] "])
+def test_launcher_and_logger_rank_tags_are_ranks(tmp_path: Path, tag: str) -> None:
+    """OpenMPI 5 (PRRTE) tags with a namespace or host, Horovod with Gloo and PRRTE's
+    ``--output rank``, torchrun with a ``--role``, DeepSpeed's and Lightning's rank prefixes:
+    rank 0's records are kept, the other ranks' dropped as copies."""
+    log = tmp_path / "console.log"
+    log.write_text("".join(tag.format(r=rank) + line + "\n" for line in _records() for rank in range(4)), "utf-8")
+    assert _outcomes(log) == [_clean_outcome()]
+    result = check([str(log)], ruleset="2.0.0")
+    assert not {"MLC104", "MLC107"} & {f.code for f in result.all_findings()}
+    assert "copies printed by 3 other ranks dropped" in _message(log, "MLC020")
