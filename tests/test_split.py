@@ -5,6 +5,7 @@ from __future__ import annotations
 import gzip
 from pathlib import Path
 
+import pytest
 from click.testing import CliRunner
 
 from conftest import FIXTURES
@@ -97,9 +98,10 @@ def test_no_records_writes_nothing(tmp_path: Path) -> None:
     assert not (tmp_path / "out").exists()  # nothing written, and no empty folder left behind
 
 
-def _killed_then_rerun(tmp_path: Path) -> tuple[Path, list[bytes]]:
-    """The example run cut two thirds in (the job killed, no run_stop, no launcher line after
-    it), then the whole run again an hour later in the same console."""
+def _killed_then_rerun(tmp_path: Path, after: str | None = None) -> tuple[Path, list[bytes]]:
+    """The example run cut two thirds in (or right after its ``after`` record: the job killed, no
+    run_stop, no launcher line after it), then the whole run again an hour later in the same
+    console."""
     import json
 
     example = FIXTURES / "example" / "Acme" / "results" / "acme-t8" / "resnet" / "result_0.txt"
@@ -110,16 +112,20 @@ def _killed_then_rerun(tmp_path: Path) -> tuple[Path, list[bytes]]:
         record["time_ms"] += 3_600_000
         again.append(b":::MLLOG " + json.dumps(record).encode() + b"\n")
     path = tmp_path / "console.log"
-    path.write_bytes(b"".join(lines[:2 * len(lines) // 3]) + b"Killed\n" + b"".join(again))
+    cut = 2 * len(lines) // 3 if after is None else next(
+        i + 1 for i, line in enumerate(lines) if f'"key": "{after}"'.encode() in line)
+    path.write_bytes(b"".join(lines[:cut]) + b"Killed\n" + b"".join(again))
     return path, again
 
 
-def test_a_killed_run_and_its_rerun_without_a_launcher_line_are_two_runs(tmp_path: Path) -> None:
-    """An init_start after the run's training began and after all its records begins the next
-    run (mlcheck.read.next_run): check and split both see two runs, the rerun whole."""
+@pytest.mark.parametrize("after", [None, "init_stop"])
+def test_a_killed_run_and_its_rerun_without_a_launcher_line_are_two_runs(tmp_path: Path, after: str | None) -> None:
+    """An init_start after the run's initialisation ended (its init_stop; its training began)
+    and after all its records begins the next run (mlcheck.read.next_run): check and split both
+    see two runs, the rerun whole."""
     from mlcheck import check
 
-    path, again = _killed_then_rerun(tmp_path)
+    path, again = _killed_then_rerun(tmp_path, after)
     runs = check([str(path)]).runs
     assert [(r.verdict, r.converged) for r in runs] == [("fail", False), ("pass", True)]
     example = check([str(FIXTURES / "example" / "Acme" / "results" / "acme-t8" / "resnet" / "result_0.txt")])

@@ -7,8 +7,9 @@ it logged none before: TPU consoles print the block after run_stop); one logged 
 the run's time is a copy (the same records twice, another process printing its own), and any
 other record after ``run_stop`` (a final eval) is the run's own. A run that never logged its
 ``run_stop`` (the job was killed, then run again in the same console) ends at a ``cache_clear`` or
-``init_start`` logged after its training began (a record after its ``run_start``) and later than
-every record of it: the ranks of one run initialise before it starts, so such a record is no copy.
+``init_start`` logged after its initialisation ended (its ``init_stop``, a record after its
+``run_start``) and later than every record of it: the ranks of one run initialise together, so such
+a record is no copy.
 ``check``, ``split`` and ``watch`` read it alike. A submitted result file is one run whatever it holds
 (:mod:`mlcheck.read.runs`)."""
 
@@ -43,6 +44,8 @@ class NextRunStart(Generic[Item]):
         self.started = False
         """The current run logged its run_start (every record then passes :meth:`take`)."""
         self._training = False  # (a record after run_start)
+        self.initialised = False
+        """The current run logged its init_stop (every record then passes :meth:`take`)."""
         self._last = float("-inf")
         self._submitted_of = submitted
         self._submitted = False  # (without ``submitted``: a submission_* record of the run was seen)
@@ -66,7 +69,7 @@ class NextRunStart(Generic[Item]):
             self._submitted = True
         if self._first is None:
             self._first = time_ms
-        if self._training and time_ms > self._last:  # (after every record of a run under way)
+        if (self._training or self.initialised) and time_ms > self._last:  # (after every record of a run under way)
             if key in NEXT_RUN_KEYS:  # (it was killed, and run again)
                 self._begin(time_ms)
                 return True, self._released(item)
@@ -75,6 +78,8 @@ class NextRunStart(Generic[Item]):
                 return False, []
         if key == "run_stop":
             self.stopped, self._stop = True, time_ms
+        elif key == "init_stop":
+            self.initialised = True
         elif key == "run_start":
             self.started = True
         elif self.started:
@@ -93,6 +98,7 @@ class NextRunStart(Generic[Item]):
         self._submitted = bool(self.held)  # (only submission_* records are held)
         self._own_block = False
         self.stopped, self._first, self.started, self._training = False, time_ms, False, False
+        self.initialised = False
         self._last = float("-inf") if time_ms is None else time_ms
 
     def restart(self) -> list[Item]:

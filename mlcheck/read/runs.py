@@ -117,7 +117,7 @@ def iter_runs(items: Iterable[LogItem | Batch], path: str, findings: list[Findin
                 del run  # (the next run is built without this one)
                 for event in next_run.restart():
                     add(event)
-        if not next_run.stopped and not next_run.started and _RUN_EDGES.isdisjoint(map(_KEY, events)):
+        if not (next_run.stopped or next_run.started or next_run.initialised) and _RUN_EDGES.isdisjoint(map(_KEY, events)):
             for event in events:
                 add(event)
             continue
@@ -139,7 +139,7 @@ def iter_runs(items: Iterable[LogItem | Batch], path: str, findings: list[Findin
 
 
 _KEY = attrgetter("key")
-_RUN_EDGES = frozenset({"run_start", "run_stop"})
+_RUN_EDGES = frozenset({"init_stop", "run_start", "run_stop"})
 """Keys after which each record passes NextRunStart.take (where a run may end)."""
 
 
