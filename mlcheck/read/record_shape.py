@@ -194,8 +194,10 @@ def undecodable_record(path: str, line_no: int, body: str, column: int,
                       severity=Severity.WARNING, official=False)
     if raw and _looks_cut(body, error):
         return raw_output.RECORD_CUT.at(path, line_no,
-                      "this record is cut (the process stopped while writing it) and the output "
-                      "goes on after it; look at the launcher's lines that follow")
+                      "this record is cut: the process stopped while writing it, or another stream "
+                      "(stderr into stdout, a block-buffered write) broke the line; the output goes "
+                      "on after it. Look at the lines that follow; make the process write whole "
+                      "lines (python -u, PYTHONUNBUFFERED=1)")
     snippet = body[:60] + ("…" if len(body) > 60 else "")
     where = f"column {column + 1 + error.pos}"
     what = f"{error.msg} {where}" if error.msg.endswith(" at") else f"{error.msg} at {where}"
