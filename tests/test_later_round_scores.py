@@ -472,7 +472,8 @@ def test_the_rcp_factor_replaces_scaling_json_as_the_package_checker_writes_it()
     same = published_scaling(1.05, passed, True, False)
     assert (same.committee, same.rcp, same.note) == (1.05, None, None)
     kept = published_scaling(1.2, at_one, True, False)  # up to 5.0 a factor of 1 writes nothing
-    assert (kept.committee, kept.rcp, kept.note) == (1.2, None, None)
+    assert (kept.committee, kept.rcp, kept.suspect) == (1.2, None, True) and "leaves this one" in (kept.note or "")
+    assert published_scaling(1.0, at_one, True, False).note is None
     deleted = published_scaling(1.2, at_one, True, True)  # 5.1+: deleted before the evaluation
     assert (deleted.committee, deleted.rcp) == (None, None) and "deletes" in (deleted.note or "")
     assert published_scaling(1.2, failed, True, True).committee is None  # a failing evaluation deletes it too
@@ -509,6 +510,23 @@ def test_an_unusable_scaling_json_the_package_checker_writes_over_is_a_warning(t
             assert [f.severity.label for f in found] == ["warning"] and bench.score.valid == reference.score.valid
         else:  # (no factor written: the summarizer reads the file, which it cannot use)
             assert [f.severity.label for f in found] == ["error"] and not bench.score.valid
+
+
+def test_a_scaling_json_the_rcp_test_does_not_write_over_is_applied_with_a_warning(tmp_path: Path) -> None:
+    """2.1-5.0: at an RCP factor of 1 the package checker writes no scaling.json and leaves the
+    folder's: the summarizer multiplies the score by it (a file left by an earlier run?)."""
+    source = SHARED / "corpus" / "training-2.0" / "Graphcore" / "results" / "ipu-pod128-TF1-closed" / "resnet"
+    if not source.is_dir():
+        pytest.skip(f"{source} is absent (the shared MLCommons data)")
+    folder = tmp_path / "training-2.1" / "Acme" / "results" / "sys" / "resnet"
+    shutil.copytree(source, folder)
+    (want,) = check([str(folder)], ruleset="2.1.0").benchmarks
+    assert want.rcp is not None and want.rcp.verdict == "pass" and want.rcp.normalization_factor == 1.0
+    (folder / "scaling.json").write_text('{"scaling_factor": 2.0}', "utf-8")
+    (got,) = check([str(folder)], ruleset="2.1.0").benchmarks
+    assert got.score.score_min == pytest.approx(2 * want.score.score_min)
+    (note,) = [f for f in got.findings if f.code == "MLC505"]
+    assert note.severity.label == "warning" and "factor of 1" in note.message
 
 
 def test_a_stale_scaling_json_is_replaced_by_the_rcp_factor(tmp_path: Path) -> None:

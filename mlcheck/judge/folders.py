@@ -190,7 +190,8 @@ def score_folder(key: GroupKey, members: list[RunResult],
                         for f in findings]
         if scaling.note:  # the official tools replace or delete the folder's scaling.json
             findings = [f for f in findings if f.code != package_rules.SCALING_APPLIED.code]
-            findings.append(package_rules.SCALING_APPLIED.at(scaling_path, None, scaling.note))
+            findings.append(package_rules.SCALING_APPLIED.at(scaling_path, None, scaling.note, severity=(
+                Severity.WARNING if scaling.suspect else Severity.INFO)))
         normalise = scaling.rcp is not None
         times = [r.time_to_train_min if r.converged else None for r in members]
         # A file named alone is one run, not a folder: its own findings judge it, not MLC521.

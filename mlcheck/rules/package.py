@@ -18,7 +18,9 @@ requires exactly the round's number of ``result_<i>.txt`` files.
   (2.1+, when the RCP test writes its factor; 5.1+, whenever it evaluates a reference): the
   folder's file then does not count.
 - MLC505 scaling-applied: a ``scaling.json`` (the review committee's, or from 2.1 the RCP
-  checker's normalisation factor) was found and multiplied into the score.
+  checker's normalisation factor) was found and multiplied into the score. A warning where the
+  RCP test gives a factor of 1 (2.1-5.0: the package checker then leaves the folder's file, which
+  the summarizer applies; a file left by an earlier run of the checker scales the score for nothing).
 - MLC523 scaling-json-not-in-round: a ``scaling.json`` in a folder of a round before score
   scaling (v1.0, v1.1: the rules have no "Score scaling" section and the summarizer of record did
   not read the file). It is ignored. Fix: remove it, or check the round.
@@ -52,7 +54,7 @@ TOO_MANY_NON_CONVERGED = Rule("MLC503", "too-many-non-converged", Severity.ERROR
 SCALING_JSON_INVALID = Rule("MLC504", "scaling-json-invalid", Severity.ERROR,
                             "scaling.json has no usable scaling_factor", also=(Severity.WARNING,))
 SCALING_APPLIED = Rule("MLC505", "scaling-applied", Severity.INFO,
-                       "a scaling.json was applied to the score")
+                       "a scaling.json was applied to the score", also=(Severity.WARNING,))
 
 SCALING_NOT_IN_ROUND = Rule("MLC523", "scaling-json-not-in-round", Severity.WARNING,
                             "scaling.json in a round without score scaling; it is ignored")

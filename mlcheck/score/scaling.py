@@ -27,6 +27,9 @@ class Scaling:
     """The RCP normalisation factor, when it is the one applied."""
     note: str | None = None
     """What the official tools do to the folder's ``scaling.json`` (None: nothing)."""
+    suspect: bool = False
+    """The folder's ``scaling.json`` is applied although the RCP test gives another factor (a file
+    left by an earlier run of the checker?): a warning."""
     replaced: bool = False
     """The round's package checker writes or deletes ``scaling.json`` before the summarizer reads
     it: what the folder's own file holds does not count (an unusable one neither)."""
@@ -51,4 +54,12 @@ def published_scaling(committee: float | None, rcp: RcpResult | None, normalise:
         return Scaling(None, None, (
             f"the round's RCP checker deletes scaling.json ({committee:g}) before it evaluates the RCP and "
             "writes none at a factor of 1: the score is not scaled"), replaced=True)
+    if normalise and not resets and evaluated and rcp is not None and rcp.verdict == "pass" \
+            and committee is not None and abs(committee - 1.0) > 1e-12:
+        return Scaling(committee, None, (
+            f"scaling.json holds {committee:g}, but the RCP test gives a factor of 1 (the submission "
+            "converges no faster than the reference mean): the round's package checker writes no "
+            "scaling.json then and leaves this one, so the summarizer multiplies the score by "
+            f"{committee:g}. Delete it unless the review committee set it (a file left by an "
+            "earlier run of the checker?)"), suspect=True)
     return Scaling(committee, None)
