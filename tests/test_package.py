@@ -64,6 +64,21 @@ def test_example_package_is_clean(tmp_path: Path) -> None:
     assert cli("check", str(package))[0] == 0
 
 
+def test_a_system_description_no_results_folder_uses_is_checked_too(tmp_path: Path) -> None:
+    """The package checker reads every systems/*.json (check_systems) and fails the package on
+    one it refuses, whether or not a results folder uses it; a valid one changes nothing."""
+    package = make_package(tmp_path)
+    shutil.copy(package / SYSTEM, package / "systems" / "spare.json")
+    assert codes(package) == {}
+    (package / "systems" / "draft.json").write_text('{\n  "submitter": "Acme",\n', "utf-8")
+    (package / "systems" / ".hidden.json").write_text("{", "utf-8")  # (the checker's glob skips it)
+    (package / "systems" / "notes.txt").write_text("{", "utf-8")
+    found = codes(package)
+    assert found == {"MLC511": [(str(package / "systems" / "draft.json"), 3, Severity.ERROR)]}
+    assert cli("check", str(package))[0] == 1
+    assert codes(package / "results" / "acme-t8") == {}  # (a results folder named alone: its system only)
+
+
 def test_misnamed_benchmark_folder_is_an_error_with_a_suggestion(tmp_path: Path) -> None:
     package = make_package(tmp_path)
     (package / RESNET).rename(package / "results" / "acme-t8" / "resnet50")

@@ -119,6 +119,13 @@ def _check_parts(parts: Sequence[PackagePart], rounds: _Rounds,
         documents[path] = read_json_document(path)
         findings.extend(check_system_description(documents[path], results,
                                                  (rounds.within(results) or package_round).version))
+    if parts[0].level == PACKAGE:  # (the package checker reads every systems/*.json, used or not)
+        for name in layout.system_files:
+            path = join_path(root, "systems", name)
+            if name.endswith(".json") and not name.startswith(".") and path not in documents:
+                documents[path] = read_json_document(path)
+                findings.extend(check_system_description(documents[path], join_path(root, "results"),
+                                                         package_round.version))
     return findings
 
 

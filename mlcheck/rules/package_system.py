@@ -1,6 +1,8 @@
 """System descriptions (family MLC5xx): ``<org>/systems/<system>.json`` must exist for every
 results folder, hold the round's required fields, and agree with the logs
-(:mod:`mlcheck.rules.system_logs`); its status is :mod:`mlcheck.rules.system_status`'s.
+(:mod:`mlcheck.rules.system_logs`); its status is :mod:`mlcheck.rules.system_status`'s. Where a
+whole package is checked, so is every other ``systems/*.json``: the package checker reads each
+(``check_systems``) and fails the package on one its system_desc_checker refuses.
 
 Rules text: policies submission_rules.adoc (directory layout, system description fields); the
 round's ``system_desc_checker`` requires 33 fields. Schema: ``schemas/system-description.schema.json``.
