@@ -68,7 +68,7 @@ class FastLines:
         the full path gives them, without its three decodes; None for any other line. The full
         path decodes the same JSON (``raw_decode`` of the text after the marker, leading blanks
         stripped), and orjson accepts only JSON blanks around it."""
-        if line.find(_MARKER_BYTES, 8) >= 0 or b"\x1b" in line or not line.startswith(b" ", 8):
+        if line.find(_MARKER_BYTES, 8) >= 0 or b"\x1b" in line or not line.startswith(b" ", 8) or b"\r" in line:
             return None
         record = fast_record(line[8:])
         if record is UNREAD:
@@ -180,13 +180,13 @@ class FastLines:
     def _event_of(self, text: str) -> Event | None:
         """The event of the JSON after a marker when it is a well-formed record, else None (then
         :meth:`_record` reads it again and says what is wrong)."""
-        body = text.lstrip()
+        body = text.lstrip(" \t\r\n")  # (JSON's blanks: a result file's parser skips no other)
         try:
             record, end, replaced = decode_record(body)
         except (ValueError, RecursionError):  # (JSONDecodeError is a ValueError)
             return None
-        if replaced or (end < len(body) and after_json(body[end:])):
-            return None  # the full path reports the numbers read as infinite, and text after the JSON
+        if replaced or (end < len(body) and after_json(body[end:])) or "\r" in text:
+            return None  # the full path reports the numbers read as infinite, text after the JSON, a CR
         event = well_formed_event(record, self.line_no)
         if event is not None:
             self.stats.kept += 1

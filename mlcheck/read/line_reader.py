@@ -175,7 +175,7 @@ class LineReader(FastLines):
         try:
             text = raw.decode("utf-8")
         except UnicodeDecodeError as error:
-            text = raw.decode("utf-8", errors="replace")
+            text = raw.decode("utf-8", errors="mlcheck-latin1-blanks" if self.result_file else "replace")
             yield rules.INVALID_UTF8.at(self.path, line_no,
                           f"line is not valid UTF-8 (byte {error.start + 1}); undecodable bytes were "
                           "replaced with U+FFFD")
@@ -260,7 +260,7 @@ class LineReader(FastLines):
         A record ``hidden`` from the official parser by the next on its line yields nothing;
         ``followed``: another record follows on the line (a cut one of a rank of the same job was
         cut by it: two processes writing at once)."""
-        body = segment.lstrip()
+        body = segment.lstrip(" \t\r\n") if self.result_file else segment.lstrip()  # (json.loads skips no other)
         lead = len(segment) - len(body)
         line_no = self.line_no
         unseen = self.result_file and not hidden and not segment.startswith(" ")  # (not the parser's token)
@@ -279,7 +279,7 @@ class LineReader(FastLines):
             if unseen:
                 yield unseen_record(self.path, line_no, record)
             return lead + end
-        if self.result_file and (extra := extra_data(self.path, line_no, body, end, column + lead)):
+        if self.result_file and (extra := extra_data(self.path, line_no, segment[:lead] + body, end + lead, column)):
             yield extra
         elif not (self.result_file or followed) and after_json(body[end:]):
             self.stats.trailing_texts += 1  # (dropped; MLC020 says so: the official parser fails on it)

@@ -68,7 +68,8 @@ def split_at_markers(text: str) -> MarkerParts:
             first = body
             while first < length and text[first] in " \t\r\n":
                 first += 1
-            json_end = _json_end(text, first, following) if first < following else -1  # (no JSON: blank)
+            # (only a record's object may quote the marker: text that is no object, '" && ', never hides it)
+            json_end = _json_end(text, first, following) if first < following and text[first] == "{" else -1
             if json_end > following:
                 following = text.find(_MARKER, json_end)
         starts.append(body)

@@ -28,6 +28,7 @@ writes one record per line): there every record is read, and MLC010 only says so
 
 from __future__ import annotations
 
+import codecs
 import math
 
 from mlcheck.model import Finding, Severity
@@ -47,10 +48,17 @@ def hidden_by_next(segment: str) -> bool:
 
 
 def extra_data(path: str, line_no: int, body: str, end: int, column: int) -> Finding | None:
-    """MLC003 when the official parser cannot decode the record of ``body`` (its JSON ends at
-    ``end``; ``body`` starts at 0-based ``column``): text other than blanks follows the JSON
+    """MLC003 when the official parser cannot decode the record of ``body`` (the text after the
+    marker; its JSON ends at ``end``; ``body`` starts at 0-based ``column``): a CR before the
+    JSON's end ends the parser's line inside it; text other than blanks follows the JSON
     before the official line's end (the physical line's, or a CR), or the JSON holds the token
     in a string (the parser cuts the line at the last one, inside the string)."""
+    cut = body.find("\r", 0, end)
+    if cut >= 0:
+        return rules.INVALID_JSON.at(path, line_no, (
+            f"a carriage return inside the record (column {column + cut + 1}) ends the official parser's "
+            "line there (it reads the file with universal newlines): it reads a cut record, not this "
+            "one, and fails the file; write the record on one line"))
     inside = body.find(TOKEN, 0, end)
     if inside >= 0:
         return rules.INVALID_JSON.at(path, line_no, (
@@ -76,10 +84,22 @@ def after_json(rest: str) -> str:
 def _as_latin1(text: str) -> str:
     """``text`` (decoded as UTF-8) as the parser reads its bytes: latin-1, whose ``strip()`` takes
     NBSP and NEL as blanks and leaves the first byte of a UTF-8 NBSP. A byte that was not UTF-8
-    (U+FFFD here) is unknown: read as a blank (the line's MLC009 says it is there)."""
+    is a space where latin-1 reads a blank (``\x85``, ``\xa0``), else U+FFFD, no blank
+    (:func:`latin1_blanks`; the line's MLC009 says it is there)."""
     if text.isascii():
         return text
-    return text.encode("utf-8").decode("latin-1").replace("\xef\xbf\xbd", " ")
+    return text.encode("utf-8").decode("latin-1")
+
+
+def latin1_blanks(error: UnicodeError) -> tuple[str, int]:
+    """The ``errors`` handler a result file's lines are decoded with: each byte that is not UTF-8
+    becomes a space where the parser's latin-1 reads a blank (NEL, NBSP), else U+FFFD."""
+    assert isinstance(error, UnicodeDecodeError)
+    bad = error.object[error.start:error.end]
+    return "".join(" " if byte in (0x85, 0xA0) else "\ufffd" for byte in bad), error.end
+
+
+codecs.register_error("mlcheck-latin1-blanks", latin1_blanks)
 
 
 def glued_message(count: int, hidden: int, result_file: bool) -> str:

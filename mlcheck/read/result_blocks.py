@@ -50,6 +50,8 @@ def _lines(chunk: bytes, counts: StretchCounts, reader: LineReader) -> Iterator[
     by_line_until = 0  # (a run of record lines the bulk path refused ends here)
     mixed_until = 0  # (the mixed path refused the rest of the chunk: not tried again before this)
     last_end = chunk.rfind(b"\n") + 1  # (the end of the last whole line)
+    if b"\r" in chunk and chunk.count(b"\r") != chunk.count(b"\r\n"):  # (a lone CR ends the parser's line)
+        longest, by_line_until, mixed_until = 0, size, size  # (each line read alone: LineReader.feed)
     try:
         while done < size:
             start = size if at < 0 else (

@@ -13,15 +13,16 @@ not compare it with ``run_stop``'s status, nor with the time of ``run_stop``.
   the RCP checker counts it as non-converged: fix the status (or the eval) before submitting.
 - MLC303 run-aborted: ``run_stop`` status is ``aborted``; the run counts as non-converged (at most
   one per benchmark, four for U-Net3D).
-- MLC304 eval-value-invalid: an ``eval_accuracy`` value is not a number (or not a BBOX/SEGM object
-  for Mask R-CNN, or a merged Stable Diffusion record without FID or CLIP); the official checker
-  crashes on it. Stable Diffusion (3.1-5.0) logs FID and CLIP as separate records naming their
+- MLC304 eval-value-invalid: an ``eval_accuracy`` value is not a number (or, for Mask R-CNN, an
+  object without BBOX or SEGM, a NaN among them; a merged Stable Diffusion record without FID or
+  CLIP: the round's YAML has a ``CHECK: "'SEGM' in v['value']"`` per field); the official checker
+  fails the file or crashes on it. Stable Diffusion (3.1-5.0) logs FID and CLIP as separate records naming their
   ``metric``; the checker merges those of one ``step_num`` (3.1) or ``samples_count`` (4.0+) and
   judges the target (FID <= 90 and CLIP >= 0.15) on the merged records: a record naming its metric
   without that position makes its merging code crash, also MLC304. The checker compares the
   conditions in order and stops at the first that does not hold: a value it never comes to (a
   null CLIP where FID is above 90, a null SEGM where BBOX is below its target) fails nothing
-  there, and is a warning here (``official: false``). A NaN is a warning (``official: false``):
+  there, and is a warning here (``official: false``). A NaN of a one-number metric is a warning (``official: false``):
   the official checker compares it, finds it below the target and goes on; it usually means the
   model diverged at that eval.
 - MLC305 target-reached-after-run-stop: the first eval that reaches the target is timed more
@@ -50,9 +51,8 @@ from typing import Iterator
 from mlcheck.model import Finding, Severity
 from mlcheck.rule import Rule, RunContext
 from mlcheck.facts.rulesets import Target
-from mlcheck.rules.eval_records import comparison_raises, target_for, unmergeable
-from mlcheck.rules.eval_values import (all_plain_floats, below_one, best_eval, describe_eval, first_reaching, is_nan,
-                                       records_named, target_bounds)
+from mlcheck.rules.eval_records import invalid_values, target_for, unmergeable
+from mlcheck.rules.eval_values import (below_one, best_eval, describe_eval, first_reaching, records_named, target_bounds)
 
 TARGET_NOT_REACHED = Rule("MLC301", "target-not-reached", Severity.ERROR,
                           "no eval reaches the round's quality target", official=True, also=(Severity.WARNING,))
@@ -92,40 +92,7 @@ def check(ctx: RunContext) -> Iterator[Finding]:
                          f"{event.metadata[target.aggregate.name_from]!r} but has no {target.aggregate.by} in its "
                          f"metadata: the checker merges the records of one {target.aggregate.by} into "
                          f"{target.aggregate.into} and crashes on this one ({target.aggregate.source})")
-    comparable = target.plain is not None and all_plain_floats(run.evaluations)
-    for evaluation in () if comparable else run.evaluations:  # (else each is compared once)
-        if isinstance(evaluation.value, bool):
-            yield ctx.at(EVAL_VALUE_INVALID, evaluation.line,
-                         f"eval_accuracy is {str(evaluation.value).lower()}, a boolean: the official checker's "
-                         f"Python compares it as {int(evaluation.value)}, and so does mlcheck; log the metric",
-                         severity=Severity.WARNING, official=False)
-        if isinstance(evaluation.value, float) and math.isinf(evaluation.value):
-            yield ctx.at(EVAL_VALUE_INVALID, evaluation.line,
-                         f"eval_accuracy is {evaluation.value!r}: an infinite value is no measurement (the metric "
-                         "failed, or 1e400 was logged); the official checker compares it as it is",
-                         severity=Severity.WARNING, official=False)
-            continue
-        if target.reached_by(evaluation.value) is not None:
-            continue
-        if is_nan(evaluation.value):
-            yield ctx.at(EVAL_VALUE_INVALID, evaluation.line,
-                         f"eval_accuracy is {evaluation.value!r}: the model diverged at this eval, or the "
-                         "metric failed (the official checker reads it as below the target)",
-                         severity=Severity.WARNING, official=False)
-            continue
-        raises = comparison_raises(target, evaluation.value)
-        why = "" if raises else (": the official checker stops at a condition this evaluation does not meet "
-                                 "before it comes to the value, and reads it as below the target")
-        severity = Severity.ERROR if raises else Severity.WARNING
-        if target.aggregate is not None:
-            yield ctx.at(EVAL_VALUE_INVALID, evaluation.line,
-                         f"the {target.aggregate.into} record {evaluation.value!r} (the {target.metric} records of "
-                         f"one {target.aggregate.by}, merged) cannot be compared with the target ({target.text}){why}; "
-                         "log every metric of each evaluation", severity=severity, official=raises)
-        else:
-            yield ctx.at(EVAL_VALUE_INVALID, evaluation.line,
-                         f"eval_accuracy value {evaluation.value!r} cannot be compared with the target "
-                         f"({target.text}){why}", severity=severity, official=raises)
+    yield from invalid_values(ctx, target, EVAL_VALUE_INVALID)
     if not ctx.closed and facts.open_target is not None:
         if run.evaluations and first_reaching(run.evaluations, target) is None:
             last = run.evaluations[-1]

@@ -12,12 +12,17 @@ judges another key (``averaged_validation_loss``): its records become the evalua
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping
 from dataclasses import replace
-from typing import Any
+from typing import TYPE_CHECKING, Any, Iterator
 
 from mlcheck.facts.rulesets import Aggregate, BenchmarkFacts, Target
-from mlcheck.model import Evaluation, Event, Run
+from mlcheck.model import Evaluation, Event, Finding, Run, Severity
+from mlcheck.rules.eval_values import all_plain_floats, is_nan
+
+if TYPE_CHECKING:
+    from mlcheck.rule import Rule, RunContext
 
 
 def target_for(facts: BenchmarkFacts, division: str | None) -> Target:
@@ -103,3 +108,52 @@ def _evaluation(event: Event, value: Any, by: str | None = None, position: Any =
                       epoch_num=_number(metadata.get("epoch_num")),
                       samples_count=_number(metadata.get("samples_count")),
                       step_num=_number(metadata.get("step_num")))
+
+
+def fields_absent(target: Target, value: object) -> list[str]:
+    """The fields of ``target`` that the round's ``CHECK: "'<field>' in v['value']"`` lines do not
+    find in an evaluation ``value`` (every Mask R-CNN and Stable Diffusion eval must hold each;
+    Python's ``in`` reads a string as text, a list as items, and raises on a number: none found)."""
+    fields = list(dict.fromkeys(c.field for c in target.conditions if c.field is not None))
+    if isinstance(value, (Mapping, str, list, tuple)):
+        return [f for f in fields if f not in value]
+    return fields
+
+
+def invalid_values(ctx: RunContext, target: Target, rule: Rule) -> Iterator[Finding]:
+    """MLC304 (:mod:`mlcheck.rules.convergence`) for each evaluation the target cannot be judged on."""
+    comparable = target.plain is not None and all_plain_floats(ctx.run.evaluations)
+    for evaluation in () if comparable else ctx.run.evaluations:  # (else each is compared once)
+        value = evaluation.value
+        what = (f"the {target.aggregate.into} record {value!r} (the {target.metric} records of one "
+                f"{target.aggregate.by}, merged)" if target.aggregate is not None else f"eval_accuracy value {value!r}")
+        absent = fields_absent(target, value)
+        if absent:
+            yield ctx.at(rule, evaluation.line, f"{what} holds no {' and no '.join(absent)}: the round's checker "
+                         f"requires each in every one (CHECK \"'{absent[0]}' in v['value']\") and fails the file")
+            continue
+        if isinstance(value, bool):
+            yield ctx.at(rule, evaluation.line,
+                         f"eval_accuracy is {str(value).lower()}, a boolean: the official checker's "
+                         f"Python compares it as {int(value)}, and so does mlcheck; log the metric",
+                         severity=Severity.WARNING, official=False)
+        if isinstance(value, float) and math.isinf(value):
+            yield ctx.at(rule, evaluation.line,
+                         f"eval_accuracy is {value!r}: an infinite value is no measurement (the metric "
+                         "failed, or 1e400 was logged); the official checker compares it as it is",
+                         severity=Severity.WARNING, official=False)
+            continue
+        if target.reached_by(value) is not None:
+            continue
+        if is_nan(value):
+            yield ctx.at(rule, evaluation.line,
+                         f"eval_accuracy is {value!r}: the model diverged at this eval, or the "
+                         "metric failed (the official checker reads it as below the target)",
+                         severity=Severity.WARNING, official=False)
+            continue
+        raises = comparison_raises(target, value)
+        why = "" if raises else (": the official checker stops at a condition this evaluation does not meet "
+                                 "before it comes to the value, and reads it as below the target")
+        advice = "; log every metric of each evaluation" if target.aggregate is not None else ""
+        yield ctx.at(rule, evaluation.line, f"{what} cannot be compared with the target ({target.text}){why}{advice}",
+                     severity=Severity.ERROR if raises else Severity.WARNING, official=raises)

@@ -122,7 +122,7 @@ def evaluate(ctx: RunContext, entries: Iterable[Entry], codes: EntryCodes, scope
                 yield ctx.at(codes.missing, events[-1].line if events else anchor,
                              f"{key} {logged}; {who} requires at least {entry.min_count} ({entry.source})")
             elif count > 1 and req == "EXACTLY_ONE":
-                if gathered is not None and all(e.value == events[0].value for e in events):
+                if gathered is not None and all(same_value(e.value, events[0].value) for e in events):
                     gathered.repeated.append((entry, events))
                 else:
                     yield _repeated(ctx, entry, events, codes)
@@ -141,11 +141,11 @@ def evaluate(ctx: RunContext, entries: Iterable[Entry], codes: EntryCodes, scope
 def _repeated(ctx: RunContext, entry: Entry, events: tuple[Event, ...], codes: EntryCodes) -> Finding:
     lines = ", ".join(str(e.line) for e in events[:_MAX_LISTED]) + (", ..." if len(events) > _MAX_LISTED else "")
     values = [e.value for e in events]
-    if all(v == values[0] for v in values):
+    if all(same_value(v, values[0]) for v in values):
         return ctx.at(codes.repeated, events[1].line,
                       f"{entry.key} is logged {ctx.run.count(entry.key)} times with the same value "
                       f"{show(values[0])} (lines {lines}); exactly one is expected (the checker only warns)")
-    differing = next(e for e in events if e.value != values[0])
+    differing = next(e for e in events if not same_value(e.value, values[0]))
     firsts: dict[str, Event] = {}  # (each value once, at its first line: not five copies of one)
     for event in events:
         firsts.setdefault(repr(event.value), event)
@@ -153,3 +153,9 @@ def _repeated(ctx: RunContext, entry: Entry, events: tuple[Event, ...], codes: E
     return ctx.at(codes.conflict, differing.line,
                   f"{entry.key} is logged {ctx.run.count(entry.key)} times with different values: {shown}; "
                   f"exactly one is allowed ({entry.source})")
+
+
+def same_value(value: object, first: object) -> bool:
+    """Whether the checker's ``all_same`` (``l.count(l[0])``: identity, then ``==``) reads two
+    values as one: its ``json`` gives every ``NaN`` of a log the same object, so two NaNs are."""
+    return value == first or (type(value) is float and type(first) is float and value != value and first != first)

@@ -1,0 +1,82 @@
+"""Damaged copies where mlcheck's official verdict once differed from the round's checker, each
+pinned by its outcome: a Mask R-CNN eval that is NaN or lacks SEGM (the YAML's ``CHECK: "'SEGM'
+in v['value']"``), a key logged twice as NaN (the checker's ``json`` gives every NaN one object),
+a marker in text that is no record before the real one, blanks that are not JSON's and a CR inside
+a record of a result file (the parser's universal newlines end the line there)."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+from conftest import SHARED
+
+from mlcheck import check
+from mlcheck.facts.rulesets import Condition, Target
+from mlcheck.rules.eval_records import fields_absent
+from mlcheck.rules.key_checks import same_value
+
+ROOT = Path(__file__).resolve().parent.parent
+EXAMPLE_RUN = ROOT / "fixtures" / "example" / "Acme" / "results" / "acme-t8" / "resnet" / "result_0.txt"
+MASKRCNN = SHARED / "other-submitters" / "training-3.0" / "NVIDIA" / "results" / "dgxh100_n8_ngc23.04_pytorch" / "maskrcnn" / "result_2.txt"
+
+
+def _run(path: Path, ruleset: str = "2.0.0") -> tuple[str, set[tuple[str, str]]]:
+    (run,) = check([str(path)], ruleset=ruleset).runs
+    return run.official_verdict, {(f.code, f.severity.label) for f in run.findings if f.severity.label != "info"}
+
+
+def _edited(tmp_path: Path, source: Path, pattern: str, replacement: str) -> Path:
+    text = source.read_text("utf-8")
+    changed, count = re.subn(pattern, replacement, text, count=1)
+    assert count == 1, pattern
+    path = tmp_path / "result_0.txt"
+    path.write_text(changed, "utf-8")
+    return path
+
+
+def test_fields_absent_reads_in_as_python_does() -> None:
+    target = Target("eval_accuracy", "box and mask", (Condition(">=", 0.377, "BBOX"), Condition(">=", 0.339, "SEGM")))
+    assert fields_absent(target, {"BBOX": 0.4, "SEGM": 0.35}) == []
+    assert fields_absent(target, {"BBOX": 0.4}) == ["SEGM"]
+    assert fields_absent(target, float("nan")) == ["BBOX", "SEGM"]
+    assert fields_absent(target, "BBOX SEGM") == []  # (a string: a substring test)
+
+
+@pytest.mark.parametrize("value", ["NaN", "Infinity", '{"BBOX": 0.38}'])
+def test_a_mask_rcnn_eval_the_yaml_checks_refuse_fails_the_file(tmp_path: Path, value: str) -> None:
+    if not MASKRCNN.is_file():
+        pytest.skip(f"{MASKRCNN} is absent (the shared MLCommons data)")
+    path = _edited(tmp_path, MASKRCNN, r'"key": "eval_accuracy", "value": \{[^}]*\}', f'"key": "eval_accuracy", "value": {value}')
+    verdict, codes = _run(path, "3.0.0")
+    assert verdict == "fail" and ("MLC304", "error") in codes
+
+
+def test_a_key_logged_twice_as_nan_is_the_same_value_to_the_checker(tmp_path: Path) -> None:
+    assert same_value(float("nan"), float("nan")) and not same_value(float("nan"), 1.0) and same_value(1, 1.0)
+    line = next(x for x in EXAMPLE_RUN.read_text("utf-8").splitlines(keepends=True) if '"key": "lars_opt_momentum"' in x)
+    nan = re.sub(r'"value": [^,]+,', '"value": NaN,', line)
+    path = tmp_path / "result_0.txt"
+    path.write_text(EXAMPLE_RUN.read_text("utf-8").replace(line, nan + nan), "utf-8")
+    codes = {code for code, _severity in _run(path)[1]}
+    assert "MLC107" in codes and "MLC106" not in codes
+
+
+def test_a_quoted_marker_before_the_record_hides_nothing(tmp_path: Path) -> None:
+    """``echo ":::MLLOG " && :::MLLOG {...}``: the parser reads from the last marker; the text
+    after the first is no record, and never the start of one that swallows the next marker."""
+    path = _edited(tmp_path, EXAMPLE_RUN, r'(:::MLLOG [^\n]*"key": "run_stop")', r'echo ":::MLLOG " && \1')
+    verdict, codes = _run(path)
+    assert verdict == _run(EXAMPLE_RUN)[0] == "pass"
+    assert {code for code, _severity in codes} <= {"MLC010"}
+
+
+@pytest.mark.parametrize("damage", [(r':::MLLOG (\{[^\n]*"key": "run_stop")', ":::MLLOG \x0c\\1"),
+                                    (r':::MLLOG (\{[^\n]*"key": "run_stop")', ":::MLLOG \u00a0\\1"),
+                                    (r'("key": "run_stop"[^\n]*), "metadata"', '\\1,\r "metadata"'),
+                                    (r':::MLLOG (\{[^\n]*"key": "run_stop")', ":::MLLOG \r\\1")])
+def test_blanks_the_parser_does_not_skip_fail_a_result_file(tmp_path: Path, damage: tuple[str, str]) -> None:
+    path = _edited(tmp_path, EXAMPLE_RUN, *damage)
+    verdict, codes = _run(path)
+    assert verdict == "fail" and ("MLC003", "error") in codes
