@@ -20,8 +20,12 @@ from mlcheck.facts.rulesets import RulesetError, load_ruleset, normalise_version
 
 
 def _line(found: Finding) -> str:
+    """A finding on stderr as the text report's line: the log's text escaped (no terminal
+    control sequence, no CR or line end from a value)."""
+    from mlcheck.report.plain import one_line
+
     where = f"{found.path}:{found.line}" if found.line is not None else found.path
-    return f"{where}: {found.severity.label} {found.code} {found.name}: {found.message}"
+    return f"{one_line(where)}: {found.severity.label} {found.code} {found.name}: {one_line(found.message)}"
 
 
 @click.command("split")

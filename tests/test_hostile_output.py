@@ -1,0 +1,58 @@
+"""Text from a log, a config file or a file name reaches every report and every stderr line
+escaped (a reviewer's hostile inputs): no terminal control sequence, no line end that splits a
+finding's line, no live HTML or broken code span in Markdown, valid JSON and URIs."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from click.testing import CliRunner
+
+from mlcheck.cli import main
+
+ROOT = Path(__file__).resolve().parent.parent
+EXAMPLE = ROOT / "fixtures" / "example" / "Acme" / "results" / "acme-t8" / "resnet" / "result_0.txt"
+HOSTILE = "x\x1b]0;pwn\x07\x1b[2J\rCR"
+"""An OSC title sequence, a screen clear and a carriage return."""
+
+
+def _log_with_opt_name(folder: Path, value: str, name: str = "result_0.txt") -> Path:
+    """The example run with ``opt_name`` set to ``value`` (MLC203 in the closed division)."""
+    lines = []
+    for line in EXAMPLE.read_text("utf-8").splitlines(keepends=True):
+        if '"key": "opt_name"' in line:
+            record = json.loads(line[len(":::MLLOG "):])
+            record["value"] = value
+            line = ":::MLLOG " + json.dumps(record) + "\n"
+        lines.append(line)
+    folder.mkdir(parents=True, exist_ok=True)
+    path = folder / name
+    path.write_text("".join(lines), "utf-8")
+    return path
+
+
+def _no_control(text: str) -> None:
+    assert "\x1b" not in text and "\x07" not in text and "\r" not in text, repr(text[:2000])
+
+
+def test_waived_findings_are_escaped_in_the_text_report(tmp_path: Path) -> None:
+    log = _log_with_opt_name(tmp_path / "logs", HOSTILE)
+    (tmp_path / ".mlcheck.toml").write_text(
+        '[[waivers]]\ncode = "MLC203"\npath = "logs/**"\nreason = "approved \\u001b[31m\\nnext line"\n', "utf-8")
+    done = CliRunner().invoke(main, ["check", str(log), "--color", "never"])
+    waived = done.stdout.split("\nWaived\n", 1)[1]
+    _no_control(waived)
+    assert "waived MLC203" in waived and "\\x1b]0;pwn\\x07" in waived
+    assert "approved \\x1b[31m\\nnext line" in waived  # (the reason on the finding's one line)
+    assert len([line for line in waived.splitlines() if "MLC203" in line]) == 1
+
+
+def test_watch_prints_live_findings_escaped(tmp_path: Path) -> None:
+    log = _log_with_opt_name(tmp_path, HOSTILE)
+    done = CliRunner().invoke(main, ["watch", str(log), "--no-progress", "--poll", "0.01", "--idle-timeout", "5"])
+    live = [line for line in done.stderr.splitlines() if "MLC203" in line]
+    assert live, done.stderr
+    for line in live:
+        _no_control(line)
+        assert "\\x1b]0;pwn\\x07\\x1b[2J\\rCR" in line
