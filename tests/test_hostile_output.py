@@ -56,3 +56,32 @@ def test_watch_prints_live_findings_escaped(tmp_path: Path) -> None:
     for line in live:
         _no_control(line)
         assert "\\x1b]0;pwn\\x07\\x1b[2J\\rCR" in line
+
+
+def _package_named(tmp_path: Path, name: str, runs: int = 4, org: str | None = None) -> Path:
+    """A copy of the example package under the folder ``name`` with ``runs`` of its 5 runs (4:
+    MLC502), its logs' ``submission_org`` set to ``org``."""
+    import shutil
+
+    package = tmp_path / name
+    shutil.copytree(EXAMPLE.parents[3], package)
+    folder = package / "results" / "acme-t8" / "resnet"
+    for index in range(runs, 5):
+        (folder / f"result_{index}.txt").unlink()
+    if org is not None:
+        for log in folder.glob("result_*.txt"):
+            log.write_text(log.read_text("utf-8").replace('"value": "Acme"', json.dumps({"value": org})[1:-1], 1), "utf-8")
+    return package
+
+
+def test_text_report_escapes_locations_and_headings(tmp_path: Path) -> None:
+    package = _package_named(tmp_path, "Ac\nme")
+    done = CliRunner().invoke(main, ["check", str(package), "--color", "never"])
+    lines = done.stdout.splitlines()
+    finding = [line for line in lines if "MLC502" in line and "error" in line]
+    assert len(finding) == 1 and finding[0].startswith(str(tmp_path / "Ac\\nme") + "/results/acme-t8/resnet: error MLC502")
+    assert any(line.startswith("Ac\\nme / acme-t8 / resnet") for line in lines), done.stdout  # (the table's title)
+    assert not any(line.startswith("me") for line in lines)
+    scores = CliRunner().invoke(main, ["score", str(package)])
+    assert "Ac\\nme / acme-t8 / resnet" in scores.stdout and not any(
+        line.startswith("me") for line in scores.stdout.splitlines())
