@@ -85,3 +85,41 @@ def test_text_report_escapes_locations_and_headings(tmp_path: Path) -> None:
     scores = CliRunner().invoke(main, ["score", str(package)])
     assert "Ac\\nme / acme-t8 / resnet" in scores.stdout and not any(
         line.startswith("me") for line in scores.stdout.splitlines())
+
+
+HOSTILE_NAME = "A`c``<img src=x onerror=alert(1)>|\nme"
+"""A package folder whose name ends a single-backtick code span, holds HTML, a pipe and a line end."""
+
+
+def _markdown_html(text: str) -> str:
+    from markdown_it import MarkdownIt
+
+    return MarkdownIt("commonmark").enable("table").render(text)
+
+
+def test_markdown_code_spans_hold_any_name(tmp_path: Path) -> None:
+    from mlcheck.report.plain import markdown_code
+
+    for name in (HOSTILE_NAME, "`", "a``b", " x ", "a|b"):
+        for in_table in (False, True):
+            cell = markdown_code(name, in_table)
+            source = f"| h |\n|---|\n| {cell} |\n" if in_table else f"- {cell}: x\n"
+            html = _markdown_html(source)
+            assert html.count("<code>") == 1 and "<img" not in html, (name, html)
+            import html as html_module
+            inside = html_module.unescape(html.split("<code>", 1)[1].split("</code>", 1)[0])
+            assert inside == name.replace("\n", "\\n"), (name, inside)
+
+
+def test_markdown_report_escapes_folder_names(tmp_path: Path) -> None:
+    package = _package_named(tmp_path, HOSTILE_NAME)
+    done = CliRunner().invoke(main, ["check", str(package), "--format", "markdown"])
+    html = _markdown_html(done.stdout)
+    assert "<img" not in html
+    folder = str(package).replace("\n", "\\n") + "/results/acme-t8/resnet"
+    import html as html_module
+    assert f"<li><code>{html_module.escape(folder, quote=False)}</code>: " in html  # (one item, the whole name)
+    (tmp_path / ".mlcheck.toml").write_text('[[waivers]]\ncode = "MLC502"\npath = "**"\nreason = "r"\n', "utf-8")
+    waived = CliRunner().invoke(main, ["check", str(package), "--format", "markdown"])
+    html = _markdown_html(waived.stdout)
+    assert "<img" not in html and f"<td><code>{html_module.escape(folder, quote=False)}</code></td>" in html

@@ -71,3 +71,18 @@ def markdown_cell(text: str) -> str:
     """Text safe inside a Markdown table cell (no pipes, no line breaks, no raw HTML)."""
     return (" ".join(text.split()).replace("\\", "\\\\").replace("|", "\\|")
             .replace("<", "&lt;").replace(">", "&gt;"))
+
+
+def markdown_code(text: str, in_table: bool = False) -> str:
+    """``text`` (a file or folder name) as a Markdown code span that nothing in it can end: its
+    fence is one backtick longer than its longest run of backticks, and a space pads a name that
+    begins or ends with one. Inside the span ``<`` and ``&`` are literal (CommonMark: no HTML, no
+    entities), line ends and control characters are written as the text report writes them (one
+    list item, one table row), and in a table a ``|`` is escaped (GFM splits cells before it
+    reads code spans, and removes that backslash)."""
+    text = one_line(text)
+    if in_table:
+        text = text.replace("|", "\\|")
+    fence = "`" * (max((len(run) for run in re.findall("`+", text)), default=0) + 1)
+    pad = " " if text.startswith("`") or text.endswith("`") or (text.startswith(" ") and text.endswith(" ")) else ""
+    return f"{fence}{pad}{text}{pad}{fence}"
