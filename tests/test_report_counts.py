@@ -1,0 +1,38 @@
+"""What the reports count is the true number: findings past the reading cap, runs that fail."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from click.testing import CliRunner
+
+from mlcheck.cli import main
+from mlcheck.read.runs import MAX_FINDINGS_PER_CODE
+
+
+def _broken_lines(path: Path, bad: int) -> Path:
+    """A log of ``bad`` invalid-JSON lines, each after a valid record."""
+    lines = []
+    for i in range(bad):
+        lines.append(':::MLLOG {"namespace": "", "time_ms": %d, "event_type": "POINT_IN_TIME", "key": "k%d", '
+                     '"value": 1, "metadata": {}}\n' % (1652083200000 + i, i))
+        lines.append(':::MLLOG {"key": "x%d", bad\n' % i)
+    path.write_text("".join(lines), "utf-8")
+    return path
+
+
+def test_findings_past_the_reading_cap_are_counted_in_every_format(tmp_path: Path) -> None:
+    bad = 3 * MAX_FINDINGS_PER_CODE + 7
+    log = _broken_lines(tmp_path / "huge.txt", bad)
+    report = json.loads(CliRunner().invoke(main, ["check", str(log), "-f", "json"]).stdout)
+    invalid = [f for f in report["findings"] if f["code"] == "MLC003"]
+    assert len(invalid) == 1 and invalid[0]["item_count"] == bad
+    assert f"(and {bad - 1} more of this rule here" in invalid[0]["message"]
+    sarif = json.loads(CliRunner().invoke(main, ["check", str(log), "-f", "sarif"]).stdout)
+    counts = [r["properties"]["itemCount"] for r in sarif["runs"][0]["results"] if r["ruleId"] == "MLC003"]
+    assert counts == [bad]
+    for form in ("text", "github", "markdown", "junit", "html"):
+        out = CliRunner().invoke(main, ["check", str(log), "-f", form]).stdout
+        assert f"and {bad - 1} more of this rule here" in out, form
+        assert f"and {MAX_FINDINGS_PER_CODE} more of this rule" not in out, form
