@@ -123,3 +123,18 @@ def test_markdown_report_escapes_folder_names(tmp_path: Path) -> None:
     waived = CliRunner().invoke(main, ["check", str(package), "--format", "markdown"])
     html = _markdown_html(waived.stdout)
     assert "<img" not in html and f"<td><code>{html_module.escape(folder, quote=False)}</code></td>" in html
+
+
+def test_split_never_overwrites_its_input(tmp_path: Path) -> None:
+    import shutil
+
+    log = tmp_path / "result_0.txt"
+    shutil.copy(EXAMPLE, log)
+    before = log.read_bytes()
+    for extra in (["--force"], []):
+        done = CliRunner().invoke(main, ["split", str(log), "-o", str(tmp_path), *extra])
+        assert done.exit_code == 2, done.stderr
+        assert f"{log} is an input of this split" in done.stderr
+        assert log.read_bytes() == before and sorted(p.name for p in tmp_path.iterdir()) == ["result_0.txt"]
+    written = CliRunner().invoke(main, ["split", str(log), "-o", str(tmp_path), "--start-index", "1"])
+    assert written.exit_code == 0 and (tmp_path / "result_1.txt").read_bytes() == before
