@@ -138,3 +138,19 @@ def test_split_never_overwrites_its_input(tmp_path: Path) -> None:
         assert log.read_bytes() == before and sorted(p.name for p in tmp_path.iterdir()) == ["result_0.txt"]
     written = CliRunner().invoke(main, ["split", str(log), "-o", str(tmp_path), "--start-index", "1"])
     assert written.exit_code == 0 and (tmp_path / "result_1.txt").read_bytes() == before
+
+
+def test_outputs_inside_a_checked_package_folder_are_refused(tmp_path: Path) -> None:
+    package = _package_named(tmp_path, "Acme", runs=5)
+    folder = package / "results" / "acme-t8" / "resnet"
+    refused = [folder / "result_5.txt", folder / "new" / "r.json", package / "systems" / "r.json",
+               package / "results" / "acme-t8" / "r.json", package / "results" / "r.json"]
+    for path in refused:
+        for args in (["check", str(package), "-o", f"json:{path}"], ["check", str(folder / "result_0.txt"), "-o", f"json:{path}"],
+                     ["report", str(package), "-o", str(path)], ["score", str(package), "-t", "csv", "--table-output", str(path)]):
+            done = CliRunner().invoke(main, args)
+            assert done.exit_code == 2 and "a folder this check reads" in done.stderr, (args, done.stderr)
+            assert not path.exists() and not (folder / "new").exists(), args
+    allowed = package / "mlcheck.json"  # (the package's top level: the README's example)
+    done = CliRunner().invoke(main, ["check", str(package), "-o", f"json:{allowed}"])
+    assert done.exit_code == 0 and json.loads(allowed.read_text("utf-8"))["runs"]

@@ -12,7 +12,7 @@ import click
 from mlcheck.checker import Progress, check
 from mlcheck.settings.config import Settings, load_settings
 from mlcheck.package.discover import DiscoveryError
-from mlcheck.settings.gate import overwritten_inputs
+from mlcheck.settings.gate import outputs_in_checked_folders, overwritten_inputs
 from mlcheck.judge.jobs import usable_cpus
 from mlcheck.results import CheckResult
 from mlcheck.rules import all_rules
@@ -49,12 +49,20 @@ def _raise_broken_pipe(self: object) -> None:
 
 def refuse_overwriting_inputs(paths: Sequence[str], result: CheckResult,
                               config_path: str | None = None) -> None:
-    """Exit 2 before writing a report over one of the files that were checked."""
+    """Exit 2 before writing a report over one of the files that were checked, or into a folder
+    of a package that was checked."""
     clobbered = overwritten_inputs(paths, result, [config_path])
     if clobbered:
         click.echo(f"mlcheck: error: {clobbered[0]} is an input of this check (a log, the config, or "
                    "a file of a package being checked); mlcheck never overwrites its input. Choose "
                    "another output path", err=True)
+        sys.exit(EXIT_ERROR)
+    for path, folder in outputs_in_checked_folders(paths, result):
+        from mlcheck.report.plain import one_line
+
+        click.echo(f"mlcheck: error: {one_line(path)} lies in {one_line(folder)}, a folder this check reads; mlcheck never "
+                   "writes into the folders it checks. Choose an output path outside the package's "
+                   "results/ and systems/ folders", err=True)
         sys.exit(EXIT_ERROR)
 
 

@@ -102,6 +102,29 @@ def overwritten_inputs(paths: Sequence[str], result: CheckResult,
             or (os.path.isfile(path) and os.path.dirname(os.path.realpath(path)) in guarded)]
 
 
+def outputs_in_checked_folders(paths: Sequence[str], result: CheckResult) -> list[tuple[str, str]]:
+    """The output paths (existing or new, at any depth) that lie in a folder of a package this
+    check reads, each with the deepest such folder: a checked benchmark folder, its system's
+    folder, the package's ``results/`` and ``systems/``. mlcheck never writes into the folders it checks: a
+    report there would be a file the next check reports (MLC508) or reads. The package's own top
+    level and anywhere else stay allowed (``-o sarif:Acme/mlcheck.sarif``)."""
+    paths = [path for path in paths if path != "-"]
+    if not paths:
+        return []
+    guarded: set[Path] = set()
+    for bench in result.benchmarks:
+        folder = Path(os.path.realpath(bench.folder)) if bench.folder else None
+        if folder is not None and len(folder.parts) >= 4 and folder.parts[-3] == "results":
+            guarded.update({folder, folder.parent, folder.parents[1], folder.parents[2] / "systems"})
+    found = []
+    for path in paths:
+        real = Path(os.path.realpath(path))
+        inside = sorted(folder for folder in guarded if real != folder and real.is_relative_to(folder))
+        if inside:
+            found.append((path, str(inside[-1])))
+    return found
+
+
 def _file_id(path: str) -> tuple[int, int] | None:
     """(device, inode) of an existing file, else None."""
     try:
