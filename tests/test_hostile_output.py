@@ -154,3 +154,16 @@ def test_outputs_inside_a_checked_package_folder_are_refused(tmp_path: Path) -> 
     allowed = package / "mlcheck.json"  # (the package's top level: the README's example)
     done = CliRunner().invoke(main, ["check", str(package), "-o", f"json:{allowed}"])
     assert done.exit_code == 0 and json.loads(allowed.read_text("utf-8"))["runs"]
+
+
+def test_sarif_relative_uris_never_read_as_a_scheme(tmp_path: Path) -> None:
+    from urllib.parse import urlsplit
+
+    from mlcheck import check
+    from mlcheck.report import ReportOptions, render
+
+    package = _package_named(tmp_path, "Ac:me,x")
+    sarif = json.loads(render("sarif", check([str(package)]), ReportOptions(root=str(tmp_path))))
+    uris = [r["locations"][0]["physicalLocation"]["artifactLocation"]["uri"] for r in sarif["runs"][0]["results"]]
+    assert uris and all(uri.startswith("Ac%3Ame%2Cx/results/acme-t8/resnet/") for uri in uris), uris
+    assert all(urlsplit(uri).scheme == "" for uri in uris)

@@ -68,9 +68,18 @@ class _Anchors:
 def _artifact(path: str, options: ReportOptions) -> dict[str, str]:
     if path in ("-", "") or is_inside(path, options.root):
         # (a file name that is not UTF-8 keeps its bytes, percent-encoded)
-        return {"uri": quote(os.fsencode(relative_path(path, options.root)), safe="/:"), "uriBaseId": "%SRCROOT%"}
+        uri = quote(os.fsencode(relative_path(path, options.root)), safe="/:")
+        return {"uri": _no_scheme(uri), "uriBaseId": "%SRCROOT%"}
     # outside the repository: an absolute URI rather than a "../" path code scanning rejects
     return {"uri": "file://" + quote(os.fsencode(os.path.abspath(path)), safe="/:")}
+
+
+def _no_scheme(uri: str) -> str:
+    """A relative reference whose first segment holds a ``:`` (``Ac:me,x/results/...``) would
+    read as an absolute URI of the scheme ``ac`` (RFC 3986, 4.2): that colon is percent-encoded.
+    Every other colon stays as it was (the same URIs as before for every other path)."""
+    first, slash, rest = uri.partition("/")
+    return first.replace(":", "%3A") + slash + rest if ":" in first else uri
 
 
 def _result(found: Finding, rule_index: dict[str, int], options: ReportOptions,
