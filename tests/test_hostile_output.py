@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
 from click.testing import CliRunner
 
 from mlcheck.cli import main
@@ -167,3 +168,21 @@ def test_sarif_relative_uris_never_read_as_a_scheme(tmp_path: Path) -> None:
     uris = [r["locations"][0]["physicalLocation"]["artifactLocation"]["uri"] for r in sarif["runs"][0]["results"]]
     assert uris and all(uri.startswith("Ac%3Ame%2Cx/results/acme-t8/resnet/") for uri in uris), uris
     assert all(urlsplit(uri).scheme == "" for uri in uris)
+
+
+def test_sarif_fingerprints_do_not_depend_on_how_the_path_was_typed(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from mlcheck import check
+    from mlcheck.report import ReportOptions, render
+
+    package = _package_named(tmp_path, "Acme", runs=5)
+    folder = package / "results" / "acme-t8" / "resnet"
+    for index in range(5):  # (every run breaks a closed rule: MLC521 lists the files, as typed)
+        _log_with_opt_name(folder, "adamw", f"result_{index}.txt")
+    monkeypatch.chdir(tmp_path)
+    prints = []
+    for typed in ("Acme", "./Acme/", f"../{tmp_path.name}/Acme", str(package)):
+        sarif = json.loads(render("sarif", check([typed]), ReportOptions(root=str(tmp_path))))
+        results = sarif["runs"][0]["results"]
+        assert any(r["ruleId"] == "MLC521" for r in results)
+        prints.append(sorted((r["ruleId"], r["partialFingerprints"]["mlcheck/v1"]) for r in results))
+    assert prints[0] == prints[1] == prints[2] == prints[3]

@@ -28,10 +28,20 @@ _LEVEL = {Severity.ERROR: "error", Severity.WARNING: "warning", Severity.INFO: "
 
 
 def fingerprint(found: Finding, uri: str) -> str:
-    """A hash of what identifies a finding: code, file, run and message without line numbers."""
-    message = re.sub(r"\bline \d+", "line", found.message)
+    """A hash of what identifies a finding: code, file (its URI), run and message without line
+    numbers, and with each path in it (``../x/result_0.txt``, as typed on the command line) cut to
+    its last name: the same finding has the same fingerprint however its paths were typed."""
+    message = _PATH.sub(_last_name, re.sub(r"\bline \d+", "line", found.message))
     key = f"{found.code}|{uri}|{found.run_index}|{message}"
     return hashlib.sha256(key.encode("utf-8", "surrogatepass")).hexdigest()[:32]
+
+
+_PATH = re.compile(r"[^\s,;'\"()\[\]]*[/\\][^\s,;'\"()\[\]]*")
+"""A word of a message with a path separator in it."""
+
+
+def _last_name(match: re.Match[str]) -> str:
+    return match.group().replace("\\", "/").rstrip("/").rsplit("/", 1)[-1]
 
 
 def _rules() -> list[dict[str, Any]]:
