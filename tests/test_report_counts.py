@@ -36,3 +36,16 @@ def test_findings_past_the_reading_cap_are_counted_in_every_format(tmp_path: Pat
         out = CliRunner().invoke(main, ["check", str(log), "-f", form]).stdout
         assert f"and {bad - 1} more of this rule here" in out, form
         assert f"and {MAX_FINDINGS_PER_CODE} more of this rule" not in out, form
+
+
+def test_score_says_why_an_empty_benchmark_folder_fails(tmp_path: Path) -> None:
+    import shutil
+
+    package = tmp_path / "Acme"
+    shutil.copytree(Path(__file__).resolve().parent.parent / "fixtures" / "example" / "Acme", package)
+    (package / "results" / "acme-t8" / "bert").mkdir()
+    for extra in ([], ["-t", "csv"]):
+        done = CliRunner().invoke(main, ["score", str(package), *extra])
+        assert done.exit_code == 1
+        said = f"mlcheck: invalid: {package}/results/acme-t8/bert: MLC502 the bert folder holds no result_<i>.txt file"
+        assert said in done.stderr, done.stderr

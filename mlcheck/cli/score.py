@@ -9,7 +9,7 @@ import click
 from mlcheck.cli.common import (EXIT_ERROR, EXIT_FINDINGS, EXIT_OK, JOBS_OPTION, RULESET_HELP,
                                 console, jobs_of, load_cli_settings, refuse_overwriting_inputs,
                                 run_check)
-from mlcheck.model import Severity
+from mlcheck.model import Finding, Severity
 from mlcheck.settings.gate import postprocess
 from mlcheck.report.plain import TABLE_FORMATS, summary_line
 from mlcheck.results import BenchmarkResult
@@ -77,13 +77,23 @@ def score_command(paths: tuple[str, ...], ruleset: str | None, config_path: str 
     if not result.benchmarks:  # an empty table: say why (no logs, unreadable files, ...)
         for found in result.all_findings():
             if found.severity >= Severity.ERROR:
-                click.echo(f"mlcheck: nothing to score: {found.path}"
-                           f"{f':{found.line}' if found.line is not None else ''}: {found.code} {found.message}", err=True)
+                click.echo(f"mlcheck: nothing to score: {_where_what(found)}", err=True)
+    wrong_counts = [f for f in result.all_findings() if f.code == WRONG_RUN_COUNT.code and f.severity is Severity.ERROR]
+    if result.benchmarks:  # (a folder without a run is no row of the table: its finding says why it fails)
+        for found in wrong_counts:
+            click.echo(f"mlcheck: invalid: {_where_what(found)}", err=True)
     click.echo(summary_line(result), err=True)
     published = [b for b in result.benchmarks if b.published]  # (not the logs of a folder in a benchmark folder)
-    invalid = (not published or any(not b.score.valid or _rcp_refused(b) for b in published)
-               or any(f.code == WRONG_RUN_COUNT.code and f.severity is Severity.ERROR for f in result.all_findings()))
+    invalid = not published or any(not b.score.valid or _rcp_refused(b) for b in published) or bool(wrong_counts)
     sys.exit(EXIT_FINDINGS if invalid else EXIT_OK)
+
+
+def _where_what(found: Finding) -> str:
+    """``path:line: CODE message`` on one line, escaped as the text report escapes it."""
+    from mlcheck.report.plain import one_line
+
+    where = found.path + (f":{found.line}" if found.line is not None else "")
+    return f"{one_line(where)}: {found.code} {one_line(found.message)}"
 
 
 _RCP_CODES = frozenset(rule.code for rule in rcp_check.RULES)
