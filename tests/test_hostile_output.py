@@ -186,3 +186,15 @@ def test_sarif_fingerprints_do_not_depend_on_how_the_path_was_typed(tmp_path: Pa
         assert any(r["ruleId"] == "MLC521" for r in results)
         prints.append(sorted((r["ruleId"], r["partialFingerprints"]["mlcheck/v1"]) for r in results))
     assert prints[0] == prints[1] == prints[2] == prints[3]
+
+
+def test_echoed_log_values_are_cut_in_messages(tmp_path: Path) -> None:
+    from mlcheck.facts.checks import MAX_SHOWN
+
+    log = _log_with_opt_name(tmp_path, "a" * 1_000_000)
+    for form in ("text", "github", "json"):
+        out = CliRunner().invoke(main, ["check", str(log), "-f", form]).stdout
+        assert len(out) < 100_000, (form, len(out))
+        if form == "json":  # (… is written as \u2026)
+            out = json.dumps(json.loads(out), ensure_ascii=False)
+        assert "a" * MAX_SHOWN + "…" in out and "a" * (MAX_SHOWN + 1) not in out, form

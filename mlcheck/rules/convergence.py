@@ -49,6 +49,7 @@ from typing import Iterator
 
 from mlcheck.model import Finding, Severity
 from mlcheck.rule import Rule, RunContext
+from mlcheck.facts.checks import show_repr
 from mlcheck.facts.rulesets import Target
 from mlcheck.rules.eval_records import comparison_raises, target_for, unmergeable
 from mlcheck.rules.eval_values import (all_plain_floats, below_one, best_eval, describe_eval, first_reaching, is_nan,
@@ -89,7 +90,7 @@ def check(ctx: RunContext) -> Iterator[Finding]:
         for event in unmergeable(run, target.aggregate):
             yield ctx.at(EVAL_VALUE_INVALID, event.line,
                          f"{target.metric} names its {target.aggregate.name_from} "
-                         f"{event.metadata[target.aggregate.name_from]!r} but has no {target.aggregate.by} in its "
+                         f"{show_repr(event.metadata[target.aggregate.name_from])} but has no {target.aggregate.by} in its "
                          f"metadata: the checker merges the records of one {target.aggregate.by} into "
                          f"{target.aggregate.into} and crashes on this one ({target.aggregate.source})")
     comparable = target.plain is not None and all_plain_floats(run.evaluations)
@@ -119,12 +120,12 @@ def check(ctx: RunContext) -> Iterator[Finding]:
         severity = Severity.ERROR if raises else Severity.WARNING
         if target.aggregate is not None:
             yield ctx.at(EVAL_VALUE_INVALID, evaluation.line,
-                         f"the {target.aggregate.into} record {evaluation.value!r} (the {target.metric} records of "
+                         f"the {target.aggregate.into} record {show_repr(evaluation.value)} (the {target.metric} records of "
                          f"one {target.aggregate.by}, merged) cannot be compared with the target ({target.text}){why}; "
                          "log every metric of each evaluation", severity=severity, official=raises)
         else:
             yield ctx.at(EVAL_VALUE_INVALID, evaluation.line,
-                         f"eval_accuracy value {evaluation.value!r} cannot be compared with the target "
+                         f"eval_accuracy value {show_repr(evaluation.value)} cannot be compared with the target "
                          f"({target.text}){why}", severity=severity, official=raises)
     if not ctx.closed and facts.open_target is not None:
         if run.evaluations and first_reaching(run.evaluations, target) is None:
