@@ -198,3 +198,32 @@ def test_echoed_log_values_are_cut_in_messages(tmp_path: Path) -> None:
         if form == "json":  # (… is written as \u2026)
             out = json.dumps(json.loads(out), ensure_ascii=False)
         assert "a" * MAX_SHOWN + "…" in out and "a" * (MAX_SHOWN + 1) not in out, form
+
+
+def test_report_takes_html_colon_path_and_refuses_other_formats(tmp_path: Path) -> None:
+    package = _package_named(tmp_path, "Acme", runs=5)
+    out = tmp_path / "new" / "r.html"
+    done = CliRunner().invoke(main, ["report", str(package), "-o", f"html:{out}"])
+    assert done.exit_code == 0 and out.read_text("utf-8").startswith("<!DOCTYPE html>")
+    assert not list(tmp_path.glob("html:*"))
+    refused = CliRunner().invoke(main, ["report", str(package), "-o", f"json:{tmp_path / 'r.json'}"])
+    assert refused.exit_code == 2 and "report writes one HTML file" in refused.stderr
+    assert not (tmp_path / "r.json").exists()
+
+
+def test_score_table_output_creates_its_folder(tmp_path: Path) -> None:
+    package = _package_named(tmp_path, "Acme", runs=5)
+    table = tmp_path / "newdir" / "x.csv"
+    done = CliRunner().invoke(main, ["score", str(package), "-t", "csv", "--table-output", str(table)])
+    assert done.exit_code == 0 and table.read_text("utf-8").startswith("round,division")
+
+
+@pytest.mark.parametrize("command", [["check"], ["score"], ["report", "-o", "r.html"], ["split", "-o", "out"],
+                                     ["watch", "--idle-timeout", "0.05", "--poll", "0.01"]])
+def test_a_missing_path_is_named_escaped(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, command: list[str]) -> None:
+    monkeypatch.chdir(tmp_path)
+    missing = "no\x1b]0;title\x07such\nfile"
+    done = CliRunner().invoke(main, [command[0], missing, *command[1:]])
+    assert done.exit_code in (1, 2), done.stderr
+    _no_control(done.stderr)
+    assert "no\\x1b]0;title\\x07such\\nfile" in done.stderr, done.stderr

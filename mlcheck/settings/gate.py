@@ -20,6 +20,7 @@ from mlcheck.settings.config import FORMATS, Settings
 from mlcheck.model import Severity
 from mlcheck.results import CheckResult
 from mlcheck.report import ReportOptions, report_blocks
+from mlcheck.report.plain import one_line
 from mlcheck.read.reading_rules import FILE_UNREADABLE
 from mlcheck.settings.selection_filter import select_findings
 from mlcheck.settings.waivers import add_findings, apply_waivers
@@ -53,7 +54,7 @@ def unopenable_lines(result: CheckResult, unopenable: Sequence[str]) -> list[str
     """A line for stderr per path named on the command line that could not be read at all (the
     reason exit 2 has, beside the reports)."""
     reasons = {f.path: f.message for f in result.all_findings() if f.code == UNOPENABLE_CODE and f.line is None}
-    return [f"mlcheck: error: {path}: {reasons.get(path, 'could not be read')}" for path in unopenable]
+    return [one_line(f"mlcheck: error: {path}: {reasons.get(path, 'could not be read')}") for path in unopenable]
 
 
 def exit_code(result: CheckResult, settings: Settings, unopenable: Sequence[str] = ()) -> int:
