@@ -227,3 +227,19 @@ def test_a_missing_path_is_named_escaped(tmp_path: Path, monkeypatch: pytest.Mon
     assert done.exit_code in (1, 2), done.stderr
     _no_control(done.stderr)
     assert "no\\x1b]0;title\\x07such\\nfile" in done.stderr, done.stderr
+
+
+def test_json_reports_hold_no_lone_surrogate_for_a_non_utf8_name(tmp_path: Path) -> None:
+    import os
+
+    raw = os.fsencode(str(tmp_path)) + b"/Ac\xffme"
+    os.makedirs(raw)
+    package = _package_named(tmp_path, "plain", runs=4)
+    os.rename(package, raw)
+    path = os.fsdecode(raw)
+    for args in (["check", path, "-f", "json"], ["check", path, "-f", "sarif"], ["score", path, "-f", "json"],
+                 ["score", path, "-t", "json"]):
+        out = CliRunner().invoke(main, args).stdout
+        assert "\\udcff" not in out, args
+        json.loads(out)  # (a strict parser: Python's accepts a lone surrogate, so the test above says it)
+        assert "\\ufffd" in out or "%FF" in out or "-t" in args, args  # (the table names no path)

@@ -193,8 +193,10 @@ def table_dict(result: CheckResult) -> dict[str, Any]:
 
 
 def render_table_json(result: CheckResult) -> str:
-    """The table as deterministic JSON text."""
-    return json.dumps(table_dict(result), indent=2, allow_nan=False) + "\n"
+    """The table as deterministic JSON text (valid for strict parsers: no lone surrogate)."""
+    from mlcheck.report.json_text import without_lone_surrogates
+
+    return without_lone_surrogates(json.dumps(table_dict(result), indent=2, allow_nan=False) + "\n")
 
 
 def render_table_text(result: CheckResult, console: Console) -> None:
