@@ -49,3 +49,21 @@ def test_score_says_why_an_empty_benchmark_folder_fails(tmp_path: Path) -> None:
         assert done.exit_code == 1
         said = f"mlcheck: invalid: {package}/results/acme-t8/bert: MLC502 the bert folder holds no result_<i>.txt file"
         assert said in done.stderr, done.stderr
+
+
+def test_a_tolerated_non_converged_run_is_not_called_failing(tmp_path: Path) -> None:
+    import re
+    import shutil
+
+    package = tmp_path / "Acme"
+    shutil.copytree(Path(__file__).resolve().parent.parent / "fixtures" / "example" / "Acme", package)
+    log = package / "results" / "acme-t8" / "resnet" / "result_4.txt"
+    text = re.sub(r'"key": "eval_accuracy", "value": [0-9.]+', '"key": "eval_accuracy", "value": 0.5', log.read_text("utf-8"))
+    log.write_text(text.replace('"status": "success"', '"status": "aborted"'), "utf-8")
+    done = CliRunner().invoke(main, ["check", str(package), "-f", "json"])
+    summary = json.loads(done.stdout)["summary"]
+    assert done.exit_code == 0 and summary["runs_failed"] == 1 and summary["runs_tolerated"] == 1
+    assert "mlcheck: 5 runs (0 failing, 1 not converged, tolerated), 1 benchmark (1 with a valid score), 0 errors" \
+        in done.stderr, done.stderr
+    markdown = CliRunner().invoke(main, ["check", str(package), "-f", "markdown"]).stdout
+    assert "| 0 of 5 |" in markdown

@@ -9,7 +9,7 @@ from mlcheck.model import Finding, Severity
 from mlcheck.results import BenchmarkResult, CheckResult
 from mlcheck.report import ReportOptions, relative_path
 from mlcheck.report.grouped import FindingGroup, context_lines, group_for_display
-from mlcheck.report.plain import counted, format_minutes, markdown_cell, markdown_code
+from mlcheck.report.plain import counted, format_minutes, markdown_cell, markdown_code, run_tally
 from mlcheck.rules.rcp_check import today_scaled_text
 
 _ICON = {Severity.ERROR: "❌", Severity.WARNING: "⚠️", Severity.INFO: "ℹ️"}
@@ -46,7 +46,7 @@ def _score_card(result: CheckResult, root: str) -> list[str]:
              ("|---" if several else "") + "|---|---|---|---|--:|---|--:|--:|--:|---|"]
     for bench in result.benchmarks:
         score = bench.score
-        failing = sum(1 for r in bench.runs if r.verdict == "fail")
+        failing = run_tally(bench.runs)[0]  # (a tolerated non-converged run fails no check)
         valid = "✅ " + markdown_cell(score.reason) if score.valid else "❌ " + markdown_cell(score.reason)
         submitter = f"| {markdown_cell(bench.org or '?')} " if several else ""
         lines.append(f"{submitter}| {markdown_cell(bench.benchmark or '?')} | {markdown_cell(bench.system or '?')} | "
