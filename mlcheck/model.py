@@ -74,7 +74,9 @@ class Finding:
     problem; ``run_index`` is the run's position in its file when the finding belongs to one run.
     A finding that stands for several problems of its rule in one run (17 keys not logged) lists
     what it covers in ``items`` (at most :data:`MAX_ITEMS` of them) and their number in
-    ``item_count`` (0 for a finding about one thing).
+    ``item_count`` (0 for a finding about one thing). A finding with ``item_count`` but no
+    ``items`` stands for that many findings of its rule that were counted, not listed (the reading
+    stage's cap on one file: :class:`mlcheck.read.runs.FindingCap`).
     """
 
     code: str

@@ -134,7 +134,9 @@ def test_json_blocks_write_the_text_of_the_standard_encoder() -> None:
     ]
     for document in documents:
         blocks = list(json_blocks(document))
-        assert "".join(blocks) == json.dumps(plain(document), indent=2, allow_nan=False) + "\n"
+        # (but for a lone surrogate, which strict parsers refuse: U+FFFD, as the text report shows it)
+        expected = json.dumps(plain(document), indent=2, allow_nan=False) + "\n"
+        assert "".join(blocks) == expected.replace("\\udcff", "\\ufffd")
     assert len(blocks) > 1 and all(len(block) < 2 * BLOCK for block in blocks)
 
 

@@ -171,8 +171,8 @@ def test_findings_of_one_code_are_capped_with_a_count(tmp_path: Path) -> None:
     log = tmp_path / "job.log"
     log.write_text(":::MLLOG {bad" * 20000 + "\n", "utf-8")
     found = [f for f in check([str(log)]).all_findings() if f.code == "MLC003"]
-    # 100 listed and one summary of the rest, grouped into one finding of the run
-    assert len(found) == 1 and found[0].item_count == 101
+    # 100 listed and one summary of the rest, grouped into one finding of the run that counts them all
+    assert len(found) == 1 and found[0].item_count == 20000
     assert any(text.startswith("19,900 more MLC003 findings in this file (line 1) are counted, not listed "
                                "(only the first 100 are); the first of them: invalid JSON")
                for text in (found[0].message, *found[0].items))

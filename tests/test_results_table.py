@@ -61,6 +61,9 @@ def test_cli_table_options(tmp_path: Path) -> None:
     code, out = score(str(EXAMPLE), "-t", "markdown", "--table-output", str(target))
     assert code == 0 and target.read_text().startswith("| round |") and "15.29 min" in out
     code, _ = score(str(EXAMPLE), "-t", "markdown", "--table-output", str(tmp_path / "missing" / "t.md"))
+    assert code == 0 and (tmp_path / "missing" / "t.md").read_text().startswith("| round |")  # (created, as check -o)
+    (tmp_path / "a-file").write_text("")
+    code, _ = score(str(EXAMPLE), "-t", "markdown", "--table-output", str(tmp_path / "a-file" / "t.md"))
     assert code == 2
 
 

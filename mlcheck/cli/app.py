@@ -20,7 +20,7 @@ from mlcheck.cli.common import (EXIT_ERROR, JOBS_OPTION, RULESET_HELP, console, 
                                 refuse_overwriting_inputs)
 from mlcheck.settings.config import COLORS, FORMATS
 from mlcheck.settings.gate import benchmark_folders, exit_code, unopenable_lines, write_outputs
-from mlcheck.report.plain import OUTPUT_FORMATS as TEXT_FORMATS, summary_line
+from mlcheck.report.plain import OUTPUT_FORMATS as TEXT_FORMATS, one_line, summary_line
 
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 100})
@@ -112,7 +112,8 @@ def check_command(paths: tuple[str, ...], ruleset: str | None, config_path: str 
 @click.argument("paths", nargs=-1, required=True, metavar="PATH...")
 @_gate_options
 @click.option("--output", "-o", "output_path", required=True, type=click.Path(dir_okay=False),
-              metavar="FILE", help="The HTML file to write (one self-contained file); - prints it.")
+              metavar="FILE", help="The HTML file to write (one self-contained file; FILE or html:FILE, as "
+              "check -o takes it; its folder is created); - prints it.")
 def report_command(paths: tuple[str, ...], ruleset: str | None, config_path: str | None,
                    strict: bool | None, exit_zero: bool | None, select: tuple[str, ...],
                    ignore: tuple[str, ...], no_progress: bool, jobs: int | None, quiet: bool,
@@ -121,6 +122,7 @@ def report_command(paths: tuple[str, ...], ruleset: str | None, config_path: str
 
     Exit codes as for `check` (0 pass, 1 failing findings, 2 mlcheck could not run).
     """
+    output_path = _html_path(output_path)
     settings = load_cli_settings(config_path, paths, ruleset=ruleset, strict=strict, exit_zero=exit_zero,
                                  select=select, ignore=ignore, no_progress=no_progress, jobs=jobs)
     result, unopenable = checked(paths, settings, quiet, verbose)
@@ -128,15 +130,27 @@ def report_command(paths: tuple[str, ...], ruleset: str | None, config_path: str
     try:
         write_outputs([f"html:{output_path}"], result, report_options(settings, quiet, True, result))
     except OSError as error:
-        click.echo(f"mlcheck: error: cannot write {output_path}: {error}", err=True)
+        click.echo(one_line(f"mlcheck: error: cannot write {output_path}: {error}"), err=True)
         sys.exit(EXIT_ERROR)
     chatter = console(stderr=True)
     chatter.print(summary_line(result), soft_wrap=True)
     if not quiet and output_path != "-":
-        chatter.print(f"mlcheck: report written to {output_path}", soft_wrap=True)
+        chatter.print(one_line(f"mlcheck: report written to {output_path}"), soft_wrap=True, markup=False)
     for line in unopenable_lines(result, unopenable):
         click.echo(line, err=True)
     sys.exit(exit_code(result, settings, unopenable))
+
+
+def _html_path(output: str) -> str:
+    """``report -o`` takes ``FILE`` or, as ``check -o`` does, ``html:FILE``; another format's
+    ``FORMAT:FILE`` is a usage error (``report`` writes HTML: ``check -o FORMAT:FILE`` the others)."""
+    name, sep, path = output.partition(":")
+    if not sep or name.strip().lower() not in FORMATS or name.strip().lower() == "auto":
+        return output  # (a file name with a colon that names no format: C:\\report.html, a:b.html)
+    if name.strip().lower() != "html" or not path:
+        raise click.UsageError(f"report writes one HTML file: -o FILE or -o html:FILE; got {output!r}. "
+                               f"For other formats use mlcheck check -o FORMAT:FILE")
+    return path
 
 
 # The other commands live in their own modules to keep this one small.
@@ -197,7 +211,7 @@ def _say(text: str) -> None:
 
 
 def _input_failed(error: OSError) -> int:
-    _say(f"mlcheck: error: {error.filename}: {error.strerror or error}")
+    _say(one_line(f"mlcheck: error: {error.filename}: {error.strerror or error}"))
     return EXIT_ERROR
 
 

@@ -20,7 +20,7 @@ from mlcheck.cli.common import (EXIT_ERROR, console, jobs_of, pass_broken_pipes,
 from mlcheck.cli.progress import progress_bar
 from mlcheck.model import Severity
 from mlcheck.report import ReportOptions, render_waived_text, report_blocks, repository_root, resolve_format
-from mlcheck.report.plain import TERMINAL_CAP, counted, summary_line
+from mlcheck.report.plain import TERMINAL_CAP, counted, one_line, summary_line
 from mlcheck.results import CheckResult
 from mlcheck.settings.config import Settings
 from mlcheck.settings.gate import (exit_code, fail_level, input_digests, parse_output, postprocess,
@@ -131,7 +131,7 @@ def _check_and_report(paths: Sequence[str], settings: Settings, quiet: bool, ver
         try:
             write_outputs([spec], result, options)
         except OSError as error:
-            click.echo(f"mlcheck: error: cannot write the report {spec}: {error}", err=True)
+            click.echo(one_line(f"mlcheck: error: cannot write the report {spec}: {error}"), err=True)
             failed = True
     if chosen == "github":
         from mlcheck.report.job_summary import SUMMARY_VARIABLE, write_job_summary
@@ -139,7 +139,7 @@ def _check_and_report(paths: Sequence[str], settings: Settings, quiet: bool, ver
         try:
             write_job_summary(result, options)
         except OSError as error:
-            click.echo(f"mlcheck: error: cannot write the job summary to ${SUMMARY_VARIABLE}: {error}", err=True)
+            click.echo(one_line(f"mlcheck: error: cannot write the job summary to ${SUMMARY_VARIABLE}: {error}"), err=True)
             failed = True
     if failed:
         sys.exit(EXIT_ERROR)

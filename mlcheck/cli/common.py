@@ -12,8 +12,9 @@ import click
 from mlcheck.checker import Progress, check
 from mlcheck.settings.config import Settings, load_settings
 from mlcheck.package.discover import DiscoveryError
-from mlcheck.settings.gate import overwritten_inputs
+from mlcheck.settings.gate import outputs_in_checked_folders, overwritten_inputs
 from mlcheck.judge.jobs import usable_cpus
+from mlcheck.report.plain import one_line
 from mlcheck.results import CheckResult
 from mlcheck.rules import all_rules
 from mlcheck.facts.rulesets import SUPPORTED_RULESETS, RulesetError
@@ -49,12 +50,18 @@ def _raise_broken_pipe(self: object) -> None:
 
 def refuse_overwriting_inputs(paths: Sequence[str], result: CheckResult,
                               config_path: str | None = None) -> None:
-    """Exit 2 before writing a report over one of the files that were checked."""
+    """Exit 2 before writing a report over one of the files that were checked, or into a folder
+    of a package that was checked."""
     clobbered = overwritten_inputs(paths, result, [config_path])
     if clobbered:
-        click.echo(f"mlcheck: error: {clobbered[0]} is an input of this check (a log, the config, or "
+        click.echo(one_line(f"mlcheck: error: {clobbered[0]} is an input of this check (a log, the config, or "
                    "a file of a package being checked); mlcheck never overwrites its input. Choose "
-                   "another output path", err=True)
+                   "another output path"), err=True)
+        sys.exit(EXIT_ERROR)
+    for path, folder in outputs_in_checked_folders(paths, result):
+        click.echo(one_line(f"mlcheck: error: {path} lies in {folder}, a folder this check reads; mlcheck never "
+                   "writes into the folders it checks. Choose an output path outside the package's "
+                   "results/ and systems/ folders"), err=True)
         sys.exit(EXIT_ERROR)
 
 
@@ -79,11 +86,11 @@ def run_check(paths: Sequence[str], ruleset: str | None, progress: Progress | No
         return check(list(paths), ruleset=ruleset, progress=progress, line_limits=line_limits,
                      jobs=jobs, ruleset_source=ruleset_source)
     except (RulesetError, DiscoveryError) as error:
-        click.echo(f"mlcheck: error: {error}", err=True)
+        click.echo(one_line(f"mlcheck: error: {error}"), err=True)
         sys.exit(EXIT_ERROR)
     except Exception as error:  # noqa: BLE001 - last resort: say so and exit 2, no traceback
-        click.echo(f"mlcheck: internal error: {type(error).__name__}: {error}. Please report it "
-                   "with the command line and the input.", err=True)
+        click.echo(one_line(f"mlcheck: internal error: {type(error).__name__}: {error}. Please report it "
+                   "with the command line and the input."), err=True)
         sys.exit(EXIT_ERROR)
 
 
@@ -95,7 +102,7 @@ def load_cli_settings(config_path: str | None, paths: Sequence[str] | None = Non
     named = (f"--config {config_path}" if config_path is not None
              else f"MLCHECK_CONFIG={os.environ['MLCHECK_CONFIG']}" if os.environ.get("MLCHECK_CONFIG") else None)
     if named is not None and not os.path.isfile(config_path or os.environ["MLCHECK_CONFIG"]):
-        click.echo(f"mlcheck: error: {named}: no such file", err=True)
+        click.echo(one_line(f"mlcheck: error: {named}: no such file"), err=True)
         sys.exit(EXIT_ERROR)
     if given.pop("no_progress", False):
         given["progress"] = False

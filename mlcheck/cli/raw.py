@@ -16,12 +16,15 @@ from mlcheck.cli.checking import check_and_report
 from mlcheck.cli.common import EXIT_ERROR, EXIT_FINDINGS, EXIT_OK, load_cli_settings
 from mlcheck.model import Finding, Severity
 from mlcheck.read.reading_rules import GLUED_RECORDS
+from mlcheck.report.plain import one_line
 from mlcheck.facts.rulesets import RulesetError, load_ruleset, normalise_version
 
 
 def _line(found: Finding) -> str:
+    """A finding on stderr as the text report's line: the log's text escaped (no terminal
+    control sequence, no CR or line end from a value)."""
     where = f"{found.path}:{found.line}" if found.line is not None else found.path
-    return f"{where}: {found.severity.label} {found.code} {found.name}: {found.message}"
+    return f"{one_line(where)}: {found.severity.label} {found.code} {found.name}: {one_line(found.message)}"
 
 
 @click.command("split")
@@ -46,7 +49,7 @@ def split_command(raw: str, out_dir: str, start_index: int, force: bool) -> None
     try:
         result = split_log(raw, out_dir, start_index, force)
     except SplitError as error:
-        click.echo(f"mlcheck: error: {error}", err=True)
+        click.echo(one_line(f"mlcheck: error: {error}"), err=True)
         sys.exit(EXIT_ERROR)
     for found in result.findings:
         fixed = " (the files written hold one record per line)" if found.code in _FIXED_BY_SPLIT else ""
@@ -55,7 +58,7 @@ def split_command(raw: str, out_dir: str, start_index: int, force: bool) -> None
         click.echo(f"{path}: {count} record{'' if count == 1 else 's'}")
     if not result.written:
         if not any(f.code == "MLC001" for f in result.findings):  # else the finding said why
-            click.echo(f"mlcheck: error: no :::MLLOG record in {raw}; nothing written", err=True)
+            click.echo(one_line(f"mlcheck: error: no :::MLLOG record in {raw}; nothing written"), err=True)
         sys.exit(EXIT_ERROR)
     damaged = any((f.severity is Severity.ERROR and f.code not in _FIXED_BY_SPLIT)
                   or (f.code == "MLC028" and f.severity is Severity.WARNING) for f in result.findings)
@@ -70,11 +73,11 @@ def _one_log(raw: str) -> str:
     from mlcheck.package.discover import discover
     refs, _empty = discover([raw])
     if len(refs) == 1 and refs[0].folder is None:  # (one log found, not a benchmark folder's file)
-        click.echo(f"mlcheck: splitting {refs[0].path}, the lowest rank's output in {raw}", err=True)
+        click.echo(one_line(f"mlcheck: splitting {refs[0].path}, the lowest rank's output in {raw}"), err=True)
         return refs[0].path
     found = f"it holds {len(refs)} logs" if refs else "no log was found in it"
-    click.echo(f"mlcheck: error: {raw} is a folder ({found}); split takes one raw log: a file, - for "
-               "stdin, or a per-rank output folder (DIR/1/rank.N/stdout)", err=True)
+    click.echo(one_line(f"mlcheck: error: {raw} is a folder ({found}); split takes one raw log: a file, - for "
+               "stdin, or a per-rank output folder (DIR/1/rank.N/stdout)"), err=True)
     sys.exit(EXIT_ERROR)
 
 
@@ -140,15 +143,15 @@ def watch_command(log: str, ruleset: str | None, fail_fast: bool, runs: int, out
     try:
         forced = load_ruleset(normalise_version(ruleset)) if ruleset else None
     except RulesetError as error:
-        click.echo(f"mlcheck: error: {error}", err=True)
+        click.echo(one_line(f"mlcheck: error: {error}"), err=True)
         sys.exit(EXIT_ERROR)
     problem = _unwatchable(log)
     if problem is not None:
-        click.echo(f"mlcheck: error: {log}: {problem}", err=True)
+        click.echo(one_line(f"mlcheck: error: {log}: {problem}"), err=True)
         sys.exit(EXIT_ERROR)
     if _compressed(log):  # (the whole log is there: judged as check judges it)
-        click.echo(f"mlcheck: {log} is compressed, a finished log: checked whole, as `mlcheck check` does",
-                   err=True)
+        click.echo(one_line(f"mlcheck: {log} is compressed, a finished log: checked whole, as `mlcheck check` "
+                            "does"), err=True)
         settings = load_cli_settings(None, [log], ruleset=ruleset, format=output_format, no_progress=True)
         check_and_report([log], settings)
 
@@ -170,12 +173,12 @@ def watch_command(log: str, ruleset: str | None, fail_fast: bool, runs: int, out
         click.echo(f"mlcheck: --fail-fast: stopped at line {outcome.lines}", err=True)
         sys.exit(EXIT_FINDINGS)
     if outcome.reason == "missing":
-        click.echo(f"mlcheck: error: {log} did not appear within --idle-timeout", err=True)
+        click.echo(one_line(f"mlcheck: error: {log} did not appear within --idle-timeout"), err=True)
         sys.exit(EXIT_ERROR)
     if outcome.reason == "idle":
         ended = f"{outcome.runs_done} of {runs} run{'s' if runs != 1 else ''} stopped"
-        click.echo(f"mlcheck: no new line in {log} for {idle_timeout:g} s (--idle-timeout) after "
-                   f"line {outcome.lines}; {ended}; the report covers what was written", err=True)
+        click.echo(one_line(f"mlcheck: no new line in {log} for {idle_timeout:g} s (--idle-timeout) after "
+                   f"line {outcome.lines}; {ended}; the report covers what was written"), err=True)
     # The report covers the lines watched: a later run the job has begun is not judged half-way.
     limits = {log: outcome.lines} if outcome.reason == "complete" else None
     settings = load_cli_settings(None, [log], ruleset=ruleset, format=output_format, no_progress=True)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import sys
 
 import click
@@ -9,9 +10,9 @@ import click
 from mlcheck.cli.common import (EXIT_ERROR, EXIT_FINDINGS, EXIT_OK, JOBS_OPTION, RULESET_HELP,
                                 console, jobs_of, load_cli_settings, refuse_overwriting_inputs,
                                 run_check)
-from mlcheck.model import Severity
+from mlcheck.model import Finding, Severity
 from mlcheck.settings.gate import postprocess
-from mlcheck.report.plain import TABLE_FORMATS, summary_line
+from mlcheck.report.plain import TABLE_FORMATS, one_line, summary_line
 from mlcheck.results import BenchmarkResult
 from mlcheck.rules import all_rules, find_rule, rcp_check
 from mlcheck.rules.package import WRONG_RUN_COUNT
@@ -32,7 +33,7 @@ from mlcheck.rules.package import WRONG_RUN_COUNT
               "(mlcheck-results-table/1). With csv/markdown/json only the table is printed.")
 @click.option("--table-output", "table_output", type=click.Path(dir_okay=False, writable=True),
               metavar="FILE", help="Write the results table to FILE (in --table-format; text is "
-              "written without colour) instead of printing it; - prints it.")
+              "written without colour; its folder is created) instead of printing it; - prints it.")
 @JOBS_OPTION
 def score_command(paths: tuple[str, ...], ruleset: str | None, config_path: str | None,
                   output_format: str, table_format: str, table_output: str | None,
@@ -61,10 +62,12 @@ def score_command(paths: tuple[str, ...], ruleset: str | None, config_path: str 
         table = table_text(result, table_format)
         if table_output is not None:
             try:
+                if os.path.dirname(table_output):  # (created, as check -o creates a report's folder)
+                    os.makedirs(os.path.dirname(table_output), exist_ok=True)
                 with open(table_output, "w", encoding="utf-8", errors="backslashreplace") as handle:
                     handle.write(table)
             except OSError as error:
-                click.echo(f"mlcheck: error: cannot write {table_output}: {error}", err=True)
+                click.echo(one_line(f"mlcheck: error: cannot write {table_output}: {error}"), err=True)
                 sys.exit(EXIT_ERROR)
         elif table_format == "text":
             render_table_text(result, console())
@@ -77,13 +80,21 @@ def score_command(paths: tuple[str, ...], ruleset: str | None, config_path: str 
     if not result.benchmarks:  # an empty table: say why (no logs, unreadable files, ...)
         for found in result.all_findings():
             if found.severity >= Severity.ERROR:
-                click.echo(f"mlcheck: nothing to score: {found.path}"
-                           f"{f':{found.line}' if found.line is not None else ''}: {found.code} {found.message}", err=True)
+                click.echo(f"mlcheck: nothing to score: {_where_what(found)}", err=True)
+    wrong_counts = [f for f in result.all_findings() if f.code == WRONG_RUN_COUNT.code and f.severity is Severity.ERROR]
+    if result.benchmarks:  # (a folder without a run is no row of the table: its finding says why it fails)
+        for found in wrong_counts:
+            click.echo(f"mlcheck: invalid: {_where_what(found)}", err=True)
     click.echo(summary_line(result), err=True)
     published = [b for b in result.benchmarks if b.published]  # (not the logs of a folder in a benchmark folder)
-    invalid = (not published or any(not b.score.valid or _rcp_refused(b) for b in published)
-               or any(f.code == WRONG_RUN_COUNT.code and f.severity is Severity.ERROR for f in result.all_findings()))
+    invalid = not published or any(not b.score.valid or _rcp_refused(b) for b in published) or bool(wrong_counts)
     sys.exit(EXIT_FINDINGS if invalid else EXIT_OK)
+
+
+def _where_what(found: Finding) -> str:
+    """``path:line: CODE message`` on one line, escaped as the text report escapes it."""
+    where = found.path + (f":{found.line}" if found.line is not None else "")
+    return f"{one_line(where)}: {found.code} {one_line(found.message)}"
 
 
 _RCP_CODES = frozenset(rule.code for rule in rcp_check.RULES)
@@ -130,8 +141,8 @@ def explain_command(code: str) -> None:
         click.echo(forms.form(code))
         return
     if found is None:
-        click.echo(f"mlcheck: error: no rule or constraint form {code!r}; `mlcheck rules` lists the rules, "
-                   "`mlcheck explain forms` the forms", err=True)
+        click.echo(one_line(f"mlcheck: error: no rule or constraint form {code!r}; `mlcheck rules` lists the rules, "
+                   "`mlcheck explain forms` the forms"), err=True)
         sys.exit(EXIT_ERROR)
     rule, _module = found
     official = "the official checker does not flag it"

@@ -193,17 +193,34 @@ def describe(check: Mapping[str, Any]) -> str:
     return " and ".join(parts)
 
 
+MAX_SHOWN = 200
+"""The most characters of a logged value a message echoes (a 5 MB ``opt_name`` would make every
+report line, annotation and table cell 5 MB): the rest is cut with an ellipsis, as the MLC003
+snippet of a broken line is."""
+
+
+def clipped(text: str, limit: int = MAX_SHOWN) -> str:
+    """``text``, or its first ``limit`` characters and ``…``."""
+    return text if len(text) <= limit else text[:limit] + "…"
+
+
 def show(value: Any) -> str:
-    """A logged value as a message shows it: ``3e-05``, ``'adam'``, ``[1, 2]``, ``null``."""
+    """A logged value as a message shows it: ``3e-05``, ``'adam'``, ``[1, 2]``, ``null``; at most
+    :data:`MAX_SHOWN` characters of it (``'aaaa…'``)."""
     value = _literal(value)
     if isinstance(value, str):
-        return repr(value)
+        return repr(clipped(value))
     if isinstance(value, (int, float)) and not isinstance(value, bool):
-        return repr(value)
+        return clipped(repr(value))
     try:
-        return json.dumps(value, sort_keys=True)
+        return clipped(json.dumps(value, sort_keys=True))
     except (TypeError, ValueError):
-        return repr(value)
+        return clipped(repr(value))
+
+
+def show_repr(value: Any) -> str:
+    """``repr(value)`` (``None``, ``'adam'``), at most :data:`MAX_SHOWN` characters of it."""
+    return repr(clipped(value)) if isinstance(value, str) else clipped(repr(value))
 
 
 def _describe_part(kind: str, expected: Any) -> str:

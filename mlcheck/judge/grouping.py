@@ -44,17 +44,22 @@ def merge(members: list[Finding]) -> Finding:
         if member.items:
             items.extend(member.items)
             count += max(member.item_count, len(member.items))
-        else:
+        else:  # (one finding, or the count of findings past the reading cap: item_count of them)
             items.append(member.message if member.line is None else f"line {member.line}: {member.message}")
-            count += 1
+            count += max(member.item_count, 1)
     lines = sorted({m.line for m in ordered[1:] if m.line is not None})
     where = ""
     if lines:
         shown = ", ".join(str(n) for n in lines[:_LINES_SHOWN]) + (", ..." if len(lines) > _LINES_SHOWN else "")
         where = f", at line{'s' if len(lines) > 1 else ''} {shown}"
-    others = len(ordered) - 1
-    message = f"{first.message} (and {others} more of this rule here{where})"
+    others = sum(_findings_in(member) for member in ordered[1:])
+    message = f"{first.message} (and {others:,} more of this rule here{where})"
     return replace(first, message=message, items=tuple(items[:MAX_ITEMS]), item_count=count)
+
+
+def _findings_in(member: Finding) -> int:
+    """1, or for a count of findings past the reading cap (no items), how many it stands for."""
+    return 1 if member.items else max(member.item_count, 1)
 
 
 def group_result(result: CheckResult) -> CheckResult:

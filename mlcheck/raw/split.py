@@ -40,7 +40,7 @@ def split_log(path: str, out_dir: str, start_index: int = 0, force: bool = False
     Raises :class:`SplitError` when a target exists and ``force`` is false, or when the output
     folder cannot be written.
     """
-    _check_target(os.path.join(out_dir, f"result_{start_index}.txt"), force)
+    _check_target(os.path.join(out_dir, f"result_{start_index}.txt"), force, path)
     created = not os.path.isdir(out_dir)  # removed again when nothing is written into it
     try:
         os.makedirs(out_dir, exist_ok=True)
@@ -58,7 +58,7 @@ def split_log(path: str, out_dir: str, start_index: int = 0, force: bool = False
                                                   start_index)
         targets = [os.path.join(out_dir, f"result_{start_index + i}.txt") for i in range(len(temps))]
         for target in targets:
-            _check_target(target, force)
+            _check_target(target, force, path)
         for temp, target in zip(temps, targets):
             os.replace(temp, target)
         temps = []
@@ -137,10 +137,22 @@ def _isolated(items: Iterator[RawItem], path: str) -> Iterator[RawItem]:
         yield crash_finding("reading this log", path, error)
 
 
-def _check_target(target: str, force: bool) -> None:
+def _check_target(target: str, force: bool, log: str) -> None:
+    """Refuse a target that exists (without ``force``), and always one that is the log read."""
+    if log != "-" and _same_file(target, log):
+        raise SplitError(f"{target} is an input of this split (the log it reads); mlcheck never "
+                         "overwrites its input. Choose another output folder, or --start-index")
     if os.path.exists(target) and not force:
         raise SplitError(f"{target} exists; pass --force to overwrite it, or --start-index to "
                          "number the new files after it")
+
+
+def _same_file(target: str, log: str) -> bool:
+    """Whether ``target`` names ``log`` (the same file, through a link or another spelling)."""
+    try:
+        return os.path.samefile(target, log)
+    except OSError:  # (either does not exist)
+        return os.path.normcase(os.path.realpath(target)) == os.path.normcase(os.path.realpath(log))
 
 
 def _remove(path: str) -> None:

@@ -195,7 +195,8 @@ class FindingCap:
             lines = "" if not first else f" (line {first})" if first == last else f" (lines {first} to {last})"
             out.append(dataclasses.replace(entry.first, message=(
                 f"{entry.skipped:,} more {entry.first.code} findings in this file{lines} are counted, not "
-                f"listed (only the first {MAX_FINDINGS_PER_CODE} are); the first of them: {entry.first.message}")))
+                f"listed (only the first {MAX_FINDINGS_PER_CODE} are); the first of them: {entry.first.message}"),
+                items=(), item_count=entry.skipped))  # (the number the merged finding adds up: Finding)
         return out
 
 

@@ -55,16 +55,18 @@ def _text(result: CheckResult, options: ReportOptions) -> str:
 def render_waived_text(result: CheckResult, console: Console) -> None:
     """The "Waived" section of the text report (nothing when no finding was waived)."""
     from rich.text import Text
+
+    from mlcheck.report.plain import one_line
     if not result.waived:
         return
     console.print(Text("Waived", style="bold"))
-    for waived in result.waived:
+    for waived in result.waived:  # (escaped as a finding's line: the log's value, the config's reason)
         found = waived.finding
         where = found.path + (f":{found.line}" if found.line is not None else "")
-        line = Text(f"{where}: ")
+        line = Text(f"{one_line(where)}: ")
         line.append(f"waived {found.code} {found.name}", style="dim")
-        line.append(f": {found.message} (reason: {waived.reason}; {waived.waiver}"
-                    + (f", expires {waived.expires})" if waived.expires else ")"))
+        line.append(one_line(f": {found.message} (reason: {waived.reason}; {waived.waiver}"
+                             + (f", expires {waived.expires})" if waived.expires else ")")))
         console.print(line, soft_wrap=True)
 
 

@@ -36,7 +36,14 @@ def escape_property(text: str) -> str:
 
 
 def annotation(found: Finding, path: str, message: str | None = None) -> str:
-    """One workflow command for a finding at ``path`` (a file; ``""``: no file), at its line."""
+    """One workflow command for a finding at ``path`` (a file; ``""``: no file), at its line.
+
+    A path holding a control character (ESC) or bytes that are not UTF-8 has no correct form
+    here: a workflow command is a line of UTF-8 text and the runner decodes only ``%25``,
+    ``%0D``, ``%0A``, ``%3A`` and ``%2C`` in a property, so such a file cannot be named. The
+    report is written as every report is (:func:`mlcheck.report.render`: ``\\x1b``, U+FFFD): that
+    annotation names no existing file and is not attached to one (never to a wrong one), which
+    is the best there is; left so on purpose."""
     properties = []
     if path:
         properties.append(f"file={escape_property(path)}")

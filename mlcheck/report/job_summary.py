@@ -9,7 +9,7 @@ from typing import Mapping
 
 from mlcheck.model import Severity
 from mlcheck.report import ReportOptions
-from mlcheck.report.plain import counted, markdown_cell, shown
+from mlcheck.report.plain import counted, markdown_cell, runs_text, shown
 from mlcheck.report.results_table import render_markdown as results_table_markdown
 from mlcheck.report.text_findings import rule_counts
 from mlcheck.results import CheckResult
@@ -25,8 +25,7 @@ def render_job_summary(result: CheckResult, options: ReportOptions) -> str:
     failing = any(f.severity >= options.fail_level for f in found)
     valid = sum(1 for b in result.benchmarks if b.score.valid)
     lines = ["## mlcheck", "",
-             f"{'❌ **fail**' if failing else '✅ **pass**'}: {counted(len(result.runs), 'run')} "
-             f"({sum(1 for r in result.runs if r.verdict == 'fail')} failing), "
+             f"{'❌ **fail**' if failing else '✅ **pass**'}: {runs_text(result.runs)}, "
              f"{counted(len(result.benchmarks), 'benchmark folder')} ({valid} with a valid score), "
              f"{counted(counts[Severity.ERROR], 'error')}, {counted(counts[Severity.WARNING], 'warning')}, "
              f"{counted(counts[Severity.INFO], 'note')}, {len(result.waived)} waived.", ""]

@@ -7,6 +7,7 @@ from typing import Any, Callable, Iterator, Sequence
 from mlcheck import __version__
 from mlcheck.model import Finding, Severity
 from mlcheck.report.json_text import BLOCK as BLOCK, Items as Items, json_blocks as json_blocks  # (re-exported)
+from mlcheck.report.plain import run_tally
 from mlcheck.results import BenchmarkResult, CheckResult, RcpResult, RunResult
 
 SCHEMA_ID = "mlcheck-report/1"
@@ -102,6 +103,7 @@ def summary_dict(result: CheckResult, fail_level: Severity = Severity.ERROR) -> 
     failing = any(f.severity >= fail_level for f in found)
     return {"files": len({r.path for r in result.runs}), "runs": len(result.runs),
             "runs_failed": sum(1 for r in result.runs if r.verdict == "fail"),
+            "runs_tolerated": run_tally(result.runs)[1],
             "runs_official_failed": sum(1 for r in result.runs if r.official_verdict == "fail"),
             "benchmarks": len(result.benchmarks),
             "benchmarks_valid": sum(1 for b in result.benchmarks if b.score.valid),

@@ -1,11 +1,13 @@
 """JSON text as ``json.dumps(document, indent=2, allow_nan=False)`` writes it, in blocks, where
 arrays may be :class:`Items` made one at a time while they are written (the JSON report of
 thousands of runs is never held whole), and written without the standard encoder's pure-Python
-generators, which it uses whenever it indents (the same bytes)."""
+generators, which it uses whenever it indents (the same bytes, but for a lone surrogate, which
+strict parsers refuse: written as U+FFFD, :func:`without_lone_surrogates`)."""
 
 from __future__ import annotations
 
 import json
+import re
 from json.encoder import encode_basestring_ascii
 from typing import Any, Callable, Iterator, Sequence
 
@@ -36,11 +38,33 @@ def json_blocks(document: Any) -> Iterator[str]:
         pending.append(piece)
         size += len(piece)
         if size >= BLOCK:
-            yield "".join(pending)
+            yield without_lone_surrogates("".join(pending))
             pending.clear()
             size = 0
     pending.append("\n")
-    yield "".join(pending)
+    yield without_lone_surrogates("".join(pending))
+
+
+_ESCAPES = re.compile(r"\\(?:\\|u(d[89ab][0-9a-f]{2})(\\ud[c-f][0-9a-f]{2})?|ud[c-f][0-9a-f]{2})")
+"""An escaped backslash (one unit, so that what follows it is read in step), or a surrogate
+escape: a high one with its low one (a character beyond U+FFFF), or one alone."""
+
+
+def without_lone_surrogates(text: str) -> str:
+    """JSON text with each lone surrogate escape (``\\udcff``: a byte of a file name that is
+    not UTF-8, which Python keeps as a surrogate) written as ``\\ufffd``, as the text report
+    shows it: strict JSON parsers refuse a lone surrogate. A pair (an emoji) is kept. A string
+    is never split across blocks, so each block is read alone."""
+    if "\\ud" not in text:  # (the common case: one search per block)
+        return text
+    return _ESCAPES.sub(_replaced, text)
+
+
+def _replaced(match: re.Match[str]) -> str:
+    escape = match.group()
+    if escape == "\\\\" or match.group(2) is not None:
+        return escape
+    return "\\ufffd"
 
 
 def _pieces(value: Any, level: int) -> Iterator[str]:

@@ -39,8 +39,9 @@ def _evidence_line(found: Finding, root: str) -> str:
     where = relative_path(found.path, root) + (f":{found.line}" if found.line else "")
     line = f"{where}: {found.severity.label} {found.code} {found.name}: {found.message}"
     extra = "".join(f"\n    - {item}" for item in found.items[:_ITEMS_SHOWN])
-    if max(found.item_count, len(found.items)) > _ITEMS_SHOWN:
-        extra += f"\n    - ... {found.item_count - _ITEMS_SHOWN} more"
+    listed = min(len(found.items), _ITEMS_SHOWN)
+    if max(found.item_count, len(found.items)) > listed:  # (a count past the reading cap lists none)
+        extra += f"\n    - ... {max(found.item_count, len(found.items)) - listed} more"
     return line + extra
 
 

@@ -9,7 +9,7 @@ from mlcheck.model import Finding, Severity
 from mlcheck.results import BenchmarkResult, CheckResult
 from mlcheck.report import ReportOptions, relative_path
 from mlcheck.report.grouped import FindingGroup, context_lines, group_for_display
-from mlcheck.report.plain import counted, format_minutes, markdown_cell
+from mlcheck.report.plain import counted, format_minutes, markdown_cell, markdown_code, run_tally
 from mlcheck.rules.rcp_check import today_scaled_text
 
 _ICON = {Severity.ERROR: "❌", Severity.WARNING: "⚠️", Severity.INFO: "ℹ️"}
@@ -18,11 +18,11 @@ MAX_NOTES = 50
 
 
 def _place(group: FindingGroup, root: str) -> str:
-    return f"`{group.place(lambda path: relative_path(path, root))}`"
+    return markdown_code(group.place(lambda path: relative_path(path, root)))
 
 
 def _where(found: Finding, root: str) -> str:
-    return f"`{relative_path(found.path, root)}{':' + str(found.line) if found.line else ''}`"
+    return markdown_code(f"{relative_path(found.path, root)}{':' + str(found.line) if found.line else ''}", in_table=True)
 
 
 def _rcp(bench: BenchmarkResult) -> str:
@@ -46,7 +46,7 @@ def _score_card(result: CheckResult, root: str) -> list[str]:
              ("|---" if several else "") + "|---|---|---|---|--:|---|--:|--:|--:|---|"]
     for bench in result.benchmarks:
         score = bench.score
-        failing = sum(1 for r in bench.runs if r.verdict == "fail")
+        failing = run_tally(bench.runs)[0]  # (a tolerated non-converged run fails no check)
         valid = "✅ " + markdown_cell(score.reason) if score.valid else "❌ " + markdown_cell(score.reason)
         submitter = f"| {markdown_cell(bench.org or '?')} " if several else ""
         lines.append(f"{submitter}| {markdown_cell(bench.benchmark or '?')} | {markdown_cell(bench.system or '?')} | "
@@ -102,7 +102,7 @@ def render_markdown(result: CheckResult, options: ReportOptions) -> str:
         lines += ["### Waived", "", "| code | where | reason | waiver | expires |", "|---|---|---|---|---|"]
         for waived in result.waived:
             lines.append(f"| {waived.finding.code} | {_where(waived.finding, options.root)} | "
-                         f"{markdown_cell(waived.reason)} | `{markdown_cell(waived.waiver)}` | {waived.expires or '—'} |")
+                         f"{markdown_cell(waived.reason)} | {markdown_code(waived.waiver, in_table=True)} | {waived.expires or '—'} |")
         lines.append("")
     lines.append("<sub>`mlcheck explain CODE` documents every rule.</sub>")
     return "\n".join(lines) + "\n"

@@ -5,9 +5,10 @@ its options imports no reporter)."""
 from __future__ import annotations
 
 import re
+from typing import Iterable, Sequence
 
 from mlcheck.model import Severity
-from mlcheck.results import CheckResult
+from mlcheck.results import CheckResult, RunResult
 
 OUTPUT_FORMATS = ("full", "concise")
 """The text report's findings (:mod:`mlcheck.report.text_findings`): ``full``: each finding's line
@@ -28,11 +29,30 @@ def summary_line(result: CheckResult) -> str:
     found = result.all_findings()
     errors = sum(1 for f in found if f.severity is Severity.ERROR)
     warnings = sum(1 for f in found if f.severity is Severity.WARNING)
-    failed = sum(1 for r in result.runs if r.verdict == "fail")
     valid = sum(1 for b in result.benchmarks if b.score.valid)
-    return (f"mlcheck: {counted(len(result.runs), 'run')} ({failed} failing), "
+    return (f"mlcheck: {runs_text(result.runs)}, "
             f"{counted(len(result.benchmarks), 'benchmark')} ({valid} with a valid score), "
             f"{counted(errors, 'error')}, {counted(warnings, 'warning')}")
+
+
+def run_tally(runs: Iterable[RunResult]) -> tuple[int, int]:
+    """(failing, tolerated): the runs with an error finding, and the other runs whose verdict is
+    nevertheless ``fail``: non-converged runs their folder tolerates, which fail no check (the
+    JSON report's ``runs_failed`` is their sum, its ``runs_tolerated`` the second)."""
+    failing = tolerated = 0
+    for run in runs:
+        if any(f.severity is Severity.ERROR for f in run.findings):
+            failing += 1
+        elif run.tolerated:
+            tolerated += 1
+    return failing, tolerated
+
+
+def runs_text(runs: Sequence[RunResult]) -> str:
+    """``143 runs (0 failing, 3 not converged, tolerated)``; the last part only when there are some."""
+    failing, tolerated = run_tally(runs)
+    more = f", {tolerated} not converged, tolerated" if tolerated else ""
+    return f"{counted(len(runs), 'run')} ({failing} failing{more})"
 
 
 def counted(number: int, noun: str) -> str:
@@ -71,3 +91,18 @@ def markdown_cell(text: str) -> str:
     """Text safe inside a Markdown table cell (no pipes, no line breaks, no raw HTML)."""
     return (" ".join(text.split()).replace("\\", "\\\\").replace("|", "\\|")
             .replace("<", "&lt;").replace(">", "&gt;"))
+
+
+def markdown_code(text: str, in_table: bool = False) -> str:
+    """``text`` (a file or folder name) as a Markdown code span that nothing in it can end: its
+    fence is one backtick longer than its longest run of backticks, and a space pads a name that
+    begins or ends with one. Inside the span ``<`` and ``&`` are literal (CommonMark: no HTML, no
+    entities), line ends and control characters are written as the text report writes them (one
+    list item, one table row), and in a table a ``|`` is escaped (GFM splits cells before it
+    reads code spans, and removes that backslash)."""
+    text = one_line(text)
+    if in_table:
+        text = text.replace("|", "\\|")
+    fence = "`" * (max((len(run) for run in re.findall("`+", text)), default=0) + 1)
+    pad = " " if text.startswith("`") or text.endswith("`") or (text.startswith(" ") and text.endswith(" ")) else ""
+    return f"{fence}{pad}{text}{pad}{fence}"

@@ -16,7 +16,7 @@ if TYPE_CHECKING:
     from rich.console import Console
 
 from mlcheck.records import dataclass, field
-from mlcheck.report.plain import TABLE_FORMATS as TABLE_FORMATS, markdown_cell, shown  # (re-exported)
+from mlcheck.report.plain import TABLE_FORMATS as TABLE_FORMATS, markdown_cell, one_line, shown  # (re-exported)
 from mlcheck.results import BenchmarkResult, CheckResult
 
 TABLE_SCHEMA = "mlcheck-results-table/1"
@@ -193,8 +193,10 @@ def table_dict(result: CheckResult) -> dict[str, Any]:
 
 
 def render_table_json(result: CheckResult) -> str:
-    """The table as deterministic JSON text."""
-    return json.dumps(table_dict(result), indent=2, allow_nan=False) + "\n"
+    """The table as deterministic JSON text (valid for strict parsers: no lone surrogate)."""
+    from mlcheck.report.json_text import without_lone_surrogates
+
+    return without_lone_surrogates(json.dumps(table_dict(result), indent=2, allow_nan=False) + "\n")
 
 
 def render_table_text(result: CheckResult, console: Console) -> None:
@@ -210,14 +212,14 @@ def render_table_text(result: CheckResult, console: Console) -> None:
     title = "Results in minutes; rcp = reference convergence test (margin to the minimum acceptable mean)"
     if shared:
         title = ", ".join(f"{header[i]} {_values(rows[0], columns)[i]}" for i in shared) + ". " + title
-    table = Table(title=shown(title), title_justify="left")
+    table = Table(title=one_line(title), title_justify="left")  # (a name's line end splits no row)
     for i, name in enumerate(header):
         if i not in shared:
             numeric = name in columns or name in _NUMERIC
             table.add_column(name, justify="right" if numeric else "left", overflow="fold")  # never "…": the system names a row
     for row in rows:
         values = _values(row, columns)
-        table.add_row(*(shown(v) for i, v in enumerate(values) if i not in shared))
+        table.add_row(*(one_line(v) for i, v in enumerate(values) if i not in shared))
     if not console.is_terminal and console.width < 160:
         console = RichConsole(file=console.file, width=160, no_color=console.no_color, highlight=False,
                           color_system=None)

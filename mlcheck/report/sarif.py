@@ -28,10 +28,20 @@ _LEVEL = {Severity.ERROR: "error", Severity.WARNING: "warning", Severity.INFO: "
 
 
 def fingerprint(found: Finding, uri: str) -> str:
-    """A hash of what identifies a finding: code, file, run and message without line numbers."""
-    message = re.sub(r"\bline \d+", "line", found.message)
+    """A hash of what identifies a finding: code, file (its URI), run and message without line
+    numbers, and with each path in it (``../x/result_0.txt``, as typed on the command line) cut to
+    its last name: the same finding has the same fingerprint however its paths were typed."""
+    message = _PATH.sub(_last_name, re.sub(r"\bline \d+", "line", found.message))
     key = f"{found.code}|{uri}|{found.run_index}|{message}"
     return hashlib.sha256(key.encode("utf-8", "surrogatepass")).hexdigest()[:32]
+
+
+_PATH = re.compile(r"[^\s,;'\"()\[\]]*[/\\][^\s,;'\"()\[\]]*")
+"""A word of a message with a path separator in it."""
+
+
+def _last_name(match: re.Match[str]) -> str:
+    return match.group().replace("\\", "/").rstrip("/").rsplit("/", 1)[-1]
 
 
 def _rules() -> list[dict[str, Any]]:
@@ -68,9 +78,18 @@ class _Anchors:
 def _artifact(path: str, options: ReportOptions) -> dict[str, str]:
     if path in ("-", "") or is_inside(path, options.root):
         # (a file name that is not UTF-8 keeps its bytes, percent-encoded)
-        return {"uri": quote(os.fsencode(relative_path(path, options.root)), safe="/:"), "uriBaseId": "%SRCROOT%"}
+        uri = quote(os.fsencode(relative_path(path, options.root)), safe="/:")
+        return {"uri": _no_scheme(uri), "uriBaseId": "%SRCROOT%"}
     # outside the repository: an absolute URI rather than a "../" path code scanning rejects
     return {"uri": "file://" + quote(os.fsencode(os.path.abspath(path)), safe="/:")}
+
+
+def _no_scheme(uri: str) -> str:
+    """A relative reference whose first segment holds a ``:`` (``Ac:me,x/results/...``) would
+    read as an absolute URI of the scheme ``ac`` (RFC 3986, 4.2): that colon is percent-encoded.
+    Every other colon stays as it was (the same URIs as before for every other path)."""
+    first, slash, rest = uri.partition("/")
+    return first.replace(":", "%3A") + slash + rest if ":" in first else uri
 
 
 def _result(found: Finding, rule_index: dict[str, int], options: ReportOptions,

@@ -9,7 +9,7 @@ from rich.text import Text
 from mlcheck.model import Severity
 from mlcheck.results import BenchmarkResult, CheckResult, RunResult
 from mlcheck.score.rcp import format_amount
-from mlcheck.report.plain import format_minutes, printable, shown, summary_line  # noqa: F401 (re-exported)
+from mlcheck.report.plain import format_minutes, one_line, printable, shown, summary_line  # noqa: F401 (re-exported)
 from mlcheck.report.text_findings import render_findings
 from mlcheck.rules.rcp_check import today_differs, today_scaled_text, verdict_text
 
@@ -41,8 +41,9 @@ RCP_CAVEAT = {
 
 
 def _run_table(bench: BenchmarkResult) -> Table:
-    title = shown(f"{bench.org or '?'} / {bench.system or '?'} / {bench.benchmark or '?'}")
-    caption = shown(f"{bench.division or 'unknown'} division, training {bench.ruleset or '?'}; * = counted in the score")
+    # (one line each, as a finding's place: a folder named with a line end splits no heading)
+    title = one_line(f"{bench.org or '?'} / {bench.system or '?'} / {bench.benchmark or '?'}")
+    caption = one_line(f"{bench.division or 'unknown'} division, training {bench.ruleset or '?'}; * = counted in the score")
     table = Table(title=title, caption=caption, title_justify="left", caption_justify="left")
     counted = set(bench.score.runs_counted)
     labels = [_run_label(run) + (" *" if position in counted else "") for position, run in enumerate(bench.runs)]
@@ -61,7 +62,7 @@ def _run_table(bench: BenchmarkResult) -> Table:
 
 def _run_label(run: RunResult) -> str:
     name = run.path.replace("\\", "/").rsplit("/", 1)[-1]
-    return shown(name if run.index == 0 else f"{name} #{run.index}")
+    return one_line(name if run.index == 0 else f"{name} #{run.index}")
 
 
 def rcp_text(bench: BenchmarkResult) -> Text | None:
@@ -112,7 +113,7 @@ def render_text(result: CheckResult, console: Console, min_severity: Severity = 
         if not scores_only:
             console.print(_run_table(bench))
         else:
-            console.print(Text(shown(f"{bench.org or '?'} / {bench.system or '?'} / {bench.benchmark or '?'} "
+            console.print(Text(one_line(f"{bench.org or '?'} / {bench.system or '?'} / {bench.benchmark or '?'} "
                                      f"({bench.division or '?'}, {bench.ruleset or '?'}): "), style="bold"),
                           end="", soft_wrap=True)  # (one line a folder, however narrow: grep reads it)
         console.print(score_text(bench), soft_wrap=True)

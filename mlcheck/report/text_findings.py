@@ -12,7 +12,7 @@ from mlcheck.records import dataclass
 from mlcheck.model import Severity
 from mlcheck.report.grouped import FindingGroup, codes_of, context_lines, group_for_display
 from mlcheck.report.plain import OUTPUT_FORMATS as OUTPUT_FORMATS, TERMINAL_CAP as TERMINAL_CAP  # re-exported
-from mlcheck.report.plain import counted, one_line, shown
+from mlcheck.report.plain import counted, one_line
 from mlcheck.results import CheckResult
 
 if TYPE_CHECKING:  # rich is imported when text is drawn: a JSON or CI report never loads it
@@ -27,7 +27,7 @@ def group_line(group: FindingGroup) -> Text:
     from rich.text import Text
 
     first = group.first
-    text = Text(f"{shown(group.place())}: ")
+    text = Text(f"{one_line(group.place())}: ")  # (a file or folder name may hold a line end)
     text.append(f"{first.severity.label} {first.code} {first.name}", style=STYLE[first.severity])
     text.append(f": {one_line(group.message())}")
     if first.official:
@@ -57,7 +57,7 @@ def render_findings(result: CheckResult, console: Console, min_severity: Severit
         console.print(group_line(group), soft_wrap=True)
         if output_format == "full":
             for line in context_lines(group):
-                console.print(Text(f"    {shown(line)}", style="dim"), soft_wrap=True)
+                console.print(Text(f"    {one_line(line)}", style="dim"), soft_wrap=True)
     hidden = [g for g in groups if g not in kept]
     if hidden:
         by_level = Counter(g.severity for g in hidden)

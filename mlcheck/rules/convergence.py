@@ -50,6 +50,7 @@ from typing import Iterator
 
 from mlcheck.model import Finding, Severity
 from mlcheck.rule import Rule, RunContext
+from mlcheck.facts.checks import show_repr
 from mlcheck.facts.rulesets import Target
 from mlcheck.rules.eval_records import invalid_values, target_for, unmergeable
 from mlcheck.rules.eval_values import (below_one, best_eval, describe_eval, first_reaching, records_named, target_bounds)
@@ -89,7 +90,7 @@ def check(ctx: RunContext) -> Iterator[Finding]:
         for event in unmergeable(run, target.aggregate):
             yield ctx.at(EVAL_VALUE_INVALID, event.line,
                          f"{target.metric} names its {target.aggregate.name_from} "
-                         f"{event.metadata[target.aggregate.name_from]!r} but has no {target.aggregate.by} in its "
+                         f"{show_repr(event.metadata[target.aggregate.name_from])} but has no {target.aggregate.by} in its "
                          f"metadata: the checker merges the records of one {target.aggregate.by} into "
                          f"{target.aggregate.into} and crashes on this one ({target.aggregate.source})")
     yield from invalid_values(ctx, target, EVAL_VALUE_INVALID)

@@ -17,6 +17,7 @@ from collections.abc import Mapping
 from dataclasses import replace
 from typing import TYPE_CHECKING, Any, Iterator
 
+from mlcheck.facts.checks import show_repr
 from mlcheck.facts.rulesets import Aggregate, BenchmarkFacts, Target
 from mlcheck.model import Evaluation, Event, Finding, Run, Severity
 from mlcheck.rules.eval_values import all_plain_floats, is_nan
@@ -125,8 +126,8 @@ def invalid_values(ctx: RunContext, target: Target, rule: Rule) -> Iterator[Find
     comparable = target.plain is not None and all_plain_floats(ctx.run.evaluations)
     for evaluation in () if comparable else ctx.run.evaluations:  # (else each is compared once)
         value = evaluation.value
-        what = (f"the {target.aggregate.into} record {value!r} (the {target.metric} records of one "
-                f"{target.aggregate.by}, merged)" if target.aggregate is not None else f"eval_accuracy value {value!r}")
+        what = (f"the {target.aggregate.into} record {show_repr(value)} (the {target.metric} records of one "
+                f"{target.aggregate.by}, merged)" if target.aggregate is not None else f"eval_accuracy value {show_repr(value)}")
         absent = fields_absent(target, value)
         if absent:
             yield ctx.at(rule, evaluation.line, f"{what} holds no {' and no '.join(absent)}: the round's checker "

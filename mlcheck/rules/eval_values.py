@@ -10,6 +10,7 @@ import operator
 from itertools import compress, repeat
 from typing import Any, Iterator, Sequence
 
+from mlcheck.facts.checks import show_repr
 from mlcheck.facts.rulesets import Target
 from mlcheck.model import Evaluation
 
@@ -75,10 +76,10 @@ def describe_eval(evaluation: Evaluation, position: str = "epoch_num", bounds: S
         if any(shown == f"{bound:.4g}" for bound in bounds):
             shown = repr(value)
     elif isinstance(value, dict):
-        shown = ", ".join(f"{k} {v:.4g}" if isinstance(v, float) else f"{k} {v!r}" for k, v in value.items()
+        shown = ", ".join(f"{k} {v:.4g}" if isinstance(v, float) else f"{k} {show_repr(v)}" for k, v in value.items()
                           if k not in ("step_num", "samples_count"))
     else:
-        shown = repr(value)
+        shown = show_repr(value)
     return f"{shown}{where} (line {evaluation.line})"
 
 

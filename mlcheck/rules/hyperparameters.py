@@ -49,6 +49,7 @@ from functools import lru_cache
 from typing import Any, Iterator, Mapping
 
 from mlcheck.facts.constraints import BenchmarkConstraints, Entry, RulesTextCheck, describe, holds, load_constraints, show
+from mlcheck.facts.checks import clipped
 from mlcheck.facts.formulas import Scope
 from mlcheck.model import Finding, Severity
 from mlcheck.rule import Rule, RunContext
@@ -121,7 +122,7 @@ def _optimizer(ctx: RunContext, bench: BenchmarkConstraints, scope: str, anchor:
             continue
         hint = ""
         if bench.per_optimizer:
-            hint = (f"; the official checker looks for closed_{bench.name}_{event.value}.yaml and crashes "
+            hint = (f"; the official checker looks for closed_{bench.name}_{clipped(str(event.value))}.yaml and crashes "
                     "with a missing-file error instead of saying so")
         yield ctx.at(OPTIMIZER_NOT_ALLOWED, event.line,
                      f"{key} is {show(event.value)}; {scope} allows {allowed}{hint}")

@@ -24,6 +24,7 @@ from typing import Iterable
 from mlcheck.model import Finding, Severity
 from mlcheck.package.layout import JsonDocument
 from mlcheck.results import RunSummary
+from mlcheck.facts.checks import show_repr
 from mlcheck.rule import Rule
 from mlcheck.rules.system_status import status_spelling
 
@@ -106,7 +107,7 @@ def check_logs_against_system(folder: str, system: str, runs: Iterable[RunSummar
             placeholder = (", the placeholder of the reference code (the run's logging was not given the "
                            "submission's values)" if "PLACEHOLDER" in event.value.upper() else "")
             found.append(LOGS_DISAGREE.at(run.path, event.line, (
-                f"{key} is {event.value!r}{placeholder} but {doc.path} says {' or '.join(repr(w) for w in wanted)}"
+                f"{key} is {show_repr(event.value)}{placeholder} but {doc.path} says {' or '.join(repr(w) for w in wanted)}"
                 + ("; the results table shows the system description's" if key == "submission_status" else "")
                 + ("; the run is judged under the division its logs name" if key == "submission_division" else "")),
                 severity=severity, run_index=run.index))

@@ -20,6 +20,7 @@ from mlcheck.settings.config import FORMATS, Settings
 from mlcheck.model import Severity
 from mlcheck.results import CheckResult
 from mlcheck.report import ReportOptions, report_blocks
+from mlcheck.report.plain import one_line
 from mlcheck.read.reading_rules import FILE_UNREADABLE
 from mlcheck.settings.selection_filter import select_findings
 from mlcheck.settings.waivers import add_findings, apply_waivers
@@ -53,7 +54,7 @@ def unopenable_lines(result: CheckResult, unopenable: Sequence[str]) -> list[str
     """A line for stderr per path named on the command line that could not be read at all (the
     reason exit 2 has, beside the reports)."""
     reasons = {f.path: f.message for f in result.all_findings() if f.code == UNOPENABLE_CODE and f.line is None}
-    return [f"mlcheck: error: {path}: {reasons.get(path, 'could not be read')}" for path in unopenable]
+    return [one_line(f"mlcheck: error: {path}: {reasons.get(path, 'could not be read')}") for path in unopenable]
 
 
 def exit_code(result: CheckResult, settings: Settings, unopenable: Sequence[str] = ()) -> int:
@@ -100,6 +101,29 @@ def overwritten_inputs(paths: Sequence[str], result: CheckResult,
     read_ids = {_file_id(path) for path in read} - {None}
     return [path for path in paths if os.path.realpath(path) in read or _file_id(path) in read_ids
             or (os.path.isfile(path) and os.path.dirname(os.path.realpath(path)) in guarded)]
+
+
+def outputs_in_checked_folders(paths: Sequence[str], result: CheckResult) -> list[tuple[str, str]]:
+    """The output paths (existing or new, at any depth) that lie in a folder of a package this
+    check reads, each with the deepest such folder: a checked benchmark folder, its system's
+    folder, the package's ``results/`` and ``systems/``. mlcheck never writes into the folders it checks: a
+    report there would be a file the next check reports (MLC508) or reads. The package's own top
+    level and anywhere else stay allowed (``-o sarif:Acme/mlcheck.sarif``)."""
+    paths = [path for path in paths if path != "-"]
+    if not paths:
+        return []
+    guarded: set[Path] = set()
+    for bench in result.benchmarks:
+        folder = Path(os.path.realpath(bench.folder)) if bench.folder else None
+        if folder is not None and len(folder.parts) >= 4 and folder.parts[-3] == "results":
+            guarded.update({folder, folder.parent, folder.parents[1], folder.parents[2] / "systems"})
+    found = []
+    for path in paths:
+        real = Path(os.path.realpath(path))
+        inside = sorted(folder for folder in guarded if real != folder and real.is_relative_to(folder))
+        if inside:
+            found.append((path, str(inside[-1])))
+    return found
 
 
 def _file_id(path: str) -> tuple[int, int] | None:
