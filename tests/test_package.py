@@ -4,6 +4,7 @@ example ``fixtures/example/Acme``, each with one defect, through the library and
 from __future__ import annotations
 
 import json
+import os
 import re
 import shutil
 from pathlib import Path
@@ -77,6 +78,29 @@ def test_a_system_description_no_results_folder_uses_is_checked_too(tmp_path: Pa
     assert found == {"MLC511": [(str(package / "systems" / "draft.json"), 3, Severity.ERROR)]}
     assert cli("check", str(package))[0] == 1
     assert codes(package / "results" / "acme-t8") == {}  # (a results folder named alone: its system only)
+
+
+def test_a_system_description_that_cannot_be_reached_is_unreadable_not_missing(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A systems/ folder that cannot be searched (permissions) or a description that is a folder:
+    MLC511 says why, not MLC510 "has no system description"."""
+    package = make_package(tmp_path)
+    (package / SYSTEM).unlink()
+    (package / SYSTEM).mkdir()
+    assert [(f.code, "it is a folder" in f.message) for f in check([str(package)]).findings
+            if f.code in ("MLC510", "MLC511")] == [("MLC511", True)]
+    (package / SYSTEM).rmdir()
+    shutil.copy(EXAMPLE / SYSTEM, package / SYSTEM)
+    real_stat = os.stat
+
+    def refused(path: object, *args: object, **kwargs: object) -> os.stat_result:
+        if str(path).endswith("acme-t8.json"):
+            raise PermissionError(13, "Permission denied", str(path))
+        return real_stat(path, *args, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(os, "stat", refused)
+    found = [(f.code, f.message) for f in check([str(package)]).findings if f.code in ("MLC510", "MLC511")]
+    assert len(found) == 1 and found[0][0] == "MLC511" and "Permission denied" in found[0][1]
 
 
 def test_misnamed_benchmark_folder_is_an_error_with_a_suggestion(tmp_path: Path) -> None:

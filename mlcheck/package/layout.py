@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 import os
+import stat
 from pathlib import Path
 from typing import Any, Callable, Sequence
 
@@ -215,8 +216,15 @@ def scan_part(part: PackagePart) -> PackageLayout:
 
 def read_json_document(path: str) -> JsonDocument:
     """Read a JSON object, noting duplicate keys (JSON keeps the last) with their line."""
-    if not os.path.isfile(path):
+    try:
+        mode = os.stat(path).st_mode
+    except (FileNotFoundError, NotADirectoryError):
         return JsonDocument(path, exists=False)
+    except OSError as error:  # (a folder on the way that cannot be searched: not a missing file)
+        return JsonDocument(path, True, error=f"cannot reach it: {error.strerror or error}")
+    if not stat.S_ISREG(mode):
+        return JsonDocument(path, True, error="it is a folder, not a JSON file" if stat.S_ISDIR(mode)
+                            else "it is not a regular file")
     duplicates: list[str] = []
 
     def pairs(items: list[tuple[str, Any]]) -> dict[str, Any]:
