@@ -80,3 +80,19 @@ def test_blanks_the_parser_does_not_skip_fail_a_result_file(tmp_path: Path, dama
     path = _edited(tmp_path, EXAMPLE_RUN, *damage)
     verdict, codes = _run(path)
     assert verdict == "fail" and ("MLC003", "error") in codes
+
+
+STABLE_DIFFUSION = (SHARED / "other-submitters" / "training-5.0" / "Lenovo" / "results" / "SR780aV3-8xB200_SXM_180GB"
+                    / "stable_diffusion" / "result_0.txt")
+
+
+@pytest.mark.parametrize("field, value", [("samples_count", "[1024000]"), ("metric", '["FID"]')])
+def test_a_stable_diffusion_eval_the_merging_code_cannot_key_fails_the_file(tmp_path: Path, field: str, value: str) -> None:
+    """The checker's BEGIN code keys a dict by samples_count and metric: a list there raises
+    (unhashable) and fails the file; mlcheck says MLC304 at that record."""
+    if not STABLE_DIFFUSION.is_file():
+        pytest.skip(f"{STABLE_DIFFUSION} is absent (the shared MLCommons data)")
+    pattern = r'("key": "eval_accuracy"[^\n]*"metadata": \{[^\n]*"' + field + r'": )("[^"]*"|[0-9]+)'
+    path = _edited(tmp_path, STABLE_DIFFUSION, pattern, r"\g<1>" + value)
+    verdict, codes = _run(path, "5.0.0")
+    assert verdict == "fail" and ("MLC304", "error") in codes

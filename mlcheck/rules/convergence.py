@@ -87,11 +87,11 @@ def check(ctx: RunContext) -> Iterator[Finding]:
         return
     target = target_for(facts, run.division)
     if target.aggregate is not None:
-        for event in unmergeable(run, target.aggregate):
+        for event, wrong in unmergeable(run, target.aggregate):
             yield ctx.at(EVAL_VALUE_INVALID, event.line,
                          f"{target.metric} names its {target.aggregate.name_from} "
-                         f"{show_repr(event.metadata[target.aggregate.name_from])} but has no {target.aggregate.by} in its "
-                         f"metadata: the checker merges the records of one {target.aggregate.by} into "
+                         f"{show_repr(event.metadata[target.aggregate.name_from])} but {wrong}: the checker merges "
+                         f"the records of one {target.aggregate.by} into "
                          f"{target.aggregate.into} and crashes on this one ({target.aggregate.source})")
     yield from invalid_values(ctx, target, EVAL_VALUE_INVALID)
     if not ctx.closed and facts.open_target is not None:

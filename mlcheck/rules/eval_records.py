@@ -45,11 +45,30 @@ def judged_run(run: Run, facts: BenchmarkFacts | None) -> Run:
     return run
 
 
-def unmergeable(run: Run, aggregate: Aggregate) -> tuple[Event, ...]:
-    """Records that name their metric but not their position: the checker's BEGIN code fails on
-    them (``KeyError``) and the whole file with it."""
-    return tuple(e for e in run.occurrences(aggregate.key)
-                 if aggregate.name_from in e.metadata and aggregate.by not in e.metadata)
+def unmergeable(run: Run, aggregate: Aggregate) -> tuple[tuple[Event, str], ...]:
+    """Records that name their metric but not their position, or whose position or metric is no
+    dict key (a list, an object), with what is wrong: the checker's BEGIN code fails on them
+    (``KeyError``, ``TypeError: unhashable``) and the whole file with it."""
+    found = []
+    for event in run.occurrences(aggregate.key):
+        if aggregate.name_from not in event.metadata:
+            continue
+        if aggregate.by not in event.metadata:
+            found.append((event, f"has no {aggregate.by} in its metadata"))
+        elif not _hashable(event.metadata[aggregate.by]):
+            found.append((event, f"has a {aggregate.by} of {show_repr(event.metadata[aggregate.by])}, which "
+                                 "cannot be a dict key"))
+        elif not _hashable(event.metadata[aggregate.name_from]):
+            found.append((event, f"names a {aggregate.name_from} that cannot be a dict key"))
+    return tuple(found)
+
+
+def _hashable(value: object) -> bool:
+    try:
+        hash(value)
+    except TypeError:
+        return False
+    return True
 
 
 def _aggregated(run: Run, aggregate: Aggregate) -> Run:
