@@ -100,6 +100,17 @@ def test_waiver_turns_exit_1_into_0_and_lists_the_waived_finding(failing: Path) 
     assert code == 0 and "### Waived" in out and "MLC102" in out
 
 
+def test_a_waiver_matches_the_same_findings_from_any_folder(failing: Path) -> None:
+    """Waiver paths are relative to the config file's folder, never to where mlcheck runs: from
+    inside logs/, "logs/**" still matches and "*.txt" (the path as typed there) does not."""
+    _write_waivers(failing, _error_codes(failing))
+    assert _cli(["check", "logs"], failing)[0] == _cli(["check", "."], failing / "logs")[0] == 0
+    text = (failing / "pyproject.toml").read_text("utf-8").replace('path = "logs/**"', 'path = "*.txt"')
+    (failing / "pyproject.toml").write_text(text, "utf-8")
+    assert _cli(["check", "logs"], failing)[0] == _cli(["check", "result_0.txt"], failing / "logs")[0] == 1
+    assert path_matches(str(failing / "logs" / "*.txt"), str(failing / "logs" / "result_0.txt"), "/elsewhere")
+
+
 def test_expired_waiver_no_longer_applies(failing: Path) -> None:
     codes = _error_codes(failing)
     _write_waivers(failing, codes, expires="2000-01-01")

@@ -23,11 +23,12 @@ from mlcheck.settings.selection_filter import partition_findings
 
 
 def path_matches(glob: str, path: str, base_dir: str) -> bool:
-    """Whether ``path`` (as a finding holds it) matches ``glob`` relative to ``base_dir``, or as given."""
+    """Whether ``path`` (as a finding holds it) matches ``glob`` relative to ``base_dir`` (the
+    config file's folder), or, for an absolute ``glob``, as an absolute path: never as the path
+    was typed, so a waiver matches the same findings from whichever folder mlcheck runs in."""
     pattern = compiled(glob.replace("\\", "/").removeprefix("./"))
-    given = path.replace("\\", "/").removeprefix("./")
-    if pattern.matches(given):
-        return True
+    if os.path.isabs(glob):
+        return pattern.matches(os.path.abspath(path).replace("\\", "/"))
     relative = os.path.relpath(os.path.abspath(path), os.path.abspath(base_dir)).replace("\\", "/")
     return pattern.matches(relative)
 
