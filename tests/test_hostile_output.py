@@ -243,3 +243,22 @@ def test_json_reports_hold_no_lone_surrogate_for_a_non_utf8_name(tmp_path: Path)
         assert "\\udcff" not in out, args
         json.loads(out)  # (a strict parser: Python's accepts a lone surrogate, so the test above says it)
         assert "\\ufffd" in out or "%FF" in out or "-t" in args, args  # (the table names no path)
+
+
+def test_a_closed_standard_input_is_a_usage_error_not_a_crash(monkeypatch: pytest.MonkeyPatch) -> None:
+    """``mlcheck check - <&-``: exit 2 saying so (no MLC000 from the reader)."""
+    import sys
+
+    from mlcheck.package.discover import DiscoveryError, discover_all
+
+    monkeypatch.setattr(sys, "stdin", None)
+    with pytest.raises(DiscoveryError, match="standard input is closed"):
+        discover_all(["-"])
+
+
+@pytest.mark.parametrize("output", ["", "  "])
+def test_report_with_an_empty_output_path_is_a_usage_error_before_checking(output: str) -> None:
+    from cli_helpers import run_cli
+
+    done = run_cli("report", str(Path(__file__).resolve().parent.parent / "fixtures" / "example" / "Acme"), "-o", output)
+    assert done.exit_code == 2 and "empty path" in done.stderr and "Traceback" not in done.stdout + done.stderr

@@ -144,6 +144,8 @@ def report_command(paths: tuple[str, ...], ruleset: str | None, config_path: str
 def _html_path(output: str) -> str:
     """``report -o`` takes ``FILE`` or, as ``check -o`` does, ``html:FILE``; another format's
     ``FORMAT:FILE`` is a usage error (``report`` writes HTML: ``check -o FORMAT:FILE`` the others)."""
+    if not output.strip():
+        raise click.UsageError("report writes one HTML file: -o FILE or -o html:FILE; got an empty path")
     name, sep, path = output.partition(":")
     if not sep or name.strip().lower() not in FORMATS or name.strip().lower() == "auto":
         return output  # (a file name with a colon that names no format: C:\\report.html, a:b.html)

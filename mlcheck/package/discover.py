@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import os
+import sys
 import re
 from dataclasses import replace
 from pathlib import Path
@@ -71,6 +72,8 @@ def discover_all(paths: list[str]) -> tuple[list[LogRef], list[EmptyFolder], lis
     skipped: list[tuple[str, str]] = []
     for given in paths:
         if given == "-":
+            if sys.stdin is None:  # (started with ``<&-``)
+                raise DiscoveryError("-: standard input is closed; give the log a path, or pipe it in")
             refs.append(LogRef("-"))
             continue
         _must_exist(given)
