@@ -314,3 +314,17 @@ def test_a_toml_boolean_may_be_written_0_or_1(tmp_path: Path) -> None:
     settings = load_settings({}, cwd=str(tmp_path), environ={}, paths=[str(tmp_path)])
     assert settings.strict is True and settings.exit_zero is False
     assert [f.code for f in settings.problems] == ["MLC041"] and "progress" in settings.problems[0].message
+
+
+def test_an_unknown_ruleset_in_the_config_or_environment_is_mlc041_naming_it(tmp_path: Path) -> None:
+    (tmp_path / "logs").mkdir()
+    (tmp_path / "logs" / "result_0.txt").write_text(make_log(), encoding="utf-8")
+    (tmp_path / ".mlcheck.toml").write_text('ruleset = "9.9.9"\n', encoding="utf-8")
+    code, out, _ = _cli(["check", "logs", "-f", "json"], tmp_path)
+    found = [(f["path"], f["line"]) for f in json.loads(out)["findings"] if f["code"] == "MLC041"]
+    assert code == 1 and found == [(".mlcheck.toml", 1)]
+    assert json.loads(out)["runs"][0]["ruleset"] == "2.0.0"  # (inferred, the setting ignored)
+    (tmp_path / ".mlcheck.toml").unlink()
+    code, out, _ = _cli(["check", "logs", "-f", "json"], tmp_path, env={"MLCHECK_RULESET": "9"})
+    assert code == 1 and any("MLCHECK_RULESET" in f["message"] for f in json.loads(out)["findings"])
+    assert _cli(["check", "logs", "--ruleset", "9"], tmp_path)[0] == 2  # (given on the command line: a usage error)

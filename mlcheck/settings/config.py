@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import Any, Callable, Iterable, Mapping, Sequence
 
 from mlcheck.records import dataclass
+from mlcheck.facts.rulesets import SUPPORTED_RULESETS, normalise_version
 from mlcheck.model import Finding
 from mlcheck.rules.config_rules import CONFIG_INVALID
 from mlcheck.settings.config_file import load_table as _load_table, read_text as _read
@@ -186,6 +187,11 @@ def _coerce(table: Mapping[str, Any], where: str, text: str, problems: list[Find
         value, error = _convert(raw, kind, allowed, from_file)
         if error:
             problems.append(CONFIG_INVALID.at(where, line, f"{label}: {error}; the setting is ignored"))
+            continue
+        if key == "ruleset" and normalise_version(value) not in SUPPORTED_RULESETS:
+            problems.append(CONFIG_INVALID.at(where, line, f"{label}: unknown round {value!r}; known: "
+                                              f"{', '.join(SUPPORTED_RULESETS)}; the setting is ignored (each "
+                                              "run's round is inferred)"))
             continue
         if key == "outputs":
             value = _valid_outputs(value, label, where, line, problems)
