@@ -328,3 +328,16 @@ def test_an_unknown_ruleset_in_the_config_or_environment_is_mlc041_naming_it(tmp
     code, out, _ = _cli(["check", "logs", "-f", "json"], tmp_path, env={"MLCHECK_RULESET": "9"})
     assert code == 1 and any("MLCHECK_RULESET" in f["message"] for f in json.loads(out)["findings"])
     assert _cli(["check", "logs", "--ruleset", "9"], tmp_path)[0] == 2  # (given on the command line: a usage error)
+
+
+@pytest.mark.parametrize("spelling", ["[tool.mlcheck]\nstrict = true\n", "[tool]\nmlcheck.strict = true\n",
+                                      "tool.mlcheck.strict = true\n", "[tool . mlcheck]\nstrict = true\n"])
+def test_every_toml_spelling_of_the_pyproject_table_is_found(tmp_path: Path, spelling: str) -> None:
+    (tmp_path / "pyproject.toml").write_text('[project]\nname = "x"\n' if spelling.startswith("tool.") else spelling,
+                                             encoding="utf-8")
+    if spelling.startswith("tool."):  # (a dotted key of the root table comes before any header)
+        (tmp_path / "pyproject.toml").write_text(spelling + '[project]\nname = "x"\n', encoding="utf-8")
+    assert find_config(tmp_path) == tmp_path / "pyproject.toml"
+    assert load_settings({}, cwd=str(tmp_path), environ={}).strict is True
+    (tmp_path / "pyproject.toml").write_text('[project]\nname = "mlcheck"\n', encoding="utf-8")
+    assert find_config(tmp_path) is None

@@ -24,7 +24,7 @@ from mlcheck.records import dataclass
 from mlcheck.facts.rulesets import SUPPORTED_RULESETS, normalise_version
 from mlcheck.model import Finding
 from mlcheck.rules.config_rules import CONFIG_INVALID
-from mlcheck.settings.config_file import load_table as _load_table, read_text as _read
+from mlcheck.settings.config_file import load_table as _load_table, names_mlcheck_table, read_text as _read
 from mlcheck.settings.waiver_table import Waiver, line_of, read_waivers
 
 FORMATS = ("auto", "text", "json", "sarif", "junit", "github", "markdown", "html")
@@ -77,7 +77,7 @@ def find_config(start: str | os.PathLike[str]) -> Path | None:
         if _is_file(dotfile):
             return dotfile
         pyproject = candidate_dir / "pyproject.toml"
-        if _is_file(pyproject) and re.search(r"^\s*\[\s*tool\.mlcheck[\].]", _read(pyproject), re.M):
+        if _is_file(pyproject) and names_mlcheck_table(_read(pyproject)):
             return pyproject
     return None
 

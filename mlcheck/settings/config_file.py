@@ -67,3 +67,21 @@ def load_table(path: Path, shown: str) -> tuple[dict[str, Any], str, Finding | N
     if not isinstance(data, dict):
         return {}, text, CONFIG_INVALID.at(shown, None, "[tool.mlcheck] must be a table")
     return data, text, None
+
+
+def names_mlcheck_table(text: str) -> bool:
+    """Whether a pyproject.toml's text holds a ``tool.mlcheck`` table however TOML spells it
+    (``[tool.mlcheck]``, ``[tool]`` with ``mlcheck.x = ...``, a dotted key, blanks around the
+    dot); a file that is no valid TOML does when it has the header."""
+    if re.search(r"^\s*\[\s*tool\s*\.\s*mlcheck\s*[\].]", text, re.M):
+        return True
+    if "mlcheck" not in text:
+        return False
+    toml_loads, toml_error = _toml_reader()
+    if toml_loads is None:
+        return False
+    try:
+        tool = toml_loads(text).get("tool")
+    except (toml_error, RecursionError):
+        return False
+    return isinstance(tool, dict) and "mlcheck" in tool
