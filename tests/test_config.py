@@ -206,6 +206,8 @@ def test_waiver_globs() -> None:
     assert path_matches("**/resnet/**", "Org/results/sys/resnet/result_0.txt", ".")
     assert path_matches("Org/results/sys/resnet/**", "Org/results/sys/resnet", ".")
     assert not path_matches("Org/results/sys/res/**", "Org/results/sys/resnet", ".")
+    assert path_matches("Org/results/sys/resnet/", "Org/results/sys/resnet", ".")  # (a folder's findings)
+    assert path_matches("Org/results/sys/resnet/", "Org/results/sys/resnet/result_0.txt", ".")
 
 
 def test_apply_waivers_is_pure_and_dated() -> None:

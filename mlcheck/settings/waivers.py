@@ -26,7 +26,8 @@ def path_matches(glob: str, path: str, base_dir: str) -> bool:
     """Whether ``path`` (as a finding holds it) matches ``glob`` relative to ``base_dir`` (the
     config file's folder), or, for an absolute ``glob``, as an absolute path: never as the path
     was typed, so a waiver matches the same findings from whichever folder mlcheck runs in."""
-    pattern = compiled(glob.replace("\\", "/").removeprefix("./"))
+    spelled = glob.replace("\\", "/").removeprefix("./")
+    pattern = compiled(spelled + "**" if spelled.endswith("/") else spelled)  # (a folder: it and what it holds)
     if os.path.isabs(glob):
         return pattern.matches(os.path.abspath(path).replace("\\", "/"))
     relative = os.path.relpath(os.path.abspath(path), os.path.abspath(base_dir)).replace("\\", "/")
