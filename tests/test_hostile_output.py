@@ -262,3 +262,15 @@ def test_report_with_an_empty_output_path_is_a_usage_error_before_checking(outpu
 
     done = run_cli("report", str(Path(__file__).resolve().parent.parent / "fixtures" / "example" / "Acme"), "-o", output)
     assert done.exit_code == 2 and "empty path" in done.stderr and "Traceback" not in done.stdout + done.stderr
+
+
+def test_a_saved_json_report_given_as_a_log_says_what_it_is(tmp_path: Path) -> None:
+    from cli_helpers import run_cli
+
+    saved = tmp_path / "saved.json"
+    done = run_cli("check", str(EXAMPLE), "-f", "json")
+    saved.write_text(done.stdout, "utf-8")
+    for command in (("check", str(saved)), ("report", str(saved), "-o", str(tmp_path / "r.html"))):
+        refused = run_cli(*command)
+        assert refused.exit_code == 2 and "this is an mlcheck JSON report, not a log" in refused.stderr
+    assert not (tmp_path / "r.html").exists()

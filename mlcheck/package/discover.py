@@ -11,6 +11,7 @@ from pathlib import Path
 
 from mlcheck.records import dataclass
 from mlcheck.read.file_names import RESULT_FILE, SUBMITTED_RESULT_FILE
+from mlcheck.package.not_logs import not_a_log
 from mlcheck.package.file_kinds import holds_a_record, holds_records, named_device, special_kind
 
 _LOG_FILE = re.compile(r"\.(log|out|txt)(\.gz)?$")
@@ -86,10 +87,8 @@ def discover_all(paths: list[str]) -> tuple[list[LogRef], list[EmptyFolder], lis
             refs.extend(found)
         elif named_device(given):  # /dev/zero would be read forever: skipped as when walked
             skipped.append((given, "a device"))
-        elif _system_description(given):
-            package = os.path.dirname(os.path.dirname(os.path.abspath(given)))
-            raise DiscoveryError(f"{given}: a system description is no log; it is checked with its package "
-                                 f"(its fields, and against the logs of its system): mlcheck check {shown_path(package)}")
+        elif (why := not_a_log(given, absolute_parts(given), shown_path)) is not None:
+            raise DiscoveryError(why)
         else:
             refs.append(_ref_for_file(given))
     return _one_spelling(refs), empty, list(dict.fromkeys(skipped))
@@ -134,12 +133,6 @@ def _must_exist(given: str) -> None:
         raise DiscoveryError(f"{given}: {error.strerror or error}") from None
     except ValueError:  # (a NUL byte in the name)
         raise DiscoveryError(f"{given}: no such file or folder") from None
-
-
-def _system_description(path: str) -> bool:
-    """``<org>/systems/<system>.json``."""
-    parts = absolute_parts(path)
-    return path.endswith(".json") and len(parts) >= 2 and parts[-2] == "systems"
 
 
 def _one_spelling(refs: list[LogRef]) -> list[LogRef]:
