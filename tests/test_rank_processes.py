@@ -95,3 +95,19 @@ def test_launcher_and_logger_rank_tags_are_ranks(tmp_path: Path, tag: str) -> No
     result = check([str(log)], ruleset="2.0.0")
     assert not {"MLC104", "MLC107"} & {f.code for f in result.all_findings()}
     assert "copies printed by 3 other ranks dropped" in _message(log, "MLC020")
+
+
+def test_a_record_printed_twice_by_two_log_handlers_is_read_once(tmp_path: Path) -> None:
+    """mllog's handler and the root logger's (``INFO:mllog:``) print each record: raw output reads
+    the repeat as no record (check and split alike); a result file keeps both, as the parser does."""
+    log = tmp_path / "console.log"
+    log.write_text("".join(f"{line}\nINFO:mllog:{line}\n" for line in _records()), "utf-8")
+    assert _outcomes(log) == [_clean_outcome()]
+    assert f"{len(_records())} records printed again" in _message(log, "MLC020")
+    assert not {"MLC104", "MLC107"} & {f.code for f in check([str(log)], ruleset="2.0.0").all_findings()}
+    out = tmp_path / "out"
+    assert run_cli("split", str(log), "-o", str(out)).exit_code == 0
+    assert (out / "result_0.txt").read_text("utf-8").splitlines() == _records()
+    result_file = tmp_path / "result_0.txt"
+    result_file.write_text("".join(f"{line}\n{line}\n" for line in _records()), "utf-8")
+    assert "MLC107" in {f.code for f in check([str(result_file)], ruleset="2.0.0").all_findings()}

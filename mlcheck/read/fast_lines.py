@@ -15,7 +15,7 @@ from mlcheck.read.fast_json import UNREAD, fast_body_event, fast_record
 from mlcheck.read.job_starts import JobStarts
 from mlcheck.read.prefixes import PrefixDecisions
 from mlcheck.read.rank_copies import RankCopies
-from mlcheck.read.rawlog import Prefix, RawStats, Source
+from mlcheck.read.rawlog import Prefix, RawStats, Source, read_prefix
 from mlcheck.read.official_view import after_json
 from mlcheck.read.record_shape import decode_record, validate_record, well_formed_event
 
@@ -34,6 +34,9 @@ class FastLines:
     job_starts: JobStarts
     keep_text: bool
     tags_seen: bool
+    result_file: bool
+    previous_print: tuple[int, bytes, bytes] | None = None
+    """The last untagged record of raw output and its line (:meth:`repeated_print`)."""
     noise_tag: bytes | None
     """The rank tag of the line before when it held no record (a progress bar): a record at the
     start of the next line is that rank's (:meth:`LineReader.feed` splices the tag to it)."""
@@ -77,6 +80,24 @@ class FastLines:
         self.stats.records += 1
         self.stats.kept += type(items[-1]) is Event
         return items
+
+    def repeated_print(self, line: bytes, at: int) -> bool:
+        """Whether the one untagged record of ``line`` (raw output, its marker at ``at``) repeats
+        the record of the line before byte for byte, ``time_ms`` included, behind another prefix:
+        a logger with two handlers (mllog's own and the root logger's ``INFO:mllog:``) prints each
+        record twice, and the repeat is read as no record (counted in MLC020)."""
+        record = line[at:] if not self.result_file and line.find(_MARKER_BYTES, at + 8) < 0 else None
+        if record is not None and at:
+            known = self.prefixes.known.get(line[:at])  # (not decided here: feed decides with the record)
+            prefix = known[0] if known is not None else read_prefix(line[:at].decode("utf-8", errors="replace"))
+            record = None if prefix.source is not None else record  # (a rank's copies are compared, not dropped)
+        head = line[:at]
+        previous, self.previous_print = self.previous_print, None if record is None else (self.line_no, record, head)
+        if record is None or previous is None or previous[:2] != (self.line_no - 1, record) or previous[2] == head:
+            return False  # (the line before, whatever read it, under another prefix: the same line twice is read twice)
+        self.stats.repeated_prints += 1
+        self.stats.records += 1
+        return True
 
     def note_noise(self, raw: bytes) -> None:
         """Note a line without a record (the last of a stretch the caller counted): its rank tag,

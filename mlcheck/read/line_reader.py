@@ -52,8 +52,7 @@ class LineReader(FastLines):
         """Bare rank tags of ranks whose records are copies (see :meth:`FastLines.drop_copy`)."""
         self.noise_tag: bytes | None = None  # (the rank tag of the line before when it held no record: a bar)
         self.result_file = not keep_text and RESULT_FILE.match(os.path.basename(path)) is not None
-        """A submitted result file, checked: its lines are read as the official parser reads them
-        (:mod:`mlcheck.read.official_view`; ``mlcheck split`` keeps every record it can)."""
+        """A submitted result file, checked: read as the official parser reads it (official_view)."""
 
     def feed(self, raw: bytes) -> Iterator[AnyItem]:
         """Read one physical line (with its line end; without one it is the file's last line)."""
@@ -87,6 +86,8 @@ class LineReader(FastLines):
             line = _ANSI_BYTES.sub(b"", line)
             self.stats.colour_lines += 1
             at = line.find(_MARKER_BYTES)
+        if self.repeated_print(line, at):
+            return
         if not at and not self.keep_text:
             items = self.clean_line_items(line)  # (orjson: one record, well-formed or not)
             if items is not None:
@@ -245,9 +246,8 @@ class LineReader(FastLines):
 
     def _blank_markers(self, segment: str, source: Source | None, column: int, others: int,
                        last_column: int) -> Iterator[AnyItem]:
-        """The finding of a marker with no record after it, for it and the ``others`` like it
-        that follow it, the last one's text at ``last_column`` (0-based): a line of a million
-        empty markers is one finding, not a million."""
+        """The finding of a marker with no record after it, for it and the ``others`` like it that
+        follow it, the last one's text at ``last_column`` (0-based): one finding, not a million."""
         self.stats.records -= others
         for item in self._record(segment, source, column, False):
             yield (replace(item, message=f"{item.message} (and the {others:,} markers after it, the last at "

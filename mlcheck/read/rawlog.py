@@ -133,6 +133,8 @@ class RawStats:
     shared_lines: int = 0
     trailing_texts: int = 0
     """Records with text after their JSON on their line (dropped)."""
+    repeated_prints: int = 0
+    """Untagged records printed again on the next line, byte for byte (two log handlers): read once."""
     trailing_colour_lines: int = 0
     """Lines with colour codes after the marker (the official parser fails on them)."""
     first_trailing_colour: int | None = None
@@ -149,7 +151,8 @@ class RawStats:
     def is_raw(self) -> bool:
         """True when the file is console output rather than a clean result file."""
         return bool(self.noise_lines or self.tagged_records or self.colour_lines or
-                    self.timestamp_records or self.spliced_records or self.shared_lines or self.trailing_texts)
+                    self.timestamp_records or self.spliced_records or self.shared_lines or self.trailing_texts
+                    or self.repeated_prints)
 
     def describe(self, copies: str) -> str:
         """The MLC020 message: one sentence per kind of repair that happened."""
@@ -172,6 +175,8 @@ class RawStats:
                    (self.timestamp_records, "timestamp prefix{es} removed"),
                    (self.spliced_records, "record{s} cut out of progress-bar or other text"),
                    (self.shared_lines, "line{s} holding several records split into one record each"),
+                   (self.repeated_prints, "record{s} printed again, byte for byte, on the next line behind another "
+                                          "prefix (a logger with two handlers) read once"),
                    (self.trailing_texts, "record{s} with text after the JSON, which was dropped (as it is, the "
                                          "official parser fails the file on it: `mlcheck split` writes it without)"))
         parts.extend(f"{count} " + what.format(s="" if count == 1 else "s", es="" if count == 1 else "es")
