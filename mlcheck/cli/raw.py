@@ -134,7 +134,8 @@ def watch_command(log: str, ruleset: str | None, fail_fast: bool, runs: int, out
     and the exit code is check's. With --fail-fast the first error ends the watch
     with exit 1. LOG may not exist yet; a folder or an unreadable file exits 2.
     """
-    from mlcheck.raw.watch import StopWatching, watch
+    from mlcheck.raw.watch import watch
+    from mlcheck.raw.watch_state import StopWatching
 
     if log == "-":
         click.echo("mlcheck: error: watch follows a file; to read stdin once use `mlcheck check -`",
@@ -179,6 +180,12 @@ def watch_command(log: str, ruleset: str | None, fail_fast: bool, runs: int, out
         ended = f"{outcome.runs_done} of {runs} run{'s' if runs != 1 else ''} stopped"
         click.echo(one_line(f"mlcheck: no new line in {log} for {idle_timeout:g} s (--idle-timeout) after "
                    f"line {outcome.lines}; {ended}; the report covers what was written"), err=True)
+    if outcome.held is not None:  # (the job removed or moved the log: what was read is judged)
+        from mlcheck.read.held_logs import hold
+
+        hold(log, outcome.held)
+        click.echo(one_line(f"mlcheck: {log} went away (removed, moved or replaced) after line {outcome.lines} "
+                            "was read; the report covers the file that was read"), err=True)
     # The report covers the lines watched: a later run the job has begun is not judged half-way.
     limits = {log: outcome.lines} if outcome.reason == "complete" else None
     settings = load_cli_settings(None, [log], ruleset=ruleset, format=output_format, no_progress=True)

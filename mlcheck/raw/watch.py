@@ -16,10 +16,10 @@ from __future__ import annotations
 
 import os
 import time
+from dataclasses import replace
 from itertools import chain
-from typing import Callable, Iterable
+from typing import Iterable
 
-from mlcheck.records import dataclass, field
 from mlcheck.checker import choose_ruleset, judge_run
 from mlcheck.read.file_names import RESULT_FILE
 from mlcheck.package.discover import LogRef
@@ -33,8 +33,8 @@ from mlcheck.rules.package_runs import is_hyperparameter
 from mlcheck.facts.rulesets import Ruleset, RulesetError
 from mlcheck.raw.watch_progress import init_overrun, progress_line as _progress_line
 from mlcheck.read.run_builder import RunBuilder
-from mlcheck.read.next_run import NextRunStart
 from mlcheck.read.runs import RunBoundaries
+from mlcheck.raw.watch_state import FindingSink, ProgressSink, StopWatching, WatchOutcome, WatchState
 
 CHECKPOINT_KEYS = frozenset({"init_stop", "run_start", "eval_accuracy", "run_stop"})
 #: Findings a closed-division value decides by itself, reported as soon as its line is read.
@@ -43,51 +43,6 @@ DECIDED_EARLY = frozenset({*_VALUE_CODES, "MLC106", "MLC108", "MLC109", "MLC401"
 """The findings of a partial run that no later line can take back: a logged value that breaks a
 fixed value or the optimizer list, two different values of a key required once, an invalid
 submission value, the division logged after init_stop, init over the round's limit."""
-
-FindingSink = Callable[[Finding], None]
-ProgressSink = Callable[[str], None]
-
-
-class StopWatching(Exception):
-    """Raised by a sink to end the watch early (``--fail-fast``)."""
-
-
-@dataclass
-class WatchState:
-    """What the watch knows about the run being written."""
-
-    path: str
-    forced: Ruleset | None
-    builder: RunBuilder
-    reading: list[Finding] = field(default_factory=list)
-    reported: set[tuple[str, int | None, str]] = field(default_factory=set)
-    runs_done: int = 0
-    init_alarm: bool = False
-    judged_events: int = 0
-    """Events of the run at its last judgment (checkpoints are judged geometrically, see below)."""
-    pending: frozenset[str] | None | bool = False
-    """A checkpoint not judged yet (False: none; None: every code; a set: only those codes)."""
-    boundaries: RunBoundaries = field(default_factory=RunBoundaries)
-    """Where a new job begins (a watched ``result_<i>.txt`` is one run, as ``check`` reads it)."""
-    stop_pending: bool = False
-    """The run logged its run_stop: it is judged whole once the lines written with it are read
-    (records may follow run_stop: some logs write ``train_samples``, ``cache_clear`` or the
-    ``submission_*`` keys after it)."""
-    end_line: int | None = None
-    """The last line of the runs judged whole, when a later run began after them."""
-    next_run: NextRunStart[Event] = field(default_factory=NextRunStart)
-    """Where raw output begins the job's next run without a launcher line."""
-
-
-@dataclass(frozen=True)
-class WatchOutcome:
-    """How the watch ended: ``complete`` (the runs asked for stopped), ``idle`` (no new line for
-    ``idle_timeout``), ``missing`` (the file never appeared) or ``stopped`` (a sink stopped it)."""
-
-    reason: str
-    runs_done: int
-    lines: int
-
 
 AFTER_STOP_POLLS = 20
 """Polls of quiet after a run's run_stop before it is judged whole (2 s at the default poll):
@@ -98,6 +53,15 @@ def watch(path: str, on_finding: FindingSink, on_progress: ProgressSink, forced:
           runs: int = 1, poll: float = 0.1, idle_timeout: float | None = None) -> WatchOutcome:
     """Follow ``path`` until ``runs`` runs have stopped; report findings and progress as they come."""
     follower = Follower(path, poll)
+    try:
+        outcome = _follow(follower, path, on_finding, on_progress, forced, runs, poll, idle_timeout)
+        return replace(outcome, held=follower.gone() if outcome.reason != "stopped" else None)
+    finally:
+        follower.close()
+
+
+def _follow(follower: Follower, path: str, on_finding: FindingSink, on_progress: ProgressSink,
+            forced: Ruleset | None, runs: int, poll: float, idle_timeout: float | None) -> WatchOutcome:
     live = LiveReader(path)
     state = _new_state(path, forced, 0)
     last_data = time.monotonic()

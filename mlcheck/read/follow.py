@@ -56,26 +56,36 @@ class Follower:
 
     def signals(self) -> Iterator[Signal]:
         """Lines, :data:`IDLE` after each poll that brought nothing, :data:`RESTART` on rotation or
-        truncation. Never ends by itself."""
-        try:
-            while True:
-                got_line = False
-                for signal in self._read_available():
-                    got_line = True
-                    yield signal
-                for signal in self._settle_line_ends() if not got_line else ():
-                    got_line = True
-                    yield signal
-                if not got_line:
-                    yield IDLE
-                    time.sleep(self.poll)
-        finally:
-            self.close()
+        truncation. Never ends by itself; the file stays open until :meth:`close`."""
+        while True:
+            got_line = False
+            for signal in self._read_available():
+                got_line = True
+                yield signal
+            for signal in self._settle_line_ends() if not got_line else ():
+                got_line = True
+                yield signal
+            if not got_line:
+                yield IDLE
+                time.sleep(self.poll)
 
     def rest(self) -> bytes | int:
         """The unterminated text after the last complete line (a record being written, or cut),
         or its length when it is over-long."""
         return self._skipped if self._skipped is not None else b"".join(self._parts)
+
+    def gone(self) -> int | None:
+        """A new descriptor of the file that was read when its path no longer names it (removed,
+        moved, or replaced by another file); None while it does."""
+        if self._handle is None:
+            return None
+        try:
+            stat = os.stat(self.path)
+            if (stat.st_dev, stat.st_ino) == self._identity:
+                return None
+        except OSError:
+            pass
+        return os.dup(self._handle.fileno())
 
     def close(self) -> None:
         """Close the file being followed."""
