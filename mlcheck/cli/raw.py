@@ -17,6 +17,7 @@ from mlcheck.cli.common import EXIT_ERROR, EXIT_FINDINGS, EXIT_OK, load_cli_sett
 from mlcheck.model import Finding, Severity
 from mlcheck.read.reading_rules import GLUED_RECORDS
 from mlcheck.report.plain import one_line
+from mlcheck.settings.gate import reported
 from mlcheck.facts.rulesets import RulesetError, load_ruleset, normalise_version
 
 
@@ -133,6 +134,10 @@ def watch_command(log: str, ruleset: str | None, fail_fast: bool, runs: int, out
     (records may follow run_stop), the report `check` gives for the lines watched goes to stdout
     and the exit code is check's. With --fail-fast the first error ends the watch
     with exit 1. LOG may not exist yet; a folder or an unreadable file exits 2.
+
+    The config check uses (.mlcheck.toml or [tool.mlcheck] in pyproject.toml, found from LOG
+    upwards; MLCHECK_CONFIG) applies throughout: its ruleset, select/ignore and waivers decide
+    what is printed while following and what stops --fail-fast, as in the final report.
     """
     from mlcheck.raw.watch import watch
     from mlcheck.raw.watch_state import StopWatching
@@ -141,8 +146,11 @@ def watch_command(log: str, ruleset: str | None, fail_fast: bool, runs: int, out
         click.echo("mlcheck: error: watch follows a file; to read stdin once use `mlcheck check -`",
                    err=True)
         sys.exit(EXIT_ERROR)
+    # The config (.mlcheck.toml, [tool.mlcheck]) applies while following too: its ruleset judges
+    # the partial runs, and what it waives or leaves out is neither printed nor stops --fail-fast.
+    settings = load_cli_settings(None, [log], ruleset=ruleset, format=output_format, no_progress=True)
     try:
-        forced = load_ruleset(normalise_version(ruleset)) if ruleset else None
+        forced = load_ruleset(normalise_version(settings.ruleset)) if settings.ruleset else None
     except RulesetError as error:
         click.echo(one_line(f"mlcheck: error: {error}"), err=True)
         sys.exit(EXIT_ERROR)
@@ -153,10 +161,11 @@ def watch_command(log: str, ruleset: str | None, fail_fast: bool, runs: int, out
     if _compressed(log):  # (the whole log is there: judged as check judges it)
         click.echo(one_line(f"mlcheck: {log} is compressed, a finished log: checked whole, as `mlcheck check` "
                             "does"), err=True)
-        settings = load_cli_settings(None, [log], ruleset=ruleset, format=output_format, no_progress=True)
         check_and_report([log], settings)
 
     def on_finding(found: Finding) -> None:
+        if not reported(found, settings):
+            return
         click.echo(_line(found), err=True)
         if fail_fast and found.severity is Severity.ERROR:
             raise StopWatching
@@ -166,7 +175,7 @@ def watch_command(log: str, ruleset: str | None, fail_fast: bool, runs: int, out
             click.echo(f"mlcheck: {text}", err=True)
 
     try:
-        outcome = watch(log, on_finding, on_progress, forced, runs, poll, idle_timeout)
+        outcome = watch(log, on_finding, on_progress, forced, runs, poll, idle_timeout, settings.ruleset_source)
     except KeyboardInterrupt:
         click.echo("mlcheck: interrupted", err=True)
         sys.exit(130)
@@ -188,5 +197,4 @@ def watch_command(log: str, ruleset: str | None, fail_fast: bool, runs: int, out
                             "was read; the report covers the file that was read"), err=True)
     # The report covers the lines watched: a later run the job has begun is not judged half-way.
     limits = {log: outcome.lines} if outcome.reason == "complete" else None
-    settings = load_cli_settings(None, [log], ruleset=ruleset, format=output_format, no_progress=True)
     check_and_report([log], settings, line_limits=limits)

@@ -50,18 +50,20 @@ HugeCTR and TPU loggers print records after run_stop, a moment later on a busy j
 
 
 def watch(path: str, on_finding: FindingSink, on_progress: ProgressSink, forced: Ruleset | None = None,
-          runs: int = 1, poll: float = 0.1, idle_timeout: float | None = None) -> WatchOutcome:
-    """Follow ``path`` until ``runs`` runs have stopped; report findings and progress as they come."""
+          runs: int = 1, poll: float = 0.1, idle_timeout: float | None = None,
+          forced_source: str = "--ruleset") -> WatchOutcome:
+    """Follow ``path`` until ``runs`` runs have stopped; report findings and progress as they come
+    (``forced_source`` says where ``forced`` was set, as in ``check``)."""
     follower = Follower(path, poll)
     try:
-        outcome = _follow(follower, path, on_finding, on_progress, forced, runs, poll, idle_timeout)
+        outcome = _follow(follower, path, on_finding, on_progress, (forced, forced_source), runs, poll, idle_timeout)
         return replace(outcome, held=follower.gone() if outcome.reason != "stopped" else None)
     finally:
         follower.close()
 
 
 def _follow(follower: Follower, path: str, on_finding: FindingSink, on_progress: ProgressSink,
-            forced: Ruleset | None, runs: int, poll: float, idle_timeout: float | None) -> WatchOutcome:
+            forced: tuple[Ruleset | None, str], runs: int, poll: float, idle_timeout: float | None) -> WatchOutcome:
     live = LiveReader(path)
     state = _new_state(path, forced, 0)
     last_data = time.monotonic()
@@ -122,9 +124,9 @@ def _follow(follower: Follower, path: str, on_finding: FindingSink, on_progress:
     raise AssertionError("the follower never ends")  # pragma: no cover
 
 
-def _new_state(path: str, forced: Ruleset | None, index: int) -> WatchState:
+def _new_state(path: str, forced: tuple[Ruleset | None, str], index: int) -> WatchState:
     one_run = RESULT_FILE.match(os.path.basename(path)) is not None
-    return WatchState(path=path, forced=forced, builder=RunBuilder(path, index),
+    return WatchState(path=path, forced=forced[0], forced_source=forced[1], builder=RunBuilder(path, index),
                       boundaries=RunBoundaries(one_run))
 
 
@@ -224,7 +226,7 @@ def _checkpoint(state: WatchState, on_finding: FindingSink, on_progress: Progres
                 final: bool, progress: bool = True, only: frozenset[str] | None = None) -> None:
     run = state.builder.build()
     state.judged_events, state.pending = len(run.events), False
-    result = judge_run(run, LogRef(state.path), state.forced, state.reading)
+    result = judge_run(run, LogRef(state.path), state.forced, state.reading, state.forced_source)
     for found in result.findings:
         if only is not None and found.code not in only:
             continue

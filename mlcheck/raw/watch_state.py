@@ -27,6 +27,7 @@ class WatchState:
     path: str
     forced: Ruleset | None
     builder: RunBuilder
+    forced_source: str = "--ruleset"
     reading: list[Finding] = field(default_factory=list)
     reported: set[tuple[str, int | None, str]] = field(default_factory=set)
     runs_done: int = 0
