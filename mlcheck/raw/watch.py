@@ -5,8 +5,8 @@ command uses. At each *checkpoint* (``init_stop``, ``run_start``, every ``eval_a
 ``run_stop``, a new run) the run rules of ``check`` judge the partial run, and each finding no later
 line can change is reported at once (:data:`DECIDED_EARLY`, and what the reader finds in the lines);
 a *missing* key or target is only decided at ``run_stop`` (logs put no order on most keys, and the
-official checker judges the whole log). While init runs, its limit is checked against the clock
-(the wall clock when the log is live, the log's own when it is replayed). The watch ends at the
+official checker judges the whole log). While init runs, its limit is checked against the log's
+own times (an error) and, when the log is live, the wall clock (a warning: records may arrive late). The watch ends at the
 ``run_stop`` of the last run asked for (``runs``), or where the logging rank died writing a record
 (MLC023), with the report ``check`` gives. Raw output is read as ``check`` reads it; the logging
 rank of each job is chosen from the first burst of lines.
@@ -31,6 +31,7 @@ from mlcheck.read.reader import AnyItem
 from mlcheck.rules.internal import crash_finding
 from mlcheck.rules.package_runs import is_hyperparameter
 from mlcheck.facts.rulesets import Ruleset, RulesetError
+from mlcheck.rules.timing import INIT_TIME_EXCEEDED
 from mlcheck.raw.watch_progress import init_overrun, progress_line as _progress_line
 from mlcheck.read.run_builder import RunBuilder
 from mlcheck.read.runs import RunBoundaries
@@ -174,7 +175,7 @@ def _finish_stopped(state: WatchState, on_finding: FindingSink, on_progress: Pro
 
 
 def _next_run(state: WatchState) -> None:
-    state.builder, state.reading, state.init_alarm = RunBuilder(state.path, state.builder.index + 1), [], False
+    state.builder, state.reading, state.init_alarm = RunBuilder(state.path, state.builder.index + 1), [], None
     state.judged_events, state.pending = 0, False
 
 
@@ -230,6 +231,8 @@ def _checkpoint(state: WatchState, on_finding: FindingSink, on_progress: Progres
     for found in result.findings:
         if only is not None and found.code not in only:
             continue
+        if found.code == INIT_TIME_EXCEEDED.code and state.init_alarm is Severity.ERROR:
+            continue  # (the overrun was reported while init ran: once a run)
         if final or found.code in DECIDED_EARLY:
             _report(state, found, on_finding)
     if not progress:
@@ -249,8 +252,11 @@ def _report(state: WatchState, found: Finding, on_finding: FindingSink) -> None:
 
 
 def _check_init_clock(state: WatchState, on_finding: FindingSink) -> None:
-    """MLC401 while init is still running, once the round's limit has passed (once a run)."""
-    found = None if state.init_alarm else init_overrun(state.builder, state.path, state.forced)
-    if found is not None:
-        state.init_alarm = True
+    """MLC401 while init is still running, once the round's limit has passed: a warning by the
+    wall clock, then an error once the log's own times show it (each once a run)."""
+    if state.init_alarm is Severity.ERROR:
+        return
+    found = init_overrun(state.builder, state.path, state.forced)
+    if found is not None and found.severity is not state.init_alarm:
+        state.init_alarm = found.severity
         _report(state, found, on_finding)

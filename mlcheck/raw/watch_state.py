@@ -7,7 +7,7 @@ from typing import Callable
 
 from mlcheck.records import dataclass, field
 from mlcheck.facts.rulesets import Ruleset
-from mlcheck.model import Event, Finding
+from mlcheck.model import Event, Finding, Severity
 from mlcheck.read.run_builder import RunBuilder
 from mlcheck.read.next_run import NextRunStart
 from mlcheck.read.runs import RunBoundaries
@@ -31,7 +31,8 @@ class WatchState:
     reading: list[Finding] = field(default_factory=list)
     reported: set[tuple[str, int | None, str]] = field(default_factory=set)
     runs_done: int = 0
-    init_alarm: bool = False
+    init_alarm: Severity | None = None
+    """The MLC401 reported while init ran: a warning (the wall clock), an error (the log's times)."""
     judged_events: int = 0
     """Events of the run at its last judgment (checkpoints are judged geometrically:
     :func:`mlcheck.raw.watch._soon`)."""
