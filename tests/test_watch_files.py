@@ -56,3 +56,34 @@ def test_a_log_moved_away_after_its_run_stop_is_judged_as_it_was_read(tmp_path: 
     assert watcher.returncode == checked.exit_code == 1, err
     assert b"went away" in err and b"no such file" not in err
     assert _findings(out.decode()) == _findings(checked.stdout) and ("MLC105", 1) in _findings(checked.stdout)
+
+
+def test_a_gzip_log_is_judged_once_its_stream_is_whole_and_never_followed_as_text(tmp_path: Path) -> None:
+    """The path appears later as gzip, written in two parts: watch says a compressed stream is not
+    followed, waits for its end and gives check's report; a stream never finished exits 2."""
+    import gzip
+    import threading
+    import time
+
+    packed = gzip.compress(GOOD.read_bytes())
+    log = tmp_path / "job.log.gz"
+
+    def write() -> None:
+        time.sleep(0.3)
+        log.write_bytes(packed[:len(packed) // 2])
+        time.sleep(0.5)
+        with open(log, "ab") as handle:
+            handle.write(packed[len(packed) // 2:])
+
+    writer = threading.Thread(target=write)
+    writer.start()
+    runner = CliRunner()
+    watched = runner.invoke(main, ["watch", str(log), "--format", "json", "--poll", "0.05", "--no-progress"])
+    writer.join()
+    assert watched.exit_code == 0, watched.output
+    assert "cannot be followed" in watched.stderr
+    assert [r["verdict"] for r in json.loads(watched.stdout)["runs"]] == ["pass"]
+    cut = tmp_path / "cut.log.gz"
+    cut.write_bytes(packed[:len(packed) // 2])
+    unfinished = runner.invoke(main, ["watch", str(cut), "--idle-timeout", "0.3", "--poll", "0.05"])
+    assert unfinished.exit_code == 2 and "still incomplete" in unfinished.stderr

@@ -9,6 +9,7 @@ from __future__ import annotations
 import os
 import stat
 import sys
+import time
 
 import click
 
@@ -17,6 +18,7 @@ from mlcheck.cli.common import EXIT_ERROR, EXIT_FINDINGS, EXIT_OK, load_cli_sett
 from mlcheck.model import Finding, Severity
 from mlcheck.read.reading_rules import GLUED_RECORDS
 from mlcheck.report.plain import one_line
+from mlcheck.settings.config import Settings
 from mlcheck.settings.gate import reported
 from mlcheck.facts.rulesets import RulesetError, load_ruleset, normalise_version
 
@@ -104,12 +106,33 @@ def _unwatchable(log: str) -> str | None:
 
 
 def _compressed(log: str) -> bool:
-    """Whether ``log`` is gzip (a finished log: a compressed stream is not followed line by line)."""
+    """Whether ``log`` is gzip (a compressed stream is not followed line by line)."""
     try:
         with open(log, "rb") as handle:
             return handle.read(2) == b"\x1f\x8b"
     except OSError:
         return False
+
+
+def _judge_compressed(log: str, settings: Settings, poll: float, idle_timeout: float | None) -> None:
+    """Check a gzip log whole once its stream is complete (its end written, exit as check); exit 2
+    when it is still incomplete after ``idle_timeout`` without growing."""
+    from mlcheck.read.follow import gzip_complete
+
+    click.echo(one_line(f"mlcheck: {log} is gzip-compressed: a compressed stream cannot be followed line by line; "
+                        "it is checked whole, as `mlcheck check` does, once its end is written"), err=True)
+    size, changed = -1, time.monotonic()
+    while True:
+        now_size = os.stat(log).st_size if os.path.exists(log) else -1
+        if now_size != size:
+            size, changed = now_size, time.monotonic()
+            if gzip_complete(log):
+                check_and_report([log], settings)
+        elif idle_timeout is not None and time.monotonic() - changed > idle_timeout:
+            click.echo(one_line(f"mlcheck: error: {log}: its gzip stream was still incomplete after {idle_timeout:g} s "
+                                "without growing (--idle-timeout); run `mlcheck check` on it once it is written"), err=True)
+            sys.exit(EXIT_ERROR)
+        time.sleep(poll)
 
 
 @click.command("watch")
@@ -135,6 +158,9 @@ def watch_command(log: str, ruleset: str | None, fail_fast: bool, runs: int, out
     and the exit code is check's. With --fail-fast the first error ends the watch
     with exit 1. LOG may not exist yet; a folder or an unreadable file exits 2.
 
+    A gzip LOG is not followed (a compressed stream cannot be read as it grows): it is checked
+    whole once its end is written; with --idle-timeout, a stream still incomplete exits 2.
+
     The config check uses (.mlcheck.toml or [tool.mlcheck] in pyproject.toml, found from LOG
     upwards; MLCHECK_CONFIG) applies throughout: its ruleset, select/ignore and waivers decide
     what is printed while following and what stops --fail-fast, as in the final report.
@@ -158,10 +184,8 @@ def watch_command(log: str, ruleset: str | None, fail_fast: bool, runs: int, out
     if problem is not None:
         click.echo(one_line(f"mlcheck: error: {log}: {problem}"), err=True)
         sys.exit(EXIT_ERROR)
-    if _compressed(log):  # (the whole log is there: judged as check judges it)
-        click.echo(one_line(f"mlcheck: {log} is compressed, a finished log: checked whole, as `mlcheck check` "
-                            "does"), err=True)
-        check_and_report([log], settings)
+    if _compressed(log):
+        _judge_compressed(log, settings, poll, idle_timeout)
 
     def on_finding(found: Finding) -> None:
         if not reported(found, settings):
@@ -179,6 +203,8 @@ def watch_command(log: str, ruleset: str | None, fail_fast: bool, runs: int, out
     except KeyboardInterrupt:
         click.echo("mlcheck: interrupted", err=True)
         sys.exit(130)
+    if outcome.reason == "compressed":  # (the file appeared, or was replaced, as gzip)
+        _judge_compressed(log, settings, poll, idle_timeout)
     if outcome.reason == "stopped":
         click.echo(f"mlcheck: --fail-fast: stopped at line {outcome.lines}", err=True)
         sys.exit(EXIT_FINDINGS)

@@ -23,7 +23,7 @@ from typing import Iterable
 from mlcheck.checker import choose_ruleset, judge_run
 from mlcheck.read.file_names import RESULT_FILE
 from mlcheck.package.discover import LogRef
-from mlcheck.read.follow import IDLE, RESTART, Follower
+from mlcheck.read.follow import COMPRESSED, IDLE, RESTART, Follower
 from mlcheck.model import Event, Finding, Severity
 from mlcheck.read.live_reader import LiveReader
 from mlcheck.read.raw_output_rules import RECORD_CUT
@@ -91,6 +91,8 @@ def _follow(follower: Follower, path: str, on_finding: FindingSink, on_progress:
 
     try:
         for signal in follower.signals():
+            if signal == COMPRESSED:  # (not followed: the caller judges it once it is whole)
+                return WatchOutcome("compressed", state.runs_done, live.line_no)
             if signal == RESTART:
                 on_progress(f"{path} was rotated or truncated; reading it again from line 1")
                 live, state = LiveReader(path), _new_state(path, forced, 0)

@@ -20,17 +20,21 @@ from __future__ import annotations
 
 import os
 import time
+import zlib
 from typing import IO, Iterator, Union
 
 from mlcheck.read.cr_line_ends import PROBE_BYTES
 
 IDLE = "idle"
 RESTART = "restart"
+COMPRESSED = "compressed"
+"""The file is gzip: a compressed stream is not followed line by line (:func:`gzip_complete`)."""
 Signal = Union[bytes, int, str]
 """A complete line (bytes, with its ``\\n``), the length of an over-long line that was not kept
-(int), :data:`IDLE` or :data:`RESTART`."""
+(int), :data:`IDLE`, :data:`RESTART` or :data:`COMPRESSED`."""
 
 _CHUNK = 1 << 16
+_GZIP_MAGIC = b"\x1f\x8b"
 _TAIL = 256
 
 
@@ -53,6 +57,7 @@ class Follower:
         self._cr_ends: bool | None = None
         """Whether lines end in a CR alone (None: not known yet, no LF has come)."""
         self._after_cr = False
+        self._magic_read = False
 
     def signals(self) -> Iterator[Signal]:
         """Lines, :data:`IDLE` after each poll that brought nothing, :data:`RESTART` on rotation or
@@ -104,6 +109,11 @@ class Follower:
         chunk = self._handle.read(_CHUNK)
         while chunk:
             self._position += len(chunk)
+            if not self._magic_read and self._position >= 2:  # (a gzip's first bytes hold no line end)
+                self._magic_read = True
+                if os.pread(self._handle.fileno(), 2, 0) == _GZIP_MAGIC:
+                    yield COMPRESSED
+                    return
             self._tail = (self._tail + chunk)[-_TAIL:]
             yield from self._lines(self._line_ended(chunk))
             chunk = self._handle.read(_CHUNK)
@@ -184,7 +194,7 @@ class Follower:
             return False
         stat = os.fstat(handle.fileno())
         self._handle, self._identity, self._position = handle, (stat.st_dev, stat.st_ino), 0
-        self._tail, self._cr_ends, self._after_cr = b"", None, False
+        self._tail, self._cr_ends, self._after_cr, self._magic_read = b"", None, False, False
         return True
 
     def _replaced(self) -> bool:
@@ -196,3 +206,22 @@ class Follower:
         if (stat.st_dev, stat.st_ino) != self._identity:
             return True
         return stat.st_size < self._position
+
+
+def gzip_complete(path: str) -> bool:
+    """Whether ``path`` holds whole gzip members, the end of the last one written (a stream cut
+    or still being written: False). A damaged stream counts as complete: ``check`` reports it."""
+    decompressor = zlib.decompressobj(31)
+    try:
+        with open(path, "rb") as handle:
+            for chunk in iter(lambda: handle.read(_CHUNK), b""):
+                while chunk:
+                    decompressor.decompress(chunk, 1 << 20)
+                    chunk = decompressor.unconsumed_tail or decompressor.unused_data
+                    if decompressor.eof and decompressor.unused_data:  # (the next member)
+                        decompressor = zlib.decompressobj(31)
+    except zlib.error:
+        return True
+    except OSError:
+        return False
+    return decompressor.eof
