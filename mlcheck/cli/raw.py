@@ -9,6 +9,7 @@ from __future__ import annotations
 import os
 import stat
 import sys
+import time
 
 import click
 
@@ -17,6 +18,8 @@ from mlcheck.cli.common import EXIT_ERROR, EXIT_FINDINGS, EXIT_OK, load_cli_sett
 from mlcheck.model import Finding, Severity
 from mlcheck.read.reading_rules import GLUED_RECORDS
 from mlcheck.report.plain import one_line
+from mlcheck.settings.config import Settings
+from mlcheck.settings.gate import reported
 from mlcheck.facts.rulesets import RulesetError, load_ruleset, normalise_version
 
 
@@ -103,12 +106,33 @@ def _unwatchable(log: str) -> str | None:
 
 
 def _compressed(log: str) -> bool:
-    """Whether ``log`` is gzip (a finished log: a compressed stream is not followed line by line)."""
+    """Whether ``log`` is gzip (a compressed stream is not followed line by line)."""
     try:
         with open(log, "rb") as handle:
             return handle.read(2) == b"\x1f\x8b"
     except OSError:
         return False
+
+
+def _judge_compressed(log: str, settings: Settings, poll: float, idle_timeout: float | None) -> None:
+    """Check a gzip log whole once its stream is complete (its end written, exit as check); exit 2
+    when it is still incomplete after ``idle_timeout`` without growing."""
+    from mlcheck.read.follow import gzip_complete
+
+    click.echo(one_line(f"mlcheck: {log} is gzip-compressed: a compressed stream cannot be followed line by line; "
+                        "it is checked whole, as `mlcheck check` does, once its end is written"), err=True)
+    size, changed = -1, time.monotonic()
+    while True:
+        now_size = os.stat(log).st_size if os.path.exists(log) else -1
+        if now_size != size:
+            size, changed = now_size, time.monotonic()
+            if gzip_complete(log):
+                check_and_report([log], settings)
+        elif idle_timeout is not None and time.monotonic() - changed > idle_timeout:
+            click.echo(one_line(f"mlcheck: error: {log}: its gzip stream was still incomplete after {idle_timeout:g} s "
+                                "without growing (--idle-timeout); run `mlcheck check` on it once it is written"), err=True)
+            sys.exit(EXIT_ERROR)
+        time.sleep(poll)
 
 
 @click.command("watch")
@@ -133,15 +157,26 @@ def watch_command(log: str, ruleset: str | None, fail_fast: bool, runs: int, out
     (records may follow run_stop), the report `check` gives for the lines watched goes to stdout
     and the exit code is check's. With --fail-fast the first error ends the watch
     with exit 1. LOG may not exist yet; a folder or an unreadable file exits 2.
+
+    A gzip LOG is not followed (a compressed stream cannot be read as it grows): it is checked
+    whole once its end is written; with --idle-timeout, a stream still incomplete exits 2.
+
+    The config check uses (.mlcheck.toml or [tool.mlcheck] in pyproject.toml, found from LOG
+    upwards; MLCHECK_CONFIG) applies throughout: its ruleset, select/ignore and waivers decide
+    what is printed while following and what stops --fail-fast, as in the final report.
     """
-    from mlcheck.raw.watch import StopWatching, watch
+    from mlcheck.raw.watch import watch
+    from mlcheck.raw.watch_state import StopWatching
 
     if log == "-":
         click.echo("mlcheck: error: watch follows a file; to read stdin once use `mlcheck check -`",
                    err=True)
         sys.exit(EXIT_ERROR)
+    # The config (.mlcheck.toml, [tool.mlcheck]) applies while following too: its ruleset judges
+    # the partial runs, and what it waives or leaves out is neither printed nor stops --fail-fast.
+    settings = load_cli_settings(None, [log], ruleset=ruleset, format=output_format, no_progress=True)
     try:
-        forced = load_ruleset(normalise_version(ruleset)) if ruleset else None
+        forced = load_ruleset(normalise_version(settings.ruleset)) if settings.ruleset else None
     except RulesetError as error:
         click.echo(one_line(f"mlcheck: error: {error}"), err=True)
         sys.exit(EXIT_ERROR)
@@ -149,13 +184,12 @@ def watch_command(log: str, ruleset: str | None, fail_fast: bool, runs: int, out
     if problem is not None:
         click.echo(one_line(f"mlcheck: error: {log}: {problem}"), err=True)
         sys.exit(EXIT_ERROR)
-    if _compressed(log):  # (the whole log is there: judged as check judges it)
-        click.echo(one_line(f"mlcheck: {log} is compressed, a finished log: checked whole, as `mlcheck check` "
-                            "does"), err=True)
-        settings = load_cli_settings(None, [log], ruleset=ruleset, format=output_format, no_progress=True)
-        check_and_report([log], settings)
+    if _compressed(log):
+        _judge_compressed(log, settings, poll, idle_timeout)
 
     def on_finding(found: Finding) -> None:
+        if not reported(found, settings):
+            return
         click.echo(_line(found), err=True)
         if fail_fast and found.severity is Severity.ERROR:
             raise StopWatching
@@ -165,10 +199,12 @@ def watch_command(log: str, ruleset: str | None, fail_fast: bool, runs: int, out
             click.echo(f"mlcheck: {text}", err=True)
 
     try:
-        outcome = watch(log, on_finding, on_progress, forced, runs, poll, idle_timeout)
+        outcome = watch(log, on_finding, on_progress, forced, runs, poll, idle_timeout, settings.ruleset_source)
     except KeyboardInterrupt:
         click.echo("mlcheck: interrupted", err=True)
         sys.exit(130)
+    if outcome.reason == "compressed":  # (the file appeared, or was replaced, as gzip)
+        _judge_compressed(log, settings, poll, idle_timeout)
     if outcome.reason == "stopped":
         click.echo(f"mlcheck: --fail-fast: stopped at line {outcome.lines}", err=True)
         sys.exit(EXIT_FINDINGS)
@@ -179,7 +215,12 @@ def watch_command(log: str, ruleset: str | None, fail_fast: bool, runs: int, out
         ended = f"{outcome.runs_done} of {runs} run{'s' if runs != 1 else ''} stopped"
         click.echo(one_line(f"mlcheck: no new line in {log} for {idle_timeout:g} s (--idle-timeout) after "
                    f"line {outcome.lines}; {ended}; the report covers what was written"), err=True)
+    if outcome.held is not None:  # (the job removed or moved the log: what was read is judged)
+        from mlcheck.read.held_logs import hold
+
+        hold(log, outcome.held)
+        click.echo(one_line(f"mlcheck: {log} went away (removed, moved or replaced) after line {outcome.lines} "
+                            "was read; the report covers the file that was read"), err=True)
     # The report covers the lines watched: a later run the job has begun is not judged half-way.
     limits = {log: outcome.lines} if outcome.reason == "complete" else None
-    settings = load_cli_settings(None, [log], ruleset=ruleset, format=output_format, no_progress=True)
     check_and_report([log], settings, line_limits=limits)

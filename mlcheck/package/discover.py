@@ -12,6 +12,7 @@ from pathlib import Path
 from mlcheck.records import dataclass
 from mlcheck.read.file_names import RESULT_FILE, SUBMITTED_RESULT_FILE
 from mlcheck.package.not_logs import not_a_log
+from mlcheck.read.held_logs import is_held
 from mlcheck.package.file_kinds import holds_a_record, holds_records, named_device, special_kind
 
 _LOG_FILE = re.compile(r"\.(log|out|txt)(\.gz)?$")
@@ -77,7 +78,7 @@ def discover_all(paths: list[str]) -> tuple[list[LogRef], list[EmptyFolder], lis
                 raise DiscoveryError("-: standard input is closed; give the log a path, or pipe it in")
             refs.append(LogRef("-"))
             continue
-        _must_exist(given)
+        _must_exist(given) if not is_held(given) else None  # (a watched log moved away: its bytes are held)
         if os.path.isdir(given):
             special: list[tuple[str, str]] = []
             found = sorted(_walk(given, special), key=lambda r: natural_order(r.path))
@@ -204,8 +205,7 @@ def _walk(top: str, skipped: list[tuple[str, str]] | None = None) -> list[LogRef
                 # mpirun --output-filename DIR: DIR/1/rank.N/stdout (torchrun: attempt_0/N/stdout.log);
                 # every rank holds copies. The lowest rank with records is read (stdout before stderr).
                 preference = (0 if holds_records(path) else 2) + (not name.startswith("stdout"))
-                per_rank.setdefault(os.path.dirname(root), []).append(
-                    (preference, int(rank.group(1) or rank.group(2)), path))
+                per_rank.setdefault(os.path.dirname(root), []).append((preference, int(rank.group(1) or rank.group(2)), path))
             elif _LOG_FILE.search(name):
                 others.append(_ref_for_file(path, walked=True))
     others.extend(_ref_for_file(min(found)[2], walked=True) for _, found in sorted(per_rank.items()))

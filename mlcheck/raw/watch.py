@@ -5,8 +5,8 @@ command uses. At each *checkpoint* (``init_stop``, ``run_start``, every ``eval_a
 ``run_stop``, a new run) the run rules of ``check`` judge the partial run, and each finding no later
 line can change is reported at once (:data:`DECIDED_EARLY`, and what the reader finds in the lines);
 a *missing* key or target is only decided at ``run_stop`` (logs put no order on most keys, and the
-official checker judges the whole log). While init runs, its limit is checked against the clock
-(the wall clock when the log is live, the log's own when it is replayed). The watch ends at the
+official checker judges the whole log). While init runs, its limit is checked against the log's
+own times (an error) and, when the log is live, the wall clock (a warning: records may arrive late). The watch ends at the
 ``run_stop`` of the last run asked for (``runs``), or where the logging rank died writing a record
 (MLC023), with the report ``check`` gives. Raw output is read as ``check`` reads it; the logging
 rank of each job is chosen from the first burst of lines.
@@ -16,14 +16,14 @@ from __future__ import annotations
 
 import os
 import time
+from dataclasses import replace
 from itertools import chain
-from typing import Callable, Iterable
+from typing import Iterable
 
-from mlcheck.records import dataclass, field
 from mlcheck.checker import choose_ruleset, judge_run
 from mlcheck.read.file_names import RESULT_FILE
 from mlcheck.package.discover import LogRef
-from mlcheck.read.follow import IDLE, RESTART, Follower
+from mlcheck.read.follow import COMPRESSED, IDLE, RESTART, Follower
 from mlcheck.model import Event, Finding, Severity
 from mlcheck.read.live_reader import LiveReader
 from mlcheck.read.raw_output_rules import RECORD_CUT
@@ -31,10 +31,11 @@ from mlcheck.read.reader import AnyItem
 from mlcheck.rules.internal import crash_finding
 from mlcheck.rules.package_runs import is_hyperparameter
 from mlcheck.facts.rulesets import Ruleset, RulesetError
+from mlcheck.rules.timing import INIT_TIME_EXCEEDED
 from mlcheck.raw.watch_progress import init_overrun, progress_line as _progress_line
 from mlcheck.read.run_builder import RunBuilder
-from mlcheck.read.next_run import NextRunStart
 from mlcheck.read.runs import RunBoundaries
+from mlcheck.raw.watch_state import FindingSink, ProgressSink, StopWatching, WatchOutcome, WatchState
 
 CHECKPOINT_KEYS = frozenset({"init_stop", "run_start", "eval_accuracy", "run_stop"})
 #: Findings a closed-division value decides by itself, reported as soon as its line is read.
@@ -44,60 +45,26 @@ DECIDED_EARLY = frozenset({*_VALUE_CODES, "MLC106", "MLC108", "MLC109", "MLC401"
 fixed value or the optimizer list, two different values of a key required once, an invalid
 submission value, the division logged after init_stop, init over the round's limit."""
 
-FindingSink = Callable[[Finding], None]
-ProgressSink = Callable[[str], None]
-
-
-class StopWatching(Exception):
-    """Raised by a sink to end the watch early (``--fail-fast``)."""
-
-
-@dataclass
-class WatchState:
-    """What the watch knows about the run being written."""
-
-    path: str
-    forced: Ruleset | None
-    builder: RunBuilder
-    reading: list[Finding] = field(default_factory=list)
-    reported: set[tuple[str, int | None, str]] = field(default_factory=set)
-    runs_done: int = 0
-    init_alarm: bool = False
-    judged_events: int = 0
-    """Events of the run at its last judgment (checkpoints are judged geometrically, see below)."""
-    pending: frozenset[str] | None | bool = False
-    """A checkpoint not judged yet (False: none; None: every code; a set: only those codes)."""
-    boundaries: RunBoundaries = field(default_factory=RunBoundaries)
-    """Where a new job begins (a watched ``result_<i>.txt`` is one run, as ``check`` reads it)."""
-    stop_pending: bool = False
-    """The run logged its run_stop: it is judged whole once the lines written with it are read
-    (records may follow run_stop: some logs write ``train_samples``, ``cache_clear`` or the
-    ``submission_*`` keys after it)."""
-    end_line: int | None = None
-    """The last line of the runs judged whole, when a later run began after them."""
-    next_run: NextRunStart[Event] = field(default_factory=NextRunStart)
-    """Where raw output begins the job's next run without a launcher line."""
-
-
-@dataclass(frozen=True)
-class WatchOutcome:
-    """How the watch ended: ``complete`` (the runs asked for stopped), ``idle`` (no new line for
-    ``idle_timeout``), ``missing`` (the file never appeared) or ``stopped`` (a sink stopped it)."""
-
-    reason: str
-    runs_done: int
-    lines: int
-
-
 AFTER_STOP_POLLS = 20
 """Polls of quiet after a run's run_stop before it is judged whole (2 s at the default poll):
 HugeCTR and TPU loggers print records after run_stop, a moment later on a busy job."""
 
 
 def watch(path: str, on_finding: FindingSink, on_progress: ProgressSink, forced: Ruleset | None = None,
-          runs: int = 1, poll: float = 0.1, idle_timeout: float | None = None) -> WatchOutcome:
-    """Follow ``path`` until ``runs`` runs have stopped; report findings and progress as they come."""
+          runs: int = 1, poll: float = 0.1, idle_timeout: float | None = None,
+          forced_source: str = "--ruleset") -> WatchOutcome:
+    """Follow ``path`` until ``runs`` runs have stopped; report findings and progress as they come
+    (``forced_source`` says where ``forced`` was set, as in ``check``)."""
     follower = Follower(path, poll)
+    try:
+        outcome = _follow(follower, path, on_finding, on_progress, (forced, forced_source), runs, poll, idle_timeout)
+        return replace(outcome, held=follower.gone() if outcome.reason != "stopped" else None)
+    finally:
+        follower.close()
+
+
+def _follow(follower: Follower, path: str, on_finding: FindingSink, on_progress: ProgressSink,
+            forced: tuple[Ruleset | None, str], runs: int, poll: float, idle_timeout: float | None) -> WatchOutcome:
     live = LiveReader(path)
     state = _new_state(path, forced, 0)
     last_data = time.monotonic()
@@ -124,6 +91,8 @@ def watch(path: str, on_finding: FindingSink, on_progress: ProgressSink, forced:
 
     try:
         for signal in follower.signals():
+            if signal == COMPRESSED:  # (not followed: the caller judges it once it is whole)
+                return WatchOutcome("compressed", state.runs_done, live.line_no)
             if signal == RESTART:
                 on_progress(f"{path} was rotated or truncated; reading it again from line 1")
                 live, state = LiveReader(path), _new_state(path, forced, 0)
@@ -158,9 +127,9 @@ def watch(path: str, on_finding: FindingSink, on_progress: ProgressSink, forced:
     raise AssertionError("the follower never ends")  # pragma: no cover
 
 
-def _new_state(path: str, forced: Ruleset | None, index: int) -> WatchState:
+def _new_state(path: str, forced: tuple[Ruleset | None, str], index: int) -> WatchState:
     one_run = RESULT_FILE.match(os.path.basename(path)) is not None
-    return WatchState(path=path, forced=forced, builder=RunBuilder(path, index),
+    return WatchState(path=path, forced=forced[0], forced_source=forced[1], builder=RunBuilder(path, index),
                       boundaries=RunBoundaries(one_run))
 
 
@@ -208,7 +177,7 @@ def _finish_stopped(state: WatchState, on_finding: FindingSink, on_progress: Pro
 
 
 def _next_run(state: WatchState) -> None:
-    state.builder, state.reading, state.init_alarm = RunBuilder(state.path, state.builder.index + 1), [], False
+    state.builder, state.reading, state.init_alarm = RunBuilder(state.path, state.builder.index + 1), [], None
     state.judged_events, state.pending = 0, False
 
 
@@ -260,10 +229,12 @@ def _checkpoint(state: WatchState, on_finding: FindingSink, on_progress: Progres
                 final: bool, progress: bool = True, only: frozenset[str] | None = None) -> None:
     run = state.builder.build()
     state.judged_events, state.pending = len(run.events), False
-    result = judge_run(run, LogRef(state.path), state.forced, state.reading)
+    result = judge_run(run, LogRef(state.path), state.forced, state.reading, state.forced_source)
     for found in result.findings:
         if only is not None and found.code not in only:
             continue
+        if found.code == INIT_TIME_EXCEEDED.code and state.init_alarm is Severity.ERROR:
+            continue  # (the overrun was reported while init ran: once a run)
         if final or found.code in DECIDED_EARLY:
             _report(state, found, on_finding)
     if not progress:
@@ -283,8 +254,11 @@ def _report(state: WatchState, found: Finding, on_finding: FindingSink) -> None:
 
 
 def _check_init_clock(state: WatchState, on_finding: FindingSink) -> None:
-    """MLC401 while init is still running, once the round's limit has passed (once a run)."""
-    found = None if state.init_alarm else init_overrun(state.builder, state.path, state.forced)
-    if found is not None:
-        state.init_alarm = True
+    """MLC401 while init is still running, once the round's limit has passed: a warning by the
+    wall clock, then an error once the log's own times show it (each once a run)."""
+    if state.init_alarm is Severity.ERROR:
+        return
+    found = init_overrun(state.builder, state.path, state.forced)
+    if found is not None and found.severity is not state.init_alarm:
+        state.init_alarm = found.severity
         _report(state, found, on_finding)

@@ -9,21 +9,32 @@ progress, check its deadlines and decide to stop.
 What is held of one line is bounded: a line longer than ``max_line`` bytes (16 MiB, as in the batch
 reader) is not kept; its length is yielded instead once it ends, so that the reader can report it
 (MLC014) and memory stays flat whatever the job writes.
+
+A log whose lines end in a CR alone is read as ``check`` reads it (:mod:`mlcheck.read.cr_line_ends`):
+while no LF has come, the start of the file is held; it is read with CR line ends once its first MiB
+holds a CR and no LF, or, before that, at the first poll that brings nothing new (the file as it
+stands would be read so). An LF met first, or within that MiB, keeps LF line ends.
 """
 
 from __future__ import annotations
 
 import os
 import time
+import zlib
 from typing import IO, Iterator, Union
+
+from mlcheck.read.cr_line_ends import PROBE_BYTES
 
 IDLE = "idle"
 RESTART = "restart"
+COMPRESSED = "compressed"
+"""The file is gzip: a compressed stream is not followed line by line (:func:`gzip_complete`)."""
 Signal = Union[bytes, int, str]
 """A complete line (bytes, with its ``\\n``), the length of an over-long line that was not kept
-(int), :data:`IDLE` or :data:`RESTART`."""
+(int), :data:`IDLE`, :data:`RESTART` or :data:`COMPRESSED`."""
 
 _CHUNK = 1 << 16
+_GZIP_MAGIC = b"\x1f\x8b"
 _TAIL = 256
 
 
@@ -43,26 +54,43 @@ class Follower:
         self._skipped: int | None = None
         """The length so far of an over-long line whose bytes are no longer held."""
         self._tail = b""
+        self._cr_ends: bool | None = None
+        """Whether lines end in a CR alone (None: not known yet, no LF has come)."""
+        self._after_cr = False
+        self._magic_read = False
 
     def signals(self) -> Iterator[Signal]:
         """Lines, :data:`IDLE` after each poll that brought nothing, :data:`RESTART` on rotation or
-        truncation. Never ends by itself."""
-        try:
-            while True:
-                got_line = False
-                for signal in self._read_available():
-                    got_line = True
-                    yield signal
-                if not got_line:
-                    yield IDLE
-                    time.sleep(self.poll)
-        finally:
-            self.close()
+        truncation. Never ends by itself; the file stays open until :meth:`close`."""
+        while True:
+            got_line = False
+            for signal in self._read_available():
+                got_line = True
+                yield signal
+            for signal in self._settle_line_ends() if not got_line else ():
+                got_line = True
+                yield signal
+            if not got_line:
+                yield IDLE
+                time.sleep(self.poll)
 
     def rest(self) -> bytes | int:
         """The unterminated text after the last complete line (a record being written, or cut),
         or its length when it is over-long."""
         return self._skipped if self._skipped is not None else b"".join(self._parts)
+
+    def gone(self) -> int | None:
+        """A new descriptor of the file that was read when its path no longer names it (removed,
+        moved, or replaced by another file); None while it does."""
+        if self._handle is None:
+            return None
+        try:
+            stat = os.stat(self.path)
+            if (stat.st_dev, stat.st_ino) == self._identity:
+                return None
+        except OSError:
+            pass
+        return os.dup(self._handle.fileno())
 
     def close(self) -> None:
         """Close the file being followed."""
@@ -81,8 +109,13 @@ class Follower:
         chunk = self._handle.read(_CHUNK)
         while chunk:
             self._position += len(chunk)
+            if not self._magic_read and self._position >= 2:  # (a gzip's first bytes hold no line end)
+                self._magic_read = True
+                if os.pread(self._handle.fileno(), 2, 0) == _GZIP_MAGIC:
+                    yield COMPRESSED
+                    return
             self._tail = (self._tail + chunk)[-_TAIL:]
-            yield from self._lines(chunk)
+            yield from self._lines(self._line_ended(chunk))
             chunk = self._handle.read(_CHUNK)
         if self._replaced():
             self._restart()
@@ -105,6 +138,29 @@ class Follower:
             yield line + b"\n" if len(line) < self.max_line else len(line) + 1
         if rest:
             self._hold(rest)
+
+    def _line_ended(self, chunk: bytes) -> bytes:
+        """``chunk`` with CR line ends turned into LF once the file is known to use them."""
+        if self._cr_ends is None and (b"\n" in chunk or self._skipped is not None):
+            self._cr_ends = False
+        elif self._cr_ends is None and self._position >= PROBE_BYTES:
+            self._cr_ends = b"\r" in chunk or any(b"\r" in part for part in self._parts)
+            if self._cr_ends:  # (the start held so far is read again with its CRs as line ends)
+                chunk, self._parts, self._held = b"".join(self._parts) + chunk, [], 0
+        if not self._cr_ends:
+            return chunk
+        if self._after_cr and chunk.startswith(b"\n"):
+            chunk = chunk[1:]
+        self._after_cr = chunk.endswith(b"\r")
+        return chunk.replace(b"\r\n", b"\n").replace(b"\r", b"\n")
+
+    def _settle_line_ends(self) -> Iterator[bytes | int]:
+        """At a quiet poll, a start without LF that holds a CR is read with CR line ends."""
+        if self._cr_ends is not None or self._skipped is not None or not any(b"\r" in p for p in self._parts):
+            return
+        self._cr_ends = True
+        held, self._parts, self._held = b"".join(self._parts), [], 0
+        yield from self._lines(self._line_ended(held))
 
     def _hold(self, data: bytes) -> None:
         """Keep the start of an unfinished line, or only its length once it is over-long."""
@@ -138,7 +194,7 @@ class Follower:
             return False
         stat = os.fstat(handle.fileno())
         self._handle, self._identity, self._position = handle, (stat.st_dev, stat.st_ino), 0
-        self._tail = b""
+        self._tail, self._cr_ends, self._after_cr, self._magic_read = b"", None, False, False
         return True
 
     def _replaced(self) -> bool:
@@ -150,3 +206,22 @@ class Follower:
         if (stat.st_dev, stat.st_ino) != self._identity:
             return True
         return stat.st_size < self._position
+
+
+def gzip_complete(path: str) -> bool:
+    """Whether ``path`` holds whole gzip members, the end of the last one written (a stream cut
+    or still being written: False). A damaged stream counts as complete: ``check`` reports it."""
+    decompressor = zlib.decompressobj(31)
+    try:
+        with open(path, "rb") as handle:
+            for chunk in iter(lambda: handle.read(_CHUNK), b""):
+                while chunk:
+                    decompressor.decompress(chunk, 1 << 20)
+                    chunk = decompressor.unconsumed_tail or decompressor.unused_data
+                    if decompressor.eof and decompressor.unused_data:  # (the next member)
+                        decompressor = zlib.decompressobj(31)
+    except zlib.error:
+        return True
+    except OSError:
+        return False
+    return decompressor.eof

@@ -17,6 +17,8 @@ class LiveReader:
     brings nothing new) tells which rank of each job is the logging rank, as in ``check``."""
 
     LOOKAHEAD = 4000
+    RANK_ZERO_POLLS = 20
+    """Idle polls a lookahead waits for the rank 0 of each job (2 s at the default poll)."""
 
     def __init__(self, path: str) -> None:
         self.path = path
@@ -24,6 +26,7 @@ class LiveReader:
         """Lines of the lookahead; an over-long line is held as its length only."""
         self.reader: LineReader | None = None
         self.pending_records = 0
+        self.idle_polls = 0
 
     @property
     def line_no(self) -> int:
@@ -55,15 +58,20 @@ class LiveReader:
         else:
             self.reader.copies.add_jobs(ranks, first)
             self.reader.prefixes.duplicates |= {d for d in duplicates if d[0] in ranks}
-        pending, self.pending, self.pending_records = self.pending, [], 0
+        pending, self.pending, self.pending_records, self.idle_polls = self.pending, [], 0, 0
         for line in pending:
             yield from feed_line(self.reader, line)
 
     def ready(self) -> bool:
         """Whether an idle poll may end the lookahead: records came, and every job in them has
-        shown its rank 0 (a rank that prints first is not taken for the logging rank)."""
+        shown its rank 0 (a rank that prints first is not taken for the logging rank), or
+        :data:`RANK_ZERO_POLLS` idle polls passed without it (output without a rank 0: the lowest
+        rank is the logging rank, as in ``check``)."""
         if not self.pending_records:
             return False
+        self.idle_polls += 1
+        if self.idle_polls >= self.RANK_ZERO_POLLS:
+            return True
         return all(0 in ranks for ranks in logging_ranks(self._texts()).values())
 
     def _texts(self) -> list[bytes]:

@@ -29,6 +29,7 @@ from mlcheck.read.line_reader import (MARKER, MARKER_BYTES, MAX_LINE_BYTES, AnyI
                                       LogItem, RawItem, RecordText)
 from mlcheck.read.cr_line_ends import cr_line_ended
 from mlcheck.read.file_names import SUBMITTED_RESULT_FILE
+from mlcheck.read.held_logs import open_held
 from mlcheck.read.rank_processes import first_of_sequential_ranks
 from mlcheck.read.rawlog import duplicate_streams, logging_ranks, per_rank_note
 from mlcheck.read.record_runs import Batch
@@ -69,7 +70,7 @@ def open_log(path: str) -> IO[bytes]:
 
             return gzip.GzipFile(fileobj=stdin, mode="rb")  # type: ignore[return-value]
         return stdin
-    handle = open(path, "rb")
+    handle = open_held(path) or open(path, "rb")
     head = handle.peek(3)[:3]
     if head[:2] == _GZIP_MAGIC:
         handle.close()

@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Sequence
 
 from mlcheck.settings.config import FORMATS, Settings
-from mlcheck.model import Severity
+from mlcheck.model import Finding, Severity
 from mlcheck.results import CheckResult
 from mlcheck.report import ReportOptions, report_blocks
 from mlcheck.report.plain import one_line
@@ -35,6 +35,13 @@ def postprocess(result: CheckResult, settings: Settings, today: dt.date | None =
     result = apply_waivers(result, settings.waivers, settings.base_dir, today)
     result = add_findings(result, settings.problems)
     return select_findings(result, settings.select, settings.ignore)
+
+
+def reported(found: Finding, settings: Settings) -> bool:
+    """Whether ``found`` stays in the report under ``settings`` (not waived, selected, not
+    ignored), as :func:`postprocess` would leave it: what ``mlcheck watch`` prints as it follows."""
+    alone = apply_waivers(CheckResult(runs=(), benchmarks=(), findings=(found,)), settings.waivers, settings.base_dir)
+    return found in select_findings(alone, settings.select, settings.ignore).findings
 
 
 def fail_level(settings: Settings) -> Severity:

@@ -1,0 +1,89 @@
+"""``mlcheck watch`` on files that are not a plain growing LF-ended log: CR line ends, a log
+moved away once written, a compressed log."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from click.testing import CliRunner
+
+from conftest import FIXTURES
+from mlcheck.cli import main
+
+GOOD = FIXTURES / "example" / "Acme" / "results" / "acme-t8" / "resnet" / "result_0.txt"
+
+
+def _findings(stdout: str) -> list[tuple[str, int | None]]:
+    return [(f["code"], f["line"]) for r in json.loads(stdout)["runs"] for f in r["findings"]]
+
+
+def test_a_log_with_cr_line_ends_is_read_as_check_reads_it_and_the_watch_ends(tmp_path: Path) -> None:
+    lines = GOOD.read_bytes().splitlines(keepends=True)
+    at = next(i for i, line in enumerate(lines) if b'"lars_opt_end_learning_rate"' in line)
+    record = json.loads(lines[at][len(b":::MLLOG "):])
+    record["value"] = 0.5  # a closed value the round fixes: MLC202 on its own line
+    lines[at] = b":::MLLOG " + json.dumps(record).encode() + b"\n"
+    log = tmp_path / "job.log"
+    log.write_bytes(b"".join(lines).replace(b"\n", b"\r"))
+    runner = CliRunner()
+    checked = runner.invoke(main, ["check", str(log), "--format", "json"])
+    watched = runner.invoke(main, ["watch", str(log), "--format", "json", "--poll", "0.01"])  # no idle timeout
+    assert checked.exit_code == watched.exit_code == 1, watched.output
+    assert _findings(watched.stdout) == _findings(checked.stdout)
+    assert ("MLC202", at + 1) in _findings(checked.stdout)
+    assert f"job.log:{at + 1}: error MLC202" in watched.stderr
+
+
+def test_a_log_moved_away_after_its_run_stop_is_judged_as_it_was_read(tmp_path: Path) -> None:
+    """A job script that ends with ``mv job.log results/.../result_0.txt``: the report is that of
+    the lines read (check's findings and exit code), and watch says the file went away."""
+    import subprocess
+    import sys
+
+    lines = [line for line in GOOD.read_bytes().splitlines(keepends=True) if b'"train_samples"' not in line]
+    log, moved = tmp_path / "job.log", tmp_path / "result_0.txt"
+    log.write_bytes(b"".join(lines))
+    checked = CliRunner().invoke(main, ["check", str(log), "--format", "json"])
+    watcher = subprocess.Popen([sys.executable, "-c", "from mlcheck.cli import main; main()", "watch", str(log),
+                                "--format", "json", "--poll", "0.1"], stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    assert watcher.stderr is not None
+    said = [watcher.stderr.readline()]
+    while b"run_stop" not in said[-1] and said[-1]:
+        said.append(watcher.stderr.readline())
+    log.rename(moved)  # (while watch waits 20 polls for records after run_stop)
+    out, err = watcher.communicate(timeout=30)
+    assert watcher.returncode == checked.exit_code == 1, err
+    assert b"went away" in err and b"no such file" not in err
+    assert _findings(out.decode()) == _findings(checked.stdout) and ("MLC105", 1) in _findings(checked.stdout)
+
+
+def test_a_gzip_log_is_judged_once_its_stream_is_whole_and_never_followed_as_text(tmp_path: Path) -> None:
+    """The path appears later as gzip, written in two parts: watch says a compressed stream is not
+    followed, waits for its end and gives check's report; a stream never finished exits 2."""
+    import gzip
+    import threading
+    import time
+
+    packed = gzip.compress(GOOD.read_bytes())
+    log = tmp_path / "job.log.gz"
+
+    def write() -> None:
+        time.sleep(0.3)
+        log.write_bytes(packed[:len(packed) // 2])
+        time.sleep(0.5)
+        with open(log, "ab") as handle:
+            handle.write(packed[len(packed) // 2:])
+
+    writer = threading.Thread(target=write)
+    writer.start()
+    runner = CliRunner()
+    watched = runner.invoke(main, ["watch", str(log), "--format", "json", "--poll", "0.05", "--no-progress"])
+    writer.join()
+    assert watched.exit_code == 0, watched.output
+    assert "cannot be followed" in watched.stderr
+    assert [r["verdict"] for r in json.loads(watched.stdout)["runs"]] == ["pass"]
+    cut = tmp_path / "cut.log.gz"
+    cut.write_bytes(packed[:len(packed) // 2])
+    unfinished = runner.invoke(main, ["watch", str(cut), "--idle-timeout", "0.3", "--poll", "0.05"])
+    assert unfinished.exit_code == 2 and "still incomplete" in unfinished.stderr
