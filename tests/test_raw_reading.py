@@ -149,13 +149,13 @@ def test_torchrun_log_dir_reads_the_lowest_ranks_stdout_once(tmp_path: Path) -> 
 # -- the shared corpus through the generator ------------------------------------------------------
 
 def _variants(relative: str) -> list[str]:
-    """One variant a file (each of the 8 meets about 20 of the corpus's 170 files)."""
+    """One variant a file (each of the 8 meets about 20 of the corpus's 170 files, 10 of the sample)."""
     names = sorted(make_raw.VARIANTS)
     return [names[zlib.crc32(relative.encode()) % len(names)]]
 
 
 def test_corpus_raw_variants_read_and_split_like_the_clean_files(corpus: Path, tmp_path: Path) -> None:
-    files = sorted(corpus.rglob("result_*.txt"))
+    files = sorted(corpus.rglob("result_*.txt"))[::2]  # (a sample: each variant still meets ~10 files)
     assert files
     for number, clean_path in enumerate(files):
         relative = clean_path.relative_to(corpus).as_posix()
