@@ -28,7 +28,7 @@ from fuzzing import properties  # noqa: E402
 from fuzzing.properties import FORMATS  # noqa: E402
 from fuzzing.case import Entry, scratch_root  # noqa: E402
 
-EXAMPLES = {"records": 120, "lines": 100, "glued": 100, "gzip": 100, "trees": 100, "config": 100, "cli": 100}
+EXAMPLES = {"records": 80, "lines": 70, "glued": 70, "gzip": 70, "trees": 70, "config": 70, "cli": 70}
 """Cases per family: about 30 s in all on two shared cores (``--durations`` shows each; the long
 campaign of ``tools/fuzz.py`` draws many more)."""
 
