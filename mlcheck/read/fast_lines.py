@@ -35,8 +35,9 @@ class FastLines:
     keep_text: bool
     tags_seen: bool
     result_file: bool
-    previous_print: tuple[int, bytes, bytes] | None = None
-    """The last untagged record of raw output and its line (:meth:`repeated_print`)."""
+    previous_print: tuple[int, bytes, int] | None = None
+    """The line number, line and marker position of the last untagged record of raw output
+    (:meth:`repeated_print`; kept as the line, not copied: most lines repeat nothing)."""
     noise_tag: bytes | None
     """The rank tag of the line before when it held no record (a progress bar): a record at the
     start of the next line is that rank's (:meth:`LineReader.feed` splices the tag to it)."""
@@ -86,14 +87,17 @@ class FastLines:
         the record of the line before byte for byte, ``time_ms`` included, behind another prefix:
         a logger with two handlers (mllog's own and the root logger's ``INFO:mllog:``) prints each
         record twice, and the repeat is read as no record (counted in MLC020)."""
-        record = line[at:] if not self.result_file and line.find(_MARKER_BYTES, at + 8) < 0 else None
-        if record is not None and at:
-            known = self.prefixes.known.get(line[:at])  # (not decided here: feed decides with the record)
-            prefix = known[0] if known is not None else read_prefix(line[:at].decode("utf-8", errors="replace"))
-            record = None if prefix.source is not None else record  # (a rank's copies are compared, not dropped)
+        previous, self.previous_print = self.previous_print, None
+        if self.result_file or line.find(_MARKER_BYTES, at + 8) >= 0:
+            return False
         head = line[:at]
-        previous, self.previous_print = self.previous_print, None if record is None else (self.line_no, record, head)
-        if record is None or previous is None or previous[:2] != (self.line_no - 1, record) or previous[2] == head:
+        if at:
+            known = self.prefixes.known.get(head)  # (not decided here: feed decides with the record)
+            if (known[0] if known is not None else read_prefix(head.decode("utf-8", errors="replace"))).source is not None:
+                return False  # (a rank's copies are compared, not dropped)
+        self.previous_print = (self.line_no, line, at)
+        if previous is None or previous[0] != self.line_no - 1 or previous[1][:previous[2]] == head \
+                or len(previous[1]) - previous[2] != len(line) - at or previous[1][previous[2]:] != line[at:]:
             return False  # (the line before, whatever read it, under another prefix: the same line twice is read twice)
         self.stats.repeated_prints += 1
         self.stats.records += 1

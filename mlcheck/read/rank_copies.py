@@ -34,9 +34,6 @@ MAX_CONFLICT_FINDINGS = 20
 _RUN_BEGINS = frozenset({"cache_clear", "init_start", "run_start"})
 """Keys with which a logging rank whose run stopped begins another."""
 
-_Slot = Slot
-
-
 class _Suspect(NamedTuple):
     kept_at: int
     """How many records the job's logging rank had kept when the copy turned out different."""
@@ -70,9 +67,9 @@ class RankCopies(WaitingCopies):
         self._kept_counts: Counter[tuple[int, bytes]] = Counter()
         self._kept_total: Counter[int] = Counter()
         self._copy_counts: dict[Source, dict[bytes, int]] = {}
-        self._kept: OrderedDict[_Slot, list[Any]] = OrderedDict()
-        self._early: OrderedDict[_Slot, list[tuple[int, bytes, int]]] = OrderedDict()
-        self._recent: OrderedDict[tuple[int, bytes], _Slot] = OrderedDict()
+        self._kept: OrderedDict[Slot, list[Any]] = OrderedDict()
+        self._early: OrderedDict[Slot, list[tuple[int, bytes, int]]] = OrderedDict()
+        self._recent: OrderedDict[tuple[int, bytes], Slot] = OrderedDict()
         """The slot of each recent kept record, by its fingerprint (to realign a shifted rank)."""
         self._suspects: list[_Suspect] = []
         self._late: list[Finding] = []  # (conflicts of a process another took over from: new_process)
@@ -228,7 +225,7 @@ class RankCopies(WaitingCopies):
         self._compare(entry, source, text, line)
         return None
 
-    def _wait(self, slot: _Slot, rank: int, text: bytes, line: int) -> None:
+    def _wait(self, slot: Slot, rank: int, text: bytes, line: int) -> None:
         """A copy whose record has not been kept yet (or whose record was never kept)."""
         if slot[2] > self._kept_counts[(slot[0], slot[1])]:
             self._early.setdefault(slot, []).append((rank, text, line))
