@@ -38,6 +38,7 @@ from mlcheck.rules.selection import (BENCHMARK_NOT_ITS_FOLDER, LOG_NEWER_THAN_RU
 from mlcheck.facts.rulesets import (SUPPORTED_RULESETS, BenchmarkFacts, Ruleset, load_ruleset, newest_period_end,
                                     normalise_version, ruleset_for_date, ruleset_from_path)
 from mlcheck.score.scoring import time_to_train_min
+from mlcheck.score.rcp.unreadable import unreadable_points
 
 
 Progress = Callable[[str], None]
@@ -181,6 +182,10 @@ def judge_run(run: Run, ref: LogRef, forced: Ruleset | None, reading: Iterable[F
             findings.extend(rule_check(ctx))
         except Exception as error:  # a crashing rule must not stop the others
             findings.append(crash_finding(f"rule module {name}", run.path, error, run.index))
+    try:
+        findings.extend(unreadable_points(run, choice.ruleset.version, facts.name if facts else None))
+    except Exception as error:  # a crashing rule must not stop the others
+        findings.append(crash_finding("rule module rcp_check (MLC535)", run.path, error, run.index))
     minutes = converged_minutes(judged, facts)
     duration = run.duration_ms
     return RunResult(
@@ -195,7 +200,7 @@ def judge_run(run: Run, ref: LogRef, forced: Ruleset | None, reading: Iterable[F
 
 def converged_minutes(run: Run, facts: BenchmarkFacts | None) -> float | None:
     """Time-to-train of a run that succeeded (and, in the closed division, reached the target)."""
-    start, stop = run.run_start, run.run_stop
+    start, stop = run.timed_start, run.run_stop  # (the summarizer's: a restarted job is timed from its last start)
     if start is None or stop is None or stop.time_ms < start.time_ms or run.status != "success":
         return None
     if run.division != "open":

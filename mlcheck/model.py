@@ -263,6 +263,24 @@ class Run(FirstRecords):
     def run_stop(self) -> Event | None:
         return self.first("run_stop")
 
+    @once
+    def timed_start(self) -> Event | None:
+        """The ``run_start`` the results summarizer times from (``_query_run_start_stop``): the
+        last one before the first ``run_stop``, else the first (a job restarted in one file)."""
+        starts = self.occurrences("run_start")
+        stop = self.run_stop
+        if len(starts) < 2 or stop is None:
+            return self.run_start
+        before = [s for s in starts if s.line < stop.line]
+        return before[-1] if before else starts[0]
+
+    @property
+    def duration_ms(self) -> float | None:
+        start, stop = self.timed_start, self.run_stop
+        if start is None or stop is None:
+            return None
+        return stop.time_ms - start.time_ms
+
     @property
     def init_duration_ms(self) -> float | None:
         """``init_stop`` minus the first ``init_start``, as the official checker measures init."""

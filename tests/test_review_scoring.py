@@ -4,6 +4,7 @@ scaling.json in rounds before score scaling."""
 
 from __future__ import annotations
 
+import re
 import shutil
 from pathlib import Path
 
@@ -232,3 +233,48 @@ def test_a_result_file_named_alone_says_how_much_of_its_folder_was_named() -> No
     assert not bench.score.valid and bench.score.score_min is None
     assert bench.score.reason.endswith(f"(1 of the 5 result files of {ACME / RESNET} named: name the folder, "
                                        "or add --whole-folder, to score it)")
+
+
+def test_a_restarted_job_is_timed_from_its_last_run_start_as_the_summarizer(tmp_path: Path) -> None:
+    """Two run_start records (a job restarted in one file): the results summarizer's
+    ``_query_run_start_stop`` times from the last before the first run_stop; so does mlcheck."""
+    import json
+
+    from mlperf_logging.compliance_checker.mlp_parser import parse_file
+    from mlperf_logging.result_summarizer.result_summarizer import _query_run_start_stop
+
+    root = _package(tmp_path)
+    log = root / RESNET / "result_0.txt"
+    lines = log.read_text("utf-8").splitlines(keepends=True)
+    start_at = next(i for i, line in enumerate(lines) if '"key": "run_start"' in line)
+    eval_at = next(i for i, line in enumerate(lines) if '"key": "eval_accuracy"' in line)
+    record = json.loads(lines[start_at].split(":::MLLOG ", 1)[1])
+    record["time_ms"] += 600_000
+    lines.insert(eval_at + 1, ":::MLLOG " + json.dumps(record) + "\n")
+    log.write_text("".join(lines), "utf-8")
+    (bench,) = check([str(root)]).benchmarks
+    run = next(r for r in bench.runs if r.path.endswith("result_0.txt"))
+    start, stop = _query_run_start_stop(parse_file(str(log), ruleset="1.1.0")[0])
+    assert run.time_to_train_min is not None
+    assert run.time_to_train_min == (stop - start) / 60000
+    (repeated,) = [f for f in run.findings if f.code == "MLC104"]
+    assert repeated.line == eval_at + 2
+    assert f"from the run_start at line {eval_at + 2}" in repeated.message
+
+
+def test_an_eval_whose_epoch_the_rcp_checker_cannot_round_stops_the_package(tmp_path: Path) -> None:
+    """The RCP checker rounds every eval's epoch_num (a string raises TypeError) and reads it
+    with [...] (missing: KeyError), and the package checker stops with it: MLC535, an error at the
+    eval's line; the file's compliance check still passes it."""
+    root = _package(tmp_path)
+    log = root / RESNET / "result_1.txt"
+    lines = log.read_text("utf-8").splitlines(keepends=True)
+    at = next(i for i, line in enumerate(lines) if '"key": "eval_accuracy"' in line)
+    lines[at] = re.sub(r'"epoch_num": [0-9.]+', '"epoch_num": "4"', lines[at])
+    log.write_text("".join(lines), "utf-8")
+    (bench,) = check([str(root)]).benchmarks
+    run = next(r for r in bench.runs if r.path.endswith("result_1.txt"))
+    (unreadable,) = [f for f in run.findings if f.code == "MLC535"]
+    assert unreadable.line == at + 1 and unreadable.severity is Severity.ERROR
+    assert "epoch_num '4'" in unreadable.message and run.official_verdict == "pass"
+    assert not bench.score.valid

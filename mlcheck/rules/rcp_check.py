@@ -35,6 +35,17 @@ from 4.0) or steps (Stable Diffusion 3.1: the first step with FID <= 90 and CLIP
   by interpolating between other RCPs). The message gives both verdicts with their margins and
   references; the JSON report's ``benchmarks[].rcp.today`` the numbers. Nothing to fix: know which
   checker you run.
+- MLC535 rcp-point-unreadable: an eval of a closed run the RCP test reads would make the round's
+  RCP checker raise, and with it the package checker (which calls it without a ``try``): the
+  package cannot be accepted as it is. The checker (``rcp_checker.py read_submission_file``)
+  reads every ``eval_accuracy`` line's metadata with ``[...]``: a metadata that is not an object
+  or lacks the round's convergence key (``epoch_num``; ``samples_count`` for the LLMs and flux1;
+  Stable Diffusion's step and ``metric``) raises KeyError/TypeError; ``epoch_num`` is rounded
+  (``round()`` of a string or null raises TypeError); the ``samples_count`` of the last eval before
+  a successful ``run_stop`` is averaged (a string or null raises). mlcheck's own RCP test counts
+  such a run as not converged. An error, not ``official`` on the run: the file's compliance check
+  passes it (its rules only ask that the key be there, or nothing); the package checker is what
+  stops. Fix: log the key as a number in every eval's metadata.
 - MLC533 rcp-normalised: in 2.1 and later a passing submission that converges faster than the RCP
   mean has its score multiplied by RCP mean / submission mean. mlcheck applies the factor to the
   score and writes nothing (the official tool writes ``scaling.json`` into your folder).
@@ -61,7 +72,10 @@ RCP_NORMALISED = Rule("MLC533", "rcp-normalised", Severity.INFO,
 RCP_VERDICTS_DIFFER = Rule("MLC534", "rcp-verdicts-differ", Severity.INFO,
                            "today's mlperf-logging gives another RCP verdict than the checker of record")
 
-RULES = (RCP_FAILED, RCP_MISSING, RCP_UNDETERMINED, RCP_NORMALISED, RCP_VERDICTS_DIFFER)
+RCP_POINT_UNREADABLE = Rule("MLC535", "rcp-point-unreadable", Severity.ERROR,
+                            "an eval's convergence metadata makes the round's RCP checker raise")
+
+RULES = (RCP_FAILED, RCP_MISSING, RCP_UNDETERMINED, RCP_NORMALISED, RCP_VERDICTS_DIFFER, RCP_POINT_UNREADABLE)
 
 
 def verdict_text(result: RcpResult) -> str:

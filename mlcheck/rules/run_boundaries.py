@@ -9,11 +9,14 @@ A run is scored from ``run_start`` to ``run_stop``; each must appear exactly onc
   timed and counts as non-converged.
 - MLC103 run-stop-status-missing: ``run_stop`` has no ``status`` in its metadata (an error: the
   official checker of every round fails it too), or a status other than ``success`` / ``aborted``
-  (a warning, ``official: false``: that checker only asks for the key; the summarizer and RCP
-  checker time only ``success``, so the run counts as non-converged).
+  (a warning, ``official: false``: that checker only asks for the key; the RCP checker counts
+  only ``success`` as converged, and so does mlcheck's score; the results summarizer reads no
+  status and times the run anyway, which the folder's score reason says).
   Fix: log ``run_stop`` with ``metadata={'status': 'success'}`` or ``'aborted'``.
 - MLC104 run-boundary-repeated: ``run_start`` or ``run_stop`` appears more than once; the official
-  checker requires exactly one and scores from the first. An error (``official: true``) when the
+  checker requires exactly one. The results summarizer (``_query_run_start_stop``) times the run
+  from the last ``run_start`` before the first ``run_stop`` (a job restarted in one file is timed
+  from its restart), and so does mlcheck's time-to-train. An error (``official: true``) when the
   copies differ; a warning when all copies have the same value, as the checker of record of
   every round 1.0-2.1 only warns then (every rank of a multi-node job logging its own copy).
 
@@ -26,7 +29,7 @@ from __future__ import annotations
 
 from typing import Iterator
 
-from mlcheck.model import Finding, Severity
+from mlcheck.model import Finding, Run, Severity
 from mlcheck.rule import Rule, RunContext
 
 RUN_START_MISSING = Rule("MLC101", "run-start-missing", Severity.ERROR,
@@ -60,7 +63,8 @@ def check(ctx: RunContext) -> Iterator[Finding]:
     elif stop.metadata["status"] not in _STATUSES:
         yield ctx.at(RUN_STOP_STATUS_MISSING, stop.line,
                      f"run_stop status is {_shown_status(stop.metadata['status'])}; expected 'success' or 'aborted' "
-                     "(the summarizer times only 'success': the run counts as non-converged)",
+                     "(the RCP checker and mlcheck count only 'success' as converged; the results summarizer "
+                     "reads no status and times the run anyway)",
                      severity=Severity.WARNING, official=False)
     for key in ("run_start", "run_stop"):
         events = run.occurrences(key)
@@ -69,9 +73,17 @@ def check(ctx: RunContext) -> Iterator[Finding]:
             # The official checker only warns when every copy has the same value.
             same = all(e.value == events[0].value for e in events)
             yield ctx.at(RUN_BOUNDARY_REPEATED, events[1].line,
-                         f"{key} appears {run.count(key)} times (lines {lines}); exactly one is allowed "
-                         "and the run is timed from the first", official=not same,
+                         f"{key} appears {run.count(key)} times (lines {lines}); exactly one is allowed; "
+                         f"{_timed_from(run)}", official=not same,
                          severity=Severity.WARNING if same else Severity.ERROR)
+
+
+def _timed_from(run: Run) -> str:
+    start, stop = run.timed_start, run.run_stop
+    if start is None or stop is None:
+        return "the run cannot be timed"
+    return (f"the results summarizer times the run from the run_start at line {start.line} to the first "
+            f"run_stop (line {stop.line}), and so does mlcheck")
 
 
 def _shown_status(status: object) -> str:
