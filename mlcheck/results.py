@@ -36,6 +36,9 @@ class RunSummary(FirstRecords):
     more_seeds: tuple[Event, ...] = ()
     """The ``seed`` records after the first (the seed checker reads every one), with ``file`` and
     ``lineno``."""
+    train_samples: Any = None
+    """The value of the last ``train_samples`` record before the last ``run_stop`` (the BERT RCP
+    test reads it with ``--rcp-bert-train-samples``; None: none)."""
 
     def first(self, key: str) -> Event | None:
         at = self.positions.get(key)

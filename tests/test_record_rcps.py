@@ -45,3 +45,29 @@ def test_a_1_1_bert_batch_the_installed_copy_added_later_is_missing() -> None:
     result = evaluate_rcp("bert", "closed", "1.1.0", [RunConvergence(4_600_000.0, 12288)] * 10, 10)
     assert result.verdict == "fail", result.reason
     assert result.min_acceptable_mean == pytest.approx(4_796_302, rel=1e-4)
+
+
+def test_rcp_bert_train_samples_in_the_top_level_params_reads_train_samples(tmp_path: Path) -> None:
+    """A 2.0 BERT folder whose evals log epoch_num 1: the RCP test fails (mean 1 sample) unless
+    the top-level package_checker_params asks for rcp_bert_train_samples, which the 2.0 verify
+    script passes to the package checker; then each run's last train_samples is its point, and
+    the package checker passes the folder (as it does here, with the option)."""
+    import shutil
+
+    from mlcheck import check
+
+    packages = sorted((SHARED / "other-submitters" / "training-2.0").glob("*/results/*/bert"))
+    folder = next((f for f in packages if '"epoch_num": 1}' in (f / "result_0.txt").read_text("utf-8")), None)
+    if folder is None:
+        pytest.skip("../shared/other-submitters/training-2.0 holds no BERT folder whose evals log epoch_num 1")
+    package = folder.parent.parent.parent
+    copy = tmp_path / "training-2.0" / package.name
+    shutil.copytree(package, copy)
+    bench = next(b for b in check([str(copy)]).benchmarks if b.benchmark == "bert")
+    assert bench.rcp is not None and bench.rcp.verdict == "fail"
+    assert "rcp_bert_train_samples" in next(f.message for f in bench.findings if f.code == "MLC530")
+    (copy / "package_checker_params").write_text("rcp_bert_train_samples\n", "utf-8")
+    bench = next(b for b in check([str(copy)]).benchmarks if b.benchmark == "bert")
+    assert bench.rcp is not None and bench.rcp.verdict == "pass", bench.rcp.reason
+    assert bench.rcp.submission_mean is not None and bench.rcp.submission_mean > 1e6
+    assert [f.code for f in bench.findings if f.code.startswith("MLC54")] == ["MLC547"]

@@ -178,10 +178,16 @@ def score_folder(key: GroupKey, members: list[RunResult],
                                        "runs the RCP test for 'closed' only")
         elif whole_folder or raw:
             tested, counted = _rcp_benchmark(benchmark, facts, ruleset, runs)
-            rcp = rcp_for_runs(tested, division, first.ruleset, runs, counted)
+            samples = honoured_request(params_files(folder), "rcp-bert-train-samples",
+                                       package_policy(first.ruleset), first.ruleset or "?") if whole_folder else None
+            rcp = rcp_for_runs(tested, division, first.ruleset, runs, counted, bert_train_samples=samples is not None)
             if rcp.verdict != "skipped":  # and as today's mlperf-logging computes it
-                rcp = replace(rcp, today=rcp_for_runs(tested, division, first.ruleset, runs,
-                                                      counted, load_today_references))
+                rcp = replace(rcp, today=rcp_for_runs(tested, division, first.ruleset, runs, counted,
+                                                      load_today_references, samples is not None))
+            if samples is not None and tested == "bert":
+                findings.append(bypass_note("rcp-bert-train-samples", samples, "", (
+                    "the BERT RCP test reads each run's last train_samples as its convergence point, "
+                    "not its last eval's epoch_num")))
         policy = round_policy(first.ruleset) if first.ruleset else None
         scaling = published_scaling(factor, rcp, ruleset is not None and ruleset.normalise_to_rcp,
                                     policy is not None and policy.resets_scaling_json)

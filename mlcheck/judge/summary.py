@@ -9,7 +9,9 @@ What is kept is what the stages after the run rules read, and nothing else:
   ``status``, the energy score) and of every other key first logged before ``run_start`` (the
   HTML report's hyper-parameter table; not ``cache_clear``, ``init_start``...); other metadata is
   dropped;
-- the value of the last ``global_batch_size`` (the RCP checker reads every one, keeps the last);
+- the value of the last ``global_batch_size`` (the RCP checker reads every one, keeps the last),
+  and of the last ``train_samples`` before ``run_stop`` (its BERT point with
+  ``--rcp-bert-train-samples``);
 - every ``seed`` record (the seed checker reads every one), with its ``file`` and ``lineno``;
 - at most :data:`REDUCED_EVALS` evaluations, the first and the last half (the RCP test and the
   HTML curves).
@@ -122,7 +124,19 @@ def summarise(run: Run) -> RunSummary:
     seeds = run.occurrences("seed")
     return _summary(run.path, run.index, run.first_line, run.last_line, tuple(kept),
                     _bounded(run.evaluations), shared(sizes[-1].value) if sizes else None,
-                    tuple(map(_compact, seeds[1:MAX_SEEDS])) if len(seeds) > 1 else ())
+                    tuple(map(_compact, seeds[1:MAX_SEEDS])) if len(seeds) > 1 else (), _train_samples(run))
+
+
+def _train_samples(run: Run) -> Any:
+    """The last ``train_samples`` before the last ``run_stop`` (the RCP checker's reading with
+    ``--rcp-bert-train-samples``: each such line read overwrites the point, the last run_stop
+    takes it)."""
+    samples = run.occurrences("train_samples")
+    if not samples:
+        return None
+    stops = run.occurrences("run_stop")
+    before = [e for e in samples if not stops or e.line < stops[-1].line]
+    return shared(before[-1].value) if before else None
 
 
 def _compact(event: Event) -> Event:
@@ -163,7 +177,8 @@ def _bounded(evals: tuple[Evaluation, ...]) -> tuple[Evaluation, ...]:
 
 
 def _summary(path: str, index: int, first_line: int, last_line: int, events: tuple[Event, ...],
-             evaluations: tuple[Evaluation, ...], batch_size: Any, more_seeds: tuple[Event, ...] = ()) -> RunSummary:
+             evaluations: tuple[Evaluation, ...], batch_size: Any, more_seeds: tuple[Event, ...] = (),
+             train_samples: Any = None) -> RunSummary:
     keys = tuple(map(_KEY, events))
     positions = _SHARED_KEYS.get(keys)
     if positions is None:
@@ -172,7 +187,7 @@ def _summary(path: str, index: int, first_line: int, last_line: int, events: tup
             _SHARED_KEYS[keys] = positions
     return RunSummary(path=sys.intern(path), index=index, first_line=first_line, last_line=last_line,
                       events=events, evaluations=evaluations, batch_size=batch_size, positions=positions,
-                      more_seeds=more_seeds)
+                      more_seeds=more_seeds, train_samples=train_samples)
 
 
 def reduce_summary(summary: RunSummary) -> tuple[Any, tuple[Any, ...]]:
@@ -181,13 +196,14 @@ def reduce_summary(summary: RunSummary) -> tuple[Any, tuple[Any, ...]]:
     events, seeds = ((tuple((e.key, e.value, dict(e.metadata) if e.metadata else None, e.time_ms, e.line)
                             for e in kept)) for kept in (summary.events, summary.more_seeds))
     return rebuilt_summary, (summary.path, summary.index, summary.first_line, summary.last_line, events,
-                             summary.evaluations, summary.batch_size, seeds)
+                             summary.evaluations, summary.batch_size, seeds, summary.train_samples)
 
 
 def rebuilt_summary(path: str, index: int, first_line: int, last_line: int,
                     events: tuple[tuple[Any, ...], ...], evaluations: tuple[Evaluation, ...],
-                    batch_size: Any, seeds: tuple[tuple[Any, ...], ...] = ()) -> RunSummary:
+                    batch_size: Any, seeds: tuple[tuple[Any, ...], ...] = (), train_samples: Any = None) -> RunSummary:
     """The summary :func:`reduce_summary` sent."""
     kept, more_seeds = (tuple(Event(sys.intern(key), shared(value), _metadata(metadata or {}), time_ms, line)
                               for key, value, metadata, time_ms, line in records) for records in (events, seeds))
-    return _summary(path, index, first_line, last_line, kept, evaluations, shared(batch_size), more_seeds)
+    return _summary(path, index, first_line, last_line, kept, evaluations, shared(batch_size), more_seeds,
+                    shared(train_samples))

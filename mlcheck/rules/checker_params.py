@@ -25,7 +25,11 @@ committee reviews.
   wrong spelling, a leading ``--``, a CR LF line end, an empty line before an option), or a file
   the round's tools read that cannot be read (not UTF-8, a folder).
 - MLC547 checker-bypass-requested: a bypass is requested for this folder in a line the round's
-  tools honour (info): which checks it softens and which file asks for it. A request they would
+  tools honour (info): which checks it softens and which file asks for it. The top-level
+  ``rcp_bert_train_samples`` (2.0-4.0; ``rcp-bert-train-samples`` from 4.1), which the verify
+  script passes to the package checker, is honoured too: the BERT RCP test then reads each run's
+  last ``train_samples`` before ``run_stop`` instead of its last eval's ``epoch_num``
+  (``rcp_checker.py read_submission_file``), and MLC547 says so. A request they would
   not honour (MLC546) softens nothing: the RCP and seed errors stay errors, as the official
   package checker reports them.
 """
@@ -149,8 +153,8 @@ def _top_level(params: ParamsFile, line: ParamsLine, policy: PackagePolicy, rule
     return None
 
 
-def bypass_note(option: str, params: ParamsFile, codes: str) -> Finding:
-    """MLC547: which checks a requested bypass softens."""
+def bypass_note(option: str, params: ParamsFile, codes: str, effect: str | None = None) -> Finding:
+    """MLC547: which checks a requested bypass softens (or what else the option does)."""
     return BYPASS_REQUESTED.at(params.path, None, (
-        f"{option} requested in this {params.place}-level file: {codes} become warnings; be ready to have "
-        "it reviewed by the submission committee"))
+        f"{option} requested in this {params.place}-level file: "
+        + (effect or f"{codes} become warnings; be ready to have it reviewed by the submission committee")))

@@ -154,8 +154,12 @@ def _implausible(result: RcpResult) -> str:
     evals that do not log the position trained (e.g. an ``epoch_num`` of 1 on every eval)."""
     if result.submission_mean is None or not result.reference_mean or result.submission_mean * 100 >= result.reference_mean:
         return ""
+    bert = "rcps_bert" in (result.source or "")
     return (f"; a mean under 1 % of the reference's means the evals do not log the {result.unit} trained: "
-            "the RCP test reads each run's convergence point from its last eval's metadata")
+            "the RCP test reads each run's convergence point from its last eval's metadata" + (
+                " (where the runs log the samples trained in train_samples, the top-level "
+                "<org>/package_checker_params line rcp_bert_train_samples, rcp-bert-train-samples from 4.1, "
+                "makes the package checker read those)" if bert else ""))
 
 
 def _reference_of(result: RcpResult) -> str:

@@ -192,11 +192,18 @@ def _judge(ref: Reference, sizes: tuple[int, ...], mean: float, unit: str, batch
 
 
 def rcp_for_runs(benchmark: str | None, division: str | None, ruleset: str | None,
-                 runs: Sequence[RunSummary], submission_runs: int, loader: Loader = load_references) -> RcpResult:
+                 runs: Sequence[RunSummary], submission_runs: int, loader: Loader = load_references,
+                 bert_train_samples: bool = False) -> RcpResult:
     """:func:`evaluate_rcp` over judged runs: their evals before ``run_stop`` give the point, as
-    the round's policy reads it; ``loader`` gives the references (the record checker's by default)."""
+    the round's policy reads it; ``loader`` gives the references (the record checker's by default).
+    ``bert_train_samples`` (the package checker's ``--rcp-bert-train-samples``): a BERT run's point
+    is its last ``train_samples`` value instead."""
     policy = round_policy(ruleset) if ruleset is not None else None
     rule = _rule(policy, benchmark)
+    if bert_train_samples and benchmark == "bert":
+        points = [RunConvergence(_number(run.train_samples) if run.status == "success" else None, run.batch_size)
+                  for run in runs]
+        return evaluate_rcp(benchmark, division, ruleset, points, submission_runs, loader)
     last_runs, last_rule, points = _LAST_POINTS
     if not (rule == last_rule and len(runs) == len(last_runs) and all(map(operator.is_, runs, last_runs))):
         points = []
@@ -211,6 +218,10 @@ def rcp_for_runs(benchmark: str | None, division: str | None, ruleset: str | Non
             points.append(RunConvergence(run_convergence(run.status, evals, rule), run.batch_size))
         _LAST_POINTS[:] = [tuple(runs), rule, points]
     return evaluate_rcp(benchmark, division, ruleset, points, submission_runs, loader)
+
+
+def _number(value: object) -> float | None:
+    return float(value) if isinstance(value, (int, float)) and not isinstance(value, bool) else None
 
 
 _LINE = operator.attrgetter("line")
