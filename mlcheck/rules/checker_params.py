@@ -47,7 +47,8 @@ PARAMS_NOT_HONOURED = Rule("MLC546", "checker-params-not-honoured", Severity.WAR
                            "a package_checker_params line the round's official tools would not honour",
                            also=(Severity.ERROR,))
 BYPASS_REQUESTED = Rule("MLC547", "checker-bypass-requested", Severity.INFO,
-                        "a package_checker_params file asks to bypass the RCP or seed checks")
+                        "a package_checker_params file asks to bypass the RCP or seed checks (or for BERT's "
+                        "train_samples)")
 
 RULES = (PARAMS_NOT_HONOURED, BYPASS_REQUESTED)
 
