@@ -163,8 +163,13 @@ class FirstRecords:
         return status if isinstance(status, str) else None
 
     @property
+    def timed_start(self) -> Event | None:
+        """The ``run_start`` the run is timed from (a :class:`Run` knows every one)."""
+        return self.run_start
+
+    @property
     def duration_ms(self) -> float | None:
-        start, stop = self.run_start, self.run_stop
+        start, stop = self.timed_start, self.run_stop
         if start is None or stop is None:
             return None
         return stop.time_ms - start.time_ms
@@ -273,13 +278,6 @@ class Run(FirstRecords):
             return self.run_start
         before = [s for s in starts if s.line < stop.line]
         return before[-1] if before else starts[0]
-
-    @property
-    def duration_ms(self) -> float | None:
-        start, stop = self.timed_start, self.run_stop
-        if start is None or stop is None:
-            return None
-        return stop.time_ms - start.time_ms
 
     @property
     def init_duration_ms(self) -> float | None:
