@@ -111,3 +111,17 @@ def test_a_record_printed_twice_by_two_log_handlers_is_read_once(tmp_path: Path)
     result_file = tmp_path / "result_0.txt"
     result_file.write_text("".join(f"{line}\n{line}\n" for line in _records()), "utf-8")
     assert "MLC107" in {f.code for f in check([str(result_file)], ruleset="2.0.0").all_findings()}
+
+
+@pytest.mark.parametrize("second_shift", [-HOUR_MS, HOUR_MS], ids=["dated-before", "dated-after"])
+def test_a_launcher_line_lets_another_task_log_the_next_run(tmp_path: Path, second_shift: int) -> None:
+    """Consoles of several jobs joined in name order (``cat slurm-*.out``): the second run, after
+    its launcher line, is printed by task 3 and may be dated before the first run. The launcher
+    line begins another job whose logging rank is chosen again: two runs, each as the file alone
+    (was: the second run's records dropped as task 3's copies of task 0's)."""
+    log = tmp_path / "console.log"
+    lines = (["+ srun -l python train.py --seed 1"] + ["  0: " + r for r in _records()]
+             + ["+ srun -l python train.py --seed 2"] + ["  3: " + r for r in _records(second_shift)])
+    log.write_text("\n".join(lines) + "\n", "utf-8")
+    assert _outcomes(log) == [_clean_outcome()] * 2
+    assert not [f for f in check([str(log)], ruleset="2.0.0").all_findings() if f.code in ("MLC013", "MLC021")]

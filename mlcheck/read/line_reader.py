@@ -13,8 +13,7 @@ from typing import Generator, Iterator, Mapping
 from mlcheck.read.fast_json import fast_event
 from mlcheck.read.fast_lines import FastLines
 from mlcheck.read.file_names import RESULT_FILE
-from mlcheck.read.items import (AnyItem as AnyItem, LogItem as LogItem, RawItem as RawItem,  # re-exported
-                                RecordText as RecordText)
+from mlcheck.read.items import AnyItem as AnyItem, LogItem as LogItem, RawItem as RawItem, RecordText as RecordText  # re-exp.
 from mlcheck.read.job_starts import JobStarts
 from mlcheck.model import Event, Finding
 from mlcheck.read.rank_copies import RankCopies
@@ -66,6 +65,7 @@ class LineReader(FastLines):
                 if self.job_starts.may_report(self.stats.kept):
                     boundary = self.job_starts.launcher(raw, self.line_no, self.stats.kept)
                     if boundary is not None:
+                        self.prefixes.forget_jobs()  # (a new job: its logging ranks are chosen again)
                         yield boundary
             if raw.endswith(b"\r\n"):
                 self.stats.crlf_lines += 1

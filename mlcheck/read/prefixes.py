@@ -27,6 +27,8 @@ class PrefixDecisions:
         self.copy_sources: dict[bytes, Source] = {}
         """Bare tags of sources whose records are copies (the reader's fast path)."""
         self._heads_of_known_jobs: set[bytes] = set()
+        self.relaunched = False
+        """A launcher line made the jobs' logging ranks forgotten, and no lookahead told them since."""
 
     def decide(self, text: bytes, record: bytes = b"") -> tuple[Prefix, bool]:
         """What ``text`` (the bytes before a record) says, and whether the record is kept
@@ -55,6 +57,14 @@ class PrefixDecisions:
         self.known.clear()
         self.copy_sources.clear()
         return True
+
+    def forget_jobs(self) -> None:
+        """A launcher line began another job: its labels are decided again (:meth:`RankCopies.forget_jobs`)."""
+        self.copies.forget_jobs()
+        self.relaunched = True
+        self.known.clear()
+        self.copy_sources.clear()
+        self._heads_of_known_jobs.clear()
 
     def mapped(self, prefix: Prefix) -> Prefix:
         """A rank's duplicate stream is compared as copies, under a source of its own."""

@@ -101,6 +101,18 @@ class RankCopies(WaitingCopies):
                 or not begins_a_process(record, stopped):
             return False
         self.processes += 1
+        self._forget(job)
+        self._ranks[job], self.logging_rank[job] = {source[1]}, source[1]
+        return True
+
+    def forget_jobs(self) -> None:
+        """A launcher line began another job: each label's logging rank is chosen again (a lookahead)."""
+        for job in list(self.logging_rank):
+            self._forget(job)
+            del self.logging_rank[job]
+            self._ranks.pop(job, None)
+
+    def _forget(self, job: int) -> None:
         self._late.extend(f for s in self._suspects if s.source[0] == job for f in self._conflict(s))
         self._suspects = [s for s in self._suspects if s.source[0] != job]
         self.unverified += sum(len(w) for slot, w in self._early.items() if slot[0] == job)
@@ -109,9 +121,7 @@ class RankCopies(WaitingCopies):
             for key in [key for key in table if key[0] == job]:
                 del table[key]
         self._kept_total[job] = 0
-        self._ranks[job], self.logging_rank[job] = {source[1]}, source[1]
-        del self._stopped_at[job]
-        return True
+        self._stopped_at.pop(job, None)
 
     def _note_stop(self, job: int, key: str, time_ms: float | None) -> None:
         """Follow the time of the logging rank's last run_stop and of what it kept after it, until
