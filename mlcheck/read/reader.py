@@ -213,6 +213,8 @@ def _looked_ahead(reader: LineReader | None, path: str, ahead: list[bytes | Long
     """The reader once the lines held back tell the logging rank of each job in them: a new
     reader after the first lines, the same one told of the new jobs after a later lookahead."""
     if keep_copies:  # every record is kept: no logging rank to find
+        if reader is not None:
+            reader.prefixes.relaunched = False
         return reader or LineReader(path, keep_text=keep_text, keep_copies=True)
     texts = _texts(ahead)
     ranks = logging_ranks(texts)
