@@ -26,10 +26,10 @@ def unreadable_points(run: Run, ruleset: str, benchmark: str | None) -> list[Fin
         return []
     rule = policy.convergence_of(benchmark)
     evals = run.occurrences("eval_accuracy")
-    stop = run.occurrences("run_stop")[-1:] or (None,)
-    last_stop = stop[0]
+    stops = run.occurrences("run_stop")
+    point = _averaged_point(evals, stops[-1]) if stops and rule.round_to is None else None
     for event in evals:
-        why = _raises(event, rule, last_stop, evals)
+        why = _raises(event, rule, event is point)
         if why:
             return [RCP_POINT_UNREADABLE.at(run.path, event.line, (
                 f"eval_accuracy {why}: training {ruleset}'s RCP checker raises on it "
@@ -39,7 +39,19 @@ def unreadable_points(run: Run, ruleset: str, benchmark: str | None) -> list[Fin
     return []
 
 
-def _raises(event: Event, rule: ConvergenceRule, last_stop: Event | None, evals: tuple[Event, ...]) -> str:
+def _averaged_point(evals: tuple[Event, ...], last_stop: Event) -> Event | None:
+    """The eval whose unrounded point the checker averages: the last before a successful last
+    ``run_stop``; None when the run did not succeed."""
+    metadata: Any = last_stop.metadata
+    if not isinstance(metadata, Mapping) or metadata.get("status") != "success":
+        return None
+    before = [e for e in evals if e.line < last_stop.line]
+    return before[-1] if before else None
+
+
+def _raises(event: Event, rule: ConvergenceRule, averaged: bool) -> str:
+    """Why the checker raises on this eval ("" when it does not); ``averaged``: it is the run's
+    point the checker averages unrounded."""
     metadata: Any = event.metadata
     if not isinstance(metadata, Mapping):
         return "has metadata that is not an object"
@@ -48,14 +60,10 @@ def _raises(event: Event, rule: ConvergenceRule, last_stop: Event | None, evals:
         if key not in metadata:
             return f"has no {key} in its metadata"
     value = metadata[rule.metadata]
-    if rule.point != "last_eval":
+    if rule.point != "last_eval" or isinstance(value, _ROUNDABLE):
         return ""
-    if rule.round_to is not None and not isinstance(value, _ROUNDABLE):
+    if rule.round_to is not None:
         return f"logs {rule.metadata} {show(value)}, which round() cannot take"
-    success = last_stop is not None and isinstance(last_stop.metadata, Mapping) \
-        and last_stop.metadata.get("status") == "success"
-    last_before = [e for e in evals if last_stop is not None and e.line < last_stop.line]
-    if rule.round_to is None and success and last_before and last_before[-1] is event \
-            and not isinstance(value, _ROUNDABLE):
+    if averaged:
         return f"logs {rule.metadata} {show(value)}, the run's convergence point, which cannot be averaged"
     return ""
