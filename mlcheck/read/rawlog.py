@@ -17,10 +17,12 @@ from typing import Iterable
 from mlcheck.records import dataclass, field
 from mlcheck.model import Finding
 from mlcheck.read import raw_output_rules as raw_output
+from mlcheck.read.host_labels import HOST_JOB, RAY_JOB, host_label
 
 Source = tuple[int, int]
 """(job, rank) of the process that printed a record; job -1 is ``srun --label``, -2 MPICH-style
-``mpiexec -prepend-rank`` (``[rank]``), -3 torchrun (``[rankN]:``, ``[defaultN]:``)."""
+``mpiexec -prepend-rank`` (``[rank]``), -3 torchrun (``[rankN]:``, ``[defaultN]:``), -4 a host's
+name, -5 a Ray worker (:mod:`mlcheck.read.host_labels`)."""
 
 _MARKER = ":::MLLOG"
 _MARKER_BYTES = _MARKER.encode()
@@ -111,6 +113,12 @@ def read_parts(text: str) -> Prefix:
         if inner is not None:  # (``0: [default1]:``: torchrun's local rank in an srun task)
             source, end = (-1, source[1] * LOCAL_RANKS + int(inner.group(1))), inner.end()
         return Prefix(source, stamp is not None, bool(text[end:].strip()) or bool(spliced.strip()))
+    host = host_label(text, position)
+    if host is not None:  # (``node017: ``, ``[pod/NAME/CONTAINER] ``: one process per host)
+        source, end = host
+        stamp_after = _TIMESTAMP.match(text, end)
+        rest = text[stamp_after.end() if stamp_after is not None else end:]
+        return Prefix(source, stamp is not None or stamp_after is not None, bool(rest.strip()))
     return Prefix(None, stamp is not None, bool(text[position:].strip()))
 
 
@@ -195,6 +203,8 @@ def _source_name(source: Source) -> str:
         return f"the second stream of rank {-1 - rank} of job {job}"
     if job == -1 and rank >= LOCAL_RANKS:
         return f"srun task {rank // LOCAL_RANKS} (torchrun rank {rank % LOCAL_RANKS})"
+    if job in (HOST_JOB, RAY_JOB):
+        return f"host {rank}" if job == HOST_JOB else f"Ray worker pid {rank}"
     return f"srun task {rank}" if job == -1 else f"rank {rank}" if job in (-2, -3) else f"rank {rank} of job {job}"
 
 

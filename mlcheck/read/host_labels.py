@@ -1,0 +1,48 @@
+"""The name of the host, pod or worker that a multi-host launcher puts in front of each line.
+
+Launchers that run one process per host and merge their output label each line with the name of
+its host instead of a rank number:
+
+- ``pdsh``/``clush`` and ``parallel-ssh -i``: ``node017: ``, ``ip-10-0-0-12.ec2.internal: ``;
+- ``kubectl logs --prefix`` (every pod of a job): ``[pod/bert-worker-3/main] ``;
+- Docker Compose: ``trainer-2  | ``;
+- Ray Train: ``(RayTrainWorker pid=4242, ip=10.0.0.3) ``.
+
+Each is one process whose records may be copies of another's (every host's first rank logs), so
+the reader takes it as a rank of job :data:`HOST_JOB` (:data:`RAY_JOB`): the rank is the number that ends the name's
+first dot-separated part (``node017`` 17, ``bert-worker-3`` 3), Ray's ``pid``. A name without a
+digit (``INFO: ``, ``root: ``: a logger's level or name, one process) is not a host label: the
+text stays what it was (cut out of other text). Two hosts whose names end in the same number
+(``a1``, ``b1``) are read as one.
+"""
+
+from __future__ import annotations
+
+import re
+
+HOST_JOB = -4
+"""The job of every host name label (one job: their copies are compared with one logging rank)."""
+RAY_JOB = -5
+"""The job of Ray's worker labels, whose rank is the worker's process id."""
+
+_HOST_LABEL = re.compile(
+    r"(?:(?P<host>[A-Za-z][\w-]*\d[\w-]*(?:\.[\w-]+)*): "
+    r"|\[pod/(?P<pod>[\w.-]*\d[\w.-]*)/[\w.-]+\] "
+    r"|(?P<service>[A-Za-z][\w.-]*\d[\w.-]*) +\| "
+    r"|\([A-Za-z]\w* pid=(?P<pid>\d+)(?:, ip=[\d.:a-fA-F]+)?\) )")
+_LAST_NUMBER = re.compile(r"(\d+)\D*$")
+
+
+def host_label(text: str, position: int = 0) -> tuple[tuple[int, int], int] | None:
+    """((job, rank) of a host label at ``position`` of ``text``, where the label ends), or None."""
+    label = _HOST_LABEL.match(text, position)
+    if label is None:
+        return None
+    pid = label.group("pid")
+    if pid is not None:
+        return (RAY_JOB, int(pid)), label.end()
+    name = label.group("host") or label.group("pod") or label.group("service")
+    number = _LAST_NUMBER.search(name.split(".", 1)[0])
+    if number is None:  # (a pod or service named by a later part only: ``[pod/a.b1/c]``)
+        number = _LAST_NUMBER.search(name)
+    return (HOST_JOB, int(number.group(1)) if number is not None else 0), label.end()

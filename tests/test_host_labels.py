@@ -1,0 +1,82 @@
+"""Raw output whose lines a multi-host launcher labelled with the host's, pod's or worker's name."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+
+from conftest import FIXTURES
+from mlcheck.checker import check_log
+from mlcheck.package.discover import LogRef
+from mlcheck.read.host_labels import HOST_JOB, RAY_JOB
+from mlcheck.read.rawlog import read_prefix
+
+BASE = FIXTURES / "raw" / "base.txt"
+_TIME = re.compile(r'"time_ms": (\d+)')
+
+LABELS = {
+    "pdsh": ("node{:02d}: ", (HOST_JOB, 1), "host 1"),
+    "fqdn": ("ip-10-0-0-{}.ec2.internal: ", (HOST_JOB, 1), "host 1"),
+    "kubectl": ("[pod/bert-worker-{}/trainer] ", (HOST_JOB, 1), "host 1"),
+    "compose": ("trainer-{}  | ", (HOST_JOB, 1), "host 1"),
+    "ray": ("(RayTrainWorker pid={}, ip=10.0.0.7) ", (RAY_JOB, 1), "Ray worker pid 1"),
+}
+
+
+@pytest.mark.parametrize("style", sorted(LABELS))
+def test_a_host_label_is_a_rank_of_its_job(style: str) -> None:
+    label, source, _ = LABELS[style]
+    prefix = read_prefix(label.format(1))
+    assert (prefix.source, prefix.timestamp, prefix.extra_text) == (source, False, False)
+    stamped = read_prefix("2024-05-01T10:00:00Z " + label.format(1))
+    assert (stamped.source, stamped.timestamp, stamped.extra_text) == (source, True, False)
+
+
+@pytest.mark.parametrize("text", ["INFO: ", "root: ", "mlperf_logging: ", "Epoch 3: ", "note: node1: "])
+def test_a_name_without_a_number_or_after_other_text_is_no_host(text: str) -> None:
+    prefix = read_prefix(text)
+    assert prefix.source is None and prefix.extra_text
+
+
+def _interleaved(lines: list[str], label: str, hosts: int, lag: int) -> list[str]:
+    """Every host prints every record; host ``h`` runs ``h * lag`` records behind host 0 (its
+    ``time_ms`` a millisecond later per host), and the lowest-numbered host is host 1."""
+    out = ["launching on %d hosts" % hosts]
+    for step in range(len(lines) + hosts * lag):
+        for host in range(hosts):
+            at = step - host * lag
+            if 0 <= at < len(lines):
+                line = _TIME.sub(lambda m: f'"time_ms": {int(m.group(1)) + host}', lines[at])
+                out.append(label.format(host + 1) + line)
+    return out
+
+
+@pytest.mark.parametrize("style", sorted(LABELS))
+def test_hosts_out_of_step_read_as_the_clean_run(style: str, tmp_path: Path) -> None:
+    """Three hosts print every record, each a few records behind the one before: one run with
+    the clean file's verdict and time, the lowest host's records kept, the others' dropped as
+    copies (were: every host's records kept, run_start three times, MLC404 at the quality check)."""
+    label, _, name = LABELS[style]
+    lines = BASE.read_text("utf-8").splitlines()
+    path = tmp_path / "console.log"
+    path.write_text("\n".join(_interleaved(lines, label, 3, 2)) + "\n", "utf-8")
+    [clean] = check_log(LogRef(str(BASE)), None)
+    [result] = check_log(LogRef(str(path)), None)
+    assert (result.verdict, result.time_to_train_min) == (clean.verdict, clean.time_to_train_min)
+    assert [f.code for f in result.findings if f.severity.name != "INFO"] == []
+    [summary] = [f for f in result.findings if f.code == "MLC020"]
+    assert f"records kept from {name} ({len(lines)})" in summary.message
+    assert f"{2 * len(lines)} copies printed by 2 other ranks dropped" in summary.message
+
+
+def test_one_logger_name_before_every_record_is_one_process(tmp_path: Path) -> None:
+    """``INFO: :::MLLOG`` on every line (a logger's level): no host, every record kept."""
+    lines = BASE.read_text("utf-8").splitlines()
+    path = tmp_path / "console.log"
+    path.write_text("".join("INFO: " + line + "\n" for line in lines), "utf-8")
+    [clean] = check_log(LogRef(str(BASE)), None)
+    [result] = check_log(LogRef(str(path)), None)
+    assert (result.verdict, result.time_to_train_min) == (clean.verdict, clean.time_to_train_min)
+    assert [f.code for f in result.findings if f.severity.name != "INFO"] == []
