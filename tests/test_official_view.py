@@ -227,3 +227,14 @@ def test_cr_line_ends_across_the_reads_of_a_large_file_count_one_line_each(tmp_p
     lf.write_bytes(b"a\rb\nc\r")  # (an LF in the file: its bytes are read as they are)
     with open(lf, "rb") as handle:
         assert cr_line_ended(handle).read() == b"a\rb\nc\r"
+
+
+def test_a_common_key_check_says_every_run_requires_it(tmp_path: Path) -> None:
+    """``train_samples`` empty in a closed run: common.yaml's check, which binds both divisions,
+    so the message says "every run requires" (was: "the closed division requires")."""
+    at = _line_of("train_samples")
+    lines = LINES[:at] + [LINES[at].replace('"value": ', '"value": "", "was": ', 1)] + LINES[at + 1:]
+    run = _run(tmp_path, lines)
+    [finding] = [f for f in run.findings if f.code == "MLC111"]
+    assert (finding.line, run.official_verdict) == (at + 1, "fail")
+    assert "every run requires" in finding.message and "closed division" not in finding.message

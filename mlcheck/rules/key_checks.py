@@ -131,11 +131,11 @@ def evaluate(ctx: RunContext, entries: Iterable[Entry], codes: EntryCodes, scope
                 pass
             elif plan.value_only and len(events) == 1 and plan.passes is not None:
                 if not passes(plan.passes, events[0][1]):  # (the common entry: one record)
-                    yield from value_findings(ctx, entry, events, codes, scope, states, plan)
+                    yield from value_findings(ctx, entry, events, codes, who, states, plan)
             elif not (plan.value_only and all_pass(plan.passes, events)):
-                yield from value_findings(ctx, entry, events, codes, scope, states, plan)
+                yield from value_findings(ctx, entry, events, codes, who, states, plan)
             if entry.cadence is not None:
-                yield from cadence_findings(ctx, entry, events, codes, scope, states)
+                yield from cadence_findings(ctx, entry, events, codes, who, states)
 
 
 def _repeated(ctx: RunContext, entry: Entry, events: tuple[Event, ...], codes: EntryCodes) -> Finding:
