@@ -211,3 +211,21 @@ def test_the_latest_rules_text_fixes_what_the_6_x_checkers_only_require(
     if warned:
         message = next(f.message for f in run.findings if f.code == "MLC204")
         assert "training_rules.adoc (HEAD d73e20f, v6.0) §" in message and "does not enforce it" in message
+
+
+def test_a_stable_diffusion_run_short_of_the_target_counts_the_evals_without_every_field(tmp_path: Path) -> None:
+    """MLC301 of a run whose aggregated evals all miss the target, one of them without its CLIP
+    record: the message counts the evals compared and says one more lacks a field."""
+    first = load_tool("make_rule_cases")
+    records = GEN.base_records("4.0.0", "stable_diffusion")
+    evals = [r for r in records if r.key == "eval_accuracy"]
+    for record in evals:
+        record.value = 120.0 if record.metadata.get("metric") == "FID" else 0.10
+    records.remove(next(r for r in evals if r.metadata.get("metric") == "CLIP"))
+    case = first.Case("4.0.0", "stable_diffusion", "x", records)
+    path = tmp_path / "result_0.txt"
+    path.write_text("\n".join(case.lines()) + "\n", encoding="utf-8")
+    (run,) = check([str(path)], ruleset="4.0.0").runs
+    [finding] = [f for f in run.findings if f.code == "MLC301"]
+    assert "last of 2 aggregated_eval_accuracy records (1 more without every field of the target)" in finding.message
+    assert finding.line == case.line_of("run_stop")

@@ -141,9 +141,11 @@ def _not_reached(ctx: RunContext, target: Target) -> Finding:
     claim = " although run_stop claims success" if run.status == "success" else ""
     comparable = [e for e in run.evaluations if target.reached_by(e.value) is not None]
     if best is None and comparable:  # evals of several fields (Mask R-CNN, Stable Diffusion)
+        others = len(run.evaluations) - len(comparable)
+        lacking = f" ({others} more without every field of the target)" if others else ""
         return ctx.at(TARGET_NOT_REACHED, line,
-                      f"target {target.text} not reached: last of {len(comparable)} {records_named(target)} "
-                      f"{describe_eval(comparable[-1], position)}{claim}")
+                      f"target {target.text} not reached: last of {len(comparable)} {records_named(target)}"
+                      f"{lacking} {describe_eval(comparable[-1], position)}{claim}")
     if best is None:
         return ctx.at(TARGET_NOT_REACHED, line,
                       f"target {target.text} not reached: the run logs no comparable {records_named(target)}{claim}")
