@@ -212,14 +212,38 @@ def test_from_standard_input_they_are_a_warning_and_split_exits_1(tmp_path: Path
     assert b"eval_accuracy" not in (tmp_path / "out" / "result_0.txt").read_bytes()
 
 
-def test_a_record_cut_by_another_ranks_record_on_its_line_says_so(tmp_path: Path) -> None:
+def _cut_by_rank_1(continued: bool) -> list[str]:
+    """The example's records printed by ranks 0 and 1 of an mpirun job, rank 0's run_stop cut
+    by rank 1's whole line (mpirun's chunks): rank 0's line goes on at the next line, or never."""
     clean = (FIXTURES / "example" / "Acme" / "results" / "acme-t8" / "resnet" / "result_0.txt").read_text()
     lines = []
     for line in clean.splitlines(keepends=True):
         if '"key": "run_stop"' in line:  # rank 1's whole line lands inside rank 0's
-            lines += [f"[1,0]<stdout>:{line[:60]}[1,1]<stdout>:{line}", f"[1,0]<stdout>:{line[60:]}"]
+            lines += [f"[1,0]<stdout>:{line[:60]}[1,1]<stdout>:{line}"]
+            lines += [f"[1,0]<stdout>:{line[60:]}"] if continued else []
         else:
             lines += [f"[1,0]<stdout>:{line}", f"[1,1]<stdout>:{line}"]
+    return lines
+
+
+def test_a_record_cut_by_another_ranks_line_and_continued_is_joined(tmp_path: Path) -> None:
+    """mpirun's next chunk of rank 0 ends its run_stop: the record is read whole (rank 1's is
+    its copy), and ``split`` writes the clean file."""
+    log = tmp_path / "job.log"
+    log.write_text("".join(_cut_by_rank_1(continued=True)))
+    from mlcheck import check
+    (run,) = check([str(log)]).runs
+    assert (run.verdict, [f.code for f in run.findings]) == ("pass", ["MLC020"])
+    assert "1 line of a rank that mpirun's output chunks cut (its tag inside the line) joined again" in \
+        run.findings[0].message
+    outcome = CliRunner().invoke(main, ["split", str(log), "-o", str(tmp_path / "out")])
+    example = FIXTURES / "example" / "Acme" / "results" / "acme-t8" / "resnet" / "result_0.txt"
+    assert outcome.exit_code == 0 and (tmp_path / "out" / "result_0.txt").read_text() == example.read_text()
+
+
+def test_a_record_cut_by_another_ranks_record_on_its_line_says_so(tmp_path: Path) -> None:
+    """Rank 0 never ends its run_stop (it died): the cut record is a warning at its line."""
+    lines = _cut_by_rank_1(continued=False)
     log = tmp_path / "job.log"
     log.write_text("".join(lines))
     cut_line = 1 + next(i for i, line in enumerate(lines) if line.count(":::MLLOG") == 2)

@@ -142,6 +142,8 @@ class RawStats:
     trailing_texts: int = 0
     """Records with text after their JSON on their line (dropped)."""
     repeated_prints: int = 0
+    joined_lines: int = 0
+    """Lines of a rank that mpirun's output chunks cut (its tag inside them), joined (tag_chunks)."""
     """Untagged records printed again on the next line, byte for byte (two log handlers): read once."""
     trailing_colour_lines: int = 0
     """Lines with colour codes after the marker (the official parser fails on them)."""
@@ -158,7 +160,7 @@ class RawStats:
     @property
     def is_raw(self) -> bool:
         """True when the file is console output rather than a clean result file."""
-        return bool(self.noise_lines or self.tagged_records or self.colour_lines or
+        return bool(self.noise_lines or self.tagged_records or self.joined_lines or self.colour_lines or
                     self.timestamp_records or self.spliced_records or self.shared_lines or self.trailing_texts
                     or self.repeated_prints)
 
@@ -178,6 +180,8 @@ class RawStats:
             parts.append(copies)
         counted = ((self.noise_lines, "line{s} without a record dropped (launcher, warnings, progress)"),
                    (self.tagged_records, "rank tag{s} removed"),
+                   (self.joined_lines, "line{s} of a rank that mpirun's output chunks cut (its tag inside the "
+                                       "line) joined again"),
                    (self.colour_lines, "line{s} stripped of colour codes"),
                    (self.crlf_lines, "CRLF line end{s}"),
                    (self.timestamp_records, "timestamp prefix{es} removed"),

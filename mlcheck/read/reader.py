@@ -34,6 +34,7 @@ from mlcheck.read.rank_processes import first_of_sequential_ranks
 from mlcheck.read.rawlog import duplicate_streams, logging_ranks, per_rank_note
 from mlcheck.read.record_runs import Batch
 from mlcheck.read.result_lines import read_result_file
+from mlcheck.read.tag_chunks import joined_tag_chunks
 from mlcheck.read import reading_rules as rules
 
 __all__ = ["MARKER", "MARKER_BYTES", "MAX_LINE_BYTES", "AnyItem", "Batch", "LineReader", "LogItem", "RawItem",
@@ -164,6 +165,8 @@ def _read_stream(stream: IO[bytes], path: str, keep_text: bool, limit: int | Non
         plain = stream if limit is None and type(stream) is io.BufferedReader else None
         yield from read_result_file(lines, path, partial(_skip_line, stream), plain, batches)
         return
+    joined = [0]
+    lines = joined_tag_chunks(lines, joined, MAX_LINE_BYTES)  # (raw output: a rank's line cut by mpirun's chunks, joined)
     try:
         for raw in lines:
             line: bytes | LongLine = raw
@@ -198,11 +201,13 @@ def _read_stream(stream: IO[bytes], path: str, keep_text: bool, limit: int | Non
         yield rules.FILE_UNREADABLE.at(path, reader.line_no + 1,
                       f"reading stopped after line {reader.line_no}: {error}; the file (or its gzip "
                       "archive) is damaged or truncated")
+        reader.stats.joined_lines = joined[0]
         yield from reader.finish()
         return
     if reader is None or ahead:
         reader = _looked_ahead(reader, path, ahead, keep_text, keep_copies, promote)
         yield from _replay(reader, ahead, path, keep_text, keep_copies, promote)
+    reader.stats.joined_lines = joined[0]
     yield from reader.finish()
     if elsewhere is not None:
         elsewhere.update(reader.copies.elsewhere())

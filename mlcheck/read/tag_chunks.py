@@ -1,0 +1,96 @@
+"""Rank tags that OpenMPI (and poprun, which launches through it) wrote inside a line.
+
+``mpirun --tag-output`` forwards a rank's output in the chunks it reads from the rank's pipe and
+starts every chunk with the rank's tag, also a chunk that begins in the middle of a line: when
+more than one read's worth was waiting (a burst of records at init, block-buffered ``print``),
+the console shows ``..."event_type": "P[1,0]<stdout>:OINT_IN_TIME"...``. Between the two chunks
+another rank's chunk may come (``[1,0]<stdout>::::MLLOG {"key": "ini[1,3]<stdout>:NCCL INFO
+...``), and rank 0's line goes on at its next chunk, lines later.
+
+Raw output (never a submitted result file, read as the official parser reads it) is given to the
+reader with each rank's lines joined again, one output line per physical line so that line
+numbers stay those of the file: a physical line gives the line of the rank whose text ends it
+(its line end is that rank's), joined with what that rank printed of it before, on this line or
+earlier ones; a piece of a rank's line that another rank's tag cuts is held until that rank's
+line ends. A line that does not begin with a tag, or holds one tag only and no rank's line is
+held, or holds tags of two jobs (the first job ended there), is given as it is. A piece whose
+rank did not go on (it died mid-line) is given up at the first line that is not of its job (an
+untagged line: mpirun's or the shell's; another job's tag), after :data:`HOLD_LINES` lines, at an
+over-long line or at the end of the file: it is put in front of the line before, where the
+reader finds a cut record, followed by another (the line as it was, when that is where it was
+cut).
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Callable, Iterable, Iterator
+
+from mlcheck.read.long_lines import MAX_LINE_BYTES
+
+_TAG = re.compile(rb"\[(?:[^\[\]\s,@]*@)?(\d+),\d+\](?:\[[^\[\]\s]*\])?<std(?:out|err)>:")
+"""An OpenMPI/poprun rank tag (as :data:`mlcheck.read.rawlog.TAG`, in bytes); group 1 its job."""
+_TAG_END = b"]<std"
+HOLD_LINES = 1000
+"""Lines after which a piece of a rank's line that did not go on is given up (the rank died)."""
+
+
+def joined_tag_chunks(lines: Iterable[bytes], joined: list[int], longest: int = MAX_LINE_BYTES) -> Iterator[bytes]:
+    """``lines`` with the chunks of each rank's line joined again (see the module docstring);
+    ``joined[0]`` counts the lines given otherwise than they were; a line of ``longest`` bytes
+    without its end is over-long."""
+    held: dict[bytes, tuple[bytes, int]] = {}  # tag -> (its rank's unfinished line after the tag, where cut)
+    previous: bytes | None = None  # (given one line late: what is given up goes in front of it)
+    number = 0
+    for raw in lines:
+        number += 1
+        if len(raw) >= longest and not raw.endswith(b"\n"):  # (the reader reads on from the stream)
+            if previous is not None:
+                yield _given_up(held, lambda tag, cut_at: True) + previous
+            previous = None
+            yield raw
+            continue
+        line = raw
+        if held and previous is not None:
+            first = _TAG.match(raw)
+            job = first.group(1) if first is not None else None
+            previous = _given_up(held, lambda tag, cut_at: job is None or _TAG.match(tag).group(1) != job  # type: ignore[union-attr]
+                                 or cut_at < number - HOLD_LINES) + previous
+        if held or raw.count(_TAG_END) > 1:
+            pieces = _pieces(raw)
+            if pieces is not None:
+                *cut, (tag, text) = pieces
+                for other, piece in cut:
+                    held[other] = (held[other][0] + piece, held[other][1]) if other in held else (piece, number)
+                before = held.pop(tag, (b"", 0))[0]
+                line = tag + before + text
+                joined[0] += bool(before) or raw.count(tag) > 1  # (a rank's line went on; or its tag was in it)
+        if previous is not None:
+            yield previous
+        previous = line
+    rest = _given_up(held, lambda tag, cut_at: True)
+    if previous is not None or rest:
+        yield rest + (previous or b"")
+
+
+def _given_up(held: dict[bytes, tuple[bytes, int]], stale: Callable[[bytes, int], bool]) -> bytes:
+    """The pieces held that are ``stale`` (given their tag and line), each behind its tag,
+    removed from ``held``."""
+    old = [tag for tag, (_, cut_at) in held.items() if stale(tag, cut_at)]
+    return b"".join(tag + held.pop(tag)[0] for tag in old)
+
+
+def _pieces(raw: bytes) -> list[tuple[bytes, bytes]] | None:
+    """Each rank's text on the line, in order (a rank's pieces next to each other joined), or
+    None when the line does not begin with a tag or holds tags of several jobs."""
+    tags = list(_TAG.finditer(raw))
+    if not tags or tags[0].start() != 0 or any(t.group(1) != tags[0].group(1) for t in tags):
+        return None  # (a tag of another job: this one ended there, as the line shows)
+    pieces: list[tuple[bytes, bytes]] = []
+    for tag, after in zip(tags, tags[1:] + [None]):
+        text = raw[tag.end():after.start() if after is not None else len(raw)]
+        if pieces and pieces[-1][0] == tag.group():
+            pieces[-1] = (tag.group(), pieces[-1][1] + text)
+        else:
+            pieces.append((tag.group(), text))
+    return pieces

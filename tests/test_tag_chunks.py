@@ -1,0 +1,93 @@
+"""Raw output of ``mpirun --tag-output`` whose ranks' lines its chunks cut (mlcheck.read.tag_chunks)."""
+
+from __future__ import annotations
+
+import random
+import re
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from conftest import FIXTURES
+from mlcheck.checker import check_log
+from mlcheck.cli import main
+from mlcheck.package.discover import LogRef
+from mlcheck.read.tag_chunks import HOLD_LINES, joined_tag_chunks
+
+EXAMPLE = FIXTURES / "example" / "Acme" / "results" / "acme-t8" / "resnet" / "result_0.txt"
+_TIME = re.compile(r'"time_ms": (\d+)')
+
+
+def _joined(*lines: bytes) -> list[bytes]:
+    return list(joined_tag_chunks(list(lines), [0]))
+
+
+def test_a_ranks_own_tag_inside_its_line_is_removed() -> None:
+    assert _joined(b'[1,0]<stdout>::::MLLOG {"a": "P[1,0]<stdout>:OINT"}\n', b"[1,0]<stdout>:x\n") == \
+        [b'[1,0]<stdout>::::MLLOG {"a": "POINT"}\n', b"[1,0]<stdout>:x\n"]
+
+
+def test_a_line_cut_by_another_rank_is_given_where_the_rank_ends_it() -> None:
+    """One line out per line in: rank 3's line at the cut, rank 0's joined at its line end."""
+    assert _joined(b"[1,0]<stdout>:abc[1,3]<stdout>:noise\n", b"[1,2]<stdout>:other\n", b"[1,0]<stdout>:def\n") == \
+        [b"[1,3]<stdout>:noise\n", b"[1,2]<stdout>:other\n", b"[1,0]<stdout>:abcdef\n"]
+
+
+def test_pieces_of_one_rank_on_one_line_are_joined_around_another_ranks() -> None:
+    assert _joined(b"[1,0]<stdout>:ab[1,3]<stdout>:x[1,0]<stdout>:c\n", b"[1,3]<stdout>:y\n") == \
+        [b"[1,0]<stdout>:abc\n", b"[1,3]<stdout>:xy\n"]
+
+
+@pytest.mark.parametrize("after", [b"mpirun noticed that process rank 0 exited on signal 9\n",
+                                   b"[2,0]<stdout>:next job\n"])
+def test_a_rank_that_died_mid_line_is_given_up_before_another_jobs_line(after: bytes) -> None:
+    """Its piece goes in front of the line before (the line as it was, where it was cut)."""
+    cut = b"[1,0]<stdout>:abc[1,3]<stdout>:noise\n"
+    assert _joined(cut, after) == [cut, after]
+
+
+def test_a_line_of_two_jobs_and_a_piece_held_too_long_stay_as_they_were() -> None:
+    two_jobs = b"[1,0]<stdout>:abc[2,0]<stdout>:new\n"
+    assert _joined(two_jobs) == [two_jobs]
+    lines = [b"[1,0]<stdout>:abc[1,3]<stdout>:x\n"] + [b"[1,3]<stdout>:y\n"] * (HOLD_LINES + 2)
+    out = _joined(*lines)
+    assert len(out) == len(lines) and out.count(b"[1,0]<stdout>:abc[1,3]<stdout>:y\n") == 1
+
+
+def _chunked(lines: list[str], ranks: int, size: int, seed: int) -> str:
+    """What ``mpirun --tag-output`` prints when every rank prints every record (its clock a
+    millisecond apart) and the chunks it reads (``size`` bytes at most) interleave at random:
+    each chunk begins with its rank's tag, wherever the chunk begins."""
+    rng = random.Random(seed)
+    streams = []
+    for rank in range(ranks):
+        text = "".join(_TIME.sub(lambda m: f'"time_ms": {int(m.group(1)) + rank}', line) for line in lines)
+        cuts = [0]
+        while cuts[-1] < len(text):
+            cuts.append(cuts[-1] + rng.randint(size // 2, size))
+        streams.append([text[a:b] for a, b in zip(cuts, cuts[1:])])
+    out = ["mpirun -np %d --tag-output python train.py\n" % ranks]
+    while any(streams):
+        rank = rng.choice([r for r, chunks in enumerate(streams) if chunks])
+        chunk = streams[rank].pop(0)
+        tag = f"[1,{rank}]<stdout>:"
+        out.append(tag + chunk[:-1].replace("\n", "\n" + tag) + chunk[-1:])
+    return "".join(out)
+
+
+@pytest.mark.parametrize("seed", [1, 2, 3])
+def test_every_rank_printing_in_chunks_reads_as_the_clean_run(tmp_path: Path, seed: int) -> None:
+    """Four ranks, chunks of 150-300 bytes (most records cut, often by another rank's chunk):
+    one run with the clean file's verdict and time, and ``split`` writes the clean file
+    (was: records with tags inside them, MLC006/MLC008/MLC025 errors, a failing run)."""
+    clean_text = EXAMPLE.read_text("utf-8")
+    log = tmp_path / "job.log"
+    log.write_text(_chunked(clean_text.splitlines(keepends=True), 4, 300, seed), "utf-8")
+    [clean] = check_log(LogRef(str(EXAMPLE)), None)
+    [result] = check_log(LogRef(str(log)), None)
+    assert (result.verdict, result.time_to_train_min) == (clean.verdict, clean.time_to_train_min)
+    assert [f.code for f in result.findings] == ["MLC020"]
+    assert "joined again" in result.findings[0].message
+    outcome = CliRunner().invoke(main, ["split", str(log), "-o", str(tmp_path / "out")])
+    assert outcome.exit_code == 0 and (tmp_path / "out" / "result_0.txt").read_text("utf-8") == clean_text
