@@ -7,6 +7,9 @@ the launcher and the rank tags say, never from the order of the MLLOG keys:
 
 - a launcher command line (``mpirun -np 8 ...``, ``+ srun --nodes ...``, ``$ torchrun --nproc...``,
   ``poprun --num-instances ...``) or a launcher's own launch message (``poprun: launching ...``);
+- in raw output, a launcher's word that the job ended (:data:`JOB_END`: Slurm cancelled it and
+  ``--requeue`` runs it again into the same file, torchelastic restarts the worker group, OpenMPI
+  saw a rank die): what follows is another attempt, even one whose first run died in its init;
 - records tagged with another MPI job number than before (``[2,0]<stdout>:`` after ``[1,0]``).
 
 Each piece of evidence met after a record was kept is one MLC024 note at its line; the next
@@ -28,6 +31,18 @@ LAUNCH_LINE = re.compile(
     rb"^[ \t]*(?:\d[\d:.,/T-]*(?:[ \t]+\d[\d:.,]*)?[ \t]+)?(?:[+$#>]+[ \t]*)?(?:\S*/)?" + _LAUNCHERS
     + rb"(?:[ \t]+-|[ \t]*:[ \t]*launch)", re.IGNORECASE)
 """A launcher's command line (its first argument is an option) or its launch message."""
+JOB_END = re.compile(
+    rb"slurmstepd(?:-[\w.-]+)?: error: \*\*\* (?:JOB|STEP) \S+ ON \S+ CANCELLED AT "
+    rb"|srun: Job step aborted"
+    rb"|Worker group FAILED\b.*\bwill restart worker group"
+    rb"|Primary job\s+terminated normally, but \d+ process"
+    rb"|(?:mpirun|prterun) noticed that process rank \d+ with PID"
+    rb"|(?:mpirun|prterun) detected that one or more processes exited with non-zero status")
+"""A launcher's word that the job (or its attempt) ended: Slurm cancelled it (a time limit,
+a preemption, a node failure; ``--requeue`` runs it again into the same file), torchelastic
+restarts its worker group, OpenMPI/PRRTE saw a rank die."""
+_JOB_END_WORDS = (b"CANCELLED AT", b"step aborted", b"restart worker group", b"terminated normally", b"noticed that",
+                  b"detected that")
 LAUNCHER_PARTS = (b"run", b"mpiexec", b"deepspeed")
 """Every launcher name of :data:`LAUNCH_LINE` holds one of these (in ASCII lower case)."""
 
@@ -74,13 +89,13 @@ class JobStarts:
         return kept != 0 and kept != self._kept_at_last
 
     def launcher(self, raw: bytes, line_no: int, kept: int) -> Finding | None:
-        """MLC024 when ``raw`` (a line without a record) launches a job after records were kept."""
-        if not LAUNCH_LINE.match(raw):
-            return None
-        text = raw.decode("utf-8", errors="replace").strip()
-        if len(text) > 80:
-            text = text[:77] + "..."
-        return self._boundary(line_no, kept, f"the launcher line {text!r}")
+        """MLC024 when ``raw`` (a line without a record of raw output) launches a job, or says
+        that the job ended (:data:`JOB_END`), after records were kept."""
+        if LAUNCH_LINE.match(raw):
+            return self._boundary(line_no, kept, f"the launcher line {_shown(raw)}")
+        if any(word in raw for word in _JOB_END_WORDS) and JOB_END.search(raw):
+            return self._boundary(line_no, kept, _shown(raw), begins=False)
+        return None
 
     def tagged(self, job: int, line_no: int, kept: int) -> Finding | None:
         """MLC024 when a record of an MPI job not seen before follows records of another job."""
@@ -92,8 +107,15 @@ class JobStarts:
         return self._boundary(line_no, kept, f"records tagged with MPI job {job} (another job than "
                               "the records before)")
 
-    def _boundary(self, line_no: int, kept: int, evidence: str) -> Finding | None:
+    def _boundary(self, line_no: int, kept: int, evidence: str, begins: bool = True) -> Finding | None:
         if kept == 0 or kept == self._kept_at_last:
             return None
         self._kept_at_last = kept
-        return raw_output.JOB_STARTED.at(self.path, line_no, f"a new job begins here ({evidence}): {ANOTHER_RUN}")
+        where = "a new job begins here" if begins else "the job ends here"
+        return raw_output.JOB_STARTED.at(self.path, line_no, f"{where} ({evidence}): {ANOTHER_RUN}")
+
+
+def _shown(raw: bytes) -> str:
+    """A line as a finding quotes it (80 characters at most)."""
+    text = raw.decode("utf-8", errors="replace").strip()
+    return repr(text if len(text) <= 80 else text[:77] + "...")

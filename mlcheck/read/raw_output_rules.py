@@ -37,7 +37,9 @@ the line is counted as repaired in MLC020 instead.
   buffering; the rest may follow on a later line): the official parser reads the last record of
   a line only and passes it, and another rank's copy may stand for it (MLC028).
 - MLC024 new-job-started (info): raw job output holds another job from this line on (a launcher
-  command or launch message, or records tagged with another MPI job number), so the records
+  command or launch message; a launcher's word that the job ended: Slurm's ``*** JOB ... CANCELLED
+  AT``, torchelastic's restart of the worker group, OpenMPI's dead rank; records tagged with
+  another MPI job number), so the records
   after it are read as another run. This is the only thing that makes several runs of one file;
   a file named ``result_<i>.txt`` is always one run, as the official checker reads it (a
   second job's records in it are then duplicates, reported by the rules of the round). See

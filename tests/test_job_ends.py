@@ -1,0 +1,68 @@
+"""Raw output in which a launcher says the job (or its attempt) ended: what follows is another run."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+
+from conftest import FIXTURES
+from mlcheck.checker import check_log
+from mlcheck.package.discover import LogRef
+
+EXAMPLE = FIXTURES / "example" / "Acme" / "results" / "acme-t8" / "resnet" / "result_0.txt"
+_TIME = re.compile(r'"time_ms": (\d+)')
+
+ENDS = [
+    "slurmstepd: error: *** JOB 4411 ON node017 CANCELLED AT 2022-05-17T03:10:00 DUE TO PREEMPTION ***",
+    "slurmstepd: error: *** STEP 4411.0 ON node017 CANCELLED AT 2022-05-17T03:10:00 DUE TO TIME LIMIT ***",
+    "srun: Job step aborted: Waiting up to 32 seconds for job step to finish.",
+    "[2022-05-17 03:10:00,000] torch.distributed.elastic.agent.server.api: [WARNING] Worker group FAILED. "
+    "3/3 attempts left; will restart worker group",
+    "Primary job  terminated normally, but 1 process returned",
+    "mpirun noticed that process rank 0 with PID 4242 on node node017 exited on signal 9 (Killed).",
+]
+
+
+def _records() -> list[str]:
+    return EXAMPLE.read_text("utf-8").splitlines()
+
+
+def _later(line: str, minutes: int) -> str:
+    return _TIME.sub(lambda m: f'"time_ms": {int(m.group(1)) + minutes * 60_000}', line)
+
+
+@pytest.mark.parametrize("end", ENDS)
+def test_an_attempt_killed_in_its_init_then_run_again_is_two_runs(end: str, tmp_path: Path) -> None:
+    """The first attempt dies before init_stop (no launcher line after it, as a Slurm requeue or
+    a torchelastic restart prints none): the second is a run of its own, with the clean file's
+    verdict and time (was: one run, init timed from the first attempt, MLC401)."""
+    records = _records()
+    init_stop = next(i for i, line in enumerate(records) if '"init_stop"' in line)
+    lines = records[:init_stop - 2] + [end] + [_later(line, 40) for line in records]
+    log = tmp_path / "console.log"
+    log.write_text("\n".join(lines) + "\n", "utf-8")
+    [clean] = check_log(LogRef(str(EXAMPLE)), None)
+    first, second = check_log(LogRef(str(log)), None)
+    assert first.status is None and first.verdict == "fail"
+    assert (second.verdict, second.time_to_train_min) == (clean.verdict, clean.time_to_train_min)
+    [note] = [f for f in first.findings + second.findings if f.code == "MLC024"]
+    assert note.line == init_stop - 1 and note.message.startswith("the job ends here (")
+
+
+def test_a_job_end_after_the_run_opens_nothing(tmp_path: Path) -> None:
+    log = tmp_path / "console.log"
+    log.write_text("\n".join(_records() + [ENDS[1]]) + "\n", "utf-8")
+    [clean] = check_log(LogRef(str(EXAMPLE)), None)
+    [result] = check_log(LogRef(str(log)), None)
+    assert (result.verdict, result.time_to_train_min) == (clean.verdict, clean.time_to_train_min)
+
+
+def test_a_result_file_stays_one_run(tmp_path: Path) -> None:
+    """A submitted result file is one run, as the official checker reads it (no job-end note)."""
+    records = _records()
+    path = tmp_path / "result_0.txt"
+    path.write_text("\n".join(records[:5] + [ENDS[0]] + records[5:]) + "\n", "utf-8")
+    [result] = check_log(LogRef(str(path)), None)
+    assert result.verdict == "pass" and "MLC024" not in {f.code for f in result.findings}
