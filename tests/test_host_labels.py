@@ -1,4 +1,4 @@
-"""Raw output whose lines a multi-host launcher labelled with the host's, pod's or worker's name."""
+"""Raw output whose lines name their process: a multi-host launcher's host, pod or worker name, a logger's rank."""
 
 from __future__ import annotations
 
@@ -80,3 +80,20 @@ def test_one_logger_name_before_every_record_is_one_process(tmp_path: Path) -> N
     [result] = check_log(LogRef(str(path)), None)
     assert (result.verdict, result.time_to_train_min) == (clean.verdict, clean.time_to_train_min)
     assert [f.code for f in result.findings if f.severity.name != "INFO"] == []
+
+
+@pytest.mark.parametrize("label", ["[2023-04-28 00:19:16,123] [INFO] [logging.py:96:log_dist] [Rank {}] ",
+                                   "INFO:root:[Rank {}] ", "2024-05-01 10:00:00 INFO [rank{}]: "])
+def test_a_rank_label_after_a_loggers_head_names_the_rank(label: str, tmp_path: Path) -> None:
+    """DeepSpeed's ``log_dist`` puts ``[Rank N] `` after its logger's head: every rank's records
+    read as copies of rank 1's (were: all kept, run_start three times)."""
+    assert read_prefix(label.format(3)).source == (-3, 3)
+    lines = BASE.read_text("utf-8").splitlines()
+    path = tmp_path / "console.log"
+    path.write_text("\n".join(_interleaved(lines, label, 3, 2)) + "\n", "utf-8")
+    [clean] = check_log(LogRef(str(BASE)), None)
+    [result] = check_log(LogRef(str(path)), None)
+    assert (result.verdict, result.time_to_train_min) == (clean.verdict, clean.time_to_train_min)
+    assert [f.code for f in result.findings if f.severity.name != "INFO"] == []
+    [summary] = [f for f in result.findings if f.code == "MLC020"]
+    assert f"records kept from rank 1 ({len(lines)})" in summary.message

@@ -45,6 +45,8 @@ _SRUN_LABEL = re.compile(r" *(?:(\d+): |\[(\d+)\](?: |<(?:stdout|stderr)>: ?)|\[
 tags without a job (PRRTE ``--output rank``, Horovod with Gloo: ``[3]<stdout>:``), torchrun's
 ``--tee``/PyTorch 2.2+ ``[rank3]: `` and ``[<role><local rank>]:`` (``[default3]:``,
 ``[trainer3]:``), and the ``[Rank 3] ``/``[rank: 3] `` of DeepSpeed's and Lightning's loggers."""
+_LOGGER_RANK = re.compile(r"(?<=[\s\]:])\[(?:[Rr]ank:? ?|rank)(\d+)\]:? ?$")
+"""A logger's rank label after its head (DeepSpeed's ``log_dist``: ``[ts] [INFO] [file:line:fn] [Rank 3] ``)."""
 _LOCAL_RANK = re.compile(r"\[[a-z][a-z_-]*?(\d+)\]: ?")
 LOCAL_RANKS = 1 << 16
 """An srun task's torchrun ranks (``0: [default1]:``) are the task's ranks ``task * LOCAL_RANKS +
@@ -113,6 +115,9 @@ def read_parts(text: str) -> Prefix:
         if inner is not None:  # (``0: [default1]:``: torchrun's local rank in an srun task)
             source, end = (-1, source[1] * LOCAL_RANKS + int(inner.group(1))), inner.end()
         return Prefix(source, stamp is not None, bool(text[end:].strip()) or bool(spliced.strip()))
+    logger = _LOGGER_RANK.search(text, position)
+    if logger is not None:  # (``[ts] [INFO] [logging.py:96:log_dist] [Rank 3] ``: a logger's head first)
+        return Prefix((-3, int(logger.group(1))), stamp is not None, bool(text[position:logger.start()].strip()))
     host = host_label(text, position)
     if host is not None:  # (``node017: ``, ``[pod/NAME/CONTAINER] ``: one process per host)
         source, end = host
