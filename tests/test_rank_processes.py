@@ -113,6 +113,25 @@ def test_a_record_printed_twice_by_two_log_handlers_is_read_once(tmp_path: Path)
     assert "MLC107" in {f.code for f in check([str(result_file)], ruleset="2.0.0").all_findings()}
 
 
+def test_ranks_printing_the_same_record_behind_timestamps_are_all_read(tmp_path: Path) -> None:
+    """Untagged output of ranks that each print the same ``init_start`` (a result file keeps all
+    of them) behind ``docker logs -t``/``ts`` timestamps: prefixes that differ in their time alone
+    are not two log handlers, every record is read (was: every second one dropped); with
+    ``INFO:mllog:`` after the time the repeat is still read once."""
+    records = _records()
+    at = next(i for i, line in enumerate(records) if '"init_start"' in line)
+    ranks = records[:at] + [records[at]] * 4 + records[at + 1:]
+    log = tmp_path / "console.log"
+    log.write_text("".join(f"2024-05-01T10:00:{i % 60:02d}.{i:06d}Z {line}\n" for i, line in enumerate(ranks)), "utf-8")
+    out = tmp_path / "out"
+    assert run_cli("split", str(log), "-o", str(out)).exit_code == 0
+    assert (out / "result_0.txt").read_text("utf-8").splitlines() == ranks
+    handlers = tmp_path / "handlers.log"
+    handlers.write_text("".join(f"10:00:0{i % 10} {line}\n10:00:0{i % 10} INFO:mllog:{line}\n"
+                                for i, line in enumerate(records)), "utf-8")
+    assert f"{len(records)} records printed again" in _message(handlers, "MLC020")
+
+
 @pytest.mark.parametrize("second_shift", [-HOUR_MS, HOUR_MS], ids=["dated-before", "dated-after"])
 def test_a_launcher_line_lets_another_task_log_the_next_run(tmp_path: Path, second_shift: int) -> None:
     """Consoles of several jobs joined in name order (``cat slurm-*.out``): the second run, after

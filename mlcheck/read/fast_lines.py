@@ -15,7 +15,7 @@ from mlcheck.read.fast_json import UNREAD, fast_body_event, fast_record
 from mlcheck.read.job_starts import JobStarts
 from mlcheck.read.prefixes import PrefixDecisions
 from mlcheck.read.rank_copies import RankCopies
-from mlcheck.read.rawlog import Prefix, RawStats, Source, read_prefix
+from mlcheck.read.rawlog import TIMESTAMP_BYTES, Prefix, RawStats, Source, read_prefix
 from mlcheck.read.official_view import after_json
 from mlcheck.read.record_shape import decode_record, validate_record, well_formed_event
 
@@ -86,7 +86,9 @@ class FastLines:
         """Whether the one untagged record of ``line`` (raw output, its marker at ``at``) repeats
         the record of the line before byte for byte, ``time_ms`` included, behind another prefix:
         a logger with two handlers (mllog's own and the root logger's ``INFO:mllog:``) prints each
-        record twice, and the repeat is read as no record (counted in MLC020)."""
+        record twice, and the repeat is read as no record (counted in MLC020). Prefixes that
+        differ in their timestamp alone (``ts``, ``docker logs -t``) are not two handlers: ranks
+        printing the same record one after the other (each rank's ``init_start``) are all read."""
         previous, self.previous_print = self.previous_print, None
         if self.result_file or line.find(_MARKER_BYTES, at + 8) >= 0:
             return False
@@ -97,7 +99,8 @@ class FastLines:
                 return False  # (a rank's copies are compared, not dropped)
         self.previous_print = (self.line_no, line, at)
         if previous is None or previous[0] != self.line_no - 1 or previous[1][:previous[2]] == head \
-                or len(previous[1]) - previous[2] != len(line) - at or previous[1][previous[2]:] != line[at:]:
+                or len(previous[1]) - previous[2] != len(line) - at or previous[1][previous[2]:] != line[at:] \
+                or _undated(previous[1][:previous[2]]) == _undated(head):
             return False  # (the line before, whatever read it, under another prefix: the same line twice is read twice)
         self.stats.repeated_prints += 1
         self.stats.records += 1
@@ -226,3 +229,9 @@ class FastLines:
             self.stats.timestamp_records += 1
         if prefix.extra_text and number == 1:
             self.stats.spliced_records += 1
+
+
+def _undated(head: bytes) -> bytes:
+    """A record's prefix without the timestamp it begins with."""
+    stamp = TIMESTAMP_BYTES.match(head)
+    return head[stamp.end():] if stamp is not None else head

@@ -39,6 +39,7 @@ _TIMESTAMP = re.compile(
     r"\[?(?:\d{4}-\d\d-\d\d[T ]\d\d:\d\d:\d\d(?:[.,]\d+)?(?:Z|[+-]\d\d:?\d\d)?"
     r"|(?:[A-Z][a-z]{2} )?[A-Z][a-z]{2} [ \d]\d \d\d:\d\d:\d\d(?:\.\d+)?(?: \d{4})?"
     r"|\d\d:\d\d:\d\d(?:\.\d+)?)\]? ?")
+TIMESTAMP_BYTES = re.compile(_TIMESTAMP.pattern.encode())
 _SRUN_LABEL = re.compile(r" *(?:(\d+): |\[(\d+)\](?: |<(?:stdout|stderr)>: ?)|\[[a-z][a-z_-]*?(\d+)\]: ?"
                          r"|\[[Rr]ank:? ?(\d+)\] )")
 """A task's label: ``srun --label`` (`` 3: ``), ``mpiexec -prepend-rank`` (``[3] ``) and the rank
