@@ -13,7 +13,9 @@ the reader takes it as a rank of job :data:`HOST_JOB` (:data:`RAY_JOB`): the ran
 first dot-separated part (``node017`` 17, ``bert-worker-3`` 3), Ray's ``pid``. A name without a
 digit (``INFO: ``, ``root: ``: a logger's level or name, one process) is not a host label: the
 text stays what it was (cut out of other text). Two hosts whose names end in the same number
-(``a1``, ``b1``) are read as one.
+(``a1``, ``b1``) are read as one; Ray's process ids need not follow the workers' ranks, so the
+worker whose records are kept (the lowest pid) may be another than rank 0 (its clock a few
+milliseconds apart).
 """
 
 from __future__ import annotations
