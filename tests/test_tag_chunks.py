@@ -91,3 +91,12 @@ def test_every_rank_printing_in_chunks_reads_as_the_clean_run(tmp_path: Path, se
     assert "joined again" in result.findings[0].message
     outcome = CliRunner().invoke(main, ["split", str(log), "-o", str(tmp_path / "out")])
     assert outcome.exit_code == 0 and (tmp_path / "out" / "result_0.txt").read_text("utf-8") == clean_text
+
+
+def test_whole_records_of_ranks_on_one_line_stay_behind_their_tags() -> None:
+    """Unflushed writes of two ranks on one line are whole records: nothing is held or joined."""
+    line = (b'[1,0]<stdout>::::MLLOG {"key": "a"}\x1b[0m[1,3]<stdout>::::MLLOG {"key": "a"}'
+            b'[1,3]<stdout>::::MLLOG {"key": "b"}\n')
+    joined = [0]
+    assert list(joined_tag_chunks([line, b"[1,0]<stdout>:x\n"], joined)) == [line, b"[1,0]<stdout>:x\n"]
+    assert joined == [0]

@@ -12,7 +12,8 @@ reader with each rank's lines joined again, one output line per physical line so
 numbers stay those of the file: a physical line gives the line of the rank whose text ends it
 (its line end is that rank's), joined with what that rank printed of it before, on this line or
 earlier ones; a piece of a rank's line that another rank's tag cuts is held until that rank's
-line ends. A line that does not begin with a tag, or holds one tag only and no rank's line is
+line ends, unless it is a whole record (two ranks' records on one line, as a terminal shows
+unflushed writes: they stay where they are, behind their tags). A line that does not begin with a tag, or holds one tag only and no rank's line is
 held, or holds tags of two jobs (the first job ended there), is given as it is. A piece whose
 rank did not go on (it died mid-line) is given up at the first line that is not of its job (an
 untagged line: mpirun's or the shell's; another job's tag), after :data:`HOLD_LINES` lines, at an
@@ -23,6 +24,7 @@ cut).
 
 from __future__ import annotations
 
+import json
 import re
 from typing import Callable, Iterable, Iterator
 
@@ -31,6 +33,8 @@ from mlcheck.read.long_lines import MAX_LINE_BYTES
 _TAG = re.compile(rb"\[(?:[^\[\]\s,@]*@)?(\d+),\d+\](?:\[[^\[\]\s]*\])?<std(?:out|err)>:")
 """An OpenMPI/poprun rank tag (as :data:`mlcheck.read.rawlog.TAG`, in bytes); group 1 its job."""
 _TAG_END = b"]<std"
+_MARKER = b":::MLLOG"
+_DECODER = json.JSONDecoder()
 HOLD_LINES = 1000
 """Lines after which a piece of a rank's line that did not go on is given up (the rank died)."""
 
@@ -42,7 +46,12 @@ def joined_tag_chunks(lines: Iterable[bytes], joined: list[int], longest: int = 
     held: dict[bytes, tuple[bytes, int]] = {}  # tag -> (its rank's unfinished line after the tag, where cut)
     previous: bytes | None = None  # (given one line late: what is given up goes in front of it)
     number = 0
-    for raw in lines:
+    for raw in _flushed_on_error(lines):
+        if raw is None:  # (reading failed: the line held back is given before the error)
+            if previous is not None:
+                yield previous
+            previous = None
+            continue
         number += 1
         if len(raw) >= longest and not raw.endswith(b"\n"):  # (the reader reads on from the stream)
             if previous is not None:
@@ -59,18 +68,59 @@ def joined_tag_chunks(lines: Iterable[bytes], joined: list[int], longest: int = 
         if held or raw.count(_TAG_END) > 1:
             pieces = _pieces(raw)
             if pieces is not None:
-                *cut, (tag, text) = pieces
-                for other, piece in cut:
-                    held[other] = (held[other][0] + piece, held[other][1]) if other in held else (piece, number)
-                before = held.pop(tag, (b"", 0))[0]
-                line = tag + before + text
-                joined[0] += bool(before) or raw.count(tag) > 1  # (a rank's line went on; or its tag was in it)
+                line, went_on = _line_of(pieces, held, number)
+                joined[0] += went_on or len(pieces) < raw.count(_TAG_END)  # (a rank's line went on, or held its tag)
         if previous is not None:
             yield previous
         previous = line
     rest = _given_up(held, lambda tag, cut_at: True)
     if previous is not None or rest:
         yield rest + (previous or b"")
+
+
+def _flushed_on_error(lines: Iterable[bytes]) -> Iterator[bytes | None]:
+    """``lines``; where reading them fails (a damaged gzip), None first, then the error."""
+    iterator = iter(lines)
+    while True:
+        try:
+            raw = next(iterator)
+        except StopIteration:
+            return
+        except Exception:
+            yield None
+            raise
+        yield raw
+
+
+def _line_of(pieces: list[tuple[bytes, bytes]], held: dict[bytes, tuple[bytes, int]],
+             number: int) -> tuple[bytes, bool]:
+    """The line that physical line ``number`` of ``pieces`` gives: the pieces that stay (whole
+    records of other ranks, text that ends no record), then the last rank's line joined with
+    what it held; the pieces of unfinished lines go to ``held``. And whether held text was joined."""
+    *cut, (tag, text) = pieces
+    stay = []
+    for other, piece in cut:
+        if other in held:
+            held[other] = (held[other][0] + piece, held[other][1])
+        elif _unfinished(piece):
+            held[other] = (piece, number)
+        else:
+            stay.append(other + piece)
+    before = held.pop(tag, (b"", 0))[0]
+    return b"".join(stay) + tag + before + text, bool(before)
+
+
+def _unfinished(piece: bytes) -> bool:
+    """Whether a rank's text cut by another rank's tag is not a whole record (its rank's line
+    goes on later: a record cut short, text before a record, a marker cut short)."""
+    at = piece.rfind(_MARKER)
+    if at < 0:
+        return True
+    try:  # (a whole record, whatever follows it: a colour code's end, a blank)
+        _DECODER.raw_decode(piece[at + len(_MARKER):].decode("utf-8", errors="replace").lstrip())
+    except ValueError:
+        return True
+    return False
 
 
 def _given_up(held: dict[bytes, tuple[bytes, int]], stale: Callable[[bytes, int], bool]) -> bytes:
@@ -81,15 +131,16 @@ def _given_up(held: dict[bytes, tuple[bytes, int]], stale: Callable[[bytes, int]
 
 
 def _pieces(raw: bytes) -> list[tuple[bytes, bytes]] | None:
-    """Each rank's text on the line, in order (a rank's pieces next to each other joined), or
-    None when the line does not begin with a tag or holds tags of several jobs."""
+    """Each rank's text on the line, in order (a rank's piece joined with its next when that
+    comes next and the first is no whole record), or None when the line does not begin with a
+    tag or holds tags of several jobs."""
     tags = list(_TAG.finditer(raw))
     if not tags or tags[0].start() != 0 or any(t.group(1) != tags[0].group(1) for t in tags):
         return None  # (a tag of another job: this one ended there, as the line shows)
     pieces: list[tuple[bytes, bytes]] = []
     for tag, after in zip(tags, tags[1:] + [None]):
         text = raw[tag.end():after.start() if after is not None else len(raw)]
-        if pieces and pieces[-1][0] == tag.group():
+        if pieces and pieces[-1][0] == tag.group() and _unfinished(pieces[-1][1]):  # (a cut of one rank's line)
             pieces[-1] = (tag.group(), pieces[-1][1] + text)
         else:
             pieces.append((tag.group(), text))
