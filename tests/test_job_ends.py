@@ -66,3 +66,13 @@ def test_a_result_file_stays_one_run(tmp_path: Path) -> None:
     path.write_text("\n".join(records[:5] + [ENDS[0]] + records[5:]) + "\n", "utf-8")
     [result] = check_log(LogRef(str(path)), None)
     assert result.verdict == "pass" and "MLC024" not in {f.code for f in result.findings}
+
+
+def test_an_untagged_record_cut_by_the_next_on_its_line_is_a_cut_record(tmp_path: Path) -> None:
+    """A job appended to a log whose last job was killed mid-record (``--open-mode=append``,
+    no launcher line): the cut record is MLC023 at its line (was: MLC003, 'invalid JSON')."""
+    records = _records()
+    log = tmp_path / "console.log"
+    log.write_text("\n".join(records[:100] + [records[100][:90] + records[0]] + records[1:]) + "\n", "utf-8")
+    found = {(f.code, f.line) for r in check_log(LogRef(str(log)), None) for f in r.findings}
+    assert ("MLC023", 101) in found and not any(code == "MLC003" for code, _ in found)
