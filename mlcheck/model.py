@@ -176,7 +176,7 @@ class FirstRecords:
 
 
 _FIRST = operator.itemgetter(0)
-_NO_START = 9e99
+NO_INIT_START = 9e99
 """The first init_start before any (the official checker's ``first_init_start``)."""
 _T = TypeVar("_T")
 
@@ -287,5 +287,5 @@ class Run(FirstRecords):
         if not starts or stop is None:
             return None
         # (from 9e99, as the checker's BEGIN sets it: a start timed NaN never lowers it, in C)
-        earliest: float = min(chain((_NO_START,), map(EVENT_TIME_MS, starts)))
+        earliest: float = min(chain((NO_INIT_START,), map(EVENT_TIME_MS, starts)))
         return stop.time_ms - earliest

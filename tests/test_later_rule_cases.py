@@ -8,7 +8,9 @@ documented in ``KNOWN_DIFFERENCES``.
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import io
+import json
 import logging
 from pathlib import Path
 from typing import Any, Callable
@@ -229,3 +231,25 @@ def test_a_stable_diffusion_run_short_of_the_target_counts_the_evals_without_eve
     [finding] = [f for f in run.findings if f.code == "MLC301"]
     assert "last of 2 aggregated_eval_accuracy records (1 more without every field of the target)" in finding.message
     assert finding.line == case.line_of("run_stop")
+
+
+@pytest.mark.parametrize("metadata", [["metric", "samples_count"], "metric samples_count"])
+def test_a_stable_diffusion_eval_whose_metadata_is_no_object_fails_as_the_checker_crashes(
+        tmp_path: Path, metadata: Any) -> None:
+    """The checker's BEGIN code finds 'metric' in a list or string (``in``), then reads it by
+    name and raises: the file fails (MLC304, official), and the RCP checker raises on it (MLC535)."""
+    first = load_tool("make_rule_cases")
+    records = GEN.base_records("4.0.0", "stable_diffusion")
+    last = max(i for i, r in enumerate(records) if r.key == "eval_accuracy")
+    records.insert(last + 1, dataclasses.replace(records[last]))
+    case = first.Case("4.0.0", "stable_diffusion", "x", records)
+    line = case.line_of("eval_accuracy", sum(r.key == "eval_accuracy" for r in records) - 1)
+    lines = case.lines()
+    record = json.loads(lines[line - 1].split(":::MLLOG ", 1)[1])
+    lines[line - 1] = ":::MLLOG " + json.dumps({**record, "metadata": metadata})
+    path = tmp_path / "result_0.txt"
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    (run,) = check([str(path)], ruleset="4.0.0").runs
+    found = {(f.code, f.line, f.official) for f in run.findings}
+    assert run.official_verdict == "fail"
+    assert ("MLC304", line, True) in found and ("MLC535", line, False) in found

@@ -5,6 +5,8 @@ the line. Each case names what the official parser (mlp_parser, the same in ever
 from __future__ import annotations
 
 import gzip
+import json
+import re
 from pathlib import Path
 
 from conftest import FIXTURES
@@ -238,3 +240,27 @@ def test_a_common_key_check_says_every_run_requires_it(tmp_path: Path) -> None:
     [finding] = [f for f in run.findings if f.code == "MLC111"]
     assert (finding.line, run.official_verdict) == (at + 1, "fail")
     assert "every run requires" in finding.message and "closed division" not in finding.message
+
+
+def _with_time(line: str, time_ms: int) -> str:
+    return re.sub(r'"time_ms": \d+', f'"time_ms": {time_ms}', line, count=1)
+
+
+def test_a_second_run_stop_without_status_fails_as_the_checker_checks_each(tmp_path: Path) -> None:
+    """common.yaml's CHECK of run_stop runs on every run_stop: a repeat without ``status`` (an
+    exit hook's) fails the file, though repeats of one value only warn (EXACTLY_ONE)."""
+    at = _line_of("run_stop")
+    again = LINES[at].replace('"status": "success"', '"note": 1')
+    run = _run(tmp_path, LINES[:at + 1] + [again] + LINES[at + 1:])
+    assert run.official_verdict == "fail"
+    assert ("MLC103", at + 2, "ERROR") in _codes(run)
+
+
+def test_a_second_init_stop_past_the_limit_fails_as_the_checker_checks_each(tmp_path: Path) -> None:
+    at = _line_of("init_stop")
+    start = json.loads(LINES[_line_of("init_start")].split(":::MLLOG", 1)[1])["time_ms"]
+    again = _with_time(LINES[at], start + 31 * 60_000)
+    run = _run(tmp_path, LINES[:at + 1] + [again] + LINES[at + 1:])
+    assert run.official_verdict == "fail"
+    [found] = [f for f in run.findings if f.code == "MLC401"]
+    assert found.line == at + 2 and "to the init_stop at line" in found.message

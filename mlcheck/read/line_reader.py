@@ -267,7 +267,7 @@ class LineReader(FastLines):
         try:
             record, end, replaced = decode_record(body)
         except (ValueError, RecursionError) as error:
-            raw = self.tags_seen or self.stats.is_raw or (followed and not self.result_file)  # (cut by the next)
+            raw = self.tags_seen or self.stats.is_raw or (followed and not self.result_file and bool(body.strip()))
             if not hidden:
                 if source is not None:  # (the other ranks' copies of it are copies of it)
                     yield from self.copies.kept_unreadable(source, MARKER + segment, line_no)

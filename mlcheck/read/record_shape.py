@@ -142,7 +142,8 @@ def validate_record(record: object, line_no: int, path: str,
                 namespace=namespace if isinstance(namespace, str) else None)
 
 
-CHECKED_FIELDS = ("epoch_count", "epoch_num", "first_epoch_num", "samples_count", "status", "step_num", "tensor")
+CHECKED_FIELDS = ("epoch_count", "epoch_num", "first_epoch_num", "metric", "samples_count", "status", "step_num",
+                  "tensor")
 """The metadata fields whose presence the official checkers test (``'epoch_num' in v['metadata']``)."""
 
 

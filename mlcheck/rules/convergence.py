@@ -88,9 +88,12 @@ def check(ctx: RunContext) -> Iterator[Finding]:
     target = target_for(facts, run.division)
     if target.aggregate is not None:
         for event, wrong in unmergeable(run, target.aggregate):
+            named = event.metadata[target.aggregate.name_from]
             yield ctx.at(EVAL_VALUE_INVALID, event.line,
-                         f"{target.metric} names its {target.aggregate.name_from} "
-                         f"{show_repr(event.metadata[target.aggregate.name_from])} but {wrong}: the checker merges "
+                         (f"{target.metric}'s metadata is no object, in which the checker finds "
+                          f"'{target.aggregate.name_from}', then reads it by name" if named is math.nan else
+                          f"{target.metric} names its {target.aggregate.name_from} {show_repr(named)} but {wrong}") +
+                         ": the checker merges "
                          f"the records of one {target.aggregate.by} into "
                          f"{target.aggregate.into} and crashes on this one ({target.aggregate.source})")
     yield from invalid_values(ctx, target, EVAL_VALUE_INVALID)

@@ -53,7 +53,9 @@ def unmergeable(run: Run, aggregate: Aggregate) -> tuple[tuple[Event, str], ...]
     for event in run.occurrences(aggregate.key):
         if aggregate.name_from not in event.metadata:
             continue
-        if aggregate.by not in event.metadata:
+        if event.metadata[aggregate.name_from] is math.nan:  # (as_checked_metadata: no object)
+            found.append((event, "its metadata is no object"))
+        elif aggregate.by not in event.metadata:
             found.append((event, f"has no {aggregate.by} in its metadata"))
         elif not _hashable(event.metadata[aggregate.by]):
             found.append((event, f"has a {aggregate.by} of {show_repr(event.metadata[aggregate.by])}, which "
@@ -74,7 +76,8 @@ def _hashable(value: object) -> bool:
 def _aggregated(run: Run, aggregate: Aggregate) -> Run:
     merged: dict[Any, dict[str, Any]] = {}
     for event in run.occurrences(aggregate.key):
-        if aggregate.name_from not in event.metadata or aggregate.by not in event.metadata:
+        if aggregate.name_from not in event.metadata or aggregate.by not in event.metadata \
+                or event.metadata[aggregate.name_from] is math.nan:  # (no object: unmergeable)
             continue
         position = event.metadata[aggregate.by]
         try:

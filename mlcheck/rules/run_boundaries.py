@@ -8,7 +8,7 @@ A run is scored from ``run_start`` to ``run_stop``; each must appear exactly onc
 - MLC102 run-stop-missing: no ``run_stop`` (the job crashed or the log was cut); the run cannot be
   timed and counts as non-converged.
 - MLC103 run-stop-status-missing: ``run_stop`` has no ``status`` in its metadata (an error: the
-  official checker of every round fails it too), or a status other than ``success`` / ``aborted``
+  official checker of every round fails it too, for each ``run_stop`` logged), or a status other than ``success`` / ``aborted``
   (a warning, ``official: false``: that checker only asks for the key; the RCP checker counts
   only ``success`` as converged, and so does mlcheck's score; the results summarizer reads no
   status and times the run anyway, which the folder's score reason says).
@@ -66,6 +66,13 @@ def check(ctx: RunContext) -> Iterator[Finding]:
                      "(the RCP checker and mlcheck count only 'success' as converged; the results summarizer "
                      "reads no status and times the run anyway)",
                      severity=Severity.WARNING, official=False)
+    if stop is not None:  # (common.yaml checks each run_stop: a repeat without status fails the file too)
+        for again in run.occurrences("run_stop")[1:]:
+            if "status" not in again.metadata:
+                yield ctx.at(RUN_STOP_STATUS_MISSING, again.line,
+                             f"the run_stop at line {again.line} (logged again after line {stop.line}) has no "
+                             "'status' in its metadata; the checker checks each run_stop: log it once, with "
+                             "its status")
     for key in ("run_start", "run_stop"):
         events = run.occurrences(key)
         if len(events) > 1:

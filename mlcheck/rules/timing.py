@@ -27,9 +27,10 @@ v1.1, 30 min closed / 4 h open from v2.0); checker: training_X.Y.Z/common.yaml, 
 from __future__ import annotations
 
 import math
+from itertools import chain
 from typing import Iterator
 
-from mlcheck.model import EVENT_LINE, EVENT_TIME_MS, PLAUSIBLE_MS, Event, Finding, Severity
+from mlcheck.model import NO_INIT_START, EVENT_LINE, EVENT_TIME_MS, PLAUSIBLE_MS, Event, Finding, Severity
 from mlcheck.rule import Rule, RunContext
 
 INIT_TIME_EXCEEDED = Rule("MLC401", "init-time-exceeded", Severity.ERROR,
@@ -127,15 +128,31 @@ def _init_time(ctx: RunContext) -> Iterator[Finding]:
     minutes = duration / 60000
     checker_limit = ctx.ruleset.init_limit_checker[division]
     rules_limit = ctx.ruleset.init_limit_rules[division]
-    if not minutes < checker_limit:  # (as the checker compares: a time NaN fails it too)
+    over = _over_limit(run.occurrences("init_start"), run.occurrences("init_stop"), checker_limit)
+    if over is not None:  # (as the checker compares: a time NaN fails it too)
+        late, minutes = over
         took = f"took {_minutes(minutes, checker_limit)} min" if math.isfinite(minutes) else \
             "cannot be timed (a time of init_start or init_stop is not a finite number)"
-        yield ctx.at(INIT_TIME_EXCEEDED, stop.line,
-                     f"init {took}; the {ctx.ruleset.round} {division} division allows {checker_limit:g} min")
+        which = "" if late is stop else f" to the init_stop at line {late.line} (the checker checks each init_stop)"
+        yield ctx.at(INIT_TIME_EXCEEDED, late.line,
+                     f"init {took}{which}; the {ctx.ruleset.round} {division} division allows {checker_limit:g} min")
     elif minutes >= rules_limit:
         yield ctx.at(INIT_OVER_RULES_LIMIT, stop.line,
                      f"init took {_minutes(minutes, rules_limit)} min; the {ctx.ruleset.round} rules text allows "
                      f"{rules_limit:g} min (training_rules §Timing) while its checker of record allowed {checker_limit:g}")
+
+
+def _over_limit(starts: tuple[Event, ...] | list[Event], stops: tuple[Event, ...] | list[Event],
+                limit: float) -> tuple[Event, float] | None:
+    """The first ``init_stop`` that is not within ``limit`` minutes of the first ``init_start``
+    logged before it, with its minutes, as common.yaml checks each (``ll.timestamp -
+    s['first_init_start'] < limit``, from 9e99 until an ``init_start`` lowers it); else None."""
+    for stop in stops:
+        earliest: float = min(chain((NO_INIT_START,), (EVENT_TIME_MS(s) for s in starts if EVENT_LINE(s) <= stop.line)))
+        minutes = (stop.time_ms - earliest) / 60000
+        if not minutes < limit:
+            return stop, minutes
+    return None
 
 
 def _minutes(minutes: float, limit: float) -> str:

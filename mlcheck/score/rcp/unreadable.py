@@ -5,6 +5,8 @@ benchmark with RCPs in the round."""
 
 from __future__ import annotations
 
+import math
+
 from typing import Any, Mapping
 
 from mlcheck.facts.checks import show
@@ -53,8 +55,8 @@ def _raises(event: Event, rule: ConvergenceRule, averaged: bool) -> str:
     """Why the checker raises on this eval ("" when it does not); ``averaged``: it is the run's
     point the checker averages unrounded."""
     metadata: Any = event.metadata
-    if not isinstance(metadata, Mapping):
-        return "has metadata that is not an object"
+    if not isinstance(metadata, Mapping) or any(value is math.nan for value in metadata.values()):
+        return "has metadata that is not an object"  # (math.nan: as_checked_metadata's stand-in for a name found)
     keys = (rule.metadata, "metric") if rule.point == "first_passing_step" else (rule.metadata,)
     for key in keys:
         if key not in metadata:
