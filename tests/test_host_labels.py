@@ -83,10 +83,12 @@ def test_one_logger_name_before_every_record_is_one_process(tmp_path: Path) -> N
 
 
 @pytest.mark.parametrize("label", ["[2023-04-28 00:19:16,123] [INFO] [logging.py:96:log_dist] [Rank {}] ",
-                                   "INFO:root:[Rank {}] ", "2024-05-01 10:00:00 INFO [rank{}]: "])
+                                   "INFO:root:[Rank {}] ", "2024-05-01 10:00:00 INFO [rank{}]: ",
+                                   "rank {}: ", "[RANK {}] ", "[rank={}] ", "[GPU{}] ", "INFO [GPU {}] "])
 def test_a_rank_label_after_a_loggers_head_names_the_rank(label: str, tmp_path: Path) -> None:
-    """DeepSpeed's ``log_dist`` puts ``[Rank N] `` after its logger's head: every rank's records
-    read as copies of rank 1's (were: all kept, run_start three times)."""
+    """DeepSpeed's ``log_dist`` puts ``[Rank N] `` after its logger's head, a job's own print
+    ``rank N: `` or ``[GPU N] ``: every rank's records read as copies of rank 1's (were: all kept,
+    run_start three times)."""
     assert read_prefix(label.format(3)).source == (-3, 3)
     lines = BASE.read_text("utf-8").splitlines()
     path = tmp_path / "console.log"

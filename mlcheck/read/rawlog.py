@@ -41,12 +41,13 @@ _TIMESTAMP = re.compile(
     r"|\d\d:\d\d:\d\d(?:\.\d+)?)\]? ?")
 TIMESTAMP_BYTES = re.compile(_TIMESTAMP.pattern.encode())
 _SRUN_LABEL = re.compile(r" *(?:(\d+): |\[(\d+)\](?: |<(?:stdout|stderr)>: ?)|\[[a-z][a-z_-]*?(\d+)\]: ?"
-                         r"|\[[Rr]ank:? ?(\d+)\] )")
+                         r"|\[(?:[Rr]ank|RANK|GPU|gpu)(?:[:=] ?| )?(\d+)\] |(?:[Rr]ank|RANK) (\d+): )")
 """A task's label: ``srun --label`` (`` 3: ``), ``mpiexec -prepend-rank`` (``[3] ``) and the rank
 tags without a job (PRRTE ``--output rank``, Horovod with Gloo: ``[3]<stdout>:``), torchrun's
 ``--tee``/PyTorch 2.2+ ``[rank3]: `` and ``[<role><local rank>]:`` (``[default3]:``,
-``[trainer3]:``), and the ``[Rank 3] ``/``[rank: 3] `` of DeepSpeed's and Lightning's loggers."""
-_LOGGER_RANK = re.compile(r"(?<=[\s\]:])\[(?:[Rr]ank:? ?|rank)(\d+)\]:? ?$")
+``[trainer3]:``), the ``[Rank 3] ``/``[rank: 3] `` of DeepSpeed's and Lightning's loggers, and
+a job's own ``[RANK 3] ``, ``[rank=3] ``, ``[GPU3] ``, ``rank 3: ``."""
+_LOGGER_RANK = re.compile(r"(?<=[\s\]:])\[(?:[Rr]ank|RANK|GPU|gpu)(?:[:=] ?| )?(\d+)\]:? ?$")
 """A logger's rank label after its head (DeepSpeed's ``log_dist``: ``[ts] [INFO] [file:line:fn] [Rank 3] ``)."""
 _LOCAL_RANK = re.compile(r"\[[a-z][a-z_-]*?(\d+)\]: ?")
 LOCAL_RANKS = 1 << 16
@@ -86,7 +87,7 @@ def _label_source(label: re.Match[str]) -> Source:
         return -1, int(label.group(1))
     if label.group(2) is not None:
         return -2, int(label.group(2))
-    return -3, int(label.group(3) if label.group(3) is not None else label.group(4))
+    return -3, int(next(number for number in label.groups()[2:] if number is not None))
 
 
 def read_parts(text: str) -> Prefix:
