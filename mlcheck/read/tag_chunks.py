@@ -13,8 +13,9 @@ numbers stay those of the file: a physical line gives the line of the rank whose
 (its line end is that rank's), joined with what that rank printed of it before, on this line or
 earlier ones; a piece of a rank's line that another rank's tag cuts is held until that rank's
 line ends, unless it is a whole record (two ranks' records on one line, as a terminal shows
-unflushed writes: they stay where they are, behind their tags). A line that does not begin with a tag, or holds one tag only and no rank's line is
-held, or holds tags of two jobs (the first job ended there), is given as it is. A piece whose
+unflushed writes: they stay where they are, behind their tags). A line that does not begin with
+a tag, or holds one tag only and no rank's line is held, or holds tags of two jobs (the first
+job ended there), is given as it is. A piece whose
 rank did not go on (it died mid-line) is given up at the first line that is not of its job (an
 untagged line: mpirun's or the shell's; another job's tag), after :data:`HOLD_LINES` lines, at an
 over-long line or at the end of the file: it is put in front of the line before, where the
@@ -63,7 +64,7 @@ def joined_tag_chunks(lines: Iterable[bytes], joined: list[int], longest: int = 
         if held and previous is not None:
             first = _TAG.match(raw)
             job = first.group(1) if first is not None else None
-            previous = _given_up(held, lambda tag, cut_at: job is None or _TAG.match(tag).group(1) != job  # type: ignore[union-attr]
+            previous = _given_up(held, lambda tag, cut_at: job is None or _job(tag) != job
                                  or cut_at < number - HOLD_LINES) + previous
         if held or raw.count(_TAG_END) > 1:
             pieces = _pieces(raw)
@@ -95,8 +96,8 @@ def _flushed_on_error(lines: Iterable[bytes]) -> Iterator[bytes | None]:
 def _line_of(pieces: list[tuple[bytes, bytes]], held: dict[bytes, tuple[bytes, int]],
              number: int) -> tuple[bytes, bool]:
     """The line that physical line ``number`` of ``pieces`` gives: the pieces that stay (whole
-    records of other ranks, text that ends no record), then the last rank's line joined with
-    what it held; the pieces of unfinished lines go to ``held``. And whether held text was joined."""
+    records of other ranks), then the last rank's line joined with what it held; the pieces of
+    unfinished lines go to ``held``. And whether held text was joined."""
     *cut, (tag, text) = pieces
     stay = []
     for other, piece in cut:
@@ -121,6 +122,11 @@ def _unfinished(piece: bytes) -> bool:
     except ValueError:
         return True
     return False
+
+
+def _job(tag: bytes) -> bytes:
+    """The job number of a rank tag."""
+    return tag[1:tag.index(b",")].rpartition(b"@")[2]
 
 
 def _given_up(held: dict[bytes, tuple[bytes, int]], stale: Callable[[bytes, int], bool]) -> bytes:
