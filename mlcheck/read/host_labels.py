@@ -9,8 +9,8 @@ its host instead of a rank number:
 - Ray Train: ``(RayTrainWorker pid=4242, ip=10.0.0.3) ``.
 
 Each is one process whose records may be copies of another's (every host's first rank logs), so
-the reader takes it as a rank of job :data:`HOST_JOB` (:data:`RAY_JOB`): the rank is the number that ends the name's
-first dot-separated part (``node017`` 17, ``bert-worker-3`` 3), Ray's ``pid``. A name without a
+the reader takes it as a rank of job :data:`HOST_JOB` (:data:`RAY_JOB`): the rank is the number
+that ends the name's first dot-separated part (``node017`` 17, ``bert-worker-3`` 3), Ray's ``pid``. A name without a
 digit (``INFO: ``, ``root: ``: a logger's level or name, one process) is not a host label: the
 text stays what it was (cut out of other text). Two hosts whose names end in the same number
 (``a1``, ``b1``) are read as one; Ray's process ids need not follow the workers' ranks, so the
