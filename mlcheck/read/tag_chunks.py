@@ -35,6 +35,8 @@ _TAG = re.compile(rb"\[(?:[^\[\]\s,@]*@)?(\d+),\d+\](?:\[[^\[\]\s]*\])?<std(?:ou
 """An OpenMPI/poprun rank tag (as :data:`mlcheck.read.rawlog.TAG`, in bytes); group 1 its job."""
 _TAG_END = b"]<std"
 _MARKER = b":::MLLOG"
+_RECORD_START = re.compile(rb"(?:\x1b\[[0-9;]*m|[ \t])*:::MLLOG")
+"""A rank's text that begins a record (after colour codes and blanks)."""
 _DECODER = json.JSONDecoder()
 HOLD_LINES = 1000
 """Lines after which a piece of a rank's line that did not go on is given up (the rank died)."""
@@ -44,7 +46,7 @@ def joined_tag_chunks(lines: Iterable[bytes], joined: list[int], longest: int = 
     """``lines`` with the chunks of each rank's line joined again (see the module docstring);
     ``joined[0]`` counts the lines given otherwise than they were; a line of ``longest`` bytes
     without its end is over-long."""
-    held: dict[bytes, tuple[bytes, int]] = {}  # tag -> (its rank's unfinished line after the tag, where cut)
+    held: dict[bytes, tuple[list[bytes], int]] = {}  # tag -> (its rank's unfinished line's pieces, where cut)
     previous: bytes | None = None  # (given one line late: what is given up goes in front of it)
     number = 0
     for raw in _flushed_on_error(lines):
@@ -93,7 +95,7 @@ def _flushed_on_error(lines: Iterable[bytes]) -> Iterator[bytes | None]:
         yield raw
 
 
-def _line_of(pieces: list[tuple[bytes, bytes]], held: dict[bytes, tuple[bytes, int]],
+def _line_of(pieces: list[tuple[bytes, bytes]], held: dict[bytes, tuple[list[bytes], int]],
              number: int) -> tuple[bytes, bool]:
     """The line that physical line ``number`` of ``pieces`` gives: the pieces that stay (whole
     records of other ranks), then the last rank's line joined with what it held; the pieces of
@@ -102,12 +104,12 @@ def _line_of(pieces: list[tuple[bytes, bytes]], held: dict[bytes, tuple[bytes, i
     stay = []
     for other, piece in cut:
         if other in held:
-            held[other] = (held[other][0] + piece, held[other][1])
+            held[other][0].append(piece)
         elif _unfinished(piece):
-            held[other] = (piece, number)
+            held[other] = ([piece], number)
         else:
             stay.append(other + piece)
-    before = held.pop(tag, (b"", 0))[0]
+    before = b"".join(held.pop(tag, ([], 0))[0])
     return b"".join(stay) + tag + before + text, bool(before)
 
 
@@ -129,25 +131,25 @@ def _job(tag: bytes) -> bytes:
     return tag[1:tag.index(b",")].rpartition(b"@")[2]
 
 
-def _given_up(held: dict[bytes, tuple[bytes, int]], stale: Callable[[bytes, int], bool]) -> bytes:
+def _given_up(held: dict[bytes, tuple[list[bytes], int]], stale: Callable[[bytes, int], bool]) -> bytes:
     """The pieces held that are ``stale`` (given their tag and line), each behind its tag,
     removed from ``held``."""
     old = [tag for tag, (_, cut_at) in held.items() if stale(tag, cut_at)]
-    return b"".join(tag + held.pop(tag)[0] for tag in old)
+    return b"".join(tag + b"".join(held.pop(tag)[0]) for tag in old)
 
 
 def _pieces(raw: bytes) -> list[tuple[bytes, bytes]] | None:
     """Each rank's text on the line, in order (a rank's piece joined with its next when that
-    comes next and the first is no whole record), or None when the line does not begin with a
-    tag or holds tags of several jobs."""
+    comes next, unless that begins a record: a rank's whole records glued on a line keep their
+    tags), or None when the line does not begin with a tag or holds tags of several jobs."""
     tags = list(_TAG.finditer(raw))
     if not tags or tags[0].start() != 0 or any(t.group(1) != tags[0].group(1) for t in tags):
         return None  # (a tag of another job: this one ended there, as the line shows)
-    pieces: list[tuple[bytes, bytes]] = []
+    pieces: list[tuple[bytes, list[bytes]]] = []  # (joined once: a line of many tags stays linear)
     for tag, after in zip(tags, tags[1:] + [None]):
         text = raw[tag.end():after.start() if after is not None else len(raw)]
-        if pieces and pieces[-1][0] == tag.group() and _unfinished(pieces[-1][1]):  # (a cut of one rank's line)
-            pieces[-1] = (tag.group(), pieces[-1][1] + text)
+        if pieces and pieces[-1][0] == tag.group() and not _RECORD_START.match(text):
+            pieces[-1][1].append(text)  # (a cut of one rank's line)
         else:
-            pieces.append((tag.group(), text))
-    return pieces
+            pieces.append((tag.group(), [text]))
+    return [(tag, b"".join(texts)) for tag, texts in pieces]
