@@ -47,52 +47,43 @@ def joined_tag_chunks(lines: Iterable[bytes], joined: list[int], longest: int = 
     ``joined[0]`` counts the lines given otherwise than they were; a line of ``longest`` bytes
     without its end is over-long."""
     held: dict[bytes, tuple[list[bytes], int]] = {}  # tag -> (its rank's unfinished line's pieces, where cut)
-    previous: bytes | None = None  # (given one line late: what is given up goes in front of it)
+    previous: bytes | None = None  # (while a piece is held, lines are given one late: one given up goes before)
     number = 0
-    for raw in _flushed_on_error(lines):
-        if raw is None:  # (reading failed: the line held back is given before the error)
-            if previous is not None:
-                yield previous
-            previous = None
-            continue
-        number += 1
-        if len(raw) >= longest and not raw.endswith(b"\n"):  # (the reader reads on from the stream)
-            if previous is not None:
-                yield _given_up(held, lambda tag, cut_at: True) + previous
-            previous = None
-            yield raw
-            continue
-        line = raw
-        if held and previous is not None:
-            first = _TAG.match(raw)
-            job = first.group(1) if first is not None else None
-            previous = _given_up(held, lambda tag, cut_at: job is None or _job(tag) != job
-                                 or cut_at < number - HOLD_LINES) + previous
-        if held or raw.count(_TAG_END) > 1:
+    try:
+        for raw in lines:
+            number += 1
+            if not held and raw.count(_TAG_END) < 2:  # (the common line; nothing held back)
+                if previous is not None:
+                    yield previous
+                    previous = None
+                yield raw
+                continue
+            if len(raw) >= longest and not raw.endswith(b"\n"):  # (the reader reads on from the stream)
+                if previous is not None:
+                    yield _given_up(held, lambda tag, cut_at: True) + previous
+                previous = None
+                yield raw
+                continue
+            line = raw
+            if held and previous is not None:
+                first = _TAG.match(raw)
+                job = first.group(1) if first is not None else None
+                previous = _given_up(held, lambda tag, cut_at: job is None or _job(tag) != job
+                                     or cut_at < number - HOLD_LINES) + previous
             pieces = _pieces(raw)
             if pieces is not None:
                 line, went_on = _line_of(pieces, held, number)
                 joined[0] += went_on or len(pieces) < raw.count(_TAG_END)  # (a rank's line went on, or held its tag)
+            if previous is not None:
+                yield previous
+            previous = line
+    except Exception:  # (reading failed, a damaged gzip: the line held back is given before the error)
         if previous is not None:
-            yield previous
-        previous = line
+            yield _given_up(held, lambda tag, cut_at: True) + previous
+        raise
     rest = _given_up(held, lambda tag, cut_at: True)
     if previous is not None or rest:
         yield rest + (previous or b"")
-
-
-def _flushed_on_error(lines: Iterable[bytes]) -> Iterator[bytes | None]:
-    """``lines``; where reading them fails (a damaged gzip), None first, then the error."""
-    iterator = iter(lines)
-    while True:
-        try:
-            raw = next(iterator)
-        except StopIteration:
-            return
-        except Exception:
-            yield None
-            raise
-        yield raw
 
 
 def _line_of(pieces: list[tuple[bytes, bytes]], held: dict[bytes, tuple[list[bytes], int]],
