@@ -352,3 +352,13 @@ def test_real_benchmark_folders_match_their_package() -> None:
         assert {k for k in keys(check([str(folder.parent)]).all_findings()) if mine(k)} == expected
         layout_codes |= {code for code, _, _ in expected if "MLC506" <= code <= "MLC515"}
     assert layout_codes  # the real packages do hold layout and system-description findings
+
+
+def test_a_package_whose_results_folder_is_capitalised_is_refused(tmp_path: Path) -> None:
+    """``Results/``: every round's package checker lists ``<org>/results/`` (case-sensitive) and
+    crashes without it, so the missing folder is an official error at the package."""
+    package = make_package(tmp_path)
+    shutil.move(str(package / "results"), str(package / "Results"))
+    top = [f for f in check([str(package)]).findings if f.path == str(package)]
+    assert [(f.code, f.official, f.severity.name) for f in top] == [("MLC509", True, "ERROR")]
+    assert "case-sensitive" in top[0].message

@@ -19,7 +19,9 @@ Rules text: policies submission_rules.adoc §Directory structure (training);
   and published. A warning: the package checker warns and ignores it. The logs of a folder inside
   a benchmark folder are still read and judged one by one (not as a benchmark result). Fix:
   remove it, or move a misplaced benchmark folder to ``results/<system>/<benchmark>/``.
-- MLC509 package-layout-incomplete: the package lacks ``results/`` or ``systems/`` (error), or
+- MLC509 package-layout-incomplete: the package lacks ``results/`` or ``systems/`` (an error the
+  round's tools share: every round's package checker lists ``<org>/results/``, case-sensitive,
+  and reads ``<org>/systems/<system>.json``), or
   its ``benchmarks/`` folder lacks ``benchmarks/<benchmark>`` for a benchmark it has results for
   (warning). A package without any ``benchmarks/`` folder (results only, as in the published
   results repositories) is accepted.
@@ -65,6 +67,10 @@ LAYOUT_INCOMPLETE = Rule("MLC509", "package-layout-incomplete", Severity.ERROR,
 RULES = (UNKNOWN_BENCHMARK_FOLDER, MISNAMED_RESULT_FILE, UNKNOWN_FILE, LAYOUT_INCOMPLETE)
 
 _ALLOWED = frozenset({"scaling.json", "package_checker_params"})
+_REFUSED = {"results": " (the package checker and the results summarizer list <org>/results/ and crash "
+                       "without it; the name is case-sensitive)",
+            "systems": " (the package checker reads <org>/systems/<system>.json for each system it checks)"}
+"""Why the round's tools refuse a package without the folder (each round's package checker)."""
 _LOG_LIKE = re.compile(r"\.(txt|log|out)(\.gz)?$")
 
 
@@ -102,7 +108,8 @@ def check_layout(layout: PackageLayout, ruleset: str, run_counts: Mapping[str, i
     for needed in ("results", "systems") if whole_package else ():
         if not layout.has(needed):
             found.append(LAYOUT_INCOMPLETE.at(layout.root, None, f"the package has no {needed}/ folder; "
-                                              "expected <org>/{systems,results,benchmarks}"))
+                                              "expected <org>/{systems,results,benchmarks}" + _REFUSED[needed],
+                                              official=True))
     for path in layout.stray_result_files:
         found.append(UNKNOWN_FILE.at(path, None, "files belong in results/<system>/<benchmark>/; "
                                      "remove this one or move it"))
