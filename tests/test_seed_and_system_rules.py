@@ -187,13 +187,12 @@ def test_objects_and_lists_in_system_fields_are_no_error(tmp_path: Path) -> None
     def change(data: dict[str, object]) -> None:
         data["other_software_stack"] = {"cuda_version": "11.6", "nccl_version": "2.12.10"}
         data["host_networking"] = ["InfiniBand HDR", "100 GbE"]
-        data["hw_notes"] = ["2"]  # (a list in a field the table shows and no tool counts with int())
         data["number_of_nodes"] = 1.0
     edit_system(package, change)
     findings = found(package, "MLC512")  # one per severity: the notes are one finding listing both
     texts = [(text, f) for f in findings for text in (f.items or (f.message,))]
     by_field = {re.search(r"field '([^']+)'", text).group(1): (text, f) for text, f in texts}  # type: ignore[union-attr]
-    assert set(by_field) == {"other_software_stack", "host_networking", "hw_notes"} and len(findings) == 2
+    assert set(by_field) == {"other_software_stack", "host_networking"} and len(findings) == 1
     assert all(not f.official and f.severity <= Severity.WARNING for f in findings)
     assert by_field["other_software_stack"][1].severity is Severity.INFO
     lines = (package / SYSTEM).read_text().splitlines()
@@ -203,9 +202,22 @@ def test_objects_and_lists_in_system_fields_are_no_error(tmp_path: Path) -> None
         "'2.12.10'}, not text")  # (each merged item names its field's line)
     assert "system_desc_checker accepts it" in by_field["other_software_stack"][0]
     assert by_field["host_networking"][1].severity is Severity.INFO
-    assert by_field["hw_notes"][1].severity is Severity.WARNING
-    assert "accepts it" in by_field["hw_notes"][0] and "results table" in by_field["hw_notes"][0]
     assert cli("check", str(package)) == 0
+
+
+@pytest.mark.parametrize("value,refused", [(["2"], True), (5, True), ({"a": "b"}, True), (True, True),
+                                           ("", False), (None, False), (0, False), ("n/a", False)])
+def test_notes_the_summarizer_cannot_join_are_an_error(tmp_path: Path, value: object, refused: bool) -> None:
+    """The result summarizer joins hw_notes and sw_notes with ';'.join(s for s in ... if s): a
+    value that is not text and not empty raises TypeError, and no results are published."""
+    package = make_package(tmp_path)
+
+    def change(data: dict[str, object]) -> None:
+        data["sw_notes"] = value
+    edit_system(package, change)
+    errors = [f for f in found(package, "MLC512") if f.severity is Severity.ERROR]
+    assert [f.official for f in errors] == ([True] if refused else [])
+    assert all(f.message.startswith(f"field 'sw_notes' is {value}: the result summarizer joins") for f in errors)
 
 
 def test_a_missing_required_field_stays_an_official_error(tmp_path: Path) -> None:

@@ -39,7 +39,7 @@ from typing import Any, Callable, Iterable
 from mlcheck.model import Finding, Severity
 from mlcheck.package.layout import JsonDocument
 from mlcheck.rules.system_row import (counted_field_findings, crashing_fields, joined_field_findings,
-                                      uncountable_fields)
+                                      notes_field_findings, uncountable_fields, unjoinable_notes)
 from mlcheck.rule import Rule
 from mlcheck.rules.schema_accepts import QuickValidator, quick_validator
 from mlcheck.rules.system_status import status_findings, system_schema
@@ -79,8 +79,9 @@ def check_system_description(doc: JsonDocument, results_folder: str, ruleset: st
                                      f"the last value {doc.data.get(key)!r}") for key, line in doc.duplicate_keys]
     found.extend(joined_field_findings(SYSTEM_INVALID, doc.path, doc.data, doc.line_of))
     found.extend(counted_field_findings(SYSTEM_INVALID, doc.path, doc.data, doc.line_of))
-    found.extend(_schema_findings(doc.path, doc.data, line_of=doc.line_of,  # (said once: the error)
-                                  said=frozenset(crashing_fields(doc.data) + uncountable_fields(doc.data))))
+    found.extend(notes_field_findings(SYSTEM_INVALID, doc.path, doc.data, doc.line_of))
+    said = crashing_fields(doc.data) + uncountable_fields(doc.data) + unjoinable_notes(doc.data)
+    found.extend(_schema_findings(doc.path, doc.data, line_of=doc.line_of, said=frozenset(said)))  # (said once)
     found.extend(_placeholder_findings(doc))
     found.extend(status_findings(doc.path, doc.data, ruleset, doc.line_of("status")))
     return found

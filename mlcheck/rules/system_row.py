@@ -8,7 +8,8 @@ release (1.0 to today's 4.1.68): ``",".join([...])`` of ``submitter``, ``system_
 list, null, true) raises TypeError, and the package checker stops on it: the package fails. Any
 other field may hold any JSON value for the checker (its type is at most a warning, see
 :mod:`mlcheck.rules.package_system`), but for the counts the result summarizer reads with
-``int()`` (``result_summarizer.py``: a value it refuses stops it, an error too).
+``int()`` and the notes it joins with ``';'.join()`` (``result_summarizer.py``: a value it
+refuses stops it, an error too).
 """
 
 from __future__ import annotations
@@ -73,6 +74,27 @@ def counted_field_findings(rule: Rule, path: str, data: dict[str, Any],
         "system's processors and accelerators, which raises ValueError here, so it stops and writes no "
         "results for the package. Write a whole number, e.g. \"8\""), severity=Severity.ERROR, official=True)
         for field in uncountable_fields(data) if field not in joined]
+
+
+NOTES_FIELDS = ("hw_notes", "sw_notes")
+"""The fields the result summarizer joins into the table's notes (``';'.join(s for s in
+(desc['hw_notes'], desc['sw_notes']) if s)``): a value other than text that is not empty (0,
+false and null are left out) raises TypeError there."""
+
+
+def unjoinable_notes(data: dict[str, Any]) -> list[str]:
+    """The notes fields present whose value the summarizer's join refuses."""
+    return [field for field in NOTES_FIELDS if field in data and data[field] and not isinstance(data[field], str)]
+
+
+def notes_field_findings(rule: Rule, path: str, data: dict[str, Any],
+                         line_of: Callable[[str], int | None]) -> list[Finding]:
+    """An error for each notes field the result summarizer cannot join."""
+    return [rule.at(path, line_of(field), (
+        f"field {field!r} is {str(data[field])[:60]}: the result summarizer joins hw_notes and sw_notes "
+        "with ';'.join(), which raises TypeError on anything but text, so it stops and writes no results "
+        f"for the package. Write it as a string, e.g. \"{_as_text(data[field])}\""), severity=Severity.ERROR,
+        official=True) for field in unjoinable_notes(data)]
 
 
 def _as_text(value: Any) -> str:
