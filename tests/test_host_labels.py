@@ -59,6 +59,13 @@ def test_hosts_out_of_step_read_as_the_clean_run(style: str, tmp_path: Path) -> 
     the clean file's verdict and time, the lowest host's records kept, the others' dropped as
     copies (were: every host's records kept, run_start three times, MLC404 at the quality check)."""
     label, _, name = LABELS[style]
+    summary = _read_like_the_clean_run(label, name, tmp_path)
+    assert f"{2 * len(BASE.read_text('utf-8').splitlines())} copies printed by 2 other ranks dropped" in summary
+
+
+def _read_like_the_clean_run(label: str, name: str, tmp_path: Path) -> str:
+    """The MLC020 message of three ranks printing every record behind ``label`` (out of step),
+    once the run is checked to read as the clean file, its records kept from ``name``."""
     lines = BASE.read_text("utf-8").splitlines()
     path = tmp_path / "console.log"
     path.write_text("\n".join(_interleaved(lines, label, 3, 2)) + "\n", "utf-8")
@@ -68,7 +75,7 @@ def test_hosts_out_of_step_read_as_the_clean_run(style: str, tmp_path: Path) -> 
     assert [f.code for f in result.findings if f.severity.name != "INFO"] == []
     [summary] = [f for f in result.findings if f.code == "MLC020"]
     assert f"records kept from {name} ({len(lines)})" in summary.message
-    assert f"{2 * len(lines)} copies printed by 2 other ranks dropped" in summary.message
+    return summary.message
 
 
 def test_one_logger_name_before_every_record_is_one_process(tmp_path: Path) -> None:
@@ -90,12 +97,4 @@ def test_a_rank_label_after_a_loggers_head_names_the_rank(label: str, tmp_path: 
     ``rank N: `` or ``[GPU N] ``: every rank's records read as copies of rank 1's (were: all kept,
     run_start three times)."""
     assert read_prefix(label.format(3)).source == (-3, 3)
-    lines = BASE.read_text("utf-8").splitlines()
-    path = tmp_path / "console.log"
-    path.write_text("\n".join(_interleaved(lines, label, 3, 2)) + "\n", "utf-8")
-    [clean] = check_log(LogRef(str(BASE)), None)
-    [result] = check_log(LogRef(str(path)), None)
-    assert (result.verdict, result.time_to_train_min) == (clean.verdict, clean.time_to_train_min)
-    assert [f.code for f in result.findings if f.severity.name != "INFO"] == []
-    [summary] = [f for f in result.findings if f.code == "MLC020"]
-    assert f"records kept from rank 1 ({len(lines)})" in summary.message
+    _read_like_the_clean_run(label, "rank 1", tmp_path)
