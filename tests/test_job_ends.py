@@ -76,3 +76,36 @@ def test_an_untagged_record_cut_by_the_next_on_its_line_is_a_cut_record(tmp_path
     log.write_text("\n".join(records[:100] + [records[100][:90] + records[0]] + records[1:]) + "\n", "utf-8")
     found = {(f.code, f.line) for r in check_log(LogRef(str(log)), None) for f in r.findings}
     assert ("MLC023", 101) in found and not any(code == "MLC003" for code, _ in found)
+
+
+@pytest.mark.parametrize("at_key", ["run_stop", "eval_accuracy"])
+def test_a_job_end_followed_by_no_run_beginning_splits_nothing(at_key: str, tmp_path: Path) -> None:
+    """A rank that died at teardown (mpirun's word after run_stop, its last record after it) or a
+    helper step cancelled mid-run: the records after it do not begin a run, so they stay in it
+    (no MLC024: the job's end opened nothing)."""
+    records = _records()
+    at = next(i for i, line in enumerate(records) if f'"{at_key}"' in line)
+    for end in (ENDS[1], ENDS[4]):
+        log = tmp_path / "console.log"
+        log.write_text("\n".join(records[:at] + [end] + records[at:]) + "\n", "utf-8")
+        [clean] = check_log(LogRef(str(EXAMPLE)), None)
+        [result] = check_log(LogRef(str(log)), None)
+        assert (result.verdict, result.time_to_train_min) == (clean.verdict, clean.time_to_train_min), end
+        assert "MLC024" not in {f.code for f in result.findings}, end
+
+
+def test_split_follows_the_job_ends_that_begin_a_run(tmp_path: Path) -> None:
+    """``split`` cuts where ``check`` does: at a requeue, not at a teardown's last record."""
+    from click.testing import CliRunner
+    from mlcheck.cli import main
+    records = _records()
+    init_stop = next(i for i, line in enumerate(records) if '"init_stop"' in line)
+    stop = next(i for i, line in enumerate(records) if '"run_stop"' in line)
+    for name, lines, files in (
+            ("requeue", records[:init_stop - 2] + [ENDS[0]] + [_later(line, 40) for line in records], 2),
+            ("teardown", records[:stop + 1] + [ENDS[4], records[stop - 1]], 1)):
+        log = tmp_path / f"{name}.log"
+        log.write_text("\n".join(lines) + "\n", "utf-8")
+        out = tmp_path / name
+        CliRunner().invoke(main, ["split", str(log), "-o", str(out)])
+        assert len(list(out.iterdir())) == files, name

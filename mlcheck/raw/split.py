@@ -101,13 +101,21 @@ def _write_runs(items: Iterator[RawItem], path: str, out_dir: str,
             keys[record.event.key] += 1
             handle.write(record.text.encode("utf-8") + b"\n")
             counts[-1] += 1
+    ended: Finding | None = None  # (a job's end: said once the next record begins a run)
     try:
         for item in _isolated(items, path):
             if not isinstance(item, RecordText):
                 if boundaries.note(item, keys):
-                    findings.append(item)
+                    if boundaries.waits(item):
+                        ended = item
+                    else:
+                        findings.append(item)
                 continue
-            if boundaries.opens_new_run(keys) or handle is None:
+            opens = boundaries.opens_new_run(keys, item.event.key)
+            if ended is not None and opens:
+                findings.append(ended)
+            ended = None
+            if opens or handle is None:
                 handle = next_file()
                 write(next_run.restart())
             opens, now = next_run.take(item.event.key, item.event.time_ms, item)

@@ -138,6 +138,7 @@ def _take(state: WatchState, item: AnyItem, on_finding: FindingSink,
     if isinstance(item, Finding):
         if not state.boundaries.note(item, state.builder.counts):
             return
+        state.boundaries.waits(item)  # (a job's end opens a run only where the next record begins one)
         state.reading.append(item)
         _report(state, item, on_finding)
         cut = item.code == RECORD_CUT.code and item.severity is Severity.ERROR  # (a lone marker: a warning)
@@ -150,7 +151,7 @@ def _take(state: WatchState, item: AnyItem, on_finding: FindingSink,
     event = item if isinstance(item, Event) else item.event
     builder = state.builder
     pending: list[Event] = []  # (held after the run before stopped: the run a launcher line opens)
-    if state.boundaries.opens_new_run(builder.counts):
+    if state.boundaries.opens_new_run(builder.counts, event.key):
         if not _finish_stopped(state, on_finding, on_progress) and not builder.counts["run_stop"]:
             _checkpoint(state, on_finding, on_progress, final=True)  # (a run cut off by the next: it ended)
         _next_run(state)

@@ -67,6 +67,9 @@ def may_hold_a_launch_line(squeezed: bytes) -> bool:
 
 
 ANOTHER_RUN = "the records after it are read as another run"
+JOB_ENDS = "the job ends here"
+"""How MLC024 begins at a launcher's word that the job ended (the next record opens a run only if
+it begins one: :meth:`mlcheck.read.runs.RunBoundaries.opens_new_run`)."""
 SAME_RUN = ("a result file is one run, as the official checker reads it: the records after it belong to "
             "this run (their repeats are findings of the round's rules)")
 """How MLC024 ends in raw output, and in a ``result_<i>.txt`` file (read as one run)."""
@@ -111,7 +114,7 @@ class JobStarts:
         if kept == 0 or kept == self._kept_at_last:
             return None
         self._kept_at_last = kept
-        where = "a new job begins here" if begins else "the job ends here"
+        where = "a new job begins here" if begins else JOB_ENDS
         return raw_output.JOB_STARTED.at(self.path, line_no, f"{where} ({evidence}): {ANOTHER_RUN}")
 
 

@@ -18,7 +18,7 @@ from typing import Iterable, Iterator, Mapping, Protocol, Sequence, cast
 
 from mlcheck.records import dataclass
 from mlcheck.model import Event, Finding, Run
-from mlcheck.read.job_starts import ANOTHER_RUN, SAME_RUN
+from mlcheck.read.job_starts import ANOTHER_RUN, JOB_ENDS, SAME_RUN
 from mlcheck.read.next_run import NextRunStart
 from mlcheck.read.reader import Batch, LogItem
 from mlcheck.read.run_builder import RunBuilder
@@ -43,6 +43,7 @@ class RunBoundaries:
     def __init__(self, one_run: bool = False) -> None:
         self.one_run = one_run
         self._pending = False
+        self._ended = False
 
     def note(self, finding: Finding, counts: Mapping[str, int] | None = None) -> bool:
         """Take a reading finding; a new job's start makes the next record open a run. False for
@@ -57,12 +58,20 @@ class RunBoundaries:
             self._pending = True
         return True
 
-    def opens_new_run(self, counts: Mapping[str, int]) -> bool:
-        """Whether the next record begins a new run, given the key counts of the current run."""
+    def opens_new_run(self, counts: Mapping[str, int], key: str = "") -> bool:
+        """Whether the next record (of ``key``) begins a new run, given the key counts of the
+        current run. After a job's end (not a launch), only a record that begins a run does: a
+        rank's last record after mpirun's word that a rank died, records after a helper step's
+        cancellation, stay in the run."""
         if not self._pending:
             return False
-        self._pending = False
-        return bool(counts)
+        self._pending, ended, self._ended = False, self._ended, False
+        return bool(counts) and (not ended or _preamble(key) or key == "init_start")
+
+    def waits(self, finding: Finding) -> bool:
+        """Whether ``finding`` is a job's end, to be kept only if the next record begins a run."""
+        self._ended = self._pending and finding.message.startswith(JOB_ENDS)
+        return self._ended
 
 
 def split_runs(items: Iterable[LogItem], path: str, one_run: bool = False) -> tuple[list[Run], list[Finding]]:
@@ -98,18 +107,25 @@ def iter_runs(items: Iterable[LogItem | Batch], path: str, findings: list[Findin
         return any(key.startswith("submission_") for key in current.counts)
 
     next_run: NextRunStart[Event] = NextRunStart(first_time, submitted)
+    ended: Finding | None = None  # (a job's end, said once the next record begins a run)
     for item in items:
         if isinstance(item, Finding):
             if not boundaries.note(item, current.counts):
                 continue
-            if cap.keep(item):
+            if boundaries.waits(item):
+                ended = item
+            elif cap.keep(item):
                 findings.append(item)
             after_finding = True
             continue
         events = item if type(item) is list else [cast(Event, item)]
         if after_finding:
             after_finding = False
-            if boundaries.opens_new_run(current.counts):
+            opens = boundaries.opens_new_run(current.counts, events[0].key if events else "")
+            if ended is not None and opens and cap.keep(ended):
+                findings.append(ended)
+            ended = None
+            if opens:
                 run = current.build()
                 current = RunBuilder(path, run.index + 1)
                 add = current.add
