@@ -130,6 +130,10 @@ def test_ranks_printing_the_same_record_behind_timestamps_are_all_read(tmp_path:
     handlers.write_text("".join(f"10:00:0{i % 10} {line}\n10:00:0{i % 10} INFO:mllog:{line}\n"
                                 for i, line in enumerate(records)), "utf-8")
     assert f"{len(records)} records printed again" in _message(handlers, "MLC020")
+    dated = tmp_path / "dated.log"  # (mllog's handler, then the root logger's with %(asctime)s)
+    dated.write_text("".join(f"{line}\n2024-04-30 16:00:{i % 60:02d},020 {line}\n" for i, line in enumerate(records)),
+                     "utf-8")
+    assert f"{len(records)} records printed again" in _message(dated, "MLC020")
 
 
 @pytest.mark.parametrize("second_shift", [-HOUR_MS, HOUR_MS], ids=["dated-before", "dated-after"])

@@ -86,9 +86,10 @@ class FastLines:
         """Whether the one untagged record of ``line`` (raw output, its marker at ``at``) repeats
         the record of the line before byte for byte, ``time_ms`` included, behind another prefix:
         a logger with two handlers (mllog's own and the root logger's ``INFO:mllog:``) prints each
-        record twice, and the repeat is read as no record (counted in MLC020). Prefixes that
-        differ in their timestamp alone (``ts``, ``docker logs -t``) are not two handlers: ranks
-        printing the same record one after the other (each rank's ``init_start``) are all read."""
+        record twice, and the repeat is read as no record (counted in MLC020). Prefixes that both
+        begin with a timestamp and differ in it alone (``ts``, ``docker logs -t``) are not two
+        handlers: ranks printing the same record one after the other (each rank's ``init_start``)
+        are all read."""
         previous, self.previous_print = self.previous_print, None
         if self.result_file or line.find(_MARKER_BYTES, at + 8) >= 0:
             return False
@@ -100,7 +101,7 @@ class FastLines:
         self.previous_print = (self.line_no, line, at)
         if previous is None or previous[0] != self.line_no - 1 or previous[1][:previous[2]] == head \
                 or len(previous[1]) - previous[2] != len(line) - at or previous[1][previous[2]:] != line[at:] \
-                or _undated(previous[1][:previous[2]]) == _undated(head):
+                or _same_but_the_time(previous[1][:previous[2]], head):
             return False  # (the line before, whatever read it, under another prefix: the same line twice is read twice)
         self.stats.repeated_prints += 1
         self.stats.records += 1
@@ -231,7 +232,9 @@ class FastLines:
             self.stats.spliced_records += 1
 
 
-def _undated(head: bytes) -> bytes:
-    """A record's prefix without the timestamp it begins with."""
-    stamp = TIMESTAMP_BYTES.match(head)
-    return head[stamp.end():] if stamp is not None else head
+def _same_but_the_time(first: bytes, then: bytes) -> bool:
+    """Whether two records' prefixes both begin with a timestamp and differ in it alone (``ts``,
+    ``docker logs -t``: every line dated; a handler that dates its lines and one that does not
+    are two handlers)."""
+    one, two = TIMESTAMP_BYTES.match(first), TIMESTAMP_BYTES.match(then)
+    return one is not None and two is not None and first[one.end():] == then[two.end():]
