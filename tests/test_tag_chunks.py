@@ -39,7 +39,7 @@ def test_pieces_of_one_rank_on_one_line_are_joined_around_another_ranks() -> Non
         [b"[1,0]<stdout>:abc\n", b"[1,3]<stdout>:xy\n"]
 
 
-@pytest.mark.parametrize("after", [b"mpirun noticed that process rank 0 exited on signal 9\n",
+@pytest.mark.parametrize("after", [b"mpirun noticed that process rank 0 with PID 42 on node n1 exited on signal 9\n",
                                    b"[2,0]<stdout>:next job\n"])
 def test_a_rank_that_died_mid_line_is_given_up_before_another_jobs_line(after: bytes) -> None:
     """Its piece goes in front of the line before (the line as it was, where it was cut)."""
@@ -100,3 +100,11 @@ def test_whole_records_of_ranks_on_one_line_stay_behind_their_tags() -> None:
     joined = [0]
     assert list(joined_tag_chunks([line, b"[1,0]<stdout>:x\n"], joined)) == [line, b"[1,0]<stdout>:x\n"]
     assert joined == [0]
+
+
+def test_mpiruns_own_notes_between_two_chunks_end_nothing() -> None:
+    """mpirun's help aggregation (untagged) between two chunks of rank 0's line: still joined."""
+    lines = [b"[1,0]<stdout>:abc[1,3]<stdout>:x\n",
+             b"[node000:01234] 7 more processes have sent help message help-mpi-btl-openib.txt\n",
+             b"[1,0]<stdout>:def\n"]
+    assert _joined(*lines) == [b"[1,3]<stdout>:x\n", lines[1], b"[1,0]<stdout>:abcdef\n"]

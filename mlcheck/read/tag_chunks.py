@@ -15,12 +15,12 @@ earlier ones; a piece of a rank's line that another rank's tag cuts is held unti
 line ends, unless it is a whole record (two ranks' records on one line, as a terminal shows
 unflushed writes: they stay where they are, behind their tags). A line that does not begin with
 a tag, or holds one tag only and no rank's line is held, or holds tags of two jobs (the first
-job ended there), is given as it is. A piece whose
-rank did not go on (it died mid-line) is given up at the first line that is not of its job (an
-untagged line: mpirun's or the shell's; another job's tag), after :data:`HOLD_LINES` lines, at an
-over-long line or at the end of the file: it is put in front of the line before, where the
-reader finds a cut record, followed by another (the line as it was, when that is where it was
-cut).
+job ended there), is given as it is. A piece whose rank did not go on (it died mid-line) is
+given up at the first line of another job (another job's tag; a launcher's line or its word that
+the job ended, such as mpirun's abort messages; mpirun's other notes end nothing), after
+:data:`HOLD_LINES` lines without a piece of its rank, at an over-long line or at the end of the
+file: it is put in front of the line before, where the reader finds a cut record, followed by
+another (the line as it was, when that is where it was cut).
 """
 
 from __future__ import annotations
@@ -29,6 +29,7 @@ import json
 import re
 from typing import Callable, Iterable, Iterator
 
+from mlcheck.read.job_starts import JOB_END, LAUNCH_LINE
 from mlcheck.read.long_lines import MAX_LINE_BYTES
 
 _TAG = re.compile(rb"\[(?:[^\[\]\s,@]*@)?(\d+),\d+\](?:\[[^\[\]\s]*\])?<std(?:out|err)>:")
@@ -38,8 +39,9 @@ _MARKER = b":::MLLOG"
 _RECORD_START = re.compile(rb"(?:\x1b\[[0-9;]*m|[ \t])*:::MLLOG")
 """A rank's text that begins a record (after colour codes and blanks)."""
 _DECODER = json.JSONDecoder()
-HOLD_LINES = 1000
-"""Lines after which a piece of a rank's line that did not go on is given up (the rank died)."""
+HOLD_LINES = 100_000
+"""Lines after which a piece of a rank's line that did not go on is given up (the rank died while
+the others printed on: every rank's NCCL lines between two chunks of rank 0 are thousands)."""
 
 
 def joined_tag_chunks(lines: Iterable[bytes], joined: list[int], longest: int = MAX_LINE_BYTES) -> Iterator[bytes]:
@@ -68,7 +70,8 @@ def joined_tag_chunks(lines: Iterable[bytes], joined: list[int], longest: int = 
             if held and previous is not None:
                 first = _TAG.match(raw)
                 job = first.group(1) if first is not None else None
-                previous = _given_up(held, lambda tag, cut_at: job is None or _job(tag) != job
+                ended = job is None and _ends_a_job(raw)
+                previous = _given_up(held, lambda tag, cut_at: ended or (job is not None and _job(tag) != job)
                                      or cut_at < number - HOLD_LINES) + previous
             pieces = _pieces(raw)
             if pieces is not None:
@@ -96,6 +99,7 @@ def _line_of(pieces: list[tuple[bytes, bytes]], held: dict[bytes, tuple[list[byt
     for other, piece in cut:
         if other in held:
             held[other][0].append(piece)
+            held[other] = (held[other][0], number)  # (its rank goes on: it is waited for again)
         elif _unfinished(piece):
             held[other] = ([piece], number)
         else:
@@ -115,6 +119,12 @@ def _unfinished(piece: bytes) -> bool:
     except ValueError:
         return True
     return False
+
+
+def _ends_a_job(raw: bytes) -> bool:
+    """An untagged line that launches a job or says it ended (mpirun's own notes in between, such
+    as its help aggregation, end nothing)."""
+    return LAUNCH_LINE.match(raw) is not None or JOB_END.search(raw) is not None
 
 
 def _job(tag: bytes) -> bytes:
