@@ -10,7 +10,7 @@ import pytest
 from conftest import FIXTURES
 from mlcheck.checker import check_log
 from mlcheck.package.discover import LogRef
-from mlcheck.read.host_labels import HOST_JOB, RAY_JOB
+from mlcheck.read.host_labels import HOST_JOB, NAMES, RAY_JOB
 from mlcheck.read.rawlog import read_prefix
 
 BASE = FIXTURES / "raw" / "base.txt"
@@ -29,9 +29,23 @@ LABELS = {
 def test_a_host_label_is_a_rank_of_its_job(style: str) -> None:
     label, source, _ = LABELS[style]
     prefix = read_prefix(label.format(1))
-    assert (prefix.source, prefix.timestamp, prefix.extra_text) == (source, False, False)
+    assert (_number(prefix.source), prefix.timestamp, prefix.extra_text) == (source, False, False)
     stamped = read_prefix("2024-05-01T10:00:00Z " + label.format(1))
-    assert (stamped.source, stamped.timestamp, stamped.extra_text) == (source, True, False)
+    assert (_number(stamped.source), stamped.timestamp, stamped.extra_text) == (source, True, False)
+
+
+def _number(source: tuple[int, int] | None) -> tuple[int, int] | None:
+    """A host label's source with the number of the host's name (its rank tells names apart)."""
+    return source if source is None or source[0] != HOST_JOB else (HOST_JOB, source[1] // NAMES)
+
+
+def test_hosts_of_one_number_are_told_apart_by_their_names() -> None:
+    """Kubeflow's ``bert-master-0`` and ``bert-worker-0``, AWS's ``ip-10-0-0-12`` and ``ip-10-0-1-12``."""
+    for one, two in (("[pod/bert-master-0/pytorch] ", "[pod/bert-worker-0/pytorch] "),
+                     ("ip-10-0-0-12: ", "ip-10-0-1-12: ")):
+        first, second = read_prefix(one).source, read_prefix(two).source
+        assert first is not None and second is not None and first != second
+        assert first[0] == second[0] == HOST_JOB and first[1] // NAMES == second[1] // NAMES
 
 
 @pytest.mark.parametrize("text", ["INFO: ", "root: ", "mlperf_logging: ", "Epoch 3: ", "note: node1: "])

@@ -9,11 +9,11 @@ its host instead of a rank number:
 - Ray Train: ``(RayTrainWorker pid=4242, ip=10.0.0.3) ``.
 
 Each is one process whose records may be copies of another's (every host's first rank logs), so
-the reader takes it as a rank of job :data:`HOST_JOB` (:data:`RAY_JOB`): the rank is the number
-that ends the name's first dot-separated part (``node017`` 17, ``bert-worker-3`` 3), Ray's ``pid``. A name without a
+the reader takes it as a rank of job :data:`HOST_JOB` (:data:`RAY_JOB`): the rank is the last
+number of the name's first dot-separated part (``node017`` 17, ``bert-worker-3`` 3; hosts of one
+number told apart by the rest of their name, :data:`NAMES`), Ray's ``pid``. A name without a
 digit (``INFO: ``, ``root: ``: a logger's level or name, one process) is not a host label: the
-text stays what it was (cut out of other text). Two hosts whose names end in the same number
-(``a1``, ``b1``) are read as one; Ray's process ids need not follow the workers' ranks, so the
+text stays what it was (cut out of other text). Ray's process ids need not follow the workers' ranks, so the
 worker whose records are kept (the lowest pid) may be another than rank 0 (its clock a few
 milliseconds apart).
 """
@@ -21,9 +21,13 @@ milliseconds apart).
 from __future__ import annotations
 
 import re
+import zlib
 
 HOST_JOB = -4
 """The job of every host name label (one job: their copies are compared with one logging rank)."""
+NAMES = 4096
+"""Hosts of one number (``bert-master-0``, ``bert-worker-0``; ``ip-10-0-0-12``, ``ip-10-0-1-12``)
+are told apart by the rest of their name: the rank is ``number * NAMES`` plus a hash of it."""
 RAY_JOB = -5
 """The job of Ray's worker labels, whose rank is the worker's process id."""
 
@@ -44,7 +48,11 @@ def host_label(text: str, position: int = 0) -> tuple[tuple[int, int], int] | No
     if pid is not None:
         return (RAY_JOB, int(pid)), label.end()
     name = label.group("host") or label.group("pod") or label.group("service")
-    number = _LAST_NUMBER.search(name.split(".", 1)[0])
+    part = name.split(".", 1)[0]
+    number = _LAST_NUMBER.search(part)
     if number is None:  # (a pod or service named by a later part only: ``[pod/a.b1/c]``)
-        number = _LAST_NUMBER.search(name)
-    return (HOST_JOB, int(number.group(1)) if number is not None else 0), label.end()
+        part, number = name, _LAST_NUMBER.search(name)
+    if number is None:
+        return (HOST_JOB, 0), label.end()
+    stem = (part[:number.start(1)] + part[number.end(1):]).encode("utf-8", errors="replace")
+    return (HOST_JOB, int(number.group(1)) * NAMES + zlib.crc32(stem) % NAMES), label.end()

@@ -17,7 +17,7 @@ from typing import Iterable
 from mlcheck.records import dataclass, field
 from mlcheck.model import Finding
 from mlcheck.read import raw_output_rules as raw_output
-from mlcheck.read.host_labels import HOST_JOB, RAY_JOB, host_label
+from mlcheck.read.host_labels import HOST_JOB, NAMES, RAY_JOB, host_label
 
 Source = tuple[int, int]
 """(job, rank) of the process that printed a record; job -1 is ``srun --label``, -2 MPICH-style
@@ -215,7 +215,7 @@ def _source_name(source: Source) -> str:
     if job == -1 and rank >= LOCAL_RANKS:
         return f"srun task {rank // LOCAL_RANKS} (torchrun rank {rank % LOCAL_RANKS})"
     if job in (HOST_JOB, RAY_JOB):
-        return f"host {rank}" if job == HOST_JOB else f"Ray worker pid {rank}"
+        return f"host {rank // NAMES}" if job == HOST_JOB else f"Ray worker pid {rank}"
     return f"srun task {rank}" if job == -1 else f"rank {rank}" if job in (-2, -3) else f"rank {rank} of job {job}"
 
 
