@@ -55,7 +55,7 @@ def test_a_line_of_two_jobs_and_a_piece_held_too_long_stay_as_they_were() -> Non
     assert len(out) == len(lines) and out.count(b"[1,0]<stdout>:abc[1,3]<stdout>:y\n") == 1
 
 
-def _chunked(lines: list[str], ranks: int, size: int, seed: int) -> str:
+def _chunked(lines: list[str], ranks: int, size: int, seed: int, dated: bool = False) -> str:
     """What ``mpirun --tag-output`` prints when every rank prints every record (its clock a
     millisecond apart) and the chunks it reads (``size`` bytes at most) interleave at random:
     each chunk begins with its rank's tag, wherever the chunk begins."""
@@ -71,19 +71,19 @@ def _chunked(lines: list[str], ranks: int, size: int, seed: int) -> str:
     while any(streams):
         rank = rng.choice([r for r, chunks in enumerate(streams) if chunks])
         chunk = streams[rank].pop(0)
-        tag = f"[1,{rank}]<stdout>:"
+        tag = ("Tue Apr 30 16:30:12 2024" if dated else "") + f"[1,{rank}]<stdout>:"  # (--timestamp-output)
         out.append(tag + chunk[:-1].replace("\n", "\n" + tag) + chunk[-1:])
     return "".join(out)
 
 
-@pytest.mark.parametrize("seed", [1, 2, 3])
-def test_every_rank_printing_in_chunks_reads_as_the_clean_run(tmp_path: Path, seed: int) -> None:
+@pytest.mark.parametrize("seed,dated", [(1, False), (2, False), (3, False), (4, True)])
+def test_every_rank_printing_in_chunks_reads_as_the_clean_run(tmp_path: Path, seed: int, dated: bool) -> None:
     """Four ranks, chunks of 150-300 bytes (most records cut, often by another rank's chunk):
     one run with the clean file's verdict and time, and ``split`` writes the clean file
     (was: records with tags inside them, MLC006/MLC008/MLC025 errors, a failing run)."""
     clean_text = EXAMPLE.read_text("utf-8")
     log = tmp_path / "job.log"
-    log.write_text(_chunked(clean_text.splitlines(keepends=True), 4, 300, seed), "utf-8")
+    log.write_text(_chunked(clean_text.splitlines(keepends=True), 4, 300, seed, dated), "utf-8")
     [clean] = check_log(LogRef(str(EXAMPLE)), None)
     [result] = check_log(LogRef(str(log)), None)
     assert (result.verdict, result.time_to_train_min) == (clean.verdict, clean.time_to_train_min)

@@ -27,13 +27,15 @@ from __future__ import annotations
 
 import json
 import re
-from typing import Callable, Iterable, Iterator
+from typing import Callable, Iterable, Iterator, NamedTuple
 
 from mlcheck.read.job_starts import JOB_END, LAUNCH_LINE
 from mlcheck.read.long_lines import MAX_LINE_BYTES
 
-_TAG = re.compile(rb"\[(?:[^\[\]\s,@]*@)?(\d+),\d+\](?:\[[^\[\]\s]*\])?<std(?:out|err)>:")
-"""An OpenMPI/poprun rank tag (as :data:`mlcheck.read.rawlog.TAG`, in bytes); group 1 its job."""
+_TAG = re.compile(rb"(?:(?:[A-Z][a-z]{2} ){1,2}[ \d]\d \d\d:\d\d:\d\d(?: \d{4})?)?"
+                  rb"(?P<tag>\[(?:[^\[\]\s,@]*@)?(?P<job>\d+),\d+\](?:\[[^\[\]\s]*\])?<std(?:out|err)>:)")
+"""An OpenMPI/poprun rank tag (as :data:`mlcheck.read.rawlog.TAG`, in bytes), after the date that
+``mpirun --timestamp-output`` writes in front of it (``Tue Apr 30 16:30:12 2024[1,0]<stdout>:``)."""
 _TAG_END = b"]<std"
 _MARKER = b":::MLLOG"
 _RECORD_START = re.compile(rb"(?:\x1b\[[0-9;]*m|[ \t])*:::MLLOG")
@@ -44,11 +46,27 @@ HOLD_LINES = 100_000
 the others printed on: every rank's NCCL lines between two chunks of rank 0 are thousands)."""
 
 
+class _Piece(NamedTuple):
+    tag: bytes
+    """The rank's tag (without a date)."""
+    head: bytes
+    """The tag as written (with its date, if any)."""
+    text: bytes
+
+
+class _Held(NamedTuple):
+    head: bytes
+    texts: list[bytes]
+    """The pieces of the rank's unfinished line, in order."""
+    cut_at: int
+    """The line of its last piece."""
+
+
 def joined_tag_chunks(lines: Iterable[bytes], joined: list[int], longest: int = MAX_LINE_BYTES) -> Iterator[bytes]:
     """``lines`` with the chunks of each rank's line joined again (see the module docstring);
     ``joined[0]`` counts the lines given otherwise than they were; a line of ``longest`` bytes
     without its end is over-long."""
-    held: dict[bytes, tuple[list[bytes], int]] = {}  # tag -> (its rank's unfinished line's pieces, where cut)
+    held: dict[bytes, _Held] = {}  # tag -> its rank's unfinished line
     previous: bytes | None = None  # (while a piece is held, lines are given one late: one given up goes before)
     number = 0
     try:
@@ -69,7 +87,7 @@ def joined_tag_chunks(lines: Iterable[bytes], joined: list[int], longest: int = 
             line = raw
             if held and previous is not None:
                 first = _TAG.match(raw)
-                job = first.group(1) if first is not None else None
+                job = first.group("job") if first is not None else None
                 ended = job is None and _ends_a_job(raw)
                 previous = _given_up(held, lambda tag, cut_at: ended or (job is not None and _job(tag) != job)
                                      or cut_at < number - HOLD_LINES) + previous
@@ -89,23 +107,23 @@ def joined_tag_chunks(lines: Iterable[bytes], joined: list[int], longest: int = 
         yield rest + (previous or b"")
 
 
-def _line_of(pieces: list[tuple[bytes, bytes]], held: dict[bytes, tuple[list[bytes], int]],
-             number: int) -> tuple[bytes, bool]:
+def _line_of(pieces: list[_Piece], held: dict[bytes, _Held], number: int) -> tuple[bytes, bool]:
     """The line that physical line ``number`` of ``pieces`` gives: the pieces that stay (whole
     records of other ranks), then the last rank's line joined with what it held; the pieces of
     unfinished lines go to ``held``. And whether held text was joined."""
-    *cut, (tag, text) = pieces
+    *cut, (tag, head, text) = pieces
     stay = []
-    for other, piece in cut:
+    for other, other_head, piece in cut:
         if other in held:
-            held[other][0].append(piece)
-            held[other] = (held[other][0], number)  # (its rank goes on: it is waited for again)
+            held[other] = _Held(held[other].head, held[other].texts + [piece], number)  # (waited for again)
         elif _unfinished(piece):
-            held[other] = ([piece], number)
+            held[other] = _Held(other_head, [piece], number)
         else:
-            stay.append(other + piece)
-    before = b"".join(held.pop(tag, ([], 0))[0])
-    return b"".join(stay) + tag + before + text, bool(before)
+            stay.append(other_head + piece)
+    before = held.pop(tag, None)
+    if before is None:
+        return b"".join(stay) + head + text, False
+    return b"".join(stay) + before.head + b"".join(before.texts) + text, True
 
 
 def _unfinished(piece: bytes) -> bool:
@@ -132,25 +150,25 @@ def _job(tag: bytes) -> bytes:
     return tag[1:tag.index(b",")].rpartition(b"@")[2]
 
 
-def _given_up(held: dict[bytes, tuple[list[bytes], int]], stale: Callable[[bytes, int], bool]) -> bytes:
+def _given_up(held: dict[bytes, _Held], stale: Callable[[bytes, int], bool]) -> bytes:
     """The pieces held that are ``stale`` (given their tag and line), each behind its tag,
     removed from ``held``."""
-    old = [tag for tag, (_, cut_at) in held.items() if stale(tag, cut_at)]
-    return b"".join(tag + b"".join(held.pop(tag)[0]) for tag in old)
+    old = [tag for tag, kept in held.items() if stale(tag, kept.cut_at)]
+    return b"".join(held[tag].head + b"".join(held.pop(tag).texts) for tag in old)
 
 
-def _pieces(raw: bytes) -> list[tuple[bytes, bytes]] | None:
+def _pieces(raw: bytes) -> list[_Piece] | None:
     """Each rank's text on the line, in order (a rank's piece joined with its next when that
     comes next, unless that begins a record: a rank's whole records glued on a line keep their
     tags), or None when the line does not begin with a tag or holds tags of several jobs."""
     tags = list(_TAG.finditer(raw))
-    if not tags or tags[0].start() != 0 or any(t.group(1) != tags[0].group(1) for t in tags):
+    if not tags or tags[0].start() != 0 or any(t.group("job") != tags[0].group("job") for t in tags):
         return None  # (a tag of another job: this one ended there, as the line shows)
-    pieces: list[tuple[bytes, list[bytes]]] = []  # (joined once: a line of many tags stays linear)
+    pieces: list[tuple[bytes, bytes, list[bytes]]] = []  # (joined once: a line of many tags stays linear)
     for tag, after in zip(tags, tags[1:] + [None]):
         text = raw[tag.end():after.start() if after is not None else len(raw)]
-        if pieces and pieces[-1][0] == tag.group() and not _RECORD_START.match(text):
-            pieces[-1][1].append(text)  # (a cut of one rank's line)
+        if pieces and pieces[-1][0] == tag.group("tag") and not _RECORD_START.match(text):
+            pieces[-1][2].append(text)  # (a cut of one rank's line)
         else:
-            pieces.append((tag.group(), [text]))
-    return [(tag, b"".join(texts)) for tag, texts in pieces]
+            pieces.append((tag.group("tag"), tag.group(), [text]))
+    return [_Piece(tag, head, b"".join(texts)) for tag, head, texts in pieces]
