@@ -45,8 +45,10 @@ the line is counted as repaired in MLC020 instead.
   second job's records in it are then duplicates, reported by the rules of the round). See
   ``mlcheck.job_starts``. A launcher line met when the run so far holds only ``cache_clear``
   and ``submission_*`` records is not one: a run script logs the submission and clears the caches
-  in ``srun`` steps of its own, then launches the training, and all belong to the run. After a
-  launcher line the logging rank of each label is chosen again from what follows (consoles of
+  in ``srun`` steps of its own, then launches the training, and all belong to the run. A job's
+  end opens a run only where the next record begins one (``cache_clear``, ``init_start``,
+  ``submission_*``): a rank's last record after mpirun's word that a rank died stays in the run.
+  After a launcher line the logging rank of each label is chosen again from what follows (consoles of
   several jobs joined in name order: the next run may be printed by another task, and dated
   before the last). Nothing to fix in raw output; ``mlcheck split`` writes one file per run.
 - MLC028 records-of-another-rank: in raw output, a rank other than the logging rank (the lowest
