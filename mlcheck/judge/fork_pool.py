@@ -70,9 +70,9 @@ def forked_results(tasks: Sequence[Task], work: Callable[[Task], Result], worker
             mine = parent_works and bool(pending)
             for worker in _ready(busy, 0 if mine else None):
                 yield from worker.receive()
-            _fill(pool, pending, parent_works)
-            if mine and pending:
-                index = pending.pop()  # (the smallest left: the workers take the largest)
+            index = pending.pop() if mine else -1  # (the smallest left: the workers take the largest)
+            _fill(pool, pending, parent_works)  # (after: a worker that was quick takes no task of the parent's)
+            if index >= 0:
                 try:
                     done: Result | Outcome = work(tasks[index])
                 except Exception:  # noqa: BLE001 - as a worker's: the caller does it again
