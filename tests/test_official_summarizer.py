@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from mlcheck import check
+from mlcheck.model import Severity
 
 
 def run_summarizer(corpus: Path, round_name: str, ruleset: str,
@@ -72,3 +73,18 @@ def test_training_1_1_official_summarizer_refuses_closed_folders(corpus: Path, t
     for key in set(ours) - closed:  # open division: both agree
         assert abs((official[key] or 0.0) - (ours[key] or 0.0)) < 1e-9, key
     assert round(ours[("ipu-pod16-TF1", "resnet")] or 0.0, 2) == 28.33
+
+
+def test_a_folder_that_is_no_benchmark_stops_the_official_summarizer(corpus: Path, tmp_path: Path) -> None:
+    """MLC506 is an error: the package checker skips ``results/<system>/notes/``, but the result
+    summarizer stops on it (its name is none of the table's columns), even empty."""
+    shutil.copytree(corpus / "training-2.0" / "Graphcore", tmp_path / "Graphcore")
+    system = sorted((tmp_path / "Graphcore" / "results").iterdir())[0]
+    (system / "notes").mkdir()
+    done = subprocess.run(
+        [sys.executable, "-m", "mlperf_logging.result_summarizer", "Graphcore", "training", "2.0.0", "--quiet"],
+        cwd=tmp_path, capture_output=True, text=True, timeout=120, check=False)
+    assert done.returncode != 0 and "AssertionError" in done.stderr
+    (found,) = [f for f in check([str(tmp_path / "Graphcore")], ruleset="2.0.0").all_findings() if f.code == "MLC506"]
+    assert found.path == str(system / "notes") and found.severity == Severity.ERROR and not found.official
+    assert "the result summarizer stops on it" in found.message

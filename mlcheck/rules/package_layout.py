@@ -6,7 +6,10 @@ Rules text: policies submission_rules.adoc §Directory structure (training);
 
 - MLC506 unknown-benchmark-folder: ``results/<system>/<name>`` is not a benchmark of the round
   (``resnet50`` instead of ``resnet``). The official package checker prints "Skipping benchmark"
-  and then SUCCESS; mlcheck reports it as an error with the closest valid name. Fix: rename the
+  and then SUCCESS, but the result summarizer (mlperf-logging 4.1.68) stops on the folder (an
+  ``AssertionError``: the name is none of its table's columns, even for an empty folder), so the
+  package's results cannot be tabled; mlcheck reports it as an error with the closest valid name
+  (not ``official``: the summarizers of earlier rounds' records may not stop). Fix: rename the
   folder.
 - MLC507 misnamed-result-file: a benchmark folder holds a log that is not named
   ``result_*.txt``, so the official checker does not count it, or the ``result_<i>.txt``
@@ -123,7 +126,7 @@ def check_layout(layout: PackageLayout, ruleset: str, run_counts: Mapping[str, i
                       else f"; rename it to {hint!r}" if hint else "")
             found.append(UNKNOWN_BENCHMARK_FOLDER.at(folder.path, None, (
                 f"{folder.name!r} is not a benchmark of training {ruleset} (valid: "
-                f"{', '.join(sorted(run_counts))}){advice}. The official checker skips it silently")))
+                f"{', '.join(sorted(run_counts))}){advice}. The package checker skips it; the result summarizer stops on it")))
             continue
         if not folder.listed:  # what it holds is unknown (reported as unreadable: MLC001)
             continue
