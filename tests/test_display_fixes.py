@@ -12,6 +12,7 @@ import pytest
 from cli_helpers import assert_no_traceback, run_cli
 
 from mlcheck import check
+from mlcheck.model import Severity
 from mlcheck.report import is_inside, relative_path
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -137,3 +138,17 @@ def test_an_unusable_scaling_json_says_what_it_holds(tmp_path: Path, content: st
     (package / "results" / "acme-t8" / "resnet" / "scaling.json").write_text(content)
     (bench,) = check([str(package)]).benchmarks
     assert [f.message.split(" expected")[0] for f in bench.findings if f.code == "MLC504"] == [says]
+
+
+@pytest.mark.parametrize("factor,minutes", [("0", 0.0), ("-1.5", -1.5)])
+def test_a_scaling_factor_of_zero_or_below_is_applied_as_the_summarizer_applies_it(
+        tmp_path: Path, factor: str, minutes: float) -> None:
+    """The summarizer multiplies any number in (it publishes 0.0 for a factor of 0): a warning."""
+    package = tmp_path / "Acme"
+    shutil.copytree(EXAMPLE / "Acme", package)
+    (package / "results" / "acme-t8" / "resnet" / "scaling.json").write_text('{"scaling_factor": %s}' % factor)
+    (bench,) = check([str(package)]).benchmarks
+    unscaled = bench.score.unscaled_min
+    assert bench.score.valid and unscaled is not None and bench.score.score_min == pytest.approx(unscaled * minutes)
+    (said,) = [f for f in bench.findings if f.code == "MLC504"]
+    assert said.severity is Severity.WARNING and "publishes a time-to-train of 0 or below" in said.message

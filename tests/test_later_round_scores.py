@@ -489,8 +489,9 @@ def test_the_rcp_factor_replaces_scaling_json_as_the_package_checker_writes_it()
                                     "corpus/training-2.0/Graphcore/results/ipu-pod128-TF1-closed/resnet"])
 def test_an_unusable_scaling_json_the_package_checker_writes_over_is_a_warning(tmp_path: Path, source: str) -> None:
     """2.1+: the RCP factor is written over scaling.json before the summarizer reads it (Habana's
-    ResNet: 1.00112), so a scaling_factor of 0, NaN or "2" in the folder's file does not make the
-    score invalid; where none is written (Graphcore's: factor 1) the summarizer reads the file."""
+    ResNet: 1.00112), so a scaling_factor of [], NaN or "2" in the folder's file does not make the
+    score invalid; where none is written (Graphcore's: factor 1) the summarizer reads the file (a
+    factor of 0 it multiplies in: a warning, tested in test_display_fixes.py)."""
     import shutil
 
     from conftest import SHARED
@@ -502,7 +503,7 @@ def test_an_unusable_scaling_json_the_package_checker_writes_over_is_a_warning(t
     shutil.copytree(SHARED / source, folder)
     (folder / "scaling.json").write_text('{"scaling_factor": 1.0}', "utf-8")
     (reference,) = check([str(folder)], ruleset="2.1.0").benchmarks
-    for value in ("0", "NaN", '"2"'):
+    for value in ("[]", "NaN", '"2"'):
         (folder / "scaling.json").write_text('{"scaling_factor": %s}' % value, "utf-8")
         (bench,) = check([str(folder)], ruleset="2.1.0").benchmarks
         found = [f for f in bench.findings if f.code == "MLC504"]

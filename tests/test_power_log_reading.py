@@ -150,3 +150,45 @@ def test_a_dropped_runs_power_log_is_read_as_the_summarizer_reads_it(tmp_path: P
     assert after.score.valid and after.score.score_min == before.score.score_min
     assert after.energy is not None and after.energy.joules is None
     assert f"the power logs of {dropped} (a run the time score drops" in after.energy.reason
+
+
+def _status(result_file: Path, status: str) -> None:
+    text = result_file.read_text(encoding="utf-8")
+    assert '"status": "success"' in text
+    result_file.write_text(text.replace('"status": "success"', f'"status": "{status}"'), encoding="utf-8")
+
+
+def test_the_power_logs_of_a_run_the_checker_passes_are_read_whatever_its_status(tmp_path: Path) -> None:
+    """The summarizer times (and reads the power logs of) every run its compliance check passes;
+    that check reads no status: an aborted run without node logs stops it (AssertionError), so
+    there is no energy score and ``score`` exits 1."""
+    from cli_helpers import run_cli
+    from mlcheck import check
+
+    folder, before = _scored_power_folder(tmp_path)
+    dropped = Path(before.runs[before.score.runs_dropped[0]].path)
+    _status(dropped, "aborted")
+    shutil.rmtree(folder / "power" / dropped.stem)
+    (after,) = check([str(folder)]).benchmarks
+    assert after.energy is not None and after.energy.joules is None
+    (missing,) = [f for f in after.findings if f.code == "MLC543" and f.severity.label == "error"]
+    assert f"no power/{dropped.stem}/ folder" in missing.message
+    scored = run_cli("score", str(folder))
+    assert scored.exit_code == 1 and "mlcheck: invalid: " in scored.stderr and "MLC543" in scored.stderr
+
+
+def test_the_power_logs_of_a_run_the_checker_fails_are_not_read(tmp_path: Path) -> None:
+    """A run the compliance check fails is skipped by the summarizer before its power logs: none
+    missing matters, and the energy of the counted runs stands."""
+    from mlcheck import check
+
+    folder, before = _scored_power_folder(tmp_path)
+    failed = Path(before.runs[before.score.runs_dropped[0]].path)
+    lines = failed.read_text(encoding="utf-8").splitlines(keepends=True)  # (no init_stop: the checker fails it)
+    failed.write_text("".join(line for line in lines if '"key": "init_stop"' not in line), encoding="utf-8")
+    shutil.rmtree(folder / "power" / failed.stem)
+    (after,) = check([str(folder)]).benchmarks
+    (run,) = [r for r in after.runs if r.path == str(failed)]
+    assert run.official_verdict == "fail"
+    assert not [f for f in after.findings if f.code == "MLC543" and f.severity.label == "error"]
+    assert after.energy is not None and after.energy.joules is not None

@@ -16,6 +16,7 @@ from mlcheck.report.plain import TABLE_FORMATS, one_line, summary_line
 from mlcheck.results import BenchmarkResult
 from mlcheck.rules import all_rules, find_rule, rcp_check
 from mlcheck.rules.package import WRONG_RUN_COUNT
+from mlcheck.rules.power import POWER_LOG_INVALID
 
 
 @click.command("score")
@@ -43,7 +44,8 @@ def score_command(paths: tuple[str, ...], ruleset: str | None, config_path: str 
     the official time-to-train of each benchmark folder.
 
     Exit 0 when every benchmark result is valid and passes the round's RCP test (or has a bypass),
-    1 when one does not (or a benchmark folder holds no result files), 2 when mlcheck could not run.
+    1 when one does not (or a benchmark folder holds no result files, or power logs that the
+    round's summarizer cannot score: MLC543), 2 when mlcheck could not run.
     """
     # (the reporters are imported by the command that uses them: `check` loads none of these)
     from mlcheck.report.json_report import json_report_blocks
@@ -81,13 +83,15 @@ def score_command(paths: tuple[str, ...], ruleset: str | None, config_path: str 
         for found in result.all_findings():
             if found.severity >= Severity.ERROR:
                 click.echo(f"mlcheck: nothing to score: {_where_what(found)}", err=True)
-    wrong_counts = [f for f in result.all_findings() if f.code == WRONG_RUN_COUNT.code and f.severity is Severity.ERROR]
+    # (a wrong run count; power logs the summarizer stops on: no table, no energy score is published)
+    refused = [f for f in result.all_findings() if f.code in (WRONG_RUN_COUNT.code, POWER_LOG_INVALID.code)
+               and f.severity is Severity.ERROR]
     if result.benchmarks:  # (a folder without a run is no row of the table: its finding says why it fails)
-        for found in wrong_counts:
+        for found in refused:
             click.echo(f"mlcheck: invalid: {_where_what(found)}", err=True)
     click.echo(summary_line(result), err=True)
     published = [b for b in result.benchmarks if b.published]  # (not the logs of a folder in a benchmark folder)
-    invalid = not published or any(not b.score.valid or _rcp_refused(b) for b in published) or bool(wrong_counts)
+    invalid = not published or any(not b.score.valid or _rcp_refused(b) for b in published) or bool(refused)
     sys.exit(EXIT_FINDINGS if invalid else EXIT_OK)
 
 

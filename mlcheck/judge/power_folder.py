@@ -64,12 +64,14 @@ def _energy(power: PowerFolder, members: Sequence[RunResult], counted: Score
     by_name = {run.result_name: run for run in power.runs}
     found: list[Finding] = []
     joules: list[float | None] = []
-    unscored: list[str] = []  # (the summarizer scores the logs of every converged run, dropped ones too)
+    # (the summarizer reads the power logs of every run its compliance check passes and times, from
+    # run_start to run_stop: the runs the score drops too, an aborted one too; never those it fails)
+    unscored: list[str] = []
     for position, member in enumerate(members):
         run = by_name.get(result_name(member.path))
         duration = member.run.duration_ms if member.run is not None else None
         counted_here = position in counted.runs_counted
-        if (not counted_here and not member.converged) or duration is None:
+        if (not counted_here and member.official_verdict != "pass") or duration is None:
             joules.append(None)
             continue
         if run is None or run.folder is None:  # (the summarizer globs its node logs: none, AssertionError)

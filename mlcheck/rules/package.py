@@ -11,9 +11,11 @@ requires exactly the round's number of ``result_<i>.txt`` files.
 - MLC503 too-many-non-converged: more runs failed to converge than the round tolerates (one; four
   for U-Net3D); the benchmark result is invalid. The official summarizer prints "CRITICAL ERROR"
   and no score.
-- MLC504 scaling-json-invalid: ``scaling.json`` cannot be read or has no positive numeric
-  ``scaling_factor`` (up to 1e6: a larger one would scale the score out of a float's range); the
-  score is left unscaled and is not valid (the round's summarizer reads the file). A warning where
+- MLC504 scaling-json-invalid: ``scaling.json`` cannot be read or has no numeric
+  ``scaling_factor`` (up to 1e6 either way: a larger one would scale the score out of a float's
+  range); the score is left unscaled and is not valid (the round's summarizer reads the file). A
+  factor of 0 or below is a warning: the summarizer multiplies it in and publishes the time it
+  gives (0 or below), as mlcheck does; no review committee writes one. A warning too where
   the round's package checker writes or deletes ``scaling.json`` before the summarizer reads it
   (2.1+, when the RCP test writes its factor; 5.1+, whenever it evaluates a reference): the
   folder's file then does not count.
@@ -100,8 +102,13 @@ def scaling_factor(scaling_path: str, loaded: object, error: str | None, error_l
             has = f"has scaling_factor {shown}"
         return None, [SCALING_JSON_INVALID.at(
             scaling_path, line_of("scaling_factor") if line_of else None,
-            f"scaling.json {has}; expected a positive number "
+            f"scaling.json {has}; expected a number "
             f"up to {_MAX_FACTOR:g} such as {{\"scaling_factor\": 1.05}}")]
+    if value <= 0:  # (the summarizer multiplies it all the same: a time of 0, or below, is published)
+        return value, [SCALING_JSON_INVALID.at(
+            scaling_path, line_of("scaling_factor") if line_of else None,
+            f"scaling.json's scaling_factor {value:g} multiplied into the score, as the summarizer does: "
+            "it publishes a time-to-train of 0 or below. A review committee's factor is above 0", severity=Severity.WARNING)]
     return value, [SCALING_APPLIED.at(
         scaling_path, None, f"scaling.json's scaling_factor {value:g} multiplied into the score")]
 
@@ -118,7 +125,7 @@ def _usable_factor(factor: object) -> float | None:
         value = float(factor)  # an integer of 309+ digits is no float
     except OverflowError:
         return None
-    return value if 0 < value <= _MAX_FACTOR else None  # (NaN compares false)
+    return value if -_MAX_FACTOR <= value <= _MAX_FACTOR else None  # (NaN compares false)
 
 
 def check_score(folder: str, facts: BenchmarkFacts, score: Score,

@@ -28,8 +28,10 @@ check them: there these findings are warnings), ``result_summarizer.py`` from 3.
   node; the summarizer would score it, 0 J without readings, so no energy score is given; the
   published 4.0 and 5.0 power logs sample at 0.45-0.95 Hz, below the 1 Hz the text asks for,
   which is not checked); a missing ``power_measurement_stop`` or switch estimate, records of the
-  wrong shape (warning). The logs of every converged run are read, the dropped ones too, as the
-  summarizer reads them. Fix: log with the power logging example of mlperf-logging.
+  wrong shape (warning). The logs of every run the round's compliance check passes are read, as
+  the summarizer reads them (``result_summarizer.py``: it times each such run and reads its power
+  logs): the runs the score drops too, and an aborted one (the check reads no status); not a run
+  it fails. Fix: log with the power logging example of mlperf-logging.
 - MLC544 energy-score: the folder's energy as the summarizer scores it (info).
 """
 
