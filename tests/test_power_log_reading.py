@@ -192,3 +192,48 @@ def test_the_power_logs_of_a_run_the_checker_fails_are_not_read(tmp_path: Path) 
     assert run.official_verdict == "fail"
     assert not [f for f in after.findings if f.code == "MLC543" and f.severity.label == "error"]
     assert after.energy is not None and after.energy.joules is not None
+
+
+def test_readings_in_kilowatts_and_a_short_window_are_warned_of(tmp_path: Path) -> None:
+    """The summarizer scores a node log of kilowatts as watts, and scales a window of a minute to
+    the whole run: MLC545 warnings (mlcheck's own), the energy as the summarizer computes it."""
+    from mlcheck import check
+
+    folder, before = _scored_power_folder(tmp_path)
+    assert not [f for f in before.findings if f.code == "MLC545"]
+    run = Path(before.runs[before.score.runs_counted[0]].path).stem
+    node = _node_log(folder, run)
+    lines = []
+    for line in node.read_text(encoding="utf-8").splitlines(keepends=True):
+        if '"power_reading"' in line:
+            record = json.loads(line[line.index("{"):])
+            record["value"] = record["value"] / 1000
+            line = line[:line.index("{")] + json.dumps(record) + "\n"
+        lines.append(line)
+    node.write_text("".join(lines), encoding="utf-8")
+    (after,) = check([str(folder)]).benchmarks
+    (warned,) = [f for f in after.findings if f.code == "MLC545"]
+    assert warned.severity.label == "warning" and warned.path == str(node) and "kilowatts logged as watts" in warned.message
+    assert after.energy is not None and after.energy.valid
+
+
+def test_implausible_power_logs_say_what_is_unlikely() -> None:
+    from mlcheck.model import Event
+    from mlcheck.rules.power_plausibility import implausible_node_log
+
+    run_start = 1.7e12
+
+    def log(start: float, readings: list[float], stop: float) -> list[Event]:
+        events = [Event("power_measurement_start", None, {}, start, 1)]
+        events += [Event("power_reading", watts, {}, start + 1000 * (i + 1), i + 2) for i, watts in enumerate(readings)]
+        return events + [Event("power_measurement_stop", None, {}, stop, len(readings) + 2)]
+
+    assert implausible_node_log("n", log(run_start - 1000, [5000.0] * 60, run_start + 600_000), run_start, 590_000) == []
+    said = {f.line: f.message for f in implausible_node_log("n", log(run_start, [-3.0] + [5000.0] * 59, run_start + 60_000),
+                                                            run_start, 600_000)}
+    assert said[2] == "1 power_reading value(s) below 0 W"
+    assert "lasts 60 s, 10% of the run's 600 s" in said[None]
+    [far] = implausible_node_log("n", log(run_start - 2 * 86_400_000, [5000.0] * 60, run_start + 1), run_start, 1.0)
+    assert "48 hours before the run's run_start" in far.message
+    [seconds] = implausible_node_log("n", log(1.7e9, [5000.0] * 60, 1.7e9 + 600), run_start, 600.0)
+    assert "no date in milliseconds (seconds logged?)" in seconds.message

@@ -13,6 +13,7 @@ from mlcheck.package.package_policy import package_policy
 from mlcheck.package.power import PowerFolder, PowerLog, PowerRun, read_power_log, result_name, scan_power
 from mlcheck.results import EnergyScore, RunResult, Score
 from mlcheck.rules import find_rule, power as rules
+from mlcheck.rules.power_plausibility import implausible_node_log
 from mlcheck.score.energy import node_energy, olympic_energy, switch_energy
 
 
@@ -82,7 +83,8 @@ def _energy(power: PowerFolder, members: Sequence[RunResult], counted: Score
             if not counted_here:
                 unscored.append(result_name(member.path))
             continue
-        joules.append(_run_energy(run, duration, found))
+        start = member.run.first("run_start") if member.run is not None else None
+        joules.append(_run_energy(run, duration, found, start.time_ms if start is not None else None))
         if joules[-1] is None and not counted_here:
             unscored.append(run.result_name)
     total, reason = olympic_energy(joules, counted.runs_counted, counted.scaling_factor)
@@ -100,7 +102,7 @@ MIN_READINGS = 60
 """Power readings a node log must hold (power_measurement.adoc: at least 60 samples)."""
 
 
-def _run_energy(run: PowerRun, duration_ms: float, found: list[Finding]) -> float | None:
+def _run_energy(run: PowerRun, duration_ms: float, found: list[Finding], run_start_ms: float | None) -> float | None:
     nodes = [f for f in run.of_kind("node") if f.scored]
     if not nodes:
         found.append(rules.POWER_LOG_INVALID.at(run.folder or "", None, (
@@ -134,6 +136,8 @@ def _run_energy(run: PowerRun, duration_ms: float, found: list[Finding]) -> floa
             continue
         if energy.note:
             found.append(rules.POWER_LOG_INVALID.at(file.path, None, energy.note, severity=Severity.WARNING))
+        if file.kind == "node":
+            found.extend(implausible_node_log(file.path, log.events, run_start_ms, duration_ms))
         total += energy.joules
     return None if failed else total
 

@@ -13,6 +13,7 @@ from mlcheck.rules import selection, timing
 from mlcheck.rules import config_rules
 from mlcheck.rules import hyperparameters, required_keys, weight_init
 from mlcheck.rules import checker_params, package_layout, package_runs, package_system, power, rcp_check
+from mlcheck.rules import power_plausibility
 from mlcheck.rules import seed_reading, seeds, system_logs, system_status
 from mlcheck.rule import Rule, RunContext
 
@@ -24,7 +25,7 @@ RULE_MODULES: tuple[ModuleType, ...] = (internal, reading, raw_output, selection
                                         hyperparameters, weight_init,
                                         convergence, eval_cadence, timing, package, package_layout,
                                         package_system, system_status, system_logs, package_runs, seeds, seed_reading,
-                                        rcp_check, power, checker_params)
+                                        rcp_check, power, power_plausibility, checker_params)
 
 #: The checks that look at one run.
 RUN_CHECKS: tuple[tuple[str, RunCheck], ...] = (

@@ -1,0 +1,72 @@
+"""Power logs that the round's summarizer scores but whose numbers are unlikely (family MLC5xx).
+
+Rules text: none; the power checker (``package_checker/power_checker.py``) reads file names only
+and the result summarizer (``result_summarizer.py``, ``_compute_power_node``) multiplies whatever
+readings and window it finds, so only mlcheck says this, as warnings.
+
+- MLC545 power-log-implausible (warning): a node log whose readings or measurement window are
+  unlikely for the run it measures: readings below 0 W; readings whose mean, in the measurement
+  window, is below :data:`LOW_WATTS` per node (kilowatts logged as watts: the energy comes out a
+  thousand times low) or above :data:`HIGH_WATTS` (milliwatts); a window that covers less than
+  half of the run (the summarizer scales the energy of the window to the run's time-to-train, so
+  the score extrapolates what was not measured); a window that begins at no date in milliseconds
+  (seconds logged), or more than a day from the run's ``run_start`` (the log of another run). Fix: log watts, and measure from before the run's
+  start to after its stop, with the power logging example of mlperf-logging.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Sequence
+
+from mlcheck.model import Event, Finding, Severity
+from mlcheck.rule import Rule
+
+POWER_LOG_IMPLAUSIBLE = Rule("MLC545", "power-log-implausible", Severity.WARNING,
+                             "a node power log's readings or window are unlikely for its run")
+RULES = (POWER_LOG_IMPLAUSIBLE,)
+
+LOW_WATTS = 20.0
+"""Below the idle draw of any training node: a mean this low is kilowatts logged as watts."""
+HIGH_WATTS = 100_000.0
+"""Above the draw of any one node: a mean this high is milliwatts."""
+_DAY_MS = 86_400_000.0
+_PLAUSIBLE_MS = (1.42e12, 4.1e12)
+"""Milliseconds of 2015 to 2100 (as MLC405 reads a record's time)."""
+
+
+def implausible_node_log(path: str, events: Sequence[Event], run_start_ms: float | None,
+                         duration_ms: float) -> list[Finding]:
+    """MLC545 findings of one node log of a run (``events`` in log order)."""
+    start = next((e.time_ms for e in events if e.key == "power_measurement_start"), None)
+    stop = next((e.time_ms for e in events if e.key == "power_measurement_stop"), None)
+    readings = [(e.line, watts) for e in events if e.key == "power_reading"
+                and (start is None or e.time_ms >= start) and (stop is None or e.time_ms <= stop)
+                for watts in (_watts(e.value),) if watts is not None]
+    problems: list[tuple[int | None, str]] = []
+    negative = [line for line, value in readings if value < 0]
+    if negative:
+        problems.append((negative[0], f"{len(negative)} power_reading value(s) below 0 W"))
+    if readings:
+        mean = sum(value for _, value in readings) / len(readings)
+        if mean < LOW_WATTS or mean > HIGH_WATTS:
+            unit = "kilowatts logged as watts" if mean < LOW_WATTS else "milliwatts logged as watts"
+            problems.append((readings[0][0], f"the readings average {mean:,.3g} W for a node: {unit}? "
+                             "(the energy score takes them as watts)"))
+    if start is not None and stop is not None and duration_ms > 0 and stop - start < duration_ms / 2:
+        problems.append((None, f"the measurement window lasts {(stop - start) / 1000:,.0f} s, "
+                         f"{100 * (stop - start) / duration_ms:.0f}% of the run's {duration_ms / 1000:,.0f} s: "
+                         "the summarizer scales it to the run's time, so most of the energy is extrapolated"))
+    if start is not None and not _PLAUSIBLE_MS[0] <= start <= _PLAUSIBLE_MS[1]:
+        problems.append((None, f"the measurement begins at time {start:g}, no date in milliseconds (seconds logged?)"))
+    elif start is not None and run_start_ms is not None and abs(start - run_start_ms) > _DAY_MS:
+        problems.append((None, f"the measurement begins {abs(start - run_start_ms) / 3_600_000:,.0f} hours "
+                         f"{'before' if start < run_start_ms else 'after'} the run's run_start: "
+                         "the log of another run?"))
+    return [POWER_LOG_IMPLAUSIBLE.at(path, line, what) for line, what in problems]
+
+
+def _watts(value: object) -> float | None:
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
+        return None
+    return float(value)
