@@ -10,7 +10,7 @@ import pytest
 from conftest import FIXTURES
 from mlcheck.checker import check_log
 from mlcheck.package.discover import LogRef
-from mlcheck.read.host_labels import HOST_JOB, NAMES, RAY_JOB
+from mlcheck.read.host_labels import HOST_JOB, NAMES, PIDS, RAY_JOB, SYSLOG_JOB
 from mlcheck.read.rawlog import read_prefix
 
 BASE = FIXTURES / "raw" / "base.txt"
@@ -22,6 +22,9 @@ LABELS = {
     "kubectl": ("[pod/bert-worker-{}/trainer] ", (HOST_JOB, 1), "host 1"),
     "compose": ("trainer-{}  | ", (HOST_JOB, 1), "host 1"),
     "ray": ("(RayTrainWorker pid={}, ip=10.0.0.7) ", (RAY_JOB, 1), "Ray worker pid 1"),
+    "ray-unnamed": ("(pid={}, ip=10.0.0.7) ", (RAY_JOB, 1), "Ray worker pid 1"),
+    "ray-local": ("(pid={}) ", (RAY_JOB, 1), "Ray worker pid 1"),
+    "syslog": ("gpu-node python3[{}]: ", (SYSLOG_JOB, 1), "process 1 of host 0"),
 }
 
 
@@ -35,7 +38,10 @@ def test_a_host_label_is_a_rank_of_its_job(style: str) -> None:
 
 
 def _number(source: tuple[int, int] | None) -> tuple[int, int] | None:
-    """A host label's source with the number of the host's name (its rank tells names apart)."""
+    """A host label's source with the number of the host's name (its rank tells names apart), a
+    syslog label's with its process id."""
+    if source is not None and source[0] == SYSLOG_JOB:
+        return SYSLOG_JOB, source[1] % PIDS
     return source if source is None or source[0] != HOST_JOB else (HOST_JOB, source[1] // NAMES)
 
 
@@ -112,3 +118,18 @@ def test_a_rank_label_after_a_loggers_head_names_the_rank(label: str, tmp_path: 
     run_start three times)."""
     assert read_prefix(label.format(3)).source == (-3, 3)
     _read_like_the_clean_run(label, "rank 1", tmp_path)
+
+
+def test_syslog_labels_of_several_hosts_keep_the_first_hosts_lowest_process(tmp_path: Path) -> None:
+    """``journalctl``/syslog lines (``Apr 28 00:19:16 gpu-node-2 python3[4242]: ``): each process of
+    each host is a rank, host by host (were: every copy kept, run_start three times)."""
+    first = read_prefix("Apr 28 00:19:16 gpu-node-1 python3[9000]: ").source
+    second = read_prefix("Apr 28 00:19:16 gpu-node-2 python3[10]: ").source
+    assert first is not None and second is not None and first[0] == second[0] == SYSLOG_JOB and first < second
+    _read_like_the_clean_run("Apr 28 00:19:16 gpu-node-{} python3[4000]: ", "process 4000 of host 1", tmp_path)
+
+
+def test_sagemakers_mpi_tags_name_the_rank_and_host(tmp_path: Path) -> None:
+    """SageMaker's ``[1,mpirank:0,algo-1]<stdout>:`` is an MPI tag (were: no tag, every copy kept)."""
+    assert read_prefix("[1,mpirank:3,algo-2]<stdout>:").source == (1, 3)
+    _read_like_the_clean_run("[1,mpirank:{},algo-1]<stdout>:", "rank 1 of job 1", tmp_path)

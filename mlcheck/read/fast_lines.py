@@ -20,7 +20,7 @@ from mlcheck.read.official_view import after_json
 from mlcheck.read.record_shape import decode_record, validate_record, well_formed_event
 
 _MARKER_BYTES = b":::MLLOG"
-LEADING_TAG = re.compile(rb"\[(?:[^\[\]\s,@]*@)?\d+,\d+\](?:\[[^\[\]\s]*\])?<(?:stdout|stderr)>:")  # (rawlog.TAG)
+LEADING_TAG = re.compile(rb"\[(?:[^\[\]\s,@]*@)?\d+,(?:mpirank:)?\d+(?:,[^\[\]\s,]+)?\](?:\[[^\[\]\s]*\])?<(?:stdout|stderr)>:")  # (rawlog.TAG)
 
 
 class FastLines:

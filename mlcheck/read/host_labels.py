@@ -6,7 +6,9 @@ its host instead of a rank number:
 - ``pdsh``/``clush`` and ``parallel-ssh -i``: ``node017: ``, ``ip-10-0-0-12.ec2.internal: ``;
 - ``kubectl logs --prefix`` (every pod of a job): ``[pod/bert-worker-3/main] ``;
 - Docker Compose: ``trainer-2  | ``;
-- Ray Train: ``(RayTrainWorker pid=4242, ip=10.0.0.3) ``.
+- Ray: ``(RayTrainWorker pid=4242, ip=10.0.0.3) ``, ``(pid=4242) ``;
+- syslog and ``journalctl`` (after their date): ``gpu-node-0 python3[4242]: ``, a rank per
+  process of each host.
 
 Each is one process whose records may be copies of another's (every host's first rank logs), so
 the reader takes it as a rank of job :data:`HOST_JOB` (:data:`RAY_JOB`): the rank is the last
@@ -28,6 +30,10 @@ HOST_JOB = -4
 NAMES = 4096
 """Hosts of one number (``bert-master-0``, ``bert-worker-0``; ``ip-10-0-0-12``, ``ip-10-0-1-12``)
 are told apart by the rest of their name: the rank is ``number * NAMES`` plus a hash of it."""
+SYSLOG_JOB = -6
+"""The job of syslog's labels, whose rank is the host's times :data:`PIDS` plus the process id."""
+PIDS = 1 << 22
+"""Above Linux's largest process id."""
 RAY_JOB = -5
 """The job of Ray's worker labels, whose rank is the worker's process id."""
 
@@ -35,7 +41,8 @@ _HOST_LABEL = re.compile(
     r"(?:(?P<host>[A-Za-z][\w-]*\d[\w-]*(?:\.[\w-]+)*): "
     r"|\[pod/(?P<pod>[\w.-]*\d[\w.-]*)/[\w.-]+\] "
     r"|(?P<service>[A-Za-z][\w.-]*\d[\w.-]*) +\| "
-    r"|\([A-Za-z]\w* pid=(?P<pid>\d+)(?:, ip=[\d.:a-fA-F]+)?\) )")
+    r"|\((?:[A-Za-z]\w* )?pid=(?P<pid>\d+)(?:, ip=[\d.:a-fA-F]+)?\) "
+    r"|(?P<syslog>[A-Za-z][\w.-]*) [\w./@-]+\[(?P<process>\d+)\]: )")
 _LAST_NUMBER = re.compile(r"(\d+)\D*$")
 
 
@@ -47,12 +54,19 @@ def host_label(text: str, position: int = 0) -> tuple[tuple[int, int], int] | No
     pid = label.group("pid")
     if pid is not None:
         return (RAY_JOB, int(pid)), label.end()
-    name = label.group("host") or label.group("pod") or label.group("service")
+    process = label.group("process")
+    if process is not None:  # (each host's processes in the order of their ids, as ranks start)
+        return (SYSLOG_JOB, _host_rank(label.group("syslog")) * PIDS + int(process)), label.end()
+    return (HOST_JOB, _host_rank(label.group("host") or label.group("pod") or label.group("service"))), label.end()
+
+
+def _host_rank(name: str) -> int:
+    """The rank of a host's name: its number, hosts of one number told apart (:data:`NAMES`)."""
     part = name.split(".", 1)[0]
     number = _LAST_NUMBER.search(part)
     if number is None:  # (a pod or service named by a later part only: ``[pod/a.b1/c]``)
         part, number = name, _LAST_NUMBER.search(name)
     if number is None:
-        return (HOST_JOB, 0), label.end()
+        return 0
     stem = (part[:number.start(1)] + part[number.end(1):]).encode("utf-8", errors="replace")
-    return (HOST_JOB, int(number.group(1)) * NAMES + zlib.crc32(stem) % NAMES), label.end()
+    return int(number.group(1)) * NAMES + zlib.crc32(stem) % NAMES

@@ -10,28 +10,23 @@ so that the reader can account for them in one MLC020 finding.
 
 from __future__ import annotations
 
-import os
 import re
 from typing import Iterable
 
 from mlcheck.records import dataclass, field
-from mlcheck.model import Finding
-from mlcheck.read import raw_output_rules as raw_output
-from mlcheck.read.host_labels import HOST_JOB, NAMES, RAY_JOB, host_label
+from mlcheck.read.host_labels import HOST_JOB, NAMES, PIDS, RAY_JOB, SYSLOG_JOB, host_label
 
 Source = tuple[int, int]
 """(job, rank) of the process that printed a record; job -1 is ``srun --label``, -2 MPICH-style
 ``mpiexec -prepend-rank`` (``[rank]``), -3 torchrun (``[rankN]:``, ``[defaultN]:``), -4 a host's
-name, -5 a Ray worker (:mod:`mlcheck.read.host_labels`)."""
+name, -5 a Ray worker, -6 a syslog process (:mod:`mlcheck.read.host_labels`)."""
 
 _MARKER = ":::MLLOG"
 _MARKER_BYTES = _MARKER.encode()
-_RANK_FILE = re.compile(r"(?:^|[/\\])(?:rank\.(\d+)|attempt_\d+[/\\](\d+))[/\\](?:stdout|stderr)(?:\.log)?$")
-"""One rank's output file of ``mpirun --output-filename DIR`` (``DIR/1/rank.N/stdout``) or of
-torchrun ``--log-dir DIR`` (``DIR/<run id>/attempt_K/N/stdout.log``)."""
-TAG = re.compile(r"\[(?:[^\[\]\s,@]*@)?(\d+),(\d+)\](?:\[[^\[\]\s]*\])?<(stdout|stderr)>:")
+TAG = re.compile(r"\[(?:[^\[\]\s,@]*@)?(\d+),(?:mpirank:)?(\d+)(?:,[^\[\]\s,]+)?\](?:\[[^\[\]\s]*\])?<(stdout|stderr)>:")
 """An OpenMPI/poprun ``[job,rank]<stdout>:`` tag; OpenMPI 5 (PRRTE) may name the job's namespace
-(``[prterun-node1-4242@1,0]<stdout>:``) and add the host and pid (``[1,0][node1:4242]<stdout>:``)."""
+(``[prterun-node1-4242@1,0]<stdout>:``) and add the host and pid (``[1,0][node1:4242]<stdout>:``);
+SageMaker's MPI jobs name the rank and the host (``[1,mpirank:0,algo-1]<stdout>:``)."""
 ANSI = re.compile(r"\x1b\[[0-9;?]*[ -/]*[@-~]")
 # ISO (``ts "%FT%.T"``, loggers), syslog-like (``ts``), ``date`` (``mpirun --timestamp-output``),
 # relative clock (``ts -s``, ``ts -i``).
@@ -149,15 +144,23 @@ class RawStats:
     trailing_texts: int = 0
     """Records with text after their JSON on their line (dropped)."""
     repeated_prints: int = 0
+    """Untagged records printed again on the next line, byte for byte (two log handlers): read once."""
     joined_lines: int = 0
     """Lines of a rank that mpirun's output chunks cut (its tag inside them), joined (tag_chunks)."""
-    """Untagged records printed again on the next line, byte for byte (two log handlers): read once."""
+    unwrapped_lines: int = 0
+    """Lines taken out of a log driver's JSON object (json_envelopes)."""
+    rejoined_records: int = 0
+    """Records cut by another stream's line, joined again (cut_records)."""
     trailing_colour_lines: int = 0
     """Lines with colour codes after the marker (the official parser fails on them)."""
     first_trailing_colour: int | None = None
     """The first of them (MLC013 names it)."""
     kept: int = 0
     kept_sources: dict[Source, int] = field(default_factory=dict)
+
+    def note_joins(self, chunks: int, unwrapped: int, cut: int) -> None:
+        """What the line stages before the reader repaired (tag_chunks, json_envelopes, cut_records)."""
+        self.joined_lines, self.unwrapped_lines, self.rejoined_records = chunks, unwrapped, cut
 
     def note_trailing_colour(self, line_no: int) -> None:
         self.trailing_colour_lines += 1
@@ -167,7 +170,7 @@ class RawStats:
     @property
     def is_raw(self) -> bool:
         """True when the file is console output rather than a clean result file."""
-        return bool(self.noise_lines or self.tagged_records or self.joined_lines or self.colour_lines or
+        return bool(self.noise_lines or self.tagged_records or self.joined_lines or self.colour_lines or self.unwrapped_lines or self.rejoined_records or
                     self.timestamp_records or self.spliced_records or self.shared_lines or self.trailing_texts
                     or self.repeated_prints)
 
@@ -185,10 +188,13 @@ class RawStats:
             parts.append(f"records kept from {ranks}")
         if copies:
             parts.append(copies)
-        counted = ((self.noise_lines, "line{s} without a record dropped (launcher, warnings, progress)"),
+        counted = ((self.unwrapped_lines, "line{s} taken out of a log driver's JSON object (Docker json-file, a logging export)"),
+                   (self.noise_lines, "line{s} without a record dropped (launcher, warnings, progress)"),
                    (self.tagged_records, "rank tag{s} removed"),
                    (self.joined_lines, "line{s} of a rank that mpirun's output chunks cut (its tag inside the "
                                        "line) joined again"),
+                   (self.rejoined_records, "record{s} cut by another stream's line (stderr written while stdout "
+                                           "was buffered) joined again"),
                    (self.colour_lines, "line{s} stripped of colour codes"),
                    (self.crlf_lines, "CRLF line end{s}"),
                    (self.timestamp_records, "timestamp prefix{es} removed"),
@@ -214,8 +220,9 @@ def _source_name(source: Source) -> str:
         return f"the second stream of rank {-1 - rank} of job {job}"
     if job == -1 and rank >= LOCAL_RANKS:
         return f"srun task {rank // LOCAL_RANKS} (torchrun rank {rank % LOCAL_RANKS})"
-    if job in (HOST_JOB, RAY_JOB):
-        return f"host {rank // NAMES}" if job == HOST_JOB else f"Ray worker pid {rank}"
+    if job in (HOST_JOB, RAY_JOB, SYSLOG_JOB):
+        return f"host {rank // NAMES}" if job == HOST_JOB else f"Ray worker pid {rank}" if job == RAY_JOB else \
+            f"process {rank % PIDS} of host {rank // PIDS // NAMES}"
     return f"srun task {rank}" if job == -1 else f"rank {rank}" if job in (-2, -3) else f"rank {rank} of job {job}"
 
 
@@ -227,24 +234,6 @@ def second_stream(source: Source) -> Source:
 def source_name(source: Source | None) -> str:
     """``rank 3 of job 1``, ``srun task 0`` or ``untagged output``."""
     return "untagged output" if source is None else _source_name(source)
-
-
-def per_rank_note(path: str, shown: str) -> Finding | None:
-    """MLC022 when ``path`` is one rank's file of a per-rank output folder (:data:`_RANK_FILE`)."""
-    match = _RANK_FILE.search(path)
-    if match is None:
-        return None
-    rank_dir = os.path.dirname(os.path.abspath(path))
-    mpi = match.group(1) is not None
-    try:
-        siblings = [n for n in os.listdir(os.path.dirname(rank_dir)) if (n.startswith("rank.") if mpi else n.isdigit())]
-    except OSError:
-        siblings = []
-    others = max(len(siblings) - 1, 0)
-    return raw_output.PER_RANK_OUTPUT.at(
-        shown, None, f"this is rank {match.group(1) or match.group(2)}'s output of a per-rank output folder; "
-        f"the {others} other rank folder{'s' if others != 1 else ''} next to it hold{'' if others != 1 else 's'} copies and "
-        "were not read")
 
 
 def logging_ranks(lines: Iterable[bytes]) -> dict[int, set[int]]:

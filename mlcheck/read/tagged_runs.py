@@ -32,7 +32,7 @@ from mlcheck.read.record_runs import MIN_LINES, events_of_lines
 
 _BARE_TAG = (rb"(?: *\d+: |\[\d+\](?: |<std(?:out|err)>: ?)|\[[a-z][a-z_-]*?\d+\]: ?"
              rb"|\[(?:[Rr]ank|RANK|GPU|gpu)(?:[:=] ?| )?\d+\] |(?:[Rr]ank|RANK) \d+: "
-             rb"|\[(?:[^\[\]\s,@]*@)?\d+,\d+\](?:\[[^\[\]\s]*\])?<std(?:out|err)>:)")
+             rb"|\[(?:[^\[\]\s,@]*@)?\d+,(?:mpirank:)?\d+(?:,[^\[\]\s,]+)?\](?:\[[^\[\]\s]*\])?<std(?:out|err)>:)")
 """What :func:`mlcheck.read.rawlog.read_prefix` reads as a bare tag: an ``srun`` label, an
 ``mpiexec -prepend-rank`` rank, a torchrun rank, an MPI tag."""
 _TAGGED_RECORD = re.compile(_BARE_TAG + re.escape(TOKEN_BYTES))

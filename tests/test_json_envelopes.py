@@ -1,0 +1,54 @@
+"""Raw output whose lines a log driver or a logging service wrapped in JSON objects of its own."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from conftest import FIXTURES
+from mlcheck.checker import check_log
+from mlcheck.cli import main
+from mlcheck.package.discover import LogRef
+
+BASE = FIXTURES / "raw" / "base.txt"
+
+ENVELOPES = {
+    "docker json-file": lambda line: {"log": line + "\n", "stream": "stdout", "time": "2022-05-09T08:00:00.1Z"},
+    "cloud logging": lambda line: {"textPayload": line, "severity": "INFO", "resource": {"type": "k8s_container"}},
+    "journalctl -o json": lambda line: {"__CURSOR": "s=1", "MESSAGE": line, "_PID": "4242"},
+}
+
+
+@pytest.mark.parametrize("style", sorted(ENVELOPES))
+def test_a_wrapped_console_reads_and_splits_as_the_clean_file(style: str, tmp_path: Path) -> None:
+    """Every line a JSON object holding the printed line in a string field (was: every record an
+    MLC003 invalid-JSON error, the run failed, split wrote nothing)."""
+    lines = BASE.read_text("utf-8").splitlines()
+    log = tmp_path / "container-json.log"
+    wrapped = [json.dumps(ENVELOPES[style](line)) for line in lines]
+    log.write_text("\n".join(wrapped[:3] + [json.dumps({"log": "NCCL INFO ring 0\n"})] + wrapped[3:]) + "\n", "utf-8")
+    [clean] = check_log(LogRef(str(BASE)), None)
+    [result] = check_log(LogRef(str(log)), None)
+    assert (result.verdict, result.time_to_train_min) == (clean.verdict, clean.time_to_train_min)
+    assert [f.code for f in result.findings if f.severity.name != "INFO"] == []
+    [summary] = [f for f in result.findings if f.code == "MLC020"]
+    assert f"{len(lines)} lines taken out of a log driver's JSON object" in summary.message
+    out = tmp_path / "split"
+    CliRunner().invoke(main, ["split", str(log), "-o", str(out)])
+    assert (out / "result_0.txt").read_text("utf-8").splitlines() == lines
+
+
+def test_a_json_line_that_is_no_envelope_stays_as_it_is(tmp_path: Path) -> None:
+    """A JSON object without the record in a known field, or broken, is text as before: the line
+    numbers of what follows are those of the file."""
+    lines = BASE.read_text("utf-8").splitlines()
+    log = tmp_path / "console.log"
+    odd = [json.dumps({"other": lines[0]}), '{"log": ":::MLLOG {\\"key\\": ', json.dumps([lines[0]])]
+    log.write_text("\n".join(odd + lines) + "\n", "utf-8")
+    [result] = check_log(LogRef(str(log)), None)
+    [clean] = check_log(LogRef(str(BASE)), None)
+    assert result.time_to_train_min == clean.time_to_train_min
+    assert result.run is not None and result.run.first_line == len(odd) + 1
