@@ -78,3 +78,16 @@ def test_a_record_that_nothing_ends_stays_cut(tmp_path: Path) -> None:
     assert [f.line for f in result.findings if f.code in ("MLC023", "MLC003")] == [6]
     assert not [f for f in result.findings if "joined again" in f.message]
     assert list(joined_cut_records(iter([cut.encode()]), [0])) == [cut.encode()]
+
+
+def test_past_its_budget_a_file_s_cut_records_stay_as_they_are(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The search for cuts is bounded per file (a file of cut records and lines that end none
+    stays linear): past the budget, the lines are given as they are."""
+    import mlcheck.read.cut_records as cut_records
+
+    cut = b':::MLLOG {"namespace": "", "time_ms": 1652083200000, "event_type": "POINT_IN_TIME", "ke[W x] Warning\n'
+    rest = b'y": "seed", "value": 1, "metadata": {"file": "a.py", "lineno": 1}}\n'
+    assert list(joined_cut_records(iter([cut, rest]), [0]))[1].startswith(b":::MLLOG")
+    monkeypatch.setattr(cut_records, "_BUDGET", 10)
+    joined = [0]
+    assert list(joined_cut_records(iter([cut, rest]), joined)) == [cut, rest] and joined == [0]

@@ -45,6 +45,11 @@ WINDOW = 4
 _TRIES = 64
 """Places at which a cut is tried (the first texts that begin a line)."""
 _NEAR = 8
+_LONGEST = 1 << 16
+"""The longest cut record joined (a record is a few hundred bytes)."""
+_BUDGET = 5_000_000
+"""Characters of cut records searched for the cut in a file (a few seconds at most; the cut
+records of 100 MB of block-buffered output): past them, cut records are reported as they are."""
 """Characters on either side of where the JSON stops being valid in which a cut is tried first."""
 _RECORD_FIELDS = frozenset({"time_ms", "key", "value"})
 """Fields a joined record must have (a join at the wrong place mangles a field's name)."""
@@ -54,12 +59,13 @@ _MARKER = b":::MLLOG"
 _MARKER_END = re.compile(rb"(?:::MLLOG|:MLLOG|MLLOG|LLOG|LOG|OG|G)(?= ?\{\")")
 """The end of a marker cut in two (``LLOG {"``, ``G {"``), at a line's start."""
 _DECODER = json.JSONDecoder()
-_STRONG_START = r"\[|  |[A-Z][a-z]+[:\s,]|[A-Z]{2,}[ :]|[A-Z]\d{4} |\d{4}-\d\d-\d\d"
-_WEAK_START = r"/[^\s\"]+:\d+: |[\w.-]+:\d+:\d+ |[a-z]\w*\.(?:py|cc|cpp|h):\d+"
+_STRONG_START = r"\[|  |[A-Z][a-z]{1,24}[:\s,]|[A-Z]{2,24}[ :]|[A-Z]\d{4} |\d{4}-\d\d-\d\d"
+_WEAK_START = r"/[^\s\"]{1,255}:\d{1,9}: |[\w.-]{1,64}:\d{1,9}:\d{1,9} |[a-z]\w{0,64}\.(?:py|cc|cpp|h):\d"
 _LINE_START = re.compile(f"(?={_STRONG_START}|{_WEAK_START})")
 """Where another stream's line may begin (every such place, overlapping: ``timnode17:...``): a
 bracketed level or date, two blanks, a capitalised word or one in capitals, glog's ``W1203 ``, a
-date; a Python warning's ``path:line:``, NCCL's ``host:pid:tid ``, a source file's ``name.py:line``."""
+date; a Python warning's ``path:line:``, NCCL's ``host:pid:tid ``, a source file's ``name.py:line``
+(each of bounded length: the search stays linear in the record)."""
 _STRONG = re.compile(_STRONG_START)
 """The beginnings that no number or name of a record continues (a date's digits do: ``1172026``)."""
 
@@ -77,6 +83,7 @@ def joined_cut_records(lines: Iterable[bytes], joined: list[int]) -> Iterator[by
 
 
 def _joined_lines(lines: Iterable[bytes], joined: list[int], held: list[bytes]) -> Iterator[bytes]:
+    budget = [_BUDGET]
     for raw in lines:
         if not held and raw.endswith(b"}\n") and _MARKER in raw:  # (the common line: whole records)
             yield raw
@@ -99,7 +106,7 @@ def _joined_lines(lines: Iterable[bytes], joined: list[int], held: list[bytes]) 
                 yield from held
                 held.clear()
             else:
-                parts = _joined(held[0], raw)
+                parts = _joined(held[0], raw, budget)
                 if parts is not None:
                     joined[0] += 1
                     yield parts[0]
@@ -141,14 +148,15 @@ def _cut(raw: bytes) -> bool:
     return not isinstance(value, dict)  # (``2026-...``: a date after the marker)
 
 
-def _joined(cut: bytes, rest: bytes) -> tuple[bytes, bytes] | None:
+def _joined(cut: bytes, rest: bytes, budget: list[int]) -> tuple[bytes, bytes] | None:
     """(the other stream's text, the whole record's line) of a line whose last record was cut and
     the line where that record ends; None when ``rest`` does not end it."""
     at = cut.rindex(_MARKER) + len(_MARKER)
     head = cut[at:].rstrip(b"\r\n").decode("utf-8", errors="surrogateescape")
     body_at = len(head) - len(head.lstrip())
     body, tail = head[body_at:], rest.rstrip(b"\r\n").decode("utf-8", errors="surrogateescape")
-    if not tail:
+    budget[0] -= len(body)  # (the places searched)
+    if not tail or len(body) > _LONGEST or len(tail) > _LONGEST or budget[0] < 0:
         return None
     invalid, in_string = _invalid_from(body)
     if invalid is None:
@@ -163,6 +171,9 @@ def _joined(cut: bytes, rest: bytes) -> tuple[bytes, bytes] | None:
     best: tuple[int, int, str] | None = None  # (unknown field names, place, record)
     for split in found:
         record = (body[:split] + tail).lstrip()
+        budget[0] -= len(record) // 8  # (the JSON decoder is C: a character costs an eighth of a search's)
+        if budget[0] < 0:  # (a file of cut records and lines that end none: the work stays linear)
+            return None
         try:
             value, end = _DECODER.raw_decode(record)
         except (ValueError, RecursionError):
