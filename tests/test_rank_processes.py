@@ -117,7 +117,8 @@ def test_ranks_printing_the_same_record_behind_timestamps_are_all_read(tmp_path:
     """Untagged output of ranks that each print the same ``init_start`` (a result file keeps all
     of them) behind ``docker logs -t``/``ts`` timestamps: prefixes that differ in their time alone
     are not two log handlers, every record is read (was: every second one dropped); with
-    ``INFO:mllog:`` after the time the repeat is still read once."""
+    ``INFO:mllog:`` after the time the repeat is still read once; a progress bar that a CR ended
+    before one of them is no second handler's prefix either."""
     records = _records()
     at = next(i for i, line in enumerate(records) if '"init_start"' in line)
     ranks = records[:at] + [records[at]] * 4 + records[at + 1:]
@@ -130,6 +131,11 @@ def test_ranks_printing_the_same_record_behind_timestamps_are_all_read(tmp_path:
     handlers.write_text("".join(f"10:00:0{i % 10} {line}\n10:00:0{i % 10} INFO:mllog:{line}\n"
                                 for i, line in enumerate(records)), "utf-8")
     assert f"{len(records)} records printed again" in _message(handlers, "MLC020")
+    bar = tmp_path / "bar.log"  # (a progress bar ended by a CR in front of one of them: no handler's prefix)
+    bar.write_text("".join(("epoch 1:  50%|#####     | 5/10\r" if i == at + 2 else "") + line + "\n"
+                           for i, line in enumerate(ranks)), "utf-8")
+    assert run_cli("split", str(bar), "-o", str(tmp_path / "bar")).exit_code == 0
+    assert (tmp_path / "bar" / "result_0.txt").read_text("utf-8").splitlines() == ranks
     dated = tmp_path / "dated.log"  # (mllog's handler, then the root logger's with %(asctime)s)
     dated.write_text("".join(f"{line}\n2024-04-30 16:00:{i % 60:02d},020 {line}\n" for i, line in enumerate(records)),
                      "utf-8")
