@@ -52,3 +52,23 @@ def test_a_json_line_that_is_no_envelope_stays_as_it_is(tmp_path: Path) -> None:
     [clean] = check_log(LogRef(str(BASE)), None)
     assert result.time_to_train_min == clean.time_to_train_min
     assert result.run is not None and result.run.first_line == len(odd) + 1
+
+
+def test_dockers_pieces_of_a_long_line_are_joined(tmp_path: Path) -> None:
+    """json-file cuts a line over 16 KiB into ``log`` pieces without a line end (a stderr entry may
+    come between): the record is read whole, at the line of its last piece."""
+    lines = BASE.read_text("utf-8").splitlines()
+    at = next(i for i, line in enumerate(lines) if '"run_start"' in line)
+    long = lines[at].replace('"metadata": {', '"metadata": {"note": "%s", ' % ("x" * 40000), 1)
+    pieces = [long[i:i + 16384] for i in range(0, len(long), 16384)]
+    wrapped = [json.dumps({"log": line + "\n", "stream": "stdout"}) for line in lines[:at]]
+    wrapped += [json.dumps({"log": piece, "stream": "stdout"}) for piece in pieces[:-1]]
+    wrapped += [json.dumps({"log": "NCCL WARN x\n", "stream": "stderr"}), json.dumps({"log": pieces[-1] + "\n", "stream": "stdout"})]
+    wrapped += [json.dumps({"log": line + "\n", "stream": "stdout"}) for line in lines[at + 1:]]
+    log = tmp_path / "container-json.log"
+    log.write_text("\n".join(wrapped) + "\n", "utf-8")
+    [clean] = check_log(LogRef(str(BASE)), None)
+    [result] = check_log(LogRef(str(log)), None)
+    assert (result.verdict, result.time_to_train_min) == (clean.verdict, clean.time_to_train_min)
+    assert result.run is not None and result.run.first("run_start") is not None
+    assert result.run.first("run_start").line == at + len(pieces) + 1

@@ -10,7 +10,9 @@ The line the job printed is a string field of one JSON object per line, its quot
 Raw output (never a submitted result file, read as the official parser reads it) is given to the
 reader with such a line replaced by the text it wraps, one line out per line in (line numbers
 stay those of the file); a line that is not one JSON object holding the marker in one of these
-fields is given as it is.
+fields is given as it is. Docker cuts a line longer than 16 KiB into several ``log`` pieces, each
+but the last without its line end (stdout's and stderr's pieces may alternate): the pieces are
+joined at the last one, the lines of the others given empty.
 """
 
 from __future__ import annotations
@@ -21,30 +23,43 @@ from typing import Iterable, Iterator
 _FIELDS = ("log", "textPayload", "MESSAGE", "message", "msg")
 _ESCAPED_RECORD = b':::MLLOG {\\"'
 """A record inside a JSON string (its quotes escaped)."""
+_LONGEST = 1 << 24
+"""The most of a line held in pieces (the reader's longest line)."""
 
 
 def unwrapped_json_lines(lines: Iterable[bytes], unwrapped: list[int]) -> Iterator[bytes]:
     """``lines`` with each JSON envelope replaced by the line it holds; ``unwrapped[0]`` counts them."""
+    pieces: dict[object, str] = {}  # (Docker's pieces of a line over 16 KiB, per stream: ``log`` without a line end)
     for raw in lines:
-        if raw.startswith(b"{") and _ESCAPED_RECORD in raw:
-            inner = _wrapped_line(raw)
+        if raw.startswith(b"{") and (_ESCAPED_RECORD in raw or (pieces and raw.startswith(b'{"log":'))):
+            inner = _wrapped_text(raw, pieces)
             if inner is not None:
                 unwrapped[0] += 1
-                yield inner
+                yield b"\n" if not inner else inner.rstrip("\r\n").encode("utf-8", errors="replace") + b"\n"
                 continue
         yield raw
 
 
-def _wrapped_line(raw: bytes) -> bytes | None:
-    """The line a JSON envelope holds (with a line end), or None when ``raw`` is none."""
+_PIECE = ""
+"""What :func:`_wrapped_text` gives for a piece of a line whose rest comes later."""
+
+
+def _wrapped_text(raw: bytes, pieces: dict[object, str]) -> str | None:
+    """The text a JSON envelope holds, after the pieces of its line before it (:data:`_PIECE`
+    when its line goes on in a later envelope of its stream), or None when ``raw`` is none."""
     try:
         envelope = json.loads(raw)
     except (ValueError, RecursionError):
         return None
     if not isinstance(envelope, dict):
         return None
+    stream = envelope.get("stream") if isinstance(envelope.get("stream"), str) else None
     for name in _FIELDS:
         text = envelope.get(name)
-        if isinstance(text, str) and ":::MLLOG" in text:
-            return text.rstrip("\r\n").encode("utf-8", errors="replace") + b"\n"
+        if isinstance(text, str) and (":::MLLOG" in text or (name == "log" and stream in pieces)):
+            whole = (pieces.pop(stream, "") if name == "log" else "") + text
+            if name == "log" and not text.endswith("\n") and len(whole) < _LONGEST:
+                pieces[stream] = whole
+                return _PIECE
+            return whole
     return None
