@@ -63,7 +63,8 @@ def test_dockers_pieces_of_a_long_line_are_joined(tmp_path: Path) -> None:
     pieces = [long[i:i + 16384] for i in range(0, len(long), 16384)]
     wrapped = [json.dumps({"log": line + "\n", "stream": "stdout"}) for line in lines[:at]]
     wrapped += [json.dumps({"log": piece, "stream": "stdout"}) for piece in pieces[:-1]]
-    wrapped += [json.dumps({"log": "NCCL WARN x\n", "stream": "stderr"}), json.dumps({"log": pieces[-1] + "\n", "stream": "stdout"})]
+    wrapped += [json.dumps({"log": "NCCL WARN x\n", "stream": "stderr"}),
+                json.dumps({"log": pieces[-1] + "\n", "stream": "stdout"})]
     wrapped += [json.dumps({"log": line + "\n", "stream": "stdout"}) for line in lines[at + 1:]]
     log = tmp_path / "container-json.log"
     log.write_text("\n".join(wrapped) + "\n", "utf-8")

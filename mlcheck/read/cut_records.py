@@ -225,4 +225,5 @@ def _known_names() -> frozenset[object]:
 
     return frozenset({value for name, value in vars(constants).items() if name.isupper() and isinstance(value, str)
                       and value}
-                     | {"namespace", "time_ms", "event_type", "key", "value", "metadata", "file", "lineno", "tensor", "step", "metric"})
+                     | {"namespace", "time_ms", "event_type", "key", "value", "metadata", "file", "lineno", "tensor",
+                        "step", "metric"})

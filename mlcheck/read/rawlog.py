@@ -170,7 +170,8 @@ class RawStats:
     @property
     def is_raw(self) -> bool:
         """True when the file is console output rather than a clean result file."""
-        return bool(self.noise_lines or self.tagged_records or self.joined_lines or self.colour_lines or self.unwrapped_lines or self.rejoined_records or
+        return bool(self.noise_lines or self.tagged_records or self.joined_lines or self.colour_lines
+                    or self.unwrapped_lines or self.rejoined_records or
                     self.timestamp_records or self.spliced_records or self.shared_lines or self.trailing_texts
                     or self.repeated_prints)
 

@@ -33,7 +33,8 @@ from mlcheck.read.job_starts import JOB_END, LAUNCH_LINE
 from mlcheck.read.long_lines import MAX_LINE_BYTES
 
 _TAG = re.compile(rb"(?:(?:[A-Z][a-z]{2} ){1,2}[ \d]\d \d\d:\d\d:\d\d(?: \d{4})?)?"
-                  rb"(?P<tag>\[(?:[^\[\]\s,@]*@)?(?P<job>\d+),(?:mpirank:)?\d+(?:,[^\[\]\s,]+)?\](?:\[[^\[\]\s]*\])?<std(?:out|err)>:)")
+                  rb"(?P<tag>\[(?:[^\[\]\s,@]*@)?(?P<job>\d+),(?:mpirank:)?\d+(?:,[^\[\]\s,]+)?\]"
+                  rb"(?:\[[^\[\]\s]*\])?<std(?:out|err)>:)")
 """An OpenMPI/poprun rank tag (as :data:`mlcheck.read.rawlog.TAG`, in bytes), after the date that
 ``mpirun --timestamp-output`` writes in front of it (``Tue Apr 30 16:30:12 2024[1,0]<stdout>:``)."""
 _TAG_END = b"]<std"
