@@ -9,11 +9,7 @@ other record after ``run_stop`` (a final eval) is the run's own. A run that neve
 ``run_stop`` (the job was killed, then run again in the same console) ends at a ``cache_clear`` or
 ``init_start`` logged after its initialisation ended (its ``init_stop``, a record after its
 ``run_start``) and later than every record of it: the ranks of one run initialise together, so such
-a record is no copy. One killed before its ``init_stop`` ends at a ``cache_clear`` or ``init_start``
-logged more than :data:`COPY_WINDOW_MS` after its first record and after its ``submission_*``
-block, when a ``submission_*`` record it logged already comes next (the block again: another
-process's start, late, is followed by the run's own records, another process's copy of the block
-by keys the run has not logged yet, or is logged within the window).
+a record is no copy.
 ``check``, ``split`` and ``watch`` read it alike. A submitted result file is one run whatever it holds
 (:mod:`mlcheck.read.runs`)."""
 
@@ -38,7 +34,7 @@ class NextRunStart(Generic[Item]):
     the file passes :meth:`take`)."""
 
     def __init__(self, first_time: Callable[[], float | None] | None = None,
-                 submitted: Callable[[], bool] | None = None, logged: Callable[[str], bool] | None = None) -> None:
+                 submitted: Callable[[], bool] | None = None) -> None:
         self.stopped = False
         """The current run logged its run_stop."""
         self.held: list[Item] = []
@@ -54,10 +50,6 @@ class NextRunStart(Generic[Item]):
         self._submitted_of = submitted
         self._submitted = False  # (without ``submitted``: a submission_* record of the run was seen)
         self._own_block = False  # (the run's submission_* records came after its run_stop)
-        self._logged_of = logged
-        self._logged: set[str] = set()  # (without ``logged``: the submission_* keys of the run seen)
-        self.restarting = False
-        """Starts held before the run's init_stop: the next run's if its submission_* block comes next."""
 
     def take(self, key: str, time_ms: float, item: Item) -> tuple[bool, list[Item]]:
         """Whether the next run begins at this record, and the records to add now (the held ones
@@ -73,13 +65,8 @@ class NextRunStart(Generic[Item]):
                 self.held.append(item)
                 return False, []
             return False, self._released(item)
-        if not (self._training or self.initialised):
-            opens = self._restarted(key, time_ms, item)
-            if opens is not None:
-                return opens
         if key.startswith("submission_"):
             self._submitted = True
-            self._logged.add(key)
         if self._first is None:
             self._first = time_ms
         if (self._training or self.initialised) and time_ms > self._last:  # (after every record of a run under way)
@@ -101,31 +88,6 @@ class NextRunStart(Generic[Item]):
             self._last = time_ms
         return False, self._released(item)
 
-    def _restarted(self, key: str, time_ms: float, item: Item) -> tuple[bool, list[Item]] | None:
-        """Before the run's init_stop: hold a start logged after its submission_* block and a
-        minute after its first record; the next run begins there when the block comes again
-        next. None: go on as for any record (the starts held first)."""
-        if key in NEXT_RUN_KEYS and (self.restarting or (self._has_submission() and self._late(time_ms))):
-            self.restarting = True
-            self.held.append(item)
-            return False, []
-        if not self.restarting:
-            return None
-        self.restarting = False
-        if key.startswith("submission_") and self._was_logged(key):
-            self._begin(None)
-            self._submitted = True
-            self._logged.add(key)
-            return True, self._released(item)
-        return None
-
-    def _late(self, time_ms: float) -> bool:
-        first = self._first_time() if self._first_time is not None else self._first
-        return first is not None and time_ms > first + COPY_WINDOW_MS
-
-    def _was_logged(self, key: str) -> bool:
-        return self._logged_of(key) if self._logged_of is not None else key in self._logged
-
     def _has_submission(self) -> bool:
         """Whether the current run logged submission_* records before this one."""
         return self._submitted_of() if self._submitted_of is not None else self._submitted
@@ -134,8 +96,7 @@ class NextRunStart(Generic[Item]):
         """The state of a run that begins (at a record of ``time_ms``, or at a launcher line); the
         submission_* records held are its own."""
         self._submitted = bool(self.held)  # (only submission_* records are held)
-        self._own_block = self.restarting = False
-        self._logged = set()
+        self._own_block = False
         self.stopped, self._first, self.started, self._training = False, time_ms, False, False
         self.initialised = False
         self._last = float("-inf") if time_ms is None else time_ms

@@ -19,7 +19,7 @@ from typing import Iterable, Iterator, Mapping, Protocol, Sequence, cast
 from mlcheck.records import dataclass
 from mlcheck.model import Event, Finding, Run
 from mlcheck.read.job_starts import ANOTHER_RUN, JOB_ENDS, SAME_RUN
-from mlcheck.read.next_run import NEXT_RUN_KEYS, NextRunStart
+from mlcheck.read.next_run import NextRunStart
 from mlcheck.read.reader import Batch, LogItem
 from mlcheck.read.run_builder import RunBuilder
 
@@ -106,7 +106,7 @@ def iter_runs(items: Iterable[LogItem | Batch], path: str, findings: list[Findin
     def submitted() -> bool:  # (the current run logged submission_* records: its block came first)
         return any(key.startswith("submission_") for key in current.counts)
 
-    next_run: NextRunStart[Event] = NextRunStart(first_time, submitted, lambda key: key in current.counts)
+    next_run: NextRunStart[Event] = NextRunStart(first_time, submitted)
     ended: Finding | None = None  # (a job's end, said once the next record begins a run)
     for item in items:
         if isinstance(item, Finding):
@@ -133,9 +133,7 @@ def iter_runs(items: Iterable[LogItem | Batch], path: str, findings: list[Findin
                 del run  # (the next run is built without this one)
                 for event in next_run.restart():
                     add(event)
-        if not (next_run.stopped or next_run.started or next_run.initialised or next_run.restarting) \
-                and _RUN_EDGES.isdisjoint(map(_KEY, events)) and (NEXT_RUN_KEYS.isdisjoint(map(_KEY, events))
-                                                                  or not submitted()):
+        if not (next_run.stopped or next_run.started or next_run.initialised) and _RUN_EDGES.isdisjoint(map(_KEY, events)):
             for event in events:
                 add(event)
             continue
