@@ -73,3 +73,17 @@ def test_dockers_pieces_of_a_long_line_are_joined(tmp_path: Path) -> None:
     assert (result.verdict, result.time_to_train_min) == (clean.verdict, clean.time_to_train_min)
     assert result.run is not None and result.run.first("run_start") is not None
     assert result.run.first("run_start").line == at + len(pieces) + 1
+
+
+def test_watch_reads_a_wrapped_console_as_check_does(tmp_path: Path) -> None:
+    """``watch`` takes the lines out of their envelopes too (was: every record MLC003, no run_stop,
+    a follow without end)."""
+    lines = BASE.read_text("utf-8").splitlines()
+    log = tmp_path / "container-json.log"
+    log.write_text("\n".join(json.dumps({"log": line + "\n", "stream": "stdout"}) for line in lines) + "\n", "utf-8")
+    watched = CliRunner().invoke(main, ["watch", str(log), "--format", "json", "--no-progress", "--idle-timeout", "5"])
+    checked = CliRunner().invoke(main, ["check", str(log), "--format", "json"])
+    assert watched.exit_code == checked.exit_code
+    assert [(r["verdict"], r["time_to_train_min"]) for r in json.loads(watched.stdout)["runs"]] == \
+        [(r["verdict"], r["time_to_train_min"]) for r in json.loads(checked.stdout)["runs"]]
+    assert "MLC003" not in watched.stdout

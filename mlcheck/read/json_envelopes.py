@@ -29,15 +29,28 @@ _LONGEST = 1 << 24
 
 def unwrapped_json_lines(lines: Iterable[bytes], unwrapped: list[int]) -> Iterator[bytes]:
     """``lines`` with each JSON envelope replaced by the line it holds; ``unwrapped[0]`` counts them."""
-    pieces: dict[object, str] = {}  # (Docker's pieces of a line over 16 KiB, per stream: ``log`` without a line end)
+    envelopes = Envelopes()
     for raw in lines:
-        if raw.startswith(b"{") and (_ESCAPED_RECORD in raw or (pieces and raw.startswith(b'{"log":'))):
-            inner = _wrapped_text(raw, pieces)
+        yield envelopes.line(raw)
+        unwrapped[0] = envelopes.count
+
+
+class Envelopes:
+    """One file's lines taken out of their envelopes, one at a time (``watch`` reads them so)."""
+
+    def __init__(self) -> None:
+        self.count = 0
+        """The lines taken out of an envelope."""
+        self.pieces: dict[object, str] = {}  # (Docker's pieces of a line over 16 KiB, per stream)
+
+    def line(self, raw: bytes) -> bytes:
+        """The line a JSON envelope holds (empty for a piece of a line that goes on), or ``raw``."""
+        if raw.startswith(b"{") and (_ESCAPED_RECORD in raw or (self.pieces and raw.startswith(b'{"log":'))):
+            inner = _wrapped_text(raw, self.pieces)
             if inner is not None:
-                unwrapped[0] += 1
-                yield b"\n" if not inner else inner.rstrip("\r\n").encode("utf-8", errors="replace") + b"\n"
-                continue
-        yield raw
+                self.count += 1
+                return b"\n" if not inner else inner.rstrip("\r\n").encode("utf-8", errors="replace") + b"\n"
+        return raw
 
 
 _PIECE = ""

@@ -1,12 +1,17 @@
 """The reader for a log that is still being written (``mlcheck watch``): the lines the
 follower (:mod:`mlcheck.read.follow`) brings go through the line reader every command uses,
-after a short lookahead that finds the logging rank of each job, as ``check`` finds it.
+after a short lookahead that finds the logging rank of each job, as ``check`` finds it; lines a
+log driver wrapped in JSON are taken out first (:mod:`mlcheck.read.json_envelopes`). Lines that
+``check`` joins again (a rank's line that mpirun's chunks cut, a record that another stream's
+line cut) are read as they are: a follower cannot wait for a line's rest without holding back
+what it reports.
 """
 
 from __future__ import annotations
 
 from typing import Iterator
 
+from mlcheck.read.json_envelopes import Envelopes
 from mlcheck.read.rank_processes import first_of_sequential_ranks
 from mlcheck.read.rawlog import duplicate_streams, logging_ranks
 from mlcheck.read.reader import MARKER_BYTES, AnyItem, LineReader, feed_line
@@ -27,6 +32,7 @@ class LiveReader:
         self.reader: LineReader | None = None
         self.pending_records = 0
         self.idle_polls = 0
+        self.envelopes = Envelopes()
 
     @property
     def line_no(self) -> int:
@@ -34,6 +40,10 @@ class LiveReader:
 
     def add(self, line: bytes | int) -> Iterator[AnyItem]:
         """One line from the follower: its bytes, or the length of an over-long line."""
+        if isinstance(line, bytes):  # (Docker's json-file lines, logging exports: as check reads them)
+            line = self.envelopes.line(line)
+            if self.reader is not None:
+                self.reader.stats.unwrapped_lines = self.envelopes.count
         reader = self.reader
         if reader is not None and not self.pending and not (
                 isinstance(line, bytes) and reader.prefixes.starts_a_job(line)):
@@ -55,6 +65,7 @@ class LiveReader:
         duplicates = duplicate_streams(texts, ranks)
         if self.reader is None:
             self.reader = LineReader(self.path, ranks, duplicates=duplicates, first=first)
+            self.reader.stats.unwrapped_lines = self.envelopes.count
         else:
             self.reader.copies.add_jobs(ranks, first)
             self.reader.prefixes.duplicates |= {d for d in duplicates if d[0] in ranks}
