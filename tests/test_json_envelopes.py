@@ -87,3 +87,23 @@ def test_watch_reads_a_wrapped_console_as_check_does(tmp_path: Path) -> None:
     assert [(r["verdict"], r["time_to_train_min"]) for r in json.loads(watched.stdout)["runs"]] == \
         [(r["verdict"], r["time_to_train_min"]) for r in json.loads(checked.stdout)["runs"]]
     assert "MLC003" not in watched.stdout
+
+
+def test_journal_entries_are_read_per_process_and_from_byte_arrays(tmp_path: Path) -> None:
+    """``journalctl -o json``: two processes printing every record are two ranks (the lowest pid's
+    kept, as syslog's ``host prog[pid]: `` is read); a MESSAGE with colour codes is an array of
+    bytes (was: no record found)."""
+    lines = BASE.read_text("utf-8").splitlines()
+    entries = []
+    for line in lines:
+        for pid in ("4242", "4243"):
+            entries.append({"_HOSTNAME": "gpu-node-1", "SYSLOG_IDENTIFIER": "python3", "_PID": pid, "MESSAGE": line})
+    entries[0]["MESSAGE"] = list(("\x1b[32m" + lines[0] + "\x1b[0m").encode())
+    log = tmp_path / "journal.json"
+    log.write_text("\n".join(json.dumps(e) for e in entries) + "\n", "utf-8")
+    [clean] = check_log(LogRef(str(BASE)), None)
+    [result] = check_log(LogRef(str(log)), None)
+    assert (result.verdict, result.time_to_train_min) == (clean.verdict, clean.time_to_train_min)
+    assert [f.code for f in result.findings if f.severity.name != "INFO"] == []
+    [summary] = [f for f in result.findings if f.code == "MLC020"]
+    assert "records kept from process 4242 of host 1" in summary.message

@@ -4,7 +4,8 @@ The line the job printed is a string field of one JSON object per line, its quot
 (``{"log":":::MLLOG {\\"namespace\\": ...}\\n","stream":"stdout","time":"..."}``):
 
 - Docker's ``json-file`` log driver (the files under ``/var/lib/docker/containers/``): ``log``;
-- Google Cloud Logging exports: ``textPayload``; ``journalctl -o json``: ``MESSAGE``;
+- Google Cloud Logging exports: ``textPayload``; ``journalctl -o json``: ``MESSAGE`` (an array of
+  bytes when the line holds control characters), read as syslog shows it, ``host prog[pid]: ``;
   structured loggers and other services: ``message``, ``msg``.
 
 Raw output (never a submitted result file, read as the official parser reads it) is given to the
@@ -18,11 +19,15 @@ joined at the last one, the lines of the others given empty.
 from __future__ import annotations
 
 import json
+import re
 from typing import Iterable, Iterator
 
 _FIELDS = ("log", "textPayload", "MESSAGE", "message", "msg")
 _ESCAPED_RECORD = b':::MLLOG {\\"'
 """A record inside a JSON string (its quotes escaped)."""
+_BYTE_RECORD = re.compile(rb'"MESSAGE" ?: ?\[[\d, ]*58, ?58, ?58, ?77, ?76, ?76, ?79, ?71\b')
+"""A journal entry's MESSAGE as an array of bytes holding the marker."""
+_NAME = re.compile(r"[A-Za-z][\w.-]{0,63}")
 _LONGEST = 1 << 24
 """The most of a line held in pieces (the reader's longest line)."""
 
@@ -45,7 +50,8 @@ class Envelopes:
 
     def line(self, raw: bytes) -> bytes:
         """The line a JSON envelope holds (empty for a piece of a line that goes on), or ``raw``."""
-        if raw.startswith(b"{") and (_ESCAPED_RECORD in raw or (self.pieces and raw.startswith(b'{"log":'))):
+        if raw.startswith(b"{") and (_ESCAPED_RECORD in raw or (self.pieces and raw.startswith(b'{"log":'))
+                                     or (b'"MESSAGE"' in raw and _BYTE_RECORD.search(raw) is not None)):
             inner = _wrapped_text(raw, self.pieces)
             if inner is not None:
                 self.count += 1
@@ -69,6 +75,8 @@ def _wrapped_text(raw: bytes, pieces: dict[object, str]) -> str | None:
     stream = envelope.get("stream") if isinstance(envelope.get("stream"), str) else None
     for name in _FIELDS:
         text = envelope.get(name)
+        if name == "MESSAGE" and text is not None:
+            text = _journal_line(envelope, text)
         if isinstance(text, str) and (":::MLLOG" in text or (name == "log" and stream in pieces)):
             whole = (pieces.pop(stream, "") if name == "log" else "") + text
             if name == "log" and not text.endswith("\n") and len(whole) < _LONGEST:
@@ -76,3 +84,18 @@ def _wrapped_text(raw: bytes, pieces: dict[object, str]) -> str | None:
                 return _PIECE
             return whole
     return None
+
+
+def _journal_line(entry: dict[str, object], message: object) -> object:
+    """A ``journalctl -o json`` entry's line as syslog shows it (``host prog[pid]: message``: each
+    process a rank, :mod:`mlcheck.read.host_labels`); its MESSAGE may be an array of bytes (a line
+    with control characters, colour codes)."""
+    if isinstance(message, list) and all(isinstance(b, int) and 0 <= b < 256 for b in message):
+        message = bytes(message).decode("utf-8", errors="replace")
+    pid, host = entry.get("_PID"), entry.get("_HOSTNAME")
+    name = entry.get("SYSLOG_IDENTIFIER") or entry.get("_COMM")
+    if not isinstance(message, str) or not isinstance(pid, str) or not pid.isdigit():
+        return message
+    host = host if isinstance(host, str) and _NAME.fullmatch(host) else "host"
+    name = name if isinstance(name, str) and _NAME.fullmatch(name) else "process"
+    return f"{host} {name}[{pid}]: {message}"
