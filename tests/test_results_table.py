@@ -6,6 +6,7 @@ from __future__ import annotations
 import csv
 import io
 import json
+import re
 from pathlib import Path
 
 import pytest
@@ -13,6 +14,7 @@ from click.testing import CliRunner
 
 from mlcheck import check
 from mlcheck.cli import main
+from mlcheck.report.plain import markdown_cell
 from mlcheck.report.results_table import build_rows, render_csv, render_markdown, table_dict
 
 from test_corpus_scores import EXPECTED
@@ -128,7 +130,7 @@ def test_csv_markdown_json_and_text_agree(corpus: Path) -> None:
     from mlcheck.report.results_table import table_text
     result = check([str(corpus / "training-2.0" / "Graphcore")], ruleset="2.0.0")
     header, rows = _table_values(result)
-    markdown = [[cell.strip().replace("\\|", "|") for cell in line.strip("|").split(" | ")]
+    markdown = [[re.sub(r"\\(.)", r"\1", cell.strip()) for cell in line.strip("|").split(" | ")]
                 for line in render_markdown(result).splitlines()]
     assert markdown[0] == header and [line for line in markdown[2:]] == rows
     data = table_dict(result)
@@ -148,3 +150,14 @@ def test_csv_markdown_json_and_text_agree(corpus: Path) -> None:
             if value and len(value) < 12:  # (long values wrap in the drawn table)
                 assert value in text, value
     assert len(rows) == len(data["rows"]) and header[-2:] == ["status", "rcp"]
+
+
+def test_markdown_shows_a_values_markup_as_text() -> None:
+    """A system name or a logged value with links, images, emphasis or entities is shown as it is
+    in the Markdown report, the results table and the job summary (was: rendered, a tracking image
+    in the results chair's summary)."""
+    cell = markdown_cell("![pixel](https://evil.example/t.png) [x](https://e.example) **b** ~~s~~ `t` &amp; a|b <i>")
+    for escaped in ("\\!\\[pixel\\]", "\\[x\\]", "\\*\\*b\\*\\*", "\\~\\~s\\~\\~", "\\`t\\`", "\\&amp;", "a\\|b", "&lt;i&gt;"):
+        assert escaped in cell, escaped
+    assert re.sub(r"\\(.)", r"\1", cell).replace("&lt;", "<").replace("&gt;", ">") == \
+        "![pixel](https://evil.example/t.png) [x](https://e.example) **b** ~~s~~ `t` &amp; a|b <i>"

@@ -87,10 +87,15 @@ def one_line(text: str) -> str:
     return shown(text).replace("\n", "\\n")
 
 
+_MARKDOWN = {**{ord(c): "\\" + c for c in "\\`*_[]!~&|"}, ord("<"): "&lt;", ord(">"): "&gt;"}
+"""Markdown's punctuation backslash-escaped (CommonMark escapes any ASCII punctuation), ``<`` and
+``>`` as entities: a log's or a system description's text is shown as it is, never as a link, an
+image, emphasis, code or HTML (``![x](https://...)`` in a system name)."""
+
+
 def markdown_cell(text: str) -> str:
-    """Text safe inside a Markdown table cell (no pipes, no line breaks, no raw HTML)."""
-    return (" ".join(text.split()).replace("\\", "\\\\").replace("|", "\\|")
-            .replace("<", "&lt;").replace(">", "&gt;"))
+    """Text safe inside a Markdown table cell or list item: on one line, no pipes, no markup."""
+    return " ".join(text.split()).translate(_MARKDOWN)
 
 
 def markdown_code(text: str, in_table: bool = False) -> str:
