@@ -243,6 +243,9 @@ def test_json_reports_hold_no_lone_surrogate_for_a_non_utf8_name(tmp_path: Path)
         assert "\\udcff" not in out, args
         json.loads(out)  # (a strict parser: Python's accepts a lone surrogate, so the test above says it)
         assert "\\ufffd" in out or "%FF" in out or "-t" in args, args  # (the table names no path)
+    for fmt in ("text", "markdown", "github", "html"):  # (one U+FFFD for the byte, as the JSON report: were three)
+        out = CliRunner().invoke(main, ["check", path, "-f", fmt]).stdout
+        assert "Ac\ufffdme" in out and "\ufffd\ufffd" not in out, fmt
 
 
 def test_a_closed_standard_input_is_a_usage_error_not_a_crash(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -60,12 +60,16 @@ def counted(number: int, noun: str) -> str:
     return f"{number} {noun}{'' if number == 1 else 's'}"
 
 
+_SURROGATE = re.compile("[\ud800-\udfff]")
+"""A file name's undecodable byte (``surrogateescape``), a lone surrogate of a log's JSON escape."""
+
+
 def printable(text: str) -> str:
     """``text`` as valid Unicode: bytes of a file name that are not UTF-8 become U+FFFD."""
     try:
         text.encode("utf-8")
-    except UnicodeEncodeError:
-        return text.encode("utf-8", "surrogatepass").decode("utf-8", "replace")
+    except UnicodeEncodeError:  # (one U+FFFD for each, as the JSON report writes them)
+        return _SURROGATE.sub("\ufffd", text)
     return text
 
 
