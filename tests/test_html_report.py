@@ -152,3 +152,18 @@ def test_hostile_text_is_escaped() -> None:
     page = render_html(CheckResult((), (), (hostile,)), ReportOptions())
     assert "<script>" not in page and "&lt;script&gt;alert(1)&lt;/script&gt; &quot;&amp;" in page
     assert 'class="banner fail"' in page
+
+
+def test_a_long_logged_value_is_cut_in_the_hyperparameter_table(tmp_path: Path) -> None:
+    """A 200 KB hyper-parameter value (a broken or hostile log) is shown cut, with its length:
+    the page stays small (was: the whole value, one 200 K-character line)."""
+    from conftest import FIXTURES
+    source = FIXTURES / "example" / "Acme" / "results" / "acme-t8" / "resnet" / "result_0.txt"
+    lines = source.read_text("utf-8").splitlines(keepends=True)
+    at = next(i for i, line in enumerate(lines) if '"run_start"' in line)
+    long = ':::MLLOG {"namespace": "", "time_ms": 1652083200002, "event_type": "POINT_IN_TIME", ' \
+        '"key": "long_value", "value": "%s", "metadata": {"file": "a.py", "lineno": 1}}\n' % ("x" * 200_000)
+    log = tmp_path / "result_0.txt"
+    log.write_text("".join(lines[:at] + [long] + lines[at:]), "utf-8")
+    page = render_html(check([str(log)]), ReportOptions())
+    assert "x" * 300 + "… (200,000 characters)" in page and "x" * 301 not in page

@@ -158,7 +158,12 @@ def _times(bench: BenchmarkResult) -> str:
 
 
 def _value_text(value: Any) -> str:
-    return json.dumps(value, sort_keys=True) if not isinstance(value, str) else value
+    """A logged value as the table shows it: at most :data:`_LONGEST_VALUE` characters."""
+    text = json.dumps(value, sort_keys=True) if not isinstance(value, str) else value
+    return text if len(text) <= _LONGEST_VALUE else f"{text[:_LONGEST_VALUE]}… ({len(text):,} characters)"
+
+
+_LONGEST_VALUE = 300
 
 
 def _hyperparameters(bench: BenchmarkResult) -> str:
