@@ -278,10 +278,11 @@ def test_config_is_found_from_the_checked_path(project: Path) -> None:
 
 
 def test_verbose_says_which_config_and_why(project: Path) -> None:
-    _, _, err = _cli([str(bench_of(project / "Acme")), "-v"])
-    shown = os.path.relpath(project / ".mlcheck.toml")
-    assert f"mlcheck: config: {shown} (found from " in err
+    _, _, err = _cli([str(bench_of(project / "Acme")), "-v"])  # (an absolute path: the config's too)
+    assert f"mlcheck: config: {project / '.mlcheck.toml'} (found from " in err
     assert "the search starts at the checked folder" in err
+    _, _, err = _cli([os.path.relpath(bench_of(project / "Acme")), "-v"])  # (a relative one: relative)
+    assert f"mlcheck: config: {os.path.relpath(project / '.mlcheck.toml')} (found from " in err
     _, _, err = _cli([str(bench_of(project / "Acme") / "result_1.txt"), "-v"])
     assert "the search starts at the folder of the checked file" in err
     _, _, err = _cli([str(project / "Acme"), "--config", ".mlcheck.toml", "-v"])

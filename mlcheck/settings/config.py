@@ -123,11 +123,14 @@ def load_settings(cli: Mapping[str, Any], cwd: str | None = None,
     explicit = config or environ.get("MLCHECK_CONFIG")
     start, origin = search_start(paths, cwd) if paths is not None else (cwd, "the working directory")
     found = None if explicit else find_config(start)
-    # A config found by the search is shown relative to the working folder (reports must not
-    # depend on where the checkout lies); one given explicitly keeps the spelling given.
+    # A config found by the search is shown as the checked paths are given: relative to the
+    # working folder (reports must not depend on where the checkout lies), or absolute when every
+    # checked path is (reports must not depend on the working folder); one given explicitly keeps
+    # the spelling given.
     path = Path(explicit) if explicit else found
-    shown = explicit or (_relative(found, cwd) if found else "")
-    where = _relative(Path(start), cwd)
+    absolute = bool(paths) and all(os.path.isabs(given) for given in paths or () if given != "-")
+    shown = explicit or ((str(found) if absolute else _relative(found, cwd)) if found else "")
+    where = start if absolute else _relative(Path(start), cwd)
     if config:
         reason = "given by --config"
     elif explicit:
