@@ -107,3 +107,15 @@ def test_journal_entries_are_read_per_process_and_from_byte_arrays(tmp_path: Pat
     assert [f.code for f in result.findings if f.severity.name != "INFO"] == []
     [summary] = [f for f in result.findings if f.code == "MLC020"]
     assert "records kept from process 4242 of host 1" in summary.message
+
+
+def test_envelopes_after_a_long_start_without_records_are_unwrapped(tmp_path: Path) -> None:
+    """A container's first thousands of lines (installs, data loading) hold no record: the later
+    envelopes are still read."""
+    lines = BASE.read_text("utf-8").splitlines()
+    log = tmp_path / "container-json.log"
+    noise = [json.dumps({"log": f"step {i}\n", "stream": "stdout"}) for i in range(1500)]
+    log.write_text("\n".join(noise + [json.dumps({"log": line + "\n"}) for line in lines]) + "\n", "utf-8")
+    [clean] = check_log(LogRef(str(BASE)), None)
+    [result] = check_log(LogRef(str(log)), None)
+    assert (result.verdict, result.time_to_train_min) == (clean.verdict, clean.time_to_train_min)

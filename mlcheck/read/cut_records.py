@@ -64,6 +64,8 @@ _RECORD_FIELDS = frozenset({"time_ms", "key", "value"})
 _PLAUSIBLE_MS = (1.42e12, 4.1e12)
 """Milliseconds of 2015 to 2100 (a record's time, as MLC405 reads it)."""
 _MARKER = b":::MLLOG"
+_RECORD_ENDS = (b"}\n", b"}\r\n")
+_COLOUR = re.compile(rb"\x1b\[[0-9;]*[A-Za-z]")
 _MARKER_END = re.compile(rb"(?:::MLLOG|:MLLOG|MLLOG|LLOG|LOG|OG|G)(?= ?\{\")")
 """The end of a marker cut in two (``LLOG {"``, ``G {"``), at a line's start."""
 _DECODER = json.JSONDecoder()
@@ -92,7 +94,7 @@ def _joined_lines(lines: Iterable[bytes], joined: list[int], held: list[bytes]) 
     budget = [_BUDGET]
     seen: set[bytes] = set()  # (how lines without a record begin: another stream's lines repeat)
     for raw in lines:
-        if not held and raw.endswith(b"}\n") and _MARKER in raw:  # (the common line: whole records)
+        if not held and raw.endswith(_RECORD_ENDS) and _MARKER in raw:  # (the common line: whole records)
             yield raw
             continue
         if len(raw) >= MAX_LINE_BYTES and not raw.endswith(b"\n"):  # (the reader reads on from the stream)
@@ -128,7 +130,7 @@ def _joined_lines(lines: Iterable[bytes], joined: list[int], held: list[bytes]) 
                     yield from held
                     held.clear()
                 continue
-        if _MARKER in raw and not raw.rstrip().endswith(b"}") and raw.endswith(b"\n") and _cut(raw):
+        if _MARKER in raw and raw.endswith(b"\n") and not _ends_a_record(raw) and _cut(raw):
             held.append(raw)
             continue
         if _MARKER not in raw:
@@ -156,6 +158,12 @@ def _marker_joined(raw: bytes) -> bytes | None:
     except (ValueError, RecursionError):
         return None
     return _MARKER + rest if isinstance(value, dict) and "key" in value and "event_type" in value else None
+
+
+def _ends_a_record(raw: bytes) -> bool:
+    """Whether a line ends as a whole record does: ``}``, then blanks or colour codes."""
+    tail = raw[-64:].rstrip()
+    return tail.endswith(b"}") or (b"\x1b" in tail and _COLOUR.sub(b"", tail).rstrip().endswith(b"}"))
 
 
 def _cut(raw: bytes) -> bool:

@@ -11,7 +11,8 @@ The line the job printed is a string field of one JSON object per line, its quot
 Raw output (never a submitted result file, read as the official parser reads it) is given to the
 reader with such a line replaced by the text it wraps, one line out per line in (line numbers
 stay those of the file); a line that is not one JSON object holding the marker in one of these
-fields is given as it is. Docker cuts a line longer than 16 KiB into several ``log`` pieces, each
+fields is given as it is (and where none of the first :data:`_FIRST_LINES` lines begins as a
+JSON object, the rest of the file as it is: every line of a log driver's file is one). Docker cuts a line longer than 16 KiB into several ``log`` pieces, each
 but the last without its line end (stdout's and stderr's pieces may alternate): the pieces are
 joined at the last one, the lines of the others given empty.
 """
@@ -28,6 +29,8 @@ _ESCAPED_RECORD = b':::MLLOG {\\"'
 _BYTE_RECORD = re.compile(rb'"MESSAGE" ?: ?\[[\d, ]*58, ?58, ?58, ?77, ?76, ?76, ?79, ?71\b')
 """A journal entry's MESSAGE as an array of bytes holding the marker."""
 _NAME = re.compile(r"[A-Za-z][\w.-]{0,63}")
+_FIRST_LINES = 1000
+"""Lines in which a JSON object must begin a line for the rest of a file to be looked at."""
 _LONGEST = 1 << 24
 """The most of a line held in pieces (the reader's longest line)."""
 
@@ -35,9 +38,15 @@ _LONGEST = 1 << 24
 def unwrapped_json_lines(lines: Iterable[bytes], unwrapped: list[int]) -> Iterator[bytes]:
     """``lines`` with each JSON envelope replaced by the line it holds; ``unwrapped[0]`` counts them."""
     envelopes = Envelopes()
-    for raw in lines:
+    lines = iter(lines)
+    objects = False  # (a line that begins as a JSON object: a log driver's file)
+    for number, raw in enumerate(lines):
+        objects = objects or raw.startswith(b"{")
         yield envelopes.line(raw)
         unwrapped[0] = envelopes.count
+        if number == _FIRST_LINES and not objects:
+            yield from lines  # (no JSON object in the first lines: a console, its lines as they are)
+            return
 
 
 class Envelopes:
