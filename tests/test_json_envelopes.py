@@ -119,3 +119,22 @@ def test_envelopes_after_a_long_start_without_records_are_unwrapped(tmp_path: Pa
     [clean] = check_log(LogRef(str(BASE)), None)
     [result] = check_log(LogRef(str(log)), None)
     assert (result.verdict, result.time_to_train_min) == (clean.verdict, clean.time_to_train_min)
+
+
+def test_a_marker_cut_between_two_pieces_and_a_last_line_without_its_end(tmp_path: Path) -> None:
+    """Docker's pieces are 16 KiB: the marker may be cut between two (the record is read); a
+    shorter ``log`` without a line end is a whole line, the last of a process (was: held as a piece
+    for ever, run_stop lost)."""
+    lines = BASE.read_text("utf-8").splitlines()
+    at = next(i for i, line in enumerate(lines) if '"run_start"' in line)
+    long = "x" * (16384 - 4) + lines[at]  # (``:::M`` ends the first piece)
+    wrapped = [json.dumps({"log": line + "\n", "stream": "stdout"}) for line in lines[:at]]
+    wrapped += [json.dumps({"log": long[:16384], "stream": "stdout"}),
+                json.dumps({"log": long[16384:] + "\n", "stream": "stdout"})]
+    wrapped += [json.dumps({"log": line + "\n", "stream": "stdout"}) for line in lines[at + 1:-1]]
+    wrapped.append(json.dumps({"log": lines[-1], "stream": "stdout"}))  # (no line end)
+    log = tmp_path / "container-json.log"
+    log.write_text("\n".join(wrapped) + "\n", "utf-8")
+    [clean] = check_log(LogRef(str(BASE)), None)
+    [result] = check_log(LogRef(str(log)), None)
+    assert (result.verdict, result.time_to_train_min) == (clean.verdict, clean.time_to_train_min)

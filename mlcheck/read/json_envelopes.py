@@ -12,9 +12,11 @@ Raw output (never a submitted result file, read as the official parser reads it)
 reader with such a line replaced by the text it wraps, one line out per line in (line numbers
 stay those of the file); a line that is not one JSON object holding the marker in one of these
 fields is given as it is (and where none of the first :data:`_FIRST_LINES` lines begins as a
-JSON object, the rest of the file as it is: every line of a log driver's file is one). Docker cuts a line longer than 16 KiB into several ``log`` pieces, each
-but the last without its line end (stdout's and stderr's pieces may alternate): the pieces are
-joined at the last one, the lines of the others given empty.
+JSON object, the rest of the file as it is: every line of a log driver's file is one). Docker
+cuts a line longer than 16 KiB into ``log`` pieces of :data:`_PIECE_BYTES`, each but the last
+without its line end (stdout's and stderr's pieces may alternate, a marker may be cut between
+two): the pieces are joined at the last one, the lines of the others given empty (a piece whose
+line never ends, the file's last, is lost).
 """
 
 from __future__ import annotations
@@ -29,6 +31,9 @@ _ESCAPED_RECORD = b':::MLLOG {\\"'
 _BYTE_RECORD = re.compile(rb'"MESSAGE" ?: ?\[[\d, ]*58, ?58, ?58, ?77, ?76, ?76, ?79, ?71\b')
 """A journal entry's MESSAGE as an array of bytes holding the marker."""
 _NAME = re.compile(r"[A-Za-z][\w.-]{0,63}")
+_PIECE_BYTES = 16384
+"""The size of Docker's pieces of a longer line (a shorter ``log`` without a line end is the last
+line of a process that died writing it: whole as it is)."""
 _FIRST_LINES = 1000
 """Lines in which a JSON object must begin a line for the rest of a file to be looked at."""
 _LONGEST = 1 << 24
@@ -59,7 +64,8 @@ class Envelopes:
 
     def line(self, raw: bytes) -> bytes:
         """The line a JSON envelope holds (empty for a piece of a line that goes on), or ``raw``."""
-        if raw.startswith(b"{") and (_ESCAPED_RECORD in raw or (self.pieces and raw.startswith(b'{"log":'))
+        if raw.startswith(b"{") and (_ESCAPED_RECORD in raw
+                                     or (raw.startswith(b'{"log":') and (self.pieces or len(raw) > _PIECE_BYTES))
                                      or (b'"MESSAGE"' in raw and _BYTE_RECORD.search(raw) is not None)):
             inner = _wrapped_text(raw, self.pieces)
             if inner is not None:
@@ -86,9 +92,12 @@ def _wrapped_text(raw: bytes, pieces: dict[object, str]) -> str | None:
         text = envelope.get(name)
         if name == "MESSAGE" and text is not None:
             text = _journal_line(envelope, text)
-        if isinstance(text, str) and (":::MLLOG" in text or (name == "log" and stream in pieces)):
+        if not isinstance(text, str):
+            continue
+        piece = name == "log" and not text.endswith("\n") and len(text.encode("utf-8", "surrogatepass")) >= _PIECE_BYTES
+        if ":::MLLOG" in text or (name == "log" and (stream in pieces or piece)):
             whole = (pieces.pop(stream, "") if name == "log" else "") + text
-            if name == "log" and not text.endswith("\n") and len(whole) < _LONGEST:
+            if piece and len(whole) < _LONGEST:
                 pieces[stream] = whole
                 return _PIECE
             return whole

@@ -1,10 +1,9 @@
 """The reader for a log that is still being written (``mlcheck watch``): the lines the
 follower (:mod:`mlcheck.read.follow`) brings go through the line reader every command uses,
 after a short lookahead that finds the logging rank of each job, as ``check`` finds it; lines a
-log driver wrapped in JSON are taken out first (:mod:`mlcheck.read.json_envelopes`). Lines that
-``check`` joins again (a rank's line that mpirun's chunks cut, a record that another stream's
-line cut) are read as they are: a follower cannot wait for a line's rest without holding back
-what it reports.
+log driver wrapped in JSON are taken out first (:mod:`mlcheck.read.json_envelopes`). A rank's
+line that mpirun's chunks cut, which ``check`` joins again, is read as it is: a follower cannot
+wait for a line's rest without holding back what it reports.
 """
 
 from __future__ import annotations
