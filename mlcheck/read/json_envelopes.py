@@ -4,7 +4,7 @@ The line the job printed is a string field of one JSON object per line, its quot
 (``{"log":":::MLLOG {\\"namespace\\": ...}\\n","stream":"stdout","time":"..."}``):
 
 - Docker's ``json-file`` log driver (the files under ``/var/lib/docker/containers/``): ``log``;
-- Google Cloud Logging exports: ``textPayload``; ``journalctl -o json``: ``MESSAGE`` (an array of
+- Cloud Logging exports: ``textPayload``; ``journalctl -o json``: ``MESSAGE`` (an array of
   bytes when the line holds control characters), read as syslog shows it, ``host prog[pid]: ``;
   structured loggers and other services: ``message``, ``msg``.
 
