@@ -138,3 +138,20 @@ def test_a_marker_cut_between_two_pieces_and_a_last_line_without_its_end(tmp_pat
     [clean] = check_log(LogRef(str(BASE)), None)
     [result] = check_log(LogRef(str(log)), None)
     assert (result.verdict, result.time_to_train_min) == (clean.verdict, clean.time_to_train_min)
+
+
+def test_an_entry_of_several_lines_keeps_every_record(tmp_path: Path) -> None:
+    """A logging export's entry may hold several lines (a batch of output): every record is read,
+    on the entry's one line (MLC010 says the records share it; were: a line with line ends in it),
+    and ``split`` writes each on its own."""
+    lines = BASE.read_text("utf-8").splitlines()
+    entries = [json.dumps({"textPayload": "\n".join(lines[i:i + 3])}) for i in range(0, len(lines), 3)]
+    log = tmp_path / "export.json"
+    log.write_text("\n".join(entries) + "\n", "utf-8")
+    [clean] = check_log(LogRef(str(BASE)), None)
+    [result] = check_log(LogRef(str(log)), None)
+    assert (result.verdict, result.time_to_train_min) == (clean.verdict, clean.time_to_train_min)
+    assert {f.code for f in result.findings if f.severity.name != "INFO"} == {"MLC010"}
+    out = tmp_path / "split"
+    CliRunner().invoke(main, ["split", str(log), "-o", str(out)])
+    assert [line.rstrip() for line in (out / "result_0.txt").read_text("utf-8").splitlines()] == lines

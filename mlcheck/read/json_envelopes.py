@@ -70,7 +70,11 @@ class Envelopes:
             inner = _wrapped_text(raw, self.pieces)
             if inner is not None:
                 self.count += 1
-                return b"\n" if not inner else inner.rstrip("\r\n").encode("utf-8", errors="replace") + b"\n"
+                if not inner:
+                    return b"\n"
+                text = inner.rstrip("\r\n")  # (an entry of several lines: one line of them, as records glued on a line)
+                return (text.replace("\r\n", " ").replace("\n", " ") if "\n" in text else text).encode(
+                    "utf-8", errors="replace") + b"\n"
         return raw
 
 
