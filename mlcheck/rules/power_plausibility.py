@@ -10,8 +10,9 @@ readings and window it finds, so only mlcheck says this, as warnings.
   thousand times low) or above :data:`HIGH_WATTS` (milliwatts); a window that covers less than
   half of the run (the summarizer scales the energy of the window to the run's time-to-train, so
   the score extrapolates what was not measured); a window that begins at no date in milliseconds
-  (seconds logged), or more than a day from the run's ``run_start`` (the log of another run). Fix: log watts, and measure from before the run's
-  start to after its stop, with the power logging example of mlperf-logging.
+  (seconds logged), or more than a day from the run's ``run_start`` (the log of another run).
+  Fix: log watts, and measure from before the run's start to after its stop, with the power
+  logging example of mlperf-logging.
 """
 
 from __future__ import annotations
