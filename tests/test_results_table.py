@@ -161,3 +161,40 @@ def test_markdown_shows_a_values_markup_as_text() -> None:
         assert escaped in cell, escaped
     assert re.sub(r"\\(.)", r"\1", cell).replace("&lt;", "<").replace("&gt;", ">") == \
         "![pixel](https://evil.example/t.png) [x](https://e.example) **b** ~~s~~ `t` &amp; a|b <i>"
+
+
+# -- the table's JSON has a schema (schemas/results-table.schema.json) --------------------------
+
+TABLE_SCHEMA = json.loads((ROOT / "schemas" / "results-table.schema.json").read_text("utf-8"))
+
+
+def _valid_table(out: str) -> dict[str, object]:
+    import jsonschema
+    table = json.loads(out)
+    jsonschema.validate(table, TABLE_SCHEMA)
+    return table
+
+
+def test_table_json_follows_its_schema_on_the_example_and_on_broken_packages(tmp_path: Path) -> None:
+    import shutil
+    table = _valid_table(score(str(EXAMPLE), "-t", "json")[1])
+    assert table["rows"][0]["results"]["resnet"]["rcp"] == "pass"
+    package = tmp_path / "Acme"
+    shutil.copytree(EXAMPLE, package)
+    (package / "systems" / "acme-t8.json").write_text('{"number_of_nodes": "two"}')  # counts unreadable
+    (package / "results" / "acme-t8" / "resnet" / "result_4.txt").unlink()
+    table = _valid_table(score(str(package), "-t", "json")[1])
+    row = table["rows"][0]
+    assert (row["nodes"], row["accelerators"], row["framework"], row["status"]) == (None, None, "", "invalid")
+    assert row["results"]["resnet"]["valid"] is False
+
+
+def test_table_json_follows_its_schema_on_every_shared_round() -> None:
+    from conftest import SHARED
+    rounds = sorted((SHARED / "other-submitters").glob("training-*"))
+    if not rounds:
+        pytest.skip("../shared/other-submitters is not present")
+    for round_folder in rounds:
+        orgs = sorted(p for p in round_folder.iterdir() if p.is_dir())[:4]  # (a sample: the whole set is in test_oracle)
+        table = _valid_table(score(*map(str, orgs), "-t", "json")[1])
+        assert table["rows"] and all(row["results"] for row in table["rows"]), round_folder.name

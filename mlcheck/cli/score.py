@@ -31,7 +31,8 @@ from mlcheck.rules.power import POWER_LOG_INVALID
 @click.option("--table-format", "-t", "table_format", type=click.Choice(list(TABLE_FORMATS)),
               default="text", show_default=True,
               help="Format of the results table: text (on the terminal), csv, markdown or json "
-              "(mlcheck-results-table/1). With csv/markdown/json only the table is printed.")
+              "(mlcheck-results-table/1, schemas/results-table.schema.json). With csv/markdown/json only the "
+              "table is printed.")
 @click.option("--table-output", "table_output", type=click.Path(dir_okay=False, writable=True),
               metavar="FILE", help="Write the results table to FILE (in --table-format; text is "
               "written without colour; its folder is created) instead of printing it; - prints it.")
