@@ -35,7 +35,7 @@ def test_a_wrapped_console_reads_and_splits_as_the_clean_file(style: str, tmp_pa
     assert (result.verdict, result.time_to_train_min) == (clean.verdict, clean.time_to_train_min)
     assert [f.code for f in result.findings if f.severity.name != "INFO"] == []
     [summary] = [f for f in result.findings if f.code == "MLC020"]
-    assert f"{len(lines)} lines taken out of a log driver's JSON object" in summary.message
+    assert f"{len(lines)} lines taken out of a log driver's envelope" in summary.message
     out = tmp_path / "split"
     CliRunner().invoke(main, ["split", str(log), "-o", str(out)])
     assert (out / "result_0.txt").read_text("utf-8").splitlines() == lines
@@ -155,3 +155,55 @@ def test_an_entry_of_several_lines_keeps_every_record(tmp_path: Path) -> None:
     out = tmp_path / "split"
     CliRunner().invoke(main, ["split", str(log), "-o", str(out)])
     assert [line.rstrip() for line in (out / "result_0.txt").read_text("utf-8").splitlines()] == lines
+
+
+# -- a container runtime's log (CRI: containerd, CRI-O): ``<time> <stream> <P|F> <text>`` ---------
+
+def _cri(text: str, tag: str = "F", stream: str = "stdout", second: int = 0) -> str:
+    return f"2024-05-01T10:00:{second % 60:02d}.123456789Z {stream} {tag} {text}"
+
+
+def test_a_runtimes_log_with_pieces_reads_and_splits_as_the_clean_file(tmp_path: Path) -> None:
+    """The runtime cuts long lines into ``P`` pieces ended by an ``F`` one, stderr's entries
+    between them: every record is read whole at the line of its last piece (was: each piece an
+    MLC023 cut record, the run failed)."""
+    lines = BASE.read_text("utf-8").splitlines()
+    at = next(i for i, line in enumerate(lines) if '"run_start"' in line)
+    out: list[str] = []
+    for i, line in enumerate(lines):
+        if i == at:  # (three pieces, a stderr line between the first two)
+            out += [_cri(line[:30], "P"), _cri("NCCL WARN x", stream="stderr"), _cri(line[30:50], "P"), _cri(line[50:])]
+        else:
+            out.append(_cri(line, second=i))
+    log = tmp_path / "0.log"
+    log.write_text("\n".join(out) + "\n", "utf-8")
+    [clean] = check_log(LogRef(str(BASE)), None)
+    [result] = check_log(LogRef(str(log)), None)
+    assert (result.verdict, result.time_to_train_min) == (clean.verdict, clean.time_to_train_min)
+    assert [f.code for f in result.findings if f.severity.name != "INFO"] == []
+    assert result.run is not None and result.run.first("run_start").line == at + 4
+    [summary] = [f for f in result.findings if f.code == "MLC020"]
+    assert f"{len(out)} lines taken out of a log driver's envelope" in summary.message
+    split = tmp_path / "split"
+    CliRunner().invoke(main, ["split", str(log), "-o", str(split)])
+    assert (split / "result_0.txt").read_text("utf-8").splitlines() == lines
+    watched = CliRunner().invoke(main, ["watch", str(log), "--format", "json", "--no-progress", "--idle-timeout", "5"])
+    assert [(r["verdict"], r["time_to_train_min"]) for r in json.loads(watched.stdout)["runs"]] == \
+        [(clean.verdict, clean.time_to_train_min)]
+
+
+def test_a_runtimes_log_ending_inside_a_line_keeps_its_pieces_at_the_last_line(tmp_path: Path) -> None:
+    """A process that died writing its last line leaves ``P`` pieces without their ``F``: they
+    are read as that line, at the line of the last piece; a record cut there is invalid JSON at
+    that line, as at the end of a cut file."""
+    lines = BASE.read_text("utf-8").splitlines()
+    out = [_cri(line) for line in lines[:-1]] + [_cri(lines[-1][:40], "P"), _cri(lines[-1][40:], "P")]
+    log = tmp_path / "0.log"
+    log.write_text("\n".join(out) + "\n", "utf-8")
+    [clean] = check_log(LogRef(str(BASE)), None)
+    [result] = check_log(LogRef(str(log)), None)
+    assert (result.verdict, result.time_to_train_min) == (clean.verdict, clean.time_to_train_min)
+    assert result.run is not None and result.run.first("run_stop").line == len(out)
+    log.write_text("\n".join(out[:-1]) + "\n", "utf-8")  # (the record cut inside its JSON)
+    [result] = check_log(LogRef(str(log)), None)
+    assert [(f.code, f.line) for f in result.findings if f.code in ("MLC003", "MLC023")] == [("MLC003", len(out) - 1)]

@@ -1,4 +1,5 @@
-"""Lines that a log driver or a logging service wrapped in a JSON object of its own.
+"""Lines that a log driver or a logging service wrapped in a JSON object of its own, or in a
+container runtime's prefix (:mod:`mlcheck.read.cri_lines`).
 
 The line the job printed is a string field of one JSON object per line, its quotes escaped
 (``{"log":":::MLLOG {\\"namespace\\": ...}\\n","stream":"stdout","time":"..."}``):
@@ -12,11 +13,12 @@ Raw output (never a submitted result file, read as the official parser reads it)
 reader with such a line replaced by the text it wraps, one line out per line in (line numbers
 stay those of the file); a line that is not one JSON object holding the marker in one of these
 fields is given as it is (and where none of the first :data:`_FIRST_LINES` lines begins as a
-JSON object, the rest of the file as it is: every line of a log driver's file is one). Docker
-cuts a line longer than 16 KiB into ``log`` pieces of :data:`_PIECE_BYTES`, each but the last
-without its line end (stdout's and stderr's pieces may alternate, a marker may be cut between
-two): the pieces are joined at the last one, the lines of the others given empty (a piece whose
-line never ends, the file's last, is lost).
+JSON object or a runtime's line, the rest of the file as it is: every line of a log driver's
+file is one). Docker cuts a line longer than 16 KiB into ``log`` pieces of
+:data:`_PIECE_BYTES`, each but the last without its line end (stdout's and stderr's pieces may
+alternate, a marker may be cut between two): the pieces are joined at the last one, the lines of
+the others given empty (a Docker piece whose line never ends, the file's last, is lost; a
+runtime's is given in its place).
 """
 
 from __future__ import annotations
@@ -24,6 +26,8 @@ from __future__ import annotations
 import json
 import re
 from typing import Iterable, Iterator
+
+from mlcheck.read.cri_lines import CriPieces
 
 _FIELDS = ("log", "textPayload", "MESSAGE", "message", "msg")
 _ESCAPED_RECORD = b':::MLLOG {\\"'
@@ -41,35 +45,59 @@ _LONGEST = 1 << 24
 
 
 def unwrapped_json_lines(lines: Iterable[bytes], unwrapped: list[int]) -> Iterator[bytes]:
-    """``lines`` with each JSON envelope replaced by the line it holds; ``unwrapped[0]`` counts them."""
+    """``lines`` with each envelope replaced by the line it holds; ``unwrapped[0]`` counts them."""
     envelopes = Envelopes()
     lines = iter(lines)
-    objects = False  # (a line that begins as a JSON object: a log driver's file)
-    for number, raw in enumerate(lines):
-        objects = objects or raw.startswith(b"{")
-        yield envelopes.line(raw)
-        unwrapped[0] = envelopes.count
-        if number == _FIRST_LINES and not objects:
-            yield from lines  # (no JSON object in the first lines: a console, its lines as they are)
-            return
+    objects = False  # (a line that begins as a JSON object or a runtime's time: a log driver's file)
+    piece = None  # (the empty line given for a runtime's piece, held: the file may end there)
+    try:
+        for number, raw in enumerate(lines):
+            objects = objects or raw.startswith(b"{") or envelopes.cri.count > 0
+            line = envelopes.line(raw)
+            unwrapped[0] = envelopes.count
+            if piece is not None:
+                yield piece
+            piece = line if envelopes.cri.last_piece is not None else None
+            if piece is None:
+                yield line
+            if number == _FIRST_LINES and not objects:
+                yield from lines  # (no envelope in the first lines: a console, its lines as they are)
+                return
+    except Exception:
+        if piece is not None:
+            yield piece
+        raise
+    if piece is not None:  # (the file ends inside a line: its pieces in the last one's place)
+        yield envelopes.cri.unfinished() or piece
 
 
 class Envelopes:
     """One file's lines taken out of their envelopes, one at a time (``watch`` reads them so)."""
 
     def __init__(self) -> None:
-        self.count = 0
-        """The lines taken out of an envelope."""
+        self.json_count = 0
+        """The lines taken out of a JSON envelope."""
         self.pieces: dict[object, str] = {}  # (Docker's pieces of a line over 16 KiB, per stream)
+        self.cri = CriPieces()
+
+    @property
+    def count(self) -> int:
+        """The lines taken out of an envelope (JSON or a container runtime's)."""
+        return self.json_count + self.cri.count
 
     def line(self, raw: bytes) -> bytes:
-        """The line a JSON envelope holds (empty for a piece of a line that goes on), or ``raw``."""
+        """The line an envelope holds (empty for a piece of a line that goes on), or ``raw``."""
+        if raw[:1].isdigit():
+            unprefixed = self.cri.line(raw)
+            if unprefixed is not None:
+                return unprefixed
+        self.cri.last_piece = None
         if raw.startswith(b"{") and (_ESCAPED_RECORD in raw
                                      or (raw.startswith(b'{"log":') and (self.pieces or len(raw) > _PIECE_BYTES))
                                      or (b'"MESSAGE"' in raw and _BYTE_RECORD.search(raw) is not None)):
             inner = _wrapped_text(raw, self.pieces)
             if inner is not None:
-                self.count += 1
+                self.json_count += 1
                 if not inner:
                     return b"\n"
                 text = inner.rstrip("\r\n")  # (an entry of several lines: one line of them, as records glued on a line)

@@ -148,7 +148,7 @@ class RawStats:
     joined_lines: int = 0
     """Lines of a rank that mpirun's output chunks cut (its tag inside them), joined (tag_chunks)."""
     unwrapped_lines: int = 0
-    """Lines taken out of a log driver's JSON object (json_envelopes)."""
+    """Lines taken out of a log driver's JSON object or a runtime's prefix (json_envelopes)."""
     trailing_colour_lines: int = 0
     """Lines with colour codes after the marker (the official parser fails on them)."""
     first_trailing_colour: int | None = None
@@ -187,7 +187,8 @@ class RawStats:
             parts.append(f"records kept from {ranks}")
         if copies:
             parts.append(copies)
-        counted = ((self.unwrapped_lines, "line{s} taken out of a log driver's JSON object (Docker json-file, a logging export)"),
+        counted = ((self.unwrapped_lines, "line{s} taken out of a log driver's envelope (Docker json-file, a "
+                                       "container runtime's prefix, a logging export)"),
                    (self.noise_lines, "line{s} without a record dropped (launcher, warnings, progress)"),
                    (self.tagged_records, "rank tag{s} removed"),
                    (self.joined_lines, "line{s} of a rank that mpirun's output chunks cut (its tag inside the "
