@@ -133,3 +133,23 @@ def test_sagemakers_mpi_tags_name_the_rank_and_host(tmp_path: Path) -> None:
     """SageMaker's ``[1,mpirank:0,algo-1]<stdout>:`` is an MPI tag (were: no tag, every copy kept)."""
     assert read_prefix("[1,mpirank:3,algo-2]<stdout>:").source == (1, 3)
     _read_like_the_clean_run("[1,mpirank:{},algo-1]<stdout>:", "rank 1 of job 1", tmp_path)
+
+
+def test_rays_deduplicated_records_are_read_and_said_to_be_unsure(tmp_path: Path) -> None:
+    """Ray's log deduplication ends a line it printed for several workers in ``[repeated Nx across
+    cluster]`` (its first time with a note on how to turn it off): the record is read without it,
+    and MLC029 warns at the first that other workers' records were dropped (was: MLC020 alone)."""
+    lines = BASE.read_text("utf-8").splitlines()
+    note = " (Ray deduplicates logs by default. Set RAY_DEDUP_LOGS=0 to disable log deduplication.)"
+    out = [f"(RayTrainWorker pid=4242, ip=10.0.0.7) {line}" + (" [repeated 3x across cluster]" + note if i == 5 else
+                                                            " [repeated 2x across cluster]" if i == 9 else "")
+           for i, line in enumerate(lines)]
+    log = tmp_path / "ray-driver.log"
+    log.write_text("\n".join(out) + "\n", "utf-8")
+    [clean] = check_log(LogRef(str(BASE)), None)
+    [result] = check_log(LogRef(str(log)), None)
+    assert (result.verdict, result.time_to_train_min) == (clean.verdict, clean.time_to_train_min)
+    assert [(f.code, f.line, f.severity.name) for f in result.findings if f.code != "MLC020"] == \
+        [("MLC029", 6, "WARNING")]
+    [warning] = [f for f in result.findings if f.code == "MLC029"]
+    assert "RAY_DEDUP_LOGS=0" in warning.message and "1 more record)" in warning.message

@@ -47,8 +47,7 @@ class LineReader(FastLines):
         self.long_lines = 0
         self.tags_seen = False
         self.job_starts = JobStarts(path)
-        self.prefixes = PrefixDecisions(self.copies, duplicates)
-        """Bare rank tags of ranks whose records are copies (see :meth:`FastLines.drop_copy`)."""
+        self.prefixes = PrefixDecisions(self.copies, duplicates)  # (bare tags of copying ranks: FastLines.drop_copy)
         self.noise_tag: bytes | None = None  # (the rank tag of the line before when it held no record: a bar)
         self.result_file = not keep_text and RESULT_FILE.match(os.path.basename(path)) is not None
         """A submitted result file, checked: read as the official parser reads it (official_view)."""
@@ -163,13 +162,14 @@ class LineReader(FastLines):
             yield rules.NO_RECORDS.at(self.path, None, "the log is empty; expected :::MLLOG records")
         elif stats.records == 0:
             skipped = f" ({self.long_lines} too long to read)" if self.long_lines else ""
-            yield rules.NO_RECORDS.at(self.path, None, f"no :::MLLOG record found in {stats.lines} "
-                                      f"line{'' if stats.lines == 1 else 's'}{skipped}; is this an MLPerf log?")
+            yield rules.NO_RECORDS.at(self.path, None, f"no :::MLLOG record found in {stats.lines} line"
+                                      f"{'' if stats.lines == 1 else 's'}{skipped}; is this an MLPerf log?")
         if stats.is_raw or self.copies.copies:
             yield raw_output.RAW_OUTPUT_READ.at(self.path, None, stats.describe(self.copies.describe()))
             if self.result_file:  # (split is the fix)
                 yield raw_output.raw_result_file(self.path, self.copies.copies, stats.trailing_colour_lines,
                                                  stats.first_trailing_colour, self.copies.first_copy_line)
+        yield from raw_output.output_deduplicated(self.path, *stats.deduplicated)
 
     def _read_line(self, raw: bytes, unterminated: bool) -> Iterator[AnyItem]:
         line_no = self.line_no
@@ -282,7 +282,7 @@ class LineReader(FastLines):
         if self.result_file and (extra := extra_data(self.path, line_no, segment[:lead] + body, end + lead, column)):
             yield extra
         elif not (self.result_file or followed) and after_json(body[end:]):
-            self.stats.trailing_texts += 1  # (dropped; MLC020 says so: the official parser fails on it)
+            self.stats.note_trailing_text(body[end:], line_no)  # (dropped; MLC020 says so)
         for item in validate_record(record, line_no, self.path, replaced):
             if isinstance(item, Event):
                 self.stats.kept += 1

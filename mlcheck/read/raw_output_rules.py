@@ -58,6 +58,12 @@ the line is counted as repaired in MLC020 instead.
   split`` writes them too), as the official parser reads every record of a result file: a note.
   Where the file cannot be read twice (standard input) they are left out of the run: a warning,
   and ``split`` exits 1. Fix: none needed; logging every record from one rank avoids it.
+- MLC029 output-deduplicated (warning): Ray's log deduplication was on where the console was
+  printed: a record's line ends in ``[repeated Nx across cluster]``. Ray prints one of the lines of
+  several workers that differ only in their numbers and drops the others, so the records of the
+  logging rank may be missing, or stand in another worker's copy (the suffix itself is dropped,
+  as any text after a record's JSON: MLC020). At the line of the first such record. Fix: run with
+  ``RAY_DEDUP_LOGS=0``, or read the logging worker's own log file.
 - MLC013 raw-output-in-result-file: a submitted result file (``result_<i>.txt``) holds raw job
   output. An error (the official checker fails too) when other ranks' copies of records were
   dropped or a record is followed by colour codes: the official parser sees every copy
@@ -71,6 +77,8 @@ the line is counted as repaired in MLC020 instead.
 """
 
 from __future__ import annotations
+
+from typing import Iterator
 
 from mlcheck.model import Finding, Severity
 from mlcheck.rule import Rule
@@ -95,8 +103,23 @@ RECORDS_OF_ANOTHER_RANK = Rule("MLC028", "records-of-another-rank", Severity.INF
                                "another rank printed records of a key the logging rank never printed",
                                also=(Severity.WARNING,))
 
+OUTPUT_DEDUPLICATED = Rule("MLC029", "output-deduplicated", Severity.WARNING,
+                           "the launcher deduplicated the workers' lines: records may be missing")
+
 RULES = (RAW_RESULT_FILE, RAW_OUTPUT_READ, RANK_COPIES_CONFLICT, PER_RANK_OUTPUT, RECORD_CUT,
-         JOB_STARTED, RECORDS_OF_ANOTHER_RANK)
+         JOB_STARTED, RECORDS_OF_ANOTHER_RANK, OUTPUT_DEDUPLICATED)
+
+
+def output_deduplicated(path: str, records: int, line: int) -> Iterator[Finding]:
+    """MLC029 at the first record that Ray's deduplication says it printed for several workers."""
+    if not records:
+        return
+    more = f" (so do the lines of {records - 1} more record{'s' if records > 2 else ''})" if records > 1 else ""
+    yield OUTPUT_DEDUPLICATED.at(path, line, (
+        f"this record's line ends in Ray's `[repeated Nx across cluster]`{more}: Ray printed one of several "
+        "workers' similar lines (their numbers may differ) and dropped the others, so the logging rank's "
+        "records may be missing or stand in another worker's copy. Run with RAY_DEDUP_LOGS=0, or read "
+        "the logging worker's own log file"))
 
 
 def records_of_another_rank(path: str, source: tuple[int, int], logging_rank: int | None,

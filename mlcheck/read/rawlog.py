@@ -143,6 +143,8 @@ class RawStats:
     shared_lines: int = 0
     trailing_texts: int = 0
     """Records with text after their JSON on their line (dropped)."""
+    deduplicated: tuple[int, int] = (0, 0)
+    """Records Ray's deduplication printed for several workers, and the line of the first (MLC029)."""
     repeated_prints: int = 0
     """Untagged records printed again on the next line, byte for byte (two log handlers): read once."""
     joined_lines: int = 0
@@ -159,6 +161,11 @@ class RawStats:
     def note_joins(self, chunks: int, unwrapped: int) -> None:
         """What the line stages before the reader repaired (tag_chunks, json_envelopes)."""
         self.joined_lines, self.unwrapped_lines = chunks, unwrapped
+
+    def note_trailing_text(self, text: str, line_no: int) -> None:
+        self.trailing_texts += 1
+        if "x across cluster]" in text:
+            self.deduplicated = (self.deduplicated[0] + 1, self.deduplicated[1] or line_no)
 
     def note_trailing_colour(self, line_no: int) -> None:
         self.trailing_colour_lines += 1
