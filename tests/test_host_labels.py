@@ -153,3 +153,29 @@ def test_rays_deduplicated_records_are_read_and_said_to_be_unsure(tmp_path: Path
         [("MLC029", 6, "WARNING")]
     [warning] = [f for f in result.findings if f.code == "MLC029"]
     assert "RAY_DEDUP_LOGS=0" in warning.message and "1 more record)" in warning.message
+
+
+@pytest.mark.parametrize("host", ["node{:03d}: ", "[pod/bert-worker-{}/main] ", "trainer-{}  | ",
+                                  "(RayTrainWorker pid={}, ip=10.0.0.7) "])
+@pytest.mark.parametrize("inner", ["[default{}]:", "{}: ", "[rank{}]: ", "[1,{}]<stdout>:"])
+def test_a_rank_label_after_a_host_label_is_a_rank_of_that_host(host: str, inner: str, tmp_path: Path) -> None:
+    """A launcher on each host behind a multi-host one (``kubectl logs --prefix`` of pods that run
+    torchrun: ``[pod/bert-worker-1/main] [default0]:``): each process of each host is a rank, the
+    first host's first one logs (was: every local rank of one host kept, the records doubled and
+    the run timed from the last copy of run_start: 14.98 minutes instead of 15.00)."""
+    lines = BASE.read_text("utf-8").splitlines()
+    out = [host.format(h) + inner.format(k) + _TIME.sub(lambda m: f'"time_ms": {int(m.group(1)) + (2 * h + k) * 500}',
+                                                       line, count=1)
+           for line in lines for h in range(2) for k in range(2)]
+    log = tmp_path / "job.log"
+    log.write_text("\n".join(out) + "\n", "utf-8")
+    [clean] = check_log(LogRef(str(BASE)), None)
+    [result] = check_log(LogRef(str(log)), None)
+    assert (result.verdict, result.time_to_train_min) == (clean.verdict, clean.time_to_train_min)
+    assert [f.code for f in result.findings] == ["MLC020"]
+    assert f"records kept from rank 0 of {LABELS_NAMES[host]} ({len(lines)}); {3 * len(lines)} copies" in \
+        result.findings[0].message
+
+
+LABELS_NAMES = {"node{:03d}: ": "host 0", "[pod/bert-worker-{}/main] ": "host 0", "trainer-{}  | ": "host 0",
+                "(RayTrainWorker pid={}, ip=10.0.0.7) ": "Ray worker pid 0"}

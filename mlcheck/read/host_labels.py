@@ -36,6 +36,13 @@ PIDS = 1 << 22
 """Above Linux's largest process id."""
 RAY_JOB = -5
 """The job of Ray's worker labels, whose rank is the worker's process id."""
+IN_HOST = 10
+"""A rank label after a host label (``[pod/bert-worker-1/main] [default0]:``, ``node017: 3: ``,
+``node017: [1,3]<stdout>:``: a launcher of its own on each host) is a rank of the host label's job
+minus IN_HOST, numbered ``host's rank * LOCAL + the label's rank``: every process of every host
+apart, ordered by host, then rank."""
+LOCAL = 1 << 32
+"""Above any rank a label after a host label gives (an srun task's torchrun rank included)."""
 
 _HOST_LABEL = re.compile(
     r"(?:(?P<host>[A-Za-z][\w-]*\d[\w-]*(?:\.[\w-]+)*): "
@@ -70,3 +77,20 @@ def _host_rank(name: str) -> int:
         return 0
     stem = (part[:number.start(1)] + part[number.end(1):]).encode("utf-8", errors="replace")
     return int(number.group(1)) * NAMES + zlib.crc32(stem) % NAMES
+
+
+def within_host(host: tuple[int, int], inner: tuple[int, int]) -> tuple[int, int]:
+    """The source of a rank label ``inner`` after host label ``host`` (:data:`IN_HOST`)."""
+    return host[0] - IN_HOST, host[1] * LOCAL + inner[1]
+
+
+def host_source_name(job: int, rank: int) -> str | None:
+    """``host 17``, ``Ray worker pid 4242``, ``process 4242 of host 0``, ``rank 3 of host 17``
+    for a host label's source; None for another."""
+    if job in (HOST_JOB - IN_HOST, RAY_JOB - IN_HOST, SYSLOG_JOB - IN_HOST):
+        return f"rank {rank % LOCAL} of {host_source_name(job + IN_HOST, rank // LOCAL)}"
+    if job == HOST_JOB:
+        return f"host {rank // NAMES}"
+    if job == RAY_JOB:
+        return f"Ray worker pid {rank}"
+    return f"process {rank % PIDS} of host {rank // PIDS // NAMES}" if job == SYSLOG_JOB else None

@@ -14,7 +14,7 @@ import re
 from typing import Iterable
 
 from mlcheck.records import dataclass, field
-from mlcheck.read.host_labels import HOST_JOB, NAMES, PIDS, RAY_JOB, SYSLOG_JOB, host_label
+from mlcheck.read.host_labels import host_label, host_source_name, within_host
 
 Source = tuple[int, int]
 """(job, rank) of the process that printed a record; job -1 is ``srun --label``, -2 MPICH-style
@@ -91,6 +91,10 @@ def read_parts(text: str) -> Prefix:
     stamp = _TIMESTAMP.match(text)
     if stamp is not None:
         position = stamp.end()
+    host = host_label(text, position)
+    if host is not None and host[1] < len(text) and (within := read_parts(text[host[1]:])).source is not None:
+        return Prefix(within_host(host[0], within.source), stamp is not None or within.timestamp,  # (a launcher per host)
+                      within.extra_text, within.stream)
     tags = list(TAG.finditer(text, position))
     if tags:
         last = tags[-1]
@@ -115,7 +119,6 @@ def read_parts(text: str) -> Prefix:
     logger = _LOGGER_RANK.search(text, position)
     if logger is not None:  # (``[ts] [INFO] [logging.py:96:log_dist] [Rank 3] ``: a logger's head first)
         return Prefix((-3, int(logger.group(1))), stamp is not None, bool(text[position:logger.start()].strip()))
-    host = host_label(text, position)
     if host is not None:  # (``node017: ``, ``[pod/NAME/CONTAINER] ``: one process per host)
         source, end = host
         stamp_after = _TIMESTAMP.match(text, end)
@@ -225,9 +228,9 @@ def _source_name(source: Source) -> str:
         return f"the second stream of rank {-1 - rank} of job {job}"
     if job == -1 and rank >= LOCAL_RANKS:
         return f"srun task {rank // LOCAL_RANKS} (torchrun rank {rank % LOCAL_RANKS})"
-    if job in (HOST_JOB, RAY_JOB, SYSLOG_JOB):
-        return f"host {rank // NAMES}" if job == HOST_JOB else f"Ray worker pid {rank}" if job == RAY_JOB else \
-            f"process {rank % PIDS} of host {rank // PIDS // NAMES}"
+    host = host_source_name(job, rank)
+    if host is not None:
+        return host
     return f"srun task {rank}" if job == -1 else f"rank {rank}" if job in (-2, -3) else f"rank {rank} of job {job}"
 
 
