@@ -405,3 +405,27 @@ def test_a_system_description_not_closed_skips_the_seed_and_rcp_checkers(tmp_pat
     assert [f.severity.label for f in result.all_findings() if f.code == "MLC519"] == ["warning"]
     assert bench.rcp is not None and bench.rcp.verdict == "skipped"
     assert any(f.code == "MLC512" and f.path == str(folder) for f in bench.findings)
+
+
+def test_runs_logging_open_under_a_closed_description_get_the_seed_and_rcp_checkers(tmp_path: Path) -> None:
+    """The runs log ``open`` but the system description says ``closed``: the package checker runs
+    its seed and RCP checkers by the description (a duplicate seed is its error, the RCP test
+    runs), and the summarizer publishes the row as closed (was: both skipped as open, exit 0)."""
+    package = _example_package(tmp_path)
+    folder = package / "results" / "acme-t8" / "resnet"
+    logs = sorted(folder.glob("result_*.txt"))
+    for log in logs:
+        text = log.read_text("utf-8").replace('"key": "submission_division", "value": "closed"',
+                                              '"key": "submission_division", "value": "open"')
+        log.write_text(text, "utf-8")
+    seed = next(line for line in logs[0].read_text("utf-8").splitlines(keepends=True) if '"key": "seed"' in line)
+    text = logs[1].read_text("utf-8").splitlines(keepends=True)
+    logs[1].write_text("".join(seed if '"key": "seed"' in line else line for line in text), "utf-8")
+    result = check([str(package)])
+    (bench,) = result.benchmarks
+    assert bench.division == "open"
+    assert [f.severity.label for f in result.all_findings() if f.code == "MLC519"] == ["error"]
+    assert bench.rcp is not None and bench.rcp.verdict == "pass"
+    assert any(f.code == "MLC516" and "under the description's" in f.message for f in result.all_findings())
+    from mlcheck.report.results_table import table_dict
+    assert table_dict(result)["rows"][0]["division"] == "closed"

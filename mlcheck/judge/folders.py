@@ -81,24 +81,35 @@ def benchmark_folder_log(ref: LogRef) -> bool:
         ref.system is not None or RESULT_FILE.match(os.path.basename(ref.path)) is not None)
 
 
-def checker_skips(folder: str, division: str | None) -> tuple[str, Finding] | None:
-    """The package checker decides from the system description alone (``division`` exactly
-    ``closed``) whether to run the seed and RCP checkers on a benchmark folder: for a folder whose
-    runs are not open but whose description says otherwise (``close``), the division it reads and
-    a warning that it runs neither; None where it runs them (or the folder is in no package, or
-    its description is missing or unreadable: other findings say so)."""
+def described_division(folder: str) -> tuple[str, object] | None:
+    """The path of the system description of a benchmark folder of a package and the division it
+    gives (:data:`MISSING` without one), or None (no package, no readable description: other
+    findings say so). The package checker reads it to decide whether to run the seed and RCP
+    checkers (``division`` exactly ``closed``), whatever the runs log."""
     system_folder = os.path.dirname(os.path.normpath(folder))
     results = os.path.dirname(system_folder)
-    if division == "open" or os.path.basename(results) != "results":
+    if os.path.basename(results) != "results":
         return None
     path = os.path.join(os.path.dirname(results), "systems", os.path.basename(system_folder) + ".json")
     document = read_json_document(path)
     if not document.exists or document.error is not None or not isinstance(document.data, dict):
         return None
-    value = document.data.get("division")
-    if value == "closed":
+    return path, document.data.get("division", MISSING)
+
+
+MISSING = object()
+"""A system description without ``division``."""
+
+
+def checker_skips(folder: str, described: tuple[str, object] | None) -> tuple[str, Finding] | None:
+    """For a folder of runs that are not open whose description (``described``) does not give
+    the division as ``closed`` (``close``): the division it reads (the package checker runs
+    neither the seed nor the RCP checker there) and a warning; None where it runs them (or the
+    folder is in no package, or its description is missing or unreadable)."""
+    if described is None or described[1] == "closed":
         return None
-    shown = repr(value) if "division" in document.data else "missing"
+    path, value = described
+    shown = "missing" if value is MISSING else repr(value)
     return shown, SYSTEM_INVALID.at(folder, None, (
         f"{path} gives the division as {shown}: the package checker runs the seed and RCP checkers only "
         "where it reads 'closed', so it runs neither on this folder (no RCP normalisation of the score); "
@@ -171,7 +182,10 @@ def score_folder(key: GroupKey, members: list[RunResult],
         # split` writes of it would get; with fewer, the score is already "needs N runs").
         raw = not whole_folder and len(runs) >= facts.result_files and len({r.path for r in members}) == 1 \
             and RESULT_FILE.match(os.path.basename(members[0].path)) is None
-        skipped = checker_skips(folder, division) if whole_folder else None
+        described = described_division(folder) if whole_folder else None
+        skipped = checker_skips(folder, described) if division != "open" else None
+        # (the package checker runs them by the description's division, whatever the runs log)
+        checked = "closed" if described is not None and described[1] == "closed" else division
         if skipped is not None:  # (the package checker runs no seed or RCP checker here)
             findings.append(skipped[1])
             rcp = RcpResult("skipped", f"the system description's division is {skipped[0]}: the package checker "
@@ -180,9 +194,9 @@ def score_folder(key: GroupKey, members: list[RunResult],
             tested, counted = _rcp_benchmark(benchmark, facts, ruleset, runs)
             samples = honoured_request(params_files(folder), "rcp-bert-train-samples",
                                        package_policy(first.ruleset), first.ruleset or "?") if whole_folder else None
-            rcp = rcp_for_runs(tested, division, first.ruleset, runs, counted, bert_train_samples=samples is not None)
+            rcp = rcp_for_runs(tested, checked, first.ruleset, runs, counted, bert_train_samples=samples is not None)
             if rcp.verdict != "skipped":  # and as today's mlperf-logging computes it
-                rcp = replace(rcp, today=rcp_for_runs(tested, division, first.ruleset, runs, counted,
+                rcp = replace(rcp, today=rcp_for_runs(tested, checked, first.ruleset, runs, counted,
                                                       load_today_references, samples is not None))
             if samples is not None and tested == "bert":
                 findings.append(bypass_note("rcp-bert-train-samples", samples, "", (
@@ -222,7 +236,7 @@ def score_folder(key: GroupKey, members: list[RunResult],
                                          bypass=rcp_bypass.path if rcp_bypass else None))
             if rcp_bypass is not None:
                 findings.append(bypass_note("rcp-bypass", rcp_bypass, "RCP failures (MLC530, MLC531)"))
-            closed = division != "open" and skipped is None
+            closed = checked != "open" and skipped is None
             run_findings = check_runs(folder, runs, closed=closed, ruleset=first.ruleset)
             if closed:  # (the seed checker reads every result file of a closed folder)
                 run_findings.extend(unreadable_for_seeds(members, first.ruleset))

@@ -100,10 +100,17 @@ class Row:
 
 
 def _row_key(bench: BenchmarkResult) -> tuple[str, str, int, str, str]:
-    division = bench.division or (bench.system_info.division if bench.system_info else None) or "?"
+    division = _division(bench)
     shown = availability(bench.system_info.status if bench.system_info else None)
     rank = AVAILABILITY_ORDER.index(shown) if shown in AVAILABILITY_ORDER else len(AVAILABILITY_ORDER)
     return (bench.ruleset or "?", "0" if division == "closed" else division, rank, bench.org or "?", bench.system or "?")
+
+
+def _division(bench: BenchmarkResult) -> str:
+    """The division the summarizer publishes a result under: its system description's, else the
+    one its runs log."""
+    described = bench.system_info.division if bench.system_info else None
+    return (described.strip() if isinstance(described, str) and described.strip() else None) or bench.division or "?"
 
 
 def build_rows(result: CheckResult) -> tuple[list[str], list[Row]]:
@@ -116,7 +123,7 @@ def build_rows(result: CheckResult) -> tuple[list[str], list[Row]]:
         key = _row_key(bench)
         if key not in rows:
             info = bench.system_info
-            rows[key] = Row(round=bench.ruleset or "?", division=bench.division or "?",
+            rows[key] = Row(round=bench.ruleset or "?", division=_division(bench),
                             availability=availability(info.status if info else None),
                             submitter=(info.submitter if info and info.submitter else bench.org) or "?",
                             system=_system_label(bench), nodes=info.number_of_nodes if info else None,

@@ -8,7 +8,9 @@ record compares them (:mod:`mlcheck.rules.package_system` checks the description
   ``submission_status`` or ``submission_platform`` differs from the system description
   (``submitter``, ``division``, ``status``, folder or ``system_name``). A warning: no round's
   checker of record compares them (accepted 1.0 packages spell the division ``close`` in the system
-  description and ``closed`` in the logs); the runs are judged under the division their logs name. The log and the system
+  description and ``closed`` in the logs); the runs are judged under the division their logs name, and the
+  folder's seeds and RCP test under the description's (the package checker runs its seed and RCP
+  checkers where the description says ``closed``), as the results table is. The log and the system
   description spell the availability in two vocabularies (the log's ``cloud``, ``onprem``,
   ``preview``, ``research`` of common.yaml up to 4.0; the system's ``Available on-premise``,
   ``Available cloud``, ``Research, Development, or Internal (RDI)``, ``Preview`` that the 4.0+
@@ -109,6 +111,7 @@ def check_logs_against_system(folder: str, system: str, runs: Iterable[RunSummar
             found.append(LOGS_DISAGREE.at(run.path, event.line, (
                 f"{key} is {show_repr(event.value)}{placeholder} but {doc.path} says {' or '.join(repr(w) for w in wanted)}"
                 + ("; the results table shows the system description's" if key == "submission_status" else "")
-                + ("; the run is judged under the division its logs name" if key == "submission_division" else "")),
+                + ("; the run is judged under the division its logs name, the folder's seeds and RCP test "
+                   "under the description's (as the package checker runs them)" if key == "submission_division" else "")),
                 severity=severity, run_index=run.index))
     return found
