@@ -401,3 +401,39 @@ def test_a_misnamed_copy_beside_its_benchmark_folder_is_not_told_to_take_its_nam
     shutil.copytree(package / RESNET, package / "results" / "acme-t8" / "resnet50")
     (misnamed,) = [f for f in check([str(package)]).all_findings() if f.code == "MLC506"]
     assert "a resnet/ folder exists beside it: merge the two or remove this one" in misnamed.message
+
+
+def test_a_linked_folder_is_entered_and_a_link_back_up_is_not(tmp_path: Path) -> None:
+    """A system folder that links to one outside the package is walked, as the official tools'
+    globs walk it (was: its runs silently left out, exit 0 where the package checker fails); a
+    link back to a folder above it is no loop; a benchmark folder that is the package's only
+    link is read too (was: MLC501, no log found)."""
+    package = make_package(tmp_path / "pkg")
+    outside = tmp_path / "elsewhere" / "acme-t9"
+    (outside / "resnet").mkdir(parents=True)
+    for run in sorted((package / RESNET).glob("result_*.txt"))[:3]:
+        (outside / "resnet" / run.name).write_bytes(run.read_bytes())
+    (package / "results" / "acme-t9").symlink_to(outside)
+    (package / "systems" / "acme-t9.json").write_bytes((package / "systems" / "acme-t8.json").read_bytes())
+    (package / RESNET / "up").symlink_to("..")
+    result = check([str(package)])
+    by_system = {bench.system: bench for bench in result.benchmarks}
+    assert len(by_system["acme-t9"].runs) == 3 and len(by_system["acme-t8"].runs) == 5
+    assert [f.path for f in result.all_findings() if f.code == "MLC502"] == [str(package / "results" / "acme-t9" / "resnet")]
+    linked = tmp_path / "linked" / "Acme"
+    (linked / "results" / "acme-t8").mkdir(parents=True)
+    (linked / "systems").symlink_to(package / "systems")
+    (linked / "results" / "acme-t8" / "resnet").symlink_to(package / RESNET)
+    (only,) = check([str(linked)]).benchmarks
+    assert len(only.runs) == 5 and only.score.valid
+
+
+def test_a_result_file_with_a_line_end_in_its_name_is_a_run(tmp_path: Path) -> None:
+    """The package checker's glob ``result_*.txt`` takes any character, a line end too (was: the
+    run left out, MLC502 and a score of four runs)."""
+    package = make_package(tmp_path)
+    (package / RESNET / "result_3.txt").rename(package / RESNET / "result_3\n.txt")
+    result = check([str(package)])
+    (bench,) = result.benchmarks
+    assert len(bench.runs) == 5 and bench.score.valid
+    assert not [f for f in result.all_findings() if f.severity.label == "error"]

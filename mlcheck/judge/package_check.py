@@ -44,9 +44,10 @@ class _Rounds:
         self.forced = forced
         self.real_path = real_path
         self.by_folder: dict[str, Counter[str]] = {}
-        for bench in benchmarks:
+        for bench in benchmarks:  # (a linked folder under its real path and as spelled: it is in both)
             if bench.ruleset and bench.folder:
-                self.by_folder.setdefault(real_path(bench.folder), Counter())[bench.ruleset] += 1
+                for path in {real_path(bench.folder), os.path.abspath(bench.folder)}:
+                    self.by_folder.setdefault(path, Counter())[bench.ruleset] += 1
         # The rounds at or below each folder that holds one of them (the folder and its parents),
         # counted in the order of the folders: what within() sums for a folder, summed once.
         self.at_or_below: dict[str, Counter[str]] = {}
@@ -64,7 +65,7 @@ class _Rounds:
         judged under; None when no run was read there."""
         if self.forced is not None:
             return self.forced
-        seen = self.at_or_below.get(self.real_path(folder))
+        seen = self.at_or_below.get(os.path.abspath(folder)) or self.at_or_below.get(self.real_path(folder))
         return load_ruleset(seen.most_common(1)[0][0]) if seen else None
 
     def of_package(self, root: str) -> Ruleset:

@@ -13,7 +13,7 @@ from mlcheck.records import dataclass
 from mlcheck.read.file_names import RESULT_FILE, SUBMITTED_RESULT_FILE
 from mlcheck.package.not_logs import not_a_log
 from mlcheck.read.held_logs import is_held
-from mlcheck.package.file_kinds import holds_a_record, holds_records, named_device, special_kind
+from mlcheck.package.file_kinds import holds_a_record, holds_records, loops_back, named_device, special_kind
 
 _LOG_FILE = re.compile(r"\.(log|out|txt)(\.gz)?$")
 NOT_LOG_FOLDERS = frozenset({"benchmarks", "systems", "power"})
@@ -178,10 +178,12 @@ def _walk(top: str, skipped: list[tuple[str, str]] | None = None) -> list[LogRef
         if skipped is not None and error.filename is not None:
             skipped.append((str(error.filename), f"{UNREADABLE_FOLDER} ({error.strerror or error})"))
 
-    for root, dirs, files in os.walk(top, onerror=unreadable):
+    # Linked folders are entered, as the official tools' globs are; a link back up (a loop) is not.
+    for root, dirs, files in os.walk(top, onerror=unreadable, followlinks=True):
         # A folder inside a benchmark folder holds no run of it (MLC508), but its logs are judged.
         nested = _inside_benchmark_folder(root)
-        dirs[:] = sorted(d for d in dirs if not d.startswith(".") and d.lower() not in NOT_LOG_FOLDERS)
+        dirs[:] = sorted(d for d in dirs if not d.startswith(".") and d.lower() not in NOT_LOG_FOLDERS
+                         and not loops_back(root, d))
         named_runs = [d for d in dirs if SUBMITTED_RESULT_FILE.match(d)] if not nested else []
         if named_runs and (_is_benchmark_folder(root) or any(map(SUBMITTED_RESULT_FILE.match, files))):
             # (a folder named result_<i>.txt: the package checker's glob counts it, then cannot read it)

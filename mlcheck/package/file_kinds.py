@@ -63,3 +63,10 @@ def holds_a_record(path: str, block: int = 1 << 20) -> bool:
                 tail = data[-7:]
     except (OSError, EOFError, ValueError, zlib.error):  # (a damaged gzip archive)
         return True
+
+
+def loops_back(root: str, name: str) -> bool:
+    """Whether folder ``name`` of ``root`` is a link to ``root`` or to a folder above it."""
+    path = os.path.join(root, name)
+    target = os.path.realpath(path) if os.path.islink(path) else None
+    return target is not None and (os.path.realpath(root) + os.sep).startswith(target.rstrip(os.sep) + os.sep)

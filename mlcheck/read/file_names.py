@@ -5,9 +5,10 @@ from __future__ import annotations
 
 import re
 
-RESULT_FILE = re.compile(r"^result_(.*?)\.txt(\.gz)?$")
+RESULT_FILE = re.compile(r"^result_(.*?)\.txt(\.gz)?\Z", re.DOTALL)
 """A file name mlcheck reads as a result file (gzip too): ``result_<i>.txt``, and the names of
 later rounds' tools (``result_<job>-<id>_NN.txt``), which the package checker's glob
 ``result_*.txt`` counts alike."""
-SUBMITTED_RESULT_FILE = re.compile(r"^result_(.*)\.txt$")
-"""A file name the official package checker counts as a result file (its glob ``result_*.txt``)."""
+SUBMITTED_RESULT_FILE = re.compile(r"^result_(.*)\.txt\Z", re.DOTALL)
+"""A file name the official package checker counts as a result file (its glob ``result_*.txt``,
+whose ``*`` takes any character, a line end too)."""
