@@ -237,3 +237,30 @@ def test_implausible_power_logs_say_what_is_unlikely() -> None:
     assert "48 hours before the run's run_start" in far.message
     [seconds] = implausible_node_log("n", log(1.7e9, [5000.0] * 60, 1.7e9 + 600), run_start, 600.0)
     assert "no date in milliseconds (seconds logged?)" in seconds.message
+
+
+def test_a_nan_reading_spoils_the_energy_only_where_the_run_is_counted(tmp_path: Path) -> None:
+    """The summarizer multiplies a NaN reading as any number: no exception (was: MLC543 "the
+    summarizer raises"). A dropped run's NaN energy leaves the folder's energy as it was (a
+    warning at the log); a counted run's makes it NaN: an MLC543 error and no energy score."""
+    import re
+
+    from mlcheck import check
+
+    folder, before = _scored_power_folder(tmp_path)
+    for which in ("dropped", "counted"):
+        run = before.score.runs_dropped[0] if which == "dropped" else before.score.runs_counted[0]
+        node = _node_log(folder, Path(before.runs[run].path).stem)
+        text = node.read_text(encoding="utf-8")
+        at = text.index('"power_reading"')
+        node.write_text(text[:at] + re.sub(r'"value": [-0-9.eE+]+', '"value": NaN', text[at:], count=1),
+                        encoding="utf-8")
+        (after,) = check([str(folder)]).benchmarks
+        assert after.energy is not None
+        warned = [f for f in after.findings if f.code == "MLC543" and f.path == str(node)]
+        assert [f.severity.label for f in warned] == ["warning"] and "NaN or Infinity" in warned[0].message
+        errors = [f for f in after.findings if f.code == "MLC543" and f.severity.label == "error"]
+        if which == "dropped":
+            assert after.energy.joules == before.energy.joules and not errors
+        else:
+            assert after.energy.joules is None and [f.path for f in errors] == [str(folder / "power")]

@@ -4,6 +4,8 @@ say when power problems make the package checker reject the folder."""
 
 from __future__ import annotations
 
+import math
+
 from dataclasses import replace
 from typing import Sequence
 
@@ -88,6 +90,10 @@ def _energy(power: PowerFolder, members: Sequence[RunResult], counted: Score
         if joules[-1] is None and not counted_here:
             unscored.append(run.result_name)
     total, reason = olympic_energy(joules, counted.runs_counted, counted.scaling_factor)
+    if any(not math.isfinite(joules[i] or 0.0) for i in counted.runs_counted if i < len(joules)):
+        found.append(rules.POWER_LOG_INVALID.at(power.path, None, (
+            "the energy score counts a run whose energy is NaN or infinite (a NaN or Infinity power reading): "
+            "the summarizer would publish that as the folder's energy. Measure the power again")))
     if total is not None and unscored:
         total, reason = None, (f"the power logs of {', '.join(unscored)} (a run the time score drops, whose logs "
                                "the summarizer reads all the same) cannot be scored (MLC543)")
@@ -136,6 +142,10 @@ def _run_energy(run: PowerRun, duration_ms: float, found: list[Finding], run_sta
             continue
         if energy.note:
             found.append(rules.POWER_LOG_INVALID.at(file.path, None, energy.note, severity=Severity.WARNING))
+        if not math.isfinite(energy.joules):  # (the summarizer computes on: an error where the run is counted)
+            found.append(rules.POWER_LOG_INVALID.at(file.path, None, (
+                f"a NaN or Infinity power reading makes this run's energy {energy.joules}; the summarizer "
+                "computes on, and an energy score that counts the run is not a number"), severity=Severity.WARNING))
         if file.kind == "node":
             found.extend(implausible_node_log(file.path, log.events, run_start_ms, duration_ms))
         total += energy.joules

@@ -23,7 +23,10 @@ check them: there these findings are warnings), ``result_summarizer.py`` from 3.
 - MLC543 power-log-invalid: a power log the summarizer cannot score: no ``node_*.txt`` in a
   run (or no ``power/<result>/`` folder at all: it globs the node logs of every run), no
   ``power_measurement_start``, an empty measurement window, a reading that is not a
-  number (error: the summarizer raises and no energy score exists); a node log of fewer than 60
+  number (error: the summarizer raises and no energy score exists); a reading of NaN or
+  Infinity (a warning at the log: the summarizer computes the run's energy as NaN or infinite;
+  an error at the power folder where the time score counts that run, whose energy the summarizer
+  would then publish as the folder's); a node log of fewer than 60
   ``power_reading`` records (error: power_measurement.adoc asks for at least 60 samples of each
   node; the summarizer would score it, 0 J without readings, so no energy score is given; the
   published 4.0 and 5.0 power logs sample at 0.45-0.95 Hz, below the 1 Hz the text asks for,

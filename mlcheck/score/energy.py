@@ -15,7 +15,9 @@ The folder's energy is the mean over the runs the time score counts (the olympic
 performance ordering: the same runs dropped as fastest and slowest), times the same scaling
 factor as the time score. Where the summarizer would raise (no node log, no
 ``power_measurement_start``, a zero measurement window, a reading that is not a number) the run
-has no energy and the folder's energy score is not valid.
+has no energy and the folder's energy score is not valid. A reading of NaN or Infinity raises
+nothing there: the run's energy is NaN or infinite, which the folder's energy is too where the
+time score counts the run (no valid energy score), and which does not matter where it drops it.
 """
 
 from __future__ import annotations
@@ -45,6 +47,14 @@ def _number(value: object) -> float | None:
     return float(value)
 
 
+def _reading(value: object) -> float | None:
+    """A power reading as the summarizer multiplies it: a number, NaN and infinities too (they
+    make the run's energy NaN or infinite, no exception)."""
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        return None
+    return float(value)
+
+
 def node_energy(events: Sequence[Event], time_to_train_ms: float) -> LogEnergy:
     """A node log's energy as ``_compute_power_node`` computes it."""
     previous = last = start = stop = 0.0
@@ -55,7 +65,7 @@ def node_energy(events: Sequence[Event], time_to_train_ms: float) -> LogEnergy:
         key = event.key
         if key == "power_reading":
             if started and not stopped:
-                watts = _number(event.value)
+                watts = _reading(event.value)
                 if watts is None:
                     return LogEnergy(None, f"line {event.line}: power_reading {event.value!r} is not a number")
                 time_ms = event.time_ms
@@ -109,6 +119,10 @@ def olympic_energy(energies: Sequence[float | None], counted: Sequence[int],
     missing = [i for i in counted if energies[i] is None]
     if missing:
         return None, f"{len(missing)} counted run{'s' if len(missing) > 1 else ''} without an energy"
+    unreal = [i for i in counted if not math.isfinite(energies[i] or 0.0)]
+    if unreal:
+        return None, (f"{len(unreal)} counted run{'s' if len(unreal) > 1 else ''} whose energy is NaN or infinite "
+                      "(a NaN or Infinity power reading): the summarizer would publish it so")
     values = [energies[i] for i in counted]
     mean = sequential_sum(v for v in values if v is not None) / len(values)
     factor = scaling_factor if scaling_factor is not None else 1.0
