@@ -154,3 +154,33 @@ def test_a_launcher_line_lets_another_task_log_the_next_run(tmp_path: Path, seco
     log.write_text("\n".join(lines) + "\n", "utf-8")
     assert _outcomes(log) == [_clean_outcome()] * 2
     assert not [f for f in check([str(log)], ruleset="2.0.0").all_findings() if f.code in ("MLC013", "MLC021")]
+
+
+@pytest.mark.parametrize("label", ["(RayTrainWorker pid={}, ip=10.0.0.7) ", "gpu0 python3[{}]: "])
+def test_a_seed_loops_workers_with_lower_process_ids_each_run_are_runs(tmp_path: Path, label: str) -> None:
+    """Two workers print every record of each run; each run's workers are new processes, and the
+    second run's ids are lower than the first's (ids wrap): three runs, each its own (was: the
+    lowest id of the file taken as the logging rank, the earlier runs' records dropped as its
+    copies, one run read)."""
+    pids = [(5000, 5001), (4000, 4001), (3000, 3001)]
+    lines = [label.format(pids[run][worker]) + record
+             for run in range(3) for record in _records(run * 2 * HOUR_MS) for worker in range(2)]
+    log = tmp_path / "driver.log"
+    log.write_text("\n".join(lines) + "\n", "utf-8")
+    assert _outcomes(log) == [_clean_outcome()] * 3
+
+
+@pytest.mark.parametrize("launcher,tag", [("srun --label", "{}: "), ("pdsh -w node00[0-1]", "node00{}: "),
+                                          ("mpirun --tag-output -np 2", "[1,{}]<stdout>:")])
+def test_a_middle_run_logged_by_another_rank_is_kept(tmp_path: Path, launcher: str, tag: str) -> None:
+    """Runs 1 and 3 of a seed loop printed by both ranks, run 2 by rank 1 alone: the lookahead
+    after run 2's launcher line stops at run 3's (was: it saw rank 0 in run 3, and run 2's
+    records were dropped as rank 1's copies: two runs)."""
+    lines: list[str] = []
+    for run in range(3):
+        lines.append(f"+ {launcher} python train.py --seed {run}")
+        ranks = (1,) if run == 1 else (0, 1)
+        lines += [tag.format(rank) + record for record in _records(run * 2 * HOUR_MS) for rank in ranks]
+    log = tmp_path / "loop.log"
+    log.write_text("\n".join(lines) + "\n", "utf-8")
+    assert _outcomes(log) == [_clean_outcome()] * 3

@@ -26,7 +26,7 @@ import re
 from mlcheck.model import Finding
 from mlcheck.read import raw_output_rules as raw_output
 
-_LAUNCHERS = rb"(?:mpirun|mpiexec|srun|poprun|torchrun|horovodrun|deepspeed|jsrun|aprun)"
+_LAUNCHERS = rb"(?:mpirun|mpiexec|srun|poprun|torchrun|horovodrun|deepspeed|jsrun|aprun|pdsh|clush|pssh|parallel-ssh)"
 LAUNCH_LINE = re.compile(
     rb"^[ \t]*(?:\d[\d:.,/T-]*(?:[ \t]+\d[\d:.,]*)?[ \t]+)?(?:[+$#>]+[ \t]*)?(?:\S*/)?" + _LAUNCHERS
     + rb"(?:[ \t]+-|[ \t]*:[ \t]*launch)", re.IGNORECASE)
@@ -51,8 +51,10 @@ def may_name_a_launcher(lowered: bytes) -> bool:
     """The cheap test before :data:`LAUNCH_LINE` (``lowered``: the text with its ASCII letters
     in lower case, as the pattern ignores case): substring searches in C (``x`` found with
     ``memchr`` first: a search for ``mpiexec`` takes ten times as long, and most text holds
-    no ``x``)."""
-    return b"run" in lowered or (b"x" in lowered and b"mpiexec" in lowered) or b"deepspeed" in lowered
+    no ``x``; the host launchers' names hold ``sh``)."""
+    return b"run" in lowered or (b"x" in lowered and b"mpiexec" in lowered) or b"deepspeed" in lowered or (
+        b"sh" in lowered and (b"pdsh" in lowered or b"clush" in lowered or b"pssh" in lowered
+                              or b"parallel-ssh" in lowered))
 
 
 def may_hold_a_launch_line(squeezed: bytes) -> bool:
@@ -61,9 +63,11 @@ def may_hold_a_launch_line(squeezed: bytes) -> bool:
     a line that :data:`LAUNCH_LINE` matches has its launcher's name then ``-`` there (its first
     option, after blanks; or the colon of its ``: launch`` message). Most framework output
     names ``run`` somewhere (``running``, ``run_and_time.sh``); far less of it holds ``run-``, so
-    the lines of a stretch are seldom looked for one by one. Three searches at most (``x``
-    found with ``memchr`` first: most text holds no ``mpiexec``), each a pass over the text."""
-    return b"run-" in squeezed or (b"x" in squeezed and b"mpiexec-" in squeezed) or b"deepspeed-" in squeezed
+    the lines of a stretch are seldom looked for one by one (``sh-`` for the host launchers,
+    ``pdsh``, ``clush``, ``pssh``). Four searches at most (``x`` found with ``memchr`` first: most
+    text holds no ``mpiexec``), each a pass over the text."""
+    return b"run-" in squeezed or (b"x" in squeezed and b"mpiexec-" in squeezed) or b"deepspeed-" in squeezed \
+        or b"sh-" in squeezed
 
 
 ANOTHER_RUN = "the records after it are read as another run"

@@ -13,8 +13,11 @@ job's logging rank (:meth:`mlcheck.read.rank_copies.RankCopies.new_process`), an
 as the job's next run (:mod:`mlcheck.read.next_run`). A rank that printed only after the run, a
 ``run_stop`` of its own, is still a copy. The lookahead that chooses a job's logging rank (the
 lowest) takes the first to print instead when the ranks it saw printed one after the other, each
-after every record of the one before (:func:`first_of_sequential_ranks`); ranks of one run
-overlap in time whatever order their output reaches the console in.
+after every record of the one before, or in groups one after the other (the workers of each run
+of a seed loop, new process ids each time): the lowest of the first group
+(:func:`first_of_sequential_ranks`); ranks of one run overlap in time whatever order their
+output reaches the console in. And a lookahead stops at a launcher line after a ``run_stop``
+(:func:`this_jobs_lines`): the next job's ranks are chosen after it.
 """
 
 from __future__ import annotations
@@ -22,6 +25,7 @@ from __future__ import annotations
 import re
 from typing import Iterable
 
+from mlcheck.read.job_starts import LAUNCH_LINE
 from mlcheck.read.rawlog import Source, read_prefix
 
 _MARKER = b":::MLLOG"
@@ -47,17 +51,32 @@ def begins_a_process(record: bytes, stopped_at: float) -> bool:
     return time is not None and time > stopped_at and _RUN_STOP.search(record) is None
 
 
+def this_jobs_lines(lines: list[bytes]) -> list[bytes]:
+    """The lines of a lookahead up to the first launcher line after a ``run_stop`` record: a seed
+    loop's next job, whose ranks are chosen again after that line (the next job may be logged by
+    another rank than this one). A launcher line before a ``run_stop`` ends nothing here (a run
+    script's own ``srun`` steps before it launches the training)."""
+    stopped = False
+    for index, raw in enumerate(lines):
+        if stopped and LAUNCH_LINE.match(raw) is not None:
+            return lines[:index]
+        stopped = stopped or (_MARKER in raw and _RUN_STOP.search(raw) is not None)
+    return lines
+
+
 _Span = list[float]  # [first line, last line, first time, last time]
 
 
 def first_of_sequential_ranks(lines: Iterable[bytes], ranks: dict[int, set[int]]) -> dict[int, int]:
     """Job -> its first rank to print, for the jobs of ``ranks`` (a lookahead's) whose ranks
     printed one after the other (each rank's records dated after every record of the rank
-    before, in the order they come)."""
+    before, in the order they come), or in groups one after the other, each group but the last
+    with a ``run_stop`` (the workers of each run of a seed loop)."""
     several = {job for job, seen in ranks.items() if len(seen) > 1}
     if not several:
         return {}
     spans: dict[Source, _Span] = {}
+    stopped: set[int] = set()  # (the ranks that printed a run_stop)
     sources: dict[bytes, Source | None] = {}
     for index, raw in enumerate(lines):
         at = raw.find(_MARKER)
@@ -70,6 +89,8 @@ def first_of_sequential_ranks(lines: Iterable[bytes], ranks: dict[int, set[int]]
         time = record_time(raw[at:])
         if source is None or source[0] not in several or time is None:
             continue
+        if _RUN_STOP.search(raw, at) is not None:
+            stopped.add(source[1])
         span = spans.get(source)
         if span is None:
             spans[source] = [index, index, time, time]
@@ -78,7 +99,21 @@ def first_of_sequential_ranks(lines: Iterable[bytes], ranks: dict[int, set[int]]
     first: dict[int, int] = {}
     for job in sorted(several):
         ordered = sorted((span, source[1]) for source, span in spans.items() if source[0] == job)
-        if len(ordered) > 1 and all(later[0][0] > earlier[0][1] and later[0][2] > earlier[0][3]
-                                    for earlier, later in zip(ordered, ordered[1:])):
-            first[job] = ordered[0][1]
+        groups = _overlapping(ordered)  # (each group after every record of the one before)
+        if len(groups) > 1 and (len(groups) == len(ordered) or all(members & stopped for _, members in groups[:-1])):
+            first[job] = min(groups[0][1])
     return first
+
+
+def _overlapping(ordered: list[tuple[_Span, int]]) -> list[tuple[_Span, set[int]]]:
+    """Spans (in the order of their first line) merged where they overlap in lines or in time:
+    the ranks of one run (several workers of a seed loop's run, each run's process ids new)."""
+    groups: list[tuple[_Span, set[int]]] = []
+    for span, rank in ordered:
+        if groups and (span[0] <= groups[-1][0][1] or span[2] <= groups[-1][0][3]):
+            last, members = groups[-1]
+            members.add(rank)
+            groups[-1] = ([last[0], max(last[1], span[1]), min(last[2], span[2]), max(last[3], span[3])], members)
+        else:
+            groups.append((list(span), {rank}))
+    return groups

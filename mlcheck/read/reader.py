@@ -30,7 +30,7 @@ from mlcheck.read.line_reader import (MARKER, MARKER_BYTES, MAX_LINE_BYTES, AnyI
 from mlcheck.read.cr_line_ends import cr_line_ended
 from mlcheck.read.file_names import SUBMITTED_RESULT_FILE
 from mlcheck.read.held_logs import open_held
-from mlcheck.read.rank_processes import first_of_sequential_ranks
+from mlcheck.read.rank_processes import first_of_sequential_ranks, this_jobs_lines
 from mlcheck.read.rank_files import per_rank_note
 from mlcheck.read.rawlog import duplicate_streams, logging_ranks
 from mlcheck.read.record_runs import Batch
@@ -224,7 +224,7 @@ def _looked_ahead(reader: LineReader | None, path: str, ahead: list[bytes | Long
         if reader is not None:
             reader.prefixes.relaunched = False
         return reader or LineReader(path, keep_text=keep_text, keep_copies=True)
-    texts = _texts(ahead)
+    texts = this_jobs_lines(_texts(ahead))  # (the next job of a seed loop: its own lookahead)
     ranks = logging_ranks(texts)
     first = first_of_sequential_ranks(texts, ranks)
     duplicates = duplicate_streams(texts, ranks)

@@ -28,9 +28,9 @@ from mlcheck.read import reading_rules as rules
 
 def _may_launch(raw: bytes) -> bool:
     """Whether ``raw`` may be a launcher line (:data:`mlcheck.job_starts.LAUNCH_LINE`): it must
-    name a launcher, and every launcher's name holds ``run``, ``mpiexec`` or ``deepspeed`` (the
-    pattern ignores ASCII case, as ``bytes.lower`` does). Three substring searches in C instead of
-    the pattern's match on every line without a record."""
+    name a launcher (:func:`mlcheck.read.job_starts.may_name_a_launcher`; the pattern ignores
+    ASCII case, as ``bytes.lower`` does): substring searches in C instead of the pattern's match
+    on every line without a record."""
     return may_name_a_launcher(raw.lower()) and LAUNCH_LINE.match(raw) is not None
 
 
