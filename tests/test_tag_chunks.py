@@ -108,3 +108,30 @@ def test_mpiruns_own_notes_between_two_chunks_end_nothing() -> None:
              b"[node000:01234] 7 more processes have sent help message help-mpi-btl-openib.txt\n",
              b"[1,0]<stdout>:def\n"]
     assert _joined(*lines) == [b"[1,3]<stdout>:x\n", lines[1], b"[1,0]<stdout>:abcdef\n"]
+
+
+@pytest.mark.parametrize("seed", [5, 6])
+def test_watch_joins_the_chunks_as_check_does(tmp_path: Path, seed: int) -> None:
+    """``watch`` on a finished console whose lines mpirun's chunks cut: the verdict, time and
+    findings of ``check`` (was: the watch ended at the first cut record, MLC023, a failing run)."""
+    import json
+
+    log = tmp_path / "job.log"
+    log.write_text(_chunked(EXAMPLE.read_text("utf-8").splitlines(keepends=True), 2, 300, seed), "utf-8")
+    watched = CliRunner().invoke(main, ["watch", str(log), "--format", "json", "--no-progress", "--idle-timeout", "3"])
+    checked = CliRunner().invoke(main, ["check", str(log), "--format", "json"])
+    runs = [[(r["verdict"], r["time_to_train_min"]) for r in json.loads(out.stdout)["runs"]] for out in (watched, checked)]
+    assert runs[0] == runs[1] and runs[0][0][0] == "pass"
+    codes = [sorted({f["code"] for f in json.loads(out.stdout)["findings"]}) for out in (watched, checked)]
+    assert codes == [["MLC020"], ["MLC020"]]
+
+
+def test_the_line_by_line_joiner_gives_the_lines_of_the_generator() -> None:
+    """:class:`TagChunks` fed one line at a time, as ``watch`` feeds it, gives what the generator
+    ``check`` reads through gives, line for line."""
+    from mlcheck.read.tag_chunks import TagChunks
+
+    lines = _chunked(EXAMPLE.read_text("utf-8").splitlines(keepends=True), 4, 200, 7).encode().splitlines(keepends=True)
+    chunks = TagChunks()
+    one_by_one = [out for line in lines for out in chunks.line(line)] + chunks.release()
+    assert one_by_one == _joined(*lines) and len(one_by_one) == len(lines)

@@ -100,7 +100,7 @@ def _follow(follower: Follower, path: str, on_finding: FindingSink, on_progress:
             if signal == IDLE:
                 if idle_timeout is not None and time.monotonic() - last_data > idle_timeout:
                     rest = follower.rest()
-                    take(chain(live.add(rest) if rest else (), live.flush()))
+                    take(chain(live.add(rest) if rest else (), live.finish()))
                     if ended():
                         return WatchOutcome("complete", state.runs_done, live.line_no)
                     flush_pending(state, on_finding, on_progress)

@@ -1,9 +1,9 @@
 """The reader for a log that is still being written (``mlcheck watch``): the lines the
 follower (:mod:`mlcheck.read.follow`) brings go through the line reader every command uses,
 after a short lookahead that finds the logging rank of each job, as ``check`` finds it; lines a
-log driver wrapped in JSON are taken out first (:mod:`mlcheck.read.json_envelopes`). A rank's
-line that mpirun's chunks cut, which ``check`` joins again, is read as it is: a follower cannot
-wait for a line's rest without holding back what it reports.
+log driver wrapped in JSON are taken out first (:mod:`mlcheck.read.json_envelopes`), and a
+rank's line that mpirun's chunks cut is joined again (:mod:`mlcheck.read.tag_chunks`), as
+``check`` reads them: while a chunk waits for its line's rest the lines after it are held back.
 """
 
 from __future__ import annotations
@@ -11,7 +11,8 @@ from __future__ import annotations
 from typing import Iterator
 
 from mlcheck.read.json_envelopes import Envelopes
-from mlcheck.read.rank_processes import first_of_sequential_ranks
+from mlcheck.read.rank_processes import first_of_sequential_ranks, this_jobs_lines
+from mlcheck.read.tag_chunks import TagChunks
 from mlcheck.read.rawlog import duplicate_streams, logging_ranks
 from mlcheck.read.reader import MARKER_BYTES, AnyItem, LineReader, feed_line
 
@@ -32,17 +33,33 @@ class LiveReader:
         self.pending_records = 0
         self.idle_polls = 0
         self.envelopes = Envelopes()
+        self.chunks = TagChunks()
 
     @property
     def line_no(self) -> int:
         return (self.reader.line_no if self.reader is not None else 0) + len(self.pending)
 
     def add(self, line: bytes | int) -> Iterator[AnyItem]:
-        """One line from the follower: its bytes, or the length of an over-long line."""
-        if isinstance(line, bytes):  # (Docker's json-file lines, logging exports: as check reads them)
-            line = self.envelopes.line(line)
-            if self.reader is not None:
-                self.reader.stats.unwrapped_lines = self.envelopes.count
+        """One line from the follower: its bytes, or the length of an over-long line. As ``check``
+        reads them: out of a log driver's envelope, a rank's chunks joined (a chunk held back
+        until its rank's line ends)."""
+        if not isinstance(line, bytes):
+            for released in self.chunks.release():
+                yield from self._add(released)
+            yield from self._add(line)
+            return
+        for joined in self.chunks.line(self.envelopes.line(line)):
+            yield from self._add(joined)
+        if self.reader is not None:
+            self.reader.stats.note_joins(self.chunks.joined, self.envelopes.count)
+
+    def finish(self) -> Iterator[AnyItem]:
+        """At the end of the watch: what is held back, then the end of the lookahead."""
+        for released in self.chunks.release():
+            yield from self._add(released)
+        yield from self.flush()
+
+    def _add(self, line: bytes | int) -> Iterator[AnyItem]:
         reader = self.reader
         if reader is not None and not self.pending and not (
                 isinstance(line, bytes) and reader.prefixes.starts_a_job(line)):
@@ -58,13 +75,13 @@ class LiveReader:
         """End a lookahead (at an idle poll once a record was seen, or at the end)."""
         if self.reader is not None and not self.pending:
             return
-        texts = self._texts()
+        texts = this_jobs_lines(self._texts())
         ranks = logging_ranks(texts)
         first = first_of_sequential_ranks(texts, ranks)
         duplicates = duplicate_streams(texts, ranks)
         if self.reader is None:
             self.reader = LineReader(self.path, ranks, duplicates=duplicates, first=first)
-            self.reader.stats.unwrapped_lines = self.envelopes.count
+            self.reader.stats.note_joins(self.chunks.joined, self.envelopes.count)
         else:
             self.reader.copies.add_jobs(ranks, first)
             self.reader.prefixes.duplicates |= {d for d in duplicates if d[0] in ranks}

@@ -67,45 +67,63 @@ def joined_tag_chunks(lines: Iterable[bytes], joined: list[int], longest: int = 
     """``lines`` with the chunks of each rank's line joined again (see the module docstring);
     ``joined[0]`` counts the lines given otherwise than they were; a line of ``longest`` bytes
     without its end is over-long."""
-    held: dict[bytes, _Held] = {}  # tag -> its rank's unfinished line
-    previous: bytes | None = None  # (while a piece is held, lines are given one late: one given up goes before)
-    number = 0
+    chunks = TagChunks(longest)
     try:
         for raw in lines:
-            number += 1
-            if not held and raw.count(_TAG_END) < 2:  # (the common line; nothing held back)
-                if previous is not None:
-                    yield previous
-                    previous = None
+            if chunks.previous is None and not chunks.held and raw.count(_TAG_END) < 2:
+                chunks.number += 1  # (the common line; nothing held back)
                 yield raw
                 continue
-            if len(raw) >= longest and not raw.endswith(b"\n"):  # (the reader reads on from the stream)
-                if previous is not None:
-                    yield _given_up(held, lambda tag, cut_at: True) + previous
-                previous = None
-                yield raw
-                continue
-            line = raw
-            if held and previous is not None:
-                first = _TAG.match(raw)
-                job = first.group("job") if first is not None else None
-                ended = job is None and _ends_a_job(raw)
-                previous = _given_up(held, lambda tag, cut_at: ended or (job is not None and _job(tag) != job)
-                                     or cut_at < number - HOLD_LINES) + previous
-            pieces = _pieces(raw)
-            if pieces is not None:
-                line, went_on = _line_of(pieces, held, number)
-                joined[0] += went_on or len(pieces) < raw.count(_TAG_END)  # (a rank's line went on, or held its tag)
-            if previous is not None:
-                yield previous
-            previous = line
+            yield from chunks.line(raw)
+            joined[0] = chunks.joined
     except Exception:  # (reading failed, a damaged gzip: the line held back is given before the error)
-        if previous is not None:
-            yield _given_up(held, lambda tag, cut_at: True) + previous
+        yield from chunks.release()
         raise
-    rest = _given_up(held, lambda tag, cut_at: True)
-    if previous is not None or rest:
-        yield rest + (previous or b"")
+    yield from chunks.release()
+
+
+class TagChunks:
+    """One file's lines, a rank's chunks joined, one line at a time (``watch`` feeds them so)."""
+
+    def __init__(self, longest: int = MAX_LINE_BYTES) -> None:
+        self.longest = longest
+        self.held: dict[bytes, _Held] = {}  # tag -> its rank's unfinished line
+        self.previous: bytes | None = None  # (while a piece is held, lines are given one late: one given up goes before)
+        self.number = 0
+        self.joined = 0
+        """The lines given otherwise than they were."""
+
+    def line(self, raw: bytes) -> list[bytes]:
+        """The lines that physical line ``raw`` lets go (none, one or two)."""
+        self.number += 1
+        held, previous = self.held, self.previous
+        if not held and raw.count(_TAG_END) < 2:
+            self.previous = None
+            return [raw] if previous is None else [previous, raw]
+        if len(raw) >= self.longest and not raw.endswith(b"\n"):  # (the reader reads on from the stream)
+            self.previous = None
+            return [raw] if previous is None else [_given_up(held, lambda tag, cut_at: True) + previous, raw]
+        line = raw
+        if held and previous is not None:
+            first = _TAG.match(raw)
+            job = first.group("job") if first is not None else None
+            ended = job is None and _ends_a_job(raw)
+            number = self.number
+            previous = _given_up(held, lambda tag, cut_at: ended or (job is not None and _job(tag) != job)
+                                 or cut_at < number - HOLD_LINES) + previous
+        pieces = _pieces(raw)
+        if pieces is not None:
+            line, went_on = _line_of(pieces, held, self.number)
+            self.joined += went_on or len(pieces) < raw.count(_TAG_END)  # (a rank's line went on, or held its tag)
+        self.previous = line
+        return [] if previous is None else [previous]
+
+    def release(self) -> list[bytes]:
+        """Every piece held given up, in front of the line held back (at the end of the file, or
+        before an over-long line)."""
+        rest = _given_up(self.held, lambda tag, cut_at: True)
+        previous, self.previous = self.previous, None
+        return [rest + (previous or b"")] if previous is not None or rest else []
 
 
 def _line_of(pieces: list[_Piece], held: dict[bytes, _Held], number: int) -> tuple[bytes, bool]:
