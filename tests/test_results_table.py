@@ -198,3 +198,29 @@ def test_table_json_follows_its_schema_on_every_shared_round() -> None:
         orgs = sorted(p for p in round_folder.iterdir() if p.is_dir())[:4]  # (a sample: the whole set is in test_oracle)
         table = _valid_table(score(*map(str, orgs), "-t", "json")[1])
         assert table["rows"] and all(row["results"] for row in table["rows"]), round_folder.name
+
+
+def test_a_benchmark_with_an_energy_score_gets_an_energy_column() -> None:
+    """The summarizer publishes ``<benchmark>:Energy`` beside the minutes of a folder with power
+    logs: the table has ``<benchmark> energy (kJ)`` (one decimal) and the JSON ``energy_joules``;
+    a table without any energy score has no such column."""
+    from conftest import SHARED
+    header = list(csv.reader(io.StringIO(render_csv(check([str(EXAMPLE)])))))[0]
+    assert not [name for name in header if "energy" in name]
+    assert table_dict(check([str(EXAMPLE)]))["rows"][0]["results"]["resnet"]["energy_joules"] is None
+    powered = sorted({p.parents[3] for p in (SHARED / "other-submitters").glob("training-*/*/results/*/*/power")})
+    for org in powered:
+        result = check([str(org)])
+        scored = [b for b in result.benchmarks if b.energy is not None and b.energy.joules is not None]
+        if not scored:
+            continue
+        bench = scored[0]
+        lines = list(csv.reader(io.StringIO(render_csv(result))))
+        column = lines[0].index(f"{bench.benchmark} energy (kJ)")
+        assert f"{bench.energy.joules / 1000:.1f}" in [line[column] for line in lines[1:]]
+        _valid_table(json.dumps(table_dict(result)))
+        energies = [row["results"][bench.benchmark]["energy_joules"] for row in table_dict(result)["rows"]
+                    if bench.benchmark in row["results"]]
+        assert bench.energy.joules in energies
+        return
+    pytest.skip("no package of ../shared/other-submitters has power logs that score (or it is not present)")

@@ -41,8 +41,9 @@ def score_command(paths: tuple[str, ...], ruleset: str | None, config_path: str 
                   output_format: str, table_format: str, table_output: str | None,
                   jobs: int | None) -> None:
     """Print the results table (MLCommons style: one row per system, one column per benchmark in
-    minutes with two decimals, the RCP status, accelerators and framework from systems/*.json) and
-    the official time-to-train of each benchmark folder.
+    minutes with two decimals, its energy in kJ where power logs give an energy score, the RCP
+    status, accelerators and framework from systems/*.json) and the official time-to-train of
+    each benchmark folder.
 
     Exit 0 when every benchmark result is valid and passes the round's RCP test (or has a bypass),
     1 when one does not (or a benchmark folder holds no result files, or power logs that the

@@ -1,7 +1,8 @@
 """The MLCommons-style results table: one row per (round, division, system), the columns
 MLCommons publishes (availability, submitter, system, nodes, processor and count, accelerator
 and count, framework, from ``systems/<system>.json``), one column per benchmark holding the
-minutes alone (two decimals), then the status of the results (valid or invalid) and the RCP test.
+minutes alone (two decimals), an energy column (kJ, one decimal) per benchmark with an energy
+score (a ``power/`` folder), then the status of the results (valid or invalid) and the RCP test.
 Rendered as text (rich), CSV, Markdown or JSON, with the same values in each.
 """
 
@@ -48,6 +49,12 @@ class Cell:
     valid: bool
     rcp: str | None
     rcp_margin_pct: float | None
+    energy_joules: float | None = None
+    """The folder's energy score (a ``power/`` folder, 3.1+), as the summarizer's ``:Energy``."""
+
+    @property
+    def energy_text(self) -> str:
+        return "" if self.energy_joules is None else f"{self.energy_joules / 1000:.1f}"
 
     @property
     def text(self) -> str:
@@ -135,7 +142,8 @@ def build_rows(result: CheckResult) -> tuple[list[str], list[Row]]:
         rcp = bench.rcp
         rows[key].cells[bench.benchmark or "?"] = Cell(bench.score.score_min, bench.score.valid,
                                                       rcp.verdict if rcp else None,
-                                                      rcp.margin_pct if rcp else None)
+                                                      rcp.margin_pct if rcp else None,
+                                                      bench.energy.joules if bench.energy else None)
     columns = sorted({name for row in rows.values() for name in row.cells})
     return columns, [rows[k] for k in sorted(rows)]
 
@@ -147,42 +155,50 @@ def _system_label(bench: BenchmarkResult) -> str:
     return bench.system or name or "?"
 
 
-def _header(columns: list[str]) -> list[str]:
-    return [*_FIXED, *columns, "status", "rcp"]
+def _energies(columns: list[str], rows: list[Row]) -> list[str]:
+    """The benchmarks with an energy score in some row: each gets an energy column (kJ)."""
+    return [c for c in columns if any(c in row.cells and row.cells[c].energy_joules is not None for row in rows)]
+
+
+def _header(columns: list[str], energies: list[str]) -> list[str]:
+    return [*_FIXED, *columns, *(f"{name} energy (kJ)" for name in energies), "status", "rcp"]
 
 
 def _number(value: int | None) -> str:
     return "" if value is None else str(value)
 
 
-def _values(row: Row, columns: list[str]) -> list[str]:
+def _values(row: Row, columns: list[str], energies: list[str]) -> list[str]:
     fixed = [row.round, row.division, row.availability, row.submitter, row.system, _number(row.nodes),
              row.processor, _number(row.processors), row.accelerator, _number(row.accelerators), row.framework]
-    return [*fixed, *(row.cells[c].text if c in row.cells else "" for c in columns), row.status_text, row.rcp_text]
+    return [*fixed, *(row.cells[c].text if c in row.cells else "" for c in columns),
+            *(row.cells[c].energy_text if c in row.cells else "" for c in energies), row.status_text, row.rcp_text]
 
 
 def render_csv(result: CheckResult) -> str:
     """The table as CSV (header line first)."""
     columns, rows = build_rows(result)
+    energies = _energies(columns, rows)
     out = io.StringIO()
     writer = csv.writer(out, lineterminator="\n")
-    writer.writerow(_header(columns))
+    writer.writerow(_header(columns, energies))
     for row in rows:
-        writer.writerow(_values(row, columns))
+        writer.writerow(_values(row, columns, energies))
     return out.getvalue()
 
 
 def render_markdown(result: CheckResult) -> str:
     """The table as a GitHub-flavoured Markdown table."""
     columns, rows = build_rows(result)
-    header = _header(columns)
+    energies = _energies(columns, rows)
+    header = _header(columns, energies)
 
     def line(cells: list[str]) -> str:
         return "| " + " | ".join(markdown_cell(c) for c in cells) + " |"
 
-    lines = [line(header), "|" + "|".join("---:" if h in columns or h in _NUMERIC else "---"
-                                          for h in header) + "|"]
-    lines.extend(line(_values(row, columns)) for row in rows)
+    numeric = {*columns, *_NUMERIC, *header[len(_FIXED) + len(columns):-2]}
+    lines = [line(header), "|" + "|".join("---:" if h in numeric else "---" for h in header) + "|"]
+    lines.extend(line(_values(row, columns, energies)) for row in rows)
     return "\n".join(lines) + "\n"
 
 
@@ -195,7 +211,8 @@ def table_dict(result: CheckResult) -> dict[str, Any]:
          "accelerator": r.accelerator, "accelerators": r.accelerators, "framework": r.framework,
          "status": r.status_text,
          "results": {name: {"minutes": c.minutes, "valid": c.valid, "status": c.status, "rcp": c.rcp,
-                            "rcp_margin_pct": c.rcp_margin_pct} for name, c in sorted(r.cells.items())}}
+                            "rcp_margin_pct": c.rcp_margin_pct, "energy_joules": c.energy_joules}
+                     for name, c in sorted(r.cells.items())}}
         for r in rows]}
 
 
@@ -213,19 +230,20 @@ def render_table_text(result: CheckResult, console: Console) -> None:
     from rich.table import Table
 
     columns, rows = build_rows(result)
-    header = _header(columns)
+    energies = _energies(columns, rows)
+    header = _header(columns, energies)
     shared = [i for i, name in enumerate(header) if name in ("round", "submitter", "availability", "processor")
-              and len({_values(r, columns)[i] for r in rows}) == 1 and rows]
+              and len({_values(r, columns, energies)[i] for r in rows}) == 1 and rows]
     title = "Results in minutes; rcp = reference convergence test (margin to the minimum acceptable mean)"
     if shared:
-        title = ", ".join(f"{header[i]} {_values(rows[0], columns)[i]}" for i in shared) + ". " + title
+        title = ", ".join(f"{header[i]} {_values(rows[0], columns, energies)[i]}" for i in shared) + ". " + title
     table = Table(title=one_line(title), title_justify="left")  # (a name's line end splits no row)
     for i, name in enumerate(header):
         if i not in shared:
-            numeric = name in columns or name in _NUMERIC
+            numeric = name in columns or name in _NUMERIC or name.endswith(" energy (kJ)")
             table.add_column(name, justify="right" if numeric else "left", overflow="fold")  # never "…": the system names a row
     for row in rows:
-        values = _values(row, columns)
+        values = _values(row, columns, energies)
         table.add_row(*(one_line(v) for i, v in enumerate(values) if i not in shared))
     if not console.is_terminal and console.width < 160:
         console = RichConsole(file=console.file, width=160, no_color=console.no_color, highlight=False,
