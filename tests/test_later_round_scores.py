@@ -528,6 +528,12 @@ def test_a_scaling_json_the_rcp_test_does_not_write_over_is_applied_with_a_warni
     assert got.score.score_min == pytest.approx(2 * want.score.score_min)
     (note,) = [f for f in got.findings if f.code == "MLC505"]
     assert note.severity.label == "warning" and "factor of 1" in note.message
+    # (an RCP test that fails writes none either: the file is applied, and said so)
+    from dataclasses import replace
+
+    from mlcheck.score.scaling import published_scaling
+    failed = published_scaling(2.0, replace(want.rcp, verdict="fail"), normalise=True, resets=False)
+    assert failed.committee == 2.0 and failed.suspect and "the RCP test fails" in (failed.note or "")
 
 
 def test_a_stale_scaling_json_is_replaced_by_the_rcp_factor(tmp_path: Path) -> None:

@@ -54,11 +54,12 @@ def published_scaling(committee: float | None, rcp: RcpResult | None, normalise:
         return Scaling(None, None, (
             f"the round's RCP checker deletes scaling.json ({committee:g}) before it evaluates the RCP and "
             "writes none at a factor of 1: the score is not scaled"), replaced=True)
-    if normalise and not resets and evaluated and rcp is not None and rcp.verdict == "pass" \
+    if normalise and not resets and evaluated and rcp is not None and rcp.verdict in ("pass", "fail") \
             and committee is not None and abs(committee - 1.0) > 1e-12:
+        why = ("the RCP test gives a factor of 1 (the submission converges no faster than the reference mean)"
+               if rcp.verdict == "pass" else "the RCP test fails")
         return Scaling(committee, None, (
-            f"scaling.json holds {committee:g}, but the RCP test gives a factor of 1 (the submission "
-            "converges no faster than the reference mean): the round's package checker writes no "
+            f"scaling.json holds {committee:g}, but {why}: the round's package checker writes no "
             "scaling.json then and leaves this one, so the summarizer multiplies the score by "
             f"{committee:g}. Delete it unless the review committee set it (a file left by an "
             "earlier run of the checker?)"), suspect=True)
