@@ -77,7 +77,7 @@ def check_power_folder(power: PowerFolder, checked: bool, ruleset: str) -> tuple
     found: list[Finding] = []
     bad: set[str] = set()
     severity = None if checked else Severity.WARNING
-    later = "" if checked else f" (training {ruleset} does not check power folders; from 5.0 the package checker rejects this run)"
+    later = "" if checked else f" from 5.0 on (the package checker of training {ruleset} checks no power folder yet)"
     present = [run for run in power.runs if run.folder is not None]
     if not present:
         found.append(POWER_RUN_MISSING.at(power.path, None, (
