@@ -173,9 +173,27 @@ def test_a_rank_label_after_a_host_label_is_a_rank_of_that_host(host: str, inner
     [result] = check_log(LogRef(str(log)), None)
     assert (result.verdict, result.time_to_train_min) == (clean.verdict, clean.time_to_train_min)
     assert [f.code for f in result.findings] == ["MLC020"]
-    assert f"records kept from rank 0 of {LABELS_NAMES[host]} ({len(lines)}); {3 * len(lines)} copies" in \
-        result.findings[0].message
+    kept = "rank 0 of job 1" if inner.startswith("[1,") else f"rank 0 of {LABELS_NAMES[host]}"
+    assert f"records kept from {kept}" in result.findings[0].message
+    assert f"({len(lines)}); {3 * len(lines)} copies" in result.findings[0].message
 
 
 LABELS_NAMES = {"node{:03d}: ": "host 0", "[pod/bert-worker-{}/main] ": "host 0", "trainer-{}  | ": "host 0",
                 "(RayTrainWorker pid={}, ip=10.0.0.7) ": "Ray worker pid 0"}
+
+
+def test_a_chain_of_host_labels_and_jobs_behind_one_stay_apart(tmp_path: Path) -> None:
+    """A thousand labels in front of each record (no recursion error: the labels after the fourth
+    are text), and two mpirun jobs behind one host label are two jobs (MLC024 at the second)."""
+    lines = BASE.read_text("utf-8").splitlines()
+    log = tmp_path / "chain.log"
+    log.write_text("\n".join("n1: " * 1200 + line for line in lines) + "\n", "utf-8")
+    [clean] = check_log(LogRef(str(BASE)), None)
+    [result] = check_log(LogRef(str(log)), None)
+    assert (result.verdict, result.time_to_train_min) == (clean.verdict, clean.time_to_train_min)
+    shifted = [_TIME.sub(lambda m: f'"time_ms": {int(m.group(1)) + 7_200_000}', line, count=1) for line in lines]
+    log.write_text("\n".join([f"node001: [1,0]<stdout>:{line}" for line in lines]
+                             + [f"node001: [2,0]<stdout>:{line}" for line in shifted]) + "\n", "utf-8")
+    results = check_log(LogRef(str(log)), None)
+    assert [(r.verdict, r.time_to_train_min) for r in results] == [(clean.verdict, clean.time_to_train_min)] * 2
+    assert any(f.code == "MLC024" for r in results for f in r.findings)

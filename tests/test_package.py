@@ -437,3 +437,18 @@ def test_a_result_file_with_a_line_end_in_its_name_is_a_run(tmp_path: Path) -> N
     (bench,) = result.benchmarks
     assert len(bench.runs) == 5 and bench.score.valid
     assert not [f for f in result.all_findings() if f.severity.label == "error"]
+
+
+def test_a_folder_met_first_through_a_link_is_judged_where_it_lies(tmp_path: Path) -> None:
+    """``docs/notes/sys -> ../../results/acme-t8`` is walked before ``results/``: the runs are
+    those of ``results/acme-t8/resnet`` all the same (was: judged under the link's path, out of
+    the package, its seed and RCP checks gone)."""
+    package = make_package(tmp_path)
+    (package / "docs" / "notes").mkdir(parents=True)
+    (package / "docs" / "notes" / "sys_link").symlink_to("../../results/acme-t8")
+    (package / "results" / "a-alias").symlink_to("acme-t8")
+    result = check([str(package)])
+    by_folder = {bench.folder: bench for bench in result.benchmarks}
+    assert str(package / RESNET) in by_folder and len(by_folder[str(package / RESNET)].runs) == 5
+    assert all(run.path.startswith(str(package / RESNET)) for run in by_folder[str(package / RESNET)].runs)
+    assert by_folder[str(package / RESNET)].score.valid

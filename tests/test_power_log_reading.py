@@ -264,3 +264,6 @@ def test_a_nan_reading_spoils_the_energy_only_where_the_run_is_counted(tmp_path:
             assert after.energy.joules == before.energy.joules and not errors
         else:
             assert after.energy.joules is None and [f.path for f in errors] == [str(folder / "power")]
+    from mlcheck.report.json_report import render_json  # (NaN is no JSON number: the run has no energy there)
+    energy = json.loads(render_json(check([str(folder)])))["benchmarks"][0]["energy"]
+    assert energy["joules"] is None and energy["run_joules"].count(None) == 2

@@ -135,3 +135,19 @@ def test_the_line_by_line_joiner_gives_the_lines_of_the_generator() -> None:
     chunks = TagChunks()
     one_by_one = [out for line in lines for out in chunks.line(line)] + chunks.release()
     assert one_by_one == _joined(*lines) and len(one_by_one) == len(lines)
+
+
+def test_watch_ends_at_run_stop_while_a_ranks_piece_waits_for_its_rest(tmp_path: Path) -> None:
+    """A rank's progress text cut by rank 0's tag never goes on: the lines after it are held one
+    late, and an idle poll hands the held line over, so the watch sees run_stop and ends (was: it
+    waited for ever for the line behind the piece)."""
+    import json
+
+    lines = (FIXTURES / "raw" / "base.txt").read_text("utf-8").splitlines()
+    log = tmp_path / "job.log"
+    log.write_text("\n".join(("[1,1]<stdout>:Loading shards 3/8" if i == 2 else "") + "[1,0]<stdout>:" + line
+                             for i, line in enumerate(lines)) + "\n", "utf-8")
+    watched = CliRunner().invoke(main, ["watch", str(log), "--format", "json", "--no-progress", "--idle-timeout", "30"])
+    [run] = json.loads(watched.stdout)["runs"]
+    assert (run["verdict"], watched.exit_code) == ("pass", 0)
+    assert "idle" not in watched.stderr

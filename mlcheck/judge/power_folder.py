@@ -100,8 +100,8 @@ def _energy(power: PowerFolder, members: Sequence[RunResult], counted: Score
     if not counted.valid and total is not None:
         reason += "; the time score is not valid"
     found.append(rules.energy_finding(power.path, total, reason))
-    return EnergyScore(total, total is not None and counted.valid, reason, tuple(joules),
-                       counted.scaling_factor), found
+    runs = tuple(j if j is None or math.isfinite(j) else None for j in joules)  # (NaN: no energy, MLC543)
+    return EnergyScore(total, total is not None and counted.valid, reason, runs, counted.scaling_factor), found
 
 
 MIN_READINGS = 60

@@ -13,6 +13,7 @@ from mlcheck.records import dataclass
 from mlcheck.read.file_names import RESULT_FILE, SUBMITTED_RESULT_FILE
 from mlcheck.package.not_logs import not_a_log
 from mlcheck.read.held_logs import is_held
+from mlcheck.package.real_paths import RealPaths as RealPaths  # (re-exported)
 from mlcheck.package.file_kinds import holds_a_record, holds_records, loops_back, named_device, special_kind
 
 _LOG_FILE = re.compile(r"\.(log|out|txt)(\.gz)?$")
@@ -95,32 +96,6 @@ def discover_all(paths: list[str]) -> tuple[list[LogRef], list[EmptyFolder], lis
     return _one_spelling(refs), empty, list(dict.fromkeys(skipped))
 
 
-class RealPaths:
-    """``os.path.realpath`` of the many paths of one tree, each folder resolved once (a call
-    lstat's every part of a path): an absolute normalised POSIX path is its folder's real path
-    joined with its name, unless that names a link (then the path is resolved as a whole, as
-    ``os.path.realpath`` resolves it). Other paths are asked of ``os.path.realpath``. Held for
-    one stage of one check."""
-
-    def __init__(self) -> None:
-        self._known: dict[str, str] = {}
-
-    def __call__(self, path: str) -> str:
-        known = self._known.get(path)
-        if known is None:
-            known = self._known[path] = self._resolve(path)
-        return known
-
-    def _resolve(self, path: str) -> str:
-        if (os.sep != "/" or os.altsep is not None or not path.startswith("/") or path.startswith("//")
-                or path == "/" or os.path.normpath(path) != path):
-            return os.path.realpath(path)
-        folder, _sep, name = path.rpartition("/")
-        real_folder = self(folder or "/")
-        candidate = real_folder + name if real_folder.endswith("/") else f"{real_folder}/{name}"
-        return os.path.realpath(path) if os.path.islink(candidate) else candidate
-
-
 def _must_exist(given: str) -> None:
     """Raise DiscoveryError saying why a named path cannot be used (missing, or not allowed)."""
     try:
@@ -138,10 +113,12 @@ def _must_exist(given: str) -> None:
 
 def _one_spelling(refs: list[LogRef]) -> list[LogRef]:
     """The same file under two spellings (``resnet/result_0.txt`` and ``./resnet``) is one log:
-    keep the first spelling given; one folder, one spelling."""
+    keep the first spelling given, unless it goes through a link and a later one does not (a walk
+    meets ``docs/sys -> ../results/sys`` before ``results/sys``); one folder, one spelling."""
     unique: dict[str, LogRef] = {}
     folders: dict[str, str] = {}
     real_folders: dict[str, str] = {}
+    linked: set[str] = set()  # (real paths whose kept spelling goes through a link)
     real_path = RealPaths()
     for ref in refs:
         if ref.path == "-":
@@ -153,11 +130,19 @@ def _one_spelling(refs: list[LogRef]) -> list[LogRef]:
         # (result_9.txt linking to result_0.txt is a tenth run there, as the package checker's glob
         # counts it): the folder is resolved, never the file.
         real = os.path.join(real_folder, os.path.basename(ref.path))
+        through_link = os.path.abspath(folder) != real_folder
+        if real in linked and not through_link:  # (the spelling without a link, in the other's place)
+            linked.discard(real)
+            if ref.folder is not None:
+                folders[real_folder] = ref.folder
+            unique[real] = ref
+            continue
         if ref.folder is not None:
             first = folders.setdefault(real_folder, ref.folder)
             if first != ref.folder:  # (the folder's first spelling; else the ref as it is)
                 ref = replace(ref, folder=first)
-        unique.setdefault(real, ref)
+        if unique.setdefault(real, ref) is ref and through_link:
+            linked.add(real)
     return list(unique.values())
 
 

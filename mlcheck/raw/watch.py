@@ -106,6 +106,8 @@ def _follow(follower: Follower, path: str, on_finding: FindingSink, on_progress:
                     flush_pending(state, on_finding, on_progress)
                     seen = live.line_no or os.path.exists(path)  # (an empty file exists)
                     return WatchOutcome("idle" if seen else "missing", state.runs_done, live.line_no)
+                if take(live.idle()):  # (a line held back behind a rank's unfinished chunk)
+                    return WatchOutcome("complete", state.runs_done, state.end_line or live.line_no)
                 if live.pending and live.ready() and take(live.flush()):
                     return WatchOutcome("complete", state.runs_done, state.end_line or live.line_no)
                 quiet = time.monotonic() - last_data >= AFTER_STOP_POLLS * poll

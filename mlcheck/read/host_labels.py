@@ -80,13 +80,16 @@ def _host_rank(name: str) -> int:
 
 
 def within_host(host: tuple[int, int], inner: tuple[int, int]) -> tuple[int, int]:
-    """The source of a rank label ``inner`` after host label ``host`` (:data:`IN_HOST`)."""
-    return host[0] - IN_HOST, host[1] * LOCAL + inner[1]
+    """The source of a rank label ``inner`` after host label ``host`` (:data:`IN_HOST`); an MPI
+    rank tag keeps its job (another mpirun is another job)."""
+    return (inner[0] if inner[0] >= 0 else host[0] - IN_HOST), host[1] * LOCAL + inner[1]
 
 
 def host_source_name(job: int, rank: int) -> str | None:
     """``host 17``, ``Ray worker pid 4242``, ``process 4242 of host 0``, ``rank 3 of host 17``
     for a host label's source; None for another."""
+    if job >= 0 and rank >= LOCAL:
+        return f"rank {rank % LOCAL} of job {job} behind a host label"
     if job in (HOST_JOB - IN_HOST, RAY_JOB - IN_HOST, SYSLOG_JOB - IN_HOST):
         return f"rank {rank % LOCAL} of {host_source_name(job + IN_HOST, rank // LOCAL)}"
     if job == HOST_JOB:

@@ -53,6 +53,11 @@ class LiveReader:
         if self.reader is not None:
             self.reader.stats.note_joins(self.chunks.joined, self.envelopes.count)
 
+    def idle(self) -> Iterator[AnyItem]:
+        """At an idle poll: the line held back behind a chunk waiting for its rest."""
+        for line in self.chunks.hand_over():
+            yield from self._add(line)
+
     def finish(self) -> Iterator[AnyItem]:
         """At the end of the watch: what is held back, then the end of the lookahead."""
         for released in self.chunks.release():

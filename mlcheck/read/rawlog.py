@@ -85,14 +85,15 @@ def _label_source(label: re.Match[str]) -> Source:
     return -3, int(next(number for number in label.groups()[2:] if number is not None))
 
 
-def read_parts(text: str) -> Prefix:
+def read_parts(text: str, depth: int = 0) -> Prefix:
     """:func:`read_prefix` of any text: a timestamp, rank tags or a label, and what is left."""
     position = 0
     stamp = _TIMESTAMP.match(text)
     if stamp is not None:
         position = stamp.end()
     host = host_label(text, position)
-    if host is not None and host[1] < len(text) and (within := read_parts(text[host[1]:])).source is not None:
+    if host is not None and host[1] < len(text) and depth < 4 and \
+            (within := read_parts(text[host[1]:], depth + 1)).source is not None:
         return Prefix(within_host(host[0], within.source), stamp is not None or within.timestamp,  # (a launcher per host)
                       within.extra_text, within.stream)
     tags = list(TAG.finditer(text, position))

@@ -118,6 +118,12 @@ class TagChunks:
         self.previous = line
         return [] if previous is None else [previous]
 
+    def hand_over(self) -> list[bytes]:
+        """The line held back, the pieces still held (``watch`` at an idle poll: the job may write
+        nothing more for a while, and the line held back may be the run's last)."""
+        previous, self.previous = self.previous, None
+        return [] if previous is None else [previous]
+
     def release(self) -> list[bytes]:
         """Every piece held given up, in front of the line held back (at the end of the file, or
         before an over-long line)."""
