@@ -87,3 +87,28 @@ def test_a_gzip_log_is_judged_once_its_stream_is_whole_and_never_followed_as_tex
     cut.write_bytes(packed[:len(packed) // 2])
     unfinished = runner.invoke(main, ["watch", str(cut), "--idle-timeout", "0.3", "--poll", "0.05"])
     assert unfinished.exit_code == 2 and "still incomplete" in unfinished.stderr
+
+
+def test_a_watch_that_ends_before_the_files_last_run_says_so(tmp_path: Path) -> None:
+    """``watch`` on a finished console of three runs ends at the first run's ``run_stop``
+    (``--runs 1``) and says the file holds records after it, which ``check`` judges (was: a report of
+    one run, no word of the other two); with ``--runs 3`` it judges all three and says nothing."""
+    import re as _re
+
+    from click.testing import CliRunner
+
+    from mlcheck.cli import main
+    lines = (FIXTURES / "raw" / "base.txt").read_text("utf-8").splitlines()
+    out: list[str] = []
+    for seed in range(3):
+        out.append(f"+ srun --label python train.py --seed {seed}")
+        out += ["0: " + _re.sub(r'"time_ms": (\d+)', lambda m: f'"time_ms": {int(m.group(1)) + seed * 7_200_000}',
+                                line, count=1) for line in lines]
+    log = tmp_path / "seeds.log"
+    log.write_text("\n".join(out) + "\n", "utf-8")
+    options = ["--format", "json", "--no-progress", "--idle-timeout", "5"]
+    first = CliRunner().invoke(main, ["watch", str(log), *options])
+    assert len(json.loads(first.stdout)["runs"]) == 1
+    assert f"the watch ended after 1 run (--runs 1) at line {len(lines) + 1}" in first.stderr
+    every = CliRunner().invoke(main, ["watch", str(log), "--runs", "3", *options])
+    assert len(json.loads(every.stdout)["runs"]) == 3 and "the watch ended after" not in every.stderr

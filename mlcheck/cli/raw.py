@@ -223,4 +223,21 @@ def watch_command(log: str, ruleset: str | None, fail_fast: bool, runs: int, out
                             "was read; the report covers the file that was read"), err=True)
     # The report covers the lines watched: a later run the job has begun is not judged half-way.
     limits = {log: outcome.lines} if outcome.reason == "complete" else None
+    if limits is not None and outcome.held is None and _records_after(log, outcome.lines):
+        click.echo(one_line(f"mlcheck: the watch ended after {outcome.runs_done} run{'s' if outcome.runs_done != 1 else ''} "
+                            f"(--runs {runs}) at line {outcome.lines}; {log} holds records after it, not judged "
+                            "here: `mlcheck check` judges every run of the file, or watch with --runs N"), err=True)
     check_and_report([log], settings, line_limits=limits)
+
+
+def _records_after(log: str, lines: int, scanned: int = 1 << 26) -> bool:
+    """Whether the plain file ``log`` holds a ``:::MLLOG`` record after its first ``lines`` lines
+    (within the next ``scanned`` bytes)."""
+    try:
+        with open(log, "rb") as handle:
+            for _ in range(lines):
+                if not handle.readline(1 << 24):
+                    return False
+            return b":::MLLOG" in handle.read(scanned)
+    except OSError:
+        return False
