@@ -184,3 +184,16 @@ def test_a_middle_run_logged_by_another_rank_is_kept(tmp_path: Path, launcher: s
     log = tmp_path / "loop.log"
     log.write_text("\n".join(lines) + "\n", "utf-8")
     assert _outcomes(log) == [_clean_outcome()] * 3
+
+
+def test_a_record_logged_twice_with_a_progress_bar_glued_to_one_copy_is_read_twice(tmp_path: Path) -> None:
+    """A program that logs a record twice in a row (both are the run's, as the parser reads them)
+    and a tqdm bar glued in front of the second: no second log handler, both are read and split
+    writes both (was: the second dropped as a handler's repeat)."""
+    records = _records()
+    log = tmp_path / "console.log"
+    lines = records[:2] + ["100%|##########| 10/10 [00:01<00:00, 9.80it/s]" + records[1]] + records[2:]
+    log.write_text("\n".join(lines) + "\n", "utf-8")
+    out = tmp_path / "out"
+    assert run_cli("split", str(log), "-o", str(out)).exit_code == 0
+    assert (out / "result_0.txt").read_text("utf-8").splitlines() == records[:2] + [records[1]] + records[2:]

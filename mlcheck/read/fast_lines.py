@@ -90,7 +90,8 @@ class FastLines:
         record twice, and the repeat is read as no record (counted in MLC020). Prefixes that both
         begin with a timestamp and differ in it alone (``ts``, ``docker logs -t``) are not two
         handlers: ranks printing the same record one after the other (each rank's ``init_start``)
-        are all read; nor is a progress bar's text that a CR ended in front of one of them."""
+        are all read; nor is a progress bar's text in front of one of them (a CR ended it, or it
+        is tqdm's ``%|`` bar that the record was glued to)."""
         previous, self.previous_print = self.previous_print, None
         if self.result_file or line.find(_MARKER_BYTES, at + 8) >= 0:
             return False
@@ -102,7 +103,8 @@ class FastLines:
         self.previous_print = (self.line_no, line, at)
         if previous is None or previous[0] != self.line_no - 1 or previous[1][:previous[2]] == head \
                 or len(previous[1]) - previous[2] != len(line) - at or previous[1][previous[2]:] != line[at:] \
-                or _same_but_the_time(previous[1][:previous[2]], head) or b"\r" in head or b"\r" in previous[1][:previous[2]]:
+                or _same_but_the_time(previous[1][:previous[2]], head) or b"\r" in head or b"\r" in previous[1][:previous[2]] \
+                or b"%|" in head or b"%|" in previous[1][:previous[2]]:  # (a progress bar's text is no handler's prefix)
             return False  # (the line before, whatever read it, under another prefix: the same line twice is read twice)
         self.stats.repeated_prints += 1
         self.stats.records += 1
