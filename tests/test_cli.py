@@ -264,8 +264,8 @@ def test_a_named_log_that_cannot_be_read_says_why_on_stderr(tmp_path: Path, monk
 
 def test_only_a_stray_file_is_passed_over(tmp_path: Path) -> None:
     """Beside a package: a record-less log in a folder of raw job output (a job that logged
-    nothing), one inside a benchmark folder, and a UTF-16 log stay logs (errors, as before); only
-    a stray file alone of its kind in its folder (notes.txt) is passed over."""
+    nothing) and one inside a benchmark folder stay logs (errors, as before), a UTF-16 log is read
+    as UTF-16; only a stray file alone of its kind in its folder (notes.txt) is passed over."""
     shutil.copytree(EXAMPLE, tmp_path / "Acme")
     (tmp_path / "notes.txt").write_text("notes\n")
     raw = tmp_path / "raw"
@@ -278,7 +278,8 @@ def test_only_a_stray_file_is_passed_over(tmp_path: Path) -> None:
     (tmp_path / "Acme/results/acme-t8/ssd/run_0.log").write_text("")
     report = json.loads(run_cli("check", str(tmp_path), "--jobs", "1", "--format", "json").stdout)
     no_records = sorted((Path(f["path"]).name, f["severity"]) for f in report["findings"] if f["code"] == "MLC002")
-    assert no_records == [("job_2.log", "error"), ("job_3.log", "error"), ("notes.txt", "info"), ("run_0.log", "error")]
+    assert no_records == [("job_2.log", "error"), ("notes.txt", "info"), ("run_0.log", "error")]
+    assert [r["verdict"] for r in report["runs"] if r["path"].endswith("job_3.log")] == ["pass"]
 
 
 def test_score_exits_1_when_a_benchmark_folder_holds_no_result_file(tmp_path: Path) -> None:

@@ -207,3 +207,23 @@ def test_a_runtimes_log_ending_inside_a_line_keeps_its_pieces_at_the_last_line(t
     log.write_text("\n".join(out[:-1]) + "\n", "utf-8")  # (the record cut inside its JSON)
     [result] = check_log(LogRef(str(log)), None)
     assert [(f.code, f.line) for f in result.findings if f.code in ("MLC003", "MLC023")] == [("MLC003", len(out) - 1)]
+
+
+def test_a_utf16_console_is_read_and_a_utf16_result_file_is_not(tmp_path: Path) -> None:
+    """A console a Windows shell saved as UTF-16 (its byte order mark, CRLF) reads as the clean
+    file, with an MLC009 warning at line 1 (was: no record, the run failed); a result file in
+    UTF-16 is read as UTF-8, as the official parser reads it: no record."""
+    lines = BASE.read_text("utf-8").splitlines()
+    log = tmp_path / "console.log"
+    log.write_text("\r\n".join(lines) + "\r\n", "utf-16")
+    [clean] = check_log(LogRef(str(BASE)), None)
+    [result] = check_log(LogRef(str(log)), None)
+    assert (result.verdict, result.time_to_train_min) == (clean.verdict, clean.time_to_train_min)
+    assert [(f.code, f.line) for f in result.findings if f.severity.name != "INFO"] == [("MLC009", 1)]
+    out = tmp_path / "split"
+    CliRunner().invoke(main, ["split", str(log), "-o", str(out)])
+    assert (out / "result_0.txt").read_text("utf-8").splitlines() == lines
+    submitted = tmp_path / "result_0.txt"
+    submitted.write_bytes(log.read_bytes())
+    [refused] = check_log(LogRef(str(submitted)), None)
+    assert refused.verdict == "fail" and "MLC002" in {f.code for f in refused.findings}

@@ -62,6 +62,20 @@ def _utf16(head: bytes) -> bool:
     return head[:2] in _UTF16_MARKS and b"\x00" in head[2:]
 
 
+class Utf16Lines:
+    """The lines of a UTF-16 file as UTF-8 bytes (``readline`` and ``close``, as the reader uses a
+    stream); a character the file cannot hold is U+FFFD."""
+
+    def __init__(self, stream: IO[bytes]) -> None:
+        self.text = io.TextIOWrapper(stream, encoding="utf-16", errors="replace", newline="")
+
+    def readline(self, size: int = -1) -> bytes:
+        return self.text.readline(size).encode("utf-8", errors="replace")
+
+    def close(self) -> None:
+        self.text.close()
+
+
 def open_log(path: str) -> IO[bytes]:
     """Open a log for binary reading: ``-`` is stdin, gzip is recognised by its magic bytes, and
     a file with CR line ends alone is read with LF ends (:mod:`mlcheck.read.cr_line_ends`)."""
@@ -138,9 +152,15 @@ def _read(path: str, display: str | None, keep_text: bool, lines: int | None = N
                 "this result file is gzip-compressed: mlcheck reads it, but the official checker reads "
                 "its bytes as text, finds no record and fails it; submit it uncompressed"))
         if type(stream) is io.BufferedReader and _utf16(stream.peek(8)[:8]):
-            yield rules.INVALID_UTF8.at(shown, 1, (
-                "the file is UTF-16 (it begins with a UTF-16 byte order mark): mlcheck and the official "
-                "parser read UTF-8 and find no record in it. Convert it: iconv -f UTF-16 -t UTF-8"))
+            if SUBMITTED_RESULT_FILE.match(os.path.basename(path)) or keep_copies:
+                yield rules.INVALID_UTF8.at(shown, 1, (
+                    "the file is UTF-16 (it begins with a UTF-16 byte order mark): mlcheck and the official "
+                    "parser read UTF-8 and find no record in it. Convert it: iconv -f UTF-16 -t UTF-8"))
+            else:  # (a console saved by a Windows shell: read as it is written)
+                stream = Utf16Lines(stream)  # type: ignore[assignment]
+                yield rules.INVALID_UTF8.at(shown, 1, (
+                    "the file is UTF-16 (it begins with a UTF-16 byte order mark): mlcheck reads it so, but "
+                    "the official parser reads UTF-8: `mlcheck split` writes UTF-8 result files of it"))
         note = per_rank_note(path, shown)
         if note is not None:
             yield note

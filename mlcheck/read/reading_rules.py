@@ -49,6 +49,9 @@ never hides the rest of the log.
   does not read such a record, and mlcheck drops it as well, so the rules judge the run it sees (a
   lost ``submission_benchmark`` is MLC105). In other raw output the record is read.
 - MLC009 invalid-utf8: the line has bytes that are not UTF-8; they are replaced and reading goes on.
+  A file that is UTF-16 (a byte order mark, as a Windows shell saves a console) is MLC009 at line 1:
+  a result file is read as UTF-8, as the official parser reads it (no record); raw output is read
+  as UTF-16 (``split`` writes UTF-8).
 - MLC010 glued-records (warning): two or more records share one physical line (two processes
   writing to one stream). The official parser keeps only the last record of a line (a CR ends a
   line for it too): in a ``result_<i>.txt`` file mlcheck drops the others as it does, so the rules
