@@ -242,15 +242,13 @@ def choose_ruleset(run: Run, ref: LogRef, forced: Ruleset | None,
     A path that names a round (``training-4.1/``) wins over the date when the run is dated before
     that round's publication: a run may be submitted to a later round than the one its date
     falls in (published 4.1 runs are dated in the 4.0 period), never to an earlier one. A run
-    dated after the newest period mlcheck knows is judged under the newest round, with MLC018.
-    """
+    dated after the newest period mlcheck knows is judged under the newest round, with MLC018
+    (unless that round lacks the benchmark the path's round has: the clock is wrong, MLC019)."""
     # A clock outside 2015-2100 (MLC405) never reaches date arithmetic: the next record's date tells.
     start = run.run_start
-    if start is not None and plausible_time(start.time_ms):
-        anchor: Event | None = start  # (the common run)
-    else:
-        anchor = next((e for e in chain([start] if start is not None else (), run.events)
-                       if plausible_time(e.time_ms)), start if start is not None else next(iter(run.events), None))
+    anchor: Event | None = start if start is not None and plausible_time(start.time_ms) else next(
+        (e for e in chain([start] if start is not None else (), run.events) if plausible_time(e.time_ms)),
+        start if start is not None else next(iter(run.events), None))  # (start: the common run)
     when = None
     if anchor is not None and plausible_time(anchor.time_ms):
         when = dt.datetime.fromtimestamp(anchor.time_ms / 1000, tz=dt.timezone.utc).date()
@@ -275,7 +273,10 @@ def choose_ruleset(run: Run, ref: LogRef, forced: Ruleset | None,
             return dated
         newest, newest_end = newest_period_end()
         if ruleset_for_date(when) is None and when >= newest_end:
-            latest = load_ruleset(newest)
+            latest, benchmark = load_ruleset(newest), run.benchmark or ref.benchmark
+            if hinted is not None and benchmark and benchmark not in latest.benchmarks and benchmark in hinted.benchmarks:
+                return RulesetChoice(hinted, f"path names round {hinted.round}", path_round_passed(  # (the clock is wrong)
+                    run, anchor, when, hinted, latest, benchmark))
             note = LOG_NEWER_THAN_RULESETS.at(
                 run.path, anchor.line if anchor else None,
                 f"the run is dated {when.isoformat()}, after the newest round mlcheck knows: {latest.round}, "

@@ -127,6 +127,11 @@ def test_a_clock_ahead_into_rounds_without_the_benchmark_keeps_the_paths_round(t
     (told,) = [f.message for f in run.findings if f.code == "MLC019"]
     assert told.startswith("the path names round 4.0, but the run is dated 2025-01-")
     assert "5.0, the round of its date, and the later rounds have no resnet, so it is judged under 4.0" in told
+    later = 3650 * 86_400_000  # (2032: after the newest period mlcheck knows, whose round has no resnet either)
+    log.write_text(re.sub(r'"time_ms": (\d+)', lambda m: f'"time_ms": {int(m.group(1)) + later}', log.read_text()))
+    (run,) = check([str(log)]).runs
+    assert run.ruleset == "4.0.0" and "MLC011" not in {f.code for f in run.findings} and run.official_verdict == "pass"
+    assert [f.code for f in run.findings if f.code in ("MLC018", "MLC019")] == ["MLC019"]
 
 
 @pytest.mark.parametrize("content,says", [("{}", "scaling.json has no scaling_factor;"),
