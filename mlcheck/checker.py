@@ -15,7 +15,7 @@ from mlcheck.records import compile_pending
 from mlcheck.read.file_names import RESULT_FILE
 from mlcheck.package.discover import LogRef, discover_all
 from mlcheck.judge.jobs import check_logs, register_checker
-from mlcheck.model import Event, Finding, Run, Severity, plausible_time
+from mlcheck.model import Event, Finding, Run, plausible_time
 from mlcheck.results import CheckResult, RunResult
 from mlcheck.judge.folders import benchmark_facts
 from mlcheck.judge.folder_groups import Scored, score_benchmarks
@@ -172,7 +172,7 @@ def judge_run(run: Run, ref: LogRef, forced: Ruleset | None, reading: Iterable[F
     elif facts.not_in_record is not None:
         named = run.first("submission_benchmark")
         findings.append(UNKNOWN_BENCHMARK.at(run.path, named.line if named else run.first_line, facts.not_in_record,
-                                             severity=Severity.WARNING, official=False, run_index=run.index))
+                                             run_index=run.index))
     # The rules see the evaluation records the round's target is judged on (Stable Diffusion's
     # merged FID/CLIP records); the result keeps the run as read.
     judged = judged_run(run, facts)

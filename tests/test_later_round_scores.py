@@ -589,11 +589,12 @@ def test_dlrmv4_rcp_is_the_installed_checkers(tmp_path: Path, blocks: list[int])
     if passed:  # (a failed test's factor is not used)
         assert (bench.rcp.normalization_factor or 1.0) == pytest.approx(factor, rel=1e-12)
     assert "installed" in load_references("dlrmv4", "6.1.0", 10).source  # type: ignore[union-attr]
-    assert bench.runs[0].official_verdict == "pass"
     assert any(f.code == "MLC530" for f in bench.findings) == (not passed)
-    # (each run says that the 6.1 checker of record does not know dlrmv4)
+    # (each run fails: the 6.1 checker of record does not know dlrmv4; nothing else fails it)
+    assert {r.official_verdict for r in bench.runs} == {"fail"}
+    assert {f.code for r in bench.runs for f in r.official_failures()} == {"MLC011"}
     told = [f for r in bench.runs for f in r.findings if f.code == "MLC011"]
-    assert len(told) == 10 and {(f.severity, f.official) for f in told} == {(Severity.WARNING, False)}
+    assert len(told) == 10 and {(f.severity, f.official) for f in told} == {(Severity.ERROR, True)}
     assert "7bbf792" in told[0].message and "4.1.68" in told[0].message
 
 

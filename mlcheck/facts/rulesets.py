@@ -139,7 +139,7 @@ class BenchmarkFacts:
     """What an open-division run must reach (``open_<benchmark>.yaml``); None: an eval below 1.0."""
     not_in_record: str | None = None
     """Why the checker of record refuses the benchmark's logs while mlcheck judges them by another
-    checker's rules (6.1 dlrmv4): MLC011, a warning."""
+    checker's rules (6.1 dlrmv4): MLC011, an error, as the record fails the log."""
 
 
 @dataclass(frozen=True)

@@ -6,9 +6,11 @@ judged under.
   hyper-parameters) are skipped for the run. Fix: log the round's benchmark name (for example
   ``resnet``, not ``resnet50``) or pick the right round with ``--ruleset``. The official checker
   fails such a log (``submission_benchmark`` check) or crashes looking for a missing rule file.
-  A warning on a benchmark the round's checker of record does not know but a later release of
-  its tools does (6.1 ``dlrmv4``, only in mlperf-logging 4.1.68): mlcheck judges it by those
-  rules, and says that the checker of record refuses it.
+  Also an error on a benchmark the round's checker of record does not know but a later release
+  of its tools does (6.1 ``dlrmv4``, only in mlperf-logging 4.1.68): the record fails the log
+  (``official_verdict`` fail), and mlcheck's other findings on it are those of the later
+  release's rules, so that a submitter whose round accepts the benchmark under that release
+  (waive MLC011 then) knows what else it says.
 - MLC016 benchmark-not-its-folder: inside a package, a log's ``submission_benchmark`` differs
   from the benchmark folder it is in (``bert`` logged in ``results/<system>/resnet/``). The run is
   judged by the rules of the benchmark it logs, and counted and scored with its folder (as the
@@ -50,7 +52,7 @@ if TYPE_CHECKING:
     from mlcheck.facts.rulesets import Ruleset
 
 UNKNOWN_BENCHMARK = Rule("MLC011", "unknown-benchmark", Severity.ERROR,
-                         "the benchmark is not part of the round", official=True, also=(Severity.WARNING,))
+                         "the benchmark is not part of the round", official=True)
 RULESET_NOT_INFERRED = Rule("MLC012", "ruleset-not-inferred", Severity.WARNING,
                             "the round could not be inferred from the log; a default was used")
 
