@@ -13,7 +13,7 @@ from typing import Callable, Iterable, Mapping, Sequence
 
 from mlcheck.records import compile_pending
 from mlcheck.read.file_names import RESULT_FILE
-from mlcheck.package.discover import LogRef, discover_all
+from mlcheck.package.discover import LogRef, discover_all, natural_order
 from mlcheck.judge.jobs import check_logs, register_checker
 from mlcheck.model import Event, Finding, Run, plausible_time
 from mlcheck.results import CheckResult, RunResult
@@ -82,7 +82,8 @@ def _check(paths: Sequence[str], ruleset: str | None, progress: Progress | None,
            for folder in empty]
     benchmarks = score_benchmarks(run_results, refs_by_path, scored)
     judged = {(r.path, r.index): r for bench in benchmarks for r in bench.runs}
-    run_results = [judged.get((r.path, r.index), r) for r in run_results]  # tolerated runs
+    run_results = sorted((judged.get((r.path, r.index), r) for r in run_results),  # (tolerated runs)
+                         key=lambda r: (natural_order(r.path), r.index))  # (whatever the paths' order)
     package_findings, benchmarks = check_packages(list(paths), benchmarks, forced, skipped)
     top.extend(package_findings)
     # One finding per rule and run (mlcheck.judge.grouping): verdicts do not change.

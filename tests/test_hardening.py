@@ -172,10 +172,11 @@ def test_findings_of_one_code_are_capped_with_a_count(tmp_path: Path) -> None:
     log.write_text(":::MLLOG {bad" * 20000 + "\n", "utf-8")
     found = [f for f in check([str(log)]).all_findings() if f.code == "MLC003"]
     # 100 listed and one summary of the rest, grouped into one finding of the run that counts them all
+    # (the finding's message is a record's, and says how many more; the count of the rest is listed last)
     assert len(found) == 1 and found[0].item_count == 20000
-    assert any(text.startswith("19,900 more MLC003 findings in this file (line 1) are counted, not listed "
-                               "(only the first 100 are); the first of them: invalid JSON")
-               for text in (found[0].message, *found[0].items))
+    assert found[0].message.startswith("invalid JSON") and "(and 19,999 more of this rule here" in found[0].message
+    assert found[0].items[-1].startswith("line 1: 19,900 more MLC003 findings in this file (line 1) are counted, "
+                                         "not listed (only the first 100 are); the first of them: invalid JSON")
 
 
 def test_a_file_name_that_is_not_utf8_renders_in_sarif(tmp_path: Path) -> None:
@@ -356,9 +357,9 @@ def test_a_folder_of_many_runs_is_judged_in_linear_time() -> None:
     started = time.perf_counter()
     found = _differs(SUBMISSION_DIFFERS, "submission_division", runs, Severity.ERROR)  # type: ignore[arg-type]
     facts = SimpleNamespace(result_files=5, name="resnet", max_non_converged=1)
-    counted = list(check_score("resnet", facts, None, runs))  # type: ignore[arg-type]
+    counted = list(check_score("resnet", facts, None, runs, "2.0.0"))  # type: ignore[arg-type]
     facts = SimpleNamespace(result_files=40000, name="resnet", max_non_converged=1)
-    named = list(check_score("resnet", facts, None, runs))  # type: ignore[arg-type]
+    named = list(check_score("resnet", facts, None, runs, "2.0.0"))  # type: ignore[arg-type]
     assert time.perf_counter() - started < 10  # a count or a list search over the runs per run: hours
     assert [f.path for f in found] == ["resnet/result_39999.txt.gz"] and "'closed' in" in found[0].message
     assert [f.code for f in counted] == ["MLC502"] and "40000 runs found" in counted[0].message

@@ -52,7 +52,7 @@ def _gate_options(command: Callable[..., None]) -> Callable[..., None]:
         click.option("--config", "config_path", type=click.Path(dir_okay=False), metavar="FILE",
                      help="Config file (TOML). Default: .mlcheck.toml or [tool.mlcheck] in pyproject.toml, "
                      "searched from the checked paths (their common folder) upwards, wherever mlcheck "
-                     "runs from; MLCHECK_* variables override it."),
+                     "runs from; MLCHECK_* variables override it. /dev/null: no config file."),
         click.option("--strict/--no-strict", default=None, help="Warnings fail too (exit 1)."),
         click.option("--exit-zero", "exit_zero", flag_value=True, default=None,
                      help="Exit 0 even when findings fail (still 2 on usage errors)."),

@@ -101,8 +101,10 @@ def load_cli_settings(config_path: str | None, paths: Sequence[str] | None = Non
     usage error for a --select/--ignore prefix that matches no rule."""
     named = (f"--config {config_path}" if config_path is not None
              else f"MLCHECK_CONFIG={os.environ['MLCHECK_CONFIG']}" if os.environ.get("MLCHECK_CONFIG") else None)
-    if named is not None and not os.path.isfile(config_path or os.environ["MLCHECK_CONFIG"]):
-        click.echo(one_line(f"mlcheck: error: {named}: no such file"), err=True)
+    given_path = config_path or os.environ.get("MLCHECK_CONFIG", "")
+    if named is not None and not os.path.isfile(given_path) and given_path != os.devnull:  # (no config)
+        why = "not a regular file" if os.path.exists(given_path) else "no such file"
+        click.echo(one_line(f"mlcheck: error: {named}: {why}"), err=True)
         sys.exit(EXIT_ERROR)
     if given.pop("no_progress", False):
         given["progress"] = False

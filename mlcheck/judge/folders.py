@@ -226,7 +226,7 @@ def score_folder(key: GroupKey, members: list[RunResult],
             findings.extend(non_compliant_findings(folder, [r for r in members if non_compliant(r)],
                                                    official.score_min if official else score.score_min))
         if whole_folder and rcp is not None:
-            findings.extend(package_rules.check_score(folder, facts, score, members))
+            findings.extend(package_rules.check_score(folder, facts, score, members, first.ruleset or "?"))
             params = params_files(folder)
             checks, version = package_policy(first.ruleset), first.ruleset or "?"
             rcp_bypass = honoured_request(params, "rcp-bypass", checks, version)  # (else MLC546 says why)

@@ -33,19 +33,26 @@ def group_findings(found: Iterable[Finding]) -> tuple[Finding, ...]:
 
 def merge(members: list[Finding]) -> Finding:
     """One finding for several findings of one rule about one run: the first one's message with
-    the number of the others and their lines; every message kept as an item."""
-    ordered = sorted(set(members), key=Finding.sort_key)
+    the number of the others and their lines; every message kept as an item (once: a hundred
+    records cut on one line are a hundred findings and one item). The count of findings past the
+    reading cap comes after the findings it follows, never first."""
+    ordered = sorted(members, key=lambda m: (_is_cap_count(m), m.sort_key()))
     first = ordered[0]
     if len(ordered) == 1:
         return first
-    items: list[str] = []
+    items: dict[str, None] = {}
+    caps: list[str] = []  # (listed whatever the cap on items: they say how many are not)
     count = 0
     for member in ordered:
         if member.items:
-            items.extend(member.items)
+            items.update(dict.fromkeys(member.items))
             count += max(member.item_count, len(member.items))
         else:  # (one finding, or the count of findings past the reading cap: item_count of them)
-            items.append(member.message if member.line is None else f"line {member.line}: {member.message}")
+            text = member.message if member.line is None else f"line {member.line}: {member.message}"
+            if _is_cap_count(member):
+                caps.append(text)
+            else:
+                items[text] = None
             count += max(member.item_count, 1)
     lines = sorted({m.line for m in ordered[1:] if m.line is not None})
     where = ""
@@ -54,7 +61,13 @@ def merge(members: list[Finding]) -> Finding:
         where = f", at line{'s' if len(lines) > 1 else ''} {shown}"
     others = sum(_findings_in(member) for member in ordered[1:])
     message = f"{first.message} (and {others:,} more of this rule here{where})"
-    return replace(first, message=message, items=tuple(items[:MAX_ITEMS]), item_count=count)
+    listed = list(items)[:max(MAX_ITEMS - len(caps), 0)] + caps[:MAX_ITEMS]
+    return replace(first, message=message, items=tuple(listed), item_count=count)
+
+
+def _is_cap_count(member: Finding) -> bool:
+    """A finding that stands for the findings past the reading cap (their count, no items)."""
+    return not member.items and member.item_count > 1
 
 
 def _findings_in(member: Finding) -> int:

@@ -147,8 +147,9 @@ def _one_spelling(refs: list[LogRef]) -> list[LogRef]:
 
 
 def natural_order(path: str) -> list[object]:
-    """Sort key that puts result_2 before result_10."""
-    return [int(part) if part.isdigit() else part for part in re.split(r"(\d+)", path)]
+    """Sort key that puts result_2 before result_10 (the digits ``\\d`` splits out are decimal
+    digits, of any script; not superscripts, which ``str.isdigit`` also accepts and ``int`` refuses)."""
+    return [int(part) if part.isdecimal() else part for part in re.split(r"(\d+)", path)]
 
 
 def _walk(top: str, skipped: list[tuple[str, str]] | None = None) -> list[LogRef]:

@@ -157,11 +157,15 @@ def is_inside(path: str, root: str) -> bool:
     return _relative(path, root) is not None
 
 
+NOT_FILES = {"-": "standard input", "": "no file", "environment": "the MLCHECK_* environment variables"}
+"""Finding paths that name no file: what each stands for."""
+
+
 def relative_path(path: str, root: str) -> str:
     """``path`` relative to ``root`` with ``/`` separators; a path outside ``root`` absolute
     (``/data/run/result_0.txt``, not ``../../data/run/result_0.txt``), and as given when it is not
     a file path."""
-    if path in ("-", "", "environment"):
+    if path in NOT_FILES:
         return path
     inside = _relative(path, root)
     return inside if inside is not None else os.path.abspath(path).replace("\\", "/")

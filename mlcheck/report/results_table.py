@@ -176,15 +176,23 @@ def _values(row: Row, columns: list[str], energies: list[str]) -> list[str]:
 
 
 def render_csv(result: CheckResult) -> str:
-    """The table as CSV (header line first)."""
+    """The table as CSV (header line first). A text cell from a system description or a log that
+    a spreadsheet would take for a formula (``=HYPERLINK(...)``: its first character one of
+    ``= + - @``, a tab or CR) is written behind a ``'``, as OWASP's CSV-injection advice has it."""
     columns, rows = build_rows(result)
     energies = _energies(columns, rows)
     out = io.StringIO()
     writer = csv.writer(out, lineterminator="\n")
     writer.writerow(_header(columns, energies))
+    texts = len(_FIXED)  # (the fixed columns: round ... framework; the rest are mlcheck's numbers)
     for row in rows:
-        writer.writerow(_values(row, columns, energies))
+        values = _values(row, columns, energies)
+        writer.writerow([_not_a_formula(v) for v in values[:texts]] + values[texts:])
     return out.getvalue()
+
+
+def _not_a_formula(cell: str) -> str:
+    return "'" + cell if cell[:1] in ("=", "+", "-", "@", "\t", "\r") else cell
 
 
 def render_markdown(result: CheckResult) -> str:
@@ -245,9 +253,11 @@ def render_table_text(result: CheckResult, console: Console) -> None:
     for row in rows:
         values = _values(row, columns, energies)
         table.add_row(*(one_line(v) for i, v in enumerate(values) if i not in shared))
-    if not console.is_terminal and console.width < 160:
-        console = RichConsole(file=console.file, width=160, no_color=console.no_color, highlight=False,
-                          color_system=None)
+    if not console.is_terminal:  # (a file, a CI log: as wide as the table, no cell folded)
+        wide = max(160, console.measure(table, options=console.options.update_width(1000)).maximum)
+        if console.width < wide:
+            console = RichConsole(file=console.file, width=wide, no_color=console.no_color, highlight=False,
+                                  color_system=None)
     console.print(table)
 
 

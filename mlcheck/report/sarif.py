@@ -18,7 +18,7 @@ from urllib.parse import quote
 from mlcheck import __version__
 from mlcheck.model import Finding, Severity
 from mlcheck.results import CheckResult
-from mlcheck.report import ReportOptions, is_inside, relative_path, rule_help
+from mlcheck.report import NOT_FILES, ReportOptions, is_inside, relative_path, rule_help
 from mlcheck.report.json_report import Items, json_blocks
 from mlcheck.rules import all_rules
 
@@ -61,14 +61,18 @@ def _rules() -> list[dict[str, Any]]:
 
 class _Anchors:
     """Where a finding about a folder is placed: the folder's first result file (code scanning
-    places a result in a file; ``--format github`` attaches it there too)."""
+    places a result in a file; ``--format github`` attaches it there too). A finding about no
+    file (stdin, the environment's settings) is placed in the first result file of the report:
+    code scanning refuses the whole upload for one result without a file's URI."""
 
     def __init__(self, result: CheckResult) -> None:
-        self._paths = sorted({run.path for run in result.runs if run.path != "-"})
+        self._paths = sorted({run.path for run in result.runs if run.path not in NOT_FILES})
 
     def file_of(self, path: str) -> str | None:
         """The first result file under the folder ``path``; None when ``path`` is no folder of one."""
-        if not path or path == "-" or os.path.isfile(path) or not os.path.isdir(path):
+        if path in NOT_FILES:
+            return self._paths[0] if self._paths else None
+        if os.path.isfile(path) or not os.path.isdir(path):
             return None
         prefix = path.rstrip("/" + os.sep) + os.sep
         at = bisect.bisect_left(self._paths, prefix)
@@ -84,6 +88,13 @@ def _artifact(path: str, options: ReportOptions) -> dict[str, str]:
     return {"uri": "file://" + quote(os.fsencode(os.path.abspath(path)), safe="/:")}
 
 
+def _about(found: Finding) -> str:
+    """What a finding placed in another file is about."""
+    if found.path not in NOT_FILES:
+        return f"the folder {found.path}"
+    return NOT_FILES[found.path] + ("" if found.line is None else f", line {found.line}")
+
+
 def _no_scheme(uri: str) -> str:
     """A relative reference whose first segment holds a ``:`` (``Ac:me,x/results/...``) would
     read as an absolute URI of the scheme ``ac`` (RFC 3986, 4.2): that colon is percent-encoded.
@@ -95,10 +106,10 @@ def _no_scheme(uri: str) -> str:
 def _result(found: Finding, rule_index: dict[str, int], options: ReportOptions,
             reason: str | None = None, anchors: _Anchors | None = None) -> dict[str, Any]:
     anchor = anchors.file_of(found.path) if anchors is not None else None
-    message = found.message if anchor is None else f"{found.message} (about the folder {found.path})"
+    message = found.message if anchor is None else f"{found.message} (about {_about(found)})"
     uri = _artifact(found.path, options)["uri"]  # (the fingerprint's: the folder's, not its anchor's)
     location: dict[str, Any] = {"artifactLocation": _artifact(found.path if anchor is None else anchor, options)}
-    if found.line is not None:
+    if found.line is not None and anchor is None:
         location["region"] = {"startLine": found.line}
     result: dict[str, Any] = {
         "ruleId": found.code, "level": _LEVEL[found.severity], "message": {"text": message},

@@ -129,8 +129,9 @@ def _usable_factor(factor: object) -> float | None:
 
 
 def check_score(folder: str, facts: BenchmarkFacts, score: Score,
-                runs: Sequence[RunResult]) -> Iterator[Finding]:
-    """Findings about the run count and non-converged runs of one benchmark folder."""
+                runs: Sequence[RunResult], version: str) -> Iterator[Finding]:
+    """Findings about the run count and non-converged runs of one benchmark folder of round
+    ``version`` (the folder's: its first run may be a file no run was read from)."""
     named = [r for r in runs if SUBMITTED_RESULT_FILE.match(os.path.basename(r.path))]
     if len(runs) != facts.result_files:
         per_file = Counter(r.path for r in runs)  # (not a count over the runs per file: quadratic)
@@ -140,13 +141,13 @@ def check_score(folder: str, facts: BenchmarkFacts, score: Score,
                  "more than one run: one run per result file)") if shared else ""
         yield WRONG_RUN_COUNT.at(folder, None,
                                  f"{len(runs)} run{'s' if len(runs) != 1 else ''} found{where}; training "
-                                 f"{runs[0].ruleset} {facts.name} requires {facts.result_files} result files")
+                                 f"{version} {facts.name} requires {facts.result_files} result files")
     elif named and len(named) != len(runs):  # e.g. a result_2.txt.gz beside result_<i>.txt files
         listed = {id(r) for r in named}  # (not "r not in named": a list search per run)
         others = ", ".join(sorted(os.path.basename(r.path) for r in runs if id(r) not in listed))
         yield WRONG_RUN_COUNT.at(folder, None,
                                  f"{len(named)} result_<i>.txt files; the official package checker counts only "
-                                 f"those ({others} not), and training {runs[0].ruleset} {facts.name} requires "
+                                 f"those ({others} not), and training {version} {facts.name} requires "
                                  f"{facts.result_files}. Name every run result_<i>.txt, uncompressed")
     failed = [r for r in runs if not r.converged]
     if len(failed) > facts.max_non_converged:

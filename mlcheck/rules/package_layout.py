@@ -153,7 +153,7 @@ def _folder_files(path: str, files: tuple[str, ...], folders: tuple[str, ...], e
         where = os.path.normpath(os.path.join(path, name))
         match = SUBMITTED_RESULT_FILE.match(name)
         if match:
-            if match.group(1).isdigit():  # result_<i>.txt (other names are counted, not numbered)
+            if match.group(1).isdecimal():  # result_<i>.txt (other names are counted, not numbered)
                 indices.append(int(match.group(1)))
         elif name in _ALLOWED:
             continue

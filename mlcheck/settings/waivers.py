@@ -71,7 +71,7 @@ def apply_waivers(result: CheckResult, waivers: Sequence[Waiver], base_dir: str 
 
 def _note(rule: Rule, waiver: Waiver, message: str) -> Finding:
     path, _, line = waiver.source.rpartition(":")
-    if not path or not line.isdigit():
+    if not path or not line.isdecimal():
         path, line = waiver.source, ""
     return rule.at(path, int(line) if line else None, message)
 

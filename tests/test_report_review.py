@@ -1,0 +1,122 @@
+"""Defects a new user's review of the reports found: findings about no file in SARIF, the JSON's
+run order, a folder whose first file is unreadable, ``--config /dev/null``, spreadsheet formulas
+in the CSV table, the count of findings past the reading cap, a path of superscript digits."""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from conftest import FIXTURES
+from mlcheck import check
+from mlcheck.cli import main
+from mlcheck.report.results_table import render_csv, table_text
+
+ACME = FIXTURES / "example" / "Acme"
+BASE = FIXTURES / "raw" / "base.txt"
+
+
+def _package(tmp_path: Path) -> Path:
+    root = tmp_path / "Acme"
+    shutil.copytree(ACME, root)
+    return root
+
+
+def test_a_finding_about_no_file_is_placed_in_a_result_file_in_sarif(tmp_path: Path) -> None:
+    """Code scanning refuses a whole upload for one result whose URI names no file."""
+    root = _package(tmp_path)
+    done = CliRunner().invoke(main, ["check", str(root), "-f", "sarif", "--no-progress"],
+                              env={"MLCHECK_STRICT": "maybe"})
+    results = json.loads(done.stdout)["runs"][0]["results"]
+    (setting,) = [r for r in results if r["ruleId"] == "MLC041"]
+    uri = setting["locations"][0]["physicalLocation"]["artifactLocation"]["uri"]
+    assert uri.endswith("/results/acme-t8/resnet/result_0.txt")
+    assert setting["message"]["text"].endswith("(about the MLCHECK_* environment variables)")
+    assert "region" not in setting["locations"][0]["physicalLocation"]
+    assert not [r for r in results
+                if r["locations"][0]["physicalLocation"]["artifactLocation"]["uri"] in ("environment", "-", "")]
+
+
+def test_the_json_report_lists_runs_in_path_order_whatever_the_order_given(tmp_path: Path) -> None:
+    (tmp_path / "b.log").write_bytes(BASE.read_bytes())
+    (tmp_path / "a10.log").write_bytes(BASE.read_bytes())
+    (tmp_path / "a9.log").write_bytes(BASE.read_bytes())
+    given = [str(tmp_path / n) for n in ("b.log", "a10.log", "a9.log")]
+    reports = [CliRunner().invoke(main, ["check", *paths, "-f", "json", "--no-progress"]).stdout
+               for paths in (given, given[::-1])]
+    assert reports[0] == reports[1]
+    assert [Path(r["path"]).name for r in json.loads(reports[0])["runs"]] == ["a9.log", "a10.log", "b.log"]
+
+
+def test_the_run_count_names_the_folders_round_when_its_first_file_is_unreadable(tmp_path: Path) -> None:
+    bench = _package(tmp_path) / "results" / "acme-t8" / "resnet"
+    for index in (0, 2, 3, 4):
+        (bench / f"result_{index}.txt").unlink()
+    (bench / "result_0.txt").mkdir()  # (no run is read from it: it has no round)
+    (found,) = [f for f in check([str(bench)]).all_findings() if f.code == "MLC502"]
+    assert found.message == "2 runs found; training 2.0.0 resnet requires 5 result files"
+
+
+def test_config_dev_null_is_no_config(tmp_path: Path) -> None:
+    root = _package(tmp_path)
+    (root / ".mlcheck.toml").write_text('select = ["MLC9"]\n', "utf-8")  # (found, and not used)
+    done = CliRunner().invoke(main, ["check", str(root), "--config", "/dev/null", "-f", "json", "--no-progress"])
+    assert done.exit_code == 0, done.output
+    assert json.loads(done.stdout)["summary"]["runs"] == 5
+    folder = CliRunner().invoke(main, ["check", str(root), "--config", str(tmp_path)])
+    assert folder.exit_code == 2
+
+
+def test_a_system_value_is_no_spreadsheet_formula_in_the_csv_table(tmp_path: Path) -> None:
+    root = _package(tmp_path)
+    system = root / "systems" / "acme-t8.json"
+    described = json.loads(system.read_text("utf-8"))
+    described["framework"] = '=HYPERLINK("http://x","y")'
+    described["accelerator_model_name"] = "@SUM(A1)"
+    system.write_text(json.dumps(described), "utf-8")
+    result = check([str(root)])
+    (header, row) = list(csv.reader(io.StringIO(render_csv(result))))
+    cells = dict(zip(header, row))
+    assert cells["framework"] == '\'=HYPERLINK("http://x","y")' and cells["accelerator"] == "'@SUM(A1)"
+    assert cells["nodes"] == "1" and cells["resnet"][:1].isdigit()
+
+
+def test_the_text_table_of_a_file_folds_no_cell(tmp_path: Path) -> None:
+    root = _package(tmp_path)
+    system = root / "systems" / "acme-t8.json"
+    described = json.loads(system.read_text("utf-8"))
+    long_name = "Acme Trainer 8 with eight accelerators of the newest kind, liquid cooled, in one rack"
+    described["system_name"] = long_name
+    system.write_text(json.dumps(described), "utf-8")
+    assert long_name in table_text(check([str(root)]), "text")
+
+
+def test_records_cut_on_one_line_are_counted_each_and_the_cap_count_comes_last(tmp_path: Path) -> None:
+    """5,000 pieces of records on one line: 4,999 cut records, the first 100 listed by the reader
+    (identical messages at one line) and a count of the 4,899 others."""
+    piece = (':::MLLOG {"namespace": "", "time_ms": 1652756779116, "event_type": "POINT_IN_TIME", "key": "x", '
+             '"value": {"a": ')
+    log = tmp_path / "raw.log"
+    log.write_text(BASE.read_text("utf-8") + piece * 5000 + "1}\n", "utf-8")
+    (found,) = [f for f in check([str(log)]).all_findings() if f.code == "MLC023"]
+    assert found.message.startswith("this record is cut") and "(and 4,998 more of this rule here" in found.message
+    assert found.item_count == 4999 and len(found.items) == 2
+    assert found.items[-1].startswith("line 30: 4,899 more MLC023 findings in this file (line 30) are counted")
+
+
+@pytest.mark.parametrize("name", ["log1\N{SUPERSCRIPT TWO}", "result_\N{SUPERSCRIPT TWO}.txt"])
+def test_a_path_of_superscript_digits_is_sorted_without_a_crash(tmp_path: Path, name: str) -> None:
+    """``str.isdigit`` accepts superscripts and ``int`` refuses them: the natural order of paths
+    and the numbering of result files use decimal digits only."""
+    bench = _package(tmp_path) / "results" / "acme-t8" / "resnet"
+    odd = bench / name
+    odd.write_bytes(BASE.read_bytes())
+    result = check([str(bench), str(odd)])
+    assert not [f for f in result.all_findings() if f.code == "MLC000"]
+    assert sum(1 for r in result.runs if r.path == str(odd)) == 1
