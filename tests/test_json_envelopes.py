@@ -209,6 +209,21 @@ def test_a_runtimes_log_ending_inside_a_line_keeps_its_pieces_at_the_last_line(t
     assert [(f.code, f.line) for f in result.findings if f.code in ("MLC003", "MLC023")] == [("MLC003", len(out) - 1)]
 
 
+def test_a_docker_log_ending_inside_a_long_line_keeps_its_pieces_at_the_last_line(tmp_path: Path) -> None:
+    """json-file's pieces of a line over 16 KiB whose last piece never came (the process died
+    writing it): read as that line, at the line of the last piece, a cut record there (were lost)."""
+    lines = BASE.read_text("utf-8").splitlines()
+    last = lines[-1].replace('"metadata": {', '"metadata": {"note": "%s", ' % ("x" * 40000), 1)
+    pieces = [last[i:i + 16384] for i in range(0, len(last), 16384)]
+    wrapped = [json.dumps({"log": line + "\n", "stream": "stdout"}) for line in lines[:-1]]
+    wrapped += [json.dumps({"log": piece, "stream": "stdout"}) for piece in pieces[:-1]]  # (no last piece)
+    log = tmp_path / "container-json.log"
+    log.write_text("\n".join(wrapped) + "\n", "utf-8")
+    [result] = check_log(LogRef(str(log)), None)
+    assert [(f.code, f.line) for f in result.findings if f.code in ("MLC003", "MLC023")] == [("MLC003", len(wrapped))]
+    assert result.verdict == "fail" and result.run is not None and result.run.first("run_stop") is None
+
+
 def test_a_utf16_console_is_read_and_a_utf16_result_file_is_not(tmp_path: Path) -> None:
     """A console a Windows shell saved as UTF-16 (its byte order mark, CRLF) reads as the clean
     file, with an MLC009 warning at line 1 (was: no record, the run failed); a result file in

@@ -57,7 +57,7 @@ def unwrapped_json_lines(lines: Iterable[bytes], unwrapped: list[int]) -> Iterat
             unwrapped[0] = envelopes.count
             if piece is not None:
                 yield piece
-            piece = line if envelopes.cri.last_piece is not None else None
+            piece = line if envelopes.cri.last_piece is not None or envelopes.last_was_piece else None
             if piece is None:
                 yield line
             if number == _FIRST_LINES and not objects:
@@ -68,7 +68,7 @@ def unwrapped_json_lines(lines: Iterable[bytes], unwrapped: list[int]) -> Iterat
             yield piece
         raise
     if piece is not None:  # (the file ends inside a line: its pieces in the last one's place)
-        yield envelopes.cri.unfinished() or piece
+        yield envelopes.cri.unfinished() or envelopes.unfinished() or piece
 
 
 class Envelopes:
@@ -78,7 +78,18 @@ class Envelopes:
         self.json_count = 0
         """The lines taken out of a JSON envelope."""
         self.pieces: dict[object, str] = {}  # (Docker's pieces of a line over 16 KiB, per stream)
+        self.last_was_piece = False
+        """The line given last was a piece of a Docker line that goes on (given as an empty line)."""
         self.cri = CriPieces()
+
+    def unfinished(self) -> bytes | None:
+        """At the end of the file: the Docker line that the last piece given belongs to, when it
+        never ended (its process died writing it), to be given in that piece's place."""
+        if not self.last_was_piece or not self.pieces:
+            return None
+        text = "".join(self.pieces.values())
+        self.pieces.clear()
+        return text.encode("utf-8", errors="replace") + b"\n"
 
     @property
     def count(self) -> int:
@@ -92,6 +103,7 @@ class Envelopes:
             if unprefixed is not None:
                 return unprefixed
         self.cri.last_piece = None
+        self.last_was_piece = False
         if raw.startswith(b"{") and (_ESCAPED_RECORD in raw
                                      or (raw.startswith(b'{"log":') and (self.pieces or len(raw) > _PIECE_BYTES))
                                      or (b'"MESSAGE"' in raw and _BYTE_RECORD.search(raw) is not None)):
@@ -99,6 +111,7 @@ class Envelopes:
             if inner is not None:
                 self.json_count += 1
                 if not inner:
+                    self.last_was_piece = True
                     return b"\n"
                 text = inner.rstrip("\r\n")  # (an entry of several lines: one line of them, as records glued on a line)
                 return (text.replace("\r\n", " ").replace("\n", " ") if "\n" in text else text).encode(
