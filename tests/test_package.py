@@ -17,7 +17,8 @@ from mlcheck import check
 from mlcheck.cli import main
 from mlcheck.model import Severity
 from mlcheck.package.layout import read_json_document, scan_package
-from mlcheck.rules.package_layout import check_layout, suggest_benchmark
+from mlcheck.rules.benchmark_names import suggest_benchmark
+from mlcheck.rules.package_layout import check_layout
 from mlcheck.rules.package_system import check_system_description
 
 ROOT = Path(__file__).resolve().parent.parent

@@ -1,5 +1,5 @@
 """Discovery defects found by the user review: FIFOs in walked folders (MLC015), one file under two
-spellings, package identity from relative paths, empty benchmark folders (MLC502)."""
+spellings, package identity from relative paths, empty benchmark folders (MLC502) and system folders (MLC509)."""
 
 from __future__ import annotations
 
@@ -264,3 +264,14 @@ def test_real_paths_are_os_realpaths(tmp_path: Path, monkeypatch: pytest.MonkeyP
     monkeypatch.chdir(tmp_path)
     for name in ("a", "up/b", "a/../up", "."):
         assert real(name) == os.path.realpath(name)
+
+
+def test_a_system_folder_without_benchmark_folders_is_a_warning(tmp_path: Path) -> None:
+    root = _package(tmp_path)
+    ghost = root / "results" / "ghost-system"
+    ghost.mkdir()
+    result = check([str(root)], ruleset="2.0.0")
+    found = [f for f in result.all_findings() if f.path == str(ghost)]
+    assert [(f.code, f.severity, f.official) for f in found] == [("MLC509", Severity.WARNING, False)]
+    assert "nothing in it is checked or scored" in found[0].message
+    assert result.worst_severity() is Severity.WARNING

@@ -46,6 +46,8 @@ class PackageLayout:
     benchmark_folders: tuple[BenchmarkFolder, ...]
     implementations: tuple[str, ...]
     """Folder names under ``benchmarks/``."""
+    empty_systems: tuple[str, ...] = ()
+    """``results/<system>/`` folders (paths) that hold no benchmark folder."""
 
     def has(self, name: str) -> bool:
         return name in self.entries
@@ -184,10 +186,13 @@ def scan_part(part: PackagePart) -> PackageLayout:
     system_files, _ = _listing(join_path(root, "systems"))
     stray: list[str] = []
     benchmark_folders: list[BenchmarkFolder] = []
+    empty: list[str] = []
 
     def add_system(system_path: str, system: str) -> None:
         loose, benchmarks = _listing(system_path)
         stray.extend(join_path(system_path, f) for f in loose if f != "package_checker_params")
+        if not benchmarks and _try_listing(system_path) is not None:  # (unlistable: MLC001 says so)
+            empty.append(system_path)
         for name in benchmarks:
             add_benchmark(join_path(system_path, name), system, name)
 
@@ -211,7 +216,7 @@ def scan_part(part: PackagePart) -> PackageLayout:
     return PackageLayout(root=root, org=os.path.basename(os.path.abspath(root)),
                          entries=tuple(sorted(files + folders)), system_files=tuple(system_files),
                          stray_result_files=tuple(stray), benchmark_folders=tuple(benchmark_folders),
-                         implementations=tuple(implementations))
+                         implementations=tuple(implementations), empty_systems=tuple(empty))
 
 
 def read_json_document(path: str) -> JsonDocument:

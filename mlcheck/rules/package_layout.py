@@ -25,9 +25,9 @@ Rules text: policies submission_rules.adoc §Directory structure (training);
 - MLC509 package-layout-incomplete: the package lacks ``results/`` or ``systems/`` (an error the
   round's tools share: every round's package checker lists ``<org>/results/``, case-sensitive,
   and reads ``<org>/systems/<system>.json``), or
-  its ``benchmarks/`` folder lacks ``benchmarks/<benchmark>`` for a benchmark it has results for
-  (warning). A package without any ``benchmarks/`` folder (results only, as in the published
-  results repositories) is accepted.
+  its ``benchmarks/`` folder lacks ``benchmarks/<benchmark>`` for a benchmark it has results for,
+  or a ``results/<system>/`` holds no benchmark folder (warnings). A package without any
+  ``benchmarks/`` folder (results only, as in the published results repositories) is accepted.
 - MLC502 wrong-run-count (documented in ``mlcheck.rules.package``) is also reported here for a
   benchmark folder that holds no ``result_<i>.txt`` file at all (an empty ``results/<system>/bert/``):
   no run is read from it, so only the layout tells. The official package checker fails it
@@ -50,13 +50,14 @@ from __future__ import annotations
 
 import os
 import re
-from typing import Collection, Mapping
+from typing import Mapping
 
 from mlcheck.read.file_names import SUBMITTED_RESULT_FILE
 from mlcheck.model import Finding, Severity
 from mlcheck.package.discover import NOT_LOG_FOLDERS
 from mlcheck.package.layout import PackageLayout
 from mlcheck.rule import Rule
+from mlcheck.rules.benchmark_names import suggest_benchmark
 from mlcheck.rules.package import WRONG_RUN_COUNT
 
 UNKNOWN_BENCHMARK_FOLDER = Rule("MLC506", "unknown-benchmark-folder", Severity.ERROR,
@@ -77,31 +78,6 @@ _REFUSED = {"results": " (the package checker and the results summarizer list <o
 _LOG_LIKE = re.compile(r"\.(txt|log|out)(\.gz)?$")
 
 
-_TASK_FOLDERS = {
-    "language_model": ("bert",), "image_classification": ("resnet",), "speech_recognition": ("rnnt",),
-    "image_segmentation": ("unet3d",), "recommendation": ("dlrm_dcnv2", "dlrmv4", "dlrm"),
-    "reinforcement": ("minigo",), "object_detection": ("maskrcnn",),
-    "single_stage_detector": ("retinanet", "ssd"), "graph_neural_network": ("rgat", "gnn"),
-}
-"""The training reference implementations' task folders, and the benchmark each holds."""
-
-
-def suggest_benchmark(name: str, valid: Collection[str]) -> str | None:
-    """The valid benchmark name closest to a folder name (``resnet50`` → ``resnet``; a reference
-    task folder such as ``language_model`` → ``bert``)."""
-    lowered = name.lower()
-    named = next((b for b in _TASK_FOLDERS.get(lowered, ()) if b in valid), None)
-    if named is not None:
-        return named
-    for candidate in sorted(valid, key=len, reverse=True):
-        if lowered.startswith(candidate) or candidate.startswith(lowered):
-            return candidate
-    import difflib  # only needed for a misnamed folder
-
-    close = difflib.get_close_matches(lowered, sorted(valid), n=1, cutoff=0.5)
-    return close[0] if close else None
-
-
 def check_layout(layout: PackageLayout, ruleset: str, run_counts: Mapping[str, int],
                  whole_package: bool = True) -> list[Finding]:
     """Findings about the layout of one package, or of the part of it ``layout`` lists
@@ -116,6 +92,9 @@ def check_layout(layout: PackageLayout, ruleset: str, run_counts: Mapping[str, i
     for path in layout.stray_result_files:
         found.append(UNKNOWN_FILE.at(path, None, "files belong in results/<system>/<benchmark>/; "
                                      "remove this one or move it"))
+    found.extend(LAYOUT_INCOMPLETE.at(path, None, "a system folder without a benchmark folder: nothing in it is "
+                                      "checked or scored (the official tools skip it); add its results or remove "
+                                      "it", severity=Severity.WARNING) for path in layout.empty_systems)
     missing_impl: set[str] = set()
     for folder in layout.benchmark_folders:
         if folder.name not in run_counts:
