@@ -6,10 +6,12 @@ package checker's seed checker (``package_checker/seed_checker.py`` at the round
 
 - MLC518 seed-missing: a closed-division run logs no ``seed``. Follows the seed checker of the
   round's checker of record (``package_checker/seed_checker.py`` at the round's tag): before training
-  4.1 (rounds 1.0-4.0) it failed a folder only when its runs disagree, so a run without a seed is an
-  error only when other runs of its folder log one, and a folder where no run logs a seed gets one
-  warning (the rules make seeds mandatory from 4.1, training_rules.adoc §Random numbers; that round's
-  checker did not require them). From 4.1 on (and for a round mlcheck cannot tell) every closed run
+  4.1 (rounds 1.0-4.0) it failed a folder only when its runs disagree, and then as it reads them: in
+  the sorted order of their paths (the package checker sorts them), it fails a file without a seed
+  that comes after a file with one. So a run without a seed is an error when a file before it logs
+  one, a warning when it comes before every file that logs one (the checker passes it), and a folder
+  where no run logs a seed gets one warning (the rules make seeds mandatory from 4.1,
+  training_rules.adoc §Random numbers; that round's checker did not require them). From 4.1 on (and for a round mlcheck cannot tell) every closed run
   without a seed is an error; today's mlperf-logging applies that to every round retroactively,
   the round's own checker did not. A result file counts as one run, as the seed checker reads it.
   Fix: log the seed with mllog.
@@ -37,7 +39,7 @@ from mlcheck.facts.checks import show_repr
 from mlcheck.rule import Rule
 
 SEED_MISSING = Rule("MLC518", "seed-missing", Severity.ERROR, "a closed-division run logs no seed "
-                    "(from training 4.1, or while other runs of its folder log one)", official=True, also=(Severity.WARNING,))
+                    "(from training 4.1, or after a file of its folder that logs one)", official=True, also=(Severity.WARNING,))
 SEED_DUPLICATE = Rule("MLC519", "seed-duplicate", Severity.ERROR,
                       "two runs of a benchmark folder log the same seed", official=True,
                       also=(Severity.WARNING,))
@@ -101,7 +103,7 @@ def _missing_seeds(folder: str, runs: Sequence[RunSummary], ruleset: str | None)
     files: dict[str, list[RunSummary]] = {}
     for run in runs:
         files.setdefault(run.path, []).append(run)
-    seeded = [path for path, members in files.items() if any(r.first("seed") is not None for r in members)]
+    seeded = {path for path, members in files.items() if any(r.first("seed") is not None for r in members)}
     without = [members[0] for path, members in files.items() if path not in seeded]
     if not without:
         return []
@@ -116,12 +118,21 @@ def _missing_seeds(folder: str, runs: Sequence[RunSummary], ruleset: str | None)
             f"no run of the folder logs a seed ({len(without)} file{'s' if len(without) != 1 else ''}); "
             f"the {round_name} seed checker did not require them (mandatory from training 4.1)"),
             severity=Severity.WARNING, official=False)]
-    names = [os.path.basename(path) for path in seeded]
-    others = ", ".join(names[:3]) + (f" and {len(names) - 3} more" if len(names) > 3 else "")
+    # (the package checker sorts the paths; the seed checker fails a file without a seed only
+    # after one that logs a seed: "logs no seed. However, other result files ... already log")
+    order = sorted(files)
+    first = next(path for path in order if path in seeded)
+    before = set(order[:order.index(first)])
     return [SEED_MISSING.at(run.path, run.first_line, (
-        f"{os.path.basename(run.path)} logs no seed but other runs of the folder log seeds ({others}): "
-        f"the {round_name} seed checker fails a folder whose runs disagree. Log the seed in every run"),
-        run_index=run.index) for run in without]
+        f"{os.path.basename(run.path)} logs no seed, and {os.path.basename(first)} does: the {round_name} "
+        "seed checker reads the files in sorted order and fails one without a seed only after one with a "
+        "seed, so it passes this one, which comes first; the rules of the round do not ask for the seed to "
+        "be logged. Log the seed in every run"), severity=Severity.WARNING, official=False, run_index=run.index)
+            if run.path in before else SEED_MISSING.at(run.path, run.first_line, (
+                f"{os.path.basename(run.path)} logs no seed but {os.path.basename(first)}, before it in sorted "
+                f"order, logs one: the {round_name} seed checker fails the folder (it fails a file without a "
+                "seed after one with a seed). Log the seed in every run"), run_index=run.index)
+            for run in without]
 
 
 def _duplicate(run: RunSummary, seed: Event, other: RunSummary, closed: bool = True,
