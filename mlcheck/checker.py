@@ -83,7 +83,7 @@ def _check(paths: Sequence[str], ruleset: str | None, progress: Progress | None,
     benchmarks = score_benchmarks(run_results, refs_by_path, scored)
     judged = {(r.path, r.index): r for bench in benchmarks for r in bench.runs}
     run_results = sorted((judged.get((r.path, r.index), r) for r in run_results),  # (tolerated runs)
-                         key=lambda r: (natural_order(r.path), r.index))  # (whatever the paths' order)
+                         key=lambda r: (natural_order(r.path), r.path, r.index))  # (any paths' order)
     package_findings, benchmarks = check_packages(list(paths), benchmarks, forced, skipped)
     top.extend(package_findings)
     # One finding per rule and run (mlcheck.judge.grouping): verdicts do not change.

@@ -43,6 +43,17 @@ def test_a_finding_about_no_file_is_placed_in_a_result_file_in_sarif(tmp_path: P
                 if r["locations"][0]["physicalLocation"]["artifactLocation"]["uri"] in ("environment", "-", "")]
 
 
+def test_a_log_named_environment_is_a_file_in_sarif(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir(tmp_path)
+    Path("environment").write_bytes(BASE.read_bytes().replace(b'"key": "init_stop"', b'"key": "init_stop", ', 1))
+    Path("a.log").write_bytes(BASE.read_bytes())
+    done = CliRunner().invoke(main, ["check", "environment", "a.log", "-f", "sarif", "--no-progress"])
+    results = json.loads(done.stdout)["runs"][0]["results"]
+    (broken,) = [r for r in results if r["ruleId"] == "MLC003"]
+    location = broken["locations"][0]["physicalLocation"]
+    assert location["artifactLocation"]["uri"] == "environment" and location["region"]["startLine"] == 12
+
+
 def test_the_json_report_lists_runs_in_path_order_whatever_the_order_given(tmp_path: Path) -> None:
     (tmp_path / "b.log").write_bytes(BASE.read_bytes())
     (tmp_path / "a10.log").write_bytes(BASE.read_bytes())
@@ -52,6 +63,12 @@ def test_the_json_report_lists_runs_in_path_order_whatever_the_order_given(tmp_p
                for paths in (given, given[::-1])]
     assert reports[0] == reports[1]
     assert [Path(r["path"]).name for r in json.loads(reports[0])["runs"]] == ["a9.log", "a10.log", "b.log"]
+    (tmp_path / "r_1.log").write_bytes(BASE.read_bytes())  # (the same natural order as r_01.log)
+    (tmp_path / "r_01.log").write_bytes(BASE.read_bytes())
+    given = [str(tmp_path / n) for n in ("r_1.log", "r_01.log")]
+    reports = [CliRunner().invoke(main, ["check", *paths, "-f", "json", "--no-progress"]).stdout
+               for paths in (given, given[::-1])]
+    assert reports[0] == reports[1]
 
 
 def test_the_run_count_names_the_folders_round_when_its_first_file_is_unreadable(tmp_path: Path) -> None:
@@ -79,12 +96,13 @@ def test_a_system_value_is_no_spreadsheet_formula_in_the_csv_table(tmp_path: Pat
     described = json.loads(system.read_text("utf-8"))
     described["framework"] = '=HYPERLINK("http://x","y")'
     described["accelerator_model_name"] = "@SUM(A1)"
+    described["host_processor_model_name"] = "-"  # (a placeholder, no formula)
     system.write_text(json.dumps(described), "utf-8")
     result = check([str(root)])
     (header, row) = list(csv.reader(io.StringIO(render_csv(result))))
     cells = dict(zip(header, row))
     assert cells["framework"] == '\'=HYPERLINK("http://x","y")' and cells["accelerator"] == "'@SUM(A1)"
-    assert cells["nodes"] == "1" and cells["resnet"][:1].isdigit()
+    assert cells["nodes"] == "1" and cells["resnet"][:1].isdigit() and cells["processor"] == "-"
 
 
 def test_the_text_table_of_a_file_folds_no_cell(tmp_path: Path) -> None:

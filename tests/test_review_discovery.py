@@ -275,3 +275,7 @@ def test_a_system_folder_without_benchmark_folders_is_a_warning(tmp_path: Path) 
     assert [(f.code, f.severity, f.official) for f in found] == [("MLC509", Severity.WARNING, False)]
     assert "nothing in it is checked or scored" in found[0].message
     assert result.worst_severity() is Severity.WARNING
+    ghost.rmdir()
+    for hidden in (".ipynb_checkpoints", "__pycache__"):  # (no system folders: discovery skips them too)
+        (root / "results" / hidden).mkdir()
+    assert check([str(root)], ruleset="2.0.0").worst_severity() is None

@@ -116,6 +116,28 @@ def test_a_2_0_run_without_a_seed_before_every_run_with_one_is_a_warning(tmp_pat
     assert {(f.severity, f.official) for f in found(package, "MLC518")} == {(Severity.WARNING, False)}
 
 
+def test_the_2_0_seed_order_is_the_file_names_whatever_the_paths_given(tmp_path: Path,
+                                                                         monkeypatch: pytest.MonkeyPatch) -> None:
+    """The checker sorts the paths of one folder: an absolute spelling of result_4.txt given first
+    (kept as given) still comes after result_0.txt."""
+    package = make_package(tmp_path)
+    drop_seed(package / RESNET / "result_4.txt")
+    monkeypatch.chdir(tmp_path)
+    for paths in ([str(package / RESNET / "result_4.txt"), f"Acme/{RESNET}"],
+                  [f"Acme/{RESNET}", str(package / RESNET / "result_4.txt")]):
+        got = [(Path(f.path).name, f.severity) for f in check(paths).all_findings() if f.code == "MLC518"]
+        assert got == [("result_4.txt", Severity.ERROR)], paths
+
+
+@pytest.mark.parametrize("empty, fails", [("result_0.txt", False), ("result_4.txt", True)])
+def test_a_2_0_empty_result_file_fails_the_seed_check_after_a_seeded_file(tmp_path: Path, empty: str,
+                                                                        fails: bool) -> None:
+    package = make_package(tmp_path)
+    (package / RESNET / empty).write_text("")
+    got = [(Path(f.path).name, f.severity) for f in found(package, "MLC518")]
+    assert got == ([(empty, Severity.ERROR)] if fails else [])
+
+
 @pytest.mark.parametrize("ruleset", ["4.1.0", "5.0.0", "5.1.0", "6.1.0", "10.0.0"])
 def test_from_4_1_every_closed_run_without_a_seed_is_an_error(tmp_path: Path, ruleset: str) -> None:
     # mlcheck's rulesets stop before 4.1: the rule is called with the round's version string.

@@ -191,7 +191,8 @@ def scan_part(part: PackagePart) -> PackageLayout:
     def add_system(system_path: str, system: str) -> None:
         loose, benchmarks = _listing(system_path)
         stray.extend(join_path(system_path, f) for f in loose if f != "package_checker_params")
-        if not benchmarks and _try_listing(system_path) is not None:  # (unlistable: MLC001 says so)
+        if not benchmarks and not system.startswith((".", "__")) and _try_listing(system_path) is not None:
+            # (a hidden or cache folder is no system; an unlistable one is MLC001)
             empty.append(system_path)
         for name in benchmarks:
             add_benchmark(join_path(system_path, name), system, name)

@@ -161,6 +161,12 @@ NOT_FILES = {"-": "standard input", "": "no file", "environment": "the MLCHECK_*
 """Finding paths that name no file: what each stands for."""
 
 
+def names_no_file(path: str) -> bool:
+    """Whether a finding's path is one of :data:`NOT_FILES`, and no file or folder of that name
+    exists here (a log named ``environment`` is a file)."""
+    return path in NOT_FILES and not (path and os.path.lexists(path))
+
+
 def relative_path(path: str, root: str) -> str:
     """``path`` relative to ``root`` with ``/`` separators; a path outside ``root`` absolute
     (``/data/run/result_0.txt``, not ``../../data/run/result_0.txt``), and as given when it is not

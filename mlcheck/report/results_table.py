@@ -178,7 +178,8 @@ def _values(row: Row, columns: list[str], energies: list[str]) -> list[str]:
 def render_csv(result: CheckResult) -> str:
     """The table as CSV (header line first). A text cell from a system description or a log that
     a spreadsheet would take for a formula (``=HYPERLINK(...)``: its first character one of
-    ``= + - @``, a tab or CR) is written behind a ``'``, as OWASP's CSV-injection advice has it."""
+    ``= + - @``, a tab or CR; not a number, nor ``-`` alone) is written behind a ``'``, as OWASP's
+    CSV-injection advice has it."""
     columns, rows = build_rows(result)
     energies = _energies(columns, rows)
     out = io.StringIO()
@@ -192,7 +193,13 @@ def render_csv(result: CheckResult) -> str:
 
 
 def _not_a_formula(cell: str) -> str:
-    return "'" + cell if cell[:1] in ("=", "+", "-", "@", "\t", "\r") else cell
+    if cell[:1] not in ("=", "+", "-", "@", "\t", "\r") or cell == "-":
+        return cell
+    try:
+        float(cell)  # (a number, -1: what the spreadsheet shows)
+    except ValueError:
+        return "'" + cell
+    return cell
 
 
 def render_markdown(result: CheckResult) -> str:
@@ -254,7 +261,7 @@ def render_table_text(result: CheckResult, console: Console) -> None:
         values = _values(row, columns, energies)
         table.add_row(*(one_line(v) for i, v in enumerate(values) if i not in shared))
     if not console.is_terminal:  # (a file, a CI log: as wide as the table, no cell folded)
-        wide = max(160, console.measure(table, options=console.options.update_width(1000)).maximum)
+        wide = max(160, console.measure(table, options=console.options.update_width(100_000)).maximum)
         if console.width < wide:
             console = RichConsole(file=console.file, width=wide, no_color=console.no_color, highlight=False,
                                   color_system=None)

@@ -18,7 +18,7 @@ from urllib.parse import quote
 from mlcheck import __version__
 from mlcheck.model import Finding, Severity
 from mlcheck.results import CheckResult
-from mlcheck.report import NOT_FILES, ReportOptions, is_inside, relative_path, rule_help
+from mlcheck.report import NOT_FILES, ReportOptions, is_inside, names_no_file, relative_path, rule_help
 from mlcheck.report.json_report import Items, json_blocks
 from mlcheck.rules import all_rules
 
@@ -66,11 +66,11 @@ class _Anchors:
     code scanning refuses the whole upload for one result without a file's URI."""
 
     def __init__(self, result: CheckResult) -> None:
-        self._paths = sorted({run.path for run in result.runs if run.path not in NOT_FILES})
+        self._paths = sorted({run.path for run in result.runs if not names_no_file(run.path)})
 
     def file_of(self, path: str) -> str | None:
         """The first result file under the folder ``path``; None when ``path`` is no folder of one."""
-        if path in NOT_FILES:
+        if names_no_file(path):
             return self._paths[0] if self._paths else None
         if os.path.isfile(path) or not os.path.isdir(path):
             return None
@@ -90,7 +90,7 @@ def _artifact(path: str, options: ReportOptions) -> dict[str, str]:
 
 def _about(found: Finding) -> str:
     """What a finding placed in another file is about."""
-    if found.path not in NOT_FILES:
+    if not names_no_file(found.path):
         return f"the folder {found.path}"
     return NOT_FILES[found.path] + ("" if found.line is None else f", line {found.line}")
 

@@ -39,7 +39,7 @@ def unreadable_for_seeds(members: Sequence[RunResult], ruleset: str | None) -> l
     """MLC526 for each result file of a closed folder the seed checker cannot read, and MLC518
     for an empty one (no run read) where the round's seed checker asks a seed of it."""
     found: list[Finding] = []
-    seeded = any(r.run is not None and r.run.first("seed") is not None for r in members)
+    seeded = sorted(os.path.basename(r.path) for r in members if r.run is not None and r.run.first("seed") is not None)
     files: dict[str, list[RunResult]] = {}
     for result in members:
         files.setdefault(result.path, []).append(result)
@@ -51,7 +51,8 @@ def unreadable_for_seeds(members: Sequence[RunResult], ruleset: str | None) -> l
                 f"the package checker's seed checker reads this file with the official parser, which "
                 f"cannot read {'it' if failure.line is None else f'line {failure.line}'} ({failure.code}): "
                 "it fails the whole folder, although the score would count this run as non-converged")))
-        elif all(r.run is None for r in runs) and (seeds_mandatory(ruleset) or seeded):
+        elif all(r.run is None for r in runs) and (seeds_mandatory(ruleset) or (
+                seeded and seeded[0] < os.path.basename(path))):  # (before 4.1: after a seeded file, sorted)
             found.append(SEED_MISSING.at(path, None, (
                 f"{os.path.basename(path)} holds no record, so no seed: the package checker's seed "
                 "checker fails the folder")))

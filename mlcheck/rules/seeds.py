@@ -120,7 +120,7 @@ def _missing_seeds(folder: str, runs: Sequence[RunSummary], ruleset: str | None)
             severity=Severity.WARNING, official=False)]
     # (the package checker sorts the paths; the seed checker fails a file without a seed only
     # after one that logs a seed: "logs no seed. However, other result files ... already log")
-    order = sorted(files)
+    order = sorted(files, key=lambda path: (os.path.basename(path), path))  # (however the paths are spelled)
     first = next(path for path in order if path in seeded)
     before = set(order[:order.index(first)])
     return [SEED_MISSING.at(run.path, run.first_line, (
