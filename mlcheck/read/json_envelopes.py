@@ -87,8 +87,7 @@ class Envelopes:
         never ended (its process died writing it), to be given in that piece's place."""
         if not self.last_was_piece or not self.pieces:
             return None
-        text = "".join(self.pieces.values())
-        self.pieces.clear()
+        _stream, text = self.pieces.popitem()  # (the stream of the last piece: stored last)
         return text.encode("utf-8", errors="replace") + b"\n"
 
     @property
