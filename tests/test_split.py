@@ -131,8 +131,13 @@ def test_a_killed_run_and_its_rerun_without_a_launcher_line_are_two_runs(tmp_pat
     example = check([str(FIXTURES / "example" / "Acme" / "results" / "acme-t8" / "resnet" / "result_0.txt")])
     assert runs[1].time_to_train_min == example.runs[0].time_to_train_min
     out = tmp_path / "out"
-    code, _out, _err = _split(str(path), "-o", str(out))
+    code, said, _err = _split(str(path), "-o", str(out))
     assert code == 0 and (out / "result_1.txt").read_bytes() == b"".join(again)
+    # (the killed run is written, a failed run of the benchmark, and said to be one)
+    lacking = "no run_stop" if after is None else "no run_start and no run_stop"
+    written = len((out / 'result_0.txt').read_bytes().splitlines())
+    assert f"result_0.txt: {written} records ({lacking}: the run crashed" in said
+    assert f"result_1.txt: {len(again)} records\n" in said
 
 
 def test_a_record_cut_by_the_kill_belongs_to_the_killed_run(tmp_path: Path) -> None:

@@ -32,6 +32,9 @@ class SplitResult:
     written: tuple[str, ...]
     records: tuple[int, ...]
     findings: tuple[Finding, ...]
+    lacking: tuple[tuple[str, ...], ...] = ()
+    """For each file written, the run boundaries (``run_start``, ``run_stop``) its run never logged:
+    a run that crashed or was cut, a failed run that the official checker fails."""
 
 
 def split_log(path: str, out_dir: str, start_index: int = 0, force: bool = False) -> SplitResult:
@@ -50,12 +53,13 @@ def split_log(path: str, out_dir: str, start_index: int = 0, force: bool = False
     targets: list[str] = []
     try:
         elsewhere: dict[tuple[int, bytes], int] | None = None if path == "-" else {}
-        temps, counts, findings = _write_runs(read_records(path, elsewhere=elsewhere), path, out_dir, start_index)
+        temps, counts, lacking, findings = _write_runs(read_records(path, elsewhere=elsewhere), path, out_dir,
+                                                       start_index)
         if elsewhere:  # records of keys only another rank printed: read again, keeping them (MLC028)
             for temp in temps:
                 _remove(temp)
-            temps, counts, findings = _write_runs(read_records(path, promote=elsewhere), path, out_dir,
-                                                  start_index)
+            temps, counts, lacking, findings = _write_runs(read_records(path, promote=elsewhere), path, out_dir,
+                                                           start_index)
         targets = [os.path.join(out_dir, f"result_{start_index + i}.txt") for i in range(len(temps))]
         for target in targets:
             _check_target(target, force, path)
@@ -72,15 +76,17 @@ def split_log(path: str, out_dir: str, start_index: int = 0, force: bool = False
             os.rmdir(out_dir)
         except OSError:
             pass
-    return SplitResult(tuple(targets), tuple(counts), tuple(findings))
+    return SplitResult(tuple(targets), tuple(counts), tuple(findings), tuple(lacking))
 
 
-def _write_runs(items: Iterator[RawItem], path: str, out_dir: str,
-                start_index: int) -> tuple[list[str], list[int], list[Finding]]:
+def _write_runs(items: Iterator[RawItem], path: str, out_dir: str, start_index: int
+                ) -> tuple[list[str], list[int], list[tuple[str, ...]], list[Finding]]:
     """Each run of ``items`` written to a temporary file of ``out_dir``: the files, their
-    records' counts and what reading found. A failure removes the files written."""
+    records' counts, the run boundaries each lacks and what reading found. A failure removes the
+    files written."""
     temps: list[str] = []
     counts: list[int] = []
+    lacking: list[tuple[str, ...]] = []
     findings: list[Finding] = []
     handle: IO[bytes] | None = None
     keys: Counter[str] = Counter()
@@ -90,6 +96,7 @@ def _write_runs(items: Iterator[RawItem], path: str, out_dir: str,
     def next_file() -> IO[bytes]:
         if handle is not None:
             handle.close()
+            lacking.append(_lacking(keys))
         temps.append(os.path.join(out_dir, f".result_{start_index + len(temps)}.txt.partial"))
         counts.append(0)
         keys.clear()
@@ -126,6 +133,7 @@ def _write_runs(items: Iterator[RawItem], path: str, out_dir: str,
             write(next_run.rest())
             handle.close()
             handle = None
+            lacking.append(_lacking(keys))
     except BaseException:
         for temp in temps:
             _remove(temp)
@@ -133,7 +141,11 @@ def _write_runs(items: Iterator[RawItem], path: str, out_dir: str,
     finally:
         if handle is not None:
             handle.close()
-    return temps, counts, findings
+    return temps, counts, lacking, findings
+
+
+def _lacking(keys: Counter[str]) -> tuple[str, ...]:
+    return tuple(key for key in ("run_start", "run_stop") if not keys[key])
 
 
 def _isolated(items: Iterator[RawItem], path: str) -> Iterator[RawItem]:
