@@ -138,3 +138,12 @@ def test_a_path_of_superscript_digits_is_sorted_without_a_crash(tmp_path: Path, 
     result = check([str(bench), str(odd)])
     assert not [f for f in result.all_findings() if f.code == "MLC000"]
     assert sum(1 for r in result.runs if r.path == str(odd)) == 1
+
+
+def test_the_summary_line_counts_valid_scores_that_fail_the_rcp_test(corpus: Path) -> None:
+    """2.0 BERT pod128 and pod256 fail the RCP test of record: valid scores the package checker
+    refuses without a reviewed bypass."""
+    from mlcheck.report.plain import summary_line
+
+    line = summary_line(check([str(corpus / "training-2.0" / "Graphcore")]))
+    assert "11 benchmarks (11 with a valid score, 2 of them failing the RCP test)" in line

@@ -9,7 +9,7 @@ from typing import Mapping
 
 from mlcheck.model import Severity
 from mlcheck.report import ReportOptions
-from mlcheck.report.plain import counted, markdown_cell, runs_text, shown
+from mlcheck.report.plain import counted, markdown_cell, runs_text, shown, valid_scores_text
 from mlcheck.report.results_table import render_markdown as results_table_markdown
 from mlcheck.report.text_findings import rule_counts
 from mlcheck.results import CheckResult
@@ -23,10 +23,9 @@ def render_job_summary(result: CheckResult, options: ReportOptions) -> str:
     found = result.all_findings()
     counts = {level: sum(1 for f in found if f.severity is level) for level in Severity}
     failing = any(f.severity >= options.fail_level for f in found)
-    valid = sum(1 for b in result.benchmarks if b.score.valid)
     lines = ["## mlcheck", "",
              f"{'❌ **fail**' if failing else '✅ **pass**'}: {runs_text(result.runs)}, "
-             f"{counted(len(result.benchmarks), 'benchmark folder')} ({valid} with a valid score), "
+             f"{counted(len(result.benchmarks), 'benchmark folder')} ({valid_scores_text(result)}), "
              f"{counted(counts[Severity.ERROR], 'error')}, {counted(counts[Severity.WARNING], 'warning')}, "
              f"{counted(counts[Severity.INFO], 'note')}, {len(result.waived)} waived.", ""]
     if result.benchmarks:

@@ -29,10 +29,17 @@ def summary_line(result: CheckResult) -> str:
     found = result.all_findings()
     errors = sum(1 for f in found if f.severity is Severity.ERROR)
     warnings = sum(1 for f in found if f.severity is Severity.WARNING)
-    valid = sum(1 for b in result.benchmarks if b.score.valid)
     return (f"mlcheck: {runs_text(result.runs)}, "
-            f"{counted(len(result.benchmarks), 'benchmark')} ({valid} with a valid score), "
+            f"{counted(len(result.benchmarks), 'benchmark')} ({valid_scores_text(result)}), "
             f"{counted(errors, 'error')}, {counted(warnings, 'warning')}")
+
+
+def valid_scores_text(result: CheckResult) -> str:
+    """``3 with a valid score``, and how many of those fail the RCP test (or find no reference:
+    the package checker refuses them unless a bypass is reviewed)."""
+    valid = [b for b in result.benchmarks if b.score.valid]
+    rcp = sum(1 for b in valid if b.rcp is not None and b.rcp.verdict in ("fail", "missing"))
+    return f"{len(valid)} with a valid score" + (f", {rcp} of them failing the RCP test" if rcp else "")
 
 
 def run_tally(runs: Iterable[RunResult]) -> tuple[int, int]:
