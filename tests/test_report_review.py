@@ -147,3 +147,16 @@ def test_the_summary_line_counts_valid_scores_that_fail_the_rcp_test(corpus: Pat
 
     line = summary_line(check([str(corpus / "training-2.0" / "Graphcore")]))
     assert "11 benchmarks (11 with a valid score, 2 of them failing the RCP test)" in line
+
+
+def test_a_folder_whose_description_gives_another_division_says_which_is_published(tmp_path: Path) -> None:
+    from mlcheck.report.plain import division_text
+
+    root = _package(tmp_path)
+    system = root / "systems" / "acme-t8.json"
+    described = json.loads(system.read_text("utf-8"))
+    assert check([str(root)]).benchmarks[0].division == "closed"
+    described["division"] = "open"
+    system.write_text(json.dumps(described), "utf-8")
+    (bench,) = check([str(root)]).benchmarks
+    assert division_text(bench) == "closed division logged, open in the system description (published as open)"

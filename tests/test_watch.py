@@ -358,3 +358,14 @@ def test_watch_ends_where_the_logging_rank_died(tmp_path: Path) -> None:
     cut = next(f["line"] for f in run["findings"] if f["code"] == "MLC023")
     checked = CliRunner().invoke(main, ["check", str(log), "--format", "json"])
     assert [f["line"] for r in json.loads(checked.stdout)["runs"] for f in r["findings"] if f["code"] == "MLC023"] == [cut]
+
+
+def test_the_progress_of_a_bert_run_counts_samples_not_epochs(tmp_path: Path, corpus: Path) -> None:
+    """BERT logs the samples trained in ``epoch_num``: the progress line says samples."""
+    source = corpus / "training-2.0" / "Graphcore" / "results" / "ipu-pod16-POPART-closed" / "bert" / "result_0.txt"
+    lines = source.read_bytes().splitlines(keepends=True)
+    log = tmp_path / "bert.log"
+    log.write_bytes(b"".join(lines[:_index(lines, "run_stop") - 1]))
+    _found, progress, _reason = _watch_file(log, idle_timeout=0.3)
+    evals = [line for line in progress if "last eval" in line]
+    assert evals and re.search(r"last eval [\d.]+ \(samples [\d,]+\)", evals[-1]) and "epoch" not in evals[-1]

@@ -226,8 +226,9 @@ def watch_command(log: str, ruleset: str | None, fail_fast: bool, runs: int, out
     # The report covers the lines watched: a later run the job has begun is not judged half-way.
     limits = {log: outcome.lines} if outcome.reason == "complete" else None
     if limits is not None and outcome.held is None and _records_after(log, outcome.lines):
-        click.echo(one_line(f"mlcheck: the watch ended after {outcome.runs_done} run{'s' if outcome.runs_done != 1 else ''} "
-                            f"(--runs {runs}) at line {outcome.lines}; {log} holds records after it, not judged "
+        stops = f"{outcome.runs_done} run_stop{'s' if outcome.runs_done != 1 else ''}"
+        click.echo(one_line(f"mlcheck: the watch ended at line {outcome.lines}, after {stops} (--runs {runs}); "
+                            f"{log} holds records after it, not judged "
                             "here: `mlcheck check` judges every run of the file, or watch with --runs N"), err=True)
     check_and_report([log], settings, line_limits=limits)
 

@@ -33,6 +33,7 @@ from mlcheck.rules.package_runs import is_hyperparameter
 from mlcheck.facts.rulesets import Ruleset, RulesetError
 from mlcheck.rules.timing import INIT_TIME_EXCEEDED
 from mlcheck.raw.watch_progress import init_overrun, progress_line as _progress_line
+from mlcheck.score.rcp.policy import round_policy
 from mlcheck.read.run_builder import RunBuilder
 from mlcheck.read.runs import RunBoundaries
 from mlcheck.raw.watch_state import FindingSink, ProgressSink, StopWatching, WatchOutcome, WatchState
@@ -246,7 +247,8 @@ def _checkpoint(state: WatchState, on_finding: FindingSink, on_progress: Progres
         facts = choose_ruleset(run, LogRef(state.path), state.forced).ruleset.facts(result.benchmark or "")
     except RulesetError:
         facts = None
-    on_progress(_progress_line(run, facts))
+    policy = round_policy(result.ruleset) if result.ruleset else None
+    on_progress(_progress_line(run, facts, policy.unit_of(facts.name) if policy and facts else "epochs"))
 
 
 def _report(state: WatchState, found: Finding, on_finding: FindingSink) -> None:

@@ -16,8 +16,9 @@ from mlcheck.rules.eval_records import judged_run
 from mlcheck.score.scoring import time_to_train_min
 
 
-def progress_line(run: Run, facts: BenchmarkFacts | None) -> str:
-    """Elapsed time, last eval and projected time-to-train of the run being written."""
+def progress_line(run: Run, facts: BenchmarkFacts | None, unit: str = "epochs") -> str:
+    """Elapsed time, last eval and projected time-to-train of the run being written (``unit``:
+    what the evals' ``epoch_num`` counts, samples for BERT)."""
     start, stop = run.run_start, run.run_stop
     head = f"run {run.index}, line {run.last_line}"
     if start is None:
@@ -30,7 +31,8 @@ def progress_line(run: Run, facts: BenchmarkFacts | None) -> str:
     run = judged_run(run, facts)  # the records the target is judged on (merged FID/CLIP ones)
     if run.evaluations:
         last = run.evaluations[-1]
-        epoch = f" (epoch {last.epoch_num:g})" if last.epoch_num is not None else ""
+        epoch = "" if last.epoch_num is None else f" (epoch {last.epoch_num:g})" if unit == "epochs" else (
+            f" ({unit} {last.epoch_num:,.0f})")
         shown = f"{last.value:.5g}" if isinstance(last.value, float) else repr(last.value)
         parts.append(f"last eval {shown}{epoch}")
         if facts is not None:

@@ -21,7 +21,7 @@ from mlcheck.report import ReportOptions, relative_path, rule_help
 from mlcheck.report.grouped import FindingGroup, context_lines, group_for_display
 from mlcheck.report.svg_charts import Mark, Series, accuracy_chart, run_time_strip
 from mlcheck.report.html_style import STYLE
-from mlcheck.report.plain import counted, format_minutes
+from mlcheck.report.plain import counted, division_text, format_minutes
 from mlcheck.rules.rcp_check import today_scaled_text
 from mlcheck.facts.installed import installed_version
 from mlcheck.facts.rulesets import RulesetError, load_ruleset
@@ -193,7 +193,7 @@ def _benchmark_section(bench: BenchmarkResult, position: int, root: str) -> str:
     title = f"{bench.org or '?'} / {bench.system or '?'} / {bench.benchmark or '?'}"
     folder = relative_path(bench.folder or ".", root)
     return (f'<section class="benchmark" id="benchmark-{position}"><h2>{escape(title)}</h2>'
-            f'<p class="muted">{escape(bench.division or "unknown")} division, training '
+            f'<p class="muted">{escape(division_text(bench))}, training '
             f'{escape(bench.ruleset or "?")}, folder <code>{escape(folder)}</code></p>'
             f"<h3>Score</h3>{_score_card(bench)}<h3>Runs</h3>{_runs_table(bench)}"
             f"<h3>Convergence</h3>{_curves(bench)}<h3>Run times</h3>{_times(bench)}"

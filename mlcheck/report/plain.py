@@ -8,7 +8,7 @@ import re
 from typing import Iterable, Sequence
 
 from mlcheck.model import Severity
-from mlcheck.results import CheckResult, RunResult
+from mlcheck.results import BenchmarkResult, CheckResult, RunResult
 
 OUTPUT_FORMATS = ("full", "concise")
 """The text report's findings (:mod:`mlcheck.report.text_findings`): ``full``: each finding's line
@@ -32,6 +32,16 @@ def summary_line(result: CheckResult) -> str:
     return (f"mlcheck: {runs_text(result.runs)}, "
             f"{counted(len(result.benchmarks), 'benchmark')} ({valid_scores_text(result)}), "
             f"{counted(errors, 'error')}, {counted(warnings, 'warning')}")
+
+
+def division_text(bench: BenchmarkResult) -> str:
+    """``closed division``: the division the runs log; where the system description says another,
+    both, and which one the results table publishes (the description's, as the summarizer does)."""
+    logged = bench.division or "unknown"
+    described = (bench.system_info.division or "").strip().lower() if bench.system_info else ""
+    if not described or described == logged.lower():
+        return f"{logged} division"
+    return f"{logged} division logged, {described} in the system description (published as {described})"
 
 
 def valid_scores_text(result: CheckResult) -> str:

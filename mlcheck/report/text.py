@@ -9,7 +9,7 @@ from rich.text import Text
 from mlcheck.model import Severity
 from mlcheck.results import BenchmarkResult, CheckResult, RunResult
 from mlcheck.score.rcp import format_amount
-from mlcheck.report.plain import format_minutes, one_line, printable, shown, summary_line  # noqa: F401 (re-exported)
+from mlcheck.report.plain import division_text, format_minutes, one_line, printable, shown, summary_line  # noqa: F401 (re-exported)
 from mlcheck.report.text_findings import render_findings
 from mlcheck.rules.rcp_check import today_differs, today_scaled_text, verdict_text
 
@@ -43,7 +43,7 @@ RCP_CAVEAT = {
 def _run_table(bench: BenchmarkResult) -> Table:
     # (one line each, as a finding's place: a folder named with a line end splits no heading)
     title = one_line(f"{bench.org or '?'} / {bench.system or '?'} / {bench.benchmark or '?'}")
-    caption = one_line(f"{bench.division or 'unknown'} division, training {bench.ruleset or '?'}; * = counted in the score")
+    caption = one_line(f"{division_text(bench)}, training {bench.ruleset or '?'}; * = counted in the score")
     table = Table(title=title, caption=caption, title_justify="left", caption_justify="left")
     counted = set(bench.score.runs_counted)
     labels = [_run_label(run) + (" *" if position in counted else "") for position, run in enumerate(bench.runs)]
