@@ -287,6 +287,9 @@ _FOLDERS: dict[str, dict[str, list[str]]] = {
     "two runs with another switch count": {**{f"result_{i}": _GOOD for i in range(3)},
                                            "result_3": _GOOD + ["sw_1.txt"], "result_4": _GOOD + ["sw_1.txt"]},
     "a png and a readme": {**{f"result_{i}": _GOOD for i in range(4)}, "result_4": _GOOD + ["README.md"]},
+    # (the checker blames result_3 for result_4's count: its place among the runs with a folder)
+    "a run without measurements, then one with another count": {
+        **{f"result_{i}": _GOOD for i in range(3)}, "result_4": _GOOD + ["node_2.txt"]},
 }
 
 
@@ -303,7 +306,8 @@ def test_power_checks_are_the_power_checkers(tmp_path: Path, case: str) -> None:
     errors = {f.code for f in findings if f.severity is Severity.ERROR}
     expected = {"good": set(), "a run without measurements": {"MLC540"}, "nodes numbered from 1": {"MLC541"},
                 "a run with one node less": {"MLC542"}, "two runs with another switch count": {"MLC542"},
-                "a png and a readme": set()}[case]
+                "a png and a readme": set(),
+                "a run without measurements, then one with another count": {"MLC540", "MLC542"}}[case]
     assert errors == expected
     if case == "a run with one node less":  # (the files counted are named: a png counts as well)
         (differs,) = [f for f in findings if f.code == "MLC542"]
@@ -341,8 +345,36 @@ def test_the_energy_of_a_published_folder_is_the_summarizers(tmp_path: Path) -> 
     (bench,) = check([str(folder)]).benchmarks
     assert bench.energy is not None and bench.energy.valid
     # result_summarizer._compute_strong_score_standalone on this folder: 8071166.145710206 J.
-    assert bench.energy.joules == pytest.approx(8071166.145710206, rel=1e-12)
+    assert bench.energy.joules == 8071166.145710206  # (summed fastest first, as the summarizer: to the last digit)
     assert [f.code for f in bench.findings if f.code.startswith("MLC54")] == ["MLC544"]
+
+
+def test_a_power_record_the_official_parser_raises_on_leaves_no_energy(tmp_path: Path) -> None:
+    """The summarizer reads power logs with the compliance checker's parser, which raises (KeyError,
+    TypeError) on a record without metadata or with a null time_ms: the summarizer stops."""
+    folder = _lenovo(tmp_path)
+    log = folder / "power" / "result_3" / "node_0.txt"
+    lines = log.read_text("utf-8").splitlines(keepends=True)
+    lines[10] = lines[10].replace(', "metadata": {', ', "metadata_x": {', 1)
+    log.write_text("".join(lines), "utf-8")
+    (bench,) = check([str(folder)]).benchmarks
+    assert bench.energy is not None and bench.energy.joules is None
+    (crash,) = [f for f in bench.findings if f.code == "MLC543" and f.severity is Severity.ERROR]
+    assert (crash.path, crash.line) == (str(log), 11) and "the result summarizer stops" in crash.message
+
+
+def test_a_power_file_instead_of_a_folder_crashes_the_package_checker(tmp_path: Path) -> None:
+    folder = _lenovo(tmp_path)
+    shutil.rmtree(folder / "power")
+    (folder / "power").write_text("measured\n")
+    (bench,) = check([str(folder)]).benchmarks
+    assert [(f.code, f.severity) for f in bench.findings if f.code == "MLC540"] == [("MLC540", Severity.ERROR)]
+    assert not bench.score.valid and "crashes on the power file" in bench.score.reason
+
+
+def test_a_true_power_reading_counts_one_watt_as_in_the_summarizer() -> None:
+    start, stop = Event("power_measurement_start", None, {}, 0.0, 1), Event("power_measurement_stop", None, {}, 2000.0, 3)
+    assert node_energy([start, Event("power_reading", True, {}, 1000.0, 2), stop], 2000.0).joules == 1.0
 
 
 def test_power_problems_count_with_the_non_compliant_files(tmp_path: Path) -> None:

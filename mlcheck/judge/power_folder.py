@@ -5,6 +5,7 @@ say when power problems make the package checker reject the folder."""
 from __future__ import annotations
 
 import math
+import os
 
 from dataclasses import replace
 from typing import Sequence
@@ -12,7 +13,8 @@ from typing import Sequence
 from mlcheck.records import dataclass
 from mlcheck.model import Finding, Severity
 from mlcheck.package.package_policy import package_policy
-from mlcheck.package.power import PowerFolder, PowerLog, PowerRun, read_power_log, result_name, scan_power
+from mlcheck.package.power import (POWER_FOLDER, PowerFolder, PowerLog, PowerRun, read_power_log, result_name,
+                                   scan_power)
 from mlcheck.results import EnergyScore, RunResult, Score
 from mlcheck.rules import find_rule, power as rules
 from mlcheck.rules.power_plausibility import implausible_node_log
@@ -34,10 +36,16 @@ def judge_power(folder: str, members: Sequence[RunResult], counted: Score, rules
     """The power verdict of a benchmark folder; None when it has no ``power/`` folder.
     ``counted`` is the time score whose runs the energy averages (the published one)."""
     power = scan_power(folder, [m.path for m in members])
-    if power is None:
-        return None
     policy = package_policy(ruleset)
     version = ruleset or "?"
+    path = os.path.join(folder, POWER_FOLDER)
+    if power is None and policy.power_check and os.path.lexists(path):  # (a file: the checker tests exists())
+        return PowerVerdict((rules.POWER_RUN_MISSING.at(path, None, (
+            "power is a file, not a folder: the package checker finds no power/<result>/ in it for any run and "
+            "crashes (max() of an empty list); the summarizer reads no power results. Remove it, or make it the "
+            "folder of the power measurements")),), None, "the package checker crashes on the power file")
+    if power is None:
+        return None
     if not policy.energy_score:
         note = rules.ENERGY_SCORE.at(power.path, None, (
             f"training {version} scores no energy (power results came with 3.1): power/ is not read"))
@@ -50,6 +58,12 @@ def judge_power(folder: str, members: Sequence[RunResult], counted: Score, rules
     energy, energy_findings = _energy(power, members, counted)
     findings.extend(energy_findings)
     return PowerVerdict(tuple(findings), energy, rejection)
+
+
+def _minutes(member: RunResult) -> float:
+    """The run's time as the summarizer orders the runs (run_start to run_stop)."""
+    minutes = member.time_to_train_min if member.time_to_train_min is not None else member.duration_min
+    return math.inf if minutes is None else minutes
 
 
 def _tolerated(finding: Finding, non_compliant: int, tolerated: int) -> Finding:
@@ -89,7 +103,9 @@ def _energy(power: PowerFolder, members: Sequence[RunResult], counted: Score
         joules.append(_run_energy(run, duration, found, start.time_ms if start is not None else None))
         if joules[-1] is None and not counted_here:
             unscored.append(run.result_name)
-    total, reason = olympic_energy(joules, counted.runs_counted, counted.scaling_factor)
+    # (summed in the performance ordering, fastest first, as the summarizer sums them: the same last digit)
+    by_time = sorted(counted.runs_counted, key=lambda i: (_minutes(members[i]) if i < len(members) else math.inf, i))
+    total, reason = olympic_energy(joules, by_time, counted.scaling_factor)
     if any(not math.isfinite(joules[i] or 0.0) for i in counted.runs_counted if i < len(joules)):
         found.append(rules.POWER_LOG_INVALID.at(power.path, None, (
             "the energy score counts a run whose energy is NaN or infinite (a NaN or Infinity power reading): "
@@ -122,6 +138,14 @@ def _run_energy(run: PowerRun, duration_ms: float, found: list[Finding], run_sta
         if log.unreadable is not None:
             found.append(rules.POWER_LOG_INVALID.at(file.path, None, (
                 f"this power log {log.unreadable}: the summarizer raises on it and no energy score exists")))
+            failed = True
+            continue
+        if log.parser_crash is not None:
+            line, code = log.parser_crash
+            found.append(rules.POWER_LOG_INVALID.at(file.path, line, (
+                f"the official parser raises on this record ({code}: a missing field, or a time_ms float() "
+                "refuses), so the result summarizer stops: no energy score exists. Log every record with "
+                "key, value, time_ms and metadata")))
             failed = True
             continue
         energy = (node_energy if file.kind == "node" else switch_energy)(log.events, duration_ms)

@@ -20,7 +20,7 @@ import os
 from typing import Sequence
 
 from mlcheck.records import dataclass
-from mlcheck.model import Event, Severity
+from mlcheck.model import Event, Finding, Severity
 from mlcheck.read.line_reader import MARKER_BYTES
 from mlcheck.read.reader import read_result_batches
 from mlcheck.read.record_runs import events_without_metadata
@@ -127,6 +127,9 @@ class PowerLog:
     """The line and code of the first of them."""
     unreadable: str | None = None
     """Why the summarizer cannot read the log at all (it cannot be opened, it is gzip)."""
+    parser_crash: tuple[int | None, str] | None = None
+    """The line and code of the first record on which the official parser raises (a missing
+    field, a time that ``float()`` refuses with a TypeError): the summarizer stops there."""
 
 
 POWER_KEYS = frozenset({"power_measurement_start", "power_measurement_stop", "power_reading",
@@ -142,6 +145,7 @@ def read_power_log(path: str) -> PowerLog:
     events: list[Event] = []
     problems = 0
     first: tuple[int | None, str] | None = None
+    crash: tuple[int | None, str] | None = None
     # (read as a result file is, runs of record lines in bulk: the same records and findings as
     # read_mllog(path, keep_copies=True), without a step per record of logs of thousands of readings)
     for item in read_result_batches(path):
@@ -153,7 +157,17 @@ def read_power_log(path: str) -> PowerLog:
         elif item.severity >= Severity.WARNING and item.code != "MLC002":  # (no record at all: the energy says)
             problems += 1
             first = first or (item.line, item.code)
-    return PowerLog(path, tuple(events), problems, first)
+            crash = crash or ((item.line, item.code) if _crashes_parser(item) else None)
+    return PowerLog(path, tuple(events), problems, first, parser_crash=crash)
+
+
+def _crashes_parser(found: Finding) -> bool:
+    """Whether the official parser raises on the record (not a ValueError, which it skips): not an
+    object, or ``key``, ``value``, ``metadata`` or ``time_ms`` missing, or a ``time_ms`` that is
+    null, a list or an object (``float()``: TypeError)."""
+    if found.severity is not Severity.ERROR or found.code not in ("MLC005", "MLC006", "MLC007", "MLC008", "MLC025"):
+        return False
+    return found.code != "MLC007" or any(f" is {what}" in found.message for what in ("missing;", "null;", "array", "object"))
 
 
 CLEAN_LOG_BYTES = 64 * 1024 * 1024

@@ -67,7 +67,7 @@ def _score_card(bench: BenchmarkResult) -> str:
                      f"× {score.scaling_factor:g} (unscaled {format_minutes(score.unscaled_min)} min)"])
     rows.extend(_rcp_rows(bench))
     if bench.energy is not None:
-        from mlcheck.rules.power import format_energy
+        from mlcheck.rules.power_text import format_energy
 
         energy = bench.energy
         shown = format_energy(energy.joules) if energy.joules is not None else "no score"

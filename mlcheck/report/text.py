@@ -94,7 +94,7 @@ def energy_text(bench: BenchmarkResult) -> Text | None:
     energy = bench.energy
     if energy is None:
         return None
-    from mlcheck.rules.power import format_energy
+    from mlcheck.rules.power_text import format_energy
 
     text = Text("energy ")
     if energy.joules is None:

@@ -7,8 +7,8 @@ record: ``package_checker/power_checker.py`` from 5.0 (3.1-4.1 score power folde
 check them: there these findings are warnings), ``result_summarizer.py`` from 3.1 for the energy.
 
 - MLC540 power-run-missing: the folder has ``power/`` but a result file has no
-  ``power/<result name>/`` folder (or ``power/`` holds no run folder at all, on which the power
-  checker crashes). The run counts as non-compliant: with the round's one tolerated file (U-Net3D
+  ``power/<result name>/`` folder (or ``power/`` holds no run folder at all, or ``power`` is a
+  file, on which the power checker crashes). The run counts as non-compliant: with the round's one tolerated file (U-Net3D
   four) already used, the package checker rejects the folder; within it (no other run failing),
   MLC540-MLC542 are warnings, as the checker accepts the folder. Fix: add the run's measurements,
   or remove ``power/`` if the submission has no power result.
@@ -19,11 +19,15 @@ check them: there these findings are warnings), ``result_summarizer.py`` from 3.
   not numbered from 0 where the checker passes them anyway, and for other files. Fix:
   name the logs ``node_0.txt`` ... ``node_<n-1>.txt``, ``sw_0.txt`` ..., and move other files out.
 - MLC542 power-counts-differ: runs measure different numbers of nodes or switches (the checker
-  compares each run with the most common count). Fix: measure the same nodes in every run.
+  compares each run with the most common count, and counts as non-compliant the result file at the
+  run's place among the runs with a power folder: another one after a run without its folder, as
+  mlcheck does too). Fix: measure the same nodes in every run.
 - MLC543 power-log-invalid: a power log the summarizer cannot score: no ``node_*.txt`` in a
   run (or no ``power/<result>/`` folder at all: it globs the node logs of every run), no
   ``power_measurement_start``, an empty measurement window, a reading that is not a
-  number (error: the summarizer raises and no energy score exists); a reading of NaN or
+  number, a record the official parser raises on (no ``metadata``, ``value``, ``key`` or
+  ``time_ms``, a null ``time_ms``) (error: the summarizer raises and no energy score exists); a
+  reading of ``true`` counts 1 W, as Python multiplies it; a reading of NaN or
   Infinity (a warning at the log: the summarizer computes the run's energy as NaN or infinite;
   an error at the power folder where the time score counts that run, whose energy the summarizer
   would then publish as the folder's); a node log of fewer than 60
@@ -47,6 +51,7 @@ from typing import Sequence
 from mlcheck.model import Finding, Severity
 from mlcheck.package.power import KINDS, PowerFolder, PowerRun
 from mlcheck.rule import Rule
+from mlcheck.rules.power_text import expected_names as _expected, format_energy, listed as _list, rename_advice as _rename
 
 POWER_RUN_MISSING = Rule("MLC540", "power-run-missing", Severity.ERROR,
                          "a run of a folder with power/ has no power/<result>/ folder", official=True,
@@ -97,7 +102,7 @@ def check_power_folder(power: PowerFolder, checked: bool, ruleset: str) -> tuple
                 bad.add(run.result_name)
         _other_files(run, found)
     for kind in KINDS:
-        bad |= _counts_differ(present, kind, found, severity, later)
+        bad |= _counts_differ(present, kind, found, severity, later, [run.result_name for run in power.runs])
     for folder in power.unmatched:
         found.append(POWER_FILE_MISNAMED.at(folder, None, (
             f"power/{os.path.basename(folder)}/ belongs to no result file; the power checker and the "
@@ -150,29 +155,27 @@ def _other_files(run: PowerRun, found: list[Finding]) -> None:
 
 
 def _counts_differ(runs: Sequence[PowerRun], kind: str, found: list[Finding], severity: Severity | None,
-                   later: str) -> set[str]:
+                   later: str, names: Sequence[str]) -> set[str]:
+    """MLC542 at each run whose count differs; the result names the checker blames for it: the
+    names at those runs' positions among the runs with a power folder, in the list of all the
+    result files (``names``), as ``power_checker.py`` maps them (another run's, after a run without
+    its power folder)."""
     counts = [len(run.of_kind(kind)) for run in runs]
     usual = max(Counter(counts).items(), key=lambda item: item[1])[0]  # first most common, as the checker
-    differing = [run for run, n in zip(runs, counts) if n != usual]
-    for run in differing:
+    ordered, blamed = sorted(names), set()
+    for position, (run, count) in enumerate(zip(runs, counts)):
+        if count == usual:
+            continue
+        name = ordered[position] if position < len(ordered) else run.result_name
+        blamed.add(name)
         files = ", ".join(sorted(os.path.basename(f.path) for f in run.of_kind(kind)))
+        who = "the run counts" if name == run.result_name else (
+            f"the checker counts {name}.txt (at its place among the runs with a power folder)")
         found.append(POWER_COUNTS_DIFFER.at(run.folder or "", None, (
-            f"{len(run.of_kind(kind))} {_WORD[kind]} log(s) where the other runs have {usual} (the power checker "
-            f"counts each file whose name starts with {kind!r}: {files or 'none'}); the run counts "
+            f"{count} {_WORD[kind]} log(s) where the other runs have {usual} (the power checker "
+            f"counts each file whose name starts with {kind!r}: {files or 'none'}); {who} "
             f"as non-compliant{later}. Measure the same {_WORD[kind]}s in every run"), severity=severity, official=severity is None))
-    return {run.result_name for run in differing}
-
-
-def _rename(kind: str, count: int) -> str:
-    return f"Rename it {kind}_0.txt" if count == 1 else f"Rename them {kind}_0.txt ... {kind}_{count - 1}.txt"
-
-
-def _expected(count: int) -> str:
-    return "0" if count == 1 else f"0 to {count - 1}"
-
-
-def _list(values: Sequence[int]) -> str:
-    return ", ".join(str(v) for v in values)
+    return blamed
 
 
 def rejection(bad_power: set[str], failed_files: set[str], tolerated: int) -> str | None:
@@ -190,10 +193,3 @@ def energy_finding(folder: str, joules: float | None, reason: str) -> Finding:
     if joules is None:
         return ENERGY_SCORE.at(folder, None, f"no energy score: {reason}")
     return ENERGY_SCORE.at(folder, None, f"energy {format_energy(joules)}: {reason}")
-
-
-def format_energy(joules: float) -> str:
-    """``1,234.5 kJ`` or ``12.35 MJ``."""
-    if abs(joules) >= 1e7:
-        return f"{joules / 1e6:,.2f} MJ"
-    return f"{joules / 1e3:,.1f} kJ"

@@ -49,8 +49,9 @@ def _number(value: object) -> float | None:
 
 def _reading(value: object) -> float | None:
     """A power reading as the summarizer multiplies it: a number, NaN and infinities too (they
-    make the run's energy NaN or infinite, no exception)."""
-    if isinstance(value, bool) or not isinstance(value, (int, float)):
+    make the run's energy NaN or infinite, no exception), true and false as 1 and 0 (Python
+    multiplies them so)."""
+    if not isinstance(value, (int, float)):
         return None
     return float(value)
 
