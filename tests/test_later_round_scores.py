@@ -691,3 +691,13 @@ def test_a_path_naming_an_unpublished_round_wins_over_its_estimated_end(tmp_path
     if folder == "training-6.0":
         assert "not published yet" in (run.ruleset_source or "") and run.official_verdict == "pass"
         assert not [f for f in run.findings if f.code in ("MLC018", "MLC019")]
+
+
+def test_a_power_folder_without_an_energy_score_keeps_its_energy_column(tmp_path: Path) -> None:
+    from mlcheck.report.results_table import render_csv
+
+    folder = _lenovo(tmp_path)
+    shutil.rmtree(folder / "power" / "result_0")  # (the summarizer fails on it: no energy score)
+    header, row = render_csv(check([str(folder)])).splitlines()
+    cells = dict(zip(header.split(","), row.split(",")))
+    assert cells["stable_diffusion energy (kJ)"] == "" and cells["stable_diffusion"] != ""

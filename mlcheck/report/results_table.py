@@ -51,6 +51,8 @@ class Cell:
     rcp_margin_pct: float | None
     energy_joules: float | None = None
     """The folder's energy score (a ``power/`` folder, 3.1+), as the summarizer's ``:Energy``."""
+    measured: bool = False
+    """The folder has power measurements (with or without an energy score)."""
 
     @property
     def energy_text(self) -> str:
@@ -143,7 +145,8 @@ def build_rows(result: CheckResult) -> tuple[list[str], list[Row]]:
         rows[key].cells[bench.benchmark or "?"] = Cell(bench.score.score_min, bench.score.valid,
                                                       rcp.verdict if rcp else None,
                                                       rcp.margin_pct if rcp else None,
-                                                      bench.energy.joules if bench.energy else None)
+                                                      bench.energy.joules if bench.energy else None,
+                                                      bench.energy is not None)
     columns = sorted({name for row in rows.values() for name in row.cells})
     return columns, [rows[k] for k in sorted(rows)]
 
@@ -156,8 +159,9 @@ def _system_label(bench: BenchmarkResult) -> str:
 
 
 def _energies(columns: list[str], rows: list[Row]) -> list[str]:
-    """The benchmarks with an energy score in some row: each gets an energy column (kJ)."""
-    return [c for c in columns if any(c in row.cells and row.cells[c].energy_joules is not None for row in rows)]
+    """The benchmarks with power measurements in some row (an energy score or not: the empty cell
+    says it has none): each gets an energy column (kJ)."""
+    return [c for c in columns if any(c in row.cells and row.cells[c].measured for row in rows)]
 
 
 def _header(columns: list[str], energies: list[str]) -> list[str]:
