@@ -165,9 +165,16 @@ def _crashes_parser(found: Finding) -> bool:
     """Whether the official parser raises on the record (not a ValueError, which it skips): not an
     object, or ``key``, ``value``, ``metadata`` or ``time_ms`` missing, or a ``time_ms`` that is
     null, a list or an object (``float()``: TypeError)."""
-    if found.severity is not Severity.ERROR or found.code not in ("MLC005", "MLC006", "MLC007", "MLC008", "MLC025"):
+    if found.severity is not Severity.ERROR or found.code not in _PARSER_RAISES:
         return False
-    return found.code != "MLC007" or any(f" is {what}" in found.message for what in ("missing;", "null;", "array", "object"))
+    return found.code != "MLC007" or any(f" is {what}" in found.message for what in _TIMES_FLOAT_REFUSES)
+
+
+_PARSER_RAISES = ("MLC005", "MLC006", "MLC007", "MLC008", "MLC025")
+"""Record-shape errors on which the official parser raises: not an object, or a field missing."""
+_TIMES_FLOAT_REFUSES = ("missing;", "null;", "array", "object")
+"""How MLC007 describes a ``time_ms`` that ``float()`` refuses with a TypeError (a string raises a
+ValueError, which the parser skips; a number, true or false it reads)."""
 
 
 CLEAN_LOG_BYTES = 64 * 1024 * 1024

@@ -8,9 +8,9 @@ check them: there these findings are warnings), ``result_summarizer.py`` from 3.
 
 - MLC540 power-run-missing: the folder has ``power/`` but a result file has no
   ``power/<result name>/`` folder (or ``power/`` holds no run folder at all, or ``power`` is a
-  file, on which the power checker crashes). The run counts as non-compliant: with the round's one tolerated file (U-Net3D
-  four) already used, the package checker rejects the folder; within it (no other run failing),
-  MLC540-MLC542 are warnings, as the checker accepts the folder. Fix: add the run's measurements,
+  file, on which the power checker crashes). The run counts as non-compliant: with the round's
+  one tolerated file (U-Net3D four) already used, the package checker rejects the folder; within
+  it (no other run failing), MLC540-MLC542 are warnings, as the checker accepts the folder. Fix: add the run's measurements,
   or remove ``power/`` if the submission has no power result.
 - MLC541 power-file-misnamed: the node (``node*``) or switch (``sw*``) logs of a run are not
   numbered ``0`` to ``n-1`` (the checker reads the index after the last ``_``; a name without

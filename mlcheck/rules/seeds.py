@@ -11,9 +11,9 @@ package checker's seed checker (``package_checker/seed_checker.py`` at the round
   that comes after a file with one. So a run without a seed is an error when a file before it logs
   one, a warning when it comes before every file that logs one (the checker passes it), and a folder
   where no run logs a seed gets one warning (the rules make seeds mandatory from 4.1,
-  training_rules.adoc §Random numbers; that round's checker did not require them). From 4.1 on (and for a round mlcheck cannot tell) every closed run
-  without a seed is an error; today's mlperf-logging applies that to every round retroactively,
-  the round's own checker did not. A result file counts as one run, as the seed checker reads it.
+  training_rules.adoc §Random numbers; that round's checker did not require them). From 4.1 on
+  (and for a round mlcheck cannot tell) every closed run without a seed is an error; today's
+  mlperf-logging applies that to every round retroactively, the round's own checker did not. A result file counts as one run, as the seed checker reads it.
   Fix: log the seed with mllog.
 - MLC519 seed-duplicate: two runs of a folder log the same seed. Every round's seed checker fails
   the folder when the same seed is logged from the same source file and line (``metadata`` file and
