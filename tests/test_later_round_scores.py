@@ -363,6 +363,35 @@ def test_a_power_record_the_official_parser_raises_on_leaves_no_energy(tmp_path:
     assert (crash.path, crash.line) == (str(log), 11) and "the result summarizer stops" in crash.message
 
 
+@pytest.mark.parametrize("inserted, crashes", [
+    (":::MLLOG null", False),                       # (a ValueError: the parser skips the line)
+    ("{record} xyz", False),                        # (text after the JSON: skipped, the record is not read)
+    ('{record_without_metadata} :::MLLOG {record}', False),  # (the parser reads from the last marker)
+    ('{record_with_huge_time}', True),              # (float() of a 401-digit integer: OverflowError)
+    ('{record_with_time_list}', True),              # (float() of a list: TypeError)
+])
+def test_power_records_are_read_as_the_official_parser_reads_them(tmp_path: Path, inserted: str, crashes: bool) -> None:
+    summarizer = pytest.importorskip("mlperf_logging.result_summarizer.result_summarizer")
+    folder = _lenovo(tmp_path)
+    log = folder / "power" / "result_4" / "node_0.txt"
+    lines = log.read_text("utf-8").split("\n")
+    record = json.loads(lines[40][len(":::MLLOG "):])
+    without = {k: v for k, v in record.items() if k != "metadata"}
+    text = inserted.format(record=json.dumps(record), record_without_metadata=json.dumps(without),
+                           record_with_huge_time=json.dumps(record).replace(str(record["time_ms"]), "1" + "0" * 400),
+                           record_with_time_list=json.dumps(dict(record, time_ms=[1])))
+    lines.insert(30, text if text.startswith(":::MLLOG") else ":::MLLOG " + text)
+    log.write_text("\n".join(lines), "utf-8")
+    try:
+        _score, official, _factor = summarizer._compute_strong_score_standalone(
+            "stable_diffusion", "sys", True, str(folder), "training", "5.0.0")[:3]
+    except Exception:  # noqa: BLE001 (the summarizer stops)
+        official = None
+    (bench,) = check([str(folder)]).benchmarks
+    assert bench.energy is not None and (official is None) == crashes
+    assert bench.energy.joules == official
+
+
 def test_a_power_file_instead_of_a_folder_crashes_the_package_checker(tmp_path: Path) -> None:
     folder = _lenovo(tmp_path)
     shutil.rmtree(folder / "power")

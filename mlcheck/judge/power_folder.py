@@ -39,7 +39,7 @@ def judge_power(folder: str, members: Sequence[RunResult], counted: Score, rules
     policy = package_policy(ruleset)
     version = ruleset or "?"
     path = os.path.join(folder, POWER_FOLDER)
-    if power is None and policy.power_check and os.path.lexists(path):  # (a file: the checker tests exists())
+    if power is None and policy.power_check and os.path.exists(path):  # (a file: the checker tests exists())
         return PowerVerdict((rules.POWER_RUN_MISSING.at(path, None, (
             "power is a file, not a folder: the package checker finds no power/<result>/ in it for any run and "
             "crashes (max() of an empty list); the summarizer reads no power results. Remove it, or make it the "
@@ -103,7 +103,8 @@ def _energy(power: PowerFolder, members: Sequence[RunResult], counted: Score
         joules.append(_run_energy(run, duration, found, start.time_ms if start is not None else None))
         if joules[-1] is None and not counted_here:
             unscored.append(run.result_name)
-    # (summed in the performance ordering, fastest first, as the summarizer sums them: the same last digit)
+    # (summed in the performance ordering, fastest first, as the summarizer sums them; runs of equal
+    # times it takes in the folder's listing order, which no sort gives)
     by_time = sorted(counted.runs_counted, key=lambda i: (_minutes(members[i]) if i < len(members) else math.inf, i))
     total, reason = olympic_energy(joules, by_time, counted.scaling_factor)
     if any(not math.isfinite(joules[i] or 0.0) for i in counted.runs_counted if i < len(joules)):
@@ -141,9 +142,9 @@ def _run_energy(run: PowerRun, duration_ms: float, found: list[Finding], run_sta
             failed = True
             continue
         if log.parser_crash is not None:
-            line, code = log.parser_crash
+            line, raised = log.parser_crash
             found.append(rules.POWER_LOG_INVALID.at(file.path, line, (
-                f"the official parser raises on this record ({code}: a missing field, or a time_ms float() "
+                f"the official parser raises {raised} on this record (a missing field, or a time_ms float() "
                 "refuses), so the result summarizer stops: no energy score exists. Log every record with "
                 "key, value, time_ms and metadata")))
             failed = True

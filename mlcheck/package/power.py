@@ -16,11 +16,12 @@ anything else); the summarizer (``result_summarizer.py``, 3.1+) scores the files
 from __future__ import annotations
 
 import fnmatch
+import json
 import os
 from typing import Sequence
 
 from mlcheck.records import dataclass
-from mlcheck.model import Event, Finding, Severity
+from mlcheck.model import Event, Severity
 from mlcheck.read.line_reader import MARKER_BYTES
 from mlcheck.read.reader import read_result_batches
 from mlcheck.read.record_runs import events_without_metadata
@@ -99,7 +100,7 @@ def scan_power(benchmark_folder: str, result_files: Sequence[str]) -> PowerFolde
     path = os.path.join(benchmark_folder, POWER_FOLDER)
     if not os.path.isdir(path):
         return None
-    names = sorted({result_name(f) for f in result_files})
+    names = sorted({result_name(f) for f in result_files}, key=lambda name: name + ".txt")  # (as the checker sorts)
     runs = []
     for name in names:
         folder = os.path.join(path, name)
@@ -127,9 +128,9 @@ class PowerLog:
     """The line and code of the first of them."""
     unreadable: str | None = None
     """Why the summarizer cannot read the log at all (it cannot be opened, it is gzip)."""
-    parser_crash: tuple[int | None, str] | None = None
-    """The line and code of the first record on which the official parser raises (a missing
-    field, a time that ``float()`` refuses with a TypeError): the summarizer stops there."""
+    parser_crash: tuple[int, str] | None = None
+    """The line of the first record on which the official parser raises, and what it raises
+    (:func:`official_parse`): the summarizer stops there."""
 
 
 POWER_KEYS = frozenset({"power_measurement_start", "power_measurement_stop", "power_reading",
@@ -144,8 +145,8 @@ def read_power_log(path: str) -> PowerLog:
         return clean
     events: list[Event] = []
     problems = 0
+    repaired = False  # (read as raw output: something mlcheck read the official parser may not)
     first: tuple[int | None, str] | None = None
-    crash: tuple[int | None, str] | None = None
     # (read as a result file is, runs of record lines in bulk: the same records and findings as
     # read_mllog(path, keep_copies=True), without a step per record of logs of thousands of readings)
     for item in read_result_batches(path):
@@ -157,24 +158,44 @@ def read_power_log(path: str) -> PowerLog:
         elif item.severity >= Severity.WARNING and item.code != "MLC002":  # (no record at all: the energy says)
             problems += 1
             first = first or (item.line, item.code)
-            crash = crash or ((item.line, item.code) if _crashes_parser(item) else None)
-    return PowerLog(path, tuple(events), problems, first, parser_crash=crash)
+        else:
+            repaired = repaired or item.code == "MLC020"
+    if not problems and not repaired:
+        return PowerLog(path, tuple(events), problems, first)
+    crash, skipped = official_parse(path)  # (a malformed record: read it as the summarizer does)
+    return PowerLog(path, tuple(e for e in events if e.line not in skipped), problems, first, parser_crash=crash)
 
 
-def _crashes_parser(found: Finding) -> bool:
-    """Whether the official parser raises on the record (not a ValueError, which it skips): not an
-    object, or ``key``, ``value``, ``metadata`` or ``time_ms`` missing, or a ``time_ms`` that is
-    null, a list or an object (``float()``: TypeError)."""
-    if found.severity is not Severity.ERROR or found.code not in _PARSER_RAISES:
-        return False
-    return found.code != "MLC007" or any(f" is {what}" in found.message for what in _TIMES_FLOAT_REFUSES)
+_TOKEN = ":::MLLOG "
+"""What the official parser looks for on a line (with its space); it reads from the last one on."""
 
 
-_PARSER_RAISES = ("MLC005", "MLC006", "MLC007", "MLC008", "MLC025")
-"""Record-shape errors on which the official parser raises: not an object, or a field missing."""
-_TIMES_FLOAT_REFUSES = ("missing;", "null;", "array", "object")
-"""How MLC007 describes a ``time_ms`` that ``float()`` refuses with a TypeError (a string raises a
-ValueError, which the parser skips; a number, true or false it reads)."""
+def official_parse(path: str) -> tuple[tuple[int, str] | None, frozenset[int]]:
+    """How the official parser (``mlp_parser``'s ``string_to_logline``, which the result summarizer
+    reads power logs with) reads a log: the first line on which it raises anything but the
+    ValueError it skips (a missing field: KeyError; a null ``time_ms``: TypeError; a huge integer:
+    OverflowError) with the exception's name, or None; and the lines with a marker it skips (JSON
+    with text after it, a ``time_ms`` ``float()`` refuses with a ValueError, ``null``). Read as it
+    reads: latin-1, universal line ends, from the last marker of a line, the rest one JSON value."""
+    skipped: set[int] = set()
+    try:
+        with open(path, encoding="latin-1") as handle:
+            for number, line in enumerate(handle, 1):
+                at = line.rfind(_TOKEN)
+                if at < 0:
+                    continue
+                try:
+                    record = json.loads(line[at + len(_TOKEN):].strip())
+                    if record is None:  # ("does not match regex", a ValueError)
+                        raise ValueError(record)
+                    float(record["time_ms"]), record["key"], record["value"], record["metadata"]
+                except ValueError:
+                    skipped.add(number)
+                except Exception as error:  # noqa: BLE001 (whatever it is, the summarizer stops on it)
+                    return (number, type(error).__name__), frozenset(skipped)
+    except OSError:
+        pass
+    return None, frozenset(skipped)
 
 
 CLEAN_LOG_BYTES = 64 * 1024 * 1024

@@ -26,7 +26,9 @@ check them: there these findings are warnings), ``result_summarizer.py`` from 3.
   run (or no ``power/<result>/`` folder at all: it globs the node logs of every run), no
   ``power_measurement_start``, an empty measurement window, a reading that is not a
   number, a record the official parser raises on (no ``metadata``, ``value``, ``key`` or
-  ``time_ms``, a null ``time_ms``) (error: the summarizer raises and no energy score exists); a
+  ``time_ms``; a null ``time_ms``, or an integer one too large for a float) (error: the summarizer
+  raises and no energy score exists; a malformed log is read as that parser reads it, the lines
+  it skips left out: text after a record's JSON, ``null``); a
   reading of ``true`` counts 1 W, as Python multiplies it; a reading of NaN or
   Infinity (a warning at the log: the summarizer computes the run's energy as NaN or infinite;
   an error at the power folder where the time score counts that run, whose energy the summarizer
@@ -162,7 +164,7 @@ def _counts_differ(runs: Sequence[PowerRun], kind: str, found: list[Finding], se
     its power folder)."""
     counts = [len(run.of_kind(kind)) for run in runs]
     usual = max(Counter(counts).items(), key=lambda item: item[1])[0]  # first most common, as the checker
-    ordered, blamed = sorted(names), set()
+    ordered, blamed = sorted(names, key=lambda name: name + ".txt"), set()  # (the checker sorts the paths)
     for position, (run, count) in enumerate(zip(runs, counts)):
         if count == usual:
             continue
