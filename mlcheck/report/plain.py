@@ -38,10 +38,11 @@ def division_text(bench: BenchmarkResult) -> str:
     """``closed division``: the division the runs log; where the system description says another,
     both, and which one the results table publishes (the description's, as the summarizer does)."""
     logged = bench.division or "unknown"
-    described = (bench.system_info.division or "").strip().lower() if bench.system_info else ""
-    if not described or described == logged.lower():
+    described = bench.system_info.division if bench.system_info else None
+    if not described or described == logged:
         return f"{logged} division"
-    return f"{logged} division logged, {described} in the system description (published as {described})"
+    shown = described if described.strip() == described and described.isprintable() else repr(described)
+    return f"{logged} division logged, {shown} in the system description (published as {shown})"
 
 
 def valid_scores_text(result: CheckResult) -> str:

@@ -230,7 +230,8 @@ def table_dict(result: CheckResult) -> dict[str, Any]:
          "accelerator": r.accelerator, "accelerators": r.accelerators, "framework": r.framework,
          "status": r.status_text,
          "results": {name: {"minutes": c.minutes, "valid": c.valid, "status": c.status, "rcp": c.rcp,
-                            "rcp_margin_pct": c.rcp_margin_pct, "energy_joules": c.energy_joules}
+                            "rcp_margin_pct": c.rcp_margin_pct, "energy_joules": c.energy_joules,
+                            "power_measured": c.measured}
                      for name, c in sorted(r.cells.items())}}
         for r in rows]}
 
