@@ -160,7 +160,7 @@ def test_a_folder_whose_description_gives_another_division_says_which_is_publish
     system.write_text(json.dumps(described), "utf-8")
     (bench,) = check([str(root)]).benchmarks
     assert division_text(bench) == "closed division logged, open in the system description (published as open)"
-    described["division"] = " Closed "  # (not 'closed' to the package checker, published as it is)
+    described["division"] = "Closed"  # (not 'closed' to the package checker, published as it is)
     system.write_text(json.dumps(described), "utf-8")
     (bench,) = check([str(root)]).benchmarks
-    assert division_text(bench) == "closed division logged, ' Closed ' in the system description (published as ' Closed ')"
+    assert division_text(bench) == "closed division logged, Closed in the system description (published as Closed)"
