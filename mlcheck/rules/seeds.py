@@ -13,7 +13,8 @@ package checker's seed checker (``package_checker/seed_checker.py`` at the round
   where no run logs a seed gets one warning (the rules make seeds mandatory from 4.1,
   training_rules.adoc §Random numbers; that round's checker did not require them). From 4.1 on
   (and for a round mlcheck cannot tell) every closed run without a seed is an error; today's
-  mlperf-logging applies that to every round retroactively, the round's own checker did not. A result file counts as one run, as the seed checker reads it.
+  mlperf-logging applies that to every round retroactively, the round's own checker did not. A
+  result file counts as one run, as the seed checker reads it.
   Fix: log the seed with mllog.
 - MLC519 seed-duplicate: two runs of a folder log the same seed. Every round's seed checker fails
   the folder when the same seed is logged from the same source file and line (``metadata`` file and
@@ -123,16 +124,23 @@ def _missing_seeds(folder: str, runs: Sequence[RunSummary], ruleset: str | None)
     order = sorted(files, key=lambda path: (os.path.basename(path), path))  # (however the paths are spelled)
     first = next(path for path in order if path in seeded)
     before = set(order[:order.index(first)])
-    return [SEED_MISSING.at(run.path, run.first_line, (
-        f"{os.path.basename(run.path)} logs no seed, and {os.path.basename(first)} does: the {round_name} "
-        "seed checker reads the files in sorted order and fails one without a seed only after one with a "
-        "seed, so it passes this one, which comes first; the rules of the round do not ask for the seed to "
-        "be logged. Log the seed in every run"), severity=Severity.WARNING, official=False, run_index=run.index)
-            if run.path in before else SEED_MISSING.at(run.path, run.first_line, (
-                f"{os.path.basename(run.path)} logs no seed but {os.path.basename(first)}, before it in sorted "
-                f"order, logs one: the {round_name} seed checker fails the folder (it fails a file without a "
-                "seed after one with a seed). Log the seed in every run"), run_index=run.index)
-            for run in without]
+    return [_seedless(run, os.path.basename(first), round_name, passed=run.path in before) for run in without]
+
+
+def _seedless(run: RunSummary, seeded: str, round_name: str, passed: bool) -> Finding:
+    """MLC518 before 4.1 for a file without a seed in a folder where ``seeded`` logs one: a
+    warning where the seed checker ``passed`` it (it came first), else the error it fails on."""
+    name = os.path.basename(run.path)
+    if passed:
+        return SEED_MISSING.at(run.path, run.first_line, (
+            f"{name} logs no seed, and {seeded} does: the {round_name} seed checker reads the files in sorted "
+            "order and fails one without a seed only after one with a seed, so it passes this one, which comes "
+            "first; the rules of the round do not ask for the seed to be logged. Log the seed in every run"),
+            severity=Severity.WARNING, official=False, run_index=run.index)
+    return SEED_MISSING.at(run.path, run.first_line, (
+        f"{name} logs no seed but {seeded}, before it in sorted order, logs one: the {round_name} seed checker "
+        "fails the folder (it fails a file without a seed after one with a seed). Log the seed in every run"),
+        run_index=run.index)
 
 
 def _duplicate(run: RunSummary, seed: Event, other: RunSummary, closed: bool = True,
