@@ -22,6 +22,8 @@ ENDS = [
     "3/3 attempts left; will restart worker group",
     "Primary job  terminated normally, but 1 process returned",
     "mpirun noticed that process rank 0 with PID 4242 on node node017 exited on signal 9 (Killed).",
+    "srun: error: node03: task 3: Exited with exit code 1",
+    "srun: error: gpu-[01-04]: tasks 0,2-5: Segmentation fault (core dumped)",
 ]
 
 
@@ -116,8 +118,8 @@ def test_ranks_printing_their_starts_and_blocks_late_stay_one_run(late_ms: int, 
     """Two untagged processes that both print the start and the submission_* block, one behind
     the other by seconds or more than a minute (a slow rank, a slow cache clearing), with no
     launcher line between: copies, not a run begun again. (An attempt killed in its init and
-    run again with no launcher line looks the same until its init ends: one run, the block's
-    repeats reported, MLC107.)"""
+    run again within ten minutes of its init_start with no launcher line looks the same: one run,
+    the block's repeats reported, MLC107.)"""
     records = _records()
     block = next(i for i, line in enumerate(records) if '"init_stop"' in line)
     lines = records[:block] + [_TIME.sub(lambda m: f'"time_ms": {int(m.group(1)) + late_ms}', line)
@@ -127,3 +129,31 @@ def test_ranks_printing_their_starts_and_blocks_late_stay_one_run(late_ms: int, 
     [result] = check_log(LogRef(str(log)), None)
     [clean] = check_log(LogRef(str(EXAMPLE)), None)
     assert result.time_to_train_min == clean.time_to_train_min
+
+
+@pytest.mark.parametrize("submission_first", [False, True])
+def test_an_attempt_killed_in_its_init_is_told_from_a_late_process_by_the_time_between(
+        submission_first: bool, tmp_path: Path) -> None:
+    """No launcher line and no job end between: an attempt killed in its initialisation and run
+    again more than ten minutes after its init_start is a run of its own, with the submission_*
+    block the second attempt printed before its start (was: one run, init timed from the first
+    attempt, MLC401); within ten minutes it reads as a late process's copies (the test above)."""
+    records = _records()
+    if submission_first:  # (the block, then cache_clear and init_start)
+        records = records[2:7] + records[:2] + records[7:]
+    init_stop = next(i for i, line in enumerate(records) if '"init_stop"' in line)
+    log = tmp_path / "console.log"
+    log.write_text("\n".join(records[:init_stop - 2] + ["Traceback (most recent call last):", "RuntimeError: x"]
+                             + [_later(line, 12) for line in records]) + "\n", "utf-8")
+    [clean] = check_log(LogRef(str(EXAMPLE)), None)
+    first, second = check_log(LogRef(str(log)), None)
+    assert first.status is None and first.verdict == "fail"
+    assert {f.code for f in first.findings} >= {"MLC101", "MLC102"} and "MLC107" not in {f.code for f in first.findings}
+    assert (second.verdict, second.time_to_train_min) == (clean.verdict, clean.time_to_train_min)
+    assert not {"MLC105", "MLC107", "MLC201"} & {f.code for f in second.findings}
+    from click.testing import CliRunner
+    from mlcheck.cli import main
+    CliRunner().invoke(main, ["split", str(log), "-o", str(tmp_path / "split")])
+    written = sorted(path.name for path in (tmp_path / "split").iterdir())
+    assert written == ["result_0.txt", "result_1.txt"]
+    assert (tmp_path / "split" / "result_1.txt").read_text("utf-8").count(":::MLLOG") == len(records)

@@ -34,15 +34,18 @@ LAUNCH_LINE = re.compile(
 JOB_END = re.compile(
     rb"slurmstepd(?:-[\w.-]+)?: error: \*\*\* (?:JOB|STEP) \S+ ON \S+ CANCELLED AT "
     rb"|srun: Job step aborted"
+    rb"|srun: error: \S+: tasks? [\d,\[\]-]+: \S"
     rb"|Worker group FAILED\b.*\bwill restart worker group"
     rb"|Primary job\s+terminated normally, but \d+ process"
     rb"|(?:mpirun|prterun) noticed that process rank \d+ with PID"
     rb"|(?:mpirun|prterun) detected that one or more processes exited with non-zero status")
 """A launcher's word that the job (or its attempt) ended: Slurm cancelled it (a time limit,
-a preemption, a node failure; ``--requeue`` runs it again into the same file), torchelastic
+a preemption, a node failure; ``--requeue`` runs it again into the same file) or saw a task
+exit with an error or a signal (``srun: error: node03: task 3: Exited with exit code 1``: the
+step ends, a run script's loop or a retry starts the next), torchelastic
 restarts its worker group, OpenMPI/PRRTE saw a rank die."""
-_JOB_END_WORDS = (b"CANCELLED AT", b"step aborted", b"restart worker group", b"terminated normally", b"noticed that",
-                  b"detected that")
+_JOB_END_WORDS = (b"CANCELLED AT", b"step aborted", b"srun: error:", b"restart worker group", b"terminated normally",
+                  b"noticed that", b"detected that")
 LAUNCHER_PARTS = (b"run", b"mpiexec", b"deepspeed")
 """Every launcher name of :data:`LAUNCH_LINE` holds one of these (in ASCII lower case)."""
 

@@ -9,7 +9,12 @@ other record after ``run_stop`` (a final eval) is the run's own. A run that neve
 ``run_stop`` (the job was killed, then run again in the same console) ends at a ``cache_clear`` or
 ``init_start`` logged after its initialisation ended (its ``init_stop``, a record after its
 ``run_start``) and later than every record of it: the ranks of one run initialise together, so such
-a record is no copy.
+a record is no copy. So does a run killed in its initialisation, at an ``init_start`` (or a
+second ``cache_clear``: a run may clear the caches at the end of its initialisation) logged later
+than every record of it and more than :data:`INIT_COPY_WINDOW_MS` after its own ``init_start``;
+the ``submission_*`` records logged so are held until it is known whose they are. Sooner, the
+two cannot be told apart: the processes of a large job start their initialisation up to minutes
+apart, each printing its init block (one run then, its repeats reported: MLC107).
 ``check``, ``split`` and ``watch`` read it alike. A submitted result file is one run whatever it holds
 (:mod:`mlcheck.read.runs`)."""
 
@@ -19,9 +24,16 @@ from typing import Callable, Generic, TypeVar
 
 NEXT_RUN_KEYS = frozenset({"cache_clear", "init_start"})
 """Keys that, after a run_stop, may begin the job's next run."""
+WATCHED_KEYS = frozenset({"cache_clear", "init_start", "init_stop", "run_start", "run_stop"})
+"""Keys that pass :meth:`NextRunStart.take` (each record after an init_start does: where a run
+may end; a cache_clear before it is noted)."""
 COPY_WINDOW_MS = 60_000.0
 """How far before a run's first record another process's copy of its start may be logged (clocks
 of several hosts); a run concatenated out of order began minutes before, a run takes minutes."""
+
+INIT_COPY_WINDOW_MS = 600_000.0
+"""How long after a run's init_start another process may print its own (a slow node): a later
+init_start, after every record of a run still in its initialisation, is another attempt's."""
 
 Item = TypeVar("Item")
 
@@ -47,6 +59,8 @@ class NextRunStart(Generic[Item]):
         self.initialised = False
         """The current run logged its init_stop (every record then passes :meth:`take`)."""
         self._last = float("-inf")
+        self._init_start: float | None = None  # (when the current run logged its init_start)
+        self._cleared = False  # (the current run logged a cache_clear)
         self._submitted_of = submitted
         self._submitted = False  # (without ``submitted``: a submission_* record of the run was seen)
         self._own_block = False  # (the run's submission_* records came after its run_stop)
@@ -56,7 +70,7 @@ class NextRunStart(Generic[Item]):
         first: the next run's when it begins here, else the current run's)."""
         if self.stopped:
             if key in NEXT_RUN_KEYS and not self._within(time_ms):
-                self._begin(time_ms)
+                self._begin(time_ms, key)
                 return True, self._released(item)
             if key.startswith("submission_"):
                 if self._own_block or not self._has_submission():  # (its own, after its run_stop: TPU)
@@ -71,9 +85,16 @@ class NextRunStart(Generic[Item]):
             self._first = time_ms
         if (self._training or self.initialised) and time_ms > self._last:  # (after every record of a run under way)
             if key in NEXT_RUN_KEYS:  # (it was killed, and run again)
-                self._begin(time_ms)
+                self._begin(time_ms, key)
                 return True, self._released(item)
             if key.startswith("submission_"):  # (the next run's, if one begins next)
+                self.held.append(item)
+                return False, []
+        elif self._late_in_init(time_ms):  # (after every record, minutes after its init_start)
+            if key == "init_start" or (key == "cache_clear" and self._cleared):  # (killed, run again)
+                self._begin(time_ms, key)
+                return True, self._released(item)
+            if key.startswith("submission_"):
                 self.held.append(item)
                 return False, []
         if key == "run_stop":
@@ -84,6 +105,10 @@ class NextRunStart(Generic[Item]):
             self.started = True
         elif self.started:
             self._training = True
+        elif key == "init_start" and self._init_start is None:
+            self._init_start = time_ms
+        if key == "cache_clear":
+            self._cleared = True
         if time_ms > self._last:
             self._last = time_ms
         return False, self._released(item)
@@ -92,13 +117,27 @@ class NextRunStart(Generic[Item]):
         """Whether the current run logged submission_* records before this one."""
         return self._submitted_of() if self._submitted_of is not None else self._submitted
 
-    def _begin(self, time_ms: float | None) -> None:
-        """The state of a run that begins (at a record of ``time_ms``, or at a launcher line); the
-        submission_* records held are its own."""
+    @property
+    def watching(self) -> bool:
+        """Whether the next run may begin at any record (the current run logged its init_start):
+        before it, only at a record of :data:`WATCHED_KEYS`."""
+        return self._init_start is not None or self.started or self.initialised or self.stopped
+
+    def _late_in_init(self, time_ms: float) -> bool:
+        """Whether a record of the current run's initialisation is logged later than every record
+        of it and more than :data:`INIT_COPY_WINDOW_MS` after its init_start."""
+        return self._init_start is not None and not self.started and time_ms > self._last \
+            and time_ms - self._init_start > INIT_COPY_WINDOW_MS
+
+    def _begin(self, time_ms: float | None, key: str = "") -> None:
+        """The state of a run that begins (at a record of ``time_ms`` and ``key``, or at a
+        launcher line); the submission_* records held are its own."""
         self._submitted = bool(self.held)  # (only submission_* records are held)
         self._own_block = False
         self.stopped, self._first, self.started, self._training = False, time_ms, False, False
         self.initialised = False
+        self._init_start = time_ms if key == "init_start" else None
+        self._cleared = key == "cache_clear"
         self._last = float("-inf") if time_ms is None else time_ms
 
     def restart(self) -> list[Item]:

@@ -19,7 +19,7 @@ from typing import Iterable, Iterator, Mapping, Protocol, Sequence, cast
 from mlcheck.records import dataclass
 from mlcheck.model import Event, Finding, Run
 from mlcheck.read.job_starts import ANOTHER_RUN, JOB_ENDS, SAME_RUN
-from mlcheck.read.next_run import NextRunStart
+from mlcheck.read.next_run import WATCHED_KEYS, NextRunStart
 from mlcheck.read.reader import Batch, LogItem
 from mlcheck.read.run_builder import RunBuilder
 
@@ -133,7 +133,7 @@ def iter_runs(items: Iterable[LogItem | Batch], path: str, findings: list[Findin
                 del run  # (the next run is built without this one)
                 for event in next_run.restart():
                     add(event)
-        if not (next_run.stopped or next_run.started or next_run.initialised) and _RUN_EDGES.isdisjoint(map(_KEY, events)):
+        if not next_run.watching and WATCHED_KEYS.isdisjoint(map(_KEY, events)):
             for event in events:
                 add(event)
             continue
@@ -155,8 +155,6 @@ def iter_runs(items: Iterable[LogItem | Batch], path: str, findings: list[Findin
 
 
 _KEY = attrgetter("key")
-_RUN_EDGES = frozenset({"init_stop", "run_start", "run_stop"})
-"""Keys after which each record passes NextRunStart.take (where a run may end)."""
 
 
 def _one_run_finding(found: Finding, boundaries: RunBoundaries, counts: Mapping[str, int], cap: FindingCap,
