@@ -54,7 +54,8 @@ def test_hosts_of_one_number_are_told_apart_by_their_names() -> None:
         assert first[0] == second[0] == HOST_JOB and first[1] // NAMES == second[1] // NAMES
 
 
-@pytest.mark.parametrize("text", ["INFO: ", "root: ", "mlperf_logging: ", "Epoch 3: ", "note: node1: "])
+@pytest.mark.parametrize("text", ["INFO: ", "root: ", "mlperf_logging: ", "Epoch 3: ", "note: node1: ",
+                                  "Epoch\t[default3]:"])
 def test_a_name_without_a_number_or_after_other_text_is_no_host(text: str) -> None:
     prefix = read_prefix(text)
     assert prefix.source is None and prefix.extra_text
@@ -197,3 +198,21 @@ def test_a_chain_of_host_labels_and_jobs_behind_one_stay_apart(tmp_path: Path) -
     results = check_log(LogRef(str(log)), None)
     assert [(r.verdict, r.time_to_train_min) for r in results] == [(clean.verdict, clean.time_to_train_min)] * 2
     assert any(f.code == "MLC024" for r in results for f in r.findings)
+
+
+@pytest.mark.parametrize("head", ["node{:02d}\t{}: ", "node{:02d}\t[default{}]:", "2024-05-01T10:00:00Z node{:02d} {}: ",
+                                  "2024-05-01T10:00:00.123456+00:00 node{:02d} [default{}]:"])
+def test_a_host_name_and_blanks_before_a_rank_label_are_a_host_label(head: str, tmp_path: Path) -> None:
+    """GNU ``parallel --tag`` puts a tab after the host's name, a log shipper a date and the
+    name: the rank label after them is a rank of that host, the first host's first rank logs
+    (was: every copy kept, the run timed from the last rank's run_start)."""
+    lines = BASE.read_text("utf-8").splitlines()
+    out = [head.format(h, k) + _TIME.sub(lambda m: f'"time_ms": {int(m.group(1)) + (2 * h + k) * 500}', line, count=1)
+           for line in lines for h in range(2) for k in range(2)]
+    log = tmp_path / "job.log"
+    log.write_text("\n".join(out) + "\n", "utf-8")
+    [clean] = check_log(LogRef(str(BASE)), None)
+    [result] = check_log(LogRef(str(log)), None)
+    assert (result.verdict, result.time_to_train_min) == (clean.verdict, clean.time_to_train_min)
+    assert [f.code for f in result.findings] == ["MLC020"]
+    assert "records kept from rank 0 of host 0" in result.findings[0].message

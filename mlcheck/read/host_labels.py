@@ -51,6 +51,8 @@ _HOST_LABEL = re.compile(
     r"|\((?:[A-Za-z]\w* )?pid=(?P<pid>\d+)(?:, ip=[\d.:a-fA-F]+)?\) "
     r"|(?P<syslog>[A-Za-z][\w.-]*) [\w./@-]+\[(?P<process>\d+)\]: )")
 _LAST_NUMBER = re.compile(r"(\d+)\D*$")
+_BARE_HOST = re.compile(r"(?P<host>[A-Za-z][\w-]*\d[\w-]*(?:\.[\w-]+)*)[ \t]+")
+"""A host's name (with a number, as in :data:`_HOST_LABEL`: ``Epoch 3: `` is no host) and blanks."""
 
 
 def host_label(text: str, position: int = 0) -> tuple[tuple[int, int], int] | None:
@@ -65,6 +67,16 @@ def host_label(text: str, position: int = 0) -> tuple[tuple[int, int], int] | No
     if process is not None:  # (each host's processes in the order of their ids, as ranks start)
         return (SYSLOG_JOB, _host_rank(label.group("syslog")) * PIDS + int(process)), label.end()
     return (HOST_JOB, _host_rank(label.group("host") or label.group("pod") or label.group("service"))), label.end()
+
+
+def bare_host(text: str, position: int, label: re.Pattern[str]) -> tuple[tuple[int, int], int] | None:
+    """A host's name and blanks in front of a task's ``label`` (GNU ``parallel --tag``'s tab,
+    ``node017 3: ``; a date and a host name, ``2024-05-01T10:00:00Z node017 [default3]:``), as
+    :func:`host_label` gives it; None where no such label follows."""
+    found = _BARE_HOST.match(text, position)
+    if found is None or label.match(text, found.end()) is None:
+        return None
+    return (HOST_JOB, _host_rank(found.group("host"))), found.end()
 
 
 def _host_rank(name: str) -> int:
