@@ -188,14 +188,14 @@ def judge_run(run: Run, ref: LogRef, forced: Ruleset | None, reading: Iterable[F
     except Exception as error:  # a crashing rule must not stop the others
         findings.append(crash_finding("rule module rcp_check (MLC535)", run.path, error, run.index))
     minutes = converged_minutes(judged, facts)
-    duration = run.duration_ms
+    duration = run.duration_ms if run.duration_ms is not None and math.isfinite(run.duration_ms) else None
     return RunResult(
         run=summarise(run), path=run.path, index=run.index, org=ref.org or run.org,
         system=ref.system or run.platform, benchmark=folder_benchmark or benchmark,
         division=run.division,
         ruleset=choice.ruleset.version, ruleset_source=choice.source, status=run.status,
         converged=minutes is not None, time_to_train_min=minutes,
-        duration_min=None if duration is None or not math.isfinite(duration) else time_to_train_min(0.0, duration),
+        duration_min=None if duration is None else time_to_train_min(0.0, duration), duration_ms=duration,
         findings=tuple(sorted(findings, key=Finding.sort_key)))
 
 

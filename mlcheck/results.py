@@ -71,6 +71,9 @@ class RunResult:
     tolerated: bool = False
     """A non-converged run its benchmark folder tolerates (counted as the slowest run of a valid
     score): its non-convergence findings are warnings, and the official checker still fails it."""
+    duration_ms: float | None = None
+    """``run_stop`` less the ``run_start`` it is timed from, in milliseconds (finite), as the
+    summarizer reads them: the benchmark's score is made from these (:func:`~mlcheck.score.scoring.published_minutes`)."""
 
     def __post_init__(self) -> None:
         # The runs of a folder name the same org, system, round...: one string each per process.

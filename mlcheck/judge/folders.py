@@ -30,7 +30,7 @@ from mlcheck.score.rcp import rcp_for_runs
 from mlcheck.score.rcp.policy import round_policy
 from mlcheck.score.rcp.today import load_today_references
 from mlcheck.score.scaling import published_scaling
-from mlcheck.score.scoring import folder_score
+from mlcheck.score.scoring import folder_score, published_minutes
 
 
 def benchmark_facts(ruleset: Ruleset, benchmark: str | None) -> BenchmarkFacts | None:
@@ -213,11 +213,11 @@ def score_folder(key: GroupKey, members: list[RunResult],
             findings.append(package_rules.SCALING_APPLIED.at(scaling_path, None, scaling.note, severity=(
                 Severity.WARNING if scaling.suspect else Severity.INFO)))
         normalise = scaling.rcp is not None
-        times = [r.time_to_train_min if r.converged else None for r in members]
+        times = [published_minutes(r.duration_ms) if r.converged else None for r in members]
         # A file named alone is one run, not a folder: its own findings judge it, not MLC521.
         judged = [not non_compliant(r) if whole_folder else True for r in members]
         # (the summarizer times every run its checker passes, from run_start to run_stop)
-        timed = [t if t is not None or r.official_verdict != "pass" else r.duration_min
+        timed = [t if t is not None or r.official_verdict != "pass" else published_minutes(r.duration_ms)
                  for t, r in zip(times, members)]
         score, official = folder_score(times, judged, facts, scaling.committee, scaling.rcp,
                                        [r.official_verdict == "pass" or not whole_folder for r in members],

@@ -4,7 +4,8 @@ Python 3.12's ``sum`` compensates the rounding of floats (Neumaier's summation),
 the same run times may differ in its last digit between Python versions, and with it a score
 that a report prints in full (``32.69675624999999`` on 3.11, ``32.69675625`` on 3.12). mlcheck
 supports Python 3.10 and later and gives the same bytes for the same input on each: every mean
-that reaches a report or a verdict (scores, energies, RCP means and deviations) is made here.
+that reaches a report or a verdict (scores, energies) is made here, but the RCP test's, which the
+checker computes with numpy (:mod:`mlcheck.score.numpy_float`).
 """
 
 from __future__ import annotations

@@ -25,6 +25,13 @@ def time_to_train_min(run_start_ms: float, run_stop_ms: float) -> float:
     return (run_stop_ms - run_start_ms) / 60000.0
 
 
+def published_minutes(duration_ms: float | None) -> float | None:
+    """A run's minutes as the results summarizer computes them for the score (``ms / 60 / 1000``,
+    every revision): the mean of these is the published score to the last digit, where
+    :func:`time_to_train_min`'s may differ in it (``/ 60000`` rounds once, not twice)."""
+    return None if duration_ms is None else duration_ms / 60 / 1000
+
+
 def olympic_score(times: Sequence[float | None], facts: BenchmarkFacts,
                   scaling_factor: float | None = None) -> Score:
     """The benchmark result from per-run minutes (None = non-converged), indexed by position.

@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import importlib.util
 import json
-import math
 import os
 from functools import lru_cache
 from typing import Any, Mapping, Sequence
@@ -26,7 +25,7 @@ from mlcheck.facts import resources
 from mlcheck.records import dataclass
 from mlcheck.score.rcp.policy import RoundPolicy, round_policy
 from mlcheck.score.rcp.tdist import one_sided_p_above
-from mlcheck.score.float_sum import sequential_sum
+from mlcheck.score.numpy_float import numpy_interp, numpy_mean, numpy_std
 
 __all__ = ["ALPHA", "TOLERANCE", "Reference", "ReferenceSet", "RoundPolicy", "build_reference_set",
            "interpolate", "load_references", "min_acceptable_mean", "population_stdev", "prune",
@@ -74,9 +73,8 @@ def trimmed(values: Sequence[float], drop: int) -> list[float]:
 
 
 def population_stdev(values: Sequence[float]) -> float:
-    """``numpy.std`` (ddof 0)."""
-    mean = sequential_sum(values) / len(values)
-    return math.sqrt(sequential_sum((v - mean) ** 2 for v in values) / len(values))
+    """``numpy.std`` (ddof 0) of the values sorted, as the checker sorts a record's list first."""
+    return numpy_std(sorted(values))
 
 
 @lru_cache(maxsize=4096)
@@ -98,10 +96,10 @@ def min_acceptable_mean(mean: float, stdev: float, reference_samples: int, submi
 
 
 def interpolate(batch_size: float, low: Reference, high: Reference, submission_runs: int) -> Reference:
-    """A reference at ``batch_size`` between two others: mean and stdev linear in batch size."""
-    share = (batch_size - low.batch_size) / (high.batch_size - low.batch_size)
-    mean = low.mean + share * (high.mean - low.mean)
-    stdev = low.stdev + share * (high.stdev - low.stdev)
+    """A reference at ``batch_size`` between two others: mean and stdev linear in batch size
+    (``numpy.interp``, as the checker interpolates)."""
+    mean = numpy_interp(batch_size, low.batch_size, high.batch_size, low.mean, high.mean)
+    stdev = numpy_interp(batch_size, low.batch_size, high.batch_size, low.stdev, high.stdev)
     samples = 2 * submission_runs
     return Reference(name=f"interpolated between BS {low.batch_size} and BS {high.batch_size}",
                      batch_size=int(batch_size), mean=mean, stdev=stdev, samples=samples,
@@ -153,7 +151,7 @@ def build_reference_set(benchmark: str, ruleset: str, records: Mapping[str, Any]
         kept = trimmed(values, drop)
         if not kept:
             continue
-        mean = sequential_sum(kept) / len(kept)
+        mean = numpy_mean(kept)
         stdev = population_stdev(kept if policy.stdev_over == "trimmed" else values)
         precision = record.get("Precision") if policy.record_precision else None
         built.append(Reference(name=name, batch_size=int(record["BS"]), mean=mean, stdev=stdev,
