@@ -730,3 +730,15 @@ def test_a_power_folder_without_an_energy_score_keeps_its_energy_column(tmp_path
     header, row = render_csv(check([str(folder)])).splitlines()
     cells = dict(zip(header.split(","), row.split(",")))
     assert cells["stable_diffusion energy (kJ)"] == "" and cells["stable_diffusion"] != ""
+
+
+def test_a_power_log_name_without_an_index_refuses_the_folder_whatever_the_others(tmp_path: Path) -> None:
+    """A backup ``node_0.txt.bak`` beside the logs of one run: the 5.0 power checker's int() raises
+    on it and the package checker stops, so no run is tolerated (was: one tolerated run, warnings
+    and a valid score). Energy aside, the score stays what it is, the folder is refused."""
+    folder = _lenovo(tmp_path)
+    shutil.copy(folder / "power" / "result_3" / "node_0.txt", folder / "power" / "result_3" / "node_0.txt.bak")
+    (bench,) = check([str(folder)]).benchmarks
+    [misnamed] = [f for f in bench.findings if f.code == "MLC541"]
+    assert misnamed.severity is Severity.ERROR and misnamed.official and "node_0.txt.bak" in misnamed.message
+    assert not bench.score.valid and "the package checker crashes on a power log name" in bench.score.reason

@@ -141,6 +141,14 @@ def test_result_index_out_of_range_is_a_warning(tmp_path: Path) -> None:
     assert codes(package)["MLC507"] == [(str(package / RESNET), None, Severity.WARNING)]
 
 
+def test_a_result_file_counted_but_not_numbered_is_a_warning(tmp_path: Path) -> None:
+    """``result_4 (1).txt`` (a copy a file manager made): the glob counts it, its name gives no index."""
+    package = make_package(tmp_path)
+    (package / RESNET / "result_4.txt").rename(package / RESNET / "result_4 (1).txt")
+    [(path, line, severity)] = codes(package)["MLC507"]
+    assert (path, line, severity) == (str(package / RESNET / "result_4 (1).txt"), None, Severity.WARNING)
+
+
 def test_duplicate_seed(tmp_path: Path) -> None:
     package = make_package(tmp_path)
     seed = re.search(r'"key": "seed", "value": (\d+)', (package / RESNET / "result_0.txt").read_text())

@@ -278,3 +278,20 @@ def test_an_eval_whose_epoch_the_rcp_checker_cannot_round_stops_the_package(tmp_
     assert unreadable.line == at + 1 and unreadable.severity is Severity.ERROR
     assert "epoch_num '4'" in unreadable.message and run.official_verdict == "pass"
     assert not bench.score.valid
+
+
+def test_a_seed_without_its_source_file_or_line_fails_the_seed_checker(tmp_path: Path) -> None:
+    """The seed checker reads ``metadata["file"]`` and ``["lineno"]`` of every seed record and
+    fails the folder on the KeyError (was: passed, no finding)."""
+    for lacking, other in (("file", "lineno"), ("lineno", "file")):
+        root = _package(tmp_path / lacking)
+        log = root / RESNET / "result_2.txt"
+        lines = log.read_text("utf-8").splitlines()
+        at = next(i for i, line in enumerate(lines) if '"key": "seed"' in line)
+        lines[at] = re.sub(r'"metadata": \{.*\}\}$', f'"metadata": {{"{other}": 1}}}}', lines[at])
+        log.write_text("\n".join(lines) + "\n", "utf-8")
+        (bench,) = check([str(root)]).benchmarks
+        [found] = [f for f in bench.findings if f.code == "MLC526"]
+        assert (Path(found.path).name, found.line, found.severity) == ("result_2.txt", at + 1, Severity.ERROR)
+        assert f"has no `{lacking}`" in found.message and found.official
+        assert not bench.score.valid and "MLC526" in bench.score.reason

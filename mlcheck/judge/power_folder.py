@@ -19,6 +19,7 @@ from mlcheck.results import EnergyScore, RunResult, Score
 from mlcheck.rules import find_rule, power as rules
 from mlcheck.rules.power_plausibility import implausible_node_log
 from mlcheck.score.energy import node_energy, olympic_energy, switch_energy
+from mlcheck.score.scoring import published_minutes
 
 
 @dataclass(frozen=True)
@@ -53,6 +54,8 @@ def judge_power(folder: str, members: Sequence[RunResult], counted: Score, rules
     findings, bad = rules.check_power_folder(power, policy.power_check, version)
     failed = {result_name(m.path) for m in members if m.official_verdict == "fail"}
     rejection = rules.rejection(bad, failed, tolerated)
+    if policy.power_check and any(f.index is None for run in power.runs for f in run.files):
+        rejection = "the package checker crashes on a power log name without an index (MLC541)"
     if rejection is None and bad:  # (within the files olympic scoring tolerates: the checker accepts it)
         findings = [_tolerated(f, len(bad | failed), tolerated) for f in findings]
     energy, energy_findings = _energy(power, members, counted)
@@ -62,7 +65,7 @@ def judge_power(folder: str, members: Sequence[RunResult], counted: Score, rules
 
 def _minutes(member: RunResult) -> float:
     """The run's time as the summarizer orders the runs (run_start to run_stop)."""
-    minutes = member.time_to_train_min if member.time_to_train_min is not None else member.duration_min
+    minutes = published_minutes(member.duration_ms)
     return math.inf if minutes is None else minutes
 
 

@@ -14,7 +14,8 @@ check them: there these findings are warnings), ``result_summarizer.py`` from 3.
   or remove ``power/`` if the submission has no power result.
 - MLC541 power-file-misnamed: the node (``node*``) or switch (``sw*``) logs of a run are not
   numbered ``0`` to ``n-1`` (the checker reads the index after the last ``_``; a name without
-  an integer there makes it crash). Also a warning for files the checker counts but the
+  an integer there, ``node_0.txt.bak``, makes it crash: the package is refused, no run
+  tolerated). Also a warning for files the checker counts but the
   summarizer does not score (``nodes_1_to_1.png`` counts as a node), for scored logs that are
   not numbered from 0 where the checker passes them anyway, and for other files. Fix:
   name the logs ``node_0.txt`` ... ``node_<n-1>.txt``, ``sw_0.txt`` ..., and move other files out.
@@ -122,7 +123,7 @@ def _misnumbered(run: PowerRun, kind: str, found: list[Finding], severity: Sever
         names = ", ".join(os.path.basename(f.path) for f in unreadable)
         found.append(POWER_FILE_MISNAMED.at(folder, None, (
             f"{names}: the power checker reads the {word} index after the last '_' and int() fails on it "
-            f"(the checker crashes){later}. Name the {word} logs {kind}_0.txt to {kind}_{len(files) - 1}.txt"),
+            f"(the checker crashes: the package is refused, whatever the other runs){later}. Name the {word} logs {kind}_0.txt to {kind}_{len(files) - 1}.txt"),
             severity=severity, official=severity is None))
         return True
     indices = sorted(f.index for f in files if f.index is not None)

@@ -11,7 +11,9 @@ non-converged run: the package is refused unless ``seed-checker-bypass`` is requ
 - MLC526 seed-checker-cannot-read: a result file of a closed folder cannot be opened, or holds a
   line the official parser cannot read (MLC003, MLC004, MLC023: invalid or cut JSON; MLC006,
   MLC007, MLC008, MLC025: a record without its key, a readable time, its metadata or its value),
-  so the seed checker fails the folder. An empty file logs no seed: MLC518 where the round's
+  or a ``seed`` record whose metadata has no ``file`` or no ``lineno`` (the seed checker reads
+  both of every seed record, and raises without them), so the seed checker fails the folder
+  (``Error found when querying seeds from <file>``). An empty file logs no seed: MLC518 where the round's
   seed checker asks one. Fix: repair or rerun the run (or request ``seed-checker-bypass`` in
   ``package_checker_params`` for the review committee).
 """
@@ -21,7 +23,7 @@ from __future__ import annotations
 import os
 from typing import Sequence
 
-from mlcheck.model import Finding, Severity
+from mlcheck.model import Event, Finding, Severity
 from mlcheck.results import RunResult
 from mlcheck.rule import Rule
 from mlcheck.rules.seeds import SEED_MISSING, seeds_mandatory
@@ -46,7 +48,14 @@ def unreadable_for_seeds(members: Sequence[RunResult], ruleset: str | None) -> l
     for path, runs in sorted(files.items()):
         failure = next((f for r in runs for f in r.findings
                         if f.code in PARSER_FAILURES and f.official and f.severity is Severity.ERROR), None)
-        if failure is not None:
+        unplaced = None if failure is not None else _unplaced_seed(runs)
+        if unplaced is not None:
+            lacking = " and ".join(f"`{name}`" for name in ("file", "lineno") if name not in unplaced.metadata)
+            found.append(SEED_CHECKER_CANNOT_READ.at(path, unplaced.line, (
+                f"this seed record's metadata has no {lacking}: the package checker's seed checker reads the "
+                "source file and line of every seed record and fails the whole folder on this file "
+                "(log the seed with mllog, which adds both)")))
+        elif failure is not None:
             found.append(SEED_CHECKER_CANNOT_READ.at(path, failure.line, (
                 f"the package checker's seed checker reads this file with the official parser, which "
                 f"cannot read {'it' if failure.line is None else f'line {failure.line}'} ({failure.code}): "
@@ -57,3 +66,16 @@ def unreadable_for_seeds(members: Sequence[RunResult], ruleset: str | None) -> l
                 f"{os.path.basename(path)} holds no record, so no seed: the package checker's seed "
                 "checker fails the folder")))
     return found
+
+
+def _unplaced_seed(runs: Sequence[RunResult]) -> Event | None:
+    """The first seed record of a file whose metadata lacks ``file`` or ``lineno`` (what a run's
+    summary keeps of a seed's metadata: both when they are there)."""
+    for result in runs:
+        first = result.run.first("seed") if result.run is not None else None
+        if first is None or result.run is None:
+            continue
+        for seed in (first, *result.run.more_seeds):
+            if "file" not in seed.metadata or "lineno" not in seed.metadata:
+                return seed
+    return None
