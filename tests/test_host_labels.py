@@ -216,3 +216,15 @@ def test_a_host_name_and_blanks_before_a_rank_label_are_a_host_label(head: str, 
     assert (result.verdict, result.time_to_train_min) == (clean.verdict, clean.time_to_train_min)
     assert [f.code for f in result.findings] == ["MLC020"]
     assert "records kept from rank 0 of host 0" in result.findings[0].message
+
+
+def test_a_changing_word_and_a_space_before_a_rank_label_is_no_host(tmp_path: Path) -> None:
+    """``step12 0: ``: without a tab or a date before it, a word is other text, not a host (each
+    line another host made every record after the first a copy of another's, and dropped)."""
+    lines = BASE.read_text("utf-8").splitlines()
+    log = tmp_path / "job.log"
+    log.write_text("\n".join(f"step{i} 0: {line}" for i, line in enumerate(lines)) + "\n", "utf-8")
+    [clean] = check_log(LogRef(str(BASE)), None)
+    [result] = check_log(LogRef(str(log)), None)
+    assert (result.verdict, result.time_to_train_min) == (clean.verdict, clean.time_to_train_min)
+    assert "MLC021" not in {f.code for f in result.findings}

@@ -131,19 +131,24 @@ def test_ranks_printing_their_starts_and_blocks_late_stay_one_run(late_ms: int, 
     assert result.time_to_train_min == clean.time_to_train_min
 
 
-@pytest.mark.parametrize("submission_first", [False, True])
+@pytest.mark.parametrize("order", ["as logged", "submission first", "settings first"])
 def test_an_attempt_killed_in_its_init_is_told_from_a_late_process_by_the_time_between(
-        submission_first: bool, tmp_path: Path) -> None:
+        order: str, tmp_path: Path) -> None:
     """No launcher line and no job end between: an attempt killed in its initialisation and run
     again more than ten minutes after its init_start is a run of its own, with the submission_*
-    block the second attempt printed before its start (was: one run, init timed from the first
-    attempt, MLC401); within ten minutes it reads as a late process's copies (the test above)."""
+    block and settings the second attempt printed before its start (was: one run, init timed from
+    the first attempt, MLC401; then the settings went to the killed attempt); within ten minutes
+    it reads as a late process's copies (the test above)."""
     records = _records()
-    if submission_first:  # (the block, then cache_clear and init_start)
-        records = records[2:7] + records[:2] + records[7:]
     init_stop = next(i for i, line in enumerate(records) if '"init_stop"' in line)
+    if order == "submission first":  # (the block, then cache_clear and init_start)
+        records = records[2:7] + records[:2] + records[7:]
+    elif order == "settings first":  # (every setting, then cache_clear and init_start: killed there)
+        records = records[2:init_stop] + records[:2] + records[init_stop:]
+    init_stop = next(i for i, line in enumerate(records) if '"init_stop"' in line)
+    cut = init_stop if order == "settings first" else init_stop - 2
     log = tmp_path / "console.log"
-    log.write_text("\n".join(records[:init_stop - 2] + ["Traceback (most recent call last):", "RuntimeError: x"]
+    log.write_text("\n".join(records[:cut] + ["Traceback (most recent call last):", "RuntimeError: x"]
                              + [_later(line, 12) for line in records]) + "\n", "utf-8")
     [clean] = check_log(LogRef(str(EXAMPLE)), None)
     first, second = check_log(LogRef(str(log)), None)

@@ -42,6 +42,8 @@ def test_interpolation_is_numpy_s() -> None:
         x = float(draw.randint(low + 1, high - 1)) if draw.random() < 0.5 else draw.uniform(low + 1e-6, high - 1e-6)
         ys = (draw.uniform(1.0, 100.0), draw.uniform(1.0, 100.0))
         assert numpy_interp(x, low, high, *ys) == float(np.interp(x, [low, high], list(ys)))
+        for end in (low, high):
+            assert numpy_interp(end, low, high, *ys) == float(np.interp(end, [low, high], list(ys)))
 
 
 @pytest.mark.parametrize("round_name", ["4.0", "5.1"])

@@ -147,6 +147,9 @@ def test_a_result_file_counted_but_not_numbered_is_a_warning(tmp_path: Path) -> 
     (package / RESNET / "result_4.txt").rename(package / RESNET / "result_4 (1).txt")
     [(path, line, severity)] = codes(package)["MLC507"]
     assert (path, line, severity) == (str(package / RESNET / "result_4 (1).txt"), None, Severity.WARNING)
+    # (the tools read the index after the last "_": result_<job id>_4.txt is numbered)
+    (package / RESNET / "result_4 (1).txt").rename(package / RESNET / "result_220520100725_4.txt")
+    assert "MLC507" not in codes(package)
 
 
 def test_duplicate_seed(tmp_path: Path) -> None:

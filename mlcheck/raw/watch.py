@@ -263,7 +263,7 @@ def _check_init_clock(state: WatchState, on_finding: FindingSink) -> None:
     wall clock, then an error once the log's own times show it (each once a run)."""
     if state.init_alarm is Severity.ERROR:
         return
-    found = init_overrun(state.builder, state.path, state.forced)
+    found = init_overrun(state.builder, state.path, state.forced, state.next_run.held_until)
     if found is not None and found.severity is not state.init_alarm:
         state.init_alarm = found.severity
         _report(state, found, on_finding)

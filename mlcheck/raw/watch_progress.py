@@ -3,6 +3,8 @@ time-to-train) and its init alarm (split from :mod:`mlcheck.raw.watch`)."""
 
 from __future__ import annotations
 
+import math
+
 import time
 
 from mlcheck.checker import choose_ruleset
@@ -67,15 +69,16 @@ _LIVE_CLOCK_MS = 24 * 3600 * 1000
 now (a replay, a copy): init is timed to its last record instead."""
 
 
-def init_overrun(builder: RunBuilder, path: str, forced: Ruleset | None) -> Finding | None:
+def init_overrun(builder: RunBuilder, path: str, forced: Ruleset | None, held_until: float | None = None) -> Finding | None:
     """MLC401 for a run whose init is still running past the round's limit; None otherwise. By the
-    log's own times (its last record) the overrun is certain: an error. By the wall clock alone
-    it is a warning: records may arrive late (a copied log, block-buffered output), and init's
-    length is judged at init_stop by the log's times."""
+    log's own times (its last record, ``held_until`` too: one held until it is known whether
+    another attempt begins, :mod:`mlcheck.read.next_run`) the overrun is certain: an error. By the
+    wall clock alone it is a warning: records may arrive late (a copied log, block-buffered
+    output), and init's length is judged at init_stop by the log's times."""
     if not builder.counts["init_start"] or builder.counts["init_stop"]:
         return None
     start = next(e for e in builder.events if e.key == "init_start")
-    latest = max(e.time_ms for e in builder.events)
+    latest = max(max(e.time_ms for e in builder.events), held_until if held_until is not None else -math.inf)
     now_ms = time.time() * 1000
     live = abs(now_ms - latest) < _LIVE_CLOCK_MS
     run = builder.build()

@@ -51,7 +51,7 @@ _HOST_LABEL = re.compile(
     r"|\((?:[A-Za-z]\w* )?pid=(?P<pid>\d+)(?:, ip=[\d.:a-fA-F]+)?\) "
     r"|(?P<syslog>[A-Za-z][\w.-]*) [\w./@-]+\[(?P<process>\d+)\]: )")
 _LAST_NUMBER = re.compile(r"(\d+)\D*$")
-_BARE_HOST = re.compile(r"(?P<host>[A-Za-z][\w-]*\d[\w-]*(?:\.[\w-]+)*)[ \t]+")
+_BARE_HOST = re.compile(r"(?P<host>[A-Za-z][\w-]*\d[\w-]*(?:\.[\w-]+)*)(?P<blanks>[ \t]+)")
 """A host's name (with a number, as in :data:`_HOST_LABEL`: ``Epoch 3: `` is no host) and blanks."""
 
 
@@ -69,12 +69,14 @@ def host_label(text: str, position: int = 0) -> tuple[tuple[int, int], int] | No
     return (HOST_JOB, _host_rank(label.group("host") or label.group("pod") or label.group("service"))), label.end()
 
 
-def bare_host(text: str, position: int, label: re.Pattern[str]) -> tuple[tuple[int, int], int] | None:
-    """A host's name and blanks in front of a task's ``label`` (GNU ``parallel --tag``'s tab,
-    ``node017 3: ``; a date and a host name, ``2024-05-01T10:00:00Z node017 [default3]:``), as
-    :func:`host_label` gives it; None where no such label follows."""
+def bare_host(text: str, position: int, label: re.Pattern[str], stamped: bool) -> tuple[tuple[int, int], int] | None:
+    """A host's name and a tab in front of a task's ``label`` (GNU ``parallel --tag``:
+    ``node017<TAB>3: ``), or after a date (``stamped``) a name and blanks (a log shipper's
+    ``2024-05-01T10:00:00Z node017 [default3]:``), as :func:`host_label` gives it; None where
+    no such label follows. A word and a space alone (``step12 0: ``) is other text: a word that
+    changes from line to line would make each line another host's."""
     found = _BARE_HOST.match(text, position)
-    if found is None or label.match(text, found.end()) is None:
+    if found is None or not (stamped or "\t" in found.group("blanks")) or label.match(text, found.end()) is None:
         return None
     return (HOST_JOB, _host_rank(found.group("host"))), found.end()
 

@@ -12,7 +12,9 @@ other record after ``run_stop`` (a final eval) is the run's own. A run that neve
 a record is no copy. So does a run killed in its initialisation, at an ``init_start`` (or a
 second ``cache_clear``: a run may clear the caches at the end of its initialisation) logged later
 than every record of it and more than :data:`INIT_COPY_WINDOW_MS` after its own ``init_start``;
-the ``submission_*`` records logged so are held until it is known whose they are. Sooner, the
+the records logged so before it (an attempt's ``submission_*`` block, its settings: any but
+``init_stop``, ``run_start`` and ``run_stop``) are held until it is known whose they are: the
+next attempt's when it begins, else the run's with the next record. Sooner, the
 two cannot be told apart: the processes of a large job start their initialisation up to minutes
 apart, each printing its init block (one run then, its repeats reported: MLC107).
 ``check``, ``split`` and ``watch`` read it alike. A submitted result file is one run whatever it holds
@@ -27,6 +29,7 @@ NEXT_RUN_KEYS = frozenset({"cache_clear", "init_start"})
 WATCHED_KEYS = frozenset({"cache_clear", "init_start", "init_stop", "run_start", "run_stop"})
 """Keys that pass :meth:`NextRunStart.take` (each record after an init_start does: where a run
 may end; a cache_clear before it is noted)."""
+_EDGES = frozenset({"init_stop", "run_start", "run_stop"})
 COPY_WINDOW_MS = 60_000.0
 """How far before a run's first record another process's copy of its start may be logged (clocks
 of several hosts); a run concatenated out of order began minutes before, a run takes minutes."""
@@ -50,6 +53,8 @@ class NextRunStart(Generic[Item]):
         self.stopped = False
         """The current run logged its run_stop."""
         self.held: list[Item] = []
+        self.held_until: float | None = None
+        """The time of the last record held in a run's initialisation (``watch`` times init by it)."""
         self._first_time = first_time
         self._first: float | None = None
         self._stop = 0.0
@@ -94,8 +99,9 @@ class NextRunStart(Generic[Item]):
             if key == "init_start" or (key == "cache_clear" and self._cleared):  # (killed, run again)
                 self._begin(time_ms, key)
                 return True, self._released(item)
-            if key.startswith("submission_"):
+            if key not in _EDGES:  # (the next attempt's block and settings, if one begins next)
                 self.held.append(item)
+                self.held_until = time_ms  # (later than every record: the latest held)
                 return False, []
         if key == "run_stop":
             self.stopped, self._stop = True, time_ms
@@ -157,5 +163,5 @@ class NextRunStart(Generic[Item]):
 
     def _released(self, *items: Item) -> list[Item]:
         released = [*self.held, *items]
-        self.held = []
+        self.held, self.held_until = [], None
         return released

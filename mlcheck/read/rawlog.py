@@ -91,7 +91,7 @@ def read_parts(text: str, depth: int = 0) -> Prefix:
     stamp = _TIMESTAMP.match(text)
     if stamp is not None:
         position = stamp.end()
-    host = host_label(text, position) or bare_host(text, position, _SRUN_LABEL)
+    host = host_label(text, position) or bare_host(text, position, _SRUN_LABEL, stamp is not None)
     if host is not None and host[1] < len(text) and depth < 4 and \
             (within := read_parts(text[host[1]:], depth + 1)).source is not None:
         return Prefix(within_host(host[0], within.source), stamp is not None or within.timestamp,  # (a launcher per host)

@@ -56,6 +56,8 @@ def numpy_std(values: Sequence[float]) -> float:
 
 
 def numpy_interp(x: float, x0: float, x1: float, y0: float, y1: float) -> float:
-    """``numpy.interp(x, [x0, x1], [y0, y1])`` for ``x0 < x < x1``."""
+    """``numpy.interp(x, [x0, x1], [y0, y1])`` for ``x0 <= x <= x1`` (``x0 < x1``)."""
+    if x == x1 or x == x0:  # (numpy gives the point itself)
+        return y1 if x == x1 else y0
     slope = (y1 - y0) / (x1 - x0)
     return slope * (x - x0) + y0
