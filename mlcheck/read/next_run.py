@@ -30,6 +30,7 @@ WATCHED_KEYS = frozenset({"cache_clear", "init_start", "init_stop", "run_start",
 """Keys that pass :meth:`NextRunStart.take` (each record after an init_start does: where a run
 may end; a cache_clear before it is noted)."""
 _EDGES = frozenset({"init_stop", "run_start", "run_stop"})
+"""Keys never held back in a killed initialisation: the run's own, which release what was held."""
 COPY_WINDOW_MS = 60_000.0
 """How far before a run's first record another process's copy of its start may be logged (clocks
 of several hosts); a run concatenated out of order began minutes before, a run takes minutes."""

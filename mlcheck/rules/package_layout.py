@@ -14,7 +14,8 @@ Rules text: policies submission_rules.adoc §Directory structure (training);
 - MLC507 misnamed-result-file: a benchmark folder holds a log that is not named
   ``result_*.txt``, so the official checker does not count it, one that it counts but is not
   numbered (``result_a.txt``, ``result_1 (1).txt``: no integer after the last ``_``, where the
-  package and power checkers read the index), or the ``result_<i>.txt`` indices are not 0..N-1. A warning, as the package checker of every round warns ("Unknown files
+  package and power checkers read the index), or the ``result_<i>.txt`` indices are not
+  0..N-1. A warning, as the package checker of every round warns ("Unknown files
   in result directory"); a count that comes out wrong because of it is MLC502, an error. Fix:
   rename to ``result_0.txt`` ... ``result_<N-1>.txt``.
 - MLC508 unknown-file: a file or folder that does not belong in the package (in a benchmark

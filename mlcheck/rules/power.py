@@ -123,7 +123,8 @@ def _misnumbered(run: PowerRun, kind: str, found: list[Finding], severity: Sever
         names = ", ".join(os.path.basename(f.path) for f in unreadable)
         found.append(POWER_FILE_MISNAMED.at(folder, None, (
             f"{names}: the power checker reads the {word} index after the last '_' and int() fails on it "
-            f"(the checker crashes: the package is refused, whatever the other runs){later}. Name the {word} logs {kind}_0.txt to {kind}_{len(files) - 1}.txt"),
+            f"(the checker crashes: the package is refused, whatever the other runs){later}. "
+            f"Name the {word} logs {kind}_0.txt to {kind}_{len(files) - 1}.txt"),
             severity=severity, official=severity is None))
         return True
     indices = sorted(f.index for f in files if f.index is not None)

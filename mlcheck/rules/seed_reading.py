@@ -71,11 +71,9 @@ def unreadable_for_seeds(members: Sequence[RunResult], ruleset: str | None) -> l
 def _unplaced_seed(runs: Sequence[RunResult]) -> Event | None:
     """The first seed record of a file whose metadata lacks ``file`` or ``lineno`` (what a run's
     summary keeps of a seed's metadata: both when they are there)."""
-    for result in runs:
-        first = result.run.first("seed") if result.run is not None else None
-        if first is None or result.run is None:
-            continue
-        for seed in (first, *result.run.more_seeds):
+    for run in (result.run for result in runs if result.run is not None):
+        first = run.first("seed")
+        for seed in (first, *run.more_seeds) if first is not None else ():
             if "file" not in seed.metadata or "lineno" not in seed.metadata:
                 return seed
     return None
