@@ -4,12 +4,14 @@ from __future__ import annotations
 
 import re
 from pathlib import Path
+from typing import Callable
 
 import pytest
 
 from conftest import FIXTURES
 from mlcheck.checker import check_log
 from mlcheck.package.discover import LogRef
+from mlcheck.results import RunResult
 from mlcheck.read.host_labels import HOST_JOB, NAMES, PIDS, RAY_JOB, SYSLOG_JOB
 from mlcheck.read.rawlog import read_prefix
 
@@ -164,9 +166,17 @@ def test_a_rank_label_after_a_host_label_is_a_rank_of_that_host(host: str, inner
     torchrun: ``[pod/bert-worker-1/main] [default0]:``): each process of each host is a rank, the
     first host's first one logs (was: every local rank of one host kept, the records doubled and
     the run timed from the last copy of run_start: 14.98 minutes instead of 15.00)."""
+    lines, result = _two_hosts_of_two_ranks(lambda h, k: host.format(h) + inner.format(k), tmp_path)
+    kept = "rank 0 of job 1" if inner.startswith("[1,") else f"rank 0 of {LABELS_NAMES[host]}"
+    assert f"records kept from {kept}" in result.findings[0].message
+    assert f"({len(lines)}); {3 * len(lines)} copies" in result.findings[0].message
+
+
+def _two_hosts_of_two_ranks(head: Callable[[int, int], str], tmp_path: Path) -> tuple[list[str], RunResult]:
+    """The base run printed by two ranks ``k`` of two hosts ``h``, each line behind ``head(h, k)``
+    and a few hundred milliseconds later than the one before: read as the clean run, MLC020 alone."""
     lines = BASE.read_text("utf-8").splitlines()
-    out = [host.format(h) + inner.format(k) + _TIME.sub(lambda m: f'"time_ms": {int(m.group(1)) + (2 * h + k) * 500}',
-                                                       line, count=1)
+    out = [head(h, k) + _TIME.sub(lambda m: f'"time_ms": {int(m.group(1)) + (2 * h + k) * 500}', line, count=1)
            for line in lines for h in range(2) for k in range(2)]
     log = tmp_path / "job.log"
     log.write_text("\n".join(out) + "\n", "utf-8")
@@ -174,9 +184,7 @@ def test_a_rank_label_after_a_host_label_is_a_rank_of_that_host(host: str, inner
     [result] = check_log(LogRef(str(log)), None)
     assert (result.verdict, result.time_to_train_min) == (clean.verdict, clean.time_to_train_min)
     assert [f.code for f in result.findings] == ["MLC020"]
-    kept = "rank 0 of job 1" if inner.startswith("[1,") else f"rank 0 of {LABELS_NAMES[host]}"
-    assert f"records kept from {kept}" in result.findings[0].message
-    assert f"({len(lines)}); {3 * len(lines)} copies" in result.findings[0].message
+    return lines, result
 
 
 LABELS_NAMES = {"node{:03d}: ": "host 0", "[pod/bert-worker-{}/main] ": "host 0", "trainer-{}  | ": "host 0",
@@ -206,15 +214,7 @@ def test_a_host_name_and_blanks_before_a_rank_label_are_a_host_label(head: str, 
     """GNU ``parallel --tag`` puts a tab after the host's name, a log shipper a date and the
     name: the rank label after them is a rank of that host, the first host's first rank logs
     (was: every copy kept, the run timed from the last rank's run_start)."""
-    lines = BASE.read_text("utf-8").splitlines()
-    out = [head.format(h, k) + _TIME.sub(lambda m: f'"time_ms": {int(m.group(1)) + (2 * h + k) * 500}', line, count=1)
-           for line in lines for h in range(2) for k in range(2)]
-    log = tmp_path / "job.log"
-    log.write_text("\n".join(out) + "\n", "utf-8")
-    [clean] = check_log(LogRef(str(BASE)), None)
-    [result] = check_log(LogRef(str(log)), None)
-    assert (result.verdict, result.time_to_train_min) == (clean.verdict, clean.time_to_train_min)
-    assert [f.code for f in result.findings] == ["MLC020"]
+    _lines, result = _two_hosts_of_two_ranks(head.format, tmp_path)
     assert "records kept from rank 0 of host 0" in result.findings[0].message
 
 
