@@ -162,3 +162,25 @@ def test_an_attempt_killed_in_its_init_is_told_from_a_late_process_by_the_time_b
     written = sorted(path.name for path in (tmp_path / "split").iterdir())
     assert written == ["result_0.txt", "result_1.txt"]
     assert (tmp_path / "split" / "result_1.txt").read_text("utf-8").count(":::MLLOG") == len(records)
+
+
+@pytest.mark.parametrize("launcher", [True, False])
+def test_a_run_s_own_submission_keys_after_its_run_stop_stay_with_it(launcher: bool, tmp_path: Path) -> None:
+    """TPU consoles print part of the submission_* block after run_stop: the keys the run had
+    not logged are its own, a launcher line next or not; repeats of logged keys are the next
+    run's block (was: the late keys went to the next run, MLC105 on this one, MLC107 on that)."""
+    records = _records()
+    late = [line for line in records if '"submission_org"' in line or '"submission_status"' in line]
+    run = [line for line in records if line not in late] + late
+    between = ["poprun: launching 1 instances"] if launcher else []
+    log = tmp_path / "console.log"
+    log.write_text("\n".join(run + between + [_later(line, 120) for line in run]) + "\n", "utf-8")
+    [clean] = check_log(LogRef(str(EXAMPLE)), None)
+    results = check_log(LogRef(str(log)), None)
+    assert [(r.verdict, r.time_to_train_min) for r in results] == [(clean.verdict, clean.time_to_train_min)] * 2
+    assert not {"MLC105", "MLC107"} & {f.code for r in results for f in r.findings}
+    from click.testing import CliRunner
+    from mlcheck.cli import main
+    CliRunner().invoke(main, ["split", str(log), "-o", str(tmp_path / "split")])
+    assert [path.read_text("utf-8").count(":::MLLOG") for path in sorted((tmp_path / "split").iterdir())] == \
+        [len(run)] * 2

@@ -191,6 +191,29 @@ def test_records_after_run_stop_belong_to_the_run(tmp_path: Path) -> None:
     assert not [f for f in found if f.code == "MLC105"]
 
 
+def test_a_submission_block_finished_after_run_stop_is_waited_for(tmp_path: Path) -> None:
+    """TPU loggers print the rest of the submission_* block after run_stop, seconds later: while
+    the block is incomplete the watch waits ten times the usual quiet (20 polls) before it judges
+    the run (was: MLC105 for keys the log printed a moment later, where check passes it)."""
+    lines = _lines()
+    late = [line for line in lines if b'"submission_org"' in line or b'"submission_status"' in line]
+    lines = [line for line in lines if line not in late]
+    log = tmp_path / "tpu.log"
+    log.write_bytes(b"".join(lines))
+    found: list[Finding] = []
+
+    def write_the_rest() -> None:
+        time.sleep(0.6)  # (over 20 polls of 0.01 s, within 200)
+        with log.open("ab") as handle:
+            handle.write(b"".join(late))
+    writer = threading.Thread(target=write_the_rest)
+    writer.start()
+    outcome = watch(str(log), found.append, lambda _line: None, poll=0.01, idle_timeout=5)
+    writer.join()
+    assert outcome.reason == "complete"
+    assert not [f for f in found if f.code == "MLC105"]
+
+
 def test_runs_option_waits_for_the_second_run(tmp_path: Path) -> None:
     log = tmp_path / "two.log"  # a second job, started by its launcher command
     log.write_bytes(GOOD.read_bytes() + b"mpirun -np 8 python train.py\n" + GOOD.read_bytes())

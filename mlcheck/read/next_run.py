@@ -2,8 +2,9 @@
 of one job one after the other, a console of several runs): after a run's ``run_stop``, a
 ``cache_clear`` or ``init_start`` logged outside the run's time (after its run_stop, or more than
 :data:`COPY_WINDOW_MS` before its first record: runs concatenated out of order) begins the next
-run, and the ``submission_*`` records logged between the two are the next run's (the run's own when
-it logged none before: TPU consoles print the block after run_stop); one logged within
+run, and the ``submission_*`` records logged between the two are the next run's (the run's own
+where it had not logged the key: TPU consoles print the block, or its rest, after run_stop; so
+at a launcher line too); one logged within
 the run's time is a copy (the same records twice, another process printing its own), and any
 other record after ``run_stop`` (a final eval) is the run's own. A run that never logged its
 ``run_stop`` (the job was killed, then run again in the same console) ends at a ``cache_clear`` or
@@ -50,7 +51,7 @@ class NextRunStart(Generic[Item]):
     the file passes :meth:`take`)."""
 
     def __init__(self, first_time: Callable[[], float | None] | None = None,
-                 submitted: Callable[[], bool] | None = None) -> None:
+                 logged: Callable[[str], bool] | None = None) -> None:
         self.stopped = False
         """The current run logged its run_stop."""
         self.held: list[Item] = []
@@ -67,9 +68,9 @@ class NextRunStart(Generic[Item]):
         self._last = float("-inf")
         self._init_start: float | None = None  # (when the current run logged its init_start)
         self._cleared = False  # (the current run logged a cache_clear)
-        self._submitted_of = submitted
-        self._submitted = False  # (without ``submitted``: a submission_* record of the run was seen)
-        self._own_block = False  # (the run's submission_* records came after its run_stop)
+        self._logged_of = logged
+        self._logged: set[str] = set()  # (without ``logged``: the submission_* keys the run logged)
+        self._held_keys: list[str] = []  # (the keys of the records held)
 
     def take(self, key: str, time_ms: float, item: Item) -> tuple[bool, list[Item]]:
         """Whether the next run begins at this record, and the records to add now (the held ones
@@ -77,33 +78,25 @@ class NextRunStart(Generic[Item]):
         if self.stopped:
             if key in NEXT_RUN_KEYS and not self._within(time_ms):
                 self._begin(time_ms, key)
-                return True, self._released(item)
-            if key.startswith("submission_"):
-                if self._own_block or not self._has_submission():  # (its own, after its run_stop: TPU)
-                    self._submitted = self._own_block = True
-                    return False, self._released(item)
-                self.held.append(item)
-                return False, []
-            return False, self._released(item)
-        if key.startswith("submission_"):
-            self._submitted = True
+                return True, self._released(item, key)
+            if key.startswith("submission_") and (self.held or self._has_logged(key)):  # (a repeat: the next run's)
+                return self._hold(item, key)
+            return False, self._released(item, key)  # (a key of its block it had not logged: its own, TPU)
         if self._first is None:
             self._first = time_ms
         if (self._training or self.initialised) and time_ms > self._last:  # (after every record of a run under way)
             if key in NEXT_RUN_KEYS:  # (it was killed, and run again)
                 self._begin(time_ms, key)
-                return True, self._released(item)
+                return True, self._released(item, key)
             if key.startswith("submission_"):  # (the next run's, if one begins next)
-                self.held.append(item)
-                return False, []
+                return self._hold(item, key)
         elif self._late_in_init(time_ms):  # (after every record, minutes after its init_start)
             if key == "init_start" or (key == "cache_clear" and self._cleared):  # (killed, run again)
                 self._begin(time_ms, key)
-                return True, self._released(item)
+                return True, self._released(item, key)
             if key not in _EDGES:  # (the next attempt's block and settings, if one begins next)
-                self.held.append(item)
                 self.held_until = time_ms  # (later than every record: the latest held)
-                return False, []
+                return self._hold(item, key)
         if key == "run_stop":
             self.stopped, self._stop = True, time_ms
         elif key == "init_stop":
@@ -118,11 +111,16 @@ class NextRunStart(Generic[Item]):
             self._cleared = True
         if time_ms > self._last:
             self._last = time_ms
-        return False, self._released(item)
+        return False, self._released(item, key)
 
-    def _has_submission(self) -> bool:
-        """Whether the current run logged submission_* records before this one."""
-        return self._submitted_of() if self._submitted_of is not None else self._submitted
+    def _has_logged(self, key: str) -> bool:
+        """Whether the current run logged a record of ``key`` (a ``submission_*`` one) before."""
+        return self._logged_of(key) if self._logged_of is not None else key in self._logged
+
+    def _hold(self, item: Item, key: str) -> tuple[bool, list[Item]]:
+        self.held.append(item)
+        self._held_keys.append(key)
+        return False, []
 
     @property
     def watching(self) -> bool:
@@ -138,9 +136,8 @@ class NextRunStart(Generic[Item]):
 
     def _begin(self, time_ms: float | None, key: str = "") -> None:
         """The state of a run that begins (at a record of ``time_ms`` and ``key``, or at a
-        launcher line); the submission_* records held are its own."""
-        self._submitted = bool(self.held)  # (only submission_* records are held)
-        self._own_block = False
+        launcher line); the records held are its own."""
+        self._logged = set()
         self.stopped, self._first, self.started, self._training = False, time_ms, False, False
         self.initialised = False
         self._init_start = time_ms if key == "init_start" else None
@@ -151,18 +148,20 @@ class NextRunStart(Generic[Item]):
         """A run opened at a launcher line: the records held (logged after the run before it
         stopped, before the job's start: the new run's), and no run_stop yet."""
         self._begin(None)
-        return self._released()
+        return self._released(None)
 
     def rest(self) -> list[Item]:
         """The records still held where the file ends: the current run's."""
-        return self._released()
+        return self._released(None)
 
     def _within(self, time_ms: float) -> bool:
         """Whether a time lies in the current run's, from its first record to its run_stop."""
         first = self._first_time() if self._first_time is not None else self._first
         return first is not None and first - COPY_WINDOW_MS <= time_ms <= self._stop
 
-    def _released(self, *items: Item) -> list[Item]:
-        released = [*self.held, *items]
-        self.held, self.held_until = [], None
+    def _released(self, item: Item | None, key: str = "") -> list[Item]:
+        """The records held and ``item`` (of ``key``), given to the current run (noted as its)."""
+        released = self.held if item is None else [*self.held, item]
+        self._logged.update(k for k in (*self._held_keys, key) if k.startswith("submission_"))
+        self.held, self._held_keys, self.held_until = [], [], None
         return released

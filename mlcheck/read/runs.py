@@ -103,10 +103,10 @@ def iter_runs(items: Iterable[LogItem | Batch], path: str, findings: list[Findin
 
     def first_time() -> float | None:  # (the current run's first record; events are kept from it on)
         return current.events[0].time_ms if current.events else None
-    def submitted() -> bool:  # (the current run logged submission_* records: its block came first)
-        return any(key.startswith("submission_") for key in current.counts)
+    def logged(key: str) -> bool:  # (the current run logged a record of the key)
+        return bool(current.counts.get(key))
 
-    next_run: NextRunStart[Event] = NextRunStart(first_time, submitted)
+    next_run: NextRunStart[Event] = NextRunStart(first_time, logged)
     ended: Finding | None = None  # (a job's end, said once the next record begins a run)
     for item in items:
         if isinstance(item, Finding):
