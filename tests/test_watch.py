@@ -193,8 +193,8 @@ def test_records_after_run_stop_belong_to_the_run(tmp_path: Path) -> None:
 
 def test_a_submission_block_finished_after_run_stop_is_waited_for(tmp_path: Path) -> None:
     """TPU loggers print the rest of the submission_* block after run_stop, seconds later: while
-    the block is incomplete the watch waits ten times the usual quiet (20 polls) before it judges
-    the run (was: MLC105 for keys the log printed a moment later, where check passes it)."""
+    the block is incomplete the watch waits 20 s of quiet at least (not 20 polls) before it
+    judges the run (was: MLC105 for keys the log printed a moment later, where check passes it)."""
     lines = _lines()
     late = [line for line in lines if b'"submission_org"' in line or b'"submission_status"' in line]
     lines = [line for line in lines if line not in late]
@@ -203,7 +203,7 @@ def test_a_submission_block_finished_after_run_stop_is_waited_for(tmp_path: Path
     found: list[Finding] = []
 
     def write_the_rest() -> None:
-        time.sleep(0.6)  # (over 20 polls of 0.01 s, within 200)
+        time.sleep(0.6)  # (over 20 polls of 0.01 s, within 20 s)
         with log.open("ab") as handle:
             handle.write(b"".join(late))
     writer = threading.Thread(target=write_the_rest)

@@ -156,8 +156,8 @@ def watch_command(log: str, ruleset: str | None, fail_fast: bool, runs: int, out
 
     Findings and progress (elapsed, last eval, projected time-to-train) go to stderr as they
     come; after the run_stop of the last run (--runs), once the log has been quiet for 20 polls
-    (records may follow run_stop; 200 while the run's submission_* block is incomplete, as TPU
-    loggers print its rest after run_stop), the report `check` gives for the lines watched goes to stdout
+    (records may follow run_stop; 20 s at least while the run's submission_* block is
+    incomplete, as TPU loggers print its rest after run_stop), the report `check` gives for the lines watched goes to stdout
     and the exit code is check's. With --fail-fast the first error ends the watch
     with exit 1. LOG may not exist yet; a folder or an unreadable file exits 2.
 

@@ -48,9 +48,10 @@ submission value, the division logged after init_stop, init over the round's lim
 
 AFTER_STOP_POLLS = 20
 """Polls of quiet after a run's run_stop before it is judged whole (2 s at the default poll):
-HugeCTR and TPU loggers print records after run_stop, a moment later on a busy job; ten times
-as many for a run that has not logged its whole submission_* block yet (TPU loggers print the
-rest after run_stop, seconds later)."""
+HugeCTR and TPU loggers print records after run_stop, a moment later on a busy job."""
+BLOCK_WAIT_S = 20.0
+"""The quiet after run_stop (at least) for a run that has not logged its whole submission_*
+block yet: TPU loggers print the rest after run_stop, seconds later."""
 _BLOCK = ("submission_benchmark", "submission_division", "submission_org", "submission_platform", "submission_status")
 
 
@@ -114,8 +115,10 @@ def _follow(follower: Follower, path: str, on_finding: FindingSink, on_progress:
                     return WatchOutcome("complete", state.runs_done, state.end_line or live.line_no)
                 if live.pending and live.ready() and take(live.flush()):
                     return WatchOutcome("complete", state.runs_done, state.end_line or live.line_no)
-                waits = AFTER_STOP_POLLS * (10 if any(not state.builder.counts[k] for k in _BLOCK) else 1)
-                quiet = time.monotonic() - last_data >= waits * poll
+                waits = AFTER_STOP_POLLS * poll
+                if any(not state.builder.counts[k] for k in _BLOCK):
+                    waits = max(waits, BLOCK_WAIT_S)
+                quiet = time.monotonic() - last_data >= waits
                 if not live.pending and (quiet or not state.stop_pending) and ended():
                     # (all that was written with run_stop is read, and what follows it: some loggers
                     # print the submission_* and hyper-parameter records after run_stop)

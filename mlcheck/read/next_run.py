@@ -79,7 +79,7 @@ class NextRunStart(Generic[Item]):
             if key in NEXT_RUN_KEYS and not self._within(time_ms):
                 self._begin(time_ms, key)
                 return True, self._released(item, key)
-            if key.startswith("submission_") and (self.held or self._has_logged(key)):  # (a repeat: the next run's)
+            if key.startswith("submission_") and self._has_logged(key):  # (a repeat: the next run's, if one begins)
                 return self._hold(item, key)
             return False, self._released(item, key)  # (a key of its block it had not logged: its own, TPU)
         if self._first is None:
