@@ -161,7 +161,11 @@ class NextRunStart(Generic[Item]):
 
     def _released(self, item: Item | None, key: str = "") -> list[Item]:
         """The records held and ``item`` (of ``key``), given to the current run (noted as its)."""
-        released = self.held if item is None else [*self.held, item]
-        self._logged.update(k for k in (*self._held_keys, key) if k.startswith("submission_"))
-        self.held, self._held_keys, self.held_until = [], [], None
+        released = [*self.held] if item is None else [*self.held, item]
+        if self._logged_of is None:  # (else the caller knows: every record of raw output comes here)
+            self._logged.update(k for k in self._held_keys if k.startswith("submission_"))
+            if key.startswith("submission_"):
+                self._logged.add(key)
+        if self.held:
+            self.held, self._held_keys, self.held_until = [], [], None
         return released
