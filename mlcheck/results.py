@@ -179,6 +179,8 @@ class SystemInfo:
     number_of_nodes: int | None = None
     host_processors: int | None = None
     """nodes x host processors per node."""
+    notes: str | None = None
+    """``hw_notes`` and ``sw_notes``, the ones not empty, joined by ``;`` (the summarizer's notes)."""
 
 
 @dataclass(frozen=True)

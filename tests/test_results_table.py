@@ -40,9 +40,13 @@ def test_example_table_in_every_format(tmp_path: Path) -> None:
     assert row.cells["resnet"].text == "15.29" and row.rcp_text.startswith("pass +")
     lines = list(csv.reader(io.StringIO(render_csv(result))))
     assert lines[0] == ["round", "division", "availability", "submitter", "system", "nodes", "processor",
-                        "processors", "accelerator", "accelerators", "framework", "resnet", "status", "rcp"]
-    assert lines[1][:13] == ["2.0.0", "closed", "available on-premise", "Acme", "Acme T8 (acme-t8)", "1",
-                             "AMD EPYC 7763", "2", "Acme T1", "8", "PyTorch 1.11", "15.29", "valid"]
+                        "processors", "accelerator", "accelerators", "framework", "notes", "resnet", "status", "rcp",
+                        "details_url", "code_url"]
+    assert lines[1][:14] == ["2.0.0", "closed", "Available on-premise", "Acme", "Acme T8 (acme-t8)", "1",
+                             "AMD EPYC 7763", "2", "Acme T1", "8", "PyTorch 1.11", "", "15.29", "valid"]
+    # (the summarizer's links: the round's results repository, the description's submitter, the folder)
+    assert lines[1][-2:] == ["https://github.com/mlcommons/training_results_v2.0/blob/main/Acme/systems/acme-t8.json",
+                             "https://github.com/mlcommons/training_results_v2.0/blob/master/Acme/benchmarks"]
     markdown = render_markdown(result).splitlines()
     assert markdown[0].startswith("| round | division |") and markdown[1].startswith("|---|")
     assert "| 15.29 |" in markdown[2]
@@ -115,11 +119,15 @@ def test_numeric_cells_hold_numbers_and_the_status_column_says_invalid(tmp_path:
     assert data["results"]["resnet"]["valid"] is False
 
 
-@pytest.mark.parametrize("status,expected", [("onprem", "available on-premise"), ("Available on-premise", "available on-premise"),
-                                             ("available", "available on-premise"), ("cloud", "available cloud"),
-                                             ("Available cloud", "available cloud"), ("preview", "preview"),
-                                             ("research", "research, development, or internal"),
-                                             ("Research, Development, or Internal (RDI)", "research, development, or internal"),
+@pytest.mark.parametrize("status,expected", [("onprem", "Available on-premise"), ("Available on-premise", "Available on-premise"),
+                                             ("available", "Available on-premise"), ("cloud", "Available cloud"),
+                                             ("Available cloud", "Available cloud"), ("preview", "Preview"),
+                                             ("Available onprem", "Available on-premise"),
+                                             ("research", "Research, Development, or Internal (RDI)"),
+                                             ("internal", "Research, Development, or Internal (RDI)"),
+                                             ("development", "Research, Development, or Internal (RDI)"),
+                                             ("Research, Development, or Internal (RDI)",
+                                              "Research, Development, or Internal (RDI)"),
                                              ("beta", "beta"), (None, "")])
 def test_availability_is_the_category_mlcommons_publishes(status: str | None, expected: str) -> None:
     from mlcheck.report.results_table import availability
@@ -137,7 +145,7 @@ def test_csv_markdown_json_and_text_agree(corpus: Path) -> None:
     for row, entry in zip(rows, data["rows"]):
         cells = dict(zip(header, row))
         for name in ("round", "division", "availability", "submitter", "system", "processor", "accelerator",
-                     "framework", "status"):
+                     "framework", "notes", "status", "details_url", "code_url"):
             assert cells[name] == entry[name]
         for name in ("nodes", "processors", "accelerators"):
             assert cells[name] == ("" if entry[name] is None else str(entry[name]))
@@ -149,7 +157,7 @@ def test_csv_markdown_json_and_text_agree(corpus: Path) -> None:
         for value in row:
             if value and len(value) < 12:  # (long values wrap in the drawn table)
                 assert value in text, value
-    assert len(rows) == len(data["rows"]) and header[-2:] == ["status", "rcp"]
+    assert len(rows) == len(data["rows"]) and header[-4:] == ["status", "rcp", "details_url", "code_url"]
 
 
 def test_markdown_shows_a_values_markup_as_text() -> None:

@@ -293,5 +293,6 @@ def system_info(doc: JsonDocument) -> SystemInfo | None:
                       accelerators=nodes * per_node if nodes is not None and per_node is not None else None,
                       host_processor_model_name=_text(data, "host_processor_model_name"),
                       framework=_text(data, "framework"), number_of_nodes=nodes,
-                      host_processors=nodes * hosts if nodes is not None and hosts is not None else None)
+                      host_processors=nodes * hosts if nodes is not None and hosts is not None else None,
+                      notes=";".join(n for n in (_text(data, "hw_notes"), _text(data, "sw_notes")) if n) or None)
 
