@@ -18,11 +18,16 @@ from mlcheck import check
 from mlcheck.model import Severity
 
 
-def run_summarizer(corpus: Path, round_name: str, ruleset: str,
-                   tmp_path: Path) -> tuple[list[dict[str, Any]], str]:
-    """Copy ``<round>/Graphcore`` to tmp_path, run the official summarizer there, return its
+def run_summarizer(corpus: Path, round_name: str, ruleset: str, tmp_path: Path,
+                   notes: dict[str, tuple[str, str]] | None = None) -> tuple[list[dict[str, Any]], str]:
+    """Copy ``<round>/Graphcore`` to tmp_path (with ``notes``: system -> the hw_notes and
+    sw_notes its description is given), run the official summarizer there, return its
     ``summary.json`` rows and its stdout."""
     shutil.copytree(corpus / round_name / "Graphcore", tmp_path / "Graphcore")
+    for system, (hw_notes, sw_notes) in (notes or {}).items():
+        described = tmp_path / "Graphcore" / "systems" / f"{system}.json"
+        data = json.loads(described.read_text("utf-8"))
+        described.write_text(json.dumps({**data, "hw_notes": hw_notes, "sw_notes": sw_notes}), "utf-8")
     done = subprocess.run(
         [sys.executable, "-m", "mlperf_logging.result_summarizer", "Graphcore", "training", ruleset,
          "--quiet"], cwd=tmp_path, capture_output=True, text=True, timeout=120, check=False)
@@ -50,13 +55,27 @@ def mlcheck_minutes(corpus: Path, round_name: str, ruleset: str) -> dict[tuple[s
 
 
 def test_training_2_0_scores_match_the_official_summarizer(corpus: Path, tmp_path: Path) -> None:
-    rows, _ = run_summarizer(corpus, "training-2.0", "2.0.0", tmp_path)
+    notes = {"ipu-pod16-POPART-closed": ("liquid cooled", "SDK patch 3"), "ipu-pod64-POPART-closed": ("", "sw only")}
+    rows, _ = run_summarizer(corpus, "training-2.0", "2.0.0", tmp_path, notes)
     official = official_minutes(rows)
     ours = mlcheck_minutes(corpus, "training-2.0", "2.0.0")
     assert len(ours) == 11 and set(official) == set(ours)
     for key, minutes in official.items():
         # summary.json rounds to 10 decimals; the published table to 2.
         assert minutes is not None and abs(minutes - (ours[key] or 0.0)) < 1e-9, key
+    # The system columns, notes and links of the results table are the summarizer's.
+    from mlcheck.report.results_table import table_dict
+    from mlcheck.report.table_rows import availability
+    table = {row["details_url"]: row for row in table_dict(check([str(tmp_path / "Graphcore")], ruleset="2.0.0"))["rows"]}
+    assert len(table) == len(rows) == 11
+    for row in rows:
+        mine = table[row["details_url"]]
+        assert (mine["notes"], mine["code_url"], mine["availability"], mine["accelerators"], mine["processors"],
+                mine["nodes"], mine["framework"]) == (row["notes"], row["code_url"], availability(row["availability"]),
+                                                      row["accelerators_count"], row["host_processors_count"],
+                                                      int(row["number_of_nodes"]), row["framework"])
+        assert mine["system"].startswith(row["system"])
+    assert sorted(row["notes"] for row in rows if row["notes"]) == ["liquid cooled;SDK patch 3", "sw only"]
 
 
 def test_training_1_1_official_summarizer_refuses_closed_folders(corpus: Path, tmp_path: Path) -> None:
