@@ -225,7 +225,7 @@ def test_a_folder_inside_a_benchmark_folder_is_no_result_and_no_row(tmp_path: Pa
     assert not nested.published and not nested.score.valid and "(MLC508)" in nested.score.reason
     outcome = CliRunner().invoke(main, ["score", str(root), "--table-format", "csv"])
     assert outcome.exit_code == 0
-    assert [row.split(",")[-3:] for row in outcome.stdout.splitlines()[1:]] == [["15.29", "valid", "pass +8.05 %"]]
+    assert [row.split(",")[-5:-2] for row in outcome.stdout.splitlines()[1:]] == [["15.29", "valid", "pass +8.05 %"]]
 
 
 def test_a_result_file_named_alone_says_how_much_of_its_folder_was_named() -> None:
@@ -295,3 +295,22 @@ def test_a_seed_without_its_source_file_or_line_fails_the_seed_checker(tmp_path:
         assert (Path(found.path).name, found.line, found.severity) == ("result_2.txt", at + 1, Severity.ERROR)
         assert f"has no `{lacking}`" in found.message and found.official
         assert not bench.score.valid and "MLC526" in bench.score.reason
+
+
+def test_a_package_folder_of_gzipped_result_files_has_no_score(tmp_path: Path) -> None:
+    """Every result file gzipped (or renamed): the package checker finds 0 of 5 and the summarizer
+    publishes nothing, so the score is invalid with the layout's MLC502 (was: a valid score beside
+    the MLC502 error). The same logs in a folder outside a package are scored as they are."""
+    import gzip
+    root = _package(tmp_path)
+    for log in sorted((root / RESNET).glob("result_*.txt")):
+        log.with_name(log.name + ".gz").write_bytes(gzip.compress(log.read_bytes()))
+        log.unlink()
+    result = check([str(root)])
+    (bench,) = result.benchmarks
+    assert len(bench.runs) == 5 and not bench.score.valid and "(MLC502)" in bench.score.reason
+    assert [f.code for f in result.findings if f.severity is Severity.ERROR] == ["MLC502"]
+    loose = tmp_path / "logs"
+    shutil.copytree(root / RESNET, loose)
+    (bench,) = check([str(loose)]).benchmarks
+    assert bench.score.valid and len(bench.runs) == 5

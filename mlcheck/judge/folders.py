@@ -14,10 +14,10 @@ from mlcheck.results import TOLERATED_CODES, BenchmarkResult, EnergyScore, RcpRe
 from mlcheck.facts.rulesets import BenchmarkFacts, Ruleset, RulesetError, load_ruleset
 from mlcheck.judge.power_folder import judge_power
 from mlcheck.package.discover import LogRef, natural_order
-from mlcheck.package.layout import read_json_document
+from mlcheck.package.layout import BENCHMARK, package_part, read_json_document
 from mlcheck.package.package_policy import package_policy
 from mlcheck.package.params import params_files
-from mlcheck.read.file_names import RESULT_FILE
+from mlcheck.read.file_names import RESULT_FILE, SUBMITTED_RESULT_FILE
 from mlcheck.rules import package as package_rules
 from mlcheck.rules import package_runs, seed_reading, seeds
 from mlcheck.rules.checker_params import PARAMS_NOT_HONOURED, bypass_note, check_params, honoured_request
@@ -62,6 +62,15 @@ def bypass_seeds(findings: list[Finding], path: str) -> list[Finding]:
     return [replace(f, severity=Severity.WARNING, message=f"{f.message} (seed-checker-bypass requested in "
                     f"{path})") if f.code in _SEED_CODES and f.severity is Severity.ERROR else f
             for f in findings]
+
+
+def _no_result_file(folder: str, members: list[RunResult]) -> bool:
+    """A package's benchmark folder (``results/<system>/<benchmark>``) whose logs are none of them
+    a ``result_<i>.txt`` (all gzipped, all renamed): the official tools count no run of it, and
+    the package layout's MLC502 says so (a folder of logs outside a package is scored as it is)."""
+    part = package_part(folder)
+    return part is not None and part.level == BENCHMARK and \
+        not any(SUBMITTED_RESULT_FILE.match(os.path.basename(r.path)) for r in members)
 
 
 def _tolerate(run: RunResult) -> RunResult:
@@ -260,7 +269,8 @@ def score_folder(key: GroupKey, members: list[RunResult],
     if score.valid and any(f.code == PARAMS_NOT_HONOURED.code and f.severity is Severity.ERROR for f in findings):
         score = replace(score, valid=False, reason=f"{score.reason}; the official tools stop on a "
                         "package_checker_params file (MLC546)")
-    if score.valid and any(f.code == package_rules.WRONG_RUN_COUNT.code for f in findings):
+    if score.valid and (any(f.code == package_rules.WRONG_RUN_COUNT.code for f in findings)
+                        or (whole_folder and _no_result_file(folder, members))):
         score = replace(score, valid=False, reason=f"{score.reason}; the folder does not hold the round's "
                         "result files (MLC502)")
     if score.valid and rejected:
