@@ -141,6 +141,19 @@ def test_result_index_out_of_range_is_a_warning(tmp_path: Path) -> None:
     assert codes(package)["MLC507"] == [(str(package / RESNET), None, Severity.WARNING)]
 
 
+def test_a_result_file_in_upper_case_is_told_its_name(tmp_path: Path) -> None:
+    """``Result_4.TXT``: the official glob (case-sensitive) skips it, 4 runs of 5 (MLC502); its
+    MLC507 names the file to rename it to (was: MLC508 "remove it", as for a stray file)."""
+    from mlcheck import check
+    package = make_package(tmp_path)
+    (package / RESNET / "result_4.txt").rename(package / RESNET / "Result_4.TXT")
+    found = codes(package)
+    assert found["MLC507"] == [(str(package / RESNET / "Result_4.TXT"), None, Severity.WARNING)]
+    assert "MLC508" not in found and "MLC502" in found
+    (message,) = [f.message for f in check([str(package)]).findings if f.code == "MLC507"]
+    assert message.endswith("Rename it 'result_4.txt'")
+
+
 def test_a_result_file_counted_but_not_numbered_is_a_warning(tmp_path: Path) -> None:
     """``result_4 (1).txt`` (a copy a file manager made): the glob counts it, its name gives no index."""
     package = make_package(tmp_path)

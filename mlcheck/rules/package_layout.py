@@ -142,7 +142,11 @@ def _folder_files(path: str, files: tuple[str, ...], folders: tuple[str, ...], e
                     "not numbered: rename it result_<i>.txt, i from 0")))
         elif name in _ALLOWED:
             continue
-        elif _LOG_LIKE.search(name) or name.startswith("result"):
+        elif SUBMITTED_RESULT_FILE.match(name.lower()):  # (Result_4.TXT: the official glob is case-sensitive)
+            found.append(MISNAMED_RESULT_FILE.at(where, None, (
+                f"{name!r} is not named result_<i>.txt (lower case): the official checker ignores it. "
+                f"Rename it {name.lower()!r}")))
+        elif _LOG_LIKE.search(name) or name.lower().startswith("result"):
             found.append(MISNAMED_RESULT_FILE.at(where, None, (
                 f"{name!r} is not named result_<i>.txt: the official checker ignores it. Rename it "
                 "or remove it")))
