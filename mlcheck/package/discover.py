@@ -9,6 +9,7 @@ import re
 from dataclasses import replace
 from pathlib import Path
 
+from mlcheck.package.folder_walk import walk
 from mlcheck.records import dataclass
 from mlcheck.read.file_names import RESULT_FILE, SUBMITTED_RESULT_FILE
 from mlcheck.package.not_logs import not_a_log
@@ -165,7 +166,7 @@ def _walk(top: str, skipped: list[tuple[str, str]] | None = None) -> list[LogRef
             skipped.append((str(error.filename), f"{UNREADABLE_FOLDER} ({error.strerror or error})"))
 
     # Linked folders are entered, as the official tools' globs are; a link back up (a loop) is not.
-    for root, dirs, files in os.walk(top, onerror=unreadable, followlinks=True):
+    for root, dirs, files in walk(top, onerror=unreadable, followlinks=True):
         # A folder inside a benchmark folder holds no run of it (MLC508), but its logs are judged.
         nested = _inside_benchmark_folder(root)
         dirs[:] = sorted(d for d in dirs if not d.startswith(".") and d.lower() not in NOT_LOG_FOLDERS

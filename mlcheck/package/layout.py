@@ -11,6 +11,7 @@ import stat
 from pathlib import Path
 from typing import Any, Callable, Sequence
 
+from mlcheck.package.folder_walk import walk
 from mlcheck.records import dataclass, field
 from mlcheck.package.discover import NOT_LOG_FOLDERS
 from mlcheck.package.json_lines import top_level_key_lines
@@ -141,7 +142,7 @@ def _packages_below(top: str) -> list[str]:
     """The packages below a folder that is none, as a walk of discovery meets them: not inside a
     package, nor in hidden folders or in folders discovery does not enter."""
     found: list[str] = []
-    for root, dirs, _files in os.walk(top):  # (a folder that cannot be listed: discovery says so)
+    for root, dirs, _files in walk(top):  # (a folder that cannot be listed: discovery says so)
         if root != top and ("results" in dirs or "systems" in dirs):
             found.append(os.path.normpath(root))
             dirs[:] = []

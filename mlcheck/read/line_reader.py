@@ -158,12 +158,8 @@ class LineReader(FastLines):
         for source, kept in sorted(self.copies.promoted.items()):
             yield raw_output.records_of_another_rank_kept(self.path, source, logging_rank(source[0]), kept)
         stats = self.stats
-        if stats.lines == 0:
-            yield rules.NO_RECORDS.at(self.path, None, "the log is empty; expected :::MLLOG records")
-        elif stats.records == 0:
-            skipped = f" ({self.long_lines} too long to read)" if self.long_lines else ""
-            yield rules.NO_RECORDS.at(self.path, None, f"no :::MLLOG record found in {stats.lines} line"
-                                      f"{'' if stats.lines == 1 else 's'}{skipped}; is this an MLPerf log?")
+        if stats.records == stats.unseen_records:  # (none, or none the official parser reads: MLC027)
+            yield rules.no_records(self.path, stats.lines, self.long_lines, stats.unseen_records)
         if stats.is_raw or self.copies.copies:
             yield raw_output.RAW_OUTPUT_READ.at(self.path, None, stats.describe(self.copies.describe()))
             if self.result_file:  # (split is the fix)
@@ -264,6 +260,7 @@ class LineReader(FastLines):
         lead = len(segment) - len(body)
         line_no = self.line_no
         unseen = self.result_file and not hidden and not segment.startswith(" ")  # (not the parser's token)
+        self.stats.unseen_records += unseen
         try:
             record, end, replaced = decode_record(body)
         except (ValueError, RecursionError) as error:

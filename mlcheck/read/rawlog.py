@@ -161,6 +161,8 @@ class RawStats:
     """The first of them (MLC013 names it)."""
     kept: int = 0
     kept_sources: dict[Source, int] = field(default_factory=dict)
+    unseen_records: int = 0
+    """Records the official parser does not see (no space after the marker: MLC027), not read."""
 
     def note_joins(self, chunks: int, unwrapped: int) -> None:
         """What the line stages before the reader repaired (tag_chunks, json_envelopes)."""

@@ -83,7 +83,7 @@ never hides the rest of the log.
 
 from __future__ import annotations
 
-from mlcheck.model import Severity
+from mlcheck.model import Finding, Severity
 from mlcheck.rule import Rule
 
 FILE_UNREADABLE = Rule("MLC001", "file-unreadable", Severity.ERROR,
@@ -127,3 +127,14 @@ RULES = (FILE_UNREADABLE, NO_RECORDS, INVALID_JSON, TRUNCATED_RECORD, RECORD_NOT
          RECORD_KEY_INVALID, RECORD_TIME_INVALID, RECORD_METADATA_INVALID, RECORD_VALUE_MISSING,
          COMPRESSED_RESULT_FILE, MARKER_WITHOUT_SPACE, INVALID_UTF8, GLUED_RECORDS, LINE_TOO_LONG,
          NOT_A_REGULAR_FILE, NUMBER_OUT_OF_RANGE)
+
+
+def no_records(path: str, lines: int, long_lines: int, unseen: int) -> Finding:
+    """MLC002 for a log of ``lines`` lines with no record read (``long_lines`` too long to read,
+    ``unseen`` records that the official parser does not read either: MLC027)."""
+    if lines == 0:
+        return NO_RECORDS.at(path, None, "the log is empty; expected :::MLLOG records")
+    skipped = f" ({long_lines} too long to read)" if long_lines else ""
+    aside = f" (the {unseen} without a space after the marker aside: MLC027)" if unseen else ""
+    return NO_RECORDS.at(path, None, f"no :::MLLOG record found in {lines} line{'' if lines == 1 else 's'}"
+                         f"{skipped}{aside}; is this an MLPerf log?")

@@ -1,0 +1,75 @@
+"""Defects a hardening review found (session 24), each from a constructed input: records the
+official parser reads none of, a folder tree deeper than Python's recursion, a path that turns
+into a FIFO or a device while it is read or followed, terminal escapes in a run's status."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from mlcheck import check
+from mlcheck.model import Severity
+
+from conftest import FIXTURES
+
+LOG = FIXTURES / "example" / "Acme" / "results" / "acme-t8" / "resnet" / "result_0.txt"
+
+
+def test_a_result_file_whose_records_the_parser_reads_none_of_fails(tmp_path: Path) -> None:
+    """Every record written ':::MLLOG{' (or a tab after the marker): the official parser reads no
+    record and fails every required key; mlcheck read none either and passed the run (exit 0)."""
+    for glue in ("", "\t"):
+        log = tmp_path / "result_0.txt"
+        log.write_text(LOG.read_text("utf-8").replace(":::MLLOG {", f":::MLLOG{glue}{{"), "utf-8")
+        result = check([str(log)], ruleset="2.0.0")
+        (run,) = result.runs
+        errors = [(f.code, f.line) for f in result.all_findings() if f.severity is Severity.ERROR]
+        assert run.verdict == run.official_verdict == "fail" and errors == [("MLC002", None)], glue
+        (message,) = [f.message for f in result.all_findings() if f.code == "MLC002"]
+        assert "(the 303 without a space after the marker aside: MLC027)" in message
+    # One record so written: the run is judged without it (MLC027 and the key it loses), no MLC002.
+    lines = LOG.read_text("utf-8").splitlines(keepends=True)
+    log.write_text("".join(lines[:2] + [lines[2].replace(":::MLLOG {", ":::MLLOG{")] + lines[3:]), "utf-8")
+    assert "MLC002" not in {f.code for f in check([str(log)], ruleset="2.0.0").all_findings()}
+
+
+def test_a_folder_tree_deeper_than_the_recursion_limit_is_walked(tmp_path: Path,
+                                                                 monkeypatch: pytest.MonkeyPatch) -> None:
+    """1,000 nested folders above a result file: os.walk of Python 3.10/3.11 recursed once per
+    level and mlcheck stopped with an internal error (RecursionError), no report."""
+    import os
+    import sys
+    folder = tmp_path / "deep"
+    folder.mkdir()
+    monkeypatch.chdir(folder)  # (relative: the path of the deepest folder stays under the system's limit)
+    for _ in range(max(1000, sys.getrecursionlimit())):
+        os.mkdir("a")
+        os.chdir("a")
+    Path("result_0.txt").write_bytes(LOG.read_bytes())
+    monkeypatch.chdir(tmp_path)
+    result = check(["deep"])
+    (run,) = result.runs
+    assert run.verdict == "pass" and run.path.startswith("deep/a/a/") and run.path.endswith("/result_0.txt")
+
+
+def test_the_walk_gives_os_walks_folders_in_its_order(tmp_path: Path) -> None:
+    import os
+    from mlcheck.package.folder_walk import walk
+    for folder in ("b/x", "a/z/y", "a/c", "e"):
+        (tmp_path / folder).mkdir(parents=True)
+    for file in ("f1", "a/f2", "a/z/y/f3", "e/f4"):
+        (tmp_path / file).write_text("x")
+    (tmp_path / "b" / "link").symlink_to(tmp_path / "e")
+    (tmp_path / "a" / "gone").symlink_to(tmp_path / "missing")
+    for follow in (False, True):
+        def tree(walker: object) -> list[tuple[str, list[str], list[str]]]:
+            seen = []
+            for root, dirs, files in walker:  # type: ignore[attr-defined]
+                dirs.sort()
+                dirs[:] = [d for d in dirs if d != "c"]  # (the caller prunes: not entered)
+                seen.append((root, list(dirs), sorted(files)))
+            return seen
+        assert tree(walk(str(tmp_path), followlinks=follow)) == tree(os.walk(str(tmp_path), followlinks=follow))
+    errors: list[OSError] = []
+    assert list(walk(str(tmp_path / "missing"), onerror=errors.append)) == [] and len(errors) == 1
