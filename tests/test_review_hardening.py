@@ -48,7 +48,19 @@ def test_a_folder_tree_deeper_than_the_recursion_limit_is_walked(tmp_path: Path,
         os.chdir("a")
     Path("result_0.txt").write_bytes(LOG.read_bytes())
     monkeypatch.chdir(tmp_path)
-    result = check(["deep"])
+    try:
+        result = check(["deep"])
+    finally:  # (removed here, bottom up: pytest's recursive clean-up of old temporary folders fails on it)
+        monkeypatch.chdir(folder)
+        depth = 0
+        while os.path.isdir("a"):
+            os.chdir("a")
+            depth += 1
+        os.remove("result_0.txt")
+        for _ in range(depth):
+            os.chdir(os.pardir)
+            os.rmdir("a")
+        monkeypatch.chdir(tmp_path)
     (run,) = result.runs
     assert run.verdict == "pass" and run.path.startswith("deep/a/a/") and run.path.endswith("/result_0.txt")
 
@@ -73,3 +85,16 @@ def test_the_walk_gives_os_walks_folders_in_its_order(tmp_path: Path) -> None:
         assert tree(walk(str(tmp_path), followlinks=follow)) == tree(os.walk(str(tmp_path), followlinks=follow))
     errors: list[OSError] = []
     assert list(walk(str(tmp_path / "missing"), onerror=errors.append)) == [] and len(errors) == 1
+
+
+def test_watch_idles_when_its_path_turns_into_a_fifo_or_a_device(tmp_path: Path) -> None:
+    """A path that names a FIFO or /dev/zero only after the watch started (a rotation, a link):
+    the follower blocked in open() on the FIFO or read /dev/zero forever, past --idle-timeout."""
+    import os
+    from mlcheck.read.follow import IDLE, Follower
+    fifo, device = tmp_path / "fifo.log", tmp_path / "zero.log"
+    os.mkfifo(fifo)
+    device.symlink_to(os.devnull if not os.path.exists("/dev/zero") else "/dev/zero")
+    for path in (fifo, device):
+        signals = Follower(str(path), poll=0.01).signals()
+        assert [next(signals) for _ in range(3)] == [IDLE, IDLE, IDLE], path

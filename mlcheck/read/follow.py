@@ -21,6 +21,7 @@ from __future__ import annotations
 import os
 import time
 import zlib
+from stat import S_ISREG
 from typing import IO, Iterator, Union
 
 from mlcheck.read.cr_line_ends import PROBE_BYTES
@@ -188,11 +189,18 @@ class Follower:
             return False
 
     def _open(self) -> bool:
+        """Open the path when it names a regular file. A FIFO or a device (a rotation, a link made
+        after the start) is as no file: opened without waiting for a writer, closed, and the
+        follower idles (``--idle-timeout`` ends it) instead of blocking or reading forever."""
         try:
-            handle = open(self.path, "rb")
+            descriptor = os.open(self.path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
         except OSError:
             return False
-        stat = os.fstat(handle.fileno())
+        stat = os.fstat(descriptor)
+        if not S_ISREG(stat.st_mode):
+            os.close(descriptor)
+            return False
+        handle = os.fdopen(descriptor, "rb")
         self._handle, self._identity, self._position = handle, (stat.st_dev, stat.st_ino), 0
         self._tail, self._cr_ends, self._after_cr, self._magic_read = b"", None, False, False
         return True
