@@ -51,3 +51,15 @@ def test_the_github_job_summary_is_written_with_escapes(tmp_path: Path) -> None:
     assert b"Traceback" not in done.stderr and done.returncode in (0, 1)
     text = summary.read_bytes()
     assert b"\x1b" not in text and b"\\x1b\\[2Jcleared" in text  # (Markdown escapes its [)
+
+
+def test_a_run_stop_status_with_escapes_is_shown_escaped_in_the_run_table(tmp_path: Path) -> None:
+    """run_stop's status (a log's text) was drawn raw in the text report's run table: a window
+    title, a clear screen and a line end that drew rows of its own."""
+    text = EXAMPLE.read_text("utf-8").replace(
+        '"status": "success"', '"status": "\\u001b]0;owned\\u0007\\u001b[2J\\u001b[32mok\\nfake\\u2028row\\u202e"')
+    (tmp_path / "result_0.txt").write_text(text, "utf-8")
+    done = _mlcheck("check", "--color", "never", "--ruleset", "2.0.0", str(tmp_path / "result_0.txt"))
+    out = done.stdout.decode("utf-8")
+    assert b"\x1b" not in done.stdout and "\u2028" not in out and "\u202e" not in out
+    assert "\\x1b]0;owned\\x07\\x1b[2J" in out and "fake\\u2028row" in out.replace("\n", "")

@@ -53,7 +53,7 @@ def _run_table(bench: BenchmarkResult) -> Table:
         table.add_column(column, justify=justify, overflow="fold" if column == "run" else "ellipsis")  # type: ignore[arg-type]
     for label, run in zip(labels, bench.runs):
         minutes = run.time_to_train_min if run.converged else run.duration_min
-        table.add_row(label, format_minutes(minutes), run.status or "—",
+        table.add_row(label, format_minutes(minutes), one_line(run.status) if run.status else "—",
                       "yes" if run.converged else "no",
                       Text(run.verdict, style="green" if run.verdict == "pass" else "red"),
                       ", ".join(sorted({f.code for f in run.findings})) or "")
