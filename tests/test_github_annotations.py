@@ -92,3 +92,29 @@ def test_job_summary_counts_findings_per_rule() -> None:
              Finding("MLC301", "target-not-reached", Severity.ERROR, "e", "b/result_1.txt", 9, run_index=0))
     text = render_job_summary(CheckResult((), (), found), ReportOptions())
     assert "❌ **fail**" in text and "| `MLC301` target-not-reached | error | 2 | 1 |" in text
+
+
+def test_power_folder_findings_are_placed_on_the_benchmark_folders_first_result_file(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """A package with power logs (round 4.0): findings about ``power/`` and ``power/result_<i>/``
+    were placed on those folders, which code scanning refuses and GitHub cannot attach; they go on
+    the benchmark folder's first result file, saying which folder they are about, and a group's
+    other runs are named with their folders (``result_3/node_1.txt``, not ``node_1.txt``)."""
+    import json
+    from mlcheck.report.sarif import render_sarif
+    shared = CORPUS.parent / "other-submitters" / "training-4.0"
+    packages = sorted(p for p in shared.glob("*") if list(p.glob("results/*/*/power"))) if shared.is_dir() else []
+    if not packages:
+        pytest.skip("../shared/other-submitters/training-4.0 with a power/ folder is not present")
+    monkeypatch.chdir(shared)
+    result = check([packages[0].name])
+    lines = _annotations(render_github(result, ReportOptions()))
+    files = [m.group(2).replace("%2C", ",").replace("%3A", ":").replace("%25", "%")
+             for m in map(_FILE.match, lines) if m]
+    assert len(files) == len(lines) and all(os.path.isfile(path) for path in files)
+    power = [line for line in lines if "title=MLC54" in line]
+    assert power and any("/power" in line and "(about the folder " in line for line in power)
+    assert all(re.search(r"also \d+ other runs: [^/]*/", line) for line in power if "(also " in line)
+    sarif = json.loads(render_sarif(result, ReportOptions()))
+    uris = [r["locations"][0]["physicalLocation"]["artifactLocation"]["uri"] for r in sarif["runs"][0]["results"]]
+    assert uris and all(os.path.isfile(uri) for uri in uris)

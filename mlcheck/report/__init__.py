@@ -167,6 +167,19 @@ def names_no_file(path: str) -> bool:
     return path in NOT_FILES and not (path and os.path.lexists(path))
 
 
+def folder_and_parents(folder: str) -> list[str]:
+    """``folder`` (no trailing separator) and the folders one and two levels above it that its
+    path names: where a finding about a benchmark folder's ``power/`` or ``power/result_<i>/``
+    finds its benchmark folder."""
+    found = [folder.rstrip("/" + os.sep) or folder]
+    for _ in range(2):
+        parent = os.path.dirname(found[-1])
+        if parent in ("", found[-1]):
+            break
+        found.append(parent)
+    return found
+
+
 def relative_path(path: str, root: str) -> str:
     """``path`` relative to ``root`` with ``/`` separators; a path outside ``root`` absolute
     (``/data/run/result_0.txt``, not ``../../data/run/result_0.txt``), and as given when it is not

@@ -18,8 +18,8 @@ from dataclasses import replace
 
 from mlcheck.model import Finding, Severity
 from mlcheck.results import CheckResult
-from mlcheck.report import ReportOptions, relative_path
-from mlcheck.report.grouped import FindingGroup, group_for_display, member_label
+from mlcheck.report import ReportOptions, folder_and_parents, relative_path
+from mlcheck.report.grouped import FindingGroup, distinct_places, group_for_display
 
 _COMMAND = {Severity.ERROR: "error", Severity.WARNING: "warning", Severity.INFO: "notice"}
 NO_FILE = ""
@@ -65,15 +65,23 @@ def _target(group: FindingGroup, first_files: dict[str, str]) -> tuple[str, int 
     found = group.first
     message = group.message()
     if len(group.members) > 1:
-        others = [member_label(m) for m in group.members[1:]]
+        others = distinct_places(group.members, lines=False)[1:]  # (power/result_3/x.png where names repeat)
         shown = ", ".join(others[:5]) + (", ..." if len(others) > 5 else "")
         message += f" (also {len(others)} other {'runs' if group.folder_runs else 'files'}: {shown})"
     if os.path.isfile(found.path):
         return found.path, found.line, message
-    folder_file = first_files.get(found.path)
+    folder_file = first_files.get(_benchmark_folder(found.path, first_files))
     if folder_file is not None:
         return folder_file, None, f"{message} (about the folder {found.path})"
     return NO_FILE, None, message if found.path in ("", "-") else f"{found.path}: {message}"
+
+
+def _benchmark_folder(path: str, first_files: dict[str, str]) -> str:
+    """The benchmark folder a folder is, or is in (``power/``, ``power/result_<i>/``); ``path``
+    when none."""
+    if not os.path.isdir(path):
+        return path
+    return next((folder for folder in folder_and_parents(path) if folder in first_files), path)
 
 
 def render_github(result: CheckResult, options: ReportOptions) -> str:

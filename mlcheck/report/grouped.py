@@ -66,7 +66,7 @@ class FindingGroup:
         noun = "runs" if self.folder_runs else "files"
         if self.folder_runs and count == self.folder_runs:
             return f"{shown(self.folder)} (all {count} {noun})"
-        names = _distinct_places(self.members, lines=False)
+        names = distinct_places(self.members, lines=False)
         listed = ", ".join(dict.fromkeys(names[:PLACES_SHOWN])) + (", ..." if count > PLACES_SHOWN else "")
         total = f" of {self.folder_runs}" if self.folder_runs else ""
         return f"{shown(self.folder)} ({count}{total} {noun}: {listed})"
@@ -89,7 +89,7 @@ def member_place(found: Finding) -> str:
     return member_label(found) + (f":{found.line}" if found.line is not None else "")
 
 
-def _distinct_places(members: tuple[Finding, ...], lines: bool = True) -> list[str]:
+def distinct_places(members: tuple[Finding, ...], lines: bool = True) -> list[str]:
     """Each member's place (without its line: ``lines`` False); with its folder where file names
     repeat (power/result_3/node_0.txt)."""
     places = [member_place(m) if lines else member_label(m) for m in members]
@@ -106,7 +106,7 @@ def context_lines(group: FindingGroup) -> list[str]:
     lines: list[str] = []
     members = group.members
     if len(members) > 1:
-        places = _distinct_places(members)
+        places = distinct_places(members)
         if group.same_text:
             more = f", ... ({len(places) - CONTEXT_LINES} more)" if len(places) > CONTEXT_LINES else ""
             lines.append(", ".join(places[:CONTEXT_LINES]) + more)

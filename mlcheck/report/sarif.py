@@ -18,7 +18,7 @@ from urllib.parse import quote
 from mlcheck import __version__
 from mlcheck.model import Finding, Severity
 from mlcheck.results import CheckResult
-from mlcheck.report import NOT_FILES, ReportOptions, is_inside, names_no_file, relative_path, rule_help
+from mlcheck.report import NOT_FILES, ReportOptions, folder_and_parents, is_inside, names_no_file, relative_path, rule_help
 from mlcheck.report.json_report import Items, json_blocks
 from mlcheck.rules import all_rules
 
@@ -69,14 +69,19 @@ class _Anchors:
         self._paths = sorted({run.path for run in result.runs if not names_no_file(run.path)})
 
     def file_of(self, path: str) -> str | None:
-        """The first result file under the folder ``path``; None when ``path`` is no folder of one."""
+        """The first result file under the folder ``path``, or under the folder one or two levels
+        above it (a benchmark folder's ``power/`` and ``power/result_<i>/``: the benchmark
+        folder's); None when ``path`` is no folder or none of them holds a result file."""
         if names_no_file(path):
             return self._paths[0] if self._paths else None
         if os.path.isfile(path) or not os.path.isdir(path):
             return None
-        prefix = path.rstrip("/" + os.sep) + os.sep
-        at = bisect.bisect_left(self._paths, prefix)
-        return self._paths[at] if at < len(self._paths) and self._paths[at].startswith(prefix) else None
+        for folder in folder_and_parents(path):
+            prefix = folder + os.sep
+            at = bisect.bisect_left(self._paths, prefix)
+            if at < len(self._paths) and self._paths[at].startswith(prefix):
+                return self._paths[at]
+        return None
 
 
 def _artifact(path: str, options: ReportOptions) -> dict[str, str]:
