@@ -77,13 +77,12 @@ def _within(a: str, b: str) -> bool:
 
 
 def check_logs_against_system(folder: str, system: str, runs: Iterable[RunSummary], doc: JsonDocument) -> list[Finding]:
-    """Compare each run's ``submission_*`` values with the system description (first mismatch per
-    key, with the run's line)."""
+    """Compare each run's ``submission_*`` values with the system description: a finding per run
+    and key that differs, at the run's line (the report shows the folder's as one, with its runs)."""
     data = doc.data
     if data is None:
         return []
     found: list[Finding] = []
-    reported: set[str] = set()
     checks = []
     for key, expected, severity in (
             ("submission_division", [data.get("division")], Severity.WARNING),
@@ -96,7 +95,7 @@ def check_logs_against_system(folder: str, system: str, runs: Iterable[RunSummar
     for run in runs:
         for key, wanted, severity in checks:
             event = run.first(key)
-            if key in reported or event is None or not isinstance(event.value, str) or not wanted:
+            if event is None or not isinstance(event.value, str) or not wanted:
                 continue
             same = agrees.get((key, event.value))
             if same is None:
@@ -105,7 +104,6 @@ def check_logs_against_system(folder: str, system: str, runs: Iterable[RunSummar
                     or (key == "submission_status" and _same_availability(event.value, w)) for w in wanted)
             if same:
                 continue
-            reported.add(key)
             placeholder = (", the placeholder of the reference code (the run's logging was not given the "
                            "submission's values)" if "PLACEHOLDER" in event.value.upper() else "")
             found.append(LOGS_DISAGREE.at(run.path, event.line, (
