@@ -117,7 +117,8 @@ def _missing_seeds(folder: str, runs: Sequence[RunSummary], ruleset: str | None)
     if not seeded:
         return [SEED_MISSING.at(folder, None, (
             f"no run of the folder logs a seed ({len(without)} file{'s' if len(without) != 1 else ''}); "
-            f"the {round_name} seed checker did not require them (mandatory from training 4.1)"),
+            f"the {round_name} seed checker did not require them (mandatory from training 4.1; today's "
+            "package checker, mlperf-logging 4.1.68, requires them in every round)"),
             severity=Severity.WARNING, official=False)]
     # (the package checker sorts the paths; the seed checker fails a file without a seed only
     # after one that logs a seed: "logs no seed. However, other result files ... already log")

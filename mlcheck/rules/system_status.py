@@ -10,7 +10,8 @@ Rules text: policies submission_rules.adoc (system description fields); checker:
   ``Preview`` (error, the checker refuses the file); 4.0 checked a wider list of spellings (``cloud``,
   ``onprem``...: a warning when it is none of them). Today's system_desc_checker (mlperf-logging
   4.1.68) applies the exact list to 4.0 as well (its test is ``ruleset major >= 4``); mlcheck
-  follows the round's checker of record.
+  follows the round's checker of record, and notes (info) a 4.0 status that today's checker
+  refuses, as MLC534 notes today's RCP verdict.
 """
 
 from __future__ import annotations
@@ -26,7 +27,8 @@ from mlcheck.rule import Rule
 from mlcheck.rules.seeds import version_key
 
 SYSTEM_STATUS_UNKNOWN = Rule("MLC515", "system-status-unknown", Severity.WARNING,
-                             "the system status is not one of the round's values", also=(Severity.ERROR,))
+                             "the system status is not one of the round's values",
+                             also=(Severity.ERROR, Severity.INFO))
 
 RULES = (SYSTEM_STATUS_UNKNOWN,)
 
@@ -59,7 +61,12 @@ def status_findings(path: str, data: dict[str, Any], ruleset: str | None, line: 
         vocabulary = sorted({value for values in by_round.values() for value in values})
     known = {status_spelling(value) for value in (*vocabulary, *OFFICIAL_STATUS)}
     if status_spelling(status) in known:
-        return []
+        if key < (4, 0, 0) or status in OFFICIAL_STATUS:
+            return []
+        return [SYSTEM_STATUS_UNKNOWN.at(path, line, (
+            f"status {status!r} is one of the training {ruleset} checker of record's spellings, but "
+            "today's system_desc_checker (mlperf-logging 4.1.68) applies the 4.1 list to 4.0 too and "
+            f"refuses it: write one of {listed} exactly to pass both"), severity=Severity.INFO)]
     later = ("; from training 4.1 the system_desc_checker requires one of "
              f"{listed} exactly (4.0 accepted other spellings of them)")
     return [SYSTEM_STATUS_UNKNOWN.at(path, line, (
