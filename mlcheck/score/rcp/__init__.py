@@ -183,7 +183,8 @@ def _judge(ref: Reference, sizes: tuple[int, ...], mean: float, unit: str, batch
     verdict = "pass" if passed else "fail"
     lenient = f" (t-test minimum {format_amount(ref.min_mean)} less {format_amount(offset)})" if offset else ""
     precision = f", {ref.precision}" if ref.precision else ""
-    reason = (f"{how} ({ref.name}{precision}): submission mean {format_amount(mean)} {unit} "
+    named = f"RCP {ref.name}{precision}" if how == "RCP interpolated" else f"{how} ({ref.name}{precision})"
+    reason = (f"{named}: submission mean {format_amount(mean)} {unit} "
               f"{'>=' if passed else '<'} minimum acceptable {format_amount(bound)}{lenient} "
               f"(reference mean {format_amount(ref.mean)})")
     return RcpResult(verdict, reason, unit=unit, batch_size=batch_size, reference=ref.name,
