@@ -96,13 +96,16 @@ def _placeholder_findings(doc: JsonDocument) -> list[Finding]:
     shown = sorted(k for k, v in placeholders.items() if v or k in _TABLE_FIELDS)
     quiet = sorted(k for k in placeholders if k not in shown)
     found = []
-    for fields, severity, why in ((shown, Severity.WARNING, ""),
-                                  (quiet, Severity.INFO, ": no tool reads them (the results table does not "
-                                   "show them), but readers of the description do")):
+    for fields, severity, what, why in (
+            (shown, Severity.WARNING, "a placeholder (TODO, TBD) or empty where the results table shows them",
+             ""),
+            (quiet, Severity.INFO, "empty", ": no tool reads them (the results table does not show them), but "
+             "readers of the description do")):
         if fields:
             line = min((doc.line_of(k) or 0 for k in fields), default=0) or None
-            found.append(SYSTEM_PLACEHOLDER.at(doc.path, line, f"{len(fields)} field(s) empty or TODO: "
-                                               f"{', '.join(fields)}{why}", severity=severity))
+            named = ", ".join(f"{k} {doc.data[k].strip()!r}" if placeholders[k] else k for k in fields)
+            found.append(SYSTEM_PLACEHOLDER.at(doc.path, line, f"{len(fields)} field(s) {what}: {named}{why}",
+                                               severity=severity))
     return found
 
 
