@@ -264,3 +264,33 @@ def test_a_stable_diffusion_eval_whose_metadata_is_no_object_fails_as_the_checke
     found = {(f.code, f.line, f.official) for f in run.findings}
     assert run.official_verdict == "fail"
     assert ("MLC304", line, True) in found and ("MLC535", line, False) in found
+
+
+@pytest.mark.parametrize("ruleset, benchmark, edits, verdict", [
+    # 1_200_000 - True: the checker's arithmetic reads a boolean as 1 (was MLC202 in mlcheck)
+    ("6.0.0", "llama31_8b", ((b'"opt_learning_rate_warmup_steps", "value": 100,', b'"opt_learning_rate_warmup_steps", "value": true,'),
+                             (b'"opt_learning_rate_decay_steps", "value": 1199900,', b'"opt_learning_rate_decay_steps", "value": 1199999,')),
+     "pass"),
+    ("6.1.0", "gpt_oss_20b", ((b'"opt_learning_rate_warmup_steps", "value": 100,', b'"opt_learning_rate_warmup_steps", "value": false,'),
+                              (b'"opt_learning_rate_decay_steps", "value": 1199900,', b'"opt_learning_rate_decay_steps", "value": 1200000,')),
+     "pass"),
+    # the last eval's samples_count null: off the evaluation grid (None != next point), as every
+    # other eval's (was: skipped as a missing field, the run passed)
+    ("6.1.0", "qwen35_397b_grpo", ((b'"samples_count": 5120}', b'"samples_count": null}'),), "fail"),
+])
+def test_a_review_of_6_x_mutations_agrees_with_the_installed_checker(
+        cases: tuple[Path, list[Case]], tmp_path: Path, ruleset: str, benchmark: str,
+        edits: tuple[tuple[bytes, bytes], ...], verdict: str) -> None:
+    out, _ = cases
+    text = (out / ruleset / benchmark / "base.txt").read_bytes()
+    for old, new in edits:
+        assert text.count(old) == 1, old
+        text = text.replace(old, new)
+    log = tmp_path / "result_0.txt"
+    log.write_bytes(text)
+    (run,) = check([str(log)], ruleset=ruleset).runs
+    assert run.official_verdict == verdict
+    if benchmark == "qwen35_397b_grpo":  # (4.1.68 asks 251 eval samples where the record asks 256)
+        assert [f.code for f in run.official_failures()] == ["MLC111"]
+        log.write_bytes(text.replace(b'"eval_samples", "value": 256', b'"eval_samples", "value": 251'))
+    assert installed_verdict(log, ruleset) == verdict

@@ -77,7 +77,9 @@ class StateDef:
 
 
 def _number(value: Any) -> Any:
-    if isinstance(value, bool) or not isinstance(value, (int, float)):
+    """A logged value the arithmetic takes: a number, or a boolean, which Python's arithmetic (the
+    checker's ``eval``) reads as 1 or 0 (``1_200_000 - True``)."""
+    if not isinstance(value, (int, float)):
         raise FormulaError(f"{value!r} is not a number")
     return value
 

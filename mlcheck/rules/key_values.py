@@ -149,9 +149,9 @@ def cadence_findings(ctx: RunContext, entry: Entry, events: tuple[Event, ...], c
     used = 0
     starts, set_by = _states_read(cadence.start), None
     for event in events:
-        position = event.value if cadence.field == "value" else event.metadata.get(name)
-        if position is None:
-            continue  # the metadata checks report the missing field
+        if cadence.field != "value" and name not in event.metadata:
+            continue  # the metadata checks report the missing field (a null is off the grid, as in the checker)
+        position = event.value if cadence.field == "value" else event.metadata[name]
         origin = tuple(states.origin(event.line, state) for state in starts)
         if origin != set_by:  # (a record that sets the start again restarts the grid, as its POST does)
             used, set_by = 0, origin

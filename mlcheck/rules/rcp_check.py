@@ -44,8 +44,9 @@ from 4.0) or steps (Stable Diffusion 3.1: the first step with FID <= 90 and CLIP
   (``round()`` of a string or null raises TypeError); the ``samples_count`` of the last eval before
   a successful ``run_stop`` is averaged (a string or null raises). mlcheck's own RCP test counts
   such a run as not converged. An error, not ``official`` on the run: the file's compliance check
-  passes it (its rules only ask that the key be there, or nothing); the package checker is what
-  stops. Fix: log the key as a number in every eval's metadata. (Known limit: a BERT folder read
+  passes it where its rules only ask that the key be there, or nothing (where they check the value,
+  as 6.1 Qwen3.5's evaluation grid does, that is a finding of its own: MLC111); the package
+  checker is what stops. Fix: log the key as a number in every eval's metadata. (Known limit: a BERT folder read
   by ``train_samples``, the top-level ``rcp_bert_train_samples`` request of MLC547, has its evals'
   ``epoch_num`` still checked here, though the checker then does not read them.)
 - MLC533 rcp-normalised: in 2.1 and later a passing submission that converges faster than the RCP
