@@ -118,3 +118,26 @@ def test_power_folder_findings_are_placed_on_the_benchmark_folders_first_result_
     sarif = json.loads(render_sarif(result, ReportOptions()))
     uris = [r["locations"][0]["physicalLocation"]["artifactLocation"]["uri"] for r in sarif["runs"][0]["results"]]
     assert uris and all(os.path.isfile(uri) for uri in uris)
+    # Checked from inside the benchmark folder (`mlcheck check .`): the run paths name no folder.
+    (bench,) = list(packages[0].glob("results/*/*/power"))
+    monkeypatch.chdir(bench.parent)
+    sarif = json.loads(render_sarif(check(["."]), ReportOptions()))
+    uris = [r["locations"][0]["physicalLocation"]["artifactLocation"]["uri"] for r in sarif["runs"][0]["results"]]
+    placed = [uri for uri in uris if not uri.startswith("file:")]  # (the system description: outside the root)
+    assert placed and all(os.path.isfile(uri) for uri in placed)
+
+
+def test_a_folder_finding_is_not_placed_on_another_folders_file(tmp_path: Path) -> None:
+    """A benchmark folder without a result file (MLC502): its finding stays on its folder, not on
+    the result file of a benchmark folder beside it (only power/ folders go up to theirs)."""
+    import json
+    import shutil
+    from mlcheck.report.sarif import render_sarif
+    package = tmp_path / "Acme"
+    shutil.copytree(FIXTURES / "example" / "Acme", package)
+    (package / "results" / "acme-t8" / "bert").mkdir()
+    (package / "results" / "acme-t8" / "bert" / "notes.md").write_text("x")
+    sarif = json.loads(render_sarif(check([str(package)]), ReportOptions(root=str(tmp_path))))
+    (uri,) = {r["locations"][0]["physicalLocation"]["artifactLocation"]["uri"] for r in sarif["runs"][0]["results"]
+              if r["ruleId"] == "MLC502"}
+    assert uri == "Acme/results/acme-t8/bert"

@@ -151,7 +151,10 @@ def test_a_result_file_in_upper_case_is_told_its_name(tmp_path: Path) -> None:
     assert found["MLC507"] == [(str(package / RESNET / "Result_4.TXT"), None, Severity.WARNING)]
     assert "MLC508" not in found and "MLC502" in found
     (message,) = [f.message for f in check([str(package)]).findings if f.code == "MLC507"]
-    assert message.endswith("Rename it 'result_4.txt'")
+    assert message.endswith("If it is a run of the folder, rename it 'result_4.txt'; else remove it")
+    shutil.copy(package / RESNET / "Result_4.TXT", package / RESNET / "result_4.txt")  # (the name is taken)
+    (message,) = [f.message for f in check([str(package)]).findings if f.code == "MLC507"]
+    assert "rename it 'result_4.txt' (result_4.txt exists: remove one of the two); else remove it" in message
 
 
 def test_a_result_file_counted_but_not_numbered_is_a_warning(tmp_path: Path) -> None:

@@ -329,3 +329,16 @@ def test_a_broken_record_every_rank_printed_is_one_finding_and_its_copies_are_co
         assert f"records kept from srun task 0 ({len(lines) - 1}); {len(lines)} copies printed by 1 other rank " \
                "dropped; " in told
         lines[number] = BASE_LINES.splitlines(keepends=True)[number]
+
+
+def test_records_without_a_space_after_the_marker_are_written_as_printed_and_said(tmp_path: Path) -> None:
+    """Raw output whose records read ':::MLLOG{': split writes them as printed, and says that the
+    result files it wrote are ones the official parser reads no record of (check: MLC002)."""
+    log = tmp_path / "job.log"
+    example = FIXTURES / "example" / "Acme" / "results" / "acme-t8" / "resnet" / "result_0.txt"
+    log.write_text(example.read_text("utf-8").replace(":::MLLOG {", ":::MLLOG{"), "utf-8")
+    result = split_log(str(log), str(tmp_path / "out"))
+    (written,) = result.written
+    assert Path(written).read_text("utf-8").startswith(":::MLLOG{")
+    (said,) = [f for f in result.findings if f.code == "MLC027"]
+    assert (said.path, said.line) == (str(log), 1) and said.message.startswith("303 record(s) written")

@@ -29,7 +29,7 @@ def walk(top: str, onerror: Callable[[OSError], None] | None = None,
                     except OSError:
                         is_dir = False
                     (dirs if is_dir else files).append(entry.name)
-                    if is_dir and not followlinks and entry.is_symlink():
+                    if is_dir and not followlinks and _is_link(entry):
                         links.add(entry.name)
         except OSError as error:
             if onerror is not None:
@@ -37,3 +37,11 @@ def walk(top: str, onerror: Callable[[OSError], None] | None = None,
             continue
         yield root, dirs, files
         pending.extend(os.path.join(root, name) for name in reversed(dirs) if name not in links)
+
+
+def _is_link(entry: os.DirEntry[str]) -> bool:
+    """Whether an entry is a symbolic link (one that cannot be told: not, as ``os.walk`` reads it)."""
+    try:
+        return entry.is_symlink()
+    except OSError:
+        return False

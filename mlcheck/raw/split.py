@@ -17,6 +17,8 @@ from mlcheck.records import dataclass
 from mlcheck.model import Finding
 from mlcheck.read.reader import RawItem, RecordText, read_records
 from mlcheck.read.next_run import NextRunStart
+from mlcheck.read.official_view import TOKEN
+from mlcheck.read.reading_rules import MARKER_WITHOUT_SPACE
 from mlcheck.read.runs import RunBoundaries
 from mlcheck.rules.internal import crash_finding
 
@@ -102,12 +104,16 @@ def _write_runs(items: Iterator[RawItem], path: str, out_dir: str, start_index: 
         keys.clear()
         return open(temps[-1], "wb")
 
+    unspaced: list[int] = []  # (the lines of records written with no space after the marker)
+
     def write(records: list[RecordText]) -> None:
         assert handle is not None
         for record in records:
             keys[record.event.key] += 1
             handle.write(record.text.encode("utf-8") + b"\n")
             counts[-1] += 1
+            if not record.text.startswith(TOKEN):
+                unspaced.append(record.event.line)
     ended: Finding | None = None  # (a job's end: said once the next record begins a run)
     try:
         for item in _isolated(items, path):
@@ -141,6 +147,11 @@ def _write_runs(items: Iterator[RawItem], path: str, out_dir: str, start_index: 
     finally:
         if handle is not None:
             handle.close()
+    if unspaced:  # (written as printed: in a result file the official parser reads none of them)
+        findings.append(MARKER_WITHOUT_SPACE.at(path, unspaced[0], (
+            f"{len(unspaced)} record(s) written with no space after :::MLLOG (the first here): in a result "
+            "file the official parser does not read them (MLC027; none read: MLC002). Print ':::MLLOG ' "
+            "before the JSON, or add the space to the written files")))
     return temps, counts, lacking, findings
 
 

@@ -168,15 +168,14 @@ def names_no_file(path: str) -> bool:
 
 
 def folder_and_parents(folder: str) -> list[str]:
-    """``folder`` (no trailing separator) and the folders one and two levels above it that its
-    path names: where a finding about a benchmark folder's ``power/`` or ``power/result_<i>/``
-    finds its benchmark folder."""
+    """``folder`` (no trailing separator), and for a benchmark folder's ``power/`` or
+    ``power/result_<i>/`` the folders above it up to the benchmark folder (``.`` where the path
+    names none): where a finding about the power logs finds its benchmark folder's result files."""
     found = [folder.rstrip("/" + os.sep) or folder]
-    for _ in range(2):
-        parent = os.path.dirname(found[-1])
-        if parent in ("", found[-1]):
-            break
-        found.append(parent)
+    names = found[0].replace("\\", "/").split("/")
+    levels = 1 if names[-1] == "power" else 2 if len(names) > 1 and names[-2] == "power" else 0
+    for _ in range(levels):
+        found.append(os.path.dirname(found[-1]) or os.curdir)
     return found
 
 

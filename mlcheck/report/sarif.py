@@ -69,14 +69,16 @@ class _Anchors:
         self._paths = sorted({run.path for run in result.runs if not names_no_file(run.path)})
 
     def file_of(self, path: str) -> str | None:
-        """The first result file under the folder ``path``, or under the folder one or two levels
-        above it (a benchmark folder's ``power/`` and ``power/result_<i>/``: the benchmark
-        folder's); None when ``path`` is no folder or none of them holds a result file."""
+        """The first result file under the folder ``path``, or for a benchmark folder's ``power/``
+        or ``power/result_<i>/`` under its benchmark folder; None when ``path`` is no folder or
+        none of them holds a result file (a folder finding of another kind stays on its folder)."""
         if names_no_file(path):
             return self._paths[0] if self._paths else None
         if os.path.isfile(path) or not os.path.isdir(path):
             return None
         for folder in folder_and_parents(path):
+            if folder == os.curdir:  # (a run's path names no folder: those of the current one)
+                return next((p for p in self._paths if not os.path.isabs(p) and not p.startswith(os.pardir)), None)
             prefix = folder + os.sep
             at = bisect.bisect_left(self._paths, prefix)
             if at < len(self._paths) and self._paths[at].startswith(prefix):

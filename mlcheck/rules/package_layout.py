@@ -143,9 +143,10 @@ def _folder_files(path: str, files: tuple[str, ...], folders: tuple[str, ...], e
         elif name in _ALLOWED:
             continue
         elif SUBMITTED_RESULT_FILE.match(name.lower()):  # (Result_4.TXT: the official glob is case-sensitive)
+            taken = f" ({name.lower()} exists: remove one of the two)" if name.lower() in files else ""
             found.append(MISNAMED_RESULT_FILE.at(where, None, (
                 f"{name!r} is not named result_<i>.txt (lower case): the official checker ignores it. "
-                f"Rename it {name.lower()!r}")))
+                f"If it is a run of the folder, rename it {name.lower()!r}{taken}; else remove it")))
         elif _LOG_LIKE.search(name) or name.lower().startswith("result"):
             found.append(MISNAMED_RESULT_FILE.at(where, None, (
                 f"{name!r} is not named result_<i>.txt: the official checker ignores it. Rename it "
