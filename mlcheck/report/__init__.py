@@ -167,7 +167,7 @@ def names_no_file(path: str) -> bool:
     return path in NOT_FILES and not (path and os.path.lexists(path))
 
 
-def folder_and_parents(folder: str) -> list[str]:
+def up_to_benchmark_folder(folder: str) -> list[str]:
     """``folder`` (no trailing separator), and for a benchmark folder's ``power/`` or
     ``power/result_<i>/`` the folders above it up to the benchmark folder (``.`` where the path
     names none): where a finding about the power logs finds its benchmark folder's result files."""

@@ -18,7 +18,7 @@ from dataclasses import replace
 
 from mlcheck.model import Finding, Severity
 from mlcheck.results import CheckResult
-from mlcheck.report import ReportOptions, folder_and_parents, relative_path
+from mlcheck.report import ReportOptions, up_to_benchmark_folder, relative_path
 from mlcheck.report.grouped import FindingGroup, distinct_places, group_for_display
 
 _COMMAND = {Severity.ERROR: "error", Severity.WARNING: "warning", Severity.INFO: "notice"}
@@ -81,7 +81,7 @@ def _benchmark_folder(path: str, first_files: dict[str, str]) -> str:
     when none."""
     if not os.path.isdir(path):
         return path
-    return next((folder for folder in folder_and_parents(path) if folder in first_files), path)
+    return next((folder for folder in up_to_benchmark_folder(path) if folder in first_files), path)
 
 
 def render_github(result: CheckResult, options: ReportOptions) -> str:

@@ -18,7 +18,7 @@ from urllib.parse import quote
 from mlcheck import __version__
 from mlcheck.model import Finding, Severity
 from mlcheck.results import CheckResult
-from mlcheck.report import NOT_FILES, ReportOptions, folder_and_parents, is_inside, names_no_file, relative_path, rule_help
+from mlcheck.report import NOT_FILES, ReportOptions, up_to_benchmark_folder, is_inside, names_no_file, relative_path, rule_help
 from mlcheck.report.json_report import Items, json_blocks
 from mlcheck.rules import all_rules
 
@@ -76,7 +76,7 @@ class _Anchors:
             return self._paths[0] if self._paths else None
         if os.path.isfile(path) or not os.path.isdir(path):
             return None
-        for folder in folder_and_parents(path):
+        for folder in up_to_benchmark_folder(path):
             if folder == os.curdir:  # (a run's path names no folder: those of the current one)
                 return next((p for p in self._paths if not os.path.isabs(p) and not p.startswith(os.pardir)), None)
             prefix = folder + os.sep
