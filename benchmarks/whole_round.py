@@ -153,7 +153,7 @@ def mlcheck_argv(packages: list[str], jobs: int) -> list[str]:
 def power_logs(result_files: list[str]) -> list[str]:
     """The power logs of the result files' benchmark folders that the energy score reads (the
     summarizer's ``node_*.txt`` and ``sw_*.txt`` of ``power/result_<i>/``), sorted."""
-    found = set()
+    found: set[str] = set()
     for path in result_files:
         run = Path(path)
         folder = run.parent / "power" / run.stem
