@@ -294,3 +294,26 @@ def test_a_review_of_6_x_mutations_agrees_with_the_installed_checker(
         assert [f.code for f in run.official_failures()] == ["MLC111"]
         log.write_bytes(text.replace(b'"eval_samples", "value": 256', b'"eval_samples", "value": 251'))
     assert installed_verdict(log, ruleset) == verdict
+
+
+@pytest.mark.parametrize("ruleset", ["6.0.0", "6.1.0"])
+def test_flux1_evaluation_frequency_against_the_rules_text_and_today(
+        cases: tuple[Path, list[Case]], tmp_path: Path, ruleset: str) -> None:
+    """A batch that does not divide 262144 (2304): the checkers of record ask 262144, the rules
+    text (and 4.1.68's 6.1 file) CEIL(262144 / batch) x batch = 262656. 262144 passes with an MLC204
+    warning that names both; 262656 fails (MLC202) with a message that names them too. (The rules
+    text checks reading one value twice were never made: the formula's states were counted twice.)"""
+    out, _ = cases
+    base = (out / ruleset / "flux1" / "base.txt").read_bytes()
+    base = base.replace(b'"global_batch_size", "value": 1024', b'"global_batch_size", "value": 2304')
+    log = tmp_path / "result_0.txt"
+    for frequency, verdict, codes in ((b"262144", "pass", ["MLC204"]), (b"262656", "fail", ["MLC202"])):
+        log.write_bytes(base.replace(b'"evaluation_frequency", "value": 262144',
+                                     b'"evaluation_frequency", "value": ' + frequency))
+        result = check([str(log)], ruleset=ruleset)
+        (run,) = result.runs
+        found = [f for f in result.all_findings() if f.code in ("MLC202", "MLC204")]
+        assert run.official_verdict == verdict and [f.code for f in found] == codes
+        assert "CEIL(262144 / global_batch_size) x global_batch_size" in found[0].message
+        if ruleset == "6.1.0":  # (4.1.68 follows the rules text: the documented 6.1 difference)
+            assert installed_verdict(log, ruleset) == ("fail" if verdict == "pass" else "pass")

@@ -201,6 +201,31 @@ RULES_TEXT = {
 }
 
 
+# FLUX.1's evaluation_frequency: the checkers of record of 6.0 and 6.1 ask 262144 whatever the batch;
+# the rules text (and mlperf-logging 4.1.68's 6.1 file) CEIL(262144 / batch) x batch.
+_FLUX_FREQUENCY = {"formula": {"left": THIS, "cmp": "==", "right": op(
+    "mul", op("ceil", op("div", 262144, {"state": "global_batch_size"})), {"state": "global_batch_size"})},
+    "text": "CEIL(262144 / global_batch_size) x global_batch_size"}
+_FLUX_SECTION = (f"{_LATEST} §Quality measure and §Appendix: Benchmark Specific Rules: FLUX.1 evaluates every 262144 "
+                 "training samples, CEIL(262144 / global_batch_size) * global_batch_size if 262144 is not divisible by GBS")
+RULES_TEXT["flux1"] = [
+    (("6.0.0",), {"key": "evaluation_frequency", "check": _FLUX_FREQUENCY, "severity": "warning",
+                  "section": f"{_FLUX_SECTION} (the checker of record asks 262144 whatever the batch)"}),
+    (("6.1.0",), {"key": "evaluation_frequency", "check": _FLUX_FREQUENCY, "severity": "warning",
+                  "section": f"{_FLUX_SECTION} (the checker of record (7bbf792) asks 262144 whatever the batch; "
+                             "mlperf-logging 4.1.68's training_6.1.0/closed_flux1.yaml asks this value, and fails "
+                             "262144)"}),
+]
+# A closed key whose check the rules text (or a later release) makes otherwise, said in its source:
+# version -> {(benchmark, key): the words added}.
+CLOSED_NOTES = {
+    "6.0.0": {("flux1", "evaluation_frequency"): "; the rules text asks CEIL(262144 / global_batch_size) x "
+              "global_batch_size where the batch does not divide 262144 (MLC204)"},
+    "6.1.0": {("flux1", "evaluation_frequency"): "; the rules text and mlperf-logging 4.1.68 ask CEIL(262144 / "
+              "global_batch_size) x global_batch_size where the batch does not divide 262144 (MLC204)"},
+}
+
+
 def cond(op_, value, field=None, bound=False):
     c = {"op": op_, "value": value}
     if field:
@@ -615,6 +640,8 @@ def transcribe(reference: Path) -> dict[str, dict[str, Any]]:
                     setters = sorted({s["set_by"] for s in states if s["name"] in needs_after[e["key"]]} - {e["key"]})
                     if setters:
                         e["after"] = setters[0] if len(setters) == 1 else setters
+            for e in keys:
+                e["source"] += CLOSED_NOTES.get(version, {}).get((bm, e["key"]), "")
             bench["keys"] = [order_keys(e) for e in keys]
             texts = [entry for rounds, entry in RULES_TEXT.get(bm, ()) if version in rounds]
             if texts:
