@@ -98,3 +98,20 @@ def test_watch_idles_when_its_path_turns_into_a_fifo_or_a_device(tmp_path: Path)
     for path in (fifo, device):
         signals = Follower(str(path), poll=0.01).signals()
         assert [next(signals) for _ in range(3)] == [IDLE, IDLE, IDLE], path
+
+
+def test_a_later_runs_reading_findings_say_their_run(tmp_path: Path) -> None:
+    """Raw output of three jobs: the launcher lines' MLC024 belong to runs 1 and 2 and say so
+    (run_index), so the report counts the runs they concern (was '1 of 3 runs' for two)."""
+    from conftest import ROOT
+    import subprocess
+    import sys
+    raw = tmp_path / "job.log"
+    subprocess.run([sys.executable, str(ROOT / "tools" / "make_raw.py"), str(LOG), "-o", str(raw), "--runs", "3",
+                    "--style", "srun"], check=True, capture_output=True)
+    result = check([str(raw)], ruleset="2.0.0")
+    assert [r.index for r in result.runs] == [0, 1, 2]
+    started = [(f.run_index, f.line) for f in result.all_findings() if f.code == "MLC024"]
+    assert [index for index, _ in started] == [1, 2]
+    for run in result.runs[1:]:
+        assert [f.run_index for f in run.findings if f.code == "MLC024"] == [run.index]

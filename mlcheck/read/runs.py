@@ -238,5 +238,7 @@ def assign_findings(runs: Sequence[Placed], findings: list[Finding]) -> dict[int
             elif found.code == _JOB_STARTED and found.line is not None and found.line < run.first_line:
                 target = run.index  # the start of a job belongs to the run it opens
                 break
+        if target and found.run_index is None:  # (a later run of a raw log: said, as its rules say it)
+            found = dataclasses.replace(found, run_index=target)
         by_run.setdefault(target, []).append(found)
     return by_run
