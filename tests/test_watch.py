@@ -208,10 +208,13 @@ def test_a_submission_block_finished_after_run_stop_is_waited_for(tmp_path: Path
             handle.write(b"".join(late))
     writer = threading.Thread(target=write_the_rest)
     writer.start()
-    outcome = watch(str(log), found.append, lambda _line: None, poll=0.01, idle_timeout=5)
+    progress: list[str] = []
+    outcome = watch(str(log), found.append, progress.append, poll=0.01, idle_timeout=5)
     writer.join()
     assert outcome.reason == "complete"
     assert not [f for f in found if f.code == "MLC105"]
+    # (the wait is said, once: a watch silent for 20 s after run_stop looked hung)
+    assert sum(line.startswith("run_stop read; waiting up to 20 s for the submission_* records") for line in progress) == 1
 
 
 def test_runs_option_waits_for_the_second_run(tmp_path: Path) -> None:

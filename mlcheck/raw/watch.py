@@ -73,6 +73,7 @@ def _follow(follower: Follower, path: str, on_finding: FindingSink, on_progress:
     live = LiveReader(path)
     state = _new_state(path, forced, 0)
     last_data = time.monotonic()
+    told = -1  # (the run whose wait for its submission block was said)
 
     def take(items: Iterable[AnyItem]) -> bool:
         try:
@@ -118,6 +119,10 @@ def _follow(follower: Follower, path: str, on_finding: FindingSink, on_progress:
                 waits = AFTER_STOP_POLLS * poll
                 if any(not state.builder.counts[k] for k in _BLOCK):
                     waits = max(waits, BLOCK_WAIT_S)
+                    if state.stop_pending and told != state.runs_done:
+                        told = state.runs_done
+                        on_progress(f"run_stop read; waiting up to {BLOCK_WAIT_S:.0f} s for the submission_* records "
+                                    "the run has not logged (some loggers print them after run_stop)")
                 quiet = time.monotonic() - last_data >= waits
                 if not live.pending and (quiet or not state.stop_pending) and ended():
                     # (all that was written with run_stop is read, and what follows it: some loggers
