@@ -101,6 +101,8 @@ def test_init_violation_ends_fail_fast_watch_within_one_second(tmp_path: Path) -
     print(f"init violation reported {elapsed:.2f} s after the line was written")
     found = watcher.wait_for("MLC401")
     assert f"live.log:{stop + 1}: error MLC401" in found and "init took 35.0 min" in found
+    stopped = watcher.wait_for("--fail-fast")  # (the error that stopped it, and how far it read)
+    assert f"stopped on the first error (MLC401 at line {stop + 1}), {stop + 1} lines read" in stopped
 
 
 def test_good_run_ends_at_run_stop_with_exit_0_and_its_time_to_train(tmp_path: Path) -> None:

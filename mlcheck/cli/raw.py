@@ -190,11 +190,14 @@ def watch_command(log: str, ruleset: str | None, fail_fast: bool, runs: int, out
     if _compressed(log):
         _judge_compressed(log, settings, poll, idle_timeout)
 
+    stopped_by: list[Finding] = []
+
     def on_finding(found: Finding) -> None:
         if not reported(found, settings):
             return
         click.echo(_line(found), err=True)
         if fail_fast and found.severity is Severity.ERROR:
+            stopped_by.append(found)
             raise StopWatching
 
     def on_progress(text: str) -> None:
@@ -209,7 +212,9 @@ def watch_command(log: str, ruleset: str | None, fail_fast: bool, runs: int, out
     if outcome.reason == "compressed":  # (the file appeared, or was replaced, as gzip)
         _judge_compressed(log, settings, poll, idle_timeout)
     if outcome.reason == "stopped":
-        click.echo(f"mlcheck: --fail-fast: stopped at line {outcome.lines}", err=True)
+        first = stopped_by[0] if stopped_by else None
+        about = f" ({first.code} at line {first.line})" if first is not None and first.line is not None else ""
+        click.echo(f"mlcheck: --fail-fast: stopped on the first error{about}, {outcome.lines} lines read", err=True)
         sys.exit(EXIT_FINDINGS)
     if outcome.reason == "missing":
         click.echo(one_line(f"mlcheck: error: {log} did not appear within --idle-timeout"), err=True)
