@@ -124,3 +124,18 @@ def test_long_result_file_names_are_shown_whole_in_the_run_table(tmp_path: Path)
     render_text(check([str(folder)]), Console(file=out, width=100, color_system=None))
     table = "".join(line.split("│")[1].strip() for line in out.getvalue().splitlines() if line.startswith("│"))
     assert all(name in table for name in names) and "…" not in out.getvalue().split("Findings")[0]
+
+
+def test_a_run_table_written_to_a_pipe_is_as_wide_as_its_widest_row(tmp_path: Path) -> None:
+    """Off a terminal (a CI log, grep) the run table is not folded at 80 columns: a long result
+    file name stays on its line with its '*' (was 'result_5759-24051│7075402311260012_│2.txt *')."""
+    import shutil
+    from click.testing import CliRunner
+    from mlcheck.cli import main
+    package = tmp_path / "Acme"
+    shutil.copytree(ROOT / "fixtures" / "example" / "Acme", package)
+    folder = package / "results" / "acme-t8" / "resnet"
+    long = "result_5759-240517075402311260012-with-a-long-job-name_0.txt"
+    (folder / "result_0.txt").rename(folder / long)
+    out = CliRunner().invoke(main, ["check", str(package), "--color", "never"]).stdout
+    assert any(line.startswith(f"│ {long} *") for line in out.splitlines()), out[:2000]

@@ -111,7 +111,7 @@ def render_text(result: CheckResult, console: Console, min_severity: Severity = 
     findings (:mod:`mlcheck.report.text_findings`; ``cap``: at most that many, on a terminal)."""
     for bench in result.benchmarks:
         if not scores_only:
-            console.print(_run_table(bench))
+            _print_whole(console, _run_table(bench))
         else:
             console.print(Text(one_line(f"{bench.org or '?'} / {bench.system or '?'} / {bench.benchmark or '?'} "
                                      f"({bench.division or '?'}, {bench.ruleset or '?'}): "), style="bold"),
@@ -128,3 +128,14 @@ def render_text(result: CheckResult, console: Console, min_severity: Severity = 
     if scores_only:
         return
     render_findings(result, console, min_severity, output_format, cap)
+
+
+def _print_whole(console: Console, table: Table) -> None:
+    """A table on a terminal as wide as the terminal; written to a pipe or a file (a CI log, grep),
+    as wide as its widest row, so that no run's name is folded onto two lines."""
+    if not console.is_terminal:
+        wide = console.measure(table, options=console.options.update_width(100_000)).maximum
+        if console.width < wide:
+            console = Console(file=console.file, width=wide, no_color=console.no_color, highlight=False,
+                              color_system=None)
+    console.print(table)
