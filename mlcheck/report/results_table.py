@@ -126,8 +126,9 @@ def render_table_json(result: CheckResult) -> str:
 def render_table_text(result: CheckResult, console: Console) -> None:
     """The table on a rich console; columns that hold one value for every row (round, submitter)
     move to the title. Off a terminal the table is drawn at least 160 columns wide."""
-    from rich.console import Console as RichConsole
     from rich.table import Table
+
+    from mlcheck.report.text import print_whole
 
     columns, rows = build_rows(result)
     energies = _energies(columns, rows)
@@ -146,12 +147,7 @@ def render_table_text(result: CheckResult, console: Console) -> None:
     for row in rows:
         values = _values(row, columns, energies)
         table.add_row(*(one_line(v) for i, v in enumerate(values) if i not in left_out))
-    if not console.is_terminal:  # (a file, a CI log: as wide as the table, no cell folded)
-        wide = max(160, console.measure(table, options=console.options.update_width(100_000)).maximum)
-        if console.width < wide:
-            console = RichConsole(file=console.file, width=wide, no_color=console.no_color, highlight=False,
-                                  color_system=None)
-    console.print(table)
+    print_whole(console, table, least=160)  # (a file, a CI log: as wide as the table, no cell folded)
 
 
 def render_table(result: CheckResult, table_format: str) -> str:

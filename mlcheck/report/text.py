@@ -111,7 +111,7 @@ def render_text(result: CheckResult, console: Console, min_severity: Severity = 
     findings (:mod:`mlcheck.report.text_findings`; ``cap``: at most that many, on a terminal)."""
     for bench in result.benchmarks:
         if not scores_only:
-            _print_whole(console, _run_table(bench))
+            print_whole(console, _run_table(bench))
         else:
             console.print(Text(one_line(f"{bench.org or '?'} / {bench.system or '?'} / {bench.benchmark or '?'} "
                                      f"({bench.division or '?'}, {bench.ruleset or '?'}): "), style="bold"),
@@ -130,11 +130,11 @@ def render_text(result: CheckResult, console: Console, min_severity: Severity = 
     render_findings(result, console, min_severity, output_format, cap)
 
 
-def _print_whole(console: Console, table: Table) -> None:
+def print_whole(console: Console, table: Table, least: int = 0) -> None:
     """A table on a terminal as wide as the terminal; written to a pipe or a file (a CI log, grep),
-    as wide as its widest row, so that no run's name is folded onto two lines."""
+    as wide as its widest row (``least`` columns at least), so that no cell is folded."""
     if not console.is_terminal:
-        wide = console.measure(table, options=console.options.update_width(100_000)).maximum
+        wide = max(least, console.measure(table, options=console.options.update_width(100_000)).maximum)
         if console.width < wide:
             console = Console(file=console.file, width=wide, no_color=console.no_color, highlight=False,
                               color_system=None)
