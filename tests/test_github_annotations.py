@@ -128,8 +128,10 @@ def test_power_folder_findings_are_placed_on_the_benchmark_folders_first_result_
 
 
 def test_a_folder_finding_is_not_placed_on_another_folders_file(tmp_path: Path) -> None:
-    """A benchmark folder without a result file (MLC502): its finding stays on its folder, not on
-    the result file of a benchmark folder beside it (only power/ folders go up to theirs)."""
+    """A benchmark folder without a result file (MLC502): its finding goes on a file of its own
+    (code scanning takes files only), not on the result file of a benchmark folder beside it
+    (only power/ folders go up to theirs); a folder holding no file at all, on the report's first
+    result file, as a finding about no file."""
     import json
     import shutil
     from mlcheck.report.sarif import render_sarif
@@ -140,4 +142,9 @@ def test_a_folder_finding_is_not_placed_on_another_folders_file(tmp_path: Path) 
     sarif = json.loads(render_sarif(check([str(package)]), ReportOptions(root=str(tmp_path))))
     (uri,) = {r["locations"][0]["physicalLocation"]["artifactLocation"]["uri"] for r in sarif["runs"][0]["results"]
               if r["ruleId"] == "MLC502"}
-    assert uri == "Acme/results/acme-t8/bert"
+    assert uri == "Acme/results/acme-t8/bert/notes.md"
+    (package / "results" / "acme-t8" / "bert" / "notes.md").unlink()
+    sarif = json.loads(render_sarif(check([str(package)]), ReportOptions(root=str(tmp_path))))
+    (uri,) = {r["locations"][0]["physicalLocation"]["artifactLocation"]["uri"] for r in sarif["runs"][0]["results"]
+              if r["ruleId"] == "MLC502"}
+    assert uri == "Acme/results/acme-t8/resnet/result_0.txt"

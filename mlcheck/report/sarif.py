@@ -61,17 +61,19 @@ def _rules() -> list[dict[str, Any]]:
 
 class _Anchors:
     """Where a finding about a folder is placed: the folder's first result file (code scanning
-    places a result in a file; ``--format github`` attaches it there too). A finding about no
-    file (stdin, the environment's settings) is placed in the first result file of the report:
-    code scanning refuses the whole upload for one result without a file's URI."""
+    places a result in a file; ``--format github`` attaches it there too), or a file of the folder
+    when it holds no result file. A finding about no file (stdin, the environment's settings), or
+    about a folder holding no file, is placed in the first result file of the report: code
+    scanning refuses the whole upload for one result without a file's URI."""
 
     def __init__(self, result: CheckResult) -> None:
         self._paths = sorted({run.path for run in result.runs if not names_no_file(run.path)})
 
     def file_of(self, path: str) -> str | None:
         """The first result file under the folder ``path``, or for a benchmark folder's ``power/``
-        or ``power/result_<i>/`` under its benchmark folder; None when ``path`` is no folder or
-        none of them holds a result file (a folder finding of another kind stays on its folder)."""
+        or ``power/result_<i>/`` under its benchmark folder; for a folder without one (a benchmark
+        folder of no result file), its first file, else the report's first result file; None when
+        ``path`` is no folder."""
         if names_no_file(path):
             return self._paths[0] if self._paths else None
         if os.path.isfile(path) or not os.path.isdir(path):
@@ -83,7 +85,11 @@ class _Anchors:
             at = bisect.bisect_left(self._paths, prefix)
             if at < len(self._paths) and self._paths[at].startswith(prefix):
                 return self._paths[at]
-        return None
+        try:
+            inside = sorted(entry.path for entry in os.scandir(path) if entry.is_file())
+        except OSError:
+            inside = []
+        return inside[0] if inside else (self._paths[0] if self._paths else None)
 
 
 def _artifact(path: str, options: ReportOptions) -> dict[str, str]:
