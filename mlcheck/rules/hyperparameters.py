@@ -161,11 +161,12 @@ def _rules_text(ctx: RunContext, bench: BenchmarkConstraints, rule: RulesTextChe
     states = {name: run.value_of(name) for name in read if run.value_of(name) is not None}
     if len(states) < len(read):
         return  # the key it derives from is not logged (the key checks report it)
-    record = [e.check for e in bench.keys if e.key == rule.key and e.check is not None and "formula" not in e.check]
+    record = next((e.check for e in bench.keys if e.key == rule.key and e.check is not None
+                   and "formula" not in e.check), None)
     for event in run.occurrences(rule.key):
         if holds(rule.check, event.value, run.value_of, Scope(event.value, event.metadata, states)):
             continue
-        if record and not holds(record[0], event.value, run.value_of):
+        if record is not None and not holds(record, event.value, run.value_of):
             continue  # (the checker of record fails it too: MLC202 says so, once)
         yield ctx.at(RULES_TEXT_CONSTRAINT, event.line,
                      f"{rule.key} is {show(event.value)}; the rules text requires {describe(rule.check)}{when} "
