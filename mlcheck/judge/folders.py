@@ -12,6 +12,7 @@ from dataclasses import replace
 from mlcheck.model import Finding, Severity
 from mlcheck.results import TOLERATED_CODES, BenchmarkResult, EnergyScore, RcpResult, RunResult, RunSummary, Score
 from mlcheck.facts.rulesets import BenchmarkFacts, Ruleset, RulesetError, load_ruleset
+from mlcheck.judge.official_stops import folder_stops
 from mlcheck.judge.power_folder import judge_power
 from mlcheck.package.discover import LogRef, natural_order
 from mlcheck.package.layout import BENCHMARK, package_part, read_json_document
@@ -228,12 +229,13 @@ def score_folder(key: GroupKey, members: list[RunResult],
         # (the summarizer times every run its checker passes, from run_start to run_stop)
         timed = [t if t is not None or r.official_verdict != "pass" else published_minutes(r.duration_ms)
                  for t, r in zip(times, members)]
+        stopped = folder_stops(members, first.ruleset) if whole_folder else ""
         score, official = folder_score(times, judged, facts, scaling.committee, scaling.rcp,
                                        [r.official_verdict == "pass" or not whole_folder for r in members],
-                                       timed)
+                                       timed, stopped)
         if whole_folder:  # (a file named alone: its own findings say it all)
             findings.extend(non_compliant_findings(folder, [r for r in members if non_compliant(r)],
-                                                   official.score_min if official else score.score_min))
+                                                   official.score_min if official else score.score_min, stopped))
         if whole_folder and rcp is not None:
             findings.extend(package_rules.check_score(folder, facts, score, members, first.ruleset or "?"))
             params = params_files(folder)

@@ -20,7 +20,7 @@ from mlcheck.read.rank_copies import RankCopies
 from mlcheck.read.prefixes import PrefixDecisions
 from mlcheck.read.rawlog import ANSI, TAG, RawStats, Source, read_prefix, tag_job
 from mlcheck.read.official_view import TOKEN, after_json, extra_data, glued_message, hidden_by_next, unseen_record
-from mlcheck.read.marker_parts import split_at_markers
+from mlcheck.read.marker_parts import mentions_marker, split_at_markers
 from mlcheck.read.long_lines import MAX_LINE_BYTES as MAX_LINE_BYTES, LongLine  # (re-exported)
 from mlcheck.read.record_shape import decode_record, long_line_finding, undecodable_record, validate_record
 from mlcheck.read import raw_output_rules as raw_output, reading_rules as rules
@@ -57,7 +57,7 @@ class LineReader(FastLines):
         self.line_no += 1
         self.stats.lines += 1
         at = raw.find(_MARKER_BYTES)
-        if at < 0:
+        if at < 0 or (not self.result_file and mentions_marker(raw, at)):  # (raw output's text naming it)
             self.note_noise(raw)
             if raw.strip():
                 self.stats.noise_lines += 1

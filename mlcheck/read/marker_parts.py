@@ -105,3 +105,21 @@ def _json_end(text: str, first: int, following: int) -> int:
             if not cut:
                 return -1
             size = max(size * 4, 4096)
+
+
+_MARKER_BYTES = _MARKER.encode()
+_NOT_A_MENTION = frozenset(b"{[\x1b0123456789")
+
+
+def mentions_marker(line: bytes, at: int) -> bool:
+    """Whether raw output's ``line`` (its one marker at ``at``) only names the marker, with text
+    after it that starts no record: a shell trace (``+ grep ':::MLLOG' out.log``), a log message
+    (``skipped :::MLLOG line``), a line of source in a traceback (``print(":::MLLOG " + ...)``).
+    Such a line is text of the job, not a record of the run: ``mlcheck split`` leaves it out, and
+    the official checker never sees it in the result file written. A record cut or broken by
+    another stream starts as a record does (``{``), or with another rank's tag or label (``[``, a
+    digit), or has nothing after the marker: those stay records, read and reported as before."""
+    if line.find(_MARKER_BYTES, at + len(_MARKER_BYTES)) >= 0:
+        return False
+    rest = line[at + len(_MARKER_BYTES):].strip(b" \t\r\n")
+    return bool(rest) and rest[0] not in _NOT_A_MENTION

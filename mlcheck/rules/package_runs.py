@@ -33,7 +33,10 @@ hyper-parameter is not a valid run).
   only mlcheck reports (the target reached after run_stop, run_stop before run_start, a clock on
   the run's timing records outside any plausible date) in a run that converged, whose time the
   official tools would count. An error of a run that did not converge anyway changes no score and
-  is not MLC521. mlcheck reports both numbers. Fix: rerun, or fix the logging.
+  is not MLC521. mlcheck reports both numbers, or that the official tools stop and publish
+  nothing (a division, benchmark or ResNet optimizer that names a rule file the compliance
+  checker does not have; an eval the RCP checker raises on: MLC535).
+  Fix: rerun, or fix the logging.
 """
 
 from __future__ import annotations
@@ -151,14 +154,16 @@ def _differs(rule: Rule, key: str, runs: Sequence[RunSummary], severity: Severit
     return []
 
 
-def non_compliant_findings(folder: str, bad: Sequence[RunResult], official_score: float | None) -> list[Finding]:
-    """MLC521 for the non-compliant runs of a folder, with what the official tools would publish."""
+def non_compliant_findings(folder: str, bad: Sequence[RunResult], official_score: float | None,
+                           stopped: str = "") -> list[Finding]:
+    """MLC521 for the non-compliant runs of a folder, with what the official tools would publish
+    (``stopped``: why they stop on the folder instead)."""
     if not bad:
         return []
     names = ", ".join(_label(r.run) if r.run else r.path for r in bad)
     codes = sorted({code for r in bad for code in breaking_codes(r)})
     official = (f"{official_score:.2f} min" if official_score is not None else "no score")
+    tools = stopped or f"the official tools drop what fails their checks as non-converged and publish {official}"
     return [NON_COMPLIANT_RUN.at(folder, None, (
-        f"{names} break{'s' if len(bad) == 1 else ''} the rules ({', '.join(codes)}): the official "
-        f"tools drop what fails their checks as non-converged and publish {official}; the rules say "
+        f"{names} break{'s' if len(bad) == 1 else ''} the rules ({', '.join(codes)}): {tools}; the rules say "
         "the benchmark result is not valid. Fix the runs or rerun them"))]

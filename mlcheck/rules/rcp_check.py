@@ -42,7 +42,10 @@ from 4.0) or steps (Stable Diffusion 3.1: the first step with FID <= 90 and CLIP
   or lacks the round's convergence key (``epoch_num``; ``samples_count`` for the LLMs and flux1;
   Stable Diffusion's step and ``metric``) raises KeyError/TypeError; ``epoch_num`` is rounded
   (``round()`` of a string or null raises TypeError); the ``samples_count`` of the last eval before
-  a successful ``run_stop`` is averaged (a string or null raises). mlcheck's own RCP test counts
+  a successful ``run_stop`` is averaged (a string or null raises); Stable Diffusion's steps are
+  tested for FID and CLIP (a step without FID, or with a passing FID and no CLIP, raises KeyError)
+  and the smallest passing one taken (none: ValueError, a run that says success without reaching
+  the target). The folder then has no valid score. mlcheck's own RCP test counts
   such a run as not converged. An error, not ``official`` on the run: the file's compliance check
   passes it where its rules only ask that the key be there, or nothing (where they check the value,
   as 6.1 Qwen3.5's evaluation grid does, that is a finding of its own: MLC111); the package

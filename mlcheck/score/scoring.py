@@ -78,7 +78,8 @@ def _valid_reason(runs: int, failed: int, low: int, high: int) -> str:
 def folder_score(times: Sequence[float | None], compliant: Sequence[bool], facts: BenchmarkFacts,
                  committee_factor: float | None = None, rcp_factor: float | None = None,
                  official_ok: Sequence[bool] | None = None,
-                 summarizer_times: Sequence[float | None] | None = None) -> tuple[Score, Score | None]:
+                 summarizer_times: Sequence[float | None] | None = None,
+                 stopped: str = "") -> tuple[Score, Score | None]:
     """The benchmark result under the rules, and (when they differ) what the official tools publish.
 
     A run that breaks the rules (``compliant`` False) makes the result not valid; the official
@@ -86,7 +87,8 @@ def folder_score(times: Sequence[float | None], compliant: Sequence[bool], facts
     non-compliant ones) as non-converged and times the others from ``run_start`` to ``run_stop``
     whatever their status (``summarizer_times``; default: ``times``). ``committee_factor`` (a
     ``scaling.json``) wins over ``rcp_factor`` (the 2.1+ RCP normalisation, applied only above 1).
-    Returns ``(score, official)``; ``official`` is None when both agree.
+    ``stopped``: why the official tools stop on the folder (they publish nothing), which makes
+    the result not valid. Returns ``(score, official)``; ``official`` is None when both agree.
     """
     factor = committee_factor
     if factor is None and rcp_factor is not None and rcp_factor > 1.0:
@@ -96,6 +98,9 @@ def folder_score(times: Sequence[float | None], compliant: Sequence[bool], facts
     official_times = [t if ok else None for t, ok in zip(timed, kept)]
     official = olympic_score(official_times, facts, factor)
     bad = [i for i, ok in enumerate(compliant) if not ok]
+    if not bad and stopped:
+        score = olympic_score(times, facts, factor)
+        return replace(score, valid=False, reason=f"{score.reason}; {stopped}"), Score(None, False, stopped)
     if not bad:
         if official_times == list(times):
             return official, None
@@ -115,8 +120,8 @@ def folder_score(times: Sequence[float | None], compliant: Sequence[bool], facts
                f"pass {them} (mlcheck's own findings)" if not dropped else
                f"count {dropped} of them as non-converged")
     reason = (f"{len(bad)} run{'s' if len(bad) > 1 else ''} break{'' if len(bad) > 1 else 's'} "
-              f"the rules (MLC521), so the result is not valid; the official tools would {counted} "
-              f"and publish {published}")
+              f"the rules (MLC521), so the result is not valid; "
+              f"{stopped or f'the official tools would {counted} and publish {published}'}")
     score = Score(official.score_min, False, reason, official.runs_counted, official.runs_dropped,
                   official.scaling_factor, official.unscaled_min)
     return score, official

@@ -1,7 +1,13 @@
 """MLC535: the evals of a closed run whose metadata would make the round's RCP checker raise
 (``rcp_checker.py read_submission_file``; the rule's documentation is in
 :mod:`mlcheck.rules.rcp_check`). Only runs the package checker RCP-tests: closed division, a
-benchmark with RCPs in the round."""
+benchmark with RCPs in the round.
+
+Stable Diffusion (a ``first_passing_step`` rule, 3.1-5.0): at a successful ``run_stop`` the checker
+groups the evals before it by step, tests each step with ``FID <= 90.0 and CLIP >= 0.15`` (a step
+without FID, or whose FID passes without CLIP, raises KeyError; a value that is not a number raises
+TypeError) and takes ``min()`` of the passing steps, which raises ValueError when none passes: a run
+that says ``success`` without reaching the target stops the package checker."""
 
 from __future__ import annotations
 
@@ -38,7 +44,55 @@ def unreadable_points(run: Run, ruleset: str, benchmark: str | None) -> list[Fin
                 f"({rule.source}), and the package checker stops with it, so the package cannot be "
                 f"accepted as it is. Log {rule.metadata} as a number in every eval's metadata"),
                 run_index=run.index)]
+    if rule.point == "first_passing_step":
+        for stop in stops:
+            if _succeeded(stop):
+                line, why = _no_passing_step([e for e in evals if e.line < stop.line], rule, stop)
+                if why:
+                    return [RCP_POINT_UNREADABLE.at(run.path, line, (
+                        f"{why}: training {ruleset}'s RCP checker raises there ({rule.source}), and the "
+                        "package checker stops with it, so the package cannot be accepted as it is. Log "
+                        "run_stop with status aborted for a run that did not reach the target, and FID and "
+                        "CLIP at every eval step"), run_index=run.index)]
     return []
+
+
+def _succeeded(stop: Event) -> bool:
+    metadata: Any = stop.metadata
+    return isinstance(metadata, Mapping) and metadata.get("status") == "success"
+
+
+def _no_passing_step(evals: list[Event], rule: ConvergenceRule, stop: Event) -> tuple[int | None, str]:
+    """Where and why the checker's search for the first passing step raises at ``stop`` (the
+    evals before it, whose metadata :func:`_raises` found readable); ``""`` when it does not."""
+    steps: dict[object, dict[object, object]] = {}
+    first_line: dict[object, int | None] = {}
+    for event in evals:
+        metadata: Any = event.metadata
+        step = metadata[rule.metadata]
+        try:
+            steps.setdefault(step, {})[metadata["metric"]] = event.value
+        except TypeError:  # (an unhashable step or metric: the checker's dictionary raises on it)
+            return event.line, f"eval_accuracy logs {rule.metadata} or metric {show(step)} as a list or object"
+        first_line.setdefault(step, event.line)
+    passing = False
+    for step, values in steps.items():
+        for condition in rule.conditions:
+            if condition.metric not in values:
+                return first_line[step], (f"the eval step {show(step)} logs no {condition.metric} "
+                                          f"(KeyError where the checker tests {condition.text})")
+            observed = values[condition.metric]
+            if not isinstance(observed, (int, float)):
+                return first_line[step], (f"the eval step {show(step)} logs {condition.metric} {show(observed)}, "
+                                          f"which {condition.text} cannot compare (TypeError)")
+            if not condition.holds(observed):
+                break
+        else:
+            passing = True
+    if not passing:
+        return stop.line, (f"run_stop says success but no eval step before it meets {' and '.join(c.text for c in rule.conditions)}: "
+                           "min() of no passing step raises ValueError")
+    return None, ""
 
 
 def _averaged_point(evals: tuple[Event, ...], last_stop: Event) -> Event | None:

@@ -1,0 +1,73 @@
+"""Where the official tools stop on a benchmark folder instead of judging it, so that they publish
+no score (MLC521 and the folder's score say so instead of a published time):
+
+- the compliance checker loads a rule file named after a logged value, and a file that does not
+  exist ends it with FileNotFoundError after its "Could not find config file" message
+  (official-tooling.md §1.2: ``common.yaml``'s ``submission_division`` POST enqueues
+  ``<division>_common.yaml``, ``closed_common.yaml``/``open_common.yaml``'s ``submission_benchmark``
+  POST ``<division>_<benchmark>.yaml``, closed ResNet's ``opt_name`` POST
+  ``closed_resnet_<opt>.yaml``, each even when the value's own check failed); the package checker
+  and the result summarizer call it without a ``try``;
+- the RCP checker raises on a run of a closed folder (MLC535, :mod:`mlcheck.score.rcp.unreadable`).
+"""
+
+from __future__ import annotations
+
+import os
+from typing import Sequence
+
+from mlcheck.facts.constraints import load_constraints
+from mlcheck.model import Event
+from mlcheck.results import RunResult, RunSummary
+from mlcheck.rules.rcp_check import RCP_POINT_UNREADABLE
+
+
+def folder_stops(members: Sequence[RunResult], ruleset: str | None) -> str:
+    """Why the official tools stop on the folder of ``members`` (``""``: they do not)."""
+    for member in members:
+        missing = _missing_rule_file(member.run, ruleset) if member.run is not None and ruleset else ""
+        if missing:
+            return (f"the official checker stops on {os.path.basename(member.path)}: it loads "
+                    f"training_{ruleset}/{missing}, which does not exist (FileNotFoundError), and the package "
+                    "checker and the summarizer stop with it: the official tools publish no score")
+    raising = sorted({os.path.basename(r.path) for r in members for f in r.findings
+                      if f.code == RCP_POINT_UNREADABLE.code})
+    if raising:
+        return (f"the RCP checker raises on {', '.join(raising)} and the package checker stops with it "
+                "(MLC535): the official tools publish no score")
+    return ""
+
+
+def _missing_rule_file(run: RunSummary, ruleset: str) -> str:
+    """The rule file the round's compliance checker loads for ``run`` and does not have."""
+    division = _logged(run.first("submission_division"))
+    if division is None:
+        return ""
+    if division not in ("closed", "open"):
+        return f"{division}_common.yaml"
+    benchmark = _logged(run.first("submission_benchmark"))
+    if benchmark is None:
+        return ""
+    try:
+        bench = load_constraints(ruleset).benchmarks.get(benchmark)
+    except (OSError, ValueError, KeyError):  # (a round without constraint data: nothing known)
+        return ""
+    if bench is None or (division == "open" and "has no open_" in (bench.open_unavailable or "")):
+        return f"{division}_{benchmark}.yaml"
+    optimizer = _logged(run.first("opt_name"))
+    if division == "closed" and bench.per_optimizer is not None and optimizer is not None \
+            and optimizer not in bench.per_optimizer:
+        return f"closed_{benchmark}_{optimizer}.yaml"
+    return ""
+
+
+def _logged(event: Event | None) -> str | None:
+    """The value as the checker's ``'{}'.format(v['value'])`` writes it into a file name."""
+    if event is None:
+        return None
+    value = event.value
+    if isinstance(value, bool):
+        return str(value)
+    if value is None:
+        return "None"
+    return str(value) if isinstance(value, (str, int, float)) else None

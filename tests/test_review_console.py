@@ -1,0 +1,62 @@
+"""Raw console output found wrong by a review against the official checker (session 25): a line
+of the job that only names the marker (a shell trace, a log message, source in a traceback) was
+read as a broken record of the run and failed it."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from conftest import FIXTURES
+from mlcheck.checker import check_log
+from mlcheck.cli import main
+from mlcheck.package.discover import LogRef
+
+GOOD = FIXTURES / "example" / "Acme" / "results" / "acme-t8" / "resnet" / "result_0.txt"
+MENTIONS = [
+    "+ grep -c ':::MLLOG' /results/slurm-1234.out",
+    '    print(":::MLLOG " + json.dumps(record))',
+    '    mllogger.event(key=":::MLLOG eval_accuracy", value=accuracy)',
+    "2023-05-01 12:00:00 - WARNING - mllog: skipped :::MLLOG line (rank 3)",
+    "[1,0]<stderr>:+ grep ':::MLLOG' out.log",
+]
+
+
+def _with_line(tmp_path: Path, name: str, inserted: str) -> tuple[Path, int]:
+    lines = GOOD.read_text("utf-8").splitlines()
+    at = len(lines) // 2
+    log = tmp_path / name
+    log.write_text("\n".join(lines[:at] + [inserted] + lines[at:]) + "\n", "utf-8")
+    return log, at + 1
+
+
+@pytest.mark.parametrize("inserted", MENTIONS)
+def test_console_text_naming_the_marker_is_not_a_record(tmp_path: Path, inserted: str) -> None:
+    log, _line = _with_line(tmp_path, "job.log", inserted)
+    (result,) = check_log(LogRef(str(log)), None)
+    assert result.verdict == "pass" and [f.code for f in result.findings if f.severity.label == "error"] == []
+    (read,) = [f for f in result.findings if f.code == "MLC020"]
+    assert "1 line without a record dropped" in read.message
+    out = tmp_path / "split"
+    done = CliRunner().invoke(main, ["split", "-o", str(out), str(log)])
+    assert done.exit_code == 0, done.output
+    assert (out / "result_0.txt").read_text("utf-8") == GOOD.read_text("utf-8")
+
+
+def test_in_a_result_file_the_official_parser_still_fails_on_such_a_line(tmp_path: Path) -> None:
+    """The official parser reads every line holding ':::MLLOG ' of a result file and fails the
+    file on one that does not parse: MLC003 there, as before; without the space, MLC027."""
+    log, line = _with_line(tmp_path, "result_0.txt", MENTIONS[1])
+    (result,) = check_log(LogRef(str(log)), None)
+    assert [(f.code, f.line) for f in result.findings if f.severity.label == "error"] == [("MLC023", line)]
+    log, line = _with_line(tmp_path, "result_1.txt", MENTIONS[0])
+    (result,) = check_log(LogRef(str(log)), None)
+    assert result.verdict == "pass" and ("MLC027", line) in [(f.code, f.line) for f in result.findings]
+
+
+def test_a_cut_record_in_console_output_is_still_an_error(tmp_path: Path) -> None:
+    log, line = _with_line(tmp_path, "job.log", ':::MLLOG {"namespace": "", "time_ms": 16')
+    (result,) = check_log(LogRef(str(log)), None)
+    assert result.verdict == "fail" and ("MLC003", line) in [(f.code, f.line) for f in result.findings]

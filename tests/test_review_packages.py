@@ -1,0 +1,112 @@
+"""Package checks of rounds 3.0-5.1 found wrong by a review against the official tools (session 25)."""
+
+from __future__ import annotations
+
+import re
+import shutil
+from pathlib import Path
+
+import pytest
+
+from mlcheck import check
+from mlcheck.model import Severity
+
+from conftest import SHARED
+
+_SD = ("training-5.0", "Lenovo", "results", "SR780aV3-8xB200_SXM_180GB", "stable_diffusion")
+
+
+def _stable_diffusion(tmp_path: Path) -> Path:
+    source = SHARED.joinpath("other-submitters", *_SD)
+    if not source.is_dir():
+        pytest.skip(f"{source} is not present (../shared/other-submitters)")
+    folder = tmp_path / "training-5.0" / "stable_diffusion"
+    shutil.copytree(source, folder)
+    return folder
+
+
+def _official_rcp_raises(log: Path) -> type[BaseException] | None:
+    rcp_checker = pytest.importorskip("mlperf_logging.rcp_checker.rcp_checker")
+    try:
+        rcp_checker.read_submission_file(str(log), "5.0.0", False)
+    except Exception as error:  # noqa: BLE001 (what the package checker stops with)
+        return type(error)
+    return None
+
+
+def test_a_successful_stable_diffusion_run_that_never_meets_the_target_stops_the_rcp_checker(tmp_path: Path) -> None:
+    """``run_stop`` says success, no eval step meets FID <= 90 and CLIP >= 0.15: the RCP checker's
+    ``min(passing_epochs)`` raises ValueError and the package checker stops. MLC535 at the
+    run_stop, the folder has no valid score, and MLC301 is no longer tolerated (was: valid score,
+    one warning)."""
+    folder = _stable_diffusion(tmp_path)
+    log = folder / "result_3.txt"
+    text = re.sub(r'("key": "eval_accuracy", "value": )(\d{2,3}\.\d+)', r"\g<1>95.5", log.read_text("utf-8"))
+    log.write_text(text, "utf-8")
+    assert _official_rcp_raises(log) is ValueError
+    (bench,) = check([str(folder)]).benchmarks
+    run = next(r for r in bench.runs if r.path.endswith("result_3.txt"))
+    (raised,) = [f for f in run.findings if f.code == "MLC535"]
+    stop_line = next(i for i, line in enumerate(text.splitlines(), 1) if '"key": "run_stop"' in line)
+    assert (raised.line, raised.severity) == (stop_line, Severity.ERROR) and "ValueError" in raised.message
+    assert not bench.score.valid and "the official tools publish no score" in bench.score.reason
+    assert [f.severity for f in run.findings if f.code == "MLC301"] == [Severity.ERROR]
+
+
+def test_a_stable_diffusion_step_whose_fid_passes_without_clip_stops_the_rcp_checker(tmp_path: Path) -> None:
+    """A step with FID <= 90 and no CLIP: KeyError in the RCP checker (MLC535 at the step's first
+    eval), and MLC521 no longer says what the official tools would publish: they stop."""
+    folder = _stable_diffusion(tmp_path)
+    log = folder / "result_3.txt"
+    lines = log.read_text("utf-8").splitlines(keepends=True)
+    clip = max(i for i, line in enumerate(lines) if '"metric": "CLIP"' in line)
+    fid = max(i for i, line in enumerate(lines) if '"metric": "FID"' in line)
+    del lines[clip]
+    log.write_text("".join(lines), "utf-8")
+    assert _official_rcp_raises(log) is KeyError
+    (bench,) = check([str(folder)]).benchmarks
+    run = next(r for r in bench.runs if r.path.endswith("result_3.txt"))
+    (raised,) = [f for f in run.findings if f.code == "MLC535"]
+    assert raised.line == fid + 1 and "logs no CLIP" in raised.message
+    (dropped,) = [f for f in bench.findings if f.code == "MLC521"]
+    assert "stops with it" in dropped.message and "publish 1" not in dropped.message
+    assert not bench.score.valid and "publish no score" in bench.score.reason
+
+
+def test_the_published_stable_diffusion_folder_has_no_rcp_raise(tmp_path: Path) -> None:
+    folder = _stable_diffusion(tmp_path)
+    (bench,) = check([str(folder)]).benchmarks
+    assert bench.score.valid and not [f for r in bench.runs for f in r.findings if f.code == "MLC535"]
+
+
+ACME = Path(__file__).resolve().parent.parent / "fixtures" / "example" / "Acme"
+
+
+@pytest.mark.parametrize("key, value, loaded", [
+    ("submission_division", "closed_", "closed__common.yaml"),
+    ("submission_benchmark", "resnet50", "closed_resnet50.yaml"),
+    ("opt_name", "adam", "closed_resnet_adam.yaml"),
+])
+def test_a_value_that_names_a_missing_rule_file_stops_the_official_tools(tmp_path: Path, key: str, value: str,
+                                                                           loaded: str) -> None:
+    """The compliance checker loads a rule file named after the logged division, benchmark or
+    ResNet optimizer; one that does not exist ends it with FileNotFoundError, and the package
+    checker with it: MLC521 and the score say the official tools publish no score (was: "publish
+    N min")."""
+    mlp_compliance = pytest.importorskip("mlperf_logging.compliance_checker.mlp_compliance")
+    package = tmp_path / "Acme"
+    shutil.copytree(ACME, package)
+    log = next(package.glob("results/*/resnet/result_0.txt"))
+    text = log.read_text("utf-8")
+    changed = re.sub(rf'("key": "{key}", "value": )"[a-z]+"', rf'\g<1>"{value}"', text, count=1)
+    assert changed != text
+    log.write_text(changed, "utf-8")
+    (bench,) = check([str(package)]).benchmarks
+    mlp_compliance.enqueued_configs.clear()
+    checker = mlp_compliance.make_checker("training", bench.ruleset, True, False)
+    with pytest.raises(FileNotFoundError):
+        checker.check_file(str(log), f"training_{bench.ruleset}/common.yaml")
+    mlp_compliance.enqueued_configs.clear()
+    (dropped,) = [f for f in bench.findings if f.code == "MLC521"]
+    assert f"stops on result_0.txt: it loads training_{bench.ruleset}/{loaded}" in dropped.message
+    assert not bench.score.valid and "the official tools publish no score" in bench.score.reason
