@@ -19,6 +19,8 @@ gc.disable()
 try:
     from mlcheck.checker import check
     from mlcheck.results import CheckResult
+except KeyboardInterrupt:  # (Ctrl-C while starting: exit as an interrupted command, no traceback)
+    raise SystemExit(130) from None
 finally:
     if _collecting:
         gc.freeze()  # (then unfrozen: every object so far moves to the oldest generation uncollected,

@@ -75,16 +75,31 @@ def test_job_summary_goes_to_the_step_summary_file(tmp_path: Path) -> None:
 
 
 def test_an_unwritable_step_summary_is_named_and_loses_no_other_report(tmp_path: Path) -> None:
+    """The job summary is a page beside the annotations: one that cannot be written is a warning
+    and the check's exit code stands (was: 2); the other reports are written."""
     blocked = tmp_path / "a-file"
     blocked.write_text("", encoding="utf-8")
     sarif = tmp_path / "out.sarif"
     example = str(FIXTURES / "example" / "Acme")
-    code, out, err = _cli(["check", example, "-f", "github", "--no-progress", "-o", f"json:{blocked}/r.json",
-                           "-o", f"sarif:{sarif}"], {"GITHUB_STEP_SUMMARY": str(blocked / "summary.md")})
-    assert code == 2 and "Traceback" not in err
-    assert f"cannot write the report json:{blocked}/r.json:" in err
-    assert "cannot write the job summary to $GITHUB_STEP_SUMMARY:" in err and str(blocked / "summary.md") in err
+    code, out, err = _cli(["check", example, "-f", "github", "--no-progress", "-o", f"sarif:{sarif}"],
+                          {"GITHUB_STEP_SUMMARY": str(blocked / "summary.md")})
+    assert code == 0 and "Traceback" not in err
+    assert "warning: cannot write the job summary to $GITHUB_STEP_SUMMARY:" in err and str(blocked / "summary.md") in err
     assert '"version": "2.1.0"' in sarif.read_text(encoding="utf-8")  # (written all the same)
+
+
+def test_an_output_that_cannot_be_written_is_refused_before_the_check(tmp_path: Path) -> None:
+    """A report whose folder is a file (or not writable) is a usage error before anything is
+    checked or written (was: found after the whole check)."""
+    blocked = tmp_path / "a-file"
+    blocked.write_text("", encoding="utf-8")
+    sarif = tmp_path / "out.sarif"
+    example = str(FIXTURES / "example" / "Acme")
+    code, out, err = _cli(["check", example, "-f", "json", "--no-progress", "-o", f"json:{blocked}/r.json",
+                           "-o", f"sarif:{sarif}"], {})
+    assert code == 2 and "Traceback" not in err and out == ""
+    assert f"the output 'json:{blocked}/r.json' cannot be written: {blocked} is not a folder" in err
+    assert not sarif.exists()
 
 
 def test_job_summary_counts_findings_per_rule() -> None:

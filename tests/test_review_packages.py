@@ -110,3 +110,22 @@ def test_a_value_that_names_a_missing_rule_file_stops_the_official_tools(tmp_pat
     (dropped,) = [f for f in bench.findings if f.code == "MLC521"]
     assert f"stops on result_0.txt: it loads training_{bench.ruleset}/{loaded}" in dropped.message
     assert not bench.score.valid and "the official tools publish no score" in bench.score.reason
+
+
+def test_mlc521_says_the_package_checker_refuses_a_folder_the_seed_checker_fails(tmp_path: Path) -> None:
+    """A record the official parser cannot read: the summarizer drops the run (MLC521 gives its
+    number) but the seed checker fails the whole folder (MLC526); MLC521 and the score say the
+    package checker refuses the folder (was: only "publish N min", beside MLC526)."""
+    package = tmp_path / "Acme"
+    shutil.copytree(ACME, package)
+    log = next(package.glob("results/*/resnet/result_1.txt"))
+    lines = log.read_text("utf-8").splitlines(keepends=True)
+    at = next(i for i, line in enumerate(lines) if '"key": "global_batch_size"' in line)
+    lines[at] = lines[at].replace('"key": "global_batch_size"', '"key: "global_batch_size"')
+    log.write_text("".join(lines), "utf-8")
+    (bench,) = check([str(package)]).benchmarks
+    codes = {f.code for f in bench.findings}
+    assert {"MLC521", "MLC526"} <= codes
+    (dropped,) = [f for f in bench.findings if f.code == "MLC521"]
+    assert "but the package checker refuses the folder (MLC526)" in dropped.message
+    assert not bench.score.valid and "(MLC526): the package checker refuses it" in bench.score.reason

@@ -18,6 +18,8 @@ _collecting = gc.isenabled()
 gc.disable()  # (click and the commands are made once: see mlcheck/__init__.py)
 try:
     from mlcheck.cli.app import main, run
+except KeyboardInterrupt:  # (Ctrl-C while starting: exit as an interrupted command, no traceback)
+    raise SystemExit(130) from None
 finally:
     if _collecting:
         gc.enable()

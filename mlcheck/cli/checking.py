@@ -91,11 +91,27 @@ def check_and_report(paths: Sequence[str], settings: Settings, quiet: bool = Fal
         real = os.path.realpath(path)
         if os.path.exists(real) and not os.path.isfile(real):
             continue  # (/dev/null, a pipe: nothing is lost)
+        unwritable = _unwritable_folder(real) if path != "-" else None
+        if unwritable is not None:  # (said before the check, not after it)
+            raise click.UsageError(f"the output {spec!r} cannot be written: {unwritable}")
         same = named.setdefault(os.path.normcase(real), spec)
         if same != spec:  # (each report is written in turn: the last would be all that is left)
             raise click.UsageError(f"the outputs {same!r} and {spec!r} name the same file; one report "
                                    "would replace the other. Give each its own path")
     _check_and_report(paths, settings, quiet, verbose, line_limits, text_format, statistics)
+
+
+def _unwritable_folder(path: str) -> str | None:
+    """Why a report cannot be written at ``path`` (its nearest folder that exists is a file, or not
+    writable), judged without creating anything; None when it may be."""
+    folder = os.path.dirname(path) or "."
+    while not os.path.exists(folder) and os.path.dirname(folder) != folder:
+        folder = os.path.dirname(folder)
+    if not os.path.isdir(folder):
+        return f"{folder} is not a folder"
+    if not os.access(folder, os.W_OK | os.X_OK):
+        return f"the folder {folder} is not writable"
+    return None
 
 
 def _check_and_report(paths: Sequence[str], settings: Settings, quiet: bool, verbose: bool,
@@ -138,9 +154,9 @@ def _check_and_report(paths: Sequence[str], settings: Settings, quiet: bool, ver
 
         try:
             write_job_summary(result, options)
-        except OSError as error:
-            click.echo(one_line(f"mlcheck: error: cannot write the job summary to ${SUMMARY_VARIABLE}: {error}"), err=True)
-            failed = True
+        except OSError as error:  # (a page beside the annotations: the check's verdict stands)
+            click.echo(one_line(f"mlcheck: warning: cannot write the job summary to ${SUMMARY_VARIABLE}: {error}"),
+                       err=True)
     if failed:
         sys.exit(EXIT_ERROR)
     click.echo(summary_line(result), err=True)

@@ -150,8 +150,13 @@ def _judge_compressed(log: str, settings: Settings, poll: float, idle_timeout: f
 @click.option("--idle-timeout", type=click.FloatRange(min=0.0), default=None, metavar="SECONDS",
               help="End (with the report so far) when no line arrived for this long. Default: wait.")
 @click.option("--no-progress", is_flag=True, help="Do not print progress lines on stderr.")
+@click.option("--config", "config_path", type=click.Path(dir_okay=False), metavar="FILE",
+              help="Config file (TOML), as for `check`. Default: found from LOG upwards; /dev/null: none.")
+@click.option("--strict/--no-strict", default=None, help="Warnings fail the final report too (exit 1), as "
+              "`check --strict`.")
 def watch_command(log: str, ruleset: str | None, fail_fast: bool, runs: int, output_format: str,
-                  poll: float, idle_timeout: float | None, no_progress: bool) -> None:
+                  poll: float, idle_timeout: float | None, no_progress: bool, config_path: str | None,
+                  strict: bool | None) -> None:
     """Follow a log while the job writes it; report each problem as soon as it is certain.
 
     Findings and progress (elapsed, last eval, projected time-to-train) go to stderr as they
@@ -164,8 +169,8 @@ def watch_command(log: str, ruleset: str | None, fail_fast: bool, runs: int, out
     A gzip LOG is not followed (a compressed stream cannot be read as it grows): it is checked
     whole once its end is written; with --idle-timeout, a stream still incomplete exits 2.
 
-    The config check uses (.mlcheck.toml or [tool.mlcheck] in pyproject.toml, found from LOG
-    upwards; MLCHECK_CONFIG) applies throughout: its ruleset, select/ignore and waivers decide
+    The config check uses (--config, MLCHECK_CONFIG, else .mlcheck.toml or [tool.mlcheck] in
+    pyproject.toml found from LOG upwards) applies throughout: its ruleset, select/ignore and waivers decide
     what is printed while following and what stops --fail-fast, as in the final report.
     """
     from mlcheck.raw.watch import watch
@@ -177,7 +182,8 @@ def watch_command(log: str, ruleset: str | None, fail_fast: bool, runs: int, out
         sys.exit(EXIT_ERROR)
     # The config (.mlcheck.toml, [tool.mlcheck]) applies while following too: its ruleset judges
     # the partial runs, and what it waives or leaves out is neither printed nor stops --fail-fast.
-    settings = load_cli_settings(None, [log], ruleset=ruleset, format=output_format, no_progress=True)
+    settings = load_cli_settings(config_path, [log], ruleset=ruleset, format=output_format, no_progress=True,
+                                 strict=strict)
     try:
         forced = load_ruleset(normalise_version(settings.ruleset)) if settings.ruleset else None
     except RulesetError as error:

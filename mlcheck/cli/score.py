@@ -53,6 +53,10 @@ def score_command(paths: tuple[str, ...], ruleset: str | None, config_path: str 
     from mlcheck.report.json_report import json_report_blocks
     from mlcheck.report.results_table import render_table_text, table_text
 
+    if output_format == "json" and (table_output is not None or click.get_current_context().get_parameter_source(
+            "table_format") is not click.core.ParameterSource.DEFAULT):
+        raise click.UsageError("--format json prints the JSON report, not the results table: drop "
+                               "--table-format/--table-output, or use --table-format json for the table")
     settings = load_cli_settings(config_path, paths, ruleset=ruleset, jobs=jobs)
     result = postprocess(run_check(paths, settings.ruleset, jobs=jobs_of(settings),
                                    ruleset_source=settings.ruleset_source), settings)
@@ -91,6 +95,10 @@ def score_command(paths: tuple[str, ...], ruleset: str | None, config_path: str 
     if result.benchmarks:  # (a folder without a run is no row of the table: its finding says why it fails)
         for found in refused:
             click.echo(f"mlcheck: invalid: {_where_what(found)}", err=True)
+        named = {f.path for f in refused}
+        for bench in result.benchmarks:  # (every other result without a valid score, and why)
+            if bench.published and not bench.score.valid and bench.folder not in named:
+                click.echo(f"mlcheck: invalid: {one_line(bench.folder or '?')}: {one_line(bench.score.reason)}", err=True)
     click.echo(summary_line(result), err=True)
     published = [b for b in result.benchmarks if b.published]  # (not the logs of a folder in a benchmark folder)
     invalid = not published or any(not b.score.valid or _rcp_refused(b) for b in published) or bool(refused)
@@ -116,7 +124,7 @@ def _rcp_refused(bench: BenchmarkResult) -> bool:
 @click.command("rules")
 def rules_command() -> None:
     """List every rule code with its name, the severities it reports and its summary (a rule that
-    reports errors and warnings, each in its own cases, shows error/warning)."""
+    reports errors and warnings, each in its own cases, shows error/warning). Exit 0."""
     rules = all_rules()
     name_width = max(len(rule.name) for rule in rules)
     severity_width = max(len(rule.severity_text) for rule in rules)
@@ -132,7 +140,7 @@ def rules_command() -> None:
 def explain_command(code: str) -> None:
     """Print the documentation of one rule (code or name): its section of its module's
     documentation; or of one constraint form of the round data (formula, AT_LEAST, cadence, ...)
-    or of all of them (forms)."""
+    or of all of them (forms). Exit 0, 2 for a code, name or form that does not exist."""
     import textwrap
 
     from mlcheck.facts import forms

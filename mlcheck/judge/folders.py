@@ -183,6 +183,8 @@ def score_folder(key: GroupKey, members: list[RunResult],
     rcp = None
     energy: EnergyScore | None = None
     rejected: str | None = None
+    dropped: tuple[list[RunResult], float | None] | None = None  # (MLC521's runs and the published score)
+    stopped = ""
     if facts is None:
         score = Score(None, False, f"benchmark {benchmark or '(unknown)'} is not part of the round")
     else:
@@ -233,9 +235,8 @@ def score_folder(key: GroupKey, members: list[RunResult],
         score, official = folder_score(times, judged, facts, scaling.committee, scaling.rcp,
                                        [r.official_verdict == "pass" or not whole_folder for r in members],
                                        timed, stopped)
-        if whole_folder:  # (a file named alone: its own findings say it all)
-            findings.extend(non_compliant_findings(folder, [r for r in members if non_compliant(r)],
-                                                   official.score_min if official else score.score_min, stopped))
+        if whole_folder:  # (a file named alone: its own findings say it all; emitted below)
+            dropped = ([r for r in members if non_compliant(r)], official.score_min if official else score.score_min)
         if whole_folder and rcp is not None:
             findings.extend(package_rules.check_score(folder, facts, score, members, first.ruleset or "?"))
             params = params_files(folder)
@@ -265,9 +266,11 @@ def score_folder(key: GroupKey, members: list[RunResult],
             findings.extend(power.findings)
             energy, rejected = power.energy, power.rejection
     broken = sorted({f.code for f in findings if f.code in _FOLDER_RULE_CODES and f.severity is Severity.ERROR})
-    if score.valid and broken:
+    if dropped is not None:
+        findings.extend(non_compliant_findings(folder, *dropped, stopped, broken))
+    if broken:
         score = replace(score, valid=False, reason=f"{score.reason}; the runs of the folder break the "
-                        f"package rules ({', '.join(broken)})")
+                        f"package rules ({', '.join(broken)}){'' if score.valid else ': the package checker refuses it'}")
     if score.valid and any(f.code == PARAMS_NOT_HONOURED.code and f.severity is Severity.ERROR for f in findings):
         score = replace(score, valid=False, reason=f"{score.reason}; the official tools stop on a "
                         "package_checker_params file (MLC546)")

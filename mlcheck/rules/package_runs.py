@@ -155,15 +155,19 @@ def _differs(rule: Rule, key: str, runs: Sequence[RunSummary], severity: Severit
 
 
 def non_compliant_findings(folder: str, bad: Sequence[RunResult], official_score: float | None,
-                           stopped: str = "") -> list[Finding]:
+                           stopped: str = "", refused: Sequence[str] = ()) -> list[Finding]:
     """MLC521 for the non-compliant runs of a folder, with what the official tools would publish
-    (``stopped``: why they stop on the folder instead)."""
+    (``stopped``: why they stop on the folder instead; ``refused``: the codes of the package rules
+    for which the package checker refuses the folder whatever the summarizer computes)."""
     if not bad:
         return []
     names = ", ".join(_label(r.run) if r.run else r.path for r in bad)
     codes = sorted({code for r in bad for code in breaking_codes(r)})
     official = (f"{official_score:.2f} min" if official_score is not None else "no score")
-    tools = stopped or f"the official tools drop what fails their checks as non-converged and publish {official}"
+    tools = stopped or (
+        f"the result summarizer drops what fails its checks as non-converged and computes {official}, but the "
+        f"package checker refuses the folder ({', '.join(refused)})" if refused else
+        f"the official tools drop what fails their checks as non-converged and publish {official}")
     return [NON_COMPLIANT_RUN.at(folder, None, (
         f"{names} break{'s' if len(bad) == 1 else ''} the rules ({', '.join(codes)}): {tools}; the rules say "
         "the benchmark result is not valid. Fix the runs or rerun them"))]
