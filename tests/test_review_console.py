@@ -21,6 +21,8 @@ MENTIONS = [
     '    mllogger.event(key=":::MLLOG eval_accuracy", value=accuracy)',
     "2023-05-01 12:00:00 - WARNING - mllog: skipped :::MLLOG line (rank 3)",
     "[1,0]<stderr>:+ grep ':::MLLOG' out.log",
+    "+ echo ':::MLLOG {\"key\": \"cache_clear\", \"value\": true}'",
+    "ValueError: could not parse line ':::MLLOG {\"key\": \"eval_accuracy\", \"value\": 0.5, \"metadata\": {}}'",
 ]
 
 

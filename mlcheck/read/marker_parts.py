@@ -118,8 +118,12 @@ def mentions_marker(line: bytes, at: int) -> bool:
     Such a line is text of the job, not a record of the run: ``mlcheck split`` leaves it out, and
     the official checker never sees it in the result file written. A record cut or broken by
     another stream starts as a record does (``{``), or with another rank's tag or label (``[``, a
-    digit), or has nothing after the marker: those stay records, read and reported as before."""
+    digit), or has nothing after the marker: those stay records, read and reported as before. A
+    record in single quotes is quoted text too: a traced ``echo ':::MLLOG {...}'``, an exception
+    message with the line's repr (``could not parse ':::MLLOG {...}'``)."""
     if line.find(_MARKER_BYTES, at + len(_MARKER_BYTES)) >= 0:
         return False
     rest = line[at + len(_MARKER_BYTES):].strip(b" \t\r\n")
+    if rest[:1] == b"{":  # (quoted: a quote before the marker, and one after the record's last brace)
+        return at > 0 and line[at - 1] == 0x27 and line[line.rfind(b"}") + 1:].lstrip(b" \t").startswith(b"'")
     return bool(rest) and rest[0] not in _NOT_A_MENTION
