@@ -36,9 +36,11 @@ def _with_line(tmp_path: Path, name: str, inserted: str) -> tuple[Path, int]:
 
 @pytest.mark.parametrize("inserted", MENTIONS)
 def test_console_text_naming_the_marker_is_not_a_record(tmp_path: Path, inserted: str) -> None:
-    log, _line = _with_line(tmp_path, "job.log", inserted)
+    log, line = _with_line(tmp_path, "job.log", inserted)
     (result,) = check_log(LogRef(str(log)), None)
     assert result.verdict == "pass" and [f.code for f in result.findings if f.severity.label == "error"] == []
+    (named,) = [f for f in result.findings if f.code == "MLC023"]
+    assert (named.line, named.severity.label) == (line, "warning") and "not read as a record" in named.message
     (read,) = [f for f in result.findings if f.code == "MLC020"]
     assert "1 line without a record dropped" in read.message
     out = tmp_path / "split"
@@ -62,3 +64,42 @@ def test_a_cut_record_in_console_output_is_still_an_error(tmp_path: Path) -> Non
     log, line = _with_line(tmp_path, "job.log", ':::MLLOG {"namespace": "", "time_ms": 16')
     (result,) = check_log(LogRef(str(log)), None)
     assert result.verdict == "fail" and ("MLC003", line) in [(f.code, f.line) for f in result.findings]
+
+
+def _eval_line() -> tuple[list[str], int]:
+    lines = GOOD.read_text("utf-8").splitlines()
+    return lines, next(i for i, line in enumerate(lines) if '"key": "eval_accuracy"' in line)
+
+
+@pytest.mark.parametrize("damage", ["WARNING: NCCL timeout ", "^[[0m", "-", "<stdout>:", "node001: ", '"'])
+def test_a_record_damaged_after_its_marker_is_still_an_error(tmp_path: Path, damage: str) -> None:
+    """Text glued between the marker and a record's JSON leaves a record damaged, not a mention:
+    it stays an error at its line (a review of the first version of the mention rule)."""
+    lines, at = _eval_line()
+    lines[at] = lines[at].replace(":::MLLOG ", ":::MLLOG " + damage, 1)
+    log = tmp_path / "job.log"
+    log.write_text("\n".join(lines) + "\n", "utf-8")
+    (result,) = check_log(LogRef(str(log)), None)
+    assert result.verdict == "fail" and any(f.line == at + 1 and f.severity.label == "error" for f in result.findings)
+
+
+@pytest.mark.parametrize("blank", ["\x0c", "\u00a0"])
+def test_a_record_after_other_blanks_is_read(tmp_path: Path, blank: str) -> None:
+    lines, at = _eval_line()
+    lines[at] = lines[at].replace(":::MLLOG ", ":::MLLOG " + blank, 1)
+    log = tmp_path / "job.log"
+    log.write_text("\n".join(lines) + "\n", "utf-8")
+    (result,) = check_log(LogRef(str(log)), None)
+    assert not [f for f in result.findings if f.line == at + 1 and f.code == "MLC023"]
+
+
+def test_a_record_cut_after_its_marker_by_other_output_is_said(tmp_path: Path) -> None:
+    """The marker, another process's text, the record's JSON on the next line: the line reads as a
+    mention, which is said (a warning at its line), not dropped silently."""
+    lines, at = _eval_line()
+    record = lines[at][len(":::MLLOG "):]
+    lines[at:at + 1] = [":::MLLOG NCCL INFO Bootstrap : Using eth0", record]
+    log = tmp_path / "job.log"
+    log.write_text("\n".join(lines) + "\n", "utf-8")
+    (result,) = check_log(LogRef(str(log)), None)
+    assert ("MLC023", at + 1, "warning") in [(f.code, f.line, f.severity.label) for f in result.findings]

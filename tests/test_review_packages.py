@@ -129,3 +129,35 @@ def test_mlc521_says_the_package_checker_refuses_a_folder_the_seed_checker_fails
     (dropped,) = [f for f in bench.findings if f.code == "MLC521"]
     assert "but the package checker refuses the folder (MLC526)" in dropped.message
     assert not bench.score.valid and "(MLC526): the package checker refuses it" in bench.score.reason
+
+
+def test_the_rule_file_names_are_those_of_each_round_checker_of_record() -> None:
+    from mlcheck.facts.rule_files import RULE_FILES
+
+    reference = SHARED / "reference" / "record-rules"
+    if not reference.is_dir():
+        pytest.skip(f"{reference} is not present (../shared/reference)")
+    for folder in sorted(reference.glob("training-*/compliance")):
+        version = folder.parent.name.split("-")[1] + ".0"
+        assert RULE_FILES[version] == {p.stem for p in folder.glob("*.yaml")}, version
+    checker = pytest.importorskip("mlperf_logging.compliance_checker")
+    installed = Path(checker.__file__).parent / "training_1.0.0"
+    assert RULE_FILES["1.0.0"] == {p.stem for p in installed.glob("*.yaml")}
+
+
+def test_a_benchmark_whose_rule_file_exists_does_not_stop_the_checker(tmp_path: Path) -> None:
+    """3.0 still has closed_dlrm.yaml: a run logging dlrm in a dlrm_dcnv2 folder fails (MLC011,
+    MLC521) and the official tools publish the others' score, not "no score"."""
+    from mlcheck.judge.official_stops import _missing_rule_file
+    from mlcheck.results import RunSummary
+    from mlcheck.model import Event
+
+    def run(**logged: str) -> RunSummary:
+        events = tuple(Event(f"submission_{k}", v, {}, 0.0, i + 1) for i, (k, v) in enumerate(logged.items()))
+        return RunSummary("r", 0, 1, 2, events, (), None, {e.key: i for i, e in enumerate(events)})
+
+    assert _missing_rule_file(run(division="closed", benchmark="dlrm"), "3.0.0") == ""
+    assert _missing_rule_file(run(division="closed", benchmark="dlrm"), "3.1.0") == ""
+    assert _missing_rule_file(run(division="closed", benchmark="dlrm"), "4.0.0") == "closed_dlrm.yaml"
+    assert _missing_rule_file(run(division="open", benchmark="gpt3"), "3.0.0") == "open_gpt3.yaml"
+    assert _missing_rule_file(run(division="Closed", benchmark="bert"), "2.0.0") == "Closed_common.yaml"

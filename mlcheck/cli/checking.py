@@ -103,7 +103,10 @@ def check_and_report(paths: Sequence[str], settings: Settings, quiet: bool = Fal
 
 def _unwritable_folder(path: str) -> str | None:
     """Why a report cannot be written at ``path`` (its nearest folder that exists is a file, or not
-    writable), judged without creating anything; None when it may be."""
+    writable, and the file is not there to be written over), judged without creating anything;
+    None when it may be."""
+    if os.path.isfile(path) and os.access(path, os.W_OK):
+        return None
     folder = os.path.dirname(path) or "."
     while not os.path.exists(folder) and os.path.dirname(folder) != folder:
         folder = os.path.dirname(folder)

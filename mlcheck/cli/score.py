@@ -56,7 +56,8 @@ def score_command(paths: tuple[str, ...], ruleset: str | None, config_path: str 
     if output_format == "json" and (table_output is not None or click.get_current_context().get_parameter_source(
             "table_format") is not click.core.ParameterSource.DEFAULT):
         raise click.UsageError("--format json prints the JSON report, not the results table: drop "
-                               "--table-format/--table-output, or use --table-format json for the table")
+                               "--table-format/--table-output, or drop --format json for the table "
+                               "(--table-format json gives it as JSON)")
     settings = load_cli_settings(config_path, paths, ruleset=ruleset, jobs=jobs)
     result = postprocess(run_check(paths, settings.ruleset, jobs=jobs_of(settings),
                                    ruleset_source=settings.ruleset_source), settings)

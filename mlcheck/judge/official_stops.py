@@ -16,7 +16,7 @@ from __future__ import annotations
 import os
 from typing import Sequence
 
-from mlcheck.facts.constraints import load_constraints
+from mlcheck.facts.rule_files import RULE_FILES
 from mlcheck.model import Event
 from mlcheck.results import RunResult, RunSummary
 from mlcheck.rules.rcp_check import RCP_POINT_UNREADABLE
@@ -40,23 +40,20 @@ def folder_stops(members: Sequence[RunResult], ruleset: str | None) -> str:
 
 def _missing_rule_file(run: RunSummary, ruleset: str) -> str:
     """The rule file the round's compliance checker loads for ``run`` and does not have."""
+    files = RULE_FILES.get(ruleset)
     division = _logged(run.first("submission_division"))
-    if division is None:
+    if files is None or division is None:
         return ""
-    if division not in ("closed", "open"):
+    if f"{division}_common" not in files:
         return f"{division}_common.yaml"
     benchmark = _logged(run.first("submission_benchmark"))
     if benchmark is None:
         return ""
-    try:
-        bench = load_constraints(ruleset).benchmarks.get(benchmark)
-    except (OSError, ValueError, KeyError):  # (a round without constraint data: nothing known)
-        return ""
-    if bench is None or (division == "open" and "has no open_" in (bench.open_unavailable or "")):
+    if f"{division}_{benchmark}" not in files:
         return f"{division}_{benchmark}.yaml"
     optimizer = _logged(run.first("opt_name"))
-    if division == "closed" and bench.per_optimizer is not None and optimizer is not None \
-            and optimizer not in bench.per_optimizer:
+    if division == "closed" and benchmark == "resnet" and optimizer is not None \
+            and f"closed_resnet_{optimizer}" not in files:  # (the only rule file that loads another by a value)
         return f"closed_{benchmark}_{optimizer}.yaml"
     return ""
 

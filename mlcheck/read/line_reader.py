@@ -57,7 +57,10 @@ class LineReader(FastLines):
         self.line_no += 1
         self.stats.lines += 1
         at = raw.find(_MARKER_BYTES)
-        if at < 0 or (not self.result_file and mentions_marker(raw, at)):  # (raw output's text naming it)
+        named = mentions_marker(raw, at) if at >= 0 and not self.result_file else ""  # (text naming it)
+        if at < 0 or named:
+            if named:
+                yield raw_output.marker_named(self.path, self.line_no, named == "quoted")
             self.note_noise(raw)
             if raw.strip():
                 self.stats.noise_lines += 1

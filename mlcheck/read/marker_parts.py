@@ -111,19 +111,18 @@ _MARKER_BYTES = _MARKER.encode()
 _NOT_A_MENTION = frozenset(b"{[\x1b0123456789")
 
 
-def mentions_marker(line: bytes, at: int) -> bool:
-    """Whether raw output's ``line`` (its one marker at ``at``) only names the marker, with text
-    after it that starts no record: a shell trace (``+ grep ':::MLLOG' out.log``), a log message
-    (``skipped :::MLLOG line``), a line of source in a traceback (``print(":::MLLOG " + ...)``).
-    Such a line is text of the job, not a record of the run: ``mlcheck split`` leaves it out, and
-    the official checker never sees it in the result file written. A record cut or broken by
-    another stream starts as a record does (``{``), or with another rank's tag or label (``[``, a
-    digit), or has nothing after the marker: those stay records, read and reported as before. A
-    record in single quotes is quoted text too: a traced ``echo ':::MLLOG {...}'``, an exception
-    message with the line's repr (``could not parse ':::MLLOG {...}'``)."""
+def mentions_marker(line: bytes, at: int) -> str:
+    """How raw output's ``line`` (its one marker at ``at``) names the marker without a record of
+    the run: ``"text"`` when no ``{`` follows it (a shell trace ``grep ':::MLLOG' out.log``, a log
+    message ``skipped :::MLLOG line``, source in a traceback ``print(":::MLLOG " + ...)``),
+    ``"quoted"`` for a record in single quotes (a traced ``echo ':::MLLOG {...}'``, an exception
+    message with the line's repr); ``""`` otherwise. A record damaged by other output keeps a
+    ``{``, or starts with another rank's tag or label (``[``, a digit), a colour code, or nothing:
+    those stay records, read and reported as before. ``mlcheck split`` leaves such a line out."""
     if line.find(_MARKER_BYTES, at + len(_MARKER_BYTES)) >= 0:
-        return False
-    rest = line[at + len(_MARKER_BYTES):].strip(b" \t\r\n")
-    if rest[:1] == b"{":  # (quoted: a quote before the marker, and one after the record's last brace)
-        return at > 0 and line[at - 1] == 0x27 and line[line.rfind(b"}") + 1:].lstrip(b" \t").startswith(b"'")
-    return bool(rest) and rest[0] not in _NOT_A_MENTION
+        return ""
+    rest = line[at + len(_MARKER_BYTES):].strip()
+    if rest[:1] == b"{":  # (a quote before the marker, and one after the record's last brace)
+        quoted = at > 0 and line[at - 1] == 0x27 and line[line.rfind(b"}") + 1:].lstrip().startswith(b"'")
+        return "quoted" if quoted else ""
+    return "text" if rest and rest[0] not in _NOT_A_MENTION and b"{" not in rest else ""

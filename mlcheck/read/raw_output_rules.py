@@ -35,7 +35,10 @@ the line is counted as repaired in MLC020 instead.
   ``mlcheck split`` writes leave the line out, and the official parser passes them. So is a
   record cut by another record printed on its line (two processes writing at once, without line
   buffering; the rest may follow on a later line): the official parser reads the last record of
-  a line only and passes it, and another rank's copy may stand for it (MLC028).
+  a line only and passes it, and another rank's copy may stand for it (MLC028). So, last, is a
+  line that only names the marker with no record after it (no ``{``: a shell trace ``grep
+  ':::MLLOG'``, a log message, a line of source in a traceback) or quotes a whole record in single
+  quotes (a traced ``echo``, an exception message): not read as a record, and left out by ``split``.
 - MLC024 new-job-started (info): raw job output holds another job from this line on (a launcher
   command or launch message; a launcher's word that the job ended: Slurm's ``*** JOB ... CANCELLED
   AT``, torchelastic's restart of the worker group, OpenMPI's dead rank; records tagged with
@@ -177,3 +180,12 @@ def raw_result_file(path: str, copies: int, colour_lines: int = 0, colour_line: 
         "around the records): the official parser tolerates them and such files are accepted; "
         "`mlcheck split` writes files of records alone if you want them",
         severity=Severity.INFO, official=False)
+
+
+def marker_named(path: str, line: int, quoted: bool) -> Finding:
+    """MLC023, a warning, for a line of raw output that names the marker without a record of the run."""
+    what = ("quotes a record in single quotes (a traced echo, a message quoting a line)" if quoted else
+            "names :::MLLOG with no record after it (a shell trace, a message or source quoting the marker)")
+    return RECORD_CUT.at(path, line, (
+        f"this line {what}: it is not read as a record of the run, and `mlcheck split` leaves it out; if a "
+        "record was cut here by other output, it is lost"), severity=Severity.WARNING, official=False)
