@@ -161,3 +161,42 @@ def test_a_benchmark_whose_rule_file_exists_does_not_stop_the_checker(tmp_path: 
     assert _missing_rule_file(run(division="closed", benchmark="dlrm"), "4.0.0") == "closed_dlrm.yaml"
     assert _missing_rule_file(run(division="open", benchmark="gpt3"), "3.0.0") == "open_gpt3.yaml"
     assert _missing_rule_file(run(division="Closed", benchmark="bert"), "2.0.0") == "Closed_common.yaml"
+
+
+def test_a_run_stopped_before_it_started_breaks_the_folder(tmp_path: Path) -> None:
+    """run_stop before run_start: mlcheck counts the run as not converged, but the summarizer
+    scores its negative time (the fastest run, dropped), so another run counts: MLC521, the
+    folder is not valid, and the official number is said (was: a valid score)."""
+    package = tmp_path / "Acme"
+    shutil.copytree(ACME, package)
+    log = next(package.glob("results/*/resnet/result_2.txt"))
+    text = log.read_text("utf-8")
+    start = int(re.search(r'"time_ms": (\d+), "event_type": "[A-Z_]+", "key": "run_start"', text).group(1))
+    text = re.sub(r'("time_ms": )\d+(, "event_type": "[A-Z_]+", "key": "run_stop")', rf"\g<1>{start - 60000}\g<2>", text)
+    log.write_text(text, "utf-8")
+    (bench,) = check([str(package)]).benchmarks
+    (dropped,) = [f for f in bench.findings if f.code == "MLC521"]
+    assert "MLC403" in dropped.message and not bench.score.valid
+
+
+_POWER = ("training-4.0", "smc-ac-power")
+
+
+def _power_package(tmp_path: Path) -> Path:
+    source = SHARED.joinpath("other-submitters", *_POWER)
+    if not source.is_dir():
+        pytest.skip(f"{source} is not present (../shared/other-submitters)")
+    shutil.copytree(source, tmp_path / "pkg")
+    return tmp_path / "pkg"
+
+
+def test_the_energy_of_the_summarizers_runs_says_so(tmp_path: Path) -> None:
+    """A run aborted after reaching its target: mlcheck's time score drops it, the summarizer's
+    counts it; the energy is the summarizer's (published) and MLC544 says whose runs it averages."""
+    package = _power_package(tmp_path)
+    (log,) = package.glob("results/*/resnet/result_5797-*_1.txt")  # (a run both time scores count)
+    log.write_text(log.read_text("utf-8").replace('"status": "success"', '"status": "aborted"'), "utf-8")
+    (bench,) = check([str(package)]).benchmarks
+    (energy,) = [f for f in bench.findings if f.code == "MLC544"]
+    assert "runs the summarizer's time score counts" in energy.message and "counts other runs" in energy.message
+    assert energy.message.startswith("energy 5,671.9 kJ")  # (the summarizer's 5,671,887.21 J)

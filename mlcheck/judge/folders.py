@@ -260,8 +260,8 @@ def score_folder(key: GroupKey, members: list[RunResult],
         if raw and rcp is not None:
             findings.extend(rcp_findings(folder, rcp, normalised=normalise))
             findings.extend(check_runs(folder, runs, closed=division != "open", ruleset=first.ruleset))
-        power = judge_power(folder, members, official or score, first.ruleset,
-                            facts.max_non_converged) if whole_folder else None
+        power = judge_power(folder, members, official or score, first.ruleset, facts.max_non_converged,
+                            official is not None and official.runs_counted != score.runs_counted) if whole_folder else None
         if power is not None:
             findings.extend(power.findings)
             energy, rejected = power.energy, power.rejection

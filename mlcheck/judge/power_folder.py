@@ -33,9 +33,10 @@ class PowerVerdict:
 
 
 def judge_power(folder: str, members: Sequence[RunResult], counted: Score, ruleset: str | None,
-                tolerated: int) -> PowerVerdict | None:
+                tolerated: int, summarizers: bool = False) -> PowerVerdict | None:
     """The power verdict of a benchmark folder; None when it has no ``power/`` folder.
-    ``counted`` is the time score whose runs the energy averages (the published one)."""
+    ``counted`` is the time score whose runs the energy averages (the published one; with
+    ``summarizers``, the summarizer's, which counts other runs than mlcheck's own)."""
     power = scan_power(folder, [m.path for m in members])
     policy = package_policy(ruleset)
     version = ruleset or "?"
@@ -58,7 +59,7 @@ def judge_power(folder: str, members: Sequence[RunResult], counted: Score, rules
         rejection = "the package checker crashes on a power log name without an index (MLC541)"
     if rejection is None and bad:  # (within the files olympic scoring tolerates: the checker accepts it)
         findings = [_tolerated(f, len(bad | failed), tolerated) for f in findings]
-    energy, energy_findings = _energy(power, members, counted)
+    energy, energy_findings = _energy(power, members, counted, summarizers)
     findings.extend(energy_findings)
     return PowerVerdict(tuple(findings), energy, rejection)
 
@@ -79,7 +80,7 @@ def _tolerated(finding: Finding, non_compliant: int, tolerated: int) -> Finding:
         f"result file{'s' if tolerated != 1 else ''} of a folder ({non_compliant} here)"))
 
 
-def _energy(power: PowerFolder, members: Sequence[RunResult], counted: Score
+def _energy(power: PowerFolder, members: Sequence[RunResult], counted: Score, summarizers: bool = False
             ) -> tuple[EnergyScore, list[Finding]]:
     by_name = {run.result_name: run for run in power.runs}
     found: list[Finding] = []
@@ -109,7 +110,10 @@ def _energy(power: PowerFolder, members: Sequence[RunResult], counted: Score
     # (summed in the performance ordering, fastest first, as the summarizer sums them; runs of equal
     # times it takes in the folder's listing order, which no sort gives)
     by_time = sorted(counted.runs_counted, key=lambda i: (_minutes(members[i]) if i < len(members) else math.inf, i))
-    total, reason = olympic_energy(joules, by_time, counted.scaling_factor)
+    total, reason = olympic_energy(joules, by_time, counted.scaling_factor,
+                                   "the summarizer's time score" if summarizers else "the time score")
+    if summarizers and total is not None:
+        reason += "; it is the energy the summarizer publishes: mlcheck's own time score counts other runs"
     if any(not math.isfinite(joules[i] or 0.0) for i in counted.runs_counted if i < len(joules)):
         found.append(rules.POWER_LOG_INVALID.at(power.path, None, (
             "the energy score counts a run whose energy is NaN or infinite (a NaN or Infinity power reading): "

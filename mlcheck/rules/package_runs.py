@@ -82,12 +82,19 @@ NON_CONVERGENCE = frozenset({"MLC004", "MLC023", "MLC102", "MLC301", "MLC302"})
 aborted), which the round tolerates once; any other error makes the run break the rules."""
 
 
+_SCORED_ANYWAY = frozenset({"MLC403"})
+"""mlcheck's own errors that break the rules even in a run it counts as non-converged: run_stop
+before run_start, whose negative time the summarizer scores (the fastest run, dropped by the
+olympic mean, so another run counts)."""
+
+
 def breaking_codes(result: RunResult) -> list[str]:
     """The error codes of a run other than non-convergence that make it break the rules: the
-    official ones always, mlcheck's own only when the run converged (they change its time)."""
+    official ones always, mlcheck's own when the run converged (they change its time) or when the
+    summarizer scores a time the run cannot have (:data:`_SCORED_ANYWAY`)."""
     return sorted({f.code for f in result.findings
                    if f.severity is Severity.ERROR and f.code not in NON_CONVERGENCE
-                   and (f.official or result.converged)})
+                   and (f.official or result.converged or f.code in _SCORED_ANYWAY)})
 
 
 def non_compliant(result: RunResult) -> bool:

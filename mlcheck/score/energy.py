@@ -112,11 +112,12 @@ def switch_energy(events: Sequence[Event], time_to_train_ms: float) -> LogEnergy
 
 
 def olympic_energy(energies: Sequence[float | None], counted: Sequence[int],
-                   scaling_factor: float | None) -> tuple[float | None, str]:
+                   scaling_factor: float | None, whose: str = "the time score") -> tuple[float | None, str]:
     """The folder's energy: the mean of the counted runs' energies (positions in ``energies``),
-    scaled as the time score; None with the reason when a counted run has none."""
+    scaled as the time score; None with the reason when a counted run has none. ``whose``: the
+    time score that counts them, as the reason names it."""
     if not counted:
-        return None, "no run is counted by the time score"
+        return None, f"no run is counted by {whose}"
     missing = [i for i in counted if energies[i] is None]
     if missing:
         return None, f"{len(missing)} counted run{'s' if len(missing) > 1 else ''} without an energy"
@@ -128,5 +129,5 @@ def olympic_energy(energies: Sequence[float | None], counted: Sequence[int],
     mean = sequential_sum(v for v in values if v is not None) / len(values)
     factor = scaling_factor if scaling_factor is not None else 1.0
     scaled = f", scaled by {factor:.5g}" if scaling_factor is not None and factor != 1.0 else ""
-    return mean * factor, (f"mean of the energy of the {len(values)} runs the time score counts "
+    return mean * factor, (f"mean of the energy of the {len(values)} runs {whose} counts "
                            f"(the performance ordering){scaled}")
