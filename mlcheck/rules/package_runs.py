@@ -33,7 +33,8 @@ hyper-parameter is not a valid run).
   only mlcheck reports (the target reached after run_stop, run_stop before run_start, a clock on
   the run's timing records outside any plausible date) in a run that converged, whose time the
   official tools would count. An error of a run that did not converge anyway changes no score and
-  is not MLC521. mlcheck reports both numbers, or that the official tools stop and publish
+  is not MLC521, but for run_stop before run_start (MLC403): the summarizer, which reads no
+  status, scores its negative time as the fastest run and drops it, so another run counts. mlcheck reports both numbers, or that the official tools stop and publish
   nothing (a division, benchmark or ResNet optimizer that names a rule file the compliance
   checker does not have; an eval the RCP checker raises on: MLC535).
   Fix: rerun, or fix the logging.
