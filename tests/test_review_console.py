@@ -103,3 +103,45 @@ def test_a_record_cut_after_its_marker_by_other_output_is_said(tmp_path: Path) -
     log.write_text("\n".join(lines) + "\n", "utf-8")
     (result,) = check_log(LogRef(str(log)), None)
     assert ("MLC023", at + 1, "warning") in [(f.code, f.line, f.severity.label) for f in result.findings]
+
+
+_CORPUS = Path(__file__).resolve().parent.parent.parent / "shared" / "corpus" / "training-2.0" / "Graphcore" / "results"
+
+
+def _corpus_runs(folder: str, count: int) -> list[bytes]:
+    base = _CORPUS / folder
+    if not base.is_dir():
+        pytest.skip(f"{base} is not present (../shared/corpus)")
+    return [b"".join(line for line in (base / f"result_{i}.txt").read_bytes().splitlines(keepends=True)
+                     if line.startswith(b":::MLLOG")) for i in range(count)]  # (the records, as split writes them)
+
+
+def test_runs_whose_block_and_settings_come_before_cache_clear_split_without_a_launcher_line(tmp_path: Path) -> None:
+    """Graphcore's RNN-T logs its submission block and hyper-parameters before cache_clear: two
+    runs back to back are two passing runs whose files split writes as they were (was: the second
+    run's block and settings given to the first run, the second failing MLC011/MLC105)."""
+    first, second = _corpus_runs("ipu-pod64-POPART-open/rnnt", 2)
+    log = tmp_path / "job.log"
+    log.write_bytes(first + second)
+    results = check_log(LogRef(str(log)), None)
+    assert [r.verdict for r in results] == ["pass", "pass"]
+    out = tmp_path / "split"
+    assert CliRunner().invoke(main, ["split", "-o", str(out), str(log)]).exit_code == 0
+    assert [(out / f"result_{i}.txt").read_bytes() for i in range(2)] == [first, second]
+
+
+@pytest.mark.parametrize("launcher", [b"+ poprun --num-instances 1 python bert.py\n", b""])
+def test_a_run_killed_late_in_its_initialisation_keeps_its_records(tmp_path: Path, launcher: bytes) -> None:
+    """A run killed half an hour into its initialisation (BERT logs weights_initialization for
+    26 minutes), then run again: its records after the 10-minute mark stay its own, whether a
+    launcher line separates the attempts or not (was: given to the next attempt, which failed
+    MLC206)."""
+    first, second = _corpus_runs("ipu-pod16-POPART-closed/bert", 2)
+    killed = b"".join(first.splitlines(keepends=True)[:300])
+    log = tmp_path / "job.log"
+    log.write_bytes(killed + launcher + second)
+    results = check_log(LogRef(str(log)), None)
+    assert [r.verdict for r in results] == ["fail", "pass"]
+    out = tmp_path / "split"
+    CliRunner().invoke(main, ["split", "-o", str(out), str(log)])
+    assert (out / "result_0.txt").read_bytes() == killed and (out / "result_1.txt").read_bytes() == second

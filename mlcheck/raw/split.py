@@ -129,6 +129,8 @@ def _write_runs(items: Iterator[RawItem], path: str, out_dir: str, start_index: 
                 findings.append(ended)
             ended = None
             if opens or handle is None:
+                if handle is not None:
+                    write(next_run.before_restart())  # (a run killed in its initialisation: its own)
                 handle = next_file()
                 write(next_run.restart())
             opens, now = next_run.take(item.event.key, item.event.time_ms, item)

@@ -167,6 +167,8 @@ def _take(state: WatchState, item: AnyItem, on_finding: FindingSink,
     builder = state.builder
     pending: list[Event] = []  # (held after the run before stopped: the run a launcher line opens)
     if state.boundaries.opens_new_run(builder.counts, event.key):
+        for held in state.next_run.before_restart():  # (a run killed in its initialisation: its own)
+            _add(state, held, on_finding, on_progress)
         if not _finish_stopped(state, on_finding, on_progress) and not builder.counts["run_stop"]:
             _checkpoint(state, on_finding, on_progress, final=True)  # (a run cut off by the next: it ended)
         _next_run(state)

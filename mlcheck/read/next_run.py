@@ -4,7 +4,8 @@ of one job one after the other, a console of several runs): after a run's ``run_
 :data:`COPY_WINDOW_MS` before its first record: runs concatenated out of order) begins the next
 run, and the ``submission_*`` records logged between the two are the next run's (the run's own
 where it had not logged the key: TPU consoles print the block, or its rest, after run_stop; so
-at a launcher line too); one logged within
+at a launcher line too), and so are the records of settings it logged before its run_start
+(Graphcore's RNN-T logs its block and hyper-parameters before ``cache_clear``); one logged within
 the run's time is a copy (the same records twice, another process printing its own), and any
 other record after ``run_stop`` (a final eval) is the run's own. A run that never logged its
 ``run_stop`` (the job was killed, then run again in the same console) ends at a ``cache_clear`` or
@@ -15,7 +16,9 @@ second ``cache_clear``: a run may clear the caches at the end of its initialisat
 than every record of it and more than :data:`INIT_COPY_WINDOW_MS` after its own ``init_start``;
 the records logged so before it (an attempt's ``submission_*`` block, its settings: any but
 ``init_stop``, ``run_start`` and ``run_stop``) are held until it is known whose they are: the
-next attempt's when it begins, else the run's with the next record. Sooner, the
+next attempt's when it begins, else the run's with the next record or at a launcher line
+(:meth:`NextRunStart.before_restart`); ``weights_initialization`` records (logged per tensor while
+a run initialises) are held only after a held record. Sooner, the
 two cannot be told apart: the processes of a large job start their initialisation up to minutes
 apart, each printing its init block (one run then, its repeats reported: MLC107).
 ``check``, ``split`` and ``watch`` read it alike. A submitted result file is one run whatever it holds
@@ -32,6 +35,9 @@ WATCHED_KEYS = frozenset({"cache_clear", "init_start", "init_stop", "run_start",
 may end; a cache_clear before it is noted)."""
 _EDGES = frozenset({"init_stop", "run_start", "run_stop"})
 """Keys never held back in a killed initialisation: the run's own, which release what was held."""
+_INIT_PROGRESS = frozenset({"weights_initialization"})
+"""Keys a run logs while it initialises (one record per tensor, for up to half an hour on some
+systems): the run's own, held only after a record that is (an attempt's block, then its tensors)."""
 COPY_WINDOW_MS = 60_000.0
 """How far before a run's first record another process's copy of its start may be logged (clocks
 of several hosts); a run concatenated out of order began minutes before, a run takes minutes."""
@@ -71,6 +77,7 @@ class NextRunStart(Generic[Item]):
         self._logged_of = logged
         self._logged: set[str] = set()  # (without ``logged``: the submission_* keys the run logged)
         self._held_keys: list[str] = []  # (the keys of the records held)
+        self._in_run: set[str] = set()  # (the keys the current run logged after its run_start)
 
     def take(self, key: str, time_ms: float, item: Item) -> tuple[bool, list[Item]]:
         """Whether the next run begins at this record, and the records to add now (the held ones
@@ -79,8 +86,9 @@ class NextRunStart(Generic[Item]):
             if key in NEXT_RUN_KEYS and not self._within(time_ms):
                 self._begin(time_ms, key)
                 return True, self._released(item, key)
-            if key.startswith("submission_") and self._has_logged(key):  # (a repeat: the next run's, if one begins)
-                return self._hold(item, key)
+            if (key.startswith("submission_") or key not in self._in_run and key not in _EDGES) \
+                    and self._has_logged(key):
+                return self._hold(item, key)  # (a repeat of its block or settings: the next run's, if one begins)
             return False, self._released(item, key)  # (a key of its block it had not logged: its own, TPU)
         if self._first is None:
             self._first = time_ms
@@ -94,7 +102,7 @@ class NextRunStart(Generic[Item]):
             if key == "init_start" or (key == "cache_clear" and self._cleared):  # (killed, run again)
                 self._begin(time_ms, key)
                 return True, self._released(item, key)
-            if key not in _EDGES:  # (the next attempt's block and settings, if one begins next)
+            if key not in _EDGES and (key not in _INIT_PROGRESS or self.held):  # (the next attempt's, if one begins)
                 self.held_until = time_ms  # (later than every record: the latest held)
                 return self._hold(item, key)
         if key == "run_stop":
@@ -105,6 +113,7 @@ class NextRunStart(Generic[Item]):
             self.started = True
         elif self.started:
             self._training = True
+            self._in_run.add(key)
         elif key == "init_start" and self._init_start is None:
             self._init_start = time_ms
         if key == "cache_clear":
@@ -114,7 +123,7 @@ class NextRunStart(Generic[Item]):
         return False, self._released(item, key)
 
     def _has_logged(self, key: str) -> bool:
-        """Whether the current run logged a record of ``key`` (a ``submission_*`` one) before."""
+        """Whether the current run logged a record of ``key`` before."""
         return self._logged_of(key) if self._logged_of is not None else key in self._logged
 
     def _hold(self, item: Item, key: str) -> tuple[bool, list[Item]]:
@@ -137,12 +146,18 @@ class NextRunStart(Generic[Item]):
     def _begin(self, time_ms: float | None, key: str = "") -> None:
         """The state of a run that begins (at a record of ``time_ms`` and ``key``, or at a
         launcher line); the records held are its own."""
-        self._logged = set()
+        self._logged, self._in_run = set(), set()
         self.stopped, self._first, self.started, self._training = False, time_ms, False, False
         self.initialised = False
         self._init_start = time_ms if key == "init_start" else None
         self._cleared = key == "cache_clear"
         self._last = float("-inf") if time_ms is None else time_ms
+
+    def before_restart(self) -> list[Item]:
+        """At a launcher line: the records held in a run killed in its initialisation, which are that
+        run's (the job the line starts logged none of them yet); none held after a run_stop, which
+        are the next run's (:meth:`restart`)."""
+        return [] if self.stopped else self._released(None)
 
     def restart(self) -> list[Item]:
         """A run opened at a launcher line: the records held (logged after the run before it
@@ -163,8 +178,8 @@ class NextRunStart(Generic[Item]):
         """The records held and ``item`` (of ``key``), given to the current run (noted as its)."""
         released = [*self.held] if item is None else [*self.held, item]
         if self._logged_of is None:  # (else the caller knows: every record of raw output comes here)
-            self._logged.update(k for k in self._held_keys if k.startswith("submission_"))
-            if key.startswith("submission_"):
+            self._logged.update(self._held_keys)
+            if key:
                 self._logged.add(key)
         if self.held:
             self.held, self._held_keys, self.held_until = [], [], None

@@ -126,6 +126,8 @@ def iter_runs(items: Iterable[LogItem | Batch], path: str, findings: list[Findin
                 findings.append(ended)
             ended = None
             if opens:
+                for event in next_run.before_restart():  # (a run killed in its initialisation: its own)
+                    add(event)
                 run = current.build()
                 current = RunBuilder(path, run.index + 1)
                 add = current.add
