@@ -5,7 +5,7 @@ of one job one after the other, a console of several runs): after a run's ``run_
 run, and the ``submission_*`` records logged between the two are the next run's (the run's own
 where it had not logged the key: TPU consoles print the block, or its rest, after run_stop; so
 at a launcher line too), and so are the records of settings it logged before its run_start
-(Graphcore's RNN-T logs its block and hyper-parameters before ``cache_clear``); one logged within
+(a console whose runs log the block and hyper-parameters before ``cache_clear``); one logged within
 the run's time is a copy (the same records twice, another process printing its own), and any
 other record after ``run_stop`` (a final eval) is the run's own. A run that never logged its
 ``run_stop`` (the job was killed, then run again in the same console) ends at a ``cache_clear`` or
@@ -75,7 +75,7 @@ class NextRunStart(Generic[Item]):
         self._init_start: float | None = None  # (when the current run logged its init_start)
         self._cleared = False  # (the current run logged a cache_clear)
         self._logged_of = logged
-        self._logged: set[str] = set()  # (without ``logged``: the submission_* keys the run logged)
+        self._logged: set[str] = set()  # (without ``logged``: the keys the run logged)
         self._held_keys: list[str] = []  # (the keys of the records held)
         self._in_run: set[str] = set()  # (the keys the current run logged after its run_start)
 
