@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from conftest import FIXTURES
+from conftest import FIXTURES, SHARED
 from mlcheck.checker import check_log
 from mlcheck.cli import main
 from mlcheck.package.discover import LogRef
@@ -105,7 +105,7 @@ def test_a_record_cut_after_its_marker_by_other_output_is_said(tmp_path: Path) -
     assert ("MLC023", at + 1, "warning") in [(f.code, f.line, f.severity.label) for f in result.findings]
 
 
-_CORPUS = Path(__file__).resolve().parent.parent.parent / "shared" / "corpus" / "training-2.0" / "Graphcore" / "results"
+_CORPUS = SHARED / "corpus" / "training-2.0" / "Graphcore" / "results"
 
 
 def _corpus_runs(folder: str, count: int) -> list[bytes]:
