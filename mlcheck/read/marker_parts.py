@@ -119,9 +119,12 @@ def mentions_marker(line: bytes, at: int) -> str:
     message with the line's repr); ``""`` otherwise. A record damaged by other output keeps a
     ``{``, or starts with another rank's tag or label (``[``, a digit), a colour code, or nothing:
     those stay records, read and reported as before. ``mlcheck split`` leaves such a line out."""
-    if line.find(_MARKER_BYTES, at + len(_MARKER_BYTES)) >= 0:
+    body = at + len(_MARKER_BYTES)
+    if line.startswith(b" {", body) and (at == 0 or line[at - 1] != 0x27):  # (a record, as nearly every line)
         return ""
-    rest = line[at + len(_MARKER_BYTES):].strip()
+    if line.find(_MARKER_BYTES, body) >= 0:
+        return ""
+    rest = line[body:].strip()
     if rest[:1] == b"{":  # (a quote before the marker, and one after the record's last brace)
         quoted = at > 0 and line[at - 1] == 0x27 and line[line.rfind(b"}") + 1:].lstrip().startswith(b"'")
         return "quoted" if quoted else ""
