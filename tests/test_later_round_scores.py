@@ -14,6 +14,7 @@ from __future__ import annotations
 import dataclasses
 import json
 import shutil
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -389,7 +390,10 @@ def test_power_records_are_read_as_the_official_parser_reads_them(tmp_path: Path
         official = None
     (bench,) = check([str(folder)]).benchmarks
     assert bench.energy is not None and (official is None) == crashes
-    assert bench.energy.joules == official
+    if official is None or sys.version_info < (3, 12):
+        assert bench.energy.joules == official
+    else:  # (the summarizer's sum() compensates rounding from Python 3.12; mlcheck adds left to right on every Python)
+        assert bench.energy.joules == pytest.approx(official, rel=1e-15, abs=0)
 
 
 def test_a_power_file_instead_of_a_folder_crashes_the_package_checker(tmp_path: Path) -> None:

@@ -15,8 +15,9 @@ the launcher and the rank tags say, never from the order of the MLLOG keys:
 Each piece of evidence met after a record was kept is one MLC024 note at its line; the next
 record then opens a new run (``mlcheck.read.runs.RunBoundaries``). Evidence met before any record
 (the launcher line of the first job) is not a boundary, nor is evidence met when the run so far
-holds only ``cache_clear`` and ``submission_*`` records (a run script's ``srun`` steps that log
-the submission and clear the caches before the training's: ``RunBoundaries.note`` drops that note).
+has not begun (no ``init_start``, ``init_stop``, ``run_start`` or ``run_stop``: a run script's
+``srun`` steps that log the submission and settings and clear the caches before the training's:
+``RunBoundaries.note`` drops that note).
 """
 
 from __future__ import annotations

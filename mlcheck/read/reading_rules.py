@@ -62,8 +62,11 @@ never hides the rest of the log.
 - MLC017 number-out-of-range (warning): a record holds an integer of more than 308 digits (valid
   JSON, but no float holds it). It is read as infinite, with its sign: it compares with any
   number as the official checker's Python compares the integer (an eval of ``10**400`` reaches
-  the target there and here); arithmetic the checker cannot do on it (a float of it overflows)
-  fails there as an infinite value fails here. As ``time_ms`` it is MLC007 and the record is
+  the target there and here), and where the checker takes a float of it (``float()`` overflows)
+  it fails there as an infinite value fails here. Not so in a rule's integer arithmetic, which
+  the checker does exactly (``v['value'] == 1_200_000 - s['warmup_steps']`` with two such
+  integers: infinities may be equal where the integers are not), so the verdict of such a rule
+  can differ: a warning, since no real log holds such numbers. As ``time_ms`` it is MLC007 and the record is
   skipped. Fix: log ordinary
   numbers. (Over 4300 digits Python's JSON parser itself refuses the number: MLC003, as for the
   official parser.)

@@ -62,7 +62,8 @@ def out_of_range_finding(path: str, line_no: int, record: object, count: int) ->
     return rules.NUMBER_OUT_OF_RANGE.at(path, line_no, (
         f"{what} in this record{f' ({key})' if isinstance(key, str) else ''}: no float holds "
         "such a number, so it is read as infinite (it compares with other numbers as the official "
-        "checker compares it); log ordinary numbers"))
+        "checker compares it, but a rule's arithmetic on it may differ from the checker's exact "
+        "integers); log ordinary numbers"))
 
 
 _new_event = tuple.__new__

@@ -36,6 +36,11 @@ def _preamble(key: str) -> bool:
     return key == "cache_clear" or key.startswith("submission_")
 
 
+RUN_BEGUN = frozenset({"init_start", "init_stop", "run_start", "run_stop"})
+"""Keys of a run that has begun: a job start before any of them opens no new run (the records so
+far only prepared the run that job trains: its submission block, settings, caches cleared)."""
+
+
 class RunBoundaries:
     """Decides where a new run begins in one file: at the first record after a new job's start
     (MLC024), unless the file is read as exactly one run (a submitted result file)."""
@@ -48,11 +53,12 @@ class RunBoundaries:
     def note(self, finding: Finding, counts: Mapping[str, int] | None = None) -> bool:
         """Take a reading finding; a new job's start makes the next record open a run. False for
         a job start that opens none, which the caller drops: the run so far (``counts``) only
-        logged the submission and cleared the caches, so this launcher starts the training of the
+        logged what a run script logs before it launches the training (the submission, settings,
+        a cache_clear: no key of :data:`RUN_BEGUN`), so this launcher starts the training of the
         same run (a run script's ``srun ... cache_clear`` step, then ``srun ... train.py``)."""
         if finding.code != _JOB_STARTED:
             return True
-        if counts and all(map(_preamble, counts)):
+        if counts and RUN_BEGUN.isdisjoint(counts):
             return False
         if not self.one_run:
             self._pending = True
