@@ -154,6 +154,9 @@ def _take(state: WatchState, item: AnyItem, on_finding: FindingSink,
         if not state.boundaries.note(item, state.builder.counts):
             return
         state.boundaries.waits(item)  # (a job's end opens a run only where the next record begins one)
+        if state.boundaries.tentative:  # (a job start before the run began: said if it opens one)
+            state.waiting = item
+            return
         state.reading.append(item)
         _report(state, item, on_finding)
         cut = item.code == RECORD_CUT.code and item.severity is Severity.ERROR  # (a lone marker: a warning)
@@ -173,6 +176,10 @@ def _take(state: WatchState, item: AnyItem, on_finding: FindingSink,
             _checkpoint(state, on_finding, on_progress, final=True)  # (a run cut off by the next: it ended)
         _next_run(state)
         pending = state.next_run.restart()
+        if state.waiting is not None:
+            state.reading.append(state.waiting)
+            _report(state, state.waiting, on_finding)
+    state.waiting = None
     if state.boundaries.one_run:  # (a result file is one run, whatever it logs after run_stop)
         now = [event]
     else:  # (raw output: after run_stop, the job may begin its next run: mlcheck.read.next_run)

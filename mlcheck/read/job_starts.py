@@ -13,11 +13,12 @@ the launcher and the rank tags say, never from the order of the MLLOG keys:
 - records tagged with another MPI job number than before (``[2,0]<stdout>:`` after ``[1,0]``).
 
 Each piece of evidence met after a record was kept is one MLC024 note at its line; the next
-record then opens a new run (``mlcheck.read.runs.RunBoundaries``). Evidence met before any record
-(the launcher line of the first job) is not a boundary, nor is evidence met when the run so far
-has not begun (no ``init_start``, ``init_stop``, ``run_start`` or ``run_stop``: a run script's
-``srun`` steps that log the submission and settings and clear the caches before the training's:
-``RunBoundaries.note`` drops that note).
+record then opens a new run (``mlcheck.read.runs.RunBoundaries``); a launcher line right after a
+job's end is noted too (the job launched again). Evidence met before any record (the launcher line
+of the first job) is not a boundary; evidence met when the run so far has not begun (no
+``init_start``, ``init_stop``, ``run_start`` or ``run_stop``: a run script's ``srun`` steps that
+log the submission and settings and clear the caches before the training's) opens a run only at
+a record that repeats a key logged before it (``RunBoundaries.opens_new_run``).
 """
 
 from __future__ import annotations
@@ -91,13 +92,16 @@ class JobStarts:
         self.jobs: set[int] = set()
         self._kept_at_last = 0
         """Records kept when the last boundary was reported (one note per boundary)."""
+        self._ended_last = False
+        """The last boundary reported is a job's end (a launcher line after it is reported too:
+        the job launched again, its first record begins the next run)."""
 
     def may_report(self, kept: int) -> bool:
         """Whether a launcher line met after ``kept`` records were kept could be a boundary: not
         before the first record, nor again before another record was kept. Where it cannot, the
         readers do not look for one (in the console of a job started by a run script, its
         launcher lines come before the first record, in a preamble of hundreds of lines)."""
-        return kept != 0 and kept != self._kept_at_last
+        return kept != 0 and (kept != self._kept_at_last or self._ended_last)
 
     def launcher(self, raw: bytes, line_no: int, kept: int) -> Finding | None:
         """MLC024 when ``raw`` (a line without a record of raw output) launches a job, or says
@@ -119,9 +123,9 @@ class JobStarts:
                               "the records before)")
 
     def _boundary(self, line_no: int, kept: int, evidence: str, begins: bool = True) -> Finding | None:
-        if kept == 0 or kept == self._kept_at_last:
+        if kept == 0 or (kept == self._kept_at_last and not (begins and self._ended_last)):
             return None
-        self._kept_at_last = kept
+        self._kept_at_last, self._ended_last = kept, not begins
         where = "a new job begins here" if begins else JOB_ENDS
         return raw_output.JOB_STARTED.at(self.path, line_no, f"{where} ({evidence}): {ANOTHER_RUN}")
 

@@ -11,7 +11,8 @@ other record after ``run_stop`` (a final eval) is the run's own. A run that neve
 ``run_stop`` (the job was killed, then run again in the same console) ends at a ``cache_clear`` or
 ``init_start`` logged after its initialisation ended (its ``init_stop``, a record after its
 ``run_start``) and later than every record of it: the ranks of one run initialise together, so such
-a record is no copy. So does a run killed in its initialisation, at an ``init_start`` (or a
+a record is no copy; the ``submission_*`` records and the settings it logged before its run_start
+that come so before it (or before a launcher line) are held: the next run's. So does a run killed in its initialisation, at an ``init_start`` (or a
 second ``cache_clear``: a run may clear the caches at the end of its initialisation) logged later
 than every record of it and more than :data:`INIT_COPY_WINDOW_MS` after its own ``init_start``;
 the records logged so before it (an attempt's ``submission_*`` block, its settings: any but
@@ -96,7 +97,8 @@ class NextRunStart(Generic[Item]):
             if key in NEXT_RUN_KEYS:  # (it was killed, and run again)
                 self._begin(time_ms, key)
                 return True, self._released(item, key)
-            if key.startswith("submission_"):  # (the next run's, if one begins next)
+            if key.startswith("submission_") or key not in self._in_run and key not in _EDGES \
+                    and self._has_logged(key):  # (its block or settings again: the next run's, if one begins next)
                 return self._hold(item, key)
         elif self._late_in_init(time_ms):  # (after every record, minutes after its init_start)
             if key == "init_start" or (key == "cache_clear" and self._cleared):  # (killed, run again)
@@ -155,9 +157,10 @@ class NextRunStart(Generic[Item]):
 
     def before_restart(self) -> list[Item]:
         """At a launcher line: the records held in a run killed in its initialisation, which are that
-        run's (the job the line starts logged none of them yet); none held after a run_stop, which
-        are the next run's (:meth:`restart`)."""
-        return [] if self.stopped else self._released(None)
+        run's (the job the line starts logged none of them yet); none held after its init_stop (a
+        run script's block and settings for the next attempt, after a run killed in training) or
+        its run_stop, which are the next run's (:meth:`restart`)."""
+        return [] if self.stopped or self.initialised or self._training else self._released(None)
 
     def restart(self) -> list[Item]:
         """A run opened at a launcher line: the records held (logged after the run before it

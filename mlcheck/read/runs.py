@@ -37,8 +37,9 @@ def _preamble(key: str) -> bool:
 
 
 RUN_BEGUN = frozenset({"init_start", "init_stop", "run_start", "run_stop"})
-"""Keys of a run that has begun: a job start before any of them opens no new run (the records so
-far only prepared the run that job trains: its submission block, settings, caches cleared)."""
+"""Keys of a run that has begun: a job start before any of them opens a new run only at a record
+that repeats one of the run's (the records so far may only have prepared the run that job trains:
+its submission block, settings, caches cleared)."""
 
 
 class RunBoundaries:
@@ -49,35 +50,62 @@ class RunBoundaries:
         self.one_run = one_run
         self._pending = False
         self._ended = False
+        self._unbegun = False
+        self._before: frozenset[str] | None = None
+        """The keys a run not begun had logged at the last job start (or end) in it."""
 
     def note(self, finding: Finding, counts: Mapping[str, int] | None = None) -> bool:
-        """Take a reading finding; a new job's start makes the next record open a run. False for
-        a job start that opens none, which the caller drops: the run so far (``counts``) only
-        logged what a run script logs before it launches the training (the submission, settings,
-        a cache_clear: no key of :data:`RUN_BEGUN`), so this launcher starts the training of the
-        same run (a run script's ``srun ... cache_clear`` step, then ``srun ... train.py``)."""
+        """Take a reading finding; a new job's start (or end) makes the next record open a run.
+        False for a job start that opens none, which the caller drops: in a file read as one run,
+        one met before the run has begun (``counts`` holds no key of :data:`RUN_BEGUN`)."""
         if finding.code != _JOB_STARTED:
             return True
-        if counts and RUN_BEGUN.isdisjoint(counts):
-            return False
-        if not self.one_run:
-            self._pending = True
+        unbegun = bool(counts) and RUN_BEGUN.isdisjoint(counts or {})
+        if self.one_run:
+            return not unbegun
+        self._pending, self._unbegun = True, unbegun
+        self._before = frozenset(counts or {}) if unbegun else None
         return True
 
     def opens_new_run(self, counts: Mapping[str, int], key: str = "") -> bool:
         """Whether the next record (of ``key``) begins a new run, given the key counts of the
         current run. After a job's end (not a launch), only a record that begins a run does: a
         rank's last record after mpirun's word that a rank died, records after a helper step's
-        cancellation, stay in the run."""
+        cancellation, stay in the run. Before the run has begun (no key of :data:`RUN_BEGUN`: a
+        run script's ``srun`` steps log the submission, settings and a cache_clear, then launch
+        the training), a record of a key it logged before the job's start or end does, up to its
+        begin (:attr:`lingering`): another attempt's preparation (its block or cache_clear again:
+        an attempt that died in its initialisation before its init_start, as HugeCTR logs the
+        block and settings before it, and was launched again)."""
+        if self._before is not None:
+            self._pending = self._ended = False
+            opens = key in self._before
+            if opens or key in RUN_BEGUN:
+                self._before = None
+            return opens
         if not self._pending:
             return False
         self._pending, ended, self._ended = False, self._ended, False
         return bool(counts) and (not ended or _preamble(key) or key == "init_start")
 
     def waits(self, finding: Finding) -> bool:
-        """Whether ``finding`` is a job's end, to be kept only if the next record begins a run."""
+        """Whether ``finding`` is to be said only if the next record begins a run: a job's end, or
+        a job's start before the run has begun."""
+        if finding.code != _JOB_STARTED:
+            return False
         self._ended = self._pending and finding.message.startswith(JOB_ENDS)
-        return self._ended
+        return self._ended or self.tentative
+
+    @property
+    def tentative(self) -> bool:
+        """Whether the job start (or end) noted last came before the run had begun."""
+        return self._pending and self._unbegun
+
+    @property
+    def lingering(self) -> bool:
+        """Whether any record may open a new run (before the current run has begun, after a job's
+        start or end in it): records must then come one at a time to :meth:`opens_new_run`."""
+        return self._before is not None
 
 
 def split_runs(items: Iterable[LogItem], path: str, one_run: bool = False) -> tuple[list[Run], list[Finding]]:
@@ -114,7 +142,7 @@ def iter_runs(items: Iterable[LogItem | Batch], path: str, findings: list[Findin
 
     next_run: NextRunStart[Event] = NextRunStart(first_time, logged)
     ended: Finding | None = None  # (a job's end, said once the next record begins a run)
-    for item in items:
+    for item in _one_at_a_time(items, boundaries):
         if isinstance(item, Finding):
             if not boundaries.note(item, current.counts):
                 continue
@@ -125,7 +153,7 @@ def iter_runs(items: Iterable[LogItem | Batch], path: str, findings: list[Findin
             after_finding = True
             continue
         events = item if type(item) is list else [cast(Event, item)]
-        if after_finding:
+        if after_finding or boundaries.lingering:
             after_finding = False
             opens = boundaries.opens_new_run(current.counts, events[0].key if events else "")
             if ended is not None and opens and cap.keep(ended):
@@ -163,6 +191,16 @@ def iter_runs(items: Iterable[LogItem | Batch], path: str, findings: list[Findin
 
 
 _KEY = attrgetter("key")
+
+
+def _one_at_a_time(items: Iterable[LogItem | Batch], boundaries: RunBoundaries) -> Iterator[LogItem | Batch]:
+    """The items, a batch of events given one event at a time while any record may open a run
+    (:attr:`RunBoundaries.lingering`)."""
+    for item in items:
+        if type(item) is list and boundaries.lingering:
+            yield from item
+        else:
+            yield item
 
 
 def _one_run_finding(found: Finding, boundaries: RunBoundaries, counts: Mapping[str, int], cap: FindingCap,

@@ -1,0 +1,118 @@
+"""Raw output of a job that crashed, then was launched again into the same console: the attempt
+that crashed is a run of its own (failing), the relaunch is a run with the clean file's verdict and
+time, wherever the crash came (review of session 26: an attempt that logged its block and settings
+before its init_start, as HugeCTR does, was merged with its relaunch; a relaunch's first records
+went to the crashed run after a job's end and after a traceback).
+
+A run script that only prepared its run before the launcher line (block, settings, cache_clear) is
+still one run: tests/test_launch_after_settings.py."""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from conftest import FIXTURES
+from mlcheck.checker import check_log
+from mlcheck.cli import main
+from mlcheck.package.discover import LogRef
+from mlcheck.results import RunResult
+
+GOOD = FIXTURES / "example" / "Acme" / "results" / "acme-t8" / "resnet" / "result_0.txt"
+LAUNCH = "+ srun --nodes=1 --ntasks=8 python train.py"
+CANCELLED = "slurmstepd: error: *** JOB 81234 ON node1 CANCELLED AT 2022-10-01T10:00:00 DUE TO NODE_FAIL ***"
+TASK_FAILED = "srun: error: node03: task 1: Exited with exit code 1"
+TRACEBACK = ["Traceback (most recent call last):", "RuntimeError: CUDA error: an illegal memory access"]
+_TIME = re.compile(r'"time_ms": (\d+)')
+
+
+def _records() -> list[str]:
+    lines = GOOD.read_text("utf-8").splitlines()
+    keys = [json.loads(line[len(":::MLLOG "):])["key"] for line in lines]
+    assert keys[:3] == ["cache_clear", "init_start", "submission_benchmark"] and keys[9] == "gradient_accumulation_steps"
+    return lines
+
+
+def _block_first() -> list[str]:
+    """The example run as HugeCTR logs it: cache_clear, the submission block and the first settings
+    (seed, batch size), then init_start."""
+    lines = _records()
+    return lines[:1] + lines[2:10] + lines[1:2] + lines[10:]
+
+
+def _later(lines: list[str], minutes: int = 40) -> list[str]:
+    return [_TIME.sub(lambda m: f'"time_ms": {int(m.group(1)) + minutes * 60_000}', line) for line in lines]
+
+
+def _training_cut(lines: list[str]) -> int:
+    return next(i for i, line in enumerate(lines) if '"run_start"' in line) + 5
+
+
+def _runs(tmp_path: Path, lines: list[str]) -> list[RunResult]:
+    log = tmp_path / "console.log"
+    log.write_text("\n".join(lines) + "\n", "utf-8")
+    return check_log(LogRef(str(log)), None)
+
+
+def _clean() -> RunResult:
+    [clean] = check_log(LogRef(str(GOOD)), None)
+    return clean
+
+
+@pytest.mark.parametrize("crash", [[*TRACEBACK, CANCELLED], TRACEBACK], ids=["cancelled", "traceback"])
+def test_an_attempt_that_died_before_its_init_start_is_a_run_of_its_own(crash: list[str], tmp_path: Path) -> None:
+    """cache_clear, launcher, block, settings, a crash; then the run script again: cache_clear,
+    launcher, the whole run."""
+    run = _block_first()
+    first, second = _runs(tmp_path, [run[0], LAUNCH, *run[1:9], *crash, *_later([run[0], LAUNCH, *run[1:]])])
+    assert first.verdict == "fail" and first.run is not None and first.run.last_line == 10
+    clean = _clean()
+    assert (second.verdict, second.time_to_train_min) == (clean.verdict, clean.time_to_train_min)
+    assert not [f for f in second.findings if f.code in ("MLC106", "MLC107")]
+
+
+def test_a_relaunch_after_a_job_s_end_and_a_launcher_line_keeps_its_first_records(tmp_path: Path) -> None:
+    """The relaunch logs a setting first (not a key that begins a run): it is the relaunch's, not
+    the crashed run's (was: MLC105 gradient_accumulation_steps not logged)."""
+    records = _records()
+    relaunch = records[9:10] + records[:9] + records[10:]
+    cut = _training_cut(records)
+    lines = [LAUNCH, *records[:cut], *TRACEBACK, TASK_FAILED, LAUNCH, *_later(relaunch)]
+    first, second = _runs(tmp_path, lines)
+    assert first.verdict == "fail"
+    clean = _clean()
+    assert (second.verdict, second.time_to_train_min) == (clean.verdict, clean.time_to_train_min)
+    notes = [(f.line, f.message.split(" (")[0]) for f in second.findings if f.code == "MLC024"]
+    assert notes == [(cut + 4, "the job ends here"), (cut + 5, "a new job begins here")]
+
+
+def test_a_run_script_s_block_after_a_crash_in_training_is_the_relaunch_s(tmp_path: Path) -> None:
+    """A crash with only a traceback; the run script logs the next attempt's block, settings and
+    cache_clear, then launches it (was: the block and settings went to the crashed run)."""
+    records, run = _records(), _block_first()
+    cut = _training_cut(records)
+    init = run.index(records[1])
+    lines = [*records[:cut], *TRACEBACK, *_later(run[:init]), LAUNCH, *_later(run[init:])]
+    first, second = _runs(tmp_path, lines)
+    assert first.verdict == "fail" and first.run is not None and (first.run.first_line, first.run.last_line) == (1, cut)
+    clean = _clean()
+    assert (second.verdict, second.time_to_train_min) == (clean.verdict, clean.time_to_train_min)
+    assert second.run is not None and second.run.first_line == cut + len(TRACEBACK) + 1
+
+
+def test_split_and_watch_cut_the_crashed_attempt_where_check_does(tmp_path: Path) -> None:
+    run = _block_first()
+    lines = [run[0], LAUNCH, *run[1:9], *TRACEBACK, CANCELLED, *_later([run[0], LAUNCH, *run[1:]])]
+    log = tmp_path / "console.log"
+    log.write_text("\n".join(lines) + "\n", "utf-8")
+    out = tmp_path / "split"
+    assert CliRunner().invoke(main, ["split", "-o", str(out), str(log)]).exit_code == 0
+    assert (out / "result_0.txt").read_text("utf-8") == "\n".join(run[:9]) + "\n"
+    assert (out / "result_1.txt").read_text("utf-8") == "\n".join(_later(run)) + "\n"
+    watched = CliRunner().invoke(main, ["watch", str(log), "--format", "json", "--runs", "1", "--no-progress",
+                                        "--idle-timeout", "5"])
+    assert [r["verdict"] for r in json.loads(watched.stdout)["runs"]] == ["fail", "pass"]
