@@ -65,7 +65,8 @@ def _gate_options(command: Callable[..., None]) -> Callable[..., None]:
         JOBS_OPTION,
         click.option("--quiet", "-q", is_flag=True,
                      help="Only errors in the human formats (text, markdown, html, github), printed or "
-                     "written with -o; json, sarif and junit keep every finding. No progress bar."),
+                     "written with -o (in text, a folder without an error is its score line); json, sarif "
+                     "and junit keep every finding. No progress bar."),
         click.option("--verbose", "-v", is_flag=True,
                      help="Say on stderr which config file, waivers and rounds were used."),
     ]

@@ -12,9 +12,8 @@ from mlcheck.cli.common import (EXIT_ERROR, EXIT_FINDINGS, EXIT_OK, JOBS_OPTION,
                                 run_check)
 from mlcheck.model import Finding, Severity
 from mlcheck.settings.gate import postprocess
-from mlcheck.report.plain import TABLE_FORMATS, one_line, summary_line
-from mlcheck.results import BenchmarkResult
-from mlcheck.rules import all_rules, find_rule, rcp_check
+from mlcheck.report.plain import TABLE_FORMATS, one_line, rcp_refusal, summary_line
+from mlcheck.rules import all_rules, find_rule
 from mlcheck.rules.package import WRONG_RUN_COUNT
 from mlcheck.rules.power import POWER_LOG_INVALID
 
@@ -98,11 +97,17 @@ def score_command(paths: tuple[str, ...], ruleset: str | None, config_path: str 
             click.echo(f"mlcheck: invalid: {_where_what(found)}", err=True)
         named = {f.path for f in refused}
         for bench in result.benchmarks:  # (every other result without a valid score, and why)
-            if bench.published and not bench.score.valid and bench.folder not in named:
+            refusal = rcp_refusal(bench)
+            if not bench.published:  # (logs in a folder inside a benchmark folder: no row, no exit status)
+                why = bench.score.reason.partition("not a result: ")[2] or bench.score.reason
+                click.echo(f"mlcheck: not a result: {one_line(bench.folder or '?')}: {one_line(why)}", err=True)
+            elif not bench.score.valid and bench.folder not in named:
                 click.echo(f"mlcheck: invalid: {one_line(bench.folder or '?')}: {one_line(bench.score.reason)}", err=True)
+            elif refusal is not None and bench.score.valid:
+                click.echo(f"mlcheck: RCP test refuses: {_where_what(refusal)}", err=True)
     click.echo(summary_line(result), err=True)
     published = [b for b in result.benchmarks if b.published]  # (not the logs of a folder in a benchmark folder)
-    invalid = not published or any(not b.score.valid or _rcp_refused(b) for b in published) or bool(refused)
+    invalid = not published or any(not b.score.valid or rcp_refusal(b) is not None for b in published) or bool(refused)
     sys.exit(EXIT_FINDINGS if invalid else EXIT_OK)
 
 
@@ -110,16 +115,6 @@ def _where_what(found: Finding) -> str:
     """``path:line: CODE message`` on one line, escaped as the text report escapes it."""
     where = found.path + (f":{found.line}" if found.line is not None else "")
     return f"{one_line(where)}: {found.code} {one_line(found.message)}"
-
-
-_RCP_CODES = frozenset(rule.code for rule in rcp_check.RULES)
-
-
-def _rcp_refused(bench: BenchmarkResult) -> bool:
-    """Whether the round's RCP checker refuses the folder (an RCP error: failed, missing or
-    undetermined, without a bypass): the score stands, as the summarizer computes it, but the
-    package checker fails the submission until the review committee lets it through."""
-    return any(f.code in _RCP_CODES and f.severity is Severity.ERROR for f in bench.findings)
 
 
 @click.command("rules")

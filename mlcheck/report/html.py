@@ -16,90 +16,17 @@ from typing import Any
 
 from mlcheck import __version__
 from mlcheck.model import Finding, Severity
-from mlcheck.results import NOT_HYPERPARAMETERS, BenchmarkResult, CheckResult, RunResult
+from mlcheck.results import NOT_HYPERPARAMETERS, BenchmarkResult, CheckResult
 from mlcheck.report import ReportOptions, relative_path, rule_help
 from mlcheck.report.grouped import FindingGroup, context_lines, group_for_display
 from mlcheck.report.svg_charts import Mark, Series, accuracy_chart, run_time_strip
 from mlcheck.report.html_style import STYLE
+from mlcheck.report.html_scores import overview, run_label, score_card, table, td
 from mlcheck.report.plain import counted, division_text, format_minutes
-from mlcheck.rules.rcp_check import today_scaled_text
 from mlcheck.facts.installed import installed_version
 from mlcheck.facts.rulesets import RulesetError, load_ruleset
 
 CSP = "default-src 'none'; style-src 'unsafe-inline'; img-src data:; base-uri 'none'; form-action 'none'"
-
-
-def _table(headers: list[str], rows: list[list[str]], css_class: str) -> str:
-    head = "".join(f"<th>{escape(h)}</th>" for h in headers)
-    body = "".join("<tr>" + "".join(cells) + "</tr>" for cells in rows)
-    return f'<table class="{css_class}"><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>'
-
-
-def _td(text: str, css: str = "") -> str:
-    return f'<td class="{css}">{escape(text)}</td>' if css else f"<td>{escape(text)}</td>"
-
-
-def _run_label(run: RunResult) -> str:
-    name = run.path.replace("\\", "/").rsplit("/", 1)[-1]
-    return name if run.index == 0 else f"{name} #{run.index}"
-
-
-def _dropped_reason(bench: BenchmarkResult, position: int) -> str:
-    run = bench.runs[position]
-    if not run.converged:
-        return "not converged (counted as slowest)"
-    kept = [bench.runs[i].time_to_train_min for i in bench.score.runs_counted]
-    fastest = min((t for t in kept if t is not None), default=None)
-    if fastest is not None and run.time_to_train_min is not None and run.time_to_train_min <= fastest:
-        return "fastest"
-    return "slowest"
-
-
-def _score_card(bench: BenchmarkResult) -> str:
-    score = bench.score
-    rows = [["score", f"{format_minutes(score.score_min)} min"],
-            ["valid", ("yes: " if score.valid else "NO: ") + score.reason],
-            ["runs counted", ", ".join(_run_label(bench.runs[i]) for i in score.runs_counted) or "none"],
-            ["runs dropped", "; ".join(f"{_run_label(bench.runs[i])} ({_dropped_reason(bench, i)})"
-                                       for i in score.runs_dropped) or "none"]]
-    if score.scaling_factor is not None:
-        rows.append(["scaled",  # (by a scaling.json, or by the RCP normalisation where none is written)
-                     f"× {score.scaling_factor:g} (unscaled {format_minutes(score.unscaled_min)} min)"])
-    rows.extend(_rcp_rows(bench))
-    if bench.energy is not None:
-        from mlcheck.rules.power_text import format_energy
-
-        energy = bench.energy
-        shown = format_energy(energy.joules) if energy.joules is not None else "no score"
-        rows.append(["energy", f"{shown} ({'valid' if energy.valid else 'not valid'}: {energy.reason})"])
-    body = "".join(f"<tr><th>{escape(k)}</th>{_td(v, 'pass' if k == 'valid' and score.valid else '')}</tr>"
-                   for k, v in rows)
-    return f'<table class="score-card">{body}</table>'
-
-
-def _rcp_rows(bench: BenchmarkResult) -> list[list[str]]:
-    rcp = bench.rcp
-    if rcp is None:
-        return [["RCP test", "not run"]]
-    rows = [["RCP test", f"{rcp.verdict}: {rcp.reason}"]]
-    numbers = [("reference mean", rcp.reference_mean), ("minimum acceptable mean", rcp.min_acceptable_mean),
-               ("submission mean", rcp.submission_mean)]
-    shown = [f"{label} {value:,.0f} {rcp.unit}" if abs(value) >= 1000 else f"{label} {value:.4g} {rcp.unit}"
-             for label, value in numbers if value is not None]
-    if rcp.margin_pct is not None:
-        shown.append(f"margin {rcp.margin_pct:+.2f} %")
-    if rcp.normalization_factor is not None:
-        shown.append(f"normalisation factor {rcp.normalization_factor:.4f}")
-    if shown:
-        batch = f" (batch size {rcp.batch_size})" if rcp.batch_size else ""
-        rows.append(["RCP numbers", "; ".join(shown) + batch])
-    if rcp.today is not None and rcp.today.verdict != rcp.verdict:
-        margin = f" (margin {rcp.today.margin_pct:+.2f} %)" if rcp.today.margin_pct is not None else ""
-        rows.append(["RCP today", f"today's mlperf-logging: {rcp.today.verdict}{margin}: {rcp.today.reason}; "
-                     "the verdict of record above is the one that counts"])
-    elif (scaled := today_scaled_text(rcp, bench.score)) is not None:
-        rows.append(["RCP today", f"{scaled}; the normalisation of record above is the one that counts"])
-    return rows
 
 
 def _runs_table(bench: BenchmarkResult) -> str:
@@ -108,10 +35,10 @@ def _runs_table(bench: BenchmarkResult) -> str:
     for position, run in enumerate(bench.runs):
         minutes = run.time_to_train_min if run.converged else run.duration_min
         codes = ", ".join(sorted({f.code for f in run.findings}))
-        rows.append([_td(_run_label(run)), _td(format_minutes(minutes), "num"), _td(run.status or "—"),
-                     _td("yes" if run.converged else "no"), _td("yes" if position in counted else "no"),
-                     _td(run.verdict, run.verdict), _td(run.official_verdict, run.official_verdict), _td(codes)])
-    return _table(["run", "minutes", "status", "converged", "counted", "verdict", "official checker",
+        rows.append([td(run_label(run)), td(format_minutes(minutes), "num"), td(run.status or "—"),
+                     td("yes" if run.converged else "no"), td("yes" if position in counted else "no"),
+                     td(run.verdict, run.verdict), td(run.official_verdict, run.official_verdict), td(codes)])
+    return table(["run", "minutes", "status", "converged", "counted", "verdict", "official checker",
                    "findings"], rows, "runs")
 
 
@@ -132,7 +59,7 @@ def _curves(bench: BenchmarkResult) -> str:
                  else (ev.time_ms - (start.time_ms if start else 0.0)) / 60000.0)
             if x is not None and math.isfinite(float(x)) and math.isfinite(float(ev.value)):
                 points.append((float(x), float(ev.value)))
-        series.append(Series(_run_label(result), tuple(points), result.converged))
+        series.append(Series(run_label(result), tuple(points), result.converged))
     target, text = _target(bench)
     caption = f'<p class="muted">target: {escape(text)}</p>' if text else ""
     return caption + accuracy_chart(series, target, axis, "eval_accuracy")
@@ -151,7 +78,7 @@ def _target(bench: BenchmarkResult) -> tuple[float | None, str]:
 
 def _times(bench: BenchmarkResult) -> str:
     counted = set(bench.score.runs_counted)
-    marks = [Mark(_run_label(r), r.time_to_train_min if r.converged and r.time_to_train_min is not None
+    marks = [Mark(run_label(r), r.time_to_train_min if r.converged and r.time_to_train_min is not None
                   else r.duration_min or 0.0, r.converged, i in counted)
              for i, r in enumerate(bench.runs) if r.duration_min is not None]
     return run_time_strip(marks, bench.score.score_min)
@@ -185,17 +112,17 @@ def _hyperparameters(bench: BenchmarkResult) -> str:
     for key in sorted(values):
         distinct = sorted(set(values[key]))
         text = distinct[0] if len(distinct) == 1 else f"varies: {', '.join(distinct)}"
-        rows.append([f"<td><code>{escape(key)}</code></td>", _td(text), _td(f"{len(values[key])}", "num")])
-    return _table(["key", "value", "runs logging it"], rows, "hyperparameters")
+        rows.append([f"<td><code>{escape(key)}</code></td>", td(text), td(f"{len(values[key])}", "num")])
+    return table(["key", "value", "runs logging it"], rows, "hyperparameters")
 
 
 def _benchmark_section(bench: BenchmarkResult, position: int, root: str) -> str:
-    title = f"{bench.org or '?'} / {bench.system or '?'} / {bench.benchmark or '?'}"
+    title = f"{bench.org or '?'} / {bench.system or '?'} / {bench.benchmark or '?'} ({bench.ruleset or '?'})"
     folder = relative_path(bench.folder or ".", root)
     return (f'<section class="benchmark" id="benchmark-{position}"><h2>{escape(title)}</h2>'
             f'<p class="muted">{escape(division_text(bench))}, training '
             f'{escape(bench.ruleset or "?")}, folder <code>{escape(folder)}</code></p>'
-            f"<h3>Score</h3>{_score_card(bench)}<h3>Runs</h3>{_runs_table(bench)}"
+            f"<h3>Score</h3>{score_card(bench)}<h3>Runs</h3>{_runs_table(bench)}"
             f"<h3>Convergence</h3>{_curves(bench)}<h3>Run times</h3>{_times(bench)}"
             f"<h3>Hyper-parameters</h3>{_hyperparameters(bench)}</section>")
 
@@ -241,32 +168,23 @@ def _findings_section(result: CheckResult, options: ReportOptions) -> str:
 def _waived_section(result: CheckResult, root: str) -> str:
     if not result.waived:
         return ""
-    rows = [[_td(w.finding.code), f"<td><code>{escape(_where(w.finding, root))}</code></td>",
-             _td(w.finding.message), _td(w.reason), _td(w.waiver), _td(w.expires or "—")]
+    rows = [[td(w.finding.code), f"<td><code>{escape(_where(w.finding, root))}</code></td>",
+             td(w.finding.message), td(w.reason), td(w.waiver), td(w.expires or "—")]
             for w in result.waived]
     return ('<section id="waived"><h2>Waived findings</h2>'
-            + _table(["code", "where", "message", "reason", "waiver", "expires"], rows, "waived") + "</section>")
+            + table(["code", "where", "message", "reason", "waiver", "expires"], rows, "waived") + "</section>")
 
 
 def _footer(result: CheckResult, options: ReportOptions) -> str:
     logging_version = installed_version()
     logging_version = "not installed" if logging_version == "?" else logging_version
     rounds = sorted({r.ruleset for r in result.runs if r.ruleset})
-    rows = [[_td(relative_path(path, options.root)), f"<td><code>{digest}</code></td>"]
+    rows = [[td(relative_path(path, options.root)), f"<td><code>{digest}</code></td>"]
             for path, digest in sorted(options.input_digests.items(),
                                        key=lambda item: relative_path(item[0], options.root))]
     return (f'<footer><h2>Versions and inputs</h2><p>mlcheck {escape(__version__)}, mlperf-logging '
             f"{escape(logging_version)}; rounds judged: {escape(', '.join(rounds) or 'none')}.</p>"
-            + (_table(["input", "sha256"], rows, "inputs") if rows else "") + "</footer>")
-
-
-def _rcp_cell(bench: BenchmarkResult) -> str:
-    rcp = bench.rcp
-    if rcp is None:
-        return _td("—")
-    margin = f" ({rcp.margin_pct:+.2f} %)" if rcp.margin_pct is not None else ""
-    css = {"pass": "pass", "fail": "fail"}.get(rcp.verdict, "")
-    return _td(rcp.verdict + margin, css) if css else _td(rcp.verdict + margin)
+            + (table(["input", "sha256"], rows, "inputs") if rows else "") + "</footer>")
 
 
 def render_html(result: CheckResult, options: ReportOptions) -> str:
@@ -278,18 +196,12 @@ def render_html(result: CheckResult, options: ReportOptions) -> str:
     banner = (f'<div class="banner {verdict}" id="verdict">{"FAIL" if failing else "PASS"}: '
               f"{counted(len(result.runs), 'run')}, {counted(len(result.benchmarks), 'benchmark folder')}, "
               f"{counted(errors, 'error')}, {counted(warnings, 'warning')}, {len(result.waived)} waived</div>")
-    overview = _table(["benchmark", "system", "division", "round", "score (min)", "valid", "RCP"],
-                      [[f'<td><a href="#benchmark-{i}">{escape(b.benchmark or "?")}</a></td>',
-                        _td(b.system or "?"), _td(b.division or "?"), _td(b.ruleset or "?"),
-                        _td(format_minutes(b.score.score_min), "num"),
-                        _td("yes" if b.score.valid else "no", "pass" if b.score.valid else "fail"),
-                        _rcp_cell(b)]
-                       for i, b in enumerate(result.benchmarks)], "score-table")
+    scores = overview(result)
     sections = "".join(_benchmark_section(b, i, options.root) for i, b in enumerate(result.benchmarks))
     return ("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
             f'<meta http-equiv="Content-Security-Policy" content="{CSP}">'
             '<meta name="viewport" content="width=device-width, initial-scale=1">'
             f"<title>mlcheck report: {verdict}</title><style>{STYLE}</style></head><body>"
-            f"<h1>mlcheck report</h1>{banner}<h2>Scores</h2>{overview}{sections}"
+            f"<h1>mlcheck report</h1>{banner}<h2>Scores</h2>{scores}{sections}"
             f"{_findings_section(result, options)}{_waived_section(result, options.root)}"
             f"{_footer(result, options)}</body></html>\n")

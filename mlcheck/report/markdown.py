@@ -9,7 +9,7 @@ from mlcheck.model import Finding, Severity
 from mlcheck.results import BenchmarkResult, CheckResult
 from mlcheck.report import ReportOptions, relative_path
 from mlcheck.report.grouped import FindingGroup, context_lines, group_for_display
-from mlcheck.report.plain import counted, format_minutes, markdown_cell, markdown_code, run_tally
+from mlcheck.report.plain import counted, failing_runs_text, format_minutes, markdown_cell, markdown_code, rcp_refusal
 from mlcheck.rules.rcp_check import today_scaled_text
 
 _ICON = {Severity.ERROR: "❌", Severity.WARNING: "⚠️", Severity.INFO: "ℹ️"}
@@ -46,13 +46,14 @@ def _score_card(result: CheckResult, root: str) -> list[str]:
              ("|---" if several else "") + "|---|---|---|---|--:|---|--:|--:|--:|---|"]
     for bench in result.benchmarks:
         score = bench.score
-        failing = run_tally(bench.runs)[0]  # (a tolerated non-converged run fails no check)
         valid = "✅ " + markdown_cell(score.reason) if score.valid else "❌ " + markdown_cell(score.reason)
+        if score.valid and (refusal := rcp_refusal(bench)) is not None:  # (scored, but refused: its RCP test)
+            valid = f"⚠️ {markdown_cell(score.reason)}; but {refusal.code}: the RCP test refuses it"
         submitter = f"| {markdown_cell(bench.org or '?')} " if several else ""
         lines.append(f"{submitter}| {markdown_cell(bench.benchmark or '?')} | {markdown_cell(bench.system or '?')} | "
                      f"{markdown_cell(bench.division or '?')} | {markdown_cell(bench.ruleset or '?')} | "
                      f"{format_minutes(score.score_min)} | {valid} | {len(score.runs_counted)} | "
-                     f"{len(score.runs_dropped)} | {failing} of {len(bench.runs)} | {_rcp(bench)} |")
+                     f"{len(score.runs_dropped)} | {failing_runs_text(bench.runs)} | {_rcp(bench)} |")
     return lines
 
 

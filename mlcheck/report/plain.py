@@ -7,8 +7,9 @@ from __future__ import annotations
 import re
 from typing import Iterable, Sequence
 
-from mlcheck.model import Severity
+from mlcheck.model import Finding, Severity
 from mlcheck.results import BenchmarkResult, CheckResult, RunResult
+from mlcheck.rules.rcp_check import RULES as _RCP_RULES
 
 OUTPUT_FORMATS = ("full", "concise")
 """The text report's findings (:mod:`mlcheck.report.text_findings`): ``full``: each finding's line
@@ -67,10 +68,22 @@ def run_tally(runs: Iterable[RunResult]) -> tuple[int, int]:
 
 
 def runs_text(runs: Sequence[RunResult]) -> str:
-    """``143 runs (0 failing, 3 not converged, tolerated)``; the last part only when there are some."""
+    """``143 runs (0 failing)``; ``143 runs (3 failing, 3 of them not converged, tolerated by their
+    folders)``: every run whose verdict is ``fail`` is counted (the JSON report's ``runs_failed``),
+    and the tolerated ones said apart."""
     failing, tolerated = run_tally(runs)
-    more = f", {tolerated} not converged, tolerated" if tolerated else ""
-    return f"{counted(len(runs), 'run')} ({failing} failing{more})"
+    if not tolerated:
+        return f"{counted(len(runs), 'run')} ({failing} failing)"
+    which = ":" if not failing else f", {tolerated} of them"
+    folders = "its folder" if tolerated == 1 else "their folders"
+    return f"{counted(len(runs), 'run')} ({failing + tolerated} failing{which} not converged, tolerated by {folders})"
+
+
+def failing_runs_text(runs: Sequence[RunResult]) -> str:
+    """``0 of 5``, ``1 of 5 (tolerated)`` for a folder's table row."""
+    failing, tolerated = run_tally(runs)
+    more = "" if not tolerated else " (tolerated)" if not failing else f" ({tolerated} tolerated)"
+    return f"{failing + tolerated} of {len(runs)}{more}"
 
 
 def counted(number: int, noun: str) -> str:
@@ -136,3 +149,13 @@ def markdown_code(text: str, in_table: bool = False) -> str:
     fence = "`" * (max((len(run) for run in re.findall("`+", text)), default=0) + 1)
     pad = " " if text.startswith("`") or text.endswith("`") or (text.startswith(" ") and text.endswith(" ")) else ""
     return f"{fence}{pad}{text}{pad}{fence}"
+
+
+_RCP_CODES = frozenset(rule.code for rule in _RCP_RULES)
+
+
+def rcp_refusal(bench: BenchmarkResult) -> Finding | None:
+    """The RCP error of a folder (failed, missing, undetermined, unreadable; not bypassed): the
+    score stands as the summarizer computes it, but the round's package checker refuses the
+    submission until the review committee lets it through."""
+    return next((f for f in bench.findings if f.code in _RCP_CODES and f.severity is Severity.ERROR), None)

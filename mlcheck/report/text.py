@@ -42,7 +42,7 @@ RCP_CAVEAT = {
 
 def _run_table(bench: BenchmarkResult) -> Table:
     # (one line each, as a finding's place: a folder named with a line end splits no heading)
-    title = one_line(f"{bench.org or '?'} / {bench.system or '?'} / {bench.benchmark or '?'}")
+    title = one_line(f"{bench.org or '?'} / {bench.system or '?'} / {bench.benchmark or '?'} ({bench.ruleset or '?'})")
     caption = one_line(f"{division_text(bench)}, training {bench.ruleset or '?'}; * = counted in the score")
     table = Table(title=title, caption=caption, title_justify="left", caption_justify="left")
     counted = set(bench.score.runs_counted)
@@ -110,7 +110,8 @@ def render_text(result: CheckResult, console: Console, min_severity: Severity = 
     """Print the report to ``console``: per folder its runs, score and RCP test, then the
     findings (:mod:`mlcheck.report.text_findings`; ``cap``: at most that many, on a terminal)."""
     for bench in result.benchmarks:
-        if not scores_only:
+        brief = scores_only or (min_severity >= Severity.ERROR and _clean(bench))  # (-q: a clean folder's score line)
+        if not brief:
             print_whole(console, _run_table(bench))
         else:
             console.print(Text(one_line(f"{bench.org or '?'} / {bench.system or '?'} / {bench.benchmark or '?'} "
@@ -120,7 +121,7 @@ def render_text(result: CheckResult, console: Console, min_severity: Severity = 
         energy = energy_text(bench)
         if energy is not None:
             console.print(energy, soft_wrap=True)
-        if not scores_only:
+        if not brief:
             rcp = rcp_text(bench)
             if rcp is not None:
                 console.print(rcp, soft_wrap=True)
@@ -128,6 +129,12 @@ def render_text(result: CheckResult, console: Console, min_severity: Severity = 
     if scores_only:
         return
     render_findings(result, console, min_severity, output_format, cap)
+
+
+def _clean(bench: BenchmarkResult) -> bool:
+    """Whether neither the folder nor any of its runs has an error finding."""
+    return not any(f.severity is Severity.ERROR for f in bench.findings) and not any(
+        f.severity is Severity.ERROR for run in bench.runs for f in run.findings)
 
 
 def print_whole(console: Console, table: Table, least: int = 0) -> None:
