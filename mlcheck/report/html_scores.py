@@ -6,7 +6,7 @@ from __future__ import annotations
 from html import escape
 
 from mlcheck.results import BenchmarkResult, CheckResult, RunResult
-from mlcheck.report.plain import format_minutes, rcp_refusal
+from mlcheck.report.plain import format_minutes, rcp_refusal, scaling_source
 from mlcheck.rules.rcp_check import today_scaled_text
 
 
@@ -45,7 +45,8 @@ def score_card(bench: BenchmarkResult) -> str:
                                        for i in score.runs_dropped) or "none"]]
     if score.scaling_factor is not None:
         rows.append(["scaled",  # (by a scaling.json, or by the RCP normalisation where none is written)
-                     f"× {score.scaling_factor:g} (unscaled {format_minutes(score.unscaled_min)} min)"])
+                     f"× {score.scaling_factor:g}, {scaling_source(bench)}'s factor "
+                     f"(unscaled {format_minutes(score.unscaled_min)} min)"])
     rows.extend(rcp_rows(bench))
     if bench.energy is not None:
         from mlcheck.rules.power_text import format_energy

@@ -159,3 +159,12 @@ def rcp_refusal(bench: BenchmarkResult) -> Finding | None:
     score stands as the summarizer computes it, but the round's package checker refuses the
     submission until the review committee lets it through."""
     return next((f for f in bench.findings if f.code in _RCP_CODES and f.severity is Severity.ERROR), None)
+
+
+def scaling_source(bench: BenchmarkResult) -> str:
+    """Where the factor multiplied into a folder's score comes from: its ``scaling.json`` (a review
+    committee's), else the RCP test's normalisation (2.1+, above 1)."""
+    rcp = bench.rcp
+    normalised = rcp is not None and rcp.normalization_factor is not None \
+        and rcp.normalization_factor == bench.score.scaling_factor
+    return "the RCP normalisation" if normalised else "scaling.json"

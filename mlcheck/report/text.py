@@ -9,7 +9,7 @@ from rich.text import Text
 from mlcheck.model import Severity
 from mlcheck.results import BenchmarkResult, CheckResult, RunResult
 from mlcheck.score.rcp import format_amount
-from mlcheck.report.plain import division_text, format_minutes, one_line, printable, shown, summary_line  # noqa: F401 (re-exported)
+from mlcheck.report.plain import division_text, format_minutes, one_line, printable, scaling_source, shown, summary_line  # noqa: F401 (re-exported)
 from mlcheck.report.text_findings import render_findings
 from mlcheck.rules.rcp_check import today_differs, today_scaled_text, verdict_text
 
@@ -25,7 +25,8 @@ def score_text(bench: BenchmarkResult) -> Text:
     text.append("  valid" if score.valid else "  INVALID", style="green" if score.valid else "red")
     text.append(f": {score.reason}")
     if score.scaling_factor is not None and score.unscaled_min is not None:  # (no score: nothing was scaled)
-        text.append(f" (scaled by {score.scaling_factor:g} from {format_minutes(score.unscaled_min)} min)")
+        text.append(f" (scaled by {score.scaling_factor:g}, {scaling_source(bench)}'s factor, from "
+                    f"{format_minutes(score.unscaled_min)} min)")
     if score.valid and bench.rcp is not None and bench.rcp.verdict in ("fail", "missing"):
         text.append(f"; but {RCP_CAVEAT[bench.rcp.verdict]}", style="yellow")
     return text
