@@ -76,7 +76,7 @@ class Finding:
     what it covers in ``items`` (at most :data:`MAX_ITEMS` of them) and their number in
     ``item_count`` (0 for a finding about one thing). A finding with ``item_count`` but no
     ``items`` stands for that many findings of its rule that were counted, not listed (the reading
-    stage's cap on one file: :class:`mlcheck.read.runs.FindingCap`).
+    stage's cap on one file: :class:`mlcheck.read.finding_cap.FindingCap`).
     """
 
     code: str

@@ -116,3 +116,62 @@ def test_split_and_watch_cut_the_crashed_attempt_where_check_does(tmp_path: Path
     watched = CliRunner().invoke(main, ["watch", str(log), "--format", "json", "--runs", "1", "--no-progress",
                                         "--idle-timeout", "5"])
     assert [r["verdict"] for r in json.loads(watched.stdout)["runs"]] == ["fail", "pass"]
+
+
+def _at(line: str, time_ms: int) -> str:
+    return _TIME.sub(f'"time_ms": {time_ms}', line)
+
+
+def _time(line: str) -> int:
+    return int(json.loads(line[len(":::MLLOG "):])["time_ms"])
+
+
+@pytest.mark.parametrize("before", [1, 2], ids=["script-step", "copies-around-the-launcher"])
+def test_a_run_script_s_cache_clear_step_then_the_training_s_own_is_one_run(before: int, tmp_path: Path) -> None:
+    """cache_clear logged by the run script, the launcher line, then the training logs its own
+    cache_clear and init_start (review of session 27: split into a failing run of one record)."""
+    records = _records()
+    [run] = _runs(tmp_path, [*[records[0]] * before, LAUNCH, *[records[0]] * (before - 1), *records])
+    clean = _clean()
+    assert (run.verdict, run.time_to_train_min) == (clean.verdict, clean.time_to_train_min)
+
+
+def test_a_run_s_own_records_of_a_setting_in_training_stay_with_the_crashed_run(tmp_path: Path) -> None:
+    """A key logged before run_start and again in training (as tracked_stats in LLM logs), then
+    the crash and the relaunch: those records are the crashed run's."""
+    records = _records()
+    cut = _training_cut(records)
+    again = next(line for line in records if '"train_samples"' in line)
+    copies = [_at(again, _time(records[cut - 1]) + step) for step in (1, 2, 3)]
+    lines = [*records[:cut], *copies, *TRACEBACK, TASK_FAILED, LAUNCH, *_later(records)]
+    first, second = _runs(tmp_path, lines)
+    assert first.run is not None and first.run.last_line == cut + 3
+    assert second.run is not None and second.run.first_line == cut + 8
+    clean = _clean()
+    assert (second.verdict, second.time_to_train_min) == (clean.verdict, clean.time_to_train_min)
+
+
+def test_another_process_s_block_after_init_stop_stays_with_the_crashed_run(tmp_path: Path) -> None:
+    """A process prints its own submission block half a second after init_stop; the job dies before
+    run_start and is launched again: the copies are the crashed run's (no MLC107 in the relaunch)."""
+    records = _records()
+    init_stop = next(i for i, line in enumerate(records) if '"init_stop"' in line)
+    copies = [_at(line, _time(records[init_stop]) + 500) for line in records[2:7]]
+    lines = [*records[:init_stop + 1], *copies, *TRACEBACK, TASK_FAILED, LAUNCH, *_later(records)]
+    first, second = _runs(tmp_path, lines)
+    assert first.run is not None and first.run.last_line == init_stop + 1 + len(copies)
+    clean = _clean()
+    assert (second.verdict, second.time_to_train_min) == (clean.verdict, clean.time_to_train_min)
+    assert not [f for f in second.findings if f.code == "MLC107"]
+
+
+def test_a_crash_in_init_then_a_run_script_s_block_before_the_launcher_is_the_relaunch_s(tmp_path: Path) -> None:
+    """Block and settings, launcher, init_start, a crash after a few settings; the run script logs
+    the next attempt's block and settings, then launches it (half an hour later)."""
+    lines = _records()
+    run = lines[2:10] + lines[:2] + lines[10:]  # (the block and first settings before cache_clear, init_start)
+    crash = [*run[:8], LAUNCH, *run[8:15], *TRACEBACK]
+    first, second = _runs(tmp_path, [*crash, *_later(run[:8], 30), LAUNCH, *_later(run[8:], 30)])
+    assert first.verdict == "fail" and first.run is not None and first.run.last_line == 16
+    clean = _clean()
+    assert (second.verdict, second.time_to_train_min) == (clean.verdict, clean.time_to_train_min)

@@ -8,7 +8,7 @@ from pathlib import Path
 from click.testing import CliRunner
 
 from mlcheck.cli import main
-from mlcheck.read.runs import MAX_FINDINGS_PER_CODE
+from mlcheck.read.finding_cap import MAX_FINDINGS_PER_CODE
 
 
 def _broken_lines(path: Path, bad: int) -> Path:

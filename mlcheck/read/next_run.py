@@ -11,14 +11,16 @@ other record after ``run_stop`` (a final eval) is the run's own. A run that neve
 ``run_stop`` (the job was killed, then run again in the same console) ends at a ``cache_clear`` or
 ``init_start`` logged after its initialisation ended (its ``init_stop``, a record after its
 ``run_start``) and later than every record of it: the ranks of one run initialise together, so such
-a record is no copy; the ``submission_*`` records and the settings it logged before its run_start
-that come so before it (or before a launcher line) are held: the next run's. So does a run killed in its initialisation, at an ``init_start`` (or a
+a record is no copy; the ``submission_*`` records that come so before it (or before a launcher
+line), and the settings it logged before its run_start that follow them, are held: the next run's
+(a crash in training, then the run script's block and settings for the next attempt). So does a
+run killed in its initialisation, at an ``init_start`` (or a
 second ``cache_clear``: a run may clear the caches at the end of its initialisation) logged later
 than every record of it and more than :data:`INIT_COPY_WINDOW_MS` after its own ``init_start``;
 the records logged so before it (an attempt's ``submission_*`` block, its settings: any but
 ``init_stop``, ``run_start`` and ``run_stop``) are held until it is known whose they are: the
-next attempt's when it begins, else the run's with the next record or at a launcher line
-(:meth:`NextRunStart.before_restart`); ``weights_initialization`` records (logged per tensor while
+next attempt's when it begins or at a launcher line (the run script's, logged before it launches
+the next attempt), else the run's with the next record; ``weights_initialization`` records (logged per tensor while
 a run initialises) are held only after a held record. Sooner, the
 two cannot be told apart: the processes of a large job start their initialisation up to minutes
 apart, each printing its init block (one run then, its repeats reported: MLC107).
@@ -79,6 +81,7 @@ class NextRunStart(Generic[Item]):
         self._logged: set[str] = set()  # (without ``logged``: the keys the run logged)
         self._held_keys: list[str] = []  # (the keys of the records held)
         self._in_run: set[str] = set()  # (the keys the current run logged after its run_start)
+        self._held_gap = 0.0  # (how long after every record of the run the first record held came)
 
     def take(self, key: str, time_ms: float, item: Item) -> tuple[bool, list[Item]]:
         """Whether the next run begins at this record, and the records to add now (the held ones
@@ -89,7 +92,7 @@ class NextRunStart(Generic[Item]):
                 return True, self._released(item, key)
             if (key.startswith("submission_") or key not in self._in_run and key not in _EDGES) \
                     and self._has_logged(key):
-                return self._hold(item, key)  # (a repeat of its block or settings: the next run's, if one begins)
+                return self._hold(item, key, time_ms)  # (a repeat of its block or settings: the next run's, if one begins)
             return False, self._released(item, key)  # (a key of its block it had not logged: its own, TPU)
         if self._first is None:
             self._first = time_ms
@@ -97,16 +100,16 @@ class NextRunStart(Generic[Item]):
             if key in NEXT_RUN_KEYS:  # (it was killed, and run again)
                 self._begin(time_ms, key)
                 return True, self._released(item, key)
-            if key.startswith("submission_") or key not in self._in_run and key not in _EDGES \
-                    and self._has_logged(key):  # (its block or settings again: the next run's, if one begins next)
-                return self._hold(item, key)
+            if key.startswith("submission_") or self.held and key not in self._in_run and key not in _EDGES \
+                    and self._has_logged(key):  # (a block, then settings again: the next run's, if one begins next)
+                return self._hold(item, key, time_ms)
         elif self._late_in_init(time_ms):  # (after every record, minutes after its init_start)
             if key == "init_start" or (key == "cache_clear" and self._cleared):  # (killed, run again)
                 self._begin(time_ms, key)
                 return True, self._released(item, key)
             if key not in _EDGES and (key not in _INIT_PROGRESS or self.held):  # (the next attempt's, if one begins)
                 self.held_until = time_ms  # (later than every record: the latest held)
-                return self._hold(item, key)
+                return self._hold(item, key, time_ms)
         if key == "run_stop":
             self.stopped, self._stop = True, time_ms
         elif key == "init_stop":
@@ -128,7 +131,9 @@ class NextRunStart(Generic[Item]):
         """Whether the current run logged a record of ``key`` before."""
         return self._logged_of(key) if self._logged_of is not None else key in self._logged
 
-    def _hold(self, item: Item, key: str) -> tuple[bool, list[Item]]:
+    def _hold(self, item: Item, key: str, time_ms: float) -> tuple[bool, list[Item]]:
+        if not self.held:
+            self._held_gap = time_ms - self._last
         self.held.append(item)
         self._held_keys.append(key)
         return False, []
@@ -156,11 +161,13 @@ class NextRunStart(Generic[Item]):
         self._last = float("-inf") if time_ms is None else time_ms
 
     def before_restart(self) -> list[Item]:
-        """At a launcher line: the records held in a run killed in its initialisation, which are that
-        run's (the job the line starts logged none of them yet); none held after its init_stop (a
-        run script's block and settings for the next attempt, after a run killed in training) or
-        its run_stop, which are the next run's (:meth:`restart`)."""
-        return [] if self.stopped or self.initialised or self._training else self._released(None)
+        """At a launcher line: the records held between the run's init_stop and its run_start
+        within :data:`COPY_WINDOW_MS` of its last record (a process printing its block late), which
+        are the run's; none held later, in its initialisation minutes after its init_start, in its
+        training or after its run_stop, which are the next run's (:meth:`restart`: the block and
+        settings a run script logs before it launches the next attempt)."""
+        copies = self.initialised and not self.started and self._held_gap <= COPY_WINDOW_MS
+        return self._released(None) if copies else []
 
     def restart(self) -> list[Item]:
         """A run opened at a launcher line: the records held (logged after the run before it

@@ -16,10 +16,10 @@ import dataclasses
 from operator import attrgetter
 from typing import Iterable, Iterator, Mapping, Protocol, Sequence, cast
 
-from mlcheck.records import dataclass
 from mlcheck.model import Event, Finding, Run
 from mlcheck.read.job_starts import ANOTHER_RUN, JOB_ENDS, SAME_RUN
 from mlcheck.read.next_run import WATCHED_KEYS, NextRunStart
+from mlcheck.read.finding_cap import FindingCap
 from mlcheck.read.reader import Batch, LogItem
 from mlcheck.read.run_builder import RunBuilder
 
@@ -52,7 +52,9 @@ class RunBoundaries:
         self._ended = False
         self._unbegun = False
         self._before: frozenset[str] | None = None
-        """The keys a run not begun had logged at the last job start (or end) in it."""
+        """The keys a run not begun had logged at the first job start (or end) in it."""
+        self._fresh = False
+        """A key not in :attr:`_before` (nor cache_clear) was logged since, or one was before it."""
 
     def note(self, finding: Finding, counts: Mapping[str, int] | None = None) -> bool:
         """Take a reading finding; a new job's start (or end) makes the next record open a run.
@@ -64,7 +66,11 @@ class RunBoundaries:
         if self.one_run:
             return not unbegun
         self._pending, self._unbegun = True, unbegun
-        self._before = frozenset(counts or {}) if unbegun else None
+        if not unbegun:
+            self._before = None
+        elif self._before is None:
+            self._before = frozenset(counts or {})
+            self._fresh = any(key != "cache_clear" for key in self._before)
         return True
 
     def opens_new_run(self, counts: Mapping[str, int], key: str = "") -> bool:
@@ -73,15 +79,20 @@ class RunBoundaries:
         rank's last record after mpirun's word that a rank died, records after a helper step's
         cancellation, stay in the run. Before the run has begun (no key of :data:`RUN_BEGUN`: a
         run script's ``srun`` steps log the submission, settings and a cache_clear, then launch
-        the training), a record of a key it logged before the job's start or end does, up to its
-        begin (:attr:`lingering`): another attempt's preparation (its block or cache_clear again:
-        an attempt that died in its initialisation before its init_start, as HugeCTR logs the
-        block and settings before it, and was launched again)."""
+        the training), a record that repeats a key logged before the first job start (or end) in
+        it does, up to its begin (:attr:`lingering`), where the run logged a key other than
+        cache_clear before that or since: another attempt's preparation (its cache_clear or block
+        again, after the block, settings or weights of an attempt that died before its init_start,
+        as HugeCTR logs them before it). A run script's cache_clear step, then the training's own
+        cache_clear and init_start (or copies of the cache_clear around the launcher line), stay
+        one run; so does an attempt that logged only its cache_clear."""
         if self._before is not None:
             self._pending = self._ended = False
-            opens = key in self._before
+            opens = self._fresh and key in self._before
             if opens or key in RUN_BEGUN:
                 self._before = None
+            elif key != "cache_clear" and key not in self._before:
+                self._fresh = True
             return opens
         if not self._pending:
             return False
@@ -213,51 +224,6 @@ def _one_run_finding(found: Finding, boundaries: RunBoundaries, counts: Mapping[
         found = dataclasses.replace(found, message=found.message.replace(ANOTHER_RUN, SAME_RUN))
     if cap.keep(found):
         findings.append(found)
-
-
-MAX_FINDINGS_PER_CODE = 100
-"""Reading findings of one code listed per file; the rest are counted in one summary finding (a
-line of 100,000 broken records gives 101 findings, not 100,000: memory and reports stay bounded)."""
-
-
-@dataclass
-class _Capped:
-    listed: int = 0
-    skipped: int = 0
-    first: Finding | None = None
-    last: Finding | None = None
-
-
-class FindingCap:
-    """Counts the reading findings of each code past :data:`MAX_FINDINGS_PER_CODE`."""
-
-    def __init__(self) -> None:
-        self.codes: dict[str, _Capped] = {}
-
-    def keep(self, found: Finding) -> bool:
-        """Whether ``found`` is listed; past the cap it is only counted."""
-        entry = self.codes.setdefault(found.code, _Capped())
-        if entry.listed < MAX_FINDINGS_PER_CODE:
-            entry.listed += 1
-            return True
-        entry.skipped += 1
-        entry.first = entry.first or found
-        entry.last = found
-        return False
-
-    def summaries(self) -> list[Finding]:
-        """One finding per capped code: how many more, and between which lines."""
-        out = []
-        for entry in self.codes.values():
-            if entry.first is None or entry.last is None:
-                continue
-            first, last = entry.first.line, entry.last.line
-            lines = "" if not first else f" (line {first})" if first == last else f" (lines {first} to {last})"
-            out.append(dataclasses.replace(entry.first, message=(
-                f"{entry.skipped:,} more {entry.first.code} findings in this file{lines} are counted, not "
-                f"listed (only the first {MAX_FINDINGS_PER_CODE} are); the first of them: {entry.first.message}"),
-                items=(), item_count=entry.skipped))  # (the number the merged finding adds up: Finding)
-        return out
 
 
 class Placed(Protocol):
