@@ -99,7 +99,7 @@ def test_statistics_count_findings_lines_and_folders(tmp_path: Path) -> None:
     (row,) = rule_counts(result)
     assert (row.code, row.findings, row.lines, row.folders, row.severities) == ("MLC107", 3, 3, 3, (Severity.WARNING,))
     lines = statistics_lines(result)
-    assert lines[0] == "Statistics" and "MLC107  warning" in lines[2] and lines[-1].split()[:2] == ["3", "3"]
+    assert lines[0] == "Statistics" and "MLC107  warning" in lines[2] and lines[-1].split()[:3] == ["3", "3", "3"]
     folder = _broken_logs(tmp_path, 2)
     text = run_cli("check", str(folder), "--no-progress", "--statistics")
     assert "Statistics" in text.stdout and text.stdout.rstrip().endswith("4 rules")

@@ -100,10 +100,11 @@ def statistics_lines(result: CheckResult, min_severity: Severity = Severity.INFO
     rows = rule_counts(result, min_severity)
     if not rows:
         return ["Statistics: no findings"]
+    folders = len({group.folder for group in group_for_display(result, min_severity)})  # (each once)
     lines = ["Statistics", f"{'count':>7} {'lines':>6} {'folders':>7}  code    {'severity':<14} rule"]
     for row in rows:
         levels = "/".join(level.label for level in row.severities)
         lines.append(f"{row.findings:>7} {row.lines:>6} {row.folders:>7}  {row.code}  {levels:<14} {row.name}")
-    lines.append(f"{sum(r.findings for r in rows):>7} {sum(r.lines for r in rows):>6} {'':>7}  "
+    lines.append(f"{sum(r.findings for r in rows):>7} {sum(r.lines for r in rows):>6} {folders:>7}  "
                  f"{counted(len(rows), 'rule')}")
     return lines
