@@ -38,10 +38,23 @@ def _records() -> list[str]:
 
 
 def _block_first() -> list[str]:
-    """The example run as HugeCTR logs it: cache_clear, the submission block and the first settings
-    (seed, batch size), then init_start."""
+    """The example run as HugeCTR logs it: cache_clear, the submission block, the settings and
+    weights_initialization, then init_start."""
     lines = _records()
-    return lines[:1] + lines[2:10] + lines[1:2] + lines[10:]
+    last_weight = max(i for i, line in enumerate(lines) if '"weights_initialization"' in line)
+    return lines[:1] + lines[2:last_weight + 1] + lines[1:2] + lines[last_weight + 1:]
+
+
+def _died_in_weights(run: list[str]) -> int:
+    """Where an attempt of :func:`_block_first` order dies: after its block, settings and 3 weights."""
+    return next(i for i, line in enumerate(run) if '"weights_initialization"' in line) + 3
+
+
+def _script_first() -> list[str]:
+    """The example run as a run script prepares it: the submission block and first settings (seed,
+    batch size), then cache_clear and init_start."""
+    lines = _records()
+    return lines[2:10] + lines[:2] + lines[10:]
 
 
 def _later(lines: list[str], minutes: int = 40) -> list[str]:
@@ -68,8 +81,9 @@ def test_an_attempt_that_died_before_its_init_start_is_a_run_of_its_own(crash: l
     """cache_clear, launcher, block, settings, a crash; then the run script again: cache_clear,
     launcher, the whole run."""
     run = _block_first()
-    first, second = _runs(tmp_path, [run[0], LAUNCH, *run[1:9], *crash, *_later([run[0], LAUNCH, *run[1:]])])
-    assert first.verdict == "fail" and first.run is not None and first.run.last_line == 10
+    died = _died_in_weights(run)
+    first, second = _runs(tmp_path, [run[0], LAUNCH, *run[1:died], *crash, *_later([run[0], LAUNCH, *run[1:]])])
+    assert first.verdict == "fail" and first.run is not None and first.run.last_line == died + 1
     clean = _clean()
     assert (second.verdict, second.time_to_train_min) == (clean.verdict, clean.time_to_train_min)
     assert not [f for f in second.findings if f.code in ("MLC106", "MLC107")]
@@ -93,7 +107,7 @@ def test_a_relaunch_after_a_job_s_end_and_a_launcher_line_keeps_its_first_record
 def test_a_run_script_s_block_after_a_crash_in_training_is_the_relaunch_s(tmp_path: Path) -> None:
     """A crash with only a traceback; the run script logs the next attempt's block, settings and
     cache_clear, then launches it (was: the block and settings went to the crashed run)."""
-    records, run = _records(), _block_first()
+    records, run = _records(), _script_first()
     cut = _training_cut(records)
     init = run.index(records[1])
     lines = [*records[:cut], *TRACEBACK, *_later(run[:init]), LAUNCH, *_later(run[init:])]
@@ -106,12 +120,13 @@ def test_a_run_script_s_block_after_a_crash_in_training_is_the_relaunch_s(tmp_pa
 
 def test_split_and_watch_cut_the_crashed_attempt_where_check_does(tmp_path: Path) -> None:
     run = _block_first()
-    lines = [run[0], LAUNCH, *run[1:9], *TRACEBACK, CANCELLED, *_later([run[0], LAUNCH, *run[1:]])]
+    died = _died_in_weights(run)
+    lines = [run[0], LAUNCH, *run[1:died], *TRACEBACK, CANCELLED, *_later([run[0], LAUNCH, *run[1:]])]
     log = tmp_path / "console.log"
     log.write_text("\n".join(lines) + "\n", "utf-8")
     out = tmp_path / "split"
     assert CliRunner().invoke(main, ["split", "-o", str(out), str(log)]).exit_code == 0
-    assert (out / "result_0.txt").read_text("utf-8") == "\n".join(run[:9]) + "\n"
+    assert (out / "result_0.txt").read_text("utf-8") == "\n".join(run[:died]) + "\n"
     assert (out / "result_1.txt").read_text("utf-8") == "\n".join(_later(run)) + "\n"
     watched = CliRunner().invoke(main, ["watch", str(log), "--format", "json", "--runs", "1", "--no-progress",
                                         "--idle-timeout", "5"])
@@ -175,3 +190,42 @@ def test_a_crash_in_init_then_a_run_script_s_block_before_the_launcher_is_the_re
     assert first.verdict == "fail" and first.run is not None and first.run.last_line == 16
     clean = _clean()
     assert (second.verdict, second.time_to_train_min) == (clean.verdict, clean.time_to_train_min)
+
+
+@pytest.mark.parametrize("cleared", [False, True], ids=["block", "cache_clear-and-block"])
+def test_a_run_script_s_block_before_a_hugectr_run_is_one_run(cleared: bool, tmp_path: Path) -> None:
+    """The run script logs the submission block (and cache_clear), then launches a training that
+    logs its own block, settings and weights before init_start (review of session 27: the script's
+    block became a failing run of its own)."""
+    run = _block_first()
+    script = run[:6] if cleared else run[1:6]
+    [one] = _runs(tmp_path, [*script, LAUNCH, *run])
+    clean = _clean()
+    assert (one.verdict, one.time_to_train_min) == (clean.verdict, clean.time_to_train_min)
+
+
+def test_a_rank_s_block_after_srun_said_another_task_failed_stays_in_its_attempt(tmp_path: Path) -> None:
+    """srun says a task failed while the run initialises; rank 0 goes on logging its block and
+    settings, then dies; the relaunch is a run of its own (was: the block opened a run, and the
+    relaunch merged into it)."""
+    records = _records()
+    lines = [LAUNCH, *records[:2], TASK_FAILED, *records[2:12], *TRACEBACK, LAUNCH, *_later(records)]
+    first, second = _runs(tmp_path, lines)
+    assert first.verdict == "fail" and first.run is not None and first.run.last_line == 14
+    clean = _clean()
+    assert (second.verdict, second.time_to_train_min) == (clean.verdict, clean.time_to_train_min)
+
+
+def test_a_run_script_loop_s_next_block_is_the_next_run_s_after_a_setting_logged_in_training(tmp_path: Path) -> None:
+    """Before each launch the script logs the block, seed and batch size; the run logs its batch
+    size again after run_start: the next block and settings begin the next run (was: the
+    previous run's, up to the launcher line)."""
+    records = _records()
+    start = next(i for i, line in enumerate(records) if '"run_start"' in line)
+    run = [*records[:start + 1], _at(records[8], _time(records[start]) + 1), *records[start + 1:]]
+    script = [_at(line, _time(records[0]) - 4000) for line in records[2:9]]
+    lines = [*script, LAUNCH, *run, *_later(script, 60), LAUNCH, *_later(run, 60)]
+    first, second = _runs(tmp_path, lines)
+    assert first.run is not None and first.run.last_line == len(script) + 1 + len(run)
+    assert second.run is not None and second.run.first_line == len(script) + len(run) + 2
+    assert first.verdict == second.verdict == "pass"

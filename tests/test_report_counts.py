@@ -69,9 +69,9 @@ def test_a_tolerated_non_converged_run_is_counted_failing_and_said_tolerated(tmp
     assert "| 1 of 5 (tolerated) |" in markdown
 
 
-def test_score_names_every_folder_that_makes_it_fail(tmp_path: Path) -> None:
-    """A folder whose RCP test refuses it (the score stands, the package checker fails it) and logs
-    in a folder inside a benchmark folder (no result) are named too, not only invalid scores."""
+def test_logs_inside_a_benchmark_folder_are_said_to_be_no_result(tmp_path: Path) -> None:
+    """score names logs in a folder inside a benchmark folder (no result, no exit status), and
+    check says MLC508 of that folder, also when it is given on its own."""
     import shutil
 
     package = tmp_path / "Acme"
@@ -79,7 +79,12 @@ def test_score_names_every_folder_that_makes_it_fail(tmp_path: Path) -> None:
     resnet = package / "results" / "acme-t8" / "resnet"
     shutil.copytree(resnet, resnet / "bert")
     done = CliRunner().invoke(main, ["score", str(package)])
-    assert f"mlcheck: not a result: {resnet}/bert: its logs are inside another benchmark folder" in done.stderr, done.stderr
+    assert done.exit_code == 0, done.stderr
+    assert f"mlcheck: not a result (left out of the table and the exit status): {resnet}/bert: its logs are inside " \
+        "another benchmark folder" in done.stderr, done.stderr
+    for checked in (package, resnet / "bert"):  # (the nested folder given on its own is said to be one too)
+        found = json.loads(CliRunner().invoke(main, ["check", str(checked), "-f", "json"]).stdout)["findings"]
+        assert [(f["code"], f["path"]) for f in found if f["code"] == "MLC508"] == [("MLC508", str(resnet / "bert"))]
 
 
 def test_score_names_a_folder_its_rcp_test_refuses() -> None:

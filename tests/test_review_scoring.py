@@ -164,7 +164,7 @@ def test_a_folder_without_a_score_says_no_scaling() -> None:
     assert score_text(bench).plain == "no score  INVALID: 2 runs are too few"
     scaled = Score(21.0, True, "mean of 8", scaling_factor=1.05, unscaled_min=20.0)
     assert score_text(BenchmarkResult("Acme", "t8", "resnet", "closed", "5.0.0", "f", (), scaled)).plain.endswith(
-        "(scaled by 1.05, scaling.json's factor, from 20.00 min)")
+        "; scaled by 1.05, scaling.json's factor, from 20.00 min")
 
 
 def test_a_configuration_value_beyond_the_optimizer_is_compared_across_runs(tmp_path: Path) -> None:

@@ -100,7 +100,8 @@ def score_command(paths: tuple[str, ...], ruleset: str | None, config_path: str 
             refusal = rcp_refusal(bench)
             if not bench.published:  # (logs in a folder inside a benchmark folder: no row, no exit status)
                 why = bench.score.reason.partition("not a result: ")[2] or bench.score.reason
-                click.echo(f"mlcheck: not a result: {one_line(bench.folder or '?')}: {one_line(why)}", err=True)
+                click.echo(f"mlcheck: not a result (left out of the table and the exit status): "
+                           f"{one_line(bench.folder or '?')}: {one_line(why)}", err=True)
             elif not bench.score.valid and bench.folder not in named:
                 click.echo(f"mlcheck: invalid: {one_line(bench.folder or '?')}: {one_line(bench.score.reason)}", err=True)
             elif refusal is not None and bench.score.valid:

@@ -13,7 +13,7 @@ import os
 from collections import Counter
 from dataclasses import replace
 from pathlib import Path
-from typing import Callable, Iterator, Sequence
+from typing import Callable, Iterable, Iterator, Sequence
 
 from mlcheck.model import Finding, Severity
 from mlcheck.results import BenchmarkResult
@@ -24,7 +24,7 @@ from mlcheck.package.discover import NO_RECORD_FILE, UNREADABLE_FOLDER, RealPath
 from mlcheck.rules.internal import crash_finding
 from mlcheck.read.reading_rules import FILE_UNREADABLE, NO_RECORDS, NOT_A_REGULAR_FILE
 from mlcheck.rules.package import ROUND_ASSUMED
-from mlcheck.rules.package_layout import check_layout, outside_results
+from mlcheck.rules.package_layout import NESTED_FOLDER, UNKNOWN_FILE, check_layout, outside_results
 from mlcheck.rules.package_system import check_system_description
 from mlcheck.rules.system_logs import check_logs_against_system
 from mlcheck.facts.rulesets import SUPPORTED_RULESETS, Ruleset, load_ruleset, ruleset_from_path
@@ -231,6 +231,7 @@ def check_packages(paths: Sequence[str], benchmarks: Sequence[BenchmarkResult],
                             f"refused ({', '.join(codes)})")
         updated.append(replace(bench, system_info=system_info(doc), score=score,
                                findings=tuple(sorted(bench.findings + tuple(extra), key=Finding.sort_key))))
+    findings.extend(nested_folder_notes(updated, [*findings, *(f for bench in updated for f in bench.findings)]))
     return list(dict.fromkeys(findings)), updated
 
 
@@ -250,3 +251,11 @@ def _skipped_finding(path: str, kind: str) -> Finding:
     return NOT_A_REGULAR_FILE.at(path, None, (
         f"this is {kind}, not a log file; it was skipped (reading it could wait forever). Replace "
         "it with the log file"))
+
+
+def nested_folder_notes(benchmarks: Iterable[BenchmarkResult], findings: Iterable[Finding]) -> list[Finding]:
+    """MLC508 for a folder inside a benchmark folder that the package's layout check did not see
+    (the folder given on its own): its logs are no benchmark result, whatever is checked."""
+    said = {found.path for found in findings if found.code == UNKNOWN_FILE.code}
+    return [UNKNOWN_FILE.at(bench.folder, None, NESTED_FOLDER)
+            for bench in benchmarks if not bench.published and bench.folder and bench.folder not in said]

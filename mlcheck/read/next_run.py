@@ -38,7 +38,7 @@ WATCHED_KEYS = frozenset({"cache_clear", "init_start", "init_stop", "run_start",
 may end; a cache_clear before it is noted)."""
 _EDGES = frozenset({"init_stop", "run_start", "run_stop"})
 """Keys never held back in a killed initialisation: the run's own, which release what was held."""
-_INIT_PROGRESS = frozenset({"weights_initialization"})
+INIT_PROGRESS = frozenset({"weights_initialization"})
 """Keys a run logs while it initialises (one record per tensor, for up to half an hour on some
 systems): the run's own, held only after a record that is (an attempt's block, then its tensors)."""
 COPY_WINDOW_MS = 60_000.0
@@ -90,9 +90,9 @@ class NextRunStart(Generic[Item]):
             if key in NEXT_RUN_KEYS and not self._within(time_ms):
                 self._begin(time_ms, key)
                 return True, self._released(item, key)
-            if (key.startswith("submission_") or key not in self._in_run and key not in _EDGES) \
-                    and self._has_logged(key):
-                return self._hold(item, key, time_ms)  # (a repeat of its block or settings: the next run's, if one begins)
+            if (key.startswith("submission_") or (self.held or key not in self._in_run) and key not in _EDGES) \
+                    and self._has_logged(key):  # (a repeat of its block or settings, or a setting it logged in
+                return self._hold(item, key, time_ms)  # training after such a repeat: the next run's, if one begins)
             return False, self._released(item, key)  # (a key of its block it had not logged: its own, TPU)
         if self._first is None:
             self._first = time_ms
@@ -107,7 +107,7 @@ class NextRunStart(Generic[Item]):
             if key == "init_start" or (key == "cache_clear" and self._cleared):  # (killed, run again)
                 self._begin(time_ms, key)
                 return True, self._released(item, key)
-            if key not in _EDGES and (key not in _INIT_PROGRESS or self.held):  # (the next attempt's, if one begins)
+            if key not in _EDGES and (key not in INIT_PROGRESS or self.held):  # (the next attempt's, if one begins)
                 self.held_until = time_ms  # (later than every record: the latest held)
                 return self._hold(item, key, time_ms)
         if key == "run_stop":

@@ -18,7 +18,7 @@ from typing import Iterable, Iterator, Mapping, Protocol, Sequence, cast
 
 from mlcheck.model import Event, Finding, Run
 from mlcheck.read.job_starts import ANOTHER_RUN, JOB_ENDS, SAME_RUN
-from mlcheck.read.next_run import WATCHED_KEYS, NextRunStart
+from mlcheck.read.next_run import INIT_PROGRESS, WATCHED_KEYS, NextRunStart
 from mlcheck.read.finding_cap import FindingCap
 from mlcheck.read.reader import Batch, LogItem
 from mlcheck.read.run_builder import RunBuilder
@@ -54,7 +54,7 @@ class RunBoundaries:
         self._before: frozenset[str] | None = None
         """The keys a run not begun had logged at the first job start (or end) in it."""
         self._fresh = False
-        """A key not in :attr:`_before` (nor cache_clear) was logged since, or one was before it."""
+        """The run logged a key of a training process initialising (weights_initialization)."""
 
     def note(self, finding: Finding, counts: Mapping[str, int] | None = None) -> bool:
         """Take a reading finding; a new job's start (or end) makes the next record open a run.
@@ -70,34 +70,35 @@ class RunBoundaries:
             self._before = None
         elif self._before is None:
             self._before = frozenset(counts or {})
-            self._fresh = any(key != "cache_clear" for key in self._before)
+            self._fresh = not INIT_PROGRESS.isdisjoint(self._before)
         return True
 
     def opens_new_run(self, counts: Mapping[str, int], key: str = "") -> bool:
         """Whether the next record (of ``key``) begins a new run, given the key counts of the
-        current run. After a job's end (not a launch), only a record that begins a run does: a
-        rank's last record after mpirun's word that a rank died, records after a helper step's
-        cancellation, stay in the run. Before the run has begun (no key of :data:`RUN_BEGUN`: a
-        run script's ``srun`` steps log the submission, settings and a cache_clear, then launch
-        the training), a record that repeats a key logged before the first job start (or end) in
-        it does, up to its begin (:attr:`lingering`), where the run logged a key other than
-        cache_clear before that or since: another attempt's preparation (its cache_clear or block
-        again, after the block, settings or weights of an attempt that died before its init_start,
-        as HugeCTR logs them before it). A run script's cache_clear step, then the training's own
-        cache_clear and init_start (or copies of the cache_clear around the launcher line), stay
-        one run; so does an attempt that logged only its cache_clear."""
+        current run. After a job's end (not a launch), only a record that begins a run again
+        does (a cache_clear, submission_* or init_start key the run logged already): a rank's last
+        records after mpirun's word that a rank died, records after a helper step's cancellation,
+        the block a rank logs in its initialisation after srun said another task failed, stay in
+        the run. Before the run has begun (no key of :data:`RUN_BEGUN`: a run script's ``srun``
+        steps log the submission, settings and a cache_clear, then launch the training), a record
+        that repeats a key logged before the first job start (or end) in it does, up to its begin
+        (:attr:`lingering`), once the run logged weights_initialization (a training process
+        initialising): another attempt's preparation (its cache_clear or block again, after an
+        attempt died before its init_start, as HugeCTR logs its block, settings and weights before
+        it). A run script's block and settings, or its cache_clear step, then the training's own,
+        stay one run; so does an attempt that died before its weights."""
         if self._before is not None:
             self._pending = self._ended = False
             opens = self._fresh and key in self._before
             if opens or key in RUN_BEGUN:
                 self._before = None
-            elif key != "cache_clear" and key not in self._before:
+            elif key in INIT_PROGRESS:
                 self._fresh = True
             return opens
         if not self._pending:
             return False
         self._pending, ended, self._ended = False, self._ended, False
-        return bool(counts) and (not ended or _preamble(key) or key == "init_start")
+        return bool(counts) and (not ended or (_preamble(key) or key == "init_start") and bool(counts.get(key)))
 
     def waits(self, finding: Finding) -> bool:
         """Whether ``finding`` is to be said only if the next record begins a run: a job's end, or

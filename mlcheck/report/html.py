@@ -22,7 +22,7 @@ from mlcheck.report.grouped import FindingGroup, context_lines, group_for_displa
 from mlcheck.report.svg_charts import Mark, Series, accuracy_chart, run_time_strip
 from mlcheck.report.html_style import STYLE
 from mlcheck.report.html_scores import overview, run_label, score_card, table, td
-from mlcheck.report.plain import counted, division_text, format_minutes
+from mlcheck.report.plain import counted, division_text, format_minutes, runs_text, valid_scores_text
 from mlcheck.facts.installed import installed_version
 from mlcheck.facts.rulesets import RulesetError, load_ruleset
 
@@ -194,8 +194,9 @@ def render_html(result: CheckResult, options: ReportOptions) -> str:
     errors, warnings = (sum(1 for f in found if f.severity is level) for level in (Severity.ERROR, Severity.WARNING))
     verdict = "fail" if failing else "pass"
     banner = (f'<div class="banner {verdict}" id="verdict">{"FAIL" if failing else "PASS"}: '
-              f"{counted(len(result.runs), 'run')}, {counted(len(result.benchmarks), 'benchmark folder')}, "
-              f"{counted(errors, 'error')}, {counted(warnings, 'warning')}, {len(result.waived)} waived</div>")
+              f"{runs_text(result.runs)}, {counted(len(result.benchmarks), 'benchmark folder')} "
+              f"({valid_scores_text(result)}), {counted(errors, 'error')}, {counted(warnings, 'warning')}, "
+              f"{len(result.waived)} waived</div>")
     scores = overview(result)
     sections = "".join(_benchmark_section(b, i, options.root) for i, b in enumerate(result.benchmarks))
     return ("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"

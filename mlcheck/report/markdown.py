@@ -9,7 +9,8 @@ from mlcheck.model import Finding, Severity
 from mlcheck.results import BenchmarkResult, CheckResult
 from mlcheck.report import ReportOptions, relative_path
 from mlcheck.report.grouped import FindingGroup, context_lines, group_for_display
-from mlcheck.report.plain import counted, failing_runs_text, format_minutes, markdown_cell, markdown_code, rcp_refusal
+from mlcheck.report.plain import (counted, failing_runs_text, format_minutes, markdown_cell, markdown_code, rcp_refusal,
+                                  runs_text, valid_scores_text)
 from mlcheck.rules.rcp_check import today_scaled_text
 
 _ICON = {Severity.ERROR: "❌", Severity.WARNING: "⚠️", Severity.INFO: "ℹ️"}
@@ -64,8 +65,8 @@ def render_markdown(result: CheckResult, options: ReportOptions) -> str:
     counts = {level: sum(1 for f in found if f.severity is level) for level in Severity}
     verdict = "❌ **mlcheck: fail**" if failing else "✅ **mlcheck: pass**"
     lines = ["## mlcheck report", "",
-             f"{verdict}: {counted(len(result.runs), 'run')}, "
-             f"{counted(len(result.benchmarks), 'benchmark folder')}, "
+             f"{verdict}: {runs_text(result.runs)}, "
+             f"{counted(len(result.benchmarks), 'benchmark folder')} ({valid_scores_text(result)}), "
              f"{counted(counts[Severity.ERROR], 'error')}, {counted(counts[Severity.WARNING], 'warning')}, "
              f"{counted(counts[Severity.INFO], 'note')}, {len(result.waived)} waived.", ""]
     if result.benchmarks:

@@ -9,6 +9,7 @@ from typing import Iterable, Sequence
 
 from mlcheck.model import Finding, Severity
 from mlcheck.results import BenchmarkResult, CheckResult, RunResult
+from mlcheck.rules.package import SCALING_APPLIED, SCALING_JSON_INVALID
 from mlcheck.rules.rcp_check import RULES as _RCP_RULES
 
 OUTPUT_FORMATS = ("full", "concise")
@@ -164,7 +165,13 @@ def rcp_refusal(bench: BenchmarkResult) -> Finding | None:
 def scaling_source(bench: BenchmarkResult) -> str:
     """Where the factor multiplied into a folder's score comes from: its ``scaling.json`` (a review
     committee's), else the RCP test's normalisation (2.1+, above 1)."""
+    if any(found.code in _SCALING_JSON_CODES for found in bench.findings):  # (read from the folder's scaling.json)
+        return "scaling.json"
     rcp = bench.rcp
     normalised = rcp is not None and rcp.normalization_factor is not None \
         and rcp.normalization_factor == bench.score.scaling_factor
     return "the RCP normalisation" if normalised else "scaling.json"
+
+
+_SCALING_JSON_CODES = frozenset({SCALING_APPLIED.code, SCALING_JSON_INVALID.code})
+"""scaling.json's factor multiplied into the score, or one at or below 0 (multiplied all the same)."""

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from mlcheck.records import dataclass, field
 from mlcheck.results import BenchmarkResult, CheckResult
+from mlcheck.report.plain import rcp_refusal
 
 _AVAILABILITY = {"available on premise": "Available on-premise", "available onprem": "Available on-premise",
                  "onprem": "Available on-premise", "on premise": "Available on-premise",
@@ -48,6 +49,8 @@ class Cell:
     """The folder's energy score (a ``power/`` folder, 3.1+), as the summarizer's ``:Energy``."""
     measured: bool = False
     """The folder has power measurements (with or without an energy score)."""
+    refused: bool = False
+    """Its RCP test refuses it (MLC530-532 errors): the package checker fails it, the score stands."""
 
     @property
     def energy_text(self) -> str:
@@ -59,7 +62,7 @@ class Cell:
 
     @property
     def status(self) -> str:
-        return "valid" if self.valid else "invalid"
+        return "invalid" if not self.valid else "rcp refused" if self.refused else "valid"
 
 
 @dataclass(frozen=True)
@@ -93,10 +96,10 @@ class Row:
     @property
     def status_text(self) -> str:
         """``valid``, or which results are invalid (``bert: invalid``)."""
-        if all(cell.valid for cell in self.cells.values()):
+        if all(cell.status == "valid" for cell in self.cells.values()):
             return "valid"
         return self._per_benchmark({name: cell.status for name, cell in self.cells.items()
-                                    if not cell.valid or len(self.cells) == 1})
+                                    if cell.status != "valid" or len(self.cells) == 1})
 
     @property
     def rcp_text(self) -> str:
@@ -138,7 +141,7 @@ def build_rows(result: CheckResult) -> tuple[list[str], list[Row]]:
                                                       rcp.verdict if rcp else None,
                                                       rcp.margin_pct if rcp else None,
                                                       bench.energy.joules if bench.energy else None,
-                                                      bench.energy is not None)
+                                                      bench.energy is not None, rcp_refusal(bench) is not None)
     columns = sorted({name for row in rows.values() for name in row.cells})
     return columns, [rows[k] for k in sorted(rows)]
 

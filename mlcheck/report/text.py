@@ -25,8 +25,8 @@ def score_text(bench: BenchmarkResult) -> Text:
     text.append("  valid" if score.valid else "  INVALID", style="green" if score.valid else "red")
     text.append(f": {score.reason}")
     if score.scaling_factor is not None and score.unscaled_min is not None:  # (no score: nothing was scaled)
-        text.append(f" (scaled by {score.scaling_factor:g}, {scaling_source(bench)}'s factor, from "
-                    f"{format_minutes(score.unscaled_min)} min)")
+        text.append(f"; scaled by {score.scaling_factor:g}, {scaling_source(bench)}'s factor, from "
+                    f"{format_minutes(score.unscaled_min)} min")
     if score.valid and bench.rcp is not None and bench.rcp.verdict in ("fail", "missing"):
         text.append(f"; but {RCP_CAVEAT[bench.rcp.verdict]}", style="yellow")
     return text
@@ -129,6 +129,8 @@ def render_text(result: CheckResult, console: Console, min_severity: Severity = 
             console.print()
     if scores_only:
         return
+    if result.benchmarks and brief:  # (a blank line after the last score line, as after a table)
+        console.print()
     render_findings(result, console, min_severity, output_format, cap)
 
 

@@ -71,6 +71,8 @@ LAYOUT_INCOMPLETE = Rule("MLC509", "package-layout-incomplete", Severity.ERROR,
                          "the package lacks results/, systems/ or benchmarks/<benchmark>", also=(Severity.WARNING,))
 
 RULES = (UNKNOWN_BENCHMARK_FOLDER, MISNAMED_RESULT_FILE, UNKNOWN_FILE, LAYOUT_INCOMPLETE)
+NESTED_FOLDER = ("unexpected folder in a benchmark folder: the official checker ignores it (its logs are judged "
+                 "one by one, not as a benchmark result); remove it or move it to results/<system>/<benchmark>/")
 
 _ALLOWED = frozenset({"scaling.json", "package_checker_params"})
 _REFUSED = {"results": " (the package checker and the results summarizer list <org>/results/ and crash "
@@ -164,11 +166,7 @@ def _folder_files(path: str, files: tuple[str, ...], folders: tuple[str, ...], e
                 f"case) and ignore {name}/, and so does mlcheck; rename it power/ if it holds the "
                 "power logs")))
         elif name != "power":
-            found.append(UNKNOWN_FILE.at(os.path.normpath(os.path.join(path, name)), None,
-                                         "unexpected folder in a benchmark folder: the official "
-                                         "checker ignores it (its logs are judged one by one, not as "
-                                         "a benchmark result); remove it or move it to "
-                                         "results/<system>/<benchmark>/"))
+            found.append(UNKNOWN_FILE.at(os.path.normpath(os.path.join(path, name)), None, NESTED_FOLDER))
     wrong = sorted(set(indices) - set(range(expected)))
     if wrong:
         found.append(MISNAMED_RESULT_FILE.at(path, None, (

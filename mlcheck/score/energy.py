@@ -128,6 +128,6 @@ def olympic_energy(energies: Sequence[float | None], counted: Sequence[int],
     values = [energies[i] for i in counted]
     mean = sequential_sum(v for v in values if v is not None) / len(values)
     factor = scaling_factor if scaling_factor is not None else 1.0
-    scaled = f", scaled by {factor:.5g}" if scaling_factor is not None and factor != 1.0 else ""
+    scaled = f", scaled by {factor:g}" if scaling_factor is not None and factor != 1.0 else ""
     return mean * factor, (f"mean of the energy of the {len(values)} runs {whose} counts "
                            f"(the performance ordering){scaled}")
