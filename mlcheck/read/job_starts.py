@@ -18,7 +18,8 @@ job's end is noted too (the job launched again). Evidence met before any record 
 of the first job) is not a boundary; evidence met when the run so far has not begun (no
 ``init_start``, ``init_stop``, ``run_start`` or ``run_stop``: a run script's ``srun`` steps that
 log the submission and settings and clear the caches before the training's) opens a run only at
-a record that repeats a key logged before it (``RunBoundaries.opens_new_run``).
+a record that repeats a key logged before it, once the run logged weights_initialization
+(``RunBoundaries.opens_new_run``).
 """
 
 from __future__ import annotations

@@ -5,7 +5,8 @@ of one job one after the other, a console of several runs): after a run's ``run_
 run, and the ``submission_*`` records logged between the two are the next run's (the run's own
 where it had not logged the key: TPU consoles print the block, or its rest, after run_stop; so
 at a launcher line too), and so are the records of settings it logged before its run_start
-(a console whose runs log the block and hyper-parameters before ``cache_clear``); one logged within
+(a console whose runs log the block and hyper-parameters before ``cache_clear``), and after such
+a repeat any setting it logged (one it logged in training too); one logged within
 the run's time is a copy (the same records twice, another process printing its own), and any
 other record after ``run_stop`` (a final eval) is the run's own. A run that never logged its
 ``run_stop`` (the job was killed, then run again in the same console) ends at a ``cache_clear`` or
@@ -20,8 +21,8 @@ than every record of it and more than :data:`INIT_COPY_WINDOW_MS` after its own 
 the records logged so before it (an attempt's ``submission_*`` block, its settings: any but
 ``init_stop``, ``run_start`` and ``run_stop``) are held until it is known whose they are: the
 next attempt's when it begins or at a launcher line (the run script's, logged before it launches
-the next attempt), else the run's with the next record; ``weights_initialization`` records (logged per tensor while
-a run initialises) are held only after a held record. Sooner, the
+the next attempt), else the run's with the next record; ``weights_initialization`` records (logged
+per tensor while a run initialises) are held only after a held record. Sooner, the
 two cannot be told apart: the processes of a large job start their initialisation up to minutes
 apart, each printing its init block (one run then, its repeats reported: MLC107).
 ``check``, ``split`` and ``watch`` read it alike. A submitted result file is one run whatever it holds

@@ -38,8 +38,9 @@ def _preamble(key: str) -> bool:
 
 RUN_BEGUN = frozenset({"init_start", "init_stop", "run_start", "run_stop"})
 """Keys of a run that has begun: a job start before any of them opens a new run only at a record
-that repeats one of the run's (the records so far may only have prepared the run that job trains:
-its submission block, settings, caches cleared)."""
+that repeats one of the run's once it logged weights_initialization (the records so far may only
+have prepared the run that job trains: its submission block, settings, caches cleared):
+:meth:`RunBoundaries.opens_new_run`."""
 
 
 class RunBoundaries:
