@@ -42,10 +42,9 @@ RCP_CAVEAT = {
 
 
 def _run_table(bench: BenchmarkResult) -> Table:
-    # (one line each, as a finding's place: a folder named with a line end splits no heading)
-    title = one_line(f"{bench.org or '?'} / {bench.system or '?'} / {bench.benchmark or '?'} ({bench.ruleset or '?'})")
+    # (its caption on one line, as a finding's place: a folder named with a line end splits none)
     caption = one_line(f"{division_text(bench)}, training {bench.ruleset or '?'}; * = counted in the score")
-    table = Table(title=title, caption=caption, title_justify="left", caption_justify="left")
+    table = Table(caption=caption, caption_justify="left")
     counted = set(bench.score.runs_counted)
     labels = [_run_label(run) + (" *" if position in counted else "") for position, run in enumerate(bench.runs)]
     for column, justify in (("run", "left"), ("minutes", "right"), ("status", "left"),
@@ -112,7 +111,9 @@ def render_text(result: CheckResult, console: Console, min_severity: Severity = 
     findings (:mod:`mlcheck.report.text_findings`; ``cap``: at most that many, on a terminal)."""
     for bench in result.benchmarks:
         brief = scores_only or (min_severity >= Severity.ERROR and _clean(bench))  # (-q: a clean folder's score line)
-        if not brief:
+        if not brief:  # (the heading on a line of its own, however narrow the table: grep reads it)
+            console.print(Text(one_line(f"{bench.org or '?'} / {bench.system or '?'} / {bench.benchmark or '?'} "
+                                        f"({bench.ruleset or '?'})"), style="italic"), soft_wrap=True)
             print_whole(console, _run_table(bench))
         else:
             console.print(Text(one_line(f"{bench.org or '?'} / {bench.system or '?'} / {bench.benchmark or '?'} "
