@@ -87,11 +87,15 @@ def _follow(follower: Follower, path: str, on_finding: FindingSink, on_progress:
             on_finding(crash_finding("watching this log", path, error))
         return False
 
-    def ended() -> bool:
-        """Judge the run whose run_stop came whole (nothing more to read now); whether all stopped."""
+    def ended(final: bool = False) -> bool:
+        """Judge the run whose run_stop came whole (nothing more to read now); whether all stopped.
+        The records held after its run_stop (a block repeated: the next trial's, if one begins)
+        are its own only where the file ends (``final``); after a quiet spell they stay held, and
+        the run ends at its last own record (``state.end_line``)."""
         if state.stop_pending:
-            for event in state.next_run.rest():  # (held after run_stop, and no next run began)
+            for event in state.next_run.rest() if final else ():  # (held after run_stop, and no next run began)
                 _add(state, event, on_finding, on_progress)
+            state.end_line = max(e.line for e in state.builder.events)
             finish_run(state, on_finding, on_progress)
         return state.runs_done >= runs
 
@@ -107,7 +111,7 @@ def _follow(follower: Follower, path: str, on_finding: FindingSink, on_progress:
                 if idle_timeout is not None and time.monotonic() - last_data > idle_timeout:
                     rest = follower.rest()
                     take(chain(live.add(rest) if rest else (), live.finish()))
-                    if ended():
+                    if ended(final=True):
                         return WatchOutcome("complete", state.runs_done, live.line_no)
                     flush_pending(state, on_finding, on_progress)
                     seen = live.line_no or os.path.exists(path)  # (an empty file exists)
@@ -127,7 +131,7 @@ def _follow(follower: Follower, path: str, on_finding: FindingSink, on_progress:
                 if not live.pending and (quiet or not state.stop_pending) and ended():
                     # (all that was written with run_stop is read, and what follows it: some loggers
                     # print the submission_* and hyper-parameter records after run_stop)
-                    return WatchOutcome("complete", state.runs_done, live.line_no)
+                    return WatchOutcome("complete", state.runs_done, state.end_line or live.line_no)
                 flush_pending(state, on_finding, on_progress)
                 _check_init_clock(state, on_finding)
                 continue
@@ -153,9 +157,8 @@ def _take(state: WatchState, item: AnyItem, on_finding: FindingSink,
     if isinstance(item, Finding):
         if not state.boundaries.note(item, state.builder.counts):
             return
-        state.boundaries.waits(item)  # (a job's end opens a run only where the next record begins one)
-        if state.boundaries.tentative:  # (a job start before the run began: said if it opens one)
-            state.waiting = item
+        if state.boundaries.waits(item):  # (a job's end, or a start before the run began: said if the
+            state.waiting = item  # next record opens a run, as check says it)
             return
         state.reading.append(item)
         _report(state, item, on_finding)
@@ -185,9 +188,9 @@ def _take(state: WatchState, item: AnyItem, on_finding: FindingSink,
     else:  # (raw output: after run_stop, the job may begin its next run: mlcheck.read.next_run)
         opens, now = state.next_run.take(event.key, event.time_ms, event)
         if opens:
-            if not _finish_stopped(state, on_finding, on_progress):  # (killed without run_stop, run again:
-                _checkpoint(state, on_finding, on_progress, final=True)  # judged, not counted by --runs)
-            _next_run(state)
+            if not _finish_stopped(state, on_finding, on_progress) and not state.builder.counts["run_stop"]:
+                _checkpoint(state, on_finding, on_progress, final=True)  # (killed without run_stop, run again:
+            _next_run(state)  # judged, not counted by --runs; a run judged whole after its run_stop is not again)
     for taken in pending + now:
         _add(state, taken, on_finding, on_progress)
 

@@ -48,7 +48,7 @@ class WatchState:
     """The last line of the runs judged whole, when a later run began after them."""
     next_run: NextRunStart[Event] = field(default_factory=NextRunStart)
     waiting: Finding | None = None
-    """A job's start met before the run began: reported if the next record opens a run."""
+    """A job's end, or its start met before the run began: reported if the next record opens a run."""
     """Where raw output begins the job's next run without a launcher line."""
 
 
