@@ -87,6 +87,8 @@ def test_an_attempt_that_died_before_its_init_start_is_a_run_of_its_own(crash: l
     clean = _clean()
     assert (second.verdict, second.time_to_train_min) == (clean.verdict, clean.time_to_train_min)
     assert not [f for f in second.findings if f.code in ("MLC106", "MLC107")]
+    [note] = [f for f in first.findings + second.findings if f.code == "MLC024"]  # (where the relaunch begins)
+    assert second.run is not None and note.line == (died + len(crash) + 1 if len(crash) == 3 else second.run.first_line)
 
 
 def test_a_relaunch_after_a_job_s_end_and_a_launcher_line_keeps_its_first_records(tmp_path: Path) -> None:
@@ -229,3 +231,26 @@ def test_a_run_script_loop_s_next_block_is_the_next_run_s_after_a_setting_logged
     assert first.run is not None and first.run.last_line == len(script) + 1 + len(run)
     assert second.run is not None and second.run.first_line == len(script) + len(run) + 2
     assert first.verdict == second.verdict == "pass"
+
+
+def test_a_task_s_failure_said_while_a_hugectr_run_logs_its_weights_opens_no_run(tmp_path: Path) -> None:
+    """srun says a task failed between two weights_initialization records; the run goes on (review
+    of session 27: a repeated weights_initialization or setting opened a run)."""
+    run = _block_first()
+    died = _died_in_weights(run)
+    [one] = _runs(tmp_path, [LAUNCH, *run[:died], TASK_FAILED, *run[died:]])
+    clean = _clean()
+    assert (one.verdict, one.time_to_train_min) == (clean.verdict, clean.time_to_train_min)
+
+
+def test_a_setting_the_run_script_and_the_hugectr_training_both_log_opens_no_run(tmp_path: Path) -> None:
+    """The script logs the block and opt_name, then launches a training that logs opt_name again
+    after its weights: one run (the repeated opt_name a warning)."""
+    lines = _records()
+    last_weight = max(i for i, line in enumerate(lines) if '"weights_initialization"' in line)
+    opt_name = next(i for i, line in enumerate(lines) if '"opt_name"' in line)
+    hugectr = lines[:1] + lines[2:opt_name] + lines[22:last_weight + 1] + lines[opt_name:22] + lines[1:2] \
+        + lines[last_weight + 1:]
+    [one] = _runs(tmp_path, [*lines[2:opt_name + 1], LAUNCH, *hugectr])
+    clean = _clean()
+    assert (one.verdict, one.time_to_train_min) == (clean.verdict, clean.time_to_train_min)

@@ -125,8 +125,11 @@ def _write_runs(items: Iterator[RawItem], path: str, out_dir: str, start_index: 
                         findings.append(item)
                 continue
             opens = boundaries.opens_new_run(keys, item.event.key)
-            if ended is not None and opens:
-                findings.append(ended)
+            if opens:
+                note = boundaries.attempt_note(path, item.event.line, item.event.key)
+                said = ended if ended is not None else note  # (one note a boundary, as check says it)
+                if said is not None:
+                    findings.append(said)
             ended = None
             if opens or handle is None:
                 if handle is not None:

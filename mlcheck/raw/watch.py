@@ -95,8 +95,7 @@ def _follow(follower: Follower, path: str, on_finding: FindingSink, on_progress:
         if state.stop_pending:
             for event in state.next_run.rest() if final else ():  # (held after run_stop, and no next run began)
                 _add(state, event, on_finding, on_progress)
-            state.end_line = max(e.line for e in state.builder.events)
-            finish_run(state, on_finding, on_progress)
+            _finish_stopped(state, on_finding, on_progress)
         return state.runs_done >= runs
 
     try:
@@ -168,6 +167,7 @@ def _take(state: WatchState, item: AnyItem, on_finding: FindingSink,
             state.runs_done, state.end_line = state.runs_done + 1, item.line
             _next_run(state)
             state.next_run.restart()
+            state.boundaries.reset()
         return
     event = item if isinstance(item, Event) else item.event
     builder = state.builder
@@ -179,9 +179,11 @@ def _take(state: WatchState, item: AnyItem, on_finding: FindingSink,
             _checkpoint(state, on_finding, on_progress, final=True)  # (a run cut off by the next: it ended)
         _next_run(state)
         pending = state.next_run.restart()
-        if state.waiting is not None:
-            state.reading.append(state.waiting)
-            _report(state, state.waiting, on_finding)
+        said = state.boundaries.attempt_note(state.path, event.line, event.key)
+        said = state.waiting if state.waiting is not None else said  # (one note a boundary, as check says it)
+        if said is not None:
+            state.reading.append(said)
+            _report(state, said, on_finding)
     state.waiting = None
     if state.boundaries.one_run:  # (a result file is one run, whatever it logs after run_stop)
         now = [event]

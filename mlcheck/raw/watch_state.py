@@ -45,11 +45,12 @@ class WatchState:
     (records may follow run_stop: some logs write ``train_samples``, ``cache_clear`` or the
     ``submission_*`` keys after it)."""
     end_line: int | None = None
-    """The last line of the runs judged whole, when a later run began after them."""
+    """The last line of the runs judged whole (when a later run began after them, or when the log
+    went quiet after a run_stop: the run's last own record)."""
     next_run: NextRunStart[Event] = field(default_factory=NextRunStart)
+    """Where raw output begins the job's next run without a launcher line."""
     waiting: Finding | None = None
     """A job's end, or its start met before the run began: reported if the next record opens a run."""
-    """Where raw output begins the job's next run without a launcher line."""
 
 
 @dataclass(frozen=True)

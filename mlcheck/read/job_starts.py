@@ -99,7 +99,8 @@ class JobStarts:
 
     def may_report(self, kept: int) -> bool:
         """Whether a launcher line met after ``kept`` records were kept could be a boundary: not
-        before the first record, nor again before another record was kept. Where it cannot, the
+        before the first record, nor again before another record was kept (but right after a
+        job's end: the job launched again). Where it cannot, the
         readers do not look for one (in the console of a job started by a run script, its
         launcher lines come before the first record, in a preamble of hundreds of lines)."""
         return kept != 0 and (kept != self._kept_at_last or self._ended_last)

@@ -5,7 +5,8 @@ A file is one run, as the official checker reads a result file: every rank's ``c
 ``submission_*`` lines written by an evaluation process) all belong to it; duplicates and order
 problems are findings of the rules the round has (MLC106/MLC107, MLC305, ...). Only raw job
 output holds several runs, and only where the reader found evidence that a new job began (an
-MLC024 note: a launcher line or another MPI job number, see :mod:`mlcheck.read.job_starts`) or a
+MLC024 note: a launcher line or another MPI job number, see :mod:`mlcheck.read.job_starts`; before
+a run has begun, at the record that repeats its preparation, :class:`RunBoundaries`) or a
 run began after the last one's run_stop (:mod:`mlcheck.read.next_run`); a file named
 ``result_<i>.txt`` is one run even then.
 """
@@ -17,6 +18,7 @@ from operator import attrgetter
 from typing import Iterable, Iterator, Mapping, Protocol, Sequence, cast
 
 from mlcheck.model import Event, Finding, Run
+from mlcheck.read import raw_output_rules as raw_output
 from mlcheck.read.job_starts import ANOTHER_RUN, JOB_ENDS, SAME_RUN
 from mlcheck.read.next_run import INIT_PROGRESS, WATCHED_KEYS, NextRunStart
 from mlcheck.read.finding_cap import FindingCap
@@ -56,6 +58,8 @@ class RunBoundaries:
         """The keys a run not begun had logged at the first job start (or end) in it."""
         self._fresh = False
         """The run logged a key of a training process initialising (weights_initialization)."""
+        self._before_line: int | None = None  # (the line of that first job start or end)
+        self._reopened: int | None = None  # (the line of the job start or end before the run a repeat opened)
 
     def note(self, finding: Finding, counts: Mapping[str, int] | None = None) -> bool:
         """Take a reading finding; a new job's start (or end) makes the next record open a run.
@@ -70,7 +74,7 @@ class RunBoundaries:
         if not unbegun:
             self._before = None
         elif self._before is None:
-            self._before = frozenset(counts or {})
+            self._before, self._before_line = frozenset(counts or {}), finding.line
             self._fresh = not INIT_PROGRESS.isdisjoint(self._before)
         return True
 
@@ -82,17 +86,18 @@ class RunBoundaries:
         the block a rank logs in its initialisation after srun said another task failed, stay in
         the run. Before the run has begun (no key of :data:`RUN_BEGUN`: a run script's ``srun``
         steps log the submission, settings and a cache_clear, then launch the training), a record
-        that repeats a key logged before the first job start (or end) in it does, up to its begin
-        (:attr:`lingering`), once the run logged weights_initialization (a training process
+        that repeats a cache_clear or submission_* key logged before the first job start (or end)
+        in it does, up to its begin (:attr:`lingering`), once the run logged weights_initialization
+        (a training process
         initialising): another attempt's preparation (its cache_clear or block again, after an
         attempt died before its init_start, as HugeCTR logs its block, settings and weights before
         it). A run script's block and settings, or its cache_clear step, then the training's own,
         stay one run; so does an attempt that died before its weights."""
         if self._before is not None:
             self._pending = self._ended = False
-            opens = self._fresh and key in self._before
+            opens = self._fresh and _preamble(key) and key in self._before and bool(counts)
             if opens or key in RUN_BEGUN:
-                self._before = None
+                self._before, self._reopened = None, self._before_line if opens else None
             elif key in INIT_PROGRESS:
                 self._fresh = True
             return opens
@@ -108,6 +113,21 @@ class RunBoundaries:
             return False
         self._ended = self._pending and finding.message.startswith(JOB_ENDS)
         return self._ended or self.tentative
+
+    def attempt_note(self, path: str, line: int, key: str) -> Finding | None:
+        """MLC024 at the record that :meth:`opens_new_run` opened a run at by repeating a key of
+        a run not begun (the job start or end before it was not said then): None otherwise."""
+        at, self._reopened = self._reopened, None
+        if at is None:
+            return None
+        return raw_output.JOB_STARTED.at(path, line, (
+            f"another attempt begins here ({key} again after the job's start or end at line {at}, before the "
+            f"run had begun): {ANOTHER_RUN}"))
+
+    def reset(self) -> None:
+        """Forget every boundary noted (a run ended by other means: watch's cut record)."""
+        self._pending = self._ended = self._unbegun = False
+        self._before = self._reopened = None
 
     @property
     def tentative(self) -> bool:
@@ -169,8 +189,11 @@ def iter_runs(items: Iterable[LogItem | Batch], path: str, findings: list[Findin
         if after_finding or boundaries.lingering:
             after_finding = False
             opens = boundaries.opens_new_run(current.counts, events[0].key if events else "")
-            if ended is not None and opens and cap.keep(ended):
-                findings.append(ended)
+            if opens:
+                note = boundaries.attempt_note(path, events[0].line, events[0].key) if events else None
+                said = ended if ended is not None else note  # (one note a boundary)
+                if said is not None and cap.keep(said):
+                    findings.append(said)
             ended = None
             if opens:
                 for event in next_run.before_restart():  # (a run killed in its initialisation: its own)

@@ -11,21 +11,25 @@ from mlcheck.rules.rcp_check import today_scaled_text
 
 
 def table(headers: list[str], rows: list[list[str]], css_class: str) -> str:
+    """An HTML table of ``headers`` and ``rows`` (cells already rendered)."""
     head = "".join(f"<th>{escape(h)}</th>" for h in headers)
     body = "".join("<tr>" + "".join(cells) + "</tr>" for cells in rows)
     return f'<table class="{css_class}"><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>'
 
 
 def td(text: str, css: str = "") -> str:
+    """A table cell of ``text`` (escaped), of ``css`` class."""
     return f'<td class="{css}">{escape(text)}</td>' if css else f"<td>{escape(text)}</td>"
 
 
 def run_label(run: RunResult) -> str:
+    """A run as a table names it: its file, and its index where the file holds several runs."""
     name = run.path.replace("\\", "/").rsplit("/", 1)[-1]
     return name if run.index == 0 else f"{name} #{run.index}"
 
 
-def dropped_reason(bench: BenchmarkResult, position: int) -> str:
+def _dropped_reason(bench: BenchmarkResult, position: int) -> str:
+    """Why the score drops a run: not converged, breaks the rules, the fastest or the slowest."""
     run = bench.runs[position]
     if not run.converged:
         return "not converged (counted as slowest)"
@@ -39,17 +43,18 @@ def dropped_reason(bench: BenchmarkResult, position: int) -> str:
 
 
 def score_card(bench: BenchmarkResult) -> str:
+    """A folder's score, its validity, the runs counted and dropped, its scaling and RCP test."""
     score = bench.score
     rows = [["score", f"{format_minutes(score.score_min)} min"],
-            ["valid", ("yes: " if score.valid else "NO: ") + score.reason + refused_text(bench)],
+            ["valid", ("yes: " if score.valid else "NO: ") + score.reason + _refused_text(bench)],
             ["runs counted", ", ".join(run_label(bench.runs[i]) for i in score.runs_counted) or "none"],
-            ["runs dropped", "; ".join(f"{run_label(bench.runs[i])} ({dropped_reason(bench, i)})"
+            ["runs dropped", "; ".join(f"{run_label(bench.runs[i])} ({_dropped_reason(bench, i)})"
                                        for i in score.runs_dropped) or "none"]]
     if score.scaling_factor is not None:
         rows.append(["scaled",  # (by a scaling.json, or by the RCP normalisation where none is written)
                      f"× {score.scaling_factor:g}, {scaling_source(bench)}'s factor "
                      f"(unscaled {format_minutes(score.unscaled_min)} min)"])
-    rows.extend(rcp_rows(bench))
+    rows.extend(_rcp_rows(bench))
     if bench.energy is not None:
         from mlcheck.rules.power_text import format_energy
 
@@ -62,12 +67,14 @@ def score_card(bench: BenchmarkResult) -> str:
     return f'<table class="score-card">{body}</table>'
 
 
-def refused_text(bench: BenchmarkResult) -> str:
+def _refused_text(bench: BenchmarkResult) -> str:
+    """What the score card adds to a valid score that the RCP test refuses."""
     refusal = rcp_refusal(bench) if bench.score.valid else None
     return "" if refusal is None else f"; but the RCP test refuses it ({refusal.code}: the package checker fails it)"
 
 
-def rcp_rows(bench: BenchmarkResult) -> list[list[str]]:
+def _rcp_rows(bench: BenchmarkResult) -> list[list[str]]:
+    """The score card's rows of the RCP test: its verdict, numbers, and today's verdict where it differs."""
     rcp = bench.rcp
     if rcp is None:
         return [["RCP test", "not run"]]
@@ -105,7 +112,7 @@ def overview(result: CheckResult) -> str:
         row = [td(b.org or "?")] * several + [
             f'<td><a href="#benchmark-{i}">{escape(b.benchmark or "?")}</a></td>', td(b.system or "?"),
             td(b.division or "?"), td(b.ruleset or "?"), td(format_minutes(b.score.score_min), "num"),
-            td(shown, "pass" if valid and refusal is None else "fail"), rcp_cell(b)]
+            td(shown, "pass" if valid and refusal is None else "fail"), _rcp_cell(b)]
         if energy:
             joules = b.energy.joules if b.energy is not None else None
             row.append(td("—" if joules is None else f"{joules / 1000:,.1f}", "num"))
@@ -113,7 +120,8 @@ def overview(result: CheckResult) -> str:
     return table(head + ["energy (kJ)"] * energy, rows, "score-table")
 
 
-def rcp_cell(bench: BenchmarkResult) -> str:
+def _rcp_cell(bench: BenchmarkResult) -> str:
+    """The overview's RCP cell: the verdict and margin, styled as it passes or fails."""
     rcp = bench.rcp
     if rcp is None:
         return td("—")

@@ -48,10 +48,10 @@ def division_text(bench: BenchmarkResult) -> str:
 
 
 def valid_scores_text(result: CheckResult) -> str:
-    """``3 with a valid score``, and how many of those fail the RCP test (or find no reference:
-    the package checker refuses them unless a bypass is reviewed)."""
+    """``3 with a valid score``, and how many of those the RCP test refuses (:func:`rcp_refusal`:
+    failed, no reference, undetermined; the package checker refuses them unless a bypass is reviewed)."""
     valid = [b for b in result.benchmarks if b.score.valid]
-    rcp = sum(1 for b in valid if b.rcp is not None and b.rcp.verdict in ("fail", "missing"))
+    rcp = sum(1 for b in valid if rcp_refusal(b) is not None)
     return f"{len(valid)} with a valid score" + (f", {rcp} of them failing the RCP test" if rcp else "")
 
 

@@ -50,7 +50,8 @@ class Cell:
     measured: bool = False
     """The folder has power measurements (with or without an energy score)."""
     refused: bool = False
-    """Its RCP test refuses it (MLC530-532 errors): the package checker fails it, the score stands."""
+    """Its RCP test refuses it (an RCP error: :func:`mlcheck.report.plain.rcp_refusal`): the package
+    checker fails it, the score stands."""
 
     @property
     def energy_text(self) -> str:
@@ -95,7 +96,7 @@ class Row:
 
     @property
     def status_text(self) -> str:
-        """``valid``, or which results are invalid (``bert: invalid``)."""
+        """``valid``, or which results are not (``bert: invalid``, ``resnet: rcp refused``)."""
         if all(cell.status == "valid" for cell in self.cells.values()):
             return "valid"
         return self._per_benchmark({name: cell.status for name, cell in self.cells.items()

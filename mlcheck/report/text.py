@@ -109,6 +109,7 @@ def render_text(result: CheckResult, console: Console, min_severity: Severity = 
                 scores_only: bool = False, output_format: str = "full", cap: int | None = None) -> None:
     """Print the report to ``console``: per folder its runs, score and RCP test, then the
     findings (:mod:`mlcheck.report.text_findings`; ``cap``: at most that many, on a terminal)."""
+    brief = False  # (the last folder was a score line: a blank line before the findings)
     for bench in result.benchmarks:
         brief = scores_only or (min_severity >= Severity.ERROR and _clean(bench))  # (-q: a clean folder's score line)
         if not brief:  # (the heading on a line of its own, however narrow the table: grep reads it)
@@ -130,7 +131,7 @@ def render_text(result: CheckResult, console: Console, min_severity: Severity = 
             console.print()
     if scores_only:
         return
-    if result.benchmarks and brief:  # (a blank line after the last score line, as after a table)
+    if brief:  # (a blank line after the last score line, as after a table)
         console.print()
     render_findings(result, console, min_severity, output_format, cap)
 
