@@ -47,7 +47,7 @@ def _watched(log: Path, first: list[str], rest: list[str], runs: int) -> tuple[l
     def write_the_rest() -> None:
         time.sleep(0.5)
         with log.open("a", encoding="utf-8") as handle:
-            handle.write("\n".join(rest) + "\n")
+            handle.write("".join(line + "\n" for line in rest))
     writer = threading.Thread(target=write_the_rest)
     writer.start()
     outcome = watch(str(log), found.append, progress.append, runs=runs, poll=0.01, idle_timeout=3)
@@ -80,3 +80,14 @@ def test_a_job_s_end_in_training_that_opens_no_run_is_not_reported(tmp_path: Pat
     lines = [*first[:start + 5], "srun: error: node03: task 1: Exited with exit code 1", *first[start + 5:]]
     found, _progress, done, _lines = _watched(tmp_path / "job.log", lines, [], runs=1)
     assert done == 1 and not [f for f in found if f.code == "MLC024"]
+
+
+def test_a_block_repeated_after_the_last_run_stop_is_the_run_s_where_the_file_ends(tmp_path: Path) -> None:
+    """Nothing follows the repeated block: it is the run's own, as check reads the file (MLC107)."""
+    first, block, _rest = _trials()
+    log = tmp_path / "trials.log"
+    found, _progress, done, lines = _watched(log, [*first, *block], [], runs=2)
+    assert done == 1 and lines == len(first) + len(block)
+    [checked] = check_log(LogRef(str(log)), None)
+    assert [f.code for f in checked.findings if f.code == "MLC107"] == ["MLC107"]
+    assert any(f.code == "MLC107" for f in found)

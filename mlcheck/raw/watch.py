@@ -96,6 +96,11 @@ def _follow(follower: Follower, path: str, on_finding: FindingSink, on_progress:
             for event in state.next_run.rest() if final else ():  # (held after run_stop, and no next run began)
                 _add(state, event, on_finding, on_progress)
             _finish_stopped(state, on_finding, on_progress)
+        elif final and state.next_run.held and state.builder.counts["run_stop"]:  # (judged after a quiet spell:
+            for event in state.next_run.rest():  # what it held is its own where the file ends, as check reads it)
+                _add(state, event, on_finding, on_progress)
+            state.end_line = max(e.line for e in state.builder.events)
+            _checkpoint(state, on_finding, on_progress, final=True, progress=False)
         return state.runs_done >= runs
 
     try:
