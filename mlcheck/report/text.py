@@ -109,10 +109,12 @@ def render_text(result: CheckResult, console: Console, min_severity: Severity = 
                 scores_only: bool = False, output_format: str = "full", cap: int | None = None) -> None:
     """Print the report to ``console``: per folder its runs, score and RCP test, then the
     findings (:mod:`mlcheck.report.text_findings`; ``cap``: at most that many, on a terminal)."""
-    brief = False  # (the last folder was a score line: a blank line before the findings)
+    brief = False  # (the last folder was a score line: a blank line before a table or the findings)
     for bench in result.benchmarks:
-        brief = scores_only or (min_severity >= Severity.ERROR and _clean(bench))  # (-q: a clean folder's score line)
-        if not brief:  # (the heading on a line of its own, however narrow the table: grep reads it)
+        after_brief, brief = brief, scores_only or (min_severity >= Severity.ERROR and _clean(bench))  # (-q: a
+        if not brief:  # clean folder's score line; the heading on a line of its own, however narrow the table)
+            if after_brief:
+                console.print()
             console.print(Text(one_line(f"{bench.org or '?'} / {bench.system or '?'} / {bench.benchmark or '?'} "
                                         f"({bench.ruleset or '?'})"), style="italic"), soft_wrap=True)
             print_whole(console, _run_table(bench))
