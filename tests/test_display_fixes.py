@@ -135,7 +135,7 @@ def test_a_clock_ahead_into_rounds_without_the_benchmark_keeps_the_paths_round(t
 
 
 @pytest.mark.parametrize("content,says", [("{}", "scaling.json has no scaling_factor;"),
-                                          ("[1.05]", "cannot read scaling.json:"),
+                                          ("[1.05]", "cannot read scaling.json: line 1:"),
                                           ('{"scaling_factor": "x"}', "scaling.json has scaling_factor 'x';")])
 def test_an_unusable_scaling_json_says_what_it_holds(tmp_path: Path, content: str, says: str) -> None:
     package = tmp_path / "Acme"

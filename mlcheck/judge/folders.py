@@ -29,7 +29,7 @@ from mlcheck.rules.rcp_check import rcp_findings
 from mlcheck.rules.seed_reading import unreadable_for_seeds
 from mlcheck.score.rcp import rcp_for_runs
 from mlcheck.score.rcp.policy import round_policy
-from mlcheck.score.rcp.today import load_today_references
+from mlcheck.score.rcp.today import load_today_references, today_raises
 from mlcheck.score.scaling import published_scaling
 from mlcheck.score.scoring import folder_score, published_minutes
 
@@ -151,8 +151,12 @@ def _rcp_benchmark(folder_benchmark: str, facts: BenchmarkFacts, ruleset: Rulese
 
 
 def _written_over(found: Finding) -> Finding:
+    message = found.message
+    cut = message.find(f" {package_rules.MULTIPLIED}, as the summarizer does")
+    if cut >= 0:  # (a factor of 0 or below, which the summarizer would multiply in: it never reads it)
+        message = f"{message[:cut]} is 0 or below (a review committee's factor is above 0)"
     return replace(found, severity=Severity.WARNING, message=(
-        f"{found.message}; the round's package checker writes (or deletes) scaling.json before the "
+        f"{message}; the round's package checker writes (or deletes) scaling.json before the "
         "summarizer reads it, so this file does not count"))
 
 
@@ -208,8 +212,9 @@ def score_folder(key: GroupKey, members: list[RunResult],
                                        package_policy(first.ruleset), first.ruleset or "?") if whole_folder else None
             rcp = rcp_for_runs(tested, checked, first.ruleset, runs, counted, bert_train_samples=samples is not None)
             if rcp.verdict != "skipped":  # and as today's mlperf-logging computes it
-                rcp = replace(rcp, today=rcp_for_runs(tested, checked, first.ruleset, runs, counted,
-                                                      load_today_references, samples is not None))
+                raises = today_raises(tested) if tested else None
+                rcp = replace(rcp, today=RcpResult("fail", raises, unit=rcp.unit) if raises else rcp_for_runs(
+                    tested, checked, first.ruleset, runs, counted, load_today_references, samples is not None))
             if samples is not None and tested == "bert":
                 findings.append(bypass_note("rcp-bert-train-samples", samples, "", (
                     "the BERT RCP test reads each run's last train_samples as its convergence point, "

@@ -5,16 +5,14 @@ these plain records and never touch the file system.
 
 from __future__ import annotations
 
-import json
 import os
-import stat
 from pathlib import Path
 from typing import Any, Callable, Sequence
 
 from mlcheck.package.folder_walk import walk
-from mlcheck.records import dataclass, field
+from mlcheck.records import dataclass
 from mlcheck.package.discover import NOT_LOG_FOLDERS
-from mlcheck.package.json_lines import top_level_key_lines
+from mlcheck.package.json_document import JsonDocument as JsonDocument, read_json_document as read_json_document  # re-exported
 from mlcheck.results import SystemInfo
 
 PACKAGE_FOLDERS = ("systems", "results", "benchmarks")
@@ -52,26 +50,6 @@ class PackageLayout:
 
     def has(self, name: str) -> bool:
         return name in self.entries
-
-
-@dataclass(frozen=True)
-class JsonDocument:
-    """A JSON file read with duplicate-key detection. ``data`` is None when it could not be read."""
-
-    path: str
-    exists: bool
-    data: dict[str, Any] | None = None
-    error: str | None = None
-    duplicate_keys: tuple[tuple[str, int | None], ...] = ()
-    error_line: int | None = None
-    """The line where ``json`` stopped, for a document that is not valid JSON."""
-    text: str = field(default="", repr=False, compare=False)
-    """The file's text (a system description: a few kB), where :meth:`line_of` looks."""
-
-    def line_of(self, key: str) -> int | None:
-        """The physical line of a top-level key, where it first appears (found when a finding
-        asks: most documents are never searched)."""
-        return top_level_key_lines(self.text).get(key)
 
 
 def is_package(path: str) -> bool:
@@ -219,50 +197,6 @@ def scan_part(part: PackagePart) -> PackageLayout:
                          entries=tuple(sorted(files + folders)), system_files=tuple(system_files),
                          stray_result_files=tuple(stray), benchmark_folders=tuple(benchmark_folders),
                          implementations=tuple(implementations), empty_systems=tuple(empty))
-
-
-def read_json_document(path: str) -> JsonDocument:
-    """Read a JSON object, noting duplicate keys (JSON keeps the last) with their line."""
-    try:
-        mode = os.stat(path).st_mode
-    except (FileNotFoundError, NotADirectoryError):
-        return JsonDocument(path, exists=False)
-    except OSError as error:  # (a folder on the way that cannot be searched: not a missing file)
-        return JsonDocument(path, True, error=f"cannot reach it: {error.strerror or error}")
-    if not stat.S_ISREG(mode):
-        return JsonDocument(path, True, error="it is a folder, not a JSON file" if stat.S_ISDIR(mode)
-                            else "it is not a regular file")
-    duplicates: list[str] = []
-
-    def pairs(items: list[tuple[str, Any]]) -> dict[str, Any]:
-        seen: dict[str, Any] = {}
-        for key, value in items:
-            if key in seen:
-                duplicates.append(key)
-            seen[key] = value
-        return seen
-
-    try:
-        with open(path, encoding="utf-8") as handle:
-            text = handle.read()
-        data = json.loads(text, object_pairs_hook=pairs)
-    except (OSError, UnicodeDecodeError) as error:
-        return JsonDocument(path, True, error=str(error))
-    except json.JSONDecodeError as error:
-        return JsonDocument(path, True, error=f"line {error.lineno}: {error.msg}", error_line=error.lineno)
-    except (ValueError, RecursionError) as error:  # a number of over 4300 digits, deep nesting
-        return JsonDocument(path, True, error=str(error) or "nested too deeply")
-    if not isinstance(data, dict):
-        return JsonDocument(path, True, error=f"expected a JSON object, found {type(data).__name__}")
-    return JsonDocument(path, True, data, duplicate_keys=tuple(
-        (key, _second_line(text, key)) for key in dict.fromkeys(duplicates)), text=text)
-
-
-def _second_line(text: str, key: str) -> int | None:
-    needle = json.dumps(key)
-    first = text.find(needle)
-    second = text.find(needle, first + 1) if first >= 0 else -1
-    return text.count("\n", 0, second) + 1 if second >= 0 else None
 
 
 def _text(data: dict[str, Any], key: str) -> str | None:

@@ -30,10 +30,24 @@ from mlcheck.model import Finding
 from mlcheck.read import raw_output_rules as raw_output
 
 _LAUNCHERS = rb"(?:mpirun|mpiexec|srun|poprun|torchrun|horovodrun|deepspeed|jsrun|aprun|pdsh|clush|pssh|parallel-ssh)"
+_WRAPPERS = (rb"(?:[^\n:;&]{0,200}(?:&&|;)[ \t]*)?"  # (a command before it: hl-smi && mpirun ...)
+             rb"(?:(?:(?:exec|nohup|time|sudo|env|stdbuf|numactl|taskset|timeout)(?:[ \t]+-\S+)*(?:[ \t]+\d\S*)?"
+             rb"|docker[ \t]+exec" rb"(?:[ \t]+-\S+)*[ \t]+[^\s-]\S*|\w+=\S*)[ \t]+)*")
+"""What may run a launcher on a command line: ``exec``, ``timeout 7200``, ``env``, variables
+(``NCCL_DEBUG=INFO mpirun``), ``docker exec -t NAME``, a command before ``&&`` or ``;``."""
+_MODULE_LAUNCHERS = (rb"(?:\S*/)?python[\d.]*(?:[ \t]+-\S+)*[ \t]+-m[ \t]+"
+                     rb"(?:torch\.distributed\.(?:launch|run)|deepspeed\.launcher\.(?:launch|runner))\b"
+                     rb"|accelerate[ \t]+launch\b")
+"""Launchers run as Python modules (``python -m torch.distributed.launch``), and ``accelerate launch``."""
 LAUNCH_LINE = re.compile(
-    rb"^[ \t]*(?:\d[\d:.,/T-]*(?:[ \t]+\d[\d:.,]*)?[ \t]+)?(?:[+$#>]+[ \t]*)?(?:\S*/)?" + _LAUNCHERS
-    + rb"(?:[ \t]+-|[ \t]*:[ \t]*launch)", re.IGNORECASE)
-"""A launcher's command line (its first argument is an option) or its launch message."""
+    rb"^[ \t]*(?:\d[\d:.,/T-]*(?:[ \t]+\d[\d:.,]*)?[ \t]+)?(?:[+$#>]+[ \t]*)?"
+    rb"(?:" + _WRAPPERS + rb"(?:(?:\S*/)?" + _LAUNCHERS + rb"(?:[ \t]+-|[ \t]*:[ \t]*launch)|" + _MODULE_LAUNCHERS + rb")"
+    rb"|(?:\[[^\]\n]*\][ \t]*){1,4}cmd[ \t]*=[ \t]*" + _MODULE_LAUNCHERS
+    + rb"|\S*torch\.distributed\.launcher\.api:Starting elastic_operator)", re.IGNORECASE)
+"""A launcher's command line (its first argument is an option; after a wrapper, see
+:data:`_WRAPPERS`), or its launch message (``poprun: launching``, DeepSpeed's runner's
+``[runner.py:555:main] cmd = ... -m deepspeed.launcher.launch``, torchrun's ``Starting
+elastic_operator``)."""
 JOB_END = re.compile(
     rb"slurmstepd(?:-[\w.-]+)?: error: \*\*\* (?:JOB|STEP) \S+ ON \S+ CANCELLED AT "
     rb"|srun: Job step aborted"
@@ -49,7 +63,7 @@ step ends, a run script's loop or a retry starts the next), torchelastic
 restarts its worker group, OpenMPI/PRRTE saw a rank die."""
 _JOB_END_WORDS = (b"CANCELLED AT", b"step aborted", b"srun: error:", b"restart worker group", b"terminated normally",
                   b"noticed that", b"detected that")
-LAUNCHER_PARTS = (b"run", b"mpiexec", b"deepspeed")
+LAUNCHER_PARTS = (b"run", b"mpiexec", b"deepspeed", b"launch")
 """Every launcher name of :data:`LAUNCH_LINE` holds one of these (in ASCII lower case)."""
 
 
@@ -58,7 +72,8 @@ def may_name_a_launcher(lowered: bytes) -> bool:
     in lower case, as the pattern ignores case): substring searches in C (``x`` found with
     ``memchr`` first: a search for ``mpiexec`` takes ten times as long, and most text holds
     no ``x``; the host launchers' names hold ``sh``)."""
-    return b"run" in lowered or (b"x" in lowered and b"mpiexec" in lowered) or b"deepspeed" in lowered or (
+    return b"run" in lowered or (b"x" in lowered and b"mpiexec" in lowered) or b"deepspeed" in lowered \
+        or b"launch" in lowered or (
         b"sh" in lowered and (b"pdsh" in lowered or b"clush" in lowered or b"pssh" in lowered
                               or b"parallel-ssh" in lowered))
 
@@ -70,10 +85,15 @@ def may_hold_a_launch_line(squeezed: bytes) -> bool:
     option, after blanks; or the colon of its ``: launch`` message). Most framework output
     names ``run`` somewhere (``running``, ``run_and_time.sh``); far less of it holds ``run-``, so
     the lines of a stretch are seldom looked for one by one (``sh-`` for the host launchers,
-    ``pdsh``, ``clush``, ``pssh``). Four searches at most (``x`` found with ``memchr`` first: most
-    text holds no ``mpiexec``), each a pass over the text."""
+    ``pdsh``, ``clush``, ``pssh``; ``launch-``, ``acceleratelaunch``, ``-mtorch.distributed.`` and
+    ``-mdeepspeed.launcher`` for the launchers run as Python modules, ``elastic_operator`` for
+    torchrun's launch message). A few searches, each a pass over the text (``x`` found with
+    ``memchr`` first: most text holds no ``mpiexec``)."""
     return b"run-" in squeezed or (b"x" in squeezed and b"mpiexec-" in squeezed) or b"deepspeed-" in squeezed \
-        or b"sh-" in squeezed
+        or b"sh-" in squeezed or b"launch" in squeezed and (
+            b"launch-" in squeezed or b"acceleratelaunch" in squeezed or b"-mtorch.distributed.launch" in squeezed
+            or b"-mdeepspeed.launcher" in squeezed) or b"-mtorch.distributed.run" in squeezed \
+        or b"elastic_operator" in squeezed
 
 
 ANOTHER_RUN = "the records after it are read as another run"

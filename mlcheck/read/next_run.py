@@ -83,6 +83,7 @@ class NextRunStart(Generic[Item]):
         self._held_keys: list[str] = []  # (the keys of the records held)
         self._in_run: set[str] = set()  # (the keys the current run logged after its run_start)
         self._held_gap = 0.0  # (how long after every record of the run the first record held came)
+        self._after_stop: set[str] = set()  # (the keys the current run logged after its run_stop, as its own)
 
     def take(self, key: str, time_ms: float, item: Item) -> tuple[bool, list[Item]]:
         """Whether the next run begins at this record, and the records to add now (the held ones
@@ -91,10 +92,11 @@ class NextRunStart(Generic[Item]):
             if key in NEXT_RUN_KEYS and not self._within(time_ms):
                 self._begin(time_ms, key)
                 return True, self._released(item, key)
-            if (key.startswith("submission_") or (self.held or key not in self._in_run) and key not in _EDGES) \
-                    and self._has_logged(key):  # (a repeat of its block or settings, or a setting it logged in
-                return self._hold(item, key, time_ms)  # training after such a repeat: the next run's, if one begins)
-            return False, self._released(item, key)  # (a key of its block it had not logged: its own, TPU)
+            if (key.startswith("submission_") or (self.held or key not in self._in_run and key not in self._after_stop)
+                    and key not in _EDGES) and self._has_logged(key):  # (a repeat of its block or settings, or a
+                return self._hold(item, key, time_ms)  # setting it logged in training after such a repeat: the next run's)
+            self._after_stop.add(key)  # (its own: a key of its block it had not logged (TPU), a status it logs twice)
+            return False, self._released(item, key)
         if self._first is None:
             self._first = time_ms
         if (self._training or self.initialised) and time_ms > self._last:  # (after every record of a run under way)
@@ -154,7 +156,7 @@ class NextRunStart(Generic[Item]):
     def _begin(self, time_ms: float | None, key: str = "") -> None:
         """The state of a run that begins (at a record of ``time_ms`` and ``key``, or at a
         launcher line); the records held are its own."""
-        self._logged, self._in_run = set(), set()
+        self._logged, self._in_run, self._after_stop = set(), set(), set()
         self.stopped, self._first, self.started, self._training = False, time_ms, False, False
         self.initialised = False
         self._init_start = time_ms if key == "init_start" else None

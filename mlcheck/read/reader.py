@@ -196,6 +196,11 @@ def _read_stream(stream: IO[bytes], path: str, keep_text: bool, limit: int | Non
             if len(raw) >= MAX_LINE_BYTES and not raw.endswith(b"\n"):
                 line = _skip_line(stream, raw)
             if reader is not None and not ahead:
+                if raw == b"\n":  # (a blank line, as feed reads it: counted, no rank's progress bar before a record)
+                    reader.line_no += 1
+                    reader.stats.lines += 1
+                    reader.noise_tag = None
+                    continue
                 if line is raw and raw.startswith(MARKER_BYTES) and raw.find(MARKER_BYTES, 8) < 0:
                     yield from reader.feed(raw)  # a clean record line: no tag, no copy, no job
                     continue

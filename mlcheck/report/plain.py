@@ -9,7 +9,7 @@ from typing import Iterable, Sequence
 
 from mlcheck.model import Finding, Severity
 from mlcheck.results import BenchmarkResult, CheckResult, RunResult
-from mlcheck.rules.package import SCALING_APPLIED, SCALING_JSON_INVALID
+from mlcheck.rules.package import MULTIPLIED, SCALING_APPLIED, SCALING_JSON_INVALID
 from mlcheck.rules.rcp_check import RULES as _RCP_RULES
 
 OUTPUT_FORMATS = ("full", "concise")
@@ -164,8 +164,10 @@ def rcp_refusal(bench: BenchmarkResult) -> Finding | None:
 
 def scaling_source(bench: BenchmarkResult) -> str:
     """Where the factor multiplied into a folder's score comes from: its ``scaling.json`` (a review
-    committee's), else the RCP test's normalisation (2.1+, above 1)."""
-    if any(found.code in _SCALING_JSON_CODES for found in bench.findings):  # (read from the folder's scaling.json)
+    committee's), else the RCP test's normalisation (2.1+, above 1; a scaling.json the package
+    checker writes over does not count)."""
+    if any(found.code in _SCALING_JSON_CODES and MULTIPLIED in found.message and "does not count" not in found.message
+           for found in bench.findings):  # (read from the folder's scaling.json)
         return "scaling.json"
     rcp = bench.rcp
     normalised = rcp is not None and rcp.normalization_factor is not None \

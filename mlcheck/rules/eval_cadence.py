@@ -174,6 +174,8 @@ def _off_packed_schedule(ctx: RunContext, evals: list[tuple[Evaluation, float]],
 
 
 def _shown(value: float) -> str:
+    if abs(value) >= 1e15:  # (beyond a float's whole numbers: 1e+30, not 1,000,000,000,000,000,019,884,...)
+        return f"{value:.6g}"
     return f"{value:,.0f}" if float(value).is_integer() else f"{value:,}"
 
 

@@ -54,22 +54,28 @@ def best_eval(evals: tuple[Evaluation, ...], target: Target) -> Evaluation | Non
     return pick(comparable, key=lambda e: float(e.value))
 
 
+def _count(number: float) -> str:
+    """A count (samples, steps) with thousands separators; one beyond a float's whole numbers
+    (above 1e15) in exponent form: 1e+30, not the float's 1,000,000,000,000,000,019,884,624,838,656."""
+    return f"{number:,.0f}" if abs(number) < 1e15 else f"{number:.6g}"
+
+
 def describe_eval(evaluation: Evaluation, position: str = "epoch_num", bounds: Sequence[float] = ()) -> str:
     """``0.7585 at epoch 38 (line 137)``; ``FID 85.3, CLIP 0.161 at step 1000 (line 90)``;
     ``position`` is the metadata the round positions the benchmark's evals by, shown first. A value
     that four digits would show as one of ``bounds`` (the target) is shown whole: 3.600001, not 3.6."""
     where = ""
     if position == "samples_count" and evaluation.samples_count is not None:
-        where = f" at {evaluation.samples_count:,.0f} samples"
+        where = f" at {_count(evaluation.samples_count)} samples"
     elif position == "step_num" and evaluation.step_num is not None:
-        where = f" at step {evaluation.step_num:,.0f}"
+        where = f" at step {_count(evaluation.step_num)}"
     elif evaluation.epoch_num is not None:
         epoch = evaluation.epoch_num  # BERT logs training samples here: show them readably
-        where = f" at epoch {epoch:g}" if epoch < 10000 else f" at epoch_num {epoch:,.0f}"
+        where = f" at epoch {epoch:g}" if epoch < 10000 else f" at epoch_num {_count(epoch)}"
     elif evaluation.samples_count is not None:
-        where = f" at {evaluation.samples_count:,.0f} samples"
+        where = f" at {_count(evaluation.samples_count)} samples"
     elif evaluation.step_num is not None:
-        where = f" at step {evaluation.step_num:,.0f}"
+        where = f" at step {_count(evaluation.step_num)}"
     value = evaluation.value
     if isinstance(value, float):
         shown = f"{value:.4g}"

@@ -107,12 +107,15 @@ def scaling_factor(scaling_path: str, loaded: object, error: str | None, error_l
     if value <= 0:  # (the summarizer multiplies it all the same: a time of 0, or below, is published)
         return value, [SCALING_JSON_INVALID.at(
             scaling_path, line_of("scaling_factor") if line_of else None,
-            f"scaling.json's scaling_factor {value:g} multiplied into the score, as the summarizer does: "
+            f"scaling.json's scaling_factor {value:g} {MULTIPLIED}, as the summarizer does: "
             "it publishes a time-to-train of 0 or below. A review committee's factor is above 0", severity=Severity.WARNING)]
     return value, [SCALING_APPLIED.at(
-        scaling_path, None, f"scaling.json's scaling_factor {value:g} multiplied into the score")]
+        scaling_path, None, f"scaling.json's scaling_factor {value:g} {MULTIPLIED}")]
 
 
+MULTIPLIED = "multiplied into the score"
+"""How MLC504 and MLC505 say that the folder's scaling.json gives the score's factor (the reports
+name the factor's source by it: :func:`mlcheck.report.plain.scaling_source`)."""
 _MAX_FACTOR = 1e6
 """No committee scales a score a million times; a larger factor (up to 1.8e308 is a float) would
 carry the score out of a float's range, to an infinite time-to-train."""

@@ -89,6 +89,8 @@ def verdict_text(result: RcpResult) -> str:
     details = [f"margin {result.margin_pct:+.2f} %"] if result.margin_pct is not None else []
     if result.reference:
         details.append(result.reference)
+    elif result.verdict == "fail" and result.reason and result.submission_mean is None:
+        details.append(result.reason)  # (no test made: why, e.g. today's checker raises)
     return result.verdict + (f" ({', '.join(details)})" if details else "")
 
 
@@ -150,8 +152,8 @@ def _record_findings(folder: str, result: RcpResult, normalised: bool, bypass: s
     if normalised and result.normalization_factor is not None and result.normalization_factor > 1.0:
         return [RCP_NORMALISED.at(folder, None, (
             f"submission mean {_number(result.submission_mean)} {result.unit} is below the RCP mean "
-            f"{_number(result.reference_mean)}: score multiplied by {result.normalization_factor:.4f} "
-            "(no scaling.json written)"))]
+            f"{_number(result.reference_mean)}: score multiplied by {result.normalization_factor:.4f}, "
+            "the factor the round's package checker writes to scaling.json (mlcheck writes no file)"))]
     return []
 
 

@@ -11,6 +11,9 @@ stays the one the round accepted (``official`` and ``official_verdict`` follow i
 
 from __future__ import annotations
 
+import ast
+import importlib.util
+import os
 from functools import lru_cache
 
 from mlcheck.facts.installed import dist_info_version as dist_info_version  # (re-exported)
@@ -36,3 +39,35 @@ def load_today_references(benchmark: str, ruleset: str, submission_runs: int) ->
     return build_reference_set(benchmark, ruleset, records,
                                f"mlperf-logging {installed_version()} rcp_checker/training_{ruleset}/{name}",
                                submission_runs, policy=today_policy())
+
+
+def today_raises(benchmark: str) -> str | None:
+    """Why today's RCP checker raises on a folder of ``benchmark`` (``RCP_Checker.__init__`` reads
+    ``submission_runs['training'][benchmark]``: a benchmark its table lost, 1.0-2.1's dlrm, is a
+    KeyError that stops the package checker), or None."""
+    known = _today_benchmarks()
+    if known is None or benchmark in known:
+        return None
+    return (f"its RCP checker raises KeyError: '{benchmark}' (its table of run counts, submission_runs, "
+            f"has no {benchmark}): the package checker stops there")
+
+
+@lru_cache(maxsize=1)
+def _today_benchmarks() -> frozenset[str] | None:
+    """The benchmarks of the installed ``rcp_checker.submission_runs['training']``, read from its
+    source (importing it imports scipy: a second); None when it cannot be read so."""
+    spec = importlib.util.find_spec("mlperf_logging")
+    if spec is None or not spec.submodule_search_locations:
+        return None
+    path = os.path.join(list(spec.submodule_search_locations)[0], "rcp_checker", "rcp_checker.py")
+    try:
+        with open(path, encoding="utf-8") as handle:
+            tree = ast.parse(handle.read(), path)
+        for node in tree.body:
+            if isinstance(node, ast.Assign) and any(isinstance(t, ast.Name) and t.id == "submission_runs"
+                                                    for t in node.targets):
+                table = ast.literal_eval(node.value)  # (a literal only: nothing is run)
+                return frozenset(table["training"]) if isinstance(table.get("training"), dict) else None
+    except (OSError, SyntaxError, ValueError, TypeError, KeyError, AttributeError, UnicodeDecodeError):
+        return None
+    return None

@@ -1,0 +1,106 @@
+"""Raw output, from the review of session 28: the launcher lines that run a launcher through a
+wrapper (``exec``, ``timeout 7200``, ``env``, variables, ``docker exec``, a command before
+``&&``), the launchers run as Python modules (``python -m torch.distributed.launch``,
+``accelerate launch``, DeepSpeed's runner and torchrun's launch messages) open the relaunch of an
+attempt that crashed in its initialisation (before, they were noise: the crashed attempt and its
+relaunch were one passing run); a record a run logs twice after its run_stop (``status``, a key
+of no rule) stays the run's (before, the repeat went to the next run, before its launcher line)."""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+import pytest
+
+from conftest import FIXTURES
+from mlcheck.checker import check_log
+from mlcheck.package.discover import LogRef
+from mlcheck.read.job_starts import LAUNCH_LINE, may_hold_a_launch_line, may_name_a_launcher
+from mlcheck.read.noise_counts import BLANKS, SQUEEZE, launcher_lines
+from mlcheck.results import RunResult
+
+GOOD = FIXTURES / "example" / "Acme" / "results" / "acme-t8" / "resnet" / "result_0.txt"
+_TIME = re.compile(r'"time_ms": (\d+)')
+
+LAUNCHES = [
+    "+ python -m torch.distributed.launch --nproc_per_node=8 train.py",
+    "python -m torch.distributed.launch train.py",
+    "+ python3 -u -m torch.distributed.run --standalone --nnodes=1 --nproc_per_node=8 train.py",
+    "+ accelerate launch train.py",
+    "[2024-05-01 10:00:00,123] [INFO] [runner.py:555:main] cmd = /usr/bin/python3 -u -m "
+    "deepspeed.launcher.launch --world_info=eyJ= train.py",
+    "INFO:torch.distributed.launcher.api:Starting elastic_operator with launch configs:",
+    "+ exec mpirun -np 8 python train.py",
+    "+ timeout 7200 srun --ntasks=8 python train.py",
+    "+ OMPI_MCA_btl=^openib mpirun -np 8 python train.py",
+    "+ env NCCL_DEBUG=INFO torchrun --nproc_per_node=8 train.py",
+    "+ docker exec -t trainer mpirun -np 8 python train.py",
+    "+ hl-smi && mpirun --allow-run-as-root -np 8 python train.py",
+]
+NOT_LAUNCHES = [
+    "+ python -m mpi4py train.py",
+    "NCCL INFO Launch mode Parallel",
+    "Running command: mpirun -np 8 python train.py",
+    "the run is starting; srun is slow",
+    "I will launch -- later",
+    "cmd = echo hi",
+    "torch.distributed.elastic.multiprocessing.errors.ChildFailedError: ",
+]
+
+
+@pytest.mark.parametrize("line", LAUNCHES)
+def test_a_wrapped_or_module_launcher_is_a_launch_line_for_every_reader(line: str) -> None:
+    raw = line.encode()
+    assert LAUNCH_LINE.match(raw)
+    assert may_name_a_launcher(raw.lower())  # (the line reader's test before the pattern)
+    assert may_hold_a_launch_line(raw.lower().translate(SQUEEZE, BLANKS))  # (the block reader's)
+    assert launcher_lines(b"noise\n" + raw + b"\n", b"noise\n" + raw.lower() + b"\n") == [(6, 7 + len(raw))]
+
+
+@pytest.mark.parametrize("line", NOT_LAUNCHES)
+def test_prose_that_names_a_launcher_is_no_launch_line(line: str) -> None:
+    assert not LAUNCH_LINE.match(line.encode())
+
+
+@pytest.mark.parametrize("line", [b"docker exec -t " * 3000, b"a=b " * 5000, b"timeout 1 " * 5000, b"a;" * 50000])
+def test_the_launch_pattern_is_linear_on_long_lines(line: bytes) -> None:
+    assert not LAUNCH_LINE.match(line)  # (a catastrophic backtrack would not return)
+
+
+def _later(lines: list[str], minutes: int) -> list[str]:
+    return [_TIME.sub(lambda m: f'"time_ms": {int(m.group(1)) + minutes * 60_000}', line) for line in lines]
+
+
+def _runs(tmp_path: Path, lines: list[str]) -> list[RunResult]:
+    log = tmp_path / "console.log"
+    log.write_text("\n".join(lines) + "\n", "utf-8")
+    return check_log(LogRef(str(log)), None)
+
+
+@pytest.mark.parametrize("launch", LAUNCHES[::3] + LAUNCHES[1::3])
+def test_an_init_crash_relaunched_by_a_wrapped_launcher_is_two_runs(launch: str, tmp_path: Path) -> None:
+    run = GOOD.read_text("utf-8").splitlines()
+    cut = next(i for i, line in enumerate(run) if '"init_stop"' in line) - 1
+    relaunch = _later(run, 3)  # (within INIT_COPY_WINDOW_MS of the first init_start: only the launcher tells)
+    crashed, again = _runs(tmp_path, ["+ mpirun -np 8 python train.py", *run[:cut], "Traceback (most recent call last):",
+                                      "RuntimeError: NCCL error", launch, *relaunch])
+    [clean] = check_log(LogRef(str(GOOD)), None)
+    assert crashed.verdict == "fail" and crashed.run is not None and crashed.run.last_line == cut + 1
+    assert again.run is not None and again.run.first_line == cut + 5 and again.verdict == clean.verdict == "pass"
+    assert again.time_to_train_min == clean.time_to_train_min
+    assert [(f.code, f.line) for f in again.findings if f.code == "MLC024"] == [("MLC024", cut + 4)]
+
+
+@pytest.mark.parametrize("key", ["status", "throughput", "my_key"])
+def test_a_record_repeated_after_run_stop_stays_with_its_run(key: str, tmp_path: Path) -> None:
+    run = GOOD.read_text("utf-8").splitlines()
+    stop = json.loads(run[-1][len(":::MLLOG "):])
+    assert stop["key"] == "run_stop"
+    tail = ":::MLLOG " + json.dumps({**stop, "key": key, "value": "success", "event_type": "POINT_IN_TIME"})
+    first, second = _runs(tmp_path, ["+ srun --ntasks=2 python train.py", *run, tail, tail,
+                                     "+ srun --ntasks=2 python train.py", *_later(run, 40)])
+    assert first.run is not None and first.run.last_line == len(run) + 3  # (both copies: len(run) + 2 and + 3)
+    assert second.run is not None and second.run.first_line == len(run) + 5
+    assert first.verdict == second.verdict == "pass"
