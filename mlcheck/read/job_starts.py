@@ -25,25 +25,90 @@ a record that repeats a key logged before it, once the run logged weights_initia
 from __future__ import annotations
 
 import re
+from typing import Callable
 
 from mlcheck.model import Finding
 from mlcheck.read import raw_output_rules as raw_output
 
 _LAUNCHERS = rb"(?:mpirun|mpiexec|srun|poprun|torchrun|horovodrun|deepspeed|jsrun|aprun|pdsh|clush|pssh|parallel-ssh)"
-_WRAPPERS = (rb"(?:[^\n:;&]{0,200}(?:&&|;)[ \t]*)?"  # (a command before it: hl-smi && mpirun ...)
-             rb"(?:(?:(?:exec|nohup|time|sudo|env|stdbuf|numactl|taskset|timeout)(?:[ \t]+-\S+)*(?:[ \t]+\d\S*)?"
+_WRAPPERS = (rb"(?:(?:(?:exec|nohup|time|sudo|env|stdbuf|numactl|taskset|timeout)(?:[ \t]+-\S+)*(?:[ \t]+\d\S*)?"
              rb"|docker[ \t]+exec" rb"(?:[ \t]+-\S+)*[ \t]+[^\s-]\S*|\w+=\S*)[ \t]+)*")
 """What may run a launcher on a command line: ``exec``, ``timeout 7200``, ``env``, variables
-(``NCCL_DEBUG=INFO mpirun``), ``docker exec -t NAME``, a command before ``&&`` or ``;``."""
+(``NCCL_DEBUG=INFO mpirun``), ``docker exec -t NAME`` (a command before ``&&`` or ``;``:
+:data:`_COMMAND_BEFORE`)."""
+_COMMAND_BEFORE = re.compile(rb"[^\n:;&]{0,200}(?:&&|;)[ \t]*")
+"""A command and ``&&`` or ``;`` before a launcher (``hl-smi && mpirun ...``): looked for only in
+a line that holds one (a pattern that tried it on every line took five times as long)."""
 _MODULE_LAUNCHERS = (rb"(?:\S*/)?python[\d.]*(?:[ \t]+-\S+)*[ \t]+-m[ \t]+"
                      rb"(?:torch\.distributed\.(?:launch|run)|deepspeed\.launcher\.(?:launch|runner))\b"
                      rb"|accelerate[ \t]+launch\b")
 """Launchers run as Python modules (``python -m torch.distributed.launch``), and ``accelerate launch``."""
-LAUNCH_LINE = re.compile(
-    rb"^[ \t]*(?:\d[\d:.,/T-]*(?:[ \t]+\d[\d:.,]*)?[ \t]+)?(?:[+$#>]+[ \t]*)?"
-    rb"(?:" + _WRAPPERS + rb"(?:(?:\S*/)?" + _LAUNCHERS + rb"(?:[ \t]+-|[ \t]*:[ \t]*launch)|" + _MODULE_LAUNCHERS + rb")"
-    rb"|(?:\[[^\]\n]*\][ \t]*){1,4}cmd[ \t]*=[ \t]*" + _MODULE_LAUNCHERS
-    + rb"|\S*torch\.distributed\.launcher\.api:Starting elastic_operator)", re.IGNORECASE)
+_LINE_START = rb"^[ \t]*(?:\d[\d:.,/T-]*(?:[ \t]+\d[\d:.,]*)?[ \t]+)?(?:[+$#>]+[ \t]*)?"
+"""What may come before a command: blanks, a timestamp, a shell's prompt or ``set -x``'s ``+``."""
+
+
+_HEAD = re.compile(_LINE_START).match
+_WRAPPER_WORDS = (b"exec", b"nohup", b"time", b"sudo", b"env", b"stdbuf", b"numactl", b"taskset", b"docker")
+"""How a command run through a wrapper (:data:`_WRAPPERS`) begins (or with a variable: ``NAME=``)."""
+_VARIABLE = re.compile(rb"\w+=").match
+
+
+class _LaunchLine:
+    """:meth:`match` a line that launches a job: a launcher command, also behind a wrapper (looked
+    for in a command that begins with one), one run as a Python module or a launch message (in a
+    command that begins with Python or accelerate, a bracketed logger's line, or one naming the
+    elastic operator), at the line's start or after a command and ``&&`` or ``;``
+    (:data:`_COMMAND_BEFORE`). The patterns of wrappers and modules are compiled when a line first
+    asks for them (a few ms; a check of result files seldom does)."""
+
+    __slots__ = ("_command", "_wrapped", "_module")
+
+    def __init__(self) -> None:
+        self._command = re.compile(_LINE_START + rb"(?:\S*/)?" + _LAUNCHERS + _LAUNCH_ARGUMENT, re.IGNORECASE).match
+        self._wrapped: Callable[[bytes], re.Match[bytes] | None] | None = None
+        self._module: Callable[[bytes], re.Match[bytes] | None] | None = None
+
+    def match(self, raw: bytes) -> re.Match[bytes] | None:
+        found = self._one(raw)
+        if found is None and (b"&&" in raw or b";" in raw):
+            rest = raw
+            for _ in range(8):  # (a few commands before it at most)
+                before = _COMMAND_BEFORE.match(rest)
+                if before is None:
+                    break
+                rest = rest[before.end():]
+                found = self._one(rest)
+                if found is not None:
+                    break
+        return found
+
+    def _one(self, raw: bytes) -> re.Match[bytes] | None:
+        found = self._command(raw)
+        if found is not None:
+            return found
+        head = _HEAD(raw)
+        at = head.end() if head is not None else 0
+        wrapped = raw.startswith(_WRAPPER_WORDS, at) or _VARIABLE(raw, at) is not None
+        if wrapped:
+            if self._wrapped is None:
+                self._wrapped = re.compile(_LINE_START + _WRAPPERS + rb"(?:\S*/)?" + _LAUNCHERS + _LAUNCH_ARGUMENT,
+                                           re.IGNORECASE).match
+            found = self._wrapped(raw)
+        if found is None and ((b"python" in raw or b"accelerate" in raw) and (
+                wrapped or raw.startswith(b"accelerate", at) or b"python" in raw[at:raw.find(b" ", at)])
+                or raw.startswith(b"[", at) and b"cmd" in raw or b"elastic_operator" in raw):
+            if self._module is None:
+                self._module = re.compile(
+                    _LINE_START + rb"(?:" + _WRAPPERS + rb"(?:" + _MODULE_LAUNCHERS + rb")"
+                    rb"|(?:\[[^\]\n]*\][ \t]*){1,4}cmd[ \t]*=[ \t]*(?:" + _MODULE_LAUNCHERS + rb")"
+                    rb"|\S*torch\.distributed\.launcher\.api:Starting elastic_operator)", re.IGNORECASE).match
+            found = self._module(raw)
+        return found
+
+
+_LAUNCH_ARGUMENT = rb"(?:[ \t]+-|[ \t]*:[ \t]*launch)"
+"""After a launcher's name: its first argument, an option, or the colon of its launch message."""
+LAUNCH_LINE = _LaunchLine()
 """A launcher's command line (its first argument is an option; after a wrapper, see
 :data:`_WRAPPERS`), or its launch message (``poprun: launching``, DeepSpeed's runner's
 ``[runner.py:555:main] cmd = ... -m deepspeed.launcher.launch``, torchrun's ``Starting
@@ -85,15 +150,15 @@ def may_hold_a_launch_line(squeezed: bytes) -> bool:
     option, after blanks; or the colon of its ``: launch`` message). Most framework output
     names ``run`` somewhere (``running``, ``run_and_time.sh``); far less of it holds ``run-``, so
     the lines of a stretch are seldom looked for one by one (``sh-`` for the host launchers,
-    ``pdsh``, ``clush``, ``pssh``; ``launch-``, ``acceleratelaunch``, ``-mtorch.distributed.`` and
-    ``-mdeepspeed.launcher`` for the launchers run as Python modules, ``elastic_operator`` for
-    torchrun's launch message). A few searches, each a pass over the text (``x`` found with
-    ``memchr`` first: most text holds no ``mpiexec``)."""
+    ``pdsh``, ``clush``, ``pssh``; after ``launch``, which little text holds: ``launch-``,
+    ``acceleratelaunch``, ``-mtorch.distributed.launch`` and ``-mdeepspeed.launcher`` for the
+    launchers run as Python modules (``torch.distributed.run`` takes options: ``run-``), and
+    ``elastic_operator`` for torchrun's launch message). Five searches, each a pass over the text
+    (``x`` found with ``memchr`` first: most text holds no ``mpiexec``)."""
     return b"run-" in squeezed or (b"x" in squeezed and b"mpiexec-" in squeezed) or b"deepspeed-" in squeezed \
         or b"sh-" in squeezed or b"launch" in squeezed and (
             b"launch-" in squeezed or b"acceleratelaunch" in squeezed or b"-mtorch.distributed.launch" in squeezed
-            or b"-mdeepspeed.launcher" in squeezed) or b"-mtorch.distributed.run" in squeezed \
-        or b"elastic_operator" in squeezed
+            or b"-mdeepspeed.launcher" in squeezed or b"elastic_operator" in squeezed)
 
 
 ANOTHER_RUN = "the records after it are read as another run"
