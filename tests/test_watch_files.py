@@ -112,3 +112,22 @@ def test_a_watch_that_ends_before_the_files_last_run_says_so(tmp_path: Path) -> 
     assert f"the watch ended at line {len(lines) + 1}, after 1 run_stop (--runs 1)" in first.stderr
     every = CliRunner().invoke(main, ["watch", str(log), "--runs", "3", *options])
     assert len(json.loads(every.stdout)["runs"]) == 3 and "the watch ended at" not in every.stderr
+
+
+def test_records_after_the_last_run_stop_of_the_last_run_are_judged_with_it(tmp_path: Path) -> None:
+    """A record a rank logs after the last ``run_stop`` (``tracked_stats``) is the last run's:
+    the watch's report is ``check``'s of the whole file, with no word of records left unjudged
+    (review of session 28: it said the file held records after the watch, and left them out)."""
+    run = GOOD.read_text("utf-8").splitlines()
+    stop = json.loads(run[-1][len(":::MLLOG "):])
+    assert stop["key"] == "run_stop"
+    tail = ":::MLLOG " + json.dumps({**stop, "key": "tracked_stats", "value": {"step": 1}, "event_type": "POINT_IN_TIME"})
+    log = tmp_path / "console.log"
+    log.write_text("\n".join(["+ mpirun -np 8 python train.py", *run, tail]) + "\n", "utf-8")
+    options = ["--format", "json", "--no-progress", "--idle-timeout", "3"]
+    watched = CliRunner().invoke(main, ["watch", str(log), *options])
+    checked = CliRunner().invoke(main, ["check", str(log), "--format", "json"])
+    assert watched.exit_code == checked.exit_code == 0, watched.output
+    assert "holds records after it" not in watched.stderr
+    assert [r["lines"] for r in json.loads(watched.stdout)["runs"]] == [[2, len(run) + 2]]
+    assert json.loads(watched.stdout)["runs"] == json.loads(checked.stdout)["runs"]

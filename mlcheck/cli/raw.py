@@ -237,6 +237,9 @@ def watch_command(log: str, ruleset: str | None, fail_fast: bool, runs: int, out
                             "was read; the report covers the file that was read"), err=True)
     # The report covers the lines watched: a later run the job has begun is not judged half-way.
     limits = {log: outcome.lines} if outcome.reason == "complete" else None
+    if limits is not None and outcome.held is None and _records_after(log, outcome.lines) \
+            and _runs_in(log) <= outcome.runs_done:  # (the records after it are the last run's: tracked_stats)
+        limits = None  # (the report is check's of the whole file, as for the runs before)
     if limits is not None and outcome.held is None and _records_after(log, outcome.lines):
         stops = f"{outcome.runs_done} run_stop{'s' if outcome.runs_done != 1 else ''}"
         click.echo(one_line(f"mlcheck: the watch ended at line {outcome.lines}, after {stops} (--runs {runs}); "
@@ -256,3 +259,14 @@ def _records_after(log: str, lines: int, scanned: int = 1 << 26) -> bool:
             return b":::MLLOG" in handle.read(scanned)
     except OSError:
         return False
+
+
+def _runs_in(log: str) -> int:
+    """How many runs ``check`` reads in the file (-1 when it cannot be read)."""
+    from mlcheck.read.reader import read_mllog
+    from mlcheck.read.runs import iter_runs
+
+    try:
+        return sum(1 for _run in iter_runs(read_mllog(log), log, []))
+    except OSError:
+        return -1
