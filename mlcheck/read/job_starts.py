@@ -6,7 +6,9 @@ Raw console output may hold several jobs one after the other; a new job is recog
 the launcher and the rank tags say, never from the order of the MLLOG keys:
 
 - a launcher command line (``mpirun -np 8 ...``, ``+ srun --nodes ...``, ``$ torchrun --nproc...``,
-  ``poprun --num-instances ...``) or a launcher's own launch message (``poprun: launching ...``);
+  ``poprun --num-instances ...``, ``python -m torch.distributed.launch ...``, also behind ``exec``,
+  ``env``, ``timeout``, variables, ``docker exec NAME`` or a command and ``&&``) or a launcher's
+  own launch message (``poprun: launching ...``, DeepSpeed's runner's ``cmd = ...``);
 - in raw output, a launcher's word that the job ended (:data:`JOB_END`: Slurm cancelled it and
   ``--requeue`` runs it again into the same file, torchelastic restarts the worker group, OpenMPI
   saw a rank die): what follows is another attempt, even one whose first run died in its init;
@@ -59,7 +61,7 @@ class _LaunchLine:
     command that begins with Python or accelerate, a bracketed logger's line, or one naming the
     elastic operator), at the line's start or after a command and ``&&`` or ``;``
     (:data:`_COMMAND_BEFORE`). The patterns of wrappers and modules are compiled when a line first
-    asks for them (a few ms; a check of result files seldom does)."""
+    asks for them (about a millisecond each)."""
 
     __slots__ = ("_command", "_wrapped", "_module")
 
