@@ -130,8 +130,13 @@ step ends, a run script's loop or a retry starts the next), torchelastic
 restarts its worker group, OpenMPI/PRRTE saw a rank die."""
 _JOB_END_WORDS = (b"CANCELLED AT", b"step aborted", b"srun: error:", b"restart worker group", b"terminated normally",
                   b"noticed that", b"detected that")
-LAUNCHER_PARTS = (b"run", b"mpiexec", b"deepspeed", b"launch")
-"""Every launcher name of :data:`LAUNCH_LINE` holds one of these (in ASCII lower case)."""
+LAUNCHER_PARTS = (b"run", b"mpiexec", b"deepspeed")
+"""Every launcher name of :data:`LAUNCH_LINE`'s command form holds one of these (in ASCII lower
+case). The readers of result files look for launcher lines by them (and by :func:`may_name_a_launcher`,
+:func:`may_hold_a_launch_line`): in a result file, one run whatever it holds, a launcher line is a
+note (MLC024), and a launcher without ``run`` in its name (``python -m torch.distributed.launch``,
+``accelerate launch``, DeepSpeed's ``cmd = ...``), which would cost a pass more over every stretch
+of output, is looked for in raw output only, where it begins a run."""
 
 
 def may_name_a_launcher(lowered: bytes) -> bool:
@@ -139,8 +144,7 @@ def may_name_a_launcher(lowered: bytes) -> bool:
     in lower case, as the pattern ignores case): substring searches in C (``x`` found with
     ``memchr`` first: a search for ``mpiexec`` takes ten times as long, and most text holds
     no ``x``; the host launchers' names hold ``sh``)."""
-    return b"run" in lowered or (b"x" in lowered and b"mpiexec" in lowered) or b"deepspeed" in lowered \
-        or b"launch" in lowered or (
+    return b"run" in lowered or (b"x" in lowered and b"mpiexec" in lowered) or b"deepspeed" in lowered or (
         b"sh" in lowered and (b"pdsh" in lowered or b"clush" in lowered or b"pssh" in lowered
                               or b"parallel-ssh" in lowered))
 
@@ -152,15 +156,11 @@ def may_hold_a_launch_line(squeezed: bytes) -> bool:
     option, after blanks; or the colon of its ``: launch`` message). Most framework output
     names ``run`` somewhere (``running``, ``run_and_time.sh``); far less of it holds ``run-``, so
     the lines of a stretch are seldom looked for one by one (``sh-`` for the host launchers,
-    ``pdsh``, ``clush``, ``pssh``; after ``launch``, which little text holds: ``launch-``,
-    ``acceleratelaunch``, ``-mtorch.distributed.launch`` and ``-mdeepspeed.launcher`` for the
-    launchers run as Python modules (``torch.distributed.run`` takes options: ``run-``), and
-    ``elastic_operator`` for torchrun's launch message). Five searches, each a pass over the text
-    (``x`` found with ``memchr`` first: most text holds no ``mpiexec``)."""
+    ``pdsh``, ``clush``, ``pssh``). Four searches at most (``x`` found with ``memchr`` first: most
+    text holds no ``mpiexec``), each a pass over the text. Result files only (see
+    :data:`LAUNCHER_PARTS`)."""
     return b"run-" in squeezed or (b"x" in squeezed and b"mpiexec-" in squeezed) or b"deepspeed-" in squeezed \
-        or b"sh-" in squeezed or b"launch" in squeezed and (
-            b"launch-" in squeezed or b"acceleratelaunch" in squeezed or b"-mtorch.distributed.launch" in squeezed
-            or b"-mdeepspeed.launcher" in squeezed or b"elastic_operator" in squeezed)
+        or b"sh-" in squeezed
 
 
 ANOTHER_RUN = "the records after it are read as another run"
