@@ -237,14 +237,14 @@ def watch_command(log: str, ruleset: str | None, fail_fast: bool, runs: int, out
                             "was read; the report covers the file that was read"), err=True)
     # The report covers the lines watched: a later run the job has begun is not judged half-way.
     limits = {log: outcome.lines} if outcome.reason == "complete" else None
-    if limits is not None and outcome.held is None and _records_after(log, outcome.lines) \
-            and _runs_in(log) <= outcome.runs_done:  # (the records after it are the last run's: tracked_stats)
-        limits = None  # (the report is check's of the whole file, as for the runs before)
     if limits is not None and outcome.held is None and _records_after(log, outcome.lines):
-        stops = f"{outcome.runs_done} run_stop{'s' if outcome.runs_done != 1 else ''}"
-        click.echo(one_line(f"mlcheck: the watch ended at line {outcome.lines}, after {stops} (--runs {runs}); "
-                            f"{log} holds records after it, not judged "
-                            "here: `mlcheck check` judges every run of the file, or watch with --runs N"), err=True)
+        if _runs_in(log) <= outcome.runs_done:  # (the records after it are the last run's: tracked_stats)
+            limits = None  # (the report is check's of the whole file, as for the runs before)
+        else:
+            stops = f"{outcome.runs_done} run_stop{'s' if outcome.runs_done != 1 else ''}"
+            click.echo(one_line(f"mlcheck: the watch ended at line {outcome.lines}, after {stops} (--runs {runs}); "
+                                f"{log} holds records after it, not judged here: `mlcheck check` judges every "
+                                "run of the file, or watch with --runs N"), err=True)
     check_and_report([log], settings, line_limits=limits)
 
 

@@ -35,7 +35,6 @@ class JsonDocument:
         return top_level_key_lines(self.text).get(key)
 
 
-
 def read_json_document(path: str) -> JsonDocument:
     """Read a JSON object, noting duplicate keys (JSON keeps the last) with their line."""
     try:

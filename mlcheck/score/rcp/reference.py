@@ -162,11 +162,17 @@ def build_reference_set(benchmark: str, ruleset: str, records: Mapping[str, Any]
     return ReferenceSet(benchmark, ruleset, ordered, used, source, policy)
 
 
-def _official_rcp_folder(ruleset: str) -> str | None:
+def official_rcp_checker_folder() -> str | None:
+    """The installed mlperf-logging's ``rcp_checker`` folder (None: not installed)."""
     spec = importlib.util.find_spec("mlperf_logging")  # no import: the package is slow to load
     if spec is None or not spec.submodule_search_locations:
         return None
-    return os.path.join(list(spec.submodule_search_locations)[0], "rcp_checker", f"training_{ruleset}")
+    return os.path.join(list(spec.submodule_search_locations)[0], "rcp_checker")
+
+
+def _official_rcp_folder(ruleset: str) -> str | None:
+    folder = official_rcp_checker_folder()
+    return None if folder is None else os.path.join(folder, f"training_{ruleset}")
 
 
 def installed_rcp_records(ruleset: str, name: str) -> Any:

@@ -11,14 +11,14 @@ stays the one the round accepted (``official`` and ``official_verdict`` follow i
 
 from __future__ import annotations
 
-import importlib.util
 import os
 import re
 from functools import lru_cache
 
 from mlcheck.facts.installed import dist_info_version as dist_info_version  # (re-exported)
 from mlcheck.facts.installed import installed_version
-from mlcheck.score.rcp.reference import ReferenceSet, RoundPolicy, build_reference_set, installed_rcp_records
+from mlcheck.score.rcp.reference import (ReferenceSet, RoundPolicy, build_reference_set, installed_rcp_records,
+                                        official_rcp_checker_folder)
 
 
 @lru_cache(maxsize=1)
@@ -57,12 +57,11 @@ def _today_benchmarks() -> frozenset[str] | None:
     """The benchmarks of the installed ``rcp_checker.submission_runs['training']``, read from its
     source text (importing it imports scipy: a second; parsing it, 10 ms); None when the table is
     not found so."""
-    spec = importlib.util.find_spec("mlperf_logging")
-    if spec is None or not spec.submodule_search_locations:
+    folder = official_rcp_checker_folder()
+    if folder is None:
         return None
-    path = os.path.join(list(spec.submodule_search_locations)[0], "rcp_checker", "rcp_checker.py")
     try:
-        with open(path, encoding="utf-8") as handle:
+        with open(os.path.join(folder, "rcp_checker.py"), encoding="utf-8") as handle:
             text = handle.read()
     except (OSError, UnicodeDecodeError):
         return None
