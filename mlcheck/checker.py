@@ -11,7 +11,6 @@ from dataclasses import replace
 from itertools import chain
 from typing import Callable, Iterable, Mapping, Sequence
 
-from mlcheck.records import compile_pending
 from mlcheck.read.file_names import RESULT_FILE
 from mlcheck.package.discover import LogRef, discover_all, natural_order
 from mlcheck.judge.jobs import check_logs, register_checker
@@ -22,6 +21,8 @@ from mlcheck.judge.folder_groups import Scored, score_benchmarks
 from mlcheck.judge.grouping import group_result
 from mlcheck.judge.package_check import check_packages
 from mlcheck.judge.summary import summarise
+from mlcheck.judge.cache_warming import warm_caches  # noqa: F401 - the --jobs pool calls it (mlcheck.judge.jobs)
+from mlcheck.read.concurrent_jobs import interleaved_jobs, noting_job_starts
 from mlcheck.read.reader import Promotions, read_mllog, read_result_batches
 from mlcheck.rules import RUN_CHECKS
 from mlcheck.rules import package as package_rules
@@ -29,9 +30,7 @@ from mlcheck.rule import RunContext
 from mlcheck.rules.eval_values import first_reaching
 from mlcheck.rules.internal import crash_finding
 from mlcheck.rules.eval_records import judged_run
-from mlcheck.rules.weight_init import expected_tensors
 from mlcheck.facts.checks import show
-from mlcheck.facts.constraints import load_constraints
 from mlcheck.facts.round_choice import RulesetChoice, dated_choice, later_round_with
 from mlcheck.rules.selection import (BENCHMARK_NOT_ITS_FOLDER, LOG_NEWER_THAN_RULESETS, RULESET_NOT_INFERRED,
                                      UNKNOWN_BENCHMARK, forced_against_date, path_round_passed)
@@ -98,20 +97,39 @@ def check_log(ref: LogRef, forced: Ruleset | None, forced_source: str = "--rules
     ``forced_source`` says where ``forced`` was set."""
     # A submitted result file is one run, as the official checker reads it (mlcheck.read.runs).
     one_run = RESULT_FILE.match(os.path.basename(ref.path)) is not None
+    started: list[Finding] = []  # (raw output: the reading's MLC024 notes, which the runs may not keep)
+    judged = _judged(ref, forced, forced_source, one_run, started=started)
+    if started and ref.path != "-" and (order := interleaved_jobs(ref.path, ref.lines)) is not None:
+        judged = []  # (MPI jobs that ran at once: each read apart, its runs after those before; MLC030)
+        for job in order.concurrent():
+            judged += _judged(ref, forced, forced_source, False, job, len(judged))
+        judged[0] = replace(judged[0], findings=tuple(sorted([order.finding(ref.path), *judged[0].findings],
+                                                             key=Finding.sort_key)))
+    return judged
+
+
+def _judged(ref: LogRef, forced: Ruleset | None, forced_source: str, one_run: bool, only_job: int | None = None,
+            first_index: int = 0, started: list[Finding] | None = None) -> list[RunResult]:
+    """The runs of ``ref`` (of one MPI job's lines) judged; raw output with records of keys only
+    another rank printed is read again, keeping them (MLC028)."""
     elsewhere: dict[tuple[int, bytes], int] | None = None if one_run or ref.path == "-" else {}
-    judged = _read_and_judge(ref, forced, forced_source, one_run, None, elsewhere)
-    # Raw output with records of keys only another rank printed: read again, keeping them (MLC028).
-    return _read_and_judge(ref, forced, forced_source, one_run, elsewhere, None) if elsewhere else judged
+    judged = _read_and_judge(ref, forced, forced_source, one_run, None, elsewhere, only_job, first_index, started)
+    return _read_and_judge(ref, forced, forced_source, one_run, elsewhere, None, only_job, first_index) \
+        if elsewhere else judged
 
 
 def _read_and_judge(ref: LogRef, forced: Ruleset | None, forced_source: str, one_run: bool,
-                    promote: Promotions | None, elsewhere: dict[tuple[int, bytes], int] | None) -> list[RunResult]:
+                    promote: Promotions | None, elsewhere: dict[tuple[int, bytes], int] | None,
+                    only_job: int | None = None, first_index: int = 0,
+                    started: list[Finding] | None = None) -> list[RunResult]:
     from mlcheck.read.runs import assign_findings, iter_runs
     reading: list[Finding] = []
     judged = []
     items = read_result_batches(ref.path, lines=ref.lines) if one_run else \
-        read_mllog(ref.path, lines=ref.lines, promote=promote, elsewhere=elsewhere)
-    for run in iter_runs(items, ref.path, reading, one_run):
+        read_mllog(ref.path, lines=ref.lines, promote=promote, elsewhere=elsewhere, only_job=only_job)
+    if started is not None and not one_run:
+        items = noting_job_starts(items, started)
+    for run in iter_runs(items, ref.path, reading, one_run, first_index):
         judged.append(judge_run(run, ref, forced, (), forced_source))
         del run  # (the next run is read without this one)
     by_run = assign_findings([summary for result in judged if (summary := result.run) is not None], reading)
@@ -120,24 +138,6 @@ def _read_and_judge(ref: LogRef, forced: Ruleset | None, forced_source: str, one
     # (sorted as judge_run sorts: the reading findings before the rules' own at the same place)
     return [replace(result, findings=tuple(sorted([*by_run[result.index], *result.findings], key=Finding.sort_key)))
             if by_run.get(result.index) else result for result in judged]
-
-
-def warm_caches(refs: Sequence[LogRef]) -> None:
-    """Load in the parent, before ``--jobs`` forks its workers, what each worker would otherwise
-    load again on its first log (the lazily imported modules, the rulesets the paths name, their
-    constraints, the official tensor lists, dataclasses' ``__init__``): the workers inherit it.
-    Only caches are filled: what is checked does not change."""
-    from mlcheck.read import runs  # noqa: F401 - imported by check_log on its first call
-    from mlperf_logging import benchmark_meta  # noqa: F401 - read by every ruleset
-
-    folders = {os.path.dirname(os.path.dirname(ref.path)) for ref in refs if ref.path != "-"}
-    versions = {found.version for found in map(ruleset_from_path, sorted(folders)) if found is not None}
-    for version in sorted(versions):
-        load_ruleset(version)
-        for bench in load_constraints(version).benchmarks.values():
-            if bench.weight_init is not None:
-                expected_tensors(bench.weight_init.tensors_from, bench.weight_init.record_adds)
-    compile_pending()  # (mlcheck.records: else each worker compiles them on its first instances)
 
 
 def _unread_log(ref: LogRef, forced: Ruleset | None, findings: list[Finding],

@@ -4,6 +4,7 @@ submitter's names are written as escapes on the terminal, in tables and in files
 
 from __future__ import annotations
 
+import json
 import os
 import subprocess
 import sys
@@ -63,3 +64,19 @@ def test_a_run_stop_status_with_escapes_is_shown_escaped_in_the_run_table(tmp_pa
     out = done.stdout.decode("utf-8")
     assert b"\x1b" not in done.stdout and "\u2028" not in out and "\u202e" not in out
     assert "\\x1b]0;owned\\x07\\x1b[2J" in out and "fake\\u2028row" in out.replace("\n", "")
+
+
+def test_a_value_in_a_folders_score_reason_is_escaped_in_check_and_score(tmp_path: Path) -> None:
+    import shutil
+
+    package = tmp_path / "Acme"
+    shutil.copytree(ROOT / "fixtures" / "example" / "Acme", package)
+    hostile = "\x1b]0;PWNED\x07\x1b[2J\u202e\r\nX"
+    for log in (package / "results" / "acme-t8" / "resnet").glob("result_*.txt"):
+        log.write_text(log.read_text("utf-8").replace('"value": "lars"', '"value": ' + json.dumps(hostile)), "utf-8")
+    for command in ("check", "score"):
+        done = _mlcheck(command, str(package), "--color", "never") if command == "check" else _mlcheck(command, str(package))
+        assert done.returncode == 1, done.stderr
+        assert b"closed_resnet_" in done.stdout  # (the score's reason names the rule file the value picks)
+        assert not any(c in done.stdout for c in (b"\x1b", b"\x07", "\u202e".encode())), done.stdout
+        assert b"\\x1b]0;PWNED\\x07\\x1b[2J\\u202e" in done.stdout

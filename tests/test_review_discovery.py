@@ -31,20 +31,27 @@ def _package(tmp_path: Path) -> Path:
 
 
 @fifo_only
-def test_fifo_in_a_walked_folder_is_skipped_with_a_finding(tmp_path: Path) -> None:
+def test_fifo_named_as_a_result_file_is_a_failing_run_of_its_folder_never_read(tmp_path: Path) -> None:
     bench = _package(tmp_path) / "results" / "acme-t8" / "resnet"
     (bench / "result_0.txt").unlink()
     os.mkfifo(bench / "result_0.txt")
+    os.mkfifo(bench / "result_5.txt")  # (the package checker's glob counts it: 6 runs)
+    os.mkfifo(bench / "notes.log")  # (no run: skipped, said at the top)
     # In a child process with a timeout: a regression would hang, not fail.
+    scored = subprocess.run([str(Path(sys.executable).with_name("mlcheck")), "score", str(bench)],
+                            capture_output=True, text=True, timeout=60)
+    assert scored.returncode == 1 and "INVALID" in scored.stdout, scored.stderr
     done = subprocess.run([str(Path(sys.executable).with_name("mlcheck")), "check", str(bench), "-f", "json",
                            "--no-progress"], capture_output=True, text=True, timeout=60)
     report = json.loads(done.stdout)
-    found = [f for f in report["findings"] if f["code"] == "MLC015"]
-    assert [(f["path"], f["severity"], f["line"]) for f in found] == \
-        [(str(bench / "result_0.txt"), "error", None)]
-    assert "FIFO" in found[0]["message"]
-    assert report["summary"]["runs"] == 4
-    assert done.returncode == 1
+    fifos = {r["path"]: (r["verdict"], r["official_verdict"], [(f["code"], f["severity"], f["line"]) for f in r["findings"]])
+             for r in report["runs"] if "FIFO" in json.dumps(r)}
+    assert fifos == {str(bench / name): ("fail", "fail", [("MLC015", "error", None)])
+                     for name in ("result_0.txt", "result_5.txt")}
+    assert report["summary"]["runs"] == 6
+    top = {(f["code"], f["path"]) for f in report["findings"]}
+    assert ("MLC502", str(bench)) in top and ("MLC015", str(bench / "notes.log")) in top
+    assert not report["benchmarks"][0]["valid"]
 
 
 @fifo_only

@@ -296,7 +296,7 @@ def test_text_after_a_records_json_in_raw_output_is_told_and_left_out(tmp_path: 
     job.write_bytes(b"".join(lines))
     run = check([str(job)]).runs[0]
     told = [f.message for f in run.findings if f.code == "MLC020"]
-    assert len(told) == 1 and "1 record with text after the JSON, which was dropped" in told[0]
+    assert len(told) == 1 and "1 record with text after the JSON (the first at line 8), dropped" in told[0]
     code, _out, _err = _split(str(job), "-o", str(tmp_path / "out"))
     assert code == 0 and (tmp_path / "out" / "result_0.txt").read_bytes() == BASE_LINES
 

@@ -36,6 +36,7 @@ from mlcheck.model import Evaluation, Finding
 from mlcheck.judge.summary import reduce_summary
 from mlcheck.results import RunResult, RunSummary
 from mlcheck.rules.internal import RULE_CRASHED, crash_finding
+from mlcheck.read.reading_rules import not_a_regular_file
 from mlcheck.facts.rulesets import Ruleset, load_ruleset
 from mlcheck.judge.job_chunks import Chunk, plan_chunks
 
@@ -126,7 +127,8 @@ def check_one(ref: LogRef, forced: Ruleset | None, forced_source: str = "--rules
     (each record's dicts), which it would otherwise traverse again and again, for nothing (a check
     leaves no garbage cycle: none on the 1,740 shared result files)."""
     check_log, _unread_log = _checker()
-
+    if ref.special is not None:  # (a FIFO named result_<i>.txt: a run of its folder, never opened)
+        return [_unread_log(ref, forced, [not_a_regular_file(ref.path, ref.special)], forced_source)]
     collecting = gc.isenabled()
     gc.disable()
     try:

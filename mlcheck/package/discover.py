@@ -52,6 +52,8 @@ class LogRef:
     """Inside a folder of a benchmark folder (MLC508): judged as a log, not as a benchmark result."""
     lines: int | None = None
     """Read only the first ``lines`` physical lines (a watched log the job goes on writing)."""
+    special: str | None = None
+    """What a walked ``result_<i>.txt`` that is no regular file is (a FIFO): a run, never read (MLC015)."""
 
 
 @dataclass(frozen=True)
@@ -180,9 +182,11 @@ def _walk(top: str, skipped: list[tuple[str, str]] | None = None) -> list[LogRef
         for name in files:
             path = os.path.normpath(os.path.join(root, name))  # "./x" and "x": one spelling
             kind = special_kind(path)
+            if kind is not None and SUBMITTED_RESULT_FILE.match(name) and not nested:
+                results.append(replace(_ref_for_file(path, walked=True), special=kind))  # (the official glob's run)
+            elif kind is not None and skipped is not None:
+                skipped.append((path, kind))
             if kind is not None:
-                if skipped is not None:
-                    skipped.append((path, kind))
                 continue
             if nested and (RESULT_FILE.match(name) or _LOG_FILE.search(name)):
                 others.append(LogRef(path, folder=os.path.normpath(root), walked=True, nested=True))

@@ -15,6 +15,7 @@ from typing import IO, Iterator
 
 from mlcheck.records import dataclass
 from mlcheck.model import Finding
+from mlcheck.read.concurrent_jobs import interleaved_jobs, noting_job_starts
 from mlcheck.read.reader import RawItem, RecordText, read_records
 from mlcheck.read.next_run import NextRunStart
 from mlcheck.read.official_view import TOKEN
@@ -54,14 +55,16 @@ def split_log(path: str, out_dir: str, start_index: int = 0, force: bool = False
     temps: list[str] = []
     targets: list[str] = []
     try:
-        elsewhere: dict[tuple[int, bytes], int] | None = None if path == "-" else {}
-        temps, counts, lacking, findings = _write_runs(read_records(path, elsewhere=elsewhere), path, out_dir,
-                                                       start_index)
-        if elsewhere:  # records of keys only another rank printed: read again, keeping them (MLC028)
+        started: list[Finding] = []
+        temps, counts, lacking, findings = _written(path, out_dir, start_index, started=started)
+        if path != "-" and started and (order := interleaved_jobs(path)) is not None:  # (MPI jobs that ran at once: each apart, MLC030)
             for temp in temps:
                 _remove(temp)
-            temps, counts, lacking, findings = _write_runs(read_records(path, promote=elsewhere), path, out_dir,
-                                                           start_index)
+            temps, counts, lacking, findings = [], [], [], [order.finding(path)]
+            for job in order.concurrent():
+                job_temps, job_counts, job_lacking, job_findings = _written(path, out_dir, start_index + len(temps), job)
+                temps, counts = temps + job_temps, counts + job_counts
+                lacking, findings = lacking + job_lacking, findings + job_findings
         targets = [os.path.join(out_dir, f"result_{start_index + i}.txt") for i in range(len(temps))]
         for target in targets:
             _check_target(target, force, path)
@@ -79,6 +82,21 @@ def split_log(path: str, out_dir: str, start_index: int = 0, force: bool = False
         except OSError:
             pass
     return SplitResult(tuple(targets), tuple(counts), tuple(findings), tuple(lacking))
+
+
+def _written(path: str, out_dir: str, start_index: int, only_job: int | None = None,
+             started: list[Finding] | None = None) -> tuple[list[str], list[int], list[tuple[str, ...]], list[Finding]]:
+    """:func:`_write_runs` of the runs of ``path`` (of one MPI job's lines), read again where
+    records of keys only another rank printed are kept (MLC028); ``started`` gets the reading's
+    notes of another job's start (MLC024)."""
+    elsewhere: dict[tuple[int, bytes], int] | None = None if path == "-" else {}
+    items = read_records(path, elsewhere=elsewhere, only_job=only_job)
+    written = _write_runs(items if started is None else noting_job_starts(items, started), path, out_dir, start_index)
+    if not elsewhere:
+        return written
+    for temp in written[0]:
+        _remove(temp)
+    return _write_runs(read_records(path, promote=elsewhere, only_job=only_job), path, out_dir, start_index)
 
 
 def _write_runs(items: Iterator[RawItem], path: str, out_dir: str, start_index: int

@@ -32,11 +32,12 @@ from mlcheck.rules.internal import crash_finding
 from mlcheck.rules.package_runs import is_hyperparameter
 from mlcheck.facts.rulesets import Ruleset, RulesetError
 from mlcheck.rules.timing import INIT_TIME_EXCEEDED
-from mlcheck.raw.watch_progress import init_overrun, progress_line as _progress_line
+from mlcheck.raw.watch_progress import progress_line as _progress_line
 from mlcheck.score.rcp.policy import round_policy
 from mlcheck.read.run_builder import RunBuilder
 from mlcheck.read.runs import RunBoundaries
-from mlcheck.raw.watch_state import FindingSink, ProgressSink, StopWatching, WatchOutcome, WatchState
+from mlcheck.raw.watch_state import (FindingSink, MixedJobs, ProgressSink, StopWatching, WatchOutcome, WatchState,
+                                     check_init_clock, report_once)
 
 CHECKPOINT_KEYS = frozenset({"init_stop", "run_start", "eval_accuracy", "run_stop"})
 #: Findings a closed-division value decides by itself, reported as soon as its line is read.
@@ -61,15 +62,17 @@ def watch(path: str, on_finding: FindingSink, on_progress: ProgressSink, forced:
     """Follow ``path`` until ``runs`` runs have stopped; report findings and progress as they come
     (``forced_source`` says where ``forced`` was set, as in ``check``)."""
     follower = Follower(path, poll)
+    jobs = MixedJobs(path, on_finding, on_progress)  # (MPI jobs that run at once: MLC030, then quiet)
     try:
-        outcome = _follow(follower, path, on_finding, on_progress, (forced, forced_source), runs, poll, idle_timeout)
+        outcome = _follow(follower, path, jobs, (forced, forced_source), runs, poll, idle_timeout)
         return replace(outcome, held=follower.gone() if outcome.reason != "stopped" else None)
     finally:
         follower.close()
 
 
-def _follow(follower: Follower, path: str, on_finding: FindingSink, on_progress: ProgressSink,
-            forced: tuple[Ruleset | None, str], runs: int, poll: float, idle_timeout: float | None) -> WatchOutcome:
+def _follow(follower: Follower, path: str, jobs: MixedJobs, forced: tuple[Ruleset | None, str], runs: int,
+            poll: float, idle_timeout: float | None) -> WatchOutcome:
+    on_finding, on_progress = jobs.finding, jobs.progress
     live = LiveReader(path)
     state = _new_state(path, forced, 0)
     last_data = time.monotonic()
@@ -112,6 +115,11 @@ def _follow(follower: Follower, path: str, on_finding: FindingSink, on_progress:
                 live, state = LiveReader(path), _new_state(path, forced, 0)
                 continue
             if signal == IDLE:
+                if jobs.mixed:  # (jobs that ran at once: the report at the end judges each; end at their stops)
+                    quiet, done = time.monotonic() - last_data, jobs.stopped >= runs
+                    if done and quiet >= AFTER_STOP_POLLS * poll or idle_timeout is not None and quiet > idle_timeout:
+                        return WatchOutcome("complete" if done else "idle", min(jobs.stopped, runs), jobs.lines)
+                    continue
                 if idle_timeout is not None and time.monotonic() - last_data > idle_timeout:
                     rest = follower.rest()
                     take(chain(live.add(rest) if rest else (), live.finish()))
@@ -137,12 +145,14 @@ def _follow(follower: Follower, path: str, on_finding: FindingSink, on_progress:
                     # print the submission_* and hyper-parameter records after run_stop)
                     return WatchOutcome("complete", state.runs_done, state.end_line or live.line_no)
                 flush_pending(state, on_finding, on_progress)
-                _check_init_clock(state, on_finding)
+                check_init_clock(state, on_finding)
                 continue
             last_data = time.monotonic()
             assert not isinstance(signal, str)
             if live.line_no == 0:
                 on_progress(f"reading {path} from line 1")
+            if jobs.line(signal):  # (MPI jobs that run at once: not judged as one stream)
+                continue
             if take(live.add(signal)):
                 return WatchOutcome("complete", state.runs_done, state.end_line or live.line_no)
     except StopWatching:
@@ -165,7 +175,7 @@ def _take(state: WatchState, item: AnyItem, on_finding: FindingSink,
             state.waiting = item  # next record opens a run, as check says it)
             return
         state.reading.append(item)
-        _report(state, item, on_finding)
+        report_once(state, item, on_finding)
         cut = item.code == RECORD_CUT.code and item.severity is Severity.ERROR  # (a lone marker: a warning)
         if cut and not state.builder.counts["run_stop"]:
             _checkpoint(state, on_finding, on_progress, final=True)  # (the logging rank died: the run ends here)
@@ -188,7 +198,7 @@ def _take(state: WatchState, item: AnyItem, on_finding: FindingSink,
         said = state.waiting if state.waiting is not None else said  # (one note a boundary, as check says it)
         if said is not None:
             state.reading.append(said)
-            _report(state, said, on_finding)
+            report_once(state, said, on_finding)
     state.waiting = None
     if state.boundaries.one_run:  # (a result file is one run, whatever it logs after run_stop)
         now = [event]
@@ -271,7 +281,7 @@ def _checkpoint(state: WatchState, on_finding: FindingSink, on_progress: Progres
         if found.code == INIT_TIME_EXCEEDED.code and state.init_alarm is Severity.ERROR:
             continue  # (the overrun was reported while init ran: once a run)
         if final or found.code in DECIDED_EARLY:
-            _report(state, found, on_finding)
+            report_once(state, found, on_finding)
     if not progress:
         return
     try:
@@ -280,21 +290,3 @@ def _checkpoint(state: WatchState, on_finding: FindingSink, on_progress: Progres
         facts = None
     policy = round_policy(result.ruleset) if result.ruleset else None
     on_progress(_progress_line(run, facts, policy.unit_of(facts.name) if policy and facts else "epochs"))
-
-
-def _report(state: WatchState, found: Finding, on_finding: FindingSink) -> None:
-    key = (found.code, found.line, found.message)
-    if key not in state.reported:
-        state.reported.add(key)
-        on_finding(found)
-
-
-def _check_init_clock(state: WatchState, on_finding: FindingSink) -> None:
-    """MLC401 while init is still running, once the round's limit has passed: a warning by the
-    wall clock, then an error once the log's own times show it (each once a run)."""
-    if state.init_alarm is Severity.ERROR:
-        return
-    found = init_overrun(state.builder, state.path, state.forced, state.next_run.held_until)
-    if found is not None and found.severity is not state.init_alarm:
-        state.init_alarm = found.severity
-        _report(state, found, on_finding)

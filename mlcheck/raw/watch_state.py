@@ -8,6 +8,8 @@ from typing import Callable
 from mlcheck.records import dataclass, field
 from mlcheck.facts.rulesets import Ruleset
 from mlcheck.model import Event, Finding, Severity
+from mlcheck.raw.watch_progress import init_overrun
+from mlcheck.read.concurrent_jobs import JobOrder, tagged_stop
 from mlcheck.read.run_builder import RunBuilder
 from mlcheck.read.next_run import NextRunStart
 from mlcheck.read.runs import RunBoundaries
@@ -65,3 +67,69 @@ class WatchOutcome:
     runs_done: int
     lines: int
     held: int | None = None
+
+
+def report_once(state: WatchState, found: Finding, on_finding: FindingSink) -> None:
+    """``found`` to the sink unless the watch reported it already (a partial run is judged again
+    at each checkpoint)."""
+    key = (found.code, found.line, found.message)
+    if key not in state.reported:
+        state.reported.add(key)
+        on_finding(found)
+
+
+class MixedJobs:
+    """Watch's view of MPI jobs whose records interleave (:mod:`mlcheck.read.concurrent_jobs`):
+    followed as one stream, their runs would mix, so from the line where they are found to run
+    at once (within the first records) the watch judges nothing more as it reads: it counts each
+    job's run_stops (of the job's lowest rank that prints one) and ends once ``runs`` stopped,
+    and its report then reads each job apart, as ``check`` does."""
+
+    def __init__(self, path: str, on_finding: FindingSink, on_progress: ProgressSink) -> None:
+        self.path = path
+        self.order = JobOrder()
+        self.mixed = False
+        self.lines = 0
+        self._stops: dict[int, dict[int, int]] = {}
+        """job -> rank -> the run_stop records it printed."""
+        self._on_finding, self._on_progress = on_finding, on_progress
+
+    @property
+    def stopped(self) -> int:
+        """The runs stopped: each job's run_stops, as its lowest rank that prints them counts them."""
+        return sum(ranks[min(ranks)] for ranks in self._stops.values())
+
+    def line(self, line: bytes | int) -> bool:
+        """Take the next line; whether the jobs run at once (the watch then judges no line)."""
+        self.lines += 1
+        if not isinstance(line, bytes) or b"]<std" not in line:
+            return self.mixed
+        if self.mixed:
+            if b'"run_stop"' in line and (source := tagged_stop(line)) is not None:
+                ranks = self._stops.setdefault(source[0], {})
+                ranks[source[1]] = ranks.get(source[1], 0) + 1
+            return True
+        self.order.add(line, self.lines)
+        if self.order.concurrent():
+            self.mixed = True
+            self._on_finding(self.order.finding(self.path, live=True))
+        return False
+
+    def finding(self, found: Finding) -> None:
+        if not self.mixed:
+            self._on_finding(found)
+
+    def progress(self, text: str) -> None:
+        if not self.mixed:
+            self._on_progress(text)
+
+
+def check_init_clock(state: WatchState, on_finding: FindingSink) -> None:
+    """MLC401 while init is still running, once the round's limit has passed: a warning by the
+    wall clock, then an error once the log's own times show it (each once a run)."""
+    if state.init_alarm is Severity.ERROR:
+        return
+    found = init_overrun(state.builder, state.path, state.forced, state.next_run.held_until)
+    if found is not None and found.severity is not state.init_alarm:
+        state.init_alarm = found.severity
+        report_once(state, found, on_finding)

@@ -146,7 +146,8 @@ class RawStats:
     spliced_records: int = 0
     shared_lines: int = 0
     trailing_texts: int = 0
-    """Records with text after their JSON on their line (dropped)."""
+    """Records with text after their JSON on their line (dropped), and the line of the first."""
+    first_trailing: int = 0
     deduplicated: tuple[int, int] = (0, 0)
     """Records Ray's deduplication printed for several workers, and the line of the first (MLC029)."""
     repeated_prints: int = 0
@@ -170,6 +171,7 @@ class RawStats:
 
     def note_trailing_text(self, text: str, line_no: int) -> None:
         self.trailing_texts += 1
+        self.first_trailing = self.first_trailing or line_no
         if "x across cluster]" in text:
             self.deduplicated = (self.deduplicated[0] + 1, self.deduplicated[1] or line_no)
 
@@ -213,8 +215,8 @@ class RawStats:
                    (self.shared_lines, "line{s} holding several records split into one record each"),
                    (self.repeated_prints, "record{s} printed again, byte for byte, on the next line behind another "
                                           "prefix (a logger with two handlers) read once"),
-                   (self.trailing_texts, "record{s} with text after the JSON, which was dropped (as it is, the "
-                                         "official parser fails the file on it: `mlcheck split` writes it without)"))
+                   (self.trailing_texts, f"record{{s}} with text after the JSON (the first at line {self.first_trailing}), "
+                    "dropped (as it is, the official parser fails the file on it: `mlcheck split` writes it without)"))
         parts.extend(f"{count} " + what.format(s="" if count == 1 else "s", es="" if count == 1 else "es")
                      for count, what in counted if count)
         return "; ".join(parts)

@@ -27,6 +27,7 @@ from typing import IO, Iterator, Mapping, cast
 from mlcheck.read.long_lines import LongLine, LongLineScan
 from mlcheck.read.line_reader import (MARKER, MARKER_BYTES, MAX_LINE_BYTES, AnyItem, LineReader,
                                       LogItem, RawItem, RecordText)
+from mlcheck.read.concurrent_jobs import one_job_lines
 from mlcheck.read.cr_line_ends import cr_line_ended
 from mlcheck.read.file_names import SUBMITTED_RESULT_FILE
 from mlcheck.read.held_logs import open_held
@@ -37,6 +38,7 @@ from mlcheck.read.record_runs import Batch
 from mlcheck.read.result_lines import read_result_file
 from mlcheck.read.json_envelopes import unwrapped_json_lines
 from mlcheck.read.tag_chunks import joined_tag_chunks
+from mlcheck.read.utf16_lines import Utf16Lines, is_utf16
 from mlcheck.read import reading_rules as rules
 
 __all__ = ["MARKER", "MARKER_BYTES", "MAX_LINE_BYTES", "AnyItem", "Batch", "LineReader", "LogItem", "RawItem",
@@ -46,7 +48,6 @@ Promotions = Mapping[tuple[int, bytes], int]
 """(job, key as written) -> the rank whose records of that key a second reading keeps (MLC028)."""
 
 _GZIP_MAGIC = b"\x1f\x8b"
-_UTF16_MARKS = (b"\xff\xfe", b"\xfe\xff")
 _UTF8_BOM = b"\xef\xbb\xbf"
 
 _LOOKAHEAD_RECORDS = 4000
@@ -54,26 +55,6 @@ _LOOKAHEAD_RECORDS = 4000
 _LOOKAHEAD_LINES = 100_000
 _LOOKAHEAD_BYTES = 16 * 1024 * 1024
 _SKIP_CHUNK = 1024 * 1024
-
-
-def _utf16(head: bytes) -> bool:
-    """A UTF-16 byte order mark, then the NUL bytes of UTF-16 text (``\\xff\\xfe`` alone may be
-    two bytes of damage)."""
-    return head[:2] in _UTF16_MARKS and b"\x00" in head[2:]
-
-
-class Utf16Lines:
-    """The lines of a UTF-16 file as UTF-8 bytes (``readline`` and ``close``, as the reader uses a
-    stream); a character the file cannot hold is U+FFFD."""
-
-    def __init__(self, stream: IO[bytes]) -> None:
-        self.text = io.TextIOWrapper(stream, encoding="utf-16", errors="replace", newline="")
-
-    def readline(self, size: int = -1) -> bytes:
-        return self.text.readline(size).encode("utf-8", errors="replace")
-
-    def close(self) -> None:
-        self.text.close()
 
 
 def open_log(path: str) -> IO[bytes]:
@@ -101,7 +82,7 @@ def open_log(path: str) -> IO[bytes]:
 
 def read_mllog(path: str, display: str | None = None, lines: int | None = None,
                keep_copies: bool = False, promote: Promotions | None = None,
-               elsewhere: dict[tuple[int, bytes], int] | None = None) -> Iterator[LogItem]:
+               elsewhere: dict[tuple[int, bytes], int] | None = None, only_job: int | None = None) -> Iterator[LogItem]:
     """Yield the events of a log in order, interleaved with findings about reading problems.
 
     ``display`` is the path written into findings (the path as the user gave it); ``lines``
@@ -110,9 +91,10 @@ def read_mllog(path: str, display: str | None = None, lines: int | None = None,
     (their duplicates are then judged by the rules of the round, not dropped as copies).
     ``elsewhere`` is filled at the end with the keys of raw output only ranks other than the
     logging rank printed (MLC028): given as ``promote`` to a second reading, they are kept.
+    ``only_job`` reads the lines of that MPI job alone (:mod:`mlcheck.read.concurrent_jobs`).
     """
-    return cast(Iterator[LogItem], _read(path, display, keep_text=False, lines=lines,
-                                         keep_copies=keep_copies, promote=promote, elsewhere=elsewhere))
+    return cast(Iterator[LogItem], _read(path, display, keep_text=False, lines=lines, keep_copies=keep_copies,
+                                         promote=promote, elsewhere=elsewhere, only_job=only_job))
 
 
 def read_result_batches(path: str, lines: int | None = None) -> Iterator[LogItem | Batch]:
@@ -124,14 +106,15 @@ def read_result_batches(path: str, lines: int | None = None) -> Iterator[LogItem
 
 
 def read_records(path: str, display: str | None = None, promote: Promotions | None = None,
-                 elsewhere: dict[tuple[int, bytes], int] | None = None) -> Iterator[RawItem]:
+                 elsewhere: dict[tuple[int, bytes], int] | None = None, only_job: int | None = None) -> Iterator[RawItem]:
     """Like :func:`read_mllog`, with the text of each kept record (what ``mlcheck split`` writes)."""
-    return cast(Iterator[RawItem], _read(path, display, keep_text=True, promote=promote, elsewhere=elsewhere))
+    return cast(Iterator[RawItem], _read(path, display, keep_text=True, promote=promote, elsewhere=elsewhere,
+                                         only_job=only_job))
 
 
 def _read(path: str, display: str | None, keep_text: bool, lines: int | None = None,
           keep_copies: bool = False, batches: bool = False, promote: Promotions | None = None,
-          elsewhere: dict[tuple[int, bytes], int] | None = None) -> Iterator[AnyItem | Batch]:
+          elsewhere: dict[tuple[int, bytes], int] | None = None, only_job: int | None = None) -> Iterator[AnyItem | Batch]:
     shown = display or path
     try:
         stream = open_log(path)
@@ -151,7 +134,7 @@ def _read(path: str, display: str | None, keep_text: bool, lines: int | None = N
             yield rules.COMPRESSED_RESULT_FILE.at(shown, None, (
                 "this result file is gzip-compressed: mlcheck reads it, but the official checker reads "
                 "its bytes as text, finds no record and fails it; submit it uncompressed"))
-        if type(stream) is io.BufferedReader and _utf16(stream.peek(8)[:8]):
+        if type(stream) is io.BufferedReader and is_utf16(stream.peek(8)[:8]):
             if SUBMITTED_RESULT_FILE.match(os.path.basename(path)) or keep_copies:
                 yield rules.INVALID_UTF8.at(shown, 1, (
                     "the file is UTF-16 (it begins with a UTF-16 byte order mark): mlcheck and the official "
@@ -164,7 +147,7 @@ def _read(path: str, display: str | None, keep_text: bool, lines: int | None = N
         note = per_rank_note(path, shown)
         if note is not None:
             yield note
-        yield from _read_stream(stream, shown, keep_text, lines, keep_copies, batches, promote, elsewhere)
+        yield from _read_stream(stream, shown, keep_text, lines, keep_copies, batches, promote, elsewhere, only_job)
     finally:
         if stream is not sys.stdin.buffer:
             stream.close()
@@ -172,7 +155,8 @@ def _read(path: str, display: str | None, keep_text: bool, lines: int | None = N
 
 def _read_stream(stream: IO[bytes], path: str, keep_text: bool, limit: int | None = None,
                  keep_copies: bool = False, batches: bool = False, promote: Promotions | None = None,
-                 elsewhere: dict[tuple[int, bytes], int] | None = None) -> Iterator[AnyItem | Batch]:
+                 elsewhere: dict[tuple[int, bytes], int] | None = None,
+                 only_job: int | None = None) -> Iterator[AnyItem | Batch]:
     # The first lines are held back (4000 with a record, 100,000 or 16 MiB) to find the logging
     # rank of raw output before any record is judged, and so are the lines from the first record
     # of a job met later (another mpirun); over-long lines are held as their length only.
@@ -183,6 +167,8 @@ def _read_stream(stream: IO[bytes], path: str, keep_text: bool, limit: int | Non
     lines: Iterator[bytes] = iter(partial(stream.readline, MAX_LINE_BYTES), b"")
     if limit is not None:
         lines = islice(lines, limit)
+    if only_job is not None:  # (raw output of MPI jobs that ran at once: this job's lines alone)
+        lines = one_job_lines(lines, only_job)
     if keep_copies and not keep_text:  # a result file: every rank kept, no rank to look ahead for
         plain = stream if limit is None and type(stream) is io.BufferedReader else None
         yield from read_result_file(lines, path, partial(_skip_line, stream), plain, batches)

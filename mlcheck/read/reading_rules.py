@@ -80,8 +80,9 @@ never hides the rest of the log.
   one per line.
 - MLC015 not-a-regular-file (error): a folder being walked holds a FIFO, socket or device where a
   log was expected (``result_0.txt`` made with ``mkfifo``). Reading it could wait forever, so it is
-  skipped. A FIFO named on the command line (``<(zcat result_0.txt.gz)``) is read as usual. Fix:
-  replace it with the log file.
+  not read. Named ``result_<i>.txt`` in a benchmark folder it is a run of the folder all the same,
+  a failing one (the package checker's glob counts it, then hangs reading it). A FIFO named on the
+  command line (``<(zcat result_0.txt.gz)``) is read as usual. Fix: replace it with the log file.
 """
 
 from __future__ import annotations
@@ -141,3 +142,11 @@ def no_records(path: str, lines: int, long_lines: int, unseen: int) -> Finding:
     aside = f" (the {unseen} without a space after the marker aside: MLC027)" if unseen else ""
     return NO_RECORDS.at(path, None, f"no :::MLLOG record found in {lines} line{'' if lines == 1 else 's'}"
                          f"{skipped}{aside}; is this an MLPerf log?")
+
+
+def not_a_regular_file(path: str, kind: str) -> Finding:
+    """MLC015 for a walked ``result_<i>.txt`` that is ``kind`` (a FIFO): its folder's failing run."""
+    return NOT_A_REGULAR_FILE.at(path, None, (
+        f"this is {kind}, not a log file: it was not read (reading it could wait forever), and it counts "
+        "as a failing run of its folder, as the package checker's glob counts it (which then hangs reading "
+        "it). Replace it with the log file"), official=True)

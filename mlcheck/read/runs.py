@@ -152,12 +152,12 @@ def split_runs(items: Iterable[LogItem], path: str, one_run: bool = False) -> tu
 
 
 def iter_runs(items: Iterable[LogItem | Batch], path: str, findings: list[Finding],
-              one_run: bool = False) -> Iterator[Run]:
+              one_run: bool = False, first_index: int = 0) -> Iterator[Run]:
     """The runs of a file, each as soon as it ends (so that a file of many runs is judged one run
     at a time); the file's reading findings are added to ``findings``, all of them once the runs are
     exhausted (:func:`assign_findings` then places them)."""
     boundaries = RunBoundaries(one_run)
-    current = RunBuilder(path, 0)
+    current = RunBuilder(path, first_index)
     cap = FindingCap()
     if one_run:  # no boundary to watch for: every event goes to the one run
         current.add_all(items, lambda found: _one_run_finding(found, boundaries, current.counts, cap, findings))

@@ -23,7 +23,7 @@ def score_text(bench: BenchmarkResult) -> Text:
     else:
         text.append("no score", style="bold red")
     text.append("  valid" if score.valid else "  INVALID", style="green" if score.valid else "red")
-    text.append(f": {score.reason}")
+    text.append(f": {one_line(score.reason)}")
     if score.scaling_factor is not None and score.unscaled_min is not None:  # (no score: nothing was scaled)
         text.append(f"; scaled by {score.scaling_factor:g}, {scaling_source(bench)}'s factor, from "
                     f"{format_minutes(score.unscaled_min)} min")
@@ -81,7 +81,7 @@ def rcp_text(bench: BenchmarkResult) -> Text | None:
         if rcp.margin_pct is not None:
             text.append(f" (margin {rcp.margin_pct:+.2f} %)")
     else:
-        text.append(f": {rcp.reason}")
+        text.append(f": {one_line(rcp.reason)}")
     if today_differs(rcp) and rcp.today is not None:
         text.append(f"; today's mlperf-logging: {verdict_text(rcp.today)}", style="yellow")
     elif (scaled := today_scaled_text(rcp, bench.score)) is not None:
@@ -101,7 +101,7 @@ def energy_text(bench: BenchmarkResult) -> Text | None:
         text.append("no score", style="bold red")
     else:
         text.append(format_energy(energy.joules), style="bold green" if energy.valid else "bold red")
-    text.append(f": {energy.reason}")
+    text.append(f": {one_line(energy.reason)}")
     return text
 
 

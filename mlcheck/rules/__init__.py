@@ -6,7 +6,7 @@ from types import ModuleType
 from typing import Callable, Iterable
 
 from mlcheck.model import Finding
-from mlcheck.read import raw_output_rules as raw_output
+from mlcheck.read import concurrent_jobs, raw_output_rules as raw_output
 from mlcheck.read import reading_rules as reading
 from mlcheck.rules import convergence, eval_cadence, internal, package, run_boundaries
 from mlcheck.rules import selection, timing
@@ -20,7 +20,7 @@ from mlcheck.rule import Rule, RunContext
 RunCheck = Callable[[RunContext], Iterable[Finding]]
 
 #: Every module that documents rules, in code order.
-RULE_MODULES: tuple[ModuleType, ...] = (internal, reading, raw_output, selection, config_rules,
+RULE_MODULES: tuple[ModuleType, ...] = (internal, reading, raw_output, concurrent_jobs, selection, config_rules,
                                         run_boundaries, required_keys,
                                         hyperparameters, weight_init,
                                         convergence, eval_cadence, timing, package, package_layout,
