@@ -57,7 +57,7 @@ def split_log(path: str, out_dir: str, start_index: int = 0, force: bool = False
     try:
         started: list[Finding] = []
         temps, counts, lacking, findings = _written(path, out_dir, start_index, started=started)
-        if path != "-" and started and (order := interleaved_jobs(path)) is not None:  # (MPI jobs that ran at once: each apart, MLC030)
+        if path != "-" and started and (order := interleaved_jobs(path)) is not None:  # (MPI jobs at once: MLC030)
             for temp in temps:
                 _remove(temp)
             temps, counts, lacking, findings = [], [], [], [order.finding(path)]

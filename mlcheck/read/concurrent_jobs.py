@@ -26,6 +26,8 @@ from itertools import islice
 from typing import Iterable, Iterator, TypeVar
 
 from mlcheck.model import Finding, Severity
+from mlcheck.read.line_reader import MARKER_BYTES
+from mlcheck.read.rawlog import TAG
 from mlcheck.rule import Rule
 
 CONCURRENT_JOBS = Rule("MLC030", "concurrent-jobs", Severity.INFO,
@@ -36,27 +38,22 @@ _Item = TypeVar("_Item")
 MIN_SWITCHES = 4
 """Returns to a job already left (``A B A B A``: 3) that make jobs concurrent: a job's last copies
 flushed after the next job began give one."""
-_JOB_TAG = re.compile(rb"\[(?:[^\[\]\s,@]*@)?(\d+),(?:mpirank:)?(\d+)(?:,[^\[\]\s,]+)?\](?:\[[^\[\]\s]*\])?<std(?:out|err)>:")
-"""The job number of an OpenMPI/poprun rank tag (:data:`mlcheck.read.rawlog.TAG`, in bytes)."""
-_MARKER = b":::MLLOG"
+_JOB_TAG = re.compile(TAG.pattern.encode())
+"""An OpenMPI/poprun rank tag (:data:`mlcheck.read.rawlog.TAG`) in bytes: job, rank."""
 _TAG_REACH = 400
 """How far into a line without a record its rank tag is looked for (after a timestamp or a host)."""
 
 
-def _tagged_job(line: bytes) -> int | None:
-    """The MPI job number of a record line's tag (before its first marker), else None."""
-    at = line.find(_MARKER)
-    if at < 0:
-        return None
-    tag = _JOB_TAG.search(line, 0, at)
-    return int(tag.group(1)) if tag is not None else None
+def _record_tag(line: bytes) -> re.Match[bytes] | None:
+    """The MPI rank tag of a record line (before its first marker), else None."""
+    at = line.find(MARKER_BYTES)
+    return _JOB_TAG.search(line, 0, at) if at >= 0 else None
 
 
 def tagged_stop(line: bytes) -> tuple[int, int] | None:
     """(job, rank) of a line's run_stop record behind an MPI rank tag, else None."""
-    at = line.find(_MARKER)
-    tag = _JOB_TAG.search(line, 0, at) if at >= 0 else None
-    if tag is None or b'"run_stop"' not in line[at:]:
+    tag = _record_tag(line)
+    if tag is None or b'"run_stop"' not in line[tag.end():]:
         return None
     return int(tag.group(1)), int(tag.group(2))
 
@@ -73,7 +70,8 @@ class JobOrder:
         """The line of the first record of a job that came back after another job's record."""
 
     def add(self, line: bytes, line_no: int) -> None:
-        job = _tagged_job(line)
+        tag = _record_tag(line)
+        job = int(tag.group(1)) if tag is not None else None
         if job is None or job == self._last:
             return
         if job in self.first:
@@ -143,7 +141,7 @@ def one_job_lines(lines: Iterable[bytes], job: int) -> Iterator[bytes]:
     kept. A part of an over-long line (no line end) is kept: the reader skips the rest itself."""
     for line in lines:
         if b"]<std" in line and line.endswith(b"\n"):
-            at = line.find(_MARKER)
+            at = line.find(MARKER_BYTES)
             tag = _JOB_TAG.search(line, 0, at if at >= 0 else _TAG_REACH)
             if tag is not None and int(tag.group(1)) != job:
                 yield b"\n"
