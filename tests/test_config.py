@@ -343,3 +343,11 @@ def test_every_toml_spelling_of_the_pyproject_table_is_found(tmp_path: Path, spe
     assert load_settings({}, cwd=str(tmp_path), environ={}).strict is True
     (tmp_path / "pyproject.toml").write_text('[project]\nname = "mlcheck"\n', encoding="utf-8")
     assert find_config(tmp_path) is None
+
+
+def test_misspelt_environment_variable_is_a_warning_and_others_are_left_alone(tmp_path: Path) -> None:
+    env = {"MLCHECK_STRCT": "1", "MLCHECK_PATHS": "a b", "MLCHECK_UPDATE_GOLDENS": "1", "MLCHECK_HOME": "/x"}
+    settings = load_settings({}, cwd=str(tmp_path), environ=env)
+    assert settings.strict is False
+    assert [(f.code, f.severity, f.path) for f in settings.problems] == [("MLC041", Severity.WARNING, "environment")]
+    assert "MLCHECK_STRCT" in settings.problems[0].message and "MLCHECK_STRICT?" in settings.problems[0].message

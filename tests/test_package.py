@@ -238,10 +238,31 @@ def test_logs_disagreeing_with_the_system_json(tmp_path: Path) -> None:
     """A warning: no checker of record compares them (accepted 1.0 packages write 'close' in the
     system description and 'closed' in the logs); the logs' division decides the rules."""
     package = make_package(tmp_path)
-    edit_system(package, lambda d: d.update(division="open"))
+    edit_log(package / RESNET / "result_0.txt", "submission_division", '"open"')
     found = codes(package)
     assert (str(package / RESNET / "result_0.txt"), 4, Severity.WARNING) in found["MLC516"]
     assert cli("check", str(package))[0] == 0
+
+
+def test_a_description_that_is_not_closed_for_closed_runs_is_said_once_for_the_folder(tmp_path: Path) -> None:
+    """The folder's MLC512 names what the package checker then skips; no MLC516 on each run."""
+    package = make_package(tmp_path)
+    edit_system(package, lambda d: d.update(division="open"))
+    found = codes(package)
+    assert "MLC516" not in found
+    assert found["MLC512"] == [(str(package / RESNET), None, Severity.WARNING)]
+
+
+@pytest.mark.parametrize("platform, disagrees", [
+    ('"8xacme-t8"', True), ('"1xacme-t8"', False), ('"acme-t8"', False), ('"Acme T8 (8 accelerators)"', False),
+    ('"SUBMISSION_PLATFORM_PLACEHOLDER"', True)])
+def test_the_logged_platform_is_compared_by_its_count_only(tmp_path: Path, platform: str, disagrees: bool) -> None:
+    """submission_platform is free text (no tool compares it with the folder or system_name); a
+    leading count that fits no size of the description, or the reference code's placeholder, is said."""
+    package = make_package(tmp_path)
+    edit_system(package, lambda d: d.update(number_of_nodes="1", accelerators_per_node="4"))
+    edit_log(package / RESNET / "result_0.txt", "submission_platform", platform)
+    assert bool([m for m in codes(package).get("MLC516", []) if m[1] == 7]) == disagrees
 
 
 @pytest.mark.parametrize("status, disagrees", [
@@ -305,7 +326,7 @@ def test_no_results_folder(tmp_path: Path) -> None:
 def test_a_platform_logged_with_its_node_count_agrees_with_the_system(tmp_path: Path) -> None:
     """The reference code logs submission_platform as '<nodes>x<platform>' (1344xND_H100_v5)."""
     package = make_package(tmp_path)
-    edit_system(package, lambda d: d.update(system_name="ND_H100_v5 x1344"))
+    edit_system(package, lambda d: d.update(system_name="ND_H100_v5 x1344", number_of_nodes="1344"))
     edit_log(package / RESNET / "result_0.txt", "submission_platform", '"1344xND_H100_v5"')
     assert not [m for m in codes(package).get("MLC516", []) if m[1] == 7]
 

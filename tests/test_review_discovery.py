@@ -286,3 +286,12 @@ def test_a_system_folder_without_benchmark_folders_is_a_warning(tmp_path: Path) 
     for hidden in (".ipynb_checkpoints", "__pycache__"):  # (no system folders: discovery skips them too)
         (root / "results" / hidden).mkdir()
     assert check([str(root)], ruleset="2.0.0").worst_severity() is None
+
+
+def test_folder_named_result_file_outside_the_indices_gets_mlc507(tmp_path: Path) -> None:
+    bench = _package(tmp_path) / "results" / "acme-t8" / "resnet"
+    (bench / "result_5.txt").mkdir()  # (the official glob counts it as a sixth run, as a file of that name)
+    result = check([str(tmp_path / "Acme")])
+    named = [(f.code, f.path, f.message) for f in result.all_findings() if f.code == "MLC507"]
+    assert [(code, path) for code, path, _ in named] == [("MLC507", str(bench))]
+    assert "indices 5 fall outside 0..4" in named[0][2]

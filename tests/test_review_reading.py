@@ -46,10 +46,10 @@ def test_raw_result_file_the_official_parser_fails_is_an_official_error(tmp_path
 def test_a_raw_result_file_with_a_shared_line_is_read_as_the_official_parser_reads_it(tmp_path: Path) -> None:
     """Two records of a rank on line 6: the official parser reads the last one only and passes the
     file (checked with mlperf-logging 4.1.68, ruleset 2.0.0); so does mlcheck (MLC010, a warning),
-    and MLC013 only says that it is raw output (information: such files are accepted)."""
+    and MLC020 only says that it is raw output (such files are accepted): no MLC013."""
     [result] = check_log(LogRef(str(_as_result_file(tmp_path, "shared_line.log"))), None)
-    assert [(f.code, f.severity, f.line) for f in result.findings if f.code in ("MLC010", "MLC013")] == [
-        ("MLC013", Severity.INFO, None), ("MLC010", Severity.WARNING, 6)]
+    assert [(f.code, f.severity, f.line) for f in result.findings if f.code in ("MLC010", "MLC013", "MLC020")] == [
+        ("MLC020", Severity.INFO, None), ("MLC010", Severity.WARNING, 6)]
     assert (result.verdict, result.official_verdict) == ("pass", "pass")
 
 
@@ -58,9 +58,9 @@ def test_raw_result_file_is_read_with_every_rank_copy(tmp_path: Path, fixture: s
     # A result file is read as the official parser reads it: every rank's copy is a record, so
     # the copies are duplicates judged by the round's rules (identical copies: the checker warns).
     log = _as_result_file(tmp_path, fixture)
-    found = _findings(log, "MLC013")
-    assert [(f.severity, f.official, f.line) for f in found] == [(Severity.INFO, False, None)]
-    assert "mlcheck split" in found[0].message
+    assert _findings(log, "MLC013") == []
+    (found,) = _findings(log, "MLC020")
+    assert "such files are accepted" in found.message and "mlcheck split" in found.message
     assert _findings(log, "MLC107") and not _findings(log, "MLC106")
 
 
@@ -68,9 +68,12 @@ def test_raw_result_file_is_read_with_every_rank_copy(tmp_path: Path, fixture: s
 def test_raw_result_file_the_official_parser_tolerates_is_information(tmp_path: Path,
                                                                        fixture: str) -> None:
     # (published result files are often such output: 16 of a sample of 38 of round 6.0)
-    found = _findings(_as_result_file(tmp_path, fixture), "MLC013")
-    assert [(f.severity, f.official) for f in found] == [(Severity.INFO, False)]
-    assert "mlcheck split" in found[0].message
+    # One finding says it: MLC020, the summary of what was removed, with the note (no MLC013).
+    log = _as_result_file(tmp_path, fixture)
+    assert _findings(log, "MLC013") == []
+    (found,) = _findings(log, "MLC020")
+    assert (found.severity, found.official) == (Severity.INFO, False)
+    assert "the official parser tolerates this and such files are accepted" in found.message
 
 
 def test_raw_log_not_named_result_file_keeps_only_the_summary() -> None:
@@ -103,9 +106,9 @@ def test_review_reproduction_raw_graphcore_result_file_fails(tmp_path: Path, cor
     codes = {(f["code"], f["severity"], f["official"]) for f in run["findings"]}
     # The official checker fails it on the four instances' weights_initialization tensors (its
     # repeated submission_* keys, identical, it only warns about); the shared lines it reads as
-    # mlcheck does (the last record of each: MLC010), so MLC013 is only information.
+    # mlcheck does (the last record of each: MLC010), so there is no MLC013, only MLC020's note.
     assert ("MLC206", "error", True) in codes and ("MLC107", "warning", False) in codes
-    assert ("MLC013", "info", False) in codes and ("MLC020", "info", False) in codes
+    assert "MLC013" not in {code for code, _, _ in codes} and ("MLC020", "info", False) in codes
     assert report["summary"]["verdict"] == "fail"
     assert report["summary"]["runs_official_failed"] == 1
 

@@ -226,19 +226,9 @@ def test_objects_and_lists_in_system_fields_are_no_error(tmp_path: Path) -> None
         data["host_networking"] = ["InfiniBand HDR", "100 GbE"]
         data["number_of_nodes"] = 1.0
     edit_system(package, change)
-    findings = found(package, "MLC512")  # one per severity: the notes are one finding listing both
-    texts = [(text, f) for f in findings for text in (f.items or (f.message,))]
-    by_field = {re.search(r"field '([^']+)'", text).group(1): (text, f) for text, f in texts}  # type: ignore[union-attr]
-    assert set(by_field) == {"other_software_stack", "host_networking"} and len(findings) == 1
-    assert all(not f.official and f.severity <= Severity.WARNING for f in findings)
-    assert by_field["other_software_stack"][1].severity is Severity.INFO
-    lines = (package / SYSTEM).read_text().splitlines()
-    line = 1 + next(i for i, text in enumerate(lines) if text.startswith('  "other_software_stack":'))
-    assert by_field["other_software_stack"][0].startswith(
-        f"line {line}: field 'other_software_stack' is an object {{'cuda_version': '11.6', 'nccl_version': "
-        "'2.12.10'}, not text")  # (each merged item names its field's line)
-    assert "system_desc_checker accepts it" in by_field["other_software_stack"][0]
-    assert by_field["host_networking"][1].severity is Severity.INFO
+    # An object or a list in a field no tool reads (other_software_stack, host_networking) is not
+    # reported: the checker accepts it and nothing reads it (half of the published descriptions).
+    assert found(package, "MLC512") == []
     assert cli("check", str(package)) == 0
 
 

@@ -164,10 +164,9 @@ class LineReader(FastLines):
         if stats.records == stats.unseen_records:  # (none, or none the official parser reads: MLC027)
             yield rules.no_records(self.path, stats.lines, self.long_lines, stats.unseen_records)
         if stats.is_raw or self.copies.copies:
-            yield raw_output.RAW_OUTPUT_READ.at(self.path, None, stats.describe(self.copies.describe()))
-            if self.result_file:  # (split is the fix)
-                yield raw_output.raw_result_file(self.path, self.copies.copies, stats.trailing_colour_lines,
-                                                 stats.first_trailing_colour, self.copies.first_copy_line)
+            yield from raw_output.raw_output_read(self.path, stats.describe(self.copies.describe()), self.result_file,
+                                                  self.copies.copies, stats.trailing_colour_lines,
+                                                  stats.first_trailing_colour, self.copies.first_copy_line)
         yield from raw_output.output_deduplicated(self.path, *stats.deduplicated)
 
     def _read_line(self, raw: bytes, unterminated: bool) -> Iterator[AnyItem]:

@@ -73,10 +73,10 @@ the line is counted as repaired in MLC020 instead.
   ("EXACTLY_ONE occurrence of 'submission_org' but found 4") and cannot parse a record followed
   by colour codes ("Log lines had parsing errors"). Records of several ranks on one line are read
   as it reads them, the last only (MLC010; mlcheck/read/official_view.py). When only rank tags,
-  timestamps, colour codes or launcher lines were removed it is information: the official parser
+  timestamps, colour codes or launcher lines were removed, there is no MLC013: the official parser
   tolerates text around the records and such files are published every round (16 of a sample of
-  38 of 6.0's), so nothing needs fixing; ``mlcheck split RAW -o DIR`` writes files of records alone for
-  a submitter who wants them. A raw log not named ``result_<i>.txt`` gets only MLC020.
+  38 of 6.0's), so nothing needs fixing; MLC020 says the file is raw output and that ``mlcheck split
+  RAW -o DIR`` writes files of records alone for a submitter who wants them.
 """
 
 from __future__ import annotations
@@ -100,7 +100,7 @@ JOB_STARTED = Rule("MLC024", "new-job-started", Severity.INFO,
 
 RAW_RESULT_FILE = Rule("MLC013", "raw-output-in-result-file", Severity.ERROR,
                        "a result_<i>.txt file holds raw job output instead of clean records",
-                       official=True, also=(Severity.INFO,))
+                       official=True)
 
 RECORDS_OF_ANOTHER_RANK = Rule("MLC028", "records-of-another-rank", Severity.INFO,
                                "another rank printed records of a key the logging rank never printed",
@@ -157,12 +157,24 @@ def _ranks_and_keys(source: tuple[int, int], logging_rank: int | None, keys: dic
                            f"({shown}) that")
 
 
+def raw_output_read(path: str, summary: str, result_file: bool, copies: int, colour_lines: int,
+                    colour_line: int | None, copy_line: int | None) -> Iterator[Finding]:
+    """MLC020 (``summary``: what was read, removed and dropped) and, for a ``result_<i>.txt``
+    file the official parser would refuse, MLC013; a result file it accepts gets the note in
+    MLC020 instead (one finding says that the file is raw output)."""
+    refused = raw_result_file(path, copies, colour_lines, colour_line, copy_line) if result_file else None
+    note = RESULT_FILE_NOTE if result_file and refused is None else ""
+    yield RAW_OUTPUT_READ.at(path, None, summary + note)
+    if refused is not None:  # (split is the fix)
+        yield refused
+
+
 def raw_result_file(path: str, copies: int, colour_lines: int = 0, colour_line: int | None = None,
-                    copy_line: int | None = None) -> Finding:
+                    copy_line: int | None = None) -> Finding | None:
     """MLC013 for a ``result_<i>.txt`` file that holds raw job output: an error when the official
-    parser would see rank copies or fail on colour codes after a record, else information (records
-    that share a line are read as it reads them: MLC010). At the line of the first copy, else of
-    the first record with colour codes after it."""
+    parser would see rank copies or fail on colour codes after a record, else None (MLC020 says
+    it is raw output, with :data:`RESULT_FILE_NOTE`; records that share a line are read as it reads
+    them: MLC010). At the line of the first copy, else of the first record with colour codes after it."""
     advice = "run `mlcheck split` on it and submit the result_<i>.txt files it writes"
     problems = [(copies, ("copy of a record printed by another rank", "copies of records printed by other ranks"),
                  "reads every copy (its EXACTLY_ONE checks fail)"),
@@ -175,11 +187,13 @@ def raw_result_file(path: str, copies: int, colour_lines: int = 0, colour_line: 
         return RAW_RESULT_FILE.at(path, copy_line if copies else colour_line,
                                   f"this result file is raw job output with {what}: the "
                                   f"official parser {effect}; {advice}")
-    return RAW_RESULT_FILE.at(
-        path, None, "this result file is raw job output (rank tags, timestamps or launcher lines "
-        "around the records): the official parser tolerates them and such files are accepted; "
-        "`mlcheck split` writes files of records alone if you want them",
-        severity=Severity.INFO, official=False)
+    return None
+
+
+RESULT_FILE_NOTE = ("; in a result file the official parser tolerates this and such files are accepted "
+                    "(`mlcheck split` writes files of records alone if you want them)")
+"""The end of MLC020's message for a ``result_<i>.txt`` file that only rank tags, timestamps,
+colour codes or launcher lines make raw output (no MLC013 then: one finding says it)."""
 
 
 def marker_named(path: str, line: int, quoted: bool) -> Finding:

@@ -14,6 +14,8 @@ longer counts for the exit code.
   setting a value of the wrong type, or a waiver lacks ``code``, ``path`` or ``reason`` (a waiver
   without a reason is refused); an ``MLCHECK_*`` variable has a value mlcheck cannot use. The
   bad part is ignored and the rest applies. Fix: the message names the setting and what it takes.
+  An ``MLCHECK_*`` variable that is no setting but whose name is close to one (``MLCHECK_STRCT``)
+  is a warning (mlcheck's own guess: other ``MLCHECK_*`` variables are left alone).
 - MLC042 waiver-expired: a waiver's ``expires`` date has passed, so it no longer applies and the
   findings it covered count again. Fix the problem, or renew the waiver with a new reason.
 """
@@ -25,7 +27,8 @@ from mlcheck.rule import Rule
 
 UNUSED_WAIVER = Rule("MLC040", "unused-waiver", Severity.WARNING, "a configured waiver matched no finding")
 CONFIG_INVALID = Rule("MLC041", "config-invalid", Severity.ERROR,
-                      "the mlcheck configuration (file or MLCHECK_* variable) has an invalid part")
+                      "the mlcheck configuration (file or MLCHECK_* variable) has an invalid part",
+                      also=(Severity.WARNING,))
 WAIVER_EXPIRED = Rule("MLC042", "waiver-expired", Severity.WARNING,
                       "a waiver's expiry date has passed; its findings count again")
 

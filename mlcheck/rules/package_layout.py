@@ -131,17 +131,11 @@ def check_layout(layout: PackageLayout, ruleset: str, run_counts: Mapping[str, i
 
 def _folder_files(path: str, files: tuple[str, ...], folders: tuple[str, ...], expected: int) -> list[Finding]:
     found: list[Finding] = []
-    indices = []
+    indices: list[int] = []
     for name in files:
         where = os.path.normpath(os.path.join(path, name))
-        match = SUBMITTED_RESULT_FILE.match(name)
-        if match:
-            if match.group(1).isdecimal():  # result_<i>.txt (other names are counted, not numbered)
-                indices.append(int(match.group(1)))
-            elif not match.group(1).rsplit("_", 1)[-1].isdecimal():  # (the tools' index: after the last _)
-                found.append(MISNAMED_RESULT_FILE.at(where, None, (
-                    f"{name!r} is counted as a run (the official tools read every result_*.txt) but "
-                    "not numbered: rename it result_<i>.txt, i from 0")))
+        if SUBMITTED_RESULT_FILE.match(name):
+            _numbered(name, where, indices, found)
         elif name in _ALLOWED:
             continue
         elif SUBMITTED_RESULT_FILE.match(name.lower()):  # (Result_4.TXT: the official glob is case-sensitive)
@@ -158,8 +152,9 @@ def _folder_files(path: str, files: tuple[str, ...], folders: tuple[str, ...], e
                 "a benchmark folder holds only result_<i>.txt files (and scaling.json, "
                 "package_checker_params, power/); remove it")))
     for name in folders:
-        if SUBMITTED_RESULT_FILE.match(name):
-            continue  # (counted as a result file, as the official glob counts it: its MLC001 says why)
+        if SUBMITTED_RESULT_FILE.match(name):  # (a run of the folder for the official glob: its MLC001 says why)
+            _numbered(name, os.path.normpath(os.path.join(path, name)), indices, found)
+            continue
         if name.lower() in NOT_LOG_FOLDERS and name != "power":  # (not walked by discovery either)
             found.append(UNKNOWN_FILE.at(os.path.normpath(os.path.join(path, name)), None, (
                 f"unexpected folder in a benchmark folder: the official tools read only power/ (lower "
@@ -174,6 +169,20 @@ def _folder_files(path: str, files: tuple[str, ...], folders: tuple[str, ...], e
             f"benchmark of {expected} runs; rename the files result_0.txt ... "
             f"result_{expected - 1}.txt"), severity=Severity.WARNING))
     return found
+
+
+def _numbered(name: str, where: str, indices: list[int], found: list[Finding]) -> None:
+    """``result_<i>.txt`` (a file, or a folder the official glob counts too): its index added to
+    ``indices``; a name counted as a run but not numbered, MLC507."""
+    label = SUBMITTED_RESULT_FILE.match(name)
+    if label is None:
+        return
+    if label.group(1).isdecimal():  # result_<i>.txt (other names are counted, not numbered)
+        indices.append(int(label.group(1)))
+    elif not label.group(1).rsplit("_", 1)[-1].isdecimal():  # (the tools' index: after the last _)
+        found.append(MISNAMED_RESULT_FILE.at(where, None, (
+            f"{name!r} is counted as a run (the official tools read every result_*.txt) but "
+            "not numbered: rename it result_<i>.txt, i from 0")))
 
 
 def outside_results(folder: str, expected: str, why: str) -> Finding:

@@ -19,8 +19,9 @@ round's ``system_desc_checker`` requires 33 fields. Schema: ``schemas/system-des
   summarizer cannot read with ``int()`` (``number_of_nodes``, ``accelerators_per_node``,
   ``host_processors_per_node``: ``""``, ``"2.0"``; it stops). Other values are at most a warning: a division
   other than closed/open, an empty ``submitter``, an object, list, true/false or null in a field the
-  results table shows; an object or list in a field no tool reads (``other_software_stack``, as many
-  submitters write it) is only a note. Fix: write the value as text.
+  results table shows. An object or list in a field no tool reads (``other_software_stack``, as many
+  submitters write it) is not reported: the checker accepts it and nothing reads it. Fix: write the
+  value as text.
 - MLC513 system-description-duplicate-key: a key appears twice; JSON keeps the last value, which
   may not be the one you meant. Fix: delete one.
 - MLC514 system-description-placeholder: fields left "TODO" (or "TBD", "FIXME", "XXX"), or empty
@@ -96,10 +97,12 @@ def _placeholder_findings(doc: JsonDocument) -> list[Finding]:
     shown = sorted(k for k, v in placeholders.items() if v or k in _TABLE_FIELDS)
     quiet = sorted(k for k in placeholders if k not in shown)
     found = []
+    todo, empty = any(placeholders[k] for k in shown), any(not placeholders[k] for k in shown)
+    said = ("hold a placeholder (TODO, TBD)" if todo else "") + (" or, " if todo and empty else "") + (
+        "are empty where the results table shows them" if empty else "")
     for fields, severity, what, why in (
-            (shown, Severity.WARNING, "a placeholder (TODO, TBD) or empty where the results table shows them",
-             ""),
-            (quiet, Severity.INFO, "empty", ": no tool reads them (the results table does not show them), but "
+            (shown, Severity.WARNING, said, ""),
+            (quiet, Severity.INFO, "are empty", ": no tool reads them (the results table does not show them), but "
              "readers of the description do")):
         if fields:
             line = min((doc.line_of(k) or 0 for k in fields), default=0) or None
@@ -136,17 +139,19 @@ def _schema_findings(path: str, data: dict[str, Any], quick: bool = True,
             missing.extend(f for f in error.validator_value if f not in data)
             continue
         if not (error.absolute_path and str(error.absolute_path[0]) in said):
-            yield _value_finding(path, error, line_of)
+            finding = _value_finding(path, error, line_of)
+            if finding is not None:
+                yield finding
     if missing:
         yield SYSTEM_INVALID.at(path, None, (
             f"missing required field(s): {', '.join(missing)}; the round's system_desc_checker "
             "refuses the file. Add them (an empty string is accepted but for status from 4.1)"))
 
 
-def _value_finding(path: str, error: Any, line_of: Callable[[str], int | None]) -> Finding:
+def _value_finding(path: str, error: Any, line_of: Callable[[str], int | None]) -> Finding | None:
     """A present field whose value is not what the results table expects: the official checker
-    never reads values, so this is a warning, or a note for an object or a list in a field that
-    no tool reads (``other_software_stack``)."""
+    never reads values, so this is a warning; None for an object or a list in a field that no
+    tool reads (``other_software_stack``: nothing to fix)."""
     where = [str(p) for p in error.absolute_path]
     field = ".".join(where) or "(top level)"
     value = error.instance
@@ -156,9 +161,7 @@ def _value_finding(path: str, error: Any, line_of: Callable[[str], int | None]) 
     shown_in_table = bool(where) and where[0] in _TABLE_FIELDS
     line = line_of(where[0]) if where else None
     if isinstance(value, (dict, list)) and not shown_in_table:
-        return SYSTEM_INVALID.at(path, line, (
-            f"field {field!r} is {described}, not text: {_ACCEPTED}, and no tool reads this field"),
-            severity=Severity.INFO, official=False)
+        return None
     then = "the results table shows this field" if shown_in_table else "mlcheck expects text here"
     expected = _expected(error)
     return SYSTEM_INVALID.at(path, line, (

@@ -4,29 +4,38 @@ records say of the system, compared with ``<org>/systems/<system>.json``.
 Rules text: policies submission_rules.adoc (system description fields); no round's checker of
 record compares them (:mod:`mlcheck.rules.package_system` checks the description itself).
 
-- MLC516 logs-disagree-with-system: a run's ``submission_org``, ``submission_division``,
-  ``submission_status`` or ``submission_platform`` differs from the system description
-  (``submitter``, ``division``, ``status``, folder or ``system_name``). A warning: no round's
-  checker of record compares them (accepted 1.0 packages spell the division ``close`` in the system
-  description and ``closed`` in the logs); the runs are judged under the division their logs name, and the
-  folder's seeds and RCP test under the description's (the package checker runs its seed and RCP
-  checkers where the description says ``closed``), as the results table is. The log and the system
-  description spell the availability in two vocabularies (the log's ``cloud``, ``onprem``,
-  ``preview``, ``research`` of common.yaml up to 4.0; the system's ``Available on-premise``,
-  ``Available cloud``, ``Research, Development, or Internal (RDI)``, ``Preview`` that the 4.0+
-  system_desc_checker asks for, and the earlier spellings): ``onprem`` agrees with 'Available
-  on-premise', the 1.x ``available`` with both on-premise and cloud. Fix: make them agree.
+- MLC516 logs-disagree-with-system: a run's ``submission_org`` or ``submission_division``
+  differs from the system description's ``submitter`` or ``division``; its ``submission_status``
+  (rounds up to 4.0, whose common.yaml requires it; 4.1 dropped it from the logs) says another
+  availability than ``status``; or its ``submission_platform`` is the reference code's placeholder
+  (``SUBMISSION_PLATFORM_PLACEHOLDER``: the run's logging was not given the submission's values)
+  or starts with a count (``8xNVIDIA DGX H100``) that is neither the description's
+  ``number_of_nodes``, its ``accelerators_per_node``, nor their product (logs of another system
+  size). The platform is free text otherwise (``1xNVIDIA DGX A100`` in a folder
+  ``dgxa100_ngc21.05_tensorflow``): it is not compared with the folder or ``system_name``. A
+  warning: no round's checker of record compares them; the runs are judged under the division
+  their logs name, and the folder's seeds and RCP test under the description's (the package
+  checker runs its seed and RCP checkers where the description says ``closed``), as the results
+  table is. A description whose division is not ``closed`` for runs that log ``closed`` is the
+  folder's MLC512 (what the package checker then skips), not one MLC516 per run. The log and the
+  system description spell the availability in two vocabularies (the log's ``cloud``,
+  ``onprem``, ``preview``, ``research`` of common.yaml up to 4.0; the system's ``Available
+  on-premise``, ``Available cloud``, ``Research, Development, or Internal (RDI)``, ``Preview``
+  that the 4.0+ system_desc_checker asks for, and the earlier spellings): ``onprem`` agrees with
+  'Available on-premise', the 1.x ``available`` with both on-premise and cloud. Fix: make them
+  agree.
 """
 
 from __future__ import annotations
 
 import re
-from typing import Iterable
+from typing import Any, Iterable
 
 from mlcheck.model import Finding, Severity
 from mlcheck.package.layout import JsonDocument
 from mlcheck.results import RunSummary
 from mlcheck.facts.checks import show_repr
+from mlcheck.facts.rulesets import SUPPORTED_RULESETS
 from mlcheck.rule import Rule
 from mlcheck.rules.system_status import status_spelling
 
@@ -63,53 +72,77 @@ def _same(a: str, b: str) -> bool:
     return a.strip().lower() == b.strip().lower()
 
 
-_NODES = re.compile(r"^\s*\d+\s*x\s*", re.IGNORECASE)
+_COUNT = re.compile(r"^\s*(\d+)\s*x", re.IGNORECASE)
+_STATUS_LOGGED_UNTIL = "4.0.0"
+"""The last round whose common.yaml requires ``submission_status`` in the logs."""
 
 
-def _nodes_off(platform: str) -> str:
-    """A logged platform without the node count the reference code puts first ('1344xND_H100_v5')."""
-    return _NODES.sub("", platform) or platform
+def _sizes(data: dict[str, Any]) -> tuple[int, int] | None:
+    """The description's ``number_of_nodes`` and ``accelerators_per_node``; None unless both are
+    integers."""
+    try:
+        return int(str(data.get("number_of_nodes")).strip()), int(str(data.get("accelerators_per_node")).strip())
+    except ValueError:
+        return None
 
 
-def _within(a: str, b: str) -> bool:
-    a, b = a.strip().lower(), b.strip().lower()
-    return bool(a) and bool(b) and (a in b or b in a)
+def _platform_problem(platform: str, sizes: tuple[int, int] | None, where: str) -> str | None:
+    """Why a logged platform disagrees with the description, or None (free text otherwise)."""
+    if "PLACEHOLDER" in platform.upper():
+        return (", the placeholder of the reference code: the run's logging was not given the "
+                f"submission's values (the system is described in {where})")
+    count = _COUNT.match(platform)
+    if count is None or sizes is None or int(count.group(1)) in (sizes[0], sizes[1], sizes[0] * sizes[1]):
+        return None
+    return (f", a count of {count.group(1)} that is neither number_of_nodes ({sizes[0]}), accelerators_per_node "
+            f"({sizes[1]}) nor their product in {where}: logs of a system of another size?")
 
 
-def check_logs_against_system(folder: str, system: str, runs: Iterable[RunSummary], doc: JsonDocument) -> list[Finding]:
+def check_logs_against_system(folder: str, system: str, runs: Iterable[RunSummary], doc: JsonDocument,
+                              ruleset: str | None = None) -> list[Finding]:
     """Compare each run's ``submission_*`` values with the system description: a finding per run
-    and key that differs, at the run's line (the report shows the folder's as one, with its runs)."""
+    and key that differs, at the run's line (the report shows the folder's as one, with its runs).
+    ``ruleset``: the folder's round (``submission_status`` is compared up to 4.0 only)."""
     data = doc.data
-    if data is None:
+    if not isinstance(data, dict):
         return []
+    described = {"submission_division": data.get("division"), "submission_org": data.get("submitter")}
+    if ruleset is None or ruleset not in SUPPORTED_RULESETS or \
+            SUPPORTED_RULESETS.index(ruleset) <= SUPPORTED_RULESETS.index(_STATUS_LOGGED_UNTIL):
+        described["submission_status"] = data.get("status")
+    sizes = _sizes(data)
     found: list[Finding] = []
-    checks = []
-    for key, expected, severity in (
-            ("submission_division", [data.get("division")], Severity.WARNING),
-            ("submission_org", [data.get("submitter")], Severity.WARNING),
-            ("submission_status", [data.get("status")], Severity.WARNING),
-            ("submission_platform", [system, data.get("system_name")], Severity.WARNING)):
-        # (blank: MLC514); a system named as its folder is one alternative, not two
-        checks.append((key, list(dict.fromkeys(e for e in expected if isinstance(e, str) and e.strip())), severity))
-    agrees: dict[tuple[str, str], bool] = {}  # (the runs of a folder log the same values: compared once)
+    problems: dict[tuple[str, str], str | None] = {}  # (the runs of a folder log the same values: compared once)
     for run in runs:
-        for key, wanted, severity in checks:
+        for key in (*described, "submission_platform"):
             event = run.first(key)
-            if event is None or not isinstance(event.value, str) or not wanted:
+            if event is None or not isinstance(event.value, str):
                 continue
-            same = agrees.get((key, event.value))
-            if same is None:
-                same = agrees[(key, event.value)] = any(
-                    _same(event.value, w) or (key == "submission_platform" and _within(_nodes_off(event.value), w))
-                    or (key == "submission_status" and _same_availability(event.value, w)) for w in wanted)
-            if same:
+            if (key, event.value) not in problems:
+                problems[(key, event.value)] = _problem(key, event.value, described.get(key), sizes, doc.path)
+            problem = problems[(key, event.value)]
+            if problem is None:
                 continue
-            placeholder = (", the placeholder of the reference code (the run's logging was not given the "
-                           "submission's values)" if "PLACEHOLDER" in event.value.upper() else "")
-            found.append(LOGS_DISAGREE.at(run.path, event.line, (
-                f"{key} is {show_repr(event.value)}{placeholder} but {doc.path} says {' or '.join(repr(w) for w in wanted)}"
-                + ("; the results table shows the system description's" if key == "submission_status" else "")
-                + ("; the run is judged under the division its logs name, the folder's seeds and RCP test "
-                   "under the description's (as the package checker runs them)" if key == "submission_division" else "")),
-                severity=severity, run_index=run.index))
+            found.append(LOGS_DISAGREE.at(run.path, event.line, f"{key} is {show_repr(event.value)}{problem}",
+                                          severity=Severity.WARNING, run_index=run.index))
     return found
+
+
+def _problem(key: str, logged: str, wanted: object, sizes: tuple[int, int] | None, where: str) -> str | None:
+    """What is wrong with one logged ``submission_*`` value, as the rest of MLC516's message."""
+    if key == "submission_platform":
+        return _platform_problem(logged, sizes, where)
+    if "PLACEHOLDER" in logged.upper() and isinstance(wanted, str) and wanted.strip():
+        return (f", the placeholder of the reference code (the run's logging was not given the submission's "
+                f"values), but {where} says {wanted!r}")
+    if not isinstance(wanted, str) or not wanted.strip() or _same(logged, wanted):
+        return None  # (blank or missing in the description: MLC514, MLC512)
+    if key == "submission_status":
+        return None if _same_availability(logged, wanted) else (
+            f" but {where} says {wanted!r}; the results table shows the description's")
+    if key == "submission_division":
+        if wanted != "closed" and _same(logged, "closed"):
+            return None  # (the folder's MLC512 says it, with what the package checker then skips)
+        return (f" but {where} says {wanted!r}; the run is judged under the division its "
+                "logs name, the folder's seeds and RCP test under the description's (as the package checker runs them)")
+    return f" but {where} says {wanted!r}"
