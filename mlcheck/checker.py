@@ -31,7 +31,7 @@ from mlcheck.rules.eval_values import first_reaching
 from mlcheck.rules.internal import crash_finding
 from mlcheck.rules.eval_records import judged_run
 from mlcheck.facts.checks import show
-from mlcheck.facts.round_choice import RulesetChoice, dated_choice, later_round_with
+from mlcheck.facts.round_choice import newest_round_with, RulesetChoice, dated_choice, later_round_with
 from mlcheck.rules.selection import (BENCHMARK_NOT_ITS_FOLDER, LOG_NEWER_THAN_RULESETS, RULESET_NOT_INFERRED,
                                      UNKNOWN_BENCHMARK, forced_against_date, path_round_passed)
 from mlcheck.facts.rulesets import (SUPPORTED_RULESETS, BenchmarkFacts, Ruleset, load_ruleset, newest_period_end,
@@ -222,7 +222,7 @@ def _not_its_folder(run: Run, folder_benchmark: str) -> Finding:
 
 def _unknown_benchmark(run: Run, benchmark: object, ruleset: Ruleset) -> Finding:
     """MLC011 for ``benchmark``: what the run logs (None: nothing), else its folder's name."""
-    valid = ", ".join(sorted(ruleset.benchmarks))
+    valid = ", ".join(sorted(name for name, facts in ruleset.benchmarks.items() if facts.not_in_record is None))
     event = run.first("submission_benchmark")
     line = event.line if event is not None else run.first_line
     if benchmark is None and event is None:
@@ -289,11 +289,11 @@ def choose_ruleset(run: Run, ref: LogRef, forced: Ruleset | None,
                                  f"(newest known round, ends {latest.results_published})", note)
     if hinted is not None:
         return RulesetChoice(hinted, f"path names round {hinted.round}")
-    fallback = load_ruleset(SUPPORTED_RULESETS[-1])
-    note = RULESET_NOT_INFERRED.at(
-        run.path, anchor.line if anchor else None,
-        f"the run date and path do not tell the round; judged under {fallback.version}. Pass "
-        f"--ruleset ({', '.join(SUPPORTED_RULESETS)}) to choose", run_index=run.index)
+    fallback = newest_round_with(run.benchmark or ref.benchmark)  # (the newest round, or the newest with it)
+    note = RULESET_NOT_INFERRED.at(run.path, anchor.line if anchor else None, (
+        f"the run date and path do not tell the round; judged under {fallback.version}, the newest round"
+        f"{'' if fallback.version == SUPPORTED_RULESETS[-1] else ' with ' + str(run.benchmark or ref.benchmark)}. "
+        f"Pass --ruleset ({', '.join(SUPPORTED_RULESETS)}) to choose"), run_index=run.index)
     return RulesetChoice(fallback, "default (not inferred)", note)
 
 

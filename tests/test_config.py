@@ -351,3 +351,9 @@ def test_misspelt_environment_variable_is_a_warning_and_others_are_left_alone(tm
     assert settings.strict is False
     assert [(f.code, f.severity, f.path) for f in settings.problems] == [("MLC041", Severity.WARNING, "environment")]
     assert "MLCHECK_STRCT" in settings.problems[0].message and "MLCHECK_STRICT?" in settings.problems[0].message
+
+
+def test_an_empty_environment_variable_is_unset(tmp_path: Path) -> None:
+    """A CI template leaves MLCHECK_STRICT= when its input is not given: not an MLC041 error."""
+    settings = load_settings({}, cwd=str(tmp_path), environ={"MLCHECK_STRICT": "", "MLCHECK_JOBS": " "})
+    assert settings.problems == () and settings.strict is False and settings.jobs is None

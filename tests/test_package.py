@@ -501,3 +501,12 @@ def test_a_folder_met_first_through_a_link_is_judged_where_it_lies(tmp_path: Pat
     assert str(package / RESNET) in by_folder and len(by_folder[str(package / RESNET)].runs) == 5
     assert all(run.path.startswith(str(package / RESNET)) for run in by_folder[str(package / RESNET)].runs)
     assert by_folder[str(package / RESNET)].score.valid
+
+
+def test_every_run_whose_hyperparameter_differs_is_named(tmp_path: Path) -> None:
+    """Two odd runs of five: both are said (MLC520), not only the first."""
+    package = make_package(tmp_path)
+    for name in ("result_1.txt", "result_3.txt"):
+        edit_log(package / RESNET / name, "global_batch_size", "3200")
+    found = sorted(path for path, _, _ in codes(package)["MLC520"])
+    assert found == [str(package / RESNET / "result_1.txt"), str(package / RESNET / "result_3.txt")]

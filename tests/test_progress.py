@@ -67,6 +67,13 @@ def test_progress_bar_on_a_terminal(big_package: Path, tmp_path: Path) -> None:
     assert time.monotonic() - started < 30
 
 
+def test_color_never_draws_the_progress_bar_without_colour(big_package: Path, tmp_path: Path) -> None:
+    code, terminal = _run_with_pty_stderr(["check", str(big_package), "-f", "json", "--color", "never"],
+                                          tmp_path / "out.json")
+    assert code in (0, 1) and "reading logs" in terminal
+    assert not any(f"\x1b[{n}m" in terminal for n in (31, 32, 36, 90, 91, "1;31"))
+
+
 def test_no_progress_bar_when_piped(big_package: Path) -> None:
     done = subprocess.run(CLI + ["check", str(big_package), "-f", "json"], capture_output=True, text=True,
                           env=_env(), timeout=60)

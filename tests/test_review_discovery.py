@@ -295,3 +295,28 @@ def test_folder_named_result_file_outside_the_indices_gets_mlc507(tmp_path: Path
     named = [(f.code, f.path, f.message) for f in result.all_findings() if f.code == "MLC507"]
     assert [(code, path) for code, path, _ in named] == [("MLC507", str(bench))]
     assert "indices 5 fall outside 0..4" in named[0][2]
+
+
+def test_files_of_no_log_named_by_a_glob_beside_packages_are_passed_over(tmp_path: Path) -> None:
+    """``mlcheck check ROUND/*`` names the README beside the packages: not a failing run."""
+    round_folder = tmp_path / "R"
+    shutil.copytree(ACME, round_folder / "Acme")
+    for name, text in (("README.md", "# round\n"), ("LICENSE", "MIT\n"), ("MANIFEST.txt", "Acme\n")):
+        (round_folder / name).write_text(text, encoding="utf-8")
+    named = sorted(str(p) for p in round_folder.iterdir())
+    result = check(named)
+    assert len(result.runs) == 5 and not [f for f in result.all_findings() if f.severity is Severity.ERROR]
+    infos = sorted(f.path for f in result.all_findings() if f.code == "MLC002")
+    assert infos == [str(round_folder / n) for n in ("LICENSE", "MANIFEST.txt", "README.md")]
+    # Named alone, a file is a question about that file: MLC002 answers it (an error).
+    alone = check([str(round_folder / "README.md")])
+    assert [(f.code, f.severity) for f in alone.all_findings() if f.code == "MLC002"] == [("MLC002", Severity.ERROR)]
+
+
+def test_a_named_log_without_records_beside_named_logs_is_a_failing_run(tmp_path: Path) -> None:
+    """A job that logged nothing, named with the other jobs' logs (``logs/*.log``), is a log."""
+    (tmp_path / "job1.log").write_bytes((BENCH / "result_0.txt").read_bytes())
+    (tmp_path / "job2.log").write_text("Segmentation fault\n", encoding="utf-8")
+    result = check([str(tmp_path / "job1.log"), str(tmp_path / "job2.log")])
+    assert [(r.path, r.verdict) for r in result.runs] == [(str(tmp_path / "job1.log"), "pass"),
+                                                          (str(tmp_path / "job2.log"), "fail")]

@@ -231,8 +231,9 @@ def test_a_folder_inside_a_benchmark_folder_is_no_result_and_no_row(tmp_path: Pa
 def test_a_result_file_named_alone_says_how_much_of_its_folder_was_named() -> None:
     bench = check([str(ACME / RESNET / "result_0.txt")]).benchmarks[0]
     assert not bench.score.valid and bench.score.score_min is None
-    assert bench.score.reason.endswith(f"(1 of the 5 result files of {ACME / RESNET} named: name the folder, "
-                                       "or add --whole-folder, to score it)")
+    assert bench.score.reason.endswith(f"(1 of the 5 result files of {ACME / RESNET} named: name the folder to "
+                                       "score it; `mlcheck check --whole-folder` checks the folder of each file "
+                                       "it is given)")
 
 
 def test_a_restarted_job_is_timed_from_its_last_run_start_as_the_summarizer(tmp_path: Path) -> None:
@@ -314,3 +315,16 @@ def test_a_package_folder_of_gzipped_result_files_has_no_score(tmp_path: Path) -
     shutil.copytree(root / RESNET, loose)
     (bench,) = check([str(loose)]).benchmarks
     assert bench.score.valid and len(bench.runs) == 5
+
+
+def test_the_score_table_title_leaves_out_values_no_description_gives(tmp_path: Path) -> None:
+    from click.testing import CliRunner
+
+    from mlcheck.cli import main
+
+    package = tmp_path / "Acme"
+    shutil.copytree(ACME, package)
+    shutil.rmtree(package / "systems")
+    out = CliRunner().invoke(main, ["score", str(package)]).stdout
+    title = out.split("Results in minutes")[0]
+    assert title.startswith("round 2.0.0, submitter Acme.") and "availability" not in title and "processor" not in title

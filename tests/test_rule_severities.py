@@ -62,8 +62,10 @@ def test_explain_prints_that_rules_section_only(code: str) -> None:
     head, reports = result.stdout.splitlines()[:2]
     assert head == f"{code} {rule.name}: {rule.summary}"
     assert reports.startswith(f"Reports: {rule.severity_text.replace('/', ' or ')}; ")
-    body = " ".join(result.stdout.split("\n", 3)[3].split())
+    body, family = result.stdout.split("\n", 3)[3].split("\n\nThe family of ", 1)
     section = rule_help(code)
-    assert body == section[:1].upper() + section[1:]
+    assert " ".join(body.split()) == section[:1].upper() + section[1:]
+    assert family.startswith(f"{code} (mlcheck/")  # (then the module's header: the rules and checkers it follows)
+    body = " ".join(body.split())
     others = {c for c in re.findall(r"\bMLC\d{3} [a-z]+(?:-[a-z0-9]+)+:", body)} - {f"{code} {rule.name}:"}
     assert not others  # no other rule's heading

@@ -240,3 +240,12 @@ def test_1_1_bert_weight_init_is_held_to_the_list_of_its_checker_of_record(
     trimmed.write_text("\n".join(lines) + "\n", "utf-8")
     [found] = [f for f in _findings(trimmed, "1.1.0") if f.code == "MLC206"]
     assert found.severity is Severity.WARNING and "1 missing (cls/predictions/decoder/kernel)" in found.message
+
+
+def test_no_rule_help_shows_docstring_markup() -> None:
+    """``mlcheck explain`` and SARIF's help text show what a user reads: no ``:data:`X``` roles."""
+    from mlcheck.report import rule_help
+    from mlcheck.rules import all_rules
+
+    marked = [rule.code for rule in all_rules() if re.search(r":(data|mod|func|class|meth|attr):`|``", rule_help(rule.code))]
+    assert marked == []

@@ -9,11 +9,14 @@ import re
 import shutil
 from pathlib import Path
 
+import pytest
+
 from click.testing import CliRunner
 
 from mlcheck import check
 from mlcheck.cli import main
 from mlcheck.model import Severity
+from mlcheck.facts.rulesets import load_ruleset
 
 from conftest import FIXTURES
 from tool_scripts import load_tool
@@ -153,13 +156,17 @@ def test_a_passing_eval_logged_a_millisecond_after_run_stop_is_no_fault(tmp_path
     assert "60.000 s after run_stop" in found[0].message
 
 
-def test_a_clock_on_a_record_that_times_nothing_is_a_warning(tmp_path: Path) -> None:
+@pytest.mark.parametrize("time_ms, warned", [("1652083200", True), ("0", False)])
+def test_a_clock_on_a_record_that_times_nothing_is_a_warning(tmp_path: Path, time_ms: str, warned: bool) -> None:
+    """A date in seconds on a submission_* record: a warning (the clock or unit is wrong); time_ms
+    0 is a record written afterwards without a clock (accepted packages have them): nothing."""
     lines = _lines()
     at = _index(lines, "submission_org")
     old = lines[at].split('"time_ms": ')[1].split(",")[0]
-    log = _write(tmp_path / "result_0.txt", lines[:at] + [lines[at].replace(old, "0")] + lines[at + 1:])
+    log = _write(tmp_path / "result_0.txt", lines[:at] + [lines[at].replace(old, time_ms)] + lines[at + 1:])
     (run,) = check([str(log)]).runs
-    assert [(f.code, f.severity) for f in run.findings if f.code == "MLC405"] == [("MLC405", Severity.WARNING)]
+    found = [(f.code, f.severity) for f in run.findings if f.code == "MLC405"]
+    assert found == ([("MLC405", Severity.WARNING)] if warned else [])
     assert run.verdict == "pass"
 
 
@@ -219,3 +226,18 @@ def test_prepend_rank_prefixes_are_rank_tags(tmp_path: Path) -> None:
     assert (run.verdict, run.time_to_train_min) == ("pass", clean.time_to_train_min)
     note = next(f.message for f in run.findings if f.code == "MLC020")
     assert f"records kept from rank 0 ({len(lines)}); {len(lines)} copies printed by 1 other rank dropped" in note
+
+
+def test_a_run_no_date_places_is_judged_under_the_newest_round_with_its_benchmark(tmp_path: Path) -> None:
+    """A clock in seconds (MLC405) places the run in no round: a resnet run is judged under the
+    newest round that has resnet, not under one without it (a false MLC011)."""
+    lines = []
+    for line in _lines():
+        record = json.loads(line[len(":::MLLOG "):])
+        record["time_ms"] = record["time_ms"] / 1000
+        lines.append(":::MLLOG " + json.dumps(record) + "\n")
+    log = _write(tmp_path / "run.log", lines)
+    (run,) = check([str(log)]).runs
+    codes = {f.code for f in run.findings}
+    assert "MLC011" not in codes and {"MLC012", "MLC405"} <= codes
+    assert run.ruleset is not None and "resnet" in load_ruleset(run.ruleset).benchmarks

@@ -576,10 +576,11 @@ def write_cases(out: Path, rounds: tuple[str, ...] = ROUNDS) -> list[dict[str, A
 
 
 def main(argv: list[str]) -> int:
-    if len(argv) != 1:
-        print("usage: python tools/make_later_cases.py OUT_DIR", file=sys.stderr)
-        return 2
-    out = Path(argv[0])
+    import argparse
+
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("out_dir", metavar="OUT_DIR", help="where the cases and cases.json are written")
+    out = Path(parser.parse_args(argv).out_dir)
     manifest = write_cases(out)
     (out / "cases.json").write_text(json.dumps(manifest, indent=1) + "\n", encoding="utf-8")
     print(f"wrote {len(manifest)} cases under {out}", file=sys.stderr)

@@ -45,7 +45,7 @@ def color_console(color: str) -> Console:
 def checked(paths: Sequence[str], settings: Settings, quiet: bool, verbose: bool,
             line_limits: Mapping[str, int] | None = None) -> tuple[CheckResult, list[str]]:
     """The post-processed result, and the given paths that could not be opened at all."""
-    with progress_bar(paths, enabled=settings.progress and not quiet) as progress:
+    with progress_bar(paths, enabled=settings.progress and not quiet, color=settings.color) as progress:
         result = run_check(paths, settings.ruleset, progress, line_limits, jobs_of(settings),
                            settings.ruleset_source)
     unopenable = unopenable_given(result, paths)

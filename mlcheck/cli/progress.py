@@ -30,17 +30,19 @@ def count_logs(paths: Sequence[str]) -> int | None:
 
 
 @contextlib.contextmanager
-def progress_bar(paths: Sequence[str], enabled: bool = True,
-                 console: Console | None = None) -> Iterator[Callable[[str], None] | None]:
+def progress_bar(paths: Sequence[str], enabled: bool = True, console: Console | None = None,
+                 color: str | None = None) -> Iterator[Callable[[str], None] | None]:
     """Yield a ``progress(path)`` callback drawing a bar on ``console`` (stderr), or None when
-    disabled, when the console is not a terminal, or when there are few logs."""
+    disabled, when the console is not a terminal, or when there are few logs. ``color`` ``never``
+    (``--color never``): a bar without colour, as NO_COLOR draws it."""
     if not enabled or (console is None and not sys.stderr.isatty()):
         yield None  # piped: rich is not even imported, which keeps CI runs light
         return
     from rich.console import Console as RichConsole
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
 
-    console = console or RichConsole(stderr=True)
+    console = console or (RichConsole(stderr=True, no_color=True, color_system=None) if color == "never"
+                          else RichConsole(stderr=True))
     if not console.is_terminal:
         yield None
         return

@@ -141,22 +141,22 @@ def explain_command(code: str) -> None:
     import textwrap
 
     from mlcheck.facts import forms
-    from mlcheck.report import rule_help
+    from mlcheck.report import plain_roles, rule_help
 
     found = find_rule(code)
     if found is None and code.strip().lower() == "forms":
-        click.echo((forms.__doc__ or "").strip() + "\n")
-        click.echo(forms.all_forms())
+        click.echo(plain_roles((forms.__doc__ or "").strip()) + "\n")
+        click.echo(plain_roles(forms.all_forms()))
         return
     if found is None and forms.form(code) is not None:
-        click.echo(forms.form(code))
+        click.echo(plain_roles(forms.form(code) or ""))
         return
     if found is None:
         click.echo(one_line(f"mlcheck: error: no rule or constraint form {code!r}; `mlcheck rules` lists the rules, "
                    "`mlcheck explain forms` the forms"), err=True)
         sys.exit(EXIT_ERROR)
-    rule, _module = found
-    official = "the official checker does not flag it"
+    rule, module = found
+    official = "the official checker does not fail a log or package for it"
     if rule.official:  # (a rule of several levels is official in some cases: its findings say which)
         official = ("the round's official checker flags it too" if len(rule.severities) == 1 else
                     "the round's official checker flags some of its cases (those findings end in "
@@ -166,3 +166,8 @@ def explain_command(code: str) -> None:
     section = rule_help(rule.code)
     click.echo(textwrap.fill(section[:1].upper() + section[1:], width=100, break_on_hyphens=False,
                              break_long_words=False))
+    family = [" ".join(part.split()) for part in (module.__doc__ or "").split("\n- MLC")[0].split("\n\n")]
+    where = module.__name__.replace(".", "/") + ".py"
+    click.echo(f"\nThe family of {rule.code} ({where}), the rules and checkers it follows:")
+    click.echo("\n\n".join(textwrap.fill(plain_roles(paragraph), width=100, break_on_hyphens=False,
+                                         break_long_words=False) for paragraph in family if paragraph))

@@ -32,6 +32,18 @@ def later_round_with(version: str, benchmark: str) -> Ruleset | None:
     return None
 
 
+@lru_cache(maxsize=64)
+def newest_round_with(benchmark: str | None) -> Ruleset:
+    """The newest round that has ``benchmark`` (a run neither its date nor its path places, the
+    clock in seconds: a resnet run is not judged under a round without resnet); the newest
+    round when none has it."""
+    for version in reversed(SUPPORTED_RULESETS):
+        ruleset = load_ruleset(version)
+        if benchmark is not None and benchmark in ruleset.benchmarks and ruleset.benchmarks[benchmark].not_in_record is None:
+            return ruleset
+    return load_ruleset(SUPPORTED_RULESETS[-1])
+
+
 @lru_cache(maxsize=4096)
 def dated_choice(when: dt.date, hinted_version: str | None) -> RulesetChoice | None:
     """The round of a run dated ``when`` whose path names ``hinted_version`` (None: no round);

@@ -85,8 +85,8 @@ def _named_of(members: list[RunResult]) -> str:
         return ""
     if total <= len(paths):
         return ""
-    return (f" ({len(paths)} of the {total} result files of {folder or '.'} named: name the folder, or add "
-            "--whole-folder, to score it)")
+    return (f" ({len(paths)} of the {total} result files of {folder or '.'} named: name the folder to score it; "
+            "`mlcheck check --whole-folder` checks the folder of each file it is given)")
 
 
 def run_ids(members: list[RunResult]) -> tuple[tuple[str, int], ...]:

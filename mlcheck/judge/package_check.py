@@ -20,7 +20,7 @@ from mlcheck.results import BenchmarkResult
 from mlcheck.package.layout import (PACKAGE, PACKAGE_FOLDERS, BenchmarkFolder, JsonDocument,
                                     PackageLayout, PackagePart, join_path, package_parts,
                                     read_json_document, scan_part, system_info)
-from mlcheck.package.discover import NO_RECORD_FILE, UNREADABLE_FOLDER, RealPaths, absolute_parts, shown_path
+from mlcheck.package.discover import NAMED_NO_RECORD_FILE, NO_RECORD_FILE, UNREADABLE_FOLDER, RealPaths, absolute_parts, shown_path
 from mlcheck.rules.internal import crash_finding
 from mlcheck.read.reading_rules import FILE_UNREADABLE, NO_RECORDS, NOT_A_REGULAR_FILE
 from mlcheck.rules.package import ROUND_ASSUMED
@@ -245,6 +245,12 @@ def _skipped_finding(path: str, kind: str) -> Finding:
             "no :::MLLOG record anywhere in this file: passed over as not a log (it was met while walking "
             "a folder, is no result_<i>.txt, and the official tools read no such file). Name it on the "
             "command line to check it as a log"), severity=Severity.INFO, official=False)
+    if kind == NAMED_NO_RECORD_FILE:
+        return NO_RECORDS.at(path, None, (
+            "no :::MLLOG record anywhere in this file: passed over as not a log (it was named among other "
+            "paths, as a shell glob names a README beside packages; it is no result_<i>.txt, and the "
+            "official tools read no such file). Name it alone to check it as a log"),
+            severity=Severity.INFO, official=False)
     if kind.startswith(UNREADABLE_FOLDER):
         return FILE_UNREADABLE.at(path, None, (
             f"this is {kind}; the logs in it were not checked. Check the folder's permissions"))

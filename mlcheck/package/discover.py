@@ -14,7 +14,8 @@ from mlcheck.records import dataclass
 from mlcheck.read.file_names import RESULT_FILE, SUBMITTED_RESULT_FILE
 from mlcheck.package.not_logs import not_a_log
 from mlcheck.read.held_logs import is_held
-from mlcheck.package.real_paths import RealPaths as RealPaths  # (re-exported)
+from mlcheck.package.real_paths import RealPaths as RealPaths, absolute_parts as absolute_parts  # (re-exported)
+from mlcheck.package.named_files import passed_over
 from mlcheck.package.file_kinds import holds_a_record, holds_records, loops_back, named_device, special_kind
 
 _LOG_FILE = re.compile(r"\.(log|out|txt)(\.gz)?$")
@@ -28,6 +29,9 @@ UNREADABLE_FOLDER = "a folder that cannot be read"
 NO_RECORD_FILE = "a file that holds no :::MLLOG record"
 """What :func:`discover_all` calls a file met while walking a folder that looks like a log by its
 name (``notes.txt``, ``MANIFEST.txt``) but holds no record anywhere: it is not read as a log."""
+NAMED_NO_RECORD_FILE = "a named file that holds no :::MLLOG record"
+"""A file named among other paths (``ROUND/*`` names a README.md) that holds no record and is no
+log (:mod:`mlcheck.package.named_files`): not read as a log either."""
 
 
 class DiscoveryError(Exception):
@@ -96,7 +100,12 @@ def discover_all(paths: list[str]) -> tuple[list[LogRef], list[EmptyFolder], lis
             raise DiscoveryError(why)
         else:
             refs.append(_ref_for_file(given))
-    return _one_spelling(refs), empty, list(dict.fromkeys(skipped))
+    refs = _one_spelling(refs)
+    no_logs = passed_over(refs, len(paths))  # (README.md beside the packages of ROUND/*)
+    if no_logs:
+        skipped.extend((ref.path, NAMED_NO_RECORD_FILE) for ref in refs if ref.path in no_logs)
+        refs = [ref for ref in refs if ref.path not in no_logs]
+    return refs, empty, list(dict.fromkeys(skipped))
 
 
 def _must_exist(given: str) -> None:
@@ -243,15 +252,6 @@ def _is_benchmark_folder(path: str) -> bool:
     """``.../results/<system>/<benchmark>``: the official checker reads only the files in it."""
     parts = absolute_parts(path)
     return len(parts) >= 3 and parts[-3] == "results"
-
-
-def absolute_parts(path: str) -> tuple[str, ...]:
-    """``Path(os.path.abspath(path)).parts``, split as a string where that is the same (a POSIX
-    absolute path other than ``//...``: normalised, it has no empty part), without pathlib."""
-    absolute = os.path.abspath(path)
-    if os.sep == "/" and os.altsep is None and absolute.startswith("/") and not absolute.startswith("//"):
-        return ("/", *absolute[1:].split("/")) if len(absolute) > 1 else ("/",)
-    return Path(absolute).parts
 
 
 def _ref_for_file(path: str, walked: bool = False) -> LogRef:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+from pathlib import Path
 
 
 class RealPaths:
@@ -29,3 +30,12 @@ class RealPaths:
         real_folder = self(folder or "/")
         candidate = real_folder + name if real_folder.endswith("/") else f"{real_folder}/{name}"
         return os.path.realpath(path) if os.path.islink(candidate) else candidate
+
+
+def absolute_parts(path: str) -> tuple[str, ...]:
+    """``Path(os.path.abspath(path)).parts``, split as a string where that is the same (a POSIX
+    absolute path other than ``//...``: normalised, it has no empty part), without pathlib."""
+    absolute = os.path.abspath(path)
+    if os.sep == "/" and os.altsep is None and absolute.startswith("/") and not absolute.startswith("//"):
+        return ("/", *absolute[1:].split("/")) if len(absolute) > 1 else ("/",)
+    return Path(absolute).parts

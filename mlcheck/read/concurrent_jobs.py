@@ -9,6 +9,7 @@ job after another job's record, which a job's late straggler never gives), each 
 own: the file is read once per job, the lines tagged with another job's number taken as blank
 lines (physical line numbers stay those of the file), and each job's runs follow the runs of the
 jobs before it. ``check`` and ``split`` read so; ``watch`` follows one stream and says so.
+No official tool reads raw job output: this note is mlcheck's own.
 
 - MLC030 concurrent-jobs (info): records of several MPI jobs interleave in raw job output (jobs
   that ran at the same time): each job's records are read apart, as runs of their own. At the line

@@ -23,7 +23,7 @@ from mlcheck.read.official_view import TOKEN, after_json, extra_data, glued_mess
 from mlcheck.read.marker_parts import mentions_marker, split_at_markers
 from mlcheck.read.long_lines import MAX_LINE_BYTES as MAX_LINE_BYTES, LongLine  # (re-exported)
 from mlcheck.read.record_shape import decode_record, long_line_finding, undecodable_record, validate_record
-from mlcheck.read import raw_output_rules as raw_output, reading_rules as rules
+from mlcheck.read import raw_findings as raw_output, reading_rules as rules
 
 MARKER = ":::MLLOG"
 MARKER_BYTES = _MARKER_BYTES = MARKER.encode()

@@ -4,6 +4,13 @@ The reader streams the file line by line; every ``:::MLLOG`` occurrence on a phy
 record. Each problem is reported at its physical 1-based line and reading goes on, so one bad line
 never hides the rest of the log.
 
+Follows the official checker's log parser (mlperf-logging's ``compliance_checker/mlp_parser``, the
+same in every round 1.0-6.1): it reads from the last ``:::MLLOG`` marker of each line one JSON
+object with ``key``, ``value``, ``metadata`` and ``time_ms``, and fails the whole file on a line it
+cannot parse ("Log lines had parsing errors", without the line). The findings that end in
+"[official checker agrees]" are the cases where it fails the file too; the others are mlcheck's
+own (a warning or a note).
+
 - MLC001 file-unreadable: the file cannot be opened, or its gzip archive is damaged, or a folder
   being walked cannot be listed (its logs are not checked).
   Fix: check the path and permissions; re-copy the file.
@@ -11,19 +18,26 @@ never hides the rest of the log.
   files (packages), a file met while walking it, named like a log (``.txt``, ``.log``, ``.out``) but
   no ``result_<i>.txt``, outside any ``results/`` folder and with no log holding records beside it,
   that holds no record anywhere (a ``MANIFEST.txt``, notes) is passed over: an info, not a run
-  (the official tools read no such file). Beside raw job output, in a package's ``results/``, in
-  a folder of raw output alone and named on the command line, it is a log (an error).
+  (the official tools read no such file). So is such a file named on the command line among other
+  paths (``mlcheck check ROUND/*`` names a ``README.md`` or ``LICENSE`` beside the packages) when its
+  name is no log's or no other named file of its folder is a log. Beside raw job output, in a
+  package's ``results/``, in a folder of raw output alone and named alone on the command line, it
+  is a log (an error).
 - MLC003 invalid-json: the text after ``:::MLLOG`` is not valid JSON. The message gives the column.
   The official checker reports "Log lines had parsing errors" without the file line. In a
   ``result_<i>.txt`` file, text after the record's JSON on its line (``} xyz``, a second ``}``) is
   MLC003 too: the official parser decodes the whole rest of the line ("Extra data").
+  Fix: write each record as one JSON object on its own line (``mllog`` does), with nothing after it.
 - MLC004 truncated-record: the file ends in the middle of a record (the job was killed while
   writing). The run has no complete end; re-run or restore the full log.
+  An error; a warning when its folder tolerates it as the one non-converged run the round allows (counted as the slowest).
 - MLC005 record-not-object: the JSON is an array, string or number instead of an object.
+  Fix: log the record as an object, as ``mllog`` writes it.
 - MLC006 record-key-invalid: ``key`` is missing or not a non-empty string; the record is skipped.
   An error when it is missing (the official parser's KeyError fails the file); a warning when it
   is a number, null, a list or empty: the official parser keeps such a record, no rule names it,
   and a record it lacks is then missing for both (MLC105).
+  Fix: give every record a non-empty string ``key`` (log through ``mllog``).
 - MLC007 record-time-invalid: ``time_ms`` is missing, null, not a number, NaN or infinite; the
   record is skipped (the official checker crashes with a TypeError, or fails the line with a
   ValueError). A warning when it is a string or a boolean that Python's ``float()`` reads as a
@@ -32,6 +46,7 @@ never hides the rest of the log.
   checker compares the times of few records (init's: a NaN fails it there, MLC401 here): such a
   record is kept with no usable time, MLC007 is an error of mlcheck's own (``official: false``: no
   time-to-train can be computed from it) and the run has no time-to-train.
+  Fix: log ``time_ms`` as a number of milliseconds since the Unix epoch, as ``mllog`` does.
 - MLC008 record-metadata-invalid: ``metadata`` is missing or not an object. Missing, the official
   parser crashes (KeyError) and the file fails: an error; the record is kept with empty metadata.
   Another value (a number, a string, a list, null) it keeps, and its checks see it through
@@ -39,8 +54,10 @@ never hides the rest of the log.
   among a list's items, and fails on a number or null; a check that reads a field's value fails.
   mlcheck reads such metadata the same way (a name found is a field present, with no value that
   any check accepts): a warning (``official: false``).
+  Fix: give every record a ``metadata`` object (``mllog`` writes ``{"file": ..., "lineno": ...}``).
 - MLC025 record-value-missing: the record has no ``value`` field (``"value": null`` is one);
   the record is kept with no value (the official parser crashes with a KeyError, so the file fails).
+  Fix: log a ``value`` in every record (``null`` when there is none).
 - MLC026 compressed-result-file: a file named ``result_<i>.txt`` holds gzip: mlcheck reads it,
   but the official checker reads the bytes as text and finds no record. Submit it uncompressed
   (a copy named ``result_<i>.txt.gz`` is read without this finding).

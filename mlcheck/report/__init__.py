@@ -211,4 +211,9 @@ def rule_help(code: str) -> str:
     if match is None:
         return rule.summary
     also = re.findall(rf"^- {re.escape(rule.code)} (also .*?)" + end, doc, re.M | re.S)  # "- MLC003 also covers ..."
-    return " ".join(" ".join([match.group(1), *(f"It {text}" for text in also)]).split()).replace("``", "`")
+    return plain_roles(" ".join(" ".join([match.group(1), *(f"It {text}" for text in also)]).split()))
+
+
+def plain_roles(text: str) -> str:
+    """Docstring text as a user reads it: ``:mod:`x```, ``:data:`X``` and ````x```` written `x`."""
+    return re.sub(r":(?:data|mod|func|class|meth|attr|obj):`~?([^`]+)`", r"`\1`", text).replace("``", "`")

@@ -137,8 +137,10 @@ def render_table_text(result: CheckResult, console: Console) -> None:
               and len({_values(r, columns, energies)[i] for r in rows}) == 1 and rows]
     left_out = {*shared, *(i for i, name in enumerate(header) if name in _NOT_DRAWN)}
     title = "Results in minutes; rcp = reference convergence test (margin to the minimum acceptable mean)"
-    if shared:
-        title = ", ".join(f"{header[i]} {_values(rows[0], columns, energies)[i]}" for i in shared) + ". " + title
+    said = [f"{header[i]} {_values(rows[0], columns, energies)[i]}" for i in shared
+            if _values(rows[0], columns, energies)[i].strip()]  # (an empty value: no system description)
+    if said:
+        title = ", ".join(said) + ". " + title
     table = Table(title=one_line(title), title_justify="left")  # (a name's line end splits no row)
     for i, name in enumerate(header):
         if i not in left_out:

@@ -45,7 +45,7 @@ from mlcheck.rule import Rule
 
 PARAMS_NOT_HONOURED = Rule("MLC546", "checker-params-not-honoured", Severity.WARNING,
                            "a package_checker_params line the round's official tools would not honour",
-                           also=(Severity.ERROR,))
+                           also=(Severity.ERROR,), official=True)
 BYPASS_REQUESTED = Rule("MLC547", "checker-bypass-requested", Severity.INFO,
                         "a package_checker_params file asks to bypass the RCP or seed checks (or for BERT's "
                         "train_samples)")

@@ -4,7 +4,8 @@ Settings come from ``[tool.mlcheck]`` in ``pyproject.toml`` or a ``.mlcheck.toml
 found from the working directory upwards, or ``--config``), then ``MLCHECK_*`` environment
 variables, then the command line. Waivers (``[[tool.mlcheck.waivers]]`` with ``code``, ``path``
 glob, ``reason`` and optional ``expires``) move matching findings to a "waived" section that no
-longer counts for the exit code.
+longer counts for the exit code. These rules are about mlcheck's own configuration: no official
+tool or rules text is involved.
 
 - MLC040 unused-waiver: a waiver matched no finding. Either the problem was fixed (delete the
   waiver so it cannot hide a future regression) or its ``code``/``path`` are wrong: ``path`` is

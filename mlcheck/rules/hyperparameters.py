@@ -22,6 +22,7 @@ hyper-parameter table of ``training_rules.adoc`` §Hyperparameters. Open-divisio
 - MLC203 closed-optimizer-not-allowed: ``opt_name`` is not an optimizer the closed benchmark allows
   (ResNet: lars or sgd; RNN-T: lamb; RetinaNet: adam). For ResNet the official checker crashes
   looking for ``closed_resnet_<name>.yaml`` (a "missing file"); the true cause is the optimizer.
+  Fix: use an optimizer the closed benchmark allows, or submit to the open division.
 - MLC204 closed-rules-text-constraint: the rules text is stricter than the checker of record:
   ResNet ``lars_opt_momentum`` 0.9 below a batch of 32k, SGD momentum 0.9 and poly power 2
   (warnings: the rules name the verifier the source of truth), closed BERT must use LAMB (an
@@ -38,11 +39,13 @@ hyper-parameter table of ``training_rules.adoc`` §Hyperparameters. Open-divisio
 - MLC207 open-benchmark-key-missing: from 3.0 some open benchmark files require keys too (GPT-3,
   Llama 3.1 405B, DeepSeek-V3, GPT-OSS 20B, Qwen3.5 GRPO: the model's shape, ``eval_samples``,
   ``gradient_accumulation_steps``, ...); one is not logged.
+  Fix: log the key, with the value the run used.
 - MLC208 open-benchmark-key-invalid: a value breaks a check of the open benchmark file
   (``max_sequence_length``, ``opt_name``, ``eval_samples``), or the round's checker cannot pass any
   open-division log of the benchmark: 3.0-3.1 list open GPT-3 but have no ``open_gpt3.yaml`` (the
   checker stops with "Could not find config file"), 4.0-4.1 have ``open_llama2_70b_lora.yaml`` but
   do not list the benchmark in ``open_common.yaml``.
+  Fix: log a value the open benchmark file accepts; where the round's checker cannot pass any open log of the benchmark, ask the results chair.
 """
 
 from __future__ import annotations

@@ -1,4 +1,5 @@
-"""mlcheck itself (family MLC0xx).
+"""mlcheck itself (family MLC0xx): a bug of mlcheck met on one input, reported as a finding so that
+the other logs and rules go on. No official tool or rules text is involved.
 
 - MLC000 rule-crashed: a rule raised an unexpected exception on this input. The other rules still
   ran and their findings stand; the run's verdict is incomplete. Please report it with the log.

@@ -8,9 +8,11 @@ requires exactly the round's number of ``result_<i>.txt`` files.
   result file, a ``results/<system>/<benchmark>`` folder or an ``<org>`` package.
 - MLC502 wrong-run-count: a benchmark folder does not hold the round's number of runs (5 for
   ResNet, 10 for BERT and RNN-T, 40 for U-Net3D...). The score is shown but marked invalid.
+  Fix: submit the round's number of result files, ``result_0.txt`` ... ``result_<N-1>.txt``.
 - MLC503 too-many-non-converged: more runs failed to converge than the round tolerates (one; four
   for U-Net3D); the benchmark result is invalid. The official summarizer prints "CRITICAL ERROR"
   and no score.
+  Fix: rerun until no more runs than the round tolerates fail to converge.
 - MLC504 scaling-json-invalid: ``scaling.json`` cannot be read or has no numeric
   ``scaling_factor`` (up to 1e6 either way: a larger one would scale the score out of a float's
   range); the score is left unscaled and is not valid (the round's summarizer reads the file). A

@@ -15,9 +15,12 @@ Rules text: policies submission_rules.adoc §Directory structure (training);
   ``result_*.txt``, so the official checker does not count it, one that it counts but is not
   numbered (``result_a.txt``, ``result_1 (1).txt``: no integer after the last ``_``, where the
   package and power checkers read the index), or the ``result_<i>.txt`` indices are not
-  0..N-1. A warning, as the package checker of every round warns ("Unknown files
-  in result directory"); a count that comes out wrong because of it is MLC502, an error. Fix:
-  rename to ``result_0.txt`` ... ``result_<N-1>.txt``.
+  0..N-1. A warning: for a file it does not count, the package checker of every round warns too
+  ("Unknown files in result directory"); indices outside 0..N-1 (``result_1.txt`` ...
+  ``result_10.txt``) no official tool checks, so that one is mlcheck's own advice (a run's
+  power logs are found by its index, and readers expect 0..N-1). A count that comes
+  out wrong because of a name is MLC502, an error. Fix: rename to ``result_0.txt`` ...
+  ``result_<N-1>.txt``.
 - MLC508 unknown-file: a file or folder that does not belong in the package (in a benchmark
   folder anything but ``result_*.txt``, ``scaling.json``, ``package_checker_params`` and
   ``power/``; any file directly under ``results/`` or ``results/<system>/``). It would be uploaded

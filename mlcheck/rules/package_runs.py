@@ -21,7 +21,7 @@ hyper-parameter is not a valid run).
   (``lora_alpha``, ``max_steps``, ``max_sequence_length``...; not ``tracked_stats``, which a run
   measures) differs between the runs that log it. A warning: neither the package checker nor
   the summarizer of any round compares runs (results with such folders were accepted, e.g. a
-  learning rate of 9.0 in one run and 9.1 in the others), and the rules text asks for N runs of
+  learning rate of 9.1 in one run and 9.0 in the others), and the rules text asks for N runs of
   the benchmark, not for identical logs; the review may still ask why. (The RCP checker requires one ``global_batch_size`` across the
   runs: that is MLC532.) Fix: submit runs of one configuration.
 - MLC521 non-compliant-run: a run breaks the rules beyond non-convergence, so the benchmark
@@ -141,8 +141,8 @@ def _placeholder_advice(found: Finding) -> Finding:
 
 
 def _differs(rule: Rule, key: str, runs: Sequence[RunSummary], severity: Severity, advice: str = "") -> list[Finding]:
-    """One finding at the first run whose value differs from the one most runs log (so that the
-    odd run is blamed, whichever file it is)."""
+    """A finding at each run whose value differs from the one most runs log (so that the odd runs
+    are blamed, whichever files they are; the report shows them as one finding of the folder)."""
     events = [run.first(key) for run in runs]
     if events[0] is not None:  # (the common folder: every run logs the very same value, shared)
         value = events[0].value
@@ -152,14 +152,11 @@ def _differs(rule: Rule, key: str, runs: Sequence[RunSummary], severity: Severit
     counts = Counter(shown)  # (a count and an index per run made a folder of 8,000 runs quadratic)
     first = {value: -at for at, value in reversed(list(enumerate(shown)))}
     common = max(counts, key=lambda value: (counts[value], first[value]))
-    for run, event, value in zip(runs, events, shown):
-        if value != common:
-            agree = next(r for r, v in zip(runs, shown) if v == common)
-            return [rule.at(run.path, event.line if event else run.first_line, (
-                f"{key} is {value} here but {common} in {_label(agree)}"
-                f"{' and most other runs' if counts[common] > 1 else ''}{advice}"), severity=severity,
-                run_index=run.index)]
-    return []
+    agree = next(r for r, v in zip(runs, shown) if v == common)
+    return [rule.at(run.path, event.line if event else run.first_line, (
+        f"{key} is {value} here but {common} in {_label(agree)}"
+        f"{' and most other runs' if counts[common] > 1 else ''}{advice}"), severity=severity, run_index=run.index)
+        for run, event, value in zip(runs, events, shown) if value != common]
 
 
 def non_compliant_findings(folder: str, bad: Sequence[RunResult], official_score: float | None,

@@ -22,7 +22,7 @@ check them: there these findings are warnings), ``result_summarizer.py`` from 3.
 - MLC542 power-counts-differ: runs measure different numbers of nodes or switches (the checker
   compares each run with the most common count, and counts as non-compliant the result file at the
   run's place among the runs with a power folder: another one after a run without its folder, as
-  mlcheck does too). Fix: measure the same nodes in every run.
+  mlcheck does too; a warning where MLC540 is). Fix: measure the same nodes in every run.
 - MLC543 power-log-invalid: a power log the summarizer cannot score: no ``node_*.txt`` in a
   run (or no ``power/<result>/`` folder at all: it globs the node logs of every run), no
   ``power_measurement_start``, an empty measurement window, a reading that is not a

@@ -6,8 +6,8 @@ readings and window it finds, so only mlcheck says this, as warnings.
 
 - MLC545 power-log-implausible (warning): a node log whose readings or measurement window are
   unlikely for the run it measures: readings below 0 W; readings whose mean, in the measurement
-  window, is below :data:`LOW_WATTS` per node (kilowatts logged as watts: the energy comes out a
-  thousand times low) or above :data:`HIGH_WATTS` (milliwatts); a window that covers less than
+  window, is below 20 W per node (``LOW_WATTS``) (kilowatts logged as watts: the energy comes out a
+  thousand times low) or above 100,000 W (``HIGH_WATTS``: milliwatts); a window that covers less than
   half of the run (the summarizer scales the energy of the window to the run's time-to-train, so
   the score extrapolates what was not measured); a window that begins at no date in milliseconds
   (seconds logged), or more than a day from the run's ``run_start`` (the log of another run).

@@ -21,6 +21,7 @@ from 4.0) or steps (Stable Diffusion 3.1: the first step with FID <= 90 and CLIP
   not, and then they stay errors, as the official tools report them).
 - MLC531 rcp-missing: no RCP covers the batch size (above all RCPs, or below all and faster than
   the smallest). Fix: submit an RCP with that batch size, as the rules require.
+  An error; a warning when the folder's ``package_checker_params`` asks for ``rcp-bypass``.
 - MLC532 rcp-undetermined: the test cannot be computed: too few runs for the olympic mean (a
   folder short of runs is MLC502 too), runs log different or no ``global_batch_size``, too many
   runs did not converge, or the round has no RCP records. The round's checker fails the folder.

@@ -15,11 +15,13 @@ taken from the round's checker of record, ``training_X.Y.Z/{common,closed_common
   ``run_start`` for configuration keys.
 - MLC106 key-values-conflict: a key required exactly once is logged several times with different
   values (e.g. two ranks with different configurations). The official checker fails the file.
+  Fix: log the key once, from one rank, with the value the run used.
 - MLC107 key-repeated: a key required exactly once is logged several times with the same value
   (typically every rank logs it). The official checker only warns; log it from rank 0 only.
 - MLC108 submission-value-invalid: a ``submission_*`` value is empty or not allowed
   (``submission_division`` closed/open; ``submission_status`` cloud/onprem/preview/research;
   ``submission_benchmark`` a benchmark of the round).
+  Fix: log the values the message lists.
 - MLC109 division-logged-late: ``submission_division`` is logged after ``init_stop``. From 2.0 the
   checker of record sets the init-time limit when it reads the division, so it reports the
   run's ``init_stop`` as an init-time violation with a limit of 0 min; the true cause is the late
@@ -31,6 +33,7 @@ taken from the round's checker of record, ``training_X.Y.Z/{common,closed_common
   from 4.0: one of them is required, ``first_epoch_num`` only with ``epoch_count``); the benchmark's
   own file says which one its ``eval_accuracy`` carries (``samples_count`` for the LLMs, LoRA and
   FLUX.1, ``epoch_num`` for BERT, DLRM, RetinaNet, R-GAT).
+  Fix: log the metadata the message names on each such event.
 - MLC111 key-value-invalid: another value check of the round fails (``train_samples``/``eval_samples``
   empty, ``gradient_accumulation_steps`` not > 0, a 6.0+ disclosure value not in the list or not a
   whole number), or a benchmark's check of its evaluations: a merged Stable Diffusion record
@@ -38,6 +41,7 @@ taken from the round's checker of record, ``training_X.Y.Z/{common,closed_common
   at ``global_batch_size * ceil(2.5 + 3840 / global_batch_size)`` samples, then every batch: a
   record off the grid leaves the next point where it was); 6.1 DeepSeek-V3's first evaluation not
   at ``global_batch_size * floor(42 + 24576 / global_batch_size)`` samples (``FIRST_CHECK``).
+  Fix: log the value the check asks for (the message gives the check).
 - MLC112 key-out-of-order: ``block_start`` is logged before ``run_start`` (common.yaml requires
   blocks inside the timed run), or a record is checked against a value the checker derives from a
   key logged after it (the checker's state does not hold it yet, so it fails the record): an

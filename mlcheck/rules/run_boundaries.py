@@ -3,10 +3,18 @@
 A run is scored from ``run_start`` to ``run_stop``; each must appear exactly once, and
 ``run_stop`` must say in its metadata whether the run succeeded.
 
+Follows the round's checker of record, ``training_X.Y.Z/common.yaml`` (``run_start`` and
+``run_stop`` EXACTLY_ONE, ``run_stop`` after ``run_start`` with ``status`` in its metadata) and training_rules.adoc §Timing (the clock starts at
+``run_start`` and stops at ``run_stop``); the result summarizer scores ``run_stop`` minus
+``run_start`` of a successful run.
+
 - MLC101 run-start-missing: no ``run_start``; the run cannot be timed. Official checker: "Required
   EXACTLY_ONE occurrence of 'run_start'".
+  Fix: log ``run_start`` once, when the timed part begins (after ``init_stop``).
 - MLC102 run-stop-missing: no ``run_stop`` (the job crashed or the log was cut); the run cannot be
   timed and counts as non-converged.
+  Fix: rerun, or submit the complete log; a run that crashed is a non-converged run of its folder.
+  An error; a warning when its folder tolerates it as the one non-converged run the round allows (counted as the slowest).
 - MLC103 run-stop-status-missing: ``run_stop`` has no ``status`` in its metadata (an error: the
   official checker of every round fails it too, for each ``run_stop`` logged), or a status other than ``success`` / ``aborted``
   (a warning, ``official: false``: that checker only asks for the key; the RCP checker counts

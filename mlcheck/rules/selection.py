@@ -1,6 +1,12 @@
 """Ruleset and benchmark selection (family MLC0xx): which round and which benchmark a run is
 judged under.
 
+Follows the round's checker of record, which picks its rule files from ``submission_benchmark``
+(``training_X.Y.Z/closed_<benchmark>.yaml``, ``open_<benchmark>.yaml``) and fails a log whose
+benchmark it has none for, and the benchmark table of each round's rules text (training_rules.adoc
+§Benchmarks). The round of a run (MLC012, MLC016, MLC018, MLC019) is mlcheck's own inference from
+the MLCommons publication dates; the official tools take it from the command line.
+
 - MLC011 unknown-benchmark: ``submission_benchmark`` names a benchmark that is not part of the
   round (or the log has none and the folder name is not one either). Benchmark rules (targets,
   hyper-parameters) are skipped for the run. Fix: log the round's benchmark name (for example
@@ -19,7 +25,8 @@ judged under.
   Fix: move the file to its folder, or correct the logged name.
 - MLC012 ruleset-not-inferred: without ``--ruleset``, mlcheck infers the round from the run date
   (the periods between MLCommons result publications) and then from the path (``training-1.1``,
-  ``v2.0``). When neither tells, it uses the newest supported round and says so. Fix: pass
+  ``v2.0``). When neither tells (no date, or a clock in seconds: MLC405), it uses the newest
+  supported round that has the run's benchmark (the newest round when none has it) and says so. Fix: pass
   ``--ruleset X.Y.Z``. A path that names a round wins over the date when the run is dated before
   that round's publication (runs are submitted to a later round than their date, never to an
   earlier one), and so does a path naming a round not published yet (its end is an estimate);

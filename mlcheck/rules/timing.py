@@ -20,7 +20,9 @@ v1.1, 30 min closed / 4 h open from v2.0); checker: training_X.Y.Z/common.yaml, 
   ``init_stop``, ``run_start`` or ``run_stop``: the score and the init time are computed from them
   and are meaningless (the official tools score such a log without a word: a ``run_stop`` at 1e30
   ms gives a time-to-train of 1.7e25 minutes; training_rules §Timing). A warning on any other
-  record (a ``submission_*`` or hyper-parameter line with ``time_ms: 0`` times nothing).
+  record (no time is computed from it, but the clock or the unit that wrote it is wrong), except
+  ``time_ms: 0``: a ``submission_*`` or hyper-parameter record written afterwards without a clock
+  (``"file": "N/A"``, as accepted packages of several submitters have them) times nothing.
   Fix: log milliseconds since the Unix epoch, as ``mllog`` does.
 """
 
@@ -75,7 +77,7 @@ def _clock_range(ctx: RunContext) -> Iterator[Finding]:
     clocks = [e for e in odd if e.key in _CLOCK_KEYS]
     for group, severity, effect in ((clocks, Severity.ERROR, "the time-to-train and init time computed "
                                      "from it are meaningless"),
-                                    ([e for e in odd if e.key not in _CLOCK_KEYS], Severity.WARNING,
+                                    ([e for e in odd if e.key not in _CLOCK_KEYS and e.time_ms != 0], Severity.WARNING,
                                      "no time is computed from this record, but the clock that wrote it "
                                      "is wrong")):
         if group:

@@ -15,8 +15,11 @@ record fails the file.
 - MLC205 weight-init-missing: no ``weights_initialization`` event (mllog keys are case-sensitive:
   ``WEIGHTS_INITIALIZATION`` does not count), or events without ``metadata.tensor``.
   Fix: log ``mllog.constants.WEIGHTS_INITIALIZATION`` with ``metadata={'tensor': name}`` per tensor.
+  An error; a warning in 1.1, whose checker of record only warned.
 - MLC206 weight-init-tensors-mismatch: the logged tensor names differ from the reference list;
   the message gives the number of missing and unexpected names and the first few of each.
+  Fix: log the tensors of the reference model, under the reference's names.
+  An error; a warning in 1.1, whose checker of record only warned.
 """
 
 from __future__ import annotations

@@ -153,8 +153,8 @@ def load_settings(cli: Mapping[str, Any], cwd: str | None = None,
             waivers = tuple(read_waivers(table.get("waivers", []), shown, text, problems))
         base_dir = os.path.dirname(os.path.abspath(path))
     ruleset_source = f"ruleset in {shown}" if "ruleset" in values else "--ruleset"
-    env_values = {name.removeprefix("MLCHECK_").lower(): value for name, value in environ.items()
-                  if name.startswith("MLCHECK_") and name not in ("MLCHECK_CONFIG",)}
+    env_values = {name.removeprefix("MLCHECK_").lower(): value for name, value in environ.items()  # (empty: unset,
+                  if name.startswith("MLCHECK_") and name not in ("MLCHECK_CONFIG",) and value.strip()}  # as CI templates leave them)
     from_env = _coerce(env_values, "environment", "", problems, from_file=False)
     ruleset_source = "MLCHECK_RULESET" if "ruleset" in from_env else ruleset_source
     values.update(from_env)
