@@ -4,6 +4,9 @@ Library use::
 
     from mlcheck import check, CheckResult
     result: CheckResult = check(["results/ipu-pod16/resnet"], ruleset="2.0.0")
+
+``check`` raises :class:`DiscoveryError` for a path that does not exist and :class:`RulesetError`
+for an unknown ruleset; everything about the logs themselves is a finding of the result.
 """
 
 from __future__ import annotations
@@ -18,6 +21,8 @@ _collecting = gc.isenabled()
 gc.disable()
 try:
     from mlcheck.checker import check
+    from mlcheck.facts.rulesets import RulesetError
+    from mlcheck.package.discover import DiscoveryError
     from mlcheck.results import CheckResult
 except KeyboardInterrupt:  # (Ctrl-C while starting: exit as an interrupted command, no traceback)
     raise SystemExit(130) from None
@@ -28,4 +33,4 @@ finally:
         gc.enable()
     del _collecting
 
-__all__ = ["check", "CheckResult", "__version__"]
+__all__ = ["check", "CheckResult", "DiscoveryError", "RulesetError", "__version__"]

@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
 FIXTURES = ROOT / "fixtures"
-SHARED = ROOT.parent / "shared"
+SHARED = Path(os.environ.get("MLCHECK_TEST_SHARED") or ROOT.parent / "shared")  # (the public MLCommons data)
 CORPUS = SHARED / "corpus"
 ORACLE = SHARED / "oracle" / "graphcore-compliance.jsonl"
 

@@ -12,11 +12,12 @@ from typing import Any
 
 import pytest
 
+from conftest import SHARED as SHARED_DATA
 from mlcheck.rules.package_system import _schema_findings, system_schema
 from mlcheck.rules.schema_accepts import quick_validator
 
 ROOT = Path(__file__).resolve().parent.parent
-SHARED = ROOT.parent / "shared" / "other-submitters"
+SHARED = SHARED_DATA / "other-submitters"
 VALUES: list[Any] = ["", " ", "8", " 12 ", "8\n", "x", "TODO", "closed", "open", "Closed", "٣", "-1", "1.0",
                      0, 1, -1, 2.0, 1.5, -2.0, float("nan"), float("inf"), True, False, None, [], ["8"], {},
                      {"a": 1}, 10**30]

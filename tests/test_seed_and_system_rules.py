@@ -13,6 +13,7 @@ from typing import Callable
 import pytest
 from click.testing import CliRunner
 
+from conftest import SHARED
 from mlcheck import check
 from mlcheck.cli import main
 from mlcheck.model import Finding, Run, Severity
@@ -25,7 +26,7 @@ ROOT = Path(__file__).resolve().parent.parent
 EXAMPLE = ROOT / "fixtures" / "example" / "Acme"
 RESNET = Path("results") / "acme-t8" / "resnet"
 SYSTEM = Path("systems") / "acme-t8.json"
-SHARED_PACKAGES = ROOT.parent / "shared" / "other-submitters"
+SHARED_PACKAGES = SHARED / "other-submitters"
 
 
 def make_package(tmp_path: Path) -> Path:
