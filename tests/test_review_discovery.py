@@ -320,3 +320,15 @@ def test_a_named_log_without_records_beside_named_logs_is_a_failing_run(tmp_path
     result = check([str(tmp_path / "job1.log"), str(tmp_path / "job2.log")])
     assert [(r.path, r.verdict) for r in result.runs] == [(str(tmp_path / "job1.log"), "pass"),
                                                           (str(tmp_path / "job2.log"), "fail")]
+
+
+def test_a_glob_of_a_benchmark_folder_reads_its_result_files_alone(tmp_path: Path) -> None:
+    """``mlcheck check bench/*`` names the README.txt and a raw log beside the result files: as the
+    walk of the folder, they are no runs of it (the folder keeps its 5 runs and its score)."""
+    bench = _package(tmp_path) / "results" / "acme-t8" / "resnet"
+    (bench / "README.txt").write_text("notes\n", encoding="utf-8")
+    (bench / "job.log").write_bytes((bench / "result_0.txt").read_bytes())
+    result = check(sorted(str(p) for p in bench.iterdir()))
+    assert len(result.runs) == 5 and result.benchmarks[0].score.valid
+    assert sorted(f.path for f in result.all_findings() if f.code == "MLC002") == [
+        str(bench / "README.txt"), str(bench / "job.log")]

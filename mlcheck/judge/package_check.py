@@ -20,7 +20,7 @@ from mlcheck.results import BenchmarkResult
 from mlcheck.package.layout import (PACKAGE, PACKAGE_FOLDERS, BenchmarkFolder, JsonDocument,
                                     PackageLayout, PackagePart, join_path, package_parts,
                                     read_json_document, scan_part, system_info)
-from mlcheck.package.discover import NAMED_NO_RECORD_FILE, NO_RECORD_FILE, UNREADABLE_FOLDER, RealPaths, absolute_parts, shown_path
+from mlcheck.package.discover import NAMED_BESIDE_RESULTS, NAMED_NO_RECORD_FILE, NO_RECORD_FILE, UNREADABLE_FOLDER, RealPaths, absolute_parts, shown_path
 from mlcheck.rules.internal import crash_finding
 from mlcheck.read.reading_rules import FILE_UNREADABLE, NO_RECORDS, NOT_A_REGULAR_FILE
 from mlcheck.rules.package import ROUND_ASSUMED
@@ -250,6 +250,12 @@ def _skipped_finding(path: str, kind: str) -> Finding:
             "no :::MLLOG record anywhere in this file: passed over as not a log (it was named among other "
             "paths, as a shell glob names a README beside packages; it is no result_<i>.txt, and the "
             "official tools read no such file). Name it alone to check it as a log"),
+            severity=Severity.INFO, official=False)
+    if kind == NAMED_BESIDE_RESULTS:
+        return NO_RECORDS.at(path, None, (
+            "not read as a run: it was named among other paths beside result_<i>.txt files (as `bench/*` "
+            "names a README), and a benchmark folder's runs are its result_<i>.txt files alone, for the "
+            "official tools and for mlcheck walking the folder. Name it alone to check it as a log"),
             severity=Severity.INFO, official=False)
     if kind.startswith(UNREADABLE_FOLDER):
         return FILE_UNREADABLE.at(path, None, (

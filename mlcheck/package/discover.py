@@ -32,6 +32,9 @@ name (``notes.txt``, ``MANIFEST.txt``) but holds no record anywhere: it is not r
 NAMED_NO_RECORD_FILE = "a named file that holds no :::MLLOG record"
 """A file named among other paths (``ROUND/*`` names a README.md) that holds no record and is no
 log (:mod:`mlcheck.package.named_files`): not read as a log either."""
+NAMED_BESIDE_RESULTS = "a named file beside result files"
+"""A file named among other paths beside named ``result_<i>.txt`` files (``bench/*``): no run of
+the folder, as when the folder is walked."""
 
 
 class DiscoveryError(Exception):
@@ -103,7 +106,8 @@ def discover_all(paths: list[str]) -> tuple[list[LogRef], list[EmptyFolder], lis
     refs = _one_spelling(refs)
     no_logs = passed_over(refs, len(paths))  # (README.md beside the packages of ROUND/*)
     if no_logs:
-        skipped.extend((ref.path, NAMED_NO_RECORD_FILE) for ref in refs if ref.path in no_logs)
+        skipped.extend((ref.path, NAMED_BESIDE_RESULTS if no_logs[ref.path] else NAMED_NO_RECORD_FILE)
+                       for ref in refs if ref.path in no_logs)
         refs = [ref for ref in refs if ref.path not in no_logs]
     return refs, empty, list(dict.fromkeys(skipped))
 
