@@ -31,7 +31,7 @@ from mlcheck.rules.eval_values import first_reaching
 from mlcheck.rules.internal import crash_finding
 from mlcheck.rules.eval_records import judged_run
 from mlcheck.facts.checks import show
-from mlcheck.facts.round_choice import newest_round_with, RulesetChoice, dated_choice, later_round_with
+from mlcheck.facts.round_choice import NOT_INFERRED, newest_round_with, RulesetChoice, dated_choice, later_round_with
 from mlcheck.rules.selection import (BENCHMARK_NOT_ITS_FOLDER, LOG_NEWER_THAN_RULESETS, RULESET_NOT_INFERRED,
                                      UNKNOWN_BENCHMARK, forced_against_date, path_round_passed)
 from mlcheck.facts.rulesets import (SUPPORTED_RULESETS, BenchmarkFacts, Ruleset, load_ruleset, newest_period_end,
@@ -294,7 +294,7 @@ def choose_ruleset(run: Run, ref: LogRef, forced: Ruleset | None,
         f"the run date and path do not tell the round; judged under {fallback.version}, the newest round"
         f"{'' if fallback.version == SUPPORTED_RULESETS[-1] else ' with ' + str(run.benchmark or ref.benchmark)}. "
         f"Pass --ruleset ({', '.join(SUPPORTED_RULESETS)}) to choose"), run_index=run.index)
-    return RulesetChoice(fallback, "default (not inferred)", note)
+    return RulesetChoice(fallback, NOT_INFERRED, note)
 
 
 register_checker(sys.modules[__name__])  # the worker processes of --jobs judge each log with it

@@ -510,3 +510,12 @@ def test_every_run_whose_hyperparameter_differs_is_named(tmp_path: Path) -> None
         edit_log(package / RESNET / name, "global_batch_size", "3200")
     found = sorted(path for path, _, _ in codes(package)["MLC520"])
     assert found == [str(package / RESNET / "result_1.txt"), str(package / RESNET / "result_3.txt")]
+
+
+def test_a_joint_submissions_submitters_in_another_order_agree(tmp_path: Path) -> None:
+    """'IBM+CoreWeave+NVIDIA' in the logs and 'CoreWeave + IBM + NVIDIA' in the description."""
+    package = make_package(tmp_path)
+    edit_system(package, lambda d: d.update(submitter="Beta + Acme"))
+    for index in range(5):
+        edit_log(package / RESNET / f"result_{index}.txt", "submission_org", '"Acme+Beta"')
+    assert "MLC516" not in codes(package)

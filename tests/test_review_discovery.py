@@ -322,13 +322,25 @@ def test_a_named_log_without_records_beside_named_logs_is_a_failing_run(tmp_path
                                                           (str(tmp_path / "job2.log"), "fail")]
 
 
-def test_a_glob_of_a_benchmark_folder_reads_its_result_files_alone(tmp_path: Path) -> None:
-    """``mlcheck check bench/*`` names the README.txt and a raw log beside the result files: as the
-    walk of the folder, they are no runs of it (the folder keeps its 5 runs and its score)."""
-    bench = _package(tmp_path) / "results" / "acme-t8" / "resnet"
-    (bench / "README.txt").write_text("notes\n", encoding="utf-8")
-    (bench / "job.log").write_bytes((bench / "result_0.txt").read_bytes())
-    result = check(sorted(str(p) for p in bench.iterdir()))
-    assert len(result.runs) == 5 and result.benchmarks[0].score.valid
-    assert sorted(f.path for f in result.all_findings() if f.code == "MLC002") == [
-        str(bench / "README.txt"), str(bench / "job.log")]
+@pytest.mark.parametrize("layout", ["one folder per job", "logs only", "no log at all", "gzip result", "twice"])
+def test_a_glob_never_hides_a_log_that_logged_nothing(tmp_path: Path, layout: str) -> None:
+    """Passing over is for files of no log beside packages: a crashed job's log, a result file
+    (gzip too), or files that would leave nothing to check stay failing runs (MLC002 errors)."""
+    import gzip
+
+    good, empty = (BENCH / "result_0.txt").read_bytes(), b"Killed\n"
+    files, failing = {
+        "one folder per job": ({"job1/train.log": good, "job2/train.log": empty}, ["job2/train.log"]),
+        "logs only": ({"run_0.log": empty, "run_1.log": empty}, ["run_0.log", "run_1.log"]),
+        "no log at all": ({"README.md": b"# notes\n", "LICENSE": b"MIT\n"}, ["LICENSE", "README.md"]),
+        "gzip result": ({"a/result_0.txt.gz": gzip.compress(b""), "b/result_0.txt.gz": gzip.compress(good)},
+                        ["a/result_0.txt.gz"]),
+        "twice": ({"run_0.log": empty}, ["run_0.log"]),
+    }[layout]
+    for name, data in files.items():
+        (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / name).write_bytes(data)
+    named = [str(tmp_path / name) for name in files] * (2 if layout == "twice" else 1)
+    result = check(named)
+    errors = {f.path for f in result.all_findings() if f.code == "MLC002" and f.severity is Severity.ERROR}
+    assert errors == {str(tmp_path / name) for name in failing}

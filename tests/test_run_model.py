@@ -156,12 +156,15 @@ def test_a_passing_eval_logged_a_millisecond_after_run_stop_is_no_fault(tmp_path
     assert "60.000 s after run_stop" in found[0].message
 
 
-@pytest.mark.parametrize("time_ms, warned", [("1652083200", True), ("0", False)])
-def test_a_clock_on_a_record_that_times_nothing_is_a_warning(tmp_path: Path, time_ms: str, warned: bool) -> None:
+@pytest.mark.parametrize("key, time_ms, warned", [("submission_org", "1652083200", True), ("submission_org", "0", False),
+                                                   ("eval_accuracy", "0", True)])
+def test_a_clock_on_a_record_that_times_nothing_is_a_warning(tmp_path: Path, key: str, time_ms: str,
+                                                              warned: bool) -> None:
     """A date in seconds on a submission_* record: a warning (the clock or unit is wrong); time_ms
-    0 is a record written afterwards without a clock (accepted packages have them): nothing."""
+    0 on a submission_* record is one written afterwards without a clock (accepted packages have
+    them): nothing; on an eval, which a clock should have timed, a warning."""
     lines = _lines()
-    at = _index(lines, "submission_org")
+    at = _index(lines, key)
     old = lines[at].split('"time_ms": ')[1].split(",")[0]
     log = _write(tmp_path / "result_0.txt", lines[:at] + [lines[at].replace(old, time_ms)] + lines[at + 1:])
     (run,) = check([str(log)]).runs
@@ -241,3 +244,19 @@ def test_a_run_no_date_places_is_judged_under_the_newest_round_with_its_benchmar
     codes = {f.code for f in run.findings}
     assert "MLC011" not in codes and {"MLC012", "MLC405"} <= codes
     assert run.ruleset is not None and "resnet" in load_ruleset(run.ruleset).benchmarks
+
+
+def test_a_run_no_date_places_does_not_decide_its_folders_round(tmp_path: Path) -> None:
+    """The first run of a folder in seconds (MLC012): the folder takes the round its dated runs tell."""
+    package = tmp_path / "Acme"
+    shutil.copytree(EXAMPLE, package)
+    log = package / "results" / "acme-t8" / "resnet" / "result_0.txt"
+    lines = []
+    for line in log.read_text("utf-8").splitlines(keepends=True):
+        record = json.loads(line[len(":::MLLOG "):])
+        record["time_ms"] = record["time_ms"] / 1000
+        lines.append(":::MLLOG " + json.dumps(record) + "\n")
+    log.write_text("".join(lines), "utf-8")
+    (bench,) = check([str(package)]).benchmarks
+    dated = {r.ruleset for r in bench.runs if r.path != str(log)}
+    assert len(dated) == 1 and bench.ruleset in dated

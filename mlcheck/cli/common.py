@@ -100,8 +100,8 @@ def load_cli_settings(config_path: str | None, paths: Sequence[str] | None = Non
     the first found from the checked ``paths`` upwards); exit 2 for a missing config file, a
     usage error for a --select/--ignore prefix that matches no rule."""
     named = (f"--config {config_path}" if config_path is not None
-             else f"MLCHECK_CONFIG={os.environ['MLCHECK_CONFIG']}" if os.environ.get("MLCHECK_CONFIG") else None)
-    given_path = config_path or os.environ.get("MLCHECK_CONFIG", "")
+             else f"MLCHECK_CONFIG={os.environ['MLCHECK_CONFIG']}" if os.environ.get("MLCHECK_CONFIG", "").strip() else None)
+    given_path = config_path or (os.environ.get("MLCHECK_CONFIG", "") if named else "")
     if named is not None and not os.path.isfile(given_path) and given_path != os.devnull:  # (no config)
         why = "not a regular file" if os.path.exists(given_path) else "no such file"
         click.echo(one_line(f"mlcheck: error: {named}: {why}"), err=True)

@@ -32,6 +32,11 @@ def later_round_with(version: str, benchmark: str) -> Ruleset | None:
     return None
 
 
+NOT_INFERRED = "default (not inferred)"
+"""The source of a round neither the date nor the path gave (MLC012): a folder takes the round
+of its runs that tell one (:func:`mlcheck.judge.folders.score_folder`)."""
+
+
 @lru_cache(maxsize=64)
 def newest_round_with(benchmark: str | None) -> Ruleset:
     """The newest round that has ``benchmark`` (a run neither its date nor its path places, the

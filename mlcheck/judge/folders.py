@@ -10,6 +10,7 @@ import os
 from dataclasses import replace
 
 from mlcheck.model import Finding, Severity
+from mlcheck.facts.round_choice import NOT_INFERRED
 from mlcheck.results import TOLERATED_CODES, BenchmarkResult, EnergyScore, RcpResult, RunResult, RunSummary, Score
 from mlcheck.facts.rulesets import BenchmarkFacts, Ruleset, RulesetError, load_ruleset
 from mlcheck.judge.official_stops import folder_stops
@@ -164,7 +165,9 @@ def score_folder(key: GroupKey, members: list[RunResult],
                  whole_folder: bool = True) -> BenchmarkResult:
     org, system, benchmark, folder = key
     members = sorted(members, key=lambda r: (natural_order(r.path), r.index))
-    first = next((r for r in members if r.ruleset), members[0])  # (a file no run was read from has no round)
+    # (a file no run was read from has no round; one no date or path placed, MLC012, decides last)
+    first = next((r for r in members if r.ruleset and r.ruleset_source != NOT_INFERRED),
+                 next((r for r in members if r.ruleset), members[0]))
     ruleset = load_ruleset(first.ruleset) if first.ruleset else None
     facts = benchmark_facts(ruleset, benchmark) if ruleset else None
     findings: list[Finding] = []

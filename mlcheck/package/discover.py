@@ -104,7 +104,7 @@ def discover_all(paths: list[str]) -> tuple[list[LogRef], list[EmptyFolder], lis
         else:
             refs.append(_ref_for_file(given))
     refs = _one_spelling(refs)
-    no_logs = passed_over(refs, len(paths))  # (README.md beside the packages of ROUND/*)
+    no_logs = passed_over(refs, paths)  # (README.md beside the packages of ROUND/*)
     if no_logs:
         skipped.extend((ref.path, NAMED_BESIDE_RESULTS if no_logs[ref.path] else NAMED_NO_RECORD_FILE)
                        for ref in refs if ref.path in no_logs)

@@ -87,10 +87,11 @@ def raw_result_file(path: str, copies: int, colour_lines: int = 0, colour_line: 
     return None
 
 
-RESULT_FILE_NOTE = ("; in a result file the official parser tolerates this and such files are accepted "
-                    "(`mlcheck split` writes files of records alone if you want them)")
-"""The end of MLC020's message for a ``result_<i>.txt`` file that only rank tags, timestamps,
-colour codes or launcher lines make raw output (no MLC013 then: one finding says it)."""
+RESULT_FILE_NOTE = ("; a result file: the official parser reads it as mlcheck does (the text around the records "
+                    "ignored, every rank's records counted), so the other findings say whether it passes; "
+                    "`mlcheck split` writes files of records alone if you want them")
+"""The end of MLC020's message for a ``result_<i>.txt`` file the official parser does not refuse
+for being raw output (no MLC013 then: one finding says that it is raw output)."""
 
 
 def marker_named(path: str, line: int, quoted: bool) -> Finding:

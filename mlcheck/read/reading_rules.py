@@ -20,8 +20,8 @@ own (a warning or a note).
   that holds no record anywhere (a ``MANIFEST.txt``, notes) is passed over: an info, not a run
   (the official tools read no such file). So is such a file named on the command line among other
   paths (``mlcheck check ROUND/*`` names a ``README.md`` or ``LICENSE`` beside the packages) when its
-  name is no log's or no other named file of its folder is a log, and any other file named beside
-  named ``result_<i>.txt`` files (``bench/*``: not a run of the folder). Beside raw job output, in a
+  name is no log's or it lies beside a named folder, unless nothing else is left to check, and any
+  other file named beside named ``result_<i>.txt`` files (``bench/*``: not a run of the folder). Beside raw job output, in a
   package's ``results/``, in a folder of raw output alone and named alone on the command line, it
   is a log (an error).
 - MLC003 invalid-json: the text after ``:::MLLOG`` is not valid JSON. The message gives the column.

@@ -1,7 +1,8 @@
 """Configuration and waivers (family MLC04x): problems with mlcheck's own settings.
 
 Settings come from ``[tool.mlcheck]`` in ``pyproject.toml`` or a ``.mlcheck.toml`` (the first
-found from the working directory upwards, or ``--config``), then ``MLCHECK_*`` environment
+found from the checked paths upwards, from the working directory only for standard input, or
+``--config``), then ``MLCHECK_*`` environment
 variables, then the command line. Waivers (``[[tool.mlcheck.waivers]]`` with ``code``, ``path``
 glob, ``reason`` and optional ``expires``) move matching findings to a "waived" section that no
 longer counts for the exit code. These rules are about mlcheck's own configuration: no official

@@ -4,8 +4,8 @@ Rules text: training_rules.adoc §Quality measure: "The quality measure must be 
 same frequency (in terms of number of training items between test sets) ... as in the reference
 implementation", with a table per benchmark (facts in ``schemas/rulesets/<round>/ruleset.json``,
 ``eval_cadence``): ResNet every 4 epochs with offset 0-3, RNN-T every epoch, BERT every
-``FLOOR(0.05*(230.23*GBS+3000000), 25000)`` samples skipping 0 (the text gives no rounding: an
-eval within one batch of its point, either way, is on it). Evaluating less often makes the measured time-to-train depend on when the target
+``FLOOR(0.05*(230.23*GBS+3000000), 25000)`` samples skipping 0 (a point may be rounded up to the
+next batch). Evaluating less often makes the measured time-to-train depend on when the target
 happens to be checked; evaluating more often gives it an advantage over the reference.
 
 Packed sequences: the rules allow "arbitrary sharding, batching, and packing" (§Training Data
@@ -113,15 +113,11 @@ def _off_bert_schedule(ctx: RunContext, evals: list[tuple[Evaluation, float]],
         return _off_packed_schedule(ctx, evals, batch, interval, name, cadence)
     for number, (current, samples) in enumerate(evals, start=1):
         due = number * interval
-        # The text gives no rounding: the reference rounds up to the next batch, a run that
-        # evaluates at the batch boundary before the due point (149,952 at batch 66 for 150,000)
-        # is as near. One batch either way, as the 6.0 rows say.
-        if not due - batch < samples < due + batch:
+        if not due <= samples < due + batch:
             return ctx.at(EVAL_CADENCE, current.line, (
                 f"eval {number} is at {_shown(samples)} samples; with global_batch_size {_shown(batch)} "
                 f"the rules evaluate {name} every {interval:,} samples, so eval {number} is due at "
-                f"{due:,} (within a batch either way: above {_shown(due - batch)} and below "
-                f"{_shown(due + batch)}; {_source(cadence)})"))
+                f"{due:,} (rounded up to a batch at most: below {_shown(due + batch)}; {_source(cadence)})"))
     return None
 
 

@@ -21,8 +21,9 @@ v1.1, 30 min closed / 4 h open from v2.0); checker: training_X.Y.Z/common.yaml, 
   and are meaningless (the official tools score such a log without a word: a ``run_stop`` at 1e30
   ms gives a time-to-train of 1.7e25 minutes; training_rules §Timing). A warning on any other
   record (no time is computed from it, but the clock or the unit that wrote it is wrong), except
-  ``time_ms: 0``: a ``submission_*`` or hyper-parameter record written afterwards without a clock
-  (``"file": "N/A"``, as accepted packages of several submitters have them) times nothing.
+  ``time_ms: 0`` on a ``submission_*`` record or one logged before ``run_start`` (a
+  hyper-parameter): written without a clock (``"file": "N/A"``, as accepted packages of several
+  submitters have them), it times nothing.
   Fix: log milliseconds since the Unix epoch, as ``mllog`` does.
 """
 
@@ -34,6 +35,7 @@ from typing import Iterator
 
 from mlcheck.model import NO_INIT_START, EVENT_LINE, EVENT_TIME_MS, PLAUSIBLE_MS, Event, Finding, Severity
 from mlcheck.rule import Rule, RunContext
+from mlcheck.rules.clock_values import shown_time as _shown_time, unit_hint as _unit_hint, within as _within
 
 INIT_TIME_EXCEEDED = Rule("MLC401", "init-time-exceeded", Severity.ERROR,
                           "initialisation took longer than the round allows", official=True)
@@ -77,7 +79,7 @@ def _clock_range(ctx: RunContext) -> Iterator[Finding]:
     clocks = [e for e in odd if e.key in _CLOCK_KEYS]
     for group, severity, effect in ((clocks, Severity.ERROR, "the time-to-train and init time computed "
                                      "from it are meaningless"),
-                                    ([e for e in odd if e.key not in _CLOCK_KEYS and e.time_ms != 0], Severity.WARNING,
+                                    ([e for e in odd if e.key not in _CLOCK_KEYS and not _unclocked(e, ctx.run.run_start)], Severity.WARNING,
                                      "no time is computed from this record, but the clock that wrote it "
                                      "is wrong")):
         if group:
@@ -89,35 +91,9 @@ def _clock_range(ctx: RunContext) -> Iterator[Finding]:
                          f"{effect}", severity=severity)
 
 
-def _shown_time(value: float) -> str:
-    """A time as logged: ``1700000000`` (not ``1.7e+09``), a fraction or a huge value as Python
-    writes it."""
-    if isinstance(value, float) and value.is_integer() and abs(value) < 1e18:
-        return str(int(value))
-    return repr(value)
-
-
-def _unit_hint(value: float) -> str:
-    """`` (a date in seconds: ...)`` where the value is a plausible date in another unit."""
-    low, high = PLAUSIBLE_MS
-    for unit, factor in (("seconds", 1000.0), ("microseconds", 1e-3), ("nanoseconds", 1e-6)):
-        if low <= value * factor < high:
-            return f" (it is a date in {unit})"
-    return ""
-
-
-def _within(times: list[float], low: float, high: float) -> bool:
-    """``low <= min(times) and max(times) < high``: the times sorted (in C, with float compares;
-    a log's times are nearly in order) when none is NaN (their sum is not), which leaves the
-    least first and the greatest last."""
-    try:
-        total = sum(times)
-    except Exception:  # noqa: BLE001 - min and max meet the same values below
-        total = None
-    if total is None or total != total:  # (a NaN, or values that are not numbers: as they come)
-        return low <= min(times) and max(times) < high
-    times.sort()
-    return low <= times[0] and times[-1] < high
+def _unclocked(event: Event, start: Event | None) -> bool:
+    """``time_ms: 0`` on a ``submission_*`` record or one before ``run_start``: no clock wrote it."""
+    return event.time_ms == 0 and (event.key.startswith("submission_") or (start is not None and event.line < start.line))
 
 
 def _init_time(ctx: RunContext) -> Iterator[Finding]:

@@ -120,7 +120,8 @@ def load_settings(cli: Mapping[str, Any], cwd: str | None = None,
     ``paths`` upwards (see :func:`search_start`; ``paths`` None: from ``cwd``)."""
     environ = os.environ if environ is None else environ
     cwd = cwd or os.getcwd()
-    explicit = config or environ.get("MLCHECK_CONFIG")
+    named = environ.get("MLCHECK_CONFIG", "")
+    explicit = config or (named if named.strip() else None)  # (blank: unset)
     start, origin = search_start(paths, cwd) if paths is not None else (cwd, "the working directory")
     found = None if explicit else find_config(start)
     # A config found by the search is shown as the checked paths are given: relative to the
