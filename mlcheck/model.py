@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import enum
 import operator
+import re
 from collections import defaultdict
 from itertools import chain
 from typing import Any, Callable, Generic, Iterator, Mapping, NamedTuple, TypeVar, overload
@@ -289,3 +290,9 @@ class Run(FirstRecords):
         # (from 9e99, as the checker's BEGIN sets it: a start timed NaN never lowers it, in C)
         earliest: float = min(chain((NO_INIT_START,), map(EVENT_TIME_MS, starts)))
         return stop.time_ms - earliest
+
+
+def natural_order(path: str) -> list[object]:
+    """Sort key that puts result_2 before result_10 (the digits ``\\d`` splits out are decimal
+    digits, of any script; not superscripts, which ``str.isdigit`` also accepts and ``int`` refuses)."""
+    return [int(part) if part.isdecimal() else part for part in re.split(r"(\d+)", path)]

@@ -129,7 +129,8 @@ def test_members_that_differ_in_numbers_list_only_those_numbers() -> None:
                             f"raw job output: {lines} lines, 500 records read; {crlf} CRLF line ends",
                             f"b/result_{i}.txt", None, False, 0) for i, (lines, crlf) in enumerate([(1186, 1169),
                                                                                                      (1099, 1081)]))
-    assert context_lines(FindingGroup(members, "b", 2)) == ["result_0.txt: 1186; 1169", "result_1.txt: 1099; 1081"]
+    assert context_lines(FindingGroup(members, "b", 2)) == ["result_0.txt: 1186 lines; 1169 CRLF",
+                                                              "result_1.txt: 1099 lines; 1081 CRLF"]
 
 
 def test_score_of_nothing_says_why(tmp_path: Path) -> None:

@@ -11,6 +11,7 @@ from pathlib import Path
 
 from mlcheck.package.folder_walk import walk
 from mlcheck.records import dataclass
+from mlcheck.model import natural_order as natural_order  # (re-exported)
 from mlcheck.read.file_names import RESULT_FILE, SUBMITTED_RESULT_FILE
 from mlcheck.package.not_logs import not_a_log
 from mlcheck.read.held_logs import is_held
@@ -160,12 +161,6 @@ def _one_spelling(refs: list[LogRef]) -> list[LogRef]:
         if unique.setdefault(real, ref) is ref and through_link:
             linked.add(real)
     return list(unique.values())
-
-
-def natural_order(path: str) -> list[object]:
-    """Sort key that puts result_2 before result_10 (the digits ``\\d`` splits out are decimal
-    digits, of any script; not superscripts, which ``str.isdigit`` also accepts and ``int`` refuses)."""
-    return [int(part) if part.isdecimal() else part for part in re.split(r"(\d+)", path)]
 
 
 def _walk(top: str, skipped: list[tuple[str, str]] | None = None) -> list[LogRef]:

@@ -15,7 +15,7 @@ import re
 from typing import Callable, Iterable
 
 from mlcheck.records import dataclass
-from mlcheck.model import Finding, Severity
+from mlcheck.model import Finding, Severity, natural_order
 from mlcheck.results import CheckResult
 
 _NUMBER = re.compile(r"\d+(?:[.,]\d+)*")
@@ -135,7 +135,23 @@ def _numbers_that_differ(members: tuple[Finding, ...]) -> list[str]:
     if any(len(n) != len(numbers[0]) for n in numbers):
         return [m.message for m in members]
     varying = [i for i in range(len(numbers[0])) if any(n[i] != numbers[0][i] for n in numbers)]
-    return ["; ".join(n[i] for i in varying) for n in numbers]
+    labels = _labels(members[0].message)
+    return ["; ".join(labels[i].format(n[i]) for i in varying) for n in numbers]
+
+
+_AFTER = re.compile(r"\s?(?::::MLLOG\s)?([A-Za-z][A-Za-z_]*)")
+_BEFORE = re.compile(r"([A-Za-z_]+)\s$")
+
+
+def _labels(message: str) -> list[str]:
+    """For each number of ``message``, a template that names it as the message does: ``{} lines``
+    (the word after it), ``line {}`` (the word before, when none follows), or ``{}``."""
+    labels = []
+    for match in _NUMBER.finditer(message):
+        after = _AFTER.match(message, match.end())
+        before = _BEFORE.search(message, 0, match.start())
+        labels.append("{} " + after.group(1) if after else before.group(1) + " {}" if before else "{}")
+    return labels
 
 
 def _item_text(item: str) -> str:
@@ -165,7 +181,14 @@ def group_for_display(result: CheckResult, min_severity: Severity = Severity.INF
         key = (folder, found.code, int(found.severity), found.official, text_key(found.message))
         buckets.setdefault(key, []).append(found)
         where[key] = (folder, runs)
-    return [FindingGroup(tuple(members), where[key][0], where[key][1]) for key, members in buckets.items()]
+    return [FindingGroup(tuple(sorted(members, key=_natural)), where[key][0], where[key][1])
+            for key, members in buckets.items()]
+
+
+def _natural(found: Finding) -> tuple[object, ...]:
+    """A group's members in the order of their runs (result_2 before result_10)."""
+    return (natural_order(found.path), found.run_index if found.run_index is not None else -1,
+            found.line if found.line is not None else 0)
 
 
 def _folder_of(path: str) -> str:

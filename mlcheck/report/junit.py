@@ -122,13 +122,18 @@ def _check_of(found: Finding) -> str:
                 FOLDER_CHECKS[0][0])
 
 
-def _folder_cases(bench: BenchmarkResult, options: ReportOptions) -> list[_Case]:
+def _folder_cases(bench: BenchmarkResult, options: ReportOptions, layout: Sequence[Finding] = ()) -> list[_Case]:
+    """The folder's testcases; ``layout``: the package findings about the folder or a file in it
+    (MLC507, MLC508: a file of its own testcase, the folder's a folder check)."""
     folder = relative_path(bench.folder or ".", options.root)
     files = _files(bench.runs)
     of_files: dict[str, list[Finding]] = {path: [f for r in runs for f in r.findings] for path, runs in files.items()}
     of_checks: dict[str, list[Finding]] = {name: [] for name, _ in FOLDER_CHECKS}
     for item in bench.findings:  # a folder finding about one file (MLC516) is that file's
         (of_files[item.path] if item.path in of_files else of_checks[_check_of(item)]).append(item)
+    for item in layout:
+        inside = os.path.normpath(item.path) != os.path.normpath(bench.folder or ".")
+        (of_files.setdefault(item.path, []) if inside else of_checks[_check_of(item)]).append(item)
     cases = []
     for path, found in of_files.items():
         shown = relative_path(path, options.root)
@@ -142,14 +147,21 @@ def _folder_cases(bench: BenchmarkResult, options: ReportOptions) -> list[_Case]
 
 def _suites(result: CheckResult, options: ReportOptions) -> Iterator[_Suite]:
     in_folders: set[tuple[str, int]] = set()
-    for bench in result.benchmarks:
+    folders = {os.path.normpath(b.folder): i for i, b in enumerate(result.benchmarks) if b.folder}
+    layout: dict[int, list[Finding]] = {}  # (a package finding about a benchmark folder or a file in it)
+    elsewhere: list[Finding] = []
+    for item in result.findings:
+        at = os.path.normpath(item.path)
+        index = folders.get(at, folders.get(os.path.dirname(at)))
+        (layout.setdefault(index, []) if index is not None else elsewhere).append(item)
+    for i, bench in enumerate(result.benchmarks):
         yield _Suite(relative_path(bench.folder or ".", options.root), _benchmark_properties(bench),
-                     _folder_cases(bench, options))
+                     _folder_cases(bench, options, layout.get(i, ())))
         in_folders.update((r.path, r.index) for r in bench.runs)
     loose = _files(r for r in result.runs if (r.path, r.index) not in in_folders)
-    if loose or result.findings:
+    if loose or elsewhere:
         by_path: dict[str, list[Finding]] = {path: [f for r in runs for f in r.findings] for path, runs in loose.items()}
-        for item in result.findings:
+        for item in elsewhere:
             by_path.setdefault(item.path, []).append(item)
         cases = []
         for path, found in sorted(by_path.items()):

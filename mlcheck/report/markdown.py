@@ -42,9 +42,10 @@ def _rcp(bench: BenchmarkResult) -> str:
 
 def _score_card(result: CheckResult, root: str) -> list[str]:
     several = len({bench.org for bench in result.benchmarks}) > 1  # (a round: whose system is it)
+    energy = any(bench.energy is not None for bench in result.benchmarks)  # (as the HTML table)
     lines = [("| submitter " if several else "") + "| benchmark | system | division | round | score (min) | valid | "
-             "runs counted | runs dropped | failing runs | RCP |",
-             ("|---" if several else "") + "|---|---|---|---|--:|---|--:|--:|--:|---|"]
+             "runs counted | runs dropped | failing runs | RCP |" + (" energy (kJ) |" if energy else ""),
+             ("|---" if several else "") + "|---|---|---|---|--:|---|--:|--:|--:|---|" + ("--:|" if energy else "")]
     for bench in result.benchmarks:
         score = bench.score
         valid = "✅ " + markdown_cell(score.reason) if score.valid else "❌ " + markdown_cell(score.reason)
@@ -54,8 +55,14 @@ def _score_card(result: CheckResult, root: str) -> list[str]:
         lines.append(f"{submitter}| {markdown_cell(bench.benchmark or '?')} | {markdown_cell(bench.system or '?')} | "
                      f"{markdown_cell(bench.division or '?')} | {markdown_cell(bench.ruleset or '?')} | "
                      f"{format_minutes(score.score_min)} | {valid} | {len(score.runs_counted)} | "
-                     f"{len(score.runs_dropped)} | {failing_runs_text(bench.runs)} | {_rcp(bench)} |")
+                     f"{len(score.runs_dropped)} | {failing_runs_text(bench.runs)} | {_rcp(bench)} |"
+                     + (f" {_kilojoules(bench)} |" if energy else ""))
     return lines
+
+
+def _kilojoules(bench: BenchmarkResult) -> str:
+    joules = bench.energy.joules if bench.energy is not None else None
+    return "—" if joules is None else f"{joules / 1000:,.1f}"
 
 
 def render_markdown(result: CheckResult, options: ReportOptions) -> str:

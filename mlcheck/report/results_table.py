@@ -93,12 +93,22 @@ def render_markdown(result: CheckResult) -> str:
     header = _header(columns, energies)
 
     def line(cells: list[str]) -> str:
-        return "| " + " | ".join(markdown_cell(c) for c in cells) + " |"
+        return "| " + " | ".join(_markdown_link(c) if c.startswith("https://") else markdown_cell(c) for c in cells) + " |"
 
     numeric = {*columns, *_NUMERIC, *_energy_header(energies)}
     lines = [line(header), "|" + "|".join("---:" if h in numeric else "---" for h in header) + "|"]
     lines.extend(line(_values(row, columns, energies)) for row in rows)
     return "\n".join(lines) + "\n"
+
+
+def _markdown_link(url: str) -> str:
+    """A link cell as an autolink: its path percent-encoded (a space, a ``%`` or a ``|`` of a
+    system name), no Markdown escapes (inside ``<...>`` a backslash would stay in the link)."""
+    from urllib.parse import quote
+
+    scheme, _, rest = url.partition("://")
+    host, _, path = rest.partition("/")
+    return f"<{scheme}://{host}/{quote(one_line(path), safe='/')}>"
 
 
 def table_dict(result: CheckResult) -> dict[str, Any]:

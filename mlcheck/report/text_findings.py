@@ -48,7 +48,8 @@ def render_findings(result: CheckResult, console: Console, min_severity: Severit
     """The "Findings" section: grouped lines, context (``full``), a cap (``cap``: a terminal)."""
     from rich.text import Text
 
-    groups = group_for_display(result, min_severity)
+    # The errors first, then the warnings, then the notes; each in report order (by path).
+    groups = sorted(group_for_display(result, min_severity), key=lambda group: -group.severity)
     if not groups:
         return
     console.print(Text("Findings", style="bold"))
