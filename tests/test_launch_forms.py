@@ -38,6 +38,18 @@ LAUNCHES = [
     "+ env NCCL_DEBUG=INFO torchrun --nproc_per_node=8 train.py",
     "+ docker exec -t trainer mpirun -np 8 python train.py",
     "+ hl-smi && mpirun --allow-run-as-root -np 8 python train.py",
+    # From the review of session 30: Intel MPI/MPICH, HPE MPT, OpenMPI's and PRRTE's other names,
+    # TACC, Flux, MosaicML, containers and shells, a bracketed date before set -x's +.
+    "+ mpiexec.hydra -n 8 -ppn 8 -prepend-rank python train.py",
+    "mpiexec_mpt -np 8 python train.py",
+    "orterun -np 8 python train.py",
+    "ibrun -n 8 python train.py",
+    "flux run -N 2 -n 16 python train.py",
+    "composer -n 8 train.py",
+    "+ apptainer exec --nv image.sif mpirun -np 8 python train.py",
+    "singularity exec image.sif torchrun --nproc_per_node=8 train.py",
+    "+ bash -c 'mpirun -np 8 python train.py'",
+    "[2024-05-01 10:00:00] + mpirun -np 8 python train.py",
 ]
 NOT_LAUNCHES = [
     "+ python -m mpi4py train.py",
@@ -47,6 +59,9 @@ NOT_LAUNCHES = [
     "I will launch -- later",
     "cmd = echo hi",
     "torch.distributed.elastic.multiprocessing.errors.ChildFailedError: ",
+    "sh: 1: mpirun: not found",
+    "composer is a framework",
+    "apptainer exec image.sif python train.py --mpirun-like",
 ]
 
 
@@ -110,3 +125,25 @@ def test_a_record_repeated_after_run_stop_stays_with_its_run(key: str, tmp_path:
     assert first.run is not None and first.run.last_line == len(run) + 3  # (both copies: len(run) + 2 and + 3)
     assert second.run is not None and second.run.first_line == len(run) + 5
     assert first.verdict == second.verdict == "pass"
+
+
+def test_an_init_crash_that_hydra_reports_then_a_relaunch_is_two_runs(tmp_path: Path) -> None:
+    """MPICH/Intel MPI's banner ends the job (a job end, then the next attempt's launcher line)."""
+    run = GOOD.read_text("utf-8").splitlines()
+    cut = next(i for i, line in enumerate(run) if '"init_stop"' in line) - 1
+    banner = ["=" * 40, "=   BAD TERMINATION OF ONE OF YOUR APPLICATION PROCESSES", "=   RANK 3 PID 41235 RUNNING AT node017",
+              "=" * 40]
+    crashed, again = _runs(tmp_path, ["+ mpiexec.hydra -n 8 python train.py", *run[:cut], *banner,
+                                      "+ mpiexec.hydra -n 8 python train.py", *_later(run, 1)])
+    assert crashed.verdict == "fail" and again.verdict == "pass"
+
+
+def test_a_run_killed_mid_record_then_rerun_gives_no_glued_records_warning(tmp_path: Path) -> None:
+    """``tee -a``: the rerun's first record follows the killed run's cut one on its line. The cut is
+    MLC023 (the killed run's); MLC010 (records sharing a line) is not said of the rerun."""
+    run = GOOD.read_text("utf-8").splitlines()
+    cut = next(i for i, line in enumerate(run) if '"eval_accuracy"' in line)
+    again = _later(run, 30)
+    crashed, rerun = _runs(tmp_path, [*run[:cut], run[cut][:-40] + again[0], *again[1:]])
+    assert crashed.verdict == "fail" and rerun.verdict == "pass"
+    assert "MLC010" not in {f.code for f in rerun.findings}

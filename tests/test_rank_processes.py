@@ -197,3 +197,17 @@ def test_a_record_logged_twice_with_a_progress_bar_glued_to_one_copy_is_read_twi
     out = tmp_path / "out"
     assert run_cli("split", str(log), "-o", str(out)).exit_code == 0
     assert (out / "result_0.txt").read_text("utf-8").splitlines() == records[:2] + [records[1]] + records[2:]
+
+
+def test_ranks_printing_the_same_record_behind_absl_prefixes_are_all_read(tmp_path: Path) -> None:
+    """TPU/JAX logs (absl, glog): ``I0428 00:19:25.736012 140234 mllog.py:42] `` dates each line;
+    the same ``init_start`` of four ranks in a row is four records, as behind any timestamp."""
+    records = _records()
+    at = next(i for i, line in enumerate(records) if '"init_start"' in line)
+    ranks = records[:at] + [records[at]] * 4 + records[at + 1:]
+    log = tmp_path / "console.log"
+    log.write_text("".join(f"I0428 00:19:{i % 60:02d}.{i:06d} 140234 mllog.py:42] {line}\n"
+                           for i, line in enumerate(ranks)), "utf-8")
+    out = tmp_path / "out"
+    assert run_cli("split", str(log), "-o", str(out)).exit_code == 0
+    assert (out / "result_0.txt").read_text("utf-8").splitlines() == ranks

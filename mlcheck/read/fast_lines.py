@@ -239,5 +239,9 @@ def _same_but_the_time(first: bytes, then: bytes) -> bool:
     """Whether two records' prefixes both begin with a timestamp and differ in it alone (``ts``,
     ``docker logs -t``: every line dated; a handler that dates its lines and one that does not
     are two handlers)."""
-    one, two = TIMESTAMP_BYTES.match(first), TIMESTAMP_BYTES.match(then)
+    one, two = TIMESTAMP_BYTES.match(first) or _GLOG_TIME(first), TIMESTAMP_BYTES.match(then) or _GLOG_TIME(then)
     return one is not None and two is not None and first[one.end():] == then[two.end():]
+
+
+_GLOG_TIME = re.compile(rb"[IWEF]\d{4}[ \t]+\d\d:\d\d:\d\d(?:\.\d+)?").match
+"""The date of an absl/glog line (``I0428 00:19:25.736012 140234 mllog.py:42] ``, TPU and JAX logs)."""

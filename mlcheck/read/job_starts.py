@@ -32,9 +32,16 @@ from typing import Callable
 from mlcheck.model import Finding
 from mlcheck.read import raw_output_rules as raw_output
 
-_LAUNCHERS = rb"(?:mpirun|mpiexec|srun|poprun|torchrun|horovodrun|deepspeed|jsrun|aprun|pdsh|clush|pssh|parallel-ssh)"
+LAUNCHER_NAMES = ("mpirun", "mpiexec", "mpiexec.hydra", "mpiexec_mpt", "orterun", "prterun", "srun", "poprun", "torchrun",
+                  "horovodrun", "deepspeed", "jsrun", "aprun", "ibrun", "flux run", "composer", "pdsh", "clush", "pssh",
+                  "parallel-ssh")
+"""The launchers whose command line (the name, then an option) begins a job."""
+_LAUNCHERS = b"(?:" + b"|".join(re.escape(name.encode()).replace(b"\\ ", b"[ \t]+")  # (the longest first)
+                               for name in sorted(LAUNCHER_NAMES, key=len, reverse=True)) + b")"
 _WRAPPERS = (rb"(?:(?:(?:exec|nohup|time|sudo|env|stdbuf|numactl|taskset|timeout)(?:[ \t]+-\S+)*(?:[ \t]+\d\S*)?"
-             rb"|docker[ \t]+exec" rb"(?:[ \t]+-\S+)*[ \t]+[^\s-]\S*|\w+=\S*)[ \t]+)*")
+             rb"|docker[ \t]+exec" rb"(?:[ \t]+-\S+)*[ \t]+[^\s-]\S*|\w+=\S*"
+             rb"|(?:apptainer|singularity)[ \t]+(?:exec|run)\b[^\n'\"]{0,400}?"
+             rb"|(?:ba)?sh[ \t]+(?:-\w+[ \t]+)*-c[ \t]+['\"]?)[ \t]*)*")
 """What may run a launcher on a command line: ``exec``, ``timeout 7200``, ``env``, variables
 (``NCCL_DEBUG=INFO mpirun``), ``docker exec -t NAME`` (a command before ``&&`` or ``;``:
 :data:`_COMMAND_BEFORE`)."""
@@ -45,12 +52,13 @@ _MODULE_LAUNCHERS = (rb"(?:\S*/)?python[\d.]*(?:[ \t]+-\S+)*[ \t]+-m[ \t]+"
                      rb"(?:torch\.distributed\.(?:launch|run)|deepspeed\.launcher\.(?:launch|runner))\b"
                      rb"|accelerate[ \t]+launch\b")
 """Launchers run as Python modules (``python -m torch.distributed.launch``), and ``accelerate launch``."""
-_LINE_START = rb"^[ \t]*(?:\d[\d:.,/T-]*(?:[ \t]+\d[\d:.,]*)?[ \t]+)?(?:[+$#>]+[ \t]*)?"
+_LINE_START = rb"^[ \t]*(?:\[?\d[\d:.,/T-]*(?:[ \t]+\d[\d:.,]*)?\]?[ \t]+)?(?:[+$#>]+[ \t]*)?"
 """What may come before a command: blanks, a timestamp, a shell's prompt or ``set -x``'s ``+``."""
 
 
 _HEAD = re.compile(_LINE_START).match
-_WRAPPER_WORDS = (b"exec", b"nohup", b"time", b"sudo", b"env", b"stdbuf", b"numactl", b"taskset", b"docker")
+_WRAPPER_WORDS = (b"exec", b"nohup", b"time", b"sudo", b"env", b"stdbuf", b"numactl", b"taskset", b"docker",
+                  b"apptainer", b"singularity", b"bash", b"sh ")
 """How a command run through a wrapper (:data:`_WRAPPERS`) begins (or with a variable: ``NAME=``)."""
 _VARIABLE = re.compile(rb"\w+=").match
 
@@ -122,15 +130,16 @@ JOB_END = re.compile(
     rb"|Worker group FAILED\b.*\bwill restart worker group"
     rb"|Primary job\s+terminated normally, but \d+ process"
     rb"|(?:mpirun|prterun) noticed that process rank \d+ with PID"
-    rb"|(?:mpirun|prterun) detected that one or more processes exited with non-zero status")
+    rb"|(?:mpirun|prterun) detected that one or more processes exited with non-zero status"
+    rb"|BAD TERMINATION OF ONE OF YOUR APPLICATION PROCESSES")
 """A launcher's word that the job (or its attempt) ended: Slurm cancelled it (a time limit,
 a preemption, a node failure; ``--requeue`` runs it again into the same file) or saw a task
 exit with an error or a signal (``srun: error: node03: task 3: Exited with exit code 1``: the
 step ends, a run script's loop or a retry starts the next), torchelastic
-restarts its worker group, OpenMPI/PRRTE saw a rank die."""
+restarts its worker group, OpenMPI/PRRTE saw a rank die, MPICH/Intel MPI's hydra banner."""
 _JOB_END_WORDS = (b"CANCELLED AT", b"step aborted", b"srun: error:", b"restart worker group", b"terminated normally",
-                  b"noticed that", b"detected that")
-LAUNCHER_PARTS = (b"run", b"mpiexec", b"deepspeed")
+                  b"noticed that", b"detected that", b"BAD TERMINATION")
+LAUNCHER_PARTS = (b"run", b"mpiexec", b"mpiexec.hydra", b"mpiexec_mpt", b"deepspeed", b"composer")
 """Every launcher name of :data:`LAUNCH_LINE`'s command form holds one of these (in ASCII lower
 case). The readers of result files look for launcher lines by them (and by :func:`may_name_a_launcher`,
 :func:`may_hold_a_launch_line`): in a result file, one run whatever it holds, a launcher line is a
@@ -144,7 +153,8 @@ def may_name_a_launcher(lowered: bytes) -> bool:
     in lower case, as the pattern ignores case): substring searches in C (``x`` found with
     ``memchr`` first: a search for ``mpiexec`` takes ten times as long, and most text holds
     no ``x``; the host launchers' names hold ``sh``)."""
-    return b"run" in lowered or (b"x" in lowered and b"mpiexec" in lowered) or b"deepspeed" in lowered or (
+    return b"run" in lowered or (b"x" in lowered and b"mpiexec" in lowered) or b"deepspeed" in lowered \
+        or b"composer" in lowered or (
         b"sh" in lowered and (b"pdsh" in lowered or b"clush" in lowered or b"pssh" in lowered
                               or b"parallel-ssh" in lowered))
 
@@ -159,8 +169,9 @@ def may_hold_a_launch_line(squeezed: bytes) -> bool:
     ``pdsh``, ``clush``, ``pssh``). Four searches at most (``x`` found with ``memchr`` first: most
     text holds no ``mpiexec``), each a pass over the text. Result files only (see
     :data:`LAUNCHER_PARTS`)."""
-    return b"run-" in squeezed or (b"x" in squeezed and b"mpiexec-" in squeezed) or b"deepspeed-" in squeezed \
-        or b"sh-" in squeezed
+    return b"run-" in squeezed or (b"x" in squeezed and (b"mpiexec-" in squeezed or b"hydra-" in squeezed
+                                                          or b"mpt-" in squeezed)) \
+        or b"deepspeed-" in squeezed or b"composer-" in squeezed or b"sh-" in squeezed
 
 
 ANOTHER_RUN = "the records after it are read as another run"

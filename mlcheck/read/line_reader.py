@@ -197,7 +197,8 @@ class LineReader(FastLines):
             if raw_line and not self.result_file:  # (ranks' records glued in raw output: all read)
                 self.stats.shared_lines += 1
             else:
-                hidden = count - 1 if "\r" not in text else sum(hidden_by_next(segments[i]) for i in range(1, count))
+                hidden = sum(hidden_by_next(segments[i]) and (self.result_file or segments[i].rstrip().endswith("}"))
+                             for i in range(1, count))  # (raw output: a record cut by the next is MLC023's)
                 hides = self.result_file and hidden > 0
                 if hidden:
                     yield rules.GLUED_RECORDS.at(self.path, line_no, glued_message(count, hidden, self.result_file))

@@ -74,7 +74,8 @@ own (a warning or a note).
   writing to one stream). The official parser keeps only the last record of a line (a CR ends a
   line for it too): in a ``result_<i>.txt`` file mlcheck drops the others as it does, so the rules
   judge what the official checker sees (a lost required key is MLC105 there too); in other raw
-  output every record is read (``mlcheck split`` writes one per line).
+  output every record is read (``mlcheck split`` writes one per line), and a record cut by the
+  next (a killed run's last, MLC023) or a marker without a record (MLC003) shares nothing.
 - MLC003 also covers a record nested too deeply to decode (thousands of ``[``): the official
   parser crashes on it (RecursionError); mlcheck reports the line and reads on.
 - MLC017 number-out-of-range (warning): a record holds an integer of more than 308 digits (valid
