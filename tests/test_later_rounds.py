@@ -13,6 +13,7 @@ import datetime as dt
 import json
 import math
 import os
+import re
 from collections import Counter, defaultdict
 from pathlib import Path
 from typing import Any
@@ -314,3 +315,13 @@ def test_every_round_can_be_forced(tmp_path: Path, version: str) -> None:
     (run,) = check([str(_log(tmp_path, dt.datetime(2026, 12, 1), benchmark=benchmark))], ruleset=version).runs
     assert (run.ruleset, run.ruleset_source) == (version, "--ruleset")
     assert not [f for f in run.findings if f.code in ("MLC011", "MLC018", "MLC000")]
+
+
+def test_a_number_logged_as_a_string_is_said_to_be_one(tmp_path: Path) -> None:
+    """'16' is not 16 for the checker: the message says why the value fails, not only that it does."""
+    cases = load_tool("make_later_cases").build_cases("6.1.0", "llama2_70b_lora")
+    text = "\n".join(next(case for case, _ in cases if case.kind == "base").lines()) + "\n"
+    log = tmp_path / "result_0.txt"
+    log.write_text(re.sub(r'("key": "lora_rank", "value": )(\d+)', r'\1"\2"', text, count=1), "utf-8")
+    found = [f for f in check([str(log)], ruleset="6.1.0").all_findings() if "lora_rank is '16'" in f.message]
+    assert found and "a string: the checker does not read it as a number" in found[0].message

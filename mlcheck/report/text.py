@@ -9,6 +9,7 @@ from rich.text import Text
 from mlcheck.model import Severity
 from mlcheck.results import BenchmarkResult, CheckResult, RunResult
 from mlcheck.score.rcp import format_amount
+from mlcheck.facts.rulesets import SUPPORTED_RULESETS
 from mlcheck.report.plain import division_text, format_minutes, one_line, printable, scaling_source, shown, summary_line  # noqa: F401 (re-exported)
 from mlcheck.report.text_findings import render_findings
 from mlcheck.rules.rcp_check import today_differs, today_scaled_text, verdict_text
@@ -28,17 +29,30 @@ def score_text(bench: BenchmarkResult) -> Text:
         text.append(f"; scaled by {score.scaling_factor:g}, {scaling_source(bench)}'s factor, from "
                     f"{format_minutes(score.unscaled_min)} min")
     if score.valid and bench.rcp is not None and bench.rcp.verdict in ("fail", "missing"):
-        text.append(f"; but {RCP_CAVEAT[bench.rcp.verdict]}", style="yellow")
+        text.append(f"; but {rcp_caveat(bench)}", style="yellow")
     return text
 
 
 RCP_CAVEAT = {
-    "fail": "the RCP test failed: the result uploads only with --rcp_bypass, the results chair "
+    "fail": "the RCP test failed: the result uploads only with {bypass}, the results chair "
             "must be told, and it is audited",
     "missing": "no reference convergence point fits its batch size: the submitter must provide "
                "the missing RCPs",
+    "undetermined": "the RCP test cannot be evaluated (MLC532), which no bypass changes",
 }
 """What a valid score still lacks when the RCP test did not pass (training rules, RCPs)."""
+
+
+def rcp_caveat(bench: BenchmarkResult) -> str:
+    """:data:`RCP_CAVEAT` for the folder's RCP verdict: a test that could not be computed (no
+    submission mean: runs of different batch sizes, too few converged) is no failure a bypass
+    lets through; the package checker's option is ``--rcp_bypass`` up to 4.0, ``--rcp-bypass`` from 4.1."""
+    rcp = bench.rcp
+    assert rcp is not None
+    if rcp.verdict == "fail" and rcp.submission_mean is None:
+        return RCP_CAVEAT["undetermined"]
+    late = bench.ruleset in SUPPORTED_RULESETS and SUPPORTED_RULESETS.index(bench.ruleset) >= SUPPORTED_RULESETS.index("4.1.0")
+    return RCP_CAVEAT[rcp.verdict].format(bypass="--rcp-bypass" if late else "--rcp_bypass")
 
 
 def _run_table(bench: BenchmarkResult) -> Table:

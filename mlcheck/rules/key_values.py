@@ -74,9 +74,19 @@ def _value_check(ctx: RunContext, entry: Entry, event: Event, check: Mapping[str
                   if name in record.metadata]
         computed = (f"; computed {sides(formula, record)}" + (f" with {used}" if used else "")
                     + (f" (the record's {', '.join(fields)})" if fields else ""))
+    text = (" (a string: the checker does not read it as a number; log the number)"
+            if isinstance(event.value, str) and _is_number_text(event.value) else "")
     yield ctx.at(codes.invalid, event.line,
-                 f"{entry.key} is {show(event.value)}; {scope} requires {describe(check)}{computed} "
+                 f"{entry.key} is {show(event.value)}{text}; {scope} requires {describe(check)}{computed} "
                  f"({entry.source})", official=official)
+
+
+def _is_number_text(value: str) -> bool:
+    try:
+        float(value)
+    except ValueError:
+        return False
+    return True
 
 
 def _metadata_read(expr: Any) -> list[str]:

@@ -8,11 +8,13 @@ requires exactly the round's number of ``result_<i>.txt`` files.
   result file, a ``results/<system>/<benchmark>`` folder or an ``<org>`` package.
 - MLC502 wrong-run-count: a benchmark folder does not hold the round's number of runs (5 for
   ResNet, 10 for BERT and RNN-T, 40 for U-Net3D...). The score is shown but marked invalid.
-  Fix: submit the round's number of result files, ``result_0.txt`` ... ``result_<N-1>.txt``.
+  Fix: submit the round's number of result files, ``result_0.txt`` ... ``result_<N-1>.txt``; of
+  M > N runs, the N consecutive ones the rules choose (the message says how).
 - MLC503 too-many-non-converged: more runs failed to converge than the round tolerates (one; four
   for U-Net3D); the benchmark result is invalid. The official summarizer prints "CRITICAL ERROR"
   and no score.
-  Fix: rerun until no more runs than the round tolerates fail to converge.
+  Fix: find why the runs do not converge and run a new set (rerunning single runs to replace the
+  failed ones is cherry-picking, which the rules forbid: §Benchmark Results).
 - MLC504 scaling-json-invalid: ``scaling.json`` cannot be read or has no numeric
   ``scaling_factor`` (up to 1e6 either way: a larger one would scale the score out of a float's
   range); the score is left unscaled and is not valid (the round's summarizer reads the file). A
@@ -144,9 +146,13 @@ def check_score(folder: str, facts: BenchmarkFacts, score: Score,
         shared = sorted(os.path.basename(p) for p in files if per_file[p] > 1)
         where = (f" in {len(files)} files ({', '.join(shared)} hold{'s' if len(shared) == 1 else ''} "
                  "more than one run: one run per result file)") if shared else ""
+        more = (f". With more runs than {facts.result_files} (M > N), submit {facts.result_files} consecutive ones by "
+                "start time: the window whose olympic score is the median of all the windows, a failed run counted "
+                "as infinitely slow (training_rules §Benchmark Results); keep all the logs for the review"
+                if len(runs) > facts.result_files and not shared else "")
         yield WRONG_RUN_COUNT.at(folder, None,
                                  f"{len(runs)} run{'s' if len(runs) != 1 else ''} found{where}; training "
-                                 f"{version} {facts.name} requires {facts.result_files} result files")
+                                 f"{version} {facts.name} requires {facts.result_files} result files{more}")
     elif named and len(named) != len(runs):  # e.g. a result_2.txt.gz beside result_<i>.txt files
         listed = {id(r) for r in named}  # (not "r not in named": a list search per run)
         others = ", ".join(sorted(os.path.basename(r.path) for r in runs if id(r) not in listed))

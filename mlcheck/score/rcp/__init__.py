@@ -105,7 +105,9 @@ def evaluate_rcp(benchmark: str | None, division: str | None, ruleset: str | Non
                              "be read", unit=unit, source=references.source)
         shown = ", ".join(sorted(repr(r.batch_size) for r in runs))
         why = ("some runs log it as a string, not a number" if any(isinstance(r.batch_size, str) for r in runs)
-               else "some runs log none, or not a number" if None in sizes else "the runs log different values")
+               else "some runs log none, or not a number" if None in sizes else
+               "the runs log different values; the RCP checker of 5.0 on then looks up no benchmark and raises "
+               "KeyError, so the package checker stops, whatever --rcp-bypass says")
         return RcpResult("fail", f"could not detect one global_batch_size across the runs ({shown}): "
                          f"{why}", unit=unit, source=references.source)
     batch_size = next(iter(sizes))
