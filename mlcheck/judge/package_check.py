@@ -239,24 +239,24 @@ _SYSTEM_REFUSED = frozenset({"MLC510", "MLC511", "MLC512", "MLC515"})
 """The system-description rules whose errors the round's package checker or summarizer refuse."""
 
 
+_PASSED_OVER = {
+    NO_RECORD_FILE: "no :::MLLOG record anywhere in this file: passed over as not a log (it was met while walking "
+                    "a folder, is no result_<i>.txt, and the official tools read no such file). Name it on the "
+                    "command line to check it as a log",
+    NAMED_NO_RECORD_FILE: "no :::MLLOG record anywhere in this file: passed over as not a log (it was named among "
+                          "other paths, as a shell glob names a README beside packages; it is no result_<i>.txt, "
+                          "and the official tools read no such file). Name it alone to check it as a log",
+    NAMED_BESIDE_RESULTS: "not read as a run: it was named among other paths beside result_<i>.txt files (as "
+                          "`bench/*` names a README), and a benchmark folder's runs are its result_<i>.txt files "
+                          "alone, for the official tools and for mlcheck walking the folder. Name it alone to "
+                          "check it as a log",
+}
+"""What MLC002 says of a file passed over as no log (:func:`mlcheck.package.discover.discover_all`)."""
+
+
 def _skipped_finding(path: str, kind: str) -> Finding:
-    if kind == NO_RECORD_FILE:
-        return NO_RECORDS.at(path, None, (
-            "no :::MLLOG record anywhere in this file: passed over as not a log (it was met while walking "
-            "a folder, is no result_<i>.txt, and the official tools read no such file). Name it on the "
-            "command line to check it as a log"), severity=Severity.INFO, official=False)
-    if kind == NAMED_NO_RECORD_FILE:
-        return NO_RECORDS.at(path, None, (
-            "no :::MLLOG record anywhere in this file: passed over as not a log (it was named among other "
-            "paths, as a shell glob names a README beside packages; it is no result_<i>.txt, and the "
-            "official tools read no such file). Name it alone to check it as a log"),
-            severity=Severity.INFO, official=False)
-    if kind == NAMED_BESIDE_RESULTS:
-        return NO_RECORDS.at(path, None, (
-            "not read as a run: it was named among other paths beside result_<i>.txt files (as `bench/*` "
-            "names a README), and a benchmark folder's runs are its result_<i>.txt files alone, for the "
-            "official tools and for mlcheck walking the folder. Name it alone to check it as a log"),
-            severity=Severity.INFO, official=False)
+    if kind in _PASSED_OVER:
+        return NO_RECORDS.at(path, None, _PASSED_OVER[kind], severity=Severity.INFO, official=False)
     if kind.startswith(UNREADABLE_FOLDER):
         return FILE_UNREADABLE.at(path, None, (
             f"this is {kind}; the logs in it were not checked. Check the folder's permissions"))
