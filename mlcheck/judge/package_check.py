@@ -222,7 +222,7 @@ def check_packages(paths: Sequence[str], benchmarks: Sequence[BenchmarkResult],
         doc = documents[path]
         runs = [r.run for r in bench.runs if r.run is not None]
         try:
-            extra = list(check_logs_against_system(bench.folder or "", system, runs, doc, bench.ruleset))
+            extra = list(check_logs_against_system(runs, doc, bench.ruleset))
         except Exception as error:  # noqa: BLE001 - see above
             extra = [crash_finding("the log/system checks", bench.folder or path, error)]
         score, codes = bench.score, sorted(refused.get(os.path.abspath(path), ()))

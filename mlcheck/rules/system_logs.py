@@ -106,8 +106,7 @@ def _platform_problem(platform: str, sizes: tuple[int, int] | None, where: str) 
             f"({sizes[1]}) nor their product in {where}: logs of a system of another size?")
 
 
-def check_logs_against_system(folder: str, system: str, runs: Iterable[RunSummary], doc: JsonDocument,
-                              ruleset: str | None = None) -> list[Finding]:
+def check_logs_against_system(runs: Iterable[RunSummary], doc: JsonDocument, ruleset: str | None = None) -> list[Finding]:
     """Compare each run's ``submission_*`` values with the system description: a finding per run
     and key that differs, at the run's line (the report shows the folder's as one, with its runs).
     ``ruleset``: the folder's round (``submission_status`` is compared up to 4.0 only)."""
