@@ -38,8 +38,8 @@ LAUNCHES = [
     "+ env NCCL_DEBUG=INFO torchrun --nproc_per_node=8 train.py",
     "+ docker exec -t trainer mpirun -np 8 python train.py",
     "+ hl-smi && mpirun --allow-run-as-root -np 8 python train.py",
-    # From the review of session 30: Intel MPI/MPICH, HPE MPT, OpenMPI's and PRRTE's other names,
-    # TACC, Flux, MosaicML, containers and shells, a bracketed date before set -x's +.
+    # From the review of session 30: MPICH's hydra, MPT, OpenMPI's and PRRTE's other names, ibrun,
+    # Flux, composer, containers and shells, a bracketed date before set -x's +.
     "+ mpiexec.hydra -n 8 -ppn 8 -prepend-rank python train.py",
     "mpiexec_mpt -np 8 python train.py",
     "orterun -np 8 python train.py",
@@ -128,7 +128,7 @@ def test_a_record_repeated_after_run_stop_stays_with_its_run(key: str, tmp_path:
 
 
 def test_an_init_crash_that_hydra_reports_then_a_relaunch_is_two_runs(tmp_path: Path) -> None:
-    """MPICH/Intel MPI's banner ends the job (a job end, then the next attempt's launcher line)."""
+    """MPICH's hydra banner ends the job (a job end, then the next attempt's launcher line)."""
     run = GOOD.read_text("utf-8").splitlines()
     cut = next(i for i, line in enumerate(run) if '"init_stop"' in line) - 1
     banner = ["=" * 40, "=   BAD TERMINATION OF ONE OF YOUR APPLICATION PROCESSES", "=   RANK 3 PID 41235 RUNNING AT node017",

@@ -136,7 +136,7 @@ JOB_END = re.compile(
 a preemption, a node failure; ``--requeue`` runs it again into the same file) or saw a task
 exit with an error or a signal (``srun: error: node03: task 3: Exited with exit code 1``: the
 step ends, a run script's loop or a retry starts the next), torchelastic
-restarts its worker group, OpenMPI/PRRTE saw a rank die, MPICH/Intel MPI's hydra banner."""
+restarts its worker group, OpenMPI/PRRTE saw a rank die, MPICH's hydra banner (and the MPIs built on it)."""
 _JOB_END_WORDS = (b"CANCELLED AT", b"step aborted", b"srun: error:", b"restart worker group", b"terminated normally",
                   b"noticed that", b"detected that", b"BAD TERMINATION")
 LAUNCHER_PARTS = (b"run", b"mpiexec", b"mpiexec.hydra", b"mpiexec_mpt", b"deepspeed", b"composer")

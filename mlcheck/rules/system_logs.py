@@ -9,10 +9,10 @@ record compares them (:mod:`mlcheck.rules.package_system` checks the description
   (rounds up to 4.0, whose common.yaml requires it; 4.1 dropped it from the logs) says another
   availability than ``status``; or its ``submission_platform`` is the reference code's placeholder
   (``SUBMISSION_PLATFORM_PLACEHOLDER``: the run's logging was not given the submission's values)
-  or starts with a count (``8xNVIDIA DGX H100``) that is neither the description's
+  or starts with a count (``8xAcme T8``) that is neither the description's
   ``number_of_nodes``, its ``accelerators_per_node``, nor their product (logs of another system
-  size). The platform is free text otherwise (``1xNVIDIA DGX A100`` in a folder
-  ``dgxa100_ngc21.05_tensorflow``): it is not compared with the folder or ``system_name``. A
+  size). The platform is free text otherwise (``1xAcme T8`` in a folder
+  ``acmet8_fw23.04_tensorflow``): it is not compared with the folder or ``system_name``. A
   warning: no round's checker of record compares them; the runs are judged under the division
   their logs name, and the folder's seeds and RCP test under the description's (the package
   checker runs its seed and RCP checkers where the description says ``closed``), as the results
@@ -73,8 +73,8 @@ def _same(a: str, b: str) -> bool:
 
 
 def _same_orgs(a: str, b: str) -> bool:
-    """A joint submission's submitters in another order or spacing ('IBM+CoreWeave+NVIDIA' and
-    'CoreWeave + IBM + NVIDIA')."""
+    """A joint submission's submitters in another order or spacing ('Acme+Beta+Gamma' and
+    'Beta + Acme + Gamma')."""
     def names(text: str) -> set[str]:
         return {"".join(part.split()).lower() for part in re.split(r"[+,&/]", text) if part.strip()}
     return "+" in a + b and names(a) == names(b)
