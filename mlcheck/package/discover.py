@@ -12,14 +12,13 @@ from pathlib import Path
 from mlcheck.package.folder_walk import walk
 from mlcheck.records import dataclass
 from mlcheck.model import natural_order as natural_order  # (re-exported)
-from mlcheck.read.file_names import RESULT_FILE, SUBMITTED_RESULT_FILE
+from mlcheck.read.file_names import LOG_FILE_NAME, RESULT_FILE, SUBMITTED_RESULT_FILE
 from mlcheck.package.not_logs import not_a_log
 from mlcheck.read.held_logs import is_held
 from mlcheck.package.real_paths import RealPaths as RealPaths, absolute_parts as absolute_parts  # (re-exported)
 from mlcheck.package.named_files import passed_over
 from mlcheck.package.file_kinds import holds_a_record, holds_records, loops_back, named_device, special_kind
 
-_LOG_FILE = re.compile(r"\.(log|out|txt)(\.gz)?$")
 NOT_LOG_FOLDERS = frozenset({"benchmarks", "systems", "power"})
 """Folders a walk does not enter, in any case (``Power/`` too: the official tools read none of its
 files): they hold implementations, system descriptions, power logs."""
@@ -196,7 +195,7 @@ def _walk(top: str, skipped: list[tuple[str, str]] | None = None) -> list[LogRef
                 skipped.append((path, kind))
             if kind is not None:
                 continue
-            if nested and (RESULT_FILE.match(name) or _LOG_FILE.search(name)):
+            if nested and (RESULT_FILE.match(name) or LOG_FILE_NAME.search(name)):
                 others.append(LogRef(path, folder=os.path.normpath(root), walked=True, nested=True))
             elif RESULT_FILE.match(name):
                 if SUBMITTED_RESULT_FILE.match(name) is None and any(map(SUBMITTED_RESULT_FILE.match, files)):
@@ -207,7 +206,7 @@ def _walk(top: str, skipped: list[tuple[str, str]] | None = None) -> list[LogRef
                 # every rank holds copies. The lowest rank with records is read (stdout before stderr).
                 preference = (0 if holds_records(path) else 2) + (not name.startswith("stdout"))
                 per_rank.setdefault(os.path.dirname(root), []).append((preference, int(rank.group(1) or rank.group(2)), path))
-            elif _LOG_FILE.search(name):
+            elif LOG_FILE_NAME.search(name):
                 others.append(_ref_for_file(path, walked=True))
     others.extend(_ref_for_file(min(found)[2], walked=True) for _, found in sorted(per_rank.items()))
     # Beside result files, other log-like files are not runs (the package layout rules name them);
@@ -222,7 +221,7 @@ def _walk(top: str, skipped: list[tuple[str, str]] | None = None) -> list[LogRef
     # packages): passed over, and said so. Beside raw job output that holds records, and inside a
     # package's results/, every such file is a log (one without a record is the MLC002 error of
     # a job that logged nothing, or a file the package checker refuses).
-    candidates = {ref.path for ref in others if not ref.nested and _LOG_FILE.search(os.path.basename(ref.path))
+    candidates = {ref.path for ref in others if not ref.nested and LOG_FILE_NAME.search(os.path.basename(ref.path))
                   and "results" not in absolute_parts(ref.path)}
     without = {path for path in candidates if not holds_a_record(path)}
     with_logs = {os.path.dirname(ref.path) for ref in others if ref.path not in without}

@@ -21,17 +21,14 @@ layout rules name it: MLC507, MLC508).
 from __future__ import annotations
 
 import os
-import re
 from typing import TYPE_CHECKING, Sequence
 
 from mlcheck.package.file_kinds import holds_a_record
 from mlcheck.package.real_paths import absolute_parts
-from mlcheck.read.file_names import RESULT_FILE, SUBMITTED_RESULT_FILE
+from mlcheck.read.file_names import LOG_FILE_NAME, RESULT_FILE, SUBMITTED_RESULT_FILE
 
 if TYPE_CHECKING:
     from mlcheck.package.discover import LogRef
-
-_LOG_NAME = re.compile(r"\.(log|out|txt)(\.gz)?$")
 
 
 def passed_over(refs: Sequence[LogRef], paths: Sequence[str]) -> dict[str, bool]:
@@ -46,6 +43,6 @@ def passed_over(refs: Sequence[LogRef], paths: Sequence[str]) -> dict[str, bool]
     beside = {path: True for path in others if os.path.dirname(path) in result_dirs}
     beside_folders = {os.path.dirname(os.path.normpath(path)) for path in paths if os.path.isdir(path)}
     candidates = [path for path in others if path not in beside and "results" not in absolute_parts(path)
-                  and (not _LOG_NAME.search(os.path.basename(path)) or os.path.dirname(os.path.normpath(path)) in beside_folders)]
+                  and (not LOG_FILE_NAME.search(os.path.basename(path)) or os.path.dirname(os.path.normpath(path)) in beside_folders)]
     found = {**beside, **{path: False for path in candidates if not holds_a_record(path)}}
     return found if len(found) < len(refs) else {}  # (a run left to check, or none passed over)

@@ -6,7 +6,7 @@ from __future__ import annotations
 from html import escape
 
 from mlcheck.results import BenchmarkResult, CheckResult, RunResult
-from mlcheck.report.plain import format_minutes, rcp_refusal, scaling_source
+from mlcheck.report.plain import format_minutes, kilojoules_text, rcp_refusal, scaling_source
 from mlcheck.rules.rcp_check import today_scaled_text
 
 
@@ -114,8 +114,7 @@ def overview(result: CheckResult) -> str:
             td(b.division or "?"), td(b.ruleset or "?"), td(format_minutes(b.score.score_min), "num"),
             td(shown, "pass" if valid and refusal is None else "fail"), _rcp_cell(b)]
         if energy:
-            joules = b.energy.joules if b.energy is not None else None
-            row.append(td("—" if joules is None else f"{joules / 1000:,.1f}", "num"))
+            row.append(td(kilojoules_text(b.energy.joules if b.energy is not None else None), "num"))
         rows.append(row)
     return table(head + ["energy (kJ)"] * energy, rows, "score-table")
 

@@ -9,8 +9,8 @@ from mlcheck.model import Finding, Severity
 from mlcheck.results import BenchmarkResult, CheckResult
 from mlcheck.report import ReportOptions, relative_path
 from mlcheck.report.grouped import FindingGroup, context_lines, group_for_display
-from mlcheck.report.plain import (counted, failing_runs_text, format_minutes, markdown_cell, markdown_code, rcp_refusal,
-                                  runs_text, valid_scores_text)
+from mlcheck.report.plain import (counted, failing_runs_text, format_minutes, kilojoules_text, markdown_cell,
+                                  markdown_code, rcp_refusal, runs_text, valid_scores_text)
 from mlcheck.rules.rcp_check import today_scaled_text
 
 _ICON = {Severity.ERROR: "❌", Severity.WARNING: "⚠️", Severity.INFO: "ℹ️"}
@@ -61,8 +61,7 @@ def _score_card(result: CheckResult, root: str) -> list[str]:
 
 
 def _kilojoules(bench: BenchmarkResult) -> str:
-    joules = bench.energy.joules if bench.energy is not None else None
-    return "—" if joules is None else f"{joules / 1000:,.1f}"
+    return kilojoules_text(bench.energy.joules if bench.energy is not None else None)
 
 
 def render_markdown(result: CheckResult, options: ReportOptions) -> str:

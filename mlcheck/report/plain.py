@@ -177,3 +177,8 @@ def scaling_source(bench: BenchmarkResult) -> str:
 
 _SCALING_JSON_CODES = frozenset({SCALING_APPLIED.code, SCALING_JSON_INVALID.code})
 """scaling.json's factor multiplied into the score, or one at or below 0 (multiplied all the same)."""
+
+
+def kilojoules_text(joules: float | None) -> str:
+    """An energy score in a table's ``energy (kJ)`` column: ``5,671.9``, or ``—`` without one."""
+    return "—" if joules is None else f"{joules / 1000:,.1f}"
