@@ -56,6 +56,17 @@ def test_hosts_of_one_number_are_told_apart_by_their_names() -> None:
         assert first[0] == second[0] == HOST_JOB and first[1] // NAMES == second[1] // NAMES
 
 
+def test_hosts_named_by_their_address_are_ranks_in_address_order(tmp_path: Path) -> None:
+    """``pssh -i`` or pdsh over IP addresses (``10.0.0.12: ``): the lowest address's records
+    are kept and named so; the others are copies (were: every host's records kept, run_start
+    three times). An address is a host of its own number, not of its first part's."""
+    first, second = read_prefix("10.0.0.2: ").source, read_prefix("10.0.1.1: ").source
+    assert first is not None and second is not None and first[0] == second[0] == HOST_JOB and first[1] < second[1]
+    summary = _read_like_the_clean_run("10.0.0.{}: ", "host 10.0.0.1", tmp_path)
+    assert "copies printed by 2 other ranks dropped" in summary
+    assert read_prefix("1.2.3: ").source is None and read_prefix("10.0.0.256: ").source != first
+
+
 @pytest.mark.parametrize("text", ["INFO: ", "root: ", "mlperf_logging: ", "Epoch 3: ", "note: node1: ",
                                   "Epoch\t[default3]:"])
 def test_a_name_without_a_number_or_after_other_text_is_no_host(text: str) -> None:

@@ -3,7 +3,8 @@
 Launchers that run one process per host and merge their output label each line with the name of
 its host instead of a rank number:
 
-- ``pdsh``/``clush`` and ``parallel-ssh -i``: ``node017: ``, ``ip-10-0-0-12.ec2.internal: ``;
+- ``pdsh``/``clush`` and ``parallel-ssh -i``: ``node017: ``, ``ip-10-0-0-12.ec2.internal: ``,
+  ``10.0.0.12: `` (an address: its rank is its number, the hosts in address order);
 - ``kubectl logs --prefix`` (every pod of a job): ``[pod/bert-worker-3/main] ``;
 - Docker Compose: ``trainer-2  | ``;
 - Ray: ``(RayTrainWorker pid=4242, ip=10.0.0.3) ``, ``(pid=4242) ``;
@@ -45,11 +46,13 @@ LOCAL = 1 << 32
 """Above any rank a label after a host label gives (an srun task's torchrun rank included)."""
 
 _HOST_LABEL = re.compile(
-    r"(?:(?P<host>[A-Za-z][\w-]*\d[\w-]*(?:\.[\w-]+)*): "
+    r"(?:(?P<host>[A-Za-z][\w-]*\d[\w-]*(?:\.[\w-]+)*|\d{1,3}(?:\.\d{1,3}){3}): "
     r"|\[pod/(?P<pod>[\w.-]*\d[\w.-]*)/[\w.-]+\] "
     r"|(?P<service>[A-Za-z][\w.-]*\d[\w.-]*) +\| "
     r"|\((?:[A-Za-z]\w* )?pid=(?P<pid>\d+)(?:, ip=[\d.:a-fA-F]+)?\) "
     r"|(?P<syslog>[A-Za-z][\w.-]*) [\w./@-]+\[(?P<process>\d+)\]: )")
+_ADDRESSES = 1 << 24
+"""A host's number from here is an IPv4 address's (no host name has such a number)."""
 _LAST_NUMBER = re.compile(r"(\d+)\D*$")
 _BARE_HOST = re.compile(r"(?P<host>[A-Za-z][\w-]*\d[\w-]*(?:\.[\w-]+)*)(?P<blanks>[ \t]+)")
 """A host's name (with a number, as in :data:`_HOST_LABEL`: ``Epoch 3: `` is no host) and blanks."""
@@ -82,8 +85,12 @@ def bare_host(text: str, position: int, label: re.Pattern[str], stamped: bool) -
 
 
 def _host_rank(name: str) -> int:
-    """The rank of a host's name: its number, hosts of one number told apart (:data:`NAMES`)."""
-    part = name.split(".", 1)[0]
+    """The rank of a host's name: its number, hosts of one number told apart (:data:`NAMES`); an
+    IPv4 address's number."""
+    octets = name.split(".")
+    if len(octets) == 4 and all(octet.isdigit() and int(octet) < 256 for octet in octets):
+        return int.from_bytes(bytes(map(int, octets)), "big") * NAMES
+    part = octets[0]
     number = _LAST_NUMBER.search(part)
     if number is None:  # (a pod or service named by a later part only: ``[pod/a.b1/c]``)
         part, number = name, _LAST_NUMBER.search(name)
@@ -107,7 +114,9 @@ def host_source_name(job: int, rank: int) -> str | None:
     if job in (HOST_JOB - IN_HOST, RAY_JOB - IN_HOST, SYSLOG_JOB - IN_HOST):
         return f"rank {rank % LOCAL} of {host_source_name(job + IN_HOST, rank // LOCAL)}"
     if job == HOST_JOB:
-        return f"host {rank // NAMES}"
+        number = rank // NAMES
+        return f"host {'.'.join(str(number >> shift & 255) for shift in (24, 16, 8, 0))}" if number >= _ADDRESSES \
+            else f"host {number}"
     if job == RAY_JOB:
         return f"Ray worker pid {rank}"
     return f"process {rank % PIDS} of host {rank // PIDS // NAMES}" if job == SYSLOG_JOB else None

@@ -2,8 +2,9 @@
 follower (:mod:`mlcheck.read.follow`) brings go through the line reader every command uses,
 after a short lookahead that finds the logging rank of each job, as ``check`` finds it; lines a
 log driver wrapped in JSON are taken out first (:mod:`mlcheck.read.json_envelopes`), and a
-rank's line that mpirun's chunks cut is joined again (:mod:`mlcheck.read.tag_chunks`), as
-``check`` reads them: while a chunk waits for its line's rest the lines after it are held back.
+rank's line that mpirun's chunks cut is joined again (:mod:`mlcheck.read.tag_chunks`), and so is
+a record that another stream's line cut (:mod:`mlcheck.read.cut_records`), as ``check`` reads
+them: while a chunk or a cut record waits for its line's rest the lines after it are held back.
 """
 
 from __future__ import annotations
@@ -13,6 +14,7 @@ from typing import Iterator
 from mlcheck.read.json_envelopes import Envelopes
 from mlcheck.read.rank_processes import first_of_sequential_ranks, this_jobs_lines
 from mlcheck.read.tag_chunks import TagChunks
+from mlcheck.read.cut_records import CutRecords
 from mlcheck.read.rawlog import duplicate_streams, logging_ranks
 from mlcheck.read.reader import MARKER_BYTES, AnyItem, LineReader, feed_line
 
@@ -24,6 +26,9 @@ class LiveReader:
     LOOKAHEAD = 4000
     RANK_ZERO_POLLS = 20
     """Idle polls a lookahead waits for the rank 0 of each job (2 s at the default poll)."""
+    CUT_POLLS = 20
+    """Idle polls a cut record waits for its rest (2 s at the default poll): a block-buffered
+    stdout brings it with its next block, a process that died (MLC023) never does."""
 
     def __init__(self, path: str) -> None:
         self.path = path
@@ -34,6 +39,8 @@ class LiveReader:
         self.idle_polls = 0
         self.envelopes = Envelopes()
         self.chunks = TagChunks()
+        self.cuts = CutRecords()
+        self.cut_polls = 0
 
     @property
     def line_no(self) -> int:
@@ -43,24 +50,38 @@ class LiveReader:
         """One line from the follower: its bytes, or the length of an over-long line. As ``check``
         reads them: out of a log driver's envelope, a rank's chunks joined (a chunk held back
         until its rank's line ends)."""
+        self.cut_polls = 0
         if not isinstance(line, bytes):
             for released in self.chunks.release():
+                yield from self._cut(released)
+            for released in self.cuts.release():
                 yield from self._add(released)
             yield from self._add(line)
             return
         for joined in self.chunks.line(self.envelopes.line(line)):
-            yield from self._add(joined)
+            yield from self._cut(joined)
         if self.reader is not None:
-            self.reader.stats.note_joins(self.chunks.joined, self.envelopes.count)
+            self.reader.stats.note_joins(self.chunks.joined, self.envelopes.count, self.cuts.joined)
+
+    def _cut(self, line: bytes) -> Iterator[AnyItem]:
+        for joined in self.cuts.line(line):
+            yield from self._add(joined)
 
     def idle(self) -> Iterator[AnyItem]:
-        """At an idle poll: the line held back behind a chunk waiting for its rest."""
+        """At an idle poll: the line held back behind a chunk waiting for its rest, and a cut
+        record after :data:`CUT_POLLS` idle polls without its rest."""
         for line in self.chunks.hand_over():
-            yield from self._add(line)
+            yield from self._cut(line)
+        self.cut_polls = self.cut_polls + 1 if self.cuts.held else 0
+        if self.cut_polls >= self.CUT_POLLS:
+            for released in self.cuts.release():
+                yield from self._add(released)
 
     def finish(self) -> Iterator[AnyItem]:
         """At the end of the watch: what is held back, then the end of the lookahead."""
         for released in self.chunks.release():
+            yield from self._cut(released)
+        for released in self.cuts.release():
             yield from self._add(released)
         yield from self.flush()
 
@@ -86,7 +107,7 @@ class LiveReader:
         duplicates = duplicate_streams(texts, ranks)
         if self.reader is None:
             self.reader = LineReader(self.path, ranks, duplicates=duplicates, first=first)
-            self.reader.stats.note_joins(self.chunks.joined, self.envelopes.count)
+            self.reader.stats.note_joins(self.chunks.joined, self.envelopes.count, self.cuts.joined)
         else:
             self.reader.copies.add_jobs(ranks, first)
             self.reader.prefixes.duplicates |= {d for d in duplicates if d[0] in ranks}

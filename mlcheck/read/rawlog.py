@@ -156,18 +156,17 @@ class RawStats:
     """Lines of a rank that mpirun's output chunks cut (its tag inside them), joined (tag_chunks)."""
     unwrapped_lines: int = 0
     """Lines taken out of a log driver's JSON object or a runtime's prefix (json_envelopes)."""
+    rejoined_records: int = 0  # (records another stream's line cut, joined: cut_records)
     trailing_colour_lines: int = 0
     """Lines with colour codes after the marker (the official parser fails on them)."""
-    first_trailing_colour: int | None = None
-    """The first of them (MLC013 names it)."""
+    first_trailing_colour: int | None = None  # (the first of them: MLC013 names it)
     kept: int = 0
     kept_sources: dict[Source, int] = field(default_factory=dict)
-    unseen_records: int = 0
-    """Records the official parser does not see (no space after the marker: MLC027), not read."""
+    unseen_records: int = 0  # (records the official parser does not see, no space after the marker: MLC027; not read)
 
-    def note_joins(self, chunks: int, unwrapped: int) -> None:
-        """What the line stages before the reader repaired (tag_chunks, json_envelopes)."""
-        self.joined_lines, self.unwrapped_lines = chunks, unwrapped
+    def note_joins(self, chunks: int, unwrapped: int, cut: int = 0) -> None:
+        """What the line stages before the reader repaired (tag_chunks, json_envelopes, cut_records)."""
+        self.joined_lines, self.unwrapped_lines, self.rejoined_records = chunks, unwrapped, cut
 
     def note_trailing_text(self, text: str, line_no: int) -> None:
         self.trailing_texts += 1
@@ -183,7 +182,7 @@ class RawStats:
     @property
     def is_raw(self) -> bool:
         """True when the file is console output rather than a clean result file."""
-        return bool(self.noise_lines or self.tagged_records or self.joined_lines or self.colour_lines
+        return bool(self.noise_lines or self.tagged_records or self.joined_lines or self.colour_lines or self.rejoined_records
                     or self.unwrapped_lines or
                     self.timestamp_records or self.spliced_records or self.shared_lines or self.trailing_texts
                     or self.repeated_prints)
@@ -208,6 +207,7 @@ class RawStats:
                    (self.tagged_records, "rank tag{s} removed"),
                    (self.joined_lines, "line{s} of a rank that mpirun's output chunks cut (its tag inside the "
                                        "line) joined again"),
+                   (self.rejoined_records, "record{s} cut by another stream's line (stderr in block-buffered stdout) joined"),
                    (self.colour_lines, "line{s} stripped of colour codes"),
                    (self.crlf_lines, "CRLF line end{s}"),
                    (self.timestamp_records, "timestamp prefix{es} removed"),

@@ -38,6 +38,7 @@ from mlcheck.read.record_runs import Batch
 from mlcheck.read.result_lines import read_result_file
 from mlcheck.read.json_envelopes import unwrapped_json_lines
 from mlcheck.read.tag_chunks import joined_tag_chunks
+from mlcheck.read.cut_records import rejoined_cut_records
 from mlcheck.read.utf16_lines import Utf16Lines, is_utf16
 from mlcheck.read import reading_rules as rules
 
@@ -173,9 +174,10 @@ def _read_stream(stream: IO[bytes], path: str, keep_text: bool, limit: int | Non
         plain = stream if limit is None and type(stream) is io.BufferedReader else None
         yield from read_result_file(lines, path, partial(_skip_line, stream), plain, batches)
         return
-    joined, unwrapped = [0], [0]
+    joined, unwrapped, rejoined = [0], [0], [0]
     lines = unwrapped_json_lines(lines, unwrapped)  # (raw output: Docker's json-file lines, logging exports)
     lines = joined_tag_chunks(lines, joined, MAX_LINE_BYTES)  # (raw output: a rank's line cut by mpirun's chunks, joined)
+    lines = rejoined_cut_records(lines, rejoined)  # (raw output: a record cut by stderr into block-buffered stdout)
     try:
         for raw in lines:
             line: bytes | LongLine = raw
@@ -215,13 +217,13 @@ def _read_stream(stream: IO[bytes], path: str, keep_text: bool, limit: int | Non
         yield rules.FILE_UNREADABLE.at(path, reader.line_no + 1,
                       f"reading stopped after line {reader.line_no}: {error}; the file (or its gzip "
                       "archive) is damaged or truncated")
-        reader.stats.note_joins(joined[0], unwrapped[0])
+        reader.stats.note_joins(joined[0], unwrapped[0], rejoined[0])
         yield from reader.finish()
         return
     if reader is None or ahead:
         reader = _looked_ahead(reader, path, ahead, keep_text, keep_copies, promote)
         yield from _replay(reader, ahead, path, keep_text, keep_copies, promote)
-    reader.stats.note_joins(joined[0], unwrapped[0])
+    reader.stats.note_joins(joined[0], unwrapped[0], rejoined[0])
     yield from reader.finish()
     if elsewhere is not None:
         elsewhere.update(reader.copies.elsewhere())

@@ -13,8 +13,11 @@ Per run, in joules (watts x milliseconds / 1000), with ``T`` the run's time-to-t
 
 The folder's energy is the mean over the runs the time score counts (the olympic set of the
 performance ordering: the same runs dropped as fastest and slowest), times the same scaling
-factor as the time score. Where the summarizer would raise (no node log, no
-``power_measurement_start``, a zero measurement window, a reading that is not a number) the run
+factor as the time score. Runs of equal time keep the order of their file names: the
+summarizer keeps them in ``glob`` order, the directory's, which differs between file systems, so
+where two runs tie at the edge of the counted set its energy may count the other one (no rule
+orders ties; the time score is the same either way). Where the summarizer would raise (no node
+log, no ``power_measurement_start``, a zero measurement window, a reading that is not a number) the run
 has no energy and the folder's energy score is not valid. A reading of NaN or Infinity raises
 nothing there: the run's energy is NaN or infinite, which the folder's energy is too where the
 time score counts the run (no valid energy score), and which does not matter where it drops it.

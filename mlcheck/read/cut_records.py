@@ -1,0 +1,239 @@
+"""Records that another stream's line cut in two (stderr into a block-buffered stdout), joined again.
+
+A program whose stdout goes to a pipe or a file (``python train.py > log 2>&1``, nohup, a
+container, a batch job without ``python -u``) writes it in blocks of 4 or 8 KiB, while stderr goes
+out a line at a time: a warning printed between two blocks lands inside a record's line. The
+console shows the record's first part, the warning (on the same physical line, or on lines of its
+own where a launcher ends each chunk with a line end), then the record's rest at a line's start::
+
+    :::MLLOG {"namespace": "", "time_ms": 168W0501 12:00:00.123456 gpu_timer.cc:114] Skipping ...
+    2024000, "event_type": "POINT_IN_TIME", "key": "eval_accuracy", "value": 0.75, ...}
+
+Raw output (never a submitted result file: the official parser reads those as they are) is given
+to the reader with such a record joined again, one output line per physical line so that line
+numbers stay those of the file: the record's line gives the joined record (where it starts), the
+lines between are given as they are, and the line of the record's rest gives the warning's text
+(noise, counted as such). A cut record's line holds the marker and does not end with ``}``; its
+rest holds no marker and ends with ``}`` (after the cut line's prefix, a rank tag, when it starts
+with it), within :data:`LOOKAHEAD` lines. Where the marker itself was cut (the line before the
+rest ends with its first characters and the warning; the rest begins with its last ones), the
+record is given at the rest's line, and the line before as it is. The first part ends where the joined text decodes as a record (an object with ``key``,
+``value`` and ``time_ms``). Inside a string or a number more than one place does; the place is
+taken whose record has the most fields, then whose strings the lines before printed (a file name
+other records give), then the first after which the text left begins as another stream's line
+begins (a date, a time, a glog letter and date, a bracketed tag, a log level, a progress bar),
+then, inside a number, the one after which it begins with a letter, a slash or a bracket. When
+that leaves more than one record (a warning that begins with a path or a word, inside a string
+no line before printed) the lines are given as they are, and the reader's MLC023 says that the
+record is cut. The blanks where the two parts meet are those json.dumps writes.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections import deque
+from typing import Any, Callable, Iterable, Iterator
+
+LOOKAHEAD = 4
+"""Lines after a cut record within which its rest is looked for (a warning of a few lines)."""
+RECENT = 64
+"""Lines before a cut record where the strings of its record are looked for."""
+_LONGEST = 64 * 1024
+"""A cut record's line is not looked at past this length (the joins tried grow with it)."""
+_MARKER = b":::MLLOG"
+_MARKER_ENDS = tuple(_MARKER[cut:] for cut in range(1, len(_MARKER)))
+"""How a line begins that holds the rest of a marker the line before holds the start of."""
+_LINE_START = re.compile(rb"\d{4}[-/]\d\d[-/]\d\d[ T]\d\d:\d\d|\d\d:\d\d:\d\d|[IWEF]\d{4} \d\d:\d\d|\[[\w ,.:/-]*\][ :<\[]"
+                         rb"|(?:WARNING|INFO|ERROR|DEBUG|CRITICAL|FATAL|Traceback)\b|\s*\d{1,3}%\|")
+"""How another stream's line begins: a date and time, a glog letter and date, a bracketed tag, a
+log level, a progress bar (not a path, a word: those may begin inside the record's text as well)."""
+_ESCAPE = re.compile(rb"\\.")
+_AFTER_A_NUMBER = re.compile(rb"[A-Za-z_/\[(<]|$")
+"""How another stream's line that cut a number begins (its first character is not the number's)."""
+
+
+def rejoined_cut_records(lines: Iterable[bytes], joined: list[int]) -> Iterator[bytes]:
+    """``lines`` with each record cut by another stream's line joined again (see the module
+    docstring); ``joined[0]`` counts the records joined."""
+    cuts = CutRecords()
+    recent = cuts.recent
+    try:
+        for raw in lines:
+            if cuts.held or raw.startswith(_MARKER_ENDS) or (_MARKER in raw and _is_cut(raw)):
+                yield from cuts.line(raw)
+                joined[0] = cuts.joined
+            else:
+                recent.append(raw)
+                yield raw
+    except Exception:  # (reading failed, a damaged gzip: the lines held back are given before the error)
+        yield from cuts.release()
+        raise
+    yield from cuts.release()
+
+
+class CutRecords:
+    """One file's lines, cut records joined, one line at a time (``watch`` feeds them so)."""
+
+    def __init__(self) -> None:
+        self.held: list[bytes] = []
+        """A cut record's line and the lines after it, while its rest may come."""
+        self.recent: deque[bytes] = deque(maxlen=RECENT)
+        """The last lines given: the line before one that begins with the marker's last
+        characters, and where the strings of a record cut inside a string are looked for."""
+        self.joined = 0
+
+    def line(self, raw: bytes) -> list[bytes]:
+        """The lines that physical line ``raw`` lets go (none, or those held and it)."""
+        if not self.held:
+            if raw.startswith(_MARKER_ENDS) and self.recent:  # (the line before holds the marker's start)
+                record = _safely(_marker_joined, self.recent[-1], raw)
+                if record is not None:
+                    self.joined += 1
+                    raw = record[0] + _line_end(raw)
+            elif _MARKER in raw and _is_cut(raw):
+                self.held = [raw]
+                return []
+            self.recent.append(raw)
+            return [raw]
+        rest = _rest(self.held[0], raw)
+        if rest is not None:
+            record = _safely(_joined, self.held[0], rest, self.recent)
+            if record is not None:
+                given = [record[0] + _line_end(raw), *self.held[1:], record[1] + _line_end(self.held[0])]
+                self.held = []
+                self.joined += 1
+                self.recent.extend(given)
+                return given
+        if _MARKER in raw or len(self.held) > LOOKAHEAD or not raw.endswith(b"\n"):
+            given, self.held = self.held, []
+            self.recent.extend(given)
+            return given + self.line(raw) if raw.endswith(b"\n") else given + [raw]
+        self.held.append(raw)
+        return []
+
+    def release(self) -> list[bytes]:
+        """The lines held back, as they are (at the end of the file)."""
+        given, self.held = self.held, []
+        return given
+
+
+def _safely(join: Callable[..., tuple[bytes, bytes] | None], *lines: Any) -> tuple[bytes, bytes] | None:
+    """A join, or None when it met a bug: the lines are then given as they are (the reader
+    reads them as it would without this stage)."""
+    try:
+        return join(*lines)
+    except Exception:  # noqa: BLE001 - a bug here must not lose the file
+        return None
+
+
+def _is_cut(raw: bytes) -> bool:
+    return len(raw) < _LONGEST and raw.endswith(b"\n") and not raw.rstrip().endswith(b"}")
+
+
+def _line_end(raw: bytes) -> bytes:
+    return b"\r\n" if raw.endswith(b"\r\n") else b"\n" if raw.endswith(b"\n") else b""
+
+
+def _rest(cut: bytes, raw: bytes) -> bytes | None:
+    """The text of ``raw`` that may end the record of ``cut``: without its line end, and without
+    the cut line's prefix (a rank tag) when it starts with it."""
+    if _MARKER in raw or len(raw) >= _LONGEST:
+        return None
+    text = raw.rstrip(b"\r\n")
+    if not text.rstrip().endswith(b"}"):
+        return None
+    prefix = cut[:cut.rfind(_MARKER)]
+    return text[len(prefix):] if prefix and text.startswith(prefix) else text
+
+
+def _marker_joined(cut: bytes, raw: bytes) -> tuple[bytes, bytes] | None:
+    """The record's line (without a line end), given at the line of its rest ``raw``, which
+    begins with the marker's last characters, when ``cut`` (the line before) ends with the
+    marker's first characters and another stream's text; and that text."""
+    text = raw.rstrip(b"\r\n")
+    if not text.rstrip().endswith(b"}") or _MARKER in text or len(raw) >= _LONGEST:
+        return None
+    line = cut.rstrip(b"\r\n")
+    for cut_after in range(1, len(_MARKER)):
+        head = _MARKER[:cut_after]
+        at = line.find(head)
+        while at >= 0 and text.startswith(_MARKER[cut_after:]):
+            other = line[at + cut_after:]
+            if (not other or _LINE_START.match(other)) and _is_record(text[len(_MARKER) - cut_after:]) is not None:
+                return head + text, other
+            at = line.find(head, at + 1)
+    return None
+
+
+def _is_record(text: bytes) -> dict[str, object] | None:
+    try:
+        record = json.loads(text)
+    except (ValueError, RecursionError):
+        return None
+    if type(record) is dict and isinstance(record.get("key"), str) and "value" in record and "time_ms" in record:
+        return record
+    return None
+
+
+def _joined(cut: bytes, rest: bytes, recent: Iterable[bytes] = ()) -> tuple[bytes, bytes] | None:
+    """The record's line joined (without a line end: the rest's is added) and the other stream's
+    text that was inside it; None when no place, or more than one, joins a record."""
+    line = cut.rstrip(b"\r\n")
+    start = line.rfind(_MARKER) + len(_MARKER)
+    body = line[start:]
+    records = {end: record for end in range(len(body), -1, -1)
+               if (body[:end] + rest).lstrip().startswith(b"{") and (record := _is_record(body[:end] + rest)) is not None}
+    end = _chosen(body, rest, records, b"\n".join(recent)) if records else None
+    return None if end is None else (line[:start] + body[:end] + rest, body[end:])
+
+
+def _chosen(body: bytes, rest: bytes, records: dict[int, dict[str, object]], recent: bytes) -> int | None:
+    """Where the record's first part ends, of the places ``records`` names; None when that is
+    not known (see the module docstring)."""
+    most = max(map(_fields, records.values()))  # (a place inside a string may swallow whole fields)
+    found = {end: repr(record) for end, record in records.items() if _fields(record) == most}
+    if len(set(found.values())) > 1:  # (a cut inside a string: its text may be another record's)
+        found = _known_strings(found, records, recent)
+    begins = [end for end in found if end < len(body) and _LINE_START.match(body, end)]
+    if len(found) > 1 and begins:  # (the earliest place, and its record's other blanks)
+        first = found[min(begins)]
+        found = {end: text for end, text in found.items() if end in begins and text == first}
+    elif len(set(found.values())) > 1:  # (inside a number: the other text does not go on with it)
+        found = {end: text for end, text in found.items()
+                 if body[end - 1:end].isdigit() and _AFTER_A_NUMBER.match(body, end) and not _in_string(body[:end])}
+    if not found or len(set(found.values())) > 1:
+        return None
+    tidy = [end for end in found if _blanks_as_written(body[:end], rest)]
+    return max(tidy or found)
+
+
+def _in_string(text: bytes) -> bool:
+    """Whether JSON ``text`` ends inside a string."""
+    return _ESCAPE.sub(b"", text).count(b'"') % 2 == 1
+
+
+def _fields(record: dict[str, object]) -> int:
+    metadata = record.get("metadata")
+    return len(record) + (len(metadata) if isinstance(metadata, dict) else 0)
+
+
+def _blanks_as_written(first: bytes, rest: bytes) -> bool:
+    """Whether the blanks where ``first`` and ``rest`` meet are those json.dumps writes: one after
+    the marker, a colon or a comma, none elsewhere."""
+    before = first.rstrip()
+    blanks = len(first) - len(before) + len(rest) - len(rest.lstrip())
+    return blanks == (1 if before[-1:] in (b"", b":", b",") else 0)
+
+
+def _known_strings(found: dict[int, str], records: dict[int, dict[str, object]], recent: bytes) -> dict[int, str]:
+    """The places whose record's strings (its key, value, metadata's) were printed most often
+    in the lines before (a file name that other records give), if that is one record."""
+    def known(record: dict[str, object]) -> int:
+        metadata = record.get("metadata")
+        texts = [record.get("key"), record.get("value"), *(metadata.values() if isinstance(metadata, dict) else ())]
+        return sum(json.dumps(text).encode() in recent for text in texts if isinstance(text, str) and len(text) > 2)
+    counts = {end: known(records[end]) for end in found}
+    best = max(counts.values())
+    kept = {end: found[end] for end, count in counts.items() if count == best}
+    return kept if best and len(set(kept.values())) == 1 else found
