@@ -131,3 +131,49 @@ def test_records_after_the_last_run_stop_of_the_last_run_are_judged_with_it(tmp_
     assert "holds records after it" not in watched.stderr
     assert [r["lines"] for r in json.loads(watched.stdout)["runs"]] == [[2, len(run) + 2]]
     assert json.loads(watched.stdout)["runs"] == json.loads(checked.stdout)["runs"]
+
+
+def test_a_utf16_console_is_read_as_check_reads_it_and_the_watch_ends(tmp_path: Path) -> None:
+    """A console PowerShell 5.1 saved as UTF-16 (was: no record read, the watch waited for a
+    run_stop forever): check's findings (MLC009 and the rest) and the watch ends at run_stop."""
+    lines = GOOD.read_text("utf-8").splitlines(keepends=True)
+    at = next(i for i, line in enumerate(lines) if '"lars_opt_end_learning_rate"' in line)
+    record = json.loads(lines[at][len(":::MLLOG "):])
+    record["value"] = 0.5
+    lines[at] = ":::MLLOG " + json.dumps(record) + "\n"
+    log = tmp_path / "job.log"
+    log.write_bytes(b"\xff\xfe" + "".join(lines).encode("utf-16-le"))
+    runner = CliRunner()
+    checked = runner.invoke(main, ["check", str(log), "--format", "json"])
+    watched = runner.invoke(main, ["watch", str(log), "--format", "json", "--poll", "0.01"])  # no idle timeout
+    assert checked.exit_code == watched.exit_code == 1, watched.output
+    assert _findings(watched.stdout) == _findings(checked.stdout)
+    assert {("MLC009", 1), ("MLC202", at + 1)} <= set(_findings(checked.stdout))
+    assert f"job.log:{at + 1}: error MLC202" in watched.stderr
+
+
+def test_a_utf16_console_read_as_it_grows_gives_its_characters_whole(tmp_path: Path) -> None:
+    """Written in chunks that end inside a UTF-16 character (an odd number of bytes): every
+    record is read, the run passes as the file does when checked whole."""
+    import threading
+    import time
+
+    data = b"\xff\xfe" + GOOD.read_text("utf-8").encode("utf-16-le")
+    log = tmp_path / "job.log"
+    log.write_bytes(b"")
+
+    def write() -> None:
+        with open(log, "ab") as handle:
+            for at in range(0, len(data), 4097):
+                handle.write(data[at:at + 4097])
+                handle.flush()
+                time.sleep(0.002)
+
+    writer = threading.Thread(target=write)
+    writer.start()
+    watched = CliRunner().invoke(main, ["watch", str(log), "--format", "json", "--poll", "0.01", "--idle-timeout", "5"])
+    writer.join()
+    checked = CliRunner().invoke(main, ["check", str(log), "--format", "json"])
+    assert watched.exit_code == checked.exit_code == 0, watched.output
+    runs = [[(r["verdict"], r["time_to_train_min"]) for r in json.loads(out.stdout)["runs"]] for out in (watched, checked)]
+    assert runs[0] == runs[1] and runs[0][0][0] == "pass"

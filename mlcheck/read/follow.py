@@ -13,11 +13,14 @@ reader) is not kept; its length is yielded instead once it ends, so that the rea
 A log whose lines end in a CR alone is read as ``check`` reads it (:mod:`mlcheck.read.cr_line_ends`):
 while no LF has come, the start of the file is held; it is read with CR line ends once its first MiB
 holds a CR and no LF, or, before that, at the first poll that brings nothing new (the file as it
-stands would be read so). An LF met first, or within that MiB, keeps LF line ends.
+stands would be read so). An LF met first, or within that MiB, keeps LF line ends. A console a Windows shell saved as UTF-16
+(its byte order mark, then NUL bytes) is read as UTF-8 text, as ``check`` reads it
+(:mod:`mlcheck.read.utf16_lines`).
 """
 
 from __future__ import annotations
 
+import codecs
 import os
 import time
 import zlib
@@ -25,6 +28,7 @@ from stat import S_ISREG
 from typing import IO, Iterator, Union
 
 from mlcheck.read.cr_line_ends import PROBE_BYTES
+from mlcheck.read.utf16_lines import is_utf16
 
 IDLE = "idle"
 RESTART = "restart"
@@ -59,6 +63,9 @@ class Follower:
         """Whether lines end in a CR alone (None: not known yet, no LF has come)."""
         self._after_cr = False
         self._magic_read = False
+        self._utf16: codecs.IncrementalDecoder | None = None
+        """The decoder of a UTF-16 file."""
+        self._encoding_known = False
 
     def signals(self) -> Iterator[Signal]:
         """Lines, :data:`IDLE` after each poll that brought nothing, :data:`RESTART` on rotation or
@@ -116,6 +123,12 @@ class Follower:
                     yield COMPRESSED
                     return
             self._tail = (self._tail + chunk)[-_TAIL:]
+            if not self._encoding_known and self._position >= 4:
+                self._encoding_known = True
+                if is_utf16(os.pread(self._handle.fileno(), 8, 0)):
+                    self._utf16 = codecs.getincrementaldecoder("utf-16")(errors="replace")
+            if self._utf16 is not None:
+                chunk = self._utf16.decode(chunk).encode("utf-8", errors="replace")
             yield from self._lines(self._line_ended(chunk))
             chunk = self._handle.read(_CHUNK)
         if self._replaced():
@@ -203,6 +216,7 @@ class Follower:
         handle = os.fdopen(descriptor, "rb")
         self._handle, self._identity, self._position = handle, (stat.st_dev, stat.st_ino), 0
         self._tail, self._cr_ends, self._after_cr, self._magic_read = b"", None, False, False
+        self._utf16, self._encoding_known = None, False
         return True
 
     def _replaced(self) -> bool:
