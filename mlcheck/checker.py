@@ -200,13 +200,13 @@ def judge_run(run: Run, ref: LogRef, forced: Ruleset | None, reading: Iterable[F
 
 
 def converged_minutes(run: Run, facts: BenchmarkFacts | None) -> float | None:
-    """Time-to-train of a run that succeeded (and, in the closed division, reached the target)."""
+    """Time-to-train of a converged run: closed, it reached the target whatever ``run_stop`` says
+    (the rules' convergence, which the summarizer times; ``aborted`` there is MLC302); open, it succeeded."""
     start, stop = run.timed_start, run.run_stop  # (the summarizer's: a restarted job is timed from its last start)
-    if start is None or stop is None or stop.time_ms < start.time_ms or run.status != "success":
+    if start is None or stop is None or stop.time_ms < start.time_ms or (run.division == "open" and run.status != "success"):
         return None
-    if run.division != "open":
-        if facts is None or first_reaching(run.evaluations, facts.target) is None:
-            return None
+    if run.division != "open" and (facts is None or first_reaching(run.evaluations, facts.target) is None):
+        return None
     minutes = time_to_train_min(start.time_ms, stop.time_ms)
     return minutes if math.isfinite(minutes) else None  # (a time NaN or infinite: MLC007)
 

@@ -39,6 +39,9 @@ class RunSummary(FirstRecords):
     train_samples: Any = None
     """The value of the last ``train_samples`` record before the last ``run_stop`` (the BERT RCP
     test reads it with ``--rcp-bert-train-samples``; None: none)."""
+    last_stop: tuple[int, Any] | None = None
+    """The line and ``status`` of the last ``run_stop`` when the run logs more than one: the RCP
+    checker reads the status of each, the last one stands (None: the first is the last)."""
 
     def first(self, key: str) -> Event | None:
         at = self.positions.get(key)

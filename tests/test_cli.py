@@ -100,10 +100,11 @@ def test_warning_exit_codes(options: tuple[str, ...], code: int) -> None:
 
 
 def test_quiet_hides_infos() -> None:
-    loud = run_cli("check", str(BAD / "aborted_but_reached.txt"))
-    quiet = run_cli("check", "-q", str(BAD / "aborted_but_reached.txt"))
-    assert "MLC303" in loud.stdout.split("Findings", 1)[1]
-    assert "MLC303" not in quiet.stdout.split("Findings", 1)[1] and "MLC302" in quiet.stdout
+    raw = ROOT / "fixtures" / "raw" / "two_runs.log"
+    loud, quiet = run_cli("check", str(raw)), run_cli("check", "-q", str(raw))
+    assert "info MLC024" in loud.stdout and "MLC024" not in quiet.stdout
+    errors = run_cli("check", "-q", str(BAD / "aborted_but_reached.txt"))
+    assert "error MLC302" in errors.stdout
 
 
 def test_usage_errors_exit_2() -> None:

@@ -48,7 +48,7 @@ def test_counts_are_singular_when_there_is_one(tmp_path: Path) -> None:
     log.write_text(RESULT.read_text("utf-8").replace('"status": "success"', '"status": "aborted"'), "utf-8")
     line = summary_line(check([str(log)]))
     assert "1 run (1 failing)" in line and "1 error" in line and "1 errors" not in line
-    (tmp_path / ".mlcheck.toml").write_text('[[waivers]]\ncode = "MLC303"\npath = "*.txt"\nreason = "known"\n')
+    (tmp_path / ".mlcheck.toml").write_text('[[waivers]]\ncode = "MLC302"\npath = "*.txt"\nreason = "known"\n')
     _code, _out, err = _cli(["check", "result_0.txt", "-v", "--no-progress"], tmp_path)
     assert "mlcheck: 1 waiver, 1 finding waived" in err
     assert "for 1 run (first:" in err

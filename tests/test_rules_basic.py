@@ -18,7 +18,8 @@ RULE_CASES: dict[str, tuple[tuple[tuple[str, int], ...], int]] = {
     "run_stop_missing.txt": ((("MLC102", 23),), 1),
     "run_stop_no_status.txt": ((("MLC103", 24),), 1),
     "run_stop_before_run_start.txt": ((("MLC403", 24),), 1),
-    # MLC303 (info) says the run counts as non-converged; MLC302 that it claims otherwise.
+    # Open: MLC303 (info) says the run counts as non-converged (an open run converges by its
+    # status); MLC302 that it claims otherwise. (Closed, it converged: MLC302 alone.)
     "aborted_but_reached.txt": ((("MLC302", 24), ("MLC303", 24)), 1),
     "success_not_reached.txt": ((("MLC301", 24),), 1),
     "eval_accuracy_string.txt": ((("MLC304", 17),), 1),

@@ -321,7 +321,7 @@ def build_cases(ruleset: str, benchmark: str) -> list[tuple[Case, Expect]]:
     add("target_not_reached", _sd_low(low) if sd else _set_evals(low),
         [("MLC301", "run_stop", 0)])
     add("aborted_but_reached", lambda r: r[-1].metadata.__setitem__("status", "aborted"),
-        [("MLC302", "run_stop", 0), ("MLC303", "run_stop", 0)])
+        [("MLC302", "run_stop", 0)])
     add("run_stop_before_run_start", _shift("run_stop", -10**8),
         [("MLC403", "run_stop", 0)] + ([] if facts.checkpoint_eval else [("MLC305", "eval_accuracy", last_eval)]))
     add("init_too_long", _shift("init_start", -31 * _MINUTE), [("MLC401", "init_stop", 0)])

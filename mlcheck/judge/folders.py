@@ -76,14 +76,14 @@ def _no_result_file(folder: str, members: list[RunResult]) -> bool:
 
 
 def _tolerate(run: RunResult) -> RunResult:
-    """A non-converged run of a valid benchmark result: the round's scoring counts it as the
-    slowest run, so its non-convergence is a warning of the folder's check (the exit code of
-    ``check`` then agrees with ``score``), while its official verdict stays the checker's."""
-    findings = tuple(replace(f, severity=Severity.WARNING, message=f"{f.message} (tolerated: the "
-                             "benchmark result counts this run as its non-converged run)")
-                     if f.code in TOLERATED_CODES and f.severity is Severity.ERROR else f
-                     for f in run.findings)
-    return replace(run, findings=findings, tolerated=True)
+    """A run of a valid benchmark result: non-converged, the scoring counts it as the slowest run, so its
+    non-convergence is a warning (``check``'s exit code agrees with ``score``; its official verdict
+    stays the checker's); converged, an ``aborted`` status (MLC302) is one: the RCP checker tolerates one."""
+    codes, note = ((("MLC302",), "the RCP checker counts it as its non-converged run") if run.converged else
+                   (TOLERATED_CODES, "tolerated: the benchmark result counts this run as its non-converged run"))
+    findings = tuple(replace(f, severity=Severity.WARNING, message=f"{f.message} ({note})")
+                     if f.code in codes and f.severity is Severity.ERROR else f for f in run.findings)
+    return replace(run, findings=findings, tolerated=not run.converged)
 
 
 def benchmark_folder_log(ref: LogRef) -> bool:
@@ -292,7 +292,7 @@ def score_folder(key: GroupKey, members: list[RunResult],
         score = replace(score, valid=False,
                         reason=f"{score.reason}; scaling.json is unusable (MLC504), the score is not scaled")
     if whole_folder and score.valid:
-        members = [_tolerate(r) if not r.converged else r for r in members]
+        members = [_tolerate(r) if not r.converged or r.status == "aborted" else r for r in members]
     return BenchmarkResult(org=org or None, system=system or None, benchmark=benchmark or None,
                            division=division, ruleset=first.ruleset, folder=folder,
                            runs=tuple(members), score=score,

@@ -124,7 +124,17 @@ def summarise(run: Run) -> RunSummary:
     seeds = run.occurrences("seed")
     return _summary(run.path, run.index, run.first_line, run.last_line, tuple(kept),
                     _bounded(run.evaluations), shared(sizes[-1].value) if sizes else None,
-                    tuple(map(_compact, seeds[1:MAX_SEEDS])) if len(seeds) > 1 else (), _train_samples(run))
+                    tuple(map(_compact, seeds[1:MAX_SEEDS])) if len(seeds) > 1 else (), _train_samples(run),
+                    _last_stop(run))
+
+
+def _last_stop(run: Run) -> tuple[int, Any] | None:
+    """The line and status of the last ``run_stop`` of a run that logs more than one."""
+    stops = run.occurrences("run_stop")
+    if len(stops) < 2:
+        return None
+    metadata = stops[-1].metadata
+    return stops[-1].line, shared(metadata.get("status")) if isinstance(metadata, Mapping) else None
 
 
 def _train_samples(run: Run) -> Any:
@@ -178,7 +188,7 @@ def _bounded(evals: tuple[Evaluation, ...]) -> tuple[Evaluation, ...]:
 
 def _summary(path: str, index: int, first_line: int, last_line: int, events: tuple[Event, ...],
              evaluations: tuple[Evaluation, ...], batch_size: Any, more_seeds: tuple[Event, ...] = (),
-             train_samples: Any = None) -> RunSummary:
+             train_samples: Any = None, last_stop: tuple[int, Any] | None = None) -> RunSummary:
     keys = tuple(map(_KEY, events))
     positions = _SHARED_KEYS.get(keys)
     if positions is None:
@@ -187,7 +197,7 @@ def _summary(path: str, index: int, first_line: int, last_line: int, events: tup
             _SHARED_KEYS[keys] = positions
     return RunSummary(path=sys.intern(path), index=index, first_line=first_line, last_line=last_line,
                       events=events, evaluations=evaluations, batch_size=batch_size, positions=positions,
-                      more_seeds=more_seeds, train_samples=train_samples)
+                      more_seeds=more_seeds, train_samples=train_samples, last_stop=last_stop)
 
 
 def reduce_summary(summary: RunSummary) -> tuple[Any, tuple[Any, ...]]:
@@ -196,14 +206,15 @@ def reduce_summary(summary: RunSummary) -> tuple[Any, tuple[Any, ...]]:
     events, seeds = ((tuple((e.key, e.value, dict(e.metadata) if e.metadata else None, e.time_ms, e.line)
                             for e in kept)) for kept in (summary.events, summary.more_seeds))
     return rebuilt_summary, (summary.path, summary.index, summary.first_line, summary.last_line, events,
-                             summary.evaluations, summary.batch_size, seeds, summary.train_samples)
+                             summary.evaluations, summary.batch_size, seeds, summary.train_samples, summary.last_stop)
 
 
 def rebuilt_summary(path: str, index: int, first_line: int, last_line: int,
                     events: tuple[tuple[Any, ...], ...], evaluations: tuple[Evaluation, ...],
-                    batch_size: Any, seeds: tuple[tuple[Any, ...], ...] = (), train_samples: Any = None) -> RunSummary:
+                    batch_size: Any, seeds: tuple[tuple[Any, ...], ...] = (), train_samples: Any = None,
+                    last_stop: tuple[int, Any] | None = None) -> RunSummary:
     """The summary :func:`reduce_summary` sent."""
     kept, more_seeds = (tuple(Event(sys.intern(key), shared(value), _metadata(metadata or {}), time_ms, line)
                               for key, value, metadata, time_ms, line in records) for records in (events, seeds))
     return _summary(path, index, first_line, last_line, kept, evaluations, shared(batch_size), more_seeds,
-                    shared(train_samples))
+                    shared(train_samples), last_stop)

@@ -11,11 +11,14 @@ not compare it with ``run_stop``'s status, nor with the time of ``run_stop``.
   Fix: train to the target; a folder tolerates one non-converged run (four for U-Net3D).
   An error; a warning when its folder tolerates it as the one non-converged run the round allows (counted as the slowest).
 - MLC302 aborted-run-reached-target: ``run_stop`` says ``aborted`` although an eval reached the
-  target. The official checker passes the file and the summarizer times it as a success while
-  the RCP checker counts it as non-converged: fix the status (or the eval) before submitting.
-  An error; a warning when its folder tolerates it as the one non-converged run the round allows (counted as the slowest).
-- MLC303 run-aborted: ``run_stop`` status is ``aborted``; the run counts as non-converged (at most
-  one per benchmark, four for U-Net3D).
+  target. The run converged as the rules define it (the target reached: §Benchmark Results), and
+  the official checker passes the file and the summarizer times it, as the score does; but the
+  RCP checker reads the status and counts it as non-converged (more than one such run fails the
+  RCP test): fix the status (or the eval) before submitting.
+  An error; a warning where its folder has a valid score (the RCP checker tolerates one such run;
+  its own finding says when it does not).
+- MLC303 run-aborted: ``run_stop`` status is ``aborted`` and the run did not reach the target (or
+  is open); it counts as non-converged (at most one per benchmark, four for U-Net3D).
 - MLC304 eval-value-invalid: an ``eval_accuracy`` value is not a number (or, for Mask R-CNN, an
   object without BBOX or SEGM, a NaN among them; a merged Stable Diffusion record without FID or
   CLIP: the round's YAML has a ``CHECK: "'SEGM' in v['value']"`` per field); the official checker
@@ -85,11 +88,16 @@ def check(ctx: RunContext) -> Iterator[Finding]:
     run, facts = ctx.run, ctx.facts
     status = run.status
     stop = run.run_stop
-    if status == "aborted" and stop is not None:
-        yield ctx.at(RUN_ABORTED, stop.line, "run_stop status is 'aborted'; the run counts as non-converged")
+    stop_line = stop.line if stop is not None else None
+    aborted = status == "aborted" and stop_line is not None
     if facts is None:
+        if aborted:
+            yield ctx.at(RUN_ABORTED, stop_line, "run_stop status is 'aborted'; the run counts as non-converged")
         return
     target = target_for(facts, run.division)
+    reached = first_reaching(run.evaluations, target)
+    if aborted and (reached is None or not ctx.closed):  # (closed and reached: converged, MLC302)
+        yield ctx.at(RUN_ABORTED, stop_line, "run_stop status is 'aborted'; the run counts as non-converged")
     if target.aggregate is not None:
         for event, wrong in unmergeable(run, target.aggregate):
             named = event.metadata[target.aggregate.name_from]
@@ -121,13 +129,12 @@ def check(ctx: RunContext) -> Iterator[Finding]:
                      f"none of the {run.count('eval_accuracy')} eval_accuracy values is below 1.0 (last: "
                      f"{describe_eval(last, facts.eval_position)}); the open division requires at least one "
                      f"(open_{facts.name}.yaml). {advice}")
-    reached = first_reaching(run.evaluations, target)
     if reached is None:
         if ctx.closed:
             yield _not_reached(ctx, target)
         return
-    if status == "aborted" and stop is not None:
-        yield ctx.at(ABORTED_RUN_REACHED_TARGET, stop.line,
+    if aborted:
+        yield ctx.at(ABORTED_RUN_REACHED_TARGET, stop_line,
                      f"run_stop says 'aborted' but eval_accuracy "
                      f"{describe_eval(reached, facts.eval_position, target_bounds(target))} reached the "
                      f"target ({target.text}); log status 'success' if the run converged")

@@ -1,8 +1,9 @@
 """The RCP test of a benchmark folder, computed as the round's record checker did it.
 
 Submission side (``rcp_checker.read_submission_file``): a run's convergence point is the
-``epoch_num`` (BERT: samples) of the last ``eval_accuracy`` before a ``run_stop`` with status
-``success``, rounded to 3 decimals; the round's policy (:mod:`mlcheck.score.rcp.policy`) says
+``epoch_num`` (BERT: samples) of the last ``eval_accuracy`` before its last ``run_stop`` when
+that says ``success`` (the checker reads the status of every ``run_stop``: the last one stands,
+whatever the first said), rounded to 3 decimals; the round's policy (:mod:`mlcheck.score.rcp.policy`) says
 where another metadata key counts (``samples_count`` for the LLM benchmarks and flux1) and where
 the point is the first step at which every metric meets its condition (Stable Diffusion: FID <= 90
 and CLIP >= 0.15, by ``step_num`` in 3.1 and ``samples_count`` from 4.0); any other run counts as
@@ -206,23 +207,32 @@ def rcp_for_runs(benchmark: str | None, division: str | None, ruleset: str | Non
     policy = round_policy(ruleset) if ruleset is not None else None
     rule = _rule(policy, benchmark)
     if bert_train_samples and benchmark == "bert":
-        points = [RunConvergence(_number(run.train_samples) if run.status == "success" else None, run.batch_size)
+        points = [RunConvergence(_number(run.train_samples) if _last_stop(run)[1] == "success" else None, run.batch_size)
                   for run in runs]
         return evaluate_rcp(benchmark, division, ruleset, points, submission_runs, loader)
     last_runs, last_rule, points = _LAST_POINTS
     if not (rule == last_rule and len(runs) == len(last_runs) and all(map(operator.is_, runs, last_runs))):
         points = []
         for run in runs:
-            stop = run.run_stop
+            stop_line, status = _last_stop(run)
             evals: Sequence[Evaluation] = run.evaluations
-            if stop is None:
+            if stop_line is None:
                 evals = list(evals)
-            elif evals and max(map(_LINE, evals)) > stop.line:  # (else every eval is before run_stop)
-                evals = [e for e in evals if e.line <= stop.line]
+            elif evals and max(map(_LINE, evals)) > stop_line:  # (else every eval is before run_stop)
+                evals = [e for e in evals if e.line <= stop_line]
             # (the batch size: the record checker reads every global_batch_size line, keeps the last)
-            points.append(RunConvergence(run_convergence(run.status, evals, rule), run.batch_size))
+            points.append(RunConvergence(run_convergence(status, evals, rule), run.batch_size))
         _LAST_POINTS[:] = [tuple(runs), rule, points]
     return evaluate_rcp(benchmark, division, ruleset, points, submission_runs, loader)
+
+
+def _last_stop(run: RunSummary) -> tuple[int | None, Any]:
+    """The line and status of the ``run_stop`` whose status the RCP checker keeps: the last one
+    (it reads each); the evals before it give the point."""
+    if run.last_stop is not None:
+        return run.last_stop
+    stop = run.run_stop
+    return (None, None) if stop is None else (stop.line, run.status)
 
 
 def _number(value: object) -> float | None:
