@@ -153,8 +153,8 @@ def test_a_utf16_console_is_read_as_check_reads_it_and_the_watch_ends(tmp_path: 
 
 
 def test_a_utf16_console_read_as_it_grows_gives_its_characters_whole(tmp_path: Path) -> None:
-    """Written in chunks that end inside a UTF-16 character (an odd number of bytes): every
-    record is read, the run passes as the file does when checked whole."""
+    """Written in chunks that end inside a UTF-16 character (an odd number of bytes), its byte
+    order mark first: every record is read, the run passes as the file does when checked whole."""
     import threading
     import time
 
@@ -164,7 +164,10 @@ def test_a_utf16_console_read_as_it_grows_gives_its_characters_whole(tmp_path: P
 
     def write() -> None:
         with open(log, "ab") as handle:
-            for at in range(0, len(data), 4097):
+            handle.write(data[:2])  # (the byte order mark alone first: was a UnicodeError, a traceback)
+            handle.flush()
+            time.sleep(0.3)
+            for at in range(2, len(data), 4097):
                 handle.write(data[at:at + 4097])
                 handle.flush()
                 time.sleep(0.002)

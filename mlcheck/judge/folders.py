@@ -78,8 +78,8 @@ def _no_result_file(folder: str, members: list[RunResult]) -> bool:
 def _tolerate(run: RunResult) -> RunResult:
     """A run of a valid benchmark result: non-converged, the scoring counts it as the slowest run, so its
     non-convergence is a warning (``check``'s exit code agrees with ``score``; its official verdict
-    stays the checker's); converged, an ``aborted`` status (MLC302) is one: the RCP checker tolerates one."""
-    codes, note = ((("MLC302",), "the RCP checker counts it as its non-converged run") if run.converged else
+    stays the checker's); converged, an ``aborted`` status (MLC302) is one (the RCP test has its own finding)."""
+    codes, note = ((("MLC302",), "a warning: the score counts the run as converged") if run.converged else
                    (TOLERATED_CODES, "tolerated: the benchmark result counts this run as its non-converged run"))
     findings = tuple(replace(f, severity=Severity.WARNING, message=f"{f.message} ({note})")
                      if f.code in codes and f.severity is Severity.ERROR else f for f in run.findings)

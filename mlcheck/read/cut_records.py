@@ -17,15 +17,24 @@ lines between are given as they are, and the line of the record's rest gives the
 rest holds no marker and ends with ``}`` (after the cut line's prefix, a rank tag, when it starts
 with it), within :data:`LOOKAHEAD` lines. Where the marker itself was cut (the line before the
 rest ends with its first characters and the warning; the rest begins with its last ones), the
-record is given at the rest's line, and the line before as it is. The first part ends where the joined text decodes as a record (an object with ``key``,
-``value`` and ``time_ms``). Inside a string or a number more than one place does; the place is
-taken whose record has the most fields, then whose strings the lines before printed (a file name
-other records give), then the first after which the text left begins as another stream's line
-begins (a date, a time, a glog letter and date, a bracketed tag, a log level, a progress bar),
-then, inside a number, the one after which it begins with a letter, a slash or a bracket. When
-that leaves more than one record (a warning that begins with a path or a word, inside a string
-no line before printed) the lines are given as they are, and the reader's MLC023 says that the
-record is cut. The blanks where the two parts meet are those json.dumps writes.
+record is given at the rest's line, and the line before as it is.
+
+The first part ends where the joined text decodes as a record (an object with ``key``, ``value``
+and ``time_ms``). Where the cut is inside a string or a number, more than one place does; the
+record must then be certain, else the lines are given as they are and the reader's MLC023 says
+that the record is cut (a refusal is a finding; a wrong join would be silently wrong data):
+
+- the places whose record has the most fields (a place inside a string may swallow whole fields);
+- inside a string any place joins, whatever the other text: only a string that the lines before
+  printed (a key, an event type, a file name other records give) tells the place;
+- inside a number, the first place after which the other text begins as another stream's line
+  begins (a date and time, a glog letter and date, a bracketed tag, a log level, a progress bar),
+  else the one after a digit where it begins with what no number holds (a letter, a slash, a
+  bracket): a warning of digits alone (``0``) is not told from the number.
+
+A line that holds a whole record (with text after it: the reader's trailing text) is no cut one;
+a record and its rest of over :data:`LONGEST_JOIN` bytes are not joined, and a file's joins stop
+after :data:`TRIES` bytes of work. The blanks where the two parts meet are those json.dumps writes.
 """
 
 from __future__ import annotations
@@ -40,7 +49,13 @@ LOOKAHEAD = 4
 RECENT = 64
 """Lines before a cut record where the strings of its record are looked for."""
 _LONGEST = 64 * 1024
-"""A cut record's line is not looked at past this length (the joins tried grow with it)."""
+"""A line is not held past this length."""
+LONGEST_JOIN = 4096
+"""A cut record and its rest are not joined past this length (records are a few hundred bytes;
+the joins tried grow with the square of it)."""
+TRIES = 1 << 31
+"""Bytes the joins tried in one file may decode, at most (then its cut records are left to the reader)."""
+_DECODER = json.JSONDecoder()
 _MARKER = b":::MLLOG"
 _MARKER_ENDS = tuple(_MARKER[cut:] for cut in range(1, len(_MARKER)))
 """How a line begins that holds the rest of a marker the line before holds the start of."""
@@ -49,7 +64,7 @@ _LINE_START = re.compile(rb"\d{4}[-/]\d\d[-/]\d\d[ T]\d\d:\d\d|\d\d:\d\d:\d\d|[I
 """How another stream's line begins: a date and time, a glog letter and date, a bracketed tag, a
 log level, a progress bar (not a path, a word: those may begin inside the record's text as well)."""
 _ESCAPE = re.compile(rb"\\.")
-_AFTER_A_NUMBER = re.compile(rb"[A-Za-z_/\[(<]|$")
+_AFTER_A_NUMBER = re.compile(rb"[A-Za-z_/\[(<]")
 """How another stream's line that cut a number begins (its first character is not the number's)."""
 
 
@@ -82,6 +97,7 @@ class CutRecords:
         """The last lines given: the line before one that begins with the marker's last
         characters, and where the strings of a record cut inside a string are looked for."""
         self.joined = 0
+        self.tried = 0
 
     def line(self, raw: bytes) -> list[bytes]:
         """The lines that physical line ``raw`` lets go (none, or those held and it)."""
@@ -97,7 +113,8 @@ class CutRecords:
             self.recent.append(raw)
             return [raw]
         rest = _rest(self.held[0], raw)
-        if rest is not None:
+        if rest is not None and self.tried < TRIES:
+            self.tried += len(self.held[0]) * (len(self.held[0]) + len(rest)) // 2
             record = _safely(_joined, self.held[0], rest, self.recent)
             if record is not None:
                 given = [record[0] + _line_end(raw), *self.held[1:], record[1] + _line_end(self.held[0])]
@@ -178,30 +195,42 @@ def _is_record(text: bytes) -> dict[str, object] | None:
 
 def _joined(cut: bytes, rest: bytes, recent: Iterable[bytes] = ()) -> tuple[bytes, bytes] | None:
     """The record's line joined (without a line end: the rest's is added) and the other stream's
-    text that was inside it; None when no place, or more than one, joins a record."""
+    text that was inside it; None when no place, or more than one, joins a record, when the
+    line holds a whole record (with text after it: the reader's), or when it is too long."""
     line = cut.rstrip(b"\r\n")
     start = line.rfind(_MARKER) + len(_MARKER)
     body = line[start:]
+    if len(body) + len(rest) > LONGEST_JOIN or _whole_record(body):
+        return None
     records = {end: record for end in range(len(body), -1, -1)
                if (body[:end] + rest).lstrip().startswith(b"{") and (record := _is_record(body[:end] + rest)) is not None}
     end = _chosen(body, rest, records, b"\n".join(recent)) if records else None
     return None if end is None else (line[:start] + body[:end] + rest, body[end:])
 
 
+def _whole_record(body: bytes) -> bool:
+    try:
+        found, _end = _DECODER.raw_decode(body.decode("utf-8", errors="replace").lstrip())
+    except (ValueError, RecursionError):
+        return False
+    return isinstance(found, dict)
+
+
 def _chosen(body: bytes, rest: bytes, records: dict[int, dict[str, object]], recent: bytes) -> int | None:
     """Where the record's first part ends, of the places ``records`` names; None when that is
-    not known (see the module docstring)."""
+    not certain (see the module docstring)."""
     most = max(map(_fields, records.values()))  # (a place inside a string may swallow whole fields)
     found = {end: repr(record) for end, record in records.items() if _fields(record) == most}
-    if len(set(found.values())) > 1:  # (a cut inside a string: its text may be another record's)
-        found = _known_strings(found, records, recent)
-    begins = [end for end in found if end < len(body) and _LINE_START.match(body, end)]
-    if len(found) > 1 and begins:  # (the earliest place, and its record's other blanks)
-        first = found[min(begins)]
-        found = {end: text for end, text in found.items() if end in begins and text == first}
-    elif len(set(found.values())) > 1:  # (inside a number: the other text does not go on with it)
-        found = {end: text for end, text in found.items()
-                 if body[end - 1:end].isdigit() and _AFTER_A_NUMBER.match(body, end) and not _in_string(body[:end])}
+    if len(set(found.values())) > 1 and any(_in_string(body[:end]) for end in found):
+        found = _known_strings(found, records, recent)  # (inside a string any place joins: only a known string tells)
+    elif len(set(found.values())) > 1:  # (inside a number)
+        begins = [end for end in found if _LINE_START.match(body, end)]
+        if begins:  # (the earliest place, and its record's other blanks)
+            first = found[min(begins)]
+            found = {end: text for end, text in found.items() if end in begins and text == first}
+        else:  # (after a digit, the other text begins with what no number holds)
+            found = {end: text for end, text in found.items()
+                     if body[end - 1:end].isdigit() and _AFTER_A_NUMBER.match(body, end) is not None}
     if not found or len(set(found.values())) > 1:
         return None
     tidy = [end for end in found if _blanks_as_written(body[:end], rest)]
@@ -227,11 +256,12 @@ def _blanks_as_written(first: bytes, rest: bytes) -> bool:
 
 
 def _known_strings(found: dict[int, str], records: dict[int, dict[str, object]], recent: bytes) -> dict[int, str]:
-    """The places whose record's strings (its key, value, metadata's) were printed most often
+    """The places whose record's strings (its key, value, event type, namespace, metadata's) were printed most often
     in the lines before (a file name that other records give), if that is one record."""
     def known(record: dict[str, object]) -> int:
         metadata = record.get("metadata")
-        texts = [record.get("key"), record.get("value"), *(metadata.values() if isinstance(metadata, dict) else ())]
+        texts = [record.get("key"), record.get("value"), record.get("event_type"), record.get("namespace"),
+                 *(metadata.values() if isinstance(metadata, dict) else ())]
         return sum(json.dumps(text).encode() in recent for text in texts if isinstance(text, str) and len(text) > 2)
     counts = {end: known(records[end]) for end in found}
     best = max(counts.values())

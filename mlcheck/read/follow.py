@@ -122,11 +122,16 @@ class Follower:
                 if os.pread(self._handle.fileno(), 2, 0) == _GZIP_MAGIC:
                     yield COMPRESSED
                     return
-            self._tail = (self._tail + chunk)[-_TAIL:]
-            if not self._encoding_known and self._position >= 4:
+            if not self._encoding_known:  # (the first chunk: the file's start)
+                head = chunk[:8]
+                if len(head) < 4 and any(mark.startswith(head[:2]) for mark in (b"\xff\xfe", b"\xfe\xff")):
+                    self._position -= len(chunk)  # (a byte order mark, maybe: read again with what follows it)
+                    self._handle.seek(self._position)
+                    return
                 self._encoding_known = True
-                if is_utf16(os.pread(self._handle.fileno(), 8, 0)):
+                if is_utf16(head):
                     self._utf16 = codecs.getincrementaldecoder("utf-16")(errors="replace")
+            self._tail = (self._tail + chunk)[-_TAIL:]
             if self._utf16 is not None:
                 chunk = self._utf16.decode(chunk).encode("utf-8", errors="replace")
             yield from self._lines(self._line_ended(chunk))

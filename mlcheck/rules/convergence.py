@@ -11,12 +11,12 @@ not compare it with ``run_stop``'s status, nor with the time of ``run_stop``.
   Fix: train to the target; a folder tolerates one non-converged run (four for U-Net3D).
   An error; a warning when its folder tolerates it as the one non-converged run the round allows (counted as the slowest).
 - MLC302 aborted-run-reached-target: ``run_stop`` says ``aborted`` although an eval reached the
-  target. The run converged as the rules define it (the target reached: §Benchmark Results), and
-  the official checker passes the file and the summarizer times it, as the score does; but the
-  RCP checker reads the status and counts it as non-converged (more than one such run fails the
-  RCP test): fix the status (or the eval) before submitting.
-  An error; a warning where its folder has a valid score (the RCP checker tolerates one such run;
-  its own finding says when it does not).
+  target. In the closed division the run converged as the rules define it (the target reached:
+  §Benchmark Results): the official checker passes the file and the summarizer times it, as the
+  score does; but the RCP checker reads the status of the last ``run_stop`` and counts an
+  ``aborted`` one as non-converged (more than one such run fails the RCP test, MLC532). In the
+  open division the status decides (MLC303 too). Fix the status (or the eval) before submitting.
+  An error; a warning where its folder has a valid score.
 - MLC303 run-aborted: ``run_stop`` status is ``aborted`` and the run did not reach the target (or
   is open); it counts as non-converged (at most one per benchmark, four for U-Net3D).
 - MLC304 eval-value-invalid: an ``eval_accuracy`` value is not a number (or, for Mask R-CNN, an

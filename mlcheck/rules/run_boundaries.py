@@ -71,8 +71,8 @@ def check(ctx: RunContext) -> Iterator[Finding]:
     elif stop.metadata["status"] not in _STATUSES:
         yield ctx.at(RUN_STOP_STATUS_MISSING, stop.line,
                      f"run_stop status is {_shown_status(stop.metadata['status'])}; expected 'success' or 'aborted' "
-                     "(the RCP checker and mlcheck count only 'success' as converged; the results summarizer "
-                     "reads no status and times the run anyway)",
+                     "(the RCP checker counts only 'success' as converged; the results summarizer reads no "
+                     "status and times the run anyway, as mlcheck's score does where the target is reached)",
                      severity=Severity.WARNING, official=False)
     if stop is not None:  # (common.yaml checks each run_stop: a repeat without status fails the file too)
         for again in run.occurrences("run_stop")[1:]:
