@@ -68,7 +68,8 @@ def test_an_aborted_run_stop_after_the_last_success_counts_for_the_rcp_checker(t
 
     result = _changed(tmp_path, (0, 1), second)
     [bench] = result.benchmarks
-    assert bench.rcp is not None and bench.rcp.verdict == "fail" and "2 runs did not converge" in bench.rcp.reason
+    assert bench.rcp is not None and bench.rcp.verdict == "fail"
+    assert "2 runs did not converge (result_0.txt, result_1.txt: no convergence point" in bench.rcp.reason
     assert ("MLC532", "error") in _codes(result) and ("MLC503", "error") not in _codes(result)
 
 

@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import math
 import operator
+import os
 from dataclasses import replace
 from typing import Any, Callable, Sequence
 
@@ -46,6 +47,8 @@ class RunConvergence:
     converged_at: float | None
     """The convergence point (epochs or samples); None when the run did not succeed."""
     batch_size: object
+    name: str = ""
+    """The run's file (and index), named where the test fails on its convergence."""
 
 
 def convergence_point(status: str | None, last_epoch: float | None, round_to: int | None = 3) -> float | None:
@@ -114,9 +117,11 @@ def evaluate_rcp(benchmark: str | None, division: str | None, ruleset: str | Non
     batch_size = next(iter(sizes))
     assert batch_size is not None
     drop = 4 if benchmark == "unet3d" else 1
-    failed = sum(1 for r in runs if r.converged_at is None)
-    if failed > drop:
-        return RcpResult("fail", f"insufficient convergence: {failed} runs did not converge",  # (failed > 1)
+    failed = [r.name for r in runs if r.converged_at is None]
+    if len(failed) > drop:
+        named = (f" ({', '.join(failed)}: no convergence point as the RCP checker reads it, from the last "
+                 "run_stop's status and the evals before it)") if all(failed) else ""
+        return RcpResult("fail", f"insufficient convergence: {len(failed)} runs did not converge{named}",  # (failed > 1)
                          unit=unit, batch_size=batch_size, source=references.source)
     points = [NOT_CONVERGED if r.converged_at is None else r.converged_at for r in runs]
     kept = trimmed(points, drop)
@@ -207,8 +212,8 @@ def rcp_for_runs(benchmark: str | None, division: str | None, ruleset: str | Non
     policy = round_policy(ruleset) if ruleset is not None else None
     rule = _rule(policy, benchmark)
     if bert_train_samples and benchmark == "bert":
-        points = [RunConvergence(_number(run.train_samples) if _last_stop(run)[1] == "success" else None, run.batch_size)
-                  for run in runs]
+        points = [RunConvergence(_number(run.train_samples) if _last_stop(run)[1] == "success" else None, run.batch_size,
+                                 _name(run)) for run in runs]
         return evaluate_rcp(benchmark, division, ruleset, points, submission_runs, loader)
     last_runs, last_rule, points = _LAST_POINTS
     if not (rule == last_rule and len(runs) == len(last_runs) and all(map(operator.is_, runs, last_runs))):
@@ -221,7 +226,7 @@ def rcp_for_runs(benchmark: str | None, division: str | None, ruleset: str | Non
             elif evals and max(map(_LINE, evals)) > stop_line:  # (else every eval is before run_stop)
                 evals = [e for e in evals if e.line <= stop_line]
             # (the batch size: the record checker reads every global_batch_size line, keeps the last)
-            points.append(RunConvergence(run_convergence(status, evals, rule), run.batch_size))
+            points.append(RunConvergence(run_convergence(status, evals, rule), run.batch_size, _name(run)))
         _LAST_POINTS[:] = [tuple(runs), rule, points]
     return evaluate_rcp(benchmark, division, ruleset, points, submission_runs, loader)
 
@@ -233,6 +238,10 @@ def _last_stop(run: RunSummary) -> tuple[int | None, Any]:
         return run.last_stop
     stop = run.run_stop
     return (None, None) if stop is None else (stop.line, run.status)
+
+
+def _name(run: RunSummary) -> str:
+    return os.path.basename(run.path) + (f" (run {run.index})" if run.index else "")
 
 
 def _number(value: object) -> float | None:
