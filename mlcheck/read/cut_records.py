@@ -25,12 +25,12 @@ record must then be certain, else the lines are given as they are and the reader
 that the record is cut (a refusal is a finding; a wrong join would be silently wrong data):
 
 - the places whose record has the most fields (a place inside a string may swallow whole fields);
-- inside a string any place joins, whatever the other text: only a string that the lines before
-  printed (a key, an event type, a file name other records give) tells the place;
-- inside a number, the first place after which the other text begins as another stream's line
-  begins (a date and time, a glog letter and date, a bracketed tag, a log level, a progress bar),
-  else the one after a digit where it begins with what no number holds (a letter, a slash, a
-  bracket): a warning of digits alone (``0``) is not told from the number.
+- inside a string any place joins, whatever the other text: only a field that the lines before
+  printed, name and value (``"key": "eval_accuracy"``, an event type, a file name other records
+  give), tells the place;
+- inside a number, the place after which the other text begins as another stream's line begins
+  with no digit (a glog letter and date, a bracketed tag, a log level): a warning that begins
+  with digits (a date, ``0it [``, ``5%|``, ``0:00:05``, ``0``) is not told from the number.
 
 A line that holds a whole record (with text after it: the reader's trailing text) is no cut one;
 a record and its rest of over :data:`LONGEST_JOIN` bytes are not joined, and a file's joins stop
@@ -53,19 +53,20 @@ _LONGEST = 64 * 1024
 LONGEST_JOIN = 4096
 """A cut record and its rest are not joined past this length (records are a few hundred bytes;
 the joins tried grow with the square of it)."""
+STRING_PLACES = 256
+"""Places inside a string weighed at most (each is a search of the lines before)."""
 TRIES = 1 << 31
 """Bytes the joins tried in one file may decode, at most (then its cut records are left to the reader)."""
 _DECODER = json.JSONDecoder()
 _MARKER = b":::MLLOG"
 _MARKER_ENDS = tuple(_MARKER[cut:] for cut in range(1, len(_MARKER)))
 """How a line begins that holds the rest of a marker the line before holds the start of."""
-_LINE_START = re.compile(rb"\d{4}[-/]\d\d[-/]\d\d[ T]\d\d:\d\d|\d\d:\d\d:\d\d|[IWEF]\d{4} \d\d:\d\d|\[[\w ,.:/-]*\][ :<\[]"
-                         rb"|(?:WARNING|INFO|ERROR|DEBUG|CRITICAL|FATAL|Traceback)\b|\s*\d{1,3}%\|")
-"""How another stream's line begins: a date and time, a glog letter and date, a bracketed tag, a
-log level, a progress bar (not a path, a word: those may begin inside the record's text as well)."""
+_LINE_START = re.compile(rb"[IWEF]\d{4} \d\d:\d\d|\[[\w ,.:/-]*\][ :<\[]|(?:WARNING|INFO|ERROR|DEBUG|CRITICAL|FATAL|Traceback)\b")
+"""How another stream's line begins where no digit before it can be its own: a glog letter and
+date, a bracketed tag, a log level. (Not a line that begins with digits: ``0:00:05``, ``5%|``,
+``0it [``, a date of a two-digit year after the number's ``20``, may begin with the digits the
+number ends with, which would be dropped from it.)"""
 _ESCAPE = re.compile(rb"\\.")
-_AFTER_A_NUMBER = re.compile(rb"[A-Za-z_/\[(<]")
-"""How another stream's line that cut a number begins (its first character is not the number's)."""
 
 
 def rejoined_cut_records(lines: Iterable[bytes], joined: list[int]) -> Iterator[bytes]:
@@ -113,8 +114,8 @@ class CutRecords:
             self.recent.append(raw)
             return [raw]
         rest = _rest(self.held[0], raw)
-        if rest is not None and self.tried < TRIES:
-            self.tried += len(self.held[0]) * (len(self.held[0]) + len(rest)) // 2
+        if rest is not None and self.tried < TRIES and len(self.held[0]) + len(rest) <= 2 * LONGEST_JOIN:
+            self.tried += len(self.held[0]) * (len(self.held[0]) + len(rest) + sum(map(len, self.recent)) // 8)
             record = _safely(_joined, self.held[0], rest, self.recent)
             if record is not None:
                 given = [record[0] + _line_end(raw), *self.held[1:], record[1] + _line_end(self.held[0])]
@@ -223,14 +224,10 @@ def _chosen(body: bytes, rest: bytes, records: dict[int, dict[str, object]], rec
     found = {end: repr(record) for end, record in records.items() if _fields(record) == most}
     if len(set(found.values())) > 1 and any(_in_string(body[:end]) for end in found):
         found = _known_strings(found, records, recent)  # (inside a string any place joins: only a known string tells)
-    elif len(set(found.values())) > 1:  # (inside a number)
+    elif len(set(found.values())) > 1:  # (inside a number: the earliest place another line begins)
         begins = [end for end in found if _LINE_START.match(body, end)]
-        if begins:  # (the earliest place, and its record's other blanks)
-            first = found[min(begins)]
-            found = {end: text for end, text in found.items() if end in begins and text == first}
-        else:  # (after a digit, the other text begins with what no number holds)
-            found = {end: text for end, text in found.items()
-                     if body[end - 1:end].isdigit() and _AFTER_A_NUMBER.match(body, end) is not None}
+        first = found[min(begins)] if begins else None
+        found = {end: text for end, text in found.items() if end in begins and text == first}
     if not found or len(set(found.values())) > 1:
         return None
     tidy = [end for end in found if _blanks_as_written(body[:end], rest)]
@@ -256,13 +253,26 @@ def _blanks_as_written(first: bytes, rest: bytes) -> bool:
 
 
 def _known_strings(found: dict[int, str], records: dict[int, dict[str, object]], recent: bytes) -> dict[int, str]:
-    """The places whose record's strings (its key, value, event type, namespace, metadata's) were printed most often
-    in the lines before (a file name that other records give), if that is one record."""
+    """The place whose record's fields (``"key": "..."``, the event type, the namespace, the value
+    and the metadata's strings, each with its name, as json.dumps writes them) the lines before
+    printed most often, if that is one record; else ``found`` (no place is certain). At most
+    :data:`STRING_PLACES` places are weighed (a longer string is left to the reader)."""
+    if len(found) > STRING_PLACES:
+        return found
+    seen: dict[bytes, bool] = {}
+
     def known(record: dict[str, object]) -> int:
         metadata = record.get("metadata")
-        texts = [record.get("key"), record.get("value"), record.get("event_type"), record.get("namespace"),
-                 *(metadata.values() if isinstance(metadata, dict) else ())]
-        return sum(json.dumps(text).encode() in recent for text in texts if isinstance(text, str) and len(text) > 2)
+        fields = [*((name, record.get(name)) for name in ("key", "value", "event_type", "namespace")),
+                  *(metadata.items() if isinstance(metadata, dict) else ())]
+        count = 0
+        for name, text in fields:
+            if isinstance(text, str) and len(text) > 2:
+                pair = json.dumps({name: text})[1:-1].encode()
+                if pair not in seen:
+                    seen[pair] = pair in recent
+                count += seen[pair]
+        return count
     counts = {end: known(records[end]) for end in found}
     best = max(counts.values())
     kept = {end: found[end] for end, count in counts.items() if count == best}
