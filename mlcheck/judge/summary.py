@@ -26,7 +26,7 @@ from __future__ import annotations
 import operator
 import sys
 from types import MappingProxyType
-from typing import Any, Mapping
+from typing import Any, Mapping, Sequence
 
 from mlcheck.model import Evaluation, Event, Run
 from mlcheck.results import NOT_HYPERPARAMETERS, RunSummary
@@ -122,29 +122,28 @@ def summarise(run: Run) -> RunSummary:
         kept.append(new(Event, (key, value, _NO_METADATA, event[3], event[4], None, None)))
     sizes = run.occurrences("global_batch_size")
     seeds = run.occurrences("seed")
+    stops = run.occurrences("run_stop")
     return _summary(run.path, run.index, run.first_line, run.last_line, tuple(kept),
                     _bounded(run.evaluations), shared(sizes[-1].value) if sizes else None,
-                    tuple(map(_compact, seeds[1:MAX_SEEDS])) if len(seeds) > 1 else (), _train_samples(run),
-                    _last_stop(run))
+                    tuple(map(_compact, seeds[1:MAX_SEEDS])) if len(seeds) > 1 else (), _train_samples(run, stops),
+                    _last_stop(stops))
 
 
-def _last_stop(run: Run) -> tuple[int, Any] | None:
-    """The line and status of the last ``run_stop`` of a run that logs more than one."""
-    stops = run.occurrences("run_stop")
+def _last_stop(stops: Sequence[Event]) -> tuple[int, Any] | None:
+    """The line and status of the last of a run's ``run_stop`` records when it logs more than one."""
     if len(stops) < 2:
         return None
     metadata = stops[-1].metadata
     return stops[-1].line, shared(metadata.get("status")) if isinstance(metadata, Mapping) else None
 
 
-def _train_samples(run: Run) -> Any:
+def _train_samples(run: Run, stops: Sequence[Event]) -> Any:
     """The last ``train_samples`` before the last ``run_stop`` (the RCP checker's reading with
     ``--rcp-bert-train-samples``: each such line read overwrites the point, the last run_stop
     takes it)."""
     samples = run.occurrences("train_samples")
     if not samples:
         return None
-    stops = run.occurrences("run_stop")
     before = [e for e in samples if not stops or e.line < stops[-1].line]
     return shared(before[-1].value) if before else None
 

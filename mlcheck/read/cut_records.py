@@ -146,6 +146,8 @@ def _safely(join: Callable[..., tuple[bytes, bytes] | None], *lines: Any) -> tup
 
 
 def _is_cut(raw: bytes) -> bool:
+    if raw.endswith(b"}\n"):  # (the common whole record: no copy made)
+        return False
     return len(raw) < _LONGEST and raw.endswith(b"\n") and not raw.rstrip().endswith(b"}")
 
 
@@ -203,9 +205,12 @@ def _joined(cut: bytes, rest: bytes, recent: Iterable[bytes] = ()) -> tuple[byte
     body = line[start:]
     if len(body) + len(rest) > LONGEST_JOIN or _whole_record(body):
         return None
-    records = {end: record for end in range(len(body), -1, -1)
-               if (body[:end] + rest).lstrip().startswith(b"{") and (record := _is_record(body[:end] + rest)) is not None}
-    end = _chosen(body, rest, records, b"\n".join(recent)) if records else None
+    records = {}
+    for place in range(len(body), -1, -1):
+        text = body[:place] + rest
+        if text.lstrip().startswith(b"{") and (record := _is_record(text)) is not None:
+            records[place] = record
+    end = _chosen(body, rest, records, recent) if records else None
     return None if end is None else (line[:start] + body[:end] + rest, body[end:])
 
 
@@ -217,7 +222,7 @@ def _whole_record(body: bytes) -> bool:
     return isinstance(found, dict)
 
 
-def _chosen(body: bytes, rest: bytes, records: dict[int, dict[str, object]], recent: bytes) -> int | None:
+def _chosen(body: bytes, rest: bytes, records: dict[int, dict[str, object]], recent: Iterable[bytes]) -> int | None:
     """Where the record's first part ends, of the places ``records`` names; None when that is
     not certain (see the module docstring)."""
     most = max(map(_fields, records.values()))  # (a place inside a string may swallow whole fields)
@@ -252,13 +257,14 @@ def _blanks_as_written(first: bytes, rest: bytes) -> bool:
     return blanks == (1 if before[-1:] in (b"", b":", b",") else 0)
 
 
-def _known_strings(found: dict[int, str], records: dict[int, dict[str, object]], recent: bytes) -> dict[int, str]:
+def _known_strings(found: dict[int, str], records: dict[int, dict[str, object]], lines: Iterable[bytes]) -> dict[int, str]:
     """The place whose record's fields (``"key": "..."``, the event type, the namespace, the value
     and the metadata's strings, each with its name, as json.dumps writes them) the lines before
     printed most often, if that is one record; else ``found`` (no place is certain). At most
     :data:`STRING_PLACES` places are weighed (a longer string is left to the reader)."""
     if len(found) > STRING_PLACES:
         return found
+    recent = b"\n".join(lines)
     seen: dict[bytes, bool] = {}
 
     def known(record: dict[str, object]) -> int:

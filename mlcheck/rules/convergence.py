@@ -90,14 +90,12 @@ def check(ctx: RunContext) -> Iterator[Finding]:
     stop = run.run_stop
     stop_line = stop.line if stop is not None else None
     aborted = status == "aborted" and stop_line is not None
-    if facts is None:
-        if aborted:
-            yield ctx.at(RUN_ABORTED, stop_line, "run_stop status is 'aborted'; the run counts as non-converged")
-        return
-    target = target_for(facts, run.division)
-    reached = first_reaching(run.evaluations, target)
+    target = target_for(facts, run.division) if facts is not None else None
+    reached = first_reaching(run.evaluations, target) if target is not None else None
     if aborted and (reached is None or not ctx.closed):  # (closed and reached: converged, MLC302)
         yield ctx.at(RUN_ABORTED, stop_line, "run_stop status is 'aborted'; the run counts as non-converged")
+    if facts is None or target is None:
+        return
     if target.aggregate is not None:
         for event, wrong in unmergeable(run, target.aggregate):
             named = event.metadata[target.aggregate.name_from]
@@ -110,7 +108,7 @@ def check(ctx: RunContext) -> Iterator[Finding]:
                          f"{target.aggregate.into} and crashes on this one ({target.aggregate.source})")
     yield from invalid_values(ctx, target, EVAL_VALUE_INVALID)
     if not ctx.closed and facts.open_target is not None:
-        if run.evaluations and first_reaching(run.evaluations, target) is None:
+        if run.evaluations and reached is None:
             last = run.evaluations[-1]
             yield ctx.at(OPEN_EVAL_NOT_BELOW_ONE, last.line,
                          f"none of the {len(run.evaluations)} {records_named(target)} meets {target.text} (last: "

@@ -212,14 +212,14 @@ def rcp_for_runs(benchmark: str | None, division: str | None, ruleset: str | Non
     policy = round_policy(ruleset) if ruleset is not None else None
     rule = _rule(policy, benchmark)
     if bert_train_samples and benchmark == "bert":
-        points = [RunConvergence(_number(run.train_samples) if _last_stop(run)[1] == "success" else None, run.batch_size,
+        points = [RunConvergence(_number(run.train_samples) if _rcp_stop(run)[1] == "success" else None, run.batch_size,
                                  _name(run)) for run in runs]
         return evaluate_rcp(benchmark, division, ruleset, points, submission_runs, loader)
     last_runs, last_rule, points = _LAST_POINTS
     if not (rule == last_rule and len(runs) == len(last_runs) and all(map(operator.is_, runs, last_runs))):
         points = []
         for run in runs:
-            stop_line, status = _last_stop(run)
+            stop_line, status = _rcp_stop(run)
             evals: Sequence[Evaluation] = run.evaluations
             if stop_line is None:
                 evals = list(evals)
@@ -231,7 +231,7 @@ def rcp_for_runs(benchmark: str | None, division: str | None, ruleset: str | Non
     return evaluate_rcp(benchmark, division, ruleset, points, submission_runs, loader)
 
 
-def _last_stop(run: RunSummary) -> tuple[int | None, Any]:
+def _rcp_stop(run: RunSummary) -> tuple[int | None, Any]:
     """The line and status of the ``run_stop`` whose status the RCP checker keeps: the last one
     (it reads each); the evals before it give the point."""
     if run.last_stop is not None:
