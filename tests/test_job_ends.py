@@ -24,6 +24,14 @@ ENDS = [
     "mpirun noticed that process rank 0 with PID 4242 on node node017 exited on signal 9 (Killed).",
     "srun: error: node03: task 3: Exited with exit code 1",
     "srun: error: gpu-[01-04]: tasks 0,2-5: Segmentation fault (core dumped)",
+    "ERROR:torch.distributed.elastic.multiprocessing.api:failed (exitcode: -9) local_rank: 0 (pid: 1233) of "
+    "binary: /usr/bin/python",
+    "E0325 10:00:00.123000 140 torch/distributed/elastic/multiprocessing/api.py:869] failed (exitcode: 1) "
+    "local_rank: 0 (pid: 77) of binary: /opt/conda/bin/python3",
+    "run.sh: line 12:  1233 Killed                  python train.py --config bert.yaml",
+    "./run_and_time.sh: line 40: 88 Segmentation fault      (core dumped) python train.py",
+    "ENDING TIMING RUN AT 2023-04-28 12:22:50 AM",
+    "Beginning trial 2 of 10",
 ]
 
 
@@ -53,9 +61,13 @@ def test_an_attempt_killed_in_its_init_then_run_again_is_two_runs(end: str, tmp_
     assert note.line == init_stop - 1 and note.message.startswith("the job ends here (")
 
 
-def test_a_job_end_after_the_run_opens_nothing(tmp_path: Path) -> None:
+@pytest.mark.parametrize("end", [ENDS[1], "ENDING TIMING RUN AT 2023-04-28 12:22:50 AM"])
+def test_a_job_end_after_the_run_opens_nothing(end: str, tmp_path: Path) -> None:
+    """Nor does another rank's end of its run script before this rank's last records (run_stop
+    and what follows it stay in the run: only a record that begins a run opens one)."""
+    records = _records()
     log = tmp_path / "console.log"
-    log.write_text("\n".join(_records() + [ENDS[1]]) + "\n", "utf-8")
+    log.write_text("\n".join(records[:-3] + [end] + records[-3:] + [end]) + "\n", "utf-8")
     [clean] = check_log(LogRef(str(EXAMPLE)), None)
     [result] = check_log(LogRef(str(log)), None)
     assert (result.verdict, result.time_to_train_min) == (clean.verdict, clean.time_to_train_min)

@@ -131,14 +131,24 @@ JOB_END = re.compile(
     rb"|Primary job\s+terminated normally, but \d+ process"
     rb"|(?:mpirun|prterun) noticed that process rank \d+ with PID"
     rb"|(?:mpirun|prterun) detected that one or more processes exited with non-zero status"
-    rb"|BAD TERMINATION OF ONE OF YOUR APPLICATION PROCESSES")
+    rb"|BAD TERMINATION OF ONE OF YOUR APPLICATION PROCESSES"
+    rb"|\bfailed \(exitcode: -?\d+\) local_rank: \d+ \(pid: \d+\) of binary: "
+    rb"|\bline \d+: +\d+ (?:Killed|Aborted|Segmentation fault|Terminated|Bus error|Illegal instruction)\b"
+    rb"|ENDING TIMING RUN AT "
+    rb"|Beginning trial \d+ of \d+")
 """A launcher's word that the job (or its attempt) ended: Slurm cancelled it (a time limit,
 a preemption, a node failure; ``--requeue`` runs it again into the same file) or saw a task
 exit with an error or a signal (``srun: error: node03: task 3: Exited with exit code 1``: the
 step ends, a run script's loop or a retry starts the next), torchelastic
-restarts its worker group, OpenMPI/PRRTE saw a rank die, MPICH's hydra banner (and the MPIs built on it)."""
+restarts its worker group, OpenMPI/PRRTE saw a rank die, MPICH's hydra banner (and the MPIs built on it),
+torchrun's (torchelastic's) last word on a worker that died (``failed (exitcode: -9) local_rank: 0
+(pid: 1233) of binary: ...``, before its ``ChildFailedError``), a shell's word that the command it ran
+was killed (bash: ``run.sh: line 12:  1233 Killed   python train.py``), and the lines the MLPerf
+reference and NVIDIA run scripts print around each timed run, whatever its exit status (``ENDING
+TIMING RUN AT ...`` after it, ``Beginning trial 2 of 10`` before the next)."""
 _JOB_END_WORDS = (b"CANCELLED AT", b"step aborted", b"srun: error:", b"restart worker group", b"terminated normally",
-                  b"noticed that", b"detected that", b"BAD TERMINATION")
+                  b"noticed that", b"detected that", b"BAD TERMINATION", b"(exitcode: ", b"Killed", b"Aborted",
+                  b"fault", b"Terminated", b"Bus error", b"Illegal instruction", b"ENDING TIMING RUN", b"Beginning trial")
 LAUNCHER_PARTS = (b"run", b"mpiexec", b"mpiexec.hydra", b"mpiexec_mpt", b"deepspeed", b"composer")
 """Every launcher name of :data:`LAUNCH_LINE`'s command form holds one of these (in ASCII lower
 case). The readers of result files look for launcher lines by them (and by :func:`may_name_a_launcher`,
