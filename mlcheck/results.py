@@ -4,6 +4,7 @@ system information, waived findings, and the :class:`CheckResult` every reporter
 from __future__ import annotations
 
 import sys
+from dataclasses import replace
 from typing import Any, Mapping
 
 from mlcheck.records import dataclass, field
@@ -164,6 +165,13 @@ class EnergyScore:
     reason: str
     run_joules: tuple[float | None, ...] = ()
     scaling_factor: float | None = None
+
+    def within(self, score: Score) -> EnergyScore:
+        """This energy in a folder whose result is ``score``: not valid when the result is not
+        (a package rule, a power log the package checker rejects), as the time score."""
+        if score.valid or not self.valid:
+            return self
+        return replace(self, valid=False, reason=f"{self.reason}; the folder's result is not valid")
 
 
 @dataclass(frozen=True)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -213,3 +214,32 @@ def _two_runs_read_as_the_clean_one(run: list[str], between: list[str], tmp_path
     CliRunner().invoke(main, ["split", str(log), "-o", str(tmp_path / "split")])
     assert [path.read_text("utf-8").count(":::MLLOG") for path in sorted((tmp_path / "split").iterdir())] == \
         [len(run)] * 2
+
+
+@pytest.mark.parametrize("cut", [
+    # tqdm's bars (stderr) inside a record of block-buffered stdout: in a string, in a number, between fields
+    lambda line: line[:20] + "\r  1%|          | 1/100 [00:01<00:10, 9.8it/s]" + line[20:],
+    lambda line: line[:line.index('"key":') + 6] + "\r  9%|          | 9/100 [00:09<00:10, 9.8it/s]" + line[
+        line.index('"key":') + 6:],
+])
+def test_a_record_broken_by_a_progress_bar_is_a_cut_record_with_no_noise_before(cut: Any, tmp_path: Path) -> None:
+    """MLC023 (another stream broke the record), not MLC003 'invalid JSON' (was so until a line of
+    noise had been read); a record malformed from its start stays MLC003."""
+    records = _records()
+    log = tmp_path / "console.log"
+    log.write_text("\n".join(records[:10] + [cut(records[10])] + records[11:]) + "\n", "utf-8")
+    found = {(f.code, f.line) for r in check_log(LogRef(str(log)), None) for f in r.findings}
+    assert ("MLC023", 11) in found and not any(code == "MLC003" for code, _ in found), found
+    log.write_text("\n".join(records[:10] + [":::MLLOG {bad"] + records[10:]) + "\n", "utf-8")
+    found = {(f.code, f.line) for r in check_log(LogRef(str(log)), None) for f in r.findings}
+    assert ("MLC003", 11) in found
+
+
+def test_a_record_cut_after_a_numbers_point_is_cut_not_malformed(tmp_path: Path) -> None:
+    records = _records()
+    at = records[12].index('"time_ms": ') + 14
+    log = tmp_path / "console.log"
+    log.write_text("\n".join(records[:12] + ["W0501 10:00:00.000000 1 a.py:1] noise", records[12][:at] + "."]
+                             + records[13:]) + "\n", "utf-8")
+    found = {(f.code, f.line) for r in check_log(LogRef(str(log)), None) for f in r.findings}
+    assert ("MLC023", 14) in found and not any(code == "MLC003" for code, _ in found), found

@@ -194,6 +194,17 @@ def test_three_run_benchmarks_score_the_median() -> None:
         assert not score.valid
 
 
+def test_a_folder_the_package_checker_stops_on_keeps_the_runs_the_summarizer_counts() -> None:
+    """The RCP checker raises (MLC535): no published score, but the summarizer catches it and
+    publishes, so the energy averages the runs it counts (was: none, 'no run is counted')."""
+    facts = load_ruleset("5.0.0").facts("stable_diffusion")
+    times = [14.0 + i / 10 for i in range(10)]
+    score, official = folder_score(times, [True] * 10, facts, stopped="the RCP checker raises on result_1.txt")
+    assert official is not None and official.score_min is None and not official.valid
+    assert official.runs_counted == score.runs_counted == tuple(range(1, 9))
+    assert not score.valid and score.reason.endswith("the RCP checker raises on result_1.txt")
+
+
 def test_unet3d_drops_four_and_four() -> None:
     facts = load_ruleset("4.0.0").facts("unet3d")
     score, _ = folder_score([float(i) for i in range(40)], [True] * 40, facts)
@@ -746,3 +757,15 @@ def test_a_power_log_name_without_an_index_refuses_the_folder_whatever_the_other
     [misnamed] = [f for f in bench.findings if f.code == "MLC541"]
     assert misnamed.severity is Severity.ERROR and misnamed.official and "node_0.txt.bak" in misnamed.message
     assert not bench.score.valid and "the package checker crashes on a power log name" in bench.score.reason
+
+
+def test_the_energy_of_a_folder_whose_result_is_not_valid_is_not_valid() -> None:
+    """A folder the package checker rejects for its power logs (MLC541) or a package rule: its
+    energy is not valid either (was: valid True beside an invalid time score)."""
+    from mlcheck.results import EnergyScore, Score
+
+    energy = EnergyScore(8.0e6, True, "mean of the energy of the 8 runs the time score counts")
+    assert energy.within(Score(14.2, True, "mean")) is energy
+    rejected = energy.within(Score(14.2, False, "mean; the package checker rejects the folder"))
+    assert (rejected.joules, rejected.valid) == (8.0e6, False)
+    assert rejected.reason.endswith("; the folder's result is not valid")

@@ -519,3 +519,24 @@ def test_a_joint_submissions_submitters_in_another_order_agree(tmp_path: Path) -
     for index in range(5):
         edit_log(package / RESNET / f"result_{index}.txt", "submission_org", '"Acme+Beta"')
     assert "MLC516" not in codes(package)
+
+
+def test_a_retired_benchmark_folder_is_told_to_go_and_no_rename_names_one_the_record_refuses() -> None:
+    """MLC506 in a 6.1 package: a benchmark of earlier rounds is said to be retired (was: told to
+    merge llama31_405b/ into llama31_8b/, and dlrm_dcnv2/ to be renamed dlrmv4, which 6.1's
+    checker of record does not know either); a misnamed folder's rename is a benchmark the record
+    knows; a later round's benchmark in an earlier round asks whether the round is right."""
+    from mlcheck.rules.benchmark_names import folder_advice
+    from mlcheck.facts.rulesets import load_ruleset
+
+    facts = load_ruleset("6.1.0").benchmarks
+    accepted = {name for name, item in facts.items() if item.not_in_record is None}
+    assert "dlrmv4" in facts and "dlrmv4" not in accepted
+    assert folder_advice("llama31_405b", "6.1.0", accepted, {"llama31_8b"}) == (
+        "; llama31_405b is a benchmark of training 5.0.0 to 6.0.0, retired after 6.0.0: remove this folder")
+    assert "retired after 6.0.0" in folder_advice("dlrm_dcnv2", "6.1.0", accepted, set())
+    assert "dlrmv4" not in folder_advice("recommendation", "6.1.0", accepted, set())
+    assert folder_advice("llama31_8bb", "6.1.0", accepted, set()) == "; rename it to 'llama31_8b'"
+    assert folder_advice("llama31_8b", "4.0.0", set(load_ruleset("4.0.0").benchmarks), set()) == (
+        "; llama31_8b is a benchmark of training 5.1.0 to 6.1.0, not of 4.0.0: is this the package's round? "
+        "(the path's training-X.Y, or --ruleset)")

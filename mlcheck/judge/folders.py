@@ -297,4 +297,4 @@ def score_folder(key: GroupKey, members: list[RunResult],
                            division=division, ruleset=first.ruleset, folder=folder,
                            runs=tuple(members), score=score,
                            findings=tuple(sorted(findings, key=Finding.sort_key)), rcp=rcp,
-                           energy=energy)
+                           energy=energy and energy.within(score))

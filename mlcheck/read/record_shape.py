@@ -178,6 +178,7 @@ def undecodable_record(path: str, line_no: int, body: str, column: int,
         return rules.INVALID_JSON.at(path, line_no,
                       f"unreadable JSON (column {column + 1}): {str(error).split(';')[0]}; a "
                       "record holds numbers of ordinary size")
+    raw = raw or (not result_file and cut_by_other_text(body, error))  # (a bar's \r: raw output, noise or not)
     if truncated and _looks_cut(body, error):  # (a whole record that is malformed is MLC003 there too)
         return rules.TRUNCATED_RECORD.at(path, line_no,
                       "the file ends in the middle of this record (the job was probably killed "
@@ -206,12 +207,29 @@ def undecodable_record(path: str, line_no: int, body: str, column: int,
     return rules.INVALID_JSON.at(path, line_no, f"invalid JSON: {what} in {snippet!r}")
 
 
+_NUMBER_CUTS = frozenset({".", "e", "E", "e-", "e+", "E-", "E+"})
+
+
 def _looks_cut(body: str, error: json.JSONDecodeError) -> bool:
     """A record that stops before its JSON is complete (rather than one that is malformed)."""
     rest = body[error.pos:].rstrip()
     return (error.pos >= len(body.rstrip()) or error.msg.startswith("Unterminated string")
+            or rest in _NUMBER_CUTS  # (cut inside a number after its point or exponent: 0., 1e-)
+            or cut_by_other_text(body, error)
             or any(word.startswith(rest) for word in _LITERALS)  # (cut inside null, true, ...)
             or TAG.search(body) is not None)
+
+
+def cut_by_other_text(body: str, error: ValueError) -> bool:
+    """A record whose line a progress bar broke, in any log not named ``result_<i>.txt`` (MLC023
+    there, noise seen before it or not): the bar's carriage return in it (in a string, in a
+    number, or where JSON skips it as a blank and reads the bar's percentage: tqdm on stderr into
+    block-buffered stdout). Other text after a record begun (``"value": + python ...``, a
+    relaunch's trace glued to a killed record) is not told from a malformed record
+    (``"key": "x", bad``): MLC003 until the log has shown itself raw output."""
+    if not isinstance(error, json.JSONDecodeError):
+        return False
+    return "\r" in body[:error.pos] or body[error.pos:].lstrip(".eE+-").startswith("\r")
 
 
 _LITERALS = ("null", "true", "false", "NaN", "Infinity", "-Infinity")

@@ -29,3 +29,46 @@ def suggest_benchmark(name: str, valid: Collection[str]) -> str | None:
 
     close = difflib.get_close_matches(lowered, sorted(valid), n=1, cutoff=0.5)
     return close[0] if close else None
+
+
+def folder_advice(name: str, version: str, accepted: Collection[str], beside: Collection[str]) -> str:
+    """What MLC506 advises for a folder ``name`` that is no benchmark of training ``version``
+    (``accepted``: the benchmarks its checker of record knows; ``beside``: the benchmark folders
+    of the same system). A benchmark of other rounds is said to be one (retired, or not yet in
+    this round: rename nothing); else the closest accepted name, to rename it to or, when that
+    folder exists already, to merge it into."""
+    rounds = _rounds_having(name.lower())
+    if rounds:
+        span = _span(rounds)
+        if _older(rounds[-1], version):
+            return f"; {name} is a benchmark of training {span}, retired after {rounds[-1]}: remove this folder"
+        return (f"; {name} is a benchmark of training {span}, not of {version}: is this the package's "
+                "round? (the path's training-X.Y, or --ruleset)")
+    hint = suggest_benchmark(name, accepted)
+    if hint is None:
+        return ""
+    if hint in beside:
+        return f"; a {hint}/ folder exists beside it: merge the two or remove this one"
+    return f"; rename it to {hint!r}"
+
+
+def _rounds_having(name: str) -> list[str]:
+    """The supported rounds whose checker of record knows benchmark ``name``, oldest first."""
+    from mlcheck.facts.rulesets import SUPPORTED_RULESETS, load_ruleset  # (a misnamed folder only)
+
+    return [version for version in SUPPORTED_RULESETS
+            if name in load_ruleset(version).benchmarks and load_ruleset(version).benchmarks[name].not_in_record is None]
+
+
+def _span(rounds: list[str]) -> str:
+    """``3.0.0 to 6.0.0`` for consecutive supported rounds, else each of them."""
+    from mlcheck.facts.rulesets import SUPPORTED_RULESETS
+
+    first = SUPPORTED_RULESETS.index(rounds[0])
+    if len(rounds) > 1 and list(SUPPORTED_RULESETS[first:first + len(rounds)]) == rounds:
+        return f"{rounds[0]} to {rounds[-1]}"
+    return ", ".join(rounds)
+
+
+def _older(version: str, than: str) -> bool:
+    return tuple(map(int, version.split("."))) < tuple(map(int, than.split(".")))

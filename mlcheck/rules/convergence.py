@@ -29,7 +29,8 @@ not compare it with ``run_stop``'s status, nor with the time of ``run_stop``.
   conditions in order and stops at the first that does not hold: a value it never comes to (a
   null CLIP where FID is above 90, a null SEGM where BBOX is below its target) fails nothing
   there, and is a warning here (``official: false``). A NaN of a one-number metric is a warning (``official: false``):
-  the official checker compares it, finds it below the target and goes on; it usually means the
+  the official checker compares it, finds the target not reached (any comparison with NaN is
+  false, for a metric to be raised or lowered alike) and goes on; it usually means the
   model diverged at that eval.
   Fix: log the evaluation's metric as the benchmark's reference does (a number; Mask R-CNN's BBOX and SEGM).
 - MLC305 target-reached-after-run-stop: the first eval that reaches the target is timed more

@@ -171,12 +171,12 @@ def invalid_values(ctx: RunContext, target: Target, rule: Rule) -> Iterator[Find
         if is_nan(value):
             yield ctx.at(rule, evaluation.line,
                          f"eval_accuracy is {value!r}: the model diverged at this eval, or the "
-                         "metric failed (the official checker reads it as below the target)",
+                         "metric failed (the official checker's comparison with the target is false: not reached)",
                          severity=Severity.WARNING, official=False)
             continue
         raises = comparison_raises(target, value)
         why = "" if raises else (": the official checker stops at a condition this evaluation does not meet "
-                                 "before it comes to the value, and reads it as below the target")
+                                 "before it comes to the value, and reads it as not reaching the target")
         advice = "; log every metric of each evaluation" if target.aggregate is not None else ""
         yield ctx.at(rule, evaluation.line, f"{what} cannot be compared with the target ({target.text}){why}{advice}",
                      severity=Severity.ERROR if raises else Severity.WARNING, official=raises)

@@ -101,11 +101,12 @@ def _metadata_read(expr: Any) -> list[str]:
 
 def _failing_formula(check: Mapping[str, Any], record: Scope) -> Mapping[str, Any] | None:
     """The formula whose computed sides a message shows: the check's own, or the first of its
-    ``all_of`` parts that does not hold (6.1 dlrmv4: the bound of the learning-rate band it misses)."""
-    if "formula" in check:
-        return check["formula"]  # type: ignore[no-any-return]
-    parts = [part["formula"] for part in check.get("all_of", ()) if "formula" in part]
-    return next((f for f in parts if not formula_holds(f, record)), parts[0] if parts else None)
+    ``all_of`` parts that does not hold (6.1 dlrmv4: the bound of the learning-rate band it misses);
+    None when the formulas hold (another part fails: 6.1 Qwen's ``v == 16`` beside its batch
+    product, which the message would otherwise show as computed and right)."""
+    parts = [check["formula"]] if "formula" in check else [
+        part["formula"] for part in check.get("all_of", ()) if "formula" in part]
+    return next((f for f in parts if not formula_holds(f, record)), None)
 
 
 def _unset(ctx: RunContext, entry: Entry, event: Event, check: Mapping[str, Any], codes: EntryCodes,

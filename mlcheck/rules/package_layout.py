@@ -55,14 +55,14 @@ from __future__ import annotations
 
 import os
 import re
-from typing import Mapping
+from typing import Collection, Mapping
 
 from mlcheck.read.file_names import SUBMITTED_RESULT_FILE
 from mlcheck.model import Finding, Severity
 from mlcheck.package.discover import NOT_LOG_FOLDERS
 from mlcheck.package.layout import PackageLayout
 from mlcheck.rule import Rule
-from mlcheck.rules.benchmark_names import suggest_benchmark
+from mlcheck.rules.benchmark_names import folder_advice
 from mlcheck.rules.package import WRONG_RUN_COUNT
 
 UNKNOWN_BENCHMARK_FOLDER = Rule("MLC506", "unknown-benchmark-folder", Severity.ERROR,
@@ -86,7 +86,7 @@ _LOG_LIKE = re.compile(r"\.(txt|log|out)(\.gz)?$")
 
 
 def check_layout(layout: PackageLayout, ruleset: str, run_counts: Mapping[str, int],
-                 whole_package: bool = True) -> list[Finding]:
+                 whole_package: bool = True, accepted: Collection[str] | None = None) -> list[Finding]:
     """Findings about the layout of one package, or of the part of it ``layout`` lists
     (``whole_package`` False: not the package's own top level); ``run_counts`` maps the round's
     benchmarks to N."""
@@ -105,14 +105,12 @@ def check_layout(layout: PackageLayout, ruleset: str, run_counts: Mapping[str, i
     missing_impl: set[str] = set()
     for folder in layout.benchmark_folders:
         if folder.name not in run_counts:
-            hint = suggest_benchmark(folder.name, run_counts)
-            taken = hint is not None and any(other.system == folder.system and other.name == hint
-                                             for other in layout.benchmark_folders)
-            advice = (f"; a {hint}/ folder exists beside it: merge the two or remove this one" if taken
-                      else f"; rename it to {hint!r}" if hint else "")
+            known = run_counts if accepted is None else accepted
+            advice = folder_advice(folder.name, ruleset, known, {other.name for other in layout.benchmark_folders
+                                                                 if other.system == folder.system})
             found.append(UNKNOWN_BENCHMARK_FOLDER.at(folder.path, None, (
                 f"{folder.name!r} is not a benchmark of training {ruleset} (valid: "
-                f"{', '.join(sorted(run_counts))}){advice}. The package checker skips it; the result summarizer stops on it")))
+                f"{', '.join(sorted(known))}){advice}. The package checker skips it; the result summarizer stops on it")))
             continue
         if not folder.listed:  # what it holds is unknown (reported as unreadable: MLC001)
             continue
