@@ -32,7 +32,7 @@ from mlcheck.rules.internal import crash_finding
 from mlcheck.rules.eval_records import judged_run
 from mlcheck.facts.checks import show
 from mlcheck.facts.round_choice import NOT_INFERRED, newest_round_with, RulesetChoice, dated_choice, later_round_with
-from mlcheck.rules.selection import (BENCHMARK_NOT_ITS_FOLDER, LOG_NEWER_THAN_RULESETS, RULESET_NOT_INFERRED,
+from mlcheck.rules.selection import (BENCHMARK_NOT_ITS_FOLDER, path_or_date, LOG_NEWER_THAN_RULESETS, RULESET_NOT_INFERRED,
                                      UNKNOWN_BENCHMARK, forced_against_date, path_round_passed)
 from mlcheck.facts.rulesets import (SUPPORTED_RULESETS, BenchmarkFacts, Ruleset, load_ruleset, newest_period_end,
                                     normalise_version, ruleset_for_date, ruleset_from_path)
@@ -240,9 +240,8 @@ def choose_ruleset(run: Run, ref: LogRef, forced: Ruleset | None,
     """The forced ruleset (MLC019 when the run's date says another round), else the round whose
     period holds the run date, else a path hint.
 
-    A path that names a round (``training-4.1/``) wins over the date when the run is dated before
-    that round's publication: a run may be submitted to a later round than the one its date
-    falls in (published 4.1 runs are dated in the 4.0 period), never to an earlier one. A run
+    A path that names a round (``training-4.1/``) wins over the date (MLC019 when the run is dated
+    after that round's publication: the clock or the folder is wrong), unless it lacks the benchmark. A run
     dated after the newest period mlcheck knows is judged under the newest round, with MLC018
     (unless that round lacks the benchmark the path's round has: the clock is wrong, MLC019)."""
     # A clock outside 2015-2100 (MLC405) never reaches date arithmetic: the next record's date tells.
@@ -270,7 +269,7 @@ def choose_ruleset(run: Run, ref: LogRef, forced: Ruleset | None,
                     return RulesetChoice(hinted, f"path names round {hinted.round}", path_round_passed(
                         run, anchor, when, hinted, dated.ruleset, benchmark))
             if hinted is not None and dated.ruleset.version != hinted.version and dated.finding is None:
-                return replace(dated, finding=path_round_passed(run, anchor, when, hinted, dated.ruleset))
+                return path_or_date(run, anchor, when, hinted, dated, benchmark)  # (MLC019 either way)
             return dated
         newest, newest_end = newest_period_end()
         if ruleset_for_date(when) is None and when >= newest_end:

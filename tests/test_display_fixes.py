@@ -100,16 +100,18 @@ def test_an_output_path_of_dash_prints_the_report(tmp_path: Path, monkeypatch: p
 def test_a_path_naming_a_round_published_before_the_run_is_a_warning(tmp_path: Path, folder: str,
                                                                      expected: list[str]) -> None:
     """The example runs are dated 2022-05 (round 2.0's period): a training-1.1/ folder (published
-    2021-12) cannot hold them; a training-2.1/ one can (a run goes to a later round)."""
+    2021-12) cannot hold them, but its round judges them, as its checker is run on the folder, with
+    MLC019 about the date; a training-2.1/ one can (a run goes to a later round)."""
     package = tmp_path / folder / "Acme"
     shutil.copytree(EXAMPLE / "Acme", package)
     result = check([str(package / "results" / "acme-t8" / "resnet" / "result_0.txt")])
     (run,) = result.runs
     assert [f.code for f in run.findings if f.code == "MLC019"] == expected
-    assert run.ruleset == ("2.0.0" if expected else "2.1.0")
+    assert run.ruleset == ("1.1.0" if expected else "2.1.0")
     if expected:
         message = next(f.message for f in run.findings if f.code == "MLC019")
         assert message.startswith("the path names round 1.1, but the run is dated 2022-05-09")
+        assert "it is judged under 1.1, the round its path names" in message
 
 
 def test_a_clock_ahead_into_rounds_without_the_benchmark_keeps_the_paths_round(tmp_path: Path) -> None:

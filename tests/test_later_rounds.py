@@ -304,9 +304,15 @@ def test_a_path_naming_a_later_round_wins_over_the_date(tmp_path: Path) -> None:
     assert run.ruleset == "4.1.0"
     assert run.ruleset_source is not None and "path names round 4.1" in run.ruleset_source
     assert "falls in the 4.0 period" in run.ruleset_source
-    # a path naming an earlier round than the date does not win: runs are never submitted back
+    # a path naming an earlier round than the date wins too, as that round's checker is run on its
+    # folder (a clock or a record's time is wrong, or the folder): MLC019 says so
     older = _log(tmp_path / "training-3.0" / "x", dt.datetime(2024, 5, 2), benchmark="dlrm_dcnv2")
-    assert check([str(older)]).runs[0].ruleset == "4.0.0"
+    (run,) = check([str(older)]).runs
+    assert run.ruleset == "3.0.0" and [f.code for f in run.findings if f.code == "MLC019"] == ["MLC019"]
+    # unless its round lacks the benchmark: the round of its date judges it
+    llama = _log(tmp_path / "training-3.0" / "y", dt.datetime(2024, 5, 2), benchmark="llama2_70b_lora")
+    (run,) = check([str(llama)]).runs
+    assert run.ruleset == "4.0.0" and [f.code for f in run.findings if f.code == "MLC019"] == ["MLC019"]
 
 
 @pytest.mark.parametrize("version", SUPPORTED_RULESETS)

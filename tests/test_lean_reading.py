@@ -12,7 +12,6 @@ import gzip
 import json
 import math
 import random
-import re
 from functools import partial
 from pathlib import Path
 from typing import Any

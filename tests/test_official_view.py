@@ -9,6 +9,8 @@ import json
 import re
 from pathlib import Path
 
+import pytest
+
 from conftest import FIXTURES
 from mlcheck.checker import check
 from mlcheck.model import Severity
@@ -171,6 +173,22 @@ def test_a_time_that_is_no_finite_number_keeps_its_record_as_the_official_parser
     assert ("MLC401", init + 1, "ERROR") in _codes(run) and run.official_verdict == "fail"
 
 
+def test_a_time_that_is_no_finite_number_on_a_record_no_rule_times_is_a_warning(tmp_path: Path) -> None:
+    """Neither the rules nor the checker read the time of a configuration record: NaN there is a
+    warning and the run keeps its verdict and time-to-train (was: MLC007, an error, which said the
+    run had no time-to-train while it had one)."""
+    at = _line_of("seed")
+    time_ms = LINES[at].split('"time_ms": ')[1].split(",")[0]
+    clean = _run(tmp_path, list(LINES))
+    lines = list(LINES)
+    lines[at] = lines[at].replace(f'"time_ms": {time_ms}', '"time_ms": NaN')
+    run = _run(tmp_path, lines)
+    assert [(f.code, f.line, f.severity) for f in run.findings if f.code == "MLC007"] == [
+        ("MLC007", at + 1, Severity.WARNING)]
+    assert (run.verdict, run.official_verdict, run.time_to_train_min) == (
+        clean.verdict, "pass", clean.time_to_train_min)
+
+
 def test_the_text_after_the_json_is_judged_as_latin_1_bytes_as_the_parser_reads_the_file(tmp_path: Path) -> None:
     """``open(..., encoding='latin-1')`` then ``strip()``: a UTF-8 no-break space (C2 A0) leaves 'Â'
     ("Extra data"), a latin-1 one (A0) is a blank (checked with mlperf-logging 4.1.68)."""
@@ -185,6 +203,33 @@ def test_the_text_after_the_json_is_judged_as_latin_1_bytes_as_the_parser_reads_
         errors = [(f.code, f.line) for f in run.findings if f.severity is Severity.ERROR]
         assert errors == ([(code, at + 1)] if code else []), tail
         assert run.official_verdict == ("fail" if code else "pass"), tail
+
+
+@pytest.mark.parametrize("byte", [b"\x85", b"\xa0"])
+def test_a_latin_1_blank_inside_a_record_is_read_where_the_parser_reads_it(tmp_path: Path, byte: bytes) -> None:
+    """The parser decodes the file as latin-1, strips the line and json.loads the record: NEL and
+    NBSP (bytes that are not UTF-8) are blanks at the line's ends, in a string a character, but
+    between members or before the JSON not JSON blanks: the record fails to parse (was: read as a
+    space there, and the run passed where the checker fails it)."""
+    import json as std_json
+
+    at = _line_of("seed")
+    line = LINES[at].encode()
+    places = {"after the marker": len(b":::MLLOG "), "between members": line.index(b'"key"'),
+              "in a string": line.index(b'"seed"') + 2, "at the end": len(line)}
+    for place, where in places.items():
+        lines = [text.encode() for text in LINES]
+        lines[at] = line[:where] + byte + line[where:]
+        (tmp_path / "result_0.txt").write_bytes(b"\n".join(lines) + b"\n")
+        try:  # (the official parser's reading: latin-1, strip(), json.loads after the token)
+            std_json.loads(lines[at].decode("latin-1").strip()[len(":::MLLOG "):])
+            parsed = True
+        except ValueError:
+            parsed = False
+        [run] = check([str(tmp_path / "result_0.txt")]).runs
+        invalid = [f.line for f in run.findings if f.code == "MLC003"]
+        assert invalid == ([] if parsed else [at + 1]), place
+        assert (run.official_verdict == "pass") == parsed, place
 
 
 def test_an_init_stop_after_run_start_fails_as_the_checker_fails_each_one(tmp_path: Path) -> None:

@@ -9,7 +9,6 @@ import json
 import os
 import shutil
 from pathlib import Path
-from typing import Any
 
 from click.testing import CliRunner
 

@@ -16,7 +16,9 @@ each round, the revision of record, model names) are the ``ROUNDS`` and ``TITLES
 A benchmark that the installed mlperf-logging release knows and the round's checker of record does
 not (``INSTALLED``: ``dlrmv4`` of 6.1, only in 4.1.68) is transcribed from the installed package's
 rule files, with the difference said in its sources; the script stops if another release is
-installed (its rule files may say something else).
+installed (its rule files may say something else). So is, for a round being prepared
+(``RELEASE_ROUNDS``: 6.1), each KEY record of the release's common and closed files that differs
+from the record's: the constraints' ``release`` part, which MLC113 warns from.
 """
 from __future__ import annotations
 
@@ -322,6 +324,7 @@ TABLE = {
     "v['value'] == 2e-5 or v['value'] == 3e-5": {"check": {"one_of": [2e-05, 3e-05]}},
     "is_integer(v['value'])": {"check": {"whole_number": True}},
     "is_integer(v['value']) and v['value'] > 0": {"check": {"whole_number": True, **GT0}},
+    "is_integer(v['value']) and v['value'] >= 1": {"check": {"whole_number": True, "range": {"min": 1}}},  # 4.1.68 6.1
     "v['value'] in ['closed', 'open']": {"check": {"one_of": ["closed", "open"]}},
     "v['value'] in ['cloud', 'onprem', 'preview', 'research']": {"check": {"one_of": ["cloud", "onprem", "preview", "research"]}},
     "'FID' in v['value']": {"check": {"has_fields": ["FID"]}},
@@ -588,6 +591,35 @@ def target_of(text, where):
     return TARGETS[text]
 
 
+RELEASE_ROUNDS = {"6.1.0": {("flux1", "evaluation_frequency"): "the rules text's value: MLC204 says it",
+                            ("flux1", "global_batch_size"): "its POST keeps that value for evaluation_frequency"}}
+"""The rounds being prepared whose rule files in INSTALLED_RELEASE are newer than their checker of
+record's: each KEY record of the release's common.yaml and closed_<benchmark>.yaml that differs
+from the record's is transcribed into ``release`` (MLC113 warns where it refuses what the record
+passes), but those named here, with why (a check that reads a state the record does not keep)."""
+
+
+def release_part(version: str, base: Path, benchmarks: list[str]) -> dict[str, Any] | None:
+    """The ``release`` entries of a round of RELEASE_ROUNDS (None for the others)."""
+    if version not in RELEASE_ROUNDS:
+        return None
+    installed = installed_compliance(version)
+    source = f"training_{version}/%s of mlperf-logging {INSTALLED_RELEASE}"
+
+    def differing(name: str, skip: str) -> list[dict[str, Any]]:
+        record = read_keys(base / name) if (base / name).is_file() else {}
+        return [order_keys(entry_of(key, item, source % name, [], {})) for key, item in read_keys(installed / name).items()
+                if record.get(key) != item and key not in ("run_start", "run_stop")
+                and (skip, key) not in RELEASE_ROUNDS[version]]
+
+    closed = {bm: differing(f"closed_{bm}.yaml", bm) for bm in benchmarks}
+    return {"version": INSTALLED_RELEASE,
+            "note": (f"the training_{version} rule files of mlperf-logging {INSTALLED_RELEASE}, the latest release, "
+                     "where they differ from the checker of record's (tools/transcribe_record_rules.py): what they "
+                     "refuse that the record passes is MLC113, a warning"),
+            "common": differing("common.yaml", ""), "benchmarks": {bm: e for bm, e in closed.items() if e}}
+
+
 def transcribe(reference: Path) -> dict[str, dict[str, Any]]:
     """``{version: {"constraints.json": data, "ruleset.json": data}}`` of every round of ROUNDS."""
     files: dict[str, dict[str, Any]] = {}
@@ -733,6 +765,9 @@ def transcribe(reference: Path) -> dict[str, dict[str, Any]]:
             "common": common, "closed_common": closed_common, "open_common": open_common,
             "benchmarks": benchmarks,
         }
+        release = release_part(version, base, [bm for bm in META[version] if bm not in extra])
+        if release is not None:
+            constraints["release"] = release
         first, published = info["period"]
         period = {"first_run_date": first, "results_published": published}
         if info.get("estimated"):

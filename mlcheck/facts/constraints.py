@@ -113,6 +113,16 @@ class BenchmarkConstraints:
 
 
 @dataclass(frozen=True)
+class Release:
+    """The latest mlperf-logging release's rules of a round where they are stricter than its
+    checker of record (6.1: the disclosure keys required, Qwen's ``eval_samples``)."""
+
+    version: str
+    common: tuple[Entry, ...]
+    benchmarks: Mapping[str, tuple[Entry, ...]]
+
+
+@dataclass(frozen=True)
 class Constraints:
     """All constraint data of one round."""
 
@@ -123,6 +133,7 @@ class Constraints:
     closed_common: tuple[Entry, ...]
     open_common: tuple[Entry, ...]
     benchmarks: Mapping[str, BenchmarkConstraints]
+    release: Release | None = None
 
 
 def _entry(e: Mapping[str, Any]) -> Entry:
@@ -177,7 +188,10 @@ def load_constraints(version: str) -> Constraints:
         ruleset=data["ruleset"], checker_of_record=data["sources"]["checker_of_record"],
         division_sets_init_limit=data["division_sets_init_limit"], common=_entries(data["common"]),
         closed_common=_entries(data["closed_common"]), open_common=_entries(data["open_common"]),
-        benchmarks={name: _benchmark(name, raw) for name, raw in data["benchmarks"].items()})
+        benchmarks={name: _benchmark(name, raw) for name, raw in data["benchmarks"].items()},
+        release=None if "release" not in data else Release(
+            data["release"]["version"], _entries(data["release"]["common"]),
+            {name: _entries(raw) for name, raw in data["release"]["benchmarks"].items()}))
 
 
 _QUOTED = re.compile(r"[\"']([^\"'\n]+)[\"']")

@@ -84,19 +84,29 @@ def after_json(rest: str) -> str:
 def _as_latin1(text: str) -> str:
     """``text`` (decoded as UTF-8) as the parser reads its bytes: latin-1, whose ``strip()`` takes
     NBSP and NEL as blanks and leaves the first byte of a UTF-8 NBSP. A byte that was not UTF-8
-    is a space where latin-1 reads a blank (``\x85``, ``\xa0``), else U+FFFD, no blank
-    (:func:`latin1_blanks`; the line's MLC009 says it is there)."""
+    is its stand-in where latin-1 reads a blank (``\x85``, ``\xa0``: :data:`LATIN1_BLANKS`), read
+    back as that blank, else U+FFFD, no blank (:func:`latin1_blanks`; the line's MLC009 says it is there)."""
     if text.isascii():
         return text
-    return text.encode("utf-8").decode("latin-1")
+    read = text.encode("utf-8").decode("latin-1")
+    for stand_in, blank in LATIN1_BLANKS.items():
+        read = read.replace(stand_in.encode("utf-8").decode("latin-1"), blank)
+    return read
+
+
+LATIN1_BLANKS = {"\uf885": "\x85", "\uf8a0": "\xa0"}
+"""Stand-ins (private-use characters) for the bytes 0x85 and 0xA0 where they are not UTF-8, and the
+blanks the parser's latin-1 reads there: ``strip()`` takes them at a line's ends, but ``json.loads``
+refuses them between a record's members (JSON's blanks are space, tab, CR and LF) and keeps them in
+a string; a stand-in does the same in mlcheck's decoding (a space would pass the record)."""
 
 
 def latin1_blanks(error: UnicodeError) -> tuple[str, int]:
     """The ``errors`` handler a result file's lines are decoded with: each byte that is not UTF-8
-    becomes a space where the parser's latin-1 reads a blank (NEL, NBSP), else U+FFFD."""
+    becomes the stand-in of the blank the parser's latin-1 reads there (NEL, NBSP), else U+FFFD."""
     assert isinstance(error, UnicodeDecodeError)
     bad = error.object[error.start:error.end]
-    return "".join(" " if byte in (0x85, 0xA0) else "\ufffd" for byte in bad), error.end
+    return "".join("\uf885" if byte == 0x85 else "\uf8a0" if byte == 0xA0 else "\ufffd" for byte in bad), error.end
 
 
 codecs.register_error("mlcheck-latin1-blanks", latin1_blanks)
@@ -144,7 +154,13 @@ def float_time_finding(path: str, line_no: int, key: str, shown: str, read: floa
         return rules.RECORD_TIME_INVALID.at(path, line_no, (
             f"'time_ms' of {key} is {shown}; the official parser reads it with float(), as {read!r}, and so "
             "does mlcheck: log milliseconds since the epoch as a number"), severity=Severity.WARNING, official=False)
+    timed = key in _TIMED_BY_SCORE  # (the run's time-to-train cannot be computed: an error of mlcheck's own)
     return rules.RECORD_TIME_INVALID.at(path, line_no, (
         f"'time_ms' of {key} is {shown}; the official parser reads it with float() and compares the times of "
-        "few records, but no time can be computed from it: the record is kept, with no usable time; log "
-        "milliseconds since the epoch"), official=False)
+        "few records, but no time can be computed from it: the record is kept, with no usable time"
+        f"{' (the run has no time-to-train)' if timed else ''}; log milliseconds since the epoch"),
+        severity=None if timed else Severity.WARNING, official=False)
+
+
+_TIMED_BY_SCORE = frozenset({"run_start", "run_stop"})
+"""The keys whose times the time-to-train is computed from (init's are compared: MLC401)."""

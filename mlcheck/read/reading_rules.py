@@ -45,8 +45,9 @@ own (a warning or a note).
   finite number (``"1683739283351"``, ``true``): the official parser reads it so, and mlcheck too.
   NaN, Infinity, ``1e400`` and ``"inf"`` are numbers for the official parser's ``float()``, and its
   checker compares the times of few records (init's: a NaN fails it there, MLC401 here): such a
-  record is kept with no usable time, MLC007 is an error of mlcheck's own (``official: false``: no
-  time-to-train can be computed from it) and the run has no time-to-train.
+  record is kept with no usable time: MLC007 is an error of mlcheck's own on ``run_start`` or
+  ``run_stop`` (``official: false``: the run has no time-to-train), else a warning (the rules time
+  no other record; init's times are MLC401's).
   Fix: log ``time_ms`` as a number of milliseconds since the Unix epoch, as ``mllog`` does.
 - MLC008 record-metadata-invalid: ``metadata`` is missing or not an object. Missing, the official
   parser crashes (KeyError) and the file fails: an error; the record is kept with empty metadata.

@@ -11,7 +11,7 @@ from mlcheck.read import reading_rules as reading
 from mlcheck.rules import convergence, eval_cadence, internal, package, run_boundaries
 from mlcheck.rules import selection, timing
 from mlcheck.rules import config_rules
-from mlcheck.rules import hyperparameters, required_keys, weight_init
+from mlcheck.rules import hyperparameters, release_drift, required_keys, weight_init
 from mlcheck.rules import checker_params, package_layout, package_runs, package_system, power, rcp_check
 from mlcheck.rules import power_plausibility
 from mlcheck.rules import seed_reading, seeds, system_logs, system_status
@@ -21,7 +21,7 @@ RunCheck = Callable[[RunContext], Iterable[Finding]]
 
 #: Every module that documents rules, in code order.
 RULE_MODULES: tuple[ModuleType, ...] = (internal, reading, raw_output, concurrent_jobs, selection, config_rules,
-                                        run_boundaries, required_keys,
+                                        run_boundaries, required_keys, release_drift,
                                         hyperparameters, weight_init,
                                         convergence, eval_cadence, timing, package, package_layout,
                                         package_system, system_status, system_logs, package_runs, seeds, seed_reading,
@@ -31,6 +31,7 @@ RULE_MODULES: tuple[ModuleType, ...] = (internal, reading, raw_output, concurren
 RUN_CHECKS: tuple[tuple[str, RunCheck], ...] = (
     ("run_boundaries", run_boundaries.check),
     ("required_keys", required_keys.check),
+    ("release_drift", release_drift.check),
     ("hyperparameters", hyperparameters.check),
     ("weight_init", weight_init.check),
     ("convergence", convergence.check),

@@ -40,17 +40,19 @@ the MLCommons publication dates; the official tools take it from the command lin
   round's rules gets that round's targets, hyper-parameter ranges and run counts. Fix: pass the
   round the log was submitted to, or drop ``--ruleset`` to infer it. Also when a path names a
   round (``training-5.1/``) whose results were published before the run's date: the run is
-  judged under the round of its date (never submitted to an earlier round), and the package may
-  be in the wrong round's folder; but when the round of its date (and every later one) lacks the
-  benchmark the run logs and the path's round has it, the clock is what is wrong: the run is
-  judged under the path's round.
+  judged under the path's round, as the round's checker is run on the files of its folder (a
+  clock set wrong, one record's time changed, or a package in the wrong round's folder: a run is
+  never submitted to an earlier round than its date's); but when the path's round lacks the
+  benchmark the run logs, the round of its date (or the first later one with it) judges it.
 """
 
 from __future__ import annotations
 
 import datetime as dt
+from dataclasses import replace
 from typing import TYPE_CHECKING
 
+from mlcheck.facts.round_choice import RulesetChoice
 from mlcheck.facts.rulesets import ruleset_for_date
 from mlcheck.model import Event, Finding, Run, Severity
 from mlcheck.rule import Rule
@@ -89,15 +91,32 @@ def forced_against_date(run: Run, anchor: Event | None, when: dt.date | None, fo
 
 
 def path_round_passed(run: Run, anchor: Event | None, when: dt.date, named: Ruleset, dated: Ruleset,
-                      benchmark: str | None = None) -> Finding:
-    """MLC019 for a run whose path names a round whose results were published before its date;
-    with ``benchmark``, one the round of its date lacks: the path's round is kept."""
+                      benchmark: str | None = None, kept: bool = True) -> Finding:
+    """MLC019 for a run whose path names a round whose results were published before its date:
+    the path's round is kept (``benchmark``: one the round of its date and the later ones lack),
+    unless it lacks the run's benchmark (``kept`` False: judged under the round of its date)."""
     passed = (f"the path names round {named.round}, but the run is dated {when.isoformat()}, after that "
               f"round's results were published ({named.results_published}); ")
     if benchmark is not None:
         return RULESET_CONTRADICTS_DATE.at(run.path, anchor.line if anchor else None, passed + (
             f"{dated.round}, the round of its date, and the later rounds have no {benchmark}, so it is judged "
             f"under {named.round}: check the clock of the system, or pass --ruleset"), run_index=run.index)
+    if not kept:
+        return RULESET_CONTRADICTS_DATE.at(run.path, anchor.line if anchor else None, passed + (
+            f"{named.round} has no {run.benchmark}, so it is judged under {dated.round}, the round of its date. "
+            "Move the package to its round's folder, or pass --ruleset"), run_index=run.index)
     return RULESET_CONTRADICTS_DATE.at(run.path, anchor.line if anchor else None, passed + (
-        f"a run is never submitted to an earlier round, so it is judged under {dated.round}, the round "
-        "of its date. Move the package to its round's folder, or pass --ruleset"), run_index=run.index)
+        f"it is judged under {named.round}, the round its path names, as that round's checker is run on it "
+        f"(its date falls in the {dated.round} period, and a run is never submitted to an earlier round): "
+        "check the clock of the system, or move the package to its round's folder, or pass --ruleset"),
+        run_index=run.index)
+
+
+def path_or_date(run: Run, anchor: Event | None, when: dt.date, named: Ruleset, dated: RulesetChoice,
+                 benchmark: str | None) -> RulesetChoice:
+    """A run dated after the publication of the round its path names: judged under that round, as
+    its checker is run on the files of its folder, unless it lacks the run's benchmark (then under
+    the round of its date); MLC019 says which, either way."""
+    kept = not benchmark or benchmark in named.benchmarks
+    told = path_round_passed(run, anchor, when, named, dated.ruleset, kept=kept)
+    return RulesetChoice(named, f"path names round {named.round}", told) if kept else replace(dated, finding=told)

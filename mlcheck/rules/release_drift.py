@@ -1,0 +1,84 @@
+"""What the latest mlperf-logging release's rules of the round refuse that its checker of record
+passes (family MLC1xx). A warning: the verdict of record stands.
+
+A round being prepared is judged by the rule files of its checker of record (6.1: logging master
+7bbf792, ``../reference/record-rules``), while submitters run the latest release, whose rule files
+of the round may be newer. Facts: ``constraints.json`` ``release`` (the entries of the release's
+files that are stricter, in the form of the record's; nothing in them is run).
+
+- MLC113 later-release-refuses (warning): 6.1 only, against mlperf-logging 4.1.68: its
+  ``common.yaml`` requires the disclosure keys once each (``lowest_numerical_precision_in_linear``,
+  ``_attn``, ``_comm``; ``tensor_``, ``pipeline_``, ``context_``, ``expert_parallelism`` and
+  ``micro_batch_size`` whole numbers of at least 1; ``config_filename`` not empty), which the
+  record only checks when logged (``OPTIONAL``); its closed Qwen3.5 GRPO asks ``eval_samples`` 251
+  where the record asks 256. Where the record refuses the value too, its own finding says so and
+  this one is not given. Fix: log what both accept where one value does (the disclosure keys);
+  where they disagree (Qwen's ``eval_samples``) the round's final checker decides: ask the results
+  chair which one the round is judged by.
+"""
+
+from __future__ import annotations
+
+from typing import Iterator
+
+from mlcheck.facts.constraints import Constraints, Entry, describe, holds, load_constraints, show
+from mlcheck.model import Finding, Severity
+from mlcheck.rule import Rule, RunContext
+
+LATER_RELEASE_REFUSES = Rule("MLC113", "later-release-refuses", Severity.WARNING,
+                             "the latest mlperf-logging release's rules of the round refuse what the checker of "
+                             "record passes")
+
+RULES = (LATER_RELEASE_REFUSES,)
+
+
+def check(ctx: RunContext) -> Iterator[Finding]:
+    """The release's stricter entries, where the record passes the run's records."""
+    constraints = load_constraints(ctx.ruleset.version)
+    release = constraints.release
+    if release is None:
+        return
+    run = ctx.run
+    entries = release.common
+    if run.division == "closed":
+        entries += release.benchmarks.get(run.benchmark or "", ())
+    anchor = run.first("submission_benchmark")
+    missing: list[Entry] = []
+    for entry in entries:
+        record = _record_entry(constraints, run.benchmark or "", run.division, entry.key)
+        events = run.occurrences(entry.key)
+        if not events and entry.req == "EXACTLY_ONE" and (record is None or record.req == "OPTIONAL"):
+            missing.append(entry)
+            continue
+        for event in events:
+            if entry.check is None or holds(entry.check, event.value, run.value_of):
+                continue
+            if record is not None and record.check is not None and not holds(record.check, event.value,
+                                                                            run.value_of):
+                continue  # (the record refuses it too: its finding says so)
+            yield ctx.at(LATER_RELEASE_REFUSES, event.line,
+                         f"{entry.key} is {show(event.value)}; {_why(ctx, release.version, entry.source)}: it "
+                         f"requires {describe(entry.check)}")
+    if missing:
+        names = ", ".join(entry.key for entry in missing)
+        yield ctx.at(LATER_RELEASE_REFUSES, anchor.line if anchor is not None else run.first_line,
+                     f"{_count(len(missing))} not logged ({names}); {_why(ctx, release.version, missing[0].source)}"
+                     f": log {'each' if len(missing) > 1 else 'it'} once")
+
+
+def _why(ctx: RunContext, version: str, source: str) -> str:
+    return (f"the checker of record of training {ctx.ruleset.version} lets that pass, but mlperf-logging {version}, "
+            f"the latest release, fails the log ({source})")
+
+
+def _count(keys: int) -> str:
+    return "1 key is" if keys == 1 else f"{keys} keys are"
+
+
+def _record_entry(constraints: Constraints, benchmark: str, division: str | None, key: str) -> Entry | None:
+    """The record's entry for ``key`` that a run of ``benchmark`` in ``division`` is judged by."""
+    bench = constraints.benchmarks.get(benchmark)
+    own = () if bench is None else (bench.keys + bench.overrides if division == "closed"
+                                    else bench.open_keys + bench.open_overrides)
+    shared = constraints.closed_common if division == "closed" else constraints.open_common
+    return next((e for e in own + shared + constraints.common if e.key == key), None)
