@@ -237,6 +237,14 @@ def test_implausible_power_logs_say_what_is_unlikely() -> None:
     assert "48 hours before the run's run_start" in far.message
     [seconds] = implausible_node_log("n", log(1.7e9, [5000.0] * 60, 1.7e9 + 600), run_start, 600.0)
     assert "no date in milliseconds (seconds logged?)" in seconds.message
+    # a window as long as the run but an hour late (the analyzer's clock): the energy of another time
+    [late] = implausible_node_log("n", log(run_start + 3_600_000, [5000.0] * 60, run_start + 4_200_000), run_start,
+                                  600_000)
+    assert late.message.startswith("the measurement window covers 0% of the run (it begins 60 min after run_start, "
+                                   "ends 60 min after run_stop)")
+    # a few seconds off either way is the clocks of two machines: nothing said
+    assert implausible_node_log("n", log(run_start + 5_000, [5000.0] * 60, run_start + 607_000), run_start,
+                                600_000) == []
 
 
 def test_a_nan_reading_spoils_the_energy_only_where_the_run_is_counted(tmp_path: Path) -> None:

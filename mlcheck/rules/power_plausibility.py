@@ -10,7 +10,9 @@ readings and window it finds, so only mlcheck says this, as warnings.
   thousand times low) or above 100,000 W (``HIGH_WATTS``: milliwatts); a window that covers less than
   half of the run (the summarizer scales the energy of the window to the run's time-to-train, so
   the score extrapolates what was not measured); a window that begins at no date in milliseconds
-  (seconds logged), or more than a day from the run's ``run_start`` (the log of another run).
+  (seconds logged), or more than a day from the run's ``run_start`` (the log of another run), or
+  that overlaps less than half of the run from ``run_start`` to ``run_stop`` (the power analyzer's
+  clock not set, or another run's log: the energy of another time is scored).
   Fix: log watts, and measure from before the run's start to after its stop, with the power
   logging example of mlperf-logging.
 """
@@ -64,7 +66,22 @@ def implausible_node_log(path: str, events: Sequence[Event], run_start_ms: float
         problems.append((None, f"the measurement begins {abs(start - run_start_ms) / 3_600_000:,.0f} hours "
                          f"{'before' if start < run_start_ms else 'after'} the run's run_start: "
                          "the log of another run?"))
+    elif start is not None and stop is not None and run_start_ms is not None and duration_ms > 0 \
+            and stop - start >= duration_ms / 2:
+        overlap = max(0.0, min(stop, run_start_ms + duration_ms) - max(start, run_start_ms))
+        if overlap < duration_ms / 2:
+            problems.append((None, f"the measurement window covers {100 * overlap / duration_ms:.0f}% of the run "
+                             f"(it begins {_offset(start - run_start_ms)} run_start, ends "
+                             f"{_offset(stop - run_start_ms - duration_ms)} run_stop): the energy of another "
+                             "time is scored; is the power analyzer's clock set, or is it the log of another run?"))
     return [POWER_LOG_IMPLAUSIBLE.at(path, line, what) for line, what in problems]
+
+
+def _offset(ms: float) -> str:
+    """``12 min after`` / ``3 s before`` (the window's end against the run's)."""
+    size = abs(ms) / 1000
+    amount = f"{size / 60:,.0f} min" if size >= 120 else f"{size:,.0f} s"
+    return f"{amount} {'after' if ms >= 0 else 'before'}"
 
 
 def _watts(value: object) -> float | None:
