@@ -233,6 +233,11 @@ def test_a_record_broken_by_a_progress_bar_is_a_cut_record_with_no_noise_before(
     log.write_text("\n".join(records[:10] + [":::MLLOG {bad"] + records[10:]) + "\n", "utf-8")
     found = {(f.code, f.line) for r in check_log(LogRef(str(log)), None) for f in r.findings}
     assert ("MLC003", 11) in found
+    # a CR between members is a JSON blank: a record malformed after it (a trailing comma) is no bar's
+    malformed = records[10].replace(', "metadata"', ',\r "metadata"').replace("}}", "},}")
+    log.write_text("\n".join(records[:10] + [malformed] + records[11:]) + "\n", "utf-8")
+    found = {(f.code, f.line) for r in check_log(LogRef(str(log)), None) for f in r.findings}
+    assert ("MLC003", 11) in found and ("MLC023", 11) not in found
 
 
 def test_a_record_cut_after_a_numbers_point_is_cut_not_malformed(tmp_path: Path) -> None:

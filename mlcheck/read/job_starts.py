@@ -148,7 +148,11 @@ reference and NVIDIA run scripts print around each timed run, whatever its exit 
 TIMING RUN AT ...`` after it, ``Beginning trial 2 of 10`` before the next)."""
 _JOB_END_WORDS = (b"CANCELLED AT", b"step aborted", b"srun: error:", b"restart worker group", b"terminated normally",
                   b"noticed that", b"detected that", b"BAD TERMINATION", b"(exitcode: ", b"Killed", b"Aborted",
-                  b"fault", b"Terminated", b"Bus error", b"Illegal instruction", b"ENDING TIMING RUN", b"Beginning trial")
+                  b"Segmentation fault", b"Terminated", b"Bus error", b"Illegal instruction", b"ENDING TIMING RUN",
+                  b"Beginning trial")
+_JOB_END_HINT = re.compile(b"|".join(map(re.escape, _JOB_END_WORDS))).search
+"""The cheap test before :data:`JOB_END` on each line without a record: one search in C (a
+generator of ``in`` tests over the words took 2.5 times as long)."""
 LAUNCHER_PARTS = (b"run", b"mpiexec", b"mpiexec.hydra", b"mpiexec_mpt", b"deepspeed", b"composer")
 """Every launcher name of :data:`LAUNCH_LINE`'s command form holds one of these (in ASCII lower
 case). The readers of result files look for launcher lines by them (and by :func:`may_name_a_launcher`,
@@ -218,7 +222,7 @@ class JobStarts:
         that the job ended (:data:`JOB_END`), after records were kept."""
         if LAUNCH_LINE.match(raw):
             return self._boundary(line_no, kept, f"the launcher line {_shown(raw)}")
-        if any(word in raw for word in _JOB_END_WORDS) and JOB_END.search(raw):
+        if _JOB_END_HINT(raw) and JOB_END.search(raw):
             return self._boundary(line_no, kept, _shown(raw), begins=False)
         return None
 

@@ -176,8 +176,8 @@ class LineReader(FastLines):
         except UnicodeDecodeError as error:
             text = raw.decode("utf-8", errors="mlcheck-latin1-blanks" if self.result_file else "replace")
             yield rules.INVALID_UTF8.at(self.path, line_no,
-                          f"line is not valid UTF-8 (byte {error.start + 1}); undecodable bytes were "
-                          "replaced with U+FFFD")
+                          f"line is not valid UTF-8 (byte {error.start + 1}); undecodable bytes were replaced with U+FFFD"
+                          + (" (NEL and NBSP read as the parser's latin-1 reads them)" if self.result_file else ""))
         if "\x1b" in text:
             marker = max(text.find(MARKER), 0)
             colour = text.find("\x1b", marker)

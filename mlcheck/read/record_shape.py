@@ -229,7 +229,8 @@ def cut_by_other_text(body: str, error: ValueError) -> bool:
     (``"key": "x", bad``): MLC003 until the log has shown itself raw output."""
     if not isinstance(error, json.JSONDecodeError):
         return False
-    return "\r" in body[:error.pos] or body[error.pos:].lstrip(".eE+-").startswith("\r")
+    bar = body.rfind("\r", 0, error.pos + 1)  # (a CR between members, then JSON that is wrong, is no bar)
+    return (bar >= 0 and '"' not in body[bar:error.pos]) or body[error.pos:].lstrip(".eE+-").startswith("\r")
 
 
 _LITERALS = ("null", "true", "false", "NaN", "Infinity", "-Infinity")

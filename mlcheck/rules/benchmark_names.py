@@ -37,6 +37,9 @@ def folder_advice(name: str, version: str, accepted: Collection[str], beside: Co
     of the same system). A benchmark of other rounds is said to be one (retired, or not yet in
     this round: rename nothing); else the closest accepted name, to rename it to or, when that
     folder exists already, to merge it into."""
+    same = next((b for b in sorted(accepted) if b.lower() == name.lower()), None)
+    if same is not None:  # (the round's benchmark, spelt in another case: names are lower case)
+        return f"; rename it to {same!r} (benchmark names are case-sensitive)"
     rounds = _rounds_having(name.lower())
     if rounds:
         span = _span(rounds)

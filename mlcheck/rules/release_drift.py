@@ -10,7 +10,8 @@ files that are stricter, in the form of the record's; nothing in them is run).
   ``common.yaml`` requires the disclosure keys once each (``lowest_numerical_precision_in_linear``,
   ``_attn``, ``_comm``; ``tensor_``, ``pipeline_``, ``context_``, ``expert_parallelism`` and
   ``micro_batch_size`` whole numbers of at least 1; ``config_filename`` not empty), which the
-  record only checks when logged (``OPTIONAL``); its closed Qwen3.5 GRPO asks ``eval_samples`` 251
+  record only checks when logged (``OPTIONAL``), and fails one logged twice with different values;
+  its closed Qwen3.5 GRPO asks ``eval_samples`` 251
   where the record asks 256. Where the record refuses the value too, its own finding says so and
   this one is not given. Fix: log what both accept where one value does (the disclosure keys);
   where they disagree (Qwen's ``eval_samples``) the round's final checker decides: ask the results
@@ -47,9 +48,15 @@ def check(ctx: RunContext) -> Iterator[Finding]:
     for entry in entries:
         record = _record_entry(constraints, run.benchmark or "", run.division, entry.key)
         events = run.occurrences(entry.key)
-        if not events and entry.req == "EXACTLY_ONE" and (record is None or record.req == "OPTIONAL"):
+        once = entry.req == "EXACTLY_ONE" and (record is None or record.req == "OPTIONAL")
+        if once and not events:
             missing.append(entry)
             continue
+        if once and len({show(event.value) for event in events}) > 1:  # (equal repeats: the checker warns)
+            yield ctx.at(LATER_RELEASE_REFUSES, events[1].line,
+                         f"{entry.key} is logged {len(events)} times with different values ("
+                         f"{', '.join(show(event.value) for event in events[:4])}); "
+                         f"{_why(ctx, release.version, entry.source)}: it requires one")
         for event in events:
             if entry.check is None or holds(entry.check, event.value, run.value_of):
                 continue

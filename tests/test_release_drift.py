@@ -1,0 +1,63 @@
+"""MLC113: what mlperf-logging 4.1.68's training_6.1.0 rule files refuse that the 6.1 checker of
+record passes, said as warnings (the record's verdict stands)."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+from tool_scripts import load_tool
+from mlcheck import check
+from mlcheck.model import Severity
+
+
+def _base(benchmark: str) -> str:
+    cases = load_tool("make_later_cases").build_cases("6.1.0", benchmark)
+    return "\n".join(next(case for case, _ in cases if case.kind == "base").lines()) + "\n"
+
+
+def _mlc113(tmp_path: Path, text: str) -> tuple[list[tuple[int | None, str]], str]:
+    log = tmp_path / "result_0.txt"
+    log.write_text(text, "utf-8")
+    (run,) = check([str(log)], ruleset="6.1.0").runs
+    assert all(f.severity is Severity.WARNING for f in run.findings if f.code == "MLC113")
+    return [(f.line, f.message) for f in run.findings if f.code == "MLC113"], run.official_verdict
+
+
+def test_a_log_that_both_pass_has_no_warning(tmp_path: Path) -> None:
+    assert _mlc113(tmp_path, _base("llama31_8b")) == ([], "pass")
+
+
+def test_disclosure_keys_not_logged_are_one_warning_naming_them(tmp_path: Path) -> None:
+    text = "".join(line for line in _base("llama31_8b").splitlines(keepends=True)
+                   if not re.search(r'"key": "(tensor_parallelism|config_filename)"', line))
+    found, verdict = _mlc113(tmp_path, text)
+    assert verdict == "pass" and len(found) == 1
+    assert found[0][1].startswith("2 keys are not logged (tensor_parallelism, config_filename); the checker of "
+                                  "record of training 6.1.0 lets that pass, but mlperf-logging 4.1.68")
+
+
+def test_values_the_release_refuses_and_the_record_passes(tmp_path: Path) -> None:
+    text = re.sub(r'("key": "tensor_parallelism", "value": )\d+', r"\g<1>0", _base("llama31_8b"))
+    found, verdict = _mlc113(tmp_path, text)
+    assert verdict == "pass" and [m.split(";")[0] for _, m in found] == ["tensor_parallelism is 0"]
+    assert found[0][1].endswith("it requires a whole number and >= 1")
+    qwen = re.sub(r'("key": "eval_samples", "value": )\d+', r"\g<1>256", _base("qwen35_397b_grpo"))
+    found, verdict = _mlc113(tmp_path, qwen)
+    assert verdict == "pass" and [m.split(";")[0] for _, m in found] == ["eval_samples is 256"]
+
+
+def test_a_key_logged_twice_with_different_values_is_said_once(tmp_path: Path) -> None:
+    lines = _base("llama31_8b").splitlines(keepends=True)
+    at = next(i for i, line in enumerate(lines) if '"key": "micro_batch_size"' in line)
+    other = re.sub(r'("value": )(\d+)', lambda m: f"{m.group(1)}{int(m.group(2)) + 1}", lines[at])
+    found, verdict = _mlc113(tmp_path, "".join(lines[:at + 1] + [other] + lines[at + 1:]))
+    assert verdict == "pass" and [(line, m.split(" (")[0]) for line, m in found] == [
+        (at + 2, "micro_batch_size is logged 2 times with different values")]
+
+
+def test_a_value_the_record_refuses_too_is_only_the_records_error(tmp_path: Path) -> None:
+    text = re.sub(r'("key": "lowest_numerical_precision_in_linear", "value": )"[^"]*"', r'\1"fp7"',
+                  _base("llama31_8b"))
+    found, verdict = _mlc113(tmp_path, text)
+    assert found == [] and verdict == "fail"
