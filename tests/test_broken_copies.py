@@ -429,3 +429,39 @@ def test_runs_logging_open_under_a_closed_description_get_the_seed_and_rcp_check
     assert any(f.code == "MLC516" and "under the description's" in f.message for f in result.all_findings())
     from mlcheck.report.results_table import table_dict
     assert table_dict(result)["rows"][0]["division"] == "closed"
+
+
+@pytest.mark.parametrize("learning_rate,gbs_after,fails", [(0.01, True, True), (0.01, False, False),
+                                                          (0.04, True, False)])
+def test_a_check_of_another_keys_value_reads_it_only_once_logged(tmp_path: Path, learning_rate: float,
+                                                                 gbs_after: bool, fails: bool) -> None:
+    """2.0-3.1 closed Mask R-CNN: a learning rate that is no multiple of 0.02 is allowed as 0.02/k
+    when ``s['global_batch_size'] < 16``, a state its POST sets: logged after the learning rate,
+    the checker reads it unset and fails the record (was: passed, the run's batch read whatever
+    its place). A multiple of 0.02 never reads it."""
+    from conftest import SHARED
+
+    source = next(iter(sorted((SHARED / "other-submitters" / "training-2.1").glob("*/results/*/maskrcnn/result_0.txt"))),
+                  None)
+    if source is None:
+        pytest.skip("no 2.1 Mask R-CNN result file in ../shared/other-submitters (the public MLCommons data)")
+    out: list[str] = []
+    batch = ""
+    for line in source.read_text("latin-1").splitlines():
+        if '"key": "global_batch_size"' in line:
+            batch = line.split(":::MLLOG ", 1)[0] + ":::MLLOG " + json.dumps(
+                dict(json.loads(line.split(":::MLLOG ", 1)[1]), value=8))
+            continue
+        if '"key": "opt_base_learning_rate"' in line:
+            record = dict(json.loads(line.split(":::MLLOG ", 1)[1]), value=learning_rate)
+            rate = line.split(":::MLLOG ", 1)[0] + ":::MLLOG " + json.dumps(record)
+            out += [rate, "\0"] if gbs_after else ["\0", rate]
+            continue
+        out.append(line)
+    log = tmp_path / "training-2.1" / "result_0.txt"
+    log.parent.mkdir()
+    log.write_text("\n".join(batch if line == "\0" else line for line in out) + "\n", "latin-1")
+    (run,) = check([str(log)]).runs
+    at = next(i for i, line in enumerate(out) if "opt_base_learning_rate" in line) + 1
+    assert run.official_verdict == ("fail" if fails else "pass")
+    assert [(f.code, f.line) for f in run.findings if f.code in ("MLC112", "MLC202")] == ([("MLC112", at)] if fails else [])

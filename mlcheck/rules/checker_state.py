@@ -9,7 +9,7 @@ states set by records logged before it.
 
 from __future__ import annotations
 
-from typing import Any, Iterable, Mapping
+from typing import Any, Callable, Iterable, Mapping
 
 from mlcheck.records import dataclass
 from mlcheck.facts.formulas import FormulaError, Scope, StateDef, StateUnset, evaluate
@@ -73,3 +73,15 @@ def replay(run: Run, defs: Iterable[StateDef]) -> StateTimeline:
 
 
 EMPTY = StateTimeline((), ())
+
+
+def values_logged_before(run: Run, line: int) -> Callable[[str], Any]:
+    """The run's values as a record's check reads another key's (``only_when``: the checker's
+    ``s['global_batch_size']``, set by that key's POST): a key first logged after the record (at
+    ``line``) is not set yet, and the checker fails the record (2.0-3.1 Mask R-CNN's learning rate)."""
+    def value_of(key: str) -> Any:
+        first = run.first(key)
+        if first is not None and first.line > line:
+            raise StateUnset(key)
+        return run.value_of(key)
+    return value_of

@@ -11,7 +11,7 @@ from mlcheck.facts.constraints import Entry, describe, holds, show
 from mlcheck.facts.formulas import FormulaError, Scope, StateUnset, evaluate as compute, formula_holds, sides, states_read
 from mlcheck.model import Event, Finding
 from mlcheck.rule import RunContext
-from mlcheck.rules.checker_state import StateTimeline
+from mlcheck.rules.checker_state import StateTimeline, values_logged_before
 from mlcheck.rules.entry_plans import NO_SCREEN, EntryPlan, metadata_passes, passes, plan_of, suspects
 
 if TYPE_CHECKING:
@@ -60,7 +60,7 @@ def _value_check(ctx: RunContext, entry: Entry, event: Event, check: Mapping[str
                  scope: str, states: StateTimeline, official: bool | None) -> Iterator[Finding]:
     record = states.scope(event)
     try:
-        if holds(check, event.value, ctx.run.value_of, record):
+        if holds(check, event.value, values_logged_before(ctx.run, event.line), record):
             return
     except StateUnset as unset:
         yield _unset(ctx, entry, event, check, codes, scope, states, unset.name)
