@@ -263,20 +263,17 @@ def choose_ruleset(run: Run, ref: LogRef, forced: Ruleset | None,
                     and benchmark not in dated.ruleset.benchmarks:
                 later = later_round_with(dated.ruleset.version, benchmark)
                 if later is not None:  # (submitted to a later round: the first that has the benchmark)
-                    return RulesetChoice(later, f"{dated.source}, a round without {benchmark}; "
-                                         f"{later.round} is the first later round with it")
-                if hinted is not None and benchmark in hinted.benchmarks:  # (the clock is wrong, not the path)
-                    return RulesetChoice(hinted, f"path names round {hinted.round}", path_round_passed(
-                        run, anchor, when, hinted, dated.ruleset, benchmark))
+                    return RulesetChoice(later, f"{dated.source}, a round without {benchmark}; {later.round} is the first "
+                                         "later round with it", None if hinted is None else path_round_passed(
+                                             run, anchor, when, hinted, later, kept=False))
             if hinted is not None and dated.ruleset.version != hinted.version and dated.finding is None:
                 return path_or_date(run, anchor, when, hinted, dated, benchmark)  # (MLC019 either way)
             return dated
         newest, newest_end = newest_period_end()
         if ruleset_for_date(when) is None and when >= newest_end:
             latest, benchmark = load_ruleset(newest), run.benchmark or ref.benchmark
-            if hinted is not None and benchmark and benchmark not in latest.benchmarks and benchmark in hinted.benchmarks:
-                return RulesetChoice(hinted, f"path names round {hinted.round}", path_round_passed(  # (the clock is wrong)
-                    run, anchor, when, hinted, latest, benchmark))
+            if hinted is not None and hinted.version != latest.version:  # (MLC019: the path's round, or why not)
+                return path_or_date(run, anchor, when, hinted, RulesetChoice(latest, f"run date {when.isoformat()}"), benchmark)
             note = LOG_NEWER_THAN_RULESETS.at(
                 run.path, anchor.line if anchor else None,
                 f"the run is dated {when.isoformat()}, after the newest round mlcheck knows: {latest.round}, "

@@ -96,7 +96,8 @@ def test_an_output_path_of_dash_prints_the_report(tmp_path: Path, monkeypatch: p
     assert not (tmp_path / "-").exists()
 
 
-@pytest.mark.parametrize("folder,expected", [("training-1.1", ["MLC019"]), ("training-2.1", [])])
+@pytest.mark.parametrize("folder,expected", [("training-1.1", ["MLC019"]), ("training-2.1", []),
+                                             ("v1.1", ["MLC019"])])
 def test_a_path_naming_a_round_published_before_the_run_is_a_warning(tmp_path: Path, folder: str,
                                                                      expected: list[str]) -> None:
     """The example runs are dated 2022-05 (round 2.0's period): a training-1.1/ folder (published
@@ -107,11 +108,13 @@ def test_a_path_naming_a_round_published_before_the_run_is_a_warning(tmp_path: P
     result = check([str(package / "results" / "acme-t8" / "resnet" / "result_0.txt")])
     (run,) = result.runs
     assert [f.code for f in run.findings if f.code == "MLC019"] == expected
-    assert run.ruleset == ("1.1.0" if expected else "2.1.0")
+    bare = folder.startswith("v")  # (a user's own numbering as often as a round: the date judges)
+    assert run.ruleset == ("2.0.0" if bare else "1.1.0" if expected else "2.1.0")
     if expected:
         message = next(f.message for f in run.findings if f.code == "MLC019")
         assert message.startswith("the path names round 1.1, but the run is dated 2022-05-09")
-        assert "it is judged under 1.1, the round its path names" in message
+        assert ("a folder named v1.1 (not training-1.1) does not overrule the date, so it is judged under 2.0"
+                if bare else "it is judged under 1.1, the round its path names") in message
 
 
 def test_a_clock_ahead_into_rounds_without_the_benchmark_keeps_the_paths_round(tmp_path: Path) -> None:

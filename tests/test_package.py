@@ -539,6 +539,11 @@ def test_a_retired_benchmark_folder_is_told_to_go_and_no_rename_names_one_the_re
     assert folder_advice("llama31_8bb", "6.1.0", accepted, set()) == "; rename it to 'llama31_8b'"
     assert folder_advice("BERT", "4.1.0", set(load_ruleset("4.1.0").benchmarks), set()) == (
         "; rename it to 'bert' (benchmark names are case-sensitive)")
+    assert folder_advice("BERT", "4.1.0", set(load_ruleset("4.1.0").benchmarks), {"bert"}).startswith(
+        "; a bert/ folder exists beside it (benchmark names are case-sensitive): merge the two")
+    assert folder_advice("gnn", "5.0.0", set(load_ruleset("5.0.0").benchmarks), set()) == (
+        "; gnn is a benchmark of training 4.0.0 to 4.1.0; in 5.0.0 its task is rgat's: rename the folder to "
+        "'rgat' if its runs are rgat runs, else remove it")
     assert folder_advice("llama31_8b", "4.0.0", set(load_ruleset("4.0.0").benchmarks), set()) == (
         "; llama31_8b is a benchmark of training 5.1.0 to 6.1.0, not of 4.0.0: is this the package's round? "
         "(the path's training-X.Y, or --ruleset)")

@@ -61,3 +61,4 @@ def test_a_value_the_record_refuses_too_is_only_the_records_error(tmp_path: Path
                   _base("llama31_8b"))
     found, verdict = _mlc113(tmp_path, text)
     assert found == [] and verdict == "fail"
+

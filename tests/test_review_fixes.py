@@ -13,6 +13,7 @@ from pathlib import Path
 
 import pytest
 from cli_helpers import assert_no_traceback, run_cli
+from tool_scripts import load_tool as _load_tool
 
 from mlcheck import check
 from mlcheck.model import Severity
@@ -360,3 +361,32 @@ def test_a_folder_whose_only_run_is_empty_is_judged_under_the_round_its_path_nam
     assert "not part of the round" not in bench.score.reason and "MLC521" in bench.score.reason
     assert bench.rcp is not None and bench.rcp.reason.endswith("no run could be read")
     assert "MLC002" in {f.code for f in result.all_findings()}
+
+
+def test_a_loss_target_missed_gets_no_percentage_hint(tmp_path: Path) -> None:
+    """A loss above 1 (LoRA's eval loss <= 0.925) is no percentage: MLC301 says only that the target
+    was not reached (was: 'the values look like percentages')."""
+    cases = _load_tool("make_later_cases").build_cases("5.0.0", "llama2_70b_lora")
+    case = next(case for case, _ in cases if case.kind == "target_not_reached")
+    log = tmp_path / "result_0.txt"
+    log.write_text("\n".join(case.lines()) + "\n", "utf-8")
+    (run,) = check([str(log)], ruleset="5.0.0").runs
+    (missed,) = [f.message for f in run.findings if f.code == "MLC301"]
+    assert "not reached" in missed and "percentages" not in missed
+
+
+def test_a_score_of_a_round_before_rcp_normalisation_says_what_todays_tools_publish() -> None:
+    """2.0 scored without RCP normalisation; today's package checker writes the factor into
+    scaling.json and its summarizer multiplies it in (28.908 min for this folder, where the round
+    published 28.78): the RCP line says so (was: nothing)."""
+    from conftest import SHARED
+    from mlcheck.rules.rcp_check import today_scaled_text
+
+    package = SHARED / "other-submitters" / "training-2.0" / "HPE"
+    if not package.is_dir():
+        pytest.skip("../shared/other-submitters/training-2.0/HPE is not present (the public MLCommons data)")
+    (bench,) = [b for b in check([str(package)]).benchmarks if b.benchmark == "resnet"]
+    assert bench.rcp is not None and bench.score.score_min is not None and bench.score.scaling_factor is None
+    told = today_scaled_text(bench.rcp, bench.score)
+    assert told == ("today's mlperf-logging would write scaling.json (1.0044, resnet_ref_3264) and publish 28.91 min; "
+                    "this round scored without RCP normalisation")

@@ -5,9 +5,11 @@ publications, a path naming a later round, and a benchmark the date's round lack
 from __future__ import annotations
 
 import datetime as dt
+import os
 from functools import lru_cache
 
-from mlcheck.facts.rulesets import SUPPORTED_RULESETS, Ruleset, load_ruleset, newest_period_end, ruleset_for_date
+from mlcheck.facts.rulesets import (PATH_ROUND, SUPPORTED_RULESETS, Ruleset, load_ruleset, newest_period_end,
+                                    ruleset_for_date)
 from mlcheck.model import Finding
 from mlcheck.records import dataclass
 
@@ -72,3 +74,12 @@ def dated_choice(when: dt.date, hinted_version: str | None) -> RulesetChoice | N
         return RulesetChoice(by_date, f"run date {when.isoformat()} falls in the {by_date.round} "
                              f"period ({by_date.first_run_date} to {by_date.results_published}{estimated})")
     return None
+
+
+def names_training_round(path: str) -> bool:
+    """Whether the part of ``path`` that names its round says ``training`` (``training-2.0``,
+    ``training_results_v2.0``), not a bare ``v2.0``."""
+    for part in reversed(os.path.abspath(path).split(os.sep)):
+        if PATH_ROUND.search(part):
+            return part.lower().startswith("training")
+    return False

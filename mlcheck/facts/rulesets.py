@@ -267,19 +267,19 @@ def _periods() -> dict[str, tuple[dt.date, dt.date]]:
                             dt.date.fromisoformat(period["results_published"]))
     return periods
 
-_PATH_ROUND = re.compile(r"(?:training[-_](?:results[-_])?v?|^v)(\d+\.\d+)(?:\.\d+)?$", re.IGNORECASE)
+PATH_ROUND = re.compile(r"(?:training[-_](?:results[-_])?v?|^v)(\d+\.\d+)(?:\.\d+)?$", re.IGNORECASE)
 
 
 def ruleset_from_path(path: str) -> Ruleset | None:
     """The round a path names (``training-1.1``, ``v2.0``), or None."""
     folder, _sep, name = os.path.abspath(path).rpartition(os.sep)
-    if _PATH_ROUND.search(name):
+    if PATH_ROUND.search(name):
         return _named_round(name)
     return _folder_round(folder)
 
 
 def _named_round(part: str) -> Ruleset | None:
-    match = _PATH_ROUND.search(part)
+    match = PATH_ROUND.search(part)
     if match is None:
         return None
     try:
@@ -293,6 +293,6 @@ def _folder_round(folder: str) -> Ruleset | None:
     """The round the innermost part of an absolute folder that names one names (the result files
     of a folder share it: asked once per folder)."""
     for part in reversed(folder.split(os.sep)):
-        if _PATH_ROUND.search(part):
+        if PATH_ROUND.search(part):
             return _named_round(part)
     return None

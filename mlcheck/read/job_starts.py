@@ -223,7 +223,9 @@ class JobStarts:
         if LAUNCH_LINE.match(raw):
             return self._boundary(line_no, kept, f"the launcher line {_shown(raw)}")
         if _JOB_END_HINT(raw) and JOB_END.search(raw):
-            return self._boundary(line_no, kept, _shown(raw), begins=False)
+            trial = b"Beginning trial" in raw  # (printed before the next trial: the last one ended)
+            return self._boundary(line_no, kept, f"{'the run script begins its next trial: ' if trial else ''}"
+                                  f"{_shown(raw)}", begins=False)
         return None
 
     def tagged(self, job: int, line_no: int, kept: int) -> Finding | None:

@@ -34,7 +34,10 @@ file (``compliance_checker/mlp_parser``, every round).
   and the other ranks' files, which hold copies, were not.
 - MLC023 record-cut (error): a record of raw output is cut (the process died while writing it) and
   the output goes on after it, so the run loses its end. Reported at the line of the cut. Fix:
-  find out why the job stopped (the launcher's lines around the cut tell) and re-run. A marker
+  find out why the job stopped (the launcher's lines around the cut tell) and re-run. Also a
+  record another stream broke where ``mlcheck`` could not join it again (stderr lines or a
+  progress bar's ``\r`` redraws, tqdm's, inside block-buffered stdout; in any log not named
+  ``result_<i>.txt``): run the job with ``python -u`` (``PYTHONUNBUFFERED=1``). A marker
   with nothing at all after it, in raw output not named ``result_<i>.txt``, is a warning: the files
   ``mlcheck split`` writes leave the line out, and the official parser passes them. So is a
   record cut by another record printed on its line (two processes writing at once, without line
@@ -45,12 +48,14 @@ file (``compliance_checker/mlp_parser``, every round).
   quotes (a traced ``echo``, an exception message): not read as a record, and left out by ``split``.
 - MLC024 new-job-started (info): raw job output holds another job from this line on (a launcher
   command or launch message; a launcher's word that the job ended: Slurm's ``*** JOB ... CANCELLED
-  AT``, torchelastic's restart of the worker group, OpenMPI's dead rank; records tagged with
+  AT``, torchelastic's restart of the worker group or its ``failed (exitcode: -9) local_rank: 0``,
+  OpenMPI's dead rank, a shell's ``line 12:  1233 Killed  python train.py``, the MLPerf run
+  scripts' ``ENDING TIMING RUN AT`` and ``Beginning trial N of M``; records tagged with
   another MPI job number), so the records
   after it are read as another run. This is the only thing that makes several runs of one file;
   a file named ``result_<i>.txt`` is always one run, as the official checker reads it (a
   second job's records in it are then duplicates, reported by the rules of the round). See
-  ``mlcheck.job_starts``. A launcher line met when the run so far holds only ``cache_clear``
+  ``mlcheck.read.job_starts``. A launcher line met when the run so far holds only ``cache_clear``
   and ``submission_*`` records is not one: a run script logs the submission and clears the caches
   in ``srun`` steps of its own, then launches the training, and all belong to the run. A job's
   end opens a run only where the next record begins one (``cache_clear``, ``init_start``,

@@ -39,7 +39,8 @@ own (a warning or a note).
   is a number, null, a list or empty: the official parser keeps such a record, no rule names it,
   and a record it lacks is then missing for both (MLC105).
   Fix: give every record a non-empty string ``key`` (log through ``mllog``).
-- MLC007 record-time-invalid: ``time_ms`` is missing, null, not a number, NaN or infinite; the
+- MLC007 record-time-invalid: ``time_ms`` is missing, null, not a number, NaN or infinite.
+  Missing, null or not a number (a list, an object, a string ``float()`` cannot read), the
   record is skipped (the official checker crashes with a TypeError, or fails the line with a
   ValueError). A warning when it is a string or a boolean that Python's ``float()`` reads as a
   finite number (``"1683739283351"``, ``true``): the official parser reads it so, and mlcheck too.

@@ -39,10 +39,17 @@ def folder_advice(name: str, version: str, accepted: Collection[str], beside: Co
     folder exists already, to merge it into."""
     same = next((b for b in sorted(accepted) if b.lower() == name.lower()), None)
     if same is not None:  # (the round's benchmark, spelt in another case: names are lower case)
+        if same in beside:
+            return f"; a {same}/ folder exists beside it (benchmark names are case-sensitive): merge the two or remove this one"
         return f"; rename it to {same!r} (benchmark names are case-sensitive)"
     rounds = _rounds_having(name.lower())
     if rounds:
         span = _span(rounds)
+        successor = next((b for names in _TASK_FOLDERS.values() if name.lower() in names for b in names
+                          if b in accepted), None)
+        if _older(rounds[-1], version) and successor is not None:  # (gnn -> rgat, ssd -> retinanet in 5.0)
+            return (f"; {name} is a benchmark of training {span}; in {version} its task is {successor}'s: rename the "
+                    f"folder to {successor!r} if its runs are {successor} runs, else remove it")
         if _older(rounds[-1], version):
             return f"; {name} is a benchmark of training {span}, retired after {rounds[-1]}: remove this folder"
         return (f"; {name} is a benchmark of training {span}, not of {version}: is this the package's "

@@ -172,7 +172,8 @@ def _not_reached(ctx: RunContext, target: Target) -> Finding:
             hint = f"; the checker also requires {' and '.join(f'{c.op} {c.value:g}' for c in beyond)}"
         elif best.value == 1.0:
             hint = "; an accuracy of 1.0 is outside the valid range (the checker requires < 1.0)"
-        if 1.0 < best.value <= 100 and (best.value >= 10 or target.reached_by(best.value / 100) is True):
+        raised = any(c.op in (">=", ">") and not c.bound for c in target.conditions)  # (not a loss)
+        if raised and 1.0 < best.value <= 100 and (best.value >= 10 or target.reached_by(best.value / 100) is True):
             hint += "; the values look like percentages: log eval_accuracy as a fraction (0.759, not 75.9)"
     return ctx.at(TARGET_NOT_REACHED, line,
                   f"target {target.text} not reached: best eval_accuracy "

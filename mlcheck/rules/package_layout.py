@@ -8,9 +8,10 @@ Rules text: policies submission_rules.adoc §Directory structure (training);
   (``resnet50`` instead of ``resnet``). The official package checker prints "Skipping benchmark"
   and then SUCCESS, but the result summarizer (mlperf-logging 4.1.68) stops on the folder (an
   ``AssertionError``: the name is none of its table's columns, even for an empty folder), so the
-  package's results cannot be tabled; mlcheck reports it as an error with the closest valid name
-  (not ``official``: the summarizers of earlier rounds' records may not stop). Fix: rename the
-  folder.
+  package's results cannot be tabled; mlcheck reports it as an error with the closest valid name,
+  or says that the name is a benchmark of other rounds (retired, renamed: ``gnn`` is ``rgat``
+  from 5.0, or not yet in this one) (not ``official``: the summarizers of earlier rounds' records
+  may not stop). Fix: rename the folder, or remove it.
 - MLC507 misnamed-result-file: a benchmark folder holds a log that is not named
   ``result_*.txt``, so the official checker does not count it, one that it counts but is not
   numbered (``result_a.txt``, ``result_1 (1).txt``: no integer after the last ``_``, where the

@@ -102,8 +102,15 @@ def today_differs(result: RcpResult) -> bool:
 
 def today_scaled_text(result: RcpResult, score: Score) -> str | None:
     """``today's mlperf-logging would normalise by 1.0217 (gpt3_ref_2048): 452.20 min`` when its
-    RCP normalisation factor differs from the record's that scaled the score (same verdict)."""
+    RCP normalisation factor differs from the record's that scaled the score (same verdict), or
+    scales a score of a round before 2.1, which normalised none (its package checker writes
+    ``scaling.json`` into the folder, its summarizer multiplies it in)."""
     today, record = result.today, result.normalization_factor
+    now = today if today is not None and today.normalization_factor is not None else result
+    if score.scaling_factor is None and score.score_min is not None and (now.normalization_factor or 0.0) > 1.0:
+        factor = now.normalization_factor or 1.0  # (a round before 2.1's normalisation: the score is not scaled)
+        return (f"today's mlperf-logging would write scaling.json ({factor:.4f}{f', {now.reference}' if now.reference else ''})"
+                f" and publish {score.score_min * factor:.2f} min; this round scored without RCP normalisation")
     if today is None or today.normalization_factor is None or record is None or score.score_min is None \
             or score.scaling_factor is None or abs(score.scaling_factor - record) > 1e-9 \
             or abs(today.normalization_factor - record) < 1e-9:  # (scaled by the record's factor alone)

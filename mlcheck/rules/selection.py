@@ -43,7 +43,8 @@ the MLCommons publication dates; the official tools take it from the command lin
   judged under the path's round, as the round's checker is run on the files of its folder (a
   clock set wrong, one record's time changed, or a package in the wrong round's folder: a run is
   never submitted to an earlier round than its date's); but when the path's round lacks the
-  benchmark the run logs, the round of its date (or the first later one with it) judges it.
+  benchmark the run logs, or the folder is a bare ``v5.1`` (a user's own numbering as often as a
+  round), the round of its date (or the first later one with the benchmark) judges it.
 """
 
 from __future__ import annotations
@@ -52,7 +53,7 @@ import datetime as dt
 from dataclasses import replace
 from typing import TYPE_CHECKING
 
-from mlcheck.facts.round_choice import RulesetChoice
+from mlcheck.facts.round_choice import RulesetChoice, names_training_round
 from mlcheck.facts.rulesets import ruleset_for_date
 from mlcheck.model import Event, Finding, Run, Severity
 from mlcheck.rule import Rule
@@ -102,12 +103,16 @@ def path_round_passed(run: Run, anchor: Event | None, when: dt.date, named: Rule
             f"{dated.round}, the round of its date, and the later rounds have no {benchmark}, so it is judged "
             f"under {named.round}: check the clock of the system, or pass --ruleset"), run_index=run.index)
     if not kept:
+        why = (f"{named.round} has no {run.benchmark}" if run.benchmark and run.benchmark not in named.benchmarks
+               else f"a folder named v{named.round} (not training-{named.round}) does not overrule the date")
         return RULESET_CONTRADICTS_DATE.at(run.path, anchor.line if anchor else None, passed + (
-            f"{named.round} has no {run.benchmark}, so it is judged under {dated.round}, the round of its date. "
+            f"{why}, so it is judged under {dated.round} (the round of its date, or the first later one with "
+            f"{run.benchmark or 'its benchmark'}). "
             "Move the package to its round's folder, or pass --ruleset"), run_index=run.index)
     return RULESET_CONTRADICTS_DATE.at(run.path, anchor.line if anchor else None, passed + (
         f"it is judged under {named.round}, the round its path names, as that round's checker is run on it "
-        f"(its date falls in the {dated.round} period, and a run is never submitted to an earlier round): "
+        f"(its date {'falls in' if when <= dated.results_published else 'is after'} the {dated.round} period, "
+        "and a run is never submitted to an earlier round): "
         "check the clock of the system, or move the package to its round's folder, or pass --ruleset"),
         run_index=run.index)
 
@@ -115,8 +120,11 @@ def path_round_passed(run: Run, anchor: Event | None, when: dt.date, named: Rule
 def path_or_date(run: Run, anchor: Event | None, when: dt.date, named: Ruleset, dated: RulesetChoice,
                  benchmark: str | None) -> RulesetChoice:
     """A run dated after the publication of the round its path names: judged under that round, as
-    its checker is run on the files of its folder, unless it lacks the run's benchmark (then under
-    the round of its date); MLC019 says which, either way."""
-    kept = not benchmark or benchmark in named.benchmarks
-    told = path_round_passed(run, anchor, when, named, dated.ruleset, kept=kept)
+    its checker is run on the files of its folder (``training-X.Y``, ``training_results_vX.Y``; any
+    folder when the round of its date and the later ones lack the benchmark: the clock is wrong),
+    unless it lacks the run's benchmark or the folder is a bare ``vX.Y`` (a user's own numbering as
+    often as a round: then under the round of its date); MLC019 says which, either way."""
+    lacks = bool(benchmark) and benchmark not in dated.ruleset.benchmarks and benchmark in named.benchmarks
+    kept = lacks or (names_training_round(run.path) and (not benchmark or benchmark in named.benchmarks))
+    told = path_round_passed(run, anchor, when, named, dated.ruleset, benchmark if lacks else None, kept=kept)
     return RulesetChoice(named, f"path names round {named.round}", told) if kept else replace(dated, finding=told)
