@@ -62,3 +62,14 @@ def test_a_value_the_record_refuses_too_is_only_the_records_error(tmp_path: Path
     found, verdict = _mlc113(tmp_path, text)
     assert found == [] and verdict == "fail"
 
+
+
+def test_a_state_the_checker_computes_is_said_to_come_from_its_key(tmp_path: Path) -> None:
+    """MLC202 on 6.1 Qwen's learning rate names the checker's state and the key it is computed from
+    (was: 'learning_rate ... (line 8)', the line of global_batch_size, a key of another name)."""
+    text = re.sub(r'("key": "global_batch_size", "value": )\d+', r"\g<1>512", _base("qwen35_397b_grpo"))
+    log = tmp_path / "result_0.txt"
+    log.write_text(text, "utf-8")
+    (run,) = check([str(log)], ruleset="6.1.0").runs
+    told = [f.message for f in run.findings if f.code == "MLC202" and f.message.startswith("opt_base_learning_rate")]
+    assert told and "(from global_batch_size, line " in told[0]

@@ -68,8 +68,10 @@ def _value_check(ctx: RunContext, entry: Entry, event: Event, check: Mapping[str
     computed = ""
     formula = _failing_formula(check, record)
     if formula is not None:
-        used = ", ".join(f"{name} {show(record.states[name])} (line {states.origin(event.line, name)})"
-                         for name in states_read(formula) if name in record.states)
+        used = ", ".join(f"{name} {show(record.states[name])} ({'' if setter in (None, name) else f'from {setter}, '}"
+                         f"line {states.origin(event.line, name)})"  # (a state the checker computes from a key)
+                         for name in states_read(formula) if name in record.states
+                         for setter in (states.setter(name),))
         fields = [f"{name} {show(record.metadata[name])}" for name in _metadata_read(formula)
                   if name in record.metadata]
         computed = (f"; computed {sides(formula, record)}" + (f" with {used}" if used else "")
