@@ -32,8 +32,8 @@ from mlcheck.rules.internal import crash_finding
 from mlcheck.rules.eval_records import judged_run
 from mlcheck.facts.checks import show
 from mlcheck.facts.round_choice import NOT_INFERRED, newest_round_with, RulesetChoice, dated_choice, later_round_with
-from mlcheck.rules.selection import (BENCHMARK_NOT_ITS_FOLDER, path_or_date, LOG_NEWER_THAN_RULESETS, RULESET_NOT_INFERRED,
-                                     UNKNOWN_BENCHMARK, forced_against_date, path_round_passed)
+from mlcheck.rules.selection import (BENCHMARK_NOT_ITS_FOLDER, LOG_NEWER_THAN_RULESETS, RULESET_NOT_INFERRED,
+                                     UNKNOWN_BENCHMARK, forced_against_date, path_or_date, path_round_passed)
 from mlcheck.facts.rulesets import (SUPPORTED_RULESETS, BenchmarkFacts, Ruleset, load_ruleset, newest_period_end,
                                     normalise_version, ruleset_for_date, ruleset_from_path)
 from mlcheck.score.scoring import time_to_train_min

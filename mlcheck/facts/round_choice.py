@@ -5,10 +5,9 @@ publications, a path naming a later round, and a benchmark the date's round lack
 from __future__ import annotations
 
 import datetime as dt
-import os
 from functools import lru_cache
 
-from mlcheck.facts.rulesets import (PATH_ROUND, SUPPORTED_RULESETS, Ruleset, load_ruleset, newest_period_end,
+from mlcheck.facts.rulesets import (SUPPORTED_RULESETS, Ruleset, load_ruleset, newest_period_end, round_part,
                                     ruleset_for_date)
 from mlcheck.model import Finding
 from mlcheck.records import dataclass
@@ -79,7 +78,5 @@ def dated_choice(when: dt.date, hinted_version: str | None) -> RulesetChoice | N
 def names_training_round(path: str) -> bool:
     """Whether the part of ``path`` that names its round says ``training`` (``training-2.0``,
     ``training_results_v2.0``), not a bare ``v2.0``."""
-    for part in reversed(os.path.abspath(path).split(os.sep)):
-        if PATH_ROUND.search(part):
-            return part.lower().startswith("training")
-    return False
+    part = round_part(path)
+    return part is not None and part.lower().startswith("training")

@@ -267,32 +267,31 @@ def _periods() -> dict[str, tuple[dt.date, dt.date]]:
                             dt.date.fromisoformat(period["results_published"]))
     return periods
 
-PATH_ROUND = re.compile(r"(?:training[-_](?:results[-_])?v?|^v)(\d+\.\d+)(?:\.\d+)?$", re.IGNORECASE)
+_PATH_ROUND = re.compile(r"(?:training[-_](?:results[-_])?v?|^v)(\d+\.\d+)(?:\.\d+)?$", re.IGNORECASE)
 
 
 def ruleset_from_path(path: str) -> Ruleset | None:
     """The round a path names (``training-1.1``, ``v2.0``), or None."""
+    part = round_part(path)
+    return None if part is None else _named_round(part)
+
+
+def round_part(path: str) -> str | None:
+    """The innermost part of ``path`` that names a round (``training-1.1``, ``v2.0``), or None."""
     folder, _sep, name = os.path.abspath(path).rpartition(os.sep)
-    if PATH_ROUND.search(name):
-        return _named_round(name)
-    return _folder_round(folder)
+    return name if _PATH_ROUND.search(name) else _folder_part(folder)
 
 
+@lru_cache(maxsize=256)
 def _named_round(part: str) -> Ruleset | None:
-    match = PATH_ROUND.search(part)
-    if match is None:
-        return None
+    match = _PATH_ROUND.search(part)
     try:
-        return load_ruleset(normalise_version(match.group(1)))
+        return None if match is None else load_ruleset(normalise_version(match.group(1)))
     except RulesetError:
         return None
 
 
 @lru_cache(maxsize=4096)
-def _folder_round(folder: str) -> Ruleset | None:
-    """The round the innermost part of an absolute folder that names one names (the result files
-    of a folder share it: asked once per folder)."""
-    for part in reversed(folder.split(os.sep)):
-        if PATH_ROUND.search(part):
-            return _named_round(part)
-    return None
+def _folder_part(folder: str) -> str | None:
+    """:func:`round_part` of an absolute folder (the result files of a folder share it: asked once)."""
+    return next((part for part in reversed(folder.split(os.sep)) if _PATH_ROUND.search(part)), None)

@@ -143,9 +143,10 @@ step ends, a run script's loop or a retry starts the next), torchelastic
 restarts its worker group, OpenMPI/PRRTE saw a rank die, MPICH's hydra banner (and the MPIs built on it),
 torchrun's (torchelastic's) last word on a worker that died (``failed (exitcode: -9) local_rank: 0
 (pid: 1233) of binary: ...``, before its ``ChildFailedError``), a shell's word that the command it ran
-was killed (bash: ``run.sh: line 12:  1233 Killed   python train.py``), and the lines the MLPerf
-reference and NVIDIA run scripts print around each timed run, whatever its exit status (``ENDING
-TIMING RUN AT ...`` after it, ``Beginning trial 2 of 10`` before the next)."""
+was killed (bash: ``run.sh: line 12:  1233 Killed   python train.py``), and the lines MLPerf run
+scripts (the reference implementations' ``run_and_time.sh``, a trial loop around it) print around
+each timed run, whatever its exit status (``ENDING TIMING RUN AT ...`` after it, ``Beginning trial
+2 of 10`` before the next)."""
 _JOB_END_WORDS = (b"CANCELLED AT", b"step aborted", b"srun: error:", b"restart worker group", b"terminated normally",
                   b"noticed that", b"detected that", b"BAD TERMINATION", b"(exitcode: ", b"Killed", b"Aborted",
                   b"Segmentation fault", b"Terminated", b"Bus error", b"Illegal instruction", b"ENDING TIMING RUN",

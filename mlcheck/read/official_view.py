@@ -89,8 +89,8 @@ def _as_latin1(text: str) -> str:
     if text.isascii():
         return text
     read = text.encode("utf-8").decode("latin-1")
-    for stand_in, blank in LATIN1_BLANKS.items():
-        read = read.replace(stand_in.encode("utf-8").decode("latin-1"), blank)
+    for stand_in, blank in _READ_STAND_INS:
+        read = read.replace(stand_in, blank)
     return read
 
 
@@ -99,6 +99,8 @@ LATIN1_BLANKS = {"\uf885": "\x85", "\uf8a0": "\xa0"}
 blanks the parser's latin-1 reads there: ``strip()`` takes them at a line's ends, but ``json.loads``
 refuses them between a record's members (JSON's blanks are space, tab, CR and LF) and keeps them in
 a string; a stand-in does the same in mlcheck's decoding (a space would pass the record)."""
+_READ_STAND_INS = tuple((stand_in.encode("utf-8").decode("latin-1"), blank) for stand_in, blank in LATIN1_BLANKS.items())
+"""Each stand-in as :func:`_as_latin1` meets it (its UTF-8 bytes read as latin-1), and its blank."""
 
 
 def latin1_blanks(error: UnicodeError) -> tuple[str, int]:

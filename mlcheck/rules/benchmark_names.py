@@ -81,4 +81,7 @@ def _span(rounds: list[str]) -> str:
 
 
 def _older(version: str, than: str) -> bool:
-    return tuple(map(int, version.split("."))) < tuple(map(int, than.split(".")))
+    """Whether supported round ``version`` comes before round ``than``."""
+    from mlcheck.facts.rulesets import SUPPORTED_RULESETS
+
+    return SUPPORTED_RULESETS.index(version) < SUPPORTED_RULESETS.index(than)
