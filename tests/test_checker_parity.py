@@ -53,6 +53,20 @@ def test_a_mask_rcnn_eval_the_yaml_checks_refuse_fails_the_file(tmp_path: Path, 
     assert verdict == "fail" and ("MLC304", "error") in codes
 
 
+@pytest.mark.parametrize("value,says", [
+    ('{"BBOX": NaN, "SEGM": 0.35}', "its BBOX is NaN"),  # (compared first: false)
+    ('{"BBOX": 0.38, "SEGM": NaN}', "its SEGM is NaN"),  # (BBOX holds, SEGM compared: false)
+    ('{"BBOX": 0.2, "SEGM": NaN}', "stops at a condition"),  # (BBOX fails first: SEGM never compared)
+])
+def test_a_mask_rcnn_nan_says_whether_the_checker_compared_it(tmp_path: Path, value: str, says: str) -> None:
+    if not MASKRCNN.is_file():
+        pytest.skip(f"{MASKRCNN} is absent (the shared MLCommons data)")
+    path = _edited(tmp_path, MASKRCNN, r'"key": "eval_accuracy", "value": \{[^}]*\}', f'"key": "eval_accuracy", "value": {value}')
+    (run,) = check([str(path)], ruleset="3.0.0").runs
+    (found,) = [f for f in run.findings if f.code == "MLC304"]
+    assert found.severity.label == "warning" and says in found.message and run.official_verdict == "pass"
+
+
 def test_a_key_logged_twice_as_nan_is_the_same_value_to_the_checker(tmp_path: Path) -> None:
     assert same_value(float("nan"), float("nan")) and not same_value(float("nan"), 1.0) and same_value(1, 1.0)
     line = next(x for x in EXAMPLE_RUN.read_text("utf-8").splitlines(keepends=True) if '"key": "lars_opt_momentum"' in x)

@@ -28,7 +28,8 @@ not compare it with ``run_stop``'s status, nor with the time of ``run_stop``.
   without that position makes its merging code crash, also MLC304. The checker compares the
   conditions in order and stops at the first that does not hold: a value it never comes to (a
   null CLIP where FID is above 90, a null SEGM where BBOX is below its target) fails nothing
-  there, and is a warning here (``official: false``). A NaN of a one-number metric is a warning (``official: false``):
+  there, and is a warning here (``official: false``). A NaN of a one-number metric, or of a field
+  the checker comes to (Mask R-CNN's BBOX or SEGM), is a warning (``official: false``):
   the official checker compares it, finds the target not reached (any comparison with NaN is
   false, for a metric to be raised or lowered alike) and goes on; it usually means the
   model diverged at that eval.

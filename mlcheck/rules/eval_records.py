@@ -119,6 +119,20 @@ def comparison_raises(target: Target, value: object) -> bool:
     return False
 
 
+def nan_compared(target: Target, value: object) -> str | None:
+    """The field whose NaN the checker's conditions, compared in order, stop at (a NaN compares
+    false), or None (they stop elsewhere first, or no field is NaN)."""
+    for condition in target.conditions:
+        if condition.field is None or not isinstance(value, Mapping):
+            return None
+        observed = value.get(condition.field)
+        if isinstance(observed, float) and math.isnan(observed):
+            return condition.field
+        if condition.holds(value) is not True:
+            return None
+    return None
+
+
 def _number(value: object) -> float | None:
     if isinstance(value, bool) or not isinstance(value, (int, float)):
         return None
@@ -175,7 +189,10 @@ def invalid_values(ctx: RunContext, target: Target, rule: Rule) -> Iterator[Find
                          severity=Severity.WARNING, official=False)
             continue
         raises = comparison_raises(target, value)
-        why = "" if raises else (": the official checker stops at a condition this evaluation does not meet "
+        nan_field = nan_compared(target, value)
+        why = "" if raises else (f": its {nan_field} is NaN (the model diverged, or the metric failed), which the "
+                                 "official checker compares with the target and finds it not reached" if nan_field else
+                                 ": the official checker stops at a condition this evaluation does not meet "
                                  "before it comes to the value, and reads it as not reaching the target")
         advice = "; log every metric of each evaluation" if target.aggregate is not None else ""
         yield ctx.at(rule, evaluation.line, f"{what} cannot be compared with the target ({target.text}){why}{advice}",
