@@ -64,8 +64,9 @@ def _gate_options(command: Callable[..., None]) -> Callable[..., None]:
                      help="No progress bar (it is only drawn when stderr is a terminal)."),
         JOBS_OPTION,
         click.option("--quiet", "-q", is_flag=True,
-                     help="Only errors in the human formats (text, markdown, html, github), printed or "
-                     "written with -o (in text, a folder without an error is its score line); json, sarif "
+                     help="Only the findings that fail the check (errors; with --strict warnings too) in the "
+                     "human formats (text, markdown, html, github), printed or written with -o (in text, a "
+                     "folder without one is its score line); json, sarif "
                      "and junit keep every finding. No progress bar."),
         click.option("--verbose", "-v", is_flag=True,
                      help="Say on stderr which config file, waivers and rounds were used."),

@@ -68,7 +68,7 @@ def checked(paths: Sequence[str], settings: Settings, quiet: bool, verbose: bool
 def report_options(settings: Settings, quiet: bool, digests: bool = False,
                    result: CheckResult | None = None) -> ReportOptions:
     return ReportOptions(fail_level=fail_level(settings), root=repository_root(),
-                         min_severity=Severity.ERROR if quiet else Severity.INFO,
+                         min_severity=fail_level(settings) if quiet else Severity.INFO,
                          input_digests=input_digests(result) if digests and result else {})
 
 

@@ -11,7 +11,7 @@ from mlcheck.cli.common import (EXIT_ERROR, EXIT_FINDINGS, EXIT_OK, JOBS_OPTION,
                                 console, jobs_of, load_cli_settings, refuse_overwriting_inputs,
                                 run_check)
 from mlcheck.model import Finding, Severity
-from mlcheck.settings.gate import postprocess
+from mlcheck.settings.gate import postprocess, unopenable_given, unopenable_lines
 from mlcheck.report.plain import TABLE_FORMATS, one_line, rcp_refusal, summary_line
 from mlcheck.rules import all_rules, find_rule
 from mlcheck.rules.package import WRONG_RUN_COUNT
@@ -46,7 +46,8 @@ def score_command(paths: tuple[str, ...], ruleset: str | None, config_path: str 
 
     Exit 0 when every benchmark result is valid and passes the round's RCP test (or has a bypass),
     1 when one does not (or a benchmark folder holds no result files, or power logs that the
-    round's summarizer cannot score: MLC543), 2 when mlcheck could not run.
+    round's summarizer cannot score: MLC543), 2 when mlcheck could not run or a PATH could not be
+    opened at all.
     """
     # (the reporters are imported by the command that uses them: `check` loads none of these)
     from mlcheck.report.json_report import json_report_blocks
@@ -107,6 +108,11 @@ def score_command(paths: tuple[str, ...], ruleset: str | None, config_path: str 
             elif refusal is not None and bench.score.valid:
                 click.echo(f"mlcheck: RCP test refuses: {_where_what(refusal)}", err=True)
     click.echo(summary_line(result), err=True)
+    unopenable = unopenable_given(result, paths)
+    for line in unopenable_lines(result, unopenable):  # (as check: mlcheck could not do its job for them)
+        click.echo(line, err=True)
+    if unopenable:
+        sys.exit(EXIT_ERROR)
     published = [b for b in result.benchmarks if b.published]  # (not the logs of a folder in a benchmark folder)
     invalid = not published or any(not b.score.valid or rcp_refusal(b) is not None for b in published) or bool(refused)
     sys.exit(EXIT_FINDINGS if invalid else EXIT_OK)

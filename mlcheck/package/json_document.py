@@ -80,7 +80,7 @@ def read_json_document(path: str) -> JsonDocument:
     except RecursionError:
         deep_line = _too_deep_line(text)
         return JsonDocument(path, True, error=(f"line {deep_line}: " if deep_line else "") + "arrays or objects nested "
-                            "too deeply to read (about a thousand levels)", error_line=deep_line)
+                            "too deeply for Python's json to read (a thousand levels or more)", error_line=deep_line)
     if not isinstance(data, dict):
         line = text.count("\n", 0, len(text) - len(text.lstrip())) + 1  # (where the value begins)
         return JsonDocument(path, True, error=f"line {line}: expected a JSON object, found {_json_kind(data)}",

@@ -167,12 +167,18 @@ def names_no_file(path: str) -> bool:
     return path in NOT_FILES and not (path and os.path.lexists(path))
 
 
+def slashed(path: str) -> str:
+    """``path`` with ``/`` separators: on Windows its ``\\`` become ``/``; on POSIX a ``\\`` is a
+    character of a name (a folder ``pod\\16``) and stays."""
+    return path.replace(os.sep, "/") if os.sep != "/" else path
+
+
 def up_to_benchmark_folder(folder: str) -> list[str]:
     """``folder`` (no trailing separator), and for a benchmark folder's ``power/`` or
     ``power/result_<i>/`` the folders above it up to the benchmark folder (``.`` where the path
     names none): where a finding about the power logs finds its benchmark folder's result files."""
     found = [folder.rstrip("/" + os.sep) or folder]
-    names = found[0].replace("\\", "/").split("/")
+    names = slashed(found[0]).split("/")
     levels = 1 if names[-1] == "power" else 2 if len(names) > 1 and names[-2] == "power" else 0
     for _ in range(levels):
         found.append(os.path.dirname(found[-1]) or os.curdir)
@@ -186,13 +192,13 @@ def relative_path(path: str, root: str) -> str:
     if path in NOT_FILES:
         return path
     inside = _relative(path, root)
-    return inside if inside is not None else os.path.abspath(path).replace("\\", "/")
+    return inside if inside is not None else slashed(os.path.abspath(path))
 
 
 def _relative(path: str, root: str) -> str | None:
     """``path`` relative to ``root`` (``/`` separators), or None where it lies outside."""
     try:
-        shown = os.path.relpath(os.path.abspath(path), os.path.abspath(root)).replace("\\", "/")
+        shown = slashed(os.path.relpath(os.path.abspath(path), os.path.abspath(root)))
     except ValueError:  # (another drive)
         return None
     return None if shown == ".." or shown.startswith("../") else shown

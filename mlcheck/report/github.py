@@ -8,7 +8,8 @@ folder's first result file; a finding about no file (a package, the environment)
 without ``file``. Annotations are grouped per file (``::group::``). The summary line goes to
 stderr (the CLI prints it), and :mod:`mlcheck.report.job_summary` writes the Markdown job summary.
 Values are escaped as the runner expects: ``%``, CR and LF in the message; additionally ``:`` and
-``,`` in the properties (``file``, ``title``).
+``,`` in the properties (``file``, ``title``); the lines of waived findings are escaped as messages
+(a file name's newline begins no workflow command).
 """
 
 from __future__ import annotations
@@ -73,7 +74,10 @@ def _target(group: FindingGroup, first_files: dict[str, str]) -> tuple[str, int 
     folder_file = first_files.get(_benchmark_folder(found.path, first_files))
     if folder_file is not None:
         return folder_file, None, f"{message} (about the folder {found.path})"
-    return NO_FILE, None, message if found.path in ("", "-") else f"{found.path}: {message}"
+    if found.path == "":
+        return NO_FILE, None, message
+    where = ("standard input" if found.path == "-" else found.path) + (f", line {found.line}" if found.line else "")
+    return NO_FILE, None, f"{where}: {message}"
 
 
 def _benchmark_folder(path: str, first_files: dict[str, str]) -> str:
@@ -100,7 +104,7 @@ def render_github(result: CheckResult, options: ReportOptions) -> str:
         lines.extend(annotation(replace(group.first, line=line), path, message) for group, line, message in entries)
         lines.append("::endgroup::")
     for waived in result.waived:
-        lines.append(f"waived {waived.finding.code} {relative_path(waived.finding.path, options.root)}"
-                     f"{':' + str(waived.finding.line) if waived.finding.line else ''}: "
-                     f"{' '.join(waived.reason.split())}")
+        lines.append(escape_data(f"waived {waived.finding.code} {relative_path(waived.finding.path, options.root)}"
+                                 f"{':' + str(waived.finding.line) if waived.finding.line else ''}: "
+                                 f"{' '.join(waived.reason.split())}"))  # (a name's newline begins no command)
     return "\n".join(lines) + ("\n" if lines else "")

@@ -17,8 +17,11 @@ from typing import Callable, Iterable
 from mlcheck.records import dataclass
 from mlcheck.model import Finding, Severity, natural_order
 from mlcheck.results import CheckResult
+from mlcheck.report import slashed
 
-_NUMBER = re.compile(r"\d+(?:[.,]\d+)*")
+_NUMBER = re.compile(r"(?<![A-Za-z_\d])\d+(?:[.,]\d+)*|(?<=_)\d+(?=\.[A-Za-z])")
+"""A number of a message: not the digits of a name (``opt_lamb_beta_1``, ``fp16``), but the
+index of a file name (``result_3.txt``)."""
 PLACES_SHOWN = 3
 CONTEXT_LINES = 8
 
@@ -80,7 +83,7 @@ class FindingGroup:
 
 def member_label(found: Finding) -> str:
     """The file name of a finding (with ``#run`` for a later run of a raw log)."""
-    name = found.path.replace("\\", "/").rstrip("/").rsplit("/", 1)[-1]
+    name = slashed(found.path).rstrip("/").rsplit("/", 1)[-1]
     return name if not found.run_index else f"{name} #{found.run_index}"
 
 
@@ -95,7 +98,7 @@ def distinct_places(members: tuple[Finding, ...], lines: bool = True) -> list[st
     places = [member_place(m) if lines else member_label(m) for m in members]
     if len(set(places)) == len(places) or len({(m.path, m.run_index) for m in members}) == 1:
         return places
-    return ["/".join(m.path.replace("\\", "/").rstrip("/").rsplit("/", 2)[-2:])
+    return ["/".join(slashed(m.path).rstrip("/").rsplit("/", 2)[-2:])
             + (f" #{m.run_index}" if m.run_index else "") + (f":{m.line}" if m.line is not None and lines else "")
             for m in members]
 

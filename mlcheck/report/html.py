@@ -42,12 +42,16 @@ def _runs_table(bench: BenchmarkResult) -> str:
                    "findings"], rows, "runs")
 
 
+_PLOTTABLE = 1e300
+"""Values of this size or more are not plotted (an axis over them and the rest cannot be drawn)."""
+
+
 def _curves(bench: BenchmarkResult) -> str:
     runs = [r for r in bench.runs if r.run is not None]
     evals = [e for r in runs if r.run for e in r.run.evaluations]
     axis = ("epoch_num" if evals and all(e.epoch_num is not None for e in evals) else
             "samples_count" if evals and all(e.samples_count is not None for e in evals) else "minutes")
-    series = []
+    series, left_out = [], 0
     for result in runs:
         assert result.run is not None
         start = result.run.run_start
@@ -58,10 +62,16 @@ def _curves(bench: BenchmarkResult) -> str:
             x = (ev.epoch_num if axis == "epoch_num" else ev.samples_count if axis == "samples_count"
                  else (ev.time_ms - (start.time_ms if start else 0.0)) / 60000.0)
             if x is not None and math.isfinite(float(x)) and math.isfinite(float(ev.value)):
-                points.append((float(x), float(ev.value)))
+                if max(abs(float(x)), abs(float(ev.value))) < _PLOTTABLE:
+                    points.append((float(x), float(ev.value)))
+                else:  # (near a float's limit: no axis holds it beside the others)
+                    left_out += 1
         series.append(Series(run_label(result), tuple(points), result.converged))
     target, text = _target(bench)
     caption = f'<p class="muted">target: {escape(text)}</p>' if text else ""
+    if left_out:
+        caption += (f'<p class="muted">{left_out} eval value{"s" if left_out != 1 else ""} of 1e300 or more '
+                    "(in size) left out of the chart</p>")
     return caption + accuracy_chart(series, target, axis, "eval_accuracy")
 
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 from html import escape
 
 from mlcheck.results import BenchmarkResult, CheckResult, RunResult
+from mlcheck.report import slashed
 from mlcheck.report.plain import format_minutes, kilojoules_text, rcp_refusal, scaling_source
 from mlcheck.rules.rcp_check import today_scaled_text
 
@@ -24,7 +25,7 @@ def td(text: str, css: str = "") -> str:
 
 def run_label(run: RunResult) -> str:
     """A run as a table names it: its file, and its index where the file holds several runs."""
-    name = run.path.replace("\\", "/").rsplit("/", 1)[-1]
+    name = slashed(run.path).rsplit("/", 1)[-1]
     return name if run.index == 0 else f"{name} #{run.index}"
 
 

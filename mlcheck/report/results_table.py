@@ -103,12 +103,12 @@ def render_markdown(result: CheckResult) -> str:
 
 def _markdown_link(url: str) -> str:
     """A link cell as an autolink: its path percent-encoded (a space, a ``%`` or a ``|`` of a
-    system name), no Markdown escapes (inside ``<...>`` a backslash would stay in the link)."""
+    system name, a line end as ``%0A``, bytes not UTF-8 as they are), no Markdown escapes (inside ``<...>`` a backslash would stay in the link)."""
     from urllib.parse import quote
 
     scheme, _, rest = url.partition("://")
     host, _, path = rest.partition("/")
-    return f"<{scheme}://{host}/{quote(one_line(path), safe='/')}>"
+    return f"<{scheme}://{host}/{quote(path, safe='/', errors='surrogateescape')}>"  # (a name's bytes, each)
 
 
 def table_dict(result: CheckResult) -> dict[str, Any]:

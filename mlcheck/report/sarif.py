@@ -29,13 +29,16 @@ _LEVEL = {Severity.ERROR: "error", Severity.WARNING: "warning", Severity.INFO: "
 
 def fingerprint(found: Finding, uri: str) -> str:
     """A hash of what identifies a finding: code, file (its URI), run and message without line
-    numbers, and with each path in it (``../x/result_0.txt``, as typed on the command line) cut to
+    numbers (``line 7``, ``lines 210, 223``), and with each path in it (``../x/result_0.txt``, as typed on the command line) cut to
     its last name: the same finding has the same fingerprint however its paths were typed."""
-    message = _PATH.sub(_last_name, re.sub(r"\bline \d+", "line", found.message))
+    message = _PATH.sub(_last_name, _LINES.sub("line", found.message))
     key = f"{found.code}|{uri}|{found.run_index}|{message}"
     return hashlib.sha256(key.encode("utf-8", "surrogatepass")).hexdigest()[:32]
 
 
+_LINES = re.compile(r"\blines? \d+(?:(?:, | and |-|, and )\d+)*")
+"""Line numbers in a message (``line 7``, ``lines 210, 223``, ``lines 5-9``): they move when
+unrelated lines do."""
 _PATH = re.compile(r"[^\s,;'\"()\[\]]*[/\\][^\s,;'\"()\[\]]*")
 """A word of a message with a path separator in it."""
 

@@ -11,6 +11,7 @@ from mlcheck.results import BenchmarkResult, CheckResult, RunResult
 from mlcheck.score.rcp import format_amount
 from mlcheck.facts.rulesets import SUPPORTED_RULESETS
 from mlcheck.report.plain import division_text, format_minutes, one_line, printable, scaling_source, shown, summary_line  # noqa: F401 (re-exported)
+from mlcheck.report import slashed
 from mlcheck.report.text_findings import render_findings
 from mlcheck.rules.rcp_check import today_differs, today_scaled_text, verdict_text
 
@@ -75,7 +76,7 @@ def _run_table(bench: BenchmarkResult) -> Table:
 
 
 def _run_label(run: RunResult) -> str:
-    name = run.path.replace("\\", "/").rsplit("/", 1)[-1]
+    name = slashed(run.path).rsplit("/", 1)[-1]
     return one_line(name if run.index == 0 else f"{name} #{run.index}")
 
 
