@@ -135,3 +135,13 @@ def test_a_stdin_finding_in_github_says_its_line(tmp_path: Path) -> None:
 def test_a_newline_of_a_system_name_is_percent_encoded_in_a_link() -> None:
     link = _markdown_link("https://github.com/mlcommons/x/blob/main/A/systems/s\n::e|x \udcff.json")
     assert link == "<https://github.com/mlcommons/x/blob/main/A/systems/s%0A%3A%3Ae%7Cx%20%FF.json>"
+
+
+def test_a_stdin_finding_in_sarif_says_its_line(tmp_path: Path) -> None:
+    text = (PACKAGE / RESNET / "result_0.txt").read_text("utf-8")
+    at = next(i for i, line in enumerate(text.splitlines()) if '"key": "eval_accuracy"' in line)
+    lines = text.splitlines(keepends=True)
+    lines[at] = lines[at].replace('"value": 0.', '"value": NaN, "was": 0.', 1)
+    outcome = CliRunner().invoke(main, ["check", "-", "-f", "sarif", "--ruleset", "2.0.0"], input="".join(lines))
+    (result,) = [r for r in json.loads(outcome.stdout)["runs"][0]["results"] if r["ruleId"] == "MLC304"]
+    assert result["message"]["text"].endswith(f"(about standard input, line {at + 1})")

@@ -122,7 +122,8 @@ def _no_scheme(uri: str) -> str:
 def _result(found: Finding, rule_index: dict[str, int], options: ReportOptions,
             reason: str | None = None, anchors: _Anchors | None = None) -> dict[str, Any]:
     anchor = anchors.file_of(found.path) if anchors is not None else None
-    message = found.message if anchor is None else f"{found.message} (about {_about(found)})"
+    about = anchor is not None or (found.path == "-" and names_no_file("-"))  # (stdin alone: uri "-", its line said)
+    message = f"{found.message} (about {_about(found)})" if about else found.message
     uri = _artifact(found.path, options)["uri"]  # (the fingerprint's: the folder's, not its anchor's)
     location: dict[str, Any] = {"artifactLocation": _artifact(found.path if anchor is None else anchor, options)}
     if found.line is not None and anchor is None:
