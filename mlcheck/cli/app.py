@@ -185,6 +185,8 @@ def run() -> None:
     if sys.stdout is None:  # started with stdout closed (``>&-``)
         _say("mlcheck: error: cannot write the output: standard output is closed")
         sys.exit(EXIT_ERROR)
+    if sys.stderr is None:  # started with stderr closed (``2>&-``): its lines are dropped, the rest as ever
+        sys.stderr = open(os.devnull, "w", encoding="utf-8")
     _tolerant_streams()
     code: int | str | None = 0
     try:

@@ -24,7 +24,7 @@ from mlcheck.report.plain import TERMINAL_CAP, counted, one_line, summary_line
 from mlcheck.results import CheckResult
 from mlcheck.settings.config import Settings
 from mlcheck.settings.gate import (exit_code, fail_level, input_digests, parse_output, postprocess,
-                                   unopenable_given, unopenable_lines, write_outputs)
+                                   overwritten_inputs, unopenable_given, unopenable_lines, write_outputs)
 
 if TYPE_CHECKING:
     from rich.console import Console
@@ -155,7 +155,10 @@ def _check_and_report(paths: Sequence[str], settings: Settings, quiet: bool, ver
     if chosen == "github":
         from mlcheck.report.job_summary import SUMMARY_VARIABLE, write_job_summary
 
+        summary = os.environ.get(SUMMARY_VARIABLE)
         try:
+            if summary and overwritten_inputs([summary], result, [settings.config_path]):
+                raise OSError(f"{summary} is an input of this check; mlcheck never writes into its input")
             write_job_summary(result, options)
         except OSError as error:  # (a page beside the annotations: the check's verdict stands)
             click.echo(one_line(f"mlcheck: warning: cannot write the job summary to ${SUMMARY_VARIABLE}: {error}"),

@@ -30,6 +30,25 @@ def _line(found: Finding) -> str:
     return f"{one_line(where)}: {found.severity.label} {found.code} {found.name}: {one_line(found.message)}"
 
 
+class _Seconds(click.ParamType):  # type: ignore[type-arg]
+    """A finite number of seconds from ``low`` to ``high`` (``nan`` and ``inf`` compare as neither
+    below nor above a bound: click's FloatRange lets them through to ``time.sleep``)."""
+
+    name = "seconds"
+
+    def __init__(self, low: float, high: float) -> None:
+        self.low, self.high = low, high
+
+    def convert(self, value: object, param: click.Parameter | None, ctx: click.Context | None) -> float:
+        try:
+            seconds = float(value)  # type: ignore[arg-type]
+        except (TypeError, ValueError):
+            self.fail(f"{value!r} is not a number of seconds", param, ctx)
+        if not self.low <= seconds <= self.high:  # (false for NaN)
+            self.fail(f"{value} is not a number of seconds from {self.low:g} to {self.high:g}", param, ctx)
+        return seconds
+
+
 @click.command("split")
 @click.argument("raw", metavar="RAW")
 @click.option("--output-dir", "-o", "out_dir", required=True, type=click.Path(file_okay=False),
@@ -145,9 +164,9 @@ def _judge_compressed(log: str, settings: Settings, poll: float, idle_timeout: f
               help="End after this many runs have stopped.")
 @click.option("--format", "-f", "output_format", type=click.Choice(["text", "json"]), default="text",
               show_default=True, help="Format of the final report on stdout.")
-@click.option("--poll", type=click.FloatRange(min=0.01), default=0.1, show_default=True,
+@click.option("--poll", type=_Seconds(0.01, 3600.0), default=0.1, show_default=True,
               metavar="SECONDS", help="How often to look for new lines.")
-@click.option("--idle-timeout", type=click.FloatRange(min=0.0), default=None, metavar="SECONDS",
+@click.option("--idle-timeout", type=_Seconds(0.0, 1e9), default=None, metavar="SECONDS",
               help="End (with the report so far) when no line arrived for this long. Default: wait.")
 @click.option("--no-progress", is_flag=True, help="Do not print progress lines on stderr.")
 @click.option("--config", "config_path", type=click.Path(dir_okay=False), metavar="FILE",

@@ -1,7 +1,9 @@
 """``mlcheck split``: write the runs found in raw job output as ``result_<i>.txt`` files.
 
 Each file holds exactly the ``:::MLLOG`` lines of one run, as the logging rank printed them (byte
-for byte, without rank tag, timestamp, colour codes or line-end ``\\r``), one per line, in order:
+for byte, without rank tag, timestamp, colour codes or line-end ``\\r``), one per line, in order
+(a whole record that is refused, with no key, a null time or not an object, too: the file is
+refused as the run is; one that cannot be decoded is not written, its finding says where it is):
 what a result file of the package must be. Runs are told apart as ``mlcheck check`` tells them
 apart (``mlcheck.read.runs``). The log is streamed; each run goes to a temporary file in the output
 folder, renamed at the end, so a refused overwrite or a failure leaves no half-written result.
@@ -16,6 +18,7 @@ from typing import IO, Iterator
 from mlcheck.records import dataclass
 from mlcheck.model import Finding
 from mlcheck.read.concurrent_jobs import interleaved_jobs, noting_job_starts
+from mlcheck.read.items import RefusedRecordText
 from mlcheck.read.reader import RawItem, RecordText, read_records
 from mlcheck.read.next_run import NextRunStart
 from mlcheck.read.official_view import TOKEN
@@ -135,6 +138,13 @@ def _write_runs(items: Iterator[RawItem], path: str, out_dir: str, start_index: 
     ended: Finding | None = None  # (a job's end: said once the next record begins a run)
     try:
         for item in _isolated(items, path):
+            if isinstance(item, RefusedRecordText):  # (written as printed: the file is refused as the run is)
+                handle = handle or next_file()
+                handle.write(item.text.encode("utf-8") + b"\n")
+                counts[-1] += 1
+                if not item.text.startswith(TOKEN):
+                    unspaced.append(item.line)
+                continue
             if not isinstance(item, RecordText):
                 if boundaries.note(item, keys):
                     if boundaries.waits(item):

@@ -28,6 +28,7 @@ from mlcheck.model import Event, Finding, Severity
 from mlcheck.read.live_reader import LiveReader
 from mlcheck.read.raw_output_rules import RECORD_CUT
 from mlcheck.read.reader import AnyItem
+from mlcheck.read.items import RefusedRecordText
 from mlcheck.rules.internal import crash_finding
 from mlcheck.rules.package_runs import is_hyperparameter
 from mlcheck.facts.rulesets import Ruleset, RulesetError
@@ -183,6 +184,8 @@ def _take(state: WatchState, item: AnyItem, on_finding: FindingSink,
             _next_run(state)
             state.next_run.restart()
             state.boundaries.reset()
+        return
+    if isinstance(item, RefusedRecordText):  # (only split reads them: its finding came before it)
         return
     event = item if isinstance(item, Event) else item.event
     builder = state.builder

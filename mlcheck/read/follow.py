@@ -29,14 +29,16 @@ from typing import IO, Iterator, Union
 
 from mlcheck.read.cr_line_ends import PROBE_BYTES
 from mlcheck.read.utf16_lines import is_utf16
+from mlcheck.read.long_lines import LongLine, LongLineScan
 
 IDLE = "idle"
 RESTART = "restart"
 COMPRESSED = "compressed"
 """The file is gzip: a compressed stream is not followed line by line (:func:`gzip_complete`)."""
-Signal = Union[bytes, int, str]
-"""A complete line (bytes, with its ``\\n``), the length of an over-long line that was not kept
-(int), :data:`IDLE`, :data:`RESTART` or :data:`COMPRESSED`."""
+Signal = Union[bytes, LongLine, str]
+"""A complete line (bytes, with its ``\\n``), what is kept of an over-long line (its length, the
+pieces that hold a record, the markers lost: as ``check`` reads it), :data:`IDLE`, :data:`RESTART`
+or :data:`COMPRESSED`."""
 
 _CHUNK = 1 << 16
 _GZIP_MAGIC = b"\x1f\x8b"
@@ -56,8 +58,8 @@ class Follower:
         self._parts: list[bytes] = []
         """The start of the line being written (held while it is at most ``max_line`` bytes)."""
         self._held = 0
-        self._skipped: int | None = None
-        """The length so far of an over-long line whose bytes are no longer held."""
+        self._scan: LongLineScan | None = None
+        """An over-long line whose bytes are no longer held: what is kept of it so far."""
         self._tail = b""
         self._cr_ends: bool | None = None
         """Whether lines end in a CR alone (None: not known yet, no LF has come)."""
@@ -82,10 +84,10 @@ class Follower:
                 yield IDLE
                 time.sleep(self.poll)
 
-    def rest(self) -> bytes | int:
+    def rest(self) -> bytes | LongLine:
         """The unterminated text after the last complete line (a record being written, or cut),
-        or its length when it is over-long."""
-        return self._skipped if self._skipped is not None else b"".join(self._parts)
+        or what is kept of it when it is over-long."""
+        return self._scan.finish() if self._scan is not None else b"".join(self._parts)
 
     def gone(self) -> int | None:
         """A new descriptor of the file that was read when its path no longer names it (removed,
@@ -140,27 +142,27 @@ class Follower:
             self._restart()
             yield RESTART
 
-    def _lines(self, chunk: bytes) -> Iterator[bytes | int]:
+    def _lines(self, chunk: bytes) -> Iterator[bytes | LongLine]:
         end = chunk.find(b"\n")
         if end < 0:
             self._hold(chunk)
             return
         first = chunk[:end + 1]
-        if self._skipped is not None or self._held + len(first) > self.max_line:
-            yield (self._skipped or self._held) + len(first)
+        if self._scan is not None or self._held + len(first) > self.max_line:
+            yield self._long_line(first)
         else:
             yield b"".join(self._parts) + first if self._parts else first
-        self._parts, self._held, self._skipped = [], 0, None
+        self._parts, self._held, self._scan = [], 0, None
         lines = chunk[end + 1:].split(b"\n")
         rest = lines.pop()
         for line in lines:
-            yield line + b"\n" if len(line) < self.max_line else len(line) + 1
+            yield line + b"\n" if len(line) < self.max_line else self._long_line(line + b"\n", LongLineScan(self.max_line))
         if rest:
             self._hold(rest)
 
     def _line_ended(self, chunk: bytes) -> bytes:
         """``chunk`` with CR line ends turned into LF once the file is known to use them."""
-        if self._cr_ends is None and (b"\n" in chunk or self._skipped is not None):
+        if self._cr_ends is None and (b"\n" in chunk or self._scan is not None):
             self._cr_ends = False
         elif self._cr_ends is None and self._position >= PROBE_BYTES:
             self._cr_ends = b"\r" in chunk or any(b"\r" in part for part in self._parts)
@@ -173,9 +175,9 @@ class Follower:
         self._after_cr = chunk.endswith(b"\r")
         return chunk.replace(b"\r\n", b"\n").replace(b"\r", b"\n")
 
-    def _settle_line_ends(self) -> Iterator[bytes | int]:
+    def _settle_line_ends(self) -> Iterator[bytes | LongLine]:
         """At a quiet poll, a start without LF that holds a CR is read with CR line ends."""
-        if self._cr_ends is not None or self._skipped is not None or not any(b"\r" in p for p in self._parts):
+        if self._cr_ends is not None or self._scan is not None or not any(b"\r" in p for p in self._parts):
             return
         self._cr_ends = True
         held, self._parts, self._held = b"".join(self._parts), [], 0
@@ -183,17 +185,28 @@ class Follower:
 
     def _hold(self, data: bytes) -> None:
         """Keep the start of an unfinished line, or only its length once it is over-long."""
-        if self._skipped is not None:
-            self._skipped += len(data)
+        if self._scan is not None:
+            self._scan.add(data)
             return
         self._parts.append(data)
         self._held += len(data)
         if self._held >= self.max_line:
-            self._parts, self._skipped = [], self._held
+            self._scan = LongLineScan(self.max_line)
+            self._scan.add(b"".join(self._parts))
+            self._parts = []
 
     def _restart(self) -> None:
         self.close()
-        self._parts, self._held, self._skipped = [], 0, None
+        self._parts, self._held, self._scan = [], 0, None
+
+    def _long_line(self, end: bytes, scan: LongLineScan | None = None) -> LongLine:
+        """What is kept of an over-long line (its start held or scanned) ending with ``end``."""
+        if scan is None:
+            scan = self._scan or LongLineScan(self.max_line)
+            if self._scan is None:
+                scan.add(b"".join(self._parts))
+        scan.add(end)
+        return scan.finish()
 
     def _rewritten(self) -> bool:
         """True when the bytes already read are no longer there: the file was truncated and

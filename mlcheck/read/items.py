@@ -16,8 +16,18 @@ class RecordText:
     text: str
 
 
-LogItem = Union[Event, Finding]
-RawItem = Union[RecordText, Finding]
-AnyItem = Union[Event, RecordText, Finding]
+@dataclass(frozen=True, slots=True)
+class RefusedRecordText:
+    """A whole record of the logging rank that the reader refuses (no key, a time that is null, an
+    array: its finding comes before it), with its exact text: ``split`` writes it as printed, so
+    that the result file is refused as the console's run is."""
 
-__all__ = ["AnyItem", "LogItem", "RawItem", "RecordText"]
+    line: int
+    text: str
+
+
+LogItem = Union[Event, Finding]
+RawItem = Union[RecordText, RefusedRecordText, Finding]
+AnyItem = Union[Event, RecordText, RefusedRecordText, Finding]
+
+__all__ = ["AnyItem", "LogItem", "RawItem", "RecordText", "RefusedRecordText"]

@@ -14,6 +14,7 @@ from mlcheck.read.fast_json import fast_event
 from mlcheck.read.fast_lines import FastLines
 from mlcheck.read.file_names import RESULT_FILE
 from mlcheck.read.items import AnyItem as AnyItem, LogItem as LogItem, RawItem as RawItem, RecordText as RecordText  # re-exp.
+from mlcheck.read.items import RefusedRecordText
 from mlcheck.read.job_starts import JobStarts
 from mlcheck.model import Event, Finding
 from mlcheck.read.rank_copies import RankCopies
@@ -154,20 +155,7 @@ class LineReader(FastLines):
 
     def finish(self) -> Iterator[Finding]:
         """The end-of-file findings: no records at all, or the summary of raw output."""
-        yield from self.copies.finish()
-        logging_rank = self.copies.logging_rank.get
-        for source, (keys, first) in sorted(self.copies.only_elsewhere().items()):
-            yield raw_output.records_of_another_rank(self.path, source, logging_rank(source[0]), keys, first)
-        for source, kept in sorted(self.copies.promoted.items()):
-            yield raw_output.records_of_another_rank_kept(self.path, source, logging_rank(source[0]), kept)
-        stats = self.stats
-        if stats.records == stats.unseen_records:  # (none, or none the official parser reads: MLC027)
-            yield rules.no_records(self.path, stats.lines, self.long_lines, stats.unseen_records)
-        if stats.is_raw or self.copies.copies:
-            yield from raw_output.raw_output_read(self.path, stats.describe(self.copies.describe()), self.result_file,
-                                                  self.copies.copies, stats.trailing_colour_lines,
-                                                  stats.first_trailing_colour, self.copies.first_copy_line)
-        yield from raw_output.output_deduplicated(self.path, *stats.deduplicated)
+        return raw_output.end_of_file(self.path, self.copies, self.stats, self.long_lines, self.result_file)
 
     def _read_line(self, raw: bytes, unterminated: bool) -> Iterator[AnyItem]:
         line_no = self.line_no
@@ -283,18 +271,23 @@ class LineReader(FastLines):
             yield extra
         elif not (self.result_file or followed) and after_json(body[end:]):
             self.stats.note_trailing_text(body[end:], line_no)  # (dropped; MLC020 says so)
+        # Byte for byte: trailing blanks stay, other trailing text (a glued tag) does not.
+        text = MARKER + (segment if not segment[lead + end:].strip() else segment[:lead + end])
+        refused = True
         for item in validate_record(record, line_no, self.path, replaced):
             if isinstance(item, Event):
                 self.stats.kept += 1
+                refused = False
                 if source is None and not self.keep_text:  # a clean result file: the fast path
                     yield item
                     continue
-                # Byte for byte: trailing blanks stay, other trailing text (a glued tag) does not.
-                text = MARKER + (segment if not segment[lead + end:].strip() else segment[:lead + end])
                 if source is not None:  # (conflicts decided now come first: run_stop ends a watch)
                     self.stats.kept_sources[source] = self.stats.kept_sources.get(source, 0) + 1
                     yield from self.copies.kept(source, item.key, text, line_no)
                 yield RecordText(item, text) if self.keep_text else item
             else:
                 yield item
+        if refused:  # (its copies are copies of it; split writes it as printed)
+            yield from self.copies.kept_unreadable(source, text, line_no) if source is not None else ()
+            yield from (RefusedRecordText(line_no, text),) if self.keep_text else ()
         return lead + end

@@ -17,6 +17,7 @@ from mlcheck.read.tag_chunks import TagChunks
 from mlcheck.read.cut_records import CutRecords
 from mlcheck.read.rawlog import duplicate_streams, logging_ranks
 from mlcheck.read.reader import MARKER_BYTES, AnyItem, LineReader, feed_line
+from mlcheck.read.long_lines import LongLine
 
 
 class LiveReader:
@@ -32,7 +33,7 @@ class LiveReader:
 
     def __init__(self, path: str) -> None:
         self.path = path
-        self.pending: list[bytes | int] = []
+        self.pending: list[bytes | int | LongLine] = []
         """Lines of the lookahead; an over-long line is held as its length only."""
         self.reader: LineReader | None = None
         self.pending_records = 0
@@ -46,7 +47,7 @@ class LiveReader:
     def line_no(self) -> int:
         return (self.reader.line_no if self.reader is not None else 0) + len(self.pending)
 
-    def add(self, line: bytes | int) -> Iterator[AnyItem]:
+    def add(self, line: bytes | int | LongLine) -> Iterator[AnyItem]:
         """One line from the follower: its bytes, or the length of an over-long line. As ``check``
         reads them: out of a log driver's envelope, a rank's chunks joined (a chunk held back
         until its rank's line ends)."""
@@ -85,7 +86,7 @@ class LiveReader:
             yield from self._add(released)
         yield from self.flush()
 
-    def _add(self, line: bytes | int) -> Iterator[AnyItem]:
+    def _add(self, line: bytes | int | LongLine) -> Iterator[AnyItem]:
         reader = self.reader
         if reader is not None and not self.pending and not (
                 isinstance(line, bytes) and reader.prefixes.starts_a_job(line)):

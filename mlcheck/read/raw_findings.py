@@ -3,11 +3,15 @@ line reader says at a line it passes over and at the end of a console log."""
 
 from __future__ import annotations
 
-from typing import Iterator
+from typing import TYPE_CHECKING, Iterator
 
 from mlcheck.model import Finding, Severity
 from mlcheck.read.raw_output_rules import (OUTPUT_DEDUPLICATED, RAW_OUTPUT_READ, RAW_RESULT_FILE, RECORD_CUT,
                                            RECORDS_OF_ANOTHER_RANK)
+
+if TYPE_CHECKING:
+    from mlcheck.read.rank_copies import RankCopies
+    from mlcheck.read.rawlog import RawStats
 
 
 def output_deduplicated(path: str, records: int, line: int) -> Iterator[Finding]:
@@ -101,3 +105,22 @@ def marker_named(path: str, line: int, quoted: bool) -> Finding:
     return RECORD_CUT.at(path, line, (
         f"this line {what}: it is not read as a record of the run, and `mlcheck split` leaves it out; if a "
         "record was cut here by other output, it is lost"), severity=Severity.WARNING, official=False)
+
+
+def end_of_file(path: str, copies: RankCopies, stats: RawStats, long_lines: int, result_file: bool) -> Iterator[Finding]:
+    """A read log's end-of-file findings (:meth:`mlcheck.read.line_reader.LineReader.finish`): no
+    records at all, or the summary of raw output."""
+    from mlcheck.read import reading_rules as rules
+
+    yield from copies.finish()
+    logging_rank = copies.logging_rank.get
+    for source, (keys, first) in sorted(copies.only_elsewhere().items()):
+        yield records_of_another_rank(path, source, logging_rank(source[0]), keys, first)
+    for source, kept in sorted(copies.promoted.items()):
+        yield records_of_another_rank_kept(path, source, logging_rank(source[0]), kept)
+    if stats.records == stats.unseen_records:  # (none, or none the official parser reads: MLC027)
+        yield rules.no_records(path, stats.lines, long_lines, stats.unseen_records)
+    if stats.is_raw or copies.copies:
+        yield from raw_output_read(path, stats.describe(copies.describe()), result_file, copies.copies,
+                                   stats.trailing_colour_lines, stats.first_trailing_colour, copies.first_copy_line)
+    yield from output_deduplicated(path, *stats.deduplicated)

@@ -150,7 +150,7 @@ def _read(path: str, display: str | None, keep_text: bool, lines: int | None = N
             yield note
         yield from _read_stream(stream, shown, keep_text, lines, keep_copies, batches, promote, elsewhere, only_job)
     finally:
-        if stream is not sys.stdin.buffer:
+        if path != "-":  # (stdin stays open; it may be closed, None, from the start: ``<&-``)
             stream.close()
 
 

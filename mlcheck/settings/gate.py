@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import datetime as dt
 import os
+import stat
 import sys
 from pathlib import Path
 from typing import Sequence
@@ -106,6 +107,8 @@ def overwritten_inputs(paths: Sequence[str], result: CheckResult,
             guarded.update({str(folder), str(folder.parent), str(folder.parents[2] / "systems")})
     # The file itself, not its spelling: a hard link to a log is the log (device and inode).
     read_ids = {_file_id(path) for path in read} - {None}
+    if any(run.path == "-" for run in result.runs):  # (``check - < log.txt``: stdin is that file)
+        read_ids |= {_stdin_id()} - {None}
     return [path for path in paths if os.path.realpath(path) in read or _file_id(path) in read_ids
             or (os.path.isfile(path) and os.path.dirname(os.path.realpath(path)) in guarded)]
 
@@ -131,6 +134,15 @@ def outputs_in_checked_folders(paths: Sequence[str], result: CheckResult) -> lis
         if inside:
             found.append((path, str(inside[-1])))
     return found
+
+
+def _stdin_id() -> tuple[int, int] | None:
+    """(device, inode) of the regular file standard input reads, else None (a pipe, a terminal)."""
+    try:
+        status = os.fstat(0)
+    except (OSError, ValueError):
+        return None
+    return (status.st_dev, status.st_ino) if stat.S_ISREG(status.st_mode) else None
 
 
 def _file_id(path: str) -> tuple[int, int] | None:

@@ -1,0 +1,82 @@
+"""A review of the command line (session 33): closed standard streams, watch's seconds, a report
+that would overwrite the file stdin reads, refused records kept by ``split`` and counted as the
+logging rank's in raw output. Each through the installed command, in a process of its own."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from conftest import FIXTURES
+from mlcheck.raw.split import split_log
+
+ROOT = Path(__file__).resolve().parent.parent
+RUN = ROOT / "fixtures" / "example" / "Acme" / "results" / "acme-t8" / "resnet" / "result_0.txt"
+BAD = FIXTURES / "bad"
+
+
+def _mlcheck(*args: str, stdin: object = subprocess.DEVNULL, stderr: object = subprocess.PIPE,
+             cwd: Path | None = None) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, "-m", "mlcheck", *args], stdin=stdin, stdout=subprocess.PIPE,
+                          stderr=stderr, text=True, cwd=cwd, timeout=120)
+
+
+def _closed(descriptor: int) -> object:
+    """A child's standard stream closed before it starts (``<&-``, ``2>&-``)."""
+    return lambda: __import__("os").close(descriptor)
+
+
+def test_a_closed_stdin_does_not_touch_a_log_named_by_its_path() -> None:
+    done = subprocess.run([sys.executable, "-m", "mlcheck", "check", str(RUN), "-f", "json", "--ruleset", "2.0.0"],
+                          stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, preexec_fn=_closed(0), timeout=120)
+    assert done.returncode == 0 and '"MLC000"' not in done.stdout and '"verdict": "pass"' in done.stdout
+
+
+def test_a_closed_stderr_loses_neither_the_report_nor_the_exit_code() -> None:
+    done = subprocess.run([sys.executable, "-m", "mlcheck", "check", str(RUN), "-f", "json", "--ruleset", "2.0.0"],
+                          stdout=subprocess.PIPE, text=True, preexec_fn=_closed(2), timeout=120)
+    assert done.returncode == 0 and '"verdict": "pass"' in done.stdout
+    missing = subprocess.run([sys.executable, "-m", "mlcheck", "check", "/nowhere/result_0.txt"],
+                             stdout=subprocess.PIPE, text=True, preexec_fn=_closed(2), timeout=120)
+    assert missing.returncode == 2
+
+
+@pytest.mark.parametrize("option,value", [("--poll", "nan"), ("--poll", "inf"), ("--poll", "1e308"),
+                                          ("--idle-timeout", "nan")])
+def test_watch_refuses_seconds_that_are_not_finite(option: str, value: str) -> None:
+    done = _mlcheck("watch", str(RUN), option, value)
+    assert done.returncode == 2 and "is not a number of seconds" in done.stderr and "Traceback" not in done.stderr
+
+
+def test_a_report_over_the_file_stdin_reads_is_refused(tmp_path: Path) -> None:
+    log = tmp_path / "in.txt"
+    log.write_bytes(RUN.read_bytes())
+    with open(log, "rb") as stdin:
+        done = _mlcheck("check", "-", "-o", "json:in.txt", "--ruleset", "2.0.0", stdin=stdin, cwd=tmp_path)
+    assert done.returncode == 2 and "in.txt is an input of this check" in done.stderr
+    assert log.read_bytes() == RUN.read_bytes()
+
+
+@pytest.mark.parametrize("name,code", [("time_ms_null", "MLC007"), ("key_missing", "MLC006"),
+                                       ("record_is_array", "MLC005"), ("key_not_string", "MLC006")])
+def test_split_keeps_a_whole_record_it_refuses(tmp_path: Path, name: str, code: str) -> None:
+    """The result file is refused as the console's run is (before, the record was dropped and the
+    file passed)."""
+    source = BAD / f"{name}.txt"
+    result = split_log(str(source), str(tmp_path / "out"))
+    written = Path(result.written[0]).read_bytes()
+    assert written == b"".join(line for line in source.read_bytes().splitlines(keepends=True) if b":::MLLOG" in line)
+    assert code in {f.code for f in result.findings} and result.records == (25,)
+
+
+def test_a_refused_record_of_the_logging_rank_has_copies_not_records_of_another_rank(tmp_path: Path) -> None:
+    source = (BAD / "time_ms_null.txt").read_text("utf-8").splitlines(keepends=True)
+    console = tmp_path / "job.log"
+    console.write_text("".join(f"[1,{rank}]<stdout>:{line}" for line in source for rank in range(4)), "utf-8")
+    done = _mlcheck("check", str(console), "-f", "json", "--ruleset", "2.0.0")
+    codes = [f["code"] for run in json.loads(done.stdout)["runs"] for f in run["findings"]]
+    assert "MLC028" not in codes and codes.count("MLC007") == 1
