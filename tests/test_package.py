@@ -310,7 +310,8 @@ def test_layout_rule_is_pure() -> None:
 
 @pytest.mark.parametrize("name,expected", [("resnet50", "resnet"), ("BERT", "bert"), ("maskrcn", "maskrcnn"),
                                            ("unet-3d", "unet3d"), ("gpt3", None), ("language_model", "bert"),
-                                           ("recommendation", "dlrm"), ("single_stage_detector", "ssd")])
+                                           ("recommendation", "dlrm"), ("single_stage_detector", "ssd"),
+                                           ("boot", None), ("etc", None), ("farm", None)])
 def test_suggest_benchmark(name: str, expected: str | None) -> None:
     valid = {"bert", "dlrm", "maskrcnn", "minigo", "resnet", "rnnt", "ssd", "unet3d"}
     assert suggest_benchmark(name, valid) == expected

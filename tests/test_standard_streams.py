@@ -80,3 +80,46 @@ def test_a_refused_record_of_the_logging_rank_has_copies_not_records_of_another_
     done = _mlcheck("check", str(console), "-f", "json", "--ruleset", "2.0.0")
     codes = [f["code"] for run in json.loads(done.stdout)["runs"] for f in run["findings"]]
     assert "MLC028" not in codes and codes.count("MLC007") == 1
+
+
+def test_a_waiver_with_an_unknown_field_is_not_applied(tmp_path: Path) -> None:
+    """A misspelt ``expires`` would never expire: the waiver is refused (MLC041) and says why."""
+    import shutil
+    shutil.copytree(ROOT / "fixtures" / "example" / "Acme", tmp_path / "Acme")
+    (tmp_path / ".mlcheck.toml").write_text('[[waivers]]\ncode = "MLC203"\npath = "Acme/**"\nreason = "ok"\n'
+                                            'expire = 2020-01-01\n', "utf-8")
+    done = _mlcheck("check", "Acme", "--no-progress", cwd=tmp_path)
+    assert ".mlcheck.toml:1: error MLC041" in done.stdout and "unknown field 'expire'" in done.stdout
+
+
+def test_two_config_findings_of_one_file_are_each_shown_at_its_line(tmp_path: Path) -> None:
+    import shutil
+    shutil.copytree(ROOT / "fixtures" / "example" / "Acme", tmp_path / "Acme")
+    (tmp_path / ".mlcheck.toml").write_text('[[waivers]]\ncode = "MLC203"\n\n[[waivers]]\ncode = "MLC204"\n', "utf-8")
+    done = _mlcheck("check", "Acme", "-f", "github", "--no-progress", cwd=tmp_path)
+    lines = [line for line in done.stdout.splitlines() if "MLC041" in line]
+    assert [line.split(",title=")[0] for line in lines] == ["::error file=.mlcheck.toml,line=1",
+                                                             "::error file=.mlcheck.toml,line=4"]
+
+
+@pytest.mark.parametrize("args,says", [
+    (["check", ""], "an empty path was given"),
+    (["check", str(RUN), "--ruleset", "9.9"], "training-2.0 also name 2.0.0"),
+])
+def test_clear_errors_for_an_empty_path_and_an_unknown_round(args: list[str], says: str) -> None:
+    done = _mlcheck(*args)
+    assert done.returncode == 2 and says in done.stderr
+
+
+def test_the_folder_spelling_of_a_round_names_it() -> None:
+    from mlcheck.facts.rulesets import normalise_version
+    assert [normalise_version(v) for v in ("training-2.0", "training_v2.1", "v3.0", "4.1", "5.0.0")] == [
+        "2.0.0", "2.1.0", "3.0.0", "4.1.0", "5.0.0"]
+
+
+def test_a_terminal_of_no_columns_still_gets_the_report(tmp_path: Path) -> None:
+    import os
+    done = subprocess.run([sys.executable, "-m", "mlcheck", "check", str(BAD / "invalid_json.txt"), "--color", "always"],
+                          stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, timeout=120,
+                          env={**os.environ, "COLUMNS": "0"})
+    assert "MLC003" in done.stdout

@@ -58,6 +58,8 @@ def score_command(paths: tuple[str, ...], ruleset: str | None, config_path: str 
         raise click.UsageError("--format json prints the JSON report, not the results table: drop "
                                "--table-format/--table-output, or drop --format json for the table "
                                "(--table-format json gives it as JSON)")
+    if table_output is not None and not table_output.strip():
+        raise click.UsageError("--table-output needs a file path (or - for standard output)")
     settings = load_cli_settings(config_path, paths, ruleset=ruleset, jobs=jobs)
     result = postprocess(run_check(paths, settings.ruleset, jobs=jobs_of(settings),
                                    ruleset_source=settings.ruleset_source), settings)

@@ -193,7 +193,8 @@ def load_ruleset(version: str) -> Ruleset:
     """Load the facts of a ruleset such as ``2.0.0`` (``2.0`` is accepted too)."""
     version = normalise_version(version)
     if version not in SUPPORTED_RULESETS:
-        raise RulesetError(f"unknown ruleset {version!r}; valid rulesets: {', '.join(SUPPORTED_RULESETS)}")
+        raise RulesetError(f"unknown ruleset {version!r}; valid rulesets: {', '.join(SUPPORTED_RULESETS)} "
+                           "(2.0, v2.0 and training-2.0 also name 2.0.0)")
     path = resources.files("mlcheck.schemas").joinpath("rulesets").joinpath(version).joinpath("ruleset.json")
     data = json.loads(path.read_text("utf-8"))
     # Valid against schemas/ruleset.schema.json: the tests check the shipped files (tests/
@@ -202,8 +203,9 @@ def load_ruleset(version: str) -> Ruleset:
 
 
 def normalise_version(version: str) -> str:
-    """``2.0`` → ``2.0.0``; ``v1.1`` → ``1.1.0``."""
-    text = version.strip().lstrip("vV")
+    """``2.0`` → ``2.0.0``; ``v1.1`` → ``1.1.0``; ``training-2.0`` (the folder's spelling) → ``2.0.0``."""
+    text = version.strip()
+    text = (text[9:] if text[:9].lower() in ("training-", "training_") else text).lstrip("vV")
     parts = text.split(".")
     if len(parts) == 2 and all(p.isdigit() for p in parts):
         return f"{text}.0"

@@ -114,6 +114,8 @@ def discover_all(paths: list[str]) -> tuple[list[LogRef], list[EmptyFolder], lis
 
 def _must_exist(given: str) -> None:
     """Raise DiscoveryError saying why a named path cannot be used (missing, or not allowed)."""
+    if not given:
+        raise DiscoveryError("an empty path was given (an unset shell variable?): name a log, a folder or -")
     try:
         os.stat(given)
     except PermissionError:

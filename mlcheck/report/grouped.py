@@ -184,8 +184,13 @@ def group_for_display(result: CheckResult, min_severity: Severity = Severity.INF
         key = (folder, found.code, int(found.severity), found.official, text_key(found.message))
         buckets.setdefault(key, []).append(found)
         where[key] = (folder, runs)
-    return [FindingGroup(tuple(sorted(members, key=_natural)), where[key][0], where[key][1])
-            for key, members in buckets.items()]
+    groups = []
+    for key, members in buckets.items():
+        members.sort(key=_natural)
+        alone = len(members) > 1 and len({(m.path, m.run_index) for m in members}) == 1
+        for part in ([m] for m in members) if alone else (members,):  # (one place's findings: each its own)
+            groups.append(FindingGroup(tuple(part), where[key][0], where[key][1]))
+    return groups
 
 
 def _natural(found: Finding) -> tuple[object, ...]:

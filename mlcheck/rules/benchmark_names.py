@@ -27,7 +27,7 @@ def suggest_benchmark(name: str, valid: Collection[str]) -> str | None:
             return candidate
     import difflib  # only needed for a misnamed folder
 
-    close = difflib.get_close_matches(lowered, sorted(valid), n=1, cutoff=0.5)
+    close = difflib.get_close_matches(lowered, sorted(valid), n=1, cutoff=0.6)  # (not boot → bert)
     return close[0] if close else None
 
 

@@ -162,8 +162,8 @@ def _value_finding(path: str, error: Any, line_of: Callable[[str], int | None]) 
     line = line_of(where[0]) if where else None
     if isinstance(value, (dict, list)) and not shown_in_table:
         return None
-    then = "the results table shows this field" if shown_in_table else "mlcheck expects text here"
     expected = _expected(error)
+    then = "the results table shows this field" if shown_in_table else f"mlcheck expects {expected} here"
     return SYSTEM_INVALID.at(path, line, (
         f"field {field!r} is {described}, expected {expected}. {_ACCEPTED[0].upper()}{_ACCEPTED[1:]}, "
         f"but {then}: write {expected}"), severity=Severity.WARNING, official=False)

@@ -92,6 +92,10 @@ def _waiver_problem(entry: Any) -> str | None:
     """What is wrong with a waiver table: a field missing, empty or not a string."""
     if not isinstance(entry, dict):
         return f"is a {type(entry).__name__}, not a table"
+    unknown = sorted(str(k) for k in entry if k not in _FIELDS)
+    if unknown:  # (a misspelt ``expires`` would never expire: the waiver is not applied, and says why)
+        return (f"has the unknown field{'s' if len(unknown) > 1 else ''} {', '.join(map(repr, unknown))} "
+                f"(a waiver's fields: {', '.join(_FIELDS)})")
     missing = [k for k in ("code", "path", "reason") if k not in entry or entry[k] == ""]
     if missing:
         return f"lacks {', '.join(missing)} (code, path glob and a reason are required)"
@@ -107,6 +111,7 @@ MAX_GLOB = 4096
 the glob's, and the automaton takes memory in proportion (``mlcheck.path_glob``)."""
 
 
+_FIELDS = ("code", "path", "reason", "expires")
 _EXAMPLES = {"code": "MLC519", "path": "results/**", "reason": "rerun scheduled"}
 
 
