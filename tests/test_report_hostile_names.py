@@ -145,3 +145,15 @@ def test_a_stdin_finding_in_sarif_says_its_line(tmp_path: Path) -> None:
     outcome = CliRunner().invoke(main, ["check", "-", "-f", "sarif", "--ruleset", "2.0.0"], input="".join(lines))
     (result,) = [r for r in json.loads(outcome.stdout)["runs"][0]["results"] if r["ruleId"] == "MLC304"]
     assert result["message"]["text"].endswith(f"(about standard input, line {at + 1})")
+
+
+def test_sarif_says_the_run_failed_where_a_named_path_could_not_be_opened() -> None:
+    from mlcheck import check
+    from mlcheck.report import ReportOptions
+    from mlcheck.report.sarif import sarif_dict
+    result = check([str(PACKAGE)])
+    (fine,) = sarif_dict(result, ReportOptions())["runs"][0]["invocations"]
+    (failed,) = sarif_dict(result, ReportOptions(unopenable=("x/result_0.txt",)))["runs"][0]["invocations"]
+    assert fine["executionSuccessful"] is True and "toolExecutionNotifications" not in fine
+    assert failed["executionSuccessful"] is False
+    assert failed["toolExecutionNotifications"][0]["message"]["text"].startswith("x/result_0.txt: could not be opened")

@@ -35,6 +35,9 @@ class ReportOptions:
     width: int = 120
     output_format: str = "full"
     """Text only: ``full`` (context under each finding) or ``concise`` (one line each)."""
+    unopenable: tuple[str, ...] = ()
+    """The paths named on the command line that could not be opened at all (exit 2): SARIF says
+    the run did not succeed."""
 
 
 Renderer = Callable[[CheckResult, ReportOptions], str]

@@ -166,12 +166,23 @@ def _sarif(result: CheckResult, options: ReportOptions) -> dict[str, Any]:
         "runs": [{
             "tool": {"driver": {"name": "mlcheck", "version": __version__, "semanticVersion": __version__,
                                 "informationUri": INFORMATION_URI, "rules": rules}},
-            "invocations": [{"executionSuccessful": True,
-                             "properties": {"verdict": "fail" if failing else "pass"}}],
+            "invocations": [_invocation(failing, options)],
             "columnKind": "unicodeCodePoints",
             "results": results,
         }],
     }
+
+
+def _invocation(failing: bool, options: ReportOptions) -> dict[str, Any]:
+    """The run's invocation: not successful where a path named on the command line could not be
+    opened at all (mlcheck exits 2), each such path a notification."""
+    invocation: dict[str, Any] = {"executionSuccessful": not options.unopenable,
+                                  "properties": {"verdict": "fail" if failing else "pass"}}
+    if options.unopenable:
+        invocation["toolExecutionNotifications"] = [
+            {"level": "error", "message": {"text": f"{path}: could not be opened; it was not checked"},
+             "descriptor": {"id": "MLC001"}} for path in options.unopenable]
+    return invocation
 
 
 def sarif_blocks(result: CheckResult, options: ReportOptions) -> Iterator[str]:
