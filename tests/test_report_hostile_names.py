@@ -135,6 +135,7 @@ def test_a_stdin_finding_in_github_says_its_line(tmp_path: Path) -> None:
 def test_a_newline_of_a_system_name_is_percent_encoded_in_a_link() -> None:
     link = _markdown_link("https://github.com/mlcommons/x/blob/main/A/systems/s\n::e|x \udcff.json")
     assert link == "<https://github.com/mlcommons/x/blob/main/A/systems/s%0A%3A%3Ae%7Cx%20%FF.json>"
+    assert _markdown_link("https://x/A\ud800c") == "<https://x/A%EF%BF%BDc>"  # (a JSON escape: U+FFFD)
 
 
 def test_a_stdin_finding_in_sarif_says_its_line(tmp_path: Path) -> None:

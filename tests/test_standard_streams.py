@@ -123,3 +123,36 @@ def test_a_terminal_of_no_columns_still_gets_the_report(tmp_path: Path) -> None:
                           stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, timeout=120,
                           env={**os.environ, "COLUMNS": "0"})
     assert "MLC003" in done.stdout
+
+
+def _console_of_two_runs(refused: str) -> str:
+    """Two runs of ``fixtures/raw/base.txt``, each logging its submission_* block before its
+    cache_clear, the second a day later with ``refused`` after its first two block records, as
+    ranks 0 and 1 print them."""
+    import re
+    lines = (FIXTURES / "raw" / "base.txt").read_text("utf-8").splitlines()
+    block = [line for line in lines if '"key": "submission_' in line]
+    run = block + [line for line in lines if line not in block]
+    later = [re.sub(r'"time_ms": (\d+)', lambda m: f'"time_ms": {int(m.group(1)) + 86_400_000}', line) for line in run]
+    records = run + later[:2] + [refused] + later[2:]
+    return "".join(f"[1,{rank}]<stdout>:{line}\n" for line in records for rank in (0, 1))
+
+
+def test_split_puts_a_refused_record_where_the_records_held_before_it_go(tmp_path: Path) -> None:
+    """Held as the next run's block (logged after the run before stopped), the refused record goes
+    with it: the second file is refused, as the second run of the console is (before, the first)."""
+    refused = ':::MLLOG {"namespace": "", "time_ms": null, "event_type": "POINT_IN_TIME", "key": "submission_org", ' \
+              '"value": "Acme", "metadata": {"file": "train.py", "lineno": 1}}'
+    console = tmp_path / "job.log"
+    console.write_text(_console_of_two_runs(refused), "utf-8")
+    checked = json.loads(_mlcheck("check", str(console), "-f", "json", "--ruleset", "2.0.0").stdout)
+    assert [run["verdict"] for run in checked["runs"]] == ["pass", "fail"]
+    result = split_log(str(console), str(tmp_path / "out"))
+    verdicts = [json.loads(_mlcheck("check", path, "-f", "json", "--ruleset", "2.0.0").stdout)["runs"][0]["verdict"]
+                for path in result.written]
+    assert verdicts == ["pass", "fail"] and refused in Path(result.written[1]).read_text("utf-8")
+
+
+def test_quiet_and_strict_keep_a_clean_folder_to_its_score_line() -> None:
+    done = _mlcheck("check", "-q", "--strict", "--color", "never", str(ROOT / "fixtures" / "example" / "Acme"))
+    assert done.stdout.startswith("Acme / acme-t8 / resnet (closed, 2.0.0): 15.29 min") and "┏" not in done.stdout

@@ -46,7 +46,7 @@ def pass_broken_pipes() -> None:
     from rich.console import Console
 
     columns = os.environ.get("COLUMNS", "").strip()
-    if columns.isdigit() and int(columns) < MIN_COLUMNS:
+    if columns.isascii() and columns.isdigit() and int(columns) < MIN_COLUMNS:
         os.environ["COLUMNS"] = str(MIN_COLUMNS)
 
     Console.on_broken_pipe = _raise_broken_pipe  # type: ignore[method-assign]

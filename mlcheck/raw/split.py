@@ -114,7 +114,7 @@ def _write_runs(items: Iterator[RawItem], path: str, out_dir: str, start_index: 
     handle: IO[bytes] | None = None
     keys: Counter[str] = Counter()
     boundaries = RunBoundaries()  # split writes every job it finds, whatever the file is named
-    next_run: NextRunStart[RecordText] = NextRunStart()  # (a run begun without a launcher line)
+    next_run: NextRunStart[RecordText | RefusedRecordText] = NextRunStart()  # (a run begun without a launcher line)
 
     def next_file() -> IO[bytes]:
         if handle is not None:
@@ -127,23 +127,22 @@ def _write_runs(items: Iterator[RawItem], path: str, out_dir: str, start_index: 
 
     unspaced: list[int] = []  # (the lines of records written with no space after the marker)
 
-    def write(records: list[RecordText]) -> None:
+    def write(records: list[RecordText | RefusedRecordText]) -> None:
         assert handle is not None
         for record in records:
-            keys[record.event.key] += 1
+            if isinstance(record, RecordText):
+                keys[record.event.key] += 1
             handle.write(record.text.encode("utf-8") + b"\n")
             counts[-1] += 1
             if not record.text.startswith(TOKEN):
-                unspaced.append(record.event.line)
+                unspaced.append(record.event.line if isinstance(record, RecordText) else record.line)
     ended: Finding | None = None  # (a job's end: said once the next record begins a run)
     try:
         for item in _isolated(items, path):
             if isinstance(item, RefusedRecordText):  # (written as printed: the file is refused as the run is)
-                handle = handle or next_file()
-                handle.write(item.text.encode("utf-8") + b"\n")
-                counts[-1] += 1
-                if not item.text.startswith(TOKEN):
-                    unspaced.append(item.line)
+                if not next_run.hold_with(item):  # (else where the records held before it go)
+                    handle = handle or next_file()
+                    write([item])
                 continue
             if not isinstance(item, RecordText):
                 if boundaries.note(item, keys):

@@ -163,6 +163,15 @@ class NextRunStart(Generic[Item]):
         self._cleared = key == "cache_clear"
         self._last = float("-inf") if time_ms is None else time_ms
 
+    def hold_with(self, item: Item) -> bool:
+        """Hold ``item`` beside the records held, to go where they go (a record the reader refused:
+        ``split`` writes it in its place); False when none is held."""
+        if not self.held:
+            return False
+        self.held.append(item)
+        self._held_keys.append("")
+        return True
+
     def before_restart(self) -> list[Item]:
         """At a launcher line: the records held between the run's init_stop and its run_start
         within :data:`COPY_WINDOW_MS` of its last record (a process printing its block late), which

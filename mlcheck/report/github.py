@@ -8,8 +8,8 @@ folder's first result file; a finding about no file (a package, the environment)
 without ``file``. Annotations are grouped per file (``::group::``). The summary line goes to
 stderr (the CLI prints it), and :mod:`mlcheck.report.job_summary` writes the Markdown job summary.
 Values are escaped as the runner expects: ``%``, CR and LF in the message; additionally ``:`` and
-``,`` in the properties (``file``, ``title``); the lines of waived findings are escaped as messages
-(a file name's newline begins no workflow command).
+``,`` in the properties (``file``, ``title``); in the plain lines of waived findings a file name's
+CR and LF are ``%0D`` and ``%0A`` (a newline begins no workflow command).
 """
 
 from __future__ import annotations
@@ -53,6 +53,12 @@ def annotation(found: Finding, path: str, message: str | None = None) -> str:
     properties.append(f"title={escape_property(f'{found.code} {found.name}')}")
     text = found.message if message is None else message
     return f"::{_COMMAND[found.severity]} {','.join(properties)}::{escape_data(text)}"
+
+
+def _one_line(text: str) -> str:
+    """A plain line of the log (not a workflow command: the runner decodes nothing in it) that no
+    line end of a name splits into a line beginning ``::``."""
+    return text.replace("\r", "%0D").replace("\n", "%0A")
 
 
 def _first_result_files(result: CheckResult) -> dict[str, str]:
@@ -104,7 +110,7 @@ def render_github(result: CheckResult, options: ReportOptions) -> str:
         lines.extend(annotation(replace(group.first, line=line), path, message) for group, line, message in entries)
         lines.append("::endgroup::")
     for waived in result.waived:
-        lines.append(escape_data(f"waived {waived.finding.code} {relative_path(waived.finding.path, options.root)}"
-                                 f"{':' + str(waived.finding.line) if waived.finding.line else ''}: "
-                                 f"{' '.join(waived.reason.split())}"))  # (a name's newline begins no command)
+        lines.append(_one_line(f"waived {waived.finding.code} {relative_path(waived.finding.path, options.root)}"
+                               f"{':' + str(waived.finding.line) if waived.finding.line else ''}: "
+                               f"{' '.join(waived.reason.split())}"))  # (a name's newline begins no command)
     return "\n".join(lines) + ("\n" if lines else "")

@@ -103,11 +103,12 @@ def render_markdown(result: CheckResult) -> str:
 
 def _markdown_link(url: str) -> str:
     """A link cell as an autolink: its path percent-encoded (a space, a ``%`` or a ``|`` of a
-    system name, a line end as ``%0A``, bytes not UTF-8 as they are), no Markdown escapes (inside ``<...>`` a backslash would stay in the link)."""
+    system name, a line end as ``%0A``, bytes not UTF-8 as they are, a JSON ``\\ud800`` as U+FFFD), no Markdown escapes (inside ``<...>`` a backslash would stay in the link)."""
     from urllib.parse import quote
 
     scheme, _, rest = url.partition("://")
     host, _, path = rest.partition("/")
+    path = "".join(c if not "\ud800" <= c <= "\udfff" or "\udc80" <= c <= "\udcff" else "\ufffd" for c in path)
     return f"<{scheme}://{host}/{quote(path, safe='/', errors='surrogateescape')}>"  # (a name's bytes, each)
 
 

@@ -36,9 +36,9 @@ def fingerprint(found: Finding, uri: str) -> str:
     return hashlib.sha256(key.encode("utf-8", "surrogatepass")).hexdigest()[:32]
 
 
-_LINES = re.compile(r"\blines? \d+(?:(?:, | and |-|, and )\d+)*")
-"""Line numbers in a message (``line 7``, ``lines 210, 223``, ``lines 5-9``): they move when
-unrelated lines do."""
+_LINES = re.compile(r"\blines \d+(?:(?:, | and |-| to |, and )\d+)*|\bline \d+")
+"""Line numbers in a message (``line 7``, ``lines 210, 223``, ``lines 5-9``, ``lines 40 to 900``):
+they move when unrelated lines do (``line 7, 3 records`` keeps its count)."""
 _PATH = re.compile(r"[^\s,;'\"()\[\]]*[/\\][^\s,;'\"()\[\]]*")
 """A word of a message with a path separator in it."""
 

@@ -126,7 +126,7 @@ def render_text(result: CheckResult, console: Console, min_severity: Severity = 
     findings (:mod:`mlcheck.report.text_findings`; ``cap``: at most that many, on a terminal)."""
     brief = False  # (the last folder was a score line: a blank line before a table or the findings)
     for bench in result.benchmarks:
-        after_brief, brief = brief, scores_only or (min_severity >= Severity.ERROR and _clean(bench))  # (-q: a
+        after_brief, brief = brief, scores_only or (min_severity > Severity.INFO and _clean(bench, min_severity))  # (-q: a
         if not brief:  # clean folder's score line; the heading on a line of its own, however narrow the table)
             if after_brief:
                 console.print()
@@ -153,10 +153,10 @@ def render_text(result: CheckResult, console: Console, min_severity: Severity = 
     render_findings(result, console, min_severity, output_format, cap)
 
 
-def _clean(bench: BenchmarkResult) -> bool:
-    """Whether neither the folder nor any of its runs has an error finding."""
-    return not any(f.severity is Severity.ERROR for f in bench.findings) and not any(
-        f.severity is Severity.ERROR for run in bench.runs for f in run.findings)
+def _clean(bench: BenchmarkResult, least: Severity) -> bool:
+    """Whether neither the folder nor any of its runs has a finding at or above ``least``."""
+    return not any(f.severity >= least for f in bench.findings) and not any(
+        f.severity >= least for run in bench.runs for f in run.findings)
 
 
 def print_whole(console: Console, table: Table, least: int = 0) -> None:
