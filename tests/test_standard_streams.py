@@ -117,12 +117,13 @@ def test_the_folder_spelling_of_a_round_names_it() -> None:
         "2.0.0", "2.1.0", "3.0.0", "4.1.0", "5.0.0"]
 
 
-def test_a_terminal_of_no_columns_still_gets_the_report(tmp_path: Path) -> None:
+@pytest.mark.parametrize("columns", ["0", "\u00b2"])
+def test_a_terminal_of_no_columns_still_gets_the_report(columns: str) -> None:
     import os
     done = subprocess.run([sys.executable, "-m", "mlcheck", "check", str(BAD / "invalid_json.txt"), "--color", "always"],
                           stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, timeout=120,
-                          env={**os.environ, "COLUMNS": "0"})
-    assert "MLC003" in done.stdout
+                          env={**os.environ, "COLUMNS": columns})
+    assert "MLC003" in done.stdout and done.returncode == 1 and "Traceback" not in done.stderr
 
 
 def _console_of_two_runs(refused: str) -> str:

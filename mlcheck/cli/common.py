@@ -48,6 +48,8 @@ def pass_broken_pipes() -> None:
     columns = os.environ.get("COLUMNS", "").strip()
     if columns.isascii() and columns.isdigit() and int(columns) < MIN_COLUMNS:
         os.environ["COLUMNS"] = str(MIN_COLUMNS)
+    elif columns.isdigit() and not columns.isascii():  # ('²': rich's int() raises on it; the terminal's width)
+        del os.environ["COLUMNS"]
 
     Console.on_broken_pipe = _raise_broken_pipe  # type: ignore[method-assign]
 
