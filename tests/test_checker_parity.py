@@ -67,6 +67,21 @@ def test_a_mask_rcnn_nan_says_whether_the_checker_compared_it(tmp_path: Path, va
     assert found.severity.label == "warning" and says in found.message and run.official_verdict == "pass"
 
 
+@pytest.mark.parametrize("rate,verdict", [("Infinity", "fail"), ("1e307", "fail"), ("0.005", "pass"), ("0.04", "pass")])
+def test_an_or_whose_first_half_raises_fails_the_check(tmp_path: Path, rate: str, verdict: str) -> None:
+    """2.0-3.1 closed Mask R-CNN: ``is_integer(v / 0.02) or (gbs < 16 and is_integer(0.02 / v))``.
+    With a batch of 8, a rate of 0.005 passes by the second half; an infinite rate (or one whose
+    ratio overflows) raises in the first half (``round(inf)``), which fails the file there."""
+    if not MASKRCNN.is_file():
+        pytest.skip(f"{MASKRCNN} is absent (the shared MLCommons data)")
+    text = re.sub(r'("key": "global_batch_size", "value": )256', r"\g<1>8", MASKRCNN.read_text("utf-8"), count=1)
+    path = tmp_path / "result_0.txt"
+    path.write_text(re.sub(r'("key": "opt_base_learning_rate", "value": )0\.24', rf"\g<1>{rate}", text, count=1), "utf-8")
+    (run,) = check([str(path)], ruleset="3.0.0").runs
+    assert run.official_verdict == verdict
+    assert ("MLC202" in {f.code for f in run.findings}) is (verdict == "fail")
+
+
 def test_a_key_logged_twice_as_nan_is_the_same_value_to_the_checker(tmp_path: Path) -> None:
     assert same_value(float("nan"), float("nan")) and not same_value(float("nan"), 1.0) and same_value(1, 1.0)
     line = next(x for x in EXAMPLE_RUN.read_text("utf-8").splitlines(keepends=True) if '"key": "lars_opt_momentum"' in x)

@@ -53,8 +53,13 @@ def holds(check: Mapping[str, Any], value: Any, values: Values, scope: Scope | N
         if kind == "formula":
             if not formula_holds(expected, scope if scope is not None else Scope(value)):
                 return False
-        elif kind == "any_of":
-            if not any(holds(o, value, values, scope) for o in expected):
+        elif kind == "any_of":  # (Python's ``or``: in order, the first that holds ends it; one that raises fails it)
+            for option in expected:
+                if _raises(option, value, values):
+                    return False
+                if holds(option, value, values, scope):
+                    break
+            else:
                 return False
         elif kind == "all_of":
             if not all(holds(o, value, values, scope) for o in expected):
@@ -144,6 +149,24 @@ def _ratio_is_integer(numerator: Any, denominator: Any) -> bool:
     if top is None or bottom is None or bottom == 0 or not math.isfinite(top / bottom):
         return False
     return is_integer(top / bottom)
+
+
+def _raises(check: Mapping[str, Any], value: Any, values: Values) -> bool:
+    """Whether the official checker's Python raises evaluating an alternative of an ``or``, which
+    fails the whole check (2.0-3.1 closed Mask R-CNN: ``is_integer(v / 0.02) or (...)``, with a
+    learning rate of 1e307 or infinity: ``round(inf)`` raises before the ``or`` goes on): a ratio
+    that is not a finite number (a value not a number, a zero divisor), once its ``only_when``
+    holds."""
+    condition = check.get("only_when")
+    if condition is not None and not holds(condition["check"], values(condition["key"]), values):
+        return False
+    for kind, (top, bottom) in (("multiple_of", (value, check.get("multiple_of"))),
+                                ("divides", (check.get("divides"), value))):
+        if kind in check:
+            number, divisor = _number(top), _number(bottom)
+            if number is None or divisor is None or divisor == 0 or not math.isfinite(number / divisor):
+                return True
+    return False
 
 
 def _power_of_two_times(base: float, value: Any, _values: Values) -> bool:

@@ -70,24 +70,33 @@ own (a warning or a note).
   lost ``submission_benchmark`` is MLC105). In other raw output the record is read.
 - MLC009 invalid-utf8: the line has bytes that are not UTF-8; they are replaced and reading goes on.
   A file that is UTF-16 (a byte order mark, as a Windows shell saves a console) is MLC009 at line 1:
-  a result file is read as UTF-8, as the official parser reads it (no record); raw output is read
-  as UTF-16 (``split`` writes UTF-8).
+  a result file is read byte by byte, as the official parser reads it (no record); raw output is
+  read as UTF-16 (``split`` writes UTF-8). The official parser reads a result file as latin-1 (a
+  byte a character), mlcheck as UTF-8: the structure is the same (a byte that is not ASCII is never
+  JSON's; NEL and NBSP between members fail the record there and here), but a string's text is
+  not where it holds bytes that are not ASCII (``"é"`` in UTF-8 is two characters there, one here;
+  two different such bytes are U+FFFD twice here). A ``len()`` of such a string, or a key logged
+  twice with it, may be judged otherwise: left so on purpose, since the reference loggers escape
+  every character that is not ASCII (``\u00e9``, read alike by both) and a report shows the text
+  as written; the warning says where such bytes are.
 - MLC010 glued-records (warning): two or more records share one physical line (two processes
   writing to one stream). The official parser keeps only the last record of a line (a CR ends a
   line for it too): in a ``result_<i>.txt`` file mlcheck drops the others as it does, so the rules
   judge what the official checker sees (a lost required key is MLC105 there too); in other raw
   output every record is read (``mlcheck split`` writes one per line), and a record cut by the
   next (a killed run's last, MLC023) or a marker without a record (MLC003) shares nothing.
-- MLC003 also covers a record nested too deeply to decode (thousands of ``[``): the official
-  parser crashes on it (RecursionError); mlcheck reports the line and reads on.
+- MLC003 also covers a record nested too deeply to decode (about a thousand ``[``: the depth is
+  Python's, and moves by a few levels with the call stack, so a record within some 20 levels of
+  it may be read by one tool and not the other): the official parser crashes on it
+  (RecursionError); mlcheck reports the line and reads on.
 - MLC017 number-out-of-range (warning): a record holds an integer of more than 308 digits (valid
-  JSON, but no float holds it). It is read as infinite, with its sign: it compares with any
+  JSON, but no float holds it). It is read as infinite, with its sign: it compares with a finite
   number as the official checker's Python compares the integer (an eval of ``10**400`` reaches
-  the target there and here), and where the checker takes a float of it (``float()`` overflows)
-  it fails there as an infinite value fails here. Not so in a rule's integer arithmetic, which
-  the checker does exactly (``v['value'] == 1_200_000 - s['warmup_steps']`` with two such
-  integers: infinities may be equal where the integers are not), so the verdict of such a rule
-  can differ: a warning, since no real log holds such numbers. As ``time_ms`` it is MLC007 and the record is
+  the target there and here). Not so where the checker keeps the integer: it is not equal to
+  ``float('inf')`` there (RNN-T's ``v in [1, float('inf')]`` fails), passes ``isinstance(v, int)``,
+  differs from another such integer or from an infinity logged for the same key, and overflows
+  in ``float`` arithmetic (``GBS * 8e-5`` raises) where infinity computes; so the verdict of such
+  a rule can differ: a warning, since no real log holds such numbers. As ``time_ms`` it is MLC007 and the record is
   skipped. Fix: log ordinary
   numbers. (Over 4300 digits Python's JSON parser itself refuses the number: MLC003, as for the
   official parser.)
