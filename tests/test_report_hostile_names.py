@@ -122,14 +122,19 @@ def test_a_value_near_a_floats_limit_leaves_the_rest_of_the_chart(tmp_path: Path
     assert html.count('class="curve"') == 5
 
 
-def test_a_stdin_finding_in_github_says_its_line(tmp_path: Path) -> None:
-    text = (PACKAGE / RESNET / "result_0.txt").read_text("utf-8")
-    at = next(i for i, line in enumerate(text.splitlines()) if '"key": "eval_accuracy"' in line)
-    lines = text.splitlines(keepends=True)
+def _nan_on_stdin(output_format: str) -> tuple[int, str]:
+    """The example's first eval made NaN, checked from stdin: its line, and the report."""
+    lines = (PACKAGE / RESNET / "result_0.txt").read_text("utf-8").splitlines(keepends=True)
+    at = next(i for i, line in enumerate(lines) if '"key": "eval_accuracy"' in line)
     lines[at] = lines[at].replace('"value": 0.', '"value": NaN, "was": 0.', 1)
-    outcome = CliRunner().invoke(main, ["check", "-", "-f", "github", "--ruleset", "2.0.0"], input="".join(lines))
-    (annotation,) = [line for line in outcome.output.splitlines() if "MLC304" in line]
-    assert f"::standard input, line {at + 1}: " in annotation and "file=" not in annotation
+    outcome = CliRunner().invoke(main, ["check", "-", "-f", output_format, "--ruleset", "2.0.0"], input="".join(lines))
+    return at + 1, outcome.stdout
+
+
+def test_a_stdin_finding_in_github_says_its_line() -> None:
+    line, output = _nan_on_stdin("github")
+    (annotation,) = [text for text in output.splitlines() if "MLC304" in text]
+    assert f"::standard input, line {line}: " in annotation and "file=" not in annotation
 
 
 def test_a_newline_of_a_system_name_is_percent_encoded_in_a_link() -> None:
@@ -138,14 +143,10 @@ def test_a_newline_of_a_system_name_is_percent_encoded_in_a_link() -> None:
     assert _markdown_link("https://x/A\ud800c") == "<https://x/A%EF%BF%BDc>"  # (a JSON escape: U+FFFD)
 
 
-def test_a_stdin_finding_in_sarif_says_its_line(tmp_path: Path) -> None:
-    text = (PACKAGE / RESNET / "result_0.txt").read_text("utf-8")
-    at = next(i for i, line in enumerate(text.splitlines()) if '"key": "eval_accuracy"' in line)
-    lines = text.splitlines(keepends=True)
-    lines[at] = lines[at].replace('"value": 0.', '"value": NaN, "was": 0.', 1)
-    outcome = CliRunner().invoke(main, ["check", "-", "-f", "sarif", "--ruleset", "2.0.0"], input="".join(lines))
-    (result,) = [r for r in json.loads(outcome.stdout)["runs"][0]["results"] if r["ruleId"] == "MLC304"]
-    assert result["message"]["text"].endswith(f"(about standard input, line {at + 1})")
+def test_a_stdin_finding_in_sarif_says_its_line() -> None:
+    line, output = _nan_on_stdin("sarif")
+    (result,) = [r for r in json.loads(output)["runs"][0]["results"] if r["ruleId"] == "MLC304"]
+    assert result["message"]["text"].endswith(f"(about standard input, line {line})")
 
 
 def test_sarif_says_the_run_failed_where_a_named_path_could_not_be_opened() -> None:
