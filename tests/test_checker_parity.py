@@ -125,3 +125,22 @@ def test_a_stable_diffusion_eval_the_merging_code_cannot_key_fails_the_file(tmp_
     path = _edited(tmp_path, STABLE_DIFFUSION, pattern, r"\g<1>" + value)
     verdict, codes = _run(path, "5.0.0")
     assert verdict == "fail" and ("MLC304", "error") in codes
+
+
+@pytest.mark.parametrize("first,second,verdict,code", [
+    ("caf\u00e9".encode("utf-8"), b"caf\\u00e9", "fail", "MLC106"),  # (latin-1 reads 'cafÃ©' and 'café': different)
+    (b"caf\xe9", b"caf\\u00e9", "pass", "MLC107"),  # (a latin-1 byte and its escape: the same there)
+    (b"caf\xe9", b"caf\xe8", "fail", "MLC106"),  # (two bytes that are not UTF-8: different there)
+])
+def test_a_result_file_is_read_as_latin1_as_the_parser_reads_it(tmp_path: Path, first: bytes, second: bytes,
+                                                               verdict: str, code: str) -> None:
+    """The parser opens a result file as latin-1: a key logged twice is compared as it reads the
+    bytes (before, mlcheck read UTF-8, and a byte that is not UTF-8 as U+FFFD)."""
+    lines = EXAMPLE_RUN.read_bytes().splitlines(keepends=True)
+    at = next(i for i, line in enumerate(lines) if b'"key": "submission_platform"' in line)
+    value = re.search(rb'"value": "([^"]*)"', lines[at]).group(1)  # type: ignore[union-attr]
+    lines[at:at + 1] = [lines[at].replace(value, first), lines[at].replace(value, second)]
+    path = tmp_path / "result_0.txt"
+    path.write_bytes(b"".join(lines))
+    (run,) = check([str(path)], ruleset="2.0.0").runs
+    assert run.official_verdict == verdict and code in {f.code for f in run.findings}

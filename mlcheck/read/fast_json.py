@@ -89,9 +89,9 @@ def fast_record(body: bytes) -> Any:
     ``json`` decodes, value for value and type for type, else :data:`UNREAD`. A body of fewer than
     :data:`BRACKETS_ANY_DEPTH` bytes is not searched for brackets: it cannot nest deeper than half
     its length, which ``json`` reads."""
-    if LOADS is None or (len(body) > BRACKETS_ANY_DEPTH
-                         and body.count(b"[") + body.count(b"{") > MAX_BRACKETS):
-        return UNREAD
+    if LOADS is None or not body.isascii() or (len(body) > BRACKETS_ANY_DEPTH
+                                               and body.count(b"[") + body.count(b"{") > MAX_BRACKETS):
+        return UNREAD  # (not ASCII: a result file's text is read as latin-1, a console's as UTF-8)
     digits = body.translate(DIGITS_AS_ZERO)
     if NINETEEN_DIGITS in digits and has_long_integer(body, digits):
         return UNREAD

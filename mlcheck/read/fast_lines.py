@@ -198,7 +198,8 @@ class FastLines:
 
     def _clean_line_event(self, line: bytes) -> Event | None:
         """The event of a line that is exactly one valid record, or None to take the full path."""
-        if line.find(_MARKER_BYTES, 8) >= 0 or b"\x1b" in line or not line.startswith(b" ", 8):
+        if line.find(_MARKER_BYTES, 8) >= 0 or b"\x1b" in line or not line.startswith(b" ", 8) or (
+                self.result_file and not line.isascii()):  # (read as latin-1: LineReader._read_line)
             return None
         try:
             text = line[8:].decode("utf-8")

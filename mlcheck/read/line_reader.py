@@ -100,7 +100,7 @@ class LineReader(FastLines):
             if event is not None:  # the common line of a result file: one well-formed record
                 yield event
                 return
-        if not at or line.find(_MARKER_BYTES, at + 8) >= 0:
+        if not at or line.find(_MARKER_BYTES, at + 8) >= 0 or (self.result_file and not line.isascii()):
             yield from self._read_line(line, unterminated)
             return
         # The common line of raw output: a prefix (a rank tag, mostly) and one record.
@@ -162,10 +162,12 @@ class LineReader(FastLines):
         try:
             text = raw.decode("utf-8")
         except UnicodeDecodeError as error:
-            text = raw.decode("utf-8", errors="mlcheck-latin1-blanks" if self.result_file else "replace")
-            yield rules.INVALID_UTF8.at(self.path, line_no,
-                          f"line is not valid UTF-8 (byte {error.start + 1}); undecodable bytes were replaced with U+FFFD"
-                          + (" (NEL and NBSP read as the parser's latin-1 reads them)" if self.result_file else ""))
+            text = raw.decode("utf-8", errors="replace")
+            yield rules.INVALID_UTF8.at(self.path, line_no, f"line is not valid UTF-8 (byte {error.start + 1}); " + (
+                "it is read a byte a character (latin-1), as the official parser reads a result file" if self.result_file
+                else "undecodable bytes were replaced with U+FFFD"))
+        if self.result_file and not raw.isascii():  # (the official parser's latin-1: a byte a character)
+            text = raw.decode("latin-1")
         if "\x1b" in text:
             marker = max(text.find(MARKER), 0)
             colour = text.find("\x1b", marker)

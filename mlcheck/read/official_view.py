@@ -20,7 +20,10 @@ each at the last one (``re.sub(".*" + TOKEN, TOKEN, line)``), strips it and deco
   mlcheck's own error: no time-to-train can be computed; the checker's init check fails on it);
 - ``m['key']``, ``m['value']`` and ``m['metadata']``: a record without one is a KeyError that
   fails the file (MLC006, MLC025, MLC008); a key that is not a string is kept and named by no
-  rule (MLC006, a warning). The decoding itself is :mod:`mlcheck.read.record_shape`'s.
+  rule (MLC006, a warning). The decoding itself is :mod:`mlcheck.read.record_shape`'s;
+- the file is read as latin-1, a byte a character: a line holding a byte that is not ASCII is
+  read so here too (``"é"`` written in UTF-8 is the two characters ``Ã©`` there and here; NEL and
+  NBSP are blanks to ``strip()`` at the line's ends but fail the record between its members).
 
 Raw output not named ``result_<i>.txt`` is not read by the official checker (``mlcheck split``
 writes one record per line): there every record is read, and MLC010 only says so.
@@ -28,7 +31,6 @@ writes one record per line): there every record is read, and MLC010 only says so
 
 from __future__ import annotations
 
-import codecs
 import math
 
 from mlcheck.model import Finding, Severity
@@ -65,7 +67,7 @@ def extra_data(path: str, line_no: int, body: str, end: int, column: int) -> Fin
             f"the record holds {TOKEN!r} in a string (column {column + inside + 1}): the "
             "official parser cuts the line at its last one, cannot decode the rest and fails the file; "
             "log the text without the marker"))
-    tail = after_json(body[end:])
+    tail = body[end:].split("\r", 1)[0].strip()  # (a result file's line: read as latin-1 already)
     if not tail:
         return None
     shown = tail if len(tail) <= _SHOWN else tail[:_SHOWN] + "..."
@@ -82,36 +84,10 @@ def after_json(rest: str) -> str:
 
 
 def _as_latin1(text: str) -> str:
-    """``text`` (decoded as UTF-8) as the parser reads its bytes: latin-1, whose ``strip()`` takes
-    NBSP and NEL as blanks and leaves the first byte of a UTF-8 NBSP. A byte that was not UTF-8
-    is its stand-in where latin-1 reads a blank (``\x85``, ``\xa0``: :data:`LATIN1_BLANKS`), read
-    back as that blank, else U+FFFD, no blank (:func:`latin1_blanks`; the line's MLC009 says it is there)."""
-    if text.isascii():
-        return text
-    read = text.encode("utf-8").decode("latin-1")
-    for stand_in, blank in _READ_STAND_INS:
-        read = read.replace(stand_in, blank)
-    return read
-
-
-LATIN1_BLANKS = {"\uf885": "\x85", "\uf8a0": "\xa0"}
-"""Stand-ins (private-use characters) for the bytes 0x85 and 0xA0 where they are not UTF-8, and the
-blanks the parser's latin-1 reads there: ``strip()`` takes them at a line's ends, but ``json.loads``
-refuses them between a record's members (JSON's blanks are space, tab, CR and LF) and keeps them in
-a string; a stand-in does the same in mlcheck's decoding (a space would pass the record)."""
-_READ_STAND_INS = tuple((stand_in.encode("utf-8").decode("latin-1"), blank) for stand_in, blank in LATIN1_BLANKS.items())
-"""Each stand-in as :func:`_as_latin1` meets it (its UTF-8 bytes read as latin-1), and its blank."""
-
-
-def latin1_blanks(error: UnicodeError) -> tuple[str, int]:
-    """The ``errors`` handler a result file's lines are decoded with: each byte that is not UTF-8
-    becomes the stand-in of the blank the parser's latin-1 reads there (NEL, NBSP), else U+FFFD."""
-    assert isinstance(error, UnicodeDecodeError)
-    bad = error.object[error.start:error.end]
-    return "".join("\uf885" if byte == 0x85 else "\uf8a0" if byte == 0xA0 else "\ufffd" for byte in bad), error.end
-
-
-codecs.register_error("mlcheck-latin1-blanks", latin1_blanks)
+    """``text`` (decoded as UTF-8) as the parser would read its bytes: latin-1, whose ``strip()``
+    takes NBSP and NEL as blanks and leaves the first byte of a UTF-8 NBSP. (A result file's lines
+    are read as latin-1 from the start: :meth:`mlcheck.read.line_reader.LineReader._read_line`.)"""
+    return text if text.isascii() else text.encode("utf-8", errors="surrogatepass").decode("latin-1")
 
 
 def glued_message(count: int, hidden: int, result_file: bool) -> str:

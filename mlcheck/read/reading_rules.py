@@ -68,17 +68,14 @@ own (a warning or a note).
   followed by a space (``:::MLLOG{``, a tab). The official parser's token is ``":::MLLOG "``: it
   does not read such a record, and mlcheck drops it as well, so the rules judge the run it sees (a
   lost ``submission_benchmark`` is MLC105). In other raw output the record is read.
-- MLC009 invalid-utf8: the line has bytes that are not UTF-8; they are replaced and reading goes on.
-  A file that is UTF-16 (a byte order mark, as a Windows shell saves a console) is MLC009 at line 1:
-  a result file is read byte by byte, as the official parser reads it (no record); raw output is
-  read as UTF-16 (``split`` writes UTF-8). The official parser reads a result file as latin-1 (a
-  byte a character), mlcheck as UTF-8: the structure is the same (a byte that is not ASCII is never
-  JSON's; NEL and NBSP between members fail the record there and here), but a string's text is
-  not where it holds bytes that are not ASCII (``"é"`` in UTF-8 is two characters there, one here;
-  two different such bytes are U+FFFD twice here). A ``len()`` of such a string, or a key logged
-  twice with it, may be judged otherwise: left so on purpose, since the reference loggers escape
-  every character that is not ASCII (``\u00e9``, read alike by both) and a report shows the text
-  as written; the warning says where such bytes are.
+- MLC009 invalid-utf8: the line has bytes that are not UTF-8. In raw output they are replaced
+  (U+FFFD) and reading goes on. A result file is read as the official parser reads it, as latin-1
+  (a byte a character; every line holding a byte that is not ASCII, valid UTF-8 or not), so a
+  string's text, its ``len()`` and a key logged twice are judged as there (``"é"`` in UTF-8 is
+  ``Ã©``; ``"\\u00e9"``, which the reference loggers write, is ``é`` in both). A warning: the
+  official checker reads such bytes; a report shows the text as it reads it. A file that is UTF-16
+  (a byte order mark, as a Windows shell saves a console) is MLC009 at line 1: a result file holds
+  no record for the official parser; raw output is read as UTF-16 (``split`` writes UTF-8).
 - MLC010 glued-records (warning): two or more records share one physical line (two processes
   writing to one stream). The official parser keeps only the last record of a line (a CR ends a
   line for it too): in a ``result_<i>.txt`` file mlcheck drops the others as it does, so the rules

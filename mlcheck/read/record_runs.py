@@ -106,8 +106,8 @@ def _fields(lines: list[bytes], text: bytes, tag: int) -> _Fields | None:
     if LOADS is None:
         return None
     longest = max(map(len, lines))
-    if longest + 1 >= MAX_LINE_BYTES or (longest > BRACKETS_ANY_DEPTH and _deep(lines)):
-        return None
+    if longest + 1 >= MAX_LINE_BYTES or (longest > BRACKETS_ANY_DEPTH and _deep(lines)) or not text.isascii():
+        return None  # (not ASCII: a result file's text is read as latin-1, a console's as UTF-8)
     digits = text.translate(DIGITS_AS_ZERO)
     if NINETEEN_DIGITS in digits and has_long_integer(text, digits):
         return None
