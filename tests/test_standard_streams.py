@@ -157,3 +157,20 @@ def test_split_puts_a_refused_record_where_the_records_held_before_it_go(tmp_pat
 def test_quiet_and_strict_keep_a_clean_folder_to_its_score_line() -> None:
     done = _mlcheck("check", "-q", "--strict", "--color", "never", str(ROOT / "fixtures" / "example" / "Acme"))
     assert done.stdout.startswith("Acme / acme-t8 / resnet (closed, 2.0.0): 15.29 min") and "┏" not in done.stdout
+
+
+@pytest.mark.parametrize("args", [["check", "-o", "json:out/"], ["check", "-o", "json:."], ["report", "-o", "out/"]])
+def test_an_output_that_names_a_folder_is_refused_before_the_check(tmp_path: Path, args: list[str]) -> None:
+    done = _mlcheck(*args, str(ROOT / "fixtures" / "example" / "Acme"), cwd=tmp_path)
+    assert done.returncode == 2 and "names a folder" in done.stderr and not (tmp_path / "out").exists()
+
+
+def test_an_interrupted_split_leaves_no_folder_it_made(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    import mlcheck.raw.split as split
+
+    def interrupted(*_args: object, **_kwargs: object) -> object:
+        raise KeyboardInterrupt
+    monkeypatch.setattr(split, "_written", interrupted)
+    with pytest.raises(KeyboardInterrupt):
+        split_log(str(BAD / "time_ms_null.txt"), str(tmp_path / "out"))
+    assert not (tmp_path / "out").exists()

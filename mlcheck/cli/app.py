@@ -126,6 +126,8 @@ def report_command(paths: tuple[str, ...], ruleset: str | None, config_path: str
     Exit codes as for `check` (0 pass, 1 failing findings, 2 mlcheck could not run).
     """
     output_path = _html_path(output_path)
+    if output_path != "-" and output_path.endswith(("/", os.sep)):  # (said before the check, not after)
+        raise click.UsageError(f"--output {output_path!r} names a folder; give the report a file's path in it")
     settings = load_cli_settings(config_path, paths, ruleset=ruleset, strict=strict, exit_zero=exit_zero,
                                  select=select, ignore=ignore, no_progress=no_progress, jobs=jobs)
     result, unopenable = checked(paths, settings, quiet, verbose)

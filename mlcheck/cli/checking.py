@@ -89,6 +89,8 @@ def check_and_report(paths: Sequence[str], settings: Settings, quiet: bool = Fal
                                    f"--format {settings.format} report goes; one would follow the other. "
                                    "Write one of them to a file")
         real = os.path.realpath(path)
+        if path != "-" and (path.endswith(("/", os.sep)) or os.path.isdir(real)):  # (said before the check)
+            raise click.UsageError(f"the output {spec!r} names a folder; give the report a file's path in it")
         if os.path.exists(real) and not os.path.isfile(real):
             continue  # (/dev/null, a pipe: nothing is lost)
         unwritable = _unwritable_folder(real) if path != "-" else None

@@ -76,14 +76,14 @@ def split_log(path: str, out_dir: str, start_index: int = 0, force: bool = False
         temps = []
     except OSError as error:
         raise SplitError(f"cannot write into {out_dir}: {error.strerror or error}") from None
-    finally:
+    finally:  # (also when interrupted: no partial file, no folder made for nothing)
         for temp in temps:
             _remove(temp)
-    if created and not targets:
-        try:
-            os.rmdir(out_dir)
-        except OSError:
-            pass
+        if created and not targets:
+            try:
+                os.rmdir(out_dir)
+            except OSError:
+                pass
     return SplitResult(tuple(targets), tuple(counts), tuple(findings), tuple(lacking))
 
 
