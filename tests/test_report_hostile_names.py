@@ -159,3 +159,15 @@ def test_sarif_says_the_run_failed_where_a_named_path_could_not_be_opened() -> N
     assert fine["executionSuccessful"] is True and "toolExecutionNotifications" not in fine
     assert failed["executionSuccessful"] is False
     assert failed["toolExecutionNotifications"][0]["message"]["text"].startswith("x/result_0.txt: could not be opened")
+
+
+def test_junit_reports_a_log_that_could_not_be_opened_as_an_error(tmp_path: Path) -> None:
+    """``<error>`` is JUnit's "the test could not run": a result file that is a folder is not judged."""
+    import xml.etree.ElementTree as ET
+    package = _package(tmp_path)
+    (package / RESNET / "result_5.txt").mkdir()
+    _code, output = _run(["check", "Acme", "-f", "junit", "--no-progress"], tmp_path)
+    root = ET.fromstring(output[:output.index("</testsuites>") + len("</testsuites>")])  # (the summary line follows)
+    (case,) = [c for c in root.iter("testcase") if c.get("name") == "result_5.txt"]
+    assert case.find("error") is not None and case.find("failure") is None
+    assert root.get("errors") == "1" and sum(int(s.get("errors", "0")) for s in root.iter("testsuite")) == 1

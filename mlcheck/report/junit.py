@@ -3,7 +3,8 @@
 One testsuite per benchmark folder; in it one testcase per result file and one per folder check
 (the run count and score, the runs compared with each other, the RCP test), so the document
 grows with the files, not with rules x files. A testcase fails when a finding at or above the
-fail level concerns it: one ``<failure>`` carries every such finding (``path:line: severity CODE
+fail level concerns it: one ``<failure>`` carries every such finding (an ``<error>``, counted in
+``errors``, where the log could not be opened or a rule crashed on it: it was not judged) (``path:line: severity CODE
 name: message``, with what a grouped finding covers). Findings below the fail level are the
 testcase's ``<system-out>`` and its ``<properties>`` (one ``warning``/``info`` property each).
 The benchmark score is a property of the suite. Files outside any folder, and findings about the
@@ -51,11 +52,13 @@ def _evidence(found: Iterable[Finding], root: str) -> str:
 
 @dataclass(frozen=True)
 class _Case:
-    """A testcase to write: whether it counts as failed or skipped, and how to make it."""
+    """A testcase to write: whether it counts as failed or skipped, and how to make it; ``errored``:
+    failed as a test that could not run (a log not opened, a rule that crashed: ``<error>``)."""
 
     failed: bool
     skipped: bool
     make: Callable[[], ET.Element]
+    errored: bool = False
 
 
 @dataclass(frozen=True)
@@ -64,8 +67,10 @@ class _Suite:
     properties: dict[str, str]
     cases: list[_Case]
 
-    def counts(self) -> tuple[int, int, int]:
-        return (len(self.cases), sum(1 for c in self.cases if c.failed), sum(1 for c in self.cases if c.skipped))
+    def counts(self) -> tuple[int, int, int, int]:
+        """Tests, failures, errors and skipped."""
+        return (len(self.cases), sum(1 for c in self.cases if c.failed and not c.errored),
+                sum(1 for c in self.cases if c.errored), sum(1 for c in self.cases if c.skipped))
 
 
 def _testcase(classname: str, name: str, found: Sequence[Finding], options: ReportOptions,
@@ -73,6 +78,7 @@ def _testcase(classname: str, name: str, found: Sequence[Finding], options: Repo
     """One testcase: failing findings in its ``<failure>``, the others as properties and output."""
     ordered = sorted(found, key=Finding.sort_key)
     failing = [f for f in ordered if f.severity >= options.fail_level]
+    errored = any(_not_run(f) for f in failing)
 
     def make() -> ET.Element:
         case = ET.Element("testcase", classname=xml_text(classname), name=xml_text(name), time="0")
@@ -88,14 +94,20 @@ def _testcase(classname: str, name: str, found: Sequence[Finding], options: Repo
                               value=xml_text(f"{item.code} {item.name}: {item.message}"))
         if failing:
             codes = ", ".join(dict.fromkeys(f"{f.code} {f.name}" for f in failing))
-            failure = ET.SubElement(case, "failure", type=failing[0].code,
+            failure = ET.SubElement(case, "error" if errored else "failure", type=failing[0].code,
                                     message=xml_text(f"{len(failing)} finding{'s' if len(failing) != 1 else ''}"
                                                      f" at or above the fail level: {codes}"))
             failure.text = _evidence(failing, options.root)
         if others:
             ET.SubElement(case, "system-out").text = _evidence(others, options.root)
         return case
-    return _Case(bool(failing), False, make)
+    return _Case(bool(failing), False, make, errored)
+
+
+def _not_run(found: Finding) -> bool:
+    """A finding that says the log was not judged: it could not be opened (MLC001 about the whole
+    file), or a rule crashed on it (MLC000)."""
+    return found.code == "MLC000" or (found.code == "MLC001" and found.line is None)
 
 
 def _files(runs: Iterable[RunResult]) -> dict[str, list[RunResult]]:
@@ -201,7 +213,7 @@ def junit_blocks(result: CheckResult, options: ReportOptions) -> Iterator[str]:
     of thousands of files is never held as a tree. The text is that of ``ET.indent`` on the
     whole document."""
     suites = list(_suites(result, options))
-    totals = [sum(counts) for counts in zip(*(suite.counts() for suite in suites))] or [0, 0, 0]
+    totals = [sum(counts) for counts in zip(*(suite.counts() for suite in suites))] or [0, 0, 0, 0]
     yield '<?xml version="1.0" encoding="utf-8"?>\n'
     head = _start_tag("testsuites", "mlcheck", *totals)
     if not suites:
@@ -223,8 +235,8 @@ def junit_blocks(result: CheckResult, options: ReportOptions) -> Iterator[str]:
     yield "\n</testsuites>\n"
 
 
-def _start_tag(tag: str, name: str, tests: int, failures: int, skipped: int) -> str:
-    element = ET.Element(tag, name=xml_text(name), tests=str(tests), failures=str(failures), errors="0",
+def _start_tag(tag: str, name: str, tests: int, failures: int, errors: int, skipped: int) -> str:
+    element = ET.Element(tag, name=xml_text(name), tests=str(tests), failures=str(failures), errors=str(errors),
                          skipped=str(skipped), time="0")
     text = ET.tostring(element, encoding="unicode", short_empty_elements=False)
     return text[:-len(f"</{tag}>")]
