@@ -144,3 +144,20 @@ def test_a_result_file_is_read_as_latin1_as_the_parser_reads_it(tmp_path: Path, 
     path.write_bytes(b"".join(lines))
     (run,) = check([str(path)], ruleset="2.0.0").runs
     assert run.official_verdict == verdict and code in {f.code for f in run.findings}
+
+
+@pytest.mark.parametrize("tail,verdict,code", [
+    (b" x:::MLLOG", "fail", "MLC003"),  # (no space: not the token, no cut; text after the record)
+    (b" \xe9:::MLLOG{}", "fail", "MLC003"),
+    (b" :::MLLOG {}", "fail", "MLC010"),  # (the token: the line is cut there, the record hidden and its key lost)
+])
+def test_a_marker_without_its_space_hides_no_record(tmp_path: Path, tail: bytes, verdict: str, code: str) -> None:
+    """The parser cuts a line at its last ``":::MLLOG "``: a later marker without the space is not
+    one, so the record before it is read, with text after its JSON, and fails the file."""
+    lines = EXAMPLE_RUN.read_bytes().splitlines(keepends=True)
+    at = next(i for i, line in enumerate(lines) if b'"key": "submission_org"' in line)
+    lines[at] = lines[at].rstrip(b"\n") + tail + b"\n"
+    path = tmp_path / "result_0.txt"
+    path.write_bytes(b"".join(lines))
+    (run,) = check([str(path)], ruleset="2.0.0").runs
+    assert run.official_verdict == verdict and code in {f.code for f in run.findings}

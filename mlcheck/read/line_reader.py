@@ -20,7 +20,7 @@ from mlcheck.model import Event, Finding
 from mlcheck.read.rank_copies import RankCopies
 from mlcheck.read.prefixes import PrefixDecisions
 from mlcheck.read.rawlog import ANSI, TAG, RawStats, Source, read_prefix, tag_job
-from mlcheck.read.official_view import TOKEN, after_json, extra_data, glued_message, hidden_by_next, unseen_record
+from mlcheck.read.official_view import TOKEN, after_json, extra_data, glued_message, hidden_by_later, unseen_record
 from mlcheck.read.marker_parts import mentions_marker, split_at_markers
 from mlcheck.read.long_lines import MAX_LINE_BYTES as MAX_LINE_BYTES, LongLine  # (re-exported)
 from mlcheck.read.record_shape import decode_record, long_line_finding, undecodable_record, validate_record
@@ -182,12 +182,13 @@ class LineReader(FastLines):
             yield from self._record(segments[1], None, len(MARKER), unterminated)
             return
         raw_line = self.tags_seen or TAG.search(text) is not None
-        hides = False  # (records hidden by the next on the line are dropped: official_view)
+        hides = False  # (records hidden by a later one on the line are dropped: official_view)
+        later = hidden_by_later(segments, count) if count > 1 else ()
         if count > 1:
             if raw_line and not self.result_file:  # (ranks' records glued in raw output: all read)
                 self.stats.shared_lines += 1
             else:
-                hidden = sum(hidden_by_next(segments[i]) and (self.result_file or segments[i].rstrip().endswith("}"))
+                hidden = sum(later[i] and (self.result_file or segments[i].rstrip().endswith("}"))
                              for i in range(1, count))  # (raw output: a record cut by the next is MLC023's)
                 hides = self.result_file and hidden > 0
                 if hidden:
@@ -219,7 +220,7 @@ class LineReader(FastLines):
             encoded = segment.encode("utf-8", errors="surrogatepass")
             if self.prefixes.kept_or_new(source, encoded) or (self.copies.promote and self.copies.is_promoted(
                     source, encoded)):
-                hidden = hides and not last and hidden_by_next(segment)
+                hidden = hides and not last and later[number]
                 end = yield from self._record(segment, source, column, last and unterminated, hidden, not last)
                 before = segment if end is None else segment[end:]
             else:

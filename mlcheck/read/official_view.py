@@ -7,9 +7,10 @@ each at the last one (``re.sub(".*" + TOKEN, TOKEN, line)``), strips it and deco
 
 - a lone CR ends a line as a line feed does: records, or other text, after a CR are a line of
   their own;
-- of the records that share a line (no CR between them), only the last is read: mlcheck, as it,
-  drops the others (MLC010, a warning), and the rules judge the run without them (a lost
-  ``submission_benchmark`` is then missing, as for the official checker);
+- of the records that share a line (no CR between them), only the last after a token (the
+  marker and a space) is read: mlcheck, as it, drops the others (MLC010, a warning), and the rules
+  judge the run without them (a lost ``submission_benchmark`` is then missing, as for the official
+  checker); a later marker without its space cuts nothing: it is text after the record (MLC003);
 - text after the record's JSON, other than blanks, up to the line's end or a CR, is "Extra data":
   the line does not parse, and the checker fails the file ("Log lines had parsing errors"):
   MLC003, an error; so is the token inside a string of the record (the cut falls inside it);
@@ -32,9 +33,13 @@ writes one record per line): there every record is read, and MLC010 only says so
 from __future__ import annotations
 
 import math
+from typing import TYPE_CHECKING
 
 from mlcheck.model import Finding, Severity
 from mlcheck.read import reading_rules as rules
+
+if TYPE_CHECKING:
+    from mlcheck.read.marker_parts import MarkerParts
 
 _SHOWN = 40
 """Characters of the extra text a finding quotes."""
@@ -42,11 +47,18 @@ TOKEN = ":::MLLOG "
 """What the parser looks for (``mlp_parser.TOKEN``)."""
 
 
-def hidden_by_next(segment: str) -> bool:
-    """Whether the record of ``segment`` (the text from its marker to the next marker on the
-    same physical line) is hidden from the official parser by that next record: no CR between
-    them ends the official line."""
-    return "\r" not in segment
+def hidden_by_later(segments: MarkerParts, count: int) -> list[bool]:
+    """For each record ``1..count`` of a physical line (``segments[i]``: the text after its
+    marker, up to the next marker), whether the official parser does not read it: it cuts the
+    line at its last token (the marker and a space: ``:::MLLOG `` but not ``:::MLLOG{``), and a
+    later token with no CR between them (a CR ends the parser's line) is such a cut. Index 0 is
+    unused."""
+    hidden = [False] * (count + 1)
+    later = False  # (the next marker is a token, or the next record is hidden: a token after it)
+    for i in range(count, 0, -1):
+        hidden[i] = later and "\r" not in segments[i]
+        later = segments[i].startswith(" ") or hidden[i]
+    return hidden
 
 
 def extra_data(path: str, line_no: int, body: str, end: int, column: int) -> Finding | None:
