@@ -168,6 +168,20 @@ for _command in (score_command, rules_command, explain_command, split_command, w
     main.add_command(_command)
 
 
+MIN_COLUMNS = 40
+"""The narrowest text report: ``COLUMNS=0`` drew none, ``COLUMNS=20`` tables of empty cells."""
+
+
+def _usable_columns() -> None:
+    """A ``COLUMNS`` below :data:`MIN_COLUMNS` raised to it; one of digits that are not ASCII
+    (``²``: rich's ``int()`` raises on it) dropped, for the terminal's width. Before any console."""
+    columns = os.environ.get("COLUMNS", "").strip()
+    if columns.isascii() and columns.isdigit() and int(columns) < MIN_COLUMNS:
+        os.environ["COLUMNS"] = str(MIN_COLUMNS)
+    elif columns.isdigit() and not columns.isascii():
+        del os.environ["COLUMNS"]
+
+
 def _tolerant_streams() -> None:
     """Text that the output's encoding cannot hold (a lone surrogate that a log's JSON escapes,
     ``"\\ud800"``; any character under an ASCII locale) is written as a backslash escape, never a
@@ -190,6 +204,7 @@ def run() -> None:
     if sys.stderr is None:  # started with stderr closed (``2>&-``): its lines are dropped, the rest as ever
         sys.stderr = open(os.devnull, "w", encoding="utf-8")
     _tolerant_streams()
+    _usable_columns()
     code: int | str | None = 0
     try:
         main.main(standalone_mode=False)

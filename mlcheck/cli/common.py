@@ -36,20 +36,10 @@ def console(stderr: bool = False) -> Console:
     return Console(stderr=stderr, highlight=False)
 
 
-MIN_COLUMNS = 40
-"""The narrowest text report: ``COLUMNS=0`` drew none, ``COLUMNS=20`` tables of empty cells."""
-
-
 def pass_broken_pipes() -> None:
     """Rich turns a closed pipe into exit 1 (the "findings" code); let the error reach
-    :func:`mlcheck.cli.run`, which exits 2. A ``COLUMNS`` below :data:`MIN_COLUMNS` is raised to it."""
+    :func:`mlcheck.cli.run`, which exits 2."""
     from rich.console import Console
-
-    columns = os.environ.get("COLUMNS", "").strip()
-    if columns.isascii() and columns.isdigit() and int(columns) < MIN_COLUMNS:
-        os.environ["COLUMNS"] = str(MIN_COLUMNS)
-    elif columns.isdigit() and not columns.isascii():  # ('²': rich's int() raises on it; the terminal's width)
-        del os.environ["COLUMNS"]
 
     Console.on_broken_pipe = _raise_broken_pipe  # type: ignore[method-assign]
 

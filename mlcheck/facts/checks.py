@@ -144,11 +144,18 @@ def _range(bounds: Mapping[str, Any], value: Any, _values: Values) -> bool:
     return True
 
 
-def _ratio_is_integer(numerator: Any, denominator: Any) -> bool:
+def _ratio(numerator: Any, denominator: Any) -> float | None:
+    """``numerator / denominator`` as the checker's Python computes it; None where it raises there
+    (a value not a number, a zero divisor) or where ``round`` of it would (not a finite number)."""
     top, bottom = _number(numerator), _number(denominator)
     if top is None or bottom is None or bottom == 0 or not math.isfinite(top / bottom):
-        return False
-    return is_integer(top / bottom)
+        return None
+    return top / bottom
+
+
+def _ratio_is_integer(numerator: Any, denominator: Any) -> bool:
+    ratio = _ratio(numerator, denominator)
+    return ratio is not None and is_integer(ratio)
 
 
 def _raises(check: Mapping[str, Any], value: Any, values: Values) -> bool:
@@ -160,13 +167,8 @@ def _raises(check: Mapping[str, Any], value: Any, values: Values) -> bool:
     condition = check.get("only_when")
     if condition is not None and not holds(condition["check"], values(condition["key"]), values):
         return False
-    for kind, (top, bottom) in (("multiple_of", (value, check.get("multiple_of"))),
-                                ("divides", (check.get("divides"), value))):
-        if kind in check:
-            number, divisor = _number(top), _number(bottom)
-            if number is None or divisor is None or divisor == 0 or not math.isfinite(number / divisor):
-                return True
-    return False
+    return ("multiple_of" in check and _ratio(value, check["multiple_of"]) is None) or (
+        "divides" in check and _ratio(check["divides"], value) is None)
 
 
 def _power_of_two_times(base: float, value: Any, _values: Values) -> bool:

@@ -99,7 +99,7 @@ class MixedJobs:
         """The runs stopped: each job's run_stops, as its lowest rank that prints them counts them."""
         return sum(ranks[min(ranks)] for ranks in self._stops.values())
 
-    def line(self, line: bytes | object) -> bool:
+    def line(self, line: object) -> bool:
         """Take the next line; whether the jobs run at once (the watch then judges no line)."""
         self.lines += 1
         if not isinstance(line, bytes) or b"]<std" not in line:

@@ -149,14 +149,16 @@ class Follower:
             return
         first = chunk[:end + 1]
         if self._scan is not None or self._held + len(first) > self.max_line:
-            yield self._long_line(first)
+            scan = self._scanning()
+            scan.add(first)
+            yield scan.finish()
         else:
             yield b"".join(self._parts) + first if self._parts else first
         self._parts, self._held, self._scan = [], 0, None
         lines = chunk[end + 1:].split(b"\n")
         rest = lines.pop()
         for line in lines:
-            yield line + b"\n" if len(line) < self.max_line else self._long_line(line + b"\n", LongLineScan(self.max_line))
+            yield line + b"\n" if len(line) < self.max_line else _long_line(line + b"\n", self.max_line)
         if rest:
             self._hold(rest)
 
@@ -191,22 +193,19 @@ class Follower:
         self._parts.append(data)
         self._held += len(data)
         if self._held >= self.max_line:
-            self._scan = LongLineScan(self.max_line)
-            self._scan.add(b"".join(self._parts))
-            self._parts = []
+            self._scanning()
 
     def _restart(self) -> None:
         self.close()
         self._parts, self._held, self._scan = [], 0, None
 
-    def _long_line(self, end: bytes, scan: LongLineScan | None = None) -> LongLine:
-        """What is kept of an over-long line (its start held or scanned) ending with ``end``."""
-        if scan is None:
-            scan = self._scan or LongLineScan(self.max_line)
-            if self._scan is None:
-                scan.add(b"".join(self._parts))
-        scan.add(end)
-        return scan.finish()
+    def _scanning(self) -> LongLineScan:
+        """The scan of the over-long line being read, begun with the start held so far."""
+        if self._scan is None:
+            self._scan = LongLineScan(self.max_line)
+            self._scan.add(b"".join(self._parts))
+            self._parts = []
+        return self._scan
 
     def _rewritten(self) -> bool:
         """True when the bytes already read are no longer there: the file was truncated and
@@ -265,3 +264,10 @@ def gzip_complete(path: str) -> bool:
     except OSError:
         return False
     return decompressor.eof
+
+
+def _long_line(line: bytes, limit: int) -> LongLine:
+    """What is kept of a whole over-long line read at once."""
+    scan = LongLineScan(limit)
+    scan.add(line)
+    return scan.finish()

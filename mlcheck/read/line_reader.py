@@ -21,7 +21,7 @@ from mlcheck.read.rank_copies import RankCopies
 from mlcheck.read.prefixes import PrefixDecisions
 from mlcheck.read.rawlog import ANSI, TAG, RawStats, Source, read_prefix, tag_job
 from mlcheck.read.official_view import TOKEN, after_json, extra_data, glued_message, hidden_by_later, unseen_record
-from mlcheck.read.marker_parts import mentions_marker, split_at_markers
+from mlcheck.read.marker_parts import mentions_marker, record_as_printed, split_at_markers
 from mlcheck.read.long_lines import MAX_LINE_BYTES as MAX_LINE_BYTES, LongLine  # (re-exported)
 from mlcheck.read.record_shape import decode_record, long_line_finding, undecodable_record, validate_record
 from mlcheck.read import raw_findings as raw_output, reading_rules as rules
@@ -162,7 +162,7 @@ class LineReader(FastLines):
         try:
             text = raw.decode("utf-8")
         except UnicodeDecodeError as error:
-            text = raw.decode("utf-8", errors="replace")
+            text = "" if self.result_file else raw.decode("utf-8", errors="replace")  # (a result file's: below)
             yield rules.INVALID_UTF8.at(self.path, line_no, f"line is not valid UTF-8 (byte {error.start + 1}); " + (
                 "it is read a byte a character (latin-1), as the official parser reads a result file" if self.result_file
                 else "undecodable bytes were replaced with U+FFFD"))
@@ -183,11 +183,12 @@ class LineReader(FastLines):
             return
         raw_line = self.tags_seen or TAG.search(text) is not None
         hides = False  # (records hidden by a later one on the line are dropped: official_view)
-        later = hidden_by_later(segments, count) if count > 1 else ()
+        later: list[bool] = []
         if count > 1:
             if raw_line and not self.result_file:  # (ranks' records glued in raw output: all read)
                 self.stats.shared_lines += 1
             else:
+                later = hidden_by_later(segments, count)
                 hidden = sum(later[i] and (self.result_file or segments[i].rstrip().endswith("}"))
                              for i in range(1, count))  # (raw output: a record cut by the next is MLC023's)
                 hides = self.result_file and hidden > 0
@@ -274,8 +275,6 @@ class LineReader(FastLines):
             yield extra
         elif not (self.result_file or followed) and after_json(body[end:]):
             self.stats.note_trailing_text(body[end:], line_no)  # (dropped; MLC020 says so)
-        # Byte for byte: trailing blanks stay, other trailing text (a glued tag) does not.
-        text = MARKER + (segment if not segment[lead + end:].strip() else segment[:lead + end])
         refused = True
         for item in validate_record(record, line_no, self.path, replaced):
             if isinstance(item, Event):
@@ -284,13 +283,15 @@ class LineReader(FastLines):
                 if source is None and not self.keep_text:  # a clean result file: the fast path
                     yield item
                     continue
+                text = record_as_printed(segment, lead, end)
                 if source is not None:  # (conflicts decided now come first: run_stop ends a watch)
                     self.stats.kept_sources[source] = self.stats.kept_sources.get(source, 0) + 1
                     yield from self.copies.kept(source, item.key, text, line_no)
                 yield RecordText(item, text) if self.keep_text else item
             else:
                 yield item
-        if refused:  # (its copies are copies of it; split writes it as printed)
+        if refused and (source is not None or self.keep_text):  # (its copies are copies of it; split writes it)
+            text = record_as_printed(segment, lead, end)
             yield from self.copies.kept_unreadable(source, text, line_no) if source is not None else ()
             yield from (RefusedRecordText(line_no, text),) if self.keep_text else ()
         return lead + end

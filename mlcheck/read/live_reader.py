@@ -33,8 +33,8 @@ class LiveReader:
 
     def __init__(self, path: str) -> None:
         self.path = path
-        self.pending: list[bytes | int | LongLine] = []
-        """Lines of the lookahead; an over-long line is held as its length only."""
+        self.pending: list[bytes | LongLine] = []
+        """Lines of the lookahead; an over-long line as what is kept of it."""
         self.reader: LineReader | None = None
         self.pending_records = 0
         self.idle_polls = 0
@@ -47,8 +47,8 @@ class LiveReader:
     def line_no(self) -> int:
         return (self.reader.line_no if self.reader is not None else 0) + len(self.pending)
 
-    def add(self, line: bytes | int | LongLine) -> Iterator[AnyItem]:
-        """One line from the follower: its bytes, or the length of an over-long line. As ``check``
+    def add(self, line: bytes | LongLine) -> Iterator[AnyItem]:
+        """One line from the follower: its bytes, or what is kept of an over-long line. As ``check``
         reads them: out of a log driver's envelope, a rank's chunks joined (a chunk held back
         until its rank's line ends)."""
         self.cut_polls = 0
@@ -86,7 +86,7 @@ class LiveReader:
             yield from self._add(released)
         yield from self.flush()
 
-    def _add(self, line: bytes | int | LongLine) -> Iterator[AnyItem]:
+    def _add(self, line: bytes | LongLine) -> Iterator[AnyItem]:
         reader = self.reader
         if reader is not None and not self.pending and not (
                 isinstance(line, bytes) and reader.prefixes.starts_a_job(line)):

@@ -129,3 +129,9 @@ def mentions_marker(line: bytes, at: int) -> str:
         quoted = at > 0 and line[at - 1] == 0x27 and line[line.rfind(b"}") + 1:].lstrip().startswith(b"'")
         return "quoted" if quoted else ""
     return "text" if rest and rest[0] not in _NOT_A_MENTION and b"{" not in rest else ""
+
+
+def record_as_printed(segment: str, lead: int, end: int) -> str:
+    """The text of the record after a marker (``segment``; its JSON ends at ``lead + end``) byte for
+    byte, marker included: trailing blanks stay, other trailing text (a glued tag) does not."""
+    return _MARKER + (segment if not segment[lead + end:].strip() else segment[:lead + end])

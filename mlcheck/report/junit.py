@@ -3,9 +3,9 @@
 One testsuite per benchmark folder; in it one testcase per result file and one per folder check
 (the run count and score, the runs compared with each other, the RCP test), so the document
 grows with the files, not with rules x files. A testcase fails when a finding at or above the
-fail level concerns it: one ``<failure>`` carries every such finding (an ``<error>``, counted in
-``errors``, where the log could not be opened or a rule crashed on it: it was not judged) (``path:line: severity CODE
-name: message``, with what a grouped finding covers). Findings below the fail level are the
+fail level concerns it: one ``<failure>`` carries every such finding (``path:line: severity CODE
+name: message``, with what a grouped finding covers); it is an ``<error>``, counted in ``errors``,
+where the log could not be opened or a rule crashed on it (it was not judged). Findings below the fail level are the
 testcase's ``<system-out>`` and its ``<properties>`` (one ``warning``/``info`` property each).
 The benchmark score is a property of the suite. Files outside any folder, and findings about the
 package or the configuration, are testcases of a last suite named ``mlcheck``; waived findings
