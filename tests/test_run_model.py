@@ -191,6 +191,20 @@ def test_a_tolerated_non_converged_run_passes_check_as_score_does(tmp_path: Path
     assert [(f.code, f.severity) for f in cut.findings if f.code == "MLC102"] == [("MLC102", Severity.WARNING)]
     # Checked alone, the same file fails: nothing tolerates it.
     assert runner.invoke(main, ["check", str(log), "--no-progress"]).exit_code == 1
+    # Another run's duplicate seed breaks the folder (MLC519), not the tolerance: the olympic mean
+    # still counts the cut run as its slowest, and fixing the seed is all the folder needs.
+    seeded = package / "results" / "acme-t8" / "resnet" / "result_3.txt"
+    seed = re.search(r'"key": "seed", "value": (\d+)', (package / "results" / "acme-t8" / "resnet" /
+                                                       "result_0.txt").read_text("utf-8"))
+    assert seed is not None
+    seeded.write_text(re.sub(r'("key": "seed", "value": )\d+', rf"\g<1>{seed[1]}", seeded.read_text("utf-8")),
+                      "utf-8")
+    result = check([str(package)])
+    (bench,) = result.benchmarks
+    assert not bench.score.valid and "MLC519" in bench.score.reason
+    cut = next(r for r in result.runs if r.path.endswith("result_2.txt"))
+    assert cut.tolerated and [(f.code, f.severity) for f in cut.findings if f.code == "MLC102"] == [
+        ("MLC102", Severity.WARNING)]
 
 
 def test_a_non_converged_run_stopped_before_it_started_breaks_the_folder(tmp_path: Path) -> None:

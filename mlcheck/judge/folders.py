@@ -48,7 +48,6 @@ def benchmark_facts(ruleset: Ruleset, benchmark: str | None) -> BenchmarkFacts |
 GroupKey = tuple[str, str, str, str]
 """(org, system, benchmark, folder): the runs scored together (:mod:`mlcheck.judge.folder_groups`)."""
 
-
 _FOLDER_RULE_CODES = (frozenset(r.code for r in (*package_runs.RULES, *seeds.RULES, *seed_reading.RULES))
                       - {package_runs.NON_COMPLIANT_RUN.code})
 """Errors about the runs of a folder taken together that the package checker rejects: they leave
@@ -76,9 +75,9 @@ def _no_result_file(folder: str, members: list[RunResult]) -> bool:
 
 
 def _tolerate(run: RunResult) -> RunResult:
-    """A run of a valid benchmark result: non-converged, the scoring counts it as the slowest run, so its
-    non-convergence is a warning (``check``'s exit code agrees with ``score``; its official verdict
-    stays the checker's); converged, an ``aborted`` status (MLC302) is one (the RCP test has its own finding)."""
+    """A run the folder's mean scores (whatever other package rule breaks): non-converged, counted as the slowest, its
+    non-convergence is a warning (exit code as ``score``'s; its official verdict stays the checker's); converged,
+    an ``aborted`` status (MLC302) is one (the RCP test has its own finding)."""
     codes, note = ((("MLC302",), "a warning: the score counts the run as converged") if run.converged else
                    (TOLERATED_CODES, "tolerated: the benchmark result counts this run as its non-converged run"))
     findings = tuple(replace(f, severity=Severity.WARNING, message=f"{f.message} ({note})")
@@ -273,6 +272,7 @@ def score_folder(key: GroupKey, members: list[RunResult],
         if power is not None:
             findings.extend(power.findings)
             energy, rejected = power.energy, power.rejection
+    tolerates = score.valid and not rejected  # (before the package rules: its mean counts a non-converged run)
     broken = sorted({f.code for f in findings if f.code in _FOLDER_RULE_CODES and f.severity is Severity.ERROR})
     if dropped is not None:
         findings.extend(non_compliant_findings(folder, *dropped, stopped, broken))
@@ -291,7 +291,7 @@ def score_folder(key: GroupKey, members: list[RunResult],
     if any(f.code == package_rules.SCALING_JSON_INVALID.code and f.severity is Severity.ERROR for f in findings):
         score = replace(score, valid=False,
                         reason=f"{score.reason}; scaling.json is unusable (MLC504), the score is not scaled")
-    if whole_folder and score.valid:
+    if whole_folder and tolerates:
         members = [_tolerate(r) if not r.converged or r.status == "aborted" else r for r in members]
     return BenchmarkResult(org=org or None, system=system or None, benchmark=benchmark or None,
                            division=division, ruleset=first.ruleset, folder=folder,
