@@ -244,8 +244,8 @@ def watch_command(log: str, ruleset: str | None, fail_fast: bool, runs: int, out
                    "the report covers them", err=True)
         try:  # (a CI job reading --format json gets its report: check's of the lines read)
             check_and_report([log], settings, line_limits={log: outcome.lines})
-        except SystemExit as ended:
-            sys.exit(ended.code if ended.code not in (0, None) else EXIT_FINDINGS)
+        except SystemExit as reported_exit:
+            sys.exit(reported_exit.code if reported_exit.code not in (0, None) else EXIT_FINDINGS)
     if outcome.reason == "missing":
         click.echo(one_line(f"mlcheck: error: {log} did not appear within --idle-timeout"), err=True)
         sys.exit(EXIT_ERROR)
