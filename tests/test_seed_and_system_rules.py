@@ -256,6 +256,10 @@ def test_a_missing_required_field_stays_an_official_error(tmp_path: Path) -> Non
     assert error.message.startswith("missing required field(s): other_software_stack; the round's "
                                     "system_desc_checker refuses the file")
     assert cli("check", str(package)) == 1
+    edit_system(package, lambda d: [d.pop(k) for k in ("host_processor_vcpu_count", "cooling")])
+    [error] = found(package, "MLC512")  # (each field named once, however many are missing)
+    named = error.message.split(";")[0].removeprefix("missing required field(s): ").split(", ")
+    assert sorted(named) == ["cooling", "host_processor_vcpu_count", "other_software_stack"], error.message
 
 
 @pytest.mark.parametrize("value", ['""', '"   "', "null", "17", "1e999", "-1e999", '["Acme"]', '{"a": 1}', "true"])

@@ -136,7 +136,7 @@ def _schema_findings(path: str, data: dict[str, Any], quick: bool = True,
         errors = _validator().iter_errors(data)
     for error in sorted(errors, key=lambda e: ([str(p) for p in e.absolute_path], e.message)):
         if error.validator == "required":
-            missing.extend(f for f in error.validator_value if f not in data)
+            missing.extend(f for f in error.validator_value if f not in data and f not in missing)
             continue
         if not (error.absolute_path and str(error.absolute_path[0]) in said):
             finding = _value_finding(path, error, line_of)

@@ -176,9 +176,9 @@ def _counts_differ(runs: Sequence[PowerRun], kind: str, found: list[Finding], se
         who = "the run counts" if name == run.result_name else (
             f"the checker counts {name}.txt (at its place among the runs with a power folder)")
         found.append(POWER_COUNTS_DIFFER.at(run.folder or "", None, (
-            f"{count} {_WORD[kind]} log(s) where the other runs have {usual} (the power checker "
-            f"counts each file whose name starts with {kind!r}: {files or 'none'}); {who} "
-            f"as non-compliant{later}. Measure the same {_WORD[kind]}s in every run"), severity=severity, official=severity is None))
+            f"{count} {_WORD[kind]} log(s) where the other runs have {usual} (the power checker counts each file "
+            f"whose name starts with {kind!r}: {files or 'none'}); {who} as non-compliant{later}. Measure the "
+            f"same {'switches' if kind == 'sw' else 'nodes'} in every run"), severity=severity, official=severity is None))
     return blamed
 
 
