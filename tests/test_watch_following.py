@@ -111,7 +111,7 @@ def test_a_real_init_overrun_written_late_is_one_error(tmp_path: Path) -> None:
     assert "init took 35.0 min" in found[-1].message
 
 
-def test_fail_fast_still_writes_the_report_of_the_lines_read(tmp_path: Path) -> None:
+def test_fail_fast_still_writes_the_json_report_of_the_lines_read(tmp_path: Path) -> None:
     lines = GOOD.read_bytes().splitlines(keepends=True)
     at = next(i for i, line in enumerate(lines) if b'"init_stop"' in line)
     record = json.loads(lines[at][len(b":::MLLOG "):])
@@ -122,7 +122,9 @@ def test_fail_fast_still_writes_the_report_of_the_lines_read(tmp_path: Path) -> 
     watched = CliRunner().invoke(main, ["watch", str(log), "--fail-fast", "-f", "json", "--poll", "0.01",
                                         "--no-progress"])
     assert watched.exit_code == 1, watched.output
-    assert f"(MLC401 at line {at + 1}), {at + 1} lines read; the report covers them" in watched.stderr
+    assert f"(MLC401 at line {at + 1}), {at + 1} lines read; the JSON report covers them" in watched.stderr
     report = json.loads(watched.stdout)  # (a CI job parsing stdout gets JSON, not nothing)
     assert report["runs"][0]["lines"] == [1, at + 1] and report["runs"][0]["verdict"] == "fail"
     assert ("MLC401", at + 1) in _findings(watched.stdout)
+    watched = CliRunner().invoke(main, ["watch", str(log), "--fail-fast", "--poll", "0.01", "--no-progress"])
+    assert watched.exit_code == 1 and watched.stdout == ""  # (text: the error on stderr is all)

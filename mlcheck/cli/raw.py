@@ -183,8 +183,8 @@ def watch_command(log: str, ruleset: str | None, fail_fast: bool, runs: int, out
     (records may follow run_stop; 20 s at least while the run's submission_* block is
     incomplete, as TPU loggers print its rest after run_stop), the report `check` gives for the
     lines watched goes to stdout and the exit code is check's. With --fail-fast the first error
-    ends the watch with exit 1, and the report covers the lines read. LOG may not exist yet; a
-    folder or an unreadable file exits 2.
+    ends the watch with exit 1 (with --format json, after the report of the lines read). LOG may
+    not exist yet; a folder or an unreadable file exits 2.
 
     A gzip LOG is not followed (a compressed stream cannot be read as it grows): it is checked
     whole once its end is written; with --idle-timeout, a stream still incomplete exits 2.
@@ -240,8 +240,10 @@ def watch_command(log: str, ruleset: str | None, fail_fast: bool, runs: int, out
     if outcome.reason == "stopped":
         first = stopped_by[0] if stopped_by else None
         about = f" ({first.code} at line {first.line})" if first is not None and first.line is not None else ""
-        click.echo(f"mlcheck: --fail-fast: stopped on the first error{about}, {outcome.lines} lines read; "
-                   "the report covers them", err=True)
+        click.echo(f"mlcheck: --fail-fast: stopped on the first error{about}, {outcome.lines} lines read"
+                   + ("; the JSON report covers them (as a log cut there)" if output_format == "json" else ""), err=True)
+        if output_format != "json":  # (the error is on the terminal; the cut run's other findings would be noise)
+            sys.exit(EXIT_FINDINGS)
         try:  # (a CI job reading --format json gets its report: check's of the lines read)
             check_and_report([log], settings, line_limits={log: outcome.lines})
         except SystemExit as reported_exit:
