@@ -9,6 +9,7 @@ import pytest
 from click.testing import CliRunner
 
 from conftest import FIXTURES
+from mlcheck import check
 from mlcheck.cli import main
 from mlcheck.raw.split import SplitError, split_log
 
@@ -331,14 +332,19 @@ def test_a_broken_record_every_rank_printed_is_one_finding_and_its_copies_are_co
         lines[number] = BASE_LINES.splitlines(keepends=True)[number]
 
 
-def test_records_without_a_space_after_the_marker_are_written_as_printed_and_said(tmp_path: Path) -> None:
-    """Raw output whose records read ':::MLLOG{': split writes them as printed, and says that the
-    result files it wrote are ones the official parser reads no record of (check: MLC002)."""
+def test_records_without_a_space_after_the_marker_are_written_with_it_and_said(tmp_path: Path) -> None:
+    """Raw output whose records read ':::MLLOG{' (or a tab): check reads them, so split writes them
+    with the official parser's token ':::MLLOG ', and the written file gets the run's verdict (it
+    was written as printed, and the official checker then read no record of it: MLC002)."""
     log = tmp_path / "job.log"
     example = FIXTURES / "example" / "Acme" / "results" / "acme-t8" / "resnet" / "result_0.txt"
-    log.write_text(example.read_text("utf-8").replace(":::MLLOG {", ":::MLLOG{"), "utf-8")
+    text = example.read_text("utf-8")
+    log.write_text(text.replace(":::MLLOG {", ":::MLLOG{").replace(":::MLLOG{", ":::MLLOG\t{", 5), "utf-8")
+    assert check([str(log)]).runs[0].verdict == "pass"
     result = split_log(str(log), str(tmp_path / "out"))
     (written,) = result.written
-    assert Path(written).read_text("utf-8").startswith(":::MLLOG{")
+    assert Path(written).read_text("utf-8") == text
+    assert check([written]).runs[0].verdict == "pass"
     (said,) = [f for f in result.findings if f.code == "MLC027"]
-    assert (said.path, said.line) == (str(log), 1) and said.message.startswith("303 record(s) written")
+    assert (said.path, said.line) == (str(log), 1) and said.message.startswith("303 record(s) printed with no "
+                                                                               "space after :::MLLOG")

@@ -132,10 +132,12 @@ def _write_runs(items: Iterator[RawItem], path: str, out_dir: str, start_index: 
         for record in records:
             if isinstance(record, RecordText):
                 keys[record.event.key] += 1
-            handle.write(record.text.encode("utf-8") + b"\n")
-            counts[-1] += 1
-            if not record.text.startswith(TOKEN):
+            text = record.text
+            if not text.startswith(TOKEN):  # (':::MLLOG{', a tab: written with the parser's token, read as here)
                 unspaced.append(record.event.line if isinstance(record, RecordText) else record.line)
+                text = TOKEN + text[len(TOKEN.rstrip()):].lstrip(" \t")
+            handle.write(text.encode("utf-8") + b"\n")
+            counts[-1] += 1
     ended: Finding | None = None  # (a job's end: said once the next record begins a run)
     try:
         for item in _isolated(items, path):
@@ -179,11 +181,11 @@ def _write_runs(items: Iterator[RawItem], path: str, out_dir: str, start_index: 
     finally:
         if handle is not None:
             handle.close()
-    if unspaced:  # (written as printed: in a result file the official parser reads none of them)
+    if unspaced:  # (a result file's parser reads none of them as printed: written with its token)
         findings.append(MARKER_WITHOUT_SPACE.at(path, unspaced[0], (
-            f"{len(unspaced)} record(s) written with no space after :::MLLOG (the first here): in a result "
-            "file the official parser does not read them (MLC027; none read: MLC002). Print ':::MLLOG ' "
-            "before the JSON, or add the space to the written files")))
+            f"{len(unspaced)} record(s) printed with no space after :::MLLOG (the first here), written with "
+            "it: the official parser reads only ':::MLLOG ' (MLC027), and the run was judged with them. "
+            "Print ':::MLLOG ' before the JSON")))
     return temps, counts, lacking, findings
 
 

@@ -67,7 +67,8 @@ own (a warning or a note).
 - MLC027 marker-without-space (warning): in a ``result_<i>.txt`` file, ``:::MLLOG`` is not
   followed by a space (``:::MLLOG{``, a tab). The official parser's token is ``":::MLLOG "``: it
   does not read such a record, and mlcheck drops it as well, so the rules judge the run it sees (a
-  lost ``submission_benchmark`` is MLC105). In other raw output the record is read.
+  lost ``submission_benchmark`` is MLC105). In other raw output the record is read (``split``
+  writes it with the space, and says so).
 - MLC009 invalid-utf8: the line has bytes that are not UTF-8. In raw output they are replaced
   (U+FFFD) and reading goes on. A result file is read as the official parser reads it, as latin-1
   (a byte a character; every line holding a byte that is not ASCII, valid UTF-8 or not), so a
