@@ -99,7 +99,7 @@ def check_log(ref: LogRef, forced: Ruleset | None, forced_source: str = "--rules
     one_run = RESULT_FILE.match(os.path.basename(ref.path)) is not None
     started: list[Finding] = []  # (raw output: the reading's MLC024 notes, which the runs may not keep)
     judged = _judged(ref, forced, forced_source, one_run, started=started)
-    if started and ref.path != "-" and (order := interleaved_jobs(ref.path, ref.lines)) is not None:
+    if started and (order := interleaved_jobs(ref.path, ref.lines)) is not None:
         judged = []  # (MPI jobs that ran at once: each read apart, its runs after those before; MLC030)
         for job in order.concurrent():
             judged += _judged(ref, forced, forced_source, False, job, len(judged))
@@ -112,7 +112,7 @@ def _judged(ref: LogRef, forced: Ruleset | None, forced_source: str, one_run: bo
             first_index: int = 0, started: list[Finding] | None = None) -> list[RunResult]:
     """The runs of ``ref`` (of one MPI job's lines) judged; raw output with records of keys only
     another rank printed is read again, keeping them (MLC028)."""
-    elsewhere: dict[tuple[int, bytes], int] | None = None if one_run or ref.path == "-" else {}
+    elsewhere: dict[tuple[int, bytes], int] | None = None if one_run else {}
     judged = _read_and_judge(ref, forced, forced_source, one_run, None, elsewhere, only_job, first_index, started)
     return _read_and_judge(ref, forced, forced_source, one_run, elsewhere, None, only_job, first_index) \
         if elsewhere else judged

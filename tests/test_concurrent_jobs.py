@@ -72,6 +72,26 @@ def test_two_jobs_at_once_are_judged_as_two_runs_each_at_its_physical_lines(tmp_
     assert {code for code, _ in first[2] + second[2]} <= {"MLC020", "MLC030", "MLC202"}
 
 
+def test_two_jobs_at_once_on_stdin_are_read_as_from_the_file(tmp_path: Path) -> None:
+    """Standard input is copied once to a temporary file, read again as the file is: each job apart
+    (it was read once, as one stream: two failing runs cut in the wrong places, and split wrote one
+    file of both jobs with exit 0)."""
+    log, _ = _console(tmp_path)
+    runner = CliRunner()
+    from_file = runner.invoke(main, ["check", str(log), "--format", "json"])
+    from_stdin = runner.invoke(main, ["check", "-", "--format", "json"], input=log.read_bytes())
+    assert from_stdin.exit_code == from_file.exit_code == 1
+    assert _runs(from_stdin.stdout) == _runs(from_file.stdout)
+    assert [r["path"] for r in json.loads(from_stdin.stdout)["runs"]] == ["-", "-"]
+    clean = tmp_path / "clean.log"
+    clean.write_bytes(b"".join(_interleaved(_job_lines(RESNET / "result_0.txt", 1),
+                                            _job_lines(RESNET / "result_2.txt", 2))))
+    split = runner.invoke(main, ["split", "-", "-o", str(tmp_path / "out")], input=clean.read_bytes())
+    assert split.exit_code == 0 and "MLC030" in split.output, split.output
+    assert (tmp_path / "out" / "result_0.txt").read_bytes() == (RESNET / "result_0.txt").read_bytes()
+    assert (tmp_path / "out" / "result_1.txt").read_bytes() == (RESNET / "result_2.txt").read_bytes()
+
+
 def test_split_writes_each_job_s_run_as_its_result_file(tmp_path: Path) -> None:
     log = tmp_path / "console.log"
     log.write_bytes(b"".join(_interleaved(_job_lines(RESNET / "result_0.txt", 1), _job_lines(RESNET / "result_2.txt", 2))))

@@ -162,7 +162,8 @@ def test_the_line_by_line_joiner_gives_the_lines_of_the_generator() -> None:
 def test_block_buffered_output_gives_no_record_the_job_did_not_print(tmp_path: Path, size: int, other: bytes) -> None:
     """``python train.py > log 2>&1``: stdout in blocks, a stderr line between two (was: MLC023 or
     MLC003 at every cut). Each cut is joined into the record printed or is MLC023 at its line
-    (a string no line before printed): ``split`` writes only records the job printed."""
+    (a string no line before printed): ``split`` writes the records the job printed, a cut one's
+    first part as printed (the written file fails as the run does)."""
     text = EXAMPLE.read_bytes()
     log = tmp_path / "job.log"
     log.write_bytes(b"".join(text[i:i + size] + other for i in range(0, len(text), size)))
@@ -174,7 +175,11 @@ def test_block_buffered_output_gives_no_record_the_job_did_not_print(tmp_path: P
     assert joined * 2 >= cuts and f"{joined} record{'s' if joined != 1 else ''} cut by another stream's line" in read
     CliRunner().invoke(main, ["split", str(log), "-o", str(tmp_path / "out")])
     written = (tmp_path / "out" / "result_0.txt").read_bytes().splitlines()
-    assert set(written) <= set(text.splitlines()) and len(written) == len(text.splitlines()) - len(left)
+    whole = set(text.splitlines())
+    assert len(written) == len(whole) and len([line for line in written if line not in whole]) == len(left)
+    printed = log.read_bytes().splitlines()
+    assert [line for line in written if line not in whole] == [
+        printed[at - 1][printed[at - 1].index(b":::MLLOG"):].rstrip() for at in sorted(left)]
 
 
 def test_a_result_file_is_read_as_the_official_parser_reads_it(tmp_path: Path) -> None:

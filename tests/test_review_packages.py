@@ -82,6 +82,24 @@ def test_the_published_stable_diffusion_folder_has_no_rcp_raise(tmp_path: Path) 
 ACME = Path(__file__).resolve().parent.parent / "fixtures" / "example" / "Acme"
 
 
+def test_a_successful_run_without_an_eval_stops_the_rcp_checker(tmp_path: Path) -> None:
+    """run_stop says success and no eval_accuracy comes before it: the RCP checker's convergence
+    point (``conv_epoch``) is never set, UnboundLocalError stops the package checker (a review,
+    session 34: mlcheck's RCP test counted the run as not converged and said nothing)."""
+    package = tmp_path / "Acme"
+    shutil.copytree(ACME, package)
+    log = package / "results" / "acme-t8" / "resnet" / "result_1.txt"
+    lines = [line for line in log.read_text("utf-8").splitlines(keepends=True) if '"eval_accuracy"' not in line]
+    log.write_text("".join(lines), "utf-8")
+    stop = 1 + next(i for i, line in enumerate(lines) if '"key": "run_stop"' in line)
+    assert _official_rcp_raises(log) is UnboundLocalError
+    (bench,) = check([str(package)]).benchmarks
+    run = next(r for r in bench.runs if r.path == str(log))
+    (raised,) = [f for f in run.findings if f.code == "MLC535"]
+    assert (raised.line, raised.severity) == (stop, Severity.ERROR) and "conv_epoch" in raised.message
+    assert not bench.score.valid
+
+
 @pytest.mark.parametrize("key, value, loaded", [
     ("submission_division", "closed_", "closed__common.yaml"),
     ("submission_benchmark", "resnet50", "closed_resnet50.yaml"),

@@ -62,8 +62,7 @@ def split_command(raw: str, out_dir: str, start_index: int, force: bool) -> None
     Each result_<i>.txt holds exactly the :::MLLOG lines of one run, as the logging rank printed
     them, without rank tags, timestamps or colour codes. What was dropped is reported on stderr.
     Exit 0 when written, 1 when a record was damaged (a cut run) or records only another rank
-    printed were left out (MLC028: standard input, which cannot be read twice), 2 when nothing
-    could be written.
+    printed were left out (MLC028), 2 when nothing could be written.
     """
     from mlcheck.raw.split import SplitError, split_log  # imported per command: `check` stays light
 

@@ -60,7 +60,7 @@ def split_log(path: str, out_dir: str, start_index: int = 0, force: bool = False
     try:
         started: list[Finding] = []
         temps, counts, lacking, findings = _written(path, out_dir, start_index, started=started)
-        if path != "-" and started and (order := interleaved_jobs(path)) is not None:  # (MPI jobs at once: MLC030)
+        if started and (order := interleaved_jobs(path)) is not None:  # (MPI jobs at once: MLC030)
             for temp in temps:
                 _remove(temp)
             temps, counts, lacking, findings = [], [], [], [order.finding(path)]
@@ -92,7 +92,7 @@ def _written(path: str, out_dir: str, start_index: int, only_job: int | None = N
     """:func:`_write_runs` of the runs of ``path`` (of one MPI job's lines), read again where
     records of keys only another rank printed are kept (MLC028); ``started`` gets the reading's
     notes of another job's start (MLC024)."""
-    elsewhere: dict[tuple[int, bytes], int] | None = None if path == "-" else {}
+    elsewhere: dict[tuple[int, bytes], int] | None = {}
     items = read_records(path, elsewhere=elsewhere, only_job=only_job)
     written = _write_runs(items if started is None else noting_job_starts(items, started), path, out_dir, start_index)
     if not elsewhere:

@@ -16,7 +16,7 @@ from mlcheck.read.file_names import RESULT_FILE
 from mlcheck.read.items import AnyItem as AnyItem, LogItem as LogItem, RawItem as RawItem, RecordText as RecordText  # re-exp.
 from mlcheck.read.items import RefusedRecordText
 from mlcheck.read.job_starts import JobStarts
-from mlcheck.model import Event, Finding
+from mlcheck.model import Event, Finding, Severity
 from mlcheck.read.rank_copies import RankCopies
 from mlcheck.read.prefixes import PrefixDecisions
 from mlcheck.read.rawlog import ANSI, TAG, RawStats, Source, read_prefix, tag_job
@@ -263,9 +263,12 @@ class LineReader(FastLines):
             if not hidden:
                 if source is not None:  # (the other ranks' copies of it are copies of it)
                     yield from self.copies.kept_unreadable(source, MARKER + segment, line_no)
-                yield unseen_record(self.path, line_no, None) if unseen else \
+                refusal = unseen_record(self.path, line_no, None) if unseen else \
                     undecodable_record(self.path, line_no, body, column + lead, error, truncated, raw, self.result_file,
                                        followed and source is not None and tag_job(segment) == source[0])
+                yield refusal
+                if self.keep_text and not unseen and refusal.severity is Severity.ERROR:  # (split writes it: refused too)
+                    yield RefusedRecordText(line_no, (MARKER + segment).rstrip("\r\n"))
             return None
         if hidden or unseen:
             if unseen:

@@ -68,8 +68,9 @@ file (``compliance_checker/mlp_parser``, every round).
   stage that alone logs ``eval_accuracy``). mlcheck reads the file again and keeps them, from the
   lowest rank that prints them, in their place among the logging rank's records (``mlcheck
   split`` writes them too), as the official parser reads every record of a result file: a note.
-  Where the file cannot be read twice (standard input) they are left out of the run: a warning,
-  and ``split`` exits 1. Fix: none needed; logging every record from one rank avoids it.
+  (Standard input is copied to a temporary file first, and read again as a file is.) Where the
+  log cannot be read twice (``watch``, following it) they are left out of the run: a warning, at
+  the line of the first. Fix: none needed; logging every record from one rank avoids it.
 - MLC029 output-deduplicated (warning): Ray's log deduplication was on where the console was
   printed: a record's line ends in ``[repeated Nx across cluster]``. Ray prints one of the lines of
   several workers that differ only in their numbers and drops the others, so the records of the

@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import io
 import os
-import sys
 import zlib
 from functools import partial
 from itertools import islice
@@ -59,16 +58,12 @@ _SKIP_CHUNK = 1024 * 1024
 
 
 def open_log(path: str) -> IO[bytes]:
-    """Open a log for binary reading: ``-`` is stdin, gzip is recognised by its magic bytes, and
+    """Open a log for binary reading: ``-`` is stdin (its copy), gzip is recognised by its magic bytes, and
     a file with CR line ends alone is read with LF ends (:mod:`mlcheck.read.cr_line_ends`)."""
-    if path == "-":
-        stdin = sys.stdin.buffer
-        peek = getattr(stdin, "peek", None)  # a pipe or terminal is buffered; test doubles may not be
-        if peek is not None and peek(2)[:2] == _GZIP_MAGIC:
-            import gzip  # (only for a gzip log: about 2 ms of every start otherwise)
+    if path == "-":  # (copied once, then read as a file: as often as the reading needs)
+        from mlcheck.read.stdin_copy import stdin_copy
 
-            return gzip.GzipFile(fileobj=stdin, mode="rb")  # type: ignore[return-value]
-        return stdin
+        path = stdin_copy()
     handle = open_held(path) or open(path, "rb")
     head = handle.peek(3)[:3]
     if head[:2] == _GZIP_MAGIC:
@@ -150,8 +145,7 @@ def _read(path: str, display: str | None, keep_text: bool, lines: int | None = N
             yield note
         yield from _read_stream(stream, shown, keep_text, lines, keep_copies, batches, promote, elsewhere, only_job)
     finally:
-        if path != "-":  # (stdin stays open; it may be closed, None, from the start: ``<&-``)
-            stream.close()
+        stream.close()
 
 
 def _read_stream(stream: IO[bytes], path: str, keep_text: bool, limit: int | None = None,

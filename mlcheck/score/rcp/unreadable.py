@@ -44,6 +44,16 @@ def unreadable_points(run: Run, ruleset: str, benchmark: str | None) -> list[Fin
                 f"({rule.source}), and the package checker stops with it, so the package cannot be "
                 f"accepted as it is. Log {rule.metadata} as a number in every eval's metadata"),
                 run_index=run.index)]
+    first_success = next((stop for stop in stops if _succeeded(stop)), None)
+    if rule.point != "first_passing_step" and first_success is not None and not any(
+            e.line < first_success.line for e in (*evals, *run.occurrences("eval_error"),
+                                                  *(run.occurrences("train_samples") if benchmark == "bert" else ()))):
+        return [RCP_POINT_UNREADABLE.at(run.path, first_success.line, (
+            f"run_stop says success but no eval_accuracy comes before it: training {ruleset}'s RCP checker "
+            f"takes the run's convergence point from the last eval before it, has none (UnboundLocalError: "
+            "conv_epoch), and the package checker stops with it, so the package cannot be accepted as it is. "
+            "Log every eval, or run_stop with status aborted for a run that did not reach the target"),
+            run_index=run.index)]
     if rule.point == "first_passing_step":
         for stop in stops:
             if _succeeded(stop):
