@@ -46,8 +46,9 @@ from 4.0) or steps (Stable Diffusion 3.1: the first step with FID <= 90 and CLIP
   a successful ``run_stop`` is averaged (a string or null raises); Stable Diffusion's steps are
   tested for FID and CLIP (a step without FID, or with a passing FID and no CLIP, raises KeyError)
   and the smallest passing one taken (none: ValueError, a run that says success without reaching
-  the target). The folder then has no valid score. mlcheck's own RCP test counts
-  such a run as not converged. An error, not ``official`` on the run: the file's compliance check
+  the target); a ``run_stop`` with success and no eval before it leaves the point unset
+  (UnboundLocalError: ``conv_epoch``; at the ``run_stop``). The folder then has no valid score.
+  mlcheck's own RCP test counts such a run as not converged. An error, not ``official`` on the run: the file's compliance check
   passes it where its rules only ask that the key be there, or nothing (where they check the value,
   as 6.1 Qwen3.5's evaluation grid does, that is a finding of its own: MLC111); the package
   checker is what stops. Fix: log the key as a number in every eval's metadata. (Known limit: a BERT folder read
