@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import json
+import re
+import shutil
 from pathlib import Path
 
 from click.testing import CliRunner
@@ -109,3 +111,22 @@ def test_quiet_text_gives_a_clean_folder_its_score_line_only(tmp_path: Path) -> 
     assert done.stdout.startswith("Acme / acme-t8 / resnet (closed, "), done.stdout
     full = CliRunner().invoke(main, ["check", str(package)]).stdout
     assert "result_0.txt" in full
+
+
+def test_quiet_text_lists_in_the_run_table_only_the_codes_it_shows(tmp_path: Path) -> None:
+    """-q shows errors: a run's warning codes (MLC102 of a tolerated cut run) are left out of the
+    table's findings column too, as out of the findings below it."""
+    package = tmp_path / "Acme"
+    shutil.copytree(Path(__file__).resolve().parent.parent / "fixtures" / "example" / "Acme", package)
+    folder = package / "results" / "acme-t8" / "resnet"
+    cut = folder / "result_3.txt"
+    cut.write_text("".join(line for line in cut.read_text("utf-8").splitlines(keepends=True)
+                           if '"run_stop"' not in line), "utf-8")
+    seed = re.search(r'"key": "seed", "value": (\d+)', (folder / "result_0.txt").read_text("utf-8"))
+    assert seed is not None
+    second = folder / "result_2.txt"  # (a duplicate seed: MLC519, an error, so the folder's table is shown)
+    second.write_text(re.sub(r'("key": "seed", "value": )\d+', rf"\g<1>{seed[1]}", second.read_text("utf-8")), "utf-8")
+    loud = CliRunner().invoke(main, ["check", str(package)]).stdout
+    assert "MLC102" in loud and "MLC519" in loud
+    quiet = CliRunner().invoke(main, ["check", str(package), "-q"])
+    assert "MLC519" in quiet.stdout and "MLC102" not in quiet.stdout, quiet.stdout

@@ -129,8 +129,17 @@ def test_members_that_differ_in_numbers_list_only_those_numbers() -> None:
                             f"raw job output: {lines} lines, 500 records read; {crlf} CRLF line ends",
                             f"b/result_{i}.txt", None, False, 0) for i, (lines, crlf) in enumerate([(1186, 1169),
                                                                                                      (1099, 1081)]))
-    assert context_lines(FindingGroup(members, "b", 2)) == ["result_0.txt: 1186 lines; 1169 CRLF",
-                                                              "result_1.txt: 1099 lines; 1081 CRLF"]
+    assert context_lines(FindingGroup(members, "b", 2)) == ["result_0.txt: 1186 lines; 1169 CRLF line ends",
+                                                              "result_1.txt: 1099 lines; 1081 CRLF line ends"]
+    # A number with no word after it is named by its clause before it (a review, session 34: "106;
+    # 106 rank" said nothing), and grouping's "and 1 more ..., at line N" by what it is.
+    members = tuple(Finding("MLC020", "raw-output-read", Severity.INFO,
+                            f"raw job output: {lines} lines; records kept from srun task 0 ({kept}); {kept} rank tags "
+                            f"removed (and 1 more of this rule here, at line {other})", f"b/result_{i}.txt", None,
+                            False, 0) for i, (lines, kept, other) in enumerate([(1606, 106, 41), (1592, 95, 44)]))
+    assert context_lines(FindingGroup(members, "b", 2)) == [
+        "result_0.txt: 1606 lines; srun task 0 (106); 106 rank tags removed; another at line 41",
+        "result_1.txt: 1592 lines; srun task 0 (95); 95 rank tags removed; another at line 44"]
 
 
 def test_score_of_nothing_says_why(tmp_path: Path) -> None:

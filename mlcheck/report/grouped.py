@@ -142,18 +142,26 @@ def _numbers_that_differ(members: tuple[Finding, ...]) -> list[str]:
     return ["; ".join(labels[i].format(n[i]) for i in varying) for n in numbers]
 
 
-_AFTER = re.compile(r"\s?(?::::MLLOG\s)?([A-Za-z][A-Za-z_]*)")
-_BEFORE = re.compile(r"([A-Za-z_]+)\s$")
+_AFTER = re.compile(r"\s?(?::::MLLOG\s)?([A-Za-z][A-Za-z_]*(?:[ -][A-Za-z][A-Za-z_]*){0,3})")
+_CLAUSE = re.compile(r"[^;,:()\[\]]*\(?$")
 
 
 def _labels(message: str) -> list[str]:
-    """For each number of ``message``, a template that names it as the message does: ``{} lines``
-    (the word after it), ``line {}`` (the word before, when none follows), or ``{}``."""
+    """For each number of ``message``, a template that names it as the message does: ``{} rank
+    tags removed`` (up to four words after it), ``submission_platform at line {}`` or ``srun task
+    0 ({})`` (up to three words of its clause before it, when no word follows), or ``{}``."""
     labels = []
     for match in _NUMBER.finditer(message):
         after = _AFTER.match(message, match.end())
-        before = _BEFORE.search(message, 0, match.start())
-        labels.append("{} " + after.group(1) if after else before.group(1) + " {}" if before else "{}")
+        if after:
+            labels.append("{} " + after.group(1))
+            continue
+        clause = _CLAUSE.search(message, 0, match.start())
+        text = clause.group(0) if clause else ""
+        words = text.rstrip("(").split()[-3:]
+        if words and words[0] == "at" and message[:match.start()].rfind(" more of this rule here") >= 0:
+            words.insert(0, "another" if words[-1] == "line" else "others")  # ("(and 1 more ..., at line 141)")
+        labels.append(" ".join(words) + (" ({})" if text.endswith("(") else " {}") if words else "{}")
     return labels
 
 

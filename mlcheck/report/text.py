@@ -56,7 +56,7 @@ def rcp_caveat(bench: BenchmarkResult) -> str:
     return RCP_CAVEAT[rcp.verdict].format(bypass="--rcp-bypass" if late else "--rcp_bypass")
 
 
-def _run_table(bench: BenchmarkResult) -> Table:
+def _run_table(bench: BenchmarkResult, min_severity: Severity = Severity.INFO) -> Table:
     # (its caption on one line, as a finding's place: a folder named with a line end splits none)
     caption = one_line(f"{division_text(bench)}, training {bench.ruleset or '?'}; * = counted in the score")
     table = Table(caption=caption, caption_justify="left")
@@ -71,7 +71,7 @@ def _run_table(bench: BenchmarkResult) -> Table:
         table.add_row(label, format_minutes(minutes), one_line(run.status) if run.status else "—",
                       "yes" if run.converged else "no",
                       Text(run.verdict, style="green" if run.verdict == "pass" else "red"),
-                      ", ".join(sorted({f.code for f in run.findings})) or "")
+                      ", ".join(sorted({f.code for f in run.findings if f.severity >= min_severity})))
     return table
 
 
@@ -132,7 +132,7 @@ def render_text(result: CheckResult, console: Console, min_severity: Severity = 
                 console.print()
             console.print(Text(one_line(f"{bench.org or '?'} / {bench.system or '?'} / {bench.benchmark or '?'} "
                                         f"({bench.ruleset or '?'})"), style="italic"), soft_wrap=True)
-            print_whole(console, _run_table(bench))
+            print_whole(console, _run_table(bench, min_severity))  # (-q: the codes of what it shows)
         else:
             console.print(Text(one_line(f"{bench.org or '?'} / {bench.system or '?'} / {bench.benchmark or '?'} "
                                      f"({bench.division or '?'}, {bench.ruleset or '?'}): "), style="bold"),

@@ -99,8 +99,9 @@ def rule_counts(result: CheckResult, min_severity: Severity = Severity.INFO) -> 
 def statistics_lines(result: CheckResult, min_severity: Severity = Severity.INFO) -> list[str]:
     """``--statistics``: one line per rule with its count, as ruff and flake8 print them."""
     rows = rule_counts(result, min_severity)
-    if not rows:
-        return ["Statistics: no findings"]
+    if not rows:  # (-q shows errors alone: the warnings the summary counts are not "no findings")
+        return ["Statistics: no findings" if min_severity is Severity.INFO else
+                f"Statistics: no findings at {min_severity.label} level or above"]
     folders = len({group.folder for group in group_for_display(result, min_severity)})  # (each once)
     lines = ["Statistics", f"{'count':>7} {'lines':>6} {'folders':>7}  code    {'severity':<14} rule"]
     for row in rows:

@@ -176,6 +176,6 @@ def _not_reached(ctx: RunContext, target: Target) -> Finding:
         raised = any(c.op in (">=", ">") and not c.bound for c in target.conditions)  # (not a loss)
         if raised and 1.0 < best.value <= 100 and (best.value >= 10 or target.reached_by(best.value / 100) is True):
             hint += "; the values look like percentages: log eval_accuracy as a fraction (0.759, not 75.9)"
-    return ctx.at(TARGET_NOT_REACHED, line,
-                  f"target {target.text} not reached: best eval_accuracy "
-                  f"{describe_eval(best, position, target_bounds(target))}, {run.count('eval_accuracy')} evals{claim}{hint}")
+    evals = run.count("eval_accuracy")
+    return ctx.at(TARGET_NOT_REACHED, line, f"target {target.text} not reached: best eval_accuracy "
+                  f"{describe_eval(best, position, target_bounds(target))}, {evals} eval{'s' * (evals != 1)}{claim}{hint}")
