@@ -45,9 +45,9 @@ def progress_line(run: Run, facts: BenchmarkFacts | None, unit: str = "epochs") 
             else:
                 projected = _projection(run.evaluations, facts.target.conditions)
                 if projected is not None:
-                    parts.append(f"projected time-to-train "  # (a straight line: curves flatten near the target)
-                                 f"{time_to_train_min(start.time_ms, projected):.1f} min at least, "
-                                 "from the last two evals' trend")
+                    parts.append(f"projected time-to-train "  # (a straight line: no bound either way)
+                                 f"{time_to_train_min(start.time_ms, projected):.1f} min if the last two evals' "
+                                 "trend held (curves usually flatten near the target: likely longer)")
     return "; ".join(parts)
 
 
