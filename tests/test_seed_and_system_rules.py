@@ -465,3 +465,17 @@ def test_a_count_the_summarizer_cannot_read_with_int_is_an_error(tmp_path: Path,
     errors = [f for f in check([str(package)]).findings if f.code == "MLC512" and f.severity is Severity.ERROR]
     assert [f.message.split(":")[0] for f in errors] == ([f"field {field!r} is {value!r}"] if refused else [])
     assert bench.score.valid is not refused
+
+
+def test_an_unreadable_system_description_is_named_in_an_already_invalid_score(tmp_path: Path) -> None:
+    """A folder invalid for a run of its own (no record: MLC521, MLC518) whose system description
+    cannot be read either: the score's reason names both (was: the run's alone, and "the official
+    tools would ... publish N min", where the summarizer stops on the description)."""
+    package = make_package(tmp_path)
+    (package / SYSTEM).write_text("")
+    run = package / "results" / "acme-t8" / "resnet" / "result_3.txt"
+    run.write_text("\n\n\n")
+    (bench,) = check([str(package)]).benchmarks
+    assert not bench.score.valid and "MLC521" in bench.score.reason
+    assert bench.score.reason.endswith(f"its system description {package / SYSTEM} is refused (MLC511)"), \
+        bench.score.reason

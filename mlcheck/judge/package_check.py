@@ -233,7 +233,7 @@ def check_packages(paths: Sequence[str], benchmarks: Sequence[BenchmarkResult],
         except Exception as error:  # noqa: BLE001 - see above
             extra = [crash_finding("the log/system checks", bench.folder or path, error)]
         score, codes = bench.score, sorted(refused.get(os.path.abspath(path), ()))
-        if score.valid and codes:  # (the package checker refuses the package; the summarizer cannot read it)
+        if codes:  # (the package checker refuses the package; the summarizer cannot read it: said whatever else is)
             score = replace(score, valid=False, reason=f"{score.reason}; its system description {path} is "
                             f"refused ({', '.join(codes)})")
         updated.append(replace(bench, system_info=system_info(doc), score=score,
