@@ -1,5 +1,5 @@
-"""MLC113: what mlperf-logging 4.1.68's training_6.1.0 rule files refuse that the 6.1 checker of
-record passes, said as warnings (the record's verdict stands)."""
+"""MLC113: what mlperf-logging 4.1.68's training_6.0.0 and 6.1.0 rule files refuse that the round's
+checker of record passes, said as warnings (the record's verdict stands)."""
 
 from __future__ import annotations
 
@@ -11,15 +11,15 @@ from mlcheck import check
 from mlcheck.model import Severity
 
 
-def _base(benchmark: str) -> str:
-    cases = load_tool("make_later_cases").build_cases("6.1.0", benchmark)
+def _base(benchmark: str, version: str = "6.1.0") -> str:
+    cases = load_tool("make_later_cases").build_cases(version, benchmark)
     return "\n".join(next(case for case, _ in cases if case.kind == "base").lines()) + "\n"
 
 
-def _mlc113(tmp_path: Path, text: str) -> tuple[list[tuple[int | None, str]], str]:
+def _mlc113(tmp_path: Path, text: str, version: str = "6.1.0") -> tuple[list[tuple[int | None, str]], str]:
     log = tmp_path / "result_0.txt"
     log.write_text(text, "utf-8")
-    (run,) = check([str(log)], ruleset="6.1.0").runs
+    (run,) = check([str(log)], ruleset=version).runs
     assert all(f.severity is Severity.WARNING for f in run.findings if f.code == "MLC113")
     return [(f.line, f.message) for f in run.findings if f.code == "MLC113"], run.official_verdict
 
@@ -73,3 +73,23 @@ def test_a_state_the_checker_computes_is_said_to_come_from_its_key(tmp_path: Pat
     (run,) = check([str(log)], ruleset="6.1.0").runs
     told = [f.message for f in run.findings if f.code == "MLC202" and f.message.startswith("opt_base_learning_rate")]
     assert told and "(from global_batch_size, line " in told[0]
+
+
+def test_an_open_6_0_llm_eval_without_samples_count(tmp_path: Path) -> None:
+    """6.0's record (6.0.0-rc6) asks epoch_num of an open LLM's evals; 4.1.68's training_6.0.0
+    open files ask samples_count (logging commit 3d71f7e): an eval with epoch_num alone passes the
+    record and fails the release (a review, session 34: no warning was given)."""
+    base = _base("gpt_oss_20b", "6.0.0").replace('"value": "closed"', '"value": "open"')
+    assert _mlc113(tmp_path, base, "6.0.0") == ([], "pass")  # (both: each passes)
+    lines = base.splitlines(keepends=True)
+    first = 1 + next(i for i, line in enumerate(lines) if '"eval_accuracy"' in line)
+    found, verdict = _mlc113(tmp_path, re.sub(r', "samples_count": \d+', "", base), "6.0.0")
+    assert verdict == "pass" and [line for line, _ in found] == [first]
+    assert found[0][1].startswith("eval_accuracy has no samples_count in its metadata (3 of 3 records); the "
+                                  "checker of record of training 6.0.0 lets that pass, but mlperf-logging 4.1.68")
+    found, verdict = _mlc113(tmp_path, re.sub(r'"epoch_num": \d+, ', "", base), "6.0.0")
+    assert verdict == "fail" and found == []  # (the record's own error, MLC110, says it)
+    qwen = re.sub(r'("key": "eval_samples", "value": )\d+', r"\g<1>256",
+                  _base("qwen35_397b_grpo").replace('"value": "closed"', '"value": "open"'))
+    found, verdict = _mlc113(tmp_path, qwen)  # (6.1's open Qwen3.5 file differs as the closed one does)
+    assert verdict == "pass" and [m.split(";")[0] for _, m in found] == ["eval_samples is 256"]

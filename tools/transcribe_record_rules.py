@@ -591,12 +591,14 @@ def target_of(text, where):
     return TARGETS[text]
 
 
-RELEASE_ROUNDS = {"6.1.0": {("flux1", "evaluation_frequency"): "the rules text's value: MLC204 says it",
+RELEASE_ROUNDS = {"6.0.0": {},  # (4.1.68's open LLM files ask samples_count on eval_accuracy: commit 3d71f7e)
+                  "6.1.0": {("flux1", "evaluation_frequency"): "the rules text's value: MLC204 says it",
                             ("flux1", "global_batch_size"): "its POST keeps that value for evaluation_frequency"}}
 """The rounds being prepared whose rule files in INSTALLED_RELEASE are newer than their checker of
-record's: each KEY record of the release's common.yaml and closed_<benchmark>.yaml that differs
-from the record's is transcribed into ``release`` (MLC113 warns where it refuses what the record
-passes), but those named here, with why (a check that reads a state the record does not keep)."""
+record's: each KEY record of the release's common.yaml, closed_<benchmark>.yaml and
+open_<benchmark>.yaml that differs from the record's is transcribed into ``release`` (MLC113 warns
+where it refuses what the record passes), but those named here, with why (a check that reads a
+state the record does not keep)."""
 
 
 def release_part(version: str, base: Path, benchmarks: list[str]) -> dict[str, Any] | None:
@@ -613,11 +615,15 @@ def release_part(version: str, base: Path, benchmarks: list[str]) -> dict[str, A
                 and (skip, key) not in RELEASE_ROUNDS[version]]
 
     closed = {bm: differing(f"closed_{bm}.yaml", bm) for bm in benchmarks}
-    return {"version": INSTALLED_RELEASE,
+    opened = {bm: differing(f"open_{bm}.yaml", bm) for bm in benchmarks if (installed / f"open_{bm}.yaml").is_file()}
+    part = {"version": INSTALLED_RELEASE,
             "note": (f"the training_{version} rule files of mlperf-logging {INSTALLED_RELEASE}, the latest release, "
                      "where they differ from the checker of record's (tools/transcribe_record_rules.py): what they "
                      "refuse that the record passes is MLC113, a warning"),
             "common": differing("common.yaml", ""), "benchmarks": {bm: e for bm, e in closed.items() if e}}
+    if any(opened.values()):
+        part["open_benchmarks"] = {bm: e for bm, e in opened.items() if e}
+    return part
 
 
 def transcribe(reference: Path) -> dict[str, dict[str, Any]]:

@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any, Mapping, Sequence
 
 from mlcheck.facts import resources
-from mlcheck.records import dataclass
+from mlcheck.records import dataclass, field
 from mlcheck.facts.formulas import StateDef
 
 from mlcheck.facts.checks import Values as Values, describe as describe, holds as holds  # re-exported
@@ -120,6 +120,8 @@ class Release:
     version: str
     common: tuple[Entry, ...]
     benchmarks: Mapping[str, tuple[Entry, ...]]
+    open_benchmarks: Mapping[str, tuple[Entry, ...]] = field(default_factory=dict)
+    """The open division's files where they differ (6.0: the open LLMs' ``samples_count``)."""
 
 
 @dataclass(frozen=True)
@@ -191,7 +193,8 @@ def load_constraints(version: str) -> Constraints:
         benchmarks={name: _benchmark(name, raw) for name, raw in data["benchmarks"].items()},
         release=None if "release" not in data else Release(
             data["release"]["version"], _entries(data["release"]["common"]),
-            {name: _entries(raw) for name, raw in data["release"]["benchmarks"].items()}))
+            {name: _entries(raw) for name, raw in data["release"]["benchmarks"].items()},
+            {name: _entries(raw) for name, raw in data["release"].get("open_benchmarks", {}).items()}))
 
 
 _QUOTED = re.compile(r"[\"']([^\"'\n]+)[\"']")

@@ -6,12 +6,14 @@ A round being prepared is judged by the rule files of its checker of record (6.1
 of the round may be newer. Facts: ``constraints.json`` ``release`` (the entries of the release's
 files that are stricter, in the form of the record's; nothing in them is run).
 
-- MLC113 later-release-refuses (warning): 6.1 only, against mlperf-logging 4.1.68: its
-  ``common.yaml`` requires the disclosure keys once each (``lowest_numerical_precision_in_linear``,
+- MLC113 later-release-refuses (warning): 6.0 and 6.1, against mlperf-logging 4.1.68. 6.0: its
+  open LLM files (``open_<benchmark>.yaml``) require ``samples_count`` in each ``eval_accuracy``'s
+  metadata where the record (6.0.0-rc6) requires ``epoch_num`` (logging commit 3d71f7e, after the
+  rc). 6.1: its ``common.yaml`` requires the disclosure keys once each (``lowest_numerical_precision_in_linear``,
   ``_attn``, ``_comm``; ``tensor_``, ``pipeline_``, ``context_``, ``expert_parallelism`` and
   ``micro_batch_size`` whole numbers of at least 1; ``config_filename`` not empty), which the
   record only checks when logged (``OPTIONAL``), and fails one logged twice with different values;
-  its closed Qwen3.5 GRPO asks ``eval_samples`` 251
+  its Qwen3.5 GRPO (closed and open) asks ``eval_samples`` 251
   where the record asks 256. Where the record refuses the value too, its own finding says so and
   this one is not given. Fix: log what both accept where one value does (the disclosure keys);
   where they disagree (Qwen's ``eval_samples``) the round's final checker decides: ask the results
@@ -23,7 +25,7 @@ from __future__ import annotations
 from typing import Iterator
 
 from mlcheck.facts.constraints import Constraints, Entry, describe, holds, load_constraints, show
-from mlcheck.model import Finding, Severity
+from mlcheck.model import Event, Finding, Severity
 from mlcheck.rule import Rule, RunContext
 
 LATER_RELEASE_REFUSES = Rule("MLC113", "later-release-refuses", Severity.WARNING,
@@ -40,9 +42,8 @@ def check(ctx: RunContext) -> Iterator[Finding]:
     if release is None:
         return
     run = ctx.run
-    entries = release.common
-    if run.division == "closed":
-        entries += release.benchmarks.get(run.benchmark or "", ())
+    entries = release.common + (release.benchmarks if run.division == "closed" else
+                                release.open_benchmarks).get(run.benchmark or "", ())
     anchor = run.first("submission_benchmark")
     missing: list[Entry] = []
     for entry in entries:
@@ -57,6 +58,14 @@ def check(ctx: RunContext) -> Iterator[Finding]:
                          f"{entry.key} is logged {len(events)} times with different values ("
                          f"{', '.join(show(event.value) for event in events[:4])}); "
                          f"{_why(ctx, release.version, entry.source)}: it requires one")
+        lacking = [e for e in events if entry.metadata and not _has(e, entry.metadata)
+                   and (record is None or _has(e, record.metadata))]  # (else the record's finding says so)
+        if lacking:
+            yield ctx.at(LATER_RELEASE_REFUSES, lacking[0].line,
+                         f"{entry.key} has no {' or '.join(m for m in entry.metadata if not _has(lacking[0], (m,)))} "
+                         f"in its metadata ({len(lacking)} of {len(events)} records); "
+                         f"{_why(ctx, release.version, entry.source)}: it requires {', '.join(entry.metadata)}. "
+                         "Log both, as each asks its own")
         for event in events:
             if entry.check is None or holds(entry.check, event.value, run.value_of):
                 continue
@@ -71,6 +80,10 @@ def check(ctx: RunContext) -> Iterator[Finding]:
         yield ctx.at(LATER_RELEASE_REFUSES, anchor.line if anchor is not None else run.first_line,
                      f"{_count(len(missing))} not logged ({names}); {_why(ctx, release.version, missing[0].source)}"
                      f": log {'each' if len(missing) > 1 else 'it'} once")
+
+
+def _has(event: Event, names: tuple[str, ...]) -> bool:
+    return isinstance(event.metadata, dict) and all(name in event.metadata for name in names)
 
 
 def _why(ctx: RunContext, version: str, source: str) -> str:
