@@ -121,6 +121,11 @@ def _read(path: str, display: str | None, keep_text: bool, lines: int | None = N
                       "a folder, not a log file: name a log, or give the folder to `mlcheck check`")
         return
     except OSError as error:
+        from mlcheck.read.stdin_copy import StdinCopyError
+
+        if isinstance(error, StdinCopyError):  # (mlcheck's own temporary copy: no verdict of the checker's)
+            yield rules.FILE_UNREADABLE.at(shown, None, str(error.strerror), official=False)
+            return
         yield rules.FILE_UNREADABLE.at(shown, None, f"cannot open the log: {error.strerror or error}; "
                       "check the path and its permissions")
         return

@@ -1,43 +1,94 @@
-"""Standard input, copied once to a temporary file (removed when mlcheck ends), so that it is read
-as a log file is: as often as the reading needs (the MPI jobs of a console read apart, MLC030; the
-records only another rank printed, read again, MLC028), gzip and CR line ends alike, and never
-held in memory."""
+"""Standard input, copied once to a temporary file (removed when mlcheck ends, on SIGTERM too), so
+that it is read as a log file is: as often as the reading needs (the MPI jobs of a console read
+apart, MLC030; the records only another rank printed, read again, MLC028), gzip and CR line ends
+alike, and never held in memory."""
 
 from __future__ import annotations
 
 import atexit
 import os
-import shutil
+import signal
 import sys
 import tempfile
+import threading
+from typing import Any
 
 _copies: dict[int, tuple[object, str]] = {}
 """id of the standard input object -> (it, the path of its copy): a test runner swaps stdin."""
+_OWNER = os.getpid()
+
+
+class StdinCopyError(OSError):
+    """Standard input could not be copied (the temporary folder full or not writable): said as
+    such, not as a log that cannot be opened."""
 
 
 def stdin_copy() -> str:
     """The path of the copy of standard input, made at the first call (OSError when standard
-    input cannot be read or the copy cannot be written; the partial copy is removed)."""
+    input cannot be read, StdinCopyError when the copy cannot be written; a partial copy is
+    removed)."""
     stream = getattr(sys.stdin, "buffer", None)
     if stream is None:
         raise OSError("standard input is closed")
     known = _copies.get(id(stream))
     if known is not None and known[0] is stream:
         return known[1]
-    handle = tempfile.NamedTemporaryFile(prefix="mlcheck-stdin-", delete=False)
+    if not _copies:  # (before the file is made: a SIGTERM from then on removes it)
+        atexit.register(_remove_all)
+        _remove_on_sigterm()
+    try:
+        handle = tempfile.NamedTemporaryFile(prefix="mlcheck-stdin-", delete=False)
+    except OSError as error:
+        raise _copy_error(error) from None
+    _copies[id(stream)] = (stream, handle.name)
     try:
         with handle:
-            shutil.copyfileobj(stream, handle, 1 << 20)
+            while True:
+                chunk = stream.read(1 << 20)
+                if not chunk:
+                    break
+                try:
+                    handle.write(chunk)
+                except OSError as error:
+                    raise _copy_error(error) from None
     except BaseException:
-        _remove(handle.name, os.getpid())
+        _remove(handle.name)
+        del _copies[id(stream)]
         raise
-    _copies[id(stream)] = (stream, handle.name)
-    atexit.register(_remove, handle.name, os.getpid())
     return handle.name
 
 
-def _remove(path: str, owner: int) -> None:
-    if os.getpid() == owner:  # (a forked worker leaves the copy to mlcheck)
+def _copy_error(error: OSError) -> StdinCopyError:
+    return StdinCopyError(error.errno, f"cannot copy standard input to a temporary file in {tempfile.gettempdir()} "
+                          f"({error.strerror or error}); set TMPDIR to a folder with room, or give the log a path")
+
+
+def _remove_on_sigterm() -> None:
+    """SIGTERM (a CI job's time-out while a job's console is piped in) removes the copies, then
+    ends mlcheck as the signal does; a handler set before is kept and called."""
+    if threading.current_thread() is not threading.main_thread():
+        return
+    before = signal.getsignal(signal.SIGTERM)
+
+    def on_sigterm(signum: int, frame: Any) -> None:
+        _remove_all()
+        if callable(before):
+            before(signum, frame)
+            return
+        signal.signal(signum, signal.SIG_DFL)
+        os.kill(os.getpid(), signum)
+
+    if before in (signal.SIG_DFL, None) or callable(before):
+        signal.signal(signal.SIGTERM, on_sigterm)
+
+
+def _remove_all() -> None:
+    for _stream, path in list(_copies.values()):
+        _remove(path)
+
+
+def _remove(path: str) -> None:
+    if os.getpid() == _OWNER:  # (a forked worker leaves the copy to mlcheck)
         try:
             os.unlink(path)
         except OSError:

@@ -53,7 +53,8 @@ from 4.0) or steps (Stable Diffusion 3.1: the first step with FID <= 90 and CLIP
   as 6.1 Qwen3.5's evaluation grid does, that is a finding of its own: MLC111); the package
   checker is what stops. Fix: log the key as a number in every eval's metadata. (Known limit: a BERT folder read
   by ``train_samples``, the top-level ``rcp_bert_train_samples`` request of MLC547, has its evals'
-  ``epoch_num`` still checked here, though the checker then does not read them.)
+  ``epoch_num`` still checked here, and a run without an eval before its successful ``run_stop``
+  reported, though the checker then reads ``train_samples`` instead.)
 - MLC533 rcp-normalised: in 2.1 and later a passing submission that converges faster than the RCP
   mean has its score multiplied by RCP mean / submission mean. mlcheck applies the factor to the
   score and writes nothing (the official tool writes ``scaling.json`` into your folder).

@@ -46,8 +46,7 @@ def unreadable_points(run: Run, ruleset: str, benchmark: str | None) -> list[Fin
                 run_index=run.index)]
     first_success = next((stop for stop in stops if _succeeded(stop)), None)
     if rule.point != "first_passing_step" and first_success is not None and not any(
-            e.line < first_success.line for e in (*evals, *run.occurrences("eval_error"),
-                                                  *(run.occurrences("train_samples") if benchmark == "bert" else ()))):
+            e.line < first_success.line for e in (*evals, *run.occurrences("eval_error"))):  # (see MLC535's known limit)
         return [RCP_POINT_UNREADABLE.at(run.path, first_success.line, (
             f"run_stop says success but no eval_accuracy comes before it: training {ruleset}'s RCP checker "
             f"takes the run's convergence point from the last eval before it, has none (UnboundLocalError: "

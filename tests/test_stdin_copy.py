@@ -1,0 +1,65 @@
+"""Standard input is copied once to a temporary file and read as a file (session 34): the copy
+is removed when mlcheck ends, by SIGTERM too, and a copy that cannot be written is said as such."""
+
+from __future__ import annotations
+
+import errno
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from mlcheck.cli import main
+
+RUN = Path(__file__).resolve().parent.parent / "fixtures" / "example" / "Acme" / "results" / "acme-t8" / "resnet" / \
+    "result_0.txt"
+
+
+def test_stdin_is_judged_as_the_file_and_its_copy_is_gone(tmp_path: Path) -> None:
+    env = dict(os.environ, TMPDIR=str(tmp_path))
+    done = subprocess.run([sys.executable, "-m", "mlcheck", "check", "-", "-f", "json"], input=RUN.read_bytes(),
+                          capture_output=True, env=env, timeout=120)
+    (run,) = json.loads(done.stdout)["runs"]
+    assert done.returncode == 0 and run["path"] == "-" and run["time_to_train_min"] == pytest.approx(14.76, abs=0.01)
+    assert list(tmp_path.iterdir()) == []
+
+
+@pytest.mark.skipif(not hasattr(signal, "SIGTERM") or sys.platform == "win32", reason="POSIX signals")
+def test_sigterm_while_the_job_still_writes_removes_the_copy(tmp_path: Path) -> None:
+    """`mpirun ... | mlcheck check -` ended by a CI job's time-out: no copy of the console is left."""
+    env = dict(os.environ, TMPDIR=str(tmp_path))
+    process = subprocess.Popen([sys.executable, "-m", "mlcheck", "check", "-"], stdin=subprocess.PIPE,
+                               stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=env)
+    assert process.stdin is not None
+    process.stdin.write(RUN.read_bytes())
+    process.stdin.flush()
+    for _ in range(600):  # (until the copy is begun)
+        if list(tmp_path.iterdir()):
+            break
+        time.sleep(0.05)
+    assert [p.name[:14] for p in tmp_path.iterdir()] == ["mlcheck-stdin-"]
+    process.send_signal(signal.SIGTERM)
+    assert process.wait(timeout=60) in (-signal.SIGTERM, 143)
+    process.stdin.close()
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_a_copy_that_cannot_be_written_is_said_as_such(monkeypatch: pytest.MonkeyPatch) -> None:
+    import tempfile
+
+    def full(*_args: object, **_kwargs: object) -> object:
+        raise OSError(errno.ENOSPC, "No space left on device")
+
+    monkeypatch.setattr(tempfile, "NamedTemporaryFile", full)
+    done = CliRunner().invoke(main, ["check", "-", "-f", "json"], input=RUN.read_bytes())
+    (run,) = json.loads(done.stdout)["runs"]
+    (found,) = [f for f in run["findings"] if f["code"] == "MLC001"]
+    assert found["message"].startswith("cannot copy standard input to a temporary file in ") and \
+        "(No space left on device); set TMPDIR to a folder with room" in found["message"]
+    assert found["official"] is False and done.exit_code == 2
