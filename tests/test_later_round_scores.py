@@ -769,3 +769,22 @@ def test_the_energy_of_a_folder_whose_result_is_not_valid_is_not_valid() -> None
     rejected = energy.within(Score(14.2, False, "mean; the package checker rejects the folder"))
     assert (rejected.joules, rejected.valid) == (8.0e6, False)
     assert rejected.reason.endswith("; the folder's result is not valid")
+
+
+def test_an_rcp_the_rounds_review_supplied_is_a_warning_not_a_refusal() -> None:
+    """4.1's published QCT Stable Diffusion folder trains at BS 256, which the record revision's RCPs
+    (tag 4.1.0-rc4) lack: "missing" for the record, as the rules ask the submitter to supply it.
+    The RCP was added during the round's review (sd_ref_256, in today's mlperf-logging) and the
+    result published: MLC531 is a warning there, and the score is not refused (a review against
+    the result summarizer, session 34)."""
+    folder = SHARED / "other-submitters" / "training-4.1" / "Quanta_Cloud_Technology" / "results" / "D74H-7U" / \
+        "stable_diffusion"
+    if not folder.is_dir():
+        pytest.skip(f"{folder} is absent (the shared MLCommons data)")
+    (bench,) = check([str(folder)]).benchmarks
+    assert bench.rcp is not None and bench.rcp.verdict == "missing" and bench.rcp.today is not None
+    assert bench.rcp.today.verdict == "pass" and bench.score.valid
+    (missing,) = [f for f in bench.findings if f.code == "MLC531"]
+    assert (missing.severity, missing.official) == (Severity.WARNING, False)
+    assert missing.message.endswith("it was supplied after the record revision (sd_ref_256 in today's "
+                                    "mlperf-logging), and with it the test passes")

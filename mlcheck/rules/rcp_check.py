@@ -16,45 +16,43 @@ from 4.0) or steps (Stable Diffusion 3.1: the first step with FID <= 90 and CLIP
   minimum acceptable mean of the RCP at its batch size (or of the interpolated RCP). The round's
   checker prints "RCP Test Failed: RCP found". Fix: converge slower (hyper-parameters closer to the
   reference), or ask the review committee: a ``package_checker_params`` file with the line
-  ``rcp-bypass`` in the benchmark or system folder turns MLC530/MLC531 into warnings, where the
-  round's package checker honours it (a last line without a newline; MLC546 says when it would
-  not, and then they stay errors, as the official tools report them).
+  ``rcp-bypass`` in the benchmark or system folder turns MLC530/MLC531 into warnings where the
+  round's package checker honours it (else MLC546 says why, and they stay errors).
 - MLC531 rcp-missing: no RCP covers the batch size (above all RCPs, or below all and faster than
-  the smallest). Fix: submit an RCP with that batch size, as the rules require.
-  An error; a warning when the folder's ``package_checker_params`` asks for ``rcp-bypass``.
+  the smallest). Fix: submit an RCP with that batch size, as the rules require. An error; a
+  warning when the folder's ``package_checker_params`` asks for ``rcp-bypass``, or when today's
+  mlperf-logging has an RCP at that batch size that the record revision lacks, which passes it
+  (supplied during the round's review: 4.1's Stable Diffusion BS 256, published).
 - MLC532 rcp-undetermined: the test cannot be computed: too few runs for the olympic mean (a
   folder short of runs is MLC502 too), runs log different or no ``global_batch_size``, too many
   runs did not converge, or the round has no RCP records. The round's checker fails the folder.
-  Fix: as the message says: the round's number of runs, one global batch size logged in every run.
+  Fix: the round's number of runs, one global batch size logged in every run.
 - MLC534 rcp-verdicts-differ: the round's checker of record and today's mlperf-logging give the
   folder different RCP verdicts (a note: the verdict of record is the one the round accepted and
   the one mlcheck judges by). Since 2024 the RCP checker takes the stdev of a record's whole list
   of values, not of the olympic-trimmed list (logging commit 52245a0), prunes the RCPs of every
-  round by their mean (commit 39fc7a0; the 2.0-4.0 checkers pruned by the minimum acceptable
-  mean, 1.0 and 1.1 did not prune) and reads RCP files some of which were edited after their round
-  (1.1 ResNet). At a boundary the two can disagree (a fail at -0.07 % that today's checker passes
-  by interpolating between other RCPs). The message gives both verdicts with their margins and
-  references; the JSON report's ``benchmarks[].rcp.today`` the numbers. Nothing to fix: know which
-  checker you run.
+  round by their mean (commit 39fc7a0; 2.0-4.0 pruned by the minimum acceptable mean, 1.0 and 1.1
+  did not) and reads RCP files some of which were edited after their round (1.1 ResNet). At a
+  boundary the two can disagree (a fail at -0.07 % that today's checker passes by interpolating
+  between other RCPs). The message gives both verdicts, the JSON report's ``benchmarks[].rcp.today``
+  the numbers. Nothing to fix: know which checker you run.
 - MLC535 rcp-point-unreadable: an eval of a closed run the RCP test reads would make the round's
   RCP checker raise, and with it the package checker (which calls it without a ``try``): the
-  package cannot be accepted as it is. The checker (``rcp_checker.py read_submission_file``)
-  reads every ``eval_accuracy`` line's metadata with ``[...]``: a metadata that is not an object
-  or lacks the round's convergence key (``epoch_num``; ``samples_count`` for the LLMs and flux1;
+  package cannot be accepted as it is. The checker (``rcp_checker.py read_submission_file``) reads
+  every ``eval_accuracy`` line's metadata with ``[...]``: a metadata that is not an object or
+  lacks the round's convergence key (``epoch_num``; ``samples_count`` for the LLMs and flux1;
   Stable Diffusion's step and ``metric``) raises KeyError/TypeError; ``epoch_num`` is rounded
   (``round()`` of a string or null raises TypeError); the ``samples_count`` of the last eval before
   a successful ``run_stop`` is averaged (a string or null raises); Stable Diffusion's steps are
-  tested for FID and CLIP (a step without FID, or with a passing FID and no CLIP, raises KeyError)
-  and the smallest passing one taken (none: ValueError, a run that says success without reaching
-  the target); a ``run_stop`` with success and no eval before it leaves the point unset
-  (UnboundLocalError: ``conv_epoch``; at the ``run_stop``). The folder then has no valid score.
-  mlcheck's own RCP test counts such a run as not converged. An error, not ``official`` on the run: the file's compliance check
-  passes it where its rules only ask that the key be there, or nothing (where they check the value,
-  as 6.1 Qwen3.5's evaluation grid does, that is a finding of its own: MLC111); the package
-  checker is what stops. Fix: log the key as a number in every eval's metadata. (Known limit: a BERT folder read
-  by ``train_samples``, the top-level ``rcp_bert_train_samples`` request of MLC547, has its evals'
-  ``epoch_num`` still checked here, and a run without an eval before its successful ``run_stop``
-  reported, though the checker then reads ``train_samples`` instead.)
+  tested for FID and CLIP (a step without FID, or a passing FID without CLIP: KeyError) and the
+  smallest passing one taken (none: ValueError, a run that says success without reaching the
+  target); a successful ``run_stop`` with no eval before it leaves the point unset
+  (UnboundLocalError, at the ``run_stop``). The folder then has no valid score; mlcheck's own RCP
+  test counts such a run as not converged. An error, not ``official`` on the run: the file's
+  compliance check passes it where its rules only ask that the key be there (where they check the
+  value, as 6.1 Qwen3.5's evaluation grid does, that is MLC111). Fix: log the key as a number in
+  every eval's metadata. (Known limit: a BERT folder read by ``train_samples``, MLC547's request,
+  is judged here by its evals all the same.)
 - MLC533 rcp-normalised: in 2.1 and later a passing submission that converges faster than the RCP
   mean has its score multiplied by RCP mean / submission mean. mlcheck applies the factor to the
   score and writes nothing (the official tool writes ``scaling.json`` into your folder).
@@ -154,8 +152,12 @@ def _record_findings(folder: str, result: RcpResult, normalised: bool, bypass: s
             f"{result.unit} is below the minimum acceptable mean {_number(result.min_acceptable_mean)} "
             f"(margin {result.margin_pct:+.2f} %; reference mean {_number(result.reference_mean)} "
             f"{_reference_of(result)}){_implausible(result)}{note}"), severity=severity)]
-    if result.verdict == "missing":
-        return [RCP_MISSING.at(folder, None, result.reason + note, severity=severity)]
+    if result.verdict == "missing":  # (an RCP at the batch size today: supplied in the round's review)
+        added = result.today.reference if result.today and result.today.verdict == "pass" and \
+            result.batch_size in result.today.reference_batch_sizes else None
+        return [RCP_MISSING.at(folder, None, result.reason + note + (f"; it was supplied after the record revision "
+                f"({added} in today's mlperf-logging), and with it the test passes" if added else ""),
+                severity=Severity.WARNING if added else severity, official=False if added else None)]
     if result.verdict == "fail":
         return [RCP_UNDETERMINED.at(folder, None, f"the RCP test cannot be evaluated, which the round's checker "
                                     f"counts as failed: {result.reason}")]
