@@ -238,3 +238,20 @@ def test_a_benchmark_with_an_energy_score_gets_an_energy_column() -> None:
         assert bench.energy.joules in energies
         return
     pytest.skip("no package of ../shared/other-submitters has power logs that score (or it is not present)")
+
+
+def test_tpu_names_and_tensorflow_builds_are_shown_as_the_summarizer_shows_them(tmp_path: Path) -> None:
+    """The summarizer's display names (``_pretty_system_name``, ``_pretty_accelerator_model_name``,
+    ``_pretty_framework``): system ``tpu-v3`` is TPUv3.<2 x accelerators per node>, accelerator
+    ``tpu-v3`` TPUv3, a TensorFlow framework's `` commit hash = ...`` cut (a review, session 34)."""
+    import shutil
+
+    package = tmp_path / "Acme"
+    shutil.copytree(EXAMPLE, package)
+    (system,) = (package / "systems").glob("*.json")
+    data = json.loads(system.read_text("utf-8"))
+    data.update(system_name="tpu-v3", accelerator_model_name="tpu-v3",
+                framework="TensorFlow 2.4 commit hash = 0123abcd", number_of_nodes=4, accelerators_per_node=4)
+    system.write_text(json.dumps(data), "utf-8")
+    (row,) = build_rows(check([str(package)]))[1]
+    assert (row.system, row.accelerator, row.framework) == (f"TPUv3.8 ({system.stem})", "TPUv3", "TensorFlow 2.4")

@@ -7,6 +7,8 @@ one cell per benchmark.
 
 from __future__ import annotations
 
+import re
+
 from mlcheck.records import dataclass, field
 from mlcheck.results import BenchmarkResult, CheckResult
 from mlcheck.report.plain import rcp_refusal
@@ -156,9 +158,10 @@ def _row(bench: BenchmarkResult) -> Row:
                system=_system_label(bench), nodes=info.number_of_nodes if info else None,
                processor=(info.host_processor_model_name if info else None) or "",
                processors=info.host_processors if info else None,
-               accelerator=(info.accelerator_model_name if info else None) or "",
+               accelerator=_pretty_accelerator((info.accelerator_model_name if info else None) or ""),
                accelerators=info.accelerators if info else None,
-               framework=(info.framework if info else None) or "", notes=(info.notes if info else None) or "",
+               framework=_pretty_framework((info.framework if info else None) or ""),
+               notes=(info.notes if info else None) or "",
                details_url=details, code_url=code)
 
 
@@ -173,8 +176,21 @@ def _links(bench: BenchmarkResult) -> tuple[str, str]:
             f"{repository}/blob/master/{info.submitter}/benchmarks")
 
 
+def _pretty_accelerator(name: str) -> str:
+    """The summarizer's accelerator name (``_pretty_accelerator_model_name``: ``tpu-v3`` is TPUv3)."""
+    return "TPUv3" if name == "tpu-v3" else name
+
+
+def _pretty_framework(framework: str) -> str:
+    """The summarizer's framework (``_pretty_framework``): a TensorFlow build's ``commit hash = ...`` cut."""
+    return re.sub(r" commit hash = .*", "", framework, count=1) if "TensorFlow" in framework else framework
+
+
 def _system_label(bench: BenchmarkResult) -> str:
-    name = bench.system_info.system_name if bench.system_info else None
+    info = bench.system_info
+    name = info.system_name if info else None
+    if name == "tpu-v3" and info and info.accelerators and info.number_of_nodes:  # (the summarizer's name)
+        name = f"TPUv3.{int(info.accelerators // info.number_of_nodes) * 2}"
     if name and bench.system and name != bench.system:
         return f"{name} ({bench.system})"
     return bench.system or name or "?"
