@@ -79,6 +79,7 @@ def test_crash_writes_the_records_as_printed_and_exits_1(tmp_path: Path) -> None
     code, out, err = _split(str(RAW / "crash_mid_record.log"), "-o", str(tmp_path))
     assert code == 1
     assert "crash_mid_record.log:19: error MLC023" in err
+    assert "result_0.txt: 15 records and 1 refused line written as printed (no run_stop" in out
     lines = (tmp_path / "result_0.txt").read_bytes().splitlines(keepends=True)
     cut = (RAW / "crash_mid_record.log").read_bytes().splitlines()[18].split(b"<stdout>:", 1)[1]
     assert b"".join(lines) == b"".join(BASE_LINES.splitlines(keepends=True)[:15]) + cut.rstrip(b"\r\n") + b"\n"

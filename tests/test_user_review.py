@@ -232,3 +232,20 @@ def test_the_report_schema_knows_every_rcp_unit_and_a_gpt3_report_validates() ->
         data = report_dict(check([str(package)]))
         assert {b["rcp"]["unit"] for b in data["benchmarks"] if b["rcp"]} == {"tokens"}
         jsonschema.Draft202012Validator(schema).validate(data)
+
+
+def test_a_required_key_logged_under_another_name_is_pointed_at(tmp_path: Path) -> None:
+    """A closed key logged under another round's name (BERT's opt_epsilon of 2.0 as 2.1's
+    opt_lamb_epsilon) or a typo: MLC201 at the line of the key that reads like it, saying so (was:
+    at the run's first line, "not logged" alone; a Graphcore user's review, session 34)."""
+    source = Path(__file__).resolve().parent.parent / "fixtures" / "example" / "Acme" / "results" / "acme-t8" / \
+        "resnet" / "result_0.txt"
+    lines = source.read_text("utf-8").splitlines(keepends=True)
+    at = next(i for i, line in enumerate(lines) if '"key": "lars_opt_weight_decay"' in line)
+    lines[at] = lines[at].replace('"lars_opt_weight_decay"', '"lars_opt_weight_decays"')
+    log = tmp_path / "result_0.txt"
+    log.write_text("".join(lines), "utf-8")
+    (run,) = check([str(log)]).runs
+    (missing,) = [f for f in run.findings if f.code == "MLC201"]
+    assert missing.line == at + 1 and missing.message.endswith(
+        f"; line {at + 1} logs lars_opt_weight_decays: is it this key under another name?")

@@ -75,10 +75,11 @@ def split_command(raw: str, out_dir: str, start_index: int, force: bool) -> None
     for found in result.findings:
         fixed = " (the files written hold one record per line)" if found.code in _FIXED_BY_SPLIT else ""
         click.echo(_line(found) + fixed, err=True)
-    for path, count, lacking in zip(result.written, result.records, result.lacking):
+    for path, count, lacking, refused in zip(result.written, result.records, result.lacking, result.refused):
         note = (f" (no {' and no '.join(lacking)}: the run crashed or was cut; the official checker fails "
                 "it, and the rules count it as a failed run among the runs of its benchmark)") if lacking else ""
-        click.echo(f"{path}: {count} record{'' if count == 1 else 's'}{note}")
+        bad = f" and {refused} refused line{'' if refused == 1 else 's'} written as printed" if refused else ""
+        click.echo(f"{path}: {count} record{'' if count == 1 else 's'}{bad}{note}")
     if not result.written:
         if not any(f.code == "MLC001" for f in result.findings):  # else the finding said why
             click.echo(one_line(f"mlcheck: error: no :::MLLOG record in {raw}; nothing written"), err=True)

@@ -41,6 +41,9 @@ class SplitResult:
     lacking: tuple[tuple[str, ...], ...] = ()
     """For each file written, the run boundaries (``run_start``, ``run_stop``) its run never logged:
     a run that crashed or was cut, a failed run that the official checker fails."""
+    refused: tuple[int, ...] = ()
+    """For each file written, the lines of records the run is refused for, written as printed (not
+    in ``records``: a cut record, one without a key)."""
 
 
 def split_log(path: str, out_dir: str, start_index: int = 0, force: bool = False) -> SplitResult:
@@ -84,11 +87,12 @@ def split_log(path: str, out_dir: str, start_index: int = 0, force: bool = False
                 os.rmdir(out_dir)
             except OSError:
                 pass
-    return SplitResult(tuple(targets), tuple(counts), tuple(findings), tuple(lacking))
+    return SplitResult(tuple(targets), tuple(c[0] for c in counts), tuple(findings), tuple(lacking),
+                       tuple(c[1] for c in counts))
 
 
 def _written(path: str, out_dir: str, start_index: int, only_job: int | None = None,
-             started: list[Finding] | None = None) -> tuple[list[str], list[int], list[tuple[str, ...]], list[Finding]]:
+             started: list[Finding] | None = None) -> tuple[list[str], list[list[int]], list[tuple[str, ...]], list[Finding]]:
     """:func:`_write_runs` of the runs of ``path`` (of one MPI job's lines), read again where
     records of keys only another rank printed are kept (MLC028); ``started`` gets the reading's
     notes of another job's start (MLC024)."""
@@ -103,12 +107,12 @@ def _written(path: str, out_dir: str, start_index: int, only_job: int | None = N
 
 
 def _write_runs(items: Iterator[RawItem], path: str, out_dir: str, start_index: int
-                ) -> tuple[list[str], list[int], list[tuple[str, ...]], list[Finding]]:
+                ) -> tuple[list[str], list[list[int]], list[tuple[str, ...]], list[Finding]]:
     """Each run of ``items`` written to a temporary file of ``out_dir``: the files, their
-    records' counts, the run boundaries each lacks and what reading found. A failure removes the
+    records' counts (and of refused records written as printed), the run boundaries each lacks and what reading found. A failure removes the
     files written."""
     temps: list[str] = []
-    counts: list[int] = []
+    counts: list[list[int]] = []
     lacking: list[tuple[str, ...]] = []
     findings: list[Finding] = []
     handle: IO[bytes] | None = None
@@ -121,7 +125,7 @@ def _write_runs(items: Iterator[RawItem], path: str, out_dir: str, start_index: 
             handle.close()
             lacking.append(_lacking(keys))
         temps.append(os.path.join(out_dir, f".result_{start_index + len(temps)}.txt.partial"))
-        counts.append(0)
+        counts.append([0, 0])
         keys.clear()
         return open(temps[-1], "wb")
 
@@ -137,7 +141,7 @@ def _write_runs(items: Iterator[RawItem], path: str, out_dir: str, start_index: 
                 unspaced.append(record.event.line if isinstance(record, RecordText) else record.line)
                 text = TOKEN + text[len(TOKEN.rstrip()):].lstrip(" \t")
             handle.write(text.encode("utf-8") + b"\n")
-            counts[-1] += 1
+            counts[-1][isinstance(record, RefusedRecordText)] += 1
     ended: Finding | None = None  # (a job's end: said once the next record begins a run)
     try:
         for item in _isolated(items, path):

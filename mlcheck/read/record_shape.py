@@ -197,10 +197,10 @@ def undecodable_record(path: str, line_no: int, body: str, column: int,
                       severity=Severity.WARNING, official=False)
     if raw and _looks_cut(body, error):
         return raw_output.RECORD_CUT.at(path, line_no,
-                      "this record is cut: the process stopped while writing it, or another stream "
-                      "(stderr into stdout, a block-buffered write) broke the line; the output goes "
-                      "on after it. Look at the lines that follow; make the process write whole "
-                      "lines (python -u, PYTHONUNBUFFERED=1)")
+                      "this record is cut: the process stopped while writing it (killed: the "
+                      "launcher's lines after it tell), or another stream (stderr into stdout, a "
+                      "block-buffered write) broke the line; make the process write whole lines "
+                      "(python -u, PYTHONUNBUFFERED=1)")
     snippet = body[:60] + ("…" if len(body) > 60 else "")
     where = f"column {column + 1 + error.pos}"
     what = f"{error.msg} {where}" if error.msg.endswith(" at") else f"{error.msg} at {where}"

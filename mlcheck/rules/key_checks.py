@@ -7,7 +7,7 @@ from typing import Iterable, Iterator
 
 from mlcheck.records import dataclass, field
 from mlcheck.facts.constraints import Entry, show
-from mlcheck.model import Event, Finding
+from mlcheck.model import Event, Finding, Run
 from mlcheck.rule import Rule, RunContext
 from mlcheck.rules.checker_state import EMPTY, StateTimeline
 from mlcheck.rules.entry_plans import all_pass, passes, planned
@@ -112,11 +112,13 @@ def evaluate(ctx: RunContext, entries: Iterable[Entry], codes: EntryCodes, scope
                         yield ctx.at(codes.missing, anchor, alone)
             elif count == 0 and req in ("EXACTLY_ONE", "AT_LEAST_ONE"):
                 many = "exactly one" if req == "EXACTLY_ONE" else "at least one"
-                alone = f"{key} is not logged; {who} requires {many} ({entry.source})"
+                near = _logged_instead(run, key, {e.key for e in entries})
+                alone = f"{key} is not logged; {who} requires {many} ({entry.source})" + (
+                    f"; line {near[1]} logs {near[0]}: is it this key under another name?" if near else "")
                 if gathered is not None:
                     gathered.missing.append((key, f"{key} ({many})", entry.source, alone))
                 else:
-                    yield ctx.at(codes.missing, anchor, alone)
+                    yield ctx.at(codes.missing, near[1] if near else anchor, alone)
             elif req == "AT_LEAST" and count < entry.min_count:
                 logged = "is not logged" if count == 0 else f"is logged {count} time{'s' if count > 1 else ''}"
                 yield ctx.at(codes.missing, events[-1].line if events else anchor,
@@ -159,3 +161,14 @@ def same_value(value: object, first: object) -> bool:
     """Whether the checker's ``all_same`` (``l.count(l[0])``: identity, then ``==``) reads two
     values as one: its ``json`` gives every ``NaN`` of a log the same object, so two NaNs are."""
     return value == first or (type(value) is float and type(first) is float and value != value and first != first)
+
+
+def _logged_instead(run: Run, key: str, known: set[str]) -> tuple[str, int] | None:
+    """A key the run logs that no rule asks for and reads like ``key`` (another round's name of it,
+    ``opt_lamb_epsilon`` for ``opt_epsilon``; a typo), with the line of its first record."""
+    from difflib import get_close_matches  # (only for a key that is missing)
+
+    others = [k for k in run.key_counts if k not in known and not k.startswith("submission_")]
+    near = get_close_matches(key, others, n=1, cutoff=0.8)
+    events = run.occurrences(near[0]) if near else ()
+    return (near[0], events[0].line) if events else None
