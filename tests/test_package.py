@@ -286,6 +286,11 @@ def test_submission_values_and_batch_size_differ_across_runs(tmp_path: Path) -> 
     assert found["MLC517"] == [(str(package / RESNET / "result_2.txt"), 7, Severity.WARNING)]  # no tool compares runs
     assert (str(package / RESNET / "result_3.txt"), 9, Severity.WARNING) in found["MLC520"]  # the tools do not compare runs
     assert "MLC532" in found  # the RCP test needs one batch size
+    edit_log(package / RESNET / "result_4.txt", "submission_division", '"open"')
+    said = {f.path.rsplit("/", 1)[-1]: f.message for f in check([str(package)]).all_findings()
+            if f.code == "MLC517"}
+    assert "the review may ask which system ran" in said["result_2.txt"]  # (the platform)
+    assert "the review may ask which value is right" in said["result_4.txt"]  # (the division: not a system)
 
 
 def test_run_with_an_illegal_hyperparameter_is_not_a_non_converged_run(tmp_path: Path) -> None:

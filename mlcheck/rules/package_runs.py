@@ -42,6 +42,8 @@ hyper-parameter is not a valid run).
 
 from __future__ import annotations
 
+import re
+
 from collections import Counter
 from dataclasses import replace
 from functools import lru_cache
@@ -115,8 +117,9 @@ def check_runs(folder: str, runs: Sequence[RunSummary], closed: bool, ruleset: s
         return []
     found: list[Finding] = []
     for key in _SUBMISSION_KEYS:
+        asked = "which system ran" if key == "submission_platform" else "which value is right"
         found.extend(_differs(SUBMISSION_DIFFERS, key, runs, Severity.WARNING,
-                              " (no official tool compares runs; the review may ask which system ran): correct the logging"))
+                              f" (no official tool compares runs; the review may ask {asked}): correct the logging"))
     found = [_placeholder_advice(f) for f in found]
     keys = sorted({key for run in runs for key in run.keys if is_hyperparameter(key)})
     for key in keys:
@@ -134,10 +137,10 @@ def _placeholder_advice(found: Finding) -> Finding:
     """A run logging the reference code's ``SUBMISSION_*_PLACEHOLDER``: say what it is."""
     if "PLACEHOLDER" not in found.message.split(" here but ")[0]:
         return found
-    return replace(found, message=found.message.replace(
-        "(no official tool compares runs; the review may ask which system ran): correct the logging",
+    return replace(found, message=re.sub(
+        r"\(no official tool compares runs; the review may ask [^)]*\): correct the logging",
         "(no official tool compares runs): that is the reference code's placeholder, so this run's logging "
-        "was not given the submission's values; set them as in the other runs"))
+        "was not given the submission's values; set them as in the other runs", found.message, count=1))
 
 
 def _differs(rule: Rule, key: str, runs: Sequence[RunSummary], severity: Severity, advice: str = "") -> list[Finding]:
