@@ -479,3 +479,12 @@ def test_an_unreadable_system_description_is_named_in_an_already_invalid_score(t
     assert not bench.score.valid and "MLC521" in bench.score.reason
     assert bench.score.reason.endswith(f"its system description {package / SYSTEM} is refused (MLC511)"), \
         bench.score.reason
+
+
+def test_a_missing_description_names_a_file_named_like_it(tmp_path: Path) -> None:
+    """systems/acme-t8.json renamed with a typo: MLC510 says the file named like it is there."""
+    package = make_package(tmp_path)
+    typo = package / "systems" / "acme-t8x.json"
+    (package / SYSTEM).rename(typo)
+    [missing] = found(package, "MLC510")
+    assert missing.message.endswith(f"; {typo} is there: a typo of the system's name?"), missing.message

@@ -73,7 +73,7 @@ def check_system_description(doc: JsonDocument, results_folder: str, ruleset: st
     """Findings about one system description file."""
     if not doc.exists:
         return [SYSTEM_MISSING.at(doc.path, None, f"{results_folder} has no system description; "
-                                  f"expected {doc.path} with the round's 33 fields")]
+                                  f"expected {doc.path} with the round's 33 fields{_named_like(doc.path)}")]
     if doc.data is None:
         return [SYSTEM_UNREADABLE.at(doc.path, doc.error_line, f"cannot read the system description: {doc.error}")]
     found = [SYSTEM_DUPLICATE_KEY.at(doc.path, line, f"key {key!r} appears more than once; JSON keeps "
@@ -177,3 +177,17 @@ def _expected(error: Any) -> str:
     if error.validator == "minLength" or error.validator_value == "string":
         return "a non-empty string"
     return "text"
+
+
+def _named_like(path: str) -> str:
+    """``; systems/pod16-closd.json is there: a typo of the name?`` for a description named like it."""
+    import difflib
+    import os
+
+    folder, name = os.path.split(path)
+    try:
+        names = sorted(n for n in os.listdir(folder or ".") if n.endswith(".json"))
+    except OSError:
+        return ""
+    near = difflib.get_close_matches(name, names, n=1, cutoff=0.75)
+    return f"; {os.path.join(folder, near[0])} is there: a typo of the system's name?" if near else ""
