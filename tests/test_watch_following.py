@@ -128,3 +128,26 @@ def test_fail_fast_still_writes_the_json_report_of_the_lines_read(tmp_path: Path
     assert ("MLC401", at + 1) in _findings(watched.stdout)
     watched = CliRunner().invoke(main, ["watch", str(log), "--fail-fast", "--poll", "0.01", "--no-progress"])
     assert watched.exit_code == 1 and watched.stdout == ""  # (text: the error on stderr is all)
+
+
+def test_a_cut_record_the_rank_goes_on_after_ends_no_run(tmp_path: Path) -> None:
+    """A record another stream cut where it cannot be joined again (MLC023), the logging rank's
+    records going on after it: the run goes on, as check reads it (watch ended the run at the cut,
+    and reported a missing run_stop and target that the file has; a review, session 34). Where the
+    launcher then says the job died, the run ends there (test_watch.py)."""
+    lines = GOOD.read_bytes().splitlines(keepends=True)
+    at = next(i for i, line in enumerate(lines) if b'"eval_accuracy"' in line)
+    cut = lines[at].index(b'"value": ') + len(b'"value": 0.4')
+    lines[at:at + 1] = [lines[at][:cut] + b"\n", b"0it [00:00, ?it/s]\n", lines[at][cut:]]  # (a digit: no join)
+    lines = [(b"[1,0]<stderr>:" if line.startswith(b"0it") else b"[1,0]<stdout>:") + line for line in lines]
+    log = tmp_path / "job.log"  # (mpirun's tags: the cut is MLC023, an error)
+    log.write_bytes(b"".join(lines))
+    checked = CliRunner().invoke(main, ["check", str(log), "--format", "json"])
+    watched = CliRunner().invoke(main, ["watch", str(log), "--format", "json", "--poll", "0.01",
+                                        "--idle-timeout", "1", "--no-progress"])
+    assert ("MLC023", at + 1) in _findings(checked.stdout)
+    assert watched.exit_code == checked.exit_code == 1, watched.output
+    assert _findings(watched.stdout) == _findings(checked.stdout)
+    assert json.loads(watched.stdout)["runs"][0]["lines"] == [1, len(lines)]
+    assert not {"MLC102", "MLC301"} & {code for code, _ in _findings(watched.stdout)}
+    assert "MLC102" not in watched.stderr and "MLC301" not in watched.stderr  # (nothing said that turns false)

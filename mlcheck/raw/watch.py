@@ -8,9 +8,8 @@ a *missing* key or target is only decided at ``run_stop`` (logs put no order on 
 official checker judges the whole log). While init runs, its limit is checked against the log's
 own times (an error) and, when the log is live, the wall clock (a warning: records may arrive late). The watch ends at the
 ``run_stop`` of the last run asked for (``runs``), or where the logging rank died writing a record
-(MLC023), with the report ``check`` gives. Raw output is read as ``check`` reads it; the logging
-rank of each job is chosen from the first burst of lines.
-"""
+(MLC023, then the launcher's word that the job ended), with the report ``check`` gives. Raw output
+is read as ``check`` reads it; the logging rank of each job is chosen from the first burst of lines."""
 
 from __future__ import annotations
 
@@ -173,21 +172,19 @@ def _take(state: WatchState, item: AnyItem, on_finding: FindingSink,
         if not state.boundaries.note(item, state.builder.counts):
             return
         if state.boundaries.waits(item):  # (a job's end, or a start before the run began: said if the
-            state.waiting = item  # next record opens a run, as check says it)
+            if state.cut_at is not None:  # next record opens a run, as check says it)
+                _end_at_cut(state, on_finding, on_progress)  # (the logging rank died while writing)
+            state.waiting = item
             return
         state.reading.append(item)
         report_once(state, item, on_finding)
-        cut = item.code == RECORD_CUT.code and item.severity is Severity.ERROR  # (a lone marker: a warning)
-        if cut and not state.builder.counts["run_stop"]:
-            _checkpoint(state, on_finding, on_progress, final=True)  # (the logging rank died: the run ends here)
-            state.runs_done, state.end_line = state.runs_done + 1, item.line
-            _next_run(state)
-            state.next_run.restart()
-            state.boundaries.reset()
+        if item.code == RECORD_CUT.code and item.severity is Severity.ERROR and not state.builder.counts["run_stop"]:
+            state.cut_at = item  # (the run ends there only if the job ends next: the rank may go on)
         return
     if isinstance(item, RefusedRecordText):  # (only split reads them: its finding came before it)
         return
     event = item if isinstance(item, Event) else item.event
+    state.cut_at = None  # (a record after a cut one: the logging rank went on)
     builder = state.builder
     pending: list[Event] = []  # (held after the run before stopped: the run a launcher line opens)
     if state.boundaries.opens_new_run(builder.counts, event.key):
@@ -213,6 +210,16 @@ def _take(state: WatchState, item: AnyItem, on_finding: FindingSink,
             _next_run(state)  # judged, not counted by --runs; a run judged whole after its run_stop is not again)
     for taken in pending + now:
         _add(state, taken, on_finding, on_progress)
+
+
+def _end_at_cut(state: WatchState, on_finding: FindingSink, on_progress: ProgressSink) -> None:
+    """The run whose record was cut, then the job's end: judged whole, ended at the cut."""
+    cut, state.cut_at = state.cut_at, None
+    _checkpoint(state, on_finding, on_progress, final=True)
+    state.runs_done, state.end_line = state.runs_done + 1, cut.line if cut else state.end_line
+    _next_run(state)
+    state.next_run.restart()
+    state.boundaries.reset()
 
 
 def _finish_stopped(state: WatchState, on_finding: FindingSink, on_progress: ProgressSink) -> bool:
@@ -242,9 +249,6 @@ def _add(state: WatchState, event: Event, on_finding: FindingSink, on_progress: 
         _soon(state, on_finding, on_progress, _VALUE_CODES)
 
 
-_MIN_NEW_EVENTS = 64
-
-
 def _soon(state: WatchState, on_finding: FindingSink, on_progress: ProgressSink,
           only: frozenset[str] | None) -> None:
     """A checkpoint that may wait: judged now when the run has grown by a quarter (at least 64
@@ -252,7 +256,7 @@ def _soon(state: WatchState, on_finding: FindingSink, on_progress: ProgressSink,
     a partial run costs its length, so judging at every eval of a long log was quadratic; with a
     geometric step the whole watch costs a few passes over the run."""
     grown = len(state.builder.events) - state.judged_events
-    if grown >= max(_MIN_NEW_EVENTS, state.judged_events // 4):
+    if grown >= max(64, state.judged_events // 4):
         _checkpoint(state, on_finding, on_progress, final=False, progress=only is None, only=only)
         return
     if state.pending is False or only is None:

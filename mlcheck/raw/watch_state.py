@@ -53,6 +53,10 @@ class WatchState:
     """Where raw output begins the job's next run without a launcher line."""
     waiting: Finding | None = None
     """A job's end, or its start met before the run began: reported if the next record opens a run."""
+    cut_at: Finding | None = None
+    """A record of the run cut (MLC023, before any run_stop): the run ends there if the launcher then
+    says the job ended; a later record of the run means the rank went on (another stream broke the
+    line), as ``check`` reads it."""
 
 
 @dataclass(frozen=True)

@@ -134,6 +134,7 @@ JOB_END = re.compile(
     rb"|BAD TERMINATION OF ONE OF YOUR APPLICATION PROCESSES"
     rb"|\bfailed \(exitcode: -?\d+\) local_rank: \d+ \(pid: \d+\) of binary: "
     rb"|\bline \d+: +\d+ (?:Killed|Aborted|Segmentation fault|Terminated|Bus error|Illegal instruction)\b"
+    rb"|poprun: (?:ERROR: )?instance \d+ (?:exited|terminated|was killed|failed)\b"
     rb"|ENDING TIMING RUN AT "
     rb"|Beginning trial \d+ of \d+")
 """A launcher's word that the job (or its attempt) ended: Slurm cancelled it (a time limit,
@@ -143,14 +144,15 @@ step ends, a run script's loop or a retry starts the next), torchelastic
 restarts its worker group, OpenMPI/PRRTE saw a rank die, MPICH's hydra banner (and the MPIs built on it),
 torchrun's (torchelastic's) last word on a worker that died (``failed (exitcode: -9) local_rank: 0
 (pid: 1233) of binary: ...``, before its ``ChildFailedError``), a shell's word that the command it ran
-was killed (bash: ``run.sh: line 12:  1233 Killed   python train.py``), and the lines MLPerf run
+was killed (bash: ``run.sh: line 12:  1233 Killed   python train.py``), poprun's word that an
+instance exited or was killed (``poprun: ERROR: instance 0 exited with signal 9``), and the lines MLPerf run
 scripts (the reference implementations' ``run_and_time.sh``, a trial loop around it) print around
 each timed run, whatever its exit status (``ENDING TIMING RUN AT ...`` after it, ``Beginning trial
 2 of 10`` before the next)."""
 _JOB_END_WORDS = (b"CANCELLED AT", b"step aborted", b"srun: error:", b"restart worker group", b"terminated normally",
                   b"noticed that", b"detected that", b"BAD TERMINATION", b"(exitcode: ", b"Killed", b"Aborted",
                   b"Segmentation fault", b"Terminated", b"Bus error", b"Illegal instruction", b"ENDING TIMING RUN",
-                  b"Beginning trial")
+                  b"Beginning trial", b"poprun: ")
 _JOB_END_HINT = re.compile(b"|".join(map(re.escape, _JOB_END_WORDS))).search
 """The cheap test before :data:`JOB_END` on each line without a record: one search in C (a
 generator of ``in`` tests over the words took 2.5 times as long)."""
