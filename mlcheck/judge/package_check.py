@@ -121,7 +121,8 @@ def _check_parts(parts: Sequence[PackagePart], rounds: _Rounds,
         results = join_path(root, "results", system)
         documents[path] = read_json_document(path)
         findings.extend(check_system_description(documents[path], results,
-                                                 (rounds.within(results) or package_round).version))
+                                                 (rounds.within(results) or package_round).version,
+                                                 layout.system_files))
     if parts[0].level == PACKAGE:  # (the package checker reads every systems/*.json, used or not)
         for name in layout.system_files:
             path = join_path(root, "systems", name)

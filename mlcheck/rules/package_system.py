@@ -33,9 +33,10 @@ round's ``system_desc_checker`` requires 33 fields. Schema: ``schemas/system-des
 
 from __future__ import annotations
 
+import os
 import reprlib
 from functools import lru_cache
-from typing import Any, Callable, Iterable
+from typing import Any, Callable, Iterable, Sequence
 
 from mlcheck.model import Finding, Severity
 from mlcheck.package.layout import JsonDocument
@@ -69,11 +70,13 @@ _SHORT.maxstring = _SHORT.maxother = 60
 _SHORT.maxdict = _SHORT.maxlist = 3
 
 
-def check_system_description(doc: JsonDocument, results_folder: str, ruleset: str | None) -> list[Finding]:
-    """Findings about one system description file."""
+def check_system_description(doc: JsonDocument, results_folder: str, ruleset: str | None,
+                             beside: Sequence[str] = ()) -> list[Finding]:
+    """Findings about one system description file (``beside``: the names of the files in its
+    folder, one of which may be it misnamed)."""
     if not doc.exists:
         return [SYSTEM_MISSING.at(doc.path, None, f"{results_folder} has no system description; "
-                                  f"expected {doc.path} with the round's 33 fields{_named_like(doc.path)}")]
+                                  f"expected {doc.path} with the round's 33 fields{_named_like(doc.path, beside)}")]
     if doc.data is None:
         return [SYSTEM_UNREADABLE.at(doc.path, doc.error_line, f"cannot read the system description: {doc.error}")]
     found = [SYSTEM_DUPLICATE_KEY.at(doc.path, line, f"key {key!r} appears more than once; JSON keeps "
@@ -179,15 +182,10 @@ def _expected(error: Any) -> str:
     return "text"
 
 
-def _named_like(path: str) -> str:
+def _named_like(path: str, beside: Sequence[str]) -> str:
     """``; systems/pod16-closd.json is there: a typo of the name?`` for a description named like it."""
     import difflib
-    import os
 
     folder, name = os.path.split(path)
-    try:
-        names = sorted(n for n in os.listdir(folder or ".") if n.endswith(".json"))
-    except OSError:
-        return ""
-    near = difflib.get_close_matches(name, names, n=1, cutoff=0.75)
+    near = difflib.get_close_matches(name, sorted(n for n in beside if n.endswith(".json")), n=1, cutoff=0.75)
     return f"; {os.path.join(folder, near[0])} is there: a typo of the system's name?" if near else ""
