@@ -96,7 +96,7 @@ def _written(path: str, out_dir: str, start_index: int, only_job: int | None = N
     """:func:`_write_runs` of the runs of ``path`` (of one MPI job's lines), read again where
     records of keys only another rank printed are kept (MLC028); ``started`` gets the reading's
     notes of another job's start (MLC024)."""
-    elsewhere: dict[tuple[int, bytes], int] | None = {}
+    elsewhere: dict[tuple[int, bytes], int] = {}
     items = read_records(path, elsewhere=elsewhere, only_job=only_job)
     written = _write_runs(items if started is None else noting_job_starts(items, started), path, out_dir, start_index)
     if not elsewhere:

@@ -215,8 +215,9 @@ def _take(state: WatchState, item: AnyItem, on_finding: FindingSink,
 def _end_at_cut(state: WatchState, on_finding: FindingSink, on_progress: ProgressSink) -> None:
     """The run whose record was cut, then the job's end: judged whole, ended at the cut."""
     cut, state.cut_at = state.cut_at, None
+    assert cut is not None
     _checkpoint(state, on_finding, on_progress, final=True)
-    state.runs_done, state.end_line = state.runs_done + 1, cut.line if cut else state.end_line
+    state.runs_done, state.end_line = state.runs_done + 1, cut.line
     _next_run(state)
     state.next_run.restart()
     state.boundaries.reset()

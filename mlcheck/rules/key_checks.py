@@ -3,14 +3,14 @@ and order. Shared by the required-keys and hyper-parameter rule modules, which c
 
 from __future__ import annotations
 
-from typing import Iterable, Iterator
+from typing import Iterable, Iterator, Sequence
 
 from mlcheck.records import dataclass, field
 from mlcheck.facts.constraints import Entry, show
 from mlcheck.model import Event, Finding, Run
 from mlcheck.rule import Rule, RunContext
 from mlcheck.rules.checker_state import EMPTY, StateTimeline
-from mlcheck.rules.entry_plans import all_pass, passes, planned
+from mlcheck.rules.entry_plans import EntryPlan, all_pass, passes, planned
 from mlcheck.rules.key_values import cadence_findings, value_findings
 
 _MAX_LISTED = 5
@@ -94,7 +94,8 @@ def evaluate(ctx: RunContext, entries: Iterable[Entry], codes: EntryCodes, scope
     run = ctx.run
     occurrences, count_of = run.occurrences, run.count
     groups_done: set[frozenset[str]] = set()
-    for entry, plan in planned(entries):
+    rows = planned(entries)
+    for entry, plan in rows:
         key, req = entry.key, entry.req
         who = "every run" if entry.source.endswith("/common.yaml") else scope  # (both divisions: common.yaml)
         events = occurrences(key)  # indexed by key once per run
@@ -112,7 +113,7 @@ def evaluate(ctx: RunContext, entries: Iterable[Entry], codes: EntryCodes, scope
                         yield ctx.at(codes.missing, anchor, alone)
             elif count == 0 and req in ("EXACTLY_ONE", "AT_LEAST_ONE"):
                 many = "exactly one" if req == "EXACTLY_ONE" else "at least one"
-                near = _logged_instead(run, key, {e.key for e in entries})
+                near = _logged_instead(run, key, rows)
                 alone = f"{key} is not logged; {who} requires {many} ({entry.source})" + (
                     f"; line {near[1]} logs {near[0]}: is it this key under another name?" if near else "")
                 if gathered is not None:
@@ -163,11 +164,12 @@ def same_value(value: object, first: object) -> bool:
     return value == first or (type(value) is float and type(first) is float and value != value and first != first)
 
 
-def _logged_instead(run: Run, key: str, known: set[str]) -> tuple[str, int] | None:
-    """A key the run logs that no rule asks for and reads like ``key`` (another round's name of it,
-    ``opt_lamb_epsilon`` for ``opt_epsilon``; a typo), with the line of its first record."""
+def _logged_instead(run: Run, key: str, rows: Sequence[tuple[Entry, EntryPlan]]) -> tuple[str, int] | None:
+    """A key the run logs that none of ``rows`` asks for and reads like ``key`` (another round's name
+    of it, ``opt_lamb_epsilon`` for ``opt_epsilon``; a typo), with the line of its first record."""
     from difflib import get_close_matches  # (only for a key that is missing)
 
+    known = {entry.key for entry, _plan in rows}
     others = [k for k in run.key_counts if k not in known and not k.startswith("submission_")]
     near = get_close_matches(key, others, n=1, cutoff=0.8)
     events = run.occurrences(near[0]) if near else ()
