@@ -93,3 +93,11 @@ def test_an_open_6_0_llm_eval_without_samples_count(tmp_path: Path) -> None:
                   _base("qwen35_397b_grpo").replace('"value": "closed"', '"value": "open"'))
     found, verdict = _mlc113(tmp_path, qwen)  # (6.1's open Qwen3.5 file differs as the closed one does)
     assert verdict == "pass" and [m.split(";")[0] for _, m in found] == ["eval_samples is 256"]
+
+
+def test_a_division_neither_closed_nor_open_gets_no_open_entries(tmp_path: Path) -> None:
+    """A division the rules do not name has its own error; the release's open files are not applied to
+    it (6.0's open eval entries would add a warning about samples_count)."""
+    base = _base("gpt_oss_20b", "6.0.0").replace('"value": "closed"', '"value": "preview"')
+    found, verdict = _mlc113(tmp_path, re.sub(r', "samples_count": \d+', "", base), "6.0.0")
+    assert verdict == "fail" and found == []

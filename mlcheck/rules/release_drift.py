@@ -42,8 +42,8 @@ def check(ctx: RunContext) -> Iterator[Finding]:
     if release is None:
         return
     run = ctx.run
-    entries = release.common + (release.benchmarks if run.division == "closed" else
-                                release.open_benchmarks).get(run.benchmark or "", ())
+    by_benchmark = {"closed": release.benchmarks, "open": release.open_benchmarks}.get(run.division or "", {})
+    entries = release.common + by_benchmark.get(run.benchmark or "", ())  # (another division: its own finding)
     anchor = run.first("submission_benchmark")
     missing: list[Entry] = []
     for entry in entries:
