@@ -78,6 +78,9 @@ class RunResult:
     duration_ms: float | None = None
     """``run_stop`` less the ``run_start`` it is timed from, in milliseconds (finite), as the
     summarizer reads them: the benchmark's score is made from these (:func:`~mlcheck.score.scoring.published_minutes`)."""
+    withheld: tuple[Finding, ...] = ()
+    """Findings a waiver or ``select``/``ignore`` took out of the report: what the checker of record
+    says of the file does not depend on the configuration (:meth:`official_failures` counts them)."""
 
     def __post_init__(self) -> None:
         # The runs of a folder name the same org, system, round...: one string each per process.
@@ -95,7 +98,7 @@ class RunResult:
     def official_failures(self) -> tuple[Finding, ...]:
         """The findings for which the round's checker of record fails the file (a tolerated
         non-convergence too: the folder tolerates it, the checker still fails the file)."""
-        return tuple(f for f in self.findings if f.official and (
+        return tuple(f for f in self.findings + self.withheld if f.official and (
             f.severity is Severity.ERROR or (self.tolerated and f.code in TOLERATED_CODES)))
 
     @property
@@ -216,6 +219,13 @@ class BenchmarkResult:
     published: bool = True
     """Whether the official result summarizer makes a row of it (not for logs in a folder inside a
     benchmark folder: the results table leaves it out too)."""
+    withheld: tuple[Finding, ...] = field(default=())
+    """Findings a waiver or ``select``/``ignore`` took out of the report: a score's RCP refusal and
+    the package checker's refusals do not depend on the configuration (:meth:`all_findings`)."""
+
+    def all_findings(self) -> tuple[Finding, ...]:
+        """The folder's findings, reported and withheld: what the scores are judged by."""
+        return self.findings + self.withheld
 
 
 @dataclass(frozen=True, slots=True)

@@ -357,3 +357,19 @@ def test_an_empty_environment_variable_is_unset(tmp_path: Path) -> None:
     """A CI template leaves MLCHECK_STRICT= when its input is not given: not an MLC041 error."""
     settings = load_settings({}, cwd=str(tmp_path), environ={"MLCHECK_STRICT": "", "MLCHECK_JOBS": " "})
     assert settings.problems == () and settings.strict is False and settings.jobs is None
+
+
+def test_official_verdict_does_not_depend_on_select_ignore_or_waivers(failing: Path) -> None:
+    """What the checker of record says of a file is not the config's to change: the run's own verdict
+    follows the filters, its ``official_verdict`` stays (a review, session 35: it turned "pass")."""
+    def judged(args: list[str], env: dict[str, str] | None = None) -> tuple[str, str, int]:
+        code, out, _ = _cli(["check", "logs", "-f", "json", *args], failing, env)
+        report = json.loads(out)
+        (run,) = report["runs"]
+        return run["verdict"], run["official_verdict"], report["summary"]["runs_official_failed"]
+
+    assert judged([]) == ("fail", "fail", 1)
+    assert judged(["--select", "MLC5"]) == ("pass", "fail", 1)
+    assert judged([], {"MLCHECK_IGNORE": "MLC1"}) == ("pass", "fail", 1)
+    _write_waivers(failing, ["MLC102"])
+    assert judged([]) == ("pass", "fail", 1)

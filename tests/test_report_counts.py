@@ -89,7 +89,7 @@ def test_logs_inside_a_benchmark_folder_are_said_to_be_no_result(tmp_path: Path)
         assert [(f["code"], f["path"]) for f in found if f["code"] == "MLC508"] == [("MLC508", str(resnet / "bert"))]
 
 
-def test_score_names_a_folder_its_rcp_test_refuses() -> None:
+def test_score_names_a_folder_its_rcp_test_refuses(tmp_path: Path) -> None:
     import pytest
 
     from conftest import CORPUS
@@ -102,6 +102,15 @@ def test_score_names_a_folder_its_rcp_test_refuses() -> None:
     markdown = CliRunner().invoke(main, ["check", str(folder), "-f", "markdown"]).stdout
     assert "| ⚠️ mean of 8 of 10 runs after dropping the 1 fastest and 1 slowest; but MLC530: the RCP test refuses it |" \
         in markdown
+    waiver = tmp_path / "waiver.toml"
+    waiver.write_text(f'[[waivers]]\ncode = "MLC530"\npath = "{folder}/"\nreason = "r"\n', encoding="utf-8")
+    for config, env in ((str(waiver), {}), ("/dev/null", {"MLCHECK_SELECT": "MLC1"}),
+                        ("/dev/null", {"MLCHECK_IGNORE": "MLC53"})):
+        # (a waiver or select/ignore changes the findings reported, never a score: a review, session 35)
+        done = CliRunner().invoke(main, ["score", str(folder), "--config", config], env=env)
+        assert done.exit_code == 1 and f"mlcheck: RCP test refuses: {folder}: MLC530 " in done.stderr, (env, done.stderr)
+        done = CliRunner().invoke(main, ["check", str(folder), "-f", "markdown", "--config", config], env=env)
+        assert "but MLC530: the RCP test refuses it |" in done.stdout, env
 
 
 def test_quiet_text_gives_a_clean_folder_its_score_line_only(tmp_path: Path) -> None:

@@ -61,8 +61,8 @@ def score_command(paths: tuple[str, ...], ruleset: str | None, config_path: str 
     if table_output is not None and not table_output.strip():
         raise click.UsageError("--table-output needs a file path (or - for standard output)")
     settings = load_cli_settings(config_path, paths, ruleset=ruleset, jobs=jobs)
-    result = postprocess(run_check(paths, settings.ruleset, jobs=jobs_of(settings),
-                                   ruleset_source=settings.ruleset_source), settings)
+    checked = run_check(paths, settings.ruleset, jobs=jobs_of(settings), ruleset_source=settings.ruleset_source)
+    result = postprocess(checked, settings)  # (the findings reported; the scores and refusals: `checked`'s)
     if table_output == "-":  # (standard output: printed as without the option)
         table_output = None
     refuse_overwriting_inputs([table_output] if table_output else [], result, settings.config_path)
@@ -89,11 +89,11 @@ def score_command(paths: tuple[str, ...], ruleset: str | None, config_path: str 
 
             render_text(result, console(), scores_only=True)
     if not result.benchmarks:  # an empty table: say why (no logs, unreadable files, ...)
-        for found in result.all_findings():
+        for found in checked.all_findings():
             if found.severity >= Severity.ERROR:
                 click.echo(f"mlcheck: nothing to score: {_where_what(found)}", err=True)
     # (a wrong run count; power logs the summarizer stops on: no table, no energy score is published)
-    refused = [f for f in result.all_findings() if f.code in (WRONG_RUN_COUNT.code, POWER_LOG_INVALID.code)
+    refused = [f for f in checked.all_findings() if f.code in (WRONG_RUN_COUNT.code, POWER_LOG_INVALID.code)
                and f.severity is Severity.ERROR]
     if result.benchmarks:  # (a folder without a run is no row of the table: its finding says why it fails)
         for found in refused:
@@ -110,8 +110,8 @@ def score_command(paths: tuple[str, ...], ruleset: str | None, config_path: str 
             elif refusal is not None and bench.score.valid:
                 click.echo(f"mlcheck: RCP test refuses: {_where_what(refusal)}", err=True)
     click.echo(summary_line(result), err=True)
-    unopenable = unopenable_given(result, paths)
-    for line in unopenable_lines(result, unopenable):  # (as check: mlcheck could not do its job for them)
+    unopenable = unopenable_given(checked, paths)
+    for line in unopenable_lines(checked, unopenable):  # (as check: mlcheck could not do its job for them)
         click.echo(line, err=True)
     if unopenable:
         sys.exit(EXIT_ERROR)

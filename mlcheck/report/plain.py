@@ -159,7 +159,7 @@ def rcp_refusal(bench: BenchmarkResult) -> Finding | None:
     """The RCP error of a folder (failed, missing, undetermined, unreadable; not bypassed): the
     score stands as the summarizer computes it, but the round's package checker refuses the
     submission until the review committee lets it through."""
-    return next((f for f in bench.findings if f.code in _RCP_CODES and f.severity is Severity.ERROR), None)
+    return next((f for f in bench.all_findings() if f.code in _RCP_CODES and f.severity is Severity.ERROR), None)
 
 
 def scaling_source(bench: BenchmarkResult) -> str:
@@ -167,7 +167,7 @@ def scaling_source(bench: BenchmarkResult) -> str:
     committee's), else the RCP test's normalisation (2.1+, above 1; a scaling.json the package
     checker writes over does not count)."""
     if any(found.code in _SCALING_JSON_CODES and MULTIPLIED in found.message and "does not count" not in found.message
-           for found in bench.findings):  # (read from the folder's scaling.json)
+           for found in bench.all_findings()):  # (read from the folder's scaling.json)
         return "scaling.json"
     rcp = bench.rcp
     normalised = rcp is not None and rcp.normalization_factor is not None \

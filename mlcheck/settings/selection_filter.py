@@ -10,7 +10,7 @@ import dataclasses
 from typing import Callable, Iterable, Sequence
 
 from mlcheck.model import Finding
-from mlcheck.results import CheckResult
+from mlcheck.results import BenchmarkResult, CheckResult, RunResult
 
 FindingTest = Callable[[Finding], bool]
 
@@ -22,7 +22,9 @@ def partition_findings(result: CheckResult, keep: FindingTest) -> tuple[CheckRes
     """A copy of ``result`` holding only the findings for which ``keep`` is true, and the others.
 
     Runs, benchmark folders and top-level findings are filtered alike, so run verdicts (derived
-    from a run's findings) follow. Scores are left as computed.
+    from a run's findings) follow. Scores are left as computed, and what the official tools say
+    (a run's ``official_verdict``, a folder's RCP refusal) too: the findings taken out of a run or
+    a folder are kept in its ``withheld``.
     """
     removed: list[Finding] = []
 
@@ -32,12 +34,21 @@ def partition_findings(result: CheckResult, keep: FindingTest) -> tuple[CheckRes
             (kept if keep(item) else removed).append(item)
         return tuple(kept)
 
-    runs = tuple(dataclasses.replace(run, findings=split(run.findings)) for run in result.runs)
+    def withheld(found: tuple[Finding, ...], kept: tuple[Finding, ...]) -> tuple[Finding, ...]:
+        return tuple(f for f in found if f not in kept) if len(kept) < len(found) else ()
+
+    def filtered_run(run: RunResult) -> RunResult:
+        kept = split(run.findings)
+        return dataclasses.replace(run, findings=kept, withheld=run.withheld + withheld(run.findings, kept))
+
+    def filtered_bench(bench: BenchmarkResult) -> BenchmarkResult:
+        kept = split(bench.findings)
+        return dataclasses.replace(bench, findings=kept, withheld=bench.withheld + withheld(bench.findings, kept),
+                                   runs=tuple(by_identity.get((r.path, r.index), r) for r in bench.runs))
+
+    runs = tuple(filtered_run(run) for run in result.runs)
     by_identity = {(run.path, run.index): run for run in runs}
-    benchmarks = tuple(
-        dataclasses.replace(bench, findings=split(bench.findings),
-                            runs=tuple(by_identity.get((r.path, r.index), r) for r in bench.runs))
-        for bench in result.benchmarks)
+    benchmarks = tuple(filtered_bench(bench) for bench in result.benchmarks)
     top = split(result.findings)
     unique = tuple(sorted(set(removed), key=Finding.sort_key))
     return dataclasses.replace(result, runs=runs, benchmarks=benchmarks, findings=top), unique
