@@ -277,3 +277,56 @@ def test_a_saved_json_report_given_as_a_log_says_what_it_is(tmp_path: Path) -> N
         refused = run_cli(*command)
         assert refused.exit_code == 2 and "this is an mlcheck JSON report, not a log" in refused.stderr
     assert not (tmp_path / "r.html").exists()
+
+
+def test_rich_markup_in_log_values_and_names_is_shown_as_written(tmp_path: Path) -> None:
+    """``[/]`` in a division or a run_stop status crashed the text report (rich read it as markup);
+    ``[bold]`` in a folder name was dropped, ``:smile:`` drawn as an emoji (a review, session 35)."""
+    package = _package_named(tmp_path, "Ac[bold]me:smile:")
+    log = package / "results" / "acme-t8" / "resnet" / "result_0.txt"
+    log.write_text(log.read_text("utf-8").replace('"status": "success"', '"status": "[/]ok[link=https://x]"'), "utf-8")
+    renamed = log.with_name("result_[blink]0.txt")
+    log.rename(renamed)
+    for command in (["check", str(package), "--color", "always"], ["check", str(package), "-q"],
+                    ["score", str(package)]):
+        done = CliRunner().invoke(main, command)
+        assert done.exception is None or isinstance(done.exception, SystemExit), done.exception
+        assert done.exit_code == 1, (command, done.output)
+        assert "Ac[bold]me:smile:" in done.stdout and "\x1b]8;" not in done.stdout, (command, done.stdout)
+    done = CliRunner().invoke(main, ["check", str(package), "--color", "never"])
+    assert "result_[blink]0.txt" in done.stdout and "[/]ok[link=https://x]" in done.stdout
+
+
+def test_verbose_names_a_config_found_in_a_hostile_folder_on_one_line(tmp_path: Path) -> None:
+    """``-v`` wrote the config's path raw: a folder named with a line end and ``::error`` forged a
+    GitHub annotation on stderr (a review, session 35)."""
+    folder = tmp_path / "x\n::error file=README.md::forged"
+    package = _package_named(folder, "Acme")
+    (folder / ".mlcheck.toml").write_text('strict = false\n', "utf-8")
+    done = CliRunner().invoke(main, ["check", str(package), "-v", "--no-progress"], env={"GITHUB_ACTIONS": "true"})
+    assert not any(line.startswith("::error file=README.md") for line in done.stderr.splitlines()), done.stderr
+    assert "x\\n::error file=README.md::forged/.mlcheck.toml" in done.stderr
+
+
+def test_noncharacters_are_escaped_in_the_html_report(tmp_path: Path) -> None:
+    log = _log_with_opt_name(tmp_path / "Ac\ufffeme", "lamb\uffff\ufdd0")
+    done = CliRunner().invoke(main, ["check", str(log), "-f", "html"])
+    assert "\ufffe" not in done.stdout and "\uffff" not in done.stdout and "\ufdd0" not in done.stdout
+    assert "lamb\\uffff\\ufdd0" in done.stdout
+
+
+def test_an_internal_error_exits_2_with_one_line_not_1(monkeypatch: pytest.MonkeyPatch,
+                                                      capsys: pytest.CaptureFixture[str]) -> None:
+    """A defect of mlcheck is not "findings": exit 2 even under --exit-zero, one line saying where."""
+    from mlcheck.cli import app
+
+    def broken(**_: object) -> None:
+        raise ValueError("closing tag '[/]' has nothing to close")
+
+    monkeypatch.setattr(app.main, "main", broken)
+    monkeypatch.setattr("sys.argv", ["mlcheck", "check", "x", "--exit-zero"])
+    with pytest.raises(SystemExit) as done:
+        app.run()
+    err = capsys.readouterr().err
+    assert done.value.code == 2 and err.startswith("mlcheck: internal error: ValueError: closing tag '[/]'")
+    assert "test_hostile_output.py:" in err and "Traceback" not in err

@@ -220,6 +220,8 @@ def run() -> None:
         code = 130
     except OSError as error:  # (a file that could not be read names itself; the output does not)
         code = _output_failed(error) if error.filename is None else _input_failed(error)
+    except Exception as error:  # noqa: BLE001 - mlcheck's own defect: exit 2 (it could not do its job), never 1
+        code = _internal_error(error)
     try:
         sys.stdout.flush()
     except OSError as error:
@@ -232,6 +234,20 @@ def _say(text: str) -> None:
         click.echo(text, err=True)
     except (OSError, AttributeError):  # stderr closed too: the exit code says it
         pass
+
+
+def _internal_error(error: Exception) -> int:
+    """One line naming the defect and where it is (``MLCHECK_DEBUG=1``: the whole traceback), exit 2:
+    a report that could not be made is not "findings" (1), even under ``--exit-zero``."""
+    import traceback
+
+    if os.environ.get("MLCHECK_DEBUG"):
+        traceback.print_exception(error)
+    frame = traceback.extract_tb(error.__traceback__)[-1:] if error.__traceback__ else []
+    where = f" ({os.path.basename(frame[0].filename)}:{frame[0].lineno})" if frame else ""
+    _say(one_line(f"mlcheck: internal error: {type(error).__name__}: {error}{where}; please report it with the "
+                  "command that gave it (MLCHECK_DEBUG=1 prints the traceback)"))
+    return EXIT_ERROR
 
 
 def _input_failed(error: OSError) -> int:

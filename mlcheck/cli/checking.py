@@ -36,9 +36,9 @@ def color_console(color: str) -> Console:
 
     pass_broken_pipes()
     if color == "never":
-        return Console(highlight=False, no_color=True, color_system=None)
+        return Console(highlight=False, no_color=True, color_system=None, markup=False, emoji=False)
     if color == "always":
-        return Console(highlight=False, force_terminal=True, no_color=False)
+        return Console(highlight=False, force_terminal=True, no_color=False, markup=False, emoji=False)
     return console()
 
 
@@ -52,12 +52,12 @@ def checked(paths: Sequence[str], settings: Settings, quiet: bool, verbose: bool
     result = postprocess(result, settings)
     if verbose:
         chatter = console(stderr=True)
-        chatter.print(f"mlcheck: config: {settings.config_path or 'none'} ({settings.config_reason})",
+        chatter.print(one_line(f"mlcheck: config: {settings.config_path or 'none'} ({settings.config_reason})"),
                       soft_wrap=True, markup=False)
         rounds = Counter(r.ruleset or "?" for r in result.runs)
         for version, count in sorted(rounds.items()):
             source = next(r.ruleset_source for r in result.runs if (r.ruleset or "?") == version)
-            chatter.print(f"mlcheck: round {version} for {counted(count, 'run')} (first: {source})",
+            chatter.print(one_line(f"mlcheck: round {version} for {counted(count, 'run')} (first: {source})"),
                           soft_wrap=True)
         if settings.waivers:
             chatter.print(f"mlcheck: {counted(len(settings.waivers), 'waiver')}, "

@@ -33,7 +33,7 @@ def console(stderr: bool = False) -> Console:
     from rich.console import Console  # imported when text is drawn: JSON and CI formats skip it
 
     pass_broken_pipes()
-    return Console(stderr=stderr, highlight=False)
+    return Console(stderr=stderr, highlight=False, markup=False, emoji=False)  # (log text is shown as written)
 
 
 def pass_broken_pipes() -> None:

@@ -41,8 +41,8 @@ def progress_bar(paths: Sequence[str], enabled: bool = True, console: Console | 
     from rich.console import Console as RichConsole
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
 
-    console = console or (RichConsole(stderr=True, no_color=True, color_system=None) if color == "never"
-                          else RichConsole(stderr=True))
+    console = console or (RichConsole(stderr=True, no_color=True, color_system=None, markup=False) if color == "never"
+                          else RichConsole(stderr=True, markup=False))
     if not console.is_terminal:
         yield None
         return

@@ -79,7 +79,7 @@ def split_command(raw: str, out_dir: str, start_index: int, force: bool) -> None
         note = (f" (no {' and no '.join(lacking)}: the run crashed or was cut; the official checker fails "
                 "it, and the rules count it as a failed run among the runs of its benchmark)") if lacking else ""
         bad = f" and {refused} refused line{'' if refused == 1 else 's'} written as printed" if refused else ""
-        click.echo(f"{path}: {count} record{'' if count == 1 else 's'}{bad}{note}")
+        click.echo(one_line(f"{path}: {count} record{'' if count == 1 else 's'}{bad}{note}"))
     if not result.written:
         if not any(f.code == "MLC001" for f in result.findings):  # else the finding said why
             click.echo(one_line(f"mlcheck: error: no :::MLLOG record in {raw}; nothing written"), err=True)
@@ -228,7 +228,7 @@ def watch_command(log: str, ruleset: str | None, fail_fast: bool, runs: int, out
 
     def on_progress(text: str) -> None:
         if not no_progress:
-            click.echo(f"mlcheck: {text}", err=True)
+            click.echo(one_line(f"mlcheck: {text}"), err=True)
 
     try:
         outcome = watch(log, on_finding, on_progress, forced, runs, poll, idle_timeout, settings.ruleset_source)

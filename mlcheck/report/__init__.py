@@ -49,7 +49,8 @@ def _text(result: CheckResult, options: ReportOptions) -> str:
     from mlcheck.report.text import render_text
     buffer = io.StringIO()
     console = Console(file=buffer, width=options.width, force_terminal=options.color,
-                      color_system="standard" if options.color else None, highlight=False)
+                      color_system="standard" if options.color else None, highlight=False,
+                      markup=False, emoji=False)  # (a log's "[/]" or ":smile:" is shown as written)
     render_text(result, console, min_severity=options.min_severity, output_format=options.output_format)
     render_waived_text(result, console)
     return buffer.getvalue()

@@ -106,12 +106,14 @@ def printable(text: str) -> str:
 
 
 _CONTROLS = {**{code: f"\\x{code:02x}" for code in (*range(0x09), *range(0x0b, 0x20), 0x7f, *range(0x80, 0xa0))},
-             **{code: f"\\u{code:04x}" for code in (0x2028, 0x2029, *range(0x202a, 0x202f), *range(0x2066, 0x206a))}}
+             **{code: f"\\u{code:04x}" for code in (0x2028, 0x2029, *range(0x202a, 0x202f), *range(0x2066, 0x206a),
+                                                    *range(0xfdd0, 0xfdf0), 0xfffe, 0xffff)}}
 """Control characters but the tab and the line end, as ``\\x1b``: a log's value (a submitter's
 platform name) must not move the cursor, colour or clear a terminal, nor make XML invalid; the
 line and paragraph separators (an editor's line end) and the bidirectional overrides and
-isolates (text shown in another order than it is) as ``\\u2028``."""
-_HAS_CONTROL = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u2028-\u202e\u2066-\u2069]").search
+isolates (text shown in another order than it is) as ``\\u2028``; the noncharacters of the first
+plane (``\\ufffe``: HTML calls them a parse error)."""
+_HAS_CONTROL = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u2028-\u202e\u2066-\u2069\ufdd0-\ufdef\ufffe\uffff]").search
 
 
 def shown(text: str) -> str:

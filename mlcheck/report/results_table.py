@@ -182,5 +182,5 @@ def table_text(result: CheckResult, table_format: str) -> str:
 
     buffer = io.StringIO()
     render_table_text(result, RichConsole(file=buffer, width=160, no_color=True, color_system=None,
-                                      highlight=False))
+                                      highlight=False, markup=False, emoji=False))
     return buffer.getvalue()

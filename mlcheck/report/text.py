@@ -166,5 +166,5 @@ def print_whole(console: Console, table: Table, least: int = 0) -> None:
         wide = max(least, console.measure(table, options=console.options.update_width(100_000)).maximum)
         if console.width < wide:
             console = Console(file=console.file, width=wide, no_color=console.no_color, highlight=False,
-                              color_system=None)
+                              color_system=None, markup=False, emoji=False)
     console.print(table)
