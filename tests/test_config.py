@@ -126,13 +126,20 @@ def test_unused_waiver_is_a_warning_that_fails_under_strict(tmp_path: Path) -> N
     (tmp_path / "logs" / "result_0.txt").write_text(make_log(), encoding="utf-8")
     base = _cli(["check", "logs/result_0.txt", "-f", "json"], tmp_path)
     assert base[0] == 0, base[1]
-    (tmp_path / ".mlcheck.toml").write_text('[[waivers]]\ncode = "MLC301"\npath = "other/**"\n'
-                                            'reason = "x"\n', encoding="utf-8")
+    (tmp_path / ".mlcheck.toml").write_text('[[waivers]]\ncode = "MLC301"\npath = "logs/**"\nreason = "x"\n\n'
+                                            '[[waivers]]\ncode = "MLC301"\npath = "other/run/"\nreason = "x"\n',
+                                            encoding="utf-8")
     code, out, _ = _cli(["check", "logs/result_0.txt", "-f", "json"], tmp_path)
     unused = [f for f in json.loads(out)["findings"] if f["code"] == "MLC040"]
     assert code == 0 and len(unused) == 1 and unused[0]["line"] == 1
     assert unused[0]["path"] == ".mlcheck.toml"
     assert _cli(["check", "logs/result_0.txt", "--strict"], tmp_path)[0] == 1
+    # (a waiver for what this check did not read is not unused: a hook checks the files changed;
+    # a review, session 35) ... but it is when its folder is checked
+    (tmp_path / "other" / "run").mkdir(parents=True)
+    (tmp_path / "other" / "run" / "result_0.txt").write_text(make_log(), encoding="utf-8")
+    code, out, _ = _cli(["check", ".", "-f", "json"], tmp_path)
+    assert [f["line"] for f in json.loads(out)["findings"] if f["code"] == "MLC040"] == [1, 6]
 
 
 def test_waiver_without_reason_is_refused(failing: Path) -> None:

@@ -49,7 +49,7 @@ def checked(paths: Sequence[str], settings: Settings, quiet: bool, verbose: bool
         result = run_check(paths, settings.ruleset, progress, line_limits, jobs_of(settings),
                            settings.ruleset_source)
     unopenable = unopenable_given(result, paths)
-    result = postprocess(result, settings)
+    result = postprocess(result, settings, checked=paths)
     if verbose:
         chatter = console(stderr=True)
         chatter.print(one_line(f"mlcheck: config: {settings.config_path or 'none'} ({settings.config_reason})"),

@@ -62,7 +62,7 @@ def score_command(paths: tuple[str, ...], ruleset: str | None, config_path: str 
         raise click.UsageError("--table-output needs a file path (or - for standard output)")
     settings = load_cli_settings(config_path, paths, ruleset=ruleset, jobs=jobs)
     checked = run_check(paths, settings.ruleset, jobs=jobs_of(settings), ruleset_source=settings.ruleset_source)
-    result = postprocess(checked, settings)  # (the findings reported; the scores and refusals: `checked`'s)
+    result = postprocess(checked, settings, checked=paths)  # (the findings reported; the scores and refusals: `checked`'s)
     if table_output == "-":  # (standard output: printed as without the option)
         table_output = None
     refuse_overwriting_inputs([table_output] if table_output else [], result, settings.config_path)

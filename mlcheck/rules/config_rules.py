@@ -11,7 +11,9 @@ tool or rules text is involved.
 - MLC040 unused-waiver: a waiver matched no finding. Either the problem was fixed (delete the
   waiver so it cannot hide a future regression) or its ``code``/``path`` are wrong: ``path`` is
   a glob relative to the config file's folder (``*`` within a folder, ``**`` across folders),
-  ``code`` a code or code prefix (``MLC301``, ``MLC3``).
+  ``code`` a code or code prefix (``MLC301``, ``MLC3``). The path's only wildcards are ``*``,
+  ``?`` and ``**`` (``[0-4]`` is read as written). A waiver for a path this check did not read (outside
+  the paths given) is not reported.
 - MLC041 config-invalid: the config file is not valid TOML, names an unknown setting, gives a
   setting a value of the wrong type, or a waiver lacks ``code``, ``path`` or ``reason`` (a waiver
   without a reason is refused); an ``MLCHECK_*`` variable has a value mlcheck cannot use. The

@@ -30,10 +30,12 @@ EXIT_OK, EXIT_FINDINGS, EXIT_ERROR = 0, 1, 2
 UNOPENABLE_CODE = FILE_UNREADABLE.code
 
 
-def postprocess(result: CheckResult, settings: Settings, today: dt.date | None = None) -> CheckResult:
+def postprocess(result: CheckResult, settings: Settings, today: dt.date | None = None,
+                checked: Sequence[str] | None = None) -> CheckResult:
     """Waivers first (so an ignored code does not make its waiver look unused), then the
-    configuration's own problems, then ``select``/``ignore``."""
-    result = apply_waivers(result, settings.waivers, settings.base_dir, today)
+    configuration's own problems, then ``select``/``ignore``. ``checked``: the paths given (a
+    waiver for none of them is not unused)."""
+    result = apply_waivers(result, settings.waivers, settings.base_dir, today, checked)
     result = add_findings(result, settings.problems)
     return select_findings(result, settings.select, settings.ignore)
 

@@ -35,11 +35,13 @@ def path_matches(glob: str, path: str, base_dir: str) -> bool:
 
 
 def apply_waivers(result: CheckResult, waivers: Sequence[Waiver], base_dir: str = ".",
-                  today: dt.date | None = None) -> CheckResult:
+                  today: dt.date | None = None, checked: Sequence[str] | None = None) -> CheckResult:
     """``result`` with the findings matched by an active waiver moved to ``waived``.
 
     A waiver whose ``expires`` date is before ``today`` does not apply (MLC042); an active waiver
-    that matches nothing is reported (MLC040).
+    that matches nothing is reported (MLC040), unless it names only what this check did not read
+    (``checked``, the paths given: a pre-commit hook checks the files changed, and the project's
+    waivers for the other folders are not unused).
     """
     if not waivers:
         return result
@@ -59,14 +61,40 @@ def apply_waivers(result: CheckResult, waivers: Sequence[Waiver], base_dir: str 
         return True
 
     filtered, _ = partition_findings(result, keep)
+    unused = [w for i, w in enumerate(active) if i not in used]
+    if unused and checked is not None:
+        read = _paths_read(result)
+        unused = [w for w in unused if _in_scope(w.path, read, checked, base_dir)]
     notes = [_note(UNUSED_WAIVER, w, f"waiver for {w.code} on {w.path!r} matched no finding; "
-                   "delete it if the problem is fixed") for i, w in enumerate(active) if i not in used]
+                   "delete it if the problem is fixed") for w in unused]
     notes += [_note(WAIVER_EXPIRED, w, f"waiver for {w.code} on {w.path!r} expired on "
                     f"{w.expires.isoformat() if w.expires else '?'}; its findings count again")
               for w in expired]  # (not "w not in active": a list search per waiver, quadratic)
     ordered = tuple(waived[f] for f in sorted(waived, key=Finding.sort_key))
     return dataclasses.replace(filtered, findings=filtered.findings + tuple(notes),
                                waived=result.waived + ordered)
+
+
+def _paths_read(result: CheckResult) -> set[str]:
+    """The files and folders this check read: its runs', its benchmark folders', its findings'."""
+    read = {run.path for run in result.runs} | {b.folder for b in result.benchmarks if b.folder}
+    return read | {f.path for f in result.all_findings()}
+
+
+def _in_scope(glob: str, read: set[str], checked: Sequence[str], base_dir: str) -> bool:
+    """Whether a waiver's path names something this check read, or lies inside a path it was given."""
+    if any(path_matches(glob, path, base_dir) for path in read):
+        return True
+    spelled = glob.replace("\\", "/").removeprefix("./")
+    wild = min((spelled.find(c) for c in "*?" if c in spelled), default=len(spelled))
+    fixed = os.path.abspath(os.path.join(base_dir, spelled[:wild].rpartition("/")[0] or "."))
+    for given in checked:
+        if given == "-":
+            continue
+        inside = os.path.abspath(given)
+        if fixed == inside or fixed.startswith(inside.rstrip("/") + "/") or inside.startswith(fixed.rstrip("/") + "/"):
+            return True
+    return False
 
 
 def _note(rule: Rule, waiver: Waiver, message: str) -> Finding:
