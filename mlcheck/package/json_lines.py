@@ -7,7 +7,10 @@ import json
 import re
 from functools import lru_cache
 
-_TOKEN = re.compile(r'"(?:[^"\\]|\\.)*"\s*(:)?|[{}\[\]]')
+_TOKEN = re.compile(r'"[^"\\]*(?:\\.[^"\\]*)*"\s*(:)?|[{}\[\]]')
+"""A string (then ``:``: a key) or a bracket. The string's body is unrolled (runs of plain
+characters between escapes): an alternation repeated per character kept ~120 bytes of the regex
+engine's memory per character, 2.4 GB for a 20 MB ``sw_notes`` (a review, session 35)."""
 
 
 @lru_cache(maxsize=8)
