@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import gzip
 import json
+import os
 import shutil
 import subprocess
 from pathlib import Path
@@ -218,6 +219,10 @@ def test_a_gzip_or_unopenable_power_log_leaves_no_energy_score(tmp_path: Path) -
     folder = tmp_path / "node_1.txt"
     folder.mkdir()
     assert "cannot be opened" in (read_power_log(str(folder)).unreadable or "")
+    fifo = tmp_path / "node_2.txt"
+    os.mkfifo(fifo)  # (opening it waited forever for a writer: a review, session 35)
+    assert (read_power_log(str(fifo)).unreadable or "").startswith("is a FIFO (named pipe), not a file")
+    assert (read_power_log("/dev/zero").unreadable or "").startswith("is a device, not a file")
 
 
 def test_a_byte_order_mark_is_read_as_the_official_parser_reads_it(tmp_path: Path) -> None:

@@ -269,8 +269,9 @@ def _skipped_finding(path: str, kind: str) -> Finding:
         return FILE_UNREADABLE.at(path, None, (
             f"this is {kind}; the logs in it were not checked. Check the folder's permissions"))
     return NOT_A_REGULAR_FILE.at(path, None, (
-        f"this is {kind}, not a log file; it was skipped (reading it could wait forever). Replace "
-        "it with the log file"))
+        f"this is {kind}, not a file; it was skipped (reading it could wait forever). The official tools "
+        "read no file of this name (it is no result_<i>.txt) and pass the package; replace it with the file "
+        "it stands for, or remove it"), severity=Severity.WARNING)
 
 
 def nested_folder_notes(benchmarks: Iterable[BenchmarkResult], findings: Iterable[Finding]) -> list[Finding]:

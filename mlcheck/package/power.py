@@ -22,6 +22,7 @@ from typing import Sequence
 
 from mlcheck.records import dataclass
 from mlcheck.model import Event, Severity
+from mlcheck.package.file_kinds import special_kind
 from mlcheck.read.line_reader import MARKER_BYTES
 from mlcheck.read.reader import read_result_batches
 from mlcheck.read.record_runs import events_without_metadata
@@ -140,6 +141,10 @@ POWER_KEYS = frozenset({"power_measurement_start", "power_measurement_stop", "po
 def read_power_log(path: str) -> PowerLog:
     """The power records of a log (other keys are ignored, as the summarizer ignores them); every
     record is kept, as the official parser keeps repeated lines."""
+    kind = None if os.path.isdir(path) else special_kind(path)
+    if kind is not None:  # (opening a FIFO waits for a writer; /dev/zero never ends)
+        return PowerLog(path, (), unreadable=f"is {kind}, not a file: mlcheck does not read it (it could wait "
+                                             "forever), and the summarizer would read it or wait on it")
     clean = _clean_power_log(path)
     if clean is not None:
         return clean

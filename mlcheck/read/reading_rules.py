@@ -110,7 +110,9 @@ own (a warning or a note).
   log was expected (``result_0.txt`` made with ``mkfifo``). Reading it could wait forever, so it is
   not read. Named ``result_<i>.txt`` in a benchmark folder it is a run of the folder all the same,
   a failing one (the package checker's glob counts it, then hangs reading it). A FIFO named on the
-  command line (``<(zcat result_0.txt.gz)``) is read as usual. Fix: replace it with the log file.
+  command line (``<(zcat result_0.txt.gz)``) is read as usual. A warning for any other name
+  (``notes.txt``, ``extra.log``): the official tools read no such file, and pass the package. Fix:
+  replace it with the log file, or remove it.
 """
 
 from __future__ import annotations
@@ -153,7 +155,8 @@ LINE_TOO_LONG = Rule("MLC014", "line-too-long", Severity.ERROR,
                      "a physical line is too long to read; records on it were skipped",
                      also=(Severity.WARNING,))
 NOT_A_REGULAR_FILE = Rule("MLC015", "not-a-regular-file", Severity.ERROR,
-                          "a walked folder holds a FIFO, socket or device instead of a log file")
+                          "a walked folder holds a FIFO, socket or device instead of a log file",
+                          also=(Severity.WARNING,))
 
 RULES = (FILE_UNREADABLE, NO_RECORDS, INVALID_JSON, TRUNCATED_RECORD, RECORD_NOT_OBJECT,
          RECORD_KEY_INVALID, RECORD_TIME_INVALID, RECORD_METADATA_INVALID, RECORD_VALUE_MISSING,
