@@ -275,3 +275,25 @@ def test_a_nan_reading_spoils_the_energy_only_where_the_run_is_counted(tmp_path:
     from mlcheck.report.json_report import render_json  # (NaN is no JSON number: the run has no energy there)
     energy = json.loads(render_json(check([str(folder)])))["benchmarks"][0]["energy"]
     assert energy["joules"] is None and energy["run_joules"].count(None) == 2
+
+
+def test_a_power_run_that_is_a_file_makes_the_checker_crash(tmp_path: Path) -> None:
+    """``power/result_N`` a file: the power checker's ``exists()`` holds and its ``os.listdir``
+    raises, so the package is refused (5.0+); it was "missing, tolerated" (a review, session 35)."""
+    from mlcheck import check
+
+    folders = sorted((SHARED / "other-submitters").glob("training-5.*/*/results/*/*/power"))
+    if not folders:
+        pytest.skip("no 5.0+ power folder in ../shared/other-submitters (or it is not present)")
+    org = folders[0].parents[3]
+    package = tmp_path / org.name
+    shutil.copytree(org, package)
+    folder = package / folders[0].parent.relative_to(org)
+    run = sorted(p for p in (folder / "power").iterdir() if p.is_dir())[0]
+    shutil.rmtree(run)
+    run.write_text("x\n", encoding="utf-8")
+    (bench,) = check([str(folder)]).benchmarks
+    (crash,) = [f for f in bench.findings if f.code == "MLC540"]
+    assert crash.severity.label == "error" and crash.path == str(run)
+    assert f"power/{run.name} cannot be listed (Not a directory): the power checker crashes" in crash.message
+    assert not bench.score.valid and "crashes listing a power/<result>" in bench.score.reason

@@ -54,14 +54,26 @@ def judge_power(folder: str, members: Sequence[RunResult], counted: Score, rules
         return PowerVerdict((note,), None, None)
     findings, bad = rules.check_power_folder(power, policy.power_check, version)
     failed = {result_name(m.path) for m in members if m.official_verdict == "fail"}
-    rejection = rules.rejection(bad, failed, tolerated)
+    rejection = _rejection(bad, failed, tolerated)
     if policy.power_check and any(f.index is None for run in power.runs for f in run.files):
         rejection = "the package checker crashes on a power log name without an index (MLC541)"
+    if policy.power_check and any(run.unlistable for run in power.runs):
+        rejection = "the package checker crashes listing a power/<result> that is no readable folder (MLC540)"
     if rejection is None and bad:  # (within the files olympic scoring tolerates: the checker accepts it)
         findings = [_tolerated(f, len(bad | failed), tolerated) for f in findings]
     energy, energy_findings = _energy(power, members, counted, summarizers)
     findings.extend(energy_findings)
     return PowerVerdict(tuple(findings), energy, rejection)
+
+
+def _rejection(bad_power: set[str], failed_files: set[str], tolerated: int) -> str | None:
+    """Why the round's package checker rejects the folder when power problems push the
+    non-compliant files (compliance failures and power problems together) over the tolerance."""
+    together = bad_power | failed_files
+    if not bad_power or len(together) <= tolerated:
+        return None
+    return (f"the package checker rejects the folder: {len(together)} result files do not comply "
+            f"({len(bad_power)} for their power measurements, MLC540-MLC542); at most {tolerated} may")
 
 
 def _minutes(member: RunResult) -> float:

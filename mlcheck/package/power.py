@@ -55,6 +55,9 @@ class PowerRun:
     files: tuple[PowerFile, ...] = ()
     other: tuple[str, ...] = ()
     """Files of the folder that are neither node nor switch logs."""
+    unlistable: str | None = None
+    """Why ``power/<result_name>`` exists but cannot be listed (a file, a folder without read
+    permission): the power checker's ``os.listdir`` raises there (``folder`` is None)."""
 
     def of_kind(self, kind: str) -> tuple[PowerFile, ...]:
         return tuple(f for f in self.files if f.kind == kind)
@@ -97,7 +100,7 @@ def _scan_run(folder: str, name: str) -> PowerRun:
 
 def scan_power(benchmark_folder: str, result_files: Sequence[str]) -> PowerFolder | None:
     """The power folder of a benchmark folder for its result files; None when there is none.
-    A run folder that cannot be listed counts as missing."""
+    A run folder that cannot be listed has no folder, and says why (``unlistable``)."""
     path = os.path.join(benchmark_folder, POWER_FOLDER)
     if not os.path.isdir(path):
         return None
@@ -105,10 +108,10 @@ def scan_power(benchmark_folder: str, result_files: Sequence[str]) -> PowerFolde
     runs = []
     for name in names:
         folder = os.path.join(path, name)
-        try:
-            runs.append(_scan_run(folder, name) if os.path.isdir(folder) else PowerRun(name, None))
-        except OSError:
-            runs.append(PowerRun(name, None))
+        try:  # (the checker lists what exists(): a file, or a folder it cannot read, makes it raise)
+            runs.append(_scan_run(folder, name) if os.path.exists(folder) else PowerRun(name, None))
+        except OSError as error:
+            runs.append(PowerRun(name, None, unlistable=error.strerror or type(error).__name__))
     try:
         present = sorted(e for e in os.listdir(path) if os.path.isdir(os.path.join(path, e)))
     except OSError:

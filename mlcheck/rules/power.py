@@ -8,7 +8,8 @@ check them: there these findings are warnings), ``result_summarizer.py`` from 3.
 
 - MLC540 power-run-missing: the folder has ``power/`` but a result file has no
   ``power/<result name>/`` folder (or ``power/`` holds no run folder at all, or ``power`` is a
-  file, on which the power checker crashes). The run counts as non-compliant: with the round's
+  file, on which the power checker crashes; ``power/<result>`` a file or a folder it cannot list
+  crashes it too: refused). The run counts as non-compliant: with the round's
   one tolerated file (U-Net3D four) already used, the package checker rejects the folder; within
   it (no other run failing), MLC540-MLC542 are warnings, as the checker accepts the folder. Fix: add the run's measurements,
   or remove ``power/`` if the submission has no power result.
@@ -95,9 +96,12 @@ def check_power_folder(power: PowerFolder, checked: bool, ruleset: str) -> tuple
         return found, ({run.result_name for run in power.runs} if checked else set())
     for run in power.runs:
         if run.folder is None:
+            why = (f"power/{run.result_name} cannot be listed ({run.unlistable}): the power checker crashes, the "
+                   "package is refused" if run.unlistable else f"power/{run.result_name}/ is missing; the run counts "
+                   "as non-compliant")
             found.append(POWER_RUN_MISSING.at(os.path.join(power.path, run.result_name), None, (
-                f"no power measurements for {run.result_name}.txt: power/{run.result_name}/ is missing; "
-                f"the run counts as non-compliant{later}"), severity=severity, official=severity is None))
+                f"no power measurements for {run.result_name}.txt: {why}{later}"), severity=severity,
+                official=severity is None))
             bad.add(run.result_name)
             continue
         for kind in KINDS:
@@ -180,16 +184,6 @@ def _counts_differ(runs: Sequence[PowerRun], kind: str, found: list[Finding], se
             f"whose name starts with {kind!r}: {files or 'none'}); {who} as non-compliant{later}. Measure the "
             f"same {'switches' if kind == 'sw' else 'nodes'} in every run"), severity=severity, official=severity is None))
     return blamed
-
-
-def rejection(bad_power: set[str], failed_files: set[str], tolerated: int) -> str | None:
-    """Why the round's package checker rejects the folder when power problems push the
-    non-compliant files (compliance failures and power problems together) over the tolerance."""
-    together = bad_power | failed_files
-    if not bad_power or len(together) <= tolerated:
-        return None
-    return (f"the package checker rejects the folder: {len(together)} result files do not comply "
-            f"({len(bad_power)} for their power measurements, MLC540-MLC542); at most {tolerated} may")
 
 
 def energy_finding(folder: str, joules: float | None, reason: str) -> Finding:
