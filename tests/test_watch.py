@@ -369,6 +369,10 @@ def test_a_compressed_log_is_checked_whole_and_a_fifo_is_refused(tmp_path: Path)
     os.mkfifo(fifo)
     refused = subprocess.run([*COMMAND, str(fifo), "--idle-timeout", "1"], capture_output=True, timeout=20)
     assert refused.returncode == 2 and b"not a regular file" in refused.stderr
+    afile = tmp_path / "afile"  # (a log under a file never appears: exit 2 at once, not a silent wait)
+    afile.write_text("x", encoding="utf-8")
+    refused = subprocess.run([*COMMAND, str(afile / "x.log")], capture_output=True, timeout=20)
+    assert refused.returncode == 2 and b"x.log: cannot be reached: Not a directory" in refused.stderr
 
 
 def test_watch_ends_where_the_logging_rank_died(tmp_path: Path) -> None:
@@ -420,3 +424,14 @@ def test_the_projected_time_to_train_says_it_is_a_straight_line(tmp_path: Path) 
     line = progress_line(run, load_ruleset("2.0.0").benchmarks["resnet"])
     assert line.endswith("projected time-to-train 7.6 min if the last two evals' trend held (curves usually "
                          "flatten near the target: likely longer)"), line
+
+
+def test_fail_fast_under_exit_zero_exits_0(tmp_path: Path) -> None:
+    """``exit_zero`` always exits 0, --fail-fast too, with or without the JSON report (a review, session 35)."""
+    log = tmp_path / "bad.log"
+    log.write_bytes((Path(__file__).resolve().parent.parent / "fixtures" / "bad" / "run_stop_no_status.txt").read_bytes())
+    env = {**os.environ, "MLCHECK_EXIT_ZERO": "1"}
+    for extra in ([], ["--format", "json"]):
+        done = subprocess.run([*COMMAND, str(log), "--config", "/dev/null", "--fail-fast", "--idle-timeout", "2", *extra],
+                              capture_output=True, timeout=60, env=env)
+        assert done.returncode == 0 and b"--fail-fast: stopped on the first error" in done.stderr, done.stderr

@@ -112,11 +112,15 @@ _FIXED_BY_SPLIT = frozenset({GLUED_RECORDS.code})
 def _unwatchable(log: str) -> str | None:
     """Why an existing path cannot be followed (a folder, no permission); None when it can, or
     when it does not exist yet (the job has not started)."""
-    if os.path.isdir(log):
-        return "is a folder; watch follows one log file (mlcheck check reads folders)"
-    if not os.path.exists(log):
+    try:
+        mode = os.stat(log).st_mode
+    except FileNotFoundError:  # (not yet: the job has not started)
         return None
-    if not stat.S_ISREG(os.stat(log).st_mode):  # (opening a FIFO waits for its writer)
+    except OSError as error:  # (a folder on the way that cannot be searched, or a file: it never will be)
+        return f"cannot be reached: {error.strerror or error}"
+    if stat.S_ISDIR(mode):
+        return "is a folder; watch follows one log file (mlcheck check reads folders)"
+    if not stat.S_ISREG(mode):  # (opening a FIFO waits for its writer)
         return ("is not a regular file (a FIFO, socket or device): watch follows a file that grows; "
                 "to read a pipe once use `mlcheck check -`")
     try:
@@ -242,12 +246,13 @@ def watch_command(log: str, ruleset: str | None, fail_fast: bool, runs: int, out
         about = f" ({first.code} at line {first.line})" if first is not None and first.line is not None else ""
         click.echo(f"mlcheck: --fail-fast: stopped on the first error{about}, {outcome.lines} lines read"
                    + ("; the JSON report covers them (as a log cut there)" if output_format == "json" else ""), err=True)
+        failed = EXIT_OK if settings.exit_zero else EXIT_FINDINGS  # (exit_zero: always 0, as for check)
         if output_format != "json":  # (the error is on the terminal; the cut run's other findings would be noise)
-            sys.exit(EXIT_FINDINGS)
+            sys.exit(failed)
         try:  # (a CI job reading --format json gets its report: check's of the lines read)
             check_and_report([log], settings, line_limits={log: outcome.lines})
         except SystemExit as reported_exit:
-            sys.exit(reported_exit.code if reported_exit.code not in (0, None) else EXIT_FINDINGS)
+            sys.exit(reported_exit.code if reported_exit.code not in (0, None) else failed)
     if outcome.reason == "missing":
         click.echo(one_line(f"mlcheck: error: {log} did not appear within --idle-timeout"), err=True)
         sys.exit(EXIT_ERROR)

@@ -61,9 +61,10 @@ def out_of_range_finding(path: str, line_no: int, record: object, count: int) ->
     what = f"{count} integer{'s' if count > 1 else ''} of more than {FLOAT_DIGITS} digits"
     return rules.NUMBER_OUT_OF_RANGE.at(path, line_no, (
         f"{what} in this record{f' ({key})' if isinstance(key, str) else ''}: no float holds "
-        "such a number, so it is read as infinite (it compares with other numbers as the official "
-        "checker compares it, but a rule's arithmetic on it may differ from the checker's exact "
-        "integers); log ordinary numbers"))
+        "such a number, so it is read as infinite. An order comparison (>=, >) on it gives what the "
+        "official checker's gives; an equality, a list of allowed values, a formula or a duplicate's "
+        "comparison may not (the checker keeps the exact integer), so the verdict given for this record's "
+        "rules may differ from the checker's; log ordinary numbers"))
 
 
 _new_event = tuple.__new__
