@@ -380,3 +380,20 @@ def test_official_verdict_does_not_depend_on_select_ignore_or_waivers(failing: P
     assert judged([], {"MLCHECK_IGNORE": "MLC1"}) == ("pass", "fail", 1)
     _write_waivers(failing, ["MLC102"])
     assert judged([]) == ("pass", "fail", 1)
+
+
+def test_a_misspelt_table_is_said_and_lines_are_found_in_mlchecks_table(tmp_path: Path) -> None:
+    """``[tool.mlchek]`` turned a strict gate off without a word; a line of ``[tool.ruff]``'s
+    ``select`` was given for mlcheck's (a review, session 35)."""
+    (tmp_path / "logs").mkdir()
+    (tmp_path / "logs" / "result_0.txt").write_text(make_log(), encoding="utf-8")
+    (tmp_path / "typo.toml").write_text("[tool.mlchek]\nstrict = true\n", encoding="utf-8")
+    code, out, _ = _cli(["check", "logs", "-f", "json", "--config", "typo.toml"], tmp_path)
+    (bad,) = [f for f in json.loads(out)["findings"] if f["code"] == "MLC041"]
+    assert code == 1 and bad["message"] == ("the config file holds no [tool.mlcheck] table (its tables: "
+                                            "tool.mlchek): none of it applies; [tool.mlchek] is spelt [tool.mlcheck]")
+    (tmp_path / "pyproject.toml").write_text('[tool.ruff]\nselect = ["E"]\nignore = ["F"]\n\n[tool.mlcheck]\n'
+                                             'select = ["MLC999"]\nignore = 3\n', encoding="utf-8")
+    code, out, _ = _cli(["check", "logs", "-f", "json"], tmp_path)
+    assert sorted((f["line"], f["message"].split(":")[0]) for f in json.loads(out)["findings"]
+                  if f["code"] == "MLC041") == [(6, "select"), (7, "ignore")]

@@ -7,7 +7,6 @@ pick the exit code (0 clean, 1 findings that fail, 2 mlcheck could not do its jo
 from __future__ import annotations
 
 import os
-import stat
 import sys
 import time
 
@@ -16,6 +15,7 @@ import click
 from mlcheck.cli.checking import check_and_report
 from mlcheck.cli.common import EXIT_ERROR, EXIT_FINDINGS, EXIT_OK, load_cli_settings
 from mlcheck.model import Finding, Severity
+from mlcheck.raw.watch_paths import compressed, unwatchable
 from mlcheck.read.reading_rules import GLUED_RECORDS
 from mlcheck.report.plain import one_line
 from mlcheck.settings.config import Settings
@@ -109,36 +109,6 @@ _FIXED_BY_SPLIT = frozenset({GLUED_RECORDS.code})
 """Errors of the input that the written files no longer have."""
 
 
-def _unwatchable(log: str) -> str | None:
-    """Why an existing path cannot be followed (a folder, no permission); None when it can, or
-    when it does not exist yet (the job has not started)."""
-    try:
-        mode = os.stat(log).st_mode
-    except FileNotFoundError:  # (not yet: the job has not started)
-        return None
-    except OSError as error:  # (a folder on the way that cannot be searched, or a file: it never will be)
-        return f"cannot be reached: {error.strerror or error}"
-    if stat.S_ISDIR(mode):
-        return "is a folder; watch follows one log file (mlcheck check reads folders)"
-    if not stat.S_ISREG(mode):  # (opening a FIFO waits for its writer)
-        return ("is not a regular file (a FIFO, socket or device): watch follows a file that grows; "
-                "to read a pipe once use `mlcheck check -`")
-    try:
-        with open(log, "rb"):
-            return None
-    except OSError as error:
-        return f"cannot be opened: {error.strerror or error}"
-
-
-def _compressed(log: str) -> bool:
-    """Whether ``log`` is gzip (a compressed stream is not followed line by line)."""
-    try:
-        with open(log, "rb") as handle:
-            return handle.read(2) == b"\x1f\x8b"
-    except OSError:
-        return False
-
-
 def _judge_compressed(log: str, settings: Settings, poll: float, idle_timeout: float | None) -> None:
     """Check a gzip log whole once its stream is complete (its end written, exit as check); exit 2
     when it is still incomplete after ``idle_timeout`` without growing."""
@@ -213,11 +183,11 @@ def watch_command(log: str, ruleset: str | None, fail_fast: bool, runs: int, out
     except RulesetError as error:
         click.echo(one_line(f"mlcheck: error: {error}"), err=True)
         sys.exit(EXIT_ERROR)
-    problem = _unwatchable(log)
+    problem = unwatchable(log)
     if problem is not None:
         click.echo(one_line(f"mlcheck: error: {log}: {problem}"), err=True)
         sys.exit(EXIT_ERROR)
-    if _compressed(log):
+    if compressed(log):
         _judge_compressed(log, settings, poll, idle_timeout)
 
     stopped_by: list[Finding] = []

@@ -3,6 +3,7 @@ bounded (a larger or deeper file is an MLC041 finding, never a crash), the ``[to
 
 from __future__ import annotations
 
+import difflib
 import importlib
 import re
 from functools import cache
@@ -63,7 +64,14 @@ def load_table(path: Path, shown: str) -> tuple[dict[str, Any], str, Finding | N
                                          f"not valid TOML: {error}; the file is ignored")
     if path.name == "pyproject.toml" or set(data) == {"tool"}:  # a .mlcheck.toml may use [tool.mlcheck] too
         tool = data.get("tool", {})
-        data = tool.get("mlcheck", {}) if isinstance(tool, dict) else {}
+        if not isinstance(tool, dict) or "mlcheck" not in tool:  # (found by search: it has one; named: say so)
+            tables = ", ".join(f"tool.{name}" for name in sorted(tool)) if isinstance(tool, dict) else ""
+            close = difflib.get_close_matches("mlcheck", list(tool) if isinstance(tool, dict) else [], n=1)
+            hint = f"; [tool.{close[0]}] is spelt [tool.mlcheck]" if close else ""
+            return {}, text, CONFIG_INVALID.at(shown, None, (
+                f"the config file holds no [tool.mlcheck] table{f' (its tables: {tables})' if tables else ''}: "
+                f"none of it applies{hint}"))
+        data = tool["mlcheck"]
     if not isinstance(data, dict):
         return {}, text, CONFIG_INVALID.at(shown, None, "[tool.mlcheck] must be a table")
     return data, text, None

@@ -34,6 +34,8 @@ def line_of(text: str, key: str, nth: int = 0) -> int | None:
 
 _HEADER = r"^[ \t]*\[\[([^\]\n]*)\]\]"
 _ASSIGNMENT = r"^[ \t]*([^=\n]*)="  # (compiled by re on first use: most checks have no config)
+_TABLE = r"^[ \t]*\[\[?([^\]\n]*)\]"
+_OURS = re.compile(r"tool\s*\.\s*mlcheck\b")
 
 
 @functools.lru_cache(maxsize=4)
@@ -44,7 +46,14 @@ def _key_lines(text: str) -> dict[str, list[int]]:
     for match in re.finditer(_HEADER, text, re.M):
         name = match.group(1).strip()
         found.setdefault(name.removeprefix("tool.mlcheck."), []).append((match.start(), 0))
+    # In a pyproject.toml only mlcheck's tables count: [tool.ruff]'s select is not ours.
+    tables = [(m.start(), bool(_OURS.match(m.group(1).strip()))) for m in re.finditer(_TABLE, text, re.M)]
+    only_ours = any(ours for _, ours in tables)
+    starts = [start for start, _ in tables]
     for match in re.finditer(_ASSIGNMENT, text, re.M):
+        table = bisect.bisect_right(starts, match.start()) - 1
+        if only_ours and (table < 0 or not tables[table][1]):
+            continue
         found.setdefault(match.group(1).rstrip(), []).append((match.start(), 1))
     ends = [at for at, char in enumerate(text) if char == "\n"]
     return {key: [bisect.bisect_right(ends, start - 1) + 1 for start, _ in sorted(places)]
