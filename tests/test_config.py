@@ -397,3 +397,24 @@ def test_a_misspelt_table_is_said_and_lines_are_found_in_mlchecks_table(tmp_path
     code, out, _ = _cli(["check", "logs", "-f", "json"], tmp_path)
     assert sorted((f["line"], f["message"].split(":")[0]) for f in json.loads(out)["findings"]
                   if f["code"] == "MLC041") == [(6, "select"), (7, "ignore")]
+
+
+def test_an_output_of_the_config_or_environment_that_cannot_be_written_is_mlc041(tmp_path: Path) -> None:
+    """README: a bad setting of a config file or an MLCHECK_* variable is an MLC041 finding, exit 1,
+    not a usage error (it was exit 2 for an output naming a folder or the same file twice; a review,
+    session 35). On the command line it stays a usage error."""
+    (tmp_path / "logs").mkdir()
+    (tmp_path / "logs" / "result_0.txt").write_text(make_log(), encoding="utf-8")
+    (tmp_path / "out").mkdir()
+    code, out, _ = _cli(["check", "logs", "-f", "json", "--config", "/dev/null"], tmp_path,
+                        env={"MLCHECK_OUTPUT": "json:out,sarif:a.sarif,junit:a.sarif"})
+    bad = [(f["path"], f["message"]) for f in json.loads(out)["findings"] if f["code"] == "MLC041"]
+    assert code == 1 and [path for path, _ in bad] == ["environment", "environment"]
+    assert bad[0][1].startswith("MLCHECK_OUTPUT: the output 'json:out' names a folder")
+    assert "'sarif:a.sarif' and 'junit:a.sarif' name the same file" in bad[1][1]
+    assert (tmp_path / "a.sarif").is_file()  # (the entries that can be written are)
+    (tmp_path / "c.toml").write_text('output = ["json:out"]\n', encoding="utf-8")
+    code, out, _ = _cli(["check", "logs", "-f", "json", "--config", "c.toml"], tmp_path)
+    assert code == 1 and [f["message"].split(":")[0] for f in json.loads(out)["findings"]
+                          if f["code"] == "MLC041"] == ["output in c.toml"]
+    assert _cli(["check", "logs", "-o", "json:out"], tmp_path)[0] == 2

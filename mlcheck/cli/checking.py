@@ -18,10 +18,11 @@ import click
 from mlcheck.cli.common import (EXIT_ERROR, console, jobs_of, pass_broken_pipes, refuse_overwriting_inputs,
                                 run_check)
 from mlcheck.cli.progress import progress_bar
-from mlcheck.model import Severity
+from mlcheck.model import Finding, Severity
 from mlcheck.report import ReportOptions, render_waived_text, report_blocks, repository_root, resolve_format
 from mlcheck.report.plain import TERMINAL_CAP, counted, one_line, summary_line
 from mlcheck.results import CheckResult
+from mlcheck.rules.config_rules import CONFIG_INVALID
 from mlcheck.settings.config import Settings
 from mlcheck.settings.gate import (exit_code, fail_level, input_digests, parse_output, postprocess,
                                    overwritten_inputs, unopenable_given, unopenable_lines, write_outputs)
@@ -79,28 +80,46 @@ def check_and_report(paths: Sequence[str], settings: Settings, quiet: bool = Fal
     (``mlcheck watch`` ends with it, reading only the lines it watched). On a terminal the text
     report shows at most :data:`~mlcheck.report.plain.TERMINAL_CAP` findings."""
     named: dict[str, str] = {}
+    kept: list[str] = []
+    refused: list[Finding] = []
     for spec in settings.outputs:
-        try:
-            path = parse_output(spec)[1]
-        except ValueError as error:
-            raise click.UsageError(str(error)) from None
-        if path == "-" and settings.format != "auto":  # (it takes standard output instead of the report)
-            raise click.UsageError(f"the output {spec!r} prints its report on standard output, where the "
-                                   f"--format {settings.format} report goes; one would follow the other. "
-                                   "Write one of them to a file")
-        real = os.path.realpath(path)
-        if path != "-" and (path.endswith(("/", os.sep)) or os.path.isdir(real)):  # (said before the check)
-            raise click.UsageError(f"the output {spec!r} names a folder; give the report a file's path in it")
-        if os.path.exists(real) and not os.path.isfile(real):
-            continue  # (/dev/null, a pipe: nothing is lost)
-        unwritable = _unwritable_folder(real) if path != "-" else None
-        if unwritable is not None:  # (said before the check, not after it)
-            raise click.UsageError(f"the output {spec!r} cannot be written: {unwritable}")
-        same = named.setdefault(os.path.normcase(real), spec)
-        if same != spec:  # (each report is written in turn: the last would be all that is left)
-            raise click.UsageError(f"the outputs {same!r} and {spec!r} name the same file; one report "
-                                   "would replace the other. Give each its own path")
+        problem = _output_problem(spec, settings.format, named)
+        if problem is None:
+            kept.append(spec)
+        elif settings.outputs_source == "--output":
+            raise click.UsageError(problem)
+        else:  # (a config file's or MLCHECK_OUTPUT's entry: a finding of the setting, as its other problems)
+            where = settings.config_path if settings.outputs_source.startswith("output in") else None
+            refused.append(CONFIG_INVALID.at(where or "environment", None, f"{settings.outputs_source}: {problem}; "
+                                             "the entry is ignored"))
+    if refused:
+        settings = replace(settings, outputs=tuple(kept), problems=settings.problems + tuple(refused))
     _check_and_report(paths, settings, quiet, verbose, line_limits, text_format, statistics)
+
+
+def _output_problem(spec: str, output_format: str, named: dict[str, str]) -> str | None:
+    """Why an output cannot be written as asked, said before the check (None: it can); ``named``:
+    the files of the outputs before it."""
+    try:
+        path = parse_output(spec)[1]
+    except ValueError as error:
+        return str(error)
+    if path == "-" and output_format != "auto":  # (it takes standard output instead of the report)
+        return (f"the output {spec!r} prints its report on standard output, where the {output_format} report "
+                "(the format setting) goes; one would follow the other. Write one of them to a file")
+    real = os.path.realpath(path)
+    if path != "-" and (path.endswith(("/", os.sep)) or os.path.isdir(real)):
+        return f"the output {spec!r} names a folder; give the report a file's path in it"
+    if os.path.exists(real) and not os.path.isfile(real):
+        return None  # (/dev/null, a pipe: nothing is lost)
+    unwritable = _unwritable_folder(real) if path != "-" else None
+    if unwritable is not None:
+        return f"the output {spec!r} cannot be written: {unwritable}"
+    same = named.setdefault(os.path.normcase(real), spec)
+    if same != spec:  # (each report is written in turn: the last would be all that is left)
+        return f"the outputs {same!r} and {spec!r} name the same file; one report would replace the other. " \
+               "Give each its own path"
+    return None
 
 
 def _unwritable_folder(path: str) -> str | None:

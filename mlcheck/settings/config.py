@@ -56,6 +56,9 @@ class Settings:
     problems: tuple[Finding, ...] = ()
     ruleset_source: str = "--ruleset"
     """Where ``ruleset`` was set (``--ruleset``, ``MLCHECK_RULESET``, ``ruleset in <config>``)."""
+    outputs_source: str = "--output"
+    """Where ``outputs`` were set (``--output``, ``MLCHECK_OUTPUT``, ``output in <config>``): an
+    output that cannot be written is a usage error of the command line, a finding of a setting."""
 
 
 # setting -> (kind, allowed values); kind is "str", "bool", "int" (at least 1) or "list"
@@ -159,11 +162,15 @@ def load_settings(cli: Mapping[str, Any], cwd: str | None = None,
     from_env = _coerce(env_values, "environment", "", problems, from_file=False)
     ruleset_source = "MLCHECK_RULESET" if "ruleset" in from_env else ruleset_source
     values.update(from_env)
+    outputs_source = "--output" if "outputs" not in values else "MLCHECK_OUTPUT" if "outputs" in from_env \
+        else f"output in {shown}"
     given = {key: value for key, value in cli.items() if value not in (None, ())}
     ruleset_source = "--ruleset" if "ruleset" in given else ruleset_source
+    outputs_source = "--output" if "outputs" in given else outputs_source
     values.update(given)
     return Settings(**values, waivers=waivers, config_path=shown or None, config_reason=reason,
-                    base_dir=base_dir, problems=tuple(problems), ruleset_source=ruleset_source)
+                    base_dir=base_dir, problems=tuple(problems), ruleset_source=ruleset_source,
+                    outputs_source=outputs_source)
 
 
 def _relative(path: Path, cwd: str) -> str:
