@@ -418,3 +418,8 @@ def test_an_output_of_the_config_or_environment_that_cannot_be_written_is_mlc041
     assert code == 1 and [f["message"].split(":")[0] for f in json.loads(out)["findings"]
                           if f["code"] == "MLC041"] == ["output in c.toml"]
     assert _cli(["check", "logs", "-o", "json:out"], tmp_path)[0] == 2
+
+
+def test_jobs_takes_the_same_numbers_from_the_environment_as_from_the_command_line(failing: Path) -> None:
+    code, out, _ = _cli(["check", "logs", "-f", "json", "--config", "/dev/null"], failing, env={"MLCHECK_JOBS": "1000000"})
+    assert not [f for f in json.loads(out)["findings"] if f["code"] == "MLC041"]

@@ -277,7 +277,7 @@ def _convert(raw: Any, kind: str, allowed: tuple[str, ...], from_file: bool) -> 
             return raw.strip().lower() in _TRUE, None
         return None, f"expected true or false, got {raw!r}"
     if kind == "int":
-        if isinstance(raw, str) and re.fullmatch(r"[0-9]{1,6}", raw.strip()):
+        if isinstance(raw, str) and re.fullmatch(r"[0-9]{1,9}", raw.strip()):
             raw = int(raw.strip())
         if isinstance(raw, bool) or not isinstance(raw, int) or raw < 1:
             return None, f"expected a whole number of at least 1, got {raw!r}"
