@@ -488,3 +488,9 @@ def test_a_missing_description_names_a_file_named_like_it(tmp_path: Path) -> Non
     (package / SYSTEM).rename(typo)
     [missing] = found(package, "MLC510")
     assert missing.message.endswith(f"; {typo} is there: a typo of the system's name?"), missing.message
+    for other in ("acme-t8", "acme-t8.JSON", "acme-t8.json.txt"):  # (a review, session 35: nothing named them)
+        renamed = package / "systems" / other
+        typo.rename(renamed)
+        [missing] = found(package, "MLC510")
+        assert missing.message.endswith(f"; {renamed} is there: name it acme-t8.json"), missing.message
+        typo = renamed

@@ -112,18 +112,18 @@ MISSING = object()
 
 
 def checker_skips(folder: str, described: tuple[str, object] | None) -> tuple[str, Finding] | None:
-    """For a folder of runs that are not open whose description (``described``) does not give
-    the division as ``closed`` (``close``): the division it reads (the package checker runs
-    neither the seed nor the RCP checker there) and a warning; None where it runs them (or the
-    folder is in no package, or its description is missing or unreadable)."""
+    """For a folder of runs that are not open whose description (``described``) does not give the division as
+    ``closed``: the division it reads (the package checker runs neither the seed nor the RCP checker there) and a
+    warning; None where it runs them (or the folder is in no package, or its description is missing or unreadable)."""
     if described is None or described[1] == "closed":
         return None
     path, value = described
     shown = "missing" if value is MISSING else repr(value)
-    return shown, SYSTEM_INVALID.at(folder, None, (
-        f"{path} gives the division as {shown}: the package checker runs the seed and RCP checkers only "
-        "where it reads 'closed', so it runs neither on this folder (no RCP normalisation of the score); "
-        "the runs log a closed submission: write closed"), severity=Severity.WARNING, official=False)
+    said = (f"{path} has no division: the package checker stops on it (KeyError: 'division')" if value is MISSING
+            else f"{path} gives the division as {shown}: the package checker runs the seed and RCP checkers only "
+            "where it reads 'closed', so it runs neither on this folder (no RCP normalisation of the score)")
+    return shown, SYSTEM_INVALID.at(folder, None, f"{said}; the runs log a closed submission: write closed",
+                                    severity=Severity.WARNING, official=False)
 
 
 def unscored_folder(key: GroupKey, members: list[RunResult],

@@ -187,5 +187,9 @@ def _named_like(path: str, beside: Sequence[str]) -> str:
     import difflib
 
     folder, name = os.path.split(path)
+    stem = name.removesuffix(".json")
+    same = sorted(n for n in beside if n != name and (n.lower() == name.lower() or n == stem or n.startswith(name)))
+    if same:  # (systems/X, X.JSON, X.json.txt: the official tools read systems/<system>.json alone)
+        return f"; {os.path.join(folder, same[0])} is there: name it {name}"
     near = difflib.get_close_matches(name, sorted(n for n in beside if n.endswith(".json")), n=1, cutoff=0.75)
     return f"; {os.path.join(folder, near[0])} is there: a typo of the system's name?" if near else ""
