@@ -423,3 +423,9 @@ def test_an_output_of_the_config_or_environment_that_cannot_be_written_is_mlc041
 def test_jobs_takes_the_same_numbers_from_the_environment_as_from_the_command_line(failing: Path) -> None:
     code, out, _ = _cli(["check", "logs", "-f", "json", "--config", "/dev/null"], failing, env={"MLCHECK_JOBS": "1000000"})
     assert not [f for f in json.loads(out)["findings"] if f["code"] == "MLC041"]
+
+
+def test_no_exit_zero_turns_off_the_configs_exit_zero(failing: Path) -> None:
+    (failing / "ez.toml").write_text("exit_zero = true\n", encoding="utf-8")
+    assert _cli(["check", "logs", "--config", "ez.toml"], failing)[0] == 0
+    assert _cli(["check", "logs", "--config", "ez.toml", "--no-exit-zero"], failing)[0] == 1

@@ -54,8 +54,9 @@ def _gate_options(command: Callable[..., None]) -> Callable[..., None]:
                      "searched from the checked paths (their common folder) upwards, wherever mlcheck "
                      "runs from; MLCHECK_* variables override it. /dev/null: no config file."),
         click.option("--strict/--no-strict", default=None, help="Warnings fail too (exit 1)."),
-        click.option("--exit-zero", "exit_zero", flag_value=True, default=None,
-                     help="Exit 0 even when findings fail (still 2 on usage errors)."),
+        click.option("--exit-zero/--no-exit-zero", "exit_zero", default=None,
+                     help="Exit 0 even when findings fail (still 2 on usage errors); --no-exit-zero turns off "
+                     "an exit_zero of the config or the environment."),
         click.option("--select", multiple=True, metavar="PREFIX",
                      help="Report only codes starting with PREFIX (repeatable, or comma-separated)."),
         click.option("--ignore", multiple=True, metavar="PREFIX",
