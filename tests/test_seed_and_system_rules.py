@@ -450,7 +450,8 @@ def test_every_seed_record_of_a_run_is_read_as_the_seed_checker_reads_them(
 
 @pytest.mark.parametrize("field,value,refused", [
     ("host_processors_per_node", "", True), ("accelerators_per_node", "2.0", True),
-    ("number_of_nodes", "two", True), ("number_of_nodes", "2", False), ("number_of_nodes", 2, False)])
+    ("number_of_nodes", "two", True), ("number_of_nodes", "2", False), ("number_of_nodes", 2, False),
+    ("number_of_nodes", None, True)])
 def test_a_count_the_summarizer_cannot_read_with_int_is_an_error(tmp_path: Path, field: str, value: object,
                                                                  refused: bool) -> None:
     """The result summarizer multiplies int(accelerators_per_node) * int(number_of_nodes): a value
@@ -465,6 +466,8 @@ def test_a_count_the_summarizer_cannot_read_with_int_is_an_error(tmp_path: Path,
     errors = [f for f in check([str(package)]).findings if f.code == "MLC512" and f.severity is Severity.ERROR]
     assert [f.message.split(":")[0] for f in errors] == ([f"field {field!r} is {value!r}"] if refused else [])
     assert bench.score.valid is not refused
+    raised = "TypeError" if value is None else "ValueError"  # (int(None): a review, session 35)
+    assert all(f"which raises {raised} here" in f.message for f in errors)
 
 
 def test_an_unreadable_system_description_is_named_in_an_already_invalid_score(tmp_path: Path) -> None:

@@ -71,9 +71,18 @@ def counted_field_findings(rule: Rule, path: str, data: dict[str, Any],
     joined = crashing_fields(data)
     return [rule.at(path, line_of(field), (
         f"field {field!r} is {data[field]!r}: the result summarizer multiplies int({field}) to count the "
-        "system's processors and accelerators, which raises ValueError here, so it stops and writes no "
+        f"system's processors and accelerators, which raises {_raised(data[field])} here, so it stops and writes no "
         "results for the package. Write a whole number, e.g. \"8\""), severity=Severity.ERROR, official=True)
         for field in uncountable_fields(data) if field not in joined]
+
+
+def _raised(value: Any) -> str:
+    """What ``int(value)`` raises."""
+    try:
+        int(value)
+    except Exception as error:  # noqa: BLE001 - its name is the message
+        return type(error).__name__
+    return "nothing"
 
 
 NOTES_FIELDS = ("hw_notes", "sw_notes")
