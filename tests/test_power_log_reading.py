@@ -297,3 +297,14 @@ def test_a_power_run_that_is_a_file_makes_the_checker_crash(tmp_path: Path) -> N
     assert crash.severity.label == "error" and crash.path == str(run)
     assert f"power/{run.name} cannot be listed (Not a directory): the power checker crashes" in crash.message
     assert not bench.score.valid and "crashes listing a power/<result>" in bench.score.reason
+
+
+def test_a_lone_node_log_without_an_index_is_told_its_one_name() -> None:
+    """``node_a.txt`` alone: "Rename it node_0.txt" (was "node_0.txt to node_0.txt"; a review, session 35)."""
+    from mlcheck.package.power import PowerFile, PowerFolder, PowerRun
+    from mlcheck.rules.power import check_power_folder
+
+    run = PowerRun("result_0", "/p/power/result_0", (PowerFile("/p/power/result_0/node_a.txt", "node", None, True),))
+    found, bad = check_power_folder(PowerFolder("/p/power", (run,)), True, "5.0.0")
+    (crash,) = [f for f in found if f.code == "MLC541"]
+    assert crash.message.endswith("Rename it node_0.txt") and bad == {"result_0"}
