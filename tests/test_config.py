@@ -429,3 +429,10 @@ def test_no_exit_zero_turns_off_the_configs_exit_zero(failing: Path) -> None:
     (failing / "ez.toml").write_text("exit_zero = true\n", encoding="utf-8")
     assert _cli(["check", "logs", "--config", "ez.toml"], failing)[0] == 0
     assert _cli(["check", "logs", "--config", "ez.toml", "--no-exit-zero"], failing)[0] == 1
+
+
+def test_score_verbose_says_which_config_and_waivers(failing: Path) -> None:
+    _write_waivers(failing, ["MLC102"])
+    code, _, err = _cli(["score", "logs", "-v"], failing)
+    assert code == 1 and "mlcheck: config: pyproject.toml (found from logs upwards" in err
+    assert "mlcheck: 1 waiver, 1 finding waived" in err

@@ -52,18 +52,23 @@ def checked(paths: Sequence[str], settings: Settings, quiet: bool, verbose: bool
     unopenable = unopenable_given(result, paths)
     result = postprocess(result, settings, checked=paths)
     if verbose:
-        chatter = console(stderr=True)
-        chatter.print(one_line(f"mlcheck: config: {settings.config_path or 'none'} ({settings.config_reason})"),
-                      soft_wrap=True, markup=False)
-        rounds = Counter(r.ruleset or "?" for r in result.runs)
-        for version, count in sorted(rounds.items()):
-            source = next(r.ruleset_source for r in result.runs if (r.ruleset or "?") == version)
-            chatter.print(one_line(f"mlcheck: round {version} for {counted(count, 'run')} (first: {source})"),
-                          soft_wrap=True)
-        if settings.waivers:
-            chatter.print(f"mlcheck: {counted(len(settings.waivers), 'waiver')}, "
-                          f"{counted(len(result.waived), 'finding')} waived", soft_wrap=True)
+        say_settings(settings, result)
     return result, unopenable
+
+
+def say_settings(settings: Settings, result: CheckResult) -> None:
+    """``-v``: the config file used and why, the rounds, the waivers (on stderr)."""
+    chatter = console(stderr=True)
+    chatter.print(one_line(f"mlcheck: config: {settings.config_path or 'none'} ({settings.config_reason})"),
+                  soft_wrap=True)
+    rounds = Counter(r.ruleset or "?" for r in result.runs)
+    for version, count in sorted(rounds.items()):
+        source = next(r.ruleset_source for r in result.runs if (r.ruleset or "?") == version)
+        chatter.print(one_line(f"mlcheck: round {version} for {counted(count, 'run')} (first: {source})"),
+                      soft_wrap=True)
+    if settings.waivers:
+        chatter.print(f"mlcheck: {counted(len(settings.waivers), 'waiver')}, "
+                      f"{counted(len(result.waived), 'finding')} waived", soft_wrap=True)
 
 
 def report_options(settings: Settings, quiet: bool, digests: bool = False,

@@ -36,9 +36,11 @@ from mlcheck.rules.power import POWER_LOG_INVALID
               metavar="FILE", help="Write the results table to FILE (in --table-format; text is "
               "written without colour; its folder is created) instead of printing it; - prints it.")
 @JOBS_OPTION
+@click.option("--verbose", "-v", is_flag=True, help="Say which config file was used and why, the rounds, and "
+              "how many findings its waivers took out of the JSON report (on stderr).")
 def score_command(paths: tuple[str, ...], ruleset: str | None, config_path: str | None,
                   output_format: str, table_format: str, table_output: str | None,
-                  jobs: int | None) -> None:
+                  jobs: int | None, verbose: bool) -> None:
     """Print the results table (MLCommons style: one row per system, one column per benchmark in
     minutes with two decimals, its energy in kJ where power logs give an energy score, the RCP
     status, accelerators and framework from systems/*.json) and the official time-to-train of
@@ -63,6 +65,10 @@ def score_command(paths: tuple[str, ...], ruleset: str | None, config_path: str 
     settings = load_cli_settings(config_path, paths, ruleset=ruleset, jobs=jobs)
     checked = run_check(paths, settings.ruleset, jobs=jobs_of(settings), ruleset_source=settings.ruleset_source)
     result = postprocess(checked, settings, checked=paths)  # (the findings reported; the scores and refusals: `checked`'s)
+    if verbose:
+        from mlcheck.cli.checking import say_settings
+
+        say_settings(settings, result)
     if table_output == "-":  # (standard output: printed as without the option)
         table_output = None
     refuse_overwriting_inputs([table_output] if table_output else [], result, settings.config_path)
