@@ -435,3 +435,15 @@ def test_fail_fast_under_exit_zero_exits_0(tmp_path: Path) -> None:
         done = subprocess.run([*COMMAND, str(log), "--config", "/dev/null", "--fail-fast", "--idle-timeout", "2", *extra],
                               capture_output=True, timeout=60, env=env)
         assert done.returncode == 0 and b"--fail-fast: stopped on the first error" in done.stderr, done.stderr
+
+
+def test_watch_takes_the_format_of_the_environment_or_config(tmp_path: Path) -> None:
+    """``-f`` had a default of its own, so MLCHECK_FORMAT and the config's format were never used
+    (a review, session 35); without any, text."""
+    log = tmp_path / "run.log"
+    log.write_bytes(GOOD.read_bytes())
+    base = [*COMMAND, str(log), "--config", "/dev/null", "--idle-timeout", "2", "--no-progress"]
+    done = subprocess.run(base, capture_output=True, timeout=60, env={**os.environ, "MLCHECK_FORMAT": "json"})
+    assert done.returncode == 0 and json.loads(done.stdout)["summary"]["runs"] == 1
+    done = subprocess.run(base, capture_output=True, timeout=60, env={**os.environ, "MLCHECK_FORMAT": ""})
+    assert done.returncode == 0 and b"acme-t8" in done.stdout and not done.stdout.startswith(b"{")

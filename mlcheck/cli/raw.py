@@ -9,6 +9,7 @@ from __future__ import annotations
 import os
 import sys
 import time
+from dataclasses import replace
 
 import click
 
@@ -136,8 +137,8 @@ def _judge_compressed(log: str, settings: Settings, poll: float, idle_timeout: f
 @click.option("--fail-fast", is_flag=True, help="Exit 1 at the first error, without waiting for run_stop.")
 @click.option("--runs", type=click.IntRange(min=1), default=1, show_default=True,
               help="End after this many runs have stopped.")
-@click.option("--format", "-f", "output_format", type=click.Choice(["text", "json"]), default="text",
-              show_default=True, help="Format of the final report on stdout.")
+@click.option("--format", "-f", "output_format", type=click.Choice(["text", "json"]), default=None,
+              help="Format of the final report on stdout. Default: the config's or MLCHECK_FORMAT's, else text.")
 @click.option("--poll", type=_Seconds(0.01, 3600.0), default=0.1, show_default=True,
               metavar="SECONDS", help="How often to look for new lines.")
 @click.option("--idle-timeout", type=_Seconds(0.0, 1e9), default=None, metavar="SECONDS",
@@ -147,7 +148,7 @@ def _judge_compressed(log: str, settings: Settings, poll: float, idle_timeout: f
               help="Config file (TOML), as for `check`. Default: found from LOG upwards; /dev/null: none.")
 @click.option("--strict/--no-strict", default=None, help="Warnings fail the final report too (exit 1), as "
               "`check --strict`.")
-def watch_command(log: str, ruleset: str | None, fail_fast: bool, runs: int, output_format: str,
+def watch_command(log: str, ruleset: str | None, fail_fast: bool, runs: int, output_format: str | None,
                   poll: float, idle_timeout: float | None, no_progress: bool, config_path: str | None,
                   strict: bool | None) -> None:
     """Follow a log while the job writes it; report each problem as soon as it is certain.
@@ -178,6 +179,9 @@ def watch_command(log: str, ruleset: str | None, fail_fast: bool, runs: int, out
     # the partial runs, and what it waives or leaves out is neither printed nor stops --fail-fast.
     settings = load_cli_settings(config_path, [log], ruleset=ruleset, format=output_format, no_progress=True,
                                  strict=strict)
+    if settings.format == "auto":  # (watch's own default: text, wherever it runs)
+        settings = replace(settings, format="text")
+    output_format = settings.format
     try:
         forced = load_ruleset(normalise_version(settings.ruleset)) if settings.ruleset else None
     except RulesetError as error:
