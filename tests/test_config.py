@@ -140,6 +140,11 @@ def test_unused_waiver_is_a_warning_that_fails_under_strict(tmp_path: Path) -> N
     (tmp_path / "other" / "run" / "result_0.txt").write_text(make_log(), encoding="utf-8")
     code, out, _ = _cli(["check", ".", "-f", "json"], tmp_path)
     assert [f["line"] for f in json.loads(out)["findings"] if f["code"] == "MLC040"] == [1, 6]
+    # (a path without a wildcard is its own scope, not its folder's: a sibling checked leaves it alone)
+    (tmp_path / ".mlcheck.toml").write_text('[[waivers]]\ncode = "MLC301"\npath = "logs/result_1.txt"\n'
+                                            'reason = "x"\n', encoding="utf-8")
+    code, out, _ = _cli(["check", "logs/result_0.txt", "-f", "json"], tmp_path)
+    assert not [f for f in json.loads(out)["findings"] if f["code"] == "MLC040"]
 
 
 def test_waiver_without_reason_is_refused(failing: Path) -> None:
@@ -436,3 +441,14 @@ def test_score_verbose_says_which_config_and_waivers(failing: Path) -> None:
     code, _, err = _cli(["score", "logs", "-v"], failing)
     assert code == 1 and "mlcheck: config: pyproject.toml (found from logs upwards" in err
     assert "mlcheck: 1 waiver, 1 finding waived" in err
+
+
+def test_a_pyproject_whose_header_is_inside_a_string_is_no_config(tmp_path: Path) -> None:
+    """``[tool.mlcheck]`` in a project's description chose the file, then MLC041 said it had no
+    table (a review, session 35): the search takes only a file that has the table."""
+    (tmp_path / "logs").mkdir()
+    (tmp_path / "logs" / "result_0.txt").write_text(make_log(), encoding="utf-8")
+    (tmp_path / "pyproject.toml").write_text('[project]\nname = "x"\ndescription = """\n[tool.mlcheck]\n'
+                                             'strict = true\n"""\n', encoding="utf-8")
+    code, out, err = _cli(["check", "logs/result_0.txt", "-f", "json", "-v"], tmp_path)
+    assert code == 0 and "mlcheck: config: none" in err, err

@@ -76,7 +76,8 @@ def test_a_system_description_no_results_folder_uses_is_checked_too(tmp_path: Pa
     (package / "systems" / ".hidden.json").write_text("{", "utf-8")  # (the checker's glob skips it)
     (package / "systems" / "notes.txt").write_text("{", "utf-8")
     found = codes(package)
-    assert found == {"MLC511": [(str(package / "systems" / "draft.json"), 3, Severity.ERROR)]}
+    assert found == {"MLC511": [(str(package / "systems" / "draft.json"), 3, Severity.ERROR)],
+                     "MLC508": [(str(package / "systems" / "notes.txt"), None, Severity.WARNING)]}  # (read by none)
     assert cli("check", str(package))[0] == 1
     assert codes(package / "results" / "acme-t8") == {}  # (a results folder named alone: its system only)
 

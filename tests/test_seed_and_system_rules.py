@@ -497,3 +497,13 @@ def test_a_missing_description_names_a_file_named_like_it(tmp_path: Path) -> Non
         [missing] = found(package, "MLC510")
         assert missing.message.endswith(f"; {renamed} is there: name it acme-t8.json"), missing.message
         typo = renamed
+
+
+def test_a_file_in_systems_that_is_no_description_is_said(tmp_path: Path) -> None:
+    """systems/README.md: no tool reads it, and nothing said so (a review, session 35)."""
+    package = make_package(tmp_path)
+    (package / "systems" / "README.md").write_text("notes\n", "utf-8")
+    (package / "systems" / ".hidden").write_text("x\n", "utf-8")
+    [stray] = found(package, "MLC508")
+    assert stray.path == str(package / "systems" / "README.md") and stray.severity is Severity.WARNING
+    assert stray.message.startswith("systems/ holds <system>.json files")

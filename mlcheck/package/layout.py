@@ -163,7 +163,8 @@ def scan_part(part: PackagePart) -> PackageLayout:
     root = part.root
     files, folders = _listing(root)
     system_files, _ = _listing(join_path(root, "systems"))
-    stray: list[str] = []
+    stray: list[str] = [join_path(root, "systems", name) for name in system_files  # (README.md: no tool reads it)
+                        if part.level == PACKAGE and not name.endswith(".json") and not name.startswith(".")]
     benchmark_folders: list[BenchmarkFolder] = []
     empty: list[str] = []
 

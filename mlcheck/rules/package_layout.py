@@ -98,8 +98,9 @@ def check_layout(layout: PackageLayout, ruleset: str, run_counts: Mapping[str, i
                                               "expected <org>/{systems,results,benchmarks}" + _REFUSED[needed],
                                               official=True))
     for path in layout.stray_result_files:
-        found.append(UNKNOWN_FILE.at(path, None, "files belong in results/<system>/<benchmark>/; "
-                                     "remove this one or move it"))
+        where = ("systems/ holds <system>.json files, the only ones the official tools read there" if
+                 os.path.basename(os.path.dirname(path)) == "systems" else "files belong in results/<system>/<benchmark>/")
+        found.append(UNKNOWN_FILE.at(path, None, f"{where}; remove this one or move it"))
     found.extend(LAYOUT_INCOMPLETE.at(path, None, "a system folder without a benchmark folder: nothing in it is "
                                       "checked or scored (the official tools skip it); add its results or remove "
                                       "it", severity=Severity.WARNING) for path in layout.empty_systems)

@@ -81,15 +81,14 @@ def names_mlcheck_table(text: str) -> bool:
     """Whether a pyproject.toml's text holds a ``tool.mlcheck`` table however TOML spells it
     (``[tool.mlcheck]``, ``[tool]`` with ``mlcheck.x = ...``, a dotted key, blanks around the
     dot); a file that is no valid TOML does when it has the header."""
-    if re.search(r"^\s*\[\s*tool\s*\.\s*mlcheck\s*[\].]", text, re.M):
-        return True
     if "mlcheck" not in text:
         return False
+    header = re.search(r"^\s*\[\s*tool\s*\.\s*mlcheck\s*[\].]", text, re.M) is not None
     toml_loads, toml_error = _toml_reader()
     if toml_loads is None:
-        return False
-    try:
+        return header
+    try:  # (parsed: the header's line may be inside a string, a project's description)
         tool = toml_loads(text).get("tool")
     except (toml_error, RecursionError):
-        return False
+        return header  # (not TOML: chosen when it has the header, so that its error is said)
     return isinstance(tool, dict) and "mlcheck" in tool

@@ -86,8 +86,8 @@ def _in_scope(glob: str, read: set[str], checked: Sequence[str], base_dir: str) 
     if any(path_matches(glob, path, base_dir) for path in read):
         return True
     spelled = glob.replace("\\", "/").removeprefix("./")
-    wild = min((spelled.find(c) for c in "*?" if c in spelled), default=len(spelled))
-    fixed = os.path.abspath(os.path.join(base_dir, spelled[:wild].rpartition("/")[0] or "."))
+    wild = min((spelled.find(c) for c in "*?" if c in spelled), default=-1)  # (none: the path itself)
+    fixed = os.path.abspath(os.path.join(base_dir, (spelled if wild < 0 else spelled[:wild].rpartition("/")[0]) or "."))
     for given in checked:
         if given == "-":
             continue
