@@ -270,6 +270,10 @@ def test_the_action_passes_paths_with_spaces_one_per_line(tmp_path: Path, given:
     arguments = done.stdout.splitlines()
     assert arguments[1:1 + len(expected)] == expected and arguments[0] == "check"
     assert arguments[1 + len(expected)] == "--format"
+    assert "--no-strict" in arguments  # (strict: "false" undoes a repository config's strict = true)
+    done = subprocess.run(["bash", "-c", script], env={**env, "MLCHECK_ACTION_STRICT": ""}, capture_output=True,
+                          text=True, check=True)
+    assert "--no-strict" not in done.stdout.splitlines() and "--strict" not in done.stdout.splitlines()
 
 
 def test_a_cut_result_file_fails_the_seed_checker_of_its_closed_folder(tmp_path: Path) -> None:
