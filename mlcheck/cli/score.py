@@ -7,6 +7,7 @@ import sys
 
 import click
 
+from mlcheck.cli.checking import say_settings
 from mlcheck.cli.common import (EXIT_ERROR, EXIT_FINDINGS, EXIT_OK, JOBS_OPTION, RULESET_HELP,
                                 console, jobs_of, load_cli_settings, refuse_overwriting_inputs,
                                 run_check)
@@ -66,8 +67,6 @@ def score_command(paths: tuple[str, ...], ruleset: str | None, config_path: str 
     checked = run_check(paths, settings.ruleset, jobs=jobs_of(settings), ruleset_source=settings.ruleset_source)
     result = postprocess(checked, settings, checked=paths)  # (the findings reported; the scores and refusals: `checked`'s)
     if verbose:
-        from mlcheck.cli.checking import say_settings
-
         say_settings(settings, result)
     if table_output == "-":  # (standard output: printed as without the option)
         table_output = None

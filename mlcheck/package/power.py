@@ -222,10 +222,10 @@ def _clean_power_log(path: str) -> PowerLog | None:
         with open(path, "rb") as handle:
             text = handle.read(CLEAN_LOG_BYTES + 1)
     except OSError as error:
-        return PowerLog(path, (), unreadable=f"cannot be opened ({error.strerror or error})")
+        return PowerLog(path, (), unreadable=f"cannot be opened ({error.strerror or error}): the summarizer raises on it")
     if text.startswith(b"\x1f\x8b"):
         return PowerLog(path, (), unreadable="is gzip-compressed, and the summarizer reads its bytes as text "
-                                             "(store it uncompressed)")
+                                             "(store it uncompressed): the summarizer raises on it")
     count = text.count(b"\n")  # (the lines, each ended)
     if (len(text) > CLEAN_LOG_BYTES or not text.endswith(b"\n") or not text.startswith(MARKER_BYTES)
             or text.count(MARKER_BYTES) != count or text.count(b"\n" + MARKER_BYTES) != count - 1

@@ -65,8 +65,9 @@ def load_table(path: Path, shown: str) -> tuple[dict[str, Any], str, Finding | N
     if path.name == "pyproject.toml" or set(data) == {"tool"}:  # a .mlcheck.toml may use [tool.mlcheck] too
         tool = data.get("tool", {})
         if not isinstance(tool, dict) or "mlcheck" not in tool:  # (found by search: it has one; named: say so)
-            tables = ", ".join(f"tool.{name}" for name in sorted(tool)) if isinstance(tool, dict) else ""
-            close = difflib.get_close_matches("mlcheck", list(tool) if isinstance(tool, dict) else [], n=1)
+            names = sorted(tool) if isinstance(tool, dict) else []
+            tables = ", ".join(f"tool.{name}" for name in names)
+            close = difflib.get_close_matches("mlcheck", names, n=1)
             hint = f"; [tool.{close[0]}] is spelt [tool.mlcheck]" if close else ""
             return {}, text, CONFIG_INVALID.at(shown, None, (
                 f"the config file holds no [tool.mlcheck] table{f' (its tables: {tables})' if tables else ''}: "

@@ -28,28 +28,27 @@ def partition_findings(result: CheckResult, keep: FindingTest) -> tuple[CheckRes
     """
     removed: list[Finding] = []
 
-    def split(found: Iterable[Finding]) -> tuple[Finding, ...]:
+    def split(found: Iterable[Finding]) -> tuple[tuple[Finding, ...], tuple[Finding, ...]]:
         kept: list[Finding] = []
+        taken: list[Finding] = []
         for item in found:
-            (kept if keep(item) else removed).append(item)
-        return tuple(kept)
-
-    def withheld(found: tuple[Finding, ...], kept: tuple[Finding, ...]) -> tuple[Finding, ...]:
-        return tuple(f for f in found if f not in kept) if len(kept) < len(found) else ()
+            (kept if keep(item) else taken).append(item)
+        removed.extend(taken)
+        return tuple(kept), tuple(taken)
 
     def filtered_run(run: RunResult) -> RunResult:
-        kept = split(run.findings)
-        return dataclasses.replace(run, findings=kept, withheld=run.withheld + withheld(run.findings, kept))
+        kept, taken = split(run.findings)
+        return dataclasses.replace(run, findings=kept, withheld=run.withheld + taken)
 
     def filtered_bench(bench: BenchmarkResult) -> BenchmarkResult:
-        kept = split(bench.findings)
-        return dataclasses.replace(bench, findings=kept, withheld=bench.withheld + withheld(bench.findings, kept),
+        kept, taken = split(bench.findings)
+        return dataclasses.replace(bench, findings=kept, withheld=bench.withheld + taken,
                                    runs=tuple(by_identity.get((r.path, r.index), r) for r in bench.runs))
 
     runs = tuple(filtered_run(run) for run in result.runs)
     by_identity = {(run.path, run.index): run for run in runs}
     benchmarks = tuple(filtered_bench(bench) for bench in result.benchmarks)
-    top = split(result.findings)
+    top = split(result.findings)[0]
     unique = tuple(sorted(set(removed), key=Finding.sort_key))
     return dataclasses.replace(result, runs=runs, benchmarks=benchmarks, findings=top), unique
 
