@@ -264,6 +264,10 @@ def test_score_reads_the_config_for_its_json_findings_and_ruleset(failing: Path)
     assert {r["ruleset"] for r in json.loads(out)["runs"]} == {"2.1.0"}
     code, _, err = _cli(["score", "logs", "--config", "missing.toml"], failing)
     assert code == 2 and "missing.toml: no such file" in err
+    (failing / "loop_a.toml").symlink_to("loop_b.toml")
+    (failing / "loop_b.toml").symlink_to("loop_a.toml")
+    code, _, err = _cli(["score", "logs", "--config", "loop_a.toml"], failing)
+    assert code == 2 and "loop_a.toml: a symbolic link that leads to no file" in err
 
 
 def test_bad_output_entry_and_wrongly_typed_waiver_are_findings(tmp_path: Path) -> None:

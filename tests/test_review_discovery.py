@@ -53,6 +53,12 @@ def test_fifo_named_as_a_result_file_is_a_failing_run_of_its_folder_never_read(t
     # (a name no official tool reads: a warning; the package checker passes it, session 35)
     assert ("MLC502", str(bench), "error") in top and ("MLC015", str(bench / "notes.log"), "warning") in top
     assert not report["benchmarks"][0]["valid"]
+    # The official tools wait on the FIFOs: they publish no score, and no seed finding adds to MLC015
+    # (MLC518 said the seed checker "fails the folder"; it never returns, session 36).
+    folder = [f for f in report["benchmarks"][0]["findings"] if f["code"] == "MLC521"]
+    assert len(folder) == 1 and "waits forever reading result_0.txt, result_5.txt" in folder[0]["message"]
+    assert "publish no score" in folder[0]["message"]
+    assert not [f for f in json.dumps(report).split('"code": ') if f.startswith('"MLC518"')]
 
 
 @fifo_only

@@ -103,7 +103,8 @@ def load_cli_settings(config_path: str | None, paths: Sequence[str] | None = Non
              else f"MLCHECK_CONFIG={os.environ['MLCHECK_CONFIG']}" if os.environ.get("MLCHECK_CONFIG", "").strip() else None)
     given_path = config_path or (os.environ.get("MLCHECK_CONFIG", "") if named else "")
     if named is not None and not os.path.isfile(given_path) and given_path != os.devnull:  # (no config)
-        why = "not a regular file" if os.path.exists(given_path) else "no such file"
+        why = ("not a regular file" if os.path.exists(given_path) else "a symbolic link that leads to no file"
+               if os.path.islink(given_path) else "no such file")
         click.echo(one_line(f"mlcheck: error: {named}: {why}"), err=True)
         sys.exit(EXIT_ERROR)
     if given.pop("no_progress", False):

@@ -8,7 +8,8 @@ no score (MLC521 and the folder's score say so instead of a published time):
   POST ``<division>_<benchmark>.yaml``, closed ResNet's ``opt_name`` POST
   ``closed_resnet_<opt>.yaml``, each even when the value's own check failed); the package checker
   and the result summarizer call it without a ``try``;
-- the RCP checker raises on a run of a closed folder (MLC535, :mod:`mlcheck.score.rcp.unreadable`).
+- the RCP checker raises on a run of a closed folder (MLC535, :mod:`mlcheck.score.rcp.unreadable`);
+- a ``result_<i>.txt`` is a FIFO (MLC015): every official tool that opens it waits forever.
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ from typing import Sequence
 from mlcheck.facts.rule_files import RULE_FILES
 from mlcheck.model import Event
 from mlcheck.results import RunResult, RunSummary
+from mlcheck.read.reading_rules import NOT_A_REGULAR_FILE
 from mlcheck.rules.rcp_check import RCP_POINT_UNREADABLE
 
 
@@ -30,6 +32,10 @@ def folder_stops(members: Sequence[RunResult], ruleset: str | None) -> str:
             return (f"the official checker stops on {os.path.basename(member.path)}: it loads "
                     f"training_{ruleset}/{missing}, which does not exist (FileNotFoundError), and the package "
                     "checker and the summarizer stop with it: the official tools publish no score")
+    waiting = sorted({os.path.basename(r.path) for r in members for f in r.findings if f.code == NOT_A_REGULAR_FILE.code})
+    if waiting:
+        return (f"the official checker waits forever reading {', '.join(waiting)} (not a regular file, MLC015), and "
+                "the package checker and the summarizer with it: the official tools publish no score")
     raising = sorted({os.path.basename(r.path) for r in members for f in r.findings
                       if f.code == RCP_POINT_UNREADABLE.code})
     if raising:

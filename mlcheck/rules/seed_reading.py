@@ -15,7 +15,8 @@ non-converged run: the package is refused unless ``seed-checker-bypass`` is requ
   both of every seed record, and raises without them), so the seed checker fails the folder
   (``Error found when querying seeds from <file>``). An empty file logs no seed: MLC518 where the round's
   seed checker asks one. Fix: repair or rerun the run (or request ``seed-checker-bypass`` in
-  ``package_checker_params`` for the review committee).
+  ``package_checker_params`` for the review committee). A FIFO in the place of a result file gets
+  neither: MLC015 says what the seed checker does with it (it waits on it forever).
 """
 
 from __future__ import annotations
@@ -33,6 +34,8 @@ SEED_CHECKER_CANNOT_READ = Rule("MLC526", "seed-checker-cannot-read", Severity.E
 
 RULES = (SEED_CHECKER_CANNOT_READ,)
 
+NOT_A_REGULAR_FILE = "MLC015"
+
 PARSER_FAILURES = frozenset({"MLC001", "MLC003", "MLC004", "MLC006", "MLC007", "MLC008", "MLC023", "MLC025"})
 """Codes of the official errors of a line (or a file) the official parser cannot read."""
 
@@ -46,6 +49,8 @@ def unreadable_for_seeds(members: Sequence[RunResult], ruleset: str | None) -> l
     for result in members:
         files.setdefault(result.path, []).append(result)
     for path, runs in sorted(files.items()):
+        if any(f.code == NOT_A_REGULAR_FILE for r in runs for f in r.findings):
+            continue  # (MLC015 says what the package checker does with it: it hangs reading it)
         failure = next((f for r in runs for f in r.findings
                         if f.code in PARSER_FAILURES and f.official and f.severity is Severity.ERROR), None)
         unplaced = None if failure is not None else _unplaced_seed(runs)
