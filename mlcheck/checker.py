@@ -178,6 +178,7 @@ def judge_run(run: Run, ref: LogRef, forced: Ruleset | None, reading: Iterable[F
     # merged FID/CLIP records); the result keeps the run as read.
     judged = judged_run(run, facts)
     ctx = RunContext(run=judged, ruleset=choice.ruleset, facts=facts)
+    read = len(findings)
     for name, rule_check in RUN_CHECKS:
         try:
             findings.extend(rule_check(ctx))
@@ -187,6 +188,9 @@ def judge_run(run: Run, ref: LogRef, forced: Ruleset | None, reading: Iterable[F
         findings.extend(unreadable_points(run, choice.ruleset.version, facts.name if facts else None))
     except Exception as error:  # a crashing rule must not stop the others
         findings.append(crash_finding("rule module rcp_check (MLC535)", run.path, error, run.index))
+    if facts is not None and facts.not_in_record is not None:  # (the record stops on submission_benchmark:
+        findings[read:] = [replace(f, official=False) if f.official else f  # the later release's rules' findings
+                           for f in findings[read:]]  # are not its word)
     minutes = converged_minutes(judged, facts)
     duration = run.duration_ms if run.duration_ms is not None and math.isfinite(run.duration_ms) else None
     return RunResult(

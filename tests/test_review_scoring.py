@@ -7,6 +7,9 @@ from __future__ import annotations
 import re
 import shutil
 from pathlib import Path
+from typing import Callable
+
+import pytest
 
 from conftest import FIXTURES
 from mlcheck import check
@@ -346,3 +349,29 @@ def test_a_folder_of_two_batch_sizes_is_told_no_bypass_helps(tmp_path: Path) -> 
     undetermined = [f for f in result.all_findings() if f.code == "MLC532"]
     assert undetermined and "the runs log different values" in undetermined[0].message
     assert "bypass" not in score_text(bench).plain or "no bypass changes" in score_text(bench).plain
+
+
+@pytest.mark.parametrize("change, error", [
+    (lambda line: re.sub(r'"time_ms": \d+', '"time_ms": null', line), "TypeError"),
+    (lambda line: re.sub(r', "metadata": \{[^{}]*\}', "", line), "KeyError"),
+    (lambda line: line.replace(":::MLLOG {", ":::MLLOG [{") + "]", "TypeError"),
+])
+def test_a_record_the_official_parser_raises_on_leaves_no_published_score(
+        tmp_path: Path, change: Callable[[str], str], error: str) -> None:
+    """The official parser catches only ValueError: a record it raises another exception on stops
+    the compliance checker, and the package checker and the summarizer with it (session 36: MLC521
+    said the summarizer would publish the mean of the other runs)."""
+    root = _package(tmp_path)
+    log = root / "results" / "acme-t8" / "resnet" / "result_1.txt"
+    lines = log.read_text("utf-8").splitlines(keepends=True)
+    lines[4] = change(lines[4].rstrip("\n")) + "\n"
+    log.write_text("".join(lines), "utf-8")
+    parser = pytest.importorskip("mlperf_logging.compliance_checker.mlp_parser.ruleset_200")
+    with pytest.raises(Exception) as raised:
+        parser.parse_file(str(log))
+    assert type(raised.value).__name__ == error
+    (bench,) = check([str(root)]).benchmarks
+    (dropped,) = [f for f in bench.findings if f.code == "MLC521"]
+    stops = f"the official parser raises {error} on line 5 of result_1.txt"
+    assert stops in dropped.message and "publish no score" in dropped.message
+    assert not bench.score.valid and stops in bench.score.reason

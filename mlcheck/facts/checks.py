@@ -211,10 +211,13 @@ def describe(check: Mapping[str, Any]) -> str:
     if "text" in check:
         return str(check["text"])
     parts = []
+    # (a formula names its own quantity, ``samples_count a multiple of ...``: next to one, the value is named too)
+    named = "formula" in check or any("formula" in o for o in check.get("all_of", ()))
     for kind, expected in check.items():
         if kind == "only_when":
             continue
-        parts.append(_describe_part(kind, expected))
+        part = _describe_part(kind, expected)
+        parts.append(f"the value {part}" if named and kind not in ("formula", "all_of", "any_of") else part)
     return " and ".join(parts)
 
 
@@ -276,8 +279,10 @@ def _describe_part(kind: str, expected: Any) -> str:
         return f"element {expected['index']} {describe(expected['check'])}"
     if kind == "any_of":
         return " or ".join(describe(o) for o in expected)
-    if kind == "all_of":
-        return " and ".join(describe(o) for o in expected)
+    if kind == "all_of":  # (next to a formula, which names its own quantity, the value is named too)
+        named = any("formula" in o for o in expected)
+        return " and ".join(describe(o) if not named or "formula" in o or "text" in o else f"the value {describe(o)}"
+                            for o in expected)
     if kind == "whole_number":
         return "a whole number"
     if kind == "has_fields":

@@ -9,7 +9,11 @@ no score (MLC521 and the folder's score say so instead of a published time):
   ``closed_resnet_<opt>.yaml``, each even when the value's own check failed); the package checker
   and the result summarizer call it without a ``try``;
 - the RCP checker raises on a run of a closed folder (MLC535, :mod:`mlcheck.score.rcp.unreadable`);
-- a ``result_<i>.txt`` is a FIFO (MLC015): every official tool that opens it waits forever.
+- a ``result_<i>.txt`` is a FIFO (MLC015): every official tool that opens it waits forever;
+- the official parser (``mlp_parser``'s ``string_to_logline``, the same from 0.7 to 6.1) raises
+  something other than the ValueError its ``parse_generator`` catches on a line (a record without
+  ``key``: KeyError; ``time_ms`` null: TypeError), and neither the package checker nor the summarizer
+  catches it.
 """
 
 from __future__ import annotations
@@ -20,8 +24,14 @@ from typing import Sequence
 from mlcheck.facts.rule_files import RULE_FILES
 from mlcheck.model import Event
 from mlcheck.results import RunResult, RunSummary
+from mlcheck.package.power import official_parse
 from mlcheck.read.reading_rules import NOT_A_REGULAR_FILE
 from mlcheck.rules.rcp_check import RCP_POINT_UNREADABLE
+
+
+_MAY_RAISE = frozenset({"MLC005", "MLC006", "MLC007", "MLC008", "MLC025"})
+"""Records the official parser may raise on rather than skip: not an object (TypeError), without
+``key``, ``value`` or ``metadata`` (KeyError), a ``time_ms`` null or a list (TypeError)."""
 
 
 def folder_stops(members: Sequence[RunResult], ruleset: str | None) -> str:
@@ -36,6 +46,12 @@ def folder_stops(members: Sequence[RunResult], ruleset: str | None) -> str:
     if waiting:
         return (f"the official checker waits forever reading {', '.join(waiting)} (not a regular file, MLC015), and "
                 "the package checker and the summarizer with it: the official tools publish no score")
+    for path in sorted({r.path for r in members if any(f.code in _MAY_RAISE and f.official for f in r.findings)}):
+        crash, _skipped = official_parse(path)  # (read again as the parser reads it: only such rare files)
+        if crash is not None:
+            return (f"the official parser raises {crash[1]} on line {crash[0]} of {os.path.basename(path)} (it "
+                    "catches only ValueError), and the compliance checker, the package checker and the summarizer "
+                    "stop with it: the official tools publish no score")
     raising = sorted({os.path.basename(r.path) for r in members for f in r.findings
                       if f.code == RCP_POINT_UNREADABLE.code})
     if raising:

@@ -28,16 +28,20 @@ TAG = re.compile(r"\[(?:[^\[\]\s,@]*@)?(\d+),(?:mpirank:)?(\d+)(?:,[^\[\]\s,]+)?
 (``[prterun-node1-4242@1,0]<stdout>:``) and add the host and pid (``[1,0][node1:4242]<stdout>:``);
 SageMaker's MPI jobs name the rank and the host (``[1,mpirank:0,algo-1]<stdout>:``)."""
 ANSI = re.compile(r"\x1b\[[0-9;?]*[ -/]*[@-~]")
-# ISO (``ts "%FT%.T"``, loggers), syslog-like (``ts``), ``date`` (``mpirun --timestamp-output``),
-# relative clock (``ts -s``, ``ts -i``).
 _TIMESTAMP = re.compile(
-    r"\[?(?:\d{4}-\d\d-\d\d[T ]\d\d:\d\d:\d\d(?:[.,]\d+)?(?:Z|[+-]\d\d:?\d\d)?"
-    r"|(?:[A-Z][a-z]{2} )?[A-Z][a-z]{2} [ \d]\d \d\d:\d\d:\d\d(?:\.\d+)?(?: \d{4})?"
-    r"|\d\d:\d\d:\d\d(?:\.\d+)?)\]? ?")
+    r"\[?(?:\d{4}[-/]\d\d[-/]\d\d[T ]\d\d:\d\d:\d\d(?:[.,]\d+)?(?:Z|[+-]\d\d:?\d\d)?"
+    r"|\d\d/\d\d/\d{2,4}[T ]\d\d:\d\d:\d\d(?:[.,]\d+)?"
+    r"|(?:[A-Z][a-z]{2} )?[A-Z][a-z]{2} [ \d]\d \d\d:\d\d:\d\d(?:\.\d+)?(?: [A-Z]{3,5})?(?: \d{4})?"
+    r"|1\d{9}(?:\.\d+)?"
+    r"|\d\d:\d\d:\d\d(?:\.\d+)?)\]?:? ?")
+"""ISO (``ts "%FT%.T"``, loggers) or with slashes (``%Y/%m/%d``, ``%d/%m/%Y``), syslog-like (``ts``), ``date``
+(``mpirun --timestamp-output``; ``Tue Oct 07 12:00:00 UTC 2025:``), the epoch (``ts %s``, ``ts %.s``), a relative
+clock (``ts -s``, ``ts -i``)."""
 TIMESTAMP_BYTES = re.compile(_TIMESTAMP.pattern.encode())
-_SRUN_LABEL = re.compile(r" *(?:(\d+): |\[(\d+)\](?: |<(?:stdout|stderr)>: ?)|\[[a-z][a-z_-]*?(\d+)\]: ?"
+_SRUN_LABEL = re.compile(r" *(?:(\d+): |\[(\d+)(?:@[\w.-]+)?\](?: |<(?:stdout|stderr)>: ?)|\[[a-z][a-z_-]*?(\d+)\]: ?"
                          r"|\[(?:[Rr]ank|RANK|GPU|gpu)(?:[:=] ?| )?(\d+)\] |(?:[Rr]ank|RANK) (\d+): )")
-"""A task's label: ``srun --label`` (`` 3: ``), ``mpiexec -prepend-rank`` (``[3] ``) and the rank
+"""A task's label: ``srun --label`` (`` 3: ``), ``mpiexec -prepend-rank`` (``[3] ``; Hydra's
+``-prepend-pattern "[%r@%h]"``: ``[3@node017] ``) and the rank
 tags without a job (PRRTE ``--output rank``, Horovod with Gloo: ``[3]<stdout>:``), torchrun's
 ``--tee``/PyTorch 2.2+ ``[rank3]: `` and ``[<role><local rank>]:`` (``[default3]:``,
 ``[trainer3]:``), the ``[Rank 3] ``/``[rank: 3] `` of DeepSpeed's and Lightning's loggers, and
@@ -46,8 +50,7 @@ _LOGGER_RANK = re.compile(r"(?<=[\s\]:])\[(?:[Rr]ank|RANK|GPU|gpu)(?:[:=] ?| )?(
 """A logger's rank label after its head (DeepSpeed's ``log_dist``: ``[ts] [INFO] [file:line:fn] [Rank 3] ``)."""
 _LOCAL_RANK = re.compile(r"\[[a-z][a-z_-]*?(\d+)\]: ?")
 LOCAL_RANKS = 1 << 16
-"""An srun task's torchrun ranks (``0: [default1]:``) are the task's ranks ``task * LOCAL_RANKS +
-local``: ordered by task, then local rank, as the global ranks are."""
+"""An srun task's torchrun ranks (``0: [default1]:``) are ``task * LOCAL_RANKS + local``: by task, then local rank."""
 _TIME_MS = re.compile(rb'"time_ms"\s*:\s*[-0-9.eE+]+')
 
 
@@ -192,7 +195,7 @@ class RawStats:
         parts = [f"raw job output: {_counted(self.lines, 'line')}, {_counted(self.records, ':::MLLOG record')} read"]
         if self.kept_sources:
             kept = sorted(self.kept_sources.items())
-            ranks = ", ".join(_source_name(s) + f" ({n})" for s, n in kept[:_SOURCES_NAMED])
+            ranks = ", ".join(source_name(s) + f" ({n})" for s, n in kept[:_SOURCES_NAMED])
             if len(kept) > _SOURCES_NAMED:  # (a result file keeps every rank's records)
                 ranks += f", {len(kept) - _SOURCES_NAMED} more ranks ({sum(n for _, n in kept[_SOURCES_NAMED:])})"
             untagged = self.kept - sum(self.kept_sources.values())
@@ -222,12 +225,14 @@ class RawStats:
         return "; ".join(parts)
 
 
-def _counted(number: int, noun: str) -> str:
-    """``1 line``, ``2 lines``."""
+def _counted(number: int, noun: str) -> str:  # (``1 line``, ``2 lines``)
     return f"{number} {noun}{'' if number == 1 else 's'}"
 
 
-def _source_name(source: Source) -> str:
+def source_name(source: Source | None) -> str:
+    """``rank 3 of job 1``, ``srun task 0`` or ``untagged output``."""
+    if source is None:
+        return "untagged output"
     job, rank = source
     if rank < 0:
         return f"the second stream of rank {-1 - rank} of job {job}"
@@ -239,14 +244,8 @@ def _source_name(source: Source) -> str:
     return f"srun task {rank}" if job == -1 else f"rank {rank}" if job in (-2, -3) else f"rank {rank} of job {job}"
 
 
-def second_stream(source: Source) -> Source:
-    """The source under which the copies a rank prints on a second stream are compared."""
+def second_stream(source: Source) -> Source:  # (where the copies a rank prints on a second stream are compared)
     return source[0], -1 - source[1]
-
-
-def source_name(source: Source | None) -> str:
-    """``rank 3 of job 1``, ``srun task 0`` or ``untagged output``."""
-    return "untagged output" if source is None else _source_name(source)
 
 
 def logging_ranks(lines: Iterable[bytes]) -> dict[int, set[int]]:

@@ -30,7 +30,7 @@ from mlcheck.read.line_reader import MARKER_BYTES, TOKEN_BYTES, LineReader
 from mlcheck.read.rawlog import Source
 from mlcheck.read.record_runs import MIN_LINES, events_of_lines
 
-_BARE_TAG = (rb"(?: *\d+: |\[\d+\](?: |<std(?:out|err)>: ?)|\[[a-z][a-z_-]*?\d+\]: ?"
+_BARE_TAG = (rb"(?: *\d+: |\[\d+(?:@[\w.-]+)?\](?: |<std(?:out|err)>: ?)|\[[a-z][a-z_-]*?\d+\]: ?"
              rb"|\[(?:[Rr]ank|RANK|GPU|gpu)(?:[:=] ?| )?\d+\] |(?:[Rr]ank|RANK) \d+: "
              rb"|\[(?:[^\[\]\s,@]*@)?\d+,(?:mpirank:)?\d+(?:,[^\[\]\s,]+)?\](?:\[[^\[\]\s]*\])?<std(?:out|err)>:)")
 """What :func:`mlcheck.read.rawlog.read_prefix` reads as a bare tag: an ``srun`` label, an
