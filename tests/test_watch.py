@@ -131,6 +131,30 @@ def test_truncated_log_is_read_again_from_the_start(tmp_path: Path) -> None:
     assert [round(r["time_to_train_min"], 2) for r in report["runs"]] == [14.76]
 
 
+def test_runs_and_errors_read_before_a_truncation_still_count(tmp_path: Path) -> None:
+    """A run that broke a rule and stopped, then the log truncated and a good run written: the
+    first run counts toward --runs (the watch ends at the second run_stop, was: waited forever) and
+    its error fails the watch (was: exit 0 with the error printed), said beside the report."""
+    log = tmp_path / "live.log"
+    bad = [line.replace(b'"value": "lars"', b'"value": "adam"') if b'"key": "opt_name"' in line else line
+           for line in _lines()]
+    opt_line = _index(bad, "opt_name") + 1
+    watcher = Watcher(str(log), "--runs", "2", "--idle-timeout", "60", "--format", "json")
+    _append(log, bad, pause=0.0002)
+    assert f"live.log:{opt_line}: error MLC203" in watcher.wait_for("MLC203")
+    watcher.wait_for("run_stop (success)")
+    log.write_bytes(b"")  # (the job restarted and rewrote its log)
+    _append(log, GOOD.with_name("result_1.txt").read_bytes().splitlines(keepends=True), pause=0.0002)
+    assert "(1 run stopped there: counted)" in watcher.wait_for("rotated or truncated")
+    code, out = watcher.finish(timeout=40)
+    assert code == 1
+    note = watcher.wait_for("truncated or rotated while watched")
+    assert "1 run stopped in them, 1 failing finding reported on them above" in note
+    report = json.loads(out)
+    assert [round(r["time_to_train_min"], 2) for r in report["runs"]] == [16.45]
+    assert not [f for r in report["runs"] for f in r["findings"] if f["code"] == "MLC203"]
+
+
 def test_rotated_log_is_followed_under_its_name(tmp_path: Path) -> None:
     log = tmp_path / "live.log"
     lines = _lines()

@@ -20,7 +20,7 @@ from mlcheck.raw.watch_paths import compressed, unwatchable
 from mlcheck.read.reading_rules import GLUED_RECORDS
 from mlcheck.report.plain import one_line
 from mlcheck.settings.config import Settings
-from mlcheck.settings.gate import reported
+from mlcheck.settings.gate import fail_level, reported
 from mlcheck.facts.rulesets import RulesetError, load_ruleset, normalise_version
 
 
@@ -243,14 +243,24 @@ def watch_command(log: str, ruleset: str | None, fail_fast: bool, runs: int, out
     # The report covers the lines watched: a later run the job has begun is not judged half-way.
     limits = {log: outcome.lines} if outcome.reason == "complete" else None
     if limits is not None and outcome.held is None and _records_after(log, outcome.lines):
-        if _runs_in(log) <= outcome.runs_done:  # (the records after it are the last run's: tracked_stats)
+        if _runs_in(log) <= outcome.runs_done - outcome.earlier_runs:  # (the records after it are the last run's)
             limits = None  # (the report is check's of the whole file, as for the runs before)
         else:
             stops = f"{outcome.runs_done} run_stop{'s' if outcome.runs_done != 1 else ''}"
             click.echo(one_line(f"mlcheck: the watch ended at line {outcome.lines}, after {stops} (--runs {runs}); "
                                 f"{log} holds records after it, not judged here: `mlcheck check` judges every "
                                 "run of the file, or watch with --runs N"), err=True)
-    check_and_report([log], settings, line_limits=limits)
+    earlier = [f for f in outcome.earlier_findings if f.severity >= fail_level(settings) and reported(f, settings)]
+    if outcome.earlier_runs or outcome.earlier_findings:  # (the file was truncated or rotated while watched)
+        click.echo(one_line(
+            f"mlcheck: {log} was truncated or rotated while watched; the report covers what it holds now, not the "
+            f"lines read before ({outcome.earlier_runs} run{'s' if outcome.earlier_runs != 1 else ''} stopped in "
+            f"them, {len(earlier)} failing finding{'s' if len(earlier) != 1 else ''} reported on them above)"), err=True)
+    try:
+        check_and_report([log], settings, line_limits=limits)
+    except SystemExit as reported_exit:  # (an error reported on the lines a truncation took fails the watch too)
+        sys.exit(EXIT_FINDINGS if earlier and not settings.exit_zero and reported_exit.code in (0, None)
+                 else reported_exit.code)
 
 
 def _records_after(log: str, lines: int, scanned: int = 1 << 26) -> bool:

@@ -20,7 +20,7 @@ from itertools import chain
 from typing import Iterable
 
 from mlcheck.checker import choose_ruleset, judge_run
-from mlcheck.read.file_names import RESULT_FILE
+from mlcheck.read.run_builder import RunBuilder
 from mlcheck.package.discover import LogRef
 from mlcheck.read.follow import COMPRESSED, IDLE, RESTART, Follower
 from mlcheck.model import Event, Finding, Severity
@@ -34,10 +34,8 @@ from mlcheck.facts.rulesets import Ruleset, RulesetError
 from mlcheck.rules.timing import INIT_TIME_EXCEEDED
 from mlcheck.raw.watch_progress import progress_line as _progress_line
 from mlcheck.score.rcp.policy import round_policy
-from mlcheck.read.run_builder import RunBuilder
-from mlcheck.read.runs import RunBoundaries
-from mlcheck.raw.watch_state import (FindingSink, MixedJobs, ProgressSink, StopWatching, WatchOutcome, WatchState,
-                                     check_init_clock, report_once)
+from mlcheck.raw.watch_state import (FindingSink, Lost, MixedJobs, ProgressSink, StopWatching, WatchOutcome,
+                                     WatchState, check_init_clock, new_state, report_once)
 
 CHECKPOINT_KEYS = frozenset({"init_stop", "run_start", "eval_accuracy", "run_stop"})
 #: Findings a closed-division value decides by itself, reported as soon as its line is read.
@@ -61,20 +59,22 @@ def watch(path: str, on_finding: FindingSink, on_progress: ProgressSink, forced:
           forced_source: str = "--ruleset") -> WatchOutcome:
     """Follow ``path`` until ``runs`` runs have stopped; report findings and progress as they come
     (``forced_source`` says where ``forced`` was set, as in ``check``)."""
-    follower = Follower(path, poll)
-    jobs = MixedJobs(path, on_finding, on_progress)  # (MPI jobs that run at once: MLC030, then quiet)
+    follower, lost = Follower(path, poll), Lost(on_finding)
+    jobs = MixedJobs(path, lost.sink, on_progress)  # (MPI jobs that run at once: MLC030, then quiet)
     try:
-        outcome = _follow(follower, path, jobs, (forced, forced_source), runs, poll, idle_timeout)
+        outcome = _follow(follower, path, jobs, (forced, forced_source), runs, poll, idle_timeout, lost)
         return replace(outcome, held=follower.gone() if outcome.reason != "stopped" else None)
     finally:
         follower.close()
 
 
-def _follow(follower: Follower, path: str, jobs: MixedJobs, forced: tuple[Ruleset | None, str], runs: int,
-            poll: float, idle_timeout: float | None) -> WatchOutcome:
+def _follow(follower: Follower, path: str, jobs: MixedJobs, forced: tuple[Ruleset | None, str], wanted: int,
+            poll: float, idle_timeout: float | None, lost: Lost) -> WatchOutcome:
     on_finding, on_progress = jobs.finding, jobs.progress
     live = LiveReader(path)
-    state = _new_state(path, forced, 0)
+    state = new_state(path, forced, 0)
+    runs, outcome = wanted, lost.outcome  # (runs: those still to stop in the file as it is now)
+
     last_data = time.monotonic()
     told = -1  # (the run whose wait for its submission block was said)
 
@@ -109,29 +109,32 @@ def _follow(follower: Follower, path: str, jobs: MixedJobs, forced: tuple[Rulese
     try:
         for signal in follower.signals():
             if signal == COMPRESSED:  # (not followed: the caller judges it once it is whole)
-                return WatchOutcome("compressed", state.runs_done, live.line_no)
+                return outcome("compressed", state.runs_done, live.line_no)
             if signal == RESTART:
-                on_progress(f"{path} was rotated or truncated; reading it again from line 1")
-                live, state = LiveReader(path), _new_state(path, forced, 0)
+                if ended(final=True):  # (a run that logged its run_stop is judged whole on what was read)
+                    return outcome("complete", state.runs_done, live.line_no)
+                on_progress(lost.restart(path, live.line_no, state.runs_done))
+                runs -= state.runs_done
+                live, state = LiveReader(path), new_state(path, forced, 0)
                 continue
             if signal == IDLE:
                 if jobs.mixed:  # (jobs that ran at once: the report at the end judges each; end at their stops)
                     quiet, done = time.monotonic() - last_data, jobs.stopped >= runs
                     if done and quiet >= AFTER_STOP_POLLS * poll or idle_timeout is not None and quiet > idle_timeout:
-                        return WatchOutcome("complete" if done else "idle", min(jobs.stopped, runs), jobs.lines)
+                        return outcome("complete" if done else "idle", min(jobs.stopped, runs), jobs.lines)
                     continue
                 if idle_timeout is not None and time.monotonic() - last_data > idle_timeout:
                     rest = follower.rest()
                     take(chain(live.add(rest) if rest else (), live.finish()))
                     if ended(final=True):
-                        return WatchOutcome("complete", state.runs_done, live.line_no)
+                        return outcome("complete", state.runs_done, live.line_no)
                     flush_pending(state, on_finding, on_progress)
                     seen = live.line_no or os.path.exists(path)  # (an empty file exists)
-                    return WatchOutcome("idle" if seen else "missing", state.runs_done, live.line_no)
+                    return outcome("idle" if seen else "missing", state.runs_done, live.line_no)
                 if take(live.idle()):  # (a line held back behind a rank's unfinished chunk)
-                    return WatchOutcome("complete", state.runs_done, state.end_line or live.line_no)
+                    return outcome("complete", state.runs_done, state.end_line or live.line_no)
                 if live.pending and live.ready() and take(live.flush()):
-                    return WatchOutcome("complete", state.runs_done, state.end_line or live.line_no)
+                    return outcome("complete", state.runs_done, state.end_line or live.line_no)
                 waits = AFTER_STOP_POLLS * poll
                 if any(not state.builder.counts[k] for k in _BLOCK):
                     waits = max(waits, BLOCK_WAIT_S)
@@ -143,7 +146,7 @@ def _follow(follower: Follower, path: str, jobs: MixedJobs, forced: tuple[Rulese
                 if not live.pending and (quiet or not state.stop_pending) and ended():
                     # (all that was written with run_stop is read, and what follows it: some loggers
                     # print the submission_* and hyper-parameter records after run_stop)
-                    return WatchOutcome("complete", state.runs_done, state.end_line or live.line_no)
+                    return outcome("complete", state.runs_done, state.end_line or live.line_no)
                 flush_pending(state, on_finding, on_progress)
                 check_init_clock(state, on_finding)
                 continue
@@ -154,16 +157,10 @@ def _follow(follower: Follower, path: str, jobs: MixedJobs, forced: tuple[Rulese
             if jobs.line(signal):  # (MPI jobs that run at once: not judged as one stream)
                 continue
             if take(live.add(signal)):
-                return WatchOutcome("complete", state.runs_done, state.end_line or live.line_no)
+                return outcome("complete", state.runs_done, state.end_line or live.line_no)
     except StopWatching:
-        return WatchOutcome("stopped", state.runs_done, live.line_no)
+        return outcome("stopped", state.runs_done, live.line_no)
     raise AssertionError("the follower never ends")  # pragma: no cover
-
-
-def _new_state(path: str, forced: tuple[Ruleset | None, str], index: int) -> WatchState:
-    one_run = RESULT_FILE.match(os.path.basename(path)) is not None
-    return WatchState(path=path, forced=forced[0], forced_source=forced[1], builder=RunBuilder(path, index),
-                      boundaries=RunBoundaries(one_run))
 
 
 def _take(state: WatchState, item: AnyItem, on_finding: FindingSink,

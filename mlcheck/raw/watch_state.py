@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import os
 from typing import Callable
 
 from mlcheck.records import dataclass, field
@@ -10,6 +11,7 @@ from mlcheck.facts.rulesets import Ruleset
 from mlcheck.model import Event, Finding, Severity
 from mlcheck.raw.watch_progress import init_overrun
 from mlcheck.read.concurrent_jobs import JobOrder, tagged_stop
+from mlcheck.read.file_names import RESULT_FILE
 from mlcheck.read.run_builder import RunBuilder
 from mlcheck.read.next_run import NextRunStart
 from mlcheck.read.runs import RunBoundaries
@@ -71,6 +73,42 @@ class WatchOutcome:
     runs_done: int
     lines: int
     held: int | None = None
+    earlier_runs: int = 0
+    """Runs that stopped before the file was truncated or rotated (counted in ``runs_done``)."""
+    earlier_findings: tuple[Finding, ...] = ()
+    """The findings reported on the lines read before the file was truncated or rotated: the final
+    report (of the file as it is) does not hold them."""
+
+
+class Lost:
+    """What a truncation or a rotation of the watched file took away: the runs that stopped in it
+    (they count toward ``--runs``) and the findings reported on its lines (they stand, and the
+    final report, of the file as it is, does not hold them)."""
+
+    def __init__(self, on_finding: FindingSink) -> None:
+        self.runs, self.found, self._sent, self._on_finding = 0, list[Finding](), list[Finding](), on_finding
+
+    def sink(self, found: Finding) -> None:
+        self._sent.append(found)
+        self._on_finding(found)
+
+    def restart(self, path: str, lines: int, stopped: int) -> str:
+        """The file is read again from line 1 after ``lines`` lines in which ``stopped`` runs
+        stopped; what to tell the user."""
+        self.runs += stopped
+        self.found.extend(self._sent)
+        self._sent.clear()
+        counted = f" ({stopped} run{'s' if stopped != 1 else ''} stopped there: counted)" if stopped else ""
+        return f"{path} was rotated or truncated after line {lines}{counted}; reading it again from line 1"
+
+    def outcome(self, reason: str, runs_done: int, lines: int) -> WatchOutcome:
+        return WatchOutcome(reason, self.runs + runs_done, lines, earlier_runs=self.runs, earlier_findings=tuple(self.found))
+
+
+def new_state(path: str, forced: tuple[Ruleset | None, str], index: int) -> WatchState:
+    one_run = RESULT_FILE.match(os.path.basename(path)) is not None
+    return WatchState(path=path, forced=forced[0], forced_source=forced[1], builder=RunBuilder(path, index),
+                      boundaries=RunBoundaries(one_run))
 
 
 def report_once(state: WatchState, found: Finding, on_finding: FindingSink) -> None:
