@@ -30,10 +30,10 @@ from mlcheck.rule import RunContext
 from mlcheck.rules.eval_values import first_reaching
 from mlcheck.rules.internal import crash_finding
 from mlcheck.rules.eval_records import judged_run
-from mlcheck.facts.checks import show
 from mlcheck.facts.round_choice import NOT_INFERRED, newest_round_with, RulesetChoice, dated_choice, later_round_with
 from mlcheck.rules.selection import (BENCHMARK_NOT_ITS_FOLDER, LOG_NEWER_THAN_RULESETS, RULESET_NOT_INFERRED,
-                                     UNKNOWN_BENCHMARK, forced_against_date, path_or_date, path_round_passed)
+                                     UNKNOWN_BENCHMARK, forced_against_date, path_or_date, path_round_passed,
+                                     unknown_benchmark)
 from mlcheck.facts.rulesets import (SUPPORTED_RULESETS, BenchmarkFacts, Ruleset, load_ruleset, newest_period_end,
                                     normalise_version, ruleset_for_date, ruleset_from_path)
 from mlcheck.score.scoring import time_to_train_min
@@ -167,9 +167,9 @@ def judge_run(run: Run, ref: LogRef, forced: Ruleset | None, reading: Iterable[F
         findings.append(_not_its_folder(run, folder_benchmark))  # (a folder no benchmark's: MLC506 alone)
     facts = benchmark_facts(choice.ruleset, benchmark)
     if facts is None:
-        findings.append(_unknown_benchmark(run, benchmark, choice.ruleset))
+        findings.append(unknown_benchmark(run, benchmark, choice.ruleset))
     elif run.benchmark is None and (logged := run.first("submission_benchmark")) is not None:
-        findings.append(_unknown_benchmark(run, logged.value, choice.ruleset))  # (null: the folder's stands in)
+        findings.append(unknown_benchmark(run, logged.value, choice.ruleset))  # (null: the folder's stands in)
     elif facts.not_in_record is not None:
         named = run.first("submission_benchmark")
         findings.append(UNKNOWN_BENCHMARK.at(run.path, named.line if named else run.first_line, facts.not_in_record,
@@ -222,21 +222,6 @@ def _not_its_folder(run: Run, folder_benchmark: str) -> Finding:
         f"the log names benchmark {run.benchmark!r} but lies in the {folder_benchmark}/ folder; it "
         f"is judged as {run.benchmark} and counted with {folder_benchmark}. Move it to its folder "
         "or correct submission_benchmark", run_index=run.index)
-
-
-def _unknown_benchmark(run: Run, benchmark: object, ruleset: Ruleset) -> Finding:
-    """MLC011 for ``benchmark``: what the run logs (None: nothing), else its folder's name."""
-    valid = ", ".join(sorted(name for name, facts in ruleset.benchmarks.items() if facts.not_in_record is None))
-    event = run.first("submission_benchmark")
-    line = event.line if event is not None else run.first_line
-    if benchmark is None and event is None:
-        message = f"the run logs no submission_benchmark; valid benchmarks of {ruleset.version}: {valid}"
-    elif not isinstance(benchmark, str):
-        message = (f"submission_benchmark is {show(benchmark)}, not the name of a benchmark (the official "
-                   f"checker fails the file); valid benchmarks of {ruleset.version}: {valid}")
-    else:
-        message = f"{benchmark!r} is not a benchmark of training {ruleset.version}; valid: {valid}"
-    return UNKNOWN_BENCHMARK.at(run.path, line, message, run_index=run.index)
 
 
 def choose_ruleset(run: Run, ref: LogRef, forced: Ruleset | None,

@@ -146,6 +146,20 @@ def test_torchrun_log_dir_reads_the_lowest_ranks_stdout_once(tmp_path: Path) -> 
                      "to it hold copies and were not read"]
 
 
+def test_a_per_rank_folder_whose_last_rank_logs_what_the_first_does_not_is_warned_of(tmp_path: Path) -> None:
+    """A pipeline's last stage logs the evaluations: rank.3/stdout holds eval_accuracy records the
+    read rank.0/stdout lacks. MLC022 says so as a warning (it said the other ranks hold copies)."""
+    lines = BASE.read_bytes().splitlines(keepends=True)
+    evals = [line for line in lines if b'"key": "eval_accuracy"' in line]
+    for rank in range(4):
+        (tmp_path / "1" / f"rank.{rank}").mkdir(parents=True)
+        body = [line for line in lines if line not in evals] if rank < 3 else [b"stage 3\n", *evals]
+        (tmp_path / "1" / f"rank.{rank}" / "stdout").write_bytes(b"".join(body))
+    refs, _ = discover([str(tmp_path)])
+    (note,) = [f for f in _results(refs[0].path)[0].findings if f.code == "MLC022"]
+    assert note.severity.name == "WARNING" and "rank.3/ logs eval_accuracy, which this file does not" in note.message
+
+
 # -- the shared corpus through the generator ------------------------------------------------------
 
 def _variants(relative: str) -> list[str]:

@@ -88,6 +88,17 @@ def test_unknown_benchmark_lists_the_valid_ones() -> None:
     assert "'resnet50'" in found.message and "resnet" in found.message and "bert" in found.message
 
 
+def test_a_benchmark_of_another_round_is_named_with_the_ruleset_to_pass() -> None:
+    """ResNet judged under 5.1 (a clock off, or --ruleset): MLC011 names the nearest round that has
+    it and the --ruleset that judges it there (session 36)."""
+    good = BAD.parent / "example" / "Acme" / "results" / "acme-t8" / "resnet" / "result_0.txt"
+    (found,) = [f for f in check([str(good)], ruleset="5.1.0").all_findings() if f.code == "MLC011"]
+    assert found.message.endswith("It is a benchmark of training 4.0.0 (and of 6 other rounds): "
+                                  "pass --ruleset 4.0.0 if the run is for it")
+    (unknown,) = [f for f in check([str(BAD / "unknown_benchmark.txt")]).all_findings() if f.code == "MLC011"]
+    assert "--ruleset" not in unknown.message  # ('resnet50' is no round's)
+
+
 def test_folder_without_logs_is_mlc501(tmp_path: Path) -> None:
     (tmp_path / "notes.md").write_text("nothing here\n", "utf-8")
     result = run_cli("check", str(tmp_path))

@@ -31,7 +31,9 @@ file (``compliance_checker/mlp_parser``, every round).
 - MLC022 per-rank-output (info): the log is one rank's file of a per-rank output folder
   (``mpirun --output-filename DIR`` writes ``DIR/1/rank.N/stdout``, torchrun ``--log-dir DIR``
   ``DIR/<run id>/attempt_K/N/stdout.log``); the lowest rank's file was read
-  and the other ranks' files, which hold copies, were not.
+  and the other ranks' files, which hold copies, were not. A warning when the highest rank's file
+  logs keys the file read does not (a pipeline's last stage logging the evaluations): they were
+  not read; check the job's console output, where every rank's lines are, or log from one rank.
 - MLC023 record-cut (error): a record of raw output is cut (the process died while writing it) and
   the output goes on after it, so the run loses its end. Reported at the line of the cut. Fix:
   find out why the job stopped (the launcher's lines around the cut tell) and re-run. Also a

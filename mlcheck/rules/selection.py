@@ -54,7 +54,8 @@ from dataclasses import replace
 from typing import TYPE_CHECKING
 
 from mlcheck.facts.round_choice import RulesetChoice, names_training_round
-from mlcheck.facts.rulesets import ruleset_for_date
+from mlcheck.facts.checks import show
+from mlcheck.facts.rulesets import SUPPORTED_RULESETS, load_ruleset, ruleset_for_date
 from mlcheck.model import Event, Finding, Run, Severity
 from mlcheck.rule import Rule
 
@@ -128,3 +129,24 @@ def path_or_date(run: Run, anchor: Event | None, when: dt.date, named: Ruleset, 
     kept = lacks or (names_training_round(run.path) and (not benchmark or benchmark in named.benchmarks))
     told = path_round_passed(run, anchor, when, named, dated.ruleset, benchmark if lacks else None, kept=kept)
     return RulesetChoice(named, f"path names round {named.round}", told) if kept else replace(dated, finding=told)
+
+
+def unknown_benchmark(run: Run, benchmark: object, ruleset: Ruleset) -> Finding:
+    """MLC011 for ``benchmark``: what the run logs (None: nothing), else its folder's name."""
+    valid = ", ".join(sorted(name for name, facts in ruleset.benchmarks.items() if facts.not_in_record is None))
+    event = run.first("submission_benchmark")
+    line = event.line if event is not None else run.first_line
+    if benchmark is None and event is None:
+        message = f"the run logs no submission_benchmark; valid benchmarks of {ruleset.version}: {valid}"
+    elif not isinstance(benchmark, str):
+        message = (f"submission_benchmark is {show(benchmark)}, not the name of a benchmark (the official "
+                   f"checker fails the file); valid benchmarks of {ruleset.version}: {valid}")
+    else:
+        message = f"{benchmark!r} is not a benchmark of training {ruleset.version}; valid: {valid}"
+        others = [v for v in SUPPORTED_RULESETS if v != ruleset.version and (facts := load_ruleset(v).benchmarks.get(
+            benchmark)) is not None and facts.not_in_record is None]
+        if others:  # (a round the run's date did not pick: a clock off, a resubmitted log, an estimated period)
+            nearest = min(others, key=lambda v: abs(SUPPORTED_RULESETS.index(v) - SUPPORTED_RULESETS.index(ruleset.version)))
+            more = f" (and of {len(others) - 1} other round{'s' if len(others) > 2 else ''})" if len(others) > 1 else ""
+            message += f". It is a benchmark of training {nearest}{more}: pass --ruleset {nearest} if the run is for it"
+    return UNKNOWN_BENCHMARK.at(run.path, line, message, run_index=run.index)
