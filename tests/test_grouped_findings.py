@@ -184,3 +184,17 @@ def test_members_with_one_file_name_are_told_apart_by_their_folder() -> None:
     members = tuple(Finding("MLC541", "power-file-misnamed", Severity.WARNING, "move it", f"r/power/result_{i}/x.png",
                             None, False, None) for i in range(2))
     assert context_lines(FindingGroup(members, "r", "")) == ["result_0/x.png, result_1/x.png"]
+
+
+def test_the_runs_of_one_raw_log_are_placed_in_the_file_with_their_lines(tmp_path: Path) -> None:
+    """Three runs of one console: their launcher lines' MLC024 group under the file and each run's
+    line (was: under the folder, '. (2 of 3 runs: job.log #1, job.log #2)', with no line)."""
+    import subprocess
+    import sys
+    raw = tmp_path / "job.log"
+    subprocess.run([sys.executable, str(ROOT / "tools" / "make_raw.py"), str(ROOT / "fixtures" / "raw" / "base.txt"),
+                    "-o", str(raw), "--runs", "3", "--style", "srun"], check=True, capture_output=True)
+    result = check([str(raw)], ruleset="2.0.0")
+    started = sorted((f.run_index, f.line) for f in result.all_findings() if f.code == "MLC024")
+    (group,) = [g for g in group_for_display(result) if g.first.code == "MLC024"]
+    assert group.place() == f"{raw} (runs " + ", ".join(f"#{i}:{line}" for i, line in started) + ")"

@@ -66,6 +66,10 @@ class FindingGroup:
             found = self.first
             return shown(found.path) + (f":{found.line}" if found.line is not None else "")
         count = self.places
+        if len({m.path for m in self.members}) == 1:  # (the runs of one raw log: the file, each run's line)
+            runs = [f"#{m.run_index or 0}" + (f":{m.line}" if m.line is not None else "") for m in self.members]
+            more = ", ..." if len(runs) > PLACES_SHOWN else ""
+            return f"{shown(self.first.path)} (runs {', '.join(dict.fromkeys(runs[:PLACES_SHOWN]))}{more})"
         noun = "runs" if self.folder_runs else "files"
         if self.folder_runs and count == self.folder_runs:
             return f"{shown(self.folder)} (all {count} {noun})"
