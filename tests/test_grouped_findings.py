@@ -198,3 +198,13 @@ def test_the_runs_of_one_raw_log_are_placed_in_the_file_with_their_lines(tmp_pat
     started = sorted((f.run_index, f.line) for f in result.all_findings() if f.code == "MLC024")
     (group,) = [g for g in group_for_display(result) if g.first.code == "MLC024"]
     assert group.place() == f"{raw} (runs " + ", ".join(f"#{i}:{line}" for i, line in started) + ")"
+
+
+def test_more_files_than_the_folder_has_runs_are_counted_as_files() -> None:
+    """Power logs of a folder of 2 runs, 3 of them: '(3 files: ...)' (was '(3 of 2 runs: ...)')."""
+    from mlcheck.report.grouped import FindingGroup
+
+    members = tuple(Finding("MLC543", "power-log-invalid", Severity.WARNING, "x", f"b/power/result_{i}/node_0.txt")
+                    for i in (0, 1, 2))
+    place = FindingGroup(members, "b", folder_runs=2).place()
+    assert place.startswith("b (3 files: result_0/node_0.txt, result_1/node_0.txt, result_2/node_0.txt")

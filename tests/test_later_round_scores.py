@@ -521,6 +521,20 @@ def test_a_bypass_is_honoured_where_the_rounds_tools_read_it(tmp_path: Path, pla
     assert (found is not None) == honoured
 
 
+def test_a_bypassed_seed_error_is_not_the_checkers_word() -> None:
+    """Under an honoured seed-checker-bypass the package checker skips the seed checker: MLC518 is a
+    warning that says so, not marked as the official checker's (it was, saying it fails the folder)."""
+    from mlcheck.judge.folders import bypass_seeds
+    from mlcheck.rules.seeds import SEED_MISSING
+
+    error = SEED_MISSING.at("r/result_0.txt", 1, "result_0.txt logs no seed")
+    assert error.official and error.severity is Severity.ERROR
+    (bypassed,) = bypass_seeds([error], "r/package_checker_params")
+    assert bypassed.severity is Severity.WARNING and not bypassed.official
+    assert bypassed.message.endswith("(seed-checker-bypass is requested in r/package_checker_params: the package "
+                                     "checker skips the seed checker)")
+
+
 def test_round_package_facts() -> None:
     assert package_policy("3.0.0").energy_score is False and package_policy("3.1.0").energy_score is True
     assert package_policy("4.1.0").power_check is False and package_policy("5.0.0").power_check is True

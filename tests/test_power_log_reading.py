@@ -324,3 +324,21 @@ def test_a_lone_node_log_without_an_index_is_told_its_one_name() -> None:
     found, bad = check_power_folder(PowerFolder("/p/power", (run,)), True, "5.0.0")
     (crash,) = [f for f in found if f.code == "MLC541"]
     assert crash.message.endswith("Rename it node_0.txt") and bad == {"result_0"}
+
+
+def test_a_power_folder_without_any_runs_folder_is_a_crash_of_the_package_checker(tmp_path: Path) -> None:
+    """An empty power/ under a round that checks power folders (5.0+): the power checker's max() of
+    an empty list raises, and the folder's score says so (it said '10 result files do not comply')."""
+    from mlcheck import check
+
+    found = sorted((SHARED / "other-submitters").glob("training-5.*/*/results/*/*/power"))
+    if not found:
+        pytest.skip("../shared/other-submitters holds no 5.x power folder (or it is not present)")
+    org = found[0].parents[3]
+    package = tmp_path / org.parent.name / org.name
+    shutil.copytree(org, package)
+    folder = package / found[0].parent.relative_to(org)
+    shutil.rmtree(folder / "power")
+    (folder / "power").mkdir()
+    (bench,) = check([str(folder)]).benchmarks
+    assert not bench.score.valid and "the package checker crashes on a power/ that holds no run's folder" in bench.score.reason

@@ -255,3 +255,21 @@ def test_tpu_names_and_tensorflow_builds_are_shown_as_the_summarizer_shows_them(
     system.write_text(json.dumps(data), "utf-8")
     (row,) = build_rows(check([str(package)]))[1]
     assert (row.system, row.accelerator, row.framework) == (f"TPUv3.8 ({system.stem})", "TPUv3", "TensorFlow 2.4")
+
+
+@pytest.mark.parametrize("width", [60, 80, 300])
+def test_a_narrow_terminal_gets_a_block_per_system_and_no_number_cut(width: int) -> None:
+    """At 80 columns the table cut 15.29 into '15.2' over '9' (session 36): a terminal narrower
+    than the table needs gets a block per system; a wide one the table."""
+    from rich.console import Console
+
+    from mlcheck.report.results_table import render_table_text
+
+    out = io.StringIO()
+    render_table_text(check([str(EXAMPLE)]), Console(file=out, width=width, force_terminal=True, color_system=None))
+    text = out.getvalue()
+    assert "15.29" in text
+    if width < 300:
+        assert "\n  resnet: 15.29\n" in text and "┃" not in text
+    else:
+        assert "┃" in text and "resnet: 15.29" not in text

@@ -351,3 +351,17 @@ def test_a_glob_never_hides_a_log_that_logged_nothing(tmp_path: Path, layout: st
     result = check(named)
     errors = {f.path for f in result.all_findings() if f.code == "MLC002" and f.severity is Severity.ERROR}
     assert errors == {str(tmp_path / name) for name in failing}
+
+
+def test_a_folder_named_as_a_result_file_stops_the_official_tools(tmp_path: Path) -> None:
+    """``result_5.txt/`` a folder: the package checker's compliance run raises opening it
+    (IsADirectoryError, not caught) before its seed checker runs: MLC521 says the official tools
+    publish no score, and no MLC526 says the seed checker fails the folder (session 36)."""
+    bench = _package(tmp_path) / "results" / "acme-t8" / "resnet"
+    (bench / "result_5.txt").mkdir()
+    (result,) = check([str(bench.parent.parent.parent)]).benchmarks
+    codes = {f.code for r in result.runs for f in r.findings} | {f.code for f in result.findings}
+    assert "MLC001" in codes and "MLC526" not in codes
+    (dropped,) = [f for f in result.findings if f.code == "MLC521"]
+    assert "the official checker raises opening result_5.txt" in dropped.message and "publish no score" in dropped.message
+    assert not result.score.valid

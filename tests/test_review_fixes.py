@@ -57,6 +57,19 @@ def test_select_typo_is_a_usage_error() -> None:
     assert run_cli("check", str(BASE), "--select", "mlc3,MLC5").exit_code == 0
 
 
+def test_a_rule_name_selects_its_code_and_a_typo_gets_a_suggestion() -> None:
+    """``--select target-not-reached`` is MLC301, as ``explain`` reads names (session 36: refused);
+    a misspelt name or a letter for a digit is told what it is close to."""
+    from mlcheck.settings.selection_filter import normalise_prefixes
+
+    assert normalise_prefixes(["target-not-reached, mlc5"]) == ("MLC301", "MLC5")
+    outcome = run_cli("check", str(BASE), "--select", "target-not-reachd")
+    assert outcome.exit_code == 2 and "'target-not-reachd' matches no rule code or name (did you mean " \
+        "target-not-reached?)" in outcome.stderr
+    explained = run_cli("explain", "MLC5O2")
+    assert explained.exit_code == 2 and "(did you mean MLC502?)" in explained.stderr
+
+
 def test_broken_scaling_json_makes_the_score_invalid(tmp_path: Path) -> None:
     folder = tmp_path / "Acme" / "results" / "acme-t8" / "resnet"
     shutil.copytree(EXAMPLE_RESNET, folder)
@@ -390,3 +403,12 @@ def test_a_score_of_a_round_before_rcp_normalisation_says_what_todays_tools_publ
     told = today_scaled_text(bench.rcp, bench.score)
     assert told == ("today's mlperf-logging would write scaling.json (1.0044, resnet_ref_3264) and publish 28.91 min; "
                     "this round scored without RCP normalisation")
+
+
+def test_a_report_path_under_a_file_is_a_usage_error_before_the_check(tmp_path: Path) -> None:
+    """``report -o afile/x.html`` where afile is a file: said as ``check -o`` says it (was: the
+    errno text of the failed write, after the whole check)."""
+    (tmp_path / "afile").write_text("", "utf-8")
+    outcome = run_cli("report", str(BASE), "-o", str(tmp_path / "afile" / "x.html"))
+    assert outcome.exit_code == 2 and f"{tmp_path / 'afile'} is not a folder" in outcome.stderr
+    assert_no_traceback(outcome)

@@ -82,7 +82,8 @@ def report_png(round_name: str, org: str, png: Path) -> None:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--round", default="training-1.1")
-    parser.add_argument("--org", help="the package folder of the round to show (default: the first)")
+    parser.add_argument("--org", default="Intel-HabanaLabs",
+                        help="the package folder of the round to show (the README's: Intel-HabanaLabs)")
     args = parser.parse_args()
     if args.org is None:
         args.org = next(p.name for p in sorted((OTHERS / args.round).iterdir()) if (p / "results").is_dir())

@@ -15,7 +15,7 @@ from typing import Callable
 import click
 
 from mlcheck import __version__
-from mlcheck.cli.checking import check_and_report, checked, report_options
+from mlcheck.cli.checking import check_and_report, checked, report_options, unwritable_folder
 from mlcheck.cli.common import (EXIT_ERROR, JOBS_OPTION, RULESET_HELP, console, load_cli_settings,
                                 refuse_overwriting_inputs)
 from mlcheck.settings.config import COLORS, FORMATS
@@ -129,6 +129,9 @@ def report_command(paths: tuple[str, ...], ruleset: str | None, config_path: str
     output_path = _html_path(output_path)
     if output_path != "-" and output_path.endswith(("/", os.sep)):  # (said before the check, not after)
         raise click.UsageError(f"--output {output_path!r} names a folder; give the report a file's path in it")
+    unwritable = unwritable_folder(os.path.realpath(output_path)) if output_path != "-" else None
+    if unwritable is not None:
+        raise click.UsageError(f"--output {output_path!r} cannot be written: {unwritable}")
     settings = load_cli_settings(config_path, paths, ruleset=ruleset, strict=strict, exit_zero=exit_zero,
                                  select=select, ignore=ignore, no_progress=no_progress, jobs=jobs)
     result, unopenable = checked(paths, settings, quiet, verbose)

@@ -117,7 +117,7 @@ def _output_problem(spec: str, output_format: str, named: dict[str, str]) -> str
         return f"the output {spec!r} names a folder; give the report a file's path in it"
     if os.path.exists(real) and not os.path.isfile(real):
         return None  # (/dev/null, a pipe: nothing is lost)
-    unwritable = _unwritable_folder(real) if path != "-" else None
+    unwritable = unwritable_folder(real) if path != "-" else None
     if unwritable is not None:
         return f"the output {spec!r} cannot be written: {unwritable}"
     same = named.setdefault(os.path.normcase(real), spec)
@@ -127,7 +127,7 @@ def _output_problem(spec: str, output_format: str, named: dict[str, str]) -> str
     return None
 
 
-def _unwritable_folder(path: str) -> str | None:
+def unwritable_folder(path: str) -> str | None:
     """Why a report cannot be written at ``path`` (its nearest folder that exists is a file, or not
     writable, and the file is not there to be written over), judged without creating anything;
     None when it may be."""

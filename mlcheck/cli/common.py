@@ -112,8 +112,13 @@ def load_cli_settings(config_path: str | None, paths: Sequence[str] | None = Non
     for option in ("select", "ignore"):
         unknown = [p for p in normalise_prefixes(given.get(option) or ()) if not matches_a_rule(p)]
         if unknown:
-            raise click.UsageError(f"--{option} {unknown[0]!r} matches no rule code; `mlcheck rules` "
-                                   "lists them (e.g. MLC3 or MLC301)")
+            import difflib
+
+            shown = unknown[0] if unknown[0].startswith("MLC") else unknown[0].lower()  # (a name: as rules write it)
+            close = [] if shown.startswith("MLC") else difflib.get_close_matches(shown, [r.name for r in all_rules()], n=1)
+            hint = f" (did you mean {close[0]}?)" if close else ""
+            raise click.UsageError(f"--{option} {shown!r} matches no rule code or name{hint}; `mlcheck rules` "
+                                   "lists them (e.g. MLC3, MLC301 or target-not-reached)")
     return load_settings(given, config=config_path, paths=list(paths) if paths is not None else None)
 
 

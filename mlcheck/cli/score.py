@@ -173,7 +173,15 @@ def explain_command(code: str) -> None:
         click.echo(plain_roles(forms.form(code) or ""))
         return
     if found is None:
-        click.echo(one_line(f"mlcheck: error: no rule or constraint form {code!r}; `mlcheck rules` lists the rules, "
+        import difflib
+
+        typed = code.strip().upper()
+        digits = "MLC" + typed[3:].replace("O", "0").replace("I", "1").replace("L", "1")  # (MLC5O2: a letter for a digit)
+        close = [digits] if typed.startswith("MLC") and find_rule(digits) is not None else difflib.get_close_matches(
+            typed if typed.startswith("MLC") else code.strip().lower(), [n for r in all_rules() for n in (r.code, r.name)],
+            n=1, cutoff=0.75)
+        hint = f" (did you mean {close[0]}?)" if close else ""
+        click.echo(one_line(f"mlcheck: error: no rule or constraint form {code!r}{hint}; `mlcheck rules` lists the rules, "
                    "`mlcheck explain forms` the forms"), err=True)
         sys.exit(EXIT_ERROR)
     rule, module = found

@@ -60,9 +60,9 @@ _SEED_CODES = frozenset(rule.code for rule in (*seeds.RULES, *seed_reading.RULES
 def bypass_seeds(findings: list[Finding], path: str) -> list[Finding]:
     """Seed errors as warnings when a ``seed-checker-bypass`` is requested (the seed checker is
     then skipped; the committee reviews the seeds)."""
-    return [replace(f, severity=Severity.WARNING, message=f"{f.message} (seed-checker-bypass requested in "
-                    f"{path})") if f.code in _SEED_CODES and f.severity is Severity.ERROR else f
-            for f in findings]
+    return [replace(f, severity=Severity.WARNING, official=False, message=f"{f.message} (seed-checker-bypass is "
+                    f"requested in {path}: the package checker skips the seed checker)") if f.code in _SEED_CODES and
+            f.severity is Severity.ERROR else f for f in findings]
 
 
 def _no_result_file(folder: str, members: list[RunResult]) -> bool:

@@ -9,7 +9,8 @@ no score (MLC521 and the folder's score say so instead of a published time):
   ``closed_resnet_<opt>.yaml``, each even when the value's own check failed); the package checker
   and the result summarizer call it without a ``try``;
 - the RCP checker raises on a run of a closed folder (MLC535, :mod:`mlcheck.score.rcp.unreadable`);
-- a ``result_<i>.txt`` is a FIFO (MLC015): every official tool that opens it waits forever;
+- a ``result_<i>.txt`` is a FIFO (MLC015): every official tool that opens it waits forever; one
+  that cannot be opened (MLC001: a folder, no permission) makes the checker raise;
 - the official parser (``mlp_parser``'s ``string_to_logline``, the same from 0.7 to 6.1) raises
   something other than the ValueError its ``parse_generator`` catches on a line (a record without
   ``key``: KeyError; ``time_ms`` null: TypeError), and neither the package checker nor the summarizer
@@ -25,7 +26,8 @@ from mlcheck.facts.rule_files import RULE_FILES
 from mlcheck.model import Event
 from mlcheck.results import RunResult, RunSummary
 from mlcheck.package.power import official_parse
-from mlcheck.read.reading_rules import NOT_A_REGULAR_FILE
+from mlcheck.read.file_names import SUBMITTED_RESULT_FILE
+from mlcheck.read.reading_rules import FILE_UNREADABLE, NOT_A_REGULAR_FILE
 from mlcheck.rules.rcp_check import RCP_POINT_UNREADABLE
 
 
@@ -42,6 +44,11 @@ def folder_stops(members: Sequence[RunResult], ruleset: str | None) -> str:
             return (f"the official checker stops on {os.path.basename(member.path)}: it loads "
                     f"training_{ruleset}/{missing}, which does not exist (FileNotFoundError), and the package "
                     "checker and the summarizer stop with it: the official tools publish no score")
+    unopened = sorted({os.path.basename(r.path) for r in members for f in r.findings if f.code == FILE_UNREADABLE.code
+                       and f.official and f.line is None and SUBMITTED_RESULT_FILE.match(os.path.basename(r.path))})
+    if unopened:
+        return (f"the official checker raises opening {', '.join(unopened)} (an OSError it does not catch), and the "
+                "package checker and the summarizer stop with it: the official tools publish no score")
     waiting = sorted({os.path.basename(r.path) for r in members for f in r.findings if f.code == NOT_A_REGULAR_FILE.code})
     if waiting:
         return (f"the official checker waits forever reading {', '.join(waiting)} (not a regular file, MLC015), and "

@@ -60,6 +60,8 @@ def judge_power(folder: str, members: Sequence[RunResult], counted: Score, rules
         rejection = "the package checker crashes on a power log name without an index (MLC541)"
     if policy.power_check and any(run.unlistable for run in power.runs):
         rejection = "the package checker crashes listing a power/<result> that is no readable folder (MLC540)"
+    if policy.power_check and power.runs and all(run.folder is None for run in power.runs):
+        rejection = "the package checker crashes on a power/ that holds no run's folder (max() of an empty list, MLC540)"
     if rejection is None and bad:  # (within the files olympic scoring tolerates: the checker accepts it)
         findings = [_tolerated(f, len(bad | failed), tolerated) for f in findings]
     energy, energy_findings = _energy(power, members, counted, summarizers)

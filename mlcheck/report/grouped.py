@@ -67,15 +67,16 @@ class FindingGroup:
             return shown(found.path) + (f":{found.line}" if found.line is not None else "")
         count = self.places
         if len({m.path for m in self.members}) == 1:  # (the runs of one raw log: the file, each run's line)
-            runs = [f"#{m.run_index or 0}" + (f":{m.line}" if m.line is not None else "") for m in self.members]
-            more = ", ..." if len(runs) > PLACES_SHOWN else ""
-            return f"{shown(self.first.path)} (runs {', '.join(dict.fromkeys(runs[:PLACES_SHOWN]))}{more})"
-        noun = "runs" if self.folder_runs else "files"
-        if self.folder_runs and count == self.folder_runs:
+            each = [f"#{m.run_index or 0}" + (f":{m.line}" if m.line is not None else "") for m in self.members]
+            more = ", ..." if len(each) > PLACES_SHOWN else ""
+            return f"{shown(self.first.path)} (runs {', '.join(dict.fromkeys(each[:PLACES_SHOWN]))}{more})"
+        runs = bool(self.folder_runs) and count <= self.folder_runs  # (power logs: more files than runs)
+        noun = "runs" if runs else "files"
+        if runs and count == self.folder_runs:
             return f"{shown(self.folder)} (all {count} {noun})"
         names = distinct_places(self.members, lines=False)
         listed = ", ".join(dict.fromkeys(names[:PLACES_SHOWN])) + (", ..." if count > PLACES_SHOWN else "")
-        total = f" of {self.folder_runs}" if self.folder_runs else ""
+        total = f" of {self.folder_runs}" if runs else ""
         return f"{shown(self.folder)} ({count}{total} {noun}: {listed})"
 
     def message(self) -> str:

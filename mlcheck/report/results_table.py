@@ -153,14 +153,31 @@ def render_table_text(result: CheckResult, console: Console) -> None:
     if said:
         title = ", ".join(said) + ". " + title
     table = Table(title=one_line(title), title_justify="left")  # (a name's line end splits no row)
-    for i, name in enumerate(header):
-        if i not in left_out:
-            numeric = name in columns or name in _NUMERIC or name.endswith(" energy (kJ)")
-            table.add_column(name, justify="right" if numeric else "left", overflow="fold")  # never "…": the system names a row
-    for row in rows:
-        values = _values(row, columns, energies)
-        table.add_row(*(one_line(v) for i, v in enumerate(values) if i not in left_out))
+    cells = [[one_line(v) for i, v in enumerate(_values(row, columns, energies)) if i not in left_out] for row in rows]
+    for name in (name for i, name in enumerate(header) if i not in left_out):
+        # a number is never cut in two (``2.3`` over ``3``); a text folds (never "…": the system names a row)
+        numeric = name in columns or name in _NUMERIC or name.endswith(" energy (kJ)") or name == "rcp"
+        table.add_column(name, justify="right" if numeric else "left", overflow="fold", no_wrap=numeric)
+    for values in cells:
+        table.add_row(*values)
+    names = [name for i, name in enumerate(header) if i not in left_out]
+    if console.is_terminal and _least_width(names, cells, table) > console.width:  # (a narrow terminal: a
+        console.print(table.title, style="italic")
+        for values in cells:  # (headed by the system, its name and its folder)
+            pairs = sorted(((n, v) for n, v in zip(names, values) if v.strip()), key=lambda pair: pair[0] != "system")
+            console.print("\n".join(f"  {name}: {value}" if at or name != "system" else value
+                                     for at, (name, value) in enumerate(pairs)))
+        return
     print_whole(console, table, least=160)  # (a file, a CI log: as wide as the table, no cell folded)
+
+
+def _least_width(names: list[str], cells: list[list[str]], table: Any) -> int:
+    """The width the drawn table needs to cut no number and no name of a column in two (a text
+    column at least its longest word, up to 12 characters)."""
+    widths = [max([len(name), *(len(row[at]) for row in cells)]) if column.no_wrap
+              else min(12, max([len(name), *(len(word) for row in cells for word in row[at].split())]))
+              for at, (name, column) in enumerate(zip(names, table.columns))]
+    return sum(widths) + 3 * len(widths) + 1
 
 
 def render_table(result: CheckResult, table_format: str) -> str:

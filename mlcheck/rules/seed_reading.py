@@ -8,15 +8,16 @@ seed where the round asks one (:mod:`mlcheck.rules.seeds`, MLC518). So a file wh
 parser cannot read fails the whole folder, although the olympic mean would tolerate it as its
 non-converged run: the package is refused unless ``seed-checker-bypass`` is requested.
 
-- MLC526 seed-checker-cannot-read: a result file of a closed folder cannot be opened, or holds a
+- MLC526 seed-checker-cannot-read: a result file of a closed folder holds a
   line the official parser cannot read (MLC003, MLC004, MLC023: invalid or cut JSON; MLC006,
   MLC007, MLC008, MLC025: a record without its key, a readable time, its metadata or its value),
   or a ``seed`` record whose metadata has no ``file`` or no ``lineno`` (the seed checker reads
   both of every seed record, and raises without them), so the seed checker fails the folder
   (``Error found when querying seeds from <file>``). An empty file logs no seed: MLC518 where the round's
   seed checker asks one. Fix: repair or rerun the run (or request ``seed-checker-bypass`` in
-  ``package_checker_params`` for the review committee). A FIFO in the place of a result file gets
-  neither: MLC015 says what the seed checker does with it (it waits on it forever).
+  ``package_checker_params`` for the review committee). A result file that cannot be opened
+  (MLC001) or is a FIFO (MLC015) gets neither: the package checker stops on it before its seed
+  checker runs (it raises, or waits forever), and MLC521 says so.
 """
 
 from __future__ import annotations
@@ -34,7 +35,8 @@ SEED_CHECKER_CANNOT_READ = Rule("MLC526", "seed-checker-cannot-read", Severity.E
 
 RULES = (SEED_CHECKER_CANNOT_READ,)
 
-NOT_A_REGULAR_FILE = "MLC015"
+_NOT_OPENED = frozenset({"MLC015", "MLC001"})
+"""A FIFO in the place of a result file (MLC015), a file that cannot be opened (MLC001)."""
 
 PARSER_FAILURES = frozenset({"MLC001", "MLC003", "MLC004", "MLC006", "MLC007", "MLC008", "MLC023", "MLC025"})
 """Codes of the official errors of a line (or a file) the official parser cannot read."""
@@ -49,8 +51,8 @@ def unreadable_for_seeds(members: Sequence[RunResult], ruleset: str | None) -> l
     for result in members:
         files.setdefault(result.path, []).append(result)
     for path, runs in sorted(files.items()):
-        if any(f.code == NOT_A_REGULAR_FILE for r in runs for f in r.findings):
-            continue  # (MLC015 says what the package checker does with it: it hangs reading it)
+        if any(f.code in _NOT_OPENED and f.line is None for r in runs for f in r.findings):
+            continue  # (the package checker stops before its seed checker: hangs on a FIFO, raises on the rest)
         failure = next((f for r in runs for f in r.findings
                         if f.code in PARSER_FAILURES and f.official and f.severity is Severity.ERROR), None)
         unplaced = None if failure is not None else _unplaced_seed(runs)

@@ -54,10 +54,15 @@ def partition_findings(result: CheckResult, keep: FindingTest) -> tuple[CheckRes
 
 
 def normalise_prefixes(prefixes: Iterable[str]) -> tuple[str, ...]:
-    """Upper-cased, comma-split, stripped code prefixes (``mlc3, MLC401`` -> ``MLC3``, ``MLC401``)."""
+    """Upper-cased, comma-split, stripped code prefixes (``mlc3, MLC401`` -> ``MLC3``, ``MLC401``);
+    a rule's name is its code (``target-not-reached`` -> ``MLC301``, as ``explain`` reads it)."""
+    from mlcheck.rules import find_rule
+
     found: list[str] = []
     for item in prefixes:
-        found.extend(part.strip().upper() for part in item.split(",") if part.strip())
+        for part in (part.strip() for part in item.split(",") if part.strip()):
+            named = find_rule(part) if not part.upper().startswith("MLC") else None
+            found.append(named[0].code if named is not None else part.upper())
     return tuple(dict.fromkeys(found))
 
 
