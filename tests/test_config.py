@@ -369,6 +369,14 @@ def test_misspelt_environment_variable_is_a_warning_and_others_are_left_alone(tm
     assert "MLCHECK_STRCT" in settings.problems[0].message and "MLCHECK_STRICT?" in settings.problems[0].message
 
 
+def test_waivers_in_the_environment_are_said_to_be_ignored(tmp_path: Path) -> None:
+    """MLCHECK_WAIVERS=1 was ignored without a word: waivers live in the config file only."""
+    settings = load_settings({}, cwd=str(tmp_path), environ={"MLCHECK_WAIVERS": "1"})
+    (problem,) = settings.problems
+    assert (problem.code, problem.severity) == ("MLC041", Severity.WARNING)
+    assert "MLCHECK_WAIVERS is not a setting" in problem.message and "[[waivers]] in .mlcheck.toml" in problem.message
+
+
 def test_an_empty_environment_variable_is_unset(tmp_path: Path) -> None:
     """A CI template leaves MLCHECK_STRICT= when its input is not given: not an MLC041 error."""
     settings = load_settings({}, cwd=str(tmp_path), environ={"MLCHECK_STRICT": "", "MLCHECK_JOBS": " "})

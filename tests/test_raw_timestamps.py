@@ -62,3 +62,15 @@ def test_ranks_behind_timestamps_read_as_the_clean_run(stamp: str, label: str, t
     assert [f.code for f in result.findings if f.severity.name != "INFO"] == []
     [summary] = [f.message for f in result.findings if f.code == "MLC020"]
     assert f"{3 * len(lines)} copies printed by 3 other ranks dropped" in summary, summary
+
+
+@pytest.mark.parametrize("order", ["le", "be"])
+def test_utf16_without_a_byte_order_mark_is_named(tmp_path: Path, order: str) -> None:
+    """A console saved as UTF-16 without a BOM reads as no record; MLC002 says what it is (it asked
+    'is this an MLPerf log?', session 36)."""
+    path = tmp_path / "console.log"
+    path.write_bytes(BASE.read_text("utf-8").encode(f"utf-16-{order}"))
+    [result] = check_log(LogRef(str(path)), None)
+    (found,) = [f for f in result.findings if f.code == "MLC002"]
+    assert f"UTF-16 ({order.upper()}, without a byte order mark)" in found.message
+    assert f"iconv -f UTF-16{order.upper()} -t UTF-8" in found.message

@@ -362,3 +362,19 @@ def test_a_normalisation_today_s_tools_would_make_otherwise_is_told() -> None:
     assert today_scaled_text(same, score) is None  # (the same factor: nothing to tell)
     with_committee = Score(470.0, True, "", scaling_factor=1.06, unscaled_min=442.578)
     assert today_scaled_text(record, with_committee) is None  # (not scaled by the RCP factor alone)
+
+
+def test_the_text_says_when_the_smallest_batch_rcp_stood_in() -> None:
+    """No RCP at the submission's batch size, above the smallest: the checker compares with the
+    smallest-batch RCP; the text's RCP line says so (only the JSON reason did, session 36)."""
+    from types import SimpleNamespace
+
+    from mlcheck.report.text import rcp_text
+    from mlcheck.results import RcpResult
+
+    rcp = RcpResult("pass", "no RCP at this batch size; compared with the smallest-batch RCP (ssd_ref_1024)",
+                    batch_size=456, reference="ssd_ref_1024", reference_mean=50.0, min_acceptable_mean=50.0,
+                    submission_mean=50.0, margin_pct=0.0)
+    text = rcp_text(SimpleNamespace(rcp=rcp, score=SimpleNamespace(scaling_factor=None, score_min=None)))  # type: ignore[arg-type]
+    assert text is not None and text.plain.endswith(
+        "; no RCP at batch size 456: compared with the smallest-batch RCP (ssd_ref_1024)")

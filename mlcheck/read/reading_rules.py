@@ -172,7 +172,21 @@ def no_records(path: str, lines: int, long_lines: int, unseen: int) -> Finding:
     skipped = f" ({long_lines} too long to read)" if long_lines else ""
     aside = f" (the {unseen} without a space after the marker aside: MLC027)" if unseen else ""
     return NO_RECORDS.at(path, None, f"no :::MLLOG record found in {lines} line{'' if lines == 1 else 's'}"
-                         f"{skipped}{aside}; is this an MLPerf log?")
+                         f"{skipped}{aside}; {_utf16_hint(path) or 'is this an MLPerf log?'}")
+
+
+def _utf16_hint(path: str) -> str | None:
+    """What to say of a log that holds the marker in UTF-16 without a byte order mark."""
+    try:
+        with open(path, "rb") as handle:
+            head = handle.read(1 << 20)
+    except (OSError, ValueError):
+        return None
+    order = "BE" if head[:1] == b"\x00" else "LE"  # (each encoding's marker is in the other's bytes, a byte on)
+    if ":::MLLOG".encode(f"utf-16-{order.lower()}") not in head:
+        return None
+    return (f"the file holds :::MLLOG records in UTF-16 ({order}, without a byte order mark), which neither "
+            f"mlcheck nor the official parser reads: convert it (iconv -f UTF-16{order} -t UTF-8)")
 
 
 def not_a_regular_file(path: str, kind: str) -> Finding:

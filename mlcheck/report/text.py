@@ -95,6 +95,9 @@ def rcp_text(bench: BenchmarkResult) -> Text | None:
             text.append(f", reference mean {format_amount(rcp.reference_mean)}")
         if rcp.margin_pct is not None:
             text.append(f" (margin {rcp.margin_pct:+.2f} %)")
+        if rcp.reason.startswith("no RCP at this batch size"):  # (the checker's fallback: said, not implied)
+            text.append(f"; no RCP at batch size {rcp.batch_size}: compared with the smallest-batch RCP "
+                        f"({rcp.reference})")
     else:
         text.append(f": {one_line(rcp.reason)}")
     if today_differs(rcp) and rcp.today is not None:

@@ -22,9 +22,10 @@ from typing import Any, Callable, Iterable, Mapping, Sequence
 
 from mlcheck.records import dataclass
 from mlcheck.facts.rulesets import SUPPORTED_RULESETS, normalise_version
-from mlcheck.model import Finding, Severity
+from mlcheck.model import Finding
 from mlcheck.rules.config_rules import CONFIG_INVALID
 from mlcheck.settings.config_file import load_table as _load_table, names_mlcheck_table, read_text as _read
+from mlcheck.settings.environment_names import misspelt_variable
 from mlcheck.settings.waiver_table import Waiver, line_of, read_waivers
 
 FORMATS = ("auto", "text", "json", "sarif", "junit", "github", "markdown", "html")
@@ -194,7 +195,7 @@ def _coerce(table: Mapping[str, Any], where: str, text: str, problems: list[Find
             if from_file:
                 problems.append(CONFIG_INVALID.at(where, line, f"unknown setting {label!r}; known: {known}"))
             else:
-                problems.extend(_misspelt_variable(raw_key))
+                problems.extend(misspelt_variable(raw_key, sorted(set(_SCALARS) - {"outputs"} | {"output", "config"})))
             continue
         kind, allowed = _SCALARS[key]
         value, error = _convert(raw, kind, allowed, from_file)
@@ -212,21 +213,6 @@ def _coerce(table: Mapping[str, Any], where: str, text: str, problems: list[Find
             value = _valid_prefixes(value, label, where, line, problems)
         values[key] = value
     return values
-
-
-def _misspelt_variable(raw_key: str) -> list[Finding]:
-    """A warning for an ``MLCHECK_*`` variable that is no setting but close to one's name
-    (``MLCHECK_STRCT``): it would be ignored without a word. Others (a script's own
-    ``MLCHECK_HOME``, the GitHub Action's ``MLCHECK_PATHS``) are none of mlcheck's business."""
-    import difflib
-
-    names = sorted(set(_SCALARS) - {"outputs"} | {"output", "config"})
-    close = difflib.get_close_matches(raw_key.replace("-", "_"), names, n=1, cutoff=0.75)
-    if not close:
-        return []
-    return [CONFIG_INVALID.at("environment", None, (
-        f"MLCHECK_{raw_key.upper()} is not a setting of mlcheck and is ignored; did you mean "
-        f"MLCHECK_{close[0].upper()}?"), severity=Severity.WARNING)]
 
 
 def _valid_prefixes(prefixes: tuple[str, ...], label: str, where: str, line: int | None,
