@@ -3,7 +3,6 @@ bounded (a larger or deeper file is an MLC041 finding, never a crash), the ``[to
 
 from __future__ import annotations
 
-import difflib
 import importlib
 import re
 from functools import cache
@@ -67,6 +66,8 @@ def load_table(path: Path, shown: str) -> tuple[dict[str, Any], str, Finding | N
         if not isinstance(tool, dict) or "mlcheck" not in tool:  # (found by search: it has one; named: say so)
             names = sorted(tool) if isinstance(tool, dict) else []
             tables = ", ".join(f"tool.{name}" for name in names)
+            import difflib  # (only for this hint: not imported by every start)
+
             close = difflib.get_close_matches("mlcheck", names, n=1)
             hint = f"; [tool.{close[0]}] is spelt [tool.mlcheck]" if close else ""
             return {}, text, CONFIG_INVALID.at(shown, None, (
