@@ -237,3 +237,22 @@ def test_a_utf16_file_says_it_is_utf16(tmp_path: Path) -> None:
     damaged.parent.mkdir()
     damaged.write_bytes(b"\xff\xfe not utf-8\n" + BASE.read_bytes())
     assert not [f for f in check_log(LogRef(str(damaged)), None)[0].findings if "UTF-16" in f.message]
+
+
+def test_a_per_rank_folders_odd_siblings_neither_hang_nor_crash_the_read(tmp_path: Path) -> None:
+    """The highest rank's file a FIFO (opening it waited forever), a sibling named 'rank.²' (int()
+    raised: MLC000, the run not judged), a sibling line of many markers and no key (the key scan was
+    quadratic): the rank read is judged, with its MLC022 note (session 36)."""
+    import os
+
+    for rank in ("0", "1", "²"):
+        (tmp_path / "1" / f"rank.{rank}").mkdir(parents=True)
+    (tmp_path / "1" / "rank.0" / "stdout").write_bytes(BASE.read_bytes())
+    (tmp_path / "1" / "rank.1" / "stdout").write_bytes(b":::MLLOG " * 30000 + b"\n")
+    os.mkfifo(tmp_path / "1" / "rank.²" / "stdout")
+    [result] = _results(str(tmp_path / "1" / "rank.0" / "stdout"))
+    assert [f.code for f in result.findings] == ["MLC022"] and result.verdict == "pass"
+    (tmp_path / "1" / "rank.2").mkdir()
+    os.mkfifo(tmp_path / "1" / "rank.2" / "stdout")
+    [result] = _results(str(tmp_path / "1" / "rank.0" / "stdout"))
+    assert [(f.code, f.severity.name) for f in result.findings] == [("MLC022", "INFO")]

@@ -74,3 +74,12 @@ def test_utf16_without_a_byte_order_mark_is_named(tmp_path: Path, order: str) ->
     (found,) = [f for f in result.findings if f.code == "MLC002"]
     assert f"UTF-16 ({order.upper()}, without a byte order mark)" in found.message
     assert f"iconv -f UTF-16{order.upper()} -t UTF-8" in found.message
+
+
+@pytest.mark.parametrize("text, job", [("Oct 07 12:00:00 NODEA1: ", -4), ("Oct 07 12:00:00 RANK 3: ", -3),
+                                       ("Tue Oct 07 12:00:00 UTC 2025: 3: ", -1)])
+def test_a_time_zone_is_read_only_before_a_year(text: str, job: int) -> None:
+    """``date``'s zone is read before its year only: an upper-case host or ``RANK`` after a ``ts``
+    date stays a label (it was read as a zone, the label after it lost)."""
+    prefix = read_prefix(text)
+    assert prefix.source is not None and prefix.source[0] == job and prefix.timestamp and not prefix.extra_text

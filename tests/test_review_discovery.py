@@ -56,7 +56,7 @@ def test_fifo_named_as_a_result_file_is_a_failing_run_of_its_folder_never_read(t
     # The official tools wait on the FIFOs: they publish no score, and no seed finding adds to MLC015
     # (MLC518 said the seed checker "fails the folder"; it never returns, session 36).
     folder = [f for f in report["benchmarks"][0]["findings"] if f["code"] == "MLC521"]
-    assert len(folder) == 1 and "waits forever reading result_0.txt, result_5.txt" in folder[0]["message"]
+    assert len(folder) == 1 and "waits forever reading result_0.txt (a FIFO (named pipe), MLC015)" in folder[0]["message"]
     assert "publish no score" in folder[0]["message"]
     assert not [f for f in json.dumps(report).split('"code": ') if f.startswith('"MLC518"')]
 
@@ -365,3 +365,19 @@ def test_a_folder_named_as_a_result_file_stops_the_official_tools(tmp_path: Path
     (dropped,) = [f for f in result.findings if f.code == "MLC521"]
     assert "the official checker raises opening result_5.txt" in dropped.message and "publish no score" in dropped.message
     assert not result.score.valid
+
+
+def test_a_result_file_that_is_dev_null_is_read_empty_by_the_official_tools(tmp_path: Path) -> None:
+    """``result_4.txt`` -> /dev/null: the official parser reads it empty (no wait, no raise): the
+    summarizer publishes the others' mean and the seed checker fails the folder (MLC518); MLC521 no
+    longer says the tools wait on it and publish no score (session 36)."""
+    if not os.path.exists(os.devnull) or os.devnull != "/dev/null":
+        pytest.skip("needs /dev/null")
+    bench = _package(tmp_path) / "results" / "acme-t8" / "resnet"
+    (bench / "result_4.txt").unlink()
+    (bench / "result_4.txt").symlink_to(os.devnull)
+    (result,) = check([str(bench.parent.parent.parent)]).benchmarks
+    codes = {f.code for f in result.findings} | {f.code for r in result.runs for f in r.findings}
+    assert {"MLC015", "MLC518"} <= codes
+    (dropped,) = [f for f in result.findings if f.code == "MLC521"]
+    assert "publish no score" not in dropped.message and "waits forever" not in dropped.message

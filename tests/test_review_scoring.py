@@ -355,6 +355,7 @@ def test_a_folder_of_two_batch_sizes_is_told_no_bypass_helps(tmp_path: Path) -> 
     (lambda line: re.sub(r'"time_ms": \d+', '"time_ms": null', line), "TypeError"),
     (lambda line: re.sub(r', "metadata": \{[^{}]*\}', "", line), "KeyError"),
     (lambda line: line.replace(":::MLLOG {", ":::MLLOG [{") + "]", "TypeError"),
+    (lambda line: line.replace(":::MLLOG {", ":::MLLOG {" + '"deep": ' + "[" * 5000 + "]" * 5000 + ", "), "RecursionError"),
 ])
 def test_a_record_the_official_parser_raises_on_leaves_no_published_score(
         tmp_path: Path, change: Callable[[str], str], error: str) -> None:
@@ -372,6 +373,8 @@ def test_a_record_the_official_parser_raises_on_leaves_no_published_score(
     assert type(raised.value).__name__ == error
     (bench,) = check([str(root)]).benchmarks
     (dropped,) = [f for f in bench.findings if f.code == "MLC521"]
-    stops = f"the official parser raises {error} on line 5 of result_1.txt"
+    stops = f"the official checker raises {error} on line 5 of result_1.txt (its parser catches only ValueError)"
     assert stops in dropped.message and "publish no score" in dropped.message
     assert not bench.score.valid and stops in bench.score.reason
+    # (the package checker stops before its seed checker: no MLC526 says the seed checker fails it)
+    assert "MLC526" not in {f.code for f in bench.findings} | {f.code for r in bench.runs for f in r.findings}

@@ -155,6 +155,24 @@ def test_runs_and_errors_read_before_a_truncation_still_count(tmp_path: Path) ->
     assert not [f for r in report["runs"] for f in r["findings"] if f["code"] == "MLC203"]
 
 
+def test_a_truncation_right_after_the_watched_run_stopped_judges_no_other_file(tmp_path: Path) -> None:
+    """The log truncated and rewritten within the quiet wait after the run's run_stop: the watch
+    ended with the run watched, then judged the new lines as if they were it (MLC102, MLC301). Now
+    it says the file holds another thing, and its exit code is the watched run's findings'."""
+    log = tmp_path / "live.log"
+    bad = [line.replace(b'"value": "lars"', b'"value": "adam"') if b'"key": "opt_name"' in line else line
+           for line in _lines()]
+    watcher = Watcher(str(log), "--runs", "1", "--idle-timeout", "60")
+    _append(log, bad, pause=0.0002)
+    watcher.wait_for("run_stop (success)")
+    log.write_bytes(b"")
+    _append(log, _lines()[:20])
+    code, out = watcher.finish(timeout=40)
+    assert code == 1 and out == ""
+    note = watcher.wait_for("what it holds now is not judged")
+    assert "after the 1 run watched had stopped" in note and "1 failing" in note
+
+
 def test_rotated_log_is_followed_under_its_name(tmp_path: Path) -> None:
     log = tmp_path / "live.log"
     lines = _lines()

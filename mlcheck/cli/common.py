@@ -114,7 +114,7 @@ def load_cli_settings(config_path: str | None, paths: Sequence[str] | None = Non
         if unknown:
             import difflib
 
-            shown = unknown[0] if unknown[0].startswith("MLC") else unknown[0].lower()  # (a name: as rules write it)
+            shown = unknown[0]
             close = [] if shown.startswith("MLC") else difflib.get_close_matches(shown, [r.name for r in all_rules()], n=1)
             hint = f" (did you mean {close[0]}?)" if close else ""
             raise click.UsageError(f"--{option} {shown!r} matches no rule code or name{hint}; `mlcheck rules` "

@@ -227,6 +227,13 @@ def watch_command(log: str, ruleset: str | None, fail_fast: bool, runs: int, out
             check_and_report([log], settings, line_limits={log: outcome.lines})
         except SystemExit as reported_exit:
             sys.exit(reported_exit.code if reported_exit.code not in (0, None) else failed)
+    if outcome.reason == "replaced":  # (no report of the file as it is now: it holds none of the runs watched)
+        failing = [f for f in outcome.earlier_findings if f.severity >= fail_level(settings) and reported(f, settings)]
+        click.echo(one_line(
+            f"mlcheck: {log} was truncated or rotated after the {outcome.earlier_runs} run"
+            f"{'s' if outcome.earlier_runs != 1 else ''} watched had stopped; what it holds now is not judged "
+            f"(`mlcheck check` judges it); the findings above are the runs'; {len(failing)} failing"), err=True)
+        sys.exit(EXIT_FINDINGS if failing and not settings.exit_zero else EXIT_OK)
     if outcome.reason == "missing":
         click.echo(one_line(f"mlcheck: error: {log} did not appear within --idle-timeout"), err=True)
         sys.exit(EXIT_ERROR)

@@ -13,7 +13,7 @@ from mlcheck.model import Finding, Severity
 from mlcheck.facts.round_choice import NOT_INFERRED
 from mlcheck.results import TOLERATED_CODES, BenchmarkResult, EnergyScore, RcpResult, RunResult, RunSummary, Score
 from mlcheck.facts.rulesets import BenchmarkFacts, Ruleset, RulesetError, load_ruleset
-from mlcheck.judge.official_stops import folder_stops
+from mlcheck.judge.official_stops import folder_stops, stopping_files
 from mlcheck.judge.power_folder import judge_power
 from mlcheck.package.discover import LogRef, natural_order
 from mlcheck.package.layout import BENCHMARK, package_part, read_json_document
@@ -258,7 +258,7 @@ def score_folder(key: GroupKey, members: list[RunResult],
             closed = checked != "open" and skipped is None
             run_findings = check_runs(folder, runs, closed=closed, ruleset=first.ruleset)
             if closed:  # (the seed checker reads every result file of a closed folder)
-                run_findings.extend(unreadable_for_seeds(members, first.ruleset))
+                run_findings.extend(unreadable_for_seeds(members, first.ruleset, stopping_files(members)))
             if seed_bypass is not None:
                 run_findings = bypass_seeds(run_findings, seed_bypass.path)
                 findings.append(bypass_note("seed-checker-bypass", seed_bypass,

@@ -19,21 +19,51 @@ no score (MLC521 and the folder's score say so instead of a published time):
 
 from __future__ import annotations
 
+import functools
 import os
 from typing import Sequence
 
 from mlcheck.facts.rule_files import RULE_FILES
 from mlcheck.model import Event
 from mlcheck.results import RunResult, RunSummary
+from mlcheck.package.file_kinds import special_kind
 from mlcheck.package.power import official_parse
 from mlcheck.read.file_names import SUBMITTED_RESULT_FILE
 from mlcheck.read.reading_rules import FILE_UNREADABLE, NOT_A_REGULAR_FILE
 from mlcheck.rules.rcp_check import RCP_POINT_UNREADABLE
 
 
-_MAY_RAISE = frozenset({"MLC005", "MLC006", "MLC007", "MLC008", "MLC025"})
-"""Records the official parser may raise on rather than skip: not an object (TypeError), without
-``key``, ``value`` or ``metadata`` (KeyError), a ``time_ms`` null or a list (TypeError)."""
+_MAY_RAISE = frozenset({"MLC003", "MLC005", "MLC006", "MLC007", "MLC008", "MLC025"})
+"""Records the official parser may raise on rather than skip: nested too deeply (RecursionError),
+not an object (TypeError), without ``key``, ``value`` or ``metadata`` (KeyError), a ``time_ms``
+null or a list (TypeError)."""
+
+
+_parsed = functools.lru_cache(maxsize=64)(official_parse)  # (the folder's stop and its seed check ask alike)
+
+
+def stopping_files(members: Sequence[RunResult]) -> dict[str, str]:
+    """The result files of ``members`` that the compliance checker raises on or waits on forever
+    (so that the package checker and the summarizer stop before any other check of the folder,
+    the seed checker's included), each with what it does."""
+    stops: dict[str, str] = {}
+    for path in sorted({r.path for r in members}):
+        name, found = os.path.basename(path), [f for r in members if r.path == path for f in r.findings]
+        codes = {f.code for f in found if f.official and f.line is None}
+        kind = special_kind(path) if NOT_A_REGULAR_FILE.code in {f.code for f in found} else None
+        if FILE_UNREADABLE.code in codes and SUBMITTED_RESULT_FILE.match(name):
+            stops[path] = f"raises opening {name} (an OSError it does not catch)"
+        elif kind is not None and "FIFO" in kind:
+            stops[path] = f"waits forever reading {name} ({kind}, MLC015)"
+        elif kind == "a socket":
+            stops[path] = f"raises opening {name} (a socket: an OSError it does not catch)"
+        elif any(f.code in _MAY_RAISE and f.official for f in found):
+            crash, _skipped = _parsed(path)  # (read again as the parser reads it: only such rare files)
+            if crash is not None:
+                lines = sorted(f.line for f in found if f.code in _MAY_RAISE and f.line is not None and f.line <= crash[0])
+                stops[path] = (f"raises {crash[1]} on line {lines[-1] if lines else crash[0]} of {name} (its parser "
+                               "catches only ValueError)")
+    return stops
 
 
 def folder_stops(members: Sequence[RunResult], ruleset: str | None) -> str:
@@ -44,21 +74,11 @@ def folder_stops(members: Sequence[RunResult], ruleset: str | None) -> str:
             return (f"the official checker stops on {os.path.basename(member.path)}: it loads "
                     f"training_{ruleset}/{missing}, which does not exist (FileNotFoundError), and the package "
                     "checker and the summarizer stop with it: the official tools publish no score")
-    unopened = sorted({os.path.basename(r.path) for r in members for f in r.findings if f.code == FILE_UNREADABLE.code
-                       and f.official and f.line is None and SUBMITTED_RESULT_FILE.match(os.path.basename(r.path))})
-    if unopened:
-        return (f"the official checker raises opening {', '.join(unopened)} (an OSError it does not catch), and the "
-                "package checker and the summarizer stop with it: the official tools publish no score")
-    waiting = sorted({os.path.basename(r.path) for r in members for f in r.findings if f.code == NOT_A_REGULAR_FILE.code})
-    if waiting:
-        return (f"the official checker waits forever reading {', '.join(waiting)} (not a regular file, MLC015), and "
-                "the package checker and the summarizer with it: the official tools publish no score")
-    for path in sorted({r.path for r in members if any(f.code in _MAY_RAISE and f.official for f in r.findings)}):
-        crash, _skipped = official_parse(path)  # (read again as the parser reads it: only such rare files)
-        if crash is not None:
-            return (f"the official parser raises {crash[1]} on line {crash[0]} of {os.path.basename(path)} (it "
-                    "catches only ValueError), and the compliance checker, the package checker and the summarizer "
-                    "stop with it: the official tools publish no score")
+    stops = stopping_files(members)
+    if stops:
+        path, why = min(stops.items())
+        return (f"the official checker {why}, and the package checker and the summarizer stop with it: the official "
+                "tools publish no score")
     raising = sorted({os.path.basename(r.path) for r in members for f in r.findings
                       if f.code == RCP_POINT_UNREADABLE.code})
     if raising:

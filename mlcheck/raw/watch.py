@@ -111,9 +111,10 @@ def _follow(follower: Follower, path: str, jobs: MixedJobs, forced: tuple[Rulese
             if signal == COMPRESSED:  # (not followed: the caller judges it once it is whole)
                 return outcome("compressed", state.runs_done, live.line_no)
             if signal == RESTART:
-                if ended(final=True):  # (a run that logged its run_stop is judged whole on what was read)
-                    return outcome("complete", state.runs_done, live.line_no)
+                done = ended(final=True)  # (a run that logged its run_stop is judged whole on what was read)
                 on_progress(lost.restart(path, live.line_no, state.runs_done))
+                if done:  # (every run watched is in what the file no longer holds: its findings are said)
+                    return outcome("replaced", 0, 0)
                 runs -= state.runs_done
                 live, state = LiveReader(path), new_state(path, forced, 0)
                 continue

@@ -23,12 +23,12 @@ def per_rank_note(path: str, shown: str) -> Finding | None:
     rank_dir = os.path.dirname(os.path.abspath(path))
     mpi = match.group(1) is not None
     try:
-        siblings = [n for n in os.listdir(os.path.dirname(rank_dir)) if (n.startswith("rank.") if mpi else n.isdigit())]
+        siblings = [n for n in os.listdir(os.path.dirname(rank_dir)) if (n.startswith("rank.") if mpi else _NUMBER.match(n))]
     except OSError:
         siblings = []
     others = max(len(siblings) - 1, 0)
     rank = match.group(1) or match.group(2)
-    numbered = [(int(n.removeprefix("rank.")), n) for n in siblings if n.removeprefix("rank.").isdigit()]
+    numbered = [(int(n.removeprefix("rank.")), n) for n in siblings if _NUMBER.match(n.removeprefix("rank."))]
     last = max(numbered)[1] if numbered else None
     lacking = _keys_only_in(os.path.join(os.path.dirname(rank_dir), last, os.path.basename(path)), path) \
         if last is not None and last != os.path.basename(rank_dir) else []
@@ -44,12 +44,18 @@ def per_rank_note(path: str, shown: str) -> Finding | None:
         "were not read")
 
 
-_KEY = re.compile(rb':::MLLOG.*?"key"\s*:\s*"([^"\\]{1,200})"')
+_NUMBER = re.compile(r"[0-9]+\Z")
+_KEY = re.compile(rb':::MLLOG [^\n]{0,400}?"key"\s*:\s*"([^"\\\n]{1,200})"')
+"""A record's key (near its start: ``mllog`` writes it fourth; a bounded look keeps a line of many
+markers and no key linear)."""
 
 
 def _keys_only_in(other: str, path: str, limit: int = 1 << 26) -> list[str]:
-    """The record keys ``other`` logs and ``path`` does not (the first ``limit`` bytes of each), sorted."""
+    """The record keys ``other`` logs and ``path`` does not, sorted; none when either is no regular
+    file (a FIFO would wait) or longer than ``limit`` bytes (not read whole: a key after it is unknown)."""
     try:
+        if any(not os.path.isfile(name) or os.path.getsize(name) > limit for name in (other, path)):
+            return []
         found = [_keys(name, limit) for name in (other, path)]
     except OSError:
         return []
@@ -57,8 +63,8 @@ def _keys_only_in(other: str, path: str, limit: int = 1 << 26) -> list[str]:
 
 
 def _keys(path: str, limit: int) -> set[str]:
-    """The keys of the records of ``path``'s first ``limit`` bytes, read in blocks (a rank's file
-    may be gigabytes): a record cut by a block's end is read with the next block."""
+    """The keys of the records of ``path``'s first ``limit`` bytes, read in blocks (a record cut by
+    a block's end is read with the next block)."""
     keys: set[bytes] = set()
     with open(path, "rb") as handle:
         tail, read = b"", 0

@@ -15,15 +15,15 @@ non-converged run: the package is refused unless ``seed-checker-bypass`` is requ
   both of every seed record, and raises without them), so the seed checker fails the folder
   (``Error found when querying seeds from <file>``). An empty file logs no seed: MLC518 where the round's
   seed checker asks one. Fix: repair or rerun the run (or request ``seed-checker-bypass`` in
-  ``package_checker_params`` for the review committee). A result file that cannot be opened
-  (MLC001) or is a FIFO (MLC015) gets neither: the package checker stops on it before its seed
-  checker runs (it raises, or waits forever), and MLC521 says so.
+  ``package_checker_params`` for the review committee). A result file the package checker stops
+  on before its seed checker runs gets neither (it cannot be opened, MLC001; it is a FIFO, MLC015;
+  the official parser raises on a record of it): MLC521 says so.
 """
 
 from __future__ import annotations
 
 import os
-from typing import Sequence
+from typing import Collection, Sequence
 
 from mlcheck.model import Event, Finding, Severity
 from mlcheck.results import RunResult
@@ -35,24 +35,24 @@ SEED_CHECKER_CANNOT_READ = Rule("MLC526", "seed-checker-cannot-read", Severity.E
 
 RULES = (SEED_CHECKER_CANNOT_READ,)
 
-_NOT_OPENED = frozenset({"MLC015", "MLC001"})
-"""A FIFO in the place of a result file (MLC015), a file that cannot be opened (MLC001)."""
 
 PARSER_FAILURES = frozenset({"MLC001", "MLC003", "MLC004", "MLC006", "MLC007", "MLC008", "MLC023", "MLC025"})
 """Codes of the official errors of a line (or a file) the official parser cannot read."""
 
 
-def unreadable_for_seeds(members: Sequence[RunResult], ruleset: str | None) -> list[Finding]:
+def unreadable_for_seeds(members: Sequence[RunResult], ruleset: str | None,
+                         stopping: Collection[str] = ()) -> list[Finding]:
     """MLC526 for each result file of a closed folder the seed checker cannot read, and MLC518
-    for an empty one (no run read) where the round's seed checker asks a seed of it."""
+    for an empty one (no run read) where the round's seed checker asks a seed of it; none for the
+    files the package checker stops on before its seed checker runs (``stopping``)."""
     found: list[Finding] = []
     seeded = sorted(os.path.basename(r.path) for r in members if r.run is not None and r.run.first("seed") is not None)
     files: dict[str, list[RunResult]] = {}
     for result in members:
         files.setdefault(result.path, []).append(result)
     for path, runs in sorted(files.items()):
-        if any(f.code in _NOT_OPENED and f.line is None for r in runs for f in r.findings):
-            continue  # (the package checker stops before its seed checker: hangs on a FIFO, raises on the rest)
+        if path in stopping:
+            continue  # (the package checker stops on it before its seed checker runs: MLC521 says so)
         failure = next((f for r in runs for f in r.findings
                         if f.code in PARSER_FAILURES and f.official and f.severity is Severity.ERROR), None)
         unplaced = None if failure is not None else _unplaced_seed(runs)

@@ -223,7 +223,7 @@ def _valid_prefixes(prefixes: tuple[str, ...], label: str, where: str, line: int
 
     codes = [rule.code for rule in all_rules()]
     return _valid_entries(normalise_prefixes(prefixes), lambda p: any(c.startswith(p) for c in codes),
-                          "matches no rule code (`mlcheck rules` lists them, e.g. MLC3 or MLC301)",
+                          "matches no rule code or name (`mlcheck rules` lists them, e.g. MLC3, MLC301 or target-not-reached)",
                           label, where, line, problems)
 
 

@@ -62,7 +62,8 @@ def normalise_prefixes(prefixes: Iterable[str]) -> tuple[str, ...]:
     for item in prefixes:
         for part in (part.strip() for part in item.split(",") if part.strip()):
             named = find_rule(part) if not part.upper().startswith("MLC") else None
-            found.append(named[0].code if named is not None else part.upper())
+            found.append(named[0].code if named is not None else part.upper() if part.upper().startswith("MLC")
+                         else part.lower())  # (an unknown name, as it is written: it matches no code)
     return tuple(dict.fromkeys(found))
 
 
