@@ -319,6 +319,26 @@ def test_past_the_keep_of_a_key_its_last_record_and_new_values_are_judged(tmp_pa
     assert conflicts and "Other" in conflicts[0].message
 
 
+def test_past_the_keep_of_evaluations_the_one_that_reaches_the_target_is_judged(tmp_path: Path) -> None:
+    """Every evaluation printed KEEP_PER_KEY times over (many ranks' copies in a result file): the
+    run kept only the first evaluations, none at the target, and failed MLC301 'with the official
+    checker', which passes it (session 36). Past the keep, an evaluation above or below every
+    earlier one of its metric is kept: the first to reach the target is one of them."""
+    from mlcheck.model import Run
+
+    lines = EXAMPLE_RUN.read_text("utf-8").splitlines(keepends=True)
+    many = [copy for line in lines for copy in ([line] * 300 if '"key": "eval_accuracy"' in line else [line])]
+    assert sum('"key": "eval_accuracy"' in line for line in many) > Run.KEEP_PER_KEY
+    folder = tmp_path / "resnet"
+    folder.mkdir()
+    log = folder / "result_0.txt"
+    log.write_text("".join(many), "utf-8")
+    (run,) = check([str(log)]).runs
+    assert run.converged and "MLC301" not in {f.code for f in run.findings}
+    (clean,) = check([str(EXAMPLE_RUN)]).runs
+    assert run.time_to_train_min == clean.time_to_train_min
+
+
 def test_a_symbolic_link_loop_named_on_the_command_line_says_so(tmp_path: Path) -> None:
     (tmp_path / "a").symlink_to(tmp_path / "b")
     (tmp_path / "b").symlink_to(tmp_path / "a")

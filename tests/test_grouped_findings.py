@@ -208,3 +208,16 @@ def test_more_files_than_the_folder_has_runs_are_counted_as_files() -> None:
                     for i in (0, 1, 2))
     place = FindingGroup(members, "b", folder_runs=2).place()
     assert place.startswith("b (3 files: result_0/node_0.txt, result_1/node_0.txt, result_2/node_0.txt")
+
+
+def test_a_file_index_that_differs_is_shown_as_the_files_name() -> None:
+    """'seed of .../result_0.txt:1251' and '.../result_1.txt:1251' in a group: each member's line
+    names the file (it printed 'seed of .../result_ 0', its '.txt:1251' lost, session 36)."""
+    from mlcheck.report.grouped import FindingGroup, context_lines
+
+    members = tuple(Finding("MLC519", "seed-duplicate", Severity.ERROR,
+                            f"seed {seed} is also the seed of b/result_{index}.txt:1251; each run needs its own",
+                            f"b/result_{index + 2}.txt", 1251) for seed, index in ((25420, 0), (31627, 1)))
+    lines = context_lines(FindingGroup(members, "b", folder_runs=4))
+    assert [line.strip() for line in lines] == ["result_2.txt:1251: 25420 is also the seed; result_0.txt",
+                                                "result_3.txt:1251: 31627 is also the seed; result_1.txt"]

@@ -211,21 +211,3 @@ def test_ranks_printing_the_same_record_behind_absl_prefixes_are_all_read(tmp_pa
     out = tmp_path / "out"
     assert run_cli("split", str(log), "-o", str(out)).exit_code == 0
     assert (out / "result_0.txt").read_text("utf-8").splitlines() == ranks
-
-
-def test_a_run_dropped_as_copies_nobody_else_printed_is_warned_of(tmp_path: Path) -> None:
-    """Three jobs' logs put together out of order, no launcher line between them (rank 0, then rank
-    3, then rank 0 dated days before): the third run's records are dropped as copies that the
-    logging rank never printed. An MLC021 warning says so (it was an info count only, session 36)."""
-    base = (Path(__file__).resolve().parent.parent / "fixtures" / "raw" / "base.txt").read_text("utf-8").splitlines()
-
-    def job(rank: int, shift_ms: int) -> list[str]:
-        return [f"[1,{rank}]<stdout>:" + re.sub(r'"time_ms": (\d+)', lambda m: f'"time_ms": {int(m.group(1)) + shift_ms}', line)
-                for line in base]
-
-    log = tmp_path / "slurm-all.out"
-    log.write_text("\n".join(job(0, 0) + job(3, 2 * 3600_000) + job(0, -2 * 86400_000)) + "\n", "utf-8")
-    result = check([str(log)], ruleset="2.0.0")
-    warned = [f for f in result.all_findings() if f.code == "MLC021" and "printed none of them" in f.message]
-    assert len(warned) == 1 and warned[0].severity.name == "WARNING"
-    assert warned[0].message.startswith(f"{len(base)} records printed by a rank other than the logging rank")

@@ -383,3 +383,29 @@ def test_a_record_cut_and_never_joined_is_written_so_the_file_fails_as_the_run_d
     text = Path(written).read_text("utf-8").splitlines()
     assert text[at] == lines[at][:cut]
     assert len(text) == len(lines) and check([written]).runs[0].official_verdict == "fail"
+
+
+@pytest.mark.skipif(not hasattr(__import__("os"), "mkfifo"), reason="needs mkfifo")
+def test_sigterm_unwinds_split_as_ctrl_c_does(tmp_path: Path) -> None:
+    """A CI time-out's SIGTERM during split: mlcheck exits 143 having removed what it made (the
+    output folder, a .partial file), as on Ctrl-C (it died by the signal and left them, session 36)."""
+    import os
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    fifo, out = tmp_path / "console.fifo", tmp_path / "out"
+    os.mkfifo(fifo)
+    process = subprocess.Popen([sys.executable, "-c", "from mlcheck.cli import run; run()", "split", str(fifo),
+                                "-o", str(out)], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    with open(fifo, "wb") as writer:
+        writer.write(BASE_LINES[: len(BASE_LINES) // 2])
+        writer.flush()
+        deadline = time.monotonic() + 30
+        while not out.exists() and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert out.exists()
+        process.send_signal(signal.SIGTERM)
+        assert process.wait(timeout=30) == 143
+    assert not out.exists()

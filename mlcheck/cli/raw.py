@@ -7,6 +7,7 @@ pick the exit code (0 clean, 1 findings that fail, 2 mlcheck could not do its jo
 from __future__ import annotations
 
 import os
+import signal
 import sys
 import time
 from dataclasses import replace
@@ -67,6 +68,8 @@ def split_command(raw: str, out_dir: str, start_index: int, force: bool) -> None
     """
     from mlcheck.raw.split import SplitError, split_log  # imported per command: `check` stays light
 
+    if signal.getsignal(signal.SIGTERM) is signal.SIG_DFL:  # (a time-out's SIGTERM: unwound as Ctrl-C is,
+        signal.signal(signal.SIGTERM, lambda signum, _frame: sys.exit(128 + signum))  # no partial file left)
     raw = _one_log(raw)
     try:
         result = split_log(raw, out_dir, start_index, force)

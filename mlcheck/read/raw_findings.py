@@ -6,8 +6,8 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Iterator
 
 from mlcheck.model import Finding, Severity
-from mlcheck.read.raw_output_rules import (OUTPUT_DEDUPLICATED, RANK_COPIES_CONFLICT, RAW_OUTPUT_READ, RAW_RESULT_FILE,
-                                           RECORD_CUT, RECORDS_OF_ANOTHER_RANK)
+from mlcheck.read.raw_output_rules import (OUTPUT_DEDUPLICATED, RAW_OUTPUT_READ, RAW_RESULT_FILE, RECORD_CUT,
+                                           RECORDS_OF_ANOTHER_RANK)
 
 if TYPE_CHECKING:
     from mlcheck.read.rank_copies import RankCopies
@@ -107,22 +107,12 @@ def marker_named(path: str, line: int, quoted: bool) -> Finding:
         "record was cut here by other output, it is lost"), severity=Severity.WARNING, official=False)
 
 
-UNMATCHED_MIN = 10
-"""Records of another rank dropped unmatched (MLC021) from which a warning says so: a run's worth."""
-
-
 def end_of_file(path: str, copies: RankCopies, stats: RawStats, long_lines: int, result_file: bool) -> Iterator[Finding]:
     """A read log's end-of-file findings (:meth:`mlcheck.read.line_reader.LineReader.finish`): no
     records at all, or the summary of raw output."""
     from mlcheck.read import reading_rules as rules
 
     yield from copies.finish()
-    if copies.unverified >= max(UNMATCHED_MIN, stats.kept // 5):  # (as many as a run's: not a stray line's)
-        yield RANK_COPIES_CONFLICT.at(path, copies.first_copy_line, (
-            f"{copies.unverified} records printed by a rank other than the logging rank were dropped as copies, but "
-            "the logging rank printed none of them at that place: if they are a run of their own (logs of two jobs "
-            "put together out of order, no launcher line between them), check or split each job's log apart"),
-            official=False)
     logging_rank = copies.logging_rank.get
     for source, (keys, first) in sorted(copies.only_elsewhere().items()):
         yield records_of_another_rank(path, source, logging_rank(source[0]), keys, first)

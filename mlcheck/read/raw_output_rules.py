@@ -27,10 +27,7 @@ file (``compliance_checker/mlp_parser``, every round).
   event type; ``time_ms`` is not compared) from the same occurrence of that key printed by the
   logging rank. The logging rank's copy is kept. Ranks disagreeing on what they log usually means
   that each logs its local state; log from one rank only, or make sure the values are reduced
-  across ranks before logging (mlcommons/logging#242). Also a warning when as many records as a
-  run's (10 or more, a fifth of those kept) were dropped as other ranks' copies that the logging
-  rank never printed: two jobs' logs put together out of order, with no launcher line between
-  them, read as one; check or split each job's log apart.
+  across ranks before logging (mlcommons/logging#242).
 - MLC022 per-rank-output (info): the log is one rank's file of a per-rank output folder
   (``mpirun --output-filename DIR`` writes ``DIR/1/rank.N/stdout``, torchrun ``--log-dir DIR``
   ``DIR/<run id>/attempt_K/N/stdout.log``); the lowest rank's file was read

@@ -4,6 +4,7 @@ run begins and ends and hands it each event, or each list of events read in bulk
 
 from __future__ import annotations
 
+import math
 from collections import Counter
 from collections import _count_elements  # type: ignore[attr-defined]  # (Counter's counting loop, in C)
 from itertools import compress
@@ -27,6 +28,8 @@ def _number(value: object) -> float | None:
     return float(value)
 
 
+EXTREMES_KEPT = 50_000
+"""Evaluations kept past ``Run.KEEP_PER_KEY`` for passing every earlier value of their metric."""
 BEYOND_VALUES = 100
 """Events of new values kept past a key's keep (``Run.KEEP_PER_KEY``), a key."""
 
@@ -55,6 +58,8 @@ class RunBuilder:
     evaluations: list[Evaluation] = field(default_factory=list)
     first_line: int = 0
     last_line: int = 0
+    extremes: dict[str | None, tuple[float, float]] = field(default_factory=dict)
+    """Past the evaluations' keep, the highest and lowest value of each metric so far."""
     beyond: dict[str, list[Event]] = field(default_factory=dict)
     """Past a key's keep, the events whose value no event of the key before holds (at most
     :data:`BEYOND_VALUES` a key)."""
@@ -91,11 +96,29 @@ class RunBuilder:
             self.beyond[key].append(event)
 
     def add_evaluation(self, event: Event) -> None:
-        if len(self.evaluations) < Run.KEEP_PER_KEY:
+        if len(self.evaluations) < Run.KEEP_PER_KEY or self._extreme(event):
             get = event[2].get  # (the metadata; the fields by position: once per evaluation)
             self.evaluations.append(Evaluation(
                 event[3], event[1], event[4], _number(get("epoch_num")), _number(get("samples_count")),
                 _text(get("metric")), _number(get("step_num"))))
+
+    def _extreme(self, event: Event) -> bool:
+        """Past the keep, whether an evaluation is kept: one whose value is above or below every
+        earlier one of its metric (the first to reach any target, above or below, is one of them:
+        a long run's convergence is judged on all its evaluations), up to :data:`EXTREMES_KEPT`."""
+        if not self.extremes:  # (the keep just filled: its extremes, once)
+            for kept in self.evaluations:
+                self._passes(kept.metric, _number(kept.value))
+        value = _number(event[1])
+        return self._passes(_text(event[2].get("metric")), value) and \
+            len(self.evaluations) < Run.KEEP_PER_KEY + EXTREMES_KEPT
+
+    def _passes(self, metric: str | None, value: float | None) -> bool:
+        high, low = self.extremes.get(metric, (-math.inf, math.inf))
+        if value is None or not (value > high or value < low):  # (NaN passes neither)
+            return False
+        self.extremes[metric] = (max(high, value), min(low, value))
+        return True
 
     def add_all(self, items: Iterable[LogItem | Batch], found: Callable[[Finding], None]) -> None:
         """On an empty builder, :meth:`add` every event of ``items`` (the whole file is this run)

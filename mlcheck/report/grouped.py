@@ -149,6 +149,7 @@ def _numbers_that_differ(members: tuple[Finding, ...]) -> list[str]:
 
 _AFTER = re.compile(r"\s?(?::::MLLOG\s)?([A-Za-z][A-Za-z_]*(?:[ -][A-Za-z][A-Za-z_]*){0,3})")
 _CLAUSE = re.compile(r"[^;,:()\[\]]*\(?$")
+_NAME_END = re.compile(r"[^\s:;,()\[\]]*")
 
 
 def _labels(message: str) -> list[str]:
@@ -157,6 +158,11 @@ def _labels(message: str) -> list[str]:
     0 ({})`` (up to three words of its clause before it, when no word follows), or ``{}``."""
     labels = []
     for match in _NUMBER.finditer(message):
+        if match.start() and message[match.start() - 1] == "_":  # (a file's index: the file's name, result_{}.txt)
+            name_end = _NAME_END.match(message, match.end())
+            start, end = message.rfind(" ", 0, match.start()) + 1, name_end.end() if name_end else match.end()
+            labels.append((message[start:match.start()] + "{}" + message[match.end():end]).rsplit("/", 1)[-1])
+            continue
         after = _AFTER.match(message, match.end())
         if after:
             labels.append("{} " + after.group(1))
