@@ -109,7 +109,7 @@ def test_a_watch_that_ends_before_the_files_last_run_says_so(tmp_path: Path) -> 
     options = ["--format", "json", "--no-progress", "--idle-timeout", "5"]
     first = CliRunner().invoke(main, ["watch", str(log), *options])
     assert len(json.loads(first.stdout)["runs"]) == 1
-    assert f"the watch ended at line {len(lines) + 1}, after 1 run_stop (--runs 1)" in first.stderr
+    assert f"the watch ended at line {len(lines) + 1}, after 1 run ended (--runs 1)" in first.stderr
     every = CliRunner().invoke(main, ["watch", str(log), "--runs", "3", *options])
     assert len(json.loads(every.stdout)["runs"]) == 3 and "the watch ended at" not in every.stderr
 

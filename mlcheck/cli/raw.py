@@ -256,7 +256,7 @@ def watch_command(log: str, ruleset: str | None, fail_fast: bool, runs: int, out
         if _runs_in(log) <= outcome.runs_done - outcome.earlier_runs:  # (the records after it are the last run's)
             limits = None  # (the report is check's of the whole file, as for the runs before)
         else:
-            stops = f"{outcome.runs_done} run_stop{'s' if outcome.runs_done != 1 else ''}"
+            stops = f"{outcome.runs_done} run{'s' if outcome.runs_done != 1 else ''} ended"  # (a run_stop, or a cut run's end)
             click.echo(one_line(f"mlcheck: the watch ended at line {outcome.lines}, after {stops} (--runs {runs}); "
                                 f"{log} holds records after it, not judged here: `mlcheck check` judges every "
                                 "run of the file, or watch with --runs N"), err=True)
