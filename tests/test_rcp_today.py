@@ -70,3 +70,25 @@ def test_the_installed_version_is_importlib_metadatas() -> None:
     from mlcheck.score.rcp.today import dist_info_version, installed_version
 
     assert dist_info_version() == installed_version() == metadata.version("mlperf-logging")
+
+
+def test_score_prints_what_todays_tools_would_publish_where_they_differ() -> None:
+    """`score` prints a score line per folder; where today's mlperf-logging would normalise or
+    judge otherwise, the RCP line that says so follows it (only `check` printed it, session 36)."""
+    import io
+
+    from rich.console import Console
+
+    from conftest import SHARED
+    from mlcheck.report.text import render_text
+
+    package = SHARED / "other-submitters" / "training-3.0" / "Intel-HabanaLabs"
+    if not package.is_dir():
+        pytest.skip("../shared/other-submitters/training-3.0/Intel-HabanaLabs is not present")
+    out = io.StringIO()
+    render_text(check([str(package)]), Console(file=out, width=400, color_system=None), scores_only=True)
+    lines = out.getvalue().splitlines()
+    at = next(i for i, line in enumerate(lines) if "/ gpt3 (closed, 3.0.0): 457.01 min" in line)
+    assert lines[at + 1].startswith("RCP pass:") and "today's mlperf-logging would normalise by 1.0217" in lines[at + 1]
+    resnet = next(i for i, line in enumerate(lines) if "/ resnet (closed, 3.0.0):" in line)
+    assert resnet + 1 == len(lines) or not lines[resnet + 1].startswith("RCP")  # (the same today: no RCP line)

@@ -144,16 +144,24 @@ def render_text(result: CheckResult, console: Console, min_severity: Severity = 
         energy = energy_text(bench)
         if energy is not None:
             console.print(energy, soft_wrap=True)
-        if not brief:
+        if not brief or _today_differs(bench):  # (a score line alone: the RCP line when today's tools differ)
             rcp = rcp_text(bench)
             if rcp is not None:
                 console.print(rcp, soft_wrap=True)
+        if not brief:
             console.print()
     if scores_only:
         return
     if brief:  # (a blank line after the last score line, as after a table)
         console.print()
     render_findings(result, console, min_severity, output_format, cap)
+
+
+def _today_differs(bench: BenchmarkResult) -> bool:
+    """Whether today's mlperf-logging would judge or publish the folder otherwise (its RCP line says how)."""
+    rcp = bench.rcp
+    return rcp is not None and ((today_differs(rcp) and rcp.today is not None)
+                                or today_scaled_text(rcp, bench.score) is not None)
 
 
 def _clean(bench: BenchmarkResult, least: Severity) -> bool:
