@@ -24,7 +24,7 @@ import os
 from typing import Sequence
 
 from mlcheck.facts.rule_files import RULE_FILES
-from mlcheck.model import Event
+from mlcheck.model import Event, Finding
 from mlcheck.results import RunResult, RunSummary
 from mlcheck.package.file_kinds import special_kind
 from mlcheck.package.power import official_parse
@@ -39,7 +39,19 @@ not an object (TypeError), without ``key``, ``value`` or ``metadata`` (KeyError)
 null or a list (TypeError)."""
 
 
-_parsed = functools.lru_cache(maxsize=64)(official_parse)  # (the folder's stop and its seed check ask alike)
+@functools.lru_cache(maxsize=64)  # (the folder's stop and its seed check ask alike)
+def _parsed(path: str, _size: int, _mtime_ns: int) -> tuple[int, str] | None:
+    """Where the official parser raises on the file (its size and modification time are in the key: a file
+    changed since is read again)."""
+    return official_parse(path)[0]
+
+
+def _identity(path: str) -> tuple[int, int]:
+    try:
+        status = os.stat(path)
+    except OSError:
+        return -1, -1
+    return status.st_size, status.st_mtime_ns
 
 
 def stopping_files(members: Sequence[RunResult]) -> dict[str, str]:
@@ -47,8 +59,11 @@ def stopping_files(members: Sequence[RunResult]) -> dict[str, str]:
     (so that the package checker and the summarizer stop before any other check of the folder,
     the seed checker's included), each with what it does."""
     stops: dict[str, str] = {}
-    for path in sorted({r.path for r in members}):
-        name, found = os.path.basename(path), [f for r in members if r.path == path for f in r.findings]
+    by_path: dict[str, list[Finding]] = {}
+    for member in members:  # (one pass: a folder may hold thousands of runs)
+        by_path.setdefault(member.path, []).extend(member.findings)
+    for path, found in sorted(by_path.items()):
+        name = os.path.basename(path)
         codes = {f.code for f in found if f.official and f.line is None}
         kind = special_kind(path) if NOT_A_REGULAR_FILE.code in {f.code for f in found} else None
         if FILE_UNREADABLE.code in codes and SUBMITTED_RESULT_FILE.match(name):
@@ -58,7 +73,7 @@ def stopping_files(members: Sequence[RunResult]) -> dict[str, str]:
         elif kind == "a socket":
             stops[path] = f"raises opening {name} (a socket: an OSError it does not catch)"
         elif any(f.code in _MAY_RAISE and f.official for f in found):
-            crash, _skipped = _parsed(path)  # (read again as the parser reads it: only such rare files)
+            crash = _parsed(path, *_identity(path))  # (read again as the parser reads it: only such rare files)
             if crash is not None:
                 lines = sorted(f.line for f in found if f.code in _MAY_RAISE and f.line is not None and f.line <= crash[0])
                 stops[path] = (f"raises {crash[1]} on line {lines[-1] if lines else crash[0]} of {name} (its parser "
