@@ -230,13 +230,14 @@ def watch_command(log: str, ruleset: str | None, fail_fast: bool, runs: int, out
             check_and_report([log], settings, line_limits={log: outcome.lines})
         except SystemExit as reported_exit:
             sys.exit(reported_exit.code if reported_exit.code not in (0, None) else failed)
+    # (the failing findings printed on lines a truncation or a rotation took: they fail the watch too)
+    earlier = [f for f in outcome.earlier_findings if f.severity >= fail_level(settings) and reported(f, settings)]
     if outcome.reason == "replaced":  # (no report of the file as it is now: it holds none of the runs watched)
-        failing = [f for f in outcome.earlier_findings if f.severity >= fail_level(settings) and reported(f, settings)]
         click.echo(one_line(
             f"mlcheck: {log} was truncated or rotated after the {outcome.earlier_runs} run"
             f"{'s' if outcome.earlier_runs != 1 else ''} watched had stopped; what it holds now is not judged "
-            f"(`mlcheck check` judges it); the findings above are the runs'; {len(failing)} failing"), err=True)
-        sys.exit(EXIT_FINDINGS if failing and not settings.exit_zero else EXIT_OK)
+            f"(`mlcheck check` judges it); the findings above are the runs'; {len(earlier)} failing"), err=True)
+        sys.exit(EXIT_FINDINGS if earlier and not settings.exit_zero else EXIT_OK)
     if outcome.reason == "missing":
         click.echo(one_line(f"mlcheck: error: {log} did not appear within --idle-timeout"), err=True)
         sys.exit(EXIT_ERROR)
@@ -260,7 +261,6 @@ def watch_command(log: str, ruleset: str | None, fail_fast: bool, runs: int, out
             click.echo(one_line(f"mlcheck: the watch ended at line {outcome.lines}, after {stops} (--runs {runs}); "
                                 f"{log} holds records after it, not judged here: `mlcheck check` judges every "
                                 "run of the file, or watch with --runs N"), err=True)
-    earlier = [f for f in outcome.earlier_findings if f.severity >= fail_level(settings) and reported(f, settings)]
     if outcome.earlier_runs or outcome.earlier_findings:  # (the file was truncated or rotated while watched)
         click.echo(one_line(
             f"mlcheck: {log} was truncated or rotated while watched; the report covers what it holds now, not the "

@@ -43,6 +43,15 @@ def _value_key(value: object) -> object:
     return (type(value), value)
 
 
+def _passes(extremes: dict[str | None, tuple[float, float]], metric: str | None, value: float | None) -> bool:
+    """Whether ``value`` is above or below every earlier value of ``metric`` (then it is the new extreme)."""
+    high, low = extremes.get(metric, (-math.inf, math.inf))
+    if value is None or not (value > high or value < low):  # (NaN passes neither)
+        return False
+    extremes[metric] = (max(high, value), min(low, value))
+    return True
+
+
 def _text(value: object) -> str | None:
     return value if isinstance(value, str) else None
 
@@ -58,8 +67,9 @@ class RunBuilder:
     evaluations: list[Evaluation] = field(default_factory=list)
     first_line: int = 0
     last_line: int = 0
-    extremes: dict[str | None, tuple[float, float]] = field(default_factory=dict)
-    """Past the evaluations' keep, the highest and lowest value of each metric so far."""
+    extremes: dict[str | None, tuple[float, float]] | None = None
+    """Past the evaluations' keep, the highest and lowest value of each metric so far (None: the
+    keep is not full yet)."""
     beyond: dict[str, list[Event]] = field(default_factory=dict)
     """Past a key's keep, the events whose value no event of the key before holds (at most
     :data:`BEYOND_VALUES` a key)."""
@@ -106,19 +116,12 @@ class RunBuilder:
         """Past the keep, whether an evaluation is kept: one whose value is above or below every
         earlier one of its metric (the first to reach any target, above or below, is one of them:
         a long run's convergence is judged on all its evaluations), up to :data:`EXTREMES_KEPT`."""
-        if not self.extremes:  # (the keep just filled: its extremes, once)
+        if self.extremes is None:  # (the keep just filled: its extremes, once, even when no value is a number)
+            self.extremes = {}
             for kept in self.evaluations:
-                self._passes(kept.metric, _number(kept.value))
-        value = _number(event[1])
-        return self._passes(_text(event[2].get("metric")), value) and \
+                _passes(self.extremes, kept.metric, _number(kept.value))
+        return _passes(self.extremes, _text(event[2].get("metric")), _number(event[1])) and \
             len(self.evaluations) < Run.KEEP_PER_KEY + EXTREMES_KEPT
-
-    def _passes(self, metric: str | None, value: float | None) -> bool:
-        high, low = self.extremes.get(metric, (-math.inf, math.inf))
-        if value is None or not (value > high or value < low):  # (NaN passes neither)
-            return False
-        self.extremes[metric] = (max(high, value), min(low, value))
-        return True
 
     def add_all(self, items: Iterable[LogItem | Batch], found: Callable[[Finding], None]) -> None:
         """On an empty builder, :meth:`add` every event of ``items`` (the whole file is this run)

@@ -154,13 +154,13 @@ def render_table_text(result: CheckResult, console: Console) -> None:
         title = ", ".join(said) + ". " + title
     table = Table(title=one_line(title), title_justify="left")  # (a name's line end splits no row)
     cells = [[one_line(v) for i, v in enumerate(_values(row, columns, energies)) if i not in left_out] for row in rows]
-    for name in (name for i, name in enumerate(header) if i not in left_out):
+    names = [name for i, name in enumerate(header) if i not in left_out]
+    for name in names:
         # a number is never cut in two (``2.3`` over ``3``); a text folds (never "…": the system names a row)
         numeric = name in columns or name in _NUMERIC or name.endswith(" energy (kJ)") or name == "rcp"
         table.add_column(name, justify="right" if numeric else "left", overflow="fold", no_wrap=numeric)
     for values in cells:
         table.add_row(*values)
-    names = [name for i, name in enumerate(header) if i not in left_out]
     if console.is_terminal and _least_width(names, cells, table) > console.width:  # (a narrow terminal: a
         console.print(table.title, style="italic")
         for values in cells:  # (headed by the system, its name and its folder)
