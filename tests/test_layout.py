@@ -162,3 +162,21 @@ def test_pyproject_lists_every_subpackage() -> None:
     packages = {".".join(init.parent.relative_to(PACKAGE.parent).parts)
                 for init in PACKAGE.rglob("__init__.py")}
     assert packages <= listed, sorted(packages - listed)
+
+
+#: What the repository's top level may hold (the brief's five, the docs, tools and benchmarks,
+#: and the files CI, pre-commit and the GitHub Action read); a stray file fails here.
+TOP_LEVEL = {".ci", ".gitignore", ".pre-commit-hooks.yaml", "README.md", "action.yml", "benchmarks",
+             "docs", "fixtures", "mlcheck", "pyproject.toml", "schemas", "tests", "tools"}
+
+
+def test_top_level_holds_only_what_it_should() -> None:
+    import shutil
+    import subprocess
+
+    root = PACKAGE.parent
+    if shutil.which("git") is None or not (root / ".git").exists():
+        pytest.skip("not a git checkout (the tracked files are what this test reads)")
+    listed = subprocess.run(["git", "-C", str(root), "ls-files"], capture_output=True, text=True, check=True)
+    top = {name.split("/", 1)[0] for name in listed.stdout.splitlines()}
+    assert top <= TOP_LEVEL, sorted(top - TOP_LEVEL)
