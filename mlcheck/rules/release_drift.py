@@ -17,7 +17,9 @@ files that are stricter, in the form of the record's; nothing in them is run).
   where the record asks 256. Where the record refuses the value too, its own finding says so and
   this one is not given. Fix: log what both accept where one value does (the disclosure keys);
   where they disagree (Qwen's ``eval_samples``) the round's final checker decides: ask the results
-  chair which one the round is judged by.
+  chair which one the round is judged by. FLUX.1's 6.1 ``evaluation_frequency``, where the
+  release asks the rules text's CEIL(262144 / batch) x batch and the record 262144, is MLC204's
+  (the rules text's constraint), not this one's.
 """
 
 from __future__ import annotations
