@@ -117,6 +117,37 @@ def test_runs_of_a_job_one_after_the_other_split_at_the_next_runs_start(tmp_path
     assert len(check([str(named)]).runs) == 1
 
 
+def _shifted(lines: list[str], ms: int) -> list[str]:
+    return [re.sub(r'"time_ms": (\d+)', lambda m: f'"time_ms": {int(m.group(1)) + ms}', line, count=1) for line in lines]
+
+
+def test_the_next_run_begun_before_the_runs_stop_is_a_run_of_its_own(tmp_path: Path) -> None:
+    """A run started a few seconds before the last one's run_stop (another node; TPU ssd runs of
+    1.0 overlap so): its cache_clear, logged minutes after the run's run_start, is no copy of it."""
+    first = _lines("result_0.txt")
+    stop = int(json.loads(first[_index(first, "run_stop")].split(":::MLLOG", 1)[1])["time_ms"])
+    begin = int(json.loads(first[0].split(":::MLLOG", 1)[1])["time_ms"])
+    second = _shifted(first, stop - begin - 3_600)  # (its first record 3.6 s before the run_stop)
+    result = check([str(_write(tmp_path / "job.log", first + second))])
+    assert [(r.verdict, r.run.first_line) for r in result.runs] == [("pass", 1), ("pass", len(first) + 1)]
+    out = tmp_path / "split"
+    assert CliRunner().invoke(main, ["split", str(tmp_path / "job.log"), "-o", str(out)]).exit_code == 0
+    assert [(out / f"result_{i}.txt").read_text("utf-8") for i in (0, 1)] == ["".join(first), "".join(second)]
+
+
+def test_a_record_at_time_zero_does_not_hide_a_run_printed_out_of_order(tmp_path: Path) -> None:
+    """A logger's record at time 0 before its clock is set (1.0 dlrm) is no run's first time:
+    the run printed after it, which ran before it, is a run of its own."""
+    first, second = _lines("result_0.txt"), _lines("result_1.txt")
+    zero = [re.sub(r'"time_ms": \d+', '"time_ms": 0', first[_index(first, "submission_org")], count=1)]
+    earlier = _shifted(second, -40 * 60_000)  # (it ran 40 minutes before)
+    result = check([str(_write(tmp_path / "job.log", zero + first + earlier))])
+    assert [r.run.first_line for r in result.runs] == [1, len(first) + 2]
+    out = tmp_path / "split"
+    assert CliRunner().invoke(main, ["split", str(tmp_path / "job.log"), "-o", str(out)]).exit_code == 0
+    assert (out / "result_1.txt").read_text("utf-8") == "".join(earlier)
+
+
 def test_another_mpi_job_number_begins_a_new_run(tmp_path: Path) -> None:
     lines = _lines()
     tagged = [f"[1,0]<stdout>:{line}" for line in lines] + [f"[2,0]<stdout>:{line}" for line in lines]

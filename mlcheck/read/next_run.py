@@ -70,6 +70,7 @@ class NextRunStart(Generic[Item]):
         self._first_time = first_time
         self._first: float | None = None
         self._stop = 0.0
+        self._run_start: float | None = None  # (when the current run logged its run_start)
         self.started = False
         """The current run logged its run_start (every record then passes :meth:`take`)."""
         self._training = False  # (a record after run_start)
@@ -97,7 +98,7 @@ class NextRunStart(Generic[Item]):
                 return self._hold(item, key, time_ms)  # setting it logged in training after such a repeat: the next run's)
             self._after_stop.add(key)  # (its own: a key of its block it had not logged (TPU), a status it logs twice)
             return False, self._released(item, key)
-        if self._first is None:
+        if self._first is None or self._first <= 0 < time_ms:  # (its first record with a clock's time)
             self._first = time_ms
         if (self._training or self.initialised) and time_ms > self._last:  # (after every record of a run under way)
             if key in NEXT_RUN_KEYS:  # (it was killed, and run again)
@@ -119,6 +120,8 @@ class NextRunStart(Generic[Item]):
             self.initialised = True
         elif key == "run_start":
             self.started = True
+            if self._run_start is None:
+                self._run_start = time_ms
         elif self.started:
             self._training = True
             self._in_run.add(key)
@@ -158,6 +161,7 @@ class NextRunStart(Generic[Item]):
         launcher line); the records held are its own."""
         self._logged, self._in_run, self._after_stop = set(), set(), set()
         self.stopped, self._first, self.started, self._training = False, time_ms, False, False
+        self._run_start = None
         self.initialised = False
         self._init_start = time_ms if key == "init_start" else None
         self._cleared = key == "cache_clear"
@@ -192,9 +196,19 @@ class NextRunStart(Generic[Item]):
         return self._released(None)
 
     def _within(self, time_ms: float) -> bool:
-        """Whether a time lies in the current run's, from its first record to its run_stop."""
+        """Whether a ``cache_clear`` or ``init_start`` after the run's run_stop may be another
+        process's copy of its start: logged from :data:`COPY_WINDOW_MS` before the run's first
+        record to as long after its run_start (the ranks of a run all initialise before it) or its
+        run_stop, whichever is sooner. A time of 0 or less is no clock's (a record some loggers
+        print before theirs is set): the first record's then is the first such record of the run
+        that :meth:`take` saw."""
         first = self._first_time() if self._first_time is not None else self._first
-        return first is not None and first - COPY_WINDOW_MS <= time_ms <= self._stop
+        if first is not None and first <= 0 < (self._first or 0):
+            first = self._first
+        if first is None:
+            return False
+        last = self._stop if self._run_start is None else min(self._stop, self._run_start + COPY_WINDOW_MS)
+        return first - COPY_WINDOW_MS <= time_ms <= last
 
     def _released(self, item: Item | None, key: str = "") -> list[Item]:
         """The records held and ``item`` (of ``key``), given to the current run (noted as its)."""
