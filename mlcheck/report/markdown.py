@@ -88,10 +88,13 @@ def render_markdown(result: CheckResult, options: ReportOptions) -> str:
         for code, name in order:
             entries = by_rule[(code, name)]
             worst = max(g.severity for g in entries)
-            count = sum(len(g.members) for g in entries)
-            lines.append(f"- {_ICON[worst]} **{code} {name}** ({count} × {worst.label}):")
+            levels = sorted({g.severity for g in entries}, reverse=True)  # (a rule may report several)
+            counts_text = ", ".join(f"{sum(len(g.members) for g in entries if g.severity is level)} × {level.label}"
+                                    for level in levels)
+            lines.append(f"- {_ICON[worst]} **{code} {name}** ({counts_text}):")
             for group in entries[:MAX_PLACES]:
-                lines.append(f"  - {_place(group, options.root)}: {markdown_cell(group.message())}")
+                level = f"{group.severity.label}: " if len(levels) > 1 else ""  # (each place's own, where they differ)
+                lines.append(f"  - {level}{_place(group, options.root)}: {markdown_cell(group.message())}")
                 if len(group.members) > 1:  # (where in each run: file and line, as the text report)
                     lines.extend(f"    - {markdown_cell(line.removeprefix('- '))}" for line in context_lines(group))
             if len(entries) > MAX_PLACES:

@@ -134,9 +134,21 @@ _MARKDOWN = {**{ord(c): "\\" + c for c in "\\`*_[]!~&|"}, ord("<"): "&lt;", ord(
 image, emphasis, code or HTML (``![x](https://...)`` in a system name)."""
 
 
+_AUTOLINK = re.compile(r"://|(?<![\w.])www\.")
+"""What GitHub's Markdown links without brackets (``https://``, ``www.``): its ``:`` or ``.`` is escaped."""
+_LINE_START = re.compile(r">|#{1,6}(?= |$)|[+-](?= |$)|[-=]+$|\d{1,9}[.)](?= |$)")
+"""What begins a heading, a quote, a list or a setext line at the start of a line (a file name ``# a.log``)."""
+
+
 def markdown_cell(text: str) -> str:
-    """Text safe inside a Markdown table cell or list item: on one line, no pipes, no markup."""
-    return " ".join(text.split()).translate(_MARKDOWN)
+    """Text safe inside a Markdown table cell or list item: on one line, no pipes, no markup, no
+    link: GitHub's autolinks (``https://``, ``www.``, ``name@host``) and mentions (``@name``)
+    are broken (``\\:``, ``\\.``, a zero-width space after ``@``), as is a block marker it begins with."""
+    text = _AUTOLINK.sub(lambda m: "\\" + m.group() if m.group() == "://" else "www\\.",
+                         " ".join(text.split()).translate(_MARKDOWN))
+    text = text.replace("@", "@&#8203;")
+    start = _LINE_START.match(text)
+    return text if start is None else text[:start.end() - 1] + "\\" + text[start.end() - 1:]
 
 
 def markdown_code(text: str, in_table: bool = False) -> str:

@@ -59,10 +59,12 @@ def render_findings(result: CheckResult, console: Console, min_severity: Severit
         if output_format == "full":
             for line in context_lines(group):
                 console.print(Text(f"    {one_line(line)}", style="dim"), soft_wrap=True)
-    hidden = [g for g in groups if g not in kept]
+    shown = {id(group) for group in kept}  # (by identity: comparing groups compares their findings)
+    hidden = [g for g in groups if id(g) not in shown]
     if hidden:
         by_level = Counter(g.severity for g in hidden)
-        kinds = ", ".join(counted(by_level[level], level.label) for level in sorted(by_level, reverse=True))
+        kinds = ", ".join(counted(by_level[level], "note" if level is Severity.INFO else level.label)
+                          for level in sorted(by_level, reverse=True))
         console.print(Text(f"... {len(hidden)} more ({kinds}) not shown on the terminal; pipe the "
                            "output, or use --format json, to see every finding", style="bold"),
                       soft_wrap=True)

@@ -1,0 +1,82 @@
+"""The Markdown report (a pull-request comment, a job summary) as a reviewer of session 37 used it:
+a rule that reports errors and warnings counts each, and log text never becomes a link, a mention
+or a heading; the text report of thousands of finding groups stays linear."""
+
+from __future__ import annotations
+
+import json
+import re
+import shutil
+from pathlib import Path
+
+from click.testing import CliRunner
+
+from conftest import FIXTURES
+from mlcheck.cli import main
+from mlcheck.report.plain import markdown_cell
+
+ACME = FIXTURES / "example" / "Acme"
+
+
+def _markdown(*paths: Path) -> str:
+    done = CliRunner().invoke(main, ["check", *map(str, paths), "-f", "markdown", "--no-progress"])
+    assert done.exit_code in (0, 1), done.output
+    return done.stdout
+
+
+def test_a_rule_of_errors_and_warnings_counts_each_and_marks_each_place(tmp_path: Path) -> None:
+    for name, change in (("A", lambda d: d.pop("host_memory_capacity")), ("B", lambda d: d.update(submitter=""))):
+        shutil.copytree(ACME, tmp_path / name)
+        description = tmp_path / name / "systems" / "acme-t8.json"
+        data = json.loads(description.read_text("utf-8"))
+        change(data)
+        description.write_text(json.dumps(data, indent=1), "utf-8")
+    text = _markdown(tmp_path / "A", tmp_path / "B")
+    heading = next(line for line in text.splitlines() if "**MLC512" in line)
+    assert heading.endswith("(1 × error, 1 × warning):")
+    block = text.split(heading, 1)[1].split("\n- ", 1)[0]  # (the rule's places, up to the next rule)
+    places = [line for line in block.splitlines() if line.startswith("  - ")]
+    assert [line.split(":", 1)[0] for line in places] == ["  - error", "  - warning"]
+    assert "A/systems" in places[0] and "B/systems" in places[1]
+
+
+def test_log_text_is_no_autolink_mention_or_block_markup() -> None:
+    text = "see https://evil.example/x or www.evil.example, mail admin@evil.example, cc @octocat"
+    cell = markdown_cell(text)
+    assert "https\\://evil.example/x" in cell and "www\\.evil" in cell
+    assert "@octocat" not in cell and "@&#8203;octocat" in cell and "admin@&#8203;evil" in cell
+    assert not re.search(r"(?<!\\)://|(?<![\\\w])www\.", cell)
+    assert markdown_cell("# a.log:13, # b.log:13").startswith("\\# a.log")
+    assert markdown_cell("1. c.log") == "1\\. c.log" and markdown_cell("1.5 min") == "1.5 min"
+    assert markdown_cell("- a") == "\\- a" and markdown_cell("-5") == "-5"
+
+
+def test_a_log_named_like_a_heading_stays_text_in_the_context_lines(tmp_path: Path) -> None:
+    run = (ACME / "results" / "acme-t8" / "resnet" / "result_0.txt").read_text("utf-8")
+    duplicate = next(line for line in run.splitlines(keepends=True) if '"key": "global_batch_size"' in line)
+    for name in ("# a.log", "# b.log"):
+        (tmp_path / name).write_text(run + duplicate, "utf-8")
+    text = _markdown(tmp_path / "# a.log", tmp_path / "# b.log")
+    context = [line for line in text.splitlines() if line.startswith("    - ") and "a.log" in line]
+    assert context and all(line.startswith("    - \\# a.log") for line in context)
+
+
+def test_the_text_report_of_many_finding_groups_hides_by_identity(tmp_path: Path) -> None:
+    """Findings past the terminal's cap are counted by the groups' identity (comparing groups
+    compared their findings: quadratic in the groups, minutes for thousands of runs)."""
+    from rich.console import Console
+
+    from mlcheck import check
+    from mlcheck.report.text_findings import render_findings
+
+    root = tmp_path / "Acme"
+    shutil.copytree(ACME, root)
+    folder = root / "results" / "acme-t8" / "resnet"
+    source = (folder / "result_0.txt").read_text("utf-8")
+    for index in range(5, 40):  # (each its own org name: a group each)
+        (folder / f"result_{index}.txt").write_text(
+            source.replace('"value": "Acme"', f'"value": "Acme{index}"'), "utf-8")
+    console = Console(record=True, width=200)
+    render_findings(check([str(root)]), console, cap=5)
+    shown = console.export_text()
+    assert re.search(r"\.\.\. \d+ more \(\d+ warnings?(, \d+ notes?)?\) not shown", shown), shown[-400:]
