@@ -1,0 +1,54 @@
+"""The GitHub Action's check step, run as GitHub runs it (``bash -eo pipefail``) with a stand-in
+``mlcheck`` that records its arguments: paths one per line, and ``args`` split as a shell splits
+words (every line of it, quotes kept together; a value that cannot be split fails the job)."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+import yaml
+
+ROOT = Path(__file__).resolve().parent.parent
+
+pytestmark = pytest.mark.skipif(shutil.which("bash") is None, reason="bash is not installed")
+
+
+def _run_step(tmp_path: Path, paths: str, args: str) -> tuple[list[str] | None, str, subprocess.CompletedProcess[str]]:
+    action = yaml.safe_load((ROOT / "action.yml").read_text("utf-8"))
+    (step,) = [step for step in action["runs"]["steps"] if step.get("id") == "check"]
+    bin_dir = tmp_path / "bin"
+    bin_dir.mkdir()
+    recorded = tmp_path / "argv"
+    fake = bin_dir / "mlcheck"
+    fake.write_text(f"#!{sys.executable}\nimport sys\nopen({str(recorded)!r}, 'w').write('\\0'.join(sys.argv[1:]))\n"
+                    "sys.exit(1)\n", "utf-8")
+    fake.chmod(0o755)
+    (bin_dir / "python").symlink_to(sys.executable)
+    output = tmp_path / "github_output"
+    env = {**os.environ, "PATH": f"{bin_dir}{os.pathsep}{os.environ.get('PATH', '')}", "RUNNER_TEMP": str(tmp_path),
+           "GITHUB_OUTPUT": str(output), "MLCHECK_PATHS": paths, "MLCHECK_ACTION_ARGS": args,
+           "MLCHECK_ACTION_RULESET": "", "MLCHECK_ACTION_STRICT": "", "MLCHECK_ACTION_SARIF": "mlcheck.sarif"}
+    done = subprocess.run(["bash", "--noprofile", "--norc", "-eo", "pipefail", "-c", step["run"]],
+                          env=env, cwd=tmp_path, capture_output=True, text=True)
+    argv = recorded.read_text("utf-8").split("\0") if recorded.exists() else None
+    return argv, output.read_text("utf-8") if output.exists() else "", done
+
+
+def test_every_line_of_args_is_passed_and_quotes_keep_a_value_whole(tmp_path: Path) -> None:
+    argv, output, done = _run_step(tmp_path, "Acme/\nBeta Corp/\n", '--ignore MLC402\n--strict --config "ci config.toml"\n')
+    assert done.returncode == 0, done.stderr
+    assert argv is not None and argv[:3] == ["check", "Acme/", "Beta Corp/"]
+    assert argv[-5:] == ["--ignore", "MLC402", "--strict", "--config", "ci config.toml"]
+    assert "exit-code=1" in output
+
+
+def test_args_that_cannot_be_split_fail_the_step_without_running_mlcheck(tmp_path: Path) -> None:
+    argv, output, done = _run_step(tmp_path, "Acme/", '--config "unclosed')
+    assert argv is None
+    assert "exit-code=2" in output
+    assert "the args input cannot be split" in done.stderr
