@@ -5,8 +5,10 @@ Library use::
     from mlcheck import check, CheckResult
     result: CheckResult = check(["results/ipu-pod16/resnet"], ruleset="2.0.0")
 
-``check`` raises :class:`DiscoveryError` for a path that does not exist and :class:`RulesetError`
-for an unknown ruleset; everything about the logs themselves is a finding of the result.
+``paths`` is a list of paths or one path (``str`` or :class:`pathlib.Path`). ``check`` raises
+:class:`DiscoveryError` for a path that does not exist, :class:`RulesetError` for an unknown
+ruleset and ``TypeError`` for a path or ruleset of another type; everything about the logs
+themselves is a finding of the result. The package is typed (``py.typed``).
 """
 
 from __future__ import annotations

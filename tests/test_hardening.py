@@ -376,3 +376,19 @@ def test_an_output_naming_an_input_with_a_trailing_slash_is_refused_as_an_input(
     code, _out, err = _run_cli("check", str(package), "-o", f"json:{log}/")
     assert code == 2 and "names a folder" in err
     assert log.read_bytes() == before
+
+
+def test_the_library_takes_one_path_or_paths_as_str_or_pathlike_and_refuses_other_types() -> None:
+    """A ``str`` was iterated as a list of one-letter paths, a ``Path`` failed deep inside, a
+    ruleset of 2 raised AttributeError; the package ships ``py.typed`` for its users' type checkers."""
+    import mlcheck
+    from mlcheck import check
+
+    acme = FIXTURES / "example" / "Acme"
+    assert [len(check(paths).runs) for paths in (str(acme), acme, [acme], [str(acme)])] == [5, 5, 5, 5]
+    for paths in (b"Acme", [1]):
+        with pytest.raises(TypeError, match="paths must be str or os.PathLike"):
+            check(paths)  # type: ignore[arg-type]
+    with pytest.raises(TypeError, match="ruleset must be"):
+        check(str(acme), ruleset=2)  # type: ignore[arg-type]
+    assert (Path(mlcheck.__file__).parent / "py.typed").is_file()
