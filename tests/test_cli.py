@@ -289,3 +289,10 @@ def test_score_exits_1_when_a_benchmark_folder_holds_no_result_file(tmp_path: Pa
     shutil.copytree(EXAMPLE, tmp_path / "Acme")
     (tmp_path / "Acme/results/acme-t8/ssd").mkdir()
     assert_clean_exit(run_cli("score", str(tmp_path / "Acme"), "--jobs", "1"), 1)
+
+
+def test_score_takes_the_options_a_script_passes_check() -> None:
+    """A CI script passing check's ``--no-progress`` to score too got a usage error."""
+    done = CliRunner().invoke(main, ["score", str(EXAMPLE), "--no-progress", "-j", "1"])
+    assert done.exit_code == 0, done.output
+    assert f"{EXAMPLE_SCORE:.2f} min" in done.stdout

@@ -489,3 +489,16 @@ def test_watch_takes_the_format_of_the_environment_or_config(tmp_path: Path) -> 
     assert done.returncode == 0 and json.loads(done.stdout)["summary"]["runs"] == 1
     done = subprocess.run(base, capture_output=True, timeout=60, env={**os.environ, "MLCHECK_FORMAT": ""})
     assert done.returncode == 0 and b"acme-t8" in done.stdout and not done.stdout.startswith(b"{")
+
+
+def test_a_log_that_fails_to_read_is_named_not_the_output(tmp_path: Path) -> None:
+    """An I/O error reading the watched log (EIO on a network file system; /proc/self/mem here)
+    is the log's: it was reported as "cannot write the output"."""
+    if not Path("/proc/self/mem").exists():
+        import pytest
+        pytest.skip("no /proc/self/mem (not Linux): no file that fails to read")
+    done = subprocess.run([sys.executable, "-m", "mlcheck", "watch", "/proc/self/mem", "--idle-timeout", "1"],
+                          capture_output=True, text=True, timeout=60, cwd=tmp_path)
+    assert done.returncode == 2
+    assert "mlcheck: error: /proc/self/mem: Input/output error" in done.stderr
+    assert "cannot write the output" not in done.stderr

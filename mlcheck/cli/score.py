@@ -37,11 +37,13 @@ from mlcheck.rules.power import POWER_LOG_INVALID
               metavar="FILE", help="Write the results table to FILE (in --table-format; text is "
               "written without colour; its folder is created) instead of printing it; - prints it.")
 @JOBS_OPTION
+@click.option("--no-progress", "no_progress", is_flag=True, help="Accepted as check takes it (score draws no "
+              "progress bar), so that a script can pass both commands the same options.")
 @click.option("--verbose", "-v", is_flag=True, help="Say which config file was used and why, the rounds, and "
               "how many findings its waivers took out of the JSON report (on stderr).")
 def score_command(paths: tuple[str, ...], ruleset: str | None, config_path: str | None,
                   output_format: str, table_format: str, table_output: str | None,
-                  jobs: int | None, verbose: bool) -> None:
+                  jobs: int | None, no_progress: bool, verbose: bool) -> None:
     """Print the results table (MLCommons style: one row per system, one column per benchmark in
     minutes with two decimals, its energy in kJ where power logs give an energy score, the RCP
     status, accelerators and framework from systems/*.json) and the official time-to-train of

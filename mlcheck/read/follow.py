@@ -116,7 +116,7 @@ class Follower:
             self._restart()
             yield RESTART
             return
-        chunk = self._handle.read(_CHUNK)
+        chunk = self._read_chunk()
         while chunk:
             self._position += len(chunk)
             if not self._magic_read and self._position >= 2:  # (a gzip's first bytes hold no line end)
@@ -137,10 +137,21 @@ class Follower:
             if self._utf16 is not None:
                 chunk = self._utf16.decode(chunk).encode("utf-8", errors="replace")
             yield from self._lines(self._line_ended(chunk))
-            chunk = self._handle.read(_CHUNK)
+            chunk = self._read_chunk()
         if self._replaced():
             self._restart()
             yield RESTART
+
+    def _read_chunk(self) -> bytes:
+        """The next bytes of the file; an error reading it names the file (EIO on a network file
+        system: the log's failure, not the output's)."""
+        assert self._handle is not None
+        try:
+            return self._handle.read(_CHUNK)
+        except OSError as error:
+            if error.filename is not None:
+                raise
+            raise OSError(error.errno, error.strerror or str(error), self.path) from error
 
     def _lines(self, chunk: bytes) -> Iterator[bytes | LongLine]:
         end = chunk.find(b"\n")
