@@ -464,3 +464,17 @@ def test_a_pyproject_whose_header_is_inside_a_string_is_no_config(tmp_path: Path
                                              'strict = true\n"""\n', encoding="utf-8")
     code, out, err = _cli(["check", "logs/result_0.txt", "-f", "json", "-v"], tmp_path)
     assert code == 0 and "mlcheck: config: none" in err, err
+
+
+def test_settings_at_the_top_level_of_pyproject_are_named_not_ignored_silently(tmp_path: Path) -> None:
+    """``[[waivers]]`` outside ``[tool.mlcheck]`` (as a .mlcheck.toml writes them) waived nothing
+    and said nothing; the [tool.mlcheck] table beside them still applies."""
+    (tmp_path / "pyproject.toml").write_text(
+        '[project]\nname = "x"\n\n[tool.mlcheck]\nstrict = true\n\n[[waivers]]\ncode = "MLC5"\npath = "**"\n'
+        'reason = "x"\n', "utf-8")
+    settings = load_settings({}, cwd=str(tmp_path), environ={})
+    assert settings.strict is True and settings.waivers == ()
+    (problem,) = settings.problems
+    assert (problem.code, problem.line) == ("MLC041", 7)
+    assert "[[waivers]] at the top level of pyproject.toml is not read" in problem.message
+    assert "[[tool.mlcheck.waivers]]" in problem.message

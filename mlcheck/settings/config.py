@@ -150,12 +150,11 @@ def load_settings(cli: Mapping[str, Any], cwd: str | None = None,
     waivers: tuple[Waiver, ...] = ()
     base_dir = cwd
     if path is not None:
-        table, text, error = _load_table(path, shown)
-        if error is not None:
+        table, text, error = _load_table(path, shown, {*_SCALARS, *_ALIASES, "waivers"})
+        if error is not None:  # (the table is empty then, but where settings lie outside it)
             problems.append(error)
-        else:
-            values.update(_coerce(table, shown, text, problems, from_file=True))
-            waivers = tuple(read_waivers(table.get("waivers", []), shown, text, problems))
+        values.update(_coerce(table, shown, text, problems, from_file=True))
+        waivers = tuple(read_waivers(table.get("waivers", []), shown, text, problems))
         base_dir = os.path.dirname(os.path.abspath(path))
     ruleset_source = f"ruleset in {shown}" if "ruleset" in values else "--ruleset"
     env_values = {name.removeprefix("MLCHECK_").lower(): value for name, value in environ.items()  # (empty: unset,

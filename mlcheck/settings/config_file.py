@@ -7,10 +7,11 @@ import importlib
 import re
 from functools import cache
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any, Callable, Collection
 
 from mlcheck.model import Finding
 from mlcheck.rules.config_rules import CONFIG_INVALID
+from mlcheck.settings.waiver_table import line_of
 
 
 @cache
@@ -38,9 +39,11 @@ _MAX_CONFIG_BYTES = 1024 * 1024
 """A larger config file is not read (MLC041): its size and nesting are bounded here."""
 
 
-def load_table(path: Path, shown: str) -> tuple[dict[str, Any], str, Finding | None]:
+def load_table(path: Path, shown: str, settings: Collection[str] = ()) -> tuple[dict[str, Any], str, Finding | None]:
     """The ``[tool.mlcheck]`` table of a config file, its text, and the MLC041 finding that
-    says why it could not be used (then the table is empty)."""
+    says why it could not be used (then the table is empty), or, in a pyproject.toml, that names
+    the ``settings`` written at its top level instead (``[[waivers]]``: TOML reserves that level
+    for ``build-system``, ``project`` and ``tool``; mlcheck does not read them there)."""
     toml_loads, toml_error = _toml_reader()
     if toml_loads is None:
         return {}, "", CONFIG_INVALID.at(shown, None, "reading a config file on Python 3.10 needs "
@@ -73,7 +76,13 @@ def load_table(path: Path, shown: str) -> tuple[dict[str, Any], str, Finding | N
             return {}, text, CONFIG_INVALID.at(shown, None, (
                 f"the config file holds no [tool.mlcheck] table{f' (its tables: {tables})' if tables else ''}: "
                 f"none of it applies{hint}"))
-        data = tool["mlcheck"]
+        top, data = data, tool["mlcheck"]
+        stray = sorted(key for key in top if key in settings)
+        if stray and isinstance(data, dict):
+            misplaced = ", ".join(f"[[{key}]]" if key == "waivers" and isinstance(top[key], list) else key for key in stray)
+            return data, text, CONFIG_INVALID.at(shown, line_of(text, stray[0]), (
+                f"{misplaced} at the top level of pyproject.toml is not read: only [tool.mlcheck] is "
+                f"mlcheck's (write [[tool.mlcheck.waivers]], or move the settings under [tool.mlcheck])"))
     if not isinstance(data, dict):
         return {}, text, CONFIG_INVALID.at(shown, None, "[tool.mlcheck] must be a table")
     return data, text, None
