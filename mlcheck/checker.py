@@ -69,8 +69,7 @@ def check(paths: str | os.PathLike[str] | Sequence[str | os.PathLike[str]], rule
 
 
 def _path_list(paths: str | os.PathLike[str] | Sequence[str | os.PathLike[str]]) -> list[str]:
-    """``paths`` as a list of ``str`` (one path alone is a list of one: a ``str`` is no list of
-    one-letter paths); TypeError for anything else."""
+    """``paths`` as a list of ``str`` (a ``str`` is one path, not one-letter paths); else TypeError."""
     items: Sequence[object] = [paths] if isinstance(paths, (str, os.PathLike)) else paths
     listed: list[str] = []
     for item in [paths] if isinstance(paths, (bytes, bytearray)) else items:

@@ -478,3 +478,20 @@ def test_settings_at_the_top_level_of_pyproject_are_named_not_ignored_silently(t
     assert (problem.code, problem.line) == ("MLC041", 7)
     assert "[[waivers]] at the top level of pyproject.toml is not read" in problem.message
     assert "[[tool.mlcheck.waivers]]" in problem.message
+
+
+def test_configs_of_their_own_that_a_check_of_several_folders_does_not_use_are_named(tmp_path: Path) -> None:
+    """A pre-commit hook passing the files of two packages: the search starts at their common
+    folder, so each package's .mlcheck.toml is not used; a warning says so (it was silent)."""
+    for name in ("A", "B"):
+        (tmp_path / name / "results").mkdir(parents=True)
+        (tmp_path / name / ".mlcheck.toml").write_text('[[waivers]]\ncode = "MLC5"\npath = "**"\nreason = "x"\n', "utf-8")
+    paths = ["A/results", "B/results"]
+    settings = load_settings({}, cwd=str(tmp_path), environ={}, paths=paths)
+    (problem,) = settings.problems
+    assert (problem.code, problem.severity.label, problem.path) == ("MLC041", "warning", "A/.mlcheck.toml")
+    assert "(A/.mlcheck.toml, B/.mlcheck.toml)" in problem.message and settings.waivers == ()
+    # One package's paths, or a config named: nothing to say.
+    assert load_settings({}, cwd=str(tmp_path), environ={}, paths=["A/results", "A"]).problems == ()
+    named = load_settings({}, cwd=str(tmp_path), environ={}, paths=paths, config=str(tmp_path / "A" / ".mlcheck.toml"))
+    assert not [p for p in named.problems if "not used" in p.message]

@@ -19,7 +19,11 @@ tool or rules text is involved.
   without a reason is refused); an ``MLCHECK_*`` variable has a value mlcheck cannot use. The
   bad part is ignored and the rest applies. Fix: the message names the setting and what it takes.
   An ``MLCHECK_*`` variable that is no setting but whose name is close to one (``MLCHECK_STRCT``)
-  is a warning (mlcheck's own guess: other ``MLCHECK_*`` variables are left alone).
+  is a warning (mlcheck's own guess: other ``MLCHECK_*`` variables are left alone), and so is a
+  config file nearer to some checked paths than their common folder, which one check of them does
+  not use (a pre-commit hook given the files of two packages, each with its ``.mlcheck.toml``);
+  settings written at the top level of a ``pyproject.toml`` instead of ``[tool.mlcheck]`` are an
+  error (they are not read).
 - MLC042 waiver-expired: a waiver's ``expires`` date has passed, so it no longer applies and the
   findings it covered count again. Fix the problem, or renew the waiver with a new reason.
 """

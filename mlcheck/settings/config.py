@@ -22,9 +22,10 @@ from typing import Any, Callable, Iterable, Mapping, Sequence
 
 from mlcheck.records import dataclass
 from mlcheck.facts.rulesets import SUPPORTED_RULESETS, normalise_version
-from mlcheck.model import Finding
+from mlcheck.model import Finding, Severity
 from mlcheck.rules.config_rules import CONFIG_INVALID
-from mlcheck.settings.config_file import load_table as _load_table, names_mlcheck_table, read_text as _read
+from mlcheck.settings.config_file import load_table as _load_table
+from mlcheck.settings.config_search import find_config as find_config, nearer_configs, search_start
 from mlcheck.settings.environment_names import misspelt_variable
 from mlcheck.settings.waiver_table import Waiver, line_of, read_waivers
 
@@ -72,50 +73,6 @@ _ALIASES = {"exit-zero": "exit_zero", "output": "outputs"}
 _TRUE, _FALSE = ("1", "true", "yes", "on"), ("0", "false", "no", "off")
 
 
-def find_config(start: str | os.PathLike[str]) -> Path | None:
-    """The first ``.mlcheck.toml``, or ``pyproject.toml`` with a ``[tool.mlcheck]`` table, from
-    ``start`` upwards (read as spelled: ``..`` is the folder above, as for the checked paths)."""
-    folder = Path(os.path.abspath(start))
-    for candidate_dir in (folder, *folder.parents):
-        dotfile = candidate_dir / ".mlcheck.toml"
-        if _is_file(dotfile):
-            return dotfile
-        pyproject = candidate_dir / "pyproject.toml"
-        if _is_file(pyproject) and names_mlcheck_table(_read(pyproject)):
-            return pyproject
-    return None
-
-
-def _is_file(path: Path) -> bool:
-    """``path.is_file()``, False where the path cannot be asked (a name too long for the system,
-    a folder that may not be searched): no config there; the checked path says what is wrong."""
-    try:
-        return path.is_file()
-    except OSError:
-        return False
-
-
-def search_start(paths: Sequence[str], cwd: str) -> tuple[str, str]:
-    """The folder the config search starts from, and what it is: the checked path's folder, the
-    deepest folder common to the checked paths, or (no path but ``-``) the working directory."""
-    folders = []
-    named_folder = False
-    for given in paths:
-        if given == "-":
-            continue
-        absolute = os.path.normpath(os.path.join(cwd, given))
-        named_folder = named_folder or os.path.isdir(absolute)
-        folders.append(absolute if os.path.isdir(absolute) else os.path.dirname(absolute))
-    if not folders:
-        return cwd, "the working directory, as no path is checked"
-    if len(set(folders)) == 1:
-        return folders[0], "the checked folder" if named_folder else "the folder of the checked file"
-    try:
-        return os.path.commonpath(folders), "the folder common to the checked paths"
-    except ValueError:  # paths on two drives (Windows): the first one's
-        return folders[0], "the first checked path, as the paths share no folder"
-
-
 def load_settings(cli: Mapping[str, Any], cwd: str | None = None,
                   environ: Mapping[str, str] | None = None, config: str | None = None,
                   paths: Sequence[str] | None = None) -> Settings:
@@ -147,6 +104,16 @@ def load_settings(cli: Mapping[str, Any], cwd: str | None = None,
                   f"the search starts at {origin}")
     values: dict[str, Any] = {}
     problems: list[Finding] = []
+    if not explicit and paths is not None and len(paths) > 1:
+        nearer = nearer_configs(paths, cwd, start)
+        if nearer:  # (a pre-commit hook passing the files of two packages: the config of each is not used)
+            names = [str(config) if absolute else _relative(config, cwd) for config in nearer]
+            problems.append(CONFIG_INVALID.at(names[0], None, (
+                f"not used: the checked paths span folders with configs of their own ({', '.join(names[:5])}"
+                f"{', ...' if len(names) > 5 else ''}), and one check uses the config found from the folder "
+                f"common to them ({shown or 'none'}); check each folder on its own (a pre-commit hook: "
+                "one hook per package, with files: under it), or name one with --config"),
+                severity=Severity.WARNING))
     waivers: tuple[Waiver, ...] = ()
     base_dir = cwd
     if path is not None:

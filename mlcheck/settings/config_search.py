@@ -1,0 +1,87 @@
+"""Where the config file is: the first ``.mlcheck.toml``, or ``pyproject.toml`` with a
+``[tool.mlcheck]`` table, from the checked paths upwards (:mod:`mlcheck.settings.config`)."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Sequence
+
+from mlcheck.settings.config_file import names_mlcheck_table, read_text as _read
+
+
+def find_config(start: str | os.PathLike[str]) -> Path | None:
+    """The first ``.mlcheck.toml``, or ``pyproject.toml`` with a ``[tool.mlcheck]`` table, from
+    ``start`` upwards (read as spelled: ``..`` is the folder above, as for the checked paths)."""
+    folder = Path(os.path.abspath(start))
+    for candidate_dir in (folder, *folder.parents):
+        dotfile = candidate_dir / ".mlcheck.toml"
+        if _is_file(dotfile):
+            return dotfile
+        pyproject = candidate_dir / "pyproject.toml"
+        if _is_file(pyproject) and names_mlcheck_table(_read(pyproject)):
+            return pyproject
+    return None
+
+
+def _is_file(path: Path) -> bool:
+    """``path.is_file()``, False where the path cannot be asked (a name too long for the system,
+    a folder that may not be searched): no config there; the checked path says what is wrong."""
+    try:
+        return path.is_file()
+    except OSError:
+        return False
+
+
+def search_start(paths: Sequence[str], cwd: str) -> tuple[str, str]:
+    """The folder the config search starts from, and what it is: the checked path's folder, the
+    deepest folder common to the checked paths, or (no path but ``-``) the working directory."""
+    folders = []
+    named_folder = False
+    for given in paths:
+        if given == "-":
+            continue
+        absolute = os.path.normpath(os.path.join(cwd, given))
+        named_folder = named_folder or os.path.isdir(absolute)
+        folders.append(absolute if os.path.isdir(absolute) else os.path.dirname(absolute))
+    if not folders:
+        return cwd, "the working directory, as no path is checked"
+    if len(set(folders)) == 1:
+        return folders[0], "the checked folder" if named_folder else "the folder of the checked file"
+    try:
+        return os.path.commonpath(folders), "the folder common to the checked paths"
+    except ValueError:  # paths on two drives (Windows): the first one's
+        return folders[0], "the first checked path, as the paths share no folder"
+
+
+def nearer_configs(paths: Sequence[str], cwd: str, start: str, limit: int = 10_000) -> list[Path]:
+    """The config files nearer to some checked paths than the folder the search starts at (the
+    folder common to them): each path's own package config, which a check of paths that span
+    packages does not use (a pre-commit hook passing the files of two packages). At most
+    ``limit`` folders are looked at."""
+    top = os.path.abspath(start)
+    seen: set[str] = set()
+    found: set[Path] = set()
+    for given in paths:
+        if given == "-":
+            continue
+        folder = os.path.normpath(os.path.join(cwd, given))
+        folder = folder if os.path.isdir(folder) else os.path.dirname(folder)
+        while folder not in seen and folder != top and len(seen) < limit:
+            seen.add(folder)
+            if (config := _config_in(Path(folder))) is not None:
+                found.add(config)
+                break
+            parent = os.path.dirname(folder)
+            if parent == folder or not folder.startswith(top):
+                break
+            folder = parent
+    return sorted(found)
+
+
+def _config_in(folder: Path) -> Path | None:
+    dotfile = folder / ".mlcheck.toml"
+    if _is_file(dotfile):
+        return dotfile
+    pyproject = folder / "pyproject.toml"
+    return pyproject if _is_file(pyproject) and names_mlcheck_table(_read(pyproject)) else None
