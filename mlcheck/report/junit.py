@@ -6,10 +6,14 @@ grows with the files, not with rules x files. A testcase fails when a finding at
 fail level concerns it: one ``<failure>`` carries every such finding (``path:line: severity CODE
 name: message``, with what a grouped finding covers); it is an ``<error>``, counted in ``errors``,
 where the log could not be opened or a rule crashed on it (it was not judged). Findings below the fail level are the
-testcase's ``<system-out>`` and its ``<properties>`` (one ``warning``/``info`` property each).
-The benchmark score is a property of the suite. Files outside any folder, and findings about the
-package or the configuration, are testcases of a last suite named ``mlcheck``; waived findings
-are skipped testcases, one per file.
+testcase's ``<system-out>``. The benchmark score is a property of the suite. Files outside any
+folder, and findings about the package or the configuration, are testcases of a last suite named
+``mlcheck``; waived findings are skipped testcases, one per file.
+
+The document is valid against Jenkins xunit's ``junit-10.xsd`` (what pytest's ``xunit2`` family
+writes) but for two attributes of a testcase, ``file`` and ``line`` (of its first failing
+finding): the GitHub test-report actions place their annotations by them and GitLab shows the
+file; consumers that do not know them ignore them.
 """
 
 from __future__ import annotations
@@ -75,7 +79,7 @@ class _Suite:
 
 def _testcase(classname: str, name: str, found: Sequence[Finding], options: ReportOptions,
               file: str | None = None) -> _Case:
-    """One testcase: failing findings in its ``<failure>``, the others as properties and output."""
+    """One testcase: failing findings in its ``<failure>``, the others in its ``<system-out>``."""
     ordered = sorted(found, key=Finding.sort_key)
     failing = [f for f in ordered if f.severity >= options.fail_level]
     errored = any(_not_run(f) for f in failing)
@@ -87,11 +91,6 @@ def _testcase(classname: str, name: str, found: Sequence[Finding], options: Repo
         others = [f for f in ordered if f.severity < options.fail_level]
         if failing and failing[0].line is not None:
             case.set("line", str(failing[0].line))
-        if others:
-            holder = ET.SubElement(case, "properties")
-            for item in others:
-                ET.SubElement(holder, "property", name=item.severity.label,
-                              value=xml_text(f"{item.code} {item.name}: {item.message}"))
         if failing:
             codes = ", ".join(dict.fromkeys(f"{f.code} {f.name}" for f in failing))
             failure = ET.SubElement(case, "error" if errored else "failure", type=failing[0].code,
@@ -215,7 +214,7 @@ def junit_blocks(result: CheckResult, options: ReportOptions) -> Iterator[str]:
     suites = list(_suites(result, options))
     totals = [sum(counts) for counts in zip(*(suite.counts() for suite in suites))] or [0, 0, 0, 0]
     yield '<?xml version="1.0" encoding="utf-8"?>\n'
-    head = _start_tag("testsuites", "mlcheck", *totals)
+    head = _start_tag("testsuites", "mlcheck", *totals[:3])  # (junit-10.xsd: no skipped count on the root)
     if not suites:
         yield head[:-1] + " />\n"
         return
@@ -235,9 +234,11 @@ def junit_blocks(result: CheckResult, options: ReportOptions) -> Iterator[str]:
     yield "\n</testsuites>\n"
 
 
-def _start_tag(tag: str, name: str, tests: int, failures: int, errors: int, skipped: int) -> str:
-    element = ET.Element(tag, name=xml_text(name), tests=str(tests), failures=str(failures), errors=str(errors),
-                         skipped=str(skipped), time="0")
+def _start_tag(tag: str, name: str, tests: int, failures: int, errors: int, skipped: int | None = None) -> str:
+    element = ET.Element(tag, name=xml_text(name), tests=str(tests), failures=str(failures), errors=str(errors))
+    if skipped is not None:
+        element.set("skipped", str(skipped))
+    element.set("time", "0")
     text = ET.tostring(element, encoding="unicode", short_empty_elements=False)
     return text[:-len(f"</{tag}>")]
 
