@@ -80,3 +80,21 @@ def test_the_text_report_of_many_finding_groups_hides_by_identity(tmp_path: Path
     render_findings(check([str(root)]), console, cap=5)
     shown = console.export_text()
     assert re.search(r"\.\.\. \d+ more \(\d+ warnings?(, \d+ notes?)?\) not shown", shown), shown[-400:]
+
+
+def test_the_html_report_lists_every_place_of_a_finding(tmp_path: Path) -> None:
+    """The text report shows eight places of a finding of many runs; the HTML report, folded,
+    showed no more, so a run whose line differed was only in the JSON."""
+    from mlcheck import check
+    from mlcheck.report import ReportOptions
+    from mlcheck.report.html import render_html
+
+    folder = tmp_path / "Acme" / "results" / "acme-t8" / "resnet"
+    shutil.copytree(ACME, tmp_path / "Acme")
+    run = (folder / "result_0.txt").read_text("utf-8")
+    duplicate = next(line for line in run.splitlines(keepends=True) if '"key": "global_batch_size"' in line)
+    for index in range(12):
+        (folder / f"result_{index}.txt").write_text(run + duplicate, "utf-8")
+    page = render_html(check([str(tmp_path / "Acme")]), ReportOptions(root=str(tmp_path)))
+    assert all(f"result_{index}.txt:" in page for index in range(12))
+    assert not re.search(r"\.\.\. \(\d+ more\)", page.split('id="findings"', 1)[1])

@@ -108,20 +108,21 @@ def distinct_places(members: tuple[Finding, ...], lines: bool = True) -> list[st
             for m in members]
 
 
-def context_lines(group: FindingGroup) -> list[str]:
+def context_lines(group: FindingGroup, limit: int = CONTEXT_LINES) -> list[str]:
     """What the ``full`` format prints under a group's line: the runs it concerns (each with its
-    own message when they differ) and what a grouped finding covers."""
+    own message when they differ) and what a grouped finding covers, ``limit`` of each (the HTML
+    report, folded, shows more: every place of a finding of thousands of runs)."""
     lines: list[str] = []
     members = group.members
     if len(members) > 1:
         places = distinct_places(members)
         if group.same_text:
-            more = f", ... ({len(places) - CONTEXT_LINES} more)" if len(places) > CONTEXT_LINES else ""
-            lines.append(", ".join(places[:CONTEXT_LINES]) + more)
+            more = f", ... ({len(places) - limit} more)" if len(places) > limit else ""
+            lines.append(", ".join(places[:limit]) + more)
         else:
-            lines.extend(f"{place}: {numbers}" for place, numbers in zip(places[:CONTEXT_LINES], _numbers_that_differ(members)))
-            if len(members) > CONTEXT_LINES:
-                lines.append(f"... {len(members) - CONTEXT_LINES} more")
+            lines.extend(f"{place}: {numbers}" for place, numbers in zip(places[:limit], _numbers_that_differ(members)))
+            if len(members) > limit:
+                lines.append(f"... {len(members) - limit} more")
     first = group.first
     items = list(first.items)
     total = max(first.item_count, len(items))
@@ -130,9 +131,9 @@ def context_lines(group: FindingGroup) -> list[str]:
     if items and total == len(items) and all(item in first.message for item in items):
         items = []  # the message lists them all already
     if items:
-        lines.extend(f"- {item}" for item in items[:CONTEXT_LINES])
-        if total > CONTEXT_LINES:
-            lines.append(f"... {total - CONTEXT_LINES} more (the JSON report lists {len(first.items)})")
+        lines.extend(f"- {item}" for item in items[:limit])
+        if total > limit:
+            lines.append(f"... {total - limit} more (the JSON report lists {len(first.items)})")
     return lines
 
 

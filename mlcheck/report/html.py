@@ -28,6 +28,10 @@ from mlcheck.facts.rulesets import RulesetError, load_ruleset
 
 CSP = "default-src 'none'; style-src 'unsafe-inline'; img-src data:; base-uri 'none'; form-action 'none'"
 
+HTML_CONTEXT_LINES = 100_000
+"""The places and items of a finding the HTML report lists, folded (every one: the text report
+shows eight, on a terminal)."""
+
 
 def _runs_table(bench: BenchmarkResult) -> str:
     counted = set(bench.score.runs_counted)
@@ -163,7 +167,7 @@ def _findings_section(result: CheckResult, options: ReportOptions) -> str:
         for group in entries:
             agrees = " <span class=\"muted\">[official checker agrees]</span>" if group.first.official else ""
             place = group.place(lambda path: relative_path(path, options.root))
-            context = context_lines(group)
+            context = context_lines(group, HTML_CONTEXT_LINES)
             details = (f'<details><summary class="muted">{len(context)} more line'
                        f"{'s' if len(context) != 1 else ''}</summary><ul>"
                        + "".join(f"<li><code>{escape(line)}</code></li>" for line in context)
