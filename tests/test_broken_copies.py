@@ -14,6 +14,7 @@ import json
 import os
 import shutil
 import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -263,6 +264,7 @@ def test_the_action_passes_paths_with_spaces_one_per_line(tmp_path: Path, given:
     fake.parent.mkdir()
     fake.write_text("#!/bin/sh\nfor a in \"$@\"; do printf '%s\\n' \"$a\"; done\n", "utf-8")
     fake.chmod(0o755)
+    (fake.parent / "python").symlink_to(sys.executable)  # (the action's setup-python step puts one on PATH)
     env = {"PATH": f"{fake.parent}:/usr/bin:/bin", "MLCHECK_PATHS": given, "MLCHECK_ACTION_RULESET": "",
            "MLCHECK_ACTION_STRICT": "false", "MLCHECK_ACTION_ARGS": "", "MLCHECK_ACTION_SARIF": "m.sarif",
            "GITHUB_OUTPUT": str(tmp_path / "out")}

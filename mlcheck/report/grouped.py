@@ -185,7 +185,7 @@ def _item_text(item: str) -> str:
 
 def group_for_display(result: CheckResult, min_severity: Severity = Severity.INFO) -> list[FindingGroup]:
     """The findings at or above ``min_severity`` in groups, in the order of the first finding of
-    each group (findings sorted by path, run, line and code; paths in natural order)."""
+    each group (findings sorted by path, run, line and code; a folder's files in natural order)."""
     scope: dict[Finding, tuple[str, int]] = {}
     for bench in result.benchmarks:
         folder = bench.folder or "."
@@ -210,8 +210,18 @@ def group_for_display(result: CheckResult, min_severity: Severity = Severity.INF
         alone = len(members) > 1 and len({(m.path, m.run_index) for m in members}) == 1
         for part in ([m] for m in members) if alone else (members,):  # (one place's findings: each its own)
             groups.append(FindingGroup(tuple(part), where[key][0], where[key][1]))
-    groups.sort(key=lambda group: natural_order(group.first.path))  # (stable: result_2's before result_10's)
+    groups.sort(key=_display_order)  # (stable: result_2's before result_10's)
     return groups
+
+
+def _display_order(group: FindingGroup) -> tuple[str, list[object]]:
+    """Folders in the order of their paths, as the benchmarks are; in a folder, its own findings
+    first, then its files' in natural order (result_2 before result_10), as its runs are."""
+    path = group.first.path
+    if path == group.folder:
+        return path, []
+    head, tail = os.path.split(path)
+    return head, natural_order(tail)
 
 
 def _natural(found: Finding) -> tuple[object, ...]:
