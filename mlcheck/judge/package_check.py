@@ -20,7 +20,7 @@ from mlcheck.results import BenchmarkResult
 from mlcheck.package.layout import (PACKAGE, PACKAGE_FOLDERS, BenchmarkFolder, JsonDocument,
                                     PackageLayout, PackagePart, join_path, package_parts,
                                     read_json_document, scan_part, system_info)
-from mlcheck.package.discover import NAMED_BESIDE_RESULTS, NAMED_NO_RECORD_FILE, NO_RECORD_FILE, UNREADABLE_FOLDER, RealPaths, absolute_parts, shown_path
+from mlcheck.package.discover import NAMED_BESIDE_RESULTS, NAMED_NO_RECORD_FILE, NO_RECORD_FILE, UNREADABLE_FOLDER, RealPaths, absolute_parts, package_path
 from mlcheck.rules.internal import crash_finding
 from mlcheck.read.reading_rules import FILE_UNREADABLE, NO_RECORDS, NOT_A_REGULAR_FILE
 from mlcheck.rules.package import ROUND_ASSUMED
@@ -185,11 +185,10 @@ def _outside_results(paths: Sequence[str], benchmarks: Sequence[BenchmarkResult]
 
 def _package_of(folder: str) -> tuple[str, str] | None:
     """``(<org> path, system)`` for ``<org>/results/<system>/<benchmark>``, read from the absolute
-    path (``.`` inside a benchmark folder too); the org path is shown relative to the current
-    folder when it is below or near it."""
+    path (``.`` inside a benchmark folder too); the org path spelt as the folder was given."""
     parts = absolute_parts(folder)
     if len(parts) >= 4 and parts[-3] == "results":
-        return shown_path(str(Path(*parts[:-3]))), parts[-2]
+        return package_path(folder), parts[-2]
     return None
 
 

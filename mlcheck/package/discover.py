@@ -7,7 +7,6 @@ import os
 import sys
 import re
 from dataclasses import replace
-from pathlib import Path
 
 from mlcheck.package.folder_walk import walk
 from mlcheck.records import dataclass
@@ -99,7 +98,7 @@ def discover_all(paths: list[str]) -> tuple[list[LogRef], list[EmptyFolder], lis
             refs.extend(found)
         elif named_device(given):  # /dev/zero would be read forever: skipped as when walked
             skipped.append((given, "a device"))
-        elif (why := not_a_log(given, absolute_parts(given), shown_path)) is not None:
+        elif (why := not_a_log(given, absolute_parts(given))) is not None:
             raise DiscoveryError(why)
         else:
             refs.append(_ref_for_file(given))
@@ -271,16 +270,12 @@ def systems_file(ref: LogRef) -> str | None:
     """``<org>/systems/<system>.json`` for a log inside a package, when the layout allows."""
     if ref.folder is None or ref.system is None:
         return None
-    package = Path(os.path.abspath(ref.folder)).parent.parent.parent
-    return shown_path(str(package / "systems" / f"{ref.system}.json"))
+    return package_path(ref.folder, "systems", f"{ref.system}.json")
 
 
-def shown_path(path: str) -> str:
-    """An absolute path shown relative to the current folder when it lies below it or above it
-    (``../../../systems/x.json``); elsewhere it stays absolute."""
-    try:
-        relative = os.path.relpath(path)
-    except ValueError:  # another drive on Windows
-        return path
-    ups = [part == os.pardir for part in Path(relative).parts]
-    return relative if all(ups) or not any(ups) else path
+def package_path(folder: str, *inside: str) -> str:
+    """The path of the package of a benchmark ``folder`` (``<org>/results/<system>/<benchmark>``),
+    or of ``inside`` it, spelt as the folder was given (absolute when it was, else relative to
+    the working folder as it was): never the working folder's own path, so that a report does
+    not depend on where mlcheck ran."""
+    return os.path.normpath(os.path.join(folder, os.pardir, os.pardir, os.pardir, *inside))

@@ -4,18 +4,17 @@ description (it is checked with its package) and mlcheck's own JSON report."""
 from __future__ import annotations
 
 import os
-from typing import Callable
 
 _REPORT_SCHEMA = b'"schema": "mlcheck-report/'
 
 
-def not_a_log(given: str, parts: tuple[str, ...], shown: Callable[[str], str]) -> str | None:
+def not_a_log(given: str, parts: tuple[str, ...]) -> str | None:
     """Why the file ``given`` (its absolute path's ``parts``) is no log to read: a system
     description, or an mlcheck JSON report (its first bytes say so); None for any other file."""
     if given.endswith(".json") and len(parts) >= 2 and parts[-2] == "systems":
-        package = os.path.dirname(os.path.dirname(os.path.abspath(given)))
+        package = os.path.normpath(os.path.join(os.path.dirname(given) or os.curdir, os.pardir))  # (as it was given)
         return (f"{given}: a system description is no log; it is checked with its package (its fields, "
-                f"and against the logs of its system): mlcheck check {shown(package)}")
+                f"and against the logs of its system): mlcheck check {package}")
     if not os.path.isfile(given):  # (a FIFO, <(zcat ...), is read once: never peeked at)
         return None
     try:

