@@ -44,3 +44,25 @@ def test_a_message_names_a_path_as_the_paths_were_given_wherever_mlcheck_runs(
     monkeypatch.chdir(root / "results" / "acme-t8" / "resnet")
     done = CliRunner().invoke(main, ["check", ".", "-f", "json", "--no-progress"])
     assert "../../../systems/acme-t8.json" in done.stdout
+
+
+def test_a_waiver_expires_on_the_utc_date_in_every_time_zone(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A waiver expiring yesterday (UTC) applied again where the local date was a day behind."""
+    import datetime as dt
+
+    from mlcheck.model import Finding, Severity
+    from mlcheck.results import CheckResult
+    from mlcheck.settings.waiver_table import Waiver
+    from mlcheck.settings.waivers import apply_waivers
+
+    class LocalDateBehind(dt.date):
+        @classmethod
+        def today(cls) -> dt.date:  # (a time zone where it is still yesterday)
+            return dt.datetime.now(dt.timezone.utc).date() - dt.timedelta(days=1)
+
+    monkeypatch.setattr(dt, "date", LocalDateBehind)
+    yesterday = dt.datetime.now(dt.timezone.utc).date() - dt.timedelta(days=1)
+    found = Finding("MLC530", "rcp-failed", Severity.ERROR, "x", "a/result_0.txt", 3)
+    waiver = Waiver("MLC530", "**", "rerun", ".mlcheck.toml:1", yesterday)
+    result = apply_waivers(CheckResult((), (), (found,)), [waiver])
+    assert not result.waived and "MLC042" in {f.code for f in result.all_findings()}

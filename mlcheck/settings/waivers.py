@@ -38,14 +38,14 @@ def apply_waivers(result: CheckResult, waivers: Sequence[Waiver], base_dir: str 
                   today: dt.date | None = None, checked: Sequence[str] | None = None) -> CheckResult:
     """``result`` with the findings matched by an active waiver moved to ``waived``.
 
-    A waiver whose ``expires`` date is before ``today`` does not apply (MLC042); an active waiver
+    A waiver whose ``expires`` date is before ``today`` (the UTC date) does not apply (MLC042); an active waiver
     that matches nothing is reported (MLC040), unless it names only what this check did not read
     (``checked``, the paths given: a pre-commit hook checks the files changed, and the project's
     waivers for the other folders are not unused).
     """
     if not waivers:
         return result
-    today = today or dt.date.today()
+    today = today or dt.datetime.now(dt.timezone.utc).date()  # (UTC: the same verdict in every time zone)
     expired = [w for w in waivers if w.expires is not None and w.expires < today]
     active = [w for w in waivers if w.expires is None or w.expires >= today]
     used: set[int] = set()
