@@ -66,3 +66,27 @@ def test_a_waiver_expires_on_the_utc_date_in_every_time_zone(monkeypatch: pytest
     waiver = Waiver("MLC530", "**", "rerun", ".mlcheck.toml:1", yesterday)
     result = apply_waivers(CheckResult((), (), (found,)), [waiver])
     assert not result.waived and "MLC042" in {f.code for f in result.all_findings()}
+
+
+@pytest.mark.parametrize("output", [["-f", "junit"], ["-o", "junit:-"], ["-f", "markdown"]])
+def test_a_report_on_standard_output_is_utf8_whatever_the_locale(tmp_path: Path, output: list[str]) -> None:
+    """Under a Latin-1 locale the JUnit XML (its header says UTF-8) was not well-formed, and
+    Markdown's ❌ was written ``\\u274c``."""
+    import os
+    import subprocess
+    import sys
+    import xml.dom.minidom
+
+    log = tmp_path / "résultat_é.log"
+    log.write_text((ACME / "results" / "acme-t8" / "resnet" / "result_0.txt").read_text("utf-8")
+                   .replace('"key": "run_stop"', '"key": "run_stop_"'), "utf-8")
+    env = {**os.environ, "PYTHONIOENCODING": "latin-1"}
+    done = subprocess.run([sys.executable, "-m", "mlcheck", "check", str(log), *output, "--no-progress"],
+                          capture_output=True, env=env, timeout=120)
+    assert done.returncode == 1, done.stderr
+    text = done.stdout.decode("utf-8")  # (raises on Latin-1 bytes)
+    assert "résultat_é.log" in text
+    if "junit" in output[1]:
+        xml.dom.minidom.parseString(done.stdout)
+    else:
+        assert "❌" in text

@@ -25,7 +25,7 @@ from mlcheck.results import CheckResult
 from mlcheck.rules.config_rules import CONFIG_INVALID
 from mlcheck.settings.config import Settings
 from mlcheck.settings.gate import (exit_code, fail_level, input_digests, parse_output, postprocess,
-                                   overwritten_inputs, unopenable_given, unopenable_lines, write_outputs)
+                                   overwritten_inputs, unopenable_given, unopenable_lines, utf8_standard_output, write_outputs)
 
 if TYPE_CHECKING:
     from rich.console import Console
@@ -166,6 +166,7 @@ def _check_and_report(paths: Sequence[str], settings: Settings, quiet: bool, ver
                     cap=TERMINAL_CAP if out.is_terminal else None)
         render_waived_text(result, out)
     else:
+        utf8_standard_output()
         for block in report_blocks(chosen, result, options):  # (a large report is written as it is made)
             click.echo(block, nl=False)
     if statistics:

@@ -12,7 +12,7 @@ from mlcheck.cli.common import (EXIT_ERROR, EXIT_FINDINGS, EXIT_OK, JOBS_OPTION,
                                 console, jobs_of, load_cli_settings, refuse_overwriting_inputs,
                                 run_check)
 from mlcheck.model import Finding, Severity
-from mlcheck.settings.gate import postprocess, unopenable_given, unopenable_lines
+from mlcheck.settings.gate import postprocess, unopenable_given, unopenable_lines, utf8_standard_output
 from mlcheck.report.plain import TABLE_FORMATS, one_line, rcp_refusal, summary_line
 from mlcheck.rules import all_rules, find_rule
 from mlcheck.rules.package import WRONG_RUN_COUNT
@@ -74,6 +74,7 @@ def score_command(paths: tuple[str, ...], ruleset: str | None, config_path: str 
         table_output = None
     refuse_overwriting_inputs([table_output] if table_output else [], result, settings.config_path)
     if output_format == "json":
+        utf8_standard_output()
         for block in json_report_blocks(result):
             click.echo(block, nl=False)
     else:
@@ -90,6 +91,7 @@ def score_command(paths: tuple[str, ...], ruleset: str | None, config_path: str 
         elif table_format == "text":
             render_table_text(result, console())
         else:
+            utf8_standard_output()  # (csv, markdown, json: as their files are written)
             click.echo(table, nl=False)
         if table_format == "text" or table_output is not None:
             from mlcheck.report.text import render_text

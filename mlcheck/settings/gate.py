@@ -156,12 +156,23 @@ def _file_id(path: str) -> tuple[int, int] | None:
     return status.st_dev, status.st_ino
 
 
+def utf8_standard_output() -> None:
+    """Standard output written in UTF-8 whatever the locale, as a report's file is: the encoding
+    its XML header and HTML charset declare, that Markdown and annotations are read in (under a
+    Latin-1 locale the JUnit XML was not well-formed)."""
+    try:
+        sys.stdout.reconfigure(encoding="utf-8", errors="backslashreplace")  # type: ignore[union-attr]
+    except (AttributeError, ValueError, OSError):  # (not a text file of io: left as it is)
+        pass
+
+
 def write_outputs(specs: Sequence[str], result: CheckResult, options: ReportOptions) -> list[str]:
     """Write each ``FORMAT:PATH`` report; returns the paths written. Raises OSError/ValueError."""
     written = []
     for spec in specs:
         name, path = parse_output(spec)
         if path == "-":  # (standard output, as - is standard input among the inputs)
+            utf8_standard_output()
             for block in report_blocks(name, result, options):
                 sys.stdout.write(block)
             sys.stdout.flush()
