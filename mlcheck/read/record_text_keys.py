@@ -16,18 +16,25 @@ def key_of(text: bytes) -> bytes | None:
     if at >= 0:
         end = text.find(b'"', at + 8)
         if end > 0 and text[end - 1] != 0x5C:  # no backslash: the key has no escaped quote
-            return _unescaped(text[at + 8:end])
+            return text[at + 8:end] if text.find(b"\\", at + 8, end) < 0 else _unescaped(text, at + 7, end + 1)
     match = _KEY.search(text)
-    return None if match is None else _unescaped(match.group(1))
+    if match is None:
+        return None
+    if text.find(b"\\", match.start(1), match.end(1)) < 0:  # (the common key)
+        return match.group(1)
+    return _unescaped(text, match.start(1) - 1, match.end(1) + 1)
 
 
-def _unescaped(key: bytes) -> bytes:
-    if b"\\" not in key:  # (the common key)
-        return key
+def _unescaped(text: bytes, start: int, stop: int) -> bytes:
+    """The key whose JSON string (its quotes included) is ``text[start:stop]``, decoded; copied
+    as few times as may be (a key of megabytes: the string, its text, its value)."""
+    quoted = text[start:stop]
     try:
-        return str(json.loads(b'"' + key + b'"')).encode("utf-8", errors="surrogatepass")
+        value = json.loads(quoted)
     except ValueError:
-        return key
+        return quoted[1:-1]
+    del quoted
+    return str(value).encode("utf-8", errors="surrogatepass")
 
 
 def fingerprint(text: bytes) -> bytes:
