@@ -98,3 +98,19 @@ def test_the_html_report_lists_every_place_of_a_finding(tmp_path: Path) -> None:
     page = render_html(check([str(tmp_path / "Acme")]), ReportOptions(root=str(tmp_path)))
     assert all(f"result_{index}.txt:" in page for index in range(12))
     assert not re.search(r"\.\.\. \(\d+ more\)", page.split('id="findings"', 1)[1])
+
+
+def test_the_html_runs_table_links_each_code_to_its_rule(tmp_path: Path) -> None:
+    """A run's finding codes link to their rule's entry in the findings section; every link lands."""
+    from mlcheck import check
+    from mlcheck.report import ReportOptions
+    from mlcheck.report.html import render_html
+
+    shutil.copytree(ACME, tmp_path / "Acme")
+    run = tmp_path / "Acme" / "results" / "acme-t8" / "resnet" / "result_0.txt"
+    text = run.read_text("utf-8")
+    duplicate = next(line for line in text.splitlines(keepends=True) if '"key": "global_batch_size"' in line)
+    run.write_text(text + duplicate, "utf-8")
+    page = render_html(check([str(tmp_path / "Acme")]), ReportOptions(root=str(tmp_path)))
+    links = set(re.findall(r'<a href="#(MLC\d+)">', page))
+    assert links and all(f'id="{code}"' in page for code in links)

@@ -33,15 +33,17 @@ HTML_CONTEXT_LINES = 100_000
 shows eight, on a terminal)."""
 
 
-def _runs_table(bench: BenchmarkResult) -> str:
+def _runs_table(bench: BenchmarkResult, min_severity: Severity) -> str:
     counted = set(bench.score.runs_counted)
     rows = []
     for position, run in enumerate(bench.runs):
         minutes = run.time_to_train_min if run.converged else run.duration_min
-        codes = ", ".join(sorted({f.code for f in run.findings}))
+        linked = {f.code for f in run.findings if f.severity >= min_severity}  # (those the findings section shows)
+        codes = ", ".join(f'<a href="#{escape(code)}">{escape(code)}</a>' if code in linked else escape(code)
+                          for code in sorted({f.code for f in run.findings}))
         rows.append([td(run_label(run)), td(format_minutes(minutes), "num"), td(run.status or "—"),
                      td("yes" if run.converged else "no"), td("yes" if position in counted else "no"),
-                     td(run.verdict, run.verdict), td(run.official_verdict, run.official_verdict), td(codes)])
+                     td(run.verdict, run.verdict), td(run.official_verdict, run.official_verdict), f"<td>{codes}</td>"])
     return table(["run", "minutes", "status", "converged", "counted", "verdict", "official checker",
                    "findings"], rows, "runs")
 
@@ -130,13 +132,13 @@ def _hyperparameters(bench: BenchmarkResult) -> str:
     return table(["key", "value", "runs logging it"], rows, "hyperparameters")
 
 
-def _benchmark_section(bench: BenchmarkResult, position: int, root: str) -> str:
+def _benchmark_section(bench: BenchmarkResult, position: int, root: str, min_severity: Severity) -> str:
     title = f"{bench.org or '?'} / {bench.system or '?'} / {bench.benchmark or '?'} ({bench.ruleset or '?'})"
     folder = relative_path(bench.folder or ".", root)
     return (f'<section class="benchmark" id="benchmark-{position}"><h2>{escape(title)}</h2>'
             f'<p class="muted">{escape(division_text(bench))}, training '
             f'{escape(bench.ruleset or "?")}, folder <code>{escape(folder)}</code></p>'
-            f"<h3>Score</h3>{score_card(bench)}<h3>Runs</h3>{_runs_table(bench)}"
+            f"<h3>Score</h3>{score_card(bench)}<h3>Runs</h3>{_runs_table(bench, min_severity)}"
             f"<h3>Convergence</h3>{_curves(bench)}<h3>Run times</h3>{_times(bench)}"
             f"<h3>Hyper-parameters</h3>{_hyperparameters(bench)}</section>")
 
@@ -212,7 +214,7 @@ def render_html(result: CheckResult, options: ReportOptions) -> str:
               f"({valid_scores_text(result)}), {counted(errors, 'error')}, {counted(warnings, 'warning')}, "
               f"{len(result.waived)} waived</div>")
     scores = overview(result)
-    sections = "".join(_benchmark_section(b, i, options.root) for i, b in enumerate(result.benchmarks))
+    sections = "".join(_benchmark_section(b, i, options.root, options.min_severity) for i, b in enumerate(result.benchmarks))
     return ("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
             f'<meta http-equiv="Content-Security-Policy" content="{CSP}">'
             '<meta name="viewport" content="width=device-width, initial-scale=1">'
