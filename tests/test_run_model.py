@@ -305,3 +305,40 @@ def test_a_run_no_date_places_does_not_decide_its_folders_round(tmp_path: Path) 
     (bench,) = check([str(package)]).benchmarks
     dated = {r.ruleset for r in bench.runs if r.path != str(log)}
     assert len(dated) == 1 and bench.ruleset in dated
+
+
+def _record(key: str, time_ms: float, value: object = None) -> str:
+    return ":::MLLOG " + json.dumps({"namespace": "", "time_ms": time_ms, "event_type": "POINT_IN_TIME", "key": key,
+                                     "value": value, "metadata": {"file": "x.py", "lineno": 1}}) + "\n"
+
+
+def _synthetic_run(at: float, zero: bool = False, run_start_at_zero: bool = False) -> list[str]:
+    """A run's records from ``at`` (a date, or a clock relative to run_start), its run_start
+    300 s later; with ``zero`` a first record at time 0 (1.0 dlrm), with ``run_start_at_zero`` a
+    run_start logged first at time 0 and then at its time."""
+    lines = [_record("gradient_accumulation_steps", 0, 1)] if zero else []
+    lines += [_record("cache_clear", at, True), _record("init_start", at + 100),
+              _record("submission_benchmark", at + 200, "ssd"), _record("global_batch_size", at + 300, 32),
+              _record("init_stop", at + 300_000)]
+    lines += [_record("run_start", 0)] if run_start_at_zero else []
+    return lines + [_record("run_start", at + 300_001), _record("eval_accuracy", at + 600_000, 0.81),
+                    _record("run_stop", at + 1_200_000)]
+
+
+@pytest.mark.parametrize("name,lines,runs", [
+    # a run with a record at time 0, another rank's copy of its start after it, a run that ran 5 h
+    # before printed after it, and that run's copy: two runs (check counted three, split two)
+    ("time_zero_out_of_order", _synthetic_run(1.62e12, zero=True) + _synthetic_run(1.62e12)[:2]
+     + _synthetic_run(1.62e12 - 5 * 3_600_000, zero=True) + _synthetic_run(1.62e12 - 5 * 3_600_000)[:2], 2),
+    # a clock relative to run_start (negative in initialisation), another rank's copy 2 s later: one run
+    ("relative_clock_copy", _synthetic_run(-300_001) + _synthetic_run(-298_001), 1),
+    # a run_start logged first at time 0, then at its time; another rank's copy 2 s later: one run
+    ("run_start_at_zero_copy", _synthetic_run(1.62e12, run_start_at_zero=True) + _synthetic_run(1.62e12 + 2000), 1),
+])
+def test_check_and_split_read_the_same_runs_whatever_the_clock(tmp_path: Path, name: str, lines: list[str],
+                                                               runs: int) -> None:
+    log = _write(tmp_path / f"{name}.log", lines)
+    assert len(check([str(log)], ruleset="1.0.0").runs) == runs
+    out = tmp_path / "split"
+    assert CliRunner().invoke(main, ["split", str(log), "-o", str(out)]).exit_code == 0
+    assert len(list(out.iterdir())) == runs

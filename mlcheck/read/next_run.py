@@ -32,6 +32,8 @@ from __future__ import annotations
 
 from typing import Callable, Generic, TypeVar
 
+from mlcheck.model import plausible_time
+
 NEXT_RUN_KEYS = frozenset({"cache_clear", "init_start"})
 """Keys that, after a run_stop, may begin the job's next run."""
 WATCHED_KEYS = frozenset({"cache_clear", "init_start", "init_stop", "run_start", "run_stop"})
@@ -56,18 +58,18 @@ Item = TypeVar("Item")
 class NextRunStart(Generic[Item]):
     """Follows one file's records; :meth:`take` says where the next run begins.
 
-    ``first_time()``: the time of the current run's first record (None before it has one).
-    Without it, the first record this object saw since the run began is taken (every record of
-    the file passes :meth:`take`)."""
+    The time a run's start is compared with is that of its first record of :data:`WATCHED_KEYS`
+    (or any record once it is :attr:`watching`): what ``check``, which passes only those, and
+    ``split`` and ``watch``, which pass every record, both see. A time that is no date
+    (:func:`~mlcheck.model.plausible_time`: 0, a clock not yet set) gives way to a later one that
+    is; a run whose clock is relative (every time small, negative in its initialisation) keeps its own."""
 
-    def __init__(self, first_time: Callable[[], float | None] | None = None,
-                 logged: Callable[[str], bool] | None = None) -> None:
+    def __init__(self, logged: Callable[[str], bool] | None = None) -> None:
         self.stopped = False
         """The current run logged its run_stop."""
         self.held: list[Item] = []
         self.held_until: float | None = None
         """The time of the last record held in a run's initialisation (``watch`` times init by it)."""
-        self._first_time = first_time
         self._first: float | None = None
         self._stop = 0.0
         self._run_start: float | None = None  # (when the current run logged its run_start)
@@ -98,7 +100,7 @@ class NextRunStart(Generic[Item]):
                 return self._hold(item, key, time_ms)  # setting it logged in training after such a repeat: the next run's)
             self._after_stop.add(key)  # (its own: a key of its block it had not logged (TPU), a status it logs twice)
             return False, self._released(item, key)
-        if self._first is None or self._first <= 0 < time_ms:  # (its first record with a clock's time)
+        if (key in WATCHED_KEYS or self.watching) and _earliest_known(self._first, time_ms):
             self._first = time_ms
         if (self._training or self.initialised) and time_ms > self._last:  # (after every record of a run under way)
             if key in NEXT_RUN_KEYS:  # (it was killed, and run again)
@@ -120,7 +122,7 @@ class NextRunStart(Generic[Item]):
             self.initialised = True
         elif key == "run_start":
             self.started = True
-            if self._run_start is None:
+            if _earliest_known(self._run_start, time_ms):
                 self._run_start = time_ms
         elif self.started:
             self._training = True
@@ -199,12 +201,9 @@ class NextRunStart(Generic[Item]):
         """Whether a ``cache_clear`` or ``init_start`` after the run's run_stop may be another
         process's copy of its start: logged from :data:`COPY_WINDOW_MS` before the run's first
         record to as long after its run_start (the ranks of a run all initialise before it) or its
-        run_stop, whichever is sooner. A time of 0 or less is no clock's (a record some loggers
-        print before theirs is set): the first record's then is the first such record of the run
-        that :meth:`take` saw."""
-        first = self._first_time() if self._first_time is not None else self._first
-        if first is not None and first <= 0 < (self._first or 0):
-            first = self._first
+        run_stop, whichever is sooner (the times of its first record and run_start as the class
+        says)."""
+        first = self._first
         if first is None:
             return False
         last = self._stop if self._run_start is None else min(self._stop, self._run_start + COPY_WINDOW_MS)
@@ -220,3 +219,9 @@ class NextRunStart(Generic[Item]):
         if self.held:
             self.held, self._held_keys, self.held_until = [], [], None
         return released
+
+
+def _earliest_known(kept: float | None, time_ms: float) -> bool:
+    """Whether ``time_ms`` replaces the ``kept`` time of a run's first record (or run_start): none
+    was kept, or it was no date (0) and this one is."""
+    return kept is None or (not plausible_time(kept) and plausible_time(time_ms))

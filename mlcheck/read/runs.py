@@ -168,12 +168,10 @@ def iter_runs(items: Iterable[LogItem | Batch], path: str, findings: list[Findin
     add = current.add
     after_finding = False  # a finding (MLC024), or a record after run_stop (mlcheck.read.next_run), opens a run
 
-    def first_time() -> float | None:  # (the current run's first record; events are kept from it on)
-        return current.events[0].time_ms if current.events else None
     def logged(key: str) -> bool:  # (the current run logged a record of the key)
         return bool(current.counts.get(key))
 
-    next_run: NextRunStart[Event] = NextRunStart(first_time, logged)
+    next_run: NextRunStart[Event] = NextRunStart(logged)
     ended: Finding | None = None  # (a job's end, said once the next record begins a run)
     for item in _one_at_a_time(items, boundaries):
         if isinstance(item, Finding):
