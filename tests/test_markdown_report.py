@@ -45,7 +45,8 @@ def test_log_text_is_no_autolink_mention_or_block_markup() -> None:
     cell = markdown_cell(text)
     assert "https\\://evil.example/x" in cell and "www\\.evil" in cell
     assert "@octocat" not in cell and "@&#8203;octocat" in cell and "admin@&#8203;evil" in cell
-    assert not re.search(r"(?<!\\)://|(?<![\\\w])www\.", cell)
+    assert not re.search(r"(?<!\\)://", cell) and "www." not in cell.replace("www\\.", "")
+    assert markdown_cell("x_www.example.com") == "x\\_www\\.example.com"  # (GFM links a www. after _ too)
     assert markdown_cell("# a.log:13, # b.log:13").startswith("\\# a.log")
     assert markdown_cell("1. c.log") == "1\\. c.log" and markdown_cell("1.5 min") == "1.5 min"
     assert markdown_cell("- a") == "\\- a" and markdown_cell("-5") == "-5"
@@ -114,3 +115,19 @@ def test_the_html_runs_table_links_each_code_to_its_rule(tmp_path: Path) -> None
     page = render_html(check([str(tmp_path / "Acme")]), ReportOptions(root=str(tmp_path)))
     links = set(re.findall(r'<a href="#(MLC\d+)">', page))
     assert links and all(f'id="{code}"' in page for code in links)
+
+
+def test_finding_groups_follow_the_benchmarks_folder_order(tmp_path: Path) -> None:
+    """Systems tpu, tpu-b, tpu.c: the benchmarks are in that order; the groups were not (a whole
+    path puts ``/`` after ``-`` and ``.``)."""
+    from mlcheck import check
+    from mlcheck.report.grouped import group_for_display
+
+    for system in ("tpu.c", "tpu", "tpu-b"):
+        shutil.copytree(ACME / "results" / "acme-t8", tmp_path / "Acme" / "results" / system)
+        (tmp_path / "Acme" / "results" / system / "resnet" / "result_4.txt").unlink()  # (a folder finding each)
+    result = check([str(tmp_path / "Acme")])
+    benchmarks = [bench.system for bench in result.benchmarks]
+    assert benchmarks == ["tpu", "tpu-b", "tpu.c"]
+    systems = [Path(g.folder).parent.name for g in group_for_display(result) if "/results/" in g.folder]
+    assert systems and [s for i, s in enumerate(systems) if s not in systems[:i]] == benchmarks

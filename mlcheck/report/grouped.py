@@ -214,14 +214,17 @@ def group_for_display(result: CheckResult, min_severity: Severity = Severity.INF
     return groups
 
 
-def _display_order(group: FindingGroup) -> tuple[str, list[object]]:
-    """Folders in the order of their paths, as the benchmarks are; in a folder, its own findings
-    first, then its files' in natural order (result_2 before result_10), as its runs are."""
-    path = group.first.path
-    if path == group.folder:
-        return path, []
-    head, tail = os.path.split(path)
-    return head, natural_order(tail)
+def _display_order(group: FindingGroup) -> tuple[tuple[str, ...], list[object]]:
+    """Folders in the order of their paths' parts, as the benchmarks are (``tpu`` before
+    ``tpu-b``: the whole paths would put ``/`` after ``-``); in a folder, its own findings first,
+    then its files' in natural order (result_2 before result_10), as its runs are."""
+    parts = tuple(_SEPARATORS.split(group.first.path))
+    if group.first.path == group.folder:
+        return parts, []
+    return parts[:-1], natural_order(parts[-1])
+
+
+_SEPARATORS = re.compile(r"[/\\]" if os.sep == "\\" else "/")
 
 
 def _natural(found: Finding) -> tuple[object, ...]:

@@ -134,7 +134,7 @@ _MARKDOWN = {**{ord(c): "\\" + c for c in "\\`*_[]!~&|"}, ord("<"): "&lt;", ord(
 image, emphasis, code or HTML (``![x](https://...)`` in a system name)."""
 
 
-_AUTOLINK = re.compile(r"://|(?<![\w.])www\.")
+_AUTOLINK = re.compile(r"://|www\.")
 """What GitHub's Markdown links without brackets (``https://``, ``www.``): its ``:`` or ``.`` is escaped."""
 _LINE_START = re.compile(r">|#{1,6}(?= |$)|[+-](?= |$)|[-=]+$|\d{1,9}[.)](?= |$)")
 """What begins a heading, a quote, a list or a setext line at the start of a line (a file name ``# a.log``)."""
