@@ -40,7 +40,8 @@ def _run_step(tmp_path: Path, paths: str, args: str) -> tuple[list[str] | None, 
 
 
 def test_every_line_of_args_is_passed_and_quotes_keep_a_value_whole(tmp_path: Path) -> None:
-    argv, output, done = _run_step(tmp_path, "Acme/\nBeta Corp/\n", '--ignore MLC402\n--strict --config "ci config.toml"\n')
+    argv, output, done = _run_step(tmp_path, "Acme/\nBeta Corp/\n",
+                                   '--ignore MLC402  # noisy\n--strict --config "ci config.toml"\n')
     assert done.returncode == 0, done.stderr
     assert argv is not None and argv[:3] == ["check", "Acme/", "Beta Corp/"]
     assert argv[-5:] == ["--ignore", "MLC402", "--strict", "--config", "ci config.toml"]

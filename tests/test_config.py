@@ -495,3 +495,24 @@ def test_configs_of_their_own_that_a_check_of_several_folders_does_not_use_are_n
     assert load_settings({}, cwd=str(tmp_path), environ={}, paths=["A/results", "A"]).problems == ()
     named = load_settings({}, cwd=str(tmp_path), environ={}, paths=paths, config=str(tmp_path / "A" / ".mlcheck.toml"))
     assert not [p for p in named.problems if "not used" in p.message]
+
+
+def test_a_pyproject_with_only_top_level_settings_is_found_and_named(tmp_path: Path) -> None:
+    """``[[waivers]]`` pasted into a pyproject.toml without [tool.mlcheck]: the search passed it
+    over, so nothing said the waivers were not read."""
+    (tmp_path / "pyproject.toml").write_text('[project]\nname = "x"\n\n[[waivers]]\ncode = "MLC5"\npath = "**"\n'
+                                             'reason = "x"\n', "utf-8")
+    settings = load_settings({}, cwd=str(tmp_path), environ={})
+    assert settings.config_path == "pyproject.toml" and settings.waivers == ()
+    (problem,) = settings.problems
+    assert (problem.code, problem.line) == ("MLC041", 4) and "[[waivers]] at the top level" in problem.message
+    # A project's own tables (ruff's select) are no mlcheck settings: no config there.
+    (tmp_path / "pyproject.toml").write_text('[project]\nname = "x"\n\n[tool.ruff]\nselect = ["E"]\n', "utf-8")
+    assert load_settings({}, cwd=str(tmp_path), environ={}).config_path is None
+
+
+def test_the_names_a_pyproject_is_searched_for_are_the_settings() -> None:
+    from mlcheck.settings import config
+    from mlcheck.settings.config_file import SETTING_NAMES
+
+    assert SETTING_NAMES == {*config._SCALARS, *config._ALIASES, "waivers"}

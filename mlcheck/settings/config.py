@@ -117,7 +117,7 @@ def load_settings(cli: Mapping[str, Any], cwd: str | None = None,
     waivers: tuple[Waiver, ...] = ()
     base_dir = cwd
     if path is not None:
-        table, text, error = _load_table(path, shown, {*_SCALARS, *_ALIASES, "waivers"})
+        table, text, error = _load_table(path, shown)
         if error is not None:  # (the table is empty then, but where settings lie outside it)
             problems.append(error)
         values.update(_coerce(table, shown, text, problems, from_file=True))

@@ -39,7 +39,14 @@ _MAX_CONFIG_BYTES = 1024 * 1024
 """A larger config file is not read (MLC041): its size and nesting are bounded here."""
 
 
-def load_table(path: Path, shown: str, settings: Collection[str] = ()) -> tuple[dict[str, Any], str, Finding | None]:
+SETTING_NAMES = frozenset({"ruleset", "format", "outputs", "output", "color", "strict", "exit_zero", "exit-zero",
+                           "select", "ignore", "progress", "jobs", "waivers"})
+"""The names a config file's mlcheck table may hold (a test holds them to :mod:`mlcheck.settings.config`'s)."""
+_TOP_LEVEL_SETTING = re.compile(r"^[ \t]*(?:\[\[[ \t]*waivers[ \t]*\]\]|(?:ruleset|format|outputs?|color|strict|"
+                                r"exit[-_]zero|select|ignore|progress|jobs)[ \t]*=)", re.M)
+
+
+def load_table(path: Path, shown: str, settings: Collection[str] = SETTING_NAMES) -> tuple[dict[str, Any], str, Finding | None]:
     """The ``[tool.mlcheck]`` table of a config file, its text, and the MLC041 finding that
     says why it could not be used (then the table is empty), or, in a pyproject.toml, that names
     the ``settings`` written at its top level instead (``[[waivers]]``: TOML reserves that level
@@ -66,6 +73,14 @@ def load_table(path: Path, shown: str, settings: Collection[str] = ()) -> tuple[
                                          f"not valid TOML: {error}; the file is ignored")
     if path.name == "pyproject.toml" or set(data) == {"tool"}:  # a .mlcheck.toml may use [tool.mlcheck] too
         tool = data.get("tool", {})
+        stray = sorted(key for key in data if key in settings) if path.name == "pyproject.toml" else []
+        if stray:  # (TOML reserves the top level of a pyproject.toml for build-system, project and tool)
+            misplaced = ", ".join(f"[[{key}]]" if key == "waivers" and isinstance(data[key], list) else key for key in stray)
+            problem = CONFIG_INVALID.at(shown, line_of(text, stray[0]), (
+                f"{misplaced} at the top level of pyproject.toml is not read: only [tool.mlcheck] is "
+                f"mlcheck's (write [[tool.mlcheck.waivers]], or move the settings under [tool.mlcheck])"))
+            mlcheck = tool.get("mlcheck") if isinstance(tool, dict) else None
+            return (mlcheck if isinstance(mlcheck, dict) else {}), text, problem
         if not isinstance(tool, dict) or "mlcheck" not in tool:  # (found by search: it has one; named: say so)
             names = sorted(tool) if isinstance(tool, dict) else []
             tables = ", ".join(f"tool.{name}" for name in names)
@@ -76,13 +91,7 @@ def load_table(path: Path, shown: str, settings: Collection[str] = ()) -> tuple[
             return {}, text, CONFIG_INVALID.at(shown, None, (
                 f"the config file holds no [tool.mlcheck] table{f' (its tables: {tables})' if tables else ''}: "
                 f"none of it applies{hint}"))
-        top, data = data, tool["mlcheck"]
-        stray = sorted(key for key in top if key in settings)
-        if stray and isinstance(data, dict):
-            misplaced = ", ".join(f"[[{key}]]" if key == "waivers" and isinstance(top[key], list) else key for key in stray)
-            return data, text, CONFIG_INVALID.at(shown, line_of(text, stray[0]), (
-                f"{misplaced} at the top level of pyproject.toml is not read: only [tool.mlcheck] is "
-                f"mlcheck's (write [[tool.mlcheck.waivers]], or move the settings under [tool.mlcheck])"))
+        data = tool["mlcheck"]
     if not isinstance(data, dict):
         return {}, text, CONFIG_INVALID.at(shown, None, "[tool.mlcheck] must be a table")
     return data, text, None
@@ -91,15 +100,18 @@ def load_table(path: Path, shown: str, settings: Collection[str] = ()) -> tuple[
 def names_mlcheck_table(text: str) -> bool:
     """Whether a pyproject.toml's text holds a ``tool.mlcheck`` table however TOML spells it
     (``[tool.mlcheck]``, ``[tool]`` with ``mlcheck.x = ...``, a dotted key, blanks around the
-    dot); a file that is no valid TOML does when it has the header."""
-    if "mlcheck" not in text:
+    dot), or mlcheck's settings at its top level (``[[waivers]]`` pasted from a .mlcheck.toml:
+    found, so that MLC041 says they are not read); a file that is no valid TOML does when it has
+    the header."""
+    if "mlcheck" not in text and _TOP_LEVEL_SETTING.search(text) is None:
         return False
     header = re.search(r"^\s*\[\s*tool\s*\.\s*mlcheck\s*[\].]", text, re.M) is not None
     toml_loads, toml_error = _toml_reader()
     if toml_loads is None:
         return header
     try:  # (parsed: the header's line may be inside a string, a project's description)
-        tool = toml_loads(text).get("tool")
+        data = toml_loads(text)
     except (toml_error, RecursionError):
         return header  # (not TOML: chosen when it has the header, so that its error is said)
-    return isinstance(tool, dict) and "mlcheck" in tool
+    tool = data.get("tool")
+    return (isinstance(tool, dict) and "mlcheck" in tool) or not SETTING_NAMES.isdisjoint(data)
