@@ -91,3 +91,20 @@ def test_a_block_repeated_after_the_last_run_stop_is_the_run_s_where_the_file_en
     [checked] = check_log(LogRef(str(log)), None)
     assert [f.code for f in checked.findings if f.code == "MLC107"] == ["MLC107"]
     assert any(f.code == "MLC107" for f in found)
+
+
+def test_a_crash_in_the_second_job_of_a_multi_rank_console_ends_the_watch(tmp_path: Path) -> None:
+    """Two jobs of two ranks one after the other, the second killed while rank 0 wrote a record:
+    the watch read both jobs' lines in its first lookahead with the first job's ranks, never
+    said MLC023 and waited for ever (check, which chooses the ranks again after the launcher
+    line, said it)."""
+    from tool_scripts import load_tool
+
+    make_raw = load_tool("make_raw")
+    log = tmp_path / "console.log"
+    log.write_bytes(make_raw.make_raw(GOOD.read_bytes(), make_raw.RawOptions(instances=2, runs=2, crash=True)))
+    found: list[Finding] = []
+    outcome = watch(str(log), found.append, lambda _text: None, runs=2, poll=0.01, idle_timeout=5)
+    cut = [f for f in found if f.code == "MLC023"]
+    assert len(cut) == 1 and cut[0].line == log.read_bytes().count(b"\n") - 2  # (the launcher's two lines after it)
+    assert (outcome.reason, outcome.runs_done) == ("complete", 2)

@@ -12,11 +12,10 @@ from __future__ import annotations
 from typing import Iterator
 
 from mlcheck.read.json_envelopes import Envelopes
-from mlcheck.read.rank_processes import first_of_sequential_ranks, this_jobs_lines
 from mlcheck.read.tag_chunks import TagChunks
 from mlcheck.read.cut_records import CutRecords
-from mlcheck.read.rawlog import duplicate_streams, logging_ranks
-from mlcheck.read.reader import MARKER_BYTES, AnyItem, LineReader, feed_line
+from mlcheck.read.rawlog import logging_ranks
+from mlcheck.read.reader import MARKER_BYTES, AnyItem, LineReader, feed_line, looked_ahead, replay_lookahead
 from mlcheck.read.long_lines import LongLine
 
 
@@ -102,19 +101,13 @@ class LiveReader:
         """End a lookahead (at an idle poll once a record was seen, or at the end)."""
         if self.reader is not None and not self.pending:
             return
-        texts = this_jobs_lines(self._texts())
-        ranks = logging_ranks(texts)
-        first = first_of_sequential_ranks(texts, ranks)
-        duplicates = duplicate_streams(texts, ranks)
-        if self.reader is None:
-            self.reader = LineReader(self.path, ranks, duplicates=duplicates, first=first)
-            self.reader.stats.note_joins(self.chunks.joined, self.envelopes.count, self.cuts.joined)
-        else:
-            self.reader.copies.add_jobs(ranks, first)
-            self.reader.prefixes.duplicates |= {d for d in duplicates if d[0] in ranks}
         pending, self.pending, self.pending_records, self.idle_polls = self.pending, [], 0, 0
-        for line in pending:
-            yield from feed_line(self.reader, line)
+        fresh = self.reader is None
+        self.reader = looked_ahead(self.reader, self.path, pending, keep_text=False)
+        if fresh:
+            self.reader.stats.note_joins(self.chunks.joined, self.envelopes.count, self.cuts.joined)
+        # (as check replays it: after a launcher line, the next job's ranks are chosen from the lines left)
+        yield from replay_lookahead(self.reader, pending, self.path, keep_text=False, keep_copies=False, promote=None)
 
     def ready(self) -> bool:
         """Whether an idle poll may end the lookahead: records came, and every job in them has

@@ -206,13 +206,13 @@ def _read_stream(stream: IO[bytes], path: str, keep_text: bool, limit: int | Non
                 ahead_records += MARKER_BYTES in line
             if ahead_records >= _LOOKAHEAD_RECORDS or len(ahead) >= _LOOKAHEAD_LINES \
                     or ahead_bytes >= _LOOKAHEAD_BYTES:
-                reader = _looked_ahead(reader, path, ahead, keep_text, keep_copies, promote)
-                yield from _replay(reader, ahead, path, keep_text, keep_copies, promote)
+                reader = looked_ahead(reader, path, ahead, keep_text, keep_copies, promote)
+                yield from replay_lookahead(reader, ahead, path, keep_text, keep_copies, promote)
                 ahead, ahead_bytes, ahead_records = [], 0, 0
     except (OSError, EOFError, zlib.error) as error:
         if reader is None or ahead:  # the damage came within a lookahead: read what came before it
-            reader = _looked_ahead(reader, path, ahead, keep_text, keep_copies, promote)
-            yield from _replay(reader, ahead, path, keep_text, keep_copies, promote)
+            reader = looked_ahead(reader, path, ahead, keep_text, keep_copies, promote)
+            yield from replay_lookahead(reader, ahead, path, keep_text, keep_copies, promote)
         yield rules.FILE_UNREADABLE.at(path, reader.line_no + 1,
                       f"reading stopped after line {reader.line_no}: {error}; the file (or its gzip "
                       "archive) is damaged or truncated")
@@ -220,15 +220,15 @@ def _read_stream(stream: IO[bytes], path: str, keep_text: bool, limit: int | Non
         yield from reader.finish()
         return
     if reader is None or ahead:
-        reader = _looked_ahead(reader, path, ahead, keep_text, keep_copies, promote)
-        yield from _replay(reader, ahead, path, keep_text, keep_copies, promote)
+        reader = looked_ahead(reader, path, ahead, keep_text, keep_copies, promote)
+        yield from replay_lookahead(reader, ahead, path, keep_text, keep_copies, promote)
     reader.stats.note_joins(joined[0], unwrapped[0], rejoined[0])
     yield from reader.finish()
     if elsewhere is not None:
         elsewhere.update(reader.copies.elsewhere())
 
 
-def _looked_ahead(reader: LineReader | None, path: str, ahead: list[bytes | LongLine],
+def looked_ahead(reader: LineReader | None, path: str, ahead: list[bytes | LongLine],
                   keep_text: bool, keep_copies: bool = False, promote: Promotions | None = None) -> LineReader:
     """The reader once the lines held back tell the logging rank of each job in them: a new
     reader after the first lines, the same one told of the new jobs after a later lookahead."""
@@ -254,13 +254,13 @@ def feed_line(reader: LineReader, line: bytes | int | LongLine) -> Iterator[AnyI
     return reader.feed(line) if isinstance(line, bytes) else iter(reader.skip_long_line(line))
 
 
-def _replay(reader: LineReader, ahead: list[bytes | LongLine], path: str, keep_text: bool, keep_copies: bool,
+def replay_lookahead(reader: LineReader, ahead: list[bytes | LongLine], path: str, keep_text: bool, keep_copies: bool,
             promote: Promotions | None) -> Iterator[AnyItem]:
     """Feed the lines held back; after a launcher line among them (a new job: its logging ranks
     forgotten), the lines left tell them again before the next record is fed."""
     for at, line in enumerate(ahead):
         if reader.prefixes.relaunched and isinstance(line, bytes) and reader.prefixes.starts_a_job(line):
-            _looked_ahead(reader, path, ahead[at:], keep_text, keep_copies, promote)
+            looked_ahead(reader, path, ahead[at:], keep_text, keep_copies, promote)
         yield from feed_line(reader, line)
 
 
