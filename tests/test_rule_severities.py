@@ -12,6 +12,7 @@ import pytest
 from click.testing import CliRunner
 
 from mlcheck import check
+from mlcheck.model import Severity
 from mlcheck.cli import main
 from mlcheck.report import rule_help
 from mlcheck.rules import all_rules
@@ -69,3 +70,17 @@ def test_explain_prints_that_rules_section_only(code: str) -> None:
     body = " ".join(body.split())
     others = {c for c in re.findall(r"\bMLC\d{3} [a-z]+(?:-[a-z0-9]+)+:", body)} - {f"{code} {rule.name}:"}
     assert not others  # no other rule's heading
+
+
+def test_mlc022_declares_the_warning_it_reports(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    """The highest rank's file logs keys the read one lacks: a warning, which ``rules`` listed as
+    info only (so ``--strict`` failed on a code said never to fail)."""
+    import shutil
+
+    folder = tmp_path / "per_rank"
+    shutil.copytree(FIXTURES / "raw" / "per_rank", folder)
+    first = sorted(folder.rglob("stdout"))[0]
+    first.write_text("".join(line for line in first.read_text("utf-8").splitlines(keepends=True)
+                             if '"key": "eval_accuracy"' not in line), "utf-8")
+    levels = {f.severity for f in check([str(folder)]).all_findings() if f.code == "MLC022"}
+    assert Severity.WARNING in levels and levels <= set(RULES["MLC022"].severities)

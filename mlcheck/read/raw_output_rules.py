@@ -101,7 +101,7 @@ RAW_OUTPUT_READ = Rule("MLC020", "raw-output-read", Severity.INFO,
 RANK_COPIES_CONFLICT = Rule("MLC021", "rank-copies-conflict", Severity.WARNING,
                             "two ranks printed different copies of the same record")
 PER_RANK_OUTPUT = Rule("MLC022", "per-rank-output", Severity.INFO,
-                       "the log is one rank's file of a per-rank output folder")
+                       "the log is one rank's file of a per-rank output folder", also=(Severity.WARNING,))
 RECORD_CUT = Rule("MLC023", "record-cut", Severity.ERROR,
                   "a record of raw output is cut and the output goes on after it", official=True, also=(Severity.WARNING,))
 
