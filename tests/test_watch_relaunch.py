@@ -108,3 +108,20 @@ def test_a_crash_in_the_second_job_of_a_multi_rank_console_ends_the_watch(tmp_pa
     cut = [f for f in found if f.code == "MLC023"]
     assert len(cut) == 1 and cut[0].line == log.read_bytes().count(b"\n") - 2  # (the launcher's two lines after it)
     assert (outcome.reason, outcome.runs_done) == ("complete", 2)
+
+
+def test_the_next_job_s_ranks_are_chosen_when_its_rank_0_has_printed(tmp_path: Path) -> None:
+    """The watch starts when a seed loop's second job has printed one record, of rank 6: the
+    first job's lookahead ends, the second job's lines wait for its rank 0 (rank 6 was taken for
+    its logging rank: its crash was never said, and the watch waited for ever)."""
+    from tool_scripts import load_tool
+
+    make_raw = load_tool("make_raw")
+    text = make_raw.make_raw(GOOD.read_bytes(), make_raw.RawOptions(instances=8, runs=2, crash=True, seed=8))
+    lines = text.decode("utf-8").split("\n")[:-1]
+    launch = max(i for i, line in enumerate(lines) if line.startswith("poprun: launching"))
+    first = next(i for i in range(launch, len(lines)) if ":::MLLOG" in lines[i])
+    assert not lines[first].startswith("[1,0]")  # (another rank prints first)
+    found, _progress, runs_done, _lines = _watched(tmp_path / "console.log", lines[:first + 1], lines[first + 1:], 2)
+    cut = [f.line for f in found if f.code == "MLC023"]
+    assert cut == [len(lines) - 2] and runs_done == 2

@@ -14,6 +14,7 @@ from typing import Iterator
 from mlcheck.read.json_envelopes import Envelopes
 from mlcheck.read.tag_chunks import TagChunks
 from mlcheck.read.cut_records import CutRecords
+from mlcheck.read.rank_processes import job_segments, last_job_start
 from mlcheck.read.rawlog import logging_ranks
 from mlcheck.read.reader import MARKER_BYTES, AnyItem, LineReader, feed_line, looked_ahead, replay_lookahead
 from mlcheck.read.long_lines import LongLine
@@ -24,8 +25,9 @@ class LiveReader:
     brings nothing new) tells which rank of each job is the logging rank, as in ``check``."""
 
     LOOKAHEAD = 4000
-    RANK_ZERO_POLLS = 20
-    """Idle polls a lookahead waits for the rank 0 of each job (2 s at the default poll)."""
+    RANK_ZERO_POLLS = 100
+    """Idle polls a lookahead waits for the rank 0 of each job (10 s at the default poll: the
+    ranks of a job may start printing seconds apart)."""
     CUT_POLLS = 20
     """Idle polls a cut record waits for its rest (2 s at the default poll): a block-buffered
     stdout brings it with its next block, a process that died (MLC023) never does."""
@@ -41,6 +43,9 @@ class LiveReader:
         self.chunks = TagChunks()
         self.cuts = CutRecords()
         self.cut_polls = 0
+        self.whole = True
+        """The next :meth:`flush` ends the whole lookahead (else it keeps the last job's lines, whose
+        rank 0 has not printed yet, as a lookahead of their own)."""
 
     @property
     def line_no(self) -> int:
@@ -51,6 +56,9 @@ class LiveReader:
         reads them: out of a log driver's envelope, a rank's chunks joined (a chunk held back
         until its rank's line ends)."""
         self.cut_polls = 0
+        self.whole = True
+        """The next :meth:`flush` ends the whole lookahead (else it keeps the last job's lines, whose
+        rank 0 has not printed yet, as a lookahead of their own)."""
         if not isinstance(line, bytes):
             for released in self.chunks.release():
                 yield from self._cut(released)
@@ -101,7 +109,9 @@ class LiveReader:
         """End a lookahead (at an idle poll once a record was seen, or at the end)."""
         if self.reader is not None and not self.pending:
             return
-        pending, self.pending, self.pending_records, self.idle_polls = self.pending, [], 0, 0
+        cut = len(self.pending) if self.whole else last_job_start(self.pending)
+        pending, self.pending, self.idle_polls, self.whole = self.pending[:cut], self.pending[cut:], 0, True
+        self.pending_records = sum(1 for line in self.pending if isinstance(line, bytes) and MARKER_BYTES in line)
         fresh = self.reader is None
         self.reader = looked_ahead(self.reader, self.path, pending, keep_text=False)
         if fresh:
@@ -119,7 +129,12 @@ class LiveReader:
         self.idle_polls += 1
         if self.idle_polls >= self.RANK_ZERO_POLLS:
             return True
-        return all(0 in ranks for ranks in logging_ranks(self._texts()).values())
+        # (each job of the lookahead: a seed loop's next job, after a launcher line, has its own rank 0;
+        # the jobs before one still without it end their lookahead, its lines begin one of their own)
+        shown = [all(0 in ranks for ranks in logging_ranks(segment).values()) for segment in job_segments(self._texts())]
+        partial = not all(shown) and len(shown) > 1 and all(shown[:-1])
+        self.whole = not partial
+        return all(shown) or partial
 
     def _texts(self) -> list[bytes]:
         return [line for line in self.pending if isinstance(line, bytes)]

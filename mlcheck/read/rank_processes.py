@@ -23,7 +23,7 @@ output reaches the console in. And a lookahead stops at a launcher line after a 
 from __future__ import annotations
 
 import re
-from typing import Iterable
+from typing import Iterable, Iterator, Sequence
 
 from mlcheck.read.job_starts import LAUNCH_LINE
 from mlcheck.read.rawlog import Source, read_prefix
@@ -56,12 +56,33 @@ def this_jobs_lines(lines: list[bytes]) -> list[bytes]:
     loop's next job, whose ranks are chosen again after that line (the next job may be logged by
     another rank than this one). A launcher line before a ``run_stop`` ends nothing here (a run
     script's own ``srun`` steps before it launches the training)."""
-    stopped = False
+    return next(job_segments(lines))
+
+
+def last_job_start(lines: Sequence[object]) -> int:
+    """The index of the launcher line that begins the last job of :func:`job_segments` among
+    ``lines`` (others than bytes, over-long lines, are skipped); 0 for one job."""
+    stopped, start = False, 0
+    for index, raw in enumerate(lines):
+        if not isinstance(raw, bytes):
+            continue
+        if stopped and LAUNCH_LINE.match(raw) is not None:
+            stopped, start = False, index
+        stopped = stopped or (_MARKER in raw and _RUN_STOP.search(raw) is not None)
+    return start
+
+
+def job_segments(lines: list[bytes]) -> Iterator[list[bytes]]:
+    """The lines of a lookahead cut at each launcher line after a ``run_stop`` record: the jobs
+    whose ranks are chosen each on its own (the first, then each left when the one before is
+    replayed: :func:`mlcheck.read.reader.replay_lookahead`)."""
+    stopped, start = False, 0
     for index, raw in enumerate(lines):
         if stopped and LAUNCH_LINE.match(raw) is not None:
-            return lines[:index]
+            yield lines[start:index]
+            stopped, start = False, index
         stopped = stopped or (_MARKER in raw and _RUN_STOP.search(raw) is not None)
-    return lines
+    yield lines[start:]
 
 
 _Span = list[float]  # [first line, last line, first time, last time]
