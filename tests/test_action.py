@@ -28,7 +28,9 @@ def _run_step(tmp_path: Path, paths: str, args: str) -> tuple[list[str] | None, 
     fake.write_text(f"#!{sys.executable}\nimport sys\nopen({str(recorded)!r}, 'w').write('\\0'.join(sys.argv[1:]))\n"
                     "sys.exit(1)\n", "utf-8")
     fake.chmod(0o755)
-    (bin_dir / "python").symlink_to(sys.executable)
+    python = bin_dir / "python"  # (the action's setup-python step puts one, with mlcheck installed, on PATH)
+    python.write_text(f'#!/bin/sh\nexec "{sys.executable}" "$@"\n', "utf-8")
+    python.chmod(0o755)
     output = tmp_path / "github_output"
     env = {**os.environ, "PATH": f"{bin_dir}{os.pathsep}{os.environ.get('PATH', '')}", "RUNNER_TEMP": str(tmp_path),
            "GITHUB_OUTPUT": str(output), "MLCHECK_PATHS": paths, "MLCHECK_ACTION_ARGS": args,
@@ -41,10 +43,10 @@ def _run_step(tmp_path: Path, paths: str, args: str) -> tuple[list[str] | None, 
 
 def test_every_line_of_args_is_passed_and_quotes_keep_a_value_whole(tmp_path: Path) -> None:
     argv, output, done = _run_step(tmp_path, "Acme/\nBeta Corp/\n",
-                                   '--ignore MLC402  # noisy\n--strict --config "ci config.toml"\n')
+                                   '--ignore MLC402  # noisy\n--strict --config "ci config.toml" -o junit:run#1.xml\n')
     assert done.returncode == 0, done.stderr
     assert argv is not None and argv[:3] == ["check", "Acme/", "Beta Corp/"]
-    assert argv[-5:] == ["--ignore", "MLC402", "--strict", "--config", "ci config.toml"]
+    assert argv[-7:] == ["--ignore", "MLC402", "--strict", "--config", "ci config.toml", "-o", "junit:run#1.xml"]
     assert "exit-code=1" in output
 
 
@@ -53,3 +55,17 @@ def test_args_that_cannot_be_split_fail_the_step_without_running_mlcheck(tmp_pat
     assert argv is None
     assert "exit-code=2" in output
     assert "the args input cannot be split" in done.stderr
+
+
+@pytest.mark.parametrize("text,words", [
+    ("-o junit:reports/run#1.xml --strict", ["-o", "junit:reports/run#1.xml", "--strict"]),  # (# inside a word)
+    ("--ignore MLC402  # noisy rule\n--strict", ["--ignore", "MLC402", "--strict"]),
+    ("# a comment line\n-v", ["-v"]),
+    ("a\\ #b c", ["a #b", "c"]),  # (an escaped blank: the # does not begin a word)
+    ('"x # y" z', ["x # y", "z"]),
+    ("x \\#y z #c", ["x", "#y", "z"]),
+])
+def test_args_are_split_as_a_shell_splits_words(text: str, words: list[str]) -> None:
+    from mlcheck.settings.shell_words import shell_words
+
+    assert shell_words(text) == words

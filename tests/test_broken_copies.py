@@ -264,7 +264,9 @@ def test_the_action_passes_paths_with_spaces_one_per_line(tmp_path: Path, given:
     fake.parent.mkdir()
     fake.write_text("#!/bin/sh\nfor a in \"$@\"; do printf '%s\\n' \"$a\"; done\n", "utf-8")
     fake.chmod(0o755)
-    (fake.parent / "python").symlink_to(sys.executable)  # (the action's setup-python step puts one on PATH)
+    python = fake.parent / "python"  # (the action's setup-python step puts one, with mlcheck installed, on PATH)
+    python.write_text(f'#!/bin/sh\nexec "{sys.executable}" "$@"\n', "utf-8")
+    python.chmod(0o755)
     env = {"PATH": f"{fake.parent}:/usr/bin:/bin", "MLCHECK_PATHS": given, "MLCHECK_ACTION_RULESET": "",
            "MLCHECK_ACTION_STRICT": "false", "MLCHECK_ACTION_ARGS": "", "MLCHECK_ACTION_SARIF": "m.sarif",
            "GITHUB_OUTPUT": str(tmp_path / "out")}

@@ -516,3 +516,19 @@ def test_the_names_a_pyproject_is_searched_for_are_the_settings() -> None:
     from mlcheck.settings.config_file import SETTING_NAMES
 
     assert SETTING_NAMES == {*config._SCALARS, *config._ALIASES, "waivers"}
+
+
+def test_another_tool_s_top_level_key_in_a_pyproject_is_no_config(tmp_path: Path) -> None:
+    """A pyproject.toml below a package's .mlcheck.toml with a stray ``format = "black"`` won
+    the search and failed the check with an MLC041 error about settings never mlcheck's."""
+    (tmp_path / ".mlcheck.toml").write_text('ignore = ["MLC020"]\n', "utf-8")
+    inner = tmp_path / "pkg"
+    inner.mkdir()
+    (inner / "pyproject.toml").write_text('format = "black"\nselect = ["E"]\n\n[project]\nname = "x"\n', "utf-8")
+    settings = load_settings({}, cwd=str(inner), environ={})
+    assert settings.config_path == "../.mlcheck.toml" and settings.ignore == ("MLC020",) and settings.problems == ()
+    # Beside [[waivers]] (pasted from a .mlcheck.toml), the file is found, and said not read: a warning.
+    (inner / "pyproject.toml").write_text('format = "black"\n\n[[waivers]]\ncode = "MLC5"\npath = "**"\n'
+                                          'reason = "x"\n', "utf-8")
+    (problem,) = load_settings({}, cwd=str(inner), environ={}).problems
+    assert problem.severity.label == "warning" and problem.message.startswith("format, [[waivers]] at the top level")

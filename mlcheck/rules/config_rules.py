@@ -22,8 +22,9 @@ tool or rules text is involved.
   is a warning (mlcheck's own guess: other ``MLCHECK_*`` variables are left alone), and so is a
   config file nearer to some checked paths than their common folder, which one check of them does
   not use (a pre-commit hook given the files of two packages, each with its ``.mlcheck.toml``);
-  settings written at the top level of a ``pyproject.toml`` instead of ``[tool.mlcheck]`` are an
-  error (they are not read).
+  settings written at the top level of a ``pyproject.toml`` instead of ``[tool.mlcheck]`` are a
+  warning too (they are not read; the search finds such a file by its ``[[waivers]]``: names such as
+  ``format`` or ``select`` may be another tool's).
 - MLC042 waiver-expired: a waiver's ``expires`` date has passed, so it no longer applies and the
   findings it covered count again. Fix the problem, or renew the waiver with a new reason.
 """

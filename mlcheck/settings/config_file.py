@@ -9,7 +9,7 @@ from functools import cache
 from pathlib import Path
 from typing import Any, Callable, Collection
 
-from mlcheck.model import Finding
+from mlcheck.model import Finding, Severity
 from mlcheck.rules.config_rules import CONFIG_INVALID
 from mlcheck.settings.waiver_table import line_of
 
@@ -42,8 +42,9 @@ _MAX_CONFIG_BYTES = 1024 * 1024
 SETTING_NAMES = frozenset({"ruleset", "format", "outputs", "output", "color", "strict", "exit_zero", "exit-zero",
                            "select", "ignore", "progress", "jobs", "waivers"})
 """The names a config file's mlcheck table may hold (a test holds them to :mod:`mlcheck.settings.config`'s)."""
-_TOP_LEVEL_SETTING = re.compile(r"^[ \t]*(?:\[\[[ \t]*waivers[ \t]*\]\]|(?:ruleset|format|outputs?|color|strict|"
-                                r"exit[-_]zero|select|ignore|progress|jobs)[ \t]*=)", re.M)
+_TOP_LEVEL_WAIVERS = re.compile(r"^[ \t]*\[\[[ \t]*waivers[ \t]*\]\]", re.M)
+"""``[[waivers]]``: mlcheck's alone of the names a .mlcheck.toml holds (``format``, ``select`` are
+other tools' too), so a pyproject.toml that holds it at its top level is found as a config."""
 
 
 def load_table(path: Path, shown: str, settings: Collection[str] = SETTING_NAMES) -> tuple[dict[str, Any], str, Finding | None]:
@@ -78,7 +79,8 @@ def load_table(path: Path, shown: str, settings: Collection[str] = SETTING_NAMES
             misplaced = ", ".join(f"[[{key}]]" if key == "waivers" and isinstance(data[key], list) else key for key in stray)
             problem = CONFIG_INVALID.at(shown, line_of(text, stray[0]), (
                 f"{misplaced} at the top level of pyproject.toml is not read: only [tool.mlcheck] is "
-                f"mlcheck's (write [[tool.mlcheck.waivers]], or move the settings under [tool.mlcheck])"))
+                f"mlcheck's (write [[tool.mlcheck.waivers]], or move the settings under [tool.mlcheck])"),
+                severity=Severity.WARNING)  # (mlcheck's guess: another tool's key of the same name is not mlcheck's)
             mlcheck = tool.get("mlcheck") if isinstance(tool, dict) else None
             return (mlcheck if isinstance(mlcheck, dict) else {}), text, problem
         if not isinstance(tool, dict) or "mlcheck" not in tool:  # (found by search: it has one; named: say so)
@@ -100,10 +102,9 @@ def load_table(path: Path, shown: str, settings: Collection[str] = SETTING_NAMES
 def names_mlcheck_table(text: str) -> bool:
     """Whether a pyproject.toml's text holds a ``tool.mlcheck`` table however TOML spells it
     (``[tool.mlcheck]``, ``[tool]`` with ``mlcheck.x = ...``, a dotted key, blanks around the
-    dot), or mlcheck's settings at its top level (``[[waivers]]`` pasted from a .mlcheck.toml:
-    found, so that MLC041 says they are not read); a file that is no valid TOML does when it has
-    the header."""
-    if "mlcheck" not in text and _TOP_LEVEL_SETTING.search(text) is None:
+    dot), or ``[[waivers]]`` at its top level (pasted from a .mlcheck.toml: found, so that MLC041
+    says they are not read); a file that is no valid TOML does when it has the header."""
+    if "mlcheck" not in text and _TOP_LEVEL_WAIVERS.search(text) is None:
         return False
     header = re.search(r"^\s*\[\s*tool\s*\.\s*mlcheck\s*[\].]", text, re.M) is not None
     toml_loads, toml_error = _toml_reader()
@@ -114,4 +115,4 @@ def names_mlcheck_table(text: str) -> bool:
     except (toml_error, RecursionError):
         return header  # (not TOML: chosen when it has the header, so that its error is said)
     tool = data.get("tool")
-    return (isinstance(tool, dict) and "mlcheck" in tool) or not SETTING_NAMES.isdisjoint(data)
+    return (isinstance(tool, dict) and "mlcheck" in tool) or isinstance(data.get("waivers"), list)
