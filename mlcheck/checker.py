@@ -70,9 +70,9 @@ def check(paths: str | os.PathLike[str] | Sequence[str | os.PathLike[str]], rule
 
 def _path_list(paths: str | os.PathLike[str] | Sequence[str | os.PathLike[str]]) -> list[str]:
     """``paths`` as a list of ``str`` (a ``str`` is one path, not one-letter paths); else TypeError."""
-    items: Sequence[object] = [paths] if isinstance(paths, (str, os.PathLike)) else paths
+    items: Sequence[object] = [paths] if isinstance(paths, (str, bytes, bytearray, os.PathLike)) else paths
     listed: list[str] = []
-    for item in [paths] if isinstance(paths, (bytes, bytearray)) else items:
+    for item in items:
         text = os.fspath(item) if isinstance(item, os.PathLike) else item
         if not isinstance(text, str):
             raise TypeError(f"paths must be str or os.PathLike (or a list of them), not {type(text).__name__}")

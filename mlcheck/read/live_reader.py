@@ -56,9 +56,6 @@ class LiveReader:
         reads them: out of a log driver's envelope, a rank's chunks joined (a chunk held back
         until its rank's line ends)."""
         self.cut_polls = 0
-        self.whole = True
-        """The next :meth:`flush` ends the whole lookahead (else it keeps the last job's lines, whose
-        rank 0 has not printed yet, as a lookahead of their own)."""
         if not isinstance(line, bytes):
             for released in self.chunks.release():
                 yield from self._cut(released)

@@ -62,13 +62,9 @@ def this_jobs_lines(lines: list[bytes]) -> list[bytes]:
 def last_job_start(lines: Sequence[object]) -> int:
     """The index of the launcher line that begins the last job of :func:`job_segments` among
     ``lines`` (others than bytes, over-long lines, are skipped); 0 for one job."""
-    stopped, start = False, 0
-    for index, raw in enumerate(lines):
-        if not isinstance(raw, bytes):
-            continue
-        if stopped and LAUNCH_LINE.match(raw) is not None:
-            stopped, start = False, index
-        stopped = stopped or (_MARKER in raw and _RUN_STOP.search(raw) is not None)
+    start = 0
+    for start in _job_starts(lines):
+        pass
     return start
 
 
@@ -76,13 +72,23 @@ def job_segments(lines: list[bytes]) -> Iterator[list[bytes]]:
     """The lines of a lookahead cut at each launcher line after a ``run_stop`` record: the jobs
     whose ranks are chosen each on its own (the first, then each left when the one before is
     replayed: :func:`mlcheck.read.reader.replay_lookahead`)."""
-    stopped, start = False, 0
-    for index, raw in enumerate(lines):
-        if stopped and LAUNCH_LINE.match(raw) is not None:
-            yield lines[start:index]
-            stopped, start = False, index
-        stopped = stopped or (_MARKER in raw and _RUN_STOP.search(raw) is not None)
+    start = 0
+    for index in _job_starts(lines):
+        yield lines[start:index]
+        start = index
     yield lines[start:]
+
+
+def _job_starts(lines: Sequence[object]) -> Iterator[int]:
+    """The index of each launcher line that follows a ``run_stop`` record (not the first)."""
+    stopped = False
+    for index, raw in enumerate(lines):
+        if not isinstance(raw, bytes):
+            continue
+        if stopped and LAUNCH_LINE.match(raw) is not None:
+            stopped = False
+            yield index
+        stopped = stopped or (_MARKER in raw and _RUN_STOP.search(raw) is not None)
 
 
 _Span = list[float]  # [first line, last line, first time, last time]

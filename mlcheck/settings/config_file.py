@@ -7,7 +7,7 @@ import importlib
 import re
 from functools import cache
 from pathlib import Path
-from typing import Any, Callable, Collection
+from typing import Any, Callable
 
 from mlcheck.model import Finding, Severity
 from mlcheck.rules.config_rules import CONFIG_INVALID
@@ -47,10 +47,10 @@ _TOP_LEVEL_WAIVERS = re.compile(r"^[ \t]*\[\[[ \t]*waivers[ \t]*\]\]", re.M)
 other tools' too), so a pyproject.toml that holds it at its top level is found as a config."""
 
 
-def load_table(path: Path, shown: str, settings: Collection[str] = SETTING_NAMES) -> tuple[dict[str, Any], str, Finding | None]:
+def load_table(path: Path, shown: str) -> tuple[dict[str, Any], str, Finding | None]:
     """The ``[tool.mlcheck]`` table of a config file, its text, and the MLC041 finding that
     says why it could not be used (then the table is empty), or, in a pyproject.toml, that names
-    the ``settings`` written at its top level instead (``[[waivers]]``: TOML reserves that level
+    the settings (:data:`SETTING_NAMES`) written at its top level instead (``[[waivers]]``: TOML reserves that level
     for ``build-system``, ``project`` and ``tool``; mlcheck does not read them there)."""
     toml_loads, toml_error = _toml_reader()
     if toml_loads is None:
@@ -74,7 +74,7 @@ def load_table(path: Path, shown: str, settings: Collection[str] = SETTING_NAMES
                                          f"not valid TOML: {error}; the file is ignored")
     if path.name == "pyproject.toml" or set(data) == {"tool"}:  # a .mlcheck.toml may use [tool.mlcheck] too
         tool = data.get("tool", {})
-        stray = sorted(key for key in data if key in settings) if path.name == "pyproject.toml" else []
+        stray = sorted(key for key in data if key in SETTING_NAMES) if path.name == "pyproject.toml" else []
         if stray:  # (TOML reserves the top level of a pyproject.toml for build-system, project and tool)
             misplaced = ", ".join(f"[[{key}]]" if key == "waivers" and isinstance(data[key], list) else key for key in stray)
             problem = CONFIG_INVALID.at(shown, line_of(text, stray[0]), (

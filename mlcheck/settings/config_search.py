@@ -14,14 +14,7 @@ def find_config(start: str | os.PathLike[str]) -> Path | None:
     """The first ``.mlcheck.toml``, or ``pyproject.toml`` with a ``[tool.mlcheck]`` table, from
     ``start`` upwards (read as spelled: ``..`` is the folder above, as for the checked paths)."""
     folder = Path(os.path.abspath(start))
-    for candidate_dir in (folder, *folder.parents):
-        dotfile = candidate_dir / ".mlcheck.toml"
-        if _is_file(dotfile):
-            return dotfile
-        pyproject = candidate_dir / "pyproject.toml"
-        if _is_file(pyproject) and names_mlcheck_table(_read(pyproject)):
-            return pyproject
-    return None
+    return next((config for config in map(_config_in, (folder, *folder.parents)) if config is not None), None)
 
 
 def _is_file(path: Path) -> bool:
@@ -80,6 +73,7 @@ def nearer_configs(paths: Sequence[str], cwd: str, start: str, limit: int = 10_0
 
 
 def _config_in(folder: Path) -> Path | None:
+    """The folder's ``.mlcheck.toml``, else its ``pyproject.toml`` that holds mlcheck's settings."""
     dotfile = folder / ".mlcheck.toml"
     if _is_file(dotfile):
         return dotfile
