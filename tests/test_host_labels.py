@@ -239,3 +239,25 @@ def test_a_changing_word_and_a_space_before_a_rank_label_is_no_host(tmp_path: Pa
     [result] = check_log(LogRef(str(log)), None)
     assert (result.verdict, result.time_to_train_min) == (clean.verdict, clean.time_to_train_min)
     assert "MLC021" not in {f.code for f in result.findings}
+
+
+def test_a_compose_service_without_a_number_is_a_host_label(tmp_path: Path) -> None:
+    """``docker compose up`` of one service named without a number (``ray-training  | [0] ``): the
+    rank labels after it are read, so a rank's differing copy is MLC021 and the run passes (was:
+    the service name was other text, rank 1's copy of global_batch_size kept as a second record,
+    MLC106 and a failing run). Two such services are told apart by their names."""
+    lines = BASE.read_text("utf-8").splitlines()
+    out = []
+    for line in lines:
+        out.append("ray-training  | [0] " + line)
+        if '"key": "global_batch_size"' in line:
+            line = re.sub(r'"value": \d+', '"value": 7', line)
+        out.append("ray-training  | [1] " + line)
+    log = tmp_path / "compose.log"
+    log.write_text("\n".join(out) + "\n", "utf-8")
+    [clean] = check_log(LogRef(str(BASE)), None)
+    [result] = check_log(LogRef(str(log)), None)
+    assert (result.verdict, result.time_to_train_min) == (clean.verdict, clean.time_to_train_min)
+    assert sorted({f.code for f in result.findings}) == ["MLC020", "MLC021"]
+    first, second = read_prefix("ray-training  | ").source, read_prefix("web  | ").source
+    assert first is not None and second is not None and first[0] == second[0] == HOST_JOB and first != second

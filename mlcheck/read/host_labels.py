@@ -6,7 +6,8 @@ its host instead of a rank number:
 - ``pdsh``/``clush`` and ``parallel-ssh -i``: ``node017: ``, ``ip-10-0-0-12.ec2.internal: ``,
   ``10.0.0.12: `` (an address: its rank is its number, the hosts in address order);
 - ``kubectl logs --prefix`` (every pod of a job): ``[pod/bert-worker-3/main] ``;
-- Docker Compose: ``trainer-2  | ``;
+- Docker Compose: ``trainer-2  | ``, and a service without a number (``ray-training  | ``: the
+  blanks and the bar are no logger's);
 - Ray: ``(RayTrainWorker pid=4242, ip=10.0.0.3) ``, ``(pid=4242) ``;
 - syslog and ``journalctl`` (after their date): ``gpu-node-0 python3[4242]: ``, a rank per
   process of each host.
@@ -48,7 +49,7 @@ LOCAL = 1 << 32
 _HOST_LABEL = re.compile(
     r"(?:(?P<host>[A-Za-z][\w-]*\d[\w-]*(?:\.[\w-]+)*|\d{1,3}(?:\.\d{1,3}){3}): "
     r"|\[pod/(?P<pod>[\w.-]*\d[\w.-]*)/[\w.-]+\] "
-    r"|(?P<service>[A-Za-z][\w.-]*\d[\w.-]*) +\| "
+    r"|(?P<service>[A-Za-z][\w.-]*) +\| "
     r"|\((?:[A-Za-z]\w* )?pid=(?P<pid>\d+)(?:, ip=[\d.:a-fA-F]+)?\) "
     r"|(?P<syslog>[A-Za-z][\w.-]*) [\w./@-]+\[(?P<process>\d+)\]: )")
 _ADDRESSES = 1 << 24
@@ -94,8 +95,8 @@ def _host_rank(name: str) -> int:
     number = _LAST_NUMBER.search(part)
     if number is None:  # (a pod or service named by a later part only: ``[pod/a.b1/c]``)
         part, number = name, _LAST_NUMBER.search(name)
-    if number is None:
-        return 0
+    if number is None:  # (a Compose service without a number: told apart by its name)
+        return zlib.crc32(name.encode("utf-8", errors="replace")) % NAMES
     stem = (part[:number.start(1)] + part[number.end(1):]).encode("utf-8", errors="replace")
     return int(number.group(1)) * NAMES + zlib.crc32(stem) % NAMES
 
