@@ -245,7 +245,8 @@ def test_a_compose_service_without_a_number_is_a_host_label(tmp_path: Path) -> N
     """``docker compose up`` of one service named without a number (``ray-training  | [0] ``): the
     rank labels after it are read, so a rank's differing copy is MLC021 and the run passes (was:
     the service name was other text, rank 1's copy of global_batch_size kept as a second record,
-    MLC106 and a failing run). Two such services are told apart by their names."""
+    MLC106 and a failing run). Two such services are told apart by their names; such a name
+    alone, or a logger's level padded before a bar (``INFO     | ``), stays other text."""
     lines = BASE.read_text("utf-8").splitlines()
     out = []
     for line in lines:
@@ -259,5 +260,7 @@ def test_a_compose_service_without_a_number_is_a_host_label(tmp_path: Path) -> N
     [result] = check_log(LogRef(str(log)), None)
     assert (result.verdict, result.time_to_train_min) == (clean.verdict, clean.time_to_train_min)
     assert sorted({f.code for f in result.findings}) == ["MLC020", "MLC021"]
-    first, second = read_prefix("ray-training  | ").source, read_prefix("web  | ").source
-    assert first is not None and second is not None and first[0] == second[0] == HOST_JOB and first != second
+    first, second = read_prefix("ray-training  | [1] ").source, read_prefix("web  | [1] ").source
+    assert first is not None and second is not None and first[0] == second[0] and first != second
+    for text in ("ray-training  | ", "mllogger | ", "INFO     | [0] ", "warning | [1] "):
+        assert read_prefix(text).source is None and read_prefix(text).extra_text, text

@@ -6,8 +6,9 @@ its host instead of a rank number:
 - ``pdsh``/``clush`` and ``parallel-ssh -i``: ``node017: ``, ``ip-10-0-0-12.ec2.internal: ``,
   ``10.0.0.12: `` (an address: its rank is its number, the hosts in address order);
 - ``kubectl logs --prefix`` (every pod of a job): ``[pod/bert-worker-3/main] ``;
-- Docker Compose: ``trainer-2  | ``, and a service without a number (``ray-training  | ``: the
-  blanks and the bar are no logger's);
+- Docker Compose: ``trainer-2  | ``; a service named without a number (``ray-training  | ``) only
+  in front of a rank label (``ray-training  | [1] ``: its container's ranks), and never a logger's
+  level (``INFO     | ``: :func:`lone_service`);
 - Ray: ``(RayTrainWorker pid=4242, ip=10.0.0.3) ``, ``(pid=4242) ``;
 - syslog and ``journalctl`` (after their date): ``gpu-node-0 python3[4242]: ``, a rank per
   process of each host.
@@ -49,7 +50,7 @@ LOCAL = 1 << 32
 _HOST_LABEL = re.compile(
     r"(?:(?P<host>[A-Za-z][\w-]*\d[\w-]*(?:\.[\w-]+)*|\d{1,3}(?:\.\d{1,3}){3}): "
     r"|\[pod/(?P<pod>[\w.-]*\d[\w.-]*)/[\w.-]+\] "
-    r"|(?P<service>[A-Za-z][\w.-]*) +\| "
+    r"|(?P<service>(?!(?i:debug|info|notice|warn|warning|error|critical|fatal|trace|success) +\| )[A-Za-z][\w.-]*) +\| "
     r"|\((?:[A-Za-z]\w* )?pid=(?P<pid>\d+)(?:, ip=[\d.:a-fA-F]+)?\) "
     r"|(?P<syslog>[A-Za-z][\w.-]*) [\w./@-]+\[(?P<process>\d+)\]: )")
 _ADDRESSES = 1 << 24
@@ -71,6 +72,15 @@ def host_label(text: str, position: int = 0) -> tuple[tuple[int, int], int] | No
     if process is not None:  # (each host's processes in the order of their ids, as ranks start)
         return (SYSLOG_JOB, _host_rank(label.group("syslog")) * PIDS + int(process)), label.end()
     return (HOST_JOB, _host_rank(label.group("host") or label.group("pod") or label.group("service"))), label.end()
+
+
+def lone_service(text: str, position: int) -> bool:
+    """Whether the host label at ``position`` is a Compose service named without a number: a
+    host only in front of a rank label (alone, ``name | `` may be a logger's name or a table's
+    column, one process: its text stays other text, as a name without a number always was)."""
+    label = _HOST_LABEL.match(text, position)
+    service = label.group("service") if label is not None else None
+    return service is not None and not any(character.isdigit() for character in service)
 
 
 def bare_host(text: str, position: int, label: re.Pattern[str], stamped: bool) -> tuple[tuple[int, int], int] | None:

@@ -14,7 +14,7 @@ import re
 from typing import Iterable
 
 from mlcheck.records import dataclass, field
-from mlcheck.read.host_labels import bare_host, host_label, host_source_name, within_host
+from mlcheck.read.host_labels import bare_host, host_label, host_source_name, lone_service, within_host
 
 Source = tuple[int, int]
 """(job, rank) of the process that printed a record; job -1 is ``srun --label``, -2 MPICH-style
@@ -123,7 +123,7 @@ def read_parts(text: str, depth: int = 0) -> Prefix:
     logger = _LOGGER_RANK.search(text, position)
     if logger is not None:  # (``[ts] [INFO] [logging.py:96:log_dist] [Rank 3] ``: a logger's head first)
         return Prefix((-3, int(logger.group(1))), stamp is not None, bool(text[position:logger.start()].strip()))
-    if host is not None:  # (``node017: ``, ``[pod/NAME/CONTAINER] ``: one process per host)
+    if host is not None and not lone_service(text, position):  # (``node017: ``, ``[pod/NAME/CONTAINER] ``: one process per host)
         source, end = host
         stamp_after = _TIMESTAMP.match(text, end)
         rest = text[stamp_after.end() if stamp_after is not None else end:]
