@@ -23,13 +23,11 @@ import pytest
 from mlcheck import check
 from mlcheck.facts.constraints import load_constraints
 from mlcheck.facts.rulesets import SUPPORTED_RULESETS, load_ruleset
-from mlcheck.results import BenchmarkResult, RunResult
 
 from conftest import SHARED
+from oracle_rounds import OTHERS, Judged, judge_rounds
 from tool_scripts import load_tool
 
-OTHERS = SHARED / "other-submitters"
-ORACLE = SHARED / "oracle" / "other-submitters.jsonl"
 RECORD_RULES = SHARED / "reference" / "record-rules"
 ROUNDS = ("training-3.0", "training-3.1", "training-4.0", "training-4.1", "training-5.0", "training-5.1")
 LATER = ("3.0.0", "3.1.0", "4.0.0", "4.1.0", "5.0.0", "5.1.0", "6.0.0", "6.1.0")
@@ -37,28 +35,12 @@ LATER = ("3.0.0", "3.1.0", "4.0.0", "4.1.0", "5.0.0", "5.1.0", "6.0.0", "6.1.0")
 KNOWN_VERDICT_DIFFERENCES: dict[str, str] = {}
 """path -> why mlcheck's official_verdict differs from the record (none today: 1,079 of 1,079)."""
 
-Judged = tuple[list[dict[str, Any]], dict[str, list[RunResult]], dict[str, BenchmarkResult]]
-
 
 @pytest.fixture(scope="module")
 def judged() -> Judged:
     """Every oracle row of 3.0-5.1, the runs mlcheck read from each file, and each benchmark folder's
     result (for the folder scores below)."""
-    if not ORACLE.is_file() or not OTHERS.is_dir():
-        pytest.skip("../shared/other-submitters or ../shared/oracle/other-submitters.jsonl is not present")
-    rows = [json.loads(line) for line in ORACLE.read_text("utf-8").splitlines() if line.strip()]
-    rows = [row for row in rows if row["path"].split("/")[0] in ROUNDS]
-    runs: dict[str, list[RunResult]] = defaultdict(list)
-    benches: dict[str, BenchmarkResult] = {}
-    for round_name in ROUNDS:
-        for org in sorted(p.name for p in (OTHERS / round_name).iterdir() if p.is_dir()):
-            result = check([str(OTHERS / round_name / org)])
-            for run in result.runs:
-                runs[os.path.relpath(run.path, OTHERS)].append(run)
-            for bench in result.benchmarks:
-                if bench.folder:
-                    benches[os.path.relpath(bench.folder, OTHERS)] = bench
-    return rows, runs, benches
+    return judge_rounds(ROUNDS)
 
 
 def test_every_result_file_is_one_run(judged: Judged) -> None:

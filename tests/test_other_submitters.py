@@ -12,7 +12,6 @@ failed file counts as the slowest), times the RCP normalisation of the rounds th
 
 from __future__ import annotations
 
-import json
 import math
 import os
 from collections import defaultdict
@@ -20,13 +19,7 @@ from typing import Any
 
 import pytest
 
-from mlcheck import check
-from mlcheck.results import BenchmarkResult, RunResult
-
-from conftest import SHARED
-
-OTHERS = SHARED / "other-submitters"
-ORACLE = SHARED / "oracle" / "other-submitters.jsonl"
+from oracle_rounds import Judged, judge_rounds
 ROUNDS = ("training-1.0", "training-1.1", "training-2.0", "training-2.1")
 
 KNOWN_VERDICT_DIFFERENCES: dict[str, str] = {}
@@ -34,22 +27,8 @@ KNOWN_VERDICT_DIFFERENCES: dict[str, str] = {}
 
 
 @pytest.fixture(scope="module")
-def judged() -> tuple[list[dict[str, Any]], dict[str, list[RunResult]], dict[str, BenchmarkResult]]:
-    if not ORACLE.is_file() or not OTHERS.is_dir():
-        pytest.skip("../shared/other-submitters or ../shared/oracle/other-submitters.jsonl is not present")
-    rows = [json.loads(line) for line in ORACLE.read_text("utf-8").splitlines() if line.strip()]
-    rows = [row for row in rows if row["path"].split("/")[0] in ROUNDS]
-    runs: dict[str, list[RunResult]] = defaultdict(list)
-    benches: dict[str, BenchmarkResult] = {}
-    for round_name in ROUNDS:
-        for org in sorted(p.name for p in (OTHERS / round_name).iterdir() if p.is_dir()):
-            result = check([str(OTHERS / round_name / org)])
-            for run in result.runs:
-                runs[os.path.relpath(run.path, OTHERS)].append(run)
-            for bench in result.benchmarks:
-                if bench.folder:
-                    benches[os.path.relpath(bench.folder, OTHERS)] = bench
-    return rows, runs, benches
+def judged() -> Judged:
+    return judge_rounds(ROUNDS)
 
 
 def test_every_result_file_is_one_run(judged: Any) -> None:
