@@ -42,3 +42,9 @@ def judge_rounds(rounds: Sequence[str]) -> Judged:
                 if bench.folder:
                     benches[os.path.relpath(bench.folder, OTHERS)] = bench
     return rows, runs, benches
+
+
+def not_one_run(judged: Judged) -> dict[str, int]:
+    """The oracle's files that mlcheck did not read as exactly one run, with their run counts."""
+    rows, runs, _ = judged
+    return {row["path"]: n for row in rows if (n := len(runs.get(row["path"], []))) != 1}

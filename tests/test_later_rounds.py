@@ -25,7 +25,7 @@ from mlcheck.facts.constraints import load_constraints
 from mlcheck.facts.rulesets import SUPPORTED_RULESETS, load_ruleset
 
 from conftest import SHARED
-from oracle_rounds import OTHERS, Judged, judge_rounds
+from oracle_rounds import OTHERS, Judged, judge_rounds, not_one_run
 from tool_scripts import load_tool
 
 RECORD_RULES = SHARED / "reference" / "record-rules"
@@ -44,10 +44,8 @@ def judged() -> Judged:
 
 
 def test_every_result_file_is_one_run(judged: Judged) -> None:
-    rows, runs, _ = judged
-    assert len(rows) > 1000
-    counts = {row["path"]: len(runs.get(row["path"], [])) for row in rows}
-    assert {path: n for path, n in counts.items() if n != 1} == {}
+    assert len(judged[0]) > 1000
+    assert not_one_run(judged) == {}
 
 
 def test_every_file_is_judged_under_its_round(judged: Judged) -> None:

@@ -19,7 +19,7 @@ from typing import Any
 
 import pytest
 
-from oracle_rounds import Judged, judge_rounds
+from oracle_rounds import Judged, judge_rounds, not_one_run
 ROUNDS = ("training-1.0", "training-1.1", "training-2.0", "training-2.1")
 
 KNOWN_VERDICT_DIFFERENCES: dict[str, str] = {}
@@ -31,11 +31,9 @@ def judged() -> Judged:
     return judge_rounds(ROUNDS)
 
 
-def test_every_result_file_is_one_run(judged: Any) -> None:
-    rows, runs, _ = judged
-    assert len(rows) > 600
-    counts = {row["path"]: len(runs.get(row["path"], [])) for row in rows}
-    assert {path: n for path, n in counts.items() if n != 1} == {}
+def test_every_result_file_is_one_run(judged: Judged) -> None:
+    assert len(judged[0]) > 600
+    assert not_one_run(judged) == {}
 
 
 def test_official_verdict_is_the_record_verdict(judged: Any) -> None:
