@@ -139,3 +139,23 @@ def test_a_run_table_written_to_a_pipe_is_as_wide_as_its_widest_row(tmp_path: Pa
     (folder / "result_0.txt").rename(folder / long)
     out = CliRunner().invoke(main, ["check", str(package), "--color", "never"]).stdout
     assert any(line.startswith(f"│ {long} *") for line in out.splitlines()), out[:2000]
+
+
+def test_a_narrow_terminal_folds_the_codes_of_the_run_table_instead_of_cutting_them(tmp_path: Path) -> None:
+    """On a terminal of 56 columns the findings column is narrower than ``MLC206,``: each code is folded onto
+    the lines of its cell, never cut to ``MLC30…`` (was: ellipsis below about 64 columns)."""
+    from mlcheck import check
+    from mlcheck.report.text import render_text
+
+    log = tmp_path / "resnet" / "result_0.txt"
+    log.parent.mkdir()
+    log.write_text(BROKEN * 2, "utf-8")
+    result = check([str(log.parent)])
+    [run] = result.runs
+    codes = sorted({f.code for f in run.findings})
+    assert len(codes) >= 3
+    out = io.StringIO()
+    render_text(result, Console(file=out, width=56, color_system=None, force_terminal=True))
+    table = out.getvalue().split("Findings")[0]
+    cells = "".join(line.split("│")[6].strip() for line in table.splitlines() if line.count("│") == 7)
+    assert "…" not in cells and all(code in cells for code in codes), cells

@@ -65,7 +65,8 @@ def _run_table(bench: BenchmarkResult, min_severity: Severity = Severity.INFO) -
     for column, justify in (("run", "left"), ("minutes", "right"), ("status", "left"),
                             ("converged", "left"), ("verdict", "left"), ("findings", "left")):
         # a long name (result_5800-240517143744812449396_3.txt) folds onto a second line, whole
-        table.add_column(column, justify=justify, overflow="fold" if column == "run" else "ellipsis")  # type: ignore[arg-type]
+        # (and a terminal too narrow for a code folds it: every code stays whole, none cut to ``MLC30…``)
+        table.add_column(column, justify=justify, overflow="fold" if column in ("run", "findings") else "ellipsis")  # type: ignore[arg-type]
     for label, run in zip(labels, bench.runs):
         minutes = run.time_to_train_min if run.converged else run.duration_min
         table.add_row(label, format_minutes(minutes), one_line(run.status) if run.status else "—",
