@@ -17,7 +17,8 @@ description, or a package rule about a run such as a duplicate seed: the package
 the package) is compared with the installed
 ``mlperf_logging.package_checker``'s last word ("FOUND NO ERRORS"). The installed release is not
 the checker of record of old rounds (seeds became mandatory, the RCP statistics changed): a folder
-whose unchanged package it does not pass is left out, and a disagreement is a lead, not a verdict.
+whose unchanged package it does not pass is left out, and a disagreement is a lead, not a verdict;
+the two documented ones (:func:`documented`) are printed as KNOWN.
 ``--folder`` names benchmark folders of packages that are not in ``../shared`` (published results
 of another round, say), in a ``training-X.Y`` folder that gives the round; they are copied and
 changed in the same way.
