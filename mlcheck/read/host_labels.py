@@ -4,7 +4,10 @@ Launchers that run one process per host and merge their output label each line w
 its host instead of a rank number:
 
 - ``pdsh``/``clush`` and ``parallel-ssh -i``: ``node017: ``, ``ip-10-0-0-12.ec2.internal: ``,
-  ``10.0.0.12: `` (an address: its rank is its number, the hosts in address order);
+  ``10.0.0.12: `` (an address: its rank is its number, the hosts in address order); ``clush -bL``'s
+  nodes that printed the same line, ``node[017,019-024]: `` (the first node's);
+- GNU ``parallel --tag``: the argument and a tab, ``node017<TAB>``, ``3<TAB>`` (alone, or before a
+  rank label);
 - ``kubectl logs --prefix`` (every pod of a job): ``[pod/bert-worker-3/main] ``;
 - Docker Compose: ``trainer-2  | ``; a service named without a number (``ray-training  | ``) only
   in front of a rank label (``ray-training  | [1] ``: its container's ranks), and never a logger's
@@ -49,10 +52,14 @@ LOCAL = 1 << 32
 
 _HOST_LABEL = re.compile(
     r"(?:(?P<host>[A-Za-z][\w-]*\d[\w-]*(?:\.[\w-]+)*|\d{1,3}(?:\.\d{1,3}){3}): "
+    r"|(?P<nodeset>[A-Za-z][\w-]*\[\d+(?:[,-]\d+)+\][\w.-]*): "
     r"|\[pod/(?P<pod>[\w.-]*\d[\w.-]*)/[\w.-]+\] "
     r"|(?P<service>(?!(?i:debug|info|notice|warn|warning|error|critical|fatal|trace|success) +\| )[A-Za-z][\w.-]*) +\| "
     r"|\((?:[A-Za-z]\w* )?pid=(?P<pid>\d+)(?:, ip=[\d.:a-fA-F]+)?\) "
     r"|(?P<syslog>[A-Za-z][\w.-]*) [\w./@-]+\[(?P<process>\d+)\]: )")
+_FIRST_NODE = re.compile(r"\[(\d+)[^\]]*\]")
+_TAB_TAG = re.compile(r"(?P<host>[A-Za-z][\w-]*\d[\w-]*(?:\.[\w-]+)*|\d+(?:\.\d+){3}|\d+)\t")
+"""GNU ``parallel --tag``'s argument alone and a tab (``node017<TAB>``, ``3<TAB>``), right before the record."""
 _ADDRESSES = 1 << 24
 """A host's number from here is an IPv4 address's (no host name has such a number)."""
 _LAST_NUMBER = re.compile(r"(\d+)\D*$")
@@ -71,6 +78,9 @@ def host_label(text: str, position: int = 0) -> tuple[tuple[int, int], int] | No
     process = label.group("process")
     if process is not None:  # (each host's processes in the order of their ids, as ranks start)
         return (SYSLOG_JOB, _host_rank(label.group("syslog")) * PIDS + int(process)), label.end()
+    nodeset = label.group("nodeset")
+    if nodeset is not None:  # (the nodes that printed the line: the first one's)
+        return (HOST_JOB, _host_rank(_FIRST_NODE.sub(r"\1", nodeset))), label.end()
     return (HOST_JOB, _host_rank(label.group("host") or label.group("pod") or label.group("service"))), label.end()
 
 
@@ -86,12 +96,14 @@ def lone_service(text: str, position: int) -> bool:
 def bare_host(text: str, position: int, label: re.Pattern[str], stamped: bool) -> tuple[tuple[int, int], int] | None:
     """A host's name and a tab in front of a task's ``label`` (GNU ``parallel --tag``:
     ``node017<TAB>3: ``), or after a date (``stamped``) a name and blanks (a log shipper's
-    ``2024-05-01T10:00:00Z node017 [default3]:``), as :func:`host_label` gives it; None where
-    no such label follows. A word and a space alone (``step12 0: ``) is other text: a word that
+    ``2024-05-01T10:00:00Z node017 [default3]:``), as :func:`host_label` gives it; else the
+    argument and a tab of ``parallel --tag`` right before the record (``node017<TAB>``, ``3<TAB>``); None
+    where no such label is. A word and a space alone (``step12 0: ``) is other text: a word that
     changes from line to line would make each line another host's."""
     found = _BARE_HOST.match(text, position)
     if found is None or not (stamped or "\t" in found.group("blanks")) or label.match(text, found.end()) is None:
-        return None
+        tagged = _TAB_TAG.fullmatch(text, position)
+        return None if tagged is None else ((HOST_JOB, _host_rank(tagged.group("host"))), tagged.end())
     return (HOST_JOB, _host_rank(found.group("host"))), found.end()
 
 

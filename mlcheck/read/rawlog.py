@@ -15,11 +15,8 @@ from typing import Iterable
 
 from mlcheck.records import dataclass, field
 from mlcheck.read.host_labels import bare_host, host_label, host_source_name, lone_service, within_host
-
-Source = tuple[int, int]
-"""(job, rank) of the process that printed a record; job -1 is ``srun --label``, -2 MPICH-style
-``mpiexec -prepend-rank`` (``[rank]``), -3 torchrun (``[rankN]:``, ``[defaultN]:``), -4 a host's
-name, -5 a Ray worker, -6 a syslog process (:mod:`mlcheck.read.host_labels`)."""
+from mlcheck.read.rank_labels import LOCAL_RANK, LOCAL_RANKS, LOGGER_RANK, RANK_LABEL, label_source, srun_task_name
+from mlcheck.read.rank_labels import Source as Source  # (the readers' name for it: mlcheck.read.rawlog.Source)
 
 _MARKER = ":::MLLOG"
 _MARKER_BYTES = _MARKER.encode()
@@ -38,19 +35,6 @@ _TIMESTAMP = re.compile(
 (``mpirun --timestamp-output``; ``Tue Oct 07 12:00:00 UTC 2025:``), the epoch (``ts %s``, ``ts %.s``), a relative
 clock (``ts -s``, ``ts -i``)."""
 TIMESTAMP_BYTES = re.compile(_TIMESTAMP.pattern.encode())
-_SRUN_LABEL = re.compile(r" *(?:(\d+): |\[(\d+)(?:@[\w.-]+)?\](?: |<(?:stdout|stderr)>: ?)|\[[a-z][a-z_-]*?(\d+)\]: ?"
-                         r"|\[(?:[Rr]ank|RANK|GPU|gpu)(?:[:=] ?| )?(\d+)\] |(?:[Rr]ank|RANK) (\d+): )")
-"""A task's label: ``srun --label`` (`` 3: ``), ``mpiexec -prepend-rank`` (``[3] ``; Hydra's
-``-prepend-pattern "[%r@%h]"``: ``[3@node017] ``) and the rank
-tags without a job (PRRTE ``--output rank``, Horovod with Gloo: ``[3]<stdout>:``), torchrun's
-``--tee``/PyTorch 2.2+ ``[rank3]: `` and ``[<role><local rank>]:`` (``[default3]:``,
-``[trainer3]:``), the ``[Rank 3] ``/``[rank: 3] `` of DeepSpeed's and Lightning's loggers, and
-a job's own ``[RANK 3] ``, ``[rank=3] ``, ``[GPU3] ``, ``rank 3: ``."""
-_LOGGER_RANK = re.compile(r"(?<=[\s\]:])\[(?:[Rr]ank|RANK|GPU|gpu)(?:[:=] ?| )?(\d+)\]:? ?$")
-"""A logger's rank label after its head (DeepSpeed's ``log_dist``: ``[ts] [INFO] [file:line:fn] [Rank 3] ``)."""
-_LOCAL_RANK = re.compile(r"\[[a-z][a-z_-]*?(\d+)\]: ?")
-LOCAL_RANKS = 1 << 16
-"""An srun task's torchrun ranks (``0: [default1]:``) are ``task * LOCAL_RANKS + local``: by task, then local rank."""
 _TIME_MS = re.compile(rb'"time_ms"\s*:\s*[-0-9.eE+]+')
 
 
@@ -70,22 +54,12 @@ def read_prefix(text: str) -> Prefix:
     """Classify the text in front of a record (line start or the end of the previous record)."""
     if not text:
         return Prefix(None, False, False)
-    bare = _SRUN_LABEL.fullmatch(text) or TAG.fullmatch(text)  # (the commonest, as read_parts reads them)
+    bare = RANK_LABEL.fullmatch(text) or TAG.fullmatch(text)  # (the commonest, as read_parts reads them)
     if bare is not None:
         if bare.re is TAG:
             return Prefix((int(bare.group(1)), int(bare.group(2))), False, False, bare.group(3))
-        return Prefix(_label_source(bare), False, False)
+        return Prefix(label_source(bare), False, False)
     return read_parts(text)
-
-
-def _label_source(label: re.Match[str]) -> Source:
-    """An ``srun --label`` task is job -1, a ``-prepend-rank`` ``[rank]`` job -2, a torchrun
-    ``[rankN]:`` or a logger's ``[Rank N]`` job -3."""
-    if label.group(1) is not None:
-        return -1, int(label.group(1))
-    if label.group(2) is not None:
-        return -2, int(label.group(2))
-    return -3, int(next(number for number in label.groups()[2:] if number is not None))
 
 
 def read_parts(text: str, depth: int = 0) -> Prefix:
@@ -94,7 +68,7 @@ def read_parts(text: str, depth: int = 0) -> Prefix:
     stamp = _TIMESTAMP.match(text)
     if stamp is not None:
         position = stamp.end()
-    host = host_label(text, position) or bare_host(text, position, _SRUN_LABEL, stamp is not None)
+    host = host_label(text, position) or bare_host(text, position, RANK_LABEL, stamp is not None)
     if host is not None and host[1] < len(text) and depth < 4 and \
             (within := read_parts(text[host[1]:], depth + 1)).source is not None:
         return Prefix(within_host(host[0], within.source), stamp is not None or within.timestamp,  # (a launcher per host)
@@ -110,17 +84,17 @@ def read_parts(text: str, depth: int = 0) -> Prefix:
     # After a CR, the record is on the line the CR began: its label is the one after the CR
     # (``1: text\r0: :::MLLOG``: task 0's record), and the text the CR ended is spliced.
     cr = text.rfind("\r")
-    label = _SRUN_LABEL.match(text, cr + 1) if cr >= position else None
+    label = RANK_LABEL.match(text, cr + 1) if cr >= position else None
     spliced = text[position:cr] if label is not None else ""
     if label is None:
-        label = _SRUN_LABEL.match(text, position)
+        label = RANK_LABEL.match(text, position)
     if label is not None:
-        source, end = _label_source(label), label.end()
-        inner = _LOCAL_RANK.match(text, end) if source[0] == -1 else None
+        source, end = label_source(label), label.end()
+        inner = LOCAL_RANK.match(text, end) if source[0] == -1 else None
         if inner is not None:  # (``0: [default1]:``: torchrun's local rank in an srun task)
             source, end = (-1, source[1] * LOCAL_RANKS + int(inner.group(1))), inner.end()
         return Prefix(source, stamp is not None, bool(text[end:].strip()) or bool(spliced.strip()))
-    logger = _LOGGER_RANK.search(text, position)
+    logger = LOGGER_RANK.search(text, position)
     if logger is not None:  # (``[ts] [INFO] [logging.py:96:log_dist] [Rank 3] ``: a logger's head first)
         return Prefix((-3, int(logger.group(1))), stamp is not None, bool(text[position:logger.start()].strip()))
     if host is not None and not lone_service(text, position):  # (``node017: ``, ``[pod/NAME/CONTAINER] ``: one process per host)
@@ -236,12 +210,10 @@ def source_name(source: Source | None) -> str:
     job, rank = source
     if rank < 0:
         return f"the second stream of rank {-1 - rank} of job {job}"
-    if job == -1 and rank >= LOCAL_RANKS:
-        return f"srun task {rank // LOCAL_RANKS} (torchrun rank {rank % LOCAL_RANKS})"
-    host = host_source_name(job, rank)
-    if host is not None:
-        return host
-    return f"srun task {rank}" if job == -1 else f"rank {rank}" if job in (-2, -3) else f"rank {rank} of job {job}"
+    named = srun_task_name(job, rank) or host_source_name(job, rank)
+    if named is not None:
+        return named
+    return f"rank {rank}" if job in (-2, -3) else f"rank {rank} of job {job}"
 
 
 def second_stream(source: Source) -> Source:  # (where the copies a rank prints on a second stream are compared)

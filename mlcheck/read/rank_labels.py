@@ -1,0 +1,56 @@
+"""The rank labels that launchers and loggers put in front of a process's lines (no job number:
+an MPI tag with one is :data:`mlcheck.read.rawlog.TAG`; a host's name is :mod:`mlcheck.read.host_labels`)."""
+
+from __future__ import annotations
+
+import re
+
+Source = tuple[int, int]
+"""(job, rank) of the process that printed a record; job -1 is ``srun --label``, -2 MPICH-style
+``mpiexec -prepend-rank`` (``[rank]``), -3 torchrun (``[rankN]:``, ``[defaultN]:``), -4 a host's
+name, -5 a Ray worker, -6 a syslog process (:mod:`mlcheck.read.host_labels`), -7 a task of a
+heterogeneous Slurm job (:data:`COMPONENT_JOB`)."""
+
+RANK_LABEL = re.compile(r" *(?:(\d+): |\[(\d+)(?:@[\w.-]+)?\](?: |: ?|<(?:stdout|stderr)>: ?)|\[[a-z][a-z_-]*?(\d+)\]: ?"
+                        r"|\[(?:[Rr]ank|RANK|GPU|gpu)(?:[:=] ?| )?(\d+)\] |(?:[Rr]ank|RANK) (\d+): "
+                        r"|\[rank(\d+)-[\w-]*\]: ?|P(?P<component>\d+) +(?P<task>\d+): )")
+"""A task's label: ``srun --label`` (`` 3: ``; a heterogeneous job's ``P1 3: ``, task 3 of its
+component 1), ``mpiexec -prepend-rank`` (``[3] ``; Hydra's ``-prepend-pattern "[%r@%h]"``:
+``[3@node017] ``) and the rank tags without a job (PRRTE ``--output rank``, Horovod with Gloo:
+``[3]<stdout>:``), torchrun's ``--tee``/PyTorch 2.2+ ``[rank3]: ``, ``[<role><local rank>]:``
+(``[default3]:``, ``[trainer3]:``) and the ``[${rank}]:`` of a ``--log-line-prefix-template``
+(``[3]:``; SageMaker HyperPod's ``[rank3-group_rank0-attempt0]:``), the ``[Rank 3] ``/``[rank: 3] ``
+of DeepSpeed's and Lightning's loggers, and a job's own ``[RANK 3] ``, ``[rank=3] ``, ``[GPU3] ``,
+``rank 3: ``."""
+LOGGER_RANK = re.compile(r"(?<=[\s\]:])\[(?:[Rr]ank|RANK|GPU|gpu)(?:[:=] ?| )?(\d+)\]:? ?$")
+"""A logger's rank label after its head (DeepSpeed's ``log_dist``: ``[ts] [INFO] [file:line:fn] [Rank 3] ``)."""
+LOCAL_RANK = re.compile(r"\[[a-z][a-z_-]*?(\d+)\]: ?")
+LOCAL_RANKS = 1 << 16
+"""An srun task's torchrun ranks (``0: [default1]:``) are ``task * LOCAL_RANKS + local``: by task, then local rank."""
+COMPONENT_JOB = -7
+"""The job of a heterogeneous Slurm job's labels (``P1 3: ``), whose ranks are
+``component * COMPONENT_TASKS + task``: by component, then task."""
+COMPONENT_TASKS = 1 << 24
+
+
+def label_source(label: re.Match[str]) -> Source:
+    """An ``srun --label`` task is job -1, a ``-prepend-rank`` ``[rank]`` job -2, a torchrun
+    ``[rankN]:`` or a logger's ``[Rank N]`` job -3."""
+    if label.group(1) is not None:
+        return -1, int(label.group(1))
+    if label.group(2) is not None:
+        return -2, int(label.group(2))
+    if label.group("component") is not None:
+        return COMPONENT_JOB, int(label.group("component")) * COMPONENT_TASKS + int(label.group("task"))
+    return -3, int(next(number for number in label.groups()[2:] if number is not None))
+
+
+def srun_task_name(job: int, rank: int) -> str | None:
+    """``srun task 3``, ``srun task 0 (torchrun rank 1)``, ``srun task 3 of component 1``; None
+    for another job's source."""
+    if job == -1:
+        return f"srun task {rank // LOCAL_RANKS} (torchrun rank {rank % LOCAL_RANKS})" if rank >= LOCAL_RANKS \
+            else f"srun task {rank}"
+    if job == COMPONENT_JOB:
+        return f"srun task {rank % COMPONENT_TASKS} of component {rank // COMPONENT_TASKS}"
+    return None
