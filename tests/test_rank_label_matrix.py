@@ -1,7 +1,7 @@
 """Every rank label mlcheck reads, in the layouts jobs print them: a rank's copy that differs is
 MLC021 and the run reads as the clean one, whatever the label (OpenMPI and PRRTE tags, srun,
 Hydra, Gloo, torchrun, DeepSpeed, Lightning, a job's own, host labels of pdsh, kubectl, Compose,
-Ray, syslog, ``clush -bL``'s node sets, ``parallel --tag``, a torchrun ``--log-line-prefix-template``,
+Ray, syslog, ``stern``, ``clush -bL``'s node sets, ``parallel --tag``, a torchrun ``--log-line-prefix-template``,
 a heterogeneous Slurm job, a label behind a timestamp, a host label or colour) and whatever the order (ranks
 interleaved, rank 1 first, each rank's output in one block, eight ranks with framework output
 between). A label read as other text would keep every rank's records (MLC106, a failing run)."""
@@ -32,7 +32,7 @@ LABELS = {
     "parallel-tag-label": "node01\t{r}: ", "colour-ompi": "\x1b[32m[1,{r}]<stdout>:\x1b[0m",
     "torchrun-template": "[{r}]:", "torchrun-template-space": "[{r}]: ", "hyperpod": "[rank{r}-group_rank0-attempt0]:",
     "slurm-heterogeneous": "P0 {r}: ", "slurm-heterogeneous-padded": "P1  {r}: ", "parallel-tag": "node0{r}\t",
-    "parallel-tag-argument": "{r}\t", "clush-nodeset": "node[0{r},03-05]: ",
+    "parallel-tag-argument": "{r}\t", "clush-nodeset": "node[0{r},03-05]: ", "stern": "train-worker-{r} trainer ",
 }
 LAYOUTS = ("interleaved", "rank-1-first", "blocks", "eight-ranks-and-output")
 

@@ -8,7 +8,8 @@ its host instead of a rank number:
   nodes that printed the same line, ``node[017,019-024]: `` (the first node's);
 - GNU ``parallel --tag``: the argument and a tab, ``node017<TAB>``, ``3<TAB>`` (alone, or before a
   rank label);
-- ``kubectl logs --prefix`` (every pod of a job): ``[pod/bert-worker-3/main] ``;
+- ``kubectl logs --prefix`` (every pod of a job): ``[pod/bert-worker-3/main] ``; ``stern``'s
+  ``bert-worker-3 main `` (right before the record);
 - Docker Compose: ``trainer-2  | ``; a service named without a number (``ray-training  | ``) only
   in front of a rank label (``ray-training  | [1] ``: its container's ranks), and never a logger's
   level (``INFO     | ``: :func:`lone_service`);
@@ -60,6 +61,9 @@ _HOST_LABEL = re.compile(
 _FIRST_NODE = re.compile(r"\[(\d+)[^\]]*\]")
 _TAB_TAG = re.compile(r"(?P<host>[A-Za-z][\w-]*\d[\w-]*(?:\.[\w-]+)*|\d+(?:\.\d+){3}|\d+)\t")
 """GNU ``parallel --tag``'s argument alone and a tab (``node017<TAB>``, ``3<TAB>``), right before the record."""
+_STERN = re.compile(r"(?P<pod>[a-z0-9][-a-z0-9.]*-[-a-z0-9.]*) (?P<container>[a-z0-9][-a-z0-9]*) ")
+"""``stern``'s pod and container (``train-worker-3 trainer ``), right before the record: Kubernetes
+names in lower case, the pod's with a hyphen and a number."""
 _ADDRESSES = 1 << 24
 """A host's number from here is an IPv4 address's (no host name has such a number)."""
 _LAST_NUMBER = re.compile(r"(\d+)\D*$")
@@ -97,13 +101,18 @@ def bare_host(text: str, position: int, label: re.Pattern[str], stamped: bool) -
     """A host's name and a tab in front of a task's ``label`` (GNU ``parallel --tag``:
     ``node017<TAB>3: ``), or after a date (``stamped``) a name and blanks (a log shipper's
     ``2024-05-01T10:00:00Z node017 [default3]:``), as :func:`host_label` gives it; else the
-    argument and a tab of ``parallel --tag`` right before the record (``node017<TAB>``, ``3<TAB>``); None
-    where no such label is. A word and a space alone (``step12 0: ``) is other text: a word that
+    argument and a tab of ``parallel --tag`` (``node017<TAB>``, ``3<TAB>``) or ``stern``'s pod and
+    container right before the record; None where no such label is. A word and a space alone (``step12 0: ``) is other text: a word that
     changes from line to line would make each line another host's."""
     found = _BARE_HOST.match(text, position)
     if found is None or not (stamped or "\t" in found.group("blanks")) or label.match(text, found.end()) is None:
         tagged = _TAB_TAG.fullmatch(text, position)
-        return None if tagged is None else ((HOST_JOB, _host_rank(tagged.group("host"))), tagged.end())
+        if tagged is not None:
+            return (HOST_JOB, _host_rank(tagged.group("host"))), tagged.end()
+        pod = _STERN.fullmatch(text, position)  # (each container of each pod a host)
+        if pod is None or not any(character.isdigit() for character in pod.group("pod")):
+            return None
+        return (HOST_JOB, _host_rank(f"{pod.group('pod')}/{pod.group('container')}")), pod.end()
     return (HOST_JOB, _host_rank(found.group("host"))), found.end()
 
 
