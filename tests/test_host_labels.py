@@ -264,3 +264,27 @@ def test_a_compose_service_without_a_number_is_a_host_label(tmp_path: Path) -> N
     assert first is not None and second is not None and first[0] == second[0] and first != second
     for text in ("ray-training  | ", "mllogger | ", "INFO     | [0] ", "warning | [1] "):
         assert read_prefix(text).source is None and read_prefix(text).extra_text, text
+
+
+def test_the_host_that_leads_the_job_logs_among_hosts_of_one_number(tmp_path: Path) -> None:
+    """Kubeflow's ``bert-master-0`` is rank 0 and ``bert-worker-0`` rank 1: among hosts of one
+    number, a name that says it leads the job (master, chief, leader, launcher, head, driver) comes
+    first, so its records are kept even when the worker prints first (was: an order by a hash of
+    the names, the worker's copies kept; its run_start a minute late here timed the run from it)."""
+    master, worker, next_worker = (read_prefix(f"[pod/bert-{name}/pytorch] ").source
+                                   for name in ("master-0", "worker-0", "worker-1"))
+    assert master is not None and worker is not None and next_worker is not None and master < worker < next_worker
+    lines = BASE.read_text("utf-8").splitlines()
+    out = []
+    for line in lines:
+        late = line
+        if '"key": "run_start"' in line:
+            late = _TIME.sub(lambda m: f'"time_ms": {int(m.group(1)) + 60_000}', line, count=1)
+        out += ["[pod/bert-worker-0/pytorch] " + late, "[pod/bert-master-0/pytorch] " + line]
+    log = tmp_path / "job.log"
+    log.write_text("\n".join(out) + "\n", "utf-8")
+    [clean] = check_log(LogRef(str(BASE)), None)
+    [result] = check_log(LogRef(str(log)), None)
+    assert (result.verdict, result.time_to_train_min) == (clean.verdict, clean.time_to_train_min)
+    assert [f.code for f in result.findings] == ["MLC020"]  # (a copy's time is its host's clock: not compared)
+    assert "records kept from host 0 (29)" in result.findings[0].message

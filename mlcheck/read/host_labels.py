@@ -58,6 +58,8 @@ _HOST_LABEL = re.compile(
     r"|(?P<service>(?!(?i:debug|info|notice|warn|warning|error|critical|fatal|trace|success) +\| )[A-Za-z][\w.-]*) +\| "
     r"|\((?:[A-Za-z]\w* )?pid=(?P<pid>\d+)(?:, ip=[\d.:a-fA-F]+)?\) "
     r"|(?P<syslog>[A-Za-z][\w.-]*) [\w./@-]+\[(?P<process>\d+)\]: )")
+_LEADS = re.compile(rb"master|chief|leader|launcher|head|driver", re.IGNORECASE)
+"""A host whose name says it leads the job: its rank 0 is the job's (the logging rank)."""
 _FIRST_NODE = re.compile(r"\[(\d+)[^\]]*\]")
 _TAB_TAG = re.compile(r"(?P<host>[A-Za-z][\w-]*\d[\w-]*(?:\.[\w-]+)*|\d+(?:\.\d+){3}|\d+)\t")
 """GNU ``parallel --tag``'s argument alone and a tab (``node017<TAB>``, ``3<TAB>``), right before the record."""
@@ -117,8 +119,9 @@ def bare_host(text: str, position: int, label: re.Pattern[str], stamped: bool) -
 
 
 def _host_rank(name: str) -> int:
-    """The rank of a host's name: its number, hosts of one number told apart (:data:`NAMES`); an
-    IPv4 address's number."""
+    """The rank of a host's name: its number, hosts of one number told apart (:data:`NAMES`), the
+    one whose name says it leads the job first (Kubeflow's ``bert-master-0`` before ``bert-worker-0``,
+    TFJob's ``chief-0``, Ray's head: :data:`_LEADS`); an IPv4 address's number."""
     octets = name.split(".")
     if len(octets) == 4 and all(octet.isdigit() and int(octet) < 256 for octet in octets):
         return int.from_bytes(bytes(map(int, octets)), "big") * NAMES
@@ -129,7 +132,7 @@ def _host_rank(name: str) -> int:
     if number is None:  # (a Compose service without a number: told apart by its name)
         return zlib.crc32(name.encode("utf-8", errors="replace")) % NAMES
     stem = (part[:number.start(1)] + part[number.end(1):]).encode("utf-8", errors="replace")
-    return int(number.group(1)) * NAMES + zlib.crc32(stem) % NAMES
+    return int(number.group(1)) * NAMES + (0 if _LEADS.search(stem) else 1 + zlib.crc32(stem) % (NAMES - 1))
 
 
 def within_host(host: tuple[int, int], inner: tuple[int, int]) -> tuple[int, int]:
