@@ -68,7 +68,7 @@ def test_hosts_named_by_their_address_are_ranks_in_address_order(tmp_path: Path)
 
 
 @pytest.mark.parametrize("text", ["INFO: ", "root: ", "mlperf_logging: ", "Epoch 3: ", "note: node1: ",
-                                  "Epoch\t[default3]:"])
+                                  "Epoch\t[default3]:", "12\t", "Epoch[3]: ", "INFO     | ", "step-one done "])
 def test_a_name_without_a_number_or_after_other_text_is_no_host(text: str) -> None:
     prefix = read_prefix(text)
     assert prefix.source is None and prefix.extra_text

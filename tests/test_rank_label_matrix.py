@@ -32,7 +32,7 @@ LABELS = {
     "parallel-tag-label": "node01\t{r}: ", "colour-ompi": "\x1b[32m[1,{r}]<stdout>:\x1b[0m",
     "torchrun-template": "[{r}]:", "torchrun-template-space": "[{r}]: ", "hyperpod": "[rank{r}-group_rank0-attempt0]:",
     "slurm-heterogeneous": "P0 {r}: ", "slurm-heterogeneous-padded": "P1  {r}: ", "parallel-tag": "node0{r}\t",
-    "parallel-tag-argument": "{r}\t", "clush-nodeset": "node[0{r},03-05]: ", "stern": "train-worker-{r} trainer ",
+    "parallel-tag-address": "10.0.0.{r}\t", "clush-nodeset": "node[0{r},03-05]: ", "stern": "train-worker-{r} trainer ",
 }
 LAYOUTS = ("interleaved", "rank-1-first", "blocks", "eight-ranks-and-output")
 

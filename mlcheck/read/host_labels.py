@@ -6,8 +6,7 @@ its host instead of a rank number:
 - ``pdsh``/``clush`` and ``parallel-ssh -i``: ``node017: ``, ``ip-10-0-0-12.ec2.internal: ``,
   ``10.0.0.12: `` (an address: its rank is its number, the hosts in address order); ``clush -bL``'s
   nodes that printed the same line, ``node[017,019-024]: `` (the first node's);
-- GNU ``parallel --tag``: the argument and a tab, ``node017<TAB>``, ``3<TAB>`` (alone, or before a
-  rank label);
+- GNU ``parallel --tag``: the argument and a tab, ``node017<TAB>`` (alone, or before a rank label);
 - ``kubectl logs --prefix`` (every pod of a job): ``[pod/bert-worker-3/main] ``; ``stern``'s
   ``bert-worker-3 main `` (right before the record);
 - Docker Compose: ``trainer-2  | ``; a service named without a number (``ray-training  | ``) only
@@ -61,8 +60,9 @@ _HOST_LABEL = re.compile(
 _LEADS = re.compile(rb"master|chief|leader|launcher|head|driver", re.IGNORECASE)
 """A host whose name says it leads the job: its rank 0 is the job's (the logging rank)."""
 _FIRST_NODE = re.compile(r"\[(\d+)[^\]]*\]")
-_TAB_TAG = re.compile(r"(?P<host>[A-Za-z][\w-]*\d[\w-]*(?:\.[\w-]+)*|\d+(?:\.\d+){3}|\d+)\t")
-"""GNU ``parallel --tag``'s argument alone and a tab (``node017<TAB>``, ``3<TAB>``), right before the record."""
+_TAB_TAG = re.compile(r"(?P<host>[A-Za-z][\w-]*\d[\w-]*(?:\.[\w-]+)*|\d+(?:\.\d+){3})\t")
+"""GNU ``parallel --tag``'s argument alone and a tab (``node017<TAB>``, ``10.0.0.12<TAB>``), right
+before the record; a number alone is not one (``awk '{print NR "\t" $0}'`` numbers the lines)."""
 _STERN = re.compile(r"(?P<pod>[a-z0-9][-a-z0-9.]*-[-a-z0-9.]*) (?P<container>[a-z0-9][-a-z0-9]*) ")
 """``stern``'s pod and container (``train-worker-3 trainer ``), right before the record: Kubernetes
 names in lower case, the pod's with a hyphen and a number."""
@@ -103,7 +103,7 @@ def bare_host(text: str, position: int, label: re.Pattern[str], stamped: bool) -
     """A host's name and a tab in front of a task's ``label`` (GNU ``parallel --tag``:
     ``node017<TAB>3: ``), or after a date (``stamped``) a name and blanks (a log shipper's
     ``2024-05-01T10:00:00Z node017 [default3]:``), as :func:`host_label` gives it; else the
-    argument and a tab of ``parallel --tag`` (``node017<TAB>``, ``3<TAB>``) or ``stern``'s pod and
+    argument and a tab of ``parallel --tag`` (``node017<TAB>``) or ``stern``'s pod and
     container right before the record; None where no such label is. A word and a space alone (``step12 0: ``) is other text: a word that
     changes from line to line would make each line another host's."""
     found = _BARE_HOST.match(text, position)
