@@ -288,3 +288,29 @@ def test_the_host_that_leads_the_job_logs_among_hosts_of_one_number(tmp_path: Pa
     assert (result.verdict, result.time_to_train_min) == (clean.verdict, clean.time_to_train_min)
     assert [f.code for f in result.findings] == ["MLC020"]  # (a copy's time is its host's clock: not compared)
     assert "records kept from host 0 (29)" in result.findings[0].message
+
+
+def test_the_host_labels_of_this_session_read_what_they_name_and_no_more(tmp_path: Path) -> None:
+    """A date and a word (``2022-05-09 mllog ``) is no stern pod; a logger's name before one bar and
+    a rank label (``mllog | [Rank 0] ``, ``eval | [Rank 0] ``) is one process, as Compose pads a
+    service's name with two blanks or more; a Compose master's ranks come before a worker's; a
+    pod's random suffix (``bert-1-k9z2p``, an Indexed Job's) is no number of it; stern's pod, not
+    its container (``main-0``), numbers the host."""
+    assert read_prefix("2022-05-09 mllog ").source is None
+    assert read_prefix("mllog | [Rank 0] ").source == read_prefix("eval | [Rank 0] ").source == (-3, 0)
+    master, worker = read_prefix("trainer-master  | [0] ").source, read_prefix("trainer-worker  | [0] ").source
+    assert master is not None and worker is not None and master < worker
+    assert [_number(read_prefix(f"[pod/bert-{i}-k9z2p/main] ").source) for i in (1, 2)] == [(HOST_JOB, 1), (HOST_JOB, 2)]
+    assert _number(read_prefix("train-worker-3 main-0 ").source) == (HOST_JOB, 3)
+
+
+@pytest.mark.parametrize("head", ["P{} 0: ", "[{}]:", "[{},0]<stdout>:", "node{}: ", "(pid={}) ", "0: [default{}]:"])
+def test_a_label_of_more_digits_than_int_reads_is_no_crash(head: str, tmp_path: Path) -> None:
+    """A label whose number has more than 4,300 digits (``int()``'s limit of text) is read, not a
+    crash of the file's reading (was MLC000 and nothing read)."""
+    digits = "7" * 5000
+    assert read_prefix(head.format(digits)).source is not None
+    log = tmp_path / "job.log"
+    log.write_text("".join(head.format(digits) + line + "\n" for line in BASE.read_text("utf-8").splitlines()), "utf-8")
+    [result] = check_log(LogRef(str(log)), None)
+    assert "MLC000" not in {f.code for f in result.findings}

@@ -28,6 +28,7 @@ from typing import Iterable, Iterator, TypeVar
 
 from mlcheck.model import Finding, Severity
 from mlcheck.read.line_reader import MARKER_BYTES
+from mlcheck.read.rank_labels import number
 from mlcheck.read.rawlog import TAG
 from mlcheck.rule import Rule
 
@@ -56,7 +57,7 @@ def tagged_stop(line: bytes) -> tuple[int, int] | None:
     tag = _record_tag(line)
     if tag is None or b'"run_stop"' not in line[tag.end():]:
         return None
-    return int(tag.group(1)), int(tag.group(2))
+    return number(tag.group(1)), number(tag.group(2))
 
 
 class JobOrder:
@@ -72,7 +73,7 @@ class JobOrder:
 
     def add(self, line: bytes, line_no: int) -> None:
         tag = _record_tag(line)
-        job = int(tag.group(1)) if tag is not None else None
+        job = number(tag.group(1)) if tag is not None else None
         if job is None or job == self._last:
             return
         if job in self.first:
@@ -144,7 +145,7 @@ def one_job_lines(lines: Iterable[bytes], job: int) -> Iterator[bytes]:
         if b"]<std" in line and line.endswith(b"\n"):
             at = line.find(MARKER_BYTES)
             tag = _JOB_TAG.search(line, 0, at if at >= 0 else _TAG_REACH)
-            if tag is not None and int(tag.group(1)) != job:
+            if tag is not None and number(tag.group(1)) != job:
                 yield b"\n"
                 continue
         yield line

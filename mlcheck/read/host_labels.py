@@ -9,9 +9,9 @@ its host instead of a rank number:
 - GNU ``parallel --tag``: the argument and a tab, ``node017<TAB>`` (alone, or before a rank label);
 - ``kubectl logs --prefix`` (every pod of a job): ``[pod/bert-worker-3/main] ``; ``stern``'s
   ``bert-worker-3 main `` (right before the record);
-- Docker Compose: ``trainer-2  | ``; a service named without a number (``ray-training  | ``) only
-  in front of a rank label (``ray-training  | [1] ``: its container's ranks), and never a logger's
-  level (``INFO     | ``: :func:`lone_service`);
+- Docker Compose: ``trainer-2  | ``; a service named without a number only as Compose pads it (two
+  blanks or more before the bar, ``ray-training  | ``), in front of a rank label (``ray-training  | [1] ``:
+  its container's ranks), and never a logger's level (``INFO     | ``: :func:`lone_service`);
 - Ray: ``(RayTrainWorker pid=4242, ip=10.0.0.3) ``, ``(pid=4242) ``;
 - syslog and ``journalctl`` (after their date): ``gpu-node-0 python3[4242]: ``, a rank per
   process of each host.
@@ -30,6 +30,8 @@ from __future__ import annotations
 
 import re
 import zlib
+
+from mlcheck.read.rank_labels import number
 
 HOST_JOB = -4
 """The job of every host name label (one job: their copies are compared with one logging rank)."""
@@ -54,18 +56,22 @@ _HOST_LABEL = re.compile(
     r"(?:(?P<host>[A-Za-z][\w-]*\d[\w-]*(?:\.[\w-]+)*|\d{1,3}(?:\.\d{1,3}){3}): "
     r"|(?P<nodeset>[A-Za-z][\w-]*\[\d+(?:[,-]\d+)+\][\w.-]*): "
     r"|\[pod/(?P<pod>[\w.-]*\d[\w.-]*)/[\w.-]+\] "
-    r"|(?P<service>(?!(?i:debug|info|notice|warn|warning|error|critical|fatal|trace|success) +\| )[A-Za-z][\w.-]*) +\| "
+    r"|(?P<service>[A-Za-z][\w.-]*\d[\w.-]*) +\| "
+    r"|(?P<named>(?!(?i:debug|info|notice|warn|warning|error|critical|fatal|trace|success) +\| )[A-Za-z][\w.-]*)  +\| "
     r"|\((?:[A-Za-z]\w* )?pid=(?P<pid>\d+)(?:, ip=[\d.:a-fA-F]+)?\) "
     r"|(?P<syslog>[A-Za-z][\w.-]*) [\w./@-]+\[(?P<process>\d+)\]: )")
 _LEADS = re.compile(rb"master|chief|leader|launcher|head|driver", re.IGNORECASE)
 """A host whose name says it leads the job: its rank 0 is the job's (the logging rank)."""
+_POD_SUFFIX = re.compile(r"-(?=[a-z0-9]{5}$)(?=[a-z0-9]*[a-z])[a-z0-9]{5}$")
+"""The five random letters and digits Kubernetes ends a generated pod's name with (``-k9z2p``)."""
 _FIRST_NODE = re.compile(r"\[(\d+)[^\]]*\]")
 _TAB_TAG = re.compile(r"(?P<host>[A-Za-z][\w-]*\d[\w-]*(?:\.[\w-]+)*|\d+(?:\.\d+){3})\t")
 """GNU ``parallel --tag``'s argument alone and a tab (``node017<TAB>``, ``10.0.0.12<TAB>``), right
 before the record; a number alone is not one (``awk '{print NR "\t" $0}'`` numbers the lines)."""
-_STERN = re.compile(r"(?P<pod>[a-z0-9][-a-z0-9.]*-[-a-z0-9.]*) (?P<container>[a-z0-9][-a-z0-9]*) ")
+_STERN = re.compile(r"(?P<pod>[a-z][-a-z0-9.]*-[-a-z0-9.]*) (?P<container>[a-z][-a-z0-9]*) ")
 """``stern``'s pod and container (``train-worker-3 trainer ``), right before the record: Kubernetes
-names in lower case, the pod's with a hyphen and a number."""
+names in lower case that begin with a letter (a date, ``2022-05-09 mllog ``, is none), the pod's
+with a hyphen and a number."""
 _ADDRESSES = 1 << 24
 """A host's number from here is an IPv4 address's (no host name has such a number)."""
 _LAST_NUMBER = re.compile(r"(\d+)\D*$")
@@ -80,14 +86,15 @@ def host_label(text: str, position: int = 0) -> tuple[tuple[int, int], int] | No
         return None
     pid = label.group("pid")
     if pid is not None:
-        return (RAY_JOB, int(pid)), label.end()
+        return (RAY_JOB, number(pid)), label.end()
     process = label.group("process")
     if process is not None:  # (each host's processes in the order of their ids, as ranks start)
-        return (SYSLOG_JOB, _host_rank(label.group("syslog")) * PIDS + int(process)), label.end()
+        return (SYSLOG_JOB, _host_rank(label.group("syslog")) * PIDS + number(process)), label.end()
     nodeset = label.group("nodeset")
     if nodeset is not None:  # (the nodes that printed the line: the first one's)
         return (HOST_JOB, _host_rank(_FIRST_NODE.sub(r"\1", nodeset))), label.end()
-    return (HOST_JOB, _host_rank(label.group("host") or label.group("pod") or label.group("service"))), label.end()
+    return (HOST_JOB, _host_rank(label.group("host") or label.group("pod") or label.group("service")
+                                 or label.group("named"))), label.end()
 
 
 def lone_service(text: str, position: int) -> bool:
@@ -95,8 +102,7 @@ def lone_service(text: str, position: int) -> bool:
     host only in front of a rank label (alone, ``name | `` may be a logger's name or a table's
     column, one process: its text stays other text, as a name without a number always was)."""
     label = _HOST_LABEL.match(text, position)
-    service = label.group("service") if label is not None else None
-    return service is not None and not any(character.isdigit() for character in service)
+    return label is not None and label.group("named") is not None
 
 
 def bare_host(text: str, position: int, label: re.Pattern[str], stamped: bool) -> tuple[tuple[int, int], int] | None:
@@ -111,28 +117,28 @@ def bare_host(text: str, position: int, label: re.Pattern[str], stamped: bool) -
         tagged = _TAB_TAG.fullmatch(text, position)
         if tagged is not None:
             return (HOST_JOB, _host_rank(tagged.group("host"))), tagged.end()
-        pod = _STERN.fullmatch(text, position)  # (each container of each pod a host)
+        pod = _STERN.fullmatch(text, position)  # (each pod a host)
         if pod is None or not any(character.isdigit() for character in pod.group("pod")):
             return None
-        return (HOST_JOB, _host_rank(f"{pod.group('pod')}/{pod.group('container')}")), pod.end()
+        return (HOST_JOB, _host_rank(pod.group("pod"))), pod.end()  # (its number, not a container's: ``main-0``)
     return (HOST_JOB, _host_rank(found.group("host"))), found.end()
 
 
 def _host_rank(name: str) -> int:
     """The rank of a host's name: its number, hosts of one number told apart (:data:`NAMES`), the
     one whose name says it leads the job first (Kubeflow's ``bert-master-0`` before ``bert-worker-0``,
-    TFJob's ``chief-0``, Ray's head: :data:`_LEADS`); an IPv4 address's number."""
+    TFJob's ``chief-0``, Ray's head: :data:`_LEADS`); an IPv4 address's number. A pod's random
+    suffix (``bert-1-k9z2p`` of an Indexed Job) is no number of it."""
     octets = name.split(".")
-    if len(octets) == 4 and all(octet.isdigit() and int(octet) < 256 for octet in octets):
+    if len(octets) == 4 and all(octet.isdigit() and len(octet) <= 3 and int(octet) < 256 for octet in octets):
         return int.from_bytes(bytes(map(int, octets)), "big") * NAMES
-    part = octets[0]
-    number = _LAST_NUMBER.search(part)
-    if number is None:  # (a pod or service named by a later part only: ``[pod/a.b1/c]``)
-        part, number = name, _LAST_NUMBER.search(name)
-    if number is None:  # (a Compose service without a number: told apart by its name)
-        return zlib.crc32(name.encode("utf-8", errors="replace")) % NAMES
-    stem = (part[:number.start(1)] + part[number.end(1):]).encode("utf-8", errors="replace")
-    return int(number.group(1)) * NAMES + (0 if _LEADS.search(stem) else 1 + zlib.crc32(stem) % (NAMES - 1))
+    part = _POD_SUFFIX.sub("", octets[0])
+    found = _LAST_NUMBER.search(part)
+    if found is None:  # (a pod or service named by a later part only: ``[pod/a.b1/c]``)
+        part, found = name, _LAST_NUMBER.search(name)
+    stem = (part if found is None else part[:found.start(1)] + part[found.end(1):]).encode("utf-8", errors="replace")
+    order = 0 if _LEADS.search(stem) else 1 + zlib.crc32(stem) % (NAMES - 1)
+    return order if found is None else number(found.group(1)) * NAMES + order  # (no number: a Compose service's name)
 
 
 def within_host(host: tuple[int, int], inner: tuple[int, int]) -> tuple[int, int]:

@@ -9,6 +9,7 @@ from __future__ import annotations
 import dataclasses
 
 from mlcheck.read.rank_copies import RankCopies
+from mlcheck.read.rank_labels import number
 from mlcheck.read.rawlog import ANSI, TAG, Prefix, Source, read_prefix, second_stream
 
 _MARKER = b":::MLLOG"
@@ -82,7 +83,7 @@ class PrefixDecisions:
             return False
         if raw.find(_MARKER, at + 8) >= 0:  # several records: look at every tag
             text = raw.decode("utf-8", errors="replace")
-            return any(not self.copies.knows_job(int(tag.group(1))) for tag in TAG.finditer(text))
+            return any(not self.copies.knows_job(number(tag.group(1))) for tag in TAG.finditer(text))
         head = raw[:at]
         if at == 0 or head in self.known or head in self._heads_of_known_jobs:
             return False

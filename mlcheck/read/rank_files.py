@@ -7,6 +7,7 @@ import re
 
 from mlcheck.model import Finding, Severity
 from mlcheck.read import raw_output_rules as raw_output
+from mlcheck.read.rank_labels import number
 
 _RANK_FILE = re.compile(r"(?:^|[/\\])(?:rank\.(\d+)|attempt_\d+[/\\](\d+))[/\\](?:stdout|stderr)(?:\.log)?$")
 """One rank's output file of ``mpirun --output-filename DIR`` (``DIR/1/rank.N/stdout``) or of
@@ -28,7 +29,7 @@ def per_rank_note(path: str, shown: str) -> Finding | None:
         siblings = []
     others = max(len(siblings) - 1, 0)
     rank = match.group(1) or match.group(2)
-    numbered = [(int(n.removeprefix("rank.")), n) for n in siblings if _NUMBER.match(n.removeprefix("rank."))]
+    numbered = [(number(n.removeprefix("rank.")), n) for n in siblings if _NUMBER.match(n.removeprefix("rank."))]
     last = max(numbered)[1] if numbered else None
     lacking = _keys_only_in(os.path.join(os.path.dirname(rank_dir), last, os.path.basename(path)), path) \
         if last is not None and last != os.path.basename(rank_dir) else []

@@ -33,16 +33,22 @@ COMPONENT_JOB = -7
 COMPONENT_TASKS = 1 << 24
 
 
+def number(digits: str | bytes) -> int:
+    """The number a label's digits write; of more than 4,000 digits (beyond ``int()``'s limit of
+    text: a broken or hostile line), the last 4,000 (no label of a real job is so long)."""
+    return int(digits if len(digits) <= 4000 else digits[-4000:])
+
+
 def label_source(label: re.Match[str]) -> Source:
     """An ``srun --label`` task is job -1, a ``-prepend-rank`` ``[rank]`` job -2, a torchrun
     ``[rankN]:`` or a logger's ``[Rank N]`` job -3."""
     if label.group(1) is not None:
-        return -1, int(label.group(1))
+        return -1, number(label.group(1))
     if label.group(2) is not None:
-        return -2, int(label.group(2))
+        return -2, number(label.group(2))
     if label.group("component") is not None:
-        return COMPONENT_JOB, int(label.group("component")) * COMPONENT_TASKS + int(label.group("task"))
-    return -3, int(next(number for number in label.groups()[2:] if number is not None))
+        return COMPONENT_JOB, number(label.group("component")) * COMPONENT_TASKS + number(label.group("task"))
+    return -3, number(next(digits for digits in label.groups()[2:] if digits is not None))
 
 
 def srun_task_name(job: int, rank: int) -> str | None:

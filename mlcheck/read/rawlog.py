@@ -15,7 +15,8 @@ from typing import Iterable
 
 from mlcheck.records import dataclass, field
 from mlcheck.read.host_labels import bare_host, host_label, host_source_name, lone_service, within_host
-from mlcheck.read.rank_labels import LOCAL_RANK, LOCAL_RANKS, LOGGER_RANK, RANK_LABEL, label_source, srun_task_name
+from mlcheck.read.rank_labels import (LOCAL_RANK, LOCAL_RANKS, LOGGER_RANK, RANK_LABEL, label_source, number,
+                                      srun_task_name)
 from mlcheck.read.rank_labels import Source as Source  # (the readers' name for it: mlcheck.read.rawlog.Source)
 
 _MARKER = ":::MLLOG"
@@ -57,7 +58,7 @@ def read_prefix(text: str) -> Prefix:
     bare = RANK_LABEL.fullmatch(text) or TAG.fullmatch(text)  # (the commonest, as read_parts reads them)
     if bare is not None:
         if bare.re is TAG:
-            return Prefix((int(bare.group(1)), int(bare.group(2))), False, False, bare.group(3))
+            return Prefix((number(bare.group(1)), number(bare.group(2))), False, False, bare.group(3))
         return Prefix(label_source(bare), False, False)
     return read_parts(text)
 
@@ -76,7 +77,7 @@ def read_parts(text: str, depth: int = 0) -> Prefix:
     tags = list(TAG.finditer(text, position))
     if tags:
         last = tags[-1]
-        source: Source | None = (int(last.group(1)), int(last.group(2)))
+        source: Source | None = (number(last.group(1)), number(last.group(2)))
         leftover = text[position:tags[0].start()] + text[last.end():]
         if len(tags) > 1:
             leftover += "".join(text[a.end():b.start()] for a, b in zip(tags, tags[1:]))
@@ -92,11 +93,11 @@ def read_parts(text: str, depth: int = 0) -> Prefix:
         source, end = label_source(label), label.end()
         inner = LOCAL_RANK.match(text, end) if source[0] == -1 else None
         if inner is not None:  # (``0: [default1]:``: torchrun's local rank in an srun task)
-            source, end = (-1, source[1] * LOCAL_RANKS + int(inner.group(1))), inner.end()
+            source, end = (-1, source[1] * LOCAL_RANKS + number(inner.group(1))), inner.end()
         return Prefix(source, stamp is not None, bool(text[end:].strip()) or bool(spliced.strip()))
     logger = LOGGER_RANK.search(text, position)
     if logger is not None:  # (``[ts] [INFO] [logging.py:96:log_dist] [Rank 3] ``: a logger's head first)
-        return Prefix((-3, int(logger.group(1))), stamp is not None, bool(text[position:logger.start()].strip()))
+        return Prefix((-3, number(logger.group(1))), stamp is not None, bool(text[position:logger.start()].strip()))
     if host is not None and not lone_service(text, position):  # (``node017: ``, ``[pod/NAME/CONTAINER] ``: one process per host)
         source, end = host
         stamp_after = _TIMESTAMP.match(text, end)
@@ -268,4 +269,4 @@ def duplicate_streams(lines: list[bytes], ranks: dict[int, set[int]]) -> set[tup
 def tag_job(text: str) -> int | None:
     """The job number of the first rank tag in ``text`` (after a record: the next record's)."""
     tag = TAG.search(text)
-    return int(tag.group(1)) if tag is not None else None
+    return number(tag.group(1)) if tag is not None else None
