@@ -3,8 +3,8 @@ MLC021 and the run reads as the clean one, whatever the label (OpenMPI and PRRTE
 Hydra, Gloo, torchrun, DeepSpeed, Lightning, a job's own, host labels of pdsh, kubectl, Compose,
 Ray, syslog, ``stern``, ``clush -bL``'s node sets, ``parallel --tag``, a torchrun ``--log-line-prefix-template``,
 a heterogeneous Slurm job, a label behind a timestamp, a host label or colour) and whatever the order (ranks
-interleaved, rank 1 first, each rank's output in one block, eight ranks with framework output
-between). A label read as other text would keep every rank's records (MLC106, a failing run)."""
+interleaved, rank 1 first, each rank's output in one block, rank 1's block first, eight ranks
+with framework output between). A label read as other text would keep every rank's records (MLC106, a failing run)."""
 
 from __future__ import annotations
 
@@ -30,11 +30,12 @@ LABELS = {
     "kubectl-torchrun": "2024-05-01T10:00:00.123456789Z [pod/w-0/main] [default{r}]:",
     "log-dist": "[2024-05-01 10:00:00,123] [INFO] [logging.py:96:log_dist] [Rank {r}] ",
     "parallel-tag-label": "node01\t{r}: ", "colour-ompi": "\x1b[32m[1,{r}]<stdout>:\x1b[0m",
+    "colour-srun": "\x1b[32m{r}: \x1b[0m", "colour-kubectl": "\x1b[36m[pod/bert-worker-{r}/main]\x1b[0m ",
     "torchrun-template": "[{r}]:", "torchrun-template-space": "[{r}]: ", "hyperpod": "[rank{r}-group_rank0-attempt0]:",
     "slurm-heterogeneous": "P0 {r}: ", "slurm-heterogeneous-padded": "P1  {r}: ", "parallel-tag": "node0{r}\t",
     "parallel-tag-address": "10.0.0.{r}\t", "clush-nodeset": "node[0{r},03-05]: ", "stern": "train-worker-{r} trainer ",
 }
-LAYOUTS = ("interleaved", "rank-1-first", "blocks", "eight-ranks-and-output")
+LAYOUTS = ("interleaved", "rank-1-first", "blocks", "rank-1-block-first", "eight-ranks-and-output")
 
 
 def _line(line: str, rank: int, differing: int) -> str:
@@ -50,8 +51,9 @@ def _console(label: str, layout: str) -> list[str]:
         return [label.format(r=r) + _line(line, r, 1) for line in lines for r in (0, 1)]
     if layout == "rank-1-first":
         return [label.format(r=r) + _line(line, r, 1) for line in lines for r in (1, 0)]
-    if layout == "blocks":
-        return [label.format(r=r) + _line(line, r, 1) for r in (0, 1) for line in lines]
+    if layout in ("blocks", "rank-1-block-first"):
+        order = (0, 1) if layout == "blocks" else (1, 0)
+        return [label.format(r=r) + _line(line, r, 1) for r in order for line in lines]
     out = []
     for number, line in enumerate(lines):
         for rank in range(8):

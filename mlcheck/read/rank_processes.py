@@ -26,7 +26,7 @@ import re
 from typing import Iterable, Iterator, Sequence
 
 from mlcheck.read.job_starts import LAUNCH_LINE
-from mlcheck.read.rawlog import Source, read_prefix
+from mlcheck.read.rawlog import ANSI, Source, read_prefix
 
 _MARKER = b":::MLLOG"
 _TIME_MS = re.compile(rb'"time_ms"\s*:\s*(-?[0-9][0-9.eE+-]*)')
@@ -111,7 +111,8 @@ def first_of_sequential_ranks(lines: Iterable[bytes], ranks: dict[int, set[int]]
             continue
         head = raw[:at]
         if head not in sources:
-            sources[head] = read_prefix(head.decode("utf-8", errors="replace")).source if len(sources) < 4096 else None
+            sources[head] = read_prefix(ANSI.sub("", head.decode("utf-8", errors="replace"))).source \
+                if len(sources) < 4096 else None  # (a coloured label: as the reader reads it)
         source = sources[head]
         time = record_time(raw[at:])
         if source is None or source[0] not in several or time is None:

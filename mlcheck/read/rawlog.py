@@ -236,7 +236,7 @@ def logging_ranks(lines: Iterable[bytes]) -> dict[int, set[int]]:
             marker = text.index(_MARKER, start)
             before = text[start:marker]
             if before not in sources:
-                sources[before] = read_prefix(before).source if len(sources) < 4096 else None
+                sources[before] = read_prefix(ANSI.sub("", before)).source if len(sources) < 4096 else None  # (colour: as fed)
             source = sources[before]
             if source is not None:
                 ranks.setdefault(source[0], set()).add(source[1])
