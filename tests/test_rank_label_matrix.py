@@ -1,7 +1,7 @@
 """Every rank label mlcheck reads, in the layouts jobs print them: a rank's copy that differs is
 MLC021 and the run reads as the clean one, whatever the label (OpenMPI and PRRTE tags, srun,
 Hydra, Gloo, torchrun, DeepSpeed, Lightning, a job's own, host labels of pdsh, kubectl, Compose,
-Ray, syslog, ``stern``, ``clush -bL``'s node sets, ``parallel --tag``, a torchrun ``--log-line-prefix-template``,
+Ray, syslog, Determined's task logs, ``stern``, ``clush -bL``'s node sets, ``parallel --tag``, a torchrun ``--log-line-prefix-template``,
 a heterogeneous Slurm job, a label behind a timestamp, a host label or colour) and whatever the order (ranks
 interleaved, rank 1 first, each rank's output in one block, rank 1's block first, eight ranks
 with framework output between). A label read as other text would keep every rank's records (MLC106, a failing run)."""
@@ -30,6 +30,8 @@ LABELS = {
     "kubectl-torchrun": "2024-05-01T10:00:00.123456789Z [pod/w-0/main] [default{r}]:",
     "log-dist": "[2024-05-01 10:00:00,123] [INFO] [logging.py:96:log_dist] [Rank {r}] ",
     "parallel-tag-label": "node01\t{r}: ", "colour-ompi": "\x1b[32m[1,{r}]<stdout>:\x1b[0m",
+    "determined": "[2022-05-09T08:00:00.000007Z] adbf083{r} [rank={r}] || INFO:  ",
+    "determined-trial": "[2022-05-09T08:00:00.000007Z] [{r}dbf0834] [rank={r}] || INFO:  ",
     "colour-srun": "\x1b[32m{r}: \x1b[0m", "colour-kubectl": "\x1b[36m[pod/bert-worker-{r}/main]\x1b[0m ",
     "torchrun-template": "[{r}]:", "torchrun-template-space": "[{r}]: ", "hyperpod": "[rank{r}-group_rank0-attempt0]:",
     "slurm-heterogeneous": "P0 {r}: ", "slurm-heterogeneous-padded": "P1  {r}: ", "parallel-tag": "node0{r}\t",

@@ -24,6 +24,10 @@ of DeepSpeed's and Lightning's loggers, and a job's own ``[RANK 3] ``, ``[rank=3
 ``rank 3: ``."""
 LOGGER_RANK = re.compile(r"(?<=[\s\]:])\[(?:[Rr]ank|RANK|GPU|gpu)(?:[:=] ?| )?(\d+)\]:? ?$")
 """A logger's rank label after its head (DeepSpeed's ``log_dist``: ``[ts] [INFO] [file:line:fn] [Rank 3] ``)."""
+TASK_LOG_RANK = re.compile(r"\[rank=(\d+)\] \|\| (?:[A-Z]+: *)?$")
+"""The global rank of a Determined task log's line, at the end of its head (``[2022-05-09T08:00:00Z]
+adbf0834 [rank=3] || INFO:  ``; the trial log's ``[ts] [adbf0834] [rank=3] || ``): the container's
+id before it names no process of its own."""
 LOCAL_RANK = re.compile(r"\[[a-z][a-z_-]*?(\d+)\]: ?")
 LOCAL_RANKS = 1 << 16
 """An srun task's torchrun ranks (``0: [default1]:``) are ``task * LOCAL_RANKS + local``: by task, then local rank."""

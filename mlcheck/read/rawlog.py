@@ -15,8 +15,8 @@ from typing import Iterable
 
 from mlcheck.records import dataclass, field
 from mlcheck.read.host_labels import bare_host, host_label, host_source_name, lone_service, within_host
-from mlcheck.read.rank_labels import (LOCAL_RANK, LOCAL_RANKS, LOGGER_RANK, RANK_LABEL, label_source, number,
-                                      srun_task_name)
+from mlcheck.read.rank_labels import (LOCAL_RANK, LOCAL_RANKS, LOGGER_RANK, RANK_LABEL, TASK_LOG_RANK, label_source,
+                                      number, srun_task_name)
 from mlcheck.read.rank_labels import Source as Source  # (the readers' name for it: mlcheck.read.rawlog.Source)
 
 _MARKER = ":::MLLOG"
@@ -69,6 +69,9 @@ def read_parts(text: str, depth: int = 0) -> Prefix:
     stamp = _TIMESTAMP.match(text)
     if stamp is not None:
         position = stamp.end()
+    task_log = TASK_LOG_RANK.search(text, position)
+    if task_log is not None:  # (Determined: a rank of the trial whatever container printed it)
+        return Prefix((-3, number(task_log.group(1))), stamp is not None, False)
     host = host_label(text, position) or bare_host(text, position, RANK_LABEL, stamp is not None)
     if host is not None and host[1] < len(text) and depth < 4 and \
             (within := read_parts(text[host[1]:], depth + 1)).source is not None:
