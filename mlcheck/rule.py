@@ -43,9 +43,22 @@ class Rule:
         for several problems (the finding keeps the first :data:`~mlcheck.model.MAX_ITEMS`)."""
         return Finding(code=self.code, name=self.name,
                        severity=self.severity if severity is None else severity,
-                       message=message, path=path, line=line,
+                       message=clipped_message(message), path=path, line=line,
                        official=self.official if official is None else official,
                        run_index=run_index, items=tuple(items[:MAX_ITEMS]), item_count=len(items))
+
+
+MAX_MESSAGE = 4000
+"""The most of a finding's message kept: a message that quotes a log's value whole could hold
+megabytes (a 200,000-character submission_benchmark), which every report would copy and scan.
+The longest message on the shared rounds is about 640 characters."""
+
+
+def clipped_message(message: str) -> str:
+    """``message``, or its first :data:`MAX_MESSAGE` characters and how long it was."""
+    if len(message) <= MAX_MESSAGE:
+        return message
+    return f"{message[:MAX_MESSAGE]}… (a message of {len(message):,} characters, cut)"
 
 
 @dataclass(frozen=True)

@@ -314,3 +314,25 @@ def test_a_label_of_more_digits_than_int_reads_is_no_crash(head: str, tmp_path: 
     log.write_text("".join(head.format(digits) + line + "\n" for line in BASE.read_text("utf-8").splitlines()), "utf-8")
     [result] = check_log(LogRef(str(log)), None)
     assert "MLC000" not in {f.code for f in result.findings}
+
+
+@pytest.mark.parametrize("head", ["node{}: ", "trainer{}  | ", "[pod/bert{}/main] ", "node{}\t", "a-{} main "])
+def test_a_long_word_before_a_record_is_read_as_a_short_one(head: str) -> None:
+    """A word of 20,000 characters before a record is read as a short one (the label or other text)."""
+    long_one = read_prefix(head.format("7" * 20_000 if "a-" not in head else "a-" * 10_000)).source
+    short_one = read_prefix(head.format("7" if "a-" not in head else "a-")).source
+    assert (long_one is None) == (short_one is None)
+
+
+def test_no_label_pattern_tries_each_digit_of_a_word_as_its_number() -> None:
+    """A host's name is matched as its letters, its first digit, then the rest: a class that holds
+    digits before ``\\d`` (``[\\w-]*\\d``) tries each digit of a long word as the first, in time
+    the square of its length (a 5,000-character word before a record took 2.5 s, 200,000 would
+    take an hour); so does a class with ``-`` before a ``-`` (stern's pod)."""
+    from mlcheck.read import host_labels, rank_labels, rawlog
+
+    patterns = [value.pattern for module in (host_labels, rank_labels, rawlog) for value in vars(module).values()
+                if isinstance(value, re.Pattern) and isinstance(value.pattern, str)]
+    assert len(patterns) > 8
+    quadratic = re.compile(r"\[[^\]]*\\w[^\]]*\][*+]\\d|\[-[^\]]*\][*+]-")
+    assert [pattern for pattern in patterns if quadratic.search(pattern)] == []

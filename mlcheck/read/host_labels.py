@@ -53,10 +53,10 @@ LOCAL = 1 << 32
 """Above any rank a label after a host label gives (an srun task's torchrun rank included)."""
 
 _HOST_LABEL = re.compile(
-    r"(?:(?P<host>[A-Za-z][\w-]*\d[\w-]*(?:\.[\w-]+)*|\d{1,3}(?:\.\d{1,3}){3}): "
+    r"(?:(?P<host>[A-Za-z](?:[^\W\d]|-)*\d[\w-]*(?:\.[\w-]+)*|\d{1,3}(?:\.\d{1,3}){3}): "
     r"|(?P<nodeset>[A-Za-z][\w-]*\[\d+(?:[,-]\d+)+\][\w.-]*): "
-    r"|\[pod/(?P<pod>[\w.-]*\d[\w.-]*)/[\w.-]+\] "
-    r"|(?P<service>[A-Za-z][\w.-]*\d[\w.-]*) +\| "
+    r"|\[pod/(?P<pod>(?:[^\W\d]|[.-])*\d[\w.-]*)/[\w.-]+\] "
+    r"|(?P<service>[A-Za-z](?:[^\W\d]|[.-])*\d[\w.-]*) +\| "
     r"|(?P<named>(?!(?i:debug|info|notice|warn|warning|error|critical|fatal|trace|success) +\| )[A-Za-z][\w.-]*)  +\| "
     r"|\((?:[A-Za-z]\w* )?pid=(?P<pid>\d+)(?:, ip=[\d.:a-fA-F]+)?\) "
     r"|(?P<syslog>[A-Za-z][\w.-]*) [\w./@-]+\[(?P<process>\d+)\]: )")
@@ -65,17 +65,20 @@ _LEADS = re.compile(rb"master|chief|leader|launcher|head|driver", re.IGNORECASE)
 _POD_SUFFIX = re.compile(r"-(?=[a-z0-9]{5}$)(?=[a-z0-9]*[a-z])[a-z0-9]{5}$")
 """The five random letters and digits Kubernetes ends a generated pod's name with (``-k9z2p``)."""
 _FIRST_NODE = re.compile(r"\[(\d+)[^\]]*\]")
-_TAB_TAG = re.compile(r"(?P<host>[A-Za-z][\w-]*\d[\w-]*(?:\.[\w-]+)*|\d+(?:\.\d+){3})\t")
+_TAB_TAG = re.compile(r"(?P<host>[A-Za-z](?:[^\W\d]|-)*\d[\w-]*(?:\.[\w-]+)*|\d+(?:\.\d+){3})\t")
 """GNU ``parallel --tag``'s argument alone and a tab (``node017<TAB>``, ``10.0.0.12<TAB>``), right
 before the record; a number alone is not one (``awk '{print NR "\t" $0}'`` numbers the lines)."""
-_STERN = re.compile(r"(?P<pod>[a-z][-a-z0-9.]*-[-a-z0-9.]*) (?P<container>[a-z][-a-z0-9]*) ")
+_STERN = re.compile(r"(?P<pod>[a-z][a-z0-9.]*-[-a-z0-9.]*) (?P<container>[a-z][-a-z0-9]*) ")
 """``stern``'s pod and container (``train-worker-3 trainer ``), right before the record: Kubernetes
 names in lower case that begin with a letter (a date, ``2022-05-09 mllog ``, is none), the pod's
 with a hyphen and a number."""
+# (A name with a number is written as its letters, its first digit, the rest: ``[\w-]*\d[\w-]*`` would
+# try each digit of a long word as the first and take time in the square of its length; a
+# 5,000-character word before a record took 2.5 s.)
 _ADDRESSES = 1 << 24
 """A host's number from here is an IPv4 address's (no host name has such a number)."""
 _LAST_NUMBER = re.compile(r"(\d+)\D*$")
-_BARE_HOST = re.compile(r"(?P<host>[A-Za-z][\w-]*\d[\w-]*(?:\.[\w-]+)*)(?P<blanks>[ \t]+)")
+_BARE_HOST = re.compile(r"(?P<host>[A-Za-z](?:[^\W\d]|-)*\d[\w-]*(?:\.[\w-]+)*)(?P<blanks>[ \t]+)")
 """A host's name (with a number, as in :data:`_HOST_LABEL`: ``Epoch 3: `` is no host) and blanks."""
 
 

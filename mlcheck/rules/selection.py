@@ -54,7 +54,7 @@ from dataclasses import replace
 from typing import TYPE_CHECKING
 
 from mlcheck.facts.round_choice import RulesetChoice, names_training_round
-from mlcheck.facts.checks import show
+from mlcheck.facts.checks import show, show_repr
 from mlcheck.facts.rulesets import SUPPORTED_RULESETS, load_ruleset, ruleset_for_date
 from mlcheck.model import Event, Finding, Run, Severity
 from mlcheck.rule import Rule
@@ -142,7 +142,7 @@ def unknown_benchmark(run: Run, benchmark: object, ruleset: Ruleset) -> Finding:
         message = (f"submission_benchmark is {show(benchmark)}, not the name of a benchmark (the official "
                    f"checker fails the file); valid benchmarks of {ruleset.version}: {valid}")
     else:
-        message = f"{benchmark!r} is not a benchmark of training {ruleset.version}; valid: {valid}"
+        message = f"{show_repr(benchmark)} is not a benchmark of training {ruleset.version}; valid: {valid}"
         others = [v for v in SUPPORTED_RULESETS if v != ruleset.version and (facts := load_ruleset(v).benchmarks.get(
             benchmark)) is not None and facts.not_in_record is None]
         if others:  # (a round the run's date did not pick: a clock off, a resubmitted log, an estimated period)
