@@ -336,3 +336,10 @@ def test_no_label_pattern_tries_each_digit_of_a_word_as_its_number() -> None:
     assert len(patterns) > 8
     quadratic = re.compile(r"\[[^\]]*\\w[^\]]*\][*+]\\d|\[-[^\]]*\][*+]-")
     assert [pattern for pattern in patterns if quadratic.search(pattern)] == []
+
+
+def test_a_host_name_ending_in_five_characters_keeps_its_number() -> None:
+    """Only Kubernetes' own random suffix (its alphabet has no vowel, no 0, 1 or 3) is no number
+    of a name: ``rack1-gpu01`` and ``rack1-gpu02`` are hosts 1 and 2 (were both host 1, one source)."""
+    first, second = read_prefix("rack1-gpu01: ").source, read_prefix("rack1-gpu02: ").source
+    assert (_number(first), _number(second)) == ((HOST_JOB, 1), (HOST_JOB, 2))

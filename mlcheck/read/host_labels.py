@@ -62,8 +62,9 @@ _HOST_LABEL = re.compile(
     r"|(?P<syslog>[A-Za-z][\w.-]*) [\w./@-]+\[(?P<process>\d+)\]: )")
 _LEADS = re.compile(rb"master|chief|leader|launcher|head|driver", re.IGNORECASE)
 """A host whose name says it leads the job: its rank 0 is the job's (the logging rank)."""
-_POD_SUFFIX = re.compile(r"-(?=[a-z0-9]{5}$)(?=[a-z0-9]*[a-z])[a-z0-9]{5}$")
-"""The five random letters and digits Kubernetes ends a generated pod's name with (``-k9z2p``)."""
+_POD_SUFFIX = re.compile(r"-(?=[2-9]*[b-z])[bcdfghjklmnpqrstvwxz2456789]{5}$")
+"""The five random characters Kubernetes ends a generated pod's name with (``-k9z2p``), of its
+alphabet (no vowel, no 0, 1 or 3): ``rack1-gpu01`` keeps its number."""
 _FIRST_NODE = re.compile(r"\[(\d+)[^\]]*\]")
 _TAB_TAG = re.compile(r"(?P<host>[A-Za-z](?:[^\W\d]|-)*\d[\w-]*(?:\.[\w-]+)*|\d+(?:\.\d+){3})\t")
 """GNU ``parallel --tag``'s argument alone and a tab (``node017<TAB>``, ``10.0.0.12<TAB>``), right
