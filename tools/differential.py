@@ -9,7 +9,9 @@ record of a key deleted, its first record deleted, its first record repeated wit
 its value made null or a string, its metadata empty or a number, its time an hour earlier, it moved to the
 end of the file, a number a little larger or negative, an integer value written as a float, the record glued to the line before or
 followed by text; the file cut after a line or inside one, with CRLF line ends, a byte order mark,
-twice, every record twice. Each copy is judged by mlcheck
+twice, every record twice; and the damage to single records of ``tools/record_breaks.py`` (the
+marker written otherwise, broken JSON, a field missing or mistyped, records swapped, the status of
+``run_stop`` written otherwise). Each copy is judged by mlcheck
 (``official_verdict``: what it says the round's checker says) and by the compliance checker of
 the installed mlperf-logging (``mlp_compliance``, in this process), and the disagreements are
 printed with the change that made them. The installed release is not the checker of record of
@@ -37,6 +39,7 @@ HERE = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(HERE))
 
 from mlcheck import check  # noqa: E402
+from record_breaks import record_changes  # noqa: E402 (tools/, beside this script)
 
 MARKER = ":::MLLOG "
 Change = tuple[str, Callable[[list[str]], list[str] | None]]
@@ -138,6 +141,7 @@ def changes(lines: list[str], rng: random.Random) -> Iterator[Change]:
     yield "a byte order mark", lambda ls: ["\ufeff" + ls[0]] + ls[1:]
     yield "the file twice", lambda ls: ls + ls
     yield "every record twice", lambda ls: [copy for line in ls for copy in ((line, line) if MARKER in line else (line,))]
+    yield from record_changes(lines)
 
 
 def main() -> int:
