@@ -14,7 +14,11 @@ its host instead of a rank number:
   its container's ranks), and never a logger's level (``INFO     | ``: :func:`lone_service`);
 - Ray: ``(RayTrainWorker pid=4242, ip=10.0.0.3) ``, ``(pid=4242) ``;
 - syslog and ``journalctl`` (after their date): ``gpu-node-0 python3[4242]: ``, a rank per
-  process of each host.
+  process of each host;
+- ``grep`` (``zgrep``, ``rg``) over several files: the file's name and a colon right before the
+  record (``grep -H :::MLLOG rank*.log``: ``rank3.log::::MLLOG``; ``logs/rank.3/stdout:12::::MLLOG``
+  with ``-n``) or before a task's label (``slurm-4242.out:3: ``): a file of each rank or host of
+  a job, or of each job (:data:`FILE_JOB`).
 
 Each is one process whose records may be copies of another's (every host's first rank logs), so
 the reader takes it as a rank of job :data:`HOST_JOB` (:data:`RAY_JOB`): the rank is the last
@@ -31,7 +35,7 @@ from __future__ import annotations
 import re
 import zlib
 
-from mlcheck.read.rank_labels import number
+from mlcheck.read.rank_labels import RANK_LABEL, TAG, number
 
 HOST_JOB = -4
 """The job of every host name label (one job: their copies are compared with one logging rank)."""
@@ -44,6 +48,12 @@ PIDS = 1 << 22
 """Above Linux's largest process id."""
 RAY_JOB = -5
 """The job of Ray's worker labels, whose rank is the worker's process id."""
+FILE_JOB = -8
+"""The job of the files grep names, whose rank is the last number of the file's path (``rank3.log``
+3, ``out/1/rank.3/stdout`` 3, ``slurm-4242.out`` 4242: a later job's file a later job, told apart
+by its times as the runs of one host are), files of one number told apart by the rest of their
+path. A name without a digit or a letter (``INFO:``, ``12:``) is none; nor is one followed by other
+text than a task's label (a logger's ``train.py:42: ``, with its blank, is other text)."""
 IN_HOST = 10
 """A rank label after a host label (``[pod/bert-worker-1/main] [default0]:``, ``node017: 3: ``,
 ``node017: [1,3]<stdout>:``: a launcher of its own on each host) is a rank of the host label's job
@@ -79,6 +89,9 @@ with a hyphen and a number."""
 _ADDRESSES = 1 << 24
 """A host's number from here is an IPv4 address's (no host name has such a number)."""
 _LAST_NUMBER = re.compile(r"(\d+)\D*$")
+_GREP_FILE = re.compile(r"(?P<file>[\w./@+~-]+):")
+_GREP_NUMBER = re.compile(r"\d+:")
+"""A file's path and a colon (and grep's ``-n``/``-b`` number and a colon): :data:`FILE_JOB`."""
 _BARE_HOST = re.compile(r"(?P<host>[A-Za-z](?:[^\W\d]|-)*\d[\w-]*(?:\.[\w-]+)*)(?P<blanks>[ \t]+)")
 """A host's name (with a number, as in :data:`_HOST_LABEL`: ``Epoch 3: `` is no host) and blanks."""
 
@@ -87,7 +100,7 @@ def host_label(text: str, position: int = 0) -> tuple[tuple[int, int], int] | No
     """((job, rank) of a host label at ``position`` of ``text``, where the label ends), or None."""
     label = _HOST_LABEL.match(text, position)
     if label is None:
-        return None
+        return _grep_file(text, position)
     pid = label.group("pid")
     if pid is not None:
         return (RAY_JOB, number(pid)), label.end()
@@ -99,6 +112,30 @@ def host_label(text: str, position: int = 0) -> tuple[tuple[int, int], int] | No
         return (HOST_JOB, _host_rank(_FIRST_NODE.sub(r"\1", nodeset))), label.end()
     return (HOST_JOB, _host_rank(label.group("host") or label.group("pod") or label.group("service")
                                  or label.group("named"))), label.end()
+
+
+def _grep_file(text: str, position: int) -> tuple[tuple[int, int], int] | None:
+    """The file grep names in front of the record or of a task's label (:data:`FILE_JOB`)."""
+    found = _GREP_FILE.match(text, position)
+    if found is None:
+        return None
+    end = found.end()
+    numbered = _GREP_NUMBER.match(text, end)
+    if not _label_or_nothing(text, end) and (numbered is None or not _label_or_nothing(text, end := numbered.end())):
+        return None
+    path = found.group("file")
+    last = _LAST_NUMBER.search(path)
+    if last is None or not any(character.isalpha() for character in path):
+        return None
+    stem = (path[:last.start(1)] + path[last.end(1):]).encode("utf-8", errors="replace")
+    order = 0 if _LEADS.search(stem) else 1 + zlib.crc32(stem) % (NAMES - 1)
+    return (FILE_JOB, number(last.group(1)) * NAMES + order), end
+
+
+def _label_or_nothing(text: str, position: int) -> bool:
+    """Whether ``text`` ends at ``position`` or a task's label or an MPI rank tag fills the rest."""
+    return position == len(text) or RANK_LABEL.fullmatch(text, position) is not None \
+        or TAG.fullmatch(text, position) is not None
 
 
 def lone_service(text: str, position: int) -> bool:
@@ -152,11 +189,11 @@ def within_host(host: tuple[int, int], inner: tuple[int, int]) -> tuple[int, int
 
 
 def host_source_name(job: int, rank: int) -> str | None:
-    """``host 17``, ``Ray worker pid 4242``, ``process 4242 of host 0``, ``rank 3 of host 17``
+    """``host 17``, ``Ray worker pid 4242``, ``process 4242 of host 0``, ``grep file 3``, ``rank 3 of host 17``
     for a host label's source; None for another."""
     if job >= 0 and rank >= LOCAL:
         return f"rank {rank % LOCAL} of job {job} behind a host label"
-    if job in (HOST_JOB - IN_HOST, RAY_JOB - IN_HOST, SYSLOG_JOB - IN_HOST):
+    if job in (HOST_JOB - IN_HOST, RAY_JOB - IN_HOST, SYSLOG_JOB - IN_HOST, FILE_JOB - IN_HOST):
         return f"rank {rank % LOCAL} of {host_source_name(job + IN_HOST, rank // LOCAL)}"
     if job == HOST_JOB:
         number = rank // NAMES
@@ -164,4 +201,6 @@ def host_source_name(job: int, rank: int) -> str | None:
             else f"host {number}"
     if job == RAY_JOB:
         return f"Ray worker pid {rank}"
+    if job == FILE_JOB:
+        return f"grep file {rank // NAMES}"
     return f"process {rank % PIDS} of host {rank // PIDS // NAMES}" if job == SYSLOG_JOB else None

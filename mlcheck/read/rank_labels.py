@@ -1,5 +1,5 @@
 """The rank labels that launchers and loggers put in front of a process's lines (no job number:
-an MPI tag with one is :data:`mlcheck.read.rawlog.TAG`; a host's name is :mod:`mlcheck.read.host_labels`)."""
+an MPI tag with one is :data:`TAG`; a host's name is :mod:`mlcheck.read.host_labels`)."""
 
 from __future__ import annotations
 
@@ -8,9 +8,13 @@ import re
 Source = tuple[int, int]
 """(job, rank) of the process that printed a record; job -1 is ``srun --label``, -2 MPICH-style
 ``mpiexec -prepend-rank`` (``[rank]``), -3 torchrun (``[rankN]:``, ``[defaultN]:``), -4 a host's
-name, -5 a Ray worker, -6 a syslog process (:mod:`mlcheck.read.host_labels`), -7 a task of a
-heterogeneous Slurm job (:data:`COMPONENT_JOB`)."""
+name, -5 a Ray worker, -6 a syslog process, -8 a file grep names (:mod:`mlcheck.read.host_labels`),
+-7 a task of a heterogeneous Slurm job (:data:`COMPONENT_JOB`)."""
 
+TAG = re.compile(r"\[(?:[^\[\]\s,@]*@)?(\d+),(?:mpirank:)?(\d+)(?:,[^\[\]\s,]+)?\](?:\[[^\[\]\s]*\])?<(stdout|stderr)>:")
+"""An OpenMPI/poprun ``[job,rank]<stdout>:`` tag; OpenMPI 5 (PRRTE) may name the job's namespace
+(``[prterun-node1-4242@1,0]<stdout>:``) and add the host and pid (``[1,0][node1:4242]<stdout>:``);
+SageMaker's MPI jobs name the rank and the host (``[1,mpirank:0,algo-1]<stdout>:``)."""
 RANK_LABEL = re.compile(r" *(?:(\d+): |\[(\d+)(?:@[\w.-]+)?\](?: |: ?|<(?:stdout|stderr)>: ?)|\[[a-z][a-z_-]*?(\d+)\]: ?"
                         r"|\[(?:[Rr]ank|RANK|GPU|gpu)(?:[:=] ?| )?(\d+)\] |(?:[Rr]ank|RANK) (\d+): "
                         r"|\[rank(\d+)-[\w-]*\]: ?|P(?P<component>\d+) +(?P<task>\d+): )")

@@ -17,14 +17,11 @@ from mlcheck.records import dataclass, field
 from mlcheck.read.host_labels import bare_host, host_label, host_source_name, lone_service, within_host
 from mlcheck.read.rank_labels import (LOCAL_RANK, LOCAL_RANKS, LOGGER_RANK, RANK_LABEL, TASK_LOG_RANK, label_source,
                                       number, srun_task_name)
+from mlcheck.read.rank_labels import TAG as TAG  # (an MPI rank tag: mlcheck.read.rawlog.TAG, as the readers name it)
 from mlcheck.read.rank_labels import Source as Source  # (the readers' name for it: mlcheck.read.rawlog.Source)
 
 _MARKER = ":::MLLOG"
 _MARKER_BYTES = _MARKER.encode()
-TAG = re.compile(r"\[(?:[^\[\]\s,@]*@)?(\d+),(?:mpirank:)?(\d+)(?:,[^\[\]\s,]+)?\](?:\[[^\[\]\s]*\])?<(stdout|stderr)>:")
-"""An OpenMPI/poprun ``[job,rank]<stdout>:`` tag; OpenMPI 5 (PRRTE) may name the job's namespace
-(``[prterun-node1-4242@1,0]<stdout>:``) and add the host and pid (``[1,0][node1:4242]<stdout>:``);
-SageMaker's MPI jobs name the rank and the host (``[1,mpirank:0,algo-1]<stdout>:``)."""
 ANSI = re.compile(r"\x1b\[[0-9;?]*[ -/]*[@-~]")
 _TIMESTAMP = re.compile(
     r"\[?(?:\d{4}[-/]\d\d[-/]\d\d[T ]\d\d:\d\d:\d\d(?:[.,]\d+)?(?:Z|[+-]\d\d:?\d\d)?"

@@ -1,0 +1,87 @@
+"""grep (zgrep, rg) over several files names each line's file: ``grep -H :::MLLOG rank*.log`` is
+a console whose every line says which rank's file it came from (``rank3.log::::MLLOG``), and
+``grep :::MLLOG slurm-*.out`` one whose lines say which job's."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from conftest import FIXTURES
+from mlcheck.checker import check_log
+from mlcheck.package.discover import LogRef
+from mlcheck.read.host_labels import FILE_JOB, IN_HOST, NAMES
+from mlcheck.read.rawlog import read_prefix
+
+BASE = FIXTURES / "raw" / "base.txt"
+
+
+def _records(later_ms: int = 0, rank: int = 0) -> list[str]:
+    """The base run's records, ``later_ms`` later; a rank's copy a few ms apart (its own clock)."""
+    out = []
+    for line in BASE.read_text("utf-8").splitlines():
+        record = json.loads(line[len(":::MLLOG "):])
+        record["time_ms"] += later_ms + rank
+        out.append(":::MLLOG " + json.dumps(record))
+    return out
+
+
+def _check(tmp_path: Path, lines: list[str]) -> list:
+    log = tmp_path / "grepped.log"
+    log.write_text("\n".join(lines) + "\n", "utf-8")
+    return check_log(LogRef(str(log)), None)
+
+
+@pytest.mark.parametrize("prefix, rank", [
+    ("rank3.log:", 3), ("logs/rank.3/stdout:", 3), ("out/1/rank.3/stdout:12:", 3), ("slurm-4242.out:", 4242),
+    ("node017.txt:908:", 17)])
+def test_the_file_grep_names_is_a_rank_of_its_job(prefix: str, rank: int) -> None:
+    source = read_prefix(prefix).source
+    assert source is not None and source[0] == FILE_JOB and source[1] // NAMES == rank
+    assert not read_prefix(prefix).extra_text
+
+
+def test_a_task_label_after_the_file_is_a_rank_of_the_file() -> None:
+    """``grep -H :::MLLOG slurm-4242.out``: the file, then the task's ``srun --label``."""
+    first, second = read_prefix("slurm-4242.out:0: ").source, read_prefix("slurm-4242.out:1: ").source
+    assert first is not None and second is not None and first[0] == second[0] == FILE_JOB - IN_HOST
+    assert first[1] + 1 == second[1]
+
+
+@pytest.mark.parametrize("prefix", ["INFO:", "12:", "train.py:42: ", "mllog2.py:42:x", "a1:b2:", "[1,0]<stdout>:",
+                                    "step12 0: "])
+def test_text_that_names_no_file_is_no_label(prefix: str) -> None:
+    """A word without a digit (a logger's level), a number alone (``grep -n`` of one file), a logger's
+    ``file:line: `` with its blank, more text after the colon: none is a file of grep's."""
+    source = read_prefix(prefix).source
+    assert source is None or source[0] != FILE_JOB
+
+
+@pytest.mark.parametrize("order", [(0, 1), (1, 0)])
+def test_every_rank_file_grepped_reads_as_the_one_run(order: tuple[int, int], tmp_path: Path) -> None:
+    """Each rank logs the run; grep prints one file after the other (either order): one run, the
+    copies of the other rank's file dropped (were read as one run logging everything twice:
+    run_start twice, MLC104, MLC404, a failed run)."""
+    lines = [f"rank{rank}.log:{record}" for rank in order for record in _records(rank=rank)]
+    [result] = _check(tmp_path, lines)
+    [clean] = check_log(LogRef(str(BASE)), None)
+    assert (result.verdict, result.time_to_train_min) == (clean.verdict, clean.time_to_train_min)
+    assert sorted({f.code for f in result.findings}) == ["MLC020"]
+    [read] = [f.message for f in result.findings if f.code == "MLC020"]
+    assert "grep file 0" in read
+
+
+def test_the_files_of_two_jobs_grepped_are_two_runs(tmp_path: Path) -> None:
+    lines = [f"slurm-100.out:{record}" for record in _records()]
+    lines += [f"slurm-101.out:{record}" for record in _records(later_ms=7_200_000)]
+    results = _check(tmp_path, lines)
+    assert [r.verdict for r in results] == ["pass", "pass"]
+
+
+def test_a_job_file_of_labelled_tasks_grepped_keeps_task_0(tmp_path: Path) -> None:
+    lines = [f"slurm-4242.out:{task}: {record}" for pair in zip(_records(), _records(rank=1))
+             for task, record in enumerate(pair)]
+    [result] = _check(tmp_path, lines)
+    assert result.verdict == "pass" and sorted({f.code for f in result.findings}) == ["MLC020"]
