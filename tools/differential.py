@@ -39,9 +39,8 @@ HERE = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(HERE))
 
 from mlcheck import check  # noqa: E402
-from record_breaks import record_changes  # noqa: E402 (tools/, beside this script)
+from record_breaks import MARKER, read_record, record_changes, with_record  # noqa: E402 (tools/, beside this script)
 
-MARKER = ":::MLLOG "
 Change = tuple[str, Callable[[list[str]], list[str] | None]]
 
 
@@ -58,28 +57,13 @@ def official_passes(path: Path, ruleset: str) -> bool | None:
         return None
 
 
-def _record(line: str) -> dict | None:
-    at = line.find(MARKER)
-    if at < 0:
-        return None
-    try:
-        record = json.loads(line[at + len(MARKER):])
-    except ValueError:
-        return None
-    return record if isinstance(record, dict) else None
-
-
 def _keys(lines: list[str]) -> list[str]:
     seen: dict[str, None] = {}
     for line in lines:
-        record = _record(line)
+        record = read_record(line)
         if record is not None and isinstance(record.get("key"), str):
             seen.setdefault(record["key"], None)
     return list(seen)
-
-
-def _with_record(line: str, record: dict) -> str:
-    return line[: line.find(MARKER)] + MARKER + json.dumps(record) + "\n"
 
 
 def _other_value(value: object) -> object:
@@ -96,38 +80,38 @@ def changes(lines: list[str], rng: random.Random) -> Iterator[Change]:
     """The changes made to one file, one at a time."""
     for key in _keys(lines):
         def is_key(line: str, key: str = key) -> bool:
-            record = _record(line)
+            record = read_record(line)
             return record is not None and record.get("key") == key
 
         first = next(i for i, line in enumerate(lines) if is_key(line))
         yield f"delete every {key}", lambda ls, f=is_key: [line for line in ls if not f(line)]
         yield f"delete first {key}", lambda ls, i=first: ls[:i] + ls[i + 1:]
-        record = _record(lines[first]) or {}
+        record = read_record(lines[first]) or {}
 
         def repeat(ls: list[str], i: int = first, r: dict = record) -> list[str]:
-            return ls[: i + 1] + [_with_record(ls[i], {**r, "value": _other_value(r.get("value"))})] + ls[i + 1:]
+            return ls[: i + 1] + [with_record(ls[i], {**r, "value": _other_value(r.get("value"))})] + ls[i + 1:]
 
         yield f"repeat {key} with another value", repeat
         for label, value in (("null", None), ("a string", "x")):
             yield (f"{key} value {label}",
-                   lambda ls, i=first, r=record, v=value: ls[:i] + [_with_record(ls[i], {**r, "value": v})] + ls[i + 1:])
+                   lambda ls, i=first, r=record, v=value: ls[:i] + [with_record(ls[i], {**r, "value": v})] + ls[i + 1:])
         for label, metadata in (("empty", {}), ("a number", 5)):
             yield (f"{key} metadata {label}",
-                   lambda ls, i=first, r=record, m=metadata: ls[:i] + [_with_record(ls[i], {**r, "metadata": m})]
+                   lambda ls, i=first, r=record, m=metadata: ls[:i] + [with_record(ls[i], {**r, "metadata": m})]
                    + ls[i + 1:])
         if isinstance(record.get("time_ms"), (int, float)):
             yield (f"{key} an hour earlier",
-                   lambda ls, i=first, r=record: ls[:i] + [_with_record(ls[i], {**r, "time_ms": r["time_ms"] - 3.6e6})]
+                   lambda ls, i=first, r=record: ls[:i] + [with_record(ls[i], {**r, "time_ms": r["time_ms"] - 3.6e6})]
                    + ls[i + 1:])
         yield f"move first {key} to the end", lambda ls, i=first: ls[:i] + ls[i + 1:] + [ls[i]]
         if type(record.get("value")) in (int, float) and record["value"]:
             for label, factor in (("a little larger", 1.001), ("negative", -1)):
                 yield (f"{key} value {label}",
-                       lambda ls, i=first, r=record, f=factor: ls[:i] + [_with_record(ls[i], {**r, "value": r["value"] * f})]
+                       lambda ls, i=first, r=record, f=factor: ls[:i] + [with_record(ls[i], {**r, "value": r["value"] * f})]
                        + ls[i + 1:])
         if type(record.get("value")) is int:
             yield (f"{key} value as a float",
-                   lambda ls, i=first, r=record: ls[:i] + [_with_record(ls[i], {**r, "value": float(r["value"])})]
+                   lambda ls, i=first, r=record: ls[:i] + [with_record(ls[i], {**r, "value": float(r["value"])})]
                    + ls[i + 1:])
         yield (f"{key} glued to the line before",
                lambda ls, i=first: ls[: i - 1] + [ls[i - 1].rstrip("\r\n") + ls[i]] + ls[i + 1:] if i else None)

@@ -20,7 +20,7 @@ Edit = Callable[[list[str]], "list[str] | None"]
 Change = tuple[str, Edit]
 
 
-def _record(line: str) -> dict | None:
+def read_record(line: str) -> dict | None:
     at = line.find(MARKER)
     if at < 0:
         return None
@@ -31,7 +31,7 @@ def _record(line: str) -> dict | None:
     return record if isinstance(record, dict) else None
 
 
-def _with_record(line: str, record: dict) -> str:
+def with_record(line: str, record: dict) -> str:
     return line[: line.find(MARKER)] + MARKER + json.dumps(record) + "\n"
 
 
@@ -41,10 +41,10 @@ def _line_edit(index: int, edit: Callable[[str], str]) -> Edit:
 
 def _record_edit(index: int, edit: Callable[[dict], dict]) -> Edit:
     def changed(ls: list[str]) -> list[str] | None:
-        record = _record(ls[index])
+        record = read_record(ls[index])
         if record is None:
             return None
-        return ls[:index] + [_with_record(ls[index], edit(dict(record)))] + ls[index + 1:]
+        return ls[:index] + [with_record(ls[index], edit(dict(record)))] + ls[index + 1:]
     return changed
 
 
@@ -86,7 +86,7 @@ def _field_changes(index: int) -> Iterator[Change]:
 
 def _earlier_than(index: int, before: int) -> Edit:
     def changed(ls: list[str]) -> list[str] | None:
-        previous = _record(ls[before]) or {}
+        previous = read_record(ls[before]) or {}
         if not isinstance(previous.get("time_ms"), (int, float)) or isinstance(previous.get("time_ms"), bool):
             return None
         return _record_edit(index, lambda r: {**r, "time_ms": previous["time_ms"] - 1})(ls)
@@ -96,18 +96,18 @@ def _earlier_than(index: int, before: int) -> Edit:
 def _status(status: str) -> Edit:
     def changed(ls: list[str]) -> list[str] | None:
         for index in range(len(ls) - 1, -1, -1):
-            record = _record(ls[index])
+            record = read_record(ls[index])
             if record is not None and record.get("key") == "run_stop":
                 metadata = record.get("metadata")
                 metadata = {**metadata, "status": status} if isinstance(metadata, dict) else {"status": status}
-                return ls[:index] + [_with_record(ls[index], {**record, "metadata": metadata})] + ls[index + 1:]
+                return ls[:index] + [with_record(ls[index], {**record, "metadata": metadata})] + ls[index + 1:]
         return None
     return changed
 
 
 def record_changes(lines: list[str]) -> Iterator[Change]:
     """The changes of the first, the middle and the last record of ``lines``, and of the file."""
-    records = [i for i, line in enumerate(lines) if _record(line) is not None]
+    records = [i for i, line in enumerate(lines) if read_record(line) is not None]
     if len(records) < 6:
         return
     middle = len(records) // 2
