@@ -34,13 +34,14 @@ def _check(tmp_path: Path, lines: list[str]) -> list:
     return check_log(LogRef(str(log)), None)
 
 
-@pytest.mark.parametrize("prefix, rank", [
-    ("rank3.log:", 3), ("logs/rank.3/stdout:", 3), ("out/1/rank.3/stdout:12:", 3), ("slurm-4242.out:", 4242),
-    ("node017.txt:908:", 17)])
-def test_the_file_grep_names_is_a_rank_of_its_job(prefix: str, rank: int) -> None:
-    source = read_prefix(prefix).source
-    assert source is not None and source[0] == FILE_JOB and source[1] // NAMES == rank
-    assert not read_prefix(prefix).extra_text
+@pytest.mark.parametrize("prefix, rank, dated", [
+    ("rank3.log:", 3, False), ("logs/rank.3/stdout:", 3, False), ("out/1/rank.3/stdout:12:", 3, False),
+    ("slurm-4242.out:", 4242, False), ("node017.txt:908:", 17, False), ("rank3.log:2024-05-01 10:00:00 ", 3, True),
+    ("rank3.log:Tue Oct 07 12:00:00 2025 ", 3, True)])
+def test_the_file_grep_names_is_a_rank_of_its_job(prefix: str, rank: int, dated: bool) -> None:
+    read = read_prefix(prefix)
+    assert read.source is not None and read.source[0] == FILE_JOB and read.source[1] // NAMES == rank
+    assert (read.extra_text, read.timestamp) == (False, dated)
 
 
 def test_a_task_label_after_the_file_is_a_rank_of_the_file() -> None:
@@ -71,6 +72,14 @@ def test_every_rank_file_grepped_reads_as_the_one_run(order: tuple[int, int], tm
     assert sorted({f.code for f in result.findings}) == ["MLC020"]
     [read] = [f.message for f in result.findings if f.code == "MLC020"]
     assert "grep file 0" in read
+
+
+def test_rank_files_of_dated_lines_grepped_read_as_the_one_run(tmp_path: Path) -> None:
+    """``mpirun --timestamp-output --output-filename``'s files, grepped: a date after the file's name."""
+    lines = [f"out/1/rank.{rank}/stdout:Tue Oct 07 12:00:00 2025 [1,{rank}]<stdout>:{record}"
+             for rank in (1, 0) for record in _records(rank=rank)]
+    [result] = _check(tmp_path, lines)
+    assert result.verdict == "pass" and sorted({f.code for f in result.findings}) == ["MLC020"]
 
 
 def test_the_files_of_two_jobs_grepped_are_two_runs(tmp_path: Path) -> None:

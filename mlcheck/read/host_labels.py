@@ -35,7 +35,7 @@ from __future__ import annotations
 import re
 import zlib
 
-from mlcheck.read.rank_labels import RANK_LABEL, TAG, number
+from mlcheck.read.rank_labels import RANK_LABEL, TAG, TIMESTAMP, number
 
 HOST_JOB = -4
 """The job of every host name label (one job: their copies are compared with one logging rank)."""
@@ -133,7 +133,11 @@ def _grep_file(text: str, position: int) -> tuple[tuple[int, int], int] | None:
 
 
 def _label_or_nothing(text: str, position: int) -> bool:
-    """Whether ``text`` ends at ``position`` or a task's label or an MPI rank tag fills the rest."""
+    """Whether ``text`` ends at ``position`` or a date, a task's label or an MPI rank tag, or a date
+    and one of them, fill the rest (``rank1.log:2024-05-01 10:00:00 [1,1]<stdout>:``)."""
+    stamp = TIMESTAMP.match(text, position)
+    if stamp is not None and stamp.end() > position:
+        position = stamp.end()
     return position == len(text) or RANK_LABEL.fullmatch(text, position) is not None \
         or TAG.fullmatch(text, position) is not None
 

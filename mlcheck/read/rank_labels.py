@@ -15,6 +15,15 @@ TAG = re.compile(r"\[(?:[^\[\]\s,@]*@)?(\d+),(?:mpirank:)?(\d+)(?:,[^\[\]\s,]+)?
 """An OpenMPI/poprun ``[job,rank]<stdout>:`` tag; OpenMPI 5 (PRRTE) may name the job's namespace
 (``[prterun-node1-4242@1,0]<stdout>:``) and add the host and pid (``[1,0][node1:4242]<stdout>:``);
 SageMaker's MPI jobs name the rank and the host (``[1,mpirank:0,algo-1]<stdout>:``)."""
+TIMESTAMP = re.compile(
+    r"\[?(?:\d{4}[-/]\d\d[-/]\d\d[T ]\d\d:\d\d:\d\d(?:[.,]\d+)?(?:Z|[+-]\d\d:?\d\d)?"
+    r"|\d\d/\d\d/\d{2,4}[T ]\d\d:\d\d:\d\d(?:[.,]\d+)?"
+    r"|(?:[A-Z][a-z]{2} )?[A-Z][a-z]{2} [ \d]\d \d\d:\d\d:\d\d(?:\.\d+)?(?:(?: [A-Z]{3,5})? \d{4})?"
+    r"|1\d{9}(?:\.\d+)?"
+    r"|\d\d:\d\d:\d\d(?:\.\d+)?)\]?:? ?")
+"""ISO (``ts "%FT%.T"``, loggers) or with slashes (``%Y/%m/%d``, ``%d/%m/%Y``), syslog-like (``ts``), ``date``
+(``mpirun --timestamp-output``; ``Tue Oct 07 12:00:00 UTC 2025:``), the epoch (``ts %s``, ``ts %.s``), a relative
+clock (``ts -s``, ``ts -i``)."""
 RANK_LABEL = re.compile(r" *(?:(\d+): |\[(\d+)(?:@[\w.-]+)?\](?: |: ?|<(?:stdout|stderr)>: ?)|\[[a-z][a-z_-]*?(\d+)\]: ?"
                         r"|\[(?:[Rr]ank|RANK|GPU|gpu)(?:[:=] ?| )?(\d+)\] |(?:[Rr]ank|RANK) (\d+): "
                         r"|\[rank(\d+)-[\w-]*\]: ?|P(?P<component>\d+) +(?P<task>\d+): )")

@@ -18,21 +18,13 @@ from mlcheck.read.host_labels import bare_host, host_label, host_source_name, lo
 from mlcheck.read.rank_labels import (LOCAL_RANK, LOCAL_RANKS, LOGGER_RANK, RANK_LABEL, TASK_LOG_RANK, label_source,
                                       number, srun_task_name)
 from mlcheck.read.rank_labels import TAG as TAG  # (an MPI rank tag: mlcheck.read.rawlog.TAG, as the readers name it)
+from mlcheck.read.rank_labels import TIMESTAMP
 from mlcheck.read.rank_labels import Source as Source  # (the readers' name for it: mlcheck.read.rawlog.Source)
 
 _MARKER = ":::MLLOG"
 _MARKER_BYTES = _MARKER.encode()
 ANSI = re.compile(r"\x1b\[[0-9;?]*[ -/]*[@-~]")
-_TIMESTAMP = re.compile(
-    r"\[?(?:\d{4}[-/]\d\d[-/]\d\d[T ]\d\d:\d\d:\d\d(?:[.,]\d+)?(?:Z|[+-]\d\d:?\d\d)?"
-    r"|\d\d/\d\d/\d{2,4}[T ]\d\d:\d\d:\d\d(?:[.,]\d+)?"
-    r"|(?:[A-Z][a-z]{2} )?[A-Z][a-z]{2} [ \d]\d \d\d:\d\d:\d\d(?:\.\d+)?(?:(?: [A-Z]{3,5})? \d{4})?"
-    r"|1\d{9}(?:\.\d+)?"
-    r"|\d\d:\d\d:\d\d(?:\.\d+)?)\]?:? ?")
-"""ISO (``ts "%FT%.T"``, loggers) or with slashes (``%Y/%m/%d``, ``%d/%m/%Y``), syslog-like (``ts``), ``date``
-(``mpirun --timestamp-output``; ``Tue Oct 07 12:00:00 UTC 2025:``), the epoch (``ts %s``, ``ts %.s``), a relative
-clock (``ts -s``, ``ts -i``)."""
-TIMESTAMP_BYTES = re.compile(_TIMESTAMP.pattern.encode())
+TIMESTAMP_BYTES = re.compile(TIMESTAMP.pattern.encode())
 _TIME_MS = re.compile(rb'"time_ms"\s*:\s*[-0-9.eE+]+')
 
 
@@ -63,7 +55,7 @@ def read_prefix(text: str) -> Prefix:
 def read_parts(text: str, depth: int = 0) -> Prefix:
     """:func:`read_prefix` of any text: a timestamp, rank tags or a label, and what is left."""
     position = 0
-    stamp = _TIMESTAMP.match(text)
+    stamp = TIMESTAMP.match(text)
     if stamp is not None:
         position = stamp.end()
     task_log = TASK_LOG_RANK.search(text, position)
@@ -100,7 +92,7 @@ def read_parts(text: str, depth: int = 0) -> Prefix:
         return Prefix((-3, number(logger.group(1))), stamp is not None, bool(text[position:logger.start()].strip()))
     if host is not None and not lone_service(text, position):  # (``node017: ``, ``[pod/NAME/CONTAINER] ``: one process per host)
         source, end = host
-        stamp_after = _TIMESTAMP.match(text, end)
+        stamp_after = TIMESTAMP.match(text, end)
         rest = text[stamp_after.end() if stamp_after is not None else end:]
         return Prefix(source, stamp is not None or stamp_after is not None, bool(rest.strip()))
     return Prefix(None, stamp is not None, bool(text[position:].strip()))
