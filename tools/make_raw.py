@@ -177,7 +177,10 @@ def main(argv: list[str] | None = None) -> int:
                          noise=not args.no_noise, colour_crlf=args.crlf_colour, runs=args.runs,
                          crash=args.crash, style=args.style, gzip=args.gzip, seed=args.seed)
     with open(args.clean, "rb") as handle:
-        raw = make_raw(handle.read(), options)
+        clean = handle.read()
+    if not records_of(clean):
+        parser.error(f"{args.clean}: no line begins with :::MLLOG (a clean file's records, one per line, are needed)")
+    raw = make_raw(clean, options)
     with open(args.output, "wb") as out:
         out.write(raw)
     return 0
