@@ -1,6 +1,7 @@
 """grep (zgrep, rg) over several files names each line's file: ``grep -H :::MLLOG rank*.log`` is
-a console whose every line says which rank's file it came from (``rank3.log::::MLLOG``), and
-``grep :::MLLOG slurm-*.out`` one whose lines say which job's."""
+a console whose every line says which rank's file it came from (``rank3.log::::MLLOG``). Files of
+other names may be a job's each (``grep :::MLLOG slurm-*.out``): their lines stay one stream, split
+into runs as any console's (a crashed job's file is no logging rank of the next job's)."""
 
 from __future__ import annotations
 
@@ -36,8 +37,8 @@ def _check(tmp_path: Path, lines: list[str]) -> list:
 
 @pytest.mark.parametrize("prefix, rank, dated", [
     ("rank3.log:", 3, False), ("logs/rank.3/stdout:", 3, False), ("out/1/rank.3/stdout:12:", 3, False),
-    ("slurm-4242.out:", 4242, False), ("node017.txt:908:", 17, False), ("rank3.log:2024-05-01 10:00:00 ", 3, True),
-    ("rank3.log:Tue Oct 07 12:00:00 2025 ", 3, True)])
+    ("logs/rank3_pid4242.log:", 3, False), ("node017_rank-3.txt:908:", 3, False),
+    ("rank3.log:2024-05-01 10:00:00 ", 3, True), ("rank3.log:Tue Oct 07 12:00:00 2025 ", 3, True)])
 def test_the_file_grep_names_is_a_rank_of_its_job(prefix: str, rank: int, dated: bool) -> None:
     read = read_prefix(prefix)
     assert read.source is not None and read.source[0] == FILE_JOB and read.source[1] // NAMES == rank
@@ -45,17 +46,19 @@ def test_the_file_grep_names_is_a_rank_of_its_job(prefix: str, rank: int, dated:
 
 
 def test_a_task_label_after_the_file_is_a_rank_of_the_file() -> None:
-    """``grep -H :::MLLOG slurm-4242.out``: the file, then the task's ``srun --label``."""
-    first, second = read_prefix("slurm-4242.out:0: ").source, read_prefix("slurm-4242.out:1: ").source
+    """``grep -H :::MLLOG rank0.out``: the file, then the task's ``srun --label``."""
+    first, second = read_prefix("rank0.out:0: ").source, read_prefix("rank0.out:1: ").source
     assert first is not None and second is not None and first[0] == second[0] == FILE_JOB - IN_HOST
     assert first[1] + 1 == second[1]
 
 
 @pytest.mark.parametrize("prefix", ["INFO:", "12:", "train.py:42: ", "mllog2.py:42:x", "a1:b2:", "[1,0]<stdout>:",
-                                    "step12 0: "])
+                                    "step12 0: ", "slurm-4242.out:", "run_3/output.log:", "attempt_1/0/stdout.log:",
+                                    "/workspace/rank0_utils.py:106: ", "ranking2.log:", "myrank2.log:"])
 def test_text_that_names_no_file_is_no_label(prefix: str) -> None:
     """A word without a digit (a logger's level), a number alone (``grep -n`` of one file), a logger's
-    ``file:line: `` with its blank, more text after the colon: none is a file of grep's."""
+    ``file:line: `` with its blank, more text after the colon, a file not named for a rank (a job's,
+    perhaps), a Python file (a logger's call site): none is a rank file of grep's."""
     source = read_prefix(prefix).source
     assert source is None or source[0] != FILE_JOB
 
@@ -82,6 +85,35 @@ def test_rank_files_of_dated_lines_grepped_read_as_the_one_run(tmp_path: Path) -
     assert result.verdict == "pass" and sorted({f.code for f in result.findings}) == ["MLC020"]
 
 
+@pytest.mark.parametrize("later_ms", [120_000, 7_200_000])
+def test_a_crashed_jobs_file_grepped_before_the_next_jobs_reads_as_without_names(later_ms: int, tmp_path: Path) -> None:
+    """The first job crashed (no run_stop); the next began 2 minutes or 2 hours after its last
+    record: read as the two files' records alone are (2 hours apart: two runs, the first failing),
+    never the next job as copies of the crashed one (a run lost)."""
+    first = [record for record in _records() if '"run_stop"' not in record and '"eval_accuracy"' not in record]
+    named = _check(tmp_path, [f"slurm-100.out:{record}" for record in first]
+                   + [f"slurm-101.out:{record}" for record in _records(later_ms=later_ms)])
+    alone = _check(tmp_path, first + _records(later_ms=later_ms))
+    assert [r.verdict for r in named] == [r.verdict for r in alone]
+    if later_ms > 600_000:
+        assert [r.verdict for r in named] == ["fail", "pass"]
+
+
+def test_runs_of_jobs_that_overlap_in_time_stay_runs(tmp_path: Path) -> None:
+    """``run_<i>/output.log`` of jobs each begun 20 minutes after the one before (a run takes 25),
+    grepped: each run is kept (a job's file is no copy of another's)."""
+    lines = [f"run_{i}/output.log:{record}" for i in range(3) for record in _records(later_ms=i * 1_200_000)]
+    assert len(_check(tmp_path, lines)) == 3
+
+
+def test_a_loggers_call_site_is_other_text(tmp_path: Path) -> None:
+    """``%(pathname)s:%(lineno)d: `` of a logger, with a digit in the path: one process, as before."""
+    lines = [f"/usr/lib/python3.10/site-packages/mllog.py:{100 + n}: {record}" for n, record in enumerate(_records())]
+    [result] = _check(tmp_path, lines)
+    [clean] = check_log(LogRef(str(BASE)), None)
+    assert (result.verdict, result.time_to_train_min) == (clean.verdict, clean.time_to_train_min)
+
+
 def test_the_files_of_two_jobs_grepped_are_two_runs(tmp_path: Path) -> None:
     lines = [f"slurm-100.out:{record}" for record in _records()]
     lines += [f"slurm-101.out:{record}" for record in _records(later_ms=7_200_000)]
@@ -89,8 +121,8 @@ def test_the_files_of_two_jobs_grepped_are_two_runs(tmp_path: Path) -> None:
     assert [r.verdict for r in results] == ["pass", "pass"]
 
 
-def test_a_job_file_of_labelled_tasks_grepped_keeps_task_0(tmp_path: Path) -> None:
-    lines = [f"slurm-4242.out:{task}: {record}" for pair in zip(_records(), _records(rank=1))
+def test_a_rank_file_of_labelled_tasks_grepped_keeps_task_0(tmp_path: Path) -> None:
+    lines = [f"rank0.out:{task}: {record}" for pair in zip(_records(), _records(rank=1))
              for task, record in enumerate(pair)]
     [result] = _check(tmp_path, lines)
     assert result.verdict == "pass" and sorted({f.code for f in result.findings}) == ["MLC020"]

@@ -316,7 +316,8 @@ def test_a_label_of_more_digits_than_int_reads_is_no_crash(head: str, tmp_path: 
     assert "MLC000" not in {f.code for f in result.findings}
 
 
-@pytest.mark.parametrize("head", ["node{}: ", "trainer{}  | ", "[pod/bert{}/main] ", "node{}\t", "a-{} main ", "rank{}.log:"])
+@pytest.mark.parametrize("head", ["node{}: ", "trainer{}  | ", "[pod/bert{}/main] ", "node{}\t", "a-{} main ", "rank{}.log:",
+                                  "node{}a1: "])
 def test_a_long_word_before_a_record_is_read_as_a_short_one(head: str) -> None:
     """A word of 20,000 characters before a record is read as a short one (the label or other text)."""
     long_one = read_prefix(head.format("7" * 20_000 if "a-" not in head else "a-" * 10_000)).source

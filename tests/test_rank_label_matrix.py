@@ -36,7 +36,7 @@ LABELS = {
     "torchrun-template": "[{r}]:", "torchrun-template-space": "[{r}]: ", "hyperpod": "[rank{r}-group_rank0-attempt0]:",
     "slurm-heterogeneous": "P0 {r}: ", "slurm-heterogeneous-padded": "P1  {r}: ", "parallel-tag": "node0{r}\t",
     "parallel-tag-address": "10.0.0.{r}\t", "clush-nodeset": "node[0{r},03-05]: ", "stern": "train-worker-{r} trainer ",
-    "grep-files": "rank{r}.log:", "grep-files-numbered": "out/1/rank.{r}/stdout:12:", "grep-srun": "slurm-4242.out:{r}: ",
+    "grep-files": "rank{r}.log:", "grep-files-numbered": "out/1/rank.{r}/stdout:12:", "grep-srun": "rank{r}.out:0: ",
 }
 LAYOUTS = ("interleaved", "rank-1-first", "blocks", "rank-1-block-first", "eight-ranks-and-output")
 

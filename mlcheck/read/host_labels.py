@@ -15,10 +15,10 @@ its host instead of a rank number:
 - Ray: ``(RayTrainWorker pid=4242, ip=10.0.0.3) ``, ``(pid=4242) ``;
 - syslog and ``journalctl`` (after their date): ``gpu-node-0 python3[4242]: ``, a rank per
   process of each host;
-- ``grep`` (``zgrep``, ``rg``) over several files: the file's name and a colon right before the
-  record (``grep -H :::MLLOG rank*.log``: ``rank3.log::::MLLOG``; ``logs/rank.3/stdout:12::::MLLOG``
-  with ``-n``) or before a task's label (``slurm-4242.out:3: ``): a file of each rank or host of
-  a job, or of each job (:data:`FILE_JOB`).
+- ``grep`` (``zgrep``, ``rg``) over the files of a job's ranks: the file's name and a colon right
+  before the record (``grep -H :::MLLOG rank*.log``: ``rank3.log::::MLLOG``; ``out/1/rank.3/stdout:12::::MLLOG``
+  with ``-n``), before a date or before a task's label (``rank3.log:0: ``): a file named for its rank
+  (:data:`FILE_JOB`).
 
 Each is one process whose records may be copies of another's (every host's first rank logs), so
 the reader takes it as a rank of job :data:`HOST_JOB` (:data:`RAY_JOB`): the rank is the last
@@ -49,11 +49,12 @@ PIDS = 1 << 22
 RAY_JOB = -5
 """The job of Ray's worker labels, whose rank is the worker's process id."""
 FILE_JOB = -8
-"""The job of the files grep names, whose rank is the last number of the file's path (``rank3.log``
-3, ``out/1/rank.3/stdout`` 3, ``slurm-4242.out`` 4242: a later job's file a later job, told apart
-by its times as the runs of one host are), files of one number told apart by the rest of their
-path. A name without a digit or a letter (``INFO:``, ``12:``) is none; nor is one followed by other
-text than a task's label (a logger's ``train.py:42: ``, with its blank, is other text)."""
+"""The job of the rank files grep names, whose rank is the number after ``rank`` in the file's
+path (``rank3.log``, ``logs/rank3_pid4242.log``, ``out/1/rank.3/stdout``: 3), files of one number
+told apart by the rest of their path. A file of another name is none: ``slurm-4242.out``,
+``run_3/output.log`` or ``attempt_1/0/stdout.log`` may hold a job each, whose runs a crash or
+overlapping times would make look like copies of one another (their records stay one stream,
+split into runs as any console's); nor is a Python file (a logger's ``%(pathname)s:%(lineno)d:``)."""
 IN_HOST = 10
 """A rank label after a host label (``[pod/bert-worker-1/main] [default0]:``, ``node017: 3: ``,
 ``node017: [1,3]<stdout>:``: a launcher of its own on each host) is a rank of the host label's job
@@ -88,7 +89,10 @@ with a hyphen and a number."""
 # 5,000-character word before a record took 2.5 s.)
 _ADDRESSES = 1 << 24
 """A host's number from here is an IPv4 address's (no host name has such a number)."""
-_LAST_NUMBER = re.compile(r"(\d+)\D*$")
+_LAST_NUMBER = re.compile(r"(?<!\d)(\d+)\D*$")
+"""The last number of a name (from its first digit only: tried at every digit of a long run of
+them, each followed by a letter and another digit, it took the square of the name's length)."""
+_RANK_IN_PATH = re.compile(r"(?<![A-Za-z])[Rr]ank[._-]?(\d+)")
 _GREP_FILE = re.compile(r"(?P<file>[\w./@+~-]+):")
 _GREP_NUMBER = re.compile(r"\d+:")
 """A file's path and a colon (and grep's ``-n``/``-b`` number and a colon): :data:`FILE_JOB`."""
@@ -124,12 +128,12 @@ def _grep_file(text: str, position: int) -> tuple[tuple[int, int], int] | None:
     if not _label_or_nothing(text, end) and (numbered is None or not _label_or_nothing(text, end := numbered.end())):
         return None
     path = found.group("file")
-    last = _LAST_NUMBER.search(path)
-    if last is None or not any(character.isalpha() for character in path):
+    ranks = list(_RANK_IN_PATH.finditer(path))
+    if not ranks or path.endswith(".py"):
         return None
+    last = ranks[-1]
     stem = (path[:last.start(1)] + path[last.end(1):]).encode("utf-8", errors="replace")
-    order = 0 if _LEADS.search(stem) else 1 + zlib.crc32(stem) % (NAMES - 1)
-    return (FILE_JOB, number(last.group(1)) * NAMES + order), end
+    return (FILE_JOB, number(last.group(1)) * NAMES + zlib.crc32(stem) % NAMES), end
 
 
 def _label_or_nothing(text: str, position: int) -> bool:
