@@ -126,3 +126,13 @@ def test_a_rank_file_of_labelled_tasks_grepped_keeps_task_0(tmp_path: Path) -> N
              for task, record in enumerate(pair)]
     [result] = _check(tmp_path, lines)
     assert result.verdict == "pass" and sorted({f.code for f in result.findings}) == ["MLC020"]
+
+
+def test_records_only_another_rank_file_prints_are_named_by_its_file(tmp_path: Path) -> None:
+    """MLC028 names the sources as MLC020 does (``grep file 1``, not the number that encodes it)."""
+    rank1 = _records(rank=1)
+    lines = [f"rank0.log:{record}" for record in _records() if '"eval_accuracy"' not in record]
+    lines += [f"rank1.log:{record}" for record in rank1]
+    [result] = _check(tmp_path, lines)
+    [note] = [f.message for f in result.findings if f.code == "MLC028"]
+    assert note.startswith("grep file 1 printed") and "grep file 0 never printed" in note

@@ -6,6 +6,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Iterator
 
 from mlcheck.model import Finding, Severity
+from mlcheck.read.rawlog import source_name
 from mlcheck.read.raw_output_rules import (OUTPUT_DEDUPLICATED, RAW_OUTPUT_READ, RAW_RESULT_FILE, RECORD_CUT,
                                            RECORDS_OF_ANOTHER_RANK)
 
@@ -49,11 +50,12 @@ def records_of_another_rank_kept(path: str, source: tuple[int, int], logging_ran
 
 
 def _ranks_and_keys(source: tuple[int, int], logging_rank: int | None, keys: dict[str, int]) -> tuple[str, str, str]:
-    """``rank 3``, ``rank 0``, ``5 records of a key (5 eval_accuracy)``."""
+    """``rank 3``, ``rank 0`` (``host 3``, ``srun task 3``...: the source's name in MLC020 too),
+    ``5 records of a key (5 eval_accuracy)``."""
     shown = ", ".join(f"{count} {key}" for key, count in sorted(keys.items()))
     total = sum(keys.values())
-    rank = f"rank {source[1]}" if source[1] >= 0 else "another stream"
-    logging = f"rank {logging_rank}" if logging_rank is not None else "the logging rank"
+    rank = source_name(source) if source[1] >= 0 else "another stream"
+    logging = source_name((source[0], logging_rank)) if logging_rank is not None else "the logging rank"
     return rank, logging, (f"{total} record{'s' if total != 1 else ''} of {'keys' if len(keys) > 1 else 'a key'} "
                            f"({shown}) that")
 
