@@ -136,3 +136,14 @@ def test_records_only_another_rank_file_prints_are_named_by_its_file(tmp_path: P
     [result] = _check(tmp_path, lines)
     [note] = [f.message for f in result.findings if f.code == "MLC028"]
     assert note.startswith("grep file 1 printed") and "grep file 0 never printed" in note
+
+
+@pytest.mark.parametrize("between", ["W0501 10:00:00.1 nccl.cc:42] NCCL warning ", "Epoch 3:  45%|####5     | 450/1000\r"])
+def test_a_rank_files_line_with_other_text_before_the_record_keeps_its_file(between: str, tmp_path: Path) -> None:
+    """Other text between the file's name and the record (a warning another write glued to the
+    line, a progress bar ended by ``\\r``): still that rank's line (its copies were kept as another
+    process's records: a false MLC307)."""
+    lines = [f"rank{rank}.log:{between if n % 7 == 3 else ''}{record}"
+             for rank in (0, 1) for n, record in enumerate(_records(rank=rank))]
+    [result] = _check(tmp_path, lines)
+    assert result.verdict == "pass" and sorted({f.code for f in result.findings}) == ["MLC020"]

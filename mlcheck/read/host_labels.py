@@ -18,7 +18,7 @@ its host instead of a rank number:
 - ``grep`` (``zgrep``, ``rg``) over the files of a job's ranks: the file's name and a colon right
   before the record (``grep -H :::MLLOG rank*.log``: ``rank3.log::::MLLOG``; ``out/1/rank.3/stdout:12::::MLLOG``
   with ``-n``), before a date or before a task's label (``rank3.log:0: ``): a file named for its rank
-  (:data:`FILE_JOB`).
+  (:data:`FILE_JOB`); other text after the name (a progress bar, a glued warning) keeps the file.
 
 Each is one process whose records may be copies of another's (every host's first rank logs), so
 the reader takes it as a rank of job :data:`HOST_JOB` (:data:`RAY_JOB`): the rank is the last
@@ -119,14 +119,15 @@ def host_label(text: str, position: int = 0) -> tuple[tuple[int, int], int] | No
 
 
 def _grep_file(text: str, position: int) -> tuple[tuple[int, int], int] | None:
-    """The file grep names in front of the record or of a task's label (:data:`FILE_JOB`)."""
+    """The rank file grep names in front of the record, of a date or a task's label, or of other
+    text its line holds (a progress bar, a warning another write glued to it) (:data:`FILE_JOB`)."""
     found = _GREP_FILE.match(text, position)
     if found is None:
         return None
     end = found.end()
-    numbered = _GREP_NUMBER.match(text, end)
-    if not _label_or_nothing(text, end) and (numbered is None or not _label_or_nothing(text, end := numbered.end())):
-        return None
+    numbered = _GREP_NUMBER.match(text, end)  # (``-n``'s line number: unless a task's label, `` 0: ``, follows)
+    if numbered is not None and not _label_or_nothing(text, end) and RANK_LABEL.match(text, end) is None:
+        end = numbered.end()
     path = found.group("file")
     ranks = list(_RANK_IN_PATH.finditer(path))
     if not ranks or path.endswith(".py"):
