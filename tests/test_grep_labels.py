@@ -38,16 +38,18 @@ def _check(tmp_path: Path, lines: list[str]) -> list:
 @pytest.mark.parametrize("prefix, rank, dated", [
     ("rank3.log:", 3, False), ("logs/rank.3/stdout:", 3, False), ("out/1/rank.3/stdout:12:", 3, False),
     ("logs/rank3_pid4242.log:", 3, False), ("node017_rank-3.txt:908:", 3, False),
-    ("rank3.log:2024-05-01 10:00:00 ", 3, True), ("rank3.log:Tue Oct 07 12:00:00 2025 ", 3, True)])
+    ("rank3.log:2024-05-01 10:00:00 ", 3, True), ("rank3.log:Tue Oct 07 12:00:00 2025 ", 3, True),
+    ("rank3.log\x00", 3, False), ("rank3.log\x0012:", 3, False), ("rank3.log:12:3456:", 3, False)])
 def test_the_file_grep_names_is_a_rank_of_its_job(prefix: str, rank: int, dated: bool) -> None:
     read = read_prefix(prefix)
     assert read.source is not None and read.source[0] == FILE_JOB and read.source[1] // NAMES == rank
     assert (read.extra_text, read.timestamp) == (False, dated)
 
 
-def test_a_task_label_after_the_file_is_a_rank_of_the_file() -> None:
-    """``grep -H :::MLLOG rank0.out``: the file, then the task's ``srun --label``."""
-    first, second = read_prefix("rank0.out:0: ").source, read_prefix("rank0.out:1: ").source
+@pytest.mark.parametrize("head", ["rank0.out:", "rank0.out:12:", "rank0.out:12:3456:"])
+def test_a_task_label_after_the_file_is_a_rank_of_the_file(head: str) -> None:
+    """``grep -H :::MLLOG rank0.out`` (``-n``, ``-nb``): the file, then the task's ``srun --label``."""
+    first, second = read_prefix(head + "0: ").source, read_prefix(head + "1: ").source
     assert first is not None and second is not None and first[0] == second[0] == FILE_JOB - IN_HOST
     assert first[1] + 1 == second[1]
 

@@ -93,9 +93,10 @@ _LAST_NUMBER = re.compile(r"(?<!\d)(\d+)\D*$")
 """The last number of a name (from its first digit only: tried at every digit of a long run of
 them, each followed by a letter and another digit, it took the square of the name's length)."""
 _RANK_IN_PATH = re.compile(r"(?<![A-Za-z])[Rr]ank[._-]?(\d+)")
-_GREP_FILE = re.compile(r"(?P<file>[\w./@+~-]+):")
+_GREP_FILE = re.compile(r"(?P<file>[\w./@+~-]+)[:\x00]")
 _GREP_NUMBER = re.compile(r"\d+:")
-"""A file's path and a colon (and grep's ``-n``/``-b`` number and a colon): :data:`FILE_JOB`."""
+"""A file's path and a colon (``-Z``: a NUL), then grep's ``-n`` or ``-b`` number and a colon (both
+with ``-nb``; ripgrep's ``--column``, ``--vimgrep``: a line and a column): :data:`FILE_JOB`."""
 _BARE_HOST = re.compile(r"(?P<host>[A-Za-z](?:[^\W\d]|-)*\d[\w-]*(?:\.[\w-]+)*)(?P<blanks>[ \t]+)")
 """A host's name (with a number, as in :data:`_HOST_LABEL`: ``Epoch 3: `` is no host) and blanks."""
 
@@ -125,8 +126,10 @@ def _grep_file(text: str, position: int) -> tuple[tuple[int, int], int] | None:
     if found is None:
         return None
     end = found.end()
-    numbered = _GREP_NUMBER.match(text, end)  # (``-n``'s line number: unless a task's label, `` 0: ``, follows)
-    if numbered is not None and not _label_or_nothing(text, end) and RANK_LABEL.match(text, end) is None:
+    for _number in range(2):  # (``-n``'s line, ``-b``'s offset or both: unless a task's label, `` 0: ``, begins here)
+        numbered = _GREP_NUMBER.match(text, end)
+        if numbered is None or _label_or_nothing(text, end) or RANK_LABEL.match(text, end) is not None:
+            break
         end = numbered.end()
     path = found.group("file")
     ranks = list(_RANK_IN_PATH.finditer(path))
