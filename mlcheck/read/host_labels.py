@@ -93,6 +93,7 @@ _LAST_NUMBER = re.compile(r"(?<!\d)(\d+)\D*$")
 """The last number of a name (from its first digit only: tried at every digit of a long run of
 them, each followed by a letter and another digit, it took the square of the name's length)."""
 _RANK_IN_PATH = re.compile(r"(?<![A-Za-z])[Rr]ank[._-]?(\d+)")
+"""A rank file's number in its path: ``rank3``, ``rank.3``, ``local_rank-3`` (not ``myrank3``, ``ranking``)."""
 _GREP_FILE = re.compile(r"(?P<file>[\w./@+~-]+)[:\x00]")
 _GREP_NUMBER = re.compile(r"\d+:")
 """A file's path and a colon (``-Z``: a NUL), then grep's ``-n`` or ``-b`` number and a colon (both
@@ -125,16 +126,16 @@ def _grep_file(text: str, position: int) -> tuple[tuple[int, int], int] | None:
     found = _GREP_FILE.match(text, position)
     if found is None:
         return None
+    path = found.group("file")
+    ranks = list(_RANK_IN_PATH.finditer(path))
+    if not ranks or path.endswith(".py"):  # (first: most text before a colon names no rank file)
+        return None
     end = found.end()
     for _number in range(2):  # (``-n``'s line, ``-b``'s offset or both: unless a task's label, `` 0: ``, begins here)
         numbered = _GREP_NUMBER.match(text, end)
         if numbered is None or _label_or_nothing(text, end) or RANK_LABEL.match(text, end) is not None:
             break
         end = numbered.end()
-    path = found.group("file")
-    ranks = list(_RANK_IN_PATH.finditer(path))
-    if not ranks or path.endswith(".py"):
-        return None
     last = ranks[-1]
     stem = (path[:last.start(1)] + path[last.end(1):]).encode("utf-8", errors="replace")
     return (FILE_JOB, number(last.group(1)) * NAMES + zlib.crc32(stem) % NAMES), end
