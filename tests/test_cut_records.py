@@ -37,6 +37,14 @@ def test_a_record_cut_inside_a_number_by_a_glog_line_is_joined_where_it_starts()
     assert _joined(b"noise\n", first, rest) == [b"noise\n", RECORD, GLOG, b"joined 1"]
 
 
+def test_a_record_cut_inside_a_number_by_a_python_warning_and_its_source_line_is_joined() -> None:
+    """``warnings`` prints its line and the line of source it names; the record's rest follows."""
+    warning = (b"train.py:88: UserWarning: The given NumPy array is not writable\n",
+               b"  images = torch.from_numpy(batch)\n")
+    first, rest = _cut(RECORD, b'"time_ms": 16520', warning[0])
+    assert _joined(first, warning[1], rest) == [RECORD, warning[1], warning[0], b"joined 1"]
+
+
 BEFORE = RECORD.replace(b"0.7512", b"0.70").replace(b"1652083200123", b"1652083100123")
 """An earlier eval: the strings of the record (key, event type, file) printed before."""
 
@@ -44,7 +52,10 @@ BEFORE = RECORD.replace(b"0.7512", b"0.70").replace(b"1652083200123", b"16520831
 @pytest.mark.parametrize("other", [b"2024-05-01 12:00:01,234 WARNING something\n", b"[rank3]: NCCL INFO Channel 00/02\n",
                                    b"100%|#####| 10/10 [00:01<00:00]\n", b"  3%|#     | 10/300 [00:01<00:29]\n",
                                    b"Traceback (most recent call last):\n",
-                                   b"dgx01:12345:12345 [0] NCCL INFO Channel 00/02 : 0 1 2 3\n"])
+                                   b"dgx01:12345:12345 [0] NCCL INFO Channel 00/02 : 0 1 2 3\n",
+                                   b"/usr/lib/python3/dist-packages/torch/functional.py:504: UserWarning: torch.meshgrid: "
+                                   b"in an upcoming release, it will be required to pass the indexing argument.\n",
+                                   b"<frozen importlib._bootstrap>:241: RuntimeWarning: numpy.ndarray size changed\n"])
 @pytest.mark.parametrize("at", [b'"time_ms": 1652', b'"key": "eval_', b'"event_type": "POINT_', b'"lineno":',
                                 b'"lineno": ', b":::MLLOG", b":::MLLOG ", b'"value": 0.75'])
 def test_a_cut_is_joined_where_the_other_line_or_a_known_string_tells(other: bytes, at: bytes) -> None:

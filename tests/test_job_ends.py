@@ -248,3 +248,44 @@ def test_a_record_cut_after_a_numbers_point_is_cut_not_malformed(tmp_path: Path)
                              + records[13:]) + "\n", "utf-8")
     found = {(f.code, f.line) for r in check_log(LogRef(str(log)), None) for f in r.findings}
     assert ("MLC023", 14) in found and not any(code == "MLC003" for code, _ in found), found
+
+
+@pytest.mark.parametrize("label", ["{r}: ", "[1,{r}]<stdout>:", "[default{r}]:"])
+def test_one_rank_s_end_line_ends_only_that_rank(label: str, tmp_path: Path) -> None:
+    """Each task of a job runs the run script, which prints ``ENDING TIMING RUN AT`` when its own
+    process exits; rank 1's block-buffered output comes after rank 0's end line. Its records are
+    still copies: the clean file's verdict, time and findings (was: rank 1 chosen as the logging
+    rank after the line, its records kept, init_stop after run_start, MLC404: a fail)."""
+    records = [line for line in _records() if line.startswith(":::MLLOG")]
+    late = len(records) // 2
+    end = "ENDING TIMING RUN AT 2023-04-28 12:22:50 AM"
+    lines: list[str] = []
+    for index, record in enumerate(records):
+        lines.append(label.format(r=0) + record)
+        if index < len(records) - late:
+            lines.append(label.format(r=1) + _later(record, 0))
+    lines += [label.format(r=0) + end, *(label.format(r=1) + record for record in records[-late:]),
+              label.format(r=1) + end]
+    log = tmp_path / "console.log"
+    log.write_text("\n".join(lines) + "\n", "utf-8")
+    [clean] = check_log(LogRef(str(EXAMPLE)), None)
+    [console] = check_log(LogRef(str(log)), None)
+    codes = sorted({f.code for f in console.findings} - {"MLC020", "MLC024"})
+    assert (console.verdict, console.time_to_train_min) == (clean.verdict, clean.time_to_train_min)
+    assert codes == sorted({f.code for f in clean.findings})
+
+
+def test_a_trial_loop_behind_rank_labels_is_still_one_run_per_trial(tmp_path: Path) -> None:
+    """Every rank prints every record and its own end line; the loop's next trial is the next run."""
+    records = [line for line in _records() if line.startswith(":::MLLOG")]
+    lines: list[str] = []
+    for trial in range(2):
+        lines.append(f"Beginning trial {trial + 1} of 2")
+        for record in records:
+            lines += [f"{rank}: {_later(record, 40 * trial)}" for rank in range(2)]
+        lines += [f"{rank}: ENDING TIMING RUN AT 2023-04-28 12:22:50 AM" for rank in range(2)]
+    log = tmp_path / "console.log"
+    log.write_text("\n".join(lines) + "\n", "utf-8")
+    [clean] = check_log(LogRef(str(EXAMPLE)), None)
+    runs = check_log(LogRef(str(log)), None)
+    assert [(run.verdict, run.time_to_train_min) for run in runs] == [(clean.verdict, clean.time_to_train_min)] * 2

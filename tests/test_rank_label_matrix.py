@@ -1,7 +1,7 @@
 """Every rank label mlcheck reads, in the layouts jobs print them: a rank's copy that differs is
 MLC021 and the run reads as the clean one, whatever the label (OpenMPI and PRRTE tags, srun,
 Hydra, Gloo, torchrun, DeepSpeed, Lightning, a job's own, host labels of pdsh, kubectl, Compose,
-Ray, syslog, Determined's task logs, ``stern``, ``clush -bL``'s node sets, ``parallel --tag``, a torchrun ``--log-line-prefix-template``,
+Ray, syslog (and RFC 5424 headers), Determined's task logs, ``stern``, ``clush -bL``'s node sets, ``parallel --tag``, a torchrun ``--log-line-prefix-template``,
 a heterogeneous Slurm job, a label behind a timestamp, a host label or colour) and whatever the order (ranks
 interleaved, rank 1 first, each rank's output in one block, rank 1's block first, eight ranks
 with framework output between). A label read as other text would keep every rank's records (MLC106, a failing run)."""
@@ -37,6 +37,8 @@ LABELS = {
     "slurm-heterogeneous": "P0 {r}: ", "slurm-heterogeneous-padded": "P1  {r}: ", "parallel-tag": "node0{r}\t",
     "parallel-tag-address": "10.0.0.{r}\t", "clush-nodeset": "node[0{r},03-05]: ", "stern": "train-worker-{r} trainer ",
     "grep-files": "rank{r}.log:", "grep-files-numbered": "out/1/rank.{r}/stdout:12:", "grep-srun": "rank{r}.out:0: ",
+    "rfc5424": "<14>1 2024-05-01T10:00:00.148Z gpu-node017 python3 424{r} - - ",
+    "rfc5424-srun": "<14>1 2024-05-01T10:00:00.148+02:00 gpu-node017 slurmstepd - - [meta x=\"1\"] {r}: ",
 }
 LAYOUTS = ("interleaved", "rank-1-first", "blocks", "rank-1-block-first", "eight-ranks-and-output")
 

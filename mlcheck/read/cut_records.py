@@ -29,7 +29,8 @@ that the record is cut (a refusal is a finding; a wrong join would be silently w
   printed, name and value (``"key": "eval_accuracy"``, an event type, a file name other records
   give), tells the place;
 - inside a number, the place after which the other text begins as another stream's line begins
-  with no digit (a glog letter and date, a bracketed tag, a log level): a warning that begins
+  with no digit (a glog letter and date, a bracketed tag, a log level, Python's ``warnings``
+  line): a warning that begins
   with digits (a date, ``0it [``, ``5%|``, ``0:00:05``, ``0``) is not told from the number.
 
 A line that holds a whole record (with text after it: the reader's trailing text) is no cut one;
@@ -61,11 +62,14 @@ _DECODER = json.JSONDecoder()
 _MARKER = b":::MLLOG"
 _MARKER_ENDS = tuple(_MARKER[cut:] for cut in range(1, len(_MARKER)))
 """How a line begins that holds the rest of a marker the line before holds the start of."""
-_LINE_START = re.compile(rb"[IWEF]\d{4} \d\d:\d\d|\[[\w ,.:/-]*\][ :<\[]|(?:WARNING|INFO|ERROR|DEBUG|CRITICAL|FATAL|Traceback)\b")
+_LINE_START = re.compile(rb"[IWEF]\d{4} \d\d:\d\d|\[[\w ,.:/-]*\][ :<\[]|(?:WARNING|INFO|ERROR|DEBUG|CRITICAL|FATAL|Traceback)\b"
+                         rb"|(?:[^\s:\d][^\s:]*\.py|<[^>\n]*>):\d+: [A-Z]\w*(?:Warning|Error)\b")
 """How another stream's line begins where no digit before it can be its own: a glog letter and
-date, a bracketed tag, a log level. (Not a line that begins with digits: ``0:00:05``, ``5%|``,
-``0it [``, a date of a two-digit year after the number's ``20``, may begin with the digits the
-number ends with, which would be dropped from it.)"""
+date, a bracketed tag, a log level, Python's ``warnings`` line (``/usr/lib/.../functional.py:504:
+UserWarning: ...``, ``<frozen importlib._bootstrap>:241: RuntimeWarning: ...``: the commonest
+stderr line of PyTorch jobs). (Not a line that begins with digits: ``0:00:05``, ``5%|``, ``0it
+[``, a date of a two-digit year after the number's ``20``, may begin with the digits the number
+ends with, which would be dropped from it.)"""
 _ESCAPE = re.compile(rb"\\.")
 
 

@@ -14,7 +14,8 @@ its host instead of a rank number:
   its container's ranks), and never a logger's level (``INFO     | ``: :func:`lone_service`);
 - Ray: ``(RayTrainWorker pid=4242, ip=10.0.0.3) ``, ``(pid=4242) ``;
 - syslog and ``journalctl`` (after their date): ``gpu-node-0 python3[4242]: ``, a rank per
-  process of each host;
+  process of each host; RFC 5424's header (a log collector's export, ``rsyslog``'s
+  ``RSYSLOG_SyslogProtocol23Format``): ``<14>1 2024-05-01T10:00:00.148Z gpu-node-0 slurmstepd 4242 - - ``;
 - ``grep`` (``zgrep``, ``rg``) over the files of a job's ranks: the file's name and a colon right
   before the record (``grep -H :::MLLOG rank*.log``: ``rank3.log::::MLLOG``; ``out/1/rank.3/stdout:12::::MLLOG``
   with ``-n``), before a date or before a task's label (``rank3.log:0: ``): a file named for its rank
@@ -70,7 +71,9 @@ _HOST_LABEL = re.compile(
     r"|(?P<service>[A-Za-z](?:[^\W\d]|[.-])*\d[\w.-]*) +\| "
     r"|(?P<named>(?!(?i:debug|info|notice|warn|warning|error|critical|fatal|trace|success) +\| )[A-Za-z][\w.-]*)  +\| "
     r"|\((?:[A-Za-z]\w* )?pid=(?P<pid>\d+)(?:, ip=[\d.:a-fA-F]+)?\) "
-    r"|(?P<syslog>[A-Za-z][\w.-]*) [\w./@-]+\[(?P<process>\d+)\]: )")
+    r"|(?P<syslog>[A-Za-z][\w.-]*) [\w./@-]+\[(?P<process>\d+)\]: "
+    r"|<\d{1,3}>\d{1,2} (?:\d{4}-\d\d-\d\dT[\d:.]+(?:Z|[+-]\d\d:\d\d)|-) (?P<rfc_host>[!-~]+) [!-~]+ "
+    r"(?P<rfc_process>\d+|-) [!-~]+ (?:-|(?:\[[^\]\n]*\])+) )")
 _LEADS = re.compile(rb"master|chief|leader|launcher|head|driver", re.IGNORECASE)
 """A host whose name says it leads the job: its rank 0 is the job's (the logging rank)."""
 _POD_SUFFIX = re.compile(r"-(?=[2-9]*[b-z])[bcdfghjklmnpqrstvwxz2456789]{5}$")
@@ -113,6 +116,10 @@ def host_label(text: str, position: int = 0) -> tuple[tuple[int, int], int] | No
     process = label.group("process")
     if process is not None:  # (each host's processes in the order of their ids, as ranks start)
         return (SYSLOG_JOB, _host_rank(label.group("syslog")) * PIDS + number(process)), label.end()
+    process = label.group("rfc_process")
+    if process is not None:  # (RFC 5424: its date, host, application, process id or -, message id, data)
+        pid = 0 if process == "-" else number(process)
+        return (SYSLOG_JOB, _host_rank(label.group("rfc_host")) * PIDS + pid), label.end()
     nodeset = label.group("nodeset")
     if nodeset is not None:  # (the nodes that printed the line: the first one's)
         return (HOST_JOB, _host_rank(_FIRST_NODE.sub(r"\1", nodeset))), label.end()

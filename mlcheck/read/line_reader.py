@@ -68,7 +68,7 @@ class LineReader(FastLines):
                 if self.job_starts.may_report(self.stats.kept):
                     boundary = self.job_starts.launcher(raw, self.line_no, self.stats.kept)
                     if boundary is not None:
-                        self.prefixes.forget_jobs()  # (a new job: its logging ranks are chosen again)
+                        self.prefixes.job_ended(raw)  # (a new job: its logging ranks are chosen again)
                         yield boundary
             if raw.endswith(b"\r\n"):
                 self.stats.crlf_lines += 1

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import dataclasses
 
+from mlcheck.read.job_starts import JOB_END
 from mlcheck.read.rank_copies import RankCopies
 from mlcheck.read.rank_labels import number
 from mlcheck.read.rawlog import ANSI, TAG, Prefix, Source, read_prefix, second_stream
@@ -66,6 +67,25 @@ class PrefixDecisions:
         self.known.clear()
         self.copy_sources.clear()
         self._heads_of_known_jobs.clear()
+
+    def job_ended(self, raw: bytes) -> None:
+        """A launcher line, or a job's end (MLC024): the jobs' logging ranks are chosen again,
+        unless only one of several ranks ended (:meth:`one_rank_ended`)."""
+        if not self.one_rank_ended(raw):
+            self.forget_jobs()
+
+    def one_rank_ended(self, raw: bytes) -> bool:
+        """Whether a job's end (:data:`~mlcheck.read.job_starts.JOB_END`) is said behind the label
+        of one of the ranks of a job whose other ranks print copies: the run script that each task
+        runs (``srun``, ``mpirun``) prints ``ENDING TIMING RUN AT`` when its own process exits, and
+        the other ranks' output (a block-buffered stdout flushed at exit) may come after it. Only
+        that process ended: the logging ranks are kept, the copies after it are still copies (a
+        run that begins again is told by its records, :mod:`mlcheck.read.next_run`)."""
+        found = JOB_END.search(raw)
+        if found is None or found.start() == 0:
+            return False
+        source = read_prefix(ANSI.sub("", raw[:found.start()].decode("utf-8", errors="replace"))).source
+        return source is not None and self.copies.knows_job(source[0]) and self.copies.expects_copies(source)
 
     def mapped(self, prefix: Prefix) -> Prefix:
         """A rank's duplicate stream is compared as copies, under a source of its own."""
