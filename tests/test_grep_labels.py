@@ -76,7 +76,7 @@ def test_every_rank_file_grepped_reads_as_the_one_run(order: tuple[int, int], tm
     assert (result.verdict, result.time_to_train_min) == (clean.verdict, clean.time_to_train_min)
     assert sorted({f.code for f in result.findings}) == ["MLC020"]
     [read] = [f.message for f in result.findings if f.code == "MLC020"]
-    assert "grep file 0" in read
+    assert "rank file 0" in read
 
 
 def test_rank_files_of_dated_lines_grepped_read_as_the_one_run(tmp_path: Path) -> None:
@@ -131,13 +131,13 @@ def test_a_rank_file_of_labelled_tasks_grepped_keeps_task_0(tmp_path: Path) -> N
 
 
 def test_records_only_another_rank_file_prints_are_named_by_its_file(tmp_path: Path) -> None:
-    """MLC028 names the sources as MLC020 does (``grep file 1``, not the number that encodes it)."""
+    """MLC028 names the sources as MLC020 does (``rank file 1``, not the number that encodes it)."""
     rank1 = _records(rank=1)
     lines = [f"rank0.log:{record}" for record in _records() if '"eval_accuracy"' not in record]
     lines += [f"rank1.log:{record}" for record in rank1]
     [result] = _check(tmp_path, lines)
     [note] = [f.message for f in result.findings if f.code == "MLC028"]
-    assert note.startswith("grep file 1 printed") and "grep file 0 never printed" in note
+    assert note.startswith("rank file 1 printed") and "rank file 0 never printed" in note
 
 
 @pytest.mark.parametrize("between", ["W0501 10:00:00.1 nccl.cc:42] NCCL warning ", "Epoch 3:  45%|####5     | 450/1000\r"])

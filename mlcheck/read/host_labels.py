@@ -127,6 +127,12 @@ def host_label(text: str, position: int = 0) -> tuple[tuple[int, int], int] | No
                                  or label.group("named"))), label.end()
 
 
+def rank_file_name(path: str) -> bool:
+    """Whether ``path`` names a rank's file as grep's names are read (:data:`FILE_JOB`)."""
+    return _GREP_FILE.fullmatch(path + ":") is not None and _RANK_IN_PATH.search(path) is not None \
+        and not path.endswith(".py")
+
+
 def _grep_file(text: str, position: int) -> tuple[tuple[int, int], int] | None:
     """The rank file grep names in front of the record, of a date or a task's label, or of other
     text its line holds (a progress bar, a warning another write glued to it) (:data:`FILE_JOB`)."""
@@ -209,7 +215,7 @@ def within_host(host: tuple[int, int], inner: tuple[int, int]) -> tuple[int, int
 
 
 def host_source_name(job: int, rank: int) -> str | None:
-    """``host 17``, ``Ray worker pid 4242``, ``process 4242 of host 0``, ``grep file 3``, ``rank 3 of host 17``
+    """``host 17``, ``Ray worker pid 4242``, ``process 4242 of host 0``, ``rank file 3``, ``rank 3 of host 17``
     for a host label's source; None for another."""
     if job >= 0 and rank >= LOCAL:
         return f"rank {rank % LOCAL} of job {job} behind a host label"
@@ -222,5 +228,5 @@ def host_source_name(job: int, rank: int) -> str | None:
     if job == RAY_JOB:
         return f"Ray worker pid {rank}"
     if job == FILE_JOB:
-        return f"grep file {rank // NAMES}"
+        return f"rank file {rank // NAMES}"
     return f"process {rank % PIDS} of host {rank // PIDS // NAMES}" if job == SYSLOG_JOB else None

@@ -1,7 +1,8 @@
 """The reader for a log that is still being written (``mlcheck watch``): the lines the
 follower (:mod:`mlcheck.read.follow`) brings go through the line reader every command uses,
 after a short lookahead that finds the logging rank of each job, as ``check`` finds it; lines a
-log driver wrapped in JSON are taken out first (:mod:`mlcheck.read.json_envelopes`), and a
+log driver wrapped in JSON are taken out first (:mod:`mlcheck.read.json_envelopes`), the lines
+below a rank file's ``tail -v`` header are given its name (:mod:`mlcheck.read.file_headers`), and a
 rank's line that mpirun's chunks cut is joined again (:mod:`mlcheck.read.tag_chunks`), and so is
 a record that another stream's line cut (:mod:`mlcheck.read.cut_records`), as ``check`` reads
 them: while a chunk or a cut record waits for its line's rest the lines after it are held back.
@@ -12,6 +13,7 @@ from __future__ import annotations
 from typing import Iterator
 
 from mlcheck.read.json_envelopes import Envelopes
+from mlcheck.read.file_headers import FileHeaders
 from mlcheck.read.tag_chunks import TagChunks
 from mlcheck.read.cut_records import CutRecords
 from mlcheck.read.rank_processes import job_segments, last_job_start
@@ -40,6 +42,7 @@ class LiveReader:
         self.pending_records = 0
         self.idle_polls = 0
         self.envelopes = Envelopes()
+        self.headers = FileHeaders()
         self.chunks = TagChunks()
         self.cuts = CutRecords()
         self.cut_polls = 0
@@ -63,7 +66,7 @@ class LiveReader:
                 yield from self._add(released)
             yield from self._add(line)
             return
-        for joined in self.chunks.line(self.envelopes.line(line)):
+        for joined in self.chunks.line(self.headers.line(self.envelopes.line(line))):
             yield from self._cut(joined)
         if self.reader is not None:
             self.reader.stats.note_joins(self.chunks.joined, self.envelopes.count, self.cuts.joined)

@@ -36,6 +36,7 @@ from mlcheck.read.rawlog import duplicate_streams, logging_ranks
 from mlcheck.read.record_runs import Batch
 from mlcheck.read.result_lines import read_result_file
 from mlcheck.read.json_envelopes import unwrapped_json_lines
+from mlcheck.read.file_headers import FileHeaders, headed_file_lines
 from mlcheck.read.tag_chunks import joined_tag_chunks
 from mlcheck.read.cut_records import rejoined_cut_records
 from mlcheck.read.utf16_lines import Utf16Lines, is_utf16
@@ -175,6 +176,7 @@ def _read_stream(stream: IO[bytes], path: str, keep_text: bool, limit: int | Non
         return
     joined, unwrapped, rejoined = [0], [0], [0]
     lines = unwrapped_json_lines(lines, unwrapped)  # (raw output: Docker's json-file lines, logging exports)
+    lines = headed_file_lines(lines, FileHeaders())  # (raw output: tail -v's files, each a rank's)
     lines = joined_tag_chunks(lines, joined, MAX_LINE_BYTES)  # (raw output: a rank's line cut by mpirun's chunks, joined)
     lines = rejoined_cut_records(lines, rejoined)  # (raw output: a record cut by stderr into block-buffered stdout)
     try:
