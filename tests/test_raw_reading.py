@@ -256,3 +256,23 @@ def test_a_per_rank_folders_odd_siblings_neither_hang_nor_crash_the_read(tmp_pat
     os.mkfifo(tmp_path / "1" / "rank.2" / "stdout")
     [result] = _results(str(tmp_path / "1" / "rank.0" / "stdout"))
     assert [(f.code, f.severity.name) for f in result.findings] == [("MLC022", "INFO")]
+
+
+@pytest.mark.parametrize("where", ["before-a-line", "end"])
+def test_nul_bytes_a_crashed_network_file_system_left_are_no_text(where: str, tmp_path: Path) -> None:
+    """A block of NULs (a client that died before its writes reached the server) in front of a
+    rank's label leaves the label read: the clean run, no copy compared with the wrong record
+    (was: the record untagged, kept, its copy compared with another: MLC021)."""
+    records = BASE.read_bytes().splitlines(keepends=True)
+    lines = [b"%d: " % rank + record for record in records for rank in (0, 1)]
+    if where == "end":
+        lines.append(b"\0" * 65536)
+    else:  # (before rank 0's first eval: untagged, rank 1's copy of it is compared with its second)
+        first_eval = next(i for i, line in enumerate(lines) if b'"eval_accuracy"' in line)
+        lines[first_eval] = b"\0" * 4096 + lines[first_eval]
+    log = tmp_path / "console.log"
+    log.write_bytes(b"".join(lines))
+    [clean] = check_log(LogRef(str(BASE)), None)
+    [result] = check_log(LogRef(str(log)), None)
+    assert (result.verdict, result.time_to_train_min) == (clean.verdict, clean.time_to_train_min)
+    assert {f.code for f in result.findings} - {"MLC020"} == {f.code for f in clean.findings}

@@ -178,8 +178,12 @@ def main(argv: list[str] | None = None) -> int:
                          crash=args.crash, style=args.style, gzip=args.gzip, seed=args.seed)
     with open(args.clean, "rb") as handle:
         clean = handle.read()
-    if not records_of(clean):
+    used, marked = len(records_of(clean)), sum(b":::MLLOG" in line for line in clean.split(b"\n"))
+    if not used:
         parser.error(f"{args.clean}: no line begins with :::MLLOG (a clean file's records, one per line, are needed)")
+    if used < marked:
+        print(f"make_raw: {args.clean}: {marked - used} of {marked} lines with a record do not begin with :::MLLOG "
+              f"(a rank's label or other text before it): only the {used} that do are used", file=sys.stderr)
     raw = make_raw(clean, options)
     with open(args.output, "wb") as out:
         out.write(raw)

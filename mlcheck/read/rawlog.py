@@ -41,7 +41,11 @@ class Prefix:
 
 
 def read_prefix(text: str) -> Prefix:
-    """Classify the text in front of a record (line start or the end of the previous record)."""
+    """Classify the text in front of a record (line start or the end of the previous record).
+    NUL bytes before it (a file's block a crashed client of a network file system left unwritten)
+    are no text of the process."""
+    if text[:1] == "\x00":
+        text = text.lstrip("\x00")
     if not text:
         return Prefix(None, False, False)
     bare = RANK_LABEL.fullmatch(text) or TAG.fullmatch(text)  # (the commonest, as read_parts reads them)
