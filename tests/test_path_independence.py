@@ -22,7 +22,7 @@ from click.testing import CliRunner
 from conftest import FIXTURES, SHARED
 from mlcheck import check
 from mlcheck.cli import main
-from mlcheck.model import Finding
+from mlcheck.model import Finding, Severity
 
 EXAMPLE = FIXTURES / "example" / "Acme"
 SYSTEM = "acme-t8"
@@ -221,6 +221,30 @@ def test_a_package_without_its_results_level(tmp_path: Path) -> None:
     top = [f for f in check([str(package)]).findings if f.path == str(package)]
     assert [f.code for f in top] == ["MLC509"] and "no results/ folder" in top[0].message
     assert check([str(tmp_path)]).findings == check([str(package)]).findings
+
+
+@pytest.mark.parametrize("misplaced", ["beside-results", "no-system-level"])
+def test_a_benchmark_folder_beside_results_or_without_its_system_is_refused(misplaced: str, tmp_path: Path) -> None:
+    """``<org>/<benchmark>/`` and ``<org>/results/<benchmark>/``: the official package checker never
+    reads them and the summarizer publishes nothing: one MLC509 error at the folder, its score not
+    valid (was: a valid score under the logs' platform, the package passing), no stray-file
+    warning for each result file."""
+    package = make_package(tmp_path)
+    source = package / "results" / SYSTEM / "resnet"
+    bench = package / "resnet" if misplaced == "beside-results" else package / "results" / "resnet"
+    shutil.move(str(source), str(bench))
+    (package / "results" / SYSTEM).rmdir()
+    expected = str(package / "results" / "<system>" / "resnet")
+    for level in (package, bench):
+        result = check([str(level)])
+        found = [f for f in result.all_findings() if f.code in ("MLC508", "MLC509")]
+        assert [(f.code, f.path, f.severity) for f in found if f.path == str(bench)] == [
+            ("MLC509", str(bench), Severity.ERROR)], level
+        assert f"Move the folder to {expected}" in found[0].message
+        assert not [f for f in found if f.code == "MLC508"]
+        [score] = [b.score for b in result.benchmarks]
+        assert not score.valid and "outside results/<system>/" in score.reason
+        assert result.worst_severity() is Severity.ERROR
 
 
 def test_an_org_folder_without_results_or_systems(tmp_path: Path) -> None:

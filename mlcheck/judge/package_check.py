@@ -12,27 +12,22 @@ from __future__ import annotations
 import os
 from collections import Counter
 from dataclasses import replace
-from pathlib import Path
 from typing import Callable, Iterable, Iterator, Sequence
 
 from mlcheck.model import Finding, Severity
 from mlcheck.results import BenchmarkResult
-from mlcheck.package.layout import (PACKAGE, PACKAGE_FOLDERS, BenchmarkFolder, JsonDocument,
+from mlcheck.package.layout import (PACKAGE, BenchmarkFolder, JsonDocument,
                                     PackageLayout, PackagePart, join_path, package_parts,
                                     read_json_document, scan_part, system_info)
-from mlcheck.package.discover import NAMED_BESIDE_RESULTS, NAMED_NO_RECORD_FILE, NO_RECORD_FILE, UNREADABLE_FOLDER, RealPaths, absolute_parts, package_path
+from mlcheck.package.discover import NAMED_BESIDE_RESULTS, NAMED_NO_RECORD_FILE, NO_RECORD_FILE, UNREADABLE_FOLDER, RealPaths
 from mlcheck.rules.internal import crash_finding
 from mlcheck.read.reading_rules import FILE_UNREADABLE, NO_RECORDS, NOT_A_REGULAR_FILE
 from mlcheck.rules.package import ROUND_ASSUMED
-from mlcheck.rules.package_layout import NESTED_FOLDER, UNKNOWN_FILE, check_layout, outside_results
+from mlcheck.rules.package_layout import NESTED_FOLDER, UNKNOWN_FILE, check_layout
+from mlcheck.judge.outside_results import misplaced_benchmarks_left_out, outside_results_findings, package_of
 from mlcheck.rules.package_system import check_system_description
 from mlcheck.rules.system_logs import check_logs_against_system
 from mlcheck.facts.rulesets import SUPPORTED_RULESETS, Ruleset, load_ruleset, ruleset_from_path
-
-
-def _inside(path: str, root: str) -> bool:
-    path, root = os.path.abspath(path), os.path.abspath(root)
-    return path == root or path.startswith(root.rstrip(os.sep) + os.sep)
 
 
 class _Rounds:
@@ -101,6 +96,7 @@ def _check_parts(parts: Sequence[PackagePart], rounds: _Rounds,
     root = parts[0].root
     layout = _combined([scan_part(part) for part in parts], rounds.real_path)
     package_round = rounds.of_package(root)
+    layout = misplaced_benchmarks_left_out(layout, package_round.benchmarks)
     assumed = rounds.assumed(root)
     chosen: dict[str, Ruleset] = {}
     by_round: dict[str, list[BenchmarkFolder]] = {}
@@ -155,43 +151,6 @@ def _combined(layouts: Sequence[PackageLayout], real_path: Callable[[str], str] 
                    benchmark_folders=tuple(folders.values()))
 
 
-def _outside_results(paths: Sequence[str], benchmarks: Sequence[BenchmarkResult],
-                     forced: Ruleset | None) -> list[Finding]:
-    """MLC509 for the benchmark folders found in the given folders at ``<org>/<system>/<benchmark>``
-    when ``<org>`` shows it is a package, whichever of these folders was named."""
-    given = [p for p in paths if p != "-" and os.path.isdir(p)]
-    found = []
-    for bench in benchmarks:
-        if not bench.folder or _package_of(bench.folder) is not None:
-            continue
-        folder = Path(os.path.abspath(bench.folder))
-        ruleset = forced or (load_ruleset(bench.ruleset) if bench.ruleset else None)
-        if (len(folder.parts) < 4 or ruleset is None or folder.name not in ruleset.benchmarks
-                or not any(_inside(bench.folder, g) for g in given)):
-            continue
-        org = os.path.normpath(os.path.join(bench.folder, os.pardir, os.pardir))
-        marks = [name for name in PACKAGE_FOLDERS if os.path.isdir(os.path.join(org, name))]
-        named = {r.org.strip().lower() for r in bench.runs if r.org}
-        if marks:
-            why = f"{org} is a package: it holds {', '.join(m + '/' for m in marks)}"
-        elif folder.parent.parent.name.lower() in named:
-            why = f"the logs name {folder.parent.parent.name!r} as submission_org"
-        else:
-            continue
-        expected = join_path(org, "results", folder.parent.name, folder.name)
-        found.append(outside_results(bench.folder, expected, why))
-    return found
-
-
-def _package_of(folder: str) -> tuple[str, str] | None:
-    """``(<org> path, system)`` for ``<org>/results/<system>/<benchmark>``, read from the absolute
-    path (``.`` inside a benchmark folder too); the org path spelt as the folder was given."""
-    parts = absolute_parts(folder)
-    if len(parts) >= 4 and parts[-3] == "results":
-        return package_path(folder), parts[-2]
-    return None
-
-
 def check_packages(paths: Sequence[str], benchmarks: Sequence[BenchmarkResult],
                    forced: Ruleset | None, skipped: Sequence[tuple[str, str]] = ()
                    ) -> tuple[list[Finding], list[BenchmarkResult]]:
@@ -209,18 +168,22 @@ def check_packages(paths: Sequence[str], benchmarks: Sequence[BenchmarkResult],
         except Exception as error:  # a crashing package check must not stop the rest
             findings.append(crash_finding("the package checks", parts[0].root, error))
     try:
-        findings.extend(_outside_results(paths, benchmarks, forced))
+        findings.extend(outside_results_findings(paths, benchmarks, forced))
     except Exception as error:  # noqa: BLE001 - see above
         findings.append(crash_finding("the package checks", paths[0] if paths else ".", error))
+    outside = {os.path.abspath(f.path) for f in findings if f.code == "MLC509" and f.severity is Severity.ERROR}
     refused: dict[str, set[str]] = {}  # (each system description's errors: its folders' scores are not valid)
     for found in findings:
         if found.severity is Severity.ERROR and found.code in _SYSTEM_REFUSED:
             refused.setdefault(os.path.abspath(found.path), set()).add(found.code)
     updated = []
     for bench in benchmarks:
-        located = _package_of(bench.folder) if bench.folder else None
+        located = package_of(bench.folder) if bench.folder else None
         if located is None:
-            updated.append(bench)
+            misplaced = bench.folder is not None and os.path.abspath(bench.folder) in outside
+            updated.append(replace(bench, score=replace(bench.score, valid=False, reason=(
+                f"{bench.score.reason}; its folder is outside results/<system>/ (MLC509): the round's tools "
+                "read no run of it")) if misplaced else bench.score))
             continue
         org_path, system = located
         path = os.path.join(org_path, "systems", f"{system}.json")

@@ -1,0 +1,97 @@
+"""Benchmark folders of a package that are not at ``<org>/results/<system>/<benchmark>/``: the
+official package checker lists only that level and never reads them, and the results summarizer
+publishes nothing of them (MLC509, ``mlcheck.rules.package_layout``). Three misplacements are
+told, each when ``<org>`` is a package (it holds ``systems/``, ``results/`` or ``benchmarks/``)
+or is the logs' ``submission_org``:
+
+- ``<org>/<system>/<benchmark>/``: the ``results/`` level left out;
+- ``<org>/results/<benchmark>/``: the system level left out;
+- ``<org>/<benchmark>/``: beside ``results/``.
+
+Such a folder's runs are still judged one by one, but its score is no valid one: the round's
+tools give it none.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from dataclasses import replace
+from typing import Collection, Sequence
+
+from mlcheck.facts.rulesets import Ruleset, load_ruleset
+from mlcheck.model import Finding
+from mlcheck.package.discover import absolute_parts, package_path
+from mlcheck.package.layout import PACKAGE_FOLDERS, PackageLayout, join_path
+from mlcheck.read.file_names import SUBMITTED_RESULT_FILE
+from mlcheck.results import BenchmarkResult
+from mlcheck.rules.package_layout import outside_results
+
+SYSTEM = "<system>"
+"""The system's name where the folder gives none: the name of its ``systems/<system>.json``."""
+
+
+def outside_results_findings(paths: Sequence[str], benchmarks: Sequence[BenchmarkResult],
+                             forced: Ruleset | None) -> list[Finding]:
+    """MLC509 for the benchmark folders found in the given folders outside ``results/<system>/``
+    of a package, whichever of these folders was named."""
+    given = [p for p in paths if p != "-" and os.path.isdir(p)]
+    found = []
+    for bench in benchmarks:
+        if not bench.folder or package_of(bench.folder) is not None:
+            continue
+        folder = Path(os.path.abspath(bench.folder))
+        ruleset = forced or (load_ruleset(bench.ruleset) if bench.ruleset else None)
+        if (len(folder.parts) < 3 or ruleset is None or folder.name not in ruleset.benchmarks
+                or not any(_inside(bench.folder, g) for g in given)):
+            continue
+        parent = os.path.normpath(os.path.join(bench.folder, os.pardir))
+        if folder.parent.name == "results":  # (<org>/results/<benchmark>)
+            org, system, level = os.path.normpath(os.path.join(parent, os.pardir)), SYSTEM, "the system level"
+        elif _marks(parent):  # (<org>/<benchmark>, beside results/)
+            org, system, level = parent, SYSTEM, "the results/ and system levels"
+        else:  # (<org>/<system>/<benchmark>)
+            org, system, level = os.path.normpath(os.path.join(parent, os.pardir)), folder.parent.name, "results/"
+        marks = _marks(org)
+        named = {r.org.strip().lower() for r in bench.runs if r.org}
+        if marks:
+            why = f"{org} is a package: it holds {', '.join(m + '/' for m in marks)}"
+        elif os.path.basename(os.path.abspath(org)).lower() in named:
+            why = f"the logs name {os.path.basename(os.path.abspath(org))!r} as submission_org"
+        else:
+            continue
+        expected = join_path(org, "results", system, folder.name)
+        found.append(outside_results(bench.folder, expected, f"{level} left out; {why}"))
+    return found
+
+
+def misplaced_benchmarks_left_out(layout: PackageLayout, benchmarks: Collection[str]) -> PackageLayout:
+    """``layout`` without what a ``results/<benchmark>/`` folder of result files would else be
+    reported as (a system folder without a benchmark folder, each result file a stray file of
+    it): the folder's one MLC509 error (:func:`outside_results_findings`) says what is wrong."""
+    misplaced = {os.path.dirname(path) for path in layout.stray_result_files
+                 if os.path.basename(os.path.dirname(path)) in benchmarks
+                 and SUBMITTED_RESULT_FILE.match(os.path.basename(path))}
+    if not misplaced:
+        return layout
+    return replace(layout, stray_result_files=tuple(p for p in layout.stray_result_files
+                                                    if os.path.dirname(p) not in misplaced),
+                   empty_systems=tuple(p for p in layout.empty_systems if p not in misplaced))
+
+
+def package_of(folder: str) -> tuple[str, str] | None:
+    """``(<org> path, system)`` for ``<org>/results/<system>/<benchmark>``, read from the absolute
+    path (``.`` inside a benchmark folder too); the org path spelt as the folder was given."""
+    parts = absolute_parts(folder)
+    if len(parts) >= 4 and parts[-3] == "results":
+        return package_path(folder), parts[-2]
+    return None
+
+
+def _marks(folder: str) -> list[str]:
+    return [name for name in PACKAGE_FOLDERS if os.path.isdir(os.path.join(folder, name))]
+
+
+def _inside(path: str, root: str) -> bool:
+    path, root = os.path.abspath(path), os.path.abspath(root)
+    return path == root or path.startswith(root.rstrip(os.sep) + os.sep)
