@@ -33,6 +33,17 @@ ENDS = [
     "./run_and_time.sh: line 40: 88 Segmentation fault      (core dumped) python train.py",
     "ENDING TIMING RUN AT 2023-04-28 12:22:50 AM",
     "Beginning trial 2 of 10",
+    # From the review of session 40.
+    "srun: forcing job termination", "srun: error: Node failure on node017",
+    "slurmstepd: error: Detected 1 oom_kill event in StepId=4411.0. Some of the step tasks have been OOM Killed.",
+    "torch.distributed.elastic.multiprocessing.errors.ChildFailedError: ",
+    "W0501 10:00:00.123000 140 torch/distributed/elastic/agent/server/api.py:704] Received Signals.SIGTERM death "
+    "signal, shutting down workers",
+    "[2024-05-01 10:00:00,000] [ERROR] [launch.py:321:sigkill_handler] ['/usr/bin/python', '-u', 'train.py'] exits "
+    "with return code = 1",
+    "[mpiexec@node017] HYDU_sock_write (utils/sock/sock.c:256): write error (Bad file descriptor)",
+    "=>> PBS: job killed: walltime 7230 exceeded limit 7200",
+    "TERM_RUNLIMIT: job killed after reaching LSF run time limit.",
 ]
 
 

@@ -50,6 +50,9 @@ LAUNCHES = [
     "singularity exec image.sif torchrun --nproc_per_node=8 train.py",
     "+ bash -c 'mpirun -np 8 python train.py'",
     "[2024-05-01 10:00:00] + mpirun -np 8 python train.py",
+    # From the review of session 40: a launcher and the program it runs, no option between; the run script.
+    "+ srun python train.py", "+ mpirun python3 train.py", "mpirun ./run.sh", "+ torchrun train.py --config llama.yaml",
+    "+ deepspeed train.py --deepspeed_config ds.json", "+ ./run_and_time.sh", "bash run_and_time.sh 42",
 ]
 NOT_LAUNCHES = [
     "+ python -m mpi4py train.py",
@@ -62,6 +65,8 @@ NOT_LAUNCHES = [
     "sh: 1: mpirun: not found",
     "composer is a framework",
     "apptainer exec image.sif python train.py --mpirun-like",
+    "./run_and_time.sh: line 40: 88 Segmentation fault      (core dumped) python train.py",
+    "Running ./run_and_time.sh", "srun pythonic", "torchrun train.pyc",
 ]
 
 

@@ -35,7 +35,7 @@ from mlcheck.read import raw_output_rules as raw_output
 LAUNCHER_NAMES = ("mpirun", "mpiexec", "mpiexec.hydra", "mpiexec_mpt", "orterun", "prterun", "srun", "poprun", "torchrun",
                   "horovodrun", "deepspeed", "jsrun", "aprun", "ibrun", "flux run", "composer", "pdsh", "clush", "pssh",
                   "parallel-ssh")
-"""The launchers whose command line (the name, then an option) begins a job."""
+"""The launchers whose command line (the name, then an option or the program it runs) begins a job."""
 _LAUNCHERS = b"(?:" + b"|".join(re.escape(name.encode()).replace(b"\\ ", b"[ \t]+")  # (the longest first)
                                for name in sorted(LAUNCHER_NAMES, key=len, reverse=True)) + b")"
 _WRAPPERS = (rb"(?:(?:(?:exec|nohup|time|sudo|env|stdbuf|numactl|taskset|timeout)(?:[ \t]+-\S+)*(?:[ \t]+\d\S*)?"
@@ -74,7 +74,8 @@ class _LaunchLine:
     __slots__ = ("_command", "_wrapped", "_module")
 
     def __init__(self) -> None:
-        self._command = re.compile(_LINE_START + rb"(?:\S*/)?" + _LAUNCHERS + _LAUNCH_ARGUMENT, re.IGNORECASE).match
+        self._command = re.compile(_LINE_START + rb"(?:(?:\S*/)?" + _LAUNCHERS + _LAUNCH_ARGUMENT + _RUN_SCRIPT + rb")",
+                                   re.IGNORECASE).match
         self._wrapped: Callable[[bytes], re.Match[bytes] | None] | None = None
         self._module: Callable[[bytes], re.Match[bytes] | None] | None = None
 
@@ -116,8 +117,15 @@ class _LaunchLine:
         return found
 
 
-_LAUNCH_ARGUMENT = rb"(?:[ \t]+-|[ \t]*:[ \t]*launch)"
-"""After a launcher's name: its first argument, an option, or the colon of its launch message."""
+_LAUNCH_ARGUMENT = (rb"(?:[ \t]+-|[ \t]*:[ \t]*launch"
+                    rb"|[ \t]+(?:\S*/)?(?:python[\d.]*|bash|sh|\S+\.(?:sh|py))(?:[ \t]|\r?$))")
+"""After a launcher's name: its first argument, an option, or the colon of its launch message;
+or the program it runs, without an option before it (``srun python train.py``, ``mpirun
+./run.sh``, ``torchrun train.py --config x``): Python, a shell, a script."""
+_RUN_SCRIPT = rb"|(?:(?:ba)?sh[ \t]+)?(?:\S*/)?run_and_time\.sh(?:[ \t]|\r?$)"
+"""The MLPerf reference implementations' run script run as a command (a trial loop's ``+
+./run_and_time.sh`` under ``set -x``), not its name in a message (``./run_and_time.sh: line 40:
+...``)."""
 LAUNCH_LINE = _LaunchLine()
 """A launcher's command line (its first argument is an option; after a wrapper, see
 :data:`_WRAPPERS`), or its launch message (``poprun: launching``, DeepSpeed's runner's
@@ -136,23 +144,34 @@ JOB_END = re.compile(
     rb"|\bline \d+: +\d+ (?:Killed|Aborted|Segmentation fault|Terminated|Bus error|Illegal instruction)\b"
     rb"|poprun: (?:ERROR: )?instance \d+ (?:exited|terminated|was killed|failed)\b"
     rb"|ENDING TIMING RUN AT "
-    rb"|Beginning trial \d+ of \d+")
+    rb"|Beginning trial \d+ of \d+"
+    rb"|srun: forcing job termination|srun: error: Node failure on \S+"
+    rb"|slurmstepd(?:-[\w.-]+)?: error: Detected \d+ oom[-_]kill events? in "
+    rb"|\bChildFailedError\b|Received Signals?\.?SIG(?:TERM|INT|KILL|HUP) death signal"
+    rb"|sigkill_handler\].* exits with return code = -?[1-9]"
+    rb"|\bHYDU_sock_write \(.*\): write error"
+    rb"|PBS: job killed: |TERM_[A-Z]+: job killed")
 """A launcher's word that the job (or its attempt) ended: Slurm cancelled it (a time limit,
 a preemption, a node failure; ``--requeue`` runs it again into the same file) or saw a task
 exit with an error or a signal (``srun: error: node03: task 3: Exited with exit code 1``: the
 step ends, a run script's loop or a retry starts the next), torchelastic
 restarts its worker group, OpenMPI/PRRTE saw a rank die, MPICH's hydra banner (and the MPIs built on it),
-torchrun's (torchelastic's) last word on a worker that died (``failed (exitcode: -9) local_rank: 0
+Slurm's word that a step was ended (``srun: forcing job termination``, a node failure,
+an out-of-memory kill), torchrun's (torchelastic's) last word on a worker that died (``failed (exitcode: -9) local_rank: 0
 (pid: 1233) of binary: ...``, before its ``ChildFailedError``), a shell's word that the command it ran
 was killed (bash: ``run.sh: line 12:  1233 Killed   python train.py``), poprun's word that an
-instance exited or was killed (``poprun: ERROR: instance 0 exited with signal 9``), and the lines MLPerf run
+instance exited or was killed (``poprun: ERROR: instance 0 exited with signal 9``), torchelastic's
+``ChildFailedError`` and a SIGTERM it received, DeepSpeed's launcher's ``sigkill_handler`` on a
+non-zero exit, MPICH's hydra failing to write to a process, PBS's and LSF's kills at the time
+limit (``PBS: job killed: walltime ...``, ``TERM_RUNLIMIT: job killed ...``), and the lines MLPerf run
 scripts (the reference implementations' ``run_and_time.sh``, a trial loop around it) print around
 each timed run, whatever its exit status (``ENDING TIMING RUN AT ...`` after it, ``Beginning trial
 2 of 10`` before the next)."""
 _JOB_END_WORDS = (b"CANCELLED AT", b"step aborted", b"srun: error:", b"restart worker group", b"terminated normally",
                   b"noticed that", b"detected that", b"BAD TERMINATION", b"(exitcode: ", b"Killed", b"Aborted",
                   b"Segmentation fault", b"Terminated", b"Bus error", b"Illegal instruction", b"ENDING TIMING RUN",
-                  b"Beginning trial", b"poprun: ")
+                  b"Beginning trial", b"poprun: ", b"forcing job", b"Node failure", b"oom", b"ChildFailedError",
+                  b"death signal", b"sigkill_handler", b"HYDU_sock_write", b"job killed")
 _JOB_END_HINT = re.compile(b"|".join(map(re.escape, _JOB_END_WORDS))).search
 """The cheap test before :data:`JOB_END` on each line without a record: one search in C (a
 generator of ``in`` tests over the words took 2.5 times as long)."""
