@@ -170,7 +170,7 @@ each timed run, whatever its exit status (``ENDING TIMING RUN AT ...`` after it,
 _JOB_END_WORDS = (b"CANCELLED AT", b"step aborted", b"srun: error:", b"restart worker group", b"terminated normally",
                   b"noticed that", b"detected that", b"BAD TERMINATION", b"(exitcode: ", b"Killed", b"Aborted",
                   b"Segmentation fault", b"Terminated", b"Bus error", b"Illegal instruction", b"ENDING TIMING RUN",
-                  b"Beginning trial", b"poprun: ", b"forcing job", b"Node failure", b"oom", b"ChildFailedError",
+                  b"Beginning trial", b"poprun: ", b"forcing job", b"Node failure", b"oom_kill", b"oom-kill", b"ChildFailedError",
                   b"death signal", b"sigkill_handler", b"HYDU_sock_write", b"job killed")
 _JOB_END_HINT = re.compile(b"|".join(map(re.escape, _JOB_END_WORDS))).search
 """The cheap test before :data:`JOB_END` on each line without a record: one search in C (a
