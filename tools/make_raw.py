@@ -65,6 +65,8 @@ def make_raw(clean: bytes, options: RawOptions = RawOptions()) -> bytes:
     # Without launcher lines, a later run logs later times (a minute after the one before ends):
     # what tells it from a copy of the run before (the same records twice) in raw output.
     times = [int(m.group(1)) for m in map(_TIME.search, records) if m is not None]
+    dated = [time for time in times if time >= 10**11]  # (TPU logs write submission_* at time 0: no date)
+    times = dated or times
     span = max(times) - min(times) + 60_000 if times and not options.noise else 0
     for number in range(options.runs):
         lines.extend(_launcher(options, number))
@@ -146,7 +148,7 @@ def _run_lines(records: list[bytes], options: RawOptions, rng: random.Random) ->
 
 def _crash(lines: list[bytes], options: RawOptions) -> list[bytes]:
     """Cut the last run two thirds in, in the middle of a record of rank 0."""
-    first = _tag(options, 0) + _paint(options, b":::MLLOG")
+    first = _tag(options, 0) + (b"\x1b[32m" if options.colour_crlf else b"") + b":::MLLOG"  # (as _paint begins it)
     starts = [i for i, line in enumerate(lines)
               if line.startswith(first) and line.count(b":::MLLOG") == 1]
     cut_at = starts[len(starts) - len(starts) // (3 * options.runs) - 1]
