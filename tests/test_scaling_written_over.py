@@ -58,3 +58,18 @@ def test_today_a_benchmark_the_rcp_checker_lost_is_a_stop_not_a_verdict() -> Non
     assert said is not None and "KeyError: 'dlrm'" in said
     assert today_raises("resnet") is None and today_raises("dlrm_dcnv2") is None
     assert verdict_text(RcpResult("fail", said)) == f"fail ({said})"
+
+
+def test_a_scaling_json_where_no_rcp_test_runs_is_a_warning_that_it_scales_the_score() -> None:
+    """An open folder (or a benchmark without RCPs) from 2.1: no checker writes scaling.json there,
+    so a factor other than 1 is the review committee's or a leftover the summarizer applies all the
+    same (review of session 40: an info only). Before 2.1 only the committee wrote one: no warning."""
+    from mlcheck.results import RcpResult
+    from mlcheck.score.scaling import published_scaling
+
+    skipped = RcpResult("skipped", "open division: no RCP test")
+    scaling = published_scaling(1.25, skipped, normalise=True, resets=False)
+    assert scaling.committee == 1.25 and scaling.suspect
+    assert scaling.note is not None and "no RCP test runs for this folder (open division" in scaling.note
+    assert not published_scaling(1.25, skipped, normalise=False, resets=False).suspect
+    assert not published_scaling(1.0, skipped, normalise=True, resets=False).suspect

@@ -63,4 +63,11 @@ def published_scaling(committee: float | None, rcp: RcpResult | None, normalise:
             "scaling.json then and leaves this one, so the summarizer multiplies the score by "
             f"{committee:g}. Delete it unless the review committee set it (a file left by an "
             "earlier run of the checker?)"), suspect=True)
+    if normalise and rcp is not None and rcp.verdict == "skipped" and committee is not None \
+            and abs(committee - 1.0) > 1e-12:
+        return Scaling(committee, None, (
+            f"scaling.json holds {committee:g}, but no RCP test runs for this folder ({rcp.reason or 'skipped'}): "
+            "no checker wrote this file, and the summarizer multiplies the score by "
+            f"{committee:g}. Delete it unless the review committee set it (a file left by an earlier run "
+            "of the checker, or copied with the folder?)"), suspect=True)
     return Scaling(committee, None)
