@@ -507,3 +507,13 @@ def test_a_file_in_systems_that_is_no_description_is_said(tmp_path: Path) -> Non
     [stray] = found(package, "MLC508")
     assert stray.path == str(package / "systems" / "README.md") and stray.severity is Severity.WARNING
     assert stray.message.startswith("systems/ holds <system>.json files")
+
+
+def test_a_missing_field_names_the_misspelt_key_that_holds_it(tmp_path: Path) -> None:
+    """``accelerator_memory_capacitty``: the error names the key the value is under (review of
+    session 40: it asked to add the field, the misspelt key unnamed); a known field is no typo."""
+    package = make_package(tmp_path)
+    edit_system(package, lambda d: d.update(accelerator_memory_capacitty=d.pop("accelerator_memory_capacity")))
+    [error] = found(package, "MLC512")
+    assert error.message.startswith("missing required field(s): accelerator_memory_capacity "
+                                    "('accelerator_memory_capacitty' misspelt?); ")

@@ -43,6 +43,7 @@ from mlcheck.package.layout import JsonDocument
 from mlcheck.rules.system_row import (counted_field_findings, crashing_fields, joined_field_findings,
                                       notes_field_findings, uncountable_fields, unjoinable_notes)
 from mlcheck.rule import Rule
+from mlcheck.rules.near_names import near_name
 from mlcheck.rules.schema_accepts import QuickValidator, quick_validator
 from mlcheck.rules.system_status import status_findings, system_schema
 
@@ -145,7 +146,9 @@ def _schema_findings(path: str, data: dict[str, Any], quick: bool = True,
             finding = _value_finding(path, error, line_of)
             if finding is not None:
                 yield finding
-    if missing:
+    if missing:  # (a key of the file close to a missing one's name: said with it)
+        unknown = [key for key in data if isinstance(key, str) and key not in system_schema()["properties"]]
+        missing = [f"{m} ({near!r} misspelt?)" if (near := near_name(m, unknown)) else m for m in missing]
         yield SYSTEM_INVALID.at(path, None, (
             f"missing required field(s): {', '.join(missing)}; the round's system_desc_checker "
             "refuses the file. Add them (an empty string is accepted but for status from 4.1)"))
@@ -184,12 +187,10 @@ def _expected(error: Any) -> str:
 
 def _named_like(path: str, beside: Sequence[str]) -> str:
     """``; systems/pod16-closd.json is there: a typo of the name?`` for a description named like it."""
-    import difflib
-
     folder, name = os.path.split(path)
     stem = name.removesuffix(".json")
     same = sorted(n for n in beside if n != name and (n.lower() == name.lower() or n == stem or n.startswith(name)))
     if same:  # (systems/X, X.JSON, X.json.txt: the official tools read systems/<system>.json alone)
         return f"; {os.path.join(folder, same[0])} is there: name it {name}"
-    near = difflib.get_close_matches(name, sorted(n for n in beside if n.endswith(".json")), n=1, cutoff=0.75)
-    return f"; {os.path.join(folder, near[0])} is there: a typo of the system's name?" if near else ""
+    near = near_name(name, (n for n in beside if n.endswith(".json")), cutoff=0.75)
+    return f"; {os.path.join(folder, near)} is there: a typo of the system's name?" if near else ""
