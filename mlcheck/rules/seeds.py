@@ -36,7 +36,7 @@ from typing import Mapping, Sequence
 
 from mlcheck.model import Event, Finding, Severity
 from mlcheck.results import RunSummary
-from mlcheck.facts.checks import show_repr
+from mlcheck.facts.checks import show
 from mlcheck.rule import Rule
 
 SEED_MISSING = Rule("MLC518", "seed-missing", Severity.ERROR, "a closed-division run logs no seed "
@@ -85,7 +85,7 @@ def check_seeds(folder: str, runs: Sequence[RunSummary], closed: bool, ruleset: 
         for seed in (first, *run.more_seeds):  # (the seed checker reads every seed record)
             if closed and not _reads_as_int(seed.value):
                 found.append(SEED_INVALID.at(run.path, seed.line, (
-                    f"seed {show_repr(seed.value)} is not an integer: the package checker's seed checker fails "
+                    f"seed {show(seed.value)} is not an integer: the package checker's seed checker fails "
                     "on it. Log the seed as an integer"), run_index=run.index))
             # The seed checker compares int(value): 7 and "7" are the same seed.
             same = int(seed.value) if _reads_as_int(seed.value) else repr(seed.value)
@@ -159,7 +159,7 @@ def _duplicate(run: RunSummary, seed: Event, other: RunSummary, closed: bool = T
                                   "refuse the same seed only from the same file and line)") if closed else (
         " (the package checker runs its seed checker on closed folders only)")
     return SEED_DUPLICATE.at(run.path, seed.line, (
-        f"seed {show_repr(seed.value)} is also the seed of {where}{run_no}; each run needs its own{note}"),
+        f"seed {show(seed.value)} is also the seed of {where}{run_no}; each run needs its own{note}"),
         run_index=run.index, official=same_place, severity=None if same_place else Severity.WARNING)
 
 
