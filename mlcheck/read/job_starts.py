@@ -122,6 +122,7 @@ _LAUNCH_ARGUMENT = (rb"(?:[ \t]+-|[ \t]*:[ \t]*launch"
 """After a launcher's name: its first argument, an option, or the colon of its launch message;
 or the program it runs, without an option before it (``srun python train.py``, ``mpirun
 ./run.sh``, ``torchrun train.py --config x``): Python, a shell, a script."""
+RUN_SCRIPT = b"run_and_time.sh"
 _RUN_SCRIPT = rb"|(?:(?:ba)?sh[ \t]+)?(?:\S*/)?run_and_time\.sh(?:[ \t]|\r?$)"
 """The MLPerf reference implementations' run script run as a command (a trial loop's ``+
 ./run_and_time.sh`` under ``set -x``), not its name in a message (``./run_and_time.sh: line 40:
@@ -188,7 +189,7 @@ def may_name_a_launcher(lowered: bytes) -> bool:
     """The cheap test before :data:`LAUNCH_LINE` (``lowered``: the text with its ASCII letters
     in lower case, as the pattern ignores case): substring searches in C (``x`` found with
     ``memchr`` first: a search for ``mpiexec`` takes ten times as long, and most text holds
-    no ``x``; the host launchers' names hold ``sh``)."""
+    no ``x``; the host launchers' names hold ``sh``; the run script's name holds ``run``)."""
     return b"run" in lowered or (b"x" in lowered and b"mpiexec" in lowered) or b"deepspeed" in lowered \
         or b"composer" in lowered or (
         b"sh" in lowered and (b"pdsh" in lowered or b"clush" in lowered or b"pssh" in lowered
@@ -203,7 +204,9 @@ def may_hold_a_launch_line(squeezed: bytes) -> bool:
     names ``run`` somewhere (``running``, ``run_and_time.sh``); far less of it holds ``run-``, so
     the lines of a stretch are seldom looked for one by one (``sh-`` for the host launchers,
     ``pdsh``, ``clush``, ``pssh``). Four searches at most (``x`` found with ``memchr`` first: most
-    text holds no ``mpiexec``), each a pass over the text. Result files only (see
+    text holds no ``mpiexec``), each a pass over the text. Neither a launcher followed by the
+    program it runs (``srun python``) nor the run script (:data:`RUN_SCRIPT`) is looked for: in a
+    result file, one run whatever it holds, such a line would be a note only. Result files only (see
     :data:`LAUNCHER_PARTS`)."""
     return b"run-" in squeezed or (b"x" in squeezed and (b"mpiexec-" in squeezed or b"hydra-" in squeezed
                                                           or b"mpt-" in squeezed)) \

@@ -24,7 +24,7 @@ from itertools import compress
 from operator import methodcaller, not_
 
 from mlcheck.model import Event
-from mlcheck.read.job_starts import may_hold_a_launch_line
+from mlcheck.read.job_starts import may_name_a_launcher
 from mlcheck.read.line_reader import MARKER_BYTES, TOKEN_BYTES
 from mlcheck.read.noise_counts import BLANKS, SQUEEZE, launcher_lines
 from mlcheck.read.record_runs import MIN_LINES, events_of_lines
@@ -67,7 +67,8 @@ def mixed_region(region: bytes, first_line: int) -> MixedRegion | None:
         return None
     others = b"\n".join(compress(lines, map(not_, starts)))
     squeezed = others.translate(SQUEEZE, BLANKS)  # (as the block reader squeezes a stretch)
-    if may_hold_a_launch_line(squeezed) and launcher_lines(others, others.lower()):
+    lowered = others.lower()  # (raw output: every form of launcher line, ``srun python train.py`` too)
+    if may_name_a_launcher(lowered) and launcher_lines(others, lowered):
         return None
     numbers = compress(range(first_line, first_line + len(lines)), starts)
     events = events_of_lines(records, b"\n".join(records), numbers)

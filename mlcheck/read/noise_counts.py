@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from typing import Iterator
 
-from mlcheck.read.job_starts import LAUNCH_LINE, LAUNCHER_PARTS
+from mlcheck.read.job_starts import LAUNCH_LINE, LAUNCHER_PARTS, RUN_SCRIPT
 from mlcheck.read.line_reader import AnyItem, LineReader
 
 BLANKS = b" \t\r\x0b\x0c"
@@ -104,6 +104,10 @@ def launcher_lines(text: bytes, lowered: bytes) -> list[tuple[int, int]]:
             end = lowered.find(b"\n", at) + 1 or len(text)
             starts.add(start)
             at = lowered.find(part, end)
+    at = lowered.find(RUN_SCRIPT)  # (the run script run as a command: LAUNCH_LINE's other form)
+    while at >= 0:
+        starts.add(lowered.rfind(b"\n", 0, at) + 1)
+        at = lowered.find(RUN_SCRIPT, at + len(RUN_SCRIPT))
     found = []
     for start in sorted(starts):
         end = text.find(b"\n", start) + 1 or len(text)
