@@ -29,6 +29,12 @@ def _records(rank: int = 0) -> list[str]:
     return out
 
 
+def _shifted(line: str, ms: int) -> str:
+    record = json.loads(line[len(":::MLLOG "):])
+    record["time_ms"] += ms
+    return ":::MLLOG " + json.dumps(record)
+
+
 def _check(tmp_path: Path, lines: list[str]) -> list:
     log = tmp_path / "tailed.log"
     log.write_text("\n".join(lines) + "\n", "utf-8")
@@ -48,7 +54,7 @@ def test_every_rank_file_tailed_reads_as_the_one_run(name: str, order: tuple[int
     assert (result.verdict, result.time_to_train_min) == (clean.verdict, clean.time_to_train_min)
     assert sorted({f.code for f in result.findings}) == ["MLC020"]
     [read] = [f.message for f in result.findings if f.code == "MLC020"]
-    assert "records kept from rank file 0" in read
+    assert "records kept from rank 0 of job 1" in read
 
 
 def test_tail_f_headers_wherever_the_file_changes(tmp_path: Path) -> None:
@@ -69,7 +75,7 @@ def test_lines_below_a_file_not_named_for_a_rank_are_as_they_were() -> None:
              b"==> train.py <==\n", b"y\n", b"z ==> rank2.log <==\n"]
     headers = FileHeaders()
     assert list(headed_file_lines(lines, headers)) == [
-        lines[0], lines[1], lines[2], b"rank3.log:x\n", b"\n", lines[5], b"y\n", lines[7]]
+        lines[0], lines[1], lines[2], b"[1,3]<stdout>:x\n", b"\n", lines[5], b"y\n", lines[7]]
     assert headers.labelled == 1
 
 
@@ -77,7 +83,7 @@ def test_the_rest_of_a_long_line_is_not_labelled_again() -> None:
     """readline(limit) gives a long line in pieces: only its first is a line's start."""
     pieces = [b"==> rank3.log <==\n", b":::MLLOG {\"a\": ", b"==> rank2.log <==\n", b"w\n"]
     assert list(headed_file_lines(pieces, FileHeaders())) == [
-        pieces[0], b"rank3.log::::MLLOG {\"a\": ", pieces[2], b"rank3.log:w\n"]
+        pieces[0], b"[1,3]<stdout>::::MLLOG {\"a\": ", pieces[2], b"[1,3]<stdout>:w\n"]
 
 
 def test_watch_reads_the_headers_as_check_does(tmp_path: Path) -> None:
@@ -90,3 +96,18 @@ def test_watch_reads_the_headers_as_check_does(tmp_path: Path) -> None:
     checked = list(read_mllog(str(log)))
     events = [e for e in checked if isinstance(e, Event)]
     assert [e for e in watched if isinstance(e, Event)] == events and len(events) == len(_records())
+
+
+@pytest.mark.parametrize("names", [("out/1/rank.0/stdout", "out/2/rank.0/stdout"),
+                                   ("logs/trial1_rank0.log", "logs/trial2_rank0.log")])
+def test_the_rank_files_of_two_jobs_are_two_jobs(names: tuple[str, str], tmp_path: Path) -> None:
+    """A crashed attempt's rank 0 file, then the relaunch's (review of session 40: both read as
+    ranks of one job, the relaunch's records dropped as copies of the crashed one's, one passing
+    run of both lengths): the crashed run, then the clean one."""
+    records = _records(0)
+    crashed = records[:len(records) * 2 // 3]
+    later = [_shifted(line, 3_600_000) for line in records]  # (an hour later)
+    lines = [f"==> {names[0]} <==", *crashed, "", f"==> {names[1]} <==", *later]
+    first, second = _check(tmp_path, lines)
+    [clean] = check_log(LogRef(str(BASE)), None)
+    assert first.verdict == "fail" and (second.verdict, second.time_to_train_min) == (clean.verdict, clean.time_to_train_min)

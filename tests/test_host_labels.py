@@ -16,6 +16,7 @@ from mlcheck.read.host_labels import HOST_JOB, NAMES, PIDS, RAY_JOB, SYSLOG_JOB
 from mlcheck.read.rawlog import read_prefix
 
 BASE = FIXTURES / "raw" / "base.txt"
+EXAMPLE_RUN = FIXTURES / "example" / "Acme" / "results" / "acme-t8" / "resnet" / "result_0.txt"
 _TIME = re.compile(r'"time_ms": (\d+)')
 
 LABELS = {
@@ -344,3 +345,19 @@ def test_a_host_name_ending_in_five_characters_keeps_its_number() -> None:
     of a name: ``rack1-gpu01`` and ``rack1-gpu02`` are hosts 1 and 2 (were both host 1, one source)."""
     first, second = read_prefix("rack1-gpu01: ").source, read_prefix("rack1-gpu02: ").source
     assert (_number(first), _number(second)) == ((HOST_JOB, 1), (HOST_JOB, 2))
+
+
+def test_an_rfc5424_relaunch_under_another_process_id_is_the_next_run(tmp_path: Path) -> None:
+    """RFC 5424's header names the host and a process id: the host alone is the label, so a
+    relaunch's new process is no other rank printing copies (review of session 40: the relaunch's
+    records dropped as copies, one passing run of both lengths)."""
+    records = EXAMPLE_RUN.read_text("utf-8").splitlines()
+    cut = len(records) * 2 // 3
+    later = [re.sub(r'"time_ms": (\d+)', lambda m: f'"time_ms": {int(m.group(1)) + 3_600_000}', line) for line in records]
+    head = "<14>1 2024-05-01T10:00:00.148Z gpu-node017 python3 {} - - "
+    lines = [head.format(4242) + line for line in records[:cut]] + [head.format(5151) + line for line in later]
+    log = tmp_path / "syslog.log"
+    log.write_text("\n".join(lines) + "\n", "utf-8")
+    [clean] = check_log(LogRef(str(EXAMPLE_RUN)), None)
+    crashed, again = check_log(LogRef(str(log)), None)
+    assert crashed.verdict == "fail" and (again.verdict, again.time_to_train_min) == (clean.verdict, clean.time_to_train_min)

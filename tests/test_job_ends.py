@@ -300,3 +300,22 @@ def test_a_trial_loop_behind_rank_labels_is_still_one_run_per_trial(tmp_path: Pa
     [clean] = check_log(LogRef(str(EXAMPLE)), None)
     runs = check_log(LogRef(str(log)), None)
     assert [(run.verdict, run.time_to_train_min) for run in runs] == [(clean.verdict, clean.time_to_train_min)] * 2
+
+
+def test_every_rank_s_end_line_then_the_next_trial_compares_its_copies_afresh(tmp_path: Path) -> None:
+    """Rank 0 dies first (the other ranks printed more), every rank prints its end line, the next
+    trial follows behind the same labels: once every rank said its end the ranks are chosen
+    again, no copy of one trial is compared with the other's records (review of session 40: MLC021)."""
+    records = [line for line in _records() if line.startswith(":::MLLOG")]
+    cut = len(records) * 2 // 3
+    end = "ENDING TIMING RUN AT 2023-04-28 12:22:50 AM"
+    lines = [f"{rank}: {record}" for index, record in enumerate(records[:cut + 3])
+             for rank in (0, 1) if rank or index < cut]
+    lines += [f"{rank}: {end}" for rank in (0, 1)]
+    lines += [f"{rank}: {_later(record, 60)}" for record in records for rank in (0, 1)]
+    log = tmp_path / "console.log"
+    log.write_text("\n".join(lines) + "\n", "utf-8")
+    [clean] = check_log(LogRef(str(EXAMPLE)), None)
+    crashed, again = check_log(LogRef(str(log)), None)
+    assert crashed.verdict == "fail" and (again.verdict, again.time_to_train_min) == (clean.verdict, clean.time_to_train_min)
+    assert not [f for run in (crashed, again) for f in run.findings if f.code == "MLC021"]

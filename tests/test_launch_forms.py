@@ -90,9 +90,16 @@ def test_prose_that_names_a_launcher_is_no_launch_line(line: str) -> None:
     assert not LAUNCH_LINE.match(line.encode())
 
 
-@pytest.mark.parametrize("line", [b"docker exec -t " * 3000, b"a=b " * 5000, b"timeout 1 " * 5000, b"a;" * 50000])
+@pytest.mark.parametrize("line", [b"docker exec -t " * 3000, b"a=b " * 5000, b"timeout 1 " * 5000, b"a;" * 50000,
+                                  b"srun " + b"a/." * 100_000, b"+ " + b"a/" * 100_000 + b"run_and_time.shx",
+                                  b"[launch.py:321:sigkill_handler] " * 10_000, b"HYDU_sock_write (" * 20_000])
 def test_the_launch_pattern_is_linear_on_long_lines(line: bytes) -> None:
+    """(Review of session 40: the launcher-and-program form took 25 minutes on a line of 1 MB.)"""
+    from mlcheck.read.job_starts import JOB_END
+    from mlcheck.read.noise_counts import launcher_lines
+
     assert not LAUNCH_LINE.match(line)  # (a catastrophic backtrack would not return)
+    assert not JOB_END.search(line) and not launcher_lines(line, line.lower())
 
 
 def _later(lines: list[str], minutes: int) -> list[str]:

@@ -247,6 +247,18 @@ def test_a_benchmark_folder_beside_results_or_without_its_system_is_refused(misp
         assert result.worst_severity() is Severity.ERROR
 
 
+def test_a_folder_of_logs_beside_a_run_scripts_results_folder_is_no_package(tmp_path: Path) -> None:
+    """``work/resnet/`` beside ``work/results/`` (where run scripts write their logs): no package
+    (review of session 40: an MLC509 error and no valid score)."""
+    work = tmp_path / "work"
+    shutil.copytree(bench_of(EXAMPLE), work / "resnet")
+    (work / "results").mkdir()
+    for level in (work, work / "resnet"):  # (work/ named alone is a package without systems/: said of it)
+        assert not [f for f in check([str(level)]).all_findings() if f.code == "MLC509" and f.path != str(work)], level
+    [bench] = check([str(work / "resnet")]).benchmarks
+    assert bench.score.valid
+
+
 def test_an_org_folder_without_results_or_systems(tmp_path: Path) -> None:
     """``<org>/<system>/<benchmark>/result_0.txt``: the logs name the org (submission_org)."""
     org = tmp_path / "Acme"

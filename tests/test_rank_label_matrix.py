@@ -37,7 +37,6 @@ LABELS = {
     "slurm-heterogeneous": "P0 {r}: ", "slurm-heterogeneous-padded": "P1  {r}: ", "parallel-tag": "node0{r}\t",
     "parallel-tag-address": "10.0.0.{r}\t", "clush-nodeset": "node[0{r},03-05]: ", "stern": "train-worker-{r} trainer ",
     "grep-files": "rank{r}.log:", "grep-files-numbered": "out/1/rank.{r}/stdout:12:", "grep-srun": "rank{r}.out:0: ",
-    "rfc5424": "<14>1 2024-05-01T10:00:00.148Z gpu-node017 python3 424{r} - - ",
     "rfc5424-srun": "<14>1 2024-05-01T10:00:00.148+02:00 gpu-node017 slurmstepd - - [meta x=\"1\"] {r}: ",
 }
 LAYOUTS = ("interleaved", "rank-1-first", "blocks", "rank-1-block-first", "eight-ranks-and-output")

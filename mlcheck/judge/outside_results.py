@@ -8,6 +8,9 @@ or is the logs' ``submission_org``:
 - ``<org>/results/<benchmark>/``: the system level left out;
 - ``<org>/<benchmark>/``: beside ``results/``.
 
+For the last two a ``results/`` folder is no sign of a package (run scripts write their logs to
+``./results/``): ``<org>`` must hold ``systems/`` or ``benchmarks/``, or be the logs' org.
+
 Such a folder's runs are still judged one by one, but its score is no valid one: the round's
 tools give it none.
 """
@@ -52,7 +55,7 @@ def outside_results_findings(paths: Sequence[str], benchmarks: Sequence[Benchmar
             org, system, level = parent, SYSTEM, "the results/ and system levels"
         else:  # (<org>/<system>/<benchmark>)
             org, system, level = os.path.normpath(os.path.join(parent, os.pardir)), folder.parent.name, "results/"
-        marks = _marks(org)
+        marks = _marks(org) if system != SYSTEM else [m for m in _marks(org) if m != "results"]
         named = {r.org.strip().lower() for r in bench.runs if r.org}
         if marks:
             why = f"{org} is a package: it holds {', '.join(m + '/' for m in marks)}"

@@ -15,7 +15,8 @@ its host instead of a rank number:
 - Ray: ``(RayTrainWorker pid=4242, ip=10.0.0.3) ``, ``(pid=4242) ``;
 - syslog and ``journalctl`` (after their date): ``gpu-node-0 python3[4242]: ``, a rank per
   process of each host; RFC 5424's header (a log collector's export, ``rsyslog``'s
-  ``RSYSLOG_SyslogProtocol23Format``): ``<14>1 2024-05-01T10:00:00.148Z gpu-node-0 slurmstepd 4242 - - ``;
+  ``RSYSLOG_SyslogProtocol23Format``): ``<14>1 2024-05-01T10:00:00.148Z gpu-node-0 slurmstepd 4242 - - ``,
+  the host (its ranks told by a label after it; a relaunch's other process id is the same host);
 - ``grep`` (``zgrep``, ``rg``) over the files of a job's ranks: the file's name and a colon right
   before the record (``grep -H :::MLLOG rank*.log``: ``rank3.log::::MLLOG``; ``out/1/rank.3/stdout:12::::MLLOG``
   with ``-n``), before a date or before a task's label (``rank3.log:0: ``): a file named for its rank
@@ -116,10 +117,9 @@ def host_label(text: str, position: int = 0) -> tuple[tuple[int, int], int] | No
     process = label.group("process")
     if process is not None:  # (each host's processes in the order of their ids, as ranks start)
         return (SYSLOG_JOB, _host_rank(label.group("syslog")) * PIDS + number(process)), label.end()
-    process = label.group("rfc_process")
-    if process is not None:  # (RFC 5424: its date, host, application, process id or -, message id, data)
-        pid = 0 if process == "-" else number(process)
-        return (SYSLOG_JOB, _host_rank(label.group("rfc_host")) * PIDS + pid), label.end()
+    if label.group("rfc_process") is not None:  # (RFC 5424: its date, host, application, process id, message id, data)
+        # The host alone: a relaunch (or a run script's other command) logs under another process id.
+        return (SYSLOG_JOB, _host_rank(label.group("rfc_host")) * PIDS), label.end()
     nodeset = label.group("nodeset")
     if nodeset is not None:  # (the nodes that printed the line: the first one's)
         return (HOST_JOB, _host_rank(_FIRST_NODE.sub(r"\1", nodeset))), label.end()
@@ -127,10 +127,15 @@ def host_label(text: str, position: int = 0) -> tuple[tuple[int, int], int] | No
                                  or label.group("named"))), label.end()
 
 
-def rank_file_name(path: str) -> bool:
-    """Whether ``path`` names a rank's file as grep's names are read (:data:`FILE_JOB`)."""
-    return _GREP_FILE.fullmatch(path + ":") is not None and _RANK_IN_PATH.search(path) is not None \
-        and not path.endswith(".py")
+def rank_file(path: str) -> tuple[int, str] | None:
+    """The rank and the rest of the path (the rank's digits taken out: what the files of one
+    job's ranks share) of a rank's file named as grep's names are read (:data:`FILE_JOB`); None
+    for another name."""
+    ranks = list(_RANK_IN_PATH.finditer(path)) if _GREP_FILE.fullmatch(path + ":") is not None else []
+    if not ranks or path.endswith(".py"):
+        return None
+    last = ranks[-1]
+    return number(last.group(1)), path[:last.start(1)] + path[last.end(1):]
 
 
 def _grep_file(text: str, position: int) -> tuple[tuple[int, int], int] | None:
@@ -149,9 +154,8 @@ def _grep_file(text: str, position: int) -> tuple[tuple[int, int], int] | None:
         if numbered is None or _label_or_nothing(text, end) or RANK_LABEL.match(text, end) is not None:
             break
         end = numbered.end()
-    last = ranks[-1]
-    stem = (path[:last.start(1)] + path[last.end(1):]).encode("utf-8", errors="replace")
-    return (FILE_JOB, number(last.group(1)) * NAMES + zlib.crc32(stem) % NAMES), end
+    rank, stem = rank_file(path) or (0, path)
+    return (FILE_JOB, rank * NAMES + zlib.crc32(stem.encode("utf-8", errors="replace")) % NAMES), end
 
 
 def _label_or_nothing(text: str, position: int) -> bool:

@@ -118,12 +118,12 @@ class _LaunchLine:
 
 
 _LAUNCH_ARGUMENT = (rb"(?:[ \t]+-|[ \t]*:[ \t]*launch"
-                    rb"|[ \t]+(?:\S*/)?(?:python[\d.]*|bash|sh|\S+\.(?:sh|py))(?:[ \t]|\r?$))")
+                    rb"|[ \t]+(?:[^\s/]{0,256}/){0,16}(?:python[\d.]*|bash|sh|[^\s/]{1,256}\.(?:sh|py))(?:[ \t]|\r?$))")
 """After a launcher's name: its first argument, an option, or the colon of its launch message;
 or the program it runs, without an option before it (``srun python train.py``, ``mpirun
 ./run.sh``, ``torchrun train.py --config x``): Python, a shell, a script."""
 RUN_SCRIPT = b"run_and_time.sh"
-_RUN_SCRIPT = rb"|(?:(?:ba)?sh[ \t]+)?(?:\S*/)?run_and_time\.sh(?:[ \t]|\r?$)"
+_RUN_SCRIPT = rb"|(?:(?:ba)?sh[ \t]+)?(?:[^\s/]{0,256}/){0,16}run_and_time\.sh(?:[ \t]|\r?$)"
 """The MLPerf reference implementations' run script run as a command (a trial loop's ``+
 ./run_and_time.sh`` under ``set -x``), not its name in a message (``./run_and_time.sh: line 40:
 ...``)."""
@@ -149,8 +149,8 @@ JOB_END = re.compile(
     rb"|srun: forcing job termination|srun: error: Node failure on \S+"
     rb"|slurmstepd(?:-[\w.-]+)?: error: Detected \d+ oom[-_]kill events? in "
     rb"|\bChildFailedError\b|Received Signals?\.?SIG(?:TERM|INT|KILL|HUP) death signal"
-    rb"|sigkill_handler\].* exits with return code = -?[1-9]"
-    rb"|\bHYDU_sock_write \(.*\): write error"
+    rb"|sigkill_handler\] \[[^\]\n]{0,4096}\] exits with return code = -?[1-9]"
+    rb"|\bHYDU_sock_write \([^)\n]{0,256}\): write error"
     rb"|PBS: job killed: |TERM_[A-Z]+: job killed")
 """A launcher's word that the job (or its attempt) ended: Slurm cancelled it (a time limit,
 a preemption, a node failure; ``--requeue`` runs it again into the same file) or saw a task
@@ -173,7 +173,7 @@ _JOB_END_WORDS = (b"CANCELLED AT", b"step aborted", b"srun: error:", b"restart w
                   b"Segmentation fault", b"Terminated", b"Bus error", b"Illegal instruction", b"ENDING TIMING RUN",
                   b"Beginning trial", b"poprun: ", b"forcing job", b"Node failure", b"oom_kill", b"oom-kill", b"ChildFailedError",
                   b"death signal", b"sigkill_handler", b"HYDU_sock_write", b"job killed")
-_JOB_END_HINT = re.compile(b"|".join(map(re.escape, _JOB_END_WORDS))).search
+_JOB_END_HINT = JOB_END_HINT = re.compile(b"|".join(map(re.escape, _JOB_END_WORDS))).search
 """The cheap test before :data:`JOB_END` on each line without a record: one search in C (a
 generator of ``in`` tests over the words took 2.5 times as long)."""
 LAUNCHER_PARTS = (b"run", b"mpiexec", b"mpiexec.hydra", b"mpiexec_mpt", b"deepspeed", b"composer")

@@ -65,11 +65,9 @@ class LineReader(FastLines):
             self.note_noise(raw)
             if raw.strip():
                 self.stats.noise_lines += 1
-                if self.job_starts.may_report(self.stats.kept):
-                    boundary = self.job_starts.launcher(raw, self.line_no, self.stats.kept)
-                    if boundary is not None:
-                        self.prefixes.job_ended(raw)  # (a new job: its logging ranks are chosen again)
-                        yield boundary
+                boundary = self.job_starts.launcher(raw, self.line_no, self.stats.kept) if self.job_starts.may_report(
+                    self.stats.kept) else None
+                yield from self.prefixes.job_ended(raw, boundary)  # (a new job: its logging ranks chosen again)
             if raw.endswith(b"\r\n"):
                 self.stats.crlf_lines += 1
             return

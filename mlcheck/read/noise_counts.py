@@ -105,9 +105,10 @@ def launcher_lines(text: bytes, lowered: bytes) -> list[tuple[int, int]]:
             starts.add(start)
             at = lowered.find(part, end)
     at = lowered.find(RUN_SCRIPT)  # (the run script run as a command: LAUNCH_LINE's other form)
-    while at >= 0:
+    while at >= 0:  # (once a line: each line's start looked for once)
         starts.add(lowered.rfind(b"\n", 0, at) + 1)
-        at = lowered.find(RUN_SCRIPT, at + len(RUN_SCRIPT))
+        end = lowered.find(b"\n", at) + 1
+        at = lowered.find(RUN_SCRIPT, end) if end else -1
     found = []
     for start in sorted(starts):
         end = text.find(b"\n", start) + 1 or len(text)

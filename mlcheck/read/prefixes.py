@@ -7,8 +7,10 @@ remembered: timestamps and progress bars do not repeat).
 from __future__ import annotations
 
 import dataclasses
+from typing import Iterator
 
-from mlcheck.read.job_starts import JOB_END
+from mlcheck.read.job_starts import JOB_END, JOB_END_HINT
+from mlcheck.model import Finding
 from mlcheck.read.rank_copies import RankCopies
 from mlcheck.read.rank_labels import number
 from mlcheck.read.rawlog import ANSI, TAG, Prefix, Source, read_prefix, second_stream
@@ -31,6 +33,7 @@ class PrefixDecisions:
         self._heads_of_known_jobs: set[bytes] = set()
         self.relaunched = False
         """A launcher line made the jobs' logging ranks forgotten, and no lookahead told them since."""
+        self._ended: dict[int, set[int]] = {}  # (the ranks of each job that said their end: job_ended)
 
     def decide(self, text: bytes, record: bytes = b"") -> tuple[Prefix, bool]:
         """What ``text`` (the bytes before a record) says, and whether the record is kept
@@ -64,28 +67,45 @@ class PrefixDecisions:
         """A launcher line began another job: its labels are decided again (:meth:`RankCopies.forget_jobs`)."""
         self.copies.forget_jobs()
         self.relaunched = True
+        self._ended.clear()
         self.known.clear()
         self.copy_sources.clear()
         self._heads_of_known_jobs.clear()
 
-    def job_ended(self, raw: bytes) -> None:
-        """A launcher line, or a job's end (MLC024): the jobs' logging ranks are chosen again,
-        unless only one of several ranks ended (:meth:`one_rank_ended`)."""
-        if not self.one_rank_ended(raw):
+    def job_ended(self, raw: bytes, boundary: Finding | None) -> Iterator[Finding]:
+        """``boundary`` (MLC024 at a launcher line or a job's end, if the line is one) after the
+        jobs' logging ranks are forgotten (chosen again); but where one of several ranks ended
+        (:meth:`one_rank_ended`), only once every rank that printed records since has said its end
+        (the ranks' output after the first end line is still their copies; the next trial's is
+        compared afresh). A line that is no boundary is looked at while some ranks said theirs."""
+        if boundary is None and not self._ended:
+            return
+        source = self.one_rank_ended(raw)
+        if source is None:
+            if boundary is not None:
+                self.forget_jobs()
+                yield boundary
+            return
+        ended = self._ended.setdefault(source[0], set())
+        ended.add(source[1])
+        if {p.source[1] for p, _kept in self.known.values() if p.source is not None and p.source[0] == source[0]} <= ended:
             self.forget_jobs()
+        if boundary is not None:
+            yield boundary
 
-    def one_rank_ended(self, raw: bytes) -> bool:
-        """Whether a job's end (:data:`~mlcheck.read.job_starts.JOB_END`) is said behind the label
-        of one of the ranks of a job whose other ranks print copies: the run script that each task
-        runs (``srun``, ``mpirun``) prints ``ENDING TIMING RUN AT`` when its own process exits, and
-        the other ranks' output (a block-buffered stdout flushed at exit) may come after it. Only
-        that process ended: the logging ranks are kept, the copies after it are still copies (a
-        run that begins again is told by its records, :mod:`mlcheck.read.next_run`)."""
-        found = JOB_END.search(raw)
+    def one_rank_ended(self, raw: bytes) -> Source | None:
+        """The rank whose label a job's end (:data:`~mlcheck.read.job_starts.JOB_END`) is said
+        behind, of a job whose other ranks print copies: the run script that each task runs
+        (``srun``, ``mpirun``) prints ``ENDING TIMING RUN AT`` when its own process exits, and the
+        other ranks' output (a block-buffered stdout flushed at exit) may come after it. Only that
+        process ended: the copies after it are still copies (a run that begins again is told by
+        its records, :mod:`mlcheck.read.next_run`). None for another line."""
+        found = JOB_END.search(raw) if JOB_END_HINT(raw) else None
         if found is None or found.start() == 0:
-            return False
+            return None
         source = read_prefix(ANSI.sub("", raw[:found.start()].decode("utf-8", errors="replace"))).source
-        return source is not None and self.copies.knows_job(source[0]) and self.copies.expects_copies(source)
+        return source if source is not None and self.copies.knows_job(source[0]) and self.copies.expects_copies(source) \
+            else None
 
     def mapped(self, prefix: Prefix) -> Prefix:
         """A rank's duplicate stream is compared as copies, under a source of its own."""
