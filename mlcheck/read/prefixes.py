@@ -88,7 +88,9 @@ class PrefixDecisions:
             return
         ended = self._ended.setdefault(source[0], set())
         ended.add(source[1])
-        if {p.source[1] for p, _kept in self.known.values() if p.source is not None and p.source[0] == source[0]} <= ended:
+        printing = self.copies.ranks.get(source[0], set()) | {  # (the lookahead's, and those decided since)
+            p.source[1] for p, _kept in self.known.values() if p.source is not None and p.source[0] == source[0]}
+        if printing <= ended:
             self.forget_jobs()
         if boundary is not None:
             yield boundary

@@ -57,8 +57,8 @@ class RankCopies(WaitingCopies):
         logging rank: a key the logging rank never printed (found by a first reading: MLC028)."""
         self.promoted: dict[Source, Counter[str]] = {}
         """The keys of the records kept from each promoted rank, counted."""
-        self._ranks: dict[int, set[int]] = {job: set(seen) for job, seen in (ranks or {}).items()}
-        self.logging_rank: dict[int, int] = {job: (first or {}).get(job, min(seen)) for job, seen in self._ranks.items()}
+        self.ranks: dict[int, set[int]] = {job: set(seen) for job, seen in (ranks or {}).items()}
+        self.logging_rank: dict[int, int] = {job: (first or {}).get(job, min(seen)) for job, seen in self.ranks.items()}
         self._stopped_at: dict[int, float] = {}
         """Job -> the time of the run_stop its logging rank kept last, or of a later record it kept
         (a final evaluation, a hyper-parameter block), until it begins a run again."""
@@ -89,7 +89,7 @@ class RankCopies(WaitingCopies):
         other). Jobs already known keep their logging rank."""
         for job, seen in ranks.items():
             if job not in self.logging_rank and seen:
-                self._ranks[job] = set(seen)
+                self.ranks[job] = set(seen)
                 self.logging_rank[job] = (first or {}).get(job, min(seen))
 
     def new_process(self, source: Source, record: bytes) -> bool:
@@ -102,7 +102,7 @@ class RankCopies(WaitingCopies):
             return False
         self.processes += 1
         self._forget(job)
-        self._ranks[job], self.logging_rank[job] = {source[1]}, source[1]
+        self.ranks[job], self.logging_rank[job] = {source[1]}, source[1]
         return True
 
     def forget_jobs(self) -> None:
@@ -110,7 +110,7 @@ class RankCopies(WaitingCopies):
         for job in list(self.logging_rank):
             self._forget(job)
             del self.logging_rank[job]
-            self._ranks.pop(job, None)
+            self.ranks.pop(job, None)
 
     def _forget(self, job: int) -> None:
         self._late.extend(f for s in self._suspects if s.source[0] == job for f in self._conflict(s))
@@ -155,7 +155,7 @@ class RankCopies(WaitingCopies):
     def expects_copies(self, source: Source | None) -> bool:
         """True when a kept record of this source is to be compared with copies."""
         return source is not None and not self.keep_all and (
-            len(self._ranks.get(source[0], ())) > 1 or bool(self._early))
+            len(self.ranks.get(source[0], ())) > 1 or bool(self._early))
 
     def count_kept(self, job: int, key: str, time_ms: float | None = None) -> None:
         """Count a kept record no copy is expected for (a copy may still come: a late rank)."""
@@ -192,7 +192,7 @@ class RankCopies(WaitingCopies):
         for rank, copy_text, copy_line in self._early.pop(slot, []):
             entry[2] += 1
             self._compare(entry, (job, rank), copy_text, copy_line)
-        known = len(self._ranks.get(job, ()))
+        known = len(self.ranks.get(job, ()))
         if known > 1 and entry[2] < known - 1:  # copies are expected: keep it until they come
             self._kept[slot] = entry
             if len(self._kept) > WINDOW:
@@ -218,7 +218,7 @@ class RankCopies(WaitingCopies):
         if counts is None:  # a rank seen for the first time
             counts = self._copy_counts[source] = {}
             self.copy_ranks.add(source)
-            self._ranks.setdefault(job, {self.logging_rank.get(job, source[1])}).add(source[1])
+            self.ranks.setdefault(job, {self.logging_rank.get(job, source[1])}).add(source[1])
         key = key_of(text)
         if key is None:
             self.unverified += 1
@@ -230,7 +230,7 @@ class RankCopies(WaitingCopies):
             self._wait(slot, source[1], text, line)
             return None
         entry[2] += 1
-        if entry[2] >= len(self._ranks[job]) - 1:
+        if entry[2] >= len(self.ranks[job]) - 1:
             del self._kept[slot]
         self._compare(entry, source, text, line)
         return None
