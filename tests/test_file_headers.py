@@ -111,3 +111,13 @@ def test_the_rank_files_of_two_jobs_are_two_jobs(names: tuple[str, str], tmp_pat
     first, second = _check(tmp_path, lines)
     [clean] = check_log(LogRef(str(BASE)), None)
     assert first.verdict == "fail" and (second.verdict, second.time_to_train_min) == (clean.verdict, clean.time_to_train_min)
+
+
+def test_rank_files_that_end_with_the_run_script_s_end_line_are_one_run(tmp_path: Path) -> None:
+    """Each rank's file ends with ``ENDING TIMING RUN AT``: rank 0's end is not the job's, the next
+    file's records are still rank 1's copies (review of session 40: read as a second run)."""
+    end = "ENDING TIMING RUN AT 2023-04-28 12:22:50 AM"
+    lines = ["==> logs/rank0.log <==", *_records(0), end, "", "==> logs/rank1.log <==", *_records(1), end]
+    [result] = _check(tmp_path, lines)
+    [clean] = check_log(LogRef(str(BASE)), None)
+    assert (result.verdict, result.time_to_train_min) == (clean.verdict, clean.time_to_train_min)
