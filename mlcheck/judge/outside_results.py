@@ -18,8 +18,8 @@ tools give it none.
 from __future__ import annotations
 
 import os
-from pathlib import Path
 from dataclasses import replace
+from pathlib import Path
 from typing import Collection, Sequence
 
 from mlcheck.facts.rulesets import Ruleset, load_ruleset
@@ -56,11 +56,11 @@ def outside_results_findings(paths: Sequence[str], benchmarks: Sequence[Benchmar
         else:  # (<org>/<system>/<benchmark>)
             org, system, level = os.path.normpath(os.path.join(parent, os.pardir)), folder.parent.name, "results/"
         marks = _marks(org) if system != SYSTEM else [m for m in _marks(org) if m != "results"]
-        named = {r.org.strip().lower() for r in bench.runs if r.org}
+        name = os.path.basename(os.path.abspath(org))
         if marks:
             why = f"{org} is a package: it holds {', '.join(m + '/' for m in marks)}"
-        elif os.path.basename(os.path.abspath(org)).lower() in named:
-            why = f"the logs name {os.path.basename(os.path.abspath(org))!r} as submission_org"
+        elif name.lower() in {r.org.strip().lower() for r in bench.runs if r.org}:
+            why = f"the logs name {name!r} as submission_org"
         else:
             continue
         expected = join_path(org, "results", system, folder.name)

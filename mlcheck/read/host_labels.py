@@ -131,7 +131,12 @@ def rank_file(path: str) -> tuple[int, str] | None:
     """The rank and the rest of the path (the rank's digits taken out: what the files of one
     job's ranks share) of a rank's file named as grep's names are read (:data:`FILE_JOB`); None
     for another name."""
-    ranks = list(_RANK_IN_PATH.finditer(path)) if _GREP_FILE.fullmatch(path + ":") is not None else []
+    return _rank_in(path) if _GREP_FILE.fullmatch(path + ":") is not None else None
+
+
+def _rank_in(path: str) -> tuple[int, str] | None:
+    """:func:`rank_file` of a path of grep's characters."""
+    ranks = list(_RANK_IN_PATH.finditer(path))
     if not ranks or path.endswith(".py"):
         return None
     last = ranks[-1]
@@ -144,9 +149,8 @@ def _grep_file(text: str, position: int) -> tuple[tuple[int, int], int] | None:
     found = _GREP_FILE.match(text, position)
     if found is None:
         return None
-    path = found.group("file")
-    ranks = list(_RANK_IN_PATH.finditer(path))
-    if not ranks or path.endswith(".py"):  # (first: most text before a colon names no rank file)
+    ranked = _rank_in(found.group("file"))
+    if ranked is None:  # (first: most text before a colon names no rank file)
         return None
     end = found.end()
     for _number in range(2):  # (``-n``'s line, ``-b``'s offset or both: unless a task's label, `` 0: ``, begins here)
@@ -154,7 +158,7 @@ def _grep_file(text: str, position: int) -> tuple[tuple[int, int], int] | None:
         if numbered is None or _label_or_nothing(text, end) or RANK_LABEL.match(text, end) is not None:
             break
         end = numbered.end()
-    rank, stem = rank_file(path) or (0, path)
+    rank, stem = ranked
     return (FILE_JOB, rank * NAMES + zlib.crc32(stem.encode("utf-8", errors="replace")) % NAMES), end
 
 

@@ -244,7 +244,10 @@ class JobStarts:
 
     def launcher(self, raw: bytes, line_no: int, kept: int) -> Finding | None:
         """MLC024 when ``raw`` (a line without a record of raw output) launches a job, or says
-        that the job ended (:data:`JOB_END`), after records were kept."""
+        that the job ended (:data:`JOB_END`), after records were kept (looked for only where
+        :meth:`may_report`)."""
+        if not self.may_report(kept):
+            return None
         if LAUNCH_LINE.match(raw):
             return self._boundary(line_no, kept, f"the launcher line {_shown(raw)}")
         if _JOB_END_HINT(raw) and JOB_END.search(raw):

@@ -65,9 +65,11 @@ class LineReader(FastLines):
             self.note_noise(raw)
             if raw.strip():
                 self.stats.noise_lines += 1
-                boundary = self.job_starts.launcher(raw, self.line_no, self.stats.kept) if self.job_starts.may_report(
-                    self.stats.kept) else None
-                yield from self.prefixes.job_ended(raw, boundary)  # (a new job: its logging ranks chosen again)
+                boundary = self.job_starts.launcher(raw, self.line_no, self.stats.kept)
+                if boundary is not None or self.prefixes.ended:  # (a new job: its logging ranks chosen again)
+                    self.prefixes.job_ended(raw, boundary is not None)
+                if boundary is not None:
+                    yield boundary
             if raw.endswith(b"\r\n"):
                 self.stats.crlf_lines += 1
             return

@@ -7,10 +7,8 @@ remembered: timestamps and progress bars do not repeat).
 from __future__ import annotations
 
 import dataclasses
-from typing import Iterator
 
 from mlcheck.read.job_starts import JOB_END, JOB_END_HINT
-from mlcheck.model import Finding
 from mlcheck.read.rank_copies import RankCopies
 from mlcheck.read.rank_labels import number
 from mlcheck.read.rawlog import ANSI, TAG, Prefix, Source, read_prefix, second_stream
@@ -33,7 +31,8 @@ class PrefixDecisions:
         self._heads_of_known_jobs: set[bytes] = set()
         self.relaunched = False
         """A launcher line made the jobs' logging ranks forgotten, and no lookahead told them since."""
-        self._ended: dict[int, set[int]] = {}  # (the ranks of each job that said their end: job_ended)
+        self.ended: dict[int, set[int]] = {}
+        """The ranks of each job that said their end (:meth:`job_ended`), till they are forgotten."""
 
     def decide(self, text: bytes, record: bytes = b"") -> tuple[Prefix, bool]:
         """What ``text`` (the bytes before a record) says, and whether the record is kept
@@ -67,33 +66,28 @@ class PrefixDecisions:
         """A launcher line began another job: its labels are decided again (:meth:`RankCopies.forget_jobs`)."""
         self.copies.forget_jobs()
         self.relaunched = True
-        self._ended.clear()
+        self.ended.clear()
         self.known.clear()
         self.copy_sources.clear()
         self._heads_of_known_jobs.clear()
 
-    def job_ended(self, raw: bytes, boundary: Finding | None) -> Iterator[Finding]:
-        """``boundary`` (MLC024 at a launcher line or a job's end, if the line is one) after the
-        jobs' logging ranks are forgotten (chosen again); but where one of several ranks ended
-        (:meth:`one_rank_ended`), only once every rank that printed records since has said its end
-        (the ranks' output after the first end line is still their copies; the next trial's is
-        compared afresh). A line that is no boundary is looked at while some ranks said theirs."""
-        if boundary is None and not self._ended:
-            return
+    def job_ended(self, raw: bytes, boundary: bool) -> None:
+        """At a launcher line or a job's end (``boundary``: MLC024 there) the jobs' logging ranks
+        are forgotten (chosen again); but where one of several ranks ended (:meth:`one_rank_ended`),
+        only once every rank that printed records since has said its end (the ranks' output after
+        the first end line is still their copies; the next trial's is compared afresh). The caller
+        asks it of a line that is no boundary too while some ranks said theirs (:attr:`ended`)."""
         source = self.one_rank_ended(raw)
         if source is None:
-            if boundary is not None:
+            if boundary:
                 self.forget_jobs()
-                yield boundary
             return
-        ended = self._ended.setdefault(source[0], set())
+        ended = self.ended.setdefault(source[0], set())
         ended.add(source[1])
         printing = self.copies.ranks.get(source[0], set()) | {  # (the lookahead's, and those decided since)
             p.source[1] for p, _kept in self.known.values() if p.source is not None and p.source[0] == source[0]}
         if printing <= ended:
             self.forget_jobs()
-        if boundary is not None:
-            yield boundary
 
     def one_rank_ended(self, raw: bytes) -> Source | None:
         """The rank whose label a job's end (:data:`~mlcheck.read.job_starts.JOB_END`) is said

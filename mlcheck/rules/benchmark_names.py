@@ -6,6 +6,8 @@ from __future__ import annotations
 
 from typing import Collection
 
+from mlcheck.rules.near_names import near_name
+
 _TASK_FOLDERS = {
     "language_model": ("bert",), "image_classification": ("resnet",), "speech_recognition": ("rnnt",),
     "image_segmentation": ("unet3d",), "recommendation": ("dlrm_dcnv2", "dlrmv4", "dlrm"),
@@ -25,10 +27,7 @@ def suggest_benchmark(name: str, valid: Collection[str]) -> str | None:
     for candidate in sorted(valid, key=len, reverse=True):
         if lowered.startswith(candidate) or candidate.startswith(lowered):
             return candidate
-    import difflib  # only needed for a misnamed folder
-
-    close = difflib.get_close_matches(lowered, sorted(valid), n=1, cutoff=0.6)  # (not boot → bert)
-    return close[0] if close else None
+    return near_name(lowered, valid, cutoff=0.6)  # (not boot → bert; difflib only for a misnamed folder)
 
 
 def folder_advice(name: str, version: str, accepted: Collection[str], beside: Collection[str]) -> str:

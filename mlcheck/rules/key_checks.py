@@ -12,6 +12,7 @@ from mlcheck.rule import Rule, RunContext
 from mlcheck.rules.checker_state import EMPTY, StateTimeline
 from mlcheck.rules.entry_plans import EntryPlan, all_pass, passes, planned
 from mlcheck.rules.key_values import cadence_findings, value_findings
+from mlcheck.rules.near_names import near_name
 
 _MAX_LISTED = 5
 
@@ -167,10 +168,8 @@ def same_value(value: object, first: object) -> bool:
 def _logged_instead(run: Run, key: str, rows: Sequence[tuple[Entry, EntryPlan]]) -> tuple[str, int] | None:
     """A key the run logs that none of ``rows`` asks for and reads like ``key`` (another round's name
     of it, ``opt_lamb_epsilon`` for ``opt_epsilon``; a typo), with the line of its first record."""
-    from difflib import get_close_matches  # (only for a key that is missing)
-
     known = {entry.key for entry, _plan in rows}
     others = [k for k in run.key_counts if k not in known and not k.startswith("submission_")]
-    near = get_close_matches(key, others, n=1, cutoff=0.8)
-    events = run.occurrences(near[0]) if near else ()
-    return (near[0], events[0].line) if events else None
+    near = near_name(key, others)  # (difflib only for a key that is missing)
+    events = run.occurrences(near) if near else ()
+    return (near, events[0].line) if near and events else None

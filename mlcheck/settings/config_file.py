@@ -11,6 +11,7 @@ from typing import Any, Callable
 
 from mlcheck.model import Finding, Severity
 from mlcheck.rules.config_rules import CONFIG_INVALID
+from mlcheck.rules.near_names import near_name
 from mlcheck.settings.waiver_table import line_of
 
 
@@ -86,10 +87,8 @@ def load_table(path: Path, shown: str) -> tuple[dict[str, Any], str, Finding | N
         if not isinstance(tool, dict) or "mlcheck" not in tool:  # (found by search: it has one; named: say so)
             names = sorted(tool) if isinstance(tool, dict) else []
             tables = ", ".join(f"tool.{name}" for name in names)
-            import difflib  # (only for this hint: not imported by every start)
-
-            close = difflib.get_close_matches("mlcheck", names, n=1)
-            hint = f"; [tool.{close[0]}] is spelt [tool.mlcheck]" if close else ""
+            close = near_name("mlcheck", names, cutoff=0.6)  # (difflib only for this hint)
+            hint = f"; [tool.{close}] is spelt [tool.mlcheck]" if close else ""
             return {}, text, CONFIG_INVALID.at(shown, None, (
                 f"the config file holds no [tool.mlcheck] table{f' (its tables: {tables})' if tables else ''}: "
                 f"none of it applies{hint}"))

@@ -7,22 +7,21 @@ from typing import Sequence
 
 from mlcheck.model import Finding, Severity
 from mlcheck.rules.config_rules import CONFIG_INVALID
+from mlcheck.rules.near_names import near_name
 
 
 def misspelt_variable(raw_key: str, names: Sequence[str]) -> list[Finding]:
     """A warning for an ``MLCHECK_*`` variable that is no setting but close to one's name
     (``MLCHECK_STRCT``): it would be ignored without a word. Others (a script's own
     ``MLCHECK_HOME``, the GitHub Action's ``MLCHECK_PATHS``) are none of mlcheck's business."""
-    import difflib
-
     if raw_key.replace("-", "_").lower() in ("waiver", "waivers"):  # (a table of the config file only)
         return [CONFIG_INVALID.at("environment", None, (
             f"MLCHECK_{raw_key.upper()} is not a setting of mlcheck and is ignored: waivers are entries of the config "
             "file ([[waivers]] in .mlcheck.toml, [[tool.mlcheck.waivers]] in pyproject.toml); MLCHECK_CONFIG names it"),
             severity=Severity.WARNING)]
-    close = difflib.get_close_matches(raw_key.replace("-", "_"), names, n=1, cutoff=0.75)
+    close = near_name(raw_key.replace("-", "_"), names, cutoff=0.75)
     if not close:
         return []
     return [CONFIG_INVALID.at("environment", None, (
         f"MLCHECK_{raw_key.upper()} is not a setting of mlcheck and is ignored; did you mean "
-        f"MLCHECK_{close[0].upper()}?"), severity=Severity.WARNING)]
+        f"MLCHECK_{close.upper()}?"), severity=Severity.WARNING)]
