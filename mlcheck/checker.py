@@ -13,7 +13,8 @@ from typing import Callable, Iterable, Mapping, Sequence
 
 from mlcheck.read.file_names import RESULT_FILE
 from mlcheck.package.discover import LogRef, discover_all, natural_order
-from mlcheck.judge.jobs import check_logs, register_checker
+from mlcheck.judge.jobs import check_logs, check_one, register_checker
+from mlcheck.judge.package_rounds import one_round_per_package  # (a package is judged under one round)
 from mlcheck.model import Event, Finding, Run, plausible_time
 from mlcheck.results import CheckResult, RunResult
 from mlcheck.judge.folders import benchmark_facts
@@ -38,7 +39,6 @@ from mlcheck.facts.rulesets import (SUPPORTED_RULESETS, BenchmarkFacts, Ruleset,
                                     normalise_version, ruleset_for_date, ruleset_from_path)
 from mlcheck.score.scoring import time_to_train_min
 from mlcheck.score.rcp.unreadable import unreadable_points
-
 
 Progress = Callable[[str], None]
 
@@ -89,6 +89,7 @@ def _check(paths: Sequence[str], ruleset: str | None, progress: Progress | None,
     refs_by_path = {ref.path: ref for ref in refs}
     scored: Scored = {}  # (the folders the --jobs workers scored)
     run_results = check_logs(refs, forced, jobs, progress, ruleset_source, scored)  # a bug met on one file is its MLC000
+    run_results, scored = one_round_per_package(run_results, refs_by_path, check_one, scored, forced)
     gc.freeze()  # (see check)
     top = [package_rules.NO_LOGS.at(folder.path, None,
                                      "no MLPerf log found here; expected result_<i>.txt files under "
@@ -99,10 +100,9 @@ def _check(paths: Sequence[str], ruleset: str | None, progress: Progress | None,
     run_results = sorted((judged.get((r.path, r.index), r) for r in run_results),  # (tolerated runs)
                          key=lambda r: (natural_order(r.path), r.path, r.index))  # (any paths' order)
     package_findings, benchmarks = check_packages(list(paths), benchmarks, forced, skipped)
-    top.extend(package_findings)
     # One finding per rule and run (mlcheck.judge.grouping): verdicts do not change.
     return group_result(CheckResult(runs=tuple(run_results), benchmarks=tuple(benchmarks),
-                                    findings=tuple(top)))
+                                    findings=(*top, *package_findings)))
 
 
 def check_log(ref: LogRef, forced: Ruleset | None, forced_source: str = "--ruleset") -> list[RunResult]:

@@ -211,8 +211,10 @@ def test_an_output_hard_linked_to_an_input_is_refused(tmp_path: Path) -> None:
 
 @pytest.mark.skipif(not os.path.exists("/dev/zero"), reason="no /dev/zero on this system")
 def test_a_named_device_is_skipped_not_read_forever() -> None:
+    """An error: nothing was checked where the user named a log (review of session 41: a gate given
+    /dev/null passed; an empty folder is MLC501, an error, too)."""
     result = check(["/dev/zero"])
-    assert [(f.code, f.path) for f in result.findings] == [("MLC015", "/dev/zero")]
+    assert [(f.code, f.path, f.severity.label) for f in result.findings] == [("MLC015", "/dev/zero", "error")]
 
 
 def test_a_path_behind_a_folder_without_permission_says_so(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -392,3 +394,33 @@ def test_the_library_takes_one_path_or_paths_as_str_or_pathlike_and_refuses_othe
     with pytest.raises(TypeError, match="ruleset must be"):
         check(str(acme), ruleset=2)  # type: ignore[arg-type]
     assert (Path(mlcheck.__file__).parent / "py.typed").is_file()
+
+
+@pytest.mark.parametrize("suffix, kind", [(".xz", "xz-compressed"), (".bz2", "bzip2-compressed")])
+def test_a_log_compressed_otherwise_than_with_gzip_is_named_so(tmp_path: Path, suffix: str, kind: str) -> None:
+    """MLC002 says which compression (review of session 41: 'is this an MLPerf log?')."""
+    import bz2
+    import lzma
+
+    data = LOG.read_bytes()
+    log = tmp_path / f"run.log{suffix}"
+    log.write_bytes(lzma.compress(data) if suffix == ".xz" else bz2.compress(data))
+    [found] = [f for f in check([str(log)]).all_findings() if f.code == "MLC002"]
+    assert f"the file is {kind}" in found.message and found.severity.label == "error"
+
+
+def test_a_time_no_clock_gives_is_shown_in_a_few_digits(tmp_path: Path) -> None:
+    """run_start at time_ms 1e300: the run's minutes and MLC403's seconds are no 300 digits long
+    (review of session 41: a 1,110-character report line)."""
+    from mlcheck.report.plain import format_minutes
+
+    log = tmp_path / "run.log"
+    log.write_text(LOG.read_text().replace(
+        next(line for line in LOG.read_text().splitlines() if '"key": "run_start"' in line),
+        '{}'.format(next(line for line in LOG.read_text().splitlines() if '"key": "run_start"' in line))
+        .split('"time_ms": ')[0] + '"time_ms": 1e300, "event_type": "INTERVAL_START", "key": "run_start", '
+        '"value": null, "metadata": {"file": "train.py", "lineno": 1}}'))
+    [run] = check([str(log)]).runs
+    assert format_minutes(run.duration_min) == "-1.667e+295" and format_minutes(15.294) == "15.29"
+    [stop] = [f for f in run.findings if f.code == "MLC403"]
+    assert "is 1e+297 s before run_start" in stop.message

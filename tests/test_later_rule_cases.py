@@ -214,6 +214,7 @@ def test_official_verdict_matches_the_installed_checker(cases: tuple[Path, list[
     ("6.0.0", "gpt_oss_20b", {"opt_base_learning_rate": 0.001}, None),  # 4e-5: allowed in v6.0 only
     ("6.1.0", "gpt_oss_20b", {"opt_base_learning_rate": 0.001}, "opt_end_learning_rate"),
     ("6.0.0", "llama31_405b", {"opt_end_learning_rate": 1e-06}, "opt_end_learning_rate"),
+    ("6.0.0", "llama31_405b", {"opt_learning_rate_warmup_steps": 123}, "opt_learning_rate_warmup_steps"),
     ("6.1.0", "llama2_70b_lora", {"opt_gradient_clip_norm": 1.0}, "opt_gradient_clip_norm"),
     ("6.0.0", "llama2_70b_lora", {"lora_alpha": 16}, "lora_alpha"),
 ])
@@ -234,6 +235,8 @@ def test_the_latest_rules_text_fixes_what_the_6_x_checkers_only_require(
     if warned:
         message = next(f.message for f in run.findings if f.code == "MLC204")
         assert "training_rules.adoc (HEAD d73e20f, v6.0) §" in message and "does not enforce it" in message
+        if warned == "opt_learning_rate_warmup_steps":  # (the rules text's value for the logged batch)
+            assert "(computed 123 vs " in message and " with global_batch_size " in message
 
 
 def test_a_stable_diffusion_run_short_of_the_target_counts_the_evals_without_every_field(tmp_path: Path) -> None:

@@ -404,13 +404,20 @@ def test_runs_of_one_folder_judged_under_two_rounds_are_said_so(tmp_path: Path) 
     later = package / RESNET / "result_4.txt"
     later.write_text(re.sub(r'"time_ms": (\d+)', lambda m: f'"time_ms": {int(m.group(1)) + 120 * 86_400_000}',
                             later.read_text(encoding="utf-8")), encoding="utf-8")
-    result = check([str(package)])
+    alone = tmp_path / "copied" / "resnet"  # (a benchmark folder outside any package)
+    shutil.copytree(package / RESNET, alone)
+    result = check([str(alone)])
     (bench,) = result.benchmarks
     assert sorted({r.ruleset for r in bench.runs}) == ["2.0.0", "2.1.0"]
     (mixed,) = [f for f in result.all_findings() if f.code == "MLC524"]
     assert mixed.severity is Severity.WARNING and mixed.path == bench.folder
     assert "training 2.0.0: 4 runs, training 2.1.0: 1 run; not under 2.0.0: result_4.txt" in mixed.message
-    assert not [f for f in check([str(package)], ruleset="2.0.0").all_findings() if f.code == "MLC524"]
+    assert not [f for f in check([str(alone)], ruleset="2.0.0").all_findings() if f.code == "MLC524"]
+    # In its package, every run is judged under the package's newest round (mlcheck.judge.package_rounds).
+    in_package = check([str(package)])
+    assert {r.ruleset for r in in_package.runs} == {"2.1.0"} and not [
+        f for f in in_package.all_findings() if f.code == "MLC524"]
+    assert len([f for f in in_package.all_findings() if f.code == "MLC019"]) == 4
 
 
 def test_a_scaling_json_that_is_a_folder_says_so(tmp_path: Path) -> None:

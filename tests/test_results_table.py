@@ -69,8 +69,9 @@ def test_cli_table_options(tmp_path: Path) -> None:
     code, _ = score(str(EXAMPLE), "-t", "markdown", "--table-output", str(tmp_path / "missing" / "t.md"))
     assert code == 0 and (tmp_path / "missing" / "t.md").read_text().startswith("| round |")  # (created, as check -o)
     (tmp_path / "a-file").write_text("")
-    code, _ = score(str(EXAMPLE), "-t", "markdown", "--table-output", str(tmp_path / "a-file" / "t.md"))
-    assert code == 2
+    result = CliRunner().invoke(main, ["score", str(EXAMPLE), "-t", "markdown", "--table-output",
+                                       str(tmp_path / "a-file" / "t.md")])
+    assert result.exit_code == 2 and f"{tmp_path / 'a-file'} is not a folder" in result.stderr, result.stderr
 
 
 @pytest.mark.parametrize("round_name,ruleset", [("training-1.1", "1.1.0"), ("training-2.0", "2.0.0")])
@@ -273,3 +274,12 @@ def test_a_narrow_terminal_gets_a_block_per_system_and_no_number_cut(width: int)
         assert "\n  resnet: 15.29\n" in text and "┃" not in text
     else:
         assert "┃" in text and "resnet: 15.29" not in text
+
+
+def test_score_says_the_config_it_ignored(tmp_path: Path) -> None:
+    """A config file that is no TOML is ignored; score says so on stderr (review of session 41: only
+    the summary's '1 error' showed it)."""
+    bad = tmp_path / "bad.toml"
+    bad.write_text("select = [\n")
+    result = CliRunner().invoke(main, ["score", str(EXAMPLE), "--config", str(bad)])
+    assert result.exit_code == 0 and f"mlcheck: {bad}: MLC041 not valid TOML" in result.stderr, result.stderr

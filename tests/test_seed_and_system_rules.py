@@ -517,3 +517,20 @@ def test_a_missing_field_names_the_misspelt_key_that_holds_it(tmp_path: Path) ->
     [error] = found(package, "MLC512")
     assert error.message.startswith("missing required field(s): accelerator_memory_capacity "
                                     "('accelerator_memory_capacitty' misspelt?); ")
+
+
+def test_a_name_written_in_utf8_agrees_with_the_system_and_the_other_runs(tmp_path: Path) -> None:
+    """A result file is read as latin-1, as the official parser reads it; the comparisons no official
+    tool makes take the UTF-8 text back: ``Zürich`` in the logs (raw, or ``\\u00fc`` in one run)
+    is the system description's ``Zürich`` (review of session 41: MLC516 said 'ZÃ¼rich')."""
+    package = make_package(tmp_path)
+    edit_system(package, lambda data: data.update(submitter="Zürich"))
+    for index, log in enumerate(sorted((package / RESNET).glob("result_*.txt"))):
+        name = "Z\\u00fcrich" if index == 1 else "Zürich"
+        log.write_bytes(log.read_bytes().replace(b'"key": "submission_org", "value": "Acme"',
+                                                 f'"key": "submission_org", "value": "{name}"'.encode("utf-8")))
+    findings = check([str(package)]).all_findings()
+    assert not [f for f in findings if f.code in ("MLC516", "MLC517")], [f.message for f in findings]
+    edit_system(package, lambda data: data.update(submitter="Zurich AG"))
+    [shown, *_] = [f.message for f in check([str(package)]).all_findings() if f.code == "MLC516"]
+    assert shown.startswith("submission_org is 'Zürich'"), shown

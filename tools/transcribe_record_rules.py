@@ -195,7 +195,13 @@ RULES_TEXT = {
                                              f"{_ONLY_REQUIRED}"}),
                     (("6.0.0", "6.1.0"), _fixed("dropout", 0.0, _NOT_NAMED))],
     "llama31_405b": [(("6.0.0",), _fixed("opt_end_learning_rate", 8e-07, _ONLY_REQUIRED)),
-                     (("6.0.0",), _fixed("dropout", 0.0, _NOT_NAMED))],
+                     (("6.0.0",), _fixed("dropout", 0.0, _NOT_NAMED)),
+                     (("6.0.0",), {"key": "opt_learning_rate_warmup_steps", "severity": "warning", "check": {
+                         "formula": {"left": THIS, "cmp": "==", "right": op("ceil", op("div", op("mul", 8000, 1152),
+                                                                                        {"state": "global_batch_size"}))},
+                         "text": "ceil(8000 x 1152 / global_batch_size)"},
+                         "section": f"{_LATEST} §Hyperparameters: opt_learning_rate_warmup_steps = ceil(8000 * 1152 / "
+                                    "global_batch_size) (the checker writes that value over the logged one: POST)"})],
     "llama2_70b_lora": [(("6.0.0", "6.1.0"), _fixed("opt_gradient_clip_norm", 0.3, _ONLY_REQUIRED)),
                         (("6.0.0", "6.1.0"), _fixed("opt_adamw_weight_decay", 0.0001, _ONLY_REQUIRED)),
                         (("6.0.0", "6.1.0"), _fixed("lora_alpha", 32, _ONLY_REQUIRED)),

@@ -7,11 +7,13 @@ import sys
 
 import click
 
-from mlcheck.cli.checking import say_settings
+from mlcheck.cli.checking import say_settings, unwritable_folder
 from mlcheck.cli.common import (EXIT_ERROR, EXIT_FINDINGS, EXIT_OK, JOBS_OPTION, RULESET_HELP,
                                 console, jobs_of, load_cli_settings, refuse_overwriting_inputs,
                                 run_check)
 from mlcheck.model import Finding, Severity
+from mlcheck.rules.config_rules import CONFIG_INVALID
+from mlcheck.settings.replaced_file import replaced_file
 from mlcheck.settings.gate import postprocess, unopenable_given, unopenable_lines, utf8_standard_output
 from mlcheck.report.plain import TABLE_FORMATS, one_line, rcp_refusal, summary_line
 from mlcheck.rules import all_rules, find_rule
@@ -80,10 +82,14 @@ def score_command(paths: tuple[str, ...], ruleset: str | None, config_path: str 
     else:
         table = table_text(result, table_format)
         if table_output is not None:
+            unwritable = unwritable_folder(table_output)
+            if unwritable is not None:  # (as check -o says it)
+                click.echo(one_line(f"mlcheck: error: cannot write {table_output}: {unwritable}"), err=True)
+                sys.exit(EXIT_ERROR)
             try:
                 if os.path.dirname(table_output):  # (created, as check -o creates a report's folder)
                     os.makedirs(os.path.dirname(table_output), exist_ok=True)
-                with open(table_output, "w", encoding="utf-8", errors="backslashreplace") as handle:
+                with replaced_file(table_output) as handle:
                     handle.write(table)
             except OSError as error:
                 click.echo(one_line(f"mlcheck: error: cannot write {table_output}: {error}"), err=True)
@@ -118,6 +124,9 @@ def score_command(paths: tuple[str, ...], ruleset: str | None, config_path: str 
                 click.echo(f"mlcheck: invalid: {one_line(bench.folder or '?')}: {one_line(bench.score.reason)}", err=True)
             elif refusal is not None and bench.score.valid:
                 click.echo(f"mlcheck: RCP test refuses: {_where_what(refusal)}", err=True)
+    for found in result.findings:  # (a config the run ignored: the table is not what it asked for)
+        if found.code == CONFIG_INVALID.code:
+            click.echo(f"mlcheck: {_where_what(found)}", err=True)
     click.echo(summary_line(result), err=True)
     unopenable = unopenable_given(checked, paths)
     for line in unopenable_lines(checked, unopenable):  # (as check: mlcheck could not do its job for them)
@@ -184,7 +193,11 @@ def explain_command(code: str) -> None:
         close = [digits] if typed.startswith("MLC") and find_rule(digits) is not None else difflib.get_close_matches(
             typed if typed.startswith("MLC") else code.strip().lower(), [n for r in all_rules() for n in (r.code, r.name)],
             n=1, cutoff=0.75)
-        hint = f" (did you mean {close[0]}?)" if close else ""
+        family = sorted(r.code for r in all_rules() if typed.startswith("MLC") and r.code.startswith(typed))
+        if family:  # (MLC3: a family, as --select takes it)
+            hint = f" ({typed} is a family of {len(family)} rules: {', '.join(family)})"
+        else:
+            hint = f" (did you mean {close[0]}?)" if close else ""
         click.echo(one_line(f"mlcheck: error: no rule or constraint form {code!r}{hint}; `mlcheck rules` lists the rules, "
                    "`mlcheck explain forms` the forms"), err=True)
         sys.exit(EXIT_ERROR)

@@ -34,6 +34,9 @@ def later_round_with(version: str, benchmark: str) -> Ruleset | None:
 
 
 NOT_INFERRED = "default (not inferred)"
+DATED_IN_A_PERIOD = ("run date ", " falls in the ")
+"""How the source of a round a run's date falls in the period of begins, and what it says
+(:func:`dated_choice`; :mod:`mlcheck.judge.package_rounds` reads it)."""
 """The source of a round neither the date nor the path gave (MLC012): a folder takes the round
 of its runs that tell one (:func:`mlcheck.judge.folders.score_folder`)."""
 
@@ -70,7 +73,7 @@ def dated_choice(when: dt.date, hinted_version: str | None) -> RulesetChoice | N
         return None
     if by_date is not None:
         estimated = ", estimated" if by_date.period_estimated else ""
-        return RulesetChoice(by_date, f"run date {when.isoformat()} falls in the {by_date.round} "
+        return RulesetChoice(by_date, f"{DATED_IN_A_PERIOD[0]}{when.isoformat()}{DATED_IN_A_PERIOD[1]}{by_date.round} "
                              f"period ({by_date.first_run_date} to {by_date.results_published}{estimated})")
     return None
 

@@ -23,6 +23,7 @@ import functools
 import os
 from typing import Sequence
 
+from mlcheck.facts.checks import clipped
 from mlcheck.facts.rule_files import RULE_FILES
 from mlcheck.model import Event, Finding
 from mlcheck.results import RunResult, RunSummary
@@ -87,7 +88,7 @@ def folder_stops(members: Sequence[RunResult], ruleset: str | None) -> str:
         missing = _missing_rule_file(member.run, ruleset) if member.run is not None and ruleset else ""
         if missing:
             return (f"the official checker stops on {os.path.basename(member.path)}: it loads "
-                    f"training_{ruleset}/{missing}, which does not exist (FileNotFoundError), and the package "
+                    f"training_{ruleset}/{clipped(missing)}, which does not exist (FileNotFoundError), and the package "
                     "checker and the summarizer stop with it: the official tools publish no score")
     stops = stopping_files(members)
     if stops:

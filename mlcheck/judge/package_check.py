@@ -19,7 +19,7 @@ from mlcheck.results import BenchmarkResult
 from mlcheck.package.layout import (PACKAGE, BenchmarkFolder, JsonDocument,
                                     PackageLayout, PackagePart, join_path, package_parts,
                                     read_json_document, scan_part, system_info)
-from mlcheck.package.discover import NAMED_BESIDE_RESULTS, NAMED_NO_RECORD_FILE, NO_RECORD_FILE, UNREADABLE_FOLDER, RealPaths
+from mlcheck.package.discover import NAMED_BESIDE_RESULTS, NAMED_DEVICE, NAMED_NO_RECORD_FILE, NO_RECORD_FILE, UNREADABLE_FOLDER, RealPaths
 from mlcheck.rules.internal import crash_finding
 from mlcheck.read.reading_rules import FILE_UNREADABLE, NO_RECORDS, NOT_A_REGULAR_FILE
 from mlcheck.rules.package import ROUND_ASSUMED
@@ -230,6 +230,10 @@ def _skipped_finding(path: str, kind: str) -> Finding:
     if kind.startswith(UNREADABLE_FOLDER):
         return FILE_UNREADABLE.at(path, None, (
             f"this is {kind}; the logs in it were not checked. Check the folder's permissions"))
+    if kind == NAMED_DEVICE:
+        return NOT_A_REGULAR_FILE.at(path, None, (
+            "this is a device, not a log file: nothing was read from it (reading it could wait forever), so "
+            "no run was checked here. Name the log file (a pipe, <(zcat result_0.txt.gz), or - is read)"))
     return NOT_A_REGULAR_FILE.at(path, None, (
         f"this is {kind}, not a file; it was skipped (reading it could wait forever). The official tools "
         "read no file of this name (it is no result_<i>.txt) and pass the package; replace it with the file "

@@ -31,6 +31,9 @@ name (``notes.txt``, ``MANIFEST.txt``) but holds no record anywhere: it is not r
 NAMED_NO_RECORD_FILE = "a named file that holds no :::MLLOG record"
 """A file named among other paths (``ROUND/*`` names a README.md) that holds no record and is no
 log (:mod:`mlcheck.package.named_files`): not read as a log either."""
+NAMED_DEVICE = "a device named to be checked"
+"""A device named on the command line (``/dev/null``, ``/dev/zero``): never read, and nothing else
+was asked to be checked there (MLC015, an error: a gate given it checked no log)."""
 NAMED_BESIDE_RESULTS = "a named file beside result files"
 """A file named among other paths beside named ``result_<i>.txt`` files (``bench/*``): no run of
 the folder, as when the folder is walked."""
@@ -97,7 +100,7 @@ def discover_all(paths: list[str]) -> tuple[list[LogRef], list[EmptyFolder], lis
                 empty.append(EmptyFolder(given))
             refs.extend(found)
         elif named_device(given):  # /dev/zero would be read forever: skipped as when walked
-            skipped.append((given, "a device"))
+            skipped.append((given, NAMED_DEVICE))
         elif (why := not_a_log(given, absolute_parts(given))) is not None:
             raise DiscoveryError(why)
         else:

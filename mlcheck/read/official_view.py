@@ -33,7 +33,7 @@ writes one record per line): there every record is read, and MLC010 only says so
 from __future__ import annotations
 
 import math
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from mlcheck.model import Finding, Severity
 from mlcheck.read import reading_rules as rules
@@ -100,6 +100,19 @@ def _as_latin1(text: str) -> str:
     takes NBSP and NEL as blanks and leaves the first byte of a UTF-8 NBSP. (A result file's lines
     are read as latin-1 from the start: :meth:`mlcheck.read.line_reader.LineReader._read_line`.)"""
     return text if text.isascii() else text.encode("utf-8", errors="surrogatepass").decode("latin-1")
+
+
+def as_written(value: Any) -> Any:
+    """A string value as its file spells it: a result file is read as latin-1, as the official
+    parser reads it (a byte a character), so ``Zürich`` written in UTF-8 is read ``ZÃ¼rich``; the
+    comparisons no official tool makes (a folder's runs, the logs against their system description)
+    and their messages take the UTF-8 text back. Any other value (ASCII, not UTF-8) is itself."""
+    if type(value) is not str or value.isascii():
+        return value
+    try:
+        return value.encode("latin-1").decode("utf-8")
+    except UnicodeError:  # (a character above U+00FF: decoded as UTF-8 already; or latin-1 bytes)
+        return value
 
 
 def glued_message(count: int, hidden: int, result_file: bool) -> str:

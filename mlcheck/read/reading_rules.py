@@ -110,7 +110,8 @@ own (a warning or a note).
   log was expected (``result_0.txt`` made with ``mkfifo``). Reading it could wait forever, so it is
   not read. Named ``result_<i>.txt`` in a benchmark folder it is a run of the folder all the same,
   a failing one (the package checker's glob counts it, then hangs reading it). A FIFO named on the
-  command line (``<(zcat result_0.txt.gz)``) is read as usual. A warning for any other name
+  command line (``<(zcat result_0.txt.gz)``) is read as usual; a device named there (``/dev/null``)
+  is not read, an error too: no log was checked where one was named. A warning for any other name
   (``notes.txt``, ``extra.log``): the official tools read no such file, and pass the package. Fix:
   replace it with the log file, or remove it.
 """
@@ -172,16 +173,27 @@ def no_records(path: str, lines: int, long_lines: int, unseen: int) -> Finding:
     skipped = f" ({long_lines} too long to read)" if long_lines else ""
     aside = f" (the {unseen} without a space after the marker aside: MLC027)" if unseen else ""
     return NO_RECORDS.at(path, None, f"no :::MLLOG record found in {lines} line{'' if lines == 1 else 's'}"
-                         f"{skipped}{aside}; {_utf16_hint(path) or 'is this an MLPerf log?'}")
+                         f"{skipped}{aside}; {_encoding_hint(path) or 'is this an MLPerf log?'}")
 
 
-def _utf16_hint(path: str) -> str | None:
-    """What to say of a log that holds the marker in UTF-16 without a byte order mark."""
+_COMPRESSED = ((b"\xfd7zXZ\x00", "xz", "xz -d"), (b"BZh", "bzip2", "bunzip2"), (b"(\xb5/\xfd", "zstd", "zstd -d"),
+               (b"PK\x03\x04", "a zip archive", "unzip"), (b"7z\xbc\xaf\x27\x1c", "a 7-Zip archive", "7z x"),
+               (b"\x04\x22\x4d\x18", "lz4", "lz4 -d"))
+"""The first bytes of compressed files mlcheck does not read (gzip it reads: MLC026 for a result file)."""
+
+
+def _encoding_hint(path: str) -> str | None:
+    """What to say of a log that is compressed otherwise than with gzip, or holds the marker in
+    UTF-16 without a byte order mark."""
     try:
         with open(path, "rb") as handle:
             head = handle.read(1 << 20)
     except (OSError, ValueError):
         return None
+    for magic, kind, command in _COMPRESSED:
+        if head.startswith(magic):
+            return (f"the file is {kind}{'' if kind.startswith('a ') else '-compressed'}, which neither mlcheck "
+                    f"nor the official parser reads (mlcheck reads gzip): decompress it ({command})")
     order = "BE" if head[:1] == b"\x00" else "LE"  # (each encoding's marker is in the other's bytes, a byte on)
     if ":::MLLOG".encode(f"utf-16-{order.lower()}") not in head:
         return None

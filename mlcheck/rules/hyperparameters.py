@@ -55,7 +55,7 @@ from typing import Any, Iterator, Mapping
 
 from mlcheck.facts.constraints import BenchmarkConstraints, Entry, RulesTextCheck, describe, holds, load_constraints, show
 from mlcheck.facts.checks import clipped
-from mlcheck.facts.formulas import Scope
+from mlcheck.facts.formulas import Scope, sides
 from mlcheck.model import Finding, Severity
 from mlcheck.rule import Rule, RunContext
 from mlcheck.rules.checker_state import EMPTY, replay
@@ -167,11 +167,15 @@ def _rules_text(ctx: RunContext, bench: BenchmarkConstraints, rule: RulesTextChe
     record = next((e.check for e in bench.keys if e.key == rule.key and e.check is not None
                    and "formula" not in e.check), None)
     for event in run.occurrences(rule.key):
-        if holds(rule.check, event.value, run.value_of, Scope(event.value, event.metadata, states)):
+        scope = Scope(event.value, event.metadata, states)
+        if holds(rule.check, event.value, run.value_of, scope):
             continue
         if record is not None and not holds(record, event.value, run.value_of):
             continue  # (the checker of record fails it too: MLC202 says so, once)
+        computed = "" if "formula" not in rule.check else (  # (the rules text's value for the logged ones)
+            f" (computed {sides(rule.check['formula'], scope)}"
+            f"{' with ' if states else ''}{', '.join(f'{name} {show(value)}' for name, value in sorted(states.items()))})")
         yield ctx.at(RULES_TEXT_CONSTRAINT, event.line,
-                     f"{rule.key} is {show(event.value)}; the rules text requires {describe(rule.check)}{when} "
+                     f"{rule.key} is {show(event.value)}; the rules text requires {describe(rule.check)}{computed}{when} "
                      f"for closed {bench.title} ({rule.section}); the checker of record does not enforce it",
                      severity=Severity.parse(rule.severity))

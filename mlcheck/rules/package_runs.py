@@ -49,6 +49,8 @@ from dataclasses import replace
 from functools import lru_cache
 from typing import Sequence
 
+from mlcheck.facts.checks import clipped
+from mlcheck.read.official_view import as_written
 from mlcheck.model import Finding, Severity
 from mlcheck.results import RunResult, RunSummary
 from mlcheck.rule import Rule
@@ -151,13 +153,13 @@ def _differs(rule: Rule, key: str, runs: Sequence[RunSummary], severity: Severit
         value = events[0].value
         if all(event is not None and event.value is value for event in events):
             return []
-    shown = ["absent" if event is None else repr(event.value) for event in events]
+    shown = ["absent" if event is None else repr(as_written(event.value)) for event in events]
     counts = Counter(shown)  # (a count and an index per run made a folder of 8,000 runs quadratic)
     first = {value: -at for at, value in reversed(list(enumerate(shown)))}
     common = max(counts, key=lambda value: (counts[value], first[value]))
     agree = next(r for r, v in zip(runs, shown) if v == common)
     return [rule.at(run.path, event.line if event else run.first_line, (
-        f"{key} is {value} here but {common} in {_label(agree)}"
+        f"{key} is {clipped(value)} here but {clipped(common)} in {_label(agree)}"
         f"{' and most other runs' if counts[common] > 1 else ''}{advice}"), severity=severity, run_index=run.index)
         for run, event, value in zip(runs, events, shown) if value != common]
 

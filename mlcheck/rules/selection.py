@@ -44,7 +44,10 @@ the MLCommons publication dates; the official tools take it from the command lin
   clock set wrong, one record's time changed, or a package in the wrong round's folder: a run is
   never submitted to an earlier round than its date's); but when the path's round lacks the
   benchmark the run logs, or the folder is a bare ``v5.1`` (a user's own numbering as often as a
-  round), the round of its date (or the first later one with the benchmark) judges it.
+  round), the round of its date (or the first later one with the benchmark) judges it. And
+  when the runs of one package are dated in the periods of several rounds: a package is
+  submitted to one round (the package checker is given one), so each is judged under the newest
+  of them (:mod:`mlcheck.judge.package_rounds`), the older ones with this warning.
 """
 
 from __future__ import annotations

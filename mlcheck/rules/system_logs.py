@@ -35,6 +35,7 @@ from mlcheck.model import Finding, Severity
 from mlcheck.package.layout import JsonDocument
 from mlcheck.results import RunSummary
 from mlcheck.facts.checks import show_repr
+from mlcheck.read.official_view import as_written
 from mlcheck.facts.rulesets import SUPPORTED_RULESETS
 from mlcheck.rule import Rule
 from mlcheck.rules.system_status import status_spelling
@@ -125,12 +126,13 @@ def check_logs_against_system(runs: Iterable[RunSummary], doc: JsonDocument, rul
             event = run.first(key)
             if event is None or not isinstance(event.value, str):
                 continue
-            if (key, event.value) not in problems:
-                problems[(key, event.value)] = _problem(key, event.value, described.get(key), sizes, doc.path)
-            problem = problems[(key, event.value)]
+            logged = as_written(event.value)  # (the description is UTF-8 JSON: compared as UTF-8)
+            if (key, logged) not in problems:
+                problems[(key, logged)] = _problem(key, logged, described.get(key), sizes, doc.path)
+            problem = problems[(key, logged)]
             if problem is None:
                 continue
-            found.append(LOGS_DISAGREE.at(run.path, event.line, f"{key} is {show_repr(event.value)}{problem}",
+            found.append(LOGS_DISAGREE.at(run.path, event.line, f"{key} is {show_repr(logged)}{problem}",
                                           severity=Severity.WARNING, run_index=run.index))
     return found
 

@@ -55,6 +55,11 @@ RULES = (INIT_TIME_EXCEEDED, INIT_OVER_RULES_LIMIT, RUN_STOP_BEFORE_START, CLOCK
 _CLOCK_KEYS = ("init_start", "init_stop", "run_start", "run_stop")
 
 
+def _seconds(value: float) -> str:
+    """Seconds to the millisecond; a span no clock gives (``time_ms`` 1e300) in four digits."""
+    return f"{value:.3f}" if abs(value) < 1e9 else f"{value:.4g}"
+
+
 def check(ctx: RunContext) -> Iterator[Finding]:
     """Findings about init duration and clock order."""
     yield from _init_time(ctx)
@@ -62,7 +67,7 @@ def check(ctx: RunContext) -> Iterator[Finding]:
     start, stop = run.run_start, run.run_stop
     if start is not None and stop is not None and stop.time_ms < start.time_ms:
         yield ctx.at(RUN_STOP_BEFORE_START, stop.line,
-                     f"run_stop (line {stop.line}) is {(start.time_ms - stop.time_ms) / 1000:.3f} s before "
+                     f"run_stop (line {stop.line}) is {_seconds((start.time_ms - stop.time_ms) / 1000)} s before "
                      f"run_start (line {start.line}); the time-to-train would be negative")
     yield from _order(ctx)
     yield from _clock_range(ctx)

@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Sequence
 
 from mlcheck.settings.config import FORMATS, Settings
+from mlcheck.settings.replaced_file import replaced_file
 from mlcheck.model import Finding, Severity
 from mlcheck.results import CheckResult
 from mlcheck.report import ReportOptions, report_blocks
@@ -181,7 +182,7 @@ def write_outputs(specs: Sequence[str], result: CheckResult, options: ReportOpti
         folder = os.path.dirname(path)
         if folder:
             os.makedirs(folder, exist_ok=True)
-        with open(path, "w", encoding="utf-8", errors="backslashreplace", newline="\n") as handle:
+        with replaced_file(path) as handle:  # (whole or not at all: a failed write keeps the old file)
             for block in report_blocks(name, result, options):  # (written as it is made)
                 handle.write(block)
         written.append(path)
