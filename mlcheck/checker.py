@@ -13,7 +13,7 @@ from typing import Callable, Iterable, Mapping, Sequence
 
 from mlcheck.read.file_names import RESULT_FILE
 from mlcheck.package.discover import LogRef, discover_all, natural_order
-from mlcheck.judge.jobs import check_logs, check_one, register_checker
+from mlcheck.judge.jobs import check_logs, register_checker
 from mlcheck.judge.package_rounds import one_round_per_package  # (a package is judged under one round)
 from mlcheck.model import Event, Finding, Run, plausible_time
 from mlcheck.results import CheckResult, RunResult
@@ -31,7 +31,8 @@ from mlcheck.rule import RunContext
 from mlcheck.rules.eval_values import first_reaching
 from mlcheck.rules.internal import crash_finding
 from mlcheck.rules.eval_records import judged_run
-from mlcheck.facts.round_choice import NOT_INFERRED, newest_round_with, RulesetChoice, dated_choice, later_round_with
+from mlcheck.facts.round_choice import (LATER_ROUND_WITH, NOT_INFERRED, newest_round_with, RulesetChoice, dated_choice,
+                                        later_round_with)
 from mlcheck.rules.selection import (BENCHMARK_NOT_ITS_FOLDER, LOG_NEWER_THAN_RULESETS, RULESET_NOT_INFERRED,
                                      UNKNOWN_BENCHMARK, forced_against_date, path_or_date, path_round_passed,
                                      unknown_benchmark)
@@ -55,11 +56,10 @@ def check(paths: str | os.PathLike[str] | Sequence[str | os.PathLike[str]], rule
     ``jobs`` processes read and judge the logs (:mod:`mlcheck.judge.jobs`; the result is the same).
     Raises ``RulesetError`` for an unknown ruleset and ``DiscoveryError`` for a missing path.
     """
-    # Once the logs are judged (the collector pauses while each is read: mlcheck.judge.jobs), what
-    # is held is frozen (gc.freeze): the folder, package and power checks run over every judged
-    # run, millions of acyclic objects that each collection would traverse again for nothing (on
-    # all shared rounds half of their 0.55 s), while the garbage they make is still collected (a
-    # collector paused until the end held 154 MB instead of 73 on 11,520 result files).
+    # Once the logs are judged (the collector pauses while each is read: mlcheck.judge.jobs), what is held is
+    # frozen (gc.freeze): the folder, package and power checks run over every judged run, millions of acyclic
+    # objects that each collection would traverse again for nothing (on all shared rounds half of their 0.55 s),
+    # while the garbage they make is still collected (paused until the end: 154 MB instead of 73 on 11,520 files).
     if ruleset is not None and not isinstance(ruleset, str):
         raise TypeError(f"ruleset must be a round's version as text (e.g. '2.0.0'), not {type(ruleset).__name__}")
     try:
@@ -89,7 +89,7 @@ def _check(paths: Sequence[str], ruleset: str | None, progress: Progress | None,
     refs_by_path = {ref.path: ref for ref in refs}
     scored: Scored = {}  # (the folders the --jobs workers scored)
     run_results = check_logs(refs, forced, jobs, progress, ruleset_source, scored)  # a bug met on one file is its MLC000
-    run_results, scored = one_round_per_package(run_results, refs_by_path, check_one, scored, forced)
+    run_results, scored = one_round_per_package(run_results, refs_by_path, scored, forced, jobs)
     gc.freeze()  # (see check)
     top = [package_rules.NO_LOGS.at(folder.path, None,
                                      "no MLPerf log found here; expected result_<i>.txt files under "
@@ -267,7 +267,7 @@ def choose_ruleset(run: Run, ref: LogRef, forced: Ruleset | None,
                     and benchmark not in dated.ruleset.benchmarks:
                 later = later_round_with(dated.ruleset.version, benchmark)
                 if later is not None:  # (submitted to a later round: the first that has the benchmark)
-                    return RulesetChoice(later, f"{dated.source}, a round without {benchmark}; {later.round} is the first "
+                    return RulesetChoice(later, f"{dated.source}{LATER_ROUND_WITH}{benchmark}; {later.round} is the first "
                                          "later round with it", None if hinted is None else path_round_passed(
                                              run, anchor, when, hinted, later, kept=False))
             if hinted is not None and dated.ruleset.version != hinted.version and dated.finding is None:

@@ -424,3 +424,17 @@ def test_a_time_no_clock_gives_is_shown_in_a_few_digits(tmp_path: Path) -> None:
     assert format_minutes(run.duration_min) == "-1.667e+295" and format_minutes(15.294) == "15.29"
     [stop] = [f for f in run.findings if f.code == "MLC403"]
     assert "is 1e+297 s before run_start" in stop.message
+
+
+@pytest.mark.parametrize("encoding, order", [("utf-16-be", "BE"), ("utf-16-le", "LE")])
+def test_a_utf16_result_file_with_its_byte_order_mark_is_told_its_order(tmp_path: Path, encoding: str,
+                                                                        order: str) -> None:
+    """MLC002 names the byte order the mark says, and iconv's UTF-16 (review of session 41: a
+    big-endian file was said to be LE without a mark, and the advice scrambled it)."""
+    mark = b"\xfe\xff" if order == "BE" else b"\xff\xfe"
+    log = tmp_path / "bert" / "result_0.txt"
+    log.parent.mkdir()
+    log.write_bytes(mark + LOG.read_text().encode(encoding))
+    [found] = [f for f in check([str(log)]).all_findings() if f.code == "MLC002"]
+    assert f"in UTF-16 ({order}, with a byte order mark)" in found.message
+    assert found.message.endswith("(iconv -f UTF-16 -t UTF-8)")

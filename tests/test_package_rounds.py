@@ -72,7 +72,37 @@ def test_a_round_the_path_or_the_user_names_is_kept(named: str, tmp_path: Path) 
     assert _by_system(result) == {"acme-t8": {"2.0.0"}, "acme-t16": {"2.0.0"}}
 
 
-def test_a_clock_past_the_newest_round_does_not_decide(tmp_path: Path) -> None:
-    org = _package(tmp_path, dt.date(2099, 1, 1))
+@pytest.mark.parametrize("when, said", [(dt.date(2099, 1, 1), "after the newest mlcheck knows"),
+                                        (dt.date(2016, 1, 1), "before the first, 1.0.0")])
+def test_a_clock_in_no_round_s_period_does_not_decide_and_is_said(tmp_path: Path, when: dt.date, said: str) -> None:
+    """The other system's runs say the package's round; those dated in no period are judged under
+    it with MLC019 saying so (review of session 41: a 2027 run in a 4.1 package went silent)."""
+    org = _package(tmp_path, when)
     result = check(str(org))
-    assert _by_system(result)["acme-t8"] == {"2.0.0"}
+    assert _by_system(result) == {"acme-t8": {"2.0.0"}, "acme-t16": {"2.0.0"}}
+    notes = [f for r in result.runs if r.system == "acme-t16" for f in r.findings if f.code == "MLC019"]
+    assert notes and all(f"falls in no round's period ({said}" in f.message for f in notes)
+    assert not [f for r in result.runs for f in r.findings if f.code == "MLC018"]
+
+
+def test_a_package_reached_through_a_link_is_one_package(tmp_path: Path) -> None:
+    org = _package(tmp_path, dt.date(2023, 1, 10))
+    link = tmp_path / "link"
+    link.symlink_to(org)
+    result = check([str(link / "results" / "acme-t8"), str(org / "results" / "acme-t16")])
+    assert {r.ruleset for r in result.runs} == {"3.0.0"}
+
+
+def test_a_benchmark_only_a_later_round_has_says_the_package_s_round(tmp_path: Path) -> None:
+    """A gpt3 folder dated in the 2.0 period is a 3.0 result (2.0 has no gpt3): the package is 3.0,
+    and MLC019 says why, not that runs are dated in that period (review of session 41)."""
+    org = _package(tmp_path, dt.date(2022, 5, 9))  # (both systems dated in the 2.0 period)
+    later = org / "results" / "acme-t16" / "gpt3"
+    (org / "results" / "acme-t16" / "resnet").rename(later)
+    for log in later.glob("result_*.txt"):
+        log.write_text(log.read_text("utf-8").replace('"value": "resnet"', '"value": "gpt3"'), "utf-8")
+    result = check(str(org))
+    assert _by_system(result) == {"acme-t8": {"3.0.0"}, "acme-t16": {"3.0.0"}}
+    [note, *_] = [f for r in result.runs if r.system == "acme-t8" for f in r.findings if f.code == "MLC019"]
+    assert "(training 3.0: its gpt3 runs are dated in a round without gpt3, and it is the first round with it" \
+        in note.message

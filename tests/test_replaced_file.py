@@ -61,3 +61,28 @@ def test_a_report_that_cannot_be_made_leaves_the_previous_one(tmp_path: Path, mo
     with pytest.raises(OSError):
         gate.write_outputs([f"json:{report}"], result, ReportOptions())
     assert report.read_bytes() == good and sorted(os.listdir(tmp_path)) == ["r.json"]
+
+
+def test_a_file_with_another_name_is_written_in_place(tmp_path: Path) -> None:
+    """A hard-linked report keeps its links (and, as anything not plainly ours to replace, its owner):
+    written in place as open() writes it (review of session 41)."""
+    report = tmp_path / "r.json"
+    report.write_text("old")
+    os.link(report, tmp_path / "hard.json")
+    with replaced_file(str(report)) as handle:
+        handle.write("new")
+    assert (tmp_path / "hard.json").read_text() == "new" and report.stat().st_nlink == 2
+
+
+def test_a_sigterm_while_writing_removes_the_part(tmp_path: Path) -> None:
+    import signal
+
+    report = tmp_path / "r.json"
+    report.write_text("the good one")
+    before = signal.getsignal(signal.SIGTERM)
+    with pytest.raises(SystemExit) as stopped:
+        with replaced_file(str(report)) as handle:
+            handle.write("half")
+            os.kill(os.getpid(), signal.SIGTERM)
+    assert stopped.value.code == 143 and report.read_text() == "the good one"
+    assert os.listdir(tmp_path) == ["r.json"] and signal.getsignal(signal.SIGTERM) is before

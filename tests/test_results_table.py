@@ -68,6 +68,10 @@ def test_cli_table_options(tmp_path: Path) -> None:
     assert code == 0 and target.read_text().startswith("| round |") and "15.29 min" in out
     code, _ = score(str(EXAMPLE), "-t", "markdown", "--table-output", str(tmp_path / "missing" / "t.md"))
     assert code == 0 and (tmp_path / "missing" / "t.md").read_text().startswith("| round |")  # (created, as check -o)
+    with pytest.MonkeyPatch.context() as patched:  # (a relative path: review of session 41)
+        patched.chdir(tmp_path)
+        code, _ = score(str(EXAMPLE), "-t", "markdown", "--table-output", "tables/t.md")
+        assert code == 0 and (tmp_path / "tables" / "t.md").read_text().startswith("| round |")
     (tmp_path / "a-file").write_text("")
     result = CliRunner().invoke(main, ["score", str(EXAMPLE), "-t", "markdown", "--table-output",
                                        str(tmp_path / "a-file" / "t.md")])

@@ -128,6 +128,10 @@ def test_fail_fast_still_writes_the_json_report_of_the_lines_read(tmp_path: Path
     assert ("MLC401", at + 1) in _findings(watched.stdout)
     watched = CliRunner().invoke(main, ["watch", str(log), "--fail-fast", "--poll", "0.01", "--no-progress"])
     assert watched.exit_code == 1 and watched.stdout == ""  # (text: the error on stderr is all)
+    watched = CliRunner().invoke(main, ["watch", str(log), "--fail-fast", "-f", "sarif", "--poll", "0.01",
+                                        "--no-progress"])  # (every format of check's report: review of session 41)
+    assert watched.exit_code == 1 and "the SARIF report covers them" in watched.stderr
+    assert json.loads(watched.stdout)["runs"][0]["results"]
 
 
 def test_a_cut_record_the_rank_goes_on_after_ends_no_run(tmp_path: Path) -> None:

@@ -20,7 +20,7 @@ from mlcheck.model import Finding, Severity
 from mlcheck.raw.watch_paths import compressed, unwatchable
 from mlcheck.read.reading_rules import GLUED_RECORDS
 from mlcheck.report.plain import one_line
-from mlcheck.settings.config import Settings
+from mlcheck.settings.config import FORMATS, Settings
 from mlcheck.settings.gate import fail_level, reported
 from mlcheck.facts.rulesets import RulesetError, load_ruleset, normalise_version
 
@@ -134,14 +134,17 @@ def _judge_compressed(log: str, settings: Settings, poll: float, idle_timeout: f
         time.sleep(poll)
 
 
+_MACHINE = {"json": "JSON", "sarif": "SARIF", "junit": "JUnit", "github": "annotations"}  # (--fail-fast writes these)
+
+
 @click.command("watch")
 @click.argument("log", metavar="LOG")
 @click.option("--ruleset", "-r", metavar="X.Y.Z", help="Round to judge under. Default: inferred.")
 @click.option("--fail-fast", is_flag=True, help="Exit 1 at the first error, without waiting for run_stop.")
 @click.option("--runs", type=click.IntRange(min=1), default=1, show_default=True,
               help="End after this many runs have stopped.")
-@click.option("--format", "-f", "output_format", type=click.Choice(["text", "json"]), default=None,
-              help="Format of the final report on stdout. Default: the config's or MLCHECK_FORMAT's, else text.")
+@click.option("--format", "-f", "output_format", type=click.Choice(FORMATS[1:]), default=None,
+              help="Format of the final report on stdout, as check's. Default: the config's or MLCHECK_FORMAT's, else text.")
 @click.option("--poll", type=_Seconds(0.01, 3600.0), default=0.1, show_default=True,
               metavar="SECONDS", help="How often to look for new lines.")
 @click.option("--idle-timeout", type=_Seconds(0.0, 1e9), default=None, metavar="SECONDS",
@@ -222,9 +225,10 @@ def watch_command(log: str, ruleset: str | None, fail_fast: bool, runs: int, out
         first = stopped_by[0] if stopped_by else None
         about = f" ({first.code} at line {first.line})" if first is not None and first.line is not None else ""
         click.echo(f"mlcheck: --fail-fast: stopped on the first error{about}, {outcome.lines} lines read"
-                   + ("; the JSON report covers them (as a log cut there)" if output_format == "json" else ""), err=True)
+                   + (f"; the {_MACHINE[output_format]} report covers them (as a log cut there)" if output_format in _MACHINE
+                      else ""), err=True)
         failed = EXIT_OK if settings.exit_zero else EXIT_FINDINGS  # (exit_zero: always 0, as for check)
-        if output_format != "json":  # (the error is on the terminal; the cut run's other findings would be noise)
+        if output_format not in _MACHINE:  # (the error is on the terminal; the cut run's other findings would be noise)
             sys.exit(failed)
         try:  # (a CI job reading --format json gets its report: check's of the lines read)
             check_and_report([log], settings, line_limits={log: outcome.lines})
@@ -269,8 +273,7 @@ def watch_command(log: str, ruleset: str | None, fail_fast: bool, runs: int, out
     try:
         check_and_report([log], settings, line_limits=limits)
     except SystemExit as reported_exit:  # (an error reported on the lines a truncation took fails the watch too)
-        sys.exit(EXIT_FINDINGS if earlier and not settings.exit_zero and reported_exit.code in (0, None)
-                 else reported_exit.code)
+        sys.exit(EXIT_FINDINGS if earlier and not settings.exit_zero and reported_exit.code in (0, None) else reported_exit.code)
 
 
 def _records_after(log: str, lines: int, scanned: int = 1 << 26) -> bool:

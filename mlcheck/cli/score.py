@@ -82,7 +82,7 @@ def score_command(paths: tuple[str, ...], ruleset: str | None, config_path: str 
     else:
         table = table_text(result, table_format)
         if table_output is not None:
-            unwritable = unwritable_folder(table_output)
+            unwritable = unwritable_folder(os.path.abspath(table_output))
             if unwritable is not None:  # (as check -o says it)
                 click.echo(one_line(f"mlcheck: error: cannot write {table_output}: {unwritable}"), err=True)
                 sys.exit(EXIT_ERROR)

@@ -37,6 +37,9 @@ NOT_INFERRED = "default (not inferred)"
 DATED_IN_A_PERIOD = ("run date ", " falls in the ")
 """How the source of a round a run's date falls in the period of begins, and what it says
 (:func:`dated_choice`; :mod:`mlcheck.judge.package_rounds` reads it)."""
+LATER_ROUND_WITH = ", a round without "
+"""What the source of a later round chosen for a benchmark the date's round lacks says after the
+date's (:func:`mlcheck.checker.choose_ruleset`)."""
 """The source of a round neither the date nor the path gave (MLC012): a folder takes the round
 of its runs that tell one (:func:`mlcheck.judge.folders.score_folder`)."""
 

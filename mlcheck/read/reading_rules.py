@@ -194,11 +194,14 @@ def _encoding_hint(path: str) -> str | None:
         if head.startswith(magic):
             return (f"the file is {kind}{'' if kind.startswith('a ') else '-compressed'}, which neither mlcheck "
                     f"nor the official parser reads (mlcheck reads gzip): decompress it ({command})")
-    order = "BE" if head[:1] == b"\x00" else "LE"  # (each encoding's marker is in the other's bytes, a byte on)
+    marked = {b"\xfe\xff": "BE", b"\xff\xfe": "LE"}.get(head[:2])  # (a byte order mark: MLC009 says it)
+    # (each encoding's marker is in the other's bytes, a byte on: the first byte tells them apart)
+    order = marked or ("BE" if head[:1] == b"\x00" else "LE")
     if ":::MLLOG".encode(f"utf-16-{order.lower()}") not in head:
         return None
-    return (f"the file holds :::MLLOG records in UTF-16 ({order}, without a byte order mark), which neither "
-            f"mlcheck nor the official parser reads: convert it (iconv -f UTF-16{order} -t UTF-8)")
+    return (f"the file holds :::MLLOG records in UTF-16 ({order}, {'with' if marked else 'without'} a byte order "
+            f"mark), which neither mlcheck nor the official parser reads: convert it (iconv -f UTF-16"
+            f"{'' if marked else order} -t UTF-8)")
 
 
 def not_a_regular_file(path: str, kind: str) -> Finding:

@@ -83,10 +83,21 @@ RULES = (UNKNOWN_BENCHMARK, BENCHMARK_NOT_ITS_FOLDER, RULESET_NOT_INFERRED, LOG_
          RULESET_CONTRADICTS_DATE)
 
 
+PACKAGE_ROUND = "the package's round"
+"""How the source of a round :mod:`mlcheck.judge.package_rounds` forces begins."""
+
+
 def forced_against_date(run: Run, anchor: Event | None, when: dt.date | None, forced: Ruleset,
                         source: str) -> Finding | None:
-    """MLC019 when the run's date falls in the period of another round than the forced one."""
+    """MLC019 when the run's date falls in the period of another round than the forced one, or
+    (the package's round forced it) in no round's period."""
     by_date = ruleset_for_date(when) if when is not None else None
+    if anchor is not None and when is not None and by_date is None and source.startswith(PACKAGE_ROUND):
+        first = load_ruleset(SUPPORTED_RULESETS[0]).first_run_date
+        return RULESET_CONTRADICTS_DATE.at(run.path, anchor.line, (
+            f"{source} judges this run under {forced.version}, but its date {when.isoformat()} falls in no round's "
+            f"period ({'before the first, ' + SUPPORTED_RULESETS[0] if when < first else 'after the newest mlcheck knows'}"
+            "): check the clock of the system"), run_index=run.index)
     if anchor is None or when is None or by_date is None or by_date.version == forced.version:
         return None
     return RULESET_CONTRADICTS_DATE.at(run.path, anchor.line, (

@@ -7,43 +7,69 @@ from __future__ import annotations
 
 import contextlib
 import os
+import signal
 import stat
 from typing import Iterator, TextIO
 
 
 @contextlib.contextmanager
 def replaced_file(path: str) -> Iterator[TextIO]:
-    """A text file (UTF-8, ``\\n`` line ends) to write the contents of ``path`` into. A regular
-    file (or a new one) is written beside it, then renamed over it once complete, keeping the
-    permissions of the file it replaces (the umask's for a new one); through a link, its target is
-    replaced. A device, pipe or other special file is written directly (``/dev/stdout``), and so
-    is a file in a folder where no other can be made."""
+    """A text file (UTF-8, ``\\n`` line ends) to write the contents of ``path`` into. A new file, or
+    one of ours that may be written and has no other name (hard link), is written beside it, then
+    renamed over it once complete, with the permissions of the file it replaces (the umask's for a
+    new one); through a link, its target is. Anything else is written in place as ``open`` writes
+    it (a device, a pipe, another user's file in ``/tmp``, a read-only file: refused as before, a
+    folder where no other file can be made). A SIGTERM while it is written removes the part."""
     target = os.path.realpath(path)
     try:
-        special = not stat.S_ISREG(os.stat(target).st_mode)
-        mode: int | None = os.stat(target).st_mode & 0o7777
-    except OSError:  # (a new file)
-        special, mode = False, None
+        status = os.stat(target)
+    except FileNotFoundError:  # (a new file)
+        status = None
+    except OSError:  # (a loop of links: open says so)
+        status = os.stat(path)
+    if status is not None and not (stat.S_ISREG(status.st_mode) and status.st_nlink == 1 and os.access(target, os.W_OK)
+                                   and status.st_uid == os.geteuid()):
+        with open(path, "w", encoding="utf-8", errors="backslashreplace", newline="\n") as handle:
+            yield handle
+        return
     import tempfile  # (imported when a report is written: `mlcheck --help` needs none of it)
 
     try:
-        descriptor, temporary = (-1, "") if special else tempfile.mkstemp(
-            prefix=f".{os.path.basename(target)}.", suffix=".part", dir=os.path.dirname(target) or ".")
+        descriptor, temporary = tempfile.mkstemp(prefix=f".{os.path.basename(target)}.", suffix=".part",
+                                                 dir=os.path.dirname(target) or ".")
     except OSError:  # (a writable file in a folder that is not: written over in place)
-        descriptor, temporary = -1, ""
-    if not temporary:
         with open(path, "w", encoding="utf-8", errors="backslashreplace", newline="\n") as handle:
             yield handle
         return
     try:
-        with os.fdopen(descriptor, "w", encoding="utf-8", errors="backslashreplace", newline="\n") as handle:
+        with _terminated_as_exit(), os.fdopen(descriptor, "w", encoding="utf-8", errors="backslashreplace",
+                                              newline="\n") as handle:
             yield handle
-        os.chmod(temporary, mode if mode is not None else 0o666 & ~_umask())
+            handle.flush()
+        os.chmod(temporary, status.st_mode & 0o7777 if status is not None else 0o666 & ~_umask())
         os.replace(temporary, target)
     except BaseException:
         with contextlib.suppress(OSError):
             os.unlink(temporary)
         raise
+
+
+@contextlib.contextmanager
+def _terminated_as_exit() -> Iterator[None]:
+    """SIGTERM (a CI job's timeout) raised as ``SystemExit(143)`` meanwhile, so the part is removed;
+    the exit status is the one the signal gives (128 + 15)."""
+    def exit_on(signum: int, _frame: object) -> None:
+        raise SystemExit(128 + signum)
+
+    try:
+        before = signal.signal(signal.SIGTERM, exit_on)
+    except ValueError:  # (not the main thread: left as it is)
+        yield
+        return
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, before)
 
 
 def _umask() -> int:
