@@ -57,6 +57,11 @@ _LINE_START = rb"^[ \t]*(?:\[?\d[\d:.,/T-]*(?:[ \t]+\d[\d:.,]*)?\]?[ \t]+)?(?:[+
 
 
 _HEAD = re.compile(_LINE_START).match
+_MAY_LAUNCH = re.compile(b"|".join(sorted({re.escape(name.split()[0].encode()) for name in LAUNCHER_NAMES} | {
+    b"python", b"accelerate", b"elastic_operator", b"run_and_time"}))).search
+"""A word every launcher line holds (lower-cased: the patterns ignore case): its launcher's name,
+Python or accelerate (a module launcher, ``cmd = python -m ...``), the elastic operator's message,
+or the run script."""
 _WRAPPER_WORDS = (b"exec", b"nohup", b"time", b"sudo", b"env", b"stdbuf", b"numactl", b"taskset", b"docker",
                   b"apptainer", b"singularity", b"bash", b"sh ")
 """How a command run through a wrapper (:data:`_WRAPPERS`) begins (or with a variable: ``NAME=``)."""
@@ -80,6 +85,8 @@ class _LaunchLine:
         self._module: Callable[[bytes], re.Match[bytes] | None] | None = None
 
     def match(self, raw: bytes) -> re.Match[bytes] | None:
+        if _MAY_LAUNCH(raw.lower()) is None:  # (a training loop's own lines: one search, not three patterns)
+            return None
         found = self._one(raw)
         if found is None and (b"&&" in raw or b";" in raw):
             rest = raw
