@@ -163,3 +163,25 @@ def test_a_folder_finding_is_not_placed_on_another_folders_file(tmp_path: Path) 
     (uri,) = {r["locations"][0]["physicalLocation"]["artifactLocation"]["uri"] for r in sarif["runs"][0]["results"]
               if r["ruleId"] == "MLC502"}
     assert uri == "Acme/results/acme-t8/resnet/result_0.txt"
+
+
+def test_a_folder_named_like_a_result_file_is_never_an_annotation_s_file(tmp_path: Path) -> None:
+    """The folder's findings go to its first result file that is a file (review of session 41:
+    file=.../result_0.txt, a folder, which GitHub attaches nothing to), in SARIF too."""
+    import json
+    import shutil
+
+    from mlcheck.report import render
+
+    package = tmp_path / "Acme"
+    shutil.copytree(FIXTURES / "example" / "Acme", package)
+    folder = package / "results" / "acme-t8" / "resnet"
+    (folder / "result_0.txt").unlink()
+    (folder / "result_0.txt").mkdir()
+    result = check([str(package)])
+    files = set(re.findall(r"file=([^,:]+)", render_github(result, ReportOptions())))
+    assert files == {str(folder / "result_1.txt")}
+    sarif = json.loads(render("sarif", result, ReportOptions()))
+    uris = {location["physicalLocation"]["artifactLocation"]["uri"] for run in sarif["runs"]
+            for found in run["results"] for location in found["locations"]}
+    assert not any(uri.endswith("result_0.txt") for uri in uris), uris

@@ -63,8 +63,9 @@ def _one_line(text: str) -> str:
 
 def _first_result_files(result: CheckResult) -> dict[str, str]:
     """Each benchmark folder's first result file (where its folder findings are attached)."""
-    return {bench.folder: sorted(r.path for r in bench.runs)[0] for bench in result.benchmarks
-            if bench.folder and bench.runs}
+    firsts = {bench.folder: min((r.path for r in bench.runs if not os.path.isdir(r.path)), default=None)
+              for bench in result.benchmarks if bench.folder}  # (a folder named result_0.txt is no file to annotate)
+    return {folder: path for folder, path in firsts.items() if path is not None}
 
 
 def _target(group: FindingGroup, first_files: dict[str, str]) -> tuple[str, int | None, str]:

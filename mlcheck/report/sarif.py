@@ -72,7 +72,8 @@ class _Anchors:
     scanning refuses the whole upload for one result without a file's URI."""
 
     def __init__(self, result: CheckResult) -> None:
-        self._paths = sorted({run.path for run in result.runs if not names_no_file(run.path)})
+        self._paths = sorted({run.path for run in result.runs  # (a folder named result_0.txt is no file to point at)
+                              if not names_no_file(run.path) and not os.path.isdir(run.path)})
 
     def file_of(self, path: str) -> str | None:
         """The first result file under the folder ``path``, or for a benchmark folder's ``power/``
