@@ -232,6 +232,9 @@ _NODES = {
         ("power_reading", 600.0, 2000), ("power_measurement_stop", None, 4000), ("power_reading", 900.0, 4100)],
     "no stop record": [("power_measurement_start", None, 0), ("power_reading", 100.0, 1000),
                        ("power_reading", 200.0, 3000)],
+    # (Python multiplies true as 1: the summarizer publishes it; review of session 41)
+    "a true efficiency": [("power_measurement_start", None, 1000), ("conversion_eff", True, 1000),
+                          ("power_reading", 500.0, 2000), ("power_measurement_stop", None, 5000)],
 }
 
 
@@ -252,11 +255,12 @@ def test_switch_energy_is_the_summarizers(tmp_path: Path) -> None:
     summarizer = pytest.importorskip("mlperf_logging.result_summarizer.result_summarizer")
     from mlperf_logging.compliance_checker.mlp_parser import parse_file
 
-    path = _power_log(tmp_path / "sw_0.txt", [("conversion_eff", 0.95, 0), ("interconnect_power_est", 250.0, 1),
-                                              ("conversion_eff", 0.5, 2), ("interconnect_power_est", 999.0, 3)])
-    loglines, _ = parse_file(str(path), ruleset="5.0.0")
-    assert switch_energy(read_power_log(str(path)).events, 60_000).joules == pytest.approx(
-        summarizer._compute_power_sw(loglines, 60_000))
+    for records in ([("conversion_eff", 0.95, 0), ("interconnect_power_est", 250.0, 1), ("conversion_eff", 0.5, 2),
+                     ("interconnect_power_est", 999.0, 3)], [("conversion_eff", 0.9, 0), ("interconnect_power_est", True, 1)]):
+        path = _power_log(tmp_path / "sw_0.txt", records)
+        loglines, _ = parse_file(str(path), ruleset="5.0.0")
+        assert switch_energy(read_power_log(str(path)).events, 60_000).joules == pytest.approx(
+            summarizer._compute_power_sw(loglines, 60_000))
     assert switch_energy([], 60_000).joules == 0.0
 
 

@@ -120,6 +120,28 @@ def test_a_node_log_with_too_few_readings_has_no_energy_score(tmp_path: Path, re
     assert bench.energy is not None and bench.energy.joules is None
 
 
+def test_readings_outside_the_measurement_window_are_no_samples(tmp_path: Path) -> None:
+    """Start and stop swapped: every reading lies outside the window, the summarizer counts 0 J for
+    the run: 0 samples, MLC543 (review of session 41: counted as samples, a valid energy)."""
+    from mlcheck import check
+
+    folder, before = _scored_power_folder(tmp_path)
+    node = _node_log(folder, Path(before.runs[before.score.runs_counted[0]].path).stem)
+    text = node.read_text(encoding="utf-8")
+    start = json.loads(next(line for line in text.splitlines() if '"power_measurement_start"' in line).split(" ", 1)[1])
+    stop = json.loads(next(line for line in text.splitlines() if '"power_measurement_stop"' in line).split(" ", 1)[1])
+    text = text.replace(f'"time_ms": {start["time_ms"]}, "event_type": "INTERVAL_START"', "@START@")
+    text = text.replace(f'"time_ms": {stop["time_ms"]}, "event_type": "INTERVAL_END"',
+                        f'"time_ms": {start["time_ms"]}, "event_type": "INTERVAL_END"')
+    node.write_text(text.replace("@START@", f'"time_ms": {stop["time_ms"]}, "event_type": "INTERVAL_START"'),
+                    encoding="utf-8")
+    (bench,) = check([str(folder)]).benchmarks
+    assert [f.message.split(":")[0] for f in bench.findings if f.code == "MLC543" and f.path == str(node)
+            and f.severity.label == "error"] == [
+        "0 power_reading record(s) in the measurement window"]
+    assert bench.energy is not None and bench.energy.joules is None
+
+
 def test_a_gzip_node_log_has_no_energy_score(tmp_path: Path) -> None:
     """The summarizer reads a node log as text: gzip holds no record for it and it raises (mlcheck's
     reader would decompress it): an MLC543 error and no energy score."""
@@ -342,3 +364,34 @@ def test_a_power_folder_without_any_runs_folder_is_a_crash_of_the_package_checke
     (folder / "power").mkdir()
     (bench,) = check([str(folder)]).benchmarks
     assert not bench.score.valid and "the package checker crashes on a power/ that holds no run's folder" in bench.score.reason
+
+
+def test_a_copy_of_power_logs_beside_the_runs_is_no_run(tmp_path: Path) -> None:
+    """A ``power_raw/`` copy of ``power/`` in a benchmark folder: its node logs are no training runs
+    (review of session 41: 10 failing runs 'the official checker agrees' on a package both official
+    tools pass); a training log in another folder there is still judged (MLC508)."""
+    from mlcheck import check
+
+    package = tmp_path / "Acme"
+    shutil.copytree(Path(__file__).resolve().parent.parent / "fixtures" / "example" / "Acme", package)
+    folder = package / "results" / "acme-t8" / "resnet"
+    (folder / "power_raw" / "result_0").mkdir(parents=True)
+    (folder / "power_raw" / "result_0" / "node_0.txt").write_text(_log(_readings()), "utf-8")
+    result = check([str(package)])
+    assert len(result.runs) == 5 and not any(r.verdict == "fail" for r in result.runs)
+    (folder / "old").mkdir()
+    shutil.copy(folder / "result_0.txt", folder / "old" / "result_0.txt")
+    assert len(check([str(package)]).runs) == 6
+
+
+def test_an_efficiency_in_percent_is_implausible() -> None:
+    from mlcheck.model import Event
+    from mlcheck.rules.power_plausibility import implausible_node_log
+
+    events = [Event(key="power_measurement_start", value=None, time_ms=1.7e12, line=1, metadata={}),
+              Event(key="conversion_eff", value=94, time_ms=1.7e12, line=2, metadata={}),
+              *[Event(key="power_reading", value=600.0, time_ms=1.7e12 + 1000 * i, line=3 + i, metadata={})
+                for i in range(60)],
+              Event(key="power_measurement_stop", value=None, time_ms=1.7e12 + 60_000, line=70, metadata={})]
+    [found] = implausible_node_log("node_0.txt", events, 1.7e12, 60_000)
+    assert found.line == 2 and found.message.startswith("conversion_eff is 94, no efficiency between 0 and 1")

@@ -63,6 +63,22 @@ def test_a_value_the_record_refuses_too_is_only_the_records_error(tmp_path: Path
     assert found == [] and verdict == "fail"
 
 
+def test_a_value_only_the_release_accepts_is_said_beside_the_records_error(tmp_path: Path) -> None:
+    """MLC114 (info): 6.1's record refuses mxfp6 (MLC111 stands), 4.1.68 accepts it: the round's
+    final checker may (review of session 41); fp7, which both refuse, gets none."""
+    for value, said in (("mxfp6", True), ("fp7", False)):
+        log = tmp_path / "result_0.txt"
+        log.write_text(re.sub(r'("key": "lowest_numerical_precision_in_linear", "value": )"[^"]*"', rf'\1"{value}"',
+                              _base("llama31_8b")), "utf-8")
+        (run,) = check([str(log)], ruleset="6.1.0").runs
+        notes = [f for f in run.findings if f.code == "MLC114"]
+        assert run.official_verdict == "fail" and any(f.code == "MLC111" for f in run.findings)
+        assert [f.severity for f in notes] == ([Severity.INFO] if said else [])
+        if said:
+            assert notes[0].message.startswith("lowest_numerical_precision_in_linear is 'mxfp6', which the checker of "
+                                               "record of training 6.1.0 refuses (its error stands), but mlperf-logging")
+
+
 
 def test_a_state_the_checker_computes_is_said_to_come_from_its_key(tmp_path: Path) -> None:
     """MLC202 on 6.1 Qwen's learning rate names the checker's state and the key it is computed from

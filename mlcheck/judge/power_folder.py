@@ -127,6 +127,8 @@ def _energy(power: PowerFolder, members: Sequence[RunResult], counted: Score, su
     by_time = sorted(counted.runs_counted, key=lambda i: (_minutes(members[i]) if i < len(members) else math.inf, i))
     total, reason = olympic_energy(joules, by_time, counted.scaling_factor,
                                    "the summarizer's time score" if summarizers else "the time score")
+    if counted.score_min is None:  # (the summarizer scores energy only where it scores the time: its reason)
+        total, reason = None, f"no time score, so no energy score ({counted.reason})"
     if summarizers and total is not None:
         reason += "; it is the energy the summarizer publishes: mlcheck's own time score counts other runs"
     if any(not math.isfinite(joules[i] or 0.0) for i in counted.runs_counted if i < len(joules)):
@@ -179,10 +181,10 @@ def _run_energy(run: PowerRun, duration_ms: float, found: list[Finding], run_sta
                 f"{energy.problem}: the summarizer raises on this log and no energy score exists")))
             failed = True
             continue
-        readings = sum(1 for event in log.events if event.key == "power_reading") if file.kind == "node" else None
+        readings = energy.readings if file.kind == "node" else None  # (those between its start and stop)
         if readings is not None and readings < MIN_READINGS:
             found.append(rules.POWER_LOG_INVALID.at(file.path, None, (
-                f"{readings} power_reading record(s): the power rules require at least {MIN_READINGS} "
+                f"{readings} power_reading record(s) in the measurement window: the power rules require at least {MIN_READINGS} "
                 f"samples of each node (power_measurement.adoc); the summarizer would count "
                 f"{energy.joules / 1000:,.1f} kJ for it, so no energy score is given")))
             failed = True

@@ -16,7 +16,8 @@ from mlcheck.package.not_logs import not_a_log
 from mlcheck.read.held_logs import is_held
 from mlcheck.package.real_paths import RealPaths as RealPaths, absolute_parts as absolute_parts  # (re-exported)
 from mlcheck.package.named_files import passed_over
-from mlcheck.package.file_kinds import holds_a_record, holds_records, loops_back, named_device, special_kind
+from mlcheck.package.file_kinds import (holds_a_record, holds_power_records, holds_records, loops_back, named_device,
+                                        special_kind)
 
 NOT_LOG_FOLDERS = frozenset({"benchmarks", "systems", "power"})
 """Folders a walk does not enter, in any case (``Power/`` too: the official tools read none of its
@@ -200,7 +201,8 @@ def _walk(top: str, skipped: list[tuple[str, str]] | None = None) -> list[LogRef
             if kind is not None:
                 continue
             if nested and (RESULT_FILE.match(name) or LOG_FILE_NAME.search(name)):
-                others.append(LogRef(path, folder=os.path.normpath(root), walked=True, nested=True))
+                if not holds_power_records(path):  # (a copy of power/, power_raw/: no run, as no tool reads it)
+                    others.append(LogRef(path, folder=os.path.normpath(root), walked=True, nested=True))
             elif RESULT_FILE.match(name):
                 if SUBMITTED_RESULT_FILE.match(name) is None and any(map(SUBMITTED_RESULT_FILE.match, files)):
                     continue  # (result_0.txt.gz beside result_0.txt: not a run, the official glob skips it; MLC507)

@@ -4,6 +4,7 @@ reading could wait on forever (a FIFO, a socket, a device), and whether a file h
 from __future__ import annotations
 
 import os
+import re
 import stat
 import zlib
 
@@ -63,6 +64,25 @@ def holds_a_record(path: str, block: int = 1 << 20) -> bool:
                 tail = data[-7:]
     except (OSError, EOFError, ValueError, zlib.error):  # (a damaged gzip archive)
         return True
+
+
+_RECORD_KEY = re.compile(rb':::MLLOG[^\n]*?"key"\s*:\s*"([^"\n]*)"')
+
+
+_POWER = frozenset({b"power_measurement_start", b"power_reading"})
+_RUN = frozenset({b"init_start", b"init_stop", b"run_start", b"run_stop", b"eval_accuracy"})
+
+
+def holds_power_records(path: str, window: int = 1 << 16) -> bool:
+    """Whether the first 64 KiB of a file hold a power log's records (``power_measurement_start``,
+    ``power_reading``) and none of a training run's: a copy of ``power/`` beside it
+    (``power_raw/``), which no official tool reads as a run."""
+    try:
+        with open_log(path) as stream:
+            keys = set(_RECORD_KEY.findall(stream.read(window)))
+    except (OSError, EOFError, ValueError, zlib.error):
+        return False
+    return bool(keys & _POWER) and not keys & _RUN
 
 
 def loops_back(root: str, name: str) -> bool:

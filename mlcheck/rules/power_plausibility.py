@@ -7,7 +7,8 @@ readings and window it finds, so only mlcheck says this, as warnings.
 - MLC545 power-log-implausible (warning): a node log whose readings or measurement window are
   unlikely for the run it measures: readings below 0 W; readings whose mean, in the measurement
   window, is below 20 W per node (``LOW_WATTS``) (kilowatts logged as watts: the energy comes out a
-  thousand times low) or above 100,000 W (``HIGH_WATTS``: milliwatts); a window that covers less than
+  thousand times low) or above 100,000 W (``HIGH_WATTS``: milliwatts); a ``conversion_eff`` that
+  is no factor between 0 and 1 (94 for 94 %: the energy 94 times high); a window that covers less than
   half of the run (the summarizer scales the energy of the window to the run's time-to-train, so
   the score extrapolates what was not measured); a window that begins at no date in milliseconds
   (seconds logged), or more than a day from the run's ``run_start`` (the log of another run), or
@@ -56,6 +57,11 @@ def implausible_node_log(path: str, events: Sequence[Event], run_start_ms: float
             unit = "kilowatts logged as watts" if mean < LOW_WATTS else "milliwatts logged as watts"
             problems.append((readings[0][0], f"the readings average {mean:,.3g} W for a node: {unit}? "
                              "(the energy score takes them as watts)"))
+    efficiency = [(e.line, value) for e in events if e.key == "conversion_eff"
+                  for value in (_watts(e.value),) if value is not None and not 0 < value <= 1]
+    if efficiency:  # (a factor: 94 for 94 %, the energy 94 times high)
+        problems.append((efficiency[0][0], f"conversion_eff is {efficiency[0][1]:g}, no efficiency between 0 and 1 "
+                         "(a percentage?): the summarizer multiplies the energy by it"))
     if start is not None and stop is not None and duration_ms > 0 and stop - start < duration_ms / 2:
         problems.append((None, f"the measurement window lasts {(stop - start) / 1000:,.0f} s, "
                          f"{100 * (stop - start) / duration_ms:.0f}% of the run's {duration_ms / 1000:,.0f} s: "

@@ -20,6 +20,11 @@ files that are stricter, in the form of the record's; nothing in them is run).
   chair which one the round is judged by. FLUX.1's 6.1 ``evaluation_frequency``, where the
   release asks the rules text's CEIL(262144 / batch) x batch and the record 262144, is MLC204's
   (the rules text's constraint), not this one's.
+- MLC114 later-release-accepts (info): the other way: a value the record refuses (its MLC111 or
+  MLC202 error stands) that the release's rules of the round accept (6.1: ``mxfp6`` in the
+  disclosure keys' vocabulary, added after 7bbf792). (6.0's open LLM evals with ``samples_count``
+  and no ``epoch_num``, which the release accepts, are said in MLC110's own message.) Said so that a submitter of a round being
+  prepared knows the final checker may accept it; the verdict follows the record.
 """
 
 from __future__ import annotations
@@ -34,7 +39,11 @@ LATER_RELEASE_REFUSES = Rule("MLC113", "later-release-refuses", Severity.WARNING
                              "the latest mlperf-logging release's rules of the round refuse what the checker of "
                              "record passes")
 
-RULES = (LATER_RELEASE_REFUSES,)
+LATER_RELEASE_ACCEPTS = Rule("MLC114", "later-release-accepts", Severity.INFO,
+                             "the latest mlperf-logging release's rules of the round accept a value the checker of "
+                             "record refuses")
+
+RULES = (LATER_RELEASE_REFUSES, LATER_RELEASE_ACCEPTS)
 
 
 def check(ctx: RunContext) -> Iterator[Finding]:
@@ -69,10 +78,16 @@ def check(ctx: RunContext) -> Iterator[Finding]:
                          f"{_why(ctx, release.version, entry.source)}: it requires {', '.join(entry.metadata)}. "
                          "Log both, as each asks its own")
         for event in events:
+            refused = record is not None and record.check is not None and not holds(record.check, event.value,
+                                                                                     run.value_of)
             if entry.check is None or holds(entry.check, event.value, run.value_of):
+                if refused and entry.check is not None:
+                    yield ctx.at(LATER_RELEASE_ACCEPTS, event.line,
+                                 f"{entry.key} is {show(event.value)}, which the checker of record of training "
+                                 f"{ctx.ruleset.version} refuses (its error stands), but mlperf-logging {release.version}, "
+                                 f"the latest release, accepts ({entry.source}): the round's final checker may")
                 continue
-            if record is not None and record.check is not None and not holds(record.check, event.value,
-                                                                            run.value_of):
+            if refused:
                 continue  # (the record refuses it too: its finding says so)
             yield ctx.at(LATER_RELEASE_REFUSES, event.line,
                          f"{entry.key} is {show(event.value)}; {_why(ctx, release.version, entry.source)}: it "

@@ -42,21 +42,21 @@ class LogEnergy:
     """Why the summarizer raises on this log (joules is then None)."""
     note: str | None = None
     """What the summarizer warns about (a missing stop record)."""
-
-
-def _number(value: object) -> float | None:
-    if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
-        return None
-    return float(value)
+    readings: int = 0
+    """The power readings the energy is made of (those of the measurement window)."""
 
 
 def _reading(value: object) -> float | None:
-    """A power reading as the summarizer multiplies it: a number, NaN and infinities too (they
-    make the run's energy NaN or infinite, no exception), true and false as 1 and 0 (Python
-    multiplies them so)."""
+    """A power reading, conversion efficiency or switch estimate as the summarizer multiplies it:
+    a number, NaN and infinities too (they make the run's energy NaN or infinite, no exception),
+    true and false as 1 and 0 (Python multiplies them so; review of session 41: a ``true``
+    efficiency was said to make the summarizer raise). Anything else (a string, null) raises there."""
     if not isinstance(value, (int, float)):
         return None
     return float(value)
+
+
+_number = _reading
 
 
 def node_energy(events: Sequence[Event], time_to_train_ms: float) -> LogEnergy:
@@ -64,6 +64,7 @@ def node_energy(events: Sequence[Event], time_to_train_ms: float) -> LogEnergy:
     previous = last = start = stop = 0.0
     total, efficiency = 0.0, 1.0
     started = stopped = False
+    readings = 0
     # (one test of the key per record, the readings' first: a node log is thousands of them)
     for event in sorted(events, key=EVENT_TIME_MS):
         key = event.key
@@ -75,6 +76,7 @@ def node_energy(events: Sequence[Event], time_to_train_ms: float) -> LogEnergy:
                 time_ms = event.time_ms
                 total += watts * (time_ms - previous)
                 previous = time_ms
+                readings += 1
                 last = max(last, time_ms)
         elif key == "power_measurement_start":
             start = previous = event.time_ms
@@ -93,7 +95,7 @@ def node_energy(events: Sequence[Event], time_to_train_ms: float) -> LogEnergy:
         stop, note = last, "no power_measurement_stop record: the last reading ends the measurement"
     if stop == start:
         return LogEnergy(None, "the measurement window is empty (stop == start)")
-    return LogEnergy(efficiency * total * time_to_train_ms / (stop - start) / 1000.0, None, note)
+    return LogEnergy(efficiency * total * time_to_train_ms / (stop - start) / 1000.0, None, note, readings)
 
 
 def switch_energy(events: Sequence[Event], time_to_train_ms: float) -> LogEnergy:
