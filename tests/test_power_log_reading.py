@@ -382,6 +382,9 @@ def test_a_copy_of_power_logs_beside_the_runs_is_no_run(tmp_path: Path) -> None:
     (folder / "old").mkdir()
     shutil.copy(folder / "result_0.txt", folder / "old" / "result_0.txt")
     assert len(check([str(package)]).runs) == 6
+    # (a training log that begins with power records is a log all the same: only node_/sw_ files are skipped)
+    (folder / "old" / "result_1.txt").write_text(_log(_readings()) + (folder / "result_1.txt").read_text(), "utf-8")
+    assert len(check([str(package)]).runs) == 7
 
 
 def test_an_efficiency_in_percent_is_implausible() -> None:

@@ -201,7 +201,7 @@ def _walk(top: str, skipped: list[tuple[str, str]] | None = None) -> list[LogRef
             if kind is not None:
                 continue
             if nested and (RESULT_FILE.match(name) or LOG_FILE_NAME.search(name)):
-                if not holds_power_records(path):  # (a copy of power/, power_raw/: no run, as no tool reads it)
+                if not (name.startswith(("node_", "sw_")) and holds_power_records(path)):  # (a copy of power/)
                     others.append(LogRef(path, folder=os.path.normpath(root), walked=True, nested=True))
             elif RESULT_FILE.match(name):
                 if SUBMITTED_RESULT_FILE.match(name) is None and any(map(SUBMITTED_RESULT_FILE.match, files)):

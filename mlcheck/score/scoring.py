@@ -100,7 +100,7 @@ def folder_score(times: Sequence[float | None], compliant: Sequence[bool], facts
     bad = [i for i, ok in enumerate(compliant) if not ok]
     if not bad and stopped:
         score = olympic_score(times, facts, factor)
-        # (the summarizer catches the stop and still publishes: the runs it counts, for the energy)
+        # (the official tools publish no time score, so no energy either: the runs they would count are kept)
         return replace(score, valid=False, reason=f"{score.reason}; {stopped}"), Score(
             None, False, stopped, official.runs_counted, official.runs_dropped, official.scaling_factor)
     if not bad:
