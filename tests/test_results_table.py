@@ -287,3 +287,14 @@ def test_score_says_the_config_it_ignored(tmp_path: Path) -> None:
     bad.write_text("select = [\n")
     result = CliRunner().invoke(main, ["score", str(EXAMPLE), "--config", str(bad)])
     assert result.exit_code == 0 and f"mlcheck: {bad}: MLC041 not valid TOML" in result.stderr, result.stderr
+
+
+def test_two_copies_of_one_package_are_two_rows(tmp_path: Path) -> None:
+    """Named at once, each copy's results are its own row (review of session 41: the second one's
+    cells replaced the first's without a word)."""
+    import shutil
+
+    for copy in ("a", "b"):
+        shutil.copytree(EXAMPLE, tmp_path / copy / "Acme")
+    _columns, rows = build_rows(check([str(tmp_path / "a" / "Acme"), str(tmp_path / "b" / "Acme")]))
+    assert len(rows) == 2 and all(row.cells["resnet"].text == "15.29" for row in rows)

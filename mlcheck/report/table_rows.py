@@ -7,6 +7,7 @@ one cell per benchmark.
 
 from __future__ import annotations
 
+import os
 import re
 
 from mlcheck.records import dataclass, field
@@ -115,11 +116,16 @@ class Row:
         return self._per_benchmark(parts)
 
 
-def _row_key(bench: BenchmarkResult) -> tuple[str, str, int, str, str]:
+def _row_key(bench: BenchmarkResult) -> tuple[str, str, int, str, str, str]:
     division = _division(bench)
     shown = availability(bench.system_info.status if bench.system_info else None)
     rank = AVAILABILITY_ORDER.index(shown) if shown in AVAILABILITY_ORDER else len(AVAILABILITY_ORDER)
-    return (bench.ruleset or "?", "0" if division == "closed" else division, rank, bench.org or "?", bench.system or "?")
+    # (the system's results/ folder last: two copies of one package named at once are two rows, not one)
+    system_folder = os.path.dirname(bench.folder) if bench.folder else ""
+    if os.path.basename(os.path.dirname(system_folder)) != "results":  # (logs outside a package: by what they log)
+        system_folder = ""
+    return (bench.ruleset or "?", "0" if division == "closed" else division, rank, bench.org or "?", bench.system or "?",
+            system_folder)
 
 
 def _division(bench: BenchmarkResult) -> str:
@@ -132,7 +138,7 @@ def _division(bench: BenchmarkResult) -> str:
 def build_rows(result: CheckResult) -> tuple[list[str], list[Row]]:
     """The benchmark columns (those with a result, sorted) and the rows, sorted by round,
     division (closed first), availability (as MLCommons splits its tables), submitter and system."""
-    rows: dict[tuple[str, str, int, str, str], Row] = {}
+    rows: dict[tuple[str, str, int, str, str, str], Row] = {}
     for bench in result.benchmarks:
         if not bench.published:
             continue
