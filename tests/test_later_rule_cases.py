@@ -330,3 +330,24 @@ def test_flux1_evaluation_frequency_against_the_rules_text_and_today(
         assert "CEIL(262144 / global_batch_size) x global_batch_size" in found[0].message
         if ruleset == "6.1.0":  # (4.1.68 follows the rules text: the documented 6.1 difference)
             assert installed_verdict(log, ruleset) == ("fail" if verdict == "pass" else "pass")
+
+
+def test_a_learning_rate_rounded_as_the_rules_text_says_fails_and_is_told_why(tmp_path: Path) -> None:
+    """6.0 405B: the rules text rounds the learning rate to the 8th decimal, the record compares
+    exactly (MLC202, as the checker fails it): the message says the value is a rounding apart."""
+    first = load_tool("make_rule_cases")
+    records = GEN.base_records("6.0.0", "llama31_405b")
+    batch = 1536  # (8e-5 * 1536 / 1152 = 0.000106666...: 0.00010667 rounded)
+    rounded = round(8e-5 * batch / 1152, 8)
+    for record in records:
+        if record.key == "opt_base_learning_rate":
+            record.value = rounded
+        elif record.key == "global_batch_size":
+            record.value = batch
+    case = first.Case("6.0.0", "llama31_405b", "x", records)
+    path = tmp_path / "result_0.txt"
+    path.write_text("\n".join(case.lines()) + "\n", encoding="utf-8")
+    (run,) = check([str(path)], ruleset="6.0.0").runs
+    [found] = [f for f in run.findings if f.code == "MLC202" and f.message.startswith("opt_base_learning_rate")]
+    assert "the checker of record compares exactly, so a rounded value fails" in found.message
+    assert run.official_verdict == "fail"

@@ -182,4 +182,20 @@ def sides(spec: Mapping[str, Any], scope: Scope) -> str:
             shown.append(repr(evaluate(part, scope)))
         except (FormulaError, StateUnset) as error:
             return f"cannot be computed: {error}"
-    return " vs ".join(shown)
+    return " vs ".join(shown) + _near_miss(spec, scope)
+
+
+def _near_miss(spec: Mapping[str, Any], scope: Scope) -> str:
+    """What to say of an exact comparison that misses by less than 0.1 %: a value rounded as the
+    rules text writes it (6.0 Llama 3.1 405B's learning rate "rounded to the 8th decimal"), which
+    the checker of record's ``==`` refuses."""
+    if spec.get("cmp") != "==" or "tolerance" in spec:
+        return ""
+    try:
+        left, right = float(evaluate(spec["left"], scope)), float(evaluate(spec["right"], scope))
+    except (FormulaError, StateUnset, TypeError, ValueError, OverflowError):
+        return ""
+    if not (math.isfinite(left) and math.isfinite(right)) or left == right or abs(left - right) > 1e-3 * abs(right):
+        return ""
+    return (f" (apart by {abs(left - right) / abs(right):.1e} of it: the checker of record compares exactly, so a "
+            "rounded value fails; log the value the formula gives, unrounded)")
