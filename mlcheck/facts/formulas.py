@@ -176,24 +176,23 @@ def render_formula(spec: Mapping[str, Any]) -> str:
 def sides(spec: Mapping[str, Any], scope: Scope) -> str:
     """The computed sides of a formula for a message: ``0.1152 vs 0.09216``, or why they cannot
     be computed."""
-    shown = []
+    values = []
     for part in (spec["left"], spec["right"]):
         try:
-            shown.append(repr(evaluate(part, scope)))
+            values.append(evaluate(part, scope))
         except (FormulaError, StateUnset) as error:
             return f"cannot be computed: {error}"
-    return " vs ".join(shown) + _near_miss(spec, scope)
+    return " vs ".join(map(repr, values)) + (_near_miss(*values) if spec.get("cmp") == "==" and "tolerance" not in spec
+                                             else "")
 
 
-def _near_miss(spec: Mapping[str, Any], scope: Scope) -> str:
+def _near_miss(left: Any, right: Any) -> str:
     """What to say of an exact comparison that misses by less than 0.1 %: a value rounded as the
     rules text writes it (6.0 Llama 3.1 405B's learning rate "rounded to the 8th decimal"), which
     the checker of record's ``==`` refuses."""
-    if spec.get("cmp") != "==" or "tolerance" in spec:
-        return ""
     try:
-        left, right = float(evaluate(spec["left"], scope)), float(evaluate(spec["right"], scope))
-    except (FormulaError, StateUnset, TypeError, ValueError, OverflowError):
+        left, right = float(left), float(right)
+    except (TypeError, ValueError, OverflowError):
         return ""
     if not (math.isfinite(left) and math.isfinite(right)) or left == right or abs(left - right) > 1e-3 * abs(right):
         return ""

@@ -61,12 +61,10 @@ def one_round_per_package(runs: Sequence[RunResult], refs: dict[str, LogRef], sc
         at = SUPPORTED_RULESETS.index(str(result.ruleset))
         if reason is not None and at > newest.get(root, (-1, ""))[0]:
             newest[root] = (at, reason)
-    again: dict[tuple[str, str], list[str]] = {}  # ((round, why) -> the paths judged again under it)
+    again: dict[tuple[str, str], set[str]] = {}  # ((round, why) -> the paths judged again under it)
     for result, root in placed:
         if root in newest and len(rounds[root]) > 1 and result.ruleset != SUPPORTED_RULESETS[newest[root][0]]:
-            paths = again.setdefault((SUPPORTED_RULESETS[newest[root][0]], newest[root][1]), [])
-            if result.path not in paths:
-                paths.append(result.path)
+            again.setdefault((SUPPORTED_RULESETS[newest[root][0]], newest[root][1]), set()).add(result.path)
     if not again:
         return list(runs), scored
     judged: dict[str, list[RunResult]] = {}

@@ -67,8 +67,6 @@ def holds_a_record(path: str, block: int = 1 << 20) -> bool:
 
 
 _RECORD_KEY = re.compile(rb':::MLLOG[^\n]*?"key"\s*:\s*"([^"\n]*)"')
-
-
 _POWER = frozenset({b"power_measurement_start", b"power_reading"})
 _RUN = frozenset({b"init_start", b"init_stop", b"run_start", b"run_stop", b"eval_accuracy"})
 

@@ -184,7 +184,7 @@ _COMPRESSED = ((b"\xfd7zXZ\x00", "xz", "xz -d"), (b"BZh", "bzip2", "bunzip2"), (
 
 def _encoding_hint(path: str) -> str | None:
     """What to say of a log that is compressed otherwise than with gzip, or holds the marker in
-    UTF-16 without a byte order mark."""
+    UTF-16 (with its byte order mark or without)."""
     try:
         with open(path, "rb") as handle:
             head = handle.read(1 << 20)

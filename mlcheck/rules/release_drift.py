@@ -23,8 +23,9 @@ files that are stricter, in the form of the record's; nothing in them is run).
 - MLC114 later-release-accepts (info): the other way: a value the record refuses (its MLC111 or
   MLC202 error stands) that the release's rules of the round accept (6.1: ``mxfp6`` in the
   disclosure keys' vocabulary, added after 7bbf792). (6.0's open LLM evals with ``samples_count``
-  and no ``epoch_num``, which the release accepts, are said in MLC110's own message.) Said so that a submitter of a round being
-  prepared knows the final checker may accept it; the verdict follows the record.
+  and no ``epoch_num``, which the release accepts, are said in MLC110's own message.) Said so
+  that a submitter of a round being prepared knows the final checker may accept it; the verdict
+  follows the record.
 """
 
 from __future__ import annotations

@@ -46,7 +46,7 @@ class LogEnergy:
     """The power readings the energy is made of (those of the measurement window)."""
 
 
-def _reading(value: object) -> float | None:
+def _multiplied(value: object) -> float | None:
     """A power reading, conversion efficiency or switch estimate as the summarizer multiplies it:
     a number, NaN and infinities too (they make the run's energy NaN or infinite, no exception),
     true and false as 1 and 0 (Python multiplies them so; review of session 41: a ``true``
@@ -54,9 +54,6 @@ def _reading(value: object) -> float | None:
     if not isinstance(value, (int, float)):
         return None
     return float(value)
-
-
-_number = _reading
 
 
 def node_energy(events: Sequence[Event], time_to_train_ms: float) -> LogEnergy:
@@ -70,7 +67,7 @@ def node_energy(events: Sequence[Event], time_to_train_ms: float) -> LogEnergy:
         key = event.key
         if key == "power_reading":
             if started and not stopped:
-                watts = _reading(event.value)
+                watts = _multiplied(event.value)
                 if watts is None:
                     return LogEnergy(None, f"line {event.line}: power_reading {event.value!r} is not a number")
                 time_ms = event.time_ms
@@ -84,7 +81,7 @@ def node_energy(events: Sequence[Event], time_to_train_ms: float) -> LogEnergy:
         elif key == "power_measurement_stop":
             stop, stopped = event.time_ms, True
         elif key == "conversion_eff":
-            value = _number(event.value)
+            value = _multiplied(event.value)
             if value is None:
                 return LogEnergy(None, f"line {event.line}: conversion_eff {event.value!r} is not a number")
             efficiency = value
@@ -102,7 +99,7 @@ def switch_energy(events: Sequence[Event], time_to_train_ms: float) -> LogEnergy
     """A switch log's energy as ``_compute_power_sw`` computes it (0 without an estimate)."""
     efficiency, watts = 1.0, 0.0
     for event in events:
-        value = _number(event.value)
+        value = _multiplied(event.value)
         if event.key == "conversion_eff":
             if value is None:
                 return LogEnergy(None, f"line {event.line}: conversion_eff {event.value!r} is not a number")

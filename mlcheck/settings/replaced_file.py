@@ -27,31 +27,35 @@ def replaced_file(path: str) -> Iterator[TextIO]:
         status = None
     except OSError:  # (a loop of links: open says so)
         status = os.stat(path)
-    if status is not None and not (stat.S_ISREG(status.st_mode) and status.st_nlink == 1 and os.access(target, os.W_OK)
-                                   and status.st_uid == os.geteuid()):
+    replaceable = status is None or (stat.S_ISREG(status.st_mode) and status.st_nlink == 1
+                                     and os.access(target, os.W_OK) and status.st_uid == os.geteuid())
+    part = _part_beside(target) if replaceable else None
+    if part is None:
         with open(path, "w", encoding="utf-8", errors="backslashreplace", newline="\n") as handle:
             yield handle
         return
-    import tempfile  # (imported when a report is written: `mlcheck --help` needs none of it)
-
-    try:
-        descriptor, temporary = tempfile.mkstemp(prefix=f".{os.path.basename(target)}.", suffix=".part",
-                                                 dir=os.path.dirname(target) or ".")
-    except OSError:  # (a writable file in a folder that is not: written over in place)
-        with open(path, "w", encoding="utf-8", errors="backslashreplace", newline="\n") as handle:
-            yield handle
-        return
+    descriptor, temporary = part
     try:
         with _terminated_as_exit(), os.fdopen(descriptor, "w", encoding="utf-8", errors="backslashreplace",
                                               newline="\n") as handle:
             yield handle
-            handle.flush()
         os.chmod(temporary, status.st_mode & 0o7777 if status is not None else 0o666 & ~_umask())
         os.replace(temporary, target)
     except BaseException:
         with contextlib.suppress(OSError):
             os.unlink(temporary)
         raise
+
+
+def _part_beside(target: str) -> tuple[int, str] | None:
+    """A new file beside ``target`` to write its contents into; None in a folder where no other
+    file can be made (a writable file there is written over in place)."""
+    import tempfile  # (imported when a report is written: `mlcheck --help` needs none of it)
+
+    try:
+        return tempfile.mkstemp(prefix=f".{os.path.basename(target)}.", suffix=".part", dir=os.path.dirname(target) or ".")
+    except OSError:
+        return None
 
 
 @contextlib.contextmanager
