@@ -39,3 +39,26 @@ def test_a_broken_file_would_be_caught() -> None:
     del data["period"]
     with pytest.raises(jsonschema.ValidationError):
         jsonschema.Draft202012Validator(schema).validate(data)
+
+
+def test_a_source_tree_reads_its_schemas_folder(tmp_path: Path) -> None:
+    """``python -m mlcheck`` in a clone (or PYTHONPATH naming it) imports the clone's ``mlcheck/``,
+    which has no ``mlcheck.schemas`` (the build makes it of ``schemas/``): the clone's folder is
+    read, and the bundled example passes (a review of session 42: every run failed with MLC000).
+    ``-S`` keeps an installed or editable mlcheck's path hooks out."""
+    import subprocess
+    import sys
+    import sysconfig
+
+    root = SCHEMAS.parent
+    code = ("import sys; sys.path[:0] = [sys.argv[1], sys.argv[2]]; "
+            "sys.argv = ['mlcheck', 'check', sys.argv[3], '--format', 'json']; "
+            "import mlcheck; assert mlcheck.__file__.startswith(sys.path[0]), mlcheck.__file__; "
+            "from mlcheck.cli import main; main()")
+    done = subprocess.run([sys.executable, "-S", "-c", code, str(root), sysconfig.get_paths()["purelib"],
+                           str(root / "fixtures" / "example" / "Acme")],
+                          capture_output=True, text=True, cwd=tmp_path, timeout=120)
+    assert done.returncode == 0, done.stderr[-2000:]
+    report = json.loads(done.stdout)
+    assert report["summary"]["verdict"] == "pass" and report["summary"]["runs_failed"] == 0
+    assert "MLC000" not in done.stdout

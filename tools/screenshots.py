@@ -88,6 +88,8 @@ def main() -> None:
     if args.org is None:
         args.org = next(p.name for p in sorted((OTHERS / args.round).iterdir()) if (p / "results").is_dir())
     plain, ansi = capture_terminal(args.round, args.org)
+    if "internal error" in plain or "MLC000" in plain or f"mlcheck check {args.org}" not in plain:
+        raise SystemExit("screenshots: the terminal shows no clean run of mlcheck (nothing written):\n" + plain[-2000:])
     (DOCS / "terminal-check.txt").write_text(plain, encoding="utf-8")
     if shutil.which("chromium"):
         terminal_png(ansi, DOCS / "terminal-check.png")

@@ -53,14 +53,18 @@ def _gate_options(command: Callable[..., None]) -> Callable[..., None]:
                      help="Config file (TOML). Default: .mlcheck.toml or [tool.mlcheck] in pyproject.toml, "
                      "searched from the checked paths (their common folder) upwards, wherever mlcheck "
                      "runs from; MLCHECK_* variables override it. /dev/null: no config file."),
-        click.option("--strict/--no-strict", default=None, help="Warnings fail too (exit 1)."),
+        click.option("--strict/--no-strict", default=None, help="Warnings fail too (exit 1). Default: off, unless the config's strict "
+                     "or MLCHECK_STRICT sets it."),
         click.option("--exit-zero/--no-exit-zero", "exit_zero", default=None,
                      help="Exit 0 even when findings fail (still 2 on usage errors); --no-exit-zero turns off "
-                     "an exit_zero of the config or the environment."),
+                     "an exit_zero of the config or the environment. Default: off, unless the config or "
+                     "MLCHECK_EXIT_ZERO sets it."),
         click.option("--select", multiple=True, metavar="PREFIX",
-                     help="Report only codes starting with PREFIX (repeatable, or comma-separated)."),
+                     help="Report only codes starting with PREFIX, or a rule's name (repeatable, or "
+                     "comma-separated). A config's own problems (MLC041) are always shown."),
         click.option("--ignore", multiple=True, metavar="PREFIX",
-                     help="Drop codes starting with PREFIX (repeatable, or comma-separated)."),
+                     help="Drop codes starting with PREFIX, or a rule's name (repeatable, or "
+                     "comma-separated)."),
         click.option("--no-progress", "no_progress", is_flag=True,
                      help="No progress bar (it is only drawn when stderr is a terminal)."),
         JOBS_OPTION,
@@ -87,7 +91,8 @@ def _gate_options(command: Callable[..., None]) -> Callable[..., None]:
               "-o sarif:mlcheck.sarif -o junit:junit.xml; PATH - prints it on stdout instead of the terminal "
               "report (with an explicit --format, refused: both would go to stdout).")
 @click.option("--color", type=click.Choice(list(COLORS)), default=None,
-              help="Colour in the text report: auto (terminal, honours NO_COLOR), always, never.")
+              help="Colour in the text report: auto (the default: on a terminal, honours NO_COLOR), always, "
+              "never.")
 @click.option("--whole-folder", is_flag=True,
               help="Check the whole folder of each given file (pre-commit passes changed result files).")
 @click.option("--output-format", "text_format", type=click.Choice(list(TEXT_FORMATS)), default="full",

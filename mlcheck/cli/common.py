@@ -25,8 +25,9 @@ if TYPE_CHECKING:
 
 EXIT_OK, EXIT_FINDINGS, EXIT_ERROR = 0, 1, 2
 
-RULESET_HELP = (f"Round to judge under ({', '.join(SUPPORTED_RULESETS)}). Default: inferred per run "
-                "from its date (then from the path), and reported in the output.")
+RULESET_HELP = (f"Round to judge under ({', '.join(SUPPORTED_RULESETS)}; also written 2.0, v2.0 or "
+                "training-2.0). Default: the round a training-X.Y folder of the path names, else the round "
+                "of each run's date, one round per package (README, 'Use'); reported in the output.")
 
 
 def console(stderr: bool = False) -> Console:

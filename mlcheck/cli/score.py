@@ -26,7 +26,8 @@ from mlcheck.rules.power import POWER_LOG_INVALID
 @click.option("--ruleset", "-r", metavar="X.Y.Z", help=RULESET_HELP)
 @click.option("--config", "config_path", type=click.Path(dir_okay=False), metavar="FILE",
               help="Config file (TOML), as for `check`: its ruleset, and its waivers and "
-              "select/ignore for the findings of the JSON report. Scores never depend on it.")
+              "select/ignore for the findings of the JSON report. Its waivers and select/ignore never "
+              "change a score; its ruleset does, as --ruleset would.")
 @click.option("--format", "-f", "output_format", type=click.Choice(["text", "json"]), default="text",
               show_default=True, help="text: the results table and each folder's score; json: the full "
               "JSON report (schemas/report.schema.json) instead.")
