@@ -398,3 +398,32 @@ def test_an_efficiency_in_percent_is_implausible() -> None:
               Event(key="power_measurement_stop", value=None, time_ms=1.7e12 + 60_000, line=70, metadata={})]
     [found] = implausible_node_log("node_0.txt", events, 1.7e12, 60_000)
     assert found.line == 2 and found.message.startswith("conversion_eff is 94, no efficiency between 0 and 1")
+
+
+def test_a_tie_between_a_counted_and_a_dropped_run_says_the_energy_may_differ(tmp_path: Path) -> None:
+    """Runs of equal times: mlcheck counts them in file-name order, the summarizer in its glob's
+    (the folder's order on disk), so the published energy may average the other run's (a review
+    of session 42: 5,664.6 kJ against the summarizer's 5,665.2 kJ). MLC544 names both runs."""
+    from mlcheck import check
+
+    folder, before = _scored_power_folder(tmp_path)
+    fastest_dropped = min(before.score.runs_dropped, key=lambda i: before.runs[i].duration_ms)
+    fastest_counted = min(before.score.runs_counted, key=lambda i: before.runs[i].duration_ms)
+    path = Path(before.runs[fastest_dropped].path)
+    lines = path.read_text(encoding="latin-1").splitlines(keepends=True)
+    start = next(json.loads(line.split(":::MLLOG", 1)[1]) for line in lines if '"run_start"' in line)["time_ms"]
+    for number, line in enumerate(lines):
+        if '"run_stop"' in line:
+            record = json.loads(line.split(":::MLLOG", 1)[1])
+            record["time_ms"] = start + before.runs[fastest_counted].duration_ms
+            lines[number] = line.split(":::MLLOG", 1)[0] + ":::MLLOG " + json.dumps(record) + "\n"
+    path.chmod(0o644)
+    path.write_text("".join(lines), encoding="latin-1")
+    (after,) = check([str(folder)]).benchmarks
+    (energy,) = [f for f in after.findings if f.code == "MLC544"]
+    names = sorted(Path(before.runs[i].path).stem for i in (fastest_dropped, fastest_counted))
+    assert "take the same time" in energy.message and all(name in energy.message for name in names)
+    assert "the energy it publishes may count" in energy.message
+    assert after.energy is not None and after.energy.valid
+    (untouched,) = [f for f in before.findings if f.code == "MLC544"]
+    assert "take the same time" not in untouched.message

@@ -378,3 +378,19 @@ def test_a_record_the_official_parser_raises_on_leaves_no_published_score(
     assert not bench.score.valid and stops in bench.score.reason
     # (the package checker stops before its seed checker: no MLC526 says the seed checker fails it)
     assert "MLC526" not in {f.code for f in bench.findings} | {f.code for r in bench.runs for f in r.findings}
+
+
+def test_too_few_runs_for_the_median_say_what_the_score_drops() -> None:
+    """Two runs of a three-run benchmark: the reason says the round's count and that the median
+    drops the fastest and the slowest run (a review of session 42: "2 runs; llama31_405b needs 3,
+    of which 2 are dropped" was hard to read)."""
+    from mlcheck.facts.rulesets import load_ruleset
+    from mlcheck.score.scoring import olympic_score
+
+    facts = load_ruleset("5.0.0").benchmarks["llama31_405b"]
+    score = olympic_score([100.0, 110.0], facts)
+    assert score.score_min is None and not score.valid
+    assert score.reason == ("2 runs found; the round requires 3 for llama31_405b (its score is the median after "
+                            "dropping the fastest run and the slowest run, which leaves none of 2)")
+    unet = olympic_score([10.0] * 8, load_ruleset("3.1.0").benchmarks["unet3d"])
+    assert "the olympic mean after dropping the 4 fastest runs and the 4 slowest runs" in (unet.reason or "")

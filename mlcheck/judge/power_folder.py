@@ -19,6 +19,7 @@ from mlcheck.read.utf16_lines import is_utf16
 from mlcheck.results import EnergyScore, RunResult, Score
 from mlcheck.rules import find_rule, power as rules
 from mlcheck.rules.power_plausibility import implausible_node_log
+from mlcheck.rules.power_text import format_energy
 from mlcheck.score.energy import node_energy, olympic_energy, switch_energy
 from mlcheck.score.scoring import published_minutes
 
@@ -140,9 +141,32 @@ def _energy(power: PowerFolder, members: Sequence[RunResult], counted: Score, su
                                "the summarizer reads all the same) cannot be scored (MLC543)")
     if not counted.valid and total is not None:
         reason += "; the time score is not valid"
+    if total is not None:
+        reason += _tie_note(members, counted.runs_counted, joules)
     found.append(rules.energy_finding(power.path, total, reason))
     runs = tuple(j if j is None or math.isfinite(j) else None for j in joules)  # (NaN: no energy, MLC543)
     return EnergyScore(total, total is not None and counted.valid, reason, runs, counted.scaling_factor), found
+
+
+def _tie_note(members: Sequence[RunResult], runs_counted: Sequence[int], joules: Sequence[float | None]) -> str:
+    """Where a run the energy counts and one it drops have the same time but not the same energy:
+    mlcheck keeps the one of the first file name, the summarizer the first its ``glob`` lists (the
+    folder's order on disk, which no rule fixes), so the published energy may be the other one's
+    (a review of session 42). Empty where no tie matters."""
+    counted = set(runs_counted)
+    for kept in sorted(counted):
+        for dropped in range(min(len(members), len(joules))):
+            mine, theirs = (joules[kept], joules[dropped]) if kept < len(joules) else (None, None)
+            if dropped in counted or mine is None or theirs is None:
+                continue
+            minutes = _minutes(members[kept])
+            if math.isfinite(minutes) and minutes == _minutes(members[dropped]) and mine != theirs:
+                one, other = result_name(members[kept].path), result_name(members[dropped].path)
+                return (f"; {one} and {other} take the same time ({minutes:g} min): {one} is counted and {other} is "
+                        "not, as mlcheck orders runs of equal times by file name, but the summarizer takes them in "
+                        f"its folder listing's order, so the energy it publishes may count {other}'s "
+                        f"{format_energy(theirs)} instead of {format_energy(mine)}")
+    return ""
 
 
 MIN_READINGS = 60

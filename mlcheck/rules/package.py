@@ -26,7 +26,9 @@ requires exactly the round's number of ``result_<i>.txt`` files.
 - MLC505 scaling-applied: a ``scaling.json`` (the review committee's, or from 2.1 the RCP
   checker's normalisation factor) was found and multiplied into the score. A warning where the
   RCP test gives a factor of 1 (2.1-5.0: the package checker then leaves the folder's file, which
-  the summarizer applies; a file left by an earlier run of the checker scales the score for nothing),
+  the summarizer applies; a file left by an earlier run of the checker scales the score for nothing:
+  the releases of mlperf-logging up to 4.1.20 have no ``_reset_results_scaling``, 4.1.30 of the
+  5.1 period is the first with it),
   and from 2.1 where no RCP test runs (open division, a benchmark without references): no checker wrote it.
 - MLC523 scaling-json-not-in-round: a ``scaling.json`` in a folder of a round before score
   scaling (v1.0, v1.1: the rules have no "Score scaling" section and the summarizer of record did

@@ -44,8 +44,10 @@ def olympic_score(times: Sequence[float | None], facts: BenchmarkFacts,
     ranked = sorted(range(len(times)), key=lambda i: (math.inf if times[i] is None else times[i], i))
     low, high = facts.drop_fastest, facts.drop_slowest
     if len(times) <= low + high:
-        return Score(None, False, f"{_runs(len(times))}; {facts.name} needs {required}, of which "
-                     f"{low + high} are dropped", scaling_factor=scaling_factor)
+        kind = "median" if required == low + high + 1 else "olympic mean"
+        return Score(None, False, f"{_runs(len(times))} found; the round requires {required} for {facts.name} "
+                     f"(its score is the {kind} after dropping {_edges(low, 'fastest')} and {_edges(high, 'slowest')}, "
+                     f"which leaves none of {len(times)})", scaling_factor=scaling_factor)
     kept = ranked[low:len(ranked) - high]
     dropped = tuple(sorted(ranked[:low] + ranked[len(ranked) - high:]))
     reasons = []
@@ -135,3 +137,8 @@ def _fastest(count: int, word: str = "fastest") -> str:
 
 def _runs(count: int) -> str:
     return f"{count} run{'s' if count != 1 else ''}"
+
+
+def _edges(count: int, which: str) -> str:
+    """``the fastest run``, ``the 4 slowest runs``."""
+    return f"the {which} run" if count == 1 else f"the {count} {which} runs"
