@@ -117,6 +117,12 @@ def test_weight_init_is_a_warning_in_1_1_only(cases: tuple[Path, list[dict[str, 
     [warned] = [f for f in _findings(_case(out, manifest, "1.1.0", "bert", "weight_init_absent"), "1.1.0")
                 if f.code == "MLC205"]
     assert "4.1.68" in warned.message
+    # An event without metadata.tensor fails 1.1 too: the rule's POST code raises on it (logging#197).
+    untagged = check([str(_case(out, manifest, "1.1.0", "resnet", "weight_init_untagged"))], ruleset="1.1.0").runs[0]
+    [failed] = [f for f in untagged.findings if f.code == "MLC205"]
+    assert (failed.severity, failed.official) == (Severity.ERROR, True)
+    assert "the checker of record fails the file" in failed.message
+    assert (untagged.verdict, untagged.official_verdict) == ("fail", "fail")
 
 
 def test_rules_text_warnings_name_the_section(cases: tuple[Path, list[dict[str, Any]]]) -> None:

@@ -244,6 +244,8 @@ def build_cases(ruleset: str, benchmark: str) -> list[tuple[Case, list[tuple[str
     if bench.weight_init is not None:
         code = "MLC206"
         add("weight_init_tensor_missing", _drop("weights_initialization"), [(code, "weights_initialization", 0)])
+        add("weight_init_untagged", lambda r: r[_index(r, "weights_initialization")].metadata.pop("tensor"),
+            [("MLC205", "weights_initialization", 0), (code, "weights_initialization", 0)])
         add("weight_init_absent",
             lambda r: r.__setitem__(slice(None), [x for x in r if x.key != "weights_initialization"]),
             [("MLC205", "submission_org", 0)])
