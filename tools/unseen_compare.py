@@ -15,7 +15,12 @@ of every file (the changes of ``tools/differential.py``) compared the same way.
 
 The installed release is not the checker of record of every round (``../shared/oracle/README.md``
 lists what changed since; for 6.0 its closed rule files are those of ``6.0.0-rc6``): a
-disagreement is a lead to read in the rules, not a verdict. Only reads the given folders (the
+disagreement is a lead to read in the rules, not a verdict. ``--checker-python PYTHON`` runs the
+checker of another release instead, in that interpreter (a venv with ``pip install
+mlperf-logging==X``): the releases on the package index whose compliance rule files are the
+record's, file for file (reviews of session 42): 3.0.0 for rounds 3.0-4.1, 4.1.13 for 5.0,
+4.1.32 for 5.1, 4.1.50-4.1.52 for 6.0 (``6.0.0-rc6``), 4.1.59 for 6.1 (``7bbf792``); none for
+1.0-2.1. With it, 21,119 broken copies of 3.0-5.1 files and 14,065 of 6.0/6.1 logs agreed. Only reads the given folders (the
 broken copies go to a temporary folder). Exit 0 always (a survey, not a test).
 """
 
@@ -25,8 +30,10 @@ import argparse
 import collections
 import contextlib
 import io
+import json
 import logging
 import random
+import subprocess
 import sys
 import tempfile
 from pathlib import Path
@@ -42,8 +49,50 @@ from mlcheck.facts.rulesets import ruleset_from_path  # noqa: E402
 from mlcheck.model import Severity  # noqa: E402
 
 
+WORKER = r"""
+import contextlib, io, json, logging, sys
+from mlperf_logging.compliance_checker import mlp_compliance
+logging.disable(logging.CRITICAL)
+for request in sys.stdin:
+    ruleset, path = request.rstrip("\n").split("\t", 1)
+    mlp_compliance.enqueued_configs.clear()
+    out = io.StringIO()
+    try:
+        checker = mlp_compliance.make_checker("training", ruleset, True, False)
+        with contextlib.redirect_stdout(out), contextlib.redirect_stderr(out):
+            valid = checker.check_file(path, f"training_{ruleset}/common.yaml")
+        verdict = "pass" if valid else "fail"
+    except Exception as error:
+        verdict, out = "crash", io.StringIO(f"crash: {type(error).__name__}: {error}"[:160])
+    messages = [line.strip()[:160] for line in out.getvalue().splitlines()
+                if "FAIL" in line or "ERROR" in line or "Failed" in line or "crash" in line]
+    print(json.dumps([verdict, messages[:3]]), flush=True)
+"""
+
+
+class ReleaseChecker:
+    """The compliance checker of another mlperf-logging release, in a process of its interpreter."""
+
+    def __init__(self, python: str) -> None:
+        self.process = subprocess.Popen([python, "-c", WORKER], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                                        stderr=subprocess.DEVNULL, text=True)
+
+    def __call__(self, path: Path, ruleset: str) -> tuple[str, list[str]]:
+        assert self.process.stdin is not None and self.process.stdout is not None
+        self.process.stdin.write(f"{ruleset}\t{path}\n")
+        self.process.stdin.flush()
+        answer = self.process.stdout.readline()
+        if not answer:
+            raise SystemExit("the release's checker process ended (is mlperf-logging installed for --checker-python?)")
+        verdict, messages = json.loads(answer)
+        return ("fail" if verdict == "crash" else verdict), messages
+
+
 def official(path: Path, ruleset: str) -> tuple[str, list[str]]:
-    """The installed compliance checker on ``path``: pass/fail/crash and its first messages."""
+    """The compliance checker on ``path`` (the installed one, or ``--checker-python``'s):
+    pass/fail (a crash fails) and its first messages."""
+    if RELEASE is not None:
+        return RELEASE(path, ruleset)
     from mlperf_logging.compliance_checker import mlp_compliance
 
     mlp_compliance.enqueued_configs.clear()
@@ -59,6 +108,9 @@ def official(path: Path, ruleset: str) -> tuple[str, list[str]]:
     return ("pass" if valid else "fail"), messages[:3]
 
 
+RELEASE: ReleaseChecker | None = None
+
+
 def round_of(folder: Path) -> str:
     named = ruleset_from_path(str(folder))
     if named is None:
@@ -72,7 +124,11 @@ def main() -> int:
     parser.add_argument("--broken", type=int, default=0, help="broken copies of each file (0: none)")
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--show", type=int, default=40)
+    parser.add_argument("--checker-python", metavar="PYTHON",
+                        help="the interpreter of a venv with another mlperf-logging release, whose checker to compare with")
     args = parser.parse_args()
+    global RELEASE
+    RELEASE = ReleaseChecker(args.checker_python) if args.checker_python else None
     logging.disable(logging.CRITICAL)
     rng = random.Random(args.seed)
     files = agree = 0
