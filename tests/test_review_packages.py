@@ -218,3 +218,25 @@ def test_the_energy_of_the_summarizers_runs_says_so(tmp_path: Path) -> None:
     (energy,) = [f for f in bench.findings if f.code == "MLC544"]
     assert "runs the time score counts" in energy.message and "counts other runs" not in energy.message
     assert energy.message.startswith("energy 5,671.9 kJ")  # (the summarizer's 5,671,887.21 J)
+
+
+@pytest.mark.parametrize("broken", [1, 2])
+def test_more_files_failing_the_checker_than_the_package_checker_accepts_is_its_refusal(
+        tmp_path: Path, broken: int) -> None:
+    """package_checker.py accepts one file that fails the compliance checker (four for U-Net3D)
+    and refuses the folder for more ("2 files do not comply, directory cannot be accepted"):
+    MLC521 is then official (a review of session 42 against the package checkers of 3.0-5.1; it
+    was official: false in every round)."""
+    package = tmp_path / "Acme"
+    shutil.copytree(Path(__file__).resolve().parent.parent / "fixtures" / "example" / "Acme", package)
+    (folder,) = list((package / "results").glob("*/*"))
+    for number in range(broken):
+        log = folder / f"result_{number}.txt"
+        log.write_text("".join(line for line in log.read_text("utf-8").splitlines(keepends=True)
+                               if '"cache_clear"' not in line), "utf-8")
+    (bench,) = check([str(package)]).benchmarks
+    (dropped,) = [f for f in bench.findings if f.code == "MLC521"]
+    assert dropped.severity is Severity.ERROR and dropped.official is (broken == 2)
+    assert ("the package checker refuses the folder (2 files fail the compliance checker, it accepts 1)"
+            in dropped.message) is (broken == 2)
+    assert not bench.score.valid

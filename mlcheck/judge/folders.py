@@ -189,7 +189,8 @@ def score_folder(key: GroupKey, members: list[RunResult],
     rcp = None
     energy: EnergyScore | None = None
     rejected: str | None = None
-    dropped: tuple[list[RunResult], float | None] | None = None  # (MLC521's runs and the published score)
+    dropped: tuple[list[RunResult], float | None, int, int] | None = None  # (MLC521's runs, the published score,
+    #                                 the files failing the compliance checker, and how many the package checker accepts)
     stopped = ""
     if facts is None:
         score = Score(None, False, f"benchmark {benchmark or '(unknown)'} is not part of the round")
@@ -243,7 +244,8 @@ def score_folder(key: GroupKey, members: list[RunResult],
                                        [r.official_verdict == "pass" or not whole_folder for r in members],
                                        timed, stopped)
         if whole_folder:  # (a file named alone: its own findings say it all; emitted below)
-            dropped = ([r for r in members if non_compliant(r)], official.score_min if official else score.score_min)
+            dropped = ([r for r in members if non_compliant(r)], official.score_min if official else score.score_min,
+                       sum(r.official_verdict == "fail" for r in members), facts.max_non_converged)
         if whole_folder and rcp is not None:
             findings.extend(package_rules.check_score(folder, facts, score, members, first.ruleset or "?"))
             params = params_files(folder)
@@ -275,7 +277,7 @@ def score_folder(key: GroupKey, members: list[RunResult],
     tolerates = score.valid and not rejected  # (before the package rules: its mean counts a non-converged run)
     broken = sorted({f.code for f in findings if f.code in _FOLDER_RULE_CODES and f.severity is Severity.ERROR})
     if dropped is not None:
-        findings.extend(non_compliant_findings(folder, *dropped, stopped, broken))
+        findings.extend(non_compliant_findings(folder, *dropped, stopped=stopped, refused=broken))
     if broken:
         score = replace(score, valid=False, reason=f"{score.reason}; the runs of the folder break the "
                         f"package rules ({', '.join(broken)}){'' if score.valid else ': the package checker refuses it'}")

@@ -37,6 +37,9 @@ hyper-parameter is not a valid run).
   status, scores its negative time as the fastest run and drops it, so another run counts. mlcheck reports both numbers, or that the official tools stop and publish
   nothing (a division, benchmark or ResNet optimizer that names a rule file the compliance
   checker does not have; an eval the RCP checker raises on: MLC535).
+  Official where more result files fail the checker of record than the package checker accepts
+  (one; four for U-Net3D: "N files do not comply, directory cannot be accepted"), as it then
+  refuses the folder; where it accepts them, only the rules make the result invalid.
   Fix: rerun, or fix the logging.
 """
 
@@ -165,19 +168,24 @@ def _differs(rule: Rule, key: str, runs: Sequence[RunSummary], severity: Severit
 
 
 def non_compliant_findings(folder: str, bad: Sequence[RunResult], official_score: float | None,
-                           stopped: str = "", refused: Sequence[str] = ()) -> list[Finding]:
+                           failing: int, tolerated: int, stopped: str = "", refused: Sequence[str] = ()) -> list[Finding]:
     """MLC521 for the non-compliant runs of a folder, with what the official tools would publish
     (``stopped``: why they stop on the folder instead; ``refused``: the codes of the package rules
-    for which the package checker refuses the folder whatever the summarizer computes)."""
+    for which the package checker refuses the folder whatever the summarizer computes). Official
+    where more of the folder's files fail the checker of record (``failing``, these runs' or
+    others') than the package checker accepts (``tolerated``)."""
     if not bad:
         return []
     names = ", ".join(_label(r.run) if r.run else r.path for r in bad)
     codes = sorted({code for r in bad for code in breaking_codes(r)})
     official = (f"{official_score:.2f} min" if official_score is not None else "no score")
+    too_many = failing > tolerated
+    if too_many:  # (package_checker.py: "N files do not comply, directory cannot be accepted")
+        refused = [f"{failing} files fail the compliance checker, it accepts {tolerated}", *refused]
     tools = stopped or (
         f"the result summarizer drops what fails its checks as non-converged and computes {official}, but the "
         f"package checker refuses the folder ({', '.join(refused)})" if refused else
         f"the official tools drop what fails their checks as non-converged and publish {official}")
     return [NON_COMPLIANT_RUN.at(folder, None, (
         f"{names} break{'s' if len(bad) == 1 else ''} the rules ({', '.join(codes)}): {tools}; the rules say "
-        "the benchmark result is not valid. Fix the runs or rerun them"))]
+        "the benchmark result is not valid. Fix the runs or rerun them"), official=too_many)]
