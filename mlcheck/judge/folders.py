@@ -20,8 +20,7 @@ from mlcheck.package.layout import BENCHMARK, package_part, read_json_document
 from mlcheck.package.package_policy import package_policy
 from mlcheck.package.params import params_files
 from mlcheck.read.file_names import RESULT_FILE, SUBMITTED_RESULT_FILE
-from mlcheck.rules import package as package_rules
-from mlcheck.rules import package_runs, seed_reading, seeds
+from mlcheck.rules import package as package_rules, package_runs, seed_reading, seeds
 from mlcheck.rules.checker_params import PARAMS_NOT_HONOURED, bypass_note, check_params, honoured_request
 from mlcheck.rules.package_system import SYSTEM_INVALID
 from mlcheck.rules.internal import crash_finding
@@ -189,8 +188,7 @@ def score_folder(key: GroupKey, members: list[RunResult],
     rcp = None
     energy: EnergyScore | None = None
     rejected: str | None = None
-    dropped: tuple[list[RunResult], float | None, int, int] | None = None  # (MLC521's runs, the published score,
-    #                                 the files failing the compliance checker, and how many the package checker accepts)
+    dropped: tuple[list[RunResult], float | None, int, int] | None = None  # (MLC521's: see non_compliant_findings)
     stopped = ""
     if facts is None:
         score = Score(None, False, f"benchmark {benchmark or '(unknown)'} is not part of the round")
