@@ -15,7 +15,11 @@ not compare it with ``run_stop``'s status, nor with the time of ``run_stop``.
   §Benchmark Results): the official checker passes the file and the summarizer times it, as the
   score does; but the RCP checker reads the status of the last ``run_stop`` and counts an
   ``aborted`` one as non-converged (more than one such run fails the RCP test, MLC532). In the
-  open division the status decides (MLC303 too). Fix the status (or the eval) before submitting.
+  open division the status decides (MLC303 too): the rules let an open run stop by any criterion
+  ("OPEN: An arbitrary stopping criteria may be used", §Quality, v1.1 on), so the closed target is
+  no test of it and ``aborted`` says it did not meet its own; the summarizer, which reads no
+  status, times it all the same, and the folder's score says what it would publish instead.
+  Fix the status (or the eval) before submitting.
   An error; a warning where its folder has a valid score.
 - MLC303 run-aborted: ``run_stop`` status is ``aborted`` and the run did not reach the target (or
   is open); it counts as non-converged (at most one per benchmark, four for U-Net3D).
