@@ -237,6 +237,22 @@ def test_more_files_failing_the_checker_than_the_package_checker_accepts_is_its_
     (bench,) = check([str(package)]).benchmarks
     (dropped,) = [f for f in bench.findings if f.code == "MLC521"]
     assert dropped.severity is Severity.ERROR and dropped.official is (broken == 2)
-    assert ("the package checker refuses the folder (2 files fail the compliance checker, it accepts 1)"
+    assert ("the package checker refuses the folder (2 result files do not comply"
             in dropped.message) is (broken == 2)
     assert not bench.score.valid
+
+
+def test_power_logs_the_package_checker_refuses_count_with_the_files_it_fails(tmp_path: Path) -> None:
+    """package_checker.py counts a result whose power logs fail the power checker with those the
+    compliance checker fails (``error_set | power_errors``): one of each refuses the folder, and
+    MLC521 says so as an official error (an attack review of session 42)."""
+    folder = _stable_diffusion(tmp_path)
+    log = folder / "result_3.txt"
+    log.write_text("".join(line for line in log.read_text("latin-1").splitlines(keepends=True)
+                           if '"global_batch_size"' not in line), "latin-1")
+    nodes = sorted((folder / "power" / "result_5").glob("node_*.txt"))
+    nodes[0].rename(nodes[0].with_name("node_7.txt"))
+    (bench,) = check([str(folder)]).benchmarks
+    (dropped,) = [f for f in bench.findings if f.code == "MLC521"]
+    assert dropped.official and "2 result files do not comply" in dropped.message
+    assert not bench.score.valid and "the package checker refuses it" in (bench.score.reason or "")

@@ -123,6 +123,19 @@ def test_weight_init_is_a_warning_in_1_1_only(cases: tuple[Path, list[dict[str, 
     assert (failed.severity, failed.official) == (Severity.ERROR, True)
     assert "the checker of record fails the file" in failed.message
     assert (untagged.verdict, untagged.official_verdict) == ("fail", "fail")
+    # Metadata that is a list (or a string) naming "tensor": the CHECK finds the name, the POST raises.
+    listed = _case(out, manifest, "1.1.0", "resnet", "weight_init_untagged")
+    lines = listed.read_text("utf-8").splitlines(keepends=True)
+    at = next(i for i, line in enumerate(lines) if '"weights_initialization"' in line)
+    head, body = lines[at].split(":::MLLOG ", 1)
+    record = json.loads(body)
+    record["metadata"] = ["tensor"]
+    lines[at] = f"{head}:::MLLOG {json.dumps(record)}\n"
+    copy = listed.with_name("listed_metadata.txt")
+    copy.write_text("".join(lines), "utf-8")
+    run = check([str(copy)], ruleset="1.1.0").runs[0]
+    assert [(f.severity, f.official) for f in run.findings if f.code == "MLC205"] == [(Severity.ERROR, True)]
+    assert run.official_verdict == "fail" and not any("(nan" in f.message for f in run.findings)
 
 
 def test_rules_text_warnings_name_the_section(cases: tuple[Path, list[dict[str, Any]]]) -> None:

@@ -59,10 +59,17 @@ for request in sys.stdin:
     out = io.StringIO()
     try:
         checker = mlp_compliance.make_checker("training", ruleset, True, False)
+    except Exception as error:
+        print(json.dumps(["unsupported", [f"{type(error).__name__}: {error}"[:200]]]), flush=True)
+        continue
+    try:
         with contextlib.redirect_stdout(out), contextlib.redirect_stderr(out):
             valid = checker.check_file(path, f"training_{ruleset}/common.yaml")
         verdict = "pass" if valid else "fail"
     except Exception as error:
+        if "is not supported" in str(error):  # (the parser's word for a ruleset the release lacks)
+            print(json.dumps(["unsupported", [f"{type(error).__name__}: {error}"[:200]]]), flush=True)
+            continue
         verdict, out = "crash", io.StringIO(f"crash: {type(error).__name__}: {error}"[:160])
     messages = [line.strip()[:160] for line in out.getvalue().splitlines()
                 if "FAIL" in line or "ERROR" in line or "Failed" in line or "crash" in line]
@@ -74,8 +81,11 @@ class ReleaseChecker:
     """The compliance checker of another mlperf-logging release, in a process of its interpreter."""
 
     def __init__(self, python: str) -> None:
-        self.process = subprocess.Popen([python, "-c", WORKER], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                                        stderr=subprocess.DEVNULL, text=True)
+        try:
+            self.process = subprocess.Popen([python, "-c", WORKER], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                                            stderr=subprocess.DEVNULL, text=True)
+        except OSError as error:
+            raise SystemExit(f"--checker-python {python}: cannot run it ({error.strerror or error})") from None
 
     def __call__(self, path: Path, ruleset: str) -> tuple[str, list[str]]:
         assert self.process.stdin is not None and self.process.stdout is not None
@@ -85,6 +95,8 @@ class ReleaseChecker:
         if not answer:
             raise SystemExit("the release's checker process ended (is mlperf-logging installed for --checker-python?)")
         verdict, messages = json.loads(answer)
+        if verdict == "unsupported":
+            raise SystemExit(f"the mlperf-logging of --checker-python cannot check ruleset {ruleset}: {messages[0]}")
         return ("fail" if verdict == "crash" else verdict), messages
 
 

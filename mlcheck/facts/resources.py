@@ -8,7 +8,9 @@ takes the place of ``from importlib import resources``.
 
 From a source tree (``python -m mlcheck`` in a clone, or ``PYTHONPATH`` naming it) the package
 ``mlcheck.schemas`` does not exist: the build makes it of the clone's ``schemas/`` folder. That
-folder is then the data (a review of session 42: every log had an internal error there).
+folder is then the data (a review of session 42: every log had an internal error there). Where
+an editable install of another clone is active, its path hook answers for ``mlcheck.schemas``
+first, and that clone's data is read.
 """
 
 from __future__ import annotations

@@ -11,7 +11,7 @@ from dataclasses import replace
 
 from mlcheck.model import Finding, Severity
 from mlcheck.facts.round_choice import NOT_INFERRED
-from mlcheck.results import TOLERATED_CODES, BenchmarkResult, EnergyScore, RcpResult, RunResult, RunSummary, Score
+from mlcheck.results import TOLERATED_CODES, BenchmarkResult, RcpResult, RunResult, RunSummary, Score
 from mlcheck.facts.rulesets import BenchmarkFacts, Ruleset, RulesetError, load_ruleset
 from mlcheck.judge.official_stops import folder_stops, stopping_files
 from mlcheck.judge.power_folder import judge_power
@@ -51,7 +51,6 @@ _FOLDER_RULE_CODES = (frozenset(r.code for r in (*package_runs.RULES, *seeds.RUL
                       - {package_runs.NON_COMPLIANT_RUN.code})
 """Errors about the runs of a folder taken together that the package checker rejects: they leave
 no valid benchmark result (MLC521 has its own place in the score)."""
-
 
 _SEED_CODES = frozenset(rule.code for rule in (*seeds.RULES, *seed_reading.RULES))
 
@@ -125,8 +124,7 @@ def checker_skips(folder: str, described: tuple[str, object] | None) -> tuple[st
                                     severity=Severity.WARNING, official=False)
 
 
-def unscored_folder(key: GroupKey, members: list[RunResult],
-                    error: Exception) -> BenchmarkResult:
+def unscored_folder(key: GroupKey, members: list[RunResult], error: Exception) -> BenchmarkResult:
     org, system, benchmark, folder = key
     members = sorted(members, key=lambda r: (natural_order(r.path), r.index))
     return BenchmarkResult(org=org or None, system=system or None, benchmark=benchmark or None,
@@ -185,10 +183,8 @@ def score_folder(key: GroupKey, members: list[RunResult],
     division = next((r.division for r in members if r.division), None)
     if first.ruleset:
         findings.extend(package_rules.rounds_differ(folder, members, first.ruleset))
-    rcp = None
-    energy: EnergyScore | None = None
-    rejected: str | None = None
-    dropped: tuple[list[RunResult], float | None, int, int] | None = None  # (MLC521's: see non_compliant_findings)
+    rcp, energy, rejected = None, None, None  # (RcpResult, EnergyScore, why the power checker refuses the folder)
+    dropped: tuple[list[RunResult], float | None, set[str], int] | None = None  # (MLC521's: non_compliant_findings)
     stopped = ""
     if facts is None:
         score = Score(None, False, f"benchmark {benchmark or '(unknown)'} is not part of the round")
@@ -243,7 +239,8 @@ def score_folder(key: GroupKey, members: list[RunResult],
                                        timed, stopped)
         if whole_folder:  # (a file named alone: its own findings say it all; emitted below)
             dropped = ([r for r in members if non_compliant(r)], official.score_min if official else score.score_min,
-                       sum(r.official_verdict == "fail" for r in members), facts.max_non_converged)
+                       {os.path.splitext(os.path.basename(r.path))[0] for r in members if r.official_verdict == "fail"},
+                       facts.max_non_converged)
         if whole_folder and rcp is not None:
             findings.extend(package_rules.check_score(folder, facts, score, members, first.ruleset or "?"))
             params = params_files(folder)
@@ -272,10 +269,13 @@ def score_folder(key: GroupKey, members: list[RunResult],
         if power is not None:
             findings.extend(power.findings)
             energy, rejected = power.energy, power.rejection
+            if dropped is not None:  # (the package checker counts them with the files it fails)
+                dropped[2].update(power.non_compliant)
     tolerates = score.valid and not rejected  # (before the package rules: its mean counts a non-converged run)
     broken = sorted({f.code for f in findings if f.code in _FOLDER_RULE_CODES and f.severity is Severity.ERROR})
-    if dropped is not None:
-        findings.extend(non_compliant_findings(folder, *dropped, stopped=stopped, refused=broken))
+    if dropped is not None:  # (one the package checker refuses, official, is a package rule broken)
+        findings.extend(found := non_compliant_findings(folder, *dropped, stopped=stopped, refused=broken))
+        broken += [f.code for f in found if f.official]
     if broken:
         score = replace(score, valid=False, reason=f"{score.reason}; the runs of the folder break the "
                         f"package rules ({', '.join(broken)}){'' if score.valid else ': the package checker refuses it'}")

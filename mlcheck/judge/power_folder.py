@@ -32,6 +32,8 @@ class PowerVerdict:
     energy: EnergyScore | None
     rejection: str | None
     """Why the package checker rejects the folder because of power problems (None: it does not)."""
+    non_compliant: frozenset[str] = frozenset()
+    """The results whose power logs the package checker counts as non-compliant files."""
 
 
 def judge_power(folder: str, members: Sequence[RunResult], counted: Score, ruleset: str | None,
@@ -67,7 +69,7 @@ def judge_power(folder: str, members: Sequence[RunResult], counted: Score, rules
         findings = [_tolerated(f, len(bad | failed), tolerated) for f in findings]
     energy, energy_findings = _energy(power, members, counted, summarizers)
     findings.extend(energy_findings)
-    return PowerVerdict(tuple(findings), energy, rejection)
+    return PowerVerdict(tuple(findings), energy, rejection, frozenset(bad))
 
 
 def _rejection(bad_power: set[str], failed_files: set[str], tolerated: int) -> str | None:
@@ -165,8 +167,13 @@ def _tie_note(members: Sequence[RunResult], runs_counted: Sequence[int], joules:
                 return (f"; {one} and {other} take the same time ({minutes:g} min): {one} is counted and {other} is "
                         "not, as mlcheck orders runs of equal times by file name, but the summarizer takes them in "
                         f"its folder listing's order, so the energy it publishes may count {other}'s "
-                        f"{format_energy(theirs)} instead of {format_energy(mine)}")
+                        f"{_shown(theirs)} instead of {_shown(mine)}")
     return ""
+
+
+def _shown(joules: float) -> str:
+    """An energy as the tie note gives it: a NaN or infinite one leaves no energy score to publish."""
+    return format_energy(joules) if math.isfinite(joules) else "NaN energy (no valid energy score then)"
 
 
 MIN_READINGS = 60

@@ -50,7 +50,7 @@ import re
 from collections import Counter
 from dataclasses import replace
 from functools import lru_cache
-from typing import Sequence
+from typing import Collection, Sequence
 
 from mlcheck.facts.checks import clipped
 from mlcheck.read.official_view import as_written
@@ -168,20 +168,23 @@ def _differs(rule: Rule, key: str, runs: Sequence[RunSummary], severity: Severit
 
 
 def non_compliant_findings(folder: str, bad: Sequence[RunResult], official_score: float | None,
-                           failing: int, tolerated: int, stopped: str = "", refused: Sequence[str] = ()) -> list[Finding]:
+                           failing: Collection[str], tolerated: int, stopped: str = "",
+                           refused: Sequence[str] = ()) -> list[Finding]:
     """MLC521 for the non-compliant runs of a folder, with what the official tools would publish
     (``stopped``: why they stop on the folder instead; ``refused``: the codes of the package rules
     for which the package checker refuses the folder whatever the summarizer computes). Official
-    where more of the folder's files fail the checker of record (``failing``, these runs' or
-    others') than the package checker accepts (``tolerated``)."""
+    where more of the folder's files do not comply (``failing``: those the checker of record fails,
+    these runs' or others', and those whose power logs the package checker refuses) than the
+    package checker accepts (``tolerated``)."""
     if not bad:
         return []
     names = ", ".join(_label(r.run) if r.run else r.path for r in bad)
     codes = sorted({code for r in bad for code in breaking_codes(r)})
     official = (f"{official_score:.2f} min" if official_score is not None else "no score")
-    too_many = failing > tolerated
+    too_many = len(failing) > tolerated
     if too_many:  # (package_checker.py: "N files do not comply, directory cannot be accepted")
-        refused = [f"{failing} files fail the compliance checker, it accepts {tolerated}", *refused]
+        refused = [f"{len(failing)} result files do not comply, as the compliance checker or the power checker "
+                   f"judges them, and it accepts {tolerated}", *refused]
     tools = stopped or (
         f"the result summarizer drops what fails its checks as non-converged and computes {official}, but the "
         f"package checker refuses the folder ({', '.join(refused)})" if refused else

@@ -29,6 +29,7 @@ record fails the file.
 
 from __future__ import annotations
 
+import math
 import operator
 import re
 from collections import Counter
@@ -51,6 +52,8 @@ _KEY = "weights_initialization"
 _METADATA = operator.itemgetter(2)  # Event.metadata
 _TENSOR = operator.itemgetter("tensor")
 _SHOWN = 3
+_NOT_AN_OBJECT = math.nan
+"""What a field of metadata that is no object (a list, a string) reads as (``as_checked_metadata``)."""
 
 
 def check(ctx: RunContext) -> Iterator[Finding]:
@@ -82,13 +85,16 @@ def check(ctx: RunContext) -> Iterator[Finding]:
         return
     tagged = all(map(operator.contains, map(_METADATA, events), repeat("tensor")))  # (in C: the common run)
     untagged = [] if tagged else [e for e in events if "tensor" not in e.metadata]
+    untagged += [e for e in events if e.metadata.get("tensor", 0) is _NOT_AN_OBJECT]  # (a list's or a string's)
     if untagged:  # (an error in 1.1 too: the rule's POST code raises on it, which no warning covered)
         raises = "; the checker of record fails the file: its POST code reads metadata.tensor" if warn else ""
         yield ctx.at(WEIGHT_INIT_MISSING, untagged[0].line,
                      f"{len(untagged)} {_KEY} event(s) have no metadata.tensor (first at line "
-                     f"{untagged[0].line}); each must name its tensor{raises or note}")
+                     f"{untagged[0].line}; metadata that is no object has none to read either); each must name "
+                     f"its tensor{raises or note}")
     if untagged:
-        logged = Counter(str(e.metadata["tensor"]) for e in events if "tensor" in e.metadata)
+        logged = Counter(str(e.metadata["tensor"]) for e in events
+                         if "tensor" in e.metadata and e.metadata["tensor"] is not _NOT_AN_OBJECT)
     else:  # (every event names its tensor: counted in C)
         logged = Counter(map(str, map(_TENSOR, map(_METADATA, events))))
     expected = expected_tensors(init.tensors_from, init.record_adds)
