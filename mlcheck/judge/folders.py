@@ -18,6 +18,7 @@ from mlcheck.judge.power_folder import judge_power
 from mlcheck.package.discover import LogRef, natural_order
 from mlcheck.package.layout import BENCHMARK, package_part, read_json_document
 from mlcheck.package.package_policy import package_policy
+from mlcheck.package.power import result_name
 from mlcheck.package.params import params_files
 from mlcheck.read.file_names import RESULT_FILE, SUBMITTED_RESULT_FILE
 from mlcheck.rules import package as package_rules, package_runs, seed_reading, seeds
@@ -239,8 +240,7 @@ def score_folder(key: GroupKey, members: list[RunResult],
                                        timed, stopped)
         if whole_folder:  # (a file named alone: its own findings say it all; emitted below)
             dropped = ([r for r in members if non_compliant(r)], official.score_min if official else score.score_min,
-                       {os.path.splitext(os.path.basename(r.path))[0] for r in members if r.official_verdict == "fail"},
-                       facts.max_non_converged)
+                       {result_name(r.path) for r in members if r.official_verdict == "fail"}, facts.max_non_converged)
         if whole_folder and rcp is not None:
             findings.extend(package_rules.check_score(folder, facts, score, members, first.ruleset or "?"))
             params = params_files(folder)

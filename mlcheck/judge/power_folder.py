@@ -157,12 +157,13 @@ def _tie_note(members: Sequence[RunResult], runs_counted: Sequence[int], joules:
     (a review of session 42). Empty where no tie matters."""
     counted = set(runs_counted)
     for kept in sorted(counted):
+        mine = joules[kept] if kept < len(joules) else None
+        minutes = _minutes(members[kept])
+        if mine is None or not math.isfinite(minutes):
+            continue
         for dropped in range(min(len(members), len(joules))):
-            mine, theirs = (joules[kept], joules[dropped]) if kept < len(joules) else (None, None)
-            if dropped in counted or mine is None or theirs is None:
-                continue
-            minutes = _minutes(members[kept])
-            if math.isfinite(minutes) and minutes == _minutes(members[dropped]) and mine != theirs:
+            theirs = joules[dropped]
+            if dropped not in counted and theirs is not None and minutes == _minutes(members[dropped]) and mine != theirs:
                 one, other = result_name(members[kept].path), result_name(members[dropped].path)
                 return (f"; {one} and {other} take the same time ({minutes:g} min): {one} is counted and {other} is "
                         "not, as mlcheck orders runs of equal times by file name, but the summarizer takes them in "

@@ -141,4 +141,4 @@ def _runs(count: int) -> str:
 
 def _edges(count: int, which: str) -> str:
     """``the fastest run``, ``the 4 slowest runs``."""
-    return f"the {which} run" if count == 1 else f"the {count} {which} runs"
+    return f"the {_fastest(count, which)} run{'s' if count != 1 else ''}"
