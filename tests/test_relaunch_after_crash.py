@@ -254,3 +254,27 @@ def test_a_setting_the_run_script_and_the_hugectr_training_both_log_opens_no_run
     [one] = _runs(tmp_path, [*lines[2:opt_name + 1], LAUNCH, *hugectr])
     clean = _clean()
     assert (one.verdict, one.time_to_train_min) == (clean.verdict, clean.time_to_train_min)
+
+
+def test_a_run_begun_without_a_launcher_line_is_said_where_and_why(tmp_path: Path) -> None:
+    """Runs one after the other in a console with no launcher line between them: MLC024 says at
+    the record that begins the next run why it does (was: a second run with no note)."""
+    records = _records()
+    cut = _training_cut(records)
+    init = next(i for i, line in enumerate(records) if '"init_stop"' in line)
+    cases = {  # (lines, the line of the note, why)
+        "after run_stop": ([*records, *_later(records)], len(records) + 1, "cache_clear after the run's run_stop"),
+        "killed in training": ([*records[:cut], *_later(records)], cut + 1, "cache_clear later than every record of "
+                               "a run that logged its run_start and no run_stop: it was stopped in training"),
+        "another attempt after init_stop": ([*records[:init + 1], *_later(records[1:])], init + 2,
+                                            "init_start after the run's init_stop, later than every record of it"),
+    }
+    for name, (lines, line, why) in cases.items():
+        first, second = _runs(tmp_path, lines)
+        notes = [f for f in first.findings + second.findings if f.code == "MLC024"]
+        assert [(f.line, f.run_index) for f in notes] == [(line, 1)], name
+        assert notes[0].message.startswith(f"the next run begins here ({why}"), notes[0].message
+        assert notes[0].message.endswith("): the records after it are read as another run"), name
+        assert second.run is not None and second.run.first_line == line, name
+    [one] = check_log(LogRef(str(GOOD)), None)  # (a result file: one run, no note)
+    assert not [f for f in one.findings if f.code == "MLC024"]

@@ -201,7 +201,7 @@ def test_every_rule_has_its_documented_section_in_explain() -> None:
 
     assert [r.code for r in all_rules() if rule_help(r.code) == r.summary] == []
     out = CliRunner().invoke(main, ["explain", "MLC024"]).stdout
-    assert "a file named `result_<i>.txt` is always one run" in " ".join(out.split())
+    assert "A file named `result_<i>.txt` is always one run" in " ".join(out.split())
     assert rule_help("MLC003").startswith("the text after `:::MLLOG` is not valid JSON")
     assert rule_help("MLC003").endswith("the official parser crashes on it (RecursionError); mlcheck reports the line and "
                                         "reads on.")

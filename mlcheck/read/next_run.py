@@ -87,12 +87,15 @@ class NextRunStart(Generic[Item]):
         self._in_run: set[str] = set()  # (the keys the current run logged after its run_start)
         self._held_gap = 0.0  # (how long after every record of the run the first record held came)
         self._after_stop: set[str] = set()  # (the keys the current run logged after its run_stop, as its own)
+        self.why = ""
+        """Why the record :meth:`take` last said begins the next run does (MLC024 says it)."""
 
     def take(self, key: str, time_ms: float, item: Item) -> tuple[bool, list[Item]]:
         """Whether the next run begins at this record, and the records to add now (the held ones
         first: the next run's when it begins here, else the current run's)."""
         if self.stopped:
             if key in NEXT_RUN_KEYS and not self._within(time_ms):
+                self.why = f"{key} after the run's run_stop, outside the run's time: the job's next run"
                 self._begin(time_ms, key)
                 return True, self._released(item, key)
             if (key.startswith("submission_") or (self.held or key not in self._in_run and key not in self._after_stop)
@@ -104,6 +107,9 @@ class NextRunStart(Generic[Item]):
             self._first = time_ms
         if (self._training or self.initialised) and time_ms > self._last:  # (after every record of a run under way)
             if key in NEXT_RUN_KEYS:  # (it was killed, and run again)
+                self.why = (f"{key} later than every record of a run that logged its run_start and no run_stop: "
+                            "it was stopped in training and run again" if self.started else f"{key} after the run's "
+                            "init_stop, later than every record of it, before any run_start: another attempt")
                 self._begin(time_ms, key)
                 return True, self._released(item, key)
             if key.startswith("submission_") or self.held and key not in self._in_run and key not in _EDGES \
@@ -111,6 +117,8 @@ class NextRunStart(Generic[Item]):
                 return self._hold(item, key, time_ms)
         elif self._late_in_init(time_ms):  # (after every record, minutes after its init_start)
             if key == "init_start" or (key == "cache_clear" and self._cleared):  # (killed, run again)
+                self.why = (f"{key} more than {INIT_COPY_WINDOW_MS / 60_000:.0f} minutes after the run's init_start, "
+                            "later than every record of it: the attempt was stopped in its initialisation and run again")
                 self._begin(time_ms, key)
                 return True, self._released(item, key)
             if key not in _EDGES and (key not in INIT_PROGRESS or self.held):  # (the next attempt's, if one begins)

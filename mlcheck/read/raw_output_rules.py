@@ -54,8 +54,11 @@ file (``compliance_checker/mlp_parser``, every round).
   OpenMPI's dead rank, a shell's ``line 12:  1233 Killed  python train.py``, the MLPerf run
   scripts' ``ENDING TIMING RUN AT`` and ``Beginning trial N of M``; records tagged with
   another MPI job number), so the records
-  after it are read as another run. This is the only thing that makes several runs of one file;
-  a file named ``result_<i>.txt`` is always one run, as the official checker reads it (a
+  after it are read as another run. The other thing that makes several runs of one file, said by
+  MLC024 too at its record, is a run begun without a launcher line (:mod:`mlcheck.read.next_run`):
+  a ``cache_clear`` or ``init_start`` after a run's ``run_stop`` and outside its time, or later than
+  every record of a run that logged no ``run_stop`` once it initialised (an attempt stopped and run
+  again; the note says which). A file named ``result_<i>.txt`` is always one run, as the official checker reads it (a
   second job's records in it are then duplicates, reported by the rules of the round). See
   ``mlcheck.read.job_starts``. A launcher line met when the run so far holds only ``cache_clear``
   and ``submission_*`` records is not one: a run script logs the submission and clears the caches

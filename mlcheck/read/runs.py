@@ -210,6 +210,9 @@ def iter_runs(items: Iterable[LogItem | Batch], path: str, findings: list[Findin
         for event in events:
             opens, now = next_run.take(event.key, event.time_ms, event)
             if opens:
+                said = raw_output.JOB_STARTED.at(path, event.line, f"the next run begins here ({next_run.why}): {ANOTHER_RUN}")
+                if cap.keep(said):
+                    findings.append(said)
                 run = current.build()
                 current = RunBuilder(path, run.index + 1)
                 add = current.add

@@ -17,7 +17,9 @@ round's ``system_desc_checker`` requires 33 fields. Schema: ``schemas/system-des
   table expects. The checker checks that the 33 fields are present and joins seven into the
   table's row: not text there is an error (``system_row.py``), and so is a count the result
   summarizer cannot read with ``int()`` (``number_of_nodes``, ``accelerators_per_node``,
-  ``host_processors_per_node``: ``""``, ``"2.0"``; it stops). Other values are at most a warning: a division
+  ``host_processors_per_node``: ``""``, ``"2.0"``), or notes (``hw_notes``, ``sw_notes``) it
+  cannot join: it stops (an error, not ``official``: the package checker passes the file). Other
+  values are at most a warning: a division
   other than closed/open, an empty ``submitter``, an object, list, true/false or null in a field the
   results table shows. An object or list in a field no tool reads (``other_software_stack``, as many
   submitters write it) is not reported: the checker accepts it and nothing reads it. Fix: write the

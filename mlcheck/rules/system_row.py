@@ -9,7 +9,8 @@ list, null, true) raises TypeError, and the package checker stops on it: the pac
 other field may hold any JSON value for the checker (its type is at most a warning, see
 :mod:`mlcheck.rules.package_system`), but for the counts the result summarizer reads with
 ``int()`` and the notes it joins with ``';'.join()`` (``result_summarizer.py``: a value it
-refuses stops it, an error too).
+refuses stops it, an error too, but not ``official``: the package checker passes the package, as
+the summarizer's stops of MLC506 and MLC543 are not).
 """
 
 from __future__ import annotations
@@ -72,7 +73,8 @@ def counted_field_findings(rule: Rule, path: str, data: dict[str, Any],
     return [rule.at(path, line_of(field), (
         f"field {field!r} is {data[field]!r}: the result summarizer multiplies int({field}) to count the "
         f"system's processors and accelerators, which raises {_raised(data[field])} here, so it stops and writes no "
-        "results for the package. Write a whole number, e.g. \"8\""), severity=Severity.ERROR, official=True)
+        "results for the package (the package checker itself accepts the file). Write a whole number, e.g. \"8\""),
+        severity=Severity.ERROR, official=False)
         for field in uncountable_fields(data) if field not in joined]
 
 
@@ -102,8 +104,8 @@ def notes_field_findings(rule: Rule, path: str, data: dict[str, Any],
     return [rule.at(path, line_of(field), (
         f"field {field!r} is {str(data[field])[:60]}: the result summarizer joins hw_notes and sw_notes "
         "with ';'.join(), which raises TypeError on anything but text, so it stops and writes no results "
-        f"for the package. Write it as a string, e.g. \"{_as_text(data[field])}\""), severity=Severity.ERROR,
-        official=True) for field in unjoinable_notes(data)]
+        f"for the package (the package checker itself accepts the file). Write it as a string, e.g. "
+        f"\"{_as_text(data[field])}\""), severity=Severity.ERROR, official=False) for field in unjoinable_notes(data)]
 
 
 def _as_text(value: Any) -> str:
