@@ -132,6 +132,9 @@ def test_extra_files(tmp_path: Path) -> None:
     assert (str(package / RESNET / "notes.md"), None, Severity.WARNING) in found["MLC508"]
     assert (str(package / "results" / "README"), None, Severity.WARNING) in found["MLC508"]
     assert found["MLC507"] == [(str(package / RESNET / "result_0.log"), None, Severity.WARNING)]
+    (message,) = [f.message for f in check([str(package)]).findings if f.code == "MLC507"]
+    assert message.endswith("If it holds a run of this folder, rename it result_<i>.txt with an index not taken; "
+                            "else (checker output, notes) remove it")  # (not "rename it": a 6th run, MLC502)
     assert cli("check", str(package))[0] == 0
     assert cli("check", str(package), "--strict")[0] == 1
 

@@ -351,7 +351,7 @@ def test_score_exits_1_on_an_rcp_failure_the_checker_refuses_and_0_with_its_bypa
 
 def test_a_normalisation_today_s_tools_would_make_otherwise_is_told() -> None:
     from mlcheck.results import RcpResult, Score
-    from mlcheck.rules.rcp_check import today_scaled_text
+    from mlcheck.rules.rcp_texts import today_scaled_text
 
     today = RcpResult("pass", "", reference="gpt3_ref_2048", normalization_factor=1.0217391304347827)
     record = RcpResult("pass", "", reference="gpt3_ref_1536", normalization_factor=1.0326086956521738, today=today)

@@ -395,7 +395,7 @@ def test_a_score_of_a_round_before_rcp_normalisation_says_what_todays_tools_publ
     scaling.json and its summarizer multiplies it in (28.908 min for this folder, where the round
     published 28.78): the RCP line says so (was: nothing)."""
     from conftest import SHARED
-    from mlcheck.rules.rcp_check import today_scaled_text
+    from mlcheck.rules.rcp_texts import today_scaled_text
 
     package = SHARED / "other-submitters" / "training-2.0" / "HPE"
     if not package.is_dir():

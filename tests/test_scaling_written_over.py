@@ -50,7 +50,7 @@ def test_counts_beyond_a_floats_whole_numbers_are_shown_in_exponent_form() -> No
 def test_today_a_benchmark_the_rcp_checker_lost_is_a_stop_not_a_verdict() -> None:
     """Today's RCP_Checker reads ``submission_runs['training'][benchmark]``: 1.0-2.1's dlrm (now
     dlrm_dcnv2) is a KeyError (review of session 28: mlcheck gave today's verdict as a pass)."""
-    from mlcheck.rules.rcp_check import verdict_text
+    from mlcheck.rules.rcp_texts import verdict_text
     from mlcheck.results import RcpResult
     from mlcheck.score.rcp.today import today_raises
 

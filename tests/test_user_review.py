@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
 from click.testing import CliRunner
 
 from mlcheck import check
@@ -116,11 +117,11 @@ def test_an_interpolated_reference_is_named_once() -> None:
                   submission_mean=1796.88, margin_pct=-7.55)
     interpolated = RcpResult("fail", "", reference="interpolated between BS 2 and BS 32",
                              reference_batch_sizes=(2, 32), **common)  # type: ignore[arg-type]
-    (found,) = _record_findings("f", interpolated, False, None)
+    (found,) = _record_findings("f", interpolated, False, None, None)
     assert found.code == "MLC530" and found.message.endswith(
         "(margin -7.55 %; reference mean 2045.43 interpolated between BS 2 and BS 32)")
     named = RcpResult("fail", "", reference="unet3d_ref_32", reference_batch_sizes=(32,), **common)  # type: ignore[arg-type]
-    assert _record_findings("f", named, False, None)[0].message.endswith(
+    assert _record_findings("f", named, False, None, None)[0].message.endswith(
         "(margin -7.55 %; reference mean 2045.43 from unet3d_ref_32 [BS 32])")
 
 
@@ -174,9 +175,27 @@ def test_items_the_message_already_lists_are_not_repeated_under_it() -> None:
 def test_an_rcp_mean_far_below_any_reference_says_the_evals_do_not_log_the_position() -> None:
     tiny = RcpResult("fail", "", unit="samples", batch_size=448, reference="bert_ref_448", reference_batch_sizes=(448,),
                      reference_mean=2563898.0, min_acceptable_mean=2425569.0, submission_mean=1.0, margin_pct=-100.0)
-    (found,) = _record_findings("f", tiny, False, None)
+    (found,) = _record_findings("f", tiny, False, None, None)
     assert found.message.endswith("a mean under 1 % of the reference's means the evals do not log the samples "
                                   "trained: the RCP test reads each run's convergence point from its last eval's metadata")
+
+
+@pytest.mark.parametrize("ruleset,option", [("1.1.0", None), ("2.0.0", "rcp_bert_train_samples"),
+                                            ("4.0.0", "rcp_bert_train_samples"), ("5.1.0", "rcp-bert-train-samples")])
+def test_a_bert_rcp_far_below_names_the_round_s_train_samples_option_or_none(ruleset: str, option: str | None) -> None:
+    """BERT's hint names the top-level package_checker_params option of the round that has one;
+    1.0 and 1.1, whose verify script reads no such file (MLC546), are told to log the samples in
+    epoch_num (was: a fix MLC546 then says is ignored; a review, session 43)."""
+    bert = RcpResult("fail", "", unit="samples", batch_size=256, reference="bert_ref_256", reference_batch_sizes=(256,),
+                     reference_mean=2549220.0, min_acceptable_mean=2405334.0, submission_mean=1.0, margin_pct=-100.0,
+                     source="rcps_bert.json")
+    (found,) = _record_findings("f", bert, False, None, ruleset)
+    if option is None:
+        assert found.message.endswith(f"(epoch_num: training {ruleset}'s package checker has no option to read the "
+                                      "samples from train_samples instead; log the samples trained in each eval's epoch_num)")
+    else:
+        assert found.message.endswith(f"the top-level <org>/package_checker_params line {option} makes the package "
+                                      "checker read those)"), found.message
 
 
 def test_the_text_results_table_never_cuts_a_system_name() -> None:

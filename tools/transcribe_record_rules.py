@@ -150,11 +150,11 @@ def _llm(interval, text, skip=None, **extra):
 CADENCE = {
     "bert": {"unit": "samples", "formula": "bert",
              "text": "every FLOOR(0.05*(230.23*GBS+3000000), 25000) samples, skipping 0",
-             "source": f"{_LATEST} §Deprecated benchmarks quality measure (the row of v2.1){_UNCHECKED}"},
+             "source": f"{_LATEST} §Deprecated benchmarks quality measure (the BERT row, its schedule since v2.1, last round v5.0){_UNCHECKED}"},
     "resnet": {"unit": "epochs", "every": 4, "text": "every 4 epochs with offset 0, 1, 2 or 3",
-               "source": f"{_LATEST} §Deprecated benchmarks quality measure (the row of v2.1){_UNCHECKED}"},
+               "source": f"{_LATEST} §Deprecated benchmarks quality measure (the Resnet-50 v1.5 row, its schedule since v2.1, last round v4.0){_UNCHECKED}"},
     "rnnt": {"unit": "epochs", "every": 1, "text": "every epoch",
-             "source": f"{_LATEST} §Deprecated benchmarks quality measure (the row of v2.1){_UNCHECKED}"},
+             "source": f"{_LATEST} §Deprecated benchmarks quality measure (the RNN-T row, its schedule since v2.1, last round v3.1){_UNCHECKED}"},
     "llama31_8b": _llm(12288, "every 12,288 sequences (CEIL(12288 / GBS) x GBS if GBS does not divide it)"),
     "gpt_oss_20b": _llm(12288, "every 12,288 sequences (CEIL(12288 / GBS) x GBS if GBS does not divide it)"),
     "llama31_405b": _llm(18432, "every 18,432 sequences (CEIL(18432 / GBS) x GBS if GBS does not divide it), "

@@ -120,7 +120,7 @@ def checker_skips(folder: str, described: tuple[str, object] | None) -> tuple[st
     shown = "missing" if value is MISSING else repr(value)
     said = (f"{path} has no division: the package checker stops on it (KeyError: 'division')" if value is MISSING
             else f"{path} gives the division as {shown}: the package checker runs the seed and RCP checkers only "
-            "where it reads 'closed', so it runs neither on this folder (no RCP normalisation of the score)")
+            "where it reads 'closed', so it runs neither on this folder (nor, from 2.1, normalises the score to the RCPs)")
     return shown, SYSTEM_INVALID.at(folder, None, f"{said}; the runs log a closed submission: write closed",
                                     severity=Severity.WARNING, official=False)
 
@@ -249,7 +249,7 @@ def score_folder(key: GroupKey, members: list[RunResult],
             seed_bypass = honoured_request(params, "seed-checker-bypass", checks, version)
             findings.extend(check_params(params, checks, version))
             findings.extend(rcp_findings(folder, rcp, normalised=normalise,
-                                         bypass=rcp_bypass.path if rcp_bypass else None))
+                                         bypass=rcp_bypass.path if rcp_bypass else None, ruleset=first.ruleset))
             if rcp_bypass is not None:
                 findings.append(bypass_note("rcp-bypass", rcp_bypass, "RCP failures (MLC530, MLC531)"))
             closed = checked != "open" and skipped is None
@@ -262,7 +262,7 @@ def score_folder(key: GroupKey, members: list[RunResult],
                                             "seed errors (MLC518, MLC519, MLC522, MLC526)"))
             findings.extend(run_findings)
         if raw and rcp is not None:
-            findings.extend(rcp_findings(folder, rcp, normalised=normalise))
+            findings.extend(rcp_findings(folder, rcp, normalised=normalise, ruleset=first.ruleset))
             findings.extend(check_runs(folder, runs, closed=division != "open", ruleset=first.ruleset))
         power = judge_power(folder, members, official or score, first.ruleset, facts.max_non_converged,
                             official is not None and official.runs_counted != score.runs_counted) if whole_folder else None

@@ -8,7 +8,7 @@ from html import escape
 from mlcheck.results import BenchmarkResult, CheckResult, RunResult
 from mlcheck.report import slashed
 from mlcheck.report.plain import format_minutes, kilojoules_text, rcp_refusal, scaling_source
-from mlcheck.rules.rcp_check import today_scaled_text
+from mlcheck.rules.rcp_texts import today_scaled_text
 
 
 def table(headers: list[str], rows: list[list[str]], css_class: str) -> str:

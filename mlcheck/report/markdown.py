@@ -11,7 +11,7 @@ from mlcheck.report import ReportOptions, relative_path
 from mlcheck.report.grouped import FindingGroup, context_lines, group_for_display
 from mlcheck.report.plain import (counted, failing_runs_text, format_minutes, kilojoules_text, markdown_cell,
                                   markdown_code, rcp_refusal, runs_text, valid_scores_text)
-from mlcheck.rules.rcp_check import today_scaled_text
+from mlcheck.rules.rcp_texts import today_scaled_text
 
 _ICON = {Severity.ERROR: "❌", Severity.WARNING: "⚠️", Severity.INFO: "ℹ️"}
 MAX_PLACES = 10
@@ -94,7 +94,8 @@ def render_markdown(result: CheckResult, options: ReportOptions) -> str:
             lines.append(f"- {_ICON[worst]} **{code} {name}** ({counts_text}):")
             for group in entries[:MAX_PLACES]:
                 level = f"{group.severity.label}: " if len(levels) > 1 else ""  # (each place's own, where they differ)
-                lines.append(f"  - {level}{_place(group, options.root)}: {markdown_cell(group.message())}")
+                agrees = " *(official checker agrees)*" if group.first.official else ""  # (as the text report says it)
+                lines.append(f"  - {level}{_place(group, options.root)}: {markdown_cell(group.message())}{agrees}")
                 if len(group.members) > 1:  # (where in each run: file and line, as the text report)
                     lines.extend(f"    - {markdown_cell(line.removeprefix('- '))}" for line in context_lines(group))
             if len(entries) > MAX_PLACES:

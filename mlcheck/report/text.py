@@ -13,7 +13,7 @@ from mlcheck.facts.rulesets import SUPPORTED_RULESETS
 from mlcheck.report.plain import division_text, format_minutes, one_line, printable, scaling_source, shown, summary_line  # noqa: F401 (re-exported)
 from mlcheck.report import slashed
 from mlcheck.report.text_findings import render_findings
-from mlcheck.rules.rcp_check import today_differs, today_scaled_text, verdict_text
+from mlcheck.rules.rcp_texts import supplied_later, today_differs, today_scaled_text, verdict_text
 
 
 def score_text(bench: BenchmarkResult) -> Text:
@@ -52,6 +52,9 @@ def rcp_caveat(bench: BenchmarkResult) -> str:
     assert rcp is not None
     if rcp.verdict == "fail" and rcp.submission_mean is None:
         return RCP_CAVEAT["undetermined"]
+    if (supplied := supplied_later(rcp)) is not None:
+        return (f"the record revision has no RCP at its batch size; it was supplied in the round's review ({supplied} "
+                "in today's mlperf-logging), and with it the test passes (MLC531)")
     late = bench.ruleset in SUPPORTED_RULESETS and SUPPORTED_RULESETS.index(bench.ruleset) >= SUPPORTED_RULESETS.index("4.1.0")
     return RCP_CAVEAT[rcp.verdict].format(bypass="--rcp-bypass" if late else "--rcp_bypass")
 

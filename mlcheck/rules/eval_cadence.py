@@ -41,6 +41,7 @@ text repeats word for word (§Deprecated benchmarks quality measure), up to thei
 from __future__ import annotations
 
 import math
+from dataclasses import replace
 from typing import Iterator
 
 from mlcheck.model import Evaluation, Finding, Severity
@@ -76,8 +77,9 @@ def check(ctx: RunContext) -> Iterator[Finding]:
         found = _off_batch_schedule(ctx, counted, cadence, name)
     else:
         found = _off_fixed_schedule(ctx, counted, cadence, name)
-    if found is not None:
-        yield found
+    if found is not None:  # (what it means for the result: said once, here)
+        yield replace(found, message=f"{found.message}. The official checker does not check the schedule (the "
+                      "result is accepted), but the evals decide when the target is seen: a reviewer may ask why")
 
 
 def _usable_batch(batch: object) -> bool:
@@ -166,9 +168,9 @@ def _off_packed_schedule(ctx: RunContext, evals: list[tuple[Evaluation, float]],
             since = "" if number == 1 else f", {_shown(samples - previous)} after eval {number - 1} ({_shown(previous)})"
             return ctx.at(EVAL_CADENCE, current.line, (
                 f"eval {number} is at {_shown(samples)} samples{since}; "
-                f"the rules evaluate {name} every {interval:,} samples, and a packed batch of "
-                f"global_batch_size {_shown(batch)} moves an eval by {_shown(slack)} sequences at most "
-                f"({_source(cadence)})"))
+                f"the rules evaluate {name} every {interval:,} samples; the runs pack sequences ({_shown(batch)} "
+                f"packs a batch, up to {MAX_SEQUENCES_PER_PACK} sequences a pack), so an eval may land up to "
+                f"{_shown(slack)} sequences from its due point, no further ({_source(cadence)})"))
         previous = samples
     return None
 

@@ -148,8 +148,9 @@ def _folder_files(path: str, files: tuple[str, ...], folders: tuple[str, ...], e
                 f"If it is a run of the folder, rename it {name.lower()!r}{taken}; else remove it")))
         elif _LOG_LIKE.search(name) or name.lower().startswith("result"):
             found.append(MISNAMED_RESULT_FILE.at(where, None, (
-                f"{name!r} is not named result_<i>.txt: the official checker ignores it. Rename it "
-                "or remove it")))
+                f"{name!r} is not named result_<i>.txt: the official checker ignores it, but it would be "
+                "published. If it holds a run of this folder, rename it result_<i>.txt with an index not taken; "
+                "else (checker output, notes) remove it")))
         else:
             found.append(UNKNOWN_FILE.at(where, None, (
                 "a benchmark folder holds only result_<i>.txt files (and scaling.json, "

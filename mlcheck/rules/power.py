@@ -67,7 +67,7 @@ POWER_COUNTS_DIFFER = Rule("MLC542", "power-counts-differ", Severity.ERROR,
                            "runs measure different numbers of nodes or switches", official=True,
                            also=(Severity.WARNING,))
 POWER_LOG_INVALID = Rule("MLC543", "power-log-invalid", Severity.ERROR,
-                         "a power log the result summarizer cannot score",
+                         "a power log the result summarizer cannot score (error) or reads despite a flaw (warning)",
                          also=(Severity.WARNING,))
 ENERGY_SCORE = Rule("MLC544", "energy-score", Severity.INFO,
                     "the folder's energy, as the round's result summarizer scores it")
@@ -144,13 +144,14 @@ def _misnumbered(run: PowerRun, kind: str, found: list[Finding], severity: Sever
     if numbers != list(range(len(scored))):
         found.append(POWER_FILE_MISNAMED.at(folder, None, (
             f"the {word} logs the summarizer scores ({kind}_*.txt) are numbered {_list(numbers)}; expected "
-            f"{_expected(len(scored))} (the power checker passes it: it also counts "
+            f"{_expected(len(scored))} (the power checker{' of 5.0 on' if later else ''} passes it: it also counts "
             f"{', '.join(os.path.basename(f.path) for f in files if not f.scored) or 'the same files'}). "
             f"Rename them {kind}_0.txt ..."), severity=Severity.WARNING, official=False))
     for unscored in (f for f in files if not f.scored):
         found.append(POWER_FILE_MISNAMED.at(unscored.path, None, (
-            f"the power checker counts this file as {word} log {unscored.index} but the summarizer scores only "
-            f"{kind}_*.txt: move it out of the power folder"), severity=Severity.WARNING, official=False))
+            f"the power checker{' of 5.0 on' if later else ''} counts this file as {word} log {unscored.index} but "
+            f"the summarizer scores only {kind}_*.txt: move it out of the power folder"),
+            severity=Severity.WARNING, official=False))
     return False
 
 

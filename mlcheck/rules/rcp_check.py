@@ -64,8 +64,10 @@ import re
 
 from mlcheck.facts.installed import installed_version
 from mlcheck.model import Finding, Severity
-from mlcheck.results import RcpResult, Score
+from mlcheck.package.package_policy import package_policy
+from mlcheck.results import RcpResult
 from mlcheck.rule import Rule
+from mlcheck.rules.rcp_texts import supplied_later, today_differs, verdict_text
 
 RCP_FAILED = Rule("MLC530", "rcp-failed", Severity.ERROR,
                   "the submission converges faster than the RCP test allows", official=True, also=(Severity.WARNING,))
@@ -85,41 +87,6 @@ RCP_POINT_UNREADABLE = Rule("MLC535", "rcp-point-unreadable", Severity.ERROR,
 RULES = (RCP_FAILED, RCP_MISSING, RCP_UNDETERMINED, RCP_NORMALISED, RCP_VERDICTS_DIFFER, RCP_POINT_UNREADABLE)
 
 
-def verdict_text(result: RcpResult) -> str:
-    """``fail (margin -0.07 %, bert_ref_3072)``: a verdict with its margin and reference."""
-    details = [f"margin {result.margin_pct:+.2f} %"] if result.margin_pct is not None else []
-    if result.reference:
-        details.append(result.reference)
-    elif result.verdict == "fail" and result.reason and result.submission_mean is None:
-        details.append(result.reason)  # (no test made: why, e.g. today's checker raises)
-    return result.verdict + (f" ({', '.join(details)})" if details else "")
-
-
-def today_differs(result: RcpResult) -> bool:
-    """Whether today's mlperf-logging gives another verdict than the checker of record."""
-    return result.today is not None and result.today.verdict != result.verdict
-
-
-def today_scaled_text(result: RcpResult, score: Score) -> str | None:
-    """``today's mlperf-logging would normalise by 1.0217 (gpt3_ref_2048): 452.20 min`` when its
-    RCP normalisation factor differs from the record's that scaled the score (same verdict), or
-    scales a score of a round before 2.1, which normalised none (its package checker writes
-    ``scaling.json`` into the folder, its summarizer multiplies it in)."""
-    today, record = result.today, result.normalization_factor
-    now = today if today is not None and today.normalization_factor is not None else result
-    if score.scaling_factor is None and score.score_min is not None and (now.normalization_factor or 0.0) > 1.0:
-        factor = now.normalization_factor or 1.0  # (a round before 2.1's normalisation: the score is not scaled)
-        return (f"today's mlperf-logging would write scaling.json ({factor:.4f}{f', {now.reference}' if now.reference else ''})"
-                f" and publish {score.score_min * factor:.2f} min; this round scored without RCP normalisation")
-    if today is None or today.normalization_factor is None or record is None or score.score_min is None \
-            or score.scaling_factor is None or abs(score.scaling_factor - record) > 1e-9 \
-            or abs(today.normalization_factor - record) < 1e-9:  # (scaled by the record's factor alone)
-        return None
-    other = score.score_min / record * today.normalization_factor
-    return (f"today's mlperf-logging would normalise by {today.normalization_factor:.4f}"
-            f"{f' ({today.reference})' if today.reference else ''}: {other:.2f} min")
-
-
 def _number(value: float | None) -> str:
     if value is None:
         return "?"
@@ -127,22 +94,25 @@ def _number(value: float | None) -> str:
 
 
 def rcp_findings(folder: str, result: RcpResult, normalised: bool = False,
-                 bypass: str | None = None) -> list[Finding]:
+                 bypass: str | None = None, ruleset: str | None = None) -> list[Finding]:
     """The findings that tell a folder's RCP result (none for a plain pass or a skip).
 
     ``bypass`` names a ``package_checker_params`` asking for ``rcp-bypass``: a failed or missing
     RCP is then a warning (the committee reviews it); "cannot be computed" is never bypassed.
     """
-    found = _record_findings(folder, result, normalised, bypass)
+    found = _record_findings(folder, result, normalised, bypass, ruleset)
     if today_differs(result):
         assert result.today is not None
         found.append(RCP_VERDICTS_DIFFER.at(folder, None, (
             f"RCP test: {verdict_text(result)} for the checker of record; {verdict_text(result.today)} "
-            f"for today's mlperf-logging {installed_version()}; the verdict of record counts")))
+            f"for today's mlperf-logging {installed_version()}; " + (
+                "the RCP was supplied in the round's review, after the record revision: with it the test passes (MLC531)"
+                if supplied_later(result) else "the verdict of record counts"))))
     return found
 
 
-def _record_findings(folder: str, result: RcpResult, normalised: bool, bypass: str | None) -> list[Finding]:
+def _record_findings(folder: str, result: RcpResult, normalised: bool, bypass: str | None,
+                     ruleset: str | None) -> list[Finding]:
     severity = Severity.WARNING if bypass else None
     note = (f"; rcp-bypass requested in {bypass}: be ready to have it reviewed by the submission "
             "committee") if bypass else ""
@@ -151,10 +121,9 @@ def _record_findings(folder: str, result: RcpResult, normalised: bool, bypass: s
             f"global batch size {result.batch_size}: submission mean {_number(result.submission_mean)} "
             f"{result.unit} is below the minimum acceptable mean {_number(result.min_acceptable_mean)} "
             f"(margin {result.margin_pct:+.2f} %; reference mean {_number(result.reference_mean)} "
-            f"{_reference_of(result)}){_implausible(result)}{note}"), severity=severity)]
+            f"{_reference_of(result)}){_implausible(result, ruleset)}{note}"), severity=severity)]
     if result.verdict == "missing":  # (an RCP at the batch size today: supplied in the round's review)
-        added = result.today.reference if result.today and result.today.verdict == "pass" and \
-            result.batch_size in result.today.reference_batch_sizes else None
+        added = supplied_later(result)
         return [RCP_MISSING.at(folder, None, result.reason + note + (f"; it was supplied after the record revision "
                 f"({added} in today's mlperf-logging), and with it the test passes" if added else ""),
                 severity=Severity.WARNING if added else severity, official=False if added else None)]
@@ -169,17 +138,22 @@ def _record_findings(folder: str, result: RcpResult, normalised: bool, bypass: s
     return []
 
 
-def _implausible(result: RcpResult) -> str:
+def _implausible(result: RcpResult, ruleset: str | None) -> str:
     """A hint when the submission mean is under 1 % of the reference's: not a slow convergence but
-    evals that do not log the position trained (e.g. an ``epoch_num`` of 1 on every eval)."""
+    evals that do not log the position trained (e.g. an ``epoch_num`` of 1 on every eval); for
+    BERT, the round's option that reads ``train_samples`` instead, where its scripts have one."""
     if result.submission_mean is None or not result.reference_mean or result.submission_mean * 100 >= result.reference_mean:
         return ""
-    bert = "rcps_bert" in (result.source or "")
-    return (f"; a mean under 1 % of the reference's means the evals do not log the {result.unit} trained: "
-            "the RCP test reads each run's convergence point from its last eval's metadata" + (
-                " (where the runs log the samples trained in train_samples, the top-level "
-                "<org>/package_checker_params line rcp_bert_train_samples, rcp-bert-train-samples from 4.1, "
-                "makes the package checker read those)" if bert else ""))
+    said = (f"; a mean under 1 % of the reference's means the evals do not log the {result.unit} trained: "
+            "the RCP test reads each run's convergence point from its last eval's metadata")
+    if "rcps_bert" not in (result.source or ""):
+        return said
+    option = next((o for o in package_policy(ruleset).top_level_options if "bert" in o), None)
+    if option is None:  # (1.0, 1.1: the verify script reads no package_checker_params, MLC546)
+        return (f"{said} (epoch_num: training {ruleset or '?'}'s package checker has no option to read the samples "
+                "from train_samples instead; log the samples trained in each eval's epoch_num)")
+    return (f"{said} (where the runs log the samples trained in train_samples, the top-level "
+            f"<org>/package_checker_params line {option} makes the package checker read those)")
 
 
 def _reference_of(result: RcpResult) -> str:

@@ -4,7 +4,7 @@ A run is scored from ``run_start`` to ``run_stop``; each must appear exactly onc
 ``run_stop`` must say in its metadata whether the run succeeded.
 
 Follows the round's checker of record, ``training_X.Y.Z/common.yaml`` (``run_start`` and
-``run_stop`` EXACTLY_ONE, ``run_stop`` after ``run_start`` with ``status`` in its metadata) and training_rules.adoc §Timing (the clock starts at
+``run_stop`` EXACTLY_ONE, ``run_stop`` after ``run_start`` with ``status`` in its metadata) and training_rules.adoc §Run Results (the clock starts at
 ``run_start`` and stops at ``run_stop``); the result summarizer scores ``run_stop`` minus
 ``run_start`` of a successful run.
 

@@ -69,8 +69,10 @@ def status_findings(path: str, data: dict[str, Any], ruleset: str | None, line: 
             f"refuses it: write one of {listed} exactly to pass both"), severity=Severity.INFO)]
     later = ("; from training 4.1 the system_desc_checker requires one of "
              f"{listed} exactly (4.0 accepted other spellings of them)")
+    checked = (f"training {ruleset}" if key >= (4, 0, 0) else
+               f"the training {ruleset} system_desc_checker does not read it and accepts the file")
     return [SYSTEM_STATUS_UNKNOWN.at(path, line, (
-        f"status {status!r} is not one of {', '.join(vocabulary)} (training {ruleset}){later}"))]
+        f"status {status!r} is not one of {', '.join(vocabulary)} ({checked}){later}"))]
 
 
 def status_spelling(status: str) -> str:

@@ -1,6 +1,6 @@
 """Timing: initialisation limit and the order of the run's clock events (family MLC4xx).
 
-Rules text: training_rules.adoc §Timing (maximum untimed initialisation: 30 min in v1.0, 20 min in
+Rules text: training_rules.adoc §Run Results (maximum untimed initialisation: 30 min in v1.0, 20 min in
 v1.1, 30 min closed / 4 h open from v2.0); checker: training_X.Y.Z/common.yaml, which measures
 ``init_stop`` minus the first ``init_start`` and allowed 30 min in 1.0.0 and 1.1.0.
 
@@ -19,7 +19,7 @@ v1.1, 30 min closed / 4 h open from v2.0); checker: training_X.Y.Z/common.yaml, 
   instead of milliseconds, or a corrupted value). An error when it is the time of ``init_start``,
   ``init_stop``, ``run_start`` or ``run_stop``: the score and the init time are computed from them
   and are meaningless (the official tools score such a log without a word: a ``run_stop`` at 1e30
-  ms gives a time-to-train of 1.7e25 minutes; training_rules §Timing). A warning on any other
+  ms gives a time-to-train of 1.7e25 minutes; training_rules §Run Results). A warning on any other
   record (no time is computed from it, but the clock or the unit that wrote it is wrong), except
   ``time_ms: 0`` on a ``submission_*`` record or one logged before ``run_start`` (a
   hyper-parameter): written without a clock (``"file": "N/A"``, as accepted packages of several
@@ -122,7 +122,9 @@ def _init_time(ctx: RunContext) -> Iterator[Finding]:
     elif minutes >= rules_limit:
         yield ctx.at(INIT_OVER_RULES_LIMIT, stop.line,
                      f"init took {_minutes(minutes, rules_limit)} min; the {ctx.ruleset.round} rules text allows "
-                     f"{rules_limit:g} min (training_rules §Timing) while its checker of record allowed {checker_limit:g}")
+                     f"{rules_limit:g} min (training_rules §Run Results: the clock must start once it is exceeded, "
+                     f"{minutes - rules_limit:.1f} min more on this run's time) while its checker of record allowed "
+                     f"{checker_limit:g}, under which the round's results were accepted: the score keeps the time logged")
 
 
 def _over_limit(starts: tuple[Event, ...] | list[Event], stops: tuple[Event, ...] | list[Event],

@@ -1,0 +1,51 @@
+"""How an RCP result is told: its verdict with margin and reference, and what today's
+mlperf-logging would do otherwise (MLC534, the text, Markdown and HTML reports' RCP lines)."""
+
+from __future__ import annotations
+
+from mlcheck.results import RcpResult, Score
+
+
+def verdict_text(result: RcpResult) -> str:
+    """``fail (margin -0.07 %, bert_ref_3072)``: a verdict with its margin and reference."""
+    details = [f"margin {result.margin_pct:+.2f} %"] if result.margin_pct is not None else []
+    if result.reference:
+        details.append(result.reference)
+    elif result.verdict == "fail" and result.reason and result.submission_mean is None:
+        details.append(result.reason)  # (no test made: why, e.g. today's checker raises)
+    return result.verdict + (f" ({', '.join(details)})" if details else "")
+
+
+def today_differs(result: RcpResult) -> bool:
+    """Whether today's mlperf-logging gives another verdict than the checker of record."""
+    return result.today is not None and result.today.verdict != result.verdict
+
+
+def today_scaled_text(result: RcpResult, score: Score) -> str | None:
+    """``today's mlperf-logging would normalise by 1.0217 (gpt3_ref_2048): 452.20 min`` when its
+    RCP normalisation factor differs from the record's that scaled the score (same verdict), or
+    scales a score of a round before 2.1, which normalised none (its package checker writes
+    ``scaling.json`` into the folder, its summarizer multiplies it in)."""
+    today, record = result.today, result.normalization_factor
+    now = today if today is not None and today.normalization_factor is not None else result
+    if score.scaling_factor is None and score.score_min is not None and (now.normalization_factor or 0.0) > 1.0:
+        factor = now.normalization_factor or 1.0  # (a round before 2.1's normalisation: the score is not scaled)
+        return (f"today's mlperf-logging would write scaling.json ({factor:.4f}{f', {now.reference}' if now.reference else ''})"
+                f" and publish {score.score_min * factor:.2f} min; this round scored without RCP normalisation")
+    if today is None or today.normalization_factor is None or record is None or score.score_min is None \
+            or score.scaling_factor is None or abs(score.scaling_factor - record) > 1e-9 \
+            or abs(today.normalization_factor - record) < 1e-9:  # (scaled by the record's factor alone)
+        return None
+    other = score.score_min / record * today.normalization_factor
+    return (f"today's mlperf-logging would normalise by {today.normalization_factor:.4f}"
+            f"{f' ({today.reference})' if today.reference else ''}: {other:.2f} min")
+
+
+def supplied_later(result: RcpResult) -> str | None:
+    """The RCP of today's mlperf-logging that covers a batch size the record revision had none
+    for, with which today's test passes (supplied during the round's review: 4.1's Stable
+    Diffusion BS 256, published); None otherwise."""
+    today = result.today
+    if result.verdict != "missing" or today is None or today.verdict != "pass":
+        return None
+    return today.reference if result.batch_size in today.reference_batch_sizes else None
