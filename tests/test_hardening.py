@@ -438,3 +438,43 @@ def test_a_utf16_result_file_with_its_byte_order_mark_is_told_its_order(tmp_path
     [found] = [f for f in check([str(log)]).all_findings() if f.code == "MLC002"]
     assert f"in UTF-16 ({order}, with a byte order mark)" in found.message
     assert found.message.endswith("(iconv -f UTF-16 -t UTF-8)")
+
+
+@pytest.mark.parametrize("name", ["console.log.gz", "result_0.txt.gz"])
+def test_bytes_that_are_not_gzip_after_whole_gzip_data_are_a_warning(tmp_path: Path, name: str) -> None:
+    """A gzip member followed by other bytes (a log appended to after compression): gzip -d reads
+    it and warns "trailing garbage ignored"; so does mlcheck, every line read (was: MLC001, an
+    error, and the run failed where the records `split` writes pass; a review, session 43). A
+    damaged member stays an error."""
+    import gzip
+
+    text = LOG.read_bytes()
+    log = tmp_path / name
+    log.write_bytes(gzip.compress(text) + b"garbage\n")
+    result = check([str(log)])
+    (run,) = result.runs
+    [found] = [f for f in result.all_findings() if f.code == "MLC001"]
+    lines = text.count(b"\n")
+    assert (found.severity, found.official, found.line) == (Severity.WARNING, False, lines + 1)
+    assert found.message.startswith(f"the gzip data ends after line {lines} and bytes that are not gzip follow")
+    assert run.run is not None and run.run.last_line == lines and run.converged
+    if name.startswith("console"):
+        assert (run.verdict, run.official_verdict) == ("pass", "pass")
+    damaged = gzip.compress(text)
+    log.write_bytes(damaged[:len(damaged) // 2] + b"\x00" * 64 + damaged[len(damaged) // 2:])
+    assert [f.severity for f in check([str(log)]).all_findings() if f.code == "MLC001"] == [Severity.ERROR]
+
+
+def test_a_progress_bar_longer_than_a_mib_first_keeps_the_lines_physical(tmp_path: Path) -> None:
+    """A console that begins with a tqdm bar of CR redraws longer than a MiB, then LF-ended lines:
+    the findings are at the lines `grep -n` shows (was: every CR counted as a line, MLC003 at line
+    20,019 of a 94-line file; a review, session 43)."""
+    bar = b"".join(b"\rDownloading shards: %6.2f%%|" % (i / 200) for i in range(40_000))
+    lines = LOG.read_bytes().splitlines()
+    broken = 7
+    lines[broken - 2] = lines[broken - 2].replace(b'"key"', b'"key",,', 1)  # (physical line 7: after the bar's line)
+    console = tmp_path / "console.log"
+    console.write_bytes(bar + b"\n" + b"\n".join(lines) + b"\n")
+    assert len(bar) > 1 << 20
+    [invalid] = [f for f in check([str(console)]).all_findings() if f.code == "MLC003"]
+    assert invalid.line == broken

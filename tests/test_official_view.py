@@ -266,10 +266,14 @@ def test_cr_line_ends_across_the_reads_of_a_large_file_count_one_line_each(tmp_p
     from mlcheck.read.cr_line_ends import PROBE_BYTES, cr_line_ended
 
     path = tmp_path / "result_0.txt"
-    text = b"x" * (PROBE_BYTES - 1) + b"\r\n" + b"y\r" * 3 + b"z\r\n\r"
+    text = b"x" * (PROBE_BYTES - 1) + b"\r" + b"y\r" * 3 + b"z\r\r"
     path.write_bytes(text)
     with open(path, "rb") as handle:
         assert cr_line_ended(handle).read().split(b"\n")[1:] == [b"y", b"y", b"y", b"z", b"", b""]
+    bar = tmp_path / "console.log"  # (a progress bar's first MiB, then LF-ended lines: read as it is; a
+    bar.write_bytes(text + b"a\nb\n")  # review, session 43: its lines were counted by CR, 20,019 for 94)
+    with open(bar, "rb") as handle:
+        assert cr_line_ended(handle).read() == text + b"a\nb\n"
     lf = tmp_path / "lf.txt"
     lf.write_bytes(b"a\rb\nc\r")  # (an LF in the file: its bytes are read as they are)
     with open(lf, "rb") as handle:

@@ -5,9 +5,11 @@ The official parser (``mlp_parser``, every round) opens a result file as text wi
 newlines: a CR alone ends a line, as LF and CRLF do. mlcheck reads lines by their LF, so such a file
 would be one line: every record at line 1, and the order of records (a value logged before the
 key it depends on, MLC112; ``init_stop`` before ``run_start``) judged wrongly. A file whose first
-MiB holds a CR and no LF is read here with each CR, or CRLF, turned into one LF: its line numbers
-are those of the parser's lines (and of an editor that shows them). Any other file is read as it
-is: a CR inside a line of LF-ended output (a progress bar) keeps its physical line.
+MiB holds a CR and no LF, and no LF after it either, is read here with each CR, or CRLF, turned
+into one LF: its line numbers are those of the parser's lines (and of an editor that shows them).
+Any other file is read as it is: a CR inside a line of LF-ended output (a progress bar) keeps its
+physical line, a first line of progress bar longer than a MiB too (the rest of the file is looked
+through for an LF, without keeping it, then read from where it was).
 """
 
 from __future__ import annotations
@@ -25,7 +27,28 @@ def cr_line_ended(handle: io.BufferedReader) -> io.BufferedReader:
     if not head or b"\n" in head:
         return handle
     probe = handle.read(PROBE_BYTES)  # (a first line longer than the buffer: its bytes replayed)
-    return io.BufferedReader(_Replayed(handle, probe, translate=b"\r" in probe and b"\n" not in probe))
+    translate = b"\r" in probe and b"\n" not in probe
+    if translate and len(probe) == PROBE_BYTES and _lf_later(handle):
+        translate = False  # (a progress bar's first MiB, then LF-ended lines)
+    return io.BufferedReader(_Replayed(handle, probe, translate=translate))
+
+
+def _lf_later(handle: io.BufferedReader) -> bool:
+    """Whether an LF comes later in ``handle``, read from where it is and put back there (a
+    stream that cannot seek: False, its first MiB decides)."""
+    try:
+        if not handle.seekable():
+            return False
+        at = handle.tell()
+        try:
+            while chunk := handle.read(PROBE_BYTES):
+                if b"\n" in chunk:
+                    return True
+            return False
+        finally:
+            handle.seek(at)
+    except OSError:  # (a device, a pipe posing as a file: its first MiB decides)
+        return False
 
 
 class _Replayed(io.RawIOBase):

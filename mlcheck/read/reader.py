@@ -215,9 +215,7 @@ def _read_stream(stream: IO[bytes], path: str, keep_text: bool, limit: int | Non
         if reader is None or ahead:  # the damage came within a lookahead: read what came before it
             reader = looked_ahead(reader, path, ahead, keep_text, keep_copies, promote)
             yield from replay_lookahead(reader, ahead, path, keep_text, keep_copies, promote)
-        yield rules.FILE_UNREADABLE.at(path, reader.line_no + 1,
-                      f"reading stopped after line {reader.line_no}: {error}; the file (or its gzip "
-                      "archive) is damaged or truncated")
+        yield rules.reading_stopped(path, reader.line_no, error)
         reader.stats.note_joins(joined[0], unwrapped[0], rejoined[0])
         yield from reader.finish()
         return

@@ -13,7 +13,9 @@ own (a warning or a note).
 
 - MLC001 file-unreadable: the file cannot be opened, or its gzip archive is damaged, or a folder
   being walked cannot be listed (its logs are not checked).
-  Fix: check the path and permissions; re-copy the file.
+  Fix: check the path and permissions; re-copy the file. A warning when whole gzip data is followed
+  by bytes that are not gzip (a log appended to after it was compressed, a copy padded): they are
+  ignored, as ``gzip -d`` ignores them with a warning, and every line before them is read.
 - MLC002 no-records: the file is empty or holds no ``:::MLLOG`` record. In a folder holding result
   files (packages), a file met while walking it, named like a log (``.txt``, ``.log``, ``.out``) but
   no ``result_<i>.txt``, outside any ``results/`` folder and with no log holding records beside it,
@@ -122,7 +124,7 @@ from mlcheck.model import Finding, Severity
 from mlcheck.rule import Rule
 
 FILE_UNREADABLE = Rule("MLC001", "file-unreadable", Severity.ERROR,
-                       "the log cannot be opened or decompressed", official=True)
+                       "the log cannot be opened or decompressed", official=True, also=(Severity.WARNING,))
 NO_RECORDS = Rule("MLC002", "no-records", Severity.ERROR,
                   "the log is empty or holds no :::MLLOG record", official=True, also=(Severity.INFO,))
 INVALID_JSON = Rule("MLC003", "invalid-json", Severity.ERROR,
@@ -210,3 +212,15 @@ def not_a_regular_file(path: str, kind: str) -> Finding:
         f"this is {kind}, not a log file: it was not read (reading it could wait forever), and it counts "
         "as a failing run of its folder, as the package checker's glob counts it (which then hangs reading "
         "it). Replace it with the log file"), official=True)
+
+
+def reading_stopped(path: str, line_no: int, error: BaseException) -> Finding:
+    """MLC001 where reading raised after ``line_no`` lines: an error (the file, or its gzip archive,
+    is damaged or truncated), but a warning for bytes that are not gzip after a whole member (read
+    on as ``gzip -d`` does, with a warning: "trailing garbage ignored")."""
+    if str(error).startswith("Not a gzipped file") and line_no:
+        return FILE_UNREADABLE.at(path, line_no + 1, (
+            f"the gzip data ends after line {line_no} and bytes that are not gzip follow ({error}): ignored, "
+            "as gzip -d ignores them; the lines before them are read"), severity=Severity.WARNING, official=False)
+    return FILE_UNREADABLE.at(path, line_no + 1, f"reading stopped after line {line_no}: {error}; the file (or its "
+                              "gzip archive) is damaged or truncated")

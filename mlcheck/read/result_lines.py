@@ -105,7 +105,5 @@ def read_result_file(lines: Iterator[bytes], path: str, skip_line: Callable[[byt
         else:
             yield from read_result_lines(lines, reader, skip_line)
     except (OSError, EOFError, zlib.error) as error:
-        yield rules.FILE_UNREADABLE.at(path, reader.line_no + 1,
-                      f"reading stopped after line {reader.line_no}: {error}; the file (or its gzip "
-                      "archive) is damaged or truncated")
+        yield rules.reading_stopped(path, reader.line_no, error)
     yield from reader.finish()

@@ -35,7 +35,7 @@ def unreadable_points(run: Run, ruleset: str, benchmark: str | None) -> list[Fin
     rule = policy.convergence_of(benchmark)
     evals = run.occurrences("eval_accuracy")
     stops = run.occurrences("run_stop")
-    point = _averaged_point(evals, stops[-1]) if stops and rule.round_to is None else None
+    point = _averaged_point(evals, stops[-1], _Before(run)) if stops and rule.round_to is None else None
     for event in evals:
         why = _raises(event, rule, event is point)
         if why:
@@ -45,8 +45,9 @@ def unreadable_points(run: Run, ruleset: str, benchmark: str | None) -> list[Fin
                 f"accepted as it is. Log {rule.metadata} as a number in every eval's metadata"),
                 run_index=run.index)]
     first_success = next((stop for stop in stops if _succeeded(stop)), None)
+    before = _Before(run)
     if rule.point != "first_passing_step" and first_success is not None and not any(
-            e.line < first_success.line for e in (*evals, *run.occurrences("eval_error"))):  # (see MLC535's known limit)
+            before(e, first_success) for e in (*evals, *run.occurrences("eval_error"))):  # (see MLC535's known limit)
         return [RCP_POINT_UNREADABLE.at(run.path, first_success.line, (
             f"run_stop says success but no eval_accuracy comes before it: training {ruleset}'s RCP checker "
             f"takes the run's convergence point from the last eval before it, has none (UnboundLocalError: "
@@ -56,7 +57,7 @@ def unreadable_points(run: Run, ruleset: str, benchmark: str | None) -> list[Fin
     if rule.point == "first_passing_step":
         for stop in stops:
             if _succeeded(stop):
-                line, why = _no_passing_step([e for e in evals if e.line < stop.line], rule, stop)
+                line, why = _no_passing_step([e for e in evals if before(e, stop)], rule, stop)
                 if why:
                     return [RCP_POINT_UNREADABLE.at(run.path, line, (
                         f"{why}: training {ruleset}'s RCP checker raises there ({rule.source}), and the "
@@ -104,14 +105,31 @@ def _no_passing_step(evals: list[Event], rule: ConvergenceRule, stop: Event) -> 
     return None, ""
 
 
-def _averaged_point(evals: tuple[Event, ...], last_stop: Event) -> Event | None:
+def _averaged_point(evals: tuple[Event, ...], last_stop: Event, before: _Before) -> Event | None:
     """The eval whose unrounded point the checker averages: the last before a successful last
     ``run_stop``; None when the run did not succeed."""
     metadata: Any = last_stop.metadata
     if not isinstance(metadata, Mapping) or metadata.get("status") != "success":
         return None
-    before = [e for e in evals if e.line < last_stop.line]
-    return before[-1] if before else None
+    earlier = [e for e in evals if before(e, last_stop)]
+    return earlier[-1] if earlier else None
+
+
+class _Before:
+    """Whether a record of the run comes before another: on an earlier line, or earlier on the same
+    line (raw output whose records only a CR separates, on one physical line: the official parser's
+    universal newlines read each on a line of its own, as ``split`` writes them)."""
+
+    def __init__(self, run: Run) -> None:
+        self._run = run
+        self._order: dict[int, int] | None = None
+
+    def __call__(self, first: Event, then: Event) -> bool:
+        if first.line != then.line:
+            return first.line < then.line
+        if self._order is None:  # (made once, where two records share a line)
+            self._order = {id(event): number for number, event in enumerate(self._run.events)}
+        return self._order.get(id(first), -1) < self._order.get(id(then), -1)
 
 
 def _raises(event: Event, rule: ConvergenceRule, averaged: bool) -> str:
