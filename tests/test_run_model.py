@@ -135,6 +135,36 @@ def test_the_next_run_begun_before_the_runs_stop_is_a_run_of_its_own(tmp_path: P
     assert [(out / f"result_{i}.txt").read_text("utf-8") for i in (0, 1)] == ["".join(first), "".join(second)]
 
 
+@pytest.mark.parametrize("offset_s", [0, -40, 20])
+def test_a_run_launched_with_the_last_and_printed_after_it_is_a_run_of_its_own(tmp_path: Path, offset_s: int) -> None:
+    """Two runs launched together (their consoles joined, one after the other): the second's
+    cache_clear falls within the first's time, as another process's copy of the run would, but its
+    run_start or run_stop is seconds to minutes off the first's, where a copy's are not: two runs
+    (was: one failing run, MLC404 and repeats; a review, session 43). A copy stays one run."""
+    first, second = _lines("result_0.txt"), _lines("result_1.txt")
+    begin = [int(json.loads(lines[0].split(":::MLLOG", 1)[1])["time_ms"]) for lines in (first, second)]
+    together = _shifted(second, begin[0] - begin[1] + offset_s * 1000)
+    log = _write(tmp_path / "job.log", first + together)
+    result = check([str(log)])
+    assert [(r.verdict, r.run.first_line) for r in result.runs] == [("pass", 1), ("pass", len(first) + 1)]
+    [note] = [f for f in result.runs[1].findings if f.code == "MLC024"]
+    assert note.line == len(first) + 1 and "within the run's time but no copy of it: its run_st" in note.message
+    out = tmp_path / "split"
+    assert CliRunner().invoke(main, ["split", str(log), "-o", str(out)]).exit_code == 0
+    assert [(out / f"result_{i}.txt").read_text("utf-8") for i in (0, 1)] == ["".join(first), "".join(together)]
+    watched = CliRunner().invoke(main, ["watch", str(log), "--runs", "2", "--no-progress", "-f", "json"])
+    assert [(r["verdict"], r["lines"][0]) for r in json.loads(watched.stdout)["runs"]] == [
+        ("pass", 1), ("pass", len(first) + 1)]
+    copy = _shifted(first, 2_000)  # (another host's copy of the run: its clock 2 s off)
+    assert len(check([str(_write(tmp_path / "copy.log", first + copy))]).runs) == 1
+    last = max(i for i, line in enumerate(copy) if '"key": "eval_accuracy"' in line)  # (a run launched with it,
+    twin = copy[:last] + [re.sub(r'"value": [0-9.]+', '"value": 0.7654321', copy[last], count=1)] + copy[last + 1:]
+    result = check([str(_write(tmp_path / "twin.log", first + twin))])  # as long to the ms: its evals differ)
+    assert [(r.verdict, r.run.first_line) for r in result.runs] == [("pass", 1), ("pass", len(first) + 1)]
+    assert [f.line for f in result.runs[1].findings if f.code == "MLC024" and
+            "its last eval_accuracy differs from the run's" in f.message] == [len(first) + 1]
+
+
 def test_a_record_at_time_zero_does_not_hide_a_run_printed_out_of_order(tmp_path: Path) -> None:
     """A logger's record at time 0 before its clock is set (1.0 dlrm) is no run's first time:
     the run printed after it, which ran before it, is a run of its own."""

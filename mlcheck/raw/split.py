@@ -118,7 +118,8 @@ def _write_runs(items: Iterator[RawItem], path: str, out_dir: str, start_index: 
     handle: IO[bytes] | None = None
     keys: Counter[str] = Counter()
     boundaries = RunBoundaries()  # split writes every job it finds, whatever the file is named
-    next_run: NextRunStart[RecordText | RefusedRecordText] = NextRunStart()  # (a run begun without a launcher line)
+    next_run: NextRunStart[RecordText | RefusedRecordText] = NextRunStart(  # (a run begun without a launcher line)
+        value_of=lambda item: item.event.value if isinstance(item, RecordText) else None)
 
     def next_file() -> IO[bytes]:
         if handle is not None:
@@ -171,6 +172,7 @@ def _write_runs(items: Iterator[RawItem], path: str, out_dir: str, start_index: 
                 write(next_run.restart())
             opens, now = next_run.take(item.event.key, item.event.time_ms, item)
             if opens:
+                write(next_run.before_open())  # (copies of the run, held until a later start)
                 handle = next_file()
             write(now)
         if handle is not None:

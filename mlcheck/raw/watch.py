@@ -203,6 +203,8 @@ def _take(state: WatchState, item: AnyItem, on_finding: FindingSink,
     else:  # (raw output: after run_stop, the job may begin its next run: mlcheck.read.next_run)
         opens, now = state.next_run.take(event.key, event.time_ms, event)
         if opens:
+            for copy in state.next_run.before_open():  # (copies of the run, held until a later start)
+                _add(state, copy, on_finding, on_progress)
             if not _finish_stopped(state, on_finding, on_progress) and not state.builder.counts["run_stop"]:
                 _checkpoint(state, on_finding, on_progress, final=True)  # (killed without run_stop, run again:
             _next_run(state)  # judged, not counted by --runs; a run judged whole after its run_stop is not again)

@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import os
+from operator import attrgetter
 from typing import Callable
 
 from mlcheck.records import dataclass, field
@@ -51,7 +52,7 @@ class WatchState:
     end_line: int | None = None
     """The last line of the runs judged whole (when a later run began after them, or when the log
     went quiet after a run_stop: the run's last own record)."""
-    next_run: NextRunStart[Event] = field(default_factory=NextRunStart)
+    next_run: NextRunStart[Event] = field(default_factory=lambda: NextRunStart(value_of=attrgetter("value")))
     """Where raw output begins the job's next run without a launcher line."""
     waiting: Finding | None = None
     """A job's end, or its start met before the run began: reported if the next record opens a run."""

@@ -3,54 +3,36 @@ of one job one after the other, a console of several runs): after a run's ``run_
 ``cache_clear`` or ``init_start`` logged outside the run's time (after its run_stop, or more than
 :data:`COPY_WINDOW_MS` before its first record: runs concatenated out of order) begins the next
 run, and the ``submission_*`` records logged between the two are the next run's (the run's own
-where it had not logged the key: TPU consoles print the block, or its rest, after run_stop; so
-at a launcher line too), and so are the records of settings it logged before its run_start
-(a console whose runs log the block and hyper-parameters before ``cache_clear``), and after such
-a repeat any setting it logged (one it logged in training too); one logged within
-the run's time is a copy (the same records twice, another process printing its own), and any
-other record after ``run_stop`` (a final eval) is the run's own. A run that never logged its
-``run_stop`` (the job was killed, then run again in the same console) ends at a ``cache_clear`` or
-``init_start`` logged after its initialisation ended (its ``init_stop``, a record after its
-``run_start``) and later than every record of it: the ranks of one run initialise together, so such
-a record is no copy; the ``submission_*`` records that come so before it (or before a launcher
-line), and the settings it logged before its run_start that follow them, are held: the next run's
-(a crash in training, then the run script's block and settings for the next attempt). So does a
-run killed in its initialisation, at an ``init_start`` (or a
-second ``cache_clear``: a run may clear the caches at the end of its initialisation) logged later
-than every record of it and more than :data:`INIT_COPY_WINDOW_MS` after its own ``init_start``;
-the records logged so before it (an attempt's ``submission_*`` block, its settings: any but
-``init_stop``, ``run_start`` and ``run_stop``) are held until it is known whose they are: the
-next attempt's when it begins or at a launcher line (the run script's, logged before it launches
-the next attempt), else the run's with the next record; ``weights_initialization`` records (logged
-per tensor while a run initialises) are held only after a held record. Sooner, the
-two cannot be told apart: the processes of a large job start their initialisation up to minutes
-apart, each printing its init block (one run then, its repeats reported: MLC107).
-``check``, ``split`` and ``watch`` read it alike. A submitted result file is one run whatever it holds
+where it had not logged the key: TPU consoles print the block, or its rest, after run_stop; so at
+a launcher line too), and so are the settings it logged before its run_start (a console whose
+runs log the block and hyper-parameters before ``cache_clear``), and after such a repeat any
+setting it logged. One logged within the run's time is held with what follows: a copy (another
+process printing the run again) when its ``run_start`` and ``run_stop`` are within
+:data:`COPY_CLOCK_MS` of the run's, else a run of its own from there (runs launched together,
+their output joined). Any other record after ``run_stop`` (a final eval) is the run's own. A run
+that never logged its ``run_stop`` (killed, then run again in the same console) ends at a
+``cache_clear`` or ``init_start`` logged after its ``init_stop`` (or a record after its
+``run_start``) and later than every record of it: the ranks of one run initialise together, so
+such a record is no copy; the ``submission_*`` records that come so before it (or before a
+launcher line), and the settings after them, are held: the next run's (the run script's block
+for the next attempt). So does a run killed in its initialisation, at an ``init_start`` (or a
+second ``cache_clear``) logged later than every record of it and more than
+:data:`INIT_COPY_WINDOW_MS` after its own ``init_start``; the records logged so before it (any
+but ``init_stop``, ``run_start``, ``run_stop``) are held until it is known whose they are: the
+next attempt's when it begins or at a launcher line, else the run's with the next record;
+``weights_initialization`` records are held only after a held record. Sooner, the two cannot be
+told apart: the processes of a large job start their initialisation up to minutes apart, each
+printing its init block (one run then, its repeats reported: MLC107). ``check``, ``split`` and
+``watch`` read it alike. A submitted result file is one run whatever it holds
 (:mod:`mlcheck.read.runs`)."""
 
 from __future__ import annotations
 
-from typing import Callable, Generic, TypeVar
+import math
+from typing import Callable, Generic, TypeVar, cast
 
-from mlcheck.model import plausible_time
-
-NEXT_RUN_KEYS = frozenset({"cache_clear", "init_start"})
-"""Keys that, after a run_stop, may begin the job's next run."""
-WATCHED_KEYS = frozenset({"cache_clear", "init_start", "init_stop", "run_start", "run_stop"})
-"""Keys that pass :meth:`NextRunStart.take` (each record after an init_start does: where a run
-may end; a cache_clear before it is noted)."""
-_EDGES = frozenset({"init_stop", "run_start", "run_stop"})
-"""Keys never held back in a killed initialisation: the run's own, which release what was held."""
-INIT_PROGRESS = frozenset({"weights_initialization"})
-"""Keys a run logs while it initialises (one record per tensor, for up to half an hour on some
-systems): the run's own, held only after a record that is (an attempt's block, then its tensors)."""
-COPY_WINDOW_MS = 60_000.0
-"""How far before a run's first record another process's copy of its start may be logged (clocks
-of several hosts); a run concatenated out of order began minutes before, a run takes minutes."""
-
-INIT_COPY_WINDOW_MS = 600_000.0
-"""How long after a run's init_start another process may print its own (a slow node): a later
-init_start, after every record of a run still in its initialisation, is another attempt's."""
+from mlcheck.read.run_windows import (EDGES, COPY_CLOCK_MS, COPY_WINDOW_MS, INIT_COPY_WINDOW_MS, INIT_PROGRESS,
+                                     NEXT_RUN_KEYS, NO_EVAL, WATCHED_KEYS, earliest_known, same_eval)
 
 Item = TypeVar("Item")
 
@@ -64,7 +46,7 @@ class NextRunStart(Generic[Item]):
     (:func:`~mlcheck.model.plausible_time`: 0, a clock not yet set) gives way to a later one that
     is; a run whose clock is relative (every time small, negative in its initialisation) keeps its own."""
 
-    def __init__(self, logged: Callable[[str], bool] | None = None) -> None:
+    def __init__(self, logged: Callable[[str], bool] | None = None, value_of: Callable[[Item], object] | None = None) -> None:
         self.stopped = False
         """The current run logged its run_stop."""
         self.held: list[Item] = []
@@ -89,21 +71,34 @@ class NextRunStart(Generic[Item]):
         self._after_stop: set[str] = set()  # (the keys the current run logged after its run_stop, as its own)
         self.why = ""
         """Why the record :meth:`take` last said begins the next run does (MLC024 says it)."""
+        self.opened_at: Item | None = None
+        """The record the next run begins at (where :meth:`take` said one begins)."""
+        self._twin: list[tuple[str, float, Item]] | None = None  # (a start within the run's time, after its
+        self._twin_start: float | None = None  # run_stop, and what followed: a copy or a run of its own)
+        self._settling, self._for_current = False, cast("list[Item]", [])  # (twins settled as copies: the run's)
+        self._value_of, self._evals = value_of, [NO_EVAL, NO_EVAL]  # (the last eval of the run, of its twin)
 
     def take(self, key: str, time_ms: float, item: Item) -> tuple[bool, list[Item]]:
         """Whether the next run begins at this record, and the records to add now (the held ones
-        first: the next run's when it begins here, else the current run's)."""
+        first: the next run's when it begins here, else the current run's; where it begins, those
+        of :meth:`before_open` are the current run's)."""
+        self.opened_at = item
+        if self._twin is not None:
+            return self._take_twin(key, time_ms, item)
         if self.stopped:
             if key in NEXT_RUN_KEYS and not self._within(time_ms):
                 self.why = f"{key} after the run's run_stop, outside the run's time: the job's next run"
                 self._begin(time_ms, key)
                 return True, self._released(item, key)
+            if key in NEXT_RUN_KEYS and not self._settling:  # (within its time: a copy, or a run of its own)
+                self._twin, self._twin_start, self._evals[1] = [(key, time_ms, item)], None, NO_EVAL
+                return False, []
             if (key.startswith("submission_") or (self.held or key not in self._in_run and key not in self._after_stop)
-                    and key not in _EDGES) and self._has_logged(key):  # (a repeat of its block or settings, or a
+                    and key not in EDGES) and self._has_logged(key):  # (a repeat of its block or settings, or a
                 return self._hold(item, key, time_ms)  # setting it logged in training after such a repeat: the next run's)
             self._after_stop.add(key)  # (its own: a key of its block it had not logged (TPU), a status it logs twice)
             return False, self._released(item, key)
-        if (key in WATCHED_KEYS or self.watching) and _earliest_known(self._first, time_ms):
+        if (key in WATCHED_KEYS or self.watching) and earliest_known(self._first, time_ms):
             self._first = time_ms
         if (self._training or self.initialised) and time_ms > self._last:  # (after every record of a run under way)
             if key in NEXT_RUN_KEYS:  # (it was killed, and run again)
@@ -112,7 +107,7 @@ class NextRunStart(Generic[Item]):
                             "init_stop, later than every record of it, before any run_start: another attempt")
                 self._begin(time_ms, key)
                 return True, self._released(item, key)
-            if key.startswith("submission_") or self.held and key not in self._in_run and key not in _EDGES \
+            if key.startswith("submission_") or self.held and key not in self._in_run and key not in EDGES \
                     and self._has_logged(key):  # (a block, then settings again: the next run's, if one begins next)
                 return self._hold(item, key, time_ms)
         elif self._late_in_init(time_ms):  # (after every record, minutes after its init_start)
@@ -121,16 +116,18 @@ class NextRunStart(Generic[Item]):
                             "later than every record of it: the attempt was stopped in its initialisation and run again")
                 self._begin(time_ms, key)
                 return True, self._released(item, key)
-            if key not in _EDGES and (key not in INIT_PROGRESS or self.held):  # (the next attempt's, if one begins)
+            if key not in EDGES and (key not in INIT_PROGRESS or self.held):  # (the next attempt's, if one begins)
                 self.held_until = time_ms  # (later than every record: the latest held)
                 return self._hold(item, key, time_ms)
+        if key == "eval_accuracy" and self._value_of is not None:
+            self._evals[0] = self._value_of(item)
         if key == "run_stop":
             self.stopped, self._stop = True, time_ms
         elif key == "init_stop":
             self.initialised = True
         elif key == "run_start":
             self.started = True
-            if _earliest_known(self._run_start, time_ms):
+            if earliest_known(self._run_start, time_ms):
                 self._run_start = time_ms
         elif self.started:
             self._training = True
@@ -171,15 +168,68 @@ class NextRunStart(Generic[Item]):
         launcher line); the records held are its own."""
         self._logged, self._in_run, self._after_stop = set(), set(), set()
         self.stopped, self._first, self.started, self._training = False, time_ms, False, False
+        self._evals = [NO_EVAL, NO_EVAL]
         self._run_start = None
         self.initialised = False
         self._init_start = time_ms if key == "init_start" else None
         self._cleared = key == "cache_clear"
         self._last = float("-inf") if time_ms is None else time_ms
 
+    def _take_twin(self, key: str, time_ms: float, item: Item) -> tuple[bool, list[Item]]:
+        """A record after a start within the run's time that followed its run_stop: held until the
+        twin's run_start or run_stop says whether it copies the run (the run's) or is a run of its
+        own (begun at its first record); a start outside the run's time first settles it as copies."""
+        twin = self._twin or []
+        if key in NEXT_RUN_KEYS and not self._within(time_ms):
+            self._for_current = self._settle()
+            return self.take(key, time_ms, item)
+        twin.append((key, time_ms, item))
+        if key == "eval_accuracy" and self._value_of is not None:
+            self._evals[1] = self._value_of(item)
+        if key == "run_start" and self._twin_start is None:
+            self._twin_start = time_ms
+            if self._run_start is not None and abs(time_ms - self._run_start) > COPY_CLOCK_MS:
+                return self._twin_run("run_start", abs(time_ms - self._run_start))
+        elif key == "run_stop":
+            if abs(time_ms - self._stop) > COPY_CLOCK_MS:
+                return self._twin_run("run_stop", abs(time_ms - self._stop))
+            if NO_EVAL not in self._evals and not same_eval(*self._evals):
+                return self._twin_run("last eval_accuracy", None)
+            return False, self._settle()
+        return False, []
+
+    def _settle(self) -> list[Item]:
+        """The twin's records taken as copies of the run (read as they were before twins were held)."""
+        twin, self._twin, self._settling, self._evals[1] = self._twin or [], None, True, NO_EVAL
+        taken = [kept for key, time_ms, item in twin for kept in (self.take(key, time_ms, item)[1] if key else [item])]
+        self._settling = False
+        return taken
+
+    def _twin_run(self, key: str, apart_ms: float | None) -> tuple[bool, list[Item]]:
+        """The twin as a run of its own, begun at its first record: its records taken anew."""
+        twin, self._twin = self._twin or [], None
+        first_key, first_time, first = twin[0]
+        apart = f"is {apart_ms / 1000:,.1f} s from" if apart_ms is not None else "differs from"
+        self.why = (f"{first_key} after the run's run_stop, within the run's time but no copy of it: its {key} {apart} "
+                    "the run's (runs launched together, their output joined)")
+        self._begin(first_time, first_key)
+        taken = self._released(None) + [kept for record_key, time_ms, item in twin
+                                        for kept in (self.take(record_key, time_ms, item)[1] if record_key else [item])]
+        self.opened_at = first
+        return True, taken
+
+    def before_open(self) -> list[Item]:
+        """Where :meth:`take` said the next run begins: the records the current run takes first
+        (a twin settled as its copies by the start of a later run)."""
+        taken, self._for_current = self._for_current, []
+        return taken
+
     def hold_with(self, item: Item) -> bool:
         """Hold ``item`` beside the records held, to go where they go (a record the reader refused:
         ``split`` writes it in its place); False when none is held."""
+        if self._twin is not None:
+            self._twin.append(("", math.nan, item))
+            return True
         if not self.held:
             return False
         self.held.append(item)
@@ -192,18 +242,21 @@ class NextRunStart(Generic[Item]):
         are the run's; none held later, in its initialisation minutes after its init_start, in its
         training or after its run_stop, which are the next run's (:meth:`restart`: the block and
         settings a run script logs before it launches the next attempt)."""
+        twin = self._settle() if self._twin is not None else []  # (a job's end: the twin copied the run)
         copies = self.initialised and not self.started and self._held_gap <= COPY_WINDOW_MS
-        return self._released(None) if copies else []
+        return twin + self._released(None) if copies else twin
 
     def restart(self) -> list[Item]:
         """A run opened at a launcher line: the records held (logged after the run before it
         stopped, before the job's start: the new run's), and no run_stop yet."""
+        twin = self._settle() if self._twin is not None else []  # (none after before_restart)
         self._begin(None)
-        return self._released(None)
+        return twin + self._released(None)
 
     def rest(self) -> list[Item]:
         """The records still held where the file ends: the current run's."""
-        return self._released(None)
+        twin = self._settle() if self._twin is not None else []
+        return twin + self._released(None)
 
     def _within(self, time_ms: float) -> bool:
         """Whether a ``cache_clear`` or ``init_start`` after the run's run_stop may be another
@@ -227,9 +280,3 @@ class NextRunStart(Generic[Item]):
         if self.held:
             self.held, self._held_keys, self.held_until = [], [], None
         return released
-
-
-def _earliest_known(kept: float | None, time_ms: float) -> bool:
-    """Whether ``time_ms`` replaces the ``kept`` time of a run's first record (or run_start): none
-    was kept, or it was no date (0) and this one is."""
-    return kept is None or (not plausible_time(kept) and plausible_time(time_ms))

@@ -20,7 +20,8 @@ from typing import Iterable, Iterator, Mapping, Protocol, Sequence, cast
 from mlcheck.model import Event, Finding, Run
 from mlcheck.read import raw_output_rules as raw_output
 from mlcheck.read.job_starts import ANOTHER_RUN, JOB_ENDS, SAME_RUN
-from mlcheck.read.next_run import INIT_PROGRESS, WATCHED_KEYS, NextRunStart
+from mlcheck.read.next_run import NextRunStart
+from mlcheck.read.run_windows import INIT_PROGRESS, WATCHED_KEYS
 from mlcheck.read.finding_cap import FindingCap
 from mlcheck.read.reader import Batch, LogItem
 from mlcheck.read.run_builder import RunBuilder
@@ -171,7 +172,7 @@ def iter_runs(items: Iterable[LogItem | Batch], path: str, findings: list[Findin
     def logged(key: str) -> bool:  # (the current run logged a record of the key)
         return bool(current.counts.get(key))
 
-    next_run: NextRunStart[Event] = NextRunStart(logged)
+    next_run: NextRunStart[Event] = NextRunStart(logged, _VALUE)
     ended: Finding | None = None  # (a job's end, said once the next record begins a run)
     for item in _one_at_a_time(items, boundaries):
         if isinstance(item, Finding):
@@ -210,9 +211,12 @@ def iter_runs(items: Iterable[LogItem | Batch], path: str, findings: list[Findin
         for event in events:
             opens, now = next_run.take(event.key, event.time_ms, event)
             if opens:
-                said = raw_output.JOB_STARTED.at(path, event.line, f"the next run begins here ({next_run.why}): {ANOTHER_RUN}")
+                at = next_run.opened_at.line if next_run.opened_at is not None else event.line
+                said = raw_output.JOB_STARTED.at(path, at, f"the next run begins here ({next_run.why}): {ANOTHER_RUN}")
                 if cap.keep(said):
                     findings.append(said)
+                for copy in next_run.before_open():  # (copies of the run, held until a later start)
+                    add(copy)
                 run = current.build()
                 current = RunBuilder(path, run.index + 1)
                 add = current.add
@@ -227,7 +231,7 @@ def iter_runs(items: Iterable[LogItem | Batch], path: str, findings: list[Findin
         yield current.build()
 
 
-_KEY = attrgetter("key")
+_KEY, _VALUE = attrgetter("key"), attrgetter("value")
 
 
 def _one_at_a_time(items: Iterable[LogItem | Batch], boundaries: RunBoundaries) -> Iterator[LogItem | Batch]:
