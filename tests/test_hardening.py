@@ -478,3 +478,24 @@ def test_a_progress_bar_longer_than_a_mib_first_keeps_the_lines_physical(tmp_pat
     assert len(bar) > 1 << 20
     [invalid] = [f for f in check([str(console)]).all_findings() if f.code == "MLC003"]
     assert invalid.line == broken
+
+
+def test_a_gzipped_utf16_console_is_read_and_a_gzip_in_a_gzip_is_named(tmp_path: Path) -> None:
+    """A console a Windows shell saved as UTF-16, then gzipped, is read as the same console
+    uncompressed is; a gzip inside a gzip is named so (was: "is this an MLPerf log?" for both; a
+    review, session 43)."""
+    import gzip
+
+    text = LOG.read_text("utf-8")
+    plain = tmp_path / "console.log"
+    plain.write_bytes(b"\xff\xfe" + ("job starting\n" + text).encode("utf-16-le"))
+    packed = tmp_path / "console.log.gz"
+    packed.write_bytes(gzip.compress(plain.read_bytes()))
+    want = [(r.verdict, r.time_to_train_min) for r in check([str(plain)]).runs]
+    assert want == [("pass", check([str(LOG)]).runs[0].time_to_train_min)]
+    assert [(r.verdict, r.time_to_train_min) for r in check([str(packed)]).runs] == want
+    twice = tmp_path / "twice.log.gz"
+    twice.write_bytes(gzip.compress(gzip.compress(text.encode())))
+    [empty] = [f for f in check([str(twice)]).all_findings() if f.code == "MLC002"]
+    assert empty.message.endswith("the gzip file holds another gzip file, which mlcheck does not open: decompress it "
+                                  "once (gzip -d)")

@@ -372,3 +372,16 @@ def test_check_and_split_read_the_same_runs_whatever_the_clock(tmp_path: Path, n
     out = tmp_path / "split"
     assert CliRunner().invoke(main, ["split", str(log), "-o", str(out)]).exit_code == 0
     assert len(list(out.iterdir())) == runs
+
+
+def test_the_records_held_to_tell_a_copy_from_a_run_are_bounded(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Past TWIN_LIMIT records without a run_start or run_stop that tells, what was held is read
+    as the run's copies (memory stays bounded by the limit, not by the copy)."""
+    from mlcheck.read import next_run
+
+    first, second = _lines("result_0.txt"), _lines("result_1.txt")
+    begin = [int(json.loads(lines[0].split(":::MLLOG", 1)[1])["time_ms"]) for lines in (first, second)]
+    log = _write(tmp_path / "job.log", first + _shifted(second, begin[0] - begin[1]))
+    assert len(check([str(log)]).runs) == 2
+    monkeypatch.setattr(next_run, "TWIN_LIMIT", 5)
+    assert len(check([str(log)]).runs) == 1

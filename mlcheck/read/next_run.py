@@ -32,7 +32,7 @@ import math
 from typing import Callable, Generic, TypeVar, cast
 
 from mlcheck.read.run_windows import (EDGES, COPY_CLOCK_MS, COPY_WINDOW_MS, INIT_COPY_WINDOW_MS, INIT_PROGRESS,
-                                     NEXT_RUN_KEYS, NO_EVAL, WATCHED_KEYS, earliest_known, same_eval)
+                                     NEXT_RUN_KEYS, NO_EVAL, TWIN_LIMIT, WATCHED_KEYS, earliest_known, same_eval)
 
 Item = TypeVar("Item")
 
@@ -184,6 +184,8 @@ class NextRunStart(Generic[Item]):
             self._for_current = self._settle()
             return self.take(key, time_ms, item)
         twin.append((key, time_ms, item))
+        if len(twin) > TWIN_LIMIT:  # (memory: a long copy, or a run launched with it to the second: copies, as before)
+            return False, self._settle()
         if key == "eval_accuracy" and self._value_of is not None:
             self._evals[1] = self._value_of(item)
         if key == "run_start" and self._twin_start is None:

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import io
 import os
+import sys
 import zlib
 from functools import partial
 from itertools import islice
@@ -136,7 +137,7 @@ def _read(path: str, display: str | None, keep_text: bool, lines: int | None = N
             yield rules.COMPRESSED_RESULT_FILE.at(shown, None, (
                 "this result file is gzip-compressed: mlcheck reads it, but the official checker reads "
                 "its bytes as text, finds no record and fails it; submit it uncompressed"))
-        if type(stream) is io.BufferedReader and is_utf16(stream.peek(8)[:8]):
+        if is_utf16(_head(stream)):
             if SUBMITTED_RESULT_FILE.match(os.path.basename(path)) or keep_copies:
                 yield rules.INVALID_UTF8.at(shown, 1, (
                     "the file is UTF-16 (it begins with a UTF-16 byte order mark): mlcheck and the official "
@@ -152,6 +153,18 @@ def _read(path: str, display: str | None, keep_text: bool, lines: int | None = N
         yield from _read_stream(stream, shown, keep_text, lines, keep_copies, batches, promote, elsewhere, only_job)
     finally:
         stream.close()
+
+
+def _head(stream: IO[bytes]) -> bytes:
+    """The first bytes of a log opened (inside its gzip: a console may be UTF-16 there too); none
+    where reading them fails (the reading says why: MLC001)."""
+    gzipped = sys.modules.get("gzip")  # (imported where a gzip log is opened)
+    if type(stream) is io.BufferedReader or gzipped is not None and isinstance(stream, gzipped.GzipFile):
+        try:
+            return cast("io.BufferedReader", stream).peek(8)[:8]
+        except (OSError, EOFError, zlib.error):
+            return b""
+    return b""
 
 
 def _read_stream(stream: IO[bytes], path: str, keep_text: bool, limit: int | None = None,

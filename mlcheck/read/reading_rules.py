@@ -120,6 +120,8 @@ own (a warning or a note).
 
 from __future__ import annotations
 
+import zlib
+
 from mlcheck.model import Finding, Severity
 from mlcheck.rule import Rule
 
@@ -192,6 +194,19 @@ def _encoding_hint(path: str) -> str | None:
             head = handle.read(1 << 20)
     except (OSError, ValueError):
         return None
+    if head[:2] == b"\x1f\x8b":  # (gzip, which mlcheck reads: what it holds)
+        try:
+            inner = zlib.decompressobj(31).decompress(head, 1 << 20)
+        except zlib.error:
+            return None
+        if inner[:2] == b"\x1f\x8b":
+            return "the gzip file holds another gzip file, which mlcheck does not open: decompress it once (gzip -d)"
+        said = _hint_of(inner)
+        return f"inside the gzip, {said}" if said else None
+    return _hint_of(head)
+
+
+def _hint_of(head: bytes) -> str | None:
     for magic, kind, command in _COMPRESSED:
         if head.startswith(magic):
             return (f"the file is {kind}{'' if kind.startswith('a ') else '-compressed'}, which neither mlcheck "

@@ -24,6 +24,10 @@ COPY_CLOCK_MS = 5_000.0
 ranks of one job pass them together, clocks of hosts a little apart); a twin's further off is a
 run of its own, and so is one whose last eval_accuracy before its run_stop differs from the run's."""
 
+TWIN_LIMIT = 20_000
+"""The most records held to tell a copy of a run from a run of its own (its run_start comes within
+a few hundred records of its start); past it they are the run's copies, as before they were held."""
+
 INIT_COPY_WINDOW_MS = 600_000.0
 """How long after a run's init_start another process may print its own (a slow node): a later
 init_start, after every record of a run still in its initialisation, is another attempt's."""
