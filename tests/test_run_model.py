@@ -138,9 +138,9 @@ def test_the_next_run_begun_before_the_runs_stop_is_a_run_of_its_own(tmp_path: P
 @pytest.mark.parametrize("offset_s", [0, -40, 20])
 def test_a_run_launched_with_the_last_and_printed_after_it_is_a_run_of_its_own(tmp_path: Path, offset_s: int) -> None:
     """Two runs launched together (their consoles joined, one after the other): the second's
-    cache_clear falls within the first's time, as another process's copy of the run would, but its
-    run_start or run_stop is seconds to minutes off the first's, where a copy's are not: two runs
-    (was: one failing run, MLC404 and repeats; a review, session 43). A copy stays one run."""
+    cache_clear falls within the first's time, as another process's copy of the run would, but it
+    lasts longer or shorter than the first, where a copy does not: two runs (was: one failing run,
+    MLC404 and repeats; a review, session 43)."""
     first, second = _lines("result_0.txt"), _lines("result_1.txt")
     begin = [int(json.loads(lines[0].split(":::MLLOG", 1)[1])["time_ms"]) for lines in (first, second)]
     together = _shifted(second, begin[0] - begin[1] + offset_s * 1000)
@@ -148,21 +148,51 @@ def test_a_run_launched_with_the_last_and_printed_after_it_is_a_run_of_its_own(t
     result = check([str(log)])
     assert [(r.verdict, r.run.first_line) for r in result.runs] == [("pass", 1), ("pass", len(first) + 1)]
     [note] = [f for f in result.runs[1].findings if f.code == "MLC024"]
-    assert note.line == len(first) + 1 and "within the run's time but no copy of it: its run_st" in note.message
+    assert note.line == len(first) + 1 and "within the run's time but no copy of it: it lasts 101.5 s longer than the " \
+        "run (another run, its output joined to this one's)" in note.message
     out = tmp_path / "split"
     assert CliRunner().invoke(main, ["split", str(log), "-o", str(out)]).exit_code == 0
     assert [(out / f"result_{i}.txt").read_text("utf-8") for i in (0, 1)] == ["".join(first), "".join(together)]
     watched = CliRunner().invoke(main, ["watch", str(log), "--runs", "2", "--no-progress", "-f", "json"])
     assert [(r["verdict"], r["lines"][0]) for r in json.loads(watched.stdout)["runs"]] == [
         ("pass", 1), ("pass", len(first) + 1)]
-    copy = _shifted(first, 2_000)  # (another host's copy of the run: its clock 2 s off)
-    assert len(check([str(_write(tmp_path / "copy.log", first + copy))]).runs) == 1
-    last = max(i for i, line in enumerate(copy) if '"key": "eval_accuracy"' in line)  # (a run launched with it,
-    twin = copy[:last] + [re.sub(r'"value": [0-9.]+', '"value": 0.7654321', copy[last], count=1)] + copy[last + 1:]
-    result = check([str(_write(tmp_path / "twin.log", first + twin))])  # as long to the ms: its evals differ)
+
+
+def _with_last_eval(lines: list[str], value: str) -> list[str]:
+    last = max(i for i, line in enumerate(lines) if '"key": "eval_accuracy"' in line)
+    return lines[:last] + [re.sub(r'"value": [0-9.]+', f'"value": {value}', lines[last], count=1)] + lines[last + 1:]
+
+
+def test_a_copy_of_the_run_by_another_process_stays_the_run_s_and_a_twin_with_other_evals_is_not(tmp_path: Path) -> None:
+    """Another process's copy of the run, printed after it: its clock off by seconds (the same for
+    its run_start and run_stop), or its evals its own local values printed at the run's moments: the
+    run's copies, one run. A twin as long to the millisecond whose evals differ, logged half a second
+    off: a run launched with it (a review, session 43)."""
+    first = _lines("result_0.txt")
+    for skew_ms in (2_000, 6_000, -30_000):
+        assert len(check([str(_write(tmp_path / "copy.log", first + _shifted(first, skew_ms)))]).runs) == 1, skew_ms
+    local = _with_last_eval(first, "0.7654321")  # (another rank's own accuracy, printed with the run's)
+    assert len(check([str(_write(tmp_path / "local.log", first + local))]).runs) == 1
+    twin = _with_last_eval(_shifted(first, 500), "0.7654321")
+    result = check([str(_write(tmp_path / "twin.log", first + twin))])
     assert [(r.verdict, r.run.first_line) for r in result.runs] == [("pass", 1), ("pass", len(first) + 1)]
-    assert [f.line for f in result.runs[1].findings if f.code == "MLC024" and
-            "its last eval_accuracy differs from the run's" in f.message] == [len(first) + 1]
+    assert [f.line for f in result.runs[1].findings if f.code == "MLC024" and "its evals differ from the run's, its "
+            "run_stop 0.5 s from the run's" in f.message] == [len(first) + 1]
+
+
+def test_a_partial_copy_of_the_run_is_the_run_s_before_the_next_run(tmp_path: Path) -> None:
+    """A process printing the run's init block again after its run_stop, then the job's next run
+    an hour later: the block is the run's copies (was: the next run's, which then failed with an
+    init of 60 minutes; a review, session 43)."""
+    first, second = _lines("result_0.txt"), _lines("result_1.txt")
+    init = _index(first, "init_stop")
+    partial = _shifted(first[:init], 200)
+    begin = [int(json.loads(lines[0].split(":::MLLOG", 1)[1])["time_ms"]) for lines in (first, second)]
+    later = _shifted(second, begin[0] - begin[1] + 3_600_000)
+    for launcher in ([], ["+ srun python train.py\n"]):
+        runs = check([str(_write(tmp_path / "job.log", first + partial + launcher + later))]).runs
+        assert [r.run.first_line for r in runs] == [1, len(first) + len(partial) + len(launcher) + 1]
+        assert runs[1].verdict == "pass" and not [f for f in runs[1].findings if f.code in ("MLC401", "MLC107")]
 
 
 def test_a_record_at_time_zero_does_not_hide_a_run_printed_out_of_order(tmp_path: Path) -> None:

@@ -6,10 +6,13 @@ run, and the ``submission_*`` records logged between the two are the next run's 
 where it had not logged the key: TPU consoles print the block, or its rest, after run_stop; so at
 a launcher line too), and so are the settings it logged before its run_start (a console whose
 runs log the block and hyper-parameters before ``cache_clear``), and after such a repeat any
-setting it logged. One logged within the run's time is held with what follows: a copy (another
-process printing the run again) when its ``run_start`` and ``run_stop`` are within
-:data:`COPY_CLOCK_MS` of the run's, else a run of its own from there (runs launched together,
-their output joined). Any other record after ``run_stop`` (a final eval) is the run's own. A run
+setting it logged. One logged within the run's time is held with what follows (a twin) until its
+``run_stop``: a copy of the run (another process printing it again; the run's, with what was held
+before it) unless it lasts longer or shorter than the run, or logs other evals not at the run's
+moments (:func:`~mlcheck.read.run_windows.own_run`), or its ``run_start`` is more than
+:data:`COPY_WINDOW_MS` off: then a run of its own from there (runs launched together, their output
+joined). A twin without a ``run_stop`` (a later start, a launcher line or the end comes first) is
+copies. Any other record after ``run_stop`` (a final eval) is the run's own. A run
 that never logged its ``run_stop`` (killed, then run again in the same console) ends at a
 ``cache_clear`` or ``init_start`` logged after its ``init_stop`` (or a record after its
 ``run_start``) and later than every record of it: the ranks of one run initialise together, so
@@ -29,10 +32,10 @@ printing its init block (one run then, its repeats reported: MLC107). ``check``,
 from __future__ import annotations
 
 import math
-from typing import Callable, Generic, TypeVar, cast
+from typing import Callable, Generic, TypeVar
 
-from mlcheck.read.run_windows import (EDGES, COPY_CLOCK_MS, COPY_WINDOW_MS, INIT_COPY_WINDOW_MS, INIT_PROGRESS,
-                                     NEXT_RUN_KEYS, NO_EVAL, TWIN_LIMIT, WATCHED_KEYS, earliest_known, same_eval)
+from mlcheck.read.run_windows import (EDGES, COPY_WINDOW_MS, INIT_COPY_WINDOW_MS, INIT_PROGRESS, NEXT_RUN_KEYS,
+                                     TWIN_LIMIT, WATCHED_KEYS, Evals, earliest_known, own_run)
 
 Item = TypeVar("Item")
 
@@ -75,8 +78,8 @@ class NextRunStart(Generic[Item]):
         """The record the next run begins at (where :meth:`take` said one begins)."""
         self._twin: list[tuple[str, float, Item]] | None = None  # (a start within the run's time, after its
         self._twin_start: float | None = None  # run_stop, and what followed: a copy or a run of its own)
-        self._settling, self._for_current = False, cast("list[Item]", [])  # (twins settled as copies: the run's)
-        self._value_of, self._evals = value_of, [NO_EVAL, NO_EVAL]  # (the last eval of the run, of its twin)
+        self._for_current: list[Item] = []  # (a twin settled as copies by a later start: the run's)
+        self._value_of, self._evals = value_of, Evals()
 
     def take(self, key: str, time_ms: float, item: Item) -> tuple[bool, list[Item]]:
         """Whether the next run begins at this record, and the records to add now (the held ones
@@ -90,8 +93,8 @@ class NextRunStart(Generic[Item]):
                 self.why = f"{key} after the run's run_stop, outside the run's time: the job's next run"
                 self._begin(time_ms, key)
                 return True, self._released(item, key)
-            if key in NEXT_RUN_KEYS and not self._settling:  # (within its time: a copy, or a run of its own)
-                self._twin, self._twin_start, self._evals[1] = [(key, time_ms, item)], None, NO_EVAL
+            if key in NEXT_RUN_KEYS:  # (within its time: a copy, or a run of its own)
+                self._twin, self._twin_start, self._evals.twin, self._evals.differ = [(key, time_ms, item)], None, 0, False
                 return False, []
             if (key.startswith("submission_") or (self.held or key not in self._in_run and key not in self._after_stop)
                     and key not in EDGES) and self._has_logged(key):  # (a repeat of its block or settings, or a
@@ -120,7 +123,7 @@ class NextRunStart(Generic[Item]):
                 self.held_until = time_ms  # (later than every record: the latest held)
                 return self._hold(item, key, time_ms)
         if key == "eval_accuracy" and self._value_of is not None:
-            self._evals[0] = self._value_of(item)
+            self._evals.of_run(self._value_of(item))
         if key == "run_stop":
             self.stopped, self._stop = True, time_ms
         elif key == "init_stop":
@@ -168,7 +171,7 @@ class NextRunStart(Generic[Item]):
         launcher line); the records held are its own."""
         self._logged, self._in_run, self._after_stop = set(), set(), set()
         self.stopped, self._first, self.started, self._training = False, time_ms, False, False
-        self._evals = [NO_EVAL, NO_EVAL]
+        self._evals = Evals()
         self._run_start = None
         self.initialised = False
         self._init_start = time_ms if key == "init_start" else None
@@ -187,33 +190,31 @@ class NextRunStart(Generic[Item]):
         if len(twin) > TWIN_LIMIT:  # (memory: a long copy, or a run launched with it to the second: copies, as before)
             return False, self._settle()
         if key == "eval_accuracy" and self._value_of is not None:
-            self._evals[1] = self._value_of(item)
+            self._evals.of_twin(self._value_of(item))
         if key == "run_start" and self._twin_start is None:
             self._twin_start = time_ms
-            if self._run_start is not None and abs(time_ms - self._run_start) > COPY_CLOCK_MS:
-                return self._twin_run("run_start", abs(time_ms - self._run_start))
+            if self._run_start is not None and abs(time_ms - self._run_start) > COPY_WINDOW_MS:
+                return self._twin_run(f"its run_start is {abs(time_ms - self._run_start) / 1000:,.0f} s from the run's")
         elif key == "run_stop":
-            if abs(time_ms - self._stop) > COPY_CLOCK_MS:
-                return self._twin_run("run_stop", abs(time_ms - self._stop))
-            if NO_EVAL not in self._evals and not same_eval(*self._evals):
-                return self._twin_run("last eval_accuracy", None)
-            return False, self._settle()
+            why = own_run((self._run_start, self._stop), (self._twin_start, time_ms), self._evals.twin_differs())
+            return self._twin_run(why) if why else (False, self._settle())
         return False, []
 
     def _settle(self) -> list[Item]:
-        """The twin's records taken as copies of the run (read as they were before twins were held)."""
-        twin, self._twin, self._settling, self._evals[1] = self._twin or [], None, True, NO_EVAL
-        taken = [kept for key, time_ms, item in twin for kept in (self.take(key, time_ms, item)[1] if key else [item])]
-        self._settling = False
-        return taken
+        """The twin's records, and those held before it, as copies of the run: the run's."""
+        twin, self._twin = self._twin or [], None
+        keys = {key for key, _time, _item in twin if key}
+        self._after_stop |= keys  # (its own from now on, as any record of it after run_stop)
+        if self._logged_of is None:
+            self._logged |= keys
+        return self._released(None) + [item for _key, _time, item in twin]
 
-    def _twin_run(self, key: str, apart_ms: float | None) -> tuple[bool, list[Item]]:
+    def _twin_run(self, why: str) -> tuple[bool, list[Item]]:
         """The twin as a run of its own, begun at its first record: its records taken anew."""
         twin, self._twin = self._twin or [], None
         first_key, first_time, first = twin[0]
-        apart = f"is {apart_ms / 1000:,.1f} s from" if apart_ms is not None else "differs from"
-        self.why = (f"{first_key} after the run's run_stop, within the run's time but no copy of it: its {key} {apart} "
-                    "the run's (runs launched together, their output joined)")
+        self.why = (f"{first_key} after the run's run_stop, within the run's time but no copy of it: {why} (another "
+                    "run, its output joined to this one's)")
         self._begin(first_time, first_key)
         taken = self._released(None) + [kept for record_key, time_ms, item in twin
                                         for kept in (self.take(record_key, time_ms, item)[1] if record_key else [item])]

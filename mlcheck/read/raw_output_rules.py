@@ -56,10 +56,11 @@ file (``compliance_checker/mlp_parser``, every round).
   another MPI job number), so the records
   after it are read as another run. The other thing that makes several runs of one file, said by
   MLC024 too at its record, is a run begun without a launcher line (:mod:`mlcheck.read.next_run`):
-  a ``cache_clear`` or ``init_start`` after a run's ``run_stop``, outside its time or within it where
-  the records after it log a ``run_start`` or ``run_stop`` more than a second off the run's (runs
-  launched together, their output joined: another process's copy of the run logs them with it;
-  the note says which, and how far apart), or later than
+  a ``cache_clear`` or ``init_start`` after a run's ``run_stop``, outside its time, or within it
+  where what follows is no copy of the run: it lasts more than a second longer or shorter than the
+  run, or its evals differ from the run's and were not logged at the same moments (runs launched
+  together, their output joined; another process's copy of the run, its clock off or not, lasts as
+  long, and logs the same evals or its own at the run's moments; the note says which), or later than
   every record of a run that logged no ``run_stop`` once it initialised (an attempt stopped and run
   again; the note says which). A file named ``result_<i>.txt`` is always one run, as the official checker reads it (a
   second job's records in it are then duplicates, reported by the rules of the round). See

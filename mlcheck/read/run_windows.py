@@ -19,10 +19,15 @@ COPY_WINDOW_MS = 60_000.0
 """How far before a run's first record another process's copy of its start may be logged (clocks
 of several hosts); a run concatenated out of order began minutes before, a run takes minutes."""
 
-COPY_CLOCK_MS = 5_000.0
-"""How far from a run's run_start and run_stop another process's copies of them may be logged (the
-ranks of one job pass them together, clocks of hosts a little apart); a twin's further off is a
-run of its own, and so is one whose last eval_accuracy before its run_stop differs from the run's."""
+COPY_CLOCK_MS = 1_000.0
+"""How much longer or shorter than a run (run_start to run_stop) another process's copy of it may
+last (its ranks log both together; a host's clock may be off, by the same for both): a twin
+further off is a run of its own."""
+SAME_MOMENT_MS = 100.0
+"""How far apart a copy whose eval values differ from the run's (ranks logging their local
+accuracy) logs its run_stop and lasts: one printed with the run; any further is another run."""
+MAX_EVALS = 10_000
+"""The most eval values of a run kept to compare a twin's with."""
 
 TWIN_LIMIT = 20_000
 """The most records held to tell a copy of a run from a run of its own (its run_start comes within
@@ -32,12 +37,41 @@ INIT_COPY_WINDOW_MS = 600_000.0
 """How long after a run's init_start another process may print its own (a slow node): a later
 init_start, after every record of a run still in its initialisation, is another attempt's."""
 
-NO_EVAL = object()
+class Evals:
+    """The eval values a run logged, and whether those of a twin after it repeat them (a copy)."""
+
+    def __init__(self) -> None:
+        self.run: list[object] = []
+        self.twin, self.differ = 0, False
+
+    def of_run(self, value: object) -> None:
+        if len(self.run) < MAX_EVALS:
+            self.run.append(value)
+
+    def of_twin(self, value: object) -> None:
+        number, self.twin = self.twin, self.twin + 1
+        if number < MAX_EVALS and (number >= len(self.run) or not _same(self.run[number], value)):
+            self.differ = True
+
+    def twin_differs(self) -> bool:
+        return self.differ or min(self.twin, MAX_EVALS) != len(self.run)
 
 
-def same_eval(value: object, other: object) -> bool:
+def _same(value: object, other: object) -> bool:
     """Whether two evals' values are one copied (NaN as NaN)."""
     return value == other or (value != value and other != other)
+
+
+def own_run(run: tuple[float | None, float], twin: tuple[float | None, float], evals_differ: bool) -> str:
+    """Why a twin that logged its run_stop is a run of its own ("": a copy of the run); ``run``
+    and ``twin``: their run_start (None if not logged) and run_stop."""
+    apart = abs(twin[1] - run[1])
+    longer = (twin[1] - twin[0]) - (run[1] - run[0]) if run[0] is not None and twin[0] is not None else apart
+    if abs(longer) > COPY_CLOCK_MS:
+        return f"it lasts {abs(longer) / 1000:,.1f} s {'longer' if longer > 0 else 'shorter'} than the run"
+    if evals_differ and max(apart, abs(longer)) > SAME_MOMENT_MS:
+        return f"its evals differ from the run's, its run_stop {apart / 1000:,.1f} s from the run's"
+    return ""
 
 
 def earliest_known(kept: float | None, time_ms: float) -> bool:
