@@ -137,6 +137,19 @@ def test_sarif_places_a_folder_finding_in_its_first_result_file(tmp_path: Path) 
     assert entry["message"]["text"].endswith("(about the folder " + str(folder) + ")")
 
 
+def test_sarif_places_a_finding_about_a_missing_file_in_a_result_file_above_it(tmp_path: Path) -> None:
+    """MLC510 names the system description that is missing: code scanning cannot show a file that
+    does not exist, so the result is placed in the package's first result file, and says what it is
+    about (was: the URI of the missing file; a review, session 43)."""
+    package = _example_package(tmp_path)
+    missing = package / "systems" / "acme-t8.json"
+    missing.unlink()
+    log = sarif_dict(check([str(package)]), ReportOptions(root=str(tmp_path)))
+    [entry] = [r for r in log["runs"][0]["results"] if r["ruleId"] == "MLC510"]
+    assert entry["locations"][0]["physicalLocation"]["artifactLocation"]["uri"] == "Acme/results/acme-t8/resnet/result_0.txt"
+    assert entry["message"]["text"].endswith(f"(about {missing}, which does not exist)")
+
+
 def test_text_report_keeps_a_finding_on_one_line(tmp_path: Path) -> None:
     package = _example_package(tmp_path)
     log = package / "results" / "acme-t8" / "resnet" / "result_0.txt"

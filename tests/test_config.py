@@ -316,6 +316,9 @@ def test_junit_lists_waived_findings_as_skipped(failing: Path) -> None:
     skipped = [case.find("skipped") for case in suite]
     assert all(s is not None and "run lost to a cluster outage" in (s.get("message") or "") for s in skipped)
     assert all(any(code in (s.text or "") for s in skipped if s is not None) for code in codes)
+    files = [(case.get("name"), case.get("file")) for case in suite]  # (a folder has no file to annotate)
+    assert [file for name, file in files if name.endswith(".txt")] != [None] and \
+        [file for name, file in files if not name.endswith(".txt")] == [None], files
 
 
 def test_github_format_prints_the_summary_once_on_stderr(failing: Path) -> None:

@@ -92,6 +92,19 @@ def test_full_stdout_exits_2_without_traceback() -> None:
     assert b"Traceback" not in done.stderr and b"cannot write the output" in done.stderr
 
 
+def test_reports_written_with_o_survive_a_standard_output_that_fails(tmp_path: Path) -> None:
+    """The README's advice for a closed pipe is a report written with -o: it is written before
+    standard output, so a full disk or a pipe closed by head loses none (was: none written at all;
+    a review, session 43)."""
+    with open("/dev/full", "w") as full:
+        done = subprocess.run([sys.executable, "-c", "from mlcheck.cli import run; run()", "check", str(BASE),
+                               "--format", "sarif", "-o", f"json:{tmp_path / 'r.json'}", "-o", f"junit:{tmp_path / 'r.xml'}"],
+                              stdout=full, stderr=subprocess.PIPE, timeout=60, check=False)
+    assert done.returncode == 2 and b"cannot write the output" in done.stderr
+    assert json.loads((tmp_path / "r.json").read_text("utf-8"))["summary"]["runs"] == 1
+    assert (tmp_path / "r.xml").read_text("utf-8").rstrip().endswith("</testsuites>")
+
+
 def test_a_bare_file_in_the_working_directory_has_a_folder(tmp_path: Path,
                                                            monkeypatch: pytest.MonkeyPatch) -> None:
     shutil.copy(BASE, tmp_path / "run.txt")

@@ -155,6 +155,13 @@ def _check_and_report(paths: Sequence[str], settings: Settings, quiet: bool, ver
     wants_html = settings.format == "html" or any(s.lower().startswith("html:") for s in settings.outputs)
     options = replace(report_options(settings, quiet, wants_html, result), output_format=text_format,
                       unopenable=tuple(unopenable))
+    failed = False
+    for spec in settings.outputs:  # (each its own, before standard output: a closed pipe or a full disk loses none)
+        try:
+            write_outputs([spec], result, options)
+        except OSError as error:
+            click.echo(one_line(f"mlcheck: error: cannot write the report {spec}: {error}"), err=True)
+            failed = True
     chosen = resolve_format(settings.format)
     if any(parse_output(spec)[1] == "-" for spec in settings.outputs):
         pass  # (-o FORMAT:- is the report on standard output)
@@ -173,13 +180,6 @@ def _check_and_report(paths: Sequence[str], settings: Settings, quiet: bool, ver
         from mlcheck.report.text_findings import statistics_lines
 
         click.echo("\n".join(statistics_lines(result, options.min_severity)), err=chosen != "text")
-    failed = False
-    for spec in settings.outputs:  # (each report its own: one that cannot be written loses no other)
-        try:
-            write_outputs([spec], result, options)
-        except OSError as error:
-            click.echo(one_line(f"mlcheck: error: cannot write the report {spec}: {error}"), err=True)
-            failed = True
     if chosen == "github":
         from mlcheck.report.job_summary import SUMMARY_VARIABLE, write_job_summary
 

@@ -1,7 +1,9 @@
 """JUnit XML for CI dashboards (GitLab test reports, GitHub test-report actions, Jenkins).
 
-One testsuite per benchmark folder; in it one testcase per result file and one per folder check
-(the run count and score, the runs compared with each other, the RCP test), so the document
+One testsuite per benchmark folder (named by its path; its testcases' ``classname`` is the path
+dotted, as Jenkins reads a package and a class: :func:`class_name`); in it one testcase per result
+file and one per folder check (the run count and score, the runs compared with each other, the RCP
+test), so the document
 grows with the files, not with rules x files. A testcase fails when a finding at or above the
 fail level concerns it: one ``<failure>`` carries every such finding (``path:line: severity CODE
 name: message``, with what a grouped finding covers); it is an ``<error>``, counted in ``errors``,
@@ -133,10 +135,18 @@ def _check_of(found: Finding) -> str:
                 FOLDER_CHECKS[0][0])
 
 
+def class_name(folder: str) -> str:
+    """A testcase's ``classname``: the folder dotted as a Java package and class (Jenkins takes
+    what comes before the last ``.`` as the package: ``training-2.0/Dell/results/X/dlrm`` would
+    be the package ``training-2``), a ``.`` in a name an ``_``; ``mlcheck`` for the current folder."""
+    parts = [part.replace(".", "_") for part in folder.split("/") if part not in ("", ".")]
+    return ".".join(parts) or "mlcheck"
+
+
 def _folder_cases(bench: BenchmarkResult, options: ReportOptions, layout: Sequence[Finding] = ()) -> list[_Case]:
     """The folder's testcases; ``layout``: the package findings about the folder or a file in it
     (MLC507, MLC508: a file of its own testcase, the folder's a folder check)."""
-    folder = relative_path(bench.folder or ".", options.root)
+    folder = class_name(relative_path(bench.folder or ".", options.root))
     files = _files(bench.runs)
     of_files: dict[str, list[Finding]] = {path: [f for r in runs for f in r.findings] for path, runs in files.items()}
     of_checks: dict[str, list[Finding]] = {name: [] for name, _ in FOLDER_CHECKS}
@@ -197,8 +207,9 @@ def _waived_cases(result: CheckResult, options: ReportOptions) -> list[_Case]:
     def skipped(path: str, texts: list[str]) -> Callable[[], ET.Element]:
         def make() -> ET.Element:
             shown = relative_path(path, options.root)
-            case = ET.Element("testcase", classname="mlcheck waived", name=xml_text(shown), time="0",
-                              file=xml_text(shown))
+            case = ET.Element("testcase", classname="mlcheck waived", name=xml_text(shown), time="0")
+            if os.path.isfile(path):  # (a folder's waived findings: no file to annotate)
+                case.set("file", xml_text(shown))
             skip = ET.SubElement(case, "skipped", message=xml_text("waived: " + "; ".join(dict.fromkeys(reasons[path]))))
             skip.text = xml_text("\n".join(texts))
             return case

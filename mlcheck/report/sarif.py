@@ -82,6 +82,8 @@ class _Anchors:
         ``path`` is no folder."""
         if names_no_file(path):
             return self._paths[0] if self._paths else None
+        if not os.path.lexists(path):  # (a file the finding says is missing: the first result file above it)
+            return self._under_a_parent(path)
         if os.path.isfile(path) or not os.path.isdir(path):
             return None
         for folder in up_to_benchmark_folder(path):
@@ -98,6 +100,16 @@ class _Anchors:
         return inside[0] if inside else (self._paths[0] if self._paths else None)
 
 
+    def _under_a_parent(self, path: str) -> str | None:
+        folder = os.path.dirname(os.path.abspath(path))
+        while True:
+            prefix = folder.rstrip(os.sep) + os.sep
+            found = next((p for p in self._paths if os.path.abspath(p).startswith(prefix)), None)
+            if found is not None or os.path.dirname(folder) == folder:
+                return found or (self._paths[0] if self._paths else None)
+            folder = os.path.dirname(folder)
+
+
 def _artifact(path: str, options: ReportOptions) -> dict[str, str]:
     if path in ("-", "") or is_inside(path, options.root):
         # (a file name that is not UTF-8 keeps its bytes, percent-encoded)
@@ -110,7 +122,7 @@ def _artifact(path: str, options: ReportOptions) -> dict[str, str]:
 def _about(found: Finding) -> str:
     """What a finding placed in another file is about."""
     if not names_no_file(found.path):
-        return f"the folder {found.path}"
+        return f"the folder {found.path}" if os.path.lexists(found.path) else f"{found.path}, which does not exist"
     return NOT_FILES[found.path] + ("" if found.line is None else f", line {found.line}")
 
 
