@@ -126,7 +126,20 @@ def _check_parts(parts: Sequence[PackagePart], rounds: _Rounds,
                 documents[path] = read_json_document(path)
                 findings.extend(check_system_description(documents[path], join_path(root, "results"),
                                                          package_round.version))
-    return findings
+    return findings if assumed is None else [_as_assumed(f) for f in findings]
+
+
+_ROUND_BOUND = frozenset({"MLC506", "MLC515"})
+"""Package findings that hold only in the round they are judged under."""
+
+
+def _as_assumed(found: Finding) -> Finding:
+    """A finding of a round the package was only assumed to be of (MLC525): a warning, not the
+    checker's verdict (an unreadable benchmark folder of an older round is no folder to remove)."""
+    if found.code not in _ROUND_BOUND or found.severity is not Severity.ERROR:
+        return found
+    return replace(found, severity=Severity.WARNING, official=False,
+                   message=f"{found.message} (if the package is of that round: it is assumed, MLC525)")
 
 
 def _counts(ruleset: Ruleset) -> dict[str, int]:

@@ -11,7 +11,8 @@ Rules text: policies submission_rules.adoc §Directory structure (training);
   package's results cannot be tabled; mlcheck reports it as an error with the closest valid name,
   or says that the name is a benchmark of other rounds (retired, renamed: ``gnn`` is ``rgat``
   from 5.0, or not yet in this one) (not ``official``: the summarizers of earlier rounds' records
-  may not stop). Fix: rename the folder, or remove it.
+  may not stop). Fix: rename the folder, or remove it. A warning where the package's round is
+  only assumed (MLC525: no run read, no round in its path), as MLC515's errors are then.
 - MLC507 misnamed-result-file: a benchmark folder holds a log that is not named
   ``result_*.txt``, so the official checker does not count it, one that it counts but is not
   numbered (``result_a.txt``, ``result_1 (1).txt``: no integer after the last ``_``, where the
@@ -67,7 +68,7 @@ from mlcheck.rules.benchmark_names import folder_advice
 from mlcheck.rules.package import WRONG_RUN_COUNT
 
 UNKNOWN_BENCHMARK_FOLDER = Rule("MLC506", "unknown-benchmark-folder", Severity.ERROR,
-                                "a results folder is not named after a benchmark of the round")
+                                "a results folder is not named after a benchmark of the round", also=(Severity.WARNING,))
 MISNAMED_RESULT_FILE = Rule("MLC507", "misnamed-result-file", Severity.WARNING,
                             "a log in a benchmark folder is not named result_<i>.txt (i = 0..N-1)")
 UNKNOWN_FILE = Rule("MLC508", "unknown-file", Severity.WARNING, "a file that does not belong in the package")
