@@ -145,6 +145,12 @@ def test_unused_waiver_is_a_warning_that_fails_under_strict(tmp_path: Path) -> N
                                             'reason = "x"\n', encoding="utf-8")
     code, out, _ = _cli(["check", "logs/result_0.txt", "-f", "json"], tmp_path)
     assert not [f for f in json.loads(out)["findings"] if f["code"] == "MLC040"]
+    # (a [ ] in the path is literal: the unused waiver says so; a review, session 43)
+    (tmp_path / ".mlcheck.toml").write_text('[[waivers]]\ncode = "MLC301"\npath = "logs/result_[0-1].txt"\n'
+                                            'reason = "x"\n', encoding="utf-8")
+    code, out, _ = _cli(["check", "logs", "-f", "json"], tmp_path)
+    [unused] = [f for f in json.loads(out)["findings"] if f["code"] == "MLC040"]
+    assert unused["message"].endswith("(a [ ] in a path is literal, not a set of characters: name each file, or use * or ?)")
 
 
 def test_waiver_without_reason_is_refused(failing: Path) -> None:

@@ -65,8 +65,9 @@ def apply_waivers(result: CheckResult, waivers: Sequence[Waiver], base_dir: str 
     if unused and checked is not None:
         read = _paths_read(result)
         unused = [w for w in unused if _in_scope(w.path, read, checked, base_dir)]
-    notes = [_note(UNUSED_WAIVER, w, f"waiver for {w.code} on {w.path!r} matched no finding; "
-                   "delete it if the problem is fixed") for w in unused]
+    notes = [_note(UNUSED_WAIVER, w, f"waiver for {w.code} on {w.path!r} matched no finding; delete it if the "
+                   "problem is fixed" + ("" if "[" not in w.path else " (a [ ] in a path is literal, not a set of "
+                                         "characters: name each file, or use * or ?)")) for w in unused]
     notes += [_note(WAIVER_EXPIRED, w, f"waiver for {w.code} on {w.path!r} expired on "
                     f"{w.expires.isoformat() if w.expires else '?'}; its findings count again")
               for w in expired]  # (not "w not in active": a list search per waiver, quadratic)
