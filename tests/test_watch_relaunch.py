@@ -125,3 +125,14 @@ def test_the_next_job_s_ranks_are_chosen_when_its_rank_0_has_printed(tmp_path: P
     found, _progress, runs_done, _lines = _watched(tmp_path / "console.log", lines[:first + 1], lines[first + 1:], 2)
     cut = [f.line for f in found if f.code == "MLC023"]
     assert cut == [len(lines) - 2] and runs_done == 2
+
+
+def test_another_process_s_copy_of_the_run_written_after_a_quiet_spell_is_no_second_run(tmp_path: Path) -> None:
+    """The run, then (after a quiet spell) another process's copy of it, its clock 4 s off: one run,
+    as check reads it; watch --runs 2 keeps waiting (was: the copy's run_stop counted as a second
+    run's, and the watch ended "complete"; a review, session 43)."""
+    lines = GOOD.read_text("utf-8").splitlines()
+    copy = [_TIME.sub(lambda m: f'"time_ms": {int(m.group(1)) + 4_000}', line) for line in lines]
+    found, _progress, done, covered = _watched(tmp_path / "copy.log", lines, copy, runs=2)
+    assert (done, covered) == (1, 2 * len(lines))
+    assert len(check_log(LogRef(str(tmp_path / "copy.log")), None)) == 1

@@ -5,9 +5,9 @@ command uses. At each *checkpoint* (``init_stop``, ``run_start``, every ``eval_a
 ``run_stop``, a new run) the run rules of ``check`` judge the partial run, and each finding no later
 line can change is reported at once (:data:`DECIDED_EARLY`, and what the reader finds in the lines);
 a *missing* key or target is only decided at ``run_stop`` (logs put no order on most keys, and the
-official checker judges the whole log). While init runs, its limit is checked against the log's
-own times (an error) and, when the log is live, the wall clock (a warning: records may arrive late). The watch ends at the
-``run_stop`` of the last run asked for (``runs``), or where the logging rank died writing a record
+official checker judges the whole log). While init runs, its limit is checked against the log's own
+times (an error) and, live, the wall clock (a warning: records may arrive late). The watch ends at
+the first ``run_stop`` of the last run asked for (``runs``), or where the logging rank died writing a record
 (MLC023, then the launcher's word that the job ended), with the report ``check`` gives. Raw output
 is read as ``check`` reads it; the logging rank of each job is chosen from the first burst of lines."""
 
@@ -92,9 +92,8 @@ def _follow(follower: Follower, path: str, jobs: MixedJobs, forced: tuple[Rulese
 
     def ended(final: bool = False) -> bool:
         """Judge the run whose run_stop came whole (nothing more to read now); whether all stopped.
-        The records held after its run_stop (a block repeated: the next trial's, if one begins)
-        are its own only where the file ends (``final``); after a quiet spell they stay held, and
-        the run ends at its last own record (``state.end_line``)."""
+        The records held after its run_stop (a block repeated: the next trial's, if one begins) are its
+        own only where the file ends (``final``); else they stay held, the run ending at its last own record."""
         if state.stop_pending:
             for event in state.next_run.rest() if final else ():  # (held after run_stop, and no next run began)
                 _add(state, event, on_finding, on_progress)
@@ -241,7 +240,8 @@ def _add(state: WatchState, event: Event, on_finding: FindingSink, on_progress: 
     state.builder.add(event)
     if event.key in CHECKPOINT_KEYS and event.key != "eval_accuracy":
         _checkpoint(state, on_finding, on_progress, final=False)
-        state.stop_pending = state.stop_pending or event.key == "run_stop"
+        stops = state.builder.counts["run_stop"]  # (its first ends the run: a copy's is no second run)
+        state.stop_pending = state.stop_pending or (event.key == "run_stop" and stops == 1)
     elif event.key == "eval_accuracy":
         _soon(state, on_finding, on_progress, None)
     elif not state.builder.counts["run_start"] and (is_hyperparameter(event.key) or event.key == "opt_name"):
