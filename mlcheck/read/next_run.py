@@ -18,8 +18,9 @@ that never logged its ``run_stop`` (killed, then run again in the same console) 
 ``run_start``) and later than every record of it: the ranks of one run initialise together, so
 such a record is no copy; the ``submission_*`` records that come so before it (or before a
 launcher line), and the settings after them, are held: the next run's (the run script's block
-for the next attempt), and so at a ``cache_clear`` or ``init_start`` dated more than
-:data:`COPY_WINDOW_MS` before its first record (a relaunch on a host whose clock is behind). So
+for the next attempt), and so, in its training, at a ``cache_clear`` or ``init_start`` dated more
+than :data:`INIT_COPY_WINDOW_MS` before its first record (a relaunch on a host whose clock is
+behind; a rank whose clock is off by so much is not met). So
 does a run killed in its initialisation, at an ``init_start`` (or a
 second ``cache_clear``) logged later than every record of it and more than
 :data:`INIT_COPY_WINDOW_MS` after its own ``init_start``; the records logged so before it (any
@@ -116,11 +117,11 @@ class NextRunStart(Generic[Item]):
             if key.startswith("submission_") or self.held and key not in self._in_run and key not in EDGES \
                     and self._has_logged(key):  # (a block, then settings again: the next run's, if one begins next)
                 return self._hold(item, key, time_ms)
-        elif (self._training or self.initialised) and self._first is not None and plausible_time(time_ms) \
-                and time_ms < self._first - COPY_WINDOW_MS:  # (long before the run began: a relaunch, clock behind)
+        elif self._training and self._first is not None and plausible_time(time_ms) \
+                and time_ms < self._first - INIT_COPY_WINDOW_MS:  # (long before the run began: a relaunch, clock behind)
             if key in NEXT_RUN_KEYS:
                 self.why = (f"{key} dated {(self._first - time_ms) / 60_000:,.0f} min before the run's first record, "
-                            "after the run had begun: a relaunch on a host whose clock is behind")
+                            "in its training: a relaunch on a host whose clock is behind")
                 self._begin(time_ms, key)
                 return True, self._released(item, key)
             if key.startswith("submission_") or self.held and key not in EDGES:  # (its block: held, as above)

@@ -62,8 +62,8 @@ file (``compliance_checker/mlp_parser``, every round).
   together, their output joined; another process's copy of the run, its clock off or not, lasts as
   long, and logs the same evals or its own at the run's moments; the note says which), or later than
   every record of a run that logged no ``run_stop`` once it initialised (an attempt stopped and run
-  again), or more than a minute before its first record (a relaunch on a host whose clock is
-  behind; the note says which). A file named ``result_<i>.txt`` is always one run, as the official checker reads it (a
+  again), or, in its training, dated more than ten minutes before its first record (a relaunch on
+  a host whose clock is behind; the note says which). A file named ``result_<i>.txt`` is always one run, as the official checker reads it (a
   second job's records in it are then duplicates, reported by the rules of the round). See
   ``mlcheck.read.job_starts``. A launcher line met when the run so far holds only ``cache_clear``
   and ``submission_*`` records is not one: a run script logs the submission and clears the caches
