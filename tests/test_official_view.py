@@ -270,10 +270,16 @@ def test_cr_line_ends_across_the_reads_of_a_large_file_count_one_line_each(tmp_p
     path.write_bytes(text)
     with open(path, "rb") as handle:
         assert cr_line_ended(handle).read().split(b"\n")[1:] == [b"y", b"y", b"y", b"z", b"", b""]
-    bar = tmp_path / "console.log"  # (a progress bar's first MiB, then LF-ended lines: read as it is; a
-    bar.write_bytes(text + b"a\nb\n")  # review, session 43: its lines were counted by CR, 20,019 for 94)
+    bar = tmp_path / "console.log"  # (a progress bar's first MiB, then LF-ended records: read as it is; a
+    lines = b"a\n:::MLLOG {}\n:::MLLOG {}\n"  # review, session 43: its lines were counted by CR, 20,019 for 94)
+    bar.write_bytes(text + lines)
     with open(bar, "rb") as handle:
-        assert cr_line_ended(handle).read() == text + b"a\nb\n"
+        assert cr_line_ended(handle).read() == text + lines
+    records = b"".join(b":::MLLOG {}\r" for _ in range(3))  # (CR-ended records, then one LF-ended line last:
+    last = tmp_path / "last.log"  # still CR line ends; a review, session 43)
+    last.write_bytes(text + records + b"+ exit 0\n")
+    with open(last, "rb") as handle:
+        assert cr_line_ended(handle).read().count(b"\n") == (text + records).count(b"\r") + 1
     lf = tmp_path / "lf.txt"
     lf.write_bytes(b"a\rb\nc\r")  # (an LF in the file: its bytes are read as they are)
     with open(lf, "rb") as handle:

@@ -570,3 +570,15 @@ def test_a_retired_benchmark_folder_is_told_to_go_and_no_rename_names_one_the_re
     assert folder_advice("llama31_8b", "4.0.0", set(load_ruleset("4.0.0").benchmarks), set()) == (
         "; llama31_8b is a benchmark of training 5.1.0 to 6.1.0, not of 4.0.0: is this the package's round? "
         "(the path's training-X.Y, or --ruleset)")
+
+
+def test_an_assumed_round_s_unknown_folder_is_not_told_to_be_removed(tmp_path: Path) -> None:
+    """No run read and no round in the path: MLC506 under the assumed round says what it is not,
+    and to give --ruleset, not "remove this folder" (a review, session 43)."""
+    package = make_package(tmp_path)
+    for log in (package / RESNET).glob("result_*.txt"):
+        log.unlink()
+    [folder] = [f for f in check([str(package)]).all_findings() if f.code == "MLC506"]
+    assert folder.severity is Severity.WARNING and "remove" not in folder.message
+    assert folder.message.endswith("(if the package is of that round: it is only assumed, as no run was read, "
+                                   "MLC525; give --ruleset X.Y.Z to judge it under its own)")

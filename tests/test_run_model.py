@@ -148,8 +148,8 @@ def test_a_run_launched_with_the_last_and_printed_after_it_is_a_run_of_its_own(t
     result = check([str(log)])
     assert [(r.verdict, r.run.first_line) for r in result.runs] == [("pass", 1), ("pass", len(first) + 1)]
     [note] = [f for f in result.runs[1].findings if f.code == "MLC024"]
-    assert note.line == len(first) + 1 and "within the run's time but no copy of it: it lasts 101.5 s longer than the " \
-        "run (another run, its output joined to this one's)" in note.message
+    assert note.line == len(first) + 1 and "within the run's time but no copy of it: its evals differ from the " \
+        "run's, logged at other moments (another run, its output joined to this one's)" in note.message  # (its 1st eval)
     out = tmp_path / "split"
     assert CliRunner().invoke(main, ["split", str(log), "-o", str(out)]).exit_code == 0
     assert [(out / f"result_{i}.txt").read_text("utf-8") for i in (0, 1)] == ["".join(first), "".join(together)]
@@ -415,3 +415,23 @@ def test_the_records_held_to_tell_a_copy_from_a_run_are_bounded(tmp_path: Path, 
     assert len(check([str(log)]).runs) == 2
     monkeypatch.setattr(next_run, "TWIN_LIMIT", 5)
     assert len(check([str(log)]).runs) == 1
+
+
+def test_what_tells_a_twin_from_a_copy_of_the_run() -> None:
+    """The twin's run_stop: a copy lasts as long as the run (its clock off or not) and logs the
+    same evals, or its own at the run's moments; another run lasts longer or shorter, or logs other
+    evals at other moments (mlcheck.read.run_windows; a review, session 43)."""
+    from mlcheck.read.run_windows import Evals, own_run
+
+    run = (1_000.0, 601_000.0)  # (run_start, run_stop)
+    assert own_run(run, (7_000.0, 607_000.0), evals_differ=False) == ""  # (a copy, its clock 6 s off)
+    assert own_run(run, (1_000.0, 601_000.0), evals_differ=True) == ""  # (a rank's own accuracies, at the run's moments)
+    assert own_run(run, (3_000.0, 604_500.0), evals_differ=False) == "it lasts 1.5 s longer than the run"
+    assert own_run(run, (1_300.0, 601_300.0), evals_differ=True) == "its evals differ from the run's, its run_stop 0.3 s " \
+        "from the run's"
+    evals = Evals()
+    for number, value in enumerate((0.5, 0.6, 0.7)):
+        evals.of_run(value, 10_000.0 * (number + 1))
+    assert not evals.of_twin(0.5, 12_000.0, skew_ms=2_000.0) and not evals.differ  # (the same: a copy so far)
+    assert not evals.of_twin(0.61, 22_000.0, skew_ms=2_000.0) and evals.differ  # (its own value, at the run's moment)
+    assert evals.of_twin(0.72, 35_000.0, skew_ms=2_000.0)  # (another value, 3 s later than a copy's: another run)

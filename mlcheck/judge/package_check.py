@@ -138,8 +138,10 @@ def _as_assumed(found: Finding) -> Finding:
     checker's verdict (an unreadable benchmark folder of an older round is no folder to remove)."""
     if found.code not in _ROUND_BOUND or found.severity is not Severity.ERROR:
         return found
-    return replace(found, severity=Severity.WARNING, official=False,
-                   message=f"{found.message} (if the package is of that round: it is assumed, MLC525)")
+    said = found.message.split(";")[0] if found.code == "MLC506" else found.message  # (not "remove this folder")
+    return replace(found, severity=Severity.WARNING, official=False, message=(
+        f"{said} (if the package is of that round: it is only assumed, as no run was read, MLC525; give "
+        "--ruleset X.Y.Z to judge it under its own)"))
 
 
 def _counts(ruleset: Ruleset) -> dict[str, int]:

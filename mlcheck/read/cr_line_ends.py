@@ -9,12 +9,14 @@ MiB holds a CR and no LF, and no LF after it either, is read here with each CR, 
 into one LF: its line numbers are those of the parser's lines (and of an editor that shows them).
 Any other file is read as it is: a CR inside a line of LF-ended output (a progress bar) keeps its
 physical line, a first line of progress bar longer than a MiB too (the rest of the file is looked
-through for an LF, without keeping it, then read from where it was).
+through, without keeping it, then read from where it was: most of its records begin lines after an
+LF, not after a CR).
 """
 
 from __future__ import annotations
 
 import io
+import re
 
 PROBE_BYTES = 1 << 20
 """How much of the start of a file must hold a CR and no LF for the file to be read this way."""
@@ -34,21 +36,28 @@ def cr_line_ended(handle: io.BufferedReader) -> io.BufferedReader:
 
 
 def _lf_later(handle: io.BufferedReader) -> bool:
-    """Whether an LF comes later in ``handle``, read from where it is and put back there (a
-    stream that cannot seek: False, its first MiB decides)."""
+    """Whether the records after ``handle``'s position begin LF-ended lines more often than lines a
+    CR ends before them (a progress bar's first MiB, then LF-ended output; not a file of CR line
+    ends with an LF-ended line last): read to the end and put back where it was (a stream that
+    cannot seek: False, its first MiB decides)."""
     try:
         if not handle.seekable():
             return False
         at = handle.tell()
+        after = {b"\r": 0, b"\n": 0}
         try:
             while chunk := handle.read(PROBE_BYTES):
-                if b"\n" in chunk:
-                    return True
-            return False
+                for found in _RECORD_LINE.finditer(chunk):
+                    after[found.group(1)] += 1
+            return after[b"\n"] > after[b"\r"]
         finally:
             handle.seek(at)
     except OSError:  # (a device, a pipe posing as a file: its first MiB decides)
         return False
+
+
+_RECORD_LINE = re.compile(rb"([\r\n])[^\r\n]{0,4096}?:::MLLOG")
+"""A record on a line, and the line end before it (a tag or a timestamp may come first)."""
 
 
 class _Replayed(io.RawIOBase):

@@ -6,13 +6,13 @@ run, and the ``submission_*`` records logged between the two are the next run's 
 where it had not logged the key: TPU consoles print the block, or its rest, after run_stop; so at
 a launcher line too), and so are the settings it logged before its run_start (a console whose
 runs log the block and hyper-parameters before ``cache_clear``), and after such a repeat any
-setting it logged. One logged within the run's time is held with what follows (a twin) until its
-``run_stop``: a copy of the run (another process printing it again; the run's, with what was held
-before it) unless it lasts longer or shorter than the run, or logs other evals not at the run's
-moments (:func:`~mlcheck.read.run_windows.own_run`), or its ``run_start`` is more than
-:data:`COPY_WINDOW_MS` off: then a run of its own from there (runs launched together, their output
-joined). A twin without a ``run_stop`` (a later start, a launcher line or the end comes first) is
-copies. Any other record after ``run_stop`` (a final eval) is the run's own. A run
+setting it logged. One logged within the run's time is held with what follows (a twin): a run
+of its own from there (runs launched together, their output joined) once it logs an eval the run
+did not log at that moment, outlasts the run, logs its ``run_start`` more than
+:data:`COPY_WINDOW_MS` off, or at its ``run_stop`` lasts longer or shorter than the run
+(:func:`~mlcheck.read.run_windows.own_run`); else a copy of the run (another process printing it
+again: the run's, with what was held before it), and so where a later start, a launcher line or
+the end comes first. Any other record after ``run_stop`` (a final eval) is the run's own. A run
 that never logged its ``run_stop`` (killed, then run again in the same console) ends at a
 ``cache_clear`` or ``init_start`` logged after its ``init_stop`` (or a record after its
 ``run_start``) and later than every record of it: the ranks of one run initialise together, so
@@ -38,7 +38,7 @@ import math
 from typing import Callable, Generic, TypeVar
 
 from mlcheck.model import plausible_time
-from mlcheck.read.run_windows import (EDGES, COPY_WINDOW_MS, INIT_COPY_WINDOW_MS, INIT_PROGRESS, NEXT_RUN_KEYS,
+from mlcheck.read.run_windows import (EDGES, COPY_CLOCK_MS, COPY_WINDOW_MS, INIT_COPY_WINDOW_MS, INIT_PROGRESS, NEXT_RUN_KEYS,
                                      TWIN_LIMIT, WATCHED_KEYS, Evals, earliest_known, own_run)
 
 Item = TypeVar("Item")
@@ -78,8 +78,6 @@ class NextRunStart(Generic[Item]):
         self._after_stop: set[str] = set()  # (the keys the current run logged after its run_stop, as its own)
         self.why = ""
         """Why the record :meth:`take` last said begins the next run does (MLC024 says it)."""
-        self.opened_at: Item | None = None
-        """The record the next run begins at (where :meth:`take` said one begins)."""
         self._twin: list[tuple[str, float, Item]] | None = None  # (a start within the run's time, after its
         self._twin_start: float | None = None  # run_stop, and what followed: a copy or a run of its own)
         self._for_current: list[Item] = []  # (a twin settled as copies by a later start: the run's)
@@ -89,7 +87,6 @@ class NextRunStart(Generic[Item]):
         """Whether the next run begins at this record, and the records to add now (the held ones
         first: the next run's when it begins here, else the current run's; where it begins, those
         of :meth:`before_open` are the current run's)."""
-        self.opened_at = item
         if self._twin is not None:
             return self._take_twin(key, time_ms, item)
         if self.stopped:
@@ -136,7 +133,7 @@ class NextRunStart(Generic[Item]):
                 self.held_until = time_ms  # (later than every record: the latest held)
                 return self._hold(item, key, time_ms)
         if key == "eval_accuracy" and self._value_of is not None:
-            self._evals.of_run(self._value_of(item))
+            self._evals.of_run(self._value_of(item), time_ms)
         if key == "run_stop":
             self.stopped, self._stop = True, time_ms
         elif key == "init_stop":
@@ -202,8 +199,12 @@ class NextRunStart(Generic[Item]):
         twin.append((key, time_ms, item))
         if len(twin) > TWIN_LIMIT:  # (memory: a long copy, or a run launched with it to the second: copies, as before)
             return False, self._settle()
-        if key == "eval_accuracy" and self._value_of is not None:
-            self._evals.of_twin(self._value_of(item))
+        skew = twin[0][1] - self._first if self._first is not None else 0.0  # (a copy's clock, off the run's)
+        if key == "eval_accuracy" and self._value_of is not None and self._evals.of_twin(self._value_of(item), time_ms, skew):
+            return self._twin_run("its evals differ from the run's, logged at other moments")
+        if self._twin_start is not None and self._run_start is not None \
+                and time_ms - self._twin_start > self._stop - self._run_start + COPY_CLOCK_MS:
+            return self._twin_run("it outlasts the run")
         if key == "run_start" and self._twin_start is None:
             self._twin_start = time_ms
             if self._run_start is not None and abs(time_ms - self._run_start) > COPY_WINDOW_MS:
@@ -225,13 +226,12 @@ class NextRunStart(Generic[Item]):
     def _twin_run(self, why: str) -> tuple[bool, list[Item]]:
         """The twin as a run of its own, begun at its first record: its records taken anew."""
         twin, self._twin = self._twin or [], None
-        first_key, first_time, first = twin[0]
+        first_key, first_time, _first = twin[0]
         self.why = (f"{first_key} after the run's run_stop, within the run's time but no copy of it: {why} (another "
                     "run, its output joined to this one's)")
         self._begin(first_time, first_key)
         taken = self._released(None) + [kept for record_key, time_ms, item in twin
                                         for kept in (self.take(record_key, time_ms, item)[1] if record_key else [item])]
-        self.opened_at = first
         return True, taken
 
     def before_open(self) -> list[Item]:

@@ -58,9 +58,11 @@ file (``compliance_checker/mlp_parser``, every round).
   MLC024 too at its record, is a run begun without a launcher line (:mod:`mlcheck.read.next_run`):
   a ``cache_clear`` or ``init_start`` after a run's ``run_stop``, outside its time, or within it
   where what follows is no copy of the run: it lasts more than a second longer or shorter than the
-  run, or its evals differ from the run's and were not logged at the same moments (runs launched
-  together, their output joined; another process's copy of the run, its clock off or not, lasts as
-  long, and logs the same evals or its own at the run's moments; the note says which), or later than
+  run, its evals differ from the run's and were not logged at the same moments, or its run_start
+  is more than a minute off the run's (runs launched together, their output joined; another
+  process's copy of the run, its clock off or not, lasts as long, and logs the same evals or its
+  own at the run's moments; the note says which; a twin that ends before its run_stop with none of
+  this is the run's copies), or later than
   every record of a run that logged no ``run_stop`` once it initialised (an attempt stopped and run
   again), or, in its training, dated more than ten minutes before its first record (a relaunch on
   a host whose clock is behind; the note says which). A file named ``result_<i>.txt`` is always one run, as the official checker reads it (a

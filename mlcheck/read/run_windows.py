@@ -29,29 +29,41 @@ accuracy) logs its run_stop and lasts: one printed with the run; any further is 
 MAX_EVALS = 10_000
 """The most eval values of a run kept to compare a twin's with."""
 
-TWIN_LIMIT = 20_000
-"""The most records held to tell a copy of a run from a run of its own (its run_start comes within
-a few hundred records of its start); past it they are the run's copies, as before they were held."""
+TWIN_LIMIT = 30_000
+"""The most records held to tell a copy of a run from a run of its own (another run tells itself at
+its first eval or once it outlasts the run; a run launched with it, as long to the second, with the
+same evals or none: at its run_stop); past it they are the run's copies, as before they were held."""
 
 INIT_COPY_WINDOW_MS = 600_000.0
 """How long after a run's init_start another process may print its own (a slow node): a later
 init_start, after every record of a run still in its initialisation, is another attempt's."""
 
 class Evals:
-    """The eval values a run logged, and whether those of a twin after it repeat them (a copy)."""
+    """The evals a run logged (value, time), and whether those of a twin after it repeat them (a
+    copy: the same values, or its own at the run's moments)."""
 
     def __init__(self) -> None:
-        self.run: list[object] = []
+        self.run: list[tuple[object, float]] = []
         self.twin, self.differ = 0, False
 
-    def of_run(self, value: object) -> None:
+    def of_run(self, value: object, time_ms: float) -> None:
         if len(self.run) < MAX_EVALS:
-            self.run.append(value)
+            self.run.append((value, time_ms))
 
-    def of_twin(self, value: object) -> None:
+    def of_twin(self, value: object, time_ms: float, skew_ms: float) -> bool:
+        """Note a twin's eval (its clock ``skew_ms`` from the run's); whether it shows the twin is
+        another run: another value than the run's same eval, logged at another moment."""
         number, self.twin = self.twin, self.twin + 1
-        if number < MAX_EVALS and (number >= len(self.run) or not _same(self.run[number], value)):
+        if number >= MAX_EVALS:
+            return False
+        if number >= len(self.run):
             self.differ = True
+            return False
+        same, at = self.run[number]
+        if _same(same, value):
+            return False
+        self.differ = True
+        return abs(time_ms - at - skew_ms) > COPY_CLOCK_MS
 
     def twin_differs(self) -> bool:
         return self.differ or min(self.twin, MAX_EVALS) != len(self.run)

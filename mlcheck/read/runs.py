@@ -211,7 +211,7 @@ def iter_runs(items: Iterable[LogItem | Batch], path: str, findings: list[Findin
         for event in events:
             opens, now = next_run.take(event.key, event.time_ms, event)
             if opens:
-                at = next_run.opened_at.line if next_run.opened_at is not None else event.line
+                at = now[0].line if now else event.line  # (the next run's first record: a block held comes first)
                 said = raw_output.JOB_STARTED.at(path, at, f"the next run begins here ({next_run.why}): {ANOTHER_RUN}")
                 if cap.keep(said):
                     findings.append(said)

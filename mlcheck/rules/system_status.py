@@ -11,7 +11,8 @@ Rules text: policies submission_rules.adoc (system description fields); checker:
   ``onprem``...: a warning when it is none of them). Today's system_desc_checker (mlperf-logging
   4.1.68) applies the exact list to 4.0 as well (its test is ``ruleset major >= 4``); mlcheck
   follows the round's checker of record, and notes (info) a 4.0 status that today's checker
-  refuses, as MLC534 notes today's RCP verdict.
+  refuses, as MLC534 notes today's RCP verdict. Where the package's round is only assumed (MLC525:
+  no run read, no round in its path) its error is a warning, as MLC506's is.
 """
 
 from __future__ import annotations
