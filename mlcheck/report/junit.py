@@ -137,7 +137,7 @@ def _check_of(found: Finding) -> str:
 
 def class_name(folder: str) -> str:
     """A testcase's ``classname``: the folder dotted as a Java package and class (Jenkins takes
-    what comes before the last ``.`` as the package: ``training-2.0/Dell/results/X/dlrm`` would
+    what comes before the last ``.`` as the package: ``training-2.0/ORG/results/SYSTEM/dlrm`` would
     be the package ``training-2``), a ``.`` in a name an ``_``; ``mlcheck`` for the current folder."""
     parts = [part.replace(".", "_") for part in folder.split("/") if part not in ("", ".")]
     return ".".join(parts) or "mlcheck"
