@@ -95,7 +95,8 @@ class NextRunStart(Generic[Item]):
                 self._begin(time_ms, key)
                 return True, self._released(item, key)
             if key in NEXT_RUN_KEYS:  # (within its time: a copy, or a run of its own)
-                self._twin, self._twin_start, self._evals.twin, self._evals.differ = [(key, time_ms, item)], None, 0, False
+                self._twin, self._twin_start = [(key, time_ms, item)], None
+                self._evals.new_twin()
                 return False, []
             if (key.startswith("submission_") or (self.held or key not in self._in_run and key not in self._after_stop)
                     and key not in EDGES) and self._has_logged(key):  # (a repeat of its block or settings, or a
@@ -189,9 +190,10 @@ class NextRunStart(Generic[Item]):
         self._last = float("-inf") if time_ms is None else time_ms
 
     def _take_twin(self, key: str, time_ms: float, item: Item) -> tuple[bool, list[Item]]:
-        """A record after a start within the run's time that followed its run_stop: held until the
-        twin's run_start or run_stop says whether it copies the run (the run's) or is a run of its
-        own (begun at its first record); a start outside the run's time first settles it as copies."""
+        """A record after a start within the run's time that followed its run_stop: held until an
+        eval, the twin's length, its run_start or its run_stop says whether it copies the run (the
+        run's) or is a run of its own (begun at its first record); a start outside the run's time
+        first settles it as copies."""
         twin = self._twin or []
         if key in NEXT_RUN_KEYS and not self._within(time_ms):
             self._for_current = self._settle()
@@ -199,9 +201,10 @@ class NextRunStart(Generic[Item]):
         twin.append((key, time_ms, item))
         if len(twin) > TWIN_LIMIT:  # (memory: a long copy, or a run launched with it to the second: copies, as before)
             return False, self._settle()
-        skew = twin[0][1] - self._first if self._first is not None else 0.0  # (a copy's clock, off the run's)
-        if key == "eval_accuracy" and self._value_of is not None and self._evals.of_twin(self._value_of(item), time_ms, skew):
-            return self._twin_run("its evals differ from the run's, logged at other moments")
+        if key == "eval_accuracy" and self._value_of is not None:
+            skew = twin[0][1] - self._first if self._first is not None else 0.0  # (a copy's clock, off the run's)
+            if self._evals.of_twin(self._value_of(item), time_ms, skew):
+                return self._twin_run("its evals differ from the run's, logged at other moments")
         if self._twin_start is not None and self._run_start is not None \
                 and time_ms - self._twin_start > self._stop - self._run_start + COPY_CLOCK_MS:
             return self._twin_run("it outlasts the run")
@@ -271,8 +274,7 @@ class NextRunStart(Generic[Item]):
 
     def rest(self) -> list[Item]:
         """The records still held where the file ends: the current run's."""
-        twin = self._settle() if self._twin is not None else []
-        return twin + self._released(None)
+        return (self._settle() if self._twin is not None else []) + self._released(None)
 
     def _within(self, time_ms: float) -> bool:
         """Whether a ``cache_clear`` or ``init_start`` after the run's run_stop may be another

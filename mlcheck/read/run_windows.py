@@ -46,6 +46,9 @@ class Evals:
         self.run: list[tuple[object, float]] = []
         self.twin, self.differ = 0, False
 
+    def new_twin(self) -> None:
+        self.twin, self.differ = 0, False
+
     def of_run(self, value: object, time_ms: float) -> None:
         if len(self.run) < MAX_EVALS:
             self.run.append((value, time_ms))

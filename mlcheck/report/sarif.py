@@ -87,27 +87,33 @@ class _Anchors:
         if os.path.isfile(path) or not os.path.isdir(path):
             return None
         for folder in up_to_benchmark_folder(path):
-            if folder == os.curdir:  # (a run's path names no folder: those of the current one)
-                return next((p for p in self._paths if not os.path.isabs(p) and not p.startswith(os.pardir)), None)
-            prefix = folder + os.sep
-            at = bisect.bisect_left(self._paths, prefix)
-            if at < len(self._paths) and self._paths[at].startswith(prefix):
-                return self._paths[at]
+            found = self._first_under(folder)
+            if found is not None or folder == os.curdir:
+                return found
         try:
             inside = sorted(entry.path for entry in os.scandir(path) if entry.is_file())
         except OSError:
             inside = []
         return inside[0] if inside else (self._paths[0] if self._paths else None)
 
+    def _first_under(self, folder: str) -> str | None:
+        """The first result file under ``folder`` (``.``: a run's path names no folder, those of the
+        current one)."""
+        if folder == os.curdir:
+            return next((p for p in self._paths if not os.path.isabs(p) and not p.startswith(os.pardir)), None)
+        prefix = folder + os.sep
+        at = bisect.bisect_left(self._paths, prefix)
+        return self._paths[at] if at < len(self._paths) and self._paths[at].startswith(prefix) else None
 
     def _under_a_parent(self, path: str) -> str | None:
-        folder = os.path.dirname(os.path.abspath(path))
+        """The first result file under the nearest folder above ``path`` that holds one, else the
+        report's first."""
+        folder = os.path.dirname(path) or os.curdir
         while True:
-            prefix = folder.rstrip(os.sep) + os.sep
-            found = next((p for p in self._paths if os.path.abspath(p).startswith(prefix)), None)
-            if found is not None or os.path.dirname(folder) == folder:
+            found, parent = self._first_under(folder), os.path.dirname(folder) or os.curdir
+            if found is not None or parent == folder:
                 return found or (self._paths[0] if self._paths else None)
-            folder = os.path.dirname(folder)
+            folder = parent
 
 
 def _artifact(path: str, options: ReportOptions) -> dict[str, str]:

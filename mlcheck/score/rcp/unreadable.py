@@ -35,7 +35,8 @@ def unreadable_points(run: Run, ruleset: str, benchmark: str | None) -> list[Fin
     rule = policy.convergence_of(benchmark)
     evals = run.occurrences("eval_accuracy")
     stops = run.occurrences("run_stop")
-    point = _averaged_point(evals, stops[-1], _Before(run)) if stops and rule.round_to is None else None
+    before = _Before(run)  # (one order of the run's records, made where two share a line)
+    point = _averaged_point(evals, stops[-1], before) if stops and rule.round_to is None else None
     for event in evals:
         why = _raises(event, rule, event is point)
         if why:
@@ -45,7 +46,6 @@ def unreadable_points(run: Run, ruleset: str, benchmark: str | None) -> list[Fin
                 f"accepted as it is. Log {rule.metadata} as a number in every eval's metadata"),
                 run_index=run.index)]
     first_success = next((stop for stop in stops if _succeeded(stop)), None)
-    before = _Before(run)
     if rule.point != "first_passing_step" and first_success is not None and not any(
             before(e, first_success) for e in (*evals, *run.occurrences("eval_error"))):  # (see MLC535's known limit)
         return [RCP_POINT_UNREADABLE.at(run.path, first_success.line, (
