@@ -242,3 +242,23 @@ def test_a_utf16_console_is_read_and_a_utf16_result_file_is_not(tmp_path: Path) 
     submitted.write_bytes(log.read_bytes())
     [refused] = check_log(LogRef(str(submitted)), None)
     assert refused.verdict == "fail" and "MLC002" in {f.code for f in refused.findings}
+
+
+@pytest.mark.parametrize("encoding, mark", [("utf-32-le", b"\xff\xfe\x00\x00"), ("utf-32-be", b"\x00\x00\xfe\xff")])
+def test_a_utf32_console_is_read_and_named_utf32(tmp_path: Path, encoding: str, mark: bytes) -> None:
+    """A console saved as UTF-32 (its byte order mark; the little-endian one begins with UTF-16's)
+    reads as the clean file with MLC009 naming UTF-32 (was: read as UTF-16, no record, the run
+    failed); a result file in UTF-32 has no record for the official parser, MLC009 says UTF-32."""
+    lines = BASE.read_text("utf-8").splitlines()
+    log = tmp_path / "console.log"
+    log.write_bytes(mark + ("\n".join(lines) + "\n").encode(encoding))
+    [clean] = check_log(LogRef(str(BASE)), None)
+    [result] = check_log(LogRef(str(log)), None)
+    assert (result.verdict, result.time_to_train_min) == (clean.verdict, clean.time_to_train_min)
+    [said] = [f for f in result.findings if f.severity.name != "INFO"]
+    assert (said.code, said.line) == ("MLC009", 1) and "the file is UTF-32" in said.message
+    submitted = tmp_path / "result_0.txt"
+    submitted.write_bytes(log.read_bytes())
+    [refused] = check_log(LogRef(str(submitted)), None)
+    assert refused.verdict == "fail" and "MLC002" in {f.code for f in refused.findings}
+    assert any(f.code == "MLC009" and "iconv -f UTF-32" in f.message for f in refused.findings)

@@ -158,19 +158,21 @@ def test_a_gzip_node_log_has_no_energy_score(tmp_path: Path) -> None:
     assert bench.energy is not None and bench.energy.joules is None
 
 
-def test_a_utf16_node_log_is_said_to_be_utf16(tmp_path: Path) -> None:
-    """The summarizer reads a node log as latin-1: UTF-16 text holds no record for it (an MLC543
-    error, no energy score), and the warning says why (it said "not valid UTF-8", session 36)."""
+@pytest.mark.parametrize("encoding", ["UTF-16", "UTF-32"])
+def test_a_utf16_node_log_is_said_to_be_utf16(tmp_path: Path, encoding: str) -> None:
+    """The summarizer reads a node log as latin-1: UTF-16 (or UTF-32) text holds no record for it
+    (an MLC543 error, no energy score), and the warning says why and names the encoding (it said
+    "not valid UTF-8", session 36; UTF-32 was named UTF-16)."""
     from mlcheck import check
 
     folder, before = _scored_power_folder(tmp_path)
     node = _node_log(folder, Path(before.runs[before.score.runs_counted[0]].path).stem)
-    node.write_bytes(node.read_text(encoding="utf-8").encode("utf-16"))
+    node.write_bytes(node.read_text(encoding="utf-8").encode(encoding.lower()))
     (bench,) = check([str(folder)]).benchmarks
     found = sorted((f.severity.label, f.line, f.message) for f in bench.findings if f.code == "MLC543" and f.path == str(node))
     assert [(label, line) for label, line, _ in found] == [("error", None), ("warning", 1)]
     assert "no power_measurement_start record" in found[0][2]
-    assert found[1][2].startswith("the log is UTF-16") and "iconv -f UTF-16 -t UTF-8" in found[1][2]
+    assert found[1][2].startswith(f"the log is {encoding}") and f"iconv -f {encoding} -t UTF-8" in found[1][2]
     assert bench.energy is not None and bench.energy.joules is None
 
 

@@ -180,3 +180,16 @@ def test_a_utf16_console_read_as_it_grows_gives_its_characters_whole(tmp_path: P
     assert watched.exit_code == checked.exit_code == 0, watched.output
     runs = [[(r["verdict"], r["time_to_train_min"]) for r in json.loads(out.stdout)["runs"]] for out in (watched, checked)]
     assert runs[0] == runs[1] and runs[0][0][0] == "pass"
+
+
+def test_a_utf32_console_is_watched_as_check_reads_it(tmp_path: Path) -> None:
+    """A console saved as UTF-32 big-endian (its mark begins with two NUL bytes): the watch reads
+    its records as check does and ends at run_stop (was: one line of NUL-laden bytes, no record)."""
+    log = tmp_path / "job.log"
+    log.write_bytes(b"\x00\x00\xfe\xff" + GOOD.read_text("utf-8").encode("utf-32-be"))
+    runner = CliRunner()
+    checked = runner.invoke(main, ["check", str(log), "--format", "json"])
+    watched = runner.invoke(main, ["watch", str(log), "--format", "json", "--poll", "0.01"])
+    assert checked.exit_code == watched.exit_code == 0, watched.output
+    assert _findings(watched.stdout) == _findings(checked.stdout)
+    assert ("MLC009", 1) in set(_findings(checked.stdout))

@@ -15,7 +15,7 @@ from mlcheck.model import Finding, Severity
 from mlcheck.package.package_policy import package_policy
 from mlcheck.package.power import (POWER_FOLDER, PowerFolder, PowerLog, PowerRun, read_power_log, result_name,
                                    scan_power)
-from mlcheck.read.utf16_lines import is_utf16
+from mlcheck.read.utf16_lines import wide_encoding
 from mlcheck.results import EnergyScore, RunResult, Score
 from mlcheck.rules import find_rule, power as rules
 from mlcheck.rules.power_plausibility import implausible_node_log
@@ -233,22 +233,23 @@ def _run_energy(run: PowerRun, duration_ms: float, found: list[Finding], run_sta
     return None if failed else total
 
 
-def _utf16(path: str) -> bool:
+def _wide(path: str) -> str | None:
     try:
         with open(path, "rb") as handle:
-            return is_utf16(handle.read(8))
+            return wide_encoding(handle.read(8))
     except OSError:
-        return False
+        return None
 
 
 def _wrong_shape(path: str, log: PowerLog) -> Finding:
     """MLC543 for the records of a power log that the reader finds malformed (a warning: the
     summarizer's parser reads them), at the first of them, saying what is wrong with it."""
     line, code = log.first_problem or (None, "")
-    if code == "MLC009" and _utf16(path):
+    wide = _wide(path) if code == "MLC009" else None
+    if wide is not None:
         return rules.POWER_LOG_INVALID.at(path, 1, (
-            "the log is UTF-16 (it begins with a UTF-16 byte order mark): the summarizer's parser reads "
-            "latin-1 and finds no record in it. Convert it: iconv -f UTF-16 -t UTF-8"), severity=Severity.WARNING)
+            f"the log is {wide} (it begins with a {wide} byte order mark): the summarizer's parser reads "
+            f"latin-1 and finds no record in it. Convert it: iconv -f {wide} -t UTF-8"), severity=Severity.WARNING)
     found = find_rule(code)
     what = f" ({code}: {found[0].summary})" if found is not None else ""
     first = f", the first at line {line}{what}" if line is not None else what

@@ -9,6 +9,7 @@ import stat
 import zlib
 
 from mlcheck.read.reader import open_log
+from mlcheck.read.utf16_lines import wide_encoding
 
 
 def named_device(path: str) -> bool:
@@ -57,8 +58,8 @@ def holds_a_record(path: str, block: int = 1 << 20) -> bool:
                 data = stream.read(block)
                 if not data:
                     return False
-                if not tail and data[:2] in (b"\xff\xfe", b"\xfe\xff") and b"\x00" in data[2:8]:
-                    return True  # (UTF-16 text: its reader says so, MLC009)
+                if not tail and wide_encoding(data[:8]) is not None:
+                    return True  # (UTF-16 or UTF-32 text: its reader says so, MLC009)
                 if b":::MLLOG" in tail + data[:7] or b":::MLLOG" in data:
                     return True
                 tail = data[-7:]

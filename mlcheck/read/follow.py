@@ -14,7 +14,7 @@ A log whose lines end in a CR alone is read as ``check`` reads it (:mod:`mlcheck
 while no LF has come, the start of the file is held; it is read with CR line ends once its first MiB
 holds a CR and no LF, or, before that, at the first poll that brings nothing new (the file as it
 stands would be read so). An LF met first, or within that MiB, keeps LF line ends. A console a Windows shell saved as UTF-16
-(its byte order mark, then NUL bytes) is read as UTF-8 text, as ``check`` reads it
+or UTF-32 (its byte order mark, then NUL bytes) is read as UTF-8 text, as ``check`` reads it
 (:mod:`mlcheck.read.utf16_lines`).
 """
 
@@ -28,11 +28,13 @@ from stat import S_ISREG
 from typing import IO, Iterator, Union
 
 from mlcheck.read.cr_line_ends import PROBE_BYTES
-from mlcheck.read.utf16_lines import is_utf16
 from mlcheck.read.long_lines import LongLine, LongLineScan
+from mlcheck.read.utf16_lines import wide_encoding
 
 IDLE = "idle"
 RESTART = "restart"
+_MARKS = (b"\xff\xfe", b"\xfe\xff", b"\x00\x00\xfe\xff")
+"""The byte order marks of UTF-16 and UTF-32 (whose little-endian mark begins with UTF-16's)."""
 COMPRESSED = "compressed"
 """The file is gzip: a compressed stream is not followed line by line (:func:`gzip_complete`)."""
 Signal = Union[bytes, LongLine, str]
@@ -126,13 +128,14 @@ class Follower:
                     return
             if not self._encoding_known:  # (the first chunk: the file's start)
                 head = chunk[:8]
-                if len(head) < 4 and any(mark.startswith(head[:2]) for mark in (b"\xff\xfe", b"\xfe\xff")):
+                if len(head) < 4 and any(mark[:len(head)] == head[:len(mark)] for mark in _MARKS):
                     self._position -= len(chunk)  # (a byte order mark, maybe: read again with what follows it)
                     self._handle.seek(self._position)
                     return
                 self._encoding_known = True
-                if is_utf16(head):
-                    self._utf16 = codecs.getincrementaldecoder("utf-16")(errors="replace")
+                wide = wide_encoding(head)
+                if wide is not None:
+                    self._utf16 = codecs.getincrementaldecoder(wide.lower())(errors="replace")
             self._tail = (self._tail + chunk)[-_TAIL:]
             if self._utf16 is not None:
                 chunk = self._utf16.decode(chunk).encode("utf-8", errors="replace")

@@ -40,7 +40,7 @@ from mlcheck.read.json_envelopes import unwrapped_json_lines
 from mlcheck.read.file_headers import FileHeaders, headed_file_lines
 from mlcheck.read.tag_chunks import joined_tag_chunks
 from mlcheck.read.cut_records import rejoined_cut_records
-from mlcheck.read.utf16_lines import Utf16Lines, is_utf16
+from mlcheck.read.utf16_lines import Utf16Lines, wide_encoding
 from mlcheck.read import reading_rules as rules
 
 __all__ = ["MARKER", "MARKER_BYTES", "MAX_LINE_BYTES", "AnyItem", "Batch", "LineReader", "LogItem", "RawItem",
@@ -137,15 +137,16 @@ def _read(path: str, display: str | None, keep_text: bool, lines: int | None = N
             yield rules.COMPRESSED_RESULT_FILE.at(shown, None, (
                 "this result file is gzip-compressed: mlcheck reads it, but the official checker reads "
                 "its bytes as text, finds no record and fails it; submit it uncompressed"))
-        if is_utf16(_head(stream)):
+        wide = wide_encoding(_head(stream))
+        if wide is not None:
             if SUBMITTED_RESULT_FILE.match(os.path.basename(path)) or keep_copies:
                 yield rules.INVALID_UTF8.at(shown, 1, (
-                    "the file is UTF-16 (it begins with a UTF-16 byte order mark): mlcheck and the official "
-                    "parser read UTF-8 and find no record in it. Convert it: iconv -f UTF-16 -t UTF-8"))
+                    f"the file is {wide} (it begins with a {wide} byte order mark): mlcheck and the official "
+                    f"parser read UTF-8 and find no record in it. Convert it: iconv -f {wide} -t UTF-8"))
             else:  # (a console saved by a Windows shell: read as it is written)
-                stream = Utf16Lines(stream)  # type: ignore[assignment]
+                stream = Utf16Lines(stream, wide)  # type: ignore[assignment]
                 yield rules.INVALID_UTF8.at(shown, 1, (
-                    "the file is UTF-16 (it begins with a UTF-16 byte order mark): mlcheck reads it so, but "
+                    f"the file is {wide} (it begins with a {wide} byte order mark): mlcheck reads it so, but "
                     "the official parser reads UTF-8: `mlcheck split` writes UTF-8 result files of it"))
         note = per_rank_note(path, shown)
         if note is not None:

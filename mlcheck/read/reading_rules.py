@@ -77,8 +77,9 @@ own (a warning or a note).
   string's text, its ``len()`` and a key logged twice are judged as there (``"é"`` in UTF-8 is
   ``Ã©``; ``"\\u00e9"``, which the reference loggers write, is ``é`` in both). A warning: the
   official checker reads such bytes; a report shows the text as it reads it. A file that is UTF-16
-  (a byte order mark, as a Windows shell saves a console) is MLC009 at line 1: a result file holds
-  no record for the official parser; raw output is read as UTF-16 (``split`` writes UTF-8).
+  or UTF-32 (a byte order mark, as a Windows shell saves a console) is MLC009 at line 1: a result
+  file holds no record for the official parser; raw output is read in its encoding (``split``
+  writes UTF-8).
 - MLC010 glued-records (warning): two or more records share one physical line (two processes
   writing to one stream). The official parser keeps only the last record of a line (a CR ends a
   line for it too): in a ``result_<i>.txt`` file mlcheck drops the others as it does, so the rules

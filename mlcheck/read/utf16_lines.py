@@ -1,5 +1,5 @@
-"""The lines of a console a Windows shell saved as UTF-16, for the reader (raw output only: a
-result file in UTF-16 is MLC009, as the official parser finds no record in it)."""
+"""The lines of a console a Windows shell saved as UTF-16 (or UTF-32), for the reader (raw output
+only: a result file in either is MLC009, as the official parser finds no record in it)."""
 
 from __future__ import annotations
 
@@ -7,20 +7,29 @@ import io
 from typing import IO
 
 _UTF16_MARKS = (b"\xff\xfe", b"\xfe\xff")
+_UTF32_MARKS = (b"\xff\xfe\x00\x00", b"\x00\x00\xfe\xff")
+
+
+def wide_encoding(head: bytes) -> str | None:
+    """``UTF-32`` or ``UTF-16`` for a file that begins with that byte order mark (UTF-32's little-
+    endian mark begins with UTF-16's), then the NUL bytes of such text (``\\xff\\xfe`` alone may be
+    two bytes of damage); None for any other."""
+    if head[:4] in _UTF32_MARKS:
+        return "UTF-32"
+    return "UTF-16" if head[:2] in _UTF16_MARKS and b"\x00" in head[2:] else None
 
 
 def is_utf16(head: bytes) -> bool:
-    """A UTF-16 byte order mark, then the NUL bytes of UTF-16 text (``\\xff\\xfe`` alone may be
-    two bytes of damage)."""
-    return head[:2] in _UTF16_MARKS and b"\x00" in head[2:]
+    """Whether a file begins as UTF-16 or UTF-32 text (see ``wide_encoding``)."""
+    return wide_encoding(head) is not None
 
 
 class Utf16Lines:
-    """The lines of a UTF-16 file as UTF-8 bytes (``readline`` and ``close``, as the reader uses a
-    stream); a character the file cannot hold is U+FFFD."""
+    """The lines of a UTF-16 (or UTF-32) file as UTF-8 bytes (``readline`` and ``close``, as the
+    reader uses a stream); a character the file cannot hold is U+FFFD."""
 
-    def __init__(self, stream: IO[bytes]) -> None:
-        self.text = io.TextIOWrapper(stream, encoding="utf-16", errors="replace", newline="")
+    def __init__(self, stream: IO[bytes], encoding: str = "UTF-16") -> None:
+        self.text = io.TextIOWrapper(stream, encoding=encoding.lower(), errors="replace", newline="")
 
     def readline(self, size: int = -1) -> bytes:
         return self.text.readline(size).encode("utf-8", errors="replace")
