@@ -25,6 +25,14 @@ class Rule:
     also: tuple[Severity, ...] = ()
     """The other severities the rule reports in some cases (a tolerated non-convergence is a
     warning, a field no tool reads a note): ``mlcheck rules`` shows them all."""
+    official_cases: bool = False
+    """Its findings are not official by default, but some are (they say so: ``[official checker
+    agrees]``): ``rules``, ``explain`` and SARIF's rule list say the checker flags some cases."""
+
+    @property
+    def official_somewhere(self) -> bool:
+        """Whether the official checker of record flags some (or all) of the rule's findings."""
+        return self.official or self.official_cases
 
     @property
     def severities(self) -> tuple[Severity, ...]:

@@ -5,6 +5,7 @@ rule's section only."""
 
 from __future__ import annotations
 
+import json
 import os
 import re
 
@@ -34,12 +35,17 @@ def _inputs() -> list[str]:
 
 def test_every_finding_has_a_severity_its_rule_declares() -> None:
     seen: dict[str, set[str]] = {}
+    official: set[str] = set()
     for path in _inputs():
         for found in check([path]).all_findings():
             seen.setdefault(found.code, set()).add(found.severity.label)
+            if found.official:
+                official.add(found.code)
     undeclared = {code: sorted(levels - {s.label for s in RULES[code].severities})
                   for code, levels in seen.items() if levels - {s.label for s in RULES[code].severities}}
     assert undeclared == {}
+    # a finding marked official belongs to a rule that says the checker flags some of its cases
+    assert sorted(code for code in official if not RULES[code].official_somewhere) == []
     if not OTHERS.is_dir():
         pytest.skip(f"{OTHERS} is absent: MLC507 and MLC516 are only reported on its packages")
     # the rules the issue named: reported as warnings (no checker of record refuses them), and said so
@@ -84,3 +90,52 @@ def test_mlc022_declares_the_warning_it_reports(tmp_path) -> None:  # type: igno
                              if '"key": "eval_accuracy"' not in line), "utf-8")
     levels = {f.severity for f in check([str(folder)]).all_findings() if f.code == "MLC022"}
     assert Severity.WARNING in levels and levels <= set(RULES["MLC022"].severities)
+
+
+@pytest.mark.parametrize("code", ["MLC015", "MLC509", "MLC515", "MLC521"])
+def test_a_rule_official_in_some_cases_says_so_everywhere(code: str) -> None:
+    """Rules whose findings are official in some cases only (was: rules, explain, rules -f json and
+    SARIF's rule list said the official checker never flags them, while their findings said it does)."""
+    runner = CliRunner()
+    listed = next(line for line in runner.invoke(main, ["rules"]).stdout.splitlines() if line.startswith(code))
+    assert listed.endswith("(official checker agrees)")
+    as_json = {rule["code"]: rule for rule in json.loads(runner.invoke(main, ["rules", "--format", "json"]).stdout)}
+    assert as_json[code]["official"] is True
+    reports = runner.invoke(main, ["explain", code]).stdout.splitlines()[1]
+    assert "flags some of its cases" in reports
+
+
+def test_every_rule_a_finding_is_made_official_for_declares_it() -> None:
+    """Read statically: each ``RULE.at(..., official=...)`` (or ``ctx.at(RULE, ...)``) that may be
+    official names a rule whose ``official_somewhere`` holds, so the catalogue cannot deny it."""
+    import ast
+    import importlib
+    from pathlib import Path
+
+    from mlcheck.rule import Rule
+
+    root = Path(check.__code__.co_filename).parent
+    undeclared = []
+    for path in sorted(root.rglob("*.py")):
+        module = importlib.import_module(".".join(path.relative_to(root.parent).with_suffix("").parts)
+                                         .removesuffix(".__init__"))
+
+        def named(node: ast.expr) -> object:
+            if isinstance(node, ast.Name):
+                return getattr(module, node.id, None)
+            if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name):
+                return getattr(getattr(module, node.value.id, None), node.attr, None)
+            return None
+
+        for node in ast.walk(ast.parse(path.read_text("utf-8"))):
+            if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "at"):
+                continue
+            said = [k.value for k in node.keywords if k.arg == "official"]
+            if not said or isinstance(said[0], ast.Constant) and said[0].value is False:
+                continue
+            rule = named(node.func.value)
+            if not isinstance(rule, Rule) and node.args:
+                rule = named(node.args[0])
+            if isinstance(rule, Rule) and not rule.official_somewhere:
+                undeclared.append(f"{path.name}:{node.lineno} {rule.code}")
+    assert undeclared == []

@@ -156,12 +156,12 @@ def rules_command(output_format: str) -> None:
         import json
 
         click.echo(json.dumps([{"code": rule.code, "name": rule.name, "severities": [s.label for s in rule.severities],
-                                "summary": rule.summary, "official": rule.official} for rule in rules], indent=2))
+                                "summary": rule.summary, "official": rule.official_somewhere} for rule in rules], indent=2))
         return
     name_width = max(len(rule.name) for rule in rules)
     severity_width = max(len(rule.severity_text) for rule in rules)
     for rule in rules:
-        official = " (official checker agrees)" if rule.official else ""
+        official = " (official checker agrees)" if rule.official_somewhere else ""
         click.echo(f"{rule.code}  {rule.name:<{name_width}}  {rule.severity_text:<{severity_width}}  {rule.summary}{official}")
     click.echo("the round data's constraint forms (formula, AT_LEAST, OPTIONAL, cadence, ...): mlcheck explain forms",
                err=True)
@@ -204,8 +204,8 @@ def explain_command(code: str) -> None:
         sys.exit(EXIT_ERROR)
     rule, module = found
     official = "the official checker does not fail a log or package for it"
-    if rule.official:  # (a rule of several levels is official in some cases: its findings say which)
-        official = ("the round's official checker flags it too" if len(rule.severities) == 1 else
+    if rule.official_somewhere:  # (a rule of several levels is official in some cases: its findings say which)
+        official = ("the round's official checker flags it too" if rule.official and len(rule.severities) == 1 else
                     "the round's official checker flags some of its cases (those findings end in "
                     "[official checker agrees])")
     click.echo(f"{rule.code} {rule.name}: {rule.summary}")

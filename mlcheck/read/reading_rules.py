@@ -162,7 +162,7 @@ LINE_TOO_LONG = Rule("MLC014", "line-too-long", Severity.ERROR,
                      also=(Severity.WARNING,))
 NOT_A_REGULAR_FILE = Rule("MLC015", "not-a-regular-file", Severity.ERROR,
                           "a walked folder holds a FIFO, socket or device instead of a log file",
-                          also=(Severity.WARNING,))
+                          also=(Severity.WARNING,), official_cases=True)
 
 RULES = (FILE_UNREADABLE, NO_RECORDS, INVALID_JSON, TRUNCATED_RECORD, RECORD_NOT_OBJECT,
          RECORD_KEY_INVALID, RECORD_TIME_INVALID, RECORD_METADATA_INVALID, RECORD_VALUE_MISSING,

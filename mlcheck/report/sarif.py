@@ -59,7 +59,7 @@ def _rules() -> list[dict[str, Any]]:
             "fullDescription": {"text": text},
             "help": {"text": f"{rule.summary}. {text} (mlcheck explain {rule.code})"},
             "defaultConfiguration": {"level": _LEVEL[rule.severity]},
-            "properties": {"official": rule.official, "tags": ["mlperf", f"family-{rule.code[3]}xx"]},
+            "properties": {"official": rule.official_somewhere, "tags": ["mlperf", f"family-{rule.code[3]}xx"]},
         })
     return described
 

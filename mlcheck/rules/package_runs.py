@@ -64,7 +64,8 @@ SUBMISSION_DIFFERS = Rule("MLC517", "submission-values-differ", Severity.WARNING
 HYPERPARAMETERS_DIFFER = Rule("MLC520", "hyperparameters-differ", Severity.WARNING,
                               "runs of one benchmark folder use different hyper-parameters")
 NON_COMPLIANT_RUN = Rule("MLC521", "non-compliant-run", Severity.ERROR,
-                         "a non-compliant run would be dropped as non-converged by the official tools")
+                         "a non-compliant run would be dropped as non-converged by the official tools",
+                         official_cases=True)
 
 RULES = (SUBMISSION_DIFFERS, HYPERPARAMETERS_DIFFER, NON_COMPLIANT_RUN)
 

@@ -29,7 +29,7 @@ from mlcheck.rules.seeds import version_key
 
 SYSTEM_STATUS_UNKNOWN = Rule("MLC515", "system-status-unknown", Severity.WARNING,
                              "the system status is not one of the round's values",
-                             also=(Severity.ERROR, Severity.INFO))
+                             also=(Severity.ERROR, Severity.INFO), official_cases=True)
 
 RULES = (SYSTEM_STATUS_UNKNOWN,)
 
