@@ -121,7 +121,7 @@ def end_of_file(path: str, copies: RankCopies, stats: RawStats, long_lines: int,
     for source, kept in sorted(copies.promoted.items()):
         yield records_of_another_rank_kept(path, source, logging_rank(source[0]), kept)
     if stats.records == stats.unseen_records:  # (none, or none the official parser reads: MLC027)
-        yield rules.no_records(path, stats.lines, long_lines, stats.unseen_records)
+        yield rules.no_records(path, stats.lines, long_lines, stats.unseen_records, stats.stopped)
     if stats.is_raw or copies.copies:
         yield from raw_output_read(path, stats.describe(copies.describe()), result_file, copies.copies,
                                    stats.trailing_colour_lines, stats.first_trailing_colour, copies.first_copy_line)

@@ -137,6 +137,7 @@ class RawStats:
     kept: int = 0
     kept_sources: dict[Source, int] = field(default_factory=dict)
     unseen_records: int = 0  # (records the official parser does not see, no space after the marker: MLC027; not read)
+    stopped: bool = False  # (reading raised, MLC001: MLC002 says so rather than "empty")
 
     def note_joins(self, chunks: int, unwrapped: int, cut: int = 0) -> None:
         """What the line stages before the reader repaired (tag_chunks, json_envelopes, cut_records)."""

@@ -137,7 +137,12 @@ def _read(path: str, display: str | None, keep_text: bool, lines: int | None = N
             yield rules.COMPRESSED_RESULT_FILE.at(shown, None, (
                 "this result file is gzip-compressed: mlcheck reads it, but the official checker reads "
                 "its bytes as text, finds no record and fails it; submit it uncompressed"))
-        wide = wide_encoding(_head(stream))
+        head = _head(stream)
+        if isinstance(head, BaseException):  # (a damaged gzip header: a read after it would find nothing)
+            yield rules.reading_stopped(shown, 0, head)
+            yield rules.no_records(shown, 0, 0, 0, stopped=True)
+            return
+        wide = wide_encoding(head)
         if wide is not None:
             if SUBMITTED_RESULT_FILE.match(os.path.basename(path)) or keep_copies:
                 yield rules.INVALID_UTF8.at(shown, 1, (
@@ -156,15 +161,15 @@ def _read(path: str, display: str | None, keep_text: bool, lines: int | None = N
         stream.close()
 
 
-def _head(stream: IO[bytes]) -> bytes:
-    """The first bytes of a log opened (inside its gzip: a console may be UTF-16 there too); none
-    where reading them fails (the reading says why: MLC001)."""
+def _head(stream: IO[bytes]) -> bytes | BaseException:
+    """The first bytes of a log opened (inside its gzip: a console may be UTF-16 there too), or
+    the error reading them raised (a damaged gzip header, a gzip cut within its first bytes)."""
     gzipped = sys.modules.get("gzip")  # (imported where a gzip log is opened)
     if type(stream) is io.BufferedReader or gzipped is not None and isinstance(stream, gzipped.GzipFile):
         try:
             return cast("io.BufferedReader", stream).peek(8)[:8]
-        except (OSError, EOFError, zlib.error):
-            return b""
+        except (OSError, EOFError, zlib.error) as error:
+            return error
     return b""
 
 
@@ -230,6 +235,7 @@ def _read_stream(stream: IO[bytes], path: str, keep_text: bool, limit: int | Non
             reader = looked_ahead(reader, path, ahead, keep_text, keep_copies, promote)
             yield from replay_lookahead(reader, ahead, path, keep_text, keep_copies, promote)
         yield rules.reading_stopped(path, reader.line_no, error)
+        reader.stats.stopped = True
         reader.stats.note_joins(joined[0], unwrapped[0], rejoined[0])
         yield from reader.finish()
         return

@@ -170,9 +170,13 @@ RULES = (FILE_UNREADABLE, NO_RECORDS, INVALID_JSON, TRUNCATED_RECORD, RECORD_NOT
          NOT_A_REGULAR_FILE, NUMBER_OUT_OF_RANGE)
 
 
-def no_records(path: str, lines: int, long_lines: int, unseen: int) -> Finding:
+def no_records(path: str, lines: int, long_lines: int, unseen: int, stopped: bool = False) -> Finding:
     """MLC002 for a log of ``lines`` lines with no record read (``long_lines`` too long to read,
-    ``unseen`` records that the official parser does not read either: MLC027)."""
+    ``unseen`` records that the official parser does not read either: MLC027; ``stopped``: reading
+    raised, MLC001 says why)."""
+    if stopped:
+        return NO_RECORDS.at(path, None, "no :::MLLOG record could be read: reading stopped " + (
+            f"after line {lines} (MLC001)" if lines else "before the first line (MLC001)"))
     if lines == 0:
         return NO_RECORDS.at(path, None, "the log is empty; expected :::MLLOG records")
     skipped = f" ({long_lines} too long to read)" if long_lines else ""
@@ -238,5 +242,6 @@ def reading_stopped(path: str, line_no: int, error: BaseException) -> Finding:
         return FILE_UNREADABLE.at(path, line_no + 1, (
             f"the gzip data ends after line {line_no} and bytes that are not gzip follow ({error}): ignored, "
             "as gzip -d ignores them; the lines before them are read"), severity=Severity.WARNING, official=False)
-    return FILE_UNREADABLE.at(path, line_no + 1, f"reading stopped after line {line_no}: {error}; the file (or its "
+    where = f"after line {line_no}" if line_no else "before the first line"
+    return FILE_UNREADABLE.at(path, line_no + 1, f"reading stopped {where}: {error}; the file (or its "
                               "gzip archive) is damaged or truncated")
