@@ -1,6 +1,7 @@
 """A physical line over 16 MiB: the records between its carriage returns are read (as the
-official checkers read them, in universal-newline mode); MLC014 is an error only when a record
-was on the part skipped."""
+official checkers read them, in universal-newline mode), and of a piece over the limit the record
+after its last marker (as their parser reads a line); MLC014 is an error only when a record was
+on the part skipped."""
 
 from __future__ import annotations
 
@@ -37,10 +38,14 @@ def test_the_scan_keeps_the_pieces_with_a_record_whatever_the_pieces(seed: int) 
     assert _scan(line, 200, seed) == (len(line), b"\r" + RECORD + b"\r" + RECORD + b"\n", 0)
     glued = bar + RECORD + b"\n"  # (the record after the last \r)
     assert _scan(glued, 200, seed) == (len(glued), b"\r" + RECORD + b"\n", 0)
-    no_return = b"x" * 300 + RECORD + b"\n"  # (no \r: nothing can be kept)
-    assert _scan(no_return, 200, seed) == (len(no_return), None, 1)
-    long_piece = bar + b"y" * 300 + RECORD + b"\r" + RECORD + b"\n"  # (a piece over the limit is lost)
-    assert _scan(long_piece, 200, seed) == (len(long_piece), b"\r" + RECORD + b"\n", 1)
+    no_return = b"x" * 300 + RECORD + b"\n"  # (no \r: the record after the last marker, as the parser reads it)
+    assert _scan(no_return, 200, seed) == (len(no_return), b"\r" + RECORD + b"\n", 0)
+    two = b"x" * 300 + RECORD + RECORD  # (the parser reads the last; no line end)
+    assert _scan(two, 200, seed) == (len(two), b"\r" + RECORD, 1)
+    long_piece = bar + b"y" * 300 + RECORD + b"\r" + RECORD + b"\n"  # (a piece over the limit: its last record)
+    assert _scan(long_piece, 200, seed) == (len(long_piece), b"\r" + RECORD + b"\r" + RECORD + b"\n", 0)
+    too_long = bar + RECORD + b"w" * 300 + b"\n"  # (the record itself over the limit is lost)
+    assert _scan(too_long, 200, seed) == (len(too_long), None, 1)
     noise = bar + b"z" * 300 + b"\n"
     assert _scan(noise, 200, seed) == (len(noise), None, 0)
 
@@ -72,11 +77,21 @@ def test_a_progress_bar_over_the_limit_loses_no_record(tmp_path: Path) -> None:
         assert run.verdict == clean.verdict == "pass" and run.time_to_train_min == clean.time_to_train_min
 
 
-def test_a_record_on_an_over_long_line_without_a_carriage_return_is_an_error(tmp_path: Path) -> None:
-    record = BASE.read_bytes().splitlines(keepends=True)[13]
+def test_a_record_after_an_over_long_line_without_a_carriage_return_is_read(tmp_path: Path) -> None:
+    """16 MiB of text without a carriage return, a record glued after it: the official parser reads
+    the line from its last marker, so it reads the record; mlcheck reads it too and the run passes as
+    the clean file does (was: MLC014 error and MLC105 "not logged [official checker agrees]" where
+    the checker of record passes; a review, session 44). Two records glued after it: the parser
+    reads the last; the other is lost (MLC014, an error, mlcheck's own)."""
+    lines = BASE.read_bytes().splitlines(keepends=True)
+    record = lines[13]
     path = _with_long_line(tmp_path, "result_0.txt", b"y" * MAX_LINE_BYTES + record)
     run = check([str(path)]).runs[0]
+    clean = check([str(BASE)]).runs[0]
     long = [f for f in run.findings if f.code == "MLC014"]
+    assert [(f.severity.label, f.line, f.official) for f in long] == [("warning", 14, False)]
+    assert (run.verdict, run.official_verdict, run.time_to_train_min) == ("pass", "pass", clean.time_to_train_min)
+    glued = _with_long_line(tmp_path, "job.log", b"y" * MAX_LINE_BYTES + lines[12].rstrip(b"\n") + record)
+    long = [f for f in check([str(glued)]).runs[0].findings if f.code == "MLC014"]
     assert [(f.severity.label, f.line) for f in long] == [("error", 14)]
-    assert "1 :::MLLOG record on the line was not read" in long[0].message
-    assert run.verdict == "fail"
+    assert "1 :::MLLOG record on the part skipped was not read" in long[0].message

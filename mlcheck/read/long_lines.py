@@ -8,9 +8,11 @@ official checkers read their logs in Python's universal-newline mode, where each
 line: for them the bar is many short lines of noise and the record after it a line of its own.
 mlcheck holds at most the limit of one line, so the bar is skipped and the pieces between the
 ``\\r`` that hold a record are kept, within the limit all told, and read as the line (as a shorter
-line with a bar is read). Only a record on a piece not kept (a piece, or all of them, over the
-limit; a line without ``\\r``) is lost: that is the MLC014 error; an over-long line that lost no
-record is a warning.
+line with a bar is read). A piece over the limit (a line without ``\\r`` is one piece) keeps the
+record after its last marker, if that is within the limit: the official parser reads a line from
+its last marker (``re.sub(".*" + TOKEN, TOKEN, line)``), so it reads that record too. Only a record
+on a piece not kept (before the last marker of a piece over the limit, or over the limit itself)
+is lost: that is the MLC014 error; an over-long line that lost no record is a warning.
 """
 
 from __future__ import annotations
@@ -44,12 +46,18 @@ class LongLineScan:
         self.carry = b""  # (the last bytes of the previous piece: a marker split between two)
         self.part: list[bytes] | None = []  # (the text since the last \r; None: over the limit)
         self.part_size = 0
+        self.tail: list[bytes] | None = None  # (a part over the limit: what follows its last marker)
+        self.tail_size = 0
+        self.edge = b""  # (a part over the limit: its last bytes, a marker split between two pieces)
         self.kept: list[bytes] = []
         self.kept_size = 0
         self.seen_return = False
+        self.ends_line = False
 
     def add(self, piece: bytes) -> None:
         self.length += len(piece)
+        if piece:
+            self.ends_line = piece.endswith(b"\n")
         joined = self.carry + piece
         self.markers += joined.count(MARKER)
         self.carry = joined[-(len(MARKER) - 1):]
@@ -64,20 +72,41 @@ class LongLineScan:
         self._grow(piece[start:])
 
     def _grow(self, data: bytes) -> None:
-        if self.part is None or not data:
+        if not data:
+            return
+        if self.part is None:
+            self._grow_tail(data)
             return
         self.part_size += len(data)
         if self.part_size > self.limit:
-            self.part = None
+            held, self.part = self.part, None
+            for piece in (*held, data):
+                self._grow_tail(piece)
         else:
             self.part.append(data)
 
+    def _grow_tail(self, data: bytes) -> None:
+        joined = self.edge + data if self.edge else data
+        at = joined.rfind(MARKER)
+        if at >= 0:
+            after = joined[at + len(MARKER):]
+            self.tail, self.tail_size = [after], len(after)
+        elif self.tail is not None:
+            self.tail.append(data)
+            self.tail_size += len(data)
+        if self.tail is not None and self.tail_size + len(MARKER) >= self.limit:
+            self.tail = None
+        self.edge = joined[-(len(MARKER) - 1):]
+
     def _end_part(self) -> None:
-        part = b"".join(self.part) if self.part is not None else b""
+        if self.part is not None:
+            part = b"".join(self.part)
+        else:  # (over the limit: the record after its last marker, which the official parser reads)
+            part = MARKER + b"".join(self.tail) if self.tail is not None else b""
         if MARKER in part and self.kept_size + len(part) < self.limit:
             self.kept.append(part)
             self.kept_size += len(part) + 1
-        self.part, self.part_size = [], 0
+        self.part, self.part_size, self.tail, self.tail_size, self.edge = [], 0, None, 0, b""
 
     def finish(self) -> LongLine:
         end = b""
@@ -85,9 +114,11 @@ class LongLineScan:
             if self.part is not None and self.part[-1:] == [b"\n"] and self.part_size == 1:
                 end = b"\n"  # (the line ends in \r\n)
             else:
-                if self.part is not None and self.part and self.part[-1].endswith(b"\n"):
-                    end = b"\n"
+                end = b"\n" if self.ends_line else b""
                 self._end_part()
+        elif self.part is None:  # (one piece over the limit: its last record, as the parser reads it)
+            end = b"\n" if self.ends_line else b""
+            self._end_part()
         if not self.kept:
             return LongLine(self.length, None, self.markers)
         text = b"".join(b"\r" + part.rstrip(b"\n") for part in self.kept) + end

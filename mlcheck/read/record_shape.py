@@ -245,7 +245,8 @@ def long_line_finding(path: str, line_no: int, long: LongLine, limit: int) -> Fi
     length, lost, kept = long.length, long.lost, long.text is not None
     size = (f"this line is {length:,} bytes long ({length / 2**20:.1f} MiB; mlcheck reads lines of "
             f"up to {limit // 2**20} MiB)")
-    read = "; the records between its carriage returns were read, the rest skipped" if kept else "; it was skipped"
+    read = ("; the records the official parser reads on it (on each piece between carriage returns, or after "
+            "the last marker of a piece over the limit) were read, the rest skipped" if kept else "; it was skipped")
     if lost == 0:
         return rules.LINE_TOO_LONG.at(path, line_no, f"{size}{read}; no :::MLLOG record was on the "
                                       f"{'part skipped' if kept else 'line'} (output written without line "
