@@ -271,5 +271,15 @@ def _output_failed(error: OSError) -> int:
         os.dup2(devnull, sys.stdout.fileno())
     except (OSError, ValueError):
         pass
+    if error.errno == errno.EPIPE and _documentation_asked():
+        return 0  # (`mlcheck rules | head`: the reader took what it wanted, as with any listing)
     _say(f"mlcheck: error: cannot write the output: {error.strerror or error}")
     return EXIT_ERROR
+
+
+def _documentation_asked() -> bool:
+    """Whether the command prints documentation (``rules``, ``explain``, ``--help``), not a report:
+    a pipe its reader closed early is no failure there."""
+    words = sys.argv[1:]
+    command = next((word for word in words if not word.startswith("-")), None)
+    return command in ("rules", "explain") or any(word in ("-h", "--help") for word in words)
