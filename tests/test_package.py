@@ -582,3 +582,19 @@ def test_an_assumed_round_s_unknown_folder_is_not_told_to_be_removed(tmp_path: P
     assert folder.severity is Severity.WARNING and "remove" not in folder.message
     assert folder.message.endswith("(if the package is of that round: it is only assumed, as no run was read, "
                                    "MLC525; give --ruleset X.Y.Z to judge it under its own)")
+
+
+def test_an_empty_benchmark_folder_named_alone_is_judged_under_its_packages_round(tmp_path: Path) -> None:
+    """A benchmark folder without result files, named alone: judged under the round its package's
+    other runs are dated in, as naming the package judges it (was: the newest round assumed, with
+    MLC525, MLC506 "not a benchmark of 6.1" and the system's status under 6.1; a review, session 44)."""
+    package = make_package(tmp_path)
+    empty = package / "results" / "acme-t8" / "bert"
+    empty.mkdir()
+    whole = {(f.code, f.path, f.severity) for f in check([str(package)]).all_findings()}
+    alone = {(f.code, f.path, f.severity) for f in check([str(empty)]).all_findings()}
+    wanted = {f for f in whole if f[1] == str(empty)}
+    assert [code for code, _, _ in wanted] == ["MLC502"]
+    assert alone - {("MLC501", str(empty), Severity.ERROR)} == wanted
+    [count] = [f for f in check([str(empty)]).all_findings() if f.code == "MLC502"]
+    assert "training 2.0.0 bert requires" in count.message

@@ -28,6 +28,7 @@ from mlcheck.judge.outside_results import misplaced_benchmarks_left_out, outside
 from mlcheck.rules.package_system import check_system_description
 from mlcheck.rules.system_logs import check_logs_against_system
 from mlcheck.facts.rulesets import SUPPORTED_RULESETS, Ruleset, load_ruleset, ruleset_from_path
+from mlcheck.package.dated_round import dated_package_round
 
 
 class _Rounds:
@@ -38,6 +39,7 @@ class _Rounds:
                  real_path: Callable[[str], str] = os.path.realpath) -> None:
         self.forced = forced
         self.real_path = real_path
+        self.dated: dict[str, Ruleset | None] = {}  # (package -> the round its runs' dates give, when none was read)
         self.by_folder: dict[str, Counter[str]] = {}
         for bench in benchmarks:  # (a linked folder under its real path and as spelled: it is in both)
             if bench.ruleset and bench.folder:
@@ -64,12 +66,19 @@ class _Rounds:
         return load_ruleset(seen.most_common(1)[0][0]) if seen else None
 
     def of_package(self, root: str) -> Ruleset:
-        """The package's round: that of its runs, else the path's (no run read), else the latest."""
-        return self.within(root) or ruleset_from_path(root) or load_ruleset(SUPPORTED_RULESETS[-1])
+        """The package's round: that of its runs read, else the path's, else that of the date of
+        its other runs (a folder named alone that holds none), else the latest."""
+        return (self.within(root) or ruleset_from_path(root) or self._dated(root)
+                or load_ruleset(SUPPORTED_RULESETS[-1]))
+
+    def _dated(self, root: str) -> Ruleset | None:
+        if self.forced is None and root not in self.dated:
+            self.dated[root] = dated_package_round(root)
+        return self.dated.get(root)
 
     def assumed(self, root: str) -> Finding | None:
         """MLC525 when the package's round is the latest only because nothing says which."""
-        if self.within(root) is not None or ruleset_from_path(root) is not None:
+        if self.within(root) is not None or ruleset_from_path(root) is not None or self._dated(root) is not None:
             return None
         newest = load_ruleset(SUPPORTED_RULESETS[-1])
         return ROUND_ASSUMED.at(root, None, (
