@@ -296,12 +296,12 @@ def _follow(path: Path, max_line: int, limit: int) -> list[object]:
 
 def test_follower_gives_the_length_of_an_over_long_line_not_its_bytes(tmp_path: Path) -> None:
     """And the markers on it, as check counts them: a line without one loses no record (MLC014 a
-    warning in watch as in check)."""
+    warning in watch as in check); the record after its last marker is kept, as check keeps it."""
     from mlcheck.read.long_lines import LongLine
     log = tmp_path / "job.log"
     long_line = b"x" * 300_000 + b":::MLLOG {}" + b"\n"  # over several 64 KiB reads
     log.write_bytes(b"first\n" + long_line + b"second\n" + b"y" * 2_000 + b"\n" + b"z" * 150_000)
-    assert _follow(log, max_line=1_000, limit=10) == [b"first\n", LongLine(300_012, None, 1), b"second\n",
+    assert _follow(log, max_line=1_000, limit=10) == [b"first\n", LongLine(300_012, b"\r:::MLLOG {}\n", 0), b"second\n",
                                                       LongLine(2_001, None, 0)]
     from mlcheck.read.follow import Follower
     follower = Follower(str(log), poll=0.0, max_line=1_000)

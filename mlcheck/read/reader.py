@@ -139,11 +139,10 @@ def _read(path: str, display: str | None, keep_text: bool, lines: int | None = N
                 "its bytes as text, finds no record and fails it; submit it uncompressed"))
         head = _head(stream)
         if isinstance(head, BaseException):  # (a damaged gzip header: a read after it would find nothing)
-            yield rules.reading_stopped(shown, 0, head)
-            yield rules.no_records(shown, 0, 0, 0, stopped=True)
+            yield from (rules.reading_stopped(shown, 0, head), rules.no_records(shown, 0, 0, 0, stopped=True))
             return
         wide = wide_encoding(head)
-        if wide is not None:
+        if wide:
             if SUBMITTED_RESULT_FILE.match(os.path.basename(path)) or keep_copies:
                 yield rules.INVALID_UTF8.at(shown, 1, (
                     f"the file is {wide} (it begins with a {wide} byte order mark): mlcheck and the official "
@@ -153,9 +152,7 @@ def _read(path: str, display: str | None, keep_text: bool, lines: int | None = N
                 yield rules.INVALID_UTF8.at(shown, 1, (
                     f"the file is {wide} (it begins with a {wide} byte order mark): mlcheck reads it so, but "
                     "the official parser reads UTF-8: `mlcheck split` writes UTF-8 result files of it"))
-        note = per_rank_note(path, shown)
-        if note is not None:
-            yield note
+        yield from filter(None, (per_rank_note(path, shown),))
         yield from _read_stream(stream, shown, keep_text, lines, keep_copies, batches, promote, elsewhere, only_job)
     finally:
         stream.close()

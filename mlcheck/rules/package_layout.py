@@ -72,9 +72,8 @@ UNKNOWN_BENCHMARK_FOLDER = Rule("MLC506", "unknown-benchmark-folder", Severity.E
 MISNAMED_RESULT_FILE = Rule("MLC507", "misnamed-result-file", Severity.WARNING,
                             "a log in a benchmark folder is not named result_<i>.txt (i = 0..N-1)")
 UNKNOWN_FILE = Rule("MLC508", "unknown-file", Severity.WARNING, "a file that does not belong in the package")
-LAYOUT_INCOMPLETE = Rule("MLC509", "package-layout-incomplete", Severity.ERROR,
-                         "the package lacks results/, systems/ or benchmarks/<benchmark>", also=(Severity.WARNING,),
-                         official_cases=True)
+LAYOUT_INCOMPLETE = Rule("MLC509", "package-layout-incomplete", Severity.ERROR, "the package lacks results/, "
+                         "systems/ or benchmarks/<benchmark>", also=(Severity.WARNING,), official_cases=True)
 
 RULES = (UNKNOWN_BENCHMARK_FOLDER, MISNAMED_RESULT_FILE, UNKNOWN_FILE, LAYOUT_INCOMPLETE)
 NESTED_FOLDER = ("unexpected folder in a benchmark folder: the official checker ignores it (its logs are judged "
