@@ -296,3 +296,47 @@ def test_a_relaunch_on_a_host_whose_clock_is_behind_is_a_run_of_its_own(tmp_path
     assert "dated 180 min before the run's first record, in its training" in note.message
     assert len(_runs(tmp_path, [*records[:cut], *records[:2], *records[cut:]])) == 1  # (a start's copy)
     assert len(_runs(tmp_path, [*records[:cut], *_later(records[:2], -5), *records[cut:]])) == 1  # (5 min off)
+
+
+def _setting_first(lines: list[str]) -> list[str]:
+    """The run as some loggers print it: a hyper-parameter (gradient_accumulation_steps) before its
+    cache_clear."""
+    setting = next(i for i, line in enumerate(lines) if '"gradient_accumulation_steps"' in line)
+    return [lines[setting], *lines[:setting], *lines[setting + 1:]]
+
+
+@pytest.mark.parametrize("end", [[], [TASK_FAILED]], ids=["traceback", "job-end"])
+def test_a_relaunch_whose_first_record_is_a_setting_keeps_it(end: list[str], tmp_path: Path) -> None:
+    """A run killed in training, relaunched a minute later without a launcher line; the relaunch
+    logs a hyper-parameter before its cache_clear: that record is the relaunch's (was: the crashed
+    attempt's, and the relaunch failed MLC105 for a required key not logged; a review, session 44)."""
+    records = _setting_first(_records())
+    cut = _training_cut(records)
+    lines = [*records[:cut], *TRACEBACK, *end, *_later(records)]
+    first, second = _runs(tmp_path, lines)
+    clean = _clean()
+    assert first.verdict == "fail" and first.run is not None and first.run.last_line == cut
+    assert (second.verdict, second.time_to_train_min) == (clean.verdict, clean.time_to_train_min)
+    assert second.run is not None and second.run.first_line == cut + len(TRACEBACK) + len(end) + 1
+    out = tmp_path / "split"
+    CliRunner().invoke(main, ["split", str(tmp_path / "console.log"), "-o", str(out)])
+    assert (out / "result_1.txt").read_text("utf-8").count('"gradient_accumulation_steps"') == 1
+
+
+def test_a_relaunch_with_its_clock_behind_after_a_job_end_begins_at_its_setting(tmp_path: Path) -> None:
+    """The same, relaunched on a host whose clock is 4 minutes behind (its records dated before the
+    crashed attempt's last), after srun's word that a task failed: a setting of the run's
+    initialisation logged again first after a job's end begins the next run (was: one failing run,
+    MLC404, MLC104, MLC107; a review, session 44)."""
+    records = _setting_first(_records())
+    cut = _training_cut(records)
+    crashed_last = _time(records[cut - 1])
+    behind = _later(records, 0)
+    shift = crashed_last + 60_000 - 240_000 - _time(behind[1])
+    relaunch = [_at(line, _time(line) + shift) for line in behind]
+    first, second = _runs(tmp_path, [*records[:cut], *TRACEBACK, TASK_FAILED, *relaunch])
+    clean = _clean()
+    assert first.verdict == "fail" and (second.verdict, second.time_to_train_min) == (clean.verdict, clean.time_to_train_min)
+    watched = CliRunner().invoke(main, ["watch", str(tmp_path / "console.log"), "--format", "json", "--poll", "0.01",
+                                        "--idle-timeout", "0.5"])
+    assert [r["verdict"] for r in json.loads(watched.stdout)["runs"]] == ["fail", "pass"]

@@ -184,7 +184,7 @@ def _take(state: WatchState, item: AnyItem, on_finding: FindingSink,
     state.cut_at = None  # (a record after a cut one: the logging rank went on)
     builder = state.builder
     pending: list[Event] = []  # (held after the run before stopped: the run a launcher line opens)
-    if state.boundaries.opens_new_run(builder.counts, event.key):
+    if state.boundaries.opens_new_run(builder.counts, event.key, state.next_run.repeats_a_setting(event.key)):
         for held in state.next_run.before_restart():  # (a run killed in its initialisation: its own)
             _add(state, held, on_finding, on_progress)
         if not _finish_stopped(state, on_finding, on_progress) and not builder.counts["run_stop"]:

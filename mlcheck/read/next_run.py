@@ -1,45 +1,44 @@
-"""Where raw job output begins the job's next run without a launcher line between the two (runs
-of one job one after the other, a console of several runs): after a run's ``run_stop``, a
-``cache_clear`` or ``init_start`` logged outside the run's time (after its run_stop, or more than
+"""Where raw job output begins the job's next run without a launcher line between the two (runs of one
+job one after the other, a console of several runs): after a run's ``run_stop``, a ``cache_clear``
+or ``init_start`` logged outside the run's time (after its run_stop, or more than
 :data:`COPY_WINDOW_MS` before its first record: runs concatenated out of order) begins the next
 run, and the ``submission_*`` records logged between the two are the next run's (the run's own
-where it had not logged the key: TPU consoles print the block, or its rest, after run_stop; so at
-a launcher line too), and so are the settings it logged before its run_start (a console whose
-runs log the block and hyper-parameters before ``cache_clear``), and after such a repeat any
-setting it logged. One logged within the run's time is held with what follows (a twin): a run
-of its own from there (runs launched together, their output joined) once it logs an eval the run
-did not log at that moment, outlasts the run, logs its ``run_start`` more than
-:data:`COPY_WINDOW_MS` off, or at its ``run_stop`` lasts longer or shorter than the run
-(:func:`~mlcheck.read.run_windows.own_run`); else a copy of the run (another process printing it
-again: the run's, with what was held before it), and so where a later start, a launcher line or
-the end comes first. Any other record after ``run_stop`` (a final eval) is the run's own. A run
-that never logged its ``run_stop`` (killed, then run again in the same console) ends at a
-``cache_clear`` or ``init_start`` logged after its ``init_stop`` (or a record after its
-``run_start``) and later than every record of it: the ranks of one run initialise together, so
-such a record is no copy; the ``submission_*`` records that come so before it (or before a
-launcher line), and the settings after them, are held: the next run's (the run script's block
-for the next attempt), and so, in its training, at a ``cache_clear`` or ``init_start`` dated more
-than :data:`INIT_COPY_WINDOW_MS` before its first record (a relaunch on a host whose clock is
-behind; a rank whose clock is off by so much is not met). So
-does a run killed in its initialisation, at an ``init_start`` (or a
-second ``cache_clear``) logged later than every record of it and more than
-:data:`INIT_COPY_WINDOW_MS` after its own ``init_start``; the records logged so before it (any
-but ``init_stop``, ``run_start``, ``run_stop``) are held until it is known whose they are: the
-next attempt's when it begins or at a launcher line, else the run's with the next record;
-``weights_initialization`` records are held only after a held record. Sooner, the two cannot be
-told apart: the processes of a large job start their initialisation up to minutes apart, each
-printing its init block (one run then, its repeats reported: MLC107). ``check``, ``split`` and
+where it had not logged the key: TPU consoles print the block, or its rest, after run_stop; so at a
+launcher line too), and so are the settings it logged before its run_start (a console whose runs
+log the block and hyper-parameters before ``cache_clear``), and after such a repeat any setting it
+logged. One logged within the run's time is held with what follows (a twin): a run of its own from
+there (runs launched together, their output joined) once it logs an eval the run did not log at
+that moment, outlasts the run, logs its ``run_start`` more than :data:`COPY_WINDOW_MS` off, or at
+its ``run_stop`` lasts longer or shorter than the run (:func:`~mlcheck.read.run_windows.own_run`);
+else a copy of the run (another process printing it again: the run's, with what was held before
+it), and so where a later start, a launcher line or the end comes first. Any other record after
+``run_stop`` (a final eval) is the run's own. A run that never logged its ``run_stop`` (killed,
+then run again in the same console) ends at a ``cache_clear`` or ``init_start`` logged after its
+``init_stop`` (or a record after its ``run_start``) and later than every record of it: the ranks of
+one run initialise together, so such a record is no copy; the ``submission_*`` records that come so
+before it (or before a launcher line), and the settings of its initialisation logged again in its
+training, are held: the next run's (the run script's block, or a hyper-parameter the next attempt
+logs before its ``cache_clear``), and so, in its training, at a ``cache_clear`` or ``init_start``
+dated more than :data:`INIT_COPY_WINDOW_MS` before its first record (a relaunch on a host whose
+clock is behind; a rank whose clock is off by so much is not met). So does a run killed in its
+initialisation, at an ``init_start`` (or a second ``cache_clear``) logged later than every record
+of it and more than :data:`INIT_COPY_WINDOW_MS` after its own ``init_start``; the records logged so
+before it (any but ``init_stop``, ``run_start``, ``run_stop``) are held until it is known whose
+they are: the next attempt's when it begins or at a launcher line, else the run's with the next
+record; ``weights_initialization`` records are held only after a held record. Sooner, the two
+cannot be told apart: the processes of a large job start their initialisation up to minutes apart,
+each printing its init block (one run then, its repeats reported: MLC107). ``check``, ``split`` and
 ``watch`` read it alike. A submitted result file is one run whatever it holds
 (:mod:`mlcheck.read.runs`)."""
 
 from __future__ import annotations
 
 import math
-from typing import Callable, Generic, TypeVar
+from typing import Callable, Generic, TypeVar, cast
 
 from mlcheck.model import plausible_time
 from mlcheck.read.run_windows import (EDGES, COPY_CLOCK_MS, COPY_WINDOW_MS, INIT_COPY_WINDOW_MS, INIT_PROGRESS, NEXT_RUN_KEYS,
-                                     TWIN_LIMIT, WATCHED_KEYS, Evals, earliest_known, own_run)
+                                     RELAUNCH_GAP_MS, TWIN_LIMIT, WATCHED_KEYS, Evals, earliest_known, own_run)
 
 Item = TypeVar("Item")
 
@@ -60,8 +59,7 @@ class NextRunStart(Generic[Item]):
         self.held_until: float | None = None
         """The time of the last record held in a run's initialisation (``watch`` times init by it)."""
         self._first: float | None = None
-        self._stop = 0.0
-        self._run_start: float | None = None  # (when the current run logged its run_start)
+        self._stop, self._run_start = 0.0, cast("float | None", None)  # (when the run logged its run_stop, run_start)
         self.started = False
         """The current run logged its run_start (every record then passes :meth:`take`)."""
         self._training = False  # (a record after run_start)
@@ -70,8 +68,7 @@ class NextRunStart(Generic[Item]):
         self._last = float("-inf")
         self._init_start: float | None = None  # (when the current run logged its init_start)
         self._cleared = False  # (the current run logged a cache_clear)
-        self._logged_of = logged
-        self._logged: set[str] = set()  # (without ``logged``: the keys the run logged)
+        self._logged_of, self._logged = logged, cast("set[str]", set())  # (without ``logged``: the keys the run logged)
         self._held_keys: list[str] = []  # (the keys of the records held)
         self._in_run: set[str] = set()  # (the keys the current run logged after its run_start)
         self._held_gap = 0.0  # (how long after every record of the run the first record held came)
@@ -112,9 +109,9 @@ class NextRunStart(Generic[Item]):
                             "init_stop, later than every record of it, before any run_start: another attempt")
                 self._begin(time_ms, key)
                 return True, self._released(item, key)
-            if key.startswith("submission_") or self.held and key not in self._in_run and key not in EDGES \
-                    and self._has_logged(key):  # (a block, then settings again: the next run's, if one begins next)
-                return self._hold(item, key, time_ms)
+            if key.startswith("submission_") or self.repeats_a_setting(key, bool(self.held) or self._training and
+                                                                       time_ms - self._last > RELAUNCH_GAP_MS):
+                return self._hold(item, key, time_ms)  # (a block, a setting again: the next attempt's if one begins next)
         elif self._training and self._first is not None and plausible_time(time_ms) \
                 and time_ms < self._first - INIT_COPY_WINDOW_MS:  # (long before the run began: a relaunch, clock behind)
             if key in NEXT_RUN_KEYS:
@@ -150,9 +147,14 @@ class NextRunStart(Generic[Item]):
             self._init_start = time_ms
         if key == "cache_clear":
             self._cleared = True
-        if time_ms > self._last:
-            self._last = time_ms
+        self._last = max(self._last, time_ms)
         return False, self._released(item, key)
+
+    def repeats_a_setting(self, key: str, after: bool | None = None) -> bool:
+        """Whether a record of ``key`` logs a setting of the run's initialisation again, ``after`` (by
+        default: while the run trains; a relaunch's first record after a job's end, ``runs.RunBoundaries``)."""
+        return (self._training if after is None else after) and key not in self._in_run and key not in EDGES \
+            and self._has_logged(key)
 
     def _has_logged(self, key: str) -> bool:
         """Whether the current run logged a record of ``key`` before."""
@@ -182,9 +184,7 @@ class NextRunStart(Generic[Item]):
         launcher line); the records held are its own."""
         self._logged, self._in_run, self._after_stop = set(), set(), set()
         self.stopped, self._first, self.started, self._training = False, time_ms, False, False
-        self._evals = Evals()
-        self._run_start = None
-        self.initialised = False
+        self._evals, self._run_start, self.initialised = Evals(), None, False
         self._init_start = time_ms if key == "init_start" else None
         self._cleared = key == "cache_clear"
         self._last = float("-inf") if time_ms is None else time_ms

@@ -23,6 +23,10 @@ COPY_CLOCK_MS = 1_000.0
 """How much longer or shorter than a run (run_start to run_stop) another process's copy of it may
 last (its ranks log both together; a host's clock may be off, by the same for both): a twin
 further off is a run of its own."""
+RELAUNCH_GAP_MS = 10_000.0
+"""How long after every record of a run killed in training a setting of its initialisation logged
+again is held as the next attempt's (a relaunch starts its processes and imports its framework
+before its first record); sooner, it is the run's own repeat (tracked_stats, as LLM logs repeat)."""
 SAME_MOMENT_MS = 100.0
 """How far apart a copy whose eval values differ from the run's (ranks logging their local
 accuracy) logs its run_stop and lasts: one printed with the run; any further is another run."""

@@ -79,13 +79,14 @@ class RunBoundaries:
             self._fresh = not INIT_PROGRESS.isdisjoint(self._before)
         return True
 
-    def opens_new_run(self, counts: Mapping[str, int], key: str = "") -> bool:
+    def opens_new_run(self, counts: Mapping[str, int], key: str = "", setting_again: bool = False) -> bool:
         """Whether the next record (of ``key``) begins a new run, given the key counts of the
         current run. After a job's end (not a launch), only a record that begins a run again
         does (a cache_clear, submission_* or init_start key the run logged already): a rank's last
         records after mpirun's word that a rank died, records after a helper step's cancellation,
         the block a rank logs in its initialisation after srun said another task failed, stay in
-        the run. Before the run has begun (no key of :data:`RUN_BEGUN`: a run script's ``srun``
+        the run; so does a setting the run logged in its initialisation, logged again once it trains
+        (``setting_again``: a relaunch whose first record is a hyper-parameter, its clock behind). Before the run has begun (no key of :data:`RUN_BEGUN`: a run script's ``srun``
         steps log the submission, settings and a cache_clear, then launch the training), a record
         that repeats a cache_clear or submission_* key logged before the first job start (or end)
         in it does, up to its begin (:attr:`lingering`), once the run logged weights_initialization
@@ -105,7 +106,8 @@ class RunBoundaries:
         if not self._pending:
             return False
         self._pending, ended, self._ended = False, self._ended, False
-        return bool(counts) and (not ended or (_preamble(key) or key == "init_start") and bool(counts.get(key)))
+        return bool(counts) and (not ended or setting_again or (_preamble(key) or key == "init_start")
+                                 and bool(counts.get(key)))
 
     def waits(self, finding: Finding) -> bool:
         """Whether ``finding`` is to be said only if the next record begins a run: a job's end, or
@@ -187,7 +189,8 @@ def iter_runs(items: Iterable[LogItem | Batch], path: str, findings: list[Findin
         events = item if type(item) is list else [cast(Event, item)]
         if after_finding or boundaries.lingering:
             after_finding = False
-            opens = boundaries.opens_new_run(current.counts, events[0].key if events else "")
+            first = events[0].key if events else ""
+            opens = boundaries.opens_new_run(current.counts, first, next_run.repeats_a_setting(first))
             if opens:
                 note = boundaries.attempt_note(path, events[0].line, events[0].key) if events else None
                 said = ended if ended is not None else note  # (one note a boundary)
