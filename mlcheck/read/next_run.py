@@ -98,7 +98,8 @@ class NextRunStart(Generic[Item]):
             if (key.startswith("submission_") or (self.held or key not in self._in_run and key not in self._after_stop)
                     and key not in EDGES) and self._has_logged(key):  # (a repeat of its block or settings, or a
                 return self._hold(item, key, time_ms)  # setting it logged in training after such a repeat: the next run's)
-            self._after_stop.add(key)  # (its own: a key of its block it had not logged (TPU), a status it logs twice)
+            self._after_stop.add(key)  # (its own: a key of its block it had not logged (TPU), a status it logs twice,
+            self._last = max(self._last, time_ms)  # evals after run_stop, as Stable Diffusion logs them)
             return False, self._released(item, key)
         if (key in WATCHED_KEYS or self.watching) and earliest_known(self._first, time_ms):
             self._first = time_ms
@@ -161,8 +162,7 @@ class NextRunStart(Generic[Item]):
         return self._logged_of(key) if self._logged_of is not None else key in self._logged
 
     def _hold(self, item: Item, key: str, time_ms: float) -> tuple[bool, list[Item]]:
-        if not self.held:
-            self._held_gap = time_ms - self._last
+        self._held_gap = self._held_gap if self.held else time_ms - self._last
         self.held.append(item)
         self._held_keys.append(key)
         return False, []
@@ -206,7 +206,7 @@ class NextRunStart(Generic[Item]):
             if self._evals.of_twin(self._value_of(item), time_ms, skew):
                 return self._twin_run("its evals differ from the run's, logged at other moments")
         if self._twin_start is not None and self._run_start is not None \
-                and time_ms - self._twin_start > self._stop - self._run_start + COPY_CLOCK_MS:
+                and time_ms - self._twin_start > self._last - self._run_start + COPY_CLOCK_MS:  # (its last record)
             return self._twin_run("it outlasts the run")
         if key == "run_start" and self._twin_start is None:
             self._twin_start = time_ms

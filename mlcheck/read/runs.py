@@ -275,13 +275,15 @@ def assign_findings(runs: Sequence[Placed], findings: list[Finding]) -> dict[int
     by_run: dict[int, list[Finding]] = {run.index: [] for run in runs}
     for found in findings:
         target = runs[0].index if runs else 0
+        opened = False  # (the run found begins at the finding's line)
         for run in runs:
             if found.line is not None and found.line >= run.first_line:
                 if found.line == run.first_line and found.code in _CUT_RECORD:
                     continue  # the cut record ends the run before; the next one starts on its line
-                target = run.index
+                target, opened = run.index, found.line == run.first_line
             elif found.code == _JOB_STARTED and found.line is not None and found.line < run.first_line:
-                target = run.index  # the start of a job belongs to the run it opens
+                if not opened:  # the start of a job belongs to the run it opens: the next one, or one at its line
+                    target = run.index
                 break
         if target and found.run_index is None:  # (a later run of a raw log: said, as its rules say it)
             found = dataclasses.replace(found, run_index=target)
