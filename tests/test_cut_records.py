@@ -228,3 +228,18 @@ def test_watch_joins_as_check_does(tmp_path: Path) -> None:
     checked = list(read_mllog(str(log)))
     assert [e for e in watched if isinstance(e, Event)] == [e for e in checked if isinstance(e, Event)]
     assert live.reader is not None and live.reader.stats.rejoined_records > 0
+
+
+@pytest.mark.parametrize("at", [b'"event_', b'"time_ms": 16520'], ids=["in-a-string", "in-a-number"])
+def test_a_record_cut_by_the_launchers_word_that_the_job_ended_is_a_cut_record(at: bytes, tmp_path: Path) -> None:
+    """A record the kill cut, srun's word glued to it on its line, in a console with no other
+    noise: MLC023 (the process was killed while it wrote it), not MLC003 "invalid JSON"; a result
+    file stays MLC003, as the official parser reads it (a review, session 44)."""
+    lines = EXAMPLE.read_bytes().splitlines(keepends=True)
+    half = len(lines) // 2
+    cut = lines[half][:lines[half].index(at) + len(at)] + b"srun: error: node017: task 0: Exited with exit code 1\n"
+    for name, code in (("job.log", "MLC023"), ("result_0.txt", "MLC003")):
+        log = tmp_path / name
+        log.write_bytes(b"".join(lines[:half]) + cut)
+        [run] = check_log(LogRef(str(log)), None)
+        assert [(f.code, f.line) for f in run.findings if f.code in ("MLC003", "MLC023")] == [(code, half + 1)], name

@@ -179,7 +179,8 @@ def undecodable_record(path: str, line_no: int, body: str, column: int,
         return rules.INVALID_JSON.at(path, line_no,
                       f"unreadable JSON (column {column + 1}): {str(error).split(';')[0]}; a "
                       "record holds numbers of ordinary size")
-    raw = raw or (not result_file and cut_by_other_text(body, error))  # (a bar's \r: raw output, noise or not)
+    raw = raw or (not result_file and (cut_by_other_text(body, error)  # (a bar's \r: raw output, noise or not;
+                                       or _job_end_glued(body, error)))  # a launcher's word glued to it)
     if truncated and _looks_cut(body, error):  # (a whole record that is malformed is MLC003 there too)
         return rules.TRUNCATED_RECORD.at(path, line_no,
                       "the file ends in the middle of this record (the job was probably killed "
@@ -218,7 +219,15 @@ def _looks_cut(body: str, error: json.JSONDecodeError) -> bool:
             or rest in _NUMBER_CUTS  # (cut inside a number after its point or exponent: 0., 1e-)
             or cut_by_other_text(body, error)
             or any(word.startswith(rest) for word in _LITERALS)  # (cut inside null, true, ...)
-            or TAG.search(body) is not None)
+            or TAG.search(body) is not None or _job_end_glued(body, error))
+
+
+def _job_end_glued(body: str, error: json.JSONDecodeError) -> bool:
+    """A launcher's word that the job ended glued where the record stops (``"time_ms": 16srun:
+    error: node3: task 0: Exited ...``): the process was killed while it wrote the record."""
+    from mlcheck.read.job_starts import JOB_END
+
+    return JOB_END.search(body[error.pos:].encode("utf-8", errors="replace")) is not None
 
 
 def cut_by_other_text(body: str, error: ValueError) -> bool:
