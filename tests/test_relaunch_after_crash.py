@@ -340,3 +340,31 @@ def test_a_relaunch_with_its_clock_behind_after_a_job_end_begins_at_its_setting(
     watched = CliRunner().invoke(main, ["watch", str(tmp_path / "console.log"), "--format", "json", "--poll", "0.01",
                                         "--idle-timeout", "0.5"])
     assert [r["verdict"] for r in json.loads(watched.stdout)["runs"]] == ["fail", "pass"]
+
+
+def _with_tracked_stats(lines: list[str]) -> list[str]:
+    """The run with a ``tracked_stats`` record in its initialisation and after each record of its
+    training 15 s later (as the LLM benchmarks log it, more than 10 s apart)."""
+    start = next(i for i, line in enumerate(lines) if '"run_start"' in line)
+    stats = '{"namespace": "", "time_ms": %d, "event_type": "POINT_IN_TIME", "key": "tracked_stats", ' \
+            '"value": {"step": 1}, "metadata": {"file": "train.py", "lineno": 9}}'
+    out = [*lines[:start], ":::MLLOG " + stats % (_time(lines[start]) - 1)]
+    for line in lines[start:]:
+        out.append(line)
+        if '"run_stop"' not in line and '"run_start"' not in line:
+            out.append(":::MLLOG " + stats % (_time(line) + 15_000))
+    return out
+
+
+def test_a_key_of_the_initialisation_a_run_logs_again_in_training_is_never_the_next_runs(tmp_path: Path) -> None:
+    """tracked_stats logged in the initialisation and again in training, 15 s after the records
+    around it: a job's end in the middle of the run splits nothing, and a run killed then launched
+    again keeps its own records (a review, session 44: both were taken as a relaunch's settings)."""
+    records = _with_tracked_stats(_records())
+    cut = _training_cut(records) + 4
+    [whole] = _runs(tmp_path, [*records[:cut], TASK_FAILED, *records[cut:]])
+    [clean] = _runs(tmp_path, records)
+    assert (whole.verdict, whole.time_to_train_min) == (clean.verdict, clean.time_to_train_min)
+    first, second = _runs(tmp_path, [*records[:cut], *TRACEBACK, *_later(records)])
+    assert first.run is not None and first.run.last_line == cut
+    assert second.run is not None and second.run.first_line == cut + len(TRACEBACK) + 1

@@ -437,22 +437,6 @@ def test_what_tells_a_twin_from_a_copy_of_the_run() -> None:
     assert evals.of_twin(0.72, 35_000.0, skew_ms=2_000.0)  # (another value, 3 s later than a copy's: another run)
 
 
-def test_a_copy_of_a_run_that_evaluates_after_run_stop_is_read_as_any_copy(tmp_path: Path) -> None:
-    """A run whose run_stop is dated before its last records (Stable Diffusion evaluates its
-    checkpoints once the clock stopped, and logs run_stop last), printed again by another process:
-    its copy lasts as long as the run's records, so it is a copy (one run), as a copy of a run
-    without such records is (was: "it outlasts the run" at the copy's first record past the run's
-    run_stop time, a second run; a review, session 44)."""
-    first = _lines("result_0.txt")
-    stop = _index(first, "run_stop")
-    early = re.search(r'"time_ms": (\d+)', first[stop - 6])
-    assert early is not None
-    run = first[:stop] + [re.sub(r'"time_ms": \d+', f'"time_ms": {early.group(1)}', first[stop], count=1)] + first[stop + 1:]
-    copies = check([str(_write(tmp_path / "copy.log", run + run))]).runs
-    plain = check([str(_write(tmp_path / "plain.log", first + first))]).runs
-    assert len(copies) == len(plain) == 1
-
-
 def test_each_run_of_a_console_carries_the_note_of_its_own_start(tmp_path: Path) -> None:
     """Three runs one after the other: the second and the third each carry the MLC024 at their
     first line (was: both notes on the third, merged, "and 1 more ... at line N"; a review,

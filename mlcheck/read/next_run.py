@@ -38,7 +38,7 @@ from typing import Callable, Generic, TypeVar, cast
 
 from mlcheck.model import plausible_time
 from mlcheck.read.run_windows import (EDGES, COPY_CLOCK_MS, COPY_WINDOW_MS, INIT_COPY_WINDOW_MS, INIT_PROGRESS, NEXT_RUN_KEYS,
-                                     RELAUNCH_GAP_MS, TWIN_LIMIT, WATCHED_KEYS, Evals, earliest_known, own_run)
+                                     RELAUNCH_GAP_MS, TWIN_LIMIT, WATCHED_KEYS, Evals, earliest_known, is_hyper_parameter, own_run)
 
 Item = TypeVar("Item")
 
@@ -98,8 +98,7 @@ class NextRunStart(Generic[Item]):
             if (key.startswith("submission_") or (self.held or key not in self._in_run and key not in self._after_stop)
                     and key not in EDGES) and self._has_logged(key):  # (a repeat of its block or settings, or a
                 return self._hold(item, key, time_ms)  # setting it logged in training after such a repeat: the next run's)
-            self._after_stop.add(key)  # (its own: a key of its block it had not logged (TPU), a status it logs twice,
-            self._last = max(self._last, time_ms)  # evals after run_stop, as Stable Diffusion logs them)
+            self._after_stop.add(key)  # (its own: a key of its block it had not logged (TPU), a status it logs twice)
             return False, self._released(item, key)
         if (key in WATCHED_KEYS or self.watching) and earliest_known(self._first, time_ms):
             self._first = time_ms
@@ -110,9 +109,10 @@ class NextRunStart(Generic[Item]):
                             "init_stop, later than every record of it, before any run_start: another attempt")
                 self._begin(time_ms, key)
                 return True, self._released(item, key)
-            if key.startswith("submission_") or self.repeats_a_setting(key, bool(self.held) or self._training and
-                                                                       time_ms - self._last > RELAUNCH_GAP_MS):
-                return self._hold(item, key, time_ms)  # (a block, a setting again: the next attempt's if one begins next)
+            if key.startswith("submission_") or self.held and key not in self._in_run and key not in EDGES and \
+                    self._has_logged(key) or self.repeats_a_setting(key, self._training and time_ms - self._last >
+                                                                    RELAUNCH_GAP_MS):  # (a block, then settings again,
+                return self._hold(item, key, time_ms)  # or a hyper-parameter again: the next attempt's if one begins next)
         elif self._training and self._first is not None and plausible_time(time_ms) \
                 and time_ms < self._first - INIT_COPY_WINDOW_MS:  # (long before the run began: a relaunch, clock behind)
             if key in NEXT_RUN_KEYS:
@@ -152,9 +152,9 @@ class NextRunStart(Generic[Item]):
         return False, self._released(item, key)
 
     def repeats_a_setting(self, key: str, after: bool | None = None) -> bool:
-        """Whether a record of ``key`` logs a setting of the run's initialisation again, ``after`` (by
-        default: while the run trains; a relaunch's first record after a job's end, ``runs.RunBoundaries``)."""
-        return (self._training if after is None else after) and key not in self._in_run and key not in EDGES \
+        """Whether ``key`` logs a hyper-parameter of the run's initialisation again, ``after`` (by default:
+        while the run trains; a relaunch's first record after a job's end, ``runs.RunBoundaries``)."""
+        return (self._training if after is None else after) and key not in self._in_run and is_hyper_parameter(key) \
             and self._has_logged(key)
 
     def _has_logged(self, key: str) -> bool:
@@ -206,7 +206,7 @@ class NextRunStart(Generic[Item]):
             if self._evals.of_twin(self._value_of(item), time_ms, skew):
                 return self._twin_run("its evals differ from the run's, logged at other moments")
         if self._twin_start is not None and self._run_start is not None \
-                and time_ms - self._twin_start > self._last - self._run_start + COPY_CLOCK_MS:  # (its last record)
+                and time_ms - self._twin_start > self._stop - self._run_start + COPY_CLOCK_MS:
             return self._twin_run("it outlasts the run")
         if key == "run_start" and self._twin_start is None:
             self._twin_start = time_ms

@@ -24,9 +24,19 @@ COPY_CLOCK_MS = 1_000.0
 last (its ranks log both together; a host's clock may be off, by the same for both): a twin
 further off is a run of its own."""
 RELAUNCH_GAP_MS = 10_000.0
-"""How long after every record of a run killed in training a setting of its initialisation logged
-again is held as the next attempt's (a relaunch starts its processes and imports its framework
-before its first record); sooner, it is the run's own repeat (tracked_stats, as LLM logs repeat)."""
+"""How long after every record of a run killed in training a hyper-parameter of its initialisation
+logged again is held as the next attempt's (a relaunch starts its processes and imports its
+framework before its first record); sooner, it is the run's own repeat."""
+_HYPER_PARAMETERS = frozenset({"seed", "global_batch_size", "gradient_accumulation_steps", "max_sequence_length",
+                               "num_warmup_steps", "start_warmup_step", "lr_decay_start_steps"})
+_HYPER_PARAMETER_PREFIXES = ("opt_", "sgd_opt_", "lamb_")
+
+
+def is_hyper_parameter(key: str) -> bool:
+    """A key of the hyper-parameters a run logs once, in its initialisation, and a relaunch may log
+    before its ``cache_clear`` (the loggers of 41 published result files do): never a key a run
+    logs again while it trains (``tracked_stats``, evals), which is never held as the next run's."""
+    return key in _HYPER_PARAMETERS or key.startswith(_HYPER_PARAMETER_PREFIXES)
 SAME_MOMENT_MS = 100.0
 """How far apart a copy whose eval values differ from the run's (ranks logging their local
 accuracy) logs its run_stop and lasts: one printed with the run; any further is another run."""
