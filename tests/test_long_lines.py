@@ -44,6 +44,9 @@ def test_the_scan_keeps_the_pieces_with_a_record_whatever_the_pieces(seed: int) 
     assert _scan(two, 200, seed) == (len(two), b"\r" + RECORD, 1)
     long_piece = bar + b"y" * 300 + RECORD + b"\r" + RECORD + b"\n"  # (a piece over the limit: its last record)
     assert _scan(long_piece, 200, seed) == (len(long_piece), b"\r" + RECORD + b"\r" + RECORD + b"\n", 0)
+    named = b':::MLLOG {"key": "x", "value": ":::MLLOGger", "time_ms": 1, "metadata": {}}'
+    inner = b"x" * 300 + named + b"\n"  # (the parser's token has its space: the marker in the string is none)
+    assert _scan(inner, 200, seed) == (len(inner), b"\r" + named + b"\n", 0)
     too_long = bar + RECORD + b"w" * 300 + b"\n"  # (the record itself over the limit is lost)
     assert _scan(too_long, 200, seed) == (len(too_long), None, 1)
     noise = bar + b"z" * 300 + b"\n"

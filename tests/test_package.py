@@ -598,3 +598,22 @@ def test_an_empty_benchmark_folder_named_alone_is_judged_under_its_packages_roun
     assert alone - {("MLC501", str(empty), Severity.ERROR)} == wanted
     [count] = [f for f in check([str(empty)]).all_findings() if f.code == "MLC502"]
     assert "training 2.0.0 bert requires" in count.message
+
+
+def test_an_empty_folder_named_alone_takes_the_newest_round_its_packages_runs_are_dated_in(tmp_path: Path) -> None:
+    """A package whose first system's runs are dated in 2.0 and another's in 2.1: the package is of
+    2.1 (submitted to the newest), so is its empty folder named alone (was: the first file's date,
+    2.0; a review, session 44)."""
+    package = make_package(tmp_path)
+    later = package / "results" / "zz-later" / "resnet"
+    later.mkdir(parents=True)
+    for log in sorted((package / RESNET).glob("result_*.txt")):
+        text = re.sub(r'"time_ms": (\d+)', lambda m: f'"time_ms": {int(m.group(1)) + 120 * 86_400_000}',
+                      log.read_text("utf-8"))
+        (later / log.name).write_text(text, "utf-8")
+    shutil.copy(package / "systems" / "acme-t8.json", package / "systems" / "zz-later.json")
+    empty = package / "results" / "acme-t8" / "bert"
+    empty.mkdir()
+    [whole] = [f for f in check([str(package)]).all_findings() if f.code == "MLC502" and f.path == str(empty)]
+    [alone] = [f for f in check([str(empty)]).all_findings() if f.code == "MLC502"]
+    assert "training 2.1.0 bert requires" in whole.message and alone.message == whole.message

@@ -147,7 +147,9 @@ def _where_what(found: Finding) -> str:
 
 @click.command("rules")
 @click.option("--format", "-f", "output_format", type=click.Choice(["text", "json"]), default="text",
-              show_default=True, help="json: a list of {code, name, severities, summary, official}.")
+              show_default=True, help="json: a list of {code, name, severities, summary, official, "
+              "official_cases} (official: the checker of record flags some or all of its findings; "
+              "official_cases: only some, which say so).")
 def rules_command(output_format: str) -> None:
     """List every rule code with its name, the severities it reports and its summary (a rule that
     reports errors and warnings, each in its own cases, shows error/warning). Exit 0."""
@@ -156,12 +158,14 @@ def rules_command(output_format: str) -> None:
         import json
 
         click.echo(json.dumps([{"code": rule.code, "name": rule.name, "severities": [s.label for s in rule.severities],
-                                "summary": rule.summary, "official": rule.official_somewhere} for rule in rules], indent=2))
+                                "summary": rule.summary, "official": rule.official_somewhere,
+                                "official_cases": rule.official_cases} for rule in rules], indent=2))
         return
     name_width = max(len(rule.name) for rule in rules)
     severity_width = max(len(rule.severity_text) for rule in rules)
     for rule in rules:
-        official = " (official checker agrees)" if rule.official_somewhere else ""
+        official = " (official checker agrees in some cases)" if rule.official_cases else \
+            " (official checker agrees)" if rule.official else ""
         click.echo(f"{rule.code}  {rule.name:<{name_width}}  {rule.severity_text:<{severity_width}}  {rule.summary}{official}")
     click.echo("the round data's constraint forms (formula, AT_LEAST, OPTIONAL, cadence, ...): mlcheck explain forms",
                err=True)

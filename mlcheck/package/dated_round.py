@@ -1,7 +1,8 @@
-"""The round of a package read from the date of one of its runs, for the parts of it that hold
-no run of their own: a benchmark folder named alone that holds no result file (or none that can
-be read) is judged under the round its package's runs are dated in, as checking the whole package
-judges it, not under the newest round (MLC525)."""
+"""The round of a package read from the dates of its runs, for the parts of it that hold no run
+of their own: a benchmark folder named alone that holds no result file (or none that can be read)
+is judged under the round its package's runs are dated in, as checking the whole package judges
+it (the newest of the rounds its folders' runs are dated in: a package is submitted to one round,
+``mlcheck.judge.package_rounds``), not under the newest round mlcheck knows (MLC525)."""
 
 from __future__ import annotations
 
@@ -10,24 +11,23 @@ import json
 import os
 import re
 
-from mlcheck.facts.rulesets import Ruleset, ruleset_for_date
+from mlcheck.facts.rulesets import SUPPORTED_RULESETS, Ruleset, ruleset_for_date
 
 _TIME = re.compile(rb'"time_ms"\s*:\s*(\d{10,16}(?:\.\d*)?)')
 _LINES = 200
 """The lines of one result file read for a date: every run's first records are dated."""
-_FILES = 8
-"""The result files tried (in sorted order), so that a package of unreadable files costs little."""
+_FILES = 400
+"""The benchmark folders read at most (one result file each), so that a package costs little."""
 
 
 def dated_package_round(root: str) -> Ruleset | None:
-    """The round whose period holds the first dated record of the first result files of the
-    package at ``root`` (``results/<system>/<benchmark>/result_*.txt``, sorted); None if none is
-    dated in a known round's period."""
-    for path in _result_files(os.path.join(root, "results")):
-        when = _first_date(path)
-        if when is not None:
-            return ruleset_for_date(when)
-    return None
+    """The newest round whose period holds the first dated record of the first result file of a
+    benchmark folder of the package at ``root`` (``results/<system>/<benchmark>/result_*.txt``);
+    None if none is dated in a known round's period."""
+    found = [ruleset_for_date(when) for path in _result_files(os.path.join(root, "results"))
+             for when in (_first_date(path),) if when is not None]
+    rounds = [ruleset for ruleset in found if ruleset is not None]
+    return max(rounds, key=lambda ruleset: SUPPORTED_RULESETS.index(ruleset.version)) if rounds else None
 
 
 def _result_files(results: str) -> list[str]:

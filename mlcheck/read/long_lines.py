@@ -20,6 +20,7 @@ from __future__ import annotations
 from typing import NamedTuple
 
 MARKER = b":::MLLOG"
+_TOKEN = MARKER + b" "
 MAX_LINE_BYTES = 16 * 1024 * 1024
 """A longer physical line is skipped but for its pieces that hold a record (MLC014): what is held
 of one line stays bounded."""
@@ -87,7 +88,7 @@ class LongLineScan:
 
     def _grow_tail(self, data: bytes) -> None:
         joined = self.edge + data if self.edge else data
-        at = joined.rfind(MARKER)
+        at = joined.rfind(_TOKEN)  # (the parser's token, its space too: ``:::MLLOGger`` in a string is none)
         if at >= 0:
             after = joined[at + len(MARKER):]
             self.tail, self.tail_size = [after], len(after)
@@ -96,7 +97,7 @@ class LongLineScan:
             self.tail_size += len(data)
         if self.tail is not None and self.tail_size + len(MARKER) >= self.limit:
             self.tail = None
-        self.edge = joined[-(len(MARKER) - 1):]
+        self.edge = joined[-(len(_TOKEN) - 1):]
 
     def _end_part(self) -> None:
         if self.part is not None:
