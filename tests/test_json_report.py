@@ -148,10 +148,38 @@ def test_written_values_are_the_standard_encoders_text(value: Any, level: int) -
 
 
 @pytest.mark.parametrize("value", [float("nan"), float("inf"), [1, float("-inf")], {"a": {1.5: float("nan")}}])
-def test_out_of_range_floats_fail_as_in_the_standard_encoder(value: Any) -> None:
+def test_out_of_range_floats_are_null_where_the_standard_encoder_fails(value: Any) -> None:
+    """Strict JSON has no NaN: the standard encoder raises (allow_nan=False); the report writes
+    null, never losing the report (a NaN from a log reached the RCP figures; session 44)."""
     from mlcheck.report.json_report import json_blocks
 
     with pytest.raises(ValueError, match="Out of range float values are not JSON compliant"):
         json.dumps(value, indent=2, allow_nan=False)
-    with pytest.raises(ValueError, match="Out of range float values are not JSON compliant"):
-        "".join(json_blocks(value))
+    def nulled(item: Any) -> Any:
+        if isinstance(item, float) and item != item or item in (float("inf"), float("-inf")):
+            return None
+        return [nulled(x) for x in item] if isinstance(item, list) else {
+            k: nulled(v) for k, v in item.items()} if isinstance(item, dict) else item
+    assert "".join(json_blocks(value)) == json.dumps(nulled(value), indent=2) + "\n"
+
+
+def test_a_nan_convergence_point_never_loses_the_json_report(tmp_path: Path) -> None:
+    """A run whose last eval logs ``epoch_num`` NaN: the RCP figures hold NaN, written ``null``
+    (was: "internal error: ValueError: Out of range float values are not JSON compliant", exit 2,
+    no report; a review, session 44)."""
+    import re
+    import shutil
+
+    from mlcheck.report.json_text import json_blocks
+
+    assert "".join(json_blocks({"x": float("nan"), "y": [float("inf")]})) == '{\n  "x": null,\n  "y": [\n    null\n  ]\n}\n'
+    folder = tmp_path / "resnet"
+    shutil.copytree(EXAMPLE / "results" / "acme-t8" / "resnet", folder)
+    log = folder / "result_0.txt"
+    lines = log.read_text("utf-8").splitlines(keepends=True)
+    last = max(i for i, line in enumerate(lines) if '"eval_accuracy"' in line)
+    lines[last] = re.sub(r'"epoch_num": [0-9.]+', '"epoch_num": NaN', lines[last])
+    log.write_text("".join(lines), "utf-8")
+    result = CliRunner().invoke(main, ["check", str(folder), "--format", "json"])
+    assert result.exit_code in (0, 1), result.output
+    assert json.loads(result.stdout)["benchmarks"][0]["rcp"] is not None

@@ -1,4 +1,5 @@
-"""JSON text as ``json.dumps(document, indent=2, allow_nan=False)`` writes it, in blocks, where
+"""JSON text as ``json.dumps(document, indent=2, allow_nan=False)`` writes it (but for NaN and the
+infinities, written ``null`` where it raises), in blocks, where
 arrays may be :class:`Items` made one at a time while they are written (the JSON report of
 thousands of runs is never held whole), and written without the standard encoder's pure-Python
 generators, which it uses whenever it indents (the same bytes, but for a lone surrogate, which
@@ -114,8 +115,11 @@ _INFINITY = float("inf")
 
 
 def _float(value: float) -> str:
+    """A float as the encoder writes it; NaN and the infinities, which strict JSON has no word for
+    (a log's NaN convergence point reaches the RCP figures), as ``null``: never an error that
+    loses the report."""
     if value != value or value == _INFINITY or value == -_INFINITY:
-        raise ValueError("Out of range float values are not JSON compliant: " + repr(value))
+        return "null"
     return _FLOAT(value)
 
 
