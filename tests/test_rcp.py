@@ -378,3 +378,14 @@ def test_the_text_says_when_the_smallest_batch_rcp_stood_in() -> None:
     text = rcp_text(SimpleNamespace(rcp=rcp, score=SimpleNamespace(scaling_factor=None, score_min=None)))  # type: ignore[arg-type]
     assert text is not None and text.plain.endswith(
         "; no RCP at batch size 456: compared with the smallest-batch RCP (ssd_ref_1024)")
+
+
+def test_a_metric_condition_compares_as_the_rcp_checkers_python_does() -> None:
+    """``true`` is 1 in the RCP checker's comparisons (``True >= 0.15``): a Stable Diffusion eval
+    whose CLIP value is ``true`` meets CLIP >= 0.15 (was: no step passes, MLC535 claiming a
+    ValueError the checker does not raise; a review, session 44); NaN and text meet nothing."""
+    from mlcheck.score.rcp.policy import MetricCondition
+
+    clip = MetricCondition("CLIP", ">=", 0.15)
+    assert clip.holds(True) and clip.holds(0.2) and not clip.holds(False)
+    assert not clip.holds(float("nan")) and not clip.holds("0.2") and not clip.holds(None)

@@ -448,3 +448,18 @@ def test_each_run_of_a_console_carries_the_note_of_its_own_start(tmp_path: Path)
     firsts = [r.run.first_line for r in result.runs]
     assert firsts == [1, len(ordered[0]) + 1, len(ordered[0]) + len(ordered[1]) + 1]
     assert [[f.line for f in r.findings if f.code == "MLC024"] for r in result.runs] == [[], firsts[1:2], firsts[2:]]
+
+
+@pytest.mark.parametrize("first", [False, True], ids=["second-record", "first-record"])
+def test_a_nan_init_start_time_is_judged_the_same_wherever_it_comes(first: bool, tmp_path: Path) -> None:
+    """``init_start`` with ``time_ms`` NaN: MLC007, a warning (the official checker's
+    min(9e99, nan) keeps 9e99 and passes), whether it is the first record or not (was: MLC405, an
+    error, when it came first, as min() then kept the NaN; a review, session 44)."""
+    lines = _lines("result_0.txt")
+    at = _index(lines, "init_start")
+    lines[at] = re.sub(r'"time_ms": \d+', '"time_ms": NaN', lines[at], count=1)
+    if first:
+        lines.insert(0, lines.pop(at))
+    [run] = check([str(_write(tmp_path / "resnet" / "result_0.txt", lines))]).runs
+    assert run.verdict == "pass" and "MLC405" not in {f.code for f in run.findings}
+    assert "MLC007" in {f.code for f in run.findings}

@@ -32,7 +32,9 @@ class MetricCondition:
     value: float
 
     def holds(self, observed: object) -> bool:
-        if isinstance(observed, bool) or not isinstance(observed, (int, float)) or math.isnan(observed):
+        """Whether the eval's value meets it, as the RCP checker's Python compares it: ``true`` is
+        1 there (``True >= 0.15``), NaN meets nothing, and other values fail."""
+        if not isinstance(observed, (int, float)) or math.isnan(observed):
             return False
         return _OPERATORS[self.op](float(observed), self.value)
 
