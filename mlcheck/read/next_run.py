@@ -110,9 +110,8 @@ class NextRunStart(Generic[Item]):
                 self._begin(time_ms, key)
                 return True, self._released(item, key)
             if key.startswith("submission_") or self.held and key not in self._in_run and key not in EDGES and \
-                    self._has_logged(key) or self.repeats_a_setting(key, self._training and time_ms - self._last >
-                                                                    RELAUNCH_GAP_MS):  # (a block, then settings again,
-                return self._hold(item, key, time_ms)  # or a hyper-parameter again: the next attempt's if one begins next)
+                    self._has_logged(key) or time_ms - self._last > RELAUNCH_GAP_MS and self.repeats_a_setting(key):
+                return self._hold(item, key, time_ms)  # (a block, settings or a hyper-parameter again: the next attempt's)
         elif self._training and self._first is not None and plausible_time(time_ms) \
                 and time_ms < self._first - INIT_COPY_WINDOW_MS:  # (long before the run began: a relaunch, clock behind)
             if key in NEXT_RUN_KEYS:
@@ -151,11 +150,10 @@ class NextRunStart(Generic[Item]):
         self._last = max(self._last, time_ms)
         return False, self._released(item, key)
 
-    def repeats_a_setting(self, key: str, after: bool | None = None) -> bool:
-        """Whether ``key`` logs a hyper-parameter of the run's initialisation again, ``after`` (by default:
-        while the run trains; a relaunch's first record after a job's end, ``runs.RunBoundaries``)."""
-        return (self._training if after is None else after) and key not in self._in_run and is_hyper_parameter(key) \
-            and self._has_logged(key)
+    def repeats_a_setting(self, key: str) -> bool:
+        """Whether ``key`` logs a hyper-parameter of the run's initialisation again while it trains
+        (a relaunch's first record, after a gap or a job's end: ``runs.RunBoundaries``)."""
+        return self._training and key not in self._in_run and is_hyper_parameter(key) and self._has_logged(key)
 
     def _has_logged(self, key: str) -> bool:
         """Whether the current run logged a record of ``key`` before."""

@@ -12,6 +12,7 @@ import re
 from typing import Any, Iterator, Union
 
 from mlcheck.model import Event, Finding, Severity
+from mlcheck.read.job_starts import JOB_END
 from mlcheck.read.long_lines import LongLine
 from mlcheck.read.official_view import float_time_finding, official_float
 from mlcheck.read.rawlog import TAG
@@ -225,8 +226,6 @@ def _looks_cut(body: str, error: json.JSONDecodeError) -> bool:
 def _job_end_glued(body: str, error: json.JSONDecodeError) -> bool:
     """A launcher's word that the job ended glued where the record stops (``"time_ms": 16srun:
     error: node3: task 0: Exited ...``): the process was killed while it wrote the record."""
-    from mlcheck.read.job_starts import JOB_END
-
     return JOB_END.search(body[error.pos:].encode("utf-8", errors="replace")) is not None
 
 

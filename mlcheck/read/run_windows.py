@@ -37,6 +37,8 @@ def is_hyper_parameter(key: str) -> bool:
     before its ``cache_clear`` (the loggers of 41 published result files do): never a key a run
     logs again while it trains (``tracked_stats``, evals), which is never held as the next run's."""
     return key in _HYPER_PARAMETERS or key.startswith(_HYPER_PARAMETER_PREFIXES)
+
+
 SAME_MOMENT_MS = 100.0
 """How far apart a copy whose eval values differ from the run's (ranks logging their local
 accuracy) logs its run_stop and lasts: one printed with the run; any further is another run."""

@@ -80,17 +80,17 @@ class RunBoundaries:
         return True
 
     def opens_new_run(self, counts: Mapping[str, int], key: str = "", setting_again: bool = False) -> bool:
-        """Whether the next record (of ``key``) begins a new run, given the key counts of the
-        current run. After a job's end (not a launch), only a record that begins a run again
-        does (a cache_clear, submission_* or init_start key the run logged already): a rank's last
-        records after mpirun's word that a rank died, records after a helper step's cancellation,
-        the block a rank logs in its initialisation after srun said another task failed, stay in
-        the run; so does a setting the run logged in its initialisation, logged again once it trains
-        (``setting_again``: a relaunch whose first record is a hyper-parameter, its clock behind). Before the run has begun (no key of :data:`RUN_BEGUN`: a run script's ``srun``
-        steps log the submission, settings and a cache_clear, then launch the training), a record
-        that repeats a cache_clear or submission_* key logged before the first job start (or end)
-        in it does, up to its begin (:attr:`lingering`), once the run logged weights_initialization
-        (a training process
+        """Whether the next record (of ``key``) begins a new run, given the key counts of the current
+        run. After a job's end (not a launch), only a record that begins a run again does (a
+        cache_clear, submission_* or init_start key the run logged already): a rank's last records
+        after mpirun's word that a rank died, records after a helper step's cancellation, the block
+        a rank logs in its initialisation after srun said another task failed, stay in the run; a
+        hyper-parameter of its initialisation logged again once it trains begins one
+        (``setting_again``: a relaunch whose first record it is, its clock behind). Before the run
+        has begun (no key of :data:`RUN_BEGUN`: a run script's ``srun`` steps log the submission,
+        settings and a cache_clear, then launch the training), a record that repeats a cache_clear
+        or submission_* key logged before the first job start (or end) in it does, up to its begin
+        (:attr:`lingering`), once the run logged weights_initialization (a training process
         initialising): another attempt's preparation (its cache_clear or block again, after an
         attempt died before its init_start, as HugeCTR logs its block, settings and weights before
         it). A run script's block and settings, or its cache_clear step, then the training's own,

@@ -19,11 +19,6 @@ def wide_encoding(head: bytes) -> str | None:
     return "UTF-16" if head[:2] in _UTF16_MARKS and b"\x00" in head[2:] else None
 
 
-def is_utf16(head: bytes) -> bool:
-    """Whether a file begins as UTF-16 or UTF-32 text (see ``wide_encoding``)."""
-    return wide_encoding(head) is not None
-
-
 class Utf16Lines:
     """The lines of a UTF-16 (or UTF-32) file as UTF-8 bytes (``readline`` and ``close``, as the
     reader uses a stream); a character the file cannot hold is U+FFFD."""
