@@ -155,6 +155,9 @@ class RcpResult:
     """The same test as today's mlperf-logging computes it (full-list stdev since 2024, pruning
     by RCP mean, the installed RCP data; :mod:`mlcheck.score.rcp.today`); None when not computed.
     The verdict of record (``verdict``) is what the round accepted."""
+    unordered: tuple[str, ...] = ()
+    """The runs whose convergence point is NaN (named as in :class:`RunConvergence`): the checker's
+    sort places them by the order its file system lists the files, so its verdict may differ."""
 
 
 @dataclass(frozen=True)

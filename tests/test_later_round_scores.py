@@ -806,3 +806,24 @@ def test_an_rcp_the_rounds_review_supplied_is_a_warning_not_a_refusal() -> None:
     assert (missing.severity, missing.official) == (Severity.WARNING, False)
     assert missing.message.endswith("it was supplied after the record revision (sd_ref_256 in today's "
                                     "mlperf-logging), and with it the test passes")
+
+
+@pytest.mark.parametrize("ruleset, benchmark, field", [("4.1.0", "ssd", "epoch_num"),
+                                                       ("5.1.0", "llama31_8b", "samples_count")])
+def test_a_boolean_eval_position_is_the_rcp_checkers_number(tmp_path: Path, ruleset: str, benchmark: str,
+                                                            field: str) -> None:
+    """The last eval's position logged as true: the RCP checker's ``round(True, 3)`` (or the value
+    itself) is 1, so the run converges at 1 (was: no point, read as a run that did not converge)."""
+    from tool_scripts import load_tool
+
+    rcp_checker = pytest.importorskip("mlperf_logging.rcp_checker.rcp_checker")
+    gen, first = load_tool("make_later_cases"), load_tool("make_rule_cases")
+    records = gen.base_records(ruleset, benchmark)
+    [r for r in records if r.key == "eval_accuracy"][-1].metadata[field] = True
+    path = tmp_path / "result_0.txt"
+    path.write_text("\n".join(first.Case(ruleset, benchmark, "rcp", records).lines()) + "\n", encoding="utf-8")
+    not_converged, point, _bs, _bench = rcp_checker.read_submission_file(str(path), ruleset, False)
+    assert (not_converged, point) == (0, 1)
+    (run,) = check([str(path)], ruleset=ruleset).runs
+    rule = round_policy(ruleset).convergence_of(benchmark)  # type: ignore[union-attr]
+    assert run.run is not None and run_convergence(run.status, run.run.evaluations, rule) == 1.0

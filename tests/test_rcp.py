@@ -124,6 +124,27 @@ def _runs(points: list[float | None], bs: int = 3264) -> list[RunConvergence]:
     return [RunConvergence(p, bs) for p in points]
 
 
+def test_a_nan_convergence_point_makes_the_verdict_depend_on_the_files_order() -> None:
+    """The checker sorts the points in the file system's order; a NaN lands anywhere (MLC536), and a
+    failure that may be a pass elsewhere is a warning, not an error said to agree with the checker."""
+    from mlcheck.model import Severity
+    from mlcheck.rules.rcp_check import rcp_findings
+
+    runs = [RunConvergence(p, 3264, f"result_{i}.txt") for i, p in enumerate([36, 40, 36, 36, 40])]
+    assert evaluate_rcp("resnet", "closed", "2.0.0", runs, 5).unordered == ()
+    runs[2] = dataclasses.replace(runs[2], converged_at=float("nan"))
+    result = evaluate_rcp("resnet", "closed", "2.0.0", runs, 5)
+    assert result.unordered == ("result_2.txt",) and result.verdict == "fail"  # (name order: NaN in the mean)
+    found = {f.code: f for f in rcp_findings("FOLDER", result, ruleset="2.0.0")}
+    assert set(found) == {"MLC530", "MLC536"}
+    assert (found["MLC530"].severity, found["MLC530"].official) == (Severity.WARNING, False)
+    assert "under 1 %" not in found["MLC530"].message
+    assert found["MLC536"].severity == Severity.WARNING and "result_2.txt is NaN" in found["MLC536"].message
+    # (two runs that did not converge are refused before any sort: no order to depend on)
+    runs[0] = runs[1] = dataclasses.replace(runs[0], converged_at=None)
+    assert evaluate_rcp("resnet", "closed", "2.0.0", runs, 5).unordered == ()
+
+
 def test_matching_cases() -> None:
     exact = evaluate_rcp("resnet", "closed", "2.0.0", _runs([36, 40, 36, 36, 40]), 5)
     assert exact.verdict == "pass" and exact.reference_batch_sizes == (3264,)

@@ -28,6 +28,15 @@ def _number(value: object) -> float | None:
     return float(value)
 
 
+def position_number(value: object) -> float | None:
+    """An eval's position (``epoch_num``, ``samples_count``, ``step_num``) as a number: true and
+    false count as 1 and 0, as the RCP checker's ``round(epoch_num, 3)`` and comparisons read them
+    (``rcp_checker.py read_submission_file``, every round); anything else that is not a number, None."""
+    if type(value) in _PLAIN_NUMBERS or isinstance(value, (int, float)):
+        return float(value)  # type: ignore[arg-type]
+    return None
+
+
 EXTREMES_KEPT = 50_000
 """Evaluations kept past ``Run.KEEP_PER_KEY`` for passing every earlier value of their metric."""
 BEYOND_VALUES = 100
@@ -109,8 +118,8 @@ class RunBuilder:
         if len(self.evaluations) < Run.KEEP_PER_KEY or self._extreme(event):
             get = event[2].get  # (the metadata; the fields by position: once per evaluation)
             self.evaluations.append(Evaluation(
-                event[3], event[1], event[4], _number(get("epoch_num")), _number(get("samples_count")),
-                _text(get("metric")), _number(get("step_num"))))
+                event[3], event[1], event[4], position_number(get("epoch_num")), position_number(get("samples_count")),
+                _text(get("metric")), position_number(get("step_num"))))
 
     def _extreme(self, event: Event) -> bool:
         """Past the keep, whether an evaluation is kept: one whose value is above or below every

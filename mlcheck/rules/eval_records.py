@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING, Any, Iterator
 from mlcheck.facts.checks import show_repr
 from mlcheck.facts.rulesets import Aggregate, BenchmarkFacts, Target
 from mlcheck.model import Evaluation, Event, Finding, Run, Severity
+from mlcheck.read.run_builder import position_number
 from mlcheck.rules.eval_values import all_plain_floats, is_nan
 
 if TYPE_CHECKING:
@@ -133,18 +134,12 @@ def nan_compared(target: Target, value: object) -> str | None:
     return None
 
 
-def _number(value: object) -> float | None:
-    if isinstance(value, bool) or not isinstance(value, (int, float)):
-        return None
-    return float(value)
-
-
 def _evaluation(event: Event, value: Any, by: str | None = None, position: Any = None) -> Evaluation:
     metadata = event.metadata if by is None else {by: position}
     return Evaluation(time_ms=event.time_ms, value=value, line=event.line,
-                      epoch_num=_number(metadata.get("epoch_num")),
-                      samples_count=_number(metadata.get("samples_count")),
-                      step_num=_number(metadata.get("step_num")))
+                      epoch_num=position_number(metadata.get("epoch_num")),
+                      samples_count=position_number(metadata.get("samples_count")),
+                      step_num=position_number(metadata.get("step_num")))
 
 
 def fields_absent(target: Target, value: object) -> list[str]:

@@ -53,6 +53,11 @@ from 4.0) or steps (Stable Diffusion 3.1: the first step with FID <= 90 and CLIP
   value, as 6.1 Qwen3.5's evaluation grid does, that is MLC111). Fix: log the key as a number in
   every eval's metadata. (Known limit: a BERT folder read by ``train_samples``, MLC547's request,
   is judged here by its evals all the same.)
+- MLC536 rcp-order-dependent: a run's convergence point is NaN (its last eval's position). The RCP
+  checker sorts the points (``_eval_submission_record``) in the file system's order (``glob``); a
+  NaN compares false with every number, so its verdict depends on that order (one machine may pass
+  the folder, another fail it). mlcheck's is for name order; its MLC530 is then a warning too.
+  Fix: log the position trained as a number.
 - MLC533 rcp-normalised: in 2.1 and later a passing submission that converges faster than the RCP
   mean has its score multiplied by RCP mean / submission mean. mlcheck applies the factor to the
   score and writes nothing (the official tool writes ``scaling.json`` into your folder).
@@ -84,7 +89,11 @@ RCP_VERDICTS_DIFFER = Rule("MLC534", "rcp-verdicts-differ", Severity.INFO,
 RCP_POINT_UNREADABLE = Rule("MLC535", "rcp-point-unreadable", Severity.ERROR,
                             "an eval's convergence metadata makes the round's RCP checker raise")
 
-RULES = (RCP_FAILED, RCP_MISSING, RCP_UNDETERMINED, RCP_NORMALISED, RCP_VERDICTS_DIFFER, RCP_POINT_UNREADABLE)
+RCP_ORDER_DEPENDENT = Rule("MLC536", "rcp-order-dependent", Severity.WARNING,
+                           "a NaN convergence point makes the RCP verdict depend on the file system's order")
+
+RULES = (RCP_FAILED, RCP_MISSING, RCP_UNDETERMINED, RCP_NORMALISED, RCP_VERDICTS_DIFFER, RCP_POINT_UNREADABLE,
+         RCP_ORDER_DEPENDENT)
 
 
 def _number(value: float | None) -> str:
@@ -101,6 +110,12 @@ def rcp_findings(folder: str, result: RcpResult, normalised: bool = False,
     RCP is then a warning (the committee reviews it); "cannot be computed" is never bypassed.
     """
     found = _record_findings(folder, result, normalised, bypass, ruleset)
+    if result.unordered:
+        found.append(RCP_ORDER_DEPENDENT.at(folder, None, (
+            f"the convergence point of {', '.join(result.unordered)} is NaN: the RCP checker sorts the runs' "
+            "points in the order its file system lists the files, and a NaN compares false with every number, "
+            "so its verdict depends on that order (it may pass here and fail elsewhere); mlcheck's verdict, "
+            f"{verdict_text(result)}, is for the files in name order. Log the position trained as a number")))
     if today_differs(result):
         assert result.today is not None
         found.append(RCP_VERDICTS_DIFFER.at(folder, None, (
@@ -116,12 +131,13 @@ def _record_findings(folder: str, result: RcpResult, normalised: bool, bypass: s
     severity = Severity.WARNING if bypass else None
     note = (f"; rcp-bypass requested in {bypass}: be ready to have it reviewed by the submission "
             "committee") if bypass else ""
-    if result.verdict == "fail" and result.reference_mean is not None:
+    if result.verdict == "fail" and result.reference_mean is not None:  # (NaN points: the checker may pass, MLC536)
         return [RCP_FAILED.at(folder, None, (
             f"global batch size {result.batch_size}: submission mean {_number(result.submission_mean)} "
             f"{result.unit} is below the minimum acceptable mean {_number(result.min_acceptable_mean)} "
             f"(margin {result.margin_pct:+.2f} %; reference mean {_number(result.reference_mean)} "
-            f"{_reference_of(result)}){_implausible(result, ruleset)}{note}"), severity=severity)]
+            f"{_reference_of(result)}){_implausible(result, ruleset)}{note}"),
+            severity=Severity.WARNING if result.unordered else severity, official=False if result.unordered else None)]
     if result.verdict == "missing":  # (an RCP at the batch size today: supplied in the round's review)
         added = supplied_later(result)
         return [RCP_MISSING.at(folder, None, result.reason + note + (f"; it was supplied after the record revision "
@@ -142,7 +158,7 @@ def _implausible(result: RcpResult, ruleset: str | None) -> str:
     """A hint when the submission mean is under 1 % of the reference's: not a slow convergence but
     evals that do not log the position trained (e.g. an ``epoch_num`` of 1 on every eval); for
     BERT, the round's option that reads ``train_samples`` instead, where its scripts have one."""
-    if result.submission_mean is None or not result.reference_mean or result.submission_mean * 100 >= result.reference_mean:
+    if result.submission_mean is None or not result.reference_mean or not result.submission_mean * 100 < result.reference_mean:
         return ""
     said = (f"; a mean under 1 % of the reference's means the evals do not log the {result.unit} trained: "
             "the RCP test reads each run's convergence point from its last eval's metadata")

@@ -30,6 +30,7 @@ from typing import Any, Callable, Sequence
 
 from mlcheck.records import dataclass
 from mlcheck.model import Evaluation
+from mlcheck.read.run_builder import position_number
 from mlcheck.results import RcpResult, RunSummary
 from mlcheck.score.rcp.policy import ConvergenceRule, RoundPolicy, round_policy
 from mlcheck.score.rcp.reference import Reference, ReferenceSet, interpolate, load_references, trimmed
@@ -131,7 +132,9 @@ def evaluate_rcp(benchmark: str | None, division: str | None, ruleset: str | Non
                          batch_size=batch_size, source=references.source)
     mean = numpy_mean(kept)  # (the checker's numpy.mean: see mlcheck.score.numpy_float)
     offset = policy.min_mean_offset.get(benchmark, 0.0) if policy is not None else 0.0
-    return _match(references, batch_size, mean, unit, submission_runs, offset)
+    result = _match(references, batch_size, mean, unit, submission_runs, offset)
+    unordered = tuple(r.name for r in runs if r.converged_at is not None and math.isnan(r.converged_at))
+    return replace(result, unordered=unordered) if unordered else result
 
 
 def _batch_size(value: object) -> float | None:
@@ -212,7 +215,7 @@ def rcp_for_runs(benchmark: str | None, division: str | None, ruleset: str | Non
     policy = round_policy(ruleset) if ruleset is not None else None
     rule = _rule(policy, benchmark)
     if bert_train_samples and benchmark == "bert":
-        points = [RunConvergence(_number(run.train_samples) if _rcp_stop(run)[1] == "success" else None, run.batch_size,
+        points = [RunConvergence(position_number(run.train_samples) if _rcp_stop(run)[1] == "success" else None, run.batch_size,
                                  _name(run)) for run in runs]
         return evaluate_rcp(benchmark, division, ruleset, points, submission_runs, loader)
     last_runs, last_rule, points = _LAST_POINTS
@@ -242,10 +245,6 @@ def _rcp_stop(run: RunSummary) -> tuple[int | None, Any]:
 
 def _name(run: RunSummary) -> str:
     return os.path.basename(run.path) + (f" (run {run.index})" if run.index else "")
-
-
-def _number(value: object) -> float | None:
-    return float(value) if isinstance(value, (int, float)) and not isinstance(value, bool) else None
 
 
 _LINE = operator.attrgetter("line")
