@@ -51,8 +51,10 @@ from 4.0) or steps (Stable Diffusion 3.1: the first step with FID <= 90 and CLIP
   test counts such a run as not converged. An error, not ``official`` on the run: the file's
   compliance check passes it where its rules only ask that the key be there (where they check the
   value, as 6.1 Qwen3.5's evaluation grid does, that is MLC111). Fix: log the key as a number in
-  every eval's metadata. (Known limit: a BERT folder read by ``train_samples``, MLC547's request,
-  is judged here by its evals all the same.)
+  every eval's metadata. (Known limits: a BERT folder read by ``train_samples``, MLC547's request,
+  is judged here by its evals all the same; the checker finds records by their text
+  (``"global_batch_size" in line``), mlcheck by their decoded key: a key written with JSON escapes
+  such as ``\\u0061`` is seen by mlcheck and the compliance checker, not by the RCP checker.)
 - MLC536 rcp-order-dependent: a run's convergence point is NaN (its last eval's position). The RCP
   checker sorts the points (``_eval_submission_record``) in the file system's order (``glob``); a
   NaN compares false with every number, so its verdict depends on that order (one machine may pass
