@@ -35,3 +35,13 @@ def test_a_readable_document_keeps_its_text_and_duplicate_lines(tmp_path: Path) 
     document = read_json_document(str(path))
     assert document.data == {"division": "open", "submitter": "Acme", "system_name": "t8"}
     assert document.duplicate_keys == (("division", 5),) and document.line_of("submitter") == 3
+
+
+def test_a_link_to_nothing_is_there_but_unreadable(tmp_path: Path) -> None:
+    """The package checker lists it and cannot open it (MLC511), which no missing file (MLC510) says."""
+    path = tmp_path / "ghost.json"
+    path.symlink_to(tmp_path / "nowhere.json")
+    document = read_json_document(str(path))
+    assert document.exists and document.data is None
+    assert document.error == f"it is a link to {str(tmp_path / 'nowhere.json')!r}, which does not exist"
+    assert not read_json_document(str(tmp_path / "absent.json")).exists

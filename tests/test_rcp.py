@@ -145,6 +145,26 @@ def test_a_nan_convergence_point_makes_the_verdict_depend_on_the_files_order() -
     assert evaluate_rcp("resnet", "closed", "2.0.0", runs, 5).unordered == ()
 
 
+def test_batch_sizes_as_the_rcp_checker_reads_them() -> None:
+    """-1 is the checker's "none found" (all: 'Could not detect global_batch_size'; some: KeyError
+    unless they come first in the file system's order); true is 1, a batch below every RCP."""
+    def named(sizes: list[object]) -> list[RunConvergence]:
+        return [RunConvergence(36.0, bs, f"result_{i}.txt") for i, bs in enumerate(sizes)]
+
+    none = evaluate_rcp("resnet", "closed", "2.0.0", named([-1] * 5), 5)
+    assert none.verdict == "fail" and none.submission_mean is None
+    assert "(-1 is the RCP checker's value for none found): the round's RCP checker fails the folder " \
+           "('Could not detect global_batch_size')" in none.reason
+    assert "Could not detect" in evaluate_rcp("resnet", "closed", "2.0.0", named([None] * 5), 5).reason
+    some = evaluate_rcp("resnet", "closed", "2.0.0", named([3264, -1, 3264, None, 3264.0]), 5)
+    assert some.verdict == "fail" and "result_1.txt, result_3.txt log none among runs that log one" in some.reason
+    assert "raises KeyError: None where one without comes after one with" in some.reason
+    differ = evaluate_rcp("resnet", "closed", "2.0.0", named([3264, 3264, 3264, 3264, 1632]), 5)
+    assert "the runs log different values: the RCP checker then looks up no benchmark and raises KeyError" in differ.reason
+    as_true = evaluate_rcp("resnet", "closed", "2.0.0", named([True] * 5), 5)  # (batch 1: below every RCP)
+    assert as_true.batch_size == 1 and as_true.verdict == "pass" and "smallest-batch" in as_true.reason
+
+
 def test_matching_cases() -> None:
     exact = evaluate_rcp("resnet", "closed", "2.0.0", _runs([36, 40, 36, 36, 40]), 5)
     assert exact.verdict == "pass" and exact.reference_batch_sizes == (3264,)

@@ -213,6 +213,49 @@ def test_folder_inside_a_benchmark_folder_is_not_a_benchmark(tmp_path: Path) -> 
     assert "unexpected folder" in stray[0].message
 
 
+def test_a_result_file_linking_to_a_folder_above_is_a_run_the_checker_cannot_read(tmp_path: Path) -> None:
+    """The package checker's glob counts a result_<i>.txt link to a folder and crashes reading it:
+    MLC001 on it, the folder's run count whole (was: left out as a loop, "4 runs found" alone)."""
+    root = _package(tmp_path)
+    bench = root / "results" / "acme-t8" / "resnet"
+    (bench / "result_0.txt").unlink()
+    (bench / "result_0.txt").symlink_to(tmp_path)
+    result = check([str(root)])
+    codes = {(f.code, f.path) for r in result.runs for f in r.findings}
+    assert ("MLC001", str(bench / "result_0.txt")) in codes
+    assert not [f for b in result.benchmarks for f in b.findings if f.code == "MLC502"]
+
+
+def test_a_folder_whose_one_result_file_is_a_folder_has_one_run_count_finding(tmp_path: Path) -> None:
+    """'1 run found' (the glob's count), not also 'holds no result_<i>.txt file'."""
+    (tmp_path / "training-2.0").mkdir()
+    root = _package(tmp_path / "training-2.0")
+    bench = root / "results" / "acme-t8" / "resnet"
+    for log in bench.glob("result_*.txt"):
+        log.unlink()
+    (bench / "result_0.txt").mkdir()
+    counts = [f.message for b in check([str(root)]).benchmarks for f in b.findings if f.code == "MLC502"]
+    counts += [f.message for f in check([str(root)]).findings if f.code == "MLC502"]
+    assert len(counts) == 1 and counts[0].startswith("1 run found"), counts
+
+
+def test_a_broken_log_inside_a_benchmark_folder_refuses_nothing(tmp_path: Path) -> None:
+    """The official tools' globs do not enter it: its errors are warnings, none official (was:
+    MLC101 and others as errors said to agree with the checker, exit 1 on a package it accepts)."""
+    from mlcheck.model import Severity
+
+    root = _package(tmp_path)
+    bench = root / "results" / "acme-t8" / "resnet"
+    (bench / "old").mkdir()
+    (bench / "old" / "result_0.txt").write_bytes(b"".join((bench / "result_0.txt").read_bytes().splitlines(True)[:3]))
+    result = check([str(root)])
+    inside = [r for r in result.runs if "/old/" in r.path]
+    assert len(inside) == 1 and {f.code for f in inside[0].findings} >= {"MLC101", "MLC102"}
+    assert all(f.severity is not Severity.ERROR and not f.official for f in inside[0].findings)
+    assert inside[0].official_verdict == "pass" and "which the official tools do not read" in inside[0].findings[0].message
+    assert not [f for r in result.runs for f in r.findings if f.severity is Severity.ERROR]
+
+
 def test_broken_symlink_met_while_walking_is_a_finding_not_exit_2(tmp_path: Path) -> None:
     from click.testing import CliRunner
 

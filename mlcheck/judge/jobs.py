@@ -36,6 +36,7 @@ from mlcheck.model import Evaluation, Finding
 from mlcheck.judge.summary import reduce_summary
 from mlcheck.results import RunResult, RunSummary
 from mlcheck.rules.internal import RULE_CRASHED, crash_finding
+from mlcheck.judge.nested_logs import outside_the_submission
 from mlcheck.read.reading_rules import not_a_regular_file
 from mlcheck.facts.rulesets import Ruleset, load_ruleset
 from mlcheck.judge.job_chunks import Chunk, plan_chunks
@@ -132,7 +133,8 @@ def check_one(ref: LogRef, forced: Ruleset | None, forced_source: str = "--rules
     collecting = gc.isenabled()
     gc.disable()
     try:
-        return check_log(ref, forced, forced_source)
+        results = check_log(ref, forced, forced_source)
+        return outside_the_submission(results) if ref.nested else results
     except Exception as error:  # a bug met on one file must not stop the other files
         return [_unread_log(ref, forced, [crash_finding("reading this log", ref.path, error)], forced_source)]
     finally:

@@ -183,9 +183,10 @@ def _walk(top: str, skipped: list[tuple[str, str]] | None = None) -> list[LogRef
     for root, dirs, files in walk(top, onerror=unreadable, followlinks=True):
         # A folder inside a benchmark folder holds no run of it (MLC508), but its logs are judged.
         nested = _inside_benchmark_folder(root)
+        # (a folder named result_<i>.txt is a run even where it links back up: the glob counts it)
+        named_runs = sorted(d for d in dirs if SUBMITTED_RESULT_FILE.match(d)) if not nested else []
         dirs[:] = sorted(d for d in dirs if not d.startswith(".") and d.lower() not in NOT_LOG_FOLDERS
                          and not loops_back(root, d))
-        named_runs = [d for d in dirs if SUBMITTED_RESULT_FILE.match(d)] if not nested else []
         if named_runs and (_is_benchmark_folder(root) or any(map(SUBMITTED_RESULT_FILE.match, files))):
             # (a folder named result_<i>.txt: the package checker's glob counts it, then cannot read it)
             dirs[:] = [d for d in dirs if d not in named_runs]

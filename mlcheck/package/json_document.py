@@ -35,12 +35,20 @@ class JsonDocument:
         return top_level_key_lines(self.text).get(key)
 
 
+def _dangling(path: str) -> JsonDocument | None:
+    """A link whose target does not exist: the name is there, what it names is not."""
+    try:
+        return JsonDocument(path, True, error=f"it is a link to {os.readlink(path)!r}, which does not exist")
+    except OSError:  # (no link)
+        return None
+
+
 def read_json_document(path: str) -> JsonDocument:
     """Read a JSON object, noting duplicate keys (JSON keeps the last) with their line."""
     try:
         mode = os.stat(path).st_mode
     except (FileNotFoundError, NotADirectoryError):
-        return JsonDocument(path, exists=False)
+        return _dangling(path) or JsonDocument(path, exists=False)
     except OSError as error:  # (a folder on the way that cannot be searched: not a missing file)
         return JsonDocument(path, True, error=f"cannot reach it: {error.strerror or error}")
     if not stat.S_ISREG(mode):

@@ -47,9 +47,14 @@ class PackageLayout:
     """Folder names under ``benchmarks/``."""
     empty_systems: tuple[str, ...] = ()
     """``results/<system>/`` folders (paths) that hold no benchmark folder."""
+    folders: tuple[str, ...] = ()
+    """The top-level entries that are folders (``results`` as a file is no package's results/)."""
 
     def has(self, name: str) -> bool:
         return name in self.entries
+
+    def has_folder(self, name: str) -> bool:
+        return name in self.folders
 
 
 def is_package(path: str) -> bool:
@@ -197,7 +202,8 @@ def scan_part(part: PackagePart) -> PackageLayout:
     return PackageLayout(root=root, org=os.path.basename(os.path.abspath(root)),
                          entries=tuple(sorted(files + folders)), system_files=tuple(system_files),
                          stray_result_files=tuple(stray), benchmark_folders=tuple(benchmark_folders),
-                         implementations=tuple(implementations), empty_systems=tuple(empty))
+                         implementations=tuple(implementations), empty_systems=tuple(empty),
+                         folders=tuple(sorted(folders)))
 
 
 def _text(data: dict[str, Any], key: str) -> str | None:

@@ -5,10 +5,9 @@ Rules text: policies submission_rules.adoc §Directory structure (training);
 ``mlperf_logging.benchmark_meta`` (benchmark names and result file counts per round).
 
 - MLC506 unknown-benchmark-folder: ``results/<system>/<name>`` is not a benchmark of the round
-  (``resnet50`` instead of ``resnet``). The official package checker prints "Skipping benchmark"
-  and then SUCCESS, but the result summarizer (mlperf-logging 4.1.68) stops on the folder (an
-  ``AssertionError``: the name is none of its table's columns, even for an empty folder), so the
-  package's results cannot be tabled; mlcheck reports it as an error with the closest valid name,
+  (``resnet50`` instead of ``resnet``). The official package checker prints "Skipping benchmark",
+  then SUCCESS, but the result summarizer (4.1.68) stops on it (``AssertionError``: no column of
+  its table, even for an empty folder); mlcheck reports it as an error with the closest valid name,
   or says that the name is a benchmark of other rounds (retired, renamed: ``gnn`` is ``rgat``
   from 5.0, or not yet in this one) (not ``official``: the summarizers of earlier rounds' records
   may not stop). Fix: rename the folder, or remove it. A warning where the package's round is
@@ -27,7 +26,7 @@ Rules text: policies submission_rules.adoc §Directory structure (training);
   folder anything but ``result_*.txt``, ``scaling.json``, ``package_checker_params`` and
   ``power/``; any file directly under ``results/`` or ``results/<system>/``). It would be uploaded
   and published. A warning: the package checker warns and ignores it. The logs of a folder inside
-  a benchmark folder are still read and judged one by one (not as a benchmark result). Fix:
+  a benchmark folder are judged one by one, their errors as warnings (no official tool reads them). Fix:
   remove it, or move a misplaced benchmark folder to ``results/<system>/<benchmark>/``.
 - MLC509 package-layout-incomplete: the package lacks ``results/`` or ``systems/`` (an error the
   round's tools share: every round's package checker lists ``<org>/results/``, case-sensitive,
@@ -84,6 +83,7 @@ _REFUSED = {"results": " (the package checker and the results summarizer list <o
                        "without it; the name is case-sensitive)",
             "systems": " (the package checker reads <org>/systems/<system>.json for each system it checks)"}
 """Why the round's tools refuse a package without the folder (each round's package checker)."""
+_FILE = ("", " (a file of that name)")
 _LOG_LIKE = re.compile(r"\.(txt|log|out)(\.gz)?$")
 
 
@@ -94,10 +94,10 @@ def check_layout(layout: PackageLayout, ruleset: str, run_counts: Mapping[str, i
     benchmarks to N."""
     found: list[Finding] = []
     for needed in ("results", "systems") if whole_package else ():
-        if not layout.has(needed):
-            found.append(LAYOUT_INCOMPLETE.at(layout.root, None, f"the package has no {needed}/ folder; "
-                                              "expected <org>/{systems,results,benchmarks}" + _REFUSED[needed],
-                                              official=True))
+        if not layout.has_folder(needed):
+            found.append(LAYOUT_INCOMPLETE.at(layout.root, None, f"the package has no {needed}/ folder"
+                                              f"{_FILE[layout.has(needed)]}; expected <org>/{{systems,results,benchmarks}}"
+                                              + _REFUSED[needed], official=True))
     for path in layout.stray_result_files:
         where = ("systems/ holds <system>.json files, the only ones the official tools read there" if
                  os.path.basename(os.path.dirname(path)) == "systems" else "files belong in results/<system>/<benchmark>/")
@@ -120,7 +120,7 @@ def check_layout(layout: PackageLayout, ruleset: str, run_counts: Mapping[str, i
         if layout.has("benchmarks") and folder.name not in layout.implementations:
             missing_impl.add(folder.name)
         found.extend(_folder_files(folder.path, folder.files, folder.folders, run_counts[folder.name]))
-        if not any(SUBMITTED_RESULT_FILE.match(name) for name in folder.files):
+        if not any(SUBMITTED_RESULT_FILE.match(name) for name in (*folder.files, *folder.folders)):  # (a folder: 1 run)
             found.append(WRONG_RUN_COUNT.at(folder.path, None, (
                 f"the {folder.name} folder holds no result_<i>.txt file; training {ruleset} "
                 f"{folder.name} requires {run_counts[folder.name]} result files. Add them or remove "

@@ -25,7 +25,8 @@ from 4.0) or steps (Stable Diffusion 3.1: the first step with FID <= 90 and CLIP
   (supplied during the round's review: 4.1's Stable Diffusion BS 256, published).
 - MLC532 rcp-undetermined: the test cannot be computed: too few runs for the olympic mean (a
   folder short of runs is MLC502 too), runs log different or no ``global_batch_size``, too many
-  runs did not converge, or the round has no RCP records. The round's checker fails the folder.
+  runs did not converge, or the round has no RCP records. The round's checker fails the folder, or
+  raises (different batch sizes: KeyError: None), which stops the package checker.
   Fix: the round's number of runs, one global batch size logged in every run.
 - MLC534 rcp-verdicts-differ: the round's checker of record and today's mlperf-logging give the
   folder different RCP verdicts (a note: the verdict of record is the one the round accepted and
@@ -146,8 +147,7 @@ def _record_findings(folder: str, result: RcpResult, normalised: bool, bypass: s
                 f"({added} in today's mlperf-logging), and with it the test passes" if added else ""),
                 severity=Severity.WARNING if added else severity, official=False if added else None)]
     if result.verdict == "fail":
-        return [RCP_UNDETERMINED.at(folder, None, f"the RCP test cannot be evaluated, which the round's checker "
-                                    f"counts as failed: {result.reason}")]
+        return [RCP_UNDETERMINED.at(folder, None, f"the RCP test cannot be evaluated: {result.reason}")]
     if normalised and result.normalization_factor is not None and result.normalization_factor > 1.0:
         return [RCP_NORMALISED.at(folder, None, (
             f"submission mean {_number(result.submission_mean)} {result.unit} is below the RCP mean "

@@ -109,12 +109,8 @@ def evaluate_rcp(benchmark: str | None, division: str | None, ruleset: str | Non
             return RcpResult("fail", "could not detect one global_batch_size across the runs: no run could "
                              "be read", unit=unit, source=references.source)
         shown = ", ".join(sorted(repr(r.batch_size) for r in runs))
-        why = ("some runs log it as a string, not a number" if any(isinstance(r.batch_size, str) for r in runs)
-               else "some runs log none, or not a number" if None in sizes else
-               "the runs log different values; the RCP checker of 5.0 on then looks up no benchmark and raises "
-               "KeyError, so the package checker stops, whatever --rcp-bypass says")
         return RcpResult("fail", f"could not detect one global_batch_size across the runs ({shown}): "
-                         f"{why}", unit=unit, source=references.source)
+                         f"{_why_no_batch_size(runs, sizes)}", unit=unit, source=references.source)
     batch_size = next(iter(sizes))
     assert batch_size is not None
     drop = 4 if benchmark == "unet3d" else 1
@@ -122,13 +118,15 @@ def evaluate_rcp(benchmark: str | None, division: str | None, ruleset: str | Non
     if len(failed) > drop:
         named = (f" ({', '.join(failed)}: no convergence point as the RCP checker reads it, from the last "
                  "run_stop's status and the evals before it)") if all(failed) else ""
-        return RcpResult("fail", f"insufficient convergence: {len(failed)} runs did not converge{named}",  # (failed > 1)
+        return RcpResult("fail", f"insufficient convergence: {len(failed)} runs did not converge{named}; the "
+                         "round's RCP checker fails the folder ('Insufficient convergence')",  # (failed > 1)
                          unit=unit, batch_size=batch_size, source=references.source)
     points = [NOT_CONVERGED if r.converged_at is None else r.converged_at for r in runs]
     kept = trimmed(points, drop)
     if not kept:
         runs_text = "1 run is" if len(runs) == 1 else f"{len(runs)} runs are"
-        return RcpResult("fail", f"{runs_text} too few for an olympic mean", unit=unit,
+        return RcpResult("fail", f"{runs_text} too few for an olympic mean: the round's RCP checker's mean of "
+                         "none is NaN, and it fails the folder", unit=unit,
                          batch_size=batch_size, source=references.source)
     mean = numpy_mean(kept)  # (the checker's numpy.mean: see mlcheck.score.numpy_float)
     offset = policy.min_mean_offset.get(benchmark, 0.0) if policy is not None else 0.0
@@ -137,10 +135,40 @@ def evaluate_rcp(benchmark: str | None, division: str | None, ruleset: str | Non
     return replace(result, unordered=unordered) if unordered else result
 
 
+NOT_FOUND_BATCH = -1
+"""The RCP checker's batch size before it reads one (``get_submission_epochs``: ``bs = -1``): a
+run logging -1 reads as a run logging none, and a folder where none is found is "Could not detect
+global_batch_size"."""
+
+
+def _why_no_batch_size(runs: Sequence[RunConvergence], sizes: set[float | None]) -> str:
+    """What the RCP checker makes of runs without one readable batch size (``get_submission_epochs``
+    reads the files in ``glob``'s order, the file system's: a batch size that differs from the one
+    read so far makes it return no benchmark, and ``RCP_Checker`` then raises KeyError: None)."""
+    if any(isinstance(r.batch_size, str) for r in runs):
+        return "some runs log it as a string, not a number"
+    missing = [r for r in runs if r.batch_size is None or r.batch_size == NOT_FOUND_BATCH]
+    if sizes == {None} and len(missing) == len(runs):
+        return ("none is logged" + (" (-1 is the RCP checker's value for none found)" if any(
+            r.batch_size == NOT_FOUND_BATCH for r in missing) else "") + ": the round's RCP checker fails the folder "
+                "('Could not detect global_batch_size'), whatever --rcp-bypass says")
+    if missing and len(sizes) == 2:
+        named = ", ".join(r.name for r in missing if r.name) or f"{len(missing)} runs"
+        return (f"{named} log none among runs that log one: the round's RCP checker reads the files in the order its "
+                "file system lists them and raises KeyError: None where one without comes after one with, so the "
+                "package checker stops, whatever --rcp-bypass says (only where every run without one comes first "
+                "does it test the others' batch size)")
+    if None in sizes:
+        return "some runs log none, or not a number"
+    return ("the runs log different values: the RCP checker then looks up no benchmark and raises KeyError: None, "
+            "so the package checker stops, whatever --rcp-bypass says")
+
+
 def _batch_size(value: object) -> float | None:
     """The batch size as the record checker compares it: a number, not truncated (4096.5 is
-    interpolated, not read as 4096); an integral float reads as the integer."""
-    if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
+    interpolated, not read as 4096); an integral float reads as the integer; true and false are
+    1 and 0, as its comparisons read them; -1 (its "not found") is None."""
+    if not isinstance(value, (int, float)) or not math.isfinite(value) or value == NOT_FOUND_BATCH:
         return None
     return int(value) if float(value).is_integer() else float(value)
 
@@ -172,7 +200,7 @@ def _match(refs: ReferenceSet, batch_size: float, mean: float, unit: str, submis
                 f"no RCP at batch size {batch_size} and the submission converges faster than the "
                 f"smallest-batch RCP (BS {smallest.batch_size}); submit an RCP with BS = {batch_size}"))
         return result
-    return RcpResult("fail", "cannot find any RCPs", unit=unit, batch_size=batch_size,
+    return RcpResult("fail", "cannot find any RCPs: the round's RCP checker fails the folder", unit=unit, batch_size=batch_size,
                      submission_mean=mean, source=refs.source)
 
 
