@@ -827,3 +827,53 @@ def test_a_boolean_eval_position_is_the_rcp_checkers_number(tmp_path: Path, rule
     (run,) = check([str(path)], ruleset=ruleset).runs
     rule = round_policy(ruleset).convergence_of(benchmark)  # type: ignore[union-attr]
     assert run.run is not None and run_convergence(run.status, run.run.evaluations, rule) == 1.0
+
+
+def _moved_benchmark_log(tmp_path: Path, ruleset: str, benchmark: str, after: str,
+                         epochs: bool = False) -> tuple[Path, int]:
+    """The case generator's compliant log with submission_benchmark moved after the first
+    ``after`` record, its evals without epoch_num unless ``epochs``; the file and the first eval's line."""
+    from tool_scripts import load_tool
+
+    gen, first = load_tool("make_later_cases"), load_tool("make_rule_cases")
+    records = gen.base_records(ruleset, benchmark)
+    for record in records:
+        if record.key == "eval_accuracy" and not epochs:
+            record.metadata.pop("epoch_num", None)
+    named = records.pop(next(i for i, r in enumerate(records) if r.key == "submission_benchmark"))
+    records.insert(next(i for i, r in enumerate(records) if r.key == after) + 1, named)
+    case = first.Case(ruleset, benchmark, "late", records)
+    path = tmp_path / "result_0.txt"
+    path.write_text("\n".join(case.lines()) + "\n", encoding="utf-8")
+    return path, case.line_of("eval_accuracy")
+
+
+@pytest.mark.parametrize("ruleset, benchmark", [("4.0.0", "llama2_70b_lora"), ("4.0.0", "stable_diffusion"),
+                                                ("5.1.0", "llama31_8b")])
+def test_evals_before_submission_benchmark_are_read_as_epochs(tmp_path: Path, ruleset: str, benchmark: str) -> None:
+    """The RCP checker picks an eval's reader by the benchmark named so far: before the name, the
+    epoch reader, whose epoch_num these evals lack (KeyError, MLC535 at the first eval)."""
+    rcp_checker = pytest.importorskip("mlperf_logging.rcp_checker.rcp_checker")
+    path, first_eval = _moved_benchmark_log(tmp_path, ruleset, benchmark, "run_stop")
+    with pytest.raises(KeyError, match="epoch_num"):
+        rcp_checker.read_submission_file(str(path), ruleset, False)
+    (run,) = check([str(path)], ruleset=ruleset).runs
+    (unreadable,) = [f for f in run.findings if f.code == "MLC535"]
+    assert unreadable.line == first_eval and "has no epoch_num in its metadata" in unreadable.message
+    assert unreadable.message.endswith("log submission_benchmark before the evals (the checker reads an eval "
+                                       "before it as epochs)")
+
+
+def test_a_point_read_before_the_benchmark_is_named_is_the_epoch_readers(tmp_path: Path) -> None:
+    """Named after run_stop: the last eval's epoch_num (3), as the checker takes it, not its
+    samples_count (3000)."""
+    from mlcheck.score.rcp import rcp_for_runs
+
+    rcp_checker = pytest.importorskip("mlperf_logging.rcp_checker.rcp_checker")
+    for after, point in (("run_stop", 3), ("eval_accuracy", 3000), ("init_start", 3000)):
+        path, _ = _moved_benchmark_log(tmp_path, "5.1.0", "llama31_8b", after, epochs=True)
+        assert rcp_checker.read_submission_file(str(path), "5.1.0", False)[1] == point, after
+        (run,) = check([str(path)], ruleset="5.1.0").runs
+        assert run.run is not None and not [f for f in run.findings if f.code == "MLC535"]
+        result = rcp_for_runs("llama31_8b", "closed", "5.1.0", [run.run] * 10, 10)
+        assert result.submission_mean == point, after

@@ -165,6 +165,22 @@ def test_batch_sizes_as_the_rcp_checker_reads_them() -> None:
     assert as_true.batch_size == 1 and as_true.verdict == "pass" and "smallest-batch" in as_true.reason
 
 
+def test_benchmark_names_as_the_rcp_checker_compares_them() -> None:
+    """It compares each file's submission_benchmark with the one read so far: any difference (one
+    without among runs with one, in most orders) and none at all raise KeyError: None."""
+    def named(names: list[object]) -> list[RunConvergence]:
+        return [RunConvergence(36.0, 3264, f"result_{i}.txt", name) for i, name in enumerate(names)]
+
+    assert evaluate_rcp("resnet", "closed", "2.0.0", named(["resnet"] * 5), 5).verdict == "pass"
+    one = evaluate_rcp("resnet", "closed", "2.0.0", named(["resnet", None, "resnet", "resnet", "resnet"]), 5)
+    assert one.verdict == "fail" and one.submission_mean is None
+    assert "result_1.txt logs no submission_benchmark among runs that name 'resnet'" in one.reason
+    assert "only where every run without one comes first does it go on" in one.reason
+    differ = evaluate_rcp("resnet", "closed", "2.0.0", named(["resnet", "bert", "resnet", "resnet", "resnet"]), 5)
+    assert "the runs name different benchmarks ('bert', 'resnet')" in differ.reason
+    assert "no run logs submission_benchmark" in evaluate_rcp("resnet", "closed", "2.0.0", named([None] * 5), 5).reason
+
+
 def test_matching_cases() -> None:
     exact = evaluate_rcp("resnet", "closed", "2.0.0", _runs([36, 40, 36, 36, 40]), 5)
     assert exact.verdict == "pass" and exact.reference_batch_sizes == (3264,)

@@ -24,10 +24,11 @@ from 4.0) or steps (Stable Diffusion 3.1: the first step with FID <= 90 and CLIP
   mlperf-logging has an RCP at that batch size that the record revision lacks, which passes it
   (supplied during the round's review: 4.1's Stable Diffusion BS 256, published).
 - MLC532 rcp-undetermined: the test cannot be computed: too few runs for the olympic mean (a
-  folder short of runs is MLC502 too), runs log different or no ``global_batch_size``, too many
-  runs did not converge, or the round has no RCP records. The round's checker fails the folder, or
-  raises (different batch sizes: KeyError: None), which stops the package checker.
-  Fix: the round's number of runs, one global batch size logged in every run.
+  folder short of runs is MLC502 too), runs log different or no ``global_batch_size`` or
+  ``submission_benchmark``, too many runs did not converge, or the round has no RCP records. The
+  round's checker fails the folder, or raises (KeyError: None, where the runs' values differ),
+  which stops the package checker. Fix: the round's number of runs, one global batch size and
+  benchmark name logged in every run.
 - MLC534 rcp-verdicts-differ: the round's checker of record and today's mlperf-logging give the
   folder different RCP verdicts (a note: the verdict of record is the one the round accepted and
   the one mlcheck judges by). Since 2024 the RCP checker takes the stdev of a record's whole list
@@ -47,7 +48,8 @@ from 4.0) or steps (Stable Diffusion 3.1: the first step with FID <= 90 and CLIP
   a successful ``run_stop`` is averaged (a string or null raises); Stable Diffusion's steps are
   tested for FID and CLIP (a step without FID, or a passing FID without CLIP: KeyError) and the
   smallest passing one taken (none: ValueError, a run that says success without reaching the
-  target); a successful ``run_stop`` with no eval before it leaves the point unset
+  target); an eval before the run's ``submission_benchmark`` is read as epochs (no benchmark known
+  yet: ``epoch_num``); a successful ``run_stop`` with no eval before it leaves the point unset
   (UnboundLocalError, at the ``run_stop``). The folder then has no valid score; mlcheck's own RCP
   test counts such a run as not converged. An error, not ``official`` on the run: the file's
   compliance check passes it where its rules only ask that the key be there (where they check the
@@ -55,7 +57,8 @@ from 4.0) or steps (Stable Diffusion 3.1: the first step with FID <= 90 and CLIP
   every eval's metadata. (Known limits: a BERT folder read by ``train_samples``, MLC547's request,
   is judged here by its evals all the same; the checker finds records by their text
   (``"global_batch_size" in line``), mlcheck by their decoded key: a key written with JSON escapes
-  such as ``\\u0061`` is seen by mlcheck and the compliance checker, not by the RCP checker.)
+  such as ``\\u0061`` is seen by mlcheck and the compliance checker, not by the RCP checker; an
+  ``eval_error`` record, HPC's, is an eval to it, while mlcheck takes the point from ``eval_accuracy``.)
 - MLC536 rcp-order-dependent: a run's convergence point is NaN (its last eval's position). The RCP
   checker sorts the points (``_eval_submission_record``) in the file system's order (``glob``); a
   NaN compares false with every number, so its verdict depends on that order (one machine may pass

@@ -32,6 +32,8 @@ from mlcheck.records import dataclass
 from mlcheck.model import Evaluation
 from mlcheck.read.run_builder import position_number
 from mlcheck.results import RcpResult, RunSummary
+from mlcheck.score.rcp.across_runs import NOT_READ, batch_size_of, why_no_batch_size, why_no_benchmark
+from mlcheck.score.rcp.named_late import NEVER_NAMED, point_reading
 from mlcheck.score.rcp.policy import ConvergenceRule, RoundPolicy, round_policy
 from mlcheck.score.rcp.reference import Reference, ReferenceSet, interpolate, load_references, trimmed
 from mlcheck.score.numpy_float import numpy_mean
@@ -50,6 +52,8 @@ class RunConvergence:
     batch_size: object
     name: str = ""
     """The run's file (and index), named where the test fails on its convergence."""
+    benchmark: object = NOT_READ
+    """Its ``submission_benchmark`` (None: it logs none), which the checker compares across runs."""
 
 
 def convergence_point(status: str | None, last_epoch: float | None, round_to: int | None = 3) -> float | None:
@@ -103,14 +107,18 @@ def evaluate_rcp(benchmark: str | None, division: str | None, ruleset: str | Non
     unit = policy.unit_of(benchmark) if policy is not None else "epochs"
     if references is None:
         return RcpResult("skipped", f"training {ruleset} has no RCPs for {benchmark}", unit=unit)
-    sizes = {_batch_size(r.batch_size) for r in runs}
+    unnamed = why_no_benchmark(runs)
+    if unnamed:
+        return RcpResult("fail", f"could not read one benchmark name across the runs: {unnamed}", unit=unit,
+                         source=references.source)
+    sizes = {batch_size_of(r.batch_size) for r in runs}
     if len(sizes) != 1 or None in sizes:
         if not runs:
             return RcpResult("fail", "could not detect one global_batch_size across the runs: no run could "
                              "be read", unit=unit, source=references.source)
         shown = ", ".join(sorted(repr(r.batch_size) for r in runs))
         return RcpResult("fail", f"could not detect one global_batch_size across the runs ({shown}): "
-                         f"{_why_no_batch_size(runs, sizes)}", unit=unit, source=references.source)
+                         f"{why_no_batch_size(runs, sizes)}", unit=unit, source=references.source)
     batch_size = next(iter(sizes))
     assert batch_size is not None
     drop = 4 if benchmark == "unet3d" else 1
@@ -133,44 +141,6 @@ def evaluate_rcp(benchmark: str | None, division: str | None, ruleset: str | Non
     result = _match(references, batch_size, mean, unit, submission_runs, offset)
     unordered = tuple(r.name for r in runs if r.converged_at is not None and math.isnan(r.converged_at))
     return replace(result, unordered=unordered) if unordered else result
-
-
-NOT_FOUND_BATCH = -1
-"""The RCP checker's batch size before it reads one (``get_submission_epochs``: ``bs = -1``): a
-run logging -1 reads as a run logging none, and a folder where none is found is "Could not detect
-global_batch_size"."""
-
-
-def _why_no_batch_size(runs: Sequence[RunConvergence], sizes: set[float | None]) -> str:
-    """What the RCP checker makes of runs without one readable batch size (``get_submission_epochs``
-    reads the files in ``glob``'s order, the file system's: a batch size that differs from the one
-    read so far makes it return no benchmark, and ``RCP_Checker`` then raises KeyError: None)."""
-    if any(isinstance(r.batch_size, str) for r in runs):
-        return "some runs log it as a string, not a number"
-    missing = [r for r in runs if r.batch_size is None or r.batch_size == NOT_FOUND_BATCH]
-    if sizes == {None} and len(missing) == len(runs):
-        return ("none is logged" + (" (-1 is the RCP checker's value for none found)" if any(
-            r.batch_size == NOT_FOUND_BATCH for r in missing) else "") + ": the round's RCP checker fails the folder "
-                "('Could not detect global_batch_size'), whatever --rcp-bypass says")
-    if missing and len(sizes) == 2:
-        named = ", ".join(r.name for r in missing if r.name) or f"{len(missing)} runs"
-        return (f"{named} log none among runs that log one: the round's RCP checker reads the files in the order its "
-                "file system lists them and raises KeyError: None where one without comes after one with, so the "
-                "package checker stops, whatever --rcp-bypass says (only where every run without one comes first "
-                "does it test the others' batch size)")
-    if None in sizes:
-        return "some runs log none, or not a number"
-    return ("the runs log different values: the RCP checker then looks up no benchmark and raises KeyError: None, "
-            "so the package checker stops, whatever --rcp-bypass says")
-
-
-def _batch_size(value: object) -> float | None:
-    """The batch size as the record checker compares it: a number, not truncated (4096.5 is
-    interpolated, not read as 4096); an integral float reads as the integer; true and false are
-    1 and 0, as its comparisons read them; -1 (its "not found") is None."""
-    if not isinstance(value, (int, float)) or not math.isfinite(value) or value == NOT_FOUND_BATCH:
-        return None
-    return int(value) if float(value).is_integer() else float(value)
 
 
 def _match(refs: ReferenceSet, batch_size: float, mean: float, unit: str, submission_runs: int,
@@ -244,7 +214,8 @@ def rcp_for_runs(benchmark: str | None, division: str | None, ruleset: str | Non
     rule = _rule(policy, benchmark)
     if bert_train_samples and benchmark == "bert":
         points = [RunConvergence(position_number(run.train_samples) if _rcp_stop(run)[1] == "success" else None, run.batch_size,
-                                 _name(run)) for run in runs]
+                                 _name(run), named.value if (named := run.first("submission_benchmark")) else None)
+                  for run in runs]
         return evaluate_rcp(benchmark, division, ruleset, points, submission_runs, loader)
     last_runs, last_rule, points = _LAST_POINTS
     if not (rule == last_rule and len(runs) == len(last_runs) and all(map(operator.is_, runs, last_runs))):
@@ -256,8 +227,11 @@ def rcp_for_runs(benchmark: str | None, division: str | None, ruleset: str | Non
                 evals = list(evals)
             elif evals and max(map(_LINE, evals)) > stop_line:  # (else every eval is before run_stop)
                 evals = [e for e in evals if e.line <= stop_line]
+            named = run.first("submission_benchmark")  # (evals before it are read as epochs: named_late)
+            read, reader = point_reading(evals, rule, named.line if named is not None else NEVER_NAMED, stop_line)
             # (the batch size: the record checker reads every global_batch_size line, keeps the last)
-            points.append(RunConvergence(run_convergence(status, evals, rule), run.batch_size, _name(run)))
+            points.append(RunConvergence(run_convergence(status, read, reader), run.batch_size, _name(run),
+                                         named.value if named is not None else None))
         _LAST_POINTS[:] = [tuple(runs), rule, points]
     return evaluate_rcp(benchmark, division, ruleset, points, submission_runs, loader)
 

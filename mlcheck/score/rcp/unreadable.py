@@ -19,6 +19,7 @@ from mlcheck.facts.checks import show
 from mlcheck.model import Event, Finding, Run
 from mlcheck.rules.rcp_check import RCP_POINT_UNREADABLE
 from mlcheck.score.rcp import NO_RCP
+from mlcheck.score.rcp.named_late import LATE_ADVICE, NEVER_NAMED, rule_at
 from mlcheck.score.rcp.policy import ConvergenceRule, round_policy
 from mlcheck.score.rcp.reference import load_references
 
@@ -37,16 +38,20 @@ def unreadable_points(run: Run, ruleset: str, benchmark: str | None) -> list[Fin
     stops = run.occurrences("run_stop")
     before = _Before(run)  # (one order of the run's records, made where two share a line)
     point = _averaged_point(evals, stops[-1], before) if stops and rule.round_to is None else None
+    named_event = run.first("submission_benchmark")  # (evals before it are read as epochs: named_late)
+    named = named_event.line if named_event is not None else NEVER_NAMED
     for event in evals:
-        why = _raises(event, rule, event is point)
+        reader = rule_at(rule, event.line, named)
+        why = _raises(event, reader, event is point)
         if why:
             return [RCP_POINT_UNREADABLE.at(run.path, event.line, (
                 f"eval_accuracy {why}: training {ruleset}'s RCP checker raises on it "
-                f"({rule.source}), and the package checker stops with it, so the package cannot be "
-                f"accepted as it is. Log {rule.metadata} as a number in every eval's metadata"),
-                run_index=run.index)]
+                f"({reader.source}), and the package checker stops with it, so the package cannot be "
+                f"accepted as it is. Log {reader.metadata} as a number in every eval's metadata"
+                + (LATE_ADVICE if reader is not rule else "")), run_index=run.index)]
     first_success = next((stop for stop in stops if _succeeded(stop)), None)
-    if rule.point != "first_passing_step" and first_success is not None and not any(
+    at_success = rule if first_success is None else rule_at(rule, first_success.line, named)
+    if at_success.point != "first_passing_step" and first_success is not None and not any(
             before(e, first_success) for e in (*evals, *run.occurrences("eval_error"))):  # (see MLC535's known limit)
         return [RCP_POINT_UNREADABLE.at(run.path, first_success.line, (
             f"run_stop says success but no eval_accuracy comes before it: training {ruleset}'s RCP checker "
@@ -56,8 +61,9 @@ def unreadable_points(run: Run, ruleset: str, benchmark: str | None) -> list[Fin
             run_index=run.index)]
     if rule.point == "first_passing_step":
         for stop in stops:
-            if _succeeded(stop):
-                line, why = _no_passing_step([e for e in evals if before(e, stop)], rule, stop)
+            if _succeeded(stop) and rule_at(rule, stop.line, named) is rule:  # (named by then)
+                line, why = _no_passing_step([e for e in evals if before(e, stop) and rule_at(rule, e.line, named) is rule],
+                                             rule, stop)
                 if why:
                     return [RCP_POINT_UNREADABLE.at(run.path, line, (
                         f"{why}: training {ruleset}'s RCP checker raises there ({rule.source}), and the "
@@ -100,7 +106,8 @@ def _no_passing_step(evals: list[Event], rule: ConvergenceRule, stop: Event) -> 
         else:
             passing = True
     if not passing:
-        return stop.line, (f"run_stop says success but no eval step before it meets {' and '.join(c.text for c in rule.conditions)}: "
+        meets = " and ".join(c.text for c in rule.conditions)
+        return stop.line, (f"run_stop says success but no eval step before it meets {meets}: "
                            "min() of no passing step raises ValueError")
     return None, ""
 
