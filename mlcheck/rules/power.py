@@ -128,7 +128,7 @@ def _misnumbered(run: PowerRun, kind: str, found: list[Finding], severity: Sever
         found.append(POWER_FILE_MISNAMED.at(folder, None, (
             f"{names}: the power checker reads the {word} index after the last '_' and int() fails on it "
             f"(the checker crashes: the package is refused, whatever the other runs){later}. "
-            f"{_rename(kind, len(files))}, or remove what is no {word} log (a copy)"),
+            f"{_rename(kind, len(files))}" + (f", or remove what is no {word} log (a copy)" if len(files) > 1 else "")),
             severity=severity, official=severity is None))
         return True
     indices = sorted(f.index for f in files if f.index is not None)
