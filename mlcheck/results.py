@@ -43,6 +43,9 @@ class RunSummary(FirstRecords):
     last_stop: tuple[int, Any] | None = None
     """The line and ``status`` of the last ``run_stop`` when the run logs more than one: the RCP
     checker reads the status of each, the last one stands (None: the first is the last)."""
+    last_named: tuple[Any] | None = None
+    """``(value,)`` of the last ``submission_benchmark`` when the run logs more than one: the RCP
+    checker keeps a file's last (None: the first is the last)."""
 
     def first(self, key: str) -> Event | None:
         at = self.positions.get(key)
@@ -158,6 +161,12 @@ class RcpResult:
     unordered: tuple[str, ...] = ()
     """The runs whose convergence point is NaN (named as in :class:`RunConvergence`): the checker's
     sort places them by the order its file system lists the files, so its verdict may differ."""
+    order_note: str = ""
+    """Why else the checker's verdict depends on the order its file system lists the files in
+    (1.0-2.0: runs of different batch sizes, the last one read tested); ``""``: it does not."""
+
+    def order_dependent(self) -> bool:
+        return bool(self.unordered or self.order_note)
 
 
 @dataclass(frozen=True)

@@ -877,3 +877,32 @@ def test_a_point_read_before_the_benchmark_is_named_is_the_epoch_readers(tmp_pat
         assert run.run is not None and not [f for f in run.findings if f.code == "MLC535"]
         result = rcp_for_runs("llama31_8b", "closed", "5.1.0", [run.run] * 10, 10)
         assert result.submission_mean == point, after
+
+
+def test_an_eval_before_the_benchmark_on_one_line_joined_by_a_cr(tmp_path: Path) -> None:
+    """The checker's readlines() splits at the CR, so it meets the eval first (KeyError); mlcheck
+    orders the two records of the one physical line as read (was: both line N, the eval not before)."""
+    rcp_checker = pytest.importorskip("mlperf_logging.rcp_checker.rcp_checker")
+    path, first_eval = _moved_benchmark_log(tmp_path, "5.1.0", "llama31_8b", "eval_accuracy")
+    lines = path.read_text(encoding="utf-8").split("\n")
+    lines[first_eval - 1] += "\r" + lines.pop(first_eval)  # (the name, moved after the eval, joined to it)
+    path.write_text("\n".join(lines), encoding="utf-8", newline="")
+    with pytest.raises(KeyError, match="epoch_num"):
+        rcp_checker.read_submission_file(str(path), "5.1.0", False)
+    (run,) = check([str(path)], ruleset="5.1.0").runs
+    assert [(f.code, f.line) for f in run.findings if f.code == "MLC535"] == [("MLC535", first_eval)]
+
+
+def test_the_rcp_checker_keeps_a_files_last_benchmark_name(tmp_path: Path) -> None:
+    """A run naming llama31_8b, then bert after run_stop: the checker keeps bert for the file and
+    raises on the names' difference (MLC532); mlcheck compared the first (was: pass)."""
+    from mlcheck.score.rcp import rcp_for_runs
+
+    path, _ = _moved_benchmark_log(tmp_path, "5.1.0", "llama31_8b", "init_start", epochs=True)
+    (good,) = check([str(path)], ruleset="5.1.0").runs
+    path.write_text(path.read_text(encoding="utf-8") + ':::MLLOG {"namespace": "", "time_ms": 1, "event_type": '
+                    '"POINT_IN_TIME", "key": "submission_benchmark", "value": "bert", "metadata": {}}\n', encoding="utf-8")
+    (renamed,) = check([str(path)], ruleset="5.1.0").runs
+    assert good.run is not None and renamed.run is not None and renamed.run.last_named == ("bert",)
+    result = rcp_for_runs("llama31_8b", "closed", "5.1.0", [good.run] * 9 + [renamed.run], 10)
+    assert result.verdict == "fail" and "the runs name different benchmarks ('bert', 'llama31_8b')" in result.reason

@@ -224,7 +224,7 @@ def test_a_package_without_its_results_level(tmp_path: Path) -> None:
     # A file named results: the package checker cannot list it (NotADirectoryError), as for no results/.
     (package / "results").write_text("x")
     top = [f for f in check([str(package)]).findings if f.path == str(package) and f.code == "MLC509"]
-    assert len(top) == 1 and top[0].official and "no results/ folder (a file of that name)" in top[0].message
+    assert len(top) == 1 and top[0].official and "no results/ folder (something else of that name)" in top[0].message
 
 
 @pytest.mark.parametrize("misplaced", ["beside-results", "no-system-level"])

@@ -151,17 +151,17 @@ def test_batch_sizes_as_the_rcp_checker_reads_them() -> None:
     def named(sizes: list[object]) -> list[RunConvergence]:
         return [RunConvergence(36.0, bs, f"result_{i}.txt") for i, bs in enumerate(sizes)]
 
-    none = evaluate_rcp("resnet", "closed", "2.0.0", named([-1] * 5), 5)
+    none = evaluate_rcp("resnet", "closed", "2.1.0", named([-1] * 5), 5)
     assert none.verdict == "fail" and none.submission_mean is None
     assert "(-1 is the RCP checker's value for none found): the round's RCP checker fails the folder " \
            "('Could not detect global_batch_size')" in none.reason
-    assert "Could not detect" in evaluate_rcp("resnet", "closed", "2.0.0", named([None] * 5), 5).reason
-    some = evaluate_rcp("resnet", "closed", "2.0.0", named([3264, -1, 3264, None, 3264.0]), 5)
+    assert "Could not detect" in evaluate_rcp("resnet", "closed", "2.1.0", named([None] * 5), 5).reason
+    some = evaluate_rcp("resnet", "closed", "2.1.0", named([3264, -1, 3264, None, 3264.0]), 5)
     assert some.verdict == "fail" and "result_1.txt, result_3.txt log none among runs that log one" in some.reason
     assert "raises KeyError: None where one without comes after one with" in some.reason
-    differ = evaluate_rcp("resnet", "closed", "2.0.0", named([3264, 3264, 3264, 3264, 1632]), 5)
+    differ = evaluate_rcp("resnet", "closed", "2.1.0", named([3264, 3264, 3264, 3264, 1632]), 5)
     assert "the runs log different values: the RCP checker then looks up no benchmark and raises KeyError" in differ.reason
-    as_true = evaluate_rcp("resnet", "closed", "2.0.0", named([True] * 5), 5)  # (batch 1: below every RCP)
+    as_true = evaluate_rcp("resnet", "closed", "2.1.0", named([True] * 5), 5)  # (batch 1: below every RCP)
     assert as_true.batch_size == 1 and as_true.verdict == "pass" and "smallest-batch" in as_true.reason
 
 
@@ -171,14 +171,37 @@ def test_benchmark_names_as_the_rcp_checker_compares_them() -> None:
     def named(names: list[object]) -> list[RunConvergence]:
         return [RunConvergence(36.0, 3264, f"result_{i}.txt", name) for i, name in enumerate(names)]
 
-    assert evaluate_rcp("resnet", "closed", "2.0.0", named(["resnet"] * 5), 5).verdict == "pass"
-    one = evaluate_rcp("resnet", "closed", "2.0.0", named(["resnet", None, "resnet", "resnet", "resnet"]), 5)
+    assert evaluate_rcp("resnet", "closed", "2.1.0", named(["resnet"] * 5), 5).verdict == "pass"
+    one = evaluate_rcp("resnet", "closed", "2.1.0", named(["resnet", None, "resnet", "resnet", "resnet"]), 5)
     assert one.verdict == "fail" and one.submission_mean is None
     assert "result_1.txt logs no submission_benchmark among runs that name 'resnet'" in one.reason
     assert "only where every run without one comes first does it go on" in one.reason
-    differ = evaluate_rcp("resnet", "closed", "2.0.0", named(["resnet", "bert", "resnet", "resnet", "resnet"]), 5)
+    differ = evaluate_rcp("resnet", "closed", "2.1.0", named(["resnet", "bert", "resnet", "resnet", "resnet"]), 5)
     assert "the runs name different benchmarks ('bert', 'resnet')" in differ.reason
-    assert "no run logs submission_benchmark" in evaluate_rcp("resnet", "closed", "2.0.0", named([None] * 5), 5).reason
+    assert "no run logs submission_benchmark" in evaluate_rcp("resnet", "closed", "2.1.0", named([None] * 5), 5).reason
+
+
+def test_the_1_x_and_2_0_checkers_compare_no_runs() -> None:
+    """1.0-2.0: the folder's name, the last batch size read (file-system order: MLC536, and the
+    test's findings warnings); from 2.1 the names and sizes are compared (a name not the folder's:
+    the checker looks that one up); inf is a batch size above every RCP, as the checker reads it."""
+    from mlcheck.model import Severity
+    from mlcheck.rules.rcp_check import rcp_findings
+
+    def runs(names: list[object], sizes: list[object]) -> list[RunConvergence]:
+        return [RunConvergence(36.0, bs, f"result_{i}.txt", name) for i, (name, bs) in enumerate(zip(names, sizes))]
+
+    mixed = runs(["resnet", "maskrcnn", None, "resnet", "resnet"], [3264] * 5)
+    assert evaluate_rcp("resnet", "closed", "2.0.0", mixed, 5).verdict == "pass"
+    assert evaluate_rcp("resnet", "closed", "2.1.0", mixed, 5).verdict == "fail"
+    other = evaluate_rcp("resnet", "closed", "3.0.0", runs(["ssd"] * 5, [3264] * 5), 5)
+    assert "the runs name 'ssd', not the folder's 'resnet'" in other.reason
+    sizes = evaluate_rcp("resnet", "closed", "2.0.0", runs(["resnet"] * 5, [3264, 3264, 3264, 3264, 100_000]), 5)
+    assert sizes.batch_size == 100_000 and sizes.verdict == "missing" and "tests the last one it reads" in sizes.order_note
+    found = {f.code: f for f in rcp_findings("FOLDER", sizes, ruleset="2.0.0")}
+    assert found["MLC536"].message.startswith("the runs log different batch sizes (100000, 3264)")
+    assert (found["MLC531"].severity, found["MLC531"].official) == (Severity.WARNING, False)
+    assert evaluate_rcp("resnet", "closed", "3.0.0", runs(["resnet"] * 5, [float("inf")] * 5), 5).verdict == "missing"
 
 
 def test_matching_cases() -> None:
@@ -200,8 +223,8 @@ def test_failure_cases() -> None:
     assert slow.verdict == "fail" and slow.margin_pct is not None and slow.margin_pct < 0
     two_failed = evaluate_rcp("resnet", "closed", "2.0.0", _runs([None, None, 36, 36, 36]), 5)
     assert two_failed.verdict == "fail" and "insufficient convergence" in two_failed.reason
-    mixed = evaluate_rcp("resnet", "closed", "2.0.0", _runs([36] * 4) + _runs([36], 3200), 5)
-    assert mixed.verdict == "fail" and "global_batch_size" in mixed.reason
+    mixed = evaluate_rcp("resnet", "closed", "2.1.0", _runs([36] * 4) + _runs([36], 3200), 5)
+    assert mixed.verdict == "fail" and "global_batch_size" in mixed.reason  # (2.0 tests the last read: above)
     one_failed = evaluate_rcp("resnet", "closed", "2.0.0", _runs([None, 36, 36, 36, 36]), 5)
     assert one_failed.verdict == "pass" and one_failed.submission_mean == 36
 

@@ -239,6 +239,25 @@ def test_a_folder_whose_one_result_file_is_a_folder_has_one_run_count_finding(tm
     assert len(counts) == 1 and counts[0].startswith("1 run found"), counts
 
 
+def test_a_package_or_raw_logs_kept_under_a_folder_named_results_are_not_nested(tmp_path: Path) -> None:
+    """Only a folder inside a package's benchmark folder (its results/ the path's last, the folder
+    holding result files) is nested: a package under ~/results/ and raw logs kept as
+    results/<date>/<benchmark>/<job>/ keep their errors (a review: they were warnings)."""
+    from mlcheck.model import Severity
+
+    keep = tmp_path / "results" / "mlperf"
+    keep.mkdir(parents=True)
+    root = _package(keep)
+    broken = root / "results" / "acme-t8" / "resnet" / "result_1.txt"
+    broken.write_bytes(b"".join(broken.read_bytes().splitlines(True)[:3]))
+    job = tmp_path / "results" / "2024-10" / "resnet" / "job17"
+    job.mkdir(parents=True)
+    (job / "result_0.txt").write_bytes(broken.read_bytes())
+    for given in (root, job.parent.parent):
+        errors = [f for r in check([str(given)]).runs for f in r.findings if f.severity is Severity.ERROR]
+        assert {f.code for f in errors} >= {"MLC101"} and all("do not read" not in f.message for f in errors), given
+
+
 def test_a_broken_log_inside_a_benchmark_folder_refuses_nothing(tmp_path: Path) -> None:
     """The official tools' globs do not enter it: its errors are warnings, none official (was:
     MLC101 and others as errors said to agree with the checker, exit 1 on a package it accepts)."""

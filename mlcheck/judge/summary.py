@@ -126,7 +126,12 @@ def summarise(run: Run) -> RunSummary:
     return _summary(run.path, run.index, run.first_line, run.last_line, tuple(kept),
                     _bounded(run.evaluations), shared(sizes[-1].value) if sizes else None,
                     tuple(map(_compact, seeds[1:MAX_SEEDS])) if len(seeds) > 1 else (), _train_samples(run, stops),
-                    _last_stop(stops))
+                    _last_stop(stops), _last_named(run.occurrences("submission_benchmark")))
+
+
+def _last_named(names: Sequence[Event]) -> tuple[Any] | None:
+    """The value of the last of a run's ``submission_benchmark`` records when it logs more than one."""
+    return (shared(names[-1].value),) if len(names) > 1 else None
 
 
 def _last_stop(stops: Sequence[Event]) -> tuple[int, Any] | None:
@@ -187,7 +192,8 @@ def _bounded(evals: tuple[Evaluation, ...]) -> tuple[Evaluation, ...]:
 
 def _summary(path: str, index: int, first_line: int, last_line: int, events: tuple[Event, ...],
              evaluations: tuple[Evaluation, ...], batch_size: Any, more_seeds: tuple[Event, ...] = (),
-             train_samples: Any = None, last_stop: tuple[int, Any] | None = None) -> RunSummary:
+             train_samples: Any = None, last_stop: tuple[int, Any] | None = None,
+             last_named: tuple[Any] | None = None) -> RunSummary:
     keys = tuple(map(_KEY, events))
     positions = _SHARED_KEYS.get(keys)
     if positions is None:
@@ -196,7 +202,7 @@ def _summary(path: str, index: int, first_line: int, last_line: int, events: tup
             _SHARED_KEYS[keys] = positions
     return RunSummary(path=sys.intern(path), index=index, first_line=first_line, last_line=last_line,
                       events=events, evaluations=evaluations, batch_size=batch_size, positions=positions,
-                      more_seeds=more_seeds, train_samples=train_samples, last_stop=last_stop)
+                      more_seeds=more_seeds, train_samples=train_samples, last_stop=last_stop, last_named=last_named)
 
 
 def reduce_summary(summary: RunSummary) -> tuple[Any, tuple[Any, ...]]:
@@ -205,15 +211,16 @@ def reduce_summary(summary: RunSummary) -> tuple[Any, tuple[Any, ...]]:
     events, seeds = ((tuple((e.key, e.value, dict(e.metadata) if e.metadata else None, e.time_ms, e.line)
                             for e in kept)) for kept in (summary.events, summary.more_seeds))
     return rebuilt_summary, (summary.path, summary.index, summary.first_line, summary.last_line, events,
-                             summary.evaluations, summary.batch_size, seeds, summary.train_samples, summary.last_stop)
+                             summary.evaluations, summary.batch_size, seeds, summary.train_samples, summary.last_stop,
+                             summary.last_named)
 
 
 def rebuilt_summary(path: str, index: int, first_line: int, last_line: int,
                     events: tuple[tuple[Any, ...], ...], evaluations: tuple[Evaluation, ...],
                     batch_size: Any, seeds: tuple[tuple[Any, ...], ...] = (), train_samples: Any = None,
-                    last_stop: tuple[int, Any] | None = None) -> RunSummary:
+                    last_stop: tuple[int, Any] | None = None, last_named: tuple[Any] | None = None) -> RunSummary:
     """The summary :func:`reduce_summary` sent."""
     kept, more_seeds = (tuple(Event(sys.intern(key), shared(value), _metadata(metadata or {}), time_ms, line)
                               for key, value, metadata, time_ms, line in records) for records in (events, seeds))
     return _summary(path, index, first_line, last_line, kept, evaluations, shared(batch_size), more_seeds,
-                    shared(train_samples), last_stop)
+                    shared(train_samples), last_stop, last_named)

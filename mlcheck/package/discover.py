@@ -248,9 +248,21 @@ def _beside_results(path: str, result_dirs: set[str]) -> bool:
 
 
 def _inside_benchmark_folder(path: str) -> bool:
-    """Below ``.../results/<system>/<benchmark>`` (not the benchmark folder itself)."""
+    """Below a benchmark folder of a package, ``.../results/<system>/<benchmark>`` (not the folder
+    itself), the one the official glob reads: its ``results`` the last one of the path (a package
+    kept under a folder named results is no nested one) and the benchmark folder holding a
+    ``result_<i>.txt`` (raw logs kept as ``results/<date>/<benchmark>/<job>/`` are not nested)."""
     parts = absolute_parts(path)
-    return any(parts[i - 2] == "results" for i in range(2, len(parts) - 1))
+    if "results" not in parts:
+        return False
+    last = len(parts) - 1 - parts[::-1].index("results")
+    if len(parts) - last < 4:
+        return False
+    try:
+        names = os.listdir(os.path.join(*parts[:last + 3]))
+    except OSError:
+        return False
+    return any(SUBMITTED_RESULT_FILE.match(name) for name in names)
 
 
 def _is_benchmark_folder(path: str) -> bool:

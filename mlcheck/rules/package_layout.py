@@ -83,7 +83,7 @@ _REFUSED = {"results": " (the package checker and the results summarizer list <o
                        "without it; the name is case-sensitive)",
             "systems": " (the package checker reads <org>/systems/<system>.json for each system it checks)"}
 """Why the round's tools refuse a package without the folder (each round's package checker)."""
-_FILE = ("", " (a file of that name)")
+_FILE = ("", " (something else of that name)")
 _LOG_LIKE = re.compile(r"\.(txt|log|out)(\.gz)?$")
 
 

@@ -59,10 +59,11 @@ from 4.0) or steps (Stable Diffusion 3.1: the first step with FID <= 90 and CLIP
   (``"global_batch_size" in line``), mlcheck by their decoded key: a key written with JSON escapes
   such as ``\\u0061`` is seen by mlcheck and the compliance checker, not by the RCP checker; an
   ``eval_error`` record, HPC's, is an eval to it, while mlcheck takes the point from ``eval_accuracy``.)
-- MLC536 rcp-order-dependent: a run's convergence point is NaN (its last eval's position). The RCP
+- MLC536 rcp-order-dependent: a run's convergence point is NaN (its last eval's position; or, in
+  1.0-2.0, the runs log different batch sizes: that checker tests the last one it reads). The RCP
   checker sorts the points (``_eval_submission_record``) in the file system's order (``glob``); a
   NaN compares false with every number, so its verdict depends on that order (one machine may pass
-  the folder, another fail it). mlcheck's is for name order; its MLC530 is then a warning too.
+  the folder, another fail it). mlcheck's is for name order; its MLC530 or MLC531 is then a warning.
   Fix: log the position trained as a number.
 - MLC533 rcp-normalised: in 2.1 and later a passing submission that converges faster than the RCP
   mean has its score multiplied by RCP mean / submission mean. mlcheck applies the factor to the
@@ -78,7 +79,7 @@ from mlcheck.model import Finding, Severity
 from mlcheck.package.package_policy import package_policy
 from mlcheck.results import RcpResult
 from mlcheck.rule import Rule
-from mlcheck.rules.rcp_texts import supplied_later, today_differs, verdict_text
+from mlcheck.rules.rcp_texts import order_texts, supplied_later, today_differs, verdict_text
 
 RCP_FAILED = Rule("MLC530", "rcp-failed", Severity.ERROR,
                   "the submission converges faster than the RCP test allows", official=True, also=(Severity.WARNING,))
@@ -96,7 +97,7 @@ RCP_POINT_UNREADABLE = Rule("MLC535", "rcp-point-unreadable", Severity.ERROR,
                             "an eval's convergence metadata makes the round's RCP checker raise")
 
 RCP_ORDER_DEPENDENT = Rule("MLC536", "rcp-order-dependent", Severity.WARNING,
-                           "a NaN convergence point makes the RCP verdict depend on the file system's order")
+                           "the RCP verdict depends on the order the file system lists the files in")
 
 RULES = (RCP_FAILED, RCP_MISSING, RCP_UNDETERMINED, RCP_NORMALISED, RCP_VERDICTS_DIFFER, RCP_POINT_UNREADABLE,
          RCP_ORDER_DEPENDENT)
@@ -116,12 +117,7 @@ def rcp_findings(folder: str, result: RcpResult, normalised: bool = False,
     RCP is then a warning (the committee reviews it); "cannot be computed" is never bypassed.
     """
     found = _record_findings(folder, result, normalised, bypass, ruleset)
-    if result.unordered:
-        found.append(RCP_ORDER_DEPENDENT.at(folder, None, (
-            f"the convergence point of {', '.join(result.unordered)} is NaN: the RCP checker sorts the runs' "
-            "points in the order its file system lists the files, and a NaN compares false with every number, "
-            "so its verdict depends on that order (it may pass here and fail elsewhere); mlcheck's verdict, "
-            f"{verdict_text(result)}, is for the files in name order. Log the position trained as a number")))
+    found.extend(RCP_ORDER_DEPENDENT.at(folder, None, text) for text in order_texts(result))
     if today_differs(result):
         assert result.today is not None
         found.append(RCP_VERDICTS_DIFFER.at(folder, None, (
@@ -143,12 +139,14 @@ def _record_findings(folder: str, result: RcpResult, normalised: bool, bypass: s
             f"{result.unit} is below the minimum acceptable mean {_number(result.min_acceptable_mean)} "
             f"(margin {result.margin_pct:+.2f} %; reference mean {_number(result.reference_mean)} "
             f"{_reference_of(result)}){_implausible(result, ruleset)}{note}"),
-            severity=Severity.WARNING if result.unordered else severity, official=False if result.unordered else None)]
+            severity=Severity.WARNING if result.order_dependent() else severity,
+            official=False if result.order_dependent() else None)]
     if result.verdict == "missing":  # (an RCP at the batch size today: supplied in the round's review)
         added = supplied_later(result)
         return [RCP_MISSING.at(folder, None, result.reason + note + (f"; it was supplied after the record revision "
                 f"({added} in today's mlperf-logging), and with it the test passes" if added else ""),
-                severity=Severity.WARNING if added else severity, official=False if added else None)]
+                severity=Severity.WARNING if added or result.order_dependent() else severity,
+                official=False if added or result.order_dependent() else None)]
     if result.verdict == "fail":
         return [RCP_UNDETERMINED.at(folder, None, f"the RCP test cannot be evaluated: {result.reason}")]
     if normalised and result.normalization_factor is not None and result.normalization_factor > 1.0:

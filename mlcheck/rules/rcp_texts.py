@@ -49,3 +49,16 @@ def supplied_later(result: RcpResult) -> str | None:
     if result.verdict != "missing" or today is None or today.verdict != "pass":
         return None
     return today.reference if result.batch_size in today.reference_batch_sizes else None
+
+
+def order_texts(result: RcpResult) -> list[str]:
+    """MLC536's messages: why the checker's verdict depends on the order its file system lists the
+    files in (different batch sizes in 1.0-2.0, NaN convergence points)."""
+    texts = [f"{result.order_note}, {result.verdict}: the verdict may differ elsewhere. Log one batch size in "
+             "every run"] if result.order_note else []
+    if result.unordered:
+        texts.append(f"the convergence point of {', '.join(result.unordered)} is NaN: the RCP checker sorts the runs' "
+                     "points in the order its file system lists the files, and a NaN compares false with every number, "
+                     "so its verdict depends on that order (it may pass here and fail elsewhere); mlcheck's verdict, "
+                     f"{result.verdict}, is for the files in name order. Log the position trained as a number")
+    return texts

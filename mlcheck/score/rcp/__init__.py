@@ -32,7 +32,8 @@ from mlcheck.records import dataclass
 from mlcheck.model import Evaluation
 from mlcheck.read.run_builder import position_number
 from mlcheck.results import RcpResult, RunSummary
-from mlcheck.score.rcp.across_runs import NOT_READ, batch_size_of, why_no_batch_size, why_no_benchmark
+from mlcheck.score.rcp.across_runs import (NOT_READ, batch_size_of, last_batch_size, why_no_batch_size,
+                                            why_no_benchmark)
 from mlcheck.score.rcp.named_late import NEVER_NAMED, point_reading
 from mlcheck.score.rcp.policy import ConvergenceRule, RoundPolicy, round_policy
 from mlcheck.score.rcp.reference import Reference, ReferenceSet, interpolate, load_references, trimmed
@@ -107,11 +108,13 @@ def evaluate_rcp(benchmark: str | None, division: str | None, ruleset: str | Non
     unit = policy.unit_of(benchmark) if policy is not None else "epochs"
     if references is None:
         return RcpResult("skipped", f"training {ruleset} has no RCPs for {benchmark}", unit=unit)
-    unnamed = why_no_benchmark(runs)
+    compares = policy is None or policy.compares_runs
+    unnamed = why_no_benchmark(runs, benchmark) if compares else ""  # (1.0-2.0: the folder's name)
     if unnamed:
         return RcpResult("fail", f"could not read one benchmark name across the runs: {unnamed}", unit=unit,
                          source=references.source)
     sizes = {batch_size_of(r.batch_size) for r in runs}
+    sizes, order_note = (sizes, "") if compares else last_batch_size(runs, sizes, ruleset)
     if len(sizes) != 1 or None in sizes:
         if not runs:
             return RcpResult("fail", "could not detect one global_batch_size across the runs: no run could "
@@ -140,7 +143,10 @@ def evaluate_rcp(benchmark: str | None, division: str | None, ruleset: str | Non
     offset = policy.min_mean_offset.get(benchmark, 0.0) if policy is not None else 0.0
     result = _match(references, batch_size, mean, unit, submission_runs, offset)
     unordered = tuple(r.name for r in runs if r.converged_at is not None and math.isnan(r.converged_at))
-    return replace(result, unordered=unordered) if unordered else result
+    # (only where the mean decides: no RCP at or above the batch size is missing in any order)
+    if unordered and result.reference is not None:
+        result = replace(result, unordered=unordered)
+    return replace(result, order_note=order_note) if order_note else result
 
 
 def _match(refs: ReferenceSet, batch_size: float, mean: float, unit: str, submission_runs: int,
@@ -214,7 +220,7 @@ def rcp_for_runs(benchmark: str | None, division: str | None, ruleset: str | Non
     rule = _rule(policy, benchmark)
     if bert_train_samples and benchmark == "bert":
         points = [RunConvergence(position_number(run.train_samples) if _rcp_stop(run)[1] == "success" else None, run.batch_size,
-                                 _name(run), named.value if (named := run.first("submission_benchmark")) else None)
+                                 _name(run), _named(run))
                   for run in runs]
         return evaluate_rcp(benchmark, division, ruleset, points, submission_runs, loader)
     last_runs, last_rule, points = _LAST_POINTS
@@ -231,7 +237,7 @@ def rcp_for_runs(benchmark: str | None, division: str | None, ruleset: str | Non
             read, reader = point_reading(evals, rule, named.line if named is not None else NEVER_NAMED, stop_line)
             # (the batch size: the record checker reads every global_batch_size line, keeps the last)
             points.append(RunConvergence(run_convergence(status, read, reader), run.batch_size, _name(run),
-                                         named.value if named is not None else None))
+                                         _named(run)))
         _LAST_POINTS[:] = [tuple(runs), rule, points]
     return evaluate_rcp(benchmark, division, ruleset, points, submission_runs, loader)
 
@@ -243,6 +249,14 @@ def _rcp_stop(run: RunSummary) -> tuple[int | None, Any]:
         return run.last_stop
     stop = run.run_stop
     return (None, None) if stop is None else (stop.line, run.status)
+
+
+def _named(run: RunSummary) -> object:
+    """The benchmark a run names as the RCP checker keeps it: its last ``submission_benchmark`` (None: none)."""
+    if run.last_named is not None:
+        return run.last_named[0]
+    named = run.first("submission_benchmark")
+    return named.value if named is not None else None
 
 
 def _name(run: RunSummary) -> str:

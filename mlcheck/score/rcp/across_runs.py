@@ -1,5 +1,6 @@
 """What the RCP checker reads across a folder's runs before any test: one batch size and one
-benchmark name (``rcp_checker.py get_submission_epochs``, every round from the 3.0.0 release on).
+benchmark name (``rcp_checker.py get_submission_epochs``, from 2.1: ``compares_runs`` of the
+round's policy; the 1.0-2.0 checkers take the folder's name and the last batch size read).
 
 It reads the files in ``glob``'s order, the file system's, each file's last ``global_batch_size``
 and ``submission_benchmark`` (-1 and None where a file logs none). A value that differs from the
@@ -44,6 +45,8 @@ def why_no_batch_size(runs: Sequence[RunConvergence], sizes: set[float | None]) 
         return (f"{named} {'logs' if len(missing) == 1 else 'log'} none among runs that log one: the round's RCP checker reads the files in the order its "
                 f"file system lists them and raises KeyError: None where one without comes after one with, {STOPS} "
                 "(only where every run without one comes first does it test the others' batch size)")
+    if any(isinstance(r.batch_size, float) and math.isnan(r.batch_size) for r in runs):
+        return f"NaN equals no value, not even itself: the round's RCP checker then raises KeyError: None, {STOPS}"
     if None in sizes:
         return "some runs log none, or not a number"
     return f"the runs log different values: the RCP checker then looks up no benchmark and raises KeyError: None, {STOPS}"
@@ -53,20 +56,24 @@ def batch_size_of(value: object) -> float | None:
     """The batch size as the record checker compares it: a number, not truncated (4096.5 is
     interpolated, not read as 4096); an integral float reads as the integer; true and false are
     1 and 0, as its comparisons read them; -1 (its "not found") is None."""
-    if not isinstance(value, (int, float)) or not math.isfinite(value) or value == NOT_FOUND_BATCH:
-        return None
-    return int(value) if float(value).is_integer() else float(value)
+    if not isinstance(value, (int, float)) or math.isnan(value) or value == NOT_FOUND_BATCH:
+        return None  # (NaN: never equal to itself, so to no file's, nor to any RCP's)
+    return int(value) if abs(value) < 1e15 and float(value).is_integer() else float(value)  # (inf: above every RCP)
 
 
-def why_no_benchmark(runs: Sequence[RunConvergence]) -> str:
-    """Why the checker raises on the runs' benchmark names (``""``: it reads one)."""
+def why_no_benchmark(runs: Sequence[RunConvergence], folder_benchmark: str) -> str:
+    """Why the checker raises on the runs' benchmark names, or tests another benchmark than the
+    folder's (``""``: it reads the folder's)."""
     names = [r.benchmark for r in runs if r.benchmark != NOT_READ]
     named: list[object] = []
     for name in names:
         if name is not None and name not in named:
             named.append(name)
-    if not names or (len(named) == 1 and None not in names):
+    if not names or (named == [folder_benchmark] and None not in names):
         return ""
+    if len(named) == 1 and None not in names:
+        return (f"the runs name {named[0]!r}, not the folder's {folder_benchmark!r}: the round's RCP checker looks up "
+                f"the name the files log (and raises where its tables have none), {STOPS}")
     if not named:
         return (f"no run logs submission_benchmark: the round's RCP checker looks up benchmark None and raises "
                 f"KeyError: None, {STOPS}")
@@ -78,3 +85,19 @@ def why_no_benchmark(runs: Sequence[RunConvergence]) -> str:
     return (f"{missing} {'logs' if len(lacking) == 1 else 'log'} no submission_benchmark among runs that name {named[0]!r}: the round's RCP checker reads the "
             "files in the order its file system lists them and raises KeyError: None where one without comes after one "
             f"with, {STOPS} (only where every run without one comes first does it go on)")
+
+
+def last_batch_size(runs: Sequence[RunConvergence], sizes: set[float | None],
+                    ruleset: str) -> tuple[set[float | None], str]:
+    """The batch size a 1.0-2.0 checker tests: the last one it reads, none compared (runs without
+    one do not count); where the runs' differ, which it is depends on the file system's order:
+    mlcheck takes the last in name order and says so."""
+    if any(isinstance(r.batch_size, str) for r in runs):
+        return sizes, ""
+    logged = [size for r in runs if (size := batch_size_of(r.batch_size)) is not None]
+    if not logged or len(set(logged)) == 1:
+        return (set(logged) or sizes), ""
+    shown = ", ".join(sorted({repr(r.batch_size) for r in runs}))
+    return {logged[-1]}, (f"the runs log different batch sizes ({shown}): training {ruleset}'s RCP checker tests the "
+                          f"last one it reads, in the order its file system lists the files; mlcheck's verdict is for "
+                          f"the last in name order ({logged[-1]})")

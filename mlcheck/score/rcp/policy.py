@@ -78,6 +78,9 @@ class RoundPolicy:
     record_precision: bool = False
     resets_scaling_json: bool = False
     """The checker deletes an existing scaling.json before it evaluates a reference (5.1+)."""
+    compares_runs: bool = False
+    """It compares the files' batch sizes and benchmark names (:mod:`mlcheck.score.rcp.across_runs`);
+    the 1.0-2.0 checkers take the folder's name and the last batch size they read."""
 
     def convergence_of(self, benchmark: str) -> ConvergenceRule:
         """The convergence rule of a benchmark (the last eval's ``epoch_num`` unless the round says)."""
@@ -123,4 +126,5 @@ def round_policy(ruleset: str) -> RoundPolicy | None:
                        units=dict(data.get("units", {})),
                        min_mean_offset={k: float(v) for k, v in data.get("min_mean_offset", {}).items()},
                        record_precision=bool(data.get("record_precision", False)),
-                       resets_scaling_json=bool(data.get("resets_scaling_json", False)))
+                       resets_scaling_json=bool(data.get("resets_scaling_json", False)),
+                       compares_runs=bool(data.get("compares_runs", False)))

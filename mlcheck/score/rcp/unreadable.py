@@ -19,8 +19,8 @@ from mlcheck.facts.checks import show
 from mlcheck.model import Event, Finding, Run
 from mlcheck.rules.rcp_check import RCP_POINT_UNREADABLE
 from mlcheck.score.rcp import NO_RCP
-from mlcheck.score.rcp.named_late import LATE_ADVICE, NEVER_NAMED, rule_at
-from mlcheck.score.rcp.policy import ConvergenceRule, round_policy
+from mlcheck.score.rcp.named_late import LATE_ADVICE
+from mlcheck.score.rcp.policy import DEFAULT_CONVERGENCE, ConvergenceRule, round_policy
 from mlcheck.score.rcp.reference import load_references
 
 _ROUNDABLE = (int, float)  # (bool is an int: round(True, 3) is 1, as the checker computes)
@@ -38,10 +38,13 @@ def unreadable_points(run: Run, ruleset: str, benchmark: str | None) -> list[Fin
     stops = run.occurrences("run_stop")
     before = _Before(run)  # (one order of the run's records, made where two share a line)
     point = _averaged_point(evals, stops[-1], before) if stops and rule.round_to is None else None
-    named_event = run.first("submission_benchmark")  # (evals before it are read as epochs: named_late)
-    named = named_event.line if named_event is not None else NEVER_NAMED
+    named = run.first("submission_benchmark")  # (records before it are read as epochs: named_late)
+
+    def reader_of(event: Event) -> ConvergenceRule:  # (before: on an earlier line or earlier on it)
+        return DEFAULT_CONVERGENCE if named is None or before(event, named) else rule
+
     for event in evals:
-        reader = rule_at(rule, event.line, named)
+        reader = reader_of(event)
         why = _raises(event, reader, event is point)
         if why:
             return [RCP_POINT_UNREADABLE.at(run.path, event.line, (
@@ -50,7 +53,7 @@ def unreadable_points(run: Run, ruleset: str, benchmark: str | None) -> list[Fin
                 f"accepted as it is. Log {reader.metadata} as a number in every eval's metadata"
                 + (LATE_ADVICE if reader is not rule else "")), run_index=run.index)]
     first_success = next((stop for stop in stops if _succeeded(stop)), None)
-    at_success = rule if first_success is None else rule_at(rule, first_success.line, named)
+    at_success = rule if first_success is None else reader_of(first_success)
     if at_success.point != "first_passing_step" and first_success is not None and not any(
             before(e, first_success) for e in (*evals, *run.occurrences("eval_error"))):  # (see MLC535's known limit)
         return [RCP_POINT_UNREADABLE.at(run.path, first_success.line, (
@@ -61,9 +64,8 @@ def unreadable_points(run: Run, ruleset: str, benchmark: str | None) -> list[Fin
             run_index=run.index)]
     if rule.point == "first_passing_step":
         for stop in stops:
-            if _succeeded(stop) and rule_at(rule, stop.line, named) is rule:  # (named by then)
-                line, why = _no_passing_step([e for e in evals if before(e, stop) and rule_at(rule, e.line, named) is rule],
-                                             rule, stop)
+            if _succeeded(stop) and reader_of(stop) is rule:  # (named by then)
+                line, why = _no_passing_step([e for e in evals if before(e, stop) and reader_of(e) is rule], rule, stop)
                 if why:
                     return [RCP_POINT_UNREADABLE.at(run.path, line, (
                         f"{why}: training {ruleset}'s RCP checker raises there ({rule.source}), and the "
