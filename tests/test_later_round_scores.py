@@ -906,3 +906,42 @@ def test_the_rcp_checker_keeps_a_files_last_benchmark_name(tmp_path: Path) -> No
     assert good.run is not None and renamed.run is not None and renamed.run.last_named == ("bert",)
     result = rcp_for_runs("llama31_8b", "closed", "5.1.0", [good.run] * 9 + [renamed.run], 10)
     assert result.verdict == "fail" and "the runs name different benchmarks ('bert', 'llama31_8b')" in result.reason
+
+
+def test_a_run_stop_without_status_stops_the_rcp_checker(tmp_path: Path) -> None:
+    """It reads json.loads(line)["metadata"]["status"] of every run_stop: KeyError, MLC535 there."""
+    rcp_checker = pytest.importorskip("mlperf_logging.rcp_checker.rcp_checker")
+    path, _ = _moved_benchmark_log(tmp_path, "5.1.0", "retinanet", "init_start", epochs=True)
+    text = path.read_text(encoding="utf-8")
+    path.write_text(text.replace(', "status": "success"}', '}'), encoding="utf-8")
+    with pytest.raises(KeyError, match="status"):
+        rcp_checker.read_submission_file(str(path), "5.1.0", False)
+    (run,) = check([str(path)], ruleset="5.1.0").runs
+    stop_line = 1 + text.split("\n").index(next(line for line in text.split("\n") if '"run_stop"' in line))
+    assert [(f.code, f.line) for f in run.findings if f.code == "MLC535"] == [("MLC535", stop_line)]
+
+
+def test_a_cut_line_naming_run_stop_stops_the_rcp_checker(tmp_path: Path) -> None:
+    """A truncated file's last record names run_stop: the checker's json.loads raises on it, so the
+    package checker stops, though the compliance checker tolerates the run as non-converged."""
+    rcp_checker = pytest.importorskip("mlperf_logging.rcp_checker.rcp_checker")
+    from tool_scripts import load_tool
+
+    gen, first = load_tool("make_later_cases"), load_tool("make_rule_cases")
+    folder = tmp_path / "training-5.1" / "Acme" / "results" / "t8" / "retinanet"
+    folder.mkdir(parents=True)
+    for i in range(5):
+        records = gen.base_records("5.1.0", "retinanet")
+        at = next(n for n, r in enumerate(records) if r.key == "init_start")
+        records.insert(at + 1, first.Record("seed", 1000 + i, records[at].time_ms))
+        (folder / f"result_{i}.txt").write_text("\n".join(first.Case("5.1.0", "retinanet", "x", records).lines()) + "\n",
+                                                 encoding="utf-8")
+    cut = folder / "result_3.txt"
+    lines = cut.read_text(encoding="utf-8").split("\n")
+    stop = next(n for n, line in enumerate(lines) if '"run_stop"' in line)
+    lines[stop] = lines[stop][:lines[stop].index('"metadata"')]
+    cut.write_text("\n".join(lines[:stop + 1]), encoding="utf-8")
+    with pytest.raises(ValueError):
+        rcp_checker.check_directory(str(folder), "training", "5.1.0", False, False, rcp_pass="pruned_rcps")
+    (bench,) = check([str(folder)]).benchmarks
+    assert [(f.code, f.path, f.line) for f in bench.findings if f.code == "MLC535"] == [("MLC535", str(cut), stop + 1)]

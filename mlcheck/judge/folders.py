@@ -15,6 +15,7 @@ from mlcheck.results import TOLERATED_CODES, BenchmarkResult, RcpResult, RunResu
 from mlcheck.facts.rulesets import BenchmarkFacts, Ruleset, RulesetError, load_ruleset
 from mlcheck.judge.official_stops import folder_stops, stopping_files
 from mlcheck.judge.power_folder import judge_power
+from mlcheck.judge.rcp_lines import undecodable_for_rcp
 from mlcheck.package.discover import LogRef, natural_order
 from mlcheck.package.layout import BENCHMARK, package_part, read_json_document
 from mlcheck.package.package_policy import package_policy
@@ -27,7 +28,6 @@ from mlcheck.rules.package_system import SYSTEM_INVALID
 from mlcheck.rules.internal import crash_finding
 from mlcheck.rules.package_runs import check_runs, non_compliant, non_compliant_findings
 from mlcheck.rules.rcp_check import rcp_findings
-from mlcheck.rules.seed_reading import unreadable_for_seeds
 from mlcheck.score.rcp import rcp_for_runs
 from mlcheck.score.rcp.policy import round_policy
 from mlcheck.score.rcp.today import load_today_references, today_raises
@@ -250,12 +250,12 @@ def score_folder(key: GroupKey, members: list[RunResult],
             findings.extend(check_params(params, checks, version))
             findings.extend(rcp_findings(folder, rcp, normalised=normalise,
                                          bypass=rcp_bypass.path if rcp_bypass else None, ruleset=first.ruleset))
-            if rcp_bypass is not None:
-                findings.append(bypass_note("rcp-bypass", rcp_bypass, "RCP failures (MLC530, MLC531)"))
+            findings.extend(undecodable_for_rcp(members, rcp, first.ruleset))  # (MLC535 of a cut line)
+            findings.extend([bypass_note("rcp-bypass", rcp_bypass, "RCP failures (MLC530, MLC531)")] if rcp_bypass else [])
             closed = checked != "open" and skipped is None
             run_findings = check_runs(folder, runs, closed=closed, ruleset=first.ruleset)
             if closed:  # (the seed checker reads every result file of a closed folder)
-                run_findings.extend(unreadable_for_seeds(members, first.ruleset, stopping_files(members)))
+                run_findings.extend(seed_reading.unreadable_for_seeds(members, first.ruleset, stopping_files(members)))
             if seed_bypass is not None:
                 run_findings = bypass_seeds(run_findings, seed_bypass.path)
                 findings.append(bypass_note("seed-checker-bypass", seed_bypass,

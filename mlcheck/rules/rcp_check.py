@@ -49,7 +49,8 @@ from 4.0) or steps (Stable Diffusion 3.1: the first step with FID <= 90 and CLIP
   tested for FID and CLIP (a step without FID, or a passing FID without CLIP: KeyError) and the
   smallest passing one taken (none: ValueError, a run that says success without reaching the
   target); an eval before the run's ``submission_benchmark`` is read as epochs (no benchmark known
-  yet: ``epoch_num``); a successful ``run_stop`` with no eval before it leaves the point unset
+  yet: ``epoch_num``); a ``run_stop`` without ``status`` raises KeyError, a cut record on a line naming
+  a key it reads JSONDecodeError (``judge/rcp_lines``); a successful ``run_stop`` with no eval before it leaves the point unset
   (UnboundLocalError, at the ``run_stop``). The folder then has no valid score; mlcheck's own RCP
   test counts such a run as not converged. An error, not ``official`` on the run: the file's
   compliance check passes it where its rules only ask that the key be there (where they check the

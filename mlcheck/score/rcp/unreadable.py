@@ -52,6 +52,12 @@ def unreadable_points(run: Run, ruleset: str, benchmark: str | None) -> list[Fin
                 f"({reader.source}), and the package checker stops with it, so the package cannot be "
                 f"accepted as it is. Log {reader.metadata} as a number in every eval's metadata"
                 + (LATE_ADVICE if reader is not rule else "")), run_index=run.index)]
+    statusless = next((stop for stop in stops if not _has_status(stop.metadata)), None)
+    if statusless is not None:  # (the checker reads json.loads(line)["metadata"]["status"] of every run_stop)
+        return [RCP_POINT_UNREADABLE.at(run.path, statusless.line, (
+            f"run_stop has no status in its metadata: training {ruleset}'s RCP checker reads the status of every "
+            "run_stop (KeyError), and the package checker stops with it, so the package cannot be accepted as it is. "
+            "Log run_stop with metadata status success or aborted"), run_index=run.index)]
     first_success = next((stop for stop in stops if _succeeded(stop)), None)
     at_success = rule if first_success is None else reader_of(first_success)
     if at_success.point != "first_passing_step" and first_success is not None and not any(
@@ -73,6 +79,12 @@ def unreadable_points(run: Run, ruleset: str, benchmark: str | None) -> list[Fin
                         "run_stop with status aborted for a run that did not reach the target, and FID and "
                         "CLIP at every eval step"), run_index=run.index)]
     return []
+
+
+def _has_status(metadata: Any) -> bool:
+    """Whether ``metadata["status"]`` reads (math.nan: as_checked_metadata's stand-in for a name
+    found in metadata that is no object, where the checker's indexing raises TypeError)."""
+    return isinstance(metadata, Mapping) and "status" in metadata and math.nan not in metadata.values()
 
 
 def _succeeded(stop: Event) -> bool:
