@@ -921,10 +921,8 @@ def test_a_run_stop_without_status_stops_the_rcp_checker(tmp_path: Path) -> None
     assert [(f.code, f.line) for f in run.findings if f.code == "MLC535"] == [("MLC535", stop_line)]
 
 
-def test_a_cut_line_naming_run_stop_stops_the_rcp_checker(tmp_path: Path) -> None:
-    """A truncated file's last record names run_stop: the checker's json.loads raises on it, so the
-    package checker stops, though the compliance checker tolerates the run as non-converged."""
-    rcp_checker = pytest.importorskip("mlperf_logging.rcp_checker.rcp_checker")
+def _retinanet_folder(tmp_path: Path) -> Path:
+    """A 5.1 retinanet folder of 5 compliant runs from the case generator."""
     from tool_scripts import load_tool
 
     gen, first = load_tool("make_later_cases"), load_tool("make_rule_cases")
@@ -936,6 +934,14 @@ def test_a_cut_line_naming_run_stop_stops_the_rcp_checker(tmp_path: Path) -> Non
         records.insert(at + 1, first.Record("seed", 1000 + i, records[at].time_ms))
         (folder / f"result_{i}.txt").write_text("\n".join(first.Case("5.1.0", "retinanet", "x", records).lines()) + "\n",
                                                  encoding="utf-8")
+    return folder
+
+
+def test_a_cut_line_naming_run_stop_stops_the_rcp_checker(tmp_path: Path) -> None:
+    """A truncated file's last record names run_stop: the checker's json.loads raises on it, so the
+    package checker stops, though the compliance checker tolerates the run as non-converged."""
+    rcp_checker = pytest.importorskip("mlperf_logging.rcp_checker.rcp_checker")
+    folder = _retinanet_folder(tmp_path)
     cut = folder / "result_3.txt"
     lines = cut.read_text(encoding="utf-8").split("\n")
     stop = next(n for n, line in enumerate(lines) if '"run_stop"' in line)
@@ -945,3 +951,29 @@ def test_a_cut_line_naming_run_stop_stops_the_rcp_checker(tmp_path: Path) -> Non
         rcp_checker.check_directory(str(folder), "training", "5.1.0", False, False, rcp_pass="pruned_rcps")
     (bench,) = check([str(folder)]).benchmarks
     assert [(f.code, f.path, f.line) for f in bench.findings if f.code == "MLC535"] == [("MLC535", str(cut), stop + 1)]
+
+
+@pytest.mark.parametrize("shape", ["trailing", "cr", "long"])
+def test_the_rcp_checkers_lines_as_it_reads_them(tmp_path: Path, shape: str) -> None:
+    """Read again as the checker reads them: text stripped as a str (\\x85 after a record: decoded,
+    no MLC535), a file of CR line ends numbered by its CRs, a line past 16 MiB passed over."""
+    rcp_checker = pytest.importorskip("mlperf_logging.rcp_checker.rcp_checker")
+    folder = _retinanet_folder(tmp_path)
+    log = folder / "result_1.txt"
+    lines = log.read_bytes().split(b"\n")
+    evals = [n for n, line in enumerate(lines) if b'"eval_accuracy"' in line]
+    lines[evals[0]] = lines[evals[0]][:-20]  # (a cut eval: the checker raises, MLC535 there)
+    if shape == "trailing":
+        lines[evals[0]] = lines[evals[0]] + b"\x85"  # (and another whole: no finding)
+        lines[evals[0]], lines[evals[1]] = lines[evals[1]] + b"\x85", lines[evals[0]][:-1]
+        expected = evals[1] + 1
+    elif shape == "long":
+        lines.insert(evals[0], b"#" * (17 << 20))  # (a progress bar over the cap, before the cut eval)
+        expected = evals[0] + 2
+    else:
+        expected = evals[0] + 1
+    log.write_bytes((b"\r" if shape == "cr" else b"\n").join(lines))
+    with pytest.raises(ValueError):
+        rcp_checker.check_directory(str(folder), "training", "5.1.0", False, False, rcp_pass="pruned_rcps")
+    (bench,) = check([str(folder)]).benchmarks
+    assert [(f.code, f.line) for f in bench.findings if f.code == "MLC535"] == [("MLC535", expected)]

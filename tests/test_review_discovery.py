@@ -258,6 +258,20 @@ def test_a_package_or_raw_logs_kept_under_a_folder_named_results_are_not_nested(
         assert {f.code for f in errors} >= {"MLC101"} and all("do not read" not in f.message for f in errors), given
 
 
+def test_a_folder_named_results_inside_a_benchmark_folder_is_nested(tmp_path: Path) -> None:
+    """<benchmark>/results/ and <benchmark>/run0/ of a package (it holds systems/) are inside its
+    benchmark folder, which the official glob reads alone: their logs refuse nothing."""
+    from mlcheck.model import Severity
+
+    root = _package(tmp_path)
+    bench = root / "results" / "acme-t8" / "resnet"
+    for inner in ("results", "run0"):
+        (bench / inner).mkdir()
+        (bench / inner / "result_0.txt").write_bytes(b"".join((bench / "result_0.txt").read_bytes().splitlines(True)[:3]))
+    inside = [r for r in check([str(root)]).runs if "/results/result_0" in r.path or "/run0/" in r.path]
+    assert len(inside) == 2 and all(f.severity is not Severity.ERROR for r in inside for f in r.findings)
+
+
 def test_a_broken_log_inside_a_benchmark_folder_refuses_nothing(tmp_path: Path) -> None:
     """The official tools' globs do not enter it: its errors are warnings, none official (was:
     MLC101 and others as errors said to agree with the checker, exit 1 on a package it accepts)."""

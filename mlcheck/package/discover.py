@@ -249,20 +249,21 @@ def _beside_results(path: str, result_dirs: set[str]) -> bool:
 
 def _inside_benchmark_folder(path: str) -> bool:
     """Below a benchmark folder of a package, ``.../results/<system>/<benchmark>`` (not the folder
-    itself), the one the official glob reads: its ``results`` the last one of the path (a package
-    kept under a folder named results is no nested one) and the benchmark folder holding a
-    ``result_<i>.txt`` (raw logs kept as ``results/<date>/<benchmark>/<job>/`` are not nested)."""
+    itself), one the official glob reads: its package holds ``systems/``, or it holds a
+    ``result_<i>.txt`` (a package kept under a folder named results, raw logs kept as
+    ``results/<date>/<benchmark>/<job>/``: not nested; ``<benchmark>/results/...``: nested)."""
     parts = absolute_parts(path)
-    if "results" not in parts:
-        return False
-    last = len(parts) - 1 - parts[::-1].index("results")
-    if len(parts) - last < 4:
-        return False
+    for at in (i for i, part in enumerate(parts[:-3]) if part == "results"):
+        if os.path.isdir(os.path.join(*parts[:at], "systems")) or _holds_result_file(os.path.join(*parts[:at + 3])):
+            return True
+    return False
+
+
+def _holds_result_file(folder: str) -> bool:
     try:
-        names = os.listdir(os.path.join(*parts[:last + 3]))
+        return any(SUBMITTED_RESULT_FILE.match(name) for name in os.listdir(folder))
     except OSError:
         return False
-    return any(SUBMITTED_RESULT_FILE.match(name) for name in names)
 
 
 def _is_benchmark_folder(path: str) -> bool:
