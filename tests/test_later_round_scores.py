@@ -953,7 +953,7 @@ def test_a_cut_line_naming_run_stop_stops_the_rcp_checker(tmp_path: Path) -> Non
     assert [(f.code, f.path, f.line) for f in bench.findings if f.code == "MLC535"] == [("MLC535", str(cut), stop + 1)]
 
 
-@pytest.mark.parametrize("shape", ["trailing", "cr", "long"])
+@pytest.mark.parametrize("shape", ["trailing", "cr", "long", "long_tail", "leading"])
 def test_the_rcp_checkers_lines_as_it_reads_them(tmp_path: Path, shape: str) -> None:
     """Read again as the checker reads them: text stripped as a str (\\x85 after a record: decoded,
     no MLC535), a file of CR line ends numbered by its CRs, a line past 16 MiB passed over."""
@@ -970,6 +970,13 @@ def test_the_rcp_checkers_lines_as_it_reads_them(tmp_path: Path, shape: str) -> 
     elif shape == "long":
         lines.insert(evals[0], b"#" * (17 << 20))  # (a progress bar over the cap, before the cut eval)
         expected = evals[0] + 2
+    elif shape == "long_tail":  # (the cut eval after 17 MiB of a bar redrawn by CRs, on its line)
+        lines[evals[0]] = (b"#" * (1 << 20) + b"\r") * 17 + lines[evals[0]]
+        expected = evals[0] + 1
+    elif shape == "leading":  # (a whole eval after a character str.strip() drops: the checker strips
+        marker = lines[evals[1]].index(b"{")  # the line before cutting the marker off, so json.loads fails)
+        lines[evals[0]], lines[evals[1]] = lines[evals[1]][:marker] + b"\xa0" + lines[evals[1]][marker:], lines[evals[0]]
+        expected = evals[0] + 1  # (the \xa0 eval first, the cut one after it)
     else:
         expected = evals[0] + 1
     log.write_bytes((b"\r" if shape == "cr" else b"\n").join(lines))

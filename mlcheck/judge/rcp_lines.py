@@ -26,6 +26,8 @@ from mlcheck.rules.seed_reading import PARSER_FAILURES
 from mlcheck.score.rcp.policy import round_policy
 
 _MARKER = b":::MLLOG "
+_TOKEN = _MARKER.decode()
+_BLOCK = 1 << 20
 _UNDECODED = PARSER_FAILURES
 """The reader's codes of a line the official parser cannot read (the files worth reading again)."""
 
@@ -56,24 +58,57 @@ def undecodable_for_rcp(members: Sequence[RunResult], rcp: RcpResult | None, rul
 
 def _first_undecodable(path: str, needles: tuple[bytes, ...]) -> tuple[int | None, str]:
     """The line (as the reader numbers it) and the name of the first record the checker would fail
-    to decode; a line over :data:`MAX_LINE_BYTES` is passed over (memory stays bounded)."""
+    to decode. Read in blocks, only the lines holding the marker looked at; of a line over
+    :data:`MAX_LINE_BYTES` only what follows its last line break or marker is kept, as the checker
+    reads its last record (memory stays bounded)."""
     try:
         with open(path, "rb") as raw:
             handle = cr_line_ended(raw)  # (a file of CR line ends: numbered by them, as the reader does)
-            number = 0
-            while physical := handle.readline(MAX_LINE_BYTES):
-                number += 1
-                if not physical.endswith(b"\n") and len(physical) == MAX_LINE_BYTES:
-                    while (rest := handle.readline(MAX_LINE_BYTES)) and not rest.endswith(b"\n"):
-                        pass  # (the rest of an over-long line)
-                    continue
-                if _MARKER in physical:
-                    name = _undecodable_in(physical, needles)
+            number, pending = 1, b""
+            while block := handle.read(_BLOCK):
+                pending += block
+                end = pending.rfind(b"\n")
+                if end < 0:
+                    pending, name = _shortened(pending, needles)
                     if name:
                         return number, name
+                    continue
+                complete, pending = pending[:end + 1], pending[end + 1:]
+                line, name = _in_lines(complete, needles)
+                if name:
+                    return number + line, name
+                number += complete.count(b"\n")
+            name = _undecodable_in(pending, needles)
+            return (number, name) if name else (None, "")
     except OSError:
         return None, ""
-    return None, ""
+
+
+def _in_lines(complete: bytes, needles: tuple[bytes, ...]) -> tuple[int, str]:
+    """The 0-based line of ``complete`` (whole lines) and name of its first undecodable record."""
+    at = complete.find(_MARKER)
+    while at >= 0:
+        start = complete.rfind(b"\n", 0, at) + 1
+        end = complete.find(b"\n", at)
+        name = _undecodable_in(complete[start:end], needles)
+        if name:
+            return complete.count(b"\n", 0, start), name
+        at = complete.find(_MARKER, end)
+    return 0, ""
+
+
+def _shortened(pending: bytes, needles: tuple[bytes, ...]) -> tuple[bytes, str]:
+    """A line without its end yet: past :data:`MAX_LINE_BYTES`, its CR-ended parts are judged and
+    dropped, and what remains is kept from its last marker (a record longer than the cap: dropped)."""
+    if len(pending) <= MAX_LINE_BYTES:
+        return pending, ""
+    cr = pending.rfind(b"\r")
+    name = _undecodable_in(pending[:cr + 1], needles) if cr >= 0 else ""
+    rest = pending[cr + 1:]
+    marker = rest.rfind(_MARKER)
+    if marker < 0:
+        return rest[-len(_MARKER):], name  # (a marker cut by the block's end)
+    return (rest[marker:] if len(rest) - marker <= MAX_LINE_BYTES else b""), name
 
 
 def _undecodable_in(physical: bytes, needles: tuple[bytes, ...]) -> str:
@@ -82,7 +117,11 @@ def _undecodable_in(physical: bytes, needles: tuple[bytes, ...]) -> str:
         at = line.rfind(_MARKER)
         if at < 0:
             continue
-        text = line[at + len(_MARKER):].decode("latin-1").strip()  # (str.strip: \x1c-\x1f, \x85, \xa0 too)
+        # (the checker: re.sub(".*" + TOKEN, TOKEN, line).strip(), then the text after TOKEN)
+        stripped = line[at:].decode("latin-1").strip()
+        if not stripped.startswith(_TOKEN):
+            continue
+        text = stripped[len(_TOKEN):]
         name = next((n for n in needles if n.decode() in text), None)
         if name is not None and not _decodes(text):
             return name.decode()

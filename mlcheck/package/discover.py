@@ -14,6 +14,7 @@ from mlcheck.model import natural_order as natural_order  # (re-exported)
 from mlcheck.read.file_names import LOG_FILE_NAME, RESULT_FILE, SUBMITTED_RESULT_FILE
 from mlcheck.package.not_logs import not_a_log
 from mlcheck.read.held_logs import is_held
+from mlcheck.package.nesting import Nesting
 from mlcheck.package.real_paths import RealPaths as RealPaths, absolute_parts as absolute_parts  # (re-exported)
 from mlcheck.package.named_files import passed_over
 from mlcheck.package.file_kinds import (holds_a_record, holds_power_records, holds_records, loops_back, named_device,
@@ -180,9 +181,10 @@ def _walk(top: str, skipped: list[tuple[str, str]] | None = None) -> list[LogRef
             skipped.append((str(error.filename), f"{UNREADABLE_FOLDER} ({error.strerror or error})"))
 
     # Linked folders are entered, as the official tools' globs are; a link back up (a loop) is not.
+    inside_benchmark_folder = Nesting(top)
     for root, dirs, files in walk(top, onerror=unreadable, followlinks=True):
         # A folder inside a benchmark folder holds no run of it (MLC508), but its logs are judged.
-        nested = _inside_benchmark_folder(root)
+        nested = inside_benchmark_folder(root)
         # (a folder named result_<i>.txt is a run even where it links back up: the glob counts it)
         named_runs = sorted(d for d in dirs if SUBMITTED_RESULT_FILE.match(d)) if not nested else []
         dirs[:] = sorted(d for d in dirs if not d.startswith(".") and d.lower() not in NOT_LOG_FOLDERS
@@ -245,25 +247,6 @@ def _beside_results(path: str, result_dirs: set[str]) -> bool:
     if folder in result_dirs or "results" in absolute_parts(folder)[-2:]:
         return True
     return any(os.path.isdir(os.path.join(folder, name)) for name in ("results", "systems"))
-
-
-def _inside_benchmark_folder(path: str) -> bool:
-    """Below a benchmark folder of a package, ``.../results/<system>/<benchmark>`` (not the folder
-    itself), one the official glob reads: its package holds ``systems/``, or it holds a
-    ``result_<i>.txt`` (a package kept under a folder named results, raw logs kept as
-    ``results/<date>/<benchmark>/<job>/``: not nested; ``<benchmark>/results/...``: nested)."""
-    parts = absolute_parts(path)
-    for at in (i for i, part in enumerate(parts[:-3]) if part == "results"):
-        if os.path.isdir(os.path.join(*parts[:at], "systems")) or _holds_result_file(os.path.join(*parts[:at + 3])):
-            return True
-    return False
-
-
-def _holds_result_file(folder: str) -> bool:
-    try:
-        return any(SUBMITTED_RESULT_FILE.match(name) for name in os.listdir(folder))
-    except OSError:
-        return False
 
 
 def _is_benchmark_folder(path: str) -> bool:
