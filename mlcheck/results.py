@@ -161,6 +161,9 @@ class RcpResult:
     unordered: tuple[str, ...] = ()
     """The runs whose convergence point is NaN (named as in :class:`RunConvergence`): the checker's
     sort places them by the order its file system lists the files, so its verdict may differ."""
+    stops: bool = False
+    """The round's RCP checker raises on the folder's runs (names or batch sizes that differ), and
+    the package checker stops with it: no score is published."""
     order_note: str = ""
     """Why else the checker's verdict depends on the order its file system lists the files in
     (1.0-2.0: runs of different batch sizes, the last one read tested); ``""``: it does not."""

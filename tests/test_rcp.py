@@ -152,7 +152,7 @@ def test_batch_sizes_as_the_rcp_checker_reads_them() -> None:
         return [RunConvergence(36.0, bs, f"result_{i}.txt") for i, bs in enumerate(sizes)]
 
     none = evaluate_rcp("resnet", "closed", "2.1.0", named([-1] * 5), 5)
-    assert none.verdict == "fail" and none.submission_mean is None
+    assert none.verdict == "fail" and none.submission_mean is None and not none.stops  # (it fails the folder)
     assert "(-1 is the RCP checker's value for none found): the round's RCP checker fails the folder " \
            "('Could not detect global_batch_size')" in none.reason
     assert "Could not detect" in evaluate_rcp("resnet", "closed", "2.1.0", named([None] * 5), 5).reason
@@ -179,6 +179,10 @@ def test_benchmark_names_as_the_rcp_checker_compares_them() -> None:
     differ = evaluate_rcp("resnet", "closed", "2.1.0", named(["resnet", "bert", "resnet", "resnet", "resnet"]), 5)
     assert "the runs name different benchmarks ('bert', 'resnet')" in differ.reason
     assert "no run logs submission_benchmark" in evaluate_rcp("resnet", "closed", "2.1.0", named([None] * 5), 5).reason
+    # (the score says no score is published: the package checker stops, MLC521 no longer says "publish")
+    assert one.stops and differ.stops
+    from mlcheck.judge.official_stops import rcp_stops
+    assert rcp_stops(differ).endswith("the official tools publish no score") and rcp_stops(None) == ""
 
 
 def test_the_1_x_and_2_0_checkers_compare_no_runs() -> None:

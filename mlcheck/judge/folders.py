@@ -13,7 +13,7 @@ from mlcheck.model import Finding, Severity
 from mlcheck.facts.round_choice import NOT_INFERRED
 from mlcheck.results import TOLERATED_CODES, BenchmarkResult, RcpResult, RunResult, RunSummary, Score
 from mlcheck.facts.rulesets import BenchmarkFacts, Ruleset, RulesetError, load_ruleset
-from mlcheck.judge.official_stops import folder_stops, stopping_files
+from mlcheck.judge.official_stops import folder_stops, rcp_stops, stopping_files
 from mlcheck.judge.power_folder import judge_power
 from mlcheck.judge.rcp_lines import undecodable_for_rcp
 from mlcheck.package.discover import LogRef, natural_order
@@ -234,7 +234,7 @@ def score_folder(key: GroupKey, members: list[RunResult],
         # (the summarizer times every run its checker passes, from run_start to run_stop)
         timed = [t if t is not None or r.official_verdict != "pass" else published_minutes(r.duration_ms)
                  for t, r in zip(times, members)]
-        stopped = folder_stops(members, first.ruleset) if whole_folder else ""
+        stopped = (folder_stops(members, first.ruleset) or rcp_stops(rcp)) if whole_folder else ""
         score, official = folder_score(times, judged, facts, scaling.committee, scaling.rcp,
                                        [r.official_verdict == "pass" or not whole_folder for r in members],
                                        timed, stopped)

@@ -26,7 +26,7 @@ from typing import Sequence
 from mlcheck.facts.checks import clipped
 from mlcheck.facts.rule_files import RULE_FILES
 from mlcheck.model import Event, Finding
-from mlcheck.results import RunResult, RunSummary
+from mlcheck.results import RcpResult, RunResult, RunSummary
 from mlcheck.package.file_kinds import special_kind
 from mlcheck.package.power import official_parse
 from mlcheck.read.file_names import SUBMITTED_RESULT_FILE
@@ -133,3 +133,11 @@ def _logged(event: Event | None) -> str | None:
     if value is None:
         return "None"
     return str(value) if isinstance(value, (str, int, float)) else None
+
+
+def rcp_stops(rcp: RcpResult | None) -> str:
+    """Why the official tools stop on the folder's RCP test (``""``: they do not)."""
+    if rcp is None or not rcp.stops:
+        return ""
+    return ("the RCP checker raises on the runs' benchmark names or batch sizes (MLC532), and the package "
+            "checker stops with it: the official tools publish no score")

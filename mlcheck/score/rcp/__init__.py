@@ -32,7 +32,7 @@ from mlcheck.records import dataclass
 from mlcheck.model import Evaluation
 from mlcheck.read.run_builder import position_number
 from mlcheck.results import RcpResult, RunSummary
-from mlcheck.score.rcp.across_runs import (NOT_READ, batch_size_of, last_batch_size, why_no_batch_size,
+from mlcheck.score.rcp.across_runs import (NOT_READ, STOPS, batch_size_of, last_batch_size, why_no_batch_size,
                                             why_no_benchmark)
 from mlcheck.score.rcp.named_late import NEVER_NAMED, point_reading
 from mlcheck.score.rcp.policy import ConvergenceRule, RoundPolicy, round_policy
@@ -112,7 +112,7 @@ def evaluate_rcp(benchmark: str | None, division: str | None, ruleset: str | Non
     unnamed = why_no_benchmark(runs, benchmark) if compares else ""  # (1.0-2.0: the folder's name)
     if unnamed:
         return RcpResult("fail", f"could not read one benchmark name across the runs: {unnamed}", unit=unit,
-                         source=references.source)
+                         source=references.source, stops=STOPS in unnamed)
     sizes = {batch_size_of(r.batch_size) for r in runs}
     sizes, order_note = (sizes, "") if compares else last_batch_size(runs, sizes, ruleset)
     if len(sizes) != 1 or None in sizes:
@@ -120,8 +120,9 @@ def evaluate_rcp(benchmark: str | None, division: str | None, ruleset: str | Non
             return RcpResult("fail", "could not detect one global_batch_size across the runs: no run could "
                              "be read", unit=unit, source=references.source)
         shown = ", ".join(sorted(repr(r.batch_size) for r in runs))
-        return RcpResult("fail", f"could not detect one global_batch_size across the runs ({shown}): "
-                         f"{why_no_batch_size(runs, sizes)}", unit=unit, source=references.source)
+        why = why_no_batch_size(runs, sizes)
+        return RcpResult("fail", f"could not detect one global_batch_size across the runs ({shown}): {why}", unit=unit,
+                         source=references.source, stops=STOPS in why)
     batch_size = next(iter(sizes))
     assert batch_size is not None
     drop = 4 if benchmark == "unet3d" else 1
