@@ -156,6 +156,10 @@ def test_batch_sizes_as_the_rcp_checker_reads_them() -> None:
     assert "(-1 is the RCP checker's value for none found): the round's RCP checker fails the folder " \
            "('Could not detect global_batch_size')" in none.reason
     assert "Could not detect" in evaluate_rcp("resnet", "closed", "2.1.0", named([None] * 5), 5).reason
+    from mlcheck.score.rcp.across_runs import LOGGED_NULL  # (logged as null, not absent: TypeError)
+    null = evaluate_rcp("resnet", "closed", "2.1.0", named([LOGGED_NULL] * 5), 5)
+    assert null.stops and "(null, null, null, null, null): no run logs it as a number" in null.reason
+    assert "raises TypeError" in evaluate_rcp("resnet", "closed", "2.1.0", named([[8]] * 5), 5).reason
     some = evaluate_rcp("resnet", "closed", "2.1.0", named([3264, -1, 3264, None, 3264.0]), 5)
     assert some.verdict == "fail" and "result_1.txt, result_3.txt log none among runs that log one" in some.reason
     assert "raises KeyError: None where one without comes after one with" in some.reason

@@ -32,7 +32,7 @@ from mlcheck.records import dataclass
 from mlcheck.model import Evaluation
 from mlcheck.read.run_builder import position_number
 from mlcheck.results import RcpResult, RunSummary
-from mlcheck.score.rcp.across_runs import (NOT_READ, STOPS, batch_size_of, last_batch_size, why_no_batch_size,
+from mlcheck.score.rcp.across_runs import (LOGGED_NULL, NOT_READ, STOPS, batch_size_of, last_batch_size, why_no_batch_size,
                                             why_no_benchmark)
 from mlcheck.score.rcp.named_late import NEVER_NAMED, point_reading
 from mlcheck.score.rcp.policy import ConvergenceRule, RoundPolicy, round_policy
@@ -237,8 +237,8 @@ def rcp_for_runs(benchmark: str | None, division: str | None, ruleset: str | Non
             named = run.first("submission_benchmark")  # (evals before it are read as epochs: named_late)
             read, reader = point_reading(evals, rule, named.line if named is not None else NEVER_NAMED, stop_line)
             # (the batch size: the record checker reads every global_batch_size line, keeps the last)
-            points.append(RunConvergence(run_convergence(status, read, reader), run.batch_size, _name(run),
-                                         _named(run)))
+            logged = LOGGED_NULL if run.batch_size is None and run.first("global_batch_size") is not None else run.batch_size
+            points.append(RunConvergence(run_convergence(status, read, reader), logged, _name(run), _named(run)))
         _LAST_POINTS[:] = [tuple(runs), rule, points]
     return evaluate_rcp(benchmark, division, ruleset, points, submission_runs, loader)
 

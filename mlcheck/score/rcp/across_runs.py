@@ -18,6 +18,15 @@ from typing import TYPE_CHECKING, Sequence
 if TYPE_CHECKING:
     from mlcheck.score.rcp import RunConvergence
 
+class _LoggedNull:
+    """A ``global_batch_size`` logged as null (not absent): the checker compares None with the
+    RCPs' batch sizes and raises TypeError."""
+
+    def __repr__(self) -> str:
+        return "null"
+
+
+LOGGED_NULL = _LoggedNull()
 NOT_READ = "\0not read"
 """A run whose benchmark name was not read (a test's points): its name is not compared."""
 STOPS = "so the package checker stops, whatever --rcp-bypass says"
@@ -45,6 +54,9 @@ def why_no_batch_size(runs: Sequence[RunConvergence], sizes: set[float | None]) 
         return (f"{named} {'logs' if len(missing) == 1 else 'log'} none among runs that log one: the round's RCP checker reads the files in the order its "
                 f"file system lists them and raises KeyError: None where one without comes after one with, {STOPS} "
                 "(only where every run without one comes first does it test the others' batch size)")
+    if sizes == {None} and not missing:  # (every run logs one, none a number: null, a list, an object)
+        return ("no run logs it as a number: the round's RCP checker compares it with the RCPs' batch sizes and "
+                f"raises TypeError, {STOPS}")
     if any(isinstance(r.batch_size, float) and math.isnan(r.batch_size) for r in runs):
         return f"NaN equals no value, not even itself: the round's RCP checker then raises KeyError: None, {STOPS}"
     if None in sizes:
