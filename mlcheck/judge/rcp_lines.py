@@ -34,17 +34,20 @@ _UNDECODED = PARSER_FAILURES
 
 def undecodable_for_rcp(members: Sequence[RunResult], rcp: RcpResult | None, ruleset: str | None) -> list[Finding]:
     """At most one finding per file: its first line the RCP checker's ``json.loads`` raises on."""
-    if rcp is None or rcp.verdict == "skipped" or ruleset is None or not members:
+    if rcp is None or rcp.verdict == "skipped" or ruleset is None:
+        return []
+    paths = sorted({r.path for r in members if any(f.code in _UNDECODED for f in r.findings)})
+    if not paths:  # (the common case: nothing to read again, no params file to read)
         return []
     policy = round_policy(ruleset)
-    needles = (b"global_batch_size", b"run_stop") + ((b"submission_benchmark",) if policy is None or policy.compares_runs
-                                                    else ())
-    folder = os.path.dirname(members[0].path)
+    needles = ("global_batch_size", "run_stop") + (("submission_benchmark",) if policy is None or policy.compares_runs
+                                                  else ())
     by_samples = members[0].benchmark == "bert" and honoured_request(  # (then evals are not decoded, train_samples are)
-        params_files(folder), "rcp-bert-train-samples", package_policy(ruleset), ruleset) is not None
-    needles += (b"train_samples",) if by_samples else (b"eval_accuracy", b"eval_error")
+        params_files(os.path.dirname(members[0].path)), "rcp-bert-train-samples", package_policy(ruleset),
+        ruleset) is not None
+    needles += ("train_samples",) if by_samples else ("eval_accuracy", "eval_error")
     found = []
-    for path in sorted({r.path for r in members if any(f.code in _UNDECODED for f in r.findings)}):
+    for path in paths:
         line, name = _first_undecodable(path, needles)
         if line is not None:
             found.append(RCP_POINT_UNREADABLE.at(path, line, (
@@ -56,7 +59,7 @@ def undecodable_for_rcp(members: Sequence[RunResult], rcp: RcpResult | None, rul
     return found
 
 
-def _first_undecodable(path: str, needles: tuple[bytes, ...]) -> tuple[int | None, str]:
+def _first_undecodable(path: str, needles: tuple[str, ...]) -> tuple[int | None, str]:
     """The line (as the reader numbers it) and the name of the first record the checker would fail
     to decode. Read in blocks, only the lines holding the marker looked at; of a line over
     :data:`MAX_LINE_BYTES` only what follows its last line break or marker is kept, as the checker
@@ -84,7 +87,7 @@ def _first_undecodable(path: str, needles: tuple[bytes, ...]) -> tuple[int | Non
         return None, ""
 
 
-def _in_lines(complete: bytes, needles: tuple[bytes, ...]) -> tuple[int, str]:
+def _in_lines(complete: bytes, needles: tuple[str, ...]) -> tuple[int, str]:
     """The 0-based line of ``complete`` (whole lines) and name of its first undecodable record."""
     at = complete.find(_MARKER)
     while at >= 0:
@@ -97,7 +100,7 @@ def _in_lines(complete: bytes, needles: tuple[bytes, ...]) -> tuple[int, str]:
     return 0, ""
 
 
-def _shortened(pending: bytes, needles: tuple[bytes, ...]) -> tuple[bytes, str]:
+def _shortened(pending: bytes, needles: tuple[str, ...]) -> tuple[bytes, str]:
     """A line without its end yet: past :data:`MAX_LINE_BYTES`, its CR-ended parts are judged and
     dropped, and what remains is kept from its last marker (a record longer than the cap: dropped)."""
     if len(pending) <= MAX_LINE_BYTES:
@@ -111,7 +114,7 @@ def _shortened(pending: bytes, needles: tuple[bytes, ...]) -> tuple[bytes, str]:
     return (rest[marker:] if len(rest) - marker <= MAX_LINE_BYTES else b""), name
 
 
-def _undecodable_in(physical: bytes, needles: tuple[bytes, ...]) -> str:
+def _undecodable_in(physical: bytes, needles: tuple[str, ...]) -> str:
     """The name of the first record of a physical line that the checker reads and cannot decode."""
     for line in physical.splitlines():  # (CR, LF, CR LF: the checker's universal newlines)
         at = line.rfind(_MARKER)
@@ -122,9 +125,9 @@ def _undecodable_in(physical: bytes, needles: tuple[bytes, ...]) -> str:
         if not stripped.startswith(_TOKEN):
             continue
         text = stripped[len(_TOKEN):]
-        name = next((n for n in needles if n.decode() in text), None)
+        name = next((n for n in needles if n in text), None)
         if name is not None and not _decodes(text):
-            return name.decode()
+            return name
     return ""
 
 

@@ -147,7 +147,8 @@ class NextRunStart(Generic[Item]):
             self._init_start = time_ms
         if key == "cache_clear":
             self._cleared = True
-        self._last = max(self._last, time_ms)
+        if time_ms > self._last:  # (an if, not max(): once per record)
+            self._last = time_ms
         return False, self._released(item, key)
 
     def repeats_a_setting(self, key: str) -> bool:
