@@ -70,7 +70,7 @@ def check(paths: str | os.PathLike[str] | Sequence[str | os.PathLike[str]], rule
 
 def _path_list(paths: str | os.PathLike[str] | Sequence[str | os.PathLike[str]]) -> list[str]:
     """``paths`` as a list of ``str`` (a ``str`` is one path, not one-letter paths); else TypeError."""
-    items: Sequence[object] = [paths] if isinstance(paths, (str, bytes, bytearray, os.PathLike)) else paths
+    items: Sequence[object] = paths if isinstance(paths, Iterable) and not isinstance(paths, (str, bytes, bytearray)) else [paths]
     listed: list[str] = []
     for item in items:
         text = os.fspath(item) if isinstance(item, os.PathLike) else item

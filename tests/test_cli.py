@@ -257,7 +257,7 @@ def test_a_named_log_that_cannot_be_read_says_why_on_stderr(tmp_path: Path, monk
             raise PermissionError(13, "Permission denied", str(path))
         return builtins.open(path, *args, **kwargs)
 
-    monkeypatch.setattr("mlcheck.read.reader.open", denied, raising=False)
+    monkeypatch.setattr("mlcheck.read.log_files.open", denied, raising=False)
     result = run_cli("check", str(log), "--jobs", "1", "--format", "json")
     assert_clean_exit(result, 2)
     assert f"mlcheck: error: {log}: cannot open the log: Permission denied" in result.stderr

@@ -65,3 +65,36 @@ def test_a_copy_that_cannot_be_written_is_said_as_such(monkeypatch: pytest.Monke
     assert found["message"].startswith("cannot copy standard input to a temporary file in ") and \
         "(No space left on device); set TMPDIR to a folder with room" in found["message"]
     assert found["official"] is False and done.exit_code == 2
+
+
+@pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="POSIX named pipes")
+def test_a_gzip_log_through_a_named_pipe_is_read_once_and_its_copy_removed(tmp_path: Path) -> None:
+    """`mlcheck check <(gzip -c log)`, or a FIFO a job writes: the gzip header is told by the first
+    bytes, then the log read again; a pipe gives its bytes once, so its copy is read (session 46:
+    'the log is empty' before, or a wait for a writer that had gone)."""
+    import gzip
+
+    fifo, temp = tmp_path / "job.log.gz", tmp_path / "tmp"
+    os.mkfifo(fifo)
+    temp.mkdir()
+    process = subprocess.Popen([sys.executable, "-m", "mlcheck", "check", str(fifo), "-f", "json", "--jobs", "2"],
+                               stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, env=dict(os.environ, TMPDIR=str(temp)))
+    with open(fifo, "wb") as writer:
+        writer.write(gzip.compress(RUN.read_bytes()))
+    out, _ = process.communicate(timeout=120)
+    (run,) = json.loads(out)["runs"]
+    assert process.returncode == 0 and run["time_to_train_min"] == pytest.approx(14.76, abs=0.01)
+    assert [f["code"] for f in run["findings"]] == [] and list(temp.iterdir()) == []
+
+
+def test_a_link_to_nothing_is_said_as_such(tmp_path: Path) -> None:
+    folder = tmp_path / "resnet"
+    folder.mkdir()
+    (folder / "result_0.txt").write_bytes(RUN.read_bytes())
+    (folder / "result_1.txt").symlink_to("/nonexistent/x")
+    done = CliRunner().invoke(main, ["check", str(folder), "-f", "json"])
+    found = [f for run in json.loads(done.stdout)["runs"] for f in run["findings"] if f["code"] == "MLC001"]
+    assert [f["message"] for f in found] == ["cannot open the log: No such file or directory; it is a link to "
+                                             "'/nonexistent/x', which does not exist"]
+    named = CliRunner().invoke(main, ["check", str(folder / "result_1.txt")])
+    assert named.exit_code == 2 and "result_1.txt: a link to '/nonexistent/x', which does not exist" in named.output

@@ -27,6 +27,7 @@ import dataclasses
 import gc
 import operator
 import os
+import stat
 import sys
 from functools import partial
 from typing import TYPE_CHECKING, Any, Callable, Iterator, Sequence, cast
@@ -106,7 +107,7 @@ def _check_logs(refs: Sequence[LogRef], forced: Ruleset | None, jobs: int,
                 progress: Callable[[str], None] | None, forced_source: str, scored: Scored) -> list[RunResult]:
     done: list[list[RunResult] | None] = [None] * len(refs)
     version = (forced.version, forced_source) if forced is not None else None
-    sizes = {i: _size(ref) for i, ref in enumerate(refs) if ref.path != "-"} if jobs > 1 else {}
+    sizes = {i: size for i, ref in enumerate(refs) if ref.path != "-" and (size := _size(ref)) >= 0} if jobs > 1 else {}
     method = _start_method(sum(sizes.values())) if len(sizes) >= PARALLEL_FROM else None
     if method is not None:
         for index, results in _in_workers(refs, sizes, version, jobs, method, scored):
@@ -155,10 +156,13 @@ def _start_method(total_bytes: int) -> str | None:
 
 
 def _size(ref: LogRef) -> int:
+    """The size of a log file; -1 for a pipe or device (checked in this process: the copy of it
+    that its reading makes is made and removed here, :mod:`mlcheck.read.log_files`)."""
     try:
-        return os.stat(ref.path).st_size
+        status = os.stat(ref.path)
     except OSError:
         return 0
+    return status.st_size if stat.S_ISREG(status.st_mode) else -1
 
 
 def _in_workers(refs: Sequence[LogRef], sizes: dict[int, int], version: _Forced | None,

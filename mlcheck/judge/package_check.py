@@ -29,6 +29,7 @@ from mlcheck.rules.package_system import check_system_description
 from mlcheck.rules.system_logs import check_logs_against_system
 from mlcheck.facts.rulesets import SUPPORTED_RULESETS, Ruleset, load_ruleset, ruleset_from_path
 from mlcheck.package.dated_round import dated_package_round
+from mlcheck.package.nesting import enclosing_package
 
 
 class _Rounds:
@@ -114,6 +115,11 @@ def _check_parts(parts: Sequence[PackagePart], rounds: _Rounds,
         chosen[ruleset.version] = ruleset
         by_round.setdefault(ruleset.version, []).append(folder)
     findings = [] if assumed is None else [assumed]
+    outer = enclosing_package(root)
+    if outer is not None:  # (checked alone it may pass; its place fails the package around it)
+        findings.append(UNKNOWN_FILE.at(root, None, (
+            f"this package lies in the results/ folder of the package {outer}, whose checks read it as a system "
+            f"folder and refuse it (MLC506, MLC510: `mlcheck check {outer}`); move it out")))
     findings.extend(check_layout(replace(layout, benchmark_folders=()), package_round.version,
                                  _counts(package_round), whole_package=parts[0].level == PACKAGE,
                                  accepted=_accepted(package_round)))

@@ -18,6 +18,7 @@ from mlcheck.model import Finding
 from mlcheck.package.package_policy import package_policy
 from mlcheck.package.params import params_files
 from mlcheck.read.cr_line_ends import cr_line_ended
+from mlcheck.read.log_files import readable_path
 from mlcheck.read.long_lines import MAX_LINE_BYTES
 from mlcheck.results import RcpResult, RunResult
 from mlcheck.rules.checker_params import honoured_request
@@ -65,7 +66,7 @@ def _first_undecodable(path: str, needles: tuple[str, ...]) -> tuple[int | None,
     :data:`MAX_LINE_BYTES` only what follows its last line break or marker is kept, as the checker
     reads its last record (memory stays bounded)."""
     try:
-        with open(path, "rb") as raw:
+        with open(readable_path(path), "rb") as raw:
             handle = cr_line_ended(raw)  # (a file of CR line ends: numbered by them, as the reader does)
             number, pending = 1, b""
             while block := handle.read(_BLOCK):

@@ -116,6 +116,13 @@ def discover_all(paths: list[str]) -> tuple[list[LogRef], list[EmptyFolder], lis
     return refs, empty, list(dict.fromkeys(skipped))
 
 
+def _link_target(path: str) -> str | None:
+    try:
+        return os.readlink(path)
+    except (OSError, ValueError):  # (not a link)
+        return None
+
+
 def _must_exist(given: str) -> None:
     """Raise DiscoveryError saying why a named path cannot be used (missing, or not allowed)."""
     if not given:
@@ -126,7 +133,9 @@ def _must_exist(given: str) -> None:
         raise DiscoveryError(f"{given}: permission denied (a folder on the way cannot be entered); "
                              "check the permissions") from None
     except FileNotFoundError:
-        raise DiscoveryError(f"{given}: no such file or folder") from None
+        target = _link_target(given)
+        raise DiscoveryError(f"{given}: a link to {target!r}, which does not exist" if target is not None else
+                             f"{given}: no such file or folder") from None
     except OSError as error:  # (a symbolic link loop, a name too long, ...)
         raise DiscoveryError(f"{given}: {error.strerror or error}") from None
     except ValueError:  # (a NUL byte in the name)

@@ -51,3 +51,17 @@ class Nesting:
                 held = False
             self._holds[parts] = held
         return held
+
+
+def enclosing_package(root: str) -> str | None:
+    """The package whose ``results/`` folder holds the package ``root`` (a copy of a package kept
+    inside another's, where that one's checks read it as a system folder), as ``root`` is written
+    (relative where it is); else None."""
+    folder = os.path.abspath(root)
+    while True:
+        above = os.path.dirname(folder)
+        if above == folder:
+            return None
+        if os.path.basename(folder) == "results" and os.path.isdir(os.path.join(above, "systems")):
+            return above if os.path.isabs(root) else os.path.relpath(above)
+        folder = above

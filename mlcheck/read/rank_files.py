@@ -7,6 +7,7 @@ import re
 
 from mlcheck.model import Finding, Severity
 from mlcheck.read import raw_output_rules as raw_output
+from mlcheck.read.log_files import readable_path
 from mlcheck.read.rank_labels import number
 
 _RANK_FILE = re.compile(r"(?:^|[/\\])(?:rank\.(\d+)|attempt_\d+[/\\](\d+))[/\\](?:stdout|stderr)(?:\.log)?$")
@@ -67,7 +68,7 @@ def _keys(path: str, limit: int) -> set[str]:
     """The keys of the records of ``path``'s first ``limit`` bytes, read in blocks (a record cut by
     a block's end is read with the next block)."""
     keys: set[bytes] = set()
-    with open(path, "rb") as handle:
+    with open(readable_path(path), "rb") as handle:
         tail, read = b"", 0
         while read < limit and (block := handle.read(1 << 20)):
             read += len(block)

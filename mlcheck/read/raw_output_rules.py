@@ -35,8 +35,9 @@ file (``compliance_checker/mlp_parser``, every round).
   logs keys the file read does not (a pipeline's last stage logging the evaluations): they were
   not read; check the job's console output, where every rank's lines are, or log from one rank.
 - MLC023 record-cut (error): a record of raw output is cut (the process died while writing it) and
-  the output goes on after it, so the run loses its end. Reported at the line of the cut. Fix:
-  find out why the job stopped (the launcher's lines around the cut tell) and re-run. Also a
+  the output goes on after it: the record is lost (the run's end, when it is the last one). Reported
+  at the line of the cut. Fix: find out why the job stopped (the launcher's lines around the cut
+  tell) and re-run. Also a
   record another stream broke where ``mlcheck`` could not join it again (stderr lines or a
   progress bar's ``\r`` redraws, tqdm's, inside block-buffered stdout; in any log not named
   ``result_<i>.txt``): run the job with ``python -u`` (``PYTHONUNBUFFERED=1``). A marker

@@ -28,9 +28,8 @@ from mlcheck.read.long_lines import LongLine, LongLineScan
 from mlcheck.read.line_reader import (MARKER, MARKER_BYTES, MAX_LINE_BYTES, AnyItem, LineReader,
                                       LogItem, RawItem, RecordText)
 from mlcheck.read.concurrent_jobs import one_job_lines
-from mlcheck.read.cr_line_ends import cr_line_ended
 from mlcheck.read.file_names import SUBMITTED_RESULT_FILE
-from mlcheck.read.held_logs import open_held
+from mlcheck.read.log_files import open_log
 from mlcheck.read.rank_processes import first_of_sequential_ranks, this_jobs_lines
 from mlcheck.read.rank_files import per_rank_note
 from mlcheck.read.rawlog import duplicate_streams, logging_ranks
@@ -49,33 +48,11 @@ __all__ = ["MARKER", "MARKER_BYTES", "MAX_LINE_BYTES", "AnyItem", "Batch", "Line
 Promotions = Mapping[tuple[int, bytes], int]
 """(job, key as written) -> the rank whose records of that key a second reading keeps (MLC028)."""
 
-_GZIP_MAGIC = b"\x1f\x8b"
-_UTF8_BOM = b"\xef\xbb\xbf"
-
 _LOOKAHEAD_RECORDS = 4000
 """Lines with a record held back to find the logging rank (launcher noise does not count)."""
 _LOOKAHEAD_LINES = 100_000
 _LOOKAHEAD_BYTES = 16 * 1024 * 1024
 _SKIP_CHUNK = 1024 * 1024
-
-
-def open_log(path: str) -> IO[bytes]:
-    """Open a log for binary reading: ``-`` is stdin (its copy), gzip is recognised by its magic bytes, and
-    a file with CR line ends alone is read with LF ends (:mod:`mlcheck.read.cr_line_ends`)."""
-    if path == "-":  # (copied once, then read as a file: as often as the reading needs)
-        from mlcheck.read.stdin_copy import stdin_copy
-
-        path = stdin_copy()
-    handle = open_held(path) or open(path, "rb")
-    head = handle.peek(3)[:3]
-    if head[:2] == _GZIP_MAGIC:
-        handle.close()
-        import gzip
-
-        return gzip.GzipFile(path, "rb")  # type: ignore[return-value]
-    if head == _UTF8_BOM:  # (the parser's cut at the marker drops it from the first line: so here)
-        handle.read(3)
-    return cr_line_ended(handle)  # (a file with CR line ends alone: read as the parser reads it)
 
 
 def read_mllog(path: str, display: str | None = None, lines: int | None = None,
@@ -128,8 +105,9 @@ def _read(path: str, display: str | None, keep_text: bool, lines: int | None = N
         if isinstance(error, StdinCopyError):  # (mlcheck's own temporary copy: no verdict of the checker's)
             yield rules.FILE_UNREADABLE.at(shown, None, str(error.strerror), official=False)
             return
-        yield rules.FILE_UNREADABLE.at(shown, None, f"cannot open the log: {error.strerror or error}; "
-                      "check the path and its permissions")
+        yield rules.FILE_UNREADABLE.at(shown, None, f"cannot open the log: {error.strerror or error}; " + (
+            f"it is a link to {target!r}, which does not exist" if (target := _dangling_target(path)) else
+            "check the path and its permissions"))
         return
     try:
         if type(stream) is not io.BufferedReader and path != "-" and \
@@ -156,6 +134,14 @@ def _read(path: str, display: str | None, keep_text: bool, lines: int | None = N
         yield from _read_stream(stream, shown, keep_text, lines, keep_copies, batches, promote, elsewhere, only_job)
     finally:
         stream.close()
+
+
+def _dangling_target(path: str) -> str | None:
+    """Where ``path`` links to, when it is a link to nothing."""
+    try:
+        return os.readlink(path) if path != "-" and os.path.islink(path) and not os.path.exists(path) else None
+    except OSError:
+        return None
 
 
 def _head(stream: IO[bytes]) -> bytes | BaseException:

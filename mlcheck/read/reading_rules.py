@@ -124,6 +124,7 @@ from __future__ import annotations
 import zlib
 
 from mlcheck.model import Finding, Severity
+from mlcheck.read.log_files import readable_path
 from mlcheck.rule import Rule
 
 FILE_UNREADABLE = Rule("MLC001", "file-unreadable", Severity.ERROR,
@@ -195,7 +196,7 @@ def _encoding_hint(path: str) -> str | None:
     """What to say of a log that is compressed otherwise than with gzip, or holds the marker in
     UTF-16 (with its byte order mark or without)."""
     try:
-        with open(path, "rb") as handle:
+        with open(readable_path(path), "rb") as handle:
             head = handle.read(1 << 20)
     except (OSError, ValueError):
         return None

@@ -24,6 +24,7 @@ _DECODER = json.JSONDecoder()
 
 FLOAT_DIGITS = 308
 """The most digits of an integer that a float holds (1.8e308): a longer one is not a number here."""
+_KEY_NAMED = re.compile(r'"key"\s*:\s*"([^"\\\n]{1,120})"')
 _LONG_DIGITS = re.compile(r"\d{%d}" % (FLOAT_DIGITS + 1))
 _PYTHON_DIGITS = 4300
 """Python's own limit on the digits of an int (a longer one is MLC003, as for json.loads)."""
@@ -185,7 +186,7 @@ def undecodable_record(path: str, line_no: int, body: str, column: int,
     if truncated and _looks_cut(body, error):  # (a whole record that is malformed is MLC003 there too)
         return rules.TRUNCATED_RECORD.at(path, line_no,
                       "the file ends in the middle of this record (the job was probably killed "
-                      "while writing); the run has no complete end")
+                      f"while writing){_named(body)}; the run has no complete end")
     if raw and not body.strip() and not result_file:  # (split leaves the line out: its files pass)
         return raw_output.RECORD_CUT.at(path, line_no,
                       "a :::MLLOG marker with no record after it: nothing was read from it, and "
@@ -200,14 +201,20 @@ def undecodable_record(path: str, line_no: int, body: str, column: int,
                       severity=Severity.WARNING, official=False)
     if raw and _looks_cut(body, error):
         return raw_output.RECORD_CUT.at(path, line_no,
-                      "this record is cut: the process stopped while writing it (killed: the "
-                      "launcher's lines after it tell), or another stream (stderr into stdout, a "
-                      "block-buffered write) broke the line; make the process write whole lines "
-                      "(python -u, PYTHONUNBUFFERED=1)")
+                      f"this record is cut{_named(body)}: its line ends before the record does (the process stopped "
+                      "while writing it, or another stream, stderr into stdout or a block-buffered "
+                      "write, broke the line; a launcher's lines after a kill tell which); make the "
+                      "process write whole lines (python -u, PYTHONUNBUFFERED=1)")
     snippet = body[:60] + ("…" if len(body) > 60 else "")
     where = f"column {column + 1 + error.pos}"
     what = f"{error.msg} {where}" if error.msg.endswith(" at") else f"{error.msg} at {where}"
-    return rules.INVALID_JSON.at(path, line_no, f"invalid JSON: {what} in {snippet!r}")
+    return rules.INVALID_JSON.at(path, line_no, f"invalid JSON: {what} in {snippet!r}{_named(body)}")
+
+
+def _named(body: str) -> str:
+    """The key of a record that cannot be read (where a rule says that key is not logged)."""
+    found = _KEY_NAMED.search(body)
+    return f" (a record of {found.group(1)}: it counts as not logged)" if found else ""
 
 
 _NUMBER_CUTS = frozenset({".", "e", "E", "e-", "e+", "E-", "E+"})

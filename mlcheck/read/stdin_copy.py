@@ -1,7 +1,8 @@
 """Standard input, copied once to a temporary file (removed when mlcheck ends, on SIGTERM too), so
 that it is read as a log file is: as often as the reading needs (the MPI jobs of a console read
 apart, MLC030; the records only another rank printed, read again, MLC028), gzip and CR line ends
-alike, and never held in memory."""
+alike, and never held in memory. A pipe or a device named by its path (``<(zcat job.log.gz)``, a
+FIFO) is copied so too, at its first opening."""
 
 from __future__ import annotations
 
@@ -11,16 +12,17 @@ import signal
 import sys
 import tempfile
 import threading
-from typing import Any
+from typing import IO, Any
 
-_copies: dict[int, tuple[object, str]] = {}
-"""id of the standard input object -> (it, the path of its copy): a test runner swaps stdin."""
+_copies: dict[object, tuple[object, str]] = {}
+"""id of the standard input object, or the path of a pipe -> (it, the path of its copy): a test
+runner swaps stdin."""
 _OWNER = os.getpid()
 
 
 class StdinCopyError(OSError):
-    """Standard input could not be copied (the temporary folder full or not writable): said as
-    such, not as a log that cannot be opened."""
+    """Standard input (or a pipe) could not be copied (the temporary folder full or not writable):
+    said as such, not as a log that cannot be opened."""
 
 
 def stdin_copy() -> str:
@@ -33,14 +35,30 @@ def stdin_copy() -> str:
     known = _copies.get(id(stream))
     if known is not None and known[0] is stream:
         return known[1]
+    return _copied(id(stream), stream, stream, "standard input")
+
+
+def copied_path(path: str) -> str | None:
+    """The copy of the pipe or device ``path`` once :func:`stream_copy` made it, else None."""
+    known = _copies.get(path)
+    return known[1] if known is not None else None
+
+
+def stream_copy(path: str, handle: IO[bytes]) -> str:
+    """The path of a copy of what ``handle`` (the pipe or device ``path`` opened) gives until its
+    end, made at the first call for ``path`` (errors as :func:`stdin_copy`'s)."""
+    return copied_path(path) or _copied(path, path, handle, path)
+
+
+def _copied(key: object, owner: object, stream: IO[bytes], what: str) -> str:
     if not _copies:  # (before the file is made: a SIGTERM from then on removes it)
         atexit.register(_remove_all)
         _remove_on_sigterm()
     try:
         handle = tempfile.NamedTemporaryFile(prefix="mlcheck-stdin-", delete=False)
     except OSError as error:
-        raise _copy_error(error) from None
-    _copies[id(stream)] = (stream, handle.name)
+        raise _copy_error(error, what) from None
+    _copies[key] = (owner, handle.name)
     try:
         with handle:
             while True:
@@ -50,16 +68,16 @@ def stdin_copy() -> str:
                 try:
                     handle.write(chunk)
                 except OSError as error:
-                    raise _copy_error(error) from None
+                    raise _copy_error(error, what) from None
     except BaseException:
         _remove(handle.name)
-        del _copies[id(stream)]
+        del _copies[key]
         raise
     return handle.name
 
 
-def _copy_error(error: OSError) -> StdinCopyError:
-    return StdinCopyError(error.errno, f"cannot copy standard input to a temporary file in {tempfile.gettempdir()} "
+def _copy_error(error: OSError, what: str) -> StdinCopyError:
+    return StdinCopyError(error.errno, f"cannot copy {what} to a temporary file in {tempfile.gettempdir()} "
                           f"({error.strerror or error}); set TMPDIR to a folder with room, or give the log a path")
 
 

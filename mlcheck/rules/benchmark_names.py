@@ -16,6 +16,9 @@ _TASK_FOLDERS = {
 }
 """The training reference implementations' task folders, and the benchmark each holds."""
 
+_PACKAGE_FOLDERS = frozenset({"results", "systems", "code", "documentation"})
+"""The folders of a package's top level (a package nested in a system folder holds them)."""
+
 
 def suggest_benchmark(name: str, valid: Collection[str]) -> str | None:
     """The valid benchmark name closest to a folder name (``resnet50`` → ``resnet``; a reference
@@ -36,6 +39,9 @@ def folder_advice(name: str, version: str, accepted: Collection[str], beside: Co
     of the same system). A benchmark of other rounds is said to be one (retired, or not yet in
     this round: rename nothing); else the closest accepted name, to rename it to or, when that
     folder exists already, to merge it into."""
+    if name in _PACKAGE_FOLDERS:  # (not a misspelt benchmark: results/ → resnet/ would be no help)
+        return (f"; {name}/ is a folder of a package's top level (beside results/ and systems/): if a package "
+                "was copied into this system folder, move it out")
     same = next((b for b in sorted(accepted) if b.lower() == name.lower()), None)
     if same is not None:  # (the round's benchmark, spelt in another case: names are lower case)
         if same in beside:

@@ -26,8 +26,8 @@ Rules text: policies submission_rules.adoc §Directory structure (training);
   folder anything but ``result_*.txt``, ``scaling.json``, ``package_checker_params`` and
   ``power/``; any file directly under ``results/`` or ``results/<system>/``). It would be uploaded
   and published. A warning: the package checker warns and ignores it. The logs of a folder inside
-  a benchmark folder are judged one by one, their errors as warnings (no official tool reads them). Fix:
-  remove it, or move a misplaced benchmark folder to ``results/<system>/<benchmark>/``.
+  a benchmark folder are judged one by one, their errors as warnings (no official tool reads them); a package
+  inside another's ``results/`` is named. Fix: remove it, or move it to ``results/<system>/<benchmark>/``.
 - MLC509 package-layout-incomplete: the package lacks ``results/`` or ``systems/`` (an error the
   round's tools share: every round's package checker lists ``<org>/results/``, case-sensitive,
   and reads ``<org>/systems/<system>.json``), or

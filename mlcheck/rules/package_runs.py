@@ -186,10 +186,14 @@ def non_compliant_findings(folder: str, bad: Sequence[RunResult], official_score
     if too_many:  # (package_checker.py: "N files do not comply, directory cannot be accepted")
         refused = [f"{len(failing)} result files do not comply, as the compliance checker or the power checker "
                    f"judges them, and it accepts {tolerated}", *refused]
+    failed = sum(1 for r in bad if r.official_verdict == "fail")  # (the rest only mlcheck finds: they pass)
+    treated = ("drop{s} what fails {its} checks as non-converged" if failed == len(bad) else
+               f"pass{{s}} {'them' if len(bad) > 1 else 'it'} (mlcheck's own findings)" if not failed else
+               f"count{{s}} {failed} of them as non-converged")
     tools = stopped or (
-        f"the result summarizer drops what fails its checks as non-converged and computes {official}, but the "
+        f"the result summarizer {treated.format(s='s', its='its')} and computes {official}, but the "
         f"package checker refuses the folder ({', '.join(refused)})" if refused else
-        f"the official tools drop what fails their checks as non-converged and publish {official}")
+        f"the official tools {treated.format(s='', its='their')} and publish {official}")
     return [NON_COMPLIANT_RUN.at(folder, None, (
         f"{names} break{'s' if len(bad) == 1 else ''} the rules ({', '.join(codes)}): {tools}; the rules say "
         "the benchmark result is not valid. Fix the runs or rerun them"), official=too_many)]

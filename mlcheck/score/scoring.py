@@ -117,7 +117,8 @@ def folder_score(times: Sequence[float | None], compliant: Sequence[bool], facts
                     f"times {_runs(timed_too)} the rules count as non-converged (its checker passes "
                     f"{'them' if timed_too > 1 else 'it'} and it reads no status)"))
         return score, official
-    published = "no score" if official.score_min is None else f"{official.score_min:.2f} min"
+    published = f"{official.score_min:.2f} min" if official.score_min is not None else \
+        f"no score ({official.reason})" if official.reason else "no score"
     dropped = sum(1 for i in bad if not kept[i])  # (the runs the official checker fails)
     them = "them" if len(bad) > 1 else "it"
     counted = (f"count {them} as non-converged" if dropped == len(bad) else

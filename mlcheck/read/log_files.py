@@ -1,0 +1,64 @@
+"""A log opened for binary reading, whatever holds it: a file, a file ``mlcheck watch`` holds
+(:mod:`mlcheck.read.held_logs`), standard input (``-``), or a pipe or device named by its path
+(``<(zcat job.log.gz)``, ``/dev/stdin``, a FIFO a job writes): the last two are read once, into a
+temporary copy (:mod:`mlcheck.read.stdin_copy`), which every later reading opens, as a reading
+can happen more than once (gzip is told by its first bytes, MPI jobs and rank files are read
+apart) and a pipe gives its bytes to one reader only. gzip is read through, and a file with CR
+line ends alone is read with LF ends (:mod:`mlcheck.read.cr_line_ends`)."""
+
+from __future__ import annotations
+
+import io
+import os
+import stat
+import sys
+from typing import IO
+
+from mlcheck.read.cr_line_ends import cr_line_ended
+from mlcheck.read.held_logs import open_held
+
+__all__ = ["open_log", "readable_path"]
+
+_GZIP_MAGIC = b"\x1f\x8b"
+_UTF8_BOM = b"\xef\xbb\xbf"
+
+
+def readable_path(path: str) -> str:
+    """The path that holds the bytes of ``path``: the copy of standard input or of a pipe once made
+    (what a second reading opens), else ``path`` itself."""
+    if path == "-":
+        from mlcheck.read.stdin_copy import stdin_copy  # (imported when it is read: it imports tempfile)
+
+        return stdin_copy()
+    copies = sys.modules.get("mlcheck.read.stdin_copy")  # (not imported yet: nothing was copied)
+    copy: str | None = copies.copied_path(path) if copies is not None else None
+    return copy or path
+
+
+def open_log(path: str) -> IO[bytes]:
+    """Open a log for binary reading (see the module): the bytes under a gzip header, after a UTF-8
+    byte order mark, with LF line ends."""
+    handle = open_held(path) or open(readable_path(path), "rb")
+    if not _regular(handle):  # (a pipe or a device: read once, into a copy that is read instead)
+        from mlcheck.read.stdin_copy import stream_copy
+
+        with handle:
+            copy = stream_copy(path, handle)
+        handle = open(copy, "rb")
+    head = handle.peek(3)[:3]
+    if head[:2] == _GZIP_MAGIC:
+        import gzip  # (imported where a gzip log is opened)
+
+        reader = gzip.GzipFile(fileobj=handle, mode="rb")
+        reader.myfileobj = handle  # type: ignore[assignment]  # (the file it closes on close, as one it opened)
+        return reader  # type: ignore[return-value]
+    if head == _UTF8_BOM:  # (the parser's cut at the marker drops it from the first line: so here)
+        handle.read(3)
+    return cr_line_ended(handle)  # (a file with CR line ends alone: read as the parser reads it)
+
+
+def _regular(handle: io.BufferedReader) -> bool:
+    try:
+        return stat.S_ISREG(os.fstat(handle.fileno()).st_mode)
+    except (OSError, ValueError):
+        return True

@@ -1,0 +1,69 @@
+"""Defects a new user's review found (session 46): what MLC521 says of runs only mlcheck fails,
+the cause of a result without a score, a package kept inside another's results/, the key of a
+record that cannot be read, and the Python API given no path."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import pytest
+
+from conftest import FIXTURES
+from mlcheck import check
+
+ACME = FIXTURES / "example" / "Acme"
+SYSTEM = Path("results") / "acme-t8"
+
+
+def _package(tmp_path: Path) -> Path:
+    root = tmp_path / "Acme"
+    shutil.copytree(ACME, root)
+    return root
+
+
+def test_a_run_only_mlcheck_fails_is_said_to_pass_the_official_tools_and_the_missing_runs_are_named(
+        tmp_path: Path) -> None:
+    root = _package(tmp_path)
+    (root / SYSTEM / "bert").mkdir()
+    shutil.copy(root / SYSTEM / "resnet" / "result_0.txt", root / SYSTEM / "bert")
+    bench = next(b for b in check([str(root)]).benchmarks if b.benchmark == "bert")
+    (found,) = [f for f in bench.findings if f.code == "MLC521"]
+    assert "(MLC016): the official tools pass it (mlcheck's own findings) and publish no score;" in found.message
+    assert bench.score.reason.endswith("publish no score (1 run found; the round requires 10 for bert (its score "
+                                       "is the olympic mean after dropping the fastest run and the slowest run, "
+                                       "which leaves none of 1))")
+
+
+def test_a_package_inside_another_packages_results_is_checked_as_itself_and_said_to_be_there(
+        tmp_path: Path) -> None:
+    outer = _package(tmp_path)
+    inner = outer / "results" / "Inner"
+    shutil.copytree(ACME, inner)
+    alone = check([str(inner)]).all_findings()
+    (warning,) = [f for f in alone if f.code == "MLC508"]
+    assert warning.path == str(inner) and warning.severity.name == "WARNING" and \
+        f"lies in the results/ folder of the package {outer}" in warning.message
+    assert [f for f in alone if f.severity.name == "ERROR"] == []
+    around = [f for f in check([str(outer)]).all_findings() if f.code == "MLC506"]
+    assert sorted(Path(f.path).name for f in around) == ["results", "systems"]
+    assert all("'results' is not" in f.message or "'systems' is not" in f.message for f in around)
+    assert all("is a folder of a package's top level" in f.message and "rename" not in f.message for f in around)
+    assert "MLC508" not in {f.code for f in check([str(_package(tmp_path / "plain"))]).all_findings()}
+
+
+def test_a_record_that_cannot_be_read_names_its_key(tmp_path: Path) -> None:
+    lines = (ACME / SYSTEM / "resnet" / "result_0.txt").read_text("utf-8").splitlines(keepends=True)
+    assert '"key": "gradient_accumulation_steps"' in lines[9]
+    lines[9] = lines[9][:130] + "\n"
+    log = tmp_path / "result_0.txt"
+    log.write_text("".join(lines), "utf-8")
+    found = {f.code: f for f in check(str(log)).all_findings()}
+    assert found["MLC003"].line == 10 and found["MLC003"].message.endswith(
+        "(a record of gradient_accumulation_steps: it counts as not logged)")
+    assert found["MLC105"].message.startswith("gradient_accumulation_steps is not logged")
+
+
+def test_the_api_given_no_path_says_what_it_takes() -> None:
+    with pytest.raises(TypeError, match=r"^paths must be str or os.PathLike \(or a list of them\), not int$"):
+        check(5)  # type: ignore[arg-type]
