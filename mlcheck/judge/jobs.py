@@ -156,8 +156,8 @@ def _start_method(total_bytes: int) -> str | None:
 
 
 def _size(ref: LogRef) -> int:
-    """The size of a log file; -1 for a pipe or device (checked in this process: the copy of it
-    that its reading makes is made and removed here, :mod:`mlcheck.read.log_files`)."""
+    """The size of a log file; -1 for a pipe or a device (checked in this process: the copy of a
+    pipe that its reading makes is made and removed here, :mod:`mlcheck.read.log_files`)."""
     try:
         status = os.stat(ref.path)
     except OSError:

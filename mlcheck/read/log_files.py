@@ -1,6 +1,6 @@
 """A log opened for binary reading, whatever holds it: a file, a file ``mlcheck watch`` holds
-(:mod:`mlcheck.read.held_logs`), standard input (``-``), or a pipe or device named by its path
-(``<(zcat job.log.gz)``, ``/dev/stdin``, a FIFO a job writes): the last two are read once, into a
+(:mod:`mlcheck.read.held_logs`), standard input (``-``), or a pipe named by its path
+(``<(zcat job.log.gz)``, a piped ``/dev/stdin``, a FIFO a job writes): the last two are read once, into a
 temporary copy (:mod:`mlcheck.read.stdin_copy`), which every later reading opens, as a reading
 can happen more than once (gzip is told by its first bytes, MPI jobs and rank files are read
 apart) and a pipe gives its bytes to one reader only. gzip is read through, and a file with CR
@@ -39,7 +39,7 @@ def open_log(path: str) -> IO[bytes]:
     """Open a log for binary reading (see the module): the bytes under a gzip header, after a UTF-8
     byte order mark, with LF line ends."""
     handle = open_held(path) or open(readable_path(path), "rb")
-    if not _regular(handle):  # (a pipe or a device: read once, into a copy that is read instead)
+    if _pipe(handle):  # (read once, into a copy that is read instead; a device is read as it is: /dev/zero never ends)
         from mlcheck.read.stdin_copy import stream_copy
 
         with handle:
@@ -57,8 +57,8 @@ def open_log(path: str) -> IO[bytes]:
     return cr_line_ended(handle)  # (a file with CR line ends alone: read as the parser reads it)
 
 
-def _regular(handle: io.BufferedReader) -> bool:
+def _pipe(handle: io.BufferedReader) -> bool:
     try:
-        return stat.S_ISREG(os.fstat(handle.fileno()).st_mode)
+        return stat.S_ISFIFO(os.fstat(handle.fileno()).st_mode)
     except (OSError, ValueError):
-        return True
+        return False

@@ -1,8 +1,8 @@
 """Standard input, copied once to a temporary file (removed when mlcheck ends, on SIGTERM too), so
 that it is read as a log file is: as often as the reading needs (the MPI jobs of a console read
 apart, MLC030; the records only another rank printed, read again, MLC028), gzip and CR line ends
-alike, and never held in memory. A pipe or a device named by its path (``<(zcat job.log.gz)``, a
-FIFO) is copied so too, at its first opening."""
+alike, and never held in memory. A pipe named by its path (``<(zcat job.log.gz)``, a FIFO) is
+copied so too, at its first opening."""
 
 from __future__ import annotations
 
@@ -39,13 +39,13 @@ def stdin_copy() -> str:
 
 
 def copied_path(path: str) -> str | None:
-    """The copy of the pipe or device ``path`` once :func:`stream_copy` made it, else None."""
+    """The copy of the pipe ``path`` once :func:`stream_copy` made it, else None."""
     known = _copies.get(path)
     return known[1] if known is not None else None
 
 
 def stream_copy(path: str, handle: IO[bytes]) -> str:
-    """The path of a copy of what ``handle`` (the pipe or device ``path`` opened) gives until its
+    """The path of a copy of what ``handle`` (the pipe ``path`` opened) gives until its
     end, made at the first call for ``path`` (errors as :func:`stdin_copy`'s)."""
     return copied_path(path) or _copied(path, path, handle, path)
 
