@@ -67,3 +67,40 @@ def test_a_record_that_cannot_be_read_names_its_key(tmp_path: Path) -> None:
 def test_the_api_given_no_path_says_what_it_takes() -> None:
     with pytest.raises(TypeError, match=r"^paths must be str or os.PathLike \(or a list of them\), not int$"):
         check(5)  # type: ignore[arg-type]
+
+
+def test_a_system_description_with_a_byte_order_mark_is_refused_and_said_why(tmp_path: Path) -> None:
+    """The official tools read it with open() and json.load, which raises 'Unexpected UTF-8 BOM':
+    an error, as before, now saying what to do (was: 'cannot read the system description')."""
+    root = _package(tmp_path)
+    system = root / "systems" / "acme-t8.json"
+    system.write_bytes(b"\xef\xbb\xbf" + system.read_bytes())
+    (found,) = [f for f in check([str(root)]).all_findings() if f.code == "MLC511"]
+    assert (found.line, found.severity.name) == (1, "ERROR") and found.message.endswith(
+        "a UTF-8 byte order mark begins the file, which the official tools' json.load refuses ('Unexpected "
+        "UTF-8 BOM'); save it without one")
+
+
+def test_a_config_file_with_a_byte_order_mark_applies(tmp_path: Path) -> None:
+    from mlcheck.settings.config_file import load_table
+
+    config = tmp_path / ".mlcheck.toml"
+    config.write_bytes(b'\xef\xbb\xbfignore = ["MLC516"]\n')
+    assert load_table(config, str(config))[0] == {"ignore": ["MLC516"]} and \
+        load_table(config, str(config))[2] is None
+    config.write_bytes(b'ignore = ["MLC516"]\nformat = "\xff"\n')
+    problem = load_table(config, str(config))[2]
+    assert problem is not None and problem.line == 2 and problem.message.startswith("cannot read the config file")
+
+
+def test_a_gzip_log_damaged_after_its_last_line_is_said_at_that_line(tmp_path: Path) -> None:
+    import gzip
+
+    text = (ACME / SYSTEM / "resnet" / "result_0.txt").read_bytes()
+    packed = bytearray(gzip.compress(text))
+    packed[-6] ^= 1  # (the CRC: every line is read, then the check fails)
+    log = tmp_path / "job.log.gz"
+    log.write_bytes(bytes(packed))
+    (found,) = [f for f in check(str(log)).all_findings() if f.code == "MLC001"]
+    assert found.line == text.count(b"\n") and f"reading stopped after line {found.line}: CRC check failed" in \
+        found.message

@@ -236,13 +236,14 @@ def not_a_regular_file(path: str, kind: str) -> Finding:
 
 
 def reading_stopped(path: str, line_no: int, error: BaseException) -> Finding:
-    """MLC001 where reading raised after ``line_no`` lines: an error (the file, or its gzip archive,
+    """MLC001 where reading raised after ``line_no`` lines, at the last of them (the lines after it
+    are the archive's, not the file's; none: at no line): an error (the file, or its gzip archive,
     is damaged or truncated), but a warning for bytes that are not gzip after a whole member (read
     on as ``gzip -d`` does, with a warning: "trailing garbage ignored")."""
     if str(error).startswith("Not a gzipped file") and line_no:
-        return FILE_UNREADABLE.at(path, line_no + 1, (
+        return FILE_UNREADABLE.at(path, line_no, (
             f"the gzip data ends after line {line_no} and bytes that are not gzip follow ({error}): ignored, "
             "as gzip -d ignores them; the lines before them are read"), severity=Severity.WARNING, official=False)
     where = f"after line {line_no}" if line_no else "before the first line"
-    return FILE_UNREADABLE.at(path, line_no + 1, f"reading stopped {where}: {error}; the file (or its "
+    return FILE_UNREADABLE.at(path, line_no or None, f"reading stopped {where}: {error}; the file (or its "
                               "gzip archive) is damaged or truncated")

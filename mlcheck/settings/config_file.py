@@ -31,7 +31,7 @@ def _toml_reader() -> tuple[Callable[[str], dict[str, Any]] | None, type[Excepti
 def read_text(path: Path) -> str:
     """The text of a file, or an empty string when it cannot be read."""
     try:
-        return path.read_text(encoding="utf-8")
+        return path.read_text(encoding="utf-8-sig")
     except (OSError, UnicodeDecodeError):
         return ""
 
@@ -62,12 +62,16 @@ def load_table(path: Path, shown: str) -> tuple[dict[str, Any], str, Finding | N
             return {}, "", CONFIG_INVALID.at(shown, None, (
                 f"the config file is over {_MAX_CONFIG_BYTES // 1024} KiB; a config of mlcheck is a few "
                 "lines: the file is ignored"))
-        text = path.read_text(encoding="utf-8")
+        raw = path.read_bytes()
+        text = raw.decode("utf-8-sig")  # (a byte order mark, as Notepad writes: not a TOML error)
         data = toml_loads(text)
     except RecursionError:  # the TOML parser recurses once per level of nesting
         return {}, "", CONFIG_INVALID.at(shown, None, "the config file nests arrays or tables too "
                                          "deeply to be read; the file is ignored")
-    except (OSError, UnicodeDecodeError) as error:
+    except UnicodeDecodeError as error:
+        return {}, "", CONFIG_INVALID.at(shown, raw.count(b"\n", 0, error.start) + 1,
+                                         f"cannot read the config file: {error}")
+    except OSError as error:
         return {}, "", CONFIG_INVALID.at(shown, None, f"cannot read the config file: {error}")
     except toml_error as error:
         match = re.search(r"line (\d+)", str(error))
