@@ -65,3 +65,14 @@ def test_ctrl_c_while_mlcheck_starts_exits_130_without_a_traceback() -> None:
     env = dict(os.environ, PYTHONPATH=os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH")])))
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, timeout=60)
     assert done.returncode == 130 and "Traceback" not in done.stderr
+
+
+def test_watch_ends_with_the_text_report_in_checks_concise_form_too() -> None:
+    """`watch --output-format concise` (check's option for its text report; was: 'No such option')."""
+    log = FIXTURES / "raw" / "crash_mid_record.log"
+    watched = _invoke(["watch", str(log), "--idle-timeout", "0.2", "--no-progress", "--poll", "0.05",
+                       "--config", os.devnull, "--output-format", "concise"])
+    checked = _invoke(["check", str(log), "--config", os.devnull, "--output-format", "concise"])
+    full = _invoke(["check", str(log), "--config", os.devnull])
+    assert watched[0] == checked[0] == 1 and watched[1] == checked[1] != full[1]
+    assert "- eval_accuracy (at least one)" in full[1] and "- eval_accuracy" not in watched[1]

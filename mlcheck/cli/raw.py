@@ -19,10 +19,11 @@ from mlcheck.cli.common import EXIT_ERROR, EXIT_FINDINGS, EXIT_OK, load_cli_sett
 from mlcheck.model import Finding, Severity
 from mlcheck.raw.watch_paths import compressed, unwatchable
 from mlcheck.read.reading_rules import GLUED_RECORDS
-from mlcheck.report.plain import one_line
+from mlcheck.report.plain import OUTPUT_FORMATS as TEXT_FORMATS, one_line
 from mlcheck.settings.config import FORMATS, Settings
 from mlcheck.settings.gate import fail_level, reported
 from mlcheck.facts.rulesets import RulesetError, load_ruleset, normalise_version
+from mlcheck.cli.seconds import Seconds
 
 
 def _line(found: Finding) -> str:
@@ -30,25 +31,6 @@ def _line(found: Finding) -> str:
     control sequence, no CR or line end from a value)."""
     where = f"{found.path}:{found.line}" if found.line is not None else found.path
     return f"{one_line(where)}: {found.severity.label} {found.code} {found.name}: {one_line(found.message)}"
-
-
-class _Seconds(click.ParamType):  # type: ignore[type-arg]
-    """A finite number of seconds from ``low`` to ``high`` (``nan`` and ``inf`` compare as neither
-    below nor above a bound: click's FloatRange lets them through to ``time.sleep``)."""
-
-    name = "seconds"
-
-    def __init__(self, low: float, high: float) -> None:
-        self.low, self.high = low, high
-
-    def convert(self, value: object, param: click.Parameter | None, ctx: click.Context | None) -> float:
-        try:
-            seconds = float(value)  # type: ignore[arg-type]
-        except (TypeError, ValueError):
-            self.fail(f"{value!r} is not a number of seconds", param, ctx)
-        if not self.low <= seconds <= self.high:  # (false for NaN)
-            self.fail(f"{value} is not a number of seconds from {self.low:g} to {self.high:g}", param, ctx)
-        return seconds
 
 
 @click.command("split")
@@ -113,7 +95,8 @@ _FIXED_BY_SPLIT = frozenset({GLUED_RECORDS.code})
 """Errors of the input that the written files no longer have."""
 
 
-def _judge_compressed(log: str, settings: Settings, poll: float, idle_timeout: float | None) -> None:
+def _judge_compressed(log: str, settings: Settings, poll: float, idle_timeout: float | None,
+                      text_format: str = "full") -> None:
     """Check a gzip log whole once its stream is complete (its end written, exit as check); exit 2
     when it is still incomplete after ``idle_timeout`` without growing."""
     from mlcheck.read.follow import gzip_complete
@@ -126,7 +109,7 @@ def _judge_compressed(log: str, settings: Settings, poll: float, idle_timeout: f
         if now_size != size:
             size, changed = now_size, time.monotonic()
             if gzip_complete(log):
-                check_and_report([log], settings)
+                check_and_report([log], settings, text_format=text_format)
         elif idle_timeout is not None and time.monotonic() - changed > idle_timeout:
             click.echo(one_line(f"mlcheck: error: {log}: its gzip stream was still incomplete after {idle_timeout:g} s "
                                 "without growing (--idle-timeout); run `mlcheck check` on it once it is written"), err=True)
@@ -145,18 +128,20 @@ _MACHINE = {"json": "JSON", "sarif": "SARIF", "junit": "JUnit", "github": "annot
               help="End after this many runs have stopped.")
 @click.option("--format", "-f", "output_format", type=click.Choice(FORMATS[1:]), default=None,
               help="Format of the final report on stdout, as check's. Default: the config's or MLCHECK_FORMAT's, else text.")
-@click.option("--poll", type=_Seconds(0.01, 3600.0), default=0.1, show_default=True,
+@click.option("--poll", type=Seconds(0.01, 3600.0), default=0.1, show_default=True,
               metavar="SECONDS", help="How often to look for new lines.")
-@click.option("--idle-timeout", type=_Seconds(0.0, 1e9), default=None, metavar="SECONDS",
+@click.option("--idle-timeout", type=Seconds(0.0, 1e9), default=None, metavar="SECONDS",
               help="End (with the report so far) when no line arrived for this long. Default: wait.")
 @click.option("--no-progress", is_flag=True, help="Do not print progress lines on stderr.")
 @click.option("--config", "config_path", type=click.Path(dir_okay=False), metavar="FILE",
               help="Config file (TOML), as for `check`. Default: found from LOG upwards; /dev/null: none.")
+@click.option("--output-format", "text_format", type=click.Choice(list(TEXT_FORMATS)), default="full",
+              show_default=True, help="The final text report's form, as check's: full or concise (one line per finding).")
 @click.option("--strict/--no-strict", default=None, help="Warnings fail the final report too (exit 1), as "
               "`check --strict`.")
 def watch_command(log: str, ruleset: str | None, fail_fast: bool, runs: int, output_format: str | None,
                   poll: float, idle_timeout: float | None, no_progress: bool, config_path: str | None,
-                  strict: bool | None) -> None:
+                  text_format: str, strict: bool | None) -> None:
     """Follow a log while the job writes it; report each problem as soon as it is certain.
 
     Findings and progress (elapsed, last eval, projected time-to-train) go to stderr as they
@@ -198,7 +183,7 @@ def watch_command(log: str, ruleset: str | None, fail_fast: bool, runs: int, out
         click.echo(one_line(f"mlcheck: error: {log}: {problem}"), err=True)
         sys.exit(EXIT_ERROR)
     if compressed(log):
-        _judge_compressed(log, settings, poll, idle_timeout)
+        _judge_compressed(log, settings, poll, idle_timeout, text_format)
 
     stopped_by: list[Finding] = []
 
@@ -220,7 +205,7 @@ def watch_command(log: str, ruleset: str | None, fail_fast: bool, runs: int, out
         click.echo("mlcheck: interrupted", err=True)
         sys.exit(130)
     if outcome.reason == "compressed":  # (the file appeared, or was replaced, as gzip)
-        _judge_compressed(log, settings, poll, idle_timeout)
+        _judge_compressed(log, settings, poll, idle_timeout, text_format)
     if outcome.reason == "stopped":
         first = stopped_by[0] if stopped_by else None
         about = f" ({first.code} at line {first.line})" if first is not None and first.line is not None else ""
@@ -231,7 +216,7 @@ def watch_command(log: str, ruleset: str | None, fail_fast: bool, runs: int, out
         if output_format not in _MACHINE:  # (the error is on the terminal; the cut run's other findings would be noise)
             sys.exit(failed)
         try:  # (a CI job reading --format json gets its report: check's of the lines read)
-            check_and_report([log], settings, line_limits={log: outcome.lines})
+            check_and_report([log], settings, line_limits={log: outcome.lines}, text_format=text_format)
         except SystemExit as reported_exit:
             sys.exit(reported_exit.code if reported_exit.code not in (0, None) else failed)
     # (the failing findings printed on lines a truncation or a rotation took: they fail the watch too)
@@ -271,7 +256,7 @@ def watch_command(log: str, ruleset: str | None, fail_fast: bool, runs: int, out
             f"lines read before ({outcome.earlier_runs} run{'s' if outcome.earlier_runs != 1 else ''} stopped in "
             f"them, {len(earlier)} failing finding{'s' if len(earlier) != 1 else ''} reported on them above)"), err=True)
     try:
-        check_and_report([log], settings, line_limits=limits)
+        check_and_report([log], settings, line_limits=limits, text_format=text_format)
     except SystemExit as reported_exit:  # (an error reported on the lines a truncation took fails the watch too)
         sys.exit(EXIT_FINDINGS if earlier and not settings.exit_zero and reported_exit.code in (0, None) else reported_exit.code)
 
