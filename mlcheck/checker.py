@@ -39,6 +39,7 @@ from mlcheck.rules.selection import (BENCHMARK_NOT_ITS_FOLDER, LOG_NEWER_THAN_RU
 from mlcheck.facts.rulesets import (SUPPORTED_RULESETS, BenchmarkFacts, Ruleset, load_ruleset, newest_period_end,
                                     normalise_version, ruleset_for_date, ruleset_from_path)
 from mlcheck.score.scoring import time_to_train_min
+from mlcheck.read.log_files import forget_pipes
 from mlcheck.score.rcp.unreadable import unreadable_points
 
 Progress = Callable[[str], None]
@@ -47,8 +48,7 @@ Progress = Callable[[str], None]
 def check(paths: str | os.PathLike[str] | Sequence[str | os.PathLike[str]], ruleset: str | None = None,
           progress: Progress | None = None, line_limits: Mapping[str, int] | None = None,
           jobs: int = 1, ruleset_source: str = "--ruleset") -> CheckResult:
-    """Check and score every log found under ``paths`` (a path, or a list of them: ``str`` or
-    :class:`pathlib.Path`).
+    """Check and score every log found under ``paths`` (a path, or a list of them: ``str`` or :class:`pathlib.Path`).
 
     ``ruleset`` forces a round (``2.0.0``); when None the round is inferred per file.
     ``line_limits`` reads only the first lines of the logs it names (``mlcheck watch --runs``).
@@ -56,16 +56,16 @@ def check(paths: str | os.PathLike[str] | Sequence[str | os.PathLike[str]], rule
     ``jobs`` processes read and judge the logs (:mod:`mlcheck.judge.jobs`; the result is the same).
     Raises ``RulesetError`` for an unknown ruleset and ``DiscoveryError`` for a missing path.
     """
-    # Once the logs are judged (the collector pauses while each is read: mlcheck.judge.jobs), what is held is
-    # frozen (gc.freeze): the folder, package and power checks run over every judged run, millions of acyclic
-    # objects that each collection would traverse again for nothing (on all shared rounds half of their 0.55 s),
-    # while the garbage they make is still collected (paused until the end: 154 MB instead of 73 on 11,520 files).
+    # Once the logs are judged (the collector pauses while each is read: judge.jobs), what is held is frozen (gc.freeze):
+    # the folder, package and power checks run over every judged run, millions of acyclic objects a collection would
+    # traverse again for nothing (half of 0.55 s on all shared rounds); their garbage is still collected (else 154 MB, not 73).
     if ruleset is not None and not isinstance(ruleset, str):
         raise TypeError(f"ruleset must be a round's version as text (e.g. '2.0.0'), not {type(ruleset).__name__}")
     try:
         return _check(_path_list(paths), ruleset, progress, line_limits, jobs, ruleset_source)
     finally:
         gc.unfreeze()
+        forget_pipes()  # (a pipe named again by a later call is read again)
 
 
 def _path_list(paths: str | os.PathLike[str] | Sequence[str | os.PathLike[str]]) -> list[str]:

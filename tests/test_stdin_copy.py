@@ -95,6 +95,29 @@ def test_a_link_to_nothing_is_said_as_such(tmp_path: Path) -> None:
     done = CliRunner().invoke(main, ["check", str(folder), "-f", "json"])
     found = [f for run in json.loads(done.stdout)["runs"] for f in run["findings"] if f["code"] == "MLC001"]
     assert [f["message"] for f in found] == ["cannot open the log: No such file or directory; it is a link to "
-                                             "'/nonexistent/x', which does not exist"]
+                                             "'/nonexistent/x', which leads to no file"]
     named = CliRunner().invoke(main, ["check", str(folder / "result_1.txt")])
-    assert named.exit_code == 2 and "result_1.txt: a link to '/nonexistent/x', which does not exist" in named.output
+    assert named.exit_code == 2 and "result_1.txt: a link to '/nonexistent/x', which leads to no file" in named.output
+
+
+@pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="POSIX named pipes")
+def test_a_pipe_checked_again_by_the_api_is_read_again(tmp_path: Path) -> None:
+    """Each check() reads a named pipe anew and leaves no copy of it (an attack review, session 46:
+    the second call read the first call's copy and never opened the pipe)."""
+    import threading
+
+    from mlcheck import check
+    from mlcheck.read import stdin_copy
+
+    fifo = tmp_path / "job.log"
+    os.mkfifo(fifo)
+    text = RUN.read_text("utf-8")
+    cut = text[:text.rindex('"key": "run_stop"') - 60] + "\n"  # (the run_stop line and what follows lost)
+    verdicts = []
+    for content in (text, cut):
+        writer = threading.Thread(target=fifo.write_text, args=(content, "utf-8"))
+        writer.start()
+        verdicts.append([run.verdict for run in check(str(fifo)).runs])
+        writer.join(timeout=30)
+        assert not writer.is_alive() and not [key for key in stdin_copy._copies if isinstance(key, str)]
+    assert verdicts == [["pass"], ["fail"]]

@@ -134,7 +134,7 @@ def _must_exist(given: str) -> None:
                              "check the permissions") from None
     except FileNotFoundError:
         target = _link_target(given)
-        raise DiscoveryError(f"{given}: a link to {target!r}, which does not exist" if target is not None else
+        raise DiscoveryError(f"{given}: a link to {target!r}, which leads to no file" if target is not None else
                              f"{given}: no such file or folder") from None
     except OSError as error:  # (a symbolic link loop, a name too long, ...)
         raise DiscoveryError(f"{given}: {error.strerror or error}") from None

@@ -78,9 +78,9 @@ def read_json_document(path: str) -> JsonDocument:
         return JsonDocument(path, True, error=f"line {line}: byte 0x{raw[error.start]:02x} is not UTF-8 "
                             "(JSON files are UTF-8)", error_line=line)
     except json.JSONDecodeError as error:
-        if text.startswith("\ufeff"):  # (open() and json.load, as the official tools read it, refuse it so too)
-            return JsonDocument(path, True, error="line 1: a UTF-8 byte order mark begins the file, which the official "
-                                "tools' json.load refuses ('Unexpected UTF-8 BOM'); save it without one", error_line=1)
+        if text.startswith("\ufeff"):  # (open() and json.load, as the official tools read JSON, refuse it so too)
+            return JsonDocument(path, True, error="line 1: a UTF-8 byte order mark begins the file, which Python's "
+                                "json.load refuses ('Unexpected UTF-8 BOM'); save it without one", error_line=1)
         return JsonDocument(path, True, error=f"line {error.lineno}: {error.msg}", error_line=error.lineno)
     except ValueError:  # (an integer of over 4300 digits, which Python's json refuses)
         digits = max(_LONG_NUMBER.finditer(text), key=lambda m: len(m.group(0)), default=None)

@@ -53,15 +53,15 @@ class Nesting:
         return held
 
 
-def enclosing_package(root: str) -> str | None:
-    """The package whose ``results/`` folder holds the package ``root`` (a copy of a package kept
-    inside another's, where that one's checks read it as a system folder), as ``root`` is written
-    (relative where it is); else None."""
+def enclosing_package(root: str) -> tuple[str, str] | None:
+    """The package whose ``results/`` holds the package ``root`` as a system folder or a benchmark
+    folder (a copy of a package kept inside another's), as ``root`` is written (relative where it
+    is), with what that package reads ``root`` as; else None (deeper, its logs are nested logs)."""
     folder = os.path.abspath(root)
-    while True:
+    for read_as in ("a system folder", "a benchmark folder"):
         above = os.path.dirname(folder)
-        if above == folder:
-            return None
-        if os.path.basename(folder) == "results" and os.path.isdir(os.path.join(above, "systems")):
-            return above if os.path.isabs(root) else os.path.relpath(above)
+        if os.path.basename(above) == "results" and os.path.isdir(os.path.join(os.path.dirname(above), "systems")):
+            package = os.path.dirname(above)
+            return (package if os.path.isabs(root) else os.path.relpath(package)), read_as
         folder = above
+    return None

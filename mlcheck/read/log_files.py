@@ -17,7 +17,7 @@ from typing import IO
 from mlcheck.read.cr_line_ends import cr_line_ended
 from mlcheck.read.held_logs import open_held
 
-__all__ = ["open_log", "readable_path"]
+__all__ = ["forget_pipes", "open_log", "readable_path"]
 
 _GZIP_MAGIC = b"\x1f\x8b"
 _UTF8_BOM = b"\xef\xbb\xbf"
@@ -33,6 +33,14 @@ def readable_path(path: str) -> str:
     copies = sys.modules.get("mlcheck.read.stdin_copy")  # (not imported yet: nothing was copied)
     copy: str | None = copies.copied_path(path) if copies is not None else None
     return copy or path
+
+
+def forget_pipes() -> None:
+    """Remove the copies of the pipes read so far (at the end of a check: a pipe named again by
+    the next one is read again, as it gives new bytes)."""
+    copies = sys.modules.get("mlcheck.read.stdin_copy")
+    if copies is not None:
+        copies.forget_pipes()
 
 
 def open_log(path: str) -> IO[bytes]:

@@ -106,7 +106,7 @@ def _read(path: str, display: str | None, keep_text: bool, lines: int | None = N
             yield rules.FILE_UNREADABLE.at(shown, None, str(error.strerror), official=False)
             return
         yield rules.FILE_UNREADABLE.at(shown, None, f"cannot open the log: {error.strerror or error}; " + (
-            f"it is a link to {target!r}, which does not exist" if (target := _dangling_target(path)) else
+            f"it is a link to {target!r}, which leads to no file" if (target := _dangling_target(path)) else
             "check the path and its permissions"))
         return
     try:

@@ -214,7 +214,7 @@ def undecodable_record(path: str, line_no: int, body: str, column: int,
 def _named(body: str) -> str:
     """The key of a record that cannot be read (where a rule says that key is not logged)."""
     found = _KEY_NAMED.search(body)
-    return f" (a record of {found.group(1)}: it counts as not logged)" if found else ""
+    return f" (a record of {found.group(1)}, lost)" if found else ""
 
 
 _NUMBER_CUTS = frozenset({".", "e", "E", "e-", "e+", "E-", "E+"})

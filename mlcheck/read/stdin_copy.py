@@ -50,6 +50,12 @@ def stream_copy(path: str, handle: IO[bytes]) -> str:
     return copied_path(path) or _copied(path, path, handle, path)
 
 
+def forget_pipes() -> None:
+    """Remove the copies of pipes (not of standard input, read once whatever is checked)."""
+    for key in [key for key in _copies if isinstance(key, str)]:
+        _remove(_copies.pop(key)[1])
+
+
 def _copied(key: object, owner: object, stream: IO[bytes], what: str) -> str:
     if not _copies:  # (before the file is made: a SIGTERM from then on removes it)
         atexit.register(_remove_all)
@@ -78,7 +84,8 @@ def _copied(key: object, owner: object, stream: IO[bytes], what: str) -> str:
 
 def _copy_error(error: OSError, what: str) -> StdinCopyError:
     return StdinCopyError(error.errno, f"cannot copy {what} to a temporary file in {tempfile.gettempdir()} "
-                          f"({error.strerror or error}); set TMPDIR to a folder with room, or give the log a path")
+                          f"({error.strerror or error}); set TMPDIR to a folder with room" +
+                          (", or give the log a path" if what == "standard input" else ""))
 
 
 def _remove_on_sigterm() -> None:

@@ -16,7 +16,7 @@ _TASK_FOLDERS = {
 }
 """The training reference implementations' task folders, and the benchmark each holds."""
 
-_PACKAGE_FOLDERS = frozenset({"results", "systems", "code", "documentation"})
+_PACKAGE_FOLDERS = frozenset({"results", "systems", "benchmarks", "code", "documentation"})
 """The folders of a package's top level (a package nested in a system folder holds them)."""
 
 

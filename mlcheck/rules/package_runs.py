@@ -173,10 +173,9 @@ def non_compliant_findings(folder: str, bad: Sequence[RunResult], official_score
                            refused: Sequence[str] = ()) -> list[Finding]:
     """MLC521 for the non-compliant runs of a folder, with what the official tools would publish
     (``stopped``: why they stop on the folder instead; ``refused``: the codes of the package rules
-    for which the package checker refuses the folder whatever the summarizer computes). Official
-    where more of the folder's files do not comply (``failing``: those the checker of record fails,
-    these runs' or others', and those whose power logs the package checker refuses) than the
-    package checker accepts (``tolerated``)."""
+    for which the package checker refuses the folder whatever the summarizer computes). Official where more
+    of the folder's files do not comply (``failing``: those the checker of record fails, these runs' or others',
+    and those whose power logs the package checker refuses) than the package checker accepts (``tolerated``)."""
     if not bad:
         return []
     names = ", ".join(_label(r.run) if r.run else r.path for r in bad)
@@ -186,14 +185,15 @@ def non_compliant_findings(folder: str, bad: Sequence[RunResult], official_score
     if too_many:  # (package_checker.py: "N files do not comply, directory cannot be accepted")
         refused = [f"{len(failing)} result files do not comply, as the compliance checker or the power checker "
                    f"judges them, and it accepts {tolerated}", *refused]
-    failed = sum(1 for r in bad if r.official_verdict == "fail")  # (the rest only mlcheck finds: they pass)
-    treated = ("drop{s} what fails {its} checks as non-converged" if failed == len(bad) else
-               f"pass{{s}} {'them' if len(bad) > 1 else 'it'} (mlcheck's own findings)" if not failed else
-               f"count{{s}} {failed} of them as non-converged")
+    failed = {id(r) for r in bad if r.official_verdict == "fail"}  # (the others only mlcheck fails: they pass)
+    kept = ", ".join(_label(r.run) if r.run else r.path for r in bad if id(r) not in failed)
+    treated = ("drop{s} what fails {its} checks as non-converged" if not kept else
+               "pass{es} " + ("them" if len(bad) > 1 else "it") + " (mlcheck's own findings)" if not failed else
+               f"count{{s}} the others as non-converged but pass{{es}} {kept} (mlcheck's own findings)")
     tools = stopped or (
-        f"the result summarizer {treated.format(s='s', its='its')} and computes {official}, but the "
+        f"the result summarizer {treated.format(s='s', es='es', its='its')} and computes {official}, but the "
         f"package checker refuses the folder ({', '.join(refused)})" if refused else
-        f"the official tools {treated.format(s='', its='their')} and publish {official}")
+        f"the official tools {treated.format(s='', es='', its='their')} and publish {official}")
     return [NON_COMPLIANT_RUN.at(folder, None, (
         f"{names} break{'s' if len(bad) == 1 else ''} the rules ({', '.join(codes)}): {tools}; the rules say "
         "the benchmark result is not valid. Fix the runs or rerun them"), official=too_many)]

@@ -69,7 +69,8 @@ def load_table(path: Path, shown: str) -> tuple[dict[str, Any], str, Finding | N
         return {}, "", CONFIG_INVALID.at(shown, None, "the config file nests arrays or tables too "
                                          "deeply to be read; the file is ignored")
     except UnicodeDecodeError as error:
-        return {}, "", CONFIG_INVALID.at(shown, raw.count(b"\n", 0, error.start) + 1,
+        at = error.start + 3 * raw.startswith(b"\xef\xbb\xbf")  # (counted after the byte order mark)
+        return {}, "", CONFIG_INVALID.at(shown, raw.count(b"\n", 0, at) + 1,
                                          f"cannot read the config file: {error}")
     except OSError as error:
         return {}, "", CONFIG_INVALID.at(shown, None, f"cannot read the config file: {error}")
