@@ -25,8 +25,8 @@ from mlcheck.judge.summary import summarise
 from mlcheck.judge.cache_warming import warm_caches  # noqa: F401 - the --jobs pool calls it (mlcheck.judge.jobs)
 from mlcheck.read.concurrent_jobs import interleaved_jobs, noting_job_starts
 from mlcheck.read.reader import Promotions, read_mllog, read_result_batches
-from mlcheck.rules import RUN_CHECKS
-from mlcheck.rules import package as package_rules
+from mlcheck.rules import RUN_CHECKS, package as package_rules
+from mlcheck.rules.lost_records import pointed_to_lost_records
 from mlcheck.rule import RunContext
 from mlcheck.rules.eval_values import first_reaching
 from mlcheck.rules.internal import crash_finding
@@ -151,8 +151,8 @@ def _read_and_judge(ref: LogRef, forced: Ruleset | None, forced_source: str, one
     if not judged:
         return [_unread_log(ref, forced, by_run.get(0, []), forced_source)]
     # (sorted as judge_run sorts: the reading findings before the rules' own at the same place)
-    return [replace(result, findings=tuple(sorted([*by_run[result.index], *result.findings], key=Finding.sort_key)))
-            if by_run.get(result.index) else result for result in judged]
+    return [replace(result, findings=tuple(sorted(pointed_to_lost_records([*by_run[result.index], *result.findings]),
+            key=Finding.sort_key))) if by_run.get(result.index) else result for result in judged]
 
 
 def _unread_log(ref: LogRef, forced: Ruleset | None, findings: list[Finding],

@@ -61,7 +61,8 @@ def test_a_record_that_cannot_be_read_names_its_key(tmp_path: Path) -> None:
     found = {f.code: f for f in check(str(log)).all_findings()}
     assert found["MLC003"].line == 10 and found["MLC003"].message.endswith(
         "(a record of gradient_accumulation_steps, lost)")
-    assert found["MLC105"].message.startswith("gradient_accumulation_steps is not logged")
+    assert found["MLC105"].message.startswith("gradient_accumulation_steps is not logged") and \
+        found["MLC105"].message.endswith("; line 10 holds a record of it that cannot be read (MLC003)")
 
 
 def test_the_api_given_no_path_says_what_it_takes() -> None:
@@ -151,3 +152,14 @@ def test_a_training_packages_benchmarks_folder_in_a_system_folder_is_no_misspelt
     (root / SYSTEM / "benchmarks" / "x").write_text("x")
     (found,) = [f for f in check([str(root)]).all_findings() if f.code == "MLC506"]
     assert "benchmarks/ is a folder of a package's top level" in found.message
+
+
+def test_a_run_start_at_an_infinite_time_is_not_said_to_be_inf_seconds_after_run_stop(tmp_path: Path) -> None:
+    text = (ACME / SYSTEM / "resnet" / "result_0.txt").read_text("utf-8").splitlines(keepends=True)
+    at = next(i for i, line in enumerate(text) if '"key": "run_start"' in line)
+    text[at] = text[at].replace('"time_ms": 1', '"time_ms": 1e400, "x": 1', 1)
+    log = tmp_path / "result_0.txt"
+    log.write_text("".join(text), "utf-8")
+    messages = {f.code: f.message for f in check(str(log)).all_findings()}
+    stop = next(i for i, line in enumerate(text) if '"key": "run_stop"' in line) + 1
+    assert messages["MLC403"].startswith(f"run_stop (line {stop}) is before run_start (line {at + 1});")

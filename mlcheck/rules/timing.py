@@ -66,8 +66,9 @@ def check(ctx: RunContext) -> Iterator[Finding]:
     run = ctx.run
     start, stop = run.run_start, run.run_stop
     if start is not None and stop is not None and stop.time_ms < start.time_ms:
+        gap = (start.time_ms - stop.time_ms) / 1000  # (infinite where a time is: MLC405 says which)
         yield ctx.at(RUN_STOP_BEFORE_START, stop.line,
-                     f"run_stop (line {stop.line}) is {_seconds((start.time_ms - stop.time_ms) / 1000)} s before "
+                     f"run_stop (line {stop.line}) is {_seconds(gap) + ' s ' if math.isfinite(gap) else ''}before "
                      f"run_start (line {start.line}); the time-to-train would be negative")
     yield from _order(ctx)
     yield from _clock_range(ctx)
