@@ -88,11 +88,16 @@ def _target(group: FindingGroup, first_files: dict[str, str]) -> tuple[str, int 
 
 
 def _benchmark_folder(path: str, first_files: dict[str, str]) -> str:
-    """The benchmark folder a folder is, or is in (``power/``, ``power/result_<i>/``); ``path``
-    when none."""
+    """The benchmark folder a folder is, or is in (``power/``, ``power/result_<i>/``, a stray
+    folder at any depth below it); ``path`` when none."""
     if not os.path.isdir(path):
         return path
-    return next((folder for folder in up_to_benchmark_folder(path) if folder in first_files), path)
+    found = next((folder for folder in up_to_benchmark_folder(path) if folder in first_files), None)
+    folder = path.rstrip("/" + os.sep)
+    while found is None and os.path.dirname(folder) not in ("", folder):
+        folder = os.path.dirname(folder)
+        found = folder if folder in first_files else None
+    return found or path
 
 
 def render_github(result: CheckResult, options: ReportOptions) -> str:

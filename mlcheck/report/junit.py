@@ -158,7 +158,8 @@ def _folder_cases(bench: BenchmarkResult, options: ReportOptions, layout: Sequen
     cases = []
     for path, found in of_files.items():
         shown = relative_path(path, options.root)
-        cases.append(_testcase(folder, shown.rsplit("/", 1)[-1], found, options, file=shown))
+        cases.append(_testcase(folder, shown.rsplit("/", 1)[-1], found, options,  # (a folder, stdin: no file)
+                               file=shown if path != "-" and os.path.isfile(path) else None))
     compared = bench.rcp is not None  # (the runs are compared, and RCP-tested, with the whole folder)
     for name, checked in of_checks.items():
         if name == FOLDER_CHECKS[0][0] or compared or checked:
@@ -187,7 +188,8 @@ def _suites(result: CheckResult, options: ReportOptions) -> Iterator[_Suite]:
         cases = []
         for path, found in sorted(by_path.items()):
             shown = relative_path(path, options.root)
-            cases.append(_testcase("mlcheck", shown, found, options, file=shown if os.path.isfile(path) else None))
+            cases.append(_testcase("mlcheck", shown, found, options,
+                                   file=shown if path != "-" and os.path.isfile(path) else None))
         yield _Suite("mlcheck", {}, cases)
     if result.waived:
         yield _Suite("mlcheck waived", {}, _waived_cases(result, options))

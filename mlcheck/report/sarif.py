@@ -187,22 +187,24 @@ def _sarif(result: CheckResult, options: ReportOptions) -> dict[str, Any]:
         "runs": [{
             "tool": {"driver": {"name": "mlcheck", "version": __version__, "semanticVersion": __version__,
                                 "informationUri": INFORMATION_URI, "rules": rules}},
-            "invocations": [_invocation(failing, options)],
+            "invocations": [_invocation(failing, options, index.get("MLC001"))],
             "columnKind": "unicodeCodePoints",
             "results": results,
         }],
     }
 
 
-def _invocation(failing: bool, options: ReportOptions) -> dict[str, Any]:
+def _invocation(failing: bool, options: ReportOptions, unreadable_rule: int | None) -> dict[str, Any]:
     """The run's invocation: not successful where a path named on the command line could not be
-    opened at all (mlcheck exits 2), each such path a notification."""
+    opened at all (mlcheck exits 2), each such path a notification of rule MLC001 (its
+    ``associatedRule``: a ``descriptor`` would name one of the tool's notification descriptors)."""
     invocation: dict[str, Any] = {"executionSuccessful": not options.unopenable,
                                   "properties": {"verdict": "fail" if failing else "pass"}}
     if options.unopenable:
         invocation["toolExecutionNotifications"] = [
             {"level": "error", "message": {"text": f"{path}: could not be opened; it was not checked"},
-             "descriptor": {"id": "MLC001"}} for path in options.unopenable]
+             "associatedRule": {"id": "MLC001", **({} if unreadable_rule is None else {"index": unreadable_rule})}}
+            for path in options.unopenable]
     return invocation
 
 

@@ -87,4 +87,5 @@ def select_findings(result: CheckResult, select: Sequence[str] = (),
             return False
         return not code_matches(found.code, dropped)
 
-    return partition_findings(result, keep)[0]
+    kept = partition_findings(result, keep)[0]  # (and the waived ones: an ignored code is not listed as waived)
+    return dataclasses.replace(kept, waived=tuple(item for item in kept.waived if keep(item.finding)))
