@@ -163,3 +163,31 @@ def test_a_run_start_at_an_infinite_time_is_not_said_to_be_inf_seconds_after_run
     messages = {f.code: f.message for f in check(str(log)).all_findings()}
     stop = next(i for i, line in enumerate(text) if '"key": "run_stop"' in line) + 1
     assert messages["MLC403"].startswith(f"run_stop (line {stop}) is before run_start (line {at + 1});")
+
+
+def test_a_cut_line_the_rcp_checker_decodes_stops_the_official_tools_and_the_rcp_line_says_so(tmp_path: Path) -> None:
+    """A review of the reports (session 46): the score said the official tools would publish a time
+    and the RCP line said pass, beside MLC535 saying the RCP checker raises and the package checker stops."""
+    root = _package(tmp_path)
+    log = root / SYSTEM / "resnet" / "result_2.txt"
+    lines = log.read_text("utf-8").splitlines(keepends=True)
+    at = next(i for i, line in enumerate(lines) if '"key": "eval_accuracy"' in line)
+    lines[at] = lines[at].replace(', "metadata"', ' "metadata"', 1)
+    log.write_text("".join(lines), "utf-8")
+    (bench,) = check([str(root)]).benchmarks
+    assert "the RCP checker raises on result_2.txt and the package checker stops with it (MLC535): the official " \
+        "tools publish no score" in bench.score.reason and "would count it as non-converged" not in bench.score.reason
+    from mlcheck.rules.rcp_texts import raising_note
+
+    assert bench.rcp is not None and bench.rcp.verdict == "pass" and raising_note(bench) == (
+        "; computed by mlcheck: the round's RCP checker raises on this folder (MLC535)")
+    clean = check([str(_package(tmp_path / "clean"))]).benchmarks[0]
+    assert raising_note(clean) == ""
+
+
+def test_more_result_files_than_the_round_takes_are_named_in_an_invalid_score(tmp_path: Path) -> None:
+    root = _package(tmp_path)
+    (root / SYSTEM / "resnet" / "result_5.txt").write_text("")
+    (bench,) = check([str(root)]).benchmarks
+    assert not bench.score.valid and bench.score.reason.endswith(
+        "; the folder does not hold the round's result files (MLC502)")

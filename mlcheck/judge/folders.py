@@ -13,9 +13,8 @@ from mlcheck.model import Finding, Severity
 from mlcheck.facts.round_choice import NOT_INFERRED
 from mlcheck.results import TOLERATED_CODES, BenchmarkResult, RcpResult, RunResult, RunSummary, Score
 from mlcheck.facts.rulesets import BenchmarkFacts, Ruleset, RulesetError, load_ruleset
-from mlcheck.judge.official_stops import folder_stops, rcp_stops, stopping_files
+from mlcheck.judge.official_stops import official_stops, stopping_files
 from mlcheck.judge.power_folder import judge_power
-from mlcheck.judge.rcp_lines import undecodable_for_rcp
 from mlcheck.package.discover import LogRef, natural_order
 from mlcheck.package.layout import BENCHMARK, package_part, read_json_document
 from mlcheck.package.package_policy import package_policy
@@ -234,7 +233,7 @@ def score_folder(key: GroupKey, members: list[RunResult],
         # (the summarizer times every run its checker passes, from run_start to run_stop)
         timed = [t if t is not None or r.official_verdict != "pass" else published_minutes(r.duration_ms)
                  for t, r in zip(times, members)]
-        stopped = (folder_stops(members, first.ruleset) or rcp_stops(rcp)) if whole_folder else ""
+        stopped, cut_lines = official_stops(members, rcp, first.ruleset) if whole_folder else ("", [])
         score, official = folder_score(times, judged, facts, scaling.committee, scaling.rcp,
                                        [r.official_verdict == "pass" or not whole_folder for r in members],
                                        timed, stopped)
@@ -250,7 +249,7 @@ def score_folder(key: GroupKey, members: list[RunResult],
             findings.extend(check_params(params, checks, version))
             findings.extend(rcp_findings(folder, rcp, normalised=normalise,
                                          bypass=rcp_bypass.path if rcp_bypass else None, ruleset=first.ruleset))
-            findings.extend(undecodable_for_rcp(members, rcp, first.ruleset))  # (MLC535 of a cut line)
+            findings.extend(cut_lines)  # (MLC535 of a cut line the RCP checker decodes)
             findings.extend([bypass_note("rcp-bypass", rcp_bypass, "RCP failures (MLC530, MLC531)")] if rcp_bypass else [])
             closed = checked != "open" and skipped is None
             run_findings = check_runs(folder, runs, closed=closed, ruleset=first.ruleset)
@@ -282,8 +281,8 @@ def score_folder(key: GroupKey, members: list[RunResult],
     if score.valid and any(f.code == PARAMS_NOT_HONOURED.code and f.severity is Severity.ERROR for f in findings):
         score = replace(score, valid=False, reason=f"{score.reason}; the official tools stop on a "
                         "package_checker_params file (MLC546)")
-    if score.valid and (any(f.code == package_rules.WRONG_RUN_COUNT.code for f in findings)
-                        or (whole_folder and _no_result_file(folder, members))):
+    if (any(f.code == package_rules.WRONG_RUN_COUNT.code for f in findings) or (whole_folder and _no_result_file(
+            folder, members))) and "the round requires" not in score.reason:  # (said where already invalid too)
         score = replace(score, valid=False, reason=f"{score.reason}; the folder does not hold the round's "
                         "result files (MLC502)")
     if score.valid and rejected:

@@ -8,7 +8,8 @@ no score (MLC521 and the folder's score say so instead of a published time):
   POST ``<division>_<benchmark>.yaml``, closed ResNet's ``opt_name`` POST
   ``closed_resnet_<opt>.yaml``, each even when the value's own check failed); the package checker
   and the result summarizer call it without a ``try``;
-- the RCP checker raises on a run of a closed folder (MLC535, :mod:`mlcheck.score.rcp.unreadable`);
+- the RCP checker raises on a run of a closed folder (MLC535, :mod:`mlcheck.score.rcp.unreadable`,
+  and a line it decodes that is cut, :mod:`mlcheck.judge.rcp_lines`);
 - a ``result_<i>.txt`` is a FIFO (MLC015): every official tool that opens it waits forever; one
   that cannot be opened (MLC001: a folder, no permission) makes the checker raise;
 - the official parser (``mlp_parser``'s ``string_to_logline``, the same from 0.7 to 6.1) raises
@@ -82,8 +83,18 @@ def stopping_files(members: Sequence[RunResult]) -> dict[str, str]:
     return stops
 
 
-def folder_stops(members: Sequence[RunResult], ruleset: str | None) -> str:
-    """Why the official tools stop on the folder of ``members`` (``""``: they do not)."""
+def official_stops(members: Sequence[RunResult], rcp: RcpResult | None, ruleset: str | None) -> tuple[str, list[Finding]]:
+    """Why the official tools stop on a whole folder (``""``: they do not), and the MLC535 findings
+    of the lines its RCP checker decodes and cannot (:func:`undecodable_for_rcp`, read first)."""
+    from mlcheck.judge.rcp_lines import undecodable_for_rcp
+
+    cut = undecodable_for_rcp(members, rcp, ruleset) if rcp is not None else []
+    return folder_stops(members, ruleset, cut) or rcp_stops(rcp), cut
+
+
+def folder_stops(members: Sequence[RunResult], ruleset: str | None, more: Sequence[Finding] = ()) -> str:
+    """Why the official tools stop on the folder of ``members`` (``""``: they do not); ``more``:
+    the folder's findings beside its runs'."""
     for member in members:
         missing = _missing_rule_file(member.run, ruleset) if member.run is not None and ruleset else ""
         if missing:
@@ -95,7 +106,7 @@ def folder_stops(members: Sequence[RunResult], ruleset: str | None) -> str:
         path, why = min(stops.items())
         return (f"the official checker {why}, and the package checker and the summarizer stop with it: the official "
                 "tools publish no score")
-    raising = sorted({os.path.basename(r.path) for r in members for f in r.findings
+    raising = sorted({os.path.basename(f.path) for f in [*(f for r in members for f in r.findings), *more]
                       if f.code == RCP_POINT_UNREADABLE.code})
     if raising:
         return (f"the RCP checker raises on {', '.join(raising)} and the package checker stops with it "

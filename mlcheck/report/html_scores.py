@@ -8,7 +8,7 @@ from html import escape
 from mlcheck.results import BenchmarkResult, CheckResult, RunResult
 from mlcheck.report import slashed
 from mlcheck.report.plain import format_minutes, kilojoules_text, rcp_refusal, scaling_source
-from mlcheck.rules.rcp_texts import today_scaled_text
+from mlcheck.rules.rcp_texts import raising_note, today_scaled_text
 
 
 def table(headers: list[str], rows: list[list[str]], css_class: str) -> str:
@@ -79,7 +79,7 @@ def _rcp_rows(bench: BenchmarkResult) -> list[list[str]]:
     rcp = bench.rcp
     if rcp is None:
         return [["RCP test", "not run"]]
-    rows = [["RCP test", f"{rcp.verdict}: {rcp.reason}"]]
+    rows = [["RCP test", f"{rcp.verdict}: {rcp.reason}{raising_note(bench)}"]]
     numbers = [("reference mean", rcp.reference_mean), ("minimum acceptable mean", rcp.min_acceptable_mean),
                ("submission mean", rcp.submission_mean)]
     shown = [f"{label} {value:,.0f} {rcp.unit}" if abs(value) >= 1000 else f"{label} {value:.4g} {rcp.unit}"
@@ -126,5 +126,6 @@ def _rcp_cell(bench: BenchmarkResult) -> str:
     if rcp is None:
         return td("—")
     margin = f" ({rcp.margin_pct:+.2f} %)" if rcp.margin_pct is not None else ""
+    margin += " (the RCP checker raises)" if raising_note(bench) else ""
     css = {"pass": "pass", "fail": "fail"}.get(rcp.verdict, "")
     return td(rcp.verdict + margin, css) if css else td(rcp.verdict + margin)

@@ -11,7 +11,7 @@ from mlcheck.report import ReportOptions, relative_path
 from mlcheck.report.grouped import FindingGroup, context_lines, group_for_display
 from mlcheck.report.plain import (counted, failing_runs_text, format_minutes, kilojoules_text, markdown_cell,
                                   markdown_code, rcp_refusal, runs_text, valid_scores_text)
-from mlcheck.rules.rcp_texts import today_scaled_text
+from mlcheck.rules.rcp_texts import raising_note, today_scaled_text
 
 _ICON = {Severity.ERROR: "❌", Severity.WARNING: "⚠️", Severity.INFO: "ℹ️"}
 MAX_PLACES = 10
@@ -37,7 +37,7 @@ def _rcp(bench: BenchmarkResult) -> str:
         today = f"; today's mlperf-logging: {rcp.today.verdict}{shown}"
     elif (scaled := today_scaled_text(rcp, bench.score)) is not None:
         today = f"; {scaled}"
-    return markdown_cell(rcp.verdict + margin + today)
+    return markdown_cell(rcp.verdict + margin + raising_note(bench) + today)
 
 
 def _score_card(result: CheckResult, root: str) -> list[str]:

@@ -13,7 +13,7 @@ from mlcheck.facts.rulesets import SUPPORTED_RULESETS
 from mlcheck.report.plain import division_text, format_minutes, one_line, printable, scaling_source, shown, summary_line  # noqa: F401 (re-exported)
 from mlcheck.report import slashed
 from mlcheck.report.text_findings import render_findings
-from mlcheck.rules.rcp_texts import supplied_later, today_differs, today_scaled_text, verdict_text
+from mlcheck.rules.rcp_texts import raising_note, supplied_later, today_differs, today_scaled_text, verdict_text
 
 
 def score_text(bench: BenchmarkResult) -> Text:
@@ -104,6 +104,8 @@ def rcp_text(bench: BenchmarkResult) -> Text | None:
                         f"({rcp.reference})")
     else:
         text.append(f": {one_line(rcp.reason)}")
+    if raising := raising_note(bench):
+        text.append(raising, style="yellow")
     if today_differs(rcp) and rcp.today is not None:
         text.append(f"; today's mlperf-logging: {verdict_text(rcp.today)}", style="yellow")
     elif (scaled := today_scaled_text(rcp, bench.score)) is not None:
