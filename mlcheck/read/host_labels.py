@@ -7,6 +7,8 @@ its host instead of a rank number:
   ``10.0.0.12: `` (an address: its rank is its number, the hosts in address order); ``clush -bL``'s
   nodes that printed the same line, ``node[017,019-024]: `` (the first node's);
 - GNU ``parallel --tag``: the argument and a tab, ``node017<TAB>`` (alone, or before a rank label);
+- TorchX's and NeMo-Run's role and replica before torchrun's label: ``trainer/1 [default3]:``,
+  ``nemo.collections.llm.api.finetune/0 [default0]:`` (the replica's number);
 - ``kubectl logs --prefix`` (every pod of a job): ``[pod/bert-worker-3/main] ``; ``stern``'s
   ``bert-worker-3 main `` (right before the record);
 - Docker Compose: ``trainer-2  | ``; a service named without a number only as Compose pads it (two
@@ -69,6 +71,7 @@ _HOST_LABEL = re.compile(
     r"(?:(?P<host>[A-Za-z](?:[^\W\d]|-)*\d[\w-]*(?:\.[\w-]+)*|\d{1,3}(?:\.\d{1,3}){3}): "
     r"|(?P<nodeset>[A-Za-z][\w-]*\[\d+(?:[,-]\d+)+\][\w.-]*): "
     r"|\[pod/(?P<pod>(?:[^\W\d]|[.-])*\d[\w.-]*)/[\w.-]+\] "
+    r"|(?P<torchx>[A-Za-z][\w.-]*/\d+) (?=\[[A-Za-z]*\d+\]:)"
     r"|(?P<service>[A-Za-z](?:[^\W\d]|[.-])*\d[\w.-]*) +\| "
     r"|(?P<named>(?!(?i:debug|info|notice|warn|warning|error|critical|fatal|trace|success) +\| )[A-Za-z][\w.-]*)  +\| "
     r"|\((?:[A-Za-z]\w* )?pid=(?P<pid>\d+)(?:, ip=[\d.:a-fA-F]+)?\) "
@@ -124,7 +127,7 @@ def host_label(text: str, position: int = 0) -> tuple[tuple[int, int], int] | No
     if nodeset is not None:  # (the nodes that printed the line: the first one's)
         return (HOST_JOB, _host_rank(_FIRST_NODE.sub(r"\1", nodeset))), label.end()
     return (HOST_JOB, _host_rank(label.group("host") or label.group("pod") or label.group("service")
-                                 or label.group("named"))), label.end()
+                                 or label.group("named") or label.group("torchx"))), label.end()
 
 
 def rank_file(path: str) -> tuple[int, str] | None:

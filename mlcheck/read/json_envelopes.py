@@ -5,9 +5,13 @@ The line the job printed is a string field of one JSON object per line, its quot
 (``{"log":":::MLLOG {\\"namespace\\": ...}\\n","stream":"stdout","time":"..."}``):
 
 - Docker's ``json-file`` log driver (the files under ``/var/lib/docker/containers/``): ``log``;
-- Cloud Logging exports: ``textPayload``; ``journalctl -o json``: ``MESSAGE`` (an array of
+- Cloud Logging exports: ``textPayload``, ``jsonPayload.message``; ``journalctl -o json``: ``MESSAGE`` (an array of
   bytes when the line holds control characters), read as syslog shows it, ``host prog[pid]: ``;
   structured loggers and other services: ``message``, ``msg``.
+
+An export that pretty-prints such objects as one JSON document (``gcloud logging read
+--format=json``, ``aws logs get-log-events``) holds each field on a line of its own: such a line
+is read so too.
 
 Raw output (never a submitted result file, read as the official parser reads it) is given to the
 reader with such a line replaced by the text it wraps, one line out per line in (line numbers
@@ -35,6 +39,8 @@ _ESCAPED_RECORD = b':::MLLOG {\\"'
 _BYTE_RECORD = re.compile(rb'"MESSAGE" ?: ?\[[\d, ]*58, ?58, ?58, ?77, ?76, ?76, ?79, ?71\b')
 """A journal entry's MESSAGE as an array of bytes holding the marker."""
 _NAME = re.compile(r"[A-Za-z][\w.-]{0,63}")
+_FIELD_LINE = re.compile(rb'\s*"(?:log|textPayload|MESSAGE|message|msg)"\s*:\s*("(?:[^"\\]|\\.)*")\s*,?\s*$')
+"""A field of an envelope alone on its line, in a JSON document an export pretty-printed."""
 _PIECE_BYTES = 16384
 """The size of Docker's pieces of a longer line (a shorter ``log`` without a line end is the last
 line of a process that died writing it: whole as it is)."""
@@ -52,7 +58,7 @@ def unwrapped_json_lines(lines: Iterable[bytes], unwrapped: list[int]) -> Iterat
     piece = None  # (the empty line given for a runtime's piece, held: the file may end there)
     try:
         for number, raw in enumerate(lines):
-            objects = objects or raw.startswith(b"{") or envelopes.cri.count > 0
+            objects = objects or raw.startswith(b"{") or raw.strip() == b"[" or envelopes.cri.count > 0
             line = envelopes.line(raw)
             unwrapped[0] = envelopes.count
             if piece is not None:
@@ -103,6 +109,13 @@ class Envelopes:
                 return unprefixed
         self.cri.last_piece = None
         self.last_was_piece = False
+        if raw[:1] in (b" ", b"\t", b'"') and _ESCAPED_RECORD in raw and (field := _FIELD_LINE.match(raw)):
+            try:  # (a field's line of a pretty-printed export: gcloud logging read --format=json, aws logs)
+                text = json.loads(field.group(1))
+            except (ValueError, RecursionError):
+                return raw
+            self.json_count += 1
+            return " ".join(text.splitlines()).encode("utf-8", errors="replace") + b"\n"
         if raw.startswith(b"{") and (_ESCAPED_RECORD in raw
                                      or (raw.startswith(b'{"log":') and (self.pieces or len(raw) > _PIECE_BYTES))
                                      or (b'"MESSAGE"' in raw and _BYTE_RECORD.search(raw) is not None)):
@@ -145,7 +158,10 @@ def _wrapped_text(raw: bytes, pieces: dict[object, str]) -> str | None:
                 pieces[stream] = whole
                 return _PIECE
             return whole
-    return None
+    payload = envelope.get("jsonPayload")  # (Cloud Logging's structured entries: GKE, Vertex AI)
+    text = next((payload[name] for name in ("message", "msg") if isinstance(payload, dict)
+                 and isinstance(payload.get(name), str)), None)
+    return text if text is not None and ":::MLLOG" in text else None
 
 
 def _journal_line(entry: dict[str, object], message: object) -> object:
