@@ -151,8 +151,8 @@ def _read_and_judge(ref: LogRef, forced: Ruleset | None, forced_source: str, one
     if not judged:
         return [_unread_log(ref, forced, by_run.get(0, []), forced_source)]
     # (sorted as judge_run sorts: the reading findings before the rules' own at the same place)
-    return [replace(result, findings=tuple(sorted(pointed_to_lost_records([*by_run[result.index], *result.findings]),
-            key=Finding.sort_key))) if by_run.get(result.index) else result for result in judged]
+    return [replace(result, findings=tuple(sorted(pointed_to_lost_records([*by_run[result.index], *result.findings],
+            result.run), key=Finding.sort_key))) if by_run.get(result.index) else result for result in judged]
 
 
 def _unread_log(ref: LogRef, forced: Ruleset | None, findings: list[Finding],

@@ -44,7 +44,18 @@ def _nemo_run(path: Path) -> None:
                     "utf-8")
 
 
-@pytest.mark.parametrize("make", [_gcloud, _aws, _json_payload, _nemo_run])
+def _two_fields(path: Path) -> None:  # (an attack review: both fields of an entry read, every record twice)
+    entries = [{"jsonPayload": {"log": line + "\n", "message": line}, "labels": {"msg": line}} for line in LINES]
+    path.write_text(json.dumps(entries, indent=2) + "\n", "utf-8")
+
+
+def _dotted_role(path: Path) -> None:  # (an attack review: llama3.1.pretrain/0 and /1 read as one host, 3)
+    _nemo_run(path)
+    path.write_text(path.read_text("utf-8").replace("nemo.collections.llm.api.finetune/", "llama3.1.pretrain/"),
+                    "utf-8")
+
+
+@pytest.mark.parametrize("make", [_gcloud, _aws, _json_payload, _nemo_run, _two_fields, _dotted_role])
 def test_the_console_reads_as_its_clean_file(tmp_path: Path, make: object) -> None:
     console = tmp_path / "job.log"
     make(console)  # type: ignore[operator]

@@ -463,7 +463,7 @@ def test_the_text_says_when_the_smallest_batch_rcp_stood_in() -> None:
     rcp = RcpResult("pass", "no RCP at this batch size; compared with the smallest-batch RCP (ssd_ref_1024)",
                     batch_size=456, reference="ssd_ref_1024", reference_mean=50.0, min_acceptable_mean=50.0,
                     submission_mean=50.0, margin_pct=0.0)
-    bench = SimpleNamespace(rcp=rcp, findings=(), runs=(), score=SimpleNamespace(scaling_factor=None, score_min=None))
+    bench = SimpleNamespace(rcp=rcp, score=SimpleNamespace(scaling_factor=None, score_min=None, reason=""))
     text = rcp_text(bench)  # type: ignore[arg-type]
     assert text is not None and text.plain.endswith(
         "; no RCP at batch size 456: compared with the smallest-batch RCP (ssd_ref_1024)")

@@ -191,3 +191,21 @@ def test_more_result_files_than_the_round_takes_are_named_in_an_invalid_score(tm
     (bench,) = check([str(root)]).benchmarks
     assert not bench.score.valid and bench.score.reason.endswith(
         "; the folder does not hold the round's result files (MLC502)")
+
+
+def test_a_lost_record_after_the_runs_last_line_is_not_pointed_to() -> None:
+    """An attack review (session 46): the cut first record of the next run, read before the run's
+    boundary, was named in this run's MLC105."""
+    from types import SimpleNamespace
+
+    from mlcheck.read.reading_rules import INVALID_JSON
+    from mlcheck.rules.lost_records import pointed_to_lost_records
+    from mlcheck.rules.required_keys import REQUIRED_KEY_MISSING
+
+    lost = INVALID_JSON.at("x.log", 162, "invalid JSON: ... (a record of submission_org, lost)")
+    missing = REQUIRED_KEY_MISSING.at("x.log", 1, "submission_org is not logged; every run requires exactly one")
+    run = SimpleNamespace(first_line=1, last_line=161)
+    assert pointed_to_lost_records([lost, missing], run)[1].message == missing.message  # type: ignore[arg-type]
+    inside = SimpleNamespace(first_line=1, last_line=170)
+    assert pointed_to_lost_records([lost, missing], inside)[1].message.endswith(  # type: ignore[arg-type]
+        "; line 162 holds a record of it that cannot be read (MLC003)")

@@ -126,8 +126,13 @@ def host_label(text: str, position: int = 0) -> tuple[tuple[int, int], int] | No
     nodeset = label.group("nodeset")
     if nodeset is not None:  # (the nodes that printed the line: the first one's)
         return (HOST_JOB, _host_rank(_FIRST_NODE.sub(r"\1", nodeset))), label.end()
+    torchx = label.group("torchx")
+    if torchx is not None:  # (the replica's number, whatever the role's name holds: llama3.1.pretrain/1)
+        role, replica = torchx.rsplit("/", 1)
+        return (HOST_JOB, number(replica) * NAMES + 1 + zlib.crc32(role.encode("utf-8", "replace")) % (NAMES - 1)), \
+            label.end()
     return (HOST_JOB, _host_rank(label.group("host") or label.group("pod") or label.group("service")
-                                 or label.group("named") or label.group("torchx"))), label.end()
+                                 or label.group("named"))), label.end()
 
 
 def rank_file(path: str) -> tuple[int, str] | None:

@@ -87,6 +87,8 @@ class Envelopes:
         self.last_was_piece = False
         """The line given last was a piece of a Docker line that goes on (given as an empty line)."""
         self.cri = CriPieces()
+        self.entry_text: str | None = None
+        """The line the last field of a pretty-printed export held."""
 
     def unfinished(self) -> bytes | None:
         """At the end of the file: the Docker line that the last piece given belongs to, when it
@@ -115,7 +117,11 @@ class Envelopes:
             except (ValueError, RecursionError):
                 return raw
             self.json_count += 1
-            return " ".join(text.splitlines()).encode("utf-8", errors="replace") + b"\n"
+            line = " ".join(text.splitlines())
+            if line == self.entry_text:  # (an entry's other field holding the same line: read once; a
+                return b"\n"  # record is never the same text twice, its time_ms moves on)
+            self.entry_text = line
+            return line.encode("utf-8", errors="replace") + b"\n"
         if raw.startswith(b"{") and (_ESCAPED_RECORD in raw
                                      or (raw.startswith(b'{"log":') and (self.pieces or len(raw) > _PIECE_BYTES))
                                      or (b'"MESSAGE"' in raw and _BYTE_RECORD.search(raw) is not None)):

@@ -13,6 +13,7 @@ import re
 from mlcheck.records import dataclass, field
 from mlcheck.results import BenchmarkResult, CheckResult
 from mlcheck.report.plain import rcp_refusal
+from mlcheck.rules.rcp_texts import raising_note
 
 _AVAILABILITY = {"available on premise": "Available on-premise", "available onprem": "Available on-premise",
                  "onprem": "Available on-premise", "on premise": "Available on-premise",
@@ -55,6 +56,8 @@ class Cell:
     refused: bool = False
     """Its RCP test refuses it (an RCP error: :func:`mlcheck.report.plain.rcp_refusal`): the package
     checker fails it, the score stands."""
+    raises: bool = False
+    """The round's RCP checker raises on the folder: the verdict is mlcheck's (:func:`raising_note`)."""
 
     @property
     def energy_text(self) -> str:
@@ -112,7 +115,7 @@ class Row:
             if cell.rcp is None:
                 continue
             margin = f" {cell.rcp_margin_pct:+.2f} %" if cell.rcp_margin_pct is not None and cell.rcp != "skipped" else ""
-            parts[name] = f"{cell.rcp}{margin}"
+            parts[name] = f"{cell.rcp}{margin}{' (the RCP checker raises)' if cell.raises else ''}"
         return self._per_benchmark(parts)
 
 
@@ -150,7 +153,8 @@ def build_rows(result: CheckResult) -> tuple[list[str], list[Row]]:
                                                       rcp.verdict if rcp else None,
                                                       rcp.margin_pct if rcp else None,
                                                       bench.energy.joules if bench.energy else None,
-                                                      bench.energy is not None, rcp_refusal(bench) is not None)
+                                                      bench.energy is not None, rcp_refusal(bench) is not None,
+                                                      bool(raising_note(bench)))
     columns = sorted({name for row in rows.values() for name in row.cells})
     return columns, [rows[k] for k in sorted(rows)]
 

@@ -11,16 +11,20 @@ from dataclasses import replace
 from typing import Sequence
 
 from mlcheck.model import Finding
+from mlcheck.results import RunSummary
 
 _LOST = re.compile(r"\(a record of (\S+), lost\)")
 _READING = frozenset({"MLC003", "MLC004", "MLC023"})
 
 
-def pointed_to_lost_records(findings: Sequence[Finding]) -> Sequence[Finding]:
-    """``findings`` with each "KEY is not logged" one naming the first unreadable line of KEY."""
+def pointed_to_lost_records(findings: Sequence[Finding], run: RunSummary | None = None) -> Sequence[Finding]:
+    """``findings`` with each "KEY is not logged" one naming the first unreadable line of KEY
+    within the lines of the run (``run``: the next run's first line may be its own, cut)."""
     lost: dict[str, tuple[int, str]] = {}
+    first, last = (run.first_line, run.last_line) if run is not None else (1, None)
     for found in findings:
-        if found.code in _READING and found.line is not None and (named := _LOST.search(found.message)):
+        if found.code in _READING and found.line is not None and first <= found.line and (
+                last is None or found.line <= last) and (named := _LOST.search(found.message)):
             lost.setdefault(named.group(1), (found.line, found.code))
     if not lost:
         return findings

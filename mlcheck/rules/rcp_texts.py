@@ -3,17 +3,15 @@ mlperf-logging would do otherwise (MLC534, the text, Markdown and HTML reports' 
 
 from __future__ import annotations
 
-from mlcheck.model import Severity
 from mlcheck.results import BenchmarkResult, RcpResult, Score
 
 
 def raising_note(bench: BenchmarkResult) -> str:
-    """``; computed by mlcheck: the round's RCP checker raises on this folder (MLC535)`` where it
-    does (a line it decodes and cannot, MLC535; runs it cannot compare, MLC532), else ``""``: the
-    verdict shown is then no verdict of the official tools."""
-    codes = sorted({f.code for f in (*bench.findings, *(f for r in bench.runs for f in r.findings))
-                    if f.code == "MLC535" and f.severity is Severity.ERROR} | ({"MLC532"} if bench.rcp and bench.rcp.stops
-                                                                               else set()))
+    """``; computed by mlcheck: the round's RCP checker raises on this folder (MLC535)`` where the
+    folder's score says so (a line it decodes and cannot, MLC535; runs it cannot compare, MLC532),
+    else ``""``: the verdict shown is then no verdict of the official tools."""
+    reason = bench.score.reason if bench.rcp is not None and "the RCP checker raises" in bench.score.reason else ""
+    codes = [code for code in ("MLC532", "MLC535") if f"({code})" in reason]
     return f"; computed by mlcheck: the round's RCP checker raises on this folder ({', '.join(codes)})" if codes else ""
 
 
