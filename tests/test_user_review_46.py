@@ -209,3 +209,16 @@ def test_a_lost_record_after_the_runs_last_line_is_not_pointed_to() -> None:
     inside = SimpleNamespace(first_line=1, last_line=170)
     assert pointed_to_lost_records([lost, missing], inside)[1].message.endswith(  # type: ignore[arg-type]
         "; line 162 holds a record of it that cannot be read (MLC003)")
+
+
+def test_an_eval_cadence_gap_after_a_lost_eval_says_so(tmp_path: Path) -> None:
+    """A review of the reports (session 46): MLC307 said an eval came 8 epochs after the one before,
+    where the one between was on a line that could not be read."""
+    log = tmp_path / "result_2.txt"
+    lines = (ACME / SYSTEM / "resnet" / "result_2.txt").read_text("utf-8").splitlines(keepends=True)
+    evals = [i for i, line in enumerate(lines) if '"key": "eval_accuracy"' in line]
+    lines[evals[2]] = lines[evals[2]].replace(', "metadata"', ' "metadata"', 1)
+    log.write_text("".join(lines), "utf-8")
+    (gap,) = [f for f in check(str(log)).all_findings() if f.code == "MLC307"]
+    assert gap.line == evals[3] + 1 and gap.message.endswith(
+        f"; the eval record at line {evals[2] + 1} before it could not be read (MLC003)")
