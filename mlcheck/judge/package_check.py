@@ -119,8 +119,7 @@ def _check_parts(parts: Sequence[PackagePart], rounds: _Rounds,
     if outer is not None:  # (checked alone it may pass; its place fails the package around it)
         findings.append(UNKNOWN_FILE.at(root, None, (
             f"this package lies in the results/ folder of the package {outer[0]}, whose checks read it as "
-            f"{outer[1]} and refuse it (MLC506{', MLC510' if 'system' in outer[1] else ''}: `mlcheck check "
-            f"{outer[0]}`); move it out")))
+            f"{outer[1]} and refuse it ({outer[2]}: `mlcheck check {outer[0]}`); move it out")))
     findings.extend(check_layout(replace(layout, benchmark_folders=()), package_round.version,
                                  _counts(package_round), whole_package=parts[0].level == PACKAGE,
                                  accepted=_accepted(package_round)))

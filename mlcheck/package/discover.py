@@ -14,6 +14,7 @@ from mlcheck.model import natural_order as natural_order  # (re-exported)
 from mlcheck.read.file_names import LOG_FILE_NAME, RESULT_FILE, SUBMITTED_RESULT_FILE
 from mlcheck.package.not_logs import not_a_log
 from mlcheck.read.held_logs import is_held
+from mlcheck.read.log_files import link_to_nothing
 from mlcheck.package.nesting import Nesting
 from mlcheck.package.real_paths import RealPaths as RealPaths, absolute_parts as absolute_parts  # (re-exported)
 from mlcheck.package.named_files import passed_over
@@ -116,13 +117,6 @@ def discover_all(paths: list[str]) -> tuple[list[LogRef], list[EmptyFolder], lis
     return refs, empty, list(dict.fromkeys(skipped))
 
 
-def _link_target(path: str) -> str | None:
-    try:
-        return os.readlink(path)
-    except (OSError, ValueError):  # (not a link)
-        return None
-
-
 def _must_exist(given: str) -> None:
     """Raise DiscoveryError saying why a named path cannot be used (missing, or not allowed)."""
     if not given:
@@ -133,7 +127,7 @@ def _must_exist(given: str) -> None:
         raise DiscoveryError(f"{given}: permission denied (a folder on the way cannot be entered); "
                              "check the permissions") from None
     except FileNotFoundError:
-        target = _link_target(given)
+        target = link_to_nothing(given)
         raise DiscoveryError(f"{given}: a link to {target!r}, which leads to no file" if target is not None else
                              f"{given}: no such file or folder") from None
     except OSError as error:  # (a symbolic link loop, a name too long, ...)

@@ -12,6 +12,7 @@ import stat
 from typing import Any
 
 from mlcheck.package.json_lines import top_level_key_lines
+from mlcheck.read.log_files import link_to_nothing
 from mlcheck.records import dataclass, field
 
 
@@ -37,10 +38,8 @@ class JsonDocument:
 
 def _dangling(path: str) -> JsonDocument | None:
     """A link whose target does not exist: the name is there, what it names is not."""
-    try:
-        return JsonDocument(path, True, error=f"it is a link to {os.readlink(path)!r}, which does not exist")
-    except OSError:  # (no link)
-        return None
+    target = link_to_nothing(path)
+    return None if target is None else JsonDocument(path, True, error=f"it is a link to {target!r}, which does not exist")
 
 
 def read_json_document(path: str) -> JsonDocument:

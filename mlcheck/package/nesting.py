@@ -53,15 +53,16 @@ class Nesting:
         return held
 
 
-def enclosing_package(root: str) -> tuple[str, str] | None:
+def enclosing_package(root: str) -> tuple[str, str, str] | None:
     """The package whose ``results/`` holds the package ``root`` as a system folder or a benchmark
     folder (a copy of a package kept inside another's), as ``root`` is written (relative where it
-    is), with what that package reads ``root`` as; else None (deeper, its logs are nested logs)."""
+    is), with what that package reads ``root`` as and the codes it refuses it by; else None
+    (deeper, its logs are nested logs)."""
     folder = os.path.abspath(root)
-    for read_as in ("a system folder", "a benchmark folder"):
+    for read_as, codes in (("a system folder", "MLC506, MLC510"), ("a benchmark folder", "MLC506")):
         above = os.path.dirname(folder)
         if os.path.basename(above) == "results" and os.path.isdir(os.path.join(os.path.dirname(above), "systems")):
             package = os.path.dirname(above)
-            return (package if os.path.isabs(root) else os.path.relpath(package)), read_as
+            return (package if os.path.isabs(root) else os.path.relpath(package)), read_as, codes
         folder = above
     return None

@@ -17,7 +17,7 @@ from typing import IO
 from mlcheck.read.cr_line_ends import cr_line_ended
 from mlcheck.read.held_logs import open_held
 
-__all__ = ["forget_pipes", "open_log", "readable_path"]
+__all__ = ["forget_pipes", "link_to_nothing", "open_log", "readable_path"]
 
 _GZIP_MAGIC = b"\x1f\x8b"
 _UTF8_BOM = b"\xef\xbb\xbf"
@@ -63,6 +63,14 @@ def open_log(path: str) -> IO[bytes]:
     if head == _UTF8_BOM:  # (the parser's cut at the marker drops it from the first line: so here)
         handle.read(3)
     return cr_line_ended(handle)  # (a file with CR line ends alone: read as the parser reads it)
+
+
+def link_to_nothing(path: str) -> str | None:
+    """Where ``path`` links to, when it is a link to nothing (a dangling link); else None."""
+    try:
+        return os.readlink(path) if not os.path.exists(path) else None
+    except (OSError, ValueError):  # (no link; a NUL in the name)
+        return None
 
 
 def _pipe(handle: io.BufferedReader) -> bool:

@@ -29,7 +29,7 @@ from mlcheck.read.line_reader import (MARKER, MARKER_BYTES, MAX_LINE_BYTES, AnyI
                                       LogItem, RawItem, RecordText)
 from mlcheck.read.concurrent_jobs import one_job_lines
 from mlcheck.read.file_names import SUBMITTED_RESULT_FILE
-from mlcheck.read.log_files import open_log
+from mlcheck.read.log_files import link_to_nothing, open_log
 from mlcheck.read.rank_processes import first_of_sequential_ranks, this_jobs_lines
 from mlcheck.read.rank_files import per_rank_note
 from mlcheck.read.rawlog import duplicate_streams, logging_ranks
@@ -106,7 +106,7 @@ def _read(path: str, display: str | None, keep_text: bool, lines: int | None = N
             yield rules.FILE_UNREADABLE.at(shown, None, str(error.strerror), official=False)
             return
         yield rules.FILE_UNREADABLE.at(shown, None, f"cannot open the log: {error.strerror or error}; " + (
-            f"it is a link to {target!r}, which leads to no file" if (target := _dangling_target(path)) else
+            f"it is a link to {target!r}, which leads to no file" if path != "-" and (target := link_to_nothing(path)) else
             "check the path and its permissions"))
         return
     try:
@@ -134,14 +134,6 @@ def _read(path: str, display: str | None, keep_text: bool, lines: int | None = N
         yield from _read_stream(stream, shown, keep_text, lines, keep_copies, batches, promote, elsewhere, only_job)
     finally:
         stream.close()
-
-
-def _dangling_target(path: str) -> str | None:
-    """Where ``path`` links to, when it is a link to nothing."""
-    try:
-        return os.readlink(path) if path != "-" and os.path.islink(path) and not os.path.exists(path) else None
-    except OSError:
-        return None
 
 
 def _head(stream: IO[bytes]) -> bytes | BaseException:

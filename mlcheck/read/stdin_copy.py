@@ -45,9 +45,9 @@ def copied_path(path: str) -> str | None:
 
 
 def stream_copy(path: str, handle: IO[bytes]) -> str:
-    """The path of a copy of what ``handle`` (the pipe ``path`` opened) gives until its
-    end, made at the first call for ``path`` (errors as :func:`stdin_copy`'s)."""
-    return copied_path(path) or _copied(path, path, handle, path)
+    """The path of a copy of what ``handle`` (the pipe ``path`` opened, no copy of it made yet)
+    gives until its end (errors as :func:`stdin_copy`'s)."""
+    return _copied(path, path, handle, path)
 
 
 def forget_pipes() -> None:

@@ -19,7 +19,7 @@ from dataclasses import replace
 
 from mlcheck.model import Finding, Severity
 from mlcheck.results import CheckResult
-from mlcheck.report import ReportOptions, up_to_benchmark_folder, relative_path
+from mlcheck.report import ReportOptions, relative_path
 from mlcheck.report.grouped import FindingGroup, distinct_places, group_for_display
 
 _COMMAND = {Severity.ERROR: "error", Severity.WARNING: "warning", Severity.INFO: "notice"}
@@ -92,12 +92,13 @@ def _benchmark_folder(path: str, first_files: dict[str, str]) -> str:
     folder at any depth below it); ``path`` when none."""
     if not os.path.isdir(path):
         return path
-    found = next((folder for folder in up_to_benchmark_folder(path) if folder in first_files), None)
-    folder = path.rstrip("/" + os.sep)
-    while found is None and os.path.dirname(folder) not in ("", folder):
-        folder = os.path.dirname(folder)
-        found = folder if folder in first_files else None
-    return found or path
+    folder = path.rstrip("/" + os.sep) or path
+    while folder not in first_files:
+        above = os.path.dirname(folder) or os.curdir  # (a relative path ends at ., as its run paths name it)
+        if above == folder:
+            return path
+        folder = above
+    return folder
 
 
 def render_github(result: CheckResult, options: ReportOptions) -> str:
