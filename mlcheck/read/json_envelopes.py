@@ -11,7 +11,8 @@ The line the job printed is a string field of one JSON object per line, its quot
 
 An export that pretty-prints such objects as one JSON document (``gcloud logging read
 --format=json``, ``aws logs get-log-events``) holds each field on a line of its own: such a line
-is read so too.
+is read so too. An event's CloudWatch stream (``logStreamName``, ``aws logs filter-log-events``
+over one stream per node) is put in front of its line as a host label (:func:`stream_label`).
 
 Raw output (never a submitted result file, read as the official parser reads it) is given to the
 reader with such a line replaced by the text it wraps, one line out per line in (line numbers
@@ -41,6 +42,9 @@ _BYTE_RECORD = re.compile(rb'"MESSAGE" ?: ?\[[\d, ]*58, ?58, ?58, ?77, ?76, ?76,
 _NAME = re.compile(r"[A-Za-z][\w.-]{0,63}")
 _FIELD_LINE = re.compile(rb'\s*"(?:log|textPayload|MESSAGE|message|msg)"\s*:\s*("(?:[^"\\]|\\.)*")\s*,?\s*$')
 """A field of an envelope alone on its line, in a JSON document an export pretty-printed."""
+_STREAM_LINE = re.compile(rb'\s*"logStreamName"\s*:\s*("(?:[^"\\]|\\.)*")\s*,?\s*$')
+"""A CloudWatch event's stream alone on its line (``aws logs filter-log-events``: one stream per node)."""
+_HOST_LIKE = re.compile(r"[A-Za-z](?:[^\W\d]|-)*\d[\w-]*")
 _PIECE_BYTES = 16384
 """The size of Docker's pieces of a longer line (a shorter ``log`` without a line end is the last
 line of a process that died writing it: whole as it is)."""
@@ -89,6 +93,8 @@ class Envelopes:
         self.cri = CriPieces()
         self.entry_text: str | None = None
         """The line the last field of a pretty-printed export held."""
+        self.stream_label = ""
+        """The label of the log stream of the export's entry being read (``node-3: ``), or ''."""
 
     def unfinished(self) -> bytes | None:
         """At the end of the file: the Docker line that the last piece given belongs to, when it
@@ -111,6 +117,14 @@ class Envelopes:
                 return unprefixed
         self.cri.last_piece = None
         self.last_was_piece = False
+        if self.stream_label and raw.strip() in (b"{", b"},", b"}"):  # (an entry of the export begins or ends)
+            self.stream_label = ""
+        if raw[:1] in (b" ", b"\t") and b'"logStreamName"' in raw and (stream := _STREAM_LINE.match(raw)):
+            try:
+                self.stream_label = stream_label(json.loads(stream.group(1)))
+            except (ValueError, RecursionError):
+                self.stream_label = ""
+            return raw
         if raw[:1] in (b" ", b"\t", b'"') and _ESCAPED_RECORD in raw and (field := _FIELD_LINE.match(raw)):
             try:  # (a field's line of a pretty-printed export: gcloud logging read --format=json, aws logs)
                 text = json.loads(field.group(1))
@@ -121,7 +135,7 @@ class Envelopes:
             if line == self.entry_text:  # (an entry's other field holding the same line: read once; a
                 return b"\n"  # record is never the same text twice, its time_ms moves on)
             self.entry_text = line
-            return line.encode("utf-8", errors="replace") + b"\n"
+            return (self.stream_label + line).encode("utf-8", errors="replace") + b"\n"
         if raw.startswith(b"{") and (_ESCAPED_RECORD in raw
                                      or (raw.startswith(b'{"log":') and (self.pieces or len(raw) > _PIECE_BYTES))
                                      or (b'"MESSAGE"' in raw and _BYTE_RECORD.search(raw) is not None)):
@@ -151,6 +165,7 @@ def _wrapped_text(raw: bytes, pieces: dict[object, str]) -> str | None:
     if not isinstance(envelope, dict):
         return None
     stream = envelope.get("stream") if isinstance(envelope.get("stream"), str) else None
+    label = stream_label(envelope["logStreamName"]) if "logStreamName" in envelope else ""
     for name in _FIELDS:
         text = envelope.get(name)
         if name == "MESSAGE" and text is not None:
@@ -163,11 +178,21 @@ def _wrapped_text(raw: bytes, pieces: dict[object, str]) -> str | None:
             if piece and len(whole) < _LONGEST:
                 pieces[stream] = whole
                 return _PIECE
-            return whole
+            return label + whole
     payload = envelope.get("jsonPayload")  # (Cloud Logging's structured entries: GKE, Vertex AI)
     text = next((payload[name] for name in ("message", "msg") if isinstance(payload, dict)
                  and isinstance(payload.get(name), str)), None)
     return text if text is not None and ":::MLLOG" in text else None
+
+
+def stream_label(name: object) -> str:
+    """A CloudWatch log stream's name as a host label in front of its lines (``mlperf/node-3`` ->
+    ``mlperf-node-3: ``: :mod:`mlcheck.read.host_labels`, one rank per node, whose copies are
+    dropped), or '' for a name that reads as no host (no digit, not a string)."""
+    if not isinstance(name, str):
+        return ""
+    label = re.sub(r"[^\w.-]+", "-", name)[-63:].lstrip("-_.0123456789")
+    return f"{label}: " if _HOST_LIKE.match(label) else ""
 
 
 def _journal_line(entry: dict[str, object], message: object) -> object:

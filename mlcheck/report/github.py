@@ -4,8 +4,9 @@ per group of findings that say the same about several runs of a folder.
 GitHub attaches an annotation to a file (and a line) of the repository, and shows only the first
 ten of each kind per step, so: the most severe come first; what repeats across the runs of a
 folder is one annotation on its first run's file; a finding about a folder is attached to the
-folder's first result file; a finding about no file (a package, the environment) is a command
-without ``file``. Annotations are grouped per file (``::group::``). The summary line goes to
+folder's first result file; a finding about a missing file, to the first result file of the folder
+it is missing from (of ``results/<system>`` for ``systems/<system>.json``); a finding about no file
+(a package, the environment) is a command without ``file``. Annotations are grouped per file (``::group::``). The summary line goes to
 stderr (the CLI prints it), and :mod:`mlcheck.report.job_summary` writes the Markdown job summary.
 Values are escaped as the runner expects: ``%``, CR and LF in the message; additionally ``:`` and
 ``,`` in the properties (``file``, ``title``); in the plain lines of waived findings a file name's
@@ -81,10 +82,35 @@ def _target(group: FindingGroup, first_files: dict[str, str]) -> tuple[str, int 
     folder_file = first_files.get(_benchmark_folder(found.path, first_files))
     if folder_file is not None:
         return folder_file, None, f"{message} (about the folder {found.path})"
+    missing_file = _first_file_under(_folder_of_missing(found.path), first_files) if found.path not in ("", "-") else None
+    if missing_file is not None:
+        named = found.path in message  # (MLC510: "expected systems/x.json")
+        return missing_file, None, message if named else f"{message} (about {found.path}, which does not exist)"
     if found.path == "":
         return NO_FILE, None, message
     where = ("standard input" if found.path == "-" else found.path) + (f", line {found.line}" if found.line else "")
     return NO_FILE, None, f"{where}: {message}"
+
+
+def _folder_of_missing(path: str) -> str | None:
+    """The folder whose runs a finding about a missing file concerns: for ``systems/<system>.json``
+    the system's results folder (``results/<system>``), else the folder the file is missing from;
+    None when ``path`` exists or names no folder."""
+    if os.path.lexists(path):
+        return None
+    folder, name = os.path.split(path.rstrip("/" + os.sep))
+    if os.path.basename(folder) == "systems" and name.endswith(".json"):
+        return os.path.join(os.path.dirname(folder), "results", name[:-len(".json")])
+    return folder or None
+
+
+def _first_file_under(folder: str | None, first_files: dict[str, str]) -> str | None:
+    """The first result file of the benchmark folders in ``folder`` (at any depth)."""
+    if folder is None:
+        return None
+    top = os.path.normpath(folder)
+    return min((path for bench, path in first_files.items()
+                if os.path.normpath(bench) == top or os.path.normpath(bench).startswith(top + os.sep)), default=None)
 
 
 def _benchmark_folder(path: str, first_files: dict[str, str]) -> str:

@@ -150,14 +150,20 @@ def _minutes(minutes: float, limit: float) -> str:
     return repr(minutes)
 
 
+_REVERSED = ("; their times run the other way: the lines are listed newest first (a log export in descending order, "
+             "gcloud logging read without --order=asc, or tac): list them oldest first")
+
+
 def _order(ctx: RunContext) -> Iterator[Finding]:
     firsts = [(key, ctx.run.first(key)) for key in _CLOCK_KEYS]
     present = [(key, event) for key, event in firsts if event is not None]
-    for (key_a, a), (key_b, b) in zip(present, present[1:]):
+    pairs = list(zip(present, present[1:]))
+    reversed_lines = len(pairs) >= 2 and all(b.line < a.line and b.time_ms >= a.time_ms for (_, a), (_, b) in pairs)
+    for (key_a, a), (key_b, b) in pairs:
         if b.line < a.line:
             yield ctx.at(CLOCK_ORDER, b.line,
                          f"{key_b} (line {b.line}) is logged before {key_a} (line {a.line}); expected "
-                         f"{' < '.join(_CLOCK_KEYS)}")
+                         f"{' < '.join(_CLOCK_KEYS)}" + (_REVERSED if reversed_lines else ""))
     # common.yaml, every round: each init_stop (not only the first) checks not s['run_started'].
     start = ctx.run.first("run_start")
     again = _logged_after(ctx.run.occurrences("init_stop"), start) if start is not None else []

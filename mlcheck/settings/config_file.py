@@ -4,7 +4,9 @@ bounded (a larger or deeper file is an MLC041 finding, never a crash), the ``[to
 from __future__ import annotations
 
 import importlib
+import os
 import re
+import stat
 from functools import cache
 from pathlib import Path
 from typing import Any, Callable
@@ -58,6 +60,9 @@ def load_table(path: Path, shown: str) -> tuple[dict[str, Any], str, Finding | N
         return {}, "", CONFIG_INVALID.at(shown, None, "reading a config file on Python 3.10 needs "
                                          "the tomli package (pip install tomli); the file is ignored")
     try:
+        kind = _not_a_file(path)
+        if kind:  # (a FIFO would wait for a writer; a folder cannot be read)
+            return {}, "", CONFIG_INVALID.at(shown, None, f"the config file is {kind}, not a file: it is ignored")
         if path.stat().st_size > _MAX_CONFIG_BYTES:
             return {}, "", CONFIG_INVALID.at(shown, None, (
                 f"the config file is over {_MAX_CONFIG_BYTES // 1024} KiB; a config of mlcheck is a few "
@@ -101,6 +106,18 @@ def load_table(path: Path, shown: str) -> tuple[dict[str, Any], str, Finding | N
     if not isinstance(data, dict):
         return {}, text, CONFIG_INVALID.at(shown, None, "[tool.mlcheck] must be a table")
     return data, text, None
+
+
+def _not_a_file(path: Path) -> str:
+    """What ``path`` is when it is no regular file (``a folder``, ``a pipe``, ``a link to nothing (X)``),
+    else ''. Raises OSError when it cannot be asked."""
+    if not path.exists() and path.is_symlink():
+        return f"a link to nothing ({os.readlink(path)})"
+    mode = path.stat().st_mode
+    if stat.S_ISREG(mode) or (stat.S_ISCHR(mode) and os.path.samefile(path, os.devnull)):  # (/dev/null: no settings)
+        return ""
+    return ("a folder" if stat.S_ISDIR(mode) else "a pipe" if stat.S_ISFIFO(mode) else "a socket" if stat.S_ISSOCK(mode)
+            else "a device")
 
 
 def names_mlcheck_table(text: str) -> bool:

@@ -75,7 +75,7 @@ def nearer_configs(paths: Sequence[str], cwd: str, start: str, limit: int = 10_0
 def _config_in(folder: Path) -> Path | None:
     """The folder's ``.mlcheck.toml``, else its ``pyproject.toml`` that holds mlcheck's settings."""
     dotfile = folder / ".mlcheck.toml"
-    if _is_file(dotfile):
+    if _is_file(dotfile) or os.path.lexists(dotfile):  # (a folder, a pipe, a link to nothing: found, so that MLC041 says so)
         return dotfile
     pyproject = folder / "pyproject.toml"
     return pyproject if _is_file(pyproject) and names_mlcheck_table(_read(pyproject)) else None

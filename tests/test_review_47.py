@@ -1,0 +1,106 @@
+"""Defects left from session 46's reviews (session 47): a config file that is no file, the GitHub
+annotation of a missing system description, a log listed newest first, and a CloudWatch export of
+one stream per node."""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import shutil
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from conftest import FIXTURES
+from mlcheck import check
+from mlcheck.cli import main
+from mlcheck.report import ReportOptions
+from mlcheck.report.github import render_github
+
+ACME = FIXTURES / "example" / "Acme"
+RESNET = ACME / "results" / "acme-t8" / "resnet"
+
+
+def _records() -> list[str]:
+    return [line for line in (RESNET / "result_0.txt").read_text("utf-8").splitlines() if ":::MLLOG" in line]
+
+
+@pytest.mark.parametrize("kind", ["folder", "fifo", "dangling"])
+def test_a_config_file_that_is_no_file_is_said_to_be_ignored(tmp_path: Path, kind: str) -> None:
+    config = tmp_path / ".mlcheck.toml"
+    if kind == "folder":
+        config.mkdir()
+    elif kind == "fifo":
+        if not hasattr(os, "mkfifo"):
+            pytest.skip("no FIFOs on this system")
+        os.mkfifo(config)
+    else:
+        config.symlink_to(tmp_path / "nowhere.toml")
+    shutil.copy(RESNET / "result_0.txt", tmp_path)
+    outcome = CliRunner().invoke(main, ["check", str(tmp_path / "result_0.txt"), "-f", "json"], env={"MLCHECK_CONFIG": ""})
+    found = [f for f in json.loads(outcome.stdout)["findings"] if f["code"] == "MLC041"]
+    what = {"folder": "a folder", "fifo": "a pipe", "dangling": f"a link to nothing ({tmp_path / 'nowhere.toml'})"}[kind]
+    assert [(f["path"], f["message"]) for f in found] == [
+        (str(config), f"the config file is {what}, not a file: it is ignored")]
+
+
+def test_a_missing_system_description_is_annotated_on_the_systems_first_result_file(tmp_path: Path) -> None:
+    root = tmp_path / "Acme"
+    shutil.copytree(ACME, root)
+    (root / "systems" / "acme-t8.json").unlink()
+    result = check([str(root)])
+    lines = [line for line in render_github(result, ReportOptions()).splitlines() if "MLC510" in line]
+    assert len(lines) == 1
+    assert lines[0].startswith(f"::error file={root / 'results' / 'acme-t8' / 'resnet' / 'result_0.txt'},"
+                               "title=MLC510 system-description-missing::")
+    assert lines[0].endswith(f"expected {root / 'systems' / 'acme-t8.json'} with the round's 33 fields")
+
+
+def test_a_missing_file_of_no_benchmark_folder_is_still_annotated_without_a_file(tmp_path: Path) -> None:
+    from mlcheck.model import Finding, Severity
+    from mlcheck.results import CheckResult
+    found = Finding("MLC510", "system-description-missing", Severity.ERROR, "no system", str(tmp_path / "systems" / "x.json"))
+    (line,) = [x for x in render_github(CheckResult((), (), (found,)), ReportOptions()).splitlines() if "MLC510" in x]
+    assert line.startswith("::error title=MLC510") and f"{tmp_path}/systems/x.json: no system" in line
+
+
+def test_a_log_listed_newest_first_is_said_to_be_so(tmp_path: Path) -> None:
+    entries = [{"textPayload": line, "timestamp": f"2024-01-01T00:{i // 60:02d}:{i % 60:02d}Z"}
+               for i, line in enumerate(_records())]
+    newest_first = tmp_path / "export.json"
+    newest_first.write_text(json.dumps(entries[::-1], indent=2), "utf-8")
+    found = [f for f in check([str(newest_first)]).all_findings() if f.code == "MLC404"]
+    assert found and all("their times run the other way: the lines are listed newest first" in f.message
+                         for f in found if "is logged before" in f.message)
+    oldest_first = tmp_path / "asc.json"
+    oldest_first.write_text(json.dumps(entries, indent=2), "utf-8")
+    assert [f.code for f in check([str(oldest_first)]).all_findings() if f.severity.name != "INFO"] == []
+
+
+def test_clock_keys_out_of_order_at_increasing_times_are_not_said_to_be_reversed(tmp_path: Path) -> None:
+    lines = _records()
+    at = {re.search(r'"key": "(\w+)"', line).group(1): n for n, line in enumerate(lines)}  # type: ignore[union-attr]
+    lines[at["init_stop"]], lines[at["run_start"]] = lines[at["run_start"]], lines[at["init_stop"]]
+    log = tmp_path / "result_0.txt"
+    log.write_text("\n".join(lines) + "\n", "utf-8")
+    found = [f for f in check([str(log)]).all_findings() if f.code == "MLC404"]
+    assert found and not any("newest first" in f.message for f in found)
+
+
+@pytest.mark.parametrize("pretty", [True, False])
+def test_a_cloudwatch_export_of_one_stream_per_node_keeps_one_nodes_records(tmp_path: Path, pretty: bool) -> None:
+    events = []
+    for n, line in enumerate(_records()):
+        for node in (1, 2):
+            shifted = re.sub(r'"time_ms": (\d+)', lambda m: f'"time_ms": {int(m.group(1)) + 3 * (node - 1)}', line)
+            events.append({"logStreamName": f"mlperf/ip-10-0-0-{node}", "timestamp": 1700000000000 + n,
+                           "message": shifted, "ingestionTime": 1700000000100 + n, "eventId": str(n)})
+    export = tmp_path / "events.json"
+    export.write_text(json.dumps({"events": events}, indent=4) if pretty else
+                      "".join(json.dumps(event) + "\n" for event in events), "utf-8")
+    result = check([str(export)])
+    assert [f.code for f in result.all_findings() if f.severity.name != "INFO"] == []
+    (read,) = [f for f in result.all_findings() if f.code == "MLC020"]
+    assert "records kept from host 1 (303); 303 copies printed by 1 other rank dropped" in read.message
