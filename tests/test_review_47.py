@@ -104,3 +104,15 @@ def test_a_cloudwatch_export_of_one_stream_per_node_keeps_one_nodes_records(tmp_
     assert [f.code for f in result.all_findings() if f.severity.name != "INFO"] == []
     (read,) = [f for f in result.all_findings() if f.code == "MLC020"]
     assert "records kept from host 1 (303); 303 copies printed by 1 other rank dropped" in read.message
+
+
+def test_the_markdown_notes_say_how_many_of_each_rule_the_rarer_first() -> None:
+    from mlcheck.model import Finding, Severity
+    from mlcheck.report.markdown import render_markdown
+    from mlcheck.results import CheckResult
+    found = [Finding("MLC020", "raw-output-read", Severity.INFO, f"raw {n}", f"a{n}/log.txt") for n in range(3)]
+    found.append(Finding("MLC303", "run-aborted", Severity.INFO, "aborted", "z/result_0.txt", 7))
+    text = render_markdown(CheckResult((), (), tuple(found)), ReportOptions())
+    assert "<details><summary>4 notes (1 × MLC303 run-aborted, 3 × MLC020 raw-output-read)</summary>" in text
+    listed = [line for line in text.splitlines() if line.startswith("- `")]
+    assert [line.split("**")[1] for line in listed] == ["MLC303 run-aborted"] + ["MLC020 raw-output-read"] * 3

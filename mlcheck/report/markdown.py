@@ -104,11 +104,17 @@ def render_markdown(result: CheckResult, options: ReportOptions) -> str:
     notes = [g for g in groups if g.severity is Severity.INFO]
     if notes:  # folded: a pull-request comment stays short, nothing is hidden from the reader
         count = sum(len(g.members) for g in notes)
-        lines += [f"<details><summary>{count} note{'s' if count != 1 else ''}</summary>", ""]
+        per_rule: dict[str, int] = defaultdict(int)
+        for group in notes:
+            per_rule[f"{group.first.code} {group.first.name}"] += len(group.members)
+        rules = ", ".join(f"{n} × {rule}" for rule, n in sorted(per_rule.items(), key=lambda item: (item[1], item[0])))
+        lines += [f"<details><summary>{count} note{'s' if count != 1 else ''} ({rules})</summary>", ""]
+        # the rarer rules first (MLC020, said of every raw log, last), each rule's places in path order
+        notes.sort(key=lambda g: (per_rule[f"{g.first.code} {g.first.name}"], g.first.code))
         lines += [f"- {_place(group, options.root)} **{group.first.code} {group.first.name}**: "
                   f"{markdown_cell(group.message())}" for group in notes[:MAX_NOTES]]
         if len(notes) > MAX_NOTES:
-            lines.append(f"- … and {len(notes) - MAX_NOTES} more")
+            lines.append(f"- … and {len(notes) - MAX_NOTES} more (the text and JSON reports list each)")
         lines += ["", "</details>", ""]
     if result.waived:
         lines += ["### Waived", "", "| code | where | reason | waiver | expires |", "|---|---|---|---|---|"]
