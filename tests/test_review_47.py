@@ -116,3 +116,19 @@ def test_the_markdown_notes_say_how_many_of_each_rule_the_rarer_first() -> None:
     assert "<details><summary>4 notes (1 × MLC303 run-aborted, 3 × MLC020 raw-output-read)</summary>" in text
     listed = [line for line in text.splitlines() if line.startswith("- `")]
     assert [line.split("**")[1] for line in listed] == ["MLC303 run-aborted"] + ["MLC020 raw-output-read"] * 3
+
+
+@pytest.mark.parametrize("name, form", [("report.json", "json"), ("mlcheck.sarif", "sarif"), ("x.sarif.json", "sarif"),
+                                        ("junit.xml", "junit"), ("r.md", "markdown"), ("r.html", "html"),
+                                        ("r.txt", "text"), ("C:/reports/r.json", "json")])
+def test_an_output_named_without_its_format_takes_the_format_its_name_ends_in(name: str, form: str) -> None:
+    from mlcheck.settings.gate import parse_output
+    assert parse_output(name) == (form, name)
+    assert parse_output(f"json:{name}") == ("json", name)
+
+
+@pytest.mark.parametrize("spec", ["report.yaml", ".json", "-", "sarif:"])
+def test_an_output_whose_format_cannot_be_told_is_refused_with_both_spellings(spec: str) -> None:
+    from mlcheck.settings.gate import parse_output
+    with pytest.raises(ValueError, match=r"or a PATH ending in \.sarif, \.json, \.xml \(junit\)"):
+        parse_output(spec)

@@ -88,7 +88,8 @@ def _gate_options(command: Callable[..., None]) -> Callable[..., None]:
               help="Report format on stdout. Default: auto (github inside GitHub Actions, else text).")
 @click.option("--output", "-o", "outputs", multiple=True, metavar="FORMAT:PATH",
               help="Also write a report to a file (repeatable; missing folders of PATH are made), e.g. "
-              "-o sarif:mlcheck.sarif -o junit:junit.xml; PATH - prints it on stdout instead of the terminal "
+              "-o sarif:mlcheck.sarif -o junit:junit.xml; without FORMAT: the format the file's name ends in "
+              "(.sarif, .json, .xml for junit, .md, .html, .txt: -o mlcheck.sarif). PATH - prints it on stdout instead of the terminal "
               "report (with an explicit --format, refused: both would go to stdout).")
 @click.option("--color", type=click.Choice(list(COLORS)), default=None,
               help="Colour in the text report: auto (the default: on a terminal, honours NO_COLOR), always, "

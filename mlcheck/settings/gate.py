@@ -79,14 +79,28 @@ def exit_code(result: CheckResult, settings: Settings, unopenable: Sequence[str]
     return EXIT_FINDINGS if failing and not settings.exit_zero else EXIT_OK
 
 
+_SUFFIX_FORMATS = ((".sarif.json", "sarif"), (".sarif", "sarif"), (".json", "json"), (".xml", "junit"),
+                   (".md", "markdown"), (".markdown", "markdown"), (".html", "html"), (".htm", "html"), (".txt", "text"))
+"""The format a report's file name says, for ``-o PATH`` without ``FORMAT:`` (the first suffix that ends it)."""
+_SUFFIX_NAMES = frozenset(suffix for suffix, _ in _SUFFIX_FORMATS)
+"""Names that are a suffix alone (``-o .json``): no report's name."""
+
+
 def parse_output(spec: str) -> tuple[str, str]:
-    """``FORMAT:PATH`` -> (format, path); raises ValueError with what to write instead."""
+    """``FORMAT:PATH`` -> (format, path), or ``PATH`` whose name ends in a report's suffix (``.sarif``,
+    ``.json``, ``.xml`` for JUnit, ``.md``, ``.html``, ``.txt``) -> (its format, path); raises ValueError
+    with what to write instead."""
     name, sep, path = spec.partition(":")
     name = name.strip().lower()
+    if not sep or name not in FORMATS or name == "auto":
+        by_suffix = next((form for suffix, form in _SUFFIX_FORMATS if spec.lower().endswith(suffix)), None)
+        if by_suffix is not None and os.path.basename(spec) not in _SUFFIX_NAMES:  # (-o report.sarif: the format its name says)
+            return by_suffix, spec
     if not sep or not path or name not in FORMATS or name == "auto":
         choices = "|".join(f for f in FORMATS if f != "auto")
         raise ValueError(f"--output takes FORMAT:PATH with FORMAT one of {choices}, e.g. "
-                         f"sarif:mlcheck.sarif; got {spec!r}")
+                         f"sarif:mlcheck.sarif, or a PATH ending in .sarif, .json, .xml (junit), .md, .html "
+                         f"or .txt; got {spec!r}")
     return name, path
 
 
