@@ -5,6 +5,7 @@ whose metadata is not an object."""
 from __future__ import annotations
 
 import json
+import re
 import shutil
 from pathlib import Path
 from typing import Any
@@ -75,9 +76,9 @@ def test_clean_logs_take_the_one_pass_and_count_each_record_without_metadata(tmp
         assert power._clean_power_log(str(path)) is None, name
 
 
-def _scored_power_folder(tmp_path: Path) -> tuple[Path, Any]:
+def _scored_power_folder(tmp_path: Path, clean: bool = False) -> tuple[Path, Any]:
     """A copy of the first shared package with a benchmark folder whose power logs give a valid
-    energy score for every run, that folder, and its benchmark result."""
+    energy score for every run (``clean``: and no MLC543 finding), that folder, and its benchmark result."""
     from mlcheck import check
 
     for power_folder in sorted((SHARED / "other-submitters").glob("training-*/*/results/*/*/power")):
@@ -88,7 +89,8 @@ def _scored_power_folder(tmp_path: Path) -> tuple[Path, Any]:
         shutil.copytree(org, package)
         folder = package / power_folder.parent.relative_to(org)
         (bench,) = check([str(folder)]).benchmarks
-        if bench.energy is not None and bench.energy.valid and None not in bench.energy.run_joules:
+        if bench.energy is not None and bench.energy.valid and None not in bench.energy.run_joules and \
+                not (clean and any(f.code == "MLC543" for f in bench.findings)):
             return folder, bench
         shutil.rmtree(package)
     pytest.skip("no package of ../shared/other-submitters has power logs that score (or it is not present)")
@@ -103,7 +105,8 @@ def _node_log(folder: Path, run: str) -> Path:
 @pytest.mark.parametrize("readings", [0, 9])
 def test_a_node_log_with_too_few_readings_has_no_energy_score(tmp_path: Path, readings: int) -> None:
     """The power rules ask for at least 60 samples of each node; the summarizer would score such a
-    log (0 J without readings): an MLC543 error and no energy score for the folder."""
+    log (0 J without readings): an MLC543 error, and the energy it would publish shown as not valid
+    (a review of session 47: no energy at all hid the number the summarizer publishes)."""
     from mlcheck import check
 
     folder, before = _scored_power_folder(tmp_path)
@@ -117,7 +120,9 @@ def test_a_node_log_with_too_few_readings_has_no_energy_score(tmp_path: Path, re
     (invalid,) = [f for f in bench.findings if f.code == "MLC543" and f.path == str(node)
                   and f.severity.label == "error"]
     assert f"{readings} power_reading record(s)" in invalid.message
-    assert bench.energy is not None and bench.energy.joules is None
+    assert bench.energy is not None and bench.energy.joules is not None and not bench.energy.valid
+    assert bench.energy.reason.endswith(f"; not valid: the power logs of {node.parent.name} hold fewer than 60 "
+                                        "readings (MLC543)")
 
 
 def test_readings_outside_the_measurement_window_are_no_samples(tmp_path: Path) -> None:
@@ -139,7 +144,10 @@ def test_readings_outside_the_measurement_window_are_no_samples(tmp_path: Path) 
     assert [f.message.split(":")[0] for f in bench.findings if f.code == "MLC543" and f.path == str(node)
             and f.severity.label == "error"] == [
         "0 power_reading record(s) in the measurement window"]
-    assert bench.energy is not None and bench.energy.joules is None
+    assert bench.energy is not None and not bench.energy.valid
+    (reversed_window,) = [f for f in bench.findings if f.code == "MLC545" and f.path == str(node)]
+    assert "power_measurement_stop is" in reversed_window.message and "before power_measurement_start" in \
+        reversed_window.message and reversed_window.line is not None
 
 
 def test_a_gzip_node_log_has_no_energy_score(tmp_path: Path) -> None:
@@ -306,7 +314,9 @@ def test_a_nan_reading_spoils_the_energy_only_where_the_run_is_counted(tmp_path:
         (after,) = check([str(folder)]).benchmarks
         assert after.energy is not None
         warned = [f for f in after.findings if f.code == "MLC543" and f.path == str(node)]
-        assert [f.severity.label for f in warned] == ["warning"] and "NaN or Infinity" in warned[0].message
+        assert [f.severity.label for f in warned] == ["warning"] and \
+            "NaN or Infinity" in warned[0].message + " ".join(warned[0].items)  # (with the log's MLC008, at its line)
+        assert "line 2: a NaN or Infinity power reading" in " ".join(warned[0].items)
         errors = [f for f in after.findings if f.code == "MLC543" and f.severity.label == "error"]
         if which == "dropped":
             assert after.energy.joules == before.energy.joules and not errors
@@ -429,3 +439,51 @@ def test_a_tie_between_a_counted_and_a_dropped_run_says_the_energy_may_differ(tm
     assert after.energy is not None and after.energy.valid
     (untouched,) = [f for f in before.findings if f.code == "MLC544"]
     assert "take the same time" not in untouched.message
+
+
+def test_of_two_records_on_one_line_only_the_last_counts_as_the_summarizers_parser_reads_it(tmp_path: Path) -> None:
+    """The official parser reads a line from its last marker on: a reading glued before another is
+    not counted (a review of session 47: mlcheck counted both, 6 J off the summarizer's energy)."""
+    from mlcheck import check
+
+    folder, before = _scored_power_folder(tmp_path, clean=True)
+    node = _node_log(folder, Path(before.runs[before.score.runs_counted[0]].path).stem)
+    lines = node.read_text(encoding="utf-8").splitlines(keepends=True)
+    at = next(n for n, line in enumerate(lines) if '"power_reading"' in line and n > 5)
+    glued = lines[:at] + [lines[at].rstrip("\n") + " " + lines[at + 1]] + lines[at + 2:]
+    node.write_text("".join(glued), encoding="utf-8")
+    (joined,) = check([str(folder)]).benchmarks
+    node.write_text("".join(lines[:at] + lines[at + 1:]), encoding="utf-8")  # (the first of the two taken out)
+    (without,) = check([str(folder)]).benchmarks
+    assert joined.energy is not None and without.energy is not None
+    assert joined.energy.joules == without.energy.joules != before.energy.joules
+    (shape,) = [f for f in joined.findings if f.code == "MLC543" and f.path == str(node)]
+    assert shape.line == at + 1 and "reads only the last record of such a line" in shape.message
+
+
+def test_a_reading_that_is_no_number_is_said_at_its_line(tmp_path: Path) -> None:
+    from mlcheck import check
+
+    folder, before = _scored_power_folder(tmp_path)
+    node = _node_log(folder, Path(before.runs[before.score.runs_counted[0]].path).stem)
+    lines = node.read_text(encoding="utf-8").splitlines(keepends=True)
+    at = next(n for n, line in enumerate(lines) if '"power_reading"' in line and n > 5)
+    lines[at] = re.sub(r'"value": [-0-9.eE+]+', '"value": null', lines[at], count=1)
+    node.write_text("".join(lines), encoding="utf-8")
+    (bench,) = check([str(folder)]).benchmarks
+    (error,) = [f for f in bench.findings if f.code == "MLC543" and f.path == str(node) and f.severity.label == "error"]
+    assert error.line == at + 1 and error.message.startswith(f"line {at + 1}: power_reading None is not a number")
+
+
+def test_a_node_log_copied_in_a_run_is_said_to_count_that_node_twice(tmp_path: Path) -> None:
+    from mlcheck import check
+
+    folder, before = _scored_power_folder(tmp_path)
+    node = _node_log(folder, Path(before.runs[before.score.runs_counted[0]].path).stem)
+    copy = node.parent / f"node_{1 + max(int(p.stem.split('_')[1]) for p in node.parent.glob('node_*.txt'))}.txt"
+    shutil.copy(node, copy)
+    (bench,) = check([str(folder)]).benchmarks
+    (twin,) = [f for f in bench.findings if f.code == "MLC545" and f.path == str(copy)]
+    assert twin.severity.label == "warning" and f"byte for byte {node.name}" in twin.message
+    assert bench.energy is not None and bench.energy.joules is not None and before.energy.joules is not None
+    assert bench.energy.joules > before.energy.joules  # (counted twice, as the summarizer counts it)

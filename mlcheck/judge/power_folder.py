@@ -18,7 +18,7 @@ from mlcheck.package.power import (POWER_FOLDER, PowerFolder, PowerLog, PowerRun
 from mlcheck.read.utf16_lines import wide_encoding
 from mlcheck.results import EnergyScore, RunResult, Score
 from mlcheck.rules import find_rule, power as rules
-from mlcheck.rules.power_plausibility import implausible_node_log
+from mlcheck.rules.power_plausibility import implausible_node_log, twin_logs
 from mlcheck.rules.power_text import format_energy
 from mlcheck.score.energy import node_energy, olympic_energy, switch_energy
 from mlcheck.score.scoring import published_minutes
@@ -106,6 +106,7 @@ def _energy(power: PowerFolder, members: Sequence[RunResult], counted: Score, su
     # (the summarizer reads the power logs of every run its compliance check passes and times, from
     # run_start to run_stop: the runs the score drops too, an aborted one too; never those it fails)
     unscored: list[str] = []
+    short: list[str] = []  # (runs with a node log of fewer readings than the rules require)
     for position, member in enumerate(members):
         run = by_name.get(result_name(member.path))
         duration = member.run.duration_ms if member.run is not None else None
@@ -122,7 +123,7 @@ def _energy(power: PowerFolder, members: Sequence[RunResult], counted: Score, su
                 unscored.append(result_name(member.path))
             continue
         start = member.run.first("run_start") if member.run is not None else None
-        joules.append(_run_energy(run, duration, found, start.time_ms if start is not None else None))
+        joules.append(_run_energy(run, duration, found, start.time_ms if start is not None else None, short))
         if joules[-1] is None and not counted_here:
             unscored.append(run.result_name)
     # (summed in the performance ordering, fastest first, as the summarizer sums them; runs of equal
@@ -137,17 +138,22 @@ def _energy(power: PowerFolder, members: Sequence[RunResult], counted: Score, su
     if any(not math.isfinite(joules[i] or 0.0) for i in counted.runs_counted if i < len(joules)):
         found.append(rules.POWER_LOG_INVALID.at(power.path, None, (
             "the energy score counts a run whose energy is NaN or infinite (a NaN or Infinity power reading): "
-            "the summarizer would publish that as the folder's energy. Measure the power again")))
+            "the summarizer computes that as the folder's energy and publishes no number for it. Measure the "
+            "power again")))
     if total is not None and unscored:
         total, reason = None, (f"the power logs of {', '.join(unscored)} (a run the time score drops, whose logs "
                                "the summarizer reads all the same) cannot be scored (MLC543)")
     if not counted.valid and total is not None:
         reason += "; the time score is not valid"
+    if short and total is not None:
+        reason += (f"; not valid: the power logs of {', '.join(sorted(set(short)))} hold fewer than {MIN_READINGS} "
+                   "readings (MLC543)")
+    valid = total is not None and counted.valid and not short
     if total is not None:
         reason += _tie_note(members, counted.runs_counted, joules)
     found.append(rules.energy_finding(power.path, total, reason))
     runs = tuple(j if j is None or math.isfinite(j) else None for j in joules)  # (NaN: no energy, MLC543)
-    return EnergyScore(total, total is not None and counted.valid, reason, runs, counted.scaling_factor), found
+    return EnergyScore(total, valid, reason, runs, counted.scaling_factor), found
 
 
 def _tie_note(members: Sequence[RunResult], runs_counted: Sequence[int], joules: Sequence[float | None]) -> str:
@@ -181,7 +187,10 @@ MIN_READINGS = 60
 """Power readings a node log must hold (power_measurement.adoc: at least 60 samples)."""
 
 
-def _run_energy(run: PowerRun, duration_ms: float, found: list[Finding], run_start_ms: float | None) -> float | None:
+def _run_energy(run: PowerRun, duration_ms: float, found: list[Finding], run_start_ms: float | None,
+                short: list[str]) -> float | None:
+    """The run's energy as the summarizer scores it (None where it raises); the run's name is
+    appended to ``short`` where a node log holds fewer readings than the rules require."""
     nodes = [f for f in run.of_kind("node") if f.scored]
     if not nodes:
         found.append(rules.POWER_LOG_INVALID.at(run.folder or "", None, (
@@ -190,6 +199,7 @@ def _run_energy(run: PowerRun, duration_ms: float, found: list[Finding], run_sta
         return None
     total = 0.0
     failed = False
+    found.extend(twin_logs(sorted(f.path for f in nodes)))
     for file in sorted(nodes + [f for f in run.of_kind("sw") if f.scored], key=lambda f: f.path):
         log = read_power_log(file.path)
         if log.unreadable is not None:
@@ -209,28 +219,34 @@ def _run_energy(run: PowerRun, duration_ms: float, found: list[Finding], run_sta
         if log.reading_problems:
             found.append(_wrong_shape(file.path, log))
         if energy.joules is None:
-            found.append(rules.POWER_LOG_INVALID.at(file.path, None, (
+            found.append(rules.POWER_LOG_INVALID.at(file.path, energy.line, (
                 f"{energy.problem}: the summarizer raises on this log and no energy score exists")))
             failed = True
             continue
         readings = energy.readings if file.kind == "node" else None  # (those between its start and stop)
-        if readings is not None and readings < MIN_READINGS:
+        if readings is not None and readings < MIN_READINGS:  # (the rules' minimum; no official tool counts them)
             found.append(rules.POWER_LOG_INVALID.at(file.path, None, (
-                f"{readings} power_reading record(s) in the measurement window: the power rules require at least {MIN_READINGS} "
-                f"samples of each node (power_measurement.adoc); the summarizer would count "
-                f"{energy.joules / 1000:,.1f} kJ for it, so no energy score is given")))
-            failed = True
-            continue
+                f"{readings} power_reading record(s) in the measurement window: power_measurement.adoc (Measure "
+                f"max(a run, {MIN_READINGS} power samples)) requires {MIN_READINGS} samples, extending a shorter "
+                f"run's training loop until they are taken; neither official tool counts them: the summarizer "
+                f"would score {format_energy(energy.joules)} for this log, and the energy score is not valid")))
+            short.append(run.result_name)
         if energy.note:
             found.append(rules.POWER_LOG_INVALID.at(file.path, None, energy.note, severity=Severity.WARNING))
-        if not math.isfinite(energy.joules):  # (the summarizer computes on: an error where the run is counted)
-            found.append(rules.POWER_LOG_INVALID.at(file.path, None, (
+        if not math.isfinite(energy.joules):  # (the summarizer computes on: no energy published where the run is counted)
+            found.append(rules.POWER_LOG_INVALID.at(file.path, _first_unreal(log), (
                 f"a NaN or Infinity power reading makes this run's energy {energy.joules}; the summarizer "
                 "computes on, and an energy score that counts the run is not a number"), severity=Severity.WARNING))
         if file.kind == "node":
             found.extend(implausible_node_log(file.path, log.events, run_start_ms, duration_ms))
         total += energy.joules
     return None if failed else total
+
+
+def _first_unreal(log: PowerLog) -> int | None:
+    """The line of the log's first NaN or infinite reading or efficiency."""
+    return next((e.line for e in log.events if e.key in ("power_reading", "conversion_eff", "interconnect_power_est")
+                 and isinstance(e.value, float) and not math.isfinite(e.value)), None)
 
 
 def _wide(path: str) -> str | None:
@@ -254,5 +270,19 @@ def _wrong_shape(path: str, log: PowerLog) -> Finding:
     what = f" ({code}: {found[0].summary})" if found is not None else ""
     first = f", the first at line {line}{what}" if line is not None else what
     return rules.POWER_LOG_INVALID.at(path, line, (
-        f"{log.reading_problems} record(s) of the wrong shape{first}; the summarizer's parser reads "
-        "them and takes what it needs"), severity=Severity.WARNING)
+        f"{log.reading_problems} record(s) of the wrong shape{first}; {_PARSER_READS.get(code, _PARSER_READS[''])}"),
+        severity=Severity.WARNING)
+
+
+_PARSER_READS = {
+    "MLC010": "the summarizer's parser reads only the last record of such a line, and the energy counts only it, "
+              "as the summarizer's does",
+    "MLC003": "the summarizer's parser skips a record it cannot decode, and the energy is computed without it, as "
+              "the summarizer's is",
+    "MLC004": "the summarizer's parser skips a cut record, and the energy is computed without it, as the "
+              "summarizer's is",
+    "MLC008": "the summarizer's parser reads such records all the same (it uses their key, value and time)",
+    "": "the energy is computed from what the summarizer's parser reads of them (it skips a record it cannot "
+        "decode and reads only the last record of a line)",
+}
+"""What the summarizer's parser does with such records, by the reader's code for the first."""

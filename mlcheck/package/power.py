@@ -21,7 +21,7 @@ import os
 from typing import Sequence
 
 from mlcheck.records import dataclass
-from mlcheck.model import Event, Severity
+from mlcheck.model import EVENT_LINE, Event, Severity
 from mlcheck.package.file_kinds import special_kind
 from mlcheck.read.line_reader import MARKER_BYTES
 from mlcheck.read.reader import read_result_batches
@@ -143,7 +143,8 @@ POWER_KEYS = frozenset({"power_measurement_start", "power_measurement_stop", "po
 
 def read_power_log(path: str) -> PowerLog:
     """The power records of a log (other keys are ignored, as the summarizer ignores them); every
-    record is kept, as the official parser keeps repeated lines."""
+    record is kept, as the official parser keeps repeated lines, but of several records on one line
+    only the last one (the parser reads a line from its last marker on)."""
     kind = None if os.path.isdir(path) else special_kind(path)
     if kind is not None:  # (opening a FIFO waits for a writer; /dev/zero never ends)
         return PowerLog(path, (), unreadable=f"is {kind}, not a file: mlcheck does not read it (it could wait "
@@ -170,40 +171,49 @@ def read_power_log(path: str) -> PowerLog:
             repaired = repaired or item.code == "MLC020"
     if not problems and not repaired:
         return PowerLog(path, tuple(events), problems, first)
-    crash, skipped = official_parse(path)  # (a malformed record: read it as the summarizer does)
-    return PowerLog(path, tuple(e for e in events if e.line not in skipped), problems, first, parser_crash=crash)
+    crash, skipped, shared = official_parse(path)  # (a malformed record: read it as the summarizer does)
+    kept = [e for e in events if e.line not in skipped and e.line not in shared]
+    kept.extend(event for event in shared.values() if event is not None and event.key in POWER_KEYS)
+    kept.sort(key=EVENT_LINE)  # (stable: the log's order)
+    return PowerLog(path, tuple(kept), problems, first, parser_crash=crash)
 
 
 _TOKEN = ":::MLLOG "
 """What the official parser looks for on a line (with its space); it reads from the last one on."""
 
 
-def official_parse(path: str) -> tuple[tuple[int, str] | None, frozenset[int]]:
+def official_parse(path: str) -> tuple[tuple[int, str] | None, frozenset[int], dict[int, Event | None]]:
     """How the official parser (``mlp_parser``'s ``string_to_logline``, which the result summarizer
     reads power logs with) reads a log: the first line on which it raises anything but the
     ValueError it skips (a missing field: KeyError; a null ``time_ms``: TypeError; a huge integer:
     OverflowError) with the exception's name, or None; and the lines with a marker it skips (JSON
     with text after it, a ``time_ms`` ``float()`` refuses with a ValueError, ``null``). Read as it
-    reads: latin-1, universal line ends, from the last marker of a line, the rest one JSON value."""
+    reads: latin-1, universal line ends, from the last marker of a line, the rest one JSON value.
+    Third, the record it reads on each line that holds several markers (only that line's last one:
+    None where it skips the line)."""
     skipped: set[int] = set()
+    shared: dict[int, Event | None] = {}
     try:
         with open(path, encoding="latin-1") as handle:
             for number, line in enumerate(handle, 1):
                 at = line.rfind(_TOKEN)
                 if at < 0:
                     continue
+                several = line.find(_TOKEN) < at
                 try:
                     record = json.loads(line[at + len(_TOKEN):].strip())
                     if record is None:  # ("does not match regex", a ValueError)
                         raise ValueError(record)
-                    float(record["time_ms"]), record["key"], record["value"], record["metadata"]
+                    time_ms, key, value, metadata = float(record["time_ms"]), record["key"], record["value"], record["metadata"]
+                    if several:
+                        shared[number] = Event(key, value, metadata, time_ms, number) if isinstance(key, str) else None
                 except ValueError:
                     skipped.add(number)
                 except Exception as error:  # noqa: BLE001 (whatever it is, the summarizer stops on it)
-                    return (number, type(error).__name__), frozenset(skipped)
+                    return (number, type(error).__name__), frozenset(skipped), shared
     except OSError:
         pass
-    return None, frozenset(skipped)
+    return None, frozenset(skipped), shared
 
 
 CLEAN_LOG_BYTES = 64 * 1024 * 1024

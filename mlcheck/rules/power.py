@@ -32,18 +32,22 @@ check them: there these findings are warnings), ``result_summarizer.py`` from 3.
   raises and no energy score exists; a malformed log is read as that parser reads it, the lines
   it skips left out: text after a record's JSON, ``null``); a
   reading of ``true`` counts 1 W, as Python multiplies it; a reading of NaN or
-  Infinity (a warning at the log: the summarizer computes the run's energy as NaN or infinite;
-  an error at the power folder where the time score counts that run, whose energy the summarizer
-  would then publish as the folder's); a node log of fewer than 60
-  ``power_reading`` records (error: power_measurement.adoc asks for at least 60 samples of each
-  node; the summarizer would score it, 0 J without readings, so no energy score is given; the
-  published 4.0 and 5.0 power logs sample at 0.45-0.95 Hz, below the 1 Hz the text asks for,
-  which is not checked); a missing ``power_measurement_stop`` or switch estimate, records of the
+  Infinity (a warning at the log: the summarizer computes the run's energy as NaN or infinite; an
+  error at the power folder where the time score counts that run, whose energy the summarizer
+  then computes as the folder's and publishes as no number); a node log of fewer than 60
+  ``power_reading`` records in its window (an error: power_measurement.adoc, "Measure max(a run,
+  60 power samples)", requires them, extending a shorter run's training loop; no official tool
+  counts them, so the energy the summarizer would publish is given, not valid; the published
+  4.0 and 5.0 power logs sample at 0.45-0.95 Hz, below the 1 Hz the text asks for, which is not
+  checked); a missing ``power_measurement_stop`` or switch estimate, records of the
   wrong shape (warning). The logs of every run the round's compliance check passes are read, as
   the summarizer reads them (``result_summarizer.py``: it times each such run and reads its power
   logs): the runs the score drops too, and an aborted one (the check reads no status); not a run
   it fails. Fix: log with the power logging example of mlperf-logging.
-- MLC544 energy-score: the folder's energy as the summarizer scores it (info).
+- MLC544 energy-score: the folder's energy as the summarizer scores it (info), in kJ; the formula is
+  :mod:`mlcheck.score.energy`'s (node logs: efficiency x sum(watts x interval) over the window, scaled
+  to the time-to-train; switches: efficiency x estimate x time-to-train; the mean over the runs the
+  time score counts, times its ``scaling.json`` factor).
 """
 
 from __future__ import annotations

@@ -13,14 +13,18 @@ readings and window it finds, so only mlcheck says this, as warnings.
   the score extrapolates what was not measured); a window that begins at no date in milliseconds
   (seconds logged), or more than a day from the run's ``run_start`` (the log of another run), or
   that overlaps less than half of the run from ``run_start`` to ``run_stop`` (the power analyzer's
-  clock not set, or another run's log: the energy of another time is scored).
+  clock not set, or another run's log: the energy of another time is scored); a
+  ``power_measurement_stop`` before the start (0 J); a node log that is byte for byte another of
+  its run (one node's log copied: counted twice).
   Fix: log watts, and measure from before the run's start to after its stop, with the power
   logging example of mlperf-logging.
 """
 
 from __future__ import annotations
 
+import filecmp
 import math
+import os
 from typing import Sequence
 
 from mlcheck.model import Event, Finding, Severity
@@ -62,7 +66,12 @@ def implausible_node_log(path: str, events: Sequence[Event], run_start_ms: float
     if efficiency:  # (a factor: 94 for 94 %, the energy 94 times high)
         problems.append((efficiency[0][0], f"conversion_eff is {efficiency[0][1]:g}, no efficiency between 0 and 1 "
                          "(a percentage?): the summarizer multiplies the energy by it"))
-    if start is not None and stop is not None and duration_ms > 0 and stop - start < duration_ms / 2:
+    if start is not None and stop is not None and stop < start:
+        stop_line = next((e.line for e in events if e.key == "power_measurement_stop"), None)
+        problems.append((stop_line, f"power_measurement_stop is {(start - stop) / 1000:,.0f} s before "
+                         "power_measurement_start: no reading lies in the window, and the summarizer counts 0 J for "
+                         "this log (mlcheck too, as it does)"))
+    elif start is not None and stop is not None and duration_ms > 0 and stop - start < duration_ms / 2:
         problems.append((None, f"the measurement window lasts {(stop - start) / 1000:,.0f} s, "
                          f"{100 * (stop - start) / duration_ms:.0f}% of the run's {duration_ms / 1000:,.0f} s: "
                          "the summarizer scales it to the run's time, so most of the energy is extrapolated"))
@@ -81,6 +90,33 @@ def implausible_node_log(path: str, events: Sequence[Event], run_start_ms: float
                              f"{_offset(stop - run_start_ms - duration_ms)} run_stop): the energy of another "
                              "time is scored; is the power analyzer's clock set, or is it the log of another run?"))
     return [POWER_LOG_IMPLAUSIBLE.at(path, line, what) for line, what in problems]
+
+
+def twin_logs(paths: Sequence[str]) -> list[Finding]:
+    """MLC545 at each node log of a run that is byte for byte an earlier one of the run (``paths``
+    sorted): the same node's log copied, which the summarizer counts once per copy."""
+    found = []
+    sizes: dict[int, list[str]] = {}
+    for path in paths:
+        try:
+            size = os.path.getsize(path)
+        except OSError:
+            continue
+        twin = next((other for other in sizes.get(size, ()) if _same_bytes(other, path)), None)
+        if twin is not None:
+            found.append(POWER_LOG_IMPLAUSIBLE.at(path, None, (
+                f"this node log is byte for byte {os.path.basename(twin)}: one node's log copied? The summarizer "
+                "adds the energy of each node log, so a copy counts that node twice (power_measurement.adoc: "
+                "measure all nodes, each once)")))
+        sizes.setdefault(size, []).append(path)
+    return found
+
+
+def _same_bytes(one: str, other: str) -> bool:
+    try:
+        return filecmp.cmp(one, other, shallow=False)
+    except OSError:
+        return False
 
 
 def _offset(ms: float) -> str:

@@ -1,5 +1,5 @@
 """The wording of the power findings (:mod:`mlcheck.rules.power`): file names to rename to, and
-an energy in kJ or MJ as the reports show it."""
+an energy in kJ as the reports show it."""
 
 from __future__ import annotations
 
@@ -19,7 +19,5 @@ def listed(values: Sequence[int]) -> str:
 
 
 def format_energy(joules: float) -> str:
-    """``1,234.5 kJ`` or ``12.35 MJ``."""
-    if abs(joules) >= 1e7:
-        return f"{joules / 1e6:,.2f} MJ"
+    """``16,142.3 kJ``: in kJ with one decimal whatever its size, as the score tables' ``energy (kJ)``."""
     return f"{joules / 1e3:,.1f} kJ"

@@ -44,6 +44,8 @@ class LogEnergy:
     """What the summarizer warns about (a missing stop record)."""
     readings: int = 0
     """The power readings the energy is made of (those of the measurement window)."""
+    line: int | None = None
+    """The line of the record the problem is about."""
 
 
 def _multiplied(value: object) -> float | None:
@@ -69,7 +71,7 @@ def node_energy(events: Sequence[Event], time_to_train_ms: float) -> LogEnergy:
             if started and not stopped:
                 watts = _multiplied(event.value)
                 if watts is None:
-                    return LogEnergy(None, f"line {event.line}: power_reading {event.value!r} is not a number")
+                    return LogEnergy(None, f"line {event.line}: power_reading {event.value!r} is not a number", line=event.line)
                 time_ms = event.time_ms
                 total += watts * (time_ms - previous)
                 previous = time_ms
@@ -83,7 +85,7 @@ def node_energy(events: Sequence[Event], time_to_train_ms: float) -> LogEnergy:
         elif key == "conversion_eff":
             value = _multiplied(event.value)
             if value is None:
-                return LogEnergy(None, f"line {event.line}: conversion_eff {event.value!r} is not a number")
+                return LogEnergy(None, f"line {event.line}: conversion_eff {event.value!r} is not a number", line=event.line)
             efficiency = value
     if not started:
         return LogEnergy(None, "no power_measurement_start record")
@@ -102,11 +104,11 @@ def switch_energy(events: Sequence[Event], time_to_train_ms: float) -> LogEnergy
         value = _multiplied(event.value)
         if event.key == "conversion_eff":
             if value is None:
-                return LogEnergy(None, f"line {event.line}: conversion_eff {event.value!r} is not a number")
+                return LogEnergy(None, f"line {event.line}: conversion_eff {event.value!r} is not a number", line=event.line)
             efficiency = value
         if event.key == "interconnect_power_est":
             if value is None:
-                return LogEnergy(None, f"line {event.line}: interconnect_power_est {event.value!r} is not a number")
+                return LogEnergy(None, f"line {event.line}: interconnect_power_est {event.value!r} is not a number", line=event.line)
             watts = value
             break
     note = None if watts else "no interconnect_power_est record: the switch counts 0 J"
@@ -131,5 +133,4 @@ def olympic_energy(energies: Sequence[float | None], counted: Sequence[int],
     mean = sequential_sum(v for v in values if v is not None) / len(values)
     factor = scaling_factor if scaling_factor is not None else 1.0
     scaled = f", scaled by {factor:g}" if scaling_factor is not None and factor != 1.0 else ""
-    return mean * factor, (f"mean of the energy of the {len(values)} runs {whose} counts "
-                           f"(the performance ordering){scaled}")
+    return mean * factor, f"mean of the energy of the {len(values)} runs {whose} counts{scaled}"
