@@ -132,3 +132,108 @@ def test_an_output_whose_format_cannot_be_told_is_refused_with_both_spellings(sp
     from mlcheck.settings.gate import parse_output
     with pytest.raises(ValueError, match=r"or a PATH ending in \.sarif, \.json, \.xml \(junit\)"):
         parse_output(spec)
+
+
+# --- the environment a CI job gives mlcheck (review of session 47) ---
+
+import errno  # noqa: E402
+import socket  # noqa: E402
+import subprocess  # noqa: E402
+import sys  # noqa: E402
+
+from conftest import SHARED  # noqa: E402
+
+MLCHECK = [sys.executable, "-m", "mlcheck"]
+
+
+def test_a_report_to_dev_stdout_is_written_to_standard_output_not_over_its_file(tmp_path: Path) -> None:
+    log = tmp_path / "ci.log"
+    log.write_text("OLD\n", "utf-8")
+    with open(log, "a", encoding="utf-8") as out:
+        done = subprocess.run(MLCHECK + ["check", str(ACME), "-o", "sarif:/dev/stdout"], stdout=out,
+                              stderr=subprocess.STDOUT, check=False)
+    text = log.read_text("utf-8")
+    assert done.returncode == 0 and text.startswith("OLD\n{\n  \"$schema\"")
+    assert text.rstrip().endswith("0 errors, 0 warnings")  # (the summary line, on stderr into the same file)
+    with open(tmp_path / "r.json", "w", encoding="utf-8") as out:
+        refused = subprocess.run(MLCHECK + ["check", str(ACME), "-f", "json", "-o", "sarif:/dev/stdout"], stdout=out,
+                                 stderr=subprocess.PIPE, text=True, check=False)
+    assert refused.returncode == 2 and "prints its report on standard output" in refused.stderr
+
+
+def test_two_outputs_on_standard_output_are_refused_for_what_they_are() -> None:
+    from mlcheck.cli.checking import _output_problem
+    named: dict[str, str] = {}
+    assert _output_problem("json:-", "auto", named) is None
+    assert "both print their reports on standard output" in (_output_problem("sarif:-", "auto", named) or "")
+
+
+def test_a_stream_written_to_its_file_directly_is_given_a_buffered_writer(tmp_path: Path) -> None:
+    import io
+
+    from mlcheck.cli.streams import buffered as _buffered
+    raw = io.FileIO(tmp_path / "out", "w")
+    unbuffered = io.TextIOWrapper(raw, encoding="utf-8", write_through=True)  # (as PYTHONUNBUFFERED makes stdout)
+    wrapped = _buffered(unbuffered)
+    assert isinstance(wrapped.buffer, io.BufferedWriter) and wrapped.buffer.raw is raw  # type: ignore[attr-defined]
+    wrapped.write("x" * 100_000)
+    wrapped.flush()
+    assert (tmp_path / "out").stat().st_size == 100_000
+    buffered = io.TextIOWrapper(io.BufferedWriter(io.FileIO(tmp_path / "other", "w")), encoding="utf-8")
+    assert _buffered(buffered) is buffered
+
+
+def test_a_large_report_cut_by_its_reader_exits_2_under_pythonunbuffered() -> None:
+    round_folder = SHARED / "other-submitters" / "training-5.0"
+    if not round_folder.is_dir():
+        pytest.skip(f"{round_folder} is not present (a report larger than a pipe's buffer is needed)")
+    process = subprocess.Popen(MLCHECK + ["check", str(round_folder), "-f", "html"], stdout=subprocess.PIPE,
+                               stderr=subprocess.PIPE, env=dict(os.environ, PYTHONUNBUFFERED="1"))
+    assert process.stdout is not None and process.stderr is not None
+    assert process.stdout.read(10) == b"<!DOCTYPE "
+    process.stdout.close()
+    error = process.stderr.read().decode()
+    assert process.wait() == 2 and "cannot write the output: the reader of the pipe is gone" in error
+
+
+def test_a_working_folder_removed_is_said_to_be_so(tmp_path: Path) -> None:
+    gone = tmp_path / "gone"
+    gone.mkdir()
+    done = subprocess.run(["sh", "-c", f'cd "{gone}" && rmdir "{gone}" && exec "$0" -m mlcheck check "$1"',
+                           sys.executable, str(ACME)], capture_output=True, text=True, check=False)
+    assert done.returncode == 2 and "the working folder cannot be found" in done.stderr
+    assert "cannot write the output" not in done.stderr
+
+
+def test_too_many_open_files_is_said_with_the_limit_not_as_a_defect(monkeypatch: pytest.MonkeyPatch,
+                                                                    capsys: pytest.CaptureFixture[str]) -> None:
+    import mlcheck.cli.common as common
+
+    def refused(*_args: object, **_kwargs: object) -> None:
+        raise OSError(errno.EMFILE, "Too many open files", "/usr/lib/python3/pickle.py")
+
+    monkeypatch.setattr(common, "check", refused)
+    with pytest.raises(SystemExit) as ended:
+        common.run_check([str(ACME)], None, jobs=8)
+    error = capsys.readouterr().err
+    assert ended.value.code == 2 and "Too many open files" in error and "--jobs 1, not 8" in error
+    assert "internal error" not in error
+
+
+def test_a_socket_named_to_be_checked_is_said_to_be_one(tmp_path: Path) -> None:
+    if not hasattr(socket, "AF_UNIX"):
+        pytest.skip("no Unix sockets here")
+    path = tmp_path / "sock"
+    server = socket.socket(socket.AF_UNIX)
+    try:
+        server.bind(str(path))
+        (found,) = check([str(path)]).all_findings()
+    finally:
+        server.close()
+    assert (found.code, found.severity.name) == ("MLC015", "ERROR")
+    assert found.message.startswith("this is a socket, not a log file: nothing was read from it")
+
+
+def test_split_into_a_device_says_it_is_no_folder(tmp_path: Path) -> None:
+    outcome = CliRunner().invoke(main, ["split", str(FIXTURES / "raw" / "mpi_ranks.log"), "-o", os.devnull])
+    assert outcome.exit_code == 2 and f"cannot write into {os.devnull}: it is no folder" in outcome.stderr

@@ -30,9 +30,12 @@ def test_stdin_is_judged_as_the_file_and_its_copy_is_gone(tmp_path: Path) -> Non
     assert list(tmp_path.iterdir()) == []
 
 
-@pytest.mark.skipif(not hasattr(signal, "SIGTERM") or sys.platform == "win32", reason="POSIX signals")
-def test_sigterm_while_the_job_still_writes_removes_the_copy(tmp_path: Path) -> None:
-    """`mpirun ... | mlcheck check -` ended by a CI job's time-out: no copy of the console is left."""
+@pytest.mark.skipif(not hasattr(signal, "SIGHUP") or sys.platform == "win32", reason="POSIX signals")
+@pytest.mark.parametrize("name", ["SIGTERM", "SIGHUP"])
+def test_sigterm_while_the_job_still_writes_removes_the_copy(tmp_path: Path, name: str) -> None:
+    """`mpirun ... | mlcheck check -` ended by a CI job's time-out (SIGTERM) or a closed terminal
+    (SIGHUP): no copy of the console is left."""
+    number = getattr(signal, name)
     env = dict(os.environ, TMPDIR=str(tmp_path))
     process = subprocess.Popen([sys.executable, "-m", "mlcheck", "check", "-"], stdin=subprocess.PIPE,
                                stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=env)
@@ -46,8 +49,8 @@ def test_sigterm_while_the_job_still_writes_removes_the_copy(tmp_path: Path) -> 
             break
         time.sleep(0.05)
     assert [p.name[:14] for p in tmp_path.iterdir() if p.name.startswith("mlcheck-")] == ["mlcheck-stdin-"]
-    process.send_signal(signal.SIGTERM)
-    assert process.wait(timeout=60) in (-signal.SIGTERM, 143)
+    process.send_signal(number)
+    assert process.wait(timeout=60) in (-number, 128 + number)
     process.stdin.close()
     assert list(tmp_path.iterdir()) == []
 

@@ -173,34 +173,10 @@ def _html_path(output: str) -> str:
 # The other commands live in their own modules to keep this one small.
 from mlcheck.cli.raw import split_command, watch_command  # noqa: E402
 from mlcheck.cli.score import explain_command, rules_command, score_command  # noqa: E402
+from mlcheck.cli.streams import tolerant_streams, usable_columns  # noqa: E402
 
 for _command in (score_command, rules_command, explain_command, split_command, watch_command):
     main.add_command(_command)
-
-
-MIN_COLUMNS = 40
-"""The narrowest text report: ``COLUMNS=0`` drew none, ``COLUMNS=20`` tables of empty cells."""
-
-
-def _usable_columns() -> None:
-    """A ``COLUMNS`` below :data:`MIN_COLUMNS` raised to it; one of digits that are not ASCII
-    (``²``: rich's ``int()`` raises on it) dropped, for the terminal's width. Before any console."""
-    columns = os.environ.get("COLUMNS", "").strip()
-    if columns.isascii() and columns.isdigit() and int(columns) < MIN_COLUMNS:
-        os.environ["COLUMNS"] = str(MIN_COLUMNS)
-    elif columns.isdigit() and not columns.isascii():
-        del os.environ["COLUMNS"]
-
-
-def _tolerant_streams() -> None:
-    """Text that the output's encoding cannot hold (a lone surrogate that a log's JSON escapes,
-    ``"\\ud800"``; any character under an ASCII locale) is written as a backslash escape, never a
-    traceback that loses the report."""
-    for stream in (sys.stdout, sys.stderr):
-        try:
-            stream.reconfigure(errors="backslashreplace")  # type: ignore[union-attr]
-        except (AttributeError, ValueError, OSError):  # (not a text file of io: left as it is)
-            pass
 
 
 def run() -> None:
@@ -213,8 +189,14 @@ def run() -> None:
         sys.exit(EXIT_ERROR)
     if sys.stderr is None:  # started with stderr closed (``2>&-``): its lines are dropped, the rest as ever
         sys.stderr = open(os.devnull, "w", encoding="utf-8")
-    _tolerant_streams()
-    _usable_columns()
+    tolerant_streams()
+    try:
+        os.getcwd()
+    except OSError as error:  # (its folder deleted under it: every relative path, and the config search, need it)
+        _say(f"mlcheck: error: the working folder cannot be found ({error.strerror or error}): it was removed "
+             "or moved; change to a folder that exists and run mlcheck again")
+        sys.exit(EXIT_ERROR)
+    usable_columns()
     code: int | str | None = 0
     try:
         main.main(standalone_mode=False)

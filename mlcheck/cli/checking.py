@@ -112,12 +112,16 @@ def _output_problem(spec: str, output_format: str, named: dict[str, str]) -> str
     if path == "-" and output_format != "auto":  # (it takes standard output instead of the report)
         return (f"the output {spec!r} prints its report on standard output, where the {output_format} report "
                 "(the format setting) goes; one would follow the other. Write one of them to a file")
+    if path == "-":
+        other = named.setdefault("-", spec)
+        return None if other == spec else (f"the outputs {other!r} and {spec!r} both print their reports on standard "
+                                           "output, one after the other; write one of them to a file")
     real = os.path.realpath(path)
-    if path != "-" and (path.endswith(("/", os.sep)) or os.path.isdir(real)):
+    if path.endswith(("/", os.sep)) or os.path.isdir(real):
         return f"the output {spec!r} names a folder; give the report a file's path in it"
     if os.path.exists(real) and not os.path.isfile(real):
         return None  # (/dev/null, a pipe: nothing is lost)
-    unwritable = unwritable_folder(real) if path != "-" else None
+    unwritable = unwritable_folder(real)
     if unwritable is not None:
         return f"the output {spec!r} cannot be written: {unwritable}"
     same = named.setdefault(os.path.normcase(real), spec)

@@ -3,6 +3,8 @@ errors mapped to exit 2, the settings from options and config, and the refusal t
 
 from __future__ import annotations
 
+import errno
+
 import os
 import sys
 from typing import TYPE_CHECKING, Any, Mapping, Sequence
@@ -89,10 +91,27 @@ def run_check(paths: Sequence[str], ruleset: str | None, progress: Progress | No
     except (RulesetError, DiscoveryError) as error:
         click.echo(one_line(f"mlcheck: error: {error}"), err=True)
         sys.exit(EXIT_ERROR)
+    except OSError as error:
+        if error.errno not in (errno.EMFILE, errno.ENFILE, errno.ENOMEM, errno.EAGAIN):
+            raise  # (a path that cannot be read names itself: mlcheck.cli.run says so)
+        limit = _open_files_limit() if error.errno == errno.EMFILE else None
+        click.echo(one_line(f"mlcheck: error: the system refused mlcheck a resource: {error.strerror or error}"
+                            + (f" (this shell allows {limit} open files: ulimit -n)" if limit is not None else "")
+                            + f"; check with fewer jobs (--jobs 1{'' if jobs <= 1 else f', not {jobs}'}) or raise the "
+                            "limit"), err=True)
+        sys.exit(EXIT_ERROR)
     except Exception as error:  # noqa: BLE001 - last resort: say so and exit 2, no traceback
         click.echo(one_line(f"mlcheck: internal error: {type(error).__name__}: {error}. Please report it "
                    "with the command line and the input."), err=True)
         sys.exit(EXIT_ERROR)
+
+
+def _open_files_limit() -> int | None:
+    try:
+        import resource  # (not on Windows)
+    except ImportError:
+        return None
+    return resource.getrlimit(resource.RLIMIT_NOFILE)[0]
 
 
 def load_cli_settings(config_path: str | None, paths: Sequence[str] | None = None,

@@ -22,6 +22,7 @@ from mlcheck.package.layout import (PACKAGE, BenchmarkFolder, JsonDocument,
 from mlcheck.package.discover import NAMED_BESIDE_RESULTS, NAMED_DEVICE, NAMED_NO_RECORD_FILE, NO_RECORD_FILE, UNREADABLE_FOLDER, RealPaths
 from mlcheck.rules.internal import crash_finding
 from mlcheck.read.reading_rules import FILE_UNREADABLE, NO_RECORDS, NOT_A_REGULAR_FILE
+from mlcheck.package.file_kinds import special_kind
 from mlcheck.rules.package import ROUND_ASSUMED
 from mlcheck.rules.package_layout import NESTED_FOLDER, UNKNOWN_FILE, check_layout
 from mlcheck.judge.outside_results import misplaced_benchmarks_left_out, outside_results_findings, package_of
@@ -261,8 +262,10 @@ def _skipped_finding(path: str, kind: str) -> Finding:
         return FILE_UNREADABLE.at(path, None, (
             f"this is {kind}; the logs in it were not checked. Check the folder's permissions"))
     if kind == NAMED_DEVICE:
+        what = special_kind(path) or "a device"
+        why = "a socket is no file to read" if what == "a socket" else "reading it could wait forever"
         return NOT_A_REGULAR_FILE.at(path, None, (
-            "this is a device, not a log file: nothing was read from it (reading it could wait forever), so "
+            f"this is {what}, not a log file: nothing was read from it ({why}), so "
             "no run was checked here. Name the log file (a pipe, <(zcat result_0.txt.gz), or - is read)"))
     return NOT_A_REGULAR_FILE.at(path, None, (
         f"this is {kind}, not a file; it was skipped (reading it could wait forever). The official tools "

@@ -14,7 +14,7 @@ from mlcheck.records import dataclass
 from mlcheck.model import Finding, Severity
 from mlcheck.package.package_policy import package_policy
 from mlcheck.package.power import (POWER_FOLDER, PowerFolder, PowerLog, PowerRun, read_power_log, result_name,
-                                   scan_power)
+                                   scan_power, twin_node_logs)
 from mlcheck.read.utf16_lines import wide_encoding
 from mlcheck.results import EnergyScore, RunResult, Score
 from mlcheck.rules import find_rule, power as rules
@@ -199,7 +199,7 @@ def _run_energy(run: PowerRun, duration_ms: float, found: list[Finding], run_sta
         return None
     total = 0.0
     failed = False
-    found.extend(twin_logs(sorted(f.path for f in nodes)))
+    found.extend(twin_logs(twin_node_logs(sorted(f.path for f in nodes))))
     for file in sorted(nodes + [f for f in run.of_kind("sw") if f.scored], key=lambda f: f.path):
         log = read_power_log(file.path)
         if log.unreadable is not None:

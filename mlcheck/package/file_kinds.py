@@ -13,12 +13,13 @@ from mlcheck.read.utf16_lines import wide_encoding
 
 
 def named_device(path: str) -> bool:
-    """A character or block device named on the command line (a FIFO is read: ``<(zcat ...)``)."""
+    """A character or block device, or a socket, named on the command line (a FIFO is read:
+    ``<(zcat ...)``; a socket cannot be opened as a file)."""
     try:
         mode = os.stat(path).st_mode
     except OSError:
         return False
-    return stat.S_ISCHR(mode) or stat.S_ISBLK(mode)
+    return stat.S_ISCHR(mode) or stat.S_ISBLK(mode) or stat.S_ISSOCK(mode)
 
 
 def special_kind(path: str) -> str | None:

@@ -15,6 +15,7 @@ anything else); the summarizer (``result_summarizer.py``, 3.1+) scores the files
 
 from __future__ import annotations
 
+import filecmp
 import fnmatch
 import json
 import os
@@ -247,3 +248,27 @@ def _clean_power_log(path: str) -> PowerLog | None:
     events, problems, first_line = decoded
     return PowerLog(path, tuple(event for event in events if event.key in POWER_KEYS), problems,
                     (first_line, "MLC008") if problems else None)
+
+
+def twin_node_logs(paths: Sequence[str]) -> list[tuple[str, str]]:
+    """(log, the earlier log it is byte for byte) for each of ``paths`` (a run's node logs, sorted)
+    that repeats an earlier one."""
+    twins = []
+    sizes: dict[int, list[str]] = {}
+    for path in paths:
+        try:
+            size = os.path.getsize(path)
+        except OSError:
+            continue
+        twin = next((other for other in sizes.get(size, ()) if _same_bytes(other, path)), None)
+        if twin is not None:
+            twins.append((path, twin))
+        sizes.setdefault(size, []).append(path)
+    return twins
+
+
+def _same_bytes(one: str, other: str) -> bool:
+    try:
+        return filecmp.cmp(one, other, shallow=False)
+    except OSError:
+        return False

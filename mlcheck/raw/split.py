@@ -57,6 +57,9 @@ def split_log(path: str, out_dir: str, start_index: int = 0, force: bool = False
     try:
         os.makedirs(out_dir, exist_ok=True)
     except OSError as error:
+        if os.path.exists(out_dir) and not os.path.isdir(out_dir):  # (a device, a pipe: click checks a file)
+            raise SplitError(f"cannot write into {out_dir}: it is no folder; name the folder to write "
+                             "result_<i>.txt into") from None
         raise SplitError(f"cannot create {out_dir}: {error.strerror or error}") from None
     temps: list[str] = []
     targets: list[str] = []

@@ -89,13 +89,20 @@ def _copy_error(error: OSError, what: str) -> StdinCopyError:
 
 
 def _remove_on_sigterm() -> None:
-    """SIGTERM (a CI job's time-out while a job's console is piped in) removes the copies, then
-    ends mlcheck as the signal does; a handler set before is kept and called."""
+    """SIGTERM (a CI job's time-out while a job's console is piped in), and SIGHUP (its terminal
+    closed, an ssh session dropped), remove the copies, then end mlcheck as the signal does; a
+    handler set before is kept and called (a signal ignored, ``nohup``, stays so)."""
     if threading.current_thread() is not threading.main_thread():
         return
-    before = signal.getsignal(signal.SIGTERM)
+    for number in (signal.SIGTERM, getattr(signal, "SIGHUP", None)):
+        if number is not None:
+            _remove_on(number)
 
-    def on_sigterm(signum: int, frame: Any) -> None:
+
+def _remove_on(number: int) -> None:
+    before = signal.getsignal(number)
+
+    def on_signal(signum: int, frame: Any) -> None:
         _remove_all()
         if callable(before):
             before(signum, frame)
@@ -104,7 +111,7 @@ def _remove_on_sigterm() -> None:
         os.kill(os.getpid(), signum)
 
     if before in (signal.SIG_DFL, None) or callable(before):
-        signal.signal(signal.SIGTERM, on_sigterm)
+        signal.signal(number, on_signal)
 
 
 def _remove_all() -> None:

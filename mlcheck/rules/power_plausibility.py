@@ -22,7 +22,6 @@ readings and window it finds, so only mlcheck says this, as warnings.
 
 from __future__ import annotations
 
-import filecmp
 import math
 import os
 from typing import Sequence
@@ -92,31 +91,14 @@ def implausible_node_log(path: str, events: Sequence[Event], run_start_ms: float
     return [POWER_LOG_IMPLAUSIBLE.at(path, line, what) for line, what in problems]
 
 
-def twin_logs(paths: Sequence[str]) -> list[Finding]:
-    """MLC545 at each node log of a run that is byte for byte an earlier one of the run (``paths``
-    sorted): the same node's log copied, which the summarizer counts once per copy."""
-    found = []
-    sizes: dict[int, list[str]] = {}
-    for path in paths:
-        try:
-            size = os.path.getsize(path)
-        except OSError:
-            continue
-        twin = next((other for other in sizes.get(size, ()) if _same_bytes(other, path)), None)
-        if twin is not None:
-            found.append(POWER_LOG_IMPLAUSIBLE.at(path, None, (
-                f"this node log is byte for byte {os.path.basename(twin)}: one node's log copied? The summarizer "
-                "adds the energy of each node log, so a copy counts that node twice (power_measurement.adoc: "
-                "measure all nodes, each once)")))
-        sizes.setdefault(size, []).append(path)
-    return found
-
-
-def _same_bytes(one: str, other: str) -> bool:
-    try:
-        return filecmp.cmp(one, other, shallow=False)
-    except OSError:
-        return False
+def twin_logs(twins: Sequence[tuple[str, str]]) -> list[Finding]:
+    """MLC545 at each node log of a run that is byte for byte an earlier one of the run (``twins``:
+    (log, the earlier one), :func:`mlcheck.package.power.twin_node_logs`): the same node's log
+    copied, which the summarizer counts once per copy."""
+    return [POWER_LOG_IMPLAUSIBLE.at(path, None, (
+        f"this node log is byte for byte {os.path.basename(twin)}: one node's log copied? The summarizer "
+        "adds the energy of each node log, so a copy counts that node twice (power_measurement.adoc: "
+        "measure all nodes, each once)")) for path, twin in twins]
 
 
 def _offset(ms: float) -> str:

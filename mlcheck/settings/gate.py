@@ -101,7 +101,26 @@ def parse_output(spec: str) -> tuple[str, str]:
         raise ValueError(f"--output takes FORMAT:PATH with FORMAT one of {choices}, e.g. "
                          f"sarif:mlcheck.sarif, or a PATH ending in .sarif, .json, .xml (junit), .md, .html "
                          f"or .txt; got {spec!r}")
-    return name, path
+    return name, "-" if path != "-" and standard_stream(path) == 1 else path
+
+
+def standard_stream(path: str) -> int | None:
+    """1 or 2 when ``path`` is the file standard output or standard error writes to
+    (``/dev/stdout``, ``/proc/self/fd/2``, the file the shell redirected it into), else None: such
+    a report is written to that stream, never renamed over its file (which would delete the file
+    the stream still writes to) nor opened anew (which would empty it)."""
+    try:
+        status = os.stat(path)
+    except (OSError, ValueError):
+        return None
+    for descriptor in (1, 2):
+        try:
+            stream = os.fstat(descriptor)
+        except OSError:
+            continue
+        if (stream.st_dev, stream.st_ino) == (status.st_dev, status.st_ino) and not stat.S_ISCHR(status.st_mode):
+            return descriptor
+    return None
 
 
 def overwritten_inputs(paths: Sequence[str], result: CheckResult,
@@ -191,6 +210,13 @@ def write_outputs(specs: Sequence[str], result: CheckResult, options: ReportOpti
             for block in report_blocks(name, result, options):
                 sys.stdout.write(block)
             sys.stdout.flush()
+            written.append(path)
+            continue
+        if standard_stream(path) == 2:  # (standard error's file: written there, after what it holds)
+            sys.stderr.flush()
+            for block in report_blocks(name, result, options):
+                sys.stderr.write(block)
+            sys.stderr.flush()
             written.append(path)
             continue
         folder = os.path.dirname(path)

@@ -60,20 +60,26 @@ def _part_beside(target: str) -> tuple[int, str] | None:
 
 @contextlib.contextmanager
 def _terminated_as_exit() -> Iterator[None]:
-    """SIGTERM (a CI job's timeout) raised as ``SystemExit(143)`` meanwhile, so the part is removed;
-    the exit status is the one the signal gives (128 + 15)."""
+    """SIGTERM (a CI job's timeout) and SIGHUP raised as ``SystemExit(128 + signal)`` meanwhile, so the
+    part is removed; the exit status is the one the signal gives (143, 129)."""
     def exit_on(signum: int, _frame: object) -> None:
         raise SystemExit(128 + signum)
 
+    numbers = [signal.SIGTERM] + ([signal.SIGHUP] if hasattr(signal, "SIGHUP") else [])  # (SIGHUP: a closed terminal)
     try:
-        before = signal.signal(signal.SIGTERM, exit_on)
+        befores = [(number, signal.getsignal(number)) for number in numbers]
+        for number, before in befores:
+            if before is not signal.SIG_IGN:  # (nohup: ignored, and so it stays)
+                signal.signal(number, exit_on)
     except ValueError:  # (not the main thread: left as it is)
         yield
         return
     try:
         yield
     finally:
-        signal.signal(signal.SIGTERM, before)
+        for number, before in befores:
+            if before is not None:
+                signal.signal(number, before)
 
 
 def _umask() -> int:

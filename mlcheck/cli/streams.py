@@ -1,0 +1,47 @@
+"""The standard streams and the terminal as mlcheck's entry point prepares them before any
+report: buffered (a cut pipe is met, never a report cut silently), tolerant of text the encoding
+cannot hold, and a usable width."""
+
+from __future__ import annotations
+
+import io
+import os
+import sys
+from typing import TextIO
+
+MIN_COLUMNS = 40
+"""The narrowest text report: ``COLUMNS=0`` drew none, ``COLUMNS=20`` tables of empty cells."""
+
+
+def usable_columns() -> None:
+    """A ``COLUMNS`` below :data:`MIN_COLUMNS` raised to it; one of digits that are not ASCII
+    (``²``: rich's ``int()`` raises on it) dropped, for the terminal's width. Before any console."""
+    columns = os.environ.get("COLUMNS", "").strip()
+    if columns.isascii() and columns.isdigit() and int(columns) < MIN_COLUMNS:
+        os.environ["COLUMNS"] = str(MIN_COLUMNS)
+    elif columns.isdigit() and not columns.isascii():
+        del os.environ["COLUMNS"]
+
+
+def tolerant_streams() -> None:
+    """Text that the output's encoding cannot hold (a lone surrogate that a log's JSON escapes,
+    ``"\\ud800"``; any character under an ASCII locale) is written as a backslash escape, never a
+    traceback that loses the report."""
+    sys.stdout, sys.stderr = buffered(sys.stdout), buffered(sys.stderr)
+    for stream in (sys.stdout, sys.stderr):
+        try:
+            stream.reconfigure(errors="backslashreplace")  # type: ignore[attr-defined]
+        except (AttributeError, ValueError, OSError):  # (not a text file of io: left as it is)
+            pass
+
+
+def buffered(stream: TextIO) -> TextIO:
+    """``stream`` over a buffered writer. Under PYTHONUNBUFFERED (CI images set it) a standard
+    stream's text layer writes to the file itself, and ignores how much of a large report a pipe
+    took before its reader went away: the rest was lost silently, exit 0 (a review of session 47);
+    a buffered writer writes the rest, and meets the closed pipe. Written through, as before."""
+    raw = getattr(stream, "buffer", None)
+    if not isinstance(stream, io.TextIOWrapper) or not isinstance(raw, io.RawIOBase):
+        return stream
+    return io.TextIOWrapper(io.BufferedWriter(raw), encoding=stream.encoding, errors=stream.errors,
+                            line_buffering=stream.line_buffering, write_through=True)
