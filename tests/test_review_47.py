@@ -237,3 +237,16 @@ def test_a_socket_named_to_be_checked_is_said_to_be_one(tmp_path: Path) -> None:
 def test_split_into_a_device_says_it_is_no_folder(tmp_path: Path) -> None:
     outcome = CliRunner().invoke(main, ["split", str(FIXTURES / "raw" / "mpi_ranks.log"), "-o", os.devnull])
     assert outcome.exit_code == 2 and f"cannot write into {os.devnull}: it is no folder" in outcome.stderr
+
+
+def test_a_utf8_name_read_under_another_locale_is_shown_as_its_characters() -> None:
+    from mlcheck.report.json_text import without_lone_surrogates
+    from mlcheck.report.junit import xml_text
+    from mlcheck.report.plain import printable
+    kept = "Dé ll".encode("utf-8").decode("ascii", "surrogateescape")  # (as LC_ALL=C gives the name)
+    assert printable(kept) == xml_text(kept) == "Dé ll"
+    assert printable("x\udcff y") == "x\ufffd y" and printable("\ud800") == "\ufffd"
+    assert without_lone_surrogates(json.dumps(kept)) == json.dumps("Dé ll")
+    assert without_lone_surrogates(json.dumps("x\udcff")) == '"x\\ufffd"'
+    assert without_lone_surrogates(json.dumps("a\\udcc3")) == json.dumps("a\\udcc3")  # (an escaped backslash)
+    assert without_lone_surrogates(json.dumps("\U0001f680")) == json.dumps("\U0001f680")

@@ -46,15 +46,16 @@ def json_blocks(document: Any) -> Iterator[str]:
     yield without_lone_surrogates("".join(pending))
 
 
-_ESCAPES = re.compile(r"\\(?:\\|u(d[89ab][0-9a-f]{2})(\\ud[c-f][0-9a-f]{2})?|ud[c-f][0-9a-f]{2})")
+_ESCAPES = re.compile(r"\\(?:\\|u(d[89ab][0-9a-f]{2})(\\ud[c-f][0-9a-f]{2})?|ud[c-f][0-9a-f]{2}(?:\\ud[c-f][0-9a-f]{2})*)")
 """An escaped backslash (one unit, so that what follows it is read in step), or a surrogate
-escape: a high one with its low one (a character beyond U+FFFF), or one alone."""
+escape: a high one with its low one (a character beyond U+FFFF), or a run of low ones alone."""
 
 
 def without_lone_surrogates(text: str) -> str:
     """JSON text with each lone surrogate escape (``\\udcff``: a byte of a file name that is
     not UTF-8, which Python keeps as a surrogate) written as ``\\ufffd``, as the text report
-    shows it: strict JSON parsers refuse a lone surrogate. A pair (an emoji) is kept. A string
+    shows it (a run of them that is UTF-8, a name under a locale of another encoding, as its
+    characters): strict JSON parsers refuse a lone surrogate. A pair (an emoji) is kept. A string
     is never split across blocks, so each block is read alone."""
     if "\\ud" not in text:  # (the common case: one search per block)
         return text
@@ -65,7 +66,10 @@ def _replaced(match: re.Match[str]) -> str:
     escape = match.group()
     if escape == "\\\\" or match.group(2) is not None:
         return escape
-    return "\\ufffd"
+    units = [int(unit, 16) for unit in escape.split("\\u")[1:]]
+    if all(0xDC80 <= unit <= 0xDCFF for unit in units):  # (a name's bytes kept by surrogateescape: read as UTF-8)
+        return json.dumps(bytes(unit - 0xDC00 for unit in units).decode("utf-8", "replace"))[1:-1]
+    return "\\ufffd" * len(units)
 
 
 def _pieces(value: Any, level: int) -> Iterator[str]:

@@ -29,6 +29,7 @@ from mlcheck.records import dataclass
 from mlcheck.model import Finding
 from mlcheck.results import BenchmarkResult, CheckResult, RunResult
 from mlcheck.report import ReportOptions, relative_path
+from mlcheck.report.plain import printable
 
 _NOT_XML = re.compile("[^\t\n\r\u0020-\ud7ff\ue000-\ufffd\U00010000-\U0010ffff]")
 _ITEMS_SHOWN = 20
@@ -38,8 +39,9 @@ FOLDER_CHECKS = (("run count and score", ()), ("runs compared", ("MLC51", "MLC52
 
 
 def xml_text(text: str) -> str:
-    """``text`` without the characters XML 1.0 cannot hold (control characters from bad logs)."""
-    return _NOT_XML.sub("\ufffd", text)
+    """``text`` without the characters XML 1.0 cannot hold (control characters from bad logs; a
+    name's bytes kept as surrogates read as UTF-8 first, :func:`mlcheck.report.plain.printable`)."""
+    return _NOT_XML.sub("\ufffd", printable(text))
 
 
 def _evidence_line(found: Finding, root: str) -> str:

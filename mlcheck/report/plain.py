@@ -100,11 +100,16 @@ _SURROGATE = re.compile("[\ud800-\udfff]")
 
 
 def printable(text: str) -> str:
-    """``text`` as valid Unicode: bytes of a file name that are not UTF-8 become U+FFFD."""
+    """``text`` as valid Unicode: a file name's bytes that Python kept as surrogates are read as
+    UTF-8 (a name in UTF-8 under a locale of another encoding, ``LC_ALL=C``), those that are not
+    UTF-8 become U+FFFD."""
     try:
         text.encode("utf-8")
-    except UnicodeEncodeError:  # (one U+FFFD for each, as the JSON report writes them)
-        return _SURROGATE.sub("\ufffd", text)
+    except UnicodeEncodeError:
+        try:
+            return text.encode("utf-8", "surrogateescape").decode("utf-8", "replace")
+        except UnicodeEncodeError:  # (a surrogate no byte stands for, "\ud800" in a log's JSON: one U+FFFD each)
+            return _SURROGATE.sub("\ufffd", text)
     return text
 
 
