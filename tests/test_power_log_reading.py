@@ -487,3 +487,28 @@ def test_a_node_log_copied_in_a_run_is_said_to_count_that_node_twice(tmp_path: P
     assert twin.severity.label == "warning" and f"byte for byte {node.name}" in twin.message
     assert bench.energy is not None and bench.energy.joules is not None and before.energy.joules is not None
     assert bench.energy.joules > before.energy.joules  # (counted twice, as the summarizer counts it)
+
+
+def test_a_power_log_named_alone_is_checked_with_its_benchmark_folder(tmp_path: Path) -> None:
+    """A review of session 47: `check power/result_0/node_0.txt` read it as a training log (four
+    errors), `--whole-folder` found no log in power/result_0/, and the pre-commit hook never ran
+    for a changed power log."""
+    import yaml
+
+    from mlcheck import check
+    from mlcheck.settings.gate import benchmark_folders
+
+    folder, before = _scored_power_folder(tmp_path)
+    node = _node_log(folder, Path(before.runs[0].path).stem)
+    result = check([str(node)])
+    (bench,) = result.benchmarks
+    assert bench.folder == str(folder) and bench.energy is not None and bench.energy.joules == before.energy.joules
+    (note,) = [f for f in result.all_findings() if f.path == str(node) and f.code == "MLC002"]
+    assert note.severity.label == "info" and note.message.startswith(
+        f"a power log, checked with the benchmark folder it measures, {folder}")
+    assert benchmark_folders([str(node), str(folder / "result_0.txt")]) == [str(folder)]
+    hooks = yaml.safe_load((Path(__file__).resolve().parent.parent / ".pre-commit-hooks.yaml").read_text("utf-8"))
+    pattern = re.compile(next(h for h in hooks if h["id"] == "mlcheck-results")["files"])
+    relative = node.relative_to(tmp_path).as_posix()
+    assert pattern.search(relative) and pattern.search("x/results/s/bert/result_3.txt")
+    assert not pattern.search("x/results/s/bert/power/result_0/notes.txt")

@@ -19,7 +19,7 @@ from mlcheck.results import BenchmarkResult
 from mlcheck.package.layout import (PACKAGE, BenchmarkFolder, JsonDocument,
                                     PackageLayout, PackagePart, join_path, package_parts,
                                     read_json_document, scan_part, system_info)
-from mlcheck.package.discover import NAMED_BESIDE_RESULTS, NAMED_DEVICE, NAMED_NO_RECORD_FILE, NO_RECORD_FILE, UNREADABLE_FOLDER, RealPaths
+from mlcheck.package.discover import NAMED_BESIDE_RESULTS, NAMED_DEVICE, NAMED_POWER_LOG, NAMED_NO_RECORD_FILE, NO_RECORD_FILE, UNREADABLE_FOLDER, RealPaths
 from mlcheck.rules.internal import crash_finding
 from mlcheck.read.reading_rules import FILE_UNREADABLE, NO_RECORDS, NOT_A_REGULAR_FILE
 from mlcheck.package.file_kinds import special_kind
@@ -256,6 +256,11 @@ _PASSED_OVER = {
 
 
 def _skipped_finding(path: str, kind: str) -> Finding:
+    if kind.startswith(NAMED_POWER_LOG):
+        bench = kind[len(NAMED_POWER_LOG) + 1:]
+        return NO_RECORDS.at(path, None, (
+            f"a power log, checked with the benchmark folder it measures, {bench}: the power checker and the "
+            "summarizer read it there, for that folder's energy score"), severity=Severity.INFO, official=False)
     if kind in _PASSED_OVER:
         return NO_RECORDS.at(path, None, _PASSED_OVER[kind], severity=Severity.INFO, official=False)
     if kind.startswith(UNREADABLE_FOLDER):

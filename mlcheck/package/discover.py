@@ -16,6 +16,7 @@ from mlcheck.package.not_logs import not_a_log
 from mlcheck.read.held_logs import is_held
 from mlcheck.read.log_files import link_to_nothing
 from mlcheck.package.nesting import Nesting
+from mlcheck.package.power import power_log_benchmark
 from mlcheck.package.real_paths import RealPaths as RealPaths, absolute_parts as absolute_parts  # (re-exported)
 from mlcheck.package.named_files import passed_over
 from mlcheck.package.file_kinds import (holds_a_record, holds_power_records, holds_records, loops_back, named_device,
@@ -37,6 +38,9 @@ log (:mod:`mlcheck.package.named_files`): not read as a log either."""
 NAMED_DEVICE = "a device named to be checked"
 """A device named on the command line (``/dev/null``, ``/dev/zero``): never read, and nothing else
 was asked to be checked there (MLC015, an error: a gate given it checked no log)."""
+NAMED_POWER_LOG = "a power log of the benchmark folder"
+"""A node or switch power log named on the command line: its benchmark folder (named after this)
+is checked instead, whose energy score it is part of."""
 NAMED_BESIDE_RESULTS = "a named file beside result files"
 """A file named among other paths beside named ``result_<i>.txt`` files (``bench/*``): no run of
 the folder, as when the folder is walked."""
@@ -106,6 +110,9 @@ def discover_all(paths: list[str]) -> tuple[list[LogRef], list[EmptyFolder], lis
             skipped.append((given, NAMED_DEVICE))
         elif (why := not_a_log(given, absolute_parts(given))) is not None:
             raise DiscoveryError(why)
+        elif (bench := power_log_benchmark(given)) is not None:  # (scored with the runs it measures)
+            refs.extend(sorted(_walk(bench, []), key=lambda r: natural_order(r.path)))
+            skipped.append((given, f"{NAMED_POWER_LOG} {bench}"))
         else:
             refs.append(_ref_for_file(given))
     refs = _one_spelling(refs)

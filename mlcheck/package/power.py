@@ -272,3 +272,19 @@ def _same_bytes(one: str, other: str) -> bool:
         return filecmp.cmp(one, other, shallow=False)
     except OSError:
         return False
+
+
+def power_log_benchmark(path: str) -> str | None:
+    """The benchmark folder whose power measurements ``path`` is one of (``<bench>/power/result_<i>/
+    node_<j>.txt``, ``sw_<k>.txt``), spelt from ``path``, when that folder holds result files; else None."""
+    name = os.path.basename(path)
+    power = os.path.dirname(os.path.dirname(os.path.abspath(path)))
+    if not name.startswith(KINDS) or not name.endswith(".txt") or os.path.basename(power) != POWER_FOLDER:
+        return None
+    try:
+        entries = os.listdir(os.path.dirname(power))
+    except OSError:
+        return None
+    if not any(entry.startswith("result_") and entry.endswith(".txt") for entry in entries):
+        return None
+    return os.path.normpath(os.path.join(path, os.pardir, os.pardir, os.pardir))

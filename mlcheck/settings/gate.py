@@ -249,13 +249,16 @@ def input_digests(result: CheckResult) -> dict[str, str]:
 
 
 def benchmark_folders(paths: Sequence[str]) -> list[str]:
-    """Each file replaced by its folder (``result_3.txt`` -> its benchmark folder), once each.
+    """Each file replaced by its folder (``result_3.txt`` -> its benchmark folder; a power log,
+    ``power/result_3/node_0.txt``, too), once each.
 
     pre-commit passes the changed files; the run count and the score need the whole folder.
     """
+    from mlcheck.package.power import power_log_benchmark
+
     folders: list[str] = []
     for path in paths:
-        folder = path if path == "-" or os.path.isdir(path) else os.path.dirname(path) or "."
+        folder = path if path == "-" or os.path.isdir(path) else power_log_benchmark(path) or os.path.dirname(path) or "."
         if folder not in folders:
             folders.append(folder)
     return folders
