@@ -131,6 +131,8 @@ class PowerLog:
     """Findings of the reader (malformed lines, records of the wrong shape)."""
     first_problem: tuple[int | None, str] | None = None
     """The line and code of the first of them."""
+    codes: frozenset[str] = frozenset()
+    """The codes of them all."""
     unreadable: str | None = None
     """Why the summarizer cannot read the log at all (it cannot be opened, it is gzip)."""
     parser_crash: tuple[int, str] | None = None
@@ -157,6 +159,7 @@ def read_power_log(path: str) -> PowerLog:
     problems = 0
     repaired = False  # (read as raw output: something mlcheck read the official parser may not)
     first: tuple[int | None, str] | None = None
+    codes: set[str] = set()
     # (read as a result file is, runs of record lines in bulk: the same records and findings as
     # read_mllog(path, keep_copies=True), without a step per record of logs of thousands of readings)
     for item in read_result_batches(path):
@@ -168,15 +171,16 @@ def read_power_log(path: str) -> PowerLog:
         elif item.severity >= Severity.WARNING and item.code != "MLC002":  # (no record at all: the energy says)
             problems += 1
             first = first or (item.line, item.code)
+            codes.add(item.code)
         else:
             repaired = repaired or item.code == "MLC020"
     if not problems and not repaired:
-        return PowerLog(path, tuple(events), problems, first)
+        return PowerLog(path, tuple(events), problems, first, frozenset(codes))
     crash, skipped, shared = official_parse(path)  # (a malformed record: read it as the summarizer does)
     kept = [e for e in events if e.line not in skipped and e.line not in shared]
     kept.extend(event for event in shared.values() if event is not None and event.key in POWER_KEYS)
     kept.sort(key=EVENT_LINE)  # (stable: the log's order)
-    return PowerLog(path, tuple(kept), problems, first, parser_crash=crash)
+    return PowerLog(path, tuple(kept), problems, first, frozenset(codes), parser_crash=crash)
 
 
 _TOKEN = ":::MLLOG "
@@ -247,7 +251,7 @@ def _clean_power_log(path: str) -> PowerLog | None:
         return None
     events, problems, first_line = decoded
     return PowerLog(path, tuple(event for event in events if event.key in POWER_KEYS), problems,
-                    (first_line, "MLC008") if problems else None)
+                    (first_line, "MLC008") if problems else None, frozenset({"MLC008"}) if problems else frozenset())
 
 
 def twin_node_logs(paths: Sequence[str]) -> list[tuple[str, str]]:

@@ -15,7 +15,7 @@ readings and window it finds, so only mlcheck says this, as warnings.
   that overlaps less than half of the run from ``run_start`` to ``run_stop`` (the power analyzer's
   clock not set, or another run's log: the energy of another time is scored); a
   ``power_measurement_stop`` before the start (0 J); a node log that is byte for byte another of
-  its run (one node's log copied: counted twice).
+  its run (one node's log copied: counted twice); records out of time order (sorted by the summarizer).
   Fix: log watts, and measure from before the run's start to after its stop, with the power
   logging example of mlperf-logging.
 """
@@ -51,6 +51,11 @@ def implausible_node_log(path: str, events: Sequence[Event], run_start_ms: float
                 and (start is None or e.time_ms >= start) and (stop is None or e.time_ms <= stop)
                 for watts in (_watts(e.value),) if watts is not None]
     problems: list[tuple[int | None, str]] = []
+    earlier = next((b for a, b in zip(events, events[1:]) if b.time_ms < a.time_ms), None)
+    if earlier is not None:  # (the summarizer sorts the records by time; a reading at the stop's time after it is lost)
+        problems.append((earlier.line, f"the records are not in time order ({earlier.key} here is earlier than the "
+                         "record before it): the summarizer sorts them by time, so a reading logged after "
+                         "power_measurement_stop at the same time is not counted. Log them as they are measured"))
     negative = [line for line, value in readings if value < 0]
     if negative:
         problems.append((negative[0], f"{len(negative)} power_reading value(s) below 0 W"))
