@@ -538,3 +538,19 @@ def test_power_logs_whose_metadata_is_no_object_are_a_note_the_summarizer_scores
     shapes = [f for f in bench.findings if f.code == "MLC543"]
     assert shapes and all(f.severity.label == "info" and "(MLC008:" in f.message for f in shapes)
     assert bench.energy is not None and bench.energy.valid
+
+
+def test_runs_measuring_another_number_of_nodes_than_the_system_has_are_said(tmp_path: Path) -> None:
+    from mlcheck import check
+
+    folder, before = _scored_power_folder(tmp_path)
+    assert not [f for f in before.findings if f.code == "MLC545"]
+    system = folder.parents[2] / "systems" / f"{folder.parent.name}.json"
+    data = json.loads(system.read_text("utf-8"))
+    data["number_of_nodes"] = str(int(data["number_of_nodes"]) + 1)
+    system.chmod(0o644)
+    system.write_text(json.dumps(data, indent=4), "utf-8")
+    (bench,) = check([str(folder)]).benchmarks
+    (unmeasured,) = [f for f in bench.findings if f.code == "MLC545"]
+    assert unmeasured.path == str(folder / "power") and unmeasured.severity.label == "warning"
+    assert f"another number of node logs than the {data['number_of_nodes']} node(s) of {system}" in unmeasured.message

@@ -23,6 +23,8 @@ from mlcheck.package.discover import NAMED_BESIDE_RESULTS, NAMED_DEVICE, NAMED_P
 from mlcheck.rules.internal import crash_finding
 from mlcheck.read.reading_rules import FILE_UNREADABLE, NO_RECORDS, NOT_A_REGULAR_FILE
 from mlcheck.package.file_kinds import special_kind
+from mlcheck.package.power import POWER_FOLDER, node_log_counts
+from mlcheck.rules.power_plausibility import nodes_not_measured
 from mlcheck.rules.package import ROUND_ASSUMED
 from mlcheck.rules.package_layout import NESTED_FOLDER, UNKNOWN_FILE, check_layout
 from mlcheck.judge.outside_results import misplaced_benchmarks_left_out, outside_results_findings, package_of
@@ -224,6 +226,10 @@ def check_packages(paths: Sequence[str], benchmarks: Sequence[BenchmarkResult],
         runs = [r.run for r in bench.runs if r.run is not None]
         try:
             extra = list(check_logs_against_system(runs, doc, bench.ruleset))
+            info = system_info(doc)
+            if bench.energy is not None and bench.folder and info is not None and info.number_of_nodes:
+                counts = node_log_counts(bench.folder, [r.path for r in bench.runs])
+                extra += nodes_not_measured(os.path.join(bench.folder, POWER_FOLDER), counts, info.number_of_nodes, path)
         except Exception as error:  # noqa: BLE001 - see above
             extra = [crash_finding("the log/system checks", bench.folder or path, error)]
         score, codes = bench.score, sorted(refused.get(os.path.abspath(path), ()))

@@ -292,3 +292,12 @@ def power_log_benchmark(path: str) -> str | None:
     if not any(entry.startswith("result_") and entry.endswith(".txt") for entry in entries):
         return None
     return os.path.normpath(os.path.join(path, os.pardir, os.pardir, os.pardir))
+
+
+def node_log_counts(benchmark_folder: str, result_files: Sequence[str]) -> dict[str, int]:
+    """Per result name, the node logs the summarizer scores in its ``power/<result>/`` folder (runs
+    without one left out); empty without a power folder."""
+    power = scan_power(benchmark_folder, result_files)
+    if power is None:
+        return {}
+    return {run.result_name: sum(f.scored for f in run.of_kind("node")) for run in power.runs if run.folder is not None}

@@ -15,7 +15,8 @@ readings and window it finds, so only mlcheck says this, as warnings.
   that overlaps less than half of the run from ``run_start`` to ``run_stop`` (the power analyzer's
   clock not set, or another run's log: the energy of another time is scored); a
   ``power_measurement_stop`` before the start (0 J); a node log that is byte for byte another of
-  its run (one node's log copied: counted twice); records out of time order (sorted by the summarizer).
+  its run (one node's log copied: counted twice); records out of time order (sorted by the summarizer);
+  runs whose node logs are not one per node of the system description's ``number_of_nodes``.
   Fix: log watts, and measure from before the run's start to after its stop, with the power
   logging example of mlperf-logging.
 """
@@ -104,6 +105,20 @@ def twin_logs(twins: Sequence[tuple[str, str]]) -> list[Finding]:
         f"this node log is byte for byte {os.path.basename(twin)}: one node's log copied? The summarizer "
         "adds the energy of each node log, so a copy counts that node twice (power_measurement.adoc: "
         "measure all nodes, each once)")) for path, twin in twins]
+
+
+def nodes_not_measured(power_path: str, node_logs: dict[str, int], nodes: int, system_path: str) -> list[Finding]:
+    """MLC545 at the power folder where a run's node logs (``node_logs``: result name -> count) are
+    not one per node of the system description (``nodes``): power_measurement.adoc, "All nodes
+    participating in the performance runs must be measured"."""
+    other = {name: count for name, count in sorted(node_logs.items()) if count != nodes}
+    if not other:
+        return []
+    listed = ", ".join(f"{name} {count}" for name, count in list(other.items())[:5]) + (", ..." if len(other) > 5 else "")
+    return [POWER_LOG_IMPLAUSIBLE.at(power_path, None, (
+        f"{len(other)} run(s) hold another number of node logs than the {nodes} node(s) of {system_path} "
+        f"(number_of_nodes): {listed}; power_measurement.adoc asks that all nodes of the run be measured, each "
+        "once, and the summarizer adds the node logs it finds"))]
 
 
 def _offset(ms: float) -> str:
