@@ -23,7 +23,8 @@ from mlcheck.package.discover import NAMED_BESIDE_RESULTS, NAMED_DEVICE, NAMED_P
 from mlcheck.rules.internal import crash_finding
 from mlcheck.read.reading_rules import FILE_UNREADABLE, NO_RECORDS, NOT_A_REGULAR_FILE
 from mlcheck.package.file_kinds import special_kind
-from mlcheck.package.power import POWER_FOLDER, node_log_counts
+from mlcheck.package.power import POWER_FOLDER
+from mlcheck.package.power_paths import node_log_counts
 from mlcheck.rules.power_plausibility import nodes_not_measured
 from mlcheck.rules.package import ROUND_ASSUMED
 from mlcheck.rules.package_layout import NESTED_FOLDER, UNKNOWN_FILE, check_layout

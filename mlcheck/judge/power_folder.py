@@ -14,7 +14,8 @@ from mlcheck.records import dataclass
 from mlcheck.model import Finding, Severity
 from mlcheck.package.package_policy import package_policy
 from mlcheck.package.power import (POWER_FOLDER, PowerFolder, PowerLog, PowerRun, read_power_log, result_name,
-                                   scan_power, twin_node_logs)
+                                   scan_power)
+from mlcheck.package.power_paths import twin_node_logs
 from mlcheck.read.utf16_lines import wide_encoding
 from mlcheck.results import EnergyScore, RunResult, Score
 from mlcheck.rules import find_rule, power as rules

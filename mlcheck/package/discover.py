@@ -16,7 +16,7 @@ from mlcheck.package.not_logs import not_a_log
 from mlcheck.read.held_logs import is_held
 from mlcheck.read.log_files import link_to_nothing
 from mlcheck.package.nesting import Nesting
-from mlcheck.package.power import power_log_benchmark
+from mlcheck.package.power_paths import power_log_benchmark
 from mlcheck.package.real_paths import RealPaths as RealPaths, absolute_parts as absolute_parts  # (re-exported)
 from mlcheck.package.named_files import passed_over
 from mlcheck.package.file_kinds import (holds_a_record, holds_power_records, holds_records, loops_back, named_device,

@@ -254,7 +254,7 @@ def benchmark_folders(paths: Sequence[str]) -> list[str]:
 
     pre-commit passes the changed files; the run count and the score need the whole folder.
     """
-    from mlcheck.package.power import power_log_benchmark
+    from mlcheck.package.power_paths import power_log_benchmark
 
     folders: list[str] = []
     for path in paths:
