@@ -24,26 +24,24 @@ check them: there these findings are warnings), ``result_summarizer.py`` from 3.
   compares each run with the most common count, and counts as non-compliant the result file at the
   run's place among the runs with a power folder: another one after a run without its folder, as
   mlcheck does too; a warning where MLC540 is). Fix: measure the same nodes in every run.
-- MLC543 power-log-invalid: a power log the summarizer cannot score: no ``node_*.txt`` in a
-  run (or no ``power/<result>/`` folder at all: it globs the node logs of every run), no
-  ``power_measurement_start``, an empty measurement window, a reading that is not a
-  number, a record the official parser raises on (no ``metadata``, ``value``, ``key`` or
-  ``time_ms``; a null ``time_ms``, or an integer one too large for a float) (error: the summarizer
-  raises and no energy score exists; a malformed log is read as that parser reads it, the lines
-  it skips left out: text after a record's JSON, ``null``); a
-  reading of ``true`` counts 1 W, as Python multiplies it; a reading of NaN or
-  Infinity (a warning at the log: the summarizer computes the run's energy as NaN or infinite; an
-  error at the power folder where the time score counts that run, whose energy the summarizer
-  then computes as the folder's and publishes as no number); a node log of fewer than 60
-  ``power_reading`` records in its window (an error: power_measurement.adoc, "Measure max(a run,
-  60 power samples)", requires them, extending a shorter run's training loop; no official tool
-  counts them, so the energy the summarizer would publish is given, not valid; the published
-  4.0 and 5.0 power logs sample at 0.45-0.95 Hz, below the 1 Hz the text asks for, which is not
-  checked); a missing ``power_measurement_stop`` or switch estimate, records of the
-  wrong shape (warning; info where only their ``metadata`` is no object, which changes nothing). The logs of every run the round's compliance check passes are read, as
-  the summarizer reads them (``result_summarizer.py``: it times each such run and reads its power
-  logs): the runs the score drops too, and an aborted one (the check reads no status); not a run
-  it fails. Fix: log with the power logging example of mlperf-logging.
+- MLC543 power-log-invalid: a power log the summarizer cannot score, or scores despite a flaw.
+  Error (no energy score, or one not valid): no ``node_*.txt`` in a run (or no
+  ``power/<result>/`` folder: it globs the node logs of every run), no
+  ``power_measurement_start``, an empty measurement window, a reading that is not a number, a
+  record the official parser raises on (no ``metadata``, ``value``, ``key`` or ``time_ms``; a
+  null ``time_ms``, or an integer one too large for a float): the summarizer raises; a counted
+  run's NaN or Infinity reading (the summarizer's energy is no number); a node log of fewer than
+  60 ``power_reading`` records in its window (power_measurement.adoc, "Measure max(a run, 60
+  power samples)", requires them; no official tool counts them: the energy the summarizer would
+  publish is shown, not valid). Warning: a NaN or Infinity reading at the log, a missing
+  ``power_measurement_stop`` or switch estimate, records of the wrong shape. Info: records whose
+  ``metadata`` is no object (the summarizer scores them as any). A malformed log is read as that
+  parser reads it (a line's last record; the lines it skips left out: text after a record's JSON,
+  ``null``); a reading of ``true`` counts 1 W, as Python multiplies it. The 1 Hz the text asks
+  for is not checked (the published 4.0 and 5.0 logs sample at 0.45-0.95 Hz). The logs of every
+  run the round's compliance check passes are read, as the summarizer reads them: the runs the
+  score drops too, and an aborted one; not a run it fails. Fix: log with the power logging
+  example of mlperf-logging.
 - MLC544 energy-score: the folder's energy as the summarizer scores it (info), in kJ; the formula is
   :mod:`mlcheck.score.energy`'s (node logs: efficiency x sum(watts x interval) over the window, scaled
   to the time-to-train; switches: efficiency x estimate x time-to-train; the mean over the runs the
@@ -71,7 +69,7 @@ POWER_COUNTS_DIFFER = Rule("MLC542", "power-counts-differ", Severity.ERROR,
                            "runs measure different numbers of nodes or switches", official=True,
                            also=(Severity.WARNING,))
 POWER_LOG_INVALID = Rule("MLC543", "power-log-invalid", Severity.ERROR,
-                         "a power log the result summarizer cannot score (error) or reads despite a flaw (warning)",
+                         "a power log the result summarizer cannot score (error), or scores despite a flaw",
                          also=(Severity.WARNING, Severity.INFO))
 ENERGY_SCORE = Rule("MLC544", "energy-score", Severity.INFO,
                     "the folder's energy, as the round's result summarizer scores it")
