@@ -502,9 +502,22 @@ def test_a_power_log_named_alone_is_checked_with_its_benchmark_folder(tmp_path: 
     result = check([str(node)])
     (bench,) = result.benchmarks
     assert bench.folder == str(folder) and bench.energy is not None and bench.energy.joules == before.energy.joules
-    (note,) = [f for f in result.all_findings() if f.path == str(node) and f.code == "MLC002"]
+    (note,) = [f for f in result.all_findings() if f.path == str(node) and f.code == "MLC544"]
     assert note.severity.label == "info" and note.message.startswith(
-        f"a power log, checked with the benchmark folder it measures, {folder}")
+        f"power measurements, checked with the benchmark folder they measure, {folder}")
+    for named in (folder / "power", node.parent):  # (the power folder, a run's)
+        (bench,) = check([str(named)]).benchmarks
+        assert bench.folder == str(folder) and bench.energy is not None and bench.energy.joules == before.energy.joules
+    link = tmp_path / "link"
+    link.symlink_to(node.parent, target_is_directory=True)
+    (bench,) = check([str(link / node.name)]).benchmarks
+    assert bench.folder == str(folder)
+    loose = tmp_path / "loose" / "power" / "result_0"
+    loose.mkdir(parents=True)
+    shutil.copy(node, loose / "node_0.txt")
+    (alone,) = check([str(loose / "node_0.txt")]).all_findings()
+    assert (alone.code, alone.severity.label) == ("MLC543", "warning") and alone.message.startswith(
+        "a power log outside a benchmark folder's power/result_<i>/: it measures no run here")
     assert benchmark_folders([str(node), str(folder / "result_0.txt")]) == [str(folder)]
     hooks = yaml.safe_load((Path(__file__).resolve().parent.parent / ".pre-commit-hooks.yaml").read_text("utf-8"))
     pattern = re.compile(next(h for h in hooks if h["id"] == "mlcheck-results")["files"])
@@ -554,3 +567,18 @@ def test_runs_measuring_another_number_of_nodes_than_the_system_has_are_said(tmp
     (unmeasured,) = [f for f in bench.findings if f.code == "MLC545"]
     assert unmeasured.path == str(folder / "power") and unmeasured.severity.label == "warning"
     assert f"another number of node logs than the {data['number_of_nodes']} node(s) of {system}" in unmeasured.message
+
+
+def test_a_short_node_log_of_a_run_the_score_drops_is_a_warning_and_the_energy_stands(tmp_path: Path) -> None:
+    from mlcheck import check
+
+    folder, before = _scored_power_folder(tmp_path)
+    node = _node_log(folder, Path(before.runs[before.score.runs_dropped[0]].path).stem)
+    lines = node.read_text(encoding="utf-8").splitlines(keepends=True)
+    kept = [line for line in lines if '"power_reading"' not in line]
+    kept[1:1] = [line for line in lines if '"power_reading"' in line][:10]
+    node.write_text("".join(kept), encoding="utf-8")
+    (bench,) = check([str(folder)]).benchmarks
+    (short,) = [f for f in bench.findings if f.code == "MLC543" and f.path == str(node) and f.severity.label != "info"]
+    assert short.severity.label == "warning" and "a run the energy score does not count" in short.message
+    assert bench.energy is not None and bench.energy.valid and bench.energy.joules == before.energy.joules

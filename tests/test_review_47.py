@@ -103,7 +103,7 @@ def test_a_cloudwatch_export_of_one_stream_per_node_keeps_one_nodes_records(tmp_
     result = check([str(export)])
     assert [f.code for f in result.all_findings() if f.severity.name != "INFO"] == []
     (read,) = [f for f in result.all_findings() if f.code == "MLC020"]
-    assert "records kept from host 1 (303); 303 copies printed by 1 other rank dropped" in read.message
+    assert "records kept from host 0 (303); 303 copies printed by 1 other rank dropped" in read.message
 
 
 def test_the_markdown_notes_say_how_many_of_each_rule_the_rarer_first() -> None:
@@ -250,3 +250,54 @@ def test_a_utf8_name_read_under_another_locale_is_shown_as_its_characters() -> N
     assert without_lone_surrogates(json.dumps("x\udcff")) == '"x\\ufffd"'
     assert without_lone_surrogates(json.dumps("a\\udcc3")) == json.dumps("a\\udcc3")  # (an escaped backslash)
     assert without_lone_surrogates(json.dumps("\U0001f680")) == json.dumps("\U0001f680")
+
+
+def test_four_clock_records_listed_backwards_in_a_log_in_time_order_are_not_said_to_be_reversed(tmp_path: Path) -> None:
+    lines = _records()
+    clock = [n for n, line in enumerate(lines) if re.search(r'"key": "(init_start|init_stop|run_start|run_stop)"', line)]
+    moved = [lines[n] for n in clock]
+    for n, line in zip(clock, reversed(moved)):
+        lines[n] = line
+    log = tmp_path / "result_0.txt"
+    log.write_text("\n".join(lines) + "\n", "utf-8")
+    found = [f for f in check([str(log)]).all_findings() if f.code == "MLC404"]
+    assert found and not any("newest first" in f.message for f in found)
+    log.write_text("\n".join(_records()[::-1]) + "\n", "utf-8")  # (tac: the whole log backwards)
+    assert any("newest first" in f.message for f in check([str(log)]).all_findings() if f.code == "MLC404")
+
+
+@pytest.mark.parametrize("spec, parsed", [("xml:r.xml", ("junit", "r.xml")), ("md:r.md", ("markdown", "r.md")),
+                                          ("a/b:c/x.sarif", ("sarif", "a/b:c/x.sarif"))])
+def test_an_output_format_may_be_named_by_its_suffix_and_a_colon_in_a_folder_is_a_path(
+        spec: str, parsed: tuple[str, str]) -> None:
+    from mlcheck.settings.gate import parse_output
+    assert parse_output(spec) == parsed
+
+
+@pytest.mark.parametrize("spec", ["josn:r.json", "auto:r.json"])
+def test_an_unknown_format_before_a_colon_is_refused_not_taken_as_a_file_name(spec: str) -> None:
+    from mlcheck.settings.gate import parse_output
+    with pytest.raises(ValueError, match="--output takes FORMAT:PATH"):
+        parse_output(spec)
+
+
+def test_a_missing_power_folder_of_a_run_is_annotated_on_its_result_file(tmp_path: Path) -> None:
+    from mlcheck.model import Finding, Severity
+    from mlcheck.results import CheckResult
+    bench = tmp_path / "bench"
+    (bench / "power").mkdir(parents=True)
+    (bench / "result_3.txt").write_text("", "utf-8")
+    found = Finding("MLC540", "power-run-missing", Severity.WARNING, "no power measurements for result_3.txt",
+                    str(bench / "power" / "result_3"))
+    (line,) = [x for x in render_github(CheckResult((), (), (found,)), ReportOptions()).splitlines() if "MLC540" in x]
+    assert line.startswith(f"::warning file={bench / 'result_3.txt'},title=MLC540")
+
+
+def test_a_broken_mlcheck_toml_says_it_hides_the_pyproject_beside_it(tmp_path: Path) -> None:
+    from mlcheck.settings.config_file import load_table
+    config = tmp_path / ".mlcheck.toml"
+    config.symlink_to(tmp_path / "gone.toml")
+    (tmp_path / "pyproject.toml").write_text('[tool.mlcheck]\nstrict = true\n', "utf-8")
+    problem = load_table(config, str(config))[2]
+    assert problem is not None and problem.message.endswith(
+        "and the pyproject.toml beside it, which holds [tool.mlcheck], is not read while it is there: remove it")

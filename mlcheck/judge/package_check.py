@@ -19,12 +19,13 @@ from mlcheck.results import BenchmarkResult
 from mlcheck.package.layout import (PACKAGE, BenchmarkFolder, JsonDocument,
                                     PackageLayout, PackagePart, join_path, package_parts,
                                     read_json_document, scan_part, system_info)
-from mlcheck.package.discover import NAMED_BESIDE_RESULTS, NAMED_DEVICE, NAMED_POWER_LOG, NAMED_NO_RECORD_FILE, NO_RECORD_FILE, UNREADABLE_FOLDER, RealPaths
+from mlcheck.package.discover import LOOSE_POWER_LOG, NAMED_BESIDE_RESULTS, NAMED_DEVICE, NAMED_POWER_LOG, NAMED_NO_RECORD_FILE, NO_RECORD_FILE, UNREADABLE_FOLDER, RealPaths
 from mlcheck.rules.internal import crash_finding
 from mlcheck.read.reading_rules import FILE_UNREADABLE, NO_RECORDS, NOT_A_REGULAR_FILE
 from mlcheck.package.file_kinds import special_kind
 from mlcheck.package.power import POWER_FOLDER
 from mlcheck.package.power_paths import node_log_counts
+from mlcheck.rules.power import ENERGY_SCORE, POWER_LOG_INVALID
 from mlcheck.rules.power_plausibility import nodes_not_measured
 from mlcheck.rules.package import ROUND_ASSUMED
 from mlcheck.rules.package_layout import NESTED_FOLDER, UNKNOWN_FILE, check_layout
@@ -265,9 +266,14 @@ _PASSED_OVER = {
 def _skipped_finding(path: str, kind: str) -> Finding:
     if kind.startswith(NAMED_POWER_LOG):
         bench = kind[len(NAMED_POWER_LOG) + 1:]
-        return NO_RECORDS.at(path, None, (
-            f"a power log, checked with the benchmark folder it measures, {bench}: the power checker and the "
-            "summarizer read it there, for that folder's energy score"), severity=Severity.INFO, official=False)
+        return ENERGY_SCORE.at(path, None, (
+            f"power measurements, checked with the benchmark folder they measure, {bench}: the power checker and "
+            "the summarizer read them there, for that folder's energy score"))
+    if kind == LOOSE_POWER_LOG:
+        return POWER_LOG_INVALID.at(path, None, (
+            "a power log outside a benchmark folder's power/result_<i>/: it measures no run here, so it was not "
+            "checked nor scored (the summarizer reads power logs only there). Check its benchmark folder"),
+            severity=Severity.WARNING)
     if kind in _PASSED_OVER:
         return NO_RECORDS.at(path, None, _PASSED_OVER[kind], severity=Severity.INFO, official=False)
     if kind.startswith(UNREADABLE_FOLDER):

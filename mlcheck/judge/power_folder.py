@@ -124,7 +124,8 @@ def _energy(power: PowerFolder, members: Sequence[RunResult], counted: Score, su
                 unscored.append(result_name(member.path))
             continue
         start = member.run.first("run_start") if member.run is not None else None
-        joules.append(_run_energy(run, duration, found, start.time_ms if start is not None else None, short))
+        joules.append(_run_energy(run, duration, found, start.time_ms if start is not None else None, short,
+                                  counted_here))
         if joules[-1] is None and not counted_here:
             unscored.append(run.result_name)
     # (summed in the performance ordering, fastest first, as the summarizer sums them; runs of equal
@@ -189,9 +190,10 @@ MIN_READINGS = 60
 
 
 def _run_energy(run: PowerRun, duration_ms: float, found: list[Finding], run_start_ms: float | None,
-                short: list[str]) -> float | None:
+                short: list[str], counted: bool = True) -> float | None:
     """The run's energy as the summarizer scores it (None where it raises); the run's name is
-    appended to ``short`` where a node log holds fewer readings than the rules require."""
+    appended to ``short`` where a node log of a run the score counts (``counted``) holds fewer
+    readings than the rules require (a warning for a dropped run: the score stands)."""
     nodes = [f for f in run.of_kind("node") if f.scored]
     if not nodes:
         found.append(rules.POWER_LOG_INVALID.at(run.folder or "", None, (
@@ -226,12 +228,17 @@ def _run_energy(run: PowerRun, duration_ms: float, found: list[Finding], run_sta
             continue
         readings = energy.readings if file.kind == "node" else None  # (those between its start and stop)
         if readings is not None and readings < MIN_READINGS:  # (the rules' minimum; no official tool counts them)
+            fix = ("extending a shorter run's training loop until they are taken" if readings else
+                   "and none lies between its power_measurement_start and power_measurement_stop")
+            effect = ("and the energy score is not valid" if counted else
+                      "a run the energy score does not count (the fastest or slowest): the score stands")
             found.append(rules.POWER_LOG_INVALID.at(file.path, None, (
                 f"{readings} power_reading record(s) in the measurement window: power_measurement.adoc (Measure "
-                f"max(a run, {MIN_READINGS} power samples)) requires {MIN_READINGS} samples, extending a shorter "
-                f"run's training loop until they are taken; neither official tool counts them: the summarizer "
-                f"would score {format_energy(energy.joules)} for this log, and the energy score is not valid")))
-            short.append(run.result_name)
+                f"max(a run, {MIN_READINGS} power samples)) requires {MIN_READINGS} samples, {fix}; neither official "
+                f"tool counts them: the summarizer would score {format_energy(energy.joules)} for this log, {effect}"),
+                severity=None if counted else Severity.WARNING))
+            if counted:
+                short.append(run.result_name)
         if energy.note:
             found.append(rules.POWER_LOG_INVALID.at(file.path, None, energy.note, severity=Severity.WARNING))
         if not math.isfinite(energy.joules):  # (the summarizer computes on: no energy published where the run is counted)

@@ -41,6 +41,8 @@ was asked to be checked there (MLC015, an error: a gate given it checked no log)
 NAMED_POWER_LOG = "a power log of the benchmark folder"
 """A node or switch power log named on the command line: its benchmark folder (named after this)
 is checked instead, whose energy score it is part of."""
+LOOSE_POWER_LOG = "a power log outside a benchmark folder"
+"""A node or switch power log named on the command line that lies in no ``<bench>/power/result_<i>/``."""
 NAMED_BESIDE_RESULTS = "a named file beside result files"
 """A file named among other paths beside named ``result_<i>.txt`` files (``bench/*``): no run of
 the folder, as when the folder is walked."""
@@ -99,7 +101,11 @@ def discover_all(paths: list[str]) -> tuple[list[LogRef], list[EmptyFolder], lis
             refs.append(LogRef("-"))
             continue
         _must_exist(given) if not is_held(given) else None  # (a watched log moved away: its bytes are held)
-        if os.path.isdir(given):
+        bench = power_log_benchmark(given) if not is_held(given) else None
+        if bench is not None:  # (a power log, power/ or power/result_<i>: scored with the runs it measures)
+            refs.extend(sorted(_walk(bench, []), key=lambda r: natural_order(r.path)))
+            skipped.append((given, f"{NAMED_POWER_LOG} {bench}"))
+        elif os.path.isdir(given):
             special: list[tuple[str, str]] = []
             found = sorted(_walk(given, special), key=lambda r: natural_order(r.path))
             skipped.extend(sorted(special, key=lambda item: natural_order(item[0])))
@@ -110,9 +116,8 @@ def discover_all(paths: list[str]) -> tuple[list[LogRef], list[EmptyFolder], lis
             skipped.append((given, NAMED_DEVICE))
         elif (why := not_a_log(given, absolute_parts(given))) is not None:
             raise DiscoveryError(why)
-        elif (bench := power_log_benchmark(given)) is not None:  # (scored with the runs it measures)
-            refs.extend(sorted(_walk(bench, []), key=lambda r: natural_order(r.path)))
-            skipped.append((given, f"{NAMED_POWER_LOG} {bench}"))
+        elif os.path.basename(given).startswith(("node_", "sw_")) and os.path.isfile(given) and holds_power_records(given):
+            skipped.append((given, LOOSE_POWER_LOG))  # (power records, and no benchmark folder around them)
         else:
             refs.append(_ref_for_file(given))
     refs = _one_spelling(refs)

@@ -35,19 +35,31 @@ def _same_bytes(one: str, other: str) -> bool:
 
 
 def power_log_benchmark(path: str) -> str | None:
-    """The benchmark folder whose power measurements ``path`` is one of (``<bench>/power/result_<i>/
-    node_<j>.txt``, ``sw_<k>.txt``), spelt from ``path``, when that folder holds result files; else None."""
-    name = os.path.basename(path)
-    power = os.path.dirname(os.path.dirname(os.path.abspath(path)))
-    if not name.startswith(KINDS) or not name.endswith(".txt") or os.path.basename(power) != POWER_FOLDER:
+    """The benchmark folder whose power measurements ``path`` is, or is in: a node or switch log
+    (``<bench>/power/result_<i>/node_<j>.txt``, ``sw_<k>.txt``), a run's power folder
+    (``power/result_<i>``) or ``power/`` itself, when that folder holds result files; else None.
+    Spelt from ``path`` (``../..``), or the real folder where ``path`` reaches it through a link."""
+    is_folder = os.path.isdir(path)
+    name = os.path.basename(os.path.normpath(path))
+    if not is_folder and not (name.startswith(KINDS) and name.endswith(".txt")):
         return None
+    given = os.path.abspath(path)
+    for spelling in dict.fromkeys((given, os.path.realpath(path))):
+        ups = (1 if os.path.basename(spelling) == POWER_FOLDER else 2) if is_folder else 3
+        power = spelling
+        for _ in range(ups - 1):
+            power = os.path.dirname(power)
+        bench = os.path.dirname(power)
+        if os.path.basename(power) == POWER_FOLDER and _holds_results(bench):
+            return os.path.normpath(os.path.join(path, *[os.pardir] * ups)) if spelling == given else bench
+    return None
+
+
+def _holds_results(folder: str) -> bool:
     try:
-        entries = os.listdir(os.path.dirname(power))
+        return any(entry.startswith("result_") and entry.endswith(".txt") for entry in os.listdir(folder))
     except OSError:
-        return None
-    if not any(entry.startswith("result_") and entry.endswith(".txt") for entry in entries):
-        return None
-    return os.path.normpath(os.path.join(path, os.pardir, os.pardir, os.pardir))
+        return False
 
 
 def node_log_counts(benchmark_folder: str, result_files: Sequence[str]) -> dict[str, int]:

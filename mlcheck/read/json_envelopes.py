@@ -12,7 +12,7 @@ The line the job printed is a string field of one JSON object per line, its quot
 An export that pretty-prints such objects as one JSON document (``gcloud logging read
 --format=json``, ``aws logs get-log-events``) holds each field on a line of its own: such a line
 is read so too. An event's CloudWatch stream (``logStreamName``, ``aws logs filter-log-events``
-over one stream per node) is put in front of its line as a host label (:func:`stream_label`).
+over one stream per node) is put in front of its line as a host label (:meth:`Envelopes.label_of`).
 
 Raw output (never a submitted result file, read as the official parser reads it) is given to the
 reader with such a line replaced by the text it wraps, one line out per line in (line numbers
@@ -30,7 +30,7 @@ from __future__ import annotations
 
 import json
 import re
-from typing import Iterable, Iterator
+from typing import Callable, Iterable, Iterator
 
 from mlcheck.read.cri_lines import CriPieces
 
@@ -44,7 +44,6 @@ _FIELD_LINE = re.compile(rb'\s*"(?:log|textPayload|MESSAGE|message|msg)"\s*:\s*(
 """A field of an envelope alone on its line, in a JSON document an export pretty-printed."""
 _STREAM_LINE = re.compile(rb'\s*"logStreamName"\s*:\s*("(?:[^"\\]|\\.)*")\s*,?\s*$')
 """A CloudWatch event's stream alone on its line (``aws logs filter-log-events``: one stream per node)."""
-_HOST_LIKE = re.compile(r"[A-Za-z](?:[^\W\d]|-)*\d[\w-]*")
 _PIECE_BYTES = 16384
 """The size of Docker's pieces of a longer line (a shorter ``log`` without a line end is the last
 line of a process that died writing it: whole as it is)."""
@@ -94,7 +93,9 @@ class Envelopes:
         self.entry_text: str | None = None
         """The line the last field of a pretty-printed export held."""
         self.stream_label = ""
-        """The label of the log stream of the export's entry being read (``node-3: ``), or ''."""
+        """The label of the log stream of the export's entry being read (``stream0.node-3: ``), or ''."""
+        self.streams: dict[str, int] = {}
+        """Each CloudWatch log stream met, by its order of first appearance (:meth:`label_of`)."""
 
     def unfinished(self) -> bytes | None:
         """At the end of the file: the Docker line that the last piece given belongs to, when it
@@ -103,6 +104,16 @@ class Envelopes:
             return None
         _stream, text = self.pieces.popitem()  # (the stream of the last piece: stored last)
         return text.encode("utf-8", errors="replace") + b"\n"
+
+    def label_of(self, name: object) -> str:
+        """A CloudWatch log stream's label in front of its lines, a host label
+        (:mod:`mlcheck.read.host_labels`, one rank per stream, whose copies are dropped): its order
+        of first appearance, then its name (``stream0.mlperf-node-3: ``; the rank is the order:
+        the first stream of the export logs); '' for a name that is no string."""
+        if not isinstance(name, str):
+            return ""
+        order = self.streams.setdefault(name, len(self.streams))
+        return f"stream{order}.{re.sub(r'[^A-Za-z0-9_-]+', '-', name)[-63:].strip('-') or 'x'}: "
 
     @property
     def count(self) -> int:
@@ -121,7 +132,7 @@ class Envelopes:
             self.stream_label = ""
         if raw[:1] in (b" ", b"\t") and b'"logStreamName"' in raw and (stream := _STREAM_LINE.match(raw)):
             try:
-                self.stream_label = stream_label(json.loads(stream.group(1)))
+                self.stream_label = self.label_of(json.loads(stream.group(1)))
             except (ValueError, RecursionError):
                 self.stream_label = ""
             return raw
@@ -139,7 +150,7 @@ class Envelopes:
         if raw.startswith(b"{") and (_ESCAPED_RECORD in raw
                                      or (raw.startswith(b'{"log":') and (self.pieces or len(raw) > _PIECE_BYTES))
                                      or (b'"MESSAGE"' in raw and _BYTE_RECORD.search(raw) is not None)):
-            inner = _wrapped_text(raw, self.pieces)
+            inner = _wrapped_text(raw, self.pieces, self.label_of)
             if inner is not None:
                 self.json_count += 1
                 if not inner:
@@ -155,7 +166,7 @@ _PIECE = ""
 """What :func:`_wrapped_text` gives for a piece of a line whose rest comes later."""
 
 
-def _wrapped_text(raw: bytes, pieces: dict[object, str]) -> str | None:
+def _wrapped_text(raw: bytes, pieces: dict[object, str], label_of: Callable[[object], str]) -> str | None:
     """The text a JSON envelope holds, after the pieces of its line before it (:data:`_PIECE`
     when its line goes on in a later envelope of its stream), or None when ``raw`` is none."""
     try:
@@ -165,7 +176,7 @@ def _wrapped_text(raw: bytes, pieces: dict[object, str]) -> str | None:
     if not isinstance(envelope, dict):
         return None
     stream = envelope.get("stream") if isinstance(envelope.get("stream"), str) else None
-    label = stream_label(envelope["logStreamName"]) if "logStreamName" in envelope else ""
+    label = label_of(envelope["logStreamName"]) if "logStreamName" in envelope else ""
     for name in _FIELDS:
         text = envelope.get(name)
         if name == "MESSAGE" and text is not None:
@@ -183,16 +194,6 @@ def _wrapped_text(raw: bytes, pieces: dict[object, str]) -> str | None:
     text = next((payload[name] for name in ("message", "msg") if isinstance(payload, dict)
                  and isinstance(payload.get(name), str)), None)
     return text if text is not None and ":::MLLOG" in text else None
-
-
-def stream_label(name: object) -> str:
-    """A CloudWatch log stream's name as a host label in front of its lines (``mlperf/node-3`` ->
-    ``mlperf-node-3: ``: :mod:`mlcheck.read.host_labels`, one rank per node, whose copies are
-    dropped), or '' for a name that reads as no host (no digit, not a string)."""
-    if not isinstance(name, str):
-        return ""
-    label = re.sub(r"[^\w.-]+", "-", name)[-63:].lstrip("-_.0123456789")
-    return f"{label}: " if _HOST_LIKE.match(label) else ""
 
 
 def _journal_line(entry: dict[str, object], message: object) -> object:

@@ -82,7 +82,8 @@ def _target(group: FindingGroup, first_files: dict[str, str]) -> tuple[str, int 
     folder_file = first_files.get(_benchmark_folder(found.path, first_files))
     if folder_file is not None:
         return folder_file, None, f"{message} (about the folder {found.path})"
-    missing_file = _first_file_under(_folder_of_missing(found.path), first_files) if found.path not in ("", "-") else None
+    missing_file = (_own_result_file(found.path) or _first_file_under(_folder_of_missing(found.path), first_files)
+                    if found.path not in ("", "-") else None)
     if missing_file is not None:
         named = found.path in message  # (MLC510: "expected systems/x.json")
         return missing_file, None, message if named else f"{message} (about {found.path}, which does not exist)"
@@ -105,12 +106,26 @@ def _folder_of_missing(path: str) -> str | None:
 
 
 def _first_file_under(folder: str | None, first_files: dict[str, str]) -> str | None:
-    """The first result file of the benchmark folders in ``folder`` (at any depth)."""
-    if folder is None:
-        return None
-    top = os.path.normpath(folder)
-    return min((path for bench, path in first_files.items()
-                if os.path.normpath(bench) == top or os.path.normpath(bench).startswith(top + os.sep)), default=None)
+    """The first result file of the benchmark folders in ``folder`` (at any depth), or else in the
+    folder above it or the one above that (a missing ``power/result_3/``: its benchmark's), from
+    the nearest folder that exists."""
+    top = os.path.normpath(folder) if folder else ""
+    while top and not os.path.isdir(top) and os.path.dirname(top) != top:
+        top = os.path.dirname(top)
+    for _ in range(3):
+        found = min((path for bench, path in first_files.items()
+                     if os.path.normpath(bench) == top or os.path.normpath(bench).startswith(top + os.sep)), default=None)
+        if found is not None or not top or os.path.dirname(top) == top:
+            return found
+        top = os.path.dirname(top)
+    return None
+
+
+def _own_result_file(path: str) -> str | None:
+    """For a missing ``<bench>/power/result_3`` (its run's power logs), ``<bench>/result_3.txt``."""
+    power, name = os.path.split(path.rstrip("/" + os.sep))
+    result = os.path.join(os.path.dirname(power), f"{name}.txt")
+    return result if os.path.basename(power) == "power" and not os.path.lexists(path) and os.path.isfile(result) else None
 
 
 def _benchmark_folder(path: str, first_files: dict[str, str]) -> str:

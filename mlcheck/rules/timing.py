@@ -31,7 +31,7 @@ from __future__ import annotations
 
 import math
 from itertools import chain
-from typing import Iterator
+from typing import Iterator, Sequence
 
 from mlcheck.model import NO_INIT_START, EVENT_LINE, EVENT_TIME_MS, PLAUSIBLE_MS, Event, Finding, Severity
 from mlcheck.rule import Rule, RunContext
@@ -154,11 +154,19 @@ _REVERSED = ("; their times run the other way: the lines are listed newest first
              "gcloud logging read without --order=asc, or tac): list them oldest first")
 
 
+def _mostly_backwards(events: Sequence[Event]) -> bool:
+    """Whether the records' times go down from line to line far more often than up (a log listed
+    newest first), not only a few records out of place."""
+    steps = [(b.time_ms > a.time_ms) - (b.time_ms < a.time_ms) for a, b in zip(events, events[1:])]
+    return steps.count(-1) >= 3 and steps.count(-1) > 4 * steps.count(1)
+
+
 def _order(ctx: RunContext) -> Iterator[Finding]:
     firsts = [(key, ctx.run.first(key)) for key in _CLOCK_KEYS]
     present = [(key, event) for key, event in firsts if event is not None]
     pairs = list(zip(present, present[1:]))
-    reversed_lines = len(pairs) >= 2 and all(b.line < a.line and b.time_ms >= a.time_ms for (_, a), (_, b) in pairs)
+    reversed_lines = len(pairs) >= 2 and all(b.line < a.line and b.time_ms >= a.time_ms for (_, a), (_, b) in pairs) \
+        and _mostly_backwards(ctx.run.events)
     for (key_a, a), (key_b, b) in pairs:
         if b.line < a.line:
             yield ctx.at(CLOCK_ORDER, b.line,

@@ -128,7 +128,7 @@ def olympic_energy(energies: Sequence[float | None], counted: Sequence[int],
     unreal = [i for i in counted if not math.isfinite(energies[i] or 0.0)]
     if unreal:
         return None, (f"{len(unreal)} counted run{'s' if len(unreal) > 1 else ''} whose energy is NaN or infinite "
-                      "(a NaN or Infinity power reading): the summarizer would publish it so")
+                      "(a NaN or Infinity power reading): the summarizer's energy is no number either")
     values = [energies[i] for i in counted]
     mean = sequential_sum(v for v in values if v is not None) / len(values)
     factor = scaling_factor if scaling_factor is not None else 1.0

@@ -62,7 +62,11 @@ def load_table(path: Path, shown: str) -> tuple[dict[str, Any], str, Finding | N
     try:
         kind = _not_a_file(path)
         if kind:  # (a FIFO would wait for a writer; a folder cannot be read)
-            return {}, "", CONFIG_INVALID.at(shown, None, f"the config file is {kind}, not a file: it is ignored")
+            beside = path.with_name("pyproject.toml")
+            hidden = path.name != beside.name and beside.is_file() and names_mlcheck_table(read_text(beside))
+            return {}, "", CONFIG_INVALID.at(shown, None, f"the config file is {kind}, not a file: it is ignored" + (
+                ", and the pyproject.toml beside it, which holds [tool.mlcheck], is not read while it is there: "
+                "remove it" if hidden else ""))
         if path.stat().st_size > _MAX_CONFIG_BYTES:
             return {}, "", CONFIG_INVALID.at(shown, None, (
                 f"the config file is over {_MAX_CONFIG_BYTES // 1024} KiB; a config of mlcheck is a few "

@@ -82,6 +82,8 @@ def exit_code(result: CheckResult, settings: Settings, unopenable: Sequence[str]
 _SUFFIX_FORMATS = ((".sarif.json", "sarif"), (".sarif", "sarif"), (".json", "json"), (".xml", "junit"),
                    (".md", "markdown"), (".markdown", "markdown"), (".html", "html"), (".htm", "html"), (".txt", "text"))
 """The format a report's file name says, for ``-o PATH`` without ``FORMAT:`` (the first suffix that ends it)."""
+_ALIASES = {"xml": "junit", "md": "markdown", "htm": "html", "txt": "text"}
+"""Other names of formats before ``:`` (their files' suffixes)."""
 _SUFFIX_NAMES = frozenset(suffix for suffix, _ in _SUFFIX_FORMATS)
 """Names that are a suffix alone (``-o .json``): no report's name."""
 
@@ -91,14 +93,17 @@ def parse_output(spec: str) -> tuple[str, str]:
     ``.json``, ``.xml`` for JUnit, ``.md``, ``.html``, ``.txt``) -> (its format, path); raises ValueError
     with what to write instead."""
     name, sep, path = spec.partition(":")
-    name = name.strip().lower()
-    if not sep or name not in FORMATS or name == "auto":
+    name = _ALIASES.get(name.strip().lower(), name.strip().lower())
+    # (-o report.sarif: the format its name says; C:/x.json or a/b:c/x.json: a path, whose colon names no format)
+    a_path = not sep or (len(name) == 1 and name.isalpha()) or "/" in name or "\\" in name
+    if a_path:
         by_suffix = next((form for suffix, form in _SUFFIX_FORMATS if spec.lower().endswith(suffix)), None)
-        if by_suffix is not None and os.path.basename(spec) not in _SUFFIX_NAMES:  # (-o report.sarif: the format its name says)
+        if by_suffix is not None and os.path.basename(spec) not in _SUFFIX_NAMES:
             return by_suffix, spec
     if not sep or not path or name not in FORMATS or name == "auto":
         choices = "|".join(f for f in FORMATS if f != "auto")
-        raise ValueError(f"--output takes FORMAT:PATH with FORMAT one of {choices}, e.g. "
+        unknown = f"unknown format {name!r}: " if sep and not a_path and name not in FORMATS else ""
+        raise ValueError(f"{unknown}--output takes FORMAT:PATH with FORMAT one of {choices}, e.g. "
                          f"sarif:mlcheck.sarif, or a PATH ending in .sarif, .json, .xml (junit), .md, .html "
                          f"or .txt; got {spec!r}")
     return name, "-" if path != "-" and standard_stream(path) == 1 else path
@@ -111,6 +116,8 @@ def standard_stream(path: str) -> int | None:
     the stream still writes to) nor opened anew (which would empty it)."""
     try:
         status = os.stat(path)
+        if stat.S_ISCHR(status.st_mode) and os.path.samefile(path, os.devnull):
+            return None  # (/dev/null: the report is dropped, whatever the streams are)
     except (OSError, ValueError):
         return None
     for descriptor in (1, 2):
@@ -118,7 +125,8 @@ def standard_stream(path: str) -> int | None:
             stream = os.fstat(descriptor)
         except OSError:
             continue
-        if (stream.st_dev, stream.st_ino) == (status.st_dev, status.st_ino) and not stat.S_ISCHR(status.st_mode):
+        if (stream.st_dev, stream.st_ino) == (status.st_dev, status.st_ino) or (  # (a terminal: its device)
+                stat.S_ISCHR(status.st_mode) and stat.S_ISCHR(stream.st_mode) and stream.st_rdev == status.st_rdev):
             return descriptor
     return None
 
