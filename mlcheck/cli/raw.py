@@ -24,6 +24,7 @@ from mlcheck.settings.config import FORMATS, Settings
 from mlcheck.settings.gate import fail_level, reported
 from mlcheck.facts.rulesets import RulesetError, load_ruleset, normalise_version
 from mlcheck.cli.seconds import Seconds
+from mlcheck.cli.watch_end import Terminated, records_after, runs_in, terminated
 
 
 def _line(found: Finding) -> str:
@@ -186,10 +187,12 @@ def watch_command(log: str, ruleset: str | None, fail_fast: bool, runs: int, out
         _judge_compressed(log, settings, poll, idle_timeout, text_format)
 
     stopped_by: list[Finding] = []
+    said: dict[str, Severity] = {}  # (the codes of the findings said while following, decided: their worst level)
 
     def on_finding(found: Finding) -> None:
         if not reported(found, settings):
             return
+        said[found.code] = max(found.severity, said.get(found.code, found.severity))
         click.echo(_line(found), err=True)
         if fail_fast and found.severity is Severity.ERROR:
             stopped_by.append(found)
@@ -199,24 +202,33 @@ def watch_command(log: str, ruleset: str | None, fail_fast: bool, runs: int, out
         if not no_progress:
             click.echo(one_line(f"mlcheck: {text}"), err=True)
 
+    if signal.getsignal(signal.SIGTERM) is signal.SIG_DFL:  # (a time-out's or a CI cancel's SIGTERM: as Ctrl-C)
+        signal.signal(signal.SIGTERM, terminated)
     try:
         outcome = watch(log, on_finding, on_progress, forced, runs, poll, idle_timeout, settings.ruleset_source)
-    except KeyboardInterrupt:
-        click.echo("mlcheck: interrupted", err=True)
-        sys.exit(130)
+    except KeyboardInterrupt as stop:
+        failing = sorted(code for code, level in said.items() if level >= fail_level(settings))
+        click.echo(f"mlcheck: interrupted{' (SIGTERM)' if isinstance(stop, Terminated) else ''}; "
+                   + (f"failing findings were said above ({', '.join(failing)}): the run fails" if failing
+                      else "no failing finding so far"), err=True)
+        sys.exit(143 if isinstance(stop, Terminated) else 130)
     if outcome.reason == "compressed":  # (the file appeared, or was replaced, as gzip)
         _judge_compressed(log, settings, poll, idle_timeout, text_format)
     if outcome.reason == "stopped":
         first = stopped_by[0] if stopped_by else None
         about = f" ({first.code} at line {first.line})" if first is not None and first.line is not None else ""
         click.echo(f"mlcheck: --fail-fast: stopped on the first error{about}, {outcome.lines} lines read"
-                   + (f"; the {_MACHINE[output_format]} report covers them (as a log cut there)" if output_format in _MACHINE
+                   + (f"; the {_MACHINE[output_format]} report covers them, with the findings said above"
+                      if output_format in _MACHINE
                       else ""), err=True)
         failed = EXIT_OK if settings.exit_zero else EXIT_FINDINGS  # (exit_zero: always 0, as for check)
         if output_format not in _MACHINE:  # (the error is on the terminal; the cut run's other findings would be noise)
             sys.exit(failed)
-        try:  # (a CI job reading --format json gets its report: check's of the lines read)
-            check_and_report([log], settings, line_limits={log: outcome.lines}, text_format=text_format)
+        # (a CI job reading --format json gets its report: check's of the lines read, with the rules of the
+        # findings said while following alone: the cut run's missing run_stop or keys are no finding of the job)
+        decided = replace(settings, select=tuple(sorted(said)))
+        try:
+            check_and_report([log], decided, line_limits={log: outcome.lines}, text_format=text_format)
         except SystemExit as reported_exit:
             sys.exit(reported_exit.code if reported_exit.code not in (0, None) else failed)
     # (the failing findings printed on lines a truncation or a rotation took: they fail the watch too)
@@ -242,44 +254,23 @@ def watch_command(log: str, ruleset: str | None, fail_fast: bool, runs: int, out
                             "was read; the report covers the file that was read"), err=True)
     # The report covers the lines watched: a later run the job has begun is not judged half-way.
     limits = {log: outcome.lines} if outcome.reason == "complete" else None
-    if limits is not None and outcome.held is None and _records_after(log, outcome.lines):
-        if _runs_in(log) <= outcome.runs_done - outcome.earlier_runs:  # (the records after it are the last run's)
+    if limits is not None and outcome.held is None and records_after(log, outcome.lines):
+        if runs_in(log) <= outcome.runs_done - outcome.earlier_runs:  # (the records after it are the last run's)
             limits = None  # (the report is check's of the whole file, as for the runs before)
         else:
             stops = f"{outcome.runs_done} run{'s' if outcome.runs_done != 1 else ''} ended"  # (a run_stop, or a cut run's end)
             click.echo(one_line(f"mlcheck: the watch ended at line {outcome.lines}, after {stops} (--runs {runs}); "
                                 f"{log} holds records after it, not judged here: `mlcheck check` judges every "
                                 "run of the file, or watch with --runs N"), err=True)
-    if outcome.earlier_runs or outcome.earlier_findings:  # (the file was truncated or rotated while watched)
+    if outcome.restarts or outcome.earlier_runs or outcome.earlier_findings:  # (truncated or rotated while watched)
+        after = ", ".join(map(str, outcome.restarts))
         click.echo(one_line(
-            f"mlcheck: {log} was truncated or rotated while watched; the report covers what it holds now, not the "
-            f"lines read before ({outcome.earlier_runs} run{'s' if outcome.earlier_runs != 1 else ''} stopped in "
-            f"them, {len(earlier)} failing finding{'s' if len(earlier) != 1 else ''} reported on them above)"), err=True)
+            f"mlcheck: {log} was truncated or rotated while watched (after line {after or '?'}); the report covers "
+            f"what it holds now, not the lines read before ({outcome.earlier_runs} run"
+            f"{'s' if outcome.earlier_runs != 1 else ''} stopped in them, {len(earlier)} failing finding"
+            f"{'s' if len(earlier) != 1 else ''} reported on them above): a run begun before it is judged without "
+            "its first lines (check it with the rotated file: cat job.log.1 job.log | mlcheck check -)"), err=True)
     try:
         check_and_report([log], settings, line_limits=limits, text_format=text_format)
     except SystemExit as reported_exit:  # (an error reported on the lines a truncation took fails the watch too)
         sys.exit(EXIT_FINDINGS if earlier and not settings.exit_zero and reported_exit.code in (0, None) else reported_exit.code)
-
-
-def _records_after(log: str, lines: int, scanned: int = 1 << 26) -> bool:
-    """Whether the plain file ``log`` holds a ``:::MLLOG`` record after its first ``lines`` lines
-    (within the next ``scanned`` bytes)."""
-    try:
-        with open(log, "rb") as handle:
-            for _ in range(lines):
-                if not handle.readline(1 << 24):
-                    return False
-            return b":::MLLOG" in handle.read(scanned)
-    except OSError:
-        return False
-
-
-def _runs_in(log: str) -> int:
-    """How many runs ``check`` reads in the file (-1 when it cannot be read)."""
-    from mlcheck.read.reader import read_mllog
-    from mlcheck.read.runs import iter_runs
-
-    try:
-        return sum(1 for _run in iter_runs(read_mllog(log), log, []))
-    except OSError:
-        return -1

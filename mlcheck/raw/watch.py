@@ -32,14 +32,13 @@ from mlcheck.rules.internal import crash_finding
 from mlcheck.rules.package_runs import is_hyperparameter
 from mlcheck.facts.rulesets import Ruleset, RulesetError
 from mlcheck.rules.timing import INIT_TIME_EXCEEDED
-from mlcheck.raw.watch_progress import progress_line as _progress_line
+from mlcheck.raw.watch_progress import progress_line as _progress_line, say_not_logged_at_start
 from mlcheck.score.rcp.policy import round_policy
 from mlcheck.raw.watch_state import (FindingSink, Lost, MixedJobs, ProgressSink, StopWatching, WatchOutcome,
                                      WatchState, check_init_clock, new_state, report_once)
 
 CHECKPOINT_KEYS = frozenset({"init_stop", "run_start", "eval_accuracy", "run_stop"})
-#: Findings a closed-division value decides by itself, reported as soon as its line is read.
-_VALUE_CODES = frozenset({"MLC202", "MLC203"})
+_VALUE_CODES = frozenset({"MLC202", "MLC203"})  # (a closed-division value decides them alone, as its line is read)
 DECIDED_EARLY = frozenset({*_VALUE_CODES, "MLC106", "MLC108", "MLC109", "MLC401"})
 """The findings of a partial run that no later line can take back: a logged value that breaks a
 fixed value or the optimizer list, two different values of a key required once, an invalid
@@ -292,6 +291,7 @@ def _checkpoint(state: WatchState, on_finding: FindingSink, on_progress: Progres
             report_once(state, found, on_finding)
     if not progress:
         return
+    say_not_logged_at_start(run, result.findings, state.reported, on_progress)
     try:
         facts = choose_ruleset(run, LogRef(state.path), state.forced).ruleset.facts(result.benchmark or "")
     except RulesetError:

@@ -4,8 +4,8 @@ time-to-train) and its init alarm (split from :mod:`mlcheck.raw.watch`)."""
 from __future__ import annotations
 
 import math
-
 import time
+from typing import Callable, Sequence
 
 from mlcheck.checker import choose_ruleset
 from mlcheck.facts.rulesets import BenchmarkFacts, Condition, Ruleset
@@ -97,3 +97,27 @@ def init_overrun(builder: RunBuilder, path: str, forced: Ruleset | None, held_un
                                  f"(its last record is {logged:.1f} min in) and has not stopped yet; {allows}; "
                                  "records may arrive late: init_stop's time decides", severity=Severity.WARNING,
                                  run_index=run.index)
+
+
+_BEFORE_START = ("submission_", "cache_clear", "init_start", "init_stop", "seed", "global_batch_size")
+"""The required keys a run logs before run_start in every reference implementation (configuration):
+the others (epochs, evals, run_stop) come later."""
+
+
+def say_not_logged_at_start(run: Run, findings: Sequence[Finding], noted: set[tuple[str, int | None, str]],
+                            say: Callable[[str], None]) -> None:
+    """Once a run, at its first checkpoint after ``run_start``: the configuration keys and closed
+    hyper-parameters not logged yet (MLC105, MLC201 of the partial run), said as a progress line.
+    Not a finding: the official checker takes a key anywhere in the log (TPU loggers print the
+    submission block after run_stop), so they are judged at run_stop."""
+    start = run.run_start
+    if start is None or ("not logged at run_start", start.line, "") in noted:
+        return
+    noted.add(("not logged at run_start", start.line, ""))
+    keys = [item.split(" ")[0] for found in findings if found.code in ("MLC105", "MLC201")
+            for item in (found.items or (found.message,))
+            if found.code == "MLC201" or item.startswith(_BEFORE_START)]
+    if keys:
+        shown = ", ".join(dict.fromkeys(keys[:8])) + (", ..." if len(keys) > 8 else "")
+        say(f"run {run.index}: at run_start (line {start.line}) not logged yet: {shown}; judged at run_stop "
+            "(the official checker takes a key anywhere in the log)")

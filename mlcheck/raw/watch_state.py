@@ -78,6 +78,8 @@ class WatchOutcome:
     earlier_runs: int = 0
     """Runs that stopped before the file was truncated or rotated (counted in ``runs_done``)."""
     earlier_findings: tuple[Finding, ...] = ()
+    restarts: tuple[int, ...] = ()
+    """The lines after which the file was truncated or rotated (read again from line 1)."""
     """The findings reported on the lines read before the file was truncated or rotated: the final
     report (of the file as it is) does not hold them."""
 
@@ -89,6 +91,7 @@ class Lost:
 
     def __init__(self, on_finding: FindingSink) -> None:
         self.runs, self.found, self._sent, self._on_finding = 0, list[Finding](), list[Finding](), on_finding
+        self.restarts: list[int] = []
 
     def sink(self, found: Finding) -> None:
         self._sent.append(found)
@@ -98,13 +101,15 @@ class Lost:
         """The file is read again from line 1 after ``lines`` lines in which ``stopped`` runs
         stopped; what to tell the user."""
         self.runs += stopped
+        self.restarts.append(lines)
         self.found.extend(self._sent)
         self._sent.clear()
         counted = f" ({stopped} run{'s' if stopped != 1 else ''} stopped there: counted)" if stopped else ""
         return f"{path} was rotated or truncated after line {lines}{counted}; reading it again from line 1"
 
     def outcome(self, reason: str, runs_done: int, lines: int) -> WatchOutcome:
-        return WatchOutcome(reason, self.runs + runs_done, lines, earlier_runs=self.runs, earlier_findings=tuple(self.found))
+        return WatchOutcome(reason, self.runs + runs_done, lines, earlier_runs=self.runs, earlier_findings=tuple(self.found),
+                            restarts=tuple(self.restarts))
 
 
 def new_state(path: str, forced: tuple[Ruleset | None, str], index: int) -> WatchState:

@@ -63,6 +63,7 @@ class Follower:
         self._scan: LongLineScan | None = None
         """An over-long line whose bytes are no longer held: what is kept of it so far."""
         self._tail = b""
+        self._head = b""  # (the first bytes read: compared as the tail is)
         self._cr_ends: bool | None = None
         """Whether lines end in a CR alone (None: not known yet, no LF has come)."""
         self._after_cr = False
@@ -137,6 +138,7 @@ class Follower:
                 if wide is not None:
                     self._utf16 = codecs.getincrementaldecoder(wide.lower())(errors="replace")
             self._tail = (self._tail + chunk)[-_TAIL:]
+            self._head = self._head if len(self._head) >= _TAIL else (self._head + chunk)[:_TAIL]
             if self._utf16 is not None:
                 chunk = self._utf16.decode(chunk).encode("utf-8", errors="replace")
             yield from self._lines(self._line_ended(chunk))
@@ -227,8 +229,9 @@ class Follower:
         if not self._position or self._handle is None:
             return False
         start = self._position - len(self._tail)
-        try:
-            return os.pread(self._handle.fileno(), len(self._tail), start) != self._tail
+        try:  # (the head too: copytruncate between two polls, its writer on at its own offset, keeps the tail)
+            return os.pread(self._handle.fileno(), len(self._tail), start) != self._tail or \
+                os.pread(self._handle.fileno(), len(self._head), 0) != self._head
         except OSError:
             return False
 
@@ -246,7 +249,7 @@ class Follower:
             return False
         handle = os.fdopen(descriptor, "rb")
         self._handle, self._identity, self._position = handle, (stat.st_dev, stat.st_ino), 0
-        self._tail, self._cr_ends, self._after_cr, self._magic_read = b"", None, False, False
+        self._tail, self._head, self._cr_ends, self._after_cr, self._magic_read = b"", b"", None, False, False
         self._utf16, self._encoding_known = None, False
         return True
 
