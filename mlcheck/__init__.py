@@ -8,31 +8,54 @@ Library use::
 ``paths`` is a list of paths or one path (``str`` or :class:`pathlib.Path`). ``check`` raises
 :class:`DiscoveryError` for a path that does not exist, :class:`RulesetError` for an unknown
 ruleset and ``TypeError`` for a path or ruleset of another type; everything about the logs
-themselves is a finding of the result. The package is typed (``py.typed``).
+themselves is a finding of the result. The package is typed (``py.typed``). ``check("-")`` reads
+standard input once into a temporary file, kept for the process (a later ``check("-")`` reads that
+copy) and removed at exit or on SIGTERM and SIGHUP (handlers it installs where none was set).
+
+The names are imported when first used (importing ``mlcheck.cli``, or ``mlcheck.report``, does not
+import the checker through this module); a Ctrl-C while they are imported is the caller's
+``KeyboardInterrupt``, as any import's (the command line exits 130 on it).
 """
 
 from __future__ import annotations
 
 import gc
+import importlib
+from typing import TYPE_CHECKING, Any
 
 __version__ = "0.1.0"
 
-# Importing mlcheck makes ~100 modules of functions and classes that live as long as the process:
-# the collector's passes over them while they are made were about 1 ms of each start.
-_collecting = gc.isenabled()
-gc.disable()
-try:
+if TYPE_CHECKING:
     from mlcheck.checker import check
     from mlcheck.facts.rulesets import RulesetError
     from mlcheck.package.discover import DiscoveryError
     from mlcheck.results import CheckResult
-except KeyboardInterrupt:  # (Ctrl-C while starting: exit as an interrupted command, no traceback)
-    raise SystemExit(130) from None
-finally:
-    if _collecting:
-        gc.freeze()  # (then unfrozen: every object so far moves to the oldest generation uncollected,
-        gc.unfreeze()  # so the next young collection does not traverse the modules just made)
-        gc.enable()
-    del _collecting
+
+_WHERE = {"check": "mlcheck.checker", "RulesetError": "mlcheck.facts.rulesets",
+          "DiscoveryError": "mlcheck.package.discover", "CheckResult": "mlcheck.results"}
+
+
+def __getattr__(name: str) -> Any:
+    """The public names, imported on first use. Importing the checker makes ~100 modules of
+    functions and classes that live as long as the process: the collector's passes over them
+    while they are made were about 1 ms, so it pauses meanwhile, and what was made is moved past
+    the next young collections (a freeze and unfreeze), unless the caller holds objects frozen
+    (``gc.freeze`` before forking workers): those are left as they are."""
+    where = _WHERE.get(name)
+    if where is None:
+        raise AttributeError(f"module 'mlcheck' has no attribute {name!r}")
+    collecting = gc.isenabled()
+    gc.disable()
+    try:
+        value = getattr(importlib.import_module(where), name)
+    finally:
+        if collecting:
+            if not gc.get_freeze_count():
+                gc.freeze()
+                gc.unfreeze()
+            gc.enable()
+    globals()[name] = value
+    return value
+
 
 __all__ = ["check", "CheckResult", "DiscoveryError", "RulesetError", "__version__"]

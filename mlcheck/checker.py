@@ -50,21 +50,21 @@ def check(paths: str | os.PathLike[str] | Sequence[str | os.PathLike[str]], rule
           jobs: int = 1, ruleset_source: str = "--ruleset") -> CheckResult:
     """Check and score every log found under ``paths`` (a path, or a list of them: ``str`` or :class:`pathlib.Path`).
 
-    ``ruleset`` forces a round (``2.0.0``); when None the round is inferred per file.
-    ``line_limits`` reads only the first lines of the logs it names (``mlcheck watch --runs``).
-    ``ruleset_source`` names where it was forced (``--ruleset``, ``ruleset in .mlcheck.toml``).
-    ``jobs`` processes read and judge the logs (:mod:`mlcheck.judge.jobs`; the result is the same).
-    Raises ``RulesetError`` for an unknown ruleset and ``DiscoveryError`` for a missing path.
+    ``ruleset`` forces a round (``2.0.0``); when None the round is inferred per file. ``line_limits``
+    reads only the first lines of the logs it names (``mlcheck watch --runs``). ``ruleset_source`` names where it was
+    forced (``--ruleset``, ``ruleset in .mlcheck.toml``). ``jobs`` processes read and judge the logs (:mod:`mlcheck.judge.jobs`;
+    the result is the same). Raises ``RulesetError`` for an unknown ruleset and ``DiscoveryError`` for a missing path.
     """
-    # Once the logs are judged (the collector pauses while each is read: judge.jobs), what is held is frozen (gc.freeze):
-    # the folder, package and power checks run over every judged run, millions of acyclic objects a collection would
-    # traverse again for nothing (half of 0.55 s on all shared rounds); their garbage is still collected (else 154 MB, not 73).
+    # Once the logs are judged (the collector pauses while each is read), what is held is frozen (gc.freeze): the folder,
+    # package and power checks run over millions of acyclic objects a collection would traverse again for nothing (half
+    # of 0.55 s on all shared rounds); a caller's frozen objects (gc.freeze before forking workers) are left frozen.
     if ruleset is not None and not isinstance(ruleset, str):
         raise TypeError(f"ruleset must be a round's version as text (e.g. '2.0.0'), not {type(ruleset).__name__}")
+    held = gc.get_freeze_count()
     try:
-        return _check(_path_list(paths), ruleset, progress, line_limits, jobs, ruleset_source)
+        return _check(_path_list(paths), ruleset, progress, line_limits, jobs, ruleset_source, freeze=not held)
     finally:
-        gc.unfreeze()
+        gc.unfreeze() if not held else None
         forget_pipes()  # (a pipe named again by a later call is read again)
 
 
@@ -81,7 +81,7 @@ def _path_list(paths: str | os.PathLike[str] | Sequence[str | os.PathLike[str]])
 
 
 def _check(paths: Sequence[str], ruleset: str | None, progress: Progress | None,
-           line_limits: Mapping[str, int] | None, jobs: int, ruleset_source: str) -> CheckResult:
+           line_limits: Mapping[str, int] | None, jobs: int, ruleset_source: str, freeze: bool = True) -> CheckResult:
     forced = load_ruleset(normalise_version(ruleset)) if ruleset else None
     refs, empty, skipped = discover_all(list(paths))
     if line_limits:
@@ -90,7 +90,7 @@ def _check(paths: Sequence[str], ruleset: str | None, progress: Progress | None,
     scored: Scored = {}  # (the folders the --jobs workers scored)
     run_results = check_logs(refs, forced, jobs, progress, ruleset_source, scored)  # a bug met on one file is its MLC000
     run_results, scored = one_round_per_package(run_results, refs_by_path, scored, forced, jobs)
-    gc.freeze()  # (see check)
+    gc.freeze() if freeze else None  # (see check)
     top = [package_rules.NO_LOGS.at(folder.path, None,
                                      "no MLPerf log found here; expected result_<i>.txt files under "
                                      "<org>/results/<system>/<benchmark>/ or log files")

@@ -301,3 +301,44 @@ def test_a_broken_mlcheck_toml_says_it_hides_the_pyproject_beside_it(tmp_path: P
     problem = load_table(config, str(config))[2]
     assert problem is not None and problem.message.endswith(
         "and the pyproject.toml beside it, which holds [tool.mlcheck], is not read while it is there: remove it")
+
+
+def test_the_json_results_table_writes_a_margin_that_overflowed_as_null(tmp_path: Path) -> None:
+    from mlcheck.report.results_table import render_table_json
+    root = tmp_path / "Acme"
+    shutil.copytree(ACME, root)
+    for log in (root / "results" / "acme-t8" / "resnet").glob("result_*.txt"):
+        log.write_text(re.sub(r'("key": "eval_accuracy".*?"epoch_num": )[0-9.]+', r"\g<1>1e308",
+                              log.read_text("utf-8")), "utf-8")
+    table = json.loads(render_table_json(check([str(root)])))
+    (cell,) = table["rows"][0]["results"].values()
+    assert cell["rcp_margin_pct"] is None
+
+
+def test_the_library_leaves_a_callers_frozen_objects_frozen() -> None:
+    import gc
+    import mlcheck
+    held = [[n] for n in range(5000)]
+    gc.freeze()
+    try:
+        before = gc.get_freeze_count()
+        mlcheck.check(str(ACME))
+        after = gc.get_freeze_count()
+        assert after >= before // 2 and held, (before, after)  # (was 0; some frozen temporaries are freed)
+    finally:
+        gc.unfreeze()
+
+
+def test_the_results_table_orders_rows_by_system_name_and_nodes_as_the_summarizer(tmp_path: Path) -> None:
+    from mlcheck.report.table_rows import availability, build_rows
+    root = tmp_path / "Acme"
+    shutil.copytree(ACME, root)
+    description = json.loads((root / "systems" / "acme-t8.json").read_text("utf-8"))
+    for folder, name in (("a-folder", "zeta system"), ("b-folder", "alpha system")):
+        shutil.copytree(root / "results" / "acme-t8", root / "results" / folder)
+        (root / "systems" / f"{folder}.json").write_text(json.dumps(dict(description, system_name=name)), "utf-8")
+    _columns, rows = build_rows(check([str(root)]))
+    assert [row.system.split(" (")[0] for row in rows] == sorted([description["system_name"], "alpha system", "zeta system"])
+    assert [row.system.split(" (")[1] for row in rows][1:] == ["b-folder)", "a-folder)"]  # (by name, not by folder)
+    assert availability("Available in cloud") == "Available cloud"
+    assert availability("available on premises") == "Available on-premise"

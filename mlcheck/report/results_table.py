@@ -12,6 +12,7 @@ from __future__ import annotations
 import csv
 import io
 import json
+import math
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
@@ -120,11 +121,16 @@ def table_dict(result: CheckResult) -> dict[str, Any]:
          "system": r.system, "nodes": r.nodes, "processor": r.processor, "processors": r.processors,
          "accelerator": r.accelerator, "accelerators": r.accelerators, "framework": r.framework,
          "notes": r.notes, "status": r.status_text, "details_url": r.details_url, "code_url": r.code_url,
-         "results": {name: {"minutes": c.minutes, "valid": c.valid, "status": c.status, "rcp": c.rcp,
-                            "rcp_margin_pct": c.rcp_margin_pct, "energy_joules": c.energy_joules,
+         "results": {name: {"minutes": _json_number(c.minutes), "valid": c.valid, "status": c.status, "rcp": c.rcp,
+                            "rcp_margin_pct": _json_number(c.rcp_margin_pct), "energy_joules": _json_number(c.energy_joules),
                             "power_measured": c.measured}
                      for name, c in sorted(r.cells.items())}}
         for r in rows]}
+
+
+def _json_number(value: float | None) -> float | None:
+    """A JSON number, or null for none, NaN or an infinity (a margin over a mean that overflowed)."""
+    return value if value is None or math.isfinite(value) else None
 
 
 def render_table_json(result: CheckResult) -> str:

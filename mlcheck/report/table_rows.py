@@ -18,7 +18,10 @@ from mlcheck.rules.rcp_texts import raising_note
 _AVAILABILITY = {"available on premise": "Available on-premise", "available onprem": "Available on-premise",
                  "onprem": "Available on-premise", "on premise": "Available on-premise",
                  "available": "Available on-premise", "available cloud": "Available cloud",
-                 "cloud": "Available cloud", "preview": "Preview",
+                 "cloud": "Available cloud", "available in cloud": "Available cloud",
+                 "available in the cloud": "Available cloud", "in cloud": "Available cloud",
+                 "available on premises": "Available on-premise", "on premises": "Available on-premise",
+                 "preview": "Preview",
                  "research, development, or internal (rdi)": "Research, Development, or Internal (RDI)",
                  "research, development, or internal": "Research, Development, or Internal (RDI)",
                  "rdi": "Research, Development, or Internal (RDI)",
@@ -119,7 +122,9 @@ class Row:
         return self._per_benchmark(parts)
 
 
-def _row_key(bench: BenchmarkResult) -> tuple[str, str, int, str, str, str]:
+def _row_key(bench: BenchmarkResult) -> tuple[str, str, int, str, str, float, str, str]:
+    """A row's identity and place: the summarizer's order (division, availability, submitter, system
+    name, nodes), then the system's folder (two folders of one name are two rows)."""
     division = _division(bench)
     shown = availability(bench.system_info.status if bench.system_info else None)
     rank = AVAILABILITY_ORDER.index(shown) if shown in AVAILABILITY_ORDER else len(AVAILABILITY_ORDER)
@@ -127,8 +132,11 @@ def _row_key(bench: BenchmarkResult) -> tuple[str, str, int, str, str, str]:
     system_folder = os.path.dirname(bench.folder) if bench.folder else ""
     if os.path.basename(os.path.dirname(system_folder)) != "results":  # (logs outside a package: by what they log)
         system_folder = ""
-    return (bench.ruleset or "?", "0" if division == "closed" else division, rank, bench.org or "?", bench.system or "?",
-            system_folder)
+    info = bench.system_info
+    name = (info.system_name if info and info.system_name else None) or bench.system or "?"
+    nodes = float(info.number_of_nodes) if info and info.number_of_nodes is not None else float("inf")
+    return (bench.ruleset or "?", "0" if division == "closed" else division, rank, bench.org or "?", name, nodes,
+            bench.system or "?", system_folder)
 
 
 def _division(bench: BenchmarkResult) -> str:
@@ -140,8 +148,9 @@ def _division(bench: BenchmarkResult) -> str:
 
 def build_rows(result: CheckResult) -> tuple[list[str], list[Row]]:
     """The benchmark columns (those with a result, sorted) and the rows, sorted by round,
-    division (closed first), availability (as MLCommons splits its tables), submitter and system."""
-    rows: dict[tuple[str, str, int, str, str, str], Row] = {}
+    division (closed first), availability (as MLCommons splits its tables), submitter, system name
+    and nodes, as the summarizer sorts them."""
+    rows: dict[tuple[str, str, int, str, str, float, str, str], Row] = {}
     for bench in result.benchmarks:
         if not bench.published:
             continue
