@@ -342,3 +342,18 @@ def test_the_results_table_orders_rows_by_system_name_and_nodes_as_the_summarize
     assert [row.system.split(" (")[1] for row in rows][1:] == ["b-folder)", "a-folder)"]  # (by name, not by folder)
     assert availability("Available in cloud") == "Available cloud"
     assert availability("available on premises") == "Available on-premise"
+
+
+def test_sarif_fingerprints_outside_a_checkout_do_not_depend_on_the_working_folder(tmp_path: Path) -> None:
+    from mlcheck.report.sarif import render_sarif
+    root = tmp_path / "pkgs" / "Acme"
+    shutil.copytree(ACME, root)
+    (root / "results" / "acme-t8" / "resnet" / "result_4.txt").unlink()  # (MLC502: a finding to print)
+    result = check([str(root)])
+    (tmp_path / "a").mkdir()
+
+    def prints(root: Path) -> list[str]:
+        document = json.loads(render_sarif(result, ReportOptions(root=str(root))))
+        return [r["partialFingerprints"]["mlcheck/v1"] for r in document["runs"][0]["results"]]
+
+    assert prints(tmp_path / "a") == prints(root.parent) and prints(root.parent)

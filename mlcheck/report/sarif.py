@@ -125,6 +125,17 @@ def _artifact(path: str, options: ReportOptions) -> dict[str, str]:
     return {"uri": "file://" + quote(os.fsencode(os.path.abspath(path)), safe="/:")}
 
 
+def _package_relative(path: str, root: str) -> str | None:
+    """Where no ``.git`` gives paths a root (the report's root is then the working folder), the
+    path from its package's folder on (``Acme/results/...``), so that a finding has the same
+    fingerprint from whatever folder mlcheck ran; None inside a checkout or outside a package."""
+    if path in ("-", "") or os.path.exists(os.path.join(root, ".git")):
+        return None
+    parts = os.path.abspath(path).replace(os.sep, "/").split("/")
+    at = max((i for i, part in enumerate(parts) if part in ("results", "systems") and i > 0), default=None)
+    return "/".join(parts[at - 1:]) if at is not None else None
+
+
 def _about(found: Finding) -> str:
     """What a finding placed in another file is about."""
     if not names_no_file(found.path):
@@ -145,7 +156,8 @@ def _result(found: Finding, rule_index: dict[str, int], options: ReportOptions,
     anchor = anchors.file_of(found.path) if anchors is not None else None
     about = anchor is not None or (found.path == "-" and names_no_file("-"))  # (stdin alone: uri "-", its line said)
     message = f"{found.message} (about {_about(found)})" if about else found.message
-    uri = _artifact(found.path, options)["uri"]  # (the fingerprint's: the folder's, not its anchor's)
+    # (the fingerprint's: the folder's, not its anchor's; outside a git checkout, from the package's folder on)
+    uri = _package_relative(found.path, options.root) or _artifact(found.path, options)["uri"]
     location: dict[str, Any] = {"artifactLocation": _artifact(found.path if anchor is None else anchor, options)}
     if found.line is not None and anchor is None:
         location["region"] = {"startLine": found.line}
