@@ -35,27 +35,38 @@ _WHERE = {"check": "mlcheck.checker", "RulesetError": "mlcheck.facts.rulesets",
           "DiscoveryError": "mlcheck.package.discover", "CheckResult": "mlcheck.results"}
 
 
-def __getattr__(name: str) -> Any:
-    """The public names, imported on first use. Importing the checker makes ~100 modules of
-    functions and classes that live as long as the process: the collector's passes over them
-    while they are made were about 1 ms, so it pauses meanwhile, and what was made is moved past
-    the next young collections (a freeze and unfreeze), unless the caller holds objects frozen
-    (``gc.freeze`` before forking workers): those are left as they are."""
-    where = _WHERE.get(name)
-    if where is None:
-        raise AttributeError(f"module 'mlcheck' has no attribute {name!r}")
-    collecting = gc.isenabled()
-    gc.disable()
-    try:
-        value = getattr(importlib.import_module(where), name)
-    finally:
-        if collecting:
-            if not gc.get_freeze_count():
-                gc.freeze()
-                gc.unfreeze()
-            gc.enable()
-    globals()[name] = value
-    return value
+if not TYPE_CHECKING:  # (a type checker sees the imports above: a misspelt name stays an error there)
+    def __getattr__(name: str) -> Any:
+        """The public names, imported on first use, and the subpackages (``mlcheck.results``), as
+        importing the checker made them attributes. Importing the checker makes ~100 modules of
+        functions and classes that live as long as the process: the collector's passes over them
+        while they are made were about 1 ms, so it pauses meanwhile, and what was made is moved
+        past the next young collections (a freeze and unfreeze), unless the caller holds objects
+        frozen (``gc.freeze`` before forking workers): those are left as they are."""
+        collecting = gc.isenabled()
+        gc.disable()
+        try:
+            if name in _WHERE:
+                value = getattr(importlib.import_module(_WHERE[name]), name)
+            else:
+                try:
+                    value = importlib.import_module(f"{__name__}.{name}")
+                except ModuleNotFoundError as missing:
+                    if missing.name != f"{__name__}.{name}":
+                        raise
+                    raise AttributeError(f"module {__name__!r} has no attribute {name!r}") from None
+        finally:
+            if collecting:
+                if not gc.get_freeze_count():
+                    gc.freeze()
+                    gc.unfreeze()
+                gc.enable()
+        globals()[name] = value
+        return value
+
+
+def __dir__() -> list[str]:
+    return sorted({*globals(), *_WHERE})
 
 
 __all__ = ["check", "CheckResult", "DiscoveryError", "RulesetError", "__version__"]

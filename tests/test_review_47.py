@@ -357,3 +357,16 @@ def test_sarif_fingerprints_outside_a_checkout_do_not_depend_on_the_working_fold
         return [r["partialFingerprints"]["mlcheck/v1"] for r in document["runs"][0]["results"]]
 
     assert prints(tmp_path / "a") == prints(root.parent) and prints(root.parent)
+
+
+def test_rows_of_one_system_name_are_ordered_by_the_text_of_their_node_counts_as_the_summarizer(tmp_path: Path) -> None:
+    from mlcheck.report.table_rows import build_rows
+    root = tmp_path / "Acme"
+    shutil.copytree(ACME, root)
+    description = json.loads((root / "systems" / "acme-t8.json").read_text("utf-8"))
+    for folder, nodes in (("a-two", "2"), ("b-sixteen", "16")):
+        shutil.copytree(root / "results" / "acme-t8", root / "results" / folder)
+        (root / "systems" / f"{folder}.json").write_text(json.dumps(dict(description, number_of_nodes=nodes)), "utf-8")
+    _columns, rows = build_rows(check([str(root)]))
+    assert [row.nodes for row in rows] == sorted([int(description["number_of_nodes"]), 2, 16], key=str)  # (16 before 2)
+    assert [row.system.split(" (")[1] for row in rows][-2:] == ["b-sixteen)", "a-two)"]

@@ -583,3 +583,18 @@ def test_a_copytruncate_between_the_check_and_the_read_is_seen_by_the_files_firs
     assert [next(signals) for _ in range(4)] == lines[41:45]
     assert next(signals) == "restart"
     follower.close()
+
+
+def test_a_header_rewritten_in_place_is_no_truncation(tmp_path: Path) -> None:
+    from mlcheck.read.follow import Follower
+
+    log = tmp_path / "job.log"
+    lines = _lines()
+    log.write_bytes(b"".join(lines[:40]))
+    follower = Follower(str(log), poll=0.0)
+    signals = follower.signals()
+    assert [next(signals) for _ in range(40)] == lines[:40]
+    with open(log, "r+b") as handle:  # (a writer updating its first line in place, same length)
+        os.pwrite(handle.fileno(), lines[0].upper()[:len(lines[0]) - 1], 0)
+    assert next(signals) == "idle" and not follower._rewritten()
+    follower.close()

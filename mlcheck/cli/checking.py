@@ -80,10 +80,11 @@ def report_options(settings: Settings, quiet: bool, digests: bool = False,
 
 def check_and_report(paths: Sequence[str], settings: Settings, quiet: bool = False,
                      verbose: bool = False, line_limits: Mapping[str, int] | None = None,
-                     text_format: str = "full", statistics: bool = False) -> None:
+                     text_format: str = "full", statistics: bool = False, said: Sequence[Finding] = ()) -> None:
     """What ``check`` does once its options are settings: check, report, exit with its code
-    (``mlcheck watch`` ends with it, reading only the lines it watched). On a terminal the text
-    report shows at most :data:`~mlcheck.report.plain.TERMINAL_CAP` findings."""
+    (``mlcheck watch`` ends with it, reading only the lines it watched; ``said``: what it said while
+    following, added where the lines read do not give it again, an init overrun the wall clock
+    showed). On a terminal the text report shows at most :data:`~mlcheck.report.plain.TERMINAL_CAP` findings."""
     named: dict[str, str] = {}
     kept: list[str] = []
     refused: list[Finding] = []
@@ -99,7 +100,7 @@ def check_and_report(paths: Sequence[str], settings: Settings, quiet: bool = Fal
                                              "the entry is ignored"))
     if refused:
         settings = replace(settings, outputs=tuple(kept), problems=settings.problems + tuple(refused))
-    _check_and_report(paths, settings, quiet, verbose, line_limits, text_format, statistics)
+    _check_and_report(paths, settings, quiet, verbose, line_limits, text_format, statistics, said)
 
 
 def _output_problem(spec: str, output_format: str, named: dict[str, str]) -> str | None:
@@ -148,8 +149,13 @@ def unwritable_folder(path: str) -> str | None:
 
 
 def _check_and_report(paths: Sequence[str], settings: Settings, quiet: bool, verbose: bool,
-                      line_limits: Mapping[str, int] | None, text_format: str, statistics: bool) -> None:
+                      line_limits: Mapping[str, int] | None, text_format: str, statistics: bool,
+                      said: Sequence[Finding] = ()) -> None:
     result, unopenable = checked(paths, settings, quiet, verbose, line_limits)
+    given = {(f.code, f.line) for f in result.all_findings()}
+    if any((f.code, f.line) not in given for f in said):
+        result = replace(result, findings=tuple(sorted({*result.findings, *(f for f in said if (f.code, f.line) not in given)},
+                                                       key=Finding.sort_key)))
     # The reports read every judged run, which each full collection would traverse again for
     # nothing (0.15-0.2 s on all shared rounds): the result is frozen out of the collector's
     # traversals (gc.freeze; the command ends with the reports), the reports' garbage collected.

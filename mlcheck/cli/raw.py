@@ -188,11 +188,13 @@ def watch_command(log: str, ruleset: str | None, fail_fast: bool, runs: int, out
 
     stopped_by: list[Finding] = []
     said: dict[str, Severity] = {}  # (the codes of the findings said while following, decided: their worst level)
+    said_findings: list[Finding] = []
 
     def on_finding(found: Finding) -> None:
         if not reported(found, settings):
             return
         said[found.code] = max(found.severity, said.get(found.code, found.severity))
+        said_findings.append(found)
         click.echo(_line(found), err=True)
         if fail_fast and found.severity is Severity.ERROR:
             stopped_by.append(found)
@@ -212,6 +214,9 @@ def watch_command(log: str, ruleset: str | None, fail_fast: bool, runs: int, out
                    + (f"failing findings were said above ({', '.join(failing)}): the run fails" if failing
                       else "no failing finding so far"), err=True)
         sys.exit(143 if isinstance(stop, Terminated) else 130)
+    finally:  # (the final report's own: a SIGTERM there ends mlcheck as the signal does, 143; Ctrl-C 130)
+        if signal.getsignal(signal.SIGTERM) is terminated:
+            signal.signal(signal.SIGTERM, signal.SIG_DFL)
     if outcome.reason == "compressed":  # (the file appeared, or was replaced, as gzip)
         _judge_compressed(log, settings, poll, idle_timeout, text_format)
     if outcome.reason == "stopped":
@@ -228,7 +233,8 @@ def watch_command(log: str, ruleset: str | None, fail_fast: bool, runs: int, out
         # findings said while following alone: the cut run's missing run_stop or keys are no finding of the job)
         decided = replace(settings, select=tuple(sorted(said)))
         try:
-            check_and_report([log], decided, line_limits={log: outcome.lines}, text_format=text_format)
+            check_and_report([log], decided, line_limits={log: outcome.lines}, text_format=text_format,
+                             said=said_findings)
         except SystemExit as reported_exit:
             sys.exit(reported_exit.code if reported_exit.code not in (0, None) else failed)
     # (the failing findings printed on lines a truncation or a rotation took: they fail the watch too)

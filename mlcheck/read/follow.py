@@ -229,9 +229,11 @@ class Follower:
         if not self._position or self._handle is None:
             return False
         start = self._position - len(self._tail)
-        try:  # (the head too: copytruncate between two polls, its writer on at its own offset, keeps the tail)
-            return os.pread(self._handle.fileno(), len(self._tail), start) != self._tail or \
-                os.pread(self._handle.fileno(), len(self._head), 0) != self._head
+        try:  # (the head too: copytruncate between two polls, its writer on at its own offset, leaves NULs there)
+            if os.pread(self._handle.fileno(), len(self._tail), start) != self._tail:
+                return True
+            head = os.pread(self._handle.fileno(), len(self._head), 0)
+            return head != self._head and not head.strip(b"\0")  # (a header rewritten in place is no truncation)
         except OSError:
             return False
 

@@ -122,9 +122,10 @@ class Row:
         return self._per_benchmark(parts)
 
 
-def _row_key(bench: BenchmarkResult) -> tuple[str, str, int, str, str, float, str, str]:
-    """A row's identity and place: the summarizer's order (division, availability, submitter, system
-    name, nodes), then the system's folder (two folders of one name are two rows)."""
+def _row_key(bench: BenchmarkResult) -> tuple[str | int, ...]:
+    """A row's identity and place: the summarizer's order (it sorts by its columns' text: division,
+    availability, submitter, system name, nodes, processor, count, accelerator, count, framework,
+    notes), then the system's folder (two folders of one name are two rows)."""
     division = _division(bench)
     shown = availability(bench.system_info.status if bench.system_info else None)
     rank = AVAILABILITY_ORDER.index(shown) if shown in AVAILABILITY_ORDER else len(AVAILABILITY_ORDER)
@@ -134,9 +135,11 @@ def _row_key(bench: BenchmarkResult) -> tuple[str, str, int, str, str, float, st
         system_folder = ""
     info = bench.system_info
     name = (info.system_name if info and info.system_name else None) or bench.system or "?"
-    nodes = float(info.number_of_nodes) if info and info.number_of_nodes is not None else float("inf")
-    return (bench.ruleset or "?", "0" if division == "closed" else division, rank, bench.org or "?", name, nodes,
-            bench.system or "?", system_folder)
+    described = tuple("" if value is None else str(value) for value in (
+        (info.number_of_nodes, info.host_processor_model_name, info.host_processors, info.accelerator_model_name,
+         info.accelerators, info.framework, info.notes) if info else ()))
+    return (bench.ruleset or "?", "0" if division == "closed" else division, rank, bench.org or "?", name,
+            *described, bench.system or "?", system_folder)
 
 
 def _division(bench: BenchmarkResult) -> str:
@@ -150,7 +153,7 @@ def build_rows(result: CheckResult) -> tuple[list[str], list[Row]]:
     """The benchmark columns (those with a result, sorted) and the rows, sorted by round,
     division (closed first), availability (as MLCommons splits its tables), submitter, system name
     and nodes, as the summarizer sorts them."""
-    rows: dict[tuple[str, str, int, str, str, float, str, str], Row] = {}
+    rows: dict[tuple[str | int, ...], Row] = {}
     for bench in result.benchmarks:
         if not bench.published:
             continue
