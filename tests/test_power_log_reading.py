@@ -123,6 +123,11 @@ def test_a_node_log_with_too_few_readings_has_no_energy_score(tmp_path: Path, re
     assert bench.energy is not None and bench.energy.joules is not None and not bench.energy.valid
     assert bench.energy.reason.endswith(f"; not valid: the power logs of {node.parent.name} hold fewer than 60 "
                                         "readings (MLC543)")
+    from mlcheck.report.results_table import table_dict
+    (row,) = table_dict(result)["rows"]
+    (cell,) = row["results"].values()
+    assert cell["energy_valid"] is False and cell["energy_joules"] == bench.energy.joules
+    assert row["status"].endswith("energy not valid") or (bench.score.valid and row["status"] == "energy not valid")
 
 
 def test_readings_outside_the_measurement_window_are_no_samples(tmp_path: Path) -> None:

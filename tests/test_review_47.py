@@ -370,3 +370,18 @@ def test_rows_of_one_system_name_are_ordered_by_the_text_of_their_node_counts_as
     _columns, rows = build_rows(check([str(root)]))
     assert [row.nodes for row in rows] == sorted([int(description["number_of_nodes"]), 2, 16], key=str)  # (16 before 2)
     assert [row.system.split(" (")[1] for row in rows][-2:] == ["b-sixteen)", "a-two)"]
+
+
+def test_a_folder_rules_waiver_is_not_unused_in_a_check_of_one_file_of_the_folder(tmp_path: Path) -> None:
+    from mlcheck.settings.waiver_table import Waiver
+    from mlcheck.settings.waivers import apply_waivers
+    root = tmp_path / "Acme"
+    shutil.copytree(ACME, root)
+    (root / "results" / "acme-t8" / "resnet" / "result_4.txt").unlink()
+    waiver = Waiver("MLC502", "Acme/results/acme-t8/resnet/**", "approved", "pyproject.toml:7")
+    log = root / "results" / "acme-t8" / "resnet" / "result_0.txt"
+    one_file = apply_waivers(check([str(log)]), [waiver], str(tmp_path), checked=[str(log)])
+    assert [f.code for f in one_file.findings if f.code == "MLC040"] == []
+    folder = root / "results" / "acme-t8" / "resnet"
+    whole = apply_waivers(check([str(folder)]), [waiver], str(tmp_path), checked=[str(folder)])
+    assert [w.finding.code for w in whole.waived] == ["MLC502"] and not [f for f in whole.findings if f.code == "MLC040"]

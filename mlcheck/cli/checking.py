@@ -162,7 +162,7 @@ def _check_and_report(paths: Sequence[str], settings: Settings, quiet: bool, ver
     gc.freeze()
     refuse_overwriting_inputs([parse_output(spec)[1] for spec in settings.outputs], result,
                               settings.config_path)
-    wants_html = settings.format == "html" or any(s.lower().startswith("html:") for s in settings.outputs)
+    wants_html = settings.format == "html" or any(parse_output(s)[0] == "html" for s in settings.outputs)
     options = replace(report_options(settings, quiet, wants_html, result), output_format=text_format,
                       unopenable=tuple(unopenable))
     failed = False

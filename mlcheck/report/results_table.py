@@ -123,6 +123,7 @@ def table_dict(result: CheckResult) -> dict[str, Any]:
          "notes": r.notes, "status": r.status_text, "details_url": r.details_url, "code_url": r.code_url,
          "results": {name: {"minutes": _json_number(c.minutes), "valid": c.valid, "status": c.status, "rcp": c.rcp,
                             "rcp_margin_pct": _json_number(c.rcp_margin_pct), "energy_joules": _json_number(c.energy_joules),
+                            "energy_valid": c.energy_valid,
                             "power_measured": c.measured}
                      for name, c in sorted(r.cells.items())}}
         for r in rows]}

@@ -60,6 +60,8 @@ class Cell:
     """Its RCP test refuses it (an RCP error: :func:`mlcheck.report.plain.rcp_refusal`): the package
     checker fails it, the score stands."""
     raises: bool = False
+    energy_valid: bool = True
+    """Its energy score, where there is one, is valid (a node log under the rules' readings: not)."""
     """The round's RCP checker raises on the folder: the verdict is mlcheck's (:func:`raising_note`)."""
 
     @property
@@ -106,10 +108,12 @@ class Row:
     @property
     def status_text(self) -> str:
         """``valid``, or which results are not (``bert: invalid``, ``resnet: rcp refused``)."""
-        if all(cell.status == "valid" for cell in self.cells.values()):
+        shown = {name: cell.status if cell.status != "valid" or cell.energy_valid else "energy not valid"
+                 for name, cell in self.cells.items()}
+        if all(status == "valid" for status in shown.values()):
             return "valid"
-        return self._per_benchmark({name: cell.status for name, cell in self.cells.items()
-                                    if cell.status != "valid" or len(self.cells) == 1})
+        return self._per_benchmark({name: status for name, status in shown.items()
+                                    if status != "valid" or len(self.cells) == 1})
 
     @property
     def rcp_text(self) -> str:
@@ -166,7 +170,8 @@ def build_rows(result: CheckResult) -> tuple[list[str], list[Row]]:
                                                       rcp.margin_pct if rcp else None,
                                                       bench.energy.joules if bench.energy else None,
                                                       bench.energy is not None, rcp_refusal(bench) is not None,
-                                                      bool(raising_note(bench)))
+                                                      bool(raising_note(bench)),
+                                                      bench.energy is None or bench.energy.joules is None or bench.energy.valid)
     columns = sorted({name for row in rows.values() for name in row.cells})
     return columns, [rows[k] for k in sorted(rows)]
 

@@ -41,7 +41,8 @@ def apply_waivers(result: CheckResult, waivers: Sequence[Waiver], base_dir: str 
     A waiver whose ``expires`` date is before ``today`` (the UTC date) does not apply (MLC042); an active waiver
     that matches nothing is reported (MLC040), unless it names only what this check did not read
     (``checked``, the paths given: a pre-commit hook checks the files changed, and the project's
-    waivers for the other folders are not unused).
+    waivers for the other folders are not unused), or waives a folder's rule (MLC5xx) in a check of
+    files alone (``watch job.log``: no folder rule ran).
     """
     if not waivers:
         return result
@@ -64,7 +65,10 @@ def apply_waivers(result: CheckResult, waivers: Sequence[Waiver], base_dir: str 
     unused = [w for i, w in enumerate(active) if i not in used]
     if unused and checked is not None:
         read = _paths_read(result)
-        unused = [w for w in unused if _in_scope(w.path, read, checked, base_dir)]
+        files_only = all(given == "-" or not os.path.isdir(given) for given in checked)
+        # (a file named alone is judged without its folder's rules, MLC5xx: their waivers wait for the folder's check)
+        unused = [w for w in unused if _in_scope(w.path, read, checked, base_dir)
+                  and not (files_only and w.code.upper().startswith("MLC5"))]
     notes = [_note(UNUSED_WAIVER, w, f"waiver for {w.code} on {w.path!r} matched no finding; delete it if the "
                    "problem is fixed" + ("" if "[" not in w.path else " (a [ ] in a path is literal, not a set of "
                                          "characters: name each file, or use * or ?)")) for w in unused]
