@@ -9,6 +9,7 @@ import os
 import re
 import shutil
 from pathlib import Path
+from typing import Any
 
 import pytest
 from click.testing import CliRunner
@@ -329,15 +330,22 @@ def test_the_library_leaves_a_callers_frozen_objects_frozen() -> None:
         gc.unfreeze()
 
 
-def test_the_results_table_orders_rows_by_system_name_and_nodes_as_the_summarizer(tmp_path: Path) -> None:
-    from mlcheck.report.table_rows import availability, build_rows
+def _rows_with_systems(tmp_path: Path, key: str, systems: dict[str, str]) -> tuple[dict[str, Any], list[Any]]:
+    """The results table's rows of the example package with more systems, each a copy of its
+    system with ``key`` set as ``systems`` says (folder -> value), and the example's description."""
+    from mlcheck.report.table_rows import build_rows
     root = tmp_path / "Acme"
     shutil.copytree(ACME, root)
     description = json.loads((root / "systems" / "acme-t8.json").read_text("utf-8"))
-    for folder, name in (("a-folder", "zeta system"), ("b-folder", "alpha system")):
+    for folder, value in systems.items():
         shutil.copytree(root / "results" / "acme-t8", root / "results" / folder)
-        (root / "systems" / f"{folder}.json").write_text(json.dumps(dict(description, system_name=name)), "utf-8")
-    _columns, rows = build_rows(check([str(root)]))
+        (root / "systems" / f"{folder}.json").write_text(json.dumps(dict(description, **{key: value})), "utf-8")
+    return description, build_rows(check([str(root)]))[1]
+
+
+def test_the_results_table_orders_rows_by_system_name_and_nodes_as_the_summarizer(tmp_path: Path) -> None:
+    from mlcheck.report.table_rows import availability
+    description, rows = _rows_with_systems(tmp_path, "system_name", {"a-folder": "zeta system", "b-folder": "alpha system"})
     assert [row.system.split(" (")[0] for row in rows] == sorted([description["system_name"], "alpha system", "zeta system"])
     assert [row.system.split(" (")[1] for row in rows][1:] == ["b-folder)", "a-folder)"]  # (by name, not by folder)
     assert availability("Available in cloud") == "Available cloud"
@@ -360,14 +368,7 @@ def test_sarif_fingerprints_outside_a_checkout_do_not_depend_on_the_working_fold
 
 
 def test_rows_of_one_system_name_are_ordered_by_the_text_of_their_node_counts_as_the_summarizer(tmp_path: Path) -> None:
-    from mlcheck.report.table_rows import build_rows
-    root = tmp_path / "Acme"
-    shutil.copytree(ACME, root)
-    description = json.loads((root / "systems" / "acme-t8.json").read_text("utf-8"))
-    for folder, nodes in (("a-two", "2"), ("b-sixteen", "16")):
-        shutil.copytree(root / "results" / "acme-t8", root / "results" / folder)
-        (root / "systems" / f"{folder}.json").write_text(json.dumps(dict(description, number_of_nodes=nodes)), "utf-8")
-    _columns, rows = build_rows(check([str(root)]))
+    description, rows = _rows_with_systems(tmp_path, "number_of_nodes", {"a-two": "2", "b-sixteen": "16"})
     assert [row.nodes for row in rows] == sorted([int(description["number_of_nodes"]), 2, 16], key=str)  # (16 before 2)
     assert [row.system.split(" (")[1] for row in rows][-2:] == ["b-sixteen)", "a-two)"]
 
