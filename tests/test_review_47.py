@@ -386,3 +386,11 @@ def test_a_folder_rules_waiver_is_not_unused_in_a_check_of_one_file_of_the_folde
     folder = root / "results" / "acme-t8" / "resnet"
     whole = apply_waivers(check([str(folder)]), [waiver], str(tmp_path), checked=[str(folder)])
     assert [w.finding.code for w in whole.waived] == ["MLC502"] and not [f for f in whole.findings if f.code == "MLC040"]
+
+
+def test_the_run_tables_legend_of_stars_is_left_out_where_no_run_is_counted(tmp_path: Path) -> None:
+    from mlcheck.report import render
+    lone = tmp_path / "result_0.txt"
+    shutil.copy(RESNET / "result_0.txt", lone)  # (one run: no score, no run counted)
+    assert "counted in the score" not in render("text", check([str(lone)]))
+    assert "* = counted in the score" in render("text", check([str(ACME)]))

@@ -61,9 +61,10 @@ def rcp_caveat(bench: BenchmarkResult) -> str:
 
 def _run_table(bench: BenchmarkResult, min_severity: Severity = Severity.INFO) -> Table:
     # (its caption on one line, as a finding's place: a folder named with a line end splits none)
-    caption = one_line(f"{division_text(bench)}, training {bench.ruleset or '?'}; * = counted in the score")
-    table = Table(caption=caption, caption_justify="left")
     counted = set(bench.score.runs_counted)
+    legend = "; * = counted in the score" if counted else ""  # (no run counted: no star to explain)
+    caption = one_line(f"{division_text(bench)}, training {bench.ruleset or '?'}{legend}")
+    table = Table(caption=caption, caption_justify="left")
     labels = [_run_label(run) + (" *" if position in counted else "") for position, run in enumerate(bench.runs)]
     for column, justify in (("run", "left"), ("minutes", "right"), ("status", "left"),
                             ("converged", "left"), ("verdict", "left"), ("findings", "left")):
