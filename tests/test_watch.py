@@ -173,15 +173,20 @@ def test_a_truncation_right_after_the_watched_run_stopped_judges_no_other_file(t
     assert "after the 1 run watched had stopped" in note and "1 failing" in note
 
 
-def test_rotated_log_is_followed_under_its_name(tmp_path: Path) -> None:
+def _rotated_while_watched(tmp_path: Path, idle_timeout: str, rest: list[bytes]) -> Watcher:
+    """A watch of a log of the first 50 lines, renamed to ``live.log.1`` 1.5 s in, then ``rest``
+    written to a new ``live.log``."""
     log = tmp_path / "live.log"
-    lines = _lines()
-    _append(log, lines[:50])
-    watcher = Watcher(str(log), "--idle-timeout", "30", "--no-progress")
+    _append(log, _lines()[:50])
+    watcher = Watcher(str(log), "--idle-timeout", idle_timeout, "--no-progress")
     time.sleep(1.5)
     os.rename(log, tmp_path / "live.log.1")
-    _append(log, lines, pause=0.0002)
-    code, out = watcher.finish()
+    _append(log, rest, pause=0.0002)
+    return watcher
+
+
+def test_rotated_log_is_followed_under_its_name(tmp_path: Path) -> None:
+    code, out = _rotated_while_watched(tmp_path, "30", _lines()).finish()
     assert code == 0 and "14.76" in out
 
 
@@ -531,13 +536,7 @@ def test_fail_fast_json_reports_only_what_was_decided_while_following(tmp_path: 
 
 
 def test_a_rotation_while_a_run_is_written_is_said_at_the_end(tmp_path: Path) -> None:
-    log = tmp_path / "live.log"
-    lines = _lines()
-    _append(log, lines[:50])
-    watcher = Watcher(str(log), "--idle-timeout", "3", "--no-progress")
-    time.sleep(1.5)
-    os.rename(log, tmp_path / "live.log.1")
-    _append(log, lines[50:], pause=0.0002)
+    watcher = _rotated_while_watched(tmp_path, "3", _lines()[50:])
     said = watcher.wait_for("was truncated or rotated while watched")
     assert "(after line 50)" in said and "cat job.log.1 job.log | mlcheck check -" in said
     code, _out = watcher.finish()

@@ -152,7 +152,7 @@ def _check_and_report(paths: Sequence[str], settings: Settings, quiet: bool, ver
                       line_limits: Mapping[str, int] | None, text_format: str, statistics: bool,
                       said: Sequence[Finding] = ()) -> None:
     result, unopenable = checked(paths, settings, quiet, verbose, line_limits)
-    given = {(f.code, f.line) for f in result.all_findings()}
+    given = {(f.code, f.line) for f in result.all_findings()} if said else set()
     if any((f.code, f.line) not in given for f in said):
         result = replace(result, findings=tuple(sorted({*result.findings, *(f for f in said if (f.code, f.line) not in given)},
                                                        key=Finding.sort_key)))

@@ -187,14 +187,12 @@ def watch_command(log: str, ruleset: str | None, fail_fast: bool, runs: int, out
         _judge_compressed(log, settings, poll, idle_timeout, text_format)
 
     stopped_by: list[Finding] = []
-    said: dict[str, Severity] = {}  # (the codes of the findings said while following, decided: their worst level)
-    said_findings: list[Finding] = []
+    said: list[Finding] = []  # (the findings said while following: decided)
 
     def on_finding(found: Finding) -> None:
         if not reported(found, settings):
             return
-        said[found.code] = max(found.severity, said.get(found.code, found.severity))
-        said_findings.append(found)
+        said.append(found)
         click.echo(_line(found), err=True)
         if fail_fast and found.severity is Severity.ERROR:
             stopped_by.append(found)
@@ -209,7 +207,7 @@ def watch_command(log: str, ruleset: str | None, fail_fast: bool, runs: int, out
     try:
         outcome = watch(log, on_finding, on_progress, forced, runs, poll, idle_timeout, settings.ruleset_source)
     except KeyboardInterrupt as stop:
-        failing = sorted(code for code, level in said.items() if level >= fail_level(settings))
+        failing = sorted({found.code for found in said if found.severity >= fail_level(settings)})
         click.echo(f"mlcheck: interrupted{' (SIGTERM)' if isinstance(stop, Terminated) else ''}; "
                    + (f"failing findings were said above ({', '.join(failing)}): the run fails" if failing
                       else "no failing finding so far"), err=True)
@@ -231,10 +229,10 @@ def watch_command(log: str, ruleset: str | None, fail_fast: bool, runs: int, out
             sys.exit(failed)
         # (a CI job reading --format json gets its report: check's of the lines read, with the rules of the
         # findings said while following alone: the cut run's missing run_stop or keys are no finding of the job)
-        decided = replace(settings, select=tuple(sorted(said)))
+        decided = replace(settings, select=tuple(sorted({found.code for found in said})))
         try:
             check_and_report([log], decided, line_limits={log: outcome.lines}, text_format=text_format,
-                             said=said_findings)
+                             said=said)
         except SystemExit as reported_exit:
             sys.exit(reported_exit.code if reported_exit.code not in (0, None) else failed)
     # (the failing findings printed on lines a truncation or a rotation took: they fail the watch too)

@@ -226,9 +226,9 @@ def check_packages(paths: Sequence[str], benchmarks: Sequence[BenchmarkResult],
             documents[path] = read_json_document(path)
         doc = documents[path]
         runs = [r.run for r in bench.runs if r.run is not None]
+        info = system_info(doc)
         try:
             extra = list(check_logs_against_system(runs, doc, bench.ruleset))
-            info = system_info(doc)
             if bench.energy is not None and bench.folder and info is not None and info.number_of_nodes:
                 counts = node_log_counts(bench.folder, [r.path for r in bench.runs])
                 extra += nodes_not_measured(os.path.join(bench.folder, POWER_FOLDER), counts, info.number_of_nodes, path)
@@ -238,7 +238,7 @@ def check_packages(paths: Sequence[str], benchmarks: Sequence[BenchmarkResult],
         if codes:  # (the package checker refuses the package; the summarizer cannot read it: said whatever else is)
             score = replace(score, valid=False, reason=f"{score.reason}; its system description {path} is "
                             f"refused ({', '.join(codes)})")
-        updated.append(replace(bench, system_info=system_info(doc), score=score,
+        updated.append(replace(bench, system_info=info, score=score,
                                findings=tuple(sorted(bench.findings + tuple(extra), key=Finding.sort_key))))
     findings.extend(nested_folder_notes(updated, [*findings, *(f for bench in updated for f in bench.findings)]))
     return list(dict.fromkeys(findings)), updated

@@ -277,7 +277,7 @@ def _wrong_shape(path: str, log: PowerLog) -> Finding:
     found = find_rule(code)
     what = f" ({code}: {found[0].summary})" if found is not None else ""
     first = f", the first at line {line}{what}" if line is not None else what
-    harmless = log.codes == {"MLC008"}  # (metadata "" or missing: the summarizer scores such logs as any)
+    harmless = log.codes == {"MLC008"}  # (metadata that is no object, "": the summarizer scores such logs as any)
     return rules.POWER_LOG_INVALID.at(path, line, (
         f"{log.reading_problems} record(s) of the wrong shape{first}; {_PARSER_READS.get(code, _PARSER_READS[''])}"),
         severity=Severity.INFO if harmless else Severity.WARNING)

@@ -251,4 +251,3 @@ def _clean_power_log(path: str) -> PowerLog | None:
     events, problems, first_line = decoded
     return PowerLog(path, tuple(event for event in events if event.key in POWER_KEYS), problems,
                     (first_line, "MLC008") if problems else None, frozenset({"MLC008"}) if problems else frozenset())
-

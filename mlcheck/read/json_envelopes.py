@@ -130,13 +130,14 @@ class Envelopes:
         self.last_was_piece = False
         if self.stream_label and raw.strip() in (b"{", b"},", b"}"):  # (an entry of the export begins or ends)
             self.stream_label = ""
-        if raw[:1] in (b" ", b"\t") and b'"logStreamName"' in raw and (stream := _STREAM_LINE.match(raw)):
+        lead = raw[:1]
+        if lead in (b" ", b"\t") and b'"logStreamName"' in raw and (stream := _STREAM_LINE.match(raw)):
             try:
                 self.stream_label = self.label_of(json.loads(stream.group(1)))
             except (ValueError, RecursionError):
                 self.stream_label = ""
             return raw
-        if raw[:1] in (b" ", b"\t", b'"') and _ESCAPED_RECORD in raw and (field := _FIELD_LINE.match(raw)):
+        if lead in (b" ", b"\t", b'"') and _ESCAPED_RECORD in raw and (field := _FIELD_LINE.match(raw)):
             try:  # (a field's line of a pretty-printed export: gcloud logging read --format=json, aws logs)
                 text = json.loads(field.group(1))
             except (ValueError, RecursionError):

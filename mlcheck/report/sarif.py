@@ -9,6 +9,7 @@ stable fingerprint that does not move when unrelated lines do. Waived findings a
 from __future__ import annotations
 
 import bisect
+import functools
 import hashlib
 import os
 import re
@@ -125,11 +126,17 @@ def _artifact(path: str, options: ReportOptions) -> dict[str, str]:
     return {"uri": "file://" + quote(os.fsencode(os.path.abspath(path)), safe="/:")}
 
 
+@functools.lru_cache(maxsize=8)
+def _in_checkout(root: str) -> bool:
+    """Whether the report's root holds ``.git`` (asked once, not once per finding)."""
+    return os.path.exists(os.path.join(root, ".git"))
+
+
 def _package_relative(path: str, root: str) -> str | None:
     """Where no ``.git`` gives paths a root (the report's root is then the working folder), the
     path from its package's folder on (``Acme/results/...``), so that a finding has the same
     fingerprint from whatever folder mlcheck ran; None inside a checkout or outside a package."""
-    if path in ("-", "") or os.path.exists(os.path.join(root, ".git")):
+    if path in ("-", "") or _in_checkout(root):
         return None
     parts = os.path.abspath(path).replace(os.sep, "/").split("/")
     at = max((i for i, part in enumerate(parts) if part in ("results", "systems") and i > 0), default=None)

@@ -99,7 +99,7 @@ def implausible_node_log(path: str, events: Sequence[Event], run_start_ms: float
 
 def twin_logs(twins: Sequence[tuple[str, str]]) -> list[Finding]:
     """MLC545 at each node log of a run that is byte for byte an earlier one of the run (``twins``:
-    (log, the earlier one), :func:`mlcheck.package.power.twin_node_logs`): the same node's log
+    (log, the earlier one), :func:`mlcheck.package.power_paths.twin_node_logs`): the same node's log
     copied, which the summarizer counts once per copy."""
     return [POWER_LOG_IMPLAUSIBLE.at(path, None, (
         f"this node log is byte for byte {os.path.basename(twin)}: one node's log copied? The summarizer "

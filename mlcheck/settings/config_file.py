@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Any, Callable
 
 from mlcheck.model import Finding, Severity
+from mlcheck.read.log_files import link_to_nothing
 from mlcheck.rules.config_rules import CONFIG_INVALID
 from mlcheck.rules.near_names import near_name
 from mlcheck.settings.waiver_table import line_of
@@ -115,8 +116,9 @@ def load_table(path: Path, shown: str) -> tuple[dict[str, Any], str, Finding | N
 def _not_a_file(path: Path) -> str:
     """What ``path`` is when it is no regular file (``a folder``, ``a pipe``, ``a link to nothing (X)``),
     else ''. Raises OSError when it cannot be asked."""
-    if not path.exists() and path.is_symlink():
-        return f"a link to nothing ({os.readlink(path)})"
+    target = link_to_nothing(str(path))
+    if target is not None:
+        return f"a link to nothing ({target})"
     mode = path.stat().st_mode
     if stat.S_ISREG(mode) or (stat.S_ISCHR(mode) and os.path.samefile(path, os.devnull)):  # (/dev/null: no settings)
         return ""
