@@ -13,7 +13,7 @@ from typing import Callable, Iterable, Mapping, Sequence
 
 from mlcheck.read.file_names import RESULT_FILE
 from mlcheck.package.discover import LogRef, discover_all, natural_order
-from mlcheck.judge.jobs import check_logs, register_checker
+from mlcheck.judge.jobs import check_logs, job_count, register_checker
 from mlcheck.judge.package_rounds import one_round_per_package  # (a package is judged under one round)
 from mlcheck.model import Event, Finding, Run, plausible_time
 from mlcheck.results import CheckResult, RunResult
@@ -53,14 +53,14 @@ def check(paths: str | os.PathLike[str] | Sequence[str | os.PathLike[str]], rule
     ``ruleset`` forces a round (``2.0.0``); when None the round is inferred per file. ``line_limits``
     reads only the first lines of the logs it names (``mlcheck watch --runs``). ``ruleset_source`` names where it was
     forced (``--ruleset``, ``ruleset in .mlcheck.toml``). ``jobs`` processes read and judge the logs (:mod:`mlcheck.judge.jobs`;
-    the result is the same). Raises ``RulesetError`` for an unknown ruleset and ``DiscoveryError`` for a missing path.
+    the result is the same; 1 or more). Raises ``RulesetError`` for an unknown ruleset and ``DiscoveryError`` for a missing path.
     """
     # Once the logs are judged (the collector pauses while each is read), what is held is frozen (gc.freeze): the folder,
     # package and power checks run over millions of acyclic objects a collection would traverse again for nothing (half
     # of 0.55 s on all shared rounds); a caller's frozen objects (gc.freeze before forking workers) are left frozen.
     if ruleset is not None and not isinstance(ruleset, str):
         raise TypeError(f"ruleset must be a round's version as text (e.g. '2.0.0'), not {type(ruleset).__name__}")
-    held = gc.get_freeze_count()
+    held, jobs = gc.get_freeze_count(), job_count(jobs)
     try:
         return _check(_path_list(paths), ruleset, progress, line_limits, jobs, ruleset_source, freeze=not held)
     finally:

@@ -151,3 +151,54 @@ def test_watch_ends_at_run_stop_while_a_ranks_piece_waits_for_its_rest(tmp_path:
     [run] = json.loads(watched.stdout)["runs"]
     assert (run["verdict"], watched.exit_code) == ("pass", 0)
     assert "idle" not in watched.stderr
+
+
+def test_a_torchrun_workers_label_inside_its_line_is_removed() -> None:
+    """torchrun's tail of a worker's log file writes a line cut at a flush behind the label, and
+    its rest behind the label again (session 48's review: a failing run, MLC003 and MLC102)."""
+    assert _joined(b'[default0]::::MLLOG {"namespace":[default0]: "", "key": "run_stop"}\n', b"[default0]:x\n") == \
+        [b'[default0]::::MLLOG {"namespace": "", "key": "run_stop"}\n', b"[default0]:x\n"]
+    assert _joined(b"[default0]:abc[default1]:noise\n", b"[default1]:other\n", b"[default0]:def\n") == \
+        [b"[default1]:noise\n", b"[default1]:other\n", b"[default0]:abcdef\n"]
+
+
+@pytest.mark.parametrize("line", [b"[default0]:[rank0]: warning [default1] said\n", b"[default0]:[1,0]<stdout>:x\n",
+                                  b"[default0]:text [trainer1]: more\n"])
+def test_a_loggers_label_after_torchruns_is_no_cut(line: bytes) -> None:
+    joined = [0]
+    assert list(joined_tag_chunks([line, b"[default0]:x\n"], joined)) == [line, b"[default0]:x\n"]
+    assert joined == [0]
+
+
+def _tailed(lines: list[str], ranks: int, size: int, seed: int) -> str:
+    """What torchrun prints of workers whose stdout is block-buffered into their log files: each
+    flush (``size`` bytes at most) cuts a line, torchrun reads each file a line at a time (its rest
+    so far at the end of the file) and writes it behind the worker's label, the workers' tails
+    interleaving at random."""
+    rng = random.Random(seed)
+    streams = []
+    for rank in range(ranks):
+        text = "".join(_TIME.sub(lambda m: f'"time_ms": {int(m.group(1)) + rank}', line) for line in lines)
+        cuts = [0]
+        while cuts[-1] < len(text):
+            cuts.append(cuts[-1] + rng.randint(size // 2, size))
+        streams.append([piece for a, b in zip(cuts, cuts[1:]) for piece in text[a:b].splitlines(keepends=True)])
+    out = []
+    while any(streams):
+        rank = rng.choice([r for r, pieces in enumerate(streams) if pieces])
+        out.append(f"[default{rank}]:" + streams[rank].pop(0))
+    return "".join(out)
+
+
+@pytest.mark.parametrize("seed", [1, 2])
+def test_torchrun_tailing_block_buffered_workers_reads_as_the_clean_run(tmp_path: Path, seed: int) -> None:
+    clean_text = EXAMPLE.read_text("utf-8")
+    log = tmp_path / "torchrun.log"
+    log.write_text(_tailed(clean_text.splitlines(keepends=True), 4, 300, seed), "utf-8")
+    assert sum(bool(re.search(r".\[default\d\]:", line)) for line in log.read_text("utf-8").splitlines()) > 10  # (cut)
+    [clean] = check_log(LogRef(str(EXAMPLE)), None)
+    [result] = check_log(LogRef(str(log)), None)
+    assert (result.verdict, result.time_to_train_min) == (clean.verdict, clean.time_to_train_min)
+    assert [f.code for f in result.findings] == ["MLC020"]
+    outcome = CliRunner().invoke(main, ["split", str(log), "-o", str(tmp_path / "out")])
+    assert outcome.exit_code == 0 and (tmp_path / "out" / "result_0.txt").read_text("utf-8") == clean_text

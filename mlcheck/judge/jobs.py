@@ -87,6 +87,16 @@ def usable_cpus() -> int:
         return max(1, os.cpu_count() or 1)
 
 
+def job_count(jobs: object) -> int:
+    """``jobs`` as the library's :func:`mlcheck.check` takes it: a whole number of processes from 1 (else ValueError or
+    TypeError; ``--jobs`` on the command line is checked by click)."""
+    if isinstance(jobs, bool) or not isinstance(jobs, int):
+        raise TypeError(f"jobs must be a whole number of processes (1 or more), not {type(jobs).__name__}")
+    if jobs < 1:
+        raise ValueError(f"jobs must be 1 or more processes, not {jobs} (mlcheck.judge.jobs.usable_cpus() gives the CPUs)")
+    return jobs
+
+
 def check_logs(refs: Sequence[LogRef], forced: Ruleset | None, jobs: int = 1,
                progress: Callable[[str], None] | None = None,
                forced_source: str = "--ruleset", scored: Scored | None = None) -> list[RunResult]:

@@ -21,6 +21,13 @@ the job ended, such as mpirun's abort messages; mpirun's other notes end nothing
 :data:`HOLD_LINES` lines without a piece of its rank, at an over-long line or at the end of the
 file: it is put in front of the line before, where the reader finds a cut record, followed by
 another (the line as it was, when that is where it was cut).
+
+torchrun (``--tee``, or its console) writes each line a worker wrote to its log file behind the
+worker's ``[<role><local rank>]:`` label, reading the file a line at a time: a worker whose output
+is block-buffered leaves a line cut at a flush, which torchrun writes as it is and the rest behind
+the label again (``[default0]::::MLLOG {"namespace":[default0]: "", ...``; another worker's line
+may come between). Those lines are joined the same way: the labels of the role that begins the line
+(``[default3]:`` and ``[default0]:``, not a logger's ``[rank0]:`` after it) are its ranks' tags.
 """
 
 from __future__ import annotations
@@ -34,9 +41,11 @@ from mlcheck.read.long_lines import MAX_LINE_BYTES
 
 _TAG = re.compile(rb"(?:(?:[A-Z][a-z]{2} ){1,2}[ \d]\d \d\d:\d\d:\d\d(?: \d{4})?)?"
                   rb"(?P<tag>\[(?:[^\[\]\s,@]*@)?(?P<job>\d+),(?:mpirank:)?\d+(?:,[^\[\]\s,]+)?\]"
-                  rb"(?:\[[^\[\]\s]*\])?<std(?:out|err)>:)")
+                  rb"(?:\[[^\[\]\s]*\])?<std(?:out|err)>:|\[(?P<role>[a-z][a-z_-]*?)\d+\]:)")
 """An OpenMPI/poprun rank tag (as :data:`mlcheck.read.rawlog.TAG`, in bytes), after the date that
-``mpirun --timestamp-output`` writes in front of it (``Tue Apr 30 16:30:12 2024[1,0]<stdout>:``)."""
+``mpirun --timestamp-output`` writes in front of it (``Tue Apr 30 16:30:12 2024[1,0]<stdout>:``), or a
+torchrun worker's label (``[default3]:``, :data:`mlcheck.read.rank_labels.LOCAL_RANK`: its ``role``)."""
+_LABEL_DIGITS = b"0123456789"
 _TAG_END = b"]<std"
 _MARKER = b":::MLLOG"
 _RECORD_START = re.compile(rb"(?:\x1b\[[0-9;]*m|[ \t])*:::MLLOG")
@@ -70,7 +79,7 @@ def joined_tag_chunks(lines: Iterable[bytes], joined: list[int], longest: int = 
     chunks = TagChunks(longest)
     try:
         for raw in lines:
-            if chunks.previous is None and not chunks.held and raw.count(_TAG_END) < 2:
+            if chunks.previous is None and not chunks.held and not _may_be_cut(raw):
                 chunks.number += 1  # (the common line; nothing held back)
                 yield raw
                 continue
@@ -97,7 +106,7 @@ class TagChunks:
         """The lines that physical line ``raw`` lets go (none, one or two)."""
         self.number += 1
         held, previous = self.held, self.previous
-        if not held and raw.count(_TAG_END) < 2:
+        if not held and not _may_be_cut(raw):
             self.previous = None
             return [raw] if previous is None else [previous, raw]
         if len(raw) >= self.longest and not raw.endswith(b"\n"):  # (the reader reads on from the stream)
@@ -114,7 +123,7 @@ class TagChunks:
         pieces = _pieces(raw)
         if pieces is not None:
             line, went_on = _line_of(pieces, held, self.number)
-            self.joined += went_on or len(pieces) < raw.count(_TAG_END)  # (a rank's line went on, or held its tag)
+            self.joined += went_on or len(pieces) < _tag_count(raw, pieces)  # (a rank's line went on, or held its tag)
         self.previous = line
         return [] if previous is None else [previous]
 
@@ -171,8 +180,30 @@ def _ends_a_job(raw: bytes) -> bool:
 
 
 def _job(tag: bytes) -> bytes:
-    """The job number of a rank tag."""
-    return tag[1:tag.index(b",")].rpartition(b"@")[2]
+    """The job number of a rank tag (a torchrun label's: none)."""
+    comma = tag.find(b",")
+    return tag[1:comma].rpartition(b"@")[2] if comma > 0 else b""
+
+
+def _may_be_cut(raw: bytes) -> bool:
+    """Whether a line holds two rank tags (a cheap test before :func:`_pieces`): OpenMPI's, or the
+    label of the torchrun role that begins it again further on (``[default0]:...[default1]:``)."""
+    if raw.count(_TAG_END) >= 2:
+        return True
+    if not raw.startswith(b"["):
+        return False
+    end = raw.find(b"]:", 2, 64)
+    role = raw[1:end].rstrip(_LABEL_DIGITS) if end > 0 else b""
+    return 0 < len(role) < end - 1 and raw.find(b"[" + role, end) > 0
+
+
+def _tag_count(raw: bytes, pieces: list[_Piece]) -> int:
+    """The tags of the line's kind on it (a torchrun line's: of its role)."""
+    first = pieces[0].tag
+    if first.endswith(b">:"):
+        return raw.count(_TAG_END)
+    role = first[1:-2].rstrip(_LABEL_DIGITS)
+    return sum(1 for tag in _TAG.finditer(raw) if tag.group("role") == role)
 
 
 def _given_up(held: dict[bytes, _Held], stale: Callable[[bytes, int], bool]) -> bytes:
@@ -187,7 +218,11 @@ def _pieces(raw: bytes) -> list[_Piece] | None:
     comes next, unless that begins a record: a rank's whole records glued on a line keep their
     tags), or None when the line does not begin with a tag or holds tags of several jobs."""
     tags = list(_TAG.finditer(raw))
-    if not tags or tags[0].start() != 0 or any(t.group("job") != tags[0].group("job") for t in tags):
+    if not tags or tags[0].start() != 0:
+        return None
+    role = tags[0].group("role")  # (a torchrun line: its role's labels are its tags, any other text)
+    tags = [t for t in tags if t.group("role") == role] if role is not None else [t for t in tags if t.group("job")]
+    if any(t.group("job") != tags[0].group("job") for t in tags):
         return None  # (a tag of another job: this one ended there, as the line shows)
     pieces: list[tuple[bytes, bytes, list[bytes]]] = []  # (joined once: a line of many tags stays linear)
     for tag, after in zip(tags, tags[1:] + [None]):
