@@ -77,7 +77,9 @@ def test_a_cut_is_joined_where_the_other_line_or_a_known_string_tells(other: byt
 def test_a_string_no_line_before_printed_is_never_guessed(other: bytes, at: bytes) -> None:
     """Inside a string every place joins, and a log line's middle may look like a line's start
     (``[0]``, ``45%|``, a time): without the string printed before, the lines stay as they are
-    (MLC023), never a record with the other line's text inside its key (was ``eval_NCCL accuracy``)."""
+    (MLC023), never a record with the other line's text inside its key (was ``eval_NCCL accuracy``).
+    A key or event type that is a word of the logger (mlperf-logging's constants) tells the place
+    only where the other line begins as a line surely does (a run_stop, below), not after these."""
     first, rest = _cut(RECORD, at, other)
     assert _joined(first, rest) == [first, rest, b"joined 0"]
 
@@ -95,9 +97,11 @@ def test_a_line_that_begins_with_digits_inside_a_number_is_not_taken_for_its_dig
 
 
 def test_a_string_printed_as_another_field_tells_nothing() -> None:
-    """``"eval_`` + a glog line + ``accuracy"``: ``accuracy`` printed before as another field's
-    name is no evidence that the key was ``accuracy`` (was ``"key": "accuracy"``)."""
-    first, rest = _cut(RECORD, b'"key": "eval_', b"W0501 12:00:00.1 a.cc:1] y\n")
+    """``"eval_top1`` + a glog line + ``accuracy"`` (no key of the logger): ``accuracy`` printed
+    before as another field's name is no evidence that the key was ``accuracy`` (was ``"key":
+    "accuracy"``)."""
+    record = RECORD.replace(b"eval_accuracy", b"eval_top1accuracy")
+    first, rest = _cut(record, b'"key": "eval_top1', b"W0501 12:00:00.1 a.cc:1] y\n")
     before = b'{"accuracy": 0.5}\n'
     assert _joined(before, first, rest) == [before, first, rest, b"joined 0"]
 
@@ -243,3 +247,41 @@ def test_a_record_cut_by_the_launchers_word_that_the_job_ended_is_a_cut_record(a
         log.write_bytes(b"".join(lines[:half]) + cut)
         [run] = check_log(LogRef(str(log)), None)
         assert [(f.code, f.line) for f in run.findings if f.code in ("MLC003", "MLC023")] == [(code, half + 1)], name
+
+
+WARNING = b"/opt/conda/lib/python3.8/site-packages/torch/functional.py:504: UserWarning: torch.meshgrid\n"
+STOP = (b':::MLLOG {"namespace": "", "time_ms": 1652083300123, "event_type": "INTERVAL_END", "key": "run_stop", '
+        b'"value": null, "metadata": {"file": "train.py", "lineno": 9, "status": "success"}}\n')
+
+
+def test_a_run_stop_cut_anywhere_by_a_warning_is_joined() -> None:
+    """Inside ``"namespace": ""`` (a string of none), inside a field's name (``"li`` + ``neno"``),
+    inside the key printed once (``run_st`` + ``op``), inside ``success``: the strings and names
+    the records before printed and the logger's words tell the place (session 48's review: 42 of
+    203 places failed the run, MLC003 and MLC102)."""
+    for cut in range(9, len(STOP) - 2):
+        first, rest = STOP[:cut] + WARNING, STOP[cut:]
+        assert _joined(BEFORE, first, rest) == [BEFORE, STOP, WARNING, b"joined 1"], STOP[:cut]
+
+
+@pytest.mark.parametrize("at,joined", [(b'"value": 36.0407', True), (b'"value": 36.0', True), (b'"value": 36.', False),
+                                       (b'"value": 36', True)])
+def test_a_number_is_never_cut_before_its_point(at: bytes, joined: bool) -> None:
+    """``36`` + ``.0407/opt/.../functional.py:504: UserWarning`` looks like a warning's line too
+    (its first character may be any but a digit): the digits after the point are the number's (was
+    ``"value": 360407...``, a record the job did not print). Where the other line begins right at
+    the point (``36.`` + ``/opt/...``: or ``36`` + ``./opt/...``?), the place is not certain."""
+    record = RECORD.replace(b"0.7512", b"36.04072189")
+    first, rest = _cut(record, at, WARNING)
+    expected = [BEFORE, record, WARNING, b"joined 1"] if joined else [BEFORE, first, rest, b"joined 0"]
+    assert _joined(BEFORE, first, rest) == expected
+
+
+def test_a_record_a_warning_cut_where_no_join_is_certain_is_a_cut_record(tmp_path: Path) -> None:
+    """Not MLC003 (invalid JSON), which would not tell why (the README says MLC023)."""
+    record = RECORD.replace(b'"file": "train.py"', b'"file": "a/unique/path.py"')
+    first, rest = _cut(record, b'"file": "a/uni', WARNING)
+    log = tmp_path / "job.log"
+    log.write_bytes(EXAMPLE.read_bytes().replace(b"\n", b"\n" + first + rest, 1))
+    [result] = check_log(LogRef(str(log)), None)
+    assert [(f.code, f.line) for f in result.findings if f.code in ("MLC003", "MLC023")] == [("MLC023", 2)]

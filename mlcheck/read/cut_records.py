@@ -45,6 +45,8 @@ import re
 from collections import deque
 from typing import Any, Callable, Iterable, Iterator
 
+from mlcheck.read.cut_strings import known_strings_place
+
 LOOKAHEAD = 4
 """Lines after a cut record within which its rest is looked for (a warning of a few lines)."""
 RECENT = 64
@@ -54,16 +56,15 @@ _LONGEST = 64 * 1024
 LONGEST_JOIN = 4096
 """A cut record and its rest are not joined past this length (records are a few hundred bytes;
 the joins tried grow with the square of it)."""
-STRING_PLACES = 256
-"""Places inside a string weighed at most (each is a search of the lines before)."""
 TRIES = 1 << 31
 """Bytes the joins tried in one file may decode, at most (then its cut records are left to the reader)."""
 _DECODER = json.JSONDecoder()
 _MARKER = b":::MLLOG"
 _MARKER_ENDS = tuple(_MARKER[cut:] for cut in range(1, len(_MARKER)))
 """How a line begins that holds the rest of a marker the line before holds the start of."""
-_LINE_START = re.compile(rb"[IWEF]\d{4} \d\d:\d\d|\[[\w ,.:/-]*\][ :<\[]|(?:WARNING|INFO|ERROR|DEBUG|CRITICAL|FATAL|Traceback)\b"
-                         rb"|(?:[^\s:\d][^\s:]*\.py|<[^>\n]*>):\d+: [A-Z]\w*(?:Warning|Error)\b")
+OTHER_LINE_START = _LINE_START = re.compile(rb"[IWEF]\d{4} \d\d:\d\d"
+                                            rb"|\[[\w ,.:/-]*\][ :<\[]|(?:WARNING|INFO|ERROR|DEBUG|CRITICAL|FATAL|Traceback)\b"
+                                            rb"|(?:[^\s:\d][^\s:]*\.py|<[^>\n]*>):\d+: [A-Z]\w*(?:Warning|Error)\b")
 """How another stream's line begins where no digit before it can be its own: a glog letter and
 date, a bracketed tag, a log level, Python's ``warnings`` line (``/usr/lib/.../functional.py:504:
 UserWarning: ...``, ``<frozen importlib._bootstrap>:241: RuntimeWarning: ...``: the commonest
@@ -71,6 +72,13 @@ stderr line of PyTorch jobs). (Not a line that begins with digits: ``0:00:05``, 
 [``, a date of a two-digit year after the number's ``20``, may begin with the digits the number
 ends with, which would be dropped from it.)"""
 _ESCAPE = re.compile(rb"\\.")
+_NUMBER_GOES_ON = re.compile(rb"\.\d|e[-+]\d")
+"""Text that goes on with a number as json.dumps writes it (``.75``, ``e-05``): a place before it is
+inside the number, whatever line the text after may look like (``0|.75/opt/.../functional.py:504:
+UserWarning``: Python's ``warnings`` line begins with any character but a digit)."""
+_NUMBER_CHARS = (b".", b"e", b"+", b"-")
+"""How a number as json.dumps writes it may go on: another line that begins with one of them after a
+number's digits (``36|./opt/...py:504: UserWarning``, or ``36.|/opt/...``) leaves its place uncertain."""
 
 
 def rejoined_cut_records(lines: Iterable[bytes], joined: list[int]) -> Iterator[bytes]:
@@ -232,9 +240,11 @@ def _chosen(body: bytes, rest: bytes, records: dict[int, dict[str, object]], rec
     most = max(map(_fields, records.values()))  # (a place inside a string may swallow whole fields)
     found = {end: repr(record) for end, record in records.items() if _fields(record) == most}
     if len(set(found.values())) > 1 and any(_in_string(body[:end]) for end in found):
-        found = _known_strings(found, records, recent)  # (inside a string any place joins: only a known string tells)
+        found = known_strings_place(found, records, recent, body)  # (inside a string any place joins: only a known string tells)
     elif len(set(found.values())) > 1:  # (inside a number: the earliest place another line begins)
-        begins = [end for end in found if _LINE_START.match(body, end)]
+        begins = [end for end in found if _LINE_START.match(body, end) and not _NUMBER_GOES_ON.match(body, end)]
+        if any(body[end:end + 1] in _NUMBER_CHARS for end in begins):
+            begins = []  # (a path "./x.py", "eval.py" after a number may begin with its point or exponent)
         first = found[min(begins)] if begins else None
         found = {end: text for end, text in found.items() if end in begins and text == first}
     if not found or len(set(found.values())) > 1:
@@ -259,31 +269,3 @@ def _blanks_as_written(first: bytes, rest: bytes) -> bool:
     before = first.rstrip()
     blanks = len(first) - len(before) + len(rest) - len(rest.lstrip())
     return blanks == (1 if before[-1:] in (b"", b":", b",") else 0)
-
-
-def _known_strings(found: dict[int, str], records: dict[int, dict[str, object]], lines: Iterable[bytes]) -> dict[int, str]:
-    """The place whose record's fields (``"key": "..."``, the event type, the namespace, the value
-    and the metadata's strings, each with its name, as json.dumps writes them) the lines before
-    printed most often, if that is one record; else ``found`` (no place is certain). At most
-    :data:`STRING_PLACES` places are weighed (a longer string is left to the reader)."""
-    if len(found) > STRING_PLACES:
-        return found
-    recent = b"\n".join(lines)
-    seen: dict[bytes, bool] = {}
-
-    def known(record: dict[str, object]) -> int:
-        metadata = record.get("metadata")
-        fields = [*((name, record.get(name)) for name in ("key", "value", "event_type", "namespace")),
-                  *(metadata.items() if isinstance(metadata, dict) else ())]
-        count = 0
-        for name, text in fields:
-            if isinstance(text, str) and len(text) > 2:
-                pair = json.dumps({name: text})[1:-1].encode()
-                if pair not in seen:
-                    seen[pair] = pair in recent
-                count += seen[pair]
-        return count
-    counts = {end: known(records[end]) for end in found}
-    best = max(counts.values())
-    kept = {end: found[end] for end, count in counts.items() if count == best}
-    return kept if best and len(set(kept.values())) == 1 else found

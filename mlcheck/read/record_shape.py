@@ -12,6 +12,7 @@ import re
 from typing import Any, Iterator, Union
 
 from mlcheck.model import Event, Finding, Severity
+from mlcheck.read.cut_records import OTHER_LINE_START
 from mlcheck.read.job_starts import JOB_END
 from mlcheck.read.long_lines import LongLine
 from mlcheck.read.official_view import float_time_finding, official_float
@@ -182,7 +183,9 @@ def undecodable_record(path: str, line_no: int, body: str, column: int,
                       f"unreadable JSON (column {column + 1}): {str(error).split(';')[0]}; a "
                       "record holds numbers of ordinary size")
     raw = raw or (not result_file and (cut_by_other_text(body, error)  # (a bar's \r: raw output, noise or not;
-                                       or _job_end_glued(body, error)))  # a launcher's word glued to it)
+                                       or _job_end_glued(body, error)  # a launcher's word glued to it;
+                                       or OTHER_LINE_START.search(body[error.pos:].encode("utf-8", "replace")) is not None))
+    # (a warning in it, where the join was not certain: stderr into block-buffered stdout, mlcheck.read.cut_records)
     if truncated and _looks_cut(body, error):  # (a whole record that is malformed is MLC003 there too)
         return rules.TRUNCATED_RECORD.at(path, line_no,
                       "the file ends in the middle of this record (the job was probably killed "
