@@ -285,3 +285,16 @@ def test_a_record_a_warning_cut_where_no_join_is_certain_is_a_cut_record(tmp_pat
     log.write_bytes(EXAMPLE.read_bytes().replace(b"\n", b"\n" + first + rest, 1))
     [result] = check_log(LogRef(str(log)), None)
     assert [(f.code, f.line) for f in result.findings if f.code in ("MLC003", "MLC023")] == [("MLC023", 2)]
+
+
+def test_a_tensor_name_printed_before_tells_nothing() -> None:
+    """``module.body.`` + a warning + ``conv1.weight"``: ``module.body.conv1.weight`` printed
+    before (another tensor) is no evidence: each weights_initialization record names its own
+    (was a record of that tensor again, and ``layer1.1.`` given as the warning's)."""
+    def init(tensor: bytes) -> bytes:
+        return (b':::MLLOG {"namespace": "", "time_ms": 1683060113168, "event_type": "POINT_IN_TIME", "key": '
+                b'"weights_initialization", "value": null, "metadata": {"file": "resnet.py", "lineno": 213, "tensor": "'
+                + tensor + b'"}}\n')
+    before = [init(b"module.body.conv1.weight"), init(b"module.body.layer1.0.conv1.weight")]
+    first, rest = _cut(init(b"module.body.layer1.1.conv1.weight"), b"layer1.1.", b"WARNING:root:a warning\n")
+    assert _joined(*before, first, rest) == [*before, first, rest, b"joined 0"]

@@ -38,7 +38,7 @@ def known_strings_place(found: dict[int, str], records: dict[int, dict[str, obje
         assert isinstance(metadata, dict)
         fields = [*((name, record.get(name)) for name in ("key", "value", "event_type", "namespace")), *metadata.items()]
         strings = [(len(text) > 2, printed(json.dumps({name: text})[1:-1].encode()))
-                   for name, text in fields if isinstance(text, str)]
+                   for name, text in fields if isinstance(text, str) and name not in _NAMED_ONCE]
         names = sum(printed(json.dumps(name).encode() + b": ") for name in (*record, *metadata))
         words = sum(isinstance(text, str) and text in logger_words()
                     for text in (record.get("key"), record.get("event_type"), metadata.get("status")))
@@ -50,6 +50,11 @@ def known_strings_place(found: dict[int, str], records: dict[int, dict[str, obje
         kept = _one_best(found, {end: sum(score) for end, score in scores.items()})
         kept = kept if kept is not None and any(_SURE_LINE_START.match(body, end) for end in kept) else None
     return found if kept is None else kept
+
+
+_NAMED_ONCE = frozenset({"tensor"})
+"""Metadata that names something each record names once: weights_initialization's ``tensor``
+(``layer1.0.conv1.weight`` printed before tells nothing of ``layer1.`` + a warning + ``1.conv1.weight``)."""
 
 
 def _one_best(found: dict[int, str], counts: dict[int, int]) -> dict[int, str] | None:
