@@ -2,10 +2,15 @@
 
 from __future__ import annotations
 
+import shutil
+from pathlib import Path
+
 import pytest
 
 from conftest import FIXTURES
 from mlcheck import check
+from mlcheck.model import Severity
+from mlcheck.rules.benchmark_names import what_tools_do
 
 ACME = FIXTURES / "example" / "Acme"
 
@@ -24,3 +29,30 @@ def test_the_api_refuses_jobs_that_are_no_whole_number(jobs: object) -> None:
 
 def test_the_api_takes_two_processes() -> None:
     assert [run.verdict for run in check(ACME, jobs=2).runs] == ["pass"] * 5
+
+
+def _example_copy(tmp_path: Path) -> Path:
+    root = tmp_path / "pkg"
+    shutil.copytree(ACME, root / "Acme")
+    return root / "Acme"
+
+
+def test_an_empty_folder_no_benchmark_is_a_warning_where_the_rounds_tools_ignore_it(tmp_path: Path) -> None:
+    """``results/<system>/.ipynb_checkpoints/``: the package checker skips it and the summarizers
+    of rounds before 6.0 ignore a folder without result files (session 48's review: an error that
+    said the summarizer stops on it, which only 6.0's release and later do)."""
+    acme = _example_copy(tmp_path)
+    (acme / "results" / "acme-t8" / ".ipynb_checkpoints").mkdir()
+    result = check(acme)
+    [found] = [f for f in result.findings if f.code == "MLC506"]
+    assert found.severity is Severity.WARNING and "the round's result summarizer ignores it" in found.message
+    assert all(run.verdict == "pass" for run in result.runs) and not [f for f in result.findings if f.severity is Severity.ERROR]
+
+
+def test_what_the_tools_do_with_a_folder_no_benchmark_by_round() -> None:
+    assert what_tools_do(".ipynb_checkpoints", "6.0.0", {"flux1"}, False) == (
+        "The package checker skips it; the result summarizer stops on it", True)
+    assert what_tools_do("resnet50", "2.0.0", {"resnet"}, True) == (
+        "The package checker skips it; the result summarizer stops on it", True)
+    said, refused = what_tools_do("mask", "2.0.0", {"maskrcnn", "resnet"}, True)
+    assert refused and "reads it as maskrcnn and publishes its score" in said

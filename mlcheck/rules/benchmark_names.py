@@ -90,3 +90,26 @@ def _older(version: str, than: str) -> bool:
     from mlcheck.facts.rulesets import SUPPORTED_RULESETS
 
     return SUPPORTED_RULESETS.index(version) < SUPPORTED_RULESETS.index(than)
+
+
+def what_tools_do(name: str, version: str, accepted: Collection[str], has_results: bool) -> tuple[str, bool]:
+    """What the round's official tools do with a folder ``name`` that is no benchmark of training
+    ``version`` (MLC506), and whether they refuse it. The package checker skips it (its runs are not
+    checked). The result summarizer reads ``mask`` as ``maskrcnn`` (its ``_benchmark_alias``) and
+    publishes that score; else it stops on the folder's column once it computes a score there (an
+    ``AssertionError``), and, from 6.0's release on (4.1.5x), on an empty folder too: an older
+    round's summarizer ignores a folder without result files."""
+    if name == "mask" and "maskrcnn" in accepted:
+        return ("The package checker skips it (its runs are not checked), but the result summarizer reads it as "
+                "maskrcnn and publishes its score: the rules name the folder maskrcnn"), True
+    if not has_results and _round_of(version) < (6, 0):
+        return ("It holds no result_<i>.txt file: the package checker skips it and the round's result summarizer "
+                "ignores it (from 6.0 the summarizer stops on it); remove it"), False
+    return "The package checker skips it; the result summarizer stops on it", True
+
+
+def _round_of(version: str) -> tuple[int, ...]:
+    try:
+        return tuple(int(part) for part in version.split(".")[:2])
+    except ValueError:
+        return (0,)

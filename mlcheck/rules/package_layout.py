@@ -6,8 +6,8 @@ Rules text: policies submission_rules.adoc §Directory structure (training);
 
 - MLC506 unknown-benchmark-folder: ``results/<system>/<name>`` is not a benchmark of the round
   (``resnet50`` instead of ``resnet``). The official package checker prints "Skipping benchmark",
-  then SUCCESS, but the result summarizer (4.1.68) stops on it (``AssertionError``: no column of
-  its table, even for an empty folder); mlcheck reports it as an error with the closest valid name,
+  then SUCCESS, but the result summarizer stops on it (``AssertionError``; an empty one only from 6.0:
+  a warning before; ``mask`` it publishes as maskrcnn); mlcheck reports it as an error with the closest valid name,
   or says that the name is a benchmark of other rounds (retired, renamed: ``gnn`` is ``rgat``
   from 5.0, or not yet in this one) (not ``official``: the summarizers of earlier rounds' records
   may not stop). Fix: rename the folder, or remove it. A warning where the package's round is
@@ -63,7 +63,7 @@ from mlcheck.model import Finding, Severity
 from mlcheck.package.discover import NOT_LOG_FOLDERS
 from mlcheck.package.layout import PackageLayout
 from mlcheck.rule import Rule
-from mlcheck.rules.benchmark_names import folder_advice
+from mlcheck.rules.benchmark_names import folder_advice, what_tools_do
 from mlcheck.rules.package import WRONG_RUN_COUNT
 
 UNKNOWN_BENCHMARK_FOLDER = Rule("MLC506", "unknown-benchmark-folder", Severity.ERROR,
@@ -83,8 +83,7 @@ _REFUSED = {"results": " (the package checker and the results summarizer list <o
                        "without it; the name is case-sensitive)",
             "systems": " (the package checker reads <org>/systems/<system>.json for each system it checks)"}
 """Why the round's tools refuse a package without the folder (each round's package checker)."""
-_FILE = ("", " (something else of that name)")
-_LOG_LIKE = re.compile(r"\.(txt|log|out)(\.gz)?$")
+_FILE, _LOG_LIKE = ("", " (something else of that name)"), re.compile(r"\.(txt|log|out)(\.gz)?$")
 
 
 def check_layout(layout: PackageLayout, ruleset: str, run_counts: Mapping[str, int],
@@ -111,9 +110,10 @@ def check_layout(layout: PackageLayout, ruleset: str, run_counts: Mapping[str, i
             known = run_counts if accepted is None else accepted
             advice = folder_advice(folder.name, ruleset, known, {other.name for other in layout.benchmark_folders
                                                                  if other.system == folder.system})
+            said, refused = what_tools_do(folder.name, ruleset, known, any(map(SUBMITTED_RESULT_FILE.match, folder.files)))
             found.append(UNKNOWN_BENCHMARK_FOLDER.at(folder.path, None, (
                 f"{folder.name!r} is not a benchmark of training {ruleset} (valid: "
-                f"{', '.join(sorted(known))}){advice}. The package checker skips it; the result summarizer stops on it")))
+                f"{', '.join(sorted(known))}){advice}. {said}"), severity=None if refused else Severity.WARNING))
             continue
         if not folder.listed:  # what it holds is unknown (reported as unreadable: MLC001)
             continue
