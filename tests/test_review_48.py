@@ -56,3 +56,15 @@ def test_what_the_tools_do_with_a_folder_no_benchmark_by_round() -> None:
         "The package checker skips it; the result summarizer stops on it", True)
     said, refused = what_tools_do("mask", "2.0.0", {"maskrcnn", "resnet"}, True)
     assert refused and "reads it as maskrcnn and publishes its score" in said
+
+
+def test_a_result_file_of_no_record_stops_the_rcp_checker_of_a_round_that_compares_runs(tmp_path: Path) -> None:
+    """The record checker reads it as a run of no batch size and no benchmark name; after a file
+    with them it raises KeyError: None and the package checker stops (session 48's review: mlcheck
+    said the official tools would publish the score, RCP pass)."""
+    acme = _example_copy(tmp_path)
+    (acme / "results" / "acme-t8" / "resnet" / "result_4.txt").write_bytes(b"")
+    [bench] = check(acme, ruleset="2.1.0").benchmarks
+    assert bench.rcp is not None and bench.rcp.verdict == "fail"
+    assert "result_4.txt logs no submission_benchmark among runs that name 'resnet'" in bench.rcp.reason
+    assert "MLC532" in {f.code for f in bench.all_findings()}

@@ -207,11 +207,12 @@ def score_folder(key: GroupKey, members: list[RunResult],
             tested, counted = _rcp_benchmark(benchmark, facts, ruleset, runs)
             samples = honoured_request(params_files(folder), "rcp-bert-train-samples",
                                        package_policy(first.ruleset), first.ruleset or "?") if whole_folder else None
-            rcp = rcp_for_runs(tested, checked, first.ruleset, runs, counted, bert_train_samples=samples is not None)
+            unread = [os.path.basename(m.path) for m in members if m.run is None]  # (files of no record)
+            rcp = rcp_for_runs(tested, checked, first.ruleset, runs, counted, bert_train_samples=bool(samples), unread=unread)
             if rcp.verdict != "skipped":  # and as today's mlperf-logging computes it
                 raises = today_raises(tested) if tested else None
                 rcp = replace(rcp, today=RcpResult("fail", raises, unit=rcp.unit) if raises else rcp_for_runs(
-                    tested, checked, first.ruleset, runs, counted, load_today_references, samples is not None))
+                    tested, checked, first.ruleset, runs, counted, load_today_references, samples is not None, unread))
             if samples is not None and tested == "bert":
                 findings.append(bypass_note("rcp-bert-train-samples", samples, "", (
                     "the BERT RCP test reads each run's last train_samples as its convergence point, "

@@ -212,18 +212,21 @@ def _judge(ref: Reference, sizes: tuple[int, ...], mean: float, unit: str, batch
 
 def rcp_for_runs(benchmark: str | None, division: str | None, ruleset: str | None,
                  runs: Sequence[RunSummary], submission_runs: int, loader: Loader = load_references,
-                 bert_train_samples: bool = False) -> RcpResult:
+                 bert_train_samples: bool = False, unread: Sequence[str] = ()) -> RcpResult:
     """:func:`evaluate_rcp` over judged runs: their evals before ``run_stop`` give the point, as
     the round's policy reads it; ``loader`` gives the references (the record checker's by default).
     ``bert_train_samples`` (the package checker's ``--rcp-bert-train-samples``): a BERT run's point
-    is its last ``train_samples`` value instead."""
+    is its last ``train_samples`` value instead. ``unread`` names the folder's result files that
+    hold no record: the record checker reads each as a run that did not converge and logs neither
+    a batch size nor a benchmark (``read_submission_file``)."""
+    blank = [RunConvergence(None, None, name, None) for name in unread]
     policy = round_policy(ruleset) if ruleset is not None else None
     rule = _rule(policy, benchmark)
     if bert_train_samples and benchmark == "bert":
         points = [RunConvergence(position_number(run.train_samples) if _rcp_stop(run)[1] == "success" else None, run.batch_size,
                                  _name(run), _named(run))
                   for run in runs]
-        return evaluate_rcp(benchmark, division, ruleset, points, submission_runs, loader)
+        return evaluate_rcp(benchmark, division, ruleset, [*points, *blank], submission_runs, loader)
     last_runs, last_rule, points = _LAST_POINTS
     if not (rule == last_rule and len(runs) == len(last_runs) and all(map(operator.is_, runs, last_runs))):
         points = []
@@ -240,7 +243,7 @@ def rcp_for_runs(benchmark: str | None, division: str | None, ruleset: str | Non
             logged = LOGGED_NULL if run.batch_size is None and run.first("global_batch_size") is not None else run.batch_size
             points.append(RunConvergence(run_convergence(status, read, reader), logged, _name(run), _named(run)))
         _LAST_POINTS[:] = [tuple(runs), rule, points]
-    return evaluate_rcp(benchmark, division, ruleset, points, submission_runs, loader)
+    return evaluate_rcp(benchmark, division, ruleset, [*points, *blank], submission_runs, loader)
 
 
 def _rcp_stop(run: RunSummary) -> tuple[int | None, Any]:
