@@ -68,3 +68,18 @@ def test_a_result_file_of_no_record_stops_the_rcp_checker_of_a_round_that_compar
     assert bench.rcp is not None and bench.rcp.verdict == "fail"
     assert "result_4.txt logs no submission_benchmark among runs that name 'resnet'" in bench.rcp.reason
     assert "MLC532" in {f.code for f in bench.all_findings()}
+
+
+def test_logs_inside_a_benchmark_folder_are_grouped_under_the_packages_org_and_system(tmp_path: Path) -> None:
+    """``resnet/extra/result_9.txt`` whose records name another org and system (a template's
+    placeholders): its group names the package's, not a system the package does not have
+    (session 48's review), and it is no result."""
+    acme = _example_copy(tmp_path)
+    folder = acme / "results" / "acme-t8" / "resnet"
+    (folder / "extra").mkdir()
+    text = (folder / "result_0.txt").read_text("utf-8")
+    (folder / "extra" / "result_9.txt").write_text(text.replace('"value": "Acme"', '"value": "PLACEHOLDER_ORG"'), "utf-8")
+    assert "PLACEHOLDER_ORG" in (folder / "extra" / "result_9.txt").read_text("utf-8")
+    benches = check(acme).benchmarks
+    assert sorted((b.org, b.system, b.benchmark, b.published) for b in benches) == [
+        ("Acme", "acme-t8", "resnet", False), ("Acme", "acme-t8", "resnet", True)]

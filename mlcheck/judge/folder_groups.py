@@ -9,6 +9,7 @@ import os
 from collections import defaultdict
 from dataclasses import replace
 
+from mlcheck.package.real_paths import absolute_parts
 from mlcheck.judge.folders import GroupKey, benchmark_folder_log, score_folder, unscored_folder
 from mlcheck.package.discover import LogRef
 from mlcheck.read.file_names import RESULT_FILE
@@ -65,7 +66,9 @@ def score_group(key: GroupKey, members: list[RunResult], refs: dict[str, LogRef]
         return unscored_folder(key, members, error)
     if members and all(r.path in refs and refs[r.path].nested for r in members):
         # (a folder inside a benchmark folder: the package checker and the summarizer skip it, MLC508)
-        return replace(scored, published=False, score=replace(scored.score, valid=False, reason=(
+        org, system = _place_of(scored.folder) or (scored.org, scored.system)
+        return replace(scored, published=False, org=org, system=system, score=replace(
+            scored.score, valid=False, reason=(
             f"{scored.score.reason}; not a result: its logs are inside another benchmark folder, which the "
             "official tools do not read (MLC508)")))
     if not whole_folder and not scored.score.valid and scored.score.score_min is None:
@@ -99,3 +102,12 @@ def score_in_worker(results: list[RunResult], refs: list[LogRef]) -> Scored:
     by_path = {ref.path: ref for ref in refs}
     return {key: (run_ids(members), score_group(key, members, by_path))
             for key, members in group_runs(results, by_path).items()}
+
+
+def _place_of(folder: str | None) -> tuple[str, str] | None:
+    """The org and system of the package's benchmark folder that ``folder`` lies in
+    (``<org>/results/<system>/<benchmark>/extra``), not those its logs name (a template's
+    placeholders, another org's: a group would name a system the package does not have)."""
+    parts = absolute_parts(folder or ".")
+    at = next((at for at in range(len(parts) - 3, 0, -1) if parts[at] == "results"), None)
+    return None if at is None else (parts[at - 1], parts[at + 1])
