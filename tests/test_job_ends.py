@@ -319,3 +319,38 @@ def test_every_rank_s_end_line_then_the_next_trial_compares_its_copies_afresh(tm
     crashed, again = check_log(LogRef(str(log)), None)
     assert crashed.verdict == "fail" and (again.verdict, again.time_to_train_min) == (clean.verdict, clean.time_to_train_min)
     assert not [f for run in (crashed, again) for f in run.findings if f.code == "MLC021"]
+
+
+TRACEBACK = ["Traceback (most recent call last):", '  File "/workspace/train.py", line 412, in <module>', "    main()",
+             "", "During handling of the above exception, another exception occurred:", "",
+             "Traceback (most recent call last):", '  File "/workspace/train.py", line 390, in main',
+             "torch.distributed.DistBackendError: NCCL communicator was aborted on rank 3."]
+
+
+def test_a_python_traceback_in_the_init_then_a_run_again_within_minutes_is_two_runs(tmp_path: Path) -> None:
+    """``python train.py`` in a run script's loop dies in its initialisation and runs again a minute
+    later with no launcher line: the exception's line ends the process (session 48's review: one
+    run, the crashed attempt's records in it, MLC206 on the union of its weights)."""
+    records = _records()
+    init_stop = next(i for i, line in enumerate(records) if '"init_stop"' in line)
+    lines = records[:init_stop - 2] + TRACEBACK + [_later(line, 1) for line in records]
+    log = tmp_path / "console.log"
+    log.write_text("\n".join(lines) + "\n", "utf-8")
+    [clean] = check_log(LogRef(str(EXAMPLE)), None)
+    first, second = check_log(LogRef(str(log)), None)
+    assert first.status is None and first.verdict == "fail"
+    assert (second.verdict, second.time_to_train_min) == (clean.verdict, clean.time_to_train_min)
+    [note] = [f for f in first.findings + second.findings if f.code == "MLC024"]
+    assert note.line == init_stop - 2 + len(TRACEBACK) and "a Python traceback ends with its exception" in note.message
+
+
+def test_a_traceback_a_run_goes_on_after_opens_nothing(tmp_path: Path) -> None:
+    """A handled exception's traceback in the training (logging.exception): the next record
+    begins no run, so the run goes on."""
+    records = _records()
+    run_start = next(i for i, line in enumerate(records) if '"run_start"' in line)
+    log = tmp_path / "console.log"
+    log.write_text("\n".join(records[:run_start + 3] + TRACEBACK + records[run_start + 3:]) + "\n", "utf-8")
+    [clean] = check_log(LogRef(str(EXAMPLE)), None)
+    [result] = check_log(LogRef(str(log)), None)
+    assert (result.verdict, result.time_to_train_min) == (clean.verdict, clean.time_to_train_min)

@@ -181,8 +181,7 @@ _JOB_END_WORDS = (b"CANCELLED AT", b"step aborted", b"srun: error:", b"restart w
                   b"Beginning trial", b"poprun: ", b"forcing job", b"Node failure", b"oom_kill", b"oom-kill", b"ChildFailedError",
                   b"death signal", b"sigkill_handler", b"HYDU_sock_write", b"job killed")
 _JOB_END_HINT = JOB_END_HINT = re.compile(b"|".join(map(re.escape, _JOB_END_WORDS))).search
-"""The cheap test before :data:`JOB_END` on each line without a record: one search in C (a
-generator of ``in`` tests over the words took 2.5 times as long)."""
+"""The cheap test before :data:`JOB_END` on each line without a record: one search in C (``in`` tests: 2.5 times as long)."""
 LAUNCHER_PARTS = (b"run", b"mpiexec", b"mpiexec.hydra", b"mpiexec_mpt", b"deepspeed", b"composer")
 """Every launcher name of :data:`LAUNCH_LINE`'s command form holds one of these (in ASCII lower
 case). The readers of result files look for launcher lines by them (and by :func:`may_name_a_launcher`,
@@ -240,6 +239,7 @@ class JobStarts:
         self._ended_last = False
         """The last boundary reported is a job's end (a launcher line after it is reported too:
         the job launched again, its first record begins the next run)."""
+        self._traceback = False  # (a Python traceback began at a line's start: its exception's line ends it)
 
     def may_report(self, kept: int) -> bool:
         """Whether a launcher line met after ``kept`` records were kept could be a boundary: not
@@ -255,6 +255,8 @@ class JobStarts:
         :meth:`may_report`)."""
         if not self.may_report(kept):
             return None
+        if self._traceback or raw.startswith(_TRACEBACK):
+            return self._traceback_line(raw, line_no, kept)
         if LAUNCH_LINE.match(raw):
             return self._boundary(line_no, kept, f"the launcher line {_shown(raw)}")
         if _JOB_END_HINT(raw) and JOB_END.search(raw):
@@ -262,6 +264,14 @@ class JobStarts:
             return self._boundary(line_no, kept, f"{'the run script begins its next trial: ' if trial else ''}"
                                   f"{_shown(raw)}", begins=False)
         return None
+
+    def _traceback_line(self, raw: bytes, line_no: int, kept: int) -> Finding | None:
+        """A line of a Python traceback at a line's start: the exception's line ends it, and the process (a run
+        script's loop relaunches ``python train.py`` with no launcher line; the next record opens a run if it begins one)."""
+        self._traceback = raw.startswith(_TRACEBACK) or raw.startswith(_TRACEBACK_GOES_ON) or not raw.strip()
+        if self._traceback or _EXCEPTION_LINE.match(raw) is None:
+            return None
+        return self._boundary(line_no, kept, f"a Python traceback ends with its exception {_shown(raw)}", begins=False)
 
     def tagged(self, job: int, line_no: int, kept: int) -> Finding | None:
         """MLC024 when a record of an MPI job not seen before follows records of another job."""
@@ -280,6 +290,9 @@ class JobStarts:
         where = "a new job begins here" if begins else JOB_ENDS
         return raw_output.JOB_STARTED.at(self.path, line_no, f"{where} ({evidence}): {ANOTHER_RUN}")
 
+
+_TRACEBACK, _TRACEBACK_GOES_ON = b"Traceback (most recent call last):", (b" ", b"\t", b"During handling of", b"The above")
+_EXCEPTION_LINE = re.compile(rb"(?:[A-Za-z_]\w*\.)*[A-Za-z_]\w*(?:Error|Exception|Interrupt|Exit|Failure)\b")
 
 def _shown(raw: bytes) -> str:
     """A line as a finding quotes it (80 characters at most)."""
