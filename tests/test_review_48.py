@@ -83,3 +83,14 @@ def test_logs_inside_a_benchmark_folder_are_grouped_under_the_packages_org_and_s
     benches = check(acme).benchmarks
     assert sorted((b.org, b.system, b.benchmark, b.published) for b in benches) == [
         ("Acme", "acme-t8", "resnet", False), ("Acme", "acme-t8", "resnet", True)]
+
+
+def test_hosts_that_print_two_benchmarks_into_one_output_are_said_to_be_two_runs(tmp_path: Path) -> None:
+    """``pdsh -w node[1-2] ./run.sh`` where each host ran a run of its own (session 48's review):
+    mlcheck reads labelled hosts as ranks of one run; a second benchmark name says it is not."""
+    records = (ACME / "results" / "acme-t8" / "resnet" / "result_0.txt").read_text("utf-8").splitlines()
+    other = [line.replace('"value": "resnet"', '"value": "bert"') for line in records]
+    log = tmp_path / "console.log"
+    log.write_text("".join(f"node1: {a}\nnode2: {b}\n" for a, b in zip(records, other)), "utf-8")
+    found = [f for run in check(log).runs for f in run.findings if f.code == "MLC021"]
+    assert found and "so these are two runs printed into one output" in found[0].message

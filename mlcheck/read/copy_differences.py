@@ -49,7 +49,11 @@ def conflict(path: str, kept: Printed, copy: Printed, key: str) -> Finding | Non
         path, copy.line,
         f"{source_name(copy.source)} printed {key} with {differences[0]} where "
         f"{source_name(kept.source)} printed {differences[1]} (line {kept.line}); the logging "
-        "rank's record is kept")
+        "rank's record is kept" + (_TWO_RUNS if key == "submission_benchmark" else ""))
+
+
+_TWO_RUNS = ("; a run logs one benchmark, so these are two runs printed into one output (hosts that ran a run "
+             "each), read here as one: the other's runs are not judged; write each run's output to a file of its own")
 
 
 def _parsed(text: str) -> dict[str, Any] | None:
