@@ -354,3 +354,20 @@ def test_a_traceback_a_run_goes_on_after_opens_nothing(tmp_path: Path) -> None:
     [clean] = check_log(LogRef(str(EXAMPLE)), None)
     [result] = check_log(LogRef(str(log)), None)
     assert (result.verdict, result.time_to_train_min) == (clean.verdict, clean.time_to_train_min)
+
+
+@pytest.mark.parametrize("before", [["Exception ignored in: <function _MultiProcessingDataLoaderIter.__del__ at 0x7f>"],
+                                    ["ERROR:root:apex is not installed"]])
+def test_a_handled_traceback_between_ranks_copies_of_init_start_opens_nothing(before: list[str], tmp_path: Path) -> None:
+    """An all-ranks console: a handled exception's traceback (Python's unraisable hook, a
+    logging.exception) between two ranks' init_start copies 3 ms apart: no relaunch can come so soon
+    after the run's last record, so it stays one run (session 48's attack review: two failing runs)."""
+    records = _records()
+    start = next(i for i, line in enumerate(records) if '"init_start"' in line)
+    copy = _TIME.sub(lambda m: f'"time_ms": {int(m.group(1)) + 3}', records[start])
+    log = tmp_path / "console.log"
+    log.write_text("\n".join([*records[:start + 1], *before, *TRACEBACK, copy, *records[start + 1:]]) + "\n", "utf-8")
+    [clean] = check_log(LogRef(str(EXAMPLE)), None)
+    [result] = check_log(LogRef(str(log)), None)
+    assert (result.verdict, result.time_to_train_min) == (clean.verdict, clean.time_to_train_min)
+    assert "MLC024" not in {f.code for f in result.findings}

@@ -8,8 +8,7 @@ a *missing* key or target is only decided at ``run_stop`` (logs put no order on 
 official checker judges the whole log). While init runs, its limit is checked against the log's own
 times (an error) and, live, the wall clock (a warning: records may arrive late). The watch ends at
 the first ``run_stop`` of the last run asked for (``runs``), or where the logging rank died writing a record
-(MLC023, then the launcher's word that the job ended), with the report ``check`` gives. Raw output
-is read as ``check`` reads it; the logging rank of each job is chosen from the first burst of lines."""
+(MLC023, then the launcher's word that the job ended), with the report ``check`` gives, reading raw output as it does."""
 
 from __future__ import annotations
 
@@ -181,9 +180,10 @@ def _take(state: WatchState, item: AnyItem, on_finding: FindingSink,
         return
     event = item if isinstance(item, Event) else item.event
     state.cut_at = None  # (a record after a cut one: the logging rank went on)
-    builder = state.builder
+    builder, next_run = state.builder, state.next_run
     pending: list[Event] = []  # (held after the run before stopped: the run a launcher line opens)
-    if state.boundaries.opens_new_run(builder.counts, event.key, state.next_run.repeats_a_setting(event.key)):
+    if state.boundaries.opens_new_run(builder.counts, event.key, next_run.repeats_a_setting(event.key),
+                                      event.time_ms - next_run.latest):
         for held in state.next_run.before_restart():  # (a run killed in its initialisation: its own)
             _add(state, held, on_finding, on_progress)
         if not _finish_stopped(state, on_finding, on_progress) and not builder.counts["run_stop"]:

@@ -236,9 +236,9 @@ class JobStarts:
         self.jobs: set[int] = set()
         self._kept_at_last = 0
         """Records kept when the last boundary was reported (one note per boundary)."""
-        self._ended_last = False
+        self._ended_last: bool | str = False
         """The last boundary reported is a job's end (a launcher line after it is reported too:
-        the job launched again, its first record begins the next run)."""
+        the job launched again, its first record begins the next run; :data:`_WEAK`: a traceback's)."""
         self._traceback = False  # (a Python traceback began at a line's start: its exception's line ends it)
 
     def may_report(self, kept: int) -> bool:
@@ -247,7 +247,7 @@ class JobStarts:
         job's end: the job launched again). Where it cannot, the
         readers do not look for one (in the console of a job started by a run script, its
         launcher lines come before the first record, in a preamble of hundreds of lines)."""
-        return kept != 0 and (kept != self._kept_at_last or self._ended_last)
+        return kept != 0 and (kept != self._kept_at_last or bool(self._ended_last))
 
     def launcher(self, raw: bytes, line_no: int, kept: int) -> Finding | None:
         """MLC024 when ``raw`` (a line without a record of raw output) launches a job, or says
@@ -266,12 +266,11 @@ class JobStarts:
         return None
 
     def _traceback_line(self, raw: bytes, line_no: int, kept: int) -> Finding | None:
-        """A line of a Python traceback at a line's start: the exception's line ends it, and the process (a run
-        script's loop relaunches ``python train.py`` with no launcher line; the next record opens a run if it begins one)."""
+        """A Python traceback's line at a line's start: its exception's line may end the process (:class:`RunBoundaries`)."""
         self._traceback = raw.startswith(_TRACEBACK) or raw.startswith(_TRACEBACK_GOES_ON) or not raw.strip()
         if self._traceback or _EXCEPTION_LINE.match(raw) is None:
             return None
-        return self._boundary(line_no, kept, f"a Python traceback ends with its exception {_shown(raw)}", begins=False)
+        return self._boundary(line_no, kept, f"{TRACEBACK_ENDS} {_shown(raw)}", begins=False)
 
     def tagged(self, job: int, line_no: int, kept: int) -> Finding | None:
         """MLC024 when a record of an MPI job not seen before follows records of another job."""
@@ -284,13 +283,14 @@ class JobStarts:
                               "the records before)")
 
     def _boundary(self, line_no: int, kept: int, evidence: str, begins: bool = True) -> Finding | None:
-        if kept == 0 or (kept == self._kept_at_last and not (begins and self._ended_last)):
-            return None
-        self._kept_at_last, self._ended_last = kept, not begins
+        if kept == 0 or (kept == self._kept_at_last and not (begins and self._ended_last) and self._ended_last != _WEAK):
+            return None  # (a launcher's word after a traceback's end is said too: it is the stronger evidence)
+        self._kept_at_last, self._ended_last = kept, _WEAK if TRACEBACK_ENDS in evidence else not begins
         where = "a new job begins here" if begins else JOB_ENDS
         return raw_output.JOB_STARTED.at(self.path, line_no, f"{where} ({evidence}): {ANOTHER_RUN}")
 
 
+TRACEBACK_ENDS, _WEAK = "a Python traceback ends with its exception", "weak"
 _TRACEBACK, _TRACEBACK_GOES_ON = b"Traceback (most recent call last):", (b" ", b"\t", b"During handling of", b"The above")
 _EXCEPTION_LINE = re.compile(rb"(?:[A-Za-z_]\w*\.)*[A-Za-z_]\w*(?:Error|Exception|Interrupt|Exit|Failure)\b")
 

@@ -65,7 +65,7 @@ class NextRunStart(Generic[Item]):
         self._training = False  # (a record after run_start)
         self.initialised = False
         """The current run logged its init_stop (every record then passes :meth:`take`)."""
-        self._last = float("-inf")
+        self.latest = float("-inf")  # (the time of the current run's last record: RunBoundaries compares a relaunch's)
         self._init_start: float | None = None  # (when the current run logged its init_start)
         self._cleared = False  # (the current run logged a cache_clear)
         self._logged_of, self._logged = logged, cast("set[str]", set())  # (without ``logged``: the keys the run logged)
@@ -102,7 +102,7 @@ class NextRunStart(Generic[Item]):
             return False, self._released(item, key)
         if (key in WATCHED_KEYS or self.watching) and earliest_known(self._first, time_ms):
             self._first = time_ms
-        if (self._training or self.initialised) and time_ms > self._last:  # (after every record of a run under way)
+        if (self._training or self.initialised) and time_ms > self.latest:  # (after every record of a run under way)
             if key in NEXT_RUN_KEYS:  # (it was killed, and run again)
                 self.why = (f"{key} later than every record of a run that logged its run_start and no run_stop: "
                             "it was stopped in training and run again" if self.started else f"{key} after the run's "
@@ -110,7 +110,7 @@ class NextRunStart(Generic[Item]):
                 self._begin(time_ms, key)
                 return True, self._released(item, key)
             if key.startswith("submission_") or self.held and key not in self._in_run and key not in EDGES and \
-                    self._has_logged(key) or time_ms - self._last > RELAUNCH_GAP_MS and self.repeats_a_setting(key):
+                    self._has_logged(key) or time_ms - self.latest > RELAUNCH_GAP_MS and self.repeats_a_setting(key):
                 return self._hold(item, key, time_ms)  # (a block, settings or a hyper-parameter again: the next attempt's)
         elif self._training and self._first is not None and plausible_time(time_ms) \
                 and time_ms < self._first - INIT_COPY_WINDOW_MS:  # (long before the run began: a relaunch, clock behind)
@@ -147,8 +147,8 @@ class NextRunStart(Generic[Item]):
             self._init_start = time_ms
         if key == "cache_clear":
             self._cleared = True
-        if time_ms > self._last:  # (an if, not max(): once per record)
-            self._last = time_ms
+        if time_ms > self.latest:  # (an if, not max(): once per record)
+            self.latest = time_ms
         return False, self._released(item, key)
 
     def repeats_a_setting(self, key: str) -> bool:
@@ -161,7 +161,7 @@ class NextRunStart(Generic[Item]):
         return self._logged_of(key) if self._logged_of is not None else key in self._logged
 
     def _hold(self, item: Item, key: str, time_ms: float) -> tuple[bool, list[Item]]:
-        self._held_gap = self._held_gap if self.held else time_ms - self._last
+        self._held_gap = self._held_gap if self.held else time_ms - self.latest
         self.held.append(item)
         self._held_keys.append(key)
         return False, []
@@ -175,7 +175,7 @@ class NextRunStart(Generic[Item]):
     def _late_in_init(self, time_ms: float) -> bool:
         """Whether a record of the current run's initialisation is logged later than every record
         of it and more than :data:`INIT_COPY_WINDOW_MS` after its init_start."""
-        return self._init_start is not None and not self.started and time_ms > self._last \
+        return self._init_start is not None and not self.started and time_ms > self.latest \
             and time_ms - self._init_start > INIT_COPY_WINDOW_MS
 
     def _begin(self, time_ms: float | None, key: str = "") -> None:
@@ -186,7 +186,7 @@ class NextRunStart(Generic[Item]):
         self._evals, self._run_start, self.initialised = Evals(), None, False
         self._init_start = time_ms if key == "init_start" else None
         self._cleared = key == "cache_clear"
-        self._last = float("-inf") if time_ms is None else time_ms
+        self.latest = float("-inf") if time_ms is None else time_ms
 
     def _take_twin(self, key: str, time_ms: float, item: Item) -> tuple[bool, list[Item]]:
         """A record after a start within the run's time that followed its run_stop: held until an

@@ -19,9 +19,9 @@ from typing import Iterable, Iterator, Mapping, Protocol, Sequence, cast
 
 from mlcheck.model import Event, Finding, Run
 from mlcheck.read import raw_output_rules as raw_output
-from mlcheck.read.job_starts import ANOTHER_RUN, JOB_ENDS, SAME_RUN
+from mlcheck.read.job_starts import ANOTHER_RUN, JOB_ENDS, SAME_RUN, TRACEBACK_ENDS
 from mlcheck.read.next_run import NextRunStart
-from mlcheck.read.run_windows import INIT_PROGRESS, WATCHED_KEYS
+from mlcheck.read.run_windows import INIT_PROGRESS, RELAUNCH_GAP_MS, WATCHED_KEYS
 from mlcheck.read.finding_cap import FindingCap
 from mlcheck.read.reader import Batch, LogItem
 from mlcheck.read.run_builder import RunBuilder
@@ -54,6 +54,7 @@ class RunBoundaries:
         self.one_run = one_run
         self._pending = False
         self._ended = False
+        self._traceback = False  # (the job's end noted is a Python traceback's: weaker evidence)
         self._unbegun = False
         self._before: frozenset[str] | None = None
         """The keys a run not begun had logged at the first job start (or end) in it."""
@@ -79,7 +80,8 @@ class RunBoundaries:
             self._fresh = not INIT_PROGRESS.isdisjoint(self._before)
         return True
 
-    def opens_new_run(self, counts: Mapping[str, int], key: str = "", setting_again: bool = False) -> bool:
+    def opens_new_run(self, counts: Mapping[str, int], key: str = "", setting_again: bool = False,
+                      gap_ms: float = float("inf")) -> bool:
         """Whether the next record (of ``key``) begins a new run, given the key counts of the current
         run. After a job's end (not a launch), only a record that begins a run again does (a
         cache_clear, submission_* or init_start key the run logged already): a rank's last records
@@ -94,7 +96,10 @@ class RunBoundaries:
         initialising): another attempt's preparation (its cache_clear or block again, after an
         attempt died before its init_start, as HugeCTR logs its block, settings and weights before
         it). A run script's block and settings, or its cache_clear step, then the training's own,
-        stay one run; so does an attempt that died before its weights."""
+        stay one run; so does an attempt that died before its weights. After a Python traceback's
+        end (a handled exception prints one too: every rank of an all-ranks console, in its
+        initialisation), only a record more than :data:`RELAUNCH_GAP_MS` after every record of the run
+        (``gap_ms``: after :attr:`NextRunStart.latest`) does: a relaunch, not another rank's copy."""
         if self._before is not None:
             self._pending = self._ended = False
             opens = self._fresh and _preamble(key) and key in self._before and bool(counts)
@@ -106,6 +111,8 @@ class RunBoundaries:
         if not self._pending:
             return False
         self._pending, ended, self._ended = False, self._ended, False
+        if ended and self._traceback and not gap_ms > RELAUNCH_GAP_MS:
+            return False
         return bool(counts) and (not ended or setting_again or (_preamble(key) or key == "init_start")
                                  and bool(counts.get(key)))
 
@@ -115,6 +122,7 @@ class RunBoundaries:
         if finding.code != _JOB_STARTED:
             return False
         self._ended = self._pending and finding.message.startswith(JOB_ENDS)
+        self._traceback = self._ended and TRACEBACK_ENDS in finding.message
         return self._ended or self.tentative
 
     def attempt_note(self, path: str, line: int, key: str) -> Finding | None:
@@ -190,7 +198,8 @@ def iter_runs(items: Iterable[LogItem | Batch], path: str, findings: list[Findin
         if after_finding or boundaries.lingering:
             after_finding = False
             first = events[0].key if events else ""
-            opens = boundaries.opens_new_run(current.counts, first, next_run.repeats_a_setting(first))
+            opens = boundaries.opens_new_run(current.counts, first, next_run.repeats_a_setting(first),
+                                             events[0].time_ms - next_run.latest if events else float("inf"))
             if opens:
                 note = boundaries.attempt_note(path, events[0].line, events[0].key) if events else None
                 said = ended if ended is not None else note  # (one note a boundary)
