@@ -16,7 +16,8 @@ def known_strings_place(found: dict[int, str], records: dict[int, dict[str, obje
                    body: bytes) -> dict[int, str]:
     """The place whose record's fields (``"key": "..."``, the event type, the namespace, the value
     and the metadata's strings of over two characters, each with its name, as json.dumps writes
-    them) the lines before printed most often, if that is one record; else, where the other line
+    them) the lines before printed most often, if that is one record (and, where another place is,
+    the other line begins there as a line surely does); else, where the other line
     begins as a line surely does there (:data:`_SURE_LINE_START`), the place whose record also has
     the most of the shorter strings printed before (``"namespace": ""``), of its fields' names
     printed before (a cut inside ``"lineno"``) and of the logger's words as its key, event type and
@@ -45,10 +46,15 @@ def known_strings_place(found: dict[int, str], records: dict[int, dict[str, obje
         long_ones = sum(known for long, known in strings if long)
         return long_ones, sum(known for long, known in strings if not long) + names + words
     scores = {end: evidence(records[end]) for end in found}
+
+    def sure(end: int) -> bool:
+        return _SURE_LINE_START.match(body, end) is not None
     kept = _one_best(found, {end: score[0] for end, score in scores.items()})
+    if kept is not None and not any(map(sure, kept)) and any(sure(end) for end in found if end not in kept):
+        kept = None  # (``freq_`` + ``mi/opt/.../x.py:5: UserWarning`` + ``n"``: freq_n printed before, not freq_min)
     if kept is None:
         kept = _one_best(found, {end: sum(score) for end, score in scores.items()})
-        kept = kept if kept is not None and any(_SURE_LINE_START.match(body, end) for end in kept) else None
+        kept = kept if kept is not None and any(map(sure, kept)) else None
     return found if kept is None else kept
 
 

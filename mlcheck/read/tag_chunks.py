@@ -27,7 +27,9 @@ worker's ``[<role><local rank>]:`` label, reading the file a line at a time: a w
 is block-buffered leaves a line cut at a flush, which torchrun writes as it is and the rest behind
 the label again (``[default0]::::MLLOG {"namespace":[default0]: "", ...``; another worker's line
 may come between). Those lines are joined the same way: the labels of the role that begins the line
-(``[default3]:`` and ``[default0]:``, not a logger's ``[rank0]:`` after it) are its ranks' tags.
+(``[default3]:`` and ``[default0]:``, not a logger's ``[rank0]:`` after it) are its ranks' tags. A
+worker's piece that holds no record (a line of its progress) is left out rather than held: its rest
+may come minutes later, and none of it is read.
 """
 
 from __future__ import annotations
@@ -48,6 +50,8 @@ torchrun worker's label (``[default3]:``, :data:`mlcheck.read.rank_labels.LOCAL_
 _LABEL_DIGITS = b"0123456789"
 _TAG_END = b"]<std"
 _MARKER = b":::MLLOG"
+_MARKER_STARTS = tuple(_MARKER[:end] for end in range(1, len(_MARKER)))
+"""How a piece ends that a marker may go on from (``:::ML``)."""
 _RECORD_START = re.compile(rb"(?:\x1b\[[0-9;]*m|[ \t])*:::MLLOG")
 """A rank's text that begins a record (after colour codes and blanks)."""
 _DECODER = json.JSONDecoder()
@@ -150,6 +154,8 @@ def _line_of(pieces: list[_Piece], held: dict[bytes, _Held], number: int) -> tup
     for other, other_head, piece in cut:
         if other in held:
             held[other] = _Held(held[other].head, held[other].texts + [piece], number)  # (waited for again)
+        elif other.endswith(b"]:") and _MARKER not in piece and not piece.endswith(_MARKER_STARTS):
+            continue  # (a torchrun worker's text that holds no record: left out, not held for its rest)
         elif _unfinished(piece):
             held[other] = _Held(other_head, [piece], number)
         else:
