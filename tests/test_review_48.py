@@ -94,3 +94,13 @@ def test_hosts_that_print_two_benchmarks_into_one_output_are_said_to_be_two_runs
     log.write_text("".join(f"node1: {a}\nnode2: {b}\n" for a, b in zip(records, other)), "utf-8")
     found = [f for run in check(log).runs for f in run.findings if f.code == "MLC021"]
     assert found and "so these are two runs printed into one output" in found[0].message
+
+
+def test_a_folder_named_results_inside_a_benchmark_folder_names_no_system(tmp_path: Path) -> None:
+    """``resnet/results/run1/logs/result_0.txt``: the package's results/ (beside systems/) names the
+    org and system, not the one inside the benchmark folder (attack review: org resnet, system run1)."""
+    acme = _example_copy(tmp_path)
+    inner = acme / "results" / "acme-t8" / "resnet" / "results" / "run1" / "logs"
+    inner.mkdir(parents=True)
+    shutil.copy(acme / "results" / "acme-t8" / "resnet" / "result_0.txt", inner / "result_0.txt")
+    assert {(b.org, b.system) for b in check(acme).benchmarks} == {("Acme", "acme-t8")}

@@ -109,5 +109,6 @@ def _place_of(folder: str | None) -> tuple[str, str] | None:
     (``<org>/results/<system>/<benchmark>/extra``), not those its logs name (a template's
     placeholders, another org's: a group would name a system the package does not have)."""
     parts = absolute_parts(folder or ".")
-    at = next((at for at in range(len(parts) - 3, 0, -1) if parts[at] == "results"), None)
+    deeper = [at for at in range(1, len(parts) - 3) if parts[at] == "results"]  # (a folder results/ in it: not its)
+    at = next((at for at in deeper if os.path.isdir(os.path.join(*parts[:at], "systems"))), deeper[-1] if deeper else None)
     return None if at is None else (parts[at - 1], parts[at + 1])
