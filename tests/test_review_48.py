@@ -104,3 +104,16 @@ def test_a_folder_named_results_inside_a_benchmark_folder_names_no_system(tmp_pa
     inner.mkdir(parents=True)
     shutil.copy(acme / "results" / "acme-t8" / "resnet" / "result_0.txt", inner / "result_0.txt")
     assert {(b.org, b.system) for b in check(acme).benchmarks} == {("Acme", "acme-t8")}
+
+
+def test_an_empty_mask_folder_is_a_warning_as_every_empty_one() -> None:
+    said, refused = what_tools_do("mask", "2.0.0", {"maskrcnn", "resnet"}, False)
+    assert not refused and "holds no result_<i>.txt file" in said
+
+
+def test_the_api_takes_what_stands_for_an_int() -> None:
+    class Two:
+        def __index__(self) -> int:
+            return 2
+
+    assert [run.verdict for run in check(ACME, jobs=Two()).runs] == ["pass"] * 5  # type: ignore[arg-type]

@@ -30,7 +30,7 @@ import os
 import stat
 import sys
 from functools import partial
-from typing import TYPE_CHECKING, Any, Callable, Iterator, Sequence, cast
+from typing import TYPE_CHECKING, Any, Callable, Iterator, Sequence, SupportsIndex, cast
 
 from mlcheck.package.discover import LogRef
 from mlcheck.model import Evaluation, Finding
@@ -90,11 +90,15 @@ def usable_cpus() -> int:
 def job_count(jobs: object) -> int:
     """``jobs`` as the library's :func:`mlcheck.check` takes it: a whole number of processes from 1 (else ValueError or
     TypeError; ``--jobs`` on the command line is checked by click)."""
-    if isinstance(jobs, bool) or not isinstance(jobs, int):
+    try:  # (an int, or what stands for one: numpy.int64)
+        count = operator.index(cast("SupportsIndex", jobs)) if not isinstance(jobs, bool) else None
+    except TypeError:
+        count = None
+    if count is None:
         raise TypeError(f"jobs must be a whole number of processes (1 or more), not {type(jobs).__name__}")
-    if jobs < 1:
-        raise ValueError(f"jobs must be 1 or more processes, not {jobs} (mlcheck.judge.jobs.usable_cpus() gives the CPUs)")
-    return jobs
+    if count < 1:
+        raise ValueError(f"jobs must be 1 or more processes, not {count} (mlcheck.judge.jobs.usable_cpus() gives the CPUs)")
+    return count
 
 
 def check_logs(refs: Sequence[LogRef], forced: Ruleset | None, jobs: int = 1,

@@ -99,12 +99,12 @@ def what_tools_do(name: str, version: str, accepted: Collection[str], has_result
     publishes that score; else it stops on the folder's column once it computes a score there (an
     ``AssertionError``), and, from 6.0's release on (4.1.5x), on an empty folder too: an older
     round's summarizer ignores a folder without result files."""
-    if name == "mask" and "maskrcnn" in accepted:
-        return ("The package checker skips it (its runs are not checked), but the result summarizer reads it as "
-                "maskrcnn and publishes its score: the rules name the folder maskrcnn"), True
     if not has_results and _round_of(version) < (6, 0):
         return ("It holds no result_<i>.txt file: the package checker skips it and the round's result summarizer "
                 "ignores it (from 6.0 the summarizer stops on it); remove it"), False
+    if name == "mask" and "maskrcnn" in accepted:
+        return ("The package checker skips it (its runs are not checked), but the result summarizer reads it as "
+                "maskrcnn and publishes its score: the rules name the folder maskrcnn"), True
     return "The package checker skips it; the result summarizer stops on it", True
 
 
