@@ -60,9 +60,17 @@ def test_an_attempt_killed_in_its_init_then_run_again_is_two_runs(end: str, tmp_
     """The first attempt dies before init_stop (no launcher line after it, as a Slurm requeue or
     a torchelastic restart prints none): the second is a run of its own, with the clean file's
     verdict and time (was: one run, init timed from the first attempt, MLC401)."""
+    note, init_stop = _died_in_init_then_again([end], 40, tmp_path)
+    assert note.line == init_stop - 1 and note.message.startswith("the job ends here (")
+
+
+def _died_in_init_then_again(crash: list[str], minutes: int, tmp_path: Path) -> tuple[Any, int]:
+    """The example's run dying two records before its init_stop, ``crash`` printed, then the
+    whole run again ``minutes`` later: two runs, the first failing, the second the clean file's;
+    the one MLC024 note, and the index of init_stop."""
     records = _records()
     init_stop = next(i for i, line in enumerate(records) if '"init_stop"' in line)
-    lines = records[:init_stop - 2] + [end] + [_later(line, 40) for line in records]
+    lines = records[:init_stop - 2] + crash + [_later(line, minutes) for line in records]
     log = tmp_path / "console.log"
     log.write_text("\n".join(lines) + "\n", "utf-8")
     [clean] = check_log(LogRef(str(EXAMPLE)), None)
@@ -70,7 +78,7 @@ def test_an_attempt_killed_in_its_init_then_run_again_is_two_runs(end: str, tmp_
     assert first.status is None and first.verdict == "fail"
     assert (second.verdict, second.time_to_train_min) == (clean.verdict, clean.time_to_train_min)
     [note] = [f for f in first.findings + second.findings if f.code == "MLC024"]
-    assert note.line == init_stop - 1 and note.message.startswith("the job ends here (")
+    return note, init_stop
 
 
 @pytest.mark.parametrize("end", [ENDS[1], "ENDING TIMING RUN AT 2023-04-28 12:22:50 AM"])
@@ -331,16 +339,7 @@ def test_a_python_traceback_in_the_init_then_a_run_again_within_minutes_is_two_r
     """``python train.py`` in a run script's loop dies in its initialisation and runs again a minute
     later with no launcher line: the exception's line ends the process (session 48's review: one
     run, the crashed attempt's records in it, MLC206 on the union of its weights)."""
-    records = _records()
-    init_stop = next(i for i, line in enumerate(records) if '"init_stop"' in line)
-    lines = records[:init_stop - 2] + TRACEBACK + [_later(line, 1) for line in records]
-    log = tmp_path / "console.log"
-    log.write_text("\n".join(lines) + "\n", "utf-8")
-    [clean] = check_log(LogRef(str(EXAMPLE)), None)
-    first, second = check_log(LogRef(str(log)), None)
-    assert first.status is None and first.verdict == "fail"
-    assert (second.verdict, second.time_to_train_min) == (clean.verdict, clean.time_to_train_min)
-    [note] = [f for f in first.findings + second.findings if f.code == "MLC024"]
+    note, init_stop = _died_in_init_then_again(TRACEBACK, 1, tmp_path)
     assert note.line == init_stop - 2 + len(TRACEBACK) and "a Python traceback ends with its exception" in note.message
 
 

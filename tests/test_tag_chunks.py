@@ -55,11 +55,9 @@ def test_a_line_of_two_jobs_and_a_piece_held_too_long_stay_as_they_were() -> Non
     assert len(out) == len(lines) and out.count(b"[1,0]<stdout>:abc[1,3]<stdout>:y\n") == 1
 
 
-def _chunked(lines: list[str], ranks: int, size: int, seed: int, dated: bool = False) -> str:
-    """What ``mpirun --tag-output`` prints when every rank prints every record (its clock a
-    millisecond apart) and the chunks it reads (``size`` bytes at most) interleave at random:
-    each chunk begins with its rank's tag, wherever the chunk begins."""
-    rng = random.Random(seed)
+def _rank_writes(lines: list[str], ranks: int, size: int, rng: random.Random) -> list[list[str]]:
+    """Each rank's text (every record, its clock a millisecond apart) in pieces of ``size`` bytes at
+    most, as a pipe or a block-buffered file receives it."""
     streams = []
     for rank in range(ranks):
         text = "".join(_TIME.sub(lambda m: f'"time_ms": {int(m.group(1)) + rank}', line) for line in lines)
@@ -67,6 +65,15 @@ def _chunked(lines: list[str], ranks: int, size: int, seed: int, dated: bool = F
         while cuts[-1] < len(text):
             cuts.append(cuts[-1] + rng.randint(size // 2, size))
         streams.append([text[a:b] for a, b in zip(cuts, cuts[1:])])
+    return streams
+
+
+def _chunked(lines: list[str], ranks: int, size: int, seed: int, dated: bool = False) -> str:
+    """What ``mpirun --tag-output`` prints when every rank prints every record (its clock a
+    millisecond apart) and the chunks it reads (``size`` bytes at most) interleave at random:
+    each chunk begins with its rank's tag, wherever the chunk begins."""
+    rng = random.Random(seed)
+    streams = _rank_writes(lines, ranks, size, rng)
     out = ["mpirun -np %d --tag-output python train.py\n" % ranks]
     while any(streams):
         rank = rng.choice([r for r, chunks in enumerate(streams) if chunks])
@@ -183,13 +190,8 @@ def _tailed(lines: list[str], ranks: int, size: int, seed: int) -> str:
     so far at the end of the file) and writes it behind the worker's label, the workers' tails
     interleaving at random."""
     rng = random.Random(seed)
-    streams = []
-    for rank in range(ranks):
-        text = "".join(_TIME.sub(lambda m: f'"time_ms": {int(m.group(1)) + rank}', line) for line in lines)
-        cuts = [0]
-        while cuts[-1] < len(text):
-            cuts.append(cuts[-1] + rng.randint(size // 2, size))
-        streams.append([piece for a, b in zip(cuts, cuts[1:]) for piece in text[a:b].splitlines(keepends=True)])
+    streams = [[piece for write in writes for piece in write.splitlines(keepends=True)]
+               for writes in _rank_writes(lines, ranks, size, rng)]
     out = []
     while any(streams):
         rank = rng.choice([r for r, pieces in enumerate(streams) if pieces])
