@@ -370,3 +370,11 @@ def test_a_handled_traceback_between_ranks_copies_of_init_start_opens_nothing(be
     [result] = check_log(LogRef(str(log)), None)
     assert (result.verdict, result.time_to_train_min) == (clean.verdict, clean.time_to_train_min)
     assert "MLC024" not in {f.code for f in result.findings}
+
+
+def test_a_launchers_word_after_a_traceback_cut_short_is_read(tmp_path: Path) -> None:
+    """A traceback without its exception's line (the process killed while it printed), then srun's
+    word that a task failed: the job's end is srun's (the traceback's lines do not hide it)."""
+    note, init_stop = _died_in_init_then_again(["Traceback (most recent call last):", '  File "train.py", line 3',
+                                                ENDS[6]], 40, tmp_path)
+    assert note.line == init_stop + 1 and "srun: error: node03" in note.message

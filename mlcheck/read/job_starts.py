@@ -242,11 +242,9 @@ class JobStarts:
         self._traceback = False  # (a Python traceback began at a line's start: its exception's line ends it)
 
     def may_report(self, kept: int) -> bool:
-        """Whether a launcher line met after ``kept`` records were kept could be a boundary: not
-        before the first record, nor again before another record was kept (but right after a
-        job's end: the job launched again). Where it cannot, the
-        readers do not look for one (in the console of a job started by a run script, its
-        launcher lines come before the first record, in a preamble of hundreds of lines)."""
+        """Whether a launcher line met after ``kept`` records were kept could be a boundary: not before the
+        first record, nor again before another record was kept (but right after a job's end: the job launched
+        again). Where it cannot, the readers do not look for one (a run script's preamble of hundreds of lines)."""
         return kept != 0 and (kept != self._kept_at_last or bool(self._ended_last))
 
     def launcher(self, raw: bytes, line_no: int, kept: int) -> Finding | None:
@@ -256,7 +254,9 @@ class JobStarts:
         if not self.may_report(kept):
             return None
         if self._traceback or raw.startswith(_TRACEBACK):
-            return self._traceback_line(raw, line_no, kept)
+            ended = self._traceback_line(raw, line_no, kept)
+            if ended is not None or self._traceback:
+                return ended  # (else a line after a traceback cut short: a launcher's, maybe)
         if LAUNCH_LINE.match(raw):
             return self._boundary(line_no, kept, f"the launcher line {_shown(raw)}")
         if _JOB_END_HINT(raw) and JOB_END.search(raw):
@@ -266,8 +266,8 @@ class JobStarts:
         return None
 
     def _traceback_line(self, raw: bytes, line_no: int, kept: int) -> Finding | None:
-        """A Python traceback's line at a line's start: its exception's line may end the process (:class:`RunBoundaries`)."""
-        self._traceback = raw.startswith(_TRACEBACK) or raw.startswith(_TRACEBACK_GOES_ON) or not raw.strip()
+        """A traceback's line at a line's start: its exception's may end the process (:class:`RunBoundaries`)."""
+        self._traceback = raw.startswith((_TRACEBACK, *_TRACEBACK_GOES_ON)) or not raw.strip()
         if self._traceback or _EXCEPTION_LINE.match(raw) is None:
             return None
         return self._boundary(line_no, kept, f"{TRACEBACK_ENDS} {_shown(raw)}", begins=False)
