@@ -12,8 +12,9 @@ from typing import Iterable
 STRING_PLACES = 256
 """Places inside a string weighed at most (each is a search of the lines before)."""
 
+
 def known_strings_place(found: dict[int, str], records: dict[int, dict[str, object]], lines: Iterable[bytes],
-                   body: bytes) -> dict[int, str]:
+                        body: bytes) -> dict[int, str]:
     """The place whose record's fields (``"key": "..."``, the event type, the namespace, the value
     and the metadata's strings of over two characters, each with its name, as json.dumps writes
     them) the lines before printed most often, if that is one record (and, where another place is,
@@ -35,8 +36,8 @@ def known_strings_place(found: dict[int, str], records: dict[int, dict[str, obje
         return seen[text]
 
     def evidence(record: dict[str, object]) -> tuple[int, int]:
-        metadata = record.get("metadata") if isinstance(record.get("metadata"), dict) else {}
-        assert isinstance(metadata, dict)
+        given = record.get("metadata")
+        metadata: dict[str, object] = given if isinstance(given, dict) else {}
         fields = [*((name, record.get(name)) for name in ("key", "value", "event_type", "namespace")), *metadata.items()]
         strings = [(len(text) > 2, printed(json.dumps({name: text})[1:-1].encode()))
                    for name, text in fields if isinstance(text, str) and name not in _NAMED_ONCE]
@@ -49,6 +50,7 @@ def known_strings_place(found: dict[int, str], records: dict[int, dict[str, obje
 
     def sure(end: int) -> bool:
         return _SURE_LINE_START.match(body, end) is not None
+
     kept = _one_best(found, {end: score[0] for end, score in scores.items()})
     if kept is not None and not any(map(sure, kept)) and any(sure(end) for end in found if end not in kept):
         kept = None  # (``freq_`` + ``mi/opt/.../x.py:5: UserWarning`` + ``n"``: freq_n printed before, not freq_min)
