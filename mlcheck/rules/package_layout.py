@@ -9,8 +9,8 @@ Rules text: policies submission_rules.adoc §Directory structure (training);
   then SUCCESS, but the result summarizer stops on it (``AssertionError``; an empty one only from 6.0:
   a warning before; ``mask`` it publishes as maskrcnn); mlcheck reports it as an error with the closest valid name,
   or says that the name is a benchmark of other rounds (retired, renamed: ``gnn`` is ``rgat``
-  from 5.0, or not yet in this one) (not ``official``: the summarizers of earlier rounds' records
-  may not stop). Fix: rename the folder, or remove it. A warning where the package's round is
+  from 5.0, or not yet in this one) (not ``official``: the package checker
+  accepts it). Fix: rename the folder, or remove it. A warning where the package's round is
   only assumed (MLC525: no run read, no round in its path), as MLC515's errors are then.
 - MLC507 misnamed-result-file: a benchmark folder holds a log that is not named
   ``result_*.txt``, so the official checker does not count it, one that it counts but is not
