@@ -62,9 +62,9 @@ _DECODER = json.JSONDecoder()
 _MARKER = b":::MLLOG"
 _MARKER_ENDS = tuple(_MARKER[cut:] for cut in range(1, len(_MARKER)))
 """How a line begins that holds the rest of a marker the line before holds the start of."""
-OTHER_LINE_START = _LINE_START = re.compile(rb"[IWEF]\d{4} \d\d:\d\d"
-                                            rb"|\[[\w ,.:/-]*\][ :<\[]|(?:WARNING|INFO|ERROR|DEBUG|CRITICAL|FATAL|Traceback)\b"
-                                            rb"|(?:[^\s:\d][^\s:]*\.py|<[^>\n]*>):\d+: [A-Z]\w*(?:Warning|Error)\b")
+OTHER_LINE_START = re.compile(rb"[IWEF]\d{4} \d\d:\d\d"
+                              rb"|\[[\w ,.:/-]*\][ :<\[]|(?:WARNING|INFO|ERROR|DEBUG|CRITICAL|FATAL|Traceback)\b"
+                              rb"|(?:[^\s:\d][^\s:]*\.py|<[^>\n]*>):\d+: [A-Z]\w*(?:Warning|Error)\b")
 """How another stream's line begins where no digit before it can be its own: a glog letter and
 date, a bracketed tag, a log level, Python's ``warnings`` line (``/usr/lib/.../functional.py:504:
 UserWarning: ...``, ``<frozen importlib._bootstrap>:241: RuntimeWarning: ...``: the commonest
@@ -192,7 +192,7 @@ def _marker_joined(cut: bytes, raw: bytes) -> tuple[bytes, bytes] | None:
         at = line.find(head)
         while at >= 0 and text.startswith(_MARKER[cut_after:]):
             other = line[at + cut_after:]
-            if (not other or _LINE_START.match(other)) and _is_record(text[len(_MARKER) - cut_after:]) is not None:
+            if (not other or OTHER_LINE_START.match(other)) and _is_record(text[len(_MARKER) - cut_after:]) is not None:
                 return head + text, other
             at = line.find(head, at + 1)
     return None
@@ -242,7 +242,7 @@ def _chosen(body: bytes, rest: bytes, records: dict[int, dict[str, object]], rec
     if len(set(found.values())) > 1 and any(_in_string(body[:end]) for end in found):
         found = known_strings_place(found, records, recent, body)  # (inside a string any place joins: only a known string tells)
     elif len(set(found.values())) > 1:  # (inside a number: the earliest place another line begins)
-        begins = [end for end in found if _LINE_START.match(body, end) and not _NUMBER_GOES_ON.match(body, end)]
+        begins = [end for end in found if OTHER_LINE_START.match(body, end) and not _NUMBER_GOES_ON.match(body, end)]
         if any(body[end:end + 1] in _NUMBER_CHARS for end in begins):
             begins = []  # (a path "./x.py", "eval.py" after a number may begin with its point or exponent)
         first = found[min(begins)] if begins else None

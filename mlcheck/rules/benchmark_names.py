@@ -7,6 +7,7 @@ from __future__ import annotations
 from typing import Collection
 
 from mlcheck.rules.near_names import near_name
+from mlcheck.rules.seeds import version_key
 
 _TASK_FOLDERS = {
     "language_model": ("bert",), "image_classification": ("resnet",), "speech_recognition": ("rnnt",),
@@ -99,7 +100,7 @@ def what_tools_do(name: str, version: str, accepted: Collection[str], has_result
     publishes that score; else it stops on the folder's column once it computes a score there (an
     ``AssertionError``), and, from 6.0's release on (4.1.5x), on an empty folder too: an older
     round's summarizer ignores a folder without result files."""
-    if not has_results and _round_of(version) < (6, 0):
+    if not has_results and (version_key(version) or (0, 0, 0)) < (6, 0, 0):
         return ("It holds no result_<i>.txt file: the package checker skips it and the round's result summarizer "
                 "ignores it (from 6.0 the summarizer stops on it); remove it"), False
     if name == "mask" and "maskrcnn" in accepted:
@@ -107,9 +108,3 @@ def what_tools_do(name: str, version: str, accepted: Collection[str], has_result
                 "maskrcnn and publishes its score: the rules name the folder maskrcnn"), True
     return "The package checker skips it; the result summarizer stops on it", True
 
-
-def _round_of(version: str) -> tuple[int, ...]:
-    try:
-        return tuple(int(part) for part in version.split(".")[:2])
-    except ValueError:
-        return (0,)
