@@ -83,3 +83,28 @@ def test_an_aborted_run_stop_before_a_success_is_overruled_by_it(tmp_path: Path)
     [bench] = result.benchmarks
     assert bench.rcp is not None and bench.rcp.verdict == "pass" and bench.score.valid
     assert {code for code, severity in _codes(result) if severity == "error"} == set()
+
+
+def test_mlc503_says_why_each_run_has_no_time_to_train(tmp_path: Path) -> None:
+    """A run whose run_stop comes before its run_start, and one with no run_stop, are not runs that
+    "did not converge" (the summarizer counts both as failed): MLC503 says each run's reason."""
+    package = tmp_path / "example"
+    shutil.copytree(FIXTURES / "example", package)
+    for run, early in ((0, True), (1, False)):
+        path = package / RESNET / f"result_{run}.txt"
+        lines = path.read_text("utf-8").splitlines(keepends=True)
+        at = next(i for i, line in enumerate(lines) if '"key": "run_stop"' in line)
+        if early:
+            start = _record(next(line for line in lines if '"key": "run_start"' in line))
+            record = _record(lines[at])
+            record["time_ms"] = int(start["time_ms"]) - 1000  # type: ignore[call-overload]
+            lines[at] = _line(record)
+        else:
+            del lines[at]
+        path.write_text("".join(lines), "utf-8")
+    result = check([str(package / "Acme")])
+    [bench] = result.benchmarks
+    [message] = [f.message for f in bench.findings if f.code == "MLC503"]
+    assert message.startswith("2 of 5 runs have no time to train (")
+    assert "result_0.txt: its run_stop comes before its run_start" in message
+    assert "result_1.txt: no run_start and run_stop to time it" in message

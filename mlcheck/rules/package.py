@@ -165,7 +165,23 @@ def check_score(folder: str, facts: BenchmarkFacts, score: Score,
                                  f"{facts.result_files}. Name every run result_<i>.txt, uncompressed")
     failed = [r for r in runs if not r.converged]
     if len(failed) > facts.max_non_converged:
-        names = ", ".join(f"{r.path}" + (f"#{r.index}" if r.index else "") for r in failed)
+        whys = [_why_no_time(r) for r in failed]
+        names = "; ".join(f"{r.path}" + (f"#{r.index}" if r.index else "") + f": {why}" for r, why in zip(failed, whys))
+        said = "did not converge" if all(why == _NO_TARGET for why in whys) else "have no time to train"
         yield TOO_MANY_NON_CONVERGED.at(folder, None,
-                                        f"{len(failed)} of {len(runs)} runs did not converge ({names}); at "
-                                        f"most {facts.max_non_converged} may, so the result is invalid")
+                                        f"{len(failed)} of {len(runs)} runs {said} ({names}); at most "
+                                        f"{facts.max_non_converged} may, so the result is invalid")
+
+
+_NO_TARGET = "the quality target is not reached"
+
+
+def _why_no_time(run: RunResult) -> str:
+    """Why the summarizer counts ``run`` as not converged (:func:`mlcheck.checker.converged_minutes`)."""
+    if run.duration_ms is None:
+        return "no run_start and run_stop to time it"
+    if run.duration_ms < 0:
+        return "its run_stop comes before its run_start"
+    if run.division == "open":
+        return f"run_stop status {run.status or 'missing'}, not success"
+    return _NO_TARGET
