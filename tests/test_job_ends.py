@@ -378,3 +378,45 @@ def test_a_launchers_word_after_a_traceback_cut_short_is_read(tmp_path: Path) ->
     note, init_stop = _died_in_init_then_again(["Traceback (most recent call last):", '  File "train.py", line 3',
                                                 ENDS[6]], 40, tmp_path)
     assert note.line == init_stop + 1 and "srun: error: node03" in note.message
+
+
+def _srun_console(records: list[str], tasks: int, died: int, at_key: str) -> list[str]:
+    """``srun --label``'s console of a job whose every task prints the run's records; task
+    ``died`` exits (srun says so) after the record of ``at_key``; the others' copies of that record
+    come after srun's line, as a block-buffered console shows them."""
+    at = next(i for i, line in enumerate(records) if f'"key": "{at_key}"' in line)
+    lines = []
+    for i, record in enumerate(records):
+        late = i == at
+        lines.extend(f"{t}: {record}" for t in range(tasks) if not (i > at and t == died) and not (late and t != 0))
+        if late:
+            lines.append(f"srun: error: node01: task {died}: Exited with exit code 1")
+            lines.extend(f"{t}: {record}" for t in range(1, tasks))
+    return lines
+
+
+def test_an_srun_task_that_exits_mid_run_ends_only_itself(tmp_path: Path) -> None:
+    """srun says one task exited while the others print on: their copies are still compared with
+    the logging task's records (was: the copies forgotten at srun's line, each copy after it
+    compared with the next record: false MLC021 warnings), and the run is the clean file's."""
+    log = tmp_path / "console.log"
+    log.write_text("\n".join(_srun_console(_records(), 4, 3, "eval_accuracy")) + "\n", "utf-8")
+    [clean] = check_log(LogRef(str(EXAMPLE)), None)
+    [result] = check_log(LogRef(str(log)), None)
+    assert {f.code for f in result.findings} - {f.code for f in clean.findings} == {"MLC020"}
+    assert result.verdict == "pass" and result.time_to_train_min == clean.time_to_train_min
+
+
+def test_srun_lines_that_end_every_task_end_the_job(tmp_path: Path) -> None:
+    """srun's lines per node that name every task that printed (``tasks 0-1``, ``tasks 2-3``) end
+    the job: a run after them is another run (its ranks chosen again)."""
+    records = _records()
+    first = [f"{t}: {r}" for r in records for t in range(4)]
+    ends = ["srun: error: node01: tasks 0-1: Exited with exit code 1", "srun: error: node02: tasks [2-3]: Killed"]
+    second = [f"{t}: {_later(r, 600)}" for r in records for t in range(4)]
+    log = tmp_path / "console.log"
+    log.write_text("\n".join(first + ends + second) + "\n", "utf-8")
+    [clean] = check_log(LogRef(str(EXAMPLE)), None)
+    runs = check_log(LogRef(str(log)), None)
+    assert [r.time_to_train_min for r in runs] == [clean.time_to_train_min] * 2
+    assert not any(f.code == "MLC021" for r in runs for f in r.findings)

@@ -7,14 +7,36 @@ remembered: timestamps and progress bars do not repeat).
 from __future__ import annotations
 
 import dataclasses
+import re
+from typing import Callable
 
 from mlcheck.read.job_starts import JOB_END, JOB_END_HINT
 from mlcheck.read.rank_copies import RankCopies
-from mlcheck.read.rank_labels import number
+from mlcheck.read.rank_labels import LOCAL_RANKS, number
 from mlcheck.read.rawlog import ANSI, TAG, Prefix, Source, read_prefix, second_stream
 
 _MARKER = b":::MLLOG"
 _REMEMBERED = 4096
+SRUN_JOB = -1
+"""The job of ``srun --label``'s tasks (:func:`mlcheck.read.rank_labels.label_source`)."""
+_SRUN_TASKS = re.compile(rb"srun: error: \S+: tasks? \[?([\d,-]{1,4096})\]?: ")
+"""srun's word that some of its tasks exited (``srun: error: node002: tasks 4-7: Exited with exit
+code 1``; one line per node): the others may print on."""
+
+
+def srun_tasks_ended(raw: bytes) -> Callable[[int], bool] | None:
+    """Whether a task is one that srun's line says exited (``task 3``, ``tasks 0-3,6``, ``tasks
+    [4-7]``); None for another line. A test per task, not a set: a line may name a range of
+    billions."""
+    found = _SRUN_TASKS.match(raw)
+    if found is None:
+        return None
+    spans = []
+    for part in found.group(1).split(b","):
+        low, _, high = part.partition(b"-")
+        if low.isdigit() and (not high or high.isdigit()):
+            spans.append((number(low), number(high or low)))
+    return lambda task: any(low <= task <= high for low, high in spans)
 
 
 class PrefixDecisions:
@@ -78,14 +100,19 @@ class PrefixDecisions:
         the first end line is still their copies; the next trial's is compared afresh). The caller
         asks it of a line that is no boundary too while some ranks said theirs (:attr:`ended`)."""
         source = self.one_rank_ended(raw)
-        if source is None:
+        tasks = srun_tasks_ended(raw) if source is None and self.copies.knows_job(SRUN_JOB) else None
+        if source is None and tasks is None:
             if boundary:
                 self.forget_jobs()
             return
-        ended = self.ended.setdefault(source[0], set())
-        ended.add(source[1])
-        printing = self.copies.ranks.get(source[0], set()) | {  # (the lookahead's, and those decided since)
-            p.source[1] for p, _kept in self.known.values() if p.source is not None and p.source[0] == source[0]}
+        job = SRUN_JOB if source is None else source[0]
+        printing = self.copies.ranks.get(job, set()) | {  # (the lookahead's, and those decided since)
+            p.source[1] for p, _kept in self.known.values() if p.source is not None and p.source[0] == job}
+        ended = self.ended.setdefault(job, set())
+        if tasks is None:
+            ended.add(source[1])  # type: ignore[index]
+        else:  # (srun names the tasks that exited: the others print on, their copies still copies)
+            ended.update(rank for rank in printing if tasks(rank if rank < LOCAL_RANKS else rank // LOCAL_RANKS))
         if printing <= ended:
             self.forget_jobs()
 
