@@ -23,7 +23,7 @@ from mlcheck.read.reader import RawItem, RecordText, read_records
 from mlcheck.read.next_run import NextRunStart
 from mlcheck.read.official_view import TOKEN
 from mlcheck.read.reading_rules import MARKER_WITHOUT_SPACE
-from mlcheck.read.runs import RunBoundaries
+from mlcheck.read.run_boundaries import RunBoundaries
 from mlcheck.rules.internal import crash_finding
 
 

@@ -15,7 +15,7 @@ from mlcheck.read.concurrent_jobs import JobOrder, tagged_stop
 from mlcheck.read.file_names import RESULT_FILE
 from mlcheck.read.run_builder import RunBuilder
 from mlcheck.read.next_run import NextRunStart
-from mlcheck.read.runs import RunBoundaries
+from mlcheck.read.run_boundaries import RunBoundaries
 
 FindingSink = Callable[[Finding], None]
 ProgressSink = Callable[[str], None]
