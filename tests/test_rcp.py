@@ -478,3 +478,18 @@ def test_a_metric_condition_compares_as_the_rcp_checkers_python_does() -> None:
     clip = MetricCondition("CLIP", ">=", 0.15)
     assert clip.holds(True) and clip.holds(0.2) and not clip.holds(False)
     assert not clip.holds(float("nan")) and not clip.holds("0.2") and not clip.holds(None)
+
+
+def test_today_s_release_compares_the_runs_of_every_round() -> None:
+    """Today's RCP checker compares the runs' benchmark names and batch sizes whatever the round:
+    on a 1.1 or 2.0 folder of two batch sizes (another system's file), the record checker tests
+    the last size read and today's raises KeyError: None (was today's verdict on the last size too;
+    review of session 49)."""
+    from mlcheck.score.rcp.today import load_today_references
+
+    runs = [RunConvergence(36.0, bs, f"result_{i}.txt", "resnet") for i, bs in enumerate([3264, 3264, 3264, 3264, 5120])]
+    for ruleset in ("1.1.0", "2.0.0"):
+        record = evaluate_rcp("resnet", "closed", ruleset, runs, 5)
+        today = evaluate_rcp("resnet", "closed", ruleset, runs, 5, load_today_references, today=True)
+        assert record.batch_size == 5120 and today.verdict == "fail" and today.stops
+        assert "could not detect one global_batch_size across the runs" in today.reason

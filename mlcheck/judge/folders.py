@@ -212,7 +212,7 @@ def score_folder(key: GroupKey, members: list[RunResult],
             if rcp.verdict != "skipped":  # and as today's mlperf-logging computes it
                 raises = today_raises(tested) if tested else None
                 rcp = replace(rcp, today=RcpResult("fail", raises, unit=rcp.unit) if raises else rcp_for_runs(
-                    tested, checked, first.ruleset, runs, counted, load_today_references, samples is not None, unread))
+                    tested, checked, first.ruleset, runs, counted, load_today_references, samples is not None, unread, today=True))
             if samples is not None and tested == "bert":
                 findings.append(bypass_note("rcp-bert-train-samples", samples, "", (
                     "the BERT RCP test reads each run's last train_samples as its convergence point, "

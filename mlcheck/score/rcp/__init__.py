@@ -92,9 +92,11 @@ Loader = Callable[[str, str, int], "ReferenceSet | None"]
 
 def evaluate_rcp(benchmark: str | None, division: str | None, ruleset: str | None,
                  runs: Sequence[RunConvergence], submission_runs: int,
-                 loader: Loader = load_references) -> RcpResult:
+                 loader: Loader = load_references, today: bool = False) -> RcpResult:
     """The RCP verdict of one benchmark folder (pure: the reference data is package data).
-    ``loader`` gives the references: the round's record checker's by default."""
+    ``loader`` gives the references: the round's record checker's by default. ``today``: as
+    today's release tests it, which compares the runs' benchmark names and batch sizes whatever
+    the round (the record checkers of 1.0-2.0 read the folder's name and the last file's size)."""
     if division == "open":
         return RcpResult("skipped", "open division: no RCP test")
     if benchmark is None or ruleset is None:
@@ -108,7 +110,7 @@ def evaluate_rcp(benchmark: str | None, division: str | None, ruleset: str | Non
     unit = policy.unit_of(benchmark) if policy is not None else "epochs"
     if references is None:
         return RcpResult("skipped", f"training {ruleset} has no RCPs for {benchmark}", unit=unit)
-    compares = policy is None or policy.compares_runs
+    compares = policy is None or policy.compares_runs or today
     unnamed = why_no_benchmark(runs, benchmark) if compares else ""  # (1.0-2.0: the folder's name)
     if unnamed:
         return RcpResult("fail", f"could not read one benchmark name across the runs: {unnamed}", unit=unit,
@@ -212,13 +214,13 @@ def _judge(ref: Reference, sizes: tuple[int, ...], mean: float, unit: str, batch
 
 def rcp_for_runs(benchmark: str | None, division: str | None, ruleset: str | None,
                  runs: Sequence[RunSummary], submission_runs: int, loader: Loader = load_references,
-                 bert_train_samples: bool = False, unread: Sequence[str] = ()) -> RcpResult:
+                 bert_train_samples: bool = False, unread: Sequence[str] = (), today: bool = False) -> RcpResult:
     """:func:`evaluate_rcp` over judged runs: their evals before ``run_stop`` give the point, as
     the round's policy reads it; ``loader`` gives the references (the record checker's by default).
     ``bert_train_samples`` (the package checker's ``--rcp-bert-train-samples``): a BERT run's point
     is its last ``train_samples`` value instead. ``unread`` names the folder's result files that
     hold no record: the record checker reads each as a run that did not converge and logs neither
-    a batch size nor a benchmark (``read_submission_file``)."""
+    a batch size nor a benchmark (``read_submission_file``). ``today``: :func:`evaluate_rcp`'s."""
     blank = [RunConvergence(None, None, name, None) for name in unread]
     policy = round_policy(ruleset) if ruleset is not None else None
     rule = _rule(policy, benchmark)
@@ -226,7 +228,7 @@ def rcp_for_runs(benchmark: str | None, division: str | None, ruleset: str | Non
         points = [RunConvergence(position_number(run.train_samples) if _rcp_stop(run)[1] == "success" else None, run.batch_size,
                                  _name(run), _named(run))
                   for run in runs]
-        return evaluate_rcp(benchmark, division, ruleset, [*points, *blank], submission_runs, loader)
+        return evaluate_rcp(benchmark, division, ruleset, [*points, *blank], submission_runs, loader, today)
     last_runs, last_rule, points = _LAST_POINTS
     if not (rule == last_rule and len(runs) == len(last_runs) and all(map(operator.is_, runs, last_runs))):
         points = []
@@ -243,7 +245,7 @@ def rcp_for_runs(benchmark: str | None, division: str | None, ruleset: str | Non
             logged = LOGGED_NULL if run.batch_size is None and run.first("global_batch_size") is not None else run.batch_size
             points.append(RunConvergence(run_convergence(status, read, reader), logged, _name(run), _named(run)))
         _LAST_POINTS[:] = [tuple(runs), rule, points]
-    return evaluate_rcp(benchmark, division, ruleset, [*points, *blank], submission_runs, loader)
+    return evaluate_rcp(benchmark, division, ruleset, [*points, *blank], submission_runs, loader, today)
 
 
 def _rcp_stop(run: RunSummary) -> tuple[int | None, Any]:
