@@ -402,6 +402,26 @@ def test_closed_value_in_the_init_block_ends_fail_fast_within_one_second(tmp_pat
     assert f"live.log:{at + 1}: error MLC202" in found
 
 
+
+def test_closed_value_logged_after_run_start_ends_fail_fast_at_its_line(tmp_path: Path) -> None:
+    """An optimizer built at the first step logs its value after run_start: the value is reported
+    when its line arrives, not at the first eval (was: at the eval, half an hour later for a run
+    whose evals come at its end; review of session 49). Nothing follows the line here but the
+    idle timeout, which a watch that waited for the eval would have reached."""
+    log = tmp_path / "live.log"
+    lines = _lines()
+    at = _index(lines, "lars_opt_end_learning_rate")
+    record = json.loads(lines.pop(at)[len(b":::MLLOG "):])
+    record["value"] = 0.5  # the round fixes it
+    started = _index(lines, "run_start") + 1
+    watcher = Watcher(str(log), "--fail-fast", "--idle-timeout", "15")
+    _append(log, [*lines[:started], b":::MLLOG " + json.dumps(record).encode() + b"\n"], pause=0.001)
+    code, _out = watcher.finish()
+    assert code == 1
+    found = watcher.wait_for("MLC202")
+    assert f"live.log:{started + 1}: error MLC202" in found
+    assert "stopped on the first error (MLC202" in "".join(watcher.errors.queue)
+
 def test_a_compressed_log_is_checked_whole_and_a_fifo_is_refused(tmp_path: Path) -> None:
     """A .gz log is finished (a compressed stream is not followed): watch says so and gives
     check's report and exit code, at once; a FIFO (whose opening would wait for a writer) exits 2."""

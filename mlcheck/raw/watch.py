@@ -243,9 +243,10 @@ def _add(state: WatchState, event: Event, on_finding: FindingSink, on_progress: 
         state.stop_pending = state.stop_pending or (event.key == "run_stop" and stops == 1)
     elif event.key == "eval_accuracy":
         _soon(state, on_finding, on_progress, None)
-    elif not state.builder.counts["run_start"] and (is_hyperparameter(event.key) or event.key == "opt_name"):
-        # A closed-division value is decided by its own line: say so now (or at the next idle
-        # poll), not at init_stop, which comes after the graph compiled (minutes later on a POD).
+    elif (is_hyperparameter(event.key) or event.key == "opt_name") and (
+            not state.builder.counts["run_start"] or state.builder.counts[event.key] == 1):
+        # A closed value is decided by its own line: said now (or at the next idle poll), not at init_stop after the graph
+        # compiled (minutes later on a POD), nor at the first eval if logged after run_start (its first line of the key).
         _soon(state, on_finding, on_progress, _VALUE_CODES)
 
 
