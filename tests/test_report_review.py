@@ -77,7 +77,8 @@ def test_the_run_count_names_the_folders_round_when_its_first_file_is_unreadable
         (bench / f"result_{index}.txt").unlink()
     (bench / "result_0.txt").mkdir()  # (no run is read from it: it has no round)
     (found,) = [f for f in check([str(bench)]).all_findings() if f.code == "MLC502"]
-    assert found.message == "2 runs found; training 2.0.0 resnet requires 5 result files"
+    assert found.message == ("2 runs found; training 2.0.0 resnet requires 5 result files "
+                             "(result_2.txt, result_3.txt, result_4.txt are missing)")
 
 
 def test_config_dev_null_is_no_config(tmp_path: Path) -> None:

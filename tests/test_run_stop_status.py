@@ -108,3 +108,13 @@ def test_mlc503_says_why_each_run_has_no_time_to_train(tmp_path: Path) -> None:
     assert message.startswith("2 of 5 runs have no time to train (")
     assert "result_0.txt: its run_stop comes before its run_start" in message
     assert "result_1.txt: no run_start and run_stop to time it" in message
+
+
+def test_mlc502_names_the_result_files_missing(tmp_path: Path) -> None:
+    """A folder short of runs: MLC502 says which result_<i>.txt is missing (review of session 49)."""
+    package = tmp_path / "example"
+    shutil.copytree(FIXTURES / "example", package)
+    (package / RESNET / "result_2.txt").unlink()
+    [bench] = check([str(package / "Acme")]).benchmarks
+    [message] = [f.message for f in bench.findings if f.code == "MLC502"]
+    assert message.startswith("4 runs found; training ") and message.endswith("requires 5 result files (result_2.txt is missing)")

@@ -155,7 +155,8 @@ def check_score(folder: str, facts: BenchmarkFacts, score: Score,
                 if len(runs) > facts.result_files and not shared else "")
         yield WRONG_RUN_COUNT.at(folder, None,
                                  f"{len(runs)} run{'s' if len(runs) != 1 else ''} found{where}; training "
-                                 f"{version} {facts.name} requires {facts.result_files} result files{more}")
+                                 f"{version} {facts.name} requires {facts.result_files} result files"
+                                 f"{_missing(files, facts.result_files) if len(runs) < facts.result_files else ''}{more}")
     elif named and len(named) != len(runs):  # e.g. a result_2.txt.gz beside result_<i>.txt files
         listed = {id(r) for r in named}  # (not "r not in named": a list search per run)
         others = ", ".join(sorted(os.path.basename(r.path) for r in runs if id(r) not in listed))
@@ -174,6 +175,17 @@ def check_score(folder: str, facts: BenchmarkFacts, score: Score,
 
 
 _NO_TARGET = "the quality target is not reached"
+
+
+def _missing(paths: Sequence[str], count: int) -> str:
+    """`` (result_2.txt is missing)``: the names of ``result_0.txt`` .. ``result_<count-1>.txt`` that no
+    run was read from, where the folder's runs are result files (at most five named)."""
+    names = {os.path.basename(p) for p in paths}
+    lacking = [f"result_{i}.txt" for i in range(count) if f"result_{i}.txt" not in names]
+    if not names or not lacking or not all(map(SUBMITTED_RESULT_FILE.match, names)):
+        return ""
+    shown = ", ".join(lacking[:5]) + (f" and {len(lacking) - 5} more" if len(lacking) > 5 else "")
+    return f" ({shown} {'is' if len(lacking) == 1 else 'are'} missing)"
 
 
 def _why_no_time(run: RunResult) -> str:
