@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import os
 import re
+import shutil
 from pathlib import Path
 
 import pytest
@@ -185,3 +186,16 @@ def test_a_folder_named_like_a_result_file_is_never_an_annotation_s_file(tmp_pat
     uris = {location["physicalLocation"]["artifactLocation"]["uri"] for run in sarif["runs"]
             for found in run["results"] for location in found["locations"]}
     assert not any(uri.endswith("result_0.txt") for uri in uris), uris
+
+
+def test_one_other_run_is_said_in_the_singular(tmp_path: Path) -> None:
+    """Two runs with the same finding: "(also 1 other run: ...)", not "1 other runs" (review of session 49)."""
+    package = tmp_path / "example"
+    shutil.copytree(FIXTURES / "example", package)
+    bench = package / "Acme" / "results" / "acme-t8" / "resnet"
+    for index in (1, 3):
+        path = bench / f"result_{index}.txt"
+        path.write_text(path.read_text("utf-8").replace('"status": "success"', '"status": "aborted"'), "utf-8")
+    lines = [line for line in _annotations(render_github(check([str(package / "Acme")]), ReportOptions()))
+             if "title=MLC302" in line]
+    assert len(lines) == 1 and "(also 1 other run: result_3.txt)" in lines[0]

@@ -76,7 +76,8 @@ def _target(group: FindingGroup, first_files: dict[str, str]) -> tuple[str, int 
     if len(group.members) > 1:
         others = distinct_places(group.members, lines=False)[1:]  # (power/result_3/x.png where names repeat)
         shown = ", ".join(others[:5]) + (", ..." if len(others) > 5 else "")
-        message += f" (also {len(others)} other {'runs' if group.folder_runs else 'files'}: {shown})"
+        kind = ("run" if group.folder_runs else "file") + ("s" if len(others) != 1 else "")
+        message += f" (also {len(others)} other {kind}: {shown})"
     if os.path.isfile(found.path):
         return found.path, found.line, message
     folder_file = first_files.get(_benchmark_folder(found.path, first_files))

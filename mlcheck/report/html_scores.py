@@ -33,9 +33,9 @@ def _dropped_reason(bench: BenchmarkResult, position: int) -> str:
     """Why the score drops a run: not converged, breaks the rules, the fastest or the slowest."""
     run = bench.runs[position]
     if not run.converged:
-        return "not converged (counted as slowest)"
+        return "not converged: counted as slowest"
     if run.verdict == "fail":  # (the official tools drop a run their checker fails as non-converged)
-        return "breaks the rules (counted as slowest)"
+        return "breaks the rules: counted as slowest"
     kept = [bench.runs[i].time_to_train_min for i in bench.score.runs_counted]
     fastest = min((t for t in kept if t is not None), default=None)
     if fastest is not None and run.time_to_train_min is not None and run.time_to_train_min <= fastest:
