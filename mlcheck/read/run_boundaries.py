@@ -9,7 +9,7 @@ from typing import Mapping
 from mlcheck.model import Finding
 from mlcheck.read import raw_output_rules as raw_output
 from mlcheck.read.job_starts import ANOTHER_RUN, JOB_ENDS, TRACEBACK_ENDS
-from mlcheck.read.run_windows import INIT_PROGRESS, RELAUNCH_GAP_MS
+from mlcheck.read.run_windows import INIT_PROGRESS, RELAUNCH_GAP_MS, is_hyper_parameter
 
 JOB_STARTED = "MLC024"
 
@@ -71,7 +71,8 @@ class RunBoundaries:
         """Whether the next record (of ``key``) begins a new run, given the key counts of the current
         run. After a job's end, or a launch in a run that started and did not stop (another process of
         the run: an evaluation launched after the training), only a record that begins a run again does (a
-        cache_clear, submission_* or init_start key the run logged already): a rank's last records
+        cache_clear, submission_* or init_start key the run logged already; after a launcher's word, not a
+        traceback's, a hyper-parameter it logged: a requeue's logger that prints one first): a rank's last records
         after mpirun's word that a rank died, records after a helper step's cancellation, the block
         a rank logs in its initialisation after srun said another task failed, stay in the run; a
         hyper-parameter of its initialisation logged again once it trains begins one
@@ -100,8 +101,8 @@ class RunBoundaries:
         self._pending, ended, self._ended = False, self._ended, False
         if ended and self._traceback and not gap_ms > RELAUNCH_GAP_MS:
             return False
-        return bool(counts) and (not ended or setting_again or (_preamble(key) or key == "init_start")
-                                 and bool(counts.get(key)))
+        return bool(counts) and (not ended or setting_again or (_preamble(key) or key == "init_start" or (
+            not self._traceback and is_hyper_parameter(key))) and bool(counts.get(key)))
 
     def waits(self, finding: Finding) -> bool:
         """Whether ``finding`` is to be said only if the next record begins a run: a job's end, or
