@@ -298,3 +298,16 @@ def test_a_tensor_name_printed_before_tells_nothing() -> None:
     before = [init(b"module.body.conv1.weight"), init(b"module.body.layer1.0.conv1.weight")]
     first, rest = _cut(init(b"module.body.layer1.1.conv1.weight"), b"layer1.1.", b"WARNING:root:a warning\n")
     assert _joined(*before, first, rest) == [*before, first, rest, b"joined 0"]
+
+
+@pytest.mark.parametrize("other", [b"2024-05-10 12:00:01,234 - INFO - throughput 1234.5 samples/s\n",
+                                   b"2024-05-10 12:00:01,234 - root - WARNING - slow step\n",
+                                   b"Warning: Permanently added 'node002' (ED25519) to the list of known hosts.\n"])
+@pytest.mark.parametrize("at", [b'"time_ms": 1652', b'"lineno": ', b'"value": 0.75', b'{"name', b'"key": "eval_'])
+def test_python_logging_s_and_ssh_s_lines_begin_a_line_where_they_cut_a_record(other: bytes, at: bytes) -> None:
+    """Python logging's default format (``2024-05-10 12:00:01,234 - ``: a year then a hyphen, which
+    no number goes on with) and ssh's ``Warning: `` are lines of another stream: a record they cut
+    inside a number or a string printed before is joined (review of session 49: MLC003 or MLC023,
+    the run_stop lost)."""
+    first, rest = _cut(RECORD, at, other)
+    assert _joined(BEFORE, first, rest) == [BEFORE, RECORD, other, b"joined 1"]
