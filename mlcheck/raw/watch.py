@@ -237,16 +237,15 @@ def _next_run(state: WatchState) -> None:
 
 def _add(state: WatchState, event: Event, on_finding: FindingSink, on_progress: ProgressSink) -> None:
     state.builder.add(event)
+    counts = state.builder.counts
     if event.key in CHECKPOINT_KEYS and event.key != "eval_accuracy":
         _checkpoint(state, on_finding, on_progress, final=False)
-        stops = state.builder.counts["run_stop"]  # (its first ends the run: a copy's is no second run)
+        stops = counts["run_stop"]  # (its first ends the run: a copy's is no second run)
         state.stop_pending = state.stop_pending or (event.key == "run_stop" and stops == 1)
     elif event.key == "eval_accuracy":
         _soon(state, on_finding, on_progress, None)
-    elif (is_hyperparameter(event.key) or event.key == "opt_name") and (
-            not state.builder.counts["run_start"] or state.builder.counts[event.key] == 1):
-        # A closed value is decided by its own line: said now (or at the next idle poll), not at init_stop after the graph
-        # compiled (minutes later on a POD), nor at the first eval if logged after run_start (its first line of the key).
+    elif (is_hyperparameter(event.key) or event.key == "opt_name") and (counts[event.key] == 1 or not counts["run_start"]):
+        # A closed value is decided by its line: said now (or at the next idle poll), not at init_stop or the first eval.
         _soon(state, on_finding, on_progress, _VALUE_CODES)
 
 
