@@ -62,3 +62,63 @@ def test_a_relaunch_in_a_run_that_did_not_stop_is_still_another_run(setting_firs
     assert crashed.verdict == "fail" and any(f.code == "MLC102" for f in crashed.findings)
     assert (again.verdict, again.time_to_train_min) == (clean.verdict, clean.time_to_train_min)
     assert [f.line for f in again.findings if f.code == "MLC024"] == [cut + 2]
+
+
+EXAMPLE = FIXTURES / "example" / "Acme"
+RESNET = EXAMPLE / "results" / "acme-t8" / "resnet"
+
+
+def _raw_copies(folder: Path, names: list[str], sources: list[Path]) -> Path:
+    folder.mkdir()
+    for name, source in zip(names, sources):
+        (folder / name).write_text("srun: job 77 queued and waiting for resources\n" + source.read_text("utf-8"), "utf-8")
+    return folder
+
+
+def test_a_job_array_s_folder_is_tested_as_its_package_is(tmp_path: Path) -> None:
+    """A job array's outputs (one run a file, named by Slurm): the RCP test and the cross-run checks
+    run as on the result files `mlcheck split` would write (were skipped: a score without the RCP
+    normalisation, a missed RCP failure); a non-converged run is tolerated as in the package."""
+    from mlcheck import check
+
+    sources = sorted(RESNET.glob("result_*.txt"))
+    array = _raw_copies(tmp_path / "array", [f"slurm-77_{i}.out" for i in range(len(sources))], sources)
+    [packaged] = check([str(EXAMPLE)]).benchmarks
+    [bench] = check([str(array)]).benchmarks
+    assert bench.rcp is not None and packaged.rcp is not None
+    assert (bench.rcp.verdict, bench.rcp.reason) == (packaged.rcp.verdict, packaged.rcp.reason)
+    assert (bench.score.score_min, bench.score.valid) == (packaged.score.score_min, packaged.score.valid)
+
+
+def test_per_task_files_of_one_run_are_said_to_be_copies(tmp_path: Path) -> None:
+    """srun --output=job-%j-%t.out, every task printing the run's records: five files of one run.
+    The folder's seeds repeat (MLC519, as the seed checker says), and MLC519 says why: the seeds
+    were logged within a second of each other (was a valid score of five copies before the
+    cross-run checks ran on raw logs)."""
+    from mlcheck import check
+
+    tasks = _raw_copies(tmp_path / "tasks", [f"job-4242-{t}.out" for t in range(5)], [RESNET / "result_0.txt"] * 5)
+    [bench] = check([str(tasks)]).benchmarks
+    assert not bench.score.valid
+    duplicates = [f for f in bench.findings if f.code == "MLC519"]
+    assert duplicates and all("logged within a second of it too: the two files hold one run's output" in f.message
+                              for f in duplicates)
+
+
+def test_a_requeue_whose_first_record_is_a_setting_after_a_kill_in_init_is_another_run(tmp_path: Path) -> None:
+    """Slurm cancels the job in its initialisation and requeues it into the same file; the
+    relaunch logs a setting first (a logger that prints a hyper-parameter before its cache_clear):
+    after the job's end, a setting the run logged already begins the next run (was: given to the
+    killed attempt, the relaunch failing MLC105 for it)."""
+    records = _records()
+    setting = next(i for i, line in enumerate(records) if '"key": "gradient_accumulation_steps"' in line)
+    relaunch = [records[setting], *records[:setting], *records[setting + 1:]]
+    init = next(i for i, line in enumerate(relaunch) if '"key": "init_start"' in line) + 3
+    later = [_TIME.sub(lambda m: f'"time_ms": {int(m.group(1)) + 300_000}', line) for line in relaunch]
+    cancelled = "slurmstepd: error: *** JOB 4242 ON node001 CANCELLED AT 2024-05-10T12:34:56 DUE TO PREEMPTION ***"
+    log = tmp_path / "console.log"
+    log.write_text("\n".join([*relaunch[:init], cancelled, *later]) + "\n", "utf-8")
+    [clean] = check_log(LogRef(str(GOOD)), None)
+    killed, again = check_log(LogRef(str(log)), None)
+    assert killed.verdict == "fail" and killed.run is not None and killed.run.last_line == init
+    assert (again.verdict, again.time_to_train_min) == (clean.verdict, clean.time_to_train_min)

@@ -185,16 +185,15 @@ def score_folder(key: GroupKey, members: list[RunResult],
         findings.extend(package_rules.rounds_differ(folder, members, first.ruleset))
     rcp, energy, rejected = None, None, None  # (RcpResult, EnergyScore, why the power checker refuses the folder)
     dropped: tuple[list[RunResult], float | None, set[str], int] | None = None  # (MLC521's: non_compliant_findings)
-    stopped = ""
+    stopped, raw = "", False
     if facts is None:
         score = Score(None, False, f"benchmark {benchmark or '(unknown)'} is not part of the round")
     else:
         runs = [r.run for r in members if r.run is not None]
-        # The RCP test and the cross-run checks need the whole folder, like the run count; the runs
-        # of one raw log holding the round's count of runs get them too (what the folder `mlcheck
-        # split` writes of it would get; with fewer, the score is already "needs N runs").
-        raw = not whole_folder and len(runs) >= facts.result_files and len({r.path for r in members}) == 1 \
-            and RESULT_FILE.match(os.path.basename(members[0].path)) is None
+        # The RCP test and the cross-run checks need the whole folder, like the run count; raw logs (a seed loop's,
+        # a job array's) of the round's count of runs get them too (what `mlcheck split` writes of them would get).
+        raw = not whole_folder and len(runs) >= facts.result_files \
+            and not any(RESULT_FILE.match(os.path.basename(r.path)) for r in members)
         described = described_division(folder) if whole_folder else None
         skipped = checker_skips(folder, described) if division != "open" else None
         # (the package checker runs them by the description's division, whatever the runs log)
@@ -291,7 +290,7 @@ def score_folder(key: GroupKey, members: list[RunResult],
     if any(f.code == package_rules.SCALING_JSON_INVALID.code and f.severity is Severity.ERROR for f in findings):
         score = replace(score, valid=False,
                         reason=f"{score.reason}; scaling.json is unusable (MLC504), the score is not scaled")
-    if whole_folder and tolerates:
+    if (whole_folder or raw) and tolerates:
         members = [_tolerate(r) if not r.converged or r.status == "aborted" else r for r in members]
     return BenchmarkResult(org=org or None, system=system or None, benchmark=benchmark or None,
                            division=division, ruleset=first.ruleset, folder=folder,

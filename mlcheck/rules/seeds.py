@@ -158,9 +158,17 @@ def _duplicate(run: RunSummary, seed: Event, other: RunSummary, closed: bool = T
     note = "" if same_place else (" (logged from another source line: the rules and the seed checker "
                                   "refuse the same seed only from the same file and line)") if closed else (
         " (the package checker runs its seed checker on closed folders only)")
+    if other_seed is not None and other.path != run.path and abs(other_seed.time_ms - seed.time_ms) <= _SAME_MOMENT_MS:
+        note += (" - logged within a second of it too: the two files hold one run's output (a file per task of one "
+                 "job, as srun --output=%t writes them?); check the lowest task's file alone")
     return SEED_DUPLICATE.at(run.path, seed.line, (
         f"seed {show(seed.value)} is also the seed of {where}{run_no}; each run needs its own{note}"),
         run_index=run.index, official=same_place, severity=None if same_place else Severity.WARNING)
+
+
+_SAME_MOMENT_MS = 1_000.0
+"""Two files' seeds logged this close are one run's copies, most likely (the ranks' clocks differ by
+milliseconds; the runs of a seed loop or a job array start minutes apart)."""
 
 
 def _source(seed: Event) -> tuple[object, object]:
