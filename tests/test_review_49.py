@@ -122,3 +122,17 @@ def test_a_requeue_whose_first_record_is_a_setting_after_a_kill_in_init_is_anoth
     killed, again = check_log(LogRef(str(log)), None)
     assert killed.verdict == "fail" and killed.run is not None and killed.run.last_line == init
     assert (again.verdict, again.time_to_train_min) == (clean.verdict, clean.time_to_train_min)
+
+
+def test_a_task_file_of_no_record_names_the_task_file_that_holds_the_run(tmp_path: Path) -> None:
+    """srun --output=job-%j-%t.out where only task 0 logs: MLC002 on the other tasks' files says
+    where the run is (was: "is this an MLPerf log?"); a file of one number keeps the question."""
+    from mlcheck import check
+
+    tasks = _raw_copies(tmp_path / "tasks", ["job-4242-0.out"], [RESNET / "result_0.txt"])
+    (tasks / "job-4242-1.out").write_text("srun: job 4242 queued\nNCCL INFO Bootstrap\n", "utf-8")
+    (tasks / "notes-1.log").write_text("nothing here\n", "utf-8")
+    messages = {Path(f.path).name: f.message for r in check([str(tasks / "job-4242-1.out"), str(tasks / "notes-1.log")]).runs
+                for f in r.findings if f.code == "MLC002"}
+    assert "another task of the job whose records job-4242-0.out holds" in messages["job-4242-1.out"]
+    assert messages["notes-1.log"].endswith("is this an MLPerf log?")

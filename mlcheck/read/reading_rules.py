@@ -125,6 +125,7 @@ import zlib
 
 from mlcheck.model import Finding, Severity
 from mlcheck.read.log_files import readable_path
+from mlcheck.read.task_files import other_task_hint
 from mlcheck.rule import Rule
 
 FILE_UNREADABLE = Rule("MLC001", "file-unreadable", Severity.ERROR,
@@ -183,7 +184,7 @@ def no_records(path: str, lines: int, long_lines: int, unseen: int, stopped: boo
     skipped = f" ({long_lines} too long to read)" if long_lines else ""
     aside = f" (the {unseen} without a space after the marker aside: MLC027)" if unseen else ""
     return NO_RECORDS.at(path, None, f"no :::MLLOG record found in {lines} line{'' if lines == 1 else 's'}"
-                         f"{skipped}{aside}; {_encoding_hint(path) or 'is this an MLPerf log?'}")
+                         f"{skipped}{aside}; {_encoding_hint(path) or other_task_hint(path) or 'is this an MLPerf log?'}")
 
 
 _COMPRESSED = ((b"\xfd7zXZ\x00", "xz", "xz -d"), (b"BZh", "bzip2", "bunzip2"), (b"(\xb5/\xfd", "zstd", "zstd -d"),
