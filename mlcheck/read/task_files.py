@@ -41,7 +41,10 @@ def other_task_hint(path: str) -> str | None:
 
 
 def _holds_a_record(path: str) -> bool:
+    """Whether a regular file's first MiB holds the marker (a FIFO or a device is never opened: it may wait)."""
     try:
+        if not os.path.isfile(path):
+            return False
         with open(path, "rb") as handle:
             return b":::MLLOG" in handle.read(_HEAD)
     except OSError:
