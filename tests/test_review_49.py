@@ -136,3 +136,15 @@ def test_a_task_file_of_no_record_names_the_task_file_that_holds_the_run(tmp_pat
                 for f in r.findings if f.code == "MLC002"}
     assert "another task of the job whose records job-4242-0.out holds" in messages["job-4242-1.out"]
     assert messages["notes-1.log"].endswith("is this an MLPerf log?")
+
+
+def test_a_passing_run_checked_alone_is_not_shown_as_a_failure() -> None:
+    """One good result file: "no score INVALID" (the round needs five runs) in yellow, not in the
+    bold red of a failure (review of session 49)."""
+    from mlcheck import check
+    from mlcheck.report.text import score_text
+
+    [bench] = check([str(GOOD)]).benchmarks
+    text = score_text(bench)
+    assert text.plain.startswith("no score  INVALID: 1 run found; the round requires 5")
+    assert {str(span.style) for span in text.spans} == {"bold yellow", "yellow"}

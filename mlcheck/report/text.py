@@ -20,11 +20,14 @@ def score_text(bench: BenchmarkResult) -> Text:
     """``28.33 min (valid: mean of 3 of 5 runs ...)``."""
     score = bench.score
     text = Text()
+    # (runs that pass, too few for a score: a file or a job checked alone, not a failure)
+    short = score.score_min is None and "found; the round requires" in score.reason and \
+        all(r.verdict == "pass" for r in bench.runs)
     if score.score_min is not None:
         text.append(f"{format_minutes(score.score_min)} min", style="bold green" if score.valid else "bold red")
     else:
-        text.append("no score", style="bold red")
-    text.append("  valid" if score.valid else "  INVALID", style="green" if score.valid else "red")
+        text.append("no score", style="bold yellow" if short else "bold red")
+    text.append("  valid" if score.valid else "  INVALID", style="green" if score.valid else "yellow" if short else "red")
     text.append(f": {one_line(score.reason)}")
     if score.scaling_factor is not None and score.unscaled_min is not None:  # (no score: nothing was scaled)
         text.append(f"; scaled by {score.scaling_factor:g}, {scaling_source(bench)}'s factor, from "
