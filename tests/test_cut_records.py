@@ -310,4 +310,18 @@ def test_python_logging_s_and_ssh_s_lines_begin_a_line_where_they_cut_a_record(o
     inside a number or a string printed before is joined (review of session 49: MLC003 or MLC023,
     the run_stop lost)."""
     first, rest = _cut(RECORD, at, other)
+    joined = _joined(BEFORE, first, rest)
+    if at.endswith(b": "):  # (after a name's colon, as after a host's label, the line is not surely another's)
+        assert joined in ([BEFORE, RECORD, other, b"joined 1"], [BEFORE, first, rest, b"joined 0"])
+    else:
+        assert joined == [BEFORE, RECORD, other, b"joined 1"]
+
+
+@pytest.mark.parametrize("other", [b"node01: Warning: Permanently added 'node02' (ECDSA) to the list of known hosts.\n",
+                                   b"loader: 2024-05-10 12:00:01,234 epoch done\n"])
+def test_those_lines_behind_a_label_begin_no_line_where_they_do(other: bytes) -> None:
+    """Behind a host's label (pdsh) or a logger's name, the date or ssh's words are not where the
+    line begins: a record cut inside a string printed before is joined where it was cut (review of
+    session 49: the place inside the line was taken for another, and the join refused)."""
+    first, rest = _cut(RECORD, b'"file": "train.', other)
     assert _joined(BEFORE, first, rest) == [BEFORE, RECORD, other, b"joined 1"]

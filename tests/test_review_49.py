@@ -46,13 +46,15 @@ def test_an_evaluation_launched_after_the_training_goes_on_with_its_run(tmp_path
     assert (tmp_path / "out" / "result_0.txt").read_text("utf-8").splitlines() == _records()
 
 
-@pytest.mark.parametrize("setting_first", [False, True], ids=["cache_clear", "setting"])
-def test_a_relaunch_in_a_run_that_did_not_stop_is_still_another_run(setting_first: bool, tmp_path: Path) -> None:
+@pytest.mark.parametrize("first", ["cache_clear", "gradient_accumulation_steps", "train_samples"])
+def test_a_relaunch_in_a_run_that_did_not_stop_is_still_another_run(first: str, tmp_path: Path) -> None:
     """The same launcher line after a crash mid-training (no word of the job's end), the job run
-    again from its first record (its cache_clear; or a setting it logs first, logged again once
-    the crashed run trained): two runs, the crashed one failing, the relaunch the clean file's."""
+    again from its first record (its cache_clear; or a setting or another key of its initialisation
+    that it logs first, logged again once the crashed run trained: the attack review of session 49):
+    two runs, the crashed one failing, the relaunch the clean file's."""
     records = _records()
-    relaunch = records[9:10] + records[:9] + records[10:] if setting_first else records
+    at = next(i for i, line in enumerate(records) if f'"key": "{first}"' in line)
+    relaunch = [records[at], *records[:at], *records[at + 1:]]
     cut = next(i for i, line in enumerate(records) if '"key": "run_start"' in line) + 5
     later = [_TIME.sub(lambda m: f'"time_ms": {int(m.group(1)) + 2_400_000}', line) for line in relaunch]
     log = tmp_path / "console.log"

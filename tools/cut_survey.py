@@ -28,7 +28,11 @@ OTHER_LINES = [b"/opt/conda/lib/python3.8/site-packages/torch/functional.py:504:
                b"[2024-05-01 12:00:00,123] [WARNING] [comm.py:12] something",
                b"WARNING:root:a warning", b"<frozen importlib._bootstrap>:241: RuntimeWarning: numpy",
                b"eval.py:12: UserWarning: x", b"E0501 12:00:00.1 1 x.cc:1] error", b"0it [00:00, ?it/s]",
-               b"5%|5         | 1/20 [00:01<00:19]", b".hidden.py:3: FutureWarning: y", b"e-mail.py:3: UserWarning: z"]
+               b"5%|5         | 1/20 [00:01<00:19]", b".hidden.py:3: FutureWarning: y", b"e-mail.py:3: UserWarning: z",
+               b"2024-05-10 12:00:01,234 - root - INFO - loading shard 3",  # (session 49: Python logging's date,
+               b"Warning: Permanently added 'node02' (ECDSA) to the list of known hosts.",  # ssh's warning, and
+               b"node01: Warning: Permanently added 'node02' (ECDSA) to the list of known hosts.",  # both behind a label)
+               b"loader: 2024-05-10 12:00:01,234 epoch done"]
 
 
 def main() -> int:

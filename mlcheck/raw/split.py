@@ -162,7 +162,8 @@ def _write_runs(items: Iterator[RawItem], path: str, out_dir: str, start_index: 
                         findings.append(item)
                 continue
             opens = boundaries.opens_new_run(keys, item.event.key, next_run.repeats_a_setting(item.event.key),
-                                             item.event.time_ms - next_run.latest)
+                                             item.event.time_ms - next_run.latest,
+                                             next_run.repeats_a_setting(item.event.key, True))
             if opens:
                 note = boundaries.attempt_note(path, item.event.line, item.event.key)
                 said = ended if ended is not None else note  # (one note a boundary, as check says it)

@@ -183,7 +183,7 @@ def _take(state: WatchState, item: AnyItem, on_finding: FindingSink,
     builder, next_run = state.builder, state.next_run
     pending: list[Event] = []  # (held after the run before stopped: the run a launcher line opens)
     if state.boundaries.opens_new_run(builder.counts, event.key, next_run.repeats_a_setting(event.key),
-                                      event.time_ms - next_run.latest):
+                                      event.time_ms - next_run.latest, next_run.repeats_a_setting(event.key, True)):
         for held in state.next_run.before_restart():  # (a run killed in its initialisation: its own)
             _add(state, held, on_finding, on_progress)
         if not _finish_stopped(state, on_finding, on_progress) and not builder.counts["run_stop"]:

@@ -62,13 +62,16 @@ _DECODER = json.JSONDecoder()
 _MARKER = b":::MLLOG"
 _MARKER_ENDS = tuple(_MARKER[cut:] for cut in range(1, len(_MARKER)))
 """How a line begins that holds the rest of a marker the line before holds the start of."""
-OTHER_LINE_START = re.compile(rb"[IWEF]\d{4} \d\d:\d\d|\d{4}-\d\d-\d\d \d\d:\d\d:\d\d,\d{3} |Warning: Permanently added "
+OTHER_LINE_START = re.compile(rb"[IWEF]\d{4} \d\d:\d\d"
+                              rb"|(?<![:\]] )(?:\d{4}-\d\d-\d\d \d\d:\d\d:\d\d,\d{3} |Warning: Permanently added )"
                               rb"|\[[\w ,.:/-]*\][ :<\[]|(?:WARNING|INFO|ERROR|DEBUG|CRITICAL|FATAL|Traceback)\b"
                               rb"|(?:[^\s:\d][^\s:]*\.py|<[^>\n]*>):\d+: [A-Z]\w*(?:Warning|Error)\b")
 """How another stream's line begins where no digit before it can be its own: a glog letter and
 date, Python ``logging``'s date (``2024-05-10 12:00:01,234 - ``: a year's four digits then a
 hyphen, which no number goes on with; the milliseconds come only with its default four-digit
-year, never a two-digit one whose ``20`` the number's digits could be), ssh's ``Warning: Permanently added``, a bracketed tag, a
+year, never a two-digit one whose ``20`` the number's digits could be), ssh's ``Warning: Permanently added``
+(neither of the two after a colon or a bracket and a blank: behind a host's label, ``node01: ``, a
+line began before them), a bracketed tag, a
 log level, Python's ``warnings`` line (``/usr/lib/.../functional.py:504:
 UserWarning: ...``, ``<frozen importlib._bootstrap>:241: RuntimeWarning: ...``: the commonest
 stderr line of PyTorch jobs). (Not a line that begins with digits: ``0:00:05``, ``5%|``, ``0it

@@ -72,7 +72,8 @@ def _one_best(found: dict[int, str], counts: dict[int, int]) -> dict[int, str] |
     return kept if best and len(set(kept.values())) == 1 else None
 
 
-_SURE_LINE_START = re.compile(rb"[IWEF]\d{4} \d\d:\d\d|\d{4}-\d\d-\d\d \d\d:\d\d:\d\d,\d{3} |Warning: Permanently added "
+_SURE_LINE_START = re.compile(rb"[IWEF]\d{4} \d\d:\d\d"
+                              rb"|(?<![:\]] )(?:\d{4}-\d\d-\d\d \d\d:\d\d:\d\d,\d{3} |Warning: Permanently added )"
                               rb"|\[|(?:WARNING|INFO|ERROR|DEBUG|CRITICAL|FATAL|Traceback)\b"
                               rb"|(?:/[^\s:]*\.py|<[^>\n]*>):\d+: [A-Z]\w*(?:Warning|Error)\b")
 """How another stream's line begins that no end of a string before it can belong to

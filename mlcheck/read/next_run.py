@@ -151,10 +151,10 @@ class NextRunStart(Generic[Item]):
             self.latest = time_ms
         return False, self._released(item, key)
 
-    def repeats_a_setting(self, key: str) -> bool:
-        """Whether ``key`` logs a hyper-parameter of the run's initialisation again while it trains
-        (a relaunch's first record, after a gap or a job's end: ``runs.RunBoundaries``)."""
-        return self._training and key not in self._in_run and is_hyper_parameter(key) and self._has_logged(key)
+    def repeats_a_setting(self, key: str, any_key: bool = False) -> bool:
+        """Whether ``key`` logs a hyper-parameter (``any_key``: a key) of the run's initialisation again while it
+        trains (a relaunch's first record, after a gap or a job's end: ``run_boundaries.RunBoundaries``)."""
+        return self._training and key not in self._in_run and (any_key or is_hyper_parameter(key)) and self._has_logged(key)
 
     def _has_logged(self, key: str) -> bool:
         """Whether the current run logged a record of ``key`` before."""

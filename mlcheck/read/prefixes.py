@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import dataclasses
 import re
-from typing import Callable
+from bisect import bisect_left, bisect_right
 
 from mlcheck.read.job_starts import JOB_END, JOB_END_HINT
 from mlcheck.read.rank_copies import RankCopies
@@ -19,24 +19,27 @@ _MARKER = b":::MLLOG"
 _REMEMBERED = 4096
 SRUN_JOB = -1
 """The job of ``srun --label``'s tasks (:func:`mlcheck.read.rank_labels.label_source`)."""
-_SRUN_TASKS = re.compile(rb"srun: error: \S+: tasks? \[?([\d,-]{1,4096})\]?: ")
+_SRUN_TASKS = re.compile(rb"srun: error: \S+: tasks? \[?([\d,-]{1,512})\]?: ")
 """srun's word that some of its tasks exited (``srun: error: node002: tasks 4-7: Exited with exit
 code 1``; one line per node): the others may print on."""
 
 
-def srun_tasks_ended(raw: bytes) -> Callable[[int], bool] | None:
-    """Whether a task is one that srun's line says exited (``task 3``, ``tasks 0-3,6``, ``tasks
-    [4-7]``); None for another line. A test per task, not a set: a line may name a range of
-    billions."""
+def srun_tasks_ended(raw: bytes) -> list[tuple[int, int]] | None:
+    """The spans of tasks that srun's line says exited (``task 3``, ``tasks 0-3,6``, ``tasks
+    [4-7]``), each once, the first :data:`_SPANS` in order; None for another line. Spans, not a
+    set of tasks: a line may name a range of billions."""
     found = _SRUN_TASKS.match(raw)
     if found is None:
         return None
-    spans = []
+    spans = set()
     for part in found.group(1).split(b","):
         low, _, high = part.partition(b"-")
         if low.isdigit() and (not high or high.isdigit()):
-            spans.append((number(low), number(high or low)))
-    return lambda task: any(low <= task <= high for low, high in spans)
+            spans.add((number(low), number(high or low)))
+    return sorted(spans)[:_SPANS]
+
+
+_SPANS = 256
 
 
 class PrefixDecisions:
@@ -112,7 +115,11 @@ class PrefixDecisions:
         if tasks is None:
             ended.add(source[1])  # type: ignore[index]
         else:  # (srun names the tasks that exited: the others print on, their copies still copies)
-            ended.update(rank for rank in printing if tasks(rank if rank < LOCAL_RANKS else rank // LOCAL_RANKS))
+            nested = any(rank >= LOCAL_RANKS for rank in printing)  # (torchrun in each task: task * LOCAL_RANKS + local)
+            by_task = sorted((rank // LOCAL_RANKS if nested else rank, rank) for rank in printing)
+            numbers = [task for task, _ in by_task]
+            for low, high in tasks:
+                ended.update(rank for _, rank in by_task[bisect_left(numbers, low):bisect_right(numbers, high)])
         if printing <= ended:
             self.forget_jobs()
 

@@ -37,7 +37,7 @@ class RunBoundaries:
         self._pending = False
         self._ended = False
         self._traceback = False  # (the job's end noted is a Python traceback's: weaker evidence)
-        self._open = False
+        self._open = self._launched = False
         """The run had started and not stopped at the job start noted: another process of the run may
         go on with it (an evaluation launched after the training), as after a job's end."""
         self._unbegun = False
@@ -67,7 +67,7 @@ class RunBoundaries:
         return True
 
     def opens_new_run(self, counts: Mapping[str, int], key: str = "", setting_again: bool = False,
-                      gap_ms: float = float("inf")) -> bool:
+                      gap_ms: float = float("inf"), init_again: bool = False) -> bool:
         """Whether the next record (of ``key``) begins a new run, given the key counts of the current
         run. After a job's end, or a launch in a run that started and did not stop (another process of
         the run: an evaluation launched after the training), only a record that begins a run again does (a
@@ -76,7 +76,8 @@ class RunBoundaries:
         after mpirun's word that a rank died, records after a helper step's cancellation, the block
         a rank logs in its initialisation after srun said another task failed, stay in the run; a
         hyper-parameter of its initialisation logged again once it trains begins one
-        (``setting_again``: a relaunch whose first record it is, its clock behind). Before the run
+        (``setting_again``: a relaunch whose first record it is, its clock behind; after a launch, any
+        key of its initialisation logged again once it trains, ``init_again``). Before the run
         has begun (no key of :data:`RUN_BEGUN`: a run script's ``srun`` steps log the submission,
         settings and a cache_clear, then launch the training), a record that repeats a cache_clear
         or submission_* key logged before the first job start (or end) in it does, up to its begin
@@ -101,8 +102,8 @@ class RunBoundaries:
         self._pending, ended, self._ended = False, self._ended, False
         if ended and self._traceback and not gap_ms > RELAUNCH_GAP_MS:
             return False
-        return bool(counts) and (not ended or setting_again or (_preamble(key) or key == "init_start" or (
-            not self._traceback and is_hyper_parameter(key))) and bool(counts.get(key)))
+        return bool(counts) and (not ended or setting_again or (self._launched and init_again) or (
+            _preamble(key) or key == "init_start" or not self._traceback and is_hyper_parameter(key)) and bool(counts.get(key)))
 
     def waits(self, finding: Finding) -> bool:
         """Whether ``finding`` is to be said only if the next record begins a run: a job's end, or
@@ -111,6 +112,7 @@ class RunBoundaries:
             return False
         # (a launch after a job's end that was noted: a relaunch, whose first record opens a run)
         self._ended = self._pending and (finding.message.startswith(JOB_ENDS) or self._open and not self._ended)
+        self._launched = self._ended and not finding.message.startswith(JOB_ENDS)
         self._traceback = self._ended and TRACEBACK_ENDS in finding.message
         return self._ended or self.tentative
 

@@ -79,7 +79,8 @@ def iter_runs(items: Iterable[LogItem | Batch], path: str, findings: list[Findin
             after_finding = False
             first = events[0].key if events else ""
             opens = boundaries.opens_new_run(current.counts, first, next_run.repeats_a_setting(first),
-                                             events[0].time_ms - next_run.latest if events else float("inf"))
+                                             events[0].time_ms - next_run.latest if events else float("inf"),
+                                             next_run.repeats_a_setting(first, True))
             if opens:
                 note = boundaries.attempt_note(path, events[0].line, events[0].key) if events else None
                 said = ended if ended is not None else note  # (one note a boundary)

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import os
 import re
+from functools import lru_cache
 
 from mlcheck.read.file_names import RESULT_FILE
 from mlcheck.read.log_files import readable_path
@@ -12,6 +13,9 @@ from mlcheck.read.log_files import readable_path
 _NUMBER = re.compile(r"\d+")
 _LISTED = 10_000
 """Names of a folder looked at, at most (a folder of a million files is not listed whole for a hint)."""
+_TRIED = 8
+"""Files of the other tasks opened for a record, at most, the lowest tasks first (the logging
+rank's is task 0's, mostly): a folder of thousands of files of no record stays linear."""
 _HEAD = 1 << 20
 """Bytes of a sibling read for a record (as the discovery's test of a file)."""
 
@@ -21,23 +25,46 @@ def other_task_hint(path: str) -> str | None:
     for its last number (``job-4242-3.out``, ``job-4242-0.out``: the job's id, then the task's) and
     holds records: the file of the job's logging rank, which holds the run. None otherwise."""
     name = os.path.basename(path)
-    numbers = list(_NUMBER.finditer(name))
-    if len(numbers) < 2 or RESULT_FILE.match(name):
+    shape = _shape(name)
+    if shape is None or RESULT_FILE.match(name):
         return None
-    last = numbers[-1]
-    head, tail = name[:last.start()], name[last.end():]
-    folder = os.path.dirname(readable_path(path))
+    folder = os.path.dirname(readable_path(path)) or "."
     try:
-        with os.scandir(folder or ".") as entries:
-            names = sorted(entry.name for _, entry in zip(range(_LISTED), entries))
+        changed = os.stat(folder).st_mtime_ns
     except OSError:
         return None
-    for other in names:
-        if other != name and other.startswith(head) and other.endswith(tail) \
-                and other[len(head):len(other) - len(tail)].isdigit() and _holds_a_record(os.path.join(folder, other)):
+    siblings = _tasks(folder, changed).get(shape[0], ())
+    for other in [n for n in siblings if n != name][:_TRIED]:
+        if _holds_a_record(os.path.join(folder, other)):
             return (f"the output of another task of the job whose records {other} holds, maybe (srun --output="
                     "...%t writes a file per task, and only the logging rank's holds records): check that file alone")
     return None
+
+
+@lru_cache(maxsize=8)
+def _tasks(folder: str, changed: int) -> dict[tuple[str, str], tuple[str, ...]]:
+    """The names of a folder (as it was at ``changed``) grouped by what surrounds their last number,
+    each group by that number (listed once for all its files of no record)."""
+    groups: dict[tuple[str, str], list[tuple[int, str]]] = {}
+    try:
+        with os.scandir(folder) as entries:
+            for _, entry in zip(range(_LISTED), entries):
+                shape = _shape(entry.name)
+                if shape is not None:
+                    groups.setdefault(shape[0], []).append((shape[1], entry.name))
+    except OSError:
+        return {}
+    return {key: tuple(name for _, name in sorted(names)) for key, names in groups.items()}
+
+
+def _shape(name: str) -> tuple[tuple[str, str], int] | None:
+    """What surrounds the last number of a name of two numbers at least, and that number (its last
+    twelve digits); None for another name."""
+    numbers = list(_NUMBER.finditer(name))
+    if len(numbers) < 2:
+        return None
+    last = numbers[-1]
+    return (name[:last.start()], name[last.end():]), int(last.group()[-12:])
 
 
 def _holds_a_record(path: str) -> bool:

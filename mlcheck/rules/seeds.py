@@ -158,7 +158,7 @@ def _duplicate(run: RunSummary, seed: Event, other: RunSummary, closed: bool = T
     note = "" if same_place else (" (logged from another source line: the rules and the seed checker "
                                   "refuse the same seed only from the same file and line)") if closed else (
         " (the package checker runs its seed checker on closed folders only)")
-    if other_seed is not None and other.path != run.path and abs(other_seed.time_ms - seed.time_ms) <= _SAME_MOMENT_MS:
+    if other_seed is not None and other.path != run.path and _copies(run, seed, other, other_seed):
         note += (" - logged within a second of it too: the two files hold one run's output (a file per task of one "
                  "job, as srun --output=%t writes them?); check the lowest task's file alone")
     return SEED_DUPLICATE.at(run.path, seed.line, (
@@ -167,8 +167,16 @@ def _duplicate(run: RunSummary, seed: Event, other: RunSummary, closed: bool = T
 
 
 _SAME_MOMENT_MS = 1_000.0
-"""Two files' seeds logged this close are one run's copies, most likely (the ranks' clocks differ by
-milliseconds; the runs of a seed loop or a job array start minutes apart)."""
+"""How close one run's copies log a record in two files (the ranks' clocks differ by milliseconds)."""
+
+
+def _copies(run: RunSummary, seed: Event, other: RunSummary, other_seed: Event) -> bool:
+    """Whether two files' runs are one run's copies, most likely: their seeds, and their last evals,
+    logged within a second of each other (runs of a job array that start together with one seed
+    end apart)."""
+    last, other_last = run.evaluations[-1:], other.evaluations[-1:]
+    return abs(other_seed.time_ms - seed.time_ms) <= _SAME_MOMENT_MS and len(last) == len(other_last) and all(
+        abs(a.time_ms - b.time_ms) <= _SAME_MOMENT_MS for a, b in zip(last, other_last))
 
 
 def _source(seed: Event) -> tuple[object, object]:
