@@ -193,7 +193,8 @@ def score_folder(key: GroupKey, members: list[RunResult],
         # The RCP test and the cross-run checks need the whole folder, like the run count; raw logs (a seed loop's,
         # a job array's) of the round's count of runs get them too (what `mlcheck split` writes of them would get).
         raw = not whole_folder and len(runs) >= facts.result_files \
-            and not any(RESULT_FILE.match(os.path.basename(r.path)) for r in members) and len({r.division for r in members}) == 1
+            and not any(RESULT_FILE.match(os.path.basename(r.path)) for r in members) \
+            and len({r.division for r in members}) == 1  # (of one division: a closed run's seed rules bind it alone)
         described = described_division(folder) if whole_folder else None
         skipped = checker_skips(folder, described) if division != "open" else None
         # (the package checker runs them by the description's division, whatever the runs log)

@@ -21,7 +21,9 @@ SRUN_JOB = -1
 """The job of ``srun --label``'s tasks (:func:`mlcheck.read.rank_labels.label_source`)."""
 _SRUN_TASKS = re.compile(rb"srun: error: \S+: tasks? \[?([\d,-]{1,512})\]?: ")
 """srun's word that some of its tasks exited (``srun: error: node002: tasks 4-7: Exited with exit
-code 1``; one line per node): the others may print on."""
+code 1``; one line per node): the others may print on. A longer list is no task list (the job's end)."""
+_SPANS = 256
+"""Spans of a task list read, at most (each is a lookup among the tasks that print)."""
 
 
 def srun_tasks_ended(raw: bytes) -> list[tuple[int, int]] | None:
@@ -37,9 +39,6 @@ def srun_tasks_ended(raw: bytes) -> list[tuple[int, int]] | None:
         if low.isdigit() and (not high or high.isdigit()):
             spans.add((number(low), number(high or low)))
     return sorted(spans)[:_SPANS]
-
-
-_SPANS = 256
 
 
 class PrefixDecisions:
@@ -112,9 +111,9 @@ class PrefixDecisions:
         printing = self.copies.ranks.get(job, set()) | {  # (the lookahead's, and those decided since)
             p.source[1] for p, _kept in self.known.values() if p.source is not None and p.source[0] == job}
         ended = self.ended.setdefault(job, set())
-        if tasks is None:
-            ended.add(source[1])  # type: ignore[index]
-        else:  # (srun names the tasks that exited: the others print on, their copies still copies)
+        if source is not None:
+            ended.add(source[1])
+        elif tasks is not None:  # (srun names the tasks that exited: the others print on, their copies still copies)
             nested = any(rank >= LOCAL_RANKS for rank in printing)  # (torchrun in each task: task * LOCAL_RANKS + local)
             by_task = sorted((rank // LOCAL_RANKS if nested else rank, rank) for rank in printing)
             numbers = [task for task, _ in by_task]

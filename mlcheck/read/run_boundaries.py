@@ -39,7 +39,8 @@ class RunBoundaries:
         self._traceback = False  # (the job's end noted is a Python traceback's: weaker evidence)
         self._open = self._launched = False
         """The run had started and not stopped at the job start noted: another process of the run may
-        go on with it (an evaluation launched after the training), as after a job's end."""
+        go on with it (an evaluation launched after the training), as after a job's end; ``_launched``:
+        the boundary waiting is such a launch (a key of the run's initialisation logged again opens a run)."""
         self._unbegun = False
         self._before: frozenset[str] | None = None
         """The keys a run not begun had logged at the first job start (or end) in it."""
@@ -58,7 +59,7 @@ class RunBoundaries:
         if self.one_run:
             return not unbegun
         self._pending, self._unbegun = True, unbegun
-        self._open = bool(counts) and bool(counts.get("run_start")) and not counts.get("run_stop")  # type: ignore[union-attr]
+        self._open = counts is not None and bool(counts.get("run_start")) and not counts.get("run_stop")
         if not unbegun:
             self._before = None
         elif self._before is None:
