@@ -28,8 +28,8 @@ from fuzzing import properties  # noqa: E402
 from fuzzing.properties import FORMATS  # noqa: E402
 from fuzzing.case import Entry, scratch_root  # noqa: E402
 
-EXAMPLES = {"records": 80, "lines": 70, "glued": 70, "gzip": 70, "trees": 70, "config": 70, "cli": 70}
-"""Cases per family: about 30 s in all on two shared cores (``--durations`` shows each; the long
+EXAMPLES = {"records": 60, "lines": 50, "glued": 50, "gzip": 50, "trees": 50, "config": 50, "cli": 50}
+"""Cases per family: about 15 s in all on two cores alone, 40 s within the suite (``--durations`` shows each; the long
 campaign of ``tools/fuzz.py`` draws many more)."""
 
 _counter = itertools.count()
