@@ -150,3 +150,26 @@ def test_a_passing_run_checked_alone_is_not_shown_as_a_failure() -> None:
     text = score_text(bench)
     assert text.plain.startswith("no score  INVALID: 1 run found; the round requires 5")
     assert {str(span.style) for span in text.spans} == {"bold yellow", "yellow"}
+
+
+def test_two_jobs_interleaved_under_one_tag_are_said_to_be_two_runs(tmp_path: Path) -> None:
+    """Two jobs launched at once (``poprun ... &`` twice) whose records carry one rank tag read as
+    one run; MLC104 on its two run_starts says that it logs two seeds too: two runs' records in one
+    (was only "run_start appears 2 times"; review of session 49)."""
+    import json
+
+    first = _records()
+    second = []
+    for line in first:
+        record = json.loads(line[len(":::MLLOG "):])
+        record["time_ms"] += 10_000
+        if record["key"] == "seed":
+            record["value"] = int(record["value"]) + 1
+        second.append(":::MLLOG " + json.dumps(record))
+    merged = sorted([*first, *second], key=lambda line: json.loads(line[len(":::MLLOG "):])["time_ms"])
+    log = tmp_path / "console.log"
+    log.write_text("\n".join(["+ poprun --num-instances=1 python3 train.py &"] * 2 + [f"[1,0]<stdout>:{r}" for r in merged])
+                   + "\n", "utf-8")
+    [result] = check_log(LogRef(str(log)), None)
+    [repeated] = [f for f in result.findings if f.code == "MLC104" and f.message.startswith("run_start")]
+    assert "It logs 2 seeds too (" in repeated.message and "two runs' records in one" in repeated.message

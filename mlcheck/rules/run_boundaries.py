@@ -89,8 +89,19 @@ def check(ctx: RunContext) -> Iterator[Finding]:
             same = all(e.value == events[0].value for e in events)
             yield ctx.at(RUN_BOUNDARY_REPEATED, events[1].line,
                          f"{key} appears {run.count(key)} times (lines {lines}); exactly one is allowed; "
-                         f"{_timed_from(run)}", official=not same,
+                         f"{_timed_from(run)}{_two_seeds(run) if key == 'run_start' else ''}", official=not same,
                          severity=Severity.WARNING if same else Severity.ERROR)
+
+
+def _two_seeds(run: Run) -> str:
+    """What a run of two run_starts and two seeds is, most likely: two runs' records in one (two jobs
+    launched at once whose output carries one rank tag, ``poprun ... &`` twice)."""
+    seeds = sorted({repr(e.value) for e in run.occurrences("seed")})
+    if len(seeds) < 2:
+        return ""
+    return (f". It logs {len(seeds)} seeds too ({', '.join(seeds[:4])}{', ...' if len(seeds) > 4 else ''}): two runs' "
+            "records in one, as two jobs launched at once print them under one rank tag? Write each job's "
+            "output to its own file")
 
 
 def _timed_from(run: Run) -> str:
