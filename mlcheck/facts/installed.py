@@ -1,4 +1,5 @@
-"""The installed mlperf-logging's version, which the reports name beside today's RCP verdict.
+"""The installed mlperf-logging's version, which the reports name beside today's RCP verdict, and
+its folder, whose files some checks read as text.
 
 Read from its ``dist-info`` folder where that is plain: ``importlib.metadata`` imports the email
 package (about 20 ms of every start), so it is only the fallback."""
@@ -22,6 +23,17 @@ def installed_version() -> str:
         return metadata.version("mlperf-logging")
     except metadata.PackageNotFoundError:
         return "?"
+
+
+def installed_folder() -> str | None:
+    """The installed mlperf-logging's package folder, found without importing it (the package is
+    slow to load); None when it is not installed."""
+    import importlib.util
+
+    spec = importlib.util.find_spec("mlperf_logging")
+    if spec is None or not spec.submodule_search_locations:
+        return None
+    return list(spec.submodule_search_locations)[0]
 
 
 def dist_info_version() -> str | None:

@@ -9,6 +9,8 @@ import re
 from functools import cache
 from typing import Iterable
 
+from mlcheck.facts.installed import installed_folder
+
 STRING_PLACES = 256
 """Places inside a string weighed at most (each is a search of the lines before)."""
 
@@ -72,10 +74,12 @@ def _one_best(found: dict[int, str], counts: dict[int, int]) -> dict[int, str] |
     return kept if best and len(set(kept.values())) == 1 else None
 
 
-_SURE_LINE_START = re.compile(rb"[IWEF]\d{4} \d\d:\d\d"
-                              rb"|(?<![:\]] )(?:\d{4}-\d\d-\d\d \d\d:\d\d:\d\d,\d{3} |Warning: Permanently added )"
-                              rb"|\[|(?:WARNING|INFO|ERROR|DEBUG|CRITICAL|FATAL|Traceback)\b"
-                              rb"|(?:/[^\s:]*\.py|<[^>\n]*>):\d+: [A-Z]\w*(?:Warning|Error)\b")
+LOGGER_LINE_STARTS = (rb"[IWEF]\d{4} \d\d:\d\d|(?:WARNING|INFO|ERROR|DEBUG|CRITICAL|FATAL|Traceback)\b"
+                      rb"|(?<![:\]] )(?:\d{4}-\d\d-\d\d \d\d:\d\d:\d\d,\d{3} |Warning: Permanently added )")
+"""How a logger's line begins, in a pattern's text: a glog letter and date, a log level, Python
+``logging``'s date and ssh's warning where no label is before them (both line-start patterns hold it:
+:data:`_SURE_LINE_START`, :data:`mlcheck.read.cut_records.OTHER_LINE_START`)."""
+_SURE_LINE_START = re.compile(LOGGER_LINE_STARTS + rb"|\[|(?:/[^\s:]*\.py|<[^>\n]*>):\d+: [A-Z]\w*(?:Warning|Error)\b")
 """How another stream's line begins that no end of a string before it can belong to
 (:data:`mlcheck.read.cut_records.OTHER_LINE_START` but for a Python ``warnings`` line of a relative
 path, whose first characters may be the string's: ``"eval_top1`` + ``/opt/.../x.py:5: UserWarning``):
@@ -87,15 +91,13 @@ a place no string printed before tells is taken from names and words only there 
 def logger_words() -> frozenset[str]:
     """The texts that mlperf-logging's ``mllog/constants.py`` names (keys such as ``run_stop``,
     event types, ``success``), read from its source as text (importing the logger takes numpy)."""
-    import importlib.util
     import os
 
+    folder = installed_folder()
     try:
-        spec = importlib.util.find_spec("mlperf_logging")
-        folder = next(iter(spec.submodule_search_locations or ())) if spec is not None else None
         with open(os.path.join(folder or "", "mllog", "constants.py"), encoding="utf-8") as source:
             return frozenset(word for word in _CONSTANT.findall(source.read()) if word)  # (not '': no key is)
-    except (OSError, ValueError, ImportError, StopIteration):
+    except (OSError, ValueError):
         return frozenset()
 
 

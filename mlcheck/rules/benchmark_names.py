@@ -107,4 +107,3 @@ def what_tools_do(name: str, version: str, accepted: Collection[str], has_result
         return ("The package checker skips it (its runs are not checked), but the result summarizer reads it as "
                 "maskrcnn and publishes its score: the rules name the folder maskrcnn"), True
     return "The package checker skips it; the result summarizer stops on it", True
-

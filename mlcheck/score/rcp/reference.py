@@ -15,13 +15,13 @@ reference and on which platform are left to the source).
 
 from __future__ import annotations
 
-import importlib.util
 import json
 import os
 from functools import lru_cache
 from typing import Any, Mapping, Sequence
 
 from mlcheck.facts import resources
+from mlcheck.facts.installed import installed_folder
 from mlcheck.records import dataclass
 from mlcheck.score.rcp.policy import RoundPolicy, round_policy
 from mlcheck.score.rcp.tdist import one_sided_p_above
@@ -164,10 +164,8 @@ def build_reference_set(benchmark: str, ruleset: str, records: Mapping[str, Any]
 
 def official_rcp_checker_folder() -> str | None:
     """The installed mlperf-logging's ``rcp_checker`` folder (None: not installed)."""
-    spec = importlib.util.find_spec("mlperf_logging")  # no import: the package is slow to load
-    if spec is None or not spec.submodule_search_locations:
-        return None
-    return os.path.join(list(spec.submodule_search_locations)[0], "rcp_checker")
+    folder = installed_folder()
+    return None if folder is None else os.path.join(folder, "rcp_checker")
 
 
 def _official_rcp_folder(ruleset: str) -> str | None:
