@@ -46,6 +46,7 @@ from collections import deque
 from typing import Any, Callable, Iterable, Iterator
 
 from mlcheck.read.cut_strings import LOGGER_LINE_STARTS, known_strings_place
+from mlcheck.read.lazy_patterns import lazy_pattern
 
 LOOKAHEAD = 4
 """Lines after a cut record within which its rest is looked for (a warning of a few lines)."""
@@ -62,7 +63,7 @@ _DECODER = json.JSONDecoder()
 _MARKER = b":::MLLOG"
 _MARKER_ENDS = tuple(_MARKER[cut:] for cut in range(1, len(_MARKER)))
 """How a line begins that holds the rest of a marker the line before holds the start of."""
-OTHER_LINE_START = re.compile(LOGGER_LINE_STARTS + rb"|\[[\w ,.:/-]*\][ :<\[]"
+OTHER_LINE_START = lazy_pattern(LOGGER_LINE_STARTS + rb"|\[[\w ,.:/-]*\][ :<\[]"
                               rb"|(?:[^\s:\d][^\s:]*\.py|<[^>\n]*>):\d+: [A-Z]\w*(?:Warning|Error)\b")
 """How another stream's line begins where no digit before it can be its own: a glog letter and
 date, Python ``logging``'s date (``2024-05-10 12:00:01,234 - ``: a year's four digits then a

@@ -10,6 +10,7 @@ from functools import cache
 from typing import Iterable
 
 from mlcheck.facts.installed import installed_folder
+from mlcheck.read.lazy_patterns import lazy_pattern
 
 STRING_PLACES = 256
 """Places inside a string weighed at most (each is a search of the lines before)."""
@@ -79,7 +80,7 @@ LOGGER_LINE_STARTS = (rb"[IWEF]\d{4} \d\d:\d\d|(?:WARNING|INFO|ERROR|DEBUG|CRITI
 """How a logger's line begins, in a pattern's text: a glog letter and date, a log level, Python
 ``logging``'s date and ssh's warning where no label is before them (both line-start patterns hold it:
 :data:`_SURE_LINE_START`, :data:`mlcheck.read.cut_records.OTHER_LINE_START`)."""
-_SURE_LINE_START = re.compile(LOGGER_LINE_STARTS + rb"|\[|(?:/[^\s:]*\.py|<[^>\n]*>):\d+: [A-Z]\w*(?:Warning|Error)\b")
+_SURE_LINE_START = lazy_pattern(LOGGER_LINE_STARTS + rb"|\[|(?:/[^\s:]*\.py|<[^>\n]*>):\d+: [A-Z]\w*(?:Warning|Error)\b")
 """How another stream's line begins that no end of a string before it can belong to
 (:data:`mlcheck.read.cut_records.OTHER_LINE_START` but for a Python ``warnings`` line of a relative
 path, whose first characters may be the string's: ``"eval_top1`` + ``/opt/.../x.py:5: UserWarning``):

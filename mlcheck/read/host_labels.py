@@ -39,6 +39,7 @@ from __future__ import annotations
 import re
 import zlib
 
+from mlcheck.read.lazy_patterns import lazy_pattern
 from mlcheck.read.rank_labels import RANK_LABEL, TAG, TIMESTAMP, number
 
 HOST_JOB = -4
@@ -67,7 +68,7 @@ apart, ordered by host, then rank."""
 LOCAL = 1 << 32
 """Above any rank a label after a host label gives (an srun task's torchrun rank included)."""
 
-_HOST_LABEL = re.compile(
+_HOST_LABEL = lazy_pattern(
     r"(?:(?P<host>[A-Za-z](?:[^\W\d]|-)*\d[\w-]*(?:\.[\w-]+)*|\d{1,3}(?:\.\d{1,3}){3}): "
     r"|(?P<nodeset>[A-Za-z][\w-]*\[\d+(?:[,-]\d+)+\][\w.-]*): "
     r"|\[pod/(?P<pod>(?:[^\W\d]|[.-])*\d[\w.-]*)/[\w.-]+\] "
@@ -83,11 +84,11 @@ _LEADS = re.compile(rb"master|chief|leader|launcher|head|driver", re.IGNORECASE)
 _POD_SUFFIX = re.compile(r"-(?=[2-9]*[b-z])[bcdfghjklmnpqrstvwxz2456789]{5}$")
 """The five random characters Kubernetes ends a generated pod's name with (``-k9z2p``), of its
 alphabet (no vowel, no 0, 1 or 3): ``rack1-gpu01`` keeps its number."""
-_FIRST_NODE = re.compile(r"\[(\d+)[^\]]*\]")
-_TAB_TAG = re.compile(r"(?P<host>[A-Za-z](?:[^\W\d]|-)*\d[\w-]*(?:\.[\w-]+)*|\d+(?:\.\d+){3})\t")
+_FIRST_NODE = lazy_pattern(r"\[(\d+)[^\]]*\]")
+_TAB_TAG = lazy_pattern(r"(?P<host>[A-Za-z](?:[^\W\d]|-)*\d[\w-]*(?:\.[\w-]+)*|\d+(?:\.\d+){3})\t")
 """GNU ``parallel --tag``'s argument alone and a tab (``node017<TAB>``, ``10.0.0.12<TAB>``), right
 before the record; a number alone is not one (``awk '{print NR "\t" $0}'`` numbers the lines)."""
-_STERN = re.compile(r"(?P<pod>[a-z][a-z0-9.]*-[-a-z0-9.]*) (?P<container>[a-z][-a-z0-9]*) ")
+_STERN = lazy_pattern(r"(?P<pod>[a-z][a-z0-9.]*-[-a-z0-9.]*) (?P<container>[a-z][-a-z0-9]*) ")
 """``stern``'s pod and container (``train-worker-3 trainer ``), right before the record: Kubernetes
 names in lower case that begin with a letter (a date, ``2022-05-09 mllog ``, is none), the pod's
 with a hyphen and a number."""
@@ -96,16 +97,16 @@ with a hyphen and a number."""
 # 5,000-character word before a record took 2.5 s.)
 _ADDRESSES = 1 << 24
 """A host's number from here is an IPv4 address's (no host name has such a number)."""
-_LAST_NUMBER = re.compile(r"(?<!\d)(\d+)\D*$")
+_LAST_NUMBER = lazy_pattern(r"(?<!\d)(\d+)\D*$")
 """The last number of a name (from its first digit only: tried at every digit of a long run of
 them, each followed by a letter and another digit, it took the square of the name's length)."""
-_RANK_IN_PATH = re.compile(r"(?<![A-Za-z])[Rr]ank[._-]?(\d+)")
+_RANK_IN_PATH = lazy_pattern(r"(?<![A-Za-z])[Rr]ank[._-]?(\d+)")
 """A rank file's number in its path: ``rank3``, ``rank.3``, ``local_rank-3`` (not ``myrank3``, ``ranking``)."""
-_GREP_FILE = re.compile(r"(?P<file>[\w./@+~-]+)[:\x00]")
-_GREP_NUMBER = re.compile(r"\d+:")
+_GREP_FILE = lazy_pattern(r"(?P<file>[\w./@+~-]+)[:\x00]")
+_GREP_NUMBER = lazy_pattern(r"\d+:")
 """A file's path and a colon (``-Z``: a NUL), then grep's ``-n`` or ``-b`` number and a colon (both
 with ``-nb``; ripgrep's ``--column``, ``--vimgrep``: a line and a column): :data:`FILE_JOB`."""
-_BARE_HOST = re.compile(r"(?P<host>[A-Za-z](?:[^\W\d]|-)*\d[\w-]*(?:\.[\w-]+)*)(?P<blanks>[ \t]+)")
+_BARE_HOST = lazy_pattern(r"(?P<host>[A-Za-z](?:[^\W\d]|-)*\d[\w-]*(?:\.[\w-]+)*)(?P<blanks>[ \t]+)")
 """A host's name (with a number, as in :data:`_HOST_LABEL`: ``Epoch 3: `` is no host) and blanks."""
 
 

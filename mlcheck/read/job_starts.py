@@ -27,10 +27,10 @@ a record that repeats a key logged before it, once the run logged weights_initia
 from __future__ import annotations
 
 import re
-from typing import Callable
 
 from mlcheck.model import Finding
 from mlcheck.read import raw_output_rules as raw_output
+from mlcheck.read.lazy_patterns import lazy_pattern
 
 LAUNCHER_NAMES = ("mpirun", "mpiexec", "mpiexec.hydra", "mpiexec_mpt", "orterun", "prterun", "srun", "poprun", "torchrun",
                   "horovodrun", "deepspeed", "jsrun", "aprun", "ibrun", "flux run", "composer", "pdsh", "clush", "pssh",
@@ -73,16 +73,19 @@ class _LaunchLine:
     for in a command that begins with one), one run as a Python module or a launch message (in a
     command that begins with Python or accelerate, a bracketed logger's line, or one naming the
     elastic operator), at the line's start or after a command and ``&&`` or ``;``
-    (:data:`_COMMAND_BEFORE`). The patterns of wrappers and modules are compiled when a line first
-    asks for them (about a millisecond each)."""
+    (:data:`_COMMAND_BEFORE`). The patterns are compiled when a line first asks for them (a few
+    milliseconds: see :mod:`mlcheck.read.lazy_patterns`)."""
 
     __slots__ = ("_command", "_wrapped", "_module")
 
     def __init__(self) -> None:
-        self._command = re.compile(_LINE_START + rb"(?:(?:\S*/)?" + _LAUNCHERS + _LAUNCH_ARGUMENT + _RUN_SCRIPT + rb")",
-                                   re.IGNORECASE).match
-        self._wrapped: Callable[[bytes], re.Match[bytes] | None] | None = None
-        self._module: Callable[[bytes], re.Match[bytes] | None] | None = None
+        self._command = lazy_pattern(_LINE_START + rb"(?:(?:\S*/)?" + _LAUNCHERS + _LAUNCH_ARGUMENT + _RUN_SCRIPT + rb")",
+                                     re.IGNORECASE)
+        self._wrapped = lazy_pattern(_LINE_START + _WRAPPERS + rb"(?:\S*/)?" + _LAUNCHERS + _LAUNCH_ARGUMENT, re.IGNORECASE)
+        self._module = lazy_pattern(
+            _LINE_START + rb"(?:" + _WRAPPERS + rb"(?:" + _MODULE_LAUNCHERS + rb")"
+            rb"|(?:\[[^\]\n]*\][ \t]*){1,4}cmd[ \t]*=[ \t]*(?:" + _MODULE_LAUNCHERS + rb")"
+            rb"|\S*torch\.distributed\.launcher\.api:Starting elastic_operator)", re.IGNORECASE)
 
     def match(self, raw: bytes) -> re.Match[bytes] | None:
         if _MAY_LAUNCH(raw.lower()) is None:  # (a training loop's own lines: one search, not three patterns)
@@ -101,26 +104,18 @@ class _LaunchLine:
         return found
 
     def _one(self, raw: bytes) -> re.Match[bytes] | None:
-        found = self._command(raw)
+        found = self._command.match(raw)
         if found is not None:
             return found
         head = _HEAD(raw)
         at = head.end() if head is not None else 0
         wrapped = raw.startswith(_WRAPPER_WORDS, at) or _VARIABLE(raw, at) is not None
         if wrapped:
-            if self._wrapped is None:
-                self._wrapped = re.compile(_LINE_START + _WRAPPERS + rb"(?:\S*/)?" + _LAUNCHERS + _LAUNCH_ARGUMENT,
-                                           re.IGNORECASE).match
-            found = self._wrapped(raw)
+            found = self._wrapped.match(raw)
         if found is None and ((b"python" in raw or b"accelerate" in raw) and (
                 wrapped or raw.startswith(b"accelerate", at) or b"python" in raw[at:raw.find(b" ", at)])
                 or raw.startswith(b"[", at) and b"cmd" in raw or b"elastic_operator" in raw):
-            if self._module is None:
-                self._module = re.compile(
-                    _LINE_START + rb"(?:" + _WRAPPERS + rb"(?:" + _MODULE_LAUNCHERS + rb")"
-                    rb"|(?:\[[^\]\n]*\][ \t]*){1,4}cmd[ \t]*=[ \t]*(?:" + _MODULE_LAUNCHERS + rb")"
-                    rb"|\S*torch\.distributed\.launcher\.api:Starting elastic_operator)", re.IGNORECASE).match
-            found = self._module(raw)
+            found = self._module.match(raw)
         return found
 
 
@@ -139,7 +134,7 @@ LAUNCH_LINE = _LaunchLine()
 :data:`_WRAPPERS`), or its launch message (``poprun: launching``, DeepSpeed's runner's
 ``[runner.py:555:main] cmd = ... -m deepspeed.launcher.launch``, torchrun's ``Starting
 elastic_operator``)."""
-JOB_END = re.compile(
+JOB_END = lazy_pattern(
     rb"slurmstepd(?:-[\w.-]+)?: error: \*\*\* (?:JOB|STEP) \S+ ON \S+ CANCELLED AT "
     rb"|srun: Job step aborted"
     rb"|srun: error: \S+: tasks? [\d,\[\]-]+: \S"
@@ -292,7 +287,7 @@ class JobStarts:
 
 TRACEBACK_ENDS, _WEAK = "a Python traceback ends with its exception", "weak"
 _TRACEBACK, _TRACEBACK_GOES_ON = b"Traceback (most recent call last):", (b" ", b"\t", b"During handling of", b"The above")
-_EXCEPTION_LINE = re.compile(rb"(?:[A-Za-z_]\w*\.)*[A-Za-z_]\w*(?:Error|Exception|Interrupt|Exit|Failure)\b")
+_EXCEPTION_LINE = lazy_pattern(rb"(?:[A-Za-z_]\w*\.)*[A-Za-z_]\w*(?:Error|Exception|Interrupt|Exit|Failure)\b")
 
 def _shown(raw: bytes) -> str:
     """A line as a finding quotes it (80 characters at most)."""

@@ -5,17 +5,19 @@ from __future__ import annotations
 
 import re
 
+from mlcheck.read.lazy_patterns import lazy_pattern
+
 Source = tuple[int, int]
 """(job, rank) of the process that printed a record; job -1 is ``srun --label``, -2 MPICH-style
 ``mpiexec -prepend-rank`` (``[rank]``), -3 torchrun (``[rankN]:``, ``[defaultN]:``), -4 a host's
 name, -5 a Ray worker, -6 a syslog process, -8 a file grep names (:mod:`mlcheck.read.host_labels`),
 -7 a task of a heterogeneous Slurm job (:data:`COMPONENT_JOB`)."""
 
-TAG = re.compile(r"\[(?:[^\[\]\s,@]*@)?(\d+),(?:mpirank:)?(\d+)(?:,[^\[\]\s,]+)?\](?:\[[^\[\]\s]*\])?<(stdout|stderr)>:")
+TAG = lazy_pattern(r"\[(?:[^\[\]\s,@]*@)?(\d+),(?:mpirank:)?(\d+)(?:,[^\[\]\s,]+)?\](?:\[[^\[\]\s]*\])?<(stdout|stderr)>:")
 """An OpenMPI/poprun ``[job,rank]<stdout>:`` tag; OpenMPI 5 (PRRTE) may name the job's namespace
 (``[prterun-node1-4242@1,0]<stdout>:``) and add the host and pid (``[1,0][node1:4242]<stdout>:``);
 SageMaker's MPI jobs name the rank and the host (``[1,mpirank:0,algo-1]<stdout>:``)."""
-TIMESTAMP = re.compile(
+TIMESTAMP = lazy_pattern(
     r"\[?(?:\d{4}[-/]\d\d[-/]\d\d[T ]\d\d:\d\d:\d\d(?:[.,]\d+)?(?:Z|[+-]\d\d:?\d\d)?"
     r"|\d\d/\d\d/\d{2,4}[T ]\d\d:\d\d:\d\d(?:[.,]\d+)?"
     r"|(?:[A-Z][a-z]{2} )?[A-Z][a-z]{2} [ \d]\d \d\d:\d\d:\d\d(?:\.\d+)?(?:(?: [A-Z]{3,5})? \d{4})?"
@@ -24,7 +26,7 @@ TIMESTAMP = re.compile(
 """ISO (``ts "%FT%.T"``, loggers) or with slashes (``%Y/%m/%d``, ``%d/%m/%Y``), syslog-like (``ts``), ``date``
 (``mpirun --timestamp-output``; ``Tue Oct 07 12:00:00 UTC 2025:``), the epoch (``ts %s``, ``ts %.s``), a relative
 clock (``ts -s``, ``ts -i``)."""
-RANK_LABEL = re.compile(r" *(?:(\d+): |\[(\d+)(?:@[\w.-]+)?\](?: |: ?|<(?:stdout|stderr)>: ?)|\[[a-z][a-z_-]*?(\d+)\]: ?"
+RANK_LABEL = lazy_pattern(r" *(?:(\d+): |\[(\d+)(?:@[\w.-]+)?\](?: |: ?|<(?:stdout|stderr)>: ?)|\[[a-z][a-z_-]*?(\d+)\]: ?"
                         r"|\[(?:[Rr]ank|RANK|GPU|gpu)(?:[:=] ?| )?(\d+)\] |(?:[Rr]ank|RANK) (\d+): "
                         r"|\[rank(\d+)-[\w-]*\]: ?|P(?P<component>\d+) +(?P<task>\d+): )")
 """A task's label: ``srun --label`` (`` 3: ``; a heterogeneous job's ``P1 3: ``, task 3 of its
@@ -35,13 +37,13 @@ component 1), ``mpiexec -prepend-rank`` (``[3] ``; Hydra's ``-prepend-pattern "[
 (``[3]:``; SageMaker HyperPod's ``[rank3-group_rank0-attempt0]:``), the ``[Rank 3] ``/``[rank: 3] ``
 of DeepSpeed's and Lightning's loggers, and a job's own ``[RANK 3] ``, ``[rank=3] ``, ``[GPU3] ``,
 ``rank 3: ``."""
-LOGGER_RANK = re.compile(r"(?<=[\s\]:])\[(?:[Rr]ank|RANK|GPU|gpu)(?:[:=] ?| )?(\d+)\]:? ?$")
+LOGGER_RANK = lazy_pattern(r"(?<=[\s\]:])\[(?:[Rr]ank|RANK|GPU|gpu)(?:[:=] ?| )?(\d+)\]:? ?$")
 """A logger's rank label after its head (DeepSpeed's ``log_dist``: ``[ts] [INFO] [file:line:fn] [Rank 3] ``)."""
-TASK_LOG_RANK = re.compile(r"\[rank=(\d+)\] \|\| (?:[A-Z]+: *)?$")
+TASK_LOG_RANK = lazy_pattern(r"\[rank=(\d+)\] \|\| (?:[A-Z]+: *)?$")
 """The global rank of a Determined task log's line, at the end of its head (``[2022-05-09T08:00:00Z]
 adbf0834 [rank=3] || INFO:  ``; the trial log's ``[ts] [adbf0834] [rank=3] || ``): the container's
 id before it names no process of its own."""
-LOCAL_RANK = re.compile(r"\[[a-z][a-z_-]*?(\d+)\]: ?")
+LOCAL_RANK = lazy_pattern(r"\[[a-z][a-z_-]*?(\d+)\]: ?")
 LOCAL_RANKS = 1 << 16
 """An srun task's torchrun ranks (``0: [default1]:``) are ``task * LOCAL_RANKS + local``: by task, then local rank."""
 COMPONENT_JOB = -7

@@ -13,6 +13,7 @@ from __future__ import annotations
 import re
 from typing import Iterable
 
+from mlcheck.read.lazy_patterns import lazy_pattern
 from mlcheck.records import dataclass, field
 from mlcheck.read.host_labels import bare_host, host_label, host_source_name, lone_service, within_host
 from mlcheck.read.rank_labels import (LOCAL_RANK, LOCAL_RANKS, LOGGER_RANK, RANK_LABEL, TASK_LOG_RANK, label_source,
@@ -24,7 +25,7 @@ from mlcheck.read.rank_labels import Source as Source  # (the readers' name for 
 _MARKER = ":::MLLOG"
 _MARKER_BYTES = _MARKER.encode()
 ANSI = re.compile(r"\x1b\[[0-9;?]*[ -/]*[@-~]")
-TIMESTAMP_BYTES = re.compile(TIMESTAMP.pattern.encode())
+TIMESTAMP_BYTES = lazy_pattern(TIMESTAMP.pattern.encode())
 _TIME_MS = re.compile(rb'"time_ms"\s*:\s*[-0-9.eE+]+')
 
 
@@ -48,11 +49,12 @@ def read_prefix(text: str) -> Prefix:
         text = text.lstrip("\x00")
     if not text:
         return Prefix(None, False, False)
-    bare = RANK_LABEL.fullmatch(text) or TAG.fullmatch(text)  # (the commonest, as read_parts reads them)
+    bare = RANK_LABEL.fullmatch(text)  # (the commonest, as read_parts reads them)
     if bare is not None:
-        if bare.re is TAG:
-            return Prefix((number(bare.group(1)), number(bare.group(2))), False, False, bare.group(3))
         return Prefix(label_source(bare), False, False)
+    tag = TAG.fullmatch(text)
+    if tag is not None:
+        return Prefix((number(tag.group(1)), number(tag.group(2))), False, False, tag.group(3))
     return read_parts(text)
 
 

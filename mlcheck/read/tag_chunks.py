@@ -39,9 +39,10 @@ import re
 from typing import Callable, Iterable, Iterator, NamedTuple
 
 from mlcheck.read.job_starts import JOB_END, LAUNCH_LINE
+from mlcheck.read.lazy_patterns import lazy_pattern
 from mlcheck.read.long_lines import MAX_LINE_BYTES
 
-_TAG = re.compile(rb"(?:(?:[A-Z][a-z]{2} ){1,2}[ \d]\d \d\d:\d\d:\d\d(?: \d{4})?)?"
+_TAG = lazy_pattern(rb"(?:(?:[A-Z][a-z]{2} ){1,2}[ \d]\d \d\d:\d\d:\d\d(?: \d{4})?)?"
                   rb"(?P<tag>\[(?:[^\[\]\s,@]*@)?(?P<job>\d+),(?:mpirank:)?\d+(?:,[^\[\]\s,]+)?\]"
                   rb"(?:\[[^\[\]\s]*\])?<std(?:out|err)>:|\[(?P<role>[a-z][a-z_-]*?)\d+\]:)")
 """An OpenMPI/poprun rank tag (as :data:`mlcheck.read.rawlog.TAG`, in bytes), after the date that

@@ -26,6 +26,7 @@ from operator import getitem, methodcaller
 from typing import Callable, cast
 
 from mlcheck.model import Event
+from mlcheck.read.lazy_patterns import lazy_pattern
 from mlcheck.read.line_reader import MARKER_BYTES, TOKEN_BYTES, LineReader
 from mlcheck.read.rawlog import Source
 from mlcheck.read.record_runs import MIN_LINES, events_of_lines
@@ -35,8 +36,8 @@ _BARE_TAG = (rb"(?: *\d+: |\[\d+(?:@[\w.-]+)?\](?: |<std(?:out|err)>: ?)|\[[a-z]
              rb"|\[(?:[^\[\]\s,@]*@)?\d+,(?:mpirank:)?\d+(?:,[^\[\]\s,]+)?\](?:\[[^\[\]\s]*\])?<std(?:out|err)>:)")
 """What :func:`mlcheck.read.rawlog.read_prefix` reads as a bare tag: an ``srun`` label, an
 ``mpiexec -prepend-rank`` rank, a torchrun rank, an MPI tag."""
-_TAGGED_RECORD = re.compile(_BARE_TAG + re.escape(TOKEN_BYTES))
-_RUN_END = re.compile(rb"\n(?!" + _BARE_TAG + re.escape(TOKEN_BYTES) + rb")")
+_TAGGED_RECORD = lazy_pattern(_BARE_TAG + re.escape(TOKEN_BYTES))
+_RUN_END = lazy_pattern(rb"\n(?!" + _BARE_TAG + re.escape(TOKEN_BYTES) + rb")")
 """The line end after which the next line is not a tagged record line."""
 _FIND_MARKER = methodcaller("find", MARKER_BYTES)
 _SLICED = cast(Callable[[bytes, slice], bytes], getitem)
