@@ -126,8 +126,8 @@ def test_a_derived_value_names_its_formula_and_the_values(cases: tuple[Path, lis
                                                                         "invalid_opt_base_learning_rate"))
     [found] = [f for f in check([str(path)], ruleset="5.0.0").runs[0].findings if f.code == "MLC202"]
     assert found.message.startswith("opt_base_learning_rate is 0.00016; closed Llama 3.1 405B requires the value "
-                                    "* 1152 == global_batch_size * 8e-05; computed 0.18432 vs 0.09216 with "
-                                    "global_batch_size 1152 (line ")
+                                    "* 1152 == global_batch_size * 8e-05; with global_batch_size 1152 (line 8) "
+                                    "the two sides are 0.18432 and 0.09216 (training_5.0.0/")
     late = out / next(c["path"] for c in manifest
                       if (c["ruleset"], c["benchmark"], c["kind"]) == ("5.1.0", "llama31_405b",
                                                                         "decay_steps_logged_before_warmup"))
@@ -236,7 +236,7 @@ def test_the_latest_rules_text_fixes_what_the_6_x_checkers_only_require(
         message = next(f.message for f in run.findings if f.code == "MLC204")
         assert "training_rules.adoc (HEAD d73e20f, v6.0) §" in message and "does not enforce it" in message
         if warned == "opt_learning_rate_warmup_steps":  # (the rules text's value for the logged batch)
-            assert "(computed 123 vs " in message and " with global_batch_size " in message
+            assert "(with global_batch_size " in message and " the formula gives 8000, the value is 123)" in message
 
 
 def test_a_stable_diffusion_run_short_of_the_target_counts_the_evals_without_every_field(tmp_path: Path) -> None:

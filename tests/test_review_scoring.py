@@ -399,14 +399,14 @@ def test_too_few_runs_for_the_median_say_what_the_score_drops() -> None:
 
 
 def test_a_console_whose_records_only_a_cr_separates_has_its_evals_before_its_run_stop(tmp_path: Path) -> None:
-    """Raw output of records separated by CR alone, one physical line with a trailing LF line:
-    every record is on line 1, and its evals still come before its run_stop (was: MLC535, "no
-    eval_accuracy comes before it", an error on a run the official checker passes; a review,
-    session 43)."""
+    """Raw output of records separated by CR alone, then a trailing LF line: its evals come
+    before its run_stop (was: MLC535, "no eval_accuracy comes before it", an error on a run the
+    official checker passes; a review, session 43). Its records are on the lines the official
+    parser's universal newlines give (session 50: they were all on line 1)."""
     records = (ACME / RESNET / "result_0.txt").read_text("utf-8").splitlines()
     console = tmp_path / "console.log"
     console.write_bytes("\r".join(records).encode() + b"\rJob finished\n")
     (run,) = check([str(console)]).runs
-    assert run.run is not None and run.run.first_line == 1 and run.run.last_line == 1
+    assert run.run is not None and run.run.first_line == 1 and run.run.last_line == len(records)
     assert [f.code for f in run.findings if f.severity is Severity.ERROR] == []
     assert (run.verdict, run.official_verdict, run.converged) == ("pass", "pass", True)

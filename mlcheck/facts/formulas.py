@@ -116,6 +116,8 @@ def evaluate(expr: Any, scope: Scope, as_logged: bool = False) -> Any:
         else:
             result = _UNARY[expr["op"]](args[0])
     except (ArithmeticError, ValueError, TypeError) as error:
+        if expr["op"] == "int" and isinstance(args[0], str):  # (not Python's "invalid literal for int() ...")
+            raise FormulaError(f"int({args[0]!r}) fails: the checker's int() reads a whole number or digits alone") from None
         raise FormulaError(str(error)) from None
     if isinstance(result, complex):
         raise FormulaError("the result is not a real number")
@@ -132,6 +134,24 @@ def formula_holds(spec: Mapping[str, Any], scope: Scope) -> bool:
         return bool(_COMPARE[spec["cmp"]](left, right))
     except FormulaError:
         return False
+
+
+def is_number_text(value: str) -> bool:
+    """Whether Python's ``float()`` reads ``value`` (``"0.1"``, ``" 1e3 "``, ``"nan"``)."""
+    try:
+        float(value)
+    except ValueError:
+        return False
+    return True
+
+
+def formula_reads_value(expr: Any) -> bool:
+    """Whether an expression or formula reads the checked record's value (``{"this": "value"}``)."""
+    if not isinstance(expr, Mapping):
+        return False
+    if "this" in expr:
+        return bool(expr["this"] == "value")
+    return any(formula_reads_value(part) for part in (expr.get("left"), expr.get("right"), *expr.get("args", ())))
 
 
 def states_read(expr: Any) -> list[str]:
@@ -174,16 +194,31 @@ def render_formula(spec: Mapping[str, Any]) -> str:
 
 
 def sides(spec: Mapping[str, Any], scope: Scope) -> str:
-    """The computed sides of a formula for a message: ``0.1152 vs 0.09216``, or why they cannot
-    be computed."""
+    """The computed sides of a formula for a message: ``the formula gives 0.09216, the value is
+    0.1152`` (its left side a logged value: the value or a metadata field), ``the two sides are
+    0.18432 and 0.09216`` (both sides computed), or why they cannot be computed."""
     values = []
     for part in (spec["left"], spec["right"]):
         try:
             values.append(evaluate(part, scope))
         except (FormulaError, StateUnset) as error:
-            return f"cannot be computed: {error}"
-    return " vs ".join(map(repr, values)) + (_near_miss(*values) if spec.get("cmp") == "==" and "tolerance" not in spec
-                                             else "")
+            return f"the formula cannot be computed: {error}"
+    near = _near_miss(*values) if spec.get("cmp") == "==" and "tolerance" not in spec else ""
+    left, right = map(_shown, values)
+    if not states_read(spec["left"]) and not isinstance(spec["left"], (int, float)) and \
+            not _SYMBOL.keys() & _ops(spec["left"]):  # (a logged value, or int() of it)
+        return f"the formula gives {right}, {render(spec['left'])} is {left}{near}"
+    return f"the two sides are {left} and {right}{near}"
+
+
+def _ops(expr: Any) -> set[str]:
+    if not isinstance(expr, Mapping) or "op" not in expr:
+        return set()
+    return {expr["op"]}.union(*map(_ops, expr["args"]))
+
+
+def _shown(value: Any) -> str:
+    return f"{value:,}" if isinstance(value, int) and not isinstance(value, bool) and abs(value) >= 10_000 else repr(value)
 
 
 def _near_miss(left: Any, right: Any) -> str:

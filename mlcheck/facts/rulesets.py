@@ -269,7 +269,8 @@ def _periods() -> dict[str, tuple[dt.date, dt.date]]:
                             dt.date.fromisoformat(period["results_published"]))
     return periods
 
-_PATH_ROUND = re.compile(r"(?:training[-_](?:results[-_])?v?|^v)(\d+\.\d+)(?:\.\d+)?$", re.IGNORECASE)
+_PATH_ROUND = re.compile(r"(?:(?:training|mlperf)[-_](?:results[-_])?v?|^v)(\d+\.\d+)(?:\.\d+)?"
+                         r"(?:[-_](?:final|published|submission|rc\d*))?$", re.IGNORECASE)  # (mlperf-6.1, v6.0_final)
 
 
 def ruleset_from_path(path: str) -> Ruleset | None:

@@ -5,8 +5,10 @@ The official parser (``mlp_parser``, every round) opens a result file as text wi
 newlines: a CR alone ends a line, as LF and CRLF do. mlcheck reads lines by their LF, so such a file
 would be one line: every record at line 1, and the order of records (a value logged before the
 key it depends on, MLC112; ``init_stop`` before ``run_start``) judged wrongly. A file whose first
-MiB holds a CR and no LF, and no LF after it either, is read here with each CR, or CRLF, turned
-into one LF: its line numbers are those of the parser's lines (and of an editor that shows them).
+MiB holds a CR and no LF, and no LF after it either, or whose records there begin more lines after
+a CR alone than after an LF (an LF-ended line first or last among CR-ended ones), is read here with
+each CR, or CRLF, turned into one LF: its line numbers are those of the parser's lines (and of an
+editor that shows them).
 Any other file is read as it is: a CR inside a line of LF-ended output (a progress bar) keeps its
 physical line, a first line of progress bar longer than a MiB too (the rest of the file is looked
 through, without keeping it, then read from where it was: most of its records begin lines after an
@@ -26,13 +28,28 @@ def cr_line_ended(handle: io.BufferedReader) -> io.BufferedReader:
     """``handle``, or a reader of it with CR line ends turned into LF when its start has a CR and
     no LF (the cheap test first: most logs hold an LF in their first buffer)."""
     head = handle.peek(1)
-    if not head or b"\n" in head:
+    if not head or b"\n" in head and (b"\r" not in head or not _more_lone_crs(head)):
         return handle
     probe = handle.read(PROBE_BYTES)  # (a first line longer than the buffer: its bytes replayed)
-    translate = b"\r" in probe and b"\n" not in probe
+    translate = b"\r" in probe and (b"\n" not in probe or _records_after_crs(probe))
     if translate and len(probe) == PROBE_BYTES and _lf_later(handle):
         translate = False  # (a progress bar's first MiB, then LF-ended lines)
     return io.BufferedReader(_Replayed(handle, probe, translate=translate))
+
+
+def _more_lone_crs(data: bytes) -> bool:
+    """Whether ``data`` holds more CRs alone than LFs (the cheap test, in C, before a look at its
+    records: a file of CR line ends with an LF-ended line first or last)."""
+    return data.count(b"\r") - data.count(b"\r\n") > data.count(b"\n")
+
+
+def _records_after_crs(data: bytes) -> bool:
+    """Whether more of the records in ``data`` begin lines a CR alone ends before them than lines
+    after an LF (CR line ends and an LF or two; not LF-ended output with a progress bar's CRs)."""
+    after = {b"\r": 0, b"\n": 0}
+    for found in _RECORD_LINE.finditer(data):
+        after[found.group(1)] += 1
+    return after[b"\r"] > after[b"\n"]
 
 
 def _lf_later(handle: io.BufferedReader) -> bool:

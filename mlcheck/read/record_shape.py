@@ -211,6 +211,8 @@ def undecodable_record(path: str, line_no: int, body: str, column: int,
     snippet = body[:60] + ("…" if len(body) > 60 else "")
     where = f"column {column + 1 + error.pos}"
     what = f"{error.msg} {where}" if error.msg.endswith(" at") else f"{error.msg} at {where}"
+    if body[error.pos:error.pos + 1] == "\r":  # (the official parser reads universal newlines: a line end)
+        what += " (a carriage return, CR: the official parser ends the line there, cutting the record)"
     return rules.INVALID_JSON.at(path, line_no, f"invalid JSON: {what} in {snippet!r}{_named(body)}")
 
 

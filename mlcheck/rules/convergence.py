@@ -119,7 +119,7 @@ def check(ctx: RunContext) -> Iterator[Finding]:
             yield ctx.at(OPEN_EVAL_NOT_BELOW_ONE, last.line,
                          f"none of the {len(run.evaluations)} {records_named(target)} meets {target.text} (last: "
                          f"{describe_eval(last, facts.eval_position)}); the open division of this round requires at least one "
-                         f"(open_{facts.name}.yaml)")
+                         f"(training_{ctx.ruleset.version}/open_{facts.name}.yaml)")
         return
     if not ctx.closed and run.evaluations and not any(below_one(e.value, target)
                                                       for e in run.evaluations):
@@ -132,7 +132,7 @@ def check(ctx: RunContext) -> Iterator[Finding]:
         yield ctx.at(OPEN_EVAL_NOT_BELOW_ONE, last.line,
                      f"none of the {run.count('eval_accuracy')} eval_accuracy values is below 1.0 (last: "
                      f"{describe_eval(last, facts.eval_position)}); the open division requires at least one "
-                     f"(open_{facts.name}.yaml). {advice}")
+                     f"(training_{ctx.ruleset.version}/open_{facts.name}.yaml). {advice}")
     if reached is None:
         if ctx.closed:
             yield _not_reached(ctx, target)
@@ -143,7 +143,7 @@ def check(ctx: RunContext) -> Iterator[Finding]:
                      f"{describe_eval(reached, facts.eval_position, target_bounds(target))} reached the "
                      f"target ({target.text}); log status 'success' if the run converged")
     late_ms = reached.time_ms - stop.time_ms if stop is not None else 0.0
-    if stop is not None and late_ms > _LATE_MS and ctx.closed and not facts.checkpoint_eval:
+    if stop is not None and _LATE_MS < late_ms < math.inf and ctx.closed and not facts.checkpoint_eval:  # (inf, NaN: MLC007's)
         yield ctx.at(TARGET_AFTER_RUN_STOP, reached.line,
                      f"the target is first reached by the eval at line {reached.line}, timed "
                      f"{late_ms / 1000:,.3f} s after run_stop (line {stop.line}): the run was timed "

@@ -178,7 +178,7 @@ def _off_packed_schedule(ctx: RunContext, evals: list[tuple[Evaluation, float]],
 def _shown(value: float) -> str:
     if abs(value) >= 1e15:  # (beyond a float's whole numbers: 1e+30, not 1,000,000,000,000,000,019,884,...)
         return f"{value:.6g}"
-    return f"{value:,.0f}" if float(value).is_integer() else f"{value:,}"
+    return f"{value:,.0f}" if float(value).is_integer() else f"{value:,.3f}".rstrip("0").rstrip(".")  # (16,383.1)
 
 
 def _source(cadence: EvalCadence) -> str:

@@ -173,8 +173,8 @@ def _rules_text(ctx: RunContext, bench: BenchmarkConstraints, rule: RulesTextChe
         if record is not None and not holds(record, event.value, run.value_of):
             continue  # (the checker of record fails it too: MLC202 says so, once)
         computed = "" if "formula" not in rule.check else (  # (the rules text's value for the logged ones)
-            f" (computed {sides(rule.check['formula'], scope)}"
-            f"{' with ' if states else ''}{', '.join(f'{name} {show(value)}' for name, value in sorted(states.items()))})")
+            f" ({'with ' if states else ''}{', '.join(f'{name} {show(value)}' for name, value in sorted(states.items()))}"
+            f"{' ' if states else ''}{sides(rule.check['formula'], scope)})")
         yield ctx.at(RULES_TEXT_CONSTRAINT, event.line,
                      f"{rule.key} is {show(event.value)}; the rules text requires {describe(rule.check)}{computed}{when} "
                      f"for closed {bench.title} ({rule.section}); the checker of record does not enforce it",

@@ -8,7 +8,8 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any, Iterable, Iterator, Mapping
 
 from mlcheck.facts.constraints import Entry, describe, holds, show
-from mlcheck.facts.formulas import FormulaError, Scope, StateUnset, evaluate as compute, formula_holds, sides, states_read
+from mlcheck.facts.formulas import (FormulaError, Scope, StateUnset, evaluate as compute, formula_holds, formula_reads_value,
+                                    is_number_text, sides, states_read)
 from mlcheck.model import Event, Finding
 from mlcheck.rule import RunContext
 from mlcheck.rules.checker_state import StateTimeline, values_logged_before
@@ -65,30 +66,25 @@ def _value_check(ctx: RunContext, entry: Entry, event: Event, check: Mapping[str
     except StateUnset as unset:
         yield _unset(ctx, entry, event, check, codes, scope, states, unset.name)
         return
-    computed = ""
+    computed, head = "", f"{entry.key} is {show(event.value)}"
     formula = _failing_formula(check, record)
     if formula is not None:
         used = ", ".join(f"{name} {show(record.states[name])} ({'' if setter in (None, name) else f'from {setter}, '}"
                          f"line {states.origin(event.line, name)})"  # (a state the checker computes from a key)
                          for name in states_read(formula) if name in record.states
                          for setter in (states.setter(name),))
-        fields = [f"{name} {show(record.metadata[name])}" for name in _metadata_read(formula)
-                  if name in record.metadata]
-        computed = (f"; computed {sides(formula, record)}" + (f" with {used}" if used else "")
-                    + (f" (the record's {', '.join(fields)})" if fields else ""))
+        read = _metadata_read(formula)
+        fields = [f"{name} is {show(record.metadata[name])}" for name in read if name in record.metadata]
+        computed = sides(formula, record)
+        computed = f"; with {used} {computed}" if used and "cannot be computed" not in computed else f"; {computed}"
+        if read and not formula_reads_value(formula):  # (the record's metadata alone: 6.1 DeepSeek's first eval)
+            head = f"{entry.key}'s {' and '.join(fields)}" if fields else f"{entry.key} has no {' or '.join(read)} in its metadata"
+        elif fields:
+            computed += f" (where {', '.join(fields)})"
     text = (" (a string: the checker does not read it as a number; log the number)"
-            if isinstance(event.value, str) and _is_number_text(event.value) else "")
+            if isinstance(event.value, str) and is_number_text(event.value) and head.endswith(show(event.value)) else "")
     yield ctx.at(codes.invalid, event.line,
-                 f"{entry.key} is {show(event.value)}{text}; {scope} requires {describe(check)}{computed} "
-                 f"({entry.source})", official=official)
-
-
-def _is_number_text(value: str) -> bool:
-    try:
-        float(value)
-    except ValueError:
-        return False
-    return True
+                 f"{head}{text}; {scope} requires {describe(check)}{computed} ({entry.source})", official=official)
 
 
 def _metadata_read(expr: Any) -> list[str]:

@@ -59,7 +59,7 @@ from typing import TYPE_CHECKING
 from mlcheck.facts.round_choice import RulesetChoice, names_training_round
 from mlcheck.facts.checks import show, show_repr
 from mlcheck.facts.rulesets import SUPPORTED_RULESETS, load_ruleset, ruleset_for_date
-from mlcheck.model import Event, Finding, Run, Severity
+from mlcheck.model import Event, Finding, Run, Severity, plausible_time
 from mlcheck.rule import Rule
 
 if TYPE_CHECKING:
@@ -159,7 +159,14 @@ def unknown_benchmark(run: Run, benchmark: object, ruleset: Ruleset) -> Finding:
         message = f"{show_repr(benchmark)} is not a benchmark of training {ruleset.version}; valid: {valid}"
         others = [v for v in SUPPORTED_RULESETS if v != ruleset.version and (facts := load_ruleset(v).benchmarks.get(
             benchmark)) is not None and facts.not_in_record is None]
-        if others:  # (a round the run's date did not pick: a clock off, a resubmitted log, an estimated period)
+        start = run.run_start
+        when = dt.datetime.fromtimestamp(start.time_ms / 1000, tz=dt.timezone.utc).date() \
+            if start is not None and plausible_time(start.time_ms) else None
+        if others and when is not None and all(load_ruleset(v).results_published < when for v in others):
+            message += (f". It is a benchmark of training {others[-1]}{' and earlier rounds' if len(others) > 1 else ''}, "
+                        f"published before the run's date ({when}): a run is never submitted to an earlier round, "
+                        f"and the later rounds have no {benchmark}")
+        elif others:  # (a round the run's date did not pick: a clock off, a resubmitted log, an estimated period)
             nearest = min(others, key=lambda v: abs(SUPPORTED_RULESETS.index(v) - SUPPORTED_RULESETS.index(ruleset.version)))
             more = f" (and of {len(others) - 1} other round{'s' if len(others) > 2 else ''})" if len(others) > 1 else ""
             message += f". It is a benchmark of training {nearest}{more}: pass --ruleset {nearest} if the run is for it"

@@ -81,7 +81,7 @@ def _clock_range(ctx: RunContext) -> Iterator[Finding]:
     events = ctx.run.events
     if not events or _within(list(map(EVENT_TIME_MS, events)), low, high):
         return  # (the common run: its extremes found in C; a time_ms is finite, MLC005 says so of others)
-    odd = [e for e in events if not low <= e.time_ms < high and e.time_ms == e.time_ms]  # (NaN: MLC007's)
+    odd = [e for e in events if not low <= e.time_ms < high and math.isfinite(e.time_ms)]  # (NaN, inf: MLC007's)
     clocks = [e for e in odd if e.key in _CLOCK_KEYS]
     for group, severity, effect in ((clocks, Severity.ERROR, "the time-to-train and init time computed "
                                      "from it are meaningless"),

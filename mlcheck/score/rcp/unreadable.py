@@ -56,7 +56,8 @@ def unreadable_points(run: Run, ruleset: str, benchmark: str | None) -> list[Fin
     if statusless is not None:  # (the checker reads json.loads(line)["metadata"]["status"] of every run_stop)
         return [RCP_POINT_UNREADABLE.at(run.path, statusless.line, (
             f"run_stop has no status in its metadata: training {ruleset}'s RCP checker reads the status of every "
-            "run_stop (KeyError), and the package checker stops with it, so the package cannot be accepted as it is. "
+            "run_stop (its json.loads(line)['metadata']['status'] raises a KeyError, or a TypeError where the metadata "
+            "is no object), and the package checker stops with it, so the package cannot be accepted as it is. "
             "Log run_stop with metadata status success or aborted"), run_index=run.index)]
     first_success = next((stop for stop in stops if _succeeded(stop)), None)
     at_success = rule if first_success is None else reader_of(first_success)

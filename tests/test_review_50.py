@@ -1,0 +1,178 @@
+"""Session 50's review of the rounds being prepared (6.0, 6.1): what a formula's message says, the
+eval spacing's figures, the open division's rule file, the folders that name a round, a retired
+benchmark's hint."""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+import pytest
+
+from mlcheck import check
+from mlcheck.facts.rulesets import ruleset_from_path
+from tool_scripts import load_tool
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def _log(tmp_path: Path, ruleset: str, benchmark: str, edit: dict[tuple[str, int], dict[str, object]]) -> Path:
+    """The case generator's compliant log of ``benchmark``, each ``(key, n)`` (the n-th record of
+    key) given the fields of ``edit`` (``metadata.X`` sets a metadata field; None drops it)."""
+    gen, first = load_tool("make_later_cases"), load_tool("make_rule_cases")
+    records = gen.base_records(ruleset, benchmark)
+    for (key, n), fields in edit.items():
+        record = [r for r in records if r.key == key][n]
+        for name, value in fields.items():
+            if name.startswith("metadata."):
+                if value is None:
+                    record.metadata.pop(name.removeprefix("metadata."))
+                else:
+                    record.metadata[name.removeprefix("metadata.")] = value
+            else:
+                setattr(record, name, value)
+    path = tmp_path / "result_0.txt"
+    path.write_text("\n".join(first.Case(ruleset, benchmark, "x", records).lines()) + "\n", "utf-8")
+    return path
+
+
+def _messages(path: Path, code: str, ruleset: str) -> list[str]:
+    return [f.message for f in check([str(path)], ruleset=ruleset).all_findings() if f.code == code]
+
+
+@pytest.mark.parametrize("samples_count, head, says", [
+    (688128, "eval_accuracy's samples_count is 688128; ", "the formula gives 704,512, int(samples_count) is 688,128"),
+    (None, "eval_accuracy has no samples_count in its metadata; ",
+     "the formula cannot be computed: no samples_count in the metadata ("),
+    ("704512.0", "eval_accuracy's samples_count is '704512.0'; ",
+     "int('704512.0') fails: the checker's int() reads a whole number or digits alone"),
+])
+def test_a_first_check_on_the_metadata_names_the_field_not_the_value(tmp_path: Path, samples_count: object,
+                                                                      head: str, says: str) -> None:
+    """6.1 DeepSeek's FIRST_CHECK reads the first eval's samples_count: the message began with the
+    eval's loss (``eval_accuracy is 4.2``), called the logged count "computed" and showed Python's
+    ``invalid literal for int()``."""
+    path = _log(tmp_path, "6.1.0", "deepseekv3_671b", {("eval_accuracy", 0): {"metadata.samples_count": samples_count}})
+    [message] = _messages(path, "MLC111", "6.1.0")
+    assert message.startswith(head) and says in message and "; computed " not in message
+
+
+def test_a_learning_rate_formula_says_what_it_gives_and_what_was_logged(tmp_path: Path) -> None:
+    path = _log(tmp_path, "6.1.0", "deepseekv3_671b", {("opt_base_learning_rate", 0): {"value": 2.4002e-05}})
+    [message] = _messages(path, "MLC202", "6.1.0")
+    assert message.startswith("opt_base_learning_rate is 2.4002e-05; closed DeepSeek-V3 671B requires ")
+    assert "; with global_batch_size 16384 (line " in message and ") the formula gives 2.4e-05, the value is 2.4002e-05 (" \
+        in message
+
+
+def test_an_eval_off_the_schedule_by_a_fraction_shows_rounded_figures(tmp_path: Path) -> None:
+    path = _log(tmp_path, "6.1.0", "deepseekv3_671b", {("eval_accuracy", 0): {"metadata.samples_count": 704512.9},
+                                                       ("eval_accuracy", 1): {"metadata.samples_count": 720896}})
+    [message] = _messages(path, "MLC307", "6.1.0")
+    assert "16,383.1 after the one before (704,512.9)" in message
+
+
+def test_the_open_division_message_names_the_rounds_rule_file(tmp_path: Path) -> None:
+    path = _log(tmp_path, "6.1.0", "llama31_8b", {("submission_division", 0): {"value": "open"}})
+    [message] = _messages(path, "MLC306", "6.1.0")
+    assert "(training_6.1.0/open_llama31_8b.yaml)" in message
+
+
+@pytest.mark.parametrize("folder, version", [
+    ("mlperf-6.1", "6.1.0"), ("training_results_v6.0_final", "6.0.0"), ("MLPerf_Training_v6.0", "6.0.0"),
+    ("training-6.1-rc2", "6.1.0"), ("v2.0", "2.0.0"), ("training-1.1", "1.1.0"),
+    ("mlperf", None), ("bert-v2.0", None), ("resnet_mlperf_1.0_x", None), ("training-6.1-old", None)])
+def test_the_folders_that_name_a_round(folder: str, version: str | None) -> None:
+    found = ruleset_from_path(f"/data/{folder}/Org/results/sys/bert/result_0.txt")
+    assert (found.version if found is not None else None) == version
+
+
+def test_a_retired_benchmark_dated_after_its_last_round_gets_no_earlier_round_hint(tmp_path: Path) -> None:
+    """A retinanet run dated in 2026-08: 5.1 was its last round, published in 2025; "pass
+    --ruleset 5.1.0" would send it to a round it cannot be submitted to."""
+    path = _log(tmp_path, "5.1.0", "retinanet", {})
+    text = path.read_text("utf-8")
+    shifted = []
+    for line in text.splitlines():
+        record = json.loads(line.split(":::MLLOG ", 1)[1])
+        record["time_ms"] += 365 * 86_400_000
+        shifted.append(":::MLLOG " + json.dumps(record))
+    path.write_text("\n".join(shifted) + "\n", "utf-8")
+    [message] = _messages(path, "MLC011", "6.1.0")
+    assert "It is a benchmark of training 5.1.0 and earlier rounds, published before the run's date (" in message
+    assert "pass --ruleset" not in message
+    (tmp_path / "near").mkdir()
+    [near] = _messages(_log(tmp_path / "near", "5.1.0", "retinanet", {}), "MLC011", "6.1.0")
+    assert "pass --ruleset 5.1.0 if the run is for it" in near  # (dated in the 5.1 period: the hint stands)
+
+
+EXAMPLE = ROOT / "fixtures" / "example" / "Acme" / "results" / "acme-t8" / "resnet" / "result_0.txt"
+
+
+def _codes_and_lines(path: Path) -> list[tuple[str, int | None, str]]:
+    return sorted((f.code, f.line, f.severity.label) for f in check([str(path)]).all_findings())
+
+
+@pytest.mark.parametrize("shape", ["final LF", "first line LF"])
+def test_cr_line_ends_with_an_lf_keep_the_parsers_line_numbers(tmp_path: Path, shape: str) -> None:
+    """A file of CR line ends read by the official parser's universal newlines: one LF at its end
+    (or one LF-ended line first) put every finding at line 1 (review of session 50)."""
+    lines = EXAMPLE.read_text("utf-8").splitlines()
+    stop = next(i for i, line in enumerate(lines) if '"run_stop"' in line)
+    lines[stop] = lines[stop].replace('"run_stop"', '"run_stopped"')  # (MLC102 at the last record's line)
+    lf = tmp_path / "lf" / "result_0.txt"
+    lf.parent.mkdir()
+    lf.write_text("\n".join(lines) + "\n", "utf-8")
+    cr = tmp_path / "cr" / "result_0.txt"
+    cr.parent.mkdir()
+    text = "\r".join(lines) + "\n" if shape == "final LF" else lines[0] + "\n" + "\r".join(lines[1:]) + "\r"
+    cr.write_bytes(text.encode())
+    expected = _codes_and_lines(lf)
+    assert ("MLC102", len(lines), "error") in expected
+    assert _codes_and_lines(cr) == expected
+
+
+def test_a_progress_bars_crs_in_lf_ended_output_keep_their_physical_lines(tmp_path: Path) -> None:
+    lines = EXAMPLE.read_text("utf-8").splitlines()
+    stop = next(i for i, line in enumerate(lines) if '"run_stop"' in line)
+    lines[stop] = lines[stop].replace('"run_stop"', '"run_stopped"')
+    bar = "".join(f"\r{i:3d}% |{'#' * (i // 10):10s}|" for i in range(0, 101, 5))
+    log = tmp_path / "console.log"
+    log.write_text("\n".join([bar + " done"] * 3 + lines) + "\n", "utf-8")
+    assert ("MLC102", 3 + len(lines), "error") in _codes_and_lines(log)
+
+
+@pytest.mark.parametrize("key, value, code", [
+    ("init_start", "Infinity", "MLC007"), ("init_start", "NaN", "MLC007"), ("init_stop", "-Infinity", "MLC007")])
+def test_a_time_that_is_no_finite_number_is_mlc007_alone(tmp_path: Path, key: str, value: str, code: str) -> None:
+    """MLC007 says what a non-finite time is (a warning but on run_start/run_stop); infinity was
+    also an MLC405 error on init's records, which the official checker passes (its min() keeps 9e99)."""
+    lines = EXAMPLE.read_text("utf-8").splitlines()
+    at = next(i for i, line in enumerate(lines) if f'"key": "{key}"' in line)
+    lines[at] = re.sub(r'"time_ms": \d+', f'"time_ms": {value}', lines[at])
+    path = tmp_path / "result_0.txt"
+    path.write_text("\n".join(lines) + "\n", "utf-8")
+    found = [(c, line, s) for c, line, s in _codes_and_lines(path) if c.startswith(("MLC0", "MLC4"))]
+    assert found == [(code, at + 1, "warning")]
+    assert check([str(path)]).runs[0].verdict == "pass"
+
+
+def test_an_eval_timed_at_infinity_is_not_after_run_stop(tmp_path: Path) -> None:
+    lines = EXAMPLE.read_text("utf-8").splitlines()
+    last = max(i for i, line in enumerate(lines) if '"eval_accuracy"' in line)
+    lines[last] = re.sub(r'"time_ms": \d+', '"time_ms": Infinity', lines[last])
+    path = tmp_path / "result_0.txt"
+    path.write_text("\n".join(lines) + "\n", "utf-8")
+    assert [c for c, _line, _s in _codes_and_lines(path)] == ["MLC007"]
+
+
+def test_a_cr_inside_a_record_says_the_official_parser_ends_the_line_there(tmp_path: Path) -> None:
+    lines = EXAMPLE.read_text("utf-8").splitlines()
+    stop = next(i for i, line in enumerate(lines) if '"run_stop"' in line)
+    lines[stop] = lines[stop].replace('"status": "success"', '"status": "succ\ress"')
+    path = tmp_path / "result_0.txt"
+    path.write_bytes(("\n".join(lines) + "\n").encode())
+    [message] = [f.message for f in check([str(path)]).all_findings() if f.code == "MLC003"]
+    assert message.startswith("invalid JSON: Invalid control character at column ")
+    assert "(a carriage return, CR: the official parser ends the line there, cutting the record)" in message
