@@ -176,3 +176,14 @@ def test_a_cr_inside_a_record_says_the_official_parser_ends_the_line_there(tmp_p
     [message] = [f.message for f in check([str(path)]).all_findings() if f.code == "MLC003"]
     assert message.startswith("invalid JSON: Invalid control character at column ")
     assert "(a carriage return, CR: the official parser ends the line there, cutting the record)" in message
+
+
+def test_records_a_progress_bar_clears_before_keep_their_physical_lines(tmp_path: Path) -> None:
+    """``tqdm.write`` clears the bar with a CR before each record, which ends in an LF: more records
+    after a CR than after an LF, but every record's line is an LF-ended physical line."""
+    lines = EXAMPLE.read_text("utf-8").splitlines()
+    stop = next(i for i, line in enumerate(lines) if '"run_stop"' in line)
+    lines[stop] = lines[stop].replace('"run_stop"', '"run_stopped"')
+    log = tmp_path / "console.log"
+    log.write_text("".join(f" 50%|#####     |\r{' ' * 20}\r{line}\n" for line in lines), "utf-8")
+    assert ("MLC102", len(lines), "error") in _codes_and_lines(log)
