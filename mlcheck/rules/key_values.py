@@ -66,7 +66,9 @@ def _value_check(ctx: RunContext, entry: Entry, event: Event, check: Mapping[str
     except StateUnset as unset:
         yield _unset(ctx, entry, event, check, codes, scope, states, unset.name)
         return
-    computed, head = "", f"{entry.key} is {show(event.value)}"
+    text = (" (a string: the checker does not read it as a number; log the number)"
+            if isinstance(event.value, str) and is_number_text(event.value) else "")
+    computed, head = "", f"{entry.key} is {show(event.value)}{text}"
     formula = _failing_formula(check, record)
     if formula is not None:
         used = ", ".join(f"{name} {show(record.states[name])} ({'' if setter in (None, name) else f'from {setter}, '}"
@@ -81,10 +83,8 @@ def _value_check(ctx: RunContext, entry: Entry, event: Event, check: Mapping[str
             head = f"{entry.key}'s {' and '.join(fields)}" if fields else f"{entry.key} has no {' or '.join(read)} in its metadata"
         elif fields:
             computed += f" (where {', '.join(fields)})"
-    text = (" (a string: the checker does not read it as a number; log the number)"
-            if isinstance(event.value, str) and is_number_text(event.value) and head.endswith(show(event.value)) else "")
     yield ctx.at(codes.invalid, event.line,
-                 f"{head}{text}; {scope} requires {describe(check)}{computed} ({entry.source})", official=official)
+                 f"{head}; {scope} requires {describe(check)}{computed} ({entry.source})", official=official)
 
 
 def _metadata_read(expr: Any) -> list[str]:
