@@ -127,7 +127,7 @@ def test_a_derived_value_names_its_formula_and_the_values(cases: tuple[Path, lis
     [found] = [f for f in check([str(path)], ruleset="5.0.0").runs[0].findings if f.code == "MLC202"]
     assert found.message.startswith("opt_base_learning_rate is 0.00016; closed Llama 3.1 405B requires the value "
                                     "* 1152 == global_batch_size * 8e-05; with global_batch_size 1152 (line 8) "
-                                    "the two sides are 0.18432 and 0.09216 (training_5.0.0/")
+                                    "the value * 1152 is 0.18432 and global_batch_size * 8e-05 is 0.09216 (training_5.0.0/")
     late = out / next(c["path"] for c in manifest
                       if (c["ruleset"], c["benchmark"], c["kind"]) == ("5.1.0", "llama31_405b",
                                                                         "decay_steps_logged_before_warmup"))

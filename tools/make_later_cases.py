@@ -535,15 +535,15 @@ def _open_cases(add: Callable[..., None], ruleset: str, benchmark: str, bench: B
 def open_expect(ruleset: str, benchmark: str) -> Expect:
     """What an open-division copy of the base log gets: the round's checker cannot judge the
     benchmark in the open division (MLC208), or its open file asks every eval to be below 1.0 and
-    the metric is a loss above one (5.1+ Llama 3.1 8B: MLC306)."""
+    the metric is a loss above one (5.1+ Llama 3.1 8B: MLC306; not where the file is missing)."""
     bench = load_constraints(ruleset).benchmarks[benchmark]
     facts = load_ruleset(ruleset).facts(benchmark)
     expect: Expect = []
     if bench.open_unavailable is not None:
         expect.append(("MLC208", "submission_benchmark", 0))
     _low, high = _eval_values(ruleset, benchmark)
-    if facts.open_target is None and isinstance(high, float) and high >= 1.0:
-        expect.append(("MLC306", "eval_accuracy", 2))
+    if facts.open_target is None and isinstance(high, float) and high >= 1.0 and bench.open_unavailable is None:
+        expect.append(("MLC306", "eval_accuracy", 2))  # (no open file: the checker stops before the evals)
     return expect
 
 

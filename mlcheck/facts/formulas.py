@@ -195,8 +195,9 @@ def render_formula(spec: Mapping[str, Any]) -> str:
 
 def sides(spec: Mapping[str, Any], scope: Scope) -> str:
     """The computed sides of a formula for a message: ``the formula gives 0.09216, the value is
-    0.1152`` (its left side a logged value: the value or a metadata field), ``the two sides are
-    0.18432 and 0.09216`` (both sides computed), or why they cannot be computed."""
+    0.1152`` (its left side a logged value: the value or a metadata field), ``the value * 1152 is
+    0.18432 and global_batch_size * 8e-05 is 0.09216`` (both sides computed), or why they cannot be
+    computed."""
     values = []
     for part in (spec["left"], spec["right"]):
         try:
@@ -204,11 +205,11 @@ def sides(spec: Mapping[str, Any], scope: Scope) -> str:
         except (FormulaError, StateUnset) as error:
             return f"the formula cannot be computed: {error}"
     near = _near_miss(*values) if spec.get("cmp") == "==" and "tolerance" not in spec else ""
-    left, right = map(_shown, values)
+    left, right = map(repr, values)
     if not states_read(spec["left"]) and not isinstance(spec["left"], (int, float)) and \
             not _SYMBOL.keys() & _ops(spec["left"]):  # (a logged value, or int() of it)
         return f"the formula gives {right}, {render(spec['left'])} is {left}{near}"
-    return f"the two sides are {left} and {right}{near}"
+    return f"{render(spec['left'])} is {left} and {render(spec['right'])} is {right}{near}"
 
 
 def _ops(expr: Any) -> set[str]:
@@ -216,9 +217,6 @@ def _ops(expr: Any) -> set[str]:
         return set()
     return {expr["op"]}.union(*map(_ops, expr["args"]))
 
-
-def _shown(value: Any) -> str:
-    return f"{value:,}" if isinstance(value, int) and not isinstance(value, bool) and abs(value) >= 10_000 else repr(value)
 
 
 def _near_miss(left: Any, right: Any) -> str:

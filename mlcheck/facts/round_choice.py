@@ -83,6 +83,6 @@ def dated_choice(when: dt.date, hinted_version: str | None) -> RulesetChoice | N
 
 def names_training_round(path: str) -> bool:
     """Whether the part of ``path`` that names its round says ``training`` (``training-2.0``,
-    ``training_results_v2.0``), not a bare ``v2.0``."""
+    ``training_results_v2.0``, ``mlperf-6.1``), not a bare ``v2.0``."""
     part = round_part(path)
-    return part is not None and part.lower().startswith("training")
+    return part is not None and part.lower().startswith(("training", "mlperf"))

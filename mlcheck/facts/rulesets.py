@@ -269,7 +269,7 @@ def _periods() -> dict[str, tuple[dt.date, dt.date]]:
                             dt.date.fromisoformat(period["results_published"]))
     return periods
 
-_PATH_ROUND = re.compile(r"(?:(?:training|mlperf)[-_](?:results[-_])?v?|^v)(\d+\.\d+)(?:\.\d+)?"
+_PATH_ROUND = re.compile(r"(?:training[-_](?:results[-_])?v?|^mlperf[-_]v?|^v)(\d+\.\d+)(?:\.\d+)?"
                          r"(?:[-_](?:final|published|submission|rc\d*))?$", re.IGNORECASE)  # (mlperf-6.1, v6.0_final)
 
 
@@ -282,7 +282,7 @@ def ruleset_from_path(path: str) -> Ruleset | None:
 def round_part(path: str) -> str | None:
     """The innermost part of ``path`` that names a round (``training-1.1``, ``v2.0``), or None."""
     folder, _sep, name = os.path.abspath(path).rpartition(os.sep)
-    return name if _PATH_ROUND.search(name) else _folder_part(folder)
+    return name if _named_round(name) is not None else _folder_part(folder)
 
 
 @lru_cache(maxsize=256)
@@ -297,4 +297,4 @@ def _named_round(part: str) -> Ruleset | None:
 @lru_cache(maxsize=4096)
 def _folder_part(folder: str) -> str | None:
     """:func:`round_part` of an absolute folder (the result files of a folder share it: asked once)."""
-    return next((part for part in reversed(folder.split(os.sep)) if _PATH_ROUND.search(part)), None)
+    return next((part for part in reversed(folder.split(os.sep)) if _named_round(part) is not None), None)  # (mlperf-0.7: none)

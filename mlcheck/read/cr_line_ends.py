@@ -5,8 +5,8 @@ The official parser (``mlp_parser``, every round) opens a result file as text wi
 newlines: a CR alone ends a line, as LF and CRLF do. mlcheck reads lines by their LF, so such a file
 would be one line: every record at line 1, and the order of records (a value logged before the
 key it depends on, MLC112; ``init_stop`` before ``run_start``) judged wrongly. A file whose first
-MiB holds a CR and no LF, and no LF after it either, or whose records there begin more lines after
-a CR alone than after an LF with an LF or two (a line first or last), is read here with
+MiB holds a CR and no LF, and no LF after it either, or whose records there end their lines with
+a CR alone more often than with an LF (an LF-ended line or a few among CR-ended ones), is read here with
 each CR, or CRLF, turned into one LF: its line numbers are those of the parser's lines (and of an
 editor that shows them).
 Any other file is read as it is: a CR inside a line of LF-ended output (a progress bar) keeps its
@@ -22,10 +22,6 @@ import re
 
 PROBE_BYTES = 1 << 20
 """How much of the start of a file must hold a CR and no LF for the file to be read this way."""
-MAX_LFS = 2
-"""LF-ended lines among CR-ended ones (a header, a last line) the start of a file may hold and be
-read this way: output whose records each end in an LF, a progress bar's CRs before them (``tqdm.write``
-clears the bar with a CR), keeps its physical lines."""
 
 
 def cr_line_ended(handle: io.BufferedReader) -> io.BufferedReader:
@@ -35,7 +31,7 @@ def cr_line_ended(handle: io.BufferedReader) -> io.BufferedReader:
     if not head or b"\n" in head and (b"\r" not in head or not _more_lone_crs(head)):
         return handle
     probe = handle.read(PROBE_BYTES)  # (a first line longer than the buffer: its bytes replayed)
-    translate = b"\r" in probe and (b"\n" not in probe or probe.count(b"\n") <= MAX_LFS and _records_after_crs(probe))
+    translate = b"\r" in probe and (b"\n" not in probe or _records_end_in_crs(probe))
     if translate and len(probe) == PROBE_BYTES and _lf_later(handle):
         translate = False  # (a progress bar's first MiB, then LF-ended lines)
     return io.BufferedReader(_Replayed(handle, probe, translate=translate))
@@ -47,13 +43,18 @@ def _more_lone_crs(data: bytes) -> bool:
     return data.count(b"\r") - data.count(b"\r\n") > data.count(b"\n")
 
 
-def _records_after_crs(data: bytes) -> bool:
-    """Whether more of the records in ``data`` begin lines a CR alone ends before them than lines
-    after an LF (CR line ends and an LF or two; not LF-ended output with a progress bar's CRs)."""
-    after = {b"\r": 0, b"\n": 0}
-    for found in _RECORD_LINE.finditer(data):
-        after[found.group(1)] += 1
-    return after[b"\r"] > after[b"\n"]
+def _records_end_in_crs(data: bytes) -> bool:
+    """Whether more of the records in ``data`` end their lines with a CR alone than with an LF or
+    CRLF (CR line ends, an LF-ended line or a few among them; not LF-ended output whose records a
+    progress bar's CRs come before: ``tqdm.write`` clears the bar with a CR, the record ends in an LF)."""
+    ends = {b"\r": 0, b"\r\n": 0, b"\n": 0}
+    for found in _RECORD_END.finditer(data):
+        ends[found.group(1)] += 1
+    return ends[b"\r"] > ends[b"\r\n"] + ends[b"\n"]
+
+
+_RECORD_END = re.compile(rb":::MLLOG[^\r\n]*(\r\n|\r|\n)")
+"""A record and the end of its line."""
 
 
 def _lf_later(handle: io.BufferedReader) -> bool:

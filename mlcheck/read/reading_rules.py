@@ -49,8 +49,9 @@ own (a warning or a note).
   NaN, Infinity, ``1e400`` and ``"inf"`` are numbers for the official parser's ``float()``, and its
   checker compares the times of few records (init's: a NaN fails it there, MLC401 here): such a
   record is kept with no usable time: MLC007 is an error of mlcheck's own on ``run_start`` or
-  ``run_stop`` (``official: false``: the run has no time-to-train), else a warning (the rules time
-  no other record; init's times are MLC401's).
+  ``run_stop`` (``official: false``: the run has no time-to-train, as MLC405 says of a finite time
+  outside any plausible date), else a warning (the rules time no other record; init's times are
+  MLC401's, as the official checker compares them).
   Fix: log ``time_ms`` as a number of milliseconds since the Unix epoch, as ``mllog`` does.
 - MLC008 record-metadata-invalid: ``metadata`` is missing or not an object. Missing, the official
   parser crashes (KeyError) and the file fails: an error; the record is kept with empty metadata.

@@ -61,9 +61,10 @@ from __future__ import annotations
 import math
 from typing import Iterator
 
-from mlcheck.model import Finding, Severity
+from mlcheck.model import Finding, Severity, plausible_time
 from mlcheck.rule import Rule, RunContext
 from mlcheck.facts.checks import show_repr
+from mlcheck.facts.constraints import load_constraints
 from mlcheck.facts.rulesets import Target
 from mlcheck.rules.eval_records import invalid_values, target_for, unmergeable
 from mlcheck.rules.eval_values import (below_one, best_eval, describe_eval, first_reaching, records_named, target_bounds)
@@ -121,8 +122,8 @@ def check(ctx: RunContext) -> Iterator[Finding]:
                          f"{describe_eval(last, facts.eval_position)}); the open division of this round requires at least one "
                          f"(training_{ctx.ruleset.version}/open_{facts.name}.yaml)")
         return
-    if not ctx.closed and run.evaluations and not any(below_one(e.value, target)
-                                                      for e in run.evaluations):
+    if not ctx.closed and run.evaluations and not any(below_one(e.value, target) for e in run.evaluations) \
+            and _open_file_read(ctx):
         last = run.evaluations[-1]
         lower_is_better = all(c.op in ("<", "<=") for c in target.conditions if not c.bound)  # (perplexity, FID)
         advice = "Log accuracies as fractions"
@@ -143,12 +144,19 @@ def check(ctx: RunContext) -> Iterator[Finding]:
                      f"{describe_eval(reached, facts.eval_position, target_bounds(target))} reached the "
                      f"target ({target.text}); log status 'success' if the run converged")
     late_ms = reached.time_ms - stop.time_ms if stop is not None else 0.0
-    if stop is not None and _LATE_MS < late_ms < math.inf and ctx.closed and not facts.checkpoint_eval:  # (inf, NaN: MLC007's)
+    if stop is not None and _LATE_MS < late_ms and plausible_time(reached.time_ms) and plausible_time(stop.time_ms) \
+            and ctx.closed and not facts.checkpoint_eval:  # (a time no clock wrote: MLC007's, MLC405's)
         yield ctx.at(TARGET_AFTER_RUN_STOP, reached.line,
                      f"the target is first reached by the eval at line {reached.line}, timed "
                      f"{late_ms / 1000:,.3f} s after run_stop (line {stop.line}): the run was timed "
                      "shorter than it took; the clock must stop when the target is reached "
                      "(training_rules §Quality measure)")
+
+
+def _open_file_read(ctx: RunContext) -> bool:
+    """Whether the round's checker has the open benchmark file (else it stops on it: MLC208 says so)."""
+    bench = load_constraints(ctx.ruleset.version).benchmarks.get(ctx.run.benchmark or "")
+    return bench is None or bench.open_unavailable is None
 
 
 def _not_reached(ctx: RunContext, target: Target) -> Finding:

@@ -178,7 +178,10 @@ def _off_packed_schedule(ctx: RunContext, evals: list[tuple[Evaluation, float]],
 def _shown(value: float) -> str:
     if abs(value) >= 1e15:  # (beyond a float's whole numbers: 1e+30, not 1,000,000,000,000,000,019,884,...)
         return f"{value:.6g}"
-    return f"{value:,.0f}" if float(value).is_integer() else f"{value:,.3f}".rstrip("0").rstrip(".")  # (16,383.1)
+    if float(value).is_integer():
+        return f"{value:,.0f}"
+    shown = f"{value:,.6f}".rstrip("0").rstrip(".")  # (16,383.1, 16,384.0004: the schedule's tolerance is 1e-6)
+    return "0" if shown == "-0" else shown
 
 
 def _source(cadence: EvalCadence) -> str:
