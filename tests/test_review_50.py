@@ -234,3 +234,45 @@ def test_no_open_eval_check_where_the_rounds_checker_has_no_open_file(tmp_path: 
     path = _log(tmp_path, "3.0.0", "gpt3", {("submission_division", 0): {"value": "open"}})
     found = {f.code for f in check([str(path)], ruleset="3.0.0").all_findings()}
     assert "MLC208" in found and "MLC306" not in found
+
+
+@pytest.mark.parametrize("args, code", [
+    (["check", str(ROOT / "fixtures" / "example" / "Acme"), "--no-progress"], 0),
+    (["check", str(ROOT / "fixtures" / "example" / "Acme"), "--format", "json"], 0),
+    (["score", str(ROOT / "fixtures" / "example" / "Acme")], 0),
+    (["check", "/nonexistent/mlcheck-review-50"], 2)])
+def test_a_full_standard_error_changes_no_exit_code(args: list[str], code: int) -> None:
+    """stderr holds notes beside the report (the summary, the progress): on a full disk they are
+    lost and the exit code is the command's (was 2 when click flushed them, 120 when Python did)."""
+    import subprocess
+    import sys
+
+    with open("/dev/full", "w") as full:
+        done = subprocess.run([sys.executable, "-c", "from mlcheck.cli import run; run()", *args],
+                              stdout=subprocess.PIPE, stderr=full, timeout=120, check=False)
+    assert done.returncode == code
+    assert done.stdout if code == 0 else True
+
+
+def test_a_log_named_twice_is_spelled_the_same_whatever_the_order(tmp_path: Path) -> None:
+    """One package named as a relative and an absolute path, or through two links: one log each,
+    under a spelling the order of the arguments does not choose (was: the first given)."""
+    import os
+    import shutil
+
+    from mlcheck.cli import main
+    from click.testing import CliRunner
+
+    shutil.copytree(ROOT / "fixtures" / "example" / "Acme", tmp_path / "Acme")
+    (tmp_path / "links").mkdir()
+    for name in ("zz", "aa"):
+        os.symlink("../Acme", tmp_path / "links" / name)
+    here = os.getcwd()
+    os.chdir(tmp_path)
+    try:
+        for pair in (["Acme", str(tmp_path / "Acme")], ["links/zz", "links/aa"], ["Acme", "links/aa"]):
+            outputs = [CliRunner().invoke(main, ["check", *order, "--format", "json"]).stdout
+                       for order in (pair, pair[::-1])]
+            assert outputs[0] == outputs[1] and json.loads(outputs[0])["summary"]["runs"] == 5
+    finally:
+        os.chdir(here)

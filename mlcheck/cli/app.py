@@ -10,7 +10,7 @@ from __future__ import annotations
 import errno
 import os
 import sys
-from typing import Callable
+from typing import Callable, TextIO
 
 import click
 
@@ -248,16 +248,21 @@ def _input_failed(error: OSError) -> int:
 
 
 def _output_failed(error: OSError) -> int:
-    # Point stdout at /dev/null so that the interpreter's own flush at exit does not fail again.
-    devnull = os.open(os.devnull, os.O_WRONLY)
-    try:
-        os.dup2(devnull, sys.stdout.fileno())
-    except (OSError, ValueError):
-        pass
+    _to_devnull(sys.stdout)
     if error.errno == errno.EPIPE and _documentation_asked():
         return 0  # (`mlcheck rules | head`: the reader took what it wanted, as with any listing)
     _say(f"mlcheck: error: cannot write the output: {error.strerror or error}")
     return EXIT_ERROR
+
+
+def _to_devnull(stream: TextIO) -> None:
+    """Point a standard stream's descriptor at /dev/null, so that the interpreter's own flush at
+    exit does not fail again (Python then exits 120)."""
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    try:
+        os.dup2(devnull, stream.fileno())
+    except (OSError, ValueError):
+        pass
 
 
 def _documentation_asked() -> bool:

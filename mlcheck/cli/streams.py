@@ -7,7 +7,7 @@ from __future__ import annotations
 import io
 import os
 import sys
-from typing import TextIO
+from typing import TextIO, cast
 
 MIN_COLUMNS = 40
 """The narrowest text report: ``COLUMNS=0`` drew none, ``COLUMNS=20`` tables of empty cells."""
@@ -33,6 +33,41 @@ def tolerant_streams() -> None:
             stream.reconfigure(errors="backslashreplace")  # type: ignore[attr-defined]
         except (AttributeError, ValueError, OSError):  # (not a text file of io: left as it is)
             pass
+    sys.stderr = cast(TextIO, _Lossy(sys.stderr))
+
+
+class _Lossy:
+    """stderr that drops what it cannot write (a full disk, a closed reader): its lines are notes
+    beside the report (the summary, the progress, the warnings of settings), so the command goes
+    on and its exit code stands (a pass on a full disk exited 2, then 120: a review of session 50).
+    Its descriptor is then pointed at /dev/null: the interpreter's flush at exit fails no more."""
+
+    def __init__(self, stream: TextIO) -> None:
+        self._stream = stream
+
+    def write(self, text: str) -> int:
+        try:
+            return self._stream.write(text)
+        except (OSError, ValueError):
+            self._lost()
+            return len(text)
+
+    def flush(self) -> None:
+        try:
+            self._stream.flush()
+        except (OSError, ValueError):
+            self._lost()
+
+    def _lost(self) -> None:
+        try:
+            devnull = os.open(os.devnull, os.O_WRONLY)
+            os.dup2(devnull, self._stream.fileno())
+            os.close(devnull)
+        except (OSError, ValueError, io.UnsupportedOperation):
+            pass
+
+    def __getattr__(self, name: str) -> object:
+        return getattr(self._stream, name)
 
 
 def buffered(stream: TextIO) -> TextIO:
