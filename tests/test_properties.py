@@ -1,7 +1,7 @@
 """Property-based tests: whatever a training job or a submitter leaves, mlcheck answers.
 
 The generators and the properties live in ``tools/fuzzing`` (shared with the long campaign of
-``tools/fuzz.py``, which draws the same generators from a seeded ``random.Random``). Each family runs a few hundred derandomized cases (the same ones on every
+``tools/fuzz.py``, which draws the same generators from a seeded ``random.Random``). Each family runs some 40 derandomized cases (the same ones on every
 run, so CI is deterministic); each case must keep every property of
 :mod:`fuzzing.properties`: no exception escapes ``check()`` or the CLI (exit 0/1, 2 only for a
 usage error), no MLC000, a JSON report valid against its schema, findings inside their file, the
@@ -28,7 +28,7 @@ from fuzzing import properties  # noqa: E402
 from fuzzing.properties import FORMATS  # noqa: E402
 from fuzzing.case import Entry, scratch_root  # noqa: E402
 
-EXAMPLES = {"records": 60, "lines": 50, "glued": 50, "gzip": 50, "trees": 50, "config": 50, "cli": 50}
+EXAMPLES = {"records": 45, "lines": 40, "glued": 40, "gzip": 40, "trees": 40, "config": 40, "cli": 40}
 """Cases per family: about 15 s in all on two cores alone, 40 s within the suite (``--durations`` shows each; the long
 campaign of ``tools/fuzz.py`` draws many more)."""
 
