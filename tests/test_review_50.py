@@ -276,3 +276,37 @@ def test_a_log_named_twice_is_spelled_the_same_whatever_the_order(tmp_path: Path
             assert outputs[0] == outputs[1] and json.loads(outputs[0])["summary"]["runs"] == 5
     finally:
         os.chdir(here)
+
+
+def test_a_tables_width_without_rich_measuring_every_cell_draws_the_same_table() -> None:
+    """The text report sized each folder's table for a pipe by rich's measure of every cell, a pass
+    as long as drawing it; the width taken from its cells' lengths draws the same bytes."""
+    import io
+
+    from rich.console import Console
+    from rich.table import Table
+    from rich.text import Text
+
+    from mlcheck.report.text import _natural_width
+
+    def drawn(table: Table, width: int) -> str:
+        out = io.StringIO()
+        Console(file=out, width=width, no_color=True, highlight=False, color_system=None, markup=False,
+                emoji=False).print(table)
+        return out.getvalue()
+
+    for rows in ([], [("result_0.txt *", "12.50", "success", Text("pass", style="green"), "MLC020, MLC113")],
+                 [("結果_1.txt", "—", "[bold]x[/]", Text("fail", style="red"), ""), ("r", "1", ":smile:", "", "x" * 90)]):
+        table = Table(caption="closed, training 5.1.0; * = counted in the score", caption_justify="left")
+        for name in ("run", "minutes", "status", "verdict", "findings"):
+            table.add_column(name, overflow="fold" if name in ("run", "findings") else "ellipsis")
+        for row in rows:
+            table.add_row(*row)
+        natural = _natural_width(table)
+        measured = Console(width=100_000, markup=False, emoji=False).measure(table).maximum
+        assert natural is not None and natural >= measured
+        assert drawn(table, natural) == drawn(table, measured)
+    tabbed = Table()
+    tabbed.add_column("a")
+    tabbed.add_row("a\tb")
+    assert _natural_width(tabbed) is None  # (rich measures it)

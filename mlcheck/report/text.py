@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from rich.cells import cell_len
 from rich.console import Console
 from rich.table import Table
 from rich.text import Text
@@ -184,8 +185,34 @@ def print_whole(console: Console, table: Table, least: int = 0) -> None:
     """A table on a terminal as wide as the terminal; written to a pipe or a file (a CI log, grep),
     as wide as its widest row (``least`` columns at least), so that no cell is folded."""
     if not console.is_terminal:
-        wide = max(least, console.measure(table, options=console.options.update_width(100_000)).maximum)
+        natural = _natural_width(table)
+        if natural is None:
+            natural = console.measure(table, options=console.options.update_width(100_000)).maximum
+        wide = max(least, natural)
         if console.width < wide:
             console = Console(file=console.file, width=wide, no_color=console.no_color, highlight=False,
                               color_system=None, markup=False, emoji=False)
     console.print(table)
+
+
+def _natural_width(table: Table) -> int | None:
+    """At least the width rich measures ``table`` at unfolded (a table of plain one-line cells: the
+    longest cell of each column and its padding, the borders), without rich's measure of every
+    cell, a pass as long as drawing the table (a quarter of the text report's time on a round); a
+    wider console draws the table the same (it is not expanded). None where a cell is no plain
+    line or a width is set: then rich measures it."""
+    if table.expand or table.width is not None or table.min_width is not None:
+        return None
+    top, right, bottom, left = table.padding
+    total = (2 if table.box and table.show_edge else 0) + (len(table.columns) - 1 if table.box else 0)
+    for column in table.columns:
+        if column.width is not None or column.min_width is not None:
+            return None
+        longest = 0
+        for cell in (column.header, *column.cells):
+            text = cell.plain if isinstance(cell, Text) else cell if isinstance(cell, str) else None
+            if text is None or "\t" in text or "\n" in text:
+                return None
+            longest = max(longest, cell_len(text))
+        total += longest + left + right
+    return total
