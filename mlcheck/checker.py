@@ -55,16 +55,15 @@ def check(paths: str | os.PathLike[str] | Sequence[str | os.PathLike[str]], rule
     forced (``--ruleset``, ``ruleset in .mlcheck.toml``). ``jobs`` processes read and judge the logs (:mod:`mlcheck.judge.jobs`;
     the result is the same; 1 or more). Raises ``RulesetError`` for an unknown ruleset and ``DiscoveryError`` for a missing path.
     """
-    # Once the logs are judged (the collector pauses while each is read), what is held is frozen (gc.freeze): the folder,
-    # package and power checks run over millions of acyclic objects a collection would traverse again for nothing (half
-    # of 0.55 s on all shared rounds); a caller's frozen objects (gc.freeze before forking workers) are left frozen.
+    # Once the logs are judged the collector pauses until the check ends: the folder, package and power checks run over
+    # millions of acyclic objects (not gc.freeze: gc.get_freeze_count() walks every frozen one; review of session 50).
     if ruleset is not None and not isinstance(ruleset, str):
         raise TypeError(f"ruleset must be a round's version as text (e.g. '2.0.0'), not {type(ruleset).__name__}")
-    held, jobs = gc.get_freeze_count(), job_count(jobs)
+    collecting, jobs = gc.isenabled(), job_count(jobs)
     try:
-        return _check(_path_list(paths), ruleset, progress, line_limits, jobs, ruleset_source, freeze=not held)
+        return _check(_path_list(paths), ruleset, progress, line_limits, jobs, ruleset_source)
     finally:
-        gc.unfreeze() if not held else None
+        gc.enable() if collecting else None
         forget_pipes()  # (a pipe named again by a later call is read again)
 
 
@@ -81,7 +80,7 @@ def _path_list(paths: str | os.PathLike[str] | Sequence[str | os.PathLike[str]])
 
 
 def _check(paths: Sequence[str], ruleset: str | None, progress: Progress | None,
-           line_limits: Mapping[str, int] | None, jobs: int, ruleset_source: str, freeze: bool = True) -> CheckResult:
+           line_limits: Mapping[str, int] | None, jobs: int, ruleset_source: str) -> CheckResult:
     forced = load_ruleset(normalise_version(ruleset)) if ruleset else None
     refs, empty, skipped = discover_all(list(paths))
     if line_limits:
@@ -90,7 +89,7 @@ def _check(paths: Sequence[str], ruleset: str | None, progress: Progress | None,
     scored: Scored = {}  # (the folders the --jobs workers scored)
     run_results = check_logs(refs, forced, jobs, progress, ruleset_source, scored)  # a bug met on one file is its MLC000
     run_results, scored = one_round_per_package(run_results, refs_by_path, scored, forced, jobs)
-    gc.freeze() if freeze else None  # (see check)
+    gc.disable()  # (until the check ends: see check)
     top = [package_rules.NO_LOGS.at(folder.path, None,
                                      "no MLPerf log found here; expected result_<i>.txt files under "
                                      "<org>/results/<system>/<benchmark>/ or log files")
