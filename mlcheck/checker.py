@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import datetime as dt
-import gc
 import math
 import os
 import sys
@@ -13,6 +12,7 @@ from typing import Callable, Iterable, Mapping, Sequence
 
 from mlcheck.read.file_names import RESULT_FILE
 from mlcheck.package.discover import LogRef, discover_all, natural_order
+from mlcheck.judge.collector import Pause
 from mlcheck.judge.jobs import check_logs, job_count, register_checker
 from mlcheck.judge.package_rounds import one_round_per_package  # (a package is judged under one round)
 from mlcheck.model import Event, Finding, Run, plausible_time
@@ -59,11 +59,11 @@ def check(paths: str | os.PathLike[str] | Sequence[str | os.PathLike[str]], rule
     # millions of acyclic objects (not gc.freeze: gc.get_freeze_count() walks every frozen one; review of session 50).
     if ruleset is not None and not isinstance(ruleset, str):
         raise TypeError(f"ruleset must be a round's version as text (e.g. '2.0.0'), not {type(ruleset).__name__}")
-    collecting, jobs = gc.isenabled(), job_count(jobs)
+    pause, jobs = Pause(), job_count(jobs)
     try:
-        return _check(_path_list(paths), ruleset, progress, line_limits, jobs, ruleset_source)
+        return _check(_path_list(paths), ruleset, progress, line_limits, jobs, ruleset_source, pause)
     finally:
-        gc.enable() if collecting else None
+        pause.end()
         forget_pipes()  # (a pipe named again by a later call is read again)
 
 
@@ -80,7 +80,7 @@ def _path_list(paths: str | os.PathLike[str] | Sequence[str | os.PathLike[str]])
 
 
 def _check(paths: Sequence[str], ruleset: str | None, progress: Progress | None,
-           line_limits: Mapping[str, int] | None, jobs: int, ruleset_source: str) -> CheckResult:
+           line_limits: Mapping[str, int] | None, jobs: int, ruleset_source: str, pause: Pause) -> CheckResult:
     forced = load_ruleset(normalise_version(ruleset)) if ruleset else None
     refs, empty, skipped = discover_all(list(paths))
     if line_limits:
@@ -89,7 +89,7 @@ def _check(paths: Sequence[str], ruleset: str | None, progress: Progress | None,
     scored: Scored = {}  # (the folders the --jobs workers scored)
     run_results = check_logs(refs, forced, jobs, progress, ruleset_source, scored)  # a bug met on one file is its MLC000
     run_results, scored = one_round_per_package(run_results, refs_by_path, scored, forced, jobs)
-    gc.disable()  # (until the check ends: see check)
+    pause.start()  # (until the check ends: see check)
     top = [package_rules.NO_LOGS.at(folder.path, None,
                                      "no MLPerf log found here; expected result_<i>.txt files under "
                                      "<org>/results/<system>/<benchmark>/ or log files")

@@ -45,7 +45,7 @@ class _Lossy:
     def __init__(self, stream: TextIO) -> None:
         self._stream = stream
 
-    def write(self, text: str) -> int:
+    def write(self, text: str) -> int:  # (or bytes, as the buffer's)
         try:
             return self._stream.write(text)
         except (OSError, ValueError):
@@ -57,6 +57,12 @@ class _Lossy:
             self._stream.flush()
         except (OSError, ValueError):
             self._lost()
+
+    @property
+    def buffer(self) -> _Lossy:
+        """The binary stream under it, as lossy (click writes there where the text's encoding is
+        not UTF-8: ``PYTHONIOENCODING=ascii``)."""
+        return _Lossy(self._stream.buffer)  # type: ignore[arg-type]
 
     def _lost(self) -> None:
         try:

@@ -24,7 +24,6 @@ from __future__ import annotations
 
 import copyreg
 import dataclasses
-import gc
 import operator
 import os
 import stat
@@ -41,6 +40,7 @@ from mlcheck.judge.nested_logs import outside_the_submission
 from mlcheck.read.reading_rules import not_a_regular_file
 from mlcheck.facts.rulesets import Ruleset, load_ruleset
 from mlcheck.judge.job_chunks import Chunk, plan_chunks
+from mlcheck.judge.collector import Pause
 
 if TYPE_CHECKING:
     from mlcheck.judge.folder_groups import Scored
@@ -108,13 +108,8 @@ def check_logs(refs: Sequence[LogRef], forced: Ruleset | None, jobs: int = 1,
     (``forced_source``: where ``forced`` was set, which the reports name). The benchmark folders
     a worker checked whole and scored are added to ``scored`` (:mod:`mlcheck.judge.job_chunks`).
     The cycle collector pauses meanwhile (see :func:`check_one`; the parent receives the results)."""
-    collecting = gc.isenabled()
-    gc.disable()
-    try:
+    with Pause():
         return _check_logs(refs, forced, jobs, progress, forced_source, {} if scored is None else scored)
-    finally:
-        if collecting:
-            gc.enable()
 
 
 def _check_logs(refs: Sequence[LogRef], forced: Ruleset | None, jobs: int,
@@ -145,16 +140,12 @@ def check_one(ref: LogRef, forced: Ruleset | None, forced_source: str = "--rules
     check_log, _unread_log = _checker()
     if ref.special is not None:  # (a FIFO named result_<i>.txt: a run of its folder, never opened)
         return [_unread_log(ref, forced, [not_a_regular_file(ref.path, ref.special)], forced_source)]
-    collecting = gc.isenabled()
-    gc.disable()
-    try:
-        results = check_log(ref, forced, forced_source)
-        return outside_the_submission(results) if ref.nested else results
-    except Exception as error:  # a bug met on one file must not stop the other files
-        return [_unread_log(ref, forced, [crash_finding("reading this log", ref.path, error)], forced_source)]
-    finally:
-        if collecting:
-            gc.enable()
+    with Pause():
+        try:
+            results = check_log(ref, forced, forced_source)
+            return outside_the_submission(results) if ref.nested else results
+        except Exception as error:  # a bug met on one file must not stop the other files
+            return [_unread_log(ref, forced, [crash_finding("reading this log", ref.path, error)], forced_source)]
 
 
 def _start_method(total_bytes: int) -> str | None:

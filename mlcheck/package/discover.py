@@ -19,7 +19,6 @@ from mlcheck.package.nesting import Nesting
 from mlcheck.package.power_paths import power_log_benchmark
 from mlcheck.package.real_paths import RealPaths as RealPaths, absolute_parts as absolute_parts  # (re-exported)
 from mlcheck.package.named_files import passed_over
-from mlcheck.package.spellings import one_spelling
 from mlcheck.package.file_kinds import (holds_a_record, holds_power_records, holds_records, loops_back, named_device,
                                         special_kind)
 
@@ -121,7 +120,7 @@ def discover_all(paths: list[str]) -> tuple[list[LogRef], list[EmptyFolder], lis
             skipped.append((given, LOOSE_POWER_LOG))  # (power records, and no benchmark folder around them)
         else:
             refs.append(_ref_for_file(given))
-    refs = one_spelling(refs)
+    refs = _one_spelling(refs)
     no_logs = passed_over(refs, paths)  # (README.md beside the packages of ROUND/*)
     if no_logs:
         skipped.extend((ref.path, NAMED_BESIDE_RESULTS if no_logs[ref.path] else NAMED_NO_RECORD_FILE)
@@ -147,6 +146,41 @@ def _must_exist(given: str) -> None:
         raise DiscoveryError(f"{given}: {error.strerror or error}") from None
     except ValueError:  # (a NUL byte in the name)
         raise DiscoveryError(f"{given}: no such file or folder") from None
+
+
+def _one_spelling(refs: list[LogRef]) -> list[LogRef]:
+    """The same file under two spellings (``resnet/result_0.txt`` and ``./resnet``) is one log:
+    keep the first spelling given, unless it goes through a link and a later one does not (a walk
+    meets ``docs/sys -> ../results/sys`` before ``results/sys``); one folder, one spelling."""
+    unique: dict[str, LogRef] = {}
+    folders: dict[str, str] = {}
+    real_folders: dict[str, str] = {}
+    linked: set[str] = set()  # (real paths whose kept spelling goes through a link)
+    real_path = RealPaths()
+    for ref in refs:
+        if ref.path == "-":
+            unique.setdefault("-", ref)
+            continue
+        folder = os.path.dirname(ref.path) or "."
+        real_folder = real_folders.get(folder) or real_folders.setdefault(folder, real_path(folder))
+        # One realpath per folder, not per file. A link is a file of its folder under its own name
+        # (result_9.txt linking to result_0.txt is a tenth run there, as the package checker's glob
+        # counts it): the folder is resolved, never the file.
+        real = os.path.join(real_folder, os.path.basename(ref.path))
+        through_link = os.path.abspath(folder) != real_folder
+        if real in linked and not through_link:  # (the spelling without a link, in the other's place)
+            linked.discard(real)
+            if ref.folder is not None:
+                folders[real_folder] = ref.folder
+            unique[real] = ref
+            continue
+        if ref.folder is not None:
+            first = folders.setdefault(real_folder, ref.folder)
+            if first != ref.folder:  # (the folder's first spelling; else the ref as it is)
+                ref = replace(ref, folder=first)
+        if unique.setdefault(real, ref) is ref and through_link:
+            linked.add(real)
+    return list(unique.values())
 
 
 def _walk(top: str, skipped: list[tuple[str, str]] | None = None) -> list[LogRef]:
