@@ -10,7 +10,7 @@ from __future__ import annotations
 import errno
 import os
 import sys
-from typing import Callable, TextIO
+from typing import Callable
 
 import click
 
@@ -173,7 +173,7 @@ def _html_path(output: str) -> str:
 # The other commands live in their own modules to keep this one small.
 from mlcheck.cli.raw import split_command, watch_command  # noqa: E402
 from mlcheck.cli.score import explain_command, rules_command, score_command  # noqa: E402
-from mlcheck.cli.streams import tolerant_streams, usable_columns  # noqa: E402
+from mlcheck.cli.streams import to_devnull, tolerant_streams, usable_columns  # noqa: E402
 
 for _command in (score_command, rules_command, explain_command, split_command, watch_command):
     main.add_command(_command)
@@ -248,21 +248,11 @@ def _input_failed(error: OSError) -> int:
 
 
 def _output_failed(error: OSError) -> int:
-    _to_devnull(sys.stdout)
+    to_devnull(sys.stdout)
     if error.errno == errno.EPIPE and _documentation_asked():
         return 0  # (`mlcheck rules | head`: the reader took what it wanted, as with any listing)
     _say(f"mlcheck: error: cannot write the output: {error.strerror or error}")
     return EXIT_ERROR
-
-
-def _to_devnull(stream: TextIO) -> None:
-    """Point a standard stream's descriptor at /dev/null, so that the interpreter's own flush at
-    exit does not fail again (Python then exits 120)."""
-    devnull = os.open(os.devnull, os.O_WRONLY)
-    try:
-        os.dup2(devnull, stream.fileno())
-    except (OSError, ValueError):
-        pass
 
 
 def _documentation_asked() -> bool:

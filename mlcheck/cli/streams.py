@@ -65,12 +65,7 @@ class _Lossy:
         return _Lossy(self._stream.buffer)  # type: ignore[arg-type]
 
     def _lost(self) -> None:
-        try:
-            devnull = os.open(os.devnull, os.O_WRONLY)
-            os.dup2(devnull, self._stream.fileno())
-            os.close(devnull)
-        except (OSError, ValueError, io.UnsupportedOperation):
-            pass
+        to_devnull(self._stream)
 
     def __getattr__(self, name: str) -> object:
         return getattr(self._stream, name)
@@ -86,3 +81,16 @@ def buffered(stream: TextIO) -> TextIO:
         return stream
     return io.TextIOWrapper(io.BufferedWriter(raw), encoding=stream.encoding, errors=stream.errors,
                             line_buffering=stream.line_buffering, write_through=True)
+
+
+def to_devnull(stream: object) -> None:
+    """Point a standard stream's descriptor at /dev/null, so that what is still written to it,
+    and the interpreter's own flush at exit, fail no more (Python then exits 120)."""
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        try:
+            os.dup2(devnull, stream.fileno())  # type: ignore[attr-defined]
+        finally:
+            os.close(devnull)
+    except (OSError, ValueError, AttributeError, io.UnsupportedOperation):
+        pass

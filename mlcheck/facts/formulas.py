@@ -25,7 +25,7 @@ from __future__ import annotations
 
 import math
 import operator
-from typing import Any, Callable, Mapping
+from typing import Any, Callable, Iterator, Mapping
 
 from mlcheck.records import dataclass, field
 
@@ -147,11 +147,15 @@ def is_number_text(value: str) -> bool:
 
 def formula_reads_value(expr: Any) -> bool:
     """Whether an expression or formula reads the checked record's value (``{"this": "value"}``)."""
-    if not isinstance(expr, Mapping):
-        return False
-    if "this" in expr:
-        return bool(expr["this"] == "value")
-    return any(formula_reads_value(part) for part in (expr.get("left"), expr.get("right"), *expr.get("args", ())))
+    return any(node.get("this") == "value" for node in _nodes(expr))
+
+
+def _nodes(expr: Any) -> Iterator[Mapping[str, Any]]:
+    """The operands and operations of an expression or formula, itself first."""
+    if isinstance(expr, Mapping):
+        yield expr
+        for part in (expr.get("left"), expr.get("right"), *expr.get("args", ())):
+            yield from _nodes(part)
 
 
 def states_read(expr: Any) -> list[str]:
@@ -193,11 +197,11 @@ def render_formula(spec: Mapping[str, Any]) -> str:
     return f"{left} {spec['cmp']} {right}"
 
 
-def sides(spec: Mapping[str, Any], scope: Scope) -> str:
+def sides(spec: Mapping[str, Any], scope: Scope, given: str = "") -> str:
     """The computed sides of a formula for a message: ``the formula gives 0.09216, the value is
     0.1152`` (its left side a logged value: the value or a metadata field), ``the value * 1152 is
-    0.18432 and global_batch_size * 8e-05 is 0.09216`` (both sides computed), or why they cannot be
-    computed."""
+    0.18432 and global_batch_size * 8e-05 is 0.09216`` (both sides computed), after ``with
+    <given>`` (what they were computed with), or why they cannot be computed."""
     values = []
     for part in (spec["left"], spec["right"]):
         try:
@@ -206,16 +210,11 @@ def sides(spec: Mapping[str, Any], scope: Scope) -> str:
             return f"the formula cannot be computed: {error}"
     near = _near_miss(*values) if spec.get("cmp") == "==" and "tolerance" not in spec else ""
     left, right = map(repr, values)
+    given = f"with {given} " if given else ""
     if not states_read(spec["left"]) and not isinstance(spec["left"], (int, float)) and \
-            not _SYMBOL.keys() & _ops(spec["left"]):  # (a logged value, or int() of it)
-        return f"the formula gives {right}, {render(spec['left'])} is {left}{near}"
-    return f"{render(spec['left'])} is {left} and {render(spec['right'])} is {right}{near}"
-
-
-def _ops(expr: Any) -> set[str]:
-    if not isinstance(expr, Mapping) or "op" not in expr:
-        return set()
-    return {expr["op"]}.union(*map(_ops, expr["args"]))
+            not any(node.get("op") in _SYMBOL for node in _nodes(spec["left"])):  # (a logged value, or int() of it)
+        return f"{given}the formula gives {right}, {render(spec['left'])} is {left}{near}"
+    return f"{given}{render(spec['left'])} is {left} and {render(spec['right'])} is {right}{near}"
 
 
 

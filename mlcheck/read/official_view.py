@@ -157,15 +157,15 @@ def float_time_finding(path: str, line_no: int, key: str, shown: str, read: floa
         return rules.RECORD_TIME_INVALID.at(path, line_no, (
             f"'time_ms' of {key} is {shown}; the official parser reads it with float(), as {read!r}, and so "
             "does mlcheck: log milliseconds since the epoch as a number"), severity=Severity.WARNING, official=False)
-    lost = _TIMED.get(key)  # (the run's time-to-train or init time cannot be computed: an error of mlcheck's own)
+    timed = key in _TIMED_BY_SCORE  # (the run's time-to-train cannot be computed: an error of mlcheck's own)
     return rules.RECORD_TIME_INVALID.at(path, line_no, (
         f"'time_ms' of {key} is {shown}; the official parser reads it with float() and compares the times of "
         "few records, but no time can be computed from it: the record is kept, with no usable time"
-        f"{f' (the run has no {lost})' if lost else ''}; log milliseconds since the epoch"),
-        severity=None if lost else Severity.WARNING, official=False)
+        f"{' (the run has no time-to-train)' if timed else ''}; log milliseconds since the epoch"),
+        severity=None if timed else Severity.WARNING, official=False)
 
 
-_TIMED = {"run_start": "time-to-train", "run_stop": "time-to-train"}
-"""The keys the run's time-to-train is computed from, and what a time that is no number costs it
-(as MLC405 on a time outside any plausible date: both are errors of mlcheck's own; init's times
-are compared by the official checker, MLC401, and a warning of either where it passes them)."""
+_TIMED_BY_SCORE = frozenset({"run_start", "run_stop"})
+"""The keys the run's time-to-train is computed from (a time that is no number there is an error of
+mlcheck's own, as MLC405 on a time outside any plausible date; init's times are compared by the
+official checker, MLC401, and a warning of either where it passes them)."""

@@ -172,16 +172,10 @@ def _rules_text(ctx: RunContext, bench: BenchmarkConstraints, rule: RulesTextChe
             continue
         if record is not None and not holds(record, event.value, run.value_of):
             continue  # (the checker of record fails it too: MLC202 says so, once)
+        given = ", ".join(f"{name} {show(value)}" for name, value in sorted(states.items()))
         computed = "" if "formula" not in rule.check else (  # (the rules text's value for the logged ones)
-            f" ({_with(states, sides(rule.check['formula'], scope))})")
+            f" ({sides(rule.check['formula'], scope, given)})")
         yield ctx.at(RULES_TEXT_CONSTRAINT, event.line,
                      f"{rule.key} is {show(event.value)}; the rules text requires {describe(rule.check)}{computed}{when} "
                      f"for closed {bench.title} ({rule.section}); the checker of record does not enforce it",
                      severity=Severity.parse(rule.severity))
-
-
-def _with(states: dict[str, object], computed: str) -> str:
-    """The states a formula's sides were computed with, then the sides (or why they cannot be)."""
-    if not states or "cannot be computed" in computed:
-        return computed
-    return f"with {', '.join(f'{name} {show(value)}' for name, value in sorted(states.items()))} {computed}"

@@ -77,8 +77,7 @@ def _value_check(ctx: RunContext, entry: Entry, event: Event, check: Mapping[str
                          for setter in (states.setter(name),))
         read = _metadata_read(formula)
         fields = [f"{name} is {show(record.metadata[name])}" for name in read if name in record.metadata]
-        computed = sides(formula, record)
-        computed = f"; with {used} {computed}" if used and "cannot be computed" not in computed else f"; {computed}"
+        computed = f"; {sides(formula, record, used)}"
         if read and not formula_reads_value(formula):  # (the record's metadata alone: 6.1 DeepSeek's first eval)
             head = f"{entry.key}'s {' and '.join(fields)}" if fields else f"{entry.key} has no {' or '.join(read)} in its metadata"
         elif fields:
