@@ -30,25 +30,44 @@ def test_stdin_is_judged_as_the_file_and_its_copy_is_gone(tmp_path: Path) -> Non
     assert list(tmp_path.iterdir()) == []
 
 
+def _copy_begun(process: subprocess.Popen[bytes], folder: Path) -> bool:
+    """Whether ``process`` made its copy of stdin in ``folder``: a file named so there, or (Linux) a
+    descriptor it holds on such a file whose name it removed."""
+    if any(p.name.startswith("mlcheck-stdin-") for p in folder.iterdir()):
+        return True
+    fds = Path(f"/proc/{process.pid}/fd")
+    try:
+        return any("mlcheck-stdin-" in os.readlink(fd) for fd in fds.iterdir())
+    except OSError:
+        return False
+
+
+def _wait_for_the_copy(process: subprocess.Popen[bytes], folder: Path) -> None:
+    # (until the copy is begun; `tempfile.gettempdir()` first writes and removes a probe file with
+    # a random 8-letter name in TMPDIR, which a look at the wrong moment sees: it is not the copy)
+    for _ in range(600):
+        if _copy_begun(process, folder):
+            return
+        time.sleep(0.05)
+    raise AssertionError("mlcheck made no copy of stdin in 30 s")
+
+
 @pytest.mark.skipif(not hasattr(signal, "SIGHUP") or sys.platform == "win32", reason="POSIX signals")
-@pytest.mark.parametrize("name", ["SIGTERM", "SIGHUP"])
-def test_sigterm_while_the_job_still_writes_removes_the_copy(tmp_path: Path, name: str) -> None:
-    """`mpirun ... | mlcheck check -` ended by a CI job's time-out (SIGTERM) or a closed terminal
-    (SIGHUP): no copy of the console is left."""
+@pytest.mark.parametrize("name", ["SIGTERM", "SIGHUP", "SIGKILL"])
+def test_a_signal_while_the_job_still_writes_leaves_no_copy(tmp_path: Path, name: str) -> None:
+    """`mpirun ... | mlcheck check -` ended by a CI job's time-out (SIGTERM), a closed terminal
+    (SIGHUP) or the OOM killer (SIGKILL, which no handler sees: on Linux the copy's name is removed
+    as it is made, session 51): no copy of the console is left."""
     number = getattr(signal, name)
+    if number == signal.SIGKILL and not os.path.isdir("/proc/self/fd"):
+        pytest.skip("a copy outlives SIGKILL where the system does not show a process its open files (/proc/self/fd)")
     env = dict(os.environ, TMPDIR=str(tmp_path))
     process = subprocess.Popen([sys.executable, "-m", "mlcheck", "check", "-"], stdin=subprocess.PIPE,
                                stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=env)
     assert process.stdin is not None
     process.stdin.write(RUN.read_bytes())
     process.stdin.flush()
-    # (until the copy is begun; `tempfile.gettempdir()` first writes and removes a probe file with
-    # a random 8-letter name in TMPDIR, which a look at the wrong moment sees: it is not the copy)
-    for _ in range(600):
-        if any(p.name.startswith("mlcheck-stdin-") for p in tmp_path.iterdir()):
-            break
-        time.sleep(0.05)
-    assert [p.name[:14] for p in tmp_path.iterdir() if p.name.startswith("mlcheck-")] == ["mlcheck-stdin-"]
+    _wait_for_the_copy(process, tmp_path)
     process.send_signal(number)
     assert process.wait(timeout=60) in (-number, 128 + number)
     process.stdin.close()
@@ -124,3 +143,27 @@ def test_a_pipe_checked_again_by_the_api_is_read_again(tmp_path: Path) -> None:
         writer.join(timeout=30)
         assert not writer.is_alive() and not [key for key in stdin_copy._copies if isinstance(key, str)]
     assert verdicts == [["pass"], ["fail"]]
+
+
+@pytest.mark.parametrize("open_files", ["/proc/self/fd", "/nonexistent/fd"])
+def test_the_copy_is_read_with_or_without_its_name(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                                   open_files: str) -> None:
+    """Where /proc/self/fd shows a process its open files, the copy has no name while it is read
+    (session 51); elsewhere it has one, removed when mlcheck ends. The same run either way."""
+    import tempfile
+
+    from mlcheck.read import stdin_copy
+
+    if open_files == "/proc/self/fd" and not os.path.isdir(open_files):
+        pytest.skip("no /proc/self/fd on this system")
+    monkeypatch.setattr(stdin_copy, "_OPEN_FILES", open_files)
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))
+    monkeypatch.setattr(stdin_copy, "_copies", {})
+    monkeypatch.setattr(stdin_copy, "_remove_on_sigterm", lambda: None)  # (no handler left in the test process)
+    done = CliRunner().invoke(main, ["check", "-", "-f", "json"], input=RUN.read_bytes())
+    (run,) = json.loads(done.stdout)["runs"]
+    assert done.exit_code == 0 and run["time_to_train_min"] == pytest.approx(14.76, abs=0.01)
+    left = [p.name[:14] for p in tmp_path.iterdir()]
+    assert left == ([] if open_files == "/proc/self/fd" else ["mlcheck-stdin-"])
+    stdin_copy._remove_all()
+    assert list(tmp_path.iterdir()) == []
