@@ -141,7 +141,7 @@ def report_command(paths: tuple[str, ...], ruleset: str | None, config_path: str
     settings = load_cli_settings(config_path, paths, ruleset=ruleset, strict=strict, exit_zero=exit_zero,
                                  select=select, ignore=ignore, no_progress=no_progress, jobs=jobs)
     result, unopenable = checked(paths, settings, quiet, verbose)
-    refuse_overwriting_inputs([output_path], result, settings.config_path)
+    refuse_overwriting_inputs([output_path], result, settings.config_path, standard_output=output_path == "-")
     try:
         write_outputs([f"html:{output_path}"], result, report_options(settings, quiet, True, result))
     except OSError as error:

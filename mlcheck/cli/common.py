@@ -14,7 +14,7 @@ import click
 from mlcheck.checker import Progress, check
 from mlcheck.settings.config import Settings, load_settings
 from mlcheck.package.discover import DiscoveryError
-from mlcheck.settings.gate import outputs_in_checked_folders, overwritten_inputs
+from mlcheck.settings.gate import outputs_in_checked_folders, overwritten_inputs, standard_output_input
 from mlcheck.judge.jobs import usable_cpus
 from mlcheck.report.plain import one_line
 from mlcheck.results import CheckResult
@@ -52,14 +52,22 @@ def _raise_broken_pipe(self: object) -> None:
 
 
 def refuse_overwriting_inputs(paths: Sequence[str], result: CheckResult,
-                              config_path: str | None = None) -> None:
+                              config_path: str | None = None, standard_output: bool = True) -> None:
     """Exit 2 before writing a report over one of the files that were checked, or into a folder
-    of a package that was checked."""
+    of a package that was checked: ``paths``, and standard output where the command writes to it."""
     clobbered = overwritten_inputs(paths, result, [config_path])
     if clobbered:
         click.echo(one_line(f"mlcheck: error: {clobbered[0]} is an input of this check (a log, the config, or "
                    "a file of a package being checked); mlcheck never overwrites its input. Choose "
                    "another output path"), err=True)
+        sys.exit(EXIT_ERROR)
+    into = standard_output_input(result, [config_path]) if standard_output else None
+    if into is not None:
+        where = "the file standard input reads" if into == "-" else into
+        click.echo(one_line(f"mlcheck: error: standard output is redirected into {where}, an input of this check "
+                   "(a log, the config, or a file in a folder of a package being checked); mlcheck never writes "
+                   "into its input, so the report is not written. Redirect it to a file outside the package, or use "
+                   "-o FORMAT:FILE"), err=True)
         sys.exit(EXIT_ERROR)
     for path, folder in outputs_in_checked_folders(paths, result):
         click.echo(one_line(f"mlcheck: error: {path} lies in {folder}, a folder this check reads; mlcheck never "

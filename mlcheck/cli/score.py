@@ -75,7 +75,8 @@ def score_command(paths: tuple[str, ...], ruleset: str | None, config_path: str 
         say_settings(settings, result)
     if table_output == "-":  # (standard output: printed as without the option)
         table_output = None
-    refuse_overwriting_inputs([table_output] if table_output else [], result, settings.config_path)
+    refuse_overwriting_inputs([table_output] if table_output else [], result, settings.config_path,
+                              standard_output=output_format == "json" or table_output is None)
     if output_format == "json":
         utf8_standard_output()
         for block in json_report_blocks(result):
