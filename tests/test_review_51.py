@@ -68,3 +68,13 @@ def test_report_to_a_file_leaves_standard_output_alone(tmp_path: Path) -> None:
     before = _digest(log)
     done = _run(["report", str(tmp_path / "Acme"), "-o", str(tmp_path / "r.html")], log)
     assert done.returncode == 0 and _digest(log) == before and (tmp_path / "r.html").read_bytes().startswith(b"<!DOCTYPE html>")
+
+
+def test_watch_into_the_log_watched_is_refused_at_once(tmp_path: Path) -> None:
+    """``mlcheck watch job.log >> job.log``: said at the start, not after the run's quiet polls."""
+    log = tmp_path / "job.log"
+    shutil.copy(EXAMPLE / "Acme" / "results" / "acme-t8" / "resnet" / "result_0.txt", log)
+    before = _digest(log)
+    done = _run(["watch", str(log), "--idle-timeout", "30"], log)
+    assert done.returncode == 2 and _digest(log) == before
+    assert f"{REFUSED}{log}, the log watched" in done.stderr.decode()

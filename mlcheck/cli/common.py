@@ -14,7 +14,8 @@ import click
 from mlcheck.checker import Progress, check
 from mlcheck.settings.config import Settings, load_settings
 from mlcheck.package.discover import DiscoveryError
-from mlcheck.settings.gate import outputs_in_checked_folders, overwritten_inputs, standard_output_input
+from mlcheck.settings.gate import outputs_in_checked_folders, overwritten_inputs
+from mlcheck.settings.output_target import standard_output_input
 from mlcheck.judge.jobs import usable_cpus
 from mlcheck.report.plain import one_line
 from mlcheck.results import CheckResult

@@ -157,32 +157,6 @@ def overwritten_inputs(paths: Sequence[str], result: CheckResult,
             or (os.path.isfile(path) and os.path.dirname(os.path.realpath(path)) in guarded)]
 
 
-def standard_output_input(result: CheckResult, also_read: Sequence[str | None] = ()) -> str | None:
-    """The input of this check that standard output writes into (the shell opened it: ``>>
-    pkg/results/s/b/result_0.txt``), else None: the file's identity against the logs read, the
-    config and stdin's file; its name (``/proc/self/fd/1``) against the folders checked, as ``-o``'s."""
-    try:
-        status = os.fstat(1)
-    except (OSError, ValueError):
-        return None
-    if not stat.S_ISREG(status.st_mode):
-        return None
-    target = (status.st_dev, status.st_ino)
-    if _stdin_id() == target and any(run.path == "-" for run in result.runs):
-        return "-"
-    named = dict.fromkeys([run.path for run in result.runs if run.path != "-"] + [path for path in also_read if path])
-    found = next((path for path in named if _file_id(path) == target), None)
-    if found is not None:
-        return found
-    try:
-        name = os.readlink("/proc/self/fd/1")
-    except (OSError, ValueError):
-        return None
-    if not os.path.isabs(name) or name.endswith(" (deleted)"):  # (a temporary file whose name is gone)
-        return None
-    return name if outputs_in_checked_folders([name], result) else None
-
-
 def outputs_in_checked_folders(paths: Sequence[str], result: CheckResult) -> list[tuple[str, str]]:
     """The output paths (existing or new, at any depth) that lie in a folder of a package this
     check reads, each with the deepest such folder: a checked benchmark folder, its system's
