@@ -14,14 +14,19 @@ copy) and removed at exit or on SIGTERM and SIGHUP (handlers it installs where n
 
 The names are imported when first used (importing ``mlcheck.cli``, or ``mlcheck.report``, does not
 import the checker through this module); a Ctrl-C while they are imported is the caller's
-``KeyboardInterrupt``, as any import's (the command line exits 130 on it).
+``KeyboardInterrupt``, as any import's (the command line exits 130 on it: this module imports
+nothing that is not loaded already when Python starts, so that a Ctrl-C while it starts finds the
+command line's guard, :mod:`mlcheck.cli`).
 """
 
 from __future__ import annotations
 
 import gc
 import importlib
-from typing import TYPE_CHECKING, Any
+
+TYPE_CHECKING = False  # (typing.TYPE_CHECKING, without importing typing here: see below)
+if TYPE_CHECKING:
+    from typing import Any
 
 __version__ = "0.1.0"
 
