@@ -12,6 +12,7 @@ import pytest
 
 EXAMPLE = Path(__file__).resolve().parent.parent / "fixtures" / "example"
 REFUSED = "mlcheck: error: standard output is redirected into "
+REFUSED_ERR = "mlcheck: error: standard error is redirected into "
 
 
 def _package(tmp_path: Path) -> Path:
@@ -19,10 +20,16 @@ def _package(tmp_path: Path) -> Path:
     return tmp_path / "Acme"
 
 
-def _run(args: list[str], stdout: Path, mode: str = "ab", stdin: Path | None = None) -> subprocess.CompletedProcess[bytes]:
+def _run(args: list[str], stdout: Path, mode: str = "ab", stdin: Path | None = None,
+         stderr: Path | None = None) -> subprocess.CompletedProcess[bytes]:
+    """mlcheck with standard output (or, given ``stderr``, standard error, and stdout piped) redirected."""
     with open(stdout, mode) as out, open(stdin or "/dev/null", "rb") as given:
-        return subprocess.run([sys.executable, "-m", "mlcheck", *args], stdout=out, stdin=given,
-                              stderr=subprocess.PIPE, timeout=120)
+        if stderr is None:
+            return subprocess.run([sys.executable, "-m", "mlcheck", *args], stdout=out, stdin=given,
+                                  stderr=subprocess.PIPE, timeout=120)
+        both = subprocess.STDOUT if stderr == stdout else open(stderr, "ab")
+        return subprocess.run([sys.executable, "-m", "mlcheck", *args], stdout=out if stderr == stdout else subprocess.PIPE,
+                              stdin=given, stderr=both, timeout=120)
 
 
 def _digest(path: Path) -> str:
@@ -78,3 +85,43 @@ def test_watch_into_the_log_watched_is_refused_at_once(tmp_path: Path) -> None:
     done = _run(["watch", str(log), "--idle-timeout", "30"], log)
     assert done.returncode == 2 and _digest(log) == before
     assert f"{REFUSED}{log}, the log watched" in done.stderr.decode()
+
+
+def test_standard_error_into_a_log_is_refused_and_said_on_stdout(tmp_path: Path) -> None:
+    """``2>> result_0.txt``: the summary line would be appended to the log (an attack review,
+    session 51); the error is said on standard output, the log left as it was."""
+    log = _package(tmp_path) / "results" / "acme-t8" / "resnet" / "result_0.txt"
+    before = _digest(log)
+    done = _run(["check", str(tmp_path / "Acme"), "-f", "json"], tmp_path / "unused.txt", stderr=log)
+    assert done.returncode == 2 and _digest(log) == before
+    assert done.stdout.decode().startswith(f"{REFUSED_ERR}{log}, an input")
+
+
+def test_both_streams_into_a_log_say_nothing_there(tmp_path: Path) -> None:
+    """``>> result_0.txt 2>&1``: the refusal itself would be written into the log; exit 2 alone."""
+    log = _package(tmp_path) / "results" / "acme-t8" / "resnet" / "result_0.txt"
+    before = _digest(log)
+    done = _run(["check", str(tmp_path / "Acme")], log, stderr=log)
+    assert done.returncode == 2 and _digest(log) == before
+    watched = _run(["watch", str(log), "--idle-timeout", "30"], log, stderr=log)
+    assert watched.returncode == 2 and _digest(log) == before
+
+
+def test_watch_with_standard_error_into_the_log_is_refused_at_once(tmp_path: Path) -> None:
+    log = tmp_path / "job.log"
+    shutil.copy(EXAMPLE / "Acme" / "results" / "acme-t8" / "resnet" / "result_0.txt", log)
+    before = _digest(log)
+    done = _run(["watch", str(log), "--idle-timeout", "30"], tmp_path / "out.txt", stderr=log)
+    assert done.returncode == 2 and _digest(log) == before
+    assert done.stdout.decode().startswith(f"{REFUSED_ERR}{log}, the log watched")
+
+
+def test_split_of_stdin_refuses_to_write_over_stdins_file(tmp_path: Path) -> None:
+    """``split - -o DIR --force --start-index 2 < DIR/result_2.txt`` (an attack review, session 51:
+    the file was rewritten)."""
+    log = tmp_path / "result_2.txt"
+    shutil.copy(EXAMPLE / "Acme" / "results" / "acme-t8" / "resnet" / "result_0.txt", log)
+    before = _digest(log)
+    done = _run(["split", "-", "-o", str(tmp_path), "--force", "--start-index", "2"], tmp_path / "out.txt", stdin=log)
+    assert done.returncode == 2 and _digest(log) == before
+    assert f"{log} is an input of this split (the log it reads: standard input)" in done.stderr.decode()

@@ -37,7 +37,7 @@ def _copy_begun(process: subprocess.Popen[bytes], folder: Path) -> bool:
         return True
     fds = Path(f"/proc/{process.pid}/fd")
     try:
-        return any("mlcheck-stdin-" in os.readlink(fd) for fd in fds.iterdir())
+        return any(os.readlink(fd).startswith(str(folder)) for fd in fds.iterdir())
     except OSError:
         return False
 
@@ -80,7 +80,10 @@ def test_a_copy_that_cannot_be_written_is_said_as_such(monkeypatch: pytest.Monke
     def full(*_args: object, **_kwargs: object) -> object:
         raise OSError(errno.ENOSPC, "No space left on device")
 
+    from mlcheck.read import stdin_copy
+
     monkeypatch.setattr(tempfile, "NamedTemporaryFile", full)
+    monkeypatch.setattr(stdin_copy, "_nameless_file", lambda folder: -1)
     done = CliRunner().invoke(main, ["check", "-", "-f", "json"], input=RUN.read_bytes())
     (run,) = json.loads(done.stdout)["runs"]
     (found,) = [f for f in run["findings"] if f["code"] == "MLC001"]
@@ -159,11 +162,124 @@ def test_the_copy_is_read_with_or_without_its_name(tmp_path: Path, monkeypatch: 
     monkeypatch.setattr(stdin_copy, "_OPEN_FILES", open_files)
     monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))
     monkeypatch.setattr(stdin_copy, "_copies", {})
-    monkeypatch.setattr(stdin_copy, "_remove_on_sigterm", lambda: None)  # (no handler left in the test process)
+    monkeypatch.setattr(stdin_copy, "_HANDLERS", [True])  # (no handler left in the test process)
     done = CliRunner().invoke(main, ["check", "-", "-f", "json"], input=RUN.read_bytes())
     (run,) = json.loads(done.stdout)["runs"]
     assert done.exit_code == 0 and run["time_to_train_min"] == pytest.approx(14.76, abs=0.01)
     left = [p.name[:14] for p in tmp_path.iterdir()]
     assert left == ([] if open_files == "/proc/self/fd" else ["mlcheck-stdin-"])
-    stdin_copy._remove_all()
+    for copy in stdin_copy._copies.values():
+        stdin_copy._release(copy)
     assert list(tmp_path.iterdir()) == []
+
+
+def test_stdin_named_twice_is_one_log_read_twice(tmp_path: Path) -> None:
+    """`... | mlcheck check - /dev/stdin`: the pipe that is standard input is read from its copy
+    (an attack review, session 51: the second name read an empty pipe, MLC002)."""
+    if not os.path.exists("/dev/stdin"):
+        pytest.skip("no /dev/stdin on this system")
+    for order in (["-", "/dev/stdin"], ["/dev/stdin", "-"]):
+        done = subprocess.run([sys.executable, "-m", "mlcheck", "check", *order, "-f", "json", "--jobs", "1"],
+                              input=RUN.read_bytes(), capture_output=True, timeout=120)
+        runs = json.loads(done.stdout)["runs"]
+        assert [run["time_to_train_min"] for run in runs] == [pytest.approx(14.76, abs=0.01)] * 2
+        assert not [f["code"] for run in runs for f in run["findings"] if f["code"] == "MLC002"]
+
+
+class _Stdin:
+    def __init__(self, data: bytes) -> None:
+        import io
+
+        self.buffer = io.BytesIO(data)
+
+
+def test_a_copy_that_failed_after_reading_fails_again(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    """A copy that failed had read part of stdin: a later try says so, instead of checking the rest
+    (an attack review, session 51)."""
+    from mlcheck.read import stdin_copy
+
+    class Full:
+        name = str(tmp_path / "mlcheck-stdin-x")
+
+        def __init__(self) -> None:
+            self.writes = 0
+
+        def write(self, chunk: bytes) -> int:
+            self.writes += 1
+            if self.writes > 1:
+                raise OSError(errno.ENOSPC, "No space left on device")
+            return len(chunk)
+
+        def __enter__(self) -> "Full":
+            return self
+
+        def __exit__(self, *exc: object) -> None:
+            pass
+
+    monkeypatch.setattr(stdin_copy, "_copies", {})
+    monkeypatch.setattr(stdin_copy, "_failed", {})
+    monkeypatch.setattr(stdin_copy, "_HANDLERS", [True])
+    monkeypatch.setattr(stdin_copy, "_nameless_file", lambda folder: -1)
+    monkeypatch.setattr(stdin_copy, "_held_nameless", lambda path: -1)
+    monkeypatch.setattr(stdin_copy.tempfile, "NamedTemporaryFile", lambda **kw: Full())
+    monkeypatch.setattr(sys, "stdin", _Stdin(b"x" * (3 << 20)))
+    with pytest.raises(stdin_copy.StdinCopyError, match="No space left on device"):
+        stdin_copy.stdin_copy()
+    with pytest.raises(stdin_copy.StdinCopyError, match="an earlier copy of standard input failed after reading part"):
+        stdin_copy.stdin_copy()
+
+
+def test_threads_share_one_copy_and_handlers_are_set_once(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Two threads reading stdin at once get one whole copy; the exit handler is registered once
+    however many pipes are copied (an attack review, session 51: a copy each, split between them;
+    a handler wrapped again at each copy, RecursionError after a thousand)."""
+    import io
+    import threading
+
+    from mlcheck.read import stdin_copy
+
+    registered: list[object] = []
+    monkeypatch.setattr(stdin_copy, "_copies", {})
+    monkeypatch.setattr(stdin_copy, "_HANDLERS", [])
+    monkeypatch.setattr(stdin_copy.atexit, "register", registered.append)
+    monkeypatch.setattr(stdin_copy, "_remove_on", lambda number: None)
+    data = b"".join(b"line %d\n" % i for i in range(400_000))
+    monkeypatch.setattr(sys, "stdin", _Stdin(data))
+    paths: list[str] = []
+    threads = [threading.Thread(target=lambda: paths.append(stdin_copy.stdin_copy())) for _ in range(2)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(timeout=60)
+    assert len(paths) == 2 and paths[0] == paths[1] and Path(paths[0]).read_bytes() == data
+    for number in range(5):
+        with open(stdin_copy.stream_copy(f"pipe{number}", io.BytesIO(b"x")), "rb") as copy:
+            assert copy.read() == b"x"
+        stdin_copy.forget_pipes()
+    assert len(registered) == 1
+    for copy in stdin_copy._copies.values():
+        stdin_copy._release(copy)
+
+
+@pytest.mark.skipif(not hasattr(signal, "SIGHUP"), reason="POSIX signals")
+def test_a_caller_handler_that_returns_leaves_the_copy_in_use(tmp_path: Path) -> None:
+    """A service whose SIGHUP handler reloads and carries on: stdin's copy is still read by a
+    later check() (an attack review, session 51: its descriptor was closed, and a file opened
+    next was read in its place, then closed by mlcheck at the exit)."""
+    script = """
+import os, signal, sys
+signal.signal(signal.SIGHUP, lambda *a: None)
+from mlcheck import check
+first = check("-").runs[0]
+os.kill(os.getpid(), signal.SIGHUP)
+others = [open(os.devnull, "rb") for _ in range(3)]
+out = open(sys.argv[1], "w")
+out.write("kept")
+second = check("-").runs[0]
+print(first.verdict, second.verdict, first.time_to_train_min == second.time_to_train_min)
+"""
+    kept = tmp_path / "out.txt"
+    done = subprocess.run([sys.executable, "-c", script, str(kept)], input=RUN.read_bytes(), capture_output=True,
+                          timeout=120, env=dict(os.environ, TMPDIR=str(tmp_path)))
+    assert done.stdout.decode().split() == ["pass", "pass", "True"], done.stderr.decode()[-2000:]
+    assert kept.read_text() == "kept" and [p.name for p in tmp_path.iterdir()] == ["out.txt"]

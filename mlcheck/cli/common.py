@@ -15,7 +15,7 @@ from mlcheck.checker import Progress, check
 from mlcheck.settings.config import Settings, load_settings
 from mlcheck.package.discover import DiscoveryError
 from mlcheck.settings.gate import outputs_in_checked_folders, overwritten_inputs
-from mlcheck.settings.output_target import standard_output_input
+from mlcheck.settings.output_target import STREAM_NAMES, stream_input
 from mlcheck.judge.jobs import usable_cpus
 from mlcheck.report.plain import one_line
 from mlcheck.results import CheckResult
@@ -62,19 +62,32 @@ def refuse_overwriting_inputs(paths: Sequence[str], result: CheckResult,
                    "a file of a package being checked); mlcheck never overwrites its input. Choose "
                    "another output path"), err=True)
         sys.exit(EXIT_ERROR)
-    into = standard_output_input(result, [config_path]) if standard_output else None
-    if into is not None:
-        where = "the file standard input reads" if into == "-" else into
-        click.echo(one_line(f"mlcheck: error: standard output is redirected into {where}, an input of this check "
-                   "(a log, the config, or a file in a folder of a package being checked); mlcheck never writes "
-                   "into its input, so the report is not written. Redirect it to a file outside the package, or use "
-                   "-o FORMAT:FILE"), err=True)
-        sys.exit(EXIT_ERROR)
+    refuse_streams_into_inputs(result, config_path, standard_output)
     for path, folder in outputs_in_checked_folders(paths, result):
         click.echo(one_line(f"mlcheck: error: {path} lies in {folder}, a folder this check reads; mlcheck never "
                    "writes into the folders it checks. Choose an output path outside the package's "
                    "results/ and systems/ folders"), err=True)
         sys.exit(EXIT_ERROR)
+
+
+def refuse_streams_into_inputs(result: CheckResult, config_path: str | None, standard_output: bool) -> None:
+    """Exit 2 where the shell redirected standard output (when the command writes to it) or
+    standard error into an input of the check, before writing anything more. The error is said on
+    the other stream, if that one is no input (``>> log 2>&1``: nothing is said, the exit code
+    tells)."""
+    into = {descriptor: stream_input(descriptor, result, [config_path]) for descriptor in (1, 2)}
+    refused = [descriptor for descriptor in (1, 2) if into[descriptor] is not None and (standard_output or descriptor == 2)]
+    if not refused:
+        return
+    where = "the file standard input reads" if into[refused[0]] == "-" else into[refused[0]]
+    message = one_line(f"mlcheck: error: {STREAM_NAMES[refused[0]]} is redirected into {where}, an input of this check "
+                       "(a log, the config, or a file in a folder of a package being checked); mlcheck never writes into "
+                       "its input, so it writes nothing more. Redirect it to a file outside the package, or use -o FORMAT:FILE")
+    if into[2] is None:
+        click.echo(message, err=True)
+    elif into[1] is None:
+        click.echo(message)
+    sys.exit(EXIT_ERROR)
 
 
 JOBS_OPTION = click.option(

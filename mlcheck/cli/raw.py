@@ -18,7 +18,7 @@ from mlcheck.cli.checking import check_and_report
 from mlcheck.cli.common import EXIT_ERROR, EXIT_FINDINGS, EXIT_OK, load_cli_settings
 from mlcheck.model import Finding, Severity
 from mlcheck.raw.watch_paths import compressed, unwatchable
-from mlcheck.settings.output_target import writes_into
+from mlcheck.settings.output_target import STREAM_NAMES, streams_into
 from mlcheck.read.reading_rules import GLUED_RECORDS
 from mlcheck.report.plain import OUTPUT_FORMATS as TEXT_FORMATS, one_line
 from mlcheck.settings.config import FORMATS, Settings
@@ -184,9 +184,12 @@ def watch_command(log: str, ruleset: str | None, fail_fast: bool, runs: int, out
     if problem is not None:
         click.echo(one_line(f"mlcheck: error: {log}: {problem}"), err=True)
         sys.exit(EXIT_ERROR)
-    if writes_into(log):  # (said now, not after the run: the report would be appended to the log watched)
-        click.echo(one_line(f"mlcheck: error: standard output is redirected into {log}, the log watched; mlcheck "
-                            "never writes into its input. Redirect it to another file"), err=True)
+    into = streams_into(log)
+    if into:  # (said now, not after the run: what it says would be appended to the log watched)
+        message = one_line(f"mlcheck: error: {STREAM_NAMES[into[0]]} is redirected into {log}, the log watched; "
+                           "mlcheck never writes into its input. Redirect it to another file")
+        if into != [1, 2]:
+            click.echo(message, err=into == [1])
         sys.exit(EXIT_ERROR)
     if compressed(log):
         _judge_compressed(log, settings, poll, idle_timeout, text_format)

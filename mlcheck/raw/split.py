@@ -215,9 +215,9 @@ def _isolated(items: Iterator[RawItem], path: str) -> Iterator[RawItem]:
 
 def _check_target(target: str, force: bool, log: str) -> None:
     """Refuse a target that exists (without ``force``), and always one that is the log read."""
-    if log != "-" and _same_file(target, log):
-        raise SplitError(f"{target} is an input of this split (the log it reads); mlcheck never "
-                         "overwrites its input. Choose another output folder, or --start-index")
+    if _same_file(target, log) if log != "-" else _standard_input_file(target):
+        raise SplitError(f"{target} is an input of this split (the log it reads{'' if log != '-' else ': standard input'}); "
+                         "mlcheck never overwrites its input. Choose another output folder, or --start-index")
     if os.path.exists(target) and not force:
         raise SplitError(f"{target} exists; pass --force to overwrite it, or --start-index to "
                          "number the new files after it")
@@ -229,6 +229,14 @@ def _same_file(target: str, log: str) -> bool:
         return os.path.samefile(target, log)
     except OSError:  # (either does not exist)
         return os.path.normcase(os.path.realpath(target)) == os.path.normcase(os.path.realpath(log))
+
+
+def _standard_input_file(target: str) -> bool:
+    """Whether ``target`` is the file standard input reads (``split - < DIR/result_2.txt``)."""
+    try:
+        return os.path.samestat(os.stat(target), os.fstat(0))
+    except (OSError, ValueError):
+        return False
 
 
 def _remove(path: str) -> None:

@@ -1,29 +1,49 @@
 """Standard input, copied once to a temporary file, so that it is read as a log file is: as often
 as the reading needs (the MPI jobs of a console read apart, MLC030; the records only another rank
 printed, read again, MLC028), gzip and CR line ends alike, and never held in memory. A pipe named
-by its path (``<(zcat job.log.gz)``, a FIFO) is copied so too, at its first opening.
+by its path (``<(zcat job.log.gz)``, a FIFO) is copied so too, at its first opening; a pipe that is
+standard input (``/dev/stdin``, ``/proc/self/fd/0``) is read from standard input's copy.
 
-Where the system shows a process its open files (``/proc/self/fd``: Linux), the copy's name is
-removed as soon as it is made, and the copy read through a descriptor kept open: nothing is left
-however mlcheck ends, SIGKILL and the OOM killer included. Elsewhere the named copy is removed
-when mlcheck ends, on SIGTERM and SIGHUP too."""
+Where the system shows a process its open files (``/proc/self/fd``: Linux), the copy is a file
+without a name (``O_TMPFILE``; where the file system has none, a named file whose name is removed
+at once), read through a descriptor kept open: nothing is left however mlcheck ends, SIGKILL and
+the OOM killer included. Elsewhere the named copy is removed when mlcheck ends, on SIGTERM and
+SIGHUP too. Standard input is copied once per process (a later copy in threads waits for it); a
+copy that failed read part of it, so a later one fails as it did, not on the rest.
+"""
 
 from __future__ import annotations
 
 import atexit
+import errno
 import os
 import signal
 import sys
 import tempfile
 import threading
 from contextlib import contextmanager
-from typing import IO, Any, Iterator
+from typing import IO, Any, Iterator, NamedTuple
 
-_copies: dict[object, tuple[object, str, int]] = {}
-"""id of the standard input object, or the path of a pipe -> (it, the path of its copy, the
-descriptor that holds a copy whose name is removed, else -1): a test runner swaps stdin."""
+
+class _Copy(NamedTuple):
+    owner: object
+    """Standard input's stream, or the path of the pipe (a test runner swaps stdin)."""
+    path: str
+    """What a reading opens: ``/proc/self/fd/N`` for a copy without a name."""
+    held: int
+    """The descriptor that holds a copy without a name, else -1."""
+    pid: int
+    """The process that made it (a forked one leaves its parent's named copy alone)."""
+
+
+_copies: dict[object, _Copy] = {}
+"""id of the standard input object, or the path of a pipe -> its copy."""
+_failed: dict[int, tuple[object, str]] = {}
+"""id of a standard input whose copy failed -> (it, what the failure said)."""
+_LOCK = threading.Lock()
 _OPEN_FILES = "/proc/self/fd"
-_OWNER = os.getpid()
+_HANDLERS: list[bool] = []
+"""Set once the exit and signal handlers are (once per process: a fork inherits them)."""
 
 
 class StdinCopyError(OSError):
@@ -33,76 +53,93 @@ class StdinCopyError(OSError):
 
 def stdin_copy() -> str:
     """The path of the copy of standard input, made at the first call (OSError when standard
-    input cannot be read, StdinCopyError when the copy cannot be written; a partial copy is
-    removed)."""
+    input cannot be read, StdinCopyError when the copy cannot be written, then at every later
+    call; a partial copy is removed)."""
     stream = getattr(sys.stdin, "buffer", None)
     if stream is None:
         raise OSError("standard input is closed")
-    known = _copies.get(id(stream))
-    if known is not None and known[0] is stream:
-        return known[1]
-    return _copied(id(stream), stream, stream, "standard input")
+    with _LOCK:
+        known = _copies.get(id(stream))
+        if known is not None and known.owner is stream:
+            return known.path
+        failed = _failed.get(id(stream))
+        if failed is not None and failed[0] is stream:
+            raise StdinCopyError(errno.EIO, f"{failed[1]} (an earlier copy of standard input failed after reading "
+                                 "part of it: standard input cannot be read whole again in this process)")
+        return _copied(id(stream), stream, stream, "standard input")
 
 
 def copied_path(path: str) -> str | None:
     """The copy of the pipe ``path`` once :func:`stream_copy` made it, else None."""
     known = _copies.get(path)
-    return known[1] if known is not None else None
+    return known.path if known is not None else None
 
 
 def stream_copy(path: str, handle: IO[bytes]) -> str:
     """The path of a copy of what ``handle`` (the pipe ``path`` opened, no copy of it made yet)
-    gives until its end (errors as :func:`stdin_copy`'s)."""
-    return _copied(path, path, handle, path)
+    gives until its end (errors as :func:`stdin_copy`'s); standard input's copy when the pipe is
+    standard input's (``handle`` is then left unread)."""
+    if _is_standard_input(handle):
+        return stdin_copy()
+    with _LOCK:
+        return _copied(path, path, handle, path)
 
 
 def forget_pipes() -> None:
     """Remove the copies of pipes (not of standard input, read once whatever is checked)."""
     for key in [key for key in _copies if isinstance(key, str)]:
-        _remove(*_copies.pop(key)[1:])
+        _release(_copies.pop(key))
 
 
 def _copied(key: object, owner: object, stream: IO[bytes], what: str) -> str:
-    if not _copies:  # (before the file is made: a SIGTERM from then on removes it)
-        atexit.register(_remove_all)
-        _remove_on_sigterm()
-    with _signals_held():  # (a SIGTERM between the file's making and its entry here would leave it)
-        try:
-            handle = tempfile.NamedTemporaryFile(prefix="mlcheck-stdin-", delete=False)
-        except OSError as error:
-            raise _copy_error(error, what) from None
-        held = _held_nameless(handle.name)
-        _copies[key] = (owner, f"{_OPEN_FILES}/{held}" if held >= 0 else handle.name, held)
+    _set_handlers()
+    with _signals_held():  # (a signal between the file's making and its entry here would leave it)
+        copy, writer = _new_copy(owner, what)
+        _copies[key] = copy
+    read = False
     try:
-        with handle:
-            while True:
-                chunk = stream.read(1 << 20)
-                if not chunk:
-                    break
+        with writer:
+            while chunk := stream.read(1 << 20):
+                read = True
                 try:
-                    handle.write(chunk)
+                    writer.write(chunk)
                 except OSError as error:
                     raise _copy_error(error, what) from None
-    except BaseException:
-        _remove(*_copies.pop(key)[1:])
+    except BaseException as error:
+        _release(_copies.pop(key))
+        if read and not isinstance(owner, str):  # (standard input, read in part: not again)
+            _failed[id(owner)] = (owner, error.strerror or str(error) if isinstance(error, OSError) else "interrupted")
         raise
-    return _copies[key][1]
+    return copy.path
 
 
-@contextmanager
-def _signals_held() -> Iterator[None]:
-    """SIGTERM and SIGHUP held back meanwhile (in the main thread, where they are handled), then
-    delivered: their handler then finds every copy made."""
-    mask = getattr(signal, "pthread_sigmask", None)
-    if mask is None or threading.current_thread() is not threading.main_thread():
-        yield
-        return
-    held = {number for number in (signal.SIGTERM, getattr(signal, "SIGHUP", None)) if number is not None}
-    before = mask(signal.SIG_BLOCK, held)
+def _new_copy(owner: object, what: str) -> tuple[_Copy, IO[bytes]]:
+    """An empty copy, and the file object that writes it."""
     try:
-        yield
-    finally:
-        mask(signal.SIG_SETMASK, before)
+        folder = tempfile.gettempdir()
+    except OSError as error:  # (no usable temporary folder at all)
+        raise StdinCopyError(error.errno or errno.ENOENT, f"cannot copy {what} to a temporary file ({error}); set "
+                             "TMPDIR to a folder with room" + _OR_A_PATH.get(what, "")) from None
+    nameless = _nameless_file(folder)
+    if nameless >= 0:
+        return _Copy(owner, f"{_OPEN_FILES}/{nameless}", nameless, os.getpid()), open(nameless, "wb", closefd=False)
+    try:
+        handle = tempfile.NamedTemporaryFile(prefix="mlcheck-stdin-", delete=False)
+    except OSError as error:
+        raise _copy_error(error, what) from None
+    held = _held_nameless(handle.name)
+    return _Copy(owner, f"{_OPEN_FILES}/{held}" if held >= 0 else handle.name, held, os.getpid()), handle
+
+
+def _nameless_file(folder: str) -> int:
+    """A descriptor of a new file without a name in ``folder`` (``O_TMPFILE``), else -1."""
+    flag = getattr(os, "O_TMPFILE", None)
+    if flag is None or not os.path.isdir(_OPEN_FILES):
+        return -1
+    try:
+        return os.open(folder, flag | os.O_RDWR, 0o600)
+    except OSError:  # (a file system without it: the named file, its name removed)
+        return -1
 
 
 def _held_nameless(path: str) -> int:
@@ -114,9 +151,6 @@ def _held_nameless(path: str) -> int:
         held = os.open(path, os.O_RDONLY)
     except OSError:
         return -1
-    if not os.path.exists(f"{_OPEN_FILES}/{held}"):
-        os.close(held)
-        return -1
     try:
         os.unlink(path)
     except OSError:  # (removed when mlcheck ends, as without the descriptor)
@@ -125,16 +159,47 @@ def _held_nameless(path: str) -> int:
     return held
 
 
+def _is_standard_input(handle: IO[bytes]) -> bool:
+    try:
+        return os.path.samestat(os.fstat(handle.fileno()), os.fstat(0))
+    except (OSError, ValueError, AttributeError):
+        return False
+
+
+@contextmanager
+def _signals_held() -> Iterator[None]:
+    """Ctrl-C, SIGTERM and SIGHUP held back meanwhile (in the main thread, where they are
+    handled), then delivered: their handler, or the exit, then finds every copy made."""
+    mask = getattr(signal, "pthread_sigmask", None)
+    if mask is None or threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    held = {getattr(signal, name) for name in ("SIGINT", "SIGTERM", "SIGHUP") if hasattr(signal, name)}
+    before = mask(signal.SIG_BLOCK, held)
+    try:
+        yield
+    finally:
+        mask(signal.SIG_SETMASK, before)
+
+
+_OR_A_PATH = {"standard input": ", or give the log a path"}
+
+
 def _copy_error(error: OSError, what: str) -> StdinCopyError:
     return StdinCopyError(error.errno, f"cannot copy {what} to a temporary file in {tempfile.gettempdir()} "
-                          f"({error.strerror or error}); set TMPDIR to a folder with room" +
-                          (", or give the log a path" if what == "standard input" else ""))
+                          f"({error.strerror or error}); set TMPDIR to a folder with room" + _OR_A_PATH.get(what, ""))
 
 
-def _remove_on_sigterm() -> None:
-    """SIGTERM (a CI job's time-out while a job's console is piped in), and SIGHUP (its terminal
-    closed, an ssh session dropped), remove the copies, then end mlcheck as the signal does; a
-    handler set before is kept and called (a signal ignored, ``nohup``, stays so)."""
+def _set_handlers() -> None:
+    """At the first copy: named copies are removed at the exit, and on SIGTERM (a CI job's
+    time-out while a job's console is piped in) and SIGHUP (its terminal closed, an ssh session
+    dropped), which then end mlcheck as the signal does; a handler set before is called instead
+    (and whatever it decides: a handler that returns leaves the copies in use), a signal
+    ignored (``nohup``) stays so. Handlers are set from the main thread only."""
+    if _HANDLERS:
+        return
+    _HANDLERS.append(True)
+    atexit.register(_remove_named)
     if threading.current_thread() is not threading.main_thread():
         return
     for number in (signal.SIGTERM, getattr(signal, "SIGHUP", None)):
@@ -146,10 +211,10 @@ def _remove_on(number: int) -> None:
     before = signal.getsignal(number)
 
     def on_signal(signum: int, frame: Any) -> None:
-        _remove_all()
         if callable(before):
-            before(signum, frame)
+            before(signum, frame)  # (its exit, if it exits, removes them)
             return
+        _remove_named()
         signal.signal(signum, signal.SIG_DFL)
         os.kill(os.getpid(), signum)
 
@@ -157,18 +222,20 @@ def _remove_on(number: int) -> None:
         signal.signal(number, on_signal)
 
 
-def _remove_all() -> None:
-    for _stream, path, held in list(_copies.values()):
-        _remove(path, held)
+def _remove_named() -> None:
+    """Remove the named copies this process made (one without a name goes with the process)."""
+    for copy in list(_copies.values()):
+        if copy.held < 0:
+            _release(copy)
 
 
-def _remove(path: str, held: int) -> None:
-    if os.getpid() != _OWNER:  # (a forked worker leaves the copy to mlcheck)
-        return
+def _release(copy: _Copy) -> None:
+    """Remove a copy no longer in ``_copies``: close its descriptor (this process's own, even
+    inherited), or remove its name where this process made it."""
     try:
-        if held >= 0:
-            os.close(held)  # (its name removed when it was made: closed, the copy is gone)
-        else:
-            os.unlink(path)
+        if copy.held >= 0:
+            os.close(copy.held)
+        elif copy.pid == os.getpid():
+            os.unlink(copy.path)
     except OSError:
         pass

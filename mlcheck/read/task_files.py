@@ -8,7 +8,6 @@ import re
 from functools import lru_cache
 
 from mlcheck.read.file_names import RESULT_FILE
-from mlcheck.read.log_files import readable_path
 
 _NUMBER = re.compile(r"\d+")
 _LISTED = 10_000
@@ -28,7 +27,7 @@ def other_task_hint(path: str) -> str | None:
     shape = _shape(name)
     if shape is None or RESULT_FILE.match(name):
         return None
-    folder = os.path.dirname(readable_path(path)) or "."
+    folder = os.path.dirname(path) or "."  # (a pipe's too: not its copy's)
     try:
         changed = os.stat(folder).st_mtime_ns
     except OSError:
