@@ -10,7 +10,8 @@ Library use::
 ruleset and ``TypeError`` for a path or ruleset of another type; everything about the logs
 themselves is a finding of the result. The package is typed (``py.typed``). ``check("-")`` reads
 standard input once into a temporary file, kept for the process (a later ``check("-")`` reads that
-copy) and removed at exit or on SIGTERM and SIGHUP (handlers it installs where none was set).
+copy): on Linux a file without a name, gone with the process however it ends; elsewhere removed at
+exit or on SIGTERM and SIGHUP (handlers it installs where none was set, calling one that was).
 
 The names are imported when first used (importing ``mlcheck.cli``, or ``mlcheck.report``, does not
 import the checker through this module); a Ctrl-C while they are imported is the caller's
