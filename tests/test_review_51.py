@@ -125,3 +125,24 @@ def test_split_of_stdin_refuses_to_write_over_stdins_file(tmp_path: Path) -> Non
     done = _run(["split", "-", "-o", str(tmp_path), "--force", "--start-index", "2"], tmp_path / "out.txt", stdin=log)
     assert done.returncode == 2 and _digest(log) == before
     assert f"{log} is an input of this split (the log it reads: standard input)" in done.stderr.decode()
+
+
+@pytest.mark.parametrize("key", ["run_start", "run_stop"])
+def test_a_boundary_logged_twice_with_nan_is_the_checkers_warning(tmp_path: Path, key: str) -> None:
+    """Two run_stops (or run_starts) of value NaN: the checker's all_same (``l.count(l[0])``) reads
+    json's one NaN object as one value, so it warns (a review, session 51: MLC104 was an error)."""
+    import json
+
+    from mlcheck import check
+
+    lines = (EXAMPLE / "Acme" / "results" / "acme-t8" / "resnet" / "result_0.txt").read_text("utf-8").splitlines(True)
+    at = next(i for i, line in enumerate(lines) if f'"key": "{key}"' in line)
+    nan = lines[at].replace('"value": null', '"value": NaN')
+    assert nan != lines[at]
+    log = tmp_path / "result_0.txt"
+    log.write_text("".join(lines[:at] + [nan, nan] + lines[at + 1:]), "utf-8")
+    (run,) = check(str(log)).runs
+    assert run.official_verdict == "pass"
+    assert [(f.code, f.severity.name, f.official, f.line) for f in run.findings if f.code == "MLC104"] == \
+        [("MLC104", "WARNING", False, at + 2)]
+    assert json.loads("[NaN, NaN]")[0] is json.loads("[NaN, NaN]")[1]  # (the checker's premise)

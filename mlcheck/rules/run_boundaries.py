@@ -39,6 +39,7 @@ from typing import Iterator
 
 from mlcheck.model import Finding, Run, Severity
 from mlcheck.rule import Rule, RunContext
+from mlcheck.rules.key_checks import same_value
 
 RUN_START_MISSING = Rule("MLC101", "run-start-missing", Severity.ERROR,
                          "the run has no run_start", official=True)
@@ -85,8 +86,8 @@ def check(ctx: RunContext) -> Iterator[Finding]:
         events = run.occurrences(key)
         if len(events) > 1:
             lines = ", ".join(str(e.line) for e in events)
-            # The official checker only warns when every copy has the same value.
-            same = all(e.value == events[0].value for e in events)
+            # The official checker only warns when every copy has the same value (NaN twice too).
+            same = all(same_value(e.value, events[0].value) for e in events)
             yield ctx.at(RUN_BOUNDARY_REPEATED, events[1].line,
                          f"{key} appears {run.count(key)} times (lines {lines}); exactly one is allowed; "
                          f"{_timed_from(run)}{_two_seeds(run) if key == 'run_start' else ''}", official=not same,
