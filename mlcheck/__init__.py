@@ -26,8 +26,6 @@ import gc
 import importlib
 
 TYPE_CHECKING = False  # (typing.TYPE_CHECKING, without importing typing here: see below)
-if TYPE_CHECKING:
-    from typing import Any
 
 __version__ = "0.1.0"
 
@@ -42,7 +40,7 @@ _WHERE = {"check": "mlcheck.checker", "RulesetError": "mlcheck.facts.rulesets",
 
 
 if not TYPE_CHECKING:  # (a type checker sees the imports above: a misspelt name stays an error there)
-    def __getattr__(name: str) -> Any:
+    def __getattr__(name: str) -> object:
         """The public names, imported on first use, and the subpackages (``mlcheck.results``), as
         importing the checker made them attributes. Importing the checker makes ~100 modules of
         functions and classes that live as long as the process: the collector's passes over them

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import hashlib
+import json
+import os
 import shutil
 import subprocess
 import sys
@@ -84,7 +86,7 @@ def test_watch_into_the_log_watched_is_refused_at_once(tmp_path: Path) -> None:
     before = _digest(log)
     done = _run(["watch", str(log), "--idle-timeout", "30"], log)
     assert done.returncode == 2 and _digest(log) == before
-    assert f"{REFUSED}{log}, the log watched" in done.stderr.decode()
+    assert f"{REFUSED}{log}, an input of this watch" in done.stderr.decode()
 
 
 def test_standard_error_into_a_log_is_refused_and_said_on_stdout(tmp_path: Path) -> None:
@@ -113,7 +115,7 @@ def test_watch_with_standard_error_into_the_log_is_refused_at_once(tmp_path: Pat
     before = _digest(log)
     done = _run(["watch", str(log), "--idle-timeout", "30"], tmp_path / "out.txt", stderr=log)
     assert done.returncode == 2 and _digest(log) == before
-    assert done.stdout.decode().startswith(f"{REFUSED_ERR}{log}, the log watched")
+    assert done.stdout.decode().startswith(f"{REFUSED_ERR}{log}, an input of this watch")
 
 
 def test_split_of_stdin_refuses_to_write_over_stdins_file(tmp_path: Path) -> None:
@@ -146,3 +148,107 @@ def test_a_boundary_logged_twice_with_nan_is_the_checkers_warning(tmp_path: Path
     assert [(f.code, f.severity.name, f.official, f.line) for f in run.findings if f.code == "MLC104"] == \
         [("MLC104", "WARNING", False, at + 2)]
     assert json.loads("[NaN, NaN]")[0] is json.loads("[NaN, NaN]")[1]  # (the checker's premise)
+
+
+def _mlcheck(args: list[str], **kwargs: object) -> subprocess.CompletedProcess[bytes]:
+    streams = {"stdout": subprocess.PIPE, "stderr": subprocess.PIPE, **kwargs}
+    return subprocess.run([sys.executable, "-m", "mlcheck", *args], timeout=120, **streams)  # type: ignore[call-overload]
+
+
+@pytest.mark.parametrize("command", [["check", "-v"], ["score", "-v"], ["check", "-o", "sarif:{log1}"],
+                                     ["check", "-o", "json:/proc/self/fd/2"], ["score", "--table-output", "{tab}"]])
+def test_nothing_reaches_a_log_before_its_refusal(tmp_path: Path, command: list[str]) -> None:
+    """-v's lines, an -o refusal said on a stderr that writes into a log, score's lines on a stdout
+    that does while --table-output names a file: each wrote into the log before (an attack review,
+    session 51)."""
+    folder = _package(tmp_path) / "results" / "acme-t8" / "resnet"
+    log = folder / "result_0.txt"
+    before = _digest(log)
+    args = [part.format(log1=folder / "result_1.txt", tab=tmp_path / "tab.txt") for part in command]
+    stream = "stdout" if "--table-output" in args else "stderr"
+    with open(log, "ab") as into:
+        done = _mlcheck([*args, str(tmp_path / "Acme")], **{stream: into})
+    assert done.returncode == 2 and _digest(log) == before
+
+
+def test_split_refuses_a_stream_into_its_log(tmp_path: Path) -> None:
+    raw = tmp_path / "raw.log"
+    shutil.copy(EXAMPLE / "Acme" / "results" / "acme-t8" / "resnet" / "result_0.txt", raw)
+    before = _digest(raw)
+    with open(raw, "ab") as into:
+        done = _mlcheck(["split", str(raw), "-o", str(tmp_path / "out")], stdout=into)
+    assert done.returncode == 2 and _digest(raw) == before and not (tmp_path / "out").exists()
+    assert f"standard output is redirected into {raw}, an input of this split" in done.stderr.decode()
+
+
+def test_watch_refuses_at_its_start_the_config_and_the_package_folders(tmp_path: Path) -> None:
+    """What watch says while following would reach them (an attack review, session 51: the config
+    got the progress lines; a new file in the benchmark folder was refused after the run)."""
+    log = _package(tmp_path) / "results" / "acme-t8" / "resnet" / "result_0.txt"
+    config = tmp_path / "cfg.toml"
+    config.write_text("strict = false\n", "utf-8")
+    with open(config, "ab") as into:
+        done = _mlcheck(["watch", "--idle-timeout", "30", "--config", str(config), str(log)], stderr=into)
+    assert done.returncode == 2 and config.read_text("utf-8") == "strict = false\n"
+    assert done.stdout.decode().startswith(f"{REFUSED_ERR}{config}, an input of this watch")
+    report = log.parent / "w.txt"
+    with open(report, "wb") as into:
+        done = _mlcheck(["watch", "--idle-timeout", "30", str(log)], stdout=into)
+    assert done.returncode == 2 and report.read_bytes() == b""
+    assert f"{REFUSED}{report}, an input of this watch" in done.stderr.decode()
+
+
+@pytest.mark.skipif(not hasattr(os, "mkfifo") or not os.path.exists("/dev/stdin"), reason="POSIX pipes")
+def test_pipes_and_the_names_of_stdin(tmp_path: Path) -> None:
+    """A FIFO read with stdin closed is that FIFO, not stdin; /dev/stdin on a FIFO stdin is stdin's
+    copy, never opened (which waited for a writer) and the same at every reading (attack review,
+    session 51)."""
+    import threading
+
+    fifo = tmp_path / "job.log"
+    os.mkfifo(fifo)
+    text = (EXAMPLE / "Acme" / "results" / "acme-t8" / "resnet" / "result_0.txt").read_bytes()
+    assert len(text) < 65536  # (the pipe's buffer holds it: its writer is gone before mlcheck reads)
+    writer = threading.Thread(target=fifo.write_bytes, args=(text,))
+    writer.start()
+    closed = _mlcheck(["check", str(fifo), "-f", "json"], stdin=subprocess.DEVNULL, preexec_fn=lambda: os.close(0))
+    writer.join(timeout=60)
+    (run,) = json.loads(closed.stdout)["runs"]
+    assert closed.returncode == 0 and run["verdict"] == "pass"
+    writer = threading.Thread(target=fifo.write_bytes, args=(text,))
+    writer.start()
+    with open(fifo, "rb") as stdin:
+        writer.join(timeout=60)  # (the writer gone: opening the FIFO again would wait for ever)
+        named = _mlcheck(["check", "/dev/stdin", "-f", "json"], stdin=stdin)
+    (run,) = json.loads(named.stdout)["runs"]
+    assert named.returncode == 0 and run["verdict"] == "pass" and run["path"] == "/dev/stdin"
+
+
+@pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="POSIX pipes")
+def test_two_pipes_fed_by_one_writer_in_two_threads(tmp_path: Path) -> None:
+    """`tee fa > fb` read by check() in two threads: each pipe is copied as it comes (an attack
+    review, session 51: one lock over every copy made both wait for ever)."""
+    import threading
+
+    from mlcheck import check
+
+    text = (EXAMPLE / "Acme" / "results" / "acme-t8" / "resnet" / "result_0.txt").read_bytes() * 3
+    pipes = [tmp_path / "fa.log", tmp_path / "fb.log"]
+    for pipe in pipes:
+        os.mkfifo(pipe)
+
+    def tee() -> None:
+        with open(pipes[0], "wb") as first, open(pipes[1], "wb") as second:
+            for start in range(0, len(text), 4096):
+                first.write(text[start:start + 4096])
+                second.write(text[start:start + 4096])
+
+    verdicts: dict[str, int] = {}
+    threads = [threading.Thread(target=tee, daemon=True)] + [
+        threading.Thread(target=lambda p=pipe: verdicts.update({p.name: len(check(str(p)).runs)}), daemon=True)
+        for pipe in pipes]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(timeout=60)
+    assert not any(thread.is_alive() for thread in threads) and verdicts == {"fa.log": 1, "fb.log": 1}

@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Mapping, Sequence
 import click
 
 from mlcheck.cli.common import (EXIT_ERROR, console, jobs_of, pass_broken_pipes, refuse_overwriting_inputs,
+                                refuse_streams_into_inputs,
                                 run_check)
 from mlcheck.cli.progress import progress_bar
 from mlcheck.model import Finding, Severity
@@ -51,6 +52,7 @@ def checked(paths: Sequence[str], settings: Settings, quiet: bool, verbose: bool
                            settings.ruleset_source)
     unopenable = unopenable_given(result, paths)
     result = postprocess(result, settings, checked=paths)
+    refuse_streams_into_inputs(result, settings.config_path, standard_output=False)  # (before -v writes on stderr)
     if verbose:
         say_settings(settings, result)
     return result, unopenable

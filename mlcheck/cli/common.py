@@ -15,7 +15,7 @@ from mlcheck.checker import Progress, check
 from mlcheck.settings.config import Settings, load_settings
 from mlcheck.package.discover import DiscoveryError
 from mlcheck.settings.gate import outputs_in_checked_folders, overwritten_inputs
-from mlcheck.settings.output_target import STREAM_NAMES, stream_input
+from mlcheck.settings.output_target import STREAM_NAMES, stream_input, streams_into
 from mlcheck.judge.jobs import usable_cpus
 from mlcheck.report.plain import one_line
 from mlcheck.results import CheckResult
@@ -56,13 +56,13 @@ def refuse_overwriting_inputs(paths: Sequence[str], result: CheckResult,
                               config_path: str | None = None, standard_output: bool = True) -> None:
     """Exit 2 before writing a report over one of the files that were checked, or into a folder
     of a package that was checked: ``paths``, and standard output where the command writes to it."""
+    refuse_streams_into_inputs(result, config_path, standard_output)  # (first: its errors go to stderr)
     clobbered = overwritten_inputs(paths, result, [config_path])
     if clobbered:
         click.echo(one_line(f"mlcheck: error: {clobbered[0]} is an input of this check (a log, the config, or "
                    "a file of a package being checked); mlcheck never overwrites its input. Choose "
                    "another output path"), err=True)
         sys.exit(EXIT_ERROR)
-    refuse_streams_into_inputs(result, config_path, standard_output)
     for path, folder in outputs_in_checked_folders(paths, result):
         click.echo(one_line(f"mlcheck: error: {path} lies in {folder}, a folder this check reads; mlcheck never "
                    "writes into the folders it checks. Choose an output path outside the package's "
@@ -75,7 +75,8 @@ def refuse_streams_into_inputs(result: CheckResult, config_path: str | None, sta
     standard error into an input of the check, before writing anything more. The error is said on
     the other stream, if that one is no input (``>> log 2>&1``: nothing is said, the exit code
     tells)."""
-    into = {descriptor: stream_input(descriptor, result, [config_path]) for descriptor in (1, 2)}
+    into = {2: stream_input(2, result, [config_path])}  # (standard output only where it matters: a stat per log)
+    into[1] = stream_input(1, result, [config_path]) if standard_output or into[2] is not None else None
     refused = [descriptor for descriptor in (1, 2) if into[descriptor] is not None and (standard_output or descriptor == 2)]
     if not refused:
         return
@@ -87,6 +88,22 @@ def refuse_streams_into_inputs(result: CheckResult, config_path: str | None, sta
         click.echo(message, err=True)
     elif into[1] is None:
         click.echo(message)
+    sys.exit(EXIT_ERROR)
+
+
+def refuse_streams_into_log(log: str, command: str, config_path: str | None = None) -> None:
+    """Exit 2 at the start of ``watch`` or ``split`` where a standard stream writes into the log
+    (or stdin's file), the config, or a file in the folders of the log's package: what they say
+    as they go would be appended to an input. Said on the other stream, if that one is no input."""
+    into = streams_into(log, [config_path])
+    if not into:
+        return
+    descriptor, where = into[0]
+    streams = {stream for stream, _where in into}
+    if streams != {1, 2}:
+        click.echo(one_line(f"mlcheck: error: {STREAM_NAMES[descriptor]} is redirected into {where}, an input of this "
+                            f"{command} (the log, the config, or a file in a folder of the log's package); mlcheck "
+                            "never writes into its input. Redirect it to another file"), err=2 not in streams)
     sys.exit(EXIT_ERROR)
 
 

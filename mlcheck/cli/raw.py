@@ -15,10 +15,9 @@ from dataclasses import replace
 import click
 
 from mlcheck.cli.checking import check_and_report
-from mlcheck.cli.common import EXIT_ERROR, EXIT_FINDINGS, EXIT_OK, load_cli_settings
+from mlcheck.cli.common import EXIT_ERROR, EXIT_FINDINGS, EXIT_OK, load_cli_settings, refuse_streams_into_log
 from mlcheck.model import Finding, Severity
 from mlcheck.raw.watch_paths import compressed, unwatchable
-from mlcheck.settings.output_target import STREAM_NAMES, streams_into
 from mlcheck.read.reading_rules import GLUED_RECORDS
 from mlcheck.report.plain import OUTPUT_FORMATS as TEXT_FORMATS, one_line
 from mlcheck.settings.config import FORMATS, Settings
@@ -55,6 +54,7 @@ def split_command(raw: str, out_dir: str, start_index: int, force: bool) -> None
     if signal.getsignal(signal.SIGTERM) is signal.SIG_DFL:  # (a time-out's SIGTERM: unwound as Ctrl-C is,
         signal.signal(signal.SIGTERM, lambda signum, _frame: sys.exit(128 + signum))  # no partial file left)
     raw = _one_log(raw)
+    refuse_streams_into_log(raw, "split")
     try:
         result = split_log(raw, out_dir, start_index, force)
     except SplitError as error:
@@ -184,13 +184,7 @@ def watch_command(log: str, ruleset: str | None, fail_fast: bool, runs: int, out
     if problem is not None:
         click.echo(one_line(f"mlcheck: error: {log}: {problem}"), err=True)
         sys.exit(EXIT_ERROR)
-    into = streams_into(log)
-    if into:  # (said now, not after the run: what it says would be appended to the log watched)
-        message = one_line(f"mlcheck: error: {STREAM_NAMES[into[0]]} is redirected into {log}, the log watched; "
-                           "mlcheck never writes into its input. Redirect it to another file")
-        if into != [1, 2]:
-            click.echo(message, err=into == [1])
-        sys.exit(EXIT_ERROR)
+    refuse_streams_into_log(log, "watch", settings.config_path)  # (now, not after the run)
     if compressed(log):
         _judge_compressed(log, settings, poll, idle_timeout, text_format)
 

@@ -10,11 +10,13 @@ import click
 from mlcheck.cli.checking import say_settings, unwritable_folder
 from mlcheck.cli.common import (EXIT_ERROR, EXIT_FINDINGS, EXIT_OK, JOBS_OPTION, RULESET_HELP,
                                 console, jobs_of, load_cli_settings, refuse_overwriting_inputs,
+                                refuse_streams_into_inputs,
                                 run_check)
 from mlcheck.model import Finding, Severity
 from mlcheck.rules.config_rules import CONFIG_INVALID
 from mlcheck.settings.replaced_file import replaced_file
-from mlcheck.settings.gate import postprocess, unopenable_given, unopenable_lines, utf8_standard_output
+from mlcheck.settings.gate import (postprocess, standard_stream, unopenable_given, unopenable_lines,
+                                   utf8_standard_output)
 from mlcheck.report.plain import TABLE_FORMATS, one_line, rcp_refusal, summary_line
 from mlcheck.rules import all_rules, find_rule
 from mlcheck.rules.package import WRONG_RUN_COUNT
@@ -71,12 +73,12 @@ def score_command(paths: tuple[str, ...], ruleset: str | None, config_path: str 
     settings = load_cli_settings(config_path, paths, ruleset=ruleset, jobs=jobs)
     checked = run_check(paths, settings.ruleset, jobs=jobs_of(settings), ruleset_source=settings.ruleset_source)
     result = postprocess(checked, settings, checked=paths)  # (the findings reported; the scores and refusals: `checked`'s)
+    refuse_streams_into_inputs(result, settings.config_path, standard_output=False)  # (before -v writes on stderr)
     if verbose:
         say_settings(settings, result)
-    if table_output == "-":  # (standard output: printed as without the option)
-        table_output = None
-    refuse_overwriting_inputs([table_output] if table_output else [], result, settings.config_path,
-                              standard_output=output_format == "json" or table_output is None)
+    if table_output == "-" or (table_output is not None and standard_stream(table_output) == 1):
+        table_output = None  # (standard output, or the file it writes to: printed as without the option)
+    refuse_overwriting_inputs([table_output] if table_output else [], result, settings.config_path)
     if output_format == "json":
         utf8_standard_output()
         for block in json_report_blocks(result):

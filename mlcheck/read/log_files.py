@@ -32,7 +32,24 @@ def readable_path(path: str) -> str:
         return stdin_copy()
     copies = sys.modules.get("mlcheck.read.stdin_copy")  # (not imported yet: nothing was copied)
     copy: str | None = copies.copied_path(path) if copies is not None else None
+    if copy is None and path.startswith(_STDIN_NAMES) and _names_stdin_pipe(path):
+        from mlcheck.read.stdin_copy import stdin_copy
+
+        return stdin_copy()  # (/dev/stdin on a pipe: never opened, which waits for a writer, nor read twice)
     return copy or path
+
+
+_STDIN_NAMES = ("/dev/", "/proc/")
+"""Where the names of standard input live (``/dev/stdin``, ``/dev/fd/0``, ``/proc/self/fd/0``)."""
+
+
+def _names_stdin_pipe(path: str) -> bool:
+    from mlcheck.read.stdin_copy import is_standard_input_pipe
+
+    try:
+        return is_standard_input_pipe(os.stat(path))
+    except (OSError, ValueError):
+        return False
 
 
 def forget_pipes() -> None:

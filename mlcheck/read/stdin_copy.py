@@ -18,6 +18,7 @@ import atexit
 import errno
 import os
 import signal
+import stat
 import sys
 import tempfile
 import threading
@@ -41,9 +42,20 @@ _copies: dict[object, _Copy] = {}
 _failed: dict[int, tuple[object, str]] = {}
 """id of a standard input whose copy failed -> (it, what the failure said)."""
 _LOCK = threading.Lock()
+"""Held while standard input is copied (a thread that also reads it waits for the copy; pipes
+are copied without it: one thread's slow pipe must not hold the others')."""
 _OPEN_FILES = "/proc/self/fd"
 _HANDLERS: list[bool] = []
 """Set once the exit and signal handlers are (once per process: a fork inherits them)."""
+
+
+def _reset_after_fork() -> None:
+    global _LOCK
+    _LOCK = threading.Lock()  # (a fork while another thread copied stdin: the child's lock is its own)
+
+
+if hasattr(os, "register_at_fork"):
+    os.register_at_fork(after_in_child=_reset_after_fork)
 
 
 class StdinCopyError(OSError):
@@ -81,8 +93,7 @@ def stream_copy(path: str, handle: IO[bytes]) -> str:
     standard input's (``handle`` is then left unread)."""
     if _is_standard_input(handle):
         return stdin_copy()
-    with _LOCK:
-        return _copied(path, path, handle, path)
+    return _copied(path, path, handle, path)
 
 
 def forget_pipes() -> None:
@@ -160,9 +171,19 @@ def _held_nameless(path: str) -> int:
 
 
 def _is_standard_input(handle: IO[bytes]) -> bool:
+    """Whether ``handle`` reads the pipe standard input reads (not when it is descriptor 0
+    itself: standard input was closed, and the pipe opened took its number)."""
     try:
-        return os.path.samestat(os.fstat(handle.fileno()), os.fstat(0))
+        return handle.fileno() != 0 and is_standard_input_pipe(os.fstat(handle.fileno()))
     except (OSError, ValueError, AttributeError):
+        return False
+
+
+def is_standard_input_pipe(status: os.stat_result) -> bool:
+    """Whether ``status`` is that of the pipe standard input reads (and it is open)."""
+    try:
+        return stat.S_ISFIFO(status.st_mode) and os.path.samestat(status, os.fstat(0)) and sys.stdin is not None
+    except (OSError, ValueError):
         return False
 
 

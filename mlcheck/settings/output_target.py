@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import os
 import stat
+from pathlib import Path
 from typing import Sequence
 
 from mlcheck.results import CheckResult
@@ -24,11 +25,48 @@ def _stream_id(descriptor: int) -> tuple[int, int] | None:
     return (status.st_dev, status.st_ino) if stat.S_ISREG(status.st_mode) else None
 
 
-def streams_into(path: str) -> list[int]:
-    """The standard streams (1, 2) that write into the file ``path`` (``mlcheck watch job.log >>
-    job.log``)."""
-    found = _file_id(path)
-    return [descriptor for descriptor in (1, 2) if found is not None and _stream_id(descriptor) == found]
+def streams_into(log: str, also_read: Sequence[str | None] = ()) -> list[tuple[int, str]]:
+    """(descriptor, the input) of each standard stream that writes into ``log`` (``-``: the file
+    standard input reads), one of ``also_read`` (the config) or a file in the folders of the
+    package ``log`` lies in, as :func:`outputs_in_checked_folders` guards them (``mlcheck watch
+    job.log >> job.log``: said before the log is read, not after)."""
+    found = []
+    for descriptor in (1, 2):
+        target = _stream_id(descriptor)
+        if target is None:
+            continue
+        if log == "-" and _stdin_id() == target:
+            found.append((descriptor, "the file standard input reads"))
+            continue
+        same = next((path for path in (log, *also_read) if path and path != "-" and _file_id(path) == target), None)
+        same = same if same is not None else _in_package_folders(descriptor, log)
+        if same is not None:
+            found.append((descriptor, same))
+    return found
+
+
+def _in_package_folders(descriptor: int, log: str) -> str | None:
+    """The name of the file ``descriptor`` writes to when it lies in a folder of the package that
+    holds ``log`` (``results/<system>/<benchmark>/``, the system's, ``results/``, ``systems/``)."""
+    name = _stream_name(descriptor)
+    if name is None or log == "-":
+        return None
+    folder = Path(os.path.realpath(log)).parent
+    if len(folder.parts) < 4 or folder.parts[-3] != "results":
+        return None
+    real = Path(os.path.realpath(name))
+    guarded = (folder, folder.parent, folder.parents[1], folder.parents[2] / "systems")
+    return name if any(real != place and real.is_relative_to(place) for place in guarded) else None
+
+
+def _stream_name(descriptor: int) -> str | None:
+    """The path of the file ``descriptor`` writes to (``/proc/self/fd/N``), else None (no such
+    view, or a file whose name is gone)."""
+    try:
+        name = os.readlink(f"/proc/self/fd/{descriptor}")
+    except (OSError, ValueError):
+        return None
+    return name if os.path.isabs(name) and not name.endswith(" (deleted)") else None
 
 
 def stream_input(descriptor: int, result: CheckResult, also_read: Sequence[str | None] = ()) -> str | None:
@@ -45,10 +83,5 @@ def stream_input(descriptor: int, result: CheckResult, also_read: Sequence[str |
     found = next((path for path in named if _file_id(path) == target), None)
     if found is not None:
         return found
-    try:
-        name = os.readlink(f"/proc/self/fd/{descriptor}")
-    except (OSError, ValueError):
-        return None
-    if not os.path.isabs(name) or name.endswith(" (deleted)"):  # (a temporary file whose name is gone)
-        return None
-    return name if outputs_in_checked_folders([name], result) else None
+    name = _stream_name(descriptor)
+    return name if name is not None and outputs_in_checked_folders([name], result) else None
