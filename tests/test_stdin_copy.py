@@ -144,7 +144,7 @@ def test_a_pipe_checked_again_by_the_api_is_read_again(tmp_path: Path) -> None:
         writer.start()
         verdicts.append([run.verdict for run in check(str(fifo)).runs])
         writer.join(timeout=30)
-        assert not writer.is_alive() and not [key for key in stdin_copy._copies if isinstance(key, str)]
+        assert not writer.is_alive() and not [key for key in stdin_copy._copies if isinstance(key, tuple)]
     assert verdicts == [["pass"], ["fail"]]
 
 

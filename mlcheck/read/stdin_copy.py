@@ -38,7 +38,8 @@ class _Copy(NamedTuple):
 
 
 _copies: dict[object, _Copy] = {}
-"""id of the standard input object, or the path of a pipe -> its copy."""
+"""id of the standard input object, or (the thread that read it, the path of a pipe) -> its copy
+(a check in each of two threads reads its pipes, and forgets them, on its own)."""
 _failed: dict[int, tuple[object, str]] = {}
 """id of a standard input whose copy failed -> (it, what the failure said)."""
 _LOCK = threading.Lock()
@@ -82,8 +83,8 @@ def stdin_copy() -> str:
 
 
 def copied_path(path: str) -> str | None:
-    """The copy of the pipe ``path`` once :func:`stream_copy` made it, else None."""
-    known = _copies.get(path)
+    """The copy of the pipe ``path`` once :func:`stream_copy` made it in this thread, else None."""
+    known = _copies.get((threading.get_ident(), path))
     return known.path if known is not None else None
 
 
@@ -93,12 +94,14 @@ def stream_copy(path: str, handle: IO[bytes]) -> str:
     standard input's (``handle`` is then left unread)."""
     if _is_standard_input(handle):
         return stdin_copy()
-    return _copied(path, path, handle, path)
+    return _copied((threading.get_ident(), path), path, handle, path)
 
 
 def forget_pipes() -> None:
-    """Remove the copies of pipes (not of standard input, read once whatever is checked)."""
-    for key in [key for key in _copies if isinstance(key, str)]:
+    """Remove the copies of pipes this thread made (not of standard input, read once whatever is
+    checked; nor those of a check running in another thread)."""
+    thread = threading.get_ident()
+    for key in [key for key in _copies if isinstance(key, tuple) and key[0] == thread]:
         _release(_copies.pop(key))
 
 
