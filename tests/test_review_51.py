@@ -252,3 +252,23 @@ def test_two_pipes_fed_by_one_writer_in_two_threads(tmp_path: Path) -> None:
     for thread in threads:
         thread.join(timeout=60)
     assert not any(thread.is_alive() for thread in threads) and verdicts == {"fa.log": 1, "fb.log": 1}
+
+
+@pytest.mark.parametrize("value, verdict", [("false", "pass"), ("true", "fail")])
+def test_open_evals_logged_as_booleans_are_compared_as_the_checker_does(tmp_path: Path, value: str,
+                                                                         verdict: str) -> None:
+    """open_resnet.yaml's ``v['value'] < 1.0``: ``false`` is 0, below 1.0, ``true`` is 1 (a review
+    of session 51: MLC306 counted no boolean as below)."""
+    import re
+
+    from mlcheck import check
+
+    text = (EXAMPLE / "Acme" / "results" / "acme-t8" / "resnet" / "result_0.txt").read_text("utf-8")
+    text = text.replace('"key": "submission_division", "value": "closed"', '"key": "submission_division", "value": "open"')
+    text = re.sub(r'("key": "eval_accuracy", "value": )[0-9.e-]+', rf"\g<1>{value}", text)
+    assert '"value": "open"' in text and f'"eval_accuracy", "value": {value}' in text
+    log = tmp_path / "result_0.txt"
+    log.write_text(text, "utf-8")
+    (run,) = check(str(log), ruleset="2.0.0").runs
+    assert run.official_verdict == verdict
+    assert [f.code for f in run.findings if f.code == "MLC306"] == ([] if verdict == "pass" else ["MLC306"])

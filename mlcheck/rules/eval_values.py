@@ -109,7 +109,9 @@ def below_one(value: object, target: Target) -> bool:
 
 
 def _numberbelow_one(value: object) -> bool:
-    return isinstance(value, (int, float)) and not isinstance(value, bool) and value < 1.0
+    """``v['value'] < 1.0`` as the checker's Python computes it: ``false`` is 0, so below (a
+    review of session 51); a NaN is not."""
+    return isinstance(value, (int, float)) and value < 1.0
 
 
 def target_bounds(target: Target) -> list[float]:
