@@ -5,6 +5,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -272,3 +273,21 @@ def test_open_evals_logged_as_booleans_are_compared_as_the_checker_does(tmp_path
     (run,) = check(str(log), ruleset="2.0.0").runs
     assert run.official_verdict == verdict
     assert [f.code for f in run.findings if f.code == "MLC306"] == ([] if verdict == "pass" else ["MLC306"])
+
+
+@pytest.mark.parametrize("tensor, official", [('"bogus/tensor"', "pass"), ("7", "fail"), ("null", "fail")])
+def test_a_11_tensor_name_python_cannot_sort_fails_the_file(tmp_path: Path, tensor: str, official: str) -> None:
+    """1.1's checker of record warned on a tensor list that differs; a name that is no string
+    beside the others makes its END check's sorted() raise, which fails the file (a review of
+    session 51, by analogy with the POST code's raise of logging#197; every later release fails it)."""
+    from mlcheck import check
+
+    lines = (EXAMPLE / "Acme" / "results" / "acme-t8" / "resnet" / "result_0.txt").read_text("utf-8").splitlines(True)
+    at = next(i for i, line in enumerate(lines) if '"key": "weights_initialization"' in line)
+    changed = re.sub(r'"tensor": "[^"]*"', f'"tensor": {tensor}', lines[at])
+    assert changed != lines[at]
+    log = tmp_path / "result_0.txt"
+    log.write_text("".join(lines[:at] + [changed] + lines[at + 1:]), "utf-8")
+    (run,) = check(str(log), ruleset="1.1.0").runs
+    (found,) = [f for f in run.findings if f.code == "MLC206"]
+    assert run.official_verdict == official and found.official is (official == "fail") and found.line == at + 1
