@@ -26,8 +26,8 @@ record fails the file.
   Fix: log the tensors of the reference model, under the reference's names.
   An error; a warning in 1.1, whose checker of record only warned, unless a name is no string
   that Python can sort with the others (``7``, ``null``): the END check's ``sorted()`` raises,
-  and a check that raises failed the file (its code is not in the shared data; as for the POST
-  code above, logging#197, the warning is taken not to cover it; every later release fails it).
+  which the warning is taken not to cover, as it did not cover MLC205's raise (logging#197; the
+  record's code is not in the shared data; every later release fails such a file).
 """
 
 from __future__ import annotations
