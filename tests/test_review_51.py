@@ -291,3 +291,17 @@ def test_a_11_tensor_name_python_cannot_sort_fails_the_file(tmp_path: Path, tens
     (run,) = check(str(log), ruleset="1.1.0").runs
     (found,) = [f for f in run.findings if f.code == "MLC206"]
     assert run.official_verdict == official and found.official is (official == "fail") and found.line == at + 1
+
+
+def test_a_log_through_a_link_is_judged_by_its_links_folder_everywhere(tmp_path: Path) -> None:
+    """check and watch agree on a log reached through a link: the folders guarded are those of the
+    path given, as a check's benchmark folder is (an attack review, session 51: watch refused what
+    check wrote)."""
+    log = _package(tmp_path) / "results" / "acme-t8" / "resnet" / "result_0.txt"
+    (tmp_path / "links").mkdir()
+    (tmp_path / "links" / "r0.txt").symlink_to(log)
+    codes = []
+    for command in (["check"], ["watch", "--idle-timeout", "1"]):
+        report = log.parent.parent / f"{command[0]}.txt"
+        codes.append(_run([*command, str(tmp_path / "links" / "r0.txt")], report, "wb").returncode)
+    assert codes == [0, 0]

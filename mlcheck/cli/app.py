@@ -19,7 +19,7 @@ from mlcheck.cli.checking import check_and_report, checked, report_options, unwr
 from mlcheck.cli.common import (EXIT_ERROR, JOBS_OPTION, RULESET_HELP, console, load_cli_settings,
                                 refuse_overwriting_inputs)
 from mlcheck.settings.config import COLORS, FORMATS
-from mlcheck.settings.gate import benchmark_folders, exit_code, unopenable_lines, write_outputs
+from mlcheck.settings.gate import benchmark_folders, exit_code, standard_stream, unopenable_lines, write_outputs
 from mlcheck.report.plain import OUTPUT_FORMATS as TEXT_FORMATS, one_line, summary_line
 
 
@@ -141,7 +141,8 @@ def report_command(paths: tuple[str, ...], ruleset: str | None, config_path: str
     settings = load_cli_settings(config_path, paths, ruleset=ruleset, strict=strict, exit_zero=exit_zero,
                                  select=select, ignore=ignore, no_progress=no_progress, jobs=jobs)
     result, unopenable = checked(paths, settings, quiet, verbose)
-    refuse_overwriting_inputs([output_path], result, settings.config_path, standard_output=output_path == "-")
+    to_stdout = output_path == "-" or standard_stream(output_path) == 1  # (-o /dev/stdout: said as standard output)
+    refuse_overwriting_inputs([output_path], result, settings.config_path, standard_output=to_stdout)
     try:
         write_outputs([f"html:{output_path}"], result, report_options(settings, quiet, True, result))
     except OSError as error:

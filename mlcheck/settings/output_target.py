@@ -51,7 +51,7 @@ def _in_package_folders(descriptor: int, log: str) -> str | None:
     name = _stream_name(descriptor)
     if name is None or log == "-":
         return None
-    folder = Path(os.path.realpath(log)).parent
+    folder = Path(os.path.realpath(os.path.dirname(os.path.abspath(log))))  # (as a check's folder: a link's own)
     if len(folder.parts) < 4 or folder.parts[-3] != "results":
         return None
     real = Path(os.path.realpath(name))
