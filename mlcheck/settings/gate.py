@@ -150,10 +150,10 @@ def overwritten_inputs(paths: Sequence[str], result: CheckResult,
         if folder is not None and len(folder.parts) >= 4 and folder.parts[-3] == "results":
             guarded.update({str(folder), str(folder.parent), str(folder.parents[2] / "systems")})
     # The file itself, not its spelling: a hard link to a log is the log (device and inode).
-    read_ids = {_file_id(path) for path in read} - {None}
+    read_ids = {file_id(path) for path in read} - {None}
     if any(run.path == "-" for run in result.runs):  # (``check - < log.txt``: stdin is that file)
-        read_ids |= {_stdin_id()} - {None}
-    return [path for path in paths if os.path.realpath(path) in read or _file_id(path) in read_ids
+        read_ids |= {stdin_file_id()} - {None}
+    return [path for path in paths if os.path.realpath(path) in read or file_id(path) in read_ids
             or (os.path.isfile(path) and os.path.dirname(os.path.realpath(path)) in guarded)]
 
 
@@ -180,7 +180,7 @@ def outputs_in_checked_folders(paths: Sequence[str], result: CheckResult) -> lis
     return found
 
 
-def _stdin_id() -> tuple[int, int] | None:
+def stdin_file_id() -> tuple[int, int] | None:
     """(device, inode) of the regular file standard input reads, else None (a pipe, a terminal)."""
     try:
         status = os.fstat(0)
@@ -189,7 +189,7 @@ def _stdin_id() -> tuple[int, int] | None:
     return (status.st_dev, status.st_ino) if stat.S_ISREG(status.st_mode) else None
 
 
-def _file_id(path: str) -> tuple[int, int] | None:
+def file_id(path: str) -> tuple[int, int] | None:
     """(device, inode) of an existing file, else None."""
     try:
         status = os.stat(path)

@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import Sequence
 
 from mlcheck.results import CheckResult
-from mlcheck.settings.gate import _file_id, _stdin_id, outputs_in_checked_folders
+from mlcheck.settings.gate import file_id, stdin_file_id, outputs_in_checked_folders
 
 STREAM_NAMES = {1: "standard output", 2: "standard error"}
 
@@ -35,10 +35,10 @@ def streams_into(log: str, also_read: Sequence[str | None] = ()) -> list[tuple[i
         target = _stream_id(descriptor)
         if target is None:
             continue
-        if log == "-" and _stdin_id() == target:
+        if log == "-" and stdin_file_id() == target:
             found.append((descriptor, "the file standard input reads"))
             continue
-        same = next((path for path in (log, *also_read) if path and path != "-" and _file_id(path) == target), None)
+        same = next((path for path in (log, *also_read) if path and path != "-" and file_id(path) == target), None)
         same = same if same is not None else _in_package_folders(descriptor, log)
         if same is not None:
             found.append((descriptor, same))
@@ -77,10 +77,10 @@ def stream_input(descriptor: int, result: CheckResult, also_read: Sequence[str |
     target = _stream_id(descriptor)
     if target is None:
         return None
-    if _stdin_id() == target and any(run.path == "-" for run in result.runs):
+    if stdin_file_id() == target and any(run.path == "-" for run in result.runs):
         return "-"
     named = dict.fromkeys([run.path for run in result.runs if run.path != "-"] + [path for path in also_read if path])
-    found = next((path for path in named if _file_id(path) == target), None)
+    found = next((path for path in named if file_id(path) == target), None)
     if found is not None:
         return found
     name = _stream_name(descriptor)
