@@ -351,3 +351,29 @@ def test_a_learning_rate_rounded_as_the_rules_text_says_fails_and_is_told_why(tm
     [found] = [f for f in run.findings if f.code == "MLC202" and f.message.startswith("opt_base_learning_rate")]
     assert "the checker of record compares exactly, so a rounded value fails" in found.message
     assert run.official_verdict == "fail"
+
+
+def test_the_evaluation_grid_is_a_running_sum_as_the_checker_adds_it(
+        cases: tuple[Path, list[Case]], tmp_path: Path) -> None:
+    """6.1 Qwen3.5 GRPO with a batch size within is_integer's 1e-5 of 256 (its formulas' values
+    logged, the evals on the checker's points): the checker's POST adds the batch size to the next
+    point, so the third is (start + G) + G, one float step from start + 2 G (a review of session
+    51: MLC111 there, the checker passes it)."""
+    out, _ = cases
+    text = (out / "6.1.0" / "qwen35_397b_grpo" / "base.txt").read_bytes()
+    edits = ((b'"global_batch_size", "value": 256,', b'"global_batch_size", "value": 256.000001,'),
+             (b'"opt_base_learning_rate", "value": 1e-06,', b'"opt_base_learning_rate", "value": 1.000000001953125e-06,'),
+             (b'"opt_gradient_clip_norm", "value": 0.125,', b'"opt_gradient_clip_norm", "value": 0.12499999975585938,'),
+             (b'"num_prompts_per_step", "value": 16,', b'"num_prompts_per_step", "value": 16.0000000625,'),
+             (b'"samples_count": 4608}', b'"samples_count": 4608.000018}'),
+             (b'"samples_count": 4864}', b'"samples_count": 4864.000019}'),
+             (b'"samples_count": 5120}', b'"samples_count": 5120.00002}'))
+    for old, new in edits:
+        assert text.count(old) == 1, old
+        text = text.replace(old, new)
+    log = tmp_path / "result_0.txt"
+    log.write_bytes(text)
+    (run,) = check([str(log)], ruleset="6.1.0").runs
+    assert run.official_verdict == "pass" and not [f for f in run.findings if f.code == "MLC111"]
+    log.write_bytes(text.replace(b'"eval_samples", "value": 256', b'"eval_samples", "value": 251'))  # (4.1.68's ask)
+    assert installed_verdict(log, "6.1.0") == "pass"

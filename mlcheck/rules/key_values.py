@@ -150,11 +150,12 @@ def _metadata(ctx: RunContext, entry: Entry, event: Event, codes: EntryCodes, sc
 def cadence_findings(ctx: RunContext, entry: Entry, events: tuple[Event, ...], codes: EntryCodes, scope: str,
                      states: StateTimeline) -> Iterator[Finding]:
     """Each record must land on the next point of the grid; one that does not is a failure and
-    leaves the point where it was (the checker's POST advances it only on a match)."""
+    leaves the point where it was (the checker's POST advances it only on a match, by adding the
+    step to it: a running sum, as floats add up, not start + n * step)."""
     cadence = entry.cadence
     assert cadence is not None
     name = cadence.field.removeprefix("metadata.")
-    used = 0
+    used, point = 0, None
     starts, set_by = _states_read(cadence.start), None
     for event in events:
         if cadence.field != "value" and name not in event.metadata:
@@ -173,9 +174,9 @@ def cadence_findings(ctx: RunContext, entry: Entry, events: tuple[Event, ...], c
             yield ctx.at(codes.invalid, event.line, f"the evaluation grid of {scope} cannot be computed "
                          f"({error}); it is {cadence.text} ({entry.source})")
             return
-        point = start + used * step
+        point = start if used == 0 or point is None else point
         if position == point:
-            used += 1
+            used, point = used + 1, point + step
             continue
         yield ctx.at(codes.invalid, event.line,
                      f"{entry.key} at {name} {show(position)} is off the evaluation grid: the next point is "
