@@ -305,3 +305,23 @@ def test_a_log_through_a_link_is_judged_by_its_links_folder_everywhere(tmp_path:
         report = log.parent.parent / f"{command[0]}.txt"
         codes.append(_run([*command, str(tmp_path / "links" / "r0.txt")], report, "wb").returncode)
     assert codes == [0, 0]
+
+
+def test_a_boolean_field_of_an_eval_is_said_as_a_scalar_boolean_is(tmp_path: Path) -> None:
+    """Mask R-CNN's ``{"BBOX": false, ...}``: MLC304's warning, as for ``false`` alone (an attack
+    review, session 51)."""
+    from mlcheck import check
+    from mlcheck.model import Severity
+
+    lines = (EXAMPLE / "Acme" / "results" / "acme-t8" / "resnet" / "result_0.txt").read_text("utf-8").splitlines(True)
+    lines = [line.replace('"submission_benchmark", "value": "resnet"', '"submission_benchmark", "value": "maskrcnn"')
+             for line in lines]
+    evals = [i for i, line in enumerate(lines) if '"key": "eval_accuracy"' in line]
+    lines = [re.sub(r'("key": "eval_accuracy", "value": )[0-9.e-]+',
+                    r'\g<1>{"BBOX": false, "SEGM": 0.1}' if i == evals[0] else r'\g<1>{"BBOX": 0.2, "SEGM": 0.1}', line)
+             for i, line in enumerate(lines)]
+    log = tmp_path / "result_0.txt"
+    log.write_text("".join(lines), "utf-8")
+    found = [f for f in check(str(log), ruleset="2.0.0").all_findings() if f.code == "MLC304"]
+    assert [(f.line, f.severity, f.official) for f in found] == [(evals[0] + 1, Severity.WARNING, False)]
+    assert found[0].message.startswith("eval_accuracy's BBOX is false, a boolean")

@@ -164,10 +164,13 @@ def invalid_values(ctx: RunContext, target: Target, rule: Rule) -> Iterator[Find
             yield ctx.at(rule, evaluation.line, f"{what} holds no {' and no '.join(absent)}: the round's checker "
                          f"requires each in every one (CHECK \"'{absent[0]}' in v['value']\") and fails the file")
             continue
-        if isinstance(value, bool):
-            yield ctx.at(rule, evaluation.line,
-                         f"eval_accuracy is {str(value).lower()}, a boolean: the official checker's "
-                         f"Python compares it as {int(value)}, and so does mlcheck; log the metric",
+        flags = [f for f in dict.fromkeys(c.field for c in target.conditions if c.field)
+                 if isinstance(value, Mapping) and type(value.get(f)) is bool]  # (Mask R-CNN's BBOX: false)
+        if isinstance(value, bool) or flags:
+            said = " and ".join(f"{f} is {str(value[f]).lower()}" for f in flags)
+            yield ctx.at(rule, evaluation.line, (f"eval_accuracy is {str(value).lower()}, a boolean: the official checker's "
+                         f"Python compares it as {int(value)}" if not flags else f"eval_accuracy's {said}, a boolean: the "
+                         "official checker's Python compares false as 0 and true as 1") + ", and so does mlcheck; log the metric",
                          severity=Severity.WARNING, official=False)
         if isinstance(value, float) and math.isinf(value):
             yield ctx.at(rule, evaluation.line,
