@@ -174,7 +174,7 @@ def cadence_findings(ctx: RunContext, entry: Entry, events: tuple[Event, ...], c
             yield ctx.at(codes.invalid, event.line, f"the evaluation grid of {scope} cannot be computed "
                          f"({error}); it is {cadence.text} ({entry.source})")
             return
-        point = start if used == 0 or point is None else point
+        point = start if used == 0 else point
         if position == point:
             used, point = used + 1, point + step
             continue

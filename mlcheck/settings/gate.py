@@ -166,11 +166,7 @@ def outputs_in_checked_folders(paths: Sequence[str], result: CheckResult) -> lis
     paths = [path for path in paths if path != "-"]
     if not paths:
         return []
-    guarded: set[Path] = set()
-    for bench in result.benchmarks:
-        folder = Path(os.path.realpath(bench.folder)) if bench.folder else None
-        if folder is not None and len(folder.parts) >= 4 and folder.parts[-3] == "results":
-            guarded.update({folder, folder.parent, folder.parents[1], folder.parents[2] / "systems"})
+    guarded: set[Path] = set().union(*(package_folders(bench.folder) for bench in result.benchmarks))
     found = []
     for path in paths:
         real = Path(os.path.realpath(path))
@@ -178,6 +174,15 @@ def outputs_in_checked_folders(paths: Sequence[str], result: CheckResult) -> lis
         if inside:
             found.append((path, str(inside[-1])))
     return found
+
+
+def package_folders(bench_folder: str | None) -> set[Path]:
+    """The folders of the package a benchmark folder lies in that mlcheck never writes into: the
+    benchmark folder, its system's, the package's ``results/`` and ``systems/`` (none outside one)."""
+    folder = Path(os.path.realpath(bench_folder)) if bench_folder else None
+    if folder is None or len(folder.parts) < 4 or folder.parts[-3] != "results":
+        return set()
+    return {folder, folder.parent, folder.parents[1], folder.parents[2] / "systems"}
 
 
 def stdin_file_id() -> tuple[int, int] | None:

@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import Sequence
 
 from mlcheck.results import CheckResult
-from mlcheck.settings.gate import file_id, stdin_file_id, outputs_in_checked_folders
+from mlcheck.settings.gate import file_id, outputs_in_checked_folders, package_folders, stdin_file_id
 
 STREAM_NAMES = {1: "standard output", 2: "standard error"}
 
@@ -51,11 +51,8 @@ def _in_package_folders(descriptor: int, log: str) -> str | None:
     name = _stream_name(descriptor)
     if name is None or log == "-":
         return None
-    folder = Path(os.path.realpath(os.path.dirname(os.path.abspath(log))))  # (as a check's folder: a link's own)
-    if len(folder.parts) < 4 or folder.parts[-3] != "results":
-        return None
+    guarded = package_folders(os.path.dirname(os.path.abspath(log)))  # (as a check's folder: a link's own)
     real = Path(os.path.realpath(name))
-    guarded = (folder, folder.parent, folder.parents[1], folder.parents[2] / "systems")
     return name if any(real != place and real.is_relative_to(place) for place in guarded) else None
 
 
