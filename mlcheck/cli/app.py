@@ -7,8 +7,10 @@ ruleset, internal error).
 
 from __future__ import annotations
 
+import contextlib
 import errno
 import os
+import signal
 import sys
 from typing import Callable
 
@@ -219,6 +221,11 @@ def run() -> None:
         sys.stdout.flush()
     except OSError as error:
         code = _output_failed(error)
+    except KeyboardInterrupt:  # (Ctrl-C while the output drains into a slow reader)
+        code = 130
+    else:  # everything is said: a Ctrl-C while Python shuts down does not replace the command's exit code
+        with contextlib.suppress(ValueError):  # (run from a thread that is not the main one: left as it is)
+            signal.signal(signal.SIGINT, signal.SIG_IGN)
     sys.exit(code)
 
 

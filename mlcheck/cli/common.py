@@ -15,7 +15,7 @@ from mlcheck.checker import Progress, check
 from mlcheck.settings.config import Settings, load_settings
 from mlcheck.package.discover import DiscoveryError
 from mlcheck.settings.gate import outputs_in_checked_folders, overwritten_inputs
-from mlcheck.settings.output_target import STREAM_NAMES, stream_input, streams_into
+from mlcheck.settings.output_target import STREAM_NAMES, stream_input, streams_into, streams_into_folder
 from mlcheck.judge.jobs import usable_cpus
 from mlcheck.report.plain import one_line
 from mlcheck.results import CheckResult
@@ -104,6 +104,20 @@ def refuse_streams_into_log(log: str, command: str, config_path: str | None = No
         click.echo(one_line(f"mlcheck: error: {STREAM_NAMES[descriptor]} is redirected into {where}, an input of this "
                             f"{command} (the log, the config, or a file in a folder of the log's package); mlcheck "
                             "never writes into its input. Redirect it to another file"), err=2 not in streams)
+    sys.exit(EXIT_ERROR)
+
+
+def refuse_streams_into_folder(folder: str, command: str) -> None:
+    """Exit 2 at the start of ``split`` where a standard stream writes into a result file of the
+    folder it writes (``-o DIR > DIR/result_0.txt``): said on the other stream, if that one is free."""
+    into = streams_into_folder(folder)
+    if not into:
+        return
+    descriptor, where = into[0]
+    if {stream for stream, _where in into} != {1, 2}:
+        click.echo(one_line(f"mlcheck: error: {STREAM_NAMES[descriptor]} is redirected into {where}, a result file of "
+                            f"the folder this {command} writes ({folder}): it would be replaced, or counted as a run. "
+                            "Redirect it to another file"), err=descriptor == 1)
     sys.exit(EXIT_ERROR)
 
 

@@ -15,7 +15,8 @@ from dataclasses import replace
 import click
 
 from mlcheck.cli.checking import check_and_report
-from mlcheck.cli.common import EXIT_ERROR, EXIT_FINDINGS, EXIT_OK, load_cli_settings, refuse_streams_into_log
+from mlcheck.cli.common import (EXIT_ERROR, EXIT_FINDINGS, EXIT_OK, load_cli_settings, refuse_streams_into_folder,
+                                refuse_streams_into_log)
 from mlcheck.model import Finding, Severity
 from mlcheck.raw.watch_paths import compressed, unwatchable
 from mlcheck.read.reading_rules import GLUED_RECORDS
@@ -55,6 +56,7 @@ def split_command(raw: str, out_dir: str, start_index: int, force: bool) -> None
         signal.signal(signal.SIGTERM, lambda signum, _frame: sys.exit(128 + signum))  # no partial file left)
     raw = _one_log(raw)
     refuse_streams_into_log(raw, "split")
+    refuse_streams_into_folder(out_dir, "split")
     try:
         result = split_log(raw, out_dir, start_index, force)
     except SplitError as error:

@@ -12,7 +12,7 @@ from dataclasses import replace
 from mlcheck.package.real_paths import absolute_parts
 from mlcheck.judge.folders import GroupKey, benchmark_folder_log, score_folder, unscored_folder
 from mlcheck.package.discover import LogRef
-from mlcheck.read.file_names import RESULT_FILE
+from mlcheck.read.file_names import RESULT_FILE, folder_of_log
 from mlcheck.results import BenchmarkResult, RunResult
 
 Scored = dict[GroupKey, tuple[tuple[tuple[str, int], ...], BenchmarkResult]]
@@ -41,7 +41,7 @@ def group_runs(runs: list[RunResult], refs: dict[str, LogRef]) -> dict[GroupKey,
     for result in runs:
         ref = refs.get(result.path)
         if result.run is not None or (ref is not None and benchmark_folder_log(ref)):
-            counted.append((result, ref.folder if ref and ref.folder else (os.path.dirname(result.path) or ".")))
+            counted.append((result, ref.folder if ref and ref.folder else folder_of_log(result.path)))
     first_read: dict[str, tuple[str, str, str]] = {}
     for result, folder in counted:
         if result.run is not None:

@@ -11,13 +11,13 @@ where the reader found a record it could not decode, and only for a folder the R
 from __future__ import annotations
 
 import json
-import os
 from typing import Sequence
 
 from mlcheck.model import Finding
 from mlcheck.package.package_policy import package_policy
 from mlcheck.package.params import params_files
 from mlcheck.read.cr_line_ends import cr_line_ended
+from mlcheck.read.file_names import folder_of_log
 from mlcheck.read.log_files import readable_path
 from mlcheck.read.long_lines import MAX_LINE_BYTES
 from mlcheck.results import RcpResult, RunResult
@@ -44,7 +44,7 @@ def undecodable_for_rcp(members: Sequence[RunResult], rcp: RcpResult | None, rul
     needles = ("global_batch_size", "run_stop") + (("submission_benchmark",) if policy is None or policy.compares_runs
                                                   else ())
     by_samples = members[0].benchmark == "bert" and honoured_request(  # (then evals are not decoded, train_samples are)
-        params_files(os.path.dirname(members[0].path)), "rcp-bert-train-samples", package_policy(ruleset),
+        params_files(folder_of_log(members[0].path)), "rcp-bert-train-samples", package_policy(ruleset),
         ruleset) is not None
     needles += ("train_samples",) if by_samples else ("eval_accuracy", "eval_error")
     found = []

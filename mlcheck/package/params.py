@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import os
 
+from mlcheck.read.file_names import STDIN_FOLDER
 from mlcheck.records import dataclass
 
 PARAMS_FILE = "package_checker_params"
@@ -76,7 +77,10 @@ def read_params(path: str, place: str) -> ParamsFile | None:
 
 def params_files(benchmark_folder: str) -> list[ParamsFile]:
     """The params files that apply to a benchmark folder: its own, its system folder's, and the
-    package's (``<org>/`` when the folder lies at ``<org>/results/<system>/<benchmark>``)."""
+    package's (``<org>/`` when the folder lies at ``<org>/results/<system>/<benchmark>``); none
+    for standard input's runs, which lie in no folder."""
+    if benchmark_folder == STDIN_FOLDER:
+        return []
     folder = os.path.normpath(benchmark_folder)
     system = os.path.dirname(folder)
     places = [(folder, "benchmark"), (system, "system")]

@@ -9,6 +9,7 @@ import stat
 from pathlib import Path
 from typing import Sequence
 
+from mlcheck.read.file_names import RESULT_FILE
 from mlcheck.results import CheckResult
 from mlcheck.settings.gate import file_id, outputs_in_checked_folders, package_folders, stdin_file_id
 
@@ -54,6 +55,20 @@ def _in_package_folders(descriptor: int, log: str) -> str | None:
     guarded = package_folders(os.path.dirname(os.path.abspath(log)))  # (as a check's folder: a link's own)
     real = Path(os.path.realpath(name))
     return name if any(real != place and real.is_relative_to(place) for place in guarded) else None
+
+
+def streams_into_folder(folder: str) -> list[tuple[int, str]]:
+    """(descriptor, the file's name) of each standard stream that writes into a result file
+    (``result_*.txt``) of ``folder`` (``mlcheck split raw -o DIR > DIR/result_0.txt``: its lines
+    would go into a file the split then replaces, or be counted as a run beside the ones written)."""
+    place = os.path.realpath(folder)
+    found = []
+    for descriptor in (1, 2):
+        name = _stream_name(descriptor) if _stream_id(descriptor) is not None else None
+        real = os.path.realpath(name) if name is not None else ""
+        if name is not None and os.path.dirname(real) == place and RESULT_FILE.match(os.path.basename(real)):
+            found.append((descriptor, name))
+    return found
 
 
 def _stream_name(descriptor: int) -> str | None:

@@ -1,0 +1,85 @@
+"""Session 52: standard input's runs lie in no folder (no scaling.json or params file of the
+current folder applies to them)."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+RESNET = Path(__file__).resolve().parent.parent / "fixtures" / "example" / "Acme" / "results" / "acme-t8" / "resnet"
+
+
+def _check_stdin(cwd: Path, data: bytes, *args: str) -> dict:  # type: ignore[type-arg]
+    done = subprocess.run([sys.executable, "-m", "mlcheck", "check", "-", "-f", "json", "--no-progress", *args],
+                          input=data, capture_output=True, cwd=cwd, timeout=120)
+    assert done.returncode in (0, 1), done.stderr.decode()
+    return json.loads(done.stdout)  # type: ignore[no-any-return]
+
+
+def test_stdin_runs_ignore_the_current_folders_scaling_json(tmp_path: Path) -> None:
+    (tmp_path / "scaling.json").write_text('{"scaling_factor": 2.0}')
+    (tmp_path / "package_checker_params").write_text("rcp-bypass\n")
+    seed_loop = b"".join((RESNET / f"result_{i}.txt").read_bytes() for i in range(5))
+    report = _check_stdin(tmp_path, seed_loop)
+    (bench,) = report["benchmarks"]
+    assert bench["folder"] == "-" and bench["scaling_factor"] is None and bench["valid"] is True
+    paths = {f["path"] for f in report["findings"]} | {f["path"] for f in bench["findings"]}
+    assert not any("scaling.json" in p or "package_checker_params" in p for p in paths)
+    # the same five runs as a folder of their own with that scaling.json: multiplied
+    for i in range(5):
+        (tmp_path / f"result_{i}.txt").write_bytes((RESNET / f"result_{i}.txt").read_bytes())
+    done = subprocess.run([sys.executable, "-m", "mlcheck", "check", ".", "-f", "json", "--no-progress"],
+                          capture_output=True, cwd=tmp_path, timeout=120)
+    (folder,) = json.loads(done.stdout)["benchmarks"]
+    assert folder["scaling_factor"] == 2.0
+    assert folder["score_min"] == 2.0 * bench["score_min"]
+
+
+def test_stdin_and_a_file_of_the_current_folder_are_two_groups(tmp_path: Path) -> None:
+    (tmp_path / "result_0.txt").write_bytes((RESNET / "result_0.txt").read_bytes())
+    done = subprocess.run([sys.executable, "-m", "mlcheck", "check", "-", "result_0.txt", "-f", "json", "--no-progress"],
+                          input=(RESNET / "result_1.txt").read_bytes(), capture_output=True, cwd=tmp_path, timeout=120)
+    folders = sorted(b["folder"] for b in json.loads(done.stdout)["benchmarks"])
+    assert folders == ["-", "."]
+
+
+RAW = Path(__file__).resolve().parent.parent / "fixtures" / "raw" / "mpi_ranks.log"
+
+
+def test_split_refuses_stdout_into_a_result_file_it_writes(tmp_path: Path) -> None:
+    out = tmp_path / "out"
+    out.mkdir()
+    target = out / "result_0.txt"
+    with open(target, "wb") as stdout:
+        done = subprocess.run([sys.executable, "-m", "mlcheck", "split", str(RAW), "-o", str(out), "--force"],
+                              stdout=stdout, stderr=subprocess.PIPE, timeout=120)
+    assert done.returncode == 2 and target.read_bytes() == b"" and sorted(p.name for p in out.iterdir()) == ["result_0.txt"]
+    assert f"standard output is redirected into {target}, a result file of the folder this split writes" in done.stderr.decode()
+
+
+def test_split_lets_stderr_go_to_another_file_of_its_folder(tmp_path: Path) -> None:
+    out = tmp_path / "out"
+    out.mkdir()
+    with open(out / "split.err", "wb") as stderr:
+        done = subprocess.run([sys.executable, "-m", "mlcheck", "split", str(RAW), "-o", str(out)],
+                              stdout=subprocess.PIPE, stderr=stderr, timeout=120)
+    assert done.returncode == 0 and (out / "result_0.txt").exists()
+    assert b"MLC020" in (out / "split.err").read_bytes()
+
+
+LATE_CTRL_C = """
+import atexit, os, signal, sys
+atexit.register(lambda: os.kill(os.getpid(), signal.SIGINT))  # (a Ctrl-C while Python shuts down)
+sys.argv = ["mlcheck", "check", sys.argv[1]]
+from mlcheck.cli import run
+run()
+"""
+
+
+def test_a_ctrl_c_after_the_summary_keeps_the_exit_code_and_says_nothing() -> None:
+    done = subprocess.run([sys.executable, "-c", LATE_CTRL_C, str(RESNET / "result_0.txt")],
+                          capture_output=True, timeout=120)
+    assert done.returncode == 0 and b"KeyboardInterrupt" not in done.stderr and b"Traceback" not in done.stderr
+    assert done.stderr.decode().startswith("mlcheck: 1 run (0 failing)")
