@@ -83,3 +83,10 @@ def test_a_ctrl_c_after_the_summary_keeps_the_exit_code_and_says_nothing() -> No
                           capture_output=True, timeout=120)
     assert done.returncode == 0 and b"KeyboardInterrupt" not in done.stderr and b"Traceback" not in done.stderr
     assert done.stderr.decode().startswith("mlcheck: 1 run (0 failing)")
+
+
+def test_a_stdin_run_in_html_says_standard_input_not_a_folder(tmp_path: Path) -> None:
+    subprocess.run([sys.executable, "-m", "mlcheck", "report", "-", "-o", "r.html", "--no-progress"],
+                   input=(RESNET / "result_0.txt").read_bytes(), capture_output=True, cwd=tmp_path, timeout=120)
+    html = (tmp_path / "r.html").read_text("utf-8")
+    assert "training 2.0.0, read from standard input</p>" in html and "folder <code>" not in html

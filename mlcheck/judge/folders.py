@@ -15,12 +15,13 @@ from mlcheck.results import TOLERATED_CODES, BenchmarkResult, RcpResult, RunResu
 from mlcheck.facts.rulesets import BenchmarkFacts, Ruleset, RulesetError, load_ruleset
 from mlcheck.judge.official_stops import official_stops, stopping_files
 from mlcheck.judge.power_folder import judge_power
+from mlcheck.judge.scaling_file import read_scaling_file
 from mlcheck.package.discover import LogRef, natural_order
 from mlcheck.package.layout import BENCHMARK, package_part, read_json_document
 from mlcheck.package.package_policy import package_policy
 from mlcheck.package.power import result_name
 from mlcheck.package.params import params_files
-from mlcheck.read.file_names import RESULT_FILE, STDIN_FOLDER, SUBMITTED_RESULT_FILE
+from mlcheck.read.file_names import RESULT_FILE, SUBMITTED_RESULT_FILE
 from mlcheck.rules import package as package_rules, package_runs, seed_reading, seeds
 from mlcheck.rules.checker_params import PARAMS_NOT_HONOURED, bypass_note, check_params, honoured_request
 from mlcheck.rules.package_system import SYSTEM_INVALID
@@ -166,22 +167,7 @@ def score_folder(key: GroupKey, members: list[RunResult],
                  next((r for r in members if r.ruleset), members[0]))
     ruleset = load_ruleset(first.ruleset) if first.ruleset else None
     facts = benchmark_facts(ruleset, benchmark) if ruleset else None
-    findings: list[Finding] = []
-    factor: float | None = None
-    scaling_path = os.path.join(folder, "scaling.json")
-    # (standard input's runs lie in no folder: the current folder's scaling.json is not theirs)
-    scaling_written = folder != STDIN_FOLDER and os.path.exists(scaling_path)
-    if scaling_written and ruleset is not None and not ruleset.scaling_json:
-        findings.append(package_rules.SCALING_NOT_IN_ROUND.at(scaling_path, None, (
-            f"training {ruleset.version} has no score scaling (it came with v2.0): scaling.json is "
-            "ignored. Remove it, or check the round")))
-    elif scaling_written:
-        document = read_json_document(scaling_path)
-        error = document.error if document.exists else (
-            "it is a folder, not a JSON file" if os.path.isdir(scaling_path) else "it is not a regular file")
-        factor, scaling_findings = package_rules.scaling_factor(
-            scaling_path, document.data, error, document.error_line, document.line_of)
-        findings.extend(scaling_findings)
+    scaling_path, factor, findings = read_scaling_file(folder, ruleset)
     division = next((r.division for r in members if r.division), None)
     if first.ruleset:
         findings.extend(package_rules.rounds_differ(folder, members, first.ruleset))

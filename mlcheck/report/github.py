@@ -64,8 +64,8 @@ def _one_line(text: str) -> str:
 
 def _first_result_files(result: CheckResult) -> dict[str, str]:
     """Each benchmark folder's first result file (where its folder findings are attached)."""
-    firsts = {bench.folder: min((r.path for r in bench.runs if not os.path.isdir(r.path)), default=None)
-              for bench in result.benchmarks if bench.folder}  # (a folder named result_0.txt is no file to annotate)
+    firsts = {bench.folder: min((r.path for r in bench.runs if r.path != "-" and not os.path.isdir(r.path)), default=None)
+              for bench in result.benchmarks if bench.folder}  # (a folder named result_0.txt, stdin: no file to annotate)
     return {folder: path for folder, path in firsts.items() if path is not None}
 
 

@@ -137,7 +137,8 @@ def _benchmark_section(bench: BenchmarkResult, position: int, root: str, min_sev
     folder = relative_path(bench.folder or ".", root)
     return (f'<section class="benchmark" id="benchmark-{position}"><h2>{escape(title)}</h2>'
             f'<p class="muted">{escape(division_text(bench))}, training '
-            f'{escape(bench.ruleset or "?")}, folder <code>{escape(folder)}</code></p>'
+            f'{escape(bench.ruleset or "?")}, ' + (f"folder <code>{escape(folder)}</code>" if folder != "-" else
+                                                   "read from standard input") + "</p>"
             f"<h3>Score</h3>{score_card(bench)}<h3>Runs</h3>{_runs_table(bench, min_severity)}"
             f"<h3>Convergence</h3>{_curves(bench)}<h3>Run times</h3>{_times(bench)}"
             f"<h3>Hyper-parameters</h3>{_hyperparameters(bench)}</section>")

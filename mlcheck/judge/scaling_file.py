@@ -1,0 +1,30 @@
+"""A benchmark folder's ``scaling.json`` as the round's summarizer reads it (rules §Score scaling,
+from v2.0): its factor and what is wrong with it (MLC504, MLC523; :mod:`mlcheck.rules.package`)."""
+
+from __future__ import annotations
+
+import os
+
+from mlcheck.facts.rulesets import Ruleset
+from mlcheck.model import Finding
+from mlcheck.package.layout import read_json_document
+from mlcheck.read.file_names import STDIN_FOLDER
+from mlcheck.rules import package as package_rules
+
+
+def read_scaling_file(folder: str, ruleset: Ruleset | None) -> tuple[str, float | None, list[Finding]]:
+    """(the path of ``folder``'s scaling.json, its factor or None, its findings). Standard input's
+    runs lie in no folder: the working folder's scaling.json is not theirs."""
+    scaling_path = os.path.join(folder, "scaling.json")
+    if folder == STDIN_FOLDER or not os.path.exists(scaling_path):
+        return scaling_path, None, []
+    if ruleset is not None and not ruleset.scaling_json:
+        return scaling_path, None, [package_rules.SCALING_NOT_IN_ROUND.at(scaling_path, None, (
+            f"training {ruleset.version} has no score scaling (it came with v2.0): scaling.json is "
+            "ignored. Remove it, or check the round"))]
+    document = read_json_document(scaling_path)
+    error = document.error if document.exists else (
+        "it is a folder, not a JSON file" if os.path.isdir(scaling_path) else "it is not a regular file")
+    factor, findings = package_rules.scaling_factor(scaling_path, document.data, error, document.error_line,
+                                                    document.line_of)
+    return scaling_path, factor, findings
