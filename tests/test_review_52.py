@@ -90,3 +90,34 @@ def test_a_stdin_run_in_html_says_standard_input_not_a_folder(tmp_path: Path) ->
                    input=(RESNET / "result_0.txt").read_bytes(), capture_output=True, cwd=tmp_path, timeout=120)
     html = (tmp_path / "r.html").read_text("utf-8")
     assert "training 2.0.0, read from standard input</p>" in html and "folder <code>" not in html
+
+
+EXAMPLE = Path(__file__).resolve().parent.parent / "fixtures" / "example" / "Acme"
+
+
+def _fingerprints(cwd: Path, *paths: str) -> list[str]:
+    done = subprocess.run([sys.executable, "-m", "mlcheck", "check", *paths, "-f", "sarif", "--no-progress"],
+                          capture_output=True, cwd=cwd, timeout=120)
+    return [r["partialFingerprints"]["mlcheck/v1"] for r in json.loads(done.stdout)["runs"][0]["results"]]
+
+
+def test_two_packages_of_one_name_have_distinct_fingerprints_outside_a_checkout(tmp_path: Path) -> None:
+    import shutil
+    for round_folder in ("training-1.0", "training-1.1"):
+        shutil.copytree(EXAMPLE, tmp_path / round_folder / "Acme")
+    both = _fingerprints(tmp_path, "training-1.0/Acme", "training-1.1/Acme")
+    one = _fingerprints(tmp_path, "training-1.0/Acme")
+    assert len(both) == 2 * len(one) > 0 and len(set(both)) == len(both)
+    # a package alone keeps the fingerprints it has from whatever folder mlcheck runs
+    assert sorted(one) == sorted(_fingerprints(tmp_path / "training-1.0", "Acme"))
+
+
+def test_report_refuses_a_file_named_as_another_format(tmp_path: Path) -> None:
+    def report(output: str) -> subprocess.CompletedProcess[bytes]:
+        return subprocess.run([sys.executable, "-m", "mlcheck", "report", str(EXAMPLE), "-o", output, "--no-progress"],
+                              capture_output=True, cwd=tmp_path, timeout=120)
+    refused = report("r.json")
+    assert refused.returncode == 2 and not (tmp_path / "r.json").exists()
+    assert "'r.json' names a json report: mlcheck check -o r.json writes that" in refused.stderr.decode()
+    assert report("html:r.json").returncode == 0 and (tmp_path / "r.json").read_text().startswith("<!DOCTYPE html>")
+    assert report("r.htm").returncode == 0 and report("report").returncode == 0

@@ -21,7 +21,8 @@ from mlcheck.cli.checking import check_and_report, checked, report_options, unwr
 from mlcheck.cli.common import (EXIT_ERROR, JOBS_OPTION, RULESET_HELP, console, load_cli_settings,
                                 refuse_overwriting_inputs)
 from mlcheck.settings.config import COLORS, FORMATS
-from mlcheck.settings.gate import benchmark_folders, exit_code, standard_stream, unopenable_lines, write_outputs
+from mlcheck.settings.gate import (benchmark_folders, exit_code, format_named, standard_stream, unopenable_lines,
+                                   write_outputs)
 from mlcheck.report.plain import OUTPUT_FORMATS as TEXT_FORMATS, one_line, summary_line
 
 
@@ -125,7 +126,8 @@ def check_command(paths: tuple[str, ...], ruleset: str | None, config_path: str 
 @_gate_options
 @click.option("--output", "-o", "output_path", required=True, type=click.Path(dir_okay=False),
               metavar="FILE", help="The HTML file to write (one self-contained file; FILE or html:FILE, as "
-              "check -o takes it; its folder is created); - prints it.")
+              "check -o takes it; its folder is created); - prints it. A FILE named as another report "
+              "(.json, .sarif, .xml, .md, .txt) is refused: html:FILE writes HTML under that name.")
 def report_command(paths: tuple[str, ...], ruleset: str | None, config_path: str | None,
                    strict: bool | None, exit_zero: bool | None, select: tuple[str, ...],
                    ignore: tuple[str, ...], no_progress: bool, jobs: int | None, quiet: bool,
@@ -166,7 +168,11 @@ def _html_path(output: str) -> str:
         raise click.UsageError("report writes one HTML file: -o FILE or -o html:FILE; got an empty path")
     name, sep, path = output.partition(":")
     if not sep or name.strip().lower() not in FORMATS or name.strip().lower() == "auto":
-        return output  # (a file name with a colon that names no format: C:\\report.html, a:b.html)
+        named = format_named(output)  # (a file name with a colon that names no format: C:\\report.html, a:b.html)
+        if named not in (None, "html"):
+            raise click.UsageError(f"report writes one HTML file, and {output!r} names a {named} report: mlcheck check "
+                                   f"-o {output} writes that; -o html:{output} writes the HTML file under that name")
+        return output
     if name.strip().lower() != "html" or not path:
         raise click.UsageError(f"report writes one HTML file: -o FILE or -o html:FILE; got {output!r}. "
                                f"For other formats use mlcheck check -o FORMAT:FILE")

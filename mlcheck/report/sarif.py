@@ -13,7 +13,7 @@ import functools
 import hashlib
 import os
 import re
-from typing import Any, Iterator
+from typing import Any, Iterable, Iterator
 from urllib.parse import quote
 
 from mlcheck import __version__
@@ -132,15 +132,45 @@ def _in_checkout(root: str) -> bool:
     return os.path.exists(os.path.join(root, ".git"))
 
 
-def _package_relative(path: str, root: str) -> str | None:
-    """Where no ``.git`` gives paths a root (the report's root is then the working folder), the
-    path from its package's folder on (``Acme/results/...``), so that a finding has the same
-    fingerprint from whatever folder mlcheck ran; None inside a checkout or outside a package."""
-    if path in ("-", "") or _in_checkout(root):
+def _package_parts(path: str) -> tuple[list[str], int] | None:
+    """A path's absolute parts and the index of its package's folder (the one above ``results/``
+    or ``systems/``), or None outside a package."""
+    if path in ("-", ""):
         return None
     parts = os.path.abspath(path).replace(os.sep, "/").split("/")
     at = max((i for i, part in enumerate(parts) if part in ("results", "systems") and i > 0), default=None)
-    return "/".join(parts[at - 1:]) if at is not None else None
+    return (parts, at - 1) if at is not None else None
+
+
+class _PackageNames:
+    """Where no ``.git`` gives paths a root (the report's root is then the working folder), a
+    finding's path from its package's folder on (``Acme/results/...``), so that it has the same
+    fingerprint from whatever folder mlcheck ran; two packages of one name in one report
+    (``training-1.0/Acme``, ``training-1.1/Acme``) each with as many folders above it as tell
+    them apart. None inside a checkout or outside a package."""
+
+    def __init__(self, paths: Iterable[str], root: str) -> None:
+        self._shown: dict[str, str] = {}
+        if _in_checkout(root):
+            return
+        by_name: dict[str, set[tuple[str, ...]]] = {}
+        for path in set(paths):
+            placed = _package_parts(path)
+            if placed is not None:
+                parts, at = placed
+                by_name.setdefault(parts[at], set()).add(tuple(parts[:at + 1]))
+        for folders in by_name.values():
+            depth = 1
+            while len({folder[-depth:] for folder in folders}) < len(folders):
+                depth += 1
+            self._shown.update(("/".join(folder), "/".join(folder[-depth:])) for folder in folders)
+
+    def relative(self, path: str) -> str | None:
+        placed = _package_parts(path) if self._shown else None
+        if placed is None:
+            return None
+        parts, at = placed
+        return "/".join([self._shown["/".join(parts[:at + 1])], *parts[at + 1:]])
 
 
 def _about(found: Finding) -> str:
@@ -159,12 +189,14 @@ def _no_scheme(uri: str) -> str:
 
 
 def _result(found: Finding, rule_index: dict[str, int], options: ReportOptions,
-            reason: str | None = None, anchors: _Anchors | None = None) -> dict[str, Any]:
+            reason: str | None = None, anchors: _Anchors | None = None,
+            packages: _PackageNames | None = None) -> dict[str, Any]:
     anchor = anchors.file_of(found.path) if anchors is not None else None
     about = anchor is not None or (found.path == "-" and names_no_file("-"))  # (stdin alone: uri "-", its line said)
     message = f"{found.message} (about {_about(found)})" if about else found.message
     # (the fingerprint's: the folder's, not its anchor's; outside a git checkout, from the package's folder on)
-    uri = _package_relative(found.path, options.root) or _artifact(found.path, options)["uri"]
+    shown = packages.relative(found.path) if packages is not None else None
+    uri = shown or _artifact(found.path, options)["uri"]
     location: dict[str, Any] = {"artifactLocation": _artifact(found.path if anchor is None else anchor, options)}
     if found.line is not None and anchor is None:
         location["region"] = {"startLine": found.line}
@@ -198,8 +230,8 @@ def _sarif(result: CheckResult, options: ReportOptions) -> dict[str, Any]:
     index = {rule["id"]: position for position, rule in enumerate(rules)}
     found = result.all_findings()
     listed = [(f, None) for f in found] + [(w.finding, w.reason) for w in result.waived]
-    anchors = _Anchors(result)
-    results = Items(listed, lambda item: _result(item[0], index, options, item[1], anchors))
+    anchors, packages = _Anchors(result), _PackageNames((f.path for f, _reason in listed), options.root)
+    results = Items(listed, lambda item: _result(item[0], index, options, item[1], anchors, packages))
     failing = any(f.severity >= options.fail_level for f in found)
     return {
         "$schema": SARIF_SCHEMA, "version": "2.1.0",

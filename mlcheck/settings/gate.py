@@ -88,6 +88,13 @@ _SUFFIX_NAMES = frozenset(suffix for suffix, _ in _SUFFIX_FORMATS)
 """Names that are a suffix alone (``-o .json``): no report's name."""
 
 
+def format_named(path: str) -> str | None:
+    """The report format a file's name says (``r.json``: json), None when it says none."""
+    if os.path.basename(path) in _SUFFIX_NAMES:
+        return None
+    return next((form for suffix, form in _SUFFIX_FORMATS if path.lower().endswith(suffix)), None)
+
+
 def parse_output(spec: str) -> tuple[str, str]:
     """``FORMAT:PATH`` -> (format, path), or ``PATH`` whose name ends in a report's suffix (``.sarif``,
     ``.json``, ``.xml`` for JUnit, ``.md``, ``.html``, ``.txt``) -> (its format, path); raises ValueError
@@ -97,8 +104,8 @@ def parse_output(spec: str) -> tuple[str, str]:
     # (-o report.sarif: the format its name says; C:/x.json or a/b:c/x.json: a path, whose colon names no format)
     a_path = not sep or (len(name) == 1 and name.isalpha()) or "/" in name or "\\" in name
     if a_path:
-        by_suffix = next((form for suffix, form in _SUFFIX_FORMATS if spec.lower().endswith(suffix)), None)
-        if by_suffix is not None and os.path.basename(spec) not in _SUFFIX_NAMES:
+        by_suffix = format_named(spec)
+        if by_suffix is not None:
             return by_suffix, spec
     if not sep or not path or name not in FORMATS or name == "auto":
         choices = "|".join(f for f in FORMATS if f != "auto")
