@@ -121,3 +121,30 @@ def test_report_refuses_a_file_named_as_another_format(tmp_path: Path) -> None:
     assert "'r.json' names a json report: mlcheck check -o r.json writes that" in refused.stderr.decode()
     assert report("html:r.json").returncode == 0 and (tmp_path / "r.json").read_text().startswith("<!DOCTYPE html>")
     assert report("r.htm").returncode == 0 and report("report").returncode == 0
+
+
+def _differing(messages: list[str]) -> list[str]:
+    from mlcheck.model import Finding, Severity
+    from mlcheck.report.grouped import FindingGroup, context_lines
+    members = tuple(Finding("MLC520", "hyperparameters-differ", Severity.WARNING, message, f"b/result_{i}.txt", 16)
+                    for i, message in enumerate(messages))
+    return [line.split(": ", 1)[1] for line in context_lines(FindingGroup(members, "b", len(members)))]
+
+
+def test_a_number_followed_by_linking_words_is_named_by_the_words_before_it() -> None:
+    """rv221: 'result_8.txt:16: 1200 here but' named nothing (and the headline said 1000)."""
+    assert _differing([f"opt_learning_rate_warmup_steps is {n} here but 999 in b/result_0.txt and most other runs"
+                       for n in (1000, 1200)]) == ["opt_learning_rate_warmup_steps is 1000",
+                                                   "opt_learning_rate_warmup_steps is 1200"]
+
+
+def test_numbers_of_a_line_list_in_parentheses_are_named_by_their_key() -> None:
+    """rv221: MLC107's 'result_1.txt:29: 30; 33' named no key."""
+    assert _differing([f"2 keys required once are logged several times: submission_org (2 times, lines 8, {a}), "
+                       f"submission_platform (2 times, lines 11, {b})" for a, b in ((30, 33), (31, 34))]) == [
+        "submission_org line 30; submission_platform line 33", "submission_org line 31; submission_platform line 34"]
+
+
+def test_a_plural_in_parentheses_stays_whole_and_linking_words_end_the_name() -> None:
+    assert _differing([f"{n} record(s) of the wrong shape, the first at line 1" for n in (362, 402)]) == [
+        "362 record(s)", "402 record(s)"]

@@ -10,6 +10,7 @@ SARIF, JUnit) keep every finding.
 
 from __future__ import annotations
 
+import itertools
 import os
 import re
 from typing import Callable, Iterable
@@ -148,7 +149,13 @@ def _numbers_that_differ(members: tuple[Finding, ...]) -> list[str]:
     return ["; ".join(labels[i].format(n[i]) for i in varying) for n in numbers]
 
 
-_AFTER = re.compile(r"\s?(?::::MLLOG\s)?([A-Za-z][A-Za-z_]*(?:[ -][A-Za-z][A-Za-z_]*){0,3})")
+_AFTER = re.compile(r"\s?(?::::MLLOG\s)?([A-Za-z][A-Za-z_]*(?:\(s\))?(?:[ -][A-Za-z][A-Za-z_]*(?:\(s\))?){0,3})")
+_LINKING = frozenset(("here", "but", "and", "or", "in", "of", "than", "at", "to", "from", "is", "are", "was", "were",
+                      "be", "the", "a", "an", "for", "on", "by", "with", "not", "as", "while", "where", "when",
+                      "which", "that", "it", "its", "this", "there", "so", "if", "after", "before", "into"))
+"""Words that name nothing after a number (``1000 here but``, ``25420 is also``): the words before it do."""
+_LINE_LIST = re.compile(r"\blines?\s+(?:\d+(?:,\s*|\s+and\s+|-|\s+to\s+))*\Z")
+_OWNER = re.compile(r"([A-Za-z_][\w.]*)\s*\([^()]*\Z")
 _CLAUSE = re.compile(r"[^;,:()\[\]]*\(?$")
 _NAME_END = re.compile(r"[^\s:;,()\[\]]*")
 
@@ -165,16 +172,27 @@ def _labels(message: str) -> list[str]:
             labels.append((message[start:match.start()] + "{}" + message[match.end():end]).rsplit("/", 1)[-1])
             continue
         after = _AFTER.match(message, match.end())
-        if after:
-            labels.append("{} " + after.group(1))
+        named = after.group(1).split() if after else []
+        if named and named[0].lower() not in _LINKING:  # (up to the first linking word: "{} record(s)" of the wrong shape)
+            labels.append(" ".join(["{}", *itertools.takewhile(lambda word: word.lower() not in _LINKING, named)]))
             continue
         clause = _CLAUSE.search(message, 0, match.start())
         text = clause.group(0) if clause else ""
         words = text.rstrip("(").split()[-3:]
         if words and words[0] == "at" and message[:match.start()].rfind(" more of this rule here") >= 0:
             words.insert(0, "another" if words[-1] == "line" else "others")  # ("(and 1 more ..., at line 141)")
-        labels.append(" ".join(words) + (" ({})" if text.endswith("(") else " {}") if words else "{}")
+        labels.append(" ".join(words) + (" ({})" if text.endswith("(") else " {}") if words else
+                      _owner_label(message[:match.start()]))
     return labels
+
+
+def _owner_label(before: str) -> str:
+    """A number of a list in parentheses (``submission_org (2 times, lines 8, 30)``): named by the
+    name before the parenthesis, and as a line where it is one (``submission_org line {}``)."""
+    owner = _OWNER.search(before)
+    words = [owner.group(1)] if owner else []
+    words += ["line"] if _LINE_LIST.search(before) else []
+    return " ".join(words + ["{}"])
 
 
 def _item_text(item: str) -> str:
