@@ -148,3 +148,33 @@ def test_numbers_of_a_line_list_in_parentheses_are_named_by_their_key() -> None:
 def test_a_plural_in_parentheses_stays_whole_and_linking_words_end_the_name() -> None:
     assert _differing([f"{n} record(s) of the wrong shape, the first at line 1" for n in (362, 402)]) == [
         "362 record(s)", "402 record(s)"]
+
+
+def test_a_file_named_alone_says_no_scaling_factor_multiplied_into_no_score(tmp_path: Path) -> None:
+    """rv221: 'no score INVALID: 1 run found' beside 'scaling_factor ... multiplied into the score'."""
+    import shutil
+    folder = tmp_path / "resnet"
+    shutil.copytree(RESNET, folder)
+    (folder / "scaling.json").write_text('{"scaling_factor": 1.5}')
+    def codes(path: Path) -> list[str]:
+        done = subprocess.run([sys.executable, "-m", "mlcheck", "check", str(path), "-f", "json", "--no-progress"],
+                              capture_output=True, timeout=120)
+        (bench,) = json.loads(done.stdout)["benchmarks"]
+        return [f["code"] for f in bench["findings"]]
+    assert "MLC505" not in codes(folder / "result_0.txt") and "MLC505" in codes(folder)
+
+
+def test_watch_of_a_result_file_says_no_job_end_that_check_does_not_say(tmp_path: Path) -> None:
+    """rv221: watch said 'MLC024 ... the records after it are read as another run' at a result
+    file's 'ENDING TIMING RUN AT' line; check (and watch's own final report) said nothing."""
+    log = tmp_path / "result_0.txt"
+    lines = (RESNET / "result_0.txt").read_text().splitlines(keepends=True)
+    half = len(lines) // 2
+    log.write_text("".join(lines[:half] + ["ENDING TIMING RUN AT 2023-05-15 12:57:10 PM\n"] + lines[half:]
+                           + ["ENDING TIMING RUN AT 2023-05-15 12:57:11 PM\n"]))
+    watched = subprocess.run([sys.executable, "-m", "mlcheck", "watch", str(log), "--idle-timeout", "1", "--no-progress"],
+                             capture_output=True, timeout=120)
+    checked = subprocess.run([sys.executable, "-m", "mlcheck", "check", str(log), "--no-progress"],
+                             capture_output=True, timeout=120)
+    assert watched.returncode == checked.returncode == 0
+    assert b"MLC024" not in watched.stdout + watched.stderr and b"MLC024" not in checked.stdout

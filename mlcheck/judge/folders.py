@@ -279,6 +279,8 @@ def score_folder(key: GroupKey, members: list[RunResult],
     if any(f.code == package_rules.SCALING_JSON_INVALID.code and f.severity is Severity.ERROR for f in findings):
         score = replace(score, valid=False,
                         reason=f"{score.reason}; scaling.json is unusable (MLC504), the score is not scaled")
+    if score.score_min is None:  # (no score for scaling.json's factor to be multiplied into: MLC505's note unsaid)
+        findings = [f for f in findings if f.code != package_rules.SCALING_APPLIED.code or f.severity > Severity.INFO]
     if (whole_folder or raw) and tolerates:
         members = [_tolerate(r) if not r.converged or r.status == "aborted" else r for r in members]
     return BenchmarkResult(org=org or None, system=system or None, benchmark=benchmark or None,

@@ -47,8 +47,7 @@ AFTER_STOP_POLLS = 20
 """Polls of quiet after a run's run_stop before it is judged whole (2 s at the default poll):
 HugeCTR and TPU loggers print records after run_stop, a moment later on a busy job."""
 BLOCK_WAIT_S = 20.0
-"""The quiet after run_stop (at least) for a run that has not logged its whole submission_*
-block yet: TPU loggers print the rest after run_stop, seconds later."""
+"""The quiet after run_stop (at least) for a run whose submission_* block is not whole: TPU loggers print it later."""
 _BLOCK = ("submission_benchmark", "submission_division", "submission_org", "submission_platform", "submission_status")
 
 
@@ -164,8 +163,9 @@ def _follow(follower: Follower, path: str, jobs: MixedJobs, forced: tuple[Rulese
 def _take(state: WatchState, item: AnyItem, on_finding: FindingSink,
           on_progress: ProgressSink) -> None:
     if isinstance(item, Finding):
-        if not state.boundaries.note(item, state.builder.counts):
-            return
+        if (said := state.boundaries.said(item, state.builder.counts)) is None:
+            return  # (a job start that opens no run; a result file's findings as check says them)
+        item = said
         if state.boundaries.waits(item):  # (a job's end, or a start before the run began: said if the
             if state.cut_at is not None:  # next record opens a run, as check says it)
                 _end_at_cut(state, on_finding, on_progress)  # (the logging rank died while writing)

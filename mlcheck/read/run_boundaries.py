@@ -4,11 +4,12 @@
 
 from __future__ import annotations
 
+import dataclasses
 from typing import Mapping
 
 from mlcheck.model import Finding
 from mlcheck.read import raw_output_rules as raw_output
-from mlcheck.read.job_starts import ANOTHER_RUN, JOB_ENDS, TRACEBACK_ENDS
+from mlcheck.read.job_starts import ANOTHER_RUN, JOB_ENDS, SAME_RUN, TRACEBACK_ENDS
 from mlcheck.read.run_windows import INIT_PROGRESS, RELAUNCH_GAP_MS, is_hyper_parameter
 
 JOB_STARTED = "MLC024"
@@ -66,6 +67,19 @@ class RunBoundaries:
             self._before, self._before_line = frozenset(counts or {}), finding.line
             self._fresh = not INIT_PROGRESS.isdisjoint(self._before)
         return True
+
+    def said(self, finding: Finding, counts: Mapping[str, int] | None) -> Finding | None:
+        """A reading finding as it is said (``check`` and ``watch`` alike), after :meth:`note`:
+        None for a job start that opens no run; in a file read as one run, None for a job's end
+        too (a result file's reader looks for launcher lines alone: the official parser reads on),
+        and MLC024 at a launcher line says the records after it stay in this run."""
+        if not self.note(finding, counts):
+            return None
+        if not self.one_run or finding.code != JOB_STARTED:
+            return finding
+        if finding.message.startswith(JOB_ENDS):
+            return None
+        return dataclasses.replace(finding, message=finding.message.replace(ANOTHER_RUN, SAME_RUN))
 
     def opens_new_run(self, counts: Mapping[str, int], key: str = "", setting_again: bool = False,
                       gap_ms: float = float("inf"), init_again: bool = False) -> bool:

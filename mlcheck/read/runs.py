@@ -19,7 +19,7 @@ from typing import Iterable, Iterator, Mapping, Protocol, Sequence, cast
 
 from mlcheck.model import Event, Finding, Run
 from mlcheck.read import raw_output_rules as raw_output
-from mlcheck.read.job_starts import ANOTHER_RUN, SAME_RUN
+from mlcheck.read.job_starts import ANOTHER_RUN
 from mlcheck.read.next_run import NextRunStart
 from mlcheck.read.run_boundaries import JOB_STARTED as _JOB_STARTED, RunBoundaries
 from mlcheck.read.run_windows import WATCHED_KEYS
@@ -139,14 +139,10 @@ def _one_at_a_time(items: Iterable[LogItem | Batch], boundaries: RunBoundaries) 
 
 def _one_run_finding(found: Finding, boundaries: RunBoundaries, counts: Mapping[str, int], cap: FindingCap,
                      findings: list[Finding]) -> None:
-    """A reading finding of a file read as one run: a job start that opens no run is dropped, and
-    MLC024 says the records after it stay in this run."""
-    if not boundaries.note(found, counts):
-        return
-    if found.code == _JOB_STARTED:
-        found = dataclasses.replace(found, message=found.message.replace(ANOTHER_RUN, SAME_RUN))
-    if cap.keep(found):
-        findings.append(found)
+    """A reading finding of a file read as one run (:meth:`RunBoundaries.said`)."""
+    said = boundaries.said(found, counts)
+    if said is not None and cap.keep(said):
+        findings.append(said)
 
 
 class Placed(Protocol):

@@ -21,7 +21,7 @@ from dataclasses import replace
 from mlcheck.model import Finding, Severity
 from mlcheck.results import CheckResult
 from mlcheck.report import ReportOptions, relative_path
-from mlcheck.report.grouped import FindingGroup, distinct_places, group_for_display
+from mlcheck.report.grouped import FindingGroup, distinct_places, group_for_display, numbers_that_differ
 
 _COMMAND = {Severity.ERROR: "error", Severity.WARNING: "warning", Severity.INFO: "notice"}
 NO_FILE = ""
@@ -75,6 +75,8 @@ def _target(group: FindingGroup, first_files: dict[str, str]) -> tuple[str, int 
     message = group.message()
     if len(group.members) > 1:
         others = distinct_places(group.members, lines=False)[1:]  # (power/result_3/x.png where names repeat)
+        if not group.same_text:  # (each with its own numbers: "result_8.txt: opt_..._steps is 1200")
+            others = [f"{place}: {numbers}" for place, numbers in zip(others, numbers_that_differ(group.members)[1:])]
         shown = ", ".join(others[:5]) + (", ..." if len(others) > 5 else "")
         kind = ("run" if group.folder_runs else "file") + ("s" if len(others) != 1 else "")
         message += f" (also {len(others)} other {kind}: {shown})"

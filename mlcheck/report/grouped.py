@@ -121,7 +121,7 @@ def context_lines(group: FindingGroup, limit: int = CONTEXT_LINES) -> list[str]:
             more = f", ... ({len(places) - limit} more)" if len(places) > limit else ""
             lines.append(", ".join(places[:limit]) + more)
         else:
-            lines.extend(f"{place}: {numbers}" for place, numbers in zip(places[:limit], _numbers_that_differ(members)))
+            lines.extend(f"{place}: {numbers}" for place, numbers in zip(places[:limit], numbers_that_differ(members)))
             if len(members) > limit:
                 lines.append(f"... {len(members) - limit} more")
     first = group.first
@@ -138,7 +138,7 @@ def context_lines(group: FindingGroup, limit: int = CONTEXT_LINES) -> list[str]:
     return lines
 
 
-def _numbers_that_differ(members: tuple[Finding, ...]) -> list[str]:
+def numbers_that_differ(members: tuple[Finding, ...]) -> list[str]:
     """For members whose messages differ in numbers only: each member's numbers where they are
     not all the same, in the order of the message (``1,099; 583``), not the whole message again."""
     numbers = [_NUMBER.findall(m.message) for m in members]

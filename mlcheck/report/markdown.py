@@ -111,8 +111,11 @@ def render_markdown(result: CheckResult, options: ReportOptions) -> str:
         lines += [f"<details><summary>{count} note{'s' if count != 1 else ''} ({rules})</summary>", ""]
         # the rarer rules first (MLC020, said of every raw log, last), each rule's places in path order
         notes.sort(key=lambda g: (per_rule[f"{g.first.code} {g.first.name}"], g.first.code))
-        lines += [f"- {_place(group, options.root)} **{group.first.code} {group.first.name}**: "
-                  f"{markdown_cell(group.message())}" for group in notes[:MAX_NOTES]]
+        for group in notes[:MAX_NOTES]:
+            lines.append(f"- {_place(group, options.root)} **{group.first.code} {group.first.name}**: "
+                         f"{markdown_cell(group.message())}")
+            if not group.same_text:  # (each run's own numbers and file, as the text report lists them)
+                lines.extend(f"  - {markdown_cell(line.removeprefix('- '))}" for line in context_lines(group))
         if len(notes) > MAX_NOTES:
             lines.append(f"- … and {len(notes) - MAX_NOTES} more (the text and JSON reports list each)")
         lines += ["", "</details>", ""]
