@@ -178,3 +178,36 @@ def test_watch_of_a_result_file_says_no_job_end_that_check_does_not_say(tmp_path
                              capture_output=True, timeout=120)
     assert watched.returncode == checked.returncode == 0
     assert b"MLC024" not in watched.stdout + watched.stderr and b"MLC024" not in checked.stdout
+
+
+def test_the_summary_line_says_what_is_waived_and_what_fails_under_strict(tmp_path: Path) -> None:
+    """rv221: the text summary said neither the waived findings nor why --strict failed the check."""
+    import shutil
+    package = tmp_path / "Acme"
+    shutil.copytree(EXAMPLE, package)
+    folder = package / "results" / "acme-t8" / "resnet"
+    (folder / "result_4.txt").unlink()  # (4 of the 5 runs the round requires: MLC502)
+    (folder / "notes.md").write_text("a file the benchmark folder should not hold\n")
+    (tmp_path / ".mlcheck.toml").write_text('[[waivers]]\ncode = "MLC502"\npath = "Acme/**"\nreason = "approved"\n')
+
+    def summary(*options: str) -> tuple[int, str]:
+        done = subprocess.run([sys.executable, "-m", "mlcheck", "check", "Acme", "--no-progress", *options],
+                              capture_output=True, cwd=tmp_path, timeout=120)
+        return done.returncode, done.stderr.decode().strip().splitlines()[-1]
+    code, line = summary()
+    assert code == 0 and line.endswith(", 0 errors, 1 warning, 1 waived"), line
+    code, line = summary("--strict")
+    assert code == 1 and line.endswith(", 0 errors, 1 warning, 1 waived; it fails: warnings fail this check (--strict)")
+
+
+def test_report_to_a_closed_pipe_says_what_check_says() -> None:
+    import os
+    read_end, write_end = os.pipe()
+    os.close(read_end)  # (the reader is gone before anything is written)
+    try:
+        done = subprocess.run([sys.executable, "-m", "mlcheck", "report", str(EXAMPLE), "-o", "-", "--no-progress"],
+                              stdout=write_end, stderr=subprocess.PIPE, timeout=120)
+    finally:
+        os.close(write_end)
+    assert done.returncode == 2
+    assert "mlcheck: error: cannot write the output: the reader of the pipe is gone" in done.stderr.decode()

@@ -21,7 +21,7 @@ from mlcheck.cli.checking import check_and_report, checked, report_options, unwr
 from mlcheck.cli.common import (EXIT_ERROR, JOBS_OPTION, RULESET_HELP, console, load_cli_settings,
                                 refuse_overwriting_inputs)
 from mlcheck.settings.config import COLORS, FORMATS
-from mlcheck.settings.gate import (benchmark_folders, exit_code, format_named, standard_stream, unopenable_lines,
+from mlcheck.settings.gate import (benchmark_folders, exit_code, fail_level, format_named, standard_stream, unopenable_lines,
                                    write_outputs)
 from mlcheck.report.plain import OUTPUT_FORMATS as TEXT_FORMATS, one_line, summary_line
 
@@ -150,10 +150,12 @@ def report_command(paths: tuple[str, ...], ruleset: str | None, config_path: str
     try:
         write_outputs([f"html:{output_path}"], result, report_options(settings, quiet, True, result))
     except OSError as error:
+        if to_stdout:  # (a closed pipe, a full disk behind stdout: said as every command says it)
+            raise
         click.echo(one_line(f"mlcheck: error: cannot write {output_path}: {error}"), err=True)
         sys.exit(EXIT_ERROR)
     chatter = console(stderr=True)
-    chatter.print(summary_line(result), soft_wrap=True)
+    chatter.print(summary_line(result, fail_level(settings)), soft_wrap=True)
     if not quiet and output_path != "-":
         chatter.print(one_line(f"mlcheck: report written to {output_path}"), soft_wrap=True, markup=False)
     for line in unopenable_lines(result, unopenable):
@@ -265,7 +267,8 @@ def _output_failed(error: OSError) -> int:
     to_devnull(sys.stdout)
     if error.errno == errno.EPIPE and _documentation_asked():
         return 0  # (`mlcheck rules | head`: the reader took what it wanted, as with any listing)
-    _say(f"mlcheck: error: cannot write the output: {error.strerror or error}")
+    reason = "the reader of the pipe is gone" if error.errno == errno.EPIPE else error.strerror or error
+    _say(f"mlcheck: error: cannot write the output: {reason}")
     return EXIT_ERROR
 
 

@@ -205,7 +205,7 @@ def _check_and_report(paths: Sequence[str], settings: Settings, quiet: bool, ver
                        err=True)
     if failed:
         sys.exit(EXIT_ERROR)
-    click.echo(summary_line(result), err=True)
+    click.echo(summary_line(result, fail_level(settings)), err=True)
     for line in unopenable_lines(result, unopenable):
         click.echo(line, err=True)
     sys.exit(exit_code(result, settings, unopenable))

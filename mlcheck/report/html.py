@@ -208,12 +208,12 @@ def render_html(result: CheckResult, options: ReportOptions) -> str:
     """The whole report as one HTML document."""
     found = result.all_findings()
     failing = any(f.severity >= options.fail_level for f in found)
-    errors, warnings = (sum(1 for f in found if f.severity is level) for level in (Severity.ERROR, Severity.WARNING))
+    errors, warnings, notes = (sum(1 for f in found if f.severity is level) for level in (Severity.ERROR, Severity.WARNING, Severity.INFO))
     verdict = "fail" if failing else "pass"
     banner = (f'<div class="banner {verdict}" id="verdict">{"FAIL" if failing else "PASS"}: '
               f"{runs_text(result.runs)}, {counted(len(result.benchmarks), 'benchmark folder')} "
               f"({valid_scores_text(result)}), {counted(errors, 'error')}, {counted(warnings, 'warning')}, "
-              f"{len(result.waived)} waived</div>")
+              f"{counted(notes, 'note')}, {len(result.waived)} waived</div>")
     scores = overview(result)
     sections = "".join(_benchmark_section(b, i, options.root, options.min_severity) for i, b in enumerate(result.benchmarks))
     return ("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"

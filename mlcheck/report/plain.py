@@ -29,14 +29,18 @@ def format_minutes(minutes: float | None) -> str:
     return f"{minutes:.2f}" if abs(minutes) < 1e9 else f"{minutes:.4g}"
 
 
-def summary_line(result: CheckResult) -> str:
-    """One line for stderr: counts and the verdict."""
+def summary_line(result: CheckResult, fail_level: Severity = Severity.ERROR) -> str:
+    """One line for stderr: counts and the verdict (the findings waived, where any; what fails a
+    check that fails on warnings, ``--strict``)."""
     found = result.all_findings()
     errors = sum(1 for f in found if f.severity is Severity.ERROR)
     warnings = sum(1 for f in found if f.severity is Severity.WARNING)
+    waived = f", {len(result.waived)} waived" if result.waived else ""
+    strict = "; it fails: warnings fail this check (--strict)" if not errors and warnings and fail_level <= Severity.WARNING \
+        else ""
     return (f"mlcheck: {runs_text(result.runs)}, "
             f"{counted(len(result.benchmarks), 'benchmark')} ({valid_scores_text(result)}), "
-            f"{counted(errors, 'error')}, {counted(warnings, 'warning')}")
+            f"{counted(errors, 'error')}, {counted(warnings, 'warning')}{waived}{strict}")
 
 
 def division_text(bench: BenchmarkResult) -> str:
