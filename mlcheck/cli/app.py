@@ -12,7 +12,7 @@ import errno
 import os
 import signal
 import sys
-from typing import Callable
+from typing import Callable, Sequence
 
 import click
 
@@ -136,7 +136,7 @@ def report_command(paths: tuple[str, ...], ruleset: str | None, config_path: str
 
     Exit codes as for `check` (0 pass, 1 failing findings, 2 mlcheck could not run).
     """
-    output_path = _html_path(output_path)
+    output_path = _html_path(output_path, paths)
     if output_path != "-" and output_path.endswith(("/", os.sep)):  # (said before the check, not after)
         raise click.UsageError(f"--output {output_path!r} names a folder; give the report a file's path in it")
     unwritable = unwritable_folder(os.path.realpath(output_path)) if output_path != "-" else None
@@ -163,7 +163,7 @@ def report_command(paths: tuple[str, ...], ruleset: str | None, config_path: str
     sys.exit(exit_code(result, settings, unopenable))
 
 
-def _html_path(output: str) -> str:
+def _html_path(output: str, paths: Sequence[str] = ()) -> str:
     """``report -o`` takes ``FILE`` or, as ``check -o`` does, ``html:FILE``; another format's
     ``FORMAT:FILE`` is a usage error (``report`` writes HTML: ``check -o FORMAT:FILE`` the others)."""
     if not output.strip():
@@ -171,7 +171,7 @@ def _html_path(output: str) -> str:
     name, sep, path = output.partition(":")
     if not sep or name.strip().lower() not in FORMATS or name.strip().lower() == "auto":
         named = format_named(output)  # (a file name with a colon that names no format: C:\\report.html, a:b.html)
-        if named not in (None, "html"):
+        if named not in (None, "html") and not _in_inputs(output, paths):  # (there: refused as an input's, below)
             raise click.UsageError(f"report writes one HTML file, and {output!r} names a {named} report: mlcheck check "
                                    f"-o {output} writes that; -o html:{output} writes the HTML file under that name")
         return output
@@ -179,6 +179,13 @@ def _html_path(output: str) -> str:
         raise click.UsageError(f"report writes one HTML file: -o FILE or -o html:FILE; got {output!r}. "
                                f"For other formats use mlcheck check -o FORMAT:FILE")
     return path
+
+
+def _in_inputs(output: str, paths: Sequence[str]) -> bool:
+    """Whether ``output`` is one of the paths checked or lies in one of them."""
+    real = os.path.realpath(output)
+    return any(real == given or real.startswith(given.rstrip(os.sep) + os.sep)
+               for given in map(os.path.realpath, paths))
 
 
 # The other commands live in their own modules to keep this one small.
