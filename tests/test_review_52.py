@@ -211,3 +211,19 @@ def test_report_to_a_closed_pipe_says_what_check_says() -> None:
         os.close(write_end)
     assert done.returncode == 2
     assert "mlcheck: error: cannot write the output: the reader of the pipe is gone" in done.stderr.decode()
+
+
+def test_a_folder_inside_a_benchmark_folder_reads_as_no_result_not_as_invalid(tmp_path: Path) -> None:
+    """rv221: a nested folder (MLC508, a warning: the official tools read no result there) showed
+    INVALID and a red cross beside a passing check."""
+    import shutil
+    package = tmp_path / "Acme"
+    shutil.copytree(EXAMPLE, package)
+    shutil.copytree(RESNET, package / "results" / "acme-t8" / "resnet" / "bert")
+    def output(*options: str) -> subprocess.CompletedProcess[str]:
+        return subprocess.run([sys.executable, "-m", "mlcheck", "check", str(package), "--no-progress", *options],
+                              capture_output=True, text=True, timeout=120)
+    text, markdown = output(), output("-f", "markdown")
+    assert text.returncode == markdown.returncode == 0
+    assert "NOT A RESULT: " in text.stdout and "INVALID" not in text.stdout
+    assert "| ➖ " in markdown.stdout and "❌" not in markdown.stdout

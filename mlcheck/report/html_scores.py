@@ -47,7 +47,8 @@ def score_card(bench: BenchmarkResult) -> str:
     """A folder's score, its validity, the runs counted and dropped, its scaling and RCP test."""
     score = bench.score
     rows = [["score", f"{format_minutes(score.score_min)} min"],
-            ["valid", ("yes: " if score.valid else "NO: ") + score.reason + _refused_text(bench)],
+            ["valid", ("yes: " if score.valid else "NO: " if bench.published else "not a result: ") + score.reason
+             + _refused_text(bench)],
             ["runs counted", ", ".join(run_label(bench.runs[i]) for i in score.runs_counted) or "none"],
             ["runs dropped", "; ".join(f"{run_label(bench.runs[i])} ({_dropped_reason(bench, i)})"
                                        for i in score.runs_dropped) or "none"]]
@@ -109,7 +110,8 @@ def overview(result: CheckResult) -> str:
     rows = []
     for i, b in enumerate(result.benchmarks):
         valid, refusal = b.score.valid, rcp_refusal(b)
-        shown = "no" if not valid else "yes" if refusal is None else f"yes, but the RCP test refuses it ({refusal.code})"
+        shown = ("no" if b.published else "not a result (MLC508)") if not valid else "yes" if refusal is None \
+            else f"yes, but the RCP test refuses it ({refusal.code})"
         row = [td(b.org or "?")] * several + [
             f'<td><a href="#benchmark-{i}">{escape(b.benchmark or "?")}</a></td>', td(b.system or "?"),
             td(b.division or "?"), td(b.ruleset or "?"), td(format_minutes(b.score.score_min), "num"),

@@ -49,6 +49,7 @@ def _score_card(result: CheckResult, root: str) -> list[str]:
     for bench in result.benchmarks:
         score = bench.score
         valid = "✅ " + markdown_cell(score.reason) if score.valid else "❌ " + markdown_cell(score.reason)
+        valid = valid if bench.published else "➖ " + markdown_cell(score.reason)  # (MLC508's: read by no tool)
         if score.valid and (refusal := rcp_refusal(bench)) is not None:  # (scored, but refused: its RCP test)
             valid = f"⚠️ {markdown_cell(score.reason)}; but {refusal.code}: the RCP test refuses it"
         submitter = f"| {markdown_cell(bench.org or '?')} " if several else ""

@@ -28,7 +28,10 @@ def score_text(bench: BenchmarkResult) -> Text:
         text.append(f"{format_minutes(score.score_min)} min", style="bold green" if score.valid else "bold red")
     else:
         text.append("no score", style="bold yellow" if short else "bold red")
-    text.append("  valid" if score.valid else "  INVALID", style="green" if score.valid else "yellow" if short else "red")
+    if not bench.published:  # (a folder inside a benchmark folder, MLC508: no result the tools read, nothing refused)
+        text.append("  NOT A RESULT", style="yellow")
+    else:
+        text.append("  valid" if score.valid else "  INVALID", style="green" if score.valid else "yellow" if short else "red")
     text.append(f": {one_line(score.reason)}")
     if score.scaling_factor is not None and score.unscaled_min is not None:  # (no score: nothing was scaled)
         text.append(f"; scaled by {score.scaling_factor:g}, {scaling_source(bench)}'s factor, from "
