@@ -227,3 +227,20 @@ def test_a_folder_inside_a_benchmark_folder_reads_as_no_result_not_as_invalid(tm
     assert text.returncode == markdown.returncode == 0
     assert "NOT A RESULT: " in text.stdout and "INVALID" not in text.stdout
     assert "| ➖ " in markdown.stdout and "❌" not in markdown.stdout
+
+
+def test_an_untagged_copy_cut_by_the_other_ranks_whole_record_is_a_warning(tmp_path: Path) -> None:
+    """rv220: two untagged ranks print every record; one rank's copy is cut by the other's whole
+    record on the same line, its rest on the next line. The official parser reads the last record
+    of a line (re.sub('.*' + TOKEN)) and passes: MLC023 is a warning, not '[official checker agrees]'."""
+    lines = (RESNET / "result_0.txt").read_text().splitlines()
+    at = next(i for i, line in enumerate(lines) if '"key": "lars_opt_base_learning_rate"' in line)
+    out = lines[:at] + [lines[at][:70] + lines[at], lines[at][70:]] + lines[at + 1:]  # (the other rank's copy, cut)
+    log = tmp_path / "console.log"
+    log.write_text("\n".join(out) + "\n")
+    done = subprocess.run([sys.executable, "-m", "mlcheck", "check", str(log), "-f", "json", "--no-progress"],
+                          capture_output=True, timeout=120)
+    (run,) = json.loads(done.stdout)["runs"]
+    (cut,) = [f for f in run["findings"] if f["code"] == "MLC023"]
+    assert (cut["severity"], cut["official"], cut["line"]) == ("warning", False, at + 1)
+    assert run["official_verdict"] == "pass" and run["verdict"] == "pass"

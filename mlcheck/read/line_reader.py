@@ -265,7 +265,7 @@ class LineReader(FastLines):
                     yield from self.copies.kept_unreadable(source, MARKER + segment, line_no)
                 refusal = unseen_record(self.path, line_no, None) if unseen else \
                     undecodable_record(self.path, line_no, body, column + lead, error, truncated, raw, self.result_file,
-                                       followed and source is not None and tag_job(segment) == source[0])
+                                       followed and (source is None or tag_job(segment) == source[0]))
                 yield refusal
                 if self.keep_text and not unseen and refusal.severity is Severity.ERROR:  # (split writes it: refused too)
                     yield RefusedRecordText(line_no, (MARKER + segment).rstrip("\r\n"))
