@@ -244,3 +244,25 @@ def test_an_untagged_copy_cut_by_the_other_ranks_whole_record_is_a_warning(tmp_p
     (cut,) = [f for f in run["findings"] if f["code"] == "MLC023"]
     assert (cut["severity"], cut["official"], cut["line"]) == ("warning", False, at + 1)
     assert run["official_verdict"] == "pass" and run["verdict"] == "pass"
+
+
+def _mpi_lines(path: Path, job: int) -> list[str]:
+    return [f"[{job},{rank}]<stdout>:{line}" for line in path.read_text().splitlines() for rank in (1, 0)]
+
+
+def test_a_jobs_run_stop_after_the_next_job_began_stays_in_its_run(tmp_path: Path) -> None:
+    """rv220 D2: two mpirun jobs ([1,r], [2,r]); job 2 began before job 1's ranks printed their
+    run_stop. Rank 0's run_stop after another job's records makes the jobs concurrent (read apart),
+    not a record of job 2's run (which then held two run_stops and job 1's none)."""
+    first, second = _mpi_lines(RESNET / "result_0.txt", 1), _mpi_lines(RESNET / "result_1.txt", 2)
+    stops = [i for i, line in enumerate(first) if '"key": "run_stop"' in line]
+    log = tmp_path / "two_jobs.log"
+    log.write_text("\n".join(first[:stops[0]] + second[:20] + first[stops[0]:] + second[20:]) + "\n")
+    done = subprocess.run([sys.executable, "-m", "mlcheck", "check", str(log), "-f", "json", "--no-progress", "-j1"],
+                          capture_output=True, timeout=120)
+    runs = json.loads(done.stdout)["runs"]
+    assert [(r["verdict"], r["lines"][0]) for r in runs] == [("pass", 2), ("pass", stops[0] + 2)]  # (rank 0's lines)
+    assert runs[0]["lines"][1] == stops[0] + 20 + 2  # (job 1's run ends at rank 0's run_stop, after job 2's start)
+    clean = [subprocess.run([sys.executable, "-m", "mlcheck", "check", str(RESNET / f"result_{i}.txt"), "-f", "json",
+                             "--no-progress"], capture_output=True, timeout=120) for i in (0, 1)]
+    assert [r["time_to_train_min"] for r in runs] == [json.loads(c.stdout)["runs"][0]["time_to_train_min"] for c in clean]

@@ -39,7 +39,8 @@ RULES = (CONCURRENT_JOBS,)
 _Item = TypeVar("_Item")
 MIN_SWITCHES = 4
 """Returns to a job already left (``A B A B A``: 3) that make jobs concurrent: a job's last copies
-flushed after the next job began give one."""
+flushed after the next job began give one. Rank 0's ``run_stop`` after another job's record makes
+them concurrent alone: that rank ends its job's run, and its job had not ended when the other began."""
 _JOB_TAG = re.compile(TAG.pattern.encode())
 """An OpenMPI/poprun rank tag (:data:`mlcheck.read.rawlog.TAG`) in bytes: job, rank."""
 _TAG_REACH = 400
@@ -70,19 +71,23 @@ class JobOrder:
         self._switches = 0
         self._line_back: int | None = None
         """The line of the first record of a job that came back after another job's record."""
+        self._back = False  # (the records read now are of a job that came back)
 
     def add(self, line: bytes, line_no: int) -> None:
         tag = _record_tag(line)
         job = number(tag.group(1)) if tag is not None else None
-        if job is None or job == self._last:
+        if job is None:
             return
-        if job in self.first:
-            self._switches += 1
-            if self._line_back is None:
-                self._line_back = line_no
-        else:
-            self.first[job] = line_no
-        self._last = job
+        if job != self._last:
+            self._back = job in self.first
+            if self._back:
+                self._switches += 1
+                self._line_back = line_no if self._line_back is None else self._line_back
+            else:
+                self.first[job] = line_no
+            self._last = job
+        if self._back and tag is not None and number(tag.group(2)) == 0 and b'"run_stop"' in line[tag.end():]:
+            self._switches = max(self._switches, MIN_SWITCHES)  # (rank 0 stops its run after another job began)
 
     def concurrent(self) -> tuple[int, ...]:
         """The jobs in the order they began, when their records interleave; else ()."""
