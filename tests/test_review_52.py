@@ -266,3 +266,12 @@ def test_a_jobs_run_stop_after_the_next_job_began_stays_in_its_run(tmp_path: Pat
     clean = [subprocess.run([sys.executable, "-m", "mlcheck", "check", str(RESNET / f"result_{i}.txt"), "-f", "json",
                              "--no-progress"], capture_output=True, timeout=120) for i in (0, 1)]
     assert [r["time_to_train_min"] for r in runs] == [json.loads(c.stdout)["runs"][0]["time_to_train_min"] for c in clean]
+
+
+def test_only_rank_0s_run_stop_of_an_earlier_job_makes_jobs_concurrent() -> None:
+    from mlcheck.read.concurrent_jobs import concurrent_jobs
+    a, b = b'[1,0]<stdout>::::MLLOG {"key": "x"}\n', b'[2,0]<stdout>::::MLLOG {"key": "x"}\n'
+    stop = b'[%d,%d]<stdout>::::MLLOG {"key": "run_stop"}\n'
+    assert concurrent_jobs([a, b, stop % (1, 0), b]).concurrent() == (1, 2)
+    assert concurrent_jobs([a, b, stop % (1, 3), b]).concurrent() == ()  # (another rank's late copy)
+    assert concurrent_jobs([a, b, stop % (1, 3), b, stop % (2, 0)]).concurrent() == ()  # (the later job's own)

@@ -39,8 +39,8 @@ RULES = (CONCURRENT_JOBS,)
 _Item = TypeVar("_Item")
 MIN_SWITCHES = 4
 """Returns to a job already left (``A B A B A``: 3) that make jobs concurrent: a job's last copies
-flushed after the next job began give one. Rank 0's ``run_stop`` after another job's record makes
-them concurrent alone: that rank ends its job's run, and its job had not ended when the other began."""
+flushed after the next job began give one. Rank 0's ``run_stop`` of a job after a later job's record
+makes them concurrent alone: that rank ends its job's run, which had not ended when the later began."""
 _JOB_TAG = re.compile(TAG.pattern.encode())
 """An OpenMPI/poprun rank tag (:data:`mlcheck.read.rawlog.TAG`) in bytes: job, rank."""
 _TAG_REACH = 400
@@ -86,8 +86,9 @@ class JobOrder:
             else:
                 self.first[job] = line_no
             self._last = job
-        if self._back and tag is not None and number(tag.group(2)) == 0 and b'"run_stop"' in line[tag.end():]:
-            self._switches = max(self._switches, MIN_SWITCHES)  # (rank 0 stops its run after another job began)
+        if self._back and job != next(reversed(self.first)) and tag is not None and number(tag.group(2)) == 0 \
+                and b'"run_stop"' in line[tag.end():]:  # (rank 0 stops its job's run after a later job began)
+            self._switches = max(self._switches, MIN_SWITCHES)
 
     def concurrent(self) -> tuple[int, ...]:
         """The jobs in the order they began, when their records interleave; else ()."""
