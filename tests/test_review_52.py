@@ -275,3 +275,60 @@ def test_only_rank_0s_run_stop_of_an_earlier_job_makes_jobs_concurrent() -> None
     assert concurrent_jobs([a, b, stop % (1, 0), b]).concurrent() == (1, 2)
     assert concurrent_jobs([a, b, stop % (1, 3), b]).concurrent() == ()  # (another rank's late copy)
     assert concurrent_jobs([a, b, stop % (1, 3), b, stop % (2, 0)]).concurrent() == ()  # (the later job's own)
+
+
+def test_the_package_checker_stops_on_a_scaling_json_it_cannot_write_or_delete(tmp_path: Path) -> None:
+    """rv219: a scaling.json that is a folder (or a link into no folder) where the RCP checker
+    writes its factor (2.1+) or deletes the file (5.1+): IsADirectoryError / FileNotFoundError,
+    the package refused; mlcheck said only a warning (or nothing)."""
+    import os
+    from mlcheck.judge.scaling_file import checker_stops_on
+    folder = tmp_path / "scaling.json"
+    folder.mkdir()
+    assert "IsADirectoryError" in (checker_stops_on(str(folder), writes=True, deletes=False) or "")
+    assert "os.remove" in (checker_stops_on(str(folder), writes=False, deletes=True) or "")
+    assert checker_stops_on(str(folder), writes=False, deletes=False) is None  # (left alone: the summarizer's MLC504)
+    dangling = tmp_path / "link" / "scaling.json"
+    dangling.parent.mkdir()
+    os.symlink(tmp_path / "nowhere" / "scaling.json", dangling)
+    assert "FileNotFoundError" in (checker_stops_on(str(dangling), writes=True, deletes=True) or "")
+    os.symlink(tmp_path / "written.json", tmp_path / "link" / "elsewhere.json")  # (its target's folder exists: written)
+    assert checker_stops_on(str(tmp_path / "link" / "elsewhere.json"), writes=True, deletes=False) is None
+    plain = tmp_path / "plain.json"
+    plain.write_text("{}")
+    assert checker_stops_on(str(plain), writes=True, deletes=True) is None
+
+
+def test_a_scaling_json_folder_where_the_rcp_checker_writes_is_an_error(tmp_path: Path) -> None:
+    import shutil
+    from conftest import SHARED
+    source = SHARED / "other-submitters" / "training-4.1" / "Dell"
+    if not source.is_dir():
+        import pytest
+        pytest.skip("../shared/other-submitters/training-4.1/Dell is not present")
+    package = tmp_path / "training-4.1" / "Dell"
+    shutil.copytree(source, package)
+    (gnn,) = [p for p in (package / "results").glob("*/gnn")]
+    (gnn / "scaling.json").unlink(missing_ok=True)
+    (gnn / "scaling.json").mkdir()
+    done = subprocess.run([sys.executable, "-m", "mlcheck", "check", str(package), "-f", "json", "--no-progress"],
+                          capture_output=True, timeout=300)
+    (bench,) = [b for b in json.loads(done.stdout)["benchmarks"] if b["benchmark"] == "gnn"]
+    (found,) = [f for f in bench["findings"] if f["code"] == "MLC504"]
+    assert done.returncode == 1 and found["severity"] == "error" and found["official"] and not bench["valid"]
+    assert "IsADirectoryError" in found["message"]
+
+
+def test_brackets_in_a_package_folder_name_hide_its_result_files_from_the_package_checker(tmp_path: Path) -> None:
+    """rv219: glob('{folder}/result_*.txt') reads 'acme-t8[1]' as a pattern: 0 files, refused."""
+    import shutil
+    package = tmp_path / "Acme"
+    shutil.copytree(EXAMPLE, package)
+    (package / "results" / "acme-t8").rename(package / "results" / "acme-t8[1]")
+    (package / "systems" / "acme-t8.json").rename(package / "systems" / "acme-t8[1].json")
+    done = subprocess.run([sys.executable, "-m", "mlcheck", "check", str(package), "-f", "json", "--no-progress"],
+                          capture_output=True, timeout=120)
+    (bench,) = json.loads(done.stdout)["benchmarks"]
+    (found,) = [f for f in bench["findings"] if f["code"] == "MLC502"]
+    assert done.returncode == 1 and found["severity"] == "error" and not bench["valid"]
+    assert "'acme-t8[1]'" in found["message"]

@@ -13,9 +13,10 @@ from mlcheck.model import Finding, Severity
 from mlcheck.facts.round_choice import NOT_INFERRED
 from mlcheck.results import TOLERATED_CODES, BenchmarkResult, RcpResult, RunResult, RunSummary, Score
 from mlcheck.facts.rulesets import BenchmarkFacts, Ruleset, RulesetError, load_ruleset
+from mlcheck.judge.glob_names import glob_blind
 from mlcheck.judge.official_stops import official_stops, stopping_files
 from mlcheck.judge.power_folder import judge_power
-from mlcheck.judge.scaling_file import read_scaling_file
+from mlcheck.judge.scaling_file import checker_stops_on, read_scaling_file
 from mlcheck.package.discover import LogRef, natural_order
 from mlcheck.package.layout import BENCHMARK, package_part, read_json_document
 from mlcheck.package.package_policy import package_policy
@@ -168,12 +169,13 @@ def score_folder(key: GroupKey, members: list[RunResult],
     ruleset = load_ruleset(first.ruleset) if first.ruleset else None
     facts = benchmark_facts(ruleset, benchmark) if ruleset else None
     scaling_path, factor, findings = read_scaling_file(folder, ruleset)
+    findings += [blind] if whole_folder and (blind := glob_blind(folder)) is not None else []
     division = next((r.division for r in members if r.division), None)
     if first.ruleset:
         findings.extend(package_rules.rounds_differ(folder, members, first.ruleset))
     rcp, energy, rejected = None, None, None  # (RcpResult, EnergyScore, why the power checker refuses the folder)
     dropped: tuple[list[RunResult], float | None, set[str], int] | None = None  # (MLC521's: non_compliant_findings)
-    stopped, raw = "", False
+    stopped, raw, stops = "", False, None
     if facts is None:
         score = Score(None, False, f"benchmark {benchmark or '(unknown)'} is not part of the round")
     else:
@@ -211,6 +213,10 @@ def score_folder(key: GroupKey, members: list[RunResult],
         if scaling.replaced:  # (an unusable scaling.json the tools write over does not count)
             findings = [_written_over(f) if f.code == package_rules.SCALING_JSON_INVALID.code else f
                         for f in findings]
+        if (stops := checker_stops_on(scaling_path, scaling.writes, scaling.deletes)) is not None:
+            findings = [f for f in findings if f.code != package_rules.SCALING_JSON_INVALID.code] + [
+                package_rules.SCALING_JSON_INVALID.at(scaling_path, None, f"scaling.json cannot be used: {stops}; "
+                                                      "the package checker stops there. Remove it", official=True)]
         if scaling.note:  # the official tools replace or delete the folder's scaling.json
             findings = [f for f in findings if f.code != package_rules.SCALING_APPLIED.code]
             findings.append(package_rules.SCALING_APPLIED.at(scaling_path, None, scaling.note, severity=(
@@ -278,7 +284,8 @@ def score_folder(key: GroupKey, members: list[RunResult],
         score = replace(score, valid=False, reason=f"{score.reason}; {rejected}")
     if any(f.code == package_rules.SCALING_JSON_INVALID.code and f.severity is Severity.ERROR for f in findings):
         score = replace(score, valid=False,
-                        reason=f"{score.reason}; scaling.json is unusable (MLC504), the score is not scaled")
+                        reason=f"{score.reason}; " + ("the package checker stops on scaling.json (MLC504)" if stops else
+                                                      "scaling.json is unusable (MLC504), the score is not scaled"))
     if score.score_min is None:  # (no score for scaling.json's factor to be multiplied into: MLC505's note unsaid)
         findings = [f for f in findings if f.code != package_rules.SCALING_APPLIED.code or f.severity > Severity.INFO]
     if (whole_folder or raw) and tolerates:

@@ -28,3 +28,21 @@ def read_scaling_file(folder: str, ruleset: Ruleset | None) -> tuple[str, float 
     factor, findings = package_rules.scaling_factor(scaling_path, document.data, error, document.error_line,
                                                     document.line_of)
     return scaling_path, factor, findings
+
+
+def checker_stops_on(scaling_path: str, writes: bool, deletes: bool) -> str | None:
+    """Why the round's package checker stops on the folder's ``scaling.json`` (a traceback: the
+    package refused) where its RCP checker deletes it (``os.remove``, 5.1+, where it exists) or
+    writes the RCP factor into it (``open(path, "w")``, 2.1+); None when it does not."""
+    if not os.path.lexists(scaling_path):
+        return None
+    if deletes and os.path.exists(scaling_path):
+        return ("it is a folder, and the round's RCP checker removes scaling.json before it evaluates the RCP "
+                "(os.remove raises IsADirectoryError)") if os.path.isdir(scaling_path) and \
+            not os.path.islink(scaling_path) else None
+    if writes and os.path.isdir(scaling_path):
+        return "it is a folder, and the round's RCP checker writes the RCP factor into it (IsADirectoryError)"
+    if writes and not os.path.exists(scaling_path) and not os.path.isdir(os.path.dirname(os.path.realpath(scaling_path))):
+        return ("it is a link to a path in no folder, and the round's RCP checker writes the RCP factor through "
+                "it (FileNotFoundError)")
+    return None

@@ -6,10 +6,10 @@ requires exactly the round's number of ``result_<i>.txt`` files.
 
 - MLC501 no-logs: a folder given on the command line holds no MLPerf log. Fix: point mlcheck at a
   result file, a ``results/<system>/<benchmark>`` folder or an ``<org>`` package.
-- MLC502 wrong-run-count: a benchmark folder does not hold the round's number of runs (5 for
-  ResNet, 10 for BERT and RNN-T, 40 for U-Net3D...). The score is shown but marked invalid.
-  Fix: submit the round's number of result files, ``result_0.txt`` ... ``result_<N-1>.txt``; of
-  M > N runs, the N consecutive ones the rules choose (the message says how).
+- MLC502 wrong-run-count: a benchmark folder does not hold the round's number of runs (5 for ResNet,
+  10 for BERT, 40 for U-Net3D...), or its path names it in a way the checker's glob finds none in
+  (``[...]``: :mod:`mlcheck.judge.glob_names`). The score is shown but marked invalid. Fix: submit
+  ``result_0.txt`` ... ``result_<N-1>.txt``; of M > N runs, the N the rules choose (the message says how).
 - MLC503 too-many-non-converged: more runs failed to converge than the round tolerates (one; four
   for U-Net3D); the benchmark result is invalid. The official summarizer prints "CRITICAL ERROR"
   and no score.

@@ -12,6 +12,7 @@ factor the official sequence would leave.
 
 from __future__ import annotations
 
+from dataclasses import replace
 
 from mlcheck.records import dataclass
 from mlcheck.results import RcpResult
@@ -33,14 +34,25 @@ class Scaling:
     replaced: bool = False
     """The round's package checker writes or deletes ``scaling.json`` before the summarizer reads
     it: what the folder's own file holds does not count (an unusable one neither)."""
+    writes: bool = False
+    """The round's package checker opens ``scaling.json`` to write the RCP factor (``open(path, "w")``)."""
+    deletes: bool = False
+    """The round's package checker removes ``scaling.json`` where it exists (``os.remove``: 5.1+)."""
 
 
 def published_scaling(committee: float | None, rcp: RcpResult | None, normalise: bool,
                       resets: bool) -> Scaling:
     """The factor the round's tools apply: ``normalise`` (2.1+: the package checker writes the
-    RCP factor), ``resets`` (5.1+: it deletes an existing ``scaling.json`` first)."""
+    RCP factor), ``resets`` (5.1+: it deletes an existing ``scaling.json`` first); and what the
+    package checker does to the file."""
     evaluated = rcp is not None and rcp.reference_mean is not None  # a reference was compared
     factor = rcp.normalization_factor if normalise and rcp is not None and rcp.verdict == "pass" else None
+    decided = _published(committee, rcp, normalise, resets, evaluated, factor)
+    return replace(decided, writes=factor is not None and factor > 1.0, deletes=normalise and resets and evaluated)
+
+
+def _published(committee: float | None, rcp: RcpResult | None, normalise: bool, resets: bool, evaluated: bool,
+               factor: float | None) -> Scaling:
     if factor is not None and factor > 1.0:
         if committee is not None and abs(committee - factor) > 1e-12:
             return Scaling(None, factor, (
