@@ -22,7 +22,7 @@ requires exactly the round's number of ``result_<i>.txt`` files.
   gives (0 or below), as mlcheck does; no review committee writes one. A warning too where
   the round's package checker writes or deletes ``scaling.json`` before the summarizer reads it
   (2.1+, when the RCP test writes its factor; 5.1+, whenever it evaluates a reference): the
-  folder's file then does not count.
+  folder's file then does not count; an error it shares where it cannot (a folder, a dangling link).
 - MLC505 scaling-applied: a ``scaling.json`` (the review committee's, or from 2.1 the RCP
   checker's normalisation factor) was found and multiplied into the score. A warning where the
   RCP test gives a factor of 1 (2.1-5.0: the package checker then leaves the folder's file, which
@@ -61,7 +61,7 @@ WRONG_RUN_COUNT = Rule("MLC502", "wrong-run-count", Severity.ERROR,
 TOO_MANY_NON_CONVERGED = Rule("MLC503", "too-many-non-converged", Severity.ERROR,
                               "more runs failed to converge than the round tolerates", official=True)
 SCALING_JSON_INVALID = Rule("MLC504", "scaling-json-invalid", Severity.ERROR,
-                            "scaling.json has no usable scaling_factor", also=(Severity.WARNING,))
+                            "scaling.json has no usable scaling_factor", also=(Severity.WARNING,), official_cases=True)
 SCALING_APPLIED = Rule("MLC505", "scaling-applied", Severity.INFO,
                        "a scaling.json was applied to the score", also=(Severity.WARNING,))
 
