@@ -219,5 +219,5 @@ def test_a_file_index_that_differs_is_shown_as_the_files_name() -> None:
                             f"seed {seed} is also the seed of b/result_{index}.txt:1251; each run needs its own",
                             f"b/result_{index + 2}.txt", 1251) for seed, index in ((25420, 0), (31627, 1)))
     lines = context_lines(FindingGroup(members, "b", folder_runs=4))
-    assert [line.strip() for line in lines] == ["result_2.txt:1251: seed 25420; result_0.txt",
-                                                "result_3.txt:1251: seed 31627; result_1.txt"]
+    assert [line.strip() for line in lines] == ["result_2.txt:1251: 25420 is also the seed; result_0.txt",
+                                                "result_3.txt:1251: 31627 is also the seed; result_1.txt"]

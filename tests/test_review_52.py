@@ -332,3 +332,16 @@ def test_brackets_in_a_package_folder_name_hide_its_result_files_from_the_packag
     (found,) = [f for f in bench["findings"] if f["code"] == "MLC502"]
     assert done.returncode == 1 and found["severity"] == "error" and not bench["valid"]
     assert "'acme-t8[1]'" in found["message"]
+
+
+def test_braces_of_a_logs_text_in_grouped_messages_stay_text() -> None:
+    """rv222: the labels were str.format templates made of message text: a '{' of the log's text
+    crashed the github, text, markdown and HTML reports (ValueError)."""
+    assert _differing([f"record {{\"r_{n}.t}} at line {n}" for n in (3, 4)]) == ['{"r_3.t}; {"r_3.t} at line 3',
+                                                                                  '{"r_4.t}; {"r_4.t} at line 4']
+
+
+def test_each_members_numbers_are_named_by_its_own_words() -> None:
+    """rv222: 'of job 1 (29)' was said of job 2's run (the first member's words)."""
+    assert _differing([f"{n} records read; kept from rank 0 of job {j} ({n})" for n, j in ((29, 1), (31, 2))]) == [
+        "29 records read; 0 of job 1; of job 1 (29)", "31 records read; 0 of job 2; of job 2 (31)"]

@@ -144,16 +144,18 @@ def numbers_that_differ(members: tuple[Finding, ...]) -> list[str]:
     numbers = [_NUMBER.findall(m.message) for m in members]
     if any(len(n) != len(numbers[0]) for n in numbers):
         return [m.message for m in members]
-    varying = [i for i in range(len(numbers[0])) if any(n[i] != numbers[0][i] for n in numbers)]
-    labels = _labels(members[0].message)
-    return ["; ".join(labels[i].format(n[i]) for i in varying) for n in numbers]
+    varying = {i for i in range(len(numbers[0])) if any(n[i] != numbers[0][i] for n in numbers)}
+    return ["; ".join(label.replace(_SLOT, n[i]) for i, label in enumerate(_labels(m.message)) if i in varying)
+            for m, n in zip(members, numbers)]  # (each member's own words: "of job 2 (29)", not the first's)
 
 
 _AFTER = re.compile(r"\s?(?::::MLLOG\s)?([A-Za-z][A-Za-z_]*(?:\(s\))?(?:[ -][A-Za-z][A-Za-z_]*(?:\(s\))?){0,3})")
-_LINKING = frozenset(("here", "but", "and", "or", "in", "of", "than", "at", "to", "from", "is", "are", "was", "were",
-                      "be", "the", "a", "an", "for", "on", "by", "with", "not", "as", "while", "where", "when",
-                      "which", "that", "it", "its", "this", "there", "so", "if", "after", "before", "into"))
-"""Words that name nothing after a number (``1000 here but``, ``25420 is also``): the words before it do."""
+_LINKING = frozenset(("here", "but", "and", "or", "in", "of", "than", "at", "to", "from", "for", "on",
+                      "by", "with", "not", "as", "while", "where", "when", "which", "that", "it", "its", "this",
+                      "there", "so", "if", "after", "before", "into"))
+"""Words that name nothing after a number (``1000 here but``): the words before it do."""
+_SLOT = "\x00"
+"""Where a label takes its number (no character of a message: a brace of the log's text stays text)."""
 _LINE_LIST = re.compile(r"\blines?\s+(?:\d+(?:,\s*|\s+and\s+|-|\s+to\s+))*\Z")
 _OWNER = re.compile(r"([A-Za-z_][\w.]*)\s*\([^()]*\Z")
 _CLAUSE = re.compile(r"[^;,:()\[\]]*\(?$")
@@ -169,19 +171,19 @@ def _labels(message: str) -> list[str]:
         if match.start() and message[match.start() - 1] == "_":  # (a file's index: the file's name, result_{}.txt)
             name_end = _NAME_END.match(message, match.end())
             start, end = message.rfind(" ", 0, match.start()) + 1, name_end.end() if name_end else match.end()
-            labels.append((message[start:match.start()] + "{}" + message[match.end():end]).rsplit("/", 1)[-1])
+            labels.append((message[start:match.start()] + _SLOT + message[match.end():end]).rsplit("/", 1)[-1])
             continue
         after = _AFTER.match(message, match.end())
         named = after.group(1).split() if after else []
         if named and named[0].lower() not in _LINKING:  # (up to the first linking word: "{} record(s)" of the wrong shape)
-            labels.append(" ".join(["{}", *itertools.takewhile(lambda word: word.lower() not in _LINKING, named)]))
+            labels.append(" ".join([_SLOT, *itertools.takewhile(lambda word: word.lower() not in _LINKING, named)]))
             continue
         clause = _CLAUSE.search(message, 0, match.start())
         text = clause.group(0) if clause else ""
         words = text.rstrip("(").split()[-3:]
         if words and words[0] == "at" and message[:match.start()].rfind(" more of this rule here") >= 0:
             words.insert(0, "another" if words[-1] == "line" else "others")  # ("(and 1 more ..., at line 141)")
-        labels.append(" ".join(words) + (" ({})" if text.endswith("(") else " {}") if words else
+        labels.append(" ".join(words) + (f" ({_SLOT})" if text.endswith("(") else f" {_SLOT}") if words else
                       _owner_label(message[:match.start()]))
     return labels
 
@@ -192,7 +194,7 @@ def _owner_label(before: str) -> str:
     owner = _OWNER.search(before)
     words = [owner.group(1)] if owner else []
     words += ["line"] if _LINE_LIST.search(before) else []
-    return " ".join(words + ["{}"])
+    return " ".join(words + [_SLOT])
 
 
 def _item_text(item: str) -> str:
