@@ -345,3 +345,29 @@ def test_each_members_numbers_are_named_by_its_own_words() -> None:
     """rv222: 'of job 1 (29)' was said of job 2's run (the first member's words)."""
     assert _differing([f"{n} records read; kept from rank 0 of job {j} ({n})" for n, j in ((29, 1), (31, 2))]) == [
         "29 records read; 0 of job 1; of job 1 (29)", "31 records read; 0 of job 2; of job 2 (31)"]
+
+
+def test_links_the_rcp_checker_cannot_write_through(tmp_path: Path) -> None:
+    """rv222: a loop of links (ELOOP) and a link to a missing folder's path with a slash
+    (IsADirectoryError) stop the package checker's open(path, 'w') too."""
+    import os
+    from mlcheck.judge.scaling_file import checker_stops_on
+    loop = tmp_path / "scaling.json"
+    os.symlink(loop, loop)
+    assert "Too many levels of symbolic links" in (checker_stops_on(str(loop), writes=True, deletes=True) or "")
+    assert checker_stops_on(str(loop), writes=False, deletes=True) is None  # (os.path.exists is False: left alone)
+    slash = tmp_path / "slash.json"
+    os.symlink(str(tmp_path / "missing") + "/", slash)
+    assert "IsADirectoryError" in (checker_stops_on(str(slash), writes=True, deletes=False) or "")
+
+
+def test_a_scaling_json_folder_beside_raw_output_is_not_the_package_checkers(tmp_path: Path) -> None:
+    """rv222: the package checker writes scaling.json only into a package's benchmark folders."""
+    import shutil
+    (tmp_path / "scaling.json").mkdir()
+    for i in range(5):
+        shutil.copy(RESNET / f"result_{i}.txt", tmp_path / f"run_{i}.log")
+    done = subprocess.run([sys.executable, "-m", "mlcheck", "check", str(tmp_path / "run_0.log"), "-f", "json",
+                           "--no-progress"], capture_output=True, timeout=120)
+    report = json.loads(done.stdout)
+    assert not [f for b in report["benchmarks"] for f in b["findings"] if "package checker stops" in f["message"]]

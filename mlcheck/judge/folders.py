@@ -213,7 +213,7 @@ def score_folder(key: GroupKey, members: list[RunResult],
         if scaling.replaced:  # (an unusable scaling.json the tools write over does not count)
             findings = [_written_over(f) if f.code == package_rules.SCALING_JSON_INVALID.code else f
                         for f in findings]
-        if (stops := checker_stops_on(scaling_path, scaling.writes, scaling.deletes)) is not None:
+        if whole_folder and (stops := checker_stops_on(scaling_path, scaling.writes, scaling.deletes)) is not None:
             findings = [f for f in findings if f.code != package_rules.SCALING_JSON_INVALID.code] + [
                 package_rules.SCALING_JSON_INVALID.at(scaling_path, None, f"scaling.json cannot be used: {stops}; "
                                                       "the package checker stops there. Remove it", official=True)]
