@@ -371,3 +371,14 @@ def test_a_scaling_json_folder_beside_raw_output_is_not_the_package_checkers(tmp
                            "--no-progress"], capture_output=True, timeout=120)
     report = json.loads(done.stdout)
     assert not [f for b in report["benchmarks"] for f in b["findings"] if "package checker stops" in f["message"]]
+
+
+def test_report_refuses_a_json_name_at_a_packages_top_level(tmp_path: Path) -> None:
+    """rv222: 'report pk -o pk/r.json' wrote HTML into r.json (the early refusal passed over any
+    path inside a checked folder; only results/ and systems/ are refused later)."""
+    import shutil
+    shutil.copytree(EXAMPLE, tmp_path / "pk")
+    done = subprocess.run([sys.executable, "-m", "mlcheck", "report", "pk", "-o", "pk/r.json", "--no-progress"],
+                          capture_output=True, cwd=tmp_path, timeout=120)
+    assert done.returncode == 2 and not (tmp_path / "pk" / "r.json").exists()
+    assert "names a json report" in done.stderr.decode()

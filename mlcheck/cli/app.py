@@ -182,10 +182,15 @@ def _html_path(output: str, paths: Sequence[str] = ()) -> str:
 
 
 def _in_inputs(output: str, paths: Sequence[str]) -> bool:
-    """Whether ``output`` is one of the paths checked or lies in one of them."""
+    """Whether ``output`` is one of the paths checked or a file of a package's ``results/`` or
+    ``systems/`` folder among them: where the refusal of writing into an input says why."""
     real = os.path.realpath(output)
-    return any(real == given or real.startswith(given.rstrip(os.sep) + os.sep)
-               for given in map(os.path.realpath, paths))
+    for given in map(os.path.realpath, paths):
+        inside = os.path.relpath(real, given).split(os.sep)
+        if inside == ["."] or inside[0] != os.pardir and ({"results", "systems"} & {*inside[:-1],
+                                                                                    *given.split(os.sep)}):
+            return True
+    return False
 
 
 # The other commands live in their own modules to keep this one small.
