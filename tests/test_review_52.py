@@ -382,3 +382,12 @@ def test_report_refuses_a_json_name_at_a_packages_top_level(tmp_path: Path) -> N
                           capture_output=True, cwd=tmp_path, timeout=120)
     assert done.returncode == 2 and not (tmp_path / "pk" / "r.json").exists()
     assert "names a json report" in done.stderr.decode()
+
+
+def test_three_jobs_one_after_the_other_tagged_1_2_1_are_not_concurrent() -> None:
+    """rv222: a third job that reuses number 1 after job 1 stopped and job 2 ran."""
+    from mlcheck.read.concurrent_jobs import concurrent_jobs
+    stop = b'[%d,0]<stdout>::::MLLOG {"key": "run_stop"}\n'
+    record = b'[%d,0]<stdout>::::MLLOG {"key": "x"}\n'
+    assert concurrent_jobs([record % 1, stop % 1, record % 2, stop % 2, record % 1, stop % 1]).concurrent() == ()
+    assert concurrent_jobs([record % 1, record % 2, stop % 1, stop % 2]).concurrent() == (1, 2)

@@ -39,8 +39,8 @@ RULES = (CONCURRENT_JOBS,)
 _Item = TypeVar("_Item")
 MIN_SWITCHES = 4
 """Returns to a job already left (``A B A B A``: 3) that make jobs concurrent: a job's last copies
-flushed after the next job began give one. Rank 0's ``run_stop`` of a job after a later job's record
-makes them concurrent alone: that rank ends its job's run, which had not ended when the later began."""
+flushed after the next job began give one. Rank 0's first ``run_stop`` of a job after a later job's
+record makes them concurrent alone: its run had not ended when the later job began."""
 _JOB_TAG = re.compile(TAG.pattern.encode())
 """An OpenMPI/poprun rank tag (:data:`mlcheck.read.rawlog.TAG`) in bytes: job, rank."""
 _TAG_REACH = 400
@@ -72,6 +72,8 @@ class JobOrder:
         self._line_back: int | None = None
         """The line of the first record of a job that came back after another job's record."""
         self._back = False  # (the records read now are of a job that came back)
+        self._stopped: set[int] = set()  # (the jobs whose rank 0 logged a run_stop: a job of that number after
+        # a later job may be a new one, run after it)
 
     def add(self, line: bytes, line_no: int) -> None:
         tag = _record_tag(line)
@@ -86,9 +88,10 @@ class JobOrder:
             else:
                 self.first[job] = line_no
             self._last = job
-        if self._back and job != next(reversed(self.first)) and tag is not None and number(tag.group(2)) == 0 \
-                and b'"run_stop"' in line[tag.end():]:  # (rank 0 stops its job's run after a later job began)
-            self._switches = max(self._switches, MIN_SWITCHES)
+        if tag is not None and number(tag.group(2)) == 0 and b'"run_stop"' in line[tag.end():]:
+            if self._back and job != next(reversed(self.first)) and job not in self._stopped:
+                self._switches = max(self._switches, MIN_SWITCHES)  # (its run was open when a later job began)
+            self._stopped.add(job)
 
     def concurrent(self) -> tuple[int, ...]:
         """The jobs in the order they began, when their records interleave; else ()."""
