@@ -197,7 +197,7 @@ def test_the_summary_line_says_what_is_waived_and_what_fails_under_strict(tmp_pa
     code, line = summary()
     assert code == 0 and line.endswith(", 0 errors, 1 warning, 1 waived"), line
     code, line = summary("--strict")
-    assert code == 1 and line.endswith(", 0 errors, 1 warning, 1 waived; it fails: warnings fail this check (--strict)")
+    assert code == 1 and line.endswith(", 0 errors, 1 warning, 1 waived; strict: warnings fail this check")
 
 
 def test_report_to_a_closed_pipe_says_what_check_says() -> None:
@@ -391,3 +391,20 @@ def test_three_jobs_one_after_the_other_tagged_1_2_1_are_not_concurrent() -> Non
     record = b'[%d,0]<stdout>::::MLLOG {"key": "x"}\n'
     assert concurrent_jobs([record % 1, stop % 1, record % 2, stop % 2, record % 1, stop % 1]).concurrent() == ()
     assert concurrent_jobs([record % 1, record % 2, stop % 1, stop % 2]).concurrent() == (1, 2)
+
+
+def test_a_system_name_whose_glob_matches_another_folder_is_refused(tmp_path: Path) -> None:
+    """rv222: 'acme-t?' beside 'acme-tx': the checker's glob counts both folders' result files."""
+    import shutil
+    package = tmp_path / "Acme"
+    shutil.copytree(EXAMPLE, package)
+    shutil.copytree(package / "results" / "acme-t8", package / "results" / "acme-tx")
+    (package / "results" / "acme-t8").rename(package / "results" / "acme-t?")
+    shutil.copy(package / "systems" / "acme-t8.json", package / "systems" / "acme-tx.json")
+    (package / "systems" / "acme-t8.json").rename(package / "systems" / "acme-t?.json")
+    done = subprocess.run([sys.executable, "-m", "mlcheck", "check", str(package), "-f", "json", "--no-progress"],
+                          capture_output=True, timeout=120)
+    benches = {b["system"]: b for b in json.loads(done.stdout)["benchmarks"]}
+    (found,) = [f for f in benches["acme-t?"]["findings"] if f["code"] == "MLC502"]
+    assert "'acme-t?', a pattern that also matches 'acme-tx'" in found["message"] and done.returncode == 1
+    assert not [f for f in benches["acme-tx"]["findings"] if f["code"] == "MLC502"]

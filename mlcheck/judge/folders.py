@@ -169,7 +169,7 @@ def score_folder(key: GroupKey, members: list[RunResult],
     ruleset = load_ruleset(first.ruleset) if first.ruleset else None
     facts = benchmark_facts(ruleset, benchmark) if ruleset else None
     scaling_path, factor, findings = read_scaling_file(folder, ruleset)
-    findings += [blind] if whole_folder and (blind := glob_blind(folder)) is not None else []
+    findings += [blind] if whole_folder and facts is not None and (blind := glob_blind(folder)) is not None else []
     division = next((r.division for r in members if r.division), None)
     if first.ruleset:
         findings.extend(package_rules.rounds_differ(folder, members, first.ruleset))

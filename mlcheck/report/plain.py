@@ -36,8 +36,7 @@ def summary_line(result: CheckResult, fail_level: Severity = Severity.ERROR) -> 
     errors = sum(1 for f in found if f.severity is Severity.ERROR)
     warnings = sum(1 for f in found if f.severity is Severity.WARNING)
     waived = f", {len(result.waived)} waived" if result.waived else ""
-    strict = "; it fails: warnings fail this check (--strict)" if not errors and warnings and fail_level <= Severity.WARNING \
-        else ""
+    strict = "; strict: warnings fail this check" if not errors and warnings and fail_level <= Severity.WARNING else ""
     return (f"mlcheck: {runs_text(result.runs)}, "
             f"{counted(len(result.benchmarks), 'benchmark')} ({valid_scores_text(result)}), "
             f"{counted(errors, 'error')}, {counted(warnings, 'warning')}{waived}{strict}")
