@@ -95,28 +95,25 @@ def refuse_streams_into_log(log: str, command: str, config_path: str | None = No
     """Exit 2 at the start of ``watch`` or ``split`` where a standard stream writes into the log
     (or stdin's file), the config, or a file in the folders of the log's package: what they say
     as they go would be appended to an input. Said on the other stream, if that one is no input."""
-    into = streams_into(log, [config_path])
-    if not into:
-        return
-    descriptor, where = into[0]
-    streams = {stream for stream, _where in into}
-    if streams != {1, 2}:
-        click.echo(one_line(f"mlcheck: error: {STREAM_NAMES[descriptor]} is redirected into {where}, an input of this "
-                            f"{command} (the log, the config, or a file in a folder of the log's package); mlcheck "
-                            "never writes into its input. Redirect it to another file"), err=2 not in streams)
-    sys.exit(EXIT_ERROR)
+    _refuse_streams(streams_into(log, [config_path]), f"an input of this {command} (the log, the config, or a file "
+                    "in a folder of the log's package); mlcheck never writes into its input")
 
 
 def refuse_streams_into_folder(folder: str, command: str) -> None:
     """Exit 2 at the start of ``split`` where a standard stream writes into a result file of the
     folder it writes (``-o DIR > DIR/result_0.txt``): said on the other stream, if that one is free."""
-    into = streams_into_folder(folder)
+    _refuse_streams(streams_into_folder(folder), f"a result file of the folder this {command} writes ({folder}): it "
+                    "would be replaced, or counted as a run")
+
+
+def _refuse_streams(into: list[tuple[int, str]], why: str) -> None:
+    """Exit 2 where ``into`` names a stream (descriptor, the file it writes into); said on the
+    other stream when only one is redirected there (both: the exit code tells)."""
     if not into:
         return
     descriptor, where = into[0]
     if {stream for stream, _where in into} != {1, 2}:
-        click.echo(one_line(f"mlcheck: error: {STREAM_NAMES[descriptor]} is redirected into {where}, a result file of "
-                            f"the folder this {command} writes ({folder}): it would be replaced, or counted as a run. "
+        click.echo(one_line(f"mlcheck: error: {STREAM_NAMES[descriptor]} is redirected into {where}, {why}. "
                             "Redirect it to another file"), err=descriptor == 1)
     sys.exit(EXIT_ERROR)
 

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import os
 from fnmatch import fnmatchcase
+from glob import has_magic
 
 from mlcheck.model import Finding
 from mlcheck.package.layout import BENCHMARK, package_part
@@ -29,12 +30,11 @@ def glob_blind(folder: str) -> Finding | None:
     if part is None or part.level != BENCHMARK:
         return None
     org = os.path.abspath(part.root)
-    places = [(org, os.path.dirname(org)), (part.system or "", os.path.join(org, "results")),
+    places = [(os.path.basename(org), os.path.dirname(org)), (part.system or "", os.path.join(org, "results")),
               (part.benchmark or "", os.path.join(org, "results", part.system or ""))]
     said = []
     for name, parent in places:
-        name = os.path.basename(name)
-        if not name or not any(magic in name for magic in "[*?"):
+        if not has_magic(name):
             continue
         if not fnmatchcase(name, name):
             said.append(f"{name!r}, a pattern that does not match the name itself")

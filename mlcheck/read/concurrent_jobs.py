@@ -88,7 +88,7 @@ class JobOrder:
             else:
                 self.first[job] = line_no
             self._last = job
-        if tag is not None and number(tag.group(2)) == 0 and b'"run_stop"' in line[tag.end():]:
+        if b'"run_stop"' in line and (stop := tagged_stop(line)) is not None and stop[1] == 0:  # (rank 0's)
             if self._back and job != next(reversed(self.first)) and job not in self._stopped:
                 self._switches = max(self._switches, MIN_SWITCHES)  # (its run was open when a later job began)
             self._stopped.add(job)

@@ -76,7 +76,8 @@ def _target(group: FindingGroup, first_files: dict[str, str]) -> tuple[str, int 
     if len(group.members) > 1:
         others = distinct_places(group.members, lines=False)[1:]  # (power/result_3/x.png where names repeat)
         if not group.same_text:  # (each with its own numbers: "result_8.txt: opt_..._steps is 1200")
-            others = [f"{place}: {numbers}" for place, numbers in zip(others, numbers_that_differ(group.members)[1:])]
+            said = numbers_that_differ(group.members, 6)[1:]  # (of the five shown)
+            others = [f"{place}: {numbers}" for place, numbers in zip(others, said)] + others[len(said):]
         shown = ", ".join(others[:5]) + (", ..." if len(others) > 5 else "")
         kind = ("run" if group.folder_runs else "file") + ("s" if len(others) != 1 else "")
         message += f" (also {len(others)} other {kind}: {shown})"

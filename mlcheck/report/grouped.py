@@ -121,7 +121,7 @@ def context_lines(group: FindingGroup, limit: int = CONTEXT_LINES) -> list[str]:
             more = f", ... ({len(places) - limit} more)" if len(places) > limit else ""
             lines.append(", ".join(places[:limit]) + more)
         else:
-            lines.extend(f"{place}: {numbers}" for place, numbers in zip(places[:limit], numbers_that_differ(members)))
+            lines.extend(f"{place}: {numbers}" for place, numbers in zip(places[:limit], numbers_that_differ(members, limit)))
             if len(members) > limit:
                 lines.append(f"... {len(members) - limit} more")
     first = group.first
@@ -138,15 +138,16 @@ def context_lines(group: FindingGroup, limit: int = CONTEXT_LINES) -> list[str]:
     return lines
 
 
-def numbers_that_differ(members: tuple[Finding, ...]) -> list[str]:
+def numbers_that_differ(members: tuple[Finding, ...], shown: int | None = None) -> list[str]:
     """For members whose messages differ in numbers only: each member's numbers where they are
-    not all the same, in the order of the message (``1,099; 583``), not the whole message again."""
+    not all the same, in the order of the message (``1,099; 583``), not the whole message again;
+    of the first ``shown`` members only (the numbers that vary are those of all)."""
     numbers = [_NUMBER.findall(m.message) for m in members]
     if any(len(n) != len(numbers[0]) for n in numbers):
-        return [m.message for m in members]
+        return [m.message for m in members[:shown]]
     varying = {i for i in range(len(numbers[0])) if any(n[i] != numbers[0][i] for n in numbers)}
     return ["; ".join(label.replace(_SLOT, n[i]) for i, label in enumerate(_labels(m.message)) if i in varying)
-            for m, n in zip(members, numbers)]  # (each member's own words: "of job 2 (29)", not the first's)
+            for m, n in zip(members[:shown], numbers)]  # (each member's own words: "of job 2 (29)", not the first's)
 
 
 _AFTER = re.compile(r"\s?(?::::MLLOG\s)?([A-Za-z][A-Za-z_]*(?:\(s\))?(?:[ -][A-Za-z][A-Za-z_]*(?:\(s\))?){0,3})")
