@@ -216,7 +216,7 @@ def test_a_package_without_its_results_level(tmp_path: Path) -> None:
     for level in (package, bench.parent, bench):
         found = [f for f in check([str(level)]).findings if f.code == "MLC509" and f.path == str(bench)]
         assert len(found) == 1, level
-        assert f"Move the folder to {expected}" in found[0].message
+        assert f"Move them to {expected}/" in found[0].message
         assert "it holds systems/" in found[0].message
     top = [f for f in check([str(package)]).findings if f.path == str(package)]
     assert [f.code for f in top] == ["MLC509"] and "no results/ folder" in top[0].message
@@ -244,7 +244,7 @@ def test_a_benchmark_folder_beside_results_or_without_its_system_is_refused(misp
         found = [f for f in result.all_findings() if f.code in ("MLC508", "MLC509")]
         assert [(f.code, f.path, f.severity) for f in found if f.path == str(bench)] == [
             ("MLC509", str(bench), Severity.ERROR)], level
-        assert f"Move the folder to {expected}" in found[0].message
+        assert f"Move them to {expected}/" in found[0].message
         assert not [f for f in found if f.code == "MLC508"]
         [score] = [b.score for b in result.benchmarks]
         assert not score.valid and "outside results/<system>/" in score.reason

@@ -23,6 +23,7 @@ from mlcheck.cli.common import (EXIT_ERROR, JOBS_OPTION, RULESET_HELP, console, 
 from mlcheck.settings.config import COLORS, FORMATS
 from mlcheck.settings.gate import (benchmark_folders, exit_code, fail_level, format_named, standard_stream, unopenable_lines,
                                    write_outputs)
+from mlcheck.settings.output_target import output_in_inputs
 from mlcheck.report.plain import OUTPUT_FORMATS as TEXT_FORMATS, one_line, summary_line
 
 
@@ -171,7 +172,7 @@ def _html_path(output: str, paths: Sequence[str] = ()) -> str:
     name, sep, path = output.partition(":")
     if not sep or name.strip().lower() not in FORMATS or name.strip().lower() == "auto":
         named = format_named(output)  # (a file name with a colon that names no format: C:\\report.html, a:b.html)
-        if named not in (None, "html") and not _in_inputs(output, paths):  # (there: refused as an input's, below)
+        if named not in (None, "html") and not output_in_inputs(output, paths):  # (there: refused as an input's, below)
             raise click.UsageError(f"report writes one HTML file, and {output!r} names a {named} report: mlcheck check "
                                    f"-o {output} writes that; -o html:{output} writes the HTML file under that name")
         return output
@@ -179,18 +180,6 @@ def _html_path(output: str, paths: Sequence[str] = ()) -> str:
         raise click.UsageError(f"report writes one HTML file: -o FILE or -o html:FILE; got {output!r}. "
                                f"For other formats use mlcheck check -o FORMAT:FILE")
     return path
-
-
-def _in_inputs(output: str, paths: Sequence[str]) -> bool:
-    """Whether ``output`` is one of the paths checked or a file of a package's ``results/`` or
-    ``systems/`` folder among them: where the refusal of writing into an input says why."""
-    real = os.path.realpath(output)
-    for given in map(os.path.realpath, paths):
-        inside = os.path.relpath(real, given).split(os.sep)
-        if inside == ["."] or inside[0] != os.pardir and ({"results", "systems"} & {*inside[:-1],
-                                                                                    *given.split(os.sep)}):
-            return True
-    return False
 
 
 # The other commands live in their own modules to keep this one small.

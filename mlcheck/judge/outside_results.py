@@ -6,13 +6,16 @@ or is the logs' ``submission_org``:
 
 - ``<org>/<system>/<benchmark>/``: the ``results/`` level left out;
 - ``<org>/results/<benchmark>/``: the system level left out;
-- ``<org>/<benchmark>/``: beside ``results/``.
+- ``<org>/<benchmark>/``: beside ``results/``;
+- ``<org>/results/<system>/result_*.txt``: the benchmark level left out (the runs name a benchmark
+  of the round, the folder none): the package checker lists only the system folder's folders.
 
-For the last two a ``results/`` folder is no sign of a package (run scripts write their logs to
+For the last three a ``results/`` folder is no sign of a package (run scripts write their logs to
 ``./results/``): ``<org>`` must hold ``systems/`` or ``benchmarks/``, or be the logs' org.
 
 Such a folder's runs are still judged one by one, but its score is no valid one: the round's
-tools give it none.
+tools give it none, and no finding of the folder (its run count, seeds, RCP test) is one the
+official tools make (:func:`unread_by_the_tools`).
 """
 
 from __future__ import annotations
@@ -23,12 +26,12 @@ from pathlib import Path
 from typing import Collection, Sequence
 
 from mlcheck.facts.rulesets import Ruleset, load_ruleset
-from mlcheck.model import Finding
+from mlcheck.model import Finding, Severity
 from mlcheck.package.discover import absolute_parts, package_path
 from mlcheck.package.layout import PACKAGE_FOLDERS, PackageLayout, join_path
 from mlcheck.read.file_names import SUBMITTED_RESULT_FILE
 from mlcheck.results import BenchmarkResult
-from mlcheck.rules.package_layout import outside_results
+from mlcheck.rules.package_layout import LAYOUT_INCOMPLETE, outside_results
 
 SYSTEM = "<system>"
 """The system's name where the folder gives none: the name of its ``systems/<system>.json``."""
@@ -45,11 +48,14 @@ def outside_results_findings(paths: Sequence[str], benchmarks: Sequence[Benchmar
             continue
         folder = Path(os.path.abspath(bench.folder))
         ruleset = forced or (load_ruleset(bench.ruleset) if bench.ruleset else None)
-        if (len(folder.parts) < 3 or ruleset is None or folder.name not in ruleset.benchmarks
-                or not any(_inside(bench.folder, g) for g in given)):
+        if len(folder.parts) < 3 or ruleset is None or not any(_inside(bench.folder, g) for g in given):
             continue
         parent = os.path.normpath(os.path.join(bench.folder, os.pardir))
-        if folder.parent.name == "results":  # (<org>/results/<benchmark>)
+        if folder.name not in ruleset.benchmarks:  # (<org>/results/<system>/result_*.txt)
+            if folder.parent.name != "results" or bench.benchmark not in ruleset.benchmarks:
+                continue
+            org, system, level = os.path.normpath(os.path.join(parent, os.pardir)), SYSTEM, "the benchmark level"
+        elif folder.parent.name == "results":  # (<org>/results/<benchmark>)
             org, system, level = os.path.normpath(os.path.join(parent, os.pardir)), SYSTEM, "the system level"
         elif _marks(parent):  # (<org>/<benchmark>, beside results/)
             org, system, level = parent, SYSTEM, "the results/ and system levels"
@@ -63,9 +69,39 @@ def outside_results_findings(paths: Sequence[str], benchmarks: Sequence[Benchmar
             why = f"the logs name {name!r} as submission_org"
         else:
             continue
-        expected = join_path(org, "results", system, folder.name)
-        found.append(outside_results(bench.folder, expected, f"{level} left out; {why}"))
+        expected = join_path(org, "results", *((system, folder.name) if folder.name in ruleset.benchmarks
+                                               else (folder.name, str(bench.benchmark))))
+        if folder.name in ruleset.benchmarks or not os.path.isdir(expected):
+            found.append(outside_results(bench.folder, expected, f"{level} left out; {why}"))
+        else:  # (copies beside the folder the tools read: stray files, as any)
+            found.append(LAYOUT_INCOMPLETE.at(bench.folder, None, (
+                f"result files of {bench.benchmark} in a system folder ({why}): the official tools read only "
+                f"{expected}/, which is there; these copies are no result of it. Remove them"),
+                severity=Severity.WARNING))
     return found
+
+
+def unread_by_the_tools(bench: BenchmarkResult, stray: bool) -> BenchmarkResult:
+    """A misplaced benchmark folder's results: its score not valid, no finding of its folder said
+    to be the official tools' (they read no run of it; the MLC509 finding says why); for ``stray``
+    copies beside the folder they read, its errors warnings (as any stray file's)."""
+    def unread(found: Finding) -> Finding:
+        refused = found.severity is Severity.ERROR and stray
+        return replace(found, official=False, severity=Severity.WARNING) if refused else replace(found, official=False)
+    return replace(bench, findings=tuple(map(unread, bench.findings)),
+                   score=replace(bench.score, valid=False, reason=(
+                       f"{bench.score.reason}; its folder is outside results/<system>/<benchmark>/ (MLC509): the "
+                       "round's tools read no run of it")))
+
+
+def superseded_by_misplacement(findings: Sequence[Finding], misplaced: Collection[str]) -> list[Finding]:
+    """``findings`` without the layout warnings a system folder's misplaced runs would else get
+    (the folder without a benchmark folder, each result file a stray file of it): the folder's
+    one MLC509 error says what is wrong."""
+    return [f for f in findings if not (
+        f.code == "MLC509" and f.severity is not Severity.ERROR and os.path.abspath(f.path) in misplaced
+        or f.code == "MLC508" and os.path.dirname(os.path.abspath(f.path)) in misplaced
+        and SUBMITTED_RESULT_FILE.match(os.path.basename(f.path)))]
 
 
 def misplaced_benchmarks_left_out(layout: PackageLayout, benchmarks: Collection[str]) -> PackageLayout:

@@ -29,7 +29,8 @@ from mlcheck.rules.power import ENERGY_SCORE, POWER_LOG_INVALID
 from mlcheck.rules.power_plausibility import nodes_not_measured
 from mlcheck.rules.package import ROUND_ASSUMED
 from mlcheck.rules.package_layout import NESTED_FOLDER, UNKNOWN_FILE, check_layout
-from mlcheck.judge.outside_results import misplaced_benchmarks_left_out, outside_results_findings, package_of
+from mlcheck.judge.outside_results import (misplaced_benchmarks_left_out, outside_results_findings, package_of,
+                                          superseded_by_misplacement, unread_by_the_tools)
 from mlcheck.rules.package_system import check_system_description
 from mlcheck.rules.system_logs import check_logs_against_system
 from mlcheck.facts.rulesets import SUPPORTED_RULESETS, Ruleset, load_ruleset, ruleset_from_path
@@ -203,10 +204,11 @@ def check_packages(paths: Sequence[str], benchmarks: Sequence[BenchmarkResult],
         except Exception as error:  # a crashing package check must not stop the rest
             findings.append(crash_finding("the package checks", parts[0].root, error))
     try:
-        findings.extend(outside_results_findings(paths, benchmarks, forced))
+        misplaced = outside_results_findings(paths, benchmarks, forced)
     except Exception as error:  # noqa: BLE001 - see above
-        findings.append(crash_finding("the package checks", paths[0] if paths else ".", error))
-    outside = {os.path.abspath(f.path) for f in findings if f.code == "MLC509" and f.severity is Severity.ERROR}
+        misplaced = [crash_finding("the package checks", paths[0] if paths else ".", error)]
+    outside = {os.path.abspath(f.path): f.severity is Severity.WARNING for f in misplaced if f.code == "MLC509"}
+    findings = superseded_by_misplacement(findings, outside) + misplaced
     refused: dict[str, set[str]] = {}  # (each system description's errors: its folders' scores are not valid)
     for found in findings:
         if found.severity is Severity.ERROR and found.code in _SYSTEM_REFUSED:
@@ -215,10 +217,8 @@ def check_packages(paths: Sequence[str], benchmarks: Sequence[BenchmarkResult],
     for bench in benchmarks:
         located = package_of(bench.folder) if bench.folder else None
         if located is None:
-            misplaced = bench.folder is not None and os.path.abspath(bench.folder) in outside
-            updated.append(replace(bench, score=replace(bench.score, valid=False, reason=(
-                f"{bench.score.reason}; its folder is outside results/<system>/ (MLC509): the round's tools "
-                "read no run of it")) if misplaced else bench.score))
+            folder = os.path.abspath(bench.folder) if bench.folder else ""
+            updated.append(unread_by_the_tools(bench, outside[folder]) if folder in outside else bench)
             continue
         org_path, system = located
         path = os.path.join(org_path, "systems", f"{system}.json")

@@ -167,7 +167,8 @@ def scan_part(part: PackagePart) -> PackageLayout:
     the folder as given)."""
     root = part.root
     files, folders = _listing(root)
-    system_files, _ = _listing(join_path(root, "systems"))
+    system_files, system_folders = _listing(join_path(root, "systems"))
+    system_files = sorted(system_files + [n for n in system_folders if n.endswith(".json")])  # (globbed as files)
     stray: list[str] = [join_path(root, "systems", name) for name in system_files  # (README.md: no tool reads it)
                         if part.level == PACKAGE and not name.endswith(".json") and not name.startswith(".")]
     benchmark_folders: list[BenchmarkFolder] = []

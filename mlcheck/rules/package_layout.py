@@ -46,7 +46,7 @@ system description of its system, as checking the whole package does. Only what 
 package as a whole (its missing ``results/`` or ``systems/``) needs the package named.
 
 MLC509 also reports, at the folder, result files in ``<org>/<system>/<benchmark>/``,
-``<org>/results/<benchmark>/`` or ``<org>/<benchmark>/`` when ``<org>`` is a package or is the
+``<org>/results/<benchmark>/``, ``<org>/<benchmark>/`` or ``<org>/results/<system>/`` when ``<org>`` is a package or is the
 logs' ``submission_org`` (``mlcheck.judge.outside_results``): the official checker finds no result
 there (its score is not valid). Fix: move it to ``<org>/results/<system>/<benchmark>/``. A missing
 ``benchmarks/<benchmark>`` is reported at that folder.
@@ -194,6 +194,5 @@ def outside_results(folder: str, expected: str, why: str) -> Finding:
     """A benchmark folder of a package that is not under ``results/`` (``expected``: where it
     belongs; ``why``: what makes its grandparent a package)."""
     return LAYOUT_INCOMPLETE.at(folder, None, (
-        f"result files outside results/<system>/ ({why}): the official checker reads only "
-        "<org>/results/<system>/<benchmark>/ and finds no run here. Move the folder to "
-        f"{expected}"))
+        f"result files outside results/<system>/<benchmark>/ ({why}): the official checker reads only "
+        f"<org>/results/<system>/<benchmark>/ and finds no run here. Move them to {expected}/"))

@@ -1,6 +1,7 @@
 """Where standard output and standard error write, when the shell redirected them into a file
 (``>``, ``>>``, ``2>>``): a command never writes into one of its inputs, as ``-o`` never does
-(:mod:`mlcheck.settings.gate`)."""
+(:mod:`mlcheck.settings.gate`); and whether an ``-o`` path is one, before the check
+(:func:`output_in_inputs`)."""
 
 from __future__ import annotations
 
@@ -97,3 +98,25 @@ def stream_input(descriptor: int, result: CheckResult, also_read: Sequence[str |
         return found
     name = _stream_name(descriptor)
     return name if name is not None and outputs_in_checked_folders([name], result) else None
+
+
+def output_in_inputs(output: str, paths: Sequence[str]) -> bool:
+    """Whether ``output`` is one of the paths checked or lies in a package's ``results/`` or
+    ``systems/`` folder among them: where the refusal of writing into an input says why."""
+    real = os.path.realpath(output)
+    for given in map(os.path.realpath, paths):
+        inside = os.path.relpath(real, given).split(os.sep)
+        if inside == ["."] or inside[0] != os.pardir and ({"results", "systems"} & {*inside[:-1]}
+                                                            or _in_a_packages_folder(given)):
+            return True
+    return False
+
+
+def _in_a_packages_folder(folder: str) -> bool:
+    """Whether ``folder`` is a package's ``results/`` or ``systems/``, or a system's or benchmark's
+    folder in its ``results/``; not a package inside a folder that happens to be named so
+    (``data/results/Acme``, whose own ``results/`` says what it is)."""
+    if os.path.isdir(os.path.join(folder, "results")):
+        return False
+    parts = folder.split(os.sep)
+    return parts[-1] in ("results", "systems") or "results" in parts[-3:-1]
