@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+import os
 import shutil
 import subprocess
 import sys
 from pathlib import Path
+
+import pytest
 
 EXAMPLE = Path(__file__).resolve().parent.parent / "fixtures" / "example" / "Acme"
 
@@ -77,3 +80,64 @@ def test_a_folder_named_json_in_systems_is_refused_as_the_checker_crashes_on_it(
     (package / "systems" / ".hidden.json").mkdir()  # (no match of the glob's '*')
     report = _check_json(str(package))
     assert _codes(report) == [("MLC511", "error", True, "extra.json")]
+
+
+RESNET = EXAMPLE / "results" / "acme-t8" / "resnet"
+
+
+def _run_of(tmp_path: Path, name: str, text: bytes) -> dict:  # type: ignore[type-arg]
+    log = tmp_path / name
+    log.write_bytes(text)
+    return _check_json(str(log), "--config", os.devnull)
+
+
+def _cut_at(line_index: int, offset: int, inserted: bytes) -> bytes:
+    lines = (RESNET / "result_0.txt").read_bytes().splitlines(keepends=True)
+    at = sum(map(len, lines[:line_index])) + offset
+    text = b"".join(lines)
+    return text[:at] + inserted + text[at:]
+
+
+_OTHER_STREAM = {
+    "nccl": b"node017:1234:1234 [0] NCCL INFO Bootstrap : Using eth0:10.0.0.1<0>\n",
+    "tqdm": "\r 10%|\u2588         | 1/10 [00:01<00:09,  1.00it/s]".encode(),
+    "tqdm twice": "\r 10%|\u2588 | 1/10 [00:01<00:09]\r 20%|\u2588\u2588 | 2/10 [00:02<00:08]".encode(),
+}
+
+
+@pytest.mark.parametrize("offset", range(1, 10))
+@pytest.mark.parametrize("other", sorted(_OTHER_STREAM))
+def test_a_marker_cut_by_another_streams_text_is_joined_again(tmp_path: Path, other: str, offset: int) -> None:
+    """rv223: ':::' + an NCCL line (or tqdm's redraws, on the record's own line) + 'MLLOG {...}'
+    (stdout block-buffered, the flush inside the marker): the record was dropped without a word
+    (an eval lost: MLC301 'official checker agrees'), or read as a JSON number (MLC005)."""
+    report = _run_of(tmp_path, "job.log", _cut_at(196, offset, _OTHER_STREAM[other]))
+    (run,) = report["runs"]
+    assert run["verdict"] == "pass" and [f["code"] for f in report["findings"]] == ["MLC020"]
+    assert "1 record cut by another stream's line" in report["findings"][0]["message"]
+
+
+@pytest.mark.parametrize("other", [b"[WARNING|trainer.py:123] 2024-05-01 12:00:00 >> a warning\n",
+                                   b"node017:1234:1234 [0] NCCL INFO Bootstrap : Using eth0:10.0.0.1<0>\n"])
+def test_a_number_cut_by_a_bracketed_or_nccl_line_is_joined_again(tmp_path: Path, other: bytes) -> None:
+    """rv223: transformers' '[LEVEL|file:line]' and NCCL's 'host:pid:tid [dev] NCCL' lines begin
+    with no digit the number could end with: the place of the cut is certain (was MLC003)."""
+    report = _run_of(tmp_path, "job.log", _cut_at(196, len(':::MLLOG {"namespace": "", "time_ms": 16520'), other))
+    assert report["runs"][0]["verdict"] == "pass" and [f["code"] for f in report["findings"]] == ["MLC020"]
+
+
+@pytest.mark.parametrize("said", [b"Killed\n", b"Segmentation fault (core dumped)\n", b"Aborted\n",
+                                  b"Fatal Python error: Segmentation fault\n\nCurrent thread 0x00007f (most recent "
+                                  b"call first):\n  File \"/workspace/train.py\", line 88 in main\n"])
+def test_a_shells_bare_word_that_a_process_died_ends_the_run(tmp_path: Path, said: bytes) -> None:
+    """rv223: dash (/bin/sh of Debian and Ubuntu images) says 'Killed' alone where bash says 'run.sh:
+    line 3: 4242 Killed ...'; the attempt killed in its initialisation and relaunched 45 s later
+    was read as one run with the relaunch (pass), not as a crashed run and a run."""
+    import re
+    killed = b"".join((RESNET / "result_0.txt").read_bytes().splitlines(keepends=True)[:15])
+    relaunch = (RESNET / "result_1.txt").read_bytes()
+    shift = int(re.findall(rb'"time_ms": (\d+)', killed)[-1]) + 45_000 - int(re.findall(rb'"time_ms": (\d+)', relaunch)[0])
+    relaunch = re.sub(rb'("time_ms": )(\d+)', lambda m: m.group(1) + str(int(m.group(2)) + shift).encode(), relaunch)
+    report = _run_of(tmp_path, "job.log", killed + said + relaunch)
+    assert [r["verdict"] for r in report["runs"]] == ["fail", "pass"]
+    assert [r["lines"][0] for r in report["runs"]] == [1, 16 + said.count(b"\n")]

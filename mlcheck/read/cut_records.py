@@ -16,8 +16,9 @@ lines between are given as they are, and the line of the record's rest gives the
 (noise, counted as such). A cut record's line holds the marker and does not end with ``}``; its
 rest holds no marker and ends with ``}`` (after the cut line's prefix, a rank tag, when it starts
 with it), within :data:`LOOKAHEAD` lines. Where the marker itself was cut (the line before the
-rest ends with its first characters and the warning; the rest begins with its last ones), the
-record is given at the rest's line, and the line before as it is.
+rest holds its first characters, then the warning; the rest begins with its last ones), the
+record is given at the rest's line, and the line before as it is; where a progress bar's redraws
+cut it (``:::ML``, a CR and ``10%|...|``, ``LOG {...}``: one physical line), at its line.
 
 The first part ends where the joined text decodes as a record (an object with ``key``, ``value``
 and ``time_ms``). Where the cut is inside a string or a number, more than one place does; the
@@ -29,9 +30,8 @@ that the record is cut (a refusal is a finding; a wrong join would be silently w
   printed, name and value (``"key": "eval_accuracy"``, an event type, a file name other records
   give), tells the place;
 - inside a number, the place after which the other text begins as another stream's line begins
-  with no digit (a glog letter and date, a bracketed tag, a log level, Python's ``warnings``
-  line): a warning that begins
-  with digits (a date, ``0it [``, ``5%|``, ``0:00:05``, ``0``) is not told from the number.
+  with no digit (:data:`OTHER_LINE_START`): a warning that begins with digits (a date, ``0it [``,
+  ``5%|``, ``0:00:05``, ``0``) is not told from the number.
 
 A line that holds a whole record (with text after it: the reader's trailing text) is no cut one;
 a record and its rest of over :data:`LONGEST_JOIN` bytes are not joined, and a file's joins stop
@@ -63,19 +63,19 @@ _DECODER = json.JSONDecoder()
 _MARKER = b":::MLLOG"
 _MARKER_ENDS = tuple(_MARKER[cut:] for cut in range(1, len(_MARKER)))
 """How a line begins that holds the rest of a marker the line before holds the start of."""
-OTHER_LINE_START = lazy_pattern(LOGGER_LINE_STARTS + rb"|\[[\w ,.:/-]*\][ :<\[]"
+OTHER_LINE_START = lazy_pattern(LOGGER_LINE_STARTS + rb"|\[[\w ,.:/|-]*\][ :<\[]|[A-Za-z][\w.-]*:\d+:\d+ \[\d+\] NCCL "
                               rb"|(?:[^\s:\d][^\s:]*\.py|<[^>\n]*>):\d+: [A-Z]\w*(?:Warning|Error)\b")
 """How another stream's line begins where no digit before it can be its own: a glog letter and
-date, Python ``logging``'s date (``2024-05-10 12:00:01,234 - ``: a year's four digits then a
-hyphen, which no number goes on with; the milliseconds come only with its default four-digit
-year, never a two-digit one whose ``20`` the number's digits could be), ssh's ``Warning: Permanently added``
-(neither of the two after a colon or a bracket and a blank: behind a host's label, ``node01: ``, a
-line began before them), a bracketed tag, a
-log level, Python's ``warnings`` line (``/usr/lib/.../functional.py:504:
-UserWarning: ...``, ``<frozen importlib._bootstrap>:241: RuntimeWarning: ...``: the commonest
-stderr line of PyTorch jobs). (Not a line that begins with digits: ``0:00:05``, ``5%|``, ``0it
-[``, a date of a two-digit year after the number's ``20``, may begin with the digits the number
-ends with, which would be dropped from it.)"""
+date, NCCL's ``node017:1234:1234 [0] NCCL INFO`` (a host's name begun with a letter), Python
+``logging``'s date (``2024-05-10 12:00:01,234 - ``: a year's four digits then a hyphen, which no
+number goes on with; the milliseconds come only with its default four-digit year, never a
+two-digit one whose ``20`` the number's digits could be), ssh's ``Warning: Permanently added``
+(neither of the two after a colon or a bracket and a blank: behind a host's label, ``node01: ``,
+a line began before them), a bracketed tag (``[WARNING|trainer.py:123]`` too), a log level,
+Python's ``warnings`` line (``/usr/lib/.../functional.py:504: UserWarning: ...``, ``<frozen
+importlib._bootstrap>:241: RuntimeWarning: ...``: the commonest stderr line of PyTorch jobs). (Not
+a line that begins with digits: ``0:00:05``, ``5%|``, ``0it [``, a date of a two-digit year after
+the number's ``20``, may begin with the digits the number ends with, which would be dropped.)"""
 _ESCAPE = re.compile(rb"\\.")
 _NUMBER_GOES_ON = re.compile(rb"\.\d|e[-+]\d")
 """Text that goes on with a number as json.dumps writes it (``.75``, ``e-05``): a place before it is
@@ -93,7 +93,7 @@ def rejoined_cut_records(lines: Iterable[bytes], joined: list[int]) -> Iterator[
     recent = cuts.recent
     try:
         for raw in lines:
-            if cuts.held or raw.startswith(_MARKER_ENDS) or (_MARKER in raw and _is_cut(raw)):
+            if cuts.held or raw.startswith(_MARKER_ENDS) or (_MARKER in raw and _is_cut(raw)) or _may_hold_a_bar(raw):
                 yield from cuts.line(raw)
                 joined[0] = cuts.joined
             else:
@@ -120,6 +120,11 @@ class CutRecords:
     def line(self, raw: bytes) -> list[bytes]:
         """The lines that physical line ``raw`` lets go (none, or those held and it)."""
         if not self.held:
+            bar_cut = _bar_joined(raw) if _may_hold_a_bar(raw) else None
+            if bar_cut is not None:  # (a progress bar's redraws inside the marker, on the record's line)
+                self.joined += 1
+                self.recent.append(bar_cut)
+                return [bar_cut]
             if raw.startswith(_MARKER_ENDS) and self.recent:  # (the line before holds the marker's start)
                 record = _safely(_marker_joined, self.recent[-1], raw)
                 if record is not None:
@@ -186,8 +191,9 @@ def _rest(cut: bytes, raw: bytes) -> bytes | None:
 
 def _marker_joined(cut: bytes, raw: bytes) -> tuple[bytes, bytes] | None:
     """The record's line (without a line end), given at the line of its rest ``raw``, which
-    begins with the marker's last characters, when ``cut`` (the line before) ends with the
-    marker's first characters and another stream's text; and that text."""
+    begins with the marker's last characters and holds a whole record after them, when ``cut``
+    (the line before) holds the marker's first characters, then another stream's text (any: the
+    rest alone tells the record, and ``cut`` is given as it is); and that text."""
     text = raw.rstrip(b"\r\n")
     if not text.rstrip().endswith(b"}") or _MARKER in text or len(raw) >= _LONGEST:
         return None
@@ -197,9 +203,26 @@ def _marker_joined(cut: bytes, raw: bytes) -> tuple[bytes, bytes] | None:
         at = line.find(head)
         while at >= 0 and text.startswith(_MARKER[cut_after:]):
             other = line[at + cut_after:]
-            if (not other or OTHER_LINE_START.match(other)) and _is_record(text[len(_MARKER) - cut_after:]) is not None:
+            if _is_record(text[len(_MARKER) - cut_after:]) is not None:  # (the rest alone tells the record)
                 return head + text, other
             at = line.find(head, at + 1)
+    return None
+
+
+def _may_hold_a_bar(raw: bytes) -> bool:  # (the cheap test before _bar_joined; not a CRLF line end)
+    return -1 < raw.find(b"\r") < len(raw) - 2 and b"{" in raw and len(raw) < _LONGEST
+
+
+def _bar_joined(raw: bytes) -> bytes | None:
+    """The line of a record whose marker a progress bar's redraws cut (tqdm on stderr between two
+    blocks of stdout), joined: the text before the line's first CR ends with the marker's first
+    characters; after its last CR come the others, then a whole record up to the line's end."""
+    text, marker = raw.rstrip(b"\r\n"), _MARKER + b" {"  # (as json.dumps and the loggers write it)
+    first, last = raw.find(b"\r"), text.rfind(b"\r")
+    for cut_after in range(len(marker) - 1, 0, -1) if last >= 0 else ():
+        at = text.find(marker[cut_after:], last) if raw.endswith(marker[:cut_after], 0, first) else -1
+        if at >= 0 and _is_record(text[at + len(marker) - cut_after - 1:]) is not None:
+            return raw[:first] + text[at:] + _line_end(raw)
     return None
 
 

@@ -153,7 +153,9 @@ JOB_END = lazy_pattern(
     rb"|\bChildFailedError\b|Received Signals?\.?SIG(?:TERM|INT|KILL|HUP) death signal"
     rb"|sigkill_handler\] \[[^\]\n]{0,4096}\] exits with return code = -?[1-9]"
     rb"|\bHYDU_sock_write \([^)\n]{0,256}\): write error"
-    rb"|PBS: job killed: |TERM_[A-Z]+: job killed")
+    rb"|PBS: job killed: |TERM_[A-Z]+: job killed"
+    rb"|^(?:\d+: )?(?:Killed|Aborted|Segmentation fault|Terminated|Bus error|Illegal instruction)(?: \(core dumped\))?\s*$"
+    rb"|^Fatal Python error: (?:Segmentation fault|Aborted|Bus error|Illegal instruction|Floating point exception)")
 """A launcher's word that the job (or its attempt) ended: Slurm cancelled it (a time limit,
 a preemption, a node failure; ``--requeue`` runs it again into the same file) or saw a task
 exit with an error or a signal (``srun: error: node03: task 3: Exited with exit code 1``: the
@@ -162,7 +164,9 @@ restarts its worker group, OpenMPI/PRRTE saw a rank die, MPICH's hydra banner (a
 Slurm's word that a step was ended (``srun: forcing job termination``, a node failure,
 an out-of-memory kill), torchrun's (torchelastic's) last word on a worker that died (``failed (exitcode: -9) local_rank: 0
 (pid: 1233) of binary: ...``, before its ``ChildFailedError``), a shell's word that the command it ran
-was killed (bash: ``run.sh: line 12:  1233 Killed   python train.py``), poprun's word that an
+was killed (bash: ``run.sh: line 12:  1233 Killed   python train.py``; dash, the ``/bin/sh`` of
+Debian and Ubuntu images, and busybox: ``Killed``, ``Segmentation fault (core dumped)`` alone on a
+line; Python's faulthandler: ``Fatal Python error: Segmentation fault``), poprun's word that an
 instance exited or was killed (``poprun: ERROR: instance 0 exited with signal 9``), torchelastic's
 ``ChildFailedError`` and a SIGTERM it received, DeepSpeed's launcher's ``sigkill_handler`` on a
 non-zero exit, MPICH's hydra failing to write to a process, PBS's and LSF's kills at the time
@@ -174,7 +178,7 @@ _JOB_END_WORDS = (b"CANCELLED AT", b"step aborted", b"srun: error:", b"restart w
                   b"noticed that", b"detected that", b"BAD TERMINATION", b"(exitcode: ", b"Killed", b"Aborted",
                   b"Segmentation fault", b"Terminated", b"Bus error", b"Illegal instruction", b"ENDING TIMING RUN",
                   b"Beginning trial", b"poprun: ", b"forcing job", b"Node failure", b"oom_kill", b"oom-kill", b"ChildFailedError",
-                  b"death signal", b"sigkill_handler", b"HYDU_sock_write", b"job killed")
+                  b"death signal", b"sigkill_handler", b"HYDU_sock_write", b"job killed", b"Fatal Python error")
 _JOB_END_HINT = JOB_END_HINT = re.compile(b"|".join(map(re.escape, _JOB_END_WORDS))).search
 """The cheap test before :data:`JOB_END` on each line without a record: one search in C (``in`` tests: 2.5 times as long)."""
 LAUNCHER_PARTS = (b"run", b"mpiexec", b"mpiexec.hydra", b"mpiexec_mpt", b"deepspeed", b"composer")

@@ -52,7 +52,7 @@ file (``compliance_checker/mlp_parser``, every round).
 - MLC024 new-job-started (info): raw job output holds another job from this line on (a launcher
   command or launch message; a launcher's word that the job ended: Slurm's ``*** JOB ... CANCELLED
   AT``, torchelastic's restart of the worker group or its ``failed (exitcode: -9) local_rank: 0``,
-  OpenMPI's dead rank, a shell's ``line 12:  1233 Killed  python train.py``, the MLPerf run
+  OpenMPI's dead rank, a shell's ``line 12:  1233 Killed  python train.py`` (dash's ``Killed`` alone), the MLPerf run
   scripts' ``ENDING TIMING RUN AT`` and ``Beginning trial N of M``; records tagged with
   another MPI job number), so the records
   after it are read as another run. The other thing that makes several runs of one file, said by
