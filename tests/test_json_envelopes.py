@@ -19,6 +19,7 @@ ENVELOPES = {
     "docker json-file": lambda line: {"log": line + "\n", "stream": "stdout", "time": "2022-05-09T08:00:00.1Z"},
     "cloud logging": lambda line: {"textPayload": line, "severity": "INFO", "resource": {"type": "k8s_container"}},
     "journalctl -o json": lambda line: {"__CURSOR": "s=1", "MESSAGE": line, "_PID": "4242"},
+    "structlog": lambda line: {"event": line, "level": "info", "timestamp": "2022-05-09T08:00:00.1Z"},  # (rv223)
 }
 
 

@@ -7,7 +7,7 @@ The line the job printed is a string field of one JSON object per line, its quot
 - Docker's ``json-file`` log driver (the files under ``/var/lib/docker/containers/``): ``log``;
 - Cloud Logging exports: ``textPayload``, ``jsonPayload.message``; ``journalctl -o json``: ``MESSAGE`` (an array of
   bytes when the line holds control characters), read as syslog shows it, ``host prog[pid]: ``;
-  structured loggers and other services: ``message``, ``msg``.
+  structured loggers and other services: ``message``, ``msg``; structlog's JSON lines: ``event``.
 
 An export that pretty-prints such objects as one JSON document (``gcloud logging read
 --format=json``, ``aws logs get-log-events``) holds each field on a line of its own: such a line
@@ -34,13 +34,13 @@ from typing import Callable, Iterable, Iterator
 
 from mlcheck.read.cri_lines import CriPieces
 
-_FIELDS = ("log", "textPayload", "MESSAGE", "message", "msg")
+_FIELDS = ("log", "textPayload", "MESSAGE", "message", "msg", "event")
 _ESCAPED_RECORD = b':::MLLOG {\\"'
 """A record inside a JSON string (its quotes escaped)."""
 _BYTE_RECORD = re.compile(rb'"MESSAGE" ?: ?\[[\d, ]*58, ?58, ?58, ?77, ?76, ?76, ?79, ?71\b')
 """A journal entry's MESSAGE as an array of bytes holding the marker."""
 _NAME = re.compile(r"[A-Za-z][\w.-]{0,63}")
-_FIELD_LINE = re.compile(rb'\s*"(?:log|textPayload|MESSAGE|message|msg)"\s*:\s*("(?:[^"\\]|\\.)*")\s*,?\s*$')
+_FIELD_LINE = re.compile(rb'\s*"(?:log|textPayload|MESSAGE|message|msg|event)"\s*:\s*("(?:[^"\\]|\\.)*")\s*,?\s*$')
 """A field of an envelope alone on its line, in a JSON document an export pretty-printed."""
 _STREAM_LINE = re.compile(rb'\s*"logStreamName"\s*:\s*("(?:[^"\\]|\\.)*")\s*,?\s*$')
 """A CloudWatch event's stream alone on its line (``aws logs filter-log-events``: one stream per node)."""
