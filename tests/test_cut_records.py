@@ -71,8 +71,7 @@ def test_a_cut_is_joined_where_the_other_line_or_a_known_string_tells(other: byt
         assert joined == [BEFORE, RECORD, other, b"joined 1"]
 
 
-@pytest.mark.parametrize("other", [b"dgx01:12345:12345 [0] NCCL INFO Channel 00/02 : 0 1 2 3\n", b"Training:  45%|##  | 9/20\n",
-                                   b"rank0: [W socket.cpp:663] x\n", b"Loss 3 at 12:00:00\n"])
+@pytest.mark.parametrize("other", [b"Training:  45%|##  | 9/20\n", b"rank0: [W socket.cpp:663] x\n", b"Loss 3 at 12:00:00\n"])
 @pytest.mark.parametrize("at", [b'"key": "eval_', b'"event_type": "POINT_', b'"file": "tra'])
 def test_a_string_no_line_before_printed_is_never_guessed(other: bytes, at: bytes) -> None:
     """Inside a string every place joins, and a log line's middle may look like a line's start
@@ -81,6 +80,18 @@ def test_a_string_no_line_before_printed_is_never_guessed(other: bytes, at: byte
     A key or event type that is a word of the logger (mlperf-logging's constants) tells the place
     only where the other line begins as a line surely does (a run_stop, below), not after these."""
     first, rest = _cut(RECORD, at, other)
+    assert _joined(first, rest) == [first, rest, b"joined 0"]
+
+
+def test_an_nccl_line_begins_where_the_logger_s_word_tells() -> None:
+    """NCCL's ``host:pid:tid [dev] NCCL`` line begins surely where a host's name (letters, digits,
+    dots, hyphens) can: the key or event type that is a logger's word tells the place (rv223: was
+    MLC023); a file name no line printed before stays cut."""
+    other = b"dgx01:12345:12345 [0] NCCL INFO Channel 00/02 : 0 1 2 3\n"
+    for at in (b'"key": "eval_', b'"event_type": "POINT_'):
+        first, rest = _cut(RECORD, at, other)
+        assert _joined(first, rest) == [RECORD, other, b"joined 1"]
+    first, rest = _cut(RECORD, b'"file": "tra', other)
     assert _joined(first, rest) == [first, rest, b"joined 0"]
 
 
@@ -119,7 +130,7 @@ def test_a_long_line_is_not_searched(monkeypatch: pytest.MonkeyPatch) -> None:
     from mlcheck.read import cut_records
 
     tried: list[bytes] = []
-    monkeypatch.setattr(cut_records, "_is_record", lambda text: tried.append(text))
+    monkeypatch.setattr(cut_records, "is_record", lambda text: tried.append(text))
     lines = [b':::MLLOG {"key": "x", "value": "' + b"a" * 50_000 + b"\n", b"}\n"] * 3
     assert _joined(*lines) == [*lines, b"joined 0"] and tried == []
 

@@ -141,3 +141,26 @@ def test_a_shells_bare_word_that_a_process_died_ends_the_run(tmp_path: Path, sai
     report = _run_of(tmp_path, "job.log", killed + said + relaunch)
     assert [r["verdict"] for r in report["runs"]] == ["fail", "pass"]
     assert [r["lines"][0] for r in report["runs"]] == [1, 16 + said.count(b"\n")]
+
+
+def test_a_progress_bar_inside_a_record_on_its_line_is_taken_out() -> None:
+    """rv223: tqdm's redraws (CR, the bar, no line end) between two blocks of stdout, inside the
+    record: the bar ends at the ']' of its times, the one place that makes a record of the text
+    before the first CR and after the last (was MLC023 at every place of the record)."""
+    from mlcheck.read.bar_cuts import bar_joined
+    record = (RESNET / "result_0.txt").read_bytes().splitlines(keepends=True)[196]
+    bars = ["\r 10%|\u2588 | 1/10 [00:01<00:09,  1.00it/s]".encode(),
+            "\r 10%|\u2588 | 1/10 [00:01<00:09]\r 20%|\u2588\u2588 | 2/10 [00:02<00:08]".encode()]
+    for bar in bars:
+        for at in range(len(b":::MLLOG {"), len(record) - 2):
+            assert bar_joined(record[:at] + bar + record[at:]) == record, (bar, at)
+    assert bar_joined(record.rstrip(b"\n") + bars[0] + b"\n") is None  # (a whole record before the bar)
+    assert bar_joined(bars[0] + record) is None  # (the bar before the record: the reader's)
+
+
+def test_a_bar_with_its_line_end_inside_a_number_is_joined(tmp_path: Path) -> None:
+    """rv223: 'time_ms': 16520 + CR and the bar + line end + the number's rest: a CR begins the
+    other stream's line surely (no record holds one), so no digit before it is the bar's."""
+    bar = "\r 10%|\u2588         | 1/10 [00:01<00:09,  1.00it/s]\n".encode()
+    report = _run_of(tmp_path, "job.log", _cut_at(196, len(':::MLLOG {"namespace": "", "time_ms": 16520'), bar))
+    assert report["runs"][0]["verdict"] == "pass" and [f["code"] for f in report["findings"]] == ["MLC020"]

@@ -17,8 +17,8 @@ lines between are given as they are, and the line of the record's rest gives the
 rest holds no marker and ends with ``}`` (after the cut line's prefix, a rank tag, when it starts
 with it), within :data:`LOOKAHEAD` lines. Where the marker itself was cut (the line before the
 rest holds its first characters, then the warning; the rest begins with its last ones), the
-record is given at the rest's line, and the line before as it is; where a progress bar's redraws
-cut it (``:::ML``, a CR and ``10%|...|``, ``LOG {...}``: one physical line), at its line.
+record is given at the rest's line, and the line before as it is. A record that a progress bar's
+redraws cut on its own line is joined by :mod:`mlcheck.read.bar_cuts`.
 
 The first part ends where the joined text decodes as a record (an object with ``key``, ``value``
 and ``time_ms``). Where the cut is inside a string or a number, more than one place does; the
@@ -45,6 +45,7 @@ import re
 from collections import deque
 from typing import Any, Callable, Iterable, Iterator
 
+from mlcheck.read.bar_cuts import bar_joined, is_record, may_hold_a_bar
 from mlcheck.read.cut_strings import LOGGER_LINE_STARTS, known_strings_place
 from mlcheck.read.lazy_patterns import lazy_pattern
 
@@ -63,7 +64,7 @@ _DECODER = json.JSONDecoder()
 _MARKER = b":::MLLOG"
 _MARKER_ENDS = tuple(_MARKER[cut:] for cut in range(1, len(_MARKER)))
 """How a line begins that holds the rest of a marker the line before holds the start of."""
-OTHER_LINE_START = lazy_pattern(LOGGER_LINE_STARTS + rb"|\[[\w ,.:/|-]*\][ :<\[]|[A-Za-z][\w.-]*:\d+:\d+ \[\d+\] NCCL "
+OTHER_LINE_START = lazy_pattern(LOGGER_LINE_STARTS + rb"|\[[\w ,.:/|-]*\][ :<\[]"
                               rb"|(?:[^\s:\d][^\s:]*\.py|<[^>\n]*>):\d+: [A-Z]\w*(?:Warning|Error)\b")
 """How another stream's line begins where no digit before it can be its own: a glog letter and
 date, NCCL's ``node017:1234:1234 [0] NCCL INFO`` (a host's name begun with a letter), Python
@@ -93,7 +94,7 @@ def rejoined_cut_records(lines: Iterable[bytes], joined: list[int]) -> Iterator[
     recent = cuts.recent
     try:
         for raw in lines:
-            if cuts.held or raw.startswith(_MARKER_ENDS) or (_MARKER in raw and _is_cut(raw)) or _may_hold_a_bar(raw):
+            if cuts.held or raw.startswith(_MARKER_ENDS) or (_MARKER in raw and _is_cut(raw)) or may_hold_a_bar(raw):
                 yield from cuts.line(raw)
                 joined[0] = cuts.joined
             else:
@@ -120,8 +121,8 @@ class CutRecords:
     def line(self, raw: bytes) -> list[bytes]:
         """The lines that physical line ``raw`` lets go (none, or those held and it)."""
         if not self.held:
-            bar_cut = _bar_joined(raw) if _may_hold_a_bar(raw) else None
-            if bar_cut is not None:  # (a progress bar's redraws inside the marker, on the record's line)
+            bar_cut = bar_joined(raw) if may_hold_a_bar(raw) else None
+            if bar_cut is not None:  # (a progress bar's redraws inside the record or its marker, on its line)
                 self.joined += 1
                 self.recent.append(bar_cut)
                 return [bar_cut]
@@ -203,36 +204,9 @@ def _marker_joined(cut: bytes, raw: bytes) -> tuple[bytes, bytes] | None:
         at = line.find(head)
         while at >= 0 and text.startswith(_MARKER[cut_after:]):
             other = line[at + cut_after:]
-            if _is_record(text[len(_MARKER) - cut_after:]) is not None:  # (the rest alone tells the record)
+            if is_record(text[len(_MARKER) - cut_after:]) is not None:  # (the rest alone tells the record)
                 return head + text, other
             at = line.find(head, at + 1)
-    return None
-
-
-def _may_hold_a_bar(raw: bytes) -> bool:  # (the cheap test before _bar_joined; not a CRLF line end)
-    return -1 < raw.find(b"\r") < len(raw) - 2 and b"{" in raw and len(raw) < _LONGEST
-
-
-def _bar_joined(raw: bytes) -> bytes | None:
-    """The line of a record whose marker a progress bar's redraws cut (tqdm on stderr between two
-    blocks of stdout), joined: the text before the line's first CR ends with the marker's first
-    characters; after its last CR come the others, then a whole record up to the line's end."""
-    text, marker = raw.rstrip(b"\r\n"), _MARKER + b" {"  # (as json.dumps and the loggers write it)
-    first, last = raw.find(b"\r"), text.rfind(b"\r")
-    for cut_after in range(len(marker) - 1, 0, -1) if last >= 0 else ():
-        at = text.find(marker[cut_after:], last) if raw.endswith(marker[:cut_after], 0, first) else -1
-        if at >= 0 and _is_record(text[at + len(marker) - cut_after - 1:]) is not None:
-            return raw[:first] + text[at:] + _line_end(raw)
-    return None
-
-
-def _is_record(text: bytes) -> dict[str, object] | None:
-    try:
-        record = json.loads(text)
-    except (ValueError, RecursionError):
-        return None
-    if type(record) is dict and isinstance(record.get("key"), str) and "value" in record and "time_ms" in record:
-        return record
     return None
 
 
@@ -248,7 +222,7 @@ def _joined(cut: bytes, rest: bytes, recent: Iterable[bytes] = ()) -> tuple[byte
     records = {}
     for place in range(len(body), -1, -1):
         text = body[:place] + rest
-        if text.lstrip().startswith(b"{") and (record := _is_record(text)) is not None:
+        if text.lstrip().startswith(b"{") and (record := is_record(text)) is not None:
             records[place] = record
     end = _chosen(body, rest, records, recent) if records else None
     return None if end is None else (line[:start] + body[:end] + rest, body[end:])

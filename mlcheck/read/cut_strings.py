@@ -76,8 +76,11 @@ def _one_best(found: dict[int, str], counts: dict[int, int]) -> dict[int, str] |
 
 
 LOGGER_LINE_STARTS = (rb"[IWEF]\d{4} \d\d:\d\d|(?:WARNING|INFO|ERROR|DEBUG|CRITICAL|FATAL|Traceback)\b"
+                      rb"|[A-Za-z][A-Za-z\d.-]*:\d+:\d+ \[\d+\] NCCL |\r"
                       rb"|(?<![:\]] )(?:\d{4}-\d\d-\d\d \d\d:\d\d:\d\d,\d{3} |Warning: Permanently added )")
-"""How a logger's line begins, in a pattern's text: a glog letter and date, a log level, Python
+"""How a logger's line begins, in a pattern's text: a glog letter and date, a log level, NCCL's
+``node017:1234:1234 [0] NCCL INFO`` (a host's name: letters, digits, dots and hyphens), a
+progress bar's carriage return (no record holds one: json.dumps escapes it), Python
 ``logging``'s date and ssh's warning where no label is before them (both line-start patterns hold it:
 :data:`_SURE_LINE_START`, :data:`mlcheck.read.cut_records.OTHER_LINE_START`)."""
 _SURE_LINE_START = lazy_pattern(LOGGER_LINE_STARTS + rb"|\[|(?:/[^\s:]*\.py|<[^>\n]*>):\d+: [A-Z]\w*(?:Warning|Error)\b")
