@@ -94,7 +94,8 @@ def rejoined_cut_records(lines: Iterable[bytes], joined: list[int]) -> Iterator[
     recent = cuts.recent
     try:
         for raw in lines:
-            if cuts.held or raw.startswith(_MARKER_ENDS) or (_MARKER in raw and _is_cut(raw)) or may_hold_a_bar(raw):
+            if (cuts.held or raw.startswith(_MARKER_ENDS) or (_MARKER in raw and _is_cut(raw))
+                    or (b"\r" in raw and may_hold_a_bar(raw))):
                 yield from cuts.line(raw)
                 joined[0] = cuts.joined
             else:
