@@ -117,11 +117,10 @@ def test_a_marker_cut_by_another_streams_text_is_joined_again(tmp_path: Path, ot
     assert "1 record cut by another stream's line" in report["findings"][0]["message"]
 
 
-@pytest.mark.parametrize("other", [b"[WARNING|trainer.py:123] 2024-05-01 12:00:00 >> a warning\n",
-                                   b"node017:1234:1234 [0] NCCL INFO Bootstrap : Using eth0:10.0.0.1<0>\n"])
-def test_a_number_cut_by_a_bracketed_or_nccl_line_is_joined_again(tmp_path: Path, other: bytes) -> None:
-    """rv223: transformers' '[LEVEL|file:line]' and NCCL's 'host:pid:tid [dev] NCCL' lines begin
-    with no digit the number could end with: the place of the cut is certain (was MLC003)."""
+@pytest.mark.parametrize("other", [b"[WARNING|trainer.py:123] 2024-05-01 12:00:00 >> a warning\n"])
+def test_a_number_cut_by_a_bracketed_line_is_joined_again(tmp_path: Path, other: bytes) -> None:
+    """rv223: transformers' '[LEVEL|file:line]' begins with no digit the number could end with:
+    the place of the cut is certain (was MLC003). Not NCCL's line: its host may begin with digits."""
     report = _run_of(tmp_path, "job.log", _cut_at(196, len(':::MLLOG {"namespace": "", "time_ms": 16520'), other))
     assert report["runs"][0]["verdict"] == "pass" and [f["code"] for f in report["findings"]] == ["MLC020"]
 
@@ -164,3 +163,58 @@ def test_a_bar_with_its_line_end_inside_a_number_is_joined(tmp_path: Path) -> No
     bar = "\r 10%|\u2588         | 1/10 [00:01<00:09,  1.00it/s]\n".encode()
     report = _run_of(tmp_path, "job.log", _cut_at(196, len(':::MLLOG {"namespace": "", "time_ms": 16520'), bar))
     assert report["runs"][0]["verdict"] == "pass" and [f["code"] for f in report["findings"]] == ["MLC020"]
+
+
+def _records_split(tmp_path: Path, text: bytes) -> bytes:
+    tmp_path.mkdir(parents=True, exist_ok=True)
+    log = tmp_path / "job.log"
+    log.write_bytes(text)
+    subprocess.run([sys.executable, "-m", "mlcheck", "split", str(log), "-o", str(tmp_path / "out")],
+                   capture_output=True, timeout=120)
+    return b"".join(path.read_bytes() for path in sorted((tmp_path / "out").iterdir()))
+
+
+def test_an_nccl_line_of_a_host_named_with_digits_first_is_no_sure_end_of_a_number(tmp_path: Path) -> None:
+    """rv228: '"value": 0.7' + '4f93b2a1c0d4:1234:1234 [0] NCCL ...' + '602...': a container's host
+    name may begin with digits, so the number's last digits are unknown (was joined as 0.746...)."""
+    report = _run_of(tmp_path, "job.log", _cut_at(196, len(':::MLLOG {"namespace": "", "time_ms": 1652083933469, '
+                                                        '"event_type": "POINT_IN_TIME", "key": "eval_accuracy", '
+                                                        '"value": 0.4'), b"4f93b2a1c0d4:1234:1234 [0] NCCL INFO x\n"))
+    assert {"MLC003", "MLC023"} & {f["code"] for f in report["findings"]} and report["runs"][0]["verdict"] == "fail"
+    assert not [f for f in report["findings"] if f["code"] == "MLC020" and "joined" in f["message"]]
+
+
+def test_a_bars_padding_or_words_inside_a_string_leave_the_record_cut(tmp_path: Path) -> None:
+    """rv228: tqdm pads a shorter redraw with blanks, Keras goes on after its ']': inside a string
+    the bar's end is not known (was joined as "suc  cess", "eval_ - ETA: 5s accuracy")."""
+    from mlcheck.read.bar_cuts import bar_joined
+    record = (RESNET / "result_0.txt").read_bytes().splitlines(keepends=True)[196]
+    at = record.index(b'"eval_') + 6
+    for bar in (b"\r 99%|#9| 99/100 [00:10<00:00]\r100%|##| 100/100 [00:10<00:00]  ", b"\r 1/10 [==>...] - ETA: 5s"):
+        assert bar_joined(record[:at] + bar + record[at:]) is None
+    at = record.index(b'"value": 0.4') + 11  # (inside a number the blanks make the same record)
+    assert bar_joined(record[:at] + b"\r 99%|#9| 99/100 [00:10<00:00]  " + record[at:]) == record
+
+
+def test_a_line_beginning_with_the_markers_last_letters_after_a_record_is_no_cut_marker(tmp_path: Path) -> None:
+    """rv228: 'LOG {...}' or 'G {...}' after a record's line (which holds every head of the marker)
+    was made a record; the head must begin the line before (a block of stdout ended there), end it,
+    or come before a text that begins as another stream's line."""
+    lines = (RESNET / "result_0.txt").read_bytes().splitlines(keepends=True)
+    for extra in (b"LOG" + lines[10][8:], b'G {"key": "eval_accuracy", "value": 0.99, "time_ms": 1}\n'):
+        assert _records_split(tmp_path / str(len(extra)), b"".join(lines[:11] + [extra] + lines[11:])) == b"".join(lines)
+    text = b"".join(lines[:11] + [b"INFO: something\n", b"::" + lines[11][3:]] + lines[12:])
+    assert _records_split(tmp_path / "info", text) == b"".join(lines[:11] + lines[12:])
+
+
+def test_result_files_directly_in_results_are_no_result_the_tools_read(tmp_path: Path) -> None:
+    """rv228: <org>/results/result_*.txt (the system and benchmark levels left out) was a valid score."""
+    package = tmp_path / "Acme"
+    shutil.copytree(EXAMPLE, package)
+    for log in RESNET.iterdir():
+        shutil.copy(log, package / "results" / log.name)
+    shutil.rmtree(package / "results" / "acme-t8")
+    report = _check_json(str(package))
+    (bench,) = report["benchmarks"]
+    assert bench["valid"] is False and _codes(report) == [("MLC509", "error", False, "results")]
+    assert "the system and benchmark levels left out" in report["findings"][0]["message"]

@@ -8,9 +8,10 @@ or is the logs' ``submission_org``:
 - ``<org>/results/<benchmark>/``: the system level left out;
 - ``<org>/<benchmark>/``: beside ``results/``;
 - ``<org>/results/<system>/result_*.txt``: the benchmark level left out (the runs name a benchmark
-  of the round, the folder none): the package checker lists only the system folder's folders.
+  of the round, the folder none): the package checker lists only the system folder's folders;
+- ``<org>/results/result_*.txt``: the system and benchmark levels left out.
 
-For the last three a ``results/`` folder is no sign of a package (run scripts write their logs to
+For the last four a ``results/`` folder is no sign of a package (run scripts write their logs to
 ``./results/``): ``<org>`` must hold ``systems/`` or ``benchmarks/``, or be the logs' org.
 
 Such a folder's runs are still judged one by one, but its score is no valid one: the round's
@@ -51,17 +52,20 @@ def outside_results_findings(paths: Sequence[str], benchmarks: Sequence[Benchmar
         if len(folder.parts) < 3 or ruleset is None or not any(_inside(bench.folder, g) for g in given):
             continue
         parent = os.path.normpath(os.path.join(bench.folder, os.pardir))
-        if folder.name not in ruleset.benchmarks:  # (<org>/results/<system>/result_*.txt)
-            if folder.parent.name != "results" or bench.benchmark not in ruleset.benchmarks:
-                continue
-            org, system, level = os.path.normpath(os.path.join(parent, os.pardir)), SYSTEM, "the benchmark level"
+        named = folder.name in ruleset.benchmarks  # (else the logs name the benchmark)
+        if not named and (bench.benchmark not in ruleset.benchmarks or "results" not in (folder.name, folder.parent.name)):
+            continue
+        if not named and folder.name == "results":  # (<org>/results/result_*.txt)
+            org, system, level = parent, SYSTEM, "the system and benchmark levels"
+        elif not named:  # (<org>/results/<system>/result_*.txt)
+            org, system, level = os.path.normpath(os.path.join(parent, os.pardir)), folder.name, "the benchmark level"
         elif folder.parent.name == "results":  # (<org>/results/<benchmark>)
             org, system, level = os.path.normpath(os.path.join(parent, os.pardir)), SYSTEM, "the system level"
         elif _marks(parent):  # (<org>/<benchmark>, beside results/)
             org, system, level = parent, SYSTEM, "the results/ and system levels"
         else:  # (<org>/<system>/<benchmark>)
             org, system, level = os.path.normpath(os.path.join(parent, os.pardir)), folder.parent.name, "results/"
-        marks = _marks(org) if system != SYSTEM else [m for m in _marks(org) if m != "results"]
+        marks = _marks(org) if system != SYSTEM and named else [m for m in _marks(org) if m != "results"]
         name = os.path.basename(os.path.abspath(org))
         if marks:
             why = f"{org} is a package: it holds {', '.join(m + '/' for m in marks)}"
@@ -69,9 +73,8 @@ def outside_results_findings(paths: Sequence[str], benchmarks: Sequence[Benchmar
             why = f"the logs name {name!r} as submission_org"
         else:
             continue
-        expected = join_path(org, "results", *((system, folder.name) if folder.name in ruleset.benchmarks
-                                               else (folder.name, str(bench.benchmark))))
-        if folder.name in ruleset.benchmarks or not os.path.isdir(expected):
+        expected = join_path(org, "results", system, folder.name if named else str(bench.benchmark))
+        if named or not os.path.isdir(expected):
             found.append(outside_results(bench.folder, expected, f"{level} left out; {why}"))
         else:  # (copies beside the folder the tools read: stray files, as any)
             found.append(LAYOUT_INCOMPLETE.at(bench.folder, None, (

@@ -8,10 +8,11 @@ physical line::
     :::MLLOG {"namespace": "", "time_ms": 17592<CR> 10%|█   | 1/10 [00:01<00:09,  1.00it/s]13292069, ...}
 
 The bar begins at the line's first carriage return, surely; it ends where the record's rest
-begins, which is certain where one place alone makes a record of the text before the first CR and
-the text after the last CR: after a ``]`` that closes the bar's times (tqdm's ``[00:01<00:09,
-1.00it/s]``), or, where the bar cut the marker itself (``:::ML`` + the bar + ``LOG {...}``), before
-the marker's last characters. Else the line is given as it is (the reader's MLC023).
+begins, which is certain where one ``]`` alone (tqdm's times, ``[00:01<00:09, 1.00it/s]``) makes a
+record of the text before the first CR and the text after the last, and the blanks after it (tqdm
+pads a shorter redraw) make the same record wherever the bar ends among them (not inside a
+string); or, where the bar cut the marker itself (``:::ML`` + the bar + ``LOG {...}``), before the
+marker's last characters. Else the line is given as it is (the reader's MLC023).
 """
 
 from __future__ import annotations
@@ -48,8 +49,19 @@ def bar_joined(raw: bytes) -> bytes | None:
     begun = head[at + len(_MARKER):]
     if is_record(begun) is not None:
         return None  # (a whole record before the bar)
-    places = [place for place in _closing_brackets(text, last) if is_record(begun + text[place:]) is not None]
-    return head + text[places[0]:] + end if len(places) == 1 else None
+    joins = [_joins(begun, text, place) for place in _closing_brackets(text, last)]
+    found = [made for made in joins if made]
+    if len(found) != 1 or any(record != found[0][0][1] for _place, record in found[0]):
+        return None  # (no place, or places that make other records: the bar's blanks or words inside a string)
+    return head + text[found[0][0][0]:] + end  # (the first: a blank of the record kept, not padding)
+
+
+def _joins(begun: bytes, text: bytes, after: int) -> list[tuple[int, dict[str, object]]]:
+    """The places from ``after`` (a ``]``) on, over the blanks the bar may have been padded with
+    (tqdm pads a shorter redraw), that make a record of ``begun`` and the rest, with it."""
+    blanks = len(text) - after - len(text[after:].lstrip(b" "))
+    return [(place, record) for place in range(after, after + blanks + 1)
+            if (record := is_record(begun + text[place:])) is not None]
 
 
 def _closing_brackets(text: bytes, start: int) -> list[int]:

@@ -67,16 +67,17 @@ _MARKER_ENDS = tuple(_MARKER[cut:] for cut in range(1, len(_MARKER)))
 OTHER_LINE_START = lazy_pattern(LOGGER_LINE_STARTS + rb"|\[[\w ,.:/|-]*\][ :<\[]"
                               rb"|(?:[^\s:\d][^\s:]*\.py|<[^>\n]*>):\d+: [A-Z]\w*(?:Warning|Error)\b")
 """How another stream's line begins where no digit before it can be its own: a glog letter and
-date, NCCL's ``node017:1234:1234 [0] NCCL INFO`` (a host's name begun with a letter), Python
-``logging``'s date (``2024-05-10 12:00:01,234 - ``: a year's four digits then a hyphen, which no
-number goes on with; the milliseconds come only with its default four-digit year, never a
-two-digit one whose ``20`` the number's digits could be), ssh's ``Warning: Permanently added``
+date, a progress bar's carriage return, Python ``logging``'s date (``2024-05-10 12:00:01,234 - ``:
+a year's four digits then a hyphen, which no number goes on with; the milliseconds come only with
+its default four-digit year, never a two-digit one whose ``20`` the number's digits could be),
+ssh's ``Warning: Permanently added``
 (neither of the two after a colon or a bracket and a blank: behind a host's label, ``node01: ``,
 a line began before them), a bracketed tag (``[WARNING|trainer.py:123]`` too), a log level,
 Python's ``warnings`` line (``/usr/lib/.../functional.py:504: UserWarning: ...``, ``<frozen
 importlib._bootstrap>:241: RuntimeWarning: ...``: the commonest stderr line of PyTorch jobs). (Not
 a line that begins with digits: ``0:00:05``, ``5%|``, ``0it [``, a date of a two-digit year after
-the number's ``20``, may begin with the digits the number ends with, which would be dropped.)"""
+the number's ``20``, NCCL's line of a host named ``4f93b2a1c0d4``, may begin with the digits the
+number ends with, which would be dropped.)"""
 _ESCAPE = re.compile(rb"\\.")
 _NUMBER_GOES_ON = re.compile(rb"\.\d|e[-+]\d")
 """Text that goes on with a number as json.dumps writes it (``.75``, ``e-05``): a place before it is
@@ -194,18 +195,20 @@ def _rest(cut: bytes, raw: bytes) -> bytes | None:
 def _marker_joined(cut: bytes, raw: bytes) -> tuple[bytes, bytes] | None:
     """The record's line (without a line end), given at the line of its rest ``raw``, which
     begins with the marker's last characters and holds a whole record after them, when ``cut``
-    (the line before) holds the marker's first characters, then another stream's text (any: the
-    rest alone tells the record, and ``cut`` is given as it is); and that text."""
+    (the line before, no record's) holds the marker's first characters: at its start, then
+    another stream's text (any: a block of stdout ended there, at a line's start), or at its end,
+    or before a text that begins as another stream's line does; and that text."""
     text = raw.rstrip(b"\r\n")
-    if not text.rstrip().endswith(b"}") or _MARKER in text or len(raw) >= _LONGEST:
-        return None
     line = cut.rstrip(b"\r\n")
+    if not text.rstrip().endswith(b"}") or _MARKER in text or _MARKER in line or len(raw) >= _LONGEST:
+        return None
     for cut_after in range(1, len(_MARKER)):
         head = _MARKER[:cut_after]
         at = line.find(head)
         while at >= 0 and text.startswith(_MARKER[cut_after:]):
             other = line[at + cut_after:]
-            if is_record(text[len(_MARKER) - cut_after:]) is not None:  # (the rest alone tells the record)
+            if ((at == 0 or not other or OTHER_LINE_START.match(other))
+                    and is_record(text[len(_MARKER) - cut_after:]) is not None):
                 return head + text, other
             at = line.find(head, at + 1)
     return None

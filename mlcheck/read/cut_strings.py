@@ -76,16 +76,19 @@ def _one_best(found: dict[int, str], counts: dict[int, int]) -> dict[int, str] |
 
 
 LOGGER_LINE_STARTS = (rb"[IWEF]\d{4} \d\d:\d\d|(?:WARNING|INFO|ERROR|DEBUG|CRITICAL|FATAL|Traceback)\b"
-                      rb"|[A-Za-z][A-Za-z\d.-]*:\d+:\d+ \[\d+\] NCCL |\r"
+                      rb"|\r"
                       rb"|(?<![:\]] )(?:\d{4}-\d\d-\d\d \d\d:\d\d:\d\d,\d{3} |Warning: Permanently added )")
-"""How a logger's line begins, in a pattern's text: a glog letter and date, a log level, NCCL's
-``node017:1234:1234 [0] NCCL INFO`` (a host's name: letters, digits, dots and hyphens), a
-progress bar's carriage return (no record holds one: json.dumps escapes it), Python
+"""How a logger's line begins, in a pattern's text: a glog letter and date, a log level,
+a progress bar's carriage return (no record holds one: json.dumps escapes it), Python
 ``logging``'s date and ssh's warning where no label is before them (both line-start patterns hold it:
 :data:`_SURE_LINE_START`, :data:`mlcheck.read.cut_records.OTHER_LINE_START`)."""
-_SURE_LINE_START = lazy_pattern(LOGGER_LINE_STARTS + rb"|\[|(?:/[^\s:]*\.py|<[^>\n]*>):\d+: [A-Z]\w*(?:Warning|Error)\b")
-"""How another stream's line begins that no end of a string before it can belong to
-(:data:`mlcheck.read.cut_records.OTHER_LINE_START` but for a Python ``warnings`` line of a relative
+_SURE_LINE_START = lazy_pattern(LOGGER_LINE_STARTS + rb"|\[|(?:/[^\s:]*\.py|<[^>\n]*>):\d+: [A-Z]\w*(?:Warning|Error)\b"
+                                rb"|[A-Za-z][A-Za-z\d.-]*:\d+:\d+ \[\d+\] NCCL ")
+"""How another stream's line begins that no end of a string before it can belong to (NCCL's
+``node017:1234:1234 [0] NCCL INFO`` too, its host's name begun with a letter: where it begins, the
+strings printed before tell; not after a number's digits, as a host's name may begin with digits,
+``4f93b2a1c0d4``, a container's; :data:`mlcheck.read.cut_records.OTHER_LINE_START` but for a
+Python ``warnings`` line of a relative
 path, whose first characters may be the string's: ``"eval_top1`` + ``/opt/.../x.py:5: UserWarning``):
 a place no string printed before tells is taken from names and words only there (``eval_`` +
 ``accuracy"`` is a word of the logger, the key was ``eval_top1accuracy``)."""
