@@ -218,3 +218,34 @@ def test_result_files_directly_in_results_are_no_result_the_tools_read(tmp_path:
     (bench,) = report["benchmarks"]
     assert bench["valid"] is False and _codes(report) == [("MLC509", "error", False, "results")]
     assert "the system and benchmark levels left out" in report["findings"][0]["message"]
+
+
+def test_waivers_found_by_their_literal_paths_keep_the_files_order(tmp_path: Path) -> None:
+    """rv226: each finding was tried against every waiver (4,000 waivers of one file each: 247 s);
+    literal paths are now looked up. The first waiver of the file that matches still wins, a glob
+    or a literal one, relative or absolute; the others are unused (MLC040)."""
+    from mlcheck.model import Finding, Severity
+    from mlcheck.results import CheckResult
+    from mlcheck.settings.waiver_table import Waiver
+    from mlcheck.settings.waivers import apply_waivers
+    log = tmp_path / "results" / "s" / "resnet" / "result_0.txt"
+    found = Finding(code="MLC304", name="x", severity=Severity.ERROR, message="m", path=str(log), line=3)
+    result = CheckResult(runs=(), benchmarks=(), findings=(found,))
+    glob = Waiver("MLC3", "results/**", "glob", "c.toml:1")
+    literal = Waiver("MLC304", "results/s/resnet/result_0.txt", "literal", "c.toml:5")
+    absolute = Waiver("MLC304", str(log), "absolute", "c.toml:9")
+    other_code = Waiver("MLC2", "results/s/resnet/result_0.txt", "code", "c.toml:13")
+    for order, reason in (([glob, literal], "glob"), ([literal, glob], "literal"), ([other_code, absolute, glob], "absolute")):
+        waived = apply_waivers(result, order, str(tmp_path), checked=[str(tmp_path)])
+        assert [w.reason for w in waived.waived] == [reason]
+        assert len([f for f in waived.findings if f.code == "MLC040"]) == len(order) - 1
+
+
+def test_the_lines_of_many_repeated_keys_are_found_in_one_pass(tmp_path: Path) -> None:
+    """rv226: the line of each repeated key of a system description was searched from the file's
+    start (100,000 repeated keys: 229 s)."""
+    from mlcheck.package.json_document import read_json_document
+    path = tmp_path / "s.json"
+    path.write_text('{\n "a": 1,\n "caf\\u00e9": 2,\n "b": {"c": "a"},\n "a": 3,\n "café": 4,\n "b": 5\n}\n', "utf-8")
+    document = read_json_document(str(path))  # (a key's second spelling as a key: "a" as a value is none)
+    assert dict(document.duplicate_keys) == {"a": 5, "café": 6, "b": 7}

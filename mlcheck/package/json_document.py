@@ -95,8 +95,9 @@ def read_json_document(path: str) -> JsonDocument:
         line = text.count("\n", 0, len(text) - len(text.lstrip())) + 1  # (where the value begins)
         return JsonDocument(path, True, error=f"line {line}: expected a JSON object, found {_json_kind(data)}",
                             error_line=line)
+    lines = _second_lines(text, set(duplicates)) if duplicates else {}
     return JsonDocument(path, True, data, duplicate_keys=tuple(
-        (key, _second_line(text, key)) for key in dict.fromkeys(duplicates)), text=text)
+        (key, lines.get(key)) for key in dict.fromkeys(duplicates)), text=text)
 
 
 _LONG_NUMBER = re.compile(r"\d{4301,}")
@@ -117,11 +118,27 @@ def _too_deep_line(text: str, limit: int = 900) -> int | None:
     return None
 
 
-def _second_line(text: str, key: str) -> int | None:
-    needle = json.dumps(key)
-    first = text.find(needle)
-    second = text.find(needle, first + 1) if first >= 0 else -1
-    return text.count("\n", 0, second) + 1 if second >= 0 else None
+_KEY = re.compile(r'"[^"\\]*(?:\\.[^"\\]*)*"(?=\s*:)')
+
+
+def _second_lines(text: str, keys: set[str]) -> dict[str, int]:
+    """The line of each key's second spelling as an object's key, in one pass over ``text`` (a
+    search per key from the start was quadratic: a description of thousands of repeated keys)."""
+    seen: set[str] = set()
+    lines: dict[str, int] = {}
+    line, counted = 1, 0
+    for found in _KEY.finditer(text):
+        try:
+            key = json.loads(found.group(0))
+        except ValueError:
+            continue
+        if key not in keys or key in lines:
+            continue
+        if key in seen:
+            line, counted = line + text.count("\n", counted, found.start()), found.start()
+            lines[key] = line
+        seen.add(key)
+    return lines
 
 
 def _json_kind(value: object) -> str:

@@ -113,7 +113,7 @@ class GlobMatcher:
         return self.match in states
 
 
-@functools.lru_cache(maxsize=256)
+@functools.lru_cache(maxsize=4096)
 def compiled(glob: str) -> GlobMatcher:
     """The matcher of a glob, compiled once."""
     return GlobMatcher(glob)
