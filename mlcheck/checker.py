@@ -95,10 +95,10 @@ def _check(paths: Sequence[str], ruleset: str | None, progress: Progress | None,
                                      "<org>/results/<system>/<benchmark>/ or log files")
            for folder in empty]
     benchmarks = score_benchmarks(run_results, refs_by_path, scored)
-    judged = {(r.path, r.index): r for bench in benchmarks for r in bench.runs}
-    run_results = sorted((judged.get((r.path, r.index), r) for r in run_results),  # (tolerated runs)
-                         key=lambda r: (natural_order(r.path), r.path, r.index))  # (any paths' order)
     package_findings, benchmarks = check_packages(list(paths), benchmarks, forced, skipped)
+    judged = {(r.path, r.index): r for bench in benchmarks for r in bench.runs}  # (tolerated runs; stray copies', MLC509)
+    run_results = sorted((judged.get((r.path, r.index), r) for r in run_results),
+                         key=lambda r: (natural_order(r.path), r.path, r.index))  # (any paths' order)
     # One finding per rule and run (mlcheck.judge.grouping): verdicts do not change.
     return group_result(CheckResult(runs=tuple(run_results), benchmarks=tuple(benchmarks),
                                     findings=(*top, *package_findings)))

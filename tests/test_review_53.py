@@ -249,3 +249,52 @@ def test_the_lines_of_many_repeated_keys_are_found_in_one_pass(tmp_path: Path) -
     path.write_text('{\n "a": 1,\n "caf\\u00e9": 2,\n "b": {"c": "a"},\n "a": 3,\n "café": 4,\n "b": 5\n}\n', "utf-8")
     document = read_json_document(str(path))  # (a key's second spelling as a key: "a" as a value is none)
     assert dict(document.duplicate_keys) == {"a": 5, "café": 6, "b": 7}
+
+
+def test_a_refused_system_description_leaves_no_valid_score_in_its_package(tmp_path: Path) -> None:
+    """rv230: the package checker reads every systems/*.json and fails the package on one it
+    refuses (the summarizer stops on it and publishes nothing); another system's scores were
+    'valid'. Now each says why it is not."""
+    package = tmp_path / "Acme"
+    shutil.copytree(EXAMPLE, package)
+    (package / "systems" / "other.json").write_text("{", "utf-8")
+    report = _check_json(str(package))
+    (bench,) = report["benchmarks"]
+    assert bench["valid"] is False
+    assert "the package checker refuses its package: the system description" in bench["reason"]
+    assert "other.json is refused (MLC511)" in bench["reason"]
+    assert ("MLC511", "error", True, "other.json") in _codes(report)
+
+
+@pytest.mark.parametrize("where", ["results/acme-t8", "results"])
+def test_copies_beside_the_benchmark_folder_are_no_result(tmp_path: Path, where: str) -> None:
+    """rv229: copies of the result files in the system folder, or in results/, beside the
+    benchmark folder the tools read: a warning (was an error for results/), not a result (score's
+    exit 0; their runs' errors warnings), placed in SARIF on a copy (was on the folder's real file)."""
+    package = tmp_path / "Acme"
+    shutil.copytree(EXAMPLE, package)
+    for log in RESNET.iterdir():
+        shutil.copy(log, package / where / log.name)
+    (package / where / "result_4.txt").write_bytes(b"".join(  # (a broken copy: no run_stop)
+        line for line in (RESNET / "result_4.txt").read_bytes().splitlines(keepends=True) if b"run_stop" not in line))
+    report = _check_json(str(package))
+    assert [c for c in _codes(report) if c[1] == "error"] == []
+    assert ("MLC509", "warning", False, Path(where).name) in _codes(report)
+    assert [b["reason"].endswith("not a result: copies beside the benchmark folder the official tools read (MLC509)")
+            for b in report["benchmarks"] if b["folder"].endswith(where)] == [True]
+    done = subprocess.run([sys.executable, "-m", "mlcheck", "score", str(package), "--no-progress"],
+                          capture_output=True, timeout=120)
+    assert done.returncode == 0, done.stderr.decode()
+    sarif = subprocess.run([sys.executable, "-m", "mlcheck", "check", str(package), "-f", "sarif", "--no-progress"],
+                           capture_output=True, timeout=120)
+    import json
+    (placed,) = [r for r in json.loads(sarif.stdout)["runs"][0]["results"] if r["ruleId"] == "MLC509"]
+    assert placed["locations"][0]["physicalLocation"]["artifactLocation"]["uri"].endswith(f"{where}/result_0.txt")
+
+
+def test_a_repeated_keys_line_is_found_past_a_long_value_of_escaped_quotes(tmp_path: Path) -> None:
+    """rv229: the key search started again at each escaped quote of a value (80 KB of them: 41 s)."""
+    from mlcheck.package.json_document import read_json_document
+    path = tmp_path / "s.json"
+    path.write_text('{\n "notes": "' + '\\\\\\"' * 2000 + '",\n "a": 1,\n "a": 2\n}\n', "utf-8")
+    assert dict(read_json_document(str(path)).duplicate_keys) == {"a": 4}

@@ -74,27 +74,39 @@ def outside_results_findings(paths: Sequence[str], benchmarks: Sequence[Benchmar
         else:
             continue
         expected = join_path(org, "results", system, folder.name if named else str(bench.benchmark))
-        if named or not os.path.isdir(expected):
+        real = None if named else _read_folder(org, system, str(bench.benchmark))
+        if real is None:
             found.append(outside_results(bench.folder, expected, f"{level} left out; {why}"))
         else:  # (copies beside the folder the tools read: stray files, as any)
             found.append(LAYOUT_INCOMPLETE.at(bench.folder, None, (
-                f"result files of {bench.benchmark} in a system folder ({why}): the official tools read only "
-                f"{expected}/, which is there; these copies are no result of it. Remove them"),
+                f"result files of {bench.benchmark} outside a benchmark folder ({why}): the official tools read "
+                f"only {real}/, which is there; these copies are no result of it. Remove them"),
                 severity=Severity.WARNING))
     return found
 
 
 def unread_by_the_tools(bench: BenchmarkResult, stray: bool) -> BenchmarkResult:
     """A misplaced benchmark folder's results: its score not valid, no finding of its folder said
-    to be the official tools' (they read no run of it; the MLC509 finding says why); for ``stray``
-    copies beside the folder they read, its errors warnings (as any stray file's)."""
+    to be the official tools' (they read no run of it; the MLC509 finding says why). ``stray``
+    copies beside the folder they read are no result at all (as a folder inside a benchmark
+    folder: mlcheck.judge.nested_logs): their errors, the runs' too, are warnings."""
     def unread(found: Finding) -> Finding:
-        refused = found.severity is Severity.ERROR and stray
-        return replace(found, official=False, severity=Severity.WARNING) if refused else replace(found, official=False)
-    return replace(bench, findings=tuple(map(unread, bench.findings)),
-                   score=replace(bench.score, valid=False, reason=(
-                       f"{bench.score.reason}; its folder is outside results/<system>/<benchmark>/ (MLC509): the "
-                       "round's tools read no run of it")))
+        if not stray or found.severity is not Severity.ERROR and not found.official:
+            return replace(found, official=False) if found.official else found
+        return replace(found, official=False, severity=Severity.WARNING if found.severity is Severity.ERROR
+                       else found.severity, message=found.message + _STRAY)
+    if stray:
+        return replace(bench, published=False, findings=tuple(map(unread, bench.findings)),
+                       runs=tuple(replace(run, findings=tuple(map(unread, run.findings))) for run in bench.runs),
+                       score=replace(bench.score, valid=False, reason=(
+                           f"{bench.score.reason}; not a result: copies beside the benchmark folder the official "
+                           "tools read (MLC509)")))
+    return replace(bench, findings=tuple(map(unread, bench.findings)), score=replace(bench.score, valid=False, reason=(
+        f"{bench.score.reason}; its folder is outside results/<system>/<benchmark>/ (MLC509): the round's tools "
+        "read no run of it")))
+
+
+_STRAY = " (a copy beside the benchmark folder the official tools read, which read no copy: MLC509)"
 
 
 def superseded_by_misplacement(findings: Sequence[Finding], misplaced: Collection[str]) -> list[Finding]:
@@ -128,6 +140,18 @@ def package_of(folder: str) -> tuple[str, str] | None:
     if len(parts) >= 4 and parts[-3] == "results":
         return package_path(folder), parts[-2]
     return None
+
+
+def _read_folder(org: str, system: str, benchmark: str) -> str | None:
+    """The benchmark folder of the package that the official tools read, where there is one: of
+    ``system``, or of any system (``SYSTEM``: the result files lie in ``results/`` itself)."""
+    results = join_path(org, "results")
+    try:
+        systems = [system] if system != SYSTEM else sorted(os.listdir(results))
+    except OSError:
+        return None
+    return next((join_path(results, name, benchmark) for name in systems
+                 if os.path.isdir(os.path.join(results, name, benchmark))), None)
 
 
 def _marks(folder: str) -> list[str]:

@@ -29,6 +29,7 @@ from mlcheck.rules.power import ENERGY_SCORE, POWER_LOG_INVALID
 from mlcheck.rules.power_plausibility import nodes_not_measured
 from mlcheck.rules.package import ROUND_ASSUMED
 from mlcheck.rules.package_layout import NESTED_FOLDER, UNKNOWN_FILE, check_layout
+from mlcheck.judge.system_refusals import SystemRefusals
 from mlcheck.judge.outside_results import (misplaced_benchmarks_left_out, outside_results_findings, package_of,
                                           superseded_by_misplacement, unread_by_the_tools)
 from mlcheck.rules.package_system import check_system_description
@@ -209,10 +210,7 @@ def check_packages(paths: Sequence[str], benchmarks: Sequence[BenchmarkResult],
         misplaced = [crash_finding("the package checks", paths[0] if paths else ".", error)]
     outside = {os.path.abspath(f.path): f.severity is Severity.WARNING for f in misplaced if f.code == "MLC509"}
     findings = superseded_by_misplacement(findings, outside) + misplaced
-    refused: dict[str, set[str]] = {}  # (each system description's errors: its folders' scores are not valid)
-    for found in findings:
-        if found.severity is Severity.ERROR and found.code in _SYSTEM_REFUSED:
-            refused.setdefault(os.path.abspath(found.path), set()).add(found.code)
+    refusals = SystemRefusals(findings)  # (a refused system description: its package's scores are not valid)
     updated = []
     for bench in benchmarks:
         located = package_of(bench.folder) if bench.folder else None
@@ -234,18 +232,13 @@ def check_packages(paths: Sequence[str], benchmarks: Sequence[BenchmarkResult],
                 extra += nodes_not_measured(os.path.join(bench.folder, POWER_FOLDER), counts, info.number_of_nodes, path)
         except Exception as error:  # noqa: BLE001 - see above
             extra = [crash_finding("the log/system checks", bench.folder or path, error)]
-        score, codes = bench.score, sorted(refused.get(os.path.abspath(path), ()))
-        if codes:  # (the package checker refuses the package; the summarizer cannot read it: said whatever else is)
-            score = replace(score, valid=False, reason=f"{score.reason}; its system description {path} is "
-                            f"refused ({', '.join(codes)})")
+        score, why = bench.score, refusals.reason(path, org_path)
+        if why:  # (the package checker refuses the package; the summarizer cannot read it: said whatever else is)
+            score = replace(score, valid=False, reason=f"{score.reason}; {why}")
         updated.append(replace(bench, system_info=info, score=score,
                                findings=tuple(sorted(bench.findings + tuple(extra), key=Finding.sort_key))))
     findings.extend(nested_folder_notes(updated, [*findings, *(f for bench in updated for f in bench.findings)]))
     return list(dict.fromkeys(findings)), updated
-
-
-_SYSTEM_REFUSED = frozenset({"MLC510", "MLC511", "MLC512", "MLC515"})
-"""The system-description rules whose errors the round's package checker or summarizer refuse."""
 
 
 _PASSED_OVER = {
@@ -294,6 +287,6 @@ def _skipped_finding(path: str, kind: str) -> Finding:
 def nested_folder_notes(benchmarks: Iterable[BenchmarkResult], findings: Iterable[Finding]) -> list[Finding]:
     """MLC508 for a folder inside a benchmark folder that the package's layout check did not see
     (the folder given on its own): its logs are no benchmark result, whatever is checked."""
-    said = {found.path for found in findings if found.code == UNKNOWN_FILE.code}
+    said = {found.path for found in findings if found.code in (UNKNOWN_FILE.code, "MLC509")}  # (MLC509: stray copies)
     return [UNKNOWN_FILE.at(bench.folder, None, NESTED_FOLDER)
             for bench in benchmarks if not bench.published and bench.folder and bench.folder not in said]

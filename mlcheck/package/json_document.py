@@ -118,7 +118,9 @@ def _too_deep_line(text: str, limit: int = 900) -> int | None:
     return None
 
 
-_KEY = re.compile(r'"[^"\\]*(?:\\.[^"\\]*)*"(?=\s*:)')
+_KEY = re.compile(r'"[^"\\]*(?:\\.[^"\\]*)*"(\s*:)?')
+"""A string, and the colon after it where it is an object's key: strings are matched from the left,
+each whole (a search for keys alone would start again at each escaped quote of a long value)."""
 
 
 def _second_lines(text: str, keys: set[str]) -> dict[str, int]:
@@ -128,8 +130,10 @@ def _second_lines(text: str, keys: set[str]) -> dict[str, int]:
     lines: dict[str, int] = {}
     line, counted = 1, 0
     for found in _KEY.finditer(text):
+        if found.group(1) is None:
+            continue
         try:
-            key = json.loads(found.group(0))
+            key = json.loads(found.group(0)[:found.start(1) - found.start()])
         except ValueError:
             continue
         if key not in keys or key in lines:

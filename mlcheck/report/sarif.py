@@ -75,6 +75,9 @@ class _Anchors:
     def __init__(self, result: CheckResult) -> None:
         self._paths = sorted({run.path for run in result.runs  # (a folder named result_0.txt is no file to point at)
                               if not names_no_file(run.path) and not os.path.isdir(run.path)})
+        self._first_in: dict[str, str] = {}  # (a folder's own first result file, before those of its folders)
+        for path in self._paths:
+            self._first_in.setdefault(os.path.dirname(path), path)
 
     def file_of(self, path: str) -> str | None:
         """The first result file under the folder ``path``, or for a benchmark folder's ``power/``
@@ -88,7 +91,7 @@ class _Anchors:
         if os.path.isfile(path) or not os.path.isdir(path):
             return None
         for folder in up_to_benchmark_folder(path):
-            found = self._first_under(folder)
+            found = self._first_in.get(folder) or self._first_under(folder)
             if found is not None or folder == os.curdir:
                 return found
         try:

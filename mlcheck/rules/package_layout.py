@@ -102,8 +102,9 @@ def check_layout(layout: PackageLayout, ruleset: str, run_counts: Mapping[str, i
                  os.path.basename(os.path.dirname(path)) == "systems" else "files belong in results/<system>/<benchmark>/")
         found.append(UNKNOWN_FILE.at(path, None, f"{where}; remove this one or move it"))
     found.extend(LAYOUT_INCOMPLETE.at(path, None, "a system folder without a benchmark folder: nothing in it is "
-                                      "checked or scored (the official tools skip it); add its results or remove "
-                                      "it", severity=Severity.WARNING) for path in layout.empty_systems)
+                                      "checked or scored (the package checker skips it; the result summarizer lists the "
+                                      "system with no score); add its results or remove it", severity=Severity.WARNING)
+                 for path in layout.empty_systems)
     missing_impl: set[str] = set()
     for folder in layout.benchmark_folders:
         if folder.name not in run_counts:
