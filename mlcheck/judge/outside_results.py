@@ -91,7 +91,7 @@ def unread_by_the_tools(bench: BenchmarkResult, stray: bool) -> BenchmarkResult:
     copies beside the folder they read are no result at all (as a folder inside a benchmark
     folder: mlcheck.judge.nested_logs): their errors, the runs' too, are warnings."""
     def unread(found: Finding) -> Finding:
-        if not stray or found.severity is not Severity.ERROR and not found.official:
+        if not stray or (found.severity is not Severity.ERROR and not found.official):
             return replace(found, official=False) if found.official else found
         return replace(found, official=False, severity=Severity.WARNING if found.severity is Severity.ERROR
                        else found.severity, message=found.message + _STRAY)
@@ -112,7 +112,7 @@ _STRAY = " (a copy beside the benchmark folder the official tools read, which re
 def superseded_by_misplacement(findings: Sequence[Finding], misplaced: Collection[str]) -> list[Finding]:
     """``findings`` without the layout warnings a system folder's misplaced runs would else get
     (the folder without a benchmark folder, each result file a stray file of it): the folder's
-    one MLC509 error says what is wrong."""
+    one MLC509 finding (an error; a warning for copies beside the real folder) says what is wrong."""
     return [f for f in findings if not (
         f.code == "MLC509" and f.severity is not Severity.ERROR and os.path.abspath(f.path) in misplaced
         or f.code == "MLC508" and os.path.dirname(os.path.abspath(f.path)) in misplaced

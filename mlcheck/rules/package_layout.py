@@ -45,11 +45,11 @@ for a folder inside a package mlcheck finds the package upwards and checks that 
 system description of its system, as checking the whole package does. Only what concerns the
 package as a whole (its missing ``results/`` or ``systems/``) needs the package named.
 
-MLC509 also reports, at the folder, result files in ``<org>/<system>/<benchmark>/``,
-``<org>/results/<benchmark>/``, ``<org>/<benchmark>/`` or ``<org>/results/<system>/`` when ``<org>`` is a package or is the
-logs' ``submission_org`` (``mlcheck.judge.outside_results``): the official checker finds no result
-there (its score is not valid). Fix: move it to ``<org>/results/<system>/<benchmark>/``. A missing
-``benchmarks/<benchmark>`` is reported at that folder.
+MLC509 also reports, at the folder, result files in ``<org>/<system>/<benchmark>/``, ``<org>/results/<benchmark>/``,
+``<org>/<benchmark>/``, ``<org>/results/<system>/`` or ``<org>/results/`` when ``<org>`` is a package or the logs'
+``submission_org`` (``mlcheck.judge.outside_results``): the official checker finds no result there (its
+score is not valid; copies beside the benchmark folder it reads: a warning, no result). Fix: move them to
+``<org>/results/<system>/<benchmark>/``. A missing ``benchmarks/<benchmark>`` is reported at that folder.
 """
 
 from __future__ import annotations
