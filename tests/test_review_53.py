@@ -298,3 +298,16 @@ def test_a_repeated_keys_line_is_found_past_a_long_value_of_escaped_quotes(tmp_p
     path = tmp_path / "s.json"
     path.write_text('{\n "notes": "' + '\\\\\\"' * 2000 + '",\n "a": 1,\n "a": 2\n}\n', "utf-8")
     assert dict(read_json_document(str(path)).duplicate_keys) == {"a": 4}
+
+
+@pytest.mark.parametrize("line_end", [b"\n", b"\r\n"])
+def test_a_utf16_console_keeps_a_bars_cr_inside_its_line(tmp_path: Path, line_end: bytes) -> None:
+    """rv228: a console a Windows shell saved as UTF-16 was read with a bare CR as a line end: a
+    record whose marker tqdm's redraws cut was dropped without a word (split wrote one record less)."""
+    lines = (RESNET / "result_0.txt").read_bytes().splitlines(keepends=True)
+    cut = lines[196][:3] + "\r 10%|\u2588 | 1/10 [00:01<00:09]".encode() + lines[196][3:]
+    text = b"".join(lines[:196] + [cut] + lines[197:]).replace(b"\n", line_end)
+    log = tmp_path / "console.log"
+    log.write_bytes(text.decode("utf-8").encode("utf-16"))
+    split = _records_split(tmp_path / "out", log.read_bytes()).replace(b"\r\n", b"\n")
+    assert split == b"".join(lines)

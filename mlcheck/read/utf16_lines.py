@@ -21,10 +21,12 @@ def wide_encoding(head: bytes) -> str | None:
 
 class Utf16Lines:
     """The lines of a UTF-16 (or UTF-32) file as UTF-8 bytes (``readline`` and ``close``, as the
-    reader uses a stream); a character the file cannot hold is U+FFFD."""
+    reader uses a stream); a character the file cannot hold is U+FFFD. A line ends at LF, as a
+    UTF-8 console's does (a CRLF's CR kept): a progress bar's CR inside a line stays there, for
+    :mod:`mlcheck.read.bar_cuts` (a CR read as a line end lost a record a bar cut)."""
 
     def __init__(self, stream: IO[bytes], encoding: str = "UTF-16") -> None:
-        self.text = io.TextIOWrapper(stream, encoding=encoding.lower(), errors="replace", newline="")
+        self.text = io.TextIOWrapper(stream, encoding=encoding.lower(), errors="replace", newline="\n")
 
     def readline(self, size: int = -1) -> bytes:
         return self.text.readline(size).encode("utf-8", errors="replace")
