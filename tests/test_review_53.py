@@ -311,3 +311,27 @@ def test_a_utf16_console_keeps_a_bars_cr_inside_its_line(tmp_path: Path, line_en
     log.write_bytes(text.decode("utf-8").encode("utf-16"))
     split = _records_split(tmp_path / "out", log.read_bytes()).replace(b"\r\n", b"\n")
     assert split == b"".join(lines)
+
+
+def test_a_utf16_console_of_cr_line_ends_reads_as_its_utf8_copy(tmp_path: Path) -> None:
+    """rv231: CR line ends with an LF-ended line among them (a launcher's line first): the UTF-16
+    console was read as two lines (every finding at line 2) once a bar's CR stayed in its line."""
+    lines = (RESNET / "result_0.txt").read_bytes().splitlines()
+    text = b"launcher: starting the job\n" + b"\r".join(lines[:100] + lines[101:]) + b"\r"
+    found = {}
+    for name, data in (("utf8.log", text), ("utf16.log", text.decode("utf-8").encode("utf-16"))):
+        (tmp_path / name).write_bytes(data)
+        report = _check_json(str(tmp_path / name), "--config", os.devnull)
+        found[name] = sorted((f["code"], f["line"]) for f in report["findings"] if f["code"] not in ("MLC009", "MLC020"))
+    assert found["utf16.log"] == found["utf8.log"] and any(line and line > 2 for _, line in found["utf8.log"])
+
+
+def test_the_html_scores_name_mlc509_for_stray_copies(tmp_path: Path) -> None:
+    package = tmp_path / "Acme"
+    shutil.copytree(EXAMPLE, package)
+    for log in RESNET.iterdir():
+        shutil.copy(log, package / "results" / "acme-t8" / log.name)
+    subprocess.run([sys.executable, "-m", "mlcheck", "report", str(package), "-o", str(tmp_path / "r.html"),
+                    "--no-progress"], capture_output=True, timeout=120)
+    page = (tmp_path / "r.html").read_text("utf-8")
+    assert "not a result (MLC509)" in page and "not a result (MLC508)" not in page

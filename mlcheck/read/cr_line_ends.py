@@ -31,7 +31,7 @@ def cr_line_ended(handle: io.BufferedReader) -> io.BufferedReader:
     if not head or b"\n" in head and (b"\r" not in head or not _more_lone_crs(head)):
         return handle
     probe = handle.read(PROBE_BYTES)  # (a first line longer than the buffer: its bytes replayed)
-    translate = b"\r" in probe and (b"\n" not in probe or _records_end_in_crs(probe))
+    translate = b"\r" in probe and (b"\n" not in probe or records_end_in_crs(probe))
     if translate and len(probe) == PROBE_BYTES and _lf_later(handle):
         translate = False  # (a progress bar's first MiB, then LF-ended lines)
     return io.BufferedReader(_Replayed(handle, probe, translate=translate))
@@ -43,7 +43,7 @@ def _more_lone_crs(data: bytes) -> bool:
     return data.count(b"\r") - data.count(b"\r\n") > data.count(b"\n")
 
 
-def _records_end_in_crs(data: bytes) -> bool:
+def records_end_in_crs(data: bytes) -> bool:
     """Whether more of the records in ``data`` end their lines with a CR alone than with an LF or
     CRLF (CR line ends, an LF-ended line or a few among them; not LF-ended output whose records a
     progress bar's CRs come before: ``tqdm.write`` clears the bar with a CR, the record ends in an LF)."""

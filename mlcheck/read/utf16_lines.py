@@ -4,7 +4,11 @@ only: a result file in either is MLC009, as the official parser finds no record 
 from __future__ import annotations
 
 import io
+import re
+from collections import deque
 from typing import IO
+
+from mlcheck.read.cr_line_ends import PROBE_BYTES, records_end_in_crs
 
 _UTF16_MARKS = (b"\xff\xfe", b"\xfe\xff")
 _UTF32_MARKS = (b"\xff\xfe\x00\x00", b"\x00\x00\xfe\xff")
@@ -21,15 +25,32 @@ def wide_encoding(head: bytes) -> str | None:
 
 class Utf16Lines:
     """The lines of a UTF-16 (or UTF-32) file as UTF-8 bytes (``readline`` and ``close``, as the
-    reader uses a stream); a character the file cannot hold is U+FFFD. A line ends at LF, as a
-    UTF-8 console's does (a CRLF's CR kept): a progress bar's CR inside a line stays there, for
-    :mod:`mlcheck.read.bar_cuts` (a CR read as a line end lost a record a bar cut)."""
+    reader uses a stream); a character the file cannot hold is U+FFFD. Lines end as a UTF-8
+    console's do (:mod:`mlcheck.read.cr_line_ends`): at LF (a CRLF's CR kept), so that a progress
+    bar's CR stays inside its line, for :mod:`mlcheck.read.bar_cuts` (a CR read as a line end lost
+    a record a bar cut); at a CR too where the first MiB holds no LF, or more of its records end
+    in a CR alone than in an LF (a file of CR line ends, an LF-ended line or a few among them)."""
 
     def __init__(self, stream: IO[bytes], encoding: str = "UTF-16") -> None:
         self.text = io.TextIOWrapper(stream, encoding=encoding.lower(), errors="replace", newline="\n")
+        head = self.text.read(PROBE_BYTES // 2)
+        self.cr_ends = "\r" in head and ("\n" not in head or records_end_in_crs(head.encode("utf-8", "replace")))
+        pieces = head.split("\n")
+        self.partial = pieces[-1]  # (the first MiB's last line, cut: its rest follows)
+        whole = head[:len(head) - len(self.partial)]
+        self.ahead: deque[str] = deque(_CR_PIECES.findall(whole) if self.cr_ends else (p + "\n" for p in pieces[:-1]))
 
     def readline(self, size: int = -1) -> bytes:
-        return self.text.readline(size).encode("utf-8", errors="replace")
+        if not self.ahead:
+            line, self.partial = self.partial + self.text.readline(size), ""
+            if not self.cr_ends or "\r" not in line:
+                return line.encode("utf-8", errors="replace")
+            self.ahead.extend(_CR_PIECES.findall(line))
+        return self.ahead.popleft().encode("utf-8", errors="replace") if self.ahead else b""
 
     def close(self) -> None:
         self.text.close()
+
+
+_CR_PIECES = re.compile(r"[^\r\n]*(?:\r\n|\r|\n)|[^\r\n]+$")
+"""A line cut at each CR that ends one alone (a file of CR line ends)."""

@@ -110,7 +110,8 @@ def overview(result: CheckResult) -> str:
     rows = []
     for i, b in enumerate(result.benchmarks):
         valid, refusal = b.score.valid, rcp_refusal(b)
-        shown = ("no" if b.published else "not a result (MLC508)") if not valid else "yes" if refusal is None \
+        unread = "MLC509" if b.score.reason.endswith("(MLC509)") else "MLC508"  # (stray copies; a nested folder)
+        shown = ("no" if b.published else f"not a result ({unread})") if not valid else "yes" if refusal is None \
             else f"yes, but the RCP test refuses it ({refusal.code})"
         row = [td(b.org or "?")] * several + [
             f'<td><a href="#benchmark-{i}">{escape(b.benchmark or "?")}</a></td>', td(b.system or "?"),
