@@ -525,7 +525,7 @@ def test_a_folder_met_first_through_a_link_is_judged_where_it_lies(tmp_path: Pat
     assert all(run.path.startswith(str(package / RESNET)) for run in by_folder[str(package / RESNET)].runs)
     # (results/a-alias has no systems/a-alias.json: the package checker crashes there, refusing the package)
     assert not by_folder[str(package / RESNET)].score.valid
-    assert "a-alias.json is refused (MLC510)" in by_folder[str(package / RESNET)].score.reason
+    assert "a-alias.json is missing (MLC510)" in by_folder[str(package / RESNET)].score.reason
 
 
 def test_every_run_whose_hyperparameter_differs_is_named(tmp_path: Path) -> None:

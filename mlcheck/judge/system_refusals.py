@@ -37,10 +37,14 @@ class SystemRefusals:
         no valid score; None when no description of its package is refused."""
         codes = sorted(self.by_path.get(os.path.abspath(system_path), ()))
         if codes:
-            return f"its system description {system_path} is refused ({', '.join(codes)})"
+            return f"its system description {system_path} is {_state(system_path)} ({', '.join(codes)})"
         other = self.by_package.get(os.path.abspath(package))
         if other is None:
             return None
         shown = os.path.join(package, "systems", os.path.basename(other))
-        return (f"the package checker refuses its package: the system description {shown} is refused "
+        return (f"the package checker refuses its package: the system description {shown} is {_state(other)} "
                 f"({', '.join(sorted(self.by_path[other]))}), and the result summarizer publishes nothing of it")
+
+
+def _state(path: str) -> str:
+    return "refused" if os.path.lexists(path) else "missing"
