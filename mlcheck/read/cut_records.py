@@ -203,12 +203,13 @@ def _marker_joined(cut: bytes, raw: bytes) -> tuple[bytes, bytes] | None:
     if not text.rstrip().endswith(b"}") or _MARKER in text or _MARKER in line or len(raw) >= _LONGEST:
         return None
     for cut_after in range(1, len(_MARKER)):
+        if not text.startswith(_MARKER[cut_after:]) or is_record(text[len(_MARKER) - cut_after:]) is None:
+            continue  # (the rest decoded once, whatever place of the head in the line before is weighed)
         head = _MARKER[:cut_after]
         at = line.find(head)
-        while at >= 0 and text.startswith(_MARKER[cut_after:]):
+        while at >= 0:
             other = line[at + cut_after:]
-            if ((at == 0 or not other or OTHER_LINE_START.match(other))
-                    and is_record(text[len(_MARKER) - cut_after:]) is not None):
+            if at == 0 or not other or OTHER_LINE_START.match(other):
                 return head + text, other
             at = line.find(head, at + 1)
     return None
