@@ -377,3 +377,17 @@ def test_the_evaluation_grid_is_a_running_sum_as_the_checker_adds_it(
     assert run.official_verdict == "pass" and not [f for f in run.findings if f.code == "MLC111"]
     log.write_bytes(text.replace(b'"eval_samples", "value": 256', b'"eval_samples", "value": 251'))  # (4.1.68's ask)
     assert installed_verdict(log, "6.1.0") == "pass"
+
+
+def test_a_grid_position_logged_as_a_string_is_said_to_be_one(cases: tuple[Path, list[Case]], tmp_path: Path) -> None:
+    """rv232: 6.1 Qwen3.5 GRPO samples_count "4608": the checker's == never finds a string equal to
+    the point (MLC111, as it fails), and the message said '4608' is off the grid whose next point
+    is 4608; it now says that the value is a string."""
+    out, _ = cases
+    text = (out / "6.1.0" / "qwen35_397b_grpo" / "base.txt").read_bytes()
+    log = tmp_path / "result_0.txt"
+    log.write_bytes(text.replace(b'"samples_count": 4608}', b'"samples_count": "4608"}'))
+    (run,) = check([str(log)], ruleset="6.1.0").runs
+    (found,) = [f for f in run.findings if f.code == "MLC111"]
+    assert run.official_verdict == "fail" and found.line == text[:text.index(b'"samples_count": 4608}')].count(b"\n") + 1
+    assert "'4608' (a string, which the checker never finds equal to a number: log the number)" in found.message

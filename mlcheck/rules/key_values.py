@@ -178,8 +178,10 @@ def cadence_findings(ctx: RunContext, entry: Entry, events: tuple[Event, ...], c
         if position == point:
             used, point = used + 1, point + step
             continue
+        text = (" (a string, which the checker never finds equal to a number: log the number)"
+                if isinstance(position, str) and is_number_text(position) else "")
         yield ctx.at(codes.invalid, event.line,
-                     f"{entry.key} at {name} {show(position)} is off the evaluation grid: the next point is "
+                     f"{entry.key} at {name} {show(position)}{text} is off the evaluation grid: the next point is "
                      f"{show(point)}; {scope} evaluates {cadence.text} ({entry.source})")
 
 
