@@ -41,3 +41,34 @@ def test_a_package_copied_into_a_packages_results_is_still_refused(tmp_path: Pat
     (tmp_path / "Org" / "systems").mkdir()
     report = _check_json(str(tmp_path / "Org"))
     assert ("MLC510", "error") in {(f["code"], f["severity"]) for f in report["findings"]}
+
+
+RESNET_RUN = EXAMPLE / "results" / "acme-t8" / "resnet" / "result_0.txt"
+
+
+@pytest.mark.parametrize("record, codes", [
+    ('{"key": ""}', ["MLC007", "MLC008", "MLC025"]),
+    ('{"key": 1, "time_ms": 1, "value": 1}', ["MLC008"]),
+    ('{"key": null, "time_ms": null, "value": 1, "metadata": {}}', ["MLC007"]),
+    ('{"key": [1], "time_ms": "abc", "value": 1, "metadata": {}}', ["MLC007"]),
+    ('{"key": "", "time_ms": 1, "metadata": {}}', ["MLC025"]),
+    ('{"key": 1, "time_ms": "12", "value": 1, "metadata": {}}', []),
+    ('{"key": null, "time_ms": 1, "value": 1, "metadata": {}}', []),
+])
+def test_a_record_without_a_key_string_fails_where_the_parser_stops_on_its_other_fields(
+        tmp_path: Path, record: str, codes: list[str]) -> None:
+    """rv233: the parser reads float(m['time_ms']), then m['key'], m['value'], m['metadata']: a
+    record whose key is no string but which lacks time_ms (or holds null, "abc") stops it as any
+    record does, and the file fails; it was the MLC006 warning 'the official parser reads the
+    record', and the run passed (exit 0, a valid score). A record the parser keeps is still that
+    warning alone."""
+    lines = RESNET_RUN.read_text("utf-8").splitlines(keepends=True)
+    log = tmp_path / "result_0.txt"
+    log.write_text("".join(lines[:80] + [f":::MLLOG {record}\n"] + lines[80:]), "utf-8")
+    report = _check_json(str(log))
+    at_line = [(f["code"], f["severity"]) for f in report["findings"] if f.get("line") == 81]
+    assert at_line == ([(code, "error") for code in codes] or [("MLC006", "warning")])
+    assert report["runs"][0]["official_verdict"] == ("fail" if codes else "pass")
+    official = subprocess.run([sys.executable, "-m", "mlperf_logging.compliance_checker", "--usage", "training",
+                               "--ruleset", "2.0.0", str(log)], capture_output=True, timeout=120)
+    assert (official.returncode != 0) == bool(codes)

@@ -21,7 +21,9 @@ each at the last one (``re.sub(".*" + TOKEN, TOKEN, line)``), strips it and deco
   mlcheck's own error: no time-to-train can be computed; the checker's init check fails on it);
 - ``m['key']``, ``m['value']`` and ``m['metadata']``: a record without one is a KeyError that
   fails the file (MLC006, MLC025, MLC008); a key that is not a string is kept and named by no
-  rule (MLC006, a warning). The decoding itself is :mod:`mlcheck.read.record_shape`'s;
+  rule (MLC006, a warning), unless its record lacks ``time_ms``, ``value`` or ``metadata`` or holds
+  a ``time_ms`` ``float()`` refuses: the parser stops there first, whatever the key
+  (:func:`keyless_refusals`: MLC007, MLC025, MLC008, errors). The decoding itself is :mod:`mlcheck.read.record_shape`'s;
 - the file is read as latin-1, a byte a character: a line holding a byte that is not ASCII is
   read so here too (``"é"`` written in UTF-8 is the two characters ``Ã©`` there and here; NEL and
   NBSP are blanks to ``strip()`` at the line's ends but fail the record between its members).
@@ -169,3 +171,29 @@ _TIMED_BY_SCORE = frozenset({"run_start", "run_stop"})
 """The keys the run's time-to-train is computed from (a time that is no number there is an error of
 mlcheck's own, as MLC405 on a time outside any plausible date; init's times are compared by the
 official checker, MLC401, and a warning of either where it passes them)."""
+
+
+def keyless_refusals(path: str, line_no: int, record: dict[str, object], shown_key: str) -> list[Finding]:
+    """Why the official parser stops on a record whose key is not a non-empty string (``shown_key``:
+    what it is), as it stops on any record: ``float(m['time_ms'])`` comes first (a KeyError, a
+    TypeError of null or a list, a ValueError of a string that is no number: the file fails), then
+    ``m['value']`` and ``m['metadata']``. Empty when the parser keeps the record."""
+    found = []
+    whose = f"the record whose key is {shown_key}"
+    if "time_ms" not in record:
+        found.append(rules.RECORD_TIME_INVALID.at(path, line_no, (
+            f"'time_ms' of {whose} is missing; the official parser reads float(m['time_ms']) before the key and "
+            "crashes on it (KeyError), so the file fails; log milliseconds since the epoch as a number")))
+    else:
+        time_ms = record["time_ms"]
+        if not isinstance(time_ms, (bool, int, float)) and official_float(time_ms) is None:
+            found.append(rules.RECORD_TIME_INVALID.at(path, line_no, (
+                f"'time_ms' of {whose} is {'null' if time_ms is None else repr(time_ms)}; the official parser's "
+                "float(m['time_ms']) refuses it before it reads the key, so the file fails; log milliseconds since "
+                "the epoch as a number")))
+    for field, rule in (("value", rules.RECORD_VALUE_MISSING), ("metadata", rules.RECORD_METADATA_INVALID)):
+        if field not in record:
+            found.append(rule.at(path, line_no, (
+                f"{whose} has no '{field}' field; the official parser crashes on it (KeyError: '{field}'), so the "
+                f"file fails, whatever the key; log \"{field}\": {'null' if field == 'value' else '{}'}")))
+    return found

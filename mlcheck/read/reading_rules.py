@@ -39,7 +39,9 @@ own (a warning or a note).
 - MLC006 record-key-invalid: ``key`` is missing or not a non-empty string; the record is skipped.
   An error when it is missing (the official parser's KeyError fails the file); a warning when it
   is a number, null, a list or empty: the official parser keeps such a record, no rule names it,
-  and a record it lacks is then missing for both (MLC105).
+  and a record it lacks is then missing for both (MLC105). Such a record without ``time_ms``,
+  ``value`` or ``metadata``, or with a ``time_ms`` ``float()`` cannot read, stops the parser as any
+  record does (it reads them whatever the key): MLC007, MLC025 or MLC008 say so, errors.
   Fix: give every record a non-empty string ``key`` (log through ``mllog``).
 - MLC007 record-time-invalid: ``time_ms`` is missing, null, not a number, NaN or infinite.
   Missing, null or not a number (a list, an object, a string ``float()`` cannot read), the

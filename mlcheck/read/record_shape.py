@@ -15,7 +15,7 @@ from mlcheck.model import Event, Finding, Severity
 from mlcheck.read.cut_records import OTHER_LINE_START
 from mlcheck.read.job_starts import JOB_END
 from mlcheck.read.long_lines import LongLine
-from mlcheck.read.official_view import float_time_finding, official_float
+from mlcheck.read.official_view import float_time_finding, keyless_refusals, official_float
 from mlcheck.read.rawlog import TAG
 from mlcheck.read import raw_output_rules as raw_output
 from mlcheck.read import reading_rules as rules
@@ -103,6 +103,8 @@ def validate_record(record: object, line_no: int, path: str,
     if not isinstance(key, str) or not key:
         if "key" not in record:  # (the official parser's KeyError: the file fails)
             yield rules.RECORD_KEY_INVALID.at(path, line_no, "'key' is missing; expected a non-empty string")
+        elif refused := keyless_refusals(path, line_no, record, _described(key)):  # (the parser stops first)
+            yield from refused
         else:  # (the official parser keeps it, and no rule names it: ignored, unless it was required)
             yield rules.RECORD_KEY_INVALID.at(path, line_no, (
                 f"'key' is {_described(key)}; expected a non-empty string. The official parser reads the "
