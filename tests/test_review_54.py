@@ -72,3 +72,20 @@ def test_a_record_without_a_key_string_fails_where_the_parser_stops_on_its_other
     official = subprocess.run([sys.executable, "-m", "mlperf_logging.compliance_checker", "--usage", "training",
                                "--ruleset", "2.0.0", str(log)], capture_output=True, timeout=120)
     assert (official.returncode != 0) == bool(codes)
+
+
+def test_a_result_file_that_cannot_be_opened_is_why_the_rcp_test_stops(tmp_path: Path) -> None:
+    """rv233: an unopenable result_4.txt (no permission; here a folder of that name) made the RCP
+    finding say that it 'logs no submission_benchmark among runs that name resnet' and raises
+    KeyError: None; the RCP checker raises opening it, as the compliance checker does before it."""
+    package = tmp_path / "Acme"
+    shutil.copytree(EXAMPLE, package)
+    run = package / "results" / "acme-t8" / "resnet" / "result_4.txt"
+    run.unlink()
+    run.mkdir()
+    report = _check_json(str(package))
+    (bench,) = report["benchmarks"]
+    assert bench["rcp"]["verdict"] == "fail" and not bench["valid"]
+    assert bench["rcp"]["reason"].startswith("result_4.txt cannot be opened (MLC001): the round's RCP checker raises")
+    (undetermined,) = [f for f in report["findings"] if f["code"] == "MLC532"]
+    assert "submission_benchmark" not in undetermined["message"]

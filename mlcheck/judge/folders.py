@@ -14,7 +14,7 @@ from mlcheck.facts.round_choice import NOT_INFERRED
 from mlcheck.results import TOLERATED_CODES, BenchmarkResult, RcpResult, RunResult, RunSummary, Score
 from mlcheck.facts.rulesets import BenchmarkFacts, Ruleset, RulesetError, load_ruleset
 from mlcheck.judge.glob_names import glob_blind
-from mlcheck.judge.official_stops import official_stops, stopping_files
+from mlcheck.judge.official_stops import official_stops, stopping_files, unopened_rcp
 from mlcheck.judge.power_folder import judge_power
 from mlcheck.judge.scaling_file import checker_stops_on, read_scaling_file
 from mlcheck.package.discover import LogRef, natural_order
@@ -203,6 +203,7 @@ def score_folder(key: GroupKey, members: list[RunResult],
                 raises = today_raises(tested) if tested else None
                 rcp = replace(rcp, today=RcpResult("fail", raises, unit=rcp.unit) if raises else rcp_for_runs(
                     tested, checked, first.ruleset, runs, counted, load_today_references, samples is not None, unread, today=True))
+            rcp = unopened_rcp(members, rcp)  # (a file the RCP checker cannot open: it raises, nothing tested)
             if samples is not None and tested == "bert":
                 findings.append(bypass_note("rcp-bert-train-samples", samples, "", (
                     "the BERT RCP test reads each run's last train_samples as its convergence point, "

@@ -152,3 +152,17 @@ def rcp_stops(rcp: RcpResult | None) -> str:
         return ""
     return ("the RCP checker raises on the runs' benchmark names or batch sizes (MLC532), and the package "
             "checker stops with it: the official tools publish no score")
+
+
+def unopened_rcp(members: Sequence[RunResult], rcp: RcpResult) -> RcpResult:
+    """``rcp``, unless a result file of the folder cannot be opened (MLC001): the round's RCP checker
+    (``read_submission_file``) raises opening it, as the compliance checker does before it, and
+    tests nothing; mlcheck's test would read it as a run without records (no benchmark name, no
+    batch size) and blame what it does not log."""
+    unopened = sorted(os.path.basename(m.path) for m in members if m.run is None and SUBMITTED_RESULT_FILE.match(
+        os.path.basename(m.path)) and any(f.code == FILE_UNREADABLE.code and f.line is None for f in m.findings))
+    if not unopened or rcp.verdict == "skipped":
+        return rcp
+    return RcpResult("fail", f"{', '.join(unopened)} cannot be opened (MLC001): the round's RCP checker raises opening "
+                     "it (an OSError it does not catch), as the compliance checker does before it, so the package "
+                     "checker stops", unit=rcp.unit, source=rcp.source, stops=True)
