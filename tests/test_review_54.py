@@ -89,3 +89,12 @@ def test_a_result_file_that_cannot_be_opened_is_why_the_rcp_test_stops(tmp_path:
     assert bench["rcp"]["reason"].startswith("result_4.txt cannot be opened (MLC001): the round's RCP checker raises")
     (undetermined,) = [f for f in report["findings"] if f["code"] == "MLC532"]
     assert "submission_benchmark" not in undetermined["message"]
+
+
+def test_the_html_hyper_parameters_that_vary_are_listed_in_the_runs_order(tmp_path: Path) -> None:
+    """rv233: the seeds were sorted as strings ('15855, ..., 39612, 7936')."""
+    out = tmp_path / "report.html"
+    done = subprocess.run([sys.executable, "-m", "mlcheck", "report", str(EXAMPLE), "-o", str(out), "--no-progress",
+                           "--config", os.devnull], capture_output=True, timeout=120)
+    assert done.returncode == 0, done.stderr.decode()
+    assert "<code>seed</code></td><td>varies: 7936, 15855, 23774, 31693, 39612</td>" in out.read_text("utf-8")

@@ -126,7 +126,7 @@ def _hyperparameters(bench: BenchmarkResult) -> str:
         return '<p class="muted">No hyper-parameters logged before run_start.</p>'
     rows = []
     for key in sorted(values):
-        distinct = sorted(set(values[key]))
+        distinct = list(dict.fromkeys(values[key]))  # (in the runs' order: seeds as the runs logged them)
         text = distinct[0] if len(distinct) == 1 else f"varies: {', '.join(distinct)}"
         rows.append([f"<td><code>{escape(key)}</code></td>", td(text), td(f"{len(values[key])}", "num")])
     return table(["key", "value", "runs logging it"], rows, "hyperparameters")
