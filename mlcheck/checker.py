@@ -12,6 +12,7 @@ from typing import Callable, Iterable, Mapping, Sequence
 
 from mlcheck.read.file_names import RESULT_FILE
 from mlcheck.package.discover import LogRef, discover_all, natural_order
+from mlcheck.package.named_folders import globbed_folders
 from mlcheck.judge.collector import Pause
 from mlcheck.judge.jobs import check_logs, job_count, register_checker
 from mlcheck.judge.package_rounds import one_round_per_package  # (a package is judged under one round)
@@ -61,14 +62,15 @@ def check(paths: str | os.PathLike[str] | Sequence[str | os.PathLike[str]], rule
         raise TypeError(f"ruleset must be a round's version as text (e.g. '2.0.0'), not {type(ruleset).__name__}")
     pause, jobs = Pause(), job_count(jobs)
     try:
-        return _check(_path_list(paths), ruleset, progress, line_limits, jobs, ruleset_source, pause)
+        return _check(_path_list(paths, not line_limits), ruleset, progress, line_limits, jobs, ruleset_source, pause)
     finally:
         pause.end()
         forget_pipes()  # (a pipe named again by a later call is read again)
 
 
-def _path_list(paths: str | os.PathLike[str] | Sequence[str | os.PathLike[str]]) -> list[str]:
-    """``paths`` as a list of ``str`` (a ``str`` is one path, not one-letter paths); else TypeError."""
+def _path_list(paths: str | os.PathLike[str] | Sequence[str | os.PathLike[str]], globbed: bool = True) -> list[str]:
+    """``paths`` as a list of ``str`` (a ``str`` is one path, not one-letter paths); else TypeError. ``globbed``:
+    every result file of a benchmark folder named (a shell's glob) is that folder (:func:`globbed_folders`)."""
     items: Sequence[object] = paths if isinstance(paths, Iterable) and not isinstance(paths, (str, bytes, bytearray)) else [paths]
     listed: list[str] = []
     for item in items:
@@ -76,7 +78,7 @@ def _path_list(paths: str | os.PathLike[str] | Sequence[str | os.PathLike[str]])
         if not isinstance(text, str):
             raise TypeError(f"paths must be str or os.PathLike (or a list of them), not {type(text).__name__}")
         listed.append(text)
-    return listed
+    return globbed_folders(listed) if globbed else listed
 
 
 def _check(paths: Sequence[str], ruleset: str | None, progress: Progress | None,
@@ -294,6 +296,5 @@ def choose_ruleset(run: Run, ref: LogRef, forced: Ruleset | None,
         f"{'' if fallback.version == SUPPORTED_RULESETS[-1] else ' with ' + str(run.benchmark or ref.benchmark)}. "
         f"Pass --ruleset ({', '.join(SUPPORTED_RULESETS)}) to choose"), run_index=run.index)
     return RulesetChoice(fallback, NOT_INFERRED, note)
-
 
 register_checker(sys.modules[__name__])  # the worker processes of --jobs judge each log with it

@@ -70,7 +70,7 @@ def test_a_record_without_a_key_string_fails_where_the_parser_stops_on_its_other
     assert at_line == ([(code, "error") for code in codes] or [("MLC006", "warning")])
     assert report["runs"][0]["official_verdict"] == ("fail" if codes else "pass")
     official = subprocess.run([sys.executable, "-m", "mlperf_logging.compliance_checker", "--usage", "training",
-                               "--ruleset", "2.0.0", str(log)], capture_output=True, timeout=120)
+                               "--ruleset", "2.0.0", str(log)], capture_output=True, timeout=120, cwd=tmp_path)  # (its log)
     assert (official.returncode != 0) == bool(codes)
 
 
@@ -98,3 +98,56 @@ def test_the_html_hyper_parameters_that_vary_are_listed_in_the_runs_order(tmp_pa
                            "--config", os.devnull], capture_output=True, timeout=120)
     assert done.returncode == 0, done.stderr.decode()
     assert "<code>seed</code></td><td>varies: 7936, 15855, 23774, 31693, 39612</td>" in out.read_text("utf-8")
+
+
+def _check_in(cwd: Path, *args: str) -> dict:  # type: ignore[type-arg]
+    done = subprocess.run([sys.executable, "-m", "mlcheck", "check", *args, "-f", "json", "--no-progress",
+                           "--config", os.devnull], capture_output=True, timeout=120, cwd=cwd,
+                          env={**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parent.parent)})
+    assert done.returncode in (0, 1), done.stderr.decode()
+    return json.loads(done.stdout)  # type: ignore[no-any-return]
+
+
+def _bench_view(report: dict) -> list[tuple[object, ...]]:  # type: ignore[type-arg]
+    return [(b["ruleset"], b["valid"], (b["rcp"] or {}).get("verdict"), b["score_min"]) for b in report["benchmarks"]]
+
+
+@pytest.mark.parametrize("cwd, named", [("Acme", "."), ("Acme/results", "."), ("Acme/results", "acme-t8/resnet"),
+                                        ("Acme/results/acme-t8", "resnet"), ("Acme/results/acme-t8/resnet", ".")])
+def test_a_relative_folder_without_results_in_its_spelling_reads_its_system_description(
+        tmp_path: Path, cwd: str, named: str) -> None:
+    """rv235: 'cd results && mlcheck check .' read no system description for the division the
+    package checker goes by (nor the org's and system's package_checker_params): the path was
+    climbed by its spelling ('.' has no 'results' above it), not from the absolute path."""
+    shutil.copytree(EXAMPLE, tmp_path / "Acme")
+    described = tmp_path / "Acme" / "systems" / "acme-t8.json"
+    described.write_text(described.read_text("utf-8").replace('"division": "closed"', '"division": "open"'), "utf-8")
+    whole = _bench_view(_check_in(tmp_path, "Acme"))
+    assert whole[0][2] == "skipped"  # (the package checker runs no RCP test where the description says open)
+    assert _bench_view(_check_in(tmp_path / cwd, named)) == whole
+
+
+def test_a_package_named_through_a_link_keeps_the_round_its_real_path_names(tmp_path: Path) -> None:
+    """rv235: a link to a package kept under training-2.1/ was judged under the round of its runs'
+    dates (2.0), and '.' inside the link (the working folder is a real path) under 2.1."""
+    shutil.copytree(EXAMPLE, tmp_path / "store" / "training-2.1" / "Acme")
+    (tmp_path / "links").mkdir()
+    (tmp_path / "links" / "Acme").symlink_to(tmp_path / "store" / "training-2.1" / "Acme")
+    through_link = _bench_view(_check_in(tmp_path, "links/Acme"))
+    assert through_link[0][0] == "2.1.0"
+    assert _bench_view(_check_in(tmp_path / "links" / "Acme", ".")) == through_link
+
+
+def test_every_result_file_of_a_folder_named_is_the_folder(tmp_path: Path) -> None:
+    """rv235: 'bench/result_*.txt' gave a valid score with none of the folder's checks (run count,
+    seeds, RCP, system description) where naming the folder refuses it; one file named alone is
+    still a run."""
+    shutil.copytree(EXAMPLE, tmp_path / "Acme")
+    bench = tmp_path / "Acme" / "results" / "acme-t8" / "resnet"
+    (bench / "result_4.txt").unlink()
+    folder = _check_json(str(bench))
+    globbed = _check_json(*sorted(str(path) for path in bench.glob("result_*.txt")))
+    assert folder == globbed
+    assert ("MLC502", "error") in {(f["code"], f["severity"]) for f in folder["findings"]}
+    alone = _check_json(str(bench / "result_0.txt"))
+    assert "MLC502" not in {f["code"] for f in alone["findings"]} and len(alone["runs"]) == 1

@@ -8,12 +8,11 @@ import datetime as dt
 import json
 import math
 import operator
-import os
-import re
 from functools import cached_property, lru_cache
 from typing import Any, Callable, Mapping
 
 from mlcheck.facts import resources
+from mlcheck.facts.path_round import round_part as round_part, ruleset_from_path as ruleset_from_path  # re-exported
 from mlcheck.records import dataclass
 
 SUPPORTED_RULESETS = ("1.0.0", "1.1.0", "2.0.0", "2.1.0", "3.0.0", "3.1.0", "4.0.0", "4.1.0", "5.0.0",
@@ -268,33 +267,3 @@ def _periods() -> dict[str, tuple[dt.date, dt.date]]:
         periods[version] = (dt.date.fromisoformat(period["first_run_date"]),
                             dt.date.fromisoformat(period["results_published"]))
     return periods
-
-_PATH_ROUND = re.compile(r"(?:training[-_](?:results[-_])?v?|^mlperf[-_]v?|^v)(\d+\.\d+)(?:\.\d+)?"
-                         r"(?:[-_](?:final|published|submission|rc\d*))?$", re.IGNORECASE)  # (mlperf-6.1, v6.0_final)
-
-
-def ruleset_from_path(path: str) -> Ruleset | None:
-    """The round a path names (``training-1.1``, ``v2.0``), or None."""
-    part = round_part(path)
-    return None if part is None else _named_round(part)
-
-
-def round_part(path: str) -> str | None:
-    """The innermost part of ``path`` that names a round (``training-1.1``, ``v2.0``), or None."""
-    folder, _sep, name = os.path.abspath(path).rpartition(os.sep)
-    return name if _named_round(name) is not None else _folder_part(folder)
-
-
-@lru_cache(maxsize=256)
-def _named_round(part: str) -> Ruleset | None:
-    match = _PATH_ROUND.search(part)
-    try:
-        return None if match is None else load_ruleset(normalise_version(match.group(1)))
-    except RulesetError:
-        return None
-
-
-@lru_cache(maxsize=4096)
-def _folder_part(folder: str) -> str | None:
-    """:func:`round_part` of an absolute folder (the result files of a folder share it: asked once)."""
-    return next((part for part in reversed(folder.split(os.sep)) if _named_round(part) is not None), None)  # (mlperf-0.7: none)

@@ -96,11 +96,10 @@ def described_division(folder: str) -> tuple[str, object] | None:
     gives (:data:`MISSING` without one), or None (no package, no readable description: other
     findings say so). The package checker reads it to decide whether to run the seed and RCP
     checkers (``division`` exactly ``closed``), whatever the runs log."""
-    system_folder = os.path.dirname(os.path.normpath(folder))
-    results = os.path.dirname(system_folder)
-    if os.path.basename(results) != "results":
+    part = package_part(folder)  # (read from the absolute path: '.' in the folder, 'bert' in its system's)
+    if part is None or part.level != BENCHMARK:
         return None
-    path = os.path.join(os.path.dirname(results), "systems", os.path.basename(system_folder) + ".json")
+    path = os.path.join(part.root, "systems", f"{part.system}.json")
     document = read_json_document(path)
     if not document.exists or document.error is not None or not isinstance(document.data, dict):
         return None

@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import os
 
+from mlcheck.package.real_paths import absolute_parts
 from mlcheck.read.file_names import STDIN_FOLDER
 from mlcheck.records import dataclass
 
@@ -81,12 +82,10 @@ def params_files(benchmark_folder: str) -> list[ParamsFile]:
     for standard input's runs, which lie in no folder."""
     if benchmark_folder == STDIN_FOLDER:
         return []
-    folder = os.path.normpath(benchmark_folder)
-    system = os.path.dirname(folder)
-    places = [(folder, "benchmark"), (system, "system")]
-    results = os.path.dirname(system)
-    if os.path.basename(results) == "results":
-        places.append((os.path.dirname(results), "package"))
+    folder = os.path.normpath(benchmark_folder)  # (its place read from the absolute path: '.' in it too)
+    places = [(folder, "benchmark"), (os.path.normpath(os.path.join(folder, os.pardir)), "system")]
+    if absolute_parts(folder)[-3:-2] == ("results",):
+        places.append((os.path.normpath(os.path.join(folder, os.pardir, os.pardir, os.pardir)), "package"))
     found = []
     for place_folder, place in places:
         params = read_params(os.path.join(place_folder, PARAMS_FILE), place)
