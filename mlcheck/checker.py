@@ -12,7 +12,7 @@ from typing import Callable, Iterable, Mapping, Sequence
 
 from mlcheck.read.file_names import RESULT_FILE
 from mlcheck.package.discover import LogRef, discover_all, natural_order
-from mlcheck.package.named_folders import globbed_folders
+from mlcheck.package.named_folders import as_globbed_folders
 from mlcheck.judge.collector import Pause
 from mlcheck.judge.jobs import check_logs, job_count, register_checker
 from mlcheck.judge.package_rounds import one_round_per_package  # (a package is judged under one round)
@@ -62,15 +62,14 @@ def check(paths: str | os.PathLike[str] | Sequence[str | os.PathLike[str]], rule
         raise TypeError(f"ruleset must be a round's version as text (e.g. '2.0.0'), not {type(ruleset).__name__}")
     pause, jobs = Pause(), job_count(jobs)
     try:
-        return _check(_path_list(paths, not line_limits), ruleset, progress, line_limits, jobs, ruleset_source, pause)
+        return _check(_path_list(paths), ruleset, progress, line_limits, jobs, ruleset_source, pause)
     finally:
         pause.end()
         forget_pipes()  # (a pipe named again by a later call is read again)
 
 
-def _path_list(paths: str | os.PathLike[str] | Sequence[str | os.PathLike[str]], globbed: bool = True) -> list[str]:
-    """``paths`` as a list of ``str`` (a ``str`` is one path, not one-letter paths); else TypeError. ``globbed``:
-    every result file of a benchmark folder named (a shell's glob) is that folder (:func:`globbed_folders`)."""
+def _path_list(paths: str | os.PathLike[str] | Sequence[str | os.PathLike[str]]) -> list[str]:
+    """``paths`` as a list of ``str`` (a ``str`` is one path, not one-letter paths); else TypeError."""
     items: Sequence[object] = paths if isinstance(paths, Iterable) and not isinstance(paths, (str, bytes, bytearray)) else [paths]
     listed: list[str] = []
     for item in items:
@@ -78,13 +77,14 @@ def _path_list(paths: str | os.PathLike[str] | Sequence[str | os.PathLike[str]],
         if not isinstance(text, str):
             raise TypeError(f"paths must be str or os.PathLike (or a list of them), not {type(text).__name__}")
         listed.append(text)
-    return globbed_folders(listed) if globbed else listed
+    return listed
 
 
 def _check(paths: Sequence[str], ruleset: str | None, progress: Progress | None,
            line_limits: Mapping[str, int] | None, jobs: int, ruleset_source: str, pause: Pause) -> CheckResult:
     forced = load_ruleset(normalise_version(ruleset)) if ruleset else None
     refs, empty, skipped = discover_all(list(paths))
+    refs, paths = as_globbed_folders(refs, paths)  # (every result file of a folder named: that folder)
     if line_limits:
         refs = [replace(ref, lines=line_limits.get(ref.path)) for ref in refs]
     refs_by_path = {ref.path: ref for ref in refs}

@@ -1,5 +1,4 @@
-"""Session 54: packages kept in a folder named ``results``; reviews of rounds 6.x, reports and
-broken copies."""
+"""Session 54: reviews of rounds 6.x, reports, broken copies and namings of one package."""
 
 from __future__ import annotations
 
@@ -22,27 +21,6 @@ def _check_json(*args: str) -> dict:  # type: ignore[type-arg]
     return json.loads(done.stdout)  # type: ignore[no-any-return]
 
 
-@pytest.mark.parametrize("named", ["store", "store/results", "store/results/Acme", "store/results/Acme/results"])
-def test_packages_kept_in_a_folder_named_results_are_each_a_package(tmp_path: Path, named: str) -> None:
-    """'store/results/<org>/{results,systems}' (a folder of packages named results): the folder
-    above was taken for a package whose system folder is the org (MLC510 'systems/Acme.json
-    missing', MLC506 for the org's results/ and systems/)."""
-    shutil.copytree(EXAMPLE, tmp_path / "store" / "results" / "Acme")
-    report = _check_json(str(tmp_path / named))
-    assert report["findings"] == []
-    (bench,) = report["benchmarks"]
-    assert bench["valid"] and bench["org"] == "Acme" and len(report["runs"]) == 5
-
-
-def test_a_package_copied_into_a_packages_results_is_still_refused(tmp_path: Path) -> None:
-    """The same tree beside a systems/ folder is a package whose results/ holds a copy of another:
-    its system folder 'Acme' has no description (MLC510), as the package checker says."""
-    shutil.copytree(EXAMPLE, tmp_path / "Org" / "results" / "Acme")
-    (tmp_path / "Org" / "systems").mkdir()
-    report = _check_json(str(tmp_path / "Org"))
-    assert ("MLC510", "error") in {(f["code"], f["severity"]) for f in report["findings"]}
-
-
 RESNET_RUN = EXAMPLE / "results" / "acme-t8" / "resnet" / "result_0.txt"
 
 
@@ -54,6 +32,7 @@ RESNET_RUN = EXAMPLE / "results" / "acme-t8" / "resnet" / "result_0.txt"
     ('{"key": "", "time_ms": 1, "metadata": {}}', ["MLC025"]),
     ('{"key": 1, "time_ms": "12", "value": 1, "metadata": {}}', []),
     ('{"key": null, "time_ms": 1, "value": 1, "metadata": {}}', []),
+    ('{"key": 1, "time_ms": 1' + "0" * 400 + ', "value": 1, "metadata": {}}', ["MLC007"]),  # (rv236: OverflowError)
 ])
 def test_a_record_without_a_key_string_fails_where_the_parser_stops_on_its_other_fields(
         tmp_path: Path, record: str, codes: list[str]) -> None:
@@ -127,17 +106,6 @@ def test_a_relative_folder_without_results_in_its_spelling_reads_its_system_desc
     assert _bench_view(_check_in(tmp_path / cwd, named)) == whole
 
 
-def test_a_package_named_through_a_link_keeps_the_round_its_real_path_names(tmp_path: Path) -> None:
-    """rv235: a link to a package kept under training-2.1/ was judged under the round of its runs'
-    dates (2.0), and '.' inside the link (the working folder is a real path) under 2.1."""
-    shutil.copytree(EXAMPLE, tmp_path / "store" / "training-2.1" / "Acme")
-    (tmp_path / "links").mkdir()
-    (tmp_path / "links" / "Acme").symlink_to(tmp_path / "store" / "training-2.1" / "Acme")
-    through_link = _bench_view(_check_in(tmp_path, "links/Acme"))
-    assert through_link[0][0] == "2.1.0"
-    assert _bench_view(_check_in(tmp_path / "links" / "Acme", ".")) == through_link
-
-
 def test_every_result_file_of_a_folder_named_is_the_folder(tmp_path: Path) -> None:
     """rv235: 'bench/result_*.txt' gave a valid score with none of the folder's checks (run count,
     seeds, RCP, system description) where naming the folder refuses it; one file named alone is
@@ -151,3 +119,40 @@ def test_every_result_file_of_a_folder_named_is_the_folder(tmp_path: Path) -> No
     assert ("MLC502", "error") in {(f["code"], f["severity"]) for f in folder["findings"]}
     alone = _check_json(str(bench / "result_0.txt"))
     assert "MLC502" not in {f["code"] for f in alone["findings"]} and len(alone["runs"]) == 1
+
+
+def test_a_glob_of_a_folder_also_naming_another_file_of_it_stays_runs_named_alone(tmp_path: Path) -> None:
+    """rv236: 'result_*' also named a gzip copy (result_1.txt.gz), a run of its own beside the folder's
+    five: read as the folder, it was a sixth run (MLC502 'official checker agrees', which it does not)."""
+    import gzip
+    shutil.copytree(EXAMPLE, tmp_path / "Acme")
+    bench = tmp_path / "Acme" / "results" / "acme-t8" / "resnet"
+    (bench / "result_1.txt.gz").write_bytes(gzip.compress((bench / "result_1.txt").read_bytes()))
+    report = _check_json(*sorted(str(path) for path in bench.glob("result_*")))
+    assert "MLC502" not in {f["code"] for f in report["findings"]} and report["benchmarks"][0]["rcp"] is None
+
+
+def test_a_glob_of_a_folder_reads_the_named_files_alone(tmp_path: Path) -> None:
+    """rv236: the glob was replaced by its folder, whose walk read a run in old/ nobody named (a
+    second benchmark) and spelt './results/...' as 'results/...'."""
+    shutil.copytree(EXAMPLE, tmp_path / "Acme")
+    bench = tmp_path / "Acme" / "results" / "acme-t8" / "resnet"
+    (bench / "old").mkdir()
+    shutil.copy(bench / "result_0.txt", bench / "old" / "result_0.txt")
+    named = [f"./{path.relative_to(tmp_path)}" for path in sorted(bench.glob("result_*.txt"))]
+    done = subprocess.run([sys.executable, "-m", "mlcheck", "check", *named, "-f", "json", "--no-progress", "--config",
+                           os.devnull], capture_output=True, timeout=120, cwd=tmp_path,
+                          env={**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parent.parent)})
+    report = json.loads(done.stdout)
+    assert sorted(run["path"] for run in report["runs"]) == named and len(report["benchmarks"]) == 1
+    assert report["benchmarks"][0]["rcp"]["verdict"] == "pass"  # (the folder's RCP test)
+
+
+def test_a_result_file_that_opens_but_cannot_be_read_is_no_file_that_cannot_be_opened(tmp_path: Path) -> None:
+    """rv236: a damaged gzip named result_4.txt (MLC001: reading stopped) was said to make the RCP
+    checker raise opening it; it opens it, as latin-1 text, and finds no record."""
+    shutil.copytree(EXAMPLE, tmp_path / "Acme")
+    (tmp_path / "Acme" / "results" / "acme-t8" / "resnet" / "result_4.txt").write_bytes(b"\x1f\x8b\x08\x00" + b"\x00" * 40)
+    report = _check_json(str(tmp_path / "Acme"))
+    assert "MLC001" in {f["code"] for f in report["findings"]}
+    assert "cannot be opened" not in json.dumps(report) and "raises opening" not in json.dumps(report)

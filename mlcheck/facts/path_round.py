@@ -23,22 +23,10 @@ def ruleset_from_path(path: str) -> Ruleset | None:
 
 
 def round_part(path: str) -> str | None:
-    """The innermost part of ``path`` that names a round (``training-1.1``, ``v2.0``), or None; else
-    that of its real path (a link to a package kept under ``training-5.0/``, named through the link:
-    as ``.`` inside it names it, the working folder being a real path)."""
-    absolute = os.path.abspath(path)
-    folder, _sep, name = absolute.rpartition(os.sep)
-    if _named_round(name) is not None:
-        return name
-    return _folder_part(folder) or _real_round_part(absolute if os.path.islink(absolute) else folder)
-
-
-@lru_cache(maxsize=4096)
-def _real_round_part(path: str) -> str | None:
-    real = os.path.realpath(path)
-    if real == path:
-        return None
-    folder, _sep, name = real.rpartition(os.sep)
+    """The innermost part of ``path`` that names a round (``training-1.1``, ``v2.0``), or None. The
+    path as spelt, made absolute: a link is not resolved (a package named through a link to a
+    ``training-5.0/`` folder names no round; ``.`` inside it, a real path, does: README, Limits)."""
+    folder, _sep, name = os.path.abspath(path).rpartition(os.sep)
     return name if _named_round(name) is not None else _folder_part(folder)
 
 

@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import functools
 import os
+import stat
 from typing import Sequence
 
 from mlcheck.facts.checks import clipped
@@ -68,7 +69,7 @@ def stopping_files(members: Sequence[RunResult]) -> dict[str, str]:
         name = os.path.basename(path)
         codes = {f.code for f in found if f.official and f.line is None}
         kind = special_kind(path) if NOT_A_REGULAR_FILE.code in {f.code for f in found} else None
-        if FILE_UNREADABLE.code in codes and SUBMITTED_RESULT_FILE.match(name):
+        if FILE_UNREADABLE.code in codes and SUBMITTED_RESULT_FILE.match(name) and cannot_open(path):
             stops[path] = f"raises opening {name} (an OSError it does not catch)"
         elif kind is not None and "FIFO" in kind:
             stops[path] = f"waits forever reading {name} ({kind}, MLC015)"
@@ -160,9 +161,29 @@ def unopened_rcp(members: Sequence[RunResult], rcp: RcpResult) -> RcpResult:
     tests nothing; mlcheck's test would read it as a run without records (no benchmark name, no
     batch size) and blame what it does not log."""
     unopened = sorted(os.path.basename(m.path) for m in members if m.run is None and SUBMITTED_RESULT_FILE.match(
-        os.path.basename(m.path)) and any(f.code == FILE_UNREADABLE.code and f.line is None for f in m.findings))
+        os.path.basename(m.path)) and any(f.code == FILE_UNREADABLE.code and f.line is None for f in m.findings)
+        and cannot_open(m.path))
     if not unopened or rcp.verdict == "skipped":
         return rcp
     return RcpResult("fail", f"{', '.join(unopened)} cannot be opened (MLC001): the round's RCP checker raises opening "
                      "it (an OSError it does not catch), as the compliance checker does before it, so the package "
                      "checker stops", unit=rcp.unit, source=rcp.source, stops=True)
+
+
+def cannot_open(path: str) -> bool:
+    """Whether ``open(path)`` raises, as the official tools open a result file (a folder, a link to
+    nothing, no permission); not for a file mlcheck could not read past its start (a damaged gzip
+    named ``.txt``: the official tools read it as latin-1 text) nor for a FIFO (MLC015: they wait)."""
+    try:
+        mode = os.stat(path).st_mode
+    except OSError:
+        return True
+    if stat.S_ISDIR(mode):
+        return True
+    if not stat.S_ISREG(mode):
+        return False
+    try:
+        with open(path, "rb"):
+            return False
+    except OSError:
+        return True

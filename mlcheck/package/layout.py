@@ -82,35 +82,16 @@ class PackagePart:
     benchmark: str | None = None
 
 
-def holds_packages(folder: str) -> bool:
-    """A folder of packages that happens to be named ``results`` (``<folder>/results/<org>/{results,
-    systems}``): no ``systems/`` beside its ``results/``, whose folders are all whole packages. It is
-    no package (its ``results/<org>`` no system folder): each package below it is checked alone."""
-    results = os.path.join(folder, "results")
-    if os.path.isdir(os.path.join(folder, "systems")):
-        return False
-    try:
-        names = [name for name in os.listdir(results) if not name.startswith(".")]
-    except OSError:
-        return False
-    folders = [os.path.join(results, name) for name in names if os.path.isdir(os.path.join(results, name))]
-    return bool(folders) and all(os.path.isdir(os.path.join(path, "results")) and os.path.isdir(os.path.join(path, "systems"))
-                                 for path in folders)
-
-
 def package_part(folder: str) -> PackagePart | None:
     """The part of a package a folder is, read from its absolute path (``.`` inside a
-    benchmark folder too); None for a folder that is not one (nor below ``results/``), or that
-    holds packages in a folder named ``results`` (:func:`holds_packages`)."""
+    benchmark folder too); None for a folder that is not one (nor below ``results/``)."""
     folder = os.path.normpath(folder)
     if is_package(folder):
-        return None if holds_packages(folder) else PackagePart(folder, folder, PACKAGE)
+        return PackagePart(folder, folder, PACKAGE)
     names = Path(os.path.abspath(folder)).parts
     for depth, level in ((1, RESULTS), (2, SYSTEM), (3, BENCHMARK)):
         if len(names) > depth and names[-depth] == "results":
             root = os.path.normpath(os.path.join(folder, *[os.pardir] * depth))
-            if holds_packages(root):
-                return None
             below = names[len(names) - depth + 1:]
             return PackagePart(root, folder, level, system=below[0] if below else None,
                                benchmark=below[1] if len(below) > 1 else None)

@@ -1,40 +1,41 @@
 """Result files named one by one that are every result file of their benchmark folder (a shell's
-glob, ``results/<system>/<benchmark>/result_*.txt``): that folder, as the official tools read it."""
+glob, ``results/<system>/<benchmark>/result_*.txt``): judged as that folder named is."""
 
 from __future__ import annotations
 
 import os
-from typing import Sequence
+from dataclasses import replace
+from typing import TYPE_CHECKING, Sequence
 
-from mlcheck.package.real_paths import absolute_parts
 from mlcheck.read.file_names import SUBMITTED_RESULT_FILE
 
+if TYPE_CHECKING:
+    from mlcheck.package.discover import LogRef
 
-def globbed_folders(paths: Sequence[str]) -> list[str]:
-    """``paths`` with the result files that are every ``result_*.txt`` (two or more) of a package's
-    benchmark folder replaced by that folder, where the first of them was: the folder the official
-    tools read, judged as the folder named is (its run count, seeds, RCP test, system description),
-    not as runs named alone. One result file named alone stays a run (a folder of one run is
-    checked by naming the folder)."""
-    named: dict[str, set[str]] = {}
-    for path in paths:
-        if path != "-" and SUBMITTED_RESULT_FILE.match(os.path.basename(path)) and os.path.isfile(path) \
-                and absolute_parts(path)[-4:-3] == ("results",):
-            named.setdefault(os.path.dirname(path) or ".", set()).add(os.path.basename(path))
-    whole = set()
-    for folder, names in named.items():
+
+def as_globbed_folders(refs: Sequence[LogRef], paths: Sequence[str]) -> tuple[list[LogRef], list[str]]:
+    """``refs`` with the named result files that are every ``result_*.txt`` (two or more) of a
+    package's benchmark folder, and nothing else of it, read as that folder's walk reads them
+    (its run count, seeds, RCP test, a tolerated non-converged run), and ``paths`` with the folder
+    added for its package checks (its system description, its layout). Only the named files are
+    read, with their spelling; one result file named alone stays a run."""
+    named: dict[str, list[LogRef]] = {}
+    for ref in refs:
+        if not ref.walked and ref.folder is not None and ref.path != "-":
+            named.setdefault(ref.folder, []).append(ref)
+    whole = {}
+    for folder, members in named.items():
+        names = {os.path.basename(ref.path) for ref in members}
+        if len(names) < 2 or any(ref.system is None or ref.nested or ref.special is not None
+                                 or not SUBMITTED_RESULT_FILE.match(os.path.basename(ref.path)) for ref in members):
+            continue
         try:
             listed = {name for name in os.listdir(folder) if SUBMITTED_RESULT_FILE.match(name)}
         except OSError:
             continue
-        if len(names) > 1 and listed <= names:
-            whole.add(folder)
+        if listed <= names:
+            whole[folder] = True
     if not whole:
-        return list(paths)
-    folded: list[str] = []
-    for path in paths:
-        folder = os.path.dirname(path) or "."
-        item = folder if folder in whole and os.path.basename(path) in named.get(folder, ()) else path
-        if item not in folded:
-            folded.append(item)
-    return folded
+        return list(refs), list(paths)
+    return ([replace(ref, walked=True) if not ref.walked and ref.folder in whole else ref for ref in refs],
+            [*paths, *(folder for folder in whole if folder not in paths)])

@@ -173,11 +173,12 @@ mlcheck's own, as MLC405 on a time outside any plausible date; init's times are 
 official checker, MLC401, and a warning of either where it passes them)."""
 
 
-def keyless_refusals(path: str, line_no: int, record: dict[str, object], shown_key: str) -> list[Finding]:
+def keyless_refusals(path: str, line_no: int, record: dict[str, object], shown_key: str, replaced: int = 0) -> list[Finding]:
     """Why the official parser stops on a record whose key is not a non-empty string (``shown_key``:
     what it is), as it stops on any record: ``float(m['time_ms'])`` comes first (a KeyError, a
-    TypeError of null or a list, a ValueError of a string that is no number: the file fails), then
-    ``m['value']`` and ``m['metadata']``. Empty when the parser keeps the record."""
+    TypeError of null or a list, a ValueError of a string that is no number, an OverflowError of
+    an integer no float holds, which the decoding read as infinite, ``replaced``: the file fails),
+    then ``m['value']`` and ``m['metadata']``. Empty when the parser keeps the record."""
     found = []
     whose = f"the record whose key is {shown_key}"
     if "time_ms" not in record:
@@ -186,7 +187,12 @@ def keyless_refusals(path: str, line_no: int, record: dict[str, object], shown_k
             "crashes on it (KeyError), so the file fails; log milliseconds since the epoch as a number")))
     else:
         time_ms = record["time_ms"]
-        if not isinstance(time_ms, (bool, int, float)) and official_float(time_ms) is None:
+        if replaced and isinstance(time_ms, float) and math.isinf(time_ms):
+            found.append(rules.RECORD_TIME_INVALID.at(path, line_no, (
+                f"'time_ms' of {whose} is an integer too large for a float; the official parser's "
+                "float(m['time_ms']) raises OverflowError before it reads the key, so the file fails; log "
+                "milliseconds since the epoch as a number")))
+        elif not isinstance(time_ms, (bool, int, float)) and official_float(time_ms) is None:
             found.append(rules.RECORD_TIME_INVALID.at(path, line_no, (
                 f"'time_ms' of {whose} is {'null' if time_ms is None else repr(time_ms)}; the official parser's "
                 "float(m['time_ms']) refuses it before it reads the key, so the file fails; log milliseconds since "

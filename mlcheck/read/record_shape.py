@@ -103,7 +103,7 @@ def validate_record(record: object, line_no: int, path: str,
     if not isinstance(key, str) or not key:
         if "key" not in record:  # (the official parser's KeyError: the file fails)
             yield rules.RECORD_KEY_INVALID.at(path, line_no, "'key' is missing; expected a non-empty string")
-        elif refused := keyless_refusals(path, line_no, record, _described(key)):  # (the parser stops first)
+        elif refused := keyless_refusals(path, line_no, record, _described(key), replaced):  # (the parser stops first)
             yield from refused
         else:  # (the official parser keeps it, and no rule names it: ignored, unless it was required)
             yield rules.RECORD_KEY_INVALID.at(path, line_no, (
