@@ -156,3 +156,16 @@ def test_a_result_file_that_opens_but_cannot_be_read_is_no_file_that_cannot_be_o
     report = _check_json(str(tmp_path / "Acme"))
     assert "MLC001" in {f["code"] for f in report["findings"]}
     assert "cannot be opened" not in json.dumps(report) and "raises opening" not in json.dumps(report)
+
+
+def test_files_named_half_through_a_link_to_their_folder_stay_runs_named_alone(tmp_path: Path) -> None:
+    """rv237: result_0-2 named through a link to the benchmark folder, result_3-4 through the folder:
+    discovery spells the folder once, and the five files were read as the linked spelling's
+    folder, whose run count called the others missing (MLC502)."""
+    shutil.copytree(EXAMPLE, tmp_path / "Acme")
+    results = tmp_path / "Acme" / "results"
+    (results / "link-t8").symlink_to(results / "acme-t8")
+    named = [str(results / "link-t8" / "resnet" / f"result_{i}.txt") for i in range(3)] + \
+        [str(results / "acme-t8" / "resnet" / f"result_{i}.txt") for i in range(3, 5)]
+    report = _check_json(*named)
+    assert "MLC502" not in {f["code"] for f in report["findings"]}

@@ -27,8 +27,9 @@ def as_globbed_folders(refs: Sequence[LogRef], paths: Sequence[str]) -> tuple[li
     for folder, members in named.items():
         names = {os.path.basename(ref.path) for ref in members}
         if len(names) < 2 or any(ref.system is None or ref.nested or ref.special is not None
-                                 or not SUBMITTED_RESULT_FILE.match(os.path.basename(ref.path)) for ref in members):
-            continue
+                                 or not SUBMITTED_RESULT_FILE.match(os.path.basename(ref.path))
+                                 or os.path.normpath(os.path.dirname(ref.path) or ".") != folder for ref in members):
+            continue  # (one spelling of the folder: files named through a link to it and through it are two)
         try:
             listed = {name for name in os.listdir(folder) if SUBMITTED_RESULT_FILE.match(name)}
         except OSError:
