@@ -169,3 +169,28 @@ def test_files_named_half_through_a_link_to_their_folder_stay_runs_named_alone(t
         [str(results / "acme-t8" / "resnet" / f"result_{i}.txt") for i in range(3, 5)]
     report = _check_json(*named)
     assert "MLC502" not in {f["code"] for f in report["findings"]}
+
+
+def _shifted(line: str, by: int) -> str:
+    import re
+    return re.sub(r'("time_ms": )(\d+)', lambda m: m.group(1) + str(int(m.group(2)) + by), line)
+
+
+@pytest.mark.parametrize("head", ["[1,{node}]<stdout>:[default{local}]:", "[1,{node}]<stdout>:[rank{local}]: ",
+                                  "[1,{node}]<stdout>:[RANK {local}] ", "[{node}]<stdout>:[default{local}]:",
+                                  "[1,mpirank:{node},algo-1]<stdout>:[default{local}]:"])
+def test_a_local_rank_behind_an_mpi_tag_is_a_rank_of_its_own(tmp_path: Path, head: str) -> None:
+    """rv238: mpirun starting a torchrun (DeepSpeed) per node, '[1,0]<stdout>:[default1]:': the label
+    behind the tag was text, so both local ranks' copies were kept as one run (run_start twice,
+    MLC104/MLC107; 1.5 s apart, an eval of the second copy after run_stop: MLC305)."""
+    lines = RESNET_RUN.read_text("utf-8").splitlines(keepends=True)
+    console = "".join(head.format(node=node, local=local) + _shifted(line, 7 * (2 * node + local))
+                      for line in lines for node in range(2) for local in range(2))
+    log = tmp_path / "job.log"
+    log.write_text(console, "utf-8")
+    report = _check_json(str(log))
+    assert [f["code"] for f in report["findings"]] == ["MLC020"] and len(report["runs"]) == 1
+    assert f"({len(lines)}); {3 * len(lines)} copies printed by 3 other ranks dropped" in report["findings"][0]["message"]
+    done = subprocess.run([sys.executable, "-m", "mlcheck", "split", str(log), "-o", str(tmp_path / "out")],
+                          capture_output=True, timeout=120)
+    assert done.returncode == 0 and (tmp_path / "out" / "result_0.txt").read_text("utf-8") == "".join(lines)

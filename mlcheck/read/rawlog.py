@@ -76,7 +76,10 @@ def read_parts(text: str, depth: int = 0) -> Prefix:
     if tags:
         last = tags[-1]
         source: Source | None = (number(last.group(1)), number(last.group(2)))
-        leftover = text[position:tags[0].start()] + text[last.end():]
+        inner = RANK_LABEL.match(text, last.end())  # (``[1,0]<stdout>:[default1]:``: a torchrun per mpirun rank)
+        if inner is not None and source is not None:
+            source = (source[0], source[1] * LOCAL_RANKS + label_source(inner)[1])
+        leftover = text[position:tags[0].start()] + text[last.end() if inner is None else inner.end():]
         if len(tags) > 1:
             leftover += "".join(text[a.end():b.start()] for a, b in zip(tags, tags[1:]))
         return Prefix(source, stamp is not None, bool(leftover.strip()), last.group(3))
@@ -89,9 +92,9 @@ def read_parts(text: str, depth: int = 0) -> Prefix:
         label = RANK_LABEL.match(text, position)
     if label is not None:
         source, end = label_source(label), label.end()
-        inner = LOCAL_RANK.match(text, end) if source[0] == -1 else None
-        if inner is not None:  # (``0: [default1]:``: torchrun's local rank in an srun task)
-            source, end = (-1, source[1] * LOCAL_RANKS + number(inner.group(1))), inner.end()
+        inner = LOCAL_RANK.match(text, end) if source[0] in (-1, -2) else None
+        if inner is not None:  # (``0: [default1]:``, ``[0]<stdout>:[default1]:``: torchrun's local rank in a task)
+            source, end = (source[0], source[1] * LOCAL_RANKS + number(inner.group(1))), inner.end()
         return Prefix(source, stamp is not None, bool(text[end:].strip()) or bool(spliced.strip()))
     logger = LOGGER_RANK.search(text, position)
     if logger is not None:  # (``[ts] [INFO] [logging.py:96:log_dist] [Rank 3] ``: a logger's head first)
@@ -213,6 +216,8 @@ def source_name(source: Source | None) -> str:
     named = srun_task_name(job, rank) or host_source_name(job, rank)
     if named is not None:
         return named
+    if (job >= 0 or job == -2) and rank >= LOCAL_RANKS:  # (a local rank behind an MPI tag: read_parts)
+        return f"rank {rank // LOCAL_RANKS}{f' of job {job}' if job >= 0 else ''}, its local rank {rank % LOCAL_RANKS}"
     return f"rank {rank}" if job in (-2, -3) else f"rank {rank} of job {job}"
 
 
