@@ -16,7 +16,7 @@ from typing import Iterable
 from mlcheck.read.lazy_patterns import lazy_pattern
 from mlcheck.records import dataclass, field
 from mlcheck.read.host_labels import bare_host, host_label, host_source_name, lone_service, within_host
-from mlcheck.read.rank_labels import (LOCAL_RANK, LOCAL_RANKS, LOGGER_RANK, RANK_LABEL, TASK_LOG_RANK, label_source,
+from mlcheck.read.rank_labels import (LOCAL_RANKS, LOGGER_RANK, RANK_LABEL, TASK_LOG_RANK, label_source,
                                       number, srun_task_name)
 from mlcheck.read.rank_labels import TAG as TAG  # (an MPI rank tag: mlcheck.read.rawlog.TAG, as the readers name it)
 from mlcheck.read.rank_labels import TIMESTAMP
@@ -92,9 +92,9 @@ def read_parts(text: str, depth: int = 0) -> Prefix:
         label = RANK_LABEL.match(text, position)
     if label is not None:
         source, end = label_source(label), label.end()
-        inner = LOCAL_RANK.match(text, end) if source[0] in (-1, -2) else None
-        if inner is not None:  # (``0: [default1]:``, ``[0]<stdout>:[default1]:``: torchrun's local rank in a task)
-            source, end = (source[0], source[1] * LOCAL_RANKS + number(inner.group(1))), inner.end()
+        inner = RANK_LABEL.match(text, end) if source[0] in (-1, -2) else None
+        if inner is not None:  # (``0: [default1]:``, ``[0]<stdout>:[RANK 1] ``: torchrun's (DeepSpeed's) local rank in a task)
+            source, end = (source[0], source[1] * LOCAL_RANKS + label_source(inner)[1]), inner.end()
         return Prefix(source, stamp is not None, bool(text[end:].strip()) or bool(spliced.strip()))
     logger = LOGGER_RANK.search(text, position)
     if logger is not None:  # (``[ts] [INFO] [logging.py:96:log_dist] [Rank 3] ``: a logger's head first)
