@@ -22,14 +22,13 @@ from __future__ import annotations
 
 import functools
 import os
-import stat
 from typing import Sequence
 
 from mlcheck.facts.checks import clipped
 from mlcheck.facts.rule_files import RULE_FILES
 from mlcheck.model import Event, Finding
 from mlcheck.results import RcpResult, RunResult, RunSummary
-from mlcheck.package.file_kinds import special_kind
+from mlcheck.package.file_kinds import cannot_open, special_kind
 from mlcheck.package.power import official_parse
 from mlcheck.read.file_names import SUBMITTED_RESULT_FILE
 from mlcheck.read.reading_rules import FILE_UNREADABLE, NOT_A_REGULAR_FILE
@@ -169,21 +168,3 @@ def unopened_rcp(members: Sequence[RunResult], rcp: RcpResult) -> RcpResult:
                      "it (an OSError it does not catch), as the compliance checker does before it, so the package "
                      "checker stops", unit=rcp.unit, source=rcp.source, stops=True)
 
-
-def cannot_open(path: str) -> bool:
-    """Whether ``open(path)`` raises, as the official tools open a result file (a folder, a link to
-    nothing, no permission); not for a file mlcheck could not read past its start (a damaged gzip
-    named ``.txt``: the official tools read it as latin-1 text) nor for a FIFO (MLC015: they wait)."""
-    try:
-        mode = os.stat(path).st_mode
-    except OSError:
-        return True
-    if stat.S_ISDIR(mode):
-        return True
-    if not stat.S_ISREG(mode):
-        return False
-    try:
-        with open(path, "rb"):
-            return False
-    except OSError:
-        return True

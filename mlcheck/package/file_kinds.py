@@ -39,6 +39,25 @@ def special_kind(path: str) -> str | None:
     return "not a regular file"
 
 
+def cannot_open(path: str) -> bool:
+    """Whether ``open(path)`` raises, as the official tools open a result file (a folder, a link to
+    nothing, no permission); not for a file mlcheck could not read past its start (a damaged gzip
+    named ``.txt``: the official tools read it as latin-1 text) nor for a FIFO (MLC015: they wait)."""
+    try:
+        mode = os.stat(path).st_mode
+    except OSError:
+        return True
+    if stat.S_ISDIR(mode):
+        return True
+    if not stat.S_ISREG(mode):
+        return False
+    try:
+        with open(path, "rb"):
+            return False
+    except OSError:
+        return True
+
+
 def holds_records(path: str, window: int = 1 << 20) -> bool:
     """Whether the first MiB of a file holds a ``:::MLLOG`` record (gzip too)."""
     try:
