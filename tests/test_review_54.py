@@ -194,3 +194,17 @@ def test_a_local_rank_behind_an_mpi_tag_is_a_rank_of_its_own(tmp_path: Path, hea
     done = subprocess.run([sys.executable, "-m", "mlcheck", "split", str(log), "-o", str(tmp_path / "out")],
                           capture_output=True, timeout=120)
     assert done.returncode == 0 and (tmp_path / "out" / "result_0.txt").read_text("utf-8") == "".join(lines)
+
+
+@pytest.mark.parametrize("head", ["[1,0]<stdout>:{i}: ", "[1,0]<stdout>:[{i}] ", "[0]<stdout>:[{i}] ", "0: [{i}] ",
+                                  "[1,0]<stdout>:{big}: "])
+def test_a_programs_own_counter_behind_a_tag_is_no_rank(tmp_path: Path, head: str) -> None:
+    """rv239: a bare number behind a tag ('[1,0]<stdout>:15: ', a step counter, a logger's process id
+    of 65536 or more) was read as a local rank, and the logging rank's records as other ranks'
+    copies (the converging eval dropped: MLC301). Only a label that names a rank is one."""
+    lines = RESNET_RUN.read_text("utf-8").splitlines(keepends=True)
+    log = tmp_path / "job.log"
+    log.write_text("".join(head.format(i=i % 30, big=123456 + i) + line for i, line in enumerate(lines)), "utf-8")
+    report = _check_json(str(log))
+    (run,) = report["runs"]
+    assert run["verdict"] == "pass" and [f["code"] for f in report["findings"]] == ["MLC020"]

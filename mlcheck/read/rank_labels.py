@@ -45,7 +45,23 @@ adbf0834 [rank=3] || INFO:  ``; the trial log's ``[ts] [adbf0834] [rank=3] || ``
 id before it names no process of its own."""
 LOCAL_RANK = lazy_pattern(r"\[[a-z][a-z_-]*?(\d+)\]: ?")
 LOCAL_RANKS = 1 << 16
-"""An srun task's torchrun ranks (``0: [default1]:``) are ``task * LOCAL_RANKS + local``: by task, then local rank."""
+"""An srun task's torchrun ranks (``0: [default1]:``) are ``task * LOCAL_RANKS + local``: by task, then local rank;
+an MPI or Gloo rank's (``[1,0]<stdout>:[default1]:``) ``(rank + 1) * LOCAL_RANKS + local``."""
+INNER_RANK = lazy_pattern(r" ?(?:\[[a-z][a-z_-]*?(\d+)\]: ?|\[(?:[Rr]ank|RANK|GPU|gpu)(?:[:=] ?| )?(\d+)\] "
+                          r"|\[rank(\d+)-[\w-]*\]: ?)")
+"""A process's own rank label behind a launcher's (an srun task's, an MPI or Gloo rank's): torchrun's
+``[default1]:``/``[rank1]:``, DeepSpeed's ``[RANK 1] ``; never a bare number (``15: ``, ``[15] ``: a
+program's own counter as often as a label)."""
+
+
+def inner_rank(text: str, at: int) -> tuple[int, int] | None:
+    """The rank and the end of :data:`INNER_RANK` at ``at`` of ``text``, or None (none there, or a
+    rank of :data:`LOCAL_RANKS` or more, which would read as another process's)."""
+    found = INNER_RANK.match(text, at)
+    if found is None:
+        return None
+    local = number(next(digits for digits in found.groups() if digits is not None))
+    return (local, found.end()) if local < LOCAL_RANKS else None
 COMPONENT_JOB = -7
 """The job of a heterogeneous Slurm job's labels (``P1 3: ``), whose ranks are
 ``component * COMPONENT_TASKS + task``: by component, then task."""

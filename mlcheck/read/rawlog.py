@@ -16,7 +16,7 @@ from typing import Iterable
 from mlcheck.read.lazy_patterns import lazy_pattern
 from mlcheck.records import dataclass, field
 from mlcheck.read.host_labels import bare_host, host_label, host_source_name, lone_service, within_host
-from mlcheck.read.rank_labels import (LOCAL_RANKS, LOGGER_RANK, RANK_LABEL, TASK_LOG_RANK, label_source,
+from mlcheck.read.rank_labels import (LOCAL_RANKS, LOGGER_RANK, RANK_LABEL, TASK_LOG_RANK, inner_rank, label_source,
                                       number, srun_task_name)
 from mlcheck.read.rank_labels import TAG as TAG  # (an MPI rank tag: mlcheck.read.rawlog.TAG, as the readers name it)
 from mlcheck.read.rank_labels import TIMESTAMP
@@ -76,10 +76,10 @@ def read_parts(text: str, depth: int = 0) -> Prefix:
     if tags:
         last = tags[-1]
         source: Source | None = (number(last.group(1)), number(last.group(2)))
-        inner = RANK_LABEL.match(text, last.end())  # (``[1,0]<stdout>:[default1]:``: a torchrun per mpirun rank)
+        inner = inner_rank(text, last.end())  # (``[1,0]<stdout>:[default1]:``: a torchrun per mpirun rank)
         if inner is not None and source is not None:
-            source = (source[0], source[1] * LOCAL_RANKS + label_source(inner)[1])
-        leftover = text[position:tags[0].start()] + text[last.end() if inner is None else inner.end():]
+            source = (source[0], (source[1] + 1) * LOCAL_RANKS + inner[0])
+        leftover = text[position:tags[0].start()] + text[last.end() if inner is None else inner[1]:]
         if len(tags) > 1:
             leftover += "".join(text[a.end():b.start()] for a, b in zip(tags, tags[1:]))
         return Prefix(source, stamp is not None, bool(leftover.strip()), last.group(3))
@@ -92,9 +92,9 @@ def read_parts(text: str, depth: int = 0) -> Prefix:
         label = RANK_LABEL.match(text, position)
     if label is not None:
         source, end = label_source(label), label.end()
-        inner = RANK_LABEL.match(text, end) if source[0] in (-1, -2) else None
+        inner = inner_rank(text, end) if source[0] in (-1, -2) else None
         if inner is not None:  # (``0: [default1]:``, ``[0]<stdout>:[RANK 1] ``: torchrun's (DeepSpeed's) local rank in a task)
-            source, end = (source[0], source[1] * LOCAL_RANKS + label_source(inner)[1]), inner.end()
+            source, end = (source[0], (source[1] + (source[0] == -2)) * LOCAL_RANKS + inner[0]), inner[1]
         return Prefix(source, stamp is not None, bool(text[end:].strip()) or bool(spliced.strip()))
     logger = LOGGER_RANK.search(text, position)
     if logger is not None:  # (``[ts] [INFO] [logging.py:96:log_dist] [Rank 3] ``: a logger's head first)
@@ -216,8 +216,8 @@ def source_name(source: Source | None) -> str:
     named = srun_task_name(job, rank) or host_source_name(job, rank)
     if named is not None:
         return named
-    if (job >= 0 or job == -2) and rank >= LOCAL_RANKS:  # (a local rank behind an MPI tag: read_parts)
-        return f"rank {rank // LOCAL_RANKS}{f' of job {job}' if job >= 0 else ''}, its local rank {rank % LOCAL_RANKS}"
+    if (job >= 0 or job == -2) and rank >= LOCAL_RANKS:  # (a rank label behind an MPI or Gloo tag: read_parts)
+        return f"rank {rank // LOCAL_RANKS - 1}{f' of job {job}' if job >= 0 else ''} (rank {rank % LOCAL_RANKS} of its own label)"
     return f"rank {rank}" if job in (-2, -3) else f"rank {rank} of job {job}"
 
 
