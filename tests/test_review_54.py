@@ -178,7 +178,9 @@ def _shifted(line: str, by: int) -> str:
 
 @pytest.mark.parametrize("head", ["[1,{node}]<stdout>:[default{local}]:", "[1,{node}]<stdout>:[rank{local}]: ",
                                   "[1,{node}]<stdout>:[RANK {local}] ", "[{node}]<stdout>:[default{local}]:", "[{node}]<stdout>:[RANK {local}] ", "{node}: [RANK {local}] ",
-                                  "[1,mpirank:{node},algo-1]<stdout>:[default{local}]:"])
+                                  "[1,mpirank:{node},algo-1]<stdout>:[default{local}]:",
+                                  "[1,{node}]<stdout>:May 02 09:14:34 [default{local}]:",
+                                  "[{node}]<stdout>:2024-05-02T09:14:34 [default{local}]:"])
 def test_a_local_rank_behind_an_mpi_tag_is_a_rank_of_its_own(tmp_path: Path, head: str) -> None:
     """rv238: mpirun starting a torchrun (DeepSpeed) per node, '[1,0]<stdout>:[default1]:': the label
     behind the tag was text, so both local ranks' copies were kept as one run (run_start twice,
