@@ -18,7 +18,8 @@ ROOT = Path(__file__).resolve().parent.parent
 pytestmark = pytest.mark.skipif(shutil.which("bash") is None, reason="bash is not installed")
 
 
-def _run_step(tmp_path: Path, paths: str, args: str) -> tuple[list[str] | None, str, subprocess.CompletedProcess[str]]:
+def _run_step(tmp_path: Path, paths: str, args: str,
+              strict: str = "") -> tuple[list[str] | None, str, subprocess.CompletedProcess[str]]:
     action = yaml.safe_load((ROOT / "action.yml").read_text("utf-8"))
     (step,) = [step for step in action["runs"]["steps"] if step.get("id") == "check"]
     bin_dir = tmp_path / "bin"
@@ -34,7 +35,7 @@ def _run_step(tmp_path: Path, paths: str, args: str) -> tuple[list[str] | None, 
     output = tmp_path / "github_output"
     env = {**os.environ, "PATH": f"{bin_dir}{os.pathsep}{os.environ.get('PATH', '')}", "RUNNER_TEMP": str(tmp_path),
            "GITHUB_OUTPUT": str(output), "MLCHECK_PATHS": paths, "MLCHECK_ACTION_ARGS": args,
-           "MLCHECK_ACTION_RULESET": "", "MLCHECK_ACTION_STRICT": "", "MLCHECK_ACTION_SARIF": "mlcheck.sarif"}
+           "MLCHECK_ACTION_RULESET": "", "MLCHECK_ACTION_STRICT": strict, "MLCHECK_ACTION_SARIF": "mlcheck.sarif"}
     done = subprocess.run(["bash", "--noprofile", "--norc", "-eo", "pipefail", "-c", step["run"]],
                           env=env, cwd=tmp_path, capture_output=True, text=True)
     argv = recorded.read_text("utf-8").split("\0") if recorded.exists() else None
@@ -64,8 +65,24 @@ def test_args_that_cannot_be_split_fail_the_step_without_running_mlcheck(tmp_pat
     ("a\\ #b c", ["a #b", "c"]),  # (an escaped blank: the # does not begin a word)
     ('"x # y" z', ["x # y", "z"]),
     ("x \\#y z #c", ["x", "#y", "z"]),
+    ("--ignore MLC507 \\\n--strict", ["--ignore", "MLC507", "--strict"]),  # (rv240: a line continuation, as bash reads it)
+    ('"a \\\nb" c\\\nd', ["a b", "cd"]),
 ])
 def test_args_are_split_as_a_shell_splits_words(text: str, words: list[str]) -> None:
     from mlcheck.settings.shell_words import shell_words
 
     assert shell_words(text) == words
+
+
+@pytest.mark.parametrize("strict, option", [("True", "--strict"), ("yes", "--strict"), ("1", "--strict"),
+                                            ("OFF", "--no-strict"), ("false", "--no-strict"), ("", None)])
+def test_the_strict_input_takes_the_spellings_mlcheck_takes(tmp_path: Path, strict: str, option: str | None) -> None:
+    """rv240: 'True' or 'yes' was neither --strict nor --no-strict, without a word."""
+    argv, _output, done = _run_step(tmp_path, "Acme/", "", strict)
+    assert done.returncode == 0 and argv is not None
+    assert [word for word in argv if word in ("--strict", "--no-strict")] == ([option] if option else [])
+
+
+def test_a_strict_input_of_another_word_fails_the_step(tmp_path: Path) -> None:
+    argv, output, done = _run_step(tmp_path, "Acme/", "", "sometimes")
+    assert argv is None and "exit-code=2" in output and "strict: 'sometimes'" in done.stderr

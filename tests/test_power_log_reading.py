@@ -528,6 +528,7 @@ def test_a_power_log_named_alone_is_checked_with_its_benchmark_folder(tmp_path: 
     pattern = re.compile(next(h for h in hooks if h["id"] == "mlcheck-results")["files"])
     relative = node.relative_to(tmp_path).as_posix()
     assert pattern.search(relative) and pattern.search("x/results/s/bert/result_3.txt")
+    assert pattern.search("x/results/s/gnn/result_5759-240517075402311260012_2.txt")  # (rv240: a later round's tools' name)
     assert not pattern.search("x/results/s/bert/power/result_0/notes.txt")
 
 

@@ -210,3 +210,20 @@ def test_a_programs_own_counter_behind_a_tag_is_no_rank(tmp_path: Path, head: st
     report = _check_json(str(log))
     (run,) = report["runs"]
     assert run["verdict"] == "pass" and [f["code"] for f in report["findings"]] == ["MLC020"]
+
+
+def test_a_waiver_glob_names_nothing_outside_its_config_files_folder(tmp_path: Path) -> None:
+    """rv240: Acme/.mlcheck.toml's path = "**" waived Beta's MLC502 too ('../Beta/...' matched '**'),
+    and the failing check of Beta exited 0."""
+    for org in ("Acme", "Beta"):
+        shutil.copytree(EXAMPLE, tmp_path / org)
+        (tmp_path / org / "results" / "acme-t8" / "resnet" / "result_4.txt").unlink()
+    config = tmp_path / "Acme" / ".mlcheck.toml"
+    config.write_text('[[waivers]]\ncode = "MLC502"\npath = "**"\nreason = "Acme only"\n', "utf-8")
+    done = subprocess.run([sys.executable, "-m", "mlcheck", "check", "Acme", "Beta", "-f", "json", "--no-progress",
+                           "--config", str(config)], capture_output=True, timeout=120, cwd=tmp_path,
+                          env={**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parent.parent)})
+    report = json.loads(done.stdout)
+    assert done.returncode == 1
+    assert [f["path"] for f in report["findings"] if f["code"] == "MLC502"] == ["Beta/results/acme-t8/resnet"]
+    assert [w["path"] for w in report["waived"] if w["code"] == "MLC502"] == ["Acme/results/acme-t8/resnet"]

@@ -2,7 +2,8 @@
 the GitHub Action's ``args`` input (``python -m mlcheck.settings.shell_words TEXT`` writes each
 word followed by a NUL byte; exit 2 with a message for a quote left open).
 
-Quotes keep a value with spaces whole, a backslash escapes, and ``#`` begins a comment where it
+Quotes keep a value with spaces whole, a backslash escapes (one that ends a line continues it,
+as in a shell, outside single quotes), and ``#`` begins a comment where it
 begins a word (``run#1.xml`` is one word, as in a shell; :func:`shlex.split`'s comments would
 end the word there); a comment runs to the end of its line. Nothing is expanded (``$x``, ``*``).
 """
@@ -30,6 +31,10 @@ def _without_comments(text: str) -> str:
             skipping = False
         elif escaped:  # (an escaped blank is part of the word: no # after it begins one)
             escaped = False
+            if char == "\n" and quote != "'":  # (a line continuation: the backslash and the line end go)
+                kept.pop()
+                previous = kept[-1] if kept else "\n"
+                continue
             kept.append(char)
             previous = "\\"
             continue

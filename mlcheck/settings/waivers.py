@@ -58,6 +58,8 @@ class _WaiverPath:
 
     def matches(self, forms: tuple[str, str]) -> bool:
         form = forms[self.absolute]
+        if not self.absolute and form.startswith("../") and not self.spelled.startswith("../"):
+            return False  # (outside the config file's folder: '**' names what lies below it, not '../Beta/...')
         return form == self.literal if self.literal is not None else compiled(self.spelled).matches(form)
 
 
