@@ -227,3 +227,23 @@ def test_a_waiver_glob_names_nothing_outside_its_config_files_folder(tmp_path: P
     assert done.returncode == 1
     assert [f["path"] for f in report["findings"] if f["code"] == "MLC502"] == ["Beta/results/acme-t8/resnet"]
     assert [w["path"] for w in report["waived"] if w["code"] == "MLC502"] == ["Acme/results/acme-t8/resnet"]
+
+
+def test_the_output_setting_takes_what_the_output_option_takes(tmp_path: Path) -> None:
+    """rv240: '-o report.json' wrote the report, 'output = ["report.json"]' (or MLCHECK_OUTPUT) was an
+    MLC041 error 'is not FORMAT:PATH' and the report was not written."""
+    shutil.copytree(EXAMPLE, tmp_path / "Acme")
+    config = tmp_path / "ci.toml"
+    config.write_text('output = ["report.json"]\n', "utf-8")
+    done = subprocess.run([sys.executable, "-m", "mlcheck", "check", "Acme", "--no-progress", "--config", str(config)],
+                          capture_output=True, timeout=120, cwd=tmp_path,
+                          env={**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parent.parent)})
+    assert done.returncode == 0 and "MLC041" not in done.stdout.decode()
+    assert json.loads((tmp_path / "report.json").read_text("utf-8"))["summary"]["verdict"] == "pass"
+
+
+def test_score_exits_1_on_a_setting_it_cannot_use(tmp_path: Path) -> None:
+    """rv240: MLCHECK_RULESET=7.0.0 was an MLC041 error, and score exited 0 (check and report 1)."""
+    done = subprocess.run([sys.executable, "-m", "mlcheck", "score", str(EXAMPLE), "--config", os.devnull],
+                          capture_output=True, timeout=120, env={**os.environ, "MLCHECK_RULESET": "7.0.0"})
+    assert done.returncode == 1 and "MLC041" in done.stderr.decode()

@@ -139,7 +139,8 @@ def score_command(paths: tuple[str, ...], ruleset: str | None, config_path: str 
         sys.exit(EXIT_ERROR)
     published = [b for b in result.benchmarks if b.published]  # (not the logs of a folder in a benchmark folder)
     invalid = not published or any(not b.score.valid or rcp_refusal(b) is not None for b in published) or bool(refused)
-    sys.exit(EXIT_FINDINGS if invalid else EXIT_OK)
+    misread = any(f.code == CONFIG_INVALID.code and f.severity is Severity.ERROR for f in result.findings)  # (as check's)
+    sys.exit(EXIT_FINDINGS if invalid or misread else EXIT_OK)
 
 
 def _where_what(found: Finding) -> str:

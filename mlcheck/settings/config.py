@@ -198,13 +198,19 @@ def _valid_outputs(specs: tuple[str, ...], label: str, where: str, line: int | N
     """The ``FORMAT:PATH`` entries of an output setting; each other entry is a finding."""
     choices = "|".join(f for f in FORMATS if f != "auto")
     return _valid_entries(specs, _is_output_spec,
-                          f"is not FORMAT:PATH with FORMAT one of {choices} (e.g. sarif:mlcheck.sarif)",
-                          label, where, line, problems)
+                          f"is not FORMAT:PATH with FORMAT one of {choices} (e.g. sarif:mlcheck.sarif), nor a PATH "
+                          "ending in .sarif, .json, .xml (junit), .md, .html or .txt", label, where, line, problems)
 
 
 def _is_output_spec(spec: str) -> bool:
-    name, sep, path = spec.partition(":")
-    return bool(sep and path) and name.strip().lower() in FORMATS and name.strip().lower() != "auto"
+    """What ``--output`` takes (:func:`mlcheck.settings.gate.parse_output`: ``sarif:x.sarif``, ``x.sarif``)."""
+    from mlcheck.settings.gate import parse_output  # (gate imports this module)
+
+    try:
+        parse_output(spec)
+    except ValueError:
+        return False
+    return True
 
 
 def _valid_entries(entries: Iterable[str], valid: Callable[[str], bool], why: str, label: str,
