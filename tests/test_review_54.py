@@ -247,3 +247,16 @@ def test_score_exits_1_on_a_setting_it_cannot_use(tmp_path: Path) -> None:
     done = subprocess.run([sys.executable, "-m", "mlcheck", "score", str(EXAMPLE), "--config", os.devnull],
                           capture_output=True, timeout=120, env={**os.environ, "MLCHECK_RULESET": "7.0.0"})
     assert done.returncode == 1 and "MLC041" in done.stderr.decode()
+
+
+def test_a_pyproject_table_beside_a_dotfile_config_is_said_not_to_be_read(tmp_path: Path) -> None:
+    """rv240: [tool.mlcheck] strict = true in a pyproject.toml beside a .mlcheck.toml was lost without a word."""
+    shutil.copytree(EXAMPLE, tmp_path / "Acme")
+    (tmp_path / ".mlcheck.toml").write_text("strict = false\n", "utf-8")
+    (tmp_path / "pyproject.toml").write_text('[project]\nname = "x"\n\n[tool.mlcheck]\nstrict = true\n', "utf-8")
+    done = subprocess.run([sys.executable, "-m", "mlcheck", "check", "Acme", "-f", "json", "--no-progress"],
+                          capture_output=True, timeout=120, cwd=tmp_path,
+                          env={**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parent.parent)})
+    (found,) = [f for f in json.loads(done.stdout)["findings"] if f["code"] == "MLC041"]
+    assert found["path"] == "pyproject.toml" and found["severity"] == "warning"
+    assert "[tool.mlcheck] here is not read: .mlcheck.toml beside it is the config" in found["message"]

@@ -25,7 +25,7 @@ from mlcheck.facts.rulesets import SUPPORTED_RULESETS, normalise_version
 from mlcheck.model import Finding, Severity
 from mlcheck.rules.config_rules import CONFIG_INVALID
 from mlcheck.settings.config_file import load_table as _load_table
-from mlcheck.settings.config_search import find_config as find_config, nearer_configs, search_start
+from mlcheck.settings.config_search import find_config as find_config, nearer_configs, search_start, shadowed_pyproject
 from mlcheck.settings.environment_names import misspelt_variable
 from mlcheck.settings.waiver_table import Waiver, line_of, read_waivers
 
@@ -114,6 +114,10 @@ def load_settings(cli: Mapping[str, Any], cwd: str | None = None,
                 f"common to them ({shown or 'none'}); check each folder on its own (a pre-commit hook: "
                 "one hook per package, with files: under it), or name one with --config"),
                 severity=Severity.WARNING))
+    if found is not None and (shadowed := shadowed_pyproject(found)) is not None:  # (its settings lost without a word)
+        problems.append(CONFIG_INVALID.at(str(shadowed) if absolute else _relative(shadowed, cwd), None, (
+            f"[tool.mlcheck] here is not read: {shown} beside it is the config (a folder's .mlcheck.toml comes first); "
+            "move these settings into it"), severity=Severity.WARNING))
     waivers: tuple[Waiver, ...] = ()
     base_dir = cwd
     if path is not None:

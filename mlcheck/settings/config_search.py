@@ -79,3 +79,12 @@ def _config_in(folder: Path) -> Path | None:
         return dotfile
     pyproject = folder / "pyproject.toml"
     return pyproject if _is_file(pyproject) and names_mlcheck_table(_read(pyproject)) else None
+
+
+def shadowed_pyproject(config: Path) -> Path | None:
+    """The ``pyproject.toml`` beside a found ``.mlcheck.toml`` whose ``[tool.mlcheck]`` is therefore
+    not read (the search stops at the first config of a folder, the dotfile first), or None."""
+    if config.name != ".mlcheck.toml":
+        return None
+    pyproject = config.parent / "pyproject.toml"
+    return pyproject if _is_file(pyproject) and names_mlcheck_table(_read(pyproject)) else None
