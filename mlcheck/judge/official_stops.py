@@ -167,4 +167,3 @@ def unopened_rcp(members: Sequence[RunResult], rcp: RcpResult) -> RcpResult:
     return RcpResult("fail", f"{', '.join(unopened)} cannot be opened (MLC001): the round's RCP checker raises opening "
                      "it (an OSError it does not catch), as the compliance checker does before it, so the package "
                      "checker stops", unit=rcp.unit, source=rcp.source, stops=True)
-
