@@ -74,7 +74,7 @@ def test_args_are_split_as_a_shell_splits_words(text: str, words: list[str]) -> 
     assert shell_words(text) == words
 
 
-@pytest.mark.parametrize("strict, option", [("True", "--strict"), ("yes", "--strict"), ("1", "--strict"),
+@pytest.mark.parametrize("strict, option", [("True", "--strict"), ("yes", "--strict"), ("1", "--strict"), (" true\n", "--strict"),
                                             ("OFF", "--no-strict"), ("false", "--no-strict"), ("", None)])
 def test_the_strict_input_takes_the_spellings_mlcheck_takes(tmp_path: Path, strict: str, option: str | None) -> None:
     """rv240: 'True' or 'yes' was neither --strict nor --no-strict, without a word."""

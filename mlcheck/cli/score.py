@@ -56,8 +56,8 @@ def score_command(paths: tuple[str, ...], ruleset: str | None, config_path: str 
 
     Exit 0 when every benchmark result is valid and passes the round's RCP test (or has a bypass),
     1 when one does not (or a benchmark folder holds no result files, or power logs that the
-    round's summarizer cannot score: MLC543; or a setting is bad: MLC041, as for check), 2 when
-    mlcheck could not run or a PATH could not be opened at all.
+    round's summarizer cannot score: MLC543), 2 when mlcheck could not run or a PATH could not be
+    opened at all. A bad setting (MLC041) is said on stderr and ignored: it changes no exit code.
     """
     # (the reporters are imported by the command that uses them: `check` loads none of these)
     from mlcheck.report.json_report import json_report_blocks
@@ -139,9 +139,7 @@ def score_command(paths: tuple[str, ...], ruleset: str | None, config_path: str 
         sys.exit(EXIT_ERROR)
     published = [b for b in result.benchmarks if b.published]  # (not the logs of a folder in a benchmark folder)
     invalid = not published or any(not b.score.valid or rcp_refusal(b) is not None for b in published) or bool(refused)
-    misread = not settings.exit_zero and any(f.code == CONFIG_INVALID.code and f.severity is Severity.ERROR
-                                             for f in result.findings)  # (a bad setting: exit 1, as check's)
-    sys.exit(EXIT_FINDINGS if invalid or misread else EXIT_OK)
+    sys.exit(EXIT_FINDINGS if invalid else EXIT_OK)  # (a bad setting, said above, is no invalid result: README)
 
 
 def _where_what(found: Finding) -> str:

@@ -114,8 +114,8 @@ class PrefixDecisions:
         if source is not None:
             ended.add(source[1])
         elif tasks is not None:  # (srun names the tasks that exited: the others print on, their copies still copies)
-            nested = any(rank >= LOCAL_RANKS for rank in printing)  # (torchrun in each task: task * LOCAL_RANKS + local)
-            by_task = sorted((rank // LOCAL_RANKS if nested else rank, rank) for rank in printing)
+            # (torchrun in a task: (task + 1) * LOCAL_RANKS + local)
+            by_task = sorted((rank // LOCAL_RANKS - 1 if rank >= LOCAL_RANKS else rank, rank) for rank in printing)
             numbers = [task for task, _ in by_task]
             for low, high in tasks:
                 ended.update(rank for _, rank in by_task[bisect_left(numbers, low):bisect_right(numbers, high)])

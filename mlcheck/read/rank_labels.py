@@ -45,8 +45,8 @@ adbf0834 [rank=3] || INFO:  ``; the trial log's ``[ts] [adbf0834] [rank=3] || ``
 id before it names no process of its own."""
 LOCAL_RANK = lazy_pattern(r"\[[a-z][a-z_-]*?(\d+)\]: ?")
 LOCAL_RANKS = 1 << 16
-"""An srun task's torchrun ranks (``0: [default1]:``) are ``task * LOCAL_RANKS + local``: by task, then local rank;
-an MPI or Gloo rank's (``[1,0]<stdout>:[default1]:``) ``(rank + 1) * LOCAL_RANKS + local``."""
+"""The ranks behind an srun task's, MPI or Gloo rank's label (``0: [default1]:``, ``[1,0]<stdout>:[default1]:``)
+are ``(task + 1) * LOCAL_RANKS + local``: by task, then local rank, apart from every task's own rank."""
 INNER_RANK = lazy_pattern(r" ?(?:\[[a-z][a-z_-]*?(\d+)\]: ?|\[(?:[Rr]ank|RANK|GPU|gpu)(?:[:=] ?| )?(\d+)\] "
                           r"|\[rank(\d+)-[\w-]*\]: ?)")
 """A process's own rank label behind a launcher's (an srun task's, an MPI or Gloo rank's): torchrun's
@@ -90,7 +90,7 @@ def srun_task_name(job: int, rank: int) -> str | None:
     """``srun task 3``, ``srun task 0 (torchrun rank 1)``, ``srun task 3 of component 1``; None
     for another job's source."""
     if job == -1:
-        return f"srun task {rank // LOCAL_RANKS} (torchrun rank {rank % LOCAL_RANKS})" if rank >= LOCAL_RANKS \
+        return f"srun task {rank // LOCAL_RANKS - 1} (torchrun rank {rank % LOCAL_RANKS})" if rank >= LOCAL_RANKS \
             else f"srun task {rank}"
     if job == COMPONENT_JOB:
         return f"srun task {rank % COMPONENT_TASKS} of component {rank // COMPONENT_TASKS}"

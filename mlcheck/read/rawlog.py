@@ -97,7 +97,7 @@ def read_parts(text: str, depth: int = 0) -> Prefix:
         after = TIMESTAMP.match(text, end) if source[0] in (-1, -2) else None  # (a date between the two: ts)
         inner = inner_rank(text, after.end() if after is not None else end) if source[0] in (-1, -2) else None
         if inner is not None:  # (``0: [default1]:``, ``[0]<stdout>:[RANK 1] ``: torchrun's (DeepSpeed's) local rank in a task)
-            source, end = (source[0], (source[1] + (source[0] == -2)) * LOCAL_RANKS + inner[0]), inner[1]
+            source, end = (source[0], (source[1] + 1) * LOCAL_RANKS + inner[0]), inner[1]
         return Prefix(source, stamp is not None or (after is not None and inner is not None),
                       bool(text[end:].strip()) or bool(spliced.strip()))
     logger = LOGGER_RANK.search(text, position)
