@@ -319,7 +319,7 @@ def test_torchrun_ranks_inside_srun_tasks_are_ranks_whose_copies_are_dropped(tmp
     run = check([str(job)]).runs[0]
     told = [f.message for f in run.findings]
     assert [f.code for f in run.findings] == ["MLC020"], told
-    assert "records kept from srun task 0 (29); 87 copies printed by 3 other ranks dropped" in told[0]
+    assert "records kept from srun task 0 (torchrun rank 0) (29); 87 copies printed by 3 other ranks dropped" in told[0]
     code, _out, _err = _split(str(job), "-o", str(tmp_path / "out"))
     assert code == 0 and (tmp_path / "out" / "result_0.txt").read_bytes() == BASE_LINES
 
