@@ -272,3 +272,14 @@ def test_an_srun_tasks_torchrun_rank_is_no_other_task(tmp_path: Path) -> None:
     report = _check_json(str(log))
     assert [f["code"] for f in report["findings"]] == ["MLC020"] and len(report["runs"]) == 1
     assert f"({len(lines)}); {len(lines)} copies printed by 1 other rank dropped" in report["findings"][0]["message"]
+
+
+def test_one_setting_spelt_two_ways_is_said(tmp_path: Path) -> None:
+    """rv240: exit_zero = true and exit-zero = false in one file: the last won without a word."""
+    config = tmp_path / "c.toml"
+    config.write_text("exit_zero = false\nexit-zero = true\n", "utf-8")
+    done = subprocess.run([sys.executable, "-m", "mlcheck", "check", str(EXAMPLE), "-f", "json", "--no-progress",
+                           "--config", str(config)], capture_output=True, timeout=120)
+    (found,) = [f for f in json.loads(done.stdout)["findings"] if f["code"] == "MLC041"]
+    assert (found["line"], found["severity"]) == (2, "error") and "'exit_zero' is given already" in found["message"]
+    assert done.returncode == 1  # (the first spelling holds: exit_zero = false)

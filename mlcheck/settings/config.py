@@ -154,12 +154,17 @@ def _relative(path: Path, cwd: str) -> str:
 def _coerce(table: Mapping[str, Any], where: str, text: str, problems: list[Finding],
             from_file: bool) -> dict[str, Any]:
     values: dict[str, Any] = {}
+    spelt: dict[str, str] = {}  # (the key each setting was given by: exit_zero and exit-zero are one)
     for raw_key, raw in table.items():
         if raw_key == "waivers" and from_file:
             continue
         key = _ALIASES.get(raw_key, raw_key.replace("-", "_"))
         label = raw_key if from_file else f"MLCHECK_{raw_key.upper()}"
         line = line_of(text, raw_key) if from_file else None
+        if spelt.setdefault(key, raw_key) != raw_key:
+            problems.append(CONFIG_INVALID.at(where, line, f"{label}: the setting {spelt[key]!r} is given already, spelt "
+                                              "otherwise; keep one (this one is ignored)"))
+            continue
         if key not in _SCALARS:
             known = ", ".join(sorted(set(_SCALARS) - {"outputs"} | {"output", "waivers"}))  # as the README spells them
             if from_file:
