@@ -283,3 +283,14 @@ def test_one_setting_spelt_two_ways_is_said(tmp_path: Path) -> None:
     (found,) = [f for f in json.loads(done.stdout)["findings"] if f["code"] == "MLC041"]
     assert (found["line"], found["severity"]) == (2, "error") and "'exit_zero' is given already" in found["message"]
     assert done.returncode == 1  # (the first spelling holds: exit_zero = false)
+
+
+@pytest.mark.parametrize("head", ["0: 2024-05-02T09:14:34 ", "[1,0]<stdout>:2024-05-02 09:14:34 "])
+def test_a_date_behind_a_tasks_label_is_a_timestamp(tmp_path: Path, head: str) -> None:
+    """rv241: '0: 2024-05-02T09:14:34 :::MLLOG' (ts piped behind srun) was counted as records cut
+    out of progress-bar or other text; it is a date."""
+    lines = RESNET_RUN.read_text("utf-8").splitlines(keepends=True)
+    log = tmp_path / "job.log"
+    log.write_text("".join(head + line for line in lines), "utf-8")
+    (found,) = _check_json(str(log))["findings"]
+    assert f"{len(lines)} timestamp prefixes removed" in found["message"] and "other text" not in found["message"]

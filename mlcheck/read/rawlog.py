@@ -80,11 +80,12 @@ def read_parts(text: str, depth: int = 0) -> Prefix:
         inner = inner_rank(text, after.end() if after is not None else last.end())  # (a torchrun per mpirun rank)
         if inner is not None and source is not None:
             source = (source[0], (source[1] + 1) * LOCAL_RANKS + inner[0])
-        leftover = text[position:tags[0].start()] + text[last.end() if inner is None else inner[1]:]
+        rest_at = inner[1] if inner is not None else after.end() if after is not None else last.end()
+        dated = after is not None and (inner is not None or not text[rest_at:].strip())  # (a date alone behind the tag too)
+        leftover = text[position:tags[0].start()] + text[rest_at if dated or inner is not None else last.end():]
         if len(tags) > 1:
             leftover += "".join(text[a.end():b.start()] for a, b in zip(tags, tags[1:]))
-        return Prefix(source, stamp is not None or (after is not None and inner is not None), bool(leftover.strip()),
-                      last.group(3))
+        return Prefix(source, stamp is not None or dated, bool(leftover.strip()), last.group(3))
     # After a CR, the record is on the line the CR began: its label is the one after the CR
     # (``1: text\r0: :::MLLOG``: task 0's record), and the text the CR ended is spliced.
     cr = text.rfind("\r")
@@ -98,8 +99,9 @@ def read_parts(text: str, depth: int = 0) -> Prefix:
         inner = inner_rank(text, after.end() if after is not None else end) if source[0] in (-1, -2) else None
         if inner is not None:  # (``0: [default1]:``, ``[0]<stdout>:[RANK 1] ``: torchrun's (DeepSpeed's) local rank in a task)
             source, end = (source[0], (source[1] + 1) * LOCAL_RANKS + inner[0]), inner[1]
-        return Prefix(source, stamp is not None or (after is not None and inner is not None),
-                      bool(text[end:].strip()) or bool(spliced.strip()))
+        dated = after is not None and (inner is not None or not text[after.end():].strip())  # (``0: 2024-05-02T09:14:34 ``)
+        end = after.end() if dated and inner is None and after is not None else end
+        return Prefix(source, stamp is not None or dated, bool(text[end:].strip()) or bool(spliced.strip()))
     logger = LOGGER_RANK.search(text, position)
     if logger is not None:  # (``[ts] [INFO] [logging.py:96:log_dist] [Rank 3] ``: a logger's head first)
         return Prefix((-3, number(logger.group(1))), stamp is not None, bool(text[position:logger.start()].strip()))
