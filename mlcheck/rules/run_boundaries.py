@@ -18,8 +18,8 @@ Follows the round's checker of record, ``training_X.Y.Z/common.yaml`` (``run_sta
 - MLC103 run-stop-status-missing: ``run_stop`` has no ``status`` in its metadata (an error: the
   official checker of every round fails it too, for each ``run_stop`` logged), or a status other than ``success`` / ``aborted``
   (a warning, ``official: false``: that checker only asks for the key; the RCP checker counts
-  only ``success`` as converged, and so does mlcheck's score; the results summarizer reads no
-  status and times the run anyway, which the folder's score reason says).
+  only ``success`` as converged, and so does mlcheck's RCP test; the results summarizer reads no
+  status and times the run anyway, and so does mlcheck's score where the target is reached).
   Fix: log ``run_stop`` with ``metadata={'status': 'success'}`` or ``'aborted'``.
 - MLC104 run-boundary-repeated: ``run_start`` or ``run_stop`` appears more than once; the official
   checker requires exactly one. The results summarizer (``_query_run_start_stop``) times the run
