@@ -23,7 +23,7 @@ def as_globbed_folders(refs: Sequence[LogRef], paths: Sequence[str]) -> tuple[li
     for ref in refs:
         if not ref.walked and ref.folder is not None and ref.path != "-":
             named.setdefault(ref.folder, []).append(ref)
-    whole = {}
+    whole: list[str] = []  # (in the order named: the package checks' paths stay in order)
     for folder, members in named.items():
         names = {os.path.basename(ref.path) for ref in members}
         if len(names) < 2 or any(ref.system is None or ref.nested or ref.special is not None
@@ -35,7 +35,7 @@ def as_globbed_folders(refs: Sequence[LogRef], paths: Sequence[str]) -> tuple[li
         except OSError:
             continue
         if listed <= names:
-            whole[folder] = True
+            whole.append(folder)
     if not whole:
         return list(refs), list(paths)
     return ([replace(ref, walked=True) if not ref.walked and ref.folder in whole else ref for ref in refs],

@@ -77,6 +77,11 @@ def _config_in(folder: Path) -> Path | None:
     dotfile = folder / ".mlcheck.toml"
     if _is_file(dotfile) or os.path.lexists(dotfile):  # (a folder, a pipe, a link to nothing: found, so that MLC041 says so)
         return dotfile
+    return _mlcheck_pyproject(folder)
+
+
+def _mlcheck_pyproject(folder: Path) -> Path | None:
+    """The folder's ``pyproject.toml`` when it holds mlcheck's settings."""
     pyproject = folder / "pyproject.toml"
     return pyproject if _is_file(pyproject) and names_mlcheck_table(_read(pyproject)) else None
 
@@ -84,7 +89,4 @@ def _config_in(folder: Path) -> Path | None:
 def shadowed_pyproject(config: Path) -> Path | None:
     """The ``pyproject.toml`` beside a found ``.mlcheck.toml`` whose ``[tool.mlcheck]`` is therefore
     not read (the search stops at the first config of a folder, the dotfile first), or None."""
-    if config.name != ".mlcheck.toml":
-        return None
-    pyproject = config.parent / "pyproject.toml"
-    return pyproject if _is_file(pyproject) and names_mlcheck_table(_read(pyproject)) else None
+    return _mlcheck_pyproject(config.parent) if config.name == ".mlcheck.toml" else None

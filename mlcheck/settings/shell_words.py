@@ -31,7 +31,7 @@ def _without_comments(text: str) -> str:
             skipping = False
         elif escaped:  # (an escaped blank is part of the word: no # after it begins one)
             escaped = False
-            if char == "\n" and quote != "'":  # (a line continuation: the backslash and the line end go)
+            if char == "\n":  # (a line continuation, outside single quotes: the backslash and the line end go)
                 kept.pop()
                 previous = kept[-1] if kept else "\n"
                 continue
