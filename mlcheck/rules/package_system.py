@@ -20,8 +20,8 @@ round's ``system_desc_checker`` requires 33 fields. Schema: ``schemas/system-des
   ``host_processors_per_node``: ``""``, ``"2.0"``), or notes (``hw_notes``, ``sw_notes``) it
   cannot join: it stops (an error, not ``official``: the package checker passes the file). Other
   values are at most a warning: a division
-  other than closed/open, an empty ``submitter``, an object, list, true/false or null in a field the
-  results table shows. An object or list in a field no tool reads (``other_software_stack``, as many
+  other than closed/open, an object, list, true/false or null in a field the results table shows
+  (an empty ``submitter`` or ``system_name``: MLC514). An object or list in a field no tool reads (``other_software_stack``, as many
   submitters write it) is not reported: the checker accepts it and nothing reads it. Fix: write the
   value as text.
 - MLC513 system-description-duplicate-key: a key appears twice; JSON keeps the last value, which
@@ -168,8 +168,8 @@ def _value_finding(path: str, error: Any, line_of: Callable[[str], int | None]) 
                  else "null" if value is None else _SHORT.repr(value))
     shown_in_table = bool(where) and where[0] in _TABLE_FIELDS
     line = line_of(where[0]) if where else None
-    if isinstance(value, (dict, list)) and not shown_in_table:
-        return None
+    if isinstance(value, (dict, list)) and not shown_in_table or isinstance(value, str) and not value.strip():
+        return None  # (nothing to fix; an empty field: MLC514 says it)
     expected = _expected(error)
     then = "the results table shows this field" if shown_in_table else f"mlcheck expects {expected} here"
     return SYSTEM_INVALID.at(path, line, (

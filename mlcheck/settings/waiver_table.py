@@ -32,7 +32,6 @@ def line_of(text: str, key: str, nth: int = 0) -> int | None:
     return lines[min(nth, len(lines) - 1)] if lines else None
 
 
-_HEADER = r"^[ \t]*\[\[([^\]\n]*)\]\]"
 _ASSIGNMENT = r"^[ \t]*([^=\n]*)="  # (compiled by re on first use: most checks have no config)
 _TABLE = r"^[ \t]*\[\[?([^\]\n]*)\]"
 _OURS = re.compile(r"tool\s*\.\s*mlcheck\b")
@@ -43,7 +42,7 @@ def _key_lines(text: str) -> dict[str, list[int]]:
     """Each key of the text -> the lines where it is assigned or heads an array of tables, in
     one pass over the text (a search per key made a config of 10,000 keys quadratic: minutes)."""
     found: dict[str, list[tuple[int, int]]] = {}
-    for match in re.finditer(_HEADER, text, re.M):
+    for match in re.finditer(_TABLE, text, re.M):  # ([[waivers]], and [waivers] written for it)
         name = match.group(1).strip()
         found.setdefault(name.removeprefix("tool.mlcheck."), []).append((match.start(), 0))
     # In a pyproject.toml only mlcheck's tables count: [tool.ruff]'s select is not ours.
@@ -64,7 +63,8 @@ def read_waivers(raw: Any, where: str, text: str, problems: list[Finding]) -> li
     """The valid waivers of a ``waivers`` array; each invalid one is a finding in ``problems``."""
     if not isinstance(raw, list):
         problems.append(CONFIG_INVALID.at(where, line_of(text, "waivers"),
-                                          "waivers must be an array of tables ([[tool.mlcheck.waivers]])"))
+                                          "waivers must be an array of tables (each headed [[tool.mlcheck.waivers]] "
+                                          "in a pyproject.toml, [[waivers]] elsewhere)"))
         return []
     found: list[Waiver] = []
     for position, entry in enumerate(raw):
