@@ -44,3 +44,78 @@ def test_a_waivers_table_not_an_array_is_said_at_its_line(tmp_path: Path, name: 
     (found,) = [f for f in json.loads(done.stdout)["findings"] if f["code"] == "MLC041"]
     assert (found["path"], found["line"], found["severity"]) == (name, line, "error")
     assert "[[waivers]] elsewhere" in found["message"] and done.returncode == 1
+
+
+def _power_log(start: float, stop: float, watts: float = 5000.0, extra: tuple[tuple[str, float], ...] = ()) -> list:  # type: ignore[type-arg]
+    """A node log read: a reading a second from start to stop, ``extra`` records, in time order."""
+    from mlcheck.model import Event
+
+    records = [("power_measurement_start", start), ("power_measurement_stop", stop), *extra]
+    records += [("power_reading", start + 1000 * i) for i in range(1, int((stop - start) // 1000))]
+    records.sort(key=lambda r: r[1])
+    return [Event(key, watts if key == "power_reading" else None, {}, time, line)
+            for line, (key, time) in enumerate(records, 1)]
+
+
+RUN_START = 1.7e12
+
+
+@pytest.mark.parametrize("late, early, line, said", [
+    (120_000, 0, 1, "leaves out 20% of the run (it begins 2 min after run_start, ends 1 s after run_stop)"),
+    (-1000, 300_000, 302, "leaves out 50% of the run (it begins 1 s before run_start, ends 5 min before run_stop)"),
+    (9_000, 9_000, None, ""),  # (within the clocks of two machines: nothing said)
+])
+def test_a_window_that_leaves_out_part_of_the_run_is_said(late: int, early: int, line: int | None, said: str) -> None:
+    """rv244: power starting 120 s after run_start, or stopping 300 s before run_stop, was not said
+    (power_measurement.adoc: the measurement must include all timed operations)."""
+    from mlcheck.rules.power_plausibility import implausible_node_log
+
+    duration = 600_000.0
+    start, stop = RUN_START + late, RUN_START + duration - early + (0 if early else 1000)
+    found = implausible_node_log("n", _power_log(start, stop), RUN_START, duration)
+    assert [(f.line, said in f.message) for f in found] == ([(line, True)] if said else [])
+
+
+@pytest.mark.parametrize("key, line, said", [
+    ("power_measurement_start", 303, "power_measurement_start is logged 2 times (lines 1, 303): the summarizer adds the "
+     "readings from the first and divides by the window from the last: the energy comes out high"),
+    ("power_measurement_stop", 604, "power_measurement_stop is logged 2 times (lines 303, 604): the summarizer adds the "
+     "readings up to the first and divides by the window up to the last: the energy comes out low"),
+])
+def test_a_second_start_or_stop_is_said_with_what_it_does_to_the_energy(key: str, line: int, said: str) -> None:
+    """rv244: a second power_measurement_start gave +50 % energy without a word, and a second stop a
+    wrong diagnosis (a short window), as mlcheck read the first of each."""
+    from mlcheck.rules.power_plausibility import implausible_node_log
+
+    events = _power_log(RUN_START - 1000, RUN_START + 601_000, extra=((key, RUN_START + 300_500),))
+    found = implausible_node_log("n", events, RUN_START, 600_000.0)
+    assert [(f.line, f.message.startswith(said)) for f in found] == [(line, True)]
+
+
+def test_a_negative_mean_power_is_no_kilowatts() -> None:
+    """rv244: every reading negative was 'kilowatts logged as watts?'."""
+    from mlcheck.rules.power_plausibility import implausible_node_log
+
+    found = implausible_node_log("n", _power_log(RUN_START - 1000, RUN_START + 601_000, -5000.0), RUN_START, 600_000.0)
+    assert [f.message for f in found] == ["601 power_reading value(s) below 0 W", "the readings average -5e+03 W for a "
+                                          "node: a negative power: the energy score comes out negative"]
+
+
+def test_a_count_the_power_checker_never_reaches_is_not_said_to_be_its(tmp_path: Path) -> None:
+    """rv244: with node_0.txt.bak beside node_0.txt, power_checker.py raises on int('0.txt') before it
+    compares the runs' counts, but MLC542 said '[official checker agrees]'."""
+    from mlcheck.package.power import scan_power
+    from mlcheck.rules.power import check_power_folder
+
+    runs = [str(tmp_path / f"result_{i}.txt") for i in range(3)]
+    for i, run in enumerate(runs):
+        Path(run).write_text("", "utf-8")
+        (tmp_path / "power" / f"result_{i}").mkdir(parents=True)
+        (tmp_path / "power" / f"result_{i}" / "node_0.txt").write_text("", "utf-8")
+    (tmp_path / "power" / "result_1" / "node_0.txt.bak").write_text("", "utf-8")
+    power = scan_power(str(tmp_path), runs)
+    assert power is not None
+    found, bad = check_power_folder(power, True, "5.0.0")
+    assert [(f.code, f.official) for f in found] == [("MLC541", True), ("MLC542", False)]
+    assert found[1].message.endswith("(the checker crashes on a name first, MLC541, and counts none)")
+    assert bad == {"result_1"}

@@ -110,8 +110,9 @@ def check_power_folder(power: PowerFolder, checked: bool, ruleset: str) -> tuple
             if _misnumbered(run, kind, found, severity, later):
                 bad.add(run.result_name)
         _other_files(run, found)
+    crashed = any(f.index is None for run in present for f in run.files)  # (int() raised before the counts)
     for kind in KINDS:
-        bad |= _counts_differ(present, kind, found, severity, later, [run.result_name for run in power.runs])
+        bad |= _counts_differ(present, kind, found, severity, later, [run.result_name for run in power.runs], crashed)
     for folder in power.unmatched:
         found.append(POWER_FILE_MISNAMED.at(folder, None, (
             f"power/{os.path.basename(folder)}/ belongs to no result file; the power checker and the "
@@ -166,11 +167,11 @@ def _other_files(run: PowerRun, found: list[Finding]) -> None:
 
 
 def _counts_differ(runs: Sequence[PowerRun], kind: str, found: list[Finding], severity: Severity | None,
-                   later: str, names: Sequence[str]) -> set[str]:
+                   later: str, names: Sequence[str], crashed: bool) -> set[str]:
     """MLC542 at each run whose count differs; the result names the checker blames for it: the
     names at those runs' positions among the runs with a power folder, in the list of all the
     result files (``names``), as ``power_checker.py`` maps them (another run's, after a run without
-    its power folder)."""
+    its power folder). Not ``official`` where the checker ``crashed`` on a name before it counts."""
     counts = [len(run.of_kind(kind)) for run in runs]
     usual = max(Counter(counts).items(), key=lambda item: item[1])[0]  # first most common, as the checker
     ordered, blamed = sorted(names, key=lambda name: name + ".txt"), set()  # (the checker sorts the paths)
@@ -185,7 +186,9 @@ def _counts_differ(runs: Sequence[PowerRun], kind: str, found: list[Finding], se
         found.append(POWER_COUNTS_DIFFER.at(run.folder or "", None, (
             f"{count} {_WORD[kind]} log(s) where the other runs have {usual} (the power checker counts each file "
             f"whose name starts with {kind!r}: {files or 'none'}); {who} as non-compliant{later}. Measure the "
-            f"same {'switches' if kind == 'sw' else 'nodes'} in every run"), severity=severity, official=severity is None))
+            f"same {'switches' if kind == 'sw' else 'nodes'} in every run" + (
+                " (the checker crashes on a name first, MLC541, and counts none)" if crashed else "")),
+            severity=severity, official=severity is None and not crashed))
     return blamed
 
 
