@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 import json
 import os
 import shutil
@@ -16,6 +17,13 @@ from mlcheck.rules.package_system import check_system_description
 
 EXAMPLE = Path(__file__).resolve().parent.parent / "fixtures" / "example" / "Acme"
 SYSTEM = EXAMPLE / "systems" / "acme-t8.json"
+
+
+def _check_json(*args: str) -> dict:  # type: ignore[type-arg]
+    done = subprocess.run([sys.executable, "-m", "mlcheck", "check", *args, "-f", "json", "--no-progress",
+                           "--config", os.devnull], capture_output=True, timeout=120)
+    assert done.returncode in (0, 1), done.stderr.decode()
+    return json.loads(done.stdout)  # type: ignore[no-any-return]
 
 
 @pytest.mark.parametrize("field", ["system_name", "submitter"])
@@ -119,3 +127,47 @@ def test_a_count_the_power_checker_never_reaches_is_not_said_to_be_its(tmp_path:
     assert [(f.code, f.official) for f in found] == [("MLC541", True), ("MLC542", False)]
     assert found[1].message.endswith("(the checker crashes on a name first, MLC541, and counts none)")
     assert bad == {"result_1"}
+
+
+def test_two_jobs_at_once_whose_ranks_print_in_any_order_are_two_runs(tmp_path: Path) -> None:
+    """rv245: '[1,1]' printing each record before '[1,0]' (ranks print in any order) left no job
+    start: the two jobs' records were one run (MLC206, MLC106, MLC305 on two valid runs)."""
+    resnet = EXAMPLE / "results" / "acme-t8" / "resnet"
+
+    def job(number: int, run: str) -> list[bytes]:
+        return [f"[{number},{rank}]<stdout>:".encode() + line for line in (resnet / run).read_bytes().splitlines(True)
+                for rank in (1, 0)]  # (rank 1's copy first)
+    first, second = job(1, "result_0.txt"), job(2, "result_1.txt")
+    log = tmp_path / "console.log"
+    log.write_bytes(b"".join(line for pair in itertools.zip_longest(first, second, fillvalue=b"") for line in pair))
+    report = _check_json(str(log))
+    assert [(r["verdict"], sorted({f["code"] for f in r["findings"]})) for r in report["runs"]] == [
+        ("pass", ["MLC020", "MLC030"]), ("pass", ["MLC020"])]
+    assert [f["line"] for f in report["runs"][0]["findings"] if f["code"] == "MLC030"] == [3]
+
+
+@pytest.mark.parametrize("crash", ["killed", "cut"])
+def test_watch_counts_a_run_that_died_as_a_run_that_ended(tmp_path: Path, crash: str) -> None:
+    """rv245: a run killed between records (the next run began) was not counted by --runs, one whose
+    record was cut was: --runs 2 ended at the third run_stop in one console, the second in the other.
+    Both count now, and the watch's report covers the dead run."""
+    import re
+
+    from mlcheck.raw.watch import watch
+
+    lines = (EXAMPLE / "results" / "acme-t8" / "resnet" / "result_0.txt").read_text("utf-8").splitlines()
+
+    def later(minutes: int) -> list[str]:
+        return [re.sub(r'"time_ms": (\d+)', lambda m: f'"time_ms": {int(m.group(1)) + minutes * 60_000}', line)
+                for line in lines]
+    dead = later(30)[:200]
+    if crash == "cut":
+        dead[-1] = dead[-1][:40]
+    launch = "+ srun --nodes=1 --ntasks=8 python train.py"
+    text = [launch, *lines, launch, *dead, "srun: error: node03: task 0: Killed", launch, *later(60)]
+    log = tmp_path / "console.log"
+    log.write_text("\n".join(text) + "\n", "utf-8")
+    found: list[object] = []
+    outcome = watch(str(log), found.append, lambda _text: None, runs=2, poll=0.01, idle_timeout=5)
+    assert (outcome.reason, outcome.runs_done) == ("complete", 2)
+    assert outcome.lines == len(lines) + 2 + len(dead)  # (to the dead run's last record)

@@ -129,7 +129,8 @@ _MACHINE = {"json": "JSON", "sarif": "SARIF", "junit": "JUnit", "github": "annot
 @click.option("--ruleset", "-r", metavar="X.Y.Z", help="Round to judge under. Default: inferred.")
 @click.option("--fail-fast", is_flag=True, help="Exit 1 at the first error, without waiting for run_stop.")
 @click.option("--runs", type=click.IntRange(min=1), default=1, show_default=True,
-              help="End after this many runs have stopped.")
+              help="End after this many runs have ended: logged their run_stop, or died (the job ended, or the "
+                   "next run began).")
 @click.option("--format", "-f", "output_format", type=click.Choice(FORMATS[1:]), default=None,
               help="Format of the final report on stdout, as check's. Default: the config's or MLCHECK_FORMAT's, else text.")
 @click.option("--poll", type=Seconds(0.01, 3600.0), default=0.1, show_default=True,

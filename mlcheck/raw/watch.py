@@ -94,7 +94,7 @@ def _follow(follower: Follower, path: str, jobs: MixedJobs, forced: tuple[Rulese
         if state.stop_pending:
             for event in state.next_run.rest() if final else ():  # (held after run_stop, and no next run began)
                 _add(state, event, on_finding, on_progress)
-            _finish_stopped(state, on_finding, on_progress)
+            _finish_ended(state, on_finding, on_progress)
         elif final and state.next_run.held and state.builder.counts["run_stop"]:  # (judged after a quiet spell:
             for event in state.next_run.rest():  # what it held is its own where the file ends, as check reads it)
                 _add(state, event, on_finding, on_progress)
@@ -186,8 +186,7 @@ def _take(state: WatchState, item: AnyItem, on_finding: FindingSink,
                                       event.time_ms - next_run.latest, next_run.repeats_a_setting(event.key, True)):
         for held in state.next_run.before_restart():  # (a run killed in its initialisation: its own)
             _add(state, held, on_finding, on_progress)
-        if not _finish_stopped(state, on_finding, on_progress) and not builder.counts["run_stop"]:
-            _checkpoint(state, on_finding, on_progress, final=True)  # (a run cut off by the next: it ended)
+        _finish_ended(state, on_finding, on_progress)  # (a run cut off by the next: it ended)
         _next_run(state)
         pending = state.next_run.restart()
         said = state.boundaries.attempt_note(state.path, event.line, event.key)
@@ -203,9 +202,8 @@ def _take(state: WatchState, item: AnyItem, on_finding: FindingSink,
         if opens:
             for copy in state.next_run.before_open():  # (copies of the run, held until a later start)
                 _add(state, copy, on_finding, on_progress)
-            if not _finish_stopped(state, on_finding, on_progress) and not state.builder.counts["run_stop"]:
-                _checkpoint(state, on_finding, on_progress, final=True)  # (killed without run_stop, run again:
-            _next_run(state)  # judged, not counted by --runs; a run judged whole after its run_stop is not again)
+            _finish_ended(state, on_finding, on_progress)  # (killed without run_stop, run again)
+            _next_run(state)  # (a run judged whole after its run_stop is not judged again)
     for taken in pending + now:
         _add(state, taken, on_finding, on_progress)
 
@@ -221,13 +219,15 @@ def _end_at_cut(state: WatchState, on_finding: FindingSink, on_progress: Progres
     state.boundaries.reset()
 
 
-def _finish_stopped(state: WatchState, on_finding: FindingSink, on_progress: ProgressSink) -> bool:
-    """Judge the run that logged its run_stop, where the next begins; whether there was one."""
-    if not state.stop_pending:
-        return False
-    state.end_line = max(e.line for e in state.builder.events)
-    finish_run(state, on_finding, on_progress)
-    return True
+def _finish_ended(state: WatchState, on_finding: FindingSink, on_progress: ProgressSink) -> None:
+    """Judge the run the next one ends, and count it for ``--runs``: it logged run_stop, or died without."""
+    if state.stop_pending:
+        state.end_line = max(e.line for e in state.builder.events)
+        finish_run(state, on_finding, on_progress)
+    elif not state.builder.counts["run_stop"]:
+        _checkpoint(state, on_finding, on_progress, final=True)
+        if state.builder.events:  # (the watch's report covers it, to its last record)
+            state.runs_done, state.end_line = state.runs_done + 1, max(e.line for e in state.builder.events)
 
 
 def _next_run(state: WatchState) -> None:

@@ -271,9 +271,10 @@ class JobStarts:
             return None
         return self._boundary(line_no, kept, f"{TRACEBACK_ENDS} {_shown(raw)}", begins=False)
 
-    def tagged(self, job: int, line_no: int, kept: int) -> Finding | None:
-        """MLC024 when a record of an MPI job not seen before follows records of another job."""
-        if job in self.jobs:
+    def tagged(self, job: int, line_no: int, kept: int, keeps: bool = True) -> Finding | None:
+        """MLC024 when a record of an MPI job not seen before follows records of another job; a job is
+        seen at a record kept (``keeps``), not at a rank's copy printed first (ranks print in any order)."""
+        if job in self.jobs or not keeps:
             return None
         self.jobs.add(job)
         if len(self.jobs) == 1:

@@ -110,7 +110,7 @@ class LineReader(FastLines):
         if source is not None:
             self.tags_seen = True
             self.stats.tagged_records += 1
-            boundary = self.job_starts.tagged(source[0], self.line_no, self.stats.kept)
+            boundary = self.job_starts.tagged(source[0], self.line_no, self.stats.kept, kept)
             if boundary is not None:
                 yield boundary
         if prefix.timestamp or prefix.extra_text:
@@ -203,8 +203,8 @@ class LineReader(FastLines):
             segment = segments[number]
             prefix = self.prefixes.mapped(read_prefix(before))
             source = prefix.source if prefix.source is not None else line_source
-            boundary = None if source is None else self.job_starts.tagged(source[0], line_no,
-                                                                           self.stats.kept)
+            boundary = None if source is None else self.job_starts.tagged(source[0], line_no, self.stats.kept,
+                                                                           self.copies.is_kept(source))
             if boundary is not None:
                 yield boundary
             if number == 1:
