@@ -186,7 +186,7 @@ def test_benchmark_names_as_the_rcp_checker_compares_them() -> None:
     # (the score says no score is published: the package checker stops, MLC521 no longer says "publish")
     assert one.stops and differ.stops
     from mlcheck.judge.official_stops import rcp_stops
-    assert rcp_stops(differ).endswith("the official tools publish no score") and rcp_stops(None) == ""
+    assert rcp_stops(differ).endswith("a package it does not pass is not published") and rcp_stops(None) == ""
 
 
 def test_the_1_x_and_2_0_checkers_compare_no_runs() -> None:

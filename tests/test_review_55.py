@@ -147,10 +147,12 @@ def test_two_jobs_at_once_whose_ranks_print_in_any_order_are_two_runs(tmp_path: 
 
 
 @pytest.mark.parametrize("crash", ["killed", "cut"])
-def test_watch_counts_a_run_that_died_as_a_run_that_ended(tmp_path: Path, crash: str) -> None:
-    """rv245: a run killed between records (the next run began) was not counted by --runs, one whose
-    record was cut was: --runs 2 ended at the third run_stop in one console, the second in the other.
-    Both count now, and the watch's report covers the dead run."""
+@pytest.mark.parametrize("relaunched", [False, True])
+def test_watch_counts_a_run_that_died_once_no_relaunch_follows(tmp_path: Path, crash: str, relaunched: bool) -> None:
+    """rv245: a run killed between records was never counted by --runs, one whose record was cut
+    was at once, relaunched or not: --runs 2 ended at the third run_stop of one console, at the
+    second of another. A run that died now counts once the log stays quiet after its job's end;
+    a relaunch makes it an attempt, not counted (the relaunch's run_stop is)."""
     import re
 
     from mlcheck.raw.watch import watch
@@ -164,10 +166,58 @@ def test_watch_counts_a_run_that_died_as_a_run_that_ended(tmp_path: Path, crash:
     if crash == "cut":
         dead[-1] = dead[-1][:40]
     launch = "+ srun --nodes=1 --ntasks=8 python train.py"
-    text = [launch, *lines, launch, *dead, "srun: error: node03: task 0: Killed", launch, *later(60)]
+    text = [launch, *lines, launch, *dead, "srun: error: node03: task 0: Killed"]
+    text += [launch, *later(60)] if relaunched else []
     log = tmp_path / "console.log"
     log.write_text("\n".join(text) + "\n", "utf-8")
     found: list[object] = []
     outcome = watch(str(log), found.append, lambda _text: None, runs=2, poll=0.01, idle_timeout=5)
     assert (outcome.reason, outcome.runs_done) == ("complete", 2)
-    assert outcome.lines == len(lines) + 2 + len(dead)  # (to the dead run's last record)
+    assert outcome.lines == (len(text) if relaunched else len(lines) + 2 + len(dead))
+
+
+@pytest.mark.parametrize("used", [False, True])
+def test_a_count_only_the_summarizer_stops_on_is_said_as_the_summarizer_s(tmp_path: Path, used: bool) -> None:
+    """rv243: number_of_nodes "1.0" in another system's description made the score line say 'the
+    package checker refuses its package', where MLC512 says it accepts the file (the summarizer
+    stops); and in a description no results folder uses, the summarizer never reads it."""
+    package = tmp_path / "Acme"
+    shutil.copytree(EXAMPLE, package)
+    data = json.loads(SYSTEM.read_text("utf-8"))
+    (package / "systems" / "other.json").write_text(json.dumps({**data, "number_of_nodes": "1.0"}, indent=1), "utf-8")
+    if used:
+        shutil.copytree(package / "results" / "acme-t8", package / "results" / "other")
+    report = _check_json(str(package))
+    (said,) = [f for f in report["findings"] if f["code"] == "MLC512"]
+    bench = next(b for b in report["benchmarks"] if b["system"] == "acme-t8")
+    assert said["severity"] == ("error" if used else "warning")
+    if used:
+        assert not bench["valid"] and bench["reason"].endswith(
+            "(MLC512) and publishes no result of its package (the package checker accepts it)")
+    else:
+        assert bench["valid"] and said["message"].endswith("and the summarizer reads only those")
+
+
+def test_watch_says_no_records_follow_where_only_a_rank_s_copy_does(tmp_path: Path) -> None:
+    """rv245: after a run that died and its relaunch, watch --runs 2 ended at rank 0's last run_stop and
+    said the file 'holds records after it, not judged here': rank 1's copy of that run_stop (the
+    attempt made check's run count exceed the watch's)."""
+    import re
+
+    lines = (EXAMPLE / "results" / "acme-t8" / "resnet" / "result_0.txt").read_text("utf-8").splitlines()
+
+    def ranks(records: list[str], minutes: int) -> list[str]:
+        moved = [re.sub(r'"time_ms": (\d+)', lambda m: f'"time_ms": {int(m.group(1)) + minutes * 60_000}', line)
+                 for line in records]
+        return [f"[{job},{rank}]<stdout>:{line}" for job in (minutes + 1,) for line in moved for rank in (0, 1)]
+    launch = "mpirun -np 2 --tag-output python train.py"
+    text = [launch, *ranks(lines, 0), launch, *ranks(lines[:150], 30),
+            "mpirun noticed that process rank 0 with PID 4242 on node n1 exited on signal 9 (Killed).",
+            launch, *ranks(lines, 60)]
+    log = tmp_path / "console.log"
+    log.write_text("\n".join(text) + "\n", "utf-8")
+    done = subprocess.run([sys.executable, "-m", "mlcheck", "watch", str(log), "--runs", "2", "--idle-timeout", "10",
+                           "--poll", "0.01", "-f", "json", "--no-progress", "--config", os.devnull],
+                          capture_output=True, timeout=120)
+    assert "holds records after it" not in done.stderr.decode()
+    assert [r["verdict"] for r in json.loads(done.stdout)["runs"]] == ["pass", "fail", "pass"]

@@ -25,7 +25,7 @@ from mlcheck.settings.config import FORMATS, Settings
 from mlcheck.settings.gate import fail_level, reported
 from mlcheck.facts.rulesets import RulesetError, load_ruleset, normalise_version
 from mlcheck.cli.seconds import Seconds
-from mlcheck.cli.watch_end import Terminated, records_after, runs_in, terminated
+from mlcheck.cli.watch_end import Terminated, records_after, runs_after, terminated
 
 
 def _line(found: Finding) -> str:
@@ -129,8 +129,8 @@ _MACHINE = {"json": "JSON", "sarif": "SARIF", "junit": "JUnit", "github": "annot
 @click.option("--ruleset", "-r", metavar="X.Y.Z", help="Round to judge under. Default: inferred.")
 @click.option("--fail-fast", is_flag=True, help="Exit 1 at the first error, without waiting for run_stop.")
 @click.option("--runs", type=click.IntRange(min=1), default=1, show_default=True,
-              help="End after this many runs have ended: logged their run_stop, or died (the job ended, or the "
-                   "next run began).")
+              help="End after this many runs have ended: logged their run_stop, or died (the job ended) and the "
+                   "log stayed quiet after them; an attempt the job launched again is not counted.")
 @click.option("--format", "-f", "output_format", type=click.Choice(FORMATS[1:]), default=None,
               help="Format of the final report on stdout, as check's. Default: the config's or MLCHECK_FORMAT's, else text.")
 @click.option("--poll", type=Seconds(0.01, 3600.0), default=0.1, show_default=True,
@@ -264,7 +264,7 @@ def watch_command(log: str, ruleset: str | None, fail_fast: bool, runs: int, out
     # The report covers the lines watched: a later run the job has begun is not judged half-way.
     limits = {log: outcome.lines} if outcome.reason == "complete" else None
     if limits is not None and outcome.held is None and records_after(log, outcome.lines):
-        if runs_in(log) <= outcome.runs_done - outcome.earlier_runs:  # (the records after it are the last run's)
+        if runs_after(log, outcome.lines) <= 0:  # (the records after it are the last run's: a rank's copies)
             limits = None  # (the report is check's of the whole file, as for the runs before)
         else:
             stops = f"{outcome.runs_done} run{'s' if outcome.runs_done != 1 else ''} ended"  # (a run_stop, or a cut run's end)

@@ -25,12 +25,12 @@ def records_after(log: str, lines: int, scanned: int = 1 << 26) -> bool:
         return False
 
 
-def runs_in(log: str) -> int:
-    """How many runs ``check`` reads in the file (-1 when it cannot be read)."""
+def runs_after(log: str, line: int) -> int:
+    """How many runs ``check`` reads in the file that begin after ``line`` (-1 when it cannot be read)."""
     from mlcheck.read.reader import read_mllog
     from mlcheck.read.runs import iter_runs
 
     try:
-        return sum(1 for _run in iter_runs(read_mllog(log), log, []))
+        return sum(1 for run in iter_runs(read_mllog(log), log, []) if run.first_line > line)
     except OSError:
         return -1

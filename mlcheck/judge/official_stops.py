@@ -110,7 +110,7 @@ def folder_stops(members: Sequence[RunResult], ruleset: str | None, more: Sequen
                       if f.code == RCP_POINT_UNREADABLE.code})
     if raising:
         return (f"the RCP checker raises on {', '.join(raising)} and the package checker stops with it "
-                "(MLC535): the official tools publish no score")
+                "(MLC535): a package it does not pass is not published")
     return ""
 
 
@@ -151,7 +151,7 @@ def rcp_stops(rcp: RcpResult | None) -> str:
     if rcp is None or not rcp.stops:
         return ""
     return ("the RCP checker raises on the runs' benchmark names or batch sizes (MLC532), and the package "
-            "checker stops with it: the official tools publish no score")
+            "checker stops with it: a package it does not pass is not published")
 
 
 def unopened_rcp(members: Sequence[RunResult], rcp: RcpResult) -> RcpResult:

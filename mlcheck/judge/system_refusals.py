@@ -2,8 +2,8 @@
 
 The round's package checker reads every ``systems/*.json`` of a package (used by a results folder or
 not) with its system description checker, and fails the whole package when one is refused; the
-result summarizer stops on a description it cannot read or that lacks a field it publishes, and
-writes no results for the package. So a refused description (MLC510, MLC511, MLC512, MLC515
+result summarizer stops on a description whose counts it cannot read with ``int()``, and writes no
+results for the package (a package the checker refuses is not published). So a refused description (MLC510, MLC511, MLC512, MLC515
 errors) makes every score of its package not valid: its own system's, and the others' (said so).
 """
 
@@ -23,27 +23,38 @@ class SystemRefusals:
 
     def __init__(self, findings: Iterable[Finding]) -> None:
         self.by_path: dict[str, set[str]] = {}
+        self.checker_refuses: set[str] = set()  # (else only the summarizer stops on it: MLC512's int())
         for found in findings:
             if found.severity is Severity.ERROR and found.code in SYSTEM_REFUSED:
                 self.by_path.setdefault(os.path.abspath(found.path), set()).add(found.code)
-        self.by_package: dict[str, str] = {}  # (the package's first refused description, by path order)
-        for path in sorted(self.by_path):
+                if found.official or found.code != "MLC512":
+                    self.checker_refuses.add(os.path.abspath(found.path))
+        self.by_package: dict[str, str] = {}  # (the package's first refused description: the checker's first)
+        for path in sorted(self.by_path, key=lambda p: (p not in self.checker_refuses, p)):
             folder = os.path.dirname(path)
-            if os.path.basename(folder) == "systems":
-                self.by_package.setdefault(os.path.dirname(folder), path)
+            package = os.path.dirname(folder)
+            # (the summarizer reads the descriptions of the systems of results/ only)
+            results = os.path.join(package, "results", os.path.basename(path).removesuffix(".json"))
+            if os.path.basename(folder) == "systems" and (path in self.checker_refuses or os.path.isdir(results)):
+                self.by_package.setdefault(package, path)
 
     def reason(self, system_path: str, package: str) -> str | None:
         """Why a benchmark folder of the system described at ``system_path``, in ``package``, has
         no valid score; None when no description of its package is refused."""
         codes = sorted(self.by_path.get(os.path.abspath(system_path), ()))
+        if codes and os.path.abspath(system_path) not in self.checker_refuses:
+            return f"the result summarizer stops on its system description {system_path} ({', '.join(codes)})"
         if codes:
             return f"its system description {system_path} is {_state(system_path)} ({', '.join(codes)})"
         other = self.by_package.get(os.path.abspath(package))
         if other is None:
             return None
-        shown = os.path.join(package, "systems", os.path.basename(other))
-        return (f"the package checker refuses its package: the system description {shown} is {_state(other)} "
-                f"({', '.join(sorted(self.by_path[other]))}), and the result summarizer publishes nothing of it")
+        shown, named = os.path.join(package, "systems", os.path.basename(other)), ", ".join(sorted(self.by_path[other]))
+        if other in self.checker_refuses:
+            return (f"the package checker refuses its package: the system description {shown} is {_state(other)} "
+                    f"({named}), and a package it refuses is not published")
+        return (f"the result summarizer stops on the system description {shown} ({named}) and publishes no result "
+                "of its package (the package checker accepts it)")
 
 
 def _state(path: str) -> str:

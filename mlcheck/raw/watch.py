@@ -6,9 +6,9 @@ command uses. At each *checkpoint* (``init_stop``, ``run_start``, every ``eval_a
 line can change is reported at once (:data:`DECIDED_EARLY`, and what the reader finds in the lines);
 a *missing* key or target is only decided at ``run_stop`` (logs put no order on most keys, and the
 official checker judges the whole log). While init runs, its limit is checked against the log's own
-times (an error) and, live, the wall clock (a warning: records may arrive late). The watch ends at
-the first ``run_stop`` of the last run asked for (``runs``), or where the logging rank died writing a record
-(MLC023, then the launcher's word that the job ended), with the report ``check`` gives, reading raw output as it does."""
+times (an error) and, live, the wall clock (a warning: records may arrive late). A run ends at its first
+``run_stop``, or dies (the launcher's word that the job ended): it counts for ``runs`` once the log stays
+quiet after it, unless the job launched again (an attempt). The report is the one ``check`` gives."""
 
 from __future__ import annotations
 
@@ -19,7 +19,6 @@ from itertools import chain
 from typing import Iterable
 
 from mlcheck.checker import choose_ruleset, judge_run
-from mlcheck.read.run_builder import RunBuilder
 from mlcheck.package.discover import LogRef
 from mlcheck.read.follow import COMPRESSED, IDLE, RESTART, Follower
 from mlcheck.model import Event, Finding, Severity
@@ -140,6 +139,9 @@ def _follow(follower: Follower, path: str, jobs: MixedJobs, forced: tuple[Rulese
                         on_progress(f"run_stop read; waiting up to {BLOCK_WAIT_S:.0f} s for the submission_* records "
                                     "the run has not logged (some loggers print them after run_stop)")
                 quiet = time.monotonic() - last_data >= waits
+                if time.monotonic() - last_data >= AFTER_STOP_POLLS * poll and not live.pending and state.count_death(
+                        lambda: _checkpoint(state, on_finding, on_progress, final=True)) and state.runs_done >= runs:
+                    return outcome("complete", state.runs_done, state.end_line or live.line_no)
                 if not live.pending and (quiet or not state.stop_pending) and ended():
                     # (all that was written with run_stop is read, and what follows it: some loggers
                     # print the submission_* and hyper-parameter records after run_stop)
@@ -179,7 +181,7 @@ def _take(state: WatchState, item: AnyItem, on_finding: FindingSink,
     if isinstance(item, RefusedRecordText):  # (only split reads them: its finding came before it)
         return
     event = item if isinstance(item, Event) else item.event
-    state.cut_at = None  # (a record after a cut one: the logging rank went on)
+    state.cut_at, state.dead = None, False  # (a record after a cut one: the logging rank went on; after a dead run: relaunched)
     builder, next_run = state.builder, state.next_run
     pending: list[Event] = []  # (held after the run before stopped: the run a launcher line opens)
     if state.boundaries.opens_new_run(builder.counts, event.key, next_run.repeats_a_setting(event.key),
@@ -187,7 +189,7 @@ def _take(state: WatchState, item: AnyItem, on_finding: FindingSink,
         for held in state.next_run.before_restart():  # (a run killed in its initialisation: its own)
             _add(state, held, on_finding, on_progress)
         _finish_ended(state, on_finding, on_progress)  # (a run cut off by the next: it ended)
-        _next_run(state)
+        state.begin_next_run()
         pending = state.next_run.restart()
         said = state.boundaries.attempt_note(state.path, event.line, event.key)
         said = state.waiting if state.waiting is not None else said  # (one note a boundary, as check says it)
@@ -203,7 +205,7 @@ def _take(state: WatchState, item: AnyItem, on_finding: FindingSink,
             for copy in state.next_run.before_open():  # (copies of the run, held until a later start)
                 _add(state, copy, on_finding, on_progress)
             _finish_ended(state, on_finding, on_progress)  # (killed without run_stop, run again)
-            _next_run(state)  # (a run judged whole after its run_stop is not judged again)
+            state.begin_next_run()  # (a run judged whole after its run_stop is not judged again)
     for taken in pending + now:
         _add(state, taken, on_finding, on_progress)
 
@@ -213,26 +215,16 @@ def _end_at_cut(state: WatchState, on_finding: FindingSink, on_progress: Progres
     cut, state.cut_at = state.cut_at, None
     assert cut is not None
     _checkpoint(state, on_finding, on_progress, final=True)
-    state.runs_done, state.end_line = state.runs_done + 1, cut.line
-    _next_run(state)
-    state.next_run.restart()
-    state.boundaries.reset()
+    state.died(cut.line)  # (counted once the log stays quiet after it)
 
 
 def _finish_ended(state: WatchState, on_finding: FindingSink, on_progress: ProgressSink) -> None:
-    """Judge the run the next one ends, and count it for ``--runs``: it logged run_stop, or died without."""
+    """Judge the run the next one ends; count it for ``--runs`` where it logged its run_stop."""
     if state.stop_pending:
         state.end_line = max(e.line for e in state.builder.events)
         finish_run(state, on_finding, on_progress)
-    elif not state.builder.counts["run_stop"]:
+    elif not state.builder.counts["run_stop"]:  # (an attempt the job's relaunch ended: not counted)
         _checkpoint(state, on_finding, on_progress, final=True)
-        if state.builder.events:  # (the watch's report covers it, to its last record)
-            state.runs_done, state.end_line = state.runs_done + 1, max(e.line for e in state.builder.events)
-
-
-def _next_run(state: WatchState) -> None:
-    state.builder, state.reading, state.init_alarm = RunBuilder(state.path, state.builder.index + 1), [], None
-    state.judged_events, state.pending = 0, False
 
 
 def _add(state: WatchState, event: Event, on_finding: FindingSink, on_progress: ProgressSink) -> None:

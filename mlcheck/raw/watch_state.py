@@ -13,6 +13,7 @@ from mlcheck.model import Event, Finding, Severity
 from mlcheck.raw.watch_progress import init_overrun
 from mlcheck.read.concurrent_jobs import JobOrder, tagged_stop
 from mlcheck.read.file_names import RESULT_FILE
+from mlcheck.read.job_starts import JOB_ENDS
 from mlcheck.read.run_builder import RunBuilder
 from mlcheck.read.next_run import NextRunStart
 from mlcheck.read.run_boundaries import RunBoundaries
@@ -60,6 +61,32 @@ class WatchState:
     """A record of the run cut (MLC023, before any run_stop): the run ends there if the launcher then
     says the job ended; a later record of the run means the rank went on (another stream broke the
     line), as ``check`` reads it."""
+    dead: bool = False
+    """A run died (its job ended before its run_stop) and was judged: it counts for ``--runs`` once
+    the log stays quiet after it; a record after it (the job launched again) makes it an attempt."""
+
+    def begin_next_run(self) -> None:
+        """The builder of the next run of the file."""
+        self.builder, self.reading, self.init_alarm = RunBuilder(self.path, self.builder.index + 1), [], None
+        self.judged_events, self.pending = 0, False
+
+    def count_death(self, judge: Callable[[], None]) -> bool:
+        """Whether a run that died counts now (the log was quiet after its job's end: no relaunch);
+        ``judge`` judges the run whole where it was killed between records (at its job's end)."""
+        said, counts = self.waiting, self.builder.counts
+        if said is not None and JOB_ENDS in said.message and not counts["run_stop"] and (
+                counts["init_start"] or counts["run_start"]):
+            judge()
+            self.died(max(e.line for e in self.builder.events))
+        self.runs_done, counted, self.dead = self.runs_done + self.dead, self.dead, False
+        return counted
+
+    def died(self, last_line: int | None) -> None:
+        """The run, judged, died at ``last_line``: the next run of the file is begun afresh."""
+        self.dead, self.end_line = True, last_line
+        self.begin_next_run()
+        self.next_run.restart()
+        self.boundaries.reset()
 
 
 @dataclass(frozen=True)

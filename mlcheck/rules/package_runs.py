@@ -188,8 +188,8 @@ def non_compliant_findings(folder: str, bad: Sequence[RunResult], official_score
     failed = {id(r) for r in bad if r.official_verdict == "fail"}  # (the others only mlcheck fails: they pass)
     kept = ", ".join(_label(r.run) if r.run else r.path for r in bad if id(r) not in failed)
     treated = ("drop{s} what fails {its} checks as non-converged" if not kept else
-               "pass{es} " + ("them" if len(bad) > 1 else "it") + " (mlcheck's own findings)" if not failed else
-               f"count{{s}} the others as non-converged but pass{{es}} {kept} (mlcheck's own findings)")
+               "pass{es} " + ("them" if len(bad) > 1 else "it") + " (no official tool checks what mlcheck finds)" if not failed else
+               f"count{{s}} the others as non-converged but pass{{es}} {kept} (no official tool checks what mlcheck finds)")
     tools = stopped or (
         f"the result summarizer {treated.format(s='s', es='es', its='its')} and computes {official}, but the "
         f"package checker refuses the folder ({', '.join(refused)})" if refused else

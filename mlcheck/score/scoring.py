@@ -122,9 +122,10 @@ def folder_score(times: Sequence[float | None], compliant: Sequence[bool], facts
     dropped = sum(1 for i in bad if not kept[i])  # (the runs the official checker fails)
     them = "them" if len(bad) > 1 else "it"
     counted = (f"count {them} as non-converged" if dropped == len(bad) else
-               f"pass {them} (mlcheck's own findings)" if not dropped else
+               f"pass {them} (no official tool checks what mlcheck finds)" if not dropped else
                f"count {dropped} of them as non-converged")
-    reason = (f"{len(bad)} run{'s' if len(bad) > 1 else ''} break{'' if len(bad) > 1 else 's'} "
+    unscored = f"{official.reason}; " if stopped and official.score_min is None and official.reason else ""
+    reason = (f"{unscored}{len(bad)} run{'s' if len(bad) > 1 else ''} break{'' if len(bad) > 1 else 's'} "
               f"the rules (MLC521), so the result is not valid; "
               f"{stopped or f'the official tools would {counted} and publish {published}'}")
     score = Score(official.score_min, False, reason, official.runs_counted, official.runs_dropped,
