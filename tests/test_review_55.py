@@ -221,3 +221,46 @@ def test_watch_says_no_records_follow_where_only_a_rank_s_copy_does(tmp_path: Pa
                           capture_output=True, timeout=120)
     assert "holds records after it" not in done.stderr.decode()
     assert [r["verdict"] for r in json.loads(done.stdout)["runs"]] == ["pass", "fail", "pass"]
+
+
+def test_a_package_s_own_config_is_said_and_writes_nowhere_outside_the_working_folder(tmp_path: Path) -> None:
+    """rv246: a checked package's .mlcheck.toml (exit_zero, ignore everything, an output at an
+    absolute path) silenced a failing check without a word and wrote outside the working folder."""
+    work = tmp_path / "work"
+    work.mkdir()
+    shutil.copytree(EXAMPLE, work / "Acme")
+    victim = tmp_path / "victim.txt"
+    (work / "Acme" / ".mlcheck.toml").write_text(
+        f'exit_zero = true\nignore = ["MLC5"]\noutput = ["text:{victim}", "json:../v.json", "sarif:ok.sarif"]\n', "utf-8")
+    done = subprocess.run([sys.executable, "-m", "mlcheck", "check", "Acme", "--no-progress", "-f", "json"],
+                          capture_output=True, timeout=120, cwd=work,
+                          env={**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parent.parent)})
+    assert not victim.exists() and not (tmp_path / "v.json").exists() and (work / "ok.sarif").is_file()
+    refused = [f for f in json.loads(done.stdout)["findings"] if f["code"] == "MLC041"]
+    assert [(f["line"], f["severity"]) for f in refused] == [(3, "error"), (3, "error")]
+    assert "mlcheck: Acme/.mlcheck.toml (found from Acme upwards; the search starts at the checked folder) sets " \
+        "exit_zero, ignore, outputs, which decide what fails and what is written" in done.stderr.decode()
+    assert done.returncode == 0  # (exit_zero is the config's: said, not refused)
+
+
+def test_a_huge_value_is_kept_cut_in_the_summary_and_quoted_short(tmp_path: Path) -> None:
+    """rv246: a global_batch_size or eval_accuracy of a million-item list was kept whole in each run's
+    summary (memory grew with the package: 1.45 GB for 40 such runs) and quoted whole in the RCP
+    reason (a report of megabytes)."""
+    from mlcheck import check
+    from mlcheck.judge.bounded_values import MAX_NODES
+
+    shutil.copytree(EXAMPLE, tmp_path / "Acme")
+    log = tmp_path / "Acme" / "results" / "acme-t8" / "resnet" / "result_0.txt"
+    lines = log.read_text("utf-8").splitlines(keepends=True)
+    for at, line in enumerate(lines):
+        record = json.loads(line[len(":::MLLOG "):])
+        if record["key"] in ("global_batch_size", "eval_accuracy"):
+            record["value"] = [0] * 100_000
+            lines[at] = ":::MLLOG " + json.dumps(record) + "\n"
+    log.write_text("".join(lines), "utf-8")
+    (bench,) = check([str(tmp_path / "Acme")], ruleset="2.1.0").benchmarks  # (2.1 on: the RCP checker compares the runs')
+    run = next(r.run for r in bench.runs if r.path == str(log))
+    assert run is not None and len(run.batch_size) == MAX_NODES + 1 and run.batch_size[-1] == "..."
+    assert all(len(e.value) == MAX_NODES + 1 for e in run.evaluations)
+    assert bench.rcp is not None and "[0, 0, 0, 0, ...]" in bench.rcp.reason and len(bench.rcp.reason) < 600

@@ -53,13 +53,17 @@ def checked(paths: Sequence[str], settings: Settings, quiet: bool, verbose: bool
     unopenable = unopenable_given(result, paths)
     result = postprocess(result, settings, checked=paths)
     refuse_streams_into_inputs(result, settings.config_path, standard_output=False)  # (before -v writes on stderr)
-    if verbose:
-        say_settings(settings, result)
+    say_settings(settings, result, verbose)
     return result, unopenable
 
 
-def say_settings(settings: Settings, result: CheckResult) -> None:
-    """``-v``: the config file used and why, the rounds, the waivers (on stderr)."""
+def say_settings(settings: Settings, result: CheckResult, verbose: bool = True) -> None:
+    """``-v``: the config file used and why, the rounds, the waivers (on stderr); else only a found
+    config file's settings that decide what fails or what is written (:attr:`Settings.config_notice`)."""
+    if not verbose:
+        if settings.config_notice:
+            click.echo(one_line(settings.config_notice), err=True)
+        return
     chatter = console(stderr=True)
     chatter.print(one_line(f"mlcheck: config: {settings.config_path or 'none'} ({settings.config_reason})"),
                   soft_wrap=True)

@@ -188,6 +188,8 @@ def watch_command(log: str, ruleset: str | None, fail_fast: bool, runs: int, out
         click.echo(one_line(f"mlcheck: error: {log}: {problem}"), err=True)
         sys.exit(EXIT_ERROR)
     refuse_streams_into_log(log, "watch", settings.config_path)  # (now, not after the run)
+    if settings.config_notice:
+        click.echo(one_line(settings.config_notice), err=True)
     if compressed(log):
         _judge_compressed(log, settings, poll, idle_timeout, text_format)
 

@@ -14,7 +14,8 @@ What is kept is what the stages after the run rules read, and nothing else:
   ``--rcp-bert-train-samples``);
 - every ``seed`` record (the seed checker reads every one), with its ``file`` and ``lineno``;
 - at most :data:`REDUCED_EVALS` evaluations, the first and the last half (the RCP test and the
-  HTML curves).
+  HTML curves);
+- each value cut where it is large (:mod:`mlcheck.judge.bounded_values`).
 
 Equal keys, short strings and numbers are one object per process (the runs of a folder log the
 same submission values and hyper-parameters), and so are equal kept metadata and the mapping of
@@ -25,9 +26,11 @@ from __future__ import annotations
 
 import operator
 import sys
+from dataclasses import replace
 from types import MappingProxyType
 from typing import Any, Mapping, Sequence
 
+from mlcheck.judge.bounded_values import bounded
 from mlcheck.model import Evaluation, Event, Run
 from mlcheck.results import NOT_HYPERPARAMETERS, RunSummary
 from mlcheck.rules.package_runs import is_hyperparameter
@@ -113,8 +116,9 @@ def summarise(run: Run) -> RunSummary:
         value = event[1]  # (what _compact makes of the others, without a call per value)
         value_kind = type(value)
         if value_kind is str:
-            if len(value) <= 256:
-                value = intern(value)
+            value = intern(value) if len(value) <= 256 else bounded(value)
+        elif value_kind is list or value_kind is dict:
+            value = bounded(value)
         elif value_kind is float:
             value = floats.get(value) or shared(value)
         elif value_kind is int:
@@ -124,14 +128,14 @@ def summarise(run: Run) -> RunSummary:
     seeds = run.occurrences("seed")
     stops = run.occurrences("run_stop")
     return _summary(run.path, run.index, run.first_line, run.last_line, tuple(kept),
-                    _bounded(run.evaluations), shared(sizes[-1].value) if sizes else None,
+                    _bounded(run.evaluations), shared(bounded(sizes[-1].value)) if sizes else None,
                     tuple(map(_compact, seeds[1:MAX_SEEDS])) if len(seeds) > 1 else (), _train_samples(run, stops),
                     _last_stop(stops), _last_named(run.occurrences("submission_benchmark")))
 
 
 def _last_named(names: Sequence[Event]) -> tuple[Any] | None:
     """The value of the last of a run's ``submission_benchmark`` records when it logs more than one."""
-    return (shared(names[-1].value),) if len(names) > 1 else None
+    return (shared(bounded(names[-1].value)),) if len(names) > 1 else None
 
 
 def _last_stop(stops: Sequence[Event]) -> tuple[int, Any] | None:
@@ -150,7 +154,7 @@ def _train_samples(run: Run, stops: Sequence[Event]) -> Any:
     if not samples:
         return None
     before = [e for e in samples if not stops or e.line < stops[-1].line]
-    return shared(before[-1].value) if before else None
+    return shared(bounded(before[-1].value)) if before else None
 
 
 def _compact(event: Event) -> Event:
@@ -163,7 +167,7 @@ def _compact(event: Event) -> Event:
             if name in found:
                 kept[name] = found[name]
         metadata = _metadata(kept)
-    return Event(sys.intern(event.key), shared(event.value), metadata, event.time_ms, event.line)
+    return Event(sys.intern(event.key), shared(bounded(event.value)), metadata, event.time_ms, event.line)
 
 
 def _metadata(kept: dict[str, Any]) -> Mapping[str, Any]:
@@ -184,10 +188,11 @@ def _metadata(kept: dict[str, Any]) -> Mapping[str, Any]:
 
 
 def _bounded(evals: tuple[Evaluation, ...]) -> tuple[Evaluation, ...]:
-    if len(evals) <= REDUCED_EVALS:
-        return evals
-    half = REDUCED_EVALS // 2
-    return evals[:half] + evals[-half:]
+    if len(evals) > REDUCED_EVALS:
+        evals = evals[:REDUCED_EVALS // 2] + evals[-(REDUCED_EVALS // 2):]
+    if any(type(e.value) in (list, dict, str) for e in evals):  # (a value no eval should have: kept cut)
+        evals = tuple(replace(e, value=bounded(e.value)) for e in evals)
+    return evals
 
 
 def _summary(path: str, index: int, first_line: int, last_line: int, events: tuple[Event, ...],

@@ -15,6 +15,7 @@ from html import escape
 from typing import Any
 
 from mlcheck import __version__
+from mlcheck.judge.bounded_values import text_length
 from mlcheck.model import Finding, Severity
 from mlcheck.results import NOT_HYPERPARAMETERS, BenchmarkResult, CheckResult
 from mlcheck.report import ReportOptions, relative_path, rule_help
@@ -103,7 +104,7 @@ def _times(bench: BenchmarkResult) -> str:
 def _value_text(value: Any) -> str:
     """A logged value as the table shows it: at most :data:`_LONGEST_VALUE` characters."""
     text = json.dumps(value, sort_keys=True) if not isinstance(value, str) else value
-    return text if len(text) <= _LONGEST_VALUE else f"{text[:_LONGEST_VALUE]}… ({len(text):,} characters)"
+    return text if len(text) <= _LONGEST_VALUE else f"{text[:_LONGEST_VALUE]}… ({text_length(text):,} characters)"
 
 
 _LONGEST_VALUE = 300

@@ -61,6 +61,9 @@ class Settings:
     outputs_source: str = "--output"
     """Where ``outputs`` were set (``--output``, ``MLCHECK_OUTPUT``, ``output in <config>``): an
     output that cannot be written is a usage error of the command line, a finding of a setting."""
+    config_notice: str = ""
+    """Said on stderr (without ``-v`` too) where a config file found by the search decides what fails
+    or what is written: a package checked may ship one (the results chair checks others' packages)."""
 
 
 # setting -> (kind, allowed values); kind is "str", "bool", "int" (at least 1) or "list"
@@ -124,9 +127,12 @@ def load_settings(cli: Mapping[str, Any], cwd: str | None = None,
         table, text, error = _load_table(path, shown)
         if error is not None:  # (the table is empty then, but where settings lie outside it)
             problems.append(error)
-        values.update(_coerce(table, shown, text, problems, from_file=True))
+        values.update(_coerce(table, shown, text, problems, from_file=True, found=found is not None))
         waivers = tuple(read_waivers(table.get("waivers", []), shown, text, problems))
         base_dir = os.path.dirname(os.path.abspath(path))
+    deciding = sorted(k for k in values if k in _DECIDING and values[k]) + (["waivers"] if waivers else [])
+    notice = (f"mlcheck: {shown} ({reason}) sets {', '.join(deciding)}, which decide what fails and what is "
+              "written; --config /dev/null reads no config") if found is not None and deciding else ""
     ruleset_source = f"ruleset in {shown}" if "ruleset" in values else "--ruleset"
     env_values = {name.removeprefix("MLCHECK_").lower(): value for name, value in environ.items()  # (empty: unset,
                   if name.startswith("MLCHECK_") and name not in ("MLCHECK_CONFIG",) and value.strip()}  # as CI templates leave them)
@@ -141,7 +147,7 @@ def load_settings(cli: Mapping[str, Any], cwd: str | None = None,
     values.update(given)
     return Settings(**values, waivers=waivers, config_path=shown or None, config_reason=reason,
                     base_dir=base_dir, problems=tuple(problems), ruleset_source=ruleset_source,
-                    outputs_source=outputs_source)
+                    outputs_source=outputs_source, config_notice=notice)
 
 
 def _relative(path: Path, cwd: str) -> str:
@@ -151,8 +157,13 @@ def _relative(path: Path, cwd: str) -> str:
         return str(path)
 
 
+_DECIDING = frozenset({"exit_zero", "ignore", "select", "outputs", "strict"})
+"""The settings of a config file that change what fails or what is written (said: :attr:`Settings.config_notice`)."""
+
+
 def _coerce(table: Mapping[str, Any], where: str, text: str, problems: list[Finding],
-            from_file: bool) -> dict[str, Any]:
+            from_file: bool, found: bool = False) -> dict[str, Any]:
+    """The settings of a table (a config file's, ``found`` by the search; or the environment's)."""
     values: dict[str, Any] = {}
     spelt: dict[str, str] = {}  # (the key each setting was given by: exit_zero and exit-zero are one)
     for raw_key, raw in table.items():
@@ -183,7 +194,7 @@ def _coerce(table: Mapping[str, Any], where: str, text: str, problems: list[Find
                                               "run's round is inferred)"))
             continue
         if key == "outputs":
-            value = _valid_outputs(value, label, where, line, problems)
+            value = _valid_outputs(value, label, where, line, problems, found)
         elif key in ("select", "ignore"):
             value = _valid_prefixes(value, label, where, line, problems)
         values[key] = value
@@ -203,12 +214,23 @@ def _valid_prefixes(prefixes: tuple[str, ...], label: str, where: str, line: int
 
 
 def _valid_outputs(specs: tuple[str, ...], label: str, where: str, line: int | None,
-                   problems: list[Finding]) -> tuple[str, ...]:
-    """The ``FORMAT:PATH`` entries of an output setting; each other entry is a finding."""
+                   problems: list[Finding], found: bool = False) -> tuple[str, ...]:
+    """The ``FORMAT:PATH`` entries of an output setting; each other entry is a finding. A config file
+    found by the search (a checked package may ship one) writes in the working folder only."""
     choices = "|".join(f for f in FORMATS if f != "auto")
-    return _valid_entries(specs, _is_output_spec,
+    kept = _valid_entries(specs, _is_output_spec,
                           f"is not FORMAT:PATH with FORMAT one of {choices} (e.g. sarif:mlcheck.sarif), nor a PATH "
                           "ending in .sarif, .json, .xml (junit), .md, .html or .txt", label, where, line, problems)
+    return _valid_entries(kept, lambda spec: not found or _within_working_folder(spec), (
+        "leaves the working folder (an absolute path, or ..): a config file found from the checked paths writes "
+        "only below the working folder; name such a place with -o or --config"), label, where, line, problems)
+
+
+def _within_working_folder(spec: str) -> bool:
+    from mlcheck.settings.gate import parse_output
+
+    path = parse_output(spec)[1]
+    return path == "-" or not (os.path.isabs(path) or os.pardir in Path(path).parts)
 
 
 def _is_output_spec(spec: str) -> bool:

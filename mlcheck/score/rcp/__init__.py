@@ -32,8 +32,8 @@ from mlcheck.records import dataclass
 from mlcheck.model import Evaluation
 from mlcheck.read.run_builder import position_number
 from mlcheck.results import RcpResult, RunSummary
-from mlcheck.score.rcp.across_runs import (LOGGED_NULL, NOT_READ, STOPS, batch_size_of, last_batch_size, why_no_batch_size,
-                                            why_no_benchmark)
+from mlcheck.score.rcp.across_runs import (LOGGED_NULL, NOT_READ, STOPS, batch_size_of, last_batch_size, shown_value,
+                                           why_no_batch_size, why_no_benchmark)
 from mlcheck.score.rcp.named_late import NEVER_NAMED, point_reading
 from mlcheck.score.rcp.policy import ConvergenceRule, RoundPolicy, round_policy
 from mlcheck.score.rcp.reference import Reference, ReferenceSet, interpolate, load_references, trimmed
@@ -121,7 +121,7 @@ def evaluate_rcp(benchmark: str | None, division: str | None, ruleset: str | Non
         if not runs:
             return RcpResult("fail", "could not detect one global_batch_size across the runs: no run could "
                              "be read", unit=unit, source=references.source)
-        shown = ", ".join(sorted(repr(r.batch_size) for r in runs))
+        shown = ", ".join(sorted(shown_value(r.batch_size) for r in runs))
         why = why_no_batch_size(runs, sizes)
         return RcpResult("fail", f"could not detect one global_batch_size across the runs ({shown}): {why}", unit=unit,
                          source=references.source, stops=STOPS in why)

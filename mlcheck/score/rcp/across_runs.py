@@ -13,6 +13,7 @@ not detect global_batch_size'); where every file lacks a benchmark name it raise
 from __future__ import annotations
 
 import math
+import reprlib
 from typing import TYPE_CHECKING, Sequence
 
 if TYPE_CHECKING:
@@ -36,6 +37,16 @@ NOT_FOUND_BATCH = -1
 """The RCP checker's batch size before it reads one (``get_submission_epochs``: ``bs = -1``): a
 run logging -1 reads as a run logging none, and a folder where none is found is "Could not detect
 global_batch_size"."""
+
+
+_SHORT = reprlib.Repr()
+_SHORT.maxlist = _SHORT.maxdict = 4
+_SHORT.maxstring = _SHORT.maxother = 40
+
+
+def shown_value(value: object) -> str:
+    """A logged value as a reason quotes it: cut where it is long (a list of a million numbers)."""
+    return _SHORT.repr(value)
 
 
 def why_no_batch_size(runs: Sequence[RunConvergence], sizes: set[float | None]) -> str:
@@ -109,7 +120,7 @@ def last_batch_size(runs: Sequence[RunConvergence], sizes: set[float | None],
     logged = [size for r in runs if (size := batch_size_of(r.batch_size)) is not None]
     if not logged or len(set(logged)) == 1:
         return (set(logged) or sizes), ""
-    shown = ", ".join(sorted({repr(r.batch_size) for r in runs}))
+    shown = ", ".join(sorted({shown_value(r.batch_size) for r in runs}))
     return {logged[-1]}, (f"the runs log different batch sizes ({shown}): training {ruleset}'s RCP checker tests the "
                           f"last one it reads, in the order its file system lists the files; mlcheck's verdict is for "
                           f"the last in name order ({logged[-1]})")
