@@ -3,6 +3,7 @@ system information, waived findings, and the :class:`CheckResult` every reporter
 
 from __future__ import annotations
 
+import re
 import sys
 from dataclasses import replace
 from typing import Any, Mapping
@@ -285,3 +286,13 @@ class CheckResult:
     def worst_severity(self) -> Severity | None:
         found = self.all_findings()
         return max((f.severity for f in found), default=None)
+
+
+_CUT_TEXT = re.compile(r"… \(([\d,]+) characters\)\Z")
+
+
+def text_length(text: str) -> int:
+    """The length of a logged string before a summary cut it (``… (200,000 characters)`` at its end:
+    :mod:`mlcheck.judge.bounded_values`), else its length."""
+    found = _CUT_TEXT.search(text) if len(text) > 4096 else None
+    return int(found.group(1).replace(",", "")) if found is not None else len(text)

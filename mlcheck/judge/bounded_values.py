@@ -14,7 +14,6 @@ real value is that large: hyper-parameter lists hold a few numbers).
 
 from __future__ import annotations
 
-import re
 from typing import Any
 
 MAX_NODES = 1024
@@ -24,7 +23,6 @@ MAX_CHARS = 4096
 MAX_DEPTH = 32
 """Levels of lists and objects kept (deeper ones are the text ``"..."``)."""
 CUT = "..."
-_CUT_TEXT = re.compile(r"… \(([\d,]+) characters\)\Z")
 
 
 def bounded(value: Any) -> Any:
@@ -38,13 +36,7 @@ def bounded(value: Any) -> Any:
 
 
 def _cut_text(text: str) -> str:
-    return f"{text[:MAX_CHARS]}… ({len(text):,} characters)"
-
-
-def text_length(text: str) -> int:
-    """The length of a string before it was cut (as a cut one says it), else its length."""
-    found = _CUT_TEXT.search(text, MAX_CHARS) if len(text) > MAX_CHARS else None
-    return int(found.group(1).replace(",", "")) if found is not None else len(text)
+    return f"{text[:MAX_CHARS]}… ({len(text):,} characters)"  # (mlcheck.results.text_length reads it)
 
 
 def _larger(value: Any, budget: list[int]) -> bool:

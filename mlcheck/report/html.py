@@ -15,9 +15,8 @@ from html import escape
 from typing import Any
 
 from mlcheck import __version__
-from mlcheck.judge.bounded_values import text_length
 from mlcheck.model import Finding, Severity
-from mlcheck.results import NOT_HYPERPARAMETERS, BenchmarkResult, CheckResult
+from mlcheck.results import NOT_HYPERPARAMETERS, BenchmarkResult, CheckResult, text_length
 from mlcheck.report import ReportOptions, relative_path, rule_help
 from mlcheck.report.grouped import FindingGroup, context_lines, group_for_display
 from mlcheck.report.svg_charts import Mark, Series, accuracy_chart, run_time_strip
