@@ -617,3 +617,21 @@ def test_a_header_rewritten_in_place_is_no_truncation(tmp_path: Path) -> None:
         os.pwrite(handle.fileno(), lines[0].upper()[:len(lines[0]) - 1], 0)
     assert next(signals) == "idle" and not follower._rewritten()
     follower.close()
+
+
+def test_sigterm_writes_the_report_of_what_was_written_where_one_is_asked_for(tmp_path: Path) -> None:
+    """rv245: a CI job's time-out (SIGTERM) left no SARIF to upload, and watch had no -o."""
+    import signal
+
+    log = tmp_path / "live.log"
+    lines = _lines()
+    _append(log, lines[:_index(lines, "init_stop") + 1])
+    sarif = tmp_path / "watch.sarif"
+    watcher = Watcher(str(log), "--idle-timeout", "60", "-o", f"sarif:{sarif}", "--config", os.devnull)
+    watcher.wait_for("reading")
+    watcher.process.send_signal(signal.SIGTERM)
+    said = watcher.wait_for("interrupted")
+    code, _out = watcher.finish()
+    assert code == 143 and "the report covers what was written" in said
+    report = json.loads(sarif.read_text("utf-8"))
+    assert {r["ruleId"] for r in report["runs"][0]["results"]} >= {"MLC102"}  # (no run_start, run_stop yet)

@@ -6,6 +6,7 @@ pick the exit code (0 clean, 1 findings that fail, 2 mlcheck could not do its jo
 
 from __future__ import annotations
 
+import contextlib
 import os
 import signal
 import sys
@@ -133,6 +134,9 @@ _MACHINE = {"json": "JSON", "sarif": "SARIF", "junit": "JUnit", "github": "annot
                    "log stayed quiet after them; an attempt the job launched again is not counted.")
 @click.option("--format", "-f", "output_format", type=click.Choice(FORMATS[1:]), default=None,
               help="Format of the final report on stdout, as check's. Default: the config's or MLCHECK_FORMAT's, else text.")
+@click.option("--output", "-o", "outputs", multiple=True, metavar="FORMAT:PATH",
+              help="Also write the final report to a file, as check's -o (repeatable): also on SIGTERM (a CI "
+              "job's time-out), of what was written.")
 @click.option("--poll", type=Seconds(0.01, 3600.0), default=0.1, show_default=True,
               metavar="SECONDS", help="How often to look for new lines.")
 @click.option("--idle-timeout", type=Seconds(0.0, 1e9), default=None, metavar="SECONDS",
@@ -145,8 +149,8 @@ _MACHINE = {"json": "JSON", "sarif": "SARIF", "junit": "JUnit", "github": "annot
 @click.option("--strict/--no-strict", default=None, help="Warnings fail the final report too (exit 1), as "
               "`check --strict`.")
 def watch_command(log: str, ruleset: str | None, fail_fast: bool, runs: int, output_format: str | None,
-                  poll: float, idle_timeout: float | None, no_progress: bool, config_path: str | None,
-                  text_format: str, strict: bool | None) -> None:
+                  outputs: tuple[str, ...], poll: float, idle_timeout: float | None, no_progress: bool,
+                  config_path: str | None, text_format: str, strict: bool | None) -> None:
     """Follow a log while the job writes it; report each problem as soon as it is certain.
 
     Findings and progress (elapsed, last eval, projected time-to-train) go to stderr as they
@@ -174,7 +178,7 @@ def watch_command(log: str, ruleset: str | None, fail_fast: bool, runs: int, out
     # The config (.mlcheck.toml, [tool.mlcheck]) applies while following too: its ruleset judges
     # the partial runs, and what it waives or leaves out is neither printed nor stops --fail-fast.
     settings = load_cli_settings(config_path, [log], ruleset=ruleset, format=output_format, no_progress=True,
-                                 strict=strict)
+                                 strict=strict, outputs=outputs)
     if settings.format == "auto":  # (watch's own default: text, wherever it runs)
         settings = replace(settings, format="text")
     output_format = settings.format
@@ -215,9 +219,16 @@ def watch_command(log: str, ruleset: str | None, fail_fast: bool, runs: int, out
         outcome = watch(log, on_finding, on_progress, forced, runs, poll, idle_timeout, settings.ruleset_source)
     except KeyboardInterrupt as stop:
         failing = sorted({found.code for found in said if found.severity >= fail_level(settings)})
+        timed_out = isinstance(stop, Terminated) and bool(settings.outputs or output_format in _MACHINE)
         click.echo(f"mlcheck: interrupted{' (SIGTERM)' if isinstance(stop, Terminated) else ''}; "
                    + (f"failing findings were said above ({', '.join(failing)}): the run fails" if failing
-                      else "no failing finding so far"), err=True)
+                      else "no failing finding so far")
+                   + ("; the report covers what was written (a second SIGTERM ends mlcheck)" if timed_out else ""),
+                   err=True)
+        if timed_out:  # (a CI job's time-out: its SARIF or JSON still uploads what was read)
+            signal.signal(signal.SIGTERM, signal.SIG_DFL)
+            with contextlib.suppress(SystemExit):
+                check_and_report([log], settings, text_format=text_format)
         sys.exit(143 if isinstance(stop, Terminated) else 130)
     finally:  # (the final report's own: a SIGTERM there ends mlcheck as the signal does, 143; Ctrl-C 130)
         if signal.getsignal(signal.SIGTERM) is terminated:
