@@ -288,11 +288,11 @@ class CheckResult:
         return max((f.severity for f in found), default=None)
 
 
-_CUT_TEXT = re.compile(r"… \(([\d,]+) characters\)\Z")
+_CUT_TEXT = re.compile(r"… \(([\d,]+) characters, digest \w+\)\Z")
 
 
 def text_length(text: str) -> int:
-    """The length of a logged string before a summary cut it (``… (200,000 characters)`` at its end:
+    """The length of a logged string before a summary cut it (``… (200,000 characters, digest X)`` at its end:
     :mod:`mlcheck.judge.bounded_values`), else its length."""
     found = _CUT_TEXT.search(text) if len(text) > 4096 else None
     return int(found.group(1).replace(",", "")) if found is not None else len(text)

@@ -278,7 +278,8 @@ def test_implausible_power_logs_say_what_is_unlikely() -> None:
 
     def log(start: float, readings: list[float], stop: float) -> list[Event]:
         events = [Event("power_measurement_start", None, {}, start, 1)]
-        events += [Event("power_reading", watts, {}, start + 1000 * (i + 1), i + 2) for i, watts in enumerate(readings)]
+        events += [Event("power_reading", watts, {}, start + (stop - start) * (i + 1) / (len(readings) + 1), i + 2)
+                   for i, watts in enumerate(readings)]  # (readings across the window)
         return events + [Event("power_measurement_stop", None, {}, stop, len(readings) + 2)]
 
     assert implausible_node_log("n", log(run_start - 1000, [5000.0] * 60, run_start + 600_000), run_start, 590_000) == []

@@ -69,8 +69,8 @@ RUN_START = 1.7e12
 
 
 @pytest.mark.parametrize("late, early, line, said", [
-    (120_000, 0, 1, "leaves out 20% of the run (it begins 2 min after run_start, ends 1 s after run_stop)"),
-    (-1000, 300_000, 302, "leaves out 50% of the run (it begins 1 s before run_start, ends 5 min before run_stop)"),
+    (120_000, 0, 1, "leaves out 20% of the run (it begins 2 min after run_start, ends 1.0 s after run_stop)"),
+    (-1000, 300_000, 302, "leaves out 50% of the run (it begins 1.0 s before run_start, ends 5 min before run_stop)"),
     (9_000, 9_000, None, ""),  # (within the clocks of two machines: nothing said)
 ])
 def test_a_window_that_leaves_out_part_of_the_run_is_said(late: int, early: int, line: int | None, said: str) -> None:
@@ -125,7 +125,7 @@ def test_a_count_the_power_checker_never_reaches_is_not_said_to_be_its(tmp_path:
     assert power is not None
     found, bad = check_power_folder(power, True, "5.0.0")
     assert [(f.code, f.official) for f in found] == [("MLC541", True), ("MLC542", False)]
-    assert found[1].message.endswith("(the checker crashes on a name first, MLC541, and counts none)")
+    assert "node_0.txt, node_0.txt.bak); it crashes on a name first (MLC541) and counts none." in found[1].message
     assert bad == {"result_1"}
 
 
@@ -195,7 +195,7 @@ def test_a_count_only_the_summarizer_stops_on_is_said_as_the_summarizer_s(tmp_pa
         assert not bench["valid"] and bench["reason"].endswith(
             "(MLC512) and publishes no result of its package (the package checker accepts it)")
     else:
-        assert bench["valid"] and said["message"].endswith("and the summarizer reads only those")
+        assert bench["valid"] and said["message"].endswith("and the summarizer reads the descriptions of those only")
 
 
 def test_watch_says_no_records_follow_where_only_a_rank_s_copy_does(tmp_path: Path) -> None:
@@ -261,6 +261,45 @@ def test_a_huge_value_is_kept_cut_in_the_summary_and_quoted_short(tmp_path: Path
     log.write_text("".join(lines), "utf-8")
     (bench,) = check([str(tmp_path / "Acme")], ruleset="2.1.0").benchmarks  # (2.1 on: the RCP checker compares the runs')
     run = next(r.run for r in bench.runs if r.path == str(log))
-    assert run is not None and len(run.batch_size) == MAX_NODES + 1 and run.batch_size[-1] == "..."
-    assert all(len(e.value) == MAX_NODES + 1 for e in run.evaluations)
+    assert run is not None and len(run.batch_size) == MAX_NODES + 2 and run.batch_size[-2] == "..."
+    assert run.batch_size[-1].startswith("... (digest ") and all(len(e.value) == MAX_NODES + 2 for e in run.evaluations)
     assert bench.rcp is not None and "[0, 0, 0, 0, ...]" in bench.rcp.reason and len(bench.rcp.reason) < 600
+
+
+def test_a_description_with_an_empty_results_folder_is_read_by_the_summarizer(tmp_path: Path) -> None:
+    """rv248: the summarizer lists every folder of results/, an empty one too: number_of_nodes "1.0"
+    in its description stops it, an error (was a warning: 'no results folder uses it')."""
+    package = tmp_path / "Acme"
+    shutil.copytree(EXAMPLE, package)
+    data = json.loads(SYSTEM.read_text("utf-8"))
+    (package / "systems" / "extra.json").write_text(json.dumps({**data, "number_of_nodes": "1.0"}, indent=1), "utf-8")
+    (package / "results" / "extra").mkdir()
+    (said,) = [f for f in _check_json(str(package))["findings"] if f["code"] == "MLC512"]
+    assert said["severity"] == "error"
+
+
+def test_values_past_the_cut_still_compare_and_long_numbers_are_not_cut() -> None:
+    """rv248: a 4,200-digit seed string (int() reads it) was cut and refused (MLC522), and two lists
+    that differ past the cut compared equal (MLC520 lost)."""
+    from mlcheck.judge.bounded_values import bounded
+
+    seed = "7" * 4200
+    assert bounded(seed) is seed
+    one, two = list(range(2000)), list(range(2000))
+    two[1500] = -1
+    assert bounded(one) != bounded(two) and bounded(one) == bounded(list(range(2000)))
+    assert bounded("x" * 70_000) != bounded("x" * 69_999 + "y")
+
+
+def test_copies_of_a_start_at_one_time_change_nothing_and_readings_that_end_early_are_said() -> None:
+    """rv248: a start logged twice at the same time was said to make the energy high (the summarizer's is
+    unchanged) and turned the window checks off; readings ending 5 min before the stop (energy 4 % low)
+    were not said."""
+    from mlcheck.rules.power_plausibility import implausible_node_log
+
+    events = _power_log(RUN_START - 1000, RUN_START + 601_000, extra=(("power_measurement_start", RUN_START - 1000),))
+    assert implausible_node_log("n", events, RUN_START, 600_000.0) == []
+    cut = [e for e in _power_log(RUN_START - 1000, RUN_START + 601_000)
+           if e.key != "power_reading" or e.time_ms < RUN_START + 300_000]
+    [said] = implausible_node_log("n", cut, RUN_START, 600_000.0)
+    assert said.line == cut[-1].line and said.message.startswith("the readings end 5 min before power_measurement_stop")

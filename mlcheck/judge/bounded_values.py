@@ -7,9 +7,10 @@ with the package, not with the largest log (a review of session 55: 1.45 GB for 
 or an object of more than :data:`MAX_NODES` items and values in all, or a string of more than
 :data:`MAX_CHARS` characters, is kept cut: its first items (each cut too) and, in a list, the text
 ``"..."`` where the rest was; an object keeps its first keys; a string its first characters and
-how many it had (``… (200,000 characters)``). Its type stays, so a rule that refuses
-a list still refuses it; only a comparison of two such values past their first items is lost (no
-real value is that large: hyper-parameter lists hold a few numbers).
+how many it had (``… (200,000 characters, digest 1f2e...)``). Its type stays, so a rule that refuses
+a list still refuses it, and a digest of the whole value (the last item of a list, the key ``"..."``
+of an object, the end of a string) keeps two values that differ past the cut apart (MLC517, MLC520
+compare the runs'). No string a rule reads as a number is cut (``int()`` reads 4,300 digits at most).
 """
 
 from __future__ import annotations
@@ -18,7 +19,7 @@ from typing import Any
 
 MAX_NODES = 1024
 """Items and values of a list or an object, all levels together, that a summary keeps."""
-MAX_CHARS = 4096
+MAX_CHARS = 1 << 16
 """Characters of a string that a summary keeps."""
 MAX_DEPTH = 32
 """Levels of lists and objects kept (deeper ones are the text ``"..."``)."""
@@ -32,11 +33,24 @@ def bounded(value: Any) -> Any:
         return value if len(value) <= MAX_CHARS else _cut_text(value)
     if kind is not list and kind is not dict:
         return value
-    return _cut(value, [MAX_NODES]) if _larger(value, [MAX_NODES]) else value
+    if not _larger(value, [MAX_NODES]):
+        return value
+    cut, digest = _cut(value, [MAX_NODES]), f"{CUT} (digest {_digest(value)})"
+    if kind is list:
+        cut.append(digest)
+    else:
+        cut[CUT] = digest
+    return cut
 
 
-def _cut_text(text: str) -> str:
-    return f"{text[:MAX_CHARS]}… ({len(text):,} characters)"  # (mlcheck.results.text_length reads it)
+def _digest(value: Any) -> str:
+    import hashlib  # (only for a value this large)
+
+    return hashlib.blake2b(repr(value).encode("utf-8", "surrogatepass"), digest_size=8).hexdigest()
+
+
+def _cut_text(text: str) -> str:  # (mlcheck.results.text_length reads its end)
+    return f"{text[:MAX_CHARS]}… ({len(text):,} characters, digest {_digest(text)})"
 
 
 def _larger(value: Any, budget: list[int]) -> bool:

@@ -146,17 +146,17 @@ def _check_parts(parts: Sequence[PackagePart], rounds: _Rounds,
             path = join_path(root, "systems", name)
             if name.endswith(".json") and not name.startswith(".") and path not in documents:
                 documents[path] = read_json_document(path)
-                findings.extend(_unread_by_summarizer(f) for f in check_system_description(
-                    documents[path], join_path(root, "results"), package_round.version))
+                findings.extend(_unread_by_summarizer(f, join_path(root, "results", name[:-5])) for f in
+                                check_system_description(documents[path], join_path(root, "results"), package_round.version))
     return findings if assumed is None else [_as_assumed(f) for f in findings]
 
 
-def _unread_by_summarizer(found: Finding) -> Finding:
-    """A description no results folder uses: what only the summarizer stops on is a warning (it never reads it)."""
-    if found.code != "MLC512" or found.official or found.severity is not Severity.ERROR:
+def _unread_by_summarizer(found: Finding, results: str) -> Finding:
+    """What only the summarizer stops on in a description without a ``results`` folder: a warning (it lists results/)."""
+    if found.code != "MLC512" or found.official or found.severity is not Severity.ERROR or os.path.isdir(results):
         return found
-    return replace(found, severity=Severity.WARNING, message=f"{found.message}; but no results folder uses this "
-                   "system description, and the summarizer reads only those")
+    return replace(found, severity=Severity.WARNING, message=f"{found.message}; but results/ holds no folder of "
+                   "this system, and the summarizer reads the descriptions of those only")
 
 
 _ROUND_BOUND = frozenset({"MLC506", "MLC515"})

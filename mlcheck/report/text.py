@@ -46,7 +46,7 @@ RCP_CAVEAT = {
             "must be told, and it is audited",
     "missing": "no reference convergence point fits its batch size: the submitter must provide "
                "the missing RCPs",
-    "undetermined": "the RCP test fails with no submission mean to compare (MLC532), which no bypass changes",
+    "undetermined": "the RCP test fails before any RCP is compared (MLC532), which no bypass changes",
 }
 """What a valid score still lacks when the RCP test did not pass (training rules, RCPs)."""
 

@@ -185,9 +185,9 @@ def _counts_differ(runs: Sequence[PowerRun], kind: str, found: list[Finding], se
             f"the checker counts {name}.txt (at its place among the runs with a power folder)")
         found.append(POWER_COUNTS_DIFFER.at(run.folder or "", None, (
             f"{count} {_WORD[kind]} log(s) where the other runs have {usual} (the power checker counts each file "
-            f"whose name starts with {kind!r}: {files or 'none'}); {who} as non-compliant{later}. Measure the "
-            f"same {'switches' if kind == 'sw' else 'nodes'} in every run" + (
-                " (the checker crashes on a name first, MLC541, and counts none)" if crashed else "")),
+            f"whose name starts with {kind!r}: {files or 'none'}); " + ("it crashes on a name first (MLC541) and counts "
+            "none" if crashed else f"{who} as non-compliant{later}") + f". Measure the "
+            f"same {'switches' if kind == 'sw' else 'nodes'} in every run"),
             severity=severity, official=severity is None and not crashed))
     return blamed
 

@@ -31,11 +31,11 @@ from __future__ import annotations
 
 import math
 import os
-import statistics
 from typing import Sequence
 
 from mlcheck.model import Event, Finding, Severity
 from mlcheck.rule import Rule
+from mlcheck.rules.power_window import window_problems
 
 POWER_LOG_IMPLAUSIBLE = Rule("MLC545", "power-log-implausible", Severity.WARNING,
                              "a node power log's readings or window are unlikely for its run")
@@ -45,14 +45,6 @@ LOW_WATTS = 20.0
 """Below the idle draw of any training node: a mean this low is kilowatts logged as watts."""
 HIGH_WATTS = 100_000.0
 """Above the draw of any one node: a mean this high is milliwatts."""
-_DAY_MS = 86_400_000.0
-_PLAUSIBLE_MS = (1.42e12, 4.1e12)
-"""Milliseconds of 2015 to 2100 (as MLC405 reads a record's time)."""
-_SLACK_MS = 10_000.0
-"""How much of the run a window may leave out at either end (or two readings' interval, if more):
-the clocks of the power analyzer and of the node (published windows begin up to 1.4 s late)."""
-
-
 def implausible_node_log(path: str, events: Sequence[Event], run_start_ms: float | None,
                          duration_ms: float) -> list[Finding]:
     """MLC545 findings of one node log of a run (``events`` in log order)."""
@@ -72,7 +64,7 @@ def implausible_node_log(path: str, events: Sequence[Event], run_start_ms: float
                          "power_measurement_stop at the same time is not counted. Log them as they are measured"))
     for repeated, kept, effect in ((starts, "from the first", "by the window from the last: the energy comes out high"),
                                    (stops, "up to the first", "by the window up to the last: the energy comes out low")):
-        if len(repeated) > 1:
+        if len({e.time_ms for e in repeated}) > 1:  # (copies at one time change nothing)
             problems.append((repeated[1].line, (
                 f"{repeated[0].key} is logged {len(repeated)} times (lines "
                 f"{', '.join(str(e.line) for e in repeated[:4])}{', ...' if len(repeated) > 4 else ''}): the summarizer "
@@ -93,50 +85,12 @@ def implausible_node_log(path: str, events: Sequence[Event], run_start_ms: float
     if efficiency:  # (a factor: 94 for 94 %, the energy 94 times high)
         problems.append((efficiency[0][0], f"conversion_eff is {efficiency[0][1]:g}, no efficiency between 0 and 1 "
                          "(a percentage?): the summarizer multiplies the energy by it"))
-    if starts and stops and len(starts) == len(stops) == 1:  # (else the window is not one: said above)
-        times = sorted(e.time_ms for e in events if e.key == "power_reading")
-        step = statistics.median(b - a for a, b in zip(times, times[1:])) if len(times) > 1 else 0.0
-        problems.extend(_window_problems(starts[-1], stops[-1], run_start_ms, duration_ms, step))
-    elif starts and not stops and not _PLAUSIBLE_MS[0] <= starts[-1].time_ms <= _PLAUSIBLE_MS[1]:
-        problems.append((starts[-1].line, f"the measurement begins at time {starts[-1].time_ms:g}, no date in "
-                         "milliseconds (seconds logged?)"))
+    times = sorted((e for e in events if e.key == "power_reading"), key=lambda e: e.time_ms)
+    if starts and len({e.time_ms for e in starts}) == len({e.time_ms for e in stops} or {0}) == 1 and (stops or times):
+        # (one window: from the start to the stop, or to the last reading where no stop is logged, as the summarizer)
+        problems.extend(window_problems(starts[-1], stops[-1] if stops else times[-1], run_start_ms, duration_ms,
+                                        [e.time_ms for e in times], bool(stops)))
     return [POWER_LOG_IMPLAUSIBLE.at(path, line, what) for line, what in problems]
-
-
-def _window_problems(begin: Event, end: Event, run_start_ms: float | None, duration_ms: float,
-                     step_ms: float) -> list[tuple[int | None, str]]:
-    """What is unlikely in the measurement window (``begin`` and ``end``: the start and stop the
-    summarizer's window has) against the run's, at the line of the record that says it
-    (``step_ms``: the readings' median interval)."""
-    start, stop = begin.time_ms, end.time_ms
-    if stop < start:
-        return [(end.line, f"power_measurement_stop is {(start - stop) / 1000:,.0f} s before "
-                 "power_measurement_start: no reading lies in the window, and the summarizer counts 0 J for "
-                 "this log (mlcheck too, as it does)")]
-    if duration_ms > 0 and stop - start < duration_ms / 2:
-        return [(begin.line, f"the measurement window lasts {(stop - start) / 1000:,.0f} s, "
-                 f"{100 * (stop - start) / duration_ms:.0f}% of the run's {duration_ms / 1000:,.0f} s: "
-                 "the summarizer scales it to the run's time, so most of the energy is extrapolated")]
-    if not _PLAUSIBLE_MS[0] <= start <= _PLAUSIBLE_MS[1]:
-        return [(begin.line, f"the measurement begins at time {start:g}, no date in milliseconds (seconds logged?)")]
-    if run_start_ms is None or duration_ms <= 0:
-        return []
-    if abs(start - run_start_ms) > _DAY_MS:
-        return [(begin.line, f"the measurement begins {abs(start - run_start_ms) / 3_600_000:,.0f} hours "
-                 f"{'before' if start < run_start_ms else 'after'} the run's run_start: the log of another run?")]
-    overlap = max(0.0, min(stop, run_start_ms + duration_ms) - max(start, run_start_ms))
-    where = f"it begins {_offset(start - run_start_ms)} run_start, ends {_offset(stop - run_start_ms - duration_ms)} run_stop"
-    if overlap < duration_ms / 2:
-        return [(begin.line, f"the measurement window covers {100 * overlap / duration_ms:.0f}% of the run ({where}): "
-                 "the energy of another time is scored; is the power analyzer's clock set, or is it the log of "
-                 "another run?")]
-    slack = max(_SLACK_MS, 2 * step_ms)
-    if start - run_start_ms > slack or run_start_ms + duration_ms - stop > slack:
-        return [(begin.line if start - run_start_ms > slack else end.line, (
-            f"the measurement window leaves out {100 * (1 - overlap / duration_ms):.0f}% of the run ({where}): "
-            "power_measurement.adoc asks that the measurement include all timed operations, from before run_start "
-            "to after run_stop; the summarizer scales the window's mean power to the run's time"))]
-    return []
 
 
 def twin_logs(twins: Sequence[tuple[str, str]]) -> list[Finding]:
@@ -161,13 +115,6 @@ def nodes_not_measured(power_path: str, node_logs: dict[str, int], nodes: int, s
         f"{len(other)} run(s) hold another number of node logs than the {nodes} node(s) of {system_path} "
         f"(number_of_nodes): {listed}; power_measurement.adoc asks that all nodes of the run be measured, each "
         "once, and the summarizer adds the node logs it finds"))]
-
-
-def _offset(ms: float) -> str:
-    """``12 min after`` / ``3 s before`` (the window's end against the run's)."""
-    size = abs(ms) / 1000
-    amount = f"{size / 60:,.0f} min" if size >= 120 else f"{size:,.0f} s"
-    return f"{amount} {'after' if ms >= 0 else 'before'}"
 
 
 def _watts(value: object) -> float | None:

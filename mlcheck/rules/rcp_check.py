@@ -23,8 +23,8 @@ from 4.0) or steps (Stable Diffusion 3.1: the first step with FID <= 90 and CLIP
   warning when the folder's ``package_checker_params`` asks for ``rcp-bypass``, or when today's
   mlperf-logging has an RCP at that batch size that the record revision lacks, which passes it
   (supplied during the round's review: 4.1's Stable Diffusion BS 256, published).
-- MLC532 rcp-undetermined: the test fails with no submission mean to compare (the checker's "RCP
-  Test Failed" before any RCP is looked at): too few runs for the olympic mean (a
+- MLC532 rcp-undetermined: the test fails before a submission mean is compared with an RCP (the
+  checker's "RCP Test Failed"): too few runs for the olympic mean (a
   folder short of runs is MLC502 too), runs log different or no ``global_batch_size`` or
   ``submission_benchmark``, too many runs did not converge, or the round has no RCP records. The
   round's checker fails the folder, or raises (KeyError: None, where the runs' values differ),
@@ -88,7 +88,7 @@ RCP_FAILED = Rule("MLC530", "rcp-failed", Severity.ERROR,
 RCP_MISSING = Rule("MLC531", "rcp-missing", Severity.ERROR,
                    "no reference convergence point covers the batch size", official=True, also=(Severity.WARNING,))
 RCP_UNDETERMINED = Rule("MLC532", "rcp-undetermined", Severity.ERROR,
-                        "the RCP test fails: no submission mean can be computed", official=True)
+                        "the RCP test fails before any RCP is compared", official=True)
 RCP_NORMALISED = Rule("MLC533", "rcp-normalised", Severity.INFO,
                       "the score was normalised to the RCP mean (2.1+)")
 
@@ -150,7 +150,7 @@ def _record_findings(folder: str, result: RcpResult, normalised: bool, bypass: s
                 severity=Severity.WARNING if added or result.order_dependent() else severity,
                 official=False if added or result.order_dependent() else None)]
     if result.verdict == "fail":
-        return [RCP_UNDETERMINED.at(folder, None, f"the RCP test fails, with no submission mean to compare: {result.reason}")]
+        return [RCP_UNDETERMINED.at(folder, None, f"the RCP test fails: {result.reason}")]
     if normalised and result.normalization_factor is not None and result.normalization_factor > 1.0:
         return [RCP_NORMALISED.at(folder, None, (
             f"submission mean {_number(result.submission_mean)} {result.unit} is below the RCP mean "
