@@ -239,7 +239,7 @@ def test_a_package_s_own_config_is_said_and_writes_nowhere_outside_the_working_f
     refused = [f for f in json.loads(done.stdout)["findings"] if f["code"] == "MLC041"]
     assert [(f["line"], f["severity"]) for f in refused] == [(3, "error"), (3, "error")]
     assert "mlcheck: Acme/.mlcheck.toml (found from Acme upwards; the search starts at the checked folder) sets " \
-        "exit_zero, ignore, outputs, which decide what fails and what is written" in done.stderr.decode()
+        "exit_zero, ignore, output, which decide what is judged, what fails and what is written" in done.stderr.decode()
     assert done.returncode == 0  # (exit_zero is the config's: said, not refused)
 
 
@@ -303,3 +303,21 @@ def test_copies_of_a_start_at_one_time_change_nothing_and_readings_that_end_earl
            if e.key != "power_reading" or e.time_ms < RUN_START + 300_000]
     [said] = implausible_node_log("n", cut, RUN_START, 600_000.0)
     assert said.line == cut[-1].line and said.message.startswith("the readings end 5 min before power_measurement_stop")
+
+
+def test_a_found_config_writes_no_link_nor_a_file_not_named_as_a_report(tmp_path: Path) -> None:
+    """rv247: output = ["sarif:out/x.sarif"] with out a link outside, or ["text:.bashrc"], wrote
+    through the link or over the working folder's file; and the notice named outputs -o replaced."""
+    from mlcheck.settings.config import load_settings
+
+    work = tmp_path / "work"
+    (work / "Acme").mkdir(parents=True)
+    (tmp_path / "elsewhere").mkdir()
+    os.symlink(tmp_path / "elsewhere", work / "out")
+    config = work / "Acme" / ".mlcheck.toml"
+    config.write_text('output = ["sarif:out/x.sarif", "text:.bashrc", "md:C:x.md", "sarif:ok/x.sarif"]\n', "utf-8")
+    settings = load_settings({}, cwd=str(work), environ={}, paths=["Acme"])
+    assert settings.outputs == ("sarif:ok/x.sarif",)
+    assert [p.line for p in settings.problems if p.code == "MLC041"] == [1, 1, 1]
+    assert "sets output," in settings.config_notice
+    assert load_settings({"outputs": ("json:r.json",)}, cwd=str(work), environ={}, paths=["Acme"]).config_notice == ""

@@ -60,9 +60,9 @@ def checked(paths: Sequence[str], settings: Settings, quiet: bool, verbose: bool
 def say_settings(settings: Settings, result: CheckResult, verbose: bool = True) -> None:
     """``-v``: the config file used and why, the rounds, the waivers (on stderr); else only a found
     config file's settings that decide what fails or what is written (:attr:`Settings.config_notice`)."""
+    if settings.config_notice:
+        click.echo(one_line(settings.config_notice), err=True)
     if not verbose:
-        if settings.config_notice:
-            click.echo(one_line(settings.config_notice), err=True)
         return
     chatter = console(stderr=True)
     chatter.print(one_line(f"mlcheck: config: {settings.config_path or 'none'} ({settings.config_reason})"),

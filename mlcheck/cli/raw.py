@@ -130,8 +130,8 @@ _MACHINE = {"json": "JSON", "sarif": "SARIF", "junit": "JUnit", "github": "annot
 @click.option("--ruleset", "-r", metavar="X.Y.Z", help="Round to judge under. Default: inferred.")
 @click.option("--fail-fast", is_flag=True, help="Exit 1 at the first error, without waiting for run_stop.")
 @click.option("--runs", type=click.IntRange(min=1), default=1, show_default=True,
-              help="End after this many runs have ended: logged their run_stop, or died (the job ended) and the "
-                   "log stayed quiet after them; an attempt the job launched again is not counted.")
+              help="End after this many runs have ended: logged their run_stop, or died (the job ended) with no "
+                   "relaunch within --relaunch-wait; an attempt the job launched again is not counted.")
 @click.option("--format", "-f", "output_format", type=click.Choice(FORMATS[1:]), default=None,
               help="Format of the final report on stdout, as check's. Default: the config's or MLCHECK_FORMAT's, else text.")
 @click.option("--output", "-o", "outputs", multiple=True, metavar="FORMAT:PATH",
@@ -139,6 +139,8 @@ _MACHINE = {"json": "JSON", "sarif": "SARIF", "junit": "JUnit", "github": "annot
               "job's time-out), of what was written.")
 @click.option("--poll", type=Seconds(0.01, 3600.0), default=0.1, show_default=True,
               metavar="SECONDS", help="How often to look for new lines.")
+@click.option("--relaunch-wait", type=Seconds(0.0, 1e9), default=120.0, show_default=True, metavar="SECONDS",
+              help="How long after a run died (the job ended) a relaunch may come and make it an attempt, not a run.")
 @click.option("--idle-timeout", type=Seconds(0.0, 1e9), default=None, metavar="SECONDS",
               help="End (with the report so far) when no line arrived for this long. Default: wait.")
 @click.option("--no-progress", is_flag=True, help="Do not print progress lines on stderr.")
@@ -149,8 +151,8 @@ _MACHINE = {"json": "JSON", "sarif": "SARIF", "junit": "JUnit", "github": "annot
 @click.option("--strict/--no-strict", default=None, help="Warnings fail the final report too (exit 1), as "
               "`check --strict`.")
 def watch_command(log: str, ruleset: str | None, fail_fast: bool, runs: int, output_format: str | None,
-                  outputs: tuple[str, ...], poll: float, idle_timeout: float | None, no_progress: bool,
-                  config_path: str | None, text_format: str, strict: bool | None) -> None:
+                  outputs: tuple[str, ...], poll: float, relaunch_wait: float, idle_timeout: float | None,
+                  no_progress: bool, config_path: str | None, text_format: str, strict: bool | None) -> None:
     """Follow a log while the job writes it; report each problem as soon as it is certain.
 
     Findings and progress (elapsed, last eval, projected time-to-train) go to stderr as they
@@ -191,9 +193,8 @@ def watch_command(log: str, ruleset: str | None, fail_fast: bool, runs: int, out
     if problem is not None:
         click.echo(one_line(f"mlcheck: error: {log}: {problem}"), err=True)
         sys.exit(EXIT_ERROR)
-    refuse_streams_into_log(log, "watch", settings.config_path)  # (now, not after the run)
-    if settings.config_notice:
-        click.echo(one_line(settings.config_notice), err=True)
+    refuse_streams_into_log(log, "watch", settings.config_path)  # (now, not after the run; the final report
+    # says a found config's settings: settings.config_notice)
     if compressed(log):
         _judge_compressed(log, settings, poll, idle_timeout, text_format)
 
@@ -216,7 +217,8 @@ def watch_command(log: str, ruleset: str | None, fail_fast: bool, runs: int, out
     if signal.getsignal(signal.SIGTERM) is signal.SIG_DFL:  # (a time-out's or a CI cancel's SIGTERM: as Ctrl-C)
         signal.signal(signal.SIGTERM, terminated)
     try:
-        outcome = watch(log, on_finding, on_progress, forced, runs, poll, idle_timeout, settings.ruleset_source)
+        outcome = watch(log, on_finding, on_progress, forced, runs, poll, idle_timeout, settings.ruleset_source,
+                        relaunch_wait)
     except KeyboardInterrupt as stop:
         failing = sorted({found.code for found in said if found.severity >= fail_level(settings)})
         timed_out = isinstance(stop, Terminated) and bool(settings.outputs or output_format in _MACHINE)

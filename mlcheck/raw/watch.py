@@ -52,20 +52,23 @@ _BLOCK = ("submission_benchmark", "submission_division", "submission_org", "subm
 
 def watch(path: str, on_finding: FindingSink, on_progress: ProgressSink, forced: Ruleset | None = None,
           runs: int = 1, poll: float = 0.1, idle_timeout: float | None = None,
-          forced_source: str = "--ruleset") -> WatchOutcome:
-    """Follow ``path`` until ``runs`` runs have stopped; report findings and progress as they come
-    (``forced_source`` says where ``forced`` was set, as in ``check``)."""
+          forced_source: str = "--ruleset", relaunch_wait: float | None = None) -> WatchOutcome:
+    """Follow ``path`` until ``runs`` runs have ended; report findings and progress as they come
+    (``forced_source`` says where ``forced`` was set, as in ``check``). A run that died counts once no
+    record came for ``relaunch_wait`` seconds after it (default: :data:`AFTER_STOP_POLLS` polls): a
+    relaunch within it makes it an attempt."""
     follower, lost = Follower(path, poll), Lost(on_finding)
     jobs = MixedJobs(path, lost.sink, on_progress)  # (MPI jobs that run at once: MLC030, then quiet)
     try:
-        outcome = _follow(follower, path, jobs, (forced, forced_source), runs, poll, idle_timeout, lost)
+        wait = AFTER_STOP_POLLS * poll if relaunch_wait is None else relaunch_wait
+        outcome = _follow(follower, path, jobs, (forced, forced_source), runs, poll, idle_timeout, lost, wait)
         return replace(outcome, held=follower.gone() if outcome.reason != "stopped" else None)
     finally:
         follower.close()
 
 
 def _follow(follower: Follower, path: str, jobs: MixedJobs, forced: tuple[Ruleset | None, str], wanted: int,
-            poll: float, idle_timeout: float | None, lost: Lost) -> WatchOutcome:
+            poll: float, idle_timeout: float | None, lost: Lost, relaunch_wait: float) -> WatchOutcome:
     on_finding, on_progress = jobs.finding, jobs.progress
     live = LiveReader(path)
     state = new_state(path, forced, 0)
@@ -139,7 +142,7 @@ def _follow(follower: Follower, path: str, jobs: MixedJobs, forced: tuple[Rulese
                         on_progress(f"run_stop read; waiting up to {BLOCK_WAIT_S:.0f} s for the submission_* records "
                                     "the run has not logged (some loggers print them after run_stop)")
                 quiet = time.monotonic() - last_data >= waits
-                if time.monotonic() - last_data >= AFTER_STOP_POLLS * poll and not live.pending and state.count_death(
+                if time.monotonic() - last_data >= relaunch_wait and not live.pending and state.count_death(
                         lambda: _checkpoint(state, on_finding, on_progress, final=True)) and state.runs_done >= runs:
                     return outcome("complete", state.runs_done, state.end_line or live.line_no)
                 if not live.pending and (quiet or not state.stop_pending) and ended():

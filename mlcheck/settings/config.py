@@ -127,12 +127,10 @@ def load_settings(cli: Mapping[str, Any], cwd: str | None = None,
         table, text, error = _load_table(path, shown)
         if error is not None:  # (the table is empty then, but where settings lie outside it)
             problems.append(error)
-        values.update(_coerce(table, shown, text, problems, from_file=True, found=found is not None))
+        values.update(_coerce(table, shown, text, problems, from_file=True, found_from=cwd if found else None))
         waivers = tuple(read_waivers(table.get("waivers", []), shown, text, problems))
         base_dir = os.path.dirname(os.path.abspath(path))
-    deciding = sorted(k for k in values if k in _DECIDING and values[k]) + (["waivers"] if waivers else [])
-    notice = (f"mlcheck: {shown} ({reason}) sets {', '.join(deciding)}, which decide what fails and what is "
-              "written; --config /dev/null reads no config") if found is not None and deciding else ""
+    from_file = {k for k, v in values.items() if k in _DECIDING and v}
     ruleset_source = f"ruleset in {shown}" if "ruleset" in values else "--ruleset"
     env_values = {name.removeprefix("MLCHECK_").lower(): value for name, value in environ.items()  # (empty: unset,
                   if name.startswith("MLCHECK_") and name not in ("MLCHECK_CONFIG",) and value.strip()}  # as CI templates leave them)
@@ -145,6 +143,9 @@ def load_settings(cli: Mapping[str, Any], cwd: str | None = None,
     ruleset_source = "--ruleset" if "ruleset" in given else ruleset_source
     outputs_source = "--output" if "outputs" in given else outputs_source
     values.update(given)
+    deciding = sorted(_DECIDING[k] for k in from_file - set(from_env) - set(given)) + (["waivers"] if waivers else [])
+    notice = (f"mlcheck: {shown} ({reason}) sets {', '.join(deciding)}, which decide what is judged, what fails "
+              "and what is written; --config /dev/null reads no config") if found is not None and deciding else ""
     return Settings(**values, waivers=waivers, config_path=shown or None, config_reason=reason,
                     base_dir=base_dir, problems=tuple(problems), ruleset_source=ruleset_source,
                     outputs_source=outputs_source, config_notice=notice)
@@ -157,13 +158,15 @@ def _relative(path: Path, cwd: str) -> str:
         return str(path)
 
 
-_DECIDING = frozenset({"exit_zero", "ignore", "select", "outputs", "strict"})
+_DECIDING = {"exit_zero": "exit_zero", "ignore": "ignore", "select": "select", "outputs": "output", "strict": "strict",
+             "ruleset": "ruleset"}
 """The settings of a config file that change what fails or what is written (said: :attr:`Settings.config_notice`)."""
 
 
 def _coerce(table: Mapping[str, Any], where: str, text: str, problems: list[Finding],
-            from_file: bool, found: bool = False) -> dict[str, Any]:
-    """The settings of a table (a config file's, ``found`` by the search; or the environment's)."""
+            from_file: bool, found_from: str | None = None) -> dict[str, Any]:
+    """The settings of a table (a config file's, found by the search from the working folder
+    ``found_from``; or the environment's)."""
     values: dict[str, Any] = {}
     spelt: dict[str, str] = {}  # (the key each setting was given by: exit_zero and exit-zero are one)
     for raw_key, raw in table.items():
@@ -194,7 +197,7 @@ def _coerce(table: Mapping[str, Any], where: str, text: str, problems: list[Find
                                               "run's round is inferred)"))
             continue
         if key == "outputs":
-            value = _valid_outputs(value, label, where, line, problems, found)
+            value = _valid_outputs(value, label, where, line, problems, found_from)
         elif key in ("select", "ignore"):
             value = _valid_prefixes(value, label, where, line, problems)
         values[key] = value
@@ -214,23 +217,18 @@ def _valid_prefixes(prefixes: tuple[str, ...], label: str, where: str, line: int
 
 
 def _valid_outputs(specs: tuple[str, ...], label: str, where: str, line: int | None,
-                   problems: list[Finding], found: bool = False) -> tuple[str, ...]:
+                   problems: list[Finding], found_from: str | None = None) -> tuple[str, ...]:
     """The ``FORMAT:PATH`` entries of an output setting; each other entry is a finding. A config file
-    found by the search (a checked package may ship one) writes in the working folder only."""
+    found by the search (a checked package may ship one) writes reports below the working folder
+    ``found_from`` only."""
     choices = "|".join(f for f in FORMATS if f != "auto")
     kept = _valid_entries(specs, _is_output_spec,
                           f"is not FORMAT:PATH with FORMAT one of {choices} (e.g. sarif:mlcheck.sarif), nor a PATH "
                           "ending in .sarif, .json, .xml (junit), .md, .html or .txt", label, where, line, problems)
-    return _valid_entries(kept, lambda spec: not found or _within_working_folder(spec), (
-        "leaves the working folder (an absolute path, or ..): a config file found from the checked paths writes "
-        "only below the working folder; name such a place with -o or --config"), label, where, line, problems)
-
-
-def _within_working_folder(spec: str) -> bool:
-    from mlcheck.settings.gate import parse_output
-
-    path = parse_output(spec)[1]
-    return path == "-" or not (os.path.isabs(path) or os.pardir in Path(path).parts)
+    return _valid_entries(kept, lambda spec: found_from is None or _a_report_below(spec, found_from), (
+        "is no report's name below the working folder (an absolute path or a drive, .., a link, or a name not "
+        "ending in .sarif, .json, .xml, .md, .html or .txt): a config file found from the checked paths writes "
+        "only such files; name another place with -o or --config"), label, where, line, problems)
 
 
 def _is_output_spec(spec: str) -> bool:
@@ -242,6 +240,19 @@ def _is_output_spec(spec: str) -> bool:
     except ValueError:
         return False
     return True
+
+
+def _a_report_below(spec: str, cwd: str) -> bool:
+    """Whether ``spec`` writes a file named as a report, below ``cwd`` once links are followed."""
+    from mlcheck.settings.gate import format_named, parse_output
+
+    path = parse_output(spec)[1]
+    if path == "-":
+        return True
+    full = os.path.join(cwd, path)
+    if os.path.isabs(path) or path[1:2] == ":" or path[:1] in "/\\" or os.path.islink(full):  # (C:x: a drive's)
+        return False
+    return format_named(path) is not None and os.path.realpath(full).startswith(os.path.join(os.path.realpath(cwd), ""))
 
 
 def _valid_entries(entries: Iterable[str], valid: Callable[[str], bool], why: str, label: str,
