@@ -262,7 +262,7 @@ def test_a_huge_value_is_kept_cut_in_the_summary_and_quoted_short(tmp_path: Path
     (bench,) = check([str(tmp_path / "Acme")], ruleset="2.1.0").benchmarks  # (2.1 on: the RCP checker compares the runs')
     run = next(r.run for r in bench.runs if r.path == str(log))
     assert run is not None and len(run.batch_size) == MAX_NODES + 2 and run.batch_size[-2] == "..."
-    assert run.batch_size[-1].startswith("... (digest ") and all(len(e.value) == MAX_NODES + 2 for e in run.evaluations)
+    assert run.batch_size[-1].startswith("... (100,000 items in all, digest ") and all(len(e.value) == MAX_NODES + 2 for e in run.evaluations)
     assert bench.rcp is not None and "[0, 0, 0, 0, ...]" in bench.rcp.reason and len(bench.rcp.reason) < 600
 
 
@@ -319,5 +319,22 @@ def test_a_found_config_writes_no_link_nor_a_file_not_named_as_a_report(tmp_path
     settings = load_settings({}, cwd=str(work), environ={}, paths=["Acme"])
     assert settings.outputs == ("sarif:ok/x.sarif",)
     assert [p.line for p in settings.problems if p.code == "MLC041"] == [1, 1, 1]
-    assert "sets output," in settings.config_notice
-    assert load_settings({"outputs": ("json:r.json",)}, cwd=str(work), environ={}, paths=["Acme"]).config_notice == ""
+    assert settings.config_deciding == ("output",)
+    assert load_settings({"outputs": ("json:r.json",)}, cwd=str(work), environ={}, paths=["Acme"]).config_deciding == ()
+
+
+def test_the_notice_names_only_what_the_command_uses_and_watch_says_it_at_its_start(tmp_path: Path) -> None:
+    """rv249: score named exit_zero, strict and output, which it does not use; watch --fail-fast with
+    the text report never said the notice (it moved to the final report)."""
+    work = tmp_path / "work"
+    work.mkdir()
+    shutil.copytree(EXAMPLE, work / "Acme")
+    (work / "Acme" / ".mlcheck.toml").write_text('exit_zero = true\nstrict = true\nselect = ["MLC1"]\n', "utf-8")
+    env = {**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parent.parent)}
+    scored = subprocess.run([sys.executable, "-m", "mlcheck", "score", "Acme"], capture_output=True, timeout=120,
+                            cwd=work, env=env)
+    assert ") sets select, which decide" in scored.stderr.decode()
+    log = work / "Acme" / "results" / "acme-t8" / "resnet" / "result_0.txt"
+    watched = subprocess.run([sys.executable, "-m", "mlcheck", "watch", str(log), "--idle-timeout", "5", "--poll", "0.01",
+                              "--no-progress"], capture_output=True, timeout=120, cwd=work, env=env)
+    assert watched.stderr.decode().count(") sets exit_zero, select, strict, which decide") == 1

@@ -12,6 +12,7 @@ import errno
 import os
 import signal
 import sys
+from dataclasses import replace
 from typing import Callable, Sequence
 
 import click
@@ -145,7 +146,8 @@ def report_command(paths: tuple[str, ...], ruleset: str | None, config_path: str
         raise click.UsageError(f"--output {output_path!r} cannot be written: {unwritable}")
     settings = load_cli_settings(config_path, paths, ruleset=ruleset, strict=strict, exit_zero=exit_zero,
                                  select=select, ignore=ignore, no_progress=no_progress, jobs=jobs)
-    result, unopenable = checked(paths, settings, quiet, verbose)
+    unused = tuple(name for name in settings.config_deciding if name != "output")  # (report writes its -o alone)
+    result, unopenable = checked(paths, replace(settings, config_deciding=unused), quiet, verbose)
     to_stdout = output_path == "-" or standard_stream(output_path) == 1  # (-o /dev/stdout: said as standard output)
     refuse_overwriting_inputs([output_path], result, settings.config_path, standard_output=to_stdout)
     try:

@@ -24,7 +24,7 @@ from mlcheck.report import ReportOptions, render_waived_text, report_blocks, rep
 from mlcheck.report.plain import TERMINAL_CAP, counted, one_line, summary_line
 from mlcheck.results import CheckResult
 from mlcheck.rules.config_rules import CONFIG_INVALID
-from mlcheck.settings.config import Settings
+from mlcheck.settings.config import Settings, report_below
 from mlcheck.settings.gate import (exit_code, fail_level, input_digests, parse_output, postprocess,
                                    overwritten_inputs, unopenable_given, unopenable_lines, utf8_standard_output, write_outputs)
 
@@ -57,11 +57,22 @@ def checked(paths: Sequence[str], settings: Settings, quiet: bool, verbose: bool
     return result, unopenable
 
 
-def say_settings(settings: Settings, result: CheckResult, verbose: bool = True) -> None:
+def config_notice(settings: Settings, unused: frozenset[str] = frozenset()) -> str:
+    """What a config found by the search decides (:attr:`Settings.config_deciding`), but the
+    settings the command does not use (``score`` fails on no finding, writes no config output)."""
+    named = [name for name in settings.config_deciding if name not in unused]
+    return (f"mlcheck: {settings.config_path} ({settings.config_reason}) sets {', '.join(named)}, which decide what "
+            "is judged, what fails and what is written; --config /dev/null reads no config") if named else ""
+
+
+def say_settings(settings: Settings, result: CheckResult, verbose: bool = True,
+                 unused: frozenset[str] = frozenset()) -> None:
     """``-v``: the config file used and why, the rounds, the waivers (on stderr); else only a found
-    config file's settings that decide what fails or what is written (:attr:`Settings.config_notice`)."""
-    if settings.config_notice:
-        click.echo(one_line(settings.config_notice), err=True)
+    config file's settings that decide what fails or what is written (:func:`config_notice`; but the
+    settings ``unused`` by the command)."""
+    notice = config_notice(settings, unused)
+    if notice:
+        click.echo(one_line(notice), err=True)
     if not verbose:
         return
     chatter = console(stderr=True)
@@ -172,7 +183,13 @@ def _check_and_report(paths: Sequence[str], settings: Settings, quiet: bool, ver
     options = replace(report_options(settings, quiet, wants_html, result), output_format=text_format,
                       unopenable=tuple(unopenable))
     failed = False
+    found = settings.outputs_source.startswith("output in") and settings.config_reason.startswith("found")
     for spec in settings.outputs:  # (each its own, before standard output: a closed pipe or a full disk loses none)
+        if found and not report_below(spec, os.getcwd()):  # (again at the write: a link made since the check began)
+            click.echo(one_line(f"mlcheck: error: the report {spec} of {settings.config_path} leads outside the "
+                                "working folder now (a link): not written"), err=True)
+            failed = True
+            continue
         try:
             write_outputs([spec], result, options)
         except OSError as error:

@@ -15,7 +15,7 @@ from dataclasses import replace
 
 import click
 
-from mlcheck.cli.checking import check_and_report
+from mlcheck.cli.checking import check_and_report, config_notice
 from mlcheck.cli.common import (EXIT_ERROR, EXIT_FINDINGS, EXIT_OK, load_cli_settings, refuse_streams_into_folder,
                                 refuse_streams_into_log)
 from mlcheck.model import Finding, Severity
@@ -163,8 +163,7 @@ def watch_command(log: str, ruleset: str | None, fail_fast: bool, runs: int, out
     ends the watch with exit 1 (with --format json, after the report of the lines read). LOG may
     not exist yet; a folder or an unreadable file exits 2.
 
-    A gzip LOG is not followed (a compressed stream cannot be read as it grows): it is checked
-    whole once its end is written; with --idle-timeout, a stream still incomplete exits 2.
+    A gzip LOG is not followed: it is checked whole once its end is written (--idle-timeout: exit 2 before).
 
     The config check uses (--config, MLCHECK_CONFIG, else .mlcheck.toml or [tool.mlcheck] in
     pyproject.toml found from LOG upwards) applies throughout: its ruleset, select/ignore and waivers decide
@@ -193,8 +192,10 @@ def watch_command(log: str, ruleset: str | None, fail_fast: bool, runs: int, out
     if problem is not None:
         click.echo(one_line(f"mlcheck: error: {log}: {problem}"), err=True)
         sys.exit(EXIT_ERROR)
-    refuse_streams_into_log(log, "watch", settings.config_path)  # (now, not after the run; the final report
-    # says a found config's settings: settings.config_notice)
+    refuse_streams_into_log(log, "watch", settings.config_path)  # (now, not after the run)
+    if notice := config_notice(settings):  # (a found config's deciding settings: said now, not in the final report)
+        click.echo(one_line(notice), err=True)
+        settings = replace(settings, config_deciding=())
     if compressed(log):
         _judge_compressed(log, settings, poll, idle_timeout, text_format)
 
@@ -225,8 +226,7 @@ def watch_command(log: str, ruleset: str | None, fail_fast: bool, runs: int, out
         click.echo(f"mlcheck: interrupted{' (SIGTERM)' if isinstance(stop, Terminated) else ''}; "
                    + (f"failing findings were said above ({', '.join(failing)}): the run fails" if failing
                       else "no failing finding so far")
-                   + ("; the report covers what was written (a second SIGTERM ends mlcheck)" if timed_out else ""),
-                   err=True)
+                   + ("; the report covers what was written (a second SIGTERM ends mlcheck)" if timed_out else ""), err=True)
         if timed_out:  # (a CI job's time-out: its SARIF or JSON still uploads what was read)
             signal.signal(signal.SIGTERM, signal.SIG_DFL)
             with contextlib.suppress(SystemExit):

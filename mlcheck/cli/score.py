@@ -74,7 +74,7 @@ def score_command(paths: tuple[str, ...], ruleset: str | None, config_path: str 
     checked = run_check(paths, settings.ruleset, jobs=jobs_of(settings), ruleset_source=settings.ruleset_source)
     result = postprocess(checked, settings, checked=paths)  # (the findings reported; the scores and refusals: `checked`'s)
     refuse_streams_into_inputs(result, settings.config_path, standard_output=False)  # (before -v writes on stderr)
-    say_settings(settings, result, verbose)
+    say_settings(settings, result, verbose, frozenset({"exit_zero", "strict", "output"}))  # (score fails on no finding)
     if table_output == "-" or (table_output is not None and standard_stream(table_output) == 1):
         table_output = None  # (standard output, or the file it writes to: printed as without the option)
     refuse_overwriting_inputs([table_output] if table_output else [], result, settings.config_path)

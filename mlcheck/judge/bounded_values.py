@@ -35,11 +35,11 @@ def bounded(value: Any) -> Any:
         return value
     if not _larger(value, [MAX_NODES]):
         return value
-    cut, digest = _cut(value, [MAX_NODES]), f"{CUT} (digest {_digest(value)})"
+    cut, digest = _cut(value, [MAX_NODES]), _digest(value)
     if kind is list:
-        cut.append(digest)
+        cut.append(f"{CUT} ({len(value):,} items in all, digest {digest})")
     else:
-        cut[CUT] = digest
+        cut[CUT] = f"({len(value):,} keys in all, digest {digest})"
     return cut
 
 

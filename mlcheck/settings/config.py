@@ -61,9 +61,9 @@ class Settings:
     outputs_source: str = "--output"
     """Where ``outputs`` were set (``--output``, ``MLCHECK_OUTPUT``, ``output in <config>``): an
     output that cannot be written is a usage error of the command line, a finding of a setting."""
-    config_notice: str = ""
-    """Said on stderr (without ``-v`` too) where a config file found by the search decides what fails
-    or what is written: a package checked may ship one (the results chair checks others' packages)."""
+    config_deciding: tuple[str, ...] = ()
+    """The settings a config file found by the search sets that decide what fails or what is written,
+    said on stderr without ``-v`` too (:func:`mlcheck.cli.checking.config_notice`): a package may ship one."""
 
 
 # setting -> (kind, allowed values); kind is "str", "bool", "int" (at least 1) or "list"
@@ -144,11 +144,9 @@ def load_settings(cli: Mapping[str, Any], cwd: str | None = None,
     outputs_source = "--output" if "outputs" in given else outputs_source
     values.update(given)
     deciding = sorted(_DECIDING[k] for k in from_file - set(from_env) - set(given)) + (["waivers"] if waivers else [])
-    notice = (f"mlcheck: {shown} ({reason}) sets {', '.join(deciding)}, which decide what is judged, what fails "
-              "and what is written; --config /dev/null reads no config") if found is not None and deciding else ""
     return Settings(**values, waivers=waivers, config_path=shown or None, config_reason=reason,
                     base_dir=base_dir, problems=tuple(problems), ruleset_source=ruleset_source,
-                    outputs_source=outputs_source, config_notice=notice)
+                    outputs_source=outputs_source, config_deciding=tuple(deciding) if found is not None else ())
 
 
 def _relative(path: Path, cwd: str) -> str:
@@ -160,7 +158,7 @@ def _relative(path: Path, cwd: str) -> str:
 
 _DECIDING = {"exit_zero": "exit_zero", "ignore": "ignore", "select": "select", "outputs": "output", "strict": "strict",
              "ruleset": "ruleset"}
-"""The settings of a config file that change what fails or what is written (said: :attr:`Settings.config_notice`)."""
+"""The settings of a config file that change what fails or what is written (said: :attr:`Settings.config_deciding`)."""
 
 
 def _coerce(table: Mapping[str, Any], where: str, text: str, problems: list[Finding],
@@ -225,7 +223,7 @@ def _valid_outputs(specs: tuple[str, ...], label: str, where: str, line: int | N
     kept = _valid_entries(specs, _is_output_spec,
                           f"is not FORMAT:PATH with FORMAT one of {choices} (e.g. sarif:mlcheck.sarif), nor a PATH "
                           "ending in .sarif, .json, .xml (junit), .md, .html or .txt", label, where, line, problems)
-    return _valid_entries(kept, lambda spec: found_from is None or _a_report_below(spec, found_from), (
+    return _valid_entries(kept, lambda spec: found_from is None or report_below(spec, found_from), (
         "is no report's name below the working folder (an absolute path or a drive, .., a link, or a name not "
         "ending in .sarif, .json, .xml, .md, .html or .txt): a config file found from the checked paths writes "
         "only such files; name another place with -o or --config"), label, where, line, problems)
@@ -242,7 +240,7 @@ def _is_output_spec(spec: str) -> bool:
     return True
 
 
-def _a_report_below(spec: str, cwd: str) -> bool:
+def report_below(spec: str, cwd: str) -> bool:
     """Whether ``spec`` writes a file named as a report, below ``cwd`` once links are followed."""
     from mlcheck.settings.gate import format_named, parse_output
 
