@@ -3,8 +3,9 @@
 The round's package checker reads every ``systems/*.json`` of a package (used by a results folder or
 not) with its system description checker, and fails the whole package when one is refused; the
 result summarizer stops on a description whose counts it cannot read with ``int()``, and writes no
-results for the package (a package the checker refuses is not published). So a refused description (MLC510, MLC511, MLC512, MLC515
-errors) makes every score of its package not valid: its own system's, and the others' (said so).
+results for the package (a package the checker refuses is not published). So a refused
+description (MLC510, MLC511, MLC512, MLC515 errors) makes every score of its package not valid:
+its own system's, and the others' (said so).
 """
 
 from __future__ import annotations

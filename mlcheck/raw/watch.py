@@ -7,8 +7,8 @@ line can change is reported at once (:data:`DECIDED_EARLY`, and what the reader 
 a *missing* key or target is only decided at ``run_stop`` (logs put no order on most keys, and the
 official checker judges the whole log). While init runs, its limit is checked against the log's own
 times (an error) and, live, the wall clock (a warning: records may arrive late). A run ends at its first
-``run_stop``, or dies (the launcher's word that the job ended): it counts for ``runs`` once the log stays
-quiet after it, unless the job launched again (an attempt). The report is the one ``check`` gives."""
+``run_stop``, or dies (the launcher's word that the job ended): it counts for ``runs`` once no record
+came for ``relaunch_wait`` after it; a relaunch within it makes it an attempt. The report is ``check``'s."""
 
 from __future__ import annotations
 

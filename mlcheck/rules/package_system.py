@@ -19,11 +19,10 @@ round's ``system_desc_checker`` requires 33 fields. Schema: ``schemas/system-des
   summarizer cannot read with ``int()`` (``number_of_nodes``, ``accelerators_per_node``,
   ``host_processors_per_node``: ``""``, ``"2.0"``), or notes (``hw_notes``, ``sw_notes``) it
   cannot join: it stops (an error, not ``official``: the package checker passes the file). Other
-  values are at most a warning: a division
-  other than closed/open, an object, list, true/false or null in a field the results table shows
-  (an empty ``submitter`` or ``system_name``: MLC514). An object or list in a field no tool reads (``other_software_stack``, as many
-  submitters write it) is not reported: the checker accepts it and nothing reads it. Fix: write the
-  value as text.
+  values are at most a warning: a division other than closed/open, an object, list, true/false or
+  null in a field the results table shows (an empty ``submitter`` or ``system_name``: MLC514). An
+  object or list in a field no tool reads (``other_software_stack``, as many submitters write it)
+  is not reported: the checker accepts it and nothing reads it. Fix: write the value as text.
 - MLC513 system-description-duplicate-key: a key appears twice; JSON keeps the last value, which
   may not be the one you meant. Fix: delete one.
 - MLC514 system-description-placeholder: fields left "TODO" (or "TBD", "FIXME", "XXX"), or empty
