@@ -444,7 +444,8 @@ def test_a_compressed_log_is_checked_whole_and_a_fifo_is_refused(tmp_path: Path)
 
 def test_watch_ends_where_the_logging_rank_died(tmp_path: Path) -> None:
     """A job whose logging rank dies while writing a record writes no run_stop: the watch ends
-    there (MLC023) with the run judged whole, rather than waiting for lines that never come."""
+    there (MLC023, once no relaunch came within --relaunch-wait) with the run judged whole, rather
+    than waiting for lines that never come."""
     from click.testing import CliRunner
 
     from mlcheck.cli import main
@@ -453,8 +454,8 @@ def test_watch_ends_where_the_logging_rank_died(tmp_path: Path) -> None:
     make_raw = load_tool("make_raw")
     log = tmp_path / "job.log"
     log.write_bytes(make_raw.make_raw(GOOD.read_bytes(), make_raw.RawOptions(instances=4, crash=True)))
-    outcome = CliRunner().invoke(main, ["watch", str(log), "--no-progress", "--format", "json"])
-    assert outcome.exit_code == 1, outcome.output
+    outcome = CliRunner().invoke(main, ["watch", str(log), "--no-progress", "--format", "json", "--relaunch-wait", "0.5"])
+    assert outcome.exit_code == 1, outcome.output  # (no relaunch within --relaunch-wait: the run that died counts)
     (run,) = json.loads(outcome.stdout)["runs"]
     codes = {f["code"] for f in run["findings"]}
     assert run["verdict"] == "fail" and {"MLC023", "MLC102"} <= codes
