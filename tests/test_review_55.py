@@ -338,3 +338,16 @@ def test_the_notice_names_only_what_the_command_uses_and_watch_says_it_at_its_st
     watched = subprocess.run([sys.executable, "-m", "mlcheck", "watch", str(log), "--idle-timeout", "5", "--poll", "0.01",
                               "--no-progress"], capture_output=True, timeout=120, cwd=work, env=env)
     assert watched.stderr.decode().count(") sets exit_zero, select, strict, which decide") == 1
+
+
+def test_watch_says_that_it_waits_for_a_relaunch(tmp_path: Path) -> None:
+    """rv249: nothing was said between a job's end and the verdict, --relaunch-wait later."""
+    lines = (EXAMPLE / "results" / "acme-t8" / "resnet" / "result_0.txt").read_text("utf-8").splitlines()
+    log = tmp_path / "job.log"
+    log.write_text("\n".join(["+ srun --nodes=1 python train.py", *lines[:150], "srun: error: node03: task 0: Killed"])
+                   + "\n", "utf-8")
+    done = subprocess.run([sys.executable, "-m", "mlcheck", "watch", str(log), "--relaunch-wait", "1", "--poll", "0.01",
+                           "-f", "json", "--config", os.devnull], capture_output=True, timeout=120)
+    said = done.stderr.decode()
+    assert said.count("the job ended without run_stop (by line 152); waiting up to 1 s (--relaunch-wait)") == 1
+    assert done.returncode == 1 and len(json.loads(done.stdout)["runs"]) == 1

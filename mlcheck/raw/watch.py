@@ -142,6 +142,8 @@ def _follow(follower: Follower, path: str, jobs: MixedJobs, forced: tuple[Rulese
                         on_progress(f"run_stop read; waiting up to {BLOCK_WAIT_S:.0f} s for the submission_* records "
                                     "the run has not logged (some loggers print them after run_stop)")
                 quiet = time.monotonic() - last_data >= waits
+                if relaunch_wait >= 1 and (note := state.death_note(relaunch_wait, live.line_no)) is not None:
+                    on_progress(note)
                 if time.monotonic() - last_data >= relaunch_wait and not live.pending and state.count_death(
                         lambda: _checkpoint(state, on_finding, on_progress, final=True)) and state.runs_done >= runs:
                     return outcome("complete", state.runs_done, state.end_line or live.line_no)

@@ -61,6 +61,8 @@ class WatchState:
     """A record of the run cut (MLC023, before any run_stop): the run ends there if the launcher then
     says the job ended; a later record of the run means the rank went on (another stream broke the
     line), as ``check`` reads it."""
+    death_told: int = -1
+    """The line at which the wait for a relaunch was said (:meth:`death_note`)."""
     dead: bool = False
     """A run died (its job ended before its run_stop) and was judged: it counts for ``--runs`` once
     the log stays quiet after it; a record after it (the job launched again) makes it an attempt."""
@@ -70,12 +72,24 @@ class WatchState:
         self.builder, self.reading, self.init_alarm = RunBuilder(self.path, self.builder.index + 1), [], None
         self.judged_events, self.pending = 0, False
 
+    def _killed(self) -> bool:
+        """Whether the run was killed between records: its job ended, the run began, no run_stop."""
+        said, counts = self.waiting, self.builder.counts
+        return said is not None and JOB_ENDS in said.message and not counts["run_stop"] and bool(
+            counts["init_start"] or counts["run_start"])
+
+    def death_note(self, wait: float, line_no: int) -> str | None:
+        """The progress line, once per death, while a relaunch may still come (``wait`` seconds)."""
+        if not (self.dead or self._killed()) or self.death_told == line_no:
+            return None
+        self.death_told = line_no
+        return (f"the job ended without run_stop (by line {line_no}); waiting up to {wait:g} s (--relaunch-wait) "
+                "for a relaunch before the run counts as ended")
+
     def count_death(self, judge: Callable[[], None]) -> bool:
         """Whether a run that died counts now (the log was quiet after its job's end: no relaunch);
         ``judge`` judges the run whole where it was killed between records (at its job's end)."""
-        said, counts = self.waiting, self.builder.counts
-        if said is not None and JOB_ENDS in said.message and not counts["run_stop"] and (
-                counts["init_start"] or counts["run_start"]):
+        if self._killed():
             judge()
             self.died(max(e.line for e in self.builder.events))
         self.runs_done, counted, self.dead = self.runs_done + self.dead, self.dead, False
