@@ -351,3 +351,20 @@ def test_watch_says_that_it_waits_for_a_relaunch(tmp_path: Path) -> None:
     said = done.stderr.decode()
     assert said.count("the job ended without run_stop (by line 152); waiting up to 1 s (--relaunch-wait)") == 1
     assert done.returncode == 1 and len(json.loads(done.stdout)["runs"]) == 1
+
+
+def test_the_html_table_says_long_values_vary_where_they_differ_past_what_it_shows(tmp_path: Path) -> None:
+    """rv249: the hyper-parameter table compared the runs' values by their first 300 characters: one
+    value shown for all runs, where MLC520 said one run's differs."""
+    shutil.copytree(EXAMPLE, tmp_path / "Acme")
+    for name, last in (("result_0.txt", 1999), ("result_1.txt", -1)):
+        log = tmp_path / "Acme" / "results" / "acme-t8" / "resnet" / name
+        lines = log.read_text("utf-8").splitlines(keepends=True)
+        record = {"namespace": "", "time_ms": json.loads(lines[1][len(":::MLLOG "):])["time_ms"], "event_type": "POINT_IN_TIME",
+                  "key": "my_schedule", "value": [*range(1999), last], "metadata": {}}
+        log.write_text("".join([lines[0], lines[1], ":::MLLOG " + json.dumps(record) + "\n", *lines[2:]]), "utf-8")
+    page = tmp_path / "r.html"
+    subprocess.run([sys.executable, "-m", "mlcheck", "report", str(tmp_path / "Acme"), "-o", str(page), "--config",
+                    os.devnull], capture_output=True, timeout=120)
+    row = page.read_text("utf-8").split("<code>my_schedule</code>", 1)[1].split("</tr>", 1)[0]
+    assert "varies: [0, 1, 2," in row and row.count("(") >= 2

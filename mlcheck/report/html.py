@@ -101,8 +101,13 @@ def _times(bench: BenchmarkResult) -> str:
 
 
 def _value_text(value: Any) -> str:
-    """A logged value as the table shows it: at most :data:`_LONGEST_VALUE` characters."""
-    text = json.dumps(value, sort_keys=True) if not isinstance(value, str) else value
+    """A logged value as JSON text (a string as it is)."""
+    return json.dumps(value, sort_keys=True) if not isinstance(value, str) else value
+
+
+def _shown(text: str) -> str:
+    """A value's text as the table shows it: at most :data:`_LONGEST_VALUE` characters (the runs'
+    values are compared whole: two that differ further on both show, as MLC520 says they differ)."""
     return text if len(text) <= _LONGEST_VALUE else f"{text[:_LONGEST_VALUE]}… ({text_length(text):,} characters)"
 
 
@@ -127,7 +132,7 @@ def _hyperparameters(bench: BenchmarkResult) -> str:
     rows = []
     for key in sorted(values):
         distinct = list(dict.fromkeys(values[key]))  # (in the runs' order: seeds as the runs logged them)
-        text = distinct[0] if len(distinct) == 1 else f"varies: {', '.join(distinct)}"
+        text = _shown(distinct[0]) if len(distinct) == 1 else f"varies: {', '.join(map(_shown, distinct))}"
         rows.append([f"<td><code>{escape(key)}</code></td>", td(text), td(f"{len(values[key])}", "num")])
     return table(["key", "value", "runs logging it"], rows, "hyperparameters")
 
