@@ -12,7 +12,6 @@ import errno
 import os
 import signal
 import sys
-from dataclasses import replace
 from typing import Callable, Sequence
 
 import click
@@ -146,8 +145,7 @@ def report_command(paths: tuple[str, ...], ruleset: str | None, config_path: str
         raise click.UsageError(f"--output {output_path!r} cannot be written: {unwritable}")
     settings = load_cli_settings(config_path, paths, ruleset=ruleset, strict=strict, exit_zero=exit_zero,
                                  select=select, ignore=ignore, no_progress=no_progress, jobs=jobs)
-    unused = tuple(name for name in settings.config_deciding if name != "output")  # (report writes its -o alone)
-    result, unopenable = checked(paths, replace(settings, config_deciding=unused), quiet, verbose)
+    result, unopenable = checked(paths, settings, quiet, verbose, unused=frozenset({"output"}))  # (it writes its -o alone)
     to_stdout = output_path == "-" or standard_stream(output_path) == 1  # (-o /dev/stdout: said as standard output)
     refuse_overwriting_inputs([output_path], result, settings.config_path, standard_output=to_stdout)
     try:

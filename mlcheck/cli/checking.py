@@ -45,15 +45,17 @@ def color_console(color: str) -> Console:
 
 
 def checked(paths: Sequence[str], settings: Settings, quiet: bool, verbose: bool,
-            line_limits: Mapping[str, int] | None = None) -> tuple[CheckResult, list[str]]:
-    """The post-processed result, and the given paths that could not be opened at all."""
+            line_limits: Mapping[str, int] | None = None,
+            unused: frozenset[str] = frozenset()) -> tuple[CheckResult, list[str]]:
+    """The post-processed result, and the given paths that could not be opened at all (``unused``:
+    the settings the command does not use, left out of what it says of a found config)."""
     with progress_bar(paths, enabled=settings.progress and not quiet, color=settings.color) as progress:
         result = run_check(paths, settings.ruleset, progress, line_limits, jobs_of(settings),
                            settings.ruleset_source)
     unopenable = unopenable_given(result, paths)
     result = postprocess(result, settings, checked=paths)
     refuse_streams_into_inputs(result, settings.config_path, standard_output=False)  # (before -v writes on stderr)
-    say_settings(settings, result, verbose)
+    say_settings(settings, result, verbose, unused)
     return result, unopenable
 
 

@@ -33,7 +33,7 @@ def bounded(value: Any) -> Any:
         return value if len(value) <= MAX_CHARS else _cut_text(value)
     if kind is not list and kind is not dict:
         return value
-    if not _larger(value, [MAX_NODES]):
+    if not _larger(value):
         return value
     cut, digest = _cut(value, [MAX_NODES]), _digest(value)
     if kind is list:
@@ -53,9 +53,9 @@ def _cut_text(text: str) -> str:  # (mlcheck.results.text_length reads its end)
     return f"{text[:MAX_CHARS]}… ({len(text):,} characters, digest {_digest(text)})"
 
 
-def _larger(value: Any, budget: list[int]) -> bool:
-    """Whether ``value`` holds more than the budget of nodes (or a string over the bound)."""
-    stack = [value]
+def _larger(value: Any) -> bool:
+    """Whether ``value`` holds more than :data:`MAX_NODES` nodes (or a string over the bound)."""
+    stack, budget = [value], MAX_NODES
     while stack:
         item = stack.pop()
         kind = type(item)
@@ -64,8 +64,8 @@ def _larger(value: Any, budget: list[int]) -> bool:
                 return True
             continue
         children = item.values() if kind is dict else item if kind is list else ()
-        budget[0] -= len(children)
-        if budget[0] < 0:
+        budget -= len(children)
+        if budget < 0:
             return True
         stack.extend(child for child in children if type(child) in (list, dict, str))
     return False

@@ -12,23 +12,25 @@ from mlcheck.read.reader import open_log
 from mlcheck.read.utf16_lines import wide_encoding
 
 
+def _mode(path: str) -> int | None:
+    """The path's ``st_mode`` (links followed), None where it cannot be asked (vanished, a link to nothing)."""
+    try:
+        return os.stat(path).st_mode
+    except OSError:
+        return None
+
+
 def named_device(path: str) -> bool:
     """A character or block device, or a socket, named on the command line (a FIFO is read:
     ``<(zcat ...)``; a socket cannot be opened as a file)."""
-    try:
-        mode = os.stat(path).st_mode
-    except OSError:
-        return False
-    return stat.S_ISCHR(mode) or stat.S_ISBLK(mode) or stat.S_ISSOCK(mode)
+    mode = _mode(path)
+    return mode is not None and (stat.S_ISCHR(mode) or stat.S_ISBLK(mode) or stat.S_ISSOCK(mode))
 
 
 def special_kind(path: str) -> str | None:
     """None for a regular file (or one that vanished), else what it is."""
-    try:
-        mode = os.stat(path).st_mode
-    except OSError:
-        return None
-    if stat.S_ISREG(mode):
+    mode = _mode(path)
+    if mode is None or stat.S_ISREG(mode):
         return None
     if stat.S_ISFIFO(mode):
         return "a FIFO (named pipe)"
@@ -43,11 +45,8 @@ def cannot_open(path: str) -> bool:
     """Whether ``open(path)`` raises, as the official tools open a result file (a folder, a link to
     nothing, no permission); not for a file mlcheck could not read past its start (a damaged gzip
     named ``.txt``: the official tools read it as latin-1 text) nor for a FIFO (MLC015: they wait)."""
-    try:
-        mode = os.stat(path).st_mode
-    except OSError:
-        return True
-    if stat.S_ISDIR(mode):
+    mode = _mode(path)
+    if mode is None or stat.S_ISDIR(mode):
         return True
     if not stat.S_ISREG(mode):
         return False

@@ -64,8 +64,8 @@ class WatchState:
     death_told: int = -1
     """The line at which the wait for a relaunch was said (:meth:`death_note`)."""
     dead: bool = False
-    """A run died (its job ended before its run_stop) and was judged: it counts for ``--runs`` once
-    the log stays quiet after it; a record after it (the job launched again) makes it an attempt."""
+    """A run died (its job ended before its run_stop) and was judged: it counts for ``--runs`` once no
+    record came for the relaunch wait; a record after it (the job launched again) makes it an attempt."""
 
     def begin_next_run(self) -> None:
         """The builder of the next run of the file."""

@@ -45,6 +45,8 @@ LOW_WATTS = 20.0
 """Below the idle draw of any training node: a mean this low is kilowatts logged as watts."""
 HIGH_WATTS = 100_000.0
 """Above the draw of any one node: a mean this high is milliwatts."""
+
+
 def implausible_node_log(path: str, events: Sequence[Event], run_start_ms: float | None,
                          duration_ms: float) -> list[Finding]:
     """MLC545 findings of one node log of a run (``events`` in log order)."""
@@ -64,7 +66,7 @@ def implausible_node_log(path: str, events: Sequence[Event], run_start_ms: float
                          "power_measurement_stop at the same time is not counted. Log them as they are measured"))
     for repeated, kept, effect in ((starts, "from the first", "by the window from the last: the energy comes out high"),
                                    (stops, "up to the first", "by the window up to the last: the energy comes out low")):
-        if len({e.time_ms for e in repeated}) > 1:  # (copies at one time change nothing)
+        if not _at_one_time(repeated):  # (copies at one time change nothing)
             problems.append((repeated[1].line, (
                 f"{repeated[0].key} is logged {len(repeated)} times (lines "
                 f"{', '.join(str(e.line) for e in repeated[:4])}{', ...' if len(repeated) > 4 else ''}): the summarizer "
@@ -85,11 +87,11 @@ def implausible_node_log(path: str, events: Sequence[Event], run_start_ms: float
     if efficiency:  # (a factor: 94 for 94 %, the energy 94 times high)
         problems.append((efficiency[0][0], f"conversion_eff is {efficiency[0][1]:g}, no efficiency between 0 and 1 "
                          "(a percentage?): the summarizer multiplies the energy by it"))
-    times = sorted((e for e in events if e.key == "power_reading"), key=lambda e: e.time_ms)
-    if starts and len({e.time_ms for e in starts}) == len({e.time_ms for e in stops} or {0}) == 1 and (stops or times):
+    timed = sorted((e for e in events if e.key == "power_reading"), key=lambda e: e.time_ms)
+    if starts and _at_one_time(starts) and _at_one_time(stops) and (stops or timed):
         # (one window: from the start to the stop, or to the last reading where no stop is logged, as the summarizer)
-        problems.extend(window_problems(starts[-1], stops[-1] if stops else times[-1], run_start_ms, duration_ms,
-                                        [e.time_ms for e in times], bool(stops)))
+        problems.extend(window_problems(starts[-1], stops[-1] if stops else timed[-1], run_start_ms, duration_ms,
+                                        [e.time_ms for e in timed], bool(stops)))
     return [POWER_LOG_IMPLAUSIBLE.at(path, line, what) for line, what in problems]
 
 
@@ -115,6 +117,11 @@ def nodes_not_measured(power_path: str, node_logs: dict[str, int], nodes: int, s
         f"{len(other)} run(s) hold another number of node logs than the {nodes} node(s) of {system_path} "
         f"(number_of_nodes): {listed}; power_measurement.adoc asks that all nodes of the run be measured, each "
         "once, and the summarizer adds the node logs it finds"))]
+
+
+def _at_one_time(records: Sequence[Event]) -> bool:
+    """Whether the records (none, one, or copies) are logged at one time."""
+    return len({e.time_ms for e in records}) <= 1
 
 
 def _watts(value: object) -> float | None:
