@@ -10,6 +10,7 @@ from __future__ import annotations
 import contextlib
 import errno
 import os
+import shlex
 import signal
 import sys
 from typing import Callable, Sequence
@@ -174,7 +175,8 @@ def _html_path(output: str, paths: Sequence[str] = ()) -> str:
         named = format_named(output)  # (a file name with a colon that names no format: C:\\report.html, a:b.html)
         if named not in (None, "html") and not output_in_inputs(output, paths):  # (there: refused as an input's, below)
             raise click.UsageError(f"report writes one HTML file, and {output!r} names a {named} report: mlcheck check "
-                                   f"-o {output} writes that; -o html:{output} writes the HTML file under that name")
+                                   f"-o {shlex.quote(output)} writes that; -o {shlex.quote('html:' + output)} writes the HTML file under "
+                                   "that name")
         return output
     if name.strip().lower() != "html" or not path:
         raise click.UsageError(f"report writes one HTML file: -o FILE or -o html:FILE; got {output!r}. "

@@ -98,7 +98,8 @@ def score_command(paths: tuple[str, ...], ruleset: str | None, config_path: str 
                 click.echo(one_line(f"mlcheck: error: cannot write {table_output}: {error}"), err=True)
                 sys.exit(EXIT_ERROR)
         elif table_format == "text":
-            render_table_text(result, console())
+            if result.benchmarks:  # (nothing scored: no empty table, the lines below say why)
+                render_table_text(result, console())
         else:
             utf8_standard_output()  # (csv, markdown, json: as their files are written)
             click.echo(table, nl=False)

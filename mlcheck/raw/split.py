@@ -81,7 +81,8 @@ def split_log(path: str, out_dir: str, start_index: int = 0, force: bool = False
             os.replace(temp, target)
         temps = []
     except OSError as error:
-        raise SplitError(f"cannot write into {out_dir}: {error.strerror or error}") from None
+        named = f" ({error.filename})" if getattr(error, "filename", None) else ""
+        raise SplitError(f"cannot write into {out_dir}{named}: {error.strerror or error}") from None
     finally:  # (also when interrupted: no partial file, no folder made for nothing)
         for temp in temps:
             _remove(temp)
@@ -218,6 +219,9 @@ def _check_target(target: str, force: bool, log: str) -> None:
     if _same_file(target, log) if log != "-" else _standard_input_file(target):
         raise SplitError(f"{target} is an input of this split (the log it reads{'' if log != '-' else ': standard input'}); "
                          "mlcheck never overwrites its input. Choose another output folder, or --start-index")
+    if os.path.isdir(target) and not os.path.islink(target):  # (--force too: checked before any file is replaced)
+        raise SplitError(f"{target} is a folder; --force overwrites only files. Move it, or choose another output "
+                         "folder or --start-index")
     if os.path.exists(target) and not force:
         raise SplitError(f"{target} exists; pass --force to overwrite it, or --start-index to "
                          "number the new files after it")

@@ -22,7 +22,7 @@ from mlcheck.report.grouped import FindingGroup, context_lines, group_for_displa
 from mlcheck.report.svg_charts import Mark, Series, accuracy_chart, run_time_strip
 from mlcheck.report.html_style import STYLE
 from mlcheck.report.html_scores import overview, run_label, score_card, table, td
-from mlcheck.report.plain import counted, division_text, format_minutes, runs_text, valid_scores_text
+from mlcheck.report.plain import counted, division_text, format_minutes, run_verdict_text, runs_text, valid_scores_text
 from mlcheck.facts.installed import installed_version
 from mlcheck.facts.rulesets import RulesetError, load_ruleset
 
@@ -43,7 +43,8 @@ def _runs_table(bench: BenchmarkResult, min_severity: Severity) -> str:
                           for code in sorted({f.code for f in run.findings}))
         rows.append([td(run_label(run)), td(format_minutes(minutes), "num"), td(run.status or "—"),
                      td("yes" if run.converged else "no"), td("yes" if position in counted else "no"),
-                     td(run.verdict, run.verdict), td(run.official_verdict, run.official_verdict), f"<td>{codes}</td>"])
+                     td(run_verdict_text(run), run.verdict if run_verdict_text(run) == run.verdict else "sev-warning"),
+                     td(run.official_verdict, run.official_verdict), f"<td>{codes}</td>"])
     return table(["run", "minutes", "status", "converged", "counted", "verdict", "official checker",
                    "findings"], rows, "runs")
 

@@ -86,6 +86,13 @@ def runs_text(runs: Sequence[RunResult]) -> str:
     return f"{counted(len(runs), 'run')} ({failing + tolerated} failing{which} not converged, tolerated by {folders})"
 
 
+def run_verdict_text(run: RunResult) -> str:
+    """A run's verdict for a runs table: ``pass``, ``fail``, or ``fail (tolerated)`` for a
+    non-converged run its folder tolerates, which fails no check (it is the olympic mean's slowest)."""
+    tolerated = run.verdict == "fail" and not any(f.severity is Severity.ERROR for f in run.findings)
+    return "fail (tolerated)" if tolerated else run.verdict
+
+
 def failing_runs_text(runs: Sequence[RunResult]) -> str:
     """``0 of 5``, ``1 of 5 (tolerated)`` for a folder's table row."""
     failing, tolerated = run_tally(runs)

@@ -93,8 +93,9 @@ def render_markdown(result: CheckResult) -> str:
     energies = _energies(columns, rows)
     header = _header(columns, energies)
 
-    def line(cells: list[str]) -> str:
-        return "| " + " | ".join(_markdown_link(c) if c.startswith("https://") else markdown_cell(c) for c in cells) + " |"
+    def line(cells: list[str]) -> str:  # (only the links mlcheck makes are links: a description's text never is one)
+        return "| " + " | ".join(_markdown_link(c) if name in _LINKS and c.startswith("https://") else markdown_cell(c)
+                                 for name, c in zip(header, cells)) + " |"
 
     numeric = {*columns, *_NUMERIC, *_energy_header(energies)}
     lines = [line(header), "|" + "|".join("---:" if h in numeric else "---" for h in header) + "|"]

@@ -172,8 +172,24 @@ def build_rows(result: CheckResult) -> tuple[list[str], list[Row]]:
                                                       bench.energy is not None, rcp_refusal(bench) is not None,
                                                       bool(raising_note(bench)),
                                                       bench.energy is None or bench.energy.joules is None or bench.energy.valid)
+    _add_empty_folders(result, rows)
     columns = sorted({name for row in rows.values() for name in row.cells})
     return columns, [rows[k] for k in sorted(rows)]
+
+
+def _add_empty_folders(result: CheckResult, rows: dict[tuple[str | int, ...], Row]) -> None:
+    """A benchmark folder of a row's system that holds no result file (MLC502 on the folder, no
+    judged folder) is an invalid cell of that row, as the package checker fails it ("Incorrect
+    number of files"): a table without it would call the system's results valid."""
+    from mlcheck.rules.package import WRONG_RUN_COUNT
+
+    judged = {bench.folder for bench in result.benchmarks}
+    by_system = {key[-1]: key for key in rows if key[-1]}  # (the system's results/ folder: the key's last part)
+    for finding in result.findings:
+        folder = finding.path.rstrip("/\\") if finding.code == WRONG_RUN_COUNT.code and finding.path else ""
+        key = by_system.get(os.path.dirname(folder)) if folder and folder not in judged else None
+        if key is not None:
+            rows[key].cells.setdefault(os.path.basename(folder), Cell(None, False, None, None))
 
 
 def _row(bench: BenchmarkResult) -> Row:

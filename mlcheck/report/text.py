@@ -11,6 +11,7 @@ from mlcheck.model import Severity
 from mlcheck.results import BenchmarkResult, CheckResult, RunResult
 from mlcheck.score.rcp import format_amount
 from mlcheck.facts.rulesets import SUPPORTED_RULESETS
+from mlcheck.report.plain import run_verdict_text
 from mlcheck.report.plain import division_text, format_minutes, one_line, printable, scaling_source, shown, summary_line  # noqa: F401 (re-exported)
 from mlcheck.report import slashed
 from mlcheck.report.text_findings import render_findings
@@ -82,7 +83,7 @@ def _run_table(bench: BenchmarkResult, min_severity: Severity = Severity.INFO) -
         minutes = run.time_to_train_min if run.converged else run.duration_min
         table.add_row(label, format_minutes(minutes), one_line(run.status) if run.status else "—",
                       "yes" if run.converged else "no",
-                      Text(run.verdict, style="green" if run.verdict == "pass" else "red"),
+                      Text(verdict := run_verdict_text(run), style={"pass": "green", "fail": "red"}.get(verdict, "yellow")),
                       ", ".join(sorted({f.code for f in run.findings if f.severity >= min_severity})))
     return table
 
@@ -195,7 +196,38 @@ def print_whole(console: Console, table: Table, least: int = 0) -> None:
         if console.width < wide:
             console = Console(file=console.file, width=wide, no_color=console.no_color, highlight=False,
                               color_system=None, markup=False, emoji=False)
+    elif (natural := _natural_width(table)) is not None and natural > console.width:
+        _print_listed(console, table)  # (a terminal too narrow for the table: a name or a code cut in two reads wrong)
+        return
+    title, caption = table.title, table.caption
+    if console.is_terminal or not (title or caption):
+        console.print(table)
+        return
+    # (a pipe, a file: the title and caption each a line of its own, neither padded nor folded to the table's width)
+    table.title = table.caption = None
+    if title:
+        console.print(Text(str(title), style="italic"), soft_wrap=True)
     console.print(table)
+    if caption:
+        console.print(Text(str(caption), style="dim"), soft_wrap=True)
+
+
+def _print_listed(console: Console, table: Table) -> None:
+    """``table`` as a list: each row its first cell, then the others as ``header: value``, folded
+    at the terminal's width (as ``score`` lists its results table on a narrow terminal)."""
+    columns = table.columns
+    by_column = [list(column.cells) for column in columns]
+    for at in range(table.row_count):
+        cells = [column_cells[at] for column_cells in by_column]
+        console.print(cells[0] if isinstance(cells[0], Text) else Text(str(cells[0])))
+        line = Text("  ")
+        for column, cell in zip(columns[1:], cells[1:]):
+            text = cell if isinstance(cell, Text) else Text(str(cell))
+            if text.plain.strip():
+                line.append(f"{'' if len(line) == 2 else '; '}{column.header}: ").append_text(text)
+        console.print(line)
+    if table.caption:
+        console.print(Text(str(table.caption), style="dim"))
 
 
 def _natural_width(table: Table) -> int | None:

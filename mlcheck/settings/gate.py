@@ -107,6 +107,10 @@ def parse_output(spec: str) -> tuple[str, str]:
         by_suffix = format_named(spec)
         if by_suffix is not None:
             return by_suffix, spec
+    if sep and not path.strip() and name in FORMATS and name != "auto" and not a_path:
+        raise ValueError(f"--output {spec!r} names no file after {name + ':'!r}; e.g. -o {name}:mlcheck-report"
+                         f"{next((suffix for suffix, form in _SUFFIX_FORMATS if form == name), '.txt')}, or {name}:- "
+                         "for standard output")
     if not sep or not path or name not in FORMATS or name == "auto":
         choices = "|".join(f for f in FORMATS if f != "auto")
         unknown = f"unknown format {name!r}: " if sep and not a_path and name not in FORMATS else ""

@@ -1,0 +1,119 @@
+"""Session 56: reviews of the results table, split, and a new user's first commands."""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+EXAMPLE = Path(__file__).resolve().parent.parent / "fixtures" / "example" / "Acme"
+
+
+def _mlcheck(*args: str, cwd: Path | None = None) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, "-m", "mlcheck", *args], capture_output=True, text=True, timeout=120,
+                          cwd=cwd, env={**os.environ, "COLUMNS": "200"})
+
+
+def _package(tmp_path: Path) -> Path:
+    package = tmp_path / "Acme"
+    shutil.copytree(EXAMPLE, package)
+    return package
+
+
+def test_a_description_text_that_starts_with_a_link_stays_text_in_the_markdown_table(tmp_path: Path) -> None:
+    """rv250: every cell starting with ``https://`` became an autolink: the text was percent-encoded
+    and a ``|`` of a system name, left unescaped, split the row into one cell more than the header."""
+    package = _package(tmp_path)
+    system = package / "systems" / "acme-t8.json"
+    data = json.loads(system.read_text("utf-8"))
+    data.update(system_name="https://acme.example|T8", hw_notes="https://acme.example/t8 (8 cards)")
+    system.write_text(json.dumps(data), "utf-8")
+    done = _mlcheck("score", str(package), "-t", "markdown", "--config", os.devnull)
+    header, rule, row = done.stdout.splitlines()[:3]
+
+    def cells(line: str) -> int:
+        return line.replace("\\|", "").count("|") - 1
+
+    assert cells(row) == cells(header) == cells(rule), done.stdout
+    assert "https\\://acme.example\\|T8 (acme-t8)" in row and "https\\://acme.example/t8 (8 cards)" in row
+    assert "<https://github.com/mlcommons/training_results_v2.0/blob/main/Acme/systems/acme-t8.json>" in row
+
+
+def test_an_empty_benchmark_folder_makes_its_system_row_invalid_in_every_table(tmp_path: Path) -> None:
+    """rv250: a benchmark folder with no result file left its system's row ``valid`` while ``score``
+    exited 1 (MLC502; the package checker: "Incorrect number of files")."""
+    package = _package(tmp_path)
+    (package / "results" / "acme-t8" / "bert").mkdir()
+    done = _mlcheck("score", str(package), "-t", "csv", "--config", os.devnull)
+    assert done.returncode == 1
+    [row] = list(csv.DictReader(io.StringIO(done.stdout)))
+    assert row["status"] == "bert: invalid" and row["bert"] == "" and row["resnet"] == "15.29"
+    table = json.loads(_mlcheck("score", str(package), "-t", "json", "--config", os.devnull).stdout)
+    assert table["rows"][0]["status"] == "bert: invalid"
+    assert table["rows"][0]["results"]["bert"]["valid"] is False
+
+
+def test_split_refuses_a_folder_in_the_way_before_it_replaces_any_file(tmp_path: Path) -> None:
+    """rv250: ``split --force`` replaced result_0.txt, then stopped on a folder named result_1.txt
+    with exit 2 ("nothing could be written") and a message naming the output folder."""
+    sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tools"))
+    from make_raw import RawOptions, make_raw
+
+    runs = [(EXAMPLE / "results" / "acme-t8" / "resnet" / f"result_{i}.txt").read_bytes() for i in range(2)]
+    raw = tmp_path / "raw.log"
+    raw.write_bytes(b"".join(make_raw(run, RawOptions(instances=2, seed=i)) for i, run in enumerate(runs)))
+    out = tmp_path / "out"
+    (out / "result_1.txt").mkdir(parents=True)
+    (out / "result_0.txt").write_text("kept\n", "utf-8")
+    done = _mlcheck("split", str(raw), "-o", str(out), "--force")
+    assert done.returncode == 2
+    assert f"{out / 'result_1.txt'} is a folder; --force overwrites only files" in done.stderr
+    assert (out / "result_0.txt").read_text("utf-8") == "kept\n"
+
+
+def test_reports_written_to_a_file_have_no_padded_lines(tmp_path: Path) -> None:
+    """rv252: the run table's caption and the results table's title were padded to the table's width
+    (and the title folded mid-phrase) in a pipe or a file: noise in a CI log's diff."""
+    for command in ("check", "score"):
+        done = _mlcheck(command, str(EXAMPLE), "--config", os.devnull)
+        assert done.returncode == 0 and done.stdout
+        assert [line for line in done.stdout.splitlines() if line.endswith(" ")] == [], done.stdout
+    assert "closed division, training 2.0.0; * = counted in the score\n" in _mlcheck(
+        "check", str(EXAMPLE), "--config", os.devnull).stdout
+    title = _mlcheck("score", str(EXAMPLE), "--config", os.devnull).stdout.splitlines()[0]
+    assert title.endswith("rcp = reference convergence test (margin to the minimum acceptable mean)"), title
+
+
+def test_a_tolerated_non_converged_run_reads_as_tolerated_in_the_run_table(tmp_path: Path) -> None:
+    """rv252: the run table said ``fail`` of a non-converged run its folder tolerates, next to
+    ``0 errors`` and exit 0; the JSON report's verdict stays ``fail`` (``runs_tolerated`` counts it)."""
+    package = _package(tmp_path)
+    log = package / "results" / "acme-t8" / "resnet" / "result_0.txt"
+    text = log.read_text("utf-8").replace('"status": "success"', '"status": "aborted"')
+    log.write_text(text.replace('"value": 0.7602037906714711', '"value": 0.7538'), "utf-8")  # (its last eval: short)
+    done = _mlcheck("check", str(package), "--config", os.devnull, "--color", "never")
+    assert done.returncode == 0, done.stdout
+    [row] = [line for line in done.stdout.splitlines() if line.startswith("│ result_0.txt")]
+    assert "│ fail (tolerated) │" in row
+    assert [line for line in done.stdout.splitlines() if line.startswith("│ result_1.txt")][0].count("│ pass ") == 1
+    report = json.loads(_mlcheck("check", str(package), "--config", os.devnull, "-f", "json").stdout)
+    assert [run["verdict"] for run in report["runs"]][0] == "fail"
+
+
+def test_usage_messages_name_what_to_type(tmp_path: Path) -> None:
+    """rv252: ``-o json:`` got the generic FORMAT:PATH message; ``report -o 'a b/r.json'`` suggested
+    commands with the path unquoted; ``score`` of a folder without logs drew an empty table."""
+    done = _mlcheck("check", str(EXAMPLE), "-o", "json:")
+    assert done.returncode == 2 and "--output 'json:' names no file after 'json:'; e.g. -o json:mlcheck-report.json" \
+        in " ".join(done.stderr.split())
+    done = _mlcheck("report", str(EXAMPLE), "-o", "a b/r.json", "--config", os.devnull, cwd=tmp_path)
+    assert done.returncode == 2
+    assert "mlcheck check -o 'a b/r.json' writes that; -o 'html:a b/r.json' writes" in " ".join(done.stderr.split())
+    (tmp_path / "empty").mkdir()
+    done = _mlcheck("score", str(tmp_path / "empty"), "--config", os.devnull)
+    assert done.returncode == 1 and done.stdout == "" and "nothing to score" in done.stderr
