@@ -25,7 +25,8 @@ from mlcheck.facts.rulesets import Target, load_ruleset
 from mlcheck.package.power import read_power_log
 from mlcheck.report import ReportOptions
 from mlcheck.report.sarif import sarif_dict
-from mlcheck.rules.eval_records import comparison_raises, target_for
+from mlcheck.rules.eval_records import target_for
+from mlcheck.rules.target_comparison import comparison_raises
 
 ROOT = Path(__file__).resolve().parent.parent
 EXAMPLE_RUN = ROOT / "fixtures" / "example" / "Acme" / "results" / "acme-t8" / "resnet" / "result_0.txt"

@@ -14,7 +14,7 @@ from conftest import SHARED
 
 from mlcheck import check
 from mlcheck.facts.rulesets import Condition, Target
-from mlcheck.rules.eval_records import fields_absent
+from mlcheck.rules.target_comparison import fields_absent
 from mlcheck.rules.key_checks import same_value
 
 ROOT = Path(__file__).resolve().parent.parent

@@ -51,9 +51,9 @@ def test_an_empty_folder_no_benchmark_is_a_warning_where_the_rounds_tools_ignore
 
 def test_what_the_tools_do_with_a_folder_no_benchmark_by_round() -> None:
     assert what_tools_do(".ipynb_checkpoints", "6.0.0", {"flux1"}, False) == (
-        "The package checker skips it; the result summarizer stops on it", True)
+        "The package checker skips it; the result summarizer stops on it and publishes no result of its package", True)
     assert what_tools_do("resnet50", "2.0.0", {"resnet"}, True) == (
-        "The package checker skips it; the result summarizer stops on it", True)
+        "The package checker skips it; the result summarizer stops on it and publishes no result of its package", True)
     said, refused = what_tools_do("mask", "2.0.0", {"maskrcnn", "resnet"}, True)
     assert refused and "reads it as maskrcnn and publishes its score" in said
 

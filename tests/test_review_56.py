@@ -117,3 +117,47 @@ def test_usage_messages_name_what_to_type(tmp_path: Path) -> None:
     (tmp_path / "empty").mkdir()
     done = _mlcheck("score", str(tmp_path / "empty"), "--config", os.devnull)
     assert done.returncode == 1 and done.stdout == "" and "nothing to score" in done.stderr
+
+
+def test_an_eval_value_the_checker_cannot_compare_stops_the_official_tools(tmp_path: Path) -> None:
+    """rv251: a string ``eval_accuracy`` in one run makes the compliance checker raise (its
+    ATLEAST_ONE_CHECK is evaluated outside any try, 0.7-6.1: TypeError), and the package checker and
+    the summarizer stop with it; MLC521 said they would count the run as non-converged and publish
+    the folder's score."""
+    from mlcheck import check
+
+    package = _package(tmp_path)
+    log = package / "results" / "acme-t8" / "resnet" / "result_0.txt"
+    text = log.read_text("utf-8")
+    log.write_text(text.replace('"value": 0.7538115660698227', '"value": "0.7538"'), "utf-8")
+    line = 1 + text[:text.index('"value": 0.7538115660698227')].count("\n")
+    (bench,) = check([str(package)]).benchmarks
+    (compared,) = [f for r in bench.runs for f in r.findings if f.code == "MLC304"]
+    assert (compared.line, compared.severity.name, compared.official) == (line, "ERROR", True)
+    assert "the official checker raises comparing it with the target" in compared.message
+    (dropped,) = [f for f in bench.findings if f.code == "MLC521"]
+    assert f"raises comparing the evaluation on line {line} of result_0.txt with the target" in dropped.message
+    assert "publish no score" in dropped.message and "would count" not in dropped.message
+    assert not bench.score.valid and "the official tools publish no score" in bench.score.reason
+
+
+def test_a_folder_the_summarizer_stops_on_leaves_no_score_of_its_package_valid(tmp_path: Path) -> None:
+    """rv251: a results folder named after no benchmark of the round (MLC506: the package checker
+    skips it, the result summarizer stops on it; 6.x: on a retired benchmark's missing rule file)
+    left the package's other scores valid, though the summarizer publishes none of them."""
+    from mlcheck import check
+
+    package = _package(tmp_path)
+    runs = package / "results" / "acme-t8" / "resnet"
+    stray = package / "results" / "acme-t8" / "resnet50"
+    stray.mkdir()
+    shutil.copy(runs / "result_0.txt", stray / "result_0.txt")
+    result = check([str(package)])
+    (unknown,) = [f for f in result.findings if f.code == "MLC506"]
+    assert unknown.severity.name == "ERROR" and "the result summarizer stops on it" in unknown.message
+    (bench,) = [b for b in result.benchmarks if b.benchmark == "resnet"]
+    assert bench.score.score_min is not None and not bench.score.valid
+    assert f"the result summarizer stops on the folder {stray} (MLC506)" in bench.score.reason
+    shutil.rmtree(stray)
+    (bench,) = check([str(package)]).benchmarks
+    assert bench.score.valid

@@ -55,7 +55,9 @@ def test_a_successful_stable_diffusion_run_that_never_meets_the_target_stops_the
 
 def test_a_stable_diffusion_step_whose_fid_passes_without_clip_stops_the_rcp_checker(tmp_path: Path) -> None:
     """A step with FID <= 90 and no CLIP: KeyError in the RCP checker (MLC535 at the step's first
-    eval), and MLC521 no longer says what the official tools would publish: they stop."""
+    eval), and MLC521 no longer says what the official tools would publish: they stop. The
+    compliance checker stops first, on the same merged eval (its ATLEAST_ONE_CHECK reads
+    ``v['value']['CLIP']`` outside any try: KeyError; session 56)."""
     folder = _stable_diffusion(tmp_path)
     log = folder / "result_3.txt"
     lines = log.read_text("utf-8").splitlines(keepends=True)
@@ -69,8 +71,9 @@ def test_a_stable_diffusion_step_whose_fid_passes_without_clip_stops_the_rcp_che
     (raised,) = [f for f in run.findings if f.code == "MLC535"]
     assert raised.line == fid + 1 and "logs no CLIP" in raised.message
     (dropped,) = [f for f in bench.findings if f.code == "MLC521"]
-    assert "stops with it" in dropped.message and "publish 1" not in dropped.message
-    assert not bench.score.valid and "is not published" in bench.score.reason
+    assert "publish 1" not in dropped.message and "the official checker raises comparing the evaluation on line " \
+        f"{fid + 1} of result_3.txt with the target" in dropped.message and "summarizer stop with it" in dropped.message
+    assert not bench.score.valid and "the official tools publish no score" in bench.score.reason
 
 
 def test_the_published_stable_diffusion_folder_has_no_rcp_raise(tmp_path: Path) -> None:

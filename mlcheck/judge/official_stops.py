@@ -12,6 +12,8 @@ no score (MLC521 and the folder's score say so instead of a published time):
   and a line it decodes that is cut, :mod:`mlcheck.judge.rcp_lines`);
 - a ``result_<i>.txt`` is a FIFO (MLC015): every official tool that opens it waits forever; one
   that cannot be opened (MLC001: a folder, no permission) makes the checker raise;
+- the compliance checker compares an evaluation with the target and raises (a string, a null, a
+  missing field: :mod:`mlcheck.rules.target_comparison`, MLC304);
 - the official parser (``mlp_parser``'s ``string_to_logline``, the same from 0.7 to 6.1) raises
   something other than the ValueError its ``parse_generator`` catches on a line (a record without
   ``key``: KeyError; ``time_ms`` null: TypeError), and neither the package checker nor the summarizer
@@ -32,7 +34,9 @@ from mlcheck.package.file_kinds import cannot_open, special_kind
 from mlcheck.package.power import official_parse
 from mlcheck.read.file_names import SUBMITTED_RESULT_FILE
 from mlcheck.read.reading_rules import FILE_UNREADABLE, NOT_A_REGULAR_FILE
+from mlcheck.rules.convergence import EVAL_VALUE_INVALID
 from mlcheck.rules.rcp_check import RCP_POINT_UNREADABLE
+from mlcheck.rules.target_comparison import CHECKER_RAISES
 
 
 _MAY_RAISE = frozenset({"MLC003", "MLC005", "MLC006", "MLC007", "MLC008", "MLC025"})
@@ -74,6 +78,10 @@ def stopping_files(members: Sequence[RunResult]) -> dict[str, str]:
             stops[path] = f"waits forever reading {name} ({kind}, MLC015)"
         elif kind == "a socket":
             stops[path] = f"raises opening {name} (a socket: an OSError it does not catch)"
+        elif raising := sorted(f.line for f in found if f.code == EVAL_VALUE_INVALID.code and f.official
+                               and f.line is not None and CHECKER_RAISES in f.message):
+            stops[path] = (f"raises comparing the evaluation on line {raising[0]} of {name} with the target (its "
+                           "ATLEAST_ONE_CHECK, evaluated outside any try: MLC304)")
         elif any(f.code in _MAY_RAISE and f.official for f in found):
             crash = _parsed(path, *_identity(path))  # (read again as the parser reads it: only such rare files)
             if crash is not None:

@@ -1,11 +1,15 @@
-"""Which benchmark folders' scores a refused system description makes not valid.
+"""Which benchmark folders' scores a refused system description, or a results folder the result
+summarizer stops on, makes not valid.
 
 The round's package checker reads every ``systems/*.json`` of a package (used by a results folder or
 not) with its system description checker, and fails the whole package when one is refused; the
 result summarizer stops on a description whose counts it cannot read with ``int()``, and writes no
 results for the package (a package the checker refuses is not published). So a refused
 description (MLC510, MLC511, MLC512, MLC515 errors) makes every score of its package not valid:
-its own system's, and the others' (said so).
+its own system's, and the others' (said so). So does a results folder named after no benchmark of
+the round (MLC506), on which the summarizer stops (an ``AssertionError`` at its column; from 6.0 a
+``FileNotFoundError`` where its compliance checker has no rule file of a retired benchmark) while
+the package checker skips it.
 """
 
 from __future__ import annotations
@@ -14,6 +18,8 @@ import os
 from typing import Iterable
 
 from mlcheck.model import Finding, Severity
+from mlcheck.rules.benchmark_names import SUMMARIZER_STOPS
+from mlcheck.rules.package_layout import UNKNOWN_BENCHMARK_FOLDER
 
 SYSTEM_REFUSED = frozenset({"MLC510", "MLC511", "MLC512", "MLC515"})
 """The system-description rules whose errors the round's package checker or summarizer refuse."""
@@ -23,6 +29,7 @@ class SystemRefusals:
     """The refused system descriptions of the checked packages, by path and by package."""
 
     def __init__(self, findings: Iterable[Finding]) -> None:
+        findings = list(findings)
         self.by_path: dict[str, set[str]] = {}
         self.checker_refuses: set[str] = set()  # (else only the summarizer stops on it: MLC512's int())
         for found in findings:
@@ -30,6 +37,13 @@ class SystemRefusals:
                 self.by_path.setdefault(os.path.abspath(found.path), set()).add(found.code)
                 if found.official or found.code != "MLC512":
                     self.checker_refuses.add(os.path.abspath(found.path))
+        self.stopping: dict[str, str] = {}  # (by package: the first results folder the summarizer stops on)
+        for found in sorted(findings, key=lambda f: f.path):
+            if found.severity is Severity.ERROR and found.code == UNKNOWN_BENCHMARK_FOLDER.code \
+                    and SUMMARIZER_STOPS in found.message:
+                system_folder = os.path.dirname(os.path.abspath(found.path))
+                if os.path.basename(os.path.dirname(system_folder)) == "results":
+                    self.stopping.setdefault(os.path.dirname(os.path.dirname(system_folder)), found.path)
         self.by_package: dict[str, str] = {}  # (the package's first refused description: the checker's first)
         for path in sorted(self.by_path, key=lambda p: (p not in self.checker_refuses, p)):
             folder = os.path.dirname(path)
@@ -49,7 +63,9 @@ class SystemRefusals:
             return f"its system description {system_path} is {_state(system_path)} ({', '.join(codes)})"
         other = self.by_package.get(os.path.abspath(package))
         if other is None:
-            return None
+            stop = self.stopping.get(os.path.abspath(package))
+            return None if stop is None else (f"the result summarizer stops on the folder {stop} (MLC506) and publishes "
+                                              "no result of its package (the package checker skips that folder)")
         shown, named = os.path.join(package, "systems", os.path.basename(other)), ", ".join(sorted(self.by_path[other]))
         if other in self.checker_refuses:
             return (f"the package checker refuses its package: the system description {shown} is {_state(other)} "

@@ -106,4 +106,9 @@ def what_tools_do(name: str, version: str, accepted: Collection[str], has_result
     if name == "mask" and "maskrcnn" in accepted:
         return ("The package checker skips it (its runs are not checked), but the result summarizer reads it as "
                 "maskrcnn and publishes its score: the rules name the folder maskrcnn"), True
-    return "The package checker skips it; the result summarizer stops on it", True
+    return f"The package checker skips it; {SUMMARIZER_STOPS}", True
+
+
+SUMMARIZER_STOPS = "the result summarizer stops on it and publishes no result of its package"
+"""What MLC506 says of a folder the summarizer stops on (:func:`what_tools_do`): every other score
+of the package is then not valid (:class:`mlcheck.judge.system_refusals.SystemRefusals`)."""

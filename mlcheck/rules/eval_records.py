@@ -22,6 +22,7 @@ from mlcheck.facts.rulesets import Aggregate, BenchmarkFacts, Target
 from mlcheck.model import Evaluation, Event, Finding, Run, Severity
 from mlcheck.read.run_builder import position_number
 from mlcheck.rules.eval_values import all_plain_floats, is_nan
+from mlcheck.rules.target_comparison import CHECKER_RAISES, comparison_raises, fields_absent, nan_compared
 
 if TYPE_CHECKING:
     from mlcheck.rule import Rule, RunContext
@@ -100,56 +101,12 @@ def _aggregated(run: Run, aggregate: Aggregate) -> Run:
     return replace(run, events=run.events + virtual, key_counts=counts, evaluations=evaluations)
 
 
-def comparison_raises(target: Target, value: object) -> bool:
-    """Whether the checker's ``ATLEAST_ONE_CHECK`` raises on an evaluation ``value`` (and fails
-    the file): Python compares its conditions in order (a field's bounds, then the next field's:
-    ``(0.0 <= v['value']['FID'] <= 90.0) and (0.15 <= v['value']['CLIP'] <= 1.0)``) and stops at
-    the first that does not hold, so a value it never reaches is never compared (a null CLIP
-    where FID is above 90). A missing field, or one that is not a number, raises; NaN compares
-    false."""
-    for condition in target.conditions:
-        observed = value
-        if condition.field is not None:
-            if not isinstance(value, Mapping) or condition.field not in value:
-                return True
-            observed = value[condition.field]
-        if not isinstance(observed, (int, float)):
-            return True
-        if not condition.holds(value):  # (None for NaN: it compares false)
-            return False
-    return False
-
-
-def nan_compared(target: Target, value: object) -> str | None:
-    """The field whose NaN the checker's conditions, compared in order, stop at (a NaN compares
-    false), or None (they stop elsewhere first, or no field is NaN)."""
-    for condition in target.conditions:
-        if condition.field is None or not isinstance(value, Mapping):
-            return None
-        observed = value.get(condition.field)
-        if isinstance(observed, float) and math.isnan(observed):
-            return condition.field
-        if condition.holds(value) is not True:
-            return None
-    return None
-
-
 def _evaluation(event: Event, value: Any, by: str | None = None, position: Any = None) -> Evaluation:
     metadata = event.metadata if by is None else {by: position}
     return Evaluation(time_ms=event.time_ms, value=value, line=event.line,
                       epoch_num=position_number(metadata.get("epoch_num")),
                       samples_count=position_number(metadata.get("samples_count")),
                       step_num=position_number(metadata.get("step_num")))
-
-
-def fields_absent(target: Target, value: object) -> list[str]:
-    """The fields of ``target`` that the round's ``CHECK: "'<field>' in v['value']"`` lines do not
-    find in an evaluation ``value`` (every Mask R-CNN and Stable Diffusion eval must hold each;
-    Python's ``in`` reads a string as text, a list as items, and raises on a number: none found)."""
-    fields = list(dict.fromkeys(c.field for c in target.conditions if c.field is not None))
-    if isinstance(value, (Mapping, str, list, tuple)):
-        return [f for f in fields if f not in value]
-    return fields
 
 
 def invalid_values(ctx: RunContext, target: Target, rule: Rule) -> Iterator[Finding]:
@@ -161,8 +118,9 @@ def invalid_values(ctx: RunContext, target: Target, rule: Rule) -> Iterator[Find
                 f"{target.aggregate.by}, merged)" if target.aggregate is not None else f"eval_accuracy value {show_repr(value)}")
         absent = fields_absent(target, value)
         if absent:
+            raised = f"; {CHECKER_RAISES}: the package checker and the summarizer stop" if comparison_raises(target, value) else ""
             yield ctx.at(rule, evaluation.line, f"{what} holds no {' and no '.join(absent)}: the round's checker "
-                         f"requires each in every one (CHECK \"'{absent[0]}' in v['value']\") and fails the file")
+                         f"requires each in every one (CHECK \"'{absent[0]}' in v['value']\") and fails the file{raised}")
             continue
         flags = [f for f in dict.fromkeys(c.field for c in target.conditions if c.field)
                  if isinstance(value, Mapping) and type(value.get(f)) is bool]  # (Mask R-CNN's BBOX: false)
@@ -188,7 +146,8 @@ def invalid_values(ctx: RunContext, target: Target, rule: Rule) -> Iterator[Find
             continue
         raises = comparison_raises(target, value)
         nan_field = nan_compared(target, value)
-        why = "" if raises else (f": its {nan_field} is NaN (the model diverged, or the metric failed), which the "
+        why = f": {CHECKER_RAISES} (its ATLEAST_ONE_CHECK, outside any try), and the package checker and the summarizer " \
+            "stop with it" if raises else (f": its {nan_field} is NaN (the model diverged, or the metric failed), which the "
                                  "official checker compares with the target and finds it not reached" if nan_field else
                                  ": the official checker stops at a condition this evaluation does not meet "
                                  "before it comes to the value, and reads it as not reaching the target")

@@ -6,11 +6,11 @@ Rules text: policies submission_rules.adoc §Directory structure (training);
 
 - MLC506 unknown-benchmark-folder: ``results/<system>/<name>`` is not a benchmark of the round
   (``resnet50`` instead of ``resnet``). The official package checker prints "Skipping benchmark",
-  then SUCCESS, but the result summarizer stops on it (``AssertionError``; an empty one only from 6.0:
-  a warning before; ``mask`` it publishes as maskrcnn); mlcheck reports it as an error with the closest valid name,
-  or says that the name is a benchmark of other rounds (retired, renamed: ``gnn`` is ``rgat``
-  from 5.0, or not yet in this one) (not ``official``: the package checker
-  accepts it). Fix: rename the folder, or remove it. A warning where the package's round is
+  then SUCCESS, but the result summarizer stops on it (``AssertionError``; 6.x: ``FileNotFoundError``
+  on a retired benchmark's rule file; an empty one only from 6.0: a warning before; ``mask`` it
+  publishes as maskrcnn) and publishes nothing of the package: its other scores are not valid. An
+  error with the closest valid name, or that the name is a benchmark of other rounds (retired,
+  renamed: ``gnn`` is ``rgat`` from 5.0, or not yet in this one) (not ``official``: the package checker accepts it). Fix: rename the folder, or remove it. A warning where the package's round is
   only assumed (MLC525: no run read, no round in its path), as MLC515's errors are then.
 - MLC507 misnamed-result-file: a benchmark folder holds a log that is not named
   ``result_*.txt``, so the official checker does not count it, one that it counts but is not

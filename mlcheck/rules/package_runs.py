@@ -13,8 +13,8 @@ hyper-parameter is not a valid run).
   system from ``systems/<system>.json``), and the rules text (§Benchmark Results: "the same system
   and framework must be used for a submission result set") is about the system, which the system
   JSON describes, not about the values a run logs. Published results have such folders (a run
-  logging the reference code's ``SUBMISSION_ORG_PLACEHOLDER`` beside runs logging the org).
-  Fix: correct the logging so the review sees one system.
+  logging the reference code's ``SUBMISSION_ORG_PLACEHOLDER`` beside runs logging the org). Fix:
+  correct the logging so the review sees one system.
 - MLC520 hyperparameters-differ: ``global_batch_size`` or a hyper-parameter (``opt_*``, learning
   rate, warmup, momentum, weight decay, ...) differs between runs of a folder, or is logged in
   some runs only; or another value the runs log before ``run_start`` as their configuration
@@ -22,8 +22,8 @@ hyper-parameter is not a valid run).
   measures) differs between the runs that log it. A warning: neither the package checker nor
   the summarizer of any round compares runs (results with such folders were accepted, e.g. a
   learning rate of 9.1 in one run and 9.0 in the others), and the rules text asks for N runs of
-  the benchmark, not for identical logs; the review may still ask why. (The RCP checker requires one ``global_batch_size`` across the
-  runs: that is MLC532.) Fix: submit runs of one configuration.
+  the benchmark, not for identical logs; the review may still ask why. (The RCP checker requires
+  one ``global_batch_size`` across the runs: that is MLC532.) Fix: submit runs of one configuration.
 - MLC521 non-compliant-run: a run breaks the rules beyond non-convergence, so the benchmark
   result is not valid (training_rules.adoc §Benchmark Results: a result is N compliant runs;
   §Division rules for the closed hyper-parameters). Two cases: (a) an error the checker of
@@ -34,13 +34,13 @@ hyper-parameter is not a valid run).
   the run's timing records outside any plausible date) in a run that converged, whose time the
   official tools would count. An error of a run that did not converge anyway changes no score and
   is not MLC521, but for run_stop before run_start (MLC403): the summarizer, which reads no
-  status, scores its negative time as the fastest run and drops it, so another run counts. mlcheck reports both numbers, or that the official tools stop and publish
-  nothing (a division, benchmark or ResNet optimizer that names a rule file the compliance
-  checker does not have; an eval the RCP checker raises on: MLC535).
+  status, scores its negative time as the fastest run and drops it, so another run counts. mlcheck
+  reports both numbers, or that the official tools stop and publish nothing (a division, benchmark
+  or ResNet optimizer that names a rule file the compliance checker does not have; an eval the
+  compliance checker cannot compare with the target, MLC304; an eval the RCP checker raises on: MLC535).
   Official where more result files fail the checker of record than the package checker accepts
   (one; four for U-Net3D: "N files do not comply, directory cannot be accepted"), as it then
-  refuses the folder; where it accepts them, only the rules make the result invalid.
-  Fix: rerun, or fix the logging.
+  refuses the folder; where it accepts them, only the rules make the result invalid. Fix: rerun, or fix the logging.
 """
 
 from __future__ import annotations
@@ -172,10 +172,10 @@ def non_compliant_findings(folder: str, bad: Sequence[RunResult], official_score
                            failing: Collection[str], tolerated: int, stopped: str = "",
                            refused: Sequence[str] = ()) -> list[Finding]:
     """MLC521 for the non-compliant runs of a folder, with what the official tools would publish
-    (``stopped``: why they stop on the folder instead; ``refused``: the codes of the package rules
-    for which the package checker refuses the folder whatever the summarizer computes). Official where more
-    of the folder's files do not comply (``failing``: those the checker of record fails, these runs' or others',
-    and those whose power logs the package checker refuses) than the package checker accepts (``tolerated``)."""
+    (``stopped``: why they stop on the folder instead; ``refused``: the codes of the package rules for which
+    the package checker refuses the folder whatever the summarizer computes). Official where more of the folder's
+    files do not comply (``failing``: those the checker of record fails, these runs' or others', and those whose
+    power logs the package checker refuses) than the package checker accepts (``tolerated``)."""
     if not bad:
         return []
     names = ", ".join(_label(r.run) if r.run else r.path for r in bad)

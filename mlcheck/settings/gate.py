@@ -82,6 +82,8 @@ def exit_code(result: CheckResult, settings: Settings, unopenable: Sequence[str]
 _SUFFIX_FORMATS = ((".sarif.json", "sarif"), (".sarif", "sarif"), (".json", "json"), (".xml", "junit"),
                    (".md", "markdown"), (".markdown", "markdown"), (".html", "html"), (".htm", "html"), (".txt", "text"))
 """The format a report's file name says, for ``-o PATH`` without ``FORMAT:`` (the first suffix that ends it)."""
+_SUFFIX_SHOWN = {"sarif": ".sarif", "json": ".json", "junit": ".xml", "markdown": ".md", "html": ".html"}
+"""The suffix a usage message suggests for a format's file (text and github: ``.txt``)."""
 _ALIASES = {"xml": "junit", "md": "markdown", "htm": "html", "txt": "text"}
 """Other names of formats before ``:`` (their files' suffixes)."""
 _SUFFIX_NAMES = frozenset(suffix for suffix, _ in _SUFFIX_FORMATS)
@@ -109,7 +111,7 @@ def parse_output(spec: str) -> tuple[str, str]:
             return by_suffix, spec
     if sep and not path.strip() and name in FORMATS and name != "auto" and not a_path:
         raise ValueError(f"--output {spec!r} names no file after {name + ':'!r}; e.g. -o {name}:mlcheck-report"
-                         f"{next((suffix for suffix, form in _SUFFIX_FORMATS if form == name), '.txt')}, or {name}:- "
+                         f"{_SUFFIX_SHOWN.get(name, '.txt')}, or {name}:- "
                          "for standard output")
     if not sep or not path or name not in FORMATS or name == "auto":
         choices = "|".join(f for f in FORMATS if f != "auto")
