@@ -161,3 +161,81 @@ def test_a_folder_the_summarizer_stops_on_leaves_no_score_of_its_package_valid(t
     shutil.rmtree(stray)
     (bench,) = check([str(package)]).benchmarks
     assert bench.score.valid
+
+
+def _two_jobs(gap_minutes: int, job_two_dies_after: int | None = None) -> list[bytes]:
+    """Two MPI jobs' consoles in one output, by time: job 2 (the example's second run) begins
+    ``gap_minutes`` after job 1; cut after that many records, with mpirun's word that it ended."""
+    import re
+
+    resnet = EXAMPLE / "results" / "acme-t8" / "resnet"
+
+    def timed(run: str, job: int, shift: int) -> list[tuple[int, bytes]]:
+        out = []
+        for line in (resnet / run).read_text("utf-8").splitlines():
+            line = re.sub(r'"time_ms": (\d+)', lambda m: f'"time_ms": {int(m.group(1)) + shift}', line)
+            out.append((int(re.search(r'"time_ms": (\d+)', line).group(1)), f"[{job},0]<stdout>:{line}\n".encode()))  # type: ignore[union-attr]
+        return out
+    one = timed("result_0.txt", 1, 0)
+    two = timed("result_1.txt", 2, one[0][0] - timed("result_1.txt", 2, 0)[0][0] + gap_minutes * 60_000)
+    if job_two_dies_after is not None:
+        two = two[:job_two_dies_after]
+        two.append((two[-1][0] + 1, b"mpirun noticed that process rank 0 with PID 4242 on node n2 exited on signal 9 (Killed).\n"))
+    return [line for _time, line in sorted(one + two, key=lambda pair: pair[0])]
+
+
+def _feed(log: Path, lines: list[bytes], pause_before: int, delay: float = 0.001) -> None:
+    import time
+
+    with log.open("ab") as out:
+        for at, line in enumerate(lines):
+            if at == pause_before:
+                out.flush()
+                time.sleep(0.4)  # (the watch reads up to job 2's first record before job 1 goes on)
+            out.write(line)
+            out.flush()
+            time.sleep(delay)
+
+
+def test_watch_holds_what_it_finds_when_a_job_begins_beside_an_open_run(tmp_path: Path) -> None:
+    """rv253: job 2 began a minute after job 1, both printing into one console: at job 2's first
+    record the watch judged job 1's open run as ended (MLC101, MLC105, MLC102, MLC301 errors, and
+    --fail-fast exit 1) before it saw job 1 go on; ``check`` passes both runs. What it finds then is
+    held until job 1 stays silent for the relaunch wait, and dropped once the jobs run at once."""
+    import threading
+
+    from mlcheck.raw.watch import watch
+    from mlcheck.raw.watch_state import StopWatching
+
+    lines = _two_jobs(1)
+    first_of_two = next(at for at, line in enumerate(lines) if line.startswith(b"[2,0]"))
+    log = tmp_path / "console.log"
+    log.write_bytes(b"")
+    errors: list[object] = []
+
+    def sink(found: object) -> None:
+        if getattr(found, "severity", None) is not None and found.severity.name == "ERROR":  # type: ignore[attr-defined]
+            errors.append(found)
+            raise StopWatching  # (as --fail-fast does)
+
+    feeder = threading.Thread(target=_feed, args=(log, lines, first_of_two + 1))
+    feeder.start()
+    outcome = watch(str(log), sink, lambda _text: None, runs=2, poll=0.01, idle_timeout=20, relaunch_wait=3)
+    feeder.join()
+    assert errors == [] and (outcome.reason, outcome.runs_done) == ("complete", 2)
+
+
+def test_watch_counts_a_job_that_died_beside_another(tmp_path: Path) -> None:
+    """rv253: of two jobs printing at once, job 2 was killed (mpirun's word) and job 1 finished:
+    --runs 2 waited forever, counting run_stops only. The job that printed nothing after the
+    launcher's word counts once the log is quiet for the relaunch wait (one job a word)."""
+    from mlcheck.raw.watch import watch
+
+    log = tmp_path / "console.log"
+    log.write_bytes(b"".join(_two_jobs(0, job_two_dies_after=150)))
+    outcome = watch(str(log), lambda _found: None, lambda _text: None, runs=2, poll=0.01, idle_timeout=30,
+                    relaunch_wait=0.5)
+    assert (outcome.reason, outcome.runs_done) == ("complete", 2)
+    outcome = watch(str(log), lambda _found: None, lambda _text: None, runs=3, poll=0.01, idle_timeout=1.5,
+                    relaunch_wait=0.5)
+    assert (outcome.reason, outcome.runs_done) == ("idle", 2)

@@ -58,9 +58,9 @@ def watch(path: str, on_finding: FindingSink, on_progress: ProgressSink, forced:
     record came for ``relaunch_wait`` seconds after it (default: :data:`AFTER_STOP_POLLS` polls): a
     relaunch within it makes it an attempt."""
     follower, lost = Follower(path, poll), Lost(on_finding)
-    jobs = MixedJobs(path, lost.sink, on_progress)  # (MPI jobs that run at once: MLC030, then quiet)
+    wait = AFTER_STOP_POLLS * poll if relaunch_wait is None else relaunch_wait
+    jobs = MixedJobs(path, lost.sink, on_progress, wait)  # (MPI jobs that run at once: MLC030, then quiet)
     try:
-        wait = AFTER_STOP_POLLS * poll if relaunch_wait is None else relaunch_wait
         outcome = _follow(follower, path, jobs, (forced, forced_source), runs, poll, idle_timeout, lost, wait)
         return replace(outcome, held=follower.gone() if outcome.reason != "stopped" else None)
     finally:
@@ -117,10 +117,12 @@ def _follow(follower: Follower, path: str, jobs: MixedJobs, forced: tuple[Rulese
                 live, state = LiveReader(path), new_state(path, forced, 0)
                 continue
             if signal == IDLE:
+                jobs.tick(time.monotonic())
                 if jobs.mixed:  # (jobs that ran at once: the report at the end judges each; end at their stops)
-                    quiet, done = time.monotonic() - last_data, jobs.stopped >= runs
-                    if done and quiet >= AFTER_STOP_POLLS * poll or idle_timeout is not None and quiet > idle_timeout:
-                        return outcome("complete" if done else "idle", min(jobs.stopped, runs), jobs.lines)
+                    quiet = time.monotonic() - last_data
+                    ended_runs = jobs.stopped + (jobs.died() if quiet >= relaunch_wait else 0)  # (a job that died)
+                    if ended_runs >= runs and quiet >= AFTER_STOP_POLLS * poll or idle_timeout is not None and quiet > idle_timeout:
+                        return outcome("complete" if ended_runs >= runs else "idle", min(ended_runs, runs), jobs.lines)
                     continue
                 if idle_timeout is not None and time.monotonic() - last_data > idle_timeout:
                     rest = follower.rest()
@@ -158,7 +160,7 @@ def _follow(follower: Follower, path: str, jobs: MixedJobs, forced: tuple[Rulese
             assert not isinstance(signal, str)
             if live.line_no == 0:
                 on_progress(f"reading {path} from line 1")
-            if jobs.line(signal):  # (MPI jobs that run at once: not judged as one stream)
+            if jobs.line(signal, last_data):  # (MPI jobs that run at once: not judged as one stream)
                 continue
             if take(live.add(signal)):
                 return outcome("complete", state.runs_done, state.end_line or live.line_no)

@@ -53,6 +53,12 @@ def _record_tag(line: bytes) -> re.Match[bytes] | None:
     return _JOB_TAG.search(line, 0, at) if at >= 0 else None
 
 
+def tagged_record(line: bytes) -> tuple[int, int] | None:
+    """(job, rank) of a record line behind an MPI rank tag, else None."""
+    tag = _record_tag(line)
+    return None if tag is None else (number(tag.group(1)), number(tag.group(2)))
+
+
 def tagged_stop(line: bytes) -> tuple[int, int] | None:
     """(job, rank) of a line's run_stop record behind an MPI rank tag, else None."""
     tag = _record_tag(line)
@@ -92,6 +98,15 @@ class JobOrder:
             if self._back and job != next(reversed(self.first)) and job not in self._stopped:
                 self._switches = max(self._switches, MIN_SWITCHES)  # (its run was open when a later job began)
             self._stopped.add(job)
+
+    @property
+    def last(self) -> int | None:
+        """The job of the last record line added."""
+        return self._last
+
+    def stopped(self, job: int) -> bool:
+        """Whether rank 0 of ``job`` logged a run_stop."""
+        return job in self._stopped
 
     def concurrent(self) -> tuple[int, ...]:
         """The jobs in the order they began, when their records interleave; else ()."""
