@@ -239,3 +239,47 @@ def test_watch_counts_a_job_that_died_beside_another(tmp_path: Path) -> None:
     outcome = watch(str(log), lambda _found: None, lambda _text: None, runs=3, poll=0.01, idle_timeout=1.5,
                     relaunch_wait=0.5)
     assert (outcome.reason, outcome.runs_done) == ("idle", 2)
+
+
+def test_a_damaged_first_record_of_another_job_leaves_the_jobs_apart(tmp_path: Path) -> None:
+    """rv253: the console's first record line, damaged and of job 2, made job 2 'seen' before job 1
+    kept a record: its later records began no job, and ``check`` read both jobs as one run (MLC104,
+    MLC404, MLC107). The damaged record costs only its own job's run an MLC003."""
+    bad = b'[2,0]<stdout>::::MLLOG {"namespace": "", "time_ms": 1, "event_type": "POINT_IN_TIME", "key": "x", "value": }\n'
+    log = tmp_path / "console.log"
+    log.write_bytes(bad + b"".join(_two_jobs(1)))
+    done = _mlcheck("check", str(log), "-f", "json", "--no-progress", "--config", os.devnull)
+    runs = json.loads(done.stdout)["runs"]
+    assert [(run["verdict"], sorted({f["code"] for f in run["findings"]})) for run in runs] == [
+        ("fail", ["MLC003", "MLC020", "MLC030"]), ("pass", ["MLC020"])]
+    assert [f["line"] for f in runs[0]["findings"] if f["code"] == "MLC003"] == [1]
+
+
+def test_sigterm_while_watch_waits_for_a_gzip_stream_writes_the_reports_asked_for(tmp_path: Path) -> None:
+    """rv253: watch waiting for an unfinished gzip log's end died silently on SIGTERM (exit 143, no
+    word, no -o report), though --help promises the report of what was written on SIGTERM."""
+    import gzip
+    import signal
+    import time
+    import zlib
+
+    text = (EXAMPLE / "results" / "acme-t8" / "resnet" / "result_0.txt").read_bytes()
+    packer = zlib.compressobj(wbits=31)  # (a gzip stream, flushed half-way, its end never written)
+    log = tmp_path / "job.log.gz"
+    log.write_bytes(packer.compress(text[:len(text) // 2]) + packer.flush(zlib.Z_SYNC_FLUSH))
+    assert gzip.decompress(log.read_bytes() + packer.flush())  # (the whole stream would be readable)
+    report = tmp_path / "report.json"
+    said = tmp_path / "stderr.txt"
+    with said.open("w") as stderr:
+        watcher = subprocess.Popen([sys.executable, "-m", "mlcheck", "watch", str(log), "--no-progress", "--poll", "0.05",
+                                    "-o", f"json:{report}", "--config", os.devnull], stdout=subprocess.DEVNULL, stderr=stderr)
+        deadline = time.monotonic() + 60
+        while "is gzip-compressed" not in said.read_text("utf-8") and time.monotonic() < deadline:
+            time.sleep(0.1)  # (waiting for the stream's end: its SIGTERM handler is set)
+        time.sleep(0.3)
+        watcher.send_signal(signal.SIGTERM)
+        watcher.wait(timeout=60)
+    err = said.read_text("utf-8")
+    assert watcher.returncode == 143, err
+    assert "interrupted (SIGTERM) while" in err and "the report covers what its stream holds so far" in err
+    assert [run["verdict"] for run in json.loads(report.read_text("utf-8"))["runs"]] == ["fail"]

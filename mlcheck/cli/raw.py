@@ -10,7 +10,6 @@ import contextlib
 import os
 import signal
 import sys
-import time
 from dataclasses import replace
 
 import click
@@ -22,11 +21,11 @@ from mlcheck.model import Finding, Severity
 from mlcheck.raw.watch_paths import compressed, unwatchable
 from mlcheck.read.reading_rules import GLUED_RECORDS
 from mlcheck.report.plain import OUTPUT_FORMATS as TEXT_FORMATS, one_line
-from mlcheck.settings.config import FORMATS, Settings
+from mlcheck.settings.config import FORMATS
 from mlcheck.settings.gate import fail_level, reported
 from mlcheck.facts.rulesets import RulesetError, load_ruleset, normalise_version
 from mlcheck.cli.seconds import Seconds
-from mlcheck.cli.watch_end import Terminated, records_after, runs_after, terminated
+from mlcheck.cli.watch_end import Terminated, judge_compressed, records_after, runs_after, terminated
 
 
 def _line(found: Finding) -> str:
@@ -98,28 +97,6 @@ def _one_log(raw: str) -> str:
 
 _FIXED_BY_SPLIT = frozenset({GLUED_RECORDS.code})
 """Errors of the input that the written files no longer have."""
-
-
-def _judge_compressed(log: str, settings: Settings, poll: float, idle_timeout: float | None,
-                      text_format: str = "full") -> None:
-    """Check a gzip log whole once its stream is complete (its end written, exit as check); exit 2
-    when it is still incomplete after ``idle_timeout`` without growing."""
-    from mlcheck.read.follow import gzip_complete
-
-    click.echo(one_line(f"mlcheck: {log} is gzip-compressed: a compressed stream cannot be followed line by line; "
-                        "it is checked whole, as `mlcheck check` does, once its end is written"), err=True)
-    size, changed = -1, time.monotonic()
-    while True:
-        now_size = os.stat(log).st_size if os.path.exists(log) else -1
-        if now_size != size:
-            size, changed = now_size, time.monotonic()
-            if gzip_complete(log):
-                check_and_report([log], settings, text_format=text_format)
-        elif idle_timeout is not None and time.monotonic() - changed > idle_timeout:
-            click.echo(one_line(f"mlcheck: error: {log}: its gzip stream was still incomplete after {idle_timeout:g} s "
-                                "without growing (--idle-timeout); run `mlcheck check` on it once it is written"), err=True)
-            sys.exit(EXIT_ERROR)
-        time.sleep(poll)
 
 
 _MACHINE = {"json": "JSON", "sarif": "SARIF", "junit": "JUnit", "github": "annotations"}  # (--fail-fast writes these)
@@ -197,7 +174,7 @@ def watch_command(log: str, ruleset: str | None, fail_fast: bool, runs: int, out
         click.echo(one_line(notice), err=True)
         settings = replace(settings, config_deciding=())
     if compressed(log):
-        _judge_compressed(log, settings, poll, idle_timeout, text_format)
+        judge_compressed(log, settings, poll, idle_timeout, text_format, bool(settings.outputs or output_format in _MACHINE))
 
     stopped_by: list[Finding] = []
     said: list[Finding] = []  # (the findings said while following: decided)
@@ -236,7 +213,7 @@ def watch_command(log: str, ruleset: str | None, fail_fast: bool, runs: int, out
         if signal.getsignal(signal.SIGTERM) is terminated:
             signal.signal(signal.SIGTERM, signal.SIG_DFL)
     if outcome.reason == "compressed":  # (the file appeared, or was replaced, as gzip)
-        _judge_compressed(log, settings, poll, idle_timeout, text_format)
+        judge_compressed(log, settings, poll, idle_timeout, text_format, bool(settings.outputs or output_format in _MACHINE))
     if outcome.reason == "stopped":
         first = stopped_by[0] if stopped_by else None
         about = f" ({first.code} at line {first.line})" if first is not None and first.line is not None else ""

@@ -1,7 +1,17 @@
-"""How ``mlcheck watch`` ends (:mod:`mlcheck.cli.raw`): SIGTERM unwound as Ctrl-C is, and whether
-the file holds records or runs after the lines watched."""
+"""How ``mlcheck watch`` ends (:mod:`mlcheck.cli.raw`): SIGTERM unwound as Ctrl-C is, a gzip log
+checked once it is whole, and whether the file holds records or runs after the lines watched."""
 
 from __future__ import annotations
+
+import contextlib
+import os
+import signal
+import sys
+import time
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from mlcheck.settings.config import Settings
 
 
 class Terminated(KeyboardInterrupt):
@@ -34,3 +44,47 @@ def runs_after(log: str, line: int) -> int:
         return sum(1 for run in iter_runs(read_mllog(log), log, []) if run.first_line > line)
     except OSError:
         return -1
+
+
+def judge_compressed(log: str, settings: Settings, poll: float, idle_timeout: float | None,
+                     text_format: str = "full", report_on_term: bool = False) -> None:
+    """Check a gzip log whole once its stream is complete (its end written, exit as check); exit 2
+    when it is still incomplete after ``idle_timeout`` without growing. SIGTERM while it waits (a CI
+    job's time-out) is said, and with ``report_on_term`` (outputs or a machine format asked for) the
+    report of what its stream holds so far is written, as for a plain log; exit 143 (Ctrl-C: 130)."""
+    import click
+
+    from mlcheck.cli.checking import check_and_report
+    from mlcheck.read.follow import gzip_complete
+    from mlcheck.report.plain import one_line
+
+    if signal.getsignal(signal.SIGTERM) is signal.SIG_DFL:
+        signal.signal(signal.SIGTERM, terminated)
+    click.echo(one_line(f"mlcheck: {log} is gzip-compressed: a compressed stream cannot be followed line by line; "
+                        "it is checked whole, as `mlcheck check` does, once its end is written"), err=True)
+    size, changed = -1, time.monotonic()
+    try:
+        while True:
+            now_size = os.stat(log).st_size if os.path.exists(log) else -1
+            if now_size != size:
+                size, changed = now_size, time.monotonic()
+                if gzip_complete(log):
+                    break
+            elif idle_timeout is not None and time.monotonic() - changed > idle_timeout:
+                click.echo(one_line(f"mlcheck: error: {log}: its gzip stream was still incomplete after {idle_timeout:g} s "
+                                    "without growing (--idle-timeout); run `mlcheck check` on it once it is written"),
+                           err=True)
+                sys.exit(2)
+            time.sleep(poll)
+    except KeyboardInterrupt as stop:
+        term = isinstance(stop, Terminated)
+        click.echo(f"mlcheck: interrupted{' (SIGTERM)' if term else ''} while {log}'s gzip stream was incomplete"
+                   + ("; the report covers what its stream holds so far" if term and report_on_term else ""), err=True)
+        if term and report_on_term:
+            signal.signal(signal.SIGTERM, signal.SIG_DFL)
+            with contextlib.suppress(SystemExit):
+                check_and_report([log], settings, text_format=text_format)
+        sys.exit(143 if term else 130)
+    if signal.getsignal(signal.SIGTERM) is terminated:
+        signal.signal(signal.SIGTERM, signal.SIG_DFL)  # (the report's own: as the signal ends it)
+    check_and_report([log], settings, text_format=text_format)

@@ -233,8 +233,7 @@ class JobStarts:
     def __init__(self, path: str) -> None:
         self.path = path
         self.jobs: set[int] = set()
-        self._kept_at_last = 0
-        """Records kept when the last boundary was reported (one note per boundary)."""
+        self._kept_at_last = 0  # (records kept when the last boundary was reported: one note per boundary)
         self._ended_last: bool | str = False
         """The last boundary reported is a job's end (a launcher line after it is reported too:
         the job launched again, its first record begins the next run; :data:`_WEAK`: a traceback's)."""
@@ -276,7 +275,7 @@ class JobStarts:
         seen at a record kept (``keeps``), not at a rank's copy printed first (ranks print in any order)."""
         if job in self.jobs or not keeps:
             return None
-        self.jobs.add(job)
+        self.jobs = {job} if kept == 0 else self.jobs | {job}  # (the jobs before kept no record: this one is the first)
         if len(self.jobs) == 1:
             return None
         return self._boundary(line_no, kept, f"records tagged with MPI job {job} (another job than "
