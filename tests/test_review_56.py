@@ -283,3 +283,17 @@ def test_sigterm_while_watch_waits_for_a_gzip_stream_writes_the_reports_asked_fo
     assert watcher.returncode == 143, err
     assert "interrupted (SIGTERM) while" in err and "the report covers what its stream holds so far" in err
     assert [run["verdict"] for run in json.loads(report.read_text("utf-8"))["runs"]] == ["fail"]
+
+
+def test_the_numbers_of_grouped_findings_are_named_by_the_words_that_name_them() -> None:
+    """rv253: runs of two MPI jobs grouped under one MLC020 listed ``0 of job 1`` and ``of job 1
+    (298)``: the words before a number went back three, to another number or a linking word."""
+    from mlcheck.model import Finding, Severity
+    from mlcheck.report.grouped import numbers_that_differ
+
+    def note(job: int, kept: int) -> Finding:
+        return Finding("MLC020", "raw-output-read", Severity.INFO, f"raw job output: {2 * kept} records read; records "
+                       f"kept from rank 0 of job {job} ({kept}); {kept} copies printed", "c.log", None, run_index=job - 1)
+    assert numbers_that_differ((note(1, 298), note(2, 150))) == [
+        "596 records read; rank 0 of job 1; rank 0 of job 1 (298); 298 copies printed",
+        "300 records read; rank 0 of job 2; rank 0 of job 2 (150); 150 copies printed"]

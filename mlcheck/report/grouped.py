@@ -181,7 +181,11 @@ def _labels(message: str) -> list[str]:
             continue
         clause = _CLAUSE.search(message, 0, match.start())
         text = clause.group(0) if clause else ""
-        words = text.rstrip("(").split()[-3:]
+        said = text.rstrip("(").split()
+        take = 3  # (back to a word that names: "rank 0 of job {}", not "0 of job {}")
+        while take < min(len(said), 6) and said[-take] != "at" and (said[-take][:1].isdigit() or said[-take].lower() in _LINKING):
+            take += 1
+        words = said[-take:]
         if words and words[0] == "at" and message[:match.start()].rfind(" more of this rule here") >= 0:
             words.insert(0, "another" if words[-1] == "line" else "others")  # ("(and 1 more ..., at line 141)")
         labels.append(" ".join(words) + (f" ({_SLOT})" if text.endswith("(") else f" {_SLOT}") if words else
