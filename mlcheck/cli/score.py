@@ -179,7 +179,8 @@ def rules_command(output_format: str) -> None:
 def explain_command(code: str) -> None:
     """Print the documentation of one rule (code or name): its section of its module's
     documentation; or of one constraint form of the round data (formula, AT_LEAST, cadence, ...)
-    or of all of them (forms). Exit 0, 2 for a code, name or form that does not exist."""
+    or of all of them (forms). A code's prefix (MLC3) lists its family's rules. Exit 0, 2 for a
+    code, name or form that does not exist."""
     import textwrap
 
     from mlcheck.facts import forms
@@ -202,10 +203,12 @@ def explain_command(code: str) -> None:
             typed if typed.startswith("MLC") else code.strip().lower(), [n for r in all_rules() for n in (r.code, r.name)],
             n=1, cutoff=0.75)
         family = sorted(r.code for r in all_rules() if typed.startswith("MLC") and r.code.startswith(typed))
-        if family:  # (MLC3: a family, as --select takes it)
-            hint = f" ({typed} is a family of {len(family)} rules: {', '.join(family)})"
-        else:
-            hint = f" (did you mean {close[0]}?)" if close else ""
+        if family:  # (MLC3: a family, as --select takes it: its rules, as `mlcheck rules` lists them)
+            click.echo(f"{typed} is a family of {len(family)} rules; `mlcheck explain CODE` documents each:")
+            for rule in sorted((r for r in all_rules() if r.code in family), key=lambda r: r.code):
+                click.echo(f"  {rule.code}  {rule.name}  ({rule.severity_text.replace('/', ' or ')}): {rule.summary}")
+            return
+        hint = f" (did you mean {close[0]}?)" if close else ""
         click.echo(one_line(f"mlcheck: error: no rule or constraint form {code!r}{hint}; `mlcheck rules` lists the rules, "
                    "`mlcheck explain forms` the forms"), err=True)
         sys.exit(EXIT_ERROR)
