@@ -114,6 +114,9 @@ def test_usage_messages_name_what_to_type(tmp_path: Path) -> None:
     done = _mlcheck("report", str(EXAMPLE), "-o", "a b/r.json", "--config", os.devnull, cwd=tmp_path)
     assert done.returncode == 2
     assert "mlcheck check -o 'a b/r.json' writes that; -o 'html:a b/r.json' writes" in " ".join(done.stderr.split())
+    done = _mlcheck("split", str(tmp_path / "nonexistent.log"), "-o", str(tmp_path / "out"))
+    assert done.returncode == 2 and done.stderr.strip().endswith("nonexistent.log: no such file or folder")
+    assert not (tmp_path / "out").exists()
     (tmp_path / "empty").mkdir()
     done = _mlcheck("score", str(tmp_path / "empty"), "--config", os.devnull)
     assert done.returncode == 1 and done.stdout == "" and "nothing to score" in done.stderr

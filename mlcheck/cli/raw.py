@@ -54,6 +54,9 @@ def split_command(raw: str, out_dir: str, start_index: int, force: bool) -> None
 
     if signal.getsignal(signal.SIGTERM) is signal.SIG_DFL:  # (a time-out's SIGTERM: unwound as Ctrl-C is,
         signal.signal(signal.SIGTERM, lambda signum, _frame: sys.exit(128 + signum))  # no partial file left)
+    if raw != "-" and not os.path.lexists(raw):  # (as check says it)
+        click.echo(one_line(f"mlcheck: error: {raw}: no such file or folder"), err=True)
+        sys.exit(EXIT_ERROR)
     raw = _one_log(raw)
     refuse_streams_into_log(raw, "split")
     refuse_streams_into_folder(out_dir, "split")
