@@ -300,3 +300,19 @@ def test_the_numbers_of_grouped_findings_are_named_by_the_words_that_name_them()
     assert numbers_that_differ((note(1, 298), note(2, 150))) == [
         "596 records read; rank 0 of job 1; rank 0 of job 1 (298); 298 copies printed",
         "300 records read; rank 0 of job 2; rank 0 of job 2 (150); 150 copies printed"]
+
+
+def test_split_force_says_which_older_result_files_stay_beside_the_new_ones(tmp_path: Path) -> None:
+    """rv250: ``split --force`` of a console of 2 runs into a folder of 5 left result_2..4.txt of
+    an earlier split beside the new files, without a word: the folder mixed two jobs' runs."""
+    runs = [(EXAMPLE / "results" / "acme-t8" / "resnet" / f"result_{i}.txt").read_bytes() for i in range(2)]
+    raw = tmp_path / "raw.log"
+    raw.write_bytes(runs[0] + runs[1])
+    out = tmp_path / "out"
+    out.mkdir()
+    for i in range(5):
+        (out / f"result_{i}.txt").write_text("old\n", "utf-8")
+    done = _mlcheck("split", str(raw), "-o", str(out), "--force")
+    assert done.returncode == 0, done.stderr
+    assert f"warning: {out} also holds result_2.txt, result_3.txt, result_4.txt, written before" in done.stderr
+    assert (out / "result_1.txt").read_bytes() == runs[1] and (out / "result_4.txt").read_text("utf-8") == "old\n"

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+import re
 import signal
 import sys
 from dataclasses import replace
@@ -41,7 +42,8 @@ def _line(found: Finding) -> str:
               metavar="DIR", help="Folder to write result_<i>.txt into (created if needed).")
 @click.option("--start-index", type=click.IntRange(min=0), default=0, show_default=True,
               help="Number of the first file written (result_<start>.txt).")
-@click.option("--force", is_flag=True, help="Overwrite result files that exist.")
+@click.option("--force", is_flag=True, help="Overwrite result files that exist (those numbered after the files "
+              "written are left, and named on stderr).")
 def split_command(raw: str, out_dir: str, start_index: int, force: bool) -> None:
     """Write the runs of raw job output (poprun/MPI console, gzip, - for stdin) as result files.
 
@@ -73,6 +75,10 @@ def split_command(raw: str, out_dir: str, start_index: int, force: bool) -> None
                 "it, and the rules count it as a failed run among the runs of its benchmark)") if lacking else ""
         bad = f" and {refused} refused line{'' if refused == 1 else 's'} written as printed" if refused else ""
         click.echo(one_line(f"{path}: {count} record{'' if count == 1 else 's'}{bad}{note}"))
+    if force and result.written and (older := _older_results(out_dir, start_index + len(result.written))):
+        click.echo(one_line(f"mlcheck: warning: {out_dir} also holds {', '.join(older)}, written before and not "
+                            "overwritten: the folder mixes the runs of two splits; remove them if they are not "
+                            "runs of this benchmark"), err=True)
     if not result.written:
         if not any(f.code == "MLC001" for f in result.findings):  # else the finding said why
             click.echo(one_line(f"mlcheck: error: no :::MLLOG record in {raw}; nothing written"), err=True)
@@ -80,6 +86,15 @@ def split_command(raw: str, out_dir: str, start_index: int, force: bool) -> None
     damaged = any((f.severity is Severity.ERROR and f.code not in _FIXED_BY_SPLIT)
                   or (f.code == "MLC028" and f.severity is Severity.WARNING) for f in result.findings)
     sys.exit(EXIT_FINDINGS if damaged else EXIT_OK)
+
+
+def _older_results(out_dir: str, after: int) -> list[str]:
+    """The ``result_<i>.txt`` files of ``out_dir`` numbered ``after`` or more (in their order)."""
+    try:
+        numbered = [(int(name[7:-4]), name) for name in os.listdir(out_dir) if re.fullmatch(r"result_[0-9]{1,9}\.txt", name)]
+    except OSError:
+        return []
+    return [name for number, name in sorted(numbered) if number >= after]
 
 
 def _one_log(raw: str) -> str:
