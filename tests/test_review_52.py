@@ -344,7 +344,7 @@ def test_braces_of_a_logs_text_in_grouped_messages_stay_text() -> None:
 def test_each_members_numbers_are_named_by_its_own_words() -> None:
     """rv222: 'of job 1 (29)' was said of job 2's run (the first member's words)."""
     assert _differing([f"{n} records read; kept from rank 0 of job {j} ({n})" for n, j in ((29, 1), (31, 2))]) == [
-        "29 records read; 0 of job 1; of job 1 (29)", "31 records read; 0 of job 2; of job 2 (31)"]
+        "29 records read; rank 0 of job 1; rank 0 of job 1 (29)", "31 records read; rank 0 of job 2; rank 0 of job 2 (31)"]
 
 
 def test_links_the_rcp_checker_cannot_write_through(tmp_path: Path) -> None:

@@ -316,3 +316,39 @@ def test_split_force_says_which_older_result_files_stay_beside_the_new_ones(tmp_
     assert done.returncode == 0, done.stderr
     assert f"warning: {out} also holds result_2.txt, result_3.txt, result_4.txt, written before" in done.stderr
     assert (out / "result_1.txt").read_bytes() == runs[1] and (out / "result_4.txt").read_text("utf-8") == "old\n"
+
+
+def test_a_folder_the_official_tools_stop_on_leaves_no_score_of_its_package_valid(tmp_path: Path) -> None:
+    """rv254: an eval the compliance checker raises on (or a rule file it lacks) stops the package
+    checker and the summarizer, which prints no row of the package; another system's folder stayed
+    valid. The stopping folder's score says why; the others name it."""
+    from mlcheck import check
+
+    package = _package(tmp_path)
+    shutil.copytree(package / "results" / "acme-t8", package / "results" / "acme-t16")
+    shutil.copy(package / "systems" / "acme-t8.json", package / "systems" / "acme-t16.json")
+    log = package / "results" / "acme-t16" / "resnet" / "result_0.txt"
+    log.write_text(log.read_text("utf-8").replace('"value": 0.7538115660698227', '"value": "x"'), "utf-8")
+    stopped, other = sorted(check([str(package)]).benchmarks, key=lambda b: b.system != "acme-t16")
+    assert not stopped.score.valid and "the official tools publish no score" in stopped.score.reason
+    assert "its score says why" not in stopped.score.reason
+    assert other.score.score_min is not None and not other.score.valid
+    assert (f"the official tools stop on the folder {package / 'results' / 'acme-t16' / 'resnet'} (its score says why): "
+            "the result summarizer publishes no result of its package") in other.score.reason
+
+
+def test_open_mask_rcnn_is_compared_as_its_open_file_compares_it(tmp_path: Path) -> None:
+    """rv254: open Mask R-CNN (1.0-3.1) was judged on the closed target's order (BBOX >= 0.377 first),
+    so {BBOX: 0.1, SEGM: null} read as an eval the checker stops at; its open file compares
+    ``BBOX < 1.0 and SEGM < 1.0`` and raises on the null SEGM (TypeError), as on a missing one."""
+    from mlcheck.facts.rulesets import load_ruleset
+    from mlcheck.rules.eval_records import target_for
+    from mlcheck.rules.target_comparison import comparison_raises
+
+    for version in ("1.0.0", "2.1.0", "3.1.0"):
+        facts = load_ruleset(version).benchmarks["maskrcnn"]
+        opened, closed = target_for(facts, "open"), target_for(facts, "closed")
+        assert opened.text == "box AP < 1.0 and mask AP < 1.0"
+        assert comparison_raises(opened, {"BBOX": 0.1, "SEGM": None}) and comparison_raises(opened, {"BBOX": 0.1})
+        assert not comparison_raises(opened, {"BBOX": 1.5, "SEGM": None})
+        assert not comparison_raises(closed, {"BBOX": 0.1, "SEGM": None})  # (closed: BBOX >= 0.377 stops first)

@@ -165,7 +165,7 @@ def test_split_of_a_missing_log_leaves_no_folder(tmp_path: Path) -> None:
     out = tmp_path / "out"
     outcome = run_cli("split", str(tmp_path / "nonexist.log"), "-o", str(out))
     assert outcome.exit_code == 2
-    assert "MLC001" in outcome.stderr and "no :::MLLOG record" not in outcome.stderr
+    assert "nonexist.log: no such file or folder" in outcome.stderr and "no :::MLLOG record" not in outcome.stderr
     assert not out.exists()
 
 

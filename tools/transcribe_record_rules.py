@@ -273,9 +273,11 @@ TARGETS = {
     "v['value'] > 0.69": ("validation accuracy > 0.69", [cond(">", 0.69)]),
     "v['value'] <= 1.0": ("AUC <= 1.0", [cond("<=", 1.0)]),
     "v['value'] >= 0.75": ("eval_accuracy >= 0.75", [cond(">=", 0.75)]),  # dlrmv4: s['target_accuracy']
-    # open files: "below one" is mlcheck's default open check (no open_target)
+    # open files: "below one" is mlcheck's default open check (no open_target); Mask R-CNN's compares
+    # BBOX, then SEGM (a null or missing SEGM raises only where BBOX is below 1.0: its own order)
     "v['value'] < 1.0": None,
-    "v['value']['BBOX'] < 1.0 and v['value']['SEGM'] < 1.0": None,
+    "v['value']['BBOX'] < 1.0 and v['value']['SEGM'] < 1.0": (
+        "box AP < 1.0 and mask AP < 1.0", [cond("<", 1.0, field="BBOX"), cond("<", 1.0, field="SEGM")]),
 }
 
 GT0 = {"range": {"min": 0, "min_exclusive": True}}

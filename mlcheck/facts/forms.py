@@ -76,7 +76,8 @@ FORMS: tuple[tuple[str, str], ...] = (
      "that name their metric (metadata.metric), one per position (by: step_num in 3.1, samples_count from 4.0), "
      "into the virtual key aggregated_eval_accuracy, as the Stable Diffusion BEGIN code builds them."),
     ("open_target", "ruleset.json: the open file's ATLEAST_ONE_CHECK where it is not 'an eval below 1.0' (GPT-3, "
-     "Llama 3.1 405B, DeepSeek-V3 keep the closed target; 5.1+ FLUX.1 judges averaged_validation_loss)."),
+     "Llama 3.1 405B, DeepSeek-V3 keep the closed target; 5.1+ FLUX.1 judges averaged_validation_loss; Mask R-CNN "
+     "compares BBOX, then SEGM, below 1.0, in its order: a null SEGM raises only where BBOX is below)."),
     ("eval_position", "ruleset.json: the metadata field that says where an eval was taken (epoch_num, "
      "samples_count, step_num)."),
     ("checkpoint_eval", "ruleset.json: the reference evaluates timestamped checkpoints after the clock stops "

@@ -103,6 +103,20 @@ def official_stops(members: Sequence[RunResult], rcp: RcpResult | None, ruleset:
 def folder_stops(members: Sequence[RunResult], ruleset: str | None, more: Sequence[Finding] = ()) -> str:
     """Why the official tools stop on the folder of ``members`` (``""``: they do not); ``more``:
     the folder's findings beside its runs'."""
+    why = summarizer_stops(members, ruleset)
+    if why:
+        return why
+    raising = sorted({os.path.basename(f.path) for f in [*(f for r in members for f in r.findings), *more]
+                      if f.code == RCP_POINT_UNREADABLE.code})
+    if raising:
+        return (f"the RCP checker raises on {', '.join(raising)} and the package checker stops with it "
+                "(MLC535): a package it does not pass is not published")
+    return ""
+
+
+def summarizer_stops(members: Sequence[RunResult], ruleset: str | None) -> str:
+    """Why the compliance checker stops on the folder of ``members``, and the package checker and
+    the result summarizer with it, which then publishes nothing of the package (``""``: it does not)."""
     for member in members:
         missing = _missing_rule_file(member.run, ruleset) if member.run is not None and ruleset else ""
         if missing:
@@ -114,11 +128,6 @@ def folder_stops(members: Sequence[RunResult], ruleset: str | None, more: Sequen
         path, why = min(stops.items())
         return (f"the official checker {why}, and the package checker and the summarizer stop with it: the official "
                 "tools publish no score")
-    raising = sorted({os.path.basename(f.path) for f in [*(f for r in members for f in r.findings), *more]
-                      if f.code == RCP_POINT_UNREADABLE.code})
-    if raising:
-        return (f"the RCP checker raises on {', '.join(raising)} and the package checker stops with it "
-                "(MLC535): a package it does not pass is not published")
     return ""
 
 

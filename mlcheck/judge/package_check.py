@@ -218,7 +218,7 @@ def check_packages(paths: Sequence[str], benchmarks: Sequence[BenchmarkResult],
         misplaced = [crash_finding("the package checks", paths[0] if paths else ".", error)]
     outside = {os.path.abspath(f.path): f.severity is Severity.WARNING for f in misplaced if f.code == "MLC509"}
     findings = superseded_by_misplacement(findings, outside) + misplaced
-    refusals = SystemRefusals(findings)  # (a refused system description: its package's scores are not valid)
+    refusals = SystemRefusals(findings, benchmarks)  # (a refused description, a summarizer's stop: no valid score)
     updated = []
     for bench in benchmarks:
         located = package_of(bench.folder) if bench.folder else None
@@ -240,7 +240,7 @@ def check_packages(paths: Sequence[str], benchmarks: Sequence[BenchmarkResult],
                 extra += nodes_not_measured(os.path.join(bench.folder, POWER_FOLDER), counts, info.number_of_nodes, path)
         except Exception as error:  # noqa: BLE001 - see above
             extra = [crash_finding("the log/system checks", bench.folder or path, error)]
-        score, why = bench.score, refusals.reason(path, org_path)
+        score, why = bench.score, refusals.reason(path, org_path, bench.folder)
         if why:  # (the package checker refuses the package; the summarizer cannot read it: said whatever else is)
             score = replace(score, valid=False, reason=f"{score.reason}; {why}")
         updated.append(replace(bench, system_info=info, score=score,

@@ -17,7 +17,9 @@ from __future__ import annotations
 import os
 from typing import Iterable
 
+from mlcheck.judge.official_stops import summarizer_stops
 from mlcheck.model import Finding, Severity
+from mlcheck.results import BenchmarkResult
 from mlcheck.rules.benchmark_names import SUMMARIZER_STOPS
 from mlcheck.rules.package_layout import UNKNOWN_BENCHMARK_FOLDER
 
@@ -28,7 +30,7 @@ SYSTEM_REFUSED = frozenset({"MLC510", "MLC511", "MLC512", "MLC515"})
 class SystemRefusals:
     """The refused system descriptions of the checked packages, by path and by package."""
 
-    def __init__(self, findings: Iterable[Finding]) -> None:
+    def __init__(self, findings: Iterable[Finding], benchmarks: Iterable[BenchmarkResult] = ()) -> None:
         findings = list(findings)
         self.by_path: dict[str, set[str]] = {}
         self.checker_refuses: set[str] = set()  # (else only the summarizer stops on it: MLC512's int())
@@ -37,13 +39,19 @@ class SystemRefusals:
                 self.by_path.setdefault(os.path.abspath(found.path), set()).add(found.code)
                 if found.official or found.code != "MLC512":
                     self.checker_refuses.add(os.path.abspath(found.path))
-        self.stopping: dict[str, str] = {}  # (by package: the first results folder the summarizer stops on)
+        self.stopping: dict[str, tuple[str, str]] = {}  # (by package: the first folder the summarizer stops on, why)
         for found in sorted(findings, key=lambda f: f.path):
             if found.severity is Severity.ERROR and found.code == UNKNOWN_BENCHMARK_FOLDER.code \
-                    and SUMMARIZER_STOPS in found.message:
-                system_folder = os.path.dirname(os.path.abspath(found.path))
-                if os.path.basename(os.path.dirname(system_folder)) == "results":
-                    self.stopping.setdefault(os.path.dirname(os.path.dirname(system_folder)), found.path)
+                    and SUMMARIZER_STOPS in found.message and (package := _package(found.path)):
+                self.stopping.setdefault(package, (os.path.abspath(found.path), (
+                    f"the result summarizer stops on the folder {found.path} (MLC506) and publishes no result of its "
+                    "package (the package checker skips that folder)")))
+        for bench in sorted(benchmarks, key=lambda b: b.folder or ""):
+            if bench.folder and bench.published and (package := _package(bench.folder)) \
+                    and summarizer_stops(bench.runs, bench.ruleset):
+                self.stopping.setdefault(package, (os.path.abspath(bench.folder), (
+                    f"the official tools stop on the folder {bench.folder} (its score says why): the result summarizer "
+                    "publishes no result of its package")))
         self.by_package: dict[str, str] = {}  # (the package's first refused description: the checker's first)
         for path in sorted(self.by_path, key=lambda p: (p not in self.checker_refuses, p)):
             folder = os.path.dirname(path)
@@ -53,7 +61,7 @@ class SystemRefusals:
             if os.path.basename(folder) == "systems" and (path in self.checker_refuses or os.path.isdir(results)):
                 self.by_package.setdefault(package, path)
 
-    def reason(self, system_path: str, package: str) -> str | None:
+    def reason(self, system_path: str, package: str, folder: str | None = None) -> str | None:
         """Why a benchmark folder of the system described at ``system_path``, in ``package``, has
         no valid score; None when no description of its package is refused."""
         codes = sorted(self.by_path.get(os.path.abspath(system_path), ()))
@@ -64,14 +72,20 @@ class SystemRefusals:
         other = self.by_package.get(os.path.abspath(package))
         if other is None:
             stop = self.stopping.get(os.path.abspath(package))
-            return None if stop is None else (f"the result summarizer stops on the folder {stop} (MLC506) and publishes "
-                                              "no result of its package (the package checker skips that folder)")
+            return None if stop is None or stop[0] == os.path.abspath(folder or "") else stop[1]
         shown, named = os.path.join(package, "systems", os.path.basename(other)), ", ".join(sorted(self.by_path[other]))
         if other in self.checker_refuses:
             return (f"the package checker refuses its package: the system description {shown} is {_state(other)} "
                     f"({named}), and a package it refuses is not published")
         return (f"the result summarizer stops on the system description {shown} ({named}) and publishes no result "
                 "of its package (the package checker accepts it)")
+
+
+def _package(folder: str) -> str | None:
+    """The package of ``<org>/results/<system>/<benchmark>`` (None for another folder)."""
+    system_folder = os.path.dirname(os.path.abspath(folder))
+    return os.path.dirname(os.path.dirname(system_folder)) if os.path.basename(os.path.dirname(system_folder)) == "results" \
+        else None
 
 
 def _state(path: str) -> str:
