@@ -352,3 +352,72 @@ def test_open_mask_rcnn_is_compared_as_its_open_file_compares_it(tmp_path: Path)
         assert comparison_raises(opened, {"BBOX": 0.1, "SEGM": None}) and comparison_raises(opened, {"BBOX": 0.1})
         assert not comparison_raises(opened, {"BBOX": 1.5, "SEGM": None})
         assert not comparison_raises(closed, {"BBOX": 0.1, "SEGM": None})  # (closed: BBOX >= 0.377 stops first)
+
+
+def _tagged(job: int, rank: int, run: str, shift_minutes: int = 0, keep: int | None = None) -> list[bytes]:
+    import re
+
+    lines = (EXAMPLE / "results" / "acme-t8" / "resnet" / run).read_text("utf-8").splitlines()[:keep]
+    return [f"[{job},{rank}]<stdout>:".encode() + re.sub(
+        r'"time_ms": (\d+)', lambda m: f'"time_ms": {int(m.group(1)) + shift_minutes * 60_000}', line).encode() + b"\n"
+        for line in lines]
+
+
+def test_a_job_that_died_and_was_launched_again_beside_another_is_an_attempt() -> None:
+    """rv255: of jobs that ran at once, one killed (mpirun's word) and launched again as a new job
+    counted as a run that ended, so --runs ended the watch while the relaunch was in its init; a job
+    that began after the word is the relaunch, the death an attempt."""
+    from mlcheck.raw.mixed_jobs import MixedJobs
+
+    one, two = _tagged(1, 0, "result_0.txt"), _tagged(2, 0, "result_1.txt", keep=150)
+    mixed = [line for pair in zip(one, two) for line in pair] + one[len(two):len(two) + 20]
+    abort = b"mpirun noticed that process rank 0 with PID 4242 on node n2 exited on signal 9 (Killed).\n"
+    relaunch = _tagged(3, 0, "result_2.txt", shift_minutes=5, keep=30)  # (in its init: no run_start yet)
+    for lines, died in ((mixed + [abort], 1), (mixed + [abort] + relaunch, 0)):
+        jobs = MixedJobs("console.log", lambda _found: None, lambda _text: None)
+        for line in lines:
+            jobs.line(line)
+        assert jobs.mixed and (jobs.stopped, jobs.died()) == (0, died)
+
+
+def test_no_hold_after_a_job_whose_logging_rank_stopped_its_run(tmp_path: Path) -> None:
+    """rv255: records printed by rank 1 only: job 1's run_stop is rank 1's, and the watch held what it
+    found from job 2's start on (waiting for job 1 to go silent), so --fail-fast stopped at the end of
+    the file, not at job 2's error. The run of a job is open or stopped as its lowest rank logs it."""
+    from mlcheck.raw.watch import watch
+    from mlcheck.raw.watch_state import StopWatching
+
+    second = [line.replace(b'"value": "lars"', b'"value": "adam"') for line in _tagged(2, 1, "result_1.txt", 30)]
+    log = tmp_path / "console.log"
+    log.write_bytes(b"".join(_tagged(1, 1, "result_0.txt") + second))
+    said: list[object] = []
+
+    def sink(found: object) -> None:
+        said.append(found)
+        if found.severity.name == "ERROR":  # type: ignore[attr-defined]
+            raise StopWatching
+
+    outcome = watch(str(log), sink, lambda _text: None, runs=2, poll=0.01, idle_timeout=20, relaunch_wait=30)
+    error = [f for f in said if f.severity.name == "ERROR"]  # type: ignore[attr-defined]
+    assert outcome.reason == "stopped" and [f.code for f in error] == ["MLC203"]  # type: ignore[attr-defined]
+    assert outcome.lines < len(_tagged(1, 1, "result_0.txt")) + len(second) - 100
+
+
+def test_what_the_watch_held_is_said_when_it_ends(tmp_path: Path) -> None:
+    """rv255: a job killed without a word, then launched again as a new job: what the watch found of the
+    dead run was held (job 1 might have run beside job 2) and never said when the watch ended at the
+    relaunch's run_stop; --fail-fast never stopped on it. It is said at the end, and stops --fail-fast."""
+    from mlcheck.raw.watch import watch
+    from mlcheck.raw.watch_state import StopWatching
+
+    log = tmp_path / "console.log"
+    log.write_bytes(b"".join(_tagged(1, 0, "result_0.txt", keep=200) + _tagged(2, 0, "result_1.txt", 40)))
+    said: list[object] = []
+    outcome = watch(str(log), said.append, lambda _text: None, runs=1, poll=0.01, idle_timeout=20, relaunch_wait=30)
+    assert outcome.reason == "complete" and {("MLC102", 200)} <= {(f.code, f.line) for f in said}  # type: ignore[attr-defined]
+
+    def stop(found: object) -> None:
+        if found.severity.name == "ERROR":  # type: ignore[attr-defined]
+            raise StopWatching
+    outcome = watch(str(log), stop, lambda _text: None, runs=1, poll=0.01, idle_timeout=20, relaunch_wait=30)
+    assert outcome.reason == "stopped"

@@ -32,7 +32,8 @@ from mlcheck.facts.rulesets import Ruleset, RulesetError
 from mlcheck.rules.timing import INIT_TIME_EXCEEDED
 from mlcheck.raw.watch_progress import progress_line as _progress_line, say_not_logged_at_start
 from mlcheck.score.rcp.policy import round_policy
-from mlcheck.raw.watch_state import (FindingSink, Lost, MixedJobs, ProgressSink, StopWatching, WatchOutcome,
+from mlcheck.raw.mixed_jobs import MixedJobs  # (MPI jobs in one console)
+from mlcheck.raw.watch_state import (FindingSink, Lost, ProgressSink, StopWatching, WatchOutcome,
                                      WatchState, check_init_clock, new_state, report_once)
 
 CHECKPOINT_KEYS = frozenset({"init_stop", "run_start", "eval_accuracy", "run_stop"})
@@ -43,8 +44,8 @@ fixed value or the optimizer list, two different values of a key required once, 
 submission value, the division logged after init_stop, init over the round's limit."""
 
 AFTER_STOP_POLLS = 20
-"""Polls of quiet after a run's run_stop before it is judged whole (2 s at the default poll):
-HugeCTR and TPU loggers print records after run_stop, a moment later on a busy job."""
+"""Polls of quiet after a run's run_stop before it is judged whole (2 s at the default poll): HugeCTR
+and TPU loggers print records after run_stop, a moment later on a busy job."""
 BLOCK_WAIT_S = 20.0
 """The quiet after run_stop (at least) for a run whose submission_* block is not whole: TPU loggers print it later."""
 _BLOCK = ("submission_benchmark", "submission_division", "submission_org", "submission_platform", "submission_status")
@@ -61,8 +62,11 @@ def watch(path: str, on_finding: FindingSink, on_progress: ProgressSink, forced:
     wait = AFTER_STOP_POLLS * poll if relaunch_wait is None else relaunch_wait
     jobs = MixedJobs(path, lost.sink, on_progress, wait)  # (MPI jobs that run at once: MLC030, then quiet)
     try:
-        outcome = _follow(follower, path, jobs, (forced, forced_source), runs, poll, idle_timeout, lost, wait)
+        outcome = jobs.after(_follow(follower, path, jobs, (forced, forced_source), runs, poll, idle_timeout, lost, wait))
         return replace(outcome, held=follower.gone() if outcome.reason != "stopped" else None)
+    except KeyboardInterrupt:  # (what was held is said: the interrupted watch names the failing findings said)
+        jobs.release(quietly=True)
+        raise
     finally:
         follower.close()
 
@@ -73,9 +77,7 @@ def _follow(follower: Follower, path: str, jobs: MixedJobs, forced: tuple[Rulese
     live = LiveReader(path)
     state = new_state(path, forced, 0)
     runs, outcome = wanted, lost.outcome  # (runs: those still to stop in the file as it is now)
-
-    last_data = time.monotonic()
-    told = -1  # (the run whose wait for its submission block was said)
+    last_data, told = time.monotonic(), -1  # (told: the run whose wait for its submission block was said)
 
     def take(items: Iterable[AnyItem]) -> bool:
         try:
@@ -110,6 +112,7 @@ def _follow(follower: Follower, path: str, jobs: MixedJobs, forced: tuple[Rulese
                 return outcome("compressed", state.runs_done, live.line_no)
             if signal == RESTART:
                 done = ended(final=True)  # (a run that logged its run_stop is judged whole on what was read)
+                jobs.release()  # (said of the lines the file no longer holds: they fail the watch, as said before it)
                 on_progress(lost.restart(path, live.line_no, state.runs_done))
                 if done:  # (every run watched is in what the file no longer holds: its findings are said)
                     return outcome("replaced", 0, 0)
@@ -257,14 +260,12 @@ def _soon(state: WatchState, on_finding: FindingSink, on_progress: ProgressSink,
     grown = len(state.builder.events) - state.judged_events
     if grown >= max(64, state.judged_events // 4):
         _checkpoint(state, on_finding, on_progress, final=False, progress=only is None, only=only)
-        return
-    if state.pending is False or only is None:
+    elif state.pending is False or only is None:
         state.pending = only
 
 
 def finish_run(state: WatchState, on_finding: FindingSink, on_progress: ProgressSink) -> None:
-    """Judge the run that logged its run_stop whole: what it still lacks is decided now."""
-    state.stop_pending = False
+    state.stop_pending = False  # (the run that logged its run_stop, judged whole: what it still lacks is decided now)
     _checkpoint(state, on_finding, on_progress, final=True, progress=False)
     state.runs_done += 1
 
