@@ -161,6 +161,7 @@ def test_a_narrow_terminal_lists_the_runs_instead_of_cutting_their_codes(tmp_pat
     assert "│" not in listed and "…" not in listed, listed
     lines = listed.splitlines()
     at = lines.index("result_0.txt")
-    fields = " ".join(lines[at + 1:at + 4])
+    fields = " ".join(lines[at + 1:at + 7])
+    assert lines[at + 1].startswith("  minutes: ") and lines[at + 2].startswith("  status: ")
     assert "minutes:" in fields and "verdict:" in fields and f"findings: {', '.join(codes)}".replace(" ", "") in \
         fields.replace(" ", ""), listed

@@ -213,19 +213,17 @@ def print_whole(console: Console, table: Table, least: int = 0) -> None:
 
 
 def _print_listed(console: Console, table: Table) -> None:
-    """``table`` as a list: each row its first cell, then the others as ``header: value``, folded
-    at the terminal's width (as ``score`` lists its results table on a narrow terminal)."""
+    """``table`` as a list: each row its first cell, then the others a line each as ``header: value``,
+    indented (as ``score`` lists its results table on a narrow terminal)."""
     columns = table.columns
     by_column = [list(column.cells) for column in columns]
     for at in range(table.row_count):
         cells = [column_cells[at] for column_cells in by_column]
         console.print(cells[0] if isinstance(cells[0], Text) else Text(str(cells[0])))
-        line = Text("  ")
-        for column, cell in zip(columns[1:], cells[1:]):
+        for column, cell in zip(columns[1:], cells[1:]):  # (a cell a line, indented: a folded one stays under its run)
             text = cell if isinstance(cell, Text) else Text(str(cell))
             if text.plain.strip():
-                line.append(f"{'' if len(line) == 2 else '; '}{column.header}: ").append_text(text)
-        console.print(line)
+                console.print(Text(f"  {column.header}: ").append_text(text))
     if table.caption:
         console.print(Text(str(table.caption), style="dim"))
 
