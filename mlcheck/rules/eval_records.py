@@ -109,6 +109,9 @@ def _evaluation(event: Event, value: Any, by: str | None = None, position: Any =
                       step_num=position_number(metadata.get("step_num")))
 
 
+_TOOLS_STOP = "the tools that run it on this file stop with it (the package checker, the summarizer)"
+
+
 def invalid_values(ctx: RunContext, target: Target, rule: Rule) -> Iterator[Finding]:
     """MLC304 (:mod:`mlcheck.rules.convergence`) for each evaluation the target cannot be judged on."""
     comparable = target.plain is not None and all_plain_floats(ctx.run.evaluations)
@@ -118,7 +121,7 @@ def invalid_values(ctx: RunContext, target: Target, rule: Rule) -> Iterator[Find
                 f"{target.aggregate.by}, merged)" if target.aggregate is not None else f"eval_accuracy value {show_repr(value)}")
         absent = fields_absent(target, value)
         if absent:
-            raised = f"; {CHECKER_RAISES}: the package checker and the summarizer stop" if comparison_raises(target, value) else ""
+            raised = f"; {CHECKER_RAISES}: {_TOOLS_STOP}" if comparison_raises(target, value) else ""
             yield ctx.at(rule, evaluation.line, f"{what} holds no {' and no '.join(absent)}: the round's checker "
                          f"requires each in every one (CHECK \"'{absent[0]}' in v['value']\") and fails the file{raised}")
             continue
@@ -146,8 +149,7 @@ def invalid_values(ctx: RunContext, target: Target, rule: Rule) -> Iterator[Find
             continue
         raises = comparison_raises(target, value)
         nan_field = nan_compared(target, value)
-        why = f": {CHECKER_RAISES} (its ATLEAST_ONE_CHECK, outside any try), and the package checker and the summarizer " \
-            "stop with it" if raises else (f": its {nan_field} is NaN (the model diverged, or the metric failed), which the "
+        why = f": {CHECKER_RAISES} (its ATLEAST_ONE_CHECK, outside any try): {_TOOLS_STOP}" if raises else (f": its {nan_field} is NaN (the model diverged, or the metric failed), which the "
                                  "official checker compares with the target and finds it not reached" if nan_field else
                                  ": the official checker stops at a condition this evaluation does not meet "
                                  "before it comes to the value, and reads it as not reaching the target")
