@@ -19,13 +19,14 @@ class MixedJobs:
     job's run_stops (of the job's lowest rank that prints one) and ends once ``runs`` stopped,
     and its report then reads each job apart, as ``check`` does.
 
-    A job that begins while the job before it has an open run (no run_stop of its rank 0) and
-    no launcher said that job ended may run beside it: what the watch finds from then on (the
-    open run judged as ended) is held until the job before prints nothing for ``hold_s`` seconds
-    (it died: the findings are said), or prints again until the jobs are found to run at once
-    (the findings are dropped: the final report judges each job). A job that died beside others
-    (its run open, no record of it after a launcher's word that a job ended) counts for ``runs``
-    once the log was quiet for ``hold_s``."""
+    A job that begins while the job before it has an open run (its lowest logging rank began one
+    and logged no run_stop) and no launcher said that job ended may run beside it: what the watch
+    finds from then on (the open run judged as ended, and the new job's own findings) is held until
+    the job before prints nothing for ``hold_s`` seconds (it died: the findings are said), the
+    watch ends or the file is replaced (:meth:`release`: said then), or the jobs are found to run
+    at once (dropped: the final report judges each job). A job that died beside others (its run
+    open, no record of it after a launcher's word that a job ended, and no job begun after that
+    word: a relaunch makes it an attempt) counts for ``runs`` once the log was quiet for ``hold_s``."""
 
     def __init__(self, path: str, on_finding: FindingSink, on_progress: ProgressSink, hold_s: float = 0.0) -> None:
         self.path = path

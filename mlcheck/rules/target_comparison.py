@@ -19,8 +19,8 @@ CHECKER_RAISES = "the official checker raises comparing it with the target"
 
 
 def comparison_raises(target: Target, value: object) -> bool:
-    """Whether the checker's ``ATLEAST_ONE_CHECK`` raises on an evaluation ``value`` (and fails
-    the file): Python compares its conditions in order (a field's bounds, then the next field's:
+    """Whether the checker's ``ATLEAST_ONE_CHECK`` raises on an evaluation ``value`` (and ends the
+    checker, outside any ``try``): Python compares its conditions in order (a field's bounds, then the next field's:
     ``(0.0 <= v['value']['FID'] <= 90.0) and (0.15 <= v['value']['CLIP'] <= 1.0)``) and stops at
     the first that does not hold, so a value it never reaches is never compared (a null CLIP
     where FID is above 90). A missing field, or one that is not a number, raises; NaN compares
