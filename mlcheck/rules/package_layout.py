@@ -123,9 +123,9 @@ def check_layout(layout: PackageLayout, ruleset: str, run_counts: Mapping[str, i
         found.extend(_folder_files(folder.path, folder.files, folder.folders, run_counts[folder.name]))
         if not any(SUBMITTED_RESULT_FILE.match(name) for name in (*folder.files, *folder.folders)):  # (a folder: 1 run)
             found.append(WRONG_RUN_COUNT.at(folder.path, None, (
-                f"the {folder.name} folder holds no result_<i>.txt file; training {ruleset} "
-                f"{folder.name} requires {run_counts[folder.name]} result files. Add them or remove "
-                "the folder")))
+                f"the {folder.name} folder holds no result_<i>.txt file; training {ruleset} {folder.name} requires "
+                f"{run_counts[folder.name]} result files (in the closed division the package checker's RCP checker "
+                "raises on it, KeyError, and no folder after it is checked). Add them or remove the folder")))
     for name in sorted(missing_impl):
         missing = os.path.normpath(os.path.join(layout.root, "benchmarks", name))
         found.append(LAYOUT_INCOMPLETE.at(missing, None, (
