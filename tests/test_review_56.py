@@ -421,3 +421,20 @@ def test_what_the_watch_held_is_said_when_it_ends(tmp_path: Path) -> None:
             raise StopWatching
     outcome = watch(str(log), stop, lambda _text: None, runs=1, poll=0.01, idle_timeout=20, relaunch_wait=30)
     assert outcome.reason == "stopped"
+
+
+def test_two_launchers_words_in_one_block_are_two_jobs_that_died() -> None:
+    """rv256: two jobs that ran at once both died, each mpirun printing its abort words, the two blocks
+    adjacent: they read as one job's end, and --runs 2 waited forever. A word said twice in a block
+    (its numbers aside) is two jobs' ends; one mpirun's several words are one."""
+    from mlcheck.raw.mixed_jobs import MixedJobs
+
+    one, two = _tagged(1, 0, "result_0.txt", keep=150), _tagged(2, 0, "result_1.txt", keep=150)
+    mixed = [line for pair in zip(one, two) for line in pair]
+    block = [b"Primary job  terminated normally, but 1 process returned a non-zero exit code.\n",
+             b"mpirun noticed that process rank 0 with PID 4242 on node n1 exited on signal 9 (Killed).\n"]
+    for words, died in ((block, 1), (block + [line.replace(b"4242", b"4343").replace(b"n1", b"n2") for line in block], 2)):
+        jobs = MixedJobs("console.log", lambda _found: None, lambda _text: None)
+        for line in mixed + words:
+            jobs.line(line)
+        assert jobs.mixed and jobs.died() == died

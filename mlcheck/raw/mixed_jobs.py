@@ -4,12 +4,16 @@ and a job that died beside others."""
 
 from __future__ import annotations
 
+import re
+from collections import Counter
 from dataclasses import replace
 
 from mlcheck.model import Finding
 from mlcheck.raw.watch_state import FindingSink, ProgressSink, StopWatching, WatchOutcome
 from mlcheck.read.concurrent_jobs import JobOrder, tagged_record
 from mlcheck.read.job_starts import JOB_END, JOB_END_HINT
+
+_DIGITS = re.compile(rb"\d+").sub
 
 
 class MixedJobs:
@@ -39,7 +43,9 @@ class MixedJobs:
         """job -> rank -> the init_start (run_start, run_stop) records it printed."""
         self._first_line: dict[int, int] = {}
         self._last_line: dict[int, int] = {}
-        self._job_ends: list[int] = []  # (the lines of launchers' words that a job ended, one an end)
+        self._job_ends: list[int] = []  # (the first lines of launchers' blocks of words that a job ended)
+        self._kinds: list[Counter[bytes]] = []  # (each block's words, their numbers aside)
+        self._ends_in_block: dict[int, int] = {}  # (the jobs each block says ended: its word said most often)
         self._last_record = 0
         self._held: list[Finding] | None = None
         self._held_for, self._held_since, self._hold_s = -1, 0.0, hold_s
@@ -58,7 +64,7 @@ class MixedJobs:
         silent = [line for job, line in self._last_line.items() if line < self._job_ends[-1] and self._open(job)]
         # (a word after which a job began: that job is the relaunch, the one that died an attempt, not counted)
         unanswered = [end for end in self._job_ends if not any(first > end for first in self._first_line.values())]
-        return min(len(silent), sum(1 for line in unanswered if line > min(silent))) if silent else 0
+        return min(len(silent), sum(self._ends_in_block[line] for line in unanswered if line > min(silent))) if silent else 0
 
     def _open(self, job: int) -> bool:
         """Whether the lowest rank of ``job`` that began a run (init_start or run_start) has not stopped it."""
@@ -74,9 +80,13 @@ class MixedJobs:
         self.lines += 1
         if not isinstance(line, bytes):
             return self.mixed
-        if JOB_END_HINT(line) and JOB_END.search(line):
-            if not self._job_ends or self._last_record > self._job_ends[-1]:  # (a launcher's lines on one end: one)
-                self._job_ends.append(self.lines)
+        if JOB_END_HINT(line) and (said := JOB_END.search(line)):
+            if not self._job_ends or self._last_record > self._job_ends[-1]:  # (a launcher's lines on one end: one,
+                self._job_ends.append(self.lines)  # but a word said twice in a block is two jobs' ends: two mpiruns)
+                self._kinds.append(Counter())
+            kinds = self._kinds[-1]
+            kinds[_DIGITS(b"#", said.group(0))] += 1
+            self._ends_in_block[self._job_ends[-1]] = max(kinds.values())
         if b"]<std" not in line or (source := tagged_record(line)) is None:
             return self.mixed
         job, rank = source
@@ -118,13 +128,17 @@ class MixedJobs:
                 if not quietly:
                     raise
 
-    def after(self, outcome: WatchOutcome) -> WatchOutcome:
-        """``outcome``, once what was held is said (``stopped`` where a sink stops at it: ``--fail-fast``)."""
+    def release_stops(self) -> bool:
+        """Say what is held now; whether a sink stopped at it (``--fail-fast``)."""
         try:
             self.release()
         except StopWatching:
-            return replace(outcome, reason="stopped")
-        return outcome
+            return True
+        return False
+
+    def after(self, outcome: WatchOutcome) -> WatchOutcome:
+        """``outcome``, once what was held is said (``stopped`` where a sink stops at it: ``--fail-fast``)."""
+        return replace(outcome, reason="stopped") if self.release_stops() else outcome
 
     def finding(self, found: Finding) -> None:
         if self.mixed:

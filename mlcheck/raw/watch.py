@@ -1,14 +1,14 @@
 """``mlcheck watch``: judge a run while it is being written, and say as early as possible what is wrong.
 
-The log is followed like ``tail -F`` (:mod:`mlcheck.read.follow`), read with the reader every
-command uses. At each *checkpoint* (``init_stop``, ``run_start``, every ``eval_accuracy``,
-``run_stop``, a new run) the run rules of ``check`` judge the partial run, and each finding no later
-line can change is reported at once (:data:`DECIDED_EARLY`, and what the reader finds in the lines);
-a *missing* key or target is only decided at ``run_stop`` (logs put no order on most keys, and the
-official checker judges the whole log). While init runs, its limit is checked against the log's own
-times (an error) and, live, the wall clock (a warning: records may arrive late). A run ends at its first
-``run_stop``, or dies (the launcher's word that the job ended): it counts for ``runs`` once no record
-came for ``relaunch_wait`` after it; a relaunch within it makes it an attempt. The report is ``check``'s."""
+The log is followed like ``tail -F`` (:mod:`mlcheck.read.follow`), read with the reader every command uses. At
+each *checkpoint* (``init_stop``, ``run_start``, every ``eval_accuracy``, ``run_stop``, a new run) the run rules of
+``check`` judge the partial run, and each finding no later line can change is reported at once
+(:data:`DECIDED_EARLY`, and what the reader finds in the lines); a *missing* key or target is only decided at
+``run_stop`` (logs put no order on most keys, and the official checker judges the whole log). While init runs,
+its limit is checked against the log's own times (an error) and, live, the wall clock (a warning: records may
+arrive late). A run ends at its first ``run_stop``, or dies (the launcher's word that the job ended): it counts
+for ``runs`` once no record came for ``relaunch_wait`` after it; a relaunch within it makes it an attempt. The
+report is ``check``'s."""
 
 from __future__ import annotations
 
@@ -112,8 +112,8 @@ def _follow(follower: Follower, path: str, jobs: MixedJobs, forced: tuple[Rulese
                 return outcome("compressed", state.runs_done, live.line_no)
             if signal == RESTART:
                 done = ended(final=True)  # (a run that logged its run_stop is judged whole on what was read)
-                jobs.release()  # (said of the lines the file no longer holds: they fail the watch, as said before it)
-                on_progress(lost.restart(path, live.line_no, state.runs_done))
+                jobs.release(quietly=True)  # (what was held: said of the lines the file no longer holds, which fail
+                on_progress(lost.restart(path, live.line_no, state.runs_done))  # the watch at its end, --fail-fast too)
                 if done:  # (every run watched is in what the file no longer holds: its findings are said)
                     return outcome("replaced", 0, 0)
                 runs -= state.runs_done
@@ -135,10 +135,8 @@ def _follow(follower: Follower, path: str, jobs: MixedJobs, forced: tuple[Rulese
                     flush_pending(state, on_finding, on_progress)
                     seen = live.line_no or os.path.exists(path)  # (an empty file exists)
                     return outcome("idle" if seen else "missing", state.runs_done, live.line_no)
-                if take(live.idle()):  # (a line held back behind a rank's unfinished chunk)
-                    return outcome("complete", state.runs_done, state.end_line or live.line_no)
-                if live.pending and live.ready() and take(live.flush()):
-                    return outcome("complete", state.runs_done, state.end_line or live.line_no)
+                if take(live.idle()) or (live.pending and live.ready() and take(live.flush())):  # (a line held back
+                    return outcome("complete", state.runs_done, state.end_line or live.line_no)  # behind a rank's chunk)
                 waits = AFTER_STOP_POLLS * poll
                 if any(not state.builder.counts[k] for k in _BLOCK):
                     waits = max(waits, BLOCK_WAIT_S)
