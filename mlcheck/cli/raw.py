@@ -233,8 +233,12 @@ def watch_command(log: str, ruleset: str | None, fail_fast: bool, runs: int, out
     if outcome.reason == "compressed":  # (the file appeared, or was replaced, as gzip)
         judge_compressed(log, settings, poll, idle_timeout, text_format, bool(settings.outputs or output_format in _MACHINE))
     if outcome.reason == "stopped":
-        first = stopped_by[0] if stopped_by else None
+        first = stopped_by[-1] if stopped_by else None  # (the error it stopped at: one said at a rotation stops none)
         about = f" ({first.code} at line {first.line})" if first is not None and first.line is not None else ""
+        if outcome.restarts:  # (the findings of the lines a rotation took were said above: not the file's now)
+            said = [found for found in said if found not in outcome.earlier_findings]
+            click.echo(one_line(f"mlcheck: {log} was truncated or rotated while watched (after line "
+                                f"{outcome.restarts[-1]}); the lines counted below are of the file as it is now"), err=True)
         click.echo(f"mlcheck: --fail-fast: stopped on the first error{about}, {outcome.lines} lines read"
                    + (f"; the {_MACHINE[output_format]} report covers them, with the findings said above"
                       if output_format in _MACHINE

@@ -4,8 +4,6 @@ and a job that died beside others."""
 
 from __future__ import annotations
 
-import re
-from collections import Counter
 from dataclasses import replace
 
 from mlcheck.model import Finding
@@ -13,7 +11,9 @@ from mlcheck.raw.watch_state import FindingSink, ProgressSink, StopWatching, Wat
 from mlcheck.read.concurrent_jobs import JobOrder, tagged_record
 from mlcheck.read.job_starts import JOB_END, JOB_END_HINT
 
-_DIGITS = re.compile(rb"\d+").sub
+_BLOCK_LINES = 32
+"""Lines within which a launcher's words that a job ended are one block (mpirun's is 5 to 10 lines,
+other jobs' records printed between them)."""
 
 
 class MixedJobs:
@@ -44,9 +44,9 @@ class MixedJobs:
         self._first_line: dict[int, int] = {}
         self._last_line: dict[int, int] = {}
         self._job_ends: list[int] = []  # (the first lines of launchers' blocks of words that a job ended)
-        self._kinds: list[Counter[bytes]] = []  # (each block's words, their numbers aside)
-        self._ends_in_block: dict[int, int] = {}  # (the jobs each block says ended: its word said most often)
-        self._last_record = 0
+        self._noticed: list[set[bytes]] = []  # (each block's OpenMPI lines on a process that ended)
+        self._last_end = 0
+        self._ends_in_block: dict[int, int] = {}  # (the jobs each block says ended)
         self._held: list[Finding] | None = None
         self._held_for, self._held_since, self._hold_s = -1, 0.0, hold_s
         self._on_finding, self._on_progress = on_finding, on_progress
@@ -81,16 +81,17 @@ class MixedJobs:
         if not isinstance(line, bytes):
             return self.mixed
         if JOB_END_HINT(line) and (said := JOB_END.search(line)):
-            if not self._job_ends or self._last_record > self._job_ends[-1]:  # (a launcher's lines on one end: one,
-                self._job_ends.append(self.lines)  # but a word said twice in a block is two jobs' ends: two mpiruns)
-                self._kinds.append(Counter())
-            kinds = self._kinds[-1]
-            kinds[_DIGITS(b"#", said.group(0))] += 1
-            self._ends_in_block[self._job_ends[-1]] = max(kinds.values())
+            if not self._job_ends or self.lines - self._last_end > _BLOCK_LINES:  # (a launcher's lines on one end, the
+                self._job_ends.append(self.lines)  # other jobs' records between them: one; OpenMPI's word on two
+                self._noticed.append(set())  # processes in a block: two mpiruns)
+            self._last_end = self.lines
+            if b"noticed that process rank" in said.group(0):  # (one a mpirun: a block printed twice is still one)
+                self._noticed[-1].add(line.strip())
+            self._ends_in_block[self._job_ends[-1]] = max(1, len(self._noticed[-1]))
         if b"]<std" not in line or (source := tagged_record(line)) is None:
             return self.mixed
         job, rank = source
-        self._last_line[job] = self._last_record = self.lines
+        self._last_line[job] = self.lines
         self._first_line.setdefault(job, self.lines)
         for key, counts in ((b'"init_start"', self._inits), (b'"run_start"', self._starts), (b'"run_stop"', self._stops)):
             if key in line:
