@@ -440,3 +440,19 @@ def test_two_launchers_words_in_one_block_are_two_jobs_that_died() -> None:
         for line in mixed + words:
             jobs.line(line)
         assert jobs.mixed and jobs.died() == died, words
+
+
+def test_two_jobs_that_die_one_after_the_other_within_a_block_are_two_ends() -> None:
+    """rv258: job 1's mpirun block, job 2's records, then job 2's mpirun block within 32 lines: job 2
+    printed after the block's first line, so only job 1 read as silent, and --runs 2 waited for
+    --idle-timeout. A job is silent when it printed nothing after the last launcher's word."""
+    from mlcheck.raw.mixed_jobs import MixedJobs
+
+    one, two = _tagged(1, 0, "result_0.txt", keep=150), _tagged(2, 0, "result_1.txt", keep=160)
+    mixed = [line for pair in zip(one, two) for line in pair]
+    first = b"mpirun noticed that process rank 0 with PID 4242 on node n1 exited on signal 9 (Killed).\n"
+    second = b"mpirun noticed that process rank 0 with PID 5151 on node n2 exited on signal 9 (Killed).\n"
+    jobs = MixedJobs("console.log", lambda _found: None, lambda _text: None)
+    for line in mixed + [first] + two[150:156] + [second]:
+        jobs.line(line)
+    assert jobs.mixed and jobs.died() == 2

@@ -57,14 +57,17 @@ class MixedJobs:
         return sum(ranks[min(ranks)] for ranks in self._stops.values())
 
     def died(self) -> int:
-        """The jobs that died: those whose run is open and that printed no record after a launcher's
-        word that a job ended, at most one a word (the jobs after it are the ones that go on)."""
+        """The jobs that died: those whose run is open and that printed no record after the last
+        launcher's word that a job ended, at most as many as the words' blocks say ended (the jobs
+        after them are the ones that go on), less the jobs begun since (relaunches: attempts)."""
         if not self._job_ends:
             return 0
-        silent = [line for job, line in self._last_line.items() if line < self._job_ends[-1] and self._open(job)]
-        # (a word after which a job began: that job is the relaunch, the one that died an attempt, not counted)
-        unanswered = [end for end in self._job_ends if not any(first > end for first in self._first_line.values())]
-        return min(len(silent), sum(self._ends_in_block[line] for line in unanswered if line > min(silent))) if silent else 0
+        silent = [line for job, line in self._last_line.items() if line < self._last_end and self._open(job)]
+        if not silent:
+            return 0
+        after = [end for end in self._job_ends if end > min(silent)]
+        relaunched = sum(1 for first in self._first_line.values() if after and first > after[0])
+        return max(0, min(len(silent), sum(self._ends_in_block[end] for end in after) - relaunched))
 
     def _open(self, job: int) -> bool:
         """Whether the lowest rank of ``job`` that began a run (init_start or run_start) has not stopped it."""
