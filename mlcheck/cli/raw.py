@@ -6,7 +6,6 @@ pick the exit code (0 clean, 1 findings that fail, 2 mlcheck could not do its jo
 
 from __future__ import annotations
 
-import contextlib
 import os
 import re
 import signal
@@ -26,7 +25,7 @@ from mlcheck.settings.config import FORMATS
 from mlcheck.settings.gate import fail_level, reported
 from mlcheck.facts.rulesets import RulesetError, load_ruleset, normalise_version
 from mlcheck.cli.seconds import Seconds
-from mlcheck.cli.watch_end import Terminated, judge_compressed, records_after, runs_after, terminated
+from mlcheck.cli.watch_end import Terminated, end_interrupted, judge_compressed, records_after, runs_after, terminated
 
 
 def _line(found: Finding) -> str:
@@ -218,15 +217,10 @@ def watch_command(log: str, ruleset: str | None, fail_fast: bool, runs: int, out
     except KeyboardInterrupt as stop:
         failing = sorted({found.code for found in said if found.severity >= fail_level(settings)})
         timed_out = isinstance(stop, Terminated) and bool(settings.outputs or output_format in _MACHINE)
-        click.echo(f"mlcheck: interrupted{' (SIGTERM)' if isinstance(stop, Terminated) else ''}; "
-                   + (f"failing findings were said above ({', '.join(failing)}): the run fails" if failing
-                      else "no failing finding so far")
-                   + ("; the report covers what was written (a second SIGTERM ends mlcheck)" if timed_out else ""), err=True)
-        if timed_out:  # (a CI job's time-out: its SARIF or JSON still uploads what was read)
-            signal.signal(signal.SIGTERM, signal.SIG_DFL)
-            with contextlib.suppress(SystemExit):
-                check_and_report([log], settings, text_format=text_format)
-        sys.exit(143 if isinstance(stop, Terminated) else 130)
+        end_interrupted(stop, "; " + (f"failing findings were said above ({', '.join(failing)}): the run fails" if failing
+                                      else "no failing finding so far")
+                        + ("; the report covers what was written (a second SIGTERM ends mlcheck)" if timed_out else ""),
+                        log, settings, text_format, timed_out)
     finally:  # (the final report's own: a SIGTERM there ends mlcheck as the signal does, 143; Ctrl-C 130)
         if signal.getsignal(signal.SIGTERM) is terminated:
             signal.signal(signal.SIGTERM, signal.SIG_DFL)

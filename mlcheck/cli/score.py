@@ -202,10 +202,10 @@ def explain_command(code: str) -> None:
         close = [digits] if typed.startswith("MLC") and find_rule(digits) is not None else difflib.get_close_matches(
             typed if typed.startswith("MLC") else code.strip().lower(), [n for r in all_rules() for n in (r.code, r.name)],
             n=1, cutoff=0.75)
-        family = sorted(r.code for r in all_rules() if typed.startswith("MLC") and r.code.startswith(typed))
-        if family:  # (MLC3: a family, as --select takes it: its rules, as `mlcheck rules` lists them)
-            click.echo(f"{typed} is a family of {len(family)} rules; `mlcheck explain CODE` documents each:")
-            for rule in sorted((r for r in all_rules() if r.code in family), key=lambda r: r.code):
+        members = sorted((r for r in all_rules() if typed.startswith("MLC") and r.code.startswith(typed)), key=lambda r: r.code)
+        if members:  # (MLC3: a family, as --select takes it: its rules, as `mlcheck rules` lists them)
+            click.echo(f"{typed} is a family of {len(members)} rules; `mlcheck explain CODE` documents each:")
+            for rule in members:
                 click.echo(f"  {rule.code}  {rule.name}  ({rule.severity_text.replace('/', ' or ')}): {rule.summary}")
             return
         hint = f" (did you mean {close[0]}?)" if close else ""

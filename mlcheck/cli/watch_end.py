@@ -8,7 +8,7 @@ import os
 import signal
 import sys
 import time
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, NoReturn
 
 if TYPE_CHECKING:
     from mlcheck.settings.config import Settings
@@ -77,14 +77,26 @@ def judge_compressed(log: str, settings: Settings, poll: float, idle_timeout: fl
                 sys.exit(2)
             time.sleep(poll)
     except KeyboardInterrupt as stop:
-        term = isinstance(stop, Terminated)
-        click.echo(f"mlcheck: interrupted{' (SIGTERM)' if term else ''} while {log}'s gzip stream was incomplete"
-                   + ("; the report covers what its stream holds so far" if term and report_on_term else ""), err=True)
-        if term and report_on_term:
-            signal.signal(signal.SIGTERM, signal.SIG_DFL)
-            with contextlib.suppress(SystemExit):
-                check_and_report([log], settings, text_format=text_format)
-        sys.exit(143 if term else 130)
+        covered = "; the report covers what its stream holds so far" if isinstance(stop, Terminated) and report_on_term else ""
+        end_interrupted(stop, f" while {log}'s gzip stream was incomplete{covered}", log, settings, text_format,
+                        report_on_term)
     if signal.getsignal(signal.SIGTERM) is terminated:
         signal.signal(signal.SIGTERM, signal.SIG_DFL)  # (the report's own: as the signal ends it)
     check_and_report([log], settings, text_format=text_format)
+
+
+def end_interrupted(stop: KeyboardInterrupt, said: str, log: str, settings: Settings, text_format: str,
+                    report: bool) -> NoReturn:
+    """Say that the watch was interrupted (``said`` after it), write the reports asked for of what
+    was read where SIGTERM (a CI job's time-out) ended it and ``report``, and exit 143 (Ctrl-C: 130)."""
+    import click
+
+    from mlcheck.cli.checking import check_and_report
+
+    term = isinstance(stop, Terminated)
+    click.echo(f"mlcheck: interrupted{' (SIGTERM)' if term else ''}{said}", err=True)
+    if term and report:  # (its SARIF or JSON still uploads what was read; a second SIGTERM ends mlcheck)
+        signal.signal(signal.SIGTERM, signal.SIG_DFL)
+        with contextlib.suppress(SystemExit):
+            check_and_report([log], settings, text_format=text_format)
+    sys.exit(143 if term else 130)

@@ -43,10 +43,10 @@ class MixedJobs:
         """job -> rank -> the init_start (run_start, run_stop) records it printed."""
         self._first_line: dict[int, int] = {}
         self._last_line: dict[int, int] = {}
-        self._job_ends: list[int] = []  # (the first lines of launchers' blocks of words that a job ended)
-        self._noticed: list[set[bytes]] = []  # (each block's OpenMPI lines on a process that ended)
+        self._blocks: list[tuple[int, set[bytes]]] = []
+        """Launchers' blocks of words that a job ended: each its first line and its OpenMPI lines on a
+        process that ended (one a mpirun: a block says that many jobs ended, one at least)."""
         self._last_end = 0
-        self._ends_in_block: dict[int, int] = {}  # (the jobs each block says ended)
         self._held: list[Finding] | None = None
         self._held_for, self._held_since, self._hold_s = -1, 0.0, hold_s
         self._on_finding, self._on_progress = on_finding, on_progress
@@ -60,14 +60,12 @@ class MixedJobs:
         """The jobs that died: those whose run is open and that printed no record after the last
         launcher's word that a job ended, at most as many as the words' blocks say ended (the jobs
         after them are the ones that go on), less the jobs begun since (relaunches: attempts)."""
-        if not self._job_ends:
-            return 0
         silent = [line for job, line in self._last_line.items() if line < self._last_end and self._open(job)]
-        if not silent:
+        after = [(first, noticed) for first, noticed in self._blocks if silent and first > min(silent)]
+        if not after:
             return 0
-        after = [end for end in self._job_ends if end > min(silent)]
-        relaunched = sum(1 for first in self._first_line.values() if after and first > after[0])
-        return max(0, min(len(silent), sum(self._ends_in_block[end] for end in after) - relaunched))
+        relaunched = sum(1 for first in self._first_line.values() if first > after[0][0])
+        return max(0, min(len(silent), sum(max(1, len(noticed)) for _first, noticed in after) - relaunched))
 
     def _open(self, job: int) -> bool:
         """Whether the lowest rank of ``job`` that began a run (init_start or run_start) has not stopped it."""
@@ -83,14 +81,12 @@ class MixedJobs:
         self.lines += 1
         if not isinstance(line, bytes):
             return self.mixed
-        if JOB_END_HINT(line) and (said := JOB_END.search(line)):
-            if not self._job_ends or self.lines - self._last_end > _BLOCK_LINES:  # (a launcher's lines on one end, the
-                self._job_ends.append(self.lines)  # other jobs' records between them: one; OpenMPI's word on two
-                self._noticed.append(set())  # processes in a block: two mpiruns)
+        if self.order.first and JOB_END_HINT(line) and (said := JOB_END.search(line)):  # (MPI consoles alone)
+            if not self._blocks or self.lines - self._last_end > _BLOCK_LINES:  # (a launcher's lines on one end,
+                self._blocks.append((self.lines, set()))  # the other jobs' records between them: one block)
             self._last_end = self.lines
             if b"noticed that process rank" in said.group(0):  # (one a mpirun: a block printed twice is still one)
-                self._noticed[-1].add(line.strip())
-            self._ends_in_block[self._job_ends[-1]] = max(1, len(self._noticed[-1]))
+                self._blocks[-1][1].add(line.strip())
         if b"]<std" not in line or (source := tagged_record(line)) is None:
             return self.mixed
         job, rank = source
@@ -107,7 +103,7 @@ class MixedJobs:
         if job == self._held_for:
             self._held_since = now  # (the job held for prints on: alive)
         elif len(self.order.first) > known and before is not None and self._open(before) \
-                and not any(end > self.order.first[before] for end in self._job_ends[-1:]) and self._held is None:
+                and not (self._blocks and self._blocks[-1][0] > self.order.first[before]) and self._held is None:
             self._held, self._held_for, self._held_since = [], before, now
         if self.order.concurrent():
             self.mixed, self._held = True, None

@@ -81,7 +81,7 @@ def split_log(path: str, out_dir: str, start_index: int = 0, force: bool = False
             os.replace(temp, target)
         temps = []
     except OSError as error:
-        named = f" ({error.filename})" if getattr(error, "filename", None) else ""
+        named = f" ({error.filename})" if error.filename else ""
         raise SplitError(f"cannot write into {out_dir}{named}: {error.strerror or error}") from None
     finally:  # (also when interrupted: no partial file, no folder made for nothing)
         for temp in temps:

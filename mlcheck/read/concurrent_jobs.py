@@ -104,10 +104,6 @@ class JobOrder:
         """The job of the last record line added."""
         return self._last
 
-    def stopped(self, job: int) -> bool:
-        """Whether rank 0 of ``job`` logged a run_stop."""
-        return job in self._stopped
-
     def concurrent(self) -> tuple[int, ...]:
         """The jobs in the order they began, when their records interleave; else ()."""
         return tuple(self.first) if self._switches >= MIN_SWITCHES and len(self.first) > 1 else ()

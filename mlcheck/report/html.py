@@ -41,9 +41,10 @@ def _runs_table(bench: BenchmarkResult, min_severity: Severity) -> str:
         linked = {f.code for f in run.findings if f.severity >= min_severity}  # (those the findings section shows)
         codes = ", ".join(f'<a href="#{escape(code)}">{escape(code)}</a>' if code in linked else escape(code)
                           for code in sorted({f.code for f in run.findings}))
+        verdict = run_verdict_text(run)  # (a tolerated run's fail as a warning)
         rows.append([td(run_label(run)), td(format_minutes(minutes), "num"), td(run.status or "—"),
                      td("yes" if run.converged else "no"), td("yes" if position in counted else "no"),
-                     td(run_verdict_text(run), run.verdict if run_verdict_text(run) == run.verdict else "sev-warning"),
+                     td(verdict, run.verdict if verdict == run.verdict else "sev-warning"),
                      td(run.official_verdict, run.official_verdict), f"<td>{codes}</td>"])
     return table(["run", "minutes", "status", "converged", "counted", "verdict", "official checker",
                    "findings"], rows, "runs")

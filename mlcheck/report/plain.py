@@ -89,7 +89,7 @@ def runs_text(runs: Sequence[RunResult]) -> str:
 def run_verdict_text(run: RunResult) -> str:
     """A run's verdict for a runs table: ``pass``, ``fail``, or ``fail (tolerated)`` for a
     non-converged run its folder tolerates, which fails no check (it is the olympic mean's slowest)."""
-    tolerated = run.verdict == "fail" and not any(f.severity is Severity.ERROR for f in run.findings)
+    tolerated = run.tolerated and not any(f.severity is Severity.ERROR for f in run.findings)  # (as run_tally counts it)
     return "fail (tolerated)" if tolerated else run.verdict
 
 
