@@ -154,8 +154,10 @@ def watch_command(log: str, ruleset: str | None, fail_fast: bool, runs: int, out
     (records may follow run_stop; 20 s at least while the run's submission_* block is
     incomplete, as TPU loggers print its rest after run_stop), the report `check` gives for the
     lines watched goes to stdout and the exit code is check's. With --fail-fast the first error
-    ends the watch with exit 1 (with --format json, after the report of the lines read). LOG may
-    not exist yet; a folder or an unreadable file exits 2.
+    ends the watch with exit 1 (with --format json, after the report of the lines read). A run
+    that did not converge is a warning while the benchmark result may still drop it as its
+    slowest (--runs is the round's number of runs, within its non-converged allowance), as the
+    final report tolerates it. LOG may not exist yet; a folder or an unreadable file exits 2.
 
     A gzip LOG is not followed: it is checked whole once its end is written (--idle-timeout: exit 2 before).
 

@@ -18,7 +18,7 @@ from dataclasses import replace
 from itertools import chain
 from typing import Iterable
 
-from mlcheck.checker import choose_ruleset, judge_run
+from mlcheck.checker import judge_run
 from mlcheck.package.discover import LogRef
 from mlcheck.read.follow import COMPRESSED, IDLE, RESTART, Follower
 from mlcheck.model import Event, Finding, Severity
@@ -28,11 +28,12 @@ from mlcheck.read.reader import AnyItem
 from mlcheck.read.items import RefusedRecordText
 from mlcheck.rules.internal import crash_finding
 from mlcheck.rules.package_runs import is_hyperparameter
-from mlcheck.facts.rulesets import Ruleset, RulesetError
+from mlcheck.facts.rulesets import Ruleset
 from mlcheck.rules.timing import INIT_TIME_EXCEEDED
 from mlcheck.raw.watch_progress import progress_line as _progress_line, say_not_logged_at_start
 from mlcheck.score.rcp.policy import round_policy
 from mlcheck.raw.mixed_jobs import MixedJobs  # (MPI jobs in one console)
+from mlcheck.raw.watch_tolerance import run_facts, tolerated_while_watched
 from mlcheck.raw.watch_state import (FindingSink, Lost, ProgressSink, StopWatching, WatchOutcome,
                                      WatchState, check_init_clock, new_state, report_once)
 
@@ -75,7 +76,7 @@ def _follow(follower: Follower, path: str, jobs: MixedJobs, forced: tuple[Rulese
             poll: float, idle_timeout: float | None, lost: Lost, relaunch_wait: float) -> WatchOutcome:
     on_finding, on_progress = jobs.finding, jobs.progress
     live = LiveReader(path)
-    state = new_state(path, forced, 0)
+    state = new_state(path, forced, wanted)
     runs, outcome = wanted, lost.outcome  # (runs: those still to stop in the file as it is now)
     last_data, told = time.monotonic(), -1  # (told: the run whose wait for its submission block was said)
 
@@ -117,7 +118,7 @@ def _follow(follower: Follower, path: str, jobs: MixedJobs, forced: tuple[Rulese
                 if done:  # (every run watched is in what the file no longer holds: its findings are said)
                     return outcome("replaced", 0, 0)
                 runs -= state.runs_done
-                live, state = LiveReader(path), new_state(path, forced, 0)
+                live, state = LiveReader(path), new_state(path, forced, runs)
                 continue
             if signal == IDLE:
                 jobs.tick(time.monotonic())
@@ -280,6 +281,9 @@ def _checkpoint(state: WatchState, on_finding: FindingSink, on_progress: Progres
     run = state.builder.build()
     state.judged_events, state.pending = len(run.events), False
     result = judge_run(run, LogRef(state.path), state.forced, state.reading, state.forced_source)
+    facts = run_facts(run, state.path, state.forced, result.benchmark) if final or progress else None
+    if final:  # (a run the benchmark result may still count as its slowest: its non-convergence, a warning)
+        result = tolerated_while_watched(result, facts, state.wanted, state.non_converged)
     for found in result.findings:
         if only is not None and found.code not in only:
             continue
@@ -290,9 +294,5 @@ def _checkpoint(state: WatchState, on_finding: FindingSink, on_progress: Progres
     if not progress:
         return
     say_not_logged_at_start(run, result.findings, state.reported, on_progress)
-    try:
-        facts = choose_ruleset(run, LogRef(state.path), state.forced).ruleset.facts(result.benchmark or "")
-    except RulesetError:
-        facts = None
     policy = round_policy(result.ruleset) if result.ruleset else None
     on_progress(_progress_line(run, facts, policy.unit_of(facts.name) if policy and facts else "epochs"))

@@ -36,6 +36,10 @@ class WatchState:
     reading: list[Finding] = field(default_factory=list)
     reported: set[tuple[str, int | None, str]] = field(default_factory=set)
     runs_done: int = 0
+    wanted: int = 1
+    """The runs the watch waits for in the file as it is (``--runs``, less those a rotation took)."""
+    non_converged: set[int] = field(default_factory=set)
+    """The runs judged whole that did not converge (:mod:`mlcheck.raw.watch_tolerance`)."""
     init_alarm: Severity | None = None
     """The MLC401 reported while init ran: a warning (the wall clock), an error (the log's times)."""
     judged_events: int = 0
@@ -152,10 +156,11 @@ class Lost:
                             restarts=tuple(self.restarts))
 
 
-def new_state(path: str, forced: tuple[Ruleset | None, str], index: int) -> WatchState:
+def new_state(path: str, forced: tuple[Ruleset | None, str], wanted: int) -> WatchState:
+    """The state of a watch of ``path`` (read from line 1) for ``wanted`` more runs."""
     one_run = RESULT_FILE.match(os.path.basename(path)) is not None
-    return WatchState(path=path, forced=forced[0], forced_source=forced[1], builder=RunBuilder(path, index),
-                      boundaries=RunBoundaries(one_run))
+    return WatchState(path=path, forced=forced[0], forced_source=forced[1], builder=RunBuilder(path, 0),
+                      boundaries=RunBoundaries(one_run), wanted=wanted)
 
 
 def report_once(state: WatchState, found: Finding, on_finding: FindingSink) -> None:

@@ -1,0 +1,51 @@
+"""A run ``watch --runs N`` judges whole, as one of the runs of one benchmark result: where the
+result may still count it (a non-converged run as its slowest, within the round's
+``max_non_converged``; a converged run whose run_stop says ``aborted``), its non-convergence is a
+warning, as ``check`` tolerates it in the folder's final report (:func:`mlcheck.judge.folders._tolerate`).
+``--fail-fast`` then stops at what the final report fails, not at a run the score drops.
+
+The tolerance is provisional: the final report is ``check``'s over the lines watched, which
+tolerates the run only when the folder's score is valid (the round's number of runs, the others
+converged; rules §Benchmark results, ``olympic_score``)."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+from mlcheck.checker import choose_ruleset
+from mlcheck.facts.rulesets import BenchmarkFacts, Ruleset, RulesetError
+from mlcheck.model import Run, Severity
+from mlcheck.package.discover import LogRef
+from mlcheck.results import TOLERATED_CODES, RunResult
+
+
+def run_facts(run: Run, path: str, forced: Ruleset | None, benchmark: str | None) -> BenchmarkFacts | None:
+    """The benchmark's facts in the round the run is judged by (None: no round, no such benchmark)."""
+    try:
+        return choose_ruleset(run, LogRef(path), forced).ruleset.facts(benchmark or "")
+    except RulesetError:
+        return None
+
+
+def tolerated_while_watched(result: RunResult, facts: BenchmarkFacts | None, wanted: int,
+                            non_converged: set[int]) -> RunResult:
+    """``result`` (a run judged whole) with the errors the benchmark result may still tolerate as
+    warnings; ``non_converged``: the indexes of the non-converged runs judged so far (updated).
+    Nothing is tolerated unless ``--runs`` (``wanted``) is the round's number of runs."""
+    if facts is None or wanted != facts.result_files:
+        return result
+    if not result.converged:
+        non_converged.add(result.index)
+        if len(non_converged) > facts.max_non_converged:
+            return result
+        codes, note = TOLERATED_CODES, (
+            f"tolerated so far: of the {wanted} runs watched, the benchmark result counts up to "
+            f"{facts.max_non_converged} non-converged as the slowest; the final report decides")
+    elif result.status == "aborted":
+        codes, note = frozenset({"MLC302"}), ("a warning so far: the benchmark result counts the run as converged; "
+                                              "the final report decides")
+    else:
+        return result
+    return replace(result, findings=tuple(
+        replace(f, severity=Severity.WARNING, message=f"{f.message} ({note})")
+        if f.code in codes and f.severity is Severity.ERROR else f for f in result.findings))
