@@ -505,9 +505,10 @@ def test_a_gzipped_utf16_console_is_read_and_a_gzip_in_a_gzip_is_named(tmp_path:
 @pytest.mark.parametrize("damage", ["method", "cut5", "cut12"])
 def test_a_gzip_damaged_in_its_header_is_mlc001_not_an_empty_log(tmp_path: Path, damage: str) -> None:
     """A gzip whose header is damaged (an unknown method) or that is cut within its first bytes:
-    MLC001 at no line says reading stopped before the first line, and MLC002 says no record could be
+    MLC001 at its first line says reading stopped before the first line, and MLC002 says no record could be
     read (was: MLC002 "the log is empty" alone for the first two; "empty" beside MLC001 for the
-    third; a review, session 44)."""
+    third; a review, session 44). At line 1, not at no line: the file was opened, its content is
+    damaged (exit 1, not 2; session 57)."""
     import gzip
 
     data = {"method": b"\x1f\x8b garbage", "cut5": gzip.compress(LOG.read_bytes())[:5],
@@ -517,5 +518,5 @@ def test_a_gzip_damaged_in_its_header_is_mlc001_not_an_empty_log(tmp_path: Path,
     [run] = check([str(log)]).runs
     found = {f.code: f for f in run.findings}
     assert run.verdict == "fail" and {"MLC001", "MLC002"} <= set(found)
-    assert found["MLC001"].line is None and "reading stopped before the first line" in found["MLC001"].message
+    assert found["MLC001"].line == 1 and "reading stopped before the first line" in found["MLC001"].message
     assert found["MLC002"].message == "no :::MLLOG record could be read: reading stopped before the first line (MLC001)"

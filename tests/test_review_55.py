@@ -239,7 +239,8 @@ def test_a_package_s_own_config_is_said_and_writes_nowhere_outside_the_working_f
     refused = [f for f in json.loads(done.stdout)["findings"] if f["code"] == "MLC041"]
     assert [(f["line"], f["severity"]) for f in refused] == [(3, "error"), (3, "error")]
     assert "mlcheck: Acme/.mlcheck.toml (found from Acme upwards; the search starts at the checked folder) sets " \
-        "exit_zero, ignore, output, which decide what is judged, what fails and what is written" in done.stderr.decode()
+        "exit_zero, ignore, output (ok.sarif), which decide what is judged, what fails and what is written" \
+        in done.stderr.decode()
     assert done.returncode == 0  # (exit_zero is the config's: said, not refused)
 
 

@@ -19,7 +19,7 @@ import click
 
 from mlcheck import __version__
 from mlcheck.cli.checking import check_and_report, checked, report_options, unwritable_folder
-from mlcheck.cli.common import (EXIT_ERROR, JOBS_OPTION, RULESET_HELP, console, load_cli_settings,
+from mlcheck.cli.common import (EXIT_ERROR, JOBS_OPTION, RULESET_HELP, console, given_once, load_cli_settings,
                                 refuse_overwriting_inputs)
 from mlcheck.settings.config import COLORS, FORMATS
 from mlcheck.settings.gate import (benchmark_folders, exit_code, fail_level, format_named, standard_stream, unopenable_lines,
@@ -126,7 +126,8 @@ def check_command(paths: tuple[str, ...], ruleset: str | None, config_path: str 
 @main.command("report")
 @click.argument("paths", nargs=-1, required=True, metavar="PATH...")
 @_gate_options
-@click.option("--output", "-o", "output_path", required=True, type=click.Path(dir_okay=False),
+@click.option("--output", "-o", "output_path", required=True, multiple=True, callback=given_once,
+              type=click.Path(dir_okay=False),
               metavar="FILE", help="The HTML file to write (one self-contained file; FILE or html:FILE, as "
               "check -o takes it; its folder is created); - prints it. A FILE named as another report "
               "(.json, .sarif, .xml, .md, .txt) is refused: html:FILE writes HTML under that name.")

@@ -24,7 +24,8 @@ from mlcheck.report import ReportOptions, render_waived_text, report_blocks, rep
 from mlcheck.report.plain import TERMINAL_CAP, counted, one_line, summary_line
 from mlcheck.results import CheckResult
 from mlcheck.rules.config_rules import CONFIG_INVALID
-from mlcheck.settings.config import Settings, report_below
+from mlcheck.settings.config import Settings
+from mlcheck.settings.found_outputs import refused_output
 from mlcheck.settings.gate import (exit_code, fail_level, input_digests, parse_output, postprocess,
                                    overwritten_inputs, unopenable_given, unopenable_lines, utf8_standard_output, write_outputs)
 
@@ -62,7 +63,9 @@ def checked(paths: Sequence[str], settings: Settings, quiet: bool, verbose: bool
 def config_notice(settings: Settings, unused: frozenset[str] = frozenset()) -> str:
     """What a config found by the search decides (:attr:`Settings.config_deciding`), but the
     settings the command does not use (``score`` fails on no finding, writes no config output)."""
-    named = [name for name in settings.config_deciding if name not in unused]
+    named = [name if name != "output" or not settings.outputs_source.startswith("output in") else
+             f"output ({', '.join(parse_output(spec)[1] for spec in settings.outputs)})"
+             for name in settings.config_deciding if name not in unused]
     return (f"mlcheck: {settings.config_path} ({settings.config_reason}) sets {', '.join(named)}, which decide what "
             "is judged, what fails and what is written; --config /dev/null reads no config") if named else ""
 
@@ -179,17 +182,18 @@ def _check_and_report(paths: Sequence[str], settings: Settings, quiet: bool, ver
     # nothing (0.15-0.2 s on all shared rounds): the result is frozen out of the collector's
     # traversals (gc.freeze; the command ends with the reports), the reports' garbage collected.
     gc.freeze()
-    refuse_overwriting_inputs([parse_output(spec)[1] for spec in settings.outputs], result,
-                              settings.config_path)
+    refuse_overwriting_inputs([parse_output(spec)[1] for spec in settings.outputs], result, settings.config_path,
+                              named_by="" if settings.outputs_source == "--output" else settings.outputs_source)
     wants_html = settings.format == "html" or any(parse_output(s)[0] == "html" for s in settings.outputs)
     options = replace(report_options(settings, quiet, wants_html, result), output_format=text_format,
                       unopenable=tuple(unopenable))
     failed = False
     found = settings.outputs_source.startswith("output in") and settings.config_reason.startswith("found")
     for spec in settings.outputs:  # (each its own, before standard output: a closed pipe or a full disk loses none)
-        if found and not report_below(spec, os.getcwd()):  # (again at the write: a link made since the check began)
-            click.echo(one_line(f"mlcheck: error: the report {spec} of {settings.config_path} leads outside the "
-                                "working folder now (a link): not written"), err=True)
+        why = refused_output(spec, os.getcwd()) if found else None  # (again at the write: a link made since the check began)
+        if why is not None:
+            click.echo(one_line(f"mlcheck: error: the report {spec} of {settings.config_path} {why} now: not written"),
+                       err=True)
             failed = True
             continue
         try:

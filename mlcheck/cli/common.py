@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Any, Mapping, Sequence
 import click
 
 from mlcheck.checker import Progress, check
-from mlcheck.settings.config import Settings, load_settings
+from mlcheck.settings.config import Settings, load_settings, replace
 from mlcheck.package.discover import DiscoveryError
 from mlcheck.settings.gate import outputs_in_checked_folders, overwritten_inputs
 from mlcheck.settings.output_target import STREAM_NAMES, stream_input, streams_into, streams_into_folder
@@ -53,18 +53,21 @@ def _raise_broken_pipe(self: object) -> None:
 
 
 def refuse_overwriting_inputs(paths: Sequence[str], result: CheckResult,
-                              config_path: str | None = None, standard_output: bool = True) -> None:
+                              config_path: str | None = None, standard_output: bool = True,
+                              named_by: str = "") -> None:
     """Exit 2 before writing a report over one of the files that were checked, or into a folder
-    of a package that was checked: ``paths``, and standard output where the command writes to it."""
+    of a package that was checked: ``paths``, and standard output where the command writes to it.
+    ``named_by``: where the paths were set, when not on the command line (``output in .mlcheck.toml``)."""
     refuse_streams_into_inputs(result, config_path, standard_output)  # (first: its errors go to stderr)
     clobbered = overwritten_inputs(paths, result, [config_path])
+    named = f" ({named_by})" if named_by else ""
     if clobbered:
-        click.echo(one_line(f"mlcheck: error: {clobbered[0]} is an input of this check (a log, the config, or "
+        click.echo(one_line(f"mlcheck: error: {clobbered[0]}{named} is an input of this check (a log, the config, or "
                    "a file of a package being checked); mlcheck never overwrites its input. Choose "
                    "another output path"), err=True)
         sys.exit(EXIT_ERROR)
     for path, folder in outputs_in_checked_folders(paths, result):
-        click.echo(one_line(f"mlcheck: error: {path} lies in {folder}, a folder this check reads; mlcheck never "
+        click.echo(one_line(f"mlcheck: error: {path}{named} lies in {folder}, a folder this check reads; mlcheck never "
                    "writes into the folders it checks. Choose an output path outside the package's "
                    "results/ and systems/ folders"), err=True)
         sys.exit(EXIT_ERROR)
@@ -189,9 +192,33 @@ def load_cli_settings(config_path: str | None, paths: Sequence[str] | None = Non
             hint = f" (did you mean {close[0]}?)" if close else ""
             raise click.UsageError(f"--{option} {shown!r} matches no rule code or name{hint}; `mlcheck rules` "
                                    "lists them (e.g. MLC3, MLC301 or target-not-reached)")
-    return load_settings(given, config=config_path, paths=list(paths) if paths is not None else None)
+    settings = load_settings(given, config=config_path, paths=list(paths) if paths is not None else None)
+    if given.get("format") is None and settings.format != "auto" and settings.outputs_source == "--output" and \
+            any(_on_standard_output(spec) for spec in settings.outputs):  # (the command line's -o json:- wins over
+        settings = replace(settings, format="auto")  # a config's or MLCHECK_FORMAT's format: its report is stdout's)
+    return settings
+
+
+def _on_standard_output(spec: str) -> bool:
+    from mlcheck.settings.gate import parse_output
+
+    try:
+        return parse_output(spec)[1] == "-"
+    except ValueError:
+        return False
 
 
 def matches_a_rule(prefix: str) -> bool:
     """Whether some rule code starts with ``prefix``."""
     return any(rule.code.startswith(prefix) for rule in all_rules())
+
+
+def given_once(context: click.Context, option: click.Parameter, values: tuple[Any, ...]) -> Any:
+    """The value of a ``multiple`` option that takes one file (``report -o``): a usage error when it
+    is given twice (click would keep the last alone, and the first file would silently not be written)."""
+    if len(values) > 1:
+        name = max(option.opts, key=len)
+        raise click.BadParameter(f"given {len(values)} times ({', '.join(map(repr, values))}); {name} takes one: "
+                                 "run the command once for each", context, option)
+    return values[0] if values else None
+

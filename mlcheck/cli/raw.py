@@ -15,7 +15,7 @@ from dataclasses import replace
 import click
 
 from mlcheck.cli.checking import check_and_report, config_notice
-from mlcheck.cli.common import (EXIT_ERROR, EXIT_FINDINGS, EXIT_OK, load_cli_settings, refuse_streams_into_folder,
+from mlcheck.cli.common import (EXIT_ERROR, EXIT_FINDINGS, EXIT_OK, given_once, load_cli_settings, refuse_streams_into_folder,
                                 refuse_streams_into_log)
 from mlcheck.model import Finding, Severity
 from mlcheck.raw.watch_paths import compressed, unwatchable
@@ -37,8 +37,8 @@ def _line(found: Finding) -> str:
 
 @click.command("split")
 @click.argument("raw", metavar="RAW")
-@click.option("--output-dir", "-o", "out_dir", required=True, type=click.Path(file_okay=False),
-              metavar="DIR", help="Folder to write result_<i>.txt into (created if needed).")
+@click.option("--output-dir", "-o", "out_dir", required=True, multiple=True, callback=given_once,
+              type=click.Path(file_okay=False), metavar="DIR", help="Folder to write result_<i>.txt into (created if needed).")
 @click.option("--start-index", type=click.IntRange(min=0), default=0, show_default=True,
               help="Number of the first file written (result_<start>.txt).")
 @click.option("--force", is_flag=True, help="Overwrite result files that exist (those numbered after the files "
@@ -51,12 +51,17 @@ def split_command(raw: str, out_dir: str, start_index: int, force: bool) -> None
     Exit 0 when written, 1 when a record was damaged (a cut run) or records only another rank
     printed were left out (MLC028), 2 when nothing could be written.
     """
+    from mlcheck.package.file_kinds import named_device, special_kind
     from mlcheck.raw.split import SplitError, split_log  # imported per command: `check` stays light
 
     if signal.getsignal(signal.SIGTERM) is signal.SIG_DFL:  # (a time-out's SIGTERM: unwound as Ctrl-C is,
         signal.signal(signal.SIGTERM, lambda signum, _frame: sys.exit(128 + signum))  # no partial file left)
     if raw != "-" and not os.path.lexists(raw):  # (as check says it)
         click.echo(one_line(f"mlcheck: error: {raw}: no such file or folder"), err=True)
+        sys.exit(EXIT_ERROR)
+    if special_kind("-") if raw == "-" else named_device(raw):  # (/dev/zero, < /dev/zero: read forever)
+        click.echo(one_line(f"mlcheck: error: {raw}: this is {special_kind(raw) or 'a device'}, not a log (reading it "
+                            "could wait forever); name the log file, or pipe it in"), err=True)
         sys.exit(EXIT_ERROR)
     raw = _one_log(raw)
     refuse_streams_into_log(raw, "split")

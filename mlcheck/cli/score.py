@@ -9,7 +9,7 @@ import click
 
 from mlcheck.cli.checking import say_settings, unwritable_folder
 from mlcheck.cli.common import (EXIT_ERROR, EXIT_FINDINGS, EXIT_OK, JOBS_OPTION, RULESET_HELP,
-                                console, jobs_of, load_cli_settings, refuse_overwriting_inputs,
+                                console, given_once, jobs_of, load_cli_settings, refuse_overwriting_inputs,
                                 refuse_streams_into_inputs,
                                 run_check)
 from mlcheck.model import Finding, Severity
@@ -38,7 +38,8 @@ from mlcheck.rules.power import POWER_LOG_INVALID
               help="Format of the results table: text (on the terminal), csv, markdown or json "
               "(mlcheck-results-table/1, schemas/results-table.schema.json). With csv/markdown/json only the "
               "table is printed.")
-@click.option("--table-output", "table_output", type=click.Path(dir_okay=False, writable=True),
+@click.option("--table-output", "table_output", multiple=True, callback=given_once,
+              type=click.Path(dir_okay=False, writable=True),
               metavar="FILE", help="Write the results table to FILE (in --table-format; text is "
               "written without colour; its folder is created) instead of printing it; - prints it.")
 @JOBS_OPTION

@@ -20,7 +20,7 @@ from mlcheck.package.power_paths import power_log_benchmark
 from mlcheck.package.real_paths import RealPaths as RealPaths, absolute_parts as absolute_parts  # (re-exported)
 from mlcheck.package.named_files import passed_over
 from mlcheck.package.file_kinds import (holds_a_record, holds_power_records, holds_records, loops_back, named_device,
-                                        special_kind)
+                                        special_kind, stdin_device)
 
 NOT_LOG_FOLDERS = frozenset({"benchmarks", "systems", "power"})
 """Folders a walk does not enter, in any case (``Power/`` too: the official tools read none of its
@@ -98,7 +98,7 @@ def discover_all(paths: list[str]) -> tuple[list[LogRef], list[EmptyFolder], lis
         if given == "-":
             if sys.stdin is None:  # (started with ``<&-``)
                 raise DiscoveryError("-: standard input is closed; give the log a path, or pipe it in")
-            refs.append(LogRef("-"))
+            refs.append(LogRef("-")) if stdin_device() is None else skipped.append(("-", NAMED_DEVICE))
             continue
         _must_exist(given) if not is_held(given) else None  # (a watched log moved away: its bytes are held)
         bench = power_log_benchmark(given) if not is_held(given) else None

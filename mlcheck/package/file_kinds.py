@@ -27,8 +27,25 @@ def named_device(path: str) -> bool:
     return mode is not None and (stat.S_ISCHR(mode) or stat.S_ISBLK(mode) or stat.S_ISSOCK(mode))
 
 
+def stdin_device() -> str | None:
+    """``a terminal`` or ``a device`` (``< /dev/zero``) when standard input is one, which reading
+    could wait on forever, as a device named on the command line (:func:`named_device`); else None."""
+    import sys
+
+    try:
+        descriptor = sys.stdin.fileno()
+        mode = os.fstat(descriptor).st_mode
+    except (AttributeError, OSError, ValueError):  # (closed, or no descriptor: a test's stream)
+        return None
+    if os.isatty(descriptor):
+        return "a terminal"
+    return "a device" if stat.S_ISCHR(mode) or stat.S_ISBLK(mode) else None
+
+
 def special_kind(path: str) -> str | None:
-    """None for a regular file (or one that vanished), else what it is."""
+    """None for a regular file (or one that vanished), else what it is (``-``: standard input's device)."""
+    if path == "-":
+        return stdin_device()
     mode = _mode(path)
     if mode is None or stat.S_ISREG(mode):
         return None

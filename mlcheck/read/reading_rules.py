@@ -249,5 +249,8 @@ def reading_stopped(path: str, line_no: int, error: BaseException) -> Finding:
             f"the gzip data ends after line {line_no} and bytes that are not gzip follow ({error}): ignored, "
             "as gzip -d ignores them; the lines before them are read"), severity=Severity.WARNING, official=False)
     where = f"after line {line_no}" if line_no else "before the first line"
-    return FILE_UNREADABLE.at(path, line_no or None, f"reading stopped {where}: {error}; the file (or its "
-                              "gzip archive) is damaged or truncated")
+    # (gzip data cut or damaged before its first line: the file was read, at its first line, as any damaged
+    # file's (exit 1); an error of the system, which let nothing be read, at no line: exit 2, as a file not opened)
+    damaged = isinstance(error, (EOFError, zlib.error)) or type(error).__name__ == "BadGzipFile"
+    return FILE_UNREADABLE.at(path, line_no or (1 if damaged else None), f"reading stopped {where}: {error}; the file "
+                              "(or its gzip archive) is damaged or truncated")

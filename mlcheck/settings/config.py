@@ -223,10 +223,21 @@ def _valid_outputs(specs: tuple[str, ...], label: str, where: str, line: int | N
     kept = _valid_entries(specs, _is_output_spec,
                           f"is not FORMAT:PATH with FORMAT one of {choices} (e.g. sarif:mlcheck.sarif), nor a PATH "
                           "ending in .sarif, .json, .xml (junit), .md, .html or .txt", label, where, line, problems)
-    return _valid_entries(kept, lambda spec: found_from is None or report_below(spec, found_from), (
-        "is no report's name below the working folder (an absolute path or a drive, .., a link, or a name not "
-        "ending in .sarif, .json, .xml, .md, .html or .txt): a config file found from the checked paths writes "
-        "only such files; name another place with -o or --config"), label, where, line, problems)
+    if found_from is None:
+        return kept
+    from mlcheck.settings.found_outputs import refused_output
+
+    allowed = []
+    for spec in kept:
+        why = refused_output(spec, found_from)
+        if why is None:
+            allowed.append(spec)
+        else:
+            problems.append(CONFIG_INVALID.at(where, line, (
+                f"{label}: {spec!r} {why}; a config file found from the checked paths writes new reports, or "
+                "replaces reports mlcheck wrote, below the working folder and outside submission packages only: the "
+                "entry is ignored (name another place with -o or --config)")))
+    return tuple(allowed)
 
 
 def _is_output_spec(spec: str) -> bool:
@@ -238,19 +249,6 @@ def _is_output_spec(spec: str) -> bool:
     except ValueError:
         return False
     return True
-
-
-def report_below(spec: str, cwd: str) -> bool:
-    """Whether ``spec`` writes a file named as a report, below ``cwd`` once links are followed."""
-    from mlcheck.settings.gate import format_named, parse_output
-
-    path = parse_output(spec)[1]
-    if path == "-":
-        return True
-    full = os.path.join(cwd, path)
-    if os.path.isabs(path) or path[1:2] == ":" or path[:1] in "/\\" or os.path.islink(full):  # (C:x: a drive's)
-        return False
-    return format_named(path) is not None and os.path.realpath(full).startswith(os.path.join(os.path.realpath(cwd), ""))
 
 
 def _valid_entries(entries: Iterable[str], valid: Callable[[str], bool], why: str, label: str,

@@ -32,14 +32,15 @@ def _toml_reader() -> tuple[Callable[[str], dict[str, Any]] | None, type[Excepti
 
 
 def read_text(path: Path) -> str:
-    """The text of a file, or an empty string when it cannot be read."""
+    """The text of a file (bytes that are no UTF-8 replaced), or an empty string when it cannot be read."""
     try:
-        return path.read_text(encoding="utf-8-sig")
-    except (OSError, UnicodeDecodeError):
+        with path.open("rb") as handle:
+            return handle.read(MAX_CONFIG_BYTES + 1).decode("utf-8-sig", errors="replace")
+    except OSError:
         return ""
 
 
-_MAX_CONFIG_BYTES = 1024 * 1024
+MAX_CONFIG_BYTES = 1024 * 1024
 """A larger config file is not read (MLC041): its size and nesting are bounded here."""
 
 
@@ -68,9 +69,9 @@ def load_table(path: Path, shown: str) -> tuple[dict[str, Any], str, Finding | N
             return {}, "", CONFIG_INVALID.at(shown, None, f"the config file is {kind}, not a file: it is ignored" + (
                 ", and the pyproject.toml beside it, which holds [tool.mlcheck], is not read while it is there: "
                 "remove it" if hidden else ""))
-        if path.stat().st_size > _MAX_CONFIG_BYTES:
+        if path.stat().st_size > MAX_CONFIG_BYTES:
             return {}, "", CONFIG_INVALID.at(shown, None, (
-                f"the config file is over {_MAX_CONFIG_BYTES // 1024} KiB; a config of mlcheck is a few "
+                f"the config file is over {MAX_CONFIG_BYTES // 1024} KiB; a config of mlcheck is a few "
                 "lines: the file is ignored"))
         raw = path.read_bytes()
         text = raw.decode("utf-8-sig")  # (a byte order mark, as Notepad writes: not a TOML error)

@@ -83,7 +83,12 @@ def _config_in(folder: Path) -> Path | None:
 def _mlcheck_pyproject(folder: Path) -> Path | None:
     """The folder's ``pyproject.toml`` when it holds mlcheck's settings."""
     pyproject = folder / "pyproject.toml"
-    return pyproject if _is_file(pyproject) and names_mlcheck_table(_read(pyproject)) else None
+    if not _is_file(pyproject):
+        return None
+    if not os.access(pyproject, os.R_OK):  # (it may hold mlcheck's settings: found, so that MLC041 says it cannot be read)
+        return pyproject
+    # (not UTF-8: found where it names the table, so that MLC041 says where its text is no UTF-8)
+    return pyproject if names_mlcheck_table(_read(pyproject)) else None
 
 
 def shadowed_pyproject(config: Path) -> Path | None:

@@ -22,7 +22,7 @@ from mlcheck.settings.replaced_file import replaced_file
 from mlcheck.model import Finding, Severity
 from mlcheck.results import CheckResult
 from mlcheck.report import ReportOptions, report_blocks
-from mlcheck.report.plain import one_line
+from mlcheck.report.plain import one_line, summary_line
 from mlcheck.read.reading_rules import FILE_UNREADABLE
 from mlcheck.settings.selection_filter import select_findings
 from mlcheck.settings.waivers import add_findings, apply_waivers
@@ -251,6 +251,8 @@ def write_outputs(specs: Sequence[str], result: CheckResult, options: ReportOpti
         with replaced_file(path) as handle:  # (whole or not at all: a failed write keeps the old file)
             for block in report_blocks(name, result, options):  # (written as it is made)
                 handle.write(block)
+            if name == "text":  # (the verdict, which stderr shows: the file alone says it, and is known as a report)
+                handle.write(summary_line(result, options.fail_level) + "\n")
         written.append(path)
     return written
 
