@@ -184,6 +184,8 @@ class EnergyScore:
     reason: str
     run_joules: tuple[float | None, ...] = ()
     scaling_factor: float | None = None
+    stops_summarizer: bool = False
+    """The summarizer raises on a run's power logs (MLC543): it publishes no result of the package."""
 
     def within(self, score: Score) -> EnergyScore:
         """This energy in a folder whose result is ``score``: not valid when the result is not

@@ -191,7 +191,9 @@ def test_a_utf16_node_log_is_said_to_be_utf16(tmp_path: Path, encoding: str) -> 
 
 def test_a_dropped_runs_power_log_is_read_as_the_summarizer_reads_it(tmp_path: Path) -> None:
     """The summarizer scores the power logs of every converged run before the olympic mean drops
-    the fastest and the slowest: a log it cannot score fails the energy even for a dropped run."""
+    the fastest and the slowest: a log it cannot score fails the energy even for a dropped run. It
+    raises outside any ``try``, so it publishes no result of the package: the time score is not
+    valid either (rv261, session 57)."""
     from mlcheck import check
 
     folder, before = _scored_power_folder(tmp_path)
@@ -200,8 +202,9 @@ def test_a_dropped_runs_power_log_is_read_as_the_summarizer_reads_it(tmp_path: P
     node.write_text("".join(line for line in node.read_text(encoding="utf-8").splitlines(keepends=True)
                             if '"power_measurement_start"' not in line), encoding="utf-8")
     (after,) = check([str(folder)]).benchmarks
-    assert after.score.valid and after.score.score_min == before.score.score_min
-    assert after.energy is not None and after.energy.joules is None
+    assert not after.score.valid and after.score.score_min == before.score.score_min
+    assert "the result summarizer stops on its power logs (MLC543)" in after.score.reason
+    assert after.energy is not None and after.energy.joules is None and after.energy.stops_summarizer
     assert f"the power logs of {dropped} (a run the time score drops" in after.energy.reason
 
 

@@ -184,3 +184,128 @@ def test_a_configs_output_into_the_checked_folder_names_the_config(tmp_path: Pat
     config.write_text('output = ["report.md"]\n', "utf-8")
     done = _mlcheck("check", ".", "--config", str(config), cwd=package / "results" / "acme-t8" / "resnet")
     assert done.returncode == 2 and f"report.md (output in {config}) lies in" in done.stderr, done.stderr
+
+
+def _power_package(tmp_path: Path) -> tuple[Path, Path]:
+    """A copy of a shared 5.0 package with power logs, and its benchmark folder."""
+    import shutil
+
+    import pytest
+
+    from conftest import SHARED
+
+    source = SHARED / "other-submitters" / "training-5.0" / "Lenovo"
+    if not (source / "results").is_dir():
+        pytest.skip("../shared/other-submitters/training-5.0/Lenovo (a package with power logs) is not present")
+    package = tmp_path / "training-5.0" / "Lenovo"
+    shutil.copytree(source, package)
+    [folder] = [power.parent for power in (package / "results").glob("*/*/power")]
+    return package, folder
+
+
+def _score_rows(package: Path) -> list[dict]:  # type: ignore[type-arg]
+    import json
+
+    done = _mlcheck("score", str(package), "-t", "json", "--config", os.devnull)
+    return json.loads(done.stdout)["rows"]  # type: ignore[no-any-return]
+
+
+def test_a_power_log_the_summarizer_raises_on_leaves_no_result_of_the_package_valid(tmp_path: Path) -> None:
+    """rv261: a run without its power/<result>/ folder: the summarizer's AssertionError is outside any
+    ``try`` (3.1-6.1) and it publishes nothing of the package, but mlcheck's table called the folder's
+    time, and the other systems' results, valid (MLC543 said no energy alone)."""
+    import shutil
+
+    package, folder = _power_package(tmp_path)
+    system = folder.parent.name
+    twin = package / "results" / f"{system}-b"
+    shutil.copytree(folder.parent, twin)
+    shutil.rmtree(twin / folder.name / "power")
+    shutil.copy(package / "systems" / f"{system}.json", package / "systems" / f"{system}-b.json")
+    assert [row["status"] for row in _score_rows(package)] == ["valid", "valid"]
+    shutil.rmtree(folder / "power" / "result_3")
+    rows = _score_rows(package)
+    assert [row["status"] for row in rows] == ["invalid", "invalid"]
+    done = _mlcheck("score", str(package), "--config", os.devnull)
+    assert "the result summarizer stops on its power logs (MLC543) and publishes no result of its package" in done.stderr
+    assert f"the result summarizer stops on the power logs of {folder}" in done.stderr
+
+
+def test_the_summarizer_finds_a_runs_power_logs_by_the_file_name_to_its_first_dot(tmp_path: Path) -> None:
+    """rv261: the summarizer globs ``power/<name before the first dot>/``; mlcheck used the package
+    checker's name (to the last dot): ``result_4.1.txt`` beside ``power/result_4/`` was MLC543 and no
+    energy, where the summarizer publishes the energy; beside ``power/result_4.1/``, an energy where
+    the summarizer stops."""
+    package, folder = _power_package(tmp_path)
+    energy = _score_rows(package)[0]["results"][folder.name]["energy_joules"]
+    (folder / "result_4.txt").rename(folder / "result_4.1.txt")
+    row = _score_rows(package)[0]
+    assert row["results"][folder.name]["energy_joules"] == energy and row["status"] == "valid"
+    (folder / "power" / "result_4").rename(folder / "power" / "result_4.1")
+    row = _score_rows(package)[0]
+    assert row["results"][folder.name]["energy_joules"] is None and row["status"] == "invalid"
+
+
+def test_no_csv_cell_of_the_results_table_is_a_formula(tmp_path: Path) -> None:
+    """rv259: a benchmark folder named ``=HYPERLINK(...)`` headed a column and began the status cell
+    as a working formula: only the system description's columns were guarded."""
+    import csv
+    import io
+    import shutil
+
+    package = _package(tmp_path)
+    hostile = '=HYPERLINK("https:"&CHAR(47)&CHAR(47)&"evil.example";"x")'
+    shutil.copytree(package / "results" / "acme-t8" / "resnet", package / "results" / "acme-t8" / hostile)
+    done = _mlcheck("score", str(package), "-t", "csv", "--config", os.devnull)
+    header, *rows = list(csv.reader(io.StringIO(done.stdout)))
+    cells = header + [cell for row in rows for cell in row]
+    assert not [cell for cell in cells if cell[:1] in ("=", "+", "@")], cells
+    assert "'" + hostile in header and rows[0][header.index("resnet")] == "15.29"
+
+
+def test_no_line_of_a_text_report_is_a_ci_workflow_command(tmp_path: Path) -> None:
+    """rv259: an org folder named ``::error title=x::pwned`` began the text report's and score's
+    heading lines, which a GitHub Actions runner reads as a command (``score`` has no github format)."""
+    import shutil
+
+    shutil.copytree(EXAMPLE, tmp_path / "::error title=INJ::pwned")
+    for args in (("check", "::error title=INJ::pwned", "-f", "text"), ("score", "::error title=INJ::pwned"),
+                 ("check", "::error title=INJ::pwned", "--color", "always"),
+                 ("check", "::error title=INJ::pwned", "-o", "text:t.txt")):
+        done = _mlcheck(*args, "--config", os.devnull, cwd=tmp_path)
+        text = done.stdout + ((tmp_path / "t.txt").read_text("utf-8") if "text:t.txt" in args else "")
+        assert "INJ" in text and not [line for line in text.splitlines() if line.lstrip().startswith("::")], (args, text)
+        assert "::error title=INJ::pwned / acme-t8 / resnet" in text
+        assert "--color" in args or "\\::error title=INJ::pwned / acme-t8 / resnet" in text
+
+
+def test_sarif_fingerprints_do_not_depend_on_how_a_path_with_blanks_was_typed(tmp_path: Path) -> None:
+    """rv259: messages' paths were cut to their last name at blanks, so ``fp sp/Ac me/systems/x.json``
+    and ``../systems/x.json`` gave different fingerprints for one finding."""
+    import json
+    import shutil
+
+    root = tmp_path / "fp sp"
+    shutil.copytree(EXAMPLE, root / "Ac me")
+    for log in (root / "Ac me" / "results").glob("*/*/result_*.txt"):
+        log.write_text(log.read_text("utf-8").replace('"submission_division", "value": "closed"',
+                                                      '"submission_division", "value": "Xclosed"'), "utf-8")
+
+    def prints(done: subprocess.CompletedProcess[str]) -> list[tuple[str, str]]:
+        return sorted((r["ruleId"], r["partialFingerprints"]["mlcheck/v1"]) for r in json.loads(done.stdout)["runs"][0]["results"])
+
+    typed = prints(_mlcheck("check", "fp sp/Ac me", "-f", "sarif", "--config", os.devnull, cwd=tmp_path))
+    relative = prints(_mlcheck("check", "..", "-f", "sarif", "--config", os.devnull, cwd=root / "Ac me" / "results"))
+    assert typed == relative and any(rule == "MLC516" for rule, _ in typed)
+
+
+def test_a_switch_log_of_measured_readings_says_they_are_not_read(tmp_path: Path) -> None:
+    """rv261: a switch log with power_reading records (measured, as the rules allow) scores 0 J, as the
+    summarizer reads interconnect_power_est alone; the note did not say its readings were dropped."""
+    from mlcheck.model import Event
+    from mlcheck.score.energy import switch_energy
+
+    events = [Event("power_reading", 300.0, {}, 1000.0 * i, i) for i in range(1, 4)]
+    energy = switch_energy(events, 60_000)
+    assert energy.joules == 0.0 and energy.note is not None
+    assert "its 3 power_reading record(s) are not read" in energy.note

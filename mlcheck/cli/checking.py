@@ -21,7 +21,7 @@ from mlcheck.cli.common import (EXIT_ERROR, console, jobs_of, pass_broken_pipes,
 from mlcheck.cli.progress import progress_bar
 from mlcheck.model import Finding, Severity
 from mlcheck.report import ReportOptions, render_waived_text, report_blocks, repository_root, resolve_format
-from mlcheck.report.plain import TERMINAL_CAP, counted, one_line, summary_line
+from mlcheck.report.plain import TERMINAL_CAP, CommandSafeStream, counted, one_line, summary_line
 from mlcheck.results import CheckResult
 from mlcheck.rules.config_rules import CONFIG_INVALID
 from mlcheck.settings.config import Settings
@@ -39,9 +39,11 @@ def color_console(color: str) -> Console:
 
     pass_broken_pipes()
     if color == "never":
-        return Console(highlight=False, no_color=True, color_system=None, markup=False, emoji=False)
+        return Console(file=CommandSafeStream(sys.stdout), highlight=False, no_color=True,  # type: ignore[arg-type]
+                       color_system=None, markup=False, emoji=False)
     if color == "always":
-        return Console(highlight=False, force_terminal=True, no_color=False, markup=False, emoji=False)
+        return Console(file=CommandSafeStream(sys.stdout), highlight=False, force_terminal=True,  # type: ignore[arg-type]
+                       no_color=False, markup=False, emoji=False)
     return console()
 
 

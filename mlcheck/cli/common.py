@@ -17,7 +17,7 @@ from mlcheck.package.discover import DiscoveryError
 from mlcheck.settings.gate import outputs_in_checked_folders, overwritten_inputs
 from mlcheck.settings.output_target import STREAM_NAMES, stream_input, streams_into, streams_into_folder
 from mlcheck.judge.jobs import usable_cpus
-from mlcheck.report.plain import one_line
+from mlcheck.report.plain import CommandSafeStream, one_line
 from mlcheck.results import CheckResult
 from mlcheck.rules import all_rules
 from mlcheck.facts.rulesets import SUPPORTED_RULESETS, RulesetError
@@ -37,7 +37,8 @@ def console(stderr: bool = False) -> Console:
     from rich.console import Console  # imported when text is drawn: JSON and CI formats skip it
 
     pass_broken_pipes()
-    return Console(stderr=stderr, highlight=False, markup=False, emoji=False)  # (log text is shown as written)
+    return Console(file=CommandSafeStream(sys.stderr if stderr else sys.stdout),  # type: ignore[arg-type]
+                   highlight=False, markup=False, emoji=False)  # (log text is shown as written; no line a command)
 
 
 def pass_broken_pipes() -> None:

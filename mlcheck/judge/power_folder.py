@@ -14,7 +14,7 @@ from mlcheck.records import dataclass
 from mlcheck.model import Finding, Severity
 from mlcheck.package.package_policy import package_policy
 from mlcheck.package.power import (POWER_FOLDER, PowerFolder, PowerLog, PowerRun, read_power_log, result_name,
-                                   scan_power)
+                                   scan_power, summarizer_name, summarizer_run)
 from mlcheck.package.power_paths import twin_node_logs
 from mlcheck.read.utf16_lines import wide_encoding
 from mlcheck.results import EnergyScore, RunResult, Score
@@ -101,15 +101,15 @@ def _tolerated(finding: Finding, non_compliant: int, tolerated: int) -> Finding:
 
 def _energy(power: PowerFolder, members: Sequence[RunResult], counted: Score, summarizers: bool = False
             ) -> tuple[EnergyScore, list[Finding]]:
-    by_name = {run.result_name: run for run in power.runs}
     found: list[Finding] = []
     joules: list[float | None] = []
     # (the summarizer reads the power logs of every run its compliance check passes and times, from
     # run_start to run_stop: the runs the score drops too, an aborted one too; never those it fails)
     unscored: list[str] = []
     short: list[str] = []  # (runs with a node log of fewer readings than the rules require)
+    raised = False
     for position, member in enumerate(members):
-        run = by_name.get(result_name(member.path))
+        run = summarizer_run(power, member.path)  # (its power/<name>: to the file name's first dot)
         duration = member.run.duration_ms if member.run is not None else None
         counted_here = position in counted.runs_counted
         if (not counted_here and member.official_verdict != "pass") or duration is None:
@@ -117,15 +117,17 @@ def _energy(power: PowerFolder, members: Sequence[RunResult], counted: Score, su
             continue
         if run is None or run.folder is None:  # (the summarizer globs its node logs: none, AssertionError)
             found.append(rules.POWER_LOG_INVALID.at(power.path, None, (
-                f"no power/{result_name(member.path)}/ folder: the summarizer fails on this run (AssertionError) "
+                f"no power/{summarizer_name(member.path)}/ folder: the summarizer fails on this run (AssertionError) "
                 "and no energy score exists. Add the run's power logs")))
             joules.append(None)
+            raised = True
             if not counted_here:
                 unscored.append(result_name(member.path))
             continue
         start = member.run.first("run_start") if member.run is not None else None
         joules.append(_run_energy(run, duration, found, start.time_ms if start is not None else None, short,
                                   counted_here))
+        raised = raised or joules[-1] is None  # (the summarizer raised on its logs)
         if joules[-1] is None and not counted_here:
             unscored.append(run.result_name)
     # (summed in the performance ordering, fastest first, as the summarizer sums them; runs of equal
@@ -155,7 +157,7 @@ def _energy(power: PowerFolder, members: Sequence[RunResult], counted: Score, su
         reason += _tie_note(members, counted.runs_counted, joules)
     found.append(rules.energy_finding(power.path, total, reason))
     runs = tuple(j if j is None or math.isfinite(j) else None for j in joules)  # (NaN: no energy, MLC543)
-    return EnergyScore(total, valid, reason, runs, counted.scaling_factor), found
+    return EnergyScore(total, valid, reason, runs, counted.scaling_factor, raised), found
 
 
 def _tie_note(members: Sequence[RunResult], runs_counted: Sequence[int], joules: Sequence[float | None]) -> str:
@@ -228,7 +230,8 @@ def _run_energy(run: PowerRun, duration_ms: float, found: list[Finding], run_sta
             continue
         readings = energy.readings if file.kind == "node" else None  # (those between its start and stop)
         if readings is not None and readings < MIN_READINGS:  # (the rules' minimum; no official tool counts them)
-            fix = ("extending a shorter run's training loop until they are taken" if readings else
+            fix = ("sampling at least once a second (as the rules ask) over the whole run, and a run shorter than a "
+                   "minute measured until they are taken" if readings else
                    "and none lies between its power_measurement_start and power_measurement_stop")
             effect = ("and the energy score is not valid" if counted else
                       "a run the energy score does not count (the fastest or slowest): the score stands")

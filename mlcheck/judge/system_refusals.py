@@ -9,7 +9,8 @@ description (MLC510, MLC511, MLC512, MLC515 errors) makes every score of its pac
 its own system's, and the others' (said so). So does a results folder named after no benchmark of
 the round (MLC506), on which the summarizer stops (an ``AssertionError`` at its column; from 6.0 a
 ``FileNotFoundError`` where its compliance checker has no rule file of a retired benchmark) while
-the package checker skips it.
+the package checker skips it. So does a power log the summarizer raises on (MLC543: its energy
+computation is outside any ``try``, 3.1-6.1), which the package checker may accept.
 """
 
 from __future__ import annotations
@@ -40,6 +41,7 @@ class SystemRefusals:
                 if found.official or found.code != "MLC512":
                     self.checker_refuses.add(os.path.abspath(found.path))
         self.stopping: dict[str, tuple[str, str]] = {}  # (by package: the first folder the summarizer stops on, why)
+        self.own_stop: dict[str, str] = {}  # (a folder whose own score says not why the summarizer stops on it)
         for found in sorted(findings, key=lambda f: f.path):
             if found.severity is Severity.ERROR and found.code == UNKNOWN_BENCHMARK_FOLDER.code \
                     and SUMMARIZER_STOPS in found.message and (package := _package(found.path)):
@@ -52,6 +54,13 @@ class SystemRefusals:
                 self.stopping.setdefault(package, (os.path.abspath(bench.folder), (
                     f"the official tools stop on the folder {bench.folder} (its score says why): the result summarizer "
                     "publishes no result of its package")))
+            elif bench.folder and bench.published and (package := _package(bench.folder)) \
+                    and bench.energy is not None and bench.energy.stops_summarizer:  # (an uncaught raise, 3.1+)
+                self.stopping.setdefault(package, (os.path.abspath(bench.folder), (
+                    f"the result summarizer stops on the power logs of {bench.folder} (MLC543) and publishes no result "
+                    "of its package")))
+                self.own_stop[os.path.abspath(bench.folder)] = ("the result summarizer stops on its power logs (MLC543) "
+                                                                "and publishes no result of its package")
         self.by_package: dict[str, str] = {}  # (the package's first refused description: the checker's first)
         for path in sorted(self.by_path, key=lambda p: (p not in self.checker_refuses, p)):
             folder = os.path.dirname(path)
@@ -71,8 +80,8 @@ class SystemRefusals:
             return f"its system description {system_path} is {_state(system_path)} ({', '.join(codes)})"
         other = self.by_package.get(os.path.abspath(package))
         if other is None:
-            stop = self.stopping.get(os.path.abspath(package))
-            return None if stop is None or stop[0] == os.path.abspath(folder or "") else stop[1]
+            stop, own = self.stopping.get(os.path.abspath(package)), os.path.abspath(folder or "")
+            return self.own_stop.get(own) if stop is None or stop[0] == own else stop[1]
         shown, named = os.path.join(package, "systems", os.path.basename(other)), ", ".join(sorted(self.by_path[other]))
         if other in self.checker_refuses:
             return (f"the package checker refuses its package: the system description {shown} is {_state(other)} "

@@ -78,6 +78,25 @@ def result_name(path: str) -> str:
     return os.path.splitext(os.path.basename(path))[0]
 
 
+def summarizer_name(path: str) -> str:
+    """``result_4`` for ``.../result_4.1.txt``: the name under which the result summarizer globs a
+    run's power logs (``split(".")[0]``: the base name to its first dot), where the package checker
+    takes it to the last (:func:`result_name`)."""
+    return os.path.basename(path).split(".")[0]
+
+
+def summarizer_run(power: PowerFolder, path: str) -> PowerRun | None:
+    """The power logs the result summarizer scores for the result file ``path`` (None: no folder)."""
+    name = summarizer_name(path)
+    known = next((run for run in power.runs if run.result_name == name), None)
+    if known is not None or name == result_name(path):
+        return known
+    try:
+        return _scan_run(os.path.join(power.path, name), name) if os.path.isdir(os.path.join(power.path, name)) else None
+    except OSError:
+        return None
+
+
 def _index(name: str) -> int | None:
     try:
         return int(os.path.splitext(name)[0].split("_")[-1])
@@ -116,7 +135,8 @@ def scan_power(benchmark_folder: str, result_files: Sequence[str]) -> PowerFolde
         present = sorted(e for e in os.listdir(path) if os.path.isdir(os.path.join(path, e)))
     except OSError:
         present = []
-    unmatched = tuple(os.path.join(path, e) for e in present if e not in names)
+    read = {summarizer_name(f) for f in result_files}  # (the summarizer's: result_4.1.txt reads power/result_4)
+    unmatched = tuple(os.path.join(path, e) for e in present if e not in names and e not in read)
     return PowerFolder(path, tuple(runs), unmatched)
 
 

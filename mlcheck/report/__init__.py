@@ -46,9 +46,10 @@ Renderer = Callable[[CheckResult, ReportOptions], str]
 def _text(result: CheckResult, options: ReportOptions) -> str:
     from rich.console import Console
 
+    from mlcheck.report.plain import CommandSafeStream
     from mlcheck.report.text import render_text
     buffer = io.StringIO()
-    console = Console(file=buffer, width=options.width, force_terminal=options.color,
+    console = Console(file=CommandSafeStream(buffer), width=options.width, force_terminal=options.color,  # type: ignore[arg-type]
                       color_system="standard" if options.color else None, highlight=False,
                       markup=False, emoji=False)  # (a log's "[/]" or ":smile:" is shown as written)
     render_text(result, console, min_severity=options.min_severity, output_format=options.output_format)

@@ -135,7 +135,7 @@ def _hyperparameters(bench: BenchmarkResult) -> str:
     for key in sorted(values):
         distinct = list(dict.fromkeys(values[key]))  # (in the runs' order: seeds as the runs logged them)
         text = _shown(distinct[0]) if len(distinct) == 1 else f"varies: {', '.join(map(_shown, distinct))}"
-        rows.append([f"<td><code>{escape(key)}</code></td>", td(text), td(f"{len(values[key])}", "num")])
+        rows.append([f"<td><code>{escape(_shown(key))}</code></td>", td(text), td(f"{len(values[key])}", "num")])
     return table(["key", "value", "runs logging it"], rows, "hyperparameters")
 
 

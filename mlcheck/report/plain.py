@@ -5,7 +5,7 @@ its options imports no reporter)."""
 from __future__ import annotations
 
 import re
-from typing import Iterable, Sequence
+from typing import IO, Any, Iterable, Sequence
 
 from mlcheck.model import Finding, Severity
 from mlcheck.results import BenchmarkResult, CheckResult, RunResult
@@ -214,3 +214,27 @@ _SCALING_JSON_CODES = frozenset({SCALING_APPLIED.code, SCALING_JSON_INVALID.code
 def kilojoules_text(joules: float | None) -> str:
     """An energy score in a table's ``energy (kJ)`` column: ``5,671.9``, or ``—`` without one."""
     return "—" if joules is None else f"{joules / 1000:,.1f}"
+
+
+_COMMAND_LINE = re.compile(r"(\n[ \t]*)(::)")
+"""A line that a CI runner would read as a workflow command (``::`` after its leading blanks)."""
+
+
+class CommandSafeStream:
+    """A text stream (a console's file) in which no line begins with ``::`` after blanks: a line that
+    would (an org, a folder or a path named ``::error title=x::...``) is written with a ``\\`` before
+    it, so that a CI runner reading the output takes no line of a log's or a folder's text as a
+    command (GitHub Actions' runner reads a line as a workflow command where it begins with ``::``
+    once leading blanks are trimmed). Everything else is the stream's."""
+
+    def __init__(self, stream: IO[str]) -> None:
+        self._stream, self._line_start = stream, True
+
+    def write(self, text: str) -> int:
+        if text:
+            text = _COMMAND_LINE.sub(r"\1\\\2", ("\n" if self._line_start else "") + text)[1 if self._line_start else 0:]
+            self._line_start = text.endswith("\n")
+        return self._stream.write(text)
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._stream, name)

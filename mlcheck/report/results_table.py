@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     from rich.console import Console
 
-from mlcheck.report.plain import TABLE_FORMATS as TABLE_FORMATS, markdown_cell, one_line, shown  # (re-exported)
+from mlcheck.report.plain import TABLE_FORMATS as TABLE_FORMATS, CommandSafeStream, markdown_cell, one_line, shown  # (re-exported)
 from mlcheck.report.table_rows import AVAILABILITY_ORDER as AVAILABILITY_ORDER, Row, availability as availability
 from mlcheck.report.table_rows import build_rows
 from mlcheck.results import CheckResult
@@ -60,7 +60,7 @@ def _values(row: Row, columns: list[str], energies: list[str]) -> list[str]:
 
 
 def render_csv(result: CheckResult) -> str:
-    """The table as CSV (header line first). A text cell from a system description or a log that
+    """The table as CSV (header line first). A cell (from a system description, a log or a folder's name) that
     a spreadsheet would take for a formula (``=HYPERLINK(...)``: its first character one of
     ``= + - @``, a tab or CR; not a number, nor ``-`` alone) is written behind a ``'``, as OWASP's
     CSV-injection advice has it."""
@@ -68,12 +68,10 @@ def render_csv(result: CheckResult) -> str:
     energies = _energies(columns, rows)
     out = io.StringIO()
     writer = csv.writer(out, lineterminator="\n")
-    writer.writerow(_header(columns, energies))
-    texts, links = len(_FIXED), len(_LINKS)  # (the system description's texts, around mlcheck's numbers)
+    # (every cell: a benchmark folder's name heads a column and begins the status and rcp cells; numbers pass)
+    writer.writerow([_not_a_formula(name) for name in _header(columns, energies)])
     for row in rows:
-        values = _values(row, columns, energies)
-        writer.writerow([_not_a_formula(v) for v in values[:texts]] + values[texts:-links]
-                        + [_not_a_formula(v) for v in values[-links:]])
+        writer.writerow([_not_a_formula(v) for v in _values(row, columns, energies)])
     return out.getvalue()
 
 
@@ -206,6 +204,7 @@ def table_text(result: CheckResult, table_format: str) -> str:
     from rich.console import Console as RichConsole
 
     buffer = io.StringIO()
-    render_table_text(result, RichConsole(file=buffer, width=160, no_color=True, color_system=None,
+    render_table_text(result, RichConsole(file=CommandSafeStream(buffer), width=160, no_color=True,  # type: ignore[arg-type]
+                                          color_system=None,
                                       highlight=False, markup=False, emoji=False))
     return buffer.getvalue()

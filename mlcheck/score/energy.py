@@ -111,7 +111,10 @@ def switch_energy(events: Sequence[Event], time_to_train_ms: float) -> LogEnergy
                 return LogEnergy(None, f"line {event.line}: interconnect_power_est {event.value!r} is not a number", line=event.line)
             watts = value
             break
-    note = None if watts else "no interconnect_power_est record: the switch counts 0 J"
+    measured = sum(1 for event in events if event.key == "power_reading")
+    note = None if watts else "no interconnect_power_est record: the switch counts 0 J" + (
+        f" (its {measured} power_reading record(s) are not read: the summarizer scores a switch by its "
+        "interconnect_power_est alone; log the estimate)" if measured else "")
     return LogEnergy(efficiency * watts * time_to_train_ms / 1000.0, None, note)
 
 
@@ -133,4 +136,5 @@ def olympic_energy(energies: Sequence[float | None], counted: Sequence[int],
     mean = sequential_sum(v for v in values if v is not None) / len(values)
     factor = scaling_factor if scaling_factor is not None else 1.0
     scaled = f", scaled by {factor:g}" if scaling_factor is not None and factor != 1.0 else ""
-    return mean * factor, f"mean of the energy of the {len(values)} runs {whose} counts{scaled}"
+    return mean * factor, (f"mean of the energy of the {len(values)} runs {whose} counts{scaled}" if len(values) != 1
+                          else f"the energy of the one run {whose} counts{scaled}")
