@@ -309,3 +309,187 @@ def test_a_switch_log_of_measured_readings_says_they_are_not_read(tmp_path: Path
     energy = switch_energy(events, 60_000)
     assert energy.joules == 0.0 and energy.note is not None
     assert "its 3 power_reading record(s) are not read" in energy.note
+
+
+def _action_step(tmp_path: Path, paths: str, sarif: str = "mlcheck.sarif", code: int = 1) -> tuple[list[str], str, str]:
+    """The action's check step run as GitHub runs it, with a stand-in mlcheck exiting ``code``:
+    its arguments, $GITHUB_OUTPUT and its standard output."""
+    import yaml
+
+    action = yaml.safe_load((Path(__file__).resolve().parent.parent / "action.yml").read_text("utf-8"))
+    (step,) = [step for step in action["runs"]["steps"] if step.get("id") == "check"]
+    bin_dir, recorded = tmp_path / "bin", tmp_path / "argv"
+    bin_dir.mkdir()
+    (bin_dir / "mlcheck").write_text(f"#!{sys.executable}\nimport sys\nopen({str(recorded)!r}, 'w').write("
+                                     f"'\\0'.join(sys.argv[1:]))\nsys.exit({code})\n", "utf-8")
+    (bin_dir / "python").write_text(f'#!/bin/sh\nexec "{sys.executable}" "$@"\n', "utf-8")
+    for name in ("mlcheck", "python"):
+        (bin_dir / name).chmod(0o755)
+    output, summary = tmp_path / "github_output", tmp_path / "summary.md"
+    env = {**os.environ, "PATH": f"{bin_dir}{os.pathsep}{os.environ.get('PATH', '')}", "RUNNER_TEMP": str(tmp_path),
+           "GITHUB_OUTPUT": str(output), "GITHUB_STEP_SUMMARY": str(summary), "MLCHECK_PATHS": paths,
+           "MLCHECK_ACTION_ARGS": "", "MLCHECK_ACTION_RULESET": "", "MLCHECK_ACTION_STRICT": "", "MLCHECK_ACTION_SARIF": sarif}
+    done = subprocess.run(["bash", "--noprofile", "--norc", "-eo", "pipefail", "-c", step["run"]],
+                          env=env, cwd=tmp_path, capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    said = done.stdout + (summary.read_text("utf-8") if summary.exists() else "")
+    return recorded.read_text("utf-8").split("\0"), output.read_text("utf-8"), said
+
+
+def test_the_actions_paths_and_sarif_inputs_as_templates_leave_them(tmp_path: Path) -> None:
+    """rv264: ``paths: >`` (folded) ends in a newline and was one path "Acme/ Beta/"; an empty paths or
+    sarif-file (a template's unset input) was a usage error, where empty inputs count as unset."""
+    argv, output, _ = _action_step(tmp_path, "Acme/ Beta/\n")
+    assert argv[:3] == ["check", "Acme/", "Beta/"] and "exit-code=1" in output
+    argv, _, _ = _action_step(tmp_path / "empty", "", sarif="") if (tmp_path / "empty").mkdir() is None else ([], "", "")
+    assert argv[:2] == ["check", "."] and "sarif:mlcheck.sarif" in argv
+
+
+def test_the_action_says_where_mlcheck_could_not_run(tmp_path: Path) -> None:
+    """rv264: exit 2 left no annotation and an empty step summary, while the failing step sent the
+    user to both."""
+    _, output, said = _action_step(tmp_path, "Acme/", code=2)
+    assert "exit-code=2" in output
+    assert "::error title=mlcheck::mlcheck could not run (exit 2)" in said and "**mlcheck could not run**" in said
+
+
+def test_the_job_summary_lists_every_failing_rule_and_the_annotations_github_leaves_out(tmp_path: Path) -> None:
+    """rv264: the summary kept the 15 most frequent rules, info ones first, and cut the rules that failed
+    the job; nothing said that GitHub shows ten annotations of a kind per step."""
+    from mlcheck.model import Finding, Severity
+    from mlcheck.report import ReportOptions
+    from mlcheck.report.job_summary import render_job_summary
+    from mlcheck.results import CheckResult
+
+    findings = tuple(Finding(f"MLC{100 + i}", "noisy", Severity.INFO, "x", f"f{i}_{j}.txt", 1)
+                     for i in range(20) for j in range(20)) + (Finding("MLC301", "target-not-reached", Severity.ERROR,
+                                                                      "x", "bad.txt", 3),)
+    text = render_job_summary(CheckResult(runs=(), benchmarks=(), findings=findings), ReportOptions())
+    assert "| `MLC301` target-not-reached | error | 1 | 1 |" in text
+    assert text.index("MLC301") < text.index("MLC100") and "… 5 more rules" in text
+    assert "GitHub shows 10 annotations of each kind per step: 10 of 20 notices are not shown there" in text
+
+
+def test_annotations_are_relative_to_the_repository_of_the_checked_files(tmp_path: Path) -> None:
+    """rv264: a repository checked out in a folder of the workspace (``path: repo``) gave
+    ``repo/Acme/...``; outside any repository the paths were relative to the working folder."""
+    import shutil
+
+    repo = tmp_path / "workspace" / "repo"
+    shutil.copytree(EXAMPLE, repo / "Acme")
+    (repo / ".git").mkdir()
+    log = repo / "Acme" / "results" / "acme-t8" / "resnet" / "result_0.txt"
+    log.write_text(log.read_text("utf-8").replace('"submission_division", "value": "closed"',
+                                                  '"submission_division", "value": "Xclosed"'), "utf-8")
+    done = _mlcheck("check", "repo/Acme", "-f", "github", "--config", os.devnull, cwd=tmp_path / "workspace")
+    files = {part.split(",")[0] for part in done.stdout.split("file=")[1:]}
+    assert files and all(name.startswith("Acme/") for name in files), done.stdout
+
+
+def _died(text: str) -> str:
+    """The run killed before its run_stop (its last evals and run_stop gone)."""
+    lines = text.splitlines()
+    evals = [i for i, line in enumerate(lines) if '"eval_accuracy"' in line]
+    return "\n".join(lines[:evals[-2]]) + "\n"
+
+
+def test_watch_does_not_tolerate_a_run_that_died_nor_two_aborted_runs(tmp_path: Path) -> None:
+    """rv262: a run killed without run_stop was "tolerated so far", but the job may launch it again,
+    an attempt check counts as a run of its own (6 runs: no valid result), and --fail-fast followed the
+    whole job; two converged runs logged aborted, which the RCP test counts as not converged, were
+    both tolerated."""
+    runs = [path.read_text("utf-8") for path in sorted(RESNET.glob("result_*.txt"))]
+    log = tmp_path / "console.log"
+    log.write_text(_died(runs[0]) + "mpirun noticed that process rank 0 with PID 4242 on node n1 exited on signal 9 "
+                   "(Killed).\n" + "".join(runs), "utf-8")
+    done = _watch(log, 5)
+    assert done.returncode == 1 and "--fail-fast: stopped on the first error (MLC102" in done.stderr, done.stderr
+    stops = [next(line for line in text.splitlines() if '"run_stop"' in line) for text in runs[:2]]
+    log.write_text("".join(text.replace(stop, stop.replace('"success"', '"aborted"')) for text, stop in
+                           zip(runs, stops + ["-"] * 3)), "utf-8")
+    done = _watch(log, 5)
+    said = [line for line in done.stderr.splitlines() if "MLC302 " in line and "--fail-fast" not in line]
+    assert ": warning MLC302 " in said[0] and ": error MLC302 " in said[1] and done.returncode == 1, done.stderr
+
+
+def test_watch_writes_its_report_on_standard_output_with_o_dash(tmp_path: Path) -> None:
+    """rv262: ``watch -o json:-`` was always a usage error (its own text default took stdout)."""
+    import json
+
+    log = _console(tmp_path, {})
+    done = _mlcheck("watch", str(log), "--runs", "5", "--poll", "0.05", "--idle-timeout", "5", "--no-progress",
+                    "--config", os.devnull, "-o", "json:-")
+    assert done.returncode == 0, done.stderr
+    assert len(json.loads(done.stdout)["runs"]) == 5
+
+
+def test_a_found_config_writes_nowhere_in_a_results_folder_nor_into_a_fifo(tmp_path: Path) -> None:
+    """rv262: a results/ folder without systems/ beside it (a package mlcheck reads as one) took a found
+    config's result_5.txt; a FIFO named as an output hung mlcheck while the config loaded."""
+    import shutil
+
+    shutil.copytree(EXAMPLE / "results", tmp_path / "Org" / "results")
+    log = tmp_path / "job.log"
+    log.write_bytes((RESNET / "result_0.txt").read_bytes())
+    os.mkfifo(tmp_path / "x.sarif")
+    (tmp_path / ".mlcheck.toml").write_text('output = ["text:Org/results/acme-t8/resnet/result_5.txt", '
+                                            '"json:org/RESULTS/r.json", "x.sarif"]\n', "utf-8")
+    done = _mlcheck("check", "job.log", cwd=tmp_path)
+    said = [line for line in done.stdout.splitlines() if "MLC041" in line and "error" in line]
+    assert len(said) == 3 and done.returncode == 1, done.stdout
+    assert "a submission package's results/ folder" in said[1] and "RESULTS/ folder" in said[0]
+    assert "'x.sarif' names something that is no regular file" in said[2]
+    assert not (tmp_path / "Org" / "results" / "acme-t8" / "resnet" / "result_5.txt").exists()
+
+
+def test_a_text_report_of_standard_output_is_known_and_not_read_as_a_log(tmp_path: Path) -> None:
+    """rv262: a text report written before (``check X > report.txt``, without the verdict line) was no
+    report mlcheck wrote for a found config; a text report beside console logs was read as a log on
+    the next check (MLC002, or exit 2: an input of the check). A console that ends with mlcheck's
+    report is a log all the same."""
+    from mlcheck.package.file_kinds import written_by_mlcheck
+
+    logs = tmp_path / "logs"
+    logs.mkdir()
+    (logs / "job.log").write_text("".join(p.read_text("utf-8") for p in sorted(RESNET.glob("result_*.txt"))), "utf-8")
+    report = _mlcheck("check", str(logs / "job.log"), "--config", os.devnull).stdout
+    (logs / "report.txt").write_text(report, "utf-8")
+    (tmp_path / "ends_with_report.log").write_text((logs / "job.log").read_text("utf-8") + report, "utf-8")
+    assert written_by_mlcheck(str(logs / "report.txt")) and not written_by_mlcheck(str(tmp_path / "ends_with_report.log"))
+    done = _mlcheck("check", str(logs), "--config", os.devnull)
+    assert done.returncode == 0 and "5 runs (0 failing)" in done.stderr, done.stdout
+    (logs / ".mlcheck.toml").write_text('output = ["text:report.txt"]\n', "utf-8")
+    assert _mlcheck("check", ".", cwd=logs).returncode == 0
+    assert (logs / "report.txt").read_text("utf-8").splitlines()[-1].startswith("mlcheck: 5 runs (0 failing)")
+
+
+def test_the_power_logs_of_a_run_the_compliance_check_fails_are_not_read(tmp_path: Path) -> None:
+    """rv263: with more non-converged runs than the round allows, the score counts them, and mlcheck
+    read their power logs: a failed run without power/<result>/ was "the summarizer stops" and made
+    the package's other results invalid, where the summarizer never reads it (its compliance check
+    fails first) and publishes the package."""
+    import shutil
+
+    package, folder = _power_package(tmp_path)
+    system = folder.parent.name
+    twin = package / "results" / f"{system}-b"
+    shutil.copytree(folder.parent, twin)
+    shutil.copy(package / "systems" / f"{system}.json", package / "systems" / f"{system}-b.json")
+    for name in ("result_3.txt", "result_4.txt"):  # (no run_stop: not converged, the compliance check fails them)
+        log = twin / folder.name / name
+        log.write_text("".join(line for line in log.read_text("utf-8").splitlines(keepends=True)
+                               if '"run_stop"' not in line), "utf-8")
+    shutil.rmtree(twin / folder.name / "power" / "result_3")
+    rows = {row["system"].rsplit("(", 1)[-1].rstrip(")"): row["status"] for row in _score_rows(package)}
+    assert rows == {system: "valid", f"{system}-b": "invalid"}
+    done = _mlcheck("check", str(package), "--config", os.devnull)
+    assert "the summarizer fails on this run" not in done.stdout and "stops on the power logs" not in done.stdout
+
+
+def test_no_blank_nor_the_older_command_form_lets_a_line_be_a_command() -> None:
+    """rv263: the runner trims every Unicode blank before ``::`` (a no-break space passed), and reads
+    ``##[error]`` anywhere in a line (a folder named so was in every finding line)."""
+    from mlcheck.report.plain import command_safe, one_line
+
+    assert command_safe("\u00a0::error x\n\u3000::warning y\nok\n") == "\u00a0\\::error x\n\u3000\\::warning y\nok\n"
+    assert one_line("pkg ##[error]legacy/results") == "pkg ##\\[error]legacy/results"

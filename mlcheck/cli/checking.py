@@ -97,7 +97,8 @@ def say_settings(settings: Settings, result: CheckResult, verbose: bool = True,
 
 def report_options(settings: Settings, quiet: bool, digests: bool = False,
                    result: CheckResult | None = None) -> ReportOptions:
-    return ReportOptions(fail_level=fail_level(settings), root=repository_root(),
+    checked = next((run.path for run in result.runs if run.path != "-"), None) if result else None
+    return ReportOptions(fail_level=fail_level(settings), root=repository_root(checked=checked),
                          min_severity=fail_level(settings) if quiet else Severity.INFO,
                          input_digests=input_digests(result) if digests and result else {})
 
@@ -222,7 +223,11 @@ def _check_and_report(paths: Sequence[str], settings: Settings, quiet: bool, ver
 
         click.echo("\n".join(statistics_lines(result, options.min_severity)), err=chosen != "text")
     if chosen == "github":
-        from mlcheck.report.job_summary import SUMMARY_VARIABLE, write_job_summary
+        from mlcheck.report.job_summary import ANNOTATIONS_SHOWN, SUMMARY_VARIABLE, annotations_not_shown, write_job_summary
+
+        if hidden := annotations_not_shown(result, options.min_severity):
+            click.echo(f"mlcheck: GitHub shows {ANNOTATIONS_SHOWN} annotations of each kind per step: {hidden} are not "
+                       "shown there; this log lists them all, and the SARIF report holds them", err=True)
 
         summary = os.environ.get(SUMMARY_VARIABLE)
         try:

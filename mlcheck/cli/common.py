@@ -195,12 +195,12 @@ def load_cli_settings(config_path: str | None, paths: Sequence[str] | None = Non
                                    "lists them (e.g. MLC3, MLC301 or target-not-reached)")
     settings = load_settings(given, config=config_path, paths=list(paths) if paths is not None else None)
     if given.get("format") is None and settings.format != "auto" and settings.outputs_source == "--output" and \
-            any(_on_standard_output(spec) for spec in settings.outputs):  # (the command line's -o json:- wins over
+            any(on_standard_output(spec) for spec in settings.outputs):  # (the command line's -o json:- wins over
         settings = replace(settings, format="auto")  # a config's or MLCHECK_FORMAT's format: its report is stdout's)
     return settings
 
 
-def _on_standard_output(spec: str) -> bool:
+def on_standard_output(spec: str) -> bool:
     from mlcheck.settings.gate import parse_output
 
     try:

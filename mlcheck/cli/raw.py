@@ -15,12 +15,12 @@ from dataclasses import replace
 import click
 
 from mlcheck.cli.checking import check_and_report, config_notice
-from mlcheck.cli.common import (EXIT_ERROR, EXIT_FINDINGS, EXIT_OK, given_once, load_cli_settings, refuse_streams_into_folder,
-                                refuse_streams_into_log)
+from mlcheck.cli.common import (EXIT_ERROR, EXIT_FINDINGS, EXIT_OK, given_once, load_cli_settings, on_standard_output,
+                                refuse_streams_into_folder, refuse_streams_into_log)
 from mlcheck.model import Finding, Severity
 from mlcheck.raw.watch_paths import compressed, unwatchable
 from mlcheck.read.reading_rules import GLUED_RECORDS
-from mlcheck.report.plain import OUTPUT_FORMATS as TEXT_FORMATS, one_line
+from mlcheck.report.plain import OUTPUT_FORMATS as TEXT_FORMATS, command_safe, one_line
 from mlcheck.settings.config import FORMATS
 from mlcheck.settings.gate import fail_level, reported
 from mlcheck.facts.rulesets import RulesetError, load_ruleset, normalise_version
@@ -32,7 +32,7 @@ def _line(found: Finding) -> str:
     """A finding on stderr as the text report's line: the log's text escaped (no terminal
     control sequence, no CR or line end from a value)."""
     where = f"{found.path}:{found.line}" if found.line is not None else found.path
-    return f"{one_line(where)}: {found.severity.label} {found.code} {found.name}: {one_line(found.message)}"
+    return command_safe(f"{one_line(where)}: {found.severity.label} {found.code} {found.name}: {one_line(found.message)}")
 
 
 @click.command("split")
@@ -159,10 +159,10 @@ def watch_command(log: str, ruleset: str | None, fail_fast: bool, runs: int, out
     (records may follow run_stop; 20 s at least while the run's submission_* block is
     incomplete, as TPU loggers print its rest after run_stop), the report `check` gives for the
     lines watched goes to stdout and the exit code is check's. With --fail-fast the first error
-    ends the watch with exit 1 (with --format json, after the report of the lines read). A run
-    that did not converge is a warning while the benchmark result may still drop it as its
-    slowest (--runs is the round's number of runs, within its non-converged allowance), as the
-    final report tolerates it. LOG may not exist yet; a folder or an unreadable file exits 2.
+    ends the watch with exit 1 (with --format json, after the report of the lines read). A run that
+    logged run_stop without converging is a warning while the benchmark result may still drop it
+    as its slowest (--runs is the round's number of runs, within its non-converged allowance), as
+    the final report tolerates it. LOG may not exist yet; a folder or an unreadable file exits 2.
 
     A gzip LOG is not followed: it is checked whole once its end is written (--idle-timeout: exit 2 before).
 
@@ -181,7 +181,7 @@ def watch_command(log: str, ruleset: str | None, fail_fast: bool, runs: int, out
     # the partial runs, and what it waives or leaves out is neither printed nor stops --fail-fast.
     settings = load_cli_settings(config_path, [log], ruleset=ruleset, format=output_format, no_progress=True,
                                  strict=strict, outputs=outputs)
-    if settings.format == "auto":  # (watch's own default: text, wherever it runs)
+    if settings.format == "auto" and not any(map(on_standard_output, settings.outputs)):  # (watch's default: text)
         settings = replace(settings, format="text")
     output_format = settings.format
     try:

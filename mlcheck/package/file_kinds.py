@@ -125,3 +125,56 @@ def loops_back(root: str, name: str) -> bool:
     path = os.path.join(root, name)
     target = os.path.realpath(path) if os.path.islink(path) else None
     return target is not None and (os.path.realpath(root) + os.sep).startswith(target.rstrip(os.sep) + os.sep)
+
+
+_HEAD_SIGNATURES = (re.compile(rb'\A\s*\{\s*"schema":\s*"mlcheck-report/'),
+                    re.compile(rb'\A\s*\{\s*"\$schema":\s*"[^"]*sarif[^"]*",[\s\S]*"name":\s*"mlcheck"'),
+                    re.compile(rb'\A<\?xml[^>]*>\s*<testsuites name="mlcheck"'), re.compile(rb"\A## mlcheck report"),
+                    re.compile(rb"\A<!DOCTYPE html>[\s\S]*<title>mlcheck report"))
+"""How the reports mlcheck writes begin: JSON and SARIF, JUnit, Markdown, HTML."""
+_TEXT_END = re.compile(rb"(?:\A|\n)(?:mlcheck: [^\n]*\d+ errors?, \d+ warnings?[^\n]*|`mlcheck explain CODE` documents "
+                       rb"each rule \([^\n]*\))\n?\Z")
+"""The last line of a text report: the verdict a file's ends with (:func:`mlcheck.settings.gate.write_outputs`),
+else, where it has findings, the pointer to ``explain`` (a report of standard output, or an older one)."""
+_TEXT_TITLE = re.compile(rb"\A[^\n]* / [^\n]* / [^\n]* \((?:[a-z]+, )?\d+\.\d+\.\d+\)(?::[^\n]*)?(?:\n|\Z)")
+"""The first line of a text report of runs: a benchmark folder's title, ``Acme / t8 / resnet (2.0.0)``."""
+_ANNOTATION = re.compile(rb"::(?:error|warning|notice|group|endgroup)\b|waived ")
+"""A line of mlcheck's GitHub annotations (a waived finding's: a plain line)."""
+_PEEK = 4096
+_RECORD_TEXT = re.compile(rb":::MLLOG[ \t]*\{")
+
+
+def written_by_mlcheck(path: str) -> bool:
+    """Whether the file at ``path`` is a report mlcheck wrote (by how its formats begin, or end for
+    text; GitHub annotations: every line a workflow command), and no log (no record in it)."""
+    try:
+        if not stat.S_ISREG(os.lstat(path).st_mode):  # (a FIFO would wait for a writer)
+            return False
+        with open(path, "rb") as handle:
+            head = handle.read(_PEEK)
+            size = os.fstat(handle.fileno()).st_size
+            handle.seek(max(size - _PEEK, 0))
+            tail = handle.read(_PEEK)
+    except OSError:
+        return False
+    if not head.strip():  # (empty or blank: no report, a log that logged nothing)
+        return False
+    lines = [line for line in head.splitlines()[:None if size <= len(head) else -1] if line.strip()]
+    if any(pattern.search(head) for pattern in _HEAD_SIGNATURES):  # (no log begins so)
+        return True
+    looks = bool(_TEXT_TITLE.search(head) or _TEXT_END.search(tail)) or bool(lines) and all(map(_ANNOTATION.match, lines))
+    return looks and not _holds_record_text(path)  # (a job's console that ends with mlcheck's report is a log)
+
+
+def _holds_record_text(path: str, block: int = 1 << 20) -> bool:
+    """Whether a plain file holds ``:::MLLOG {`` (a record, not a report's mention of the marker)."""
+    tail = b""
+    try:
+        with open(path, "rb") as handle:
+            while data := handle.read(block):
+                if _RECORD_TEXT.search(tail + data):
+                    return True
+                tail = data[-64:]
+    except OSError:
+        return True
+    return False

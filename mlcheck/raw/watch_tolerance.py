@@ -1,8 +1,11 @@
-"""A run ``watch --runs N`` judges whole, as one of the runs of one benchmark result: where the
-result may still count it (a non-converged run as its slowest, within the round's
-``max_non_converged``; a converged run whose run_stop says ``aborted``), its non-convergence is a
-warning, as ``check`` tolerates it in the folder's final report (:func:`mlcheck.judge.folders._tolerate`).
-``--fail-fast`` then stops at what the final report fails, not at a run the score drops.
+"""A run ``watch --runs N`` judges whole after its run_stop, as one of the runs of one benchmark
+result: where the result may still count it (a non-converged run as its slowest, within the round's
+``max_non_converged``; a converged run whose run_stop says ``aborted``, which the RCP test counts as
+not converged), its non-convergence is a warning, as ``check`` tolerates it in the folder's final
+report (:func:`mlcheck.judge.folders._tolerate`). ``--fail-fast`` then stops at what the final report
+fails, not at a run the score drops. A run that died without run_stop (its job ended, a record cut)
+is not tolerated while following: the job may launch it again, and ``check`` counts that attempt as
+a run of its own (more runs than the round's: no valid result).
 
 The tolerance is provisional: the final report is ``check``'s over the lines watched, which
 tolerates the run only when the folder's score is valid (the round's number of runs, the others
@@ -32,12 +35,13 @@ def tolerated_while_watched(result: RunResult, facts: BenchmarkFacts | None, wan
     """``result`` (a run judged whole) with the errors the benchmark result may still tolerate as
     warnings; ``non_converged``: the indexes of the non-converged runs judged so far (updated).
     Nothing is tolerated unless ``--runs`` (``wanted``) is the round's number of runs."""
-    if facts is None or wanted != facts.result_files:
-        return result
-    if not result.converged:
+    if facts is None or wanted != facts.result_files or result.status is None:
+        return result  # (a run that died: the job may launch it again, an attempt the result counts as a run)
+    if not result.converged or result.status == "aborted":  # (the RCP test counts an aborted run as not converged)
         non_converged.add(result.index)
         if len(non_converged) > facts.max_non_converged:
             return result
+    if not result.converged:
         codes, note = TOLERATED_CODES, (
             f"tolerated so far: of the {wanted} runs watched, the benchmark result counts up to "
             f"{facts.max_non_converged} non-converged as the slowest; the final report decides")

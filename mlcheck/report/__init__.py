@@ -144,17 +144,22 @@ def report_blocks(name: str, result: CheckResult, options: ReportOptions | None 
         yield valid(block)
 
 
-def repository_root(start: str = ".") -> str:
-    """The nearest folder at or above ``start`` holding ``.git`` (the root code scanning and
-    annotations resolve paths against), else ``start`` itself."""
-    here = os.path.abspath(start)
-    while True:
-        if os.path.exists(os.path.join(here, ".git")):
-            return here
-        parent = os.path.dirname(here)
-        if parent == here:
-            return os.path.abspath(start)
-        here = parent
+def repository_root(start: str = ".", checked: str | None = None) -> str:
+    """The root code scanning and annotations resolve paths against: the nearest folder holding
+    ``.git`` at or above the ``checked`` file (a repository checked out in a folder of the working
+    one), else at or above ``start``; else ``$GITHUB_WORKSPACE`` where it is set (an Action's
+    checkout); else ``start`` itself."""
+    for origin in ([checked] if checked and checked not in NOT_FILES else []) + [start]:
+        here = os.path.abspath(origin)
+        while True:
+            if os.path.exists(os.path.join(here, ".git")):
+                return here
+            parent = os.path.dirname(here)
+            if parent == here:
+                break
+            here = parent
+    workspace = os.environ.get("GITHUB_WORKSPACE", "")
+    return os.path.abspath(workspace if workspace.strip() and os.path.isdir(workspace) else start)
 
 
 def is_inside(path: str, root: str) -> bool:

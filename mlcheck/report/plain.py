@@ -142,8 +142,10 @@ def shown(text: str) -> str:
 
 def one_line(text: str) -> str:
     """:func:`shown` on one line: a line end from a log's value written as ``\\n`` (a finding
-    of the text report is one line, for grep and CI logs)."""
-    return shown(text).replace("\n", "\\n")
+    of the text report is one line, for grep and CI logs; the older workflow command ``##[`` of a
+    name or a value, which GitHub's runner looks for anywhere in a line, as ``##\\[``)."""
+    line = shown(text).replace("\n", "\\n")
+    return line.replace("##[", "##\\[") if "##[" in line else line
 
 
 _MARKDOWN = {**{ord(c): "\\" + c for c in "\\`*_[]!~&|"}, ord("<"): "&lt;", ord(">"): "&gt;"}
@@ -216,23 +218,31 @@ def kilojoules_text(joules: float | None) -> str:
     return "—" if joules is None else f"{joules / 1000:,.1f}"
 
 
-_COMMAND_LINE = re.compile(r"(\n[ \t]*)(::)")
-"""A line that a CI runner would read as a workflow command (``::`` after its leading blanks)."""
+_COMMAND_LINE = re.compile(r"(\n[^\S\n]*)(::)")
+"""A line that a CI runner would read as a workflow command: ``::`` after its leading blanks (any
+Unicode blank: the runner's ``TrimStart`` trims them all)."""
+
+
+def command_safe(text: str, line_start: bool = True) -> str:
+    """``text`` with no line a CI runner reads as a command: ``::`` beginning a line after blanks
+    behind a ``\\``, and the older ``##[`` anywhere in a line as ``##\\[`` (GitHub's runner looks for
+    it anywhere). ``line_start``: whether ``text`` begins a line."""
+    text = _COMMAND_LINE.sub(r"\1\\\2", ("\n" if line_start else "") + text)[1 if line_start else 0:]
+    return text.replace("##[", "##\\[") if "##[" in text else text
 
 
 class CommandSafeStream:
-    """A text stream (a console's file) in which no line begins with ``::`` after blanks: a line that
-    would (an org, a folder or a path named ``::error title=x::...``) is written with a ``\\`` before
-    it, so that a CI runner reading the output takes no line of a log's or a folder's text as a
-    command (GitHub Actions' runner reads a line as a workflow command where it begins with ``::``
-    once leading blanks are trimmed). Everything else is the stream's."""
+    """A text stream (a console's file) written through :func:`command_safe`: an org, a folder or a
+    path named ``::error title=x::...`` begins no line a CI runner reads as a command (GitHub Actions'
+    runner reads a line as a workflow command where it begins with ``::`` once leading blanks are
+    trimmed). Everything else is the stream's."""
 
     def __init__(self, stream: IO[str]) -> None:
         self._stream, self._line_start = stream, True
 
     def write(self, text: str) -> int:
         if text:
-            text = _COMMAND_LINE.sub(r"\1\\\2", ("\n" if self._line_start else "") + text)[1 if self._line_start else 0:]
+            text = command_safe(text, self._line_start)
             self._line_start = text.endswith("\n")
         return self._stream.write(text)
 

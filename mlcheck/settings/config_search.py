@@ -85,9 +85,8 @@ def _mlcheck_pyproject(folder: Path) -> Path | None:
     pyproject = folder / "pyproject.toml"
     if not _is_file(pyproject):
         return None
-    if not os.access(pyproject, os.R_OK):  # (it may hold mlcheck's settings: found, so that MLC041 says it cannot be read)
-        return pyproject
-    # (not UTF-8: found where it names the table, so that MLC041 says where its text is no UTF-8)
+    # (not UTF-8: found where it names the table, so that MLC041 says where its text is no UTF-8; one that
+    # cannot be read is passed over: nothing says it holds mlcheck's settings)
     return pyproject if names_mlcheck_table(_read(pyproject)) else None
 
 

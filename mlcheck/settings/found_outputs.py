@@ -8,17 +8,13 @@ name places as the user chooses."""
 from __future__ import annotations
 
 import os
-import re
+import stat
+
+from mlcheck.package.file_kinds import written_by_mlcheck
 
 _PACKAGE_PARTS = ("results", "systems", "benchmarks")
-_HEAD_SIGNATURES = (re.compile(rb'\A\s*\{\s*"schema":\s*"mlcheck-report/'),
-                    re.compile(rb'\A\s*\{\s*"\$schema":\s*"[^"]*sarif[^"]*",[\s\S]*"name":\s*"mlcheck"'),
-                    re.compile(rb'\A<\?xml[^>]*>\s*<testsuites name="mlcheck"'), re.compile(rb"\A## mlcheck report"),
-                    re.compile(rb"\A<!DOCTYPE html>[\s\S]*<title>mlcheck report"))
-"""How the reports mlcheck writes begin: JSON and SARIF, JUnit, Markdown, HTML."""
-_TEXT_END = re.compile(rb"(?:^|\n)mlcheck: [^\n]*\d+ errors?, \d+ warnings?[^\n]*\n?\Z")
-"""The last line of a text report written to a file (:func:`mlcheck.settings.gate.write_outputs`)."""
-_PEEK = 4096
+"""A package's folders (any case): ``results`` alone is one (as :func:`mlcheck.package.layout.package_part`
+reads it), ``systems`` and ``benchmarks`` beside another of them."""
 
 
 def refused_output(spec: str, cwd: str) -> str | None:
@@ -39,38 +35,28 @@ def refused_output(spec: str, cwd: str) -> str | None:
     package = _package_folder(os.path.dirname(real))
     if package is not None:
         return f"lies in {os.path.relpath(package, below)}, a submission package's {os.path.basename(package)}/ folder"
-    if os.path.lexists(full) and not written_by_mlcheck(full):
+    if os.path.lexists(full) and not stat.S_ISREG(os.lstat(full).st_mode):  # (a FIFO would block its reading)
+        return "names something that is no regular file"
+    if os.path.lexists(full) and os.path.getsize(full) and not written_by_mlcheck(full):  # (an empty file: nothing lost)
         return "names an existing file that is no report mlcheck wrote"
     return None
 
 
 def _package_folder(folder: str) -> str | None:
-    """The ``results``/``systems``/``benchmarks`` folder of a package that holds ``folder``, if any
-    (a folder of that name beside another of them: ``<org>/results`` and ``<org>/systems``)."""
+    """The ``results``/``systems``/``benchmarks`` folder of a package that holds ``folder``, if any."""
     while True:
         parent, name = os.path.split(folder)
-        if name in _PACKAGE_PARTS and any(os.path.isdir(os.path.join(parent, other))
-                                          for other in _PACKAGE_PARTS if other != name):
+        if name.lower() == "results" or name.lower() in _PACKAGE_PARTS and any(
+                entry.lower() in _PACKAGE_PARTS and entry != name and os.path.isdir(os.path.join(parent, entry))
+                for entry in _listing(parent)):
             return folder
         if not name or parent == folder:
             return None
         folder = parent
 
 
-def written_by_mlcheck(path: str) -> bool:
-    """Whether the file at ``path`` is empty or a report mlcheck wrote (by how its formats begin, or
-    end for text; GitHub annotations: every line a workflow command)."""
+def _listing(folder: str) -> list[str]:
     try:
-        with open(path, "rb") as handle:
-            head = handle.read(_PEEK)
-            size = os.fstat(handle.fileno()).st_size
-            handle.seek(max(size - _PEEK, 0))
-            tail = handle.read(_PEEK)
+        return os.listdir(folder)
     except OSError:
-        return False
-    if not head.strip():
-        return size <= len(head)
-    if any(pattern.search(head) for pattern in _HEAD_SIGNATURES) or _TEXT_END.search(tail):
-        return True
-    lines = [line for line in head.splitlines()[:None if size <= len(head) else -1] if line.strip()]
-    return bool(lines) and all(line.startswith(b"::") for line in lines)
+        return []
