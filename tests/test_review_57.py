@@ -493,3 +493,17 @@ def test_no_blank_nor_the_older_command_form_lets_a_line_be_a_command() -> None:
 
     assert command_safe("\u00a0::error x\n\u3000::warning y\nok\n") == "\u00a0\\::error x\n\u3000\\::warning y\nok\n"
     assert one_line("pkg ##[error]legacy/results") == "pkg ##\\[error]legacy/results"
+
+
+def test_watch_fail_fast_writes_the_o_reports_of_the_runs_it_judged(tmp_path: Path) -> None:
+    """rv262: with --fail-fast, ``-o sarif:FILE`` was not written (only --format json|sarif printed a
+    report), and that report held a made-up run: the next run's first record, read ahead."""
+    import json
+
+    log = _console(tmp_path, {0: "aborted", 2: "aborted"})
+    report = tmp_path / "watch.json"
+    done = _mlcheck("watch", str(log), "--runs", "5", "--fail-fast", "--poll", "0.05", "--idle-timeout", "5",
+                    "--no-progress", "--config", os.devnull, "-o", f"json:{report}")
+    assert done.returncode == 1 and "the -o reports cover them" in done.stderr, done.stderr
+    data = json.loads(report.read_text("utf-8"))
+    assert len(data["runs"]) == 3 and [b["benchmark"] for b in data["benchmarks"]] == ["resnet"]

@@ -240,19 +240,19 @@ def watch_command(log: str, ruleset: str | None, fail_fast: bool, runs: int, out
             said = [found for found in said if found not in outcome.earlier_findings]
             click.echo(one_line(f"mlcheck: {log} was truncated or rotated while watched (after line "
                                 f"{outcome.restarts[-1]}); the lines counted below are of the file as it is now"), err=True)
+        reports = (f"the {_MACHINE[output_format]} report covers" if output_format in _MACHINE else
+                   "the -o reports cover" if settings.outputs else "")  # (-o FILE: written, as for a machine format)
         click.echo(f"mlcheck: --fail-fast: stopped on the first error{about}, {outcome.lines} lines read"
-                   + (f"; the {_MACHINE[output_format]} report covers them, with the findings said above"
-                      if output_format in _MACHINE
-                      else ""), err=True)
+                   + (f"; {reports} them, with the findings said above" if reports else ""), err=True)
         failed = EXIT_OK if settings.exit_zero else EXIT_FINDINGS  # (exit_zero: always 0, as for check)
-        if output_format not in _MACHINE:  # (the error is on the terminal; the cut run's other findings would be noise)
+        if not reports:  # (the error is on the terminal; the cut run's other findings would be noise)
             sys.exit(failed)
         # (a CI job reading --format json gets its report: check's of the lines read, with the rules of the
         # findings said while following alone: the cut run's missing run_stop or keys are no finding of the job)
         decided = replace(settings, select=tuple(sorted({found.code for found in said})))
         try:
-            check_and_report([log], decided, line_limits={log: outcome.lines}, text_format=text_format,
-                             said=said)
+            check_and_report([log], decided, line_limits={log: min(outcome.lines, first.line or outcome.lines) if first
+                                                          else outcome.lines}, text_format=text_format, said=said)
         except SystemExit as reported_exit:
             sys.exit(reported_exit.code if reported_exit.code not in (0, None) else failed)
     # (the failing findings printed on lines a truncation or a rotation took: they fail the watch too)
