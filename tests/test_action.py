@@ -85,4 +85,4 @@ def test_the_strict_input_takes_the_spellings_mlcheck_takes(tmp_path: Path, stri
 
 def test_a_strict_input_of_another_word_fails_the_step(tmp_path: Path) -> None:
     argv, output, done = _run_step(tmp_path, "Acme/", "", "sometimes")
-    assert argv is None and "exit-code=2" in output and "strict: 'sometimes'" in done.stderr
+    assert argv is None and "exit-code=2" in output and "the strict input 'sometimes'" in done.stdout

@@ -350,7 +350,7 @@ def test_the_action_says_where_mlcheck_could_not_run(tmp_path: Path) -> None:
     user to both."""
     _, output, said = _action_step(tmp_path, "Acme/", code=2)
     assert "exit-code=2" in output
-    assert "::error title=mlcheck::mlcheck could not run (exit 2)" in said and "**mlcheck could not run**" in said
+    assert "::error title=mlcheck::the step's log says why" in said and "**mlcheck could not run** (exit 2)" in said
 
 
 def test_the_job_summary_lists_every_failing_rule_and_the_annotations_github_leaves_out(tmp_path: Path) -> None:
@@ -447,7 +447,7 @@ def test_a_text_report_of_standard_output_is_known_and_not_read_as_a_log(tmp_pat
     report mlcheck wrote for a found config; a text report beside console logs was read as a log on
     the next check (MLC002, or exit 2: an input of the check). A console that ends with mlcheck's
     report is a log all the same."""
-    from mlcheck.package.file_kinds import written_by_mlcheck
+    from mlcheck.package.own_reports import written_by_mlcheck
 
     logs = tmp_path / "logs"
     logs.mkdir()
@@ -507,3 +507,61 @@ def test_watch_fail_fast_writes_the_o_reports_of_the_runs_it_judged(tmp_path: Pa
     assert done.returncode == 1 and "the -o reports cover them" in done.stderr, done.stderr
     data = json.loads(report.read_text("utf-8"))
     assert len(data["runs"]) == 3 and [b["benchmark"] for b in data["benchmarks"]] == ["resnet"]
+
+
+def test_the_action_says_each_of_its_own_refusals_on_the_jobs_page(tmp_path: Path) -> None:
+    """rv265: an args input that cannot be split, or a strict input that is no boolean, exited 2 with a
+    plain line alone (no annotation, no summary), while the failing step sends the user to both."""
+    import yaml
+
+    action = yaml.safe_load((Path(__file__).resolve().parent.parent / "action.yml").read_text("utf-8"))
+    (step,) = [step for step in action["runs"]["steps"] if step.get("id") == "check"]
+    for name, value, said in (("MLCHECK_ACTION_ARGS", '--ignore "MLC', "the args input cannot be split"),
+                              ("MLCHECK_ACTION_STRICT", "maybe 100%", "the strict input 'maybe 100%25'")):
+        output, summary = tmp_path / f"{name}.out", tmp_path / f"{name}.md"
+        env = {**os.environ, "RUNNER_TEMP": str(tmp_path), "GITHUB_OUTPUT": str(output), "GITHUB_STEP_SUMMARY": str(summary),
+               "MLCHECK_PATHS": ".", "MLCHECK_ACTION_ARGS": "", "MLCHECK_ACTION_RULESET": "", "MLCHECK_ACTION_STRICT": "",
+               "MLCHECK_ACTION_SARIF": "", "PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ.get('PATH', '')}",
+               name: value}
+        done = subprocess.run(["bash", "--noprofile", "--norc", "-eo", "pipefail", "-c", step["run"]], env=env,
+                              cwd=tmp_path, capture_output=True, text=True)
+        assert done.returncode == 0 and output.read_text("utf-8") == "exit-code=2\n", done.stderr
+        assert f"::error title=mlcheck::{said}" in done.stdout and "**mlcheck could not run**" in summary.read_text("utf-8")
+
+
+def test_own_reports_are_told_from_notes_that_look_like_them(tmp_path: Path) -> None:
+    """rv265: a note whose last line was a pasted verdict, or whose first line looked like a folder's
+    title, was taken for mlcheck's report (a found config replaced it); a report quoting ``:::MLLOG {``
+    (a folder's name) or one of ``--color always`` was not."""
+    import shutil
+
+    from mlcheck.package.own_reports import written_by_mlcheck
+
+    (tmp_path / "review.txt").write_text("my notes\nmlcheck: 5 runs (0 failing), 1 benchmark (1 with a valid "
+                                         "score), 0 errors, 0 warnings\n", "utf-8")
+    (tmp_path / "todo.md").write_text("Acme / t8 / resnet (2.0.0): my notes\nmore\n", "utf-8")
+    odd = tmp_path / "m" / ":::MLLOG {1"
+    shutil.copytree(EXAMPLE, odd)
+    log = odd / "results" / "acme-t8" / "resnet" / "result_0.txt"
+    log.write_text(log.read_text("utf-8").replace('"value": "closed"', '"value": "Xclosed"'), "utf-8")
+    for name, args in (("quoting.txt", (str(tmp_path / "m"),)), ("colour.txt", (str(EXAMPLE), "--color", "always")),
+                       ("concise.txt", (str(tmp_path / "m"), "--output-format", "concise")),
+                       ("quiet.txt", (str(EXAMPLE), "-q"))):
+        (tmp_path / name).write_text(_mlcheck("check", *args, "--config", os.devnull).stdout, "utf-8")
+    verdicts = {name: written_by_mlcheck(str(tmp_path / name)) for name in
+                ("review.txt", "todo.md", "quoting.txt", "colour.txt", "concise.txt", "quiet.txt")}
+    assert verdicts == {"review.txt": False, "todo.md": False, "quoting.txt": True, "colour.txt": True,
+                        "concise.txt": True, "quiet.txt": True}
+
+
+def test_watch_counts_a_converged_run_of_any_status_but_success_against_the_allowance(tmp_path: Path) -> None:
+    """rv265: a converged run logged ``failed`` (the RCP test counts it as not converged) left the
+    allowance free: a later non-converged run was "tolerated so far" and --fail-fast read on to the end."""
+    runs = [path.read_text("utf-8") for path in sorted(RESNET.glob("result_*.txt"))]
+    stop = next(line for line in runs[1].splitlines() if '"run_stop"' in line)
+    runs[1] = runs[1].replace(stop, stop.replace('"success"', '"failed"'))
+    runs[3] = _not_converged(runs[3])
+    log = tmp_path / "console.log"
+    log.write_text("".join(runs), "utf-8")
+    done = _watch(log, 5)
+    assert done.returncode == 1 and ": error MLC301 " in done.stderr and "stopped on the first error (MLC301" in done.stderr

@@ -20,7 +20,8 @@ from mlcheck.package.power_paths import power_log_benchmark
 from mlcheck.package.real_paths import RealPaths as RealPaths, absolute_parts as absolute_parts  # (re-exported)
 from mlcheck.package.named_files import passed_over
 from mlcheck.package.file_kinds import (holds_a_record, holds_power_records, holds_records, loops_back, named_device,
-                                        special_kind, stdin_device, written_by_mlcheck)
+                                        special_kind, stdin_device)
+from mlcheck.package.own_reports import written_by_mlcheck
 
 NOT_LOG_FOLDERS = frozenset({"benchmarks", "systems", "power"})
 """Folders a walk does not enter, in any case (``Power/`` too: the official tools read none of its

@@ -1,7 +1,7 @@
 """A run ``watch --runs N`` judges whole after its run_stop, as one of the runs of one benchmark
 result: where the result may still count it (a non-converged run as its slowest, within the round's
-``max_non_converged``; a converged run whose run_stop says ``aborted``, which the RCP test counts as
-not converged), its non-convergence is a warning, as ``check`` tolerates it in the folder's final
+``max_non_converged``; a converged run whose run_stop says other than ``success``, which the RCP test
+counts as not converged, within the same allowance), its non-convergence is a warning, as ``check`` tolerates it in the folder's final
 report (:func:`mlcheck.judge.folders._tolerate`). ``--fail-fast`` then stops at what the final report
 fails, not at a run the score drops. A run that died without run_stop (its job ended, a record cut)
 is not tolerated while following: the job may launch it again, and ``check`` counts that attempt as
@@ -37,7 +37,7 @@ def tolerated_while_watched(result: RunResult, facts: BenchmarkFacts | None, wan
     Nothing is tolerated unless ``--runs`` (``wanted``) is the round's number of runs."""
     if facts is None or wanted != facts.result_files or result.status is None:
         return result  # (a run that died: the job may launch it again, an attempt the result counts as a run)
-    if not result.converged or result.status == "aborted":  # (the RCP test counts an aborted run as not converged)
+    if not result.converged or result.status != "success":  # (the RCP test counts such a run as not converged)
         non_converged.add(result.index)
         if len(non_converged) > facts.max_non_converged:
             return result
@@ -45,9 +45,9 @@ def tolerated_while_watched(result: RunResult, facts: BenchmarkFacts | None, wan
         codes, note = TOLERATED_CODES, (
             f"tolerated so far: of the {wanted} runs watched, the benchmark result counts up to "
             f"{facts.max_non_converged} non-converged as the slowest; the final report decides")
-    elif result.status == "aborted":
-        codes, note = frozenset({"MLC302"}), ("a warning so far: the benchmark result counts the run as converged; "
-                                              "the final report decides")
+    elif result.status != "success":
+        codes, note = frozenset({"MLC302"}), ("a warning so far: the benchmark result's time counts the run as converged, "
+                                              "its RCP test as not converged, within the allowance; the final report decides")
     else:
         return result
     return replace(result, findings=tuple(

@@ -146,10 +146,10 @@ def report_blocks(name: str, result: CheckResult, options: ReportOptions | None 
 
 def repository_root(start: str = ".", checked: str | None = None) -> str:
     """The root code scanning and annotations resolve paths against: the nearest folder holding
-    ``.git`` at or above the ``checked`` file (a repository checked out in a folder of the working
-    one), else at or above ``start``; else ``$GITHUB_WORKSPACE`` where it is set (an Action's
-    checkout); else ``start`` itself."""
-    for origin in ([checked] if checked and checked not in NOT_FILES else []) + [start]:
+    ``.git`` at or above ``start`` (the working folder: one root whatever is checked), else at or
+    above the ``checked`` file (a repository checked out in a folder of the workspace, ``path:
+    repo``); else ``$GITHUB_WORKSPACE`` where it is set (an Action's checkout); else ``start``."""
+    for origin in [start] + ([checked] if checked and checked not in NOT_FILES else []):
         here = os.path.abspath(origin)
         while True:
             if os.path.exists(os.path.join(here, ".git")):

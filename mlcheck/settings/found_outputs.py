@@ -10,7 +10,7 @@ from __future__ import annotations
 import os
 import stat
 
-from mlcheck.package.file_kinds import written_by_mlcheck
+from mlcheck.package.own_reports import written_by_mlcheck
 
 _PACKAGE_PARTS = ("results", "systems", "benchmarks")
 """A package's folders (any case): ``results`` alone is one (as :func:`mlcheck.package.layout.package_part`

@@ -1,0 +1,74 @@
+"""mlcheck's own reports, told from logs by their bytes: a report a config wrote (and may write
+again: :mod:`mlcheck.settings.found_outputs`) or one written beside console logs, which discovery
+passes over (:mod:`mlcheck.package.discover`). JSON, SARIF, JUnit, Markdown and HTML reports begin
+in ways no log does; a text report is known by its first line (a benchmark folder's title, or
+``Findings``) together with its table or its last line; GitHub annotations by every line being
+one. A file holding a record is never a report (a job's console that ends with mlcheck's output)."""
+
+from __future__ import annotations
+
+import os
+import re
+import stat
+
+_HEAD_SIGNATURES = (re.compile(rb'\A\s*\{\s*"schema":\s*"mlcheck-report/'),
+                    re.compile(rb'\A\s*\{\s*"\$schema":\s*"[^"]*sarif[^"]*",[\s\S]*"name":\s*"mlcheck"'),
+                    re.compile(rb'\A<\?xml[^>]*>\s*<testsuites name="mlcheck"'), re.compile(rb"\A## mlcheck report\n"),
+                    re.compile(rb"\A<!DOCTYPE html>[\s\S]*<title>mlcheck report"))
+"""How the reports mlcheck writes begin: JSON and SARIF, JUnit, Markdown, HTML."""
+_TITLE = re.compile(rb"\A(?:[^\n]+ / [^\n]+ / [^\n]+ \((?:[a-z]+, )?\d+\.\d+\.\d+\)(?:\n|: (?:[0-9.]+ min|no score)  "
+                    rb"(?:valid|INVALID)[^\n]*\n)|Findings\n)")
+"""A text report's first line: a benchmark folder's title (``Acme / t8 / resnet (2.0.0)``), or its
+line of ``-q`` (``... (closed, 2.0.0): 15.29 min  valid: ...``), or the findings' heading."""
+_TABLE = re.compile(rb"\A[^\n]*\n[\xe2\x94\x8f+]")
+"""A runs table drawn under the title (``┏``, or ``+`` in ASCII)."""
+_TEXT_END = re.compile(rb"(?:\A|\n)(?:mlcheck: [^\n]*\d+ errors?, \d+ warnings?[^\n]*|`mlcheck explain CODE` documents "
+                       rb"each rule \([^\n]*\))\n?\Z")
+"""A text report's last line: the verdict a file's ends with (:func:`mlcheck.settings.gate.write_outputs`),
+else, where it has findings, the pointer to ``explain`` (a report of standard output, or an older one)."""
+_QUIET = re.compile(rb"\A(?:[^\n]+ \((?:[a-z]+, )?\d+\.\d+\.\d+\): (?:[0-9.]+ min|no score)  (?:valid|INVALID)[^\n]*\n\n?)+\Z")
+"""A text report of ``-q`` on a passing check: a score line per benchmark folder, and nothing else."""
+_ANNOTATION = re.compile(rb"::(?:error|warning|notice|group|endgroup)\b|waived ")
+"""A line of mlcheck's GitHub annotations (a waived finding's: a plain line)."""
+_COLOUR = re.compile(rb"\x1b\[[0-9;]*m")
+_PEEK = 4096
+_RECORD = re.compile(rb':::MLLOG[ \t]*\{[ \t]*"[A-Za-z_]+"[ \t]*:')
+"""A record: the marker, then a JSON object's first key (a report may quote the marker, not this)."""
+
+
+def written_by_mlcheck(path: str) -> bool:
+    """Whether the file at ``path`` is a report mlcheck wrote, and no log (no record in it)."""
+    try:
+        if not stat.S_ISREG(os.lstat(path).st_mode):  # (a FIFO would wait for a writer)
+            return False
+        with open(path, "rb") as handle:
+            head = handle.read(_PEEK)
+            size = os.fstat(handle.fileno()).st_size
+            handle.seek(max(size - _PEEK, 0))
+            tail = handle.read(_PEEK)
+    except OSError:
+        return False
+    if not head.strip():  # (empty or blank: no report, a log that logged nothing)
+        return False
+    if any(pattern.search(head) for pattern in _HEAD_SIGNATURES):  # (no log begins so)
+        return True
+    head, tail = _COLOUR.sub(b"", head), _COLOUR.sub(b"", tail)  # (one of --color always)
+    lines = [line for line in head.splitlines()[:None if size <= len(head) else -1] if line.strip()]
+    text = bool(_TITLE.search(head)) and bool(_TABLE.search(head) or _TEXT_END.search(tail)) or \
+        size <= _PEEK and bool(_QUIET.search(head))
+    looks = text or bool(lines) and all(map(_ANNOTATION.match, lines))
+    return looks and not _holds_record(path)  # (a job's console that ends with mlcheck's report is a log)
+
+
+def _holds_record(path: str, block: int = 1 << 20) -> bool:
+    """Whether a plain file holds a ``:::MLLOG`` record (not a report's mention of the marker)."""
+    tail = b""
+    try:
+        with open(path, "rb") as handle:
+            while data := handle.read(block):
+                if _RECORD.search(tail + data):
+                    return True
+                tail = data[-64:]
+    except OSError:
+        return True
+    return False
