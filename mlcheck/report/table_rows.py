@@ -60,9 +60,9 @@ class Cell:
     """Its RCP test refuses it (an RCP error: :func:`mlcheck.report.plain.rcp_refusal`): the package
     checker fails it, the score stands."""
     raises: bool = False
+    """The round's RCP checker raises on the folder: the verdict is mlcheck's (:func:`raising_note`)."""
     energy_valid: bool = True
     """Its energy score, where there is one, is valid (a node log under the rules' readings: not)."""
-    """The round's RCP checker raises on the folder: the verdict is mlcheck's (:func:`raising_note`)."""
 
     @property
     def energy_text(self) -> str:
