@@ -131,7 +131,7 @@ def test_standard_input_that_is_a_device_is_not_read(tmp_path: Path) -> None:
     with open(os.devnull if not os.path.exists("/dev/zero") else "/dev/zero", "rb") as device:
         done = subprocess.run([sys.executable, "-m", "mlcheck", "check", "-", "--config", os.devnull], stdin=device,
                               capture_output=True, text=True, timeout=60)
-        assert done.returncode == 1 and "-: error MLC015 not-a-regular-file: this is a device" in done.stdout
+        assert done.returncode == 1 and "-: error MLC015 not-a-regular-file: standard input is a device" in done.stdout
         device.seek(0) if device.seekable() else None
         split = subprocess.run([sys.executable, "-m", "mlcheck", "split", "-", "-o", str(tmp_path / "out")],
                                stdin=device, capture_output=True, text=True, timeout=60)
@@ -341,7 +341,8 @@ def test_the_actions_paths_and_sarif_inputs_as_templates_leave_them(tmp_path: Pa
     sarif-file (a template's unset input) was a usage error, where empty inputs count as unset."""
     argv, output, _ = _action_step(tmp_path, "Acme/ Beta/\n")
     assert argv[:3] == ["check", "Acme/", "Beta/"] and "exit-code=1" in output
-    argv, _, _ = _action_step(tmp_path / "empty", "", sarif="") if (tmp_path / "empty").mkdir() is None else ([], "", "")
+    (tmp_path / "empty").mkdir()
+    argv, _, _ = _action_step(tmp_path / "empty", "", sarif="")
     assert argv[:2] == ["check", "."] and "sarif:mlcheck.sarif" in argv
 
 
@@ -350,7 +351,11 @@ def test_the_action_says_where_mlcheck_could_not_run(tmp_path: Path) -> None:
     user to both."""
     _, output, said = _action_step(tmp_path, "Acme/", code=2)
     assert "exit-code=2" in output
-    assert "::error title=mlcheck::the step's log says why" in said and "**mlcheck could not run** (exit 2)" in said
+    assert "::error title=mlcheck::mlcheck exited with 2; the step's log says why" in said
+    assert "**mlcheck could not run** (exit 2)" in said
+    (tmp_path / "killed").mkdir()
+    _, output, said = _action_step(tmp_path / "killed", "Acme/", code=137)
+    assert "exit-code=137" in output and "mlcheck exited with 137" in said and "(exit 137)" in said
 
 
 def test_the_job_summary_lists_every_failing_rule_and_the_annotations_github_leaves_out(tmp_path: Path) -> None:
@@ -525,7 +530,7 @@ def test_the_action_says_each_of_its_own_refusals_on_the_jobs_page(tmp_path: Pat
                name: value}
         done = subprocess.run(["bash", "--noprofile", "--norc", "-eo", "pipefail", "-c", step["run"]], env=env,
                               cwd=tmp_path, capture_output=True, text=True)
-        assert done.returncode == 0 and output.read_text("utf-8") == "exit-code=2\n", done.stderr
+        assert done.returncode == 0 and output.read_text("utf-8").endswith("exit-code=2\n"), done.stderr
         assert f"::error title=mlcheck::{said}" in done.stdout and "**mlcheck could not run**" in summary.read_text("utf-8")
 
 
@@ -565,3 +570,86 @@ def test_watch_counts_a_converged_run_of_any_status_but_success_against_the_allo
     log.write_text("".join(runs), "utf-8")
     done = _watch(log, 5)
     assert done.returncode == 1 and ": error MLC301 " in done.stderr and "stopped on the first error (MLC301" in done.stderr
+
+
+def test_how_deep_a_record_may_nest_does_not_depend_on_the_python(tmp_path: Path) -> None:
+    """rv266: Python 3.12+ json reads thousands of levels where 3.10 and 3.11 (where the official
+    tools ran) refuse about 1,000: a record 5,000 deep was MLC003 (no score) on 3.11 and valid on
+    3.13. mlcheck keeps one limit, NESTING_LIMIT, on every interpreter."""
+    from mlcheck import check
+    from mlcheck.package.power import official_parse
+    from mlcheck.read.json_depth import NESTING_LIMIT, nesting_depth
+
+    assert nesting_depth('{"a": "' + "[" * 2000 + '"}') == 1 and nesting_depth("[" * 960 + "]" * 960) == 960
+    text = (RESNET / "result_0.txt").read_text("utf-8").splitlines()
+    for depth, refused in ((NESTING_LIMIT - 10, False), (NESTING_LIMIT, True), (5000, True)):
+        lines = list(text)
+        lines[4] = lines[4].replace(":::MLLOG {", ':::MLLOG {"deep": ' + "[" * depth + "]" * depth + ", ")
+        log = tmp_path / f"deep_{depth}.txt"
+        log.write_text("\n".join(lines) + "\n", "utf-8")
+        [run] = check([str(log)]).runs
+        assert any(f.code == "MLC003" and f.line == 5 for f in run.findings) is refused, depth
+        assert (official_parse(str(log))[0] == (5, "RecursionError")) is refused
+
+
+def test_a_waiver_date_is_read_alike_on_every_python(tmp_path: Path) -> None:
+    """rv266: ``expires = "20991231"`` was a date on 3.11+ (fromisoformat reads it) and MLC041 on 3.10."""
+    from mlcheck.settings.waiver_table import _date
+
+    assert _date("2099-12-31")[0] is not None
+    assert _date("20991231")[0] is None and _date("2099-W52-4")[0] is None
+
+
+def test_watch_fail_fast_reports_a_run_stopped_in_the_middle_whole_as_read(tmp_path: Path) -> None:
+    """rv268: the report of a stop cut the log at the error's line: a value decided early (MLC108,
+    the division) cut its run before its org and system records, a made-up second benchmark."""
+    import json
+
+    runs = [path.read_text("utf-8") for path in sorted(RESNET.glob("result_*.txt"))]
+    runs[1] = runs[1].replace('"submission_division", "value": "closed"', '"submission_division", "value": "Xclosed"')
+    log = tmp_path / "console.log"
+    log.write_text("".join(runs), "utf-8")
+    done = _mlcheck("watch", str(log), "--runs", "5", "--fail-fast", "--poll", "0.05", "--idle-timeout", "5",
+                    "--no-progress", "--config", os.devnull, "-f", "json")
+    assert done.returncode == 1, done.stderr
+    data = json.loads(done.stdout)
+    assert [b["benchmark"] for b in data["benchmarks"]] == ["resnet"] and {r["org"] for r in data["runs"]} == {"Acme"}
+
+
+def test_the_job_summarys_results_table_is_cut_to_stay_under_githubs_limit() -> None:
+    """rv264: nothing kept the step summary under GitHub's 1 MiB, over which GitHub drops it whole."""
+    from mlcheck.report.job_summary import _within
+
+    table = "\n".join(["| a | b |", "|---|---|"] + [f"| row {i} | {'x' * 1000} |" for i in range(2000)])
+    cut = _within(table, 100_000)
+    assert len(cut.encode()) <= 100_000 and cut.startswith("| a | b |\n|---|---|\n| row 0 |")
+    kept = cut.count("\n| row ")
+    assert f"… {2000 - kept} more rows" in cut and "mlcheck score -t markdown" in cut
+    assert _within("| a |\n|---|\n| 1 |", 1000) == "| a |\n|---|\n| 1 |"
+
+
+def test_the_actions_sarif_file_input_is_trimmed_and_an_old_report_removed(tmp_path: Path) -> None:
+    """rv267: ``sarif-file: reports/m.sarif`` ending in a newline was written as ``m.sarif\\n`` (the upload
+    step looked for another name); a report an earlier use left was uploaded again when this run wrote none."""
+    (tmp_path / "m.sarif").write_text("{}", "utf-8")
+    argv, output, _ = _action_step(tmp_path, "Acme/", sarif=" m.sarif\n")
+    assert "sarif:m.sarif" in argv and "sarif-file=m.sarif" in output
+    assert not (tmp_path / "m.sarif").exists()  # (the stand-in mlcheck writes none)
+
+
+def test_a_report_is_known_by_its_end_as_well_as_its_beginning(tmp_path: Path) -> None:
+    """rv267: a title and a second line beginning with any byte of a box character (a bullet, a dash)
+    was a report; a job's console that printed mlcheck's report and then crashed was passed over by
+    discovery (the check passed); a report beginning "Waived", or of nothing but its verdict, was not one."""
+    from mlcheck.package.own_reports import written_by_mlcheck
+
+    report = _mlcheck("check", str(EXAMPLE), "--config", os.devnull).stdout
+    samples = {"bullet.txt": "Acme / acme-t8 / resnet (2.0.0)\n\u2022 check the seeds\n",
+               "crash.log": report + "Traceback (most recent call last):\nImportError: no module named x\n",
+               "waived.txt": "Waived\nx.txt: MLC501 empty: waived\n`mlcheck explain CODE` documents each rule (MLC501)\n",
+               "verdict.txt": "mlcheck: 1 run (0 failing), 0 benchmarks (0 with a valid score), 0 errors, 0 warnings\n",
+               "report.txt": report}
+    for name, text in samples.items():
+        (tmp_path / name).write_text(text, "utf-8")
+    assert {name: written_by_mlcheck(str(tmp_path / name)) for name in samples} == {
+        "bullet.txt": False, "crash.log": False, "waived.txt": True, "verdict.txt": True, "report.txt": True}

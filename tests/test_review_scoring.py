@@ -5,6 +5,7 @@ scaling.json in rounds before score scaling."""
 from __future__ import annotations
 
 import re
+import sys
 import shutil
 from pathlib import Path
 from typing import Callable
@@ -370,9 +371,10 @@ def test_a_record_the_official_parser_raises_on_leaves_no_published_score(
     lines[4] = change(lines[4].rstrip("\n")) + "\n"
     log.write_text("".join(lines), "utf-8")
     parser = pytest.importorskip("mlperf_logging.compliance_checker.mlp_parser.ruleset_200")
-    with pytest.raises(Exception) as raised:
-        parser.parse_file(str(log))
-    assert type(raised.value).__name__ == error
+    if error != "RecursionError" or sys.version_info < (3, 12):  # (3.12+ json reads 5,000 levels: mlcheck keeps 3.11's limit)
+        with pytest.raises(Exception) as raised:
+            parser.parse_file(str(log))
+        assert type(raised.value).__name__ == error
     (bench,) = check([str(root)]).benchmarks
     (dropped,) = [f for f in bench.findings if f.code == "MLC521"]
     stops = f"the official checker raises {error} on line 5 of result_1.txt (its parser catches only ValueError)"

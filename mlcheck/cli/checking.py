@@ -97,8 +97,8 @@ def say_settings(settings: Settings, result: CheckResult, verbose: bool = True,
 
 def report_options(settings: Settings, quiet: bool, digests: bool = False,
                    result: CheckResult | None = None) -> ReportOptions:
-    checked = next((run.path for run in result.runs if run.path != "-"), None) if result else None
-    return ReportOptions(fail_level=fail_level(settings), root=repository_root(checked=checked),
+    first_log = next((run.path for run in result.runs if run.path != "-"), None) if result else None
+    return ReportOptions(fail_level=fail_level(settings), root=repository_root(checked=first_log),
                          min_severity=fail_level(settings) if quiet else Severity.INFO,
                          input_digests=input_digests(result) if digests and result else {})
 
@@ -227,7 +227,7 @@ def _check_and_report(paths: Sequence[str], settings: Settings, quiet: bool, ver
 
         if hidden := annotations_not_shown(result, options.min_severity):
             click.echo(f"mlcheck: GitHub shows {ANNOTATIONS_SHOWN} annotations of each kind per step: {hidden} are not "
-                       "shown there; this log lists them all, and the SARIF report holds them", err=True)
+                       "shown there; this log lists them all, as does a SARIF report where one is written", err=True)
 
         summary = os.environ.get(SUMMARY_VARIABLE)
         try:

@@ -251,8 +251,8 @@ def watch_command(log: str, ruleset: str | None, fail_fast: bool, runs: int, out
         # findings said while following alone: the cut run's missing run_stop or keys are no finding of the job)
         decided = replace(settings, select=tuple(sorted({found.code for found in said})))
         try:
-            check_and_report([log], decided, line_limits={log: min(outcome.lines, first.line or outcome.lines) if first
-                                                          else outcome.lines}, text_format=text_format, said=said)
+            check_and_report([log], decided, line_limits={log: outcome.lines}, text_format=text_format,
+                             said=said)
         except SystemExit as reported_exit:
             sys.exit(reported_exit.code if reported_exit.code not in (0, None) else failed)
     # (the failing findings printed on lines a truncation or a rotation took: they fail the watch too)

@@ -283,9 +283,9 @@ def _skipped_finding(path: str, kind: str) -> Finding:
     if kind == NAMED_DEVICE:
         what = special_kind(path) or "a device"
         why = "a socket is no file to read" if what == "a socket" else "reading it could wait forever"
-        return NOT_A_REGULAR_FILE.at(path, None, (
-            f"this is {what}, not a log file: nothing was read from it ({why}), so "
-            "no run was checked here. Name the log file (a pipe, <(zcat result_0.txt.gz), or - is read)"))
+        return NOT_A_REGULAR_FILE.at(path, None, (f"{'standard input' if path == '-' else 'this'} is {what}, not a log "
+            f"file: nothing was read from it ({why}), so no run was checked here. " + ("Pipe the log in (mlcheck check - < "
+            "result_0.txt) or name it" if path == "-" else "Name the log file (a pipe, <(zcat result_0.txt.gz), or - is read)")))
     return NOT_A_REGULAR_FILE.at(path, None, (
         f"this is {kind}, not a file; it was skipped (reading it could wait forever). The official tools "
         "read no file of this name (it is no result_<i>.txt) and pass the package; replace it with the file "

@@ -10,7 +10,6 @@ where the reader found a record it could not decode, and only for a folder the R
 
 from __future__ import annotations
 
-import json
 from typing import Sequence
 
 from mlcheck.model import Finding
@@ -18,6 +17,7 @@ from mlcheck.package.package_policy import package_policy
 from mlcheck.package.params import params_files
 from mlcheck.read.cr_line_ends import cr_line_ended
 from mlcheck.read.file_names import folder_of_log
+from mlcheck.read.json_depth import loads as bounded_loads
 from mlcheck.read.log_files import readable_path
 from mlcheck.read.long_lines import MAX_LINE_BYTES
 from mlcheck.results import RcpResult, RunResult
@@ -134,7 +134,7 @@ def _undecodable_in(physical: bytes, needles: tuple[str, ...]) -> str:
 
 def _decodes(text: str) -> bool:
     try:
-        json.loads(text)
+        bounded_loads(text)
     except (ValueError, RecursionError):
         return False
     return True

@@ -11,6 +11,7 @@ import re
 import stat
 from typing import Any
 
+from mlcheck.read.json_depth import NESTING_LIMIT, within_limit
 from mlcheck.package.json_lines import top_level_key_lines
 from mlcheck.read.log_files import link_to_nothing
 from mlcheck.records import dataclass, field
@@ -69,7 +70,7 @@ def read_json_document(path: str) -> JsonDocument:
         text = raw.decode("utf-8")
         if "\r" in text:  # (read as open() reads text: a CR line end is a line end)
             text = text.replace("\r\n", "\n").replace("\r", "\n")
-        data = json.loads(text, object_pairs_hook=pairs)
+        data = within_limit(lambda whole: json.loads(whole, object_pairs_hook=pairs), text)  # (as on 3.10 and 3.11)
     except OSError as error:
         return JsonDocument(path, True, error=str(error))
     except UnicodeDecodeError as error:
@@ -90,7 +91,7 @@ def read_json_document(path: str) -> JsonDocument:
     except RecursionError:
         deep_line = _too_deep_line(text)
         return JsonDocument(path, True, error=(f"line {deep_line}: " if deep_line else "") + "arrays or objects nested "
-                            "too deeply for Python's json to read (a thousand levels or more)", error_line=deep_line)
+                            f"too deeply for Python's json to read ({NESTING_LIMIT} levels or more)", error_line=deep_line)
     if not isinstance(data, dict):
         line = text.count("\n", 0, len(text) - len(text.lstrip())) + 1  # (where the value begins)
         return JsonDocument(path, True, error=f"line {line}: expected a JSON object, found {_json_kind(data)}",
@@ -104,7 +105,7 @@ _LONG_NUMBER = re.compile(r"\d{4301,}")
 _STRING_OR_BRACKET = re.compile(r'"[^"\\]*(?:\\.[^"\\]*)*"|[\[\]{}]')  # (unrolled: see json_lines._TOKEN)
 
 
-def _too_deep_line(text: str, limit: int = 900) -> int | None:
+def _too_deep_line(text: str, limit: int = NESTING_LIMIT) -> int | None:
     """The line where ``text``'s arrays and objects (outside strings) first nest ``limit`` deep."""
     depth = 0
     for found in _STRING_OR_BRACKET.finditer(text):

@@ -16,13 +16,13 @@ anything else); the summarizer (``result_summarizer.py``, 3.1+) scores the files
 from __future__ import annotations
 
 import fnmatch
-import json
 import os
 from typing import Sequence
 
 from mlcheck.records import dataclass
 from mlcheck.model import EVENT_LINE, Event, Severity
 from mlcheck.package.file_kinds import special_kind
+from mlcheck.read.json_depth import loads as bounded_loads
 from mlcheck.read.line_reader import MARKER_BYTES
 from mlcheck.read.reader import read_result_batches
 from mlcheck.read.record_runs import events_without_metadata
@@ -225,7 +225,7 @@ def official_parse(path: str) -> tuple[tuple[int, str] | None, frozenset[int], d
                     continue
                 several = line.find(_TOKEN) < at
                 try:
-                    record = json.loads(line[at + len(_TOKEN):].strip())
+                    record = bounded_loads(line[at + len(_TOKEN):].strip())  # (RecursionError as on 3.10 and 3.11)
                     if record is None:  # ("does not match regex", a ValueError)
                         raise ValueError(record)
                     time_ms, key, value, metadata = float(record["time_ms"]), record["key"], record["value"], record["metadata"]

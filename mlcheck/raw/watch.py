@@ -166,13 +166,14 @@ def _follow(follower: Follower, path: str, jobs: MixedJobs, forced: tuple[Rulese
                 continue
             if take(live.add(signal)):
                 return outcome("complete", state.runs_done, state.end_line or live.line_no)
-    except StopWatching:
-        return outcome("stopped", state.runs_done, live.line_no)
+    except StopWatching:  # (stopped judging a run whole: the lines read ahead of it, the next run's, left out)
+        return outcome("stopped", state.runs_done, state.judged_to or live.line_no)
     raise AssertionError("the follower never ends")  # pragma: no cover
 
 
 def _take(state: WatchState, item: AnyItem, on_finding: FindingSink,
           on_progress: ProgressSink) -> None:
+    state.judged_to = None
     if isinstance(item, Finding):
         if (said := state.boundaries.said(item, state.builder.counts)) is None:
             return  # (a job start that opens no run; a result file's findings as check says them)
@@ -279,7 +280,7 @@ def flush_pending(state: WatchState, on_finding: FindingSink, on_progress: Progr
 def _checkpoint(state: WatchState, on_finding: FindingSink, on_progress: ProgressSink,
                 final: bool, progress: bool = True, only: frozenset[str] | None = None) -> None:
     run = state.builder.build()
-    state.judged_events, state.pending = len(run.events), False
+    state.judged_events, state.pending, state.judged_to = len(run.events), False, run.last_line if final else None
     result = judge_run(run, LogRef(state.path), state.forced, state.reading, state.forced_source)
     facts = run_facts(run, state.path, state.forced, result.benchmark) if final or progress else None
     if final:  # (a run the benchmark result may still count as its slowest: its non-convergence, a warning)

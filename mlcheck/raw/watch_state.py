@@ -53,6 +53,8 @@ class WatchState:
     """The run logged its run_stop: it is judged whole once the lines written with it are read
     (records may follow run_stop: some logs write ``train_samples``, ``cache_clear`` or the
     ``submission_*`` keys after it)."""
+    judged_to: int | None = None
+    """The last line of the run being judged whole (None: none is): where a stop's report ends."""
     end_line: int | None = None
     """The last line of the runs judged whole (when a later run began after them, or when the log
     went quiet after a run_stop: the run's last own record)."""

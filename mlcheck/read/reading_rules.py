@@ -241,7 +241,8 @@ def not_a_regular_file(path: str, kind: str) -> Finding:
 
 def reading_stopped(path: str, line_no: int, error: BaseException) -> Finding:
     """MLC001 where reading raised after ``line_no`` lines, at the last of them (the lines after it
-    are the archive's, not the file's; none: at no line): an error (the file, or its gzip archive,
+    are the archive's, not the file's; none: at line 1 for damaged gzip data, which was opened and
+    read, at no line for an error of the system, which let nothing be read): an error (the file, or its gzip archive,
     is damaged or truncated), but a warning for bytes that are not gzip after a whole member (read
     on as ``gzip -d`` does, with a warning: "trailing garbage ignored")."""
     if str(error).startswith("Not a gzipped file") and line_no:
@@ -251,6 +252,8 @@ def reading_stopped(path: str, line_no: int, error: BaseException) -> Finding:
     where = f"after line {line_no}" if line_no else "before the first line"
     # (gzip data cut or damaged before its first line: the file was read, at its first line, as any damaged
     # file's (exit 1); an error of the system, which let nothing be read, at no line: exit 2, as a file not opened)
-    damaged = isinstance(error, (EOFError, zlib.error)) or type(error).__name__ == "BadGzipFile"
+    import gzip  # (here: reading a log imports no gzip that is none)
+
+    damaged = isinstance(error, (EOFError, zlib.error, gzip.BadGzipFile))
     return FILE_UNREADABLE.at(path, line_no or (1 if damaged else None), f"reading stopped {where}: {error}; the file "
                               "(or its gzip archive) is damaged or truncated")

@@ -14,6 +14,7 @@ from typing import Any, Iterator, Union
 from mlcheck.model import Event, Finding, Severity
 from mlcheck.read.cut_records import OTHER_LINE_START
 from mlcheck.read.job_starts import JOB_END
+from mlcheck.read.json_depth import within_limit
 from mlcheck.read.long_lines import LongLine
 from mlcheck.read.official_view import float_time_finding, keyless_refusals, official_float
 from mlcheck.read.rawlog import TAG
@@ -51,10 +52,10 @@ def decode_record(text: str) -> tuple[Any, int, int]:
     enforced here, once, so that no later stage meets such a number. Only a text holding such a
     run of digits takes the slower decoder."""
     if len(text) <= FLOAT_DIGITS or _LONG_DIGITS.search(text) is None:
-        record, end = _DECODER.raw_decode(text)
+        record, end = within_limit(_DECODER.raw_decode, text)  # (as json on Python 3.10 and 3.11, on any)
         return record, end, 0
     before = _replaced[0]
-    record, end = _BOUNDED_DECODER.raw_decode(text)
+    record, end = within_limit(_BOUNDED_DECODER.raw_decode, text)
     return record, end, _replaced[0] - before
 
 

@@ -148,8 +148,8 @@ def repository_root(start: str = ".", checked: str | None = None) -> str:
     """The root code scanning and annotations resolve paths against: the nearest folder holding
     ``.git`` at or above ``start`` (the working folder: one root whatever is checked), else at or
     above the ``checked`` file (a repository checked out in a folder of the workspace, ``path:
-    repo``); else ``$GITHUB_WORKSPACE`` where it is set (an Action's checkout); else ``start``."""
-    for origin in [start] + ([checked] if checked and checked not in NOT_FILES else []):
+    repo``); else ``$GITHUB_WORKSPACE`` in GitHub Actions (its checkout); else ``start``."""
+    for origin in [_logical(start)] + ([checked] if checked and checked not in NOT_FILES else []):
         here = os.path.abspath(origin)
         while True:
             if os.path.exists(os.path.join(here, ".git")):
@@ -158,8 +158,18 @@ def repository_root(start: str = ".", checked: str | None = None) -> str:
             if parent == here:
                 break
             here = parent
-    workspace = os.environ.get("GITHUB_WORKSPACE", "")
+    workspace = os.environ.get("GITHUB_WORKSPACE", "") if os.environ.get("GITHUB_ACTIONS") == "true" else ""
     return os.path.abspath(workspace if workspace.strip() and os.path.isdir(workspace) else start)
+
+
+def _logical(start: str) -> str:
+    """``start``, the working folder as the shell spells it (``$PWD``: a workspace reached through a
+    link keeps the link's name, as the checked paths do) where ``start`` is ``.``."""
+    pwd = os.environ.get("PWD", "")
+    try:
+        return pwd if start == "." and os.path.isabs(pwd) and os.path.samefile(pwd, ".") else start
+    except OSError:
+        return start
 
 
 def is_inside(path: str, root: str) -> bool:

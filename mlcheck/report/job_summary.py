@@ -48,7 +48,7 @@ def render_job_summary(result: CheckResult, options: ReportOptions) -> str:
         tail += ["", "<sub>The annotations show where; `mlcheck explain CODE` documents each rule.</sub>", ""]
         if (hidden := annotations_not_shown(result, options.min_severity)):
             tail += [f"<sub>GitHub shows {ANNOTATIONS_SHOWN} annotations of each kind per step: {hidden} are not shown "
-                     "there; the step's log lists them all, and the SARIF report holds them.</sub>", ""]
+                     "there; the step's log lists them all, as does a SARIF report where one is written.</sub>", ""]
     if result.benchmarks:
         budget = SUMMARY_BYTES - len("\n".join(lines + tail).encode("utf-8", "backslashreplace")) - 200
         lines += ["### Results (minutes)", "", _within(results_table_markdown(result).rstrip("\n"), budget), ""]

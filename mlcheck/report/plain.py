@@ -144,8 +144,7 @@ def one_line(text: str) -> str:
     """:func:`shown` on one line: a line end from a log's value written as ``\\n`` (a finding
     of the text report is one line, for grep and CI logs; the older workflow command ``##[`` of a
     name or a value, which GitHub's runner looks for anywhere in a line, as ``##\\[``)."""
-    line = shown(text).replace("\n", "\\n")
-    return line.replace("##[", "##\\[") if "##[" in line else line
+    return _no_legacy_command(shown(text).replace("\n", "\\n"))
 
 
 _MARKDOWN = {**{ord(c): "\\" + c for c in "\\`*_[]!~&|"}, ord("<"): "&lt;", ord(">"): "&gt;"}
@@ -228,6 +227,10 @@ def command_safe(text: str, line_start: bool = True) -> str:
     behind a ``\\``, and the older ``##[`` anywhere in a line as ``##\\[`` (GitHub's runner looks for
     it anywhere). ``line_start``: whether ``text`` begins a line."""
     text = _COMMAND_LINE.sub(r"\1\\\2", ("\n" if line_start else "") + text)[1 if line_start else 0:]
+    return _no_legacy_command(text)
+
+
+def _no_legacy_command(text: str) -> str:
     return text.replace("##[", "##\\[") if "##[" in text else text
 
 
@@ -242,9 +245,9 @@ class CommandSafeStream:
 
     def write(self, text: str) -> int:
         if text:
-            text = command_safe(text, self._line_start)
+            self._stream.write(command_safe(text, self._line_start))
             self._line_start = text.endswith("\n")
-        return self._stream.write(text)
+        return len(text)
 
     def __getattr__(self, name: str) -> Any:
         return getattr(self._stream, name)

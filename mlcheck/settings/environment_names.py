@@ -19,6 +19,8 @@ def misspelt_variable(raw_key: str, names: Sequence[str]) -> list[Finding]:
             f"MLCHECK_{raw_key.upper()} is not a setting of mlcheck and is ignored: waivers are entries of the config "
             "file ([[waivers]] in .mlcheck.toml, [[tool.mlcheck.waivers]] in pyproject.toml); MLCHECK_CONFIG names it"),
             severity=Severity.WARNING)]
+    if raw_key.lower().startswith("test_"):  # (MLCHECK_TEST_SHARED: the test suite's, README)
+        return []
     close = near_name(raw_key.replace("-", "_"), names, cutoff=0.75)
     if not close:
         return []

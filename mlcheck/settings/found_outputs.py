@@ -32,7 +32,7 @@ def refused_output(spec: str, cwd: str) -> str | None:
     real, below = os.path.realpath(full), os.path.realpath(cwd)
     if not real.startswith(os.path.join(below, "")):
         return "leads outside the working folder (.. or a link)"
-    package = _package_folder(os.path.dirname(real))
+    package = _package_folder(os.path.dirname(real), below)
     if package is not None:
         return f"lies in {os.path.relpath(package, below)}, a submission package's {os.path.basename(package)}/ folder"
     if os.path.lexists(full) and not stat.S_ISREG(os.lstat(full).st_mode):  # (a FIFO would block its reading)
@@ -42,11 +42,14 @@ def refused_output(spec: str, cwd: str) -> str | None:
     return None
 
 
-def _package_folder(folder: str) -> str | None:
-    """The ``results``/``systems``/``benchmarks`` folder of a package that holds ``folder``, if any."""
+def _package_folder(folder: str, cwd: str) -> str | None:
+    """The ``results``/``systems``/``benchmarks`` folder of a package that holds ``folder``, if any
+    (above the working folder ``cwd``, a ``results`` folder only beside another of them: a user's
+    repository may lie in a folder named so)."""
     while True:
         parent, name = os.path.split(folder)
-        if name.lower() == "results" or name.lower() in _PACKAGE_PARTS and any(
+        alone = name.lower() == "results" and folder.startswith(os.path.join(cwd, ""))
+        if alone or name.lower() in _PACKAGE_PARTS and any(
                 entry.lower() in _PACKAGE_PARTS and entry != name and os.path.isdir(os.path.join(parent, entry))
                 for entry in _listing(parent)):
             return folder

@@ -131,7 +131,7 @@ def _date(raw: Any) -> tuple[dt.date | None, str | None]:
         return raw.date(), None
     if isinstance(raw, dt.date):
         return raw, None
-    if isinstance(raw, str):
+    if isinstance(raw, str) and re.fullmatch(r"\d{4}-\d{2}-\d{2}", raw.strip()):  # (3.11+ also reads 20261231)
         try:
             return dt.date.fromisoformat(raw.strip()), None
         except ValueError:
