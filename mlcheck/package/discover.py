@@ -20,8 +20,7 @@ from mlcheck.package.power_paths import power_log_benchmark
 from mlcheck.package.real_paths import RealPaths as RealPaths, absolute_parts as absolute_parts  # (re-exported)
 from mlcheck.package.named_files import passed_over
 from mlcheck.package.file_kinds import (holds_a_record, holds_power_records, holds_records, loops_back, named_device,
-                                        special_kind, stdin_device)
-from mlcheck.package.own_reports import written_by_mlcheck
+                                        own_report, special_kind, stdin_device)
 
 NOT_LOG_FOLDERS = frozenset({"benchmarks", "systems", "power"})
 """Folders a walk does not enter, in any case (``Power/`` too: the official tools read none of its
@@ -231,7 +230,7 @@ def _walk(top: str, skipped: list[tuple[str, str]] | None = None) -> list[LogRef
                 # every rank holds copies. The lowest rank with records is read (stdout before stderr).
                 preference = (0 if holds_records(path) else 2) + (not name.startswith("stdout"))
                 per_rank.setdefault(os.path.dirname(root), []).append((preference, int(rank.group(1) or rank.group(2)), path))
-            elif LOG_FILE_NAME.search(name) and not written_by_mlcheck(path):  # (a report -o wrote beside the logs)
+            elif LOG_FILE_NAME.search(name) and not own_report(path):  # (a report -o wrote beside the logs)
                 others.append(_ref_for_file(path, walked=True))
     others.extend(_ref_for_file(min(found)[2], walked=True) for _, found in sorted(per_rank.items()))
     # Beside result files, other log-like files are not runs (the package layout rules name them);

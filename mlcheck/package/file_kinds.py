@@ -125,3 +125,11 @@ def loops_back(root: str, name: str) -> bool:
     path = os.path.join(root, name)
     target = os.path.realpath(path) if os.path.islink(path) else None
     return target is not None and (os.path.realpath(root) + os.sep).startswith(target.rstrip(os.sep) + os.sep)
+
+
+def own_report(path: str) -> bool:
+    """:func:`mlcheck.package.own_reports.written_by_mlcheck`, imported where a loose log is met
+    (its patterns are compiled then, not at every start)."""
+    from mlcheck.package.own_reports import written_by_mlcheck
+
+    return written_by_mlcheck(path)

@@ -10,8 +10,6 @@ from __future__ import annotations
 import os
 import stat
 
-from mlcheck.package.own_reports import written_by_mlcheck
-
 _PACKAGE_PARTS = ("results", "systems", "benchmarks")
 """A package's folders (any case): ``results`` alone is one (as :func:`mlcheck.package.layout.package_part`
 reads it), ``systems`` and ``benchmarks`` beside another of them."""
@@ -19,6 +17,7 @@ reads it), ``systems`` and ``benchmarks`` beside another of them."""
 
 def refused_output(spec: str, cwd: str) -> str | None:
     """Why a found config may not write ``spec`` (``FORMAT:PATH`` or ``PATH``), None when it may."""
+    from mlcheck.package.own_reports import written_by_mlcheck
     from mlcheck.settings.gate import format_named, parse_output
 
     path = parse_output(spec)[1]
