@@ -631,10 +631,15 @@ def test_the_job_summarys_results_table_is_cut_to_stay_under_githubs_limit() -> 
 def test_the_actions_sarif_file_input_is_trimmed_and_an_old_report_removed(tmp_path: Path) -> None:
     """rv267: ``sarif-file: reports/m.sarif`` ending in a newline was written as ``m.sarif\\n`` (the upload
     step looked for another name); a report an earlier use left was uploaded again when this run wrote none."""
-    (tmp_path / "m.sarif").write_text("{}", "utf-8")
+    (tmp_path / "m.sarif").write_text(_mlcheck("check", str(EXAMPLE), "-f", "sarif", "--config", os.devnull).stdout,
+                                      "utf-8")
     argv, output, _ = _action_step(tmp_path, "Acme/", sarif=" m.sarif\n")
     assert "sarif:m.sarif" in argv and "sarif-file=m.sarif" in output
     assert not (tmp_path / "m.sarif").exists()  # (the stand-in mlcheck writes none)
+    (tmp_path / "other").mkdir()
+    (tmp_path / "other" / "notes.json").write_text('{"mine": true}', "utf-8")  # (rv269: no other file is removed)
+    _action_step(tmp_path / "other", "Acme/", sarif="notes.json")
+    assert (tmp_path / "other" / "notes.json").read_text("utf-8") == '{"mine": true}'
 
 
 def test_a_report_is_known_by_its_end_as_well_as_its_beginning(tmp_path: Path) -> None:
@@ -653,3 +658,25 @@ def test_a_report_is_known_by_its_end_as_well_as_its_beginning(tmp_path: Path) -
         (tmp_path / name).write_text(text, "utf-8")
     assert {name: written_by_mlcheck(str(tmp_path / name)) for name in samples} == {
         "bullet.txt": False, "crash.log": False, "waived.txt": True, "verdict.txt": True, "report.txt": True}
+
+
+def test_the_depth_limit_counts_what_json_reads_and_no_decoding_raises_on_it(tmp_path: Path) -> None:
+    """rv269: brackets after a record's JSON (which json never reads) made it too deep; a record cut by
+    another rank's tag, 1,000 deep, made reading the log raise RecursionError on 3.10 and 3.11; a
+    string of two million brackets took a fifth of a second per line to count."""
+    from mlcheck import check
+    from mlcheck.read.json_depth import NESTING_LIMIT, nesting_depth
+
+    lines = (RESNET / "result_0.txt").read_text("utf-8").splitlines()
+    lines[0] = lines[0] + " " + "[" * 1000
+    log = tmp_path / "trail.txt"
+    log.write_text("\n".join(lines) + "\n", "utf-8")
+    assert not any(f.code == "MLC003" for f in check([str(log)]).runs[0].findings)
+    assert nesting_depth('"' + "[" * 2_000_000 + '"') == 0 and nesting_depth("[" * NESTING_LIMIT) == NESTING_LIMIT
+    raw = (Path(__file__).resolve().parent.parent / "fixtures" / "raw" / "shared_line.log").read_text("utf-8").splitlines()
+    at = next(i for i, line in enumerate(raw) if ":::MLLOG {" in line)
+    raw[at] = raw[at].replace(":::MLLOG {", ':::MLLOG {"deep": ' + "[" * 1000 + "]" * 1000 + ", ", 1)
+    console = tmp_path / "shared.log"
+    console.write_text("\n".join(raw) + "\n", "utf-8")
+    found = [f.code for run in check([str(console)]).runs for f in run.findings]
+    assert "MLC000" not in found and "MLC003" in found

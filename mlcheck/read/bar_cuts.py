@@ -19,6 +19,8 @@ from __future__ import annotations
 
 import json
 
+from mlcheck.read.json_depth import within_limit
+
 _MARKER = b":::MLLOG"
 _LONGEST = 64 * 1024
 _MOST_ENDS = 64
@@ -76,7 +78,7 @@ def _closing_brackets(text: bytes, start: int) -> list[int]:
 def is_record(text: bytes) -> dict[str, object] | None:
     """``text`` decoded, where it is one record: an object with ``key``, ``value`` and ``time_ms``."""
     try:
-        record = json.loads(text)
+        record = within_limit(json.loads, text.decode("utf-8"))  # (within the depth mlcheck reads records to)
     except (ValueError, RecursionError):
         return None
     if type(record) is dict and isinstance(record.get("key"), str) and "value" in record and "time_ms" in record:

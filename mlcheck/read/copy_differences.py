@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 from typing import TYPE_CHECKING, Any, NamedTuple
 
+from mlcheck.read.json_depth import within_limit
 from mlcheck.model import Finding
 from mlcheck.read.rawlog import Source, source_name
 from mlcheck.read.raw_output_rules import RANK_COPIES_CONFLICT
@@ -58,7 +59,7 @@ _TWO_RUNS = ("; a run logs one benchmark, so these are two runs printed into one
 
 def _parsed(text: str) -> dict[str, Any] | None:
     try:
-        record, _end = _DECODER.raw_decode(text[text.index("{"):])
+        record, _end = within_limit(_DECODER.raw_decode, text[text.index("{"):])
     except (ValueError, RecursionError):
         return None
     return record if isinstance(record, dict) else None

@@ -20,7 +20,7 @@ T = TypeVar("T")
 NESTING_LIMIT = 950
 """Levels of arrays and objects at which a JSON text is refused (``json`` reads over 960 levels
 where mlcheck reads a log on Python 3.10 and 3.11, and refuses 1,000)."""
-_TOKENS = re.compile(r'"(?:[^"\\]|\\.)*"?|[\[\]{}]')
+_TOKENS = re.compile(r'"[^"\\]*(?:\\.[^"\\]*)*"?|[\[\]{}]')
 """A string (skipped whole, in C; an unclosed one to the end) or a bracket."""
 
 
@@ -40,30 +40,48 @@ def nesting_depth(text: str) -> int:
     return deepest
 
 
-def refuse_too_deep(text: str) -> None:
-    """Raise ``RecursionError``, as ``json`` does, where ``text`` nests :data:`NESTING_LIMIT` levels or deeper."""
-    deepest = nesting_depth(text)
-    if deepest >= NESTING_LIMIT:
-        raise RecursionError(f"maximum recursion depth exceeded while decoding JSON nested {deepest} levels deep")
+def value_depth(value: Any) -> int:
+    """How deeply arrays and objects nest in a decoded value (a tuple, ``raw_decode``'s, is none)."""
+    deepest, stack = 0, [(value, 0)]
+    while stack:
+        item, depth = stack.pop()
+        if isinstance(item, (list, dict)):
+            deepest = max(deepest, depth + 1)
+            stack.extend((child, depth + 1) for child in (item.values() if isinstance(item, dict) else item))
+        elif isinstance(item, tuple):
+            stack.extend((child, depth) for child in item)
+    return deepest
 
 
 _SHALLOW = 200
 """Fewer brackets than this nest too little for any stack to make ``json`` refuse them."""
 
 
+def _too_deep(deepest: int) -> RecursionError:
+    return RecursionError(f"maximum recursion depth exceeded while decoding JSON nested {deepest} levels deep")
+
+
 def within_limit(decode: Callable[[str], T], text: str) -> T:
-    """``decode(text)`` (a ``json`` decoding) within :data:`NESTING_LIMIT`: refused from that depth,
-    and read below it however deep the call stack is (Python's recursion limit, which ``json``
-    counts on 3.10 and 3.11, is raised for the call where the text has many brackets)."""
+    """``decode(text)`` (a ``json`` decoding) as on Python 3.10 and 3.11 within :data:`NESTING_LIMIT`:
+    the value it decodes refused where it nests that deep, a syntax error where the text before it
+    nests that deep (3.10 raised first); below it read however deep the call stack is (Python's
+    recursion limit, which ``json`` counts on 3.10 and 3.11, raised for the call). What lies after
+    the value, or after an error, is not counted: ``json`` never reads it."""
     if text.count("[") + text.count("{") < _SHALLOW:
         return decode(text)
-    refuse_too_deep(text)
     limit = sys.getrecursionlimit()
     sys.setrecursionlimit(max(limit, NESTING_LIMIT + 1000))
     try:
-        return decode(text)
+        value = decode(text)
+    except json.JSONDecodeError as error:
+        if (deepest := nesting_depth(text[:error.pos])) >= NESTING_LIMIT:
+            raise _too_deep(deepest) from None
+        raise
     finally:
         sys.setrecursionlimit(limit)
+    if (deepest := value_depth(value)) >= NESTING_LIMIT:
+        raise _too_deep(deepest)
+    return value
 
 
 def loads(text: str) -> Any:

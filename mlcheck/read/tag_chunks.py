@@ -38,6 +38,7 @@ import json
 import re
 from typing import Callable, Iterable, Iterator, NamedTuple
 
+from mlcheck.read.json_depth import within_limit
 from mlcheck.read.job_starts import JOB_END, LAUNCH_LINE
 from mlcheck.read.lazy_patterns import lazy_pattern
 from mlcheck.read.long_lines import MAX_LINE_BYTES
@@ -174,8 +175,8 @@ def _unfinished(piece: bytes) -> bool:
     if at < 0:
         return True
     try:  # (a whole record, whatever follows it: a colour code's end, a blank)
-        _DECODER.raw_decode(piece[at + len(_MARKER):].decode("utf-8", errors="replace").lstrip())
-    except ValueError:
+        within_limit(_DECODER.raw_decode, piece[at + len(_MARKER):].decode("utf-8", errors="replace").lstrip())
+    except (ValueError, RecursionError):  # (too deep: no whole record here, as the reader refuses it)
         return True
     return False
 
