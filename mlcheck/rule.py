@@ -69,6 +69,15 @@ def clipped_message(message: str) -> str:
     return f"{message[:MAX_MESSAGE]}… (a message of {len(message):,} characters, cut)"
 
 
+def as_warnings(findings: Sequence[Finding], codes: frozenset[str] | tuple[str, ...], note: str) -> tuple[Finding, ...]:
+    """``findings`` with the errors of ``codes`` as warnings that say why (``note``): what a
+    benchmark result tolerates (:mod:`mlcheck.judge.folders`, :mod:`mlcheck.raw.watch_tolerance`)."""
+    from dataclasses import replace
+
+    return tuple(replace(f, severity=Severity.WARNING, message=f"{f.message} ({note})")
+                 if f.code in codes and f.severity is Severity.ERROR else f for f in findings)
+
+
 @dataclass(frozen=True)
 class RunContext:
     """What a run rule may look at: the run, the ruleset it is judged under and the benchmark's

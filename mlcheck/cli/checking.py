@@ -65,9 +65,9 @@ def checked(paths: Sequence[str], settings: Settings, quiet: bool, verbose: bool
 def config_notice(settings: Settings, unused: frozenset[str] = frozenset()) -> str:
     """What a config found by the search decides (:attr:`Settings.config_deciding`), but the
     settings the command does not use (``score`` fails on no finding, writes no config output)."""
-    named = [name if name != "output" or not settings.outputs_source.startswith("output in") else
-             f"output ({', '.join(parse_output(spec)[1] for spec in settings.outputs)})"
-             for name in settings.config_deciding if name not in unused]
+    files = ", ".join(parse_output(spec)[1] for spec in settings.outputs)  # (the config's own: named with it)
+    writes = f"output ({files})" if settings.outputs_source.startswith("output in") else "output"
+    named = [writes if name == "output" else name for name in settings.config_deciding if name not in unused]
     return (f"mlcheck: {settings.config_path} ({settings.config_reason}) sets {', '.join(named)}, which decide what "
             "is judged, what fails and what is written; --config /dev/null reads no config") if named else ""
 

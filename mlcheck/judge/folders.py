@@ -12,6 +12,7 @@ from dataclasses import replace
 from mlcheck.model import Finding, Severity
 from mlcheck.facts.round_choice import NOT_INFERRED
 from mlcheck.results import TOLERATED_CODES, BenchmarkResult, RcpResult, RunResult, RunSummary, Score
+from mlcheck.rule import as_warnings
 from mlcheck.facts.rulesets import BenchmarkFacts, Ruleset, RulesetError, load_ruleset
 from mlcheck.judge.glob_names import glob_blind
 from mlcheck.judge.official_stops import official_stops, stopping_files, unopened_rcp
@@ -24,6 +25,7 @@ from mlcheck.package.power import result_name
 from mlcheck.package.params import params_files
 from mlcheck.read.file_names import RESULT_FILE, SUBMITTED_RESULT_FILE
 from mlcheck.rules import package as package_rules, package_runs, seed_reading, seeds
+from mlcheck.rules.convergence import ABORTED_RUN_REACHED_TARGET
 from mlcheck.rules.checker_params import PARAMS_NOT_HONOURED, bypass_note, check_params, honoured_request
 from mlcheck.rules.package_system import SYSTEM_INVALID
 from mlcheck.rules.internal import crash_finding
@@ -78,11 +80,9 @@ def _tolerate(run: RunResult) -> RunResult:
     """A run the folder's mean scores (whatever other package rule breaks): non-converged, counted as the slowest, its
     non-convergence is a warning (exit code as ``score``'s; its official verdict stays the checker's); converged,
     an ``aborted`` status (MLC302) is one (the RCP test has its own finding)."""
-    codes, note = ((("MLC302",), "a warning: the score counts the run as converged") if run.converged else
+    codes, note = (((ABORTED_RUN_REACHED_TARGET.code,), "a warning: the score counts the run as converged") if run.converged else
                    (TOLERATED_CODES, "tolerated: the benchmark result counts this run as its non-converged run"))
-    findings = tuple(replace(f, severity=Severity.WARNING, message=f"{f.message} ({note})")
-                     if f.code in codes and f.severity is Severity.ERROR else f for f in run.findings)
-    return replace(run, findings=findings, tolerated=not run.converged)
+    return replace(run, findings=as_warnings(run.findings, codes, note), tolerated=not run.converged)
 
 
 def benchmark_folder_log(ref: LogRef) -> bool:

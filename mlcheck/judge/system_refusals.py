@@ -41,7 +41,7 @@ class SystemRefusals:
                 if found.official or found.code != "MLC512":
                     self.checker_refuses.add(os.path.abspath(found.path))
         self.stopping: dict[str, tuple[str, str]] = {}  # (by package: the first folder the summarizer stops on, why)
-        self.own_stop: dict[str, str] = {}  # (a folder whose own score says not why the summarizer stops on it)
+        self.own_stop: dict[str, str] = {}  # (a folder the summarizer stops on whose own score does not say so)
         for found in sorted(findings, key=lambda f: f.path):
             if found.severity is Severity.ERROR and found.code == UNKNOWN_BENCHMARK_FOLDER.code \
                     and SUMMARIZER_STOPS in found.message and (package := _package(found.path)):

@@ -98,7 +98,7 @@ def discover_all(paths: list[str]) -> tuple[list[LogRef], list[EmptyFolder], lis
         if given == "-":
             if sys.stdin is None:  # (started with ``<&-``)
                 raise DiscoveryError("-: standard input is closed; give the log a path, or pipe it in")
-            refs.append(LogRef("-")) if stdin_device() is None else skipped.append(("-", NAMED_DEVICE))
+            refs.append(LogRef("-")) if stdin_device() is None else skipped.append(("-", NAMED_DEVICE))  # (/dev/zero)
             continue
         _must_exist(given) if not is_held(given) else None  # (a watched log moved away: its bytes are held)
         bench = power_log_benchmark(given) if not is_held(given) else None

@@ -17,9 +17,11 @@ from dataclasses import replace
 
 from mlcheck.checker import choose_ruleset
 from mlcheck.facts.rulesets import BenchmarkFacts, Ruleset, RulesetError
-from mlcheck.model import Run, Severity
+from mlcheck.model import Run
 from mlcheck.package.discover import LogRef
 from mlcheck.results import TOLERATED_CODES, RunResult
+from mlcheck.rule import as_warnings
+from mlcheck.rules.convergence import ABORTED_RUN_REACHED_TARGET
 
 
 def run_facts(run: Run, path: str, forced: Ruleset | None, benchmark: str | None) -> BenchmarkFacts | None:
@@ -46,10 +48,8 @@ def tolerated_while_watched(result: RunResult, facts: BenchmarkFacts | None, wan
             f"tolerated so far: of the {wanted} runs watched, the benchmark result counts up to "
             f"{facts.max_non_converged} non-converged as the slowest; the final report decides")
     elif result.status != "success":
-        codes, note = frozenset({"MLC302"}), ("a warning so far: the benchmark result's time counts the run as converged, "
+        codes, note = frozenset({ABORTED_RUN_REACHED_TARGET.code}), ("a warning so far: the benchmark result's time counts the run as converged, "
                                               "its RCP test as not converged, within the allowance; the final report decides")
     else:
         return result
-    return replace(result, findings=tuple(
-        replace(f, severity=Severity.WARNING, message=f"{f.message} ({note})")
-        if f.code in codes and f.severity is Severity.ERROR else f for f in result.findings))
+    return replace(result, findings=as_warnings(result.findings, codes, note))
