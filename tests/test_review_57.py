@@ -680,3 +680,26 @@ def test_the_depth_limit_counts_what_json_reads_and_no_decoding_raises_on_it(tmp
     console.write_text("\n".join(raw) + "\n", "utf-8")
     found = [f.code for run in check([str(console)]).runs for f in run.findings]
     assert "MLC000" not in found and "MLC003" in found
+
+
+def test_every_decoding_of_a_record_keeps_the_same_depth_limit(tmp_path: Path) -> None:
+    """rv270: the helpers that find where two records on one line part, and the Docker envelopes'
+    reader, decoded with plain json: a record 1,000 deep was read on 3.13 and not on 3.11 (different
+    reports and split files). Each now decodes within NESTING_LIMIT; a probe that takes a syntax error
+    as it takes a text too deep (is this a whole record?) does not count the text before an error."""
+    import json
+
+    import pytest
+
+    from mlcheck.read.json_depth import NESTING_LIMIT, loads, within_limit
+
+    deep = '{"a": ' + "[" * 1000 + "]" * 1000 + "}"
+    for call in (lambda: loads(deep), lambda: loads(deep.encode()),
+                 lambda: within_limit(json.JSONDecoder().raw_decode, deep)):
+        with pytest.raises(RecursionError):
+            call()
+    cut = "[" * NESTING_LIMIT + " x"
+    with pytest.raises(RecursionError):
+        within_limit(json.loads, cut)
+    with pytest.raises(json.JSONDecodeError):
+        within_limit(json.loads, cut, errors_alike=True)

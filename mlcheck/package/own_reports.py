@@ -30,7 +30,7 @@ _TABLE = re.compile(rb"\A[^\n]*\n(?:\xe2\x94\x8f\xe2\x94\x81|\+-)")
 _VERDICT_ONLY = re.compile(rb"\Amlcheck: [^\n]*\d+ errors?, \d+ warnings?[^\n]*\n?\Z")
 """A text report of nothing but its verdict (every finding ignored)."""
 _TEXT_END = re.compile(rb"(?:\A|\n)(?:mlcheck: [^\n]*\d+ errors?, \d+ warnings?[^\n]*|`mlcheck explain CODE` documents "
-                       rb"each rule \([^\n]*\)|(?:[0-9.]+ min|no score)  (?:valid|INVALID)[^\n]*|RCP (?:pass|fail|missing|skipped): [^\n]*"
+                       rb"each rule \([^\n]*\)|(?:[0-9.]+ min|no score)  (?:valid|INVALID)[^\n]*|RCP (?:pass|fail|missing|skipped): [^\n]*|energy [0-9,.]+ kJ[^\n]*"
                        rb"|Statistics: no findings[^\n]*|[ \d]{7} [ \d]{6} [ \d]{7}  \d+ rules?)\n*\Z")
 """A text report's last line: the verdict a file's ends with (:func:`mlcheck.settings.gate.write_outputs`),
 else (a report of standard output, or an older one) the pointer to ``explain`` where it has findings,

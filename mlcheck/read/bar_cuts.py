@@ -78,7 +78,7 @@ def _closing_brackets(text: bytes, start: int) -> list[int]:
 def is_record(text: bytes) -> dict[str, object] | None:
     """``text`` decoded, where it is one record: an object with ``key``, ``value`` and ``time_ms``."""
     try:
-        record = within_limit(json.loads, text.decode("utf-8"))  # (within the depth mlcheck reads records to)
+        record = within_limit(json.loads, text.decode("utf-8"), True)  # (within the depth mlcheck reads records to)
     except (ValueError, RecursionError):
         return None
     if type(record) is dict and isinstance(record.get("key"), str) and "value" in record and "time_ms" in record:

@@ -59,7 +59,7 @@ _TWO_RUNS = ("; a run logs one benchmark, so these are two runs printed into one
 
 def _parsed(text: str) -> dict[str, Any] | None:
     try:
-        record, _end = within_limit(_DECODER.raw_decode, text[text.index("{"):])
+        record, _end = within_limit(_DECODER.raw_decode, text[text.index("{"):], True)
     except (ValueError, RecursionError):
         return None
     return record if isinstance(record, dict) else None

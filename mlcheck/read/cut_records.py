@@ -46,6 +46,7 @@ from collections import deque
 from typing import Any, Callable, Iterable, Iterator
 
 from mlcheck.read.bar_cuts import bar_joined, is_record, may_hold_a_bar
+from mlcheck.read.json_depth import within_limit
 from mlcheck.read.cut_strings import LOGGER_LINE_STARTS, known_strings_place
 from mlcheck.read.lazy_patterns import lazy_pattern
 
@@ -235,7 +236,7 @@ def _joined(cut: bytes, rest: bytes, recent: Iterable[bytes] = ()) -> tuple[byte
 
 def _whole_record(body: bytes) -> bool:
     try:
-        found, _end = _DECODER.raw_decode(body.decode("utf-8", errors="replace").lstrip())
+        found, _end = within_limit(_DECODER.raw_decode, body.decode("utf-8", errors="replace").lstrip(), True)
     except (ValueError, RecursionError):
         return False
     return isinstance(found, dict)

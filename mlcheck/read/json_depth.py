@@ -13,6 +13,9 @@ from __future__ import annotations
 import json
 import re
 import sys
+import threading
+from array import array
+from itertools import accumulate
 from typing import Any, Callable, TypeVar
 
 T = TypeVar("T")
@@ -20,39 +23,24 @@ T = TypeVar("T")
 NESTING_LIMIT = 950
 """Levels of arrays and objects at which a JSON text is refused (``json`` reads over 960 levels
 where mlcheck reads a log on Python 3.10 and 3.11, and refuses 1,000)."""
-_TOKENS = re.compile(r'"[^"\\]*(?:\\.[^"\\]*)*"?|[\[\]{}]')
-"""A string (skipped whole, in C; an unclosed one to the end) or a bracket."""
+_STRINGS = re.compile(r'"[^"\\]*(?:\\.[^"\\]*)*"?')
+"""A JSON string (an unclosed one to the end of the text)."""
+_NOT_BRACKETS = re.compile(r"[^\[\]{}]+")
+_STEPS = bytes.maketrans(b"[{]}", b"\x01\x01\xff\xff")
+"""A bracket as a step of the nesting: +1 opening, -1 (a signed byte) closing."""
 
 
 def nesting_depth(text: str) -> int:
     """The deepest nesting of arrays and objects in ``text``, counted outside strings; 0 for a text
-    with fewer brackets than :data:`NESTING_LIMIT` (it cannot reach it; counted in C)."""
+    with fewer brackets than :data:`NESTING_LIMIT` (it cannot reach it). Counted in C: the strings
+    and every other character taken out, the brackets summed as steps."""
     if text.count("[") + text.count("{") < NESTING_LIMIT:
         return 0
-    depth = deepest = 0
-    for token in _TOKENS.finditer(text):
-        mark = token.group()
-        if mark in "[{":
-            depth += 1
-            deepest = max(deepest, depth)
-        elif mark in "]}":
-            depth -= 1
-    return deepest
+    marks = _NOT_BRACKETS.sub("", _STRINGS.sub("", text)).encode("ascii")
+    return max(accumulate(array("b", marks.translate(_STEPS))), default=0)
 
 
-def value_depth(value: Any) -> int:
-    """How deeply arrays and objects nest in a decoded value (a tuple, ``raw_decode``'s, is none)."""
-    deepest, stack = 0, [(value, 0)]
-    while stack:
-        item, depth = stack.pop()
-        if isinstance(item, (list, dict)):
-            deepest = max(deepest, depth + 1)
-            stack.extend((child, depth + 1) for child in (item.values() if isinstance(item, dict) else item))
-        elif isinstance(item, tuple):
-            stack.extend((child, depth) for child in item)
-    return deepest
-
-
+_LIMIT_RAISED = threading.Lock()
 _SHALLOW = 200
 """Fewer brackets than this nest too little for any stack to make ``json`` refuse them."""
 
@@ -61,29 +49,38 @@ def _too_deep(deepest: int) -> RecursionError:
     return RecursionError(f"maximum recursion depth exceeded while decoding JSON nested {deepest} levels deep")
 
 
-def within_limit(decode: Callable[[str], T], text: str) -> T:
+def within_limit(decode: Callable[[str], T], text: str, errors_alike: bool = False) -> T:
     """``decode(text)`` (a ``json`` decoding) as on Python 3.10 and 3.11 within :data:`NESTING_LIMIT`:
     the value it decodes refused where it nests that deep, a syntax error where the text before it
     nests that deep (3.10 raised first); below it read however deep the call stack is (Python's
     recursion limit, which ``json`` counts on 3.10 and 3.11, raised for the call). What lies after
-    the value, or after an error, is not counted: ``json`` never reads it."""
-    if text.count("[") + text.count("{") < _SHALLOW:
+    the value, or after an error, is not counted: ``json`` never reads it. ``errors_alike``: the
+    caller takes a syntax error as it takes a text too deep (a probe: is this a whole record?), so
+    the text before an error is not counted (a probe may run at every cut of a long line)."""
+    brackets = text.count("[") + text.count("{")
+    if brackets < _SHALLOW:
         return decode(text)
-    limit = sys.getrecursionlimit()
-    sys.setrecursionlimit(max(limit, NESTING_LIMIT + 1000))
-    try:
-        value = decode(text)
-    except json.JSONDecodeError as error:
-        if (deepest := nesting_depth(text[:error.pos])) >= NESTING_LIMIT:
-            raise _too_deep(deepest) from None
-        raise
-    finally:
-        sys.setrecursionlimit(limit)
-    if (deepest := value_depth(value)) >= NESTING_LIMIT:
-        raise _too_deep(deepest)
+    with _LIMIT_RAISED:  # (one process-wide limit: raised and put back by one thread at a time)
+        limit = sys.getrecursionlimit()
+        sys.setrecursionlimit(max(limit, NESTING_LIMIT + 1000))
+        try:
+            value = decode(text)
+        except json.JSONDecodeError as error:  # (counted in C first: most prefixes cannot reach the limit)
+            if not errors_alike and text.count("[", 0, error.pos) + text.count("{", 0, error.pos) >= NESTING_LIMIT and \
+                    (deepest := nesting_depth(text[:error.pos])) >= NESTING_LIMIT:
+                raise _too_deep(deepest) from None
+            raise
+        finally:
+            sys.setrecursionlimit(limit)
+    if brackets >= NESTING_LIMIT:  # (the value's text: raw_decode's ends where it says, what follows is not read)
+        read = value[1] if isinstance(value, tuple) and len(value) == 2 and isinstance(value[1], int) else len(text)
+        if (deepest := nesting_depth(text[:read])) >= NESTING_LIMIT:
+            raise _too_deep(deepest)
     return value
 
 
-def loads(text: str) -> Any:
-    """``json.loads`` within :data:`NESTING_LIMIT`."""
+def loads(text: str | bytes) -> Any:
+    """``json.loads`` within :data:`NESTING_LIMIT` (bytes decoded as ``json.loads`` decodes them)."""
+    if isinstance(text, bytes):
+        text = text.decode(json.detect_encoding(text), "surrogatepass")
     return within_limit(json.loads, text)

@@ -28,10 +28,10 @@ runtime's is given in its place).
 
 from __future__ import annotations
 
-import json
 import re
 from typing import Callable, Iterable, Iterator
 
+from mlcheck.read.json_depth import loads as bounded_loads
 from mlcheck.read.cri_lines import CriPieces
 
 _FIELDS = ("log", "textPayload", "MESSAGE", "message", "msg", "event")
@@ -133,13 +133,13 @@ class Envelopes:
         lead = raw[:1]
         if lead in (b" ", b"\t") and b'"logStreamName"' in raw and (stream := _STREAM_LINE.match(raw)):
             try:
-                self.stream_label = self.label_of(json.loads(stream.group(1)))
+                self.stream_label = self.label_of(bounded_loads(stream.group(1)))
             except (ValueError, RecursionError):
                 self.stream_label = ""
             return raw
         if lead in (b" ", b"\t", b'"') and _ESCAPED_RECORD in raw and (field := _FIELD_LINE.match(raw)):
             try:  # (a field's line of a pretty-printed export: gcloud logging read --format=json, aws logs)
-                text = json.loads(field.group(1))
+                text = bounded_loads(field.group(1))
             except (ValueError, RecursionError):
                 return raw
             self.json_count += 1
@@ -171,7 +171,7 @@ def _wrapped_text(raw: bytes, pieces: dict[object, str], label_of: Callable[[obj
     """The text a JSON envelope holds, after the pieces of its line before it (:data:`_PIECE`
     when its line goes on in a later envelope of its stream), or None when ``raw`` is none."""
     try:
-        envelope = json.loads(raw)
+        envelope = bounded_loads(raw)
     except (ValueError, RecursionError):
         return None
     if not isinstance(envelope, dict):

@@ -7,6 +7,8 @@ import json
 from array import array
 from typing import Iterator
 
+from mlcheck.read.json_depth import within_limit
+
 _MARKER = ":::MLLOG"
 _DECODER = json.JSONDecoder()
 
@@ -93,7 +95,7 @@ def _json_end(text: str, first: int, following: int) -> int:
         stop = min(len(text), first + size)
         chunk = text[first:stop]
         try:
-            _record, end = _DECODER.raw_decode(chunk)
+            _record, end = within_limit(_DECODER.raw_decode, chunk)  # (as on Python 3.10 and 3.11, on any)
             return first + end
         except RecursionError:
             return -1

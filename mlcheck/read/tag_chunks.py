@@ -175,7 +175,7 @@ def _unfinished(piece: bytes) -> bool:
     if at < 0:
         return True
     try:  # (a whole record, whatever follows it: a colour code's end, a blank)
-        within_limit(_DECODER.raw_decode, piece[at + len(_MARKER):].decode("utf-8", errors="replace").lstrip())
+        within_limit(_DECODER.raw_decode, piece[at + len(_MARKER):].decode("utf-8", errors="replace").lstrip(), True)
     except (ValueError, RecursionError):  # (too deep: no whole record here, as the reader refuses it)
         return True
     return False
