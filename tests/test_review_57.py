@@ -333,7 +333,7 @@ def _action_step(tmp_path: Path, paths: str, sarif: str = "mlcheck.sarif", code:
                           env=env, cwd=tmp_path, capture_output=True, text=True)
     assert done.returncode == 0, done.stderr
     said = done.stdout + (summary.read_text("utf-8") if summary.exists() else "")
-    return recorded.read_text("utf-8").split("\0"), output.read_text("utf-8"), said
+    return recorded.read_text("utf-8").split("\0") if recorded.exists() else [], output.read_text("utf-8"), said
 
 
 def test_the_actions_paths_and_sarif_inputs_as_templates_leave_them(tmp_path: Path) -> None:
@@ -703,3 +703,16 @@ def test_every_decoding_of_a_record_keeps_the_same_depth_limit(tmp_path: Path) -
         within_limit(json.loads, cut)
     with pytest.raises(json.JSONDecodeError):
         within_limit(json.loads, cut, errors_alike=True)
+
+
+def test_the_actions_sarif_file_is_one_path_and_a_link_to_an_old_report_goes(tmp_path: Path) -> None:
+    """rv269, rv270: a sarif-file of two lines broke $GITHUB_OUTPUT; a link to an earlier report was left
+    (the upload step sent it again when this run wrote none)."""
+    report = tmp_path / "run1.sarif"
+    report.write_text(_mlcheck("check", str(EXAMPLE), "-f", "sarif", "--config", os.devnull).stdout, "utf-8")
+    (tmp_path / "latest.sarif").symlink_to("run1.sarif")
+    _action_step(tmp_path, "Acme/", sarif="latest.sarif")
+    assert not (tmp_path / "latest.sarif").is_symlink() and report.is_file()
+    (tmp_path / "two").mkdir()
+    _, output, said = _action_step(tmp_path / "two", "Acme/", sarif="a.sarif\nb.sarif")
+    assert output.endswith("exit-code=2\n") and "the sarif-file input holds a line end" in said
