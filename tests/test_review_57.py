@@ -716,3 +716,22 @@ def test_the_actions_sarif_file_is_one_path_and_a_link_to_an_old_report_goes(tmp
     (tmp_path / "two").mkdir()
     _, output, said = _action_step(tmp_path / "two", "Acme/", sarif="a.sarif\nb.sarif")
     assert output.endswith("exit-code=2\n") and "the sarif-file input holds a line end" in said
+
+
+def test_an_over_long_integer_deep_inside_is_too_deep_and_said_in_mlchecks_words(tmp_path: Path) -> None:
+    """rv271: a 5,000-digit integer 2,500 levels deep was RecursionError on 3.10 and 3.11 and
+    Python's digit limit on 3.13 (a power log's energy valid on one, not the other); a flat one was
+    said in Python's words, which differ from 3.10 to 3.11."""
+    import pytest
+
+    from mlcheck import check
+    from mlcheck.read.json_depth import loads
+
+    with pytest.raises(RecursionError):
+        loads("[" * 2500 + "1" * 5000 + "]" * 2500)
+    lines = (RESNET / "result_0.txt").read_text("utf-8").splitlines()
+    lines[4] = lines[4].replace(":::MLLOG {", ':::MLLOG {"big": ' + "1" * 5000 + ", ")
+    log = tmp_path / "flat.txt"
+    log.write_text("\n".join(lines) + "\n", "utf-8")
+    [found] = [f for f in check([str(log)]).runs[0].findings if f.code == "MLC003"]
+    assert "an integer of more than 4300 digits, which Python's json refuses" in found.message

@@ -65,9 +65,11 @@ def within_limit(decode: Callable[[str], T], text: str, errors_alike: bool = Fal
         sys.setrecursionlimit(max(limit, NESTING_LIMIT + 1000))
         try:
             value = decode(text)
-        except json.JSONDecodeError as error:  # (counted in C first: most prefixes cannot reach the limit)
-            if not errors_alike and text.count("[", 0, error.pos) + text.count("{", 0, error.pos) >= NESTING_LIMIT and \
-                    (deepest := nesting_depth(text[:error.pos])) >= NESTING_LIMIT:
+        except ValueError as error:  # (counted in C first: most prefixes cannot reach the limit)
+            # (a syntax error at its position; an integer over Python's digits, at the first such run)
+            at = error.pos if isinstance(error, json.JSONDecodeError) else _first_long_number(text)
+            if not errors_alike and text.count("[", 0, at) + text.count("{", 0, at) >= NESTING_LIMIT and \
+                    (deepest := nesting_depth(text[:at])) >= NESTING_LIMIT:
                 raise _too_deep(deepest) from None
             raise
         finally:
@@ -77,6 +79,15 @@ def within_limit(decode: Callable[[str], T], text: str, errors_alike: bool = Fal
         if (deepest := nesting_depth(text[:read])) >= NESTING_LIMIT:
             raise _too_deep(deepest)
     return value
+
+
+_LONG_NUMBER = re.compile(r"\d{4301}")
+
+
+def _first_long_number(text: str) -> int:
+    """Where the first run of more digits than Python reads as an integer begins (the text's end: none)."""
+    found = _LONG_NUMBER.search(text)
+    return found.start() if found is not None else len(text)
 
 
 def loads(text: str | bytes) -> Any:

@@ -182,9 +182,9 @@ def undecodable_record(path: str, line_no: int, body: str, column: int,
                       "invalid JSON: the record nests arrays or objects too deeply to be read "
                       f"(column {column + 1}); a record holds a flat value")
     if not isinstance(error, json.JSONDecodeError):  # Python's limit on the digits of an integer
-        return rules.INVALID_JSON.at(path, line_no,
-                      f"unreadable JSON (column {column + 1}): {str(error).split(';')[0]}; a "
-                      "record holds numbers of ordinary size")
+        return rules.INVALID_JSON.at(path, line_no,  # (in mlcheck's words: Python's differ from 3.10 to 3.11)
+                      f"unreadable JSON (column {column + 1}): an integer of more than {_PYTHON_DIGITS} digits, "
+                      "which Python's json refuses; a record holds numbers of ordinary size")
     raw = raw or (not result_file and (cut_by_other_text(body, error)  # (a bar's \r: raw output, noise or not;
                                        or _job_end_glued(body, error)  # a launcher's word glued to it;
                                        or OTHER_LINE_START.search(body[error.pos:].encode("utf-8", "replace")) is not None))
