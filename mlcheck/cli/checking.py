@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Mapping, Sequence
 import click
 
 from mlcheck.cli.common import (EXIT_ERROR, console, jobs_of, pass_broken_pipes, refuse_overwriting_inputs,
-                                refuse_streams_into_inputs,
+                                refuse_streams_into_inputs, on_standard_output,
                                 run_check)
 from mlcheck.cli.progress import progress_bar
 from mlcheck.model import Finding, Severity
@@ -205,7 +205,7 @@ def _check_and_report(paths: Sequence[str], settings: Settings, quiet: bool, ver
             click.echo(one_line(f"mlcheck: error: cannot write the report {spec}: {error}"), err=True)
             failed = True
     chosen = resolve_format(settings.format)
-    if any(parse_output(spec)[1] == "-" for spec in settings.outputs):
+    if any(map(on_standard_output, settings.outputs)):
         pass  # (-o FORMAT:- is the report on standard output)
     elif chosen == "text":
         from mlcheck.report.text import render_text
@@ -225,7 +225,8 @@ def _check_and_report(paths: Sequence[str], settings: Settings, quiet: bool, ver
     if chosen == "github":
         from mlcheck.report.job_summary import ANNOTATIONS_SHOWN, SUMMARY_VARIABLE, annotations_not_shown, write_job_summary
 
-        if hidden := annotations_not_shown(result, options.min_severity):
+        hidden = annotations_not_shown(result, options.min_severity)  # (once: the summary says it too)
+        if hidden:
             click.echo(f"mlcheck: GitHub shows {ANNOTATIONS_SHOWN} annotations of each kind per step: {hidden} are not "
                        "shown there; this log lists them all, as does a SARIF report where one is written", err=True)
 
@@ -233,7 +234,7 @@ def _check_and_report(paths: Sequence[str], settings: Settings, quiet: bool, ver
         try:
             if summary and overwritten_inputs([summary], result, [settings.config_path]):
                 raise OSError(f"{summary} is an input of this check; mlcheck never writes into its input")
-            write_job_summary(result, options)
+            write_job_summary(result, options, hidden=hidden)
         except OSError as error:  # (a page beside the annotations: the check's verdict stands)
             click.echo(one_line(f"mlcheck: warning: cannot write the job summary to ${SUMMARY_VARIABLE}: {error}"),
                        err=True)

@@ -24,7 +24,7 @@ SUMMARY_BYTES = 1_000_000
 """GitHub drops a step summary over 1 MiB whole: the results table is cut to keep under this."""
 
 
-def render_job_summary(result: CheckResult, options: ReportOptions) -> str:
+def render_job_summary(result: CheckResult, options: ReportOptions, hidden: str | None = None) -> str:
     """The summary as Markdown."""
     found = result.all_findings()
     counts = {level: sum(1 for f in found if f.severity is level) for level in Severity}
@@ -46,7 +46,9 @@ def render_job_summary(result: CheckResult, options: ReportOptions) -> str:
         if len(rows) > len(shown_rows):
             tail.append(f"| … {len(rows) - len(shown_rows)} more rules | | | |")
         tail += ["", "<sub>The annotations show where; `mlcheck explain CODE` documents each rule.</sub>", ""]
-        if (hidden := annotations_not_shown(result, options.min_severity)):
+        if hidden is None:  # (the caller's, where it counted them already: one grouping of the findings)
+            hidden = annotations_not_shown(result, options.min_severity)
+        if hidden:
             tail += [f"<sub>GitHub shows {ANNOTATIONS_SHOWN} annotations of each kind per step: {hidden} are not shown "
                      "there; the step's log lists them all, as does a SARIF report where one is written.</sub>", ""]
     if result.benchmarks:
@@ -83,11 +85,12 @@ def _within(table: str, budget: int) -> str:
 
 
 def write_job_summary(result: CheckResult, options: ReportOptions,
-                      environ: Mapping[str, str] | None = None) -> str | None:
-    """Append the summary to ``$GITHUB_STEP_SUMMARY`` when it is set; the path written, or None."""
+                      environ: Mapping[str, str] | None = None, hidden: str | None = None) -> str | None:
+    """Append the summary to ``$GITHUB_STEP_SUMMARY`` when it is set; the path written, or None
+    (``hidden``: :func:`annotations_not_shown`, where the caller has it)."""
     path = (os.environ if environ is None else environ).get(SUMMARY_VARIABLE)
     if not path:
         return None
     with open(path, "a", encoding="utf-8", errors="backslashreplace") as handle:
-        handle.write(shown(render_job_summary(result, options)))
+        handle.write(shown(render_job_summary(result, options, hidden)))
     return path
