@@ -1,7 +1,7 @@
 """mlcheck's own reports, told from logs by their bytes: a report a config wrote (and may write
 again: :mod:`mlcheck.settings.found_outputs`) or one written beside console logs, which discovery
-passes over (:mod:`mlcheck.package.discover`). JSON, SARIF, JUnit, Markdown and HTML reports begin
-in ways no log does; a text report is known by its first line (a benchmark folder's title,
+passes over (:mod:`mlcheck.package.discover`). JSON, SARIF, JUnit, Markdown and HTML reports and the
+results table's CSV and Markdown begin in ways no log does; a text report is known by its first line (a benchmark folder's title,
 ``Findings``, ``Waived``) together with its last line (the verdict a report written with ``-o``
 ends with, or the pointer to ``explain``); a results table by its caption and table; GitHub
 annotations by every line being one. A file holding a record is never a report (a job's console
@@ -18,8 +18,12 @@ _HEAD_SIGNATURES = (re.compile(rb'\A\s*\{\s*"schema":\s*"mlcheck-(?:report|resul
                     re.compile(rb'\A\s*\{\s*"\$schema":\s*"[^"]*sarif[^"]*",[\s\S]*"name":\s*"mlcheck"'),
                     re.compile(rb'\A<\?xml[^>]*>\s*<testsuites name="mlcheck"'),
                     re.compile(rb"\A## mlcheck report\n\n(?:\xe2\x9c\x85|\xe2\x9d\x8c) \*\*mlcheck: (?:pass|fail)\*\*"),
-                    re.compile(rb"\A<!DOCTYPE html>[\s\S]{0,400}<title>mlcheck report: (?:pass|fail)</title>"))
-"""How the reports mlcheck writes begin: JSON and SARIF, JUnit, Markdown, HTML."""
+                    re.compile(rb"\A<!DOCTYPE html>[\s\S]{0,400}<title>mlcheck report: (?:pass|fail)</title>"),
+                    re.compile(rb"\Around,division,availability,submitter,system,nodes,processor,processors,accelerator,"
+                               rb"accelerators,framework,notes[,\r\n]"),
+                    re.compile(rb"\A\| round \| division \| availability \| submitter \| system \| nodes \| processor \|"))
+"""How the reports mlcheck writes begin: JSON and SARIF, JUnit, Markdown, HTML; a results table's CSV and
+Markdown (``score -t csv|markdown``: the header of its fixed columns)."""
 _TITLE = re.compile(rb"\A(?:[^\n]+ / [^\n]+ / [^\n]+ \((?:[a-z]+, )?\d+\.\d+\.\d+\)(?:\n|: (?:[0-9.]+ min|no score)  "
                     rb"(?:valid|INVALID)[^\n]*\n)|Findings\n|Waived\n|round \d+\.\d+\.\d+, [^\n]*Results in minutes[^\n]*\n)")
 """A text report's first line: a benchmark folder's title (``Acme / t8 / resnet (2.0.0)``), or its

@@ -1,0 +1,56 @@
+"""Session 58: the reviews of this session."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+EXAMPLE = Path(__file__).resolve().parent.parent / "fixtures" / "example" / "Acme"
+RESNET = sorted((EXAMPLE / "results").glob("*/resnet"))[0]
+
+
+def _mlcheck(*args: str, cwd: Path | None = None) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, "-m", "mlcheck", *args], capture_output=True, text=True, timeout=120,
+                          cwd=cwd, env={**os.environ, "COLUMNS": "200"})
+
+
+def test_a_results_table_saved_as_csv_or_markdown_beside_console_logs_is_no_log(tmp_path: Path) -> None:
+    logs = tmp_path / "logs"
+    logs.mkdir()
+    shutil.copy(RESNET / "result_0.txt", logs / "console.txt")
+    for form in ("csv", "markdown"):
+        table = _mlcheck("score", str(logs), "-t", form, "--config", os.devnull)
+        assert table.stdout.startswith(("round,division,", "| round | division |")), table.stdout
+        (tmp_path / f"{form}.txt").write_text(table.stdout, "utf-8")
+    for form in ("csv", "markdown"):
+        shutil.copy(tmp_path / f"{form}.txt", logs / f"{form}.txt")
+    (logs / "other.txt").write_text("round,division\n1,2\n", "utf-8")  # (a CSV mlcheck did not write: a log)
+    done = _mlcheck("check", str(logs), "--format", "json", "--config", os.devnull)
+    report = json.loads(done.stdout)
+    places = sorted(f"{f['code']} {Path(f['path']).name}" for f in report["findings"] if f["code"] == "MLC002")
+    assert places == ["MLC002 other.txt"], places
+
+
+def test_a_result_files_non_ascii_text_is_shown_as_written_not_as_its_latin1_reading(tmp_path: Path) -> None:
+    lines = (RESNET / "result_0.txt").read_text("utf-8").splitlines()
+    record = ':::MLLOG {"namespace": "", "time_ms": %s, "event_type": "POINT_IN_TIME", "key": "%s", "value": "naïve", ' \
+             '"metadata": {"file": "x.py", "lineno": 1}}'
+    lines[5:5] = [record % (1, "Ümlaut_kéy–ß"), record % ('"Ü"', "global_batch_size")]
+    log = tmp_path / "result_0.txt"
+    log.write_text("\n".join(lines) + "\n", "utf-8")
+    report = json.loads(_mlcheck("check", str(log), "--format", "json", "--config", os.devnull).stdout)
+    messages = {(f["code"], f["line"]): f["message"] for f in report["findings"]}
+    assert messages[("MLC405", 6)].startswith("Ümlaut_kéy–ß has time_ms 1"), messages
+    assert "'time_ms' of global_batch_size is string 'Ü';" in messages[("MLC007", 7)], messages
+
+
+def test_utf8_text_joins_what_latin1_split_and_leaves_the_rest() -> None:
+    from mlcheck.facts.written_text import utf8_text
+
+    assert utf8_text("ZÃ¼rich, 'Ã\\x9cmlaut', 'â\\x80\\x93'") == "Zürich, 'Ümlaut', '–'"
+    assert utf8_text("§5 µs ±1 ×2") == "§5 µs ±1 ×2"  # (mlcheck's and a console's own characters)
+    assert utf8_text("Â\xa0x") == "Â\xa0x"  # (a UTF-8 NBSP: no printable character, shown as the parser reads it)
