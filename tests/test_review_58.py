@@ -54,3 +54,37 @@ def test_utf8_text_joins_what_latin1_split_and_leaves_the_rest() -> None:
     assert utf8_text("ZÃ¼rich, 'Ã\\x9cmlaut', 'â\\x80\\x93'") == "Zürich, 'Ümlaut', '–'"
     assert utf8_text("§5 µs ±1 ×2") == "§5 µs ±1 ×2"  # (mlcheck's and a console's own characters)
     assert utf8_text("Â\xa0x") == "Â\xa0x"  # (a UTF-8 NBSP: no printable character, shown as the parser reads it)
+
+
+def test_the_action_says_the_sarif_report_was_written_wherever_it_is_and_whatever_its_name(tmp_path: Path) -> None:
+    """The upload step asked ``hashFiles(sarif-file)``, which takes a glob and looks in the workspace
+    only: a report under ``runner.temp`` or named ``[run]*.sarif`` was not uploaded."""
+    import yaml
+
+    action = yaml.safe_load((Path(__file__).resolve().parent.parent / "action.yml").read_text("utf-8"))
+    (step,) = [step for step in action["runs"]["steps"] if step.get("id") == "check"]
+    (upload,) = [step for step in action["runs"]["steps"] if step.get("name") == "Upload SARIF"]
+    assert "hashFiles" not in upload["if"] and "steps.check.outputs.sarif-written == 'true'" in upload["if"]
+    bin_dir, work, elsewhere = tmp_path / "bin", tmp_path / "work", tmp_path / "temp"
+    for folder in (bin_dir, work, elsewhere):
+        folder.mkdir()
+    (bin_dir / "mlcheck").write_text(f'#!/bin/sh\nexec "{sys.executable}" -m mlcheck "$@"\n', "utf-8")
+    (bin_dir / "python").write_text(f'#!/bin/sh\nexec "{sys.executable}" "$@"\n', "utf-8")
+    for name in ("mlcheck", "python"):
+        (bin_dir / name).chmod(0o755)
+    shutil.copytree(EXAMPLE, work / "Acme")
+    sarif = elsewhere / "[run]*.sarif"
+    for code, damage in ((0, False), (1, True)):
+        if damage:
+            (work / "Acme" / "results" / RESNET.parent.name / "resnet" / "result_4.txt").unlink()
+        output = tmp_path / f"github_output{code}"
+        env = {**os.environ, "PATH": f"{bin_dir}{os.pathsep}{os.environ.get('PATH', '')}", "RUNNER_TEMP": str(tmp_path),
+               "GITHUB_OUTPUT": str(output), "GITHUB_STEP_SUMMARY": str(tmp_path / "summary.md"), "MLCHECK_PATHS": "Acme/",
+               "MLCHECK_ACTION_ARGS": "--config /dev/null", "MLCHECK_ACTION_RULESET": "", "MLCHECK_ACTION_STRICT": "",
+               "MLCHECK_ACTION_SARIF": str(sarif)}
+        done = subprocess.run(["bash", "--noprofile", "--norc", "-eo", "pipefail", "-c", step["run"]],
+                              env=env, cwd=work, capture_output=True, text=True, timeout=120)
+        assert done.returncode == 0, done.stderr
+        said = output.read_text("utf-8").splitlines()
+        assert f"exit-code={code}" in said and "sarif-written=true" in said, said
+        assert json.loads(sarif.read_text("utf-8"))["runs"][0]["tool"]["driver"]["name"] == "mlcheck"
