@@ -88,3 +88,23 @@ def test_the_action_says_the_sarif_report_was_written_wherever_it_is_and_whateve
         said = output.read_text("utf-8").splitlines()
         assert f"exit-code={code}" in said and "sarif-written=true" in said, said
         assert json.loads(sarif.read_text("utf-8"))["runs"][0]["tool"]["driver"]["name"] == "mlcheck"
+
+
+def test_a_result_files_line_that_only_names_the_marker_is_mlc023_and_no_record(tmp_path: Path) -> None:
+    """rv272: ``+ grep ':::MLLOG' out.log`` in a result file was MLC027 ("Write ':::MLLOG ' before the
+    JSON") and counted as a record cut out of other text; with the parser's token it fails the file."""
+    lines = (RESNET / "result_0.txt").read_text("utf-8").splitlines()
+    lines[3:3] = ["+ grep ':::MLLOG' out.log", "+ grep ':::MLLOG' out.log 0"]
+    log = tmp_path / "result_0.txt"
+    log.write_text("\n".join(lines) + "\n", "utf-8")
+    done = _mlcheck("check", str(log), "--format", "json", "--config", os.devnull)
+    report = json.loads(done.stdout)
+    found = {(f["code"], f["line"], f["severity"]) for f in report["findings"]}
+    assert ("MLC023", 4, "warning") in found and not any(code == "MLC027" for code, _, _ in found), found
+    read = next(f["message"] for f in report["findings"] if f["code"] == "MLC020")
+    assert f"{len(lines) - 2} :::MLLOG records read" in read and "cut out of" not in read, read
+    assert done.returncode == 0, done.stderr
+    lines[3] = "+ grep ':::MLLOG ' out.log"  # (the parser's token: it reads the line, and fails the file)
+    log.write_text("\n".join(lines) + "\n", "utf-8")
+    report = json.loads(_mlcheck("check", str(log), "--format", "json", "--config", os.devnull).stdout)
+    assert ("MLC003", 4, "error") in {(f["code"], f["line"], f["severity"]) for f in report["findings"]}

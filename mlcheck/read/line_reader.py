@@ -58,7 +58,7 @@ class LineReader(FastLines):
         self.line_no += 1
         self.stats.lines += 1
         at = raw.find(_MARKER_BYTES)
-        named = mentions_marker(raw, at) if at >= 0 and not self.result_file else ""  # (text naming it)
+        named = mentions_marker(raw, at, self.result_file) if at >= 0 else ""  # (text naming it)
         if at < 0 or named:
             if named:
                 yield raw_output.marker_named(self.path, self.line_no, named == "quoted")

@@ -113,15 +113,19 @@ _MARKER_BYTES = _MARKER.encode()
 _NOT_A_MENTION = frozenset(b"{[\x1b0123456789")
 
 
-def mentions_marker(line: bytes, at: int) -> str:
+def mentions_marker(line: bytes, at: int, result_file: bool = False) -> str:
     """How raw output's ``line`` (its one marker at ``at``) names the marker without a record of
     the run: ``"text"`` when no ``{`` follows it (a shell trace ``grep ':::MLLOG' out.log``, a log
     message ``skipped :::MLLOG line``, source in a traceback ``print(":::MLLOG " + ...)``),
     ``"quoted"`` for a record in single quotes (a traced ``echo ':::MLLOG {...}'``, an exception
     message with the line's repr); ``""`` otherwise. A record damaged by other output keeps a
     ``{``, or starts with another rank's tag or label (``[``, a digit), a colour code, or nothing:
-    those stay records, read and reported as before. ``mlcheck split`` leaves such a line out."""
+    those stay records, read and reported as before. ``mlcheck split`` leaves such a line out. In a
+    ``result_file``, a line with the official parser's token (``:::MLLOG `` and a space) is always
+    a record: the parser reads it (a shell trace of ``grep ':::MLLOG ' out.log`` fails the file)."""
     body = at + len(_MARKER_BYTES)
+    if result_file and line.startswith(b" ", body):
+        return ""
     if line.startswith(b" {", body) and (at == 0 or line[at - 1] != 0x27):  # (a record, as nearly every line)
         return ""
     if line.find(_MARKER_BYTES, body) >= 0:
