@@ -108,3 +108,20 @@ def test_a_result_files_line_that_only_names_the_marker_is_mlc023_and_no_record(
     log.write_text("\n".join(lines) + "\n", "utf-8")
     report = json.loads(_mlcheck("check", str(log), "--format", "json", "--config", os.devnull).stdout)
     assert ("MLC003", 4, "error") in {(f["code"], f["line"], f["severity"]) for f in report["findings"]}
+
+
+def test_a_raw_log_of_the_rounds_runs_with_one_breaking_the_rules_is_invalid_as_its_split_files(tmp_path: Path) -> None:
+    """rv275: a seed loop's console of 5 runs, one with an illegal hyper-parameter, was scored valid
+    (exit 0) where the files `mlcheck split` writes of it are invalid (MLC521, exit 1)."""
+    texts = [path.read_text("utf-8") for path in sorted(RESNET.glob("result_*.txt"))]
+    texts[1] = texts[1].replace('"key": "opt_name", "value": "lars"', '"key": "opt_name", "value": "adam"')
+    log = tmp_path / "job.log"
+    log.write_text("".join(texts), "utf-8")
+    done = _mlcheck("score", str(log), "-f", "json", "--config", os.devnull)
+    (folder,) = json.loads(done.stdout)["benchmarks"]
+    assert done.returncode == 1 and not folder["valid"], done.stdout
+    assert "MLC521" in {f["code"] for f in folder["findings"]}
+    assert _mlcheck("split", str(log), "-o", str(tmp_path / "split")).returncode in (0, 1)
+    split = _mlcheck("score", str(tmp_path / "split"), "-f", "json", "--config", os.devnull)
+    (whole,) = json.loads(split.stdout)["benchmarks"]
+    assert split.returncode == 1 and whole["score_min"] == folder["score_min"] and not whole["valid"]

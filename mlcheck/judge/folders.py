@@ -223,18 +223,20 @@ def score_folder(key: GroupKey, members: list[RunResult],
                 Severity.WARNING if scaling.suspect else Severity.INFO)))
         normalise = scaling.rcp is not None
         times = [published_minutes(r.duration_ms) if r.converged else None for r in members]
-        # A file named alone is one run, not a folder: its own findings judge it, not MLC521.
-        judged = [not non_compliant(r) if whole_folder else True for r in members]
+        # A file named alone is one run, not a folder: its own findings judge it, not MLC521 (raw logs of the round's
+        # count of runs: what `mlcheck split` writes of them would get).
+        judged = [not non_compliant(r) if whole_folder or raw else True for r in members]
         # (the summarizer times every run its checker passes, from run_start to run_stop)
         timed = [t if t is not None or r.official_verdict != "pass" else published_minutes(r.duration_ms)
                  for t, r in zip(times, members)]
         stopped, cut_lines = official_stops(members, rcp, first.ruleset) if whole_folder else ("", [])
         score, official = folder_score(times, judged, facts, scaling.committee, scaling.rcp,
-                                       [r.official_verdict == "pass" or not whole_folder for r in members],
+                                       [r.official_verdict == "pass" or not (whole_folder or raw) for r in members],
                                        timed, stopped)
-        if whole_folder:  # (a file named alone: its own findings say it all; emitted below)
+        if whole_folder or raw:  # (a file named alone: its own findings say it all; emitted below)
             dropped = ([r for r in members if non_compliant(r)], official.score_min if official else score.score_min,
-                       {result_name(r.path) for r in members if r.official_verdict == "fail"}, facts.max_non_converged)
+                       {f"{result_name(r.path)} {r.index}" for r in members if r.official_verdict == "fail"},
+                       facts.max_non_converged)
         if whole_folder and rcp is not None:
             findings.extend(package_rules.check_score(folder, facts, score, members, first.ruleset or "?"))
             params = params_files(folder)
