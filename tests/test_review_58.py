@@ -125,3 +125,34 @@ def test_a_raw_log_of_the_rounds_runs_with_one_breaking_the_rules_is_invalid_as_
     split = _mlcheck("score", str(tmp_path / "split"), "-f", "json", "--config", os.devnull)
     (whole,) = json.loads(split.stdout)["benchmarks"]
     assert split.returncode == 1 and whole["score_min"] == folder["score_min"] and not whole["valid"]
+
+
+def _follow_until_idle(signals: object) -> list[object]:
+    got = []
+    for signal in signals:  # type: ignore[attr-defined]
+        if signal == "idle":
+            return got
+        got.append(signal)
+    return got
+
+
+def test_watch_keeps_lf_line_ends_after_a_progress_bar_or_a_crlfs_cr_before_any_lf(tmp_path: Path) -> None:
+    """rv275: a job that drew a download bar with CRs before its first line (or a CRLF log whose first
+    CR came before its LF) was read with CR line ends: every later bar's CR a line, the findings'
+    lines far past those of `check` (2398 for 1553), a finding said twice."""
+    from mlcheck.read.follow import Follower
+
+    records = [f':::MLLOG {{"key": "k{i}", "value": {i}}}'.encode() for i in range(4)]
+    for start, line_end in ((b"\rDownloading  20%|##  |\rDownloading  40%|####|", b"\n"), (records[0] + b"\r", b"\r\n")):
+        log = tmp_path / "job.log"
+        log.write_bytes(start)
+        follower = Follower(str(log), poll=0.0)
+        signals = follower.signals()
+        assert _follow_until_idle(signals) == []  # (nothing decided yet: the start is held)
+        rest = (line_end[1:] if start.endswith(b"\r") else line_end) + line_end.join(
+            [*records[1:2], b"step 1/9\rstep 2/9\r" + records[2], records[3]]) + line_end
+        with open(log, "ab") as handle:
+            handle.write(rest)
+        lines = _follow_until_idle(signals)
+        follower.close()
+        assert len(lines) == log.read_bytes().count(b"\n"), lines  # (the physical lines `check` counts)

@@ -12,8 +12,9 @@ reader) is not kept; its length is yielded instead once it ends, so that the rea
 
 A log whose lines end in a CR alone is read as ``check`` reads it (:mod:`mlcheck.read.cr_line_ends`):
 while no LF has come, the start of the file is held; it is read with CR line ends once its first MiB
-holds a CR and no LF, or, before that, at the first poll that brings nothing new (the file as it
-stands would be read so). An LF met first, or within that MiB, keeps LF line ends. A console a Windows shell saved as UTF-16
+holds a CR and no LF, or, before that, at the first poll that brings nothing new when its records end
+in a CR (the file as it stands would be read so; a progress bar drawn before the first record is not).
+An LF met first, or within that MiB, keeps LF line ends. A console a Windows shell saved as UTF-16
 or UTF-32 (its byte order mark, then NUL bytes) is read as UTF-8 text, as ``check`` reads it
 (:mod:`mlcheck.read.utf16_lines`).
 """
@@ -27,7 +28,7 @@ import zlib
 from stat import S_ISREG
 from typing import IO, Iterator, Union
 
-from mlcheck.read.cr_line_ends import PROBE_BYTES
+from mlcheck.read.cr_line_ends import PROBE_BYTES, records_end_in_crs
 from mlcheck.read.long_lines import LongLine, LongLineScan
 from mlcheck.read.utf16_lines import wide_encoding
 
@@ -194,11 +195,16 @@ class Follower:
         return chunk.replace(b"\r\n", b"\n").replace(b"\r", b"\n")
 
     def _settle_line_ends(self) -> Iterator[bytes | LongLine]:
-        """At a quiet poll, a start without LF that holds a CR is read with CR line ends."""
+        """At a quiet poll, a start without LF whose records end in a CR is read with CR line ends (a
+        progress bar drawn with CRs before the first record is not: its line ends with an LF to come;
+        nor a record whose CR ends what has come: a CRLF's LF may follow)."""
         if self._cr_ends is not None or self._scan is not None or not any(b"\r" in p for p in self._parts):
             return
+        held = b"".join(self._parts)
+        if not records_end_in_crs(held[:-1] if held.endswith(b"\r") else held):  # (a last CR: CRLF's LF may come)
+            return
         self._cr_ends = True
-        held, self._parts, self._held = b"".join(self._parts), [], 0
+        self._parts, self._held = [], 0
         yield from self._lines(self._line_ended(held))
 
     def _hold(self, data: bytes) -> None:
