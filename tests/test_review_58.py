@@ -156,3 +156,29 @@ def test_watch_keeps_lf_line_ends_after_a_progress_bar_or_a_crlfs_cr_before_any_
         lines = _follow_until_idle(signals)
         follower.close()
         assert len(lines) == log.read_bytes().count(b"\n"), lines  # (the physical lines `check` counts)
+
+
+def test_a_benchmark_of_a_round_whose_end_is_estimated_gets_the_hint_not_published_before(tmp_path: Path) -> None:
+    """rv273: a dlrm_dcnv2 run of 2026-06 was told 6.0 was "published before the run's date" (6.0's end
+    is mlcheck's estimate), with no hint that --ruleset 6.0.0 judges it."""
+    from test_review_50 import _a_year_later, _log, _messages
+
+    path = _a_year_later(_log(tmp_path, "6.0.0", "dlrm_dcnv2", {}))
+    [message] = _messages(path, "MLC011", "6.1.0")
+    assert "pass --ruleset 6.0.0 if the run is for it" in message and "published before" not in message, message
+
+
+def test_a_folder_with_no_score_counts_no_run_in_it(tmp_path: Path) -> None:
+    """rv272: a folder with too many non-converged runs (no score) marked runs "* counted in the score"
+    and listed them in runs_counted."""
+    from test_review_57 import _not_converged
+
+    folder = tmp_path / "Acme" / "results" / RESNET.parent.name / "resnet"
+    shutil.copytree(EXAMPLE, tmp_path / "Acme")
+    for name in ("result_1.txt", "result_2.txt", "result_3.txt"):
+        (folder / name).write_text(_not_converged((folder / name).read_text("utf-8")), "utf-8")
+    (bench,) = json.loads(_mlcheck("check", str(tmp_path / "Acme"), "-f", "json", "--config", os.devnull).stdout)["benchmarks"]
+    assert bench["score_min"] is None and "3 runs did not converge" in bench["reason"]
+    assert bench["runs_counted"] == [] and bench["runs_dropped"] == []
+    text = _mlcheck("check", str(tmp_path / "Acme"), "--config", os.devnull).stdout
+    assert "counted in the score" not in text and ".txt *" not in text

@@ -163,7 +163,8 @@ def unknown_benchmark(run: Run, benchmark: object, ruleset: Ruleset) -> Finding:
         when = dt.datetime.fromtimestamp(start.time_ms / 1000, tz=dt.timezone.utc).date() \
             if start is not None and plausible_time(start.time_ms) else None
         if others and when is not None and others[-1] != SUPPORTED_RULESETS[-1] \
-                and load_ruleset(others[-1]).results_published < when:  # (a later round known to lack it)
+                and load_ruleset(others[-1]).results_published < when \
+                and not load_ruleset(others[-1]).period_estimated:  # (a later round known to lack it; a published one)
             message += (f". It is a benchmark of training {others[-1]}{' and earlier rounds' if len(others) > 1 else ''}, "
                         f"published before the run's date ({when}): a run is never submitted to an earlier round, "
                         f"and the later rounds have no {benchmark}")
