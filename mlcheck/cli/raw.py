@@ -162,7 +162,7 @@ def watch_command(log: str, ruleset: str | None, fail_fast: bool, runs: int, out
     ends the watch with exit 1 (with --format json, after the report of the lines read). A run that
     logged run_stop without converging is a warning while the benchmark result may still drop it
     as its slowest (--runs is the round's number of runs, within its non-converged allowance), as
-    the final report tolerates it. LOG may not exist yet; a folder or an unreadable file exits 2.
+    the final report tolerates it. LOG may not exist yet (not there by --idle-timeout: exit 2); a folder or an unreadable file exits 2.
 
     A gzip LOG is not followed: it is checked whole once its end is written (--idle-timeout: exit 2 before).
 
@@ -225,8 +225,8 @@ def watch_command(log: str, ruleset: str | None, fail_fast: bool, runs: int, out
         failing = sorted({found.code for found in said if found.severity >= fail_level(settings)})
         timed_out = isinstance(stop, Terminated) and bool(settings.outputs or output_format in _MACHINE)
         end_interrupted(stop, "; " + (f"failing findings were said above ({', '.join(failing)}): the run fails" if failing
-                                      else "no failing finding so far")
-                        + ("; the report covers what was written (a second SIGTERM ends mlcheck)" if timed_out else ""),
+                                      else "no failing finding so far") + ("; the report covers what was written, as "
+                        "check judges it (a run not ended fails there; a second SIGTERM ends mlcheck)" if timed_out else ""),
                         log, settings, text_format, timed_out)
     finally:  # (the final report's own: a SIGTERM there ends mlcheck as the signal does, 143; Ctrl-C 130)
         if signal.getsignal(signal.SIGTERM) is terminated:

@@ -91,11 +91,11 @@ file (``compliance_checker/mlp_parser``, every round).
   as any text after a record's JSON: MLC020). At the line of the first such record. Fix: run with
   ``RAY_DEDUP_LOGS=0``, or read the logging worker's own log file.
 - MLC013 raw-output-in-result-file: a submitted result file (``result_<i>.txt``) holds raw job
-  output. An error (the official checker fails too) when other ranks' copies of records were
-  dropped or a record is followed by colour codes: the official parser sees every copy
-  ("EXACTLY_ONE occurrence of 'submission_org' but found 4") and cannot parse a record followed
-  by colour codes ("Log lines had parsing errors"). Records of several ranks on one line are read
-  as it reads them, the last only (MLC010; mlcheck/read/official_view.py). When only rank tags,
+  output in which a record is followed by colour codes: an error (the official checker fails too),
+  as the official parser cannot parse such a line ("Log lines had parsing errors"). Other ranks'
+  copies of records are read as it reads them, every one, so its checks of one occurrence fail as
+  there ("EXACTLY_ONE occurrence of 'submission_org' but found 4": MLC107 and the others say so);
+  records of several ranks on one line the last only (MLC010; mlcheck/read/official_view.py). When only rank tags,
   timestamps, colour codes or launcher lines were removed, there is no MLC013: the official parser
   tolerates text around the records and such files are published every round (16 of a sample of
   38 of 6.0's), so nothing needs fixing; MLC020 says the file is raw output and that ``mlcheck split
