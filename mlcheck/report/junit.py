@@ -82,8 +82,9 @@ class _Suite:
 
 
 def _testcase(classname: str, name: str, found: Sequence[Finding], options: ReportOptions,
-              file: str | None = None) -> _Case:
-    """One testcase: failing findings in its ``<failure>``, the others in its ``<system-out>``."""
+              file: str | None = None, anchor: bool = False) -> _Case:
+    """One testcase: failing findings in its ``<failure>``, the others in its ``<system-out>``; ``anchor``:
+    ``file`` is where a folder's findings are shown (its first result file, as SARIF places them), no line."""
     ordered = sorted(found, key=Finding.sort_key)
     failing = [f for f in ordered if f.severity >= options.fail_level]
     errored = any(_not_run(f) for f in failing)
@@ -93,7 +94,7 @@ def _testcase(classname: str, name: str, found: Sequence[Finding], options: Repo
         if file is not None:
             case.set("file", xml_text(file))
         others = [f for f in ordered if f.severity < options.fail_level]
-        if failing and failing[0].line is not None:
+        if failing and failing[0].line is not None and not anchor:
             case.set("line", str(failing[0].line))
         if failing:
             codes = ", ".join(dict.fromkeys(f"{f.code} {f.name}" for f in failing))
@@ -163,9 +164,11 @@ def _folder_cases(bench: BenchmarkResult, options: ReportOptions, layout: Sequen
         cases.append(_testcase(folder, shown.rsplit("/", 1)[-1], found, options,  # (a folder, stdin: no file)
                                file=shown if path != "-" and os.path.isfile(path) else None))
     compared = bench.rcp is not None  # (the runs are compared, and RCP-tested, with the whole folder)
+    first = next((relative_path(path, options.root) for path in files  # (the runs' order: natural, as SARIF's)
+                  if path != "-" and os.path.isfile(path)), None)  # (a test report's annotation needs a file)
     for name, checked in of_checks.items():
         if name == FOLDER_CHECKS[0][0] or compared or checked:
-            cases.append(_testcase(folder, f"folder: {name}", checked, options))
+            cases.append(_testcase(folder, f"folder: {name}", checked, options, file=first, anchor=True))
     return cases
 
 
