@@ -372,7 +372,7 @@ def test_the_job_summary_lists_every_failing_rule_and_the_annotations_github_lea
     text = render_job_summary(CheckResult(runs=(), benchmarks=(), findings=findings), ReportOptions())
     assert "| `MLC301` target-not-reached | error | 1 | 1 |" in text
     assert text.index("MLC301") < text.index("MLC100") and "… 5 more rules" in text
-    assert "GitHub shows 10 annotations of each kind per step: 10 of 20 notices are not shown there" in text
+    assert "GitHub shows 10 annotations of each kind per step: 10 of 20 notice annotations (one per group of like findings) are not shown there" in text
 
 
 def test_annotations_are_relative_to_the_repository_of_the_checked_files(tmp_path: Path) -> None:

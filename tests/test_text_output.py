@@ -59,7 +59,7 @@ def test_the_cap_keeps_the_most_severe_and_says_how_many_more() -> None:
     text = _text(_findings(60, errors=5), cap=10)
     lines = [line for line in text.splitlines() if "/result_0.txt:1:" in line]
     assert len(lines) == 10 and sum(" error MLC105" in line for line in lines) == 5
-    assert "... 50 more (50 warnings) not shown on the terminal" in text
+    assert "... 50 more lines (50 warning lines) not shown on the terminal" in text
     assert "not shown" not in _text(_findings(60))
 
 
@@ -91,7 +91,7 @@ def test_the_cap_applies_on_a_terminal(tmp_path: Path) -> None:
     os.close(master)
     out = b"".join(chunks).decode("utf-8", "replace")
     assert out.count(" error MLC") == TERMINAL_CAP
-    assert "... 8 more (8 errors) not shown on the terminal" in out
+    assert "... 8 more lines (8 error lines) not shown on the terminal" in out
 
 
 def test_statistics_count_findings_lines_and_folders(tmp_path: Path) -> None:

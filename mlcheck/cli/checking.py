@@ -227,8 +227,9 @@ def _check_and_report(paths: Sequence[str], settings: Settings, quiet: bool, ver
 
         hidden = annotations_not_shown(result, options.min_severity)  # (once: the summary says it too)
         if hidden:
-            click.echo(f"mlcheck: GitHub shows {ANNOTATIONS_SHOWN} annotations of each kind per step: {hidden} are not "
-                       "shown there; this log lists them all, as does a SARIF report where one is written", err=True)
+            click.echo(f"mlcheck: GitHub shows {ANNOTATIONS_SHOWN} annotations of each kind per step: {hidden} (one per "
+                       "group of like findings) are not shown there; this log lists them all, as does a SARIF report "
+                       "where one is written", err=True)
 
         summary = os.environ.get(SUMMARY_VARIABLE)
         try:

@@ -49,8 +49,9 @@ def render_job_summary(result: CheckResult, options: ReportOptions, hidden: str 
         if hidden is None:  # (the caller's, where it counted them already: one grouping of the findings)
             hidden = annotations_not_shown(result, options.min_severity)
         if hidden:
-            tail += [f"<sub>GitHub shows {ANNOTATIONS_SHOWN} annotations of each kind per step: {hidden} are not shown "
-                     "there; the step's log lists them all, as does a SARIF report where one is written.</sub>", ""]
+            tail += [f"<sub>GitHub shows {ANNOTATIONS_SHOWN} annotations of each kind per step: {hidden} (one per group "
+                     "of like findings) are not shown there; the step's log lists them all, as does a SARIF report where "
+                     "one is written.</sub>", ""]
     if result.benchmarks:
         budget = SUMMARY_BYTES - len("\n".join(lines + tail).encode("utf-8", "backslashreplace")) - 200
         lines += ["### Results (minutes)", "", _within(results_table_markdown(result).rstrip("\n"), budget), ""]
@@ -58,13 +59,14 @@ def render_job_summary(result: CheckResult, options: ReportOptions, hidden: str 
 
 
 def annotations_not_shown(result: CheckResult, min_severity: Severity) -> str:
-    """``3 of 13 errors, 208 of 218 warnings``: the annotations of a kind beyond what GitHub shows
-    per step ('' when none is), as :func:`mlcheck.report.github.render_github` writes one per group."""
+    """``3 of 13 error annotations, 208 of 218 warning annotations``: the annotations of a kind beyond what
+    GitHub shows per step ('' when none is), as :func:`mlcheck.report.github.render_github` writes one per
+    group of like findings (so fewer than the findings the summary line counts)."""
     from mlcheck.report.grouped import group_for_display
 
     kinds = Counter(group.severity for group in group_for_display(result, min_severity))
     kind = {Severity.ERROR: "error", Severity.WARNING: "warning", Severity.INFO: "notice"}  # (the commands' names)
-    return ", ".join(f"{count - ANNOTATIONS_SHOWN} of {counted(count, kind[level])}" for level, count in
+    return ", ".join(f"{count - ANNOTATIONS_SHOWN} of {counted(count, kind[level] + ' annotation')}" for level, count in
                      sorted(kinds.items(), reverse=True) if count > ANNOTATIONS_SHOWN)
 
 

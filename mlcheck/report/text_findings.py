@@ -63,9 +63,9 @@ def render_findings(result: CheckResult, console: Console, min_severity: Severit
     hidden = [g for g in groups if id(g) not in shown]
     if hidden:
         by_level = Counter(g.severity for g in hidden)
-        kinds = ", ".join(counted(by_level[level], "note" if level is Severity.INFO else level.label)
-                          for level in sorted(by_level, reverse=True))
-        console.print(Text(f"... {len(hidden)} more ({kinds}) not shown on the terminal; pipe the "
+        kinds = ", ".join(counted(by_level[level], ("note" if level is Severity.INFO else level.label) + " line")
+                          for level in sorted(by_level, reverse=True))  # (a line per group of like findings)
+        console.print(Text(f"... {len(hidden)} more lines ({kinds}) not shown on the terminal; pipe the "
                            "output, or use --format json, to see every finding", style="bold"),
                       soft_wrap=True)
     console.print(Text(f"`mlcheck explain CODE` documents each rule ({', '.join(codes_of(groups))})",
