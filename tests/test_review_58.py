@@ -182,3 +182,23 @@ def test_a_folder_with_no_score_counts_no_run_in_it(tmp_path: Path) -> None:
     assert bench["runs_counted"] == [] and bench["runs_dropped"] == []
     text = _mlcheck("check", str(tmp_path / "Acme"), "--config", os.devnull).stdout
     assert "counted in the score" not in text and ".txt *" not in text
+
+
+def test_the_html_reports_inputs_are_every_file_the_verdict_read(tmp_path: Path) -> None:
+    """rv272: "Versions and inputs" hashed the logs alone, not the system description, scaling.json,
+    package_checker_params or power logs that decide the verdict and the score."""
+    from mlcheck import check
+    from mlcheck.settings.gate import input_digests
+
+    shutil.copytree(EXAMPLE, tmp_path / "Acme")
+    folder = tmp_path / "Acme" / "results" / RESNET.parent.name / "resnet"
+    (folder / "scaling.json").write_text('{"scaling_factor": 1.0}', "utf-8")
+    (folder / "power" / "result_0").mkdir(parents=True)
+    (folder / "power" / "result_0" / "node_0.txt").write_text("x\n", "utf-8")
+    (tmp_path / "Acme" / "package_checker_params").write_text("", "utf-8")
+    digests = input_digests(check([str(tmp_path / "Acme")]))
+    named = sorted(os.path.relpath(path, tmp_path) for path in digests)
+    logs = [f"Acme/results/{RESNET.parent.name}/resnet/result_{i}.txt" for i in range(5)]
+    assert named == sorted([*logs, "Acme/package_checker_params", f"Acme/systems/{RESNET.parent.name}.json",
+                            f"Acme/results/{RESNET.parent.name}/resnet/scaling.json",
+                            f"Acme/results/{RESNET.parent.name}/resnet/power/result_0/node_0.txt"]), named

@@ -26,6 +26,7 @@ from mlcheck.report.plain import one_line, summary_line
 from mlcheck.read.reading_rules import FILE_UNREADABLE
 from mlcheck.settings.selection_filter import select_findings
 from mlcheck.settings.waivers import add_findings, apply_waivers
+from mlcheck.settings.input_files import input_digests as input_digests  # (re-exported)
 
 EXIT_OK, EXIT_FINDINGS, EXIT_ERROR = 0, 1, 2
 UNOPENABLE_CODE = FILE_UNREADABLE.code
@@ -255,25 +256,6 @@ def write_outputs(specs: Sequence[str], result: CheckResult, options: ReportOpti
                 handle.write(summary_line(result, options.fail_level) + "\n")
         written.append(path)
     return written
-
-
-def input_digests(result: CheckResult) -> dict[str, str]:
-    """sha256 of every input file of the result (streamed; stdin and unreadable files omitted)."""
-    import hashlib
-
-    digests: dict[str, str] = {}
-    for path in sorted({run.path for run in result.runs}):
-        if path == "-" or not os.path.isfile(path):
-            continue
-        digest = hashlib.sha256()
-        try:
-            with open(path, "rb") as handle:
-                for block in iter(lambda: handle.read(1 << 20), b""):
-                    digest.update(block)
-        except OSError:
-            continue
-        digests[path] = digest.hexdigest()
-    return digests
 
 
 def benchmark_folders(paths: Sequence[str]) -> list[str]:
