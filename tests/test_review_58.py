@@ -202,3 +202,14 @@ def test_the_html_reports_inputs_are_every_file_the_verdict_read(tmp_path: Path)
     assert named == sorted([*logs, "Acme/package_checker_params", f"Acme/systems/{RESNET.parent.name}.json",
                             f"Acme/results/{RESNET.parent.name}/resnet/scaling.json",
                             f"Acme/results/{RESNET.parent.name}/resnet/power/result_0/node_0.txt"]), named
+
+
+def test_a_time_of_day_that_differs_between_grouped_findings_is_shown_whole() -> None:
+    """rv275: MLC024's places showed 'RUN AT 2024-10-09 07; here 48; 16 PM' for '07:48:16 PM'."""
+    from mlcheck.model import Finding, Severity
+    from mlcheck.report.grouped import numbers_that_differ
+
+    members = tuple(Finding("MLC024", "new-job-started", Severity.INFO,
+                            f"the job ends here ('ENDING TIMING RUN AT 2024-10-09 {at} PM'): read as another run",
+                            "a.log", line) for at, line in (("07:48:16", 10), ("08:32:00", 20)))
+    assert numbers_that_differ(members) == ["07:48:16 PM", "08:32:00 PM"]

@@ -20,9 +20,9 @@ from mlcheck.model import Finding, Severity, natural_order
 from mlcheck.results import CheckResult
 from mlcheck.report import slashed
 
-_NUMBER = re.compile(r"(?<![A-Za-z_\d])\d+(?:[.,]\d+)*|(?<=_)\d+(?=\.[A-Za-z])")
+_NUMBER = re.compile(r"(?<![A-Za-z_\d])\d+(?:[.,:]\d+)*|(?<=_)\d+(?=\.[A-Za-z])")
 """A number of a message: not the digits of a name (``opt_lamb_beta_1``, ``fp16``), but the
-index of a file name (``result_3.txt``)."""
+index of a file name (``result_3.txt``); a time of day is one (``07:48:16``)."""
 PLACES_SHOWN = 3
 CONTEXT_LINES = 8
 
