@@ -5,7 +5,6 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Sequence
 
 from mlcheck.records import dataclass
-from mlcheck.facts.written_text import utf8_text
 from mlcheck.model import MAX_ITEMS, Finding, Severity
 
 if TYPE_CHECKING:
@@ -52,8 +51,7 @@ class Rule:
         for several problems (the finding keeps the first :data:`~mlcheck.model.MAX_ITEMS`)."""
         return Finding(code=self.code, name=self.name,
                        severity=self.severity if severity is None else severity,
-                       message=clipped_message(message if message.isascii() else utf8_text(message)),
-                       path=path, line=line,
+                       message=clipped_message(message), path=path, line=line,
                        official=self.official if official is None else official,
                        run_index=run_index, items=tuple(items[:MAX_ITEMS]), item_count=len(items))
 

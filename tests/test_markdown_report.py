@@ -80,7 +80,7 @@ def test_the_text_report_of_many_finding_groups_hides_by_identity(tmp_path: Path
     console = Console(record=True, width=200)
     render_findings(check([str(root)]), console, cap=5)
     shown = console.export_text()
-    assert re.search(r"\.\.\. \d+ more \(\d+ warnings?(, \d+ notes?)?\) not shown", shown), shown[-400:]
+    assert re.search(r"\.\.\. \d+ more lines \(\d+ warning lines?(, \d+ note lines?)?\) not shown", shown), shown[-400:]
 
 
 def test_the_html_report_lists_every_place_of_a_finding(tmp_path: Path) -> None:

@@ -275,4 +275,6 @@ def test_nul_bytes_a_crashed_network_file_system_left_are_no_text(where: str, tm
     [clean] = check_log(LogRef(str(BASE)), None)
     [result] = check_log(LogRef(str(log)), None)
     assert (result.verdict, result.time_to_train_min) == (clean.verdict, clean.time_to_train_min)
-    assert {f.code for f in result.findings} - {"MLC020"} == {f.code for f in clean.findings}
+    assert {f.code for f in result.findings} - {"MLC020", "MLC031"} == {f.code for f in clean.findings}
+    (unwritten,) = [f for f in result.findings if f.code == "MLC031"]  # (session 58: said, a warning at its line)
+    assert unwritten.severity.name == "WARNING" and unwritten.line == (len(lines) if where == "end" else first_eval + 1)

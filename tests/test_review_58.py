@@ -29,31 +29,13 @@ def test_a_results_table_saved_as_csv_or_markdown_beside_console_logs_is_no_log(
     for form in ("csv", "markdown"):
         shutil.copy(tmp_path / f"{form}.txt", logs / f"{form}.txt")
     (logs / "other.txt").write_text("round,division\n1,2\n", "utf-8")  # (a CSV mlcheck did not write: a log)
+    # (rv276: a job's console that printed a table before its records is a log)
+    (logs / "job.log").write_text((tmp_path / "csv.txt").read_text("utf-8") + (RESNET / "result_1.txt").read_text("utf-8"))
     done = _mlcheck("check", str(logs), "--format", "json", "--config", os.devnull)
     report = json.loads(done.stdout)
     places = sorted(f"{f['code']} {Path(f['path']).name}" for f in report["findings"] if f["code"] == "MLC002")
     assert places == ["MLC002 other.txt"], places
-
-
-def test_a_result_files_non_ascii_text_is_shown_as_written_not_as_its_latin1_reading(tmp_path: Path) -> None:
-    lines = (RESNET / "result_0.txt").read_text("utf-8").splitlines()
-    record = ':::MLLOG {"namespace": "", "time_ms": %s, "event_type": "POINT_IN_TIME", "key": "%s", "value": "naïve", ' \
-             '"metadata": {"file": "x.py", "lineno": 1}}'
-    lines[5:5] = [record % (1, "Ümlaut_kéy–ß"), record % ('"Ü"', "global_batch_size")]
-    log = tmp_path / "result_0.txt"
-    log.write_text("\n".join(lines) + "\n", "utf-8")
-    report = json.loads(_mlcheck("check", str(log), "--format", "json", "--config", os.devnull).stdout)
-    messages = {(f["code"], f["line"]): f["message"] for f in report["findings"]}
-    assert messages[("MLC405", 6)].startswith("Ümlaut_kéy–ß has time_ms 1"), messages
-    assert "'time_ms' of global_batch_size is string 'Ü';" in messages[("MLC007", 7)], messages
-
-
-def test_utf8_text_joins_what_latin1_split_and_leaves_the_rest() -> None:
-    from mlcheck.facts.written_text import utf8_text
-
-    assert utf8_text("ZÃ¼rich, 'Ã\\x9cmlaut', 'â\\x80\\x93'") == "Zürich, 'Ümlaut', '–'"
-    assert utf8_text("§5 µs ±1 ×2") == "§5 µs ±1 ×2"  # (mlcheck's and a console's own characters)
-    assert utf8_text("Â\xa0x") == "Â\xa0x"  # (a UTF-8 NBSP: no printable character, shown as the parser reads it)
+    assert sorted(Path(run["path"]).name for run in report["runs"]) == ["console.txt", "job.log"]
 
 
 def test_the_action_says_the_sarif_report_was_written_wherever_it_is_and_whatever_its_name(tmp_path: Path) -> None:
@@ -213,3 +195,34 @@ def test_a_time_of_day_that_differs_between_grouped_findings_is_shown_whole() ->
                             f"the job ends here ('ENDING TIMING RUN AT 2024-10-09 {at} PM'): read as another run",
                             "a.log", line) for at, line in (("07:48:16", 10), ("08:32:00", 20)))
     assert numbers_that_differ(members) == ["07:48:16 PM", "08:32:00 PM"]
+
+
+NUL = bytes(1)
+
+
+def _with_hole(data: bytes, first: int, last: int) -> bytes:
+    """``data`` with its lines ``first``-``last`` (1-based) overwritten by NUL bytes, line ends included."""
+    lines = data.split(b"\n")
+    start, end = sum(len(line) + 1 for line in lines[:first - 1]), sum(len(line) + 1 for line in lines[:last])
+    return data[:start] + b"\0" * (end - start) + data[end:]
+
+
+def test_a_block_of_nul_bytes_a_crash_left_is_said_at_its_line_whatever_the_reading(tmp_path: Path) -> None:
+    """rv275: a block of a log never written (NUL bytes where 16 lines of the job were) lost 6 records
+    without a word; the run passed."""
+    import gzip
+
+    clean = (RESNET / "result_0.txt").read_bytes()
+    holed = _with_hole(clean, 101, 104)
+    cases = {"result_0.txt": (holed, 101), "job.log": (b"launch\n" + holed, 102),  # (the block reader; the line reader)
+             "result_1.txt": (b"a\n\0\0\0\nb\n" + clean, 2),  # (in lines without a record)
+             "result_2.txt.gz": (gzip.compress(holed), 101)}
+    for name, (data, line) in cases.items():
+        (tmp_path / name).write_bytes(data)
+        report = json.loads(_mlcheck("check", str(tmp_path / name), "-f", "json", "--config", os.devnull).stdout)
+        found = [(f["line"], f["severity"], f["message"].split(" in the log")[0]) for f in report["findings"]
+                 if f["code"] == "MLC031"]
+        nuls = (holed if name.endswith(".gz") else data).count(NUL)
+        assert found == [(line, "warning", f"{nuls:,} NUL bytes")], (name, found)
+    report = json.loads(_mlcheck("check", str(RESNET / "result_0.txt"), "-f", "json", "--config", os.devnull).stdout)
+    assert "MLC031" not in {f["code"] for f in report["findings"]}

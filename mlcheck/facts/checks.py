@@ -12,7 +12,6 @@ import math
 from typing import Any, Callable, Mapping
 
 from mlcheck.facts.formulas import Scope, formula_holds, render_formula
-from mlcheck.facts.written_text import utf8_text
 
 Values = Callable[[str], Any]
 """Looks up the first value a run logs for a key (used by ``only_when`` conditions)."""
@@ -237,8 +236,8 @@ def show(value: Any) -> str:
     """A logged value as a message shows it: ``3e-05``, ``'adam'``, ``[1, 2]``, ``null``; at most
     :data:`MAX_SHOWN` characters of it (``'aaaa…'``)."""
     value = _literal(value)
-    if isinstance(value, str):  # (a result file's ``Ü`` shown so, not ``Ã\\x9c``: :func:`mlcheck.facts.written_text.utf8_text`)
-        return repr(clipped(value if value.isascii() else utf8_text(value)))
+    if isinstance(value, str):
+        return repr(clipped(value))
     if isinstance(value, (int, float)) and not isinstance(value, bool):
         return clipped(repr(value))
     try:
@@ -249,9 +248,7 @@ def show(value: Any) -> str:
 
 def show_repr(value: Any) -> str:
     """``repr(value)`` (``None``, ``'adam'``), at most :data:`MAX_SHOWN` characters of it."""
-    if isinstance(value, str):
-        return repr(clipped(value if value.isascii() else utf8_text(value)))
-    return clipped(repr(value))
+    return repr(clipped(value)) if isinstance(value, str) else clipped(repr(value))
 
 
 def _describe_part(kind: str, expected: Any) -> str:

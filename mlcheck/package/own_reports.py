@@ -18,12 +18,13 @@ _HEAD_SIGNATURES = (re.compile(rb'\A\s*\{\s*"schema":\s*"mlcheck-(?:report|resul
                     re.compile(rb'\A\s*\{\s*"\$schema":\s*"[^"]*sarif[^"]*",[\s\S]*"name":\s*"mlcheck"'),
                     re.compile(rb'\A<\?xml[^>]*>\s*<testsuites name="mlcheck"'),
                     re.compile(rb"\A## mlcheck report\n\n(?:\xe2\x9c\x85|\xe2\x9d\x8c) \*\*mlcheck: (?:pass|fail)\*\*"),
-                    re.compile(rb"\A<!DOCTYPE html>[\s\S]{0,400}<title>mlcheck report: (?:pass|fail)</title>"),
-                    re.compile(rb"\Around,division,availability,submitter,system,nodes,processor,processors,accelerator,"
-                               rb"accelerators,framework,notes[,\r\n]"),
-                    re.compile(rb"\A\| round \| division \| availability \| submitter \| system \| nodes \| processor \|"))
-"""How the reports mlcheck writes begin: JSON and SARIF, JUnit, Markdown, HTML; a results table's CSV and
-Markdown (``score -t csv|markdown``: the header of its fixed columns)."""
+                    re.compile(rb"\A<!DOCTYPE html>[\s\S]{0,400}<title>mlcheck report: (?:pass|fail)</title>"))
+"""How the reports mlcheck writes begin: JSON and SARIF, JUnit, Markdown, HTML."""
+_TABLE_HEADS = (re.compile(rb"\Around,division,availability,submitter,system,nodes,processor,processors,accelerator,"
+                           rb"accelerators,framework,notes[,\r\n]"),
+                re.compile(rb"\A\| round \| division \| availability \| submitter \| system \| nodes \| processor \|"))
+"""How a results table's CSV and Markdown begin (``score -t csv|markdown``: the header of its fixed columns):
+a job's console may print one before its records (then it is a log)."""
 _TITLE = re.compile(rb"\A(?:[^\n]+ / [^\n]+ / [^\n]+ \((?:[a-z]+, )?\d+\.\d+\.\d+\)(?:\n|: (?:[0-9.]+ min|no score)  "
                     rb"(?:valid|INVALID)[^\n]*\n)|Findings\n|Waived\n|round \d+\.\d+\.\d+, [^\n]*Results in minutes[^\n]*\n)")
 """A text report's first line: a benchmark folder's title (``Acme / t8 / resnet (2.0.0)``), or its
@@ -65,6 +66,8 @@ def written_by_mlcheck(path: str) -> bool:
         return False
     if any(pattern.search(head) for pattern in _HEAD_SIGNATURES):  # (no log begins so)
         return True
+    if any(pattern.search(head) for pattern in _TABLE_HEADS):
+        return not _holds_record(path)
     whole = size <= len(head)  # (else the head's last line may be cut)
     head, tail = _COLOUR.sub(b"", head), _COLOUR.sub(b"", tail)  # (one of --color always)
     lines = [line for line in head.splitlines()[:None if whole else -1] if line.strip()]

@@ -1,7 +1,6 @@
-"""Read a log one physical line at a time: the clean fast path, raw job output (rank tags,
-timestamps, progress bars, colour codes, copies printed by other ranks), and the record checks.
-:mod:`mlcheck.read.reader` drives it over a file; ``mlcheck watch`` feeds it the lines it follows.
-"""
+"""Read a log one physical line at a time: the clean fast path, raw job output (rank tags, timestamps, progress bars,
+colour codes, copies printed by other ranks), and the record checks. :mod:`mlcheck.read.reader` drives it over a
+file; ``mlcheck watch`` feeds it the lines it follows."""
 
 from __future__ import annotations
 
@@ -13,8 +12,8 @@ from typing import Generator, Iterator, Mapping
 from mlcheck.read.fast_json import fast_event
 from mlcheck.read.fast_lines import FastLines
 from mlcheck.read.file_names import RESULT_FILE
-from mlcheck.read.items import AnyItem as AnyItem, LogItem as LogItem, RawItem as RawItem, RecordText as RecordText  # re-exp.
-from mlcheck.read.items import RefusedRecordText
+from mlcheck.read.items import AnyItem as AnyItem, LogItem as LogItem, RawItem as RawItem, RecordText as RecordText, \
+    RefusedRecordText  # (re-exported but the last)
 from mlcheck.read.job_starts import JobStarts
 from mlcheck.model import Event, Finding, Severity
 from mlcheck.read.rank_copies import RankCopies
@@ -45,8 +44,7 @@ class LineReader(FastLines):
         self.line_no = 0
         self.stats = RawStats()
         self.copies = RankCopies(path, ranks, keep_all=keep_copies, promote=promote, first=first)
-        self.long_lines = 0
-        self.tags_seen = False
+        self.long_lines, self.tags_seen = 0, False
         self.job_starts = JobStarts(path)
         self.prefixes = PrefixDecisions(self.copies, duplicates)  # (bare tags of copying ranks: FastLines.drop_copy)
         self.noise_tag: bytes | None = None  # (the rank tag of the line before when it held no record: a bar)
@@ -57,6 +55,8 @@ class LineReader(FastLines):
         """Read one physical line (with its line end; without one it is the file's last line)."""
         self.line_no += 1
         self.stats.lines += 1
+        if b"\x00" in raw and not self.stats.nuls_by_block:  # (a block a crash left unwritten: MLC031)
+            self.stats.note_nul(self.line_no, raw.count(b"\x00"))
         at = raw.find(_MARKER_BYTES)
         named = mentions_marker(raw, at, self.result_file) if at >= 0 else ""  # (text naming it)
         if at < 0 or named:

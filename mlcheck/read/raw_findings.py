@@ -120,9 +120,23 @@ def end_of_file(path: str, copies: RankCopies, stats: RawStats, long_lines: int,
         yield records_of_another_rank(path, source, logging_rank(source[0]), keys, first)
     for source, kept in sorted(copies.promoted.items()):
         yield records_of_another_rank_kept(path, source, logging_rank(source[0]), kept)
+    if stats.nul_bytes:
+        yield unwritten_block(path, stats.first_nul_line or None, stats.nul_bytes)
     if stats.records == stats.unseen_records:  # (none, or none the official parser reads: MLC027)
         yield rules.no_records(path, stats.lines, long_lines, stats.unseen_records, stats.stopped)
     if stats.is_raw or copies.copies:
         yield from raw_output_read(path, stats.describe(copies.describe()), result_file, copies.copies,
                                    stats.trailing_colour_lines, stats.first_trailing_colour, copies.first_copy_line)
     yield from output_deduplicated(path, *stats.deduplicated)
+
+
+def unwritten_block(path: str, line: int | None, count: int) -> Finding:
+    """MLC031, a warning: ``count`` NUL bytes in the log, the first at ``line``."""
+    from mlcheck.read.reading_rules import UNWRITTEN_BLOCK
+
+    return UNWRITTEN_BLOCK.at(path, line, (
+        f"{count:,} NUL byte{'s' if count != 1 else ''} in the log, the first at this line: a block of the file that "
+        "was never written (a network file system's client that crashed, a preallocated file); what the job wrote "
+        "there is lost, records included. The official parser reads around them, as mlcheck does, so the run is "
+        "judged on the records left: check that none is missing, or take the log from a copy written whole"),
+        official=False)

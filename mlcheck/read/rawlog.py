@@ -149,6 +149,9 @@ class RawStats:
     kept_sources: dict[Source, int] = field(default_factory=dict)
     unseen_records: int = 0  # (records the official parser does not see, no space after the marker: MLC027; not read)
     stopped: bool = False  # (reading raised, MLC001: MLC002 says so rather than "empty")
+    nul_bytes: int = 0  # (NUL bytes, a block a crash left unwritten: MLC031 at the line of the first)
+    first_nul_line: int = 0
+    nuls_by_block: bool = field(default=False, compare=False)  # (the block reader counts them: the line reader not)
 
     def note_joins(self, chunks: int, unwrapped: int, cut: int = 0) -> None:
         """What the line stages before the reader repaired (tag_chunks, json_envelopes, cut_records)."""
@@ -159,6 +162,10 @@ class RawStats:
         self.first_trailing = self.first_trailing or line_no
         if "x across cluster]" in text:
             self.deduplicated = (self.deduplicated[0] + 1, self.deduplicated[1] or line_no)
+
+    def note_nul(self, line_no: int, count: int) -> None:
+        self.nul_bytes += count
+        self.first_nul_line = self.first_nul_line or line_no
 
     def note_trailing_colour(self, line_no: int) -> None:
         self.trailing_colour_lines += 1

@@ -74,6 +74,13 @@ own (a warning or a note).
   does not read such a record, and mlcheck drops it as well, so the rules judge the run it sees (a
   lost ``submission_benchmark`` is MLC105). In other raw output the record is read (``split``
   writes it with the space, and says so).
+- MLC031 unwritten-block (warning): the log holds NUL bytes, which no job prints: a block of the
+  file that was never written (the client of a network file system crashed with the block allocated,
+  or the file was preallocated, or written at an offset past its end). What the job wrote there is
+  lost, records included, and the lines around it may have run together. The official parser reads
+  around them, as mlcheck does (a record after them on their line is read), so the run is judged on
+  the records left: no finding may say that one is missing. Said once a file, at the line of the
+  first NUL, with their number. Fix: take the log from a copy that was written whole, or rerun.
 - MLC009 invalid-utf8: the line has bytes that are not UTF-8. In raw output they are replaced
   (U+FFFD) and reading goes on. A result file is read as the official parser reads it, as latin-1
   (a byte a character; every line holding a byte that is not ASCII, valid UTF-8 or not), so a
@@ -165,6 +172,8 @@ NUMBER_OUT_OF_RANGE = Rule("MLC017", "number-out-of-range", Severity.WARNING,
 LINE_TOO_LONG = Rule("MLC014", "line-too-long", Severity.ERROR,
                      "a physical line is too long to read; records on it were skipped",
                      also=(Severity.WARNING,))
+UNWRITTEN_BLOCK = Rule("MLC031", "unwritten-block", Severity.WARNING,
+                       "the log holds NUL bytes: a block of it was never written, and what the job wrote there is lost")
 NOT_A_REGULAR_FILE = Rule("MLC015", "not-a-regular-file", Severity.ERROR,
                           "a walked folder holds a FIFO, socket or device instead of a log file",
                           also=(Severity.WARNING,), official_cases=True)
@@ -172,7 +181,7 @@ NOT_A_REGULAR_FILE = Rule("MLC015", "not-a-regular-file", Severity.ERROR,
 RULES = (FILE_UNREADABLE, NO_RECORDS, INVALID_JSON, TRUNCATED_RECORD, RECORD_NOT_OBJECT,
          RECORD_KEY_INVALID, RECORD_TIME_INVALID, RECORD_METADATA_INVALID, RECORD_VALUE_MISSING,
          COMPRESSED_RESULT_FILE, MARKER_WITHOUT_SPACE, INVALID_UTF8, GLUED_RECORDS, LINE_TOO_LONG,
-         NOT_A_REGULAR_FILE, NUMBER_OUT_OF_RANGE)
+         NOT_A_REGULAR_FILE, NUMBER_OUT_OF_RANGE, UNWRITTEN_BLOCK)
 
 
 def no_records(path: str, lines: int, long_lines: int, unseen: int, stopped: bool = False) -> Finding:

@@ -211,12 +211,19 @@ def _blocks(stream: IO[bytes], reader: LineReader) -> Iterator[AnyItem | Batch]:
     counts = StretchCounts()
     held: list[bytes] = []  # the start of a line whose end is not read yet (joined once: linear)
     size = 0
+    first_nul = -1  # (where a block a crash left unwritten begins: MLC031, its line found at the end)
+    reader.stats.nuls_by_block = True
     try:
         while True:
             block = stream.read(_BLOCK)
+            if b"\x00" in block:  # (memchr, a block at a time: no line is read for it)
+                first_nul = first_nul if first_nul >= 0 else stream.tell() - len(block) + block.find(b"\x00")
+                reader.stats.nul_bytes += block.count(b"\x00")
             if not block:
                 if held:
                     yield from _first_line(b"".join(held), counts, reader, at_end=True)
+                if first_nul >= 0:
+                    reader.stats.first_nul_line = _line_at(stream, first_nul)
                 return
             cut = block.rfind(b"\n") + 1
             if cut == 0:
@@ -236,6 +243,20 @@ def _blocks(stream: IO[bytes], reader: LineReader) -> Iterator[AnyItem | Batch]:
             yield from _first_line(lines, counts, reader, at_end=False)
     finally:
         counts.flush(reader)
+
+
+def _line_at(stream: IO[bytes], offset: int) -> int:
+    """The line of the byte at ``offset`` (the file read again to it: only where it holds NUL bytes), 0 where
+    the file cannot be read again."""
+    try:
+        stream.seek(0)
+        lines = 1
+        while offset > 0 and (block := stream.read(min(_BLOCK, offset))):
+            lines += block.count(b"\n")
+            offset -= len(block)
+        return lines
+    except OSError:
+        return 0
 
 
 def _first_line(chunk: bytes, counts: StretchCounts, reader: LineReader, at_end: bool) -> Iterator[AnyItem | Batch]:
