@@ -35,7 +35,7 @@ def test_a_results_table_saved_as_csv_or_markdown_beside_console_logs_is_no_log(
     report = json.loads(done.stdout)
     places = sorted(f"{f['code']} {Path(f['path']).name}" for f in report["findings"] if f["code"] == "MLC002")
     assert places == ["MLC002 other.txt"], places
-    assert sorted(Path(run["path"]).name for run in report["runs"]) == ["console.txt", "job.log"]
+    assert sorted(Path(run["path"]).name for run in report["runs"]) == ["console.txt", "job.log", "other.txt"]
 
 
 def test_the_action_says_the_sarif_report_was_written_wherever_it_is_and_whatever_its_name(tmp_path: Path) -> None:
@@ -152,7 +152,7 @@ def test_a_benchmark_of_a_round_whose_end_is_estimated_gets_the_hint_not_publish
 
 def test_a_folder_with_no_score_counts_no_run_in_it(tmp_path: Path) -> None:
     """rv272: a folder with too many non-converged runs (no score) marked runs "* counted in the score"
-    and listed them in runs_counted."""
+    (the JSON still lists the runs the olympic mean would take: the power rules read them)."""
     from test_review_57 import _not_converged
 
     folder = tmp_path / "Acme" / "results" / RESNET.parent.name / "resnet"
@@ -161,9 +161,11 @@ def test_a_folder_with_no_score_counts_no_run_in_it(tmp_path: Path) -> None:
         (folder / name).write_text(_not_converged((folder / name).read_text("utf-8")), "utf-8")
     (bench,) = json.loads(_mlcheck("check", str(tmp_path / "Acme"), "-f", "json", "--config", os.devnull).stdout)["benchmarks"]
     assert bench["score_min"] is None and "3 runs did not converge" in bench["reason"]
-    assert bench["runs_counted"] == [] and bench["runs_dropped"] == []
+    assert len(bench["runs_counted"]) == 3  # (those the olympic mean would take: the power rules read them, rv276)
     text = _mlcheck("check", str(tmp_path / "Acme"), "--config", os.devnull).stdout
     assert "counted in the score" not in text and ".txt *" not in text
+    html = _mlcheck("check", str(tmp_path / "Acme"), "-f", "html", "--config", os.devnull).stdout
+    assert "<th>runs counted</th><td>none</td>" in html.replace("\n", ""), html[html.find("runs counted") - 200:][:400]
 
 
 def test_the_html_reports_inputs_are_every_file_the_verdict_read(tmp_path: Path) -> None:
@@ -184,6 +186,10 @@ def test_the_html_reports_inputs_are_every_file_the_verdict_read(tmp_path: Path)
     assert named == sorted([*logs, "Acme/package_checker_params", f"Acme/systems/{RESNET.parent.name}.json",
                             f"Acme/results/{RESNET.parent.name}/resnet/scaling.json",
                             f"Acme/results/{RESNET.parent.name}/resnet/power/result_0/node_0.txt"]), named
+    alone = input_digests(check([str(folder / "result_0.txt")]))  # (rv276: a file named alone reads no power log)
+    assert sorted(os.path.relpath(path, tmp_path) for path in alone) == [
+        f"Acme/results/{RESNET.parent.name}/resnet/result_0.txt", f"Acme/results/{RESNET.parent.name}/resnet/scaling.json",
+        f"Acme/systems/{RESNET.parent.name}.json"]
 
 
 def test_a_time_of_day_that_differs_between_grouped_findings_is_shown_whole() -> None:
@@ -226,3 +232,37 @@ def test_a_block_of_nul_bytes_a_crash_left_is_said_at_its_line_whatever_the_read
         assert found == [(line, "warning", f"{nuls:,} NUL bytes")], (name, found)
     report = json.loads(_mlcheck("check", str(RESNET / "result_0.txt"), "-f", "json", "--config", os.devnull).stdout)
     assert "MLC031" not in {f["code"] for f in report["findings"]}
+
+
+def test_watch_reads_a_cr_log_whose_last_line_ends_in_an_lf_with_cr_line_ends(tmp_path: Path) -> None:
+    """rv276: one record with its CR, a quiet poll, then the rest and a last 'job done' with an LF: the
+    LF decided LF line ends, the whole log one line (exit 1 where check passes)."""
+    from mlcheck.read.follow import Follower
+
+    records = [f':::MLLOG {{"key": "k{i}", "value": {i}}}'.encode() for i in range(4)]
+    log = tmp_path / "job.log"
+    log.write_bytes(records[0] + b"\r")
+    follower = Follower(str(log), poll=0.0)
+    signals = follower.signals()
+    assert _follow_until_idle(signals) == []
+    with open(log, "ab") as handle:
+        handle.write(b"\r".join(records[1:]) + b"\rjob done\n")
+    lines = _follow_until_idle(signals)
+    follower.close()
+    assert lines == [record + b"\n" for record in records] + [b"job done\n"], lines
+
+
+def test_a_raw_logs_run_without_a_seed_is_judged_as_its_split_file(tmp_path: Path) -> None:
+    """rv276: the seed checker's file was the raw log itself, which logs seeds: a run of it without one
+    passed where the file split writes of it fails the folder (MLC518)."""
+    texts = [path.read_text("utf-8") for path in sorted(RESNET.glob("result_*.txt"))]
+    texts[3] = "".join(line for line in texts[3].splitlines(keepends=True) if '"key": "seed"' not in line)
+    log = tmp_path / "job.log"
+    log.write_text("".join(texts), "utf-8")
+    done = _mlcheck("check", str(log), "-f", "json", "--config", os.devnull)
+    found = [(f["code"], f["severity"], f["message"].split(" logs")[0]) for f in json.loads(done.stdout)["findings"]
+             if f["code"] == "MLC518"]
+    assert done.returncode == 1 and found == [("MLC518", "error", "job.log (run 3)")], found
+    _mlcheck("split", str(log), "-o", str(tmp_path / "split"))
+    split = json.loads(_mlcheck("check", str(tmp_path / "split"), "-f", "json", "--config", os.devnull).stdout)
+    assert [(f["code"], f["severity"]) for f in split["findings"] if f["code"] == "MLC518"] == [("MLC518", "error")]

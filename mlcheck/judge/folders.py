@@ -235,7 +235,7 @@ def score_folder(key: GroupKey, members: list[RunResult],
                                        timed, stopped)
         if whole_folder or raw:  # (a file named alone: its own findings say it all; emitted below)
             dropped = ([r for r in members if non_compliant(r)], official.score_min if official else score.score_min,
-                       {f"{result_name(r.path)} {r.index}" for r in members if r.official_verdict == "fail"},
+                       {result_name(r.path) + (f" {r.index}" if raw else "") for r in members if r.official_verdict == "fail"},
                        facts.max_non_converged)
         if whole_folder and rcp is not None:
             findings.extend(package_rules.check_score(folder, facts, score, members, first.ruleset or "?"))
@@ -259,7 +259,7 @@ def score_folder(key: GroupKey, members: list[RunResult],
             findings.extend(run_findings)
         if raw and rcp is not None:
             findings.extend(rcp_findings(folder, rcp, normalised=normalise, ruleset=first.ruleset))
-            findings.extend(check_runs(folder, runs, closed=division != "open", ruleset=first.ruleset))
+            findings.extend(check_runs(folder, runs, closed=division != "open", ruleset=first.ruleset, raw=True))
         power = judge_power(folder, members, official or score, first.ruleset, facts.max_non_converged,
                             official is not None and official.runs_counted != score.runs_counted) if whole_folder else None
         if power is not None:

@@ -14,7 +14,8 @@ A log whose lines end in a CR alone is read as ``check`` reads it (:mod:`mlcheck
 while no LF has come, the start of the file is held; it is read with CR line ends once its first MiB
 holds a CR and no LF, or, before that, at the first poll that brings nothing new when its records end
 in a CR (the file as it stands would be read so; a progress bar drawn before the first record is not).
-An LF met first, or within that MiB, keeps LF line ends. A console a Windows shell saved as UTF-16
+When the first LF comes, the start is read as ``check`` reads it: with CR line ends where its records
+end in a CR (a job that prints a last LF-ended line), else with LF ones. A console a Windows shell saved as UTF-16
 or UTF-32 (its byte order mark, then NUL bytes) is read as UTF-8 text, as ``check`` reads it
 (:mod:`mlcheck.read.utf16_lines`).
 """
@@ -181,12 +182,13 @@ class Follower:
 
     def _line_ended(self, chunk: bytes) -> bytes:
         """``chunk`` with CR line ends turned into LF once the file is known to use them."""
-        if self._cr_ends is None and (b"\n" in chunk or self._scan is not None):
+        if self._cr_ends is None and self._scan is not None:
             self._cr_ends = False
-        elif self._cr_ends is None and self._position >= PROBE_BYTES:
-            self._cr_ends = b"\r" in chunk or any(b"\r" in part for part in self._parts)
+        elif self._cr_ends is None and (b"\n" in chunk or self._position >= PROBE_BYTES):
+            start = b"".join(self._parts) + chunk  # (as check decides: a CR and no LF, or records that end in a CR)
+            self._cr_ends = b"\r" in start and (b"\n" not in start or records_end_in_crs(start))
             if self._cr_ends:  # (the start held so far is read again with its CRs as line ends)
-                chunk, self._parts, self._held = b"".join(self._parts) + chunk, [], 0
+                chunk, self._parts, self._held = start, [], 0
         if not self._cr_ends:
             return chunk
         if self._after_cr and chunk.startswith(b"\n"):

@@ -93,9 +93,10 @@ file (``compliance_checker/mlp_parser``, every round).
 - MLC013 raw-output-in-result-file: a submitted result file (``result_<i>.txt``) holds raw job
   output in which a record is followed by colour codes: an error (the official checker fails too),
   as the official parser cannot parse such a line ("Log lines had parsing errors"). Other ranks'
-  copies of records are read as it reads them, every one, so its checks of one occurrence fail as
-  there ("EXACTLY_ONE occurrence of 'submission_org' but found 4": MLC107 and the others say so);
-  records of several ranks on one line the last only (MLC010; mlcheck/read/official_view.py). When only rank tags,
+  copies of records are read as it reads them, every one, so what its checks of one occurrence say
+  of them is said here too ("EXACTLY_ONE occurrence of 'submission_org' but found 4": MLC107, a
+  warning as there, and the others); records of several ranks on one line the last only (MLC010;
+  mlcheck/read/official_view.py). When only rank tags,
   timestamps, colour codes or launcher lines were removed, there is no MLC013: the official parser
   tolerates text around the records and such files are published every round (16 of a sample of
   38 of 6.0's), so nothing needs fixing; MLC020 says the file is raw output and that ``mlcheck split

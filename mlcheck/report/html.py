@@ -22,7 +22,7 @@ from mlcheck.report.grouped import FindingGroup, context_lines, group_for_displa
 from mlcheck.report.svg_charts import Mark, Series, accuracy_chart, run_time_strip
 from mlcheck.report.html_style import STYLE
 from mlcheck.report.html_scores import overview, run_label, score_card, table, td
-from mlcheck.report.plain import counted, division_text, format_minutes, run_verdict_text, runs_text, valid_scores_text
+from mlcheck.report.plain import counted, counted_runs, division_text, format_minutes, run_verdict_text, runs_text, valid_scores_text
 from mlcheck.facts.installed import installed_version
 from mlcheck.facts.rulesets import RulesetError, load_ruleset
 
@@ -34,7 +34,7 @@ shows eight, on a terminal)."""
 
 
 def _runs_table(bench: BenchmarkResult, min_severity: Severity) -> str:
-    counted = set(bench.score.runs_counted)
+    counted = counted_runs(bench)
     rows = []
     for position, run in enumerate(bench.runs):
         minutes = run.time_to_train_min if run.converged else run.duration_min
@@ -95,7 +95,7 @@ def _target(bench: BenchmarkResult) -> tuple[float | None, str]:
 
 
 def _times(bench: BenchmarkResult) -> str:
-    counted = set(bench.score.runs_counted)
+    counted = counted_runs(bench)
     marks = [Mark(run_label(r), r.time_to_train_min if r.converged and r.time_to_train_min is not None
                   else r.duration_min or 0.0, r.converged, i in counted)
              for i, r in enumerate(bench.runs) if r.duration_min is not None]

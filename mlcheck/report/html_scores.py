@@ -7,7 +7,7 @@ from html import escape
 
 from mlcheck.results import BenchmarkResult, CheckResult, RunResult
 from mlcheck.report import slashed
-from mlcheck.report.plain import format_minutes, kilojoules_text, rcp_refusal, scaling_source
+from mlcheck.report.plain import counted_runs, format_minutes, kilojoules_text, rcp_refusal, scaling_source
 from mlcheck.rules.rcp_texts import raising_note, today_scaled_text
 
 
@@ -49,7 +49,7 @@ def score_card(bench: BenchmarkResult) -> str:
     rows = [["score", f"{format_minutes(score.score_min)} min"],
             ["valid", ("yes: " if score.valid else "NO: " if bench.published else "not a result: ") + score.reason
              + _refused_text(bench)],
-            ["runs counted", ", ".join(run_label(bench.runs[i]) for i in score.runs_counted) or "none"],
+            ["runs counted", ", ".join(run_label(bench.runs[i]) for i in sorted(counted_runs(bench))) or "none"],
             ["runs dropped", "; ".join(f"{run_label(bench.runs[i])} ({_dropped_reason(bench, i)})"
                                        for i in score.runs_dropped) or "none"]]
     if score.scaling_factor is not None:

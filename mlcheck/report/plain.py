@@ -86,6 +86,12 @@ def runs_text(runs: Sequence[RunResult]) -> str:
     return f"{counted(len(runs), 'run')} ({failing + tolerated} failing{which} not converged, tolerated by {folders})"
 
 
+def counted_runs(bench: BenchmarkResult) -> set[int]:
+    """The runs counted in the folder's score, none where there is no score (the JSON lists those the olympic
+    mean would take even then: a report marks none as counted in a score that is not)."""
+    return set(bench.score.runs_counted) if bench.score.score_min is not None else set()
+
+
 def run_verdict_text(run: RunResult) -> str:
     """A run's verdict for a runs table: ``pass``, ``fail``, or ``fail (tolerated)`` for a
     non-converged run its folder tolerates, which fails no check (it is the olympic mean's slowest)."""

@@ -11,7 +11,7 @@ from mlcheck.model import Severity
 from mlcheck.results import BenchmarkResult, CheckResult, RunResult
 from mlcheck.score.rcp import format_amount
 from mlcheck.facts.rulesets import SUPPORTED_RULESETS
-from mlcheck.report.plain import run_verdict_text
+from mlcheck.report.plain import counted_runs, run_verdict_text
 from mlcheck.report.plain import division_text, format_minutes, one_line, printable, scaling_source, shown, summary_line  # noqa: F401 (re-exported)
 from mlcheck.report import slashed
 from mlcheck.report.text_findings import render_findings
@@ -69,7 +69,7 @@ def rcp_caveat(bench: BenchmarkResult) -> str:
 
 def _run_table(bench: BenchmarkResult, min_severity: Severity = Severity.INFO) -> Table:
     # (its caption on one line, as a finding's place: a folder named with a line end splits none)
-    counted = set(bench.score.runs_counted)
+    counted = counted_runs(bench)
     legend = "; * = counted in the score" if counted else ""  # (no run counted: no star to explain)
     caption = one_line(f"{division_text(bench)}, training {bench.ruleset or '?'}{legend}")
     table = Table(caption=caption, caption_justify="left")

@@ -116,7 +116,7 @@ def _label(run: RunSummary) -> str:
     return f"{run.path}" + (f" (run {run.index})" if run.index else "")
 
 
-def check_runs(folder: str, runs: Sequence[RunSummary], closed: bool, ruleset: str | None = None) -> list[Finding]:
+def check_runs(folder: str, runs: Sequence[RunSummary], closed: bool, ruleset: str | None = None, raw: bool = False) -> list[Finding]:
     """Consistency of submission values, hyper-parameters and seeds across the runs of a folder;
     ``ruleset`` (``"2.0.0"``) picks the round's seed checker (None: the one of 4.1 and later)."""
     if not runs:
@@ -135,7 +135,7 @@ def check_runs(folder: str, runs: Sequence[RunSummary], closed: bool, ruleset: s
             # (kept where logged before run_start: a run logging it later has none to compare)
             found.extend(_differs(HYPERPARAMETERS_DIFFER, key, [r for r in runs if r.first(key) is not None],
                                   Severity.WARNING))
-    found.extend(check_seeds(folder, runs, closed, ruleset))
+    found.extend(check_seeds(folder, runs, closed, ruleset, raw))  # (raw: a raw log's runs, as split writes them)
     return found
 
 

@@ -1,31 +1,27 @@
 """The seeds of the runs of one benchmark folder (family MLC5xx): logged, integers, distinct.
 
-Rules text: training_rules.adoc §Random numbers (seeds logged and distinct); checker: the
-package checker's seed checker (``package_checker/seed_checker.py`` at the round's tag), which
-:mod:`mlcheck.rules.package_runs` runs beside the other checks of a folder's runs.
+Rules text: training_rules.adoc §Random numbers (seeds logged and distinct); checker: the package checker's seed
+checker (``package_checker/seed_checker.py`` at the round's tag), run by :mod:`mlcheck.rules.package_runs`.
 
-- MLC518 seed-missing: a closed-division run logs no ``seed``. Follows the seed checker of the
-  round's checker of record (``package_checker/seed_checker.py`` at the round's tag): before training
-  4.1 (rounds 1.0-4.0) it failed a folder only when its runs disagree, and then as it reads them: in
-  the sorted order of their paths (the package checker sorts them), it fails a file without a seed
-  that comes after a file with one. So a run without a seed is an error when a file before it logs
-  one, a warning when it comes before every file that logs one (the checker passes it), and a folder
-  where no run logs a seed gets one warning (the rules make seeds mandatory from 4.1,
-  training_rules.adoc §Random numbers; that round's checker did not require them). From 4.1 on
-  (and for a round mlcheck cannot tell) every closed run without a seed is an error; today's
-  mlperf-logging applies that to every round retroactively, the round's own checker did not. A
-  result file counts as one run, as the seed checker reads it.
-  Fix: log the seed with mllog.
-- MLC519 seed-duplicate: two runs of a folder log the same seed. Every round's seed checker fails
-  the folder when the same seed is logged from the same source file and line (``metadata`` file and
-  lineno), in a folder the package checker takes as closed (the system description's division);
-  a same seed from another place, or in another folder, is a warning (training_rules.adoc from v4.1, §Random
-  numbers: "no other run can log the same seed on the same line in the same source file", and the
-  checker compares no more). Every seed record of a run is compared (runs that log one seed per
-  rank), as the checker reads them all: the same seed logged twice from the same line of one run
-  fails it too. Fix: seed each run differently.
-- MLC522 seed-invalid: a closed-division run logs a seed that ``int()`` cannot read (``"abc"``, a
-  list, null). Every round's seed checker fails the folder on it. Fix: log the seed as an integer.
+- MLC518 seed-missing: a closed-division run logs no ``seed``. Follows the seed checker of the round's checker of
+  record (``package_checker/seed_checker.py`` at the round's tag): before training 4.1 (rounds 1.0-4.0) it failed a
+  folder only when its runs disagree, and then as it reads them: in the sorted order of their paths (the package
+  checker sorts them), it fails a file without a seed that comes after a file with one. So a run without a seed is
+  an error when a file before it logs one, a warning when it comes before every file that logs one (the checker
+  passes it), and a folder where no run logs a seed gets one warning (the rules make seeds mandatory from 4.1,
+  training_rules.adoc §Random numbers; that round's checker did not require them). From 4.1 on (and for a round
+  mlcheck cannot tell) every closed run without a seed is an error; today's mlperf-logging applies that to every
+  round retroactively, the round's own checker did not. A result file counts as one run, as the seed checker reads
+  it. Fix: log the seed with mllog.
+- MLC519 seed-duplicate: two runs of a folder log the same seed. Every round's seed checker fails the folder when
+  the same seed is logged from the same source file and line (``metadata`` file and lineno), in a folder the package
+  checker takes as closed (the system description's division); a same seed from another place, or in another folder,
+  is a warning (training_rules.adoc from v4.1, §Random numbers: "no other run can log the same seed on the same line
+  in the same source file", and the checker compares no more). Every seed record of a run is compared (runs that log
+  one seed per rank), as the checker reads them all: the same seed logged twice from the same line of one run fails
+  it too. Fix: seed each run differently.
+- MLC522 seed-invalid: a closed-division run logs a seed that ``int()`` cannot read (``"abc"``, a list, null). Every
+  round's seed checker fails the folder on it. Fix: log the seed as an integer.
 """
 
 from __future__ import annotations
@@ -71,12 +67,13 @@ def seeds_mandatory(ruleset: str | None) -> bool:
     return key is None or key >= SEEDS_MANDATORY_FROM
 
 
-def check_seeds(folder: str, runs: Sequence[RunSummary], closed: bool, ruleset: str | None) -> list[Finding]:
+def check_seeds(folder: str, runs: Sequence[RunSummary], closed: bool, ruleset: str | None, raw: bool = False) -> list[Finding]:
     """MLC518, MLC519 and MLC522 for the runs of a folder (``closed``: of the closed division;
-    ``ruleset``: the round, which picks its seed checker; None: the one of 4.1 and later)."""
+    ``ruleset``: the round, which picks its seed checker; None: the one of 4.1 and later; ``raw``: runs of
+    raw logs, each judged as the file `mlcheck split` writes of it)."""
     found: list[Finding] = []
     if closed:
-        found.extend(_missing_seeds(folder, runs, ruleset))
+        found.extend(_missing_seeds(folder, runs, ruleset, raw))
     seen: dict[object, list[tuple[RunSummary, Event]]] = {}
     for run in runs:
         first = run.first("seed")
@@ -98,19 +95,19 @@ def check_seeds(folder: str, runs: Sequence[RunSummary], closed: bool, ruleset: 
     return found
 
 
-def _missing_seeds(folder: str, runs: Sequence[RunSummary], ruleset: str | None) -> list[Finding]:
+def _missing_seeds(folder: str, runs: Sequence[RunSummary], ruleset: str | None, raw: bool = False) -> list[Finding]:
     """MLC518 as the round's seed checker decides it (see the module documentation). The seed
     checker reads a result file as one run: a file logs a seed when any of its runs does."""
     files: dict[str, list[RunSummary]] = {}
     for run in runs:
-        files.setdefault(run.path, []).append(run)
+        files.setdefault(_file_key(run, raw), []).append(run)
     seeded = {path for path, members in files.items() if any(r.first("seed") is not None for r in members)}
     without = [members[0] for path, members in files.items() if path not in seeded]
     if not without:
         return []
     if seeds_mandatory(ruleset):
         return [SEED_MISSING.at(run.path, run.first_line, (
-            f"{os.path.basename(run.path)} logs no seed (seeds are mandatory from training 4.1): the "
+            f"{_label(_file_key(run, raw))} logs no seed (seeds are mandatory from training 4.1): the "
             "package checker's seed checker fails the folder. Log the seed with mllog"),
             run_index=run.index) for run in without]
     round_name = f"training {ruleset}"
@@ -120,18 +117,27 @@ def _missing_seeds(folder: str, runs: Sequence[RunSummary], ruleset: str | None)
             f"the {round_name} seed checker did not require them (mandatory from training 4.1; today's "
             "package checker, mlperf-logging 4.1.68, requires them in every round)"),
             severity=Severity.WARNING, official=False)]
-    # (the package checker sorts the paths; the seed checker fails a file without a seed only
-    # after one that logs a seed: "logs no seed. However, other result files ... already log")
+    # (the package checker sorts the paths; its seed checker fails a file without a seed only after one with a seed)
     order = sorted(files, key=lambda path: (os.path.basename(path), path))  # (however the paths are spelled)
     first = next(path for path in order if path in seeded)
     before = set(order[:order.index(first)])
-    return [_seedless(run, os.path.basename(first), round_name, passed=run.path in before) for run in without]
+    return [_seedless(run, _label(first), round_name, _file_key(run, raw) in before, _label(_file_key(run, raw)))
+            for run in without]
 
 
-def _seedless(run: RunSummary, seeded: str, round_name: str, passed: bool) -> Finding:
+def _file_key(run: RunSummary, raw: bool) -> str:
+    """The file a run is to the seed checker: its own, or for a raw log's run the one split writes."""
+    return f"{run.path}\0{run.index:06d}" if raw else run.path
+
+
+def _label(key: str) -> str:  # (result_3.txt; job.log (run 2))
+    name, _, index = str.partition(os.path.basename(key), "\0")
+    return f"{name} (run {int(index)})" if index else name
+
+
+def _seedless(run: RunSummary, seeded: str, round_name: str, passed: bool, name: str) -> Finding:
     """MLC518 before 4.1 for a file without a seed in a folder where ``seeded`` logs one: a
     warning where the seed checker ``passed`` it (it came first), else the error it fails on."""
-    name = os.path.basename(run.path)
     if passed:
         return SEED_MISSING.at(run.path, run.first_line, (
             f"{name} logs no seed, and {seeded} does: the {round_name} seed checker reads the files in sorted "

@@ -56,9 +56,9 @@ def olympic_score(times: Sequence[float | None], facts: BenchmarkFacts,
     if len(failed) > facts.max_non_converged:
         reasons.append(f"{len(failed)} runs did not converge; at most {facts.max_non_converged} may")
     kept_times = [times[i] for i in kept]
-    if any(t is None for t in kept_times):  # (no score: no run counted in one, none dropped from it)
+    if any(t is None for t in kept_times):
         return Score(None, False, "; ".join(reasons) or "non-converged runs among the counted runs",
-                     scaling_factor=scaling_factor)
+                     tuple(sorted(kept)), dropped, scaling_factor)
     mean = sequential_sum(t for t in kept_times if t is not None) / len(kept_times)
     scaled = mean * scaling_factor if scaling_factor is not None else mean
     valid = not reasons

@@ -8,6 +8,7 @@ import os
 from mlcheck.package.discover import package_path
 from mlcheck.package.params import params_files
 from mlcheck.package.real_paths import absolute_parts
+from mlcheck.read.file_names import RESULT_FILE
 from mlcheck.results import CheckResult
 
 
@@ -41,10 +42,13 @@ def judged_files(result: CheckResult) -> set[str]:
         if not folder or folder == "-" or not os.path.isdir(folder):
             continue
         files.add(os.path.join(folder, "scaling.json"))
-        files.update(params.path for params in params_files(folder))
-        for root, folders, names in os.walk(os.path.join(folder, "power")):
-            folders.sort()
-            files.update(os.path.join(root, name) for name in names)
+        # (a folder's result files judged together: its power logs and params are read; not a file named alone's,
+        # nor raw logs')
+        if bench.rcp is not None and any(RESULT_FILE.match(os.path.basename(run.path)) for run in bench.runs):
+            files.update(params.path for params in params_files(folder))
+            for root, folders, names in os.walk(os.path.join(folder, "power")):
+                folders.sort()
+                files.update(os.path.join(root, name) for name in names)
         if bench.system and absolute_parts(folder)[-3:-2] == ("results",):
             files.add(package_path(folder, "systems", f"{bench.system}.json"))
     return files
