@@ -79,7 +79,7 @@ own (a warning or a note).
   or the file was preallocated, or written at an offset past its end). What the job wrote there is
   lost, records included, and the lines around it may have run together. The official parser reads
   around them, as mlcheck does (a record after them on their line is read), so the run is judged on
-  the records left: no finding may say that one is missing. Said once a file, at the line of the
+  the records left: a record lost there may be one no rule misses. Said once a file, at the line of the
   first NUL, with their number. Fix: take the log from a copy that was written whole, or rerun.
 - MLC009 invalid-utf8: the line has bytes that are not UTF-8. In raw output they are replaced
   (U+FFFD) and reading goes on. A result file is read as the official parser reads it, as latin-1
