@@ -266,3 +266,70 @@ def test_a_raw_logs_run_without_a_seed_is_judged_as_its_split_file(tmp_path: Pat
     _mlcheck("split", str(log), "-o", str(tmp_path / "split"))
     split = json.loads(_mlcheck("check", str(tmp_path / "split"), "-f", "json", "--config", os.devnull).stdout)
     assert [(f["code"], f["severity"]) for f in split["findings"] if f["code"] == "MLC518"] == [("MLC518", "error")]
+
+
+def test_nul_bytes_where_the_reader_cannot_seek_are_said_and_change_no_verdict(tmp_path: Path) -> None:
+    """rv277: 4 KiB of NULs at a result file's start (no LF in its first bytes), or NULs in a file of
+    CR line ends, made the block reader seek a stream that cannot: MLC001 and MLC002, the folder invalid;
+    a UTF-16 file's NULs (its characters') were said to be an unwritten block."""
+    clean = (RESNET / "result_0.txt").read_bytes()
+    lines = clean.splitlines(keepends=True)
+    cases = {"start": (b"\0" * 4096 + clean, 1), "cr": (b"".join([*lines[:10], b"\0" * 16 + b"\n", *lines[10:]]).replace(
+        b"\n", b"\r"), 11)}
+    for name, (data, line) in cases.items():
+        (tmp_path / name).mkdir()
+        (tmp_path / name / "result_0.txt").write_bytes(data)
+        done = _mlcheck("check", str(tmp_path / name / "result_0.txt"), "-f", "json", "--config", os.devnull)
+        report = json.loads(done.stdout)
+        assert [(f["code"], f["line"]) for f in report["findings"] if f["severity"] != "info"] == [("MLC031", line)], name
+        assert done.returncode == 0 and report["runs"][0]["verdict"] == "pass", name
+    (tmp_path / "wide").mkdir()
+    (tmp_path / "wide" / "result_0.txt").write_bytes(clean.decode("utf-8").encode("utf-16"))
+    report = json.loads(_mlcheck("check", str(tmp_path / "wide"), "-f", "json", "--config", os.devnull).stdout)
+    assert "MLC009" in {f["code"] for f in report["findings"]} and "MLC031" not in {f["code"] for f in report["findings"]}
+
+
+def test_watch_reads_cr_line_ends_after_an_lf_ended_first_line_that_came_alone(tmp_path: Path) -> None:
+    """rv277: 'launching job' and its LF, a quiet poll, then records with CR line ends: the first LF
+    decided LF line ends before any record had come (2 lines, 1 record, exit 1 where check passes)."""
+    from mlcheck.read.follow import Follower
+
+    records = [f':::MLLOG {{"key": "k{i}", "value": {i}}}'.encode() for i in range(4)]
+    log = tmp_path / "job.log"
+    log.write_bytes(b"launching job\n")
+    follower = Follower(str(log), poll=0.0)
+    signals = follower.signals()
+    assert _follow_until_idle(signals) == [b"launching job\n"]
+    with open(log, "ab") as handle:
+        handle.write(b"\r".join(records) + b"\r")
+    lines = _follow_until_idle(signals)
+    follower.close()
+    assert lines == [record + b"\n" for record in records], lines
+
+
+def test_a_raw_logs_runs_are_ordered_for_the_seed_checker_as_the_files_split_writes() -> None:
+    """rv277: the runs of a raw log were ordered by their index (run 2 before run 10), where the package
+    checker sorts the names split writes (result_10.txt before result_2.txt)."""
+    from types import SimpleNamespace
+
+    from mlcheck.rules.seeds import _file_key, _label
+
+    keys = sorted((_file_key(SimpleNamespace(path="logs/job.log", index=i), True) for i in (2, 10, 0)),  # type: ignore[arg-type]
+                  key=lambda key: (os.path.basename(key), key))
+    assert [_label(key) for key in keys] == ["job.log (run 0)", "job.log (run 10)", "job.log (run 2)"]
+    assert _file_key(SimpleNamespace(path="a/result_3.txt", index=0), False) == "a/result_3.txt"  # type: ignore[arg-type]
+
+
+def test_a_folder_with_no_score_shows_no_run_dropped_either(tmp_path: Path) -> None:
+    """rv277: Markdown said 0 runs counted and 2 dropped of 5 (the HTML too) where there is no score."""
+    from test_review_57 import _not_converged
+
+    folder = tmp_path / "Acme" / "results" / RESNET.parent.name / "resnet"
+    shutil.copytree(EXAMPLE, tmp_path / "Acme")
+    for name in ("result_1.txt", "result_2.txt", "result_3.txt"):
+        (folder / name).write_text(_not_converged((folder / name).read_text("utf-8")), "utf-8")
+    markdown = _mlcheck("check", str(tmp_path / "Acme"), "-f", "markdown", "--config", os.devnull).stdout
+    row = next(line for line in markdown.splitlines() if line.startswith("| resnet |"))
+    assert "| — | ❌ " in row and row.split(" | ")[6:8] == ["0", "0"], row
+    html = _mlcheck("check", str(tmp_path / "Acme"), "-f", "html", "--config", os.devnull).stdout
+    assert "<th>runs dropped</th><td>none</td>" in html

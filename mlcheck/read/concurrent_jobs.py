@@ -22,11 +22,13 @@ from __future__ import annotations
 
 import re
 import zlib
+from dataclasses import replace
 from functools import partial
 from itertools import islice
 from typing import Iterable, Iterator, TypeVar
 
 from mlcheck.model import Finding, Severity
+from mlcheck.results import RunResult
 from mlcheck.read.line_reader import MARKER_BYTES
 from mlcheck.read.rank_labels import number
 from mlcheck.read.rawlog import TAG
@@ -169,3 +171,11 @@ def one_job_lines(lines: Iterable[bytes], job: int) -> Iterator[bytes]:
                 yield b"\n"
                 continue
         yield line
+
+
+def unsaid_blocks(runs: list[RunResult], before: list[RunResult]) -> list[RunResult]:
+    """The runs of a job read apart without the MLC031 an earlier job's reading said of the same NUL block (a
+    line of no rank's: each job's reading reads it), so that the file has it once."""
+    said = {f.line for run in before for f in run.findings if f.code == "MLC031"}
+    return [replace(run, findings=tuple(f for f in run.findings if f.code != "MLC031" or f.line not in said))
+            for run in runs] if said else runs

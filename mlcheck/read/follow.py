@@ -10,14 +10,12 @@ What is held of one line is bounded: a line longer than ``max_line`` bytes (16 M
 reader) is not kept; its length is yielded instead once it ends, so that the reader can report it
 (MLC014) and memory stays flat whatever the job writes.
 
-A log whose lines end in a CR alone is read as ``check`` reads it (:mod:`mlcheck.read.cr_line_ends`):
-while no LF has come, the start of the file is held; it is read with CR line ends once its first MiB
-holds a CR and no LF, or, before that, at the first poll that brings nothing new when its records end
-in a CR (the file as it stands would be read so; a progress bar drawn before the first record is not).
-When the first LF comes, the start is read as ``check`` reads it: with CR line ends where its records
-end in a CR (a job that prints a last LF-ended line), else with LF ones. A console a Windows shell saved as UTF-16
-or UTF-32 (its byte order mark, then NUL bytes) is read as UTF-8 text, as ``check`` reads it
-(:mod:`mlcheck.read.utf16_lines`).
+A log whose lines end in a CR alone is read as ``check`` reads it (:mod:`mlcheck.read.cr_line_ends`): while
+no LF has come, the start of the file is held; it is read with CR line ends once its first MiB holds a CR and
+no LF, or before that at the first poll that brings nothing new, or the first LF after a record, where its
+records end in a CR (a progress bar drawn before the first record, or LF-ended lines before it, are not). A
+console a Windows shell saved as UTF-16 or UTF-32 (its byte order mark, then NUL bytes) is read as UTF-8 text,
+as ``check`` reads it (:mod:`mlcheck.read.utf16_lines`).
 """
 
 from __future__ import annotations
@@ -30,6 +28,7 @@ from stat import S_ISREG
 from typing import IO, Iterator, Union
 
 from mlcheck.read.cr_line_ends import PROBE_BYTES, records_end_in_crs
+from mlcheck.read.line_reader import MARKER_BYTES
 from mlcheck.read.long_lines import LongLine, LongLineScan
 from mlcheck.read.utf16_lines import wide_encoding
 
@@ -186,7 +185,8 @@ class Follower:
             self._cr_ends = False
         elif self._cr_ends is None and (b"\n" in chunk or self._position >= PROBE_BYTES):
             start = b"".join(self._parts) + chunk  # (as check decides: a CR and no LF, or records that end in a CR)
-            self._cr_ends = b"\r" in start and (b"\n" not in start or records_end_in_crs(start))
+            if self._position >= PROBE_BYTES or MARKER_BYTES in start:  # (lines before a record: LF's, either way)
+                self._cr_ends = b"\r" in start and (b"\n" not in start or records_end_in_crs(start))
             if self._cr_ends:  # (the start held so far is read again with its CRs as line ends)
                 chunk, self._parts, self._held = start, [], 0
         if not self._cr_ends:

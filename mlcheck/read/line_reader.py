@@ -56,7 +56,7 @@ class LineReader(FastLines):
         self.line_no += 1
         self.stats.lines += 1
         if b"\x00" in raw and not self.stats.nuls_by_block:  # (a block a crash left unwritten: MLC031)
-            self.stats.note_nul(self.line_no, raw.count(b"\x00"))
+            self.stats.note_nul(self.line_no, raw)
         at = raw.find(_MARKER_BYTES)
         named = mentions_marker(raw, at, self.result_file) if at >= 0 else ""  # (text naming it)
         if at < 0 or named:

@@ -117,6 +117,10 @@ _SOURCES_NAMED = 8
 """Ranks named in MLC020 with the records kept from each; the others are counted."""
 
 
+WIDE_MARKS = (b"\xff\xfe", b"\xfe\xff", b"\x00\x00\xfe\xff")
+"""The byte order marks of UTF-16 and UTF-32, whose characters hold NUL bytes."""
+
+
 @dataclass
 class RawStats:
     """Counts of everything the reader repaired or dropped in one file."""
@@ -163,8 +167,12 @@ class RawStats:
         if "x across cluster]" in text:
             self.deduplicated = (self.deduplicated[0] + 1, self.deduplicated[1] or line_no)
 
-    def note_nul(self, line_no: int, count: int) -> None:
-        self.nul_bytes += count
+    def note_nul(self, line_no: int, raw: bytes) -> None:
+        """NUL bytes in line ``line_no`` (``raw``): MLC031's, but a UTF-16 or UTF-32 file's (its characters')."""
+        if line_no == 1 and raw.startswith(WIDE_MARKS):
+            self.nuls_by_block = True  # (none counted: MLC009 says what the file is)
+            return
+        self.nul_bytes += raw.count(b"\x00")
         self.first_nul_line = self.first_nul_line or line_no
 
     def note_trailing_colour(self, line_no: int) -> None:

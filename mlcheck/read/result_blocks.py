@@ -25,6 +25,7 @@ from mlcheck.read.job_starts import may_hold_a_launch_line
 from mlcheck.read.long_lines import LongLine, LongLineScan
 from mlcheck.read.line_reader import MARKER_BYTES, MAX_LINE_BYTES, AnyItem, LineReader
 from mlcheck.read.mixed_runs import dense_region_end, mixed_region
+from mlcheck.read.rawlog import WIDE_MARKS
 from mlcheck.read.noise_counts import BLANKS, SQUEEZE, StretchCounts, counted_and_fed, launcher_lines
 from mlcheck.read.record_runs import MIN_LINES, Batch, bulk_events, record_run_end
 from mlcheck.read.tagged_runs import next_is_tagged, run_sources, tagged_run, tagged_run_events
@@ -211,19 +212,21 @@ def _blocks(stream: IO[bytes], reader: LineReader) -> Iterator[AnyItem | Batch]:
     counts = StretchCounts()
     held: list[bytes] = []  # the start of a line whose end is not read yet (joined once: linear)
     size = 0
-    first_nul = -1  # (where a block a crash left unwritten begins: MLC031, its line found at the end)
+    first_nul = -1  # (the line where a block a crash left unwritten begins: MLC031)
+    wide: bool | None = None
     reader.stats.nuls_by_block = True
     try:
         while True:
             block = stream.read(_BLOCK)
-            if b"\x00" in block:  # (memchr, a block at a time: no line is read for it)
-                first_nul = first_nul if first_nul >= 0 else stream.tell() - len(block) + block.find(b"\x00")
+            wide = block.startswith(WIDE_MARKS) if wide is None else wide  # (UTF-16's NULs are its characters')
+            if b"\x00" in block and not wide:  # (memchr, a block at a time)
+                first_nul = first_nul if first_nul >= 0 else (  # (the lines read, and those before it in this block)
+                    reader.line_no + counts.lines + 1 + block.count(b"\n", 0, block.find(b"\x00")))
                 reader.stats.nul_bytes += block.count(b"\x00")
             if not block:
                 if held:
                     yield from _first_line(b"".join(held), counts, reader, at_end=True)
-                if first_nul >= 0:
-                    reader.stats.first_nul_line = _line_at(stream, first_nul)
+                reader.stats.first_nul_line = max(first_nul, 0)
                 return
             cut = block.rfind(b"\n") + 1
             if cut == 0:
@@ -243,20 +246,6 @@ def _blocks(stream: IO[bytes], reader: LineReader) -> Iterator[AnyItem | Batch]:
             yield from _first_line(lines, counts, reader, at_end=False)
     finally:
         counts.flush(reader)
-
-
-def _line_at(stream: IO[bytes], offset: int) -> int:
-    """The line of the byte at ``offset`` (the file read again to it: only where it holds NUL bytes), 0 where
-    the file cannot be read again."""
-    try:
-        stream.seek(0)
-        lines = 1
-        while offset > 0 and (block := stream.read(min(_BLOCK, offset))):
-            lines += block.count(b"\n")
-            offset -= len(block)
-        return lines
-    except OSError:
-        return 0
 
 
 def _first_line(chunk: bytes, counts: StretchCounts, reader: LineReader, at_end: bool) -> Iterator[AnyItem | Batch]:

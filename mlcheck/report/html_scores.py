@@ -7,7 +7,7 @@ from html import escape
 
 from mlcheck.results import BenchmarkResult, CheckResult, RunResult
 from mlcheck.report import slashed
-from mlcheck.report.plain import counted_runs, format_minutes, kilojoules_text, rcp_refusal, scaling_source
+from mlcheck.report.plain import counted_runs, dropped_runs, format_minutes, kilojoules_text, rcp_refusal, scaling_source
 from mlcheck.rules.rcp_texts import raising_note, today_scaled_text
 
 
@@ -51,7 +51,7 @@ def score_card(bench: BenchmarkResult) -> str:
              + _refused_text(bench)],
             ["runs counted", ", ".join(run_label(bench.runs[i]) for i in sorted(counted_runs(bench))) or "none"],
             ["runs dropped", "; ".join(f"{run_label(bench.runs[i])} ({_dropped_reason(bench, i)})"
-                                       for i in score.runs_dropped) or "none"]]
+                                       for i in dropped_runs(bench)) or "none"]]
     if score.scaling_factor is not None:
         rows.append(["scaled",  # (by a scaling.json, or by the RCP normalisation where none is written)
                      f"× {score.scaling_factor:g}, {scaling_source(bench)}'s factor "

@@ -9,7 +9,7 @@ from mlcheck.model import Finding, Severity
 from mlcheck.results import BenchmarkResult, CheckResult
 from mlcheck.report import ReportOptions, relative_path
 from mlcheck.report.grouped import FindingGroup, context_lines, group_for_display
-from mlcheck.report.plain import (counted, counted_runs, failing_runs_text, format_minutes, kilojoules_text, markdown_cell,
+from mlcheck.report.plain import (counted, counted_runs, dropped_runs, failing_runs_text, format_minutes, kilojoules_text, markdown_cell,
                                   markdown_code, rcp_refusal, runs_text, valid_scores_text)
 from mlcheck.rules.rcp_texts import raising_note, today_scaled_text
 
@@ -56,7 +56,7 @@ def _score_card(result: CheckResult, root: str) -> list[str]:
         lines.append(f"{submitter}| {markdown_cell(bench.benchmark or '?')} | {markdown_cell(bench.system or '?')} | "
                      f"{markdown_cell(bench.division or '?')} | {markdown_cell(bench.ruleset or '?')} | "
                      f"{format_minutes(score.score_min)} | {valid} | {len(counted_runs(bench))} | "
-                     f"{len(score.runs_dropped)} | {failing_runs_text(bench.runs)} | {_rcp(bench)} |"
+                     f"{len(dropped_runs(bench))} | {failing_runs_text(bench.runs)} | {_rcp(bench)} |"
                      + (f" {_kilojoules(bench)} |" if energy else ""))
     return lines
 

@@ -92,6 +92,11 @@ def counted_runs(bench: BenchmarkResult) -> set[int]:
     return set(bench.score.runs_counted) if bench.score.score_min is not None else set()
 
 
+def dropped_runs(bench: BenchmarkResult) -> tuple[int, ...]:
+    """The runs the folder's score dropped (fastest, slowest), none where there is no score (:func:`counted_runs`)."""
+    return bench.score.runs_dropped if bench.score.score_min is not None else ()
+
+
 def run_verdict_text(run: RunResult) -> str:
     """A run's verdict for a runs table: ``pass``, ``fail``, or ``fail (tolerated)`` for a
     non-converged run its folder tolerates, which fails no check (it is the olympic mean's slowest)."""

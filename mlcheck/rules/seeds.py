@@ -126,13 +126,13 @@ def _missing_seeds(folder: str, runs: Sequence[RunSummary], ruleset: str | None,
 
 
 def _file_key(run: RunSummary, raw: bool) -> str:
-    """The file a run is to the seed checker: its own, or for a raw log's run the one split writes."""
-    return f"{run.path}\0{run.index:06d}" if raw else run.path
+    """The file a run is to the seed checker: its own, or for a raw log's run the one split writes (sorted so)."""
+    return f"{run.path}\0result_{run.index}.txt" if raw else run.path
 
 
 def _label(key: str) -> str:  # (result_3.txt; job.log (run 2))
-    name, _, index = str.partition(os.path.basename(key), "\0")
-    return f"{name} (run {int(index)})" if index else name
+    name, _, split = str.partition(os.path.basename(key), "\0")
+    return f"{name} (run {split[7:-4]})" if split else name
 
 
 def _seedless(run: RunSummary, seeded: str, round_name: str, passed: bool, name: str) -> Finding:
