@@ -333,3 +333,42 @@ def test_a_folder_with_no_score_shows_no_run_dropped_either(tmp_path: Path) -> N
     assert "| — | ❌ " in row and row.split(" | ")[6:8] == ["0", "0"], row
     html = _mlcheck("check", str(tmp_path / "Acme"), "-f", "html", "--config", os.devnull).stdout
     assert "<th>runs dropped</th><td>none</td>" in html
+
+
+def test_nul_bytes_after_an_over_long_line_are_said_at_their_line(tmp_path: Path) -> None:
+    """rv278: the lines the block reader read past a line over 16 MiB were not looked at for NUL bytes."""
+    from mlcheck.read.long_lines import MAX_LINE_BYTES
+
+    lines = (RESNET / "result_0.txt").read_bytes().splitlines(keepends=True)
+    data = b"".join([*lines[:10], b"x" * (MAX_LINE_BYTES + 10) + b"\n", b"\0" * 8 + b"\n", *lines[10:]])
+    (tmp_path / "result_0.txt").write_bytes(data)
+    report = json.loads(_mlcheck("check", str(tmp_path / "result_0.txt"), "-f", "json", "--config", os.devnull).stdout)
+    assert [(f["code"], f["line"]) for f in report["findings"] if f["code"] in ("MLC014", "MLC031")] == [
+        ("MLC014", 11), ("MLC031", 12)]
+
+
+def test_watch_decides_line_ends_on_the_first_mib_as_check_does(tmp_path: Path) -> None:
+    """rv278: a CR log whose LF-ended banner came with the start of a record (no record line ended yet)
+    was read with LF line ends; an LF log with a progress bar across its first MiB, with CR ones."""
+    from mlcheck.read.follow import Follower
+
+    records = [f':::MLLOG {{"key": "k{i}", "value": {i}}}'.encode() for i in range(4)]
+    noise = b"".join(b"loading shard %06d\n" % i for i in range(60_000))  # (over 1 MiB of LF-ended lines)
+    bar = b"".join(b"\rstep %5d/10000" % i for i in range(10_000)) + b"\n"
+    for start, rest, expected in (
+            (b"banner\n" + records[0][:12], records[0][12:] + b"\r" + b"\r".join(records[1:]) + b"\r",
+             [b"banner\n", *(record + b"\n" for record in records)]),
+            (noise, bar + b"\n".join(records) + b"\n", None)):
+        log = tmp_path / "job.log"
+        log.write_bytes(start)
+        follower = Follower(str(log), poll=0.0)
+        signals = follower.signals()
+        lines = _follow_until_idle(signals)
+        with open(log, "ab") as handle:
+            handle.write(rest)
+        lines += _follow_until_idle(signals)
+        follower.close()
+        if expected is not None:
+            assert lines == expected, lines
+        else:
+            assert len(lines) == log.read_bytes().count(b"\n"), len(lines)

@@ -174,8 +174,7 @@ def one_job_lines(lines: Iterable[bytes], job: int) -> Iterator[bytes]:
 
 
 def unsaid_blocks(runs: list[RunResult], before: list[RunResult]) -> list[RunResult]:
-    """The runs of a job read apart without the MLC031 an earlier job's reading said of the same NUL block (a
-    line of no rank's: each job's reading reads it), so that the file has it once."""
-    said = {f.line for run in before for f in run.findings if f.code == "MLC031"}
-    return [replace(run, findings=tuple(f for f in run.findings if f.code != "MLC031" or f.line not in said))
-            for run in runs] if said else runs
+    """The runs of a job read apart without MLC031 where an earlier job's reading said it (of a line of no rank's,
+    which each reads, or of its own): the file has it once, the first job's that met NUL bytes."""
+    said = any(f.code == "MLC031" for run in before for f in run.findings)
+    return [replace(run, findings=tuple(f for f in run.findings if f.code != "MLC031")) for run in runs] if said else runs

@@ -10,25 +10,23 @@ What is held of one line is bounded: a line longer than ``max_line`` bytes (16 M
 reader) is not kept; its length is yielded instead once it ends, so that the reader can report it
 (MLC014) and memory stays flat whatever the job writes.
 
-A log whose lines end in a CR alone is read as ``check`` reads it (:mod:`mlcheck.read.cr_line_ends`): while
-no LF has come, the start of the file is held; it is read with CR line ends once its first MiB holds a CR and
-no LF, or before that at the first poll that brings nothing new, or the first LF after a record, where its
-records end in a CR (a progress bar drawn before the first record, or LF-ended lines before it, are not). A
-console a Windows shell saved as UTF-16 or UTF-32 (its byte order mark, then NUL bytes) is read as UTF-8 text,
-as ``check`` reads it (:mod:`mlcheck.read.utf16_lines`).
+A log whose lines end in a CR alone is read as ``check`` reads it (:mod:`mlcheck.read.cr_line_ends`, its test of
+the first MiB): the start without LF is held, and the test is made once that MiB has come, at the first LF after
+a record's line has ended, or at a poll that brings nothing new where the records held end in a CR. A console a
+Windows shell saved as UTF-16 or UTF-32 is read as UTF-8 text, as ``check`` reads it (:mod:`mlcheck.read.utf16_lines`).
 """
 
 from __future__ import annotations
 
 import codecs
 import os
+import re
 import time
 import zlib
 from stat import S_ISREG
 from typing import IO, Iterator, Union
 
 from mlcheck.read.cr_line_ends import PROBE_BYTES, records_end_in_crs
-from mlcheck.read.line_reader import MARKER_BYTES
 from mlcheck.read.long_lines import LongLine, LongLineScan
 from mlcheck.read.utf16_lines import wide_encoding
 
@@ -44,6 +42,7 @@ pieces that hold a record, the markers lost: as ``check`` reads it), :data:`IDLE
 or :data:`COMPRESSED`."""
 
 _CHUNK = 1 << 16
+_ENDED_RECORD = re.compile(rb":::MLLOG[^\r\n]*[\r\n]")  # (a record and its line's end)
 _GZIP_MAGIC = b"\x1f\x8b"
 _TAIL = 256
 
@@ -66,8 +65,8 @@ class Follower:
         self._tail = b""
         self._head = b""  # (the first bytes read: compared as the tail is)
         self._cr_ends: bool | None = None
-        """Whether lines end in a CR alone (None: not known yet, no LF has come)."""
-        self._after_cr = False
+        """Whether lines end in a CR alone (None: not known yet: check's test of the first MiB, ``_probe``)."""
+        self._after_cr, self._probe = False, bytearray()
         self._magic_read = False
         self._utf16: codecs.IncrementalDecoder | None = None
         """The decoder of a UTF-16 file."""
@@ -183,12 +182,13 @@ class Follower:
         """``chunk`` with CR line ends turned into LF once the file is known to use them."""
         if self._cr_ends is None and self._scan is not None:
             self._cr_ends = False
-        elif self._cr_ends is None and (b"\n" in chunk or self._position >= PROBE_BYTES):
-            start = b"".join(self._parts) + chunk  # (as check decides: a CR and no LF, or records that end in a CR)
-            if self._position >= PROBE_BYTES or MARKER_BYTES in start:  # (lines before a record: LF's, either way)
-                self._cr_ends = b"\r" in start and (b"\n" not in start or records_end_in_crs(start))
+        elif self._cr_ends is None:  # (check's test on the file's first MiB; at an LF once a record's line has ended)
+            self._probe += chunk[:PROBE_BYTES - len(self._probe)]
+            if len(self._probe) >= PROBE_BYTES or b"\n" in chunk and _ENDED_RECORD.search(self._probe):
+                probe, self._probe = bytes(self._probe), bytearray()
+                self._cr_ends = b"\r" in probe and (b"\n" not in probe or records_end_in_crs(probe))
             if self._cr_ends:  # (the start held so far is read again with its CRs as line ends)
-                chunk, self._parts, self._held = start, [], 0
+                chunk, self._parts, self._held = b"".join(self._parts) + chunk, [], 0
         if not self._cr_ends:
             return chunk
         if self._after_cr and chunk.startswith(b"\n"):
@@ -205,7 +205,7 @@ class Follower:
         held = b"".join(self._parts)
         if not records_end_in_crs(held[:-1] if held.endswith(b"\r") else held):  # (a last CR: CRLF's LF may come)
             return
-        self._cr_ends = True
+        self._cr_ends, self._probe = True, bytearray()
         self._parts, self._held = [], 0
         yield from self._lines(self._line_ended(held))
 

@@ -220,9 +220,7 @@ def _blocks(stream: IO[bytes], reader: LineReader) -> Iterator[AnyItem | Batch]:
             block = stream.read(_BLOCK)
             wide = block.startswith(WIDE_MARKS) if wide is None else wide  # (UTF-16's NULs are its characters')
             if b"\x00" in block and not wide:  # (memchr, a block at a time)
-                first_nul = first_nul if first_nul >= 0 else (  # (the lines read, and those before it in this block)
-                    reader.line_no + counts.lines + 1 + block.count(b"\n", 0, block.find(b"\x00")))
-                reader.stats.nul_bytes += block.count(b"\x00")
+                first_nul = _nuls(block, first_nul, reader, counts)
             if not block:
                 if held:
                     yield from _first_line(b"".join(held), counts, reader, at_end=True)
@@ -236,7 +234,9 @@ def _blocks(stream: IO[bytes], reader: LineReader) -> Iterator[AnyItem | Batch]:
                     counts.flush(reader)
                     long, rest = _rest_of_line(stream, held)
                     yield from reader.skip_long_line(long)
-                    cut = rest.rfind(b"\n") + 1  # (the lines after it in the last block read)
+                    if b"\x00" in rest and not wide:  # (the lines after it in the last block read)
+                        first_nul = _nuls(rest, first_nul, reader, counts)
+                    cut = rest.rfind(b"\n") + 1
                     if cut:
                         yield from _lines(rest[:cut], counts, reader)
                     held, size = ([rest[cut:]] if cut < len(rest) else []), len(rest) - cut
@@ -246,6 +246,13 @@ def _blocks(stream: IO[bytes], reader: LineReader) -> Iterator[AnyItem | Batch]:
             yield from _first_line(lines, counts, reader, at_end=False)
     finally:
         counts.flush(reader)
+
+
+def _nuls(data: bytes, first: int, reader: LineReader, counts: StretchCounts) -> int:
+    """The NUL bytes of ``data``, read from a line's start or within one, counted (MLC031): the line of the first
+    of the file (``first``, or -1), the lines read and those before it in ``data``."""
+    reader.stats.nul_bytes += data.count(b"\x00")
+    return first if first >= 0 else reader.line_no + counts.lines + 1 + data.count(b"\n", 0, data.find(b"\x00"))
 
 
 def _first_line(chunk: bytes, counts: StretchCounts, reader: LineReader, at_end: bool) -> Iterator[AnyItem | Batch]:
