@@ -24,7 +24,7 @@ from mlcheck.judge.grouping import group_result
 from mlcheck.judge.package_check import check_packages
 from mlcheck.judge.summary import summarise
 from mlcheck.judge.cache_warming import warm_caches  # noqa: F401 - the --jobs pool calls it (mlcheck.judge.jobs)
-from mlcheck.read.concurrent_jobs import interleaved_jobs, noting_job_starts, unsaid_blocks
+from mlcheck.read.concurrent_jobs import interleaved_jobs, noting_job_starts, unwritten_once
 from mlcheck.read.reader import Promotions, read_mllog, read_result_batches
 from mlcheck.rules import RUN_CHECKS, package as package_rules
 from mlcheck.rules.lost_records import pointed_to_lost_records
@@ -118,7 +118,7 @@ def check_log(ref: LogRef, forced: Ruleset | None, forced_source: str = "--rules
     if started and (order := interleaved_jobs(ref.path, ref.lines)) is not None:
         judged = []  # (MPI jobs that ran at once: each read apart, its runs after those before; MLC030)
         for job in order.concurrent():
-            judged += unsaid_blocks(_judged(ref, forced, forced_source, False, job, len(judged)), judged)
+            judged = unwritten_once([*judged, *_judged(ref, forced, forced_source, False, job, len(judged))])
         judged[0] = replace(judged[0], findings=tuple(sorted([order.finding(ref.path), *judged[0].findings],
                                                              key=Finding.sort_key)))
     return judged

@@ -372,3 +372,21 @@ def test_watch_decides_line_ends_on_the_first_mib_as_check_does(tmp_path: Path) 
             assert lines == expected, lines
         else:
             assert len(lines) == log.read_bytes().count(b"\n"), len(lines)
+
+
+def test_mpi_jobs_read_apart_say_one_unwritten_block_at_the_files_first(tmp_path: Path) -> None:
+    """rv277, rv279: each job's reading said MLC031 (twice for the file), then only the first job's (a later
+    line, part of the count)."""
+    first, second = (path.read_bytes().splitlines(keepends=True) for path in sorted(RESNET.glob("result_*.txt"))[:2])
+    out = []
+    for i in range(max(len(first), len(second))):
+        out += [b"[1,0]<stdout>:" + first[i]] if i < len(first) else []
+        out += [b"[2,0]<stdout>:" + second[i]] if i < len(second) else []
+        out += [b"[2,0]<stdout>:crash " + NUL * 4 + b"\n"] if i == 15 else []
+        out += [b"node crashed " + NUL * 8 + b"\n"] if i == 30 else []
+    log = tmp_path / "two.log"
+    log.write_bytes(b"".join(out))
+    report = json.loads(_mlcheck("check", str(log), "-f", "json", "--config", os.devnull).stdout)
+    assert "MLC030" in {f["code"] for f in report["findings"]}  # (two jobs at once, each read apart)
+    said = [(f["line"], f["message"].split(" in the log")[0]) for f in report["findings"] if f["code"] == "MLC031"]
+    assert said == [(33, "12 NUL bytes")], said  # (16 lines of each job before it)

@@ -173,8 +173,12 @@ def one_job_lines(lines: Iterable[bytes], job: int) -> Iterator[bytes]:
         yield line
 
 
-def unsaid_blocks(runs: list[RunResult], before: list[RunResult]) -> list[RunResult]:
-    """The runs of a job read apart without MLC031 where an earlier job's reading said it (of a line of no rank's,
-    which each reads, or of its own): the file has it once, the first job's that met NUL bytes."""
-    said = any(f.code == "MLC031" for run in before for f in run.findings)
-    return [replace(run, findings=tuple(f for f in run.findings if f.code != "MLC031")) for run in runs] if said else runs
+def unwritten_once(runs: list[RunResult]) -> list[RunResult]:
+    """The runs of MPI jobs read apart with one MLC031, the one at the first line (its job's reading counts that
+    job's NUL bytes and those of lines of no rank, which each reads): the file has it once."""
+    said = sorted(((f.line or 0, i) for i, run in enumerate(runs) for f in run.findings if f.code == "MLC031"))
+    if len(said) < 2:
+        return runs
+    line, keep = said[0]
+    return [run if i == keep and sum(f.code == "MLC031" for f in run.findings) == 1 else replace(run, findings=tuple(
+        f for f in run.findings if f.code != "MLC031" or (i == keep and (f.line or 0) == line))) for i, run in enumerate(runs)]

@@ -260,7 +260,7 @@ class Follower:
         handle = os.fdopen(descriptor, "rb")
         self._handle, self._identity, self._position = handle, (stat.st_dev, stat.st_ino), 0
         self._tail, self._head, self._cr_ends, self._after_cr, self._magic_read = b"", b"", None, False, False
-        self._utf16, self._encoding_known = None, False
+        self._utf16, self._encoding_known, self._probe = None, False, bytearray()  # (a new file: its own first MiB)
         return True
 
     def _replaced(self) -> bool:
