@@ -107,10 +107,9 @@ def _check(paths: Sequence[str], ruleset: str | None, progress: Progress | None,
 
 
 def check_log(ref: LogRef, forced: Ruleset | None, forced_source: str = "--ruleset") -> list[RunResult]:
-    """Read one log and judge each run in it, one run at a time: a judged run is kept as its
-    summary (:mod:`mlcheck.judge.summary`) and its reading findings are added once the whole
-    file is read (they may come after the run's records: the counts of capped findings).
-    ``forced_source`` says where ``forced`` was set."""
+    """Read one log and judge each run in it, one run at a time: a judged run is kept as its summary
+    (:mod:`mlcheck.judge.summary`) and its reading findings are added once the whole file is read (they may
+    come after the run's records: the counts of capped findings). ``forced_source`` says where ``forced`` was set."""
     # A submitted result file is one run, as the official checker reads it (mlcheck.read.runs).
     one_run = RESULT_FILE.match(os.path.basename(ref.path)) is not None
     started: list[Finding] = []  # (raw output: the reading's MLC024 notes, which the runs may not keep)
@@ -118,7 +117,8 @@ def check_log(ref: LogRef, forced: Ruleset | None, forced_source: str = "--rules
     if started and (order := interleaved_jobs(ref.path, ref.lines)) is not None:
         judged = []  # (MPI jobs that ran at once: each read apart, its runs after those before; MLC030)
         for job in order.concurrent():
-            judged = unwritten_once([*judged, *_judged(ref, forced, forced_source, False, job, len(judged))])
+            judged += _judged(ref, forced, forced_source, False, job, len(judged))
+        judged = unwritten_once(judged)
         judged[0] = replace(judged[0], findings=tuple(sorted([order.finding(ref.path), *judged[0].findings],
                                                              key=Finding.sort_key)))
     return judged

@@ -180,5 +180,5 @@ def unwritten_once(runs: list[RunResult]) -> list[RunResult]:
     if len(said) < 2:
         return runs
     line, keep = said[0]
-    return [run if i == keep and sum(f.code == "MLC031" for f in run.findings) == 1 else replace(run, findings=tuple(
-        f for f in run.findings if f.code != "MLC031" or (i == keep and (f.line or 0) == line))) for i, run in enumerate(runs)]
+    return [replace(run, findings=tuple(f for f in run.findings if f.code != "MLC031" or (i, f.line or 0) == (keep, line)))
+            if any(f.code == "MLC031" for f in run.findings) else run for i, run in enumerate(runs)]

@@ -55,7 +55,7 @@ class LineReader(FastLines):
         """Read one physical line (with its line end; without one it is the file's last line)."""
         self.line_no += 1
         self.stats.lines += 1
-        if b"\x00" in raw and not self.stats.nuls_by_block:  # (a block a crash left unwritten: MLC031)
+        if b"\x00" in raw and not self.stats.nul_lines_skipped:  # (a block a crash left unwritten: MLC031)
             self.stats.note_nul(self.line_no, raw)
         at = raw.find(_MARKER_BYTES)
         named = mentions_marker(raw, at, self.result_file) if at >= 0 else ""  # (text naming it)

@@ -155,7 +155,7 @@ class RawStats:
     stopped: bool = False  # (reading raised, MLC001: MLC002 says so rather than "empty")
     nul_bytes: int = 0  # (NUL bytes, a block a crash left unwritten: MLC031 at the line of the first)
     first_nul_line: int = 0
-    nuls_by_block: bool = field(default=False, compare=False)  # (the block reader counts them: the line reader not)
+    nul_lines_skipped: bool = field(default=False, compare=False)  # (the block reader counts NULs, or UTF-16/32's)
 
     def note_joins(self, chunks: int, unwrapped: int, cut: int = 0) -> None:
         """What the line stages before the reader repaired (tag_chunks, json_envelopes, cut_records)."""
@@ -170,7 +170,7 @@ class RawStats:
     def note_nul(self, line_no: int, raw: bytes) -> None:
         """NUL bytes in line ``line_no`` (``raw``): MLC031's, but a UTF-16 or UTF-32 file's (its characters')."""
         if line_no == 1 and raw.startswith(WIDE_MARKS):
-            self.nuls_by_block = True  # (none counted: MLC009 says what the file is)
+            self.nul_lines_skipped = True  # (none counted: MLC009 says what the file is)
             return
         self.nul_bytes += raw.count(b"\x00")
         self.first_nul_line = self.first_nul_line or line_no

@@ -214,7 +214,7 @@ def _blocks(stream: IO[bytes], reader: LineReader) -> Iterator[AnyItem | Batch]:
     size = 0
     first_nul = -1  # (the line where a block a crash left unwritten begins: MLC031)
     wide: bool | None = None
-    reader.stats.nuls_by_block = True
+    reader.stats.nul_lines_skipped = True
     try:
         while True:
             block = stream.read(_BLOCK)

@@ -66,7 +66,7 @@ def read_result_lines(lines: Iterator[bytes], reader: LineReader,
                         noise += 1
                     if reader.tags_seen:  # (a progress bar's tag goes to a record after it)
                         reader.note_noise(raw)
-                    if b"\x00" in raw and not stats.nuls_by_block:  # (a block a crash left unwritten: MLC031)
+                    if b"\x00" in raw and not stats.nul_lines_skipped:  # (a block a crash left unwritten: MLC031)
                         stats.note_nul(line_no, raw)
                     continue
             stats.lines += lines_read
