@@ -25,7 +25,8 @@ from mlcheck.settings.config import FORMATS
 from mlcheck.settings.gate import fail_level, reported
 from mlcheck.facts.rulesets import RulesetError, load_ruleset, normalise_version
 from mlcheck.cli.seconds import Seconds
-from mlcheck.cli.watch_end import Terminated, end_interrupted, judge_compressed, records_after, runs_after, terminated
+from mlcheck.cli.watch_end import (Terminated, end_interrupted, judge_compressed, read_otherwise, report_limits,
+                                   terminated)
 
 
 def _line(found: Finding) -> str:
@@ -53,6 +54,7 @@ def split_command(raw: str, out_dir: str, start_index: int, force: bool) -> None
     """
     from mlcheck.package.file_kinds import named_device, special_kind
     from mlcheck.raw.split import SplitError, split_log  # imported per command: `check` stays light
+    from mlcheck.report.grouped import said_once
 
     if signal.getsignal(signal.SIGTERM) is signal.SIG_DFL:  # (a time-out's SIGTERM: unwound as Ctrl-C is,
         signal.signal(signal.SIGTERM, lambda signum, _frame: sys.exit(128 + signum))  # no partial file left)
@@ -71,9 +73,9 @@ def split_command(raw: str, out_dir: str, start_index: int, force: bool) -> None
     except SplitError as error:
         click.echo(one_line(f"mlcheck: error: {error}"), err=True)
         sys.exit(EXIT_ERROR)
-    for found in result.findings:
+    for found, others in said_once(result.findings):  # (one line per kind of finding, as the text report)
         fixed = " (the files written hold one record per line)" if found.code in _FIXED_BY_SPLIT else ""
-        click.echo(_line(found) + fixed, err=True)
+        click.echo(_line(found) + fixed + others, err=True)
     for path, count, lacking, refused in zip(result.written, result.records, result.lacking, result.refused):
         note = (f" (no {' and no '.join(lacking)}: the run crashed or was cut; the official checker fails "
                 "it, and the rules count it as a failed run among the runs of its benchmark)") if lacking else ""
@@ -251,8 +253,8 @@ def watch_command(log: str, ruleset: str | None, fail_fast: bool, runs: int, out
         # findings said while following alone: the cut run's missing run_stop or keys are no finding of the job)
         decided = replace(settings, select=tuple(sorted({found.code for found in said})))
         try:
-            check_and_report([log], decided, line_limits={log: outcome.lines}, text_format=text_format,
-                             said=said)
+            check_and_report([log], decided, line_limits=None if read_otherwise(log, outcome.cr_ends) else {log: outcome.lines},
+                             text_format=text_format, said=said)
         except SystemExit as reported_exit:
             sys.exit(reported_exit.code if reported_exit.code not in (0, None) else failed)
     # (the failing findings printed on lines a truncation or a rotation took: they fail the watch too)
@@ -277,15 +279,7 @@ def watch_command(log: str, ruleset: str | None, fail_fast: bool, runs: int, out
         click.echo(one_line(f"mlcheck: {log} went away (removed, moved or replaced) after line {outcome.lines} "
                             "was read; the report covers the file that was read"), err=True)
     # The report covers the lines watched: a later run the job has begun is not judged half-way.
-    limits = {log: outcome.lines} if outcome.reason == "complete" else None
-    if limits is not None and outcome.held is None and records_after(log, outcome.lines):
-        if runs_after(log, outcome.lines) <= 0:  # (the records after it are the last run's: a rank's copies)
-            limits = None  # (the report is check's of the whole file, as for the runs before)
-        else:
-            stops = f"{outcome.runs_done} run{'s' if outcome.runs_done != 1 else ''} ended"  # (a run_stop, or a cut run's end)
-            click.echo(one_line(f"mlcheck: the watch ended at line {outcome.lines}, after {stops} (--runs {runs}); "
-                                f"{log} holds records after it, not judged here: `mlcheck check` judges every "
-                                "run of the file, or watch with --runs N"), err=True)
+    limits = report_limits(log, outcome, runs)
     if outcome.restarts or outcome.earlier_runs or outcome.earlier_findings:  # (truncated or rotated while watched)
         after = ", ".join(map(str, outcome.restarts))
         click.echo(one_line(

@@ -11,6 +11,7 @@ import time
 from typing import TYPE_CHECKING, NoReturn
 
 if TYPE_CHECKING:
+    from mlcheck.raw.watch_state import WatchOutcome
     from mlcheck.settings.config import Settings
 
 
@@ -22,11 +23,64 @@ def terminated(_signum: int, _frame: object) -> None:
     raise Terminated
 
 
+def report_limits(log: str, outcome: WatchOutcome, runs: int) -> dict[str, int] | None:
+    """The lines of ``log`` the final report covers after a watch that ended: those watched (a later
+    run the job has begun is not judged half-way), unless no record follows them but the last run's
+    (a rank's copies) or ``check`` reads the file's line ends otherwise than the watch did (its start
+    was decided before it was all written: :mod:`mlcheck.read.follow`): then all of it, as ``check``
+    judges it."""
+    import click
+
+    from mlcheck.report.plain import one_line
+
+    if outcome.reason != "complete":
+        return None
+    if outcome.held is not None:  # (the job removed or moved the log: the file that was read, as watched)
+        return {log: outcome.lines}
+    if read_otherwise(log, outcome.cr_ends):
+        return None
+    if records_after(log, outcome.lines):
+        if runs_after(log, outcome.lines) <= 0:  # (the records after it are the last run's: a rank's copies)
+            return None  # (the report is check's of the whole file, as for the runs before)
+        stops = f"{outcome.runs_done} run{'s' if outcome.runs_done != 1 else ''} ended"  # (a run_stop, or a cut run's end)
+        click.echo(one_line(f"mlcheck: the watch ended at line {outcome.lines}, after {stops} (--runs {runs}); "
+                            f"{log} holds records after it, not judged here: `mlcheck check` judges every "
+                            "run of the file, or watch with --runs N"), err=True)
+    return {log: outcome.lines}
+
+
+def read_otherwise(log: str, cr_ends: bool | None) -> bool:
+    """Whether ``check`` reads the line ends of ``log`` as it is now otherwise than the watch did
+    (``cr_ends``: a CR alone ends a line, or not; None: not known), which the user is told: the line
+    numbers of the lines watched are not ``check``'s."""
+    import click
+
+    from mlcheck.read.log_files import open_log
+    from mlcheck.report.plain import one_line
+
+    if cr_ends is None:
+        return False
+    try:
+        with open_log(log) as handle:
+            translated = bool(getattr(getattr(handle, "raw", None), "translate", False))
+    except (OSError, ValueError):
+        return False
+    if translated == cr_ends:
+        return False
+    read = "a CR alone ends a line" if translated else "a CR alone ends no line"
+    click.echo(one_line(f"mlcheck: {log}: `mlcheck check` reads it as a file in which {read}, as its first MiB "
+                        "says now; the watch had read its start otherwise, before it was all written: the report "
+                        "covers all of the file, as check judges it"), err=True)
+    return True
+
+
 def records_after(log: str, lines: int, scanned: int = 1 << 26) -> bool:
     """Whether the plain file ``log`` holds a ``:::MLLOG`` record after its first ``lines`` lines
-    (within the next ``scanned`` bytes)."""
+    (within the next ``scanned`` bytes; lines as ``check`` reads them: a file of CR line ends too)."""
+    from mlcheck.read.log_files import open_log
+
     try:
-        with open(log, "rb") as handle:
+        with open_log(log) as handle:
             for _ in range(lines):
                 if not handle.readline(1 << 24):
                     return False

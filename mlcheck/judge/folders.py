@@ -15,7 +15,7 @@ from mlcheck.results import TOLERATED_CODES, BenchmarkResult, RcpResult, RunResu
 from mlcheck.rule import as_warnings
 from mlcheck.facts.rulesets import BenchmarkFacts, Ruleset, RulesetError, load_ruleset
 from mlcheck.judge.glob_names import glob_blind
-from mlcheck.judge.official_stops import official_stops, stopping_files, unopened_rcp
+from mlcheck.judge.official_stops import official_stops, read_as_text, stopping_files, unopened_rcp
 from mlcheck.judge.power_folder import judge_power
 from mlcheck.judge.scaling_file import checker_stops_on, read_scaling_file
 from mlcheck.package.discover import LogRef, natural_order
@@ -196,12 +196,13 @@ def score_folder(key: GroupKey, members: list[RunResult],
             tested, counted = _rcp_benchmark(benchmark, facts, ruleset, runs)
             samples = honoured_request(params_files(folder), "rcp-bert-train-samples",
                                        package_policy(first.ruleset), first.ruleset or "?") if whole_folder else None
-            unread = [os.path.basename(m.path) for m in members if m.run is None]  # (files of no record)
-            rcp = rcp_for_runs(tested, checked, first.ruleset, runs, counted, bert_train_samples=bool(samples), unread=unread)
+            unread = [os.path.basename(m.path) for m in members if m.run is None or read_as_text(m)]  # (no record to it)
+            read = [m.run for m in members if m.run is not None and not read_as_text(m)]
+            rcp = rcp_for_runs(tested, checked, first.ruleset, read, counted, bert_train_samples=bool(samples), unread=unread)
             if rcp.verdict != "skipped":  # and as today's mlperf-logging computes it
                 raises = today_raises(tested) if tested else None
                 rcp = replace(rcp, today=RcpResult("fail", raises, unit=rcp.unit) if raises else rcp_for_runs(
-                    tested, checked, first.ruleset, runs, counted, load_today_references, samples is not None, unread, today=True))
+                    tested, checked, first.ruleset, read, counted, load_today_references, samples is not None, unread, today=True))
             rcp = unopened_rcp(members, rcp)  # (a file the RCP checker cannot open: it raises, nothing tested)
             if samples is not None and tested == "bert":
                 findings.append(bypass_note("rcp-bert-train-samples", samples, "", (

@@ -33,7 +33,7 @@ from mlcheck.results import RcpResult, RunResult, RunSummary
 from mlcheck.package.file_kinds import cannot_open, special_kind
 from mlcheck.package.power import official_parse
 from mlcheck.read.file_names import SUBMITTED_RESULT_FILE
-from mlcheck.read.reading_rules import FILE_UNREADABLE, NOT_A_REGULAR_FILE
+from mlcheck.read.reading_rules import COMPRESSED_RESULT_FILE, FILE_UNREADABLE, NOT_A_REGULAR_FILE
 from mlcheck.rules.convergence import EVAL_VALUE_INVALID
 from mlcheck.rules.rcp_check import RCP_POINT_UNREADABLE
 from mlcheck.rules.target_comparison import CHECKER_RAISES
@@ -169,6 +169,12 @@ def rcp_stops(rcp: RcpResult | None) -> str:
         return ""
     return ("the RCP checker raises on the runs' benchmark names or batch sizes (MLC532), and the package "
             "checker stops with it: a package it does not pass is not published")
+
+
+def read_as_text(member: RunResult) -> bool:
+    """Whether ``member`` is a gzip file named ``result_<i>.txt`` (MLC026), which mlcheck reads through
+    and the RCP checker reads as text (``read_submission_file``): a file of no record to it."""
+    return any(f.code == COMPRESSED_RESULT_FILE.code for f in member.findings)
 
 
 def unopened_rcp(members: Sequence[RunResult], rcp: RcpResult) -> RcpResult:

@@ -217,8 +217,8 @@ def check_packages(paths: Sequence[str], benchmarks: Sequence[BenchmarkResult],
     except Exception as error:  # noqa: BLE001 - see above
         misplaced = [crash_finding("the package checks", paths[0] if paths else ".", error)]
     outside = {os.path.abspath(f.path): f.severity is Severity.WARNING for f in misplaced if f.code == "MLC509"}
-    findings = superseded_by_misplacement(findings, outside) + misplaced
-    refusals = SystemRefusals(findings, benchmarks)  # (a refused description, a summarizer's stop: no valid score)
+    refusals = SystemRefusals(superseded_by_misplacement(findings, outside) + misplaced, benchmarks)  # (no valid score:
+    findings = refusals.findings  # a refused description, a summarizer's stop; an unknown folder it passes over)
     updated = []
     for bench in benchmarks:
         located = package_of(bench.folder) if bench.folder else None

@@ -7,15 +7,19 @@ result summarizer stops on a description whose counts it cannot read with ``int(
 results for the package (a package the checker refuses is not published). So a refused
 description (MLC510, MLC511, MLC512, MLC515 errors) makes every score of its package not valid:
 its own system's, and the others' (said so). So does a results folder named after no benchmark of
-the round (MLC506), on which the summarizer stops (an ``AssertionError`` at its column; from 6.0 a
+the round (MLC506), on which the summarizer stops (an ``AssertionError`` at its column; a
 ``FileNotFoundError`` where its compliance checker has no rule file of a retired benchmark) while
-the package checker skips it. So does a power log the summarizer raises on (MLC543: its energy
+the package checker skips it; before 6.0 it reaches that column only with a score of the folder, so
+a folder whose runs it drops (more of them fail its compliance checker than it tolerates) or has too
+few to score is passed over, the package's other results published: its MLC506 is a warning
+(:func:`drops_unknown_folder`). So does a power log the summarizer raises on (MLC543: its energy
 computation is outside any ``try``, 3.1-6.1), which the package checker may accept.
 """
 
 from __future__ import annotations
 
 import os
+from fnmatch import fnmatchcase
 from typing import Iterable
 
 from mlcheck.judge.official_stops import summarizer_stops
@@ -23,6 +27,7 @@ from mlcheck.model import Finding, Severity
 from mlcheck.results import BenchmarkResult
 from mlcheck.rules.benchmark_names import SUMMARIZER_STOPS
 from mlcheck.rules.package_layout import UNKNOWN_BENCHMARK_FOLDER
+from mlcheck.rules.seeds import version_key
 
 SYSTEM_REFUSED = frozenset({"MLC510", "MLC511", "MLC512", "MLC515"})
 """The system-description rules whose errors the round's package checker or summarizer refuse."""
@@ -32,7 +37,9 @@ class SystemRefusals:
     """The refused system descriptions of the checked packages, by path and by package."""
 
     def __init__(self, findings: Iterable[Finding], benchmarks: Iterable[BenchmarkResult] = ()) -> None:
-        findings = list(findings)
+        benchmarks = list(benchmarks)
+        findings = self.findings = _passed_over(list(findings), benchmarks)
+        """The package findings, an unknown folder's MLC506 a warning where the summarizer passes it over."""
         self.by_path: dict[str, set[str]] = {}
         self.checker_refuses: set[str] = set()  # (else only the summarizer stops on it: MLC512's int())
         for found in findings:
@@ -99,3 +106,39 @@ def _package(folder: str) -> str | None:
 
 def _state(path: str) -> str:
     return "refused" if os.path.lexists(path) else "missing"
+
+
+def _passed_over(findings: list[Finding], benchmarks: list[BenchmarkResult]) -> list[Finding]:
+    """``findings``, each MLC506 of a folder the result summarizer passes over (:func:`drops_unknown_folder`)
+    a warning that says so."""
+    by_folder = {os.path.abspath(bench.folder): bench for bench in benchmarks if bench.folder}
+    said = []
+    for found in findings:
+        bench = by_folder.get(os.path.abspath(found.path)) if found.code == UNKNOWN_BENCHMARK_FOLDER.code else None
+        dropped = drops_unknown_folder(bench) if bench is not None and SUMMARIZER_STOPS in found.message else ""
+        said.append(UNKNOWN_BENCHMARK_FOLDER.at(found.path, None, found.message.replace(SUMMARIZER_STOPS, dropped),
+                                                severity=Severity.WARNING) if dropped else found)
+    return said
+
+
+def drops_unknown_folder(bench: BenchmarkResult) -> str:
+    """What the result summarizer of a round before 6.0 does with ``bench``, a folder named after no
+    benchmark of the round, when it does not stop on it (``""``: it stops). It reads the folder's
+    ``result_*.txt`` with its compliance checker (a raise stops it), drops those the checker fails, and
+    computes a score only where it drops no more than one (four for unet3d) and more than twice that
+    many remain: a score it pushes into a column its table does not have (an ``AssertionError``). Else
+    the folder has no score and the summarizer goes on (its ``_compute_strong_score_standalone``,
+    1.0-5.1; from 6.0 it pushes the folder's RCP scaling factor, score or not, and stops)."""
+    if bench.folder is None or (version_key(bench.ruleset) or (6, 0, 0)) >= (6, 0, 0) \
+            or summarizer_stops(bench.runs, bench.ruleset):
+        return ""
+    failing: dict[str, bool] = {}
+    for member in bench.runs:
+        if fnmatchcase(os.path.basename(member.path), "result_*.txt"):
+            failing[member.path] = failing.get(member.path, False) or member.official_verdict == "fail"
+    tolerated, failed = 4 if os.path.basename(bench.folder) == "unet3d" else 1, sum(failing.values())
+    if failed <= tolerated and len(failing) > 2 * tolerated:
+        return ""
+    why = "more than it drops" if failed > tolerated else "too few result files to score"
+    return (f"the result summarizer computes no score of it (its compliance checker fails {failed} of its {len(failing)} "
+            f"result file{'s' if len(failing) != 1 else ''}: {why}) and publishes the package's other results")

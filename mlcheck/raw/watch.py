@@ -64,7 +64,7 @@ def watch(path: str, on_finding: FindingSink, on_progress: ProgressSink, forced:
     jobs = MixedJobs(path, lost.sink, on_progress, wait)  # (MPI jobs that run at once: MLC030, then quiet)
     try:
         outcome = jobs.after(_follow(follower, path, jobs, (forced, forced_source), runs, poll, idle_timeout, lost, wait))
-        return replace(outcome, held=follower.gone() if outcome.reason != "stopped" else None)
+        return replace(outcome, held=follower.gone() if outcome.reason != "stopped" else None, cr_ends=follower.line_ends())
     except KeyboardInterrupt:  # (what was held is said: the interrupted watch names the failing findings said)
         jobs.release(quietly=True)
         raise

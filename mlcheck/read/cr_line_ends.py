@@ -12,29 +12,55 @@ editor that shows them).
 Any other file is read as it is: a CR inside a line of LF-ended output (a progress bar) keeps its
 physical line, a first line of progress bar longer than a MiB too (the rest of the file is looked
 through, without keeping it, then read from where it was: most of its records begin lines after an
-LF, not after a CR).
+LF, not after a CR), and a file whose first :data:`HEAD_BYTES` hold an LF and no more CRs alone than LFs
+(the cheap test, made on that many bytes whatever the file system's block size: the same file is read
+the same way everywhere, and by ``watch``, :mod:`mlcheck.read.follow`).
 """
 
 from __future__ import annotations
 
 import io
 import re
+from typing import Iterable
 
 PROBE_BYTES = 1 << 20
 """How much of the start of a file must hold a CR and no LF for the file to be read this way."""
+
+
+HEAD_BYTES = 4096
+"""The start the cheap test reads (:func:`lf_start`)."""
 
 
 def cr_line_ended(handle: io.BufferedReader) -> io.BufferedReader:
     """``handle``, or a reader of it with CR line ends turned into LF when its start has a CR and
     no LF (the cheap test first: most logs hold an LF in their first buffer)."""
     head = handle.peek(1)
-    if not head or b"\n" in head and (b"\r" not in head or not _more_lone_crs(head)):
+    if not head or len(head) >= HEAD_BYTES and lf_start(head[:HEAD_BYTES]):
         return handle
+    at = handle.tell() if handle.seekable() else None
     probe = handle.read(PROBE_BYTES)  # (a first line longer than the buffer: its bytes replayed)
-    translate = b"\r" in probe and (b"\n" not in probe or records_end_in_crs(probe))
+    translate = cr_ends_in(probe)
     if translate and len(probe) == PROBE_BYTES and _lf_later(handle):
         translate = False  # (a progress bar's first MiB, then LF-ended lines)
+    if not translate and at is not None:  # (read as it is, from where it was: a short file, most often)
+        handle.seek(at)
+        return handle
     return io.BufferedReader(_Replayed(handle, probe, translate=translate))
+
+
+def lf_start(head: bytes) -> bool:
+    """The cheap test of a file's first :data:`HEAD_BYTES` (``head``): an LF, and no more CRs alone
+    than LFs (LF line ends, whatever the rest of the file holds)."""
+    return b"\n" in head and (b"\r" not in head or not _more_lone_crs(head))
+
+
+def cr_ends_in(probe: bytes) -> bool:
+    """Whether a file whose first MiB (or whole text, when shorter) is ``probe`` is read with CR line
+    ends: not after the cheap test (:func:`lf_start`); a CR and no LF, or records that end their lines
+    with a CR alone more often than not. (``check`` also looks past a whole MiB, :func:`lf_after`.)"""
+    if not probe or lf_start(probe[:HEAD_BYTES]):
+        return False
+    return b"\r" in probe and (b"\n" not in probe or records_end_in_crs(probe))
 
 
 def _more_lone_crs(data: bytes) -> bool:
@@ -66,16 +92,22 @@ def _lf_later(handle: io.BufferedReader) -> bool:
         if not handle.seekable():
             return False
         at = handle.tell()
-        after = {b"\r": 0, b"\n": 0}
         try:
-            while chunk := handle.read(PROBE_BYTES):
-                for found in _RECORD_LINE.finditer(chunk):
-                    after[found.group(1)] += 1
-            return after[b"\n"] > after[b"\r"]
+            return lf_after(iter(lambda: handle.read(PROBE_BYTES), b""))
         finally:
             handle.seek(at)
     except OSError:  # (a device, a pipe posing as a file: its first MiB decides)
         return False
+
+
+def lf_after(chunks: Iterable[bytes]) -> bool:
+    """Whether the records in ``chunks`` (a file's bytes after its first MiB) begin LF-ended lines more
+    often than lines a CR ends before them."""
+    after = {b"\r": 0, b"\n": 0}
+    for chunk in chunks:
+        for found in _RECORD_LINE.finditer(chunk):
+            after[found.group(1)] += 1
+    return after[b"\n"] > after[b"\r"]
 
 
 _RECORD_LINE = re.compile(rb"([\r\n])[^\r\n]{0,4096}?:::MLLOG")
@@ -90,7 +122,8 @@ class _Replayed(io.RawIOBase):
         super().__init__()
         self._handle = handle
         self._head = memoryview(head)
-        self._translate = translate
+        self.translate = translate
+        """Whether CR line ends are read as LF (what ``watch`` compares its own reading with)."""
         self._after_cr = False  # (the last byte given was a CR: an LF first in the next is its pair)
 
     def readable(self) -> bool:
@@ -103,7 +136,7 @@ class _Replayed(io.RawIOBase):
             self._head = self._head[wanted:]
         else:
             data = self._handle.read(wanted)
-        if self._translate and data:
+        if self.translate and data:
             if self._after_cr and data.startswith(b"\n"):
                 data = data[1:]
             self._after_cr = data.endswith(b"\r")

@@ -10,23 +10,22 @@ What is held of one line is bounded: a line longer than ``max_line`` bytes (16 M
 reader) is not kept; its length is yielded instead once it ends, so that the reader can report it
 (MLC014) and memory stays flat whatever the job writes.
 
-A log whose lines end in a CR alone is read as ``check`` reads it (:mod:`mlcheck.read.cr_line_ends`, its test of
-the first MiB): the start without LF is held, and the test is made once that MiB has come, at the first LF after
-a record's line has ended, or at a poll that brings nothing new where the records held end in a CR. A console a
-Windows shell saved as UTF-16 or UTF-32 is read as UTF-8 text, as ``check`` reads it (:mod:`mlcheck.read.utf16_lines`).
+A log whose lines end in a CR alone is read as ``check`` reads it (:mod:`mlcheck.read.follow_line_ends`). A
+console a Windows shell saved as UTF-16 or UTF-32 is read as UTF-8 text, as ``check`` reads it
+(:mod:`mlcheck.read.utf16_lines`).
 """
 
 from __future__ import annotations
 
 import codecs
 import os
-import re
 import time
 import zlib
 from stat import S_ISREG
 from typing import IO, Iterator, Union
 
-from mlcheck.read.cr_line_ends import PROBE_BYTES, records_end_in_crs
+from mlcheck.read.cr_line_ends import PROBE_BYTES, lf_after
+from mlcheck.read.follow_line_ends import LineEnds
 from mlcheck.read.long_lines import LongLine, LongLineScan
 from mlcheck.read.utf16_lines import wide_encoding
 
@@ -42,7 +41,6 @@ pieces that hold a record, the markers lost: as ``check`` reads it), :data:`IDLE
 or :data:`COMPRESSED`."""
 
 _CHUNK = 1 << 16
-_ENDED_RECORD = re.compile(rb":::MLLOG[^\r\n]*[\r\n]")  # (a record and its line's end)
 _GZIP_MAGIC = b"\x1f\x8b"
 _TAIL = 256
 
@@ -64,9 +62,7 @@ class Follower:
         """An over-long line whose bytes are no longer held: what is kept of it so far."""
         self._tail = b""
         self._head = b""  # (the first bytes read: compared as the tail is)
-        self._cr_ends: bool | None = None
-        """Whether lines end in a CR alone (None: not known yet: check's test of the first MiB, ``_probe``)."""
-        self._after_cr, self._probe = False, bytearray()
+        self._ends = LineEnds()
         self._magic_read = False
         self._utf16: codecs.IncrementalDecoder | None = None
         """The decoder of a UTF-16 file."""
@@ -80,7 +76,7 @@ class Follower:
             for signal in self._read_available():
                 got_line = True
                 yield signal
-            for signal in self._settle_line_ends() if not got_line else ():
+            for signal in self._lines(self._ends.settle()) if not got_line else ():
                 got_line = True
                 yield signal
             if not got_line:
@@ -89,8 +85,13 @@ class Follower:
 
     def rest(self) -> bytes | LongLine:
         """The unterminated text after the last complete line (a record being written, or cut),
-        or what is kept of it when it is over-long."""
-        return self._scan.finish() if self._scan is not None else b"".join(self._parts)
+        or what is kept of it when it is over-long (the start still held, undecided: as it is)."""
+        return self._scan.finish() if self._scan is not None else b"".join(self._parts) + self._ends.held()
+
+    def line_ends(self) -> bool | None:
+        """Whether the file's lines were read as ending in a CR alone, as ``check``'s test of its start
+        says (None: not known yet; a UTF-16 file, whose reading ``check`` decides on its text)."""
+        return self._ends.cr_ends if self._utf16 is None else None
 
     def gone(self) -> int | None:
         """A new descriptor of the file that was read when its path no longer names it (removed,
@@ -141,7 +142,7 @@ class Follower:
             self._head = self._head if len(self._head) >= _TAIL else (self._head + chunk)[:_TAIL]
             if self._utf16 is not None:
                 chunk = self._utf16.decode(chunk).encode("utf-8", errors="replace")
-            yield from self._lines(self._line_ended(chunk))
+            yield from self._lines(self._ends.take(chunk, self._lf_later))
             chunk = self._read_chunk()
         if self._replaced():
             self._restart()
@@ -159,6 +160,8 @@ class Follower:
             raise OSError(error.errno, error.strerror or str(error), self.path) from error
 
     def _lines(self, chunk: bytes) -> Iterator[bytes | LongLine]:
+        if not chunk:
+            return
         end = chunk.find(b"\n")
         if end < 0:
             self._hold(chunk)
@@ -178,36 +181,14 @@ class Follower:
         if rest:
             self._hold(rest)
 
-    def _line_ended(self, chunk: bytes) -> bytes:
-        """``chunk`` with CR line ends turned into LF once the file is known to use them."""
-        if self._cr_ends is None and self._scan is not None:
-            self._cr_ends = False
-        elif self._cr_ends is None:  # (check's test on the file's first MiB; at an LF once a record's line has ended)
-            self._probe += chunk[:PROBE_BYTES - len(self._probe)]
-            if len(self._probe) >= PROBE_BYTES or b"\n" in chunk and _ENDED_RECORD.search(self._probe):
-                probe, self._probe = bytes(self._probe), bytearray()
-                self._cr_ends = b"\r" in probe and (b"\n" not in probe or records_end_in_crs(probe))
-            if self._cr_ends:  # (the start held so far is read again with its CRs as line ends)
-                chunk, self._parts, self._held = b"".join(self._parts) + chunk, [], 0
-        if not self._cr_ends:
-            return chunk
-        if self._after_cr and chunk.startswith(b"\n"):
-            chunk = chunk[1:]
-        self._after_cr = chunk.endswith(b"\r")
-        return chunk.replace(b"\r\n", b"\n").replace(b"\r", b"\n")
-
-    def _settle_line_ends(self) -> Iterator[bytes | LongLine]:
-        """At a quiet poll, a start without LF whose records end in a CR is read with CR line ends (a
-        progress bar drawn with CRs before the first record is not: its line ends with an LF to come;
-        nor a record whose CR ends what has come: a CRLF's LF may follow)."""
-        if self._cr_ends is not None or self._scan is not None or not any(b"\r" in p for p in self._parts):
-            return
-        held = b"".join(self._parts)
-        if not records_end_in_crs(held[:-1] if held.endswith(b"\r") else held):  # (a last CR: CRLF's LF may come)
-            return
-        self._cr_ends, self._probe = True, bytearray()
-        self._parts, self._held = [], 0
-        yield from self._lines(self._line_ended(held))
+    def _lf_later(self) -> bool:
+        """Whether the records written after the first MiB begin LF-ended lines more often than not
+        (``check``'s look past a progress bar's first MiB, :func:`lf_after`; a UTF-16 file: not looked at)."""
+        if self._utf16 is not None or self._handle is None:
+            return False
+        descriptor = self._handle.fileno()
+        offsets = iter(range(PROBE_BYTES, max(self._position, os.fstat(descriptor).st_size), PROBE_BYTES))
+        return lf_after(os.pread(descriptor, PROBE_BYTES, offset) for offset in offsets)
 
     def _hold(self, data: bytes) -> None:
         """Keep the start of an unfinished line, or only its length once it is over-long."""
@@ -222,6 +203,7 @@ class Follower:
     def _restart(self) -> None:
         self.close()
         self._parts, self._held, self._scan = [], 0, None
+        self._ends.forget()
 
     def _scanning(self) -> LongLineScan:
         """The scan of the over-long line being read, begun with the start held so far."""
@@ -259,8 +241,8 @@ class Follower:
             return False
         handle = os.fdopen(descriptor, "rb")
         self._handle, self._identity, self._position = handle, (stat.st_dev, stat.st_ino), 0
-        self._tail, self._head, self._cr_ends, self._after_cr, self._magic_read = b"", b"", None, False, False
-        self._utf16, self._encoding_known, self._probe = None, False, bytearray()  # (a new file: its own first MiB)
+        self._tail, self._head, self._magic_read, self._utf16, self._encoding_known = b"", b"", False, None, False
+        self._ends = LineEnds()  # (a new file: its own start)
         return True
 
     def _replaced(self) -> bool:

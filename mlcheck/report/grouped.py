@@ -265,3 +265,19 @@ def _folder_of(path: str) -> str:
 def codes_of(groups: Iterable[FindingGroup]) -> list[str]:
     """The rule codes of the groups, once each, sorted."""
     return sorted({g.first.code for g in groups})
+
+
+def said_once(findings: Iterable[Finding], shown: int = 5) -> list[tuple[Finding, str]]:
+    """Findings of one rule, severity and message but for its numbers, said once (``split``'s stderr,
+    as the text report groups them): the first of each kind, in their order, and what to add of the
+    others (how many, at which lines)."""
+    alike: dict[tuple[str, int, str], list[Finding]] = {}
+    for found in findings:
+        alike.setdefault((found.code, int(found.severity), text_key(found.message)), []).append(found)
+    said = []
+    for first, *others in alike.values():
+        lines = [str(found.line) for found in others if found.line is not None]
+        at = (f", at line{'s' if len(lines) > 1 else ''} {', '.join(lines[:shown])}{', ...' if len(lines) > shown else ''}"
+              if lines else "")
+        said.append((first, f" ({len(others)} more like it{at})" if others else ""))
+    return said

@@ -5,13 +5,14 @@ Rules text: policies submission_rules.adoc §Directory structure (training);
 ``mlperf_logging.benchmark_meta`` (benchmark names and result file counts per round).
 
 - MLC506 unknown-benchmark-folder: ``results/<system>/<name>`` is not a benchmark of the round
-  (``resnet50`` instead of ``resnet``). The official package checker prints "Skipping benchmark",
-  then SUCCESS, but the result summarizer stops on it (``AssertionError``; 6.x: ``FileNotFoundError``
-  on a retired benchmark's rule file; an empty one only from 6.0: a warning before; ``mask`` it
-  publishes as maskrcnn) and publishes nothing of the package: its other scores are not valid. An
-  error with the closest valid name, or that the name is a benchmark of other rounds (retired,
-  renamed: ``gnn`` is ``rgat`` from 5.0, or not yet in this one) (not ``official``: the package checker accepts it). Fix: rename the folder, or remove it. A warning where the package's round is
-  only assumed (MLC525: no run read, no round in its path), as MLC515's errors are then.
+  (``resnet50`` instead of ``resnet``). The package checker prints "Skipping benchmark", then SUCCESS;
+  the result summarizer stops on it (``AssertionError`` at a score's column; ``FileNotFoundError`` on a
+  missing rule file; an empty one from 6.0; ``mask`` it publishes as maskrcnn) and publishes nothing of
+  the package: its other scores are not valid; before 6.0 it passes over a folder it does not score
+  (more runs failing its compliance checker than it drops, or two or fewer): a warning then. An
+  error with the closest valid name, or the rounds of a retired or renamed benchmark (not
+  ``official``: the package checker accepts it). Fix: rename the folder, or remove it. A warning
+  where the package's round is only assumed (MLC525: no run read, no round in its path).
 - MLC507 misnamed-result-file: a benchmark folder holds a log that is not named
   ``result_*.txt``, so the official checker does not count it, one that it counts but is not
   numbered (``result_a.txt``, ``result_1 (1).txt``: no integer after the last ``_``, where the
@@ -29,9 +30,8 @@ Rules text: policies submission_rules.adoc §Directory structure (training);
   a benchmark folder are judged one by one, their errors as warnings (no official tool reads them); a package
   inside another's ``results/`` is named. Fix: remove it, or move it to ``results/<system>/<benchmark>/``.
 - MLC509 package-layout-incomplete: the package lacks ``results/`` or ``systems/`` (an error the
-  round's tools share: every round's package checker lists ``<org>/results/``, case-sensitive,
-  and reads ``<org>/systems/<system>.json``), or
-  its ``benchmarks/`` folder lacks ``benchmarks/<benchmark>`` for a benchmark it has results for,
+  round's tools share: every round's package checker lists ``<org>/results/``, case-sensitive, and
+  reads ``<org>/systems/<system>.json``), or its ``benchmarks/`` folder lacks ``benchmarks/<benchmark>`` for a benchmark it has results for,
   or a ``results/<system>/`` holds no benchmark folder (warnings). A package without any
   ``benchmarks/`` folder (results only, as in the published results repositories) is accepted.
 - MLC502 wrong-run-count (documented in ``mlcheck.rules.package``) is also reported here for a

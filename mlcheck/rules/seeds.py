@@ -37,9 +37,8 @@ from mlcheck.rule import Rule
 
 SEED_MISSING = Rule("MLC518", "seed-missing", Severity.ERROR, "a closed-division run logs no seed "
                     "(from training 4.1, or after a file of its folder that logs one)", official=True, also=(Severity.WARNING,))
-SEED_DUPLICATE = Rule("MLC519", "seed-duplicate", Severity.ERROR,
-                      "two runs of a benchmark folder log the same seed", official=True,
-                      also=(Severity.WARNING,))
+SEED_DUPLICATE = Rule("MLC519", "seed-duplicate", Severity.ERROR, "two runs of a benchmark folder log the same seed",
+                      official=True, also=(Severity.WARNING,))
 SEED_INVALID = Rule("MLC522", "seed-invalid", Severity.ERROR, "a closed-division run logs a seed that is "
                     "not an integer", official=True)
 
@@ -158,8 +157,7 @@ def _duplicate(run: RunSummary, seed: Event, other: RunSummary, closed: bool = T
     checker on the others). ``other`` may be ``run``: a seed logged again from the same line."""
     other_seed = other_seed or other.first("seed")
     where = f"{other.path}:{other_seed.line}" if other_seed is not None else other.path
-    run_no = (" (this run)" if other is run else
-              f" (run {other.index} of that file)" if other.index or other.path == run.path else "")
+    run_no = f" (run {other.index} of that file)" if other.index or other.path == run.path else ""
     same_place = other_seed is not None and _source(other_seed) == _source(seed) and closed
     note = "" if same_place else (" (logged from another source line: the rules and the seed checker "
                                   "refuse the same seed only from the same file and line)") if closed else (
@@ -167,9 +165,11 @@ def _duplicate(run: RunSummary, seed: Event, other: RunSummary, closed: bool = T
     if other_seed is not None and other.path != run.path and _copies(run, seed, other, other_seed):
         note += (" - logged within a second of it too: the two files hold one run's output (a file per task of one "
                  "job, as srun --output=%t writes them?); check the lowest task's file alone")
-    return SEED_DUPLICATE.at(run.path, seed.line, (
-        f"seed {show(seed.value)} is also the seed of {where}{run_no}; each run needs its own{note}"),
-        run_index=run.index, official=same_place, severity=None if same_place else Severity.WARNING)
+    said = f"is logged again, as at {where} (this run): the seed checker fails a folder where two seed records come from " \
+        "one source line, even in one run (every rank printing the records? keep the logging rank's); log it once" \
+        if other is run else f"is also the seed of {where}{run_no}; each run needs its own"
+    return SEED_DUPLICATE.at(run.path, seed.line, f"seed {show(seed.value)} {said}{note}", run_index=run.index,
+                             official=same_place, severity=None if same_place else Severity.WARNING)
 
 
 _SAME_MOMENT_MS = 1_000.0

@@ -1,0 +1,75 @@
+"""How ``watch`` (:mod:`mlcheck.read.follow`) reads the line ends of a file still being written: as ``check``
+reads them (:mod:`mlcheck.read.cr_line_ends`, its tests of the first 4 KiB and the first MiB).
+
+From the first CR of the start on, what comes is held (the whole lines before it are the same lines either
+way) until the test can be made: once 4 KiB have come whose cheap test says LF, once the MiB has come (and
+what follows it, as far as it is written), or at a poll that brings nothing new, on what has come, as ``check``
+would read the file as it is then (not while no record's line has ended: a progress bar's CRs, or a CRLF whose
+LF is yet to come). :attr:`LineEnds.cr_ends` is the outcome: a file whose start was decided before it was all
+written may be read otherwise by ``check`` (:func:`mlcheck.cli.watch_end.report_limits`).
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Callable
+
+from mlcheck.read.cr_line_ends import HEAD_BYTES, PROBE_BYTES, cr_ends_in, lf_start
+
+_ENDED_RECORD = re.compile(rb":::MLLOG[^\r\n]*[\r\n]")  # (a record and its line's end)
+
+
+class LineEnds:
+    """The line ends of one file followed from its start (a new one for a rotated or truncated file)."""
+
+    def __init__(self) -> None:
+        self.cr_ends: bool | None = None
+        """Whether lines end in a CR alone (None: not known yet)."""
+        self._after_cr = False  # (the last byte given was a CR: an LF first in the next is its pair)
+        self._probe, self._waiting = bytearray(), bytearray()
+        """(the file's first MiB; what was read while ``cr_ends`` is not known, not yet given)"""
+
+    def held(self) -> bytes:
+        """What is held while the line ends are not known."""
+        return bytes(self._waiting)
+
+    def forget(self) -> None:
+        """Drop what is held (a truncated or rotated file: read again from its start)."""
+        self._waiting = bytearray()
+
+    def take(self, chunk: bytes, lf_later: Callable[[], bool]) -> bytes:
+        """``chunk`` with CR line ends turned into LF once the file is known to use them; while that is
+        not known, its whole lines before the first CR, the rest held (``lf_later``: ``check``'s look
+        past a whole first MiB, :func:`mlcheck.read.cr_line_ends.lf_after`)."""
+        if self.cr_ends is None:
+            self._probe += chunk[:PROBE_BYTES - len(self._probe)]
+            self._waiting += chunk
+            if len(self._probe) >= PROBE_BYTES:
+                self.cr_ends = cr_ends_in(bytes(self._probe)) and not lf_later()
+            elif len(self._probe) >= HEAD_BYTES and lf_start(bytes(self._probe[:HEAD_BYTES])):
+                self.cr_ends = False
+            else:
+                cr = self._waiting.find(b"\r")
+                end = self._waiting.rfind(b"\n", 0, cr if cr >= 0 else len(self._waiting)) + 1
+                released = bytes(self._waiting[:end])
+                del self._waiting[:end]
+                return released
+            chunk, self._waiting, self._probe = bytes(self._waiting), bytearray(), bytearray()
+        if not self.cr_ends:
+            return chunk
+        if self._after_cr and chunk.startswith(b"\n"):
+            chunk = chunk[1:]
+        self._after_cr = chunk.endswith(b"\r")
+        return chunk.replace(b"\r\n", b"\n").replace(b"\r", b"\n")
+
+    def settle(self) -> bytes:
+        """At a quiet poll, the start held, read as ``check`` would read the file as it is now (b"": nothing
+        held, or not yet: no record whose line has ended, or a CR whose LF may follow, see the module)."""
+        if self.cr_ends is not None or b"\r" not in self._waiting:  # (no CR: the lines are the same either way)
+            return b""
+        probe = bytes(self._probe[:-1] if self._probe.endswith(b"\r") else self._probe)  # (a last CR: CRLF's LF may come)
+        if not _ENDED_RECORD.search(probe):
+            return b""
+        self.cr_ends = cr_ends_in(probe)
+        held, self._waiting, self._probe = bytes(self._waiting), bytearray(), bytearray()
+        return self.take(held, lambda: False)

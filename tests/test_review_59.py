@@ -1,0 +1,179 @@
+"""Session 59: the reviews of this session."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+RECORDS = [f':::MLLOG {{"key": "k{i}", "value": {i}}}'.encode() for i in range(6)]
+
+
+def _follow_until_idle(signals: object) -> list[object]:
+    got: list[object] = []
+    for signal in signals:  # type: ignore[attr-defined]
+        if signal == "idle":
+            return got
+        got.append(signal)
+    return got
+
+
+def _followed(log: Path, pieces: list[bytes]) -> tuple[list[object], bool | None]:
+    """The lines a follower yields of ``pieces`` written one at a time, a quiet poll after each."""
+    from mlcheck.read.follow import Follower
+
+    log.write_bytes(pieces[0])
+    follower = Follower(str(log), poll=0.0)
+    signals = follower.signals()
+    lines = _follow_until_idle(signals)
+    for piece in pieces[1:]:
+        with open(log, "ab") as handle:
+            handle.write(piece)
+        lines += _follow_until_idle(signals)
+    follower.close()
+    return lines, follower.line_ends()
+
+
+def _check_lines(log: Path) -> list[bytes]:
+    from mlcheck.read.log_files import open_log
+
+    with open_log(str(log)) as handle:
+        text = handle.read()
+    return [line + b"\n" for line in text.split(b"\n")[:-1]] + ([text.rsplit(b"\n", 1)[-1]] if not text.endswith(b"\n") else [])
+
+
+def test_watch_reads_a_cr_log_whose_first_record_ends_in_an_lf_as_check_does(tmp_path: Path) -> None:
+    """rv279 #1: a first record and its LF, a quiet poll, then records with CR line ends: that LF
+    decided LF line ends (every later record on one line, exit 1 where check passes)."""
+    log = tmp_path / "job.log"
+    lines, cr_ends = _followed(log, [RECORDS[0] + b"\n", b"\r".join(RECORDS[1:]) + b"\r"])
+    assert cr_ends is True and lines == _check_lines(log) == [record + b"\n" for record in RECORDS], lines
+
+
+def test_watch_reads_cr_records_after_an_lf_banner_longer_than_the_cheap_test_as_check_does(tmp_path: Path) -> None:
+    """rv279 #3: a banner of LF-ended lines longer than the first 4 KiB, then records with CR line ends:
+    check reads LF line ends (its cheap test), watch read CR line ends."""
+    log = tmp_path / "job.log"
+    banner = b"".join(b"banner line %03d %s\n" % (i, b"." * 40) for i in range(100))
+    lines, cr_ends = _followed(log, [banner, b"\r".join(RECORDS) + b"\r\n"])
+    assert cr_ends is False and lines == _check_lines(log) and len(lines) == 101, len(lines)
+
+
+def test_watch_reads_lf_lines_after_a_progress_bar_longer_than_a_mib_as_check_does(tmp_path: Path) -> None:
+    """rv279 #2: a download bar drawn with CRs over more than the first MiB, then LF-ended lines: check
+    looks past the MiB (LF line ends), watch decided on the MiB alone (every bar's CR a line)."""
+    log = tmp_path / "job.log"
+    bar = b"".join(b"Downloading %7d\r" % i for i in range(70_000)) + b"\n"
+    lines, cr_ends = _followed(log, [bar + b"\n".join(RECORDS) + b"\n"])
+    assert cr_ends is False and len(lines) == len(_check_lines(log)) == 1 + len(RECORDS), len(lines)
+
+
+def test_lf_lines_before_the_first_cr_are_yielded_before_the_line_ends_are_known(tmp_path: Path) -> None:
+    """Lines without a CR are the same lines whatever the test says: a job's first LF-ended lines are
+    followed at once; from the first CR on, what comes is held until the test is made."""
+    from mlcheck.read.follow import Follower
+
+    log = tmp_path / "job.log"
+    log.write_bytes(b"launching\nloading\nstep 1/9\rstep")
+    follower = Follower(str(log), poll=0.0)
+    signals = follower.signals()
+    assert _follow_until_idle(signals) == [b"launching\n", b"loading\n"] and follower.line_ends() is None
+    with open(log, "ab") as handle:
+        handle.write(b" 2/9\r" + RECORDS[0] + b"\n")
+    assert _follow_until_idle(signals) == [b"step 1/9\rstep 2/9\r" + RECORDS[0] + b"\n"] and follower.line_ends() is False
+    follower.close()
+
+
+@pytest.mark.parametrize("buffering", [512, 4096, 1 << 20])
+def test_check_reads_a_files_line_ends_the_same_whatever_its_buffer(tmp_path: Path, buffering: int) -> None:
+    """The cheap test read what the first buffer held: 4 KiB on most file systems, 1 MiB or more on a
+    cluster's (Lustre, GPFS): a 5 KiB LF banner before CR-ended records was read with LF line ends on
+    one, with CR line ends on the other. It reads the first 4 KiB wherever the file is."""
+    from mlcheck.read.cr_line_ends import cr_line_ended
+
+    log = tmp_path / "job.log"
+    log.write_bytes(b"".join(b"banner line %03d %s\n" % (i, b"." * 40) for i in range(100)) + b"\r".join(RECORDS * 20))
+    with open(log, "rb", buffering=buffering) as raw:
+        assert cr_line_ended(raw).read().count(b"\n") == 100  # type: ignore[arg-type]
+
+
+def test_a_watch_whose_start_was_read_otherwise_than_check_reads_it_reports_the_whole_file(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """A live job's start decided before it was all written (a first record and its LF, a quiet poll,
+    then one CR-ended record and another quiet poll: LF line ends) where check, on the file as it is at
+    the end, reads CR line ends: the report covers all of the file, as check judges it, and says why."""
+    from mlcheck.cli.watch_end import report_limits
+    from mlcheck.raw.watch_state import WatchOutcome
+
+    log = tmp_path / "job.log"
+    lines, cr_ends = _followed(log, [RECORDS[0] + b"\n", RECORDS[1] + b"\r", b"\r".join(RECORDS[2:]) + b"\rdone\n"])
+    assert cr_ends is False and len(lines) == 2, lines  # (as check reads the file when the second record came)
+    assert len(_check_lines(log)) == 7
+    outcome = WatchOutcome("complete", 1, len(lines), cr_ends=cr_ends)
+    assert report_limits(str(log), outcome, 1) is None
+    assert "reads it as a file in which a CR alone ends a line" in capsys.readouterr().err
+    report_limits(str(log), WatchOutcome("complete", 1, 7, cr_ends=True), 1)  # (read as check reads it: no word of it)
+    assert "reads it as a file" not in capsys.readouterr().err
+
+
+EXAMPLE = Path(__file__).resolve().parent.parent / "fixtures" / "example" / "Acme"
+
+
+def _check_json(*args: str) -> tuple[int, dict[str, Any]]:
+    import json
+    import os
+    import subprocess
+    import sys
+
+    done = subprocess.run([sys.executable, "-m", "mlcheck", "check", *args, "-f", "json", "--config", os.devnull],
+                          capture_output=True, text=True, timeout=120)
+    return done.returncode, json.loads(done.stdout)
+
+
+@pytest.mark.parametrize("copied", ["cut", "whole", "one"])
+def test_an_unknown_folder_the_summarizer_passes_over_leaves_the_other_scores_valid(tmp_path: Path, copied: str) -> None:
+    """rv282 D1: a folder named after no benchmark of the round made every score of its package not
+    valid (MLC506: 'the summarizer stops on it'); before 6.0 the summarizer stops only where it
+    computes a score of the folder (no more than one run failing its compliance checker, three runs or
+    more): a folder whose runs all fail it ('cut': no run_stop), or of one run, is passed over, the
+    other results published (the official summarizer, run on these: no AssertionError)."""
+    import shutil
+
+    package = tmp_path / "Acme"
+    shutil.copytree(EXAMPLE, package)
+    extra = package / "results" / "acme-t8" / "resnet_v2"
+    extra.mkdir()
+    for log in sorted((package / "results" / "acme-t8" / "resnet").glob("result_*.txt"))[:1 if copied == "one" else 5]:
+        lines = log.read_text("utf-8").splitlines(keepends=True)
+        (extra / log.name).write_text("".join(line for line in lines if not (copied == "cut" and '"run_stop"' in line)),
+                                      "utf-8")
+    _code, report = _check_json(str(package))
+    (unknown,) = [f for f in report["findings"] if f["code"] == "MLC506"]
+    (resnet,) = [b for b in report["benchmarks"] if b["folder"].endswith("/resnet")]
+    said = {"cut": "its compliance checker fails 5 of its 5 result files: more than it drops",
+            "one": "its compliance checker fails 0 of its 1 result file: too few result files to score"}
+    if copied in said:
+        assert unknown["severity"] == "warning" and said[copied] in unknown["message"], unknown["message"]
+        assert resnet["valid"] and "stops" not in (resnet["reason"] or "")
+    else:
+        assert unknown["severity"] == "error" and "the result summarizer stops on it" in unknown["message"]
+        assert not resnet["valid"] and "(MLC506) and publishes no result of its package" in resnet["reason"]
+
+
+def test_a_gzip_result_file_is_no_record_to_the_rcp_checker(tmp_path: Path) -> None:
+    """rv282 D2: a result_<i>.txt holding gzip (MLC026) was read through for the RCP test (passed, its
+    factor applied to the score said); the round's RCP checker reads it as text, finds no record, and
+    raises on a folder whose other runs name a benchmark: the package checker stops, no scaling.json."""
+    import gzip
+    import shutil
+
+    package = tmp_path / "training-3.0" / "Acme"
+    shutil.copytree(EXAMPLE, package)
+    last = package / "results" / "acme-t8" / "resnet" / "result_4.txt"
+    last.write_bytes(gzip.compress(last.read_bytes(), mtime=0))
+    code, report = _check_json(str(package))
+    (bench,) = report["benchmarks"]
+    assert code == 1 and not bench["valid"] and bench["rcp"]["verdict"] == "fail", bench["rcp"]
+    assert "result_4.txt logs no submission_benchmark" in bench["rcp"]["reason"]
+    assert "MLC026" in {f["code"] for f in report["findings"]}
