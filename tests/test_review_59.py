@@ -177,3 +177,49 @@ def test_a_gzip_result_file_is_no_record_to_the_rcp_checker(tmp_path: Path) -> N
     assert code == 1 and not bench["valid"] and bench["rcp"]["verdict"] == "fail", bench["rcp"]
     assert "result_4.txt logs no submission_benchmark" in bench["rcp"]["reason"]
     assert "MLC026" in {f["code"] for f in report["findings"]}
+
+
+def test_watch_reads_cr_records_after_a_banner_and_a_pause_as_check_does(tmp_path: Path) -> None:
+    """rv283 D1: a banner of LF-ended lines and the first records, CR-ended, then a pause (init) and the
+    rest: the cheap test of that short start said LF for good, the rest one line, the watch never ended."""
+    log = tmp_path / "job.log"
+    banner = b"".join(b"banner %d\n" % i for i in range(3))
+    lines, cr_ends = _followed(log, [banner + b"\r".join(RECORDS[:3]) + b"\r", b"\r".join(RECORDS[3:]) + b"\r"])
+    assert cr_ends is True and lines == _check_lines(log) and len(lines) == 3 + len(RECORDS), lines
+
+
+def test_watch_tests_a_files_start_after_its_byte_order_mark_as_check_does(tmp_path: Path) -> None:
+    """rv283 D2: check reads a UTF-8 byte order mark off before its test of the first 4 KiB; watch tested
+    the mark with them: 3 bytes more, a CR less in the 4 KiB, the cheap test said LF where check's says CR."""
+    from mlcheck.read.cr_line_ends import HEAD_BYTES
+
+    banner = b"".join(b"banner %d\n" % i for i in range(10))
+    records = b"\r".join(RECORDS * 200) + b"\r"
+    data = banner + records
+    crs = [i for i, byte in enumerate(data) if byte == 13]  # (CR)
+    pad = HEAD_BYTES - 2 - crs[10]  # (the 11th CR at byte 4094: inside the first 4 KiB after the mark, not with it)
+    data = b"x" * pad + data
+    log = tmp_path / "job.log"
+    lines, cr_ends = _followed(log, [b"\xef\xbb\xbf" + data])
+    assert cr_ends is True and len(lines) == len(_check_lines(log)) == 10 + 200 * len(RECORDS), len(lines)
+
+
+@pytest.mark.parametrize("power", [False, True])
+def test_an_unknown_folder_with_power_logs_stops_the_summarizer_on_its_energy(tmp_path: Path, power: bool) -> None:
+    """rv283 D3: from 3.0 the summarizer computes the energy of each run of a folder with a power folder
+    that its compliance checker passes, outside any try, before it counts the runs it drops: an unknown
+    folder with power logs and a run that passes is taken as a stop (its power logs are not read)."""
+    import shutil
+
+    package = tmp_path / "training-3.1" / "Acme"
+    shutil.copytree(EXAMPLE, package)
+    extra = package / "results" / "acme-t8" / "resnet_v2"
+    extra.mkdir()
+    for number, log in enumerate(sorted((package / "results" / "acme-t8" / "resnet").glob("result_*.txt"))):
+        lines = log.read_text("utf-8").splitlines(keepends=True)
+        (extra / log.name).write_text("".join(line for line in lines if not (number < 2 and '"run_stop"' in line)), "utf-8")
+    if power:
+        (extra / "power").mkdir()
+    _code, report = _check_json(str(package))
+    (unknown,) = [f for f in report["findings"] if f["code"] == "MLC506"]
+    assert unknown["severity"] == ("error" if power else "warning"), unknown["message"]

@@ -128,9 +128,11 @@ def drops_unknown_folder(bench: BenchmarkResult) -> str:
     computes a score only where it drops no more than one (four for unet3d) and more than twice that
     many remain: a score it pushes into a column its table does not have (an ``AssertionError``). Else
     the folder has no score and the summarizer goes on (its ``_compute_strong_score_standalone``,
-    1.0-5.1; from 6.0 it pushes the folder's RCP scaling factor, score or not, and stops)."""
-    if bench.folder is None or (version_key(bench.ruleset) or (6, 0, 0)) >= (6, 0, 0) \
-            or summarizer_stops(bench.runs, bench.ruleset):
+    1.0-5.1; from 6.0 it pushes the folder's RCP scaling factor, score or not, and stops). From 3.0 a
+    ``power`` folder in it has the energy of each run the checker passes computed first, outside any
+    ``try``: taken as a stop where one passes (its power logs are not read here)."""
+    round_key = version_key(bench.ruleset) or (6, 0, 0)
+    if bench.folder is None or round_key >= (6, 0, 0) or summarizer_stops(bench.runs, bench.ruleset):
         return ""
     failing: dict[str, bool] = {}
     for member in bench.runs:
@@ -138,6 +140,8 @@ def drops_unknown_folder(bench: BenchmarkResult) -> str:
             failing[member.path] = failing.get(member.path, False) or member.official_verdict == "fail"
     tolerated, failed = 4 if os.path.basename(bench.folder) == "unet3d" else 1, sum(failing.values())
     if failed <= tolerated and len(failing) > 2 * tolerated:
+        return ""
+    if round_key >= (3, 0, 0) and failed < len(failing) and os.path.isdir(os.path.join(bench.folder, "power")):
         return ""
     why = "more than it drops" if failed > tolerated else "too few result files to score"
     return (f"the result summarizer computes no score of it (its compliance checker fails {failed} of its {len(failing)} "

@@ -3,10 +3,14 @@ reads them (:mod:`mlcheck.read.cr_line_ends`, its tests of the first 4 KiB and t
 
 From the first CR of the start on, what comes is held (the whole lines before it are the same lines either
 way) until the test can be made: once 4 KiB have come whose cheap test says LF, once the MiB has come (and
-what follows it, as far as it is written), or at a poll that brings nothing new, on what has come, as ``check``
-would read the file as it is then (not while no record's line has ended: a progress bar's CRs, or a CRLF whose
-LF is yet to come). :attr:`LineEnds.cr_ends` is the outcome: a file whose start was decided before it was all
-written may be read otherwise by ``check`` (:func:`mlcheck.cli.watch_end.report_limits`).
+what follows it, as far as it is written), or at a poll that brings nothing new (not while no record's line
+has ended: a progress bar's CRs, or a CRLF whose LF is yet to come). At such a poll, what has come is read as
+``check`` would read it once the file is written: its cheap test, when the first 4 KiB have come; before, the
+records' own line ends (a job that pauses after a banner and its first records, CR-ended: CR line ends, as
+``check`` reads the whole file, where the cheap test of that start would say LF). A UTF-8 byte order mark is
+not tested (``check`` reads it off first). :attr:`LineEnds.cr_ends` is the outcome: a file whose start was
+decided before it was all written may still be read otherwise by ``check``
+(:func:`mlcheck.cli.watch_end.report_limits`).
 """
 
 from __future__ import annotations
@@ -14,9 +18,10 @@ from __future__ import annotations
 import re
 from typing import Callable
 
-from mlcheck.read.cr_line_ends import HEAD_BYTES, PROBE_BYTES, cr_ends_in, lf_start
+from mlcheck.read.cr_line_ends import HEAD_BYTES, PROBE_BYTES, cr_ends_in, lf_start, records_end_in_crs
 
 _ENDED_RECORD = re.compile(rb":::MLLOG[^\r\n]*[\r\n]")  # (a record and its line's end)
+_UTF8_BOM = b"\xef\xbb\xbf"
 
 
 class LineEnds:
@@ -26,6 +31,7 @@ class LineEnds:
         self.cr_ends: bool | None = None
         """Whether lines end in a CR alone (None: not known yet)."""
         self._after_cr = False  # (the last byte given was a CR: an LF first in the next is its pair)
+        self._started = False  # (the file's first bytes were taken: a byte order mark is no longer looked for)
         self._probe, self._waiting = bytearray(), bytearray()
         """(the file's first MiB; what was read while ``cr_ends`` is not known, not yet given)"""
 
@@ -42,7 +48,9 @@ class LineEnds:
         not known, its whole lines before the first CR, the rest held (``lf_later``: ``check``'s look
         past a whole first MiB, :func:`mlcheck.read.cr_line_ends.lf_after`)."""
         if self.cr_ends is None:
-            self._probe += chunk[:PROBE_BYTES - len(self._probe)]
+            tested = chunk[3:] if not self._started and chunk.startswith(_UTF8_BOM) else chunk
+            self._started = True
+            self._probe += tested[:PROBE_BYTES - len(self._probe)]
             self._waiting += chunk
             if len(self._probe) >= PROBE_BYTES:
                 self.cr_ends = cr_ends_in(bytes(self._probe)) and not lf_later()
@@ -70,6 +78,6 @@ class LineEnds:
         probe = bytes(self._probe[:-1] if self._probe.endswith(b"\r") else self._probe)  # (a last CR: CRLF's LF may come)
         if not _ENDED_RECORD.search(probe):
             return b""
-        self.cr_ends = cr_ends_in(probe)
+        self.cr_ends = cr_ends_in(probe) if len(probe) >= HEAD_BYTES else records_end_in_crs(probe)
         held, self._waiting, self._probe = bytes(self._waiting), bytearray(), bytearray()
         return self.take(held, lambda: False)
