@@ -223,3 +223,18 @@ def test_an_unknown_folder_with_power_logs_stops_the_summarizer_on_its_energy(tm
     _code, report = _check_json(str(package))
     (unknown,) = [f for f in report["findings"] if f["code"] == "MLC506"]
     assert unknown["severity"] == ("error" if power else "warning"), unknown["message"]
+
+
+def test_run_starts_logged_within_a_second_are_said_to_be_untagged_ranks_copies(tmp_path: Path) -> None:
+    """rv281 #1: every rank printing every record without a rank tag: the run_start appears 3 times
+    (MLC104), and nothing said what that most likely is, nor how to have mlcheck keep one rank's."""
+    import re
+
+    lines = (EXAMPLE / "results" / "acme-t8" / "resnet" / "result_0.txt").read_text("utf-8").splitlines(keepends=True)
+    copies = [re.sub(r'"time_ms": (\d+)', lambda m: f'"time_ms": {int(m.group(1)) + rank}', line)
+              for line in lines for rank in range(3)]
+    log = tmp_path / "job.log"
+    log.write_text("".join(copies), "utf-8")
+    _code, report = _check_json(str(log))
+    (repeated,) = [f for f in report["findings"] if f["code"] == "MLC104" and "run_start" in f["message"]]
+    assert "logged within 2 ms of one another: every rank's copy of one record" in repeated["message"], repeated["message"]

@@ -35,9 +35,9 @@ metadata).
 
 from __future__ import annotations
 
-from typing import Iterator
+from typing import Iterator, Sequence
 
-from mlcheck.model import Finding, Run, Severity
+from mlcheck.model import Event, Finding, Run, Severity
 from mlcheck.rule import Rule, RunContext
 from mlcheck.rules.key_checks import same_value
 
@@ -90,7 +90,8 @@ def check(ctx: RunContext) -> Iterator[Finding]:
             same = all(same_value(e.value, events[0].value) for e in events)
             yield ctx.at(RUN_BOUNDARY_REPEATED, events[1].line,
                          f"{key} appears {run.count(key)} times (lines {lines}); exactly one is allowed; "
-                         f"{_timed_from(run)}{_two_seeds(run) if key == 'run_start' else ''}", official=not same,
+                         f"{_timed_from(run)}{_two_seeds(run) or _rank_copies(events) if key == 'run_start' else ''}",
+                         official=not same,
                          severity=Severity.WARNING if same else Severity.ERROR)
 
 
@@ -103,6 +104,17 @@ def _two_seeds(run: Run) -> str:
     return (f". It logs {len(seeds)} seeds too ({', '.join(seeds[:4])}{', ...' if len(seeds) > 4 else ''}): two runs' "
             "records in one, as two jobs launched at once print them under one rank tag? Write each job's "
             "output to its own file")
+
+
+def _rank_copies(events: Sequence[Event]) -> str:
+    """What run_starts logged within a second of one another are, most likely: every rank's copy of one
+    record, printed without a rank tag (which mlcheck would read to keep the logging rank's)."""
+    times = [e.time_ms for e in events]
+    if max(times) - min(times) > 1_000:
+        return ""
+    return (f". They were logged within {max(times) - min(times):g} ms of one another: every rank's copy of one record, "
+            "printed without a rank tag? Log from one rank, or tag each rank's lines (mpirun --tag-output, srun --label): "
+            "mlcheck then keeps the lowest rank's, as `mlcheck split` writes them")
 
 
 def _timed_from(run: Run) -> str:
