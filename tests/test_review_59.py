@@ -238,3 +238,41 @@ def test_run_starts_logged_within_a_second_are_said_to_be_untagged_ranks_copies(
     _code, report = _check_json(str(log))
     (repeated,) = [f for f in report["findings"] if f["code"] == "MLC104" and "run_start" in f["message"]]
     assert "logged within 2 ms of one another: every rank's copy of one record" in repeated["message"], repeated["message"]
+
+
+def test_watch_reads_a_utf16_console_of_cr_line_ends_after_an_lf_banner_as_check_does(tmp_path: Path) -> None:
+    """rv285 #1: a UTF-16 console, an LF banner, then records with CR line ends: check reads such a file
+    by its records' line ends (no cheap test of the first 4 KiB), watch applied the cheap test: LF line
+    ends, every record on one line, exit 1 where check passes."""
+    log = tmp_path / "train.log"
+    banner = "".join(f"banner line {i} of the job's start\n" for i in range(80))  # (more LFs than CRs in 4 KiB)
+    text = (banner + "\r".join(record.decode() for record in RECORDS * 10) + "\r").encode("utf-16")
+    lines, _cr_ends = _followed(log, [text])
+    assert len(lines) == 80 + 10 * len(RECORDS), len(lines)
+
+
+def test_watch_holds_a_progress_bar_longer_than_a_mib_until_a_record_comes(tmp_path: Path) -> None:
+    """rv285 #2: a download bar drawn with CRs over more than the first MiB, written before anything
+    else: watch decided CR line ends at the MiB, where check, on the whole file, looks past it to the
+    LF-ended records that came later."""
+    log = tmp_path / "job.log"
+    bar = b"".join(b"Downloading %7d\r" % i for i in range(70_000))
+    lines, cr_ends = _followed(log, [bar, b"\n" + b"\n".join(RECORDS) + b"\n"])
+    assert cr_ends is False and len(lines) == len(_check_lines(log)) == 1 + len(RECORDS), len(lines)
+
+
+def test_a_line_still_being_written_is_growth_for_the_idle_timeout(tmp_path: Path) -> None:
+    """rv285: --idle-timeout counted whole lines: a progress bar growing without an LF for longer ended
+    the watch as idle while the file grew."""
+    from mlcheck.read.follow import Follower
+
+    log = tmp_path / "job.log"
+    log.write_bytes(b"started\n")
+    follower = Follower(str(log), poll=0.0)
+    signals = follower.signals()
+    assert _follow_until_idle(signals) == [b"started\n"]
+    before = follower.grew
+    with open(log, "ab") as handle:
+        handle.write(b"Downloading 10%\r")
+    assert _follow_until_idle(signals) == [] and follower.grew > before
+    follower.close()

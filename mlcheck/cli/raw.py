@@ -143,7 +143,7 @@ _MACHINE = {"json": "JSON", "sarif": "SARIF", "junit": "JUnit", "github": "annot
 @click.option("--relaunch-wait", type=Seconds(0.0, 1e9), default=120.0, show_default=True, metavar="SECONDS",
               help="How long after a run died (the job ended) a relaunch may come and make it an attempt, not a run.")
 @click.option("--idle-timeout", type=Seconds(0.0, 1e9), default=None, metavar="SECONDS",
-              help="End (with the report so far) when no line arrived for this long. Default: wait.")
+              help="End (with the report so far) when the log did not grow for this long. Default: wait.")
 @click.option("--no-progress", is_flag=True, help="Do not print progress lines on stderr.")
 @click.option("--config", "config_path", type=click.Path(dir_okay=False), metavar="FILE",
               help="Config file (TOML), as for `check`. Default: found from LOG upwards; /dev/null: none.")
@@ -270,7 +270,7 @@ def watch_command(log: str, ruleset: str | None, fail_fast: bool, runs: int, out
         sys.exit(EXIT_ERROR)
     if outcome.reason == "idle":
         ended = f"{outcome.runs_done} of {runs} run{'s' if runs != 1 else ''} stopped"
-        click.echo(one_line(f"mlcheck: no new line in {log} for {idle_timeout:g} s (--idle-timeout) after "
+        click.echo(one_line(f"mlcheck: {log} did not grow for {idle_timeout:g} s (--idle-timeout) after "
                    f"line {outcome.lines}; {ended}; the report covers what was written"), err=True)
     if outcome.held is not None:  # (the job removed or moved the log: what was read is judged)
         from mlcheck.read.held_logs import hold

@@ -128,7 +128,7 @@ def _follow(follower: Follower, path: str, jobs: MixedJobs, forced: tuple[Rulese
                     if ended_runs >= runs and quiet >= AFTER_STOP_POLLS * poll or idle_timeout is not None and quiet > idle_timeout:
                         return outcome("complete" if ended_runs >= runs else "idle", min(ended_runs, runs), jobs.lines)
                     continue
-                if idle_timeout is not None and time.monotonic() - last_data > idle_timeout:
+                if idle_timeout is not None and time.monotonic() - max(last_data, follower.grew) > idle_timeout:
                     rest = follower.rest()
                     take(chain(live.add(rest) if rest else (), live.finish()))
                     if ended(final=True):

@@ -111,7 +111,7 @@ class WatchState:
 @dataclass(frozen=True)
 class WatchOutcome:
     """How the watch ended: ``complete`` (the runs asked for stopped), ``replaced`` (they stopped, then
-    the file was truncated or rotated: what it holds now is none of them), ``idle`` (no new line for
+    the file was truncated or rotated: what it holds now is none of them), ``idle`` (the file did not grow for
     ``idle_timeout``), ``missing`` (the file never appeared), ``stopped`` (a sink stopped it) or
     ``compressed`` (the file is gzip: not followed).
     ``held``: a descriptor of the file read, when its path no longer names it at the end (the job

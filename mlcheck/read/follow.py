@@ -63,6 +63,8 @@ class Follower:
         self._tail = b""
         self._head = b""  # (the first bytes read: compared as the tail is)
         self._ends = LineEnds()
+        self.grew = time.monotonic()
+        """When a read last brought bytes (a line may not have ended: a long progress bar)."""
         self._magic_read = False
         self._utf16: codecs.IncrementalDecoder | None = None
         """The decoder of a UTF-16 file."""
@@ -123,6 +125,7 @@ class Follower:
         chunk = self._read_chunk()
         while chunk:
             self._position += len(chunk)
+            self.grew = time.monotonic()
             if not self._magic_read and self._position >= 2:  # (a gzip's first bytes hold no line end)
                 self._magic_read = True
                 if os.pread(self._handle.fileno(), 2, 0) == _GZIP_MAGIC:
@@ -138,6 +141,7 @@ class Follower:
                 wide = wide_encoding(head)
                 if wide is not None:
                     self._utf16 = codecs.getincrementaldecoder(wide.lower())(errors="replace")
+                    self._ends.wide = True
             self._tail = (self._tail + chunk)[-_TAIL:]
             self._head = self._head if len(self._head) >= _TAIL else (self._head + chunk)[:_TAIL]
             if self._utf16 is not None:

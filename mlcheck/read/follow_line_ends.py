@@ -8,8 +8,11 @@ has ended: a progress bar's CRs, or a CRLF whose LF is yet to come). At such a p
 ``check`` would read it once the file is written: its cheap test, when the first 4 KiB have come; before, the
 records' own line ends (a job that pauses after a banner and its first records, CR-ended: CR line ends, as
 ``check`` reads the whole file, where the cheap test of that start would say LF). A UTF-8 byte order mark is
-not tested (``check`` reads it off first). :attr:`LineEnds.cr_ends` is the outcome: a file whose start was
-decided before it was all written may still be read otherwise by ``check``
+not tested (``check`` reads it off first). A first MiB of progress bar drawn with CRs and no record is not
+decided on: what follows it is held (16 MiB at most) until a record comes, for ``check``'s look past the MiB.
+A UTF-16 or UTF-32 console (``wide``) is decided as ``check`` reads one (:mod:`mlcheck.read.utf16_lines`: a CR,
+and no LF or records that end in a CR alone; no cheap test). :attr:`LineEnds.cr_ends` is the outcome: a file
+whose start was decided before it was all written may still be read otherwise by ``check``
 (:func:`mlcheck.cli.watch_end.report_limits`).
 """
 
@@ -22,6 +25,9 @@ from mlcheck.read.cr_line_ends import HEAD_BYTES, PROBE_BYTES, cr_ends_in, lf_st
 
 _ENDED_RECORD = re.compile(rb":::MLLOG[^\r\n]*[\r\n]")  # (a record and its line's end)
 _UTF8_BOM = b"\xef\xbb\xbf"
+_MARKER = b":::MLLOG"
+_HELD_BAR = 16 << 20
+"""How much of a progress bar without a record is held past the first MiB before the test is made."""
 
 
 class LineEnds:
@@ -32,6 +38,10 @@ class LineEnds:
         """Whether lines end in a CR alone (None: not known yet)."""
         self._after_cr = False  # (the last byte given was a CR: an LF first in the next is its pair)
         self._started = False  # (the file's first bytes were taken: a byte order mark is no longer looked for)
+        self._record_seen = False  # (a record came while the line ends are not known)
+        self._probe_says: bool | None = None  # (the test of the whole first MiB)
+        self.wide = False
+        """The file is UTF-16 or UTF-32, taken here as its UTF-8 text."""
         self._probe, self._waiting = bytearray(), bytearray()
         """(the file's first MiB; what was read while ``cr_ends`` is not known, not yet given)"""
 
@@ -52,9 +62,15 @@ class LineEnds:
             self._started = True
             self._probe += tested[:PROBE_BYTES - len(self._probe)]
             self._waiting += chunk
-            if len(self._probe) >= PROBE_BYTES:
-                self.cr_ends = cr_ends_in(bytes(self._probe)) and not lf_later()
-            elif len(self._probe) >= HEAD_BYTES and lf_start(bytes(self._probe[:HEAD_BYTES])):
+            self._record_seen = self._record_seen or _MARKER in chunk
+            if len(self._probe) >= PROBE_BYTES and self._probe_says is None:
+                self._probe_says = self._tested(bytes(self._probe))  # (once: the first MiB is whole)
+            if self._probe_says is not None and (self._record_seen or len(self._waiting) >= _HELD_BAR
+                                                 or not self._probe_says):
+                self.cr_ends = self._probe_says and (self.wide or not lf_later())
+            elif len(self._probe) >= PROBE_BYTES:  # (a bar's first MiB: held until a record comes)
+                return b""
+            elif len(self._probe) >= HEAD_BYTES and not self.wide and lf_start(bytes(self._probe[:HEAD_BYTES])):
                 self.cr_ends = False
             else:
                 cr = self._waiting.find(b"\r")
@@ -78,6 +94,12 @@ class LineEnds:
         probe = bytes(self._probe[:-1] if self._probe.endswith(b"\r") else self._probe)  # (a last CR: CRLF's LF may come)
         if not _ENDED_RECORD.search(probe):
             return b""
-        self.cr_ends = cr_ends_in(probe) if len(probe) >= HEAD_BYTES else records_end_in_crs(probe)
+        self.cr_ends = self._tested(probe) if len(probe) >= HEAD_BYTES or self.wide else records_end_in_crs(probe)
         held, self._waiting, self._probe = bytes(self._waiting), bytearray(), bytearray()
         return self.take(held, lambda: False)
+
+    def _tested(self, probe: bytes) -> bool:
+        """``check``'s test of the start ``probe`` (a wide file's: :class:`mlcheck.read.utf16_lines.Utf16Lines`)."""
+        if self.wide:
+            return b"\r" in probe and (b"\n" not in probe or records_end_in_crs(probe))
+        return cr_ends_in(probe)
