@@ -12,7 +12,7 @@ from typing import Callable, Iterable, Mapping, Sequence
 
 from mlcheck.read.file_names import RESULT_FILE
 from mlcheck.package.discover import LogRef, discover_all, natural_order
-from mlcheck.package.named_folders import as_globbed_folders
+from mlcheck.package.named_folders import as_globbed_folders, folders_of_odd_globs
 from mlcheck.judge.collector import Pause
 from mlcheck.judge.jobs import check_logs, job_count, register_checker
 from mlcheck.judge.package_rounds import one_round_per_package  # (a package is judged under one round)
@@ -83,7 +83,7 @@ def _path_list(paths: str | os.PathLike[str] | Sequence[str | os.PathLike[str]])
 def _check(paths: Sequence[str], ruleset: str | None, progress: Progress | None,
            line_limits: Mapping[str, int] | None, jobs: int, ruleset_source: str, pause: Pause) -> CheckResult:
     forced = load_ruleset(normalise_version(ruleset)) if ruleset else None
-    refs, empty, skipped = discover_all(list(paths))
+    refs, empty, skipped = discover_all(paths := folders_of_odd_globs(paths))  # (a FIFO among them: as the folder)
     refs, paths = as_globbed_folders(refs, paths)  # (every result file of a folder named: that folder)
     if line_limits:
         refs = [replace(ref, lines=line_limits.get(ref.path)) for ref in refs]

@@ -151,7 +151,7 @@ def test_an_unknown_folder_the_summarizer_passes_over_leaves_the_other_scores_va
     _code, report = _check_json(str(package))
     (unknown,) = [f for f in report["findings"] if f["code"] == "MLC506"]
     (resnet,) = [b for b in report["benchmarks"] if b["folder"].endswith("/resnet")]
-    said = {"cut": "its compliance checker fails 5 of its 5 result files: more than it drops",
+    said = {"cut": "its compliance checker fails 5 of its 5 result files: more than it may drop",
             "one": "its compliance checker fails 0 of its 1 result file: too few result files to score"}
     if copied in said:
         assert unknown["severity"] == "warning" and said[copied] in unknown["message"], unknown["message"]
@@ -276,3 +276,128 @@ def test_a_line_still_being_written_is_growth_for_the_idle_timeout(tmp_path: Pat
         handle.write(b"Downloading 10%\r")
     assert _follow_until_idle(signals) == [] and follower.grew > before
     follower.close()
+
+
+def test_a_glob_over_a_folder_whose_result_file_is_a_fifo_is_judged_as_the_folder(tmp_path: Path) -> None:
+    """rv286 D1: `check bench/result_*.txt` where result_0.txt is a FIFO read the FIFO as a named pipe
+    (waiting forever for a writer); the folder's walk judges it as the official glob meets it (MLC015)."""
+    import os
+    import shutil
+
+    package = tmp_path / "Acme"
+    shutil.copytree(EXAMPLE, package)
+    bench = package / "results" / "acme-t8" / "resnet"
+    (bench / "result_0.txt").unlink()
+    os.mkfifo(bench / "result_0.txt")
+    folder_code, folder = _check_json(str(bench))
+    glob_code, globbed = _check_json(*sorted(str(path) for path in bench.glob("result_*.txt")))
+    assert glob_code == folder_code == 1 and globbed["summary"] == folder["summary"]
+    assert "MLC015" in {f["code"] for r in globbed["runs"] for f in r["findings"]}
+
+
+def test_a_log_key_with_control_characters_is_quoted_and_begins_no_workflow_command(tmp_path: Path) -> None:
+    """rv286 D2: a record's key quoted raw in MLC007 ('time_ms' of k\\r\\n::error file=x::...): its line end
+    began a line of the HTML and JUnit reports on standard output that a CI runner reads as a command."""
+    import json
+    import os
+    import shutil
+    import subprocess
+    import sys
+
+    package = tmp_path / "Acme"
+    shutil.copytree(EXAMPLE, package)
+    log = package / "results" / "acme-t8" / "resnet" / "result_1.txt"
+    lines = log.read_text("utf-8").splitlines(keepends=True)
+    lines.insert(8, ":::MLLOG " + json.dumps({"namespace": "", "time_ms": "x", "event_type": "POINT_IN_TIME",
+                                              "key": "k\r\n::error file=x::pwned", "value": 1,
+                                              "metadata": {"file": "a", "lineno": 1}}) + "\n")
+    log.write_text("".join(lines), "utf-8")
+    _code, report = _check_json(str(package))
+    (timed,) = [f["message"] for r in report["runs"] for f in r["findings"] if f["code"] == "MLC007"]
+    assert timed.startswith("'time_ms' of 'k\\r\\n::error file=x::pwned' is"), timed
+    for name in ("html", "junit"):
+        out = subprocess.run([sys.executable, "-m", "mlcheck", "check", str(package), "-f", name, "--config", os.devnull],
+                             capture_output=True, text=True, timeout=120).stdout
+        assert not [line for line in out.splitlines() if line.lstrip().startswith("::")], name
+
+
+def test_a_file_holding_only_a_byte_order_mark_is_no_growth(tmp_path: Path) -> None:
+    """rv287 #1: a log holding only a UTF-16 byte order mark (a PowerShell redirection of a job that printed
+    nothing) is read again at every poll: that counted as growth, and --idle-timeout never ended the watch."""
+    from mlcheck.read.follow import Follower
+
+    log = tmp_path / "job.log"
+    log.write_bytes(b"\xff\xfe")
+    follower = Follower(str(log), poll=0.0)
+    signals = follower.signals()
+    assert _follow_until_idle(signals) == []
+    follower.grew = 0.0
+    assert _follow_until_idle(signals) == [] and follower.grew == 0.0
+    with open(log, "ab") as handle:
+        handle.write("x\n".encode("utf-16-le"))
+    assert _follow_until_idle(signals) == [b"x\n"] and follower.grew > 0.0
+    follower.close()
+
+
+def test_watch_tests_a_utf16_consoles_first_512_ki_characters_as_check_does(tmp_path: Path) -> None:
+    """rv287 #3: check decides a UTF-16 console's line ends on its first 512 Ki characters, watch on a MiB
+    of their UTF-8: a progress bar of CRs longer than the first, then LF-ended records, was read with CR
+    line ends by check (40,000 lines) and with LF line ends by watch (7 lines; MLC002, exit 1)."""
+    log = tmp_path / "train.log"
+    bar = "".join(f"Downloading {i:7d}\r" for i in range(40_000))  # (800,000 characters)
+    text = (bar + "\n" + "\n".join(record.decode() for record in RECORDS) + "\n").encode("utf-16")
+    lines, _cr_ends = _followed(log, [text])
+    assert len(lines) == 40_000 + len(RECORDS), len(lines)
+
+
+def test_a_utf8_byte_order_mark_that_comes_in_pieces_is_not_tested_with_the_start(tmp_path: Path) -> None:
+    """rv287 #5: a UTF-8 byte order mark whose first bytes came alone was tested with the start (the
+    cheap test on 4 KiB then shifted by 3 bytes: LF where check says CR)."""
+    from mlcheck.read.cr_line_ends import HEAD_BYTES
+
+    banner = b"".join(b"banner %d\n" % i for i in range(10))
+    data = banner + b"\r".join(RECORDS * 200) + b"\r"
+    crs = [i for i, byte in enumerate(data) if byte == 13]
+    data = b"x" * (HEAD_BYTES - 2 - crs[10]) + data
+    for first in (b"\xef", b"\xef\xbb"):
+        log = tmp_path / f"job{len(first)}.log"
+        lines, cr_ends = _followed(log, [first, b"\xef\xbb\xbf"[len(first):] + data])
+        assert cr_ends is True and len(lines) == len(_check_lines(log)), (first, len(lines))
+
+
+def test_an_unknown_folder_whose_scaling_file_raises_stops_the_summarizer(tmp_path: Path) -> None:
+    """rv287 #6: the summarizer reads a folder's scaling.json before it counts the runs it drops, outside
+    any try: an unknown folder it would pass over stops it there when the file has no scaling_factor."""
+    import shutil
+
+    package = tmp_path / "training-3.0" / "Acme"
+    shutil.copytree(EXAMPLE, package)
+    extra = package / "results" / "acme-t8" / "resnet_v2"
+    extra.mkdir()
+    shutil.copy(package / "results" / "acme-t8" / "resnet" / "result_0.txt", extra / "result_0.txt")
+    (extra / "scaling.json").write_text('{"factor": 1.1}', "utf-8")
+    _code, report = _check_json(str(package))
+    (unknown,) = [f for f in report["findings"] if f["code"] == "MLC506"]
+    assert unknown["severity"] == "error", unknown["message"]
+
+
+def test_run_starts_logged_seconds_apart_get_no_rank_copy_hint(tmp_path: Path) -> None:
+    """The MLC104 hint of untagged ranks' copies is for run_starts within a second of one another only."""
+    from mlcheck.rules.run_boundaries import _rank_copies
+    from mlcheck.model import Event
+
+    def start(time_ms: float) -> Event:
+        return Event(key="run_start", value=None, time_ms=time_ms, line=1, metadata={})
+
+    assert _rank_copies([start(1000.0), start(5000.0)]) == ""
+    assert "at the same millisecond" in _rank_copies([start(1000.0), start(1000.0)])
+
+
+def test_split_says_like_findings_once_with_the_lines_of_the_others() -> None:
+    from mlcheck.model import Finding, Severity
+    from mlcheck.report.grouped import said_once
+
+    found = [Finding("MLC023", "record-cut", Severity.WARNING, f"cut at column {line * 7}", "job.log", line)
+             for line in (3, 11, 19)] + [Finding("MLC020", "raw-output-read", Severity.INFO, "read", "job.log")]
+    said = said_once(found)
+    assert [(f.line, more) for f, more in said] == [(3, " (2 more like it, at lines 11, 19)"), (None, "")]

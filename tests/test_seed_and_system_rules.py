@@ -424,7 +424,7 @@ def test_an_empty_field_of_the_results_table_is_a_warning_and_others_a_note(tmp_
 
 @pytest.mark.parametrize("added,code,severity,where", [
     ('"value": 7936, "metadata": {"file": "train.py", "lineno": 124}', "MLC519", "error", "result_0.txt:8"),
-    ('"value": 15855, "metadata": {"file": "train.py", "lineno": 124}', "MLC519", "error", "result_1.txt:8 (this run)"),
+    ('"value": 15855, "metadata": {"file": "train.py", "lineno": 124}', "MLC519", "error", "as at line 8 (this run)"),
     ('"value": 15855, "metadata": {"file": "other.py", "lineno": 9}', None, None, None),  # (its own, elsewhere)
     ('"value": "abc", "metadata": {"file": "train.py", "lineno": 130}', "MLC522", "error", None),
 ])

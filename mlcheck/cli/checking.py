@@ -21,7 +21,7 @@ from mlcheck.cli.common import (EXIT_ERROR, console, jobs_of, pass_broken_pipes,
 from mlcheck.cli.progress import progress_bar
 from mlcheck.model import Finding, Severity
 from mlcheck.report import ReportOptions, render_waived_text, report_blocks, repository_root, resolve_format
-from mlcheck.report.plain import TERMINAL_CAP, CommandSafeStream, counted, one_line, summary_line
+from mlcheck.report.plain import TERMINAL_CAP, CommandSafeStream, counted, one_line, safe_stream, summary_line
 from mlcheck.results import CheckResult
 from mlcheck.rules.config_rules import CONFIG_INVALID
 from mlcheck.settings.config import Settings
@@ -216,8 +216,10 @@ def _check_and_report(paths: Sequence[str], settings: Settings, quiet: bool, ver
         render_waived_text(result, out)
     else:
         utf8_standard_output()
+        stream = safe_stream(sys.stdout, chosen)
         for block in report_blocks(chosen, result, options):  # (a large report is written as it is made)
-            click.echo(block, nl=False)
+            stream.write(block)
+        sys.stdout.flush()
     if statistics:
         from mlcheck.report.text_findings import statistics_lines
 

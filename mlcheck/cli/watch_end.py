@@ -35,10 +35,10 @@ def report_limits(log: str, outcome: WatchOutcome, runs: int) -> dict[str, int] 
 
     if outcome.reason != "complete":
         return None
+    if read_otherwise(log, outcome.cr_ends):  # (a held file too: the report reads it, held_logs)
+        return None
     if outcome.held is not None:  # (the job removed or moved the log: the file that was read, as watched)
         return {log: outcome.lines}
-    if read_otherwise(log, outcome.cr_ends):
-        return None
     if records_after(log, outcome.lines):
         if runs_after(log, outcome.lines) <= 0:  # (the records after it are the last run's: a rank's copies)
             return None  # (the report is check's of the whole file, as for the runs before)

@@ -193,11 +193,11 @@ def score_folder(key: GroupKey, members: list[RunResult],
             rcp = RcpResult("skipped", f"the system description's division is {skipped[0]}: the package checker "
                                        "runs the RCP test for 'closed' only")
         elif whole_folder or raw:
-            tested, counted = _rcp_benchmark(benchmark, facts, ruleset, runs)
             samples = honoured_request(params_files(folder), "rcp-bert-train-samples",
                                        package_policy(first.ruleset), first.ruleset or "?") if whole_folder else None
             unread = [os.path.basename(m.path) for m in members if m.run is None or read_as_text(m)]  # (no record to it)
             read = [m.run for m in members if m.run is not None and not read_as_text(m)]
+            tested, counted = _rcp_benchmark(benchmark, facts, ruleset, read)
             rcp = rcp_for_runs(tested, checked, first.ruleset, read, counted, bert_train_samples=bool(samples), unread=unread)
             if rcp.verdict != "skipped":  # and as today's mlperf-logging computes it
                 raises = today_raises(tested) if tested else None

@@ -33,6 +33,7 @@ from mlcheck.results import RcpResult, RunResult, RunSummary
 from mlcheck.package.file_kinds import cannot_open, special_kind
 from mlcheck.package.power import official_parse
 from mlcheck.read.file_names import SUBMITTED_RESULT_FILE
+from mlcheck.read.official_view import shown_name
 from mlcheck.read.reading_rules import COMPRESSED_RESULT_FILE, FILE_UNREADABLE, NOT_A_REGULAR_FILE
 from mlcheck.rules.convergence import EVAL_VALUE_INVALID
 from mlcheck.rules.rcp_check import RCP_POINT_UNREADABLE
@@ -121,7 +122,7 @@ def summarizer_stops(members: Sequence[RunResult], ruleset: str | None) -> str:
         missing = _missing_rule_file(member.run, ruleset) if member.run is not None and ruleset else ""
         if missing:
             return (f"the official checker stops on {os.path.basename(member.path)}: it loads "
-                    f"training_{ruleset}/{clipped(missing)}, which does not exist (FileNotFoundError), and the package "
+                    f"training_{ruleset}/{shown_name(clipped(missing))}, which does not exist (FileNotFoundError), and the package "
                     "checker and the summarizer stop with it: the official tools publish no score")
     stops = stopping_files(members)
     if stops:

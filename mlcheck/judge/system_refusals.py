@@ -124,15 +124,17 @@ def _passed_over(findings: list[Finding], benchmarks: list[BenchmarkResult]) -> 
 def drops_unknown_folder(bench: BenchmarkResult) -> str:
     """What the result summarizer of a round before 6.0 does with ``bench``, a folder named after no
     benchmark of the round, when it does not stop on it (``""``: it stops). It reads the folder's
-    ``result_*.txt`` with its compliance checker (a raise stops it), drops those the checker fails, and
-    computes a score only where it drops no more than one (four for unet3d) and more than twice that
-    many remain: a score it pushes into a column its table does not have (an ``AssertionError``). Else
+    ``result_*.txt`` with its compliance checker (a raise stops it), drops those the checker fails, reads
+    its ``scaling.json`` (a raise stops it: MLC504), and computes a score only where it drops no more than
+    one (four for unet3d) of more than twice that many files: a score it pushes into a column its table
+    does not have (an ``AssertionError``). Else
     the folder has no score and the summarizer goes on (its ``_compute_strong_score_standalone``,
     1.0-5.1; from 6.0 it pushes the folder's RCP scaling factor, score or not, and stops). From 3.0 a
     ``power`` folder in it has the energy of each run the checker passes computed first, outside any
     ``try``: taken as a stop where one passes (its power logs are not read here)."""
     round_key = version_key(bench.ruleset) or (6, 0, 0)
-    if bench.folder is None or round_key >= (6, 0, 0) or summarizer_stops(bench.runs, bench.ruleset):
+    if bench.folder is None or round_key >= (6, 0, 0) or summarizer_stops(bench.runs, bench.ruleset) or any(
+            f.code == "MLC504" and f.severity is Severity.ERROR for f in bench.findings):  # (scaling.json, read first)
         return ""
     failing: dict[str, bool] = {}
     for member in bench.runs:
@@ -143,6 +145,6 @@ def drops_unknown_folder(bench: BenchmarkResult) -> str:
         return ""
     if round_key >= (3, 0, 0) and failed < len(failing) and os.path.isdir(os.path.join(bench.folder, "power")):
         return ""
-    why = "more than it drops" if failed > tolerated else "too few result files to score"
+    why = "more than it may drop" if failed > tolerated else "too few result files to score"
     return (f"the result summarizer computes no score of it (its compliance checker fails {failed} of its {len(failing)} "
             f"result file{'s' if len(failing) != 1 else ''}: {why}) and publishes the package's other results")

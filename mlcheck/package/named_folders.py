@@ -7,6 +7,7 @@ import os
 from dataclasses import replace
 from typing import TYPE_CHECKING, Sequence
 
+from mlcheck.package.real_paths import absolute_parts
 from mlcheck.read.file_names import SUBMITTED_RESULT_FILE
 
 if TYPE_CHECKING:
@@ -40,3 +41,37 @@ def as_globbed_folders(refs: Sequence[LogRef], paths: Sequence[str]) -> tuple[li
         return list(refs), list(paths)
     return ([replace(ref, walked=True) if not ref.walked and ref.folder in whole else ref for ref in refs],
             [*paths, *(folder for folder in whole if folder not in paths)])
+
+
+def folders_of_odd_globs(paths: Sequence[str]) -> list[str]:
+    """``paths`` with the result files named that are every ``result_*.txt`` (two or more) of a benchmark
+    folder, one of them no regular file (a FIFO, a socket, a device, a folder, a link to nothing),
+    replaced by that folder where the first of them was: named one by one, such a file would be read
+    as a named pipe, skipped as a device, walked as a folder or refused as a missing path; the folder's
+    walk judges it as the official glob meets it (MLC015, MLC001), as it does when the folder is named.
+    Others are left to :func:`as_globbed_folders`."""
+    named: dict[str, set[str]] = {}
+    for given in paths:
+        if given != "-" and SUBMITTED_RESULT_FILE.match(os.path.basename(given)):
+            named.setdefault(os.path.normpath(os.path.dirname(given) or "."), set()).add(os.path.basename(given))
+    odd: set[str] = set()
+    for folder, names in named.items():
+        try:
+            listed = {name for name in os.listdir(folder) if SUBMITTED_RESULT_FILE.match(name)}
+            parts = absolute_parts(folder)
+        except (OSError, ValueError):
+            continue
+        if len(names) >= 2 and listed <= names and len(parts) >= 3 and parts[-3] == "results" \
+                and not all(os.path.isfile(os.path.join(folder, name)) for name in names):
+            odd.add(folder)
+    if not odd:
+        return list(paths)
+    kept: list[str] = []
+    for given in paths:
+        folder = os.path.normpath(os.path.dirname(given) or ".")
+        whole = given != "-" and folder in odd and SUBMITTED_RESULT_FILE.match(os.path.basename(given))
+        if not whole:
+            kept.append(given)
+        elif folder not in kept:
+            kept.append(folder)
+    return kept

@@ -125,7 +125,8 @@ def _follow(follower: Follower, path: str, jobs: MixedJobs, forced: tuple[Rulese
                 if jobs.mixed:  # (jobs that ran at once: the report at the end judges each; end at their stops)
                     quiet = time.monotonic() - last_data
                     ended_runs = jobs.stopped + (jobs.died() if quiet >= relaunch_wait else 0)  # (a job that died)
-                    if ended_runs >= runs and quiet >= AFTER_STOP_POLLS * poll or idle_timeout is not None and quiet > idle_timeout:
+                    if ended_runs >= runs and quiet >= AFTER_STOP_POLLS * poll or idle_timeout is not None \
+                            and time.monotonic() - max(last_data, follower.grew) > idle_timeout:
                         return outcome("complete" if ended_runs >= runs else "idle", min(ended_runs, runs), jobs.lines)
                     continue
                 if idle_timeout is not None and time.monotonic() - max(last_data, follower.grew) > idle_timeout:

@@ -124,12 +124,12 @@ class WatchOutcome:
     earlier_runs: int = 0
     """Runs that stopped before the file was truncated or rotated (counted in ``runs_done``)."""
     earlier_findings: tuple[Finding, ...] = ()
+    """The findings reported on the lines read before the file was truncated or rotated: the final
+    report (of the file as it is) does not hold them."""
     restarts: tuple[int, ...] = ()
     """The lines after which the file was truncated or rotated (read again from line 1)."""
     cr_ends: bool | None = None
     """Whether the file's lines were read as ending in a CR alone (None: not known; a UTF-16 file)."""
-    """The findings reported on the lines read before the file was truncated or rotated: the final
-    report (of the file as it is) does not hold them."""
 
 
 class Lost:

@@ -31,8 +31,9 @@ from mlcheck.read.utf16_lines import wide_encoding
 
 IDLE = "idle"
 RESTART = "restart"
-_MARKS = (b"\xff\xfe", b"\xfe\xff", b"\x00\x00\xfe\xff")
-"""The byte order marks of UTF-16 and UTF-32 (whose little-endian mark begins with UTF-16's)."""
+_MARKS = (b"\xff\xfe", b"\xfe\xff", b"\x00\x00\xfe\xff", b"\xef\xbb\xbf")
+"""The byte order marks of UTF-16 and UTF-32 (whose little-endian mark begins with UTF-16's), and UTF-8's
+(tested apart from the start, as ``check`` reads it off: :mod:`mlcheck.read.follow_line_ends`)."""
 COMPRESSED = "compressed"
 """The file is gzip: a compressed stream is not followed line by line (:func:`gzip_complete`)."""
 Signal = Union[bytes, LongLine, str]
@@ -125,7 +126,6 @@ class Follower:
         chunk = self._read_chunk()
         while chunk:
             self._position += len(chunk)
-            self.grew = time.monotonic()
             if not self._magic_read and self._position >= 2:  # (a gzip's first bytes hold no line end)
                 self._magic_read = True
                 if os.pread(self._handle.fileno(), 2, 0) == _GZIP_MAGIC:
@@ -142,6 +142,7 @@ class Follower:
                 if wide is not None:
                     self._utf16 = codecs.getincrementaldecoder(wide.lower())(errors="replace")
                     self._ends.wide = True
+            self.grew = time.monotonic()  # (not for a byte order mark read again: the file did not grow)
             self._tail = (self._tail + chunk)[-_TAIL:]
             self._head = self._head if len(self._head) >= _TAIL else (self._head + chunk)[:_TAIL]
             if self._utf16 is not None:

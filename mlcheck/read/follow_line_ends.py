@@ -60,15 +60,16 @@ class LineEnds:
         if self.cr_ends is None:
             tested = chunk[3:] if not self._started and chunk.startswith(_UTF8_BOM) else chunk
             self._started = True
-            self._probe += tested[:PROBE_BYTES - len(self._probe)]
+            probe_bytes = PROBE_BYTES // 2 if self.wide else PROBE_BYTES  # (check's: 512 Ki characters of text)
+            self._probe += tested[:probe_bytes - len(self._probe)]
             self._waiting += chunk
-            self._record_seen = self._record_seen or _MARKER in chunk
-            if len(self._probe) >= PROBE_BYTES and self._probe_says is None:
+            self._record_seen = self._record_seen or _MARKER in self._waiting[-len(chunk) - len(_MARKER):]
+            if len(self._probe) >= probe_bytes and self._probe_says is None:
                 self._probe_says = self._tested(bytes(self._probe))  # (once: the first MiB is whole)
             if self._probe_says is not None and (self._record_seen or len(self._waiting) >= _HELD_BAR
-                                                 or not self._probe_says):
+                                                 or not self._probe_says or self.wide):  # (check looks past no wide start)
                 self.cr_ends = self._probe_says and (self.wide or not lf_later())
-            elif len(self._probe) >= PROBE_BYTES:  # (a bar's first MiB: held until a record comes)
+            elif len(self._probe) >= probe_bytes:  # (a bar's first MiB: held until a record comes)
                 return b""
             elif len(self._probe) >= HEAD_BYTES and not self.wide and lf_start(bytes(self._probe[:HEAD_BYTES])):
                 self.cr_ends = False

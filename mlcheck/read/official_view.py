@@ -35,6 +35,7 @@ writes one record per line): there every record is read, and MLC010 only says so
 from __future__ import annotations
 
 import math
+import re
 from typing import TYPE_CHECKING, Any
 
 from mlcheck.model import Finding, Severity
@@ -147,9 +148,18 @@ def unseen_record(path: str, line_no: int, record: object) -> Finding:
     """MLC027 for a record whose marker has no space after it (dropped, as the parser drops it)."""
     key = record.get("key") if isinstance(record, dict) else None
     return rules.MARKER_WITHOUT_SPACE.at(path, line_no, (
-        f"no space after :::MLLOG{f' (record {key})' if isinstance(key, str) else ''}: the official "
+        f"no space after :::MLLOG{f' (record {shown_name(key)})' if isinstance(key, str) else ''}: the official "
         "parser looks for ':::MLLOG ' and does not read this record, and neither does mlcheck (the rules "
         "judge the run without it). Write ':::MLLOG ' before the JSON"))
+
+
+_PLAIN_NAME = re.compile(r"[\w.:/+-]{1,200}", re.ASCII)
+
+
+def shown_name(name: str) -> str:
+    """A logged key as a message names it: as logged where it is plain (``eval_accuracy``), else quoted
+    with its escapes (``'k\\x1b[31m\\r\\n'``): no control character or line end of a log in a message."""
+    return name if _PLAIN_NAME.fullmatch(name) else repr(name[:200] + ("…" if len(name) > 200 else ""))
 
 
 def float_time_finding(path: str, line_no: int, key: str, shown: str, read: float) -> Finding:
@@ -157,11 +167,11 @@ def float_time_finding(path: str, line_no: int, key: str, shown: str, read: floa
     what it is): a warning when that is a time, mlcheck's own error when it is not finite."""
     if math.isfinite(read):
         return rules.RECORD_TIME_INVALID.at(path, line_no, (
-            f"'time_ms' of {key} is {shown}; the official parser reads it with float(), as {read!r}, and so "
+            f"'time_ms' of {shown_name(key)} is {shown}; the official parser reads it with float(), as {read!r}, and so "
             "does mlcheck: log milliseconds since the epoch as a number"), severity=Severity.WARNING, official=False)
     timed = key in _TIMED_BY_SCORE  # (the run's time-to-train cannot be computed: an error of mlcheck's own)
     return rules.RECORD_TIME_INVALID.at(path, line_no, (
-        f"'time_ms' of {key} is {shown}; the official parser reads it with float() and compares the times of "
+        f"'time_ms' of {shown_name(key)} is {shown}; the official parser reads it with float() and compares the times of "
         "few records, but no time can be computed from it: the record is kept, with no usable time"
         f"{' (the run has no time-to-train)' if timed else ''}; log milliseconds since the epoch"),
         severity=None if timed else Severity.WARNING, official=False)

@@ -16,7 +16,7 @@ from mlcheck.read.cut_records import OTHER_LINE_START
 from mlcheck.read.job_starts import JOB_END
 from mlcheck.read.json_depth import within_limit
 from mlcheck.read.long_lines import LongLine
-from mlcheck.read.official_view import float_time_finding, keyless_refusals, official_float
+from mlcheck.read.official_view import float_time_finding, keyless_refusals, official_float, shown_name
 from mlcheck.read.rawlog import TAG
 from mlcheck.read import raw_output_rules as raw_output
 from mlcheck.read import reading_rules as rules
@@ -64,7 +64,7 @@ def out_of_range_finding(path: str, line_no: int, record: object, count: int) ->
     key = record.get("key") if isinstance(record, dict) else None
     what = f"{count} integer{'s' if count > 1 else ''} of more than {FLOAT_DIGITS} digits"
     return rules.NUMBER_OUT_OF_RANGE.at(path, line_no, (
-        f"{what} in this record{f' ({key})' if isinstance(key, str) else ''}: no float holds "
+        f"{what} in this record{f' ({shown_name(key)})' if isinstance(key, str) else ''}: no float holds "
         "such a number, so it is read as infinite. An order comparison (>=, >) on it gives what the "
         "official checker's gives; an equality, a list of allowed values, a formula or a duplicate's "
         "comparison may not (the checker keeps the exact integer), so the verdict given for this record's "
@@ -122,24 +122,24 @@ def validate_record(record: object, line_no: int, path: str,
         if shown in ("number inf", "number -inf") and replaced:
             shown = f"an integer of more than {FLOAT_DIGITS} digits"
         yield rules.RECORD_TIME_INVALID.at(path, line_no,
-                      f"'time_ms' of {key} is {shown}; expected milliseconds since the epoch as a number")
+                      f"'time_ms' of {shown_name(key)} is {shown}; expected milliseconds since the epoch as a number")
         return
     metadata = record.get("metadata")
     if "metadata" not in record:  # (the official parser's KeyError: the file fails)
         yield rules.RECORD_METADATA_INVALID.at(path, line_no,
-                      f"'metadata' of {key} is missing; expected an object (the record is kept with "
+                      f"'metadata' of {shown_name(key)} is missing; expected an object (the record is kept with "
                       "empty metadata, the official checker crashes on it: KeyError)")
         metadata = {}
     elif not isinstance(metadata, dict):  # (kept there: its checks ask `'status' in v['metadata']`)
         yield rules.RECORD_METADATA_INVALID.at(path, line_no, (
-            f"'metadata' of {key} is a JSON {_json_type(metadata)}; expected an object. The official parser "
+            f"'metadata' of {shown_name(key)} is a JSON {_json_type(metadata)}; expected an object. The official parser "
             "keeps it: its checks that a field is there (`'status' in v['metadata']`) find a name in a "
             "string or a list, those that read a field's value fail; mlcheck reads it so"),
             severity=Severity.WARNING, official=False)
         metadata = as_checked_metadata(metadata)
     if "value" not in record:
         yield rules.RECORD_VALUE_MISSING.at(path, line_no,
-                      f"{key} has no 'value' field; the official parser crashes on it (KeyError: "
+                      f"{shown_name(key)} has no 'value' field; the official parser crashes on it (KeyError: "
                       "'value'), so the file fails. The record is read with no value; log \"value\": null")
     if replaced:
         yield out_of_range_finding(path, line_no, record, replaced)

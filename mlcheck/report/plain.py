@@ -262,3 +262,14 @@ class CommandSafeStream:
 
     def __getattr__(self, name: str) -> Any:
         return getattr(self._stream, name)
+
+
+RAW_FORMATS = frozenset({"github", "json", "sarif"})
+"""Formats written to a standard stream as they are: workflow commands, or JSON (whose strings hold no line end)."""
+
+
+def safe_stream(stream: IO[str], name: str) -> IO[str]:
+    """``stream`` for a report in format ``name``: through :class:`CommandSafeStream` unless the format is
+    one of :data:`RAW_FORMATS` (a CI runner reads standard output and error: a line of HTML or XML that a
+    log's value begins with ``::`` is no command)."""
+    return stream if name in RAW_FORMATS else CommandSafeStream(stream)  # type: ignore[return-value]

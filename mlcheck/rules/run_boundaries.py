@@ -112,7 +112,9 @@ def _rank_copies(events: Sequence[Event]) -> str:
     times = [e.time_ms for e in events]
     if max(times) - min(times) > 1_000:
         return ""
-    return (f". They were logged within {max(times) - min(times):g} ms of one another: every rank's copy of one record, "
+    spread = max(times) - min(times)
+    return (f". They were logged {f'within {spread:g} ms of one another' if spread else 'at the same millisecond'}: every "
+            "rank's copy of one record, "
             "printed without a rank tag? Log from one rank, or tag each rank's lines (mpirun --tag-output, srun --label): "
             "mlcheck then keeps the lowest rank's, as `mlcheck split` writes them")
 

@@ -165,9 +165,9 @@ def _duplicate(run: RunSummary, seed: Event, other: RunSummary, closed: bool = T
     if other_seed is not None and other.path != run.path and _copies(run, seed, other, other_seed):
         note += (" - logged within a second of it too: the two files hold one run's output (a file per task of one "
                  "job, as srun --output=%t writes them?); check the lowest task's file alone")
-    said = f"is logged again, as at {where} (this run): the seed checker fails a folder where two seed records come from " \
-        "one source line, even in one run (every rank printing the records? keep the logging rank's); log it once" \
-        if other is run else f"is also the seed of {where}{run_no}; each run needs its own"
+    said = f"is logged again, as at line {other_seed.line if other_seed else '?'} (this run): the seed checker fails " \
+        "a folder where two seed records come from one source line, even in one run (every rank printing the records? " \
+        "keep the logging rank's); log it once" if other is run else f"is also the seed of {where}{run_no}; each run needs its own"
     return SEED_DUPLICATE.at(run.path, seed.line, f"seed {show(seed.value)} {said}{note}", run_index=run.index,
                              official=same_place, severity=None if same_place else Severity.WARNING)
 

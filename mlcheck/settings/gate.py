@@ -22,7 +22,7 @@ from mlcheck.settings.replaced_file import replaced_file
 from mlcheck.model import Finding, Severity
 from mlcheck.results import CheckResult
 from mlcheck.report import ReportOptions, report_blocks
-from mlcheck.report.plain import one_line, summary_line
+from mlcheck.report.plain import one_line, safe_stream, summary_line
 from mlcheck.read.reading_rules import FILE_UNREADABLE
 from mlcheck.settings.selection_filter import select_findings
 from mlcheck.settings.waivers import add_findings, apply_waivers
@@ -232,18 +232,13 @@ def write_outputs(specs: Sequence[str], result: CheckResult, options: ReportOpti
     written = []
     for spec in specs:
         name, path = parse_output(spec)
-        if path == "-":  # (standard output, as - is standard input among the inputs)
-            utf8_standard_output()
+        if path == "-" or standard_stream(path) == 2:  # (standard output, as - is standard input among the inputs;
+            utf8_standard_output() if path == "-" else sys.stderr.flush()  # standard error's file: after what it holds)
+            stream = sys.stdout if path == "-" else sys.stderr
+            safe = safe_stream(stream, name)
             for block in report_blocks(name, result, options):
-                sys.stdout.write(block)
-            sys.stdout.flush()
-            written.append(path)
-            continue
-        if standard_stream(path) == 2:  # (standard error's file: written there, after what it holds)
-            sys.stderr.flush()
-            for block in report_blocks(name, result, options):
-                sys.stderr.write(block)
-            sys.stderr.flush()
+                safe.write(block)
+            stream.flush()
             written.append(path)
             continue
         folder = os.path.dirname(path)
