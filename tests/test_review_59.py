@@ -401,3 +401,44 @@ def test_split_says_like_findings_once_with_the_lines_of_the_others() -> None:
              for line in (3, 11, 19)] + [Finding("MLC020", "raw-output-read", Severity.INFO, "read", "job.log")]
     said = said_once(found)
     assert [(f.line, more) for f, more in said] == [(3, " (2 more like it, at lines 11, 19)"), (None, "")]
+
+
+def test_a_glob_over_a_folder_with_a_broken_link_exits_as_the_folder_and_a_missing_name_stays_missing(
+        tmp_path: Path) -> None:
+    """rv288 D1/D2: a glob whose result_0.txt is a link to nothing was judged as the folder but exited 2
+    ('cannot open the log', SARIF 'not checked'); and a name that is not there, given beside an ordinary
+    glob, made its folder replace it, silently (exit 0 where it was 'no such file', exit 2)."""
+    import os
+    import shutil
+    import subprocess
+    import sys
+
+    package = tmp_path / "Acme"
+    shutil.copytree(EXAMPLE, package)
+    bench = package / "results" / "acme-t8" / "resnet"
+    names = sorted(str(path) for path in bench.glob("result_*.txt"))
+
+    def code(*paths: str) -> int:
+        return subprocess.run([sys.executable, "-m", "mlcheck", "check", *paths, "-f", "json", "--config", os.devnull],
+                              capture_output=True, timeout=120).returncode
+
+    assert code(*names, str(bench / "result_9.txt")) == 2
+    (bench / "result_0.txt").unlink()
+    os.symlink(tmp_path / "nowhere", bench / "result_0.txt")
+    assert code(*names) == code(str(bench)) == 1
+
+
+def test_an_unknown_folder_whose_scaling_factor_is_no_number_is_still_passed_over(tmp_path: Path) -> None:
+    """rv288 D3: the summarizer raises reading scaling.json only where it is no JSON object or has no
+    scaling_factor; a factor that is no number it multiplies in only with a score: passed over."""
+    import shutil
+
+    package = tmp_path / "training-3.0" / "Acme"
+    shutil.copytree(EXAMPLE, package)
+    extra = package / "results" / "acme-t8" / "resnet_v2"
+    extra.mkdir()
+    shutil.copy(package / "results" / "acme-t8" / "resnet" / "result_0.txt", extra / "result_0.txt")
+    (extra / "scaling.json").write_text('{"scaling_factor": "x"}', "utf-8")
+    _code, report = _check_json(str(package))
+    (unknown,) = [f for f in report["findings"] if f["code"] == "MLC506"]
+    assert unknown["severity"] == "warning", unknown["message"]

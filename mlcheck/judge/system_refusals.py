@@ -18,6 +18,7 @@ computation is outside any ``try``, 3.1-6.1), which the package checker may acce
 
 from __future__ import annotations
 
+import json
 import os
 from fnmatch import fnmatchcase
 from typing import Iterable
@@ -125,7 +126,7 @@ def drops_unknown_folder(bench: BenchmarkResult) -> str:
     """What the result summarizer of a round before 6.0 does with ``bench``, a folder named after no
     benchmark of the round, when it does not stop on it (``""``: it stops). It reads the folder's
     ``result_*.txt`` with its compliance checker (a raise stops it), drops those the checker fails, reads
-    its ``scaling.json`` (a raise stops it: MLC504), and computes a score only where it drops no more than
+    its ``scaling.json`` (a raise stops it: :func:`_scaling_raises`), and computes a score only where it drops no more than
     one (four for unet3d) of more than twice that many files: a score it pushes into a column its table
     does not have (an ``AssertionError``). Else
     the folder has no score and the summarizer goes on (its ``_compute_strong_score_standalone``,
@@ -133,8 +134,8 @@ def drops_unknown_folder(bench: BenchmarkResult) -> str:
     ``power`` folder in it has the energy of each run the checker passes computed first, outside any
     ``try``: taken as a stop where one passes (its power logs are not read here)."""
     round_key = version_key(bench.ruleset) or (6, 0, 0)
-    if bench.folder is None or round_key >= (6, 0, 0) or summarizer_stops(bench.runs, bench.ruleset) or any(
-            f.code == "MLC504" and f.severity is Severity.ERROR for f in bench.findings):  # (scaling.json, read first)
+    if bench.folder is None or round_key >= (6, 0, 0) or summarizer_stops(bench.runs, bench.ruleset) \
+            or _scaling_raises(bench.folder):
         return ""
     failing: dict[str, bool] = {}
     for member in bench.runs:
@@ -148,3 +149,18 @@ def drops_unknown_folder(bench: BenchmarkResult) -> str:
     why = "more than it may drop" if failed > tolerated else "too few result files to score"
     return (f"the result summarizer computes no score of it (its compliance checker fails {failed} of its {len(failing)} "
             f"result file{'s' if len(failing) != 1 else ''}: {why}) and publishes the package's other results")
+
+
+def _scaling_raises(folder: str) -> bool:
+    """Whether the summarizer's ``_get_scaling_factor`` raises reading the folder's ``scaling.json`` (1.0-5.1:
+    ``json.load`` of its text, then ``['scaling_factor']``): not readable as UTF-8 JSON, not an object,
+    or no ``scaling_factor`` (a factor that is no number it multiplies in only with a score)."""
+    path = os.path.join(folder, "scaling.json")
+    if not os.path.isfile(path):
+        return False
+    try:
+        with open(path, encoding="utf-8") as handle:
+            data = json.load(handle)
+    except (OSError, ValueError, RecursionError):
+        return True
+    return not isinstance(data, dict) or "scaling_factor" not in data

@@ -51,8 +51,8 @@ def folders_of_odd_globs(paths: Sequence[str]) -> list[str]:
     walk judges it as the official glob meets it (MLC015, MLC001), as it does when the folder is named.
     Others are left to :func:`as_globbed_folders`."""
     named: dict[str, set[str]] = {}
-    for given in paths:
-        if given != "-" and SUBMITTED_RESULT_FILE.match(os.path.basename(given)):
+    for given in paths:  # (a name that is not there stays named: "no such file")
+        if given != "-" and SUBMITTED_RESULT_FILE.match(os.path.basename(given)) and _there(given):
             named.setdefault(os.path.normpath(os.path.dirname(given) or "."), set()).add(os.path.basename(given))
     odd: set[str] = set()
     for folder, names in named.items():
@@ -69,9 +69,16 @@ def folders_of_odd_globs(paths: Sequence[str]) -> list[str]:
     kept: list[str] = []
     for given in paths:
         folder = os.path.normpath(os.path.dirname(given) or ".")
-        whole = given != "-" and folder in odd and SUBMITTED_RESULT_FILE.match(os.path.basename(given))
+        whole = given != "-" and folder in odd and SUBMITTED_RESULT_FILE.match(os.path.basename(given)) and _there(given)
         if not whole:
             kept.append(given)
         elif folder not in kept:
             kept.append(folder)
     return kept
+
+
+def _there(path: str) -> bool:
+    try:
+        return os.path.lexists(path)
+    except ValueError:  # (a NUL in the name)
+        return False

@@ -4,6 +4,7 @@ the unit it would be a date in, and whether a run's times all lie in a range (fo
 from __future__ import annotations
 
 from mlcheck.model import PLAUSIBLE_MS
+from mlcheck.read.official_view import shown_name as shown_name  # (re-exported: a key as a message names it)
 
 
 def shown_time(value: float) -> str:

@@ -36,7 +36,7 @@ from typing import Iterator, Sequence
 
 from mlcheck.model import NO_INIT_START, EVENT_LINE, EVENT_TIME_MS, PLAUSIBLE_MS, Event, Finding, Severity
 from mlcheck.rule import Rule, RunContext
-from mlcheck.rules.clock_values import shown_time as _shown_time, unit_hint as _unit_hint, within as _within
+from mlcheck.rules.clock_values import shown_name, shown_time as _shown_time, unit_hint as _unit_hint, within as _within
 
 INIT_TIME_EXCEEDED = Rule("MLC401", "init-time-exceeded", Severity.ERROR,
                           "initialisation took longer than the round allows", official=True, also=(Severity.WARNING,))
@@ -94,7 +94,7 @@ def _clock_range(ctx: RunContext) -> Iterator[Finding]:
             first = group[0]
             more = f" ({len(group) - 1} more record(s) too)" if len(group) > 1 else ""
             yield ctx.at(CLOCK_IMPLAUSIBLE, first.line,
-                         f"{first.key} has time_ms {_shown_time(first.time_ms)}, not a date between 2015 "
+                         f"{shown_name(first.key)} has time_ms {_shown_time(first.time_ms)}, not a date between 2015 "
                          f"and 2100 in milliseconds since the Unix epoch{_unit_hint(first.time_ms)}{more}; "
                          f"{effect}", severity=severity)
 

@@ -57,7 +57,9 @@ def fail_level(settings: Settings) -> Severity:
 def unopenable_given(result: CheckResult, paths: Sequence[str]) -> list[str]:
     """The paths named on the command line that could not be opened or listed at all (a file
     met while walking a folder is a finding like any other). Taken before any filtering."""
-    given = set(paths)
+    from mlcheck.package.named_folders import folders_of_odd_globs
+
+    given = set(folders_of_odd_globs(paths))  # (as the check named them: a glob of a folder with a FIFO, the folder)
     return sorted({f.path for f in result.all_findings()
                    if f.code == UNOPENABLE_CODE and f.line is None and f.path in given})
 
