@@ -365,9 +365,12 @@ def test_a_utf8_byte_order_mark_that_comes_in_pieces_is_not_tested_with_the_star
         assert cr_ends is True and len(lines) == len(_check_lines(log)), (first, len(lines))
 
 
-def test_an_unknown_folder_whose_scaling_file_raises_stops_the_summarizer(tmp_path: Path) -> None:
-    """rv287 #6: the summarizer reads a folder's scaling.json before it counts the runs it drops, outside
-    any try: an unknown folder it would pass over stops it there when the file has no scaling_factor."""
+@pytest.mark.parametrize("scaling,severity", [('{"factor": 1.1}', "error"), ('{"scaling_factor": "x"}', "warning")])
+def test_an_unknown_folders_scaling_file_stops_the_summarizer_where_reading_it_raises(
+        tmp_path: Path, scaling: str, severity: str) -> None:
+    """rv287 #6, rv288 D3: the summarizer reads a folder's scaling.json before it counts the runs it drops,
+    outside any try: an unknown folder it would pass over stops it there when the file is no JSON object
+    or has no scaling_factor; a factor that is no number it multiplies in only with a score: passed over."""
     import shutil
 
     package = tmp_path / "training-3.0" / "Acme"
@@ -375,10 +378,10 @@ def test_an_unknown_folder_whose_scaling_file_raises_stops_the_summarizer(tmp_pa
     extra = package / "results" / "acme-t8" / "resnet_v2"
     extra.mkdir()
     shutil.copy(package / "results" / "acme-t8" / "resnet" / "result_0.txt", extra / "result_0.txt")
-    (extra / "scaling.json").write_text('{"factor": 1.1}', "utf-8")
+    (extra / "scaling.json").write_text(scaling, "utf-8")
     _code, report = _check_json(str(package))
     (unknown,) = [f for f in report["findings"] if f["code"] == "MLC506"]
-    assert unknown["severity"] == "error", unknown["message"]
+    assert unknown["severity"] == severity, unknown["message"]
 
 
 def test_run_starts_logged_seconds_apart_get_no_rank_copy_hint(tmp_path: Path) -> None:
@@ -426,19 +429,3 @@ def test_a_glob_over_a_folder_with_a_broken_link_exits_as_the_folder_and_a_missi
     (bench / "result_0.txt").unlink()
     os.symlink(tmp_path / "nowhere", bench / "result_0.txt")
     assert code(*names) == code(str(bench)) == 1
-
-
-def test_an_unknown_folder_whose_scaling_factor_is_no_number_is_still_passed_over(tmp_path: Path) -> None:
-    """rv288 D3: the summarizer raises reading scaling.json only where it is no JSON object or has no
-    scaling_factor; a factor that is no number it multiplies in only with a score: passed over."""
-    import shutil
-
-    package = tmp_path / "training-3.0" / "Acme"
-    shutil.copytree(EXAMPLE, package)
-    extra = package / "results" / "acme-t8" / "resnet_v2"
-    extra.mkdir()
-    shutil.copy(package / "results" / "acme-t8" / "resnet" / "result_0.txt", extra / "result_0.txt")
-    (extra / "scaling.json").write_text('{"scaling_factor": "x"}', "utf-8")
-    _code, report = _check_json(str(package))
-    (unknown,) = [f for f in report["findings"] if f["code"] == "MLC506"]
-    assert unknown["severity"] == "warning", unknown["message"]
