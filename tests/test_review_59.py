@@ -293,6 +293,9 @@ def test_a_glob_over_a_folder_whose_result_file_is_a_fifo_is_judged_as_the_folde
     glob_code, globbed = _check_json(*sorted(str(path) for path in bench.glob("result_*.txt")))
     assert glob_code == folder_code == 1 and globbed["summary"] == folder["summary"]
     assert "MLC015" in {f["code"] for r in globbed["runs"] for f in r["findings"]}
+    (tmp_path / "runs").symlink_to(bench)  # (rv289: through a link to the folder, which hides results/)
+    linked_code, linked = _check_json(*sorted(str(tmp_path / "runs" / path.name) for path in bench.glob("result_*.txt")))
+    assert linked_code == 1 and linked["summary"] == folder["summary"]
 
 
 def test_a_log_key_with_control_characters_is_quoted_and_begins_no_workflow_command(tmp_path: Path) -> None:
@@ -365,19 +368,22 @@ def test_a_utf8_byte_order_mark_that_comes_in_pieces_is_not_tested_with_the_star
         assert cr_ends is True and len(lines) == len(_check_lines(log)), (first, len(lines))
 
 
-@pytest.mark.parametrize("scaling,severity", [('{"factor": 1.1}', "error"), ('{"scaling_factor": "x"}', "warning")])
+@pytest.mark.parametrize("scaling,severity,run", [('{"factor": 1.1}', "error", True), ('{"scaling_factor": "x"}', "warning", True),
+                                                  ('{"scaling_factor": "\\ud800"}', "error", True), ("nope", "error", False)])
 def test_an_unknown_folders_scaling_file_stops_the_summarizer_where_reading_it_raises(
-        tmp_path: Path, scaling: str, severity: str) -> None:
-    """rv287 #6, rv288 D3: the summarizer reads a folder's scaling.json before it counts the runs it drops,
-    outside any try: an unknown folder it would pass over stops it there when the file is no JSON object
-    or has no scaling_factor; a factor that is no number it multiplies in only with a score: passed over."""
+        tmp_path: Path, scaling: str, severity: str, run: bool) -> None:
+    """rv287 #6, rv288 D3, rv289 D2/D3: the summarizer reads a folder's scaling.json before it counts the runs
+    it drops, outside any try, with no result file too: an unknown folder it would pass over stops it there
+    when the file is no JSON object, has no scaling_factor, or one its NOTICE line cannot print (a lone
+    surrogate); a factor that is no number it multiplies in only with a score: passed over."""
     import shutil
 
     package = tmp_path / "training-3.0" / "Acme"
     shutil.copytree(EXAMPLE, package)
     extra = package / "results" / "acme-t8" / "resnet_v2"
     extra.mkdir()
-    shutil.copy(package / "results" / "acme-t8" / "resnet" / "result_0.txt", extra / "result_0.txt")
+    if run:
+        shutil.copy(package / "results" / "acme-t8" / "resnet" / "result_0.txt", extra / "result_0.txt")
     (extra / "scaling.json").write_text(scaling, "utf-8")
     _code, report = _check_json(str(package))
     (unknown,) = [f for f in report["findings"] if f["code"] == "MLC506"]

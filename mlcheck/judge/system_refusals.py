@@ -26,7 +26,7 @@ from typing import Iterable
 from mlcheck.judge.official_stops import summarizer_stops
 from mlcheck.model import Finding, Severity
 from mlcheck.results import BenchmarkResult
-from mlcheck.rules.benchmark_names import SUMMARIZER_STOPS
+from mlcheck.rules.benchmark_names import IGNORES, SUMMARIZER_STOPS
 from mlcheck.rules.package_layout import UNKNOWN_BENCHMARK_FOLDER
 from mlcheck.rules.seeds import version_key
 
@@ -117,6 +117,10 @@ def _passed_over(findings: list[Finding], benchmarks: list[BenchmarkResult]) -> 
     for found in findings:
         bench = by_folder.get(os.path.abspath(found.path)) if found.code == UNKNOWN_BENCHMARK_FOLDER.code else None
         dropped = drops_unknown_folder(bench) if bench is not None and SUMMARIZER_STOPS in found.message else ""
+        if found.code == UNKNOWN_BENCHMARK_FOLDER.code and IGNORES in found.message and _scaling_raises(found.path):
+            said.append(UNKNOWN_BENCHMARK_FOLDER.at(found.path, None, found.message.replace(  # (read with no run: it raises)
+                f"and the round's result summarizer {IGNORES}", f"and {SUMMARIZER_STOPS} (reading its scaling.json raises); remove it")))
+            continue
         said.append(UNKNOWN_BENCHMARK_FOLDER.at(found.path, None, found.message.replace(SUMMARIZER_STOPS, dropped),
                                                 severity=Severity.WARNING) if dropped else found)
     return said
@@ -163,4 +167,10 @@ def _scaling_raises(folder: str) -> bool:
             data = json.load(handle)
     except (OSError, ValueError, RecursionError):
         return True
-    return not isinstance(data, dict) or "scaling_factor" not in data
+    if not isinstance(data, dict) or "scaling_factor" not in data:
+        return True
+    try:  # (its NOTICE line prints the factor: a lone surrogate cannot be written)
+        str(data["scaling_factor"]).encode("utf-8")
+    except UnicodeEncodeError:
+        return True
+    return False

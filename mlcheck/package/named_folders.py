@@ -58,10 +58,10 @@ def folders_of_odd_globs(paths: Sequence[str]) -> list[str]:
     for folder, names in named.items():
         try:
             listed = {name for name in os.listdir(folder) if SUBMITTED_RESULT_FILE.match(name)}
-            parts = absolute_parts(folder)
+            places = (absolute_parts(folder), absolute_parts(os.path.realpath(folder)))  # (a link to it too)
         except (OSError, ValueError):
             continue
-        if len(names) >= 2 and listed <= names and len(parts) >= 3 and parts[-3] == "results" \
+        if len(names) >= 2 and listed <= names and any(len(parts) >= 3 and parts[-3] == "results" for parts in places) \
                 and not all(os.path.isfile(os.path.join(folder, name)) for name in names):
             odd.add(folder)
     if not odd:

@@ -101,8 +101,7 @@ def what_tools_do(name: str, version: str, accepted: Collection[str], has_result
     ``AssertionError``), and, from 6.0's release on (4.1.5x), on an empty folder too: an older
     round's summarizer ignores a folder without result files."""
     if not has_results and (version_key(version) or (0, 0, 0)) < (6, 0, 0):
-        return ("It holds no result_<i>.txt file: the package checker skips it and the round's result summarizer "
-                "ignores it (from 6.0 the summarizer stops on it); remove it"), False
+        return f"{NO_RESULTS} and the round's result summarizer {IGNORES}", False
     if name == "mask" and "maskrcnn" in accepted:
         return ("The package checker skips it (its runs are not checked), but the result summarizer reads it as "
                 "maskrcnn and publishes its score: the rules name the folder maskrcnn"), True
@@ -112,3 +111,9 @@ def what_tools_do(name: str, version: str, accepted: Collection[str], has_result
 SUMMARIZER_STOPS = "the result summarizer stops on it and publishes no result of its package"
 """What MLC506 says of a folder the summarizer stops on (:func:`what_tools_do`): every other score
 of the package is then not valid (:class:`mlcheck.judge.system_refusals.SystemRefusals`)."""
+
+
+NO_RESULTS = "It holds no result_<i>.txt file: the package checker skips it"
+IGNORES = "ignores it (from 6.0 the summarizer stops on it); remove it"
+"""What MLC506 says of a folder without result files before 6.0, unless its ``scaling.json`` stops the
+summarizer (:mod:`mlcheck.judge.system_refusals`)."""

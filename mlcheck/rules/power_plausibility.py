@@ -36,6 +36,7 @@ from typing import Sequence
 from mlcheck.model import Event, Finding, Severity
 from mlcheck.rule import Rule
 from mlcheck.rules.power_window import window_problems
+from mlcheck.rules.clock_values import shown_name
 
 POWER_LOG_IMPLAUSIBLE = Rule("MLC545", "power-log-implausible", Severity.WARNING,
                              "a node power log's readings or window are unlikely for its run")
@@ -61,7 +62,7 @@ def implausible_node_log(path: str, events: Sequence[Event], run_start_ms: float
     problems: list[tuple[int | None, str]] = []
     earlier = next((b for a, b in zip(events, events[1:]) if b.time_ms < a.time_ms), None)
     if earlier is not None:  # (the summarizer sorts the records by time; a reading at the stop's time after it is lost)
-        problems.append((earlier.line, f"the records are not in time order ({earlier.key} here is earlier than the "
+        problems.append((earlier.line, f"the records are not in time order ({shown_name(earlier.key)} here is earlier than the "
                          "record before it): the summarizer sorts them by time, so a reading logged after "
                          "power_measurement_stop at the same time is not counted. Log them as they are measured"))
     for repeated, kept, effect in ((starts, "from the first", "by the window from the last: the energy comes out high"),
