@@ -435,3 +435,22 @@ def test_a_glob_over_a_folder_with_a_broken_link_exits_as_the_folder_and_a_missi
     (bench / "result_0.txt").unlink()
     os.symlink(tmp_path / "nowhere", bench / "result_0.txt")
     assert code(*names) == code(str(bench)) == 1
+
+
+def test_a_deeply_nested_scaling_file_is_judged_the_same_whatever_the_stack_above(tmp_path: Path) -> None:
+    """rv290: json.load's RecursionError came at a depth that depends on the frames above the call: a
+    scaling.json nested 974 levels deep 'raised' from the command line and not from a shallower call.
+    It is read within mlcheck's own nesting limit (json_depth), the same from anywhere."""
+    from mlcheck.judge.system_refusals import _scaling_raises
+    from mlcheck.read.json_depth import NESTING_LIMIT
+
+    def nested(depth: int) -> str:
+        return '{"scaling_factor": ' + "[" * depth + "]" * depth + "}"
+
+    for depth, raises in ((NESTING_LIMIT - 10, False), (NESTING_LIMIT + 24, True)):
+        (tmp_path / "scaling.json").write_text(nested(depth), "utf-8")
+
+        def called(frames: int) -> bool:
+            return called(frames - 1) if frames else _scaling_raises(str(tmp_path))
+
+        assert [called(frames) for frames in (0, 20, 60)] == [raises] * 3, depth

@@ -18,12 +18,12 @@ computation is outside any ``try``, 3.1-6.1), which the package checker may acce
 
 from __future__ import annotations
 
-import json
 import os
 from fnmatch import fnmatchcase
 from typing import Iterable
 
 from mlcheck.judge.official_stops import summarizer_stops
+from mlcheck.read.json_depth import loads as bounded_loads
 from mlcheck.model import Finding, Severity
 from mlcheck.results import BenchmarkResult
 from mlcheck.rules.benchmark_names import IGNORES, SUMMARIZER_STOPS
@@ -162,15 +162,16 @@ def _scaling_raises(folder: str) -> bool:
     path = os.path.join(folder, "scaling.json")
     if not os.path.isfile(path):
         return False
-    try:
+    try:  # (nested too deeply: refused at mlcheck's own limit, whatever the stack above: json_depth)
         with open(path, encoding="utf-8") as handle:
-            data = json.load(handle)
+            data = bounded_loads(handle.read())
     except (OSError, ValueError, RecursionError):
         return True
     if not isinstance(data, dict) or "scaling_factor" not in data:
         return True
-    try:  # (its NOTICE line prints the factor: a lone surrogate cannot be written)
-        str(data["scaling_factor"]).encode("utf-8")
+    factor = data["scaling_factor"]
+    try:  # (its NOTICE line prints the factor: a string with a lone surrogate cannot be written; a list shows it escaped)
+        factor.encode("utf-8") if isinstance(factor, str) else None
     except UnicodeEncodeError:
         return True
     return False
