@@ -454,3 +454,19 @@ def test_a_deeply_nested_scaling_file_is_judged_the_same_whatever_the_stack_abov
             return called(frames - 1) if frames else _scaling_raises(str(tmp_path))
 
         assert [called(frames) for frames in (0, 20, 60)] == [raises] * 3, depth
+
+
+def test_a_glob_of_regular_result_files_through_a_link_to_their_folder_is_judged_as_the_folder(tmp_path: Path) -> None:
+    """rv289: a glob of a folder's result files named through a link that hides results/ was read file
+    by file (no package found: 'RCP test: not run'), where the folder named through the link is judged
+    with its package (RCP pass)."""
+    import shutil
+
+    package = tmp_path / "Acme"
+    shutil.copytree(EXAMPLE, package)
+    (tmp_path / "runs").symlink_to(package / "results" / "acme-t8" / "resnet")
+    folder_code, folder = _check_json(str(tmp_path / "runs"))
+    glob_code, globbed = _check_json(*sorted(str(path) for path in (tmp_path / "runs").glob("result_*.txt")))
+    assert glob_code == folder_code == 0 and globbed == folder and globbed["benchmarks"][0]["rcp"]["verdict"] == "pass"
+    _partial_code, partial = _check_json(*sorted(str(path) for path in (tmp_path / "runs").glob("result_*.txt"))[:2])
+    assert partial["summary"]["runs"] == 2  # (two files of five: each a run, as before)

@@ -48,8 +48,10 @@ def folders_of_odd_globs(paths: Sequence[str]) -> list[str]:
     folder, one of them no regular file (a FIFO, a socket, a device, a folder, a link to nothing),
     replaced by that folder where the first of them was: named one by one, such a file would be read
     as a named pipe, skipped as a device, walked as a folder or refused as a missing path; the folder's
-    walk judges it as the official glob meets it (MLC015, MLC001), as it does when the folder is named.
-    Others are left to :func:`as_globbed_folders`."""
+    walk judges it as the official glob meets it (MLC015, MLC001), as it does when the folder is named. So
+    are the files of such a folder named through a link that hides its ``results/`` (the folder's walk
+    finds its package; the files alone would not be read as its runs). Others are left to
+    :func:`as_globbed_folders`."""
     named: dict[str, set[str]] = {}
     for given in paths:  # (a name that is not there stays named: "no such file")
         if given != "-" and SUBMITTED_RESULT_FILE.match(os.path.basename(given)) and _there(given):
@@ -61,8 +63,9 @@ def folders_of_odd_globs(paths: Sequence[str]) -> list[str]:
             places = (absolute_parts(folder), absolute_parts(os.path.realpath(folder)))  # (a link to it too)
         except (OSError, ValueError):
             continue
-        if len(names) >= 2 and listed <= names and any(len(parts) >= 3 and parts[-3] == "results" for parts in places) \
-                and not all(os.path.isfile(os.path.join(folder, name)) for name in names):
+        spelt, real = (len(parts) >= 3 and parts[-3] == "results" for parts in places)
+        if len(names) >= 2 and listed <= names and (spelt or real) and (not spelt or not all(
+                os.path.isfile(os.path.join(folder, name)) for name in names)):  # (through a link: as the folder too)
             odd.add(folder)
     if not odd:
         return list(paths)
