@@ -115,14 +115,17 @@ def _passed_over(findings: list[Finding], benchmarks: list[BenchmarkResult]) -> 
     by_folder = {os.path.abspath(bench.folder): bench for bench in benchmarks if bench.folder}
     said = []
     for found in findings:
-        bench = by_folder.get(os.path.abspath(found.path)) if found.code == UNKNOWN_BENCHMARK_FOLDER.code else None
-        dropped = drops_unknown_folder(bench) if bench is not None and SUMMARIZER_STOPS in found.message else ""
-        if found.code == UNKNOWN_BENCHMARK_FOLDER.code and IGNORES in found.message and _scaling_raises(found.path):
-            said.append(UNKNOWN_BENCHMARK_FOLDER.at(found.path, None, found.message.replace(  # (read with no run: it raises)
+        if found.code != UNKNOWN_BENCHMARK_FOLDER.code:
+            said.append(found)
+        elif IGNORES in found.message and _scaling_raises(found.path):  # (no result file: read with no run, it raises)
+            said.append(UNKNOWN_BENCHMARK_FOLDER.at(found.path, None, found.message.replace(
                 f"and the round's result summarizer {IGNORES}", f"and {SUMMARIZER_STOPS} (reading its scaling.json raises); remove it")))
-            continue
-        said.append(UNKNOWN_BENCHMARK_FOLDER.at(found.path, None, found.message.replace(SUMMARIZER_STOPS, dropped),
-                                                severity=Severity.WARNING) if dropped else found)
+        elif SUMMARIZER_STOPS in found.message and (bench := by_folder.get(os.path.abspath(found.path))) is not None \
+                and (dropped := drops_unknown_folder(bench)):
+            said.append(UNKNOWN_BENCHMARK_FOLDER.at(found.path, None, found.message.replace(SUMMARIZER_STOPS, dropped),
+                                                    severity=Severity.WARNING))
+        else:
+            said.append(found)
     return said
 
 
@@ -130,13 +133,13 @@ def drops_unknown_folder(bench: BenchmarkResult) -> str:
     """What the result summarizer of a round before 6.0 does with ``bench``, a folder named after no
     benchmark of the round, when it does not stop on it (``""``: it stops). It reads the folder's
     ``result_*.txt`` with its compliance checker (a raise stops it), drops those the checker fails, reads
-    its ``scaling.json`` (a raise stops it: :func:`_scaling_raises`), and computes a score only where it drops no more than
-    one (four for unet3d) of more than twice that many files: a score it pushes into a column its table
-    does not have (an ``AssertionError``). Else
-    the folder has no score and the summarizer goes on (its ``_compute_strong_score_standalone``,
-    1.0-5.1; from 6.0 it pushes the folder's RCP scaling factor, score or not, and stops). From 3.0 a
-    ``power`` folder in it has the energy of each run the checker passes computed first, outside any
-    ``try``: taken as a stop where one passes (its power logs are not read here)."""
+    its ``scaling.json`` (a raise stops it: :func:`_scaling_raises`), and computes a score only where it
+    drops no more than one (four for unet3d) of more than twice that many files: a score it pushes into a
+    column its table does not have (an ``AssertionError``). Else the folder has no score and the
+    summarizer goes on (its ``_compute_strong_score_standalone``, 1.0-5.1; from 6.0 it pushes the
+    folder's RCP scaling factor, score or not, and stops). From 3.0 a ``power`` folder in it has the
+    energy of each run the checker passes computed first, outside any ``try``: taken as a stop where one
+    passes (its power logs are not read here)."""
     round_key = version_key(bench.ruleset) or (6, 0, 0)
     if bench.folder is None or round_key >= (6, 0, 0) or summarizer_stops(bench.runs, bench.ruleset) \
             or _scaling_raises(bench.folder):

@@ -58,8 +58,12 @@ def cr_ends_in(probe: bytes) -> bool:
     """Whether a file whose first MiB (or whole text, when shorter) is ``probe`` is read with CR line
     ends: not after the cheap test (:func:`lf_start`); a CR and no LF, or records that end their lines
     with a CR alone more often than not. (``check`` also looks past a whole MiB, :func:`lf_after`.)"""
-    if not probe or lf_start(probe[:HEAD_BYTES]):
-        return False
+    return bool(probe) and not lf_start(probe[:HEAD_BYTES]) and crs_end_lines(probe)
+
+
+def crs_end_lines(probe: bytes) -> bool:
+    """The test of a start past the cheap one (a UTF-16 console's whole test, :mod:`mlcheck.read.utf16_lines`):
+    a CR, and no LF or records that end their lines with a CR alone more often than not."""
     return b"\r" in probe and (b"\n" not in probe or records_end_in_crs(probe))
 
 

@@ -25,15 +25,15 @@ from stat import S_ISREG
 from typing import IO, Iterator, Union
 
 from mlcheck.read.cr_line_ends import PROBE_BYTES, lf_after
-from mlcheck.read.follow_line_ends import LineEnds
+from mlcheck.read.follow_line_ends import UTF8_BOM, LineEnds
 from mlcheck.read.long_lines import LongLine, LongLineScan
-from mlcheck.read.utf16_lines import wide_encoding
+from mlcheck.read.utf16_lines import WIDE_MARKS, wide_encoding
 
 IDLE = "idle"
 RESTART = "restart"
-_MARKS = (b"\xff\xfe", b"\xfe\xff", b"\x00\x00\xfe\xff", b"\xef\xbb\xbf")
-"""The byte order marks of UTF-16 and UTF-32 (whose little-endian mark begins with UTF-16's), and UTF-8's
-(tested apart from the start, as ``check`` reads it off: :mod:`mlcheck.read.follow_line_ends`)."""
+_MARKS = (*WIDE_MARKS, UTF8_BOM)
+"""The byte order marks of UTF-16 and UTF-32, and UTF-8's (tested apart from the start, as ``check`` reads it
+off: :mod:`mlcheck.read.follow_line_ends`): a start shorter than one may be one, read again with what follows."""
 COMPRESSED = "compressed"
 """The file is gzip: a compressed stream is not followed line by line (:func:`gzip_complete`)."""
 Signal = Union[bytes, LongLine, str]

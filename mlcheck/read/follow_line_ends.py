@@ -21,10 +21,10 @@ from __future__ import annotations
 import re
 from typing import Callable
 
-from mlcheck.read.cr_line_ends import HEAD_BYTES, PROBE_BYTES, cr_ends_in, lf_start, records_end_in_crs
+from mlcheck.read.cr_line_ends import HEAD_BYTES, PROBE_BYTES, cr_ends_in, crs_end_lines, lf_start, records_end_in_crs
 
 _ENDED_RECORD = re.compile(rb":::MLLOG[^\r\n]*[\r\n]")  # (a record and its line's end)
-_UTF8_BOM = b"\xef\xbb\xbf"
+UTF8_BOM = b"\xef\xbb\xbf"
 _MARKER = b":::MLLOG"
 _HELD_BAR = 16 << 20
 """How much of a progress bar without a record is held past the first MiB before the test is made."""
@@ -58,7 +58,7 @@ class LineEnds:
         not known, its whole lines before the first CR, the rest held (``lf_later``: ``check``'s look
         past a whole first MiB, :func:`mlcheck.read.cr_line_ends.lf_after`)."""
         if self.cr_ends is None:
-            tested = chunk[3:] if not self._started and chunk.startswith(_UTF8_BOM) else chunk
+            tested = chunk[3:] if not self._started and chunk.startswith(UTF8_BOM) else chunk
             self._started = True
             probe_bytes = PROBE_BYTES // 2 if self.wide else PROBE_BYTES  # (check's: 512 Ki characters of text)
             self._probe += tested[:probe_bytes - len(self._probe)]
@@ -101,6 +101,4 @@ class LineEnds:
 
     def _tested(self, probe: bytes) -> bool:
         """``check``'s test of the start ``probe`` (a wide file's: :class:`mlcheck.read.utf16_lines.Utf16Lines`)."""
-        if self.wide:
-            return b"\r" in probe and (b"\n" not in probe or records_end_in_crs(probe))
-        return cr_ends_in(probe)
+        return crs_end_lines(probe) if self.wide else cr_ends_in(probe)

@@ -20,6 +20,7 @@ from mlcheck.read.rank_labels import (LOCAL_RANKS, LOGGER_RANK, RANK_LABEL, TASK
                                       number, srun_task_name)
 from mlcheck.read.rank_labels import TAG as TAG  # (an MPI rank tag: mlcheck.read.rawlog.TAG, as the readers name it)
 from mlcheck.read.rank_labels import TIMESTAMP
+from mlcheck.read.utf16_lines import WIDE_MARKS as WIDE_MARKS  # (re-exported: the readers' name for them)
 from mlcheck.read.rank_labels import Source as Source  # (the readers' name for it: mlcheck.read.rawlog.Source)
 
 _MARKER = ":::MLLOG"
@@ -115,10 +116,6 @@ def read_parts(text: str, depth: int = 0) -> Prefix:
 
 _SOURCES_NAMED = 8
 """Ranks named in MLC020 with the records kept from each; the others are counted."""
-
-
-WIDE_MARKS = (b"\xff\xfe", b"\xfe\xff", b"\x00\x00\xfe\xff")
-"""The byte order marks of UTF-16 and UTF-32, whose characters hold NUL bytes."""
 
 
 @dataclass

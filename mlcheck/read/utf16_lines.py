@@ -8,10 +8,12 @@ import re
 from collections import deque
 from typing import IO
 
-from mlcheck.read.cr_line_ends import PROBE_BYTES, records_end_in_crs
+from mlcheck.read.cr_line_ends import PROBE_BYTES, crs_end_lines
 
 _UTF16_MARKS = (b"\xff\xfe", b"\xfe\xff")
 _UTF32_MARKS = (b"\xff\xfe\x00\x00", b"\x00\x00\xfe\xff")
+WIDE_MARKS = (*_UTF16_MARKS, _UTF32_MARKS[1])
+"""The byte order marks of UTF-16 and UTF-32 (whose little-endian mark begins with UTF-16's): characters of NULs."""
 
 
 def wide_encoding(head: bytes) -> str | None:
@@ -34,7 +36,7 @@ class Utf16Lines:
     def __init__(self, stream: IO[bytes], encoding: str = "UTF-16") -> None:
         self.text = io.TextIOWrapper(stream, encoding=encoding.lower(), errors="replace", newline="\n")
         head = self.text.read(PROBE_BYTES // 2)
-        self.cr_ends = "\r" in head and ("\n" not in head or records_end_in_crs(head.encode("utf-8", "replace")))
+        self.cr_ends = crs_end_lines(head.encode("utf-8", "replace"))
         pieces = head.split("\n")
         self.partial = pieces[-1]  # (the first MiB's last line, cut: its rest follows)
         whole = head[:len(head) - len(self.partial)]

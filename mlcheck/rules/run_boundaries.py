@@ -110,13 +110,12 @@ def _rank_copies(events: Sequence[Event]) -> str:
     """What run_starts logged within a second of one another are, most likely: every rank's copy of one
     record, printed without a rank tag (which mlcheck would read to keep the logging rank's)."""
     times = [e.time_ms for e in events]
-    if max(times) - min(times) > 1_000:
-        return ""
     spread = max(times) - min(times)
+    if spread > 1_000:
+        return ""
     return (f". They were logged {f'within {spread:g} ms of one another' if spread else 'at the same millisecond'}: every "
-            "rank's copy of one record, "
-            "printed without a rank tag? Log from one rank, or tag each rank's lines (mpirun --tag-output, srun --label): "
-            "mlcheck then keeps the lowest rank's, as `mlcheck split` writes them")
+            "rank's copy of one record, printed without a rank tag? Log from one rank, or tag each rank's lines (mpirun "
+            "--tag-output, srun --label): mlcheck then keeps the lowest rank's, as `mlcheck split` writes them")
 
 
 def _timed_from(run: Run) -> str:

@@ -235,8 +235,10 @@ def write_outputs(specs: Sequence[str], result: CheckResult, options: ReportOpti
     for spec in specs:
         name, path = parse_output(spec)
         if path == "-" or standard_stream(path) == 2:  # (standard output, as - is standard input among the inputs;
-            utf8_standard_output() if path == "-" else sys.stderr.flush()  # standard error's file: after what it holds)
-            stream = sys.stdout if path == "-" else sys.stderr
+            stream = sys.stdout if path == "-" else sys.stderr  # standard error's file: after what it holds)
+            if path == "-":
+                utf8_standard_output()
+            stream.flush()
             safe = safe_stream(stream, name)
             for block in report_blocks(name, result, options):
                 safe.write(block)
