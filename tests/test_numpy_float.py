@@ -75,6 +75,9 @@ def test_rcp_verdicts_and_factors_are_the_installed_checker_s(round_name: str) -
     assert len(compared) >= 20 and any(factor not in (None, 1.0) for _, _, factor in compared)
 
 
+_SUMMARIZED_BYTES = 3_000_000
+
+
 def test_scores_are_the_installed_summarizer_s_to_the_last_digit() -> None:
     """The score is the mean of the runs' minutes as the summarizer computes them (ms / 60 / 1000),
     not of the report's per-run minutes ((stop - start) / 60000, the oracle's): 8.475695833333333,
@@ -89,6 +92,8 @@ def test_scores_are_the_installed_summarizer_s_to_the_last_digit() -> None:
             continue
         if bench.score.scaling_factor not in (None, 1.0):
             continue
+        if sum(f.stat().st_size for f in Path(bench.folder).glob("result_*.txt")) > _SUMMARIZED_BYTES:
+            continue  # (the summarizer parses every file again: a sample; the full pass is test_later_rounds')
         with contextlib.redirect_stdout(io.StringIO()):
             score, _, _ = result_summarizer._compute_strong_score_standalone(
                 bench.benchmark, bench.system, False, bench.folder, "training", bench.ruleset)
