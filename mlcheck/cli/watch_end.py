@@ -8,7 +8,9 @@ import os
 import signal
 import sys
 import time
-from typing import TYPE_CHECKING, NoReturn
+from typing import IO, TYPE_CHECKING, NoReturn
+
+from mlcheck.read.utf16_lines import Utf16Lines
 
 if TYPE_CHECKING:
     from mlcheck.raw.watch_state import WatchOutcome
@@ -55,14 +57,13 @@ def read_otherwise(log: str, cr_ends: bool | None) -> bool:
     numbers of the lines watched are not ``check``'s."""
     import click
 
-    from mlcheck.read.log_files import open_log
     from mlcheck.report.plain import one_line
 
     if cr_ends is None:
         return False
     try:
-        with open_log(log) as handle:
-            translated = bool(getattr(getattr(handle, "raw", None), "translate", False))
+        with contextlib.closing(_lines_of(log)) as handle:
+            translated = bool(getattr(getattr(handle, "raw", None), "translate", False) or getattr(handle, "cr_ends", False))
     except (OSError, ValueError):
         return False
     if translated == cr_ends:
@@ -77,16 +78,31 @@ def read_otherwise(log: str, cr_ends: bool | None) -> bool:
 def records_after(log: str, lines: int, scanned: int = 1 << 26) -> bool:
     """Whether the plain file ``log`` holds a ``:::MLLOG`` record after its first ``lines`` lines
     (within the next ``scanned`` bytes; lines as ``check`` reads them: a file of CR line ends too)."""
-    from mlcheck.read.log_files import open_log
-
     try:
-        with open_log(log) as handle:
+        with contextlib.closing(_lines_of(log)) as handle:
             for _ in range(lines):
                 if not handle.readline(1 << 24):
                     return False
-            return b":::MLLOG" in handle.read(scanned)
+            if not isinstance(handle, Utf16Lines):
+                return b":::MLLOG" in handle.read(scanned)
+            while scanned > 0 and (line := handle.readline(1 << 24)):
+                if b":::MLLOG" in line:
+                    return True
+                scanned -= len(line)
+            return False
     except OSError:
         return False
+
+
+def _lines_of(log: str) -> IO[bytes] | Utf16Lines:
+    """The lines of ``log`` as ``check`` reads them (a UTF-16 or UTF-32 console as UTF-8 text), to be closed."""
+    from mlcheck.read.log_files import open_log
+    from mlcheck.read.utf16_lines import wide_encoding
+
+    handle = open_log(log)
+    translated = getattr(getattr(handle, "raw", None), "translate", False)
+    wide = None if translated or not hasattr(handle, "peek") else wide_encoding(handle.peek(8)[:8])
+    return handle if wide is None else Utf16Lines(handle, wide)
 
 
 def runs_after(log: str, line: int) -> int:
@@ -109,7 +125,6 @@ def judge_compressed(log: str, settings: Settings, poll: float, idle_timeout: fl
     import click
 
     from mlcheck.cli.checking import check_and_report
-    from mlcheck.read.follow import gzip_complete
     from mlcheck.report.plain import one_line
 
     if signal.getsignal(signal.SIGTERM) is signal.SIG_DFL:
@@ -154,3 +169,24 @@ def end_interrupted(stop: KeyboardInterrupt, said: str, log: str, settings: Sett
         with contextlib.suppress(SystemExit):
             check_and_report([log], settings, text_format=text_format)
     sys.exit(143 if term else 130)
+
+
+def gzip_complete(path: str) -> bool:
+    """Whether ``path`` holds whole gzip members, the end of the last one written (a stream cut
+    or still being written: False). A damaged stream counts as complete: ``check`` reports it."""
+    import zlib
+
+    decompressor = zlib.decompressobj(31)
+    try:
+        with open(path, "rb") as handle:
+            for chunk in iter(lambda: handle.read(1 << 16), b""):
+                while chunk:
+                    decompressor.decompress(chunk, 1 << 20)
+                    chunk = decompressor.unconsumed_tail or decompressor.unused_data
+                    if decompressor.eof and decompressor.unused_data:  # (the next member)
+                        decompressor = zlib.decompressobj(31)
+    except zlib.error:
+        return True
+    except OSError:
+        return False
+    return decompressor.eof

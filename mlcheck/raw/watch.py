@@ -7,8 +7,7 @@ each *checkpoint* (``init_stop``, ``run_start``, every ``eval_accuracy``, ``run_
 ``run_stop`` (logs put no order on most keys, and the official checker judges the whole log). While init runs,
 its limit is checked against the log's own times (an error) and, live, the wall clock (a warning: records may
 arrive late). A run ends at its first ``run_stop``, or dies (the launcher's word that the job ended): it counts
-for ``runs`` once no record came for ``relaunch_wait`` after it; a relaunch within it makes it an attempt. The
-report is ``check``'s."""
+for ``runs`` once no record came for ``relaunch_wait`` after it; a relaunch then makes it an attempt. Report: check's."""
 
 from __future__ import annotations
 
@@ -111,8 +110,8 @@ def _follow(follower: Follower, path: str, jobs: MixedJobs, forced: tuple[Rulese
         for signal in follower.signals():
             if signal == COMPRESSED:  # (not followed: the caller judges it once it is whole)
                 return outcome("compressed", state.runs_done, live.line_no)
-            if signal == RESTART:
-                done = ended(final=True)  # (a run that logged its run_stop is judged whole on what was read)
+            if signal == RESTART:  # (a run that logged its run_stop is judged whole on what was read)
+                done = take(live.finish()) | ended(final=True)
                 jobs.release(quietly=True)  # (what was held: said of the lines the file no longer holds, which fail
                 on_progress(lost.restart(path, live.line_no, state.runs_done))  # the watch at its end, --fail-fast too)
                 if done:  # (every run watched is in what the file no longer holds: its findings are said)
@@ -122,24 +121,26 @@ def _follow(follower: Follower, path: str, jobs: MixedJobs, forced: tuple[Rulese
                 continue
             if signal == IDLE:
                 jobs.tick(time.monotonic())
+                waits = AFTER_STOP_POLLS * poll
                 if jobs.mixed:  # (jobs that ran at once: the report at the end judges each; end at their stops)
                     quiet = time.monotonic() - last_data
                     ended_runs = jobs.stopped + (jobs.died() if quiet >= relaunch_wait else 0)  # (a job that died)
-                    if ended_runs >= runs and quiet >= AFTER_STOP_POLLS * poll or idle_timeout is not None \
+                    if ended_runs >= runs and quiet >= waits or idle_timeout is not None \
                             and time.monotonic() - max(last_data, follower.grew) > idle_timeout:
                         return outcome("complete" if ended_runs >= runs else "idle", min(ended_runs, runs), jobs.lines)
                     continue
                 if idle_timeout is not None and time.monotonic() - max(last_data, follower.grew) > idle_timeout:
-                    rest = follower.rest()
-                    take(chain(live.add(rest) if rest else (), live.finish()))
+                    take(chain(live.add(rest) if (rest := follower.rest()) else (), live.finish()))
                     if ended(final=True):
                         return outcome("complete", state.runs_done, live.line_no)
                     flush_pending(state, on_finding, on_progress)
                     seen = live.line_no or os.path.exists(path)  # (an empty file exists)
                     return outcome("idle" if seen else "missing", state.runs_done, live.line_no)
-                if take(live.idle()) or (live.pending and live.ready() and take(live.flush())):  # (a line held back
-                    return outcome("complete", state.runs_done, state.end_line or live.line_no)  # behind a rank's chunk)
-                waits = AFTER_STOP_POLLS * poll
+                held = follower.quiet_record() if time.monotonic() - max(last_data, follower.grew) >= waits else None
+                last_data = time.monotonic() if held else last_data  # (held: a last record no LF ended, as check reads it)
+                if take(chain(live.add(held) if held else (), live.idle())) or (live.pending and live.ready() and take(
+                        live.flush())):  # (a line held back behind a rank's chunk)
+                    return outcome("complete", state.runs_done, state.end_line or live.line_no)
                 if any(not state.builder.counts[k] for k in _BLOCK):
                     waits = max(waits, BLOCK_WAIT_S)
                     if state.stop_pending and told != state.runs_done:
@@ -161,7 +162,7 @@ def _follow(follower: Follower, path: str, jobs: MixedJobs, forced: tuple[Rulese
                 continue
             last_data = time.monotonic()
             assert not isinstance(signal, str)
-            if live.line_no == 0:
+            if live.begins():
                 on_progress(f"reading {path} from line 1")
             if jobs.line(signal, last_data):  # (MPI jobs that run at once: not judged as one stream)
                 continue
@@ -254,10 +255,9 @@ def _add(state: WatchState, event: Event, on_finding: FindingSink, on_progress: 
 
 def _soon(state: WatchState, on_finding: FindingSink, on_progress: ProgressSink,
           only: frozenset[str] | None) -> None:
-    """A checkpoint that may wait: judged now when the run has grown by a quarter (at least 64
-    events) since its last judgment, else at the next idle poll (:func:`flush_pending`). Judging
-    a partial run costs its length, so judging at every eval of a long log was quadratic; with a
-    geometric step the whole watch costs a few passes over the run."""
+    """A checkpoint that may wait: judged now when the run has grown by a quarter (at least 64 events) since
+    its last judgment, else at the next idle poll (:func:`flush_pending`). Judging a partial run costs its
+    length: at every eval of a long log, quadratic; with a geometric step, a few passes over the run."""
     grown = len(state.builder.events) - state.judged_events
     if grown >= max(64, state.judged_events // 4):
         _checkpoint(state, on_finding, on_progress, final=False, progress=only is None, only=only)

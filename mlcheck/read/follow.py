@@ -20,22 +20,18 @@ from __future__ import annotations
 import codecs
 import os
 import time
-import zlib
 from stat import S_ISREG
 from typing import IO, Iterator, Union
 
 from mlcheck.read.cr_line_ends import PROBE_BYTES, lf_after
 from mlcheck.read.follow_line_ends import UTF8_BOM, LineEnds
 from mlcheck.read.long_lines import LongLine, LongLineScan
-from mlcheck.read.utf16_lines import WIDE_MARKS, wide_encoding
+from mlcheck.read.utf16_lines import wide_encoding, wide_undecided
 
 IDLE = "idle"
 RESTART = "restart"
-_MARKS = (*WIDE_MARKS, UTF8_BOM)
-"""The byte order marks of UTF-16 and UTF-32, and UTF-8's (tested apart from the start, as ``check`` reads it
-off: :mod:`mlcheck.read.follow_line_ends`): a start shorter than one may be one, read again with what follows."""
 COMPRESSED = "compressed"
-"""The file is gzip: a compressed stream is not followed line by line (:func:`gzip_complete`)."""
+"""The file is gzip: a compressed stream is not followed line by line (:func:`mlcheck.cli.watch_end.gzip_complete`)."""
 Signal = Union[bytes, LongLine, str]
 """A complete line (bytes, with its ``\\n``), what is kept of an over-long line (its length, the
 pieces that hold a record, the markers lost: as ``check`` reads it), :data:`IDLE`, :data:`RESTART`
@@ -44,6 +40,7 @@ or :data:`COMPRESSED`."""
 _CHUNK = 1 << 16
 _GZIP_MAGIC = b"\x1f\x8b"
 _TAIL = 256
+_MARKER = b":::MLLOG"
 
 
 class Follower:
@@ -70,6 +67,7 @@ class Follower:
         self._utf16: codecs.IncrementalDecoder | None = None
         """The decoder of a UTF-16 file."""
         self._encoding_known = False
+        self._handed = False  # (a record was handed over without its line end: :meth:`quiet_record`)
 
     def signals(self) -> Iterator[Signal]:
         """Lines, :data:`IDLE` after each poll that brought nothing, :data:`RESTART` on rotation or
@@ -93,8 +91,8 @@ class Follower:
 
     def line_ends(self) -> bool | None:
         """Whether the file's lines were read as ending in a CR alone, as ``check``'s test of its start
-        says (None: not known yet; a UTF-16 file, whose reading ``check`` decides on its text)."""
-        return self._ends.cr_ends if self._utf16 is None else None
+        says (None: not known yet)."""
+        return self._ends.cr_ends
 
     def gone(self) -> int | None:
         """A new descriptor of the file that was read when its path no longer names it (removed,
@@ -120,8 +118,7 @@ class Follower:
             return
         assert self._handle is not None
         if self._rewritten():
-            self._restart()
-            yield RESTART
+            yield from self._restarted()
             return
         chunk = self._read_chunk()
         while chunk:
@@ -132,9 +129,9 @@ class Follower:
                     yield COMPRESSED
                     return
             if not self._encoding_known:  # (the first chunk: the file's start)
-                head = chunk[:8]
-                if len(head) < 4 and any(mark[:len(head)] == head[:len(mark)] for mark in _MARKS):
-                    self._position -= len(chunk)  # (a byte order mark, maybe: read again with what follows it)
+                head = chunk[:8]  # (as check peeks it: a start that may still be a byte order mark, UTF-8's too
+                if wide_undecided(head) or len(head) < 3 and UTF8_BOM[:len(head)] == head:  # (read off apart)
+                    self._position -= len(chunk)  # or UTF-16 text, read again with what follows it)
                     self._handle.seek(self._position)
                     return
                 self._encoding_known = True
@@ -150,8 +147,7 @@ class Follower:
             yield from self._lines(self._ends.take(chunk, self._lf_later))
             chunk = self._read_chunk()
         if self._replaced():
-            self._restart()
-            yield RESTART
+            yield from self._restarted()
 
     def _read_chunk(self) -> bytes:
         """The next bytes of the file; an error reading it names the file (EIO on a network file
@@ -167,6 +163,11 @@ class Follower:
     def _lines(self, chunk: bytes) -> Iterator[bytes | LongLine]:
         if not chunk:
             return
+        if self._handed:  # (the line end of a record handed over at a quiet spell: no line of its own)
+            self._handed = chunk == b"\r"
+            chunk = chunk[2:] if chunk.startswith(b"\r\n") else chunk[1:] if chunk[:1] in b"\r\n" else chunk
+            if not chunk:
+                return
         end = chunk.find(b"\n")
         if end < 0:
             self._hold(chunk)
@@ -205,10 +206,30 @@ class Follower:
         if self._held >= self.max_line:
             self._scanning()
 
-    def _restart(self) -> None:
+    def _restarted(self) -> Iterator[Signal]:
+        """The lines the old file still held here (a start whose line ends were not decided, read as ``check``
+        reads the file as it was; the last line, which no LF ended), then :data:`RESTART`."""
+        yield from self._lines(self._ends.settle())
+        if rest := self.rest():
+            yield rest
         self.close()
-        self._parts, self._held, self._scan = [], 0, None
+        self._parts, self._held, self._scan, self._handed = [], 0, None, False
         self._ends.forget()
+        yield RESTART
+
+    def quiet_record(self) -> bytes | None:
+        """The line being written when it is a whole record that no line end followed (at a quiet spell:
+        the last line of a log its job ended without an LF, which ``check`` reads), handed over once; the
+        line end that may still come is then no line of its own. None: no such line."""
+        held = self._ends.held()
+        if self._scan is not None or b"\r" in held:
+            return None
+        line = b"".join(self._parts) + held
+        if _MARKER not in line or not line.rstrip().endswith(b"}"):
+            return None
+        self._parts, self._held, self._handed = [], 0, True
+        self._ends.forget()
+        return line
 
     def _scanning(self) -> LongLineScan:
         """The scan of the over-long line being read, begun with the start held so far."""
@@ -259,25 +280,6 @@ class Follower:
         if (stat.st_dev, stat.st_ino) != self._identity:
             return True
         return stat.st_size < self._position
-
-
-def gzip_complete(path: str) -> bool:
-    """Whether ``path`` holds whole gzip members, the end of the last one written (a stream cut
-    or still being written: False). A damaged stream counts as complete: ``check`` reports it."""
-    decompressor = zlib.decompressobj(31)
-    try:
-        with open(path, "rb") as handle:
-            for chunk in iter(lambda: handle.read(_CHUNK), b""):
-                while chunk:
-                    decompressor.decompress(chunk, 1 << 20)
-                    chunk = decompressor.unconsumed_tail or decompressor.unused_data
-                    if decompressor.eof and decompressor.unused_data:  # (the next member)
-                        decompressor = zlib.decompressobj(31)
-    except zlib.error:
-        return True
-    except OSError:
-        return False
-    return decompressor.eof
 
 
 def _long_line(line: bytes, limit: int) -> LongLine:

@@ -40,6 +40,7 @@ class LineEnds:
         self._started = False  # (the file's first bytes were taken: a byte order mark is no longer looked for)
         self._record_seen = False  # (a record came while the line ends are not known)
         self._probe_says: bool | None = None  # (the test of the whole first MiB)
+        self._characters = 0  # (of a wide file's probe)
         self.wide = False
         """The file is UTF-16 or UTF-32, taken here as its UTF-8 text."""
         self._probe, self._waiting = bytearray(), bytearray()
@@ -60,16 +61,15 @@ class LineEnds:
         if self.cr_ends is None:
             tested = chunk[3:] if not self._started and chunk.startswith(UTF8_BOM) else chunk
             self._started = True
-            probe_bytes = PROBE_BYTES // 2 if self.wide else PROBE_BYTES  # (check's: 512 Ki characters of text)
-            self._probe += tested[:probe_bytes - len(self._probe)]
+            whole = self._add_to_probe(tested)
             self._waiting += chunk
             self._record_seen = self._record_seen or _MARKER in self._waiting[-len(chunk) - len(_MARKER):]
-            if len(self._probe) >= probe_bytes and self._probe_says is None:
+            if whole and self._probe_says is None:
                 self._probe_says = self._tested(bytes(self._probe))  # (once: the first MiB is whole)
             if self._probe_says is not None and (self._record_seen or len(self._waiting) >= _HELD_BAR
                                                  or not self._probe_says or self.wide):  # (check looks past no wide start)
                 self.cr_ends = self._probe_says and (self.wide or not lf_later())
-            elif len(self._probe) >= probe_bytes:  # (a bar's first MiB: held until a record comes)
+            elif whole:  # (a bar's first MiB: held until a record comes)
                 return b""
             elif len(self._probe) >= HEAD_BYTES and not self.wide and lf_start(bytes(self._probe[:HEAD_BYTES])):
                 self.cr_ends = False
@@ -86,6 +86,17 @@ class LineEnds:
             chunk = chunk[1:]
         self._after_cr = chunk.endswith(b"\r")
         return chunk.replace(b"\r\n", b"\n").replace(b"\r", b"\n")
+
+    def _add_to_probe(self, tested: bytes) -> bool:
+        """Add the start of ``tested`` to the probe; whether it is whole: the first MiB, or a wide file's first
+        512 Ki characters (check reads so many of its text; each ``tested`` is whole characters of UTF-8)."""
+        if not self.wide:
+            self._probe += tested[:PROBE_BYTES - len(self._probe)]
+            return len(self._probe) >= PROBE_BYTES
+        text = tested.decode("utf-8", "replace")[:PROBE_BYTES // 2 - self._characters]
+        self._probe += text.encode("utf-8")
+        self._characters += len(text)
+        return self._characters >= PROBE_BYTES // 2
 
     def settle(self) -> bytes:
         """At a quiet poll, the start held, read as ``check`` would read the file as it is now (b"": nothing

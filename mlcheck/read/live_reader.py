@@ -46,9 +46,15 @@ class LiveReader:
         self.chunks = TagChunks()
         self.cuts = CutRecords()
         self.cut_polls = 0
+        self._begun = False
         self.whole = True
         """The next :meth:`flush` ends the whole lookahead (else it keeps the last job's lines, whose
         rank 0 has not printed yet, as a lookahead of their own)."""
+
+    def begins(self) -> bool:
+        """True at the first line given, once (the watch says where it begins reading)."""
+        begins, self._begun = not self._begun, True
+        return begins
 
     @property
     def line_no(self) -> int:

@@ -25,6 +25,16 @@ def wide_encoding(head: bytes) -> str | None:
     return "UTF-16" if head[:2] in _UTF16_MARKS and b"\x00" in head[2:] else None
 
 
+def wide_undecided(head: bytes) -> bool:
+    """Whether more bytes after a file's first ``head`` (fewer than the 8 ``check`` peeks) may make it
+    UTF-16 or UTF-32 (:func:`wide_encoding`): a start of a byte order mark, or UTF-16's mark with no NUL yet."""
+    if len(head) >= 8:
+        return False
+    if len(head) < 4:
+        return any(mark[:len(head)] == head[:len(mark)] for mark in WIDE_MARKS)
+    return head[:2] in _UTF16_MARKS and wide_encoding(head) is None
+
+
 class Utf16Lines:
     """The lines of a UTF-16 (or UTF-32) file as UTF-8 bytes (``readline`` and ``close``, as the
     reader uses a stream); a character the file cannot hold is U+FFFD. Lines end as a UTF-8

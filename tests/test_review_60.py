@@ -1,0 +1,176 @@
+"""Session 60: the reviews of this session."""
+
+from __future__ import annotations
+
+import json
+import time
+from pathlib import Path
+from typing import Iterator
+
+import pytest
+from click.testing import CliRunner
+
+from conftest import FIXTURES
+from mlcheck.cli import main
+
+GOOD = FIXTURES / "example" / "Acme" / "results" / "acme-t8" / "resnet" / "result_0.txt"
+RECORDS = [f':::MLLOG {{"key": "k{i}", "value": {i}}}'.encode() for i in range(6)]
+
+
+def _until_idle(signals: Iterator[object]) -> list[object]:
+    got: list[object] = []
+    for signal in signals:
+        if signal == "idle":
+            return got
+        got.append(signal)
+    return got
+
+
+def _findings(stdout: str) -> list[tuple[str, int | None]]:
+    return [(f["code"], f["line"]) for r in json.loads(stdout)["runs"] for f in r["findings"]]
+
+
+def _failing_lines() -> list[bytes]:
+    """The example run without its train_samples record: MLC105 at line 1."""
+    return [line for line in GOOD.read_bytes().splitlines(keepends=True) if b'"train_samples"' not in line]
+
+
+def test_a_rotated_logs_last_line_without_its_lf_comes_before_the_restart(tmp_path: Path) -> None:
+    """rv291 D1: the old file's last line, which no LF ended, was dropped at a rotation (the run whose
+    run_stop it was: lost, its error never failing the watch)."""
+    from mlcheck.read.follow import Follower
+
+    log = tmp_path / "job.log"
+    log.write_bytes(b"\n".join(RECORDS))
+    follower = Follower(str(log), poll=0.0)
+    signals = follower.signals()
+    assert _until_idle(signals) == [record + b"\n" for record in RECORDS[:-1]]
+    log.rename(tmp_path / "job.log.1")
+    log.write_bytes(RECORDS[0] + b"\n")
+    assert _until_idle(signals) == [RECORDS[-1], "restart", RECORDS[0] + b"\n"]
+    follower.close()
+
+
+def test_lines_read_ahead_before_a_rotation_are_judged(monkeypatch: pytest.MonkeyPatch) -> None:
+    """rv291 D1: a whole run read in one burst (held for the lookahead that finds the logging rank),
+    then the log rotated before a quiet poll: the run was never judged, the watch went on with the new
+    file and passed. It is judged, its error said, and the watch ends ("replaced")."""
+    from mlcheck.raw import watch as watch_module
+
+    lines = _failing_lines()
+
+    class Scripted:
+        def __init__(self, path: str, poll: float) -> None:
+            self.grew = time.monotonic()
+
+        def signals(self) -> Iterator[object]:
+            yield from lines
+            yield "restart"
+            while True:
+                yield "idle"
+                time.sleep(0.01)
+
+        def rest(self) -> bytes:
+            return b""
+
+        def quiet_record(self) -> None:
+            return None
+
+        def gone(self) -> None:
+            return None
+
+        def line_ends(self) -> None:
+            return None
+
+        def close(self) -> None:
+            pass
+
+    monkeypatch.setattr(watch_module, "Follower", Scripted)
+    said: list[tuple[str, int | None]] = []
+    outcome = watch_module.watch("job.log", lambda f: said.append((f.code, f.line)), lambda _text: None,
+                                 poll=0.01, idle_timeout=1.0)
+    assert outcome.reason == "replaced" and ("MLC105", 1) in said, (outcome, said)
+
+
+def test_a_last_record_without_its_lf_ends_the_watch_as_check_reads_it(tmp_path: Path) -> None:
+    """rv291 D4: a log whose last record (run_stop) no LF ends: check reads it; watch waited for the LF
+    for ever (without --idle-timeout). Held a quiet spell, the record is read: the watch ends, as check."""
+    log = tmp_path / "job.log"
+    log.write_bytes(b"".join(_failing_lines()).rstrip(b"\n"))
+    runner = CliRunner()
+    checked = runner.invoke(main, ["check", str(log), "--format", "json"])
+    watched = runner.invoke(main, ["watch", str(log), "--format", "json", "--poll", "0.01"])  # no idle timeout
+    assert checked.exit_code == watched.exit_code == 1, watched.output
+    assert _findings(watched.stdout) == _findings(checked.stdout) and ("MLC105", 1) in _findings(checked.stdout)
+
+
+def test_the_line_end_after_a_record_handed_over_at_a_quiet_spell_is_no_line(tmp_path: Path) -> None:
+    from mlcheck.read.follow import Follower
+
+    log = tmp_path / "job.log"
+    log.write_bytes(RECORDS[0] + b"\n" + RECORDS[1])
+    follower = Follower(str(log), poll=0.0)
+    signals = follower.signals()
+    assert _until_idle(signals) == [RECORDS[0] + b"\n"]
+    assert follower.quiet_record() == RECORDS[1] and follower.quiet_record() is None
+    with open(log, "ab") as handle:
+        handle.write(b"\r\n" + RECORDS[2] + b"\nstep 1")
+    assert _until_idle(signals) == [RECORDS[2] + b"\n"]
+    assert follower.quiet_record() is None  # (a line being written that is no record: not handed over)
+    follower.close()
+
+
+def test_a_utf16_start_whose_first_read_holds_no_nul_waits_for_the_bytes_check_peeks(tmp_path: Path) -> None:
+    """rv291 D3: a UTF-16 console whose first characters are not Latin (a box-drawing banner) and whose first
+    read is 4-7 bytes: no NUL after the mark, so it was taken for UTF-8 for good and no record was ever read.
+    check peeks 8 bytes: the follower reads such a start again with what follows it."""
+    from mlcheck.read.follow import Follower
+
+    text = "╔═ job ═╗\r\n" + "\r\n".join(record.decode() for record in RECORDS) + "\r\n"
+    data = text.encode("utf-16")
+    log = tmp_path / "job.log"
+    log.write_bytes(data[:6])
+    follower = Follower(str(log), poll=0.0)
+    signals = follower.signals()
+    assert _until_idle(signals) == []
+    with open(log, "ab") as handle:
+        handle.write(data[6:])
+    assert _until_idle(signals) == [line.encode("utf-8") for line in text.splitlines(keepends=True)]
+    follower.close()
+
+
+def _wide_check_lines(log: Path) -> list[bytes]:
+    from mlcheck.read.utf16_lines import Utf16Lines
+
+    with open(log, "rb") as raw:
+        lines = Utf16Lines(raw)
+        return list(iter(lambda: lines.readline(), b""))
+
+
+def test_a_utf16_consoles_line_ends_are_tested_on_as_many_characters_as_check_reads(tmp_path: Path) -> None:
+    """rv291 D2: check tests a UTF-16 console's first 512 Ki characters, watch tested 512 KiB of their UTF-8: a
+    bar of 220 K box characters drawn with CRs (620 KB as UTF-8), then LF-ended records, was read with CR
+    line ends by watch (MLC301 said at line 5396 where check says 396), LF line ends by check."""
+    from mlcheck.read.follow import Follower
+
+    bar = "".join("%3d%% %s\r" % (i % 100, "█" * 40) for i in range(5000))
+    log = tmp_path / "job.log"
+    log.write_bytes((bar + "\n".join(record.decode() for record in RECORDS) + "\n").encode("utf-16"))
+    follower = Follower(str(log), poll=0.0)
+    lines = _until_idle(follower.signals())
+    follower.close()
+    assert lines == _wide_check_lines(log) and len(lines) == len(RECORDS) and follower.line_ends() is False
+
+
+def test_a_utf16_console_read_otherwise_by_check_is_reported_whole_and_said(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """rv291 D2: a UTF-16 console whose line ends the watch decided before it was all written (LF) where
+    check reads CR line ends: never said, the report cut at the watch's own line count (false errors)."""
+    from mlcheck.cli.watch_end import read_otherwise, records_after
+
+    log = tmp_path / "job.log"
+    log.write_bytes(("\n".join(record.decode() for record in RECORDS[:2]) + "\nloading\r"
+                     + "\r".join(record.decode() for record in RECORDS[2:]) + "\r").encode("utf-16"))
+    assert read_otherwise(str(log), False) and "a CR alone ends a line" in capsys.readouterr().err
+    assert not read_otherwise(str(log), True)
+    assert records_after(str(log), 4) and not records_after(str(log), 7)  # (lines as check reads them)
