@@ -174,3 +174,52 @@ def test_a_utf16_console_read_otherwise_by_check_is_reported_whole_and_said(
     assert read_otherwise(str(log), False) and "a CR alone ends a line" in capsys.readouterr().err
     assert not read_otherwise(str(log), True)
     assert records_after(str(log), 4) and not records_after(str(log), 7)  # (lines as check reads them)
+
+
+def test_a_check_meeting_the_pipe_copies_half_imported_by_another_thread_waits_for_them(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """Two checks in two threads (`tee fa > fb`, test_review_51): one imported the pipe copies' module
+    while the other, ending, read it from sys.modules half made: AttributeError, that thread's check
+    gone (its pipe never read, the writer blocked for ever). The module is now imported, which waits."""
+    import importlib.abc
+    import importlib.machinery
+    import sys
+    import threading
+    from types import ModuleType
+
+    import mlcheck.read
+    from mlcheck.read import log_files
+
+    name = "mlcheck.read.stdin_copy"
+
+    class SlowLoader(importlib.abc.Loader):
+        def __init__(self, loader: importlib.abc.Loader) -> None:
+            self.loader = loader
+
+        def create_module(self, spec: importlib.machinery.ModuleSpec) -> None:
+            return None
+
+        def exec_module(self, module: ModuleType) -> None:
+            time.sleep(0.5)  # (half made, in sys.modules, for half a second)
+            self.loader.exec_module(module)
+
+    class SlowFinder(importlib.abc.MetaPathFinder):
+        def find_spec(self, fullname: str, path: object, target: object = None) -> importlib.machinery.ModuleSpec | None:
+            if fullname != name:
+                return None
+            spec = importlib.machinery.PathFinder.find_spec(fullname, path)  # type: ignore[arg-type]
+            assert spec is not None and spec.loader is not None
+            spec.loader = SlowLoader(spec.loader)  # type: ignore[arg-type]
+            return spec
+
+    monkeypatch.delitem(sys.modules, name, raising=False)
+    monkeypatch.delattr(mlcheck.read, "stdin_copy", raising=False)
+    monkeypatch.setattr(sys, "meta_path", [SlowFinder(), *sys.meta_path])
+    importer = threading.Thread(target=lambda: __import__(name))
+    importer.start()
+    time.sleep(0.1)
+    assert name in sys.modules and not hasattr(sys.modules[name], "forget_pipes")  # (half made)
+    log_files.forget_pipes()  # (was: AttributeError)
+    assert log_files.readable_path("job.log") == "job.log"
+    importer.join(5)
+    assert hasattr(sys.modules[name], "forget_pipes")

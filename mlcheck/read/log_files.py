@@ -12,6 +12,7 @@ import io
 import os
 import stat
 import sys
+from types import ModuleType
 from typing import IO
 
 from mlcheck.read.cr_line_ends import cr_line_ended
@@ -30,7 +31,7 @@ def readable_path(path: str) -> str:
         from mlcheck.read.stdin_copy import stdin_copy  # (imported when it is read: it imports tempfile)
 
         return stdin_copy()
-    copies = sys.modules.get("mlcheck.read.stdin_copy")  # (not imported yet: nothing was copied)
+    copies = _pipe_copies()
     copy: str | None = copies.copied_path(path) if copies is not None else None
     if copy is None and path.startswith(_STDIN_NAMES) and _names_stdin_pipe(path):
         from mlcheck.read.stdin_copy import stdin_copy
@@ -55,9 +56,20 @@ def _names_stdin_pipe(path: str) -> bool:
 def forget_pipes() -> None:
     """Remove the copies of the pipes read so far (at the end of a check: a pipe named again by
     the next one is read again, as it gives new bytes)."""
-    copies = sys.modules.get("mlcheck.read.stdin_copy")
+    copies = _pipe_copies()
     if copies is not None:
         copies.forget_pipes()
+
+
+def _pipe_copies() -> ModuleType | None:
+    """:mod:`mlcheck.read.stdin_copy` once imported (None: not yet, nothing was copied). Imported here
+    again: a thread that finds it half imported by another (a check in each) waits for it, as import does
+    (``sys.modules`` alone gave the half-made module: AttributeError, the check's thread ended)."""
+    if "mlcheck.read.stdin_copy" not in sys.modules:
+        return None
+    from mlcheck.read import stdin_copy
+
+    return stdin_copy
 
 
 def open_log(path: str) -> IO[bytes]:

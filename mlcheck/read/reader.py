@@ -139,8 +139,8 @@ def _read(path: str, display: str | None, keep_text: bool, lines: int | None = N
 def _head(stream: IO[bytes]) -> bytes | BaseException:
     """The first bytes of a log opened (inside its gzip: a console may be UTF-16 there too), or
     the error reading them raised (a damaged gzip header, a gzip cut within its first bytes)."""
-    gzipped = sys.modules.get("gzip")  # (imported where a gzip log is opened)
-    if type(stream) is io.BufferedReader or gzipped is not None and isinstance(stream, gzipped.GzipFile):
+    gzip_file = getattr(sys.modules.get("gzip"), "GzipFile", None)  # (imported where a gzip log is opened; None
+    if type(stream) is io.BufferedReader or gzip_file is not None and isinstance(stream, gzip_file):  # half imported)
         try:
             return cast("io.BufferedReader", stream).peek(8)[:8]
         except (OSError, EOFError, zlib.error) as error:
