@@ -223,3 +223,27 @@ def test_a_check_meeting_the_pipe_copies_half_imported_by_another_thread_waits_f
     assert log_files.readable_path("job.log") == "job.log"
     importer.join(5)
     assert hasattr(sys.modules[name], "forget_pipes")
+
+
+def test_a_log_rotated_after_the_runs_watched_stopped_is_reported_as_read(tmp_path: Path) -> None:
+    """rv291: a log rotated (renamed, a new one begun) after the run watched stopped: no report was written,
+    so `--format json` gave a CI job nothing to read. The report is check's of the lines read of the
+    rotated file (exit as check's); the new file is not judged."""
+    import subprocess
+    import sys
+
+    log, rotated = tmp_path / "job.log", tmp_path / "job.log.1"
+    log.write_bytes(b"".join(_failing_lines()))
+    checked = CliRunner().invoke(main, ["check", str(log), "--format", "json"])
+    watcher = subprocess.Popen([sys.executable, "-c", "from mlcheck.cli import main; main()", "watch", str(log),
+                                "--format", "json", "--poll", "0.1"], stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    assert watcher.stderr is not None
+    said = [watcher.stderr.readline()]
+    while b"run_stop" not in said[-1] and said[-1]:
+        said.append(watcher.stderr.readline())
+    log.rename(rotated)  # (while watch waits 20 polls for records after run_stop)
+    log.write_bytes(_failing_lines()[0])
+    out, err = watcher.communicate(timeout=30)
+    assert watcher.returncode == checked.exit_code == 1, err
+    assert b"the report covers the lines read of the file rotated away" in err
+    assert _findings(out.decode()) == _findings(checked.stdout) and ("MLC105", 1) in _findings(checked.stdout)

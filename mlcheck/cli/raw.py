@@ -263,8 +263,10 @@ def watch_command(log: str, ruleset: str | None, fail_fast: bool, runs: int, out
         click.echo(one_line(
             f"mlcheck: {log} was truncated or rotated after the {outcome.earlier_runs} run"
             f"{'s' if outcome.earlier_runs != 1 else ''} watched had stopped; what it holds now is not judged "
-            f"(`mlcheck check` judges it); the findings above are the runs'; {len(earlier)} failing"), err=True)
-        sys.exit(EXIT_FINDINGS if earlier and not settings.exit_zero else EXIT_OK)
+            f"(`mlcheck check` judges it); the findings above are the runs'; {len(earlier)} failing"
+            + ("; the report covers the lines read of the file rotated away" if outcome.held is not None else "")), err=True)
+        if outcome.held is None:  # (truncated: the lines read are gone)
+            sys.exit(EXIT_FINDINGS if earlier and not settings.exit_zero else EXIT_OK)
     if outcome.reason == "missing":
         click.echo(one_line(f"mlcheck: error: {log} did not appear within --idle-timeout"), err=True)
         sys.exit(EXIT_ERROR)
@@ -276,11 +278,12 @@ def watch_command(log: str, ruleset: str | None, fail_fast: bool, runs: int, out
         from mlcheck.read.held_logs import hold
 
         hold(log, outcome.held)
-        click.echo(one_line(f"mlcheck: {log} went away (removed, moved or replaced) after line {outcome.lines} "
-                            "was read; the report covers the file that was read"), err=True)
+        if outcome.reason != "replaced":
+            click.echo(one_line(f"mlcheck: {log} went away (removed, moved or replaced) after line {outcome.lines} "
+                                "was read; the report covers the file that was read"), err=True)
     # The report covers the lines watched: a later run the job has begun is not judged half-way.
-    limits = report_limits(log, outcome, runs)
-    if outcome.restarts or outcome.earlier_runs or outcome.earlier_findings:  # (truncated or rotated while watched)
+    limits = report_limits(log, outcome, runs) if outcome.reason != "replaced" else {log: outcome.restarts[-1]}
+    if outcome.reason != "replaced" and (outcome.restarts or outcome.earlier_runs or outcome.earlier_findings):
         after = ", ".join(map(str, outcome.restarts))
         click.echo(one_line(
             f"mlcheck: {log} was truncated or rotated while watched (after line {after or '?'}); the report covers "

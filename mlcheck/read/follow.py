@@ -68,6 +68,7 @@ class Follower:
         """The decoder of a UTF-16 file."""
         self._encoding_known = False
         self._handed = False  # (a record was handed over without its line end: :meth:`quiet_record`)
+        self._previous: int | None = None  # (the file rotated away at the last restart: :meth:`gone`)
 
     def signals(self) -> Iterator[Signal]:
         """Lines, :data:`IDLE` after each poll that brought nothing, :data:`RESTART` on rotation or
@@ -97,8 +98,8 @@ class Follower:
     def gone(self) -> int | None:
         """A new descriptor of the file that was read when its path no longer names it (removed,
         moved, or replaced by another file); None while it does."""
-        if self._handle is None:
-            return None
+        if self._handle is None:  # (the file rotated away at the last restart, if the watch ends there)
+            return os.dup(self._previous) if self._previous is not None else None
         try:
             stat = os.stat(self.path)
             if (stat.st_dev, stat.st_ino) == self._identity:
@@ -112,6 +113,9 @@ class Follower:
         if self._handle is not None:
             self._handle.close()
             self._handle = None
+        if self._previous is not None:
+            os.close(self._previous)
+            self._previous = None
 
     def _read_available(self) -> Iterator[Signal]:
         if self._handle is None and not self._open():
@@ -212,7 +216,9 @@ class Follower:
         yield from self._lines(self._ends.settle())
         if rest := self.rest():
             yield rest
+        previous = self.gone()  # (rotated: the file read, for a report of it should the watch end here)
         self.close()
+        self._previous = previous
         self._parts, self._held, self._scan, self._handed = [], 0, None, False
         self._ends.forget()
         yield RESTART
@@ -266,6 +272,7 @@ class Follower:
             os.close(descriptor)
             return False
         handle = os.fdopen(descriptor, "rb")
+        self.close()  # (a file rotated away before: no longer reported)
         self._handle, self._identity, self._position = handle, (stat.st_dev, stat.st_ino), 0
         self._tail, self._head, self._magic_read, self._utf16, self._encoding_known = b"", b"", False, None, False
         self._ends = LineEnds()  # (a new file: its own start)
