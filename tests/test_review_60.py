@@ -104,19 +104,58 @@ def test_a_last_record_without_its_lf_ends_the_watch_as_check_reads_it(tmp_path:
     assert _findings(watched.stdout) == _findings(checked.stdout) and ("MLC105", 1) in _findings(checked.stdout)
 
 
-def test_the_line_end_after_a_record_handed_over_at_a_quiet_spell_is_no_line(tmp_path: Path) -> None:
+RUN_STOP = b':::MLLOG {"key": "run_stop", "value": null, "metadata": {"status": "success"}}'
+
+
+def test_the_line_end_after_a_run_stop_handed_over_at_a_quiet_spell_is_no_line(tmp_path: Path) -> None:
     from mlcheck.read.follow import Follower
 
     log = tmp_path / "job.log"
-    log.write_bytes(RECORDS[0] + b"\n" + RECORDS[1])
+    log.write_bytes(RECORDS[0] + b"\n" + RUN_STOP)
     follower = Follower(str(log), poll=0.0)
     signals = follower.signals()
     assert _until_idle(signals) == [RECORDS[0] + b"\n"]
-    assert follower.quiet_record() == RECORDS[1] and follower.quiet_record() is None
+    assert follower.quiet_record() == RUN_STOP and follower.quiet_record() is None
     with open(log, "ab") as handle:
         handle.write(b"\r\n" + RECORDS[2] + b"\nstep 1")
     assert _until_idle(signals) == [RECORDS[2] + b"\n"]
     assert follower.quiet_record() is None  # (a line being written that is no record: not handed over)
+    follower.close()
+
+
+@pytest.mark.parametrize("held", [
+    b':::MLLOG {"key": "eval_start", "value": null, "metadata": {"epoch_num": 1.3}',  # (cut before its last brace)
+    b':::MLLOG {"key": "run_stop", "value": null, "metadata": {"status": "success"}',
+    b':::MLLOG {"key": "eval_accuracy", "value": 0.5, "metadata": {"epoch_num": 1}}',  # (text may follow on its line)
+    b'0: done {}',
+])
+def test_only_a_whole_run_stop_is_handed_over_at_a_quiet_spell(tmp_path: Path, held: bytes) -> None:
+    """rv293: a record a writer's pause cut right after an inner closing brace was handed over as a line
+    (a false MLC004, --fail-fast exit 1 on a passing log); a whole record that text then followed on its
+    line made two lines (live line numbers one too high, --runs 1 judging the next run)."""
+    from mlcheck.read.follow import Follower
+
+    log = tmp_path / "job.log"
+    log.write_bytes(RECORDS[0] + b"\n" + held)
+    follower = Follower(str(log), poll=0.0)
+    assert _until_idle(follower.signals()) == [RECORDS[0] + b"\n"]
+    assert follower.quiet_record() is None and follower.rest() == held
+    follower.close()
+
+
+def test_a_log_rotated_before_its_line_ends_were_decided_is_read_as_check_reads_it(tmp_path: Path) -> None:
+    """rv293: a progress bar drawn with CRs and the start of a record, then the log rotated: the held start
+    was read as one line (MLC004 at line 1 where check of the rotated file says line 3)."""
+    from mlcheck.read.follow import Follower
+
+    log = tmp_path / "job.log"
+    log.write_bytes(b"loading 10%\rloading 100%\r" + RECORDS[0][:20])
+    follower = Follower(str(log), poll=0.0)
+    signals = follower.signals()
+    assert _until_idle(signals) == []
+    log.rename(tmp_path / "job.log.1")
+    log.write_bytes(RECORDS[1] + b"\n")
+    assert _until_idle(signals) == [b"loading 10%\n", b"loading 100%\n", RECORDS[0][:20], "restart", RECORDS[1] + b"\n"]
     follower.close()
 
 

@@ -136,10 +136,9 @@ def _follow(follower: Follower, path: str, jobs: MixedJobs, forced: tuple[Rulese
                     flush_pending(state, on_finding, on_progress)
                     seen = live.line_no or os.path.exists(path)  # (an empty file exists)
                     return outcome("idle" if seen else "missing", state.runs_done, live.line_no)
-                held = follower.quiet_record() if time.monotonic() - max(last_data, follower.grew) >= waits else None
-                last_data = time.monotonic() if held else last_data  # (held: a last record no LF ended, as check reads it)
+                held = follower.quiet_record() if time.monotonic() - max(last_data, follower.grew) >= waits else None  # (a
                 if take(chain(live.add(held) if held else (), live.idle())) or (live.pending and live.ready() and take(
-                        live.flush())):  # (a line held back behind a rank's chunk)
+                        live.flush())):  # last run_stop no LF ends, as check reads it; a line held behind a rank's chunk)
                     return outcome("complete", state.runs_done, state.end_line or live.line_no)
                 if any(not state.builder.counts[k] for k in _BLOCK):
                     waits = max(waits, BLOCK_WAIT_S)

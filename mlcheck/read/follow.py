@@ -26,6 +26,7 @@ from typing import IO, Iterator, Union
 from mlcheck.read.cr_line_ends import PROBE_BYTES, lf_after
 from mlcheck.read.follow_line_ends import UTF8_BOM, LineEnds
 from mlcheck.read.long_lines import LongLine, LongLineScan
+from mlcheck.read.unended_record import whole_run_stop
 from mlcheck.read.utf16_lines import wide_encoding, wide_undecided
 
 IDLE = "idle"
@@ -40,7 +41,7 @@ or :data:`COMPRESSED`."""
 _CHUNK = 1 << 16
 _GZIP_MAGIC = b"\x1f\x8b"
 _TAIL = 256
-_MARKER = b":::MLLOG"
+_QUIET_RECORD = 1 << 20  # (the longest line :meth:`Follower.quiet_record` looks at)
 
 
 class Follower:
@@ -213,7 +214,7 @@ class Follower:
     def _restarted(self) -> Iterator[Signal]:
         """The lines the old file still held here (a start whose line ends were not decided, read as ``check``
         reads the file as it was; the last line, which no LF ended), then :data:`RESTART`."""
-        yield from self._lines(self._ends.settle())
+        yield from self._lines(self._ends.settle(final=True))
         if rest := self.rest():
             yield rest
         previous = self.gone()  # (rotated: the file read, for a report of it should the watch end here)
@@ -224,14 +225,15 @@ class Follower:
         yield RESTART
 
     def quiet_record(self) -> bytes | None:
-        """The line being written when it is a whole record that no line end followed (at a quiet spell:
-        the last line of a log its job ended without an LF, which ``check`` reads), handed over once; the
-        line end that may still come is then no line of its own. None: no such line."""
-        held = self._ends.held()
-        if self._scan is not None or b"\r" in held:
+        """The line being written when it is a whole ``run_stop`` record that no line end followed (at a
+        quiet spell: the last line of a log its job ended without an LF, which ``check`` reads; the watch
+        waited for ever), handed over once; the line end that may still come is then no line of its own.
+        None: no such line (a record a pause cut holds no whole JSON; any other record waits for its end)."""
+        if self._scan is not None or self._held + self._ends.holding() > _QUIET_RECORD or not (
+                self._parts or self._ends.holding()):
             return None
-        line = b"".join(self._parts) + held
-        if _MARKER not in line or not line.rstrip().endswith(b"}"):
+        line = b"".join(self._parts) + self._ends.held()
+        if b"\r" in line or not whole_run_stop(line):
             return None
         self._parts, self._held, self._handed = [], 0, True
         self._ends.forget()

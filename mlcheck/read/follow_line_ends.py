@@ -50,6 +50,10 @@ class LineEnds:
         """What is held while the line ends are not known."""
         return bytes(self._waiting)
 
+    def holding(self) -> int:
+        """How many bytes are held."""
+        return len(self._waiting)
+
     def forget(self) -> None:
         """Drop what is held (a truncated or rotated file: read again from its start)."""
         self._waiting = bytearray()
@@ -98,15 +102,16 @@ class LineEnds:
         self._characters += len(text)
         return self._characters >= PROBE_BYTES // 2
 
-    def settle(self) -> bytes:
+    def settle(self, final: bool = False) -> bytes:
         """At a quiet poll, the start held, read as ``check`` would read the file as it is now (b"": nothing
-        held, or not yet: no record whose line has ended, or a CR whose LF may follow, see the module)."""
+        held, or not yet: no record whose line has ended, or a CR whose LF may follow, see the module);
+        ``final``: the file will not grow (rotated away), read as ``check`` reads it."""
         if self.cr_ends is not None or b"\r" not in self._waiting:  # (no CR: the lines are the same either way)
             return b""
-        probe = bytes(self._probe[:-1] if self._probe.endswith(b"\r") else self._probe)  # (a last CR: CRLF's LF may come)
-        if not _ENDED_RECORD.search(probe):
+        probe = bytes(self._probe[:-1] if self._probe.endswith(b"\r") and not final else self._probe)  # (a last CR:
+        if not final and not _ENDED_RECORD.search(probe):  # CRLF's LF may come)
             return b""
-        self.cr_ends = self._tested(probe) if len(probe) >= HEAD_BYTES or self.wide else records_end_in_crs(probe)
+        self.cr_ends = self._tested(probe) if len(probe) >= HEAD_BYTES or self.wide or final else records_end_in_crs(probe)
         held, self._waiting, self._probe = bytes(self._waiting), bytearray(), bytearray()
         return self.take(held, lambda: False)
 
