@@ -180,8 +180,11 @@ def _lazy_init(cls: type, frozen: bool) -> Callable[..., None]:
 def compile_pending() -> None:
     """Compile now the ``__init__`` of every class defined so far that has made no instance yet
     (the parent of ``--jobs`` workers does, before it forks them: they inherit the code)."""
-    while _PENDING:
-        cls, frozen, stub = _PENDING.pop()
+    while True:
+        try:  # (one pop: two threads checking at once take each class once, list.pop being atomic)
+            cls, frozen, stub = _PENDING.pop()
+        except IndexError:
+            return
         if cls.__dict__.get("__init__") is stub:
             cls.__init__ = _compile_init(cls, frozen)  # type: ignore[misc]
 

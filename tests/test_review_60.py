@@ -286,3 +286,54 @@ def test_a_log_rotated_after_the_runs_watched_stopped_is_reported_as_read(tmp_pa
     assert watcher.returncode == checked.exit_code == 1, err
     assert b"the report covers the lines read of the file rotated away" in err
     assert _findings(out.decode()) == _findings(checked.stdout) and ("MLC105", 1) in _findings(checked.stdout)
+
+
+def test_checks_with_jobs_in_two_threads_fork_no_workers_and_both_end(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """rv294: `check(..., jobs=2)` forked its workers beside other threads: a child inherited their locks held
+    (an import's: it waited for ever) and the pipes of the other thread's pool (each pool's workers never saw
+    their task pipe end: both checks hung, the workers orphaned). Beside another thread the logs are checked
+    in the process (or spawned workers, for 64 MiB or more), with the same results."""
+    import shutil
+    import threading
+
+    from mlcheck import check
+    from mlcheck.judge import jobs
+
+    shutil.copytree(FIXTURES / "example" / "Acme", tmp_path / "Acme")
+    monkeypatch.setattr(jobs, "PARALLEL_FROM", 1)
+    monkeypatch.setattr(jobs, "PARALLEL_FROM_BYTES", 0)
+    alone = check([str(tmp_path / "Acme")], jobs=1)
+    forked: list[str] = []
+    in_workers = jobs._in_workers
+    monkeypatch.setattr(jobs, "_in_workers", lambda *args: forked.append(args[4]) or in_workers(*args))
+    results: dict[int, object] = {}
+    threads = [threading.Thread(target=lambda n=n: results.update({n: check([str(tmp_path / "Acme")], jobs=2)}))
+               for n in range(2)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(60)
+    assert not any(thread.is_alive() for thread in threads) and results == {0: alone, 1: alone}
+    assert forked == []
+    waiting = threading.Event()
+    other = threading.Thread(target=waiting.wait)
+    other.start()
+    try:
+        assert jobs._start_method(jobs.PARALLEL_FROM_BYTES) is None
+    finally:
+        waiting.set()
+        other.join()
+
+
+def test_classes_are_compiled_once_when_two_threads_compile_at_once(monkeypatch: pytest.MonkeyPatch) -> None:
+    """rv294: `while _PENDING: _PENDING.pop()` raised IndexError when another thread took the last class
+    between the test and the pop (two checks with jobs at once)."""
+    from mlcheck import records
+
+    class TakenMeanwhile(list):  # type: ignore[type-arg]
+        def __bool__(self) -> bool:
+            return True  # (another thread pops the last one after this says there is one)
+
+    monkeypatch.setattr(records, "_PENDING", TakenMeanwhile())
+    records.compile_pending()

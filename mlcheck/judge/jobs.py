@@ -9,7 +9,8 @@ completes.
 A log is checked in the parent when there are too few of them to repay starting processes
 (:data:`PARALLEL_FROM` logs, :data:`PARALLEL_FROM_BYTES` bytes) and when it is stdin. On Linux
 ``jobs - 1`` workers are forked (they start in milliseconds, with mlcheck and the logs' list in
-their memory: :mod:`mlcheck.judge.fork_pool`) and the parent checks chunks beside them; elsewhere
+their memory: :mod:`mlcheck.judge.fork_pool`) and the parent checks chunks beside them, unless the
+process runs other threads (a child inherits their locks held); elsewhere
 (macOS, where forking a process that used system frameworks may crash it, and Windows) ``jobs``
 workers are spawned (:mod:`mlcheck.judge.spawned_pool`), which imports mlcheck again in each:
 only for :data:`SPAWN_FROM_BYTES` or more. Spawned workers need
@@ -152,7 +153,11 @@ def _start_method(total_bytes: int) -> str | None:
     """How workers start for logs of ``total_bytes``: ``fork``, ``spawn``, or None (one process)."""
     if total_bytes < PARALLEL_FROM_BYTES:
         return None
-    if sys.platform.startswith("linux"):  # (os.fork: fork_pool, without importing multiprocessing)
+    import threading
+
+    # (os.fork: fork_pool, without importing multiprocessing; not beside another thread, whose locks a child
+    # inherits held: an import's, or another check's pool pipes, which its workers then wait on for ever)
+    if sys.platform.startswith("linux") and threading.active_count() == 1:
         return "fork"
     import multiprocessing
 
