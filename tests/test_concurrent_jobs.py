@@ -12,6 +12,7 @@ from click.testing import CliRunner
 from conftest import FIXTURES
 from mlcheck.cli import main
 from mlcheck.read.concurrent_jobs import MIN_SWITCHES, concurrent_jobs, one_job_lines
+from mlcheck.read.line_reader import MAX_LINE_BYTES
 
 RESNET = FIXTURES / "example" / "Acme" / "results" / "acme-t8" / "resnet"
 
@@ -132,4 +133,6 @@ def test_the_order_needs_several_returns_and_the_filter_keeps_line_numbers() -> 
     assert concurrent_jobs([a, b, a, b, a, b]).concurrent() == (1, 2)
     noise = b"[2,1]<stderr>:warning\n"
     assert list(one_job_lines([a, b, noise, b"untagged\n", b"[2,0]<stdout>:cut"], 1)) == [
-        a, b"\n", b"\n", b"untagged\n", b"[2,0]<stdout>:cut"]
+        a, b"\n", b"\n", b"untagged\n", b"\n"]  # (the file's last line, no LF after it: the other job's too)
+    part = b"[2,0]<stdout>:" + b"x" * (MAX_LINE_BYTES - 14)  # (a part of an over-long line: the reader skips the rest)
+    assert list(one_job_lines([a, part], 1)) == [a, part]

@@ -337,3 +337,44 @@ def test_classes_are_compiled_once_when_two_threads_compile_at_once(monkeypatch:
 
     monkeypatch.setattr(records, "_PENDING", TakenMeanwhile())
     records.compile_pending()
+
+
+def _mpi_jobs_at_once(last_lf: bool) -> bytes:
+    """Two MPI jobs of the example run that ran at once into one console (the second 5 s later), tagged
+    `[1,0]<stdout>:` and `[2,0]<stdout>:`; the second's run_stop last, with or without its LF."""
+    first = GOOD.read_bytes().splitlines(keepends=True)
+    second = []
+    for line in first:
+        record = json.loads(line[len(b":::MLLOG "):])
+        record["time_ms"] += 5000
+        second.append(b":::MLLOG " + json.dumps(record).encode() + b"\n")
+    console = b"".join(b"[1,0]<stdout>:" + a + b"[2,0]<stdout>:" + b for a, b in zip(first, second))
+    return console if last_lf else console.rstrip(b"\n")
+
+
+def test_mpi_jobs_at_once_whose_last_line_has_no_lf_are_read_as_two_runs(tmp_path: Path) -> None:
+    """rv295: the last line of MPI jobs that ran at once, no LF after it, was read into the other job too (it
+    is blanked there only when it ends in an LF): a third run, failing. And a watch of it never ended."""
+    with_lf, without = tmp_path / "with.log", tmp_path / "without.log"
+    with_lf.write_bytes(_mpi_jobs_at_once(True))
+    without.write_bytes(_mpi_jobs_at_once(False))
+    runner = CliRunner()
+    checked = [runner.invoke(main, ["check", str(log), "--format", "json"]) for log in (with_lf, without)]
+    runs = [[(r["verdict"], r["lines"]) for r in json.loads(out.stdout)["runs"]] for out in checked]
+    assert checked[0].exit_code == checked[1].exit_code and runs[0] == runs[1] and len(runs[1]) == 2, runs
+    watched = runner.invoke(main, ["watch", str(without), "--runs", "2", "--format", "json", "--poll", "0.01"])
+    assert watched.exit_code == checked[1].exit_code and json.loads(watched.stdout)["runs"] == json.loads(
+        checked[1].stdout)["runs"], watched.output
+
+
+def test_a_run_stop_longer_than_a_mib_without_its_lf_is_handed_over(tmp_path: Path) -> None:
+    """rv295: only a held line of at most 1 MiB was looked at: a longer run_stop (a blob in its metadata)
+    with no LF after it kept the watch waiting for ever; check reads it."""
+    from mlcheck.read.follow import Follower
+
+    run_stop = RUN_STOP[:-2] + b', "blob": "' + b"x" * (2 << 20) + b'"}}'
+    log = tmp_path / "job.log"
+    log.write_bytes(RECORDS[0] + b"\n" + run_stop)
+    follower = Follower(str(log), poll=0.0)
+    assert _until_idle(follower.signals()) == [RECORDS[0] + b"\n"] and follower.quiet_record() == run_stop
+    follower.close()

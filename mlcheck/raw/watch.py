@@ -39,9 +39,8 @@ from mlcheck.raw.watch_state import (FindingSink, Lost, ProgressSink, StopWatchi
 CHECKPOINT_KEYS = frozenset({"init_stop", "run_start", "eval_accuracy", "run_stop"})
 _VALUE_CODES = frozenset({"MLC202", "MLC203"})  # (a closed-division value decides them alone, as its line is read)
 DECIDED_EARLY = frozenset({*_VALUE_CODES, "MLC106", "MLC108", "MLC109", "MLC401"})
-"""The findings of a partial run that no later line can take back: a logged value that breaks a
-fixed value or the optimizer list, two different values of a key required once, an invalid
-submission value, the division logged after init_stop, init over the round's limit."""
+"""The findings of a partial run that no later line can take back: a logged value that breaks a fixed value or the
+optimizer list, two values of a key required once, a bad submission value, the division after init_stop, init too long."""
 
 AFTER_STOP_POLLS = 20
 """Polls of quiet after a run's run_stop before it is judged whole (2 s at the default poll): HugeCTR
@@ -121,8 +120,11 @@ def _follow(follower: Follower, path: str, jobs: MixedJobs, forced: tuple[Rulese
                 continue
             if signal == IDLE:
                 jobs.tick(time.monotonic())
-                waits = AFTER_STOP_POLLS * poll
+                waits = AFTER_STOP_POLLS * poll  # (held: a last run_stop no LF ends, as check reads it)
+                held = follower.quiet_record() if time.monotonic() - max(last_data, follower.grew) >= waits else None
                 if jobs.mixed:  # (jobs that ran at once: the report at the end judges each; end at their stops)
+                    for line in (held,) if held else ():
+                        jobs.line(line, time.monotonic())
                     quiet = time.monotonic() - last_data
                     ended_runs = jobs.stopped + (jobs.died() if quiet >= relaunch_wait else 0)  # (a job that died)
                     if ended_runs >= runs and quiet >= waits or idle_timeout is not None \
@@ -136,9 +138,8 @@ def _follow(follower: Follower, path: str, jobs: MixedJobs, forced: tuple[Rulese
                     flush_pending(state, on_finding, on_progress)
                     seen = live.line_no or os.path.exists(path)  # (an empty file exists)
                     return outcome("idle" if seen else "missing", state.runs_done, live.line_no)
-                held = follower.quiet_record() if time.monotonic() - max(last_data, follower.grew) >= waits else None  # (a
                 if take(chain(live.add(held) if held else (), live.idle())) or (live.pending and live.ready() and take(
-                        live.flush())):  # last run_stop no LF ends, as check reads it; a line held behind a rank's chunk)
+                        live.flush())):  # (a line held back behind a rank's chunk)
                     return outcome("complete", state.runs_done, state.end_line or live.line_no)
                 if any(not state.builder.counts[k] for k in _BLOCK):
                     waits = max(waits, BLOCK_WAIT_S)

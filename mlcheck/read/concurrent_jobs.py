@@ -29,7 +29,7 @@ from typing import Iterable, Iterator, TypeVar
 
 from mlcheck.model import Finding, Severity
 from mlcheck.results import RunResult
-from mlcheck.read.line_reader import MARKER_BYTES
+from mlcheck.read.line_reader import MARKER_BYTES, MAX_LINE_BYTES
 from mlcheck.read.rank_labels import number
 from mlcheck.read.rawlog import TAG
 from mlcheck.rule import Rule
@@ -162,9 +162,10 @@ def noting_job_starts(items: Iterable[_Item], found: list[Finding]) -> Iterator[
 def one_job_lines(lines: Iterable[bytes], job: int) -> Iterator[bytes]:
     """``lines`` with each line of another MPI job (a rank tag of another job number before its
     first marker, or in its first :data:`_TAG_REACH` bytes) taken as a blank line: its number is
-    kept. A part of an over-long line (no line end) is kept: the reader skips the rest itself."""
+    kept. A part of an over-long line (as long as the reader reads at once, no line end) is kept: the
+    reader skips the rest itself; the file's last line, whose end no LF wrote, is not."""
     for line in lines:
-        if b"]<std" in line and line.endswith(b"\n"):
+        if b"]<std" in line and (line.endswith(b"\n") or len(line) < MAX_LINE_BYTES):
             at = line.find(MARKER_BYTES)
             tag = _JOB_TAG.search(line, 0, at if at >= 0 else _TAG_REACH)
             if tag is not None and number(tag.group(1)) != job:

@@ -41,7 +41,6 @@ or :data:`COMPRESSED`."""
 _CHUNK = 1 << 16
 _GZIP_MAGIC = b"\x1f\x8b"
 _TAIL = 256
-_QUIET_RECORD = 1 << 20  # (the longest line :meth:`Follower.quiet_record` looks at)
 
 
 class Follower:
@@ -229,8 +228,8 @@ class Follower:
         quiet spell: the last line of a log its job ended without an LF, which ``check`` reads; the watch
         waited for ever), handed over once; the line end that may still come is then no line of its own.
         None: no such line (a record a pause cut holds no whole JSON; any other record waits for its end)."""
-        if self._scan is not None or self._held + self._ends.holding() > _QUIET_RECORD or not (
-                self._parts or self._ends.holding()):
+        tail = self._ends.tail() or (self._parts[-1][-64:] if self._parts else b"")
+        if self._scan is not None or not tail.rstrip().endswith(b"}"):  # (looked at before the bytes are joined)
             return None
         line = b"".join(self._parts) + self._ends.held()
         if b"\r" in line or not whole_run_stop(line):

@@ -50,9 +50,9 @@ class LineEnds:
         """What is held while the line ends are not known."""
         return bytes(self._waiting)
 
-    def holding(self) -> int:
-        """How many bytes are held."""
-        return len(self._waiting)
+    def tail(self) -> bytes:
+        """The last bytes held (b"": none)."""
+        return bytes(self._waiting[-64:])
 
     def forget(self) -> None:
         """Drop what is held (a truncated or rotated file: read again from its start)."""
