@@ -378,3 +378,17 @@ def test_a_run_stop_longer_than_a_mib_without_its_lf_is_handed_over(tmp_path: Pa
     follower = Follower(str(log), poll=0.0)
     assert _until_idle(follower.signals()) == [RECORDS[0] + b"\n"] and follower.quiet_record() == run_stop
     follower.close()
+
+
+def test_a_run_stop_handed_over_at_the_idle_timeouts_poll_is_read(tmp_path: Path) -> None:
+    """The whole-review of session 60: where the quiet spell that hands over an unended run_stop and
+    --idle-timeout end at the same poll, the record was taken from the follower and never read (the
+    run judged without its run_stop)."""
+    log = tmp_path / "job.log"
+    log.write_bytes(b"".join(_failing_lines()).rstrip(b"\n"))
+    runner = CliRunner()
+    checked = runner.invoke(main, ["check", str(log), "--format", "json"])
+    watched = runner.invoke(main, ["watch", str(log), "--format", "json", "--poll", "0.05", "--idle-timeout", "1"])
+    assert checked.exit_code == watched.exit_code == 1, watched.output
+    assert _findings(watched.stdout) == _findings(checked.stdout)
+    assert "run_stop (success)" in watched.stderr and "0 of 1 run stopped" not in watched.stderr

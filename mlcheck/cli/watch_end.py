@@ -10,7 +10,7 @@ import sys
 import time
 from typing import IO, TYPE_CHECKING, NoReturn
 
-from mlcheck.read.utf16_lines import Utf16Lines
+from mlcheck.read.utf16_lines import Utf16Lines, wide_encoding
 
 if TYPE_CHECKING:
     from mlcheck.raw.watch_state import WatchOutcome
@@ -97,7 +97,6 @@ def records_after(log: str, lines: int, scanned: int = 1 << 26) -> bool:
 def _lines_of(log: str) -> IO[bytes] | Utf16Lines:
     """The lines of ``log`` as ``check`` reads them (a UTF-16 or UTF-32 console as UTF-8 text), to be closed."""
     from mlcheck.read.log_files import open_log
-    from mlcheck.read.utf16_lines import wide_encoding
 
     handle = open_log(log)
     translated = getattr(getattr(handle, "raw", None), "translate", False)

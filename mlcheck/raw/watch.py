@@ -132,7 +132,7 @@ def _follow(follower: Follower, path: str, jobs: MixedJobs, forced: tuple[Rulese
                         return outcome("complete" if ended_runs >= runs else "idle", min(ended_runs, runs), jobs.lines)
                     continue
                 if idle_timeout is not None and time.monotonic() - max(last_data, follower.grew) > idle_timeout:
-                    take(chain(live.add(rest) if (rest := follower.rest()) else (), live.finish()))
+                    take(chain(live.add(rest) if (rest := held or follower.rest()) else (), live.finish()))
                     if ended(final=True):
                         return outcome("complete", state.runs_done, live.line_no)
                     flush_pending(state, on_finding, on_progress)
