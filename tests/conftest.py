@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import os
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -20,3 +22,27 @@ def corpus() -> Path:
     if not CORPUS.is_dir():
         pytest.skip("../shared/corpus is not present")
     return CORPUS
+
+
+def time_shifted(lines: list[bytes], ms: float) -> list[bytes]:
+    """Record lines (``:::MLLOG {...}``, each with its LF) with ``ms`` added to every ``time_ms``: a later run."""
+    import json
+
+    shifted = []
+    for line in lines:
+        record = json.loads(line[len(b":::MLLOG "):])
+        record["time_ms"] += ms
+        shifted.append(b":::MLLOG " + json.dumps(record).encode() + b"\n")
+    return shifted
+
+
+def watch_until_run_stop(log: Path) -> subprocess.Popen[bytes]:
+    """``mlcheck watch LOG --format json --poll 0.1`` in a process of its own, once it has said the run's
+    run_stop (it then waits 20 polls for records after it: time to move or rotate the log)."""
+    watcher = subprocess.Popen([sys.executable, "-c", "from mlcheck.cli import main; main()", "watch", str(log),
+                                "--format", "json", "--poll", "0.1"], stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    assert watcher.stderr is not None
+    said = watcher.stderr.readline()
+    while b"run_stop" not in said and said:
+        said = watcher.stderr.readline()
+    return watcher

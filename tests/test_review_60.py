@@ -10,7 +10,7 @@ from typing import Iterator
 import pytest
 from click.testing import CliRunner
 
-from conftest import FIXTURES
+from conftest import FIXTURES, time_shifted, watch_until_run_stop
 from mlcheck.cli import main
 
 GOOD = FIXTURES / "example" / "Acme" / "results" / "acme-t8" / "resnet" / "result_0.txt"
@@ -268,18 +268,10 @@ def test_a_log_rotated_after_the_runs_watched_stopped_is_reported_as_read(tmp_pa
     """rv291: a log rotated (renamed, a new one begun) after the run watched stopped: no report was written,
     so `--format json` gave a CI job nothing to read. The report is check's of the lines read of the
     rotated file (exit as check's); the new file is not judged."""
-    import subprocess
-    import sys
-
     log, rotated = tmp_path / "job.log", tmp_path / "job.log.1"
     log.write_bytes(b"".join(_failing_lines()))
     checked = CliRunner().invoke(main, ["check", str(log), "--format", "json"])
-    watcher = subprocess.Popen([sys.executable, "-c", "from mlcheck.cli import main; main()", "watch", str(log),
-                                "--format", "json", "--poll", "0.1"], stdout=subprocess.PIPE, stderr=subprocess.PIPE)
-    assert watcher.stderr is not None
-    said = [watcher.stderr.readline()]
-    while b"run_stop" not in said[-1] and said[-1]:
-        said.append(watcher.stderr.readline())
+    watcher = watch_until_run_stop(log)
     log.rename(rotated)  # (while watch waits 20 polls for records after run_stop)
     log.write_bytes(_failing_lines()[0])
     out, err = watcher.communicate(timeout=30)
@@ -343,11 +335,7 @@ def _mpi_jobs_at_once(last_lf: bool) -> bytes:
     """Two MPI jobs of the example run that ran at once into one console (the second 5 s later), tagged
     `[1,0]<stdout>:` and `[2,0]<stdout>:`; the second's run_stop last, with or without its LF."""
     first = GOOD.read_bytes().splitlines(keepends=True)
-    second = []
-    for line in first:
-        record = json.loads(line[len(b":::MLLOG "):])
-        record["time_ms"] += 5000
-        second.append(b":::MLLOG " + json.dumps(record).encode() + b"\n")
+    second = time_shifted(first, 5000)
     console = b"".join(b"[1,0]<stdout>:" + a + b"[2,0]<stdout>:" + b for a, b in zip(first, second))
     return console if last_lf else console.rstrip(b"\n")
 

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from conftest import FIXTURES
+from conftest import FIXTURES, time_shifted
 from mlcheck import check
 from mlcheck.cli import main
 from mlcheck.raw.split import SplitError, split_log
@@ -107,15 +107,9 @@ def _killed_then_rerun(tmp_path: Path, after: str | None = None) -> tuple[Path, 
     """The example run cut two thirds in (or right after its ``after`` record: the job killed, no
     run_stop, no launcher line after it), then the whole run again an hour later in the same
     console."""
-    import json
-
     example = FIXTURES / "example" / "Acme" / "results" / "acme-t8" / "resnet" / "result_0.txt"
     lines = example.read_bytes().splitlines(keepends=True)
-    again = []
-    for line in lines:
-        record = json.loads(line[len(b":::MLLOG "):])
-        record["time_ms"] += 3_600_000
-        again.append(b":::MLLOG " + json.dumps(record).encode() + b"\n")
+    again = time_shifted(lines, 3_600_000)
     path = tmp_path / "console.log"
     cut = 2 * len(lines) // 3 if after is None else next(
         i + 1 for i, line in enumerate(lines) if f'"key": "{after}"'.encode() in line)

@@ -8,7 +8,7 @@ from pathlib import Path
 
 from click.testing import CliRunner
 
-from conftest import FIXTURES
+from conftest import FIXTURES, watch_until_run_stop
 from mlcheck.cli import main
 
 GOOD = FIXTURES / "example" / "Acme" / "results" / "acme-t8" / "resnet" / "result_0.txt"
@@ -38,19 +38,11 @@ def test_a_log_with_cr_line_ends_is_read_as_check_reads_it_and_the_watch_ends(tm
 def test_a_log_moved_away_after_its_run_stop_is_judged_as_it_was_read(tmp_path: Path) -> None:
     """A job script that ends with ``mv job.log results/.../result_0.txt``: the report is that of
     the lines read (check's findings and exit code), and watch says the file went away."""
-    import subprocess
-    import sys
-
     lines = [line for line in GOOD.read_bytes().splitlines(keepends=True) if b'"train_samples"' not in line]
     log, moved = tmp_path / "job.log", tmp_path / "result_0.txt"
     log.write_bytes(b"".join(lines))
     checked = CliRunner().invoke(main, ["check", str(log), "--format", "json"])
-    watcher = subprocess.Popen([sys.executable, "-c", "from mlcheck.cli import main; main()", "watch", str(log),
-                                "--format", "json", "--poll", "0.1"], stdout=subprocess.PIPE, stderr=subprocess.PIPE)
-    assert watcher.stderr is not None
-    said = [watcher.stderr.readline()]
-    while b"run_stop" not in said[-1] and said[-1]:
-        said.append(watcher.stderr.readline())
+    watcher = watch_until_run_stop(log)
     log.rename(moved)  # (while watch waits 20 polls for records after run_stop)
     out, err = watcher.communicate(timeout=30)
     assert watcher.returncode == checked.exit_code == 1, err
