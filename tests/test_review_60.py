@@ -380,3 +380,24 @@ def test_a_run_stop_handed_over_at_the_idle_timeouts_poll_is_read(tmp_path: Path
     assert checked.exit_code == watched.exit_code == 1, watched.output
     assert _findings(watched.stdout) == _findings(checked.stdout)
     assert "run_stop (success)" in watched.stderr and "0 of 1 run stopped" not in watched.stderr
+
+
+def test_a_run_stop_whose_crlf_lost_its_lf_is_handed_over(tmp_path: Path) -> None:
+    """rv296: a run_stop, then the CR of its CRLF and no LF: the watch waited for ever; check reads it."""
+    from mlcheck.read.follow import Follower
+
+    log = tmp_path / "job.log"
+    log.write_bytes(RECORDS[0] + b"\n" + RUN_STOP + b"\r")
+    follower = Follower(str(log), poll=0.0)
+    assert _until_idle(follower.signals()) == [RECORDS[0] + b"\n"] and follower.quiet_record() == RUN_STOP + b"\r"
+    follower.close()
+
+
+def test_mpi_jobs_at_once_ended_by_the_idle_timeout_count_their_last_run_stop(tmp_path: Path) -> None:
+    """rv296: with an --idle-timeout shorter than the 20 polls after which an unended run_stop is read, the
+    jobs' last run_stop was left out: "did not grow for 1 s ... 1 of 2 runs stopped" (the report was check's)."""
+    log = tmp_path / "job.log"
+    log.write_bytes(_mpi_jobs_at_once(False))
+    watched = CliRunner().invoke(main, ["watch", str(log), "--runs", "2", "--format", "json", "--poll", "0.1",
+                                        "--idle-timeout", "1"])
+    assert watched.exit_code == 0 and "did not grow" not in watched.stderr, watched.stderr

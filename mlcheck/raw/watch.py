@@ -123,12 +123,12 @@ def _follow(follower: Follower, path: str, jobs: MixedJobs, forced: tuple[Rulese
                 waits = AFTER_STOP_POLLS * poll  # (held: a last run_stop no LF ends, as check reads it)
                 held = follower.quiet_record() if time.monotonic() - max(last_data, follower.grew) >= waits else None
                 if jobs.mixed:  # (jobs that ran at once: the report at the end judges each; end at their stops)
-                    for line in (held,) if held else ():
+                    timed_out = idle_timeout is not None and time.monotonic() - max(last_data, follower.grew) > idle_timeout
+                    for line in filter(None, (held or (follower.rest() if timed_out else None),)):  # (held at the end)
                         jobs.line(line, time.monotonic())
                     quiet = time.monotonic() - last_data
                     ended_runs = jobs.stopped + (jobs.died() if quiet >= relaunch_wait else 0)  # (a job that died)
-                    if ended_runs >= runs and quiet >= waits or idle_timeout is not None \
-                            and time.monotonic() - max(last_data, follower.grew) > idle_timeout:
+                    if ended_runs >= runs and quiet >= waits or timed_out:
                         return outcome("complete" if ended_runs >= runs else "idle", min(ended_runs, runs), jobs.lines)
                     continue
                 if idle_timeout is not None and time.monotonic() - max(last_data, follower.grew) > idle_timeout:

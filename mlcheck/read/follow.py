@@ -232,7 +232,7 @@ class Follower:
         if self._scan is not None or not tail.rstrip().endswith(b"}"):  # (looked at before the bytes are joined)
             return None
         line = b"".join(self._parts) + self._ends.held()
-        if b"\r" in line or not whole_run_stop(line):
+        if b"\r" in line.rstrip(b"\r") or not whole_run_stop(line):  # (a CRLF's CR, its LF to come: the line's)
             return None
         self._parts, self._held, self._handed = [], 0, True
         self._ends.forget()
