@@ -29,6 +29,7 @@ import operator
 import os
 import stat
 import sys
+import threading
 from functools import partial
 from typing import TYPE_CHECKING, Any, Callable, Iterator, Sequence, SupportsIndex, cast
 
@@ -153,8 +154,6 @@ def _start_method(total_bytes: int) -> str | None:
     """How workers start for logs of ``total_bytes``: ``fork``, ``spawn``, or None (one process)."""
     if total_bytes < PARALLEL_FROM_BYTES:
         return None
-    import threading
-
     # (os.fork: fork_pool, without importing multiprocessing; not beside another thread, whose locks a child
     # inherits held: an import's, or another check's pool pipes, which its workers then wait on for ever)
     if sys.platform.startswith("linux") and threading.active_count() == 1:

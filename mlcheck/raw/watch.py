@@ -120,19 +120,19 @@ def _follow(follower: Follower, path: str, jobs: MixedJobs, forced: tuple[Rulese
                 continue
             if signal == IDLE:
                 jobs.tick(time.monotonic())
-                waits = AFTER_STOP_POLLS * poll  # (held: a last run_stop no LF ends, as check reads it)
-                held = follower.quiet_record() if time.monotonic() - max(last_data, follower.grew) >= waits else None
+                waits, still = AFTER_STOP_POLLS * poll, time.monotonic() - max(last_data, follower.grew)  # (held: a
+                timed_out = idle_timeout is not None and still > idle_timeout  # last run_stop no LF ends; at the end, all)
+                held = (follower.quiet_record() if still >= waits else None) or (follower.rest() if timed_out else None)
                 if jobs.mixed:  # (jobs that ran at once: the report at the end judges each; end at their stops)
-                    timed_out = idle_timeout is not None and time.monotonic() - max(last_data, follower.grew) > idle_timeout
-                    for line in filter(None, (held or (follower.rest() if timed_out else None),)):  # (held at the end)
-                        jobs.line(line, time.monotonic())
+                    if held:
+                        jobs.line(held, time.monotonic())
                     quiet = time.monotonic() - last_data
                     ended_runs = jobs.stopped + (jobs.died() if quiet >= relaunch_wait else 0)  # (a job that died)
                     if ended_runs >= runs and quiet >= waits or timed_out:
                         return outcome("complete" if ended_runs >= runs else "idle", min(ended_runs, runs), jobs.lines)
                     continue
-                if idle_timeout is not None and time.monotonic() - max(last_data, follower.grew) > idle_timeout:
-                    take(chain(live.add(rest) if (rest := held or follower.rest()) else (), live.finish()))
+                if timed_out:
+                    take(chain(live.add(held) if held else (), live.finish()))
                     if ended(final=True):
                         return outcome("complete", state.runs_done, live.line_no)
                     flush_pending(state, on_finding, on_progress)

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import json
 
-MARKER = b":::MLLOG"
+from mlcheck.read.line_reader import MARKER_BYTES as MARKER
 
 
 def whole_run_stop(line: bytes) -> bool:
