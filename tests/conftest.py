@@ -16,6 +16,23 @@ CORPUS = SHARED / "corpus"
 ORACLE = SHARED / "oracle" / "graphcore-compliance.jsonl"
 
 
+_INHERITED_SIGNALS = ("SIGINT", "SIGTERM", "SIGHUP")
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_call(item: pytest.Item) -> object:
+    """A signal a test left ignored is put back (the command line, run in this process, ignores
+    Ctrl-C once it has said everything; a process this test process starts later would inherit it)."""
+    import signal
+
+    numbers = [getattr(signal, name) for name in _INHERITED_SIGNALS if hasattr(signal, name)]
+    before = {number: signal.getsignal(number) for number in numbers}
+    yield
+    for number, handler in before.items():
+        if handler is not signal.SIG_IGN and signal.getsignal(number) is signal.SIG_IGN:
+            signal.signal(number, handler)
+
+
 @pytest.fixture
 def corpus() -> Path:
     """The shared Graphcore corpus; tests using it are skipped when ../shared is absent."""
