@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 import signal
 import subprocess
@@ -49,3 +50,44 @@ def test_a_sigterm_that_comes_just_before_a_read_of_standard_input_ends_mlcheck(
         process.kill()
         process.stdin.close()
     assert code == -signal.SIGTERM
+
+
+def test_sigterm_after_the_job_moved_its_log_away_reports_the_file_that_was_read(tmp_path: Path) -> None:
+    """rv295 #5 (session 60, left undone): a CI job's time-out after the job moved its log away
+    (`mv job.log results/...`, no new file yet) wrote no -o report: the report checked the path,
+    which named nothing ("no such file or folder")."""
+    from test_watch import GOOD, Watcher
+
+    log, report = tmp_path / "job.log", tmp_path / "watch.json"
+    lines = GOOD.read_bytes().splitlines(keepends=True)
+    log.write_bytes(b"".join(lines[:20]))
+    watcher = Watcher(str(log), "--poll", "0.1", "-o", f"json:{report}", "--config", os.devnull)
+    watcher.wait_for("reading")
+    log.rename(tmp_path / "job.log.1")
+    watcher.process.send_signal(signal.SIGTERM)
+    said = watcher.wait_for("went away")
+    code, _out = watcher.finish()
+    assert code == 143 and "the report covers the file that was read" in said
+    (run,) = json.loads(report.read_text("utf-8"))["runs"]
+    assert run["path"] == str(log) and run["verdict"] == "fail"
+    assert {f["code"] for f in run["findings"]} >= {"MLC102"}  # (read to line 20: no run_stop)
+
+
+def test_fail_fast_at_a_rotation_reports_the_file_rotated_away(tmp_path: Path) -> None:
+    """rv295 #4 (session 60, left undone): --fail-fast stopped on an error of the run the rotation
+    ended (judged whole at the rotation), but its JSON report judged the new file, 5 lines, under the
+    lines counted in the old one (302): the report covers the file that was read."""
+    from test_watch import GOOD, Watcher
+
+    log, rotated = tmp_path / "job.log", tmp_path / "job.log.1"
+    lines = [line for line in GOOD.read_bytes().splitlines(keepends=True) if b'"run_start"' not in line]
+    log.write_bytes(b"".join(lines))
+    watcher = Watcher(str(log), "--poll", "0.1", "--fail-fast", "--runs", "2", "-f", "json", "--config", os.devnull)
+    watcher.wait_for("reading")
+    log.rename(rotated)
+    log.write_bytes(b"".join(lines[:5]))  # (the next run's first lines)
+    said = watcher.wait_for("went away")
+    code, out = watcher.finish()
+    assert code == 1 and f"after line {len(lines)} was read" in said
+    (run,) = json.loads(out)["runs"]
+    assert run["lines"] == [1, len(lines)] and [(f["code"], f["line"]) for f in run["findings"]] == [("MLC101", 1)]

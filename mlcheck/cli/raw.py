@@ -25,8 +25,8 @@ from mlcheck.settings.config import FORMATS
 from mlcheck.settings.gate import fail_level, reported
 from mlcheck.facts.rulesets import RulesetError, load_ruleset, normalise_version
 from mlcheck.cli.seconds import Seconds
-from mlcheck.cli.watch_end import (Terminated, end_interrupted, judge_compressed, read_otherwise, report_limits,
-                                   terminated)
+from mlcheck.cli.watch_end import (Terminated, end_interrupted, hold_read, judge_compressed, read_otherwise,
+                                   report_limits, terminated)
 
 
 def _line(found: Finding) -> str:
@@ -249,6 +249,8 @@ def watch_command(log: str, ruleset: str | None, fail_fast: bool, runs: int, out
         failed = EXIT_OK if settings.exit_zero else EXIT_FINDINGS  # (exit_zero: always 0, as for check)
         if not reports:  # (the error is on the terminal; the cut run's other findings would be noise)
             sys.exit(failed)
+        if outcome.held is not None:  # (the error is in the file read: rotated or moved away since)
+            hold_read(log, outcome.held, f"after line {outcome.lines} was read")
         # (a CI job reading --format json gets its report: check's of the lines read, with the rules of the
         # findings said while following alone: the cut run's missing run_stop or keys are no finding of the job)
         decided = replace(settings, select=tuple(sorted({found.code for found in said})))
@@ -275,12 +277,7 @@ def watch_command(log: str, ruleset: str | None, fail_fast: bool, runs: int, out
         click.echo(one_line(f"mlcheck: {log} did not grow for {idle_timeout:g} s (--idle-timeout) after "
                    f"line {outcome.lines}; {ended}; the report covers what was written"), err=True)
     if outcome.held is not None:  # (the job removed or moved the log: what was read is judged)
-        from mlcheck.read.held_logs import hold
-
-        hold(log, outcome.held)
-        if outcome.reason != "replaced":
-            click.echo(one_line(f"mlcheck: {log} went away (removed, moved or replaced) after line {outcome.lines} "
-                                "was read; the report covers the file that was read"), err=True)
+        hold_read(log, outcome.held, None if outcome.reason == "replaced" else f"after line {outcome.lines} was read")
     # The report covers the lines watched: a later run the job has begun is not judged half-way.
     limits = report_limits(log, outcome, runs) if outcome.reason != "replaced" else {log: outcome.restarts[-1]}
     if outcome.reason != "replaced" and (outcome.restarts or outcome.earlier_runs or outcome.earlier_findings):

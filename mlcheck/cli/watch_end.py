@@ -165,9 +165,25 @@ def end_interrupted(stop: KeyboardInterrupt, said: str, log: str, settings: Sett
     click.echo(f"mlcheck: interrupted{' (SIGTERM)' if term else ''}{said}", err=True)
     if term and report:  # (its SARIF or JSON still uploads what was read; a second SIGTERM ends mlcheck)
         signal.signal(signal.SIGTERM, signal.SIG_DFL)
+        held = getattr(stop, "held", None)  # (the file read, where its path no longer names it)
+        if held is not None and not os.path.lexists(log):  # (moved or removed, and no new file yet)
+            hold_read(log, held, "while watched")
         with contextlib.suppress(SystemExit):
             check_and_report([log], settings, text_format=text_format)
     sys.exit(143 if term else 130)
+
+
+def hold_read(log: str, held: int, when: str | None) -> None:
+    """The reports read ``held``, the file that was read, for ``log`` (its path no longer names it: the
+    job removed, moved or replaced it); said so ``when`` (None: said otherwise)."""
+    import click
+
+    from mlcheck.read.held_logs import hold
+
+    hold(log, held)
+    if when is not None:
+        click.echo(f"mlcheck: {log} went away (removed, moved or replaced) {when}; the report covers the file "
+                   "that was read", err=True)
 
 
 def gzip_complete(path: str) -> bool:

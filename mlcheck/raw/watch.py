@@ -53,18 +53,18 @@ _BLOCK = ("submission_benchmark", "submission_division", "submission_org", "subm
 def watch(path: str, on_finding: FindingSink, on_progress: ProgressSink, forced: Ruleset | None = None,
           runs: int = 1, poll: float = 0.1, idle_timeout: float | None = None,
           forced_source: str = "--ruleset", relaunch_wait: float | None = None) -> WatchOutcome:
-    """Follow ``path`` until ``runs`` runs have ended; report findings and progress as they come
-    (``forced_source`` says where ``forced`` was set, as in ``check``). A run that died counts once no
-    record came for ``relaunch_wait`` seconds after it (default: :data:`AFTER_STOP_POLLS` polls): a
-    relaunch within it makes it an attempt."""
+    """Follow ``path`` until ``runs`` runs have ended; report findings and progress as they come (``forced_source``
+    says where ``forced`` was set, as in ``check``). A run that died counts once no record came for ``relaunch_wait``
+    seconds after it (default: :data:`AFTER_STOP_POLLS` polls): a relaunch within it makes it an attempt."""
     follower, lost = Follower(path, poll), Lost(on_finding)
     wait = AFTER_STOP_POLLS * poll if relaunch_wait is None else relaunch_wait
     jobs = MixedJobs(path, lost.sink, on_progress, wait)  # (MPI jobs that run at once: MLC030, then quiet)
     try:
         outcome = jobs.after(_follow(follower, path, jobs, (forced, forced_source), runs, poll, idle_timeout, lost, wait))
-        return replace(outcome, held=follower.gone() if outcome.reason != "stopped" else None, cr_ends=follower.line_ends())
-    except KeyboardInterrupt:  # (what was held is said: the interrupted watch names the failing findings said)
-        jobs.release(quietly=True)
+        return replace(outcome, held=follower.gone(), cr_ends=follower.line_ends())
+    except KeyboardInterrupt as stop:  # (what was held is said: the interrupted watch names the failing findings
+        jobs.release(quietly=True)  # said; the file read, for its report where the job moved it away: ``held``)
+        stop.held = follower.gone()  # type: ignore[attr-defined]
         raise
     finally:
         follower.close()
