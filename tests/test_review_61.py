@@ -91,3 +91,27 @@ def test_fail_fast_at_a_rotation_reports_the_file_rotated_away(tmp_path: Path) -
     assert code == 1 and f"after line {len(lines)} was read" in said
     (run,) = json.loads(out)["runs"]
     assert run["lines"] == [1, len(lines)] and [(f["code"], f["line"]) for f in run["findings"]] == [("MLC101", 1)]
+
+
+@pytest.mark.parametrize("written_on", [[b" (rank 0)\n"], [b" (rank", b" 0)\n"]])
+def test_text_written_on_after_a_handed_run_stop_is_no_line_of_its_own(tmp_path: Path,
+                                                                       written_on: list[bytes]) -> None:
+    """rv295 #1 (session 60, left undone): a run_stop handed over at a quiet spell without its LF, then
+    text written on its line: the text was read as a line of its own (every later live line number one
+    too high, as check, which drops text after a record, MLC020, counts them)."""
+    from mlcheck.read.follow import Follower
+    from test_review_60 import RECORDS, RUN_STOP, _until_idle
+
+    log = tmp_path / "job.log"
+    log.write_bytes(RECORDS[0] + b"\n" + RUN_STOP)
+    follower = Follower(str(log), poll=0.0)
+    signals = follower.signals()
+    assert _until_idle(signals) == [RECORDS[0] + b"\n"] and follower.quiet_record() == RUN_STOP
+    for part in written_on:
+        with open(log, "ab") as handle:
+            handle.write(part)
+        assert _until_idle(signals) == []
+    with open(log, "ab") as handle:
+        handle.write(RECORDS[1] + b"\n")
+    assert _until_idle(signals) == [RECORDS[1] + b"\n"]
+    follower.close()
