@@ -168,9 +168,9 @@ class Follower:
         if not chunk:
             return
         if self._handed:  # (the rest of the line of a record handed over at a quiet spell: no line of its own,
-            rest = chunk.find(b"\n") + 1 if chunk[:1] not in b"\r\n" else 2 if chunk.startswith(b"\r\n") else 1
-            self._handed = chunk == b"\r" or not rest  # text written on after the record: check drops it, MLC020)
-            chunk = chunk[rest:] if rest else b""
+            own = chunk.find(b"\n") + 1 if chunk[:1] not in b"\r\n" else 2 if chunk.startswith(b"\r\n") else 1
+            self._handed = chunk == b"\r" or not own  # text written on after the record: check drops it, MLC020)
+            chunk = chunk[own:] if own else b""
             if not chunk:
                 return
         end = chunk.find(b"\n")
