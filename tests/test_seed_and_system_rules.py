@@ -302,7 +302,10 @@ def test_odd_submitter_system_name_and_counts_never_raise(tmp_path: Path, value:
     ("2.0.0", "soon", (Severity.WARNING, False)),
     ("4.0.0", "cloud", (Severity.INFO, False)),  # (accepted by the record checker; today's refuses it)
     ("4.0.0", "Available cloud", None),
-    ("4.0.0", "soon", (Severity.WARNING, False)),
+    ("4.0.0", "soon", (Severity.ERROR, True)),  # (no spelling of any: the record's list refuses it, rv298)
+    ("4.0.0", None, (Severity.ERROR, True)),
+    ("4.0.0", ["Preview"], (Severity.ERROR, True)),
+    ("4.0.0", "Available On-Premise", (Severity.INFO, False)),  # (a spelling: the record accepted spellings)
     ("4.1.0", "Available on-premise", None),
     ("5.0.0", "Available cloud", None),
     ("4.1.0", "onprem", (Severity.ERROR, True)),
