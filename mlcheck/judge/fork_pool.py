@@ -54,7 +54,7 @@ def forked_results(tasks: Sequence[Task], work: Callable[[Task], Result], worker
     :data:`UNSENT` instead of a result that did not come back from a worker."""
     pending = deque(range(len(tasks)))
     pool: list[_Worker] = []
-    ended_by_sigterm = _end_on_sigterm()
+    ending = _end_on_signals()
     try:
         for _ in range(min(workers, len(tasks))):
             if not _fork_into(pool, tasks, work):
@@ -83,22 +83,28 @@ def forked_results(tasks: Sequence[Task], work: Callable[[Task], Result], worker
             worker.stop()
         for worker in pool:
             worker.reap()
-        if ended_by_sigterm:
-            signal.signal(signal.SIGTERM, signal.SIG_DFL)
+        for number in ending:
+            signal.signal(number, signal.SIG_DFL)
 
 
-def _end_on_sigterm() -> bool:
-    """While the workers run, SIGTERM (a CI job's time-out, ``kill``) ends the parent as Ctrl-C
-    does, through the ``finally`` that ends the workers: by default it would leave them running
-    to the end of their chunks, the output pipe held open. Only where SIGTERM has its default
-    action, in the main thread (where signals are handled)."""
-    if signal.getsignal(signal.SIGTERM) is not signal.SIG_DFL:
-        return False
-    try:
-        signal.signal(signal.SIGTERM, _terminated)
-    except ValueError:  # (not the main thread)
-        return False
-    return True
+_ENDING = (signal.SIGTERM, *((signal.SIGHUP,) if hasattr(signal, "SIGHUP") else ()))
+"""SIGTERM (a CI job's time-out, ``kill``) and SIGHUP (a closed terminal or ssh session, rv297)."""
+
+
+def _end_on_signals() -> list[int]:
+    """While the workers run, :data:`_ENDING` end the parent as Ctrl-C does, through the ``finally``
+    that ends the workers: by default they would leave them running to the end of their chunks, the
+    output pipe held open. Only those with their default action, in the main thread (where signals
+    are handled); the ones set."""
+    ending = []
+    for number in _ENDING:
+        if signal.getsignal(number) is signal.SIG_DFL:
+            try:
+                signal.signal(number, _terminated)
+            except ValueError:  # (not the main thread)
+                break
+            ending.append(number)
+    return ending
 
 
 def _terminated(signum: int, _frame: object) -> None:
@@ -106,12 +112,13 @@ def _terminated(signum: int, _frame: object) -> None:
 
 
 def _fork_into(pool: list[_Worker], tasks: Sequence[Task], work: Callable[[Task], Result]) -> bool:
-    """Fork one more worker into ``pool``; False when the system refuses. Ctrl-C and SIGTERM wait
-    meanwhile (blocked until the worker is in ``pool``, where the parent ends it), and the worker
-    ignores Ctrl-C and takes SIGTERM's default before anything else: it never runs the caller's
+    """Fork one more worker into ``pool``; False when the system refuses. Ctrl-C, SIGTERM and SIGHUP
+    wait meanwhile (blocked until the worker is in ``pool``, where the parent ends it), and the worker
+    ignores Ctrl-C and takes the others' defaults before anything else: it never runs the caller's
     handlers."""
-    blocked = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT, signal.SIGTERM})
-    try:
+    blocked = signal.pthread_sigmask(signal.SIG_BLOCK, ())  # (the mask as it was: a handler that raises
+    try:  # as the signals are blocked, after the blocking, leaves them blocked unless put back here)
+        signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT, *_ENDING})
         pool.append(_Worker.fork(tasks, work, pool))
     except OSError:
         return False
@@ -170,8 +177,9 @@ class _Worker:
             status = 1
             try:
                 signal.signal(signal.SIGINT, signal.SIG_IGN)
-                signal.signal(signal.SIGTERM, signal.SIG_DFL)  # (the parent's is for the parent)
-                signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT, signal.SIGTERM})
+                for number in _ENDING:
+                    signal.signal(number, signal.SIG_DFL)  # (the parent's are for the parent)
+                signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT, *_ENDING})
                 for fd in (task_write, result_read, *(end for other in forked for end in (other.tasks, other.results))):
                     os.close(fd)
                 status = _serve(tasks, work, task_read, result_write)

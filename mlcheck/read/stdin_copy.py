@@ -22,8 +22,9 @@ import stat
 import sys
 import tempfile
 import threading
-from contextlib import contextmanager
 from typing import IO, Any, Iterator, NamedTuple
+
+from mlcheck.read.held_signals import signals_held
 
 
 class _Copy(NamedTuple):
@@ -107,7 +108,7 @@ def forget_pipes() -> None:
 
 def _copied(key: object, owner: object, stream: IO[bytes], what: str) -> str:
     _set_handlers()
-    with _signals_held():  # (a signal between the file's making and its entry here would leave it)
+    with signals_held():  # (a signal between the file's making and its entry here would leave it)
         copy, writer = _new_copy(owner, what)
         _copies[key] = copy
     read = False
@@ -218,22 +219,6 @@ def is_standard_input_pipe(status: os.stat_result) -> bool:
         return stat.S_ISFIFO(status.st_mode) and os.path.samestat(status, os.fstat(0)) and sys.stdin is not None
     except (OSError, ValueError):
         return False
-
-
-@contextmanager
-def _signals_held() -> Iterator[None]:
-    """Ctrl-C, SIGTERM and SIGHUP held back meanwhile (in the main thread, where they are
-    handled), then delivered: their handler, or the exit, then finds every copy made."""
-    mask = getattr(signal, "pthread_sigmask", None)
-    if mask is None or threading.current_thread() is not threading.main_thread():
-        yield
-        return
-    held = {getattr(signal, name) for name in ("SIGINT", "SIGTERM", "SIGHUP") if hasattr(signal, name)}
-    before = mask(signal.SIG_BLOCK, held)
-    try:
-        yield
-    finally:
-        mask(signal.SIG_SETMASK, before)
 
 
 _OR_A_PATH = {"standard input": ", or give the log a path"}

@@ -114,8 +114,9 @@ def _rank_copies(events: Sequence[Event]) -> str:
     if spread > 1_000:
         return ""
     return (f". They were logged {f'within {spread:g} ms of one another' if spread else 'at the same millisecond'}: every "
-            "rank's copy of one record, printed without a rank tag? Log from one rank, or tag each rank's lines (mpirun "
-            "--tag-output, srun --label): mlcheck then keeps the lowest rank's, as `mlcheck split` writes them")
+            "rank's copy of one record, printed without a rank tag (or under a label mlcheck does not read as one)? Log "
+            "from one rank, or tag each rank's lines (mpirun --tag-output, srun --label): mlcheck then keeps the lowest "
+            "rank's, as `mlcheck split` writes them")
 
 
 def _timed_from(run: Run) -> str:

@@ -20,6 +20,8 @@ def replaced_file(path: str) -> Iterator[TextIO]:
     new one); through a link, its target is. Anything else is written in place as ``open`` writes
     it (a device, a pipe, another user's file in ``/tmp``, a read-only file: refused as before, a
     folder where no other file can be made). A SIGTERM while it is written removes the part."""
+    from mlcheck.read.held_signals import signals_held  # (imported where a report is written)
+
     target = os.path.realpath(path)
     try:
         status = os.stat(target)
@@ -29,22 +31,24 @@ def replaced_file(path: str) -> Iterator[TextIO]:
         status = os.stat(path)
     replaceable = status is None or (stat.S_ISREG(status.st_mode) and status.st_nlink == 1
                                      and os.access(target, os.W_OK) and status.st_uid == os.geteuid())
-    part = _part_beside(target) if replaceable else None
-    if part is None:
-        with open(path, "w", encoding="utf-8", errors="backslashreplace", newline="\n") as handle:
-            yield handle
-        return
-    descriptor, temporary = part
-    try:
-        with _terminated_as_exit(), os.fdopen(descriptor, "w", encoding="utf-8", errors="backslashreplace",
-                                              newline="\n") as handle:
-            yield handle
-        os.chmod(temporary, status.st_mode & 0o7777 if status is not None else 0o666 & ~_umask())
-        os.replace(temporary, target)
-    except BaseException:
-        with contextlib.suppress(OSError):
-            os.unlink(temporary)
-        raise
+    with _terminated_as_exit():  # (from before the part is made until it is renamed: none is left, rv297)
+        part = None
+        try:
+            with signals_held():  # (a signal as the part is made: raised once its name is known)
+                part = _part_beside(target) if replaceable else None
+            if part is not None:
+                with os.fdopen(part[0], "w", encoding="utf-8", errors="backslashreplace", newline="\n") as handle:
+                    yield handle
+                os.chmod(part[1], status.st_mode & 0o7777 if status is not None else 0o666 & ~_umask())
+                os.replace(part[1], target)
+                return
+        except BaseException:
+            if part is not None:
+                with contextlib.suppress(OSError):
+                    os.unlink(part[1])
+            raise
+    with open(path, "w", encoding="utf-8", errors="backslashreplace", newline="\n") as handle:
+        yield handle
 
 
 def _part_beside(target: str) -> tuple[int, str] | None:
