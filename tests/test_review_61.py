@@ -8,6 +8,7 @@ import signal
 import subprocess
 import sys
 import textwrap
+import time
 from pathlib import Path
 
 import pytest
@@ -187,3 +188,65 @@ def test_a_sigterm_as_the_part_of_a_report_is_made_leaves_no_part(tmp_path: Path
     done = subprocess.run([sys.executable, "-c", _TERMINATED_AS_THE_PART_IS_MADE, str(report)], capture_output=True,
                           timeout=60, env=dict(os.environ, PYTHONPATH=str(ROOT)))
     assert done.returncode == 128 + signal.SIGTERM and list(tmp_path.iterdir()) == [], done
+
+
+def _full_pipe() -> tuple[int, int]:
+    """A pipe whose reader reads nothing, its buffer already full: a write to it waits."""
+    read_end, write_end = os.pipe()
+    os.set_blocking(write_end, False)
+    try:
+        while True:
+            os.write(write_end, b"x" * 4096)
+    except BlockingIOError:
+        pass
+    os.set_blocking(write_end, True)
+    return read_end, write_end
+
+
+def _waiting_to_write(pid: int) -> None:
+    for _ in range(600):
+        if "pipe_write" in Path(f"/proc/{pid}/wchan").read_text():
+            return
+        time.sleep(0.05)
+    raise AssertionError("mlcheck never waited to write")
+
+
+_CLI = "import signal, sys; signal.signal(signal.SIGINT, signal.default_int_handler); from mlcheck.cli import run; run()"
+
+
+@pytest.mark.skipif(not Path("/proc/self/wchan").exists(), reason="needs /proc/PID/wchan (Linux) to see a write wait")
+@pytest.mark.parametrize("command, stalled, number, code", [
+    (["check", "RUN", "-f", "json", "-o", "json:REPORT", "--config", os.devnull], "stderr", signal.SIGINT, 130),
+    (["watch", "RUN", "--poll", "0.1", "-o", "json:REPORT", "--config", os.devnull], "stderr", signal.SIGINT, 130),
+    (["watch", "RUN", "--poll", "0.1", "-o", "json:REPORT", "--config", os.devnull], "stderr", signal.SIGTERM, 143),
+    (["split", "RUN", "-o", "OUT"], "stdout", signal.SIGTERM, 143),
+])
+def test_an_interrupt_while_output_waits_for_a_reader_that_stopped_ends_mlcheck(
+        tmp_path: Path, command: list[str], stalled: str, number: int, code: int) -> None:
+    """rv297 #1-#3: with stderr (or stdout) a pipe its reader stopped reading (`2>&1 | less` left
+    unread), the first Ctrl-C or SIGTERM ended nothing: what mlcheck still wrote as it ended
+    ("Aborted!", watch's note, the flush at exit) waited too (watch: three SIGTERMs and no -o report;
+    Ctrl-C never; split: exit 120 at the third SIGTERM)."""
+    from test_watch import GOOD
+
+    report = tmp_path / "r.json"
+    places = {"RUN": str(GOOD), "json:REPORT": f"json:{report}", "OUT": str(tmp_path / "out")}
+    args = [places.get(a, a) for a in command]
+    read_end, write_end = _full_pipe()
+    quiet = subprocess.DEVNULL
+    try:
+        process = subprocess.Popen([sys.executable, "-c", _CLI, *args], env=dict(os.environ, PYTHONPATH=str(ROOT)),
+                                   stderr=write_end if stalled == "stderr" else quiet,
+                                   stdout=write_end if stalled == "stdout" else quiet)
+        os.close(write_end)
+        try:
+            _waiting_to_write(process.pid)
+            process.send_signal(number)
+            assert process.wait(timeout=20) == code
+        finally:
+            process.kill()
+            process.wait()
+    finally:
+        os.close(read_end)
+    if command[0] == "watch" and number == signal.SIGTERM:  # (the -o report of what was read, as --help promises)
+        assert json.loads(report.read_text("utf-8"))["runs"][0]["path"] == str(GOOD)

@@ -188,10 +188,14 @@ def _html_path(output: str, paths: Sequence[str] = ()) -> str:
 # The other commands live in their own modules to keep this one small.
 from mlcheck.cli.raw import split_command, watch_command  # noqa: E402
 from mlcheck.cli.score import explain_command, rules_command, score_command  # noqa: E402
-from mlcheck.cli.streams import to_devnull, tolerant_streams, usable_columns  # noqa: E402
+from mlcheck.cli.streams import drop_if_stalled, to_devnull, tolerant_streams, usable_columns  # noqa: E402
 
 for _command in (score_command, rules_command, explain_command, split_command, watch_command):
     main.add_command(_command)
+
+
+_SIGNALLED = (128 + 1, 130, 128 + 15)
+"""The exit codes of SIGHUP, Ctrl-C and SIGTERM."""
 
 
 def run() -> None:
@@ -223,12 +227,15 @@ def run() -> None:
         error.show()
         code = error.exit_code
     except click.Abort:
+        drop_if_stalled(sys.stderr)  # (interrupted with stderr held up by its reader: not said)
         _say("Aborted!")
         code = 130
     except OSError as error:  # (a file that could not be read names itself; the output does not)
         code = _output_failed(error) if error.filename is None else _input_failed(error)
     except Exception as error:  # noqa: BLE001 - mlcheck's own defect: exit 2 (it could not do its job), never 1
         code = _internal_error(error)
+    if code in _SIGNALLED:  # (interrupted with output its reader holds up: dropped, not waited for)
+        drop_if_stalled(sys.stdout)
     try:
         sys.stdout.flush()
     except OSError as error:

@@ -51,12 +51,18 @@ class _Lossy:
         except (OSError, ValueError):
             self._lost()
             return len(text)
+        except (KeyboardInterrupt, SystemExit):  # (Ctrl-C, SIGTERM in a write that waited: the rest would wait too)
+            drop_if_stalled(self._stream)
+            raise
 
     def flush(self) -> None:
         try:
             self._stream.flush()
         except (OSError, ValueError):
             self._lost()
+        except (KeyboardInterrupt, SystemExit):
+            drop_if_stalled(self._stream)
+            raise
 
     @property
     def buffer(self) -> _Lossy:
@@ -94,3 +100,20 @@ def to_devnull(stream: object) -> None:
             os.close(devnull)
     except (OSError, ValueError, AttributeError, io.UnsupportedOperation):
         pass
+
+
+def drop_if_stalled(stream: object) -> None:
+    """Point ``stream`` at /dev/null (:func:`to_devnull`) when its descriptor takes no byte now: a pipe
+    whose reader stopped reading (``2>&1 | less`` left unread), a terminal held by Ctrl-S. Where an
+    interrupted command meets it, what it still has to say (its note, "Aborted!", the interpreter's
+    flush at exit) waited for ever, Ctrl-C and SIGTERM again with it (rv297: three SIGTERMs, no -o report)."""
+    import select
+
+    try:
+        poll = select.poll()
+        poll.register(stream.fileno(), select.POLLOUT)  # type: ignore[attr-defined]
+        writable = bool(poll.poll(0))
+    except (OSError, ValueError, AttributeError, io.UnsupportedOperation):
+        return
+    if not writable:
+        to_devnull(stream)

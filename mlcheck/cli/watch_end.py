@@ -161,7 +161,10 @@ def end_interrupted(stop: KeyboardInterrupt, said: str, log: str, settings: Sett
 
     from mlcheck.cli.checking import check_and_report
 
+    from mlcheck.cli.streams import drop_if_stalled
+
     term = isinstance(stop, Terminated)
+    drop_if_stalled(sys.stderr)  # (a reader that stopped reading: the reports are written, the note dropped)
     click.echo(f"mlcheck: interrupted{' (SIGTERM)' if term else ''}{said}", err=True)
     if term and report:  # (its SARIF or JSON still uploads what was read; a second SIGTERM ends mlcheck)
         signal.signal(signal.SIGTERM, signal.SIG_DFL)
