@@ -25,8 +25,8 @@ from mlcheck.settings.config import FORMATS
 from mlcheck.settings.gate import fail_level, reported
 from mlcheck.facts.rulesets import RulesetError, load_ruleset, normalise_version
 from mlcheck.cli.seconds import Seconds
-from mlcheck.cli.watch_end import (Terminated, end_interrupted, hold_read, judge_compressed, read_otherwise,
-                                   report_limits, terminated)
+from mlcheck.cli.watch_end import (Terminated, end_interrupted, hold_early_term, hold_read, judge_compressed,
+                                   read_otherwise, report_limits, take_term, terminated)
 
 
 def _line(found: Finding) -> str:
@@ -179,6 +179,7 @@ def watch_command(log: str, ruleset: str | None, fail_fast: bool, runs: int, out
         click.echo("mlcheck: error: watch follows a file; to read stdin once use `mlcheck check -`",
                    err=True)
         sys.exit(EXIT_ERROR)
+    hold_early_term()
     # The config (.mlcheck.toml, [tool.mlcheck]) applies while following too: its ruleset judges
     # the partial runs, and what it waives or leaves out is neither printed nor stops --fail-fast.
     settings = load_cli_settings(config_path, [log], ruleset=ruleset, format=output_format, no_progress=True,
@@ -218,9 +219,8 @@ def watch_command(log: str, ruleset: str | None, fail_fast: bool, runs: int, out
         if not no_progress:
             click.echo(one_line(f"mlcheck: {text}"), err=True)
 
-    if signal.getsignal(signal.SIGTERM) is signal.SIG_DFL:  # (a time-out's or a CI cancel's SIGTERM: as Ctrl-C)
-        signal.signal(signal.SIGTERM, terminated)
     try:
+        take_term()  # (a time-out's or a CI cancel's SIGTERM: as Ctrl-C, one since the start too)
         outcome = watch(log, on_finding, on_progress, forced, runs, poll, idle_timeout, settings.ruleset_source,
                         relaunch_wait)
     except KeyboardInterrupt as stop:

@@ -25,6 +25,31 @@ def terminated(_signum: int, _frame: object) -> None:
     raise Terminated
 
 
+_EARLY: list[int] = []
+"""The SIGTERMs that came before the watch began (:func:`hold_early_term`)."""
+
+
+def _held_term(signum: int, _frame: object) -> None:
+    _EARLY.append(signum)
+
+
+def hold_early_term() -> None:
+    """A SIGTERM from now until :func:`take_term` is kept for then (a CI job's time-out in watch's first
+    second, its settings read: it ended mlcheck, without the -o report --help promises, rv297)."""
+    if signal.getsignal(signal.SIGTERM) is signal.SIG_DFL:
+        signal.signal(signal.SIGTERM, _held_term)
+
+
+def take_term() -> None:
+    """SIGTERM unwound as Ctrl-C is (:class:`Terminated`) from now, where it has its default action
+    or was held (:func:`hold_early_term`); one held is raised now."""
+    if signal.getsignal(signal.SIGTERM) in (signal.SIG_DFL, _held_term):
+        signal.signal(signal.SIGTERM, terminated)
+    if _EARLY:
+        _EARLY.clear()
+        raise Terminated
+
+
 def report_limits(log: str, outcome: WatchOutcome, runs: int) -> dict[str, int] | None:
     """The lines of ``log`` the final report covers after a watch that ended: those watched (a later
     run the job has begun is not judged half-way), unless no record follows them but the last run's
@@ -126,12 +151,11 @@ def judge_compressed(log: str, settings: Settings, poll: float, idle_timeout: fl
     from mlcheck.cli.checking import check_and_report
     from mlcheck.report.plain import one_line
 
-    if signal.getsignal(signal.SIGTERM) is signal.SIG_DFL:
-        signal.signal(signal.SIGTERM, terminated)
     click.echo(one_line(f"mlcheck: {log} is gzip-compressed: a compressed stream cannot be followed line by line; "
                         "it is checked whole, as `mlcheck check` does, once its end is written"), err=True)
     size, changed = -1, time.monotonic()
     try:
+        take_term()
         while True:
             now_size = os.stat(log).st_size if os.path.exists(log) else -1
             if now_size != size:
