@@ -280,3 +280,75 @@ def test_a_sigterm_as_watch_starts_writes_the_report(tmp_path: Path) -> None:
                           env=dict(os.environ, PYTHONPATH=str(ROOT)))
     assert done.returncode == 143 and b"interrupted (SIGTERM)" in done.stderr, done
     assert json.loads(report.read_text("utf-8"))["runs"][0]["path"] == str(GOOD)
+
+
+def _hangup_ignored(_task: int) -> bool:
+    return signal.getsignal(signal.SIGHUP) is signal.SIG_IGN
+
+
+@pytest.mark.skipif(not hasattr(signal, "SIGHUP") or sys.platform == "win32", reason="POSIX signals")
+def test_a_worker_keeps_sighup_ignored_under_nohup() -> None:
+    """rv300: under `nohup` (SIGHUP ignored) a closed terminal's SIGHUP killed `--jobs N`'s workers
+    (this session's fix gave them SIGHUP's default): their logs were checked again, or lost (MLC000)."""
+    from mlcheck.judge.fork_pool import forked_results
+
+    before = signal.signal(signal.SIGHUP, signal.SIG_IGN)
+    try:
+        assert dict(forked_results(list(range(4)), _hangup_ignored, 2, parent_works=False)) == {
+            0: True, 1: True, 2: True, 3: True}
+    finally:
+        signal.signal(signal.SIGHUP, before)
+
+
+@pytest.mark.parametrize("ruleset", ["4.0.0", "5.1.0"])
+@pytest.mark.parametrize("status", [None, ["Preview"]])
+def test_a_refused_status_is_said_once_as_json_writes_it(tmp_path: Path, ruleset: str, status: object) -> None:
+    """rv300: a status of null or a list got an MLC515 error ("the system_desc_checker refuses the
+    file") and an MLC512 warning that said the checker accepts it; the value was shown as Python
+    writes it (None, ['Preview'])."""
+    from mlcheck.package.layout import read_json_document
+    from mlcheck.rules.package_system import check_system_description
+    from test_seed_and_system_rules import SYSTEM, edit_system, make_package
+
+    package = make_package(tmp_path)
+    edit_system(package, lambda data: data.update(status=status))
+    findings = check_system_description(read_json_document(str(package / SYSTEM)), "r", ruleset)
+    (refused,) = [f for f in findings if f.code in ("MLC512", "MLC515")]
+    assert refused.code == "MLC515" and refused.severity.name == "ERROR"
+    assert f"status {json.dumps(status)} is" in refused.message
+
+
+def test_a_record_written_on_the_line_of_a_handed_run_stop_is_read(tmp_path: Path) -> None:
+    """rv300: a relaunch whose first record followed a run_stop that no LF ended (handed over at a quiet
+    spell) on the same line: the watch dropped it with the line's rest (a false MLC105, --fail-fast
+    exit 1, where check reads the record, MLC010, and exits 0)."""
+    from mlcheck.read.follow import Follower
+    from test_review_60 import RECORDS, RUN_STOP, _until_idle
+
+    log = tmp_path / "job.log"
+    log.write_bytes(RECORDS[0] + b"\n" + RUN_STOP)
+    follower = Follower(str(log), poll=0.0)
+    signals = follower.signals()
+    assert _until_idle(signals) == [RECORDS[0] + b"\n"] and follower.quiet_record() == RUN_STOP
+    with open(log, "ab") as handle:
+        handle.write(RECORDS[1] + b"\n" + RECORDS[2] + b"\n")
+    assert _until_idle(signals) == [RECORDS[1] + b"\n", RECORDS[2] + b"\n"]
+    follower.close()
+
+
+def test_sigterm_after_the_job_replaced_its_log_by_an_empty_one_reports_the_file_read(tmp_path: Path) -> None:
+    """rv300: the job moved its log away and made a new, empty one at its path; a SIGTERM then wrote
+    the -o report of the empty file (MLC002), not of the lines read."""
+    from test_watch import GOOD, Watcher
+
+    log, report = tmp_path / "job.log", tmp_path / "watch.json"
+    log.write_bytes(b"".join(GOOD.read_bytes().splitlines(keepends=True)[:20]))
+    watcher = Watcher(str(log), "--poll", "60", "-o", f"json:{report}", "--config", os.devnull)
+    watcher.wait_for("reading")
+    log.rename(tmp_path / "job.log.1")
+    log.write_bytes(b"")
+    watcher.process.send_signal(signal.SIGTERM)
+    watcher.wait_for("went away")
+    assert watcher.finish()[0] == 143
+    (run,) = json.loads(report.read_text("utf-8"))["runs"]
+    assert run["lines"] == [1, 20] and "MLC002" not in {f["code"] for f in run["findings"]}

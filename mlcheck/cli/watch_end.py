@@ -193,7 +193,7 @@ def end_interrupted(stop: KeyboardInterrupt, said: str, log: str, settings: Sett
     if term and report:  # (its SARIF or JSON still uploads what was read; a second SIGTERM ends mlcheck)
         signal.signal(signal.SIGTERM, signal.SIG_DFL)
         held = getattr(stop, "held", None)  # (the file read, where its path no longer names it)
-        if held is not None and not os.path.lexists(log):  # (moved or removed, and no new file yet)
+        if held is not None:  # (moved or removed; or replaced by a file not read yet: the runs are in this one, rv300)
             hold_read(log, held, "while watched")
         with contextlib.suppress(SystemExit):
             check_and_report([log], settings, text_format=text_format)

@@ -177,8 +177,9 @@ class _Worker:
             status = 1
             try:
                 signal.signal(signal.SIGINT, signal.SIG_IGN)
-                for number in _ENDING:
-                    signal.signal(number, signal.SIG_DFL)  # (the parent's are for the parent)
+                for number in _ENDING:  # (the parent's handlers are for the parent; one ignored, nohup's
+                    if signal.getsignal(number) is not signal.SIG_IGN:  # SIGHUP, stays so: rv300)
+                        signal.signal(number, signal.SIG_DFL)
                 signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT, *_ENDING})
                 for fd in (task_write, result_read, *(end for other in forked for end in (other.tasks, other.results))):
                     os.close(fd)

@@ -26,7 +26,7 @@ from typing import IO, Iterator, Union
 from mlcheck.read.cr_line_ends import PROBE_BYTES, lf_after
 from mlcheck.read.follow_line_ends import UTF8_BOM, LineEnds
 from mlcheck.read.long_lines import LongLine, LongLineScan
-from mlcheck.read.unended_record import whole_run_stop
+from mlcheck.read.unended_record import MARKER, whole_run_stop
 from mlcheck.read.utf16_lines import wide_encoding, wide_undecided
 
 IDLE = "idle"
@@ -96,8 +96,7 @@ class Follower:
         return self._ends.cr_ends
 
     def gone(self) -> int | None:
-        """A new descriptor of the file that was read when its path no longer names it (removed,
-        moved, or replaced by another file); None while it does."""
+        """A new descriptor of the file read when its path no longer names it (removed, moved, replaced); else None."""
         if self._handle is None:  # (the file rotated away at the last restart, if the watch ends there)
             return os.dup(self._previous) if self._previous is not None else None
         try:
@@ -169,8 +168,11 @@ class Follower:
             return
         if self._handed:  # (the rest of the line of a record handed over at a quiet spell: no line of its own,
             own = chunk.find(b"\n") + 1 if chunk[:1] not in b"\r\n" else 2 if chunk.startswith(b"\r\n") else 1
-            self._handed = chunk == b"\r" or not own  # text written on after the record: check drops it, MLC020)
-            chunk = chunk[own:] if own else b""
+            if chunk[:1] in b"\r\n" or MARKER not in (chunk[:own] if own else chunk):  # text written on after
+                self._handed = chunk == b"\r" or not own  # the record: check drops it, MLC020; a record: check
+                chunk = chunk[own:] if own else b""  # reads it (MLC010), and so does the watch, rv300)
+            else:
+                self._handed = False
             if not chunk:
                 return
         end = chunk.find(b"\n")

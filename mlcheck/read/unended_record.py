@@ -7,7 +7,10 @@ from __future__ import annotations
 
 import json
 
-from mlcheck.read.line_reader import MARKER_BYTES as MARKER
+from mlcheck.read.line_reader import MARKER_BYTES
+
+MARKER = MARKER_BYTES
+"""The record marker (:mod:`mlcheck.read.follow` tests the rest of a line handed over for it)."""
 
 
 def whole_run_stop(line: bytes) -> bool:

@@ -86,11 +86,12 @@ def check_system_description(doc: JsonDocument, results_folder: str, ruleset: st
     found.extend(joined_field_findings(SYSTEM_INVALID, doc.path, doc.data, doc.line_of))
     found.extend(counted_field_findings(SYSTEM_INVALID, doc.path, doc.data, doc.line_of))
     found.extend(notes_field_findings(SYSTEM_INVALID, doc.path, doc.data, doc.line_of))
-    said = crashing_fields(doc.data) + uncountable_fields(doc.data) + unjoinable_notes(doc.data)
+    status = status_findings(doc.path, doc.data, ruleset, doc.line_of("status"))
+    refused = ["status"] if any(f.severity is Severity.ERROR for f in status) else []  # (MLC515 says so, rv300)
+    said = crashing_fields(doc.data) + uncountable_fields(doc.data) + unjoinable_notes(doc.data) + refused
     found.extend(_schema_findings(doc.path, doc.data, line_of=doc.line_of, said=frozenset(said)))  # (said once)
     found.extend(_placeholder_findings(doc))
-    found.extend(status_findings(doc.path, doc.data, ruleset, doc.line_of("status")))
-    return found
+    return found + status
 
 
 def _placeholder_findings(doc: JsonDocument) -> list[Finding]:

@@ -22,7 +22,6 @@ Rules text: policies submission_rules.adoc (system description fields); checker:
 from __future__ import annotations
 
 import json
-import reprlib
 from functools import lru_cache
 from typing import Any
 
@@ -40,9 +39,6 @@ RULES = (SYSTEM_STATUS_UNKNOWN,)
 OFFICIAL_STATUS = ("Available on-premise", "Available cloud", "Research, Development, or Internal (RDI)",
                    "Preview")
 """The availability values system_desc_checker requires from training 4.1 (exactly)."""
-_SHORT = reprlib.Repr()
-_SHORT.maxstring = _SHORT.maxother = 60
-_SHORT.maxdict = _SHORT.maxlist = 3
 
 
 def status_findings(path: str, data: dict[str, Any], ruleset: str | None, line: int | None = None) -> list[Finding]:
@@ -55,7 +51,7 @@ def status_findings(path: str, data: dict[str, Any], ruleset: str | None, line: 
         if isinstance(status, str) and status in OFFICIAL_STATUS:
             return []
         return [SYSTEM_STATUS_UNKNOWN.at(path, line, (
-            f"status {_SHORT.repr(status)} is not one of {listed}: the training {ruleset} "
+            f"status {_shown(status)} is not one of {listed}: the training {ruleset} "
             "system_desc_checker refuses the file. Write one of them exactly"),
             severity=Severity.ERROR, official=True)]
     spelt = isinstance(status, str) and bool(status.strip())
@@ -77,11 +73,17 @@ def status_findings(path: str, data: dict[str, Any], ruleset: str | None, line: 
              f"{listed} exactly (4.0 accepted other spellings of them)")
     if key >= (4, 0, 0):  # (the record's list is of spellings of these: none matches)
         return [SYSTEM_STATUS_UNKNOWN.at(path, line, (
-            f"status {_SHORT.repr(status)} is no spelling of {', '.join(vocabulary)}: the training {ruleset} "
+            f"status {_shown(status)} is no spelling of {', '.join(vocabulary)}: the training {ruleset} "
             f"system_desc_checker refuses the file{later}"), severity=Severity.ERROR, official=True)]
     return [SYSTEM_STATUS_UNKNOWN.at(path, line, (
         f"status {status!r} is not one of {', '.join(vocabulary)} (the training {ruleset} system_desc_checker does "
         f"not read it and accepts the file){later}"))]
+
+
+def _shown(status: object) -> str:
+    """``status`` as the file writes it (JSON: null, a list in brackets), cut at 60 characters."""
+    text = json.dumps(status, ensure_ascii=False)
+    return text if len(text) <= 60 else text[:57] + "..."
 
 
 def status_spelling(status: str) -> str:
