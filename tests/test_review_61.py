@@ -352,3 +352,15 @@ def test_sigterm_after_the_job_replaced_its_log_by_an_empty_one_reports_the_file
     assert watcher.finish()[0] == 143
     (run,) = json.loads(report.read_text("utf-8"))["runs"]
     assert run["lines"] == [1, 20] and "MLC002" not in {f["code"] for f in run["findings"]}
+
+
+def test_watch_that_ends_before_it_began_leaves_sigterm_as_it_was() -> None:
+    """The SIGTERM held from watch's start (rv297 #5) is let go however the command ends: an error
+    before the watch began left a handler that kept every later SIGTERM of the process."""
+    from click.testing import CliRunner
+
+    from mlcheck.cli import main
+
+    before = signal.getsignal(signal.SIGTERM)
+    assert CliRunner().invoke(main, ["watch", str(ROOT / "no-such.log"), "--ruleset", "9.9.9"]).exit_code == 2
+    assert signal.getsignal(signal.SIGTERM) is before

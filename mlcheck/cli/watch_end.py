@@ -35,9 +35,19 @@ def _held_term(signum: int, _frame: object) -> None:
 
 def hold_early_term() -> None:
     """A SIGTERM from now until :func:`take_term` is kept for then (a CI job's time-out in watch's first
-    second, its settings read: it ended mlcheck, without the -o report --help promises, rv297)."""
+    second, its settings read: it ended mlcheck, without the -o report --help promises, rv297); as the
+    command ends (an error before the watch began too), SIGTERM has its default again."""
+    import click
+
     if signal.getsignal(signal.SIGTERM) is signal.SIG_DFL:
         signal.signal(signal.SIGTERM, _held_term)
+        click.get_current_context().call_on_close(_release_early_term)
+
+
+def _release_early_term() -> None:
+    if signal.getsignal(signal.SIGTERM) is _held_term:
+        signal.signal(signal.SIGTERM, signal.SIG_DFL)
+    _EARLY.clear()
 
 
 def take_term() -> None:
@@ -184,7 +194,6 @@ def end_interrupted(stop: KeyboardInterrupt, said: str, log: str, settings: Sett
     import click
 
     from mlcheck.cli.checking import check_and_report
-
     from mlcheck.cli.streams import drop_if_stalled
 
     term = isinstance(stop, Terminated)
