@@ -364,3 +364,35 @@ def test_watch_that_ends_before_it_began_leaves_sigterm_as_it_was() -> None:
     before = signal.getsignal(signal.SIGTERM)
     assert CliRunner().invoke(main, ["watch", str(ROOT / "no-such.log"), "--ruleset", "9.9.9"]).exit_code == 2
     assert signal.getsignal(signal.SIGTERM) is before
+
+
+_TERMINATED_WHILE_THE_WORKERS_WORK = textwrap.dedent("""
+    import os, signal, threading, time
+    from mlcheck.judge.fork_pool import forked_results
+
+    PARENT = os.getpid()
+
+    def work(task: int) -> int:
+        time.sleep(600)  # (a worker's long chunk)
+        return task
+
+    def terminate_once_waiting() -> None:
+        time.sleep(1)
+        os.kill(PARENT, signal.SIGTERM)
+        while True:
+            time.sleep(1)
+
+    threading.Thread(target=terminate_once_waiting, daemon=True).start()
+    signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGTERM})
+    list(forked_results([0, 1], work, 2, parent_works=False))
+""")
+
+
+@pytest.mark.skipif(not hasattr(signal, "pthread_sigmask") or sys.platform == "win32", reason="POSIX signals")
+def test_a_sigterm_that_comes_just_before_the_parent_waits_for_its_workers_ends_it() -> None:
+    """rv297 (read in the code): `check --jobs N`'s parent waited for its workers' next result without a
+    bound; a SIGTERM marked just before the wait began (here: the main thread blocks it, another
+    thread's handler only marks it) waited for the end of a worker's chunk. It ends the parent now."""
+    done = subprocess.run([sys.executable, "-c", _TERMINATED_WHILE_THE_WORKERS_WORK], capture_output=True,
+                          timeout=120, env=dict(os.environ, PYTHONPATH=str(ROOT)))
+    assert done.returncode == 128 + signal.SIGTERM, done
