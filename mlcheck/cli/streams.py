@@ -102,17 +102,22 @@ def to_devnull(stream: object) -> None:
         pass
 
 
+_STALLED_MS = 250
+"""How long an output may take no byte before it counts as stalled (a slow reader frees room sooner)."""
+
+
 def drop_if_stalled(stream: object) -> None:
-    """Point ``stream`` at /dev/null (:func:`to_devnull`) when its descriptor takes no byte now: a pipe
-    whose reader stopped reading (``2>&1 | less`` left unread), a terminal held by Ctrl-S. Where an
-    interrupted command meets it, what it still has to say (its note, "Aborted!", the interpreter's
-    flush at exit) waited for ever, Ctrl-C and SIGTERM again with it (rv297: three SIGTERMs, no -o report)."""
+    """Point ``stream`` at /dev/null (:func:`to_devnull`) when its descriptor takes no byte for
+    :data:`_STALLED_MS`: a pipe whose reader stopped reading (``2>&1 | less`` left unread), a terminal
+    held by Ctrl-S; a slow but live reader frees room sooner (rv300). Where an interrupted command met
+    one, what it still had to say (its note, "Aborted!", the interpreter's flush at exit) waited for
+    ever, Ctrl-C and SIGTERM again with it (rv297: three SIGTERMs, no -o report)."""
     import select
 
     try:
         poll = select.poll()
         poll.register(stream.fileno(), select.POLLOUT)  # type: ignore[attr-defined]
-        writable = bool(poll.poll(0))
+        writable = bool(poll.poll(_STALLED_MS))
     except (OSError, ValueError, AttributeError, io.UnsupportedOperation):
         return
     if not writable:
