@@ -24,6 +24,8 @@ import signal
 from collections import deque
 from typing import Any, Callable, Iterator, Sequence, TypeVar
 
+from mlcheck.read.held_signals import WAKE_MS
+
 Task = TypeVar("Task")
 Result = TypeVar("Result")
 
@@ -142,13 +144,10 @@ def _ready(busy: list[_Worker], timeout: float | None) -> list[_Worker]:
     for worker in busy:
         poll.register(worker.results, select.POLLIN)
     by_fd = {worker.results: worker for worker in busy}
-    events = poll.poll(_WAKE_MS if timeout is None else int(timeout * 1000))
-    while not events and timeout is None:  # (Python code between the waits: a signal that came just before
-        events = poll.poll(_WAKE_MS)  # one, marked, not handled, runs its handler; it waited for a result)
+    events = poll.poll(WAKE_MS if timeout is None else int(timeout * 1000))
+    while not events and timeout is None:  # (Python code between the waits: a signal's handler runs)
+        events = poll.poll(WAKE_MS)
     return [by_fd[fd] for fd, _event in events]
-
-
-_WAKE_MS = 200
 
 
 class _Worker:

@@ -24,7 +24,7 @@ import tempfile
 import threading
 from typing import IO, Any, Iterator, NamedTuple
 
-from mlcheck.read.held_signals import signals_held
+from mlcheck.read.held_signals import WAKE_MS, signals_held
 
 
 class _Copy(NamedTuple):
@@ -129,14 +129,10 @@ def _copied(key: object, owner: object, stream: IO[bytes], what: str) -> str:
 
 
 _CHUNK = 1 << 20
-_WAKE_MS = 200
-"""How long a read of a pipe waits before Python code runs again: a signal that comes just before
-a read blocks is handled only when Python code runs (its handler waited for the read's end: for
-ever on a pipe whose writer goes on; `check -` ignored a SIGTERM 5 times in 300 under load)."""
 
 
 def _chunks(stream: IO[bytes]) -> Iterator[bytes]:
-    """What ``stream`` gives until its end; a pipe (or terminal) is waited for ``_WAKE_MS`` at a time,
+    """What ``stream`` gives until its end; a pipe (or terminal) is waited for ``WAKE_MS`` at a time,
     then read once (what its buffer holds, else what the pipe holds), so that a waiting signal's
     handler runs within that time. A stream without a descriptor (a test's) is read as it is."""
     import select
@@ -150,7 +146,7 @@ def _chunks(stream: IO[bytes]) -> Iterator[bytes]:
         return
     read_once = getattr(stream, "read1", stream.read)
     while True:
-        while not poll.poll(_WAKE_MS):  # (Python code between the waits: a signal's handler runs)
+        while not poll.poll(WAKE_MS):  # (Python code between the waits: a signal's handler runs)
             pass
         chunk = read_once(_CHUNK)
         if not chunk:
